@@ -1,0 +1,8 @@
+module github.com/tpulayout/tpulayout
+
+go 1.26.0
+
+require (
+	github.com/klauspost/cpuid/v2 v2.4.2 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+)

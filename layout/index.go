@@ -1,0 +1,475 @@
+package layout
+
+import (
+	"errors"
+	"fmt"
+)
+
+// maxDigits bounds the rank of the final expanded shape, so the inverse mapping can keep
+// its scratch on the stack.
+const maxDigits = 64
+
+// Indexer is a shape and layout compiled for index math: logical index ↔ element offset,
+// footprint and the expanded (pad-reshape-transpose) shapes. It is immutable, safe for
+// concurrent use, and its per-element methods do not allocate.
+//
+// Element offsets follow XLA's nested tiling (spec Part 1 §3): minor_to_major gives the
+// physical order, combined dims `*` of the first tile merge into the next more minor one,
+// and each tile splits the minor dims of the shape the previous tile produced into
+// (tile count, in-tile) pairs, the in-tile dims moving to the minor end. The offset is
+// row-major over the final expanded shape.
+type Indexer struct {
+	shape  Shape
+	dims   []int64 // logical
+	bits   int     // bits per element in memory
+	levels []Level
+
+	// base dims: physical dims after combining; each is a mixed-radix number of logical dims.
+	base     []baseDim
+	baseTerm []baseTerm
+	// digits: the dims of the final expanded shape, each a function of one base dim.
+	digits []Digit
+	steps  []step
+
+	expanded  int64 // elements of the final expanded shape
+	footprint int64 // expanded, rounded up to L(n)
+	logical   int64
+}
+
+type baseDim struct{ first, n int } // terms baseTerm[first : first+n]
+
+type baseTerm struct {
+	dim  int   // logical dim
+	mult int64 // weight of that dim in the base value
+	size int64
+}
+
+// Digit is one dim of the final expanded shape: its value is Ops applied in order to the
+// value of base dim Base, and it contributes value×Stride to the element offset.
+type Digit struct {
+	Base   int
+	Ops    []Op
+	Size   int64
+	Stride int64
+}
+
+// Op is one step of a digit's formula: v = v / Div when Div > 0, else v = v % Mod.
+type Op struct{ Div, Mod int64 }
+
+// step records one tile application for the inverse mapping.
+type step struct {
+	before []int64 // shape before the tile, padded with leading 1s to the tile's rank
+	tile   Tile
+}
+
+// Level is the shape after one stage of the layout: "physical", "combined" (when the
+// first tile has `*`), then one per tile, named by the tile.
+type Level struct {
+	Name string
+	Dims []int64
+}
+
+// ErrUnsized is returned when a shape has no size: tuples, tokens, or `?` dimensions.
+var ErrUnsized = errors.New("layout: shape has no size")
+
+// Compile prepares an array shape for index math.
+func Compile(s Shape) (*Indexer, error) {
+	if s.Kind != Array || !s.DType.IsArray() {
+		return nil, fmt.Errorf("%w: %s is not an array", ErrUnsized, s)
+	}
+	rank := len(s.Dims)
+	for i, d := range s.Dims {
+		if d == Unbounded {
+			return nil, fmt.Errorf("%w: dimension %d of %s is unbounded dynamic '?'", ErrUnsized, i, s)
+		}
+		if d < 0 {
+			return nil, fmt.Errorf("layout: dimension %d of %s is negative", i, s)
+		}
+	}
+	l := s.Layout
+	if l.MinorToMajor == nil && rank > 0 {
+		l.MinorToMajor = RowMajor(rank)
+	}
+	if err := l.validate(rank); err != nil {
+		return nil, fmt.Errorf("layout: %s: %w", s, err)
+	}
+	s.Layout = l
+	ix := &Indexer{shape: s, dims: s.Dims, logical: s.LogicalElements()}
+	ix.bits = s.DType.StorageBits()
+	if l.ElementBits > 0 {
+		ix.bits = int(l.ElementBits)
+	}
+
+	// Physical dims, major to minor.
+	phys := make([]int64, rank)
+	for j := range phys {
+		phys[j] = s.Dims[l.MinorToMajor[rank-1-j]]
+	}
+	ix.levels = append(ix.levels, Level{"physical", append([]int64(nil), phys...)})
+	groups := make([][]int, rank) // logical dims in each physical dim, major first
+	for j := range groups {
+		groups[j] = []int{l.MinorToMajor[rank-1-j]}
+	}
+
+	tiles := l.Tiles
+	if len(tiles) > 0 && hasCombined(tiles[0]) {
+		// Pad to the tile's rank, then merge each '*' dim into the next more minor one.
+		t := tiles[0]
+		for len(phys) < len(t) {
+			phys = append([]int64{1}, phys...)
+			groups = append([][]int{nil}, groups...)
+		}
+		off := len(phys) - len(t)
+		var np []int64
+		var ng [][]int
+		var nt Tile
+		carry, carryG := int64(1), []int(nil)
+		for j := range phys {
+			k := j - off
+			if k >= 0 && t[k] == Combined {
+				carry *= phys[j]
+				carryG = append(carryG, groups[j]...)
+				continue
+			}
+			np = append(np, carry*phys[j])
+			ng = append(ng, append(carryG, groups[j]...))
+			carry, carryG = 1, nil
+			if k >= 0 {
+				nt = append(nt, t[k])
+			}
+		}
+		phys, groups = np, ng
+		tiles = append([]Tile{nt}, tiles[1:]...)
+		ix.levels = append(ix.levels, Level{"combined", append([]int64(nil), phys...)})
+	}
+	for _, g := range groups {
+		bd := baseDim{first: len(ix.baseTerm), n: len(g)}
+		mult := int64(1)
+		for i := len(g) - 1; i >= 0; i-- {
+			ix.baseTerm = append(ix.baseTerm, baseTerm{dim: g[i], mult: mult, size: s.Dims[g[i]]})
+			mult *= s.Dims[g[i]]
+		}
+		ix.base = append(ix.base, bd)
+	}
+
+	// Each current dim is a digit: base dim and its op chain.
+	type cur struct {
+		base int
+		ops  []Op
+	}
+	shape := append([]int64(nil), phys...)
+	ds := make([]cur, len(shape))
+	for j := range ds {
+		ds[j] = cur{base: j}
+	}
+	for _, t := range tiles {
+		k := len(t)
+		for len(shape) < k {
+			shape = append([]int64{1}, shape...)
+			ds = append([]cur{{base: -1}}, ds...)
+		}
+		ix.steps = append(ix.steps, step{before: append([]int64(nil), shape...), tile: t})
+		n := len(shape)
+		nshape := append([]int64(nil), shape[:n-k]...)
+		nds := append([]cur(nil), ds[:n-k]...)
+		for i := 0; i < k; i++ {
+			d := ds[n-k+i]
+			nshape = append(nshape, ceilDiv(shape[n-k+i], t[i]))
+			nds = append(nds, cur{d.base, appendOp(d.ops, Op{Div: t[i]})})
+		}
+		for i := 0; i < k; i++ {
+			d := ds[n-k+i]
+			nshape = append(nshape, t[i])
+			nds = append(nds, cur{d.base, appendOp(d.ops, Op{Mod: t[i]})})
+		}
+		shape, ds = nshape, nds
+		ix.levels = append(ix.levels, Level{"T" + t.String(), append([]int64(nil), shape...)})
+	}
+	if len(shape) > maxDigits {
+		return nil, fmt.Errorf("layout: %s expands to %d dims, more than the %d supported", s, len(shape), maxDigits)
+	}
+	stride := int64(1)
+	foot := int64(1)
+	for _, d := range shape {
+		foot = mulCheck(foot, d)
+	}
+	if foot < 0 {
+		return nil, fmt.Errorf("layout: footprint of %s overflows int64", s)
+	}
+	ix.digits = make([]Digit, len(shape))
+	for j := len(shape) - 1; j >= 0; j-- {
+		ix.digits[j] = Digit{Base: ds[j].base, Ops: ds[j].ops, Size: shape[j], Stride: stride}
+		stride *= shape[j]
+	}
+	ix.expanded = foot
+	if a := l.TailPadding; a > 1 {
+		foot = ceilDiv(foot, a) * a
+	}
+	ix.footprint = foot
+	if ix.FootprintBytes() < 0 {
+		return nil, fmt.Errorf("layout: footprint of %s overflows int64", s)
+	}
+	return ix, nil
+}
+
+func hasCombined(t Tile) bool {
+	for _, d := range t {
+		if d == Combined {
+			return true
+		}
+	}
+	return false
+}
+
+// appendOp extends a digit's formula, folding v/a/b into v/(ab).
+func appendOp(ops []Op, o Op) []Op {
+	out := append([]Op(nil), ops...)
+	if n := len(out); n > 0 && o.Div > 0 && out[n-1].Div > 0 {
+		out[n-1].Div *= o.Div
+		return out
+	}
+	return append(out, o)
+}
+
+func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
+
+// mulCheck multiplies non-negative numbers, returning -1 on overflow.
+func mulCheck(a, b int64) int64 {
+	if a < 0 || b < 0 {
+		return -1
+	}
+	if a != 0 && b > (1<<63-1)/a {
+		return -1
+	}
+	return a * b
+}
+
+// validate checks a layout against a rank (spec Part 1 §2), for layouts built in code.
+func (l Layout) validate(rank int) error {
+	if len(l.MinorToMajor) != rank {
+		return fmt.Errorf("dimensions size is %d, but minor to major size is %d", rank, len(l.MinorToMajor))
+	}
+	seen := make([]bool, rank)
+	for _, d := range l.MinorToMajor {
+		if d < 0 || d >= rank || seen[d] {
+			return fmt.Errorf("minor_to_major %v is not a permutation of the %d dims", l.MinorToMajor, rank)
+		}
+		seen[d] = true
+	}
+	for i, t := range l.Tiles {
+		if len(t) == 0 {
+			return errors.New("empty tile ()")
+		}
+		for j, d := range t {
+			if d == Combined {
+				if i > 0 {
+					return errors.New("combined dimension '*' is only allowed in the first tile")
+				}
+				if j == len(t)-1 {
+					return errors.New("a tile cannot end with a combined dimension '*'")
+				}
+			} else if d < 1 {
+				return fmt.Errorf("tile dimension %d must be at least 1", d)
+			}
+		}
+	}
+	if l.TailPadding < 0 {
+		return fmt.Errorf("L(%d) must be at least 1", l.TailPadding)
+	}
+	if l.ElementBits < 0 {
+		return fmt.Errorf("E(%d) must not be negative", l.ElementBits)
+	}
+	if l.IndexType != Invalid || l.PointerType != Invalid || l.Physical != nil {
+		return errors.New("sparse attributes #, * or P on a dense array")
+	}
+	return nil
+}
+
+// Shape returns the compiled shape (with its layout filled in).
+func (ix *Indexer) Shape() Shape { return ix.shape }
+
+// Rank is the number of logical dims.
+func (ix *Indexer) Rank() int { return len(ix.dims) }
+
+// Dims returns the logical dims; callers must not modify them.
+func (ix *Indexer) Dims() []int64 { return ix.dims }
+
+// ElementBits is the width of one element in memory: E(n) when set, else the type's
+// storage width (sub-byte types and pred without E take 8 bits, as in XLA).
+func (ix *Indexer) ElementBits() int { return ix.bits }
+
+// Digits describes the final expanded shape, major first; callers must not modify it.
+func (ix *Indexer) Digits() []Digit { return ix.digits }
+
+// BaseValue returns the value of base dim b for logical index idx.
+func (ix *Indexer) BaseValue(b int, idx []int64) int64 {
+	if b < 0 {
+		return 0
+	}
+	bd := ix.base[b]
+	v := int64(0)
+	for _, t := range ix.baseTerm[bd.first : bd.first+bd.n] {
+		v += idx[t.dim] * t.mult
+	}
+	return v
+}
+
+// Eval applies the digit's formula to a base value.
+func (d *Digit) Eval(v int64) int64 {
+	for _, o := range d.Ops {
+		if o.Div > 0 {
+			v /= o.Div
+		} else {
+			v %= o.Mod
+		}
+	}
+	return v
+}
+
+// Offset returns the element offset of logical index idx (len Rank, each in range).
+func (ix *Indexer) Offset(idx []int64) int64 {
+	off := int64(0)
+	for i := range ix.digits {
+		d := &ix.digits[i]
+		off += d.Eval(ix.BaseValue(d.Base, idx)) * d.Stride
+	}
+	return off
+}
+
+// BitOffset is Offset × ElementBits: where the element starts, in bits from the buffer
+// start. Sub-byte elements sit least-significant bits first within each byte.
+func (ix *Indexer) BitOffset(idx []int64) int64 { return ix.Offset(idx) * int64(ix.bits) }
+
+// ByteOffset is the byte holding the element's first bit.
+func (ix *Indexer) ByteOffset(idx []int64) int64 { return ix.BitOffset(idx) / 8 }
+
+// Index finds the logical index stored at element offset off and writes it to idx (len
+// Rank). It returns false when off is padding or outside the footprint.
+func (ix *Indexer) Index(off int64, idx []int64) bool {
+	if off < 0 || off >= ix.footprint {
+		return false
+	}
+	if off >= ix.expanded {
+		return false // tail padding from L(n)
+	}
+	var work [maxDigits]int64
+	n := len(ix.digits)
+	for j := range ix.digits {
+		d := &ix.digits[j]
+		work[j] = off / d.Stride % d.Size
+	}
+	// Undo the tiles, last first: prefix, quotients, remainders → values before the tile.
+	for s := len(ix.steps) - 1; s >= 0; s-- {
+		st := &ix.steps[s]
+		k := len(st.tile)
+		m := len(st.before)
+		for i := 0; i < k; i++ {
+			v := work[m-k+i]*st.tile[i] + work[m+i]
+			if v >= st.before[m-k+i] {
+				return false
+			}
+			work[m-k+i] = v
+		}
+		n = m
+	}
+	// Leading dims added to fit a tile's rank must be 0.
+	lead := n - len(ix.base)
+	for j := 0; j < lead; j++ {
+		if work[j] != 0 {
+			return false
+		}
+	}
+	for b, bd := range ix.base {
+		v := work[lead+b]
+		for _, t := range ix.baseTerm[bd.first : bd.first+bd.n] {
+			if t.size == 0 {
+				return false
+			}
+			idx[t.dim] = v % t.size
+			v /= t.size
+		}
+		if v != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// LogicalElements is the product of the logical dims.
+func (ix *Indexer) LogicalElements() int64 { return ix.logical }
+
+// FootprintElements is the element count of the final expanded shape, every tile's padding
+// included, rounded up to a multiple of L(n). XLA's ArraySize uses the first tile only
+// and ignores L when untiled; this is the true nested footprint (spec Part 1 §5).
+func (ix *Indexer) FootprintElements() int64 { return ix.footprint }
+
+// FootprintBytes is ceil(FootprintElements × ElementBits / 8).
+func (ix *Indexer) FootprintBytes() int64 {
+	e := mulCheck(ix.footprint, int64(ix.bits))
+	if e < 0 {
+		return -1
+	}
+	return (e + 7) / 8
+}
+
+// LogicalBytes is the unpadded size, XLA's ByteSizeOf: ceil(logical elements × bits / 8).
+func (ix *Indexer) LogicalBytes() int64 { return (ix.logical*int64(ix.bits) + 7) / 8 }
+
+// PaddingFraction is the share of the footprint that holds no logical element.
+func (ix *Indexer) PaddingFraction() float64 {
+	if ix.footprint == 0 {
+		return 0
+	}
+	return float64(ix.footprint-ix.logical) / float64(ix.footprint)
+}
+
+// Levels returns the shape after each stage: physical order, combined dims (if any),
+// then one entry per tile. The last entry is the final expanded shape.
+func (ix *Indexer) Levels() []Level { return ix.levels }
+
+// TileIndex is where an element sits at one tile level: the index of its tile (the dims
+// before the tile's own) and its index within the tile.
+type TileIndex struct {
+	Tile   Tile
+	Outer  []int64 // index over the shape's leading dims and tile counts
+	Within []int64 // index within the tile
+}
+
+// Explain returns, for each tile level, the tile and within-tile index of idx.
+func (ix *Indexer) Explain(idx []int64) []TileIndex {
+	// Recompute the level-by-level index forward from the physical (combined) index.
+	cur := make([]int64, len(ix.base))
+	for b := range ix.base {
+		cur[b] = ix.BaseValue(b, idx)
+	}
+	var out []TileIndex
+	for _, st := range ix.steps {
+		k := len(st.tile)
+		for len(cur) < len(st.before) {
+			cur = append([]int64{0}, cur...)
+		}
+		m := len(cur)
+		next := append([]int64(nil), cur[:m-k]...)
+		within := make([]int64, k)
+		for i := 0; i < k; i++ {
+			next = append(next, cur[m-k+i]/st.tile[i])
+			within[i] = cur[m-k+i] % st.tile[i]
+		}
+		out = append(out, TileIndex{Tile: st.tile, Outer: append([]int64(nil), next...), Within: within})
+		cur = append(next, within...)
+	}
+	return out
+}
+
+// NextIndex advances idx to the next logical index in row-major order over dims and
+// reports whether there is one. Start from all zeros (and a non-empty array).
+func NextIndex(idx, dims []int64) bool {
+	for i := len(idx) - 1; i >= 0; i-- {
+		idx[i]++
+		if idx[i] < dims[i] {
+			return true
+		}
+		idx[i] = 0
+	}
+	return false
+}
