@@ -1,0 +1,26 @@
+// Package layout implements XLA shapes and layouts: the text form, validation, and the
+// exact index math of tiled layouts that every other tpulayout package is tested against.
+//
+// # Layout strings
+//
+// A shape such as `bf16[256,1024]{1,0:T(8,128)(2,1)}` is an element type, dims, and a
+// layout: minor_to_major, then attributes in XLA's fixed order — tiles T(…)(…), tail
+// padding L(n), the sparse index and pointer types #(t) and *(t), element size E(n),
+// memory space S(n), split configs SC(…), physical shape P(…) and prefix bytes M(n).
+// [Parse] reads it (tuples `(a, b)` and buffers `b(…)` too), validates it at parse time,
+// and reports errors as a [*ParseError] naming the byte position. [Shape.String] prints
+// the canonical form; parse → print → parse is the identity.
+//
+// # Index math
+//
+// [Compile] turns a shape into an [Indexer]: [Indexer.Offset] maps a logical index to its
+// element offset under nested tiling (each tile applies to the shape the previous one
+// produced), [Indexer.Index] inverts it or reports padding, and [Indexer.FootprintBytes]
+// gives the true size with every level's padding and L(n). Sub-byte types with E(n) pack
+// elements least-significant bits first in tiled order ([Indexer.BitOffset]).
+//
+// Where XLA crashes or disagrees with itself, this package follows the project's spec
+// (spec/xla-layout.md, Part 1): invalid layouts are errors, a tile with more dims than the
+// shape reads missing dims as size 1, and footprints are the nested ones (XLA's ArraySize
+// uses the first tile only).
+package layout
