@@ -1,0 +1,150 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/tpulayout/tpulayout/layout"
+)
+
+var infoVerb = &verb{
+	name:     "info",
+	synopsis: "SHAPE [--json]",
+	summary:  "sizes, physical order, tiles and expanded shapes of a layout",
+	detail: `Info prints the element type, dims, physical order (minor_to_major), tiles, the
+expanded shape after each stage of the layout, the logical and footprint sizes in
+elements and bytes, and the share of the footprint that is padding.
+
+With --json it prints one object with the keys shape, dtype, dims, minor_to_major,
+physical_order, tiles (a combined dim is the string "*"), tail_padding, levels
+(name and dims), element_bits, logical_elements, logical_bytes, footprint_elements,
+footprint_bytes, padding_elements and padding_fraction.`,
+	define: func(fs *flag.FlagSet) func([]string, io.Writer) error {
+		asJSON := fs.Bool("json", false, "print JSON")
+		return func(pos []string, w io.Writer) error {
+			if err := needArgs(pos, "SHAPE"); err != nil {
+				return err
+			}
+			ix, err := compileShape(pos[0])
+			if err != nil {
+				return err
+			}
+			info := newInfo(ix)
+			if *asJSON {
+				return writeJSON(w, info)
+			}
+			return info.print(w)
+		}
+	},
+}
+
+type levelJSON struct {
+	Name string  `json:"name"`
+	Dims []int64 `json:"dims"`
+}
+
+type infoJSON struct {
+	Shape             string      `json:"shape"`
+	DType             string      `json:"dtype"`
+	Dims              []int64     `json:"dims"`
+	MinorToMajor      []int       `json:"minor_to_major"`
+	PhysicalOrder     []int       `json:"physical_order"` // logical dims, major to minor
+	Tiles             [][]any     `json:"tiles"`
+	TailPadding       int64       `json:"tail_padding,omitempty"` // L(n), when > 1
+	Levels            []levelJSON `json:"levels"`
+	ElementBits       int         `json:"element_bits"`
+	LogicalElements   int64       `json:"logical_elements"`
+	LogicalBytes      int64       `json:"logical_bytes"`
+	FootprintElements int64       `json:"footprint_elements"`
+	FootprintBytes    int64       `json:"footprint_bytes"`
+	PaddingElements   int64       `json:"padding_elements"`
+	PaddingFraction   float64     `json:"padding_fraction"`
+
+	ix *layout.Indexer
+}
+
+func newInfo(ix *layout.Indexer) *infoJSON {
+	sh := ix.Shape()
+	l := sh.Layout
+	m2m := nonNil(l.MinorToMajor)
+	order := make([]int, len(m2m))
+	for j := range order {
+		order[j] = m2m[len(m2m)-1-j]
+	}
+	info := &infoJSON{
+		Shape:             sh.String(),
+		DType:             sh.DType.String(),
+		Dims:              nonNil(ix.Dims()),
+		MinorToMajor:      m2m,
+		PhysicalOrder:     order,
+		Tiles:             [][]any{},
+		Levels:            []levelJSON{},
+		ElementBits:       ix.ElementBits(),
+		LogicalElements:   ix.LogicalElements(),
+		LogicalBytes:      ix.LogicalBytes(),
+		FootprintElements: ix.FootprintElements(),
+		FootprintBytes:    ix.FootprintBytes(),
+		PaddingElements:   ix.FootprintElements() - ix.LogicalElements(),
+		PaddingFraction:   ix.PaddingFraction(),
+		ix:                ix,
+	}
+	if l.TailPadding > 1 {
+		info.TailPadding = l.TailPadding
+	}
+	for _, t := range l.Tiles {
+		info.Tiles = append(info.Tiles, tileJSON(t))
+	}
+	for _, lv := range ix.Levels() {
+		info.Levels = append(info.Levels, levelJSON{lv.Name, nonNil(lv.Dims)})
+	}
+	return info
+}
+
+func (in *infoJSON) print(w io.Writer) error {
+	ix := in.ix
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "shape:\t%s\n", in.Shape)
+	fmt.Fprintf(tw, "dtype:\t%s\n", in.DType)
+	fmt.Fprintf(tw, "element size:\t%s\n", elementBitsNote(ix))
+	fmt.Fprintf(tw, "dims:\t%s\n", fmtDims(in.Dims))
+	fmt.Fprintf(tw, "minor_to_major:\t{%s}\n", joinInts(in.MinorToMajor))
+	phys := ix.Levels()[0].Dims
+	order := "none (scalar)"
+	if len(in.PhysicalOrder) > 0 {
+		order = fmt.Sprintf("%s, dims %s major to minor", fmtDims(phys), joinInts(in.PhysicalOrder))
+	}
+	fmt.Fprintf(tw, "physical order:\t%s\n", order)
+	fmt.Fprintf(tw, "tiles:\t%s\n", tilesText(ix.Shape().Layout.Tiles))
+	for i, lv := range in.Levels {
+		label := ""
+		if i == 0 {
+			label = "expanded shape:"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", label, lv.Name, fmtDims(lv.Dims))
+	}
+	if in.TailPadding > 0 {
+		last := int64(1)
+		for _, d := range ix.Levels()[len(ix.Levels())-1].Dims {
+			last *= d
+		}
+		fmt.Fprintf(tw, "tail padding:\tL(%d) rounds %d elements up to %d\n", in.TailPadding, last, in.FootprintElements)
+	}
+	fmt.Fprintf(tw, "logical:\t%s, %s\n", plural(in.LogicalElements, "element"), plural(in.LogicalBytes, "byte"))
+	fmt.Fprintf(tw, "footprint:\t%s, %s\n", plural(in.FootprintElements, "element"), plural(in.FootprintBytes, "byte"))
+	fmt.Fprintf(tw, "padding:\t%s, %s of the footprint\n", plural(in.PaddingElements, "element"), percent(in.PaddingFraction))
+	return tw.Flush()
+}
+
+// percent prints a fraction as a percentage with up to two decimals: "98.54%", "0%".
+func percent(f float64) string {
+	s := fmt.Sprintf("%.2f", 100*f)
+	for s[len(s)-1] == '0' {
+		s = s[:len(s)-1]
+	}
+	if s[len(s)-1] == '.' {
+		s = s[:len(s)-1]
+	}
+	return s + "%"
+}

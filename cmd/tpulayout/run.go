@@ -1,0 +1,222 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// Exit statuses.
+const (
+	exitOK       = 0
+	exitMismatch = 1 // validate found elements that differ from the reference
+	exitUsage    = 2 // bad usage or input, or an output that cannot be written
+)
+
+// verb is one subcommand. Adding a verb is one entry in [verbs] and one file defining it.
+type verb struct {
+	name     string
+	synopsis string // arguments after the verb name, for usage lines
+	summary  string // one line for the verb list
+	detail   string // paragraph(s) for `tpulayout help VERB`
+	// define declares the verb's flags on fs and returns the function that runs the verb
+	// on the positional arguments, once the flags are parsed. It writes its output to
+	// stdout; run discards that output when the verb fails.
+	define func(fs *flag.FlagSet) func(pos []string, stdout io.Writer) error
+}
+
+// verbs is the subcommand table, in the order `tpulayout help` lists them. `help` itself
+// is handled by [run].
+var verbs = []*verb{
+	infoVerb,
+	explainVerb,
+	showVerb,
+}
+
+func lookupVerb(name string) *verb {
+	for _, v := range verbs {
+		if v.name == name {
+			return v
+		}
+	}
+	return nil
+}
+
+// usageError is bad usage or input: exit status 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{fmt.Sprintf(format, args...)}
+}
+
+// mismatch is a validation that ran and found differences: exit status 1.
+type mismatch struct{ err error }
+
+func (e *mismatch) Error() string { return e.err.Error() }
+func (e *mismatch) Unwrap() error { return e.err }
+
+// run is the whole command: it parses args (without the program name), writes the result
+// to stdout and any error, as exactly one line, to stderr, and returns the exit status.
+// Nothing reaches stdout unless the verb succeeds.
+func run(args []string, stdout, stderr io.Writer) (code int) {
+	prefix := "tpulayout"
+	defer func() {
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "%s: internal error: %s\n", prefix, oneLine(fmt.Sprint(r)))
+			code = exitUsage
+		}
+	}()
+	if len(args) == 0 {
+		fmt.Fprintf(stderr, "%s: missing verb (%s); run 'tpulayout help' for usage\n", prefix, verbNames())
+		return exitUsage
+	}
+	name, rest := args[0], args[1:]
+	switch name {
+	case "help", "-h", "-help", "--help":
+		return runHelp(rest, stdout, stderr)
+	}
+	v := lookupVerb(name)
+	if v == nil {
+		what := "verb"
+		if strings.HasPrefix(name, "-") {
+			what = "flag"
+		}
+		fmt.Fprintf(stderr, "%s: unknown %s %q (verbs: %s); run 'tpulayout help' for usage\n", prefix, what, name, verbNames())
+		return exitUsage
+	}
+	prefix += " " + v.name
+	fs, exec := newFlagSet(v)
+	pos, err := parseArgs(fs, rest)
+	if errors.Is(err, flag.ErrHelp) {
+		printVerbUsage(stdout, v, fs)
+		return exitOK
+	}
+	var out bytes.Buffer
+	if err == nil {
+		err = exec(pos, &out)
+	}
+	if err != nil {
+		msg := oneLine(err.Error())
+		var ue *usageError
+		if errors.As(err, &ue) {
+			msg += fmt.Sprintf(" (usage: tpulayout %s %s)", v.name, v.synopsis)
+		}
+		fmt.Fprintf(stderr, "%s: %s\n", prefix, msg)
+		var m *mismatch
+		if errors.As(err, &m) {
+			return exitMismatch
+		}
+		return exitUsage
+	}
+	if _, err := stdout.Write(out.Bytes()); err != nil {
+		fmt.Fprintf(stderr, "%s: %s\n", prefix, oneLine(err.Error()))
+		return exitUsage
+	}
+	return exitOK
+}
+
+func newFlagSet(v *verb) (*flag.FlagSet, func([]string, io.Writer) error) {
+	fs := flag.NewFlagSet("tpulayout "+v.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // errors are reported by run, on one line
+	fs.Usage = func() {}
+	return fs, v.define(fs)
+}
+
+// parseArgs parses flags anywhere among the positional arguments: the flag package stops
+// at the first positional one, so parsing resumes after each. "--" ends the flags.
+func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	pos := []string{}
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			msg := err.Error()
+			if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+				if name != "" && name[0] >= '0' && name[0] <= '9' {
+					return nil, usagef("%q is not a flag, and coordinates and offsets cannot be negative", "-"+name)
+				}
+				return nil, usagef("unknown flag -%s", name)
+			}
+			return nil, usagef("%s", msg)
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+}
+
+func runHelp(args []string, stdout, stderr io.Writer) int {
+	switch len(args) {
+	case 0:
+		printUsage(stdout)
+		return exitOK
+	case 1:
+		if v := lookupVerb(args[0]); v != nil {
+			fs, _ := newFlagSet(v)
+			printVerbUsage(stdout, v, fs)
+			return exitOK
+		}
+		if args[0] == "help" {
+			printUsage(stdout)
+			return exitOK
+		}
+		fmt.Fprintf(stderr, "tpulayout help: unknown verb %q (verbs: %s)\n", args[0], verbNames())
+		return exitUsage
+	default:
+		fmt.Fprintf(stderr, "tpulayout help: too many arguments (usage: tpulayout help [VERB])\n")
+		return exitUsage
+	}
+}
+
+func verbNames() string {
+	var names []string
+	for _, v := range verbs {
+		names = append(names, v.name)
+	}
+	return strings.Join(append(names, "help"), ", ")
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprintf(w, "tpulayout inspects XLA shapes with tiled layouts, such as 'bf16[256,1024]{1,0:T(8,128)(2,1)}'.\n\n")
+	fmt.Fprintf(w, "Usage:\n\n")
+	width := len("help [VERB]")
+	for _, v := range verbs {
+		width = max(width, len(v.name)+1+len(v.synopsis))
+	}
+	for _, v := range verbs {
+		fmt.Fprintf(w, "  tpulayout %-*s  %s\n", width, v.name+" "+v.synopsis, v.summary)
+	}
+	fmt.Fprintf(w, "  tpulayout %-*s  %s\n", width, "help [VERB]", "print this help, or a verb's")
+	fmt.Fprintf(w, "\nQuote SHAPE for the shell. Flags may come before or after the arguments.\n")
+	fmt.Fprintf(w, "Exit status: 0 on success, 2 on bad usage or input, 1 when writing output fails.\n")
+}
+
+func printVerbUsage(w io.Writer, v *verb, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "Usage: tpulayout %s %s\n\n%s\n", v.name, v.synopsis, v.detail)
+	n := 0
+	fs.VisitAll(func(*flag.Flag) { n++ })
+	if n > 0 {
+		fmt.Fprintf(w, "\nFlags:\n")
+		fs.SetOutput(w)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+}
+
+// oneLine keeps an error message to a single line.
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+}

@@ -1,0 +1,205 @@
+package main
+
+import (
+	"bytes"
+	"encoding/xml"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tpulayout/tpulayout/layout"
+)
+
+type svgSummary struct {
+	offsets  []int64          // the <text class="off"> cells, in document order
+	pads     int              // <rect class="pad"> cells
+	fills    map[int64]string // offset → fill of the rect drawn just before its text
+	notes    []string
+	rootName string
+}
+
+// walkSVG decodes the SVG with encoding/xml, failing on malformed XML.
+func walkSVG(t *testing.T, data []byte) svgSummary {
+	t.Helper()
+	s := svgSummary{fills: map[int64]string{}}
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	var inText, lastFill string
+	var depth int
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatalf("SVG is not well-formed XML: %v\n%s", err, data)
+		}
+		switch tk := tok.(type) {
+		case xml.StartElement:
+			if depth == 0 {
+				s.rootName = tk.Name.Local
+			}
+			depth++
+			attr := map[string]string{}
+			for _, a := range tk.Attr {
+				attr[a.Name.Local] = a.Value
+			}
+			switch tk.Name.Local {
+			case "rect":
+				if attr["class"] == "pad" {
+					s.pads++
+				}
+				lastFill = attr["fill"]
+			case "text":
+				inText = attr["class"]
+			}
+		case xml.EndElement:
+			depth--
+			if tk.Name.Local == "text" {
+				inText = ""
+			}
+		case xml.CharData:
+			switch inText {
+			case "off":
+				v, err := strconv.ParseInt(string(tk), 10, 64)
+				if err != nil {
+					t.Fatalf("offset cell %q: %v", tk, err)
+				}
+				s.offsets = append(s.offsets, v)
+				s.fills[v] = lastFill
+			case "note":
+				s.notes = append(s.notes, string(tk))
+			}
+		}
+	}
+	if depth != 0 {
+		t.Fatalf("SVG ends with %d elements open", depth)
+	}
+	return s
+}
+
+func TestSVG(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		shape string
+		pads  bool // hatched edge padding expected
+	}{
+		{"f32[3,5]{1,0:T(2,2)}", true},
+		{"f32[3,5]{0,1:T(2,2)}", true},
+		{"bf16[4,8]{1,0:T(2,4)(2,1)}", false},
+		{"bf16[3,5]{1,0:T(8,128)(2,1)}", true},
+		{"f32[2,3,5]{1,2,0:T(2,2)}", true},
+		{"f32[7]{0:T(4)}", true},
+		{"f32[]", false},
+		{"f32[<=3,5]{1,0:T(2,2)}", true}, // '<' must be escaped
+		{"f32[2,3,4]{2,1,0:T(*,2,3)}", false},
+		{"f32[4,4]", false},
+	}
+	for i, c := range cases {
+		path := filepath.Join(dir, "fig"+strconv.Itoa(i)+".svg")
+		grid := mustRun(t, "show", c.shape, "--svg", path)
+		if grid != mustRun(t, "show", c.shape) {
+			t.Errorf("show %s --svg: stdout differs from show without --svg", c.shape)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := walkSVG(t, data)
+		if s.rootName != "svg" {
+			t.Errorf("%s: root element %q", c.shape, s.rootName)
+		}
+		ix, err := layout.Compile(layout.MustParse(c.shape))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// One text cell per logical element, holding its offset.
+		var want []int64
+		idx := make([]int64, ix.Rank())
+		for {
+			want = append(want, ix.Offset(idx))
+			if !layout.NextIndex(idx, ix.Dims()) {
+				break
+			}
+		}
+		if int64(len(s.offsets)) != ix.LogicalElements() || !slices.Equal(s.offsets, want) {
+			t.Errorf("%s: offset cells %v, want %v", c.shape, s.offsets, want)
+		}
+		if (s.pads > 0) != c.pads {
+			t.Errorf("%s: %d hatched padding cells, want some: %v", c.shape, s.pads, c.pads)
+		}
+		pad := ix.FootprintElements() - ix.LogicalElements()
+		if len(s.notes) == 0 || !strings.Contains(s.notes[0], "footprint: ") ||
+			(pad > 0) != strings.Contains(s.notes[0], strconv.FormatInt(pad, 10)+" padding") {
+			t.Errorf("%s: notes %q do not give the %d padding elements", c.shape, s.notes, pad)
+		}
+	}
+}
+
+// TestSVGTileColours checks that elements share a colour exactly when they share a
+// first-level tile, for a grid of 2×2 tiles.
+func TestSVGTileColours(t *testing.T) {
+	out := mustRun(t, "show", "f32[4,4]{1,0:T(2,2)}", "--svg", "-")
+	s := walkSVG(t, []byte(out))
+	// Offsets 0-3 are tile (0,0), 4-7 tile (0,1), 8-11 tile (1,0), 12-15 tile (1,1).
+	for off := range int64(16) {
+		for other := range int64(16) {
+			same := off/4 == other/4
+			if (s.fills[off] == s.fills[other]) != same {
+				t.Errorf("offsets %d and %d: fills %q and %q", off, other, s.fills[off], s.fills[other])
+			}
+		}
+	}
+}
+
+func TestSVGStdout(t *testing.T) {
+	out := mustRun(t, "show", "--svg", "-", "f32[3,5]{1,0:T(2,2)}")
+	if !strings.HasPrefix(out, "<?xml") {
+		t.Fatalf("show --svg - does not print SVG:\n%s", out)
+	}
+	if s := walkSVG(t, []byte(out)); len(s.offsets) != 15 {
+		t.Errorf("%d offset cells, want 15", len(s.offsets))
+	}
+}
+
+// TestSVGAtomic checks that the figure replaces the file whole and that failures leave
+// nothing behind.
+func TestSVGAtomic(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "fig.svg")
+	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, "show", "f32[3,5]{1,0:T(2,2)}", "--svg", path)
+	data, _ := os.ReadFile(path)
+	if !bytes.HasPrefix(data, []byte("<?xml")) {
+		t.Errorf("file not replaced: %q", data)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("stat: %v, %v", fi.Mode(), err)
+	}
+	// Bad input: the old file stays as it was.
+	wantUsageError(t, []string{"show", "f32[3,5]{1,0:T(2,2)", "--svg", path}, "at byte")
+	wantUsageError(t, []string{"show", "f32[300,5]", "--svg", path}, "--max")
+	if data2, _ := os.ReadFile(path); !bytes.Equal(data, data2) {
+		t.Errorf("a failed show changed the file")
+	}
+	// Unwritable targets: exit 1, one line, no stdout, no file and no temporary left.
+	for _, target := range []string{filepath.Join(dir, "missing", "fig.svg"), dir} {
+		out, errOut, code := runCmd(t, "show", "f32[3,5]{1,0:T(2,2)}", "--svg", target)
+		if code != exitUsage || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "writing the SVG") {
+			t.Errorf("show --svg %s: exit %d, stdout %q, stderr %q", target, code, out, errOut)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if !slices.Equal(names, []string{"fig.svg"}) {
+		t.Errorf("directory holds %v, want only fig.svg", names)
+	}
+}
