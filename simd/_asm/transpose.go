@@ -1,0 +1,193 @@
+package main
+
+import (
+	"fmt"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// unpack emits the low or high interleave of w-byte elements within each
+// 128-bit lane: dst = unpack(a, b) with a's elements first.
+func unpack(w int, lo bool, a, b, dst reg.VecVirtual) {
+	switch {
+	case w == 4 && lo:
+		VPUNPCKLDQ(b, a, dst)
+	case w == 4:
+		VPUNPCKHDQ(b, a, dst)
+	case w == 2 && lo:
+		VPUNPCKLWD(b, a, dst)
+	case w == 2:
+		VPUNPCKHWD(b, a, dst)
+	case w == 1 && lo:
+		VPUNPCKLBW(b, a, dst)
+	default:
+		VPUNPCKHBW(b, a, dst)
+	}
+}
+
+// laneNetwork transposes, within every 128-bit lane, the E×E matrix of
+// w-byte elements held by the E registers rows (E = 16/w): log2(E) rounds
+// of unpacks pairing row i with row i+E/2. It returns the output rows.
+func laneNetwork(x isa, w int, rows []reg.VecVirtual) []reg.VecVirtual {
+	e := len(rows)
+	for s := 1; s < e; s *= 2 {
+		next := make([]reg.VecVirtual, e)
+		for i := 0; i < e/2; i++ {
+			lo, hi := x.vec(), x.vec()
+			unpack(w, true, rows[i], rows[i+e/2], lo)
+			unpack(w, false, rows[i], rows[i+e/2], hi)
+			next[2*i], next[2*i+1] = lo, hi
+		}
+		rows = next
+	}
+	return rows
+}
+
+// genTransposeLanes emits a transpose kernel for w-byte elements on N×N
+// register blocks, N = (vector width)/w: 8×8 (AVX2) or 16×16 (AVX-512) for
+// 32-bit, 16×16 or 32×32 for 16-bit elements.
+//
+// The block is handled in V = width/16 column groups of E = 16/w columns.
+// For group J, register i gathers, in lane L, the 16 bytes of source row
+// E*L+i at column E*J (one load and V-1 lane inserts from memory), so that an
+// in-lane E×E transpose of the E registers leaves output row E*J+j in
+// register j. Lane inserts from memory avoid cross-lane shuffles.
+func genTransposeLanes(x isa, w int) {
+	e := 16 / w
+	v := x.w / 16
+	nb := e * v
+	name := fmt.Sprintf("transpose%d%s", 8*w, x.name)
+	TEXT(name, NOSPLIT, "func(dst *byte, dstStride int, src *byte, srcStride int, n int)")
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s transposes n %d×%d blocks of %d-bit elements, going down the source (src += %d*srcStride, dst += %d bytes per block).", name, nb, nb, 8*w, nb, nb*w))
+	d, ds := param("dst"), param("dstStride")
+	s, ss := param("src"), param("srcStride")
+	n := param("n")
+	es := GP64() // E*srcStride: distance between lanes
+	MOVQ(ss, es)
+	SHLQ(U8(log2(e)), es)
+	var es3 reg.GPVirtual
+	if v == 4 {
+		es3 = GP64()
+		LEAQ(Mem{Base: es, Index: es, Scale: 2}, es3)
+	}
+	blk := GP64() // N*srcStride
+	MOVQ(ss, blk)
+	SHLQ(U8(log2(nb)), blk)
+
+	TESTQ(n, n)
+	JZ(LabelRef("done"))
+	Label("loop")
+	q := GP64()
+	MOVQ(d, q)
+	for J := 0; J < v; J++ {
+		p := GP64()
+		MOVQ(s, p)
+		rows := make([]reg.VecVirtual, e)
+		for i := 0; i < e; i++ {
+			r := x.vec()
+			// A broadcast load defines the whole register (a plain
+			// xmm load would leave the upper lanes live-in for avo's
+			// register allocator) and costs only a load uop.
+			if x.w == 64 {
+				VBROADCASTI32X4(Mem{Base: p, Disp: 16 * J}, r)
+			} else {
+				VBROADCASTI128(Mem{Base: p, Disp: 16 * J}, r)
+			}
+			for L := 1; L < v; L++ {
+				var m Mem
+				switch L {
+				case 1:
+					m = Mem{Base: p, Index: es, Scale: 1, Disp: 16 * J}
+				case 2:
+					m = Mem{Base: p, Index: es, Scale: 2, Disp: 16 * J}
+				case 3:
+					m = Mem{Base: p, Index: es3, Scale: 1, Disp: 16 * J}
+				}
+				if x.w == 64 {
+					VINSERTI32X4(U8(L), m, r, r)
+				} else {
+					VINSERTI128(U8(L), m, r, r)
+				}
+			}
+			rows[i] = r
+			if i < e-1 {
+				ADDQ(ss, p)
+			}
+		}
+		out := laneNetwork(x, w, rows)
+		for j := 0; j < e; j++ {
+			x.store(out[j], Mem{Base: q}, false)
+			if J < v-1 || j < e-1 {
+				ADDQ(ds, q)
+			}
+		}
+	}
+	ADDQ(blk, s)
+	ADDQ(U32(nb*w), d)
+	DECQ(n)
+	JNZ(LabelRef("loop"))
+	Label("done")
+	finish(false)
+}
+
+// genTranspose8x16AVX2 emits the 8-bit transpose on 16×16 blocks. Register i
+// holds source rows i (low lane) and i+8 (high lane); three rounds of byte
+// unpacks give, in register k, columns 2k and 2k+1 as 8-byte halves, which
+// VPERMQ puts in order.
+func genTranspose8x16AVX2() {
+	name := "transpose8AVX2"
+	TEXT(name, NOSPLIT, "func(dst *byte, dstStride int, src *byte, srcStride int, n int)")
+	Pragma("noescape")
+	Doc(name + " transposes n 16×16 blocks of bytes, going down the source (src += 16*srcStride, dst += 16 bytes per block).")
+	d, ds := param("dst"), param("dstStride")
+	s, ss := param("src"), param("srcStride")
+	n := param("n")
+	es := GP64()
+	MOVQ(ss, es)
+	SHLQ(U8(3), es)
+
+	TESTQ(n, n)
+	JZ(LabelRef("done"))
+	Label("loop")
+	p, q := GP64(), GP64()
+	MOVQ(s, p)
+	MOVQ(d, q)
+	rows := make([]reg.VecVirtual, 8)
+	for i := range rows {
+		r := YMM()
+		VBROADCASTI128(Mem{Base: p}, r)
+		VINSERTI128(U8(1), Mem{Base: p, Index: es, Scale: 1}, r, r)
+		rows[i] = r
+		if i < 7 {
+			ADDQ(ss, p)
+		}
+	}
+	out := laneNetwork(avx2, 1, rows)
+	for k, o := range out {
+		VPERMQ(U8(0xd8), o, o)
+		VMOVDQU(o.AsX(), Mem{Base: q})
+		VEXTRACTI128(U8(1), o, Mem{Base: q, Index: ds, Scale: 1})
+		if k < 7 {
+			ADDQ(ds, q)
+			ADDQ(ds, q)
+		}
+	}
+	ADDQ(es, s)
+	ADDQ(es, s)
+	ADDQ(U32(16), d)
+	DECQ(n)
+	JNZ(LabelRef("loop"))
+	Label("done")
+	finish(false)
+}
+
+func log2(n int) int {
+	k := 0
+	for 1<<k < n {
+		k++
+	}
+	return k
+}

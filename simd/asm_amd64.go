@@ -1,0 +1,483 @@
+//go:build amd64 && gc && !purego && !noasm
+
+package simd
+
+import "unsafe"
+
+// This file wraps the generated assembly (kernels_amd64.s, stubs in
+// kernels_amd64.go) into Kernels. Every wrapper checks bounds once, lets the
+// assembly do whole loop iterations, and finishes heads and tails with the
+// generic Go code. Kernels other than Copy switch to the non-temporal
+// variant of their assembly when one call writes at least ntThreshold bytes
+// and the destinations can be aligned to the vector width.
+
+const asmEnabled = true
+
+// asmSet is one instruction set's assembly functions.
+type asmSet struct {
+	name string
+	vw   int // vector width in bytes
+
+	copy, copyNT func(dst, src *byte, n int)
+	fill         func(dst, pat *byte, n int)
+
+	interleave16, interleave16NT               func(dst, a, b *byte, n int)
+	deinterleave16, deinterleave16NT           func(a, b, src *byte, n int)
+	f32ToBF16Interleave, f32ToBF16InterleaveNT func(dst, a, b *byte, n int)
+	f32ToBF16, f32ToBF16NT                     func(dst, src *byte, n int)
+	bf16ToF32, bf16ToF32NT                     func(dst, src *byte, n int)
+	bf16DeintToF32, bf16DeintToF32NT           func(a, b, src *byte, n int)
+	interleave8x4, interleave8x4NT             func(dst, r0, r1, r2, r3 *byte, n int)
+	deinterleave8x4, deinterleave8x4NT         func(r0, r1, r2, r3, src *byte, n int)
+	f32ToF16, f32ToF16NT                       func(dst, src *byte, n int)
+	f32ToF16Interleave, f32ToF16InterleaveNT   func(dst, a, b *byte, n int)
+	f16ToF32, f16ToF32NT                       func(dst, src *byte, n int)
+
+	transpose32, transpose16, transpose8 func(dst *byte, dstStride int, src *byte, srcStride int, n int)
+	t32, t16, t8                         int // block sizes of the transposes
+	// narrower takes a transpose's edges that are too thin for this set's blocks but
+	// not for its own (a 64×8 f32 block is all edge for AVX-512's 16×16 kernel).
+	narrower *asmSet
+}
+
+var avx2Set = &asmSet{
+	name: "avx2", vw: 32,
+	copy: copyAVX2, copyNT: copyNTAVX2, fill: fillAVX2,
+	interleave16: interleave16AVX2, interleave16NT: interleave16NTAVX2,
+	deinterleave16: deinterleave16AVX2, deinterleave16NT: deinterleave16NTAVX2,
+	f32ToBF16Interleave: f32ToBF16InterleaveAVX2, f32ToBF16InterleaveNT: f32ToBF16InterleaveNTAVX2,
+	f32ToBF16: f32ToBF16AVX2, f32ToBF16NT: f32ToBF16NTAVX2,
+	bf16ToF32: bf16ToF32AVX2, bf16ToF32NT: bf16ToF32NTAVX2,
+	bf16DeintToF32: bf16DeinterleaveToF32AVX2, bf16DeintToF32NT: bf16DeinterleaveToF32NTAVX2,
+	interleave8x4: interleave8x4AVX2, interleave8x4NT: interleave8x4NTAVX2,
+	deinterleave8x4: deinterleave8x4AVX2, deinterleave8x4NT: deinterleave8x4NTAVX2,
+	f32ToF16: f32ToF16AVX2, f32ToF16NT: f32ToF16NTAVX2,
+	f32ToF16Interleave: f32ToF16InterleaveAVX2, f32ToF16InterleaveNT: f32ToF16InterleaveNTAVX2,
+	f16ToF32: f16ToF32AVX2, f16ToF32NT: f16ToF32NTAVX2,
+	transpose32: transpose32AVX2, transpose16: transpose16AVX2, transpose8: transpose8AVX2,
+	t32: 8, t16: 16, t8: 16,
+}
+
+var avx512Set = &asmSet{
+	name: "avx512", vw: 64,
+	copy: copyAVX512, copyNT: copyNTAVX512, fill: fillAVX512,
+	interleave16: interleave16AVX512, interleave16NT: interleave16NTAVX512,
+	deinterleave16: deinterleave16AVX512, deinterleave16NT: deinterleave16NTAVX512,
+	f32ToBF16Interleave: f32ToBF16InterleaveAVX512, f32ToBF16InterleaveNT: f32ToBF16InterleaveNTAVX512,
+	f32ToBF16: f32ToBF16AVX512, f32ToBF16NT: f32ToBF16NTAVX512,
+	bf16ToF32: bf16ToF32AVX512, bf16ToF32NT: bf16ToF32NTAVX512,
+	bf16DeintToF32: bf16DeinterleaveToF32AVX512, bf16DeintToF32NT: bf16DeinterleaveToF32NTAVX512,
+	interleave8x4: interleave8x4AVX512, interleave8x4NT: interleave8x4NTAVX512,
+	deinterleave8x4: deinterleave8x4AVX512, deinterleave8x4NT: deinterleave8x4NTAVX512,
+	f32ToF16: f32ToF16AVX512, f32ToF16NT: f32ToF16NTAVX512,
+	f32ToF16Interleave: f32ToF16InterleaveAVX512, f32ToF16InterleaveNT: f32ToF16InterleaveNTAVX512,
+	f16ToF32: f16ToF32AVX512, f16ToF32NT: f16ToF32NTAVX512,
+	// The 8-bit transpose has no AVX-512 kernel: the AVX2 16×16 one is used.
+	transpose32: transpose32AVX512, transpose16: transpose16AVX512, transpose8: transpose8AVX2,
+	t32: 16, t16: 32, t8: 16,
+	narrower: avx2Set,
+}
+
+func init() {
+	if cpuAVX2 {
+		register(avx2Set.kernels())
+	}
+	if cpuAVX512 {
+		register(avx512Set.kernels())
+	}
+}
+
+func (s *asmSet) kernels() *Kernels {
+	return &Kernels{
+		Name:                  s.name,
+		Copy:                  s.copyOrd,
+		CopyNT:                s.copyNTW,
+		Transpose32:           s.transpose32W,
+		Transpose16:           s.transpose16W,
+		Transpose8:            s.transpose8W,
+		Interleave16:          s.interleave16W,
+		Deinterleave16:        s.deinterleave16W,
+		Interleave8x4:         s.interleave8x4W,
+		Deinterleave8x4:       s.deinterleave8x4W,
+		F32ToBF16:             s.f32ToBF16W,
+		F32ToF16:              s.f32ToF16W,
+		BF16ToF32:             s.bf16ToF32W,
+		F16ToF32:              s.f16ToF32W,
+		F32ToBF16Interleave:   s.f32ToBF16InterleaveW,
+		F32ToF16Interleave:    s.f32ToF16InterleaveW,
+		BF16DeinterleaveToF32: s.bf16DeintToF32W,
+		Fill:                  s.fillW,
+	}
+}
+
+func addr(p *byte) uintptr { return uintptr(unsafe.Pointer(p)) }
+
+// plan splits n elements for a kernel whose assembly handles blk elements per
+// iteration and writes eb bytes per element to each destination d[i] (nil
+// entries are ignored). It returns the number of leading elements to do in
+// Go, the number of assembly iterations after them, and whether to use the
+// non-temporal variant (only when every destination is then aligned to the
+// vector width).
+func (s *asmSet) plan(n, blk, eb, ndst int, d0, d1, d2, d3 *byte) (head, iters int, nt bool) {
+	if n*eb*ndst >= ntThreshold {
+		mask := uintptr(s.vw - 1)
+		mis := int(-addr(d0) & mask)
+		if h := mis / eb; mis%eb == 0 && h < n {
+			nt = true
+			off := uintptr(h * eb)
+			for _, d := range [...]*byte{d1, d2, d3} {
+				if d != nil && (addr(d)+off)&mask != 0 {
+					nt = false
+				}
+			}
+			if nt {
+				head = h
+			}
+		}
+	}
+	return head, (n - head) / blk, nt
+}
+
+// pick returns nt ? b : a.
+func pick[F any](nt bool, a, b F) F {
+	if nt {
+		return b
+	}
+	return a
+}
+
+func (s *asmSet) copyOrd(dst, src []byte) {
+	n := len(src)
+	dst = dst[:n:len(dst)]
+	chunk := 4 * s.vw
+	if n < 2*chunk {
+		copy(dst, src)
+		return
+	}
+	it := n / chunk
+	if raceEnabled {
+		raceRead(src[:it*chunk])
+		raceWrite(dst[:it*chunk])
+	}
+	s.copy(&dst[0], &src[0], it)
+	copy(dst[it*chunk:], src[it*chunk:])
+}
+
+func (s *asmSet) copyNTW(dst, src []byte) {
+	n := len(src)
+	dst = dst[:n:len(dst)]
+	chunk := 4 * s.vw
+	if n < 2*chunk {
+		copy(dst, src)
+		return
+	}
+	h := int(-addr(&dst[0]) & 63) // align the stores to cache lines
+	copy(dst[:h], src[:h])
+	it := (n - h) / chunk
+	e := h + it*chunk
+	if raceEnabled {
+		raceRead(src[h:e])
+		raceWrite(dst[h:e])
+	}
+	s.copyNT(&dst[h], &src[h], it)
+	copy(dst[e:], src[e:])
+}
+
+func (s *asmSet) fillW(dst, pattern []byte) {
+	checkFill(dst, pattern)
+	chunk := 4 * s.vw
+	if len(dst) < chunk {
+		genericFill(dst, pattern)
+		return
+	}
+	var buf [64]byte
+	for i := 0; i < len(buf); i += len(pattern) {
+		copy(buf[i:], pattern)
+	}
+	it := len(dst) / chunk
+	if raceEnabled {
+		raceWrite(dst[:it*chunk])
+	}
+	s.fill(&dst[0], &buf[0], it)
+	for i := it * chunk; i < len(dst); i += len(buf) {
+		copy(dst[i:], buf[:])
+	}
+}
+
+func (s *asmSet) interleave16W(dst, a, b []byte, n int) {
+	checkN(n)
+	dst, a, b = dst[:4*n:len(dst)], a[:2*n:len(a)], b[:2*n:len(b)]
+	blk := s.vw
+	h, it, nt := s.plan(n, blk, 4, 1, unsafe.SliceData(dst), nil, nil, nil)
+	if it > 0 {
+		genericInterleave16(dst, a, b, h)
+		e := h + it*blk
+		if raceEnabled {
+			raceRead(a[2*h : 2*e])
+			raceRead(b[2*h : 2*e])
+			raceWrite(dst[4*h : 4*e])
+		}
+		pick(nt, s.interleave16, s.interleave16NT)(&dst[4*h], &a[2*h], &b[2*h], it)
+		h = e
+	} else {
+		h = 0
+	}
+	genericInterleave16(dst[4*h:], a[2*h:], b[2*h:], n-h)
+}
+
+func (s *asmSet) deinterleave16W(a, b, src []byte, n int) {
+	checkN(n)
+	src, a, b = src[:4*n:len(src)], a[:2*n:len(a)], b[:2*n:len(b)]
+	blk := s.vw
+	h, it, nt := s.plan(n, blk, 2, 2, unsafe.SliceData(a), unsafe.SliceData(b), nil, nil)
+	if it > 0 {
+		genericDeinterleave16(a, b, src, h)
+		e := h + it*blk
+		if raceEnabled {
+			raceRead(src[4*h : 4*e])
+			raceWrite(a[2*h : 2*e])
+			raceWrite(b[2*h : 2*e])
+		}
+		pick(nt, s.deinterleave16, s.deinterleave16NT)(&a[2*h], &b[2*h], &src[4*h], it)
+		h = e
+	} else {
+		h = 0
+	}
+	genericDeinterleave16(a[2*h:], b[2*h:], src[4*h:], n-h)
+}
+
+func (s *asmSet) f32ToBF16InterleaveW(dst, a, b []byte, n int) {
+	checkN(n)
+	dst, a, b = dst[:4*n:len(dst)], a[:4*n:len(a)], b[:4*n:len(b)]
+	blk := s.vw / 2
+	h, it, nt := s.plan(n, blk, 4, 1, unsafe.SliceData(dst), nil, nil, nil)
+	if it > 0 {
+		genericF32ToBF16Interleave(dst, a, b, h)
+		e := h + it*blk
+		if raceEnabled {
+			raceRead(a[4*h : 4*e])
+			raceRead(b[4*h : 4*e])
+			raceWrite(dst[4*h : 4*e])
+		}
+		pick(nt, s.f32ToBF16Interleave, s.f32ToBF16InterleaveNT)(&dst[4*h], &a[4*h], &b[4*h], it)
+		h = e
+	} else {
+		h = 0
+	}
+	genericF32ToBF16Interleave(dst[4*h:], a[4*h:], b[4*h:], n-h)
+}
+
+func (s *asmSet) f32ToF16InterleaveW(dst, a, b []byte, n int) {
+	checkN(n)
+	dst, a, b = dst[:4*n:len(dst)], a[:4*n:len(a)], b[:4*n:len(b)]
+	blk := s.vw / 2
+	h, it, nt := s.plan(n, blk, 4, 1, unsafe.SliceData(dst), nil, nil, nil)
+	if it > 0 {
+		genericF32ToF16Interleave(dst, a, b, h)
+		e := h + it*blk
+		if raceEnabled {
+			raceRead(a[4*h : 4*e])
+			raceRead(b[4*h : 4*e])
+			raceWrite(dst[4*h : 4*e])
+		}
+		pick(nt, s.f32ToF16Interleave, s.f32ToF16InterleaveNT)(&dst[4*h], &a[4*h], &b[4*h], it)
+		h = e
+	} else {
+		h = 0
+	}
+	genericF32ToF16Interleave(dst[4*h:], a[4*h:], b[4*h:], n-h)
+}
+
+func (s *asmSet) bf16DeintToF32W(a, b, src []byte, n int) {
+	checkN(n)
+	src, a, b = src[:4*n:len(src)], a[:4*n:len(a)], b[:4*n:len(b)]
+	blk := s.vw / 2
+	h, it, nt := s.plan(n, blk, 4, 2, unsafe.SliceData(a), unsafe.SliceData(b), nil, nil)
+	if it > 0 {
+		genericBF16DeinterleaveToF32(a, b, src, h)
+		e := h + it*blk
+		if raceEnabled {
+			raceRead(src[4*h : 4*e])
+			raceWrite(a[4*h : 4*e])
+			raceWrite(b[4*h : 4*e])
+		}
+		pick(nt, s.bf16DeintToF32, s.bf16DeintToF32NT)(&a[4*h], &b[4*h], &src[4*h], it)
+		h = e
+	} else {
+		h = 0
+	}
+	genericBF16DeinterleaveToF32(a[4*h:], b[4*h:], src[4*h:], n-h)
+}
+
+// narrow is the wrapper of f32→16-bit conversions (F32ToBF16, F32ToF16).
+func (s *asmSet) narrow(dst, src []byte, n int, ord, ntf func(dst, src *byte, n int), gen func(dst, src []byte, n int)) {
+	checkN(n)
+	dst, src = dst[:2*n:len(dst)], src[:4*n:len(src)]
+	blk := s.vw / 2
+	h, it, nt := s.plan(n, blk, 2, 1, unsafe.SliceData(dst), nil, nil, nil)
+	if it > 0 {
+		gen(dst, src, h)
+		e := h + it*blk
+		if raceEnabled {
+			raceRead(src[4*h : 4*e])
+			raceWrite(dst[2*h : 2*e])
+		}
+		pick(nt, ord, ntf)(&dst[2*h], &src[4*h], it)
+		h = e
+	} else {
+		h = 0
+	}
+	gen(dst[2*h:], src[4*h:], n-h)
+}
+
+// widen is the wrapper of 16-bit→f32 conversions (BF16ToF32, F16ToF32).
+func (s *asmSet) widen(dst, src []byte, n int, ord, ntf func(dst, src *byte, n int), gen func(dst, src []byte, n int)) {
+	checkN(n)
+	dst, src = dst[:4*n:len(dst)], src[:2*n:len(src)]
+	blk := s.vw / 2
+	h, it, nt := s.plan(n, blk, 4, 1, unsafe.SliceData(dst), nil, nil, nil)
+	if it > 0 {
+		gen(dst, src, h)
+		e := h + it*blk
+		if raceEnabled {
+			raceRead(src[2*h : 2*e])
+			raceWrite(dst[4*h : 4*e])
+		}
+		pick(nt, ord, ntf)(&dst[4*h], &src[2*h], it)
+		h = e
+	} else {
+		h = 0
+	}
+	gen(dst[4*h:], src[2*h:], n-h)
+}
+
+func (s *asmSet) f32ToBF16W(dst, src []byte, n int) {
+	s.narrow(dst, src, n, s.f32ToBF16, s.f32ToBF16NT, genericF32ToBF16)
+}
+
+func (s *asmSet) f32ToF16W(dst, src []byte, n int) {
+	s.narrow(dst, src, n, s.f32ToF16, s.f32ToF16NT, genericF32ToF16)
+}
+
+func (s *asmSet) bf16ToF32W(dst, src []byte, n int) {
+	s.widen(dst, src, n, s.bf16ToF32, s.bf16ToF32NT, genericBF16ToF32)
+}
+
+func (s *asmSet) f16ToF32W(dst, src []byte, n int) {
+	s.widen(dst, src, n, s.f16ToF32, s.f16ToF32NT, genericF16ToF32)
+}
+
+func (s *asmSet) interleave8x4W(dst, r0, r1, r2, r3 []byte, n int) {
+	checkN(n)
+	dst = dst[: 4*n : len(dst)]
+	r0, r1, r2, r3 = r0[:n:len(r0)], r1[:n:len(r1)], r2[:n:len(r2)], r3[:n:len(r3)]
+	blk := s.vw
+	h, it, nt := s.plan(n, blk, 4, 1, unsafe.SliceData(dst), nil, nil, nil)
+	if it > 0 {
+		genericInterleave8x4(dst, r0, r1, r2, r3, h)
+		e := h + it*blk
+		if raceEnabled {
+			raceRead(r0[h:e])
+			raceRead(r1[h:e])
+			raceRead(r2[h:e])
+			raceRead(r3[h:e])
+			raceWrite(dst[4*h : 4*e])
+		}
+		pick(nt, s.interleave8x4, s.interleave8x4NT)(&dst[4*h], &r0[h], &r1[h], &r2[h], &r3[h], it)
+		h = e
+	} else {
+		h = 0
+	}
+	genericInterleave8x4(dst[4*h:], r0[h:], r1[h:], r2[h:], r3[h:], n-h)
+}
+
+func (s *asmSet) deinterleave8x4W(r0, r1, r2, r3, src []byte, n int) {
+	checkN(n)
+	src = src[: 4*n : len(src)]
+	r0, r1, r2, r3 = r0[:n:len(r0)], r1[:n:len(r1)], r2[:n:len(r2)], r3[:n:len(r3)]
+	blk := s.vw
+	h, it, nt := s.plan(n, blk, 1, 4, unsafe.SliceData(r0), unsafe.SliceData(r1), unsafe.SliceData(r2), unsafe.SliceData(r3))
+	if it > 0 {
+		genericDeinterleave8x4(r0, r1, r2, r3, src, h)
+		e := h + it*blk
+		if raceEnabled {
+			raceRead(src[4*h : 4*e])
+			raceWrite(r0[h:e])
+			raceWrite(r1[h:e])
+			raceWrite(r2[h:e])
+			raceWrite(r3[h:e])
+		}
+		pick(nt, s.deinterleave8x4, s.deinterleave8x4NT)(&r0[h], &r1[h], &r2[h], &r3[h], &src[4*h], it)
+		h = e
+	} else {
+		h = 0
+	}
+	genericDeinterleave8x4(r0[h:], r1[h:], r2[h:], r3[h:], src[4*h:], n-h)
+}
+
+// transposeStripRows is the number of source rows one assembly call walks
+// down: 256 rows of one 64-byte line each stay in L1 while the next block
+// column reuses them.
+const transposeStripRows = 256
+
+// transpose runs the set's nb×nb kernel for w-byte elements on all whole blocks, and
+// hands the right and bottom edges to the narrower set, or to the generic code.
+func (s *asmSet) transpose(w int, dst []byte, ds int, src []byte, ss int, rows, cols int) {
+	if rows == 0 || cols == 0 {
+		return
+	}
+	nb, kern, rect := s.t32, s.transpose32, transposeRect32
+	switch w {
+	case 2:
+		nb, kern, rect = s.t16, s.transpose16, transposeRect16
+	case 1:
+		nb, kern, rect = s.t8, s.transpose8, transposeRect8
+	}
+	rb, cb := rows/nb, cols/nb
+	if rb > 0 && cb > 0 {
+		if raceEnabled { // row by row: strided blocks of two goroutines interleave
+			for i := 0; i < rb*nb; i++ {
+				raceRead(src[i*ss : i*ss+cb*nb*w])
+			}
+			for j := 0; j < cb*nb; j++ {
+				raceWrite(dst[j*ds : j*ds+rb*nb*w])
+			}
+		}
+		step := max(1, transposeStripRows/nb)
+		for r := 0; r < rb; r += step {
+			k := min(step, rb-r)
+			for c := 0; c < cb; c++ {
+				kern(&dst[c*nb*ds+r*nb*w], ds, &src[r*nb*ss+c*nb*w], ss, k)
+			}
+		}
+	}
+	r, c := rb*nb, cb*nb
+	edge := func(dst []byte, src []byte, rows, cols int) {
+		if s.narrower != nil {
+			s.narrower.transpose(w, dst, ds, src, ss, rows, cols)
+		} else {
+			rect(dst, ds, src, ss, 0, rows, 0, cols)
+		}
+	}
+	if c < cols {
+		edge(dst[c*ds:], src[c*w:], rows, cols-c)
+	}
+	if r < rows && c > 0 {
+		edge(dst[r*w:], src[r*ss:], rows-r, c)
+	}
+}
+
+func (s *asmSet) transpose32W(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
+	checkTranspose(4, dst, dstStride, src, srcStride, rows, cols)
+	s.transpose(4, dst, dstStride, src, srcStride, rows, cols)
+}
+
+func (s *asmSet) transpose16W(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
+	checkTranspose(2, dst, dstStride, src, srcStride, rows, cols)
+	s.transpose(2, dst, dstStride, src, srcStride, rows, cols)
+}
+
+func (s *asmSet) transpose8W(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
+	checkTranspose(1, dst, dstStride, src, srcStride, rows, cols)
+	s.transpose(1, dst, dstStride, src, srcStride, rows, cols)
+}

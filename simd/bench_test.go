@@ -1,0 +1,132 @@
+package simd
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"testing"
+)
+
+// TestMain prints benchmark configuration lines (benchfmt "key: value") with
+// the CPU features and the default implementation when benchmarks run.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	if f := flag.Lookup("test.bench"); f != nil && f.Value.String() != "" {
+		fmt.Printf("simd-features: %s\nsimd-default: %s\n", Features(), Default().Name)
+	}
+	os.Exit(m.Run())
+}
+
+// Benchmark sizes are source bytes (b.SetBytes reports source bytes per
+// second): one in L1/L2, one in L2, one far larger than the caches.
+var benchSizes = []struct {
+	name  string
+	bytes int
+}{{"32KiB", 32 << 10}, {"1MiB", 1 << 20}, {"64MiB", 64 << 20}}
+
+// benchFill fills b with a deterministic pattern; for f32 inputs it stores
+// ordinary float values.
+func benchFill(b []byte, f32 bool) {
+	for i := 0; i+4 <= len(b); i += 4 {
+		v := uint32(i) * 2654435761
+		if f32 {
+			v = math.Float32bits(float32(int32(v)) / 1e6)
+		}
+		le.PutUint32(b[i:], v)
+	}
+}
+
+func benchCase(b *testing.B, name string, extra ...*Kernels) {
+	var kc kernelCase
+	for _, c := range kernelCases {
+		if c.name == name {
+			kc = c
+		}
+	}
+	for _, sz := range benchSizes {
+		per := 0
+		for _, l := range kc.inLen {
+			per += l(1)
+		}
+		n := sz.bytes / per
+		in := make([][]byte, len(kc.inLen))
+		for j, l := range kc.inLen {
+			in[j] = make([]byte, l(n))
+			benchFill(in[j], kc.f32In)
+		}
+		out := make([][]byte, len(kc.outLen))
+		for j, l := range kc.outLen {
+			out[j] = make([]byte, l(n))
+			benchFill(out[j], false) // fault the pages in before timing
+		}
+		for _, k := range append(Available(), extra...) {
+			b.Run("impl="+k.Name+"/size="+sz.name, func(b *testing.B) {
+				b.SetBytes(int64(per * n))
+				for b.Loop() {
+					kc.run(k, out, in, n)
+				}
+			})
+		}
+	}
+}
+
+// goCopy is the baseline for Copy and CopyNT: Go's built-in copy (runtime
+// memmove, which itself switches to non-temporal stores from 1 MiB).
+var goCopy = &Kernels{
+	Name:   "gocopy",
+	Copy:   func(dst, src []byte) { copy(dst, src) },
+	CopyNT: func(dst, src []byte) { copy(dst, src) },
+}
+
+func BenchmarkCopy(b *testing.B)                  { benchCase(b, "Copy", goCopy) }
+func BenchmarkCopyNT(b *testing.B)                { benchCase(b, "CopyNT", goCopy) }
+func BenchmarkInterleave16(b *testing.B)          { benchCase(b, "Interleave16") }
+func BenchmarkDeinterleave16(b *testing.B)        { benchCase(b, "Deinterleave16") }
+func BenchmarkInterleave8x4(b *testing.B)         { benchCase(b, "Interleave8x4") }
+func BenchmarkDeinterleave8x4(b *testing.B)       { benchCase(b, "Deinterleave8x4") }
+func BenchmarkF32ToBF16(b *testing.B)             { benchCase(b, "F32ToBF16") }
+func BenchmarkF32ToF16(b *testing.B)              { benchCase(b, "F32ToF16") }
+func BenchmarkBF16ToF32(b *testing.B)             { benchCase(b, "BF16ToF32") }
+func BenchmarkF16ToF32(b *testing.B)              { benchCase(b, "F16ToF32") }
+func BenchmarkF32ToBF16Interleave(b *testing.B)   { benchCase(b, "F32ToBF16Interleave") }
+func BenchmarkF32ToF16Interleave(b *testing.B)    { benchCase(b, "F32ToF16Interleave") }
+func BenchmarkBF16DeinterleaveToF32(b *testing.B) { benchCase(b, "BF16DeinterleaveToF32") }
+
+func benchTranspose(b *testing.B, w int) {
+	for _, sz := range benchSizes {
+		side := int(math.Sqrt(float64(sz.bytes / w)))
+		src := make([]byte, side*side*w)
+		dst := make([]byte, side*side*w)
+		benchFill(src, false)
+		benchFill(dst, false)
+		for _, k := range Available() {
+			b.Run(fmt.Sprintf("impl=%s/size=%s", k.Name, sz.name), func(b *testing.B) {
+				b.SetBytes(int64(len(src)))
+				for b.Loop() {
+					k.transpose(w)(dst, side*w, src, side*w, side, side)
+				}
+			})
+		}
+	}
+}
+
+func BenchmarkTranspose32(b *testing.B) { benchTranspose(b, 4) }
+func BenchmarkTranspose16(b *testing.B) { benchTranspose(b, 2) }
+func BenchmarkTranspose8(b *testing.B)  { benchTranspose(b, 1) }
+
+func BenchmarkFill(b *testing.B) {
+	pat := []byte{1, 2, 3, 4}
+	for _, sz := range benchSizes {
+		dst := make([]byte, sz.bytes)
+		benchFill(dst, false)
+		for _, k := range Available() {
+			b.Run("impl="+k.Name+"/size="+sz.name, func(b *testing.B) {
+				b.SetBytes(int64(len(dst)))
+				for b.Loop() {
+					k.Fill(dst, pat)
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,56 @@
+package simd
+
+import (
+	"strings"
+
+	"github.com/klauspost/cpuid/v2"
+)
+
+// CPU features, detected once at start-up. The AVX2 implementation also
+// needs F16C (VCVTPS2PH/VCVTPH2PS); the AVX-512 one needs F, BW and VL.
+var (
+	cpuAVX2   = cpuid.CPU.Supports(cpuid.AVX2, cpuid.F16C)
+	cpuAVX512 = cpuAVX2 && cpuid.CPU.Supports(cpuid.AVX512F, cpuid.AVX512BW, cpuid.AVX512VL)
+)
+
+// ntThreshold is the destination size (bytes written by one call) from which
+// the vector kernels other than Copy switch to non-temporal stores: the L2
+// size reported by the CPU, or 1 MiB (the point where Go's own memmove
+// switches) if it is unknown.
+var ntThreshold = func() int {
+	if l2 := cpuid.CPU.Cache.L2; l2 > 0 {
+		return l2
+	}
+	return 1 << 20
+}()
+
+// Features reports the CPU features the vector kernels can use on this
+// machine, comma-separated in a fixed order, for example
+// "avx2,f16c,avx512f,avx512bw,avx512vl,avx512vbmi". It returns "none" in
+// purego and noasm builds, on other architectures, and on CPUs without AVX2.
+// The string has no spaces, so it can be used as a benchmark configuration
+// value.
+func Features() string {
+	if !asmEnabled || !cpuAVX2 {
+		return "none"
+	}
+	var f []string
+	for _, c := range []struct {
+		name string
+		id   cpuid.FeatureID
+	}{
+		{"avx2", cpuid.AVX2},
+		{"f16c", cpuid.F16C},
+		{"avx512f", cpuid.AVX512F},
+		{"avx512bw", cpuid.AVX512BW},
+		{"avx512vl", cpuid.AVX512VL},
+		{"avx512vbmi", cpuid.AVX512VBMI},
+		{"avx512vbmi2", cpuid.AVX512VBMI2},
+		{"avx512bf16", cpuid.AVX512BF16},
+	} {
+		if cpuid.CPU.Supports(c.id) {
+			f = append(f, c.name)
+		}
+	}
+	return strings.Join(f, ",")
+}

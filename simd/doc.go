@@ -1,0 +1,61 @@
+// Package simd provides the vector kernels of the relayout engine: copies of
+// contiguous runs, block transposes, 16-bit pair packing and 8-bit quad
+// packing, f32↔bf16 and f32↔f16 conversions (alone and fused with packing),
+// and fills. The kernels take raw little-endian byte slices, element counts
+// and byte strides only; they know nothing about layouts.
+//
+// # Overview
+//
+// A [Kernels] value is one implementation's set of kernels. [Default] returns
+// the best one for this CPU, chosen once from the features reported by
+// github.com/klauspost/cpuid/v2; [Generic] returns the portable Go one, which
+// is also the reference the other implementations are tested against;
+// [Available] and [Lookup] list and select the implementations this CPU can
+// run, so that tests and benchmarks can force one ([Use] and the
+// TPULAYOUT_SIMD environment variable, see [EnvVar], change what Default
+// returns). [Features] describes the CPU features in use, for benchmark
+// headers.
+//
+//	k := simd.Default()
+//	k.F32ToBF16Interleave(dst, evenRow, oddRow, n) // f32 rows → bf16 (2,1) pairs
+//
+// Lengths are in elements unless named Bytes, strides in bytes. Kernels never
+// allocate. They panic if a slice is shorter than the lengths require (a
+// programmer error); the check is made once per call, before anything is
+// written, so the assembly never touches memory outside the slices. Inputs
+// and outputs must not overlap.
+//
+// Conversions round to nearest, ties to even. Finite values too large for the
+// target become ±Inf; NaNs stay NaNs with their sign and become quiet; f16
+// subnormals are exact. [F32ToBF16Bits], [F32ToF16Bits], [BF16BitsToF32] and
+// [F16BitsToF32] are the per-element definitions, and every kernel agrees
+// with them bit for bit (checked exhaustively over all 2^32 f32 inputs for
+// F32ToBF16 and F32ToF16).
+//
+// Copy uses ordinary stores and suits destinations that stay in cache.
+// CopyNT uses non-temporal stores (after aligning the destination to 64
+// bytes) and ends with SFENCE; use it when the whole destination is larger
+// than the cache, even if each call copies a short run. The other vector
+// kernels switch to non-temporal stores by themselves when one call writes at
+// least the L2 cache size and their destinations can be aligned.
+//
+// # Implementations
+//
+//   - "generic": portable Go, always available. It is the only
+//     implementation in builds with the purego or noasm build tag, with
+//     gccgo, and on architectures other than amd64.
+//   - "avx2": amd64 assembly for CPUs with AVX2 and F16C. Every kernel has
+//     a vector loop; heads and tails run the generic Go code. Transposes
+//     use 8×8 (32-bit) and 16×16 (16-bit and 8-bit) register blocks.
+//   - "avx512": amd64 assembly for CPUs with AVX-512 F, BW and VL, with
+//     512-bit vectors. Transpose32 and Transpose16 use 16×16 and 32×32
+//     blocks; Transpose8 uses the AVX2 16×16 kernel. AVX512_BF16 is not
+//     used (neither the Go assembler nor avo knows VCVTNE2PS2BF16); f32→bf16
+//     rounding is done with integer arithmetic, f32↔f16 with F16C
+//     (VCVTPS2PH/VCVTPH2PS).
+//
+// The assembly is generated with avo from simd/_asm (a separate module, so
+// avo is not a dependency of this one); simd/_asm/check.sh checks that the
+// committed files are up to date. Under the race detector the wrappers
+// report the memory ranges the assembly reads and writes.
+package simd

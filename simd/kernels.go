@@ -1,0 +1,134 @@
+package simd
+
+import (
+	"os"
+	"sync"
+	"sync/atomic"
+)
+
+// Kernels is one implementation's set of kernels. All fields are non-nil.
+//
+// All lengths are in elements unless named Bytes; strides are in bytes.
+// Slices are little-endian byte slices. Kernels never allocate. They panic
+// (a programmer error) if a slice is too short for the given lengths; the
+// check is done once per call, before any byte is written.
+type Kernels struct {
+	Name string // "generic", "avx2", "avx512"
+
+	// Copy copies len(src) bytes to dst with ordinary stores;
+	// len(dst) >= len(src). The slices must not overlap.
+	Copy func(dst, src []byte)
+	// CopyNT has the same result as Copy but uses non-temporal stores
+	// where it helps (destinations larger than the cache) and ends with
+	// SFENCE.
+	CopyNT func(dst, src []byte)
+
+	// Transpose32, Transpose16 and Transpose8 transpose a rows×cols matrix of
+	// W-byte elements (W = 4, 2, 1):
+	//
+	//	dst[j*dstStride + i*W : +W] = src[i*srcStride + j*W : +W]   for i < rows, j < cols
+	//
+	// Strides must be >= 0; destination rows must not overlap.
+	Transpose32 func(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int)
+	Transpose16 func(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int)
+	Transpose8  func(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int)
+
+	// Interleave16 packs 16-bit pairs: for i < n, dst16[2i] = a16[i] and
+	// dst16[2i+1] = b16[i] (a is the even row, the low half of each 32-bit
+	// word). Deinterleave16 is its inverse.
+	Interleave16   func(dst, a, b []byte, n int)
+	Deinterleave16 func(a, b, src []byte, n int)
+	// Interleave8x4 packs 8-bit quads: dst[4i+k] = rk[i] for k = 0..3.
+	// Deinterleave8x4 is its inverse.
+	Interleave8x4   func(dst, r0, r1, r2, r3 []byte, n int)
+	Deinterleave8x4 func(r0, r1, r2, r3, src []byte, n int)
+
+	// Conversions of n elements. f32 is 4 bytes per element, bf16 and f16
+	// are 2. Rounding is to nearest even, see [F32ToBF16Bits],
+	// [F32ToF16Bits], [BF16BitsToF32] and [F16BitsToF32] for the exact
+	// per-element results.
+	F32ToBF16 func(dst, src []byte, n int)
+	F32ToF16  func(dst, src []byte, n int)
+	BF16ToF32 func(dst, src []byte, n int)
+	F16ToF32  func(dst, src []byte, n int)
+	// Fused conversion and pair packing:
+	// dst16[2i] = bf16(aF32[i]), dst16[2i+1] = bf16(bF32[i]).
+	F32ToBF16Interleave func(dst, a, b []byte, n int)
+	F32ToF16Interleave  func(dst, a, b []byte, n int)
+	// Fused inverse: aF32[i] = f32(src16[2i]), bF32[i] = f32(src16[2i+1]).
+	BF16DeinterleaveToF32 func(a, b, src []byte, n int)
+
+	// Fill sets dst to repeated copies of pattern; len(pattern) is in
+	// {1, 2, 4, 8, 16} and divides len(dst).
+	Fill func(dst, pattern []byte)
+}
+
+// registry lists the implementations this CPU can run, generic first, then
+// faster ones. The architecture file appends to it from its init function.
+var registry = []*Kernels{genericKernels}
+
+// register adds k to the registry. It is called only from init functions.
+func register(k *Kernels) { registry = append(registry, k) }
+
+// Generic returns the portable Go implementation. It is always available and
+// is the reference the other implementations are tested against.
+func Generic() *Kernels { return genericKernels }
+
+// Available returns the implementations this CPU can run: generic first, then
+// the faster ones in order of preference. The caller must not modify the
+// returned slice or the Kernels it points to.
+func Available() []*Kernels { return registry[:len(registry):len(registry)] }
+
+// Lookup returns the implementation with the given name ("generic", "avx2",
+// "avx512"). It reports false if the name is unknown or the implementation
+// cannot run here (wrong CPU, or a purego/noasm build).
+func Lookup(name string) (*Kernels, bool) {
+	for _, k := range registry {
+		if k.Name == name {
+			return k, true
+		}
+	}
+	return nil, false
+}
+
+// EnvVar names the environment variable that, when set to an implementation
+// name that [Lookup] accepts, makes [Default] return that implementation.
+// It is read once, on the first call to Default.
+const EnvVar = "TPULAYOUT_SIMD"
+
+var (
+	defaultOnce sync.Once
+	defaultImpl atomic.Pointer[Kernels]
+)
+
+func initDefault() {
+	k := registry[len(registry)-1]
+	if name := os.Getenv(EnvVar); name != "" {
+		if f, ok := Lookup(name); ok {
+			k = f
+		}
+	}
+	defaultImpl.CompareAndSwap(nil, k)
+}
+
+// Default returns the best implementation for this CPU. The choice is made
+// once, from the CPU features (see [Features]); purego and noasm builds
+// always get [Generic]. [EnvVar] and [Use] can override it.
+func Default() *Kernels {
+	defaultOnce.Do(initDefault)
+	return defaultImpl.Load()
+}
+
+// Use makes Default return the implementation with the given name, and returns
+// a function that restores the previous choice. It reports false, and changes
+// nothing, if [Lookup] does not know the name. Use is meant for tests and
+// benchmarks that want to force a code path in packages built on Default.
+func Use(name string) (restore func(), ok bool) {
+	k, ok := Lookup(name)
+	if !ok {
+		return func() {}, false
+	}
+	prev := Default()
+	defaultImpl.Store(k)
+	return func() { defaultImpl.Store(prev) }, true
+}
