@@ -1,0 +1,337 @@
+package buffer
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/simd"
+)
+
+// CompareOptions sets how [Compare] matches elements. The zero value asks for
+// bit-exact equality in the narrower of the two types (any NaN matching any NaN).
+type CompareOptions struct {
+	// In is the type both sides are converted to (round to nearest even) before they are
+	// compared. The default, layout.Invalid, is the "compare in the narrower dtype" rule:
+	// the type itself when both sides have the same one; for two float types the one
+	// with fewer bits (then fewer significand bits: bf16 rather than f16), so that an
+	// f32 reference checked against a bf16 result is first rounded to bf16; and f64 (by
+	// value) when an integer or pred is compared with a different type. Set In to
+	// layout.F64 to compare floats by value without rounding either side.
+	In layout.DType
+
+	// An element that is not bit-identical (in type In) still matches when it is within
+	// ULP units in the last place of type In (for integer types: ULP apart in value),
+	// or when |actual-expected| <= Abs + Rel*|expected|. Zero values disable a test.
+	// NaN never matches a number, and infinities only match themselves.
+	ULP uint64
+	Abs float64
+	Rel float64
+
+	// NaNBits makes NaNs match only NaNs with the same bits; by default any NaN matches
+	// any NaN.
+	NaNBits bool
+
+	// MaxMismatches is how many mismatches are recorded in CompareResult.First:
+	// 0 means 10, a negative value none.
+	MaxMismatches int
+}
+
+// Mismatch is one element that did not match.
+type Mismatch struct {
+	Index            []int64 // logical index
+	Expected, Actual float64 // values in the comparison type
+	ExpectedBits     uint64  // raw bits as stored in the expected buffer
+	ActualBits       uint64  // raw bits as stored in the actual buffer
+	ULP              uint64  // distance in units in the last place of the comparison type
+}
+
+func (m Mismatch) String() string {
+	return fmt.Sprintf("%v: expected %g (%#x), actual %g (%#x)", m.Index, m.Expected, m.ExpectedBits, m.Actual, m.ActualBits)
+}
+
+// CompareResult summarises a comparison.
+type CompareResult struct {
+	In         layout.DType // the comparison type
+	Elements   int64        // logical elements compared
+	Identical  int64        // equal bits in the comparison type (or both NaN unless NaNBits)
+	Within     int64        // not identical but within tolerance
+	Mismatches int64        // neither
+
+	// The worst errors over all elements that are not identical (NaNs left out), with
+	// where they occur (nil when there is none).
+	MaxAbs      float64
+	MaxAbsIndex []int64
+	MaxRel      float64 // relative to |expected|; +Inf where expected is 0
+	MaxRelIndex []int64
+	MaxULP      uint64
+	MaxULPIndex []int64
+
+	First []Mismatch // the first mismatches in row-major order
+}
+
+// OK reports whether every element matched.
+func (r *CompareResult) OK() bool { return r.Mismatches == 0 }
+
+// precision is the significand width (with the implicit bit) of a float type.
+func precision(dt layout.DType) int {
+	switch dt {
+	case layout.F32:
+		return 24
+	case layout.F64:
+		return 53
+	case layout.F8E8M0FNU:
+		return 1
+	}
+	if f, ok := minifloatOf(dt); ok {
+		return int(f.mbits) + 1
+	}
+	return 64
+}
+
+// CompareType returns the type [Compare] converts both sides to by default.
+func CompareType(expected, actual layout.DType) layout.DType {
+	switch {
+	case expected == actual:
+		return expected
+	case expected.IsFloat() && actual.IsFloat():
+		eb, ab := expected.Bits(), actual.Bits()
+		if eb != ab {
+			if eb < ab {
+				return expected
+			}
+			return actual
+		}
+		if precision(expected) < precision(actual) {
+			return expected
+		}
+		return actual
+	}
+	return layout.F64
+}
+
+// Compare compares two buffers element by element over their logical indices; they
+// must have the same logical dims but may differ in layout and type. Each element is
+// read from both (padding is ignored), converted to the comparison type (see
+// [CompareOptions.In]) and matched as the options say. It allocates only for the
+// result; it visits tens of millions of elements per second.
+func Compare(expected, actual *Buffer, opts CompareOptions) (*CompareResult, error) {
+	if !slices.Equal(expected.dims, actual.dims) {
+		return nil, fmt.Errorf("%w: compare: dims %v and %v differ", ErrShape, expected.dims, actual.dims)
+	}
+	edt, adt := expected.dt, actual.dt
+	if !isReal(edt) || !isReal(adt) {
+		return nil, fmt.Errorf("%w: compare: %v against %v (only real types)", ErrDType, edt, adt)
+	}
+	in := opts.In
+	if in == layout.Invalid {
+		in = CompareType(edt, adt)
+	} else if !isReal(in) {
+		return nil, fmt.Errorf("%w: compare in %v", ErrDType, in)
+	}
+	maxFirst := opts.MaxMismatches
+	if maxFirst == 0 {
+		maxFirst = 10
+	}
+	r := &CompareResult{In: in, Elements: expected.Len()}
+	if r.Elements == 0 {
+		return r, nil
+	}
+	rank := len(expected.dims)
+	absIdx := make([]int64, rank)
+	relIdx := make([]int64, rank)
+	ulpIdx := make([]int64, rank)
+	haveAbs, haveRel, haveULP := false, false, false
+	tol := opts.Abs > 0 || opts.Rel > 0
+	isFloat := in.IsFloat()
+	inBits := in.Bits()
+
+	idx := make([]int64, rank)
+	eix, aix := expected.ix, actual.ix
+	etab, atab := expected.rowTable(), actual.rowTable()
+	econv, aconv := converter(in, edt), converter(in, adt)
+	n := int64(1)
+	if rank > 0 {
+		n = expected.dims[rank-1]
+	}
+	for {
+		var ebase, abase int64
+		if rank > 0 {
+			idx[rank-1] = 0
+		}
+		if etab != nil {
+			ebase = eix.Offset(idx)
+		}
+		if atab != nil {
+			abase = aix.Offset(idx)
+		}
+		for j := int64(0); j < n; j++ {
+			if rank > 0 {
+				idx[rank-1] = j
+			}
+			var eo, ao int64
+			if etab != nil {
+				eo = ebase + etab[j]
+			} else {
+				eo = eix.Offset(idx)
+			}
+			if atab != nil {
+				ao = abase + atab[j]
+			} else {
+				ao = aix.Offset(idx)
+			}
+			eb := expected.BitsAt(eo)
+			ab := actual.BitsAt(ao)
+			ec, ac := eb, ab
+			if econv != nil {
+				ec = econv(eb)
+			}
+			if aconv != nil {
+				ac = aconv(ab)
+			}
+			if ec == ac {
+				r.Identical++
+			} else {
+				ev, av := valueOf(in, ec), valueOf(in, ac)
+				enan, anan := math.IsNaN(ev), math.IsNaN(av)
+				switch {
+				case enan && anan && !opts.NaNBits:
+					r.Identical++
+				case enan || anan:
+					r.Mismatches++
+					r.record(maxFirst, idx, ev, av, eb, ab, 0)
+				default:
+					d := math.Abs(av - ev)
+					if math.IsNaN(d) { // Inf - Inf of the same sign cannot happen (bits differ)
+						d = math.Inf(1)
+					}
+					rel := math.Inf(1)
+					if ev != 0 {
+						rel = d / math.Abs(ev)
+					} else if d == 0 {
+						rel = 0
+					}
+					var u uint64
+					if isFloat && in != layout.F8E8M0FNU {
+						u = ulpDistance(ec, ac, inBits)
+					} else {
+						u = intDistance(in, ec, ac)
+					}
+					if !haveAbs || d > r.MaxAbs {
+						r.MaxAbs, haveAbs = d, true
+						copy(absIdx, idx)
+					}
+					if !haveRel || rel > r.MaxRel {
+						r.MaxRel, haveRel = rel, true
+						copy(relIdx, idx)
+					}
+					if !haveULP || u > r.MaxULP {
+						r.MaxULP, haveULP = u, true
+						copy(ulpIdx, idx)
+					}
+					inf := math.IsInf(ev, 0) || math.IsInf(av, 0)
+					if !inf && (opts.ULP > 0 && u <= opts.ULP || tol && d <= opts.Abs+opts.Rel*math.Abs(ev)) {
+						r.Within++
+					} else {
+						r.Mismatches++
+						r.record(maxFirst, idx, ev, av, eb, ab, u)
+					}
+				}
+			}
+		}
+		if rank == 0 || !layout.NextIndex(idx[:rank-1], expected.dims[:rank-1]) {
+			break
+		}
+	}
+	if haveAbs {
+		r.MaxAbsIndex, r.MaxRelIndex, r.MaxULPIndex = absIdx, relIdx, ulpIdx
+	}
+	return r, nil
+}
+
+func (r *CompareResult) record(maxFirst int, idx []int64, ev, av float64, eb, ab, u uint64) {
+	if len(r.First) >= maxFirst {
+		return
+	}
+	r.First = append(r.First, Mismatch{Index: slices.Clone(idx), Expected: ev, Actual: av, ExpectedBits: eb, ActualBits: ab, ULP: u})
+}
+
+// ulpDistance counts the representable values between two floats of width w given by
+// their bits (sign-magnitude mapped onto a line, so +0 and -0 are 0 apart).
+func ulpDistance(a, b uint64, w int) uint64 {
+	ka, kb := orderedKey(a, w), orderedKey(b, w)
+	if ka >= kb {
+		return uint64(ka) - uint64(kb)
+	}
+	return uint64(kb) - uint64(ka)
+}
+
+func orderedKey(b uint64, w int) int64 {
+	sign := uint64(1) << uint(w-1)
+	m := int64(b &^ sign & mask(w))
+	if b&sign != 0 {
+		return -m
+	}
+	return m
+}
+
+// intDistance is |a-b| for integer bits of type dt (and unsigned float encodings).
+func intDistance(dt layout.DType, a, b uint64) uint64 {
+	if dt.IsSigned() {
+		x, y := signExtend(a, dt.Bits()), signExtend(b, dt.Bits())
+		if x >= y {
+			return uint64(x) - uint64(y)
+		}
+		return uint64(y) - uint64(x)
+	}
+	if a >= b {
+		return a - b
+	}
+	return b - a
+}
+
+// rowTableMax bounds the length of the last dimension for which rowTable builds a table.
+const rowTableMax = 1 << 16
+
+// rowTable returns, when the layout allows it, the element offsets along the last
+// dimension relative to its index 0: Offset(idx) = Offset(idx with last = 0) + tab[last].
+// That holds whenever the first tile has no combined dimension `*`, since every digit of
+// the nested tiling is then a function of a single logical dimension. It returns nil
+// otherwise, or for rank 0 or a very long last dimension.
+func (b *Buffer) rowTable() []int64 {
+	rank := len(b.dims)
+	if rank == 0 || b.dims[rank-1] > rowTableMax || b.dims[rank-1] == 0 {
+		return nil
+	}
+	for _, t := range b.Shape.Layout.Tiles {
+		for _, e := range t {
+			if e == layout.Combined {
+				return nil
+			}
+		}
+	}
+	idx := make([]int64, rank)
+	tab := make([]int64, b.dims[rank-1])
+	for j := range tab {
+		idx[rank-1] = int64(j)
+		tab[j] = b.ix.Offset(idx)
+	}
+	return tab
+}
+
+// converter returns a function converting src bits to dst bits, nil for the identity:
+// specialised for the frequent pairs, [ConvertElement] otherwise.
+func converter(dst, src layout.DType) func(uint64) uint64 {
+	switch {
+	case dst == src:
+		return nil
+	case dst == layout.BF16 && src == layout.F32:
+		return func(b uint64) uint64 { return uint64(simd.F32ToBF16Bits(uint32(b))) }
+	case dst == layout.F16 && src == layout.F32:
+		return func(b uint64) uint64 { return uint64(simd.F32ToF16Bits(uint32(b))) }
+	case dst == layout.F32 && src == layout.BF16:
+		return func(b uint64) uint64 { return uint64(simd.BF16BitsToF32(uint16(b))) }
+	}
+	return func(b uint64) uint64 { return ConvertElement(dst, src, b) }
+}

@@ -1,0 +1,51 @@
+// Package buffer holds typed byte buffers in XLA layouts: the bytes of one array in a
+// given shape and layout, read and written by logical index, converted between element
+// types, loaded from and saved to raw, .npy and safetensors files, and compared.
+//
+// # Overview
+//
+// A [Buffer] is modelled on image.Gray16 and gonum's blas64.General: a public Data
+// []byte beside the [layout.Shape] (with its layout) and the compiled
+// [layout.Indexer]. Data holds exactly the layout's footprint, tile and tail padding
+// included; elements are little-endian, and sub-byte elements (E(4), E(2), E(1)) are
+// packed in tiled linear order, least-significant bits first within a byte. [New]
+// allocates zeroed, 64-byte-aligned memory; [Wrap] uses the caller's bytes after
+// checking their length.
+//
+// # Access
+//
+// Typed accessors such as [Buffer.F32], [Buffer.SetBF16] and [Buffer.S32] read and
+// write one element by logical index without allocating; [Buffer.At] and [Buffer.Set]
+// work through float64 for every real type; [Buffer.Bits] and [Buffer.SetBits] give the
+// raw bits of any type up to 64 bits, which is what validators compare. An index out of
+// range, or an accessor of the wrong type, is a programmer error and panics.
+//
+// # Conversions
+//
+// f32↔bf16 and f32↔f16 round to nearest even and keep NaN a (quiet) NaN, through the
+// scalars of package simd. The f8 formats (and f4e2m1fn) round to nearest even and
+// follow ml_dtypes' non-saturating conversion, as JAX does: f8e5m2 overflows to ±Inf,
+// f8e4m3fn (no Inf, largest finite 448) overflows to NaN ([F32ToF8E4M3FN],
+// [F32ToF8E5M2]); f4e2m1fn saturates. [ConvertElement] converts one element between any
+// two real types with XLA's convert semantics: integers wrap, floats to integers
+// truncate and saturate.
+//
+// # Files
+//
+// [ReadRaw] and [WriteRaw] handle the bare bytes of a buffer, [ReadNPY] and [WriteNPY]
+// the .npy format (our own code: header versions 1.0–3.0, C and Fortran order, bf16 as
+// '<V2' or '<u2'), and [OpenSafetensors], [ReadTensor] and [WriteSafetensors] the
+// safetensors format. Writers are atomic ([WriteFileAtomic]): a failure leaves no file
+// behind. Readers map files of at least [MmapThreshold] bytes read-only (with
+// golang.org/x/sys/unix; elsewhere they read into memory); [Buffer.Close] unmaps them.
+// Errors from user input never panic; they wrap sentinels such as [ErrSize] and
+// [ErrFormat].
+//
+// # Comparing
+//
+// [Compare] matches two buffers of the same logical dims, possibly in different
+// layouts and types, bit-exactly or within ULP, absolute and relative tolerances,
+// after rounding both to the narrower type (an f32 reference against a bf16 result is
+// rounded to bf16 first), and reports counts, the worst errors and the first
+// mismatches.
+package buffer

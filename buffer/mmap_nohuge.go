@@ -1,0 +1,5 @@
+//go:build unix && !linux
+
+package buffer
+
+func adviseHuge([]byte) {}

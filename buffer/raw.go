@@ -1,0 +1,76 @@
+package buffer
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/tpulayout/tpulayout/layout"
+)
+
+// MmapThreshold is the data size from which readers map a file read-only instead of
+// reading it into memory. Set it to a negative value to never map.
+var MmapThreshold int64 = 64 << 20
+
+// ReadRaw reads a file that holds exactly the bytes of one buffer of shape (its
+// footprint, padding included, little-endian). A file of another size is an error
+// wrapping [ErrSize] that names the expected and the actual byte counts. Files of at
+// least [MmapThreshold] bytes are mapped read-only (see [Buffer.Close]).
+func ReadRaw(path string, shape layout.Shape) (*Buffer, error) {
+	b, err := newHeader(shape)
+	if err != nil {
+		return nil, fmt.Errorf("buffer: read %s: %w", path, err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("buffer: read raw: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("buffer: read raw: %w", err)
+	}
+	want := b.ix.FootprintBytes()
+	if st.Size() != want {
+		return nil, fmt.Errorf("%w: %s: %v needs %d bytes, the file has %d", ErrSize, path, b.Shape, want, st.Size())
+	}
+	if err := b.load(f, 0, want, st.Size()); err != nil {
+		return nil, fmt.Errorf("buffer: read %s: %w", path, err)
+	}
+	return b, nil
+}
+
+// load fills b.Data with bytes [off, off+n) of f, whose size is total: mapped when n
+// reaches MmapThreshold (and mapping works here), else read into aligned memory.
+func (b *Buffer) load(f *os.File, off, n, total int64) error {
+	if off < 0 || n < 0 || off+n > total || off+n < 0 {
+		return fmt.Errorf("%w: bytes [%d, %d) beyond the file's %d", ErrSize, off, off+n, total)
+	}
+	if canMap && MmapThreshold >= 0 && n >= MmapThreshold && n > 0 {
+		m, unmap, err := mapFile(f, total)
+		if err == nil {
+			b.Data = m[off : off+n : off+n]
+			b.unmap = unmap
+			b.mapped = true
+			return nil
+		}
+		// fall back to reading
+	}
+	if tooBig(n) {
+		return fmt.Errorf("%w: %d bytes", ErrSize, n)
+	}
+	data := alignedBytes(int(n))
+	if _, err := f.ReadAt(data, off); err != nil && !(err == io.EOF && n == 0) {
+		return err
+	}
+	b.Data = data
+	return nil
+}
+
+// WriteRaw writes buf.Data to path atomically (see [WriteFileAtomic]).
+func WriteRaw(path string, buf *Buffer) error {
+	return WriteFileAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(buf.Data)
+		return err
+	})
+}

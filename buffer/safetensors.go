@@ -1,0 +1,368 @@
+package buffer
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/bits"
+	"os"
+	"sort"
+	"strconv"
+
+	"github.com/tpulayout/tpulayout/layout"
+)
+
+// The safetensors format: an 8-byte little-endian header length N, N bytes of JSON
+// mapping tensor names to {"dtype", "shape", "data_offsets": [begin, end]} (offsets
+// relative to the data section that follows the header) plus an optional
+// "__metadata__" object of strings, then the data, row-major and little-endian.
+
+// SafetensorsMaxHeader is the largest header accepted, as in the reference
+// implementation (100 MB).
+const SafetensorsMaxHeader = 100_000_000
+
+var safeTypes = map[string]layout.DType{
+	"BOOL": layout.Pred, "U8": layout.U8, "I8": layout.S8, "I16": layout.S16,
+	"U16": layout.U16, "I32": layout.S32, "U32": layout.U32, "I64": layout.S64,
+	"U64": layout.U64, "F16": layout.F16, "BF16": layout.BF16, "F32": layout.F32,
+	"F64": layout.F64, "F8_E4M3": layout.F8E4M3FN, "F8_E5M2": layout.F8E5M2,
+	"F8_E8M0": layout.F8E8M0FNU, "C64": layout.C64,
+}
+
+func safeTypeName(dt layout.DType) (string, bool) {
+	for k, v := range safeTypes {
+		if v == dt {
+			return k, true
+		}
+	}
+	return "", false
+}
+
+// TensorInfo describes one tensor of a safetensors file.
+type TensorInfo struct {
+	Name     string
+	DType    layout.DType // F8_E4M3 is f8e4m3fn, BOOL is pred
+	SafeType string       // the dtype as written ("F32", "BF16", …)
+	Shape    []int64
+	Begin    int64 // data_offsets, relative to the start of the data section
+	End      int64
+	Offset   int64 // absolute file offset of the first byte (data start + Begin)
+}
+
+// BufferShape is the tensor's shape with the row-major layout.
+func (t TensorInfo) BufferShape() layout.Shape { return layout.NewShape(t.DType, t.Shape...) }
+
+// Safetensors is the parsed header of a safetensors file.
+type Safetensors struct {
+	Path      string
+	Tensors   []TensorInfo      // in data order (by Begin)
+	Metadata  map[string]string // "__metadata__", nil when absent
+	DataStart int64             // 8 + header length
+	byName    map[string]int
+}
+
+// Tensor returns the named tensor's description.
+func (s *Safetensors) Tensor(name string) (TensorInfo, bool) {
+	i, ok := s.byName[name]
+	if !ok {
+		return TensorInfo{}, false
+	}
+	return s.Tensors[i], true
+}
+
+// OpenSafetensors reads and validates the header of a safetensors file. It rejects
+// headers over [SafetensorsMaxHeader], malformed JSON, unknown dtypes, and tensors whose
+// offsets are out of the file, disagree with dtype×shape, or overlap another tensor;
+// errors name the tensor and wrap [ErrFormat] or [ErrDType]. Gaps between tensors and
+// trailing bytes are allowed (the reference implementation refuses them).
+func OpenSafetensors(path string) (*Safetensors, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("buffer: safetensors: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("buffer: safetensors: %w", err)
+	}
+	s, err := readSafetensorsHeader(f, st.Size())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	s.Path = path
+	return s, nil
+}
+
+func readSafetensorsHeader(r io.Reader, size int64) (*Safetensors, error) {
+	var l [8]byte
+	if _, err := io.ReadFull(r, l[:]); err != nil {
+		return nil, fmt.Errorf("%w: safetensors header length: %w", ErrFormat, err)
+	}
+	n := binary.LittleEndian.Uint64(l[:])
+	if n > SafetensorsMaxHeader {
+		return nil, fmt.Errorf("%w: safetensors header of %d bytes (limit %d)", ErrFormat, n, SafetensorsMaxHeader)
+	}
+	if int64(n) > size-8 {
+		return nil, fmt.Errorf("%w: safetensors header of %d bytes in a file of %d", ErrFormat, n, size)
+	}
+	hdr := make([]byte, n)
+	if _, err := io.ReadFull(r, hdr); err != nil {
+		return nil, fmt.Errorf("%w: safetensors header: %w", ErrFormat, err)
+	}
+	return parseSafetensorsHeader(hdr, size-8-int64(n))
+}
+
+type safeEntry struct {
+	DType       string        `json:"dtype"`
+	Shape       []json.Number `json:"shape"`
+	DataOffsets []json.Number `json:"data_offsets"`
+}
+
+// parseSafetensorsHeader parses the JSON header; dataLen is the size of the data section.
+func parseSafetensorsHeader(hdr []byte, dataLen int64) (*Safetensors, error) {
+	s := &Safetensors{DataStart: 8 + int64(len(hdr)), byName: map[string]int{}}
+	dec := json.NewDecoder(bytes.NewReader(hdr))
+	dec.UseNumber()
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: safetensors header: "+format, append([]any{ErrFormat}, args...)...)
+	}
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, bad("%v", err)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, bad("not a JSON object")
+	}
+	seenMeta := false
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, bad("%v", err)
+		}
+		name, ok := tok.(string)
+		if !ok {
+			return nil, bad("key %v is not a string", tok)
+		}
+		if name == "__metadata__" {
+			if seenMeta {
+				return nil, bad("duplicate __metadata__")
+			}
+			seenMeta = true
+			var m map[string]string
+			if err := dec.Decode(&m); err != nil {
+				return nil, bad("__metadata__: %v", err)
+			}
+			s.Metadata = m
+			continue
+		}
+		if _, dup := s.byName[name]; dup {
+			return nil, bad("tensor %q appears twice", name)
+		}
+		var e safeEntry
+		if err := dec.Decode(&e); err != nil {
+			return nil, bad("tensor %q: %v", name, err)
+		}
+		t, err := e.check(name, dataLen)
+		if err != nil {
+			return nil, err
+		}
+		t.Offset = s.DataStart + t.Begin
+		s.byName[name] = len(s.Tensors)
+		s.Tensors = append(s.Tensors, t)
+	}
+	if _, err := dec.Token(); err != nil { // the closing '}'
+		return nil, bad("%v", err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, bad("data after the JSON object")
+	}
+	sort.SliceStable(s.Tensors, func(i, j int) bool {
+		a, b := s.Tensors[i], s.Tensors[j]
+		return a.Begin < b.Begin || a.Begin == b.Begin && a.End < b.End
+	})
+	for i := range s.Tensors {
+		s.byName[s.Tensors[i].Name] = i
+		if i > 0 {
+			p, t := s.Tensors[i-1], s.Tensors[i]
+			if t.Begin < p.End {
+				return nil, fmt.Errorf("%w: safetensors: tensor %q [%d, %d) overlaps tensor %q [%d, %d)",
+					ErrFormat, t.Name, t.Begin, t.End, p.Name, p.Begin, p.End)
+			}
+		}
+	}
+	return s, nil
+}
+
+func (e *safeEntry) check(name string, dataLen int64) (TensorInfo, error) {
+	t := TensorInfo{Name: name, SafeType: e.DType}
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: safetensors: tensor %q: "+format, append([]any{ErrFormat, name}, args...)...)
+	}
+	if e.DType == "" {
+		return t, bad("no dtype")
+	}
+	dt, ok := safeTypes[e.DType]
+	if !ok {
+		return t, fmt.Errorf("%w: safetensors: tensor %q: dtype %q", ErrDType, name, e.DType)
+	}
+	t.DType = dt
+	if e.Shape == nil {
+		return t, bad("no shape")
+	}
+	t.Shape = make([]int64, len(e.Shape))
+	for i, x := range e.Shape {
+		v, err := strconv.ParseInt(string(x), 10, 64)
+		if err != nil || v < 0 {
+			return t, bad("shape entry %d is %s, not a size", i, x)
+		}
+		t.Shape[i] = v
+	}
+	if len(e.DataOffsets) != 2 {
+		return t, bad("data_offsets must hold 2 numbers, not %d", len(e.DataOffsets))
+	}
+	var off [2]int64
+	for i, x := range e.DataOffsets {
+		v, err := strconv.ParseInt(string(x), 10, 64)
+		if err != nil || v < 0 {
+			return t, bad("data_offsets entry %d is %s, not an offset", i, x)
+		}
+		off[i] = v
+	}
+	t.Begin, t.End = off[0], off[1]
+	if t.End < t.Begin {
+		return t, bad("data_offsets [%d, %d] end before they begin", t.Begin, t.End)
+	}
+	if t.End > dataLen {
+		return t, bad("data_offsets [%d, %d] beyond the %d data bytes of the file", t.Begin, t.End, dataLen)
+	}
+	want := uint64(dt.StorageBits() / 8)
+	for _, d := range t.Shape {
+		hi, lo := bits.Mul64(want, uint64(d))
+		if hi != 0 || lo > 1<<62 {
+			return t, bad("shape %v is too large", t.Shape)
+		}
+		want = lo
+	}
+	if int64(want) != t.End-t.Begin {
+		return t, bad("data_offsets [%d, %d] hold %d bytes, %s%v needs %d", t.Begin, t.End, t.End-t.Begin, e.DType, t.Shape, want)
+	}
+	return t, nil
+}
+
+// ListTensors returns the tensors of a safetensors file in data order.
+func ListTensors(path string) ([]TensorInfo, error) {
+	s, err := OpenSafetensors(path)
+	if err != nil {
+		return nil, err
+	}
+	return s.Tensors, nil
+}
+
+// Read reads the named tensor as a row-major buffer; tensors of at least
+// [MmapThreshold] bytes are mapped read-only (call Close on the buffer).
+func (s *Safetensors) Read(name string) (*Buffer, error) {
+	t, ok := s.Tensor(name)
+	if !ok {
+		return nil, fmt.Errorf("%w: %q in %s", ErrNotFound, name, s.Path)
+	}
+	b, err := newHeader(t.BufferShape())
+	if err != nil {
+		return nil, fmt.Errorf("%s: tensor %q: %w", s.Path, name, err)
+	}
+	f, err := os.Open(s.Path)
+	if err != nil {
+		return nil, fmt.Errorf("buffer: safetensors: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("buffer: safetensors: %w", err)
+	}
+	if err := b.load(f, t.Offset, t.End-t.Begin, st.Size()); err != nil {
+		return nil, fmt.Errorf("%s: tensor %q: %w", s.Path, name, err)
+	}
+	return b, nil
+}
+
+// ReadTensor reads one tensor of a safetensors file (see [Safetensors.Read]).
+func ReadTensor(path, name string) (*Buffer, error) {
+	s, err := OpenSafetensors(path)
+	if err != nil {
+		return nil, err
+	}
+	return s.Read(name)
+}
+
+// NamedBuffer is a tensor to write.
+type NamedBuffer struct {
+	Name string
+	Buf  *Buffer
+}
+
+// WriteSafetensorsTo writes tensors in the given order, each in row-major order
+// whatever its layout, with an optional "__metadata__" object (written first when
+// metadata is non-nil). The header is padded with spaces to a multiple of 8 bytes.
+func WriteSafetensorsTo(w io.Writer, tensors []NamedBuffer, metadata map[string]string) error {
+	var hdr bytes.Buffer
+	hdr.WriteByte('{')
+	if metadata != nil {
+		m, err := json.Marshal(metadata)
+		if err != nil {
+			return err
+		}
+		hdr.WriteString(`"__metadata__":`)
+		hdr.Write(m)
+	}
+	seen := map[string]bool{}
+	var off int64
+	for i, t := range tensors {
+		if t.Name == "__metadata__" || t.Name == "" || seen[t.Name] {
+			return fmt.Errorf("%w: safetensors: tensor %d has an empty, reserved or repeated name %q", ErrFormat, i, t.Name)
+		}
+		seen[t.Name] = true
+		st, ok := safeTypeName(t.Buf.dt)
+		if !ok {
+			return fmt.Errorf("%w: safetensors: tensor %q of type %v", ErrDType, t.Name, t.Buf.dt)
+		}
+		n := t.Buf.Len() * int64(t.Buf.dt.StorageBits()/8)
+		if hdr.Len() > 1 {
+			hdr.WriteByte(',')
+		}
+		name, _ := json.Marshal(t.Name)
+		hdr.Write(name)
+		fmt.Fprintf(&hdr, `:{"dtype":%q,"shape":[`, st)
+		for j, d := range t.Buf.dims {
+			if j > 0 {
+				hdr.WriteByte(',')
+			}
+			hdr.WriteString(strconv.FormatInt(d, 10))
+		}
+		fmt.Fprintf(&hdr, `],"data_offsets":[%d,%d]}`, off, off+n)
+		off += n
+	}
+	hdr.WriteByte('}')
+	for hdr.Len()%8 != 0 {
+		hdr.WriteByte(' ')
+	}
+	var l [8]byte
+	binary.LittleEndian.PutUint64(l[:], uint64(hdr.Len()))
+	if _, err := w.Write(l[:]); err != nil {
+		return err
+	}
+	if _, err := w.Write(hdr.Bytes()); err != nil {
+		return err
+	}
+	for _, t := range tensors {
+		if err := writeRowMajor(w, t.Buf); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteSafetensors writes a safetensors file atomically (see [WriteSafetensorsTo]).
+func WriteSafetensors(path string, tensors []NamedBuffer, metadata map[string]string) error {
+	return WriteFileAtomic(path, func(w io.Writer) error { return WriteSafetensorsTo(w, tensors, metadata) })
+}
