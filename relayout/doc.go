@@ -1,0 +1,34 @@
+// Package relayout copies arrays between any two XLA memory layouts, bit-exact and near
+// memory bandwidth: plan once with [NewPlan], then [Plan.Copy] as often as needed.
+//
+// # How a plan works
+//
+// Each side's layout is compiled (package layout) to digits: every dim of the final
+// expanded shape is a mixed-radix digit of one logical dim, with a stride. NewPlan reads
+// each digit as a place interval of its logical dim, merges both sides' place values into
+// one common decomposition (they must nest: each divides the next), and so sees both
+// buffers as strided views of a single iteration space. It orders the loops by
+// destination stride (sequential writes), fuses what is contiguous on both sides, and
+// picks the innermost kernel from package simd:
+//
+//   - copy: runs contiguous on both sides (with fused f32↔bf16/f16 conversion, and
+//     non-temporal stores when the destination exceeds the last-level cache);
+//   - interleave / deinterleave: the (2,1) and (4,1) packing of 16- and 8-bit types, as
+//     in T(8,128)(2,1), fused with f32→bf16/f16 or bf16→f32 conversion;
+//   - transpose: the two sides' fastest dims differ; cache-sized block transposes;
+//   - elementwise: anything else, including sub-byte E(n) types.
+//
+// Blocks that reach past the array (sizes that are not tile multiples) take a bounded
+// edge path that copies the data prefix and pads the rest. Layout pairs whose tiles do not
+// nest, and combined dims `*`, take a per-element path through the layouts' index math.
+//
+// # Guarantees
+//
+// Results equal the per-element formula of package layout, byte for byte, padding
+// included (tests check thousands of random layout pairs against it for every SIMD
+// implementation). Destination padding is written in the same pass: zeros unless
+// [WithPadLeave] or [WithPadValue] say otherwise; source padding is never read. A Plan is
+// immutable and safe for concurrent Copy calls, and Copy does not allocate: parallel
+// copies ([WithWorkers]) run on a pool of long-lived goroutines, each worker on a
+// disjoint destination range.
+package relayout

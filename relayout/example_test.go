@@ -1,0 +1,41 @@
+package relayout_test
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/relayout"
+)
+
+// Convert a row-major f32 array to the bf16 image a TPU holds for T(8,128)(2,1).
+func ExampleNewPlan() {
+	src := buffer.MustNew(layout.MustParse("f32[16,256]"))
+	dst := buffer.MustNew(layout.MustParse("bf16[16,256]{1,0:T(8,128)(2,1)}"))
+	for i := int64(0); i < 16; i++ {
+		for j := int64(0); j < 256; j++ {
+			src.SetF32([]int64{i, j}, float32(i)+float32(j)/1000)
+		}
+	}
+	p, err := relayout.NewPlan(dst.Shape, src.Shape)
+	if err != nil {
+		panic(err)
+	}
+	if err := p.Copy(dst, src); err != nil {
+		panic(err)
+	}
+	fmt.Println(p.Kernel())
+	// The first 32-bit word pairs rows 0 and 1 of column 0; the next, rows 0 and 1 of column 1.
+	for w := 0; w < 2; w++ {
+		word := binary.LittleEndian.Uint32(dst.Data[4*w:])
+		lo := math.Float32frombits(word << 16)
+		hi := math.Float32frombits(word &^ 0xffff)
+		fmt.Printf("word %d: %g %g\n", w, lo, hi)
+	}
+	// Output:
+	// interleave
+	// word 0: 0 1
+	// word 1: 0.0009994507 1
+}

@@ -1,0 +1,380 @@
+package relayout
+
+import (
+	"encoding/binary"
+
+	"github.com/tpulayout/tpulayout/layout"
+)
+
+// maxDims bounds the dims a fast plan tracks, so the executor's state lives on the stack.
+const maxDims = 64
+
+// run performs the copy: the fast loops or the per-element path, split over workers,
+// then the destination's tail padding.
+func (p *Plan) run(dst, src []byte) {
+	total := p.chunks
+	if !p.fast {
+		total = p.dstExpanded()
+	}
+	w := int64(p.opts.workers)
+	if p.dbits%8 != 0 {
+		w = 1 // sub-byte elements of two workers could share a byte
+	}
+	// Below ~64 KiB a goroutine costs more than it saves.
+	if per := p.dst.FootprintBytes() / 65536; w > per {
+		w = max(per, 1)
+	}
+	w = min(w, total)
+	if w <= 1 {
+		p.runRange(dst, src, 0, total)
+	} else {
+		p.parallel(dst, src, total, w)
+	}
+	if p.opts.pad != padLeave {
+		for off := p.dstExpanded(); off < p.dst.FootprintElements(); off++ {
+			p.store(dst, off, p.fill)
+		}
+	}
+}
+
+// dstExpanded is the destination's element count before L(n) tail padding.
+func (p *Plan) dstExpanded() int64 {
+	lv := p.dst.Levels()
+	n := int64(1)
+	for _, d := range lv[len(lv)-1].Dims {
+		n *= d
+	}
+	return n
+}
+
+func (p *Plan) runRange(dst, src []byte, lo, hi int64) {
+	if !p.fast {
+		p.runReference(dst, src, lo, hi)
+		return
+	}
+	var ctr, e [maxDims]int64
+	var dOff, sOff int64
+	rem := lo
+	for i := len(p.outer) - 1; i >= 0; i-- {
+		l := &p.outer[i]
+		ctr[i] = rem % l.size
+		rem /= l.size
+		dOff += ctr[i] * l.dstStr
+		sOff += ctr[i] * l.srcStr
+		e[l.dim] += ctr[i] * l.place
+	}
+	k := &p.kern
+	for it := lo; it < hi; it++ {
+		interior := true
+		for d, r := range p.ragged {
+			if r && e[d]+k.maxInner[d] >= p.bounds[d].size {
+				interior = false
+				break
+			}
+		}
+		if interior {
+			p.kernel(dst, src, dOff, sOff, k.n)
+		} else {
+			p.edge(dst, src, dOff, sOff, &e)
+		}
+		for i := len(p.outer) - 1; i >= 0; i-- {
+			l := &p.outer[i]
+			ctr[i]++
+			dOff += l.dstStr
+			sOff += l.srcStr
+			e[l.dim] += l.place
+			if ctr[i] < l.size {
+				break
+			}
+			ctr[i] = 0
+			dOff -= l.size * l.dstStr
+			sOff -= l.size * l.srcStr
+			e[l.dim] -= l.size * l.place
+		}
+	}
+}
+
+// kernel runs the inner kernel on a block whose elements are all data; n is the run
+// length of copy, interleave and deinterleave kernels (the kernel's own, or a clipped one).
+func (p *Plan) kernel(dst, src []byte, dOff, sOff, n64 int64) {
+	k := &p.kern
+	db, sb := int64(p.dbits/8), int64(p.sbits/8)
+	ks := p.k()
+	switch k.kind {
+	case kCopy:
+		p.copyRun(dst[dOff*db:], src[sOff*sb:], n64)
+	case kInterleave:
+		d := dst[dOff*db:]
+		s0 := src[sOff*sb:]
+		s1 := src[(sOff+k.pstr)*sb:]
+		n := int(n64)
+		if k.p == 4 {
+			ks.Interleave8x4(d, s0, s1, src[(sOff+2*k.pstr)*sb:], src[(sOff+3*k.pstr)*sb:], n)
+			return
+		}
+		switch {
+		case p.dt == p.st:
+			ks.Interleave16(d, s0, s1, n)
+		case p.dt == layout.BF16:
+			ks.F32ToBF16Interleave(d, s0, s1, n)
+		default:
+			ks.F32ToF16Interleave(d, s0, s1, n)
+		}
+	case kDeinterleave:
+		s := src[sOff*sb:]
+		d0 := dst[dOff*db:]
+		d1 := dst[(dOff+k.pstr)*db:]
+		n := int(n64)
+		switch {
+		case k.p == 4:
+			ks.Deinterleave8x4(d0, d1, dst[(dOff+2*k.pstr)*db:], dst[(dOff+3*k.pstr)*db:], s, n)
+		case p.dt == p.st:
+			ks.Deinterleave16(d0, d1, s, n)
+		default:
+			ks.BF16DeinterleaveToF32(d0, d1, s, n)
+		}
+	case kTranspose:
+		t := ks.Transpose32
+		switch db {
+		case 2:
+			t = ks.Transpose16
+		case 1:
+			t = ks.Transpose8
+		}
+		t(dst[dOff*db:], int(k.dstRow*db), src[sOff*sb:], int(k.srcRow*sb), int(k.rows), int(k.cols))
+	default:
+		for i := int64(0); i < k.n; i++ {
+			p.elem(dst, src, dOff+i*k.dstStr, sOff+i*k.srcStr)
+		}
+	}
+}
+
+// copyRun copies (and converts) n contiguous elements.
+func (p *Plan) copyRun(dst, src []byte, n int64) {
+	ks := p.k()
+	if p.dt == p.st && p.dbits == p.sbits {
+		nb := n * int64(p.dbits/8)
+		if p.stream {
+			ks.CopyNT(dst[:nb], src[:nb])
+		} else {
+			copy(dst[:nb], src[:nb])
+		}
+		return
+	}
+	if f := p.runConv(); f != nil {
+		f(dst, src, int(n))
+	}
+}
+
+// runConv returns the contiguous converting kernel for the plan's types, if any.
+func (p *Plan) runConv() func(dst, src []byte, n int) {
+	ks := p.k()
+	switch {
+	case p.dt == p.st && p.dbits == p.sbits && p.dbits%8 == 0:
+		return func(dst, src []byte, n int) { copy(dst, src[:n*p.dbits/8]) }
+	case p.st == layout.F32 && p.sbits == 32 && p.dbits == 16 && p.dt == layout.BF16:
+		return ks.F32ToBF16
+	case p.st == layout.F32 && p.sbits == 32 && p.dbits == 16 && p.dt == layout.F16:
+		return ks.F32ToF16
+	case p.dt == layout.F32 && p.dbits == 32 && p.sbits == 16 && p.st == layout.BF16:
+		return ks.BF16ToF32
+	case p.dt == layout.F32 && p.dbits == 32 && p.sbits == 16 && p.st == layout.F16:
+		return ks.F16ToF32
+	case p.dbits%8 == 0 && p.sbits%8 == 0 && p.dbits <= 64 && p.sbits <= 64:
+		return p.convertRun
+	}
+	return nil
+}
+
+func (p *Plan) convertRun(dst, src []byte, n int) {
+	for i := int64(0); i < int64(n); i++ {
+		p.store(dst, i, p.conv(p.load(src, i)))
+	}
+}
+
+// edge handles a block that reaches past the data: a run that can be clipped copies its
+// data prefix and pads the rest; anything else goes element by element.
+func (p *Plan) edge(dst, src []byte, dOff, sOff int64, e *[maxDims]int64) {
+	k := &p.kern
+	if k.clip {
+		state := 0 // 0 data, 1 padding, 2 outside the destination
+		for d, r := range p.ragged {
+			if !r || d == k.clipDim {
+				continue
+			}
+			top := e[d] + k.maxInner[d]
+			switch b := p.bounds[d]; {
+			case e[d] >= b.extent:
+				state = 2
+			case e[d] >= b.size:
+				state = max(state, 1)
+			case top >= b.size:
+				state = 3 // mixed along another dim: no clipping
+			}
+		}
+		if state != 3 {
+			b := p.bounds[k.clipDim]
+			data := min(max(b.size-e[k.clipDim], 0), k.n)
+			inDst := min(max(b.extent-e[k.clipDim], 0), k.n)
+			if state == 2 {
+				return
+			}
+			if state == 1 {
+				data = 0
+			}
+			w := int64(1)
+			if k.kind == kInterleave {
+				w = k.p
+			}
+			if data > 0 {
+				p.kernel(dst, src, dOff, sOff, data)
+			}
+			if p.opts.pad != padLeave {
+				for i := data * w; i < inDst*w; i++ {
+					p.store(dst, dOff+i, p.fill)
+				}
+			}
+			return
+		}
+	}
+	p.edgeElems(dst, src, dOff, sOff, e)
+}
+
+// edgeElems walks the kernel's loops element by element, checking each coordinate.
+func (p *Plan) edgeElems(dst, src []byte, dOff, sOff int64, e *[maxDims]int64) {
+	var ctr [maxDims]int64
+	ee := *e
+	in := p.inner
+	for {
+		state := 0
+		for d, r := range p.ragged {
+			if !r {
+				continue
+			}
+			b := p.bounds[d]
+			if ee[d] >= b.extent {
+				state = 2
+				break
+			}
+			if ee[d] >= b.size {
+				state = 1
+			}
+		}
+		switch state {
+		case 0:
+			p.elem(dst, src, dOff, sOff)
+		case 1:
+			if p.opts.pad != padLeave {
+				p.store(dst, dOff, p.fill)
+			}
+		}
+		i := len(in) - 1
+		for ; i >= 0; i-- {
+			l := &in[i]
+			ctr[i]++
+			dOff += l.dstStr
+			sOff += l.srcStr
+			ee[l.dim] += l.place
+			if ctr[i] < l.size {
+				break
+			}
+			ctr[i] = 0
+			dOff -= l.size * l.dstStr
+			sOff -= l.size * l.srcStr
+			ee[l.dim] -= l.size * l.place
+		}
+		if i < 0 {
+			return
+		}
+	}
+}
+
+// runReference is the per-element path: each destination slot in [lo, hi) finds its
+// logical index through the layouts' index math.
+func (p *Plan) runReference(dst, src []byte, lo, hi int64) {
+	var buf [maxDims]int64
+	idx := buf[:p.dst.Rank()]
+	for off := lo; off < hi; off++ {
+		if p.dst.Index(off, idx) {
+			p.elem(dst, src, off, p.src.Offset(idx))
+		} else if p.opts.pad != padLeave {
+			p.store(dst, off, p.fill)
+		}
+	}
+}
+
+// elem copies one element, converting it.
+func (p *Plan) elem(dst, src []byte, dOff, sOff int64) {
+	if p.dbits > 64 {
+		n := int64(p.dbits / 8)
+		copy(dst[dOff*n:(dOff+1)*n], src[sOff*n:(sOff+1)*n])
+		return
+	}
+	v := p.loadAt(src, sOff, p.sbits)
+	if p.conv != nil {
+		v = p.conv(v)
+	}
+	p.storeAt(dst, dOff, p.dbits, v)
+}
+
+func (p *Plan) load(src []byte, off int64) uint64           { return p.loadAt(src, off, p.sbits) }
+func (p *Plan) store(dst []byte, off int64, v uint64)       { p.storeAt(dst, off, p.dbits, v) }
+func (p *Plan) loadAt(b []byte, off int64, bits int) uint64 { return loadBits(b, off, bits) }
+func (p *Plan) storeAt(b []byte, off int64, bits int, v uint64) {
+	if bits > 64 { // only padding reaches here: zero or the fill's low bits
+		n := int64(bits / 8)
+		clear(b[off*n : (off+1)*n])
+		binary.LittleEndian.PutUint64(b[off*n:], v)
+		return
+	}
+	storeBits(b, off, bits, v)
+}
+
+// loadBits reads element off of the given width; sub-byte elements sit least-significant
+// bits first.
+func loadBits(b []byte, off int64, bits int) uint64 {
+	switch bits {
+	case 8:
+		return uint64(b[off])
+	case 16:
+		return uint64(binary.LittleEndian.Uint16(b[off*2:]))
+	case 32:
+		return uint64(binary.LittleEndian.Uint32(b[off*4:]))
+	case 64:
+		return binary.LittleEndian.Uint64(b[off*8:])
+	}
+	bit := off * int64(bits)
+	var v uint64
+	for i := 0; i < bits; i++ {
+		if b[(bit+int64(i))/8]>>((bit+int64(i))%8)&1 != 0 {
+			v |= 1 << i
+		}
+	}
+	return v
+}
+
+func storeBits(b []byte, off int64, bits int, v uint64) {
+	switch bits {
+	case 8:
+		b[off] = byte(v)
+		return
+	case 16:
+		binary.LittleEndian.PutUint16(b[off*2:], uint16(v))
+		return
+	case 32:
+		binary.LittleEndian.PutUint32(b[off*4:], uint32(v))
+		return
+	case 64:
+		binary.LittleEndian.PutUint64(b[off*8:], v)
+		return
+	}
+	bit := off * int64(bits)
+	for i := 0; i < bits; i++ {
+		j := bit + int64(i)
+		if v>>i&1 != 0 {
+			b[j/8] |= 1 << (j % 8)
+		} else {
+			b[j/8] &^= 1 << (j % 8)
+		}
+	}
+}

@@ -1,0 +1,249 @@
+package relayout
+
+import (
+	"slices"
+
+	"github.com/tpulayout/tpulayout/layout"
+)
+
+type kernelKind uint8
+
+const (
+	kCopy         kernelKind = iota // contiguous runs on both sides
+	kInterleave                     // p source rows → one destination row of p-element words
+	kDeinterleave                   // the inverse
+	kTranspose                      // source-contiguous loop ≠ destination-contiguous loop
+	kElem                           // strided element loop
+)
+
+func (k kernelKind) String() string {
+	return [...]string{"copy", "interleave", "deinterleave", "transpose", "elementwise"}[k]
+}
+
+// kernel is the plan's innermost loop nest, run at each outer iteration.
+type kernel struct {
+	kind kernelKind
+	n    int64 // run length: copy, interleave, deinterleave, elementwise
+	p    int64 // rows packed per word (2 or 4)
+	pstr int64 // element stride between packed rows (source for interleave, destination for deinterleave)
+	// transpose: rows along the destination-contiguous loop, cols along the source-contiguous one
+	rows, cols     int64
+	dstRow, srcRow int64 // element strides
+	// elementwise
+	dstStr, srcStr int64
+
+	// clip: the run is the lowest n values of dim clipDim (e = base + i), so an edge block
+	// can copy its data prefix and pad the rest instead of going element by element.
+	clip    bool
+	clipDim int
+	rowDim  int // interleave: the packed rows' dim
+
+	maxInner []int64 // per dim: the largest coordinate the kernel adds
+}
+
+// compile finds the fast path: the common loops, the inner kernel and the outer loops.
+func (p *Plan) compile() {
+	loops, bounds, ok := commonLoops(p.dst, p.src)
+	if !ok || len(bounds) > maxDims {
+		return
+	}
+	p.fast, p.bounds = true, bounds
+	sub := p.dbits%8 != 0 || p.sbits%8 != 0
+	db, sb := p.dbits/8, p.sbits/8
+	n := len(loops)
+	var inner []int // indices into loops
+	k := kernel{kind: kElem, n: 1}
+	last := n - 1
+	switch {
+	case sub && n == 0:
+		k = kernel{kind: kElem, n: 1}
+	case sub:
+		k = kernel{kind: kElem, n: loops[last].size, dstStr: loops[last].dstStr, srcStr: loops[last].srcStr}
+		inner = []int{last}
+	case n == 0:
+		k = kernel{kind: kCopy, n: 1}
+	case loops[last].dstStr == 1 && loops[last].srcStr == 1 && p.runConv() != nil:
+		run := loops[last].size
+		inner = []int{last}
+		for i := last - 1; i >= 0 && loops[i].dstStr == run && loops[i].srcStr == run; i-- {
+			run *= loops[i].size
+			inner = append(inner, i)
+		}
+		k = kernel{kind: kCopy, n: run}
+	default:
+		if kk, in, ok := p.packing(loops, db, sb); ok {
+			k, inner = kk, in
+		} else if kk, in, split, ok := p.transpose(loops, db, sb); ok {
+			k, inner = kk, in
+			loops = split
+		} else {
+			k = kernel{kind: kElem, n: loops[last].size, dstStr: loops[last].dstStr, srcStr: loops[last].srcStr}
+			inner = []int{last}
+		}
+	}
+	for i, l := range loops {
+		if slices.Contains(inner, i) {
+			p.inner = append(p.inner, l)
+		} else {
+			p.outer = append(p.outer, l)
+		}
+	}
+	slices.SortStableFunc(p.inner, func(a, b loop) int { return cmpInt(b.dstStr, a.dstStr) })
+	// Bounds bookkeeping: which dims can leave the data, and how far the kernel reaches.
+	k.maxInner = make([]int64, len(bounds))
+	covered := make([]int64, len(bounds))
+	for _, l := range p.inner {
+		k.maxInner[l.dim] += (l.size - 1) * l.place
+	}
+	for _, l := range loops {
+		covered[l.dim] += (l.size - 1) * l.place
+	}
+	p.ragged = make([]bool, len(bounds))
+	for d, b := range bounds {
+		p.ragged[d] = covered[d]+1 > b.size
+	}
+	if k.kind == kCopy || k.kind == kInterleave {
+		k.clip, k.clipDim = p.runIsLowest(k)
+		k.clip = k.clip && !(k.kind == kInterleave && k.rowDim == k.clipDim)
+	}
+	p.kern = k
+	p.chunks = 1
+	for _, l := range p.outer {
+		p.chunks *= l.size
+	}
+	p.stream = k.kind == kCopy && p.dst.FootprintBytes() >= streamingBytes()
+}
+
+// runIsLowest reports whether the kernel's run loops are the lowest places of one dim,
+// consecutive, so that run element i has coordinate base+i.
+func (p *Plan) runIsLowest(k kernel) (bool, int) {
+	run := p.inner
+	if k.kind == kInterleave {
+		run = run[:len(run)-1] // the last inner loop is the packed rows
+	}
+	if len(run) == 0 {
+		return false, 0
+	}
+	dim := run[0].dim
+	place := int64(1)
+	for i := len(run) - 1; i >= 0; i-- {
+		if run[i].dim != dim || run[i].place != place {
+			return false, 0
+		}
+		place *= run[i].size
+	}
+	return true, dim
+}
+
+// packing finds pair/quad packing: the destination's fastest loop is p rows of the
+// source (interleave), or the source's fastest is p rows of the destination (deinterleave).
+func (p *Plan) packing(loops []loop, db, sb int) (kernel, []int, bool) {
+	n := len(loops)
+	last := n - 1
+	if n < 2 || loops[last].dstStr != 1 {
+		return kernel{}, nil, false
+	}
+	rows := loops[last]
+	if rows.size == 2 || rows.size == 4 {
+		pk := rows.size
+		if loops[last-1].dstStr == pk && loops[last-1].srcStr == 1 && p.packable(pk, true) {
+			run := loops[last-1].size
+			inner := []int{last, last - 1}
+			for i := last - 2; i >= 0 && loops[i].dstStr == pk*run && loops[i].srcStr == run; i-- {
+				run *= loops[i].size
+				inner = append(inner, i)
+			}
+			return kernel{kind: kInterleave, n: run, p: pk, pstr: rows.srcStr, rowDim: rows.dim}, inner, true
+		}
+	}
+	// Deinterleave: the source-contiguous loop has p values and destination stride pstr.
+	pk := loops[last].srcStr
+	if pk != 2 && pk != 4 || !p.packable(pk, false) {
+		return kernel{}, nil, false
+	}
+	for c := range loops {
+		if loops[c].srcStr != 1 || loops[c].size != pk {
+			continue
+		}
+		run := loops[last].size
+		inner := []int{c, last}
+		for i := last - 1; i >= 0 && i != c && loops[i].dstStr == run && loops[i].srcStr == pk*run; i-- {
+			run *= loops[i].size
+			inner = append(inner, i)
+		}
+		return kernel{kind: kDeinterleave, n: run, p: pk, pstr: loops[c].dstStr}, inner, true
+	}
+	return kernel{}, nil, false
+}
+
+// packable says whether a packing kernel exists for the plan's types.
+func (p *Plan) packable(pk int64, interleave bool) bool {
+	same := p.dt == p.st && p.dbits == p.sbits
+	switch {
+	case pk == 2 && interleave:
+		return same && p.dbits == 16 || p.st == layout.F32 && p.sbits == 32 && (p.dt == layout.BF16 || p.dt == layout.F16) && p.dbits == 16
+	case pk == 2:
+		return same && p.dbits == 16 || p.st == layout.BF16 && p.sbits == 16 && p.dt == layout.F32 && p.dbits == 32
+	case pk == 4:
+		return same && p.dbits == 8
+	}
+	return false
+}
+
+// transpose finds a block transpose between the destination-contiguous loop and the
+// source-contiguous one, splitting both into cache-sized blocks.
+func (p *Plan) transpose(loops []loop, db, sb int) (kernel, []int, []loop, bool) {
+	if p.dt != p.st || db != sb || (db != 1 && db != 2 && db != 4) {
+		return kernel{}, nil, nil, false
+	}
+	last := len(loops) - 1
+	xi := -1
+	for i, l := range loops {
+		if l.srcStr == 1 {
+			xi = i
+		}
+	}
+	if xi < 0 || xi == last || loops[last].dstStr != 1 {
+		return kernel{}, nil, nil, false
+	}
+	blk := int64(8)
+	for blk*blk*int64(db)*4 <= int64(p.opts.blockBytes) {
+		blk *= 2
+	}
+	out := append([]loop(nil), loops...)
+	x, y := p.splitLoop(out[xi], blk), p.splitLoop(out[last], blk)
+	out[xi], out[last] = x[0], y[0]
+	out = append(out, x[1:]...)
+	out = append(out, y[1:]...)
+	slices.SortStableFunc(out, func(a, b loop) int { return cmpInt(b.dstStr, a.dstStr) })
+	var inner []int
+	for i, l := range out {
+		if l == x[0] || l == y[0] {
+			inner = append(inner, i)
+		}
+	}
+	k := kernel{kind: kTranspose, rows: y[0].size, cols: x[0].size, dstRow: x[0].dstStr, srcRow: y[0].srcStr}
+	return k, inner, out, true
+}
+
+// splitLoop splits l into an inner loop of at most blk values and an outer one. A loop
+// that is its dim's top may split unevenly (the excess is past the data); others split by
+// the largest power of two ≤ blk that divides them.
+func (p *Plan) splitLoop(l loop, blk int64) []loop {
+	if l.size <= blk {
+		return []loop{l}
+	}
+	top := l.place*l.size >= p.bounds[l.dim].size
+	b := blk
+	if !top {
+		for b > 1 && l.size%b != 0 {
+			b /= 2
+		}
+		if b < 8 {
+			return []loop{l}
+		}
+	}
+	in := loop{size: b, dstStr: l.dstStr, srcStr: l.srcStr, dim: l.dim, place: l.place}
+	out := loop{size: ceilDiv(l.size, b), dstStr: l.dstStr * b, srcStr: l.srcStr * b, dim: l.dim, place: l.place * b}
+	return []loop{in, out}
+}

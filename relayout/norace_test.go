@@ -1,0 +1,5 @@
+//go:build !race
+
+package relayout
+
+const raceBuild = false

@@ -1,0 +1,93 @@
+package relayout
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+
+	"github.com/tpulayout/tpulayout/simd"
+)
+
+// Option configures a [Plan]; a bad value is an error from [NewPlan].
+type Option func(*options) error
+
+type options struct {
+	workers    int
+	blockBytes int
+	kernels    *simd.Kernels
+	pad        padPolicy
+	padValue   float64
+	generic    bool // force the per-element path (tests and benchmarks)
+}
+
+type padPolicy uint8
+
+const (
+	padZero padPolicy = iota
+	padLeave
+	padValue
+)
+
+func defaultOptions() options {
+	return options{workers: runtime.GOMAXPROCS(0), blockBytes: defaultBlockBytes(), kernels: simd.Default()}
+}
+
+// WithWorkers sets how many goroutines a Copy uses (default GOMAXPROCS). Each takes a
+// disjoint range of the destination.
+func WithWorkers(n int) Option {
+	return func(o *options) error {
+		if n < 1 || n > 1024 {
+			return fmt.Errorf("relayout: WithWorkers(%d): want 1 to 1024", n)
+		}
+		o.workers = n
+		return nil
+	}
+}
+
+// WithBlockBytes sets the bytes of one transpose block on each side (default from the L1
+// data cache size cpuid reports). It must be a power of two from 256 to 1 MiB.
+func WithBlockBytes(n int) Option {
+	return func(o *options) error {
+		if n < 256 || n > 1<<20 || n&(n-1) != 0 {
+			return fmt.Errorf("relayout: WithBlockBytes(%d): want a power of two from 256 to 1048576", n)
+		}
+		o.blockBytes = n
+		return nil
+	}
+}
+
+// WithKernel picks the SIMD implementation by name: "generic", "avx2" or "avx512" (see
+// simd.Available); "reference" skips the fast path altogether and copies element by
+// element through the layouts' index math.
+func WithKernel(name string) Option {
+	return func(o *options) error {
+		if name == "reference" {
+			o.generic = true
+			return nil
+		}
+		k, ok := simd.Lookup(name)
+		if !ok {
+			var names []string
+			for _, k := range simd.Available() {
+				names = append(names, k.Name)
+			}
+			return fmt.Errorf("relayout: WithKernel(%q): not available on this machine (have %v and reference)", name, names)
+		}
+		o.kernels = k
+		return nil
+	}
+}
+
+// WithPadZero writes zeros to destination padding (the default).
+func WithPadZero() Option { return func(o *options) error { o.pad = padZero; return nil } }
+
+// WithPadLeave leaves destination padding untouched.
+func WithPadLeave() Option { return func(o *options) error { o.pad = padLeave; return nil } }
+
+// WithPadValue fills destination padding with v, converted to the destination type.
+func WithPadValue(v float64) Option {
+	return func(o *options) error { o.pad, o.padValue = padValue, v; return nil }
+}
+
+// ErrShape reports that two shapes cannot be relaid out into each other.
+var ErrShape = errors.New("relayout: shapes do not match")

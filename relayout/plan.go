@@ -1,0 +1,184 @@
+package relayout
+
+import (
+	"fmt"
+	"math"
+	"unsafe"
+
+	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/simd"
+)
+
+// Plan copies arrays from one layout to another. It is compiled once by [NewPlan],
+// immutable, and safe for concurrent [Plan.Copy] calls.
+type Plan struct {
+	dst, src     *layout.Indexer
+	dt, st       layout.DType
+	dbits, sbits int // element bits in memory
+	opts         options
+	fill         uint64 // padding bits, unless opts.pad is padLeave
+	conv         func(uint64) uint64
+
+	fast   bool
+	outer  []loop  // outer loops, major first
+	inner  []loop  // the kernel's loops
+	bounds []bound // per dim (logical dims, then destination-only digits)
+	kern   kernel
+	chunks int64 // iterations of the outer loops
+	ragged []bool
+	stream bool // non-temporal stores for runs
+}
+
+// NewPlan compiles a relayout from src's layout to dst's. The logical dims must be equal;
+// the element types may differ (the copy converts, see [Plan.Copy]).
+func NewPlan(dst, src layout.Shape, opts ...Option) (*Plan, error) {
+	o := defaultOptions()
+	for _, opt := range opts {
+		if err := opt(&o); err != nil {
+			return nil, err
+		}
+	}
+	di, err := layout.Compile(dst)
+	if err != nil {
+		return nil, fmt.Errorf("relayout: destination: %w", err)
+	}
+	si, err := layout.Compile(src)
+	if err != nil {
+		return nil, fmt.Errorf("relayout: source: %w", err)
+	}
+	if err := sameDims(dst, src); err != nil {
+		return nil, err
+	}
+	if dst.DType != src.DType && !buffer.CanConvert(dst.DType, src.DType) {
+		return nil, fmt.Errorf("%w: cannot convert %s to %s", ErrShape, src.DType, dst.DType)
+	}
+	p := &Plan{dst: di, src: si, dt: dst.DType, st: src.DType, dbits: di.ElementBits(), sbits: si.ElementBits(), opts: o}
+	if p.dbits > 64 || p.sbits > 64 {
+		if p.dt != p.st || p.dbits != p.sbits || p.dbits%8 != 0 {
+			return nil, fmt.Errorf("%w: %d-bit elements must keep their type and width", ErrShape, p.dbits)
+		}
+	}
+	if o.pad == padValue {
+		if !buffer.CanConvert(p.dt, layout.F64) {
+			return nil, fmt.Errorf("relayout: WithPadValue: %s padding cannot hold a number", p.dt)
+		}
+		p.fill = buffer.ConvertElement(p.dt, layout.F64, math.Float64bits(o.padValue))
+	}
+	if p.dt != p.st {
+		dt, st := p.dt, p.st
+		p.conv = func(b uint64) uint64 { return buffer.ConvertElement(dt, st, b) }
+	}
+	if !o.generic {
+		p.compile()
+	}
+	return p, nil
+}
+
+func sameDims(dst, src layout.Shape) error {
+	if len(dst.Dims) != len(src.Dims) {
+		return fmt.Errorf("%w: destination has rank %d (%v), source rank %d (%v)", ErrShape, len(dst.Dims), dst.Dims, len(src.Dims), src.Dims)
+	}
+	for i := range dst.Dims {
+		if dst.Dims[i] != src.Dims[i] {
+			return fmt.Errorf("%w: dimension %d is %d in the destination but %d in the source (%v vs %v)", ErrShape, i, dst.Dims[i], src.Dims[i], dst.Dims, src.Dims)
+		}
+	}
+	return nil
+}
+
+// String describes the plan: shapes, path, kernel and loops.
+func (p *Plan) String() string {
+	s := fmt.Sprintf("%s ← %s: ", p.dst.Shape(), p.src.Shape())
+	if !p.fast {
+		return s + "per-element path"
+	}
+	return s + fmt.Sprintf("%s kernel (%s), %d outer iterations", p.kern.kind, p.opts.kernels.Name, p.chunks)
+}
+
+// Kernel names the inner kernel the plan uses: "copy", "interleave", "deinterleave",
+// "transpose", "elementwise", or "reference" for the per-element path.
+func (p *Plan) Kernel() string {
+	if !p.fast {
+		return "reference"
+	}
+	return p.kern.kind.String()
+}
+
+// SrcBytes and DstBytes are the footprints the plan reads and writes.
+func (p *Plan) SrcBytes() int64 { return p.src.FootprintBytes() }
+
+// DstBytes is the destination footprint.
+func (p *Plan) DstBytes() int64 { return p.dst.FootprintBytes() }
+
+// Copy relays out src into dst. Their shapes must be the plan's (dims, dtype and layout).
+// Elements are converted when the dtypes differ: f32→bf16 and f32→f16 round to nearest
+// even with NaN kept (quiet), and any other numeric pair follows buffer.ConvertElement.
+// Destination padding is written as the plan's options say (zeros by default); source
+// padding is never read. Copy does not allocate when the plan has one worker.
+func (p *Plan) Copy(dst, src *buffer.Buffer) error {
+	if err := p.check(dst.Shape, p.dst, "destination"); err != nil {
+		return err
+	}
+	if err := p.check(src.Shape, p.src, "source"); err != nil {
+		return err
+	}
+	return p.CopyBytes(dst.Data, src.Data)
+}
+
+func (p *Plan) check(s layout.Shape, ix *layout.Indexer, side string) error {
+	want := ix.Shape()
+	if s.DType != want.DType || !equalDims(s.Dims, want.Dims) || !sameLayout(s, want) {
+		return fmt.Errorf("%w: %s is %s, the plan's %s is %s", ErrShape, side, s, side, want)
+	}
+	return nil
+}
+
+func sameLayout(s, want layout.Shape) bool {
+	l := s.Layout
+	if l.MinorToMajor == nil && len(s.Dims) > 0 {
+		l.MinorToMajor = layout.RowMajor(len(s.Dims))
+	}
+	return l.Equal(want.Layout)
+}
+
+func equalDims(a, b []int64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// CopyBytes is [Plan.Copy] on raw byte slices holding exactly each side's footprint.
+func (p *Plan) CopyBytes(dst, src []byte) error {
+	if int64(len(dst)) != p.dst.FootprintBytes() {
+		return fmt.Errorf("%w: destination %s needs %d bytes, got %d", buffer.ErrSize, p.dst.Shape(), p.dst.FootprintBytes(), len(dst))
+	}
+	if int64(len(src)) != p.src.FootprintBytes() {
+		return fmt.Errorf("%w: source %s needs %d bytes, got %d", buffer.ErrSize, p.src.Shape(), p.src.FootprintBytes(), len(src))
+	}
+	if overlap(dst, src) {
+		return fmt.Errorf("%w: destination and source memory overlap", ErrShape)
+	}
+	if len(dst) == 0 {
+		return nil
+	}
+	p.run(dst, src)
+	return nil
+}
+
+func overlap(a, b []byte) bool {
+	if len(a) == 0 || len(b) == 0 {
+		return false
+	}
+	pa, pb := uintptr(unsafe.Pointer(&a[0])), uintptr(unsafe.Pointer(&b[0]))
+	return pa < pb+uintptr(len(b)) && pb < pa+uintptr(len(a))
+}
+
+// kernelSet is what the executor needs from simd.
+func (p *Plan) k() *simd.Kernels { return p.opts.kernels }

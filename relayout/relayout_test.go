@@ -1,0 +1,330 @@
+package relayout
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/simd"
+)
+
+// reference relays out src into dst element by element with nothing but layout's index
+// math: every logical index is read at the source offset and written at the destination
+// offset, then every destination slot that holds no element gets the fill.
+func reference(dst, src *buffer.Buffer, fill uint64, leave bool) {
+	di, si := dst.Indexer(), src.Indexer()
+	dbits, sbits := di.ElementBits(), si.ElementBits()
+	written := make([]bool, di.FootprintElements())
+	idx := make([]int64, di.Rank())
+	if di.LogicalElements() > 0 {
+		for {
+			v := loadWide(src.Data, si.Offset(idx), sbits)
+			if dst.Shape.DType != src.Shape.DType {
+				v[0] = buffer.ConvertElement(dst.Shape.DType, src.Shape.DType, v[0])
+			}
+			off := di.Offset(idx)
+			storeWide(dst.Data, off, dbits, v)
+			written[off] = true
+			if !layout.NextIndex(idx, di.Dims()) {
+				break
+			}
+		}
+	}
+	if leave {
+		return
+	}
+	for off, w := range written {
+		if !w {
+			storeWide(dst.Data, int64(off), dbits, [2]uint64{fill})
+		}
+	}
+}
+
+func loadWide(b []byte, off int64, bits int) [2]uint64 {
+	if bits == 128 {
+		return [2]uint64{loadBits(b, 2*off, 64), loadBits(b, 2*off+1, 64)}
+	}
+	return [2]uint64{loadBits(b, off, bits)}
+}
+
+func storeWide(b []byte, off int64, bits int, v [2]uint64) {
+	if bits == 128 {
+		storeBits(b, 2*off, 64, v[0])
+		storeBits(b, 2*off+1, 64, v[1])
+		return
+	}
+	storeBits(b, off, bits, v[0])
+}
+
+// tpuTilings are the layouts TPUs use, drawn often by the random generator.
+var tpuTilings = map[layout.DType][][]layout.Tile{
+	layout.F32:  {{{8, 128}}, {{1, 128}}, {{2, 128}}, {{4, 128}}},
+	layout.BF16: {{{8, 128}, {2, 1}}, {{16, 128}, {2, 1}}, {{2, 128}, {2, 1}}, {{4, 128}, {2, 1}}, {{8, 128}, {2, 1, 1, 1}}, {{1024}, {128}, {2, 1}}},
+	layout.S8:   {{{32, 128}, {4, 1}}, {{8, 128}, {4, 1}}},
+	layout.S4:   {{{64, 128}, {8, 1}}},
+}
+
+func randomLayout(r *rand.Rand, dt layout.DType, rank int) layout.Layout {
+	l := layout.Layout{MinorToMajor: layout.RowMajor(rank)}
+	if r.IntN(3) == 0 {
+		r.Shuffle(rank, func(i, j int) { l.MinorToMajor[i], l.MinorToMajor[j] = l.MinorToMajor[j], l.MinorToMajor[i] })
+	}
+	switch x := r.IntN(10); {
+	case x < 3: // untiled
+	case x < 7 && len(tpuTilings[dt]) > 0:
+		ts := tpuTilings[dt]
+		l.Tiles = ts[r.IntN(len(ts))]
+	case x < 8 && rank >= 2: // combined dims
+		l.Tiles = []layout.Tile{{2, layout.Combined, 8}}
+		if rank == 2 {
+			l.Tiles = []layout.Tile{{layout.Combined, 4}}
+		}
+	default:
+		sizes := []int64{1, 2, 3, 4, 8, 16}
+		for n := 1 + r.IntN(2); n > 0; n-- {
+			t := make(layout.Tile, 1+r.IntN(min(rank, 2)+1))
+			for i := range t {
+				t[i] = sizes[r.IntN(len(sizes))]
+			}
+			l.Tiles = append(l.Tiles, t)
+		}
+	}
+	if r.IntN(8) == 0 {
+		l.TailPadding = 1 + r.Int64N(300)
+	}
+	if dt.IsSubByte() && (len(l.Tiles) > 0 || r.IntN(2) == 0) {
+		l.ElementBits = int64(dt.Bits())
+	}
+	return l
+}
+
+type pairCase struct {
+	dst, src layout.Shape
+	opts     []Option
+}
+
+func randomPair(r *rand.Rand) pairCase {
+	type dpair struct{ dst, src layout.DType }
+	dpairs := []dpair{
+		{layout.F32, layout.F32}, {layout.BF16, layout.BF16}, {layout.BF16, layout.F32}, {layout.F16, layout.F32},
+		{layout.F32, layout.BF16}, {layout.F32, layout.F16}, {layout.S8, layout.S8}, {layout.S4, layout.S4},
+		{layout.U8, layout.F32}, {layout.F64, layout.S32}, {layout.C128, layout.C128}, {layout.Pred, layout.Pred},
+		{layout.S4, layout.S8}, {layout.U16, layout.U16}, {layout.F8E4M3FN, layout.BF16},
+	}
+	dp := dpairs[r.IntN(len(dpairs))]
+	rank := r.IntN(5)
+	if r.IntN(3) > 0 {
+		rank = 2
+	}
+	dims := make([]int64, rank)
+	for i := range dims {
+		dims[i] = 1 + r.Int64N(300)
+		if rank > 2 {
+			dims[i] = 1 + r.Int64N(24)
+		}
+	}
+	src := layout.Shape{DType: dp.src, Dims: dims, Layout: randomLayout(r, dp.src, rank)}
+	dst := layout.Shape{DType: dp.dst, Dims: dims, Layout: randomLayout(r, dp.dst, rank)}
+	var opts []Option
+	if r.IntN(4) == 0 {
+		opts = append(opts, WithWorkers(1+r.IntN(4)))
+	}
+	switch r.IntN(6) {
+	case 0:
+		opts = append(opts, WithPadLeave())
+	case 1:
+		if dp.dst != layout.C128 {
+			opts = append(opts, WithPadValue(-1.5))
+		}
+	}
+	if r.IntN(3) == 0 {
+		opts = append(opts, WithBlockBytes(256<<r.IntN(6)))
+	}
+	return pairCase{dst, src, opts}
+}
+
+// randomFill writes random bits over every byte, padding included.
+func randomFill(r *rand.Rand, b []byte) {
+	for len(b) >= 8 {
+		binary.LittleEndian.PutUint64(b, r.Uint64())
+		b = b[8:]
+	}
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+}
+
+func checkPair(t *testing.T, r *rand.Rand, c pairCase, kernels string) string {
+	t.Helper()
+	opts := append([]Option{WithKernel(kernels)}, c.opts...)
+	p, err := NewPlan(c.dst, c.src, opts...)
+	if err != nil {
+		t.Fatalf("NewPlan(%s ← %s): %v", c.dst, c.src, err)
+	}
+	src := buffer.MustNew(c.src)
+	randomFill(r, src.Data)
+	got := buffer.MustNew(c.dst)
+	want := buffer.MustNew(c.dst)
+	randomFill(r, got.Data)
+	copy(want.Data, got.Data)
+	if err := p.Copy(got, src); err != nil {
+		t.Fatalf("%s: Copy: %v", p, err)
+	}
+	reference(want, src, p.fill, p.opts.pad == padLeave)
+	if !bytes.Equal(got.Data, want.Data) {
+		i := 0
+		for got.Data[i] == want.Data[i] {
+			i++
+		}
+		t.Fatalf("%s (%s, opts %d): byte %d of %d differs: got %#x, want %#x", p, kernels, len(c.opts), i, len(got.Data), got.Data[i], want.Data[i])
+	}
+	return p.Kernel()
+}
+
+func TestRandomPairs(t *testing.T) {
+	n := 2000
+	if testing.Short() {
+		n = 400
+	}
+	if raceBuild {
+		n = 60
+	}
+	r := rand.New(rand.NewPCG(7, 11))
+	kinds := map[string]int{}
+	for i := 0; i < n; i++ {
+		c := randomPair(r)
+		for _, k := range simd.Available() {
+			kinds[checkPair(t, r, c, k.Name)]++
+		}
+		if i%20 == 0 {
+			checkPair(t, r, c, "reference")
+		}
+	}
+	t.Logf("%d pairs × %d implementations; inner kernels used: %v", n, len(simd.Available()), kinds)
+	for _, k := range []string{"copy", "interleave", "deinterleave", "transpose", "elementwise", "reference"} {
+		if kinds[k] == 0 {
+			t.Errorf("no random pair exercised the %s kernel", k)
+		}
+	}
+}
+
+// The cases of the speed table, at small odd and even sizes.
+func TestNamedCases(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, c := range benchCases {
+		for _, d := range [][2]int64{{8, 128}, {24, 384}, {13, 300}, {1, 1}, {130, 129}} {
+			dst, src := c.shapes(d[0], d[1])
+			for _, k := range simd.Available() {
+				got := checkPair(t, r, pairCase{dst: dst, src: src}, k.Name)
+				if d == [2]int64{24, 384} && got != c.kernel {
+					t.Errorf("%s: kernel %s, want %s", c.name, got, c.kernel)
+				}
+			}
+		}
+	}
+}
+
+func TestCopyErrors(t *testing.T) {
+	a := layout.MustParse("f32[4,8]{1,0}")
+	b := layout.MustParse("f32[4,8]{0,1:T(2,2)}")
+	p, err := NewPlan(b, a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewPlan(layout.MustParse("f32[4,9]"), a); err == nil {
+		t.Error("dims mismatch accepted")
+	}
+	if _, err := NewPlan(layout.MustParse("f32[4]"), a); err == nil {
+		t.Error("rank mismatch accepted")
+	}
+	if _, err := NewPlan(b, a, WithWorkers(0)); err == nil {
+		t.Error("0 workers accepted")
+	}
+	if _, err := NewPlan(b, a, WithKernel("sse9")); err == nil {
+		t.Error("unknown kernel accepted")
+	}
+	if _, err := NewPlan(b, a, WithBlockBytes(1000)); err == nil {
+		t.Error("block bytes 1000 accepted")
+	}
+	if err := p.CopyBytes(make([]byte, 127), make([]byte, 128)); err == nil {
+		t.Error("short destination accepted")
+	}
+	buf := make([]byte, 256)
+	if err := p.CopyBytes(buf[:128], buf[64:192]); err == nil {
+		t.Error("overlapping buffers accepted")
+	}
+	if err := p.Copy(buffer.MustNew(a), buffer.MustNew(a)); err == nil {
+		t.Error("buffer of the wrong layout accepted")
+	}
+}
+
+func TestCopyDoesNotAllocate(t *testing.T) {
+	for _, c := range benchCases {
+		for _, workers := range []int{1, 2} {
+			dst, src := c.shapes(256, 512)
+			p, err := NewPlan(dst, src, WithWorkers(workers))
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, s := buffer.MustNew(dst), buffer.MustNew(src)
+			if n := testing.AllocsPerRun(20, func() { _ = p.Copy(d, s) }); n != 0 {
+				t.Errorf("%s, %d workers: Copy allocates %v times", c.name, workers, n)
+			}
+			p.stream = true // the non-temporal path of large destinations
+			if n := testing.AllocsPerRun(20, func() { _ = p.Copy(d, s) }); n != 0 {
+				t.Errorf("%s, %d workers, streaming: Copy allocates %v times", c.name, workers, n)
+			}
+		}
+	}
+}
+
+func TestConcurrentCopy(t *testing.T) {
+	dst, src := benchCases[0].shapes(200, 300)
+	p, err := NewPlan(dst, src, WithWorkers(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := buffer.MustNew(src)
+	randomFill(rand.New(rand.NewPCG(1, 1)), s.Data)
+	want := buffer.MustNew(dst)
+	reference(want, s, 0, false)
+	done := make(chan error)
+	for g := 0; g < 4; g++ {
+		go func() {
+			d := buffer.MustNew(dst)
+			for i := 0; i < 5; i++ {
+				if err := p.Copy(d, s); err != nil || !bytes.Equal(d.Data, want.Data) {
+					done <- fmt.Errorf("concurrent copy differs (%v)", err)
+					return
+				}
+			}
+			done <- nil
+		}()
+	}
+	for g := 0; g < 4; g++ {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+func TestPadValue(t *testing.T) {
+	src := layout.MustParse("f32[3,5]")
+	dst := layout.MustParse("bf16[3,5]{1,0:T(8,128)(2,1)}")
+	p, err := NewPlan(dst, src, WithPadValue(math.Inf(-1)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, d := buffer.MustNew(src), buffer.MustNew(dst)
+	if err := p.Copy(d, s); err != nil {
+		t.Fatal(err)
+	}
+	if v := loadBits(d.Data, 1023, 16); v != 0xff80 {
+		t.Errorf("padding is %#x, want bf16 -Inf 0xff80", v)
+	}
+}

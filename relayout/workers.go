@@ -1,0 +1,46 @@
+package relayout
+
+import "sync"
+
+// A pool of long-lived goroutines runs the parts of parallel copies, so that Copy does
+// not allocate: tasks travel by value over a channel and WaitGroups are recycled.
+type task struct {
+	p        *Plan
+	dst, src []byte
+	lo, hi   int64
+	wg       *sync.WaitGroup
+}
+
+var (
+	poolMu   sync.Mutex
+	poolSize int
+	tasks    = make(chan task)
+	waits    = sync.Pool{New: func() any { return new(sync.WaitGroup) }}
+)
+
+// ensureWorkers starts goroutines until n are serving tasks.
+func ensureWorkers(n int) {
+	poolMu.Lock()
+	defer poolMu.Unlock()
+	for ; poolSize < n; poolSize++ {
+		go func() {
+			for t := range tasks {
+				t.p.runRange(t.dst, t.src, t.lo, t.hi)
+				t.wg.Done()
+			}
+		}()
+	}
+}
+
+// parallel runs [0, total) as w contiguous parts, the first on the calling goroutine.
+func (p *Plan) parallel(dst, src []byte, total, w int64) {
+	ensureWorkers(int(w - 1))
+	wg := waits.Get().(*sync.WaitGroup)
+	wg.Add(int(w - 1))
+	for i := int64(1); i < w; i++ {
+		tasks <- task{p, dst, src, total * i / w, total * (i + 1) / w, wg}
+	}
+	p.runRange(dst, src, 0, total/w)
+	wg.Wait()
+	waits.Put(wg)
+}
