@@ -332,6 +332,16 @@ func npyDescr(dt layout.DType, o npyOptions) (string, error) {
 	return "", fmt.Errorf("%w: %v has no .npy descr", ErrDType, dt)
 }
 
+// NPYHeaderFor returns the header WriteNPY writes before the row-major (C order) data of
+// an array of type dt and dims: for callers that stream the data themselves.
+func NPYHeaderFor(dt layout.DType, dims []int64, opts ...NPYOption) ([]byte, error) {
+	descr, err := npyDescr(dt, npyOpts(opts))
+	if err != nil {
+		return nil, err
+	}
+	return npyHeaderBytes(descr, false, dims), nil
+}
+
 // npyHeaderBytes builds the magic, version, length and padded dict, 64-byte aligned.
 func npyHeaderBytes(descr string, fortran bool, shape []int64) []byte {
 	var sb strings.Builder

@@ -305,12 +305,35 @@ type NamedBuffer struct {
 // whatever its layout, with an optional "__metadata__" object (written first when
 // metadata is non-nil). The header is padded with spaces to a multiple of 8 bytes.
 func WriteSafetensorsTo(w io.Writer, tensors []NamedBuffer, metadata map[string]string) error {
+	infos := make([]TensorInfo, len(tensors))
+	for i, t := range tensors {
+		infos[i] = TensorInfo{Name: t.Name, DType: t.Buf.dt, Shape: t.Buf.dims}
+	}
+	hdr, err := SafetensorsHeaderFor(infos, metadata)
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(hdr); err != nil {
+		return err
+	}
+	for _, t := range tensors {
+		if err := writeRowMajor(w, t.Buf); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SafetensorsHeaderFor returns the 8-byte length and JSON header of a safetensors file
+// holding the tensors (Name, DType and Shape are read) back to back in the given order,
+// each row-major: for callers that stream the data themselves.
+func SafetensorsHeaderFor(tensors []TensorInfo, metadata map[string]string) ([]byte, error) {
 	var hdr bytes.Buffer
 	hdr.WriteByte('{')
 	if metadata != nil {
 		m, err := json.Marshal(metadata)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		hdr.WriteString(`"__metadata__":`)
 		hdr.Write(m)
@@ -319,21 +342,24 @@ func WriteSafetensorsTo(w io.Writer, tensors []NamedBuffer, metadata map[string]
 	var off int64
 	for i, t := range tensors {
 		if t.Name == "__metadata__" || t.Name == "" || seen[t.Name] {
-			return fmt.Errorf("%w: safetensors: tensor %d has an empty, reserved or repeated name %q", ErrFormat, i, t.Name)
+			return nil, fmt.Errorf("%w: safetensors: tensor %d has an empty, reserved or repeated name %q", ErrFormat, i, t.Name)
 		}
 		seen[t.Name] = true
-		st, ok := safeTypeName(t.Buf.dt)
+		st, ok := safeTypeName(t.DType)
 		if !ok {
-			return fmt.Errorf("%w: safetensors: tensor %q of type %v", ErrDType, t.Name, t.Buf.dt)
+			return nil, fmt.Errorf("%w: safetensors: tensor %q of type %v", ErrDType, t.Name, t.DType)
 		}
-		n := t.Buf.Len() * int64(t.Buf.dt.StorageBits()/8)
+		n := int64(t.DType.StorageBits() / 8)
+		for _, d := range t.Shape {
+			n *= d
+		}
 		if hdr.Len() > 1 {
 			hdr.WriteByte(',')
 		}
 		name, _ := json.Marshal(t.Name)
 		hdr.Write(name)
 		fmt.Fprintf(&hdr, `:{"dtype":%q,"shape":[`, st)
-		for j, d := range t.Buf.dims {
+		for j, d := range t.Shape {
 			if j > 0 {
 				hdr.WriteByte(',')
 			}
@@ -346,20 +372,8 @@ func WriteSafetensorsTo(w io.Writer, tensors []NamedBuffer, metadata map[string]
 	for hdr.Len()%8 != 0 {
 		hdr.WriteByte(' ')
 	}
-	var l [8]byte
-	binary.LittleEndian.PutUint64(l[:], uint64(hdr.Len()))
-	if _, err := w.Write(l[:]); err != nil {
-		return err
-	}
-	if _, err := w.Write(hdr.Bytes()); err != nil {
-		return err
-	}
-	for _, t := range tensors {
-		if err := writeRowMajor(w, t.Buf); err != nil {
-			return err
-		}
-	}
-	return nil
+	out := binary.LittleEndian.AppendUint64(make([]byte, 0, 8+hdr.Len()), uint64(hdr.Len()))
+	return append(out, hdr.Bytes()...), nil
 }
 
 // WriteSafetensors writes a safetensors file atomically (see [WriteSafetensorsTo]).

@@ -8,6 +8,8 @@
 //	tpulayout explain SHAPE INDEX [--json]
 //	tpulayout explain SHAPE --offset N [--json]
 //	tpulayout show SHAPE [--svg FILE] [--max N] [--max-slices N]
+//	tpulayout convert IN OUT [--to SHAPE|LAYOUT|DTYPE|tpu:GEN] [--from SHAPE] [--dtype T] [--tensor NAME] [--all] [--pad zero|leave|VALUE] [--progress]
+//	tpulayout validate DUMP --layout SHAPE --ref REF [--tensor NAME] [--ref-shape SHAPE] [--tol ulp=N,abs=X,rel=X] [--check-padding] [--gen GEN] [--max N] [--json] [--progress]
 //	tpulayout help [VERB]
 //
 // Flags may come before or after the arguments; "--" ends the flags. Quote SHAPE for the
@@ -70,5 +72,5 @@
 // 0 on success; 2 on bad usage or input (a malformed shape, with the byte where parsing
 // failed, a bad index or offset, an unknown flag or verb, missing or extra arguments,
 // a grid over the limits), with one line on stderr naming the problem and nothing on
-// stdout; 1 when the input is fine but writing the output fails.
+// stdout; 1 when validate finds mismatches (its report goes to stdout).
 package main

@@ -34,6 +34,8 @@ var verbs = []*verb{
 	infoVerb,
 	explainVerb,
 	showVerb,
+	convertVerb,
+	validateVerb,
 }
 
 func lookupVerb(name string) *verb {
@@ -62,7 +64,7 @@ func (e *mismatch) Unwrap() error { return e.err }
 
 // run is the whole command: it parses args (without the program name), writes the result
 // to stdout and any error, as exactly one line, to stderr, and returns the exit status.
-// Nothing reaches stdout unless the verb succeeds.
+// Nothing reaches stdout unless the verb succeeds or finds mismatches (its report).
 func run(args []string, stdout, stderr io.Writer) (code int) {
 	prefix := "tpulayout"
 	defer func() {
@@ -109,6 +111,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		fmt.Fprintf(stderr, "%s: %s\n", prefix, msg)
 		var m *mismatch
 		if errors.As(err, &m) {
+			stdout.Write(out.Bytes()) // the report of what differs
 			return exitMismatch
 		}
 		return exitUsage
@@ -200,7 +203,7 @@ func printUsage(w io.Writer) {
 	}
 	fmt.Fprintf(w, "  tpulayout %-*s  %s\n", width, "help [VERB]", "print this help, or a verb's")
 	fmt.Fprintf(w, "\nQuote SHAPE for the shell. Flags may come before or after the arguments.\n")
-	fmt.Fprintf(w, "Exit status: 0 on success, 2 on bad usage or input, 1 when writing output fails.\n")
+	fmt.Fprintf(w, "Exit status: 0 on success, 1 when validate finds mismatches, 2 on bad usage or input.\n")
 }
 
 func printVerbUsage(w io.Writer, v *verb, fs *flag.FlagSet) {

@@ -1,0 +1,813 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/relayout"
+	"github.com/tpulayout/tpulayout/tpu"
+)
+
+var convertVerb = &verb{
+	name:     "convert",
+	synopsis: "IN OUT [--to SHAPE|tpu:GEN] [flags]",
+	summary:  "a host array to a device image, or back",
+	detail: `Convert relays out the array in IN into the layout --to gives and writes it to OUT.
+
+IN is a .npy file (dtype and shape from its header, C or Fortran order), a .safetensors
+file (--tensor NAME picks the tensor; a file with one tensor needs none), or, under any
+other name, raw bytes whose shape and layout --from gives (a device image, say).
+
+--to is the layout of OUT:
+  bf16[4096,4096]{1,0:T(8,128)(2,1)}  a shape: its dims must be IN's; another dtype converts
+                                      (f32 to bf16 and f16 round to nearest even)
+  '{1,0:T(8,128)(2,1)}'               a layout alone, for IN's dims and --dtype (default IN's)
+  tpu:v5e                             the generation's default device layout for IN's shape
+                                      and --dtype; the chosen shape is printed
+  f32                                 a dtype alone: row-major, for host files
+
+OUT ending in .npy or .safetensors gets the host array back, row-major (the reverse job:
+--from a device layout with a raw IN; --to, when given, sets the host dtype, and
+--tensor the tensor's name, default "tensor"). Any other OUT gets the raw device image:
+exactly the layout's footprint, padding filled as --pad says. OUT is written to a
+temporary file in its directory and renamed into place, so a failure leaves no partial
+OUT; IN is only read.
+
+--all converts every tensor of a .safetensors IN into OUT, a new directory of images
+(one .bin per tensor) and manifest.json listing each tensor's name, source dtype and
+shape, device layout, file and size. It takes --to tpu:GEN or a layout alone; --dtype
+then applies to the floating-point tensors only.
+
+Large inputs are memory-mapped and, when both layouts keep dim 0 majormost, converted
+in bands of rows so that memory use stays bounded. Stdout gets the shape of OUT (with
+--all, one line per tensor); progress goes to stderr when it is a terminal, or with
+--progress.`,
+	define: func(fs *flag.FlagSet) func([]string, io.Writer) error {
+		c := &convertFlags{}
+		fs.StringVar(&c.to, "to", "", "the `LAYOUT` of OUT: a shape, a layout {…} alone, a dtype, or tpu:GEN")
+		fs.StringVar(&c.from, "from", "", "the `SHAPE` (with its layout) of a raw IN")
+		fs.StringVar(&c.dtype, "dtype", "", "element type `T` of OUT with a layout alone or tpu:GEN (default: IN's)")
+		fs.StringVar(&c.tensor, "tensor", "", "the tensor `NAME` to read from a .safetensors IN, or to write to a .safetensors OUT")
+		fs.BoolVar(&c.all, "all", false, "convert every tensor of a .safetensors IN into the directory OUT")
+		fs.StringVar(&c.pad, "pad", "zero", "what OUT's padding holds, `PAD`: zero, leave (not written), or a number")
+		fs.BoolVar(&c.progress, "progress", false, "show progress on stderr even when it is not a terminal")
+		return func(pos []string, w io.Writer) error {
+			if err := needArgs(pos, "IN", "OUT"); err != nil {
+				return err
+			}
+			return c.run(pos[0], pos[1], w)
+		}
+	},
+}
+
+// bandBytes is the size aimed at for one band of a banded conversion (see planBands);
+// tests lower it.
+var bandBytes int64 = 64 << 20
+
+type convertFlags struct {
+	to, from, dtype, tensor, pad string
+	all, progress                bool
+}
+
+// fileKind is what a file holds, judged by its name.
+type fileKind int
+
+const (
+	kindRaw fileKind = iota
+	kindNPY
+	kindSafetensors
+)
+
+func kindOf(path string) fileKind {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".npy":
+		return kindNPY
+	case ".safetensors":
+		return kindSafetensors
+	}
+	return kindRaw
+}
+
+func (k fileKind) String() string {
+	return [...]string{"raw", ".npy", ".safetensors"}[k]
+}
+
+func (c *convertFlags) run(in, out string, w io.Writer) error {
+	inKind, outKind := kindOf(in), kindOf(out)
+	padOpt, err := padOption(c.pad)
+	if err != nil {
+		return err
+	}
+	if c.from != "" && inKind != kindRaw {
+		return usagef("--from is for a raw IN; %s is a %s file with its own dtype and shape", in, inKind)
+	}
+	if c.all {
+		if inKind != kindSafetensors {
+			return usagef("--all converts every tensor of a .safetensors IN; %s is not one", in)
+		}
+		if c.tensor != "" {
+			return usagef("--all and --tensor exclude each other")
+		}
+		return c.runAll(in, out, padOpt, w)
+	}
+	if err := checkOut(out, in); err != nil {
+		return err
+	}
+	inTensor := ""
+	switch {
+	case inKind == kindSafetensors:
+		inTensor = c.tensor
+	case c.tensor != "" && outKind != kindSafetensors:
+		return usagef("--tensor names the tensor of a .safetensors IN or OUT; neither %s nor %s is one", in, out)
+	}
+	src, name, err := openArray(in, inKind, c.from, "--from", inTensor, "IN")
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	dst, err := resolveTarget(c.to, c.dtype, src.Shape, outKind, false)
+	if err != nil {
+		return err
+	}
+	hdr, err := hostHeader(outKind, out, dst, outTensorName(c.tensor, name))
+	if err != nil {
+		return err
+	}
+	prog := newProgress(c.progress, "convert", 0)
+	if _, err := convertFile(out, hdr, dst, src, []relayout.Option{padOpt}, prog); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(w, dst.String())
+	return err
+}
+
+// outTensorName is the name of the tensor in a .safetensors OUT: --tensor, else the
+// source tensor's name, else "tensor".
+func outTensorName(flagName, srcName string) string {
+	switch {
+	case flagName != "":
+		return flagName
+	case srcName != "":
+		return srcName
+	}
+	return "tensor"
+}
+
+// padOption reads --pad.
+func padOption(s string) (relayout.Option, error) {
+	switch strings.ToLower(s) {
+	case "zero", "zeros", "":
+		return relayout.WithPadZero(), nil
+	case "leave":
+		return relayout.WithPadLeave(), nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return nil, usagef("bad --pad %q: want zero, leave or a number", s)
+	}
+	return relayout.WithPadValue(v), nil
+}
+
+// fileErr describes a failed file operation without Go's "open PATH:" prefix.
+func fileErr(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return cleanErr(err)
+}
+
+// cleanErr prints an error of the library packages without their package prefixes.
+func cleanErr(err error) string {
+	s := err.Error()
+	for _, p := range []string{"buffer: ", "relayout: ", "tpu: ", "layout: "} {
+		s = strings.ReplaceAll(s, p, "")
+	}
+	return s
+}
+
+// openArray opens an input array: a .npy file, a tensor of a .safetensors file (tensor,
+// or the only one), or a raw file of the shape given by shapeText (flagName names the
+// flag that gives it). what is "IN" or "REF", for messages. It returns the buffer
+// (possibly a read-only mapping: Close it) and the tensor's name for safetensors.
+func openArray(path string, kind fileKind, shapeText, flagName, tensor, what string) (*buffer.Buffer, string, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, "", fmt.Errorf("cannot read %s %s: %s", what, path, fileErr(err))
+	}
+	if st.IsDir() {
+		return nil, "", fmt.Errorf("cannot read %s %s: it is a directory", what, path)
+	}
+	if tensor != "" && kind != kindSafetensors {
+		return nil, "", usagef("--tensor picks a tensor of a .safetensors %s; %s is a %s file", what, path, kind)
+	}
+	switch kind {
+	case kindNPY:
+		b, err := buffer.ReadNPY(path)
+		if err != nil {
+			return nil, "", fmt.Errorf("cannot read %s %s: %s", what, path, strings.TrimPrefix(cleanErr(err), path+": "))
+		}
+		return b, "", nil
+	case kindSafetensors:
+		sf, err := buffer.OpenSafetensors(path)
+		if err != nil {
+			return nil, "", fmt.Errorf("cannot read %s %s: %s", what, path, strings.TrimPrefix(cleanErr(err), path+": "))
+		}
+		if tensor == "" {
+			if len(sf.Tensors) != 1 {
+				return nil, "", usagef("%s %s holds %s (%s); pick one with --tensor NAME", what, path,
+					plural(int64(len(sf.Tensors)), "tensor"), tensorNames(sf.Tensors))
+			}
+			tensor = sf.Tensors[0].Name
+		}
+		if _, ok := sf.Tensor(tensor); !ok {
+			return nil, "", usagef("%s %s has no tensor %q (it has %s)", what, path, tensor, tensorNames(sf.Tensors))
+		}
+		b, err := sf.Read(tensor)
+		if err != nil {
+			return nil, "", fmt.Errorf("cannot read %s %s: %s", what, path, cleanErr(err))
+		}
+		return b, tensor, nil
+	}
+	if shapeText == "" {
+		return nil, "", usagef("%s %s is raw bytes (not .npy or .safetensors): give its shape with %s SHAPE", what, path, flagName)
+	}
+	ix, err := compileShape(shapeText)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w", flagName, err)
+	}
+	if want := ix.FootprintBytes(); st.Size() != want {
+		return nil, "", fmt.Errorf("%s %s has %s, but %s needs %s (its footprint)",
+			what, path, plural(st.Size(), "byte"), ix.Shape(), plural(want, "byte"))
+	}
+	b, err := buffer.ReadRaw(path, ix.Shape())
+	if err != nil {
+		return nil, "", fmt.Errorf("cannot read %s %s: %s", what, path, cleanErr(err))
+	}
+	return b, "", nil
+}
+
+// tensorNames lists the names of a few tensors for messages.
+func tensorNames(ts []buffer.TensorInfo) string {
+	var names []string
+	for i, t := range ts {
+		if i == 8 {
+			names = append(names, fmt.Sprintf("and %d more", len(ts)-i))
+			break
+		}
+		names = append(names, strconv.Quote(t.Name))
+	}
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// resolveTarget works out OUT's shape from --to and --dtype for a source of shape src.
+// floatOnly applies --dtype to floating-point sources only (for --all).
+func resolveTarget(to, dtypeText string, src layout.Shape, outKind fileKind, floatOnly bool) (layout.Shape, error) {
+	dt := src.DType
+	if dtypeText != "" {
+		d, ok := layout.DTypeByName(dtypeText)
+		if !ok || !d.IsArray() {
+			return layout.Shape{}, usagef("unknown --dtype %q (use XLA's names: f32, bf16, f16, s8, …)", dtypeText)
+		}
+		if !floatOnly || src.DType.IsFloat() {
+			dt = d
+		}
+	}
+	dims := src.Dims
+	srcText := layout.NewShape(src.DType, dims...).String()
+	var dst layout.Shape
+	switch {
+	case to == "":
+		if outKind == kindRaw {
+			return layout.Shape{}, usagef("missing --to: the layout of the device image OUT, such as 'bf16[…]{1,0:T(8,128)(2,1)}', a layout '{1,0:T(8,128)(2,1)}' or tpu:v5e")
+		}
+		dst = layout.NewShape(dt, dims...)
+	case strings.HasPrefix(to, "tpu:"):
+		gen, err := tpu.ParseGeneration(strings.TrimPrefix(to, "tpu:"))
+		if err != nil {
+			return layout.Shape{}, usagef("bad --to %q: %s", to, cleanErr(err))
+		}
+		s, err := tpu.DefaultShape(gen, dt, dims)
+		if err != nil {
+			return layout.Shape{}, fmt.Errorf("no default %s layout for %s: %s", gen, layout.NewShape(dt, dims...), cleanErr(err))
+		}
+		dst = s
+	case strings.HasPrefix(strings.TrimSpace(to), "{"):
+		if _, err := layout.ParseLayout(to); err != nil {
+			var pe *layout.ParseError
+			if errors.As(err, &pe) {
+				return layout.Shape{}, fmt.Errorf("bad --to layout %q: at byte %d: %s", pe.Input, pe.Pos, pe.Msg)
+			}
+			return layout.Shape{}, fmt.Errorf("bad --to layout %q: %s", to, cleanErr(err))
+		}
+		text := dt.String() + fmtDims(dims) + strings.TrimSpace(to)
+		s, err := layout.Parse(text)
+		if err != nil {
+			msg := cleanErr(err)
+			var pe *layout.ParseError
+			if errors.As(err, &pe) {
+				msg = pe.Msg
+			}
+			return layout.Shape{}, fmt.Errorf("--to layout %s does not fit IN's %s: %s", to, srcText, msg)
+		}
+		dst = s
+	default:
+		if d, ok := layout.DTypeByName(to); ok && d.IsArray() {
+			if dtypeText != "" && d != dt {
+				return layout.Shape{}, usagef("--to %s and --dtype %s disagree", to, dtypeText)
+			}
+			dst = layout.NewShape(d, dims...)
+			break
+		}
+		ix, err := compileShape(to)
+		if err != nil {
+			return layout.Shape{}, fmt.Errorf("--to: %w", err)
+		}
+		dst = ix.Shape()
+		if !slices.Equal(dst.Dims, dims) {
+			return layout.Shape{}, fmt.Errorf("--to %s has dims %s, but IN %s has dims %s", to, fmtDims(dst.Dims), srcText, fmtDims(dims))
+		}
+		if dtypeText != "" && dst.DType != dt {
+			return layout.Shape{}, usagef("--to %s and --dtype %s disagree", to, dtypeText)
+		}
+	}
+	ix, err := layout.Compile(dst)
+	if err != nil {
+		return layout.Shape{}, fmt.Errorf("OUT shape %s: %s", dst, cleanErr(err))
+	}
+	dst = ix.Shape()
+	if outKind != kindRaw && !isRowMajor(ix) {
+		return layout.Shape{}, usagef("OUT is a %s file, which holds a row-major host array, but --to %s is a device layout; write the device image to a raw file (say OUT.bin)", outKind, to)
+	}
+	return dst, nil
+}
+
+// isRowMajor reports whether ix is the dense row-major layout of whole-byte elements.
+func isRowMajor(ix *layout.Indexer) bool {
+	s := ix.Shape()
+	return len(s.Layout.Tiles) == 0 && slices.Equal(s.Layout.MinorToMajor, layout.RowMajor(s.Rank())) &&
+		ix.ElementBits()%8 == 0 && ix.FootprintElements() == ix.LogicalElements() && s.Layout.PrefixBytes == 0
+}
+
+// checkOut fails early when OUT cannot be a file we replace: a directory, or IN itself.
+func checkOut(out, in string) error {
+	st, err := os.Stat(out)
+	if err != nil {
+		return nil // a missing OUT is fine; an unwritable directory shows when we create it
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("cannot write OUT %s: it is not a regular file", out)
+	}
+	if ist, err := os.Stat(in); err == nil && os.SameFile(st, ist) {
+		return usagef("OUT %s is IN itself; write to another file", out)
+	}
+	return nil
+}
+
+// convertFile writes OUT: hdr (a host file's header, or nothing), then src relaid out
+// into dst. It writes a temporary file in OUT's directory and renames it into place, so
+// that a failure leaves OUT as it was. It returns the bytes written.
+func convertFile(out string, hdr []byte, dst layout.Shape, src *buffer.Buffer, opts []relayout.Option, prog *progress) (n int64, err error) {
+	dstIx, err := layout.Compile(dst)
+	if err != nil {
+		return 0, fmt.Errorf("OUT shape %s: %s", dst, cleanErr(err))
+	}
+	// Compile the plan(s) first: a shape pair relayout cannot do fails before any file.
+	b := planBands(dst, src.Shape, bandBytes)
+	var whole *relayout.Plan
+	if b == nil {
+		whole, err = relayout.NewPlan(dst, src.Shape, opts...)
+	} else {
+		err = b.compile(dst, src.Shape, opts)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("cannot convert %s to %s: %s", src.Shape, dst, cleanErr(err))
+	}
+
+	dir, base := filepath.Split(out)
+	if dir == "" {
+		dir = "."
+	}
+	mode := fs.FileMode(0o644)
+	if st, err := os.Stat(out); err == nil {
+		mode = st.Mode().Perm()
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp*")
+	if err != nil {
+		return 0, fmt.Errorf("cannot write OUT %s: %s", out, fileErr(err))
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	wrap := func(err error) error { return fmt.Errorf("cannot write OUT %s: %s", out, fileErr(err)) }
+	if _, err := f.Write(hdr); err != nil {
+		return 0, wrap(err)
+	}
+	total := dstIx.FootprintBytes()
+	if prog != nil {
+		prog.total = total
+	}
+	base0 := int64(len(hdr))
+	if b == nil {
+		d, err := buffer.New(dst)
+		if err != nil {
+			return 0, fmt.Errorf("cannot hold OUT in memory: %s", cleanErr(err))
+		}
+		if src.Len() > 0 {
+			if err := whole.Copy(d, src); err != nil {
+				return 0, fmt.Errorf("cannot convert %s to %s: %s", src.Shape, dst, cleanErr(err))
+			}
+		}
+		if _, err := f.WriteAt(d.Data, base0); err != nil {
+			return 0, wrap(err)
+		}
+		prog.add(total)
+	} else if err := b.run(f, base0, src, prog); err != nil {
+		return 0, err
+	}
+	if err := f.Chmod(mode); err != nil && !errors.Is(err, errors.ErrUnsupported) {
+		return 0, wrap(err)
+	}
+	if err := f.Sync(); err != nil {
+		return 0, wrap(err)
+	}
+	if err := f.Close(); err != nil {
+		return 0, wrap(err)
+	}
+	if err := os.Rename(tmp, out); err != nil {
+		return 0, wrap(err)
+	}
+	prog.finish()
+	return base0 + total, nil
+}
+
+// bands is a conversion split along logical dim 0 into bands of rows that are
+// contiguous byte ranges on both sides: n full bands of rows rows, then one band of
+// last rows (0: none).
+type bands struct {
+	rows, n, last    int64
+	srcBand, dstBand int64 // bytes of a full band
+	srcLast, dstLast int64 // bytes of the last band
+	full, tail       *relayout.Plan
+}
+
+// planBands splits a conversion into bands of about target bytes, or returns nil to
+// convert in one piece. Banding needs dim 0 majormost on both sides, no tail padding,
+// and bands a whole number of bytes; the band height is a multiple of dim 0's first
+// tile extent on both sides; and every band is checked to be a contiguous byte range on
+// both sides with the layouts' own index math.
+func planBands(dst, src layout.Shape, target int64) *bands {
+	dims := src.Dims
+	if len(dims) == 0 || !slices.Equal(dims, dst.Dims) || dims[0] < 2 || src.LogicalElements() == 0 {
+		return nil
+	}
+	es, ok1 := dim0Extent(src)
+	ed, ok2 := dim0Extent(dst)
+	if !ok1 || !ok2 {
+		return nil
+	}
+	unit := es / gcd(es, ed) * ed
+	sIx, err1 := layout.Compile(src)
+	dIx, err2 := layout.Compile(dst)
+	if err1 != nil || err2 != nil {
+		return nil
+	}
+	sUnit, ok1 := bandIndexer(src, unit)
+	dUnit, ok2 := bandIndexer(dst, unit)
+	if !ok1 || !ok2 {
+		return nil
+	}
+	per := max(sUnit.FootprintBytes(), dUnit.FootprintBytes())
+	rows := unit * max(1, target/max(per, 1))
+	if rows >= dims[0] {
+		return nil
+	}
+	b := &bands{rows: rows, n: dims[0] / rows, last: dims[0] % rows}
+	sBand, ok1 := bandIndexer(src, rows)
+	dBand, ok2 := bandIndexer(dst, rows)
+	if !ok1 || !ok2 {
+		return nil
+	}
+	b.srcBand, b.dstBand = sBand.FootprintBytes(), dBand.FootprintBytes()
+	if !contiguousBands(sIx, sBand, b) || !contiguousBands(dIx, dBand, b) {
+		return nil
+	}
+	if b.last > 0 {
+		sLast, ok1 := bandIndexer(src, b.last)
+		dLast, ok2 := bandIndexer(dst, b.last)
+		if !ok1 || !ok2 {
+			return nil
+		}
+		b.srcLast, b.dstLast = sLast.FootprintBytes(), dLast.FootprintBytes()
+	}
+	if b.n*b.srcBand+b.srcLast != sIx.FootprintBytes() || b.n*b.dstBand+b.dstLast != dIx.FootprintBytes() {
+		return nil
+	}
+	return b
+}
+
+// dim0Extent is the extent along logical dim 0 of the first tile of s's layout (1 when
+// the tile does not reach dim 0), and whether s can be banded along dim 0 at all.
+func dim0Extent(s layout.Shape) (int64, bool) {
+	l, rank := s.Layout, s.Rank()
+	if len(l.MinorToMajor) != rank || l.MinorToMajor[rank-1] != 0 || l.TailPadding > 1 ||
+		l.PrefixBytes != 0 || len(l.Splits) != 0 || l.Physical != nil {
+		return 0, false
+	}
+	if len(l.Tiles) == 0 || len(l.Tiles[0]) < rank {
+		return 1, true
+	}
+	e := l.Tiles[0][len(l.Tiles[0])-rank]
+	if e < 1 {
+		return 0, false // combined or malformed
+	}
+	return e, true
+}
+
+// bandIndexer compiles s with dim 0 set to rows; ok is false unless its footprint is a
+// whole number of bytes.
+func bandIndexer(s layout.Shape, rows int64) (*layout.Indexer, bool) {
+	s.Dims = slices.Clone(s.Dims)
+	s.Dims[0] = rows
+	s.Dynamic = nil
+	ix, err := layout.Compile(s)
+	if err != nil || ix.FootprintElements()*int64(ix.ElementBits())%8 != 0 {
+		return nil, false
+	}
+	return ix, true
+}
+
+// contiguousBands checks, on one side, that every band of b starts at a multiple of
+// the full band's footprint and that its first, middle and last elements sit where the
+// band's own layout puts them, relative to that start.
+func contiguousBands(full, band *layout.Indexer, b *bands) bool {
+	bandElems := band.FootprintElements()
+	dims := full.Dims()
+	rank := len(dims)
+	idx, local := make([]int64, rank), make([]int64, rank)
+	probe := func(k int64, rowInBand int64, minor bool) bool {
+		for i := 1; i < rank; i++ {
+			idx[i] = 0
+			if minor {
+				idx[i] = dims[i] - 1
+			}
+			local[i] = idx[i]
+		}
+		idx[0], local[0] = k*b.rows+rowInBand, rowInBand
+		if idx[0] >= dims[0] {
+			return true
+		}
+		if local[0] >= band.Dims()[0] {
+			return true
+		}
+		return full.Offset(idx) == k*bandElems+band.Offset(local)
+	}
+	nb := b.n
+	if b.last > 0 {
+		nb++
+	}
+	for k := range nb {
+		rows := b.rows
+		if k == b.n {
+			rows = b.last
+		}
+		if !probe(k, 0, false) || !probe(k, rows-1, true) || !probe(k, rows/2, true) || !probe(k, rows-1, false) {
+			return false
+		}
+	}
+	return true
+}
+
+func gcd(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+// compile builds the plans for a full band and for the last one.
+func (b *bands) compile(dst, src layout.Shape, opts []relayout.Option) error {
+	band := func(s layout.Shape, rows int64) layout.Shape {
+		s.Dims = slices.Clone(s.Dims)
+		s.Dims[0] = rows
+		s.Dynamic = nil
+		return s
+	}
+	var err error
+	if b.full, err = relayout.NewPlan(band(dst, b.rows), band(src, b.rows), opts...); err != nil {
+		return err
+	}
+	if b.last > 0 {
+		if b.tail, err = relayout.NewPlan(band(dst, b.last), band(src, b.last), opts...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// run converts band after band: each is relaid out from src (often a mapping of IN)
+// into one reusable buffer and written at its place in f, after base bytes; the input
+// pages of a mapped src are released once consumed, so resident memory stays about two
+// bands.
+func (b *bands) run(f *os.File, base int64, src *buffer.Buffer, prog *progress) error {
+	buf := make([]byte, b.dstBand)
+	var sOff, dOff int64
+	for k := int64(0); k <= b.n; k++ {
+		plan, sn, dn := b.full, b.srcBand, b.dstBand
+		if k == b.n {
+			if b.last == 0 {
+				break
+			}
+			plan, sn, dn = b.tail, b.srcLast, b.dstLast
+			// Its padding may sit where full bands had data: with --pad leave the
+			// plan does not write it, so it must not keep the previous band's bytes.
+			clear(buf[:dn])
+		}
+		in := src.Data[sOff : sOff+sn]
+		if err := plan.CopyBytes(buf[:dn], in); err != nil {
+			return fmt.Errorf("cannot convert band %d: %s", k, cleanErr(err))
+		}
+		if _, err := f.WriteAt(buf[:dn], base+dOff); err != nil {
+			return fmt.Errorf("cannot write OUT %s: %s", f.Name(), fileErr(err))
+		}
+		if src.Mapped() {
+			releasePages(in)
+		}
+		sOff, dOff = sOff+sn, dOff+dn
+		prog.add(dn)
+	}
+	return nil
+}
+
+// hostHeader returns the header of a .npy or .safetensors OUT holding one row-major
+// array of shape dst (nothing for a raw OUT).
+func hostHeader(kind fileKind, out string, dst layout.Shape, name string) ([]byte, error) {
+	var h []byte
+	var err error
+	switch kind {
+	case kindNPY:
+		h, err = buffer.NPYHeaderFor(dst.DType, dst.Dims)
+	case kindSafetensors:
+		if name == "__metadata__" {
+			return nil, usagef("--tensor: %q is reserved in safetensors files", name)
+		}
+		h, err = buffer.SafetensorsHeaderFor([]buffer.TensorInfo{{Name: name, DType: dst.DType, Shape: dst.Dims}}, nil)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("OUT %s: %s files cannot hold %s elements: %w", out, kind, dst.DType, err)
+	}
+	return h, nil
+}
+
+// manifestEntry is one tensor of a --all conversion.
+type manifestEntry struct {
+	Name        string  `json:"name"`
+	SourceDType string  `json:"source_dtype"`
+	SourceShape []int64 `json:"source_shape"`
+	Layout      string  `json:"layout"`
+	File        string  `json:"file"`
+	Bytes       int64   `json:"bytes"`
+}
+
+type manifest struct {
+	Source  string          `json:"source"`
+	To      string          `json:"to"`
+	Tensors []manifestEntry `json:"tensors"`
+}
+
+// runAll converts every tensor of a safetensors IN into the new directory out.
+func (c *convertFlags) runAll(in, out string, padOpt relayout.Option, w io.Writer) error {
+	if c.to == "" {
+		return usagef("--all needs --to tpu:GEN or a layout alone such as '{1,0:T(8,128)}'")
+	}
+	if !strings.HasPrefix(c.to, "tpu:") && !strings.HasPrefix(strings.TrimSpace(c.to), "{") {
+		return usagef("--all takes --to tpu:GEN or a layout alone such as '{1,0:T(8,128)}', not %q, since tensors differ in shape", c.to)
+	}
+	if st, err := os.Stat(out); err == nil {
+		if !st.IsDir() {
+			return fmt.Errorf("cannot write OUT %s: with --all OUT is a new directory, and this is a file", out)
+		}
+		if ents, err := os.ReadDir(out); err != nil || len(ents) > 0 {
+			return fmt.Errorf("cannot write OUT %s: with --all OUT is a new directory, and this one is not empty", out)
+		}
+	}
+	if _, err := os.Stat(in); err != nil {
+		return fmt.Errorf("cannot read IN %s: %s", in, fileErr(err))
+	}
+	sf, err := buffer.OpenSafetensors(in)
+	if err != nil {
+		return fmt.Errorf("cannot read IN %s: %s", in, strings.TrimPrefix(cleanErr(err), in+": "))
+	}
+	// Resolve every target before writing anything.
+	targets := make([]layout.Shape, len(sf.Tensors))
+	for i, t := range sf.Tensors {
+		dst, err := resolveTarget(c.to, c.dtype, t.BufferShape(), kindRaw, true)
+		if err != nil {
+			return fmt.Errorf("tensor %q: %w", t.Name, err)
+		}
+		targets[i] = dst
+	}
+	parent := filepath.Dir(filepath.Clean(out))
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(filepath.Clean(out))+".tmp*")
+	if err != nil {
+		return fmt.Errorf("cannot write OUT %s: %s", out, fileErr(err))
+	}
+	done := false
+	defer func() {
+		if !done {
+			os.RemoveAll(tmp)
+		}
+	}()
+	var total int64
+	for _, t := range targets {
+		if ix, err := layout.Compile(t); err == nil {
+			total += ix.FootprintBytes()
+		}
+	}
+	prog := newProgress(c.progress, "convert", total)
+	m := manifest{Source: filepath.Base(in), To: c.to, Tensors: []manifestEntry{}}
+	used := map[string]bool{"manifest.json": true}
+	for i, t := range sf.Tensors {
+		file := fileNameFor(t.Name, used)
+		src, err := sf.Read(t.Name)
+		if err != nil {
+			return fmt.Errorf("cannot read tensor %q of IN %s: %s", t.Name, in, cleanErr(err))
+		}
+		n, err := convertFile(filepath.Join(tmp, file), nil, targets[i], src, []relayout.Option{padOpt}, nil)
+		src.Close()
+		if err != nil {
+			return fmt.Errorf("tensor %q: %w", t.Name, err)
+		}
+		prog.add(n)
+		m.Tensors = append(m.Tensors, manifestEntry{
+			Name: t.Name, SourceDType: t.DType.String(), SourceShape: nonNil(t.Shape),
+			Layout: targets[i].String(), File: file, Bytes: n,
+		})
+	}
+	js, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	js = append(compactArrays(js), '\n')
+	if err := os.WriteFile(filepath.Join(tmp, "manifest.json"), js, 0o644); err != nil {
+		return fmt.Errorf("cannot write OUT %s: %s", out, fileErr(err))
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return fmt.Errorf("cannot write OUT %s: %s", out, fileErr(err))
+	}
+	os.Remove(out) // an empty directory, checked above; the rename needs it gone
+	if err := os.Rename(tmp, out); err != nil {
+		return fmt.Errorf("cannot write OUT %s: %s", out, fileErr(err))
+	}
+	done = true
+	prog.finish()
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, e := range m.Tensors {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", e.Name, e.Layout, filepath.Join(out, e.File))
+	}
+	fmt.Fprintf(tw, "manifest\t\t%s\n", filepath.Join(out, "manifest.json"))
+	return tw.Flush()
+}
+
+// fileNameFor turns a tensor name into a unique file name: characters other than
+// letters, digits, '.', '-' and '_' become '_', and ".bin" is appended.
+func fileNameFor(name string, used map[string]bool) string {
+	var sb strings.Builder
+	for _, r := range name {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '-', r == '_':
+			sb.WriteRune(r)
+		default:
+			sb.WriteByte('_')
+		}
+	}
+	stem := strings.TrimLeft(sb.String(), ".")
+	if stem == "" {
+		stem = "tensor"
+	}
+	file := stem + ".bin"
+	for i := 2; used[file]; i++ {
+		file = fmt.Sprintf("%s-%d.bin", stem, i)
+	}
+	used[file] = true
+	return file
+}

@@ -1,0 +1,564 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/tpu"
+)
+
+const fixtures = "testdata/convert/"
+
+// randomBuffer returns a row-major buffer of shape text with random values: normals for
+// floats (some exact bf16 rounding ties among f32), random bits for integers.
+func randomBuffer(t *testing.T, text string, seed uint64) *buffer.Buffer {
+	t.Helper()
+	b := buffer.MustNew(layout.MustParse(text))
+	rng := rand.New(rand.NewPCG(seed, 7))
+	dims := b.Dims()
+	if b.Len() == 0 {
+		return b
+	}
+	idx := make([]int64, len(dims))
+	for {
+		switch dt := b.DType(); {
+		case dt == layout.F32:
+			if rng.IntN(8) == 0 { // an exact tie for bf16 rounding (finite: bit 30 clear)
+				b.SetBits(idx, uint64(rng.Uint32()&0xbfff0000|0x8000))
+				break
+			}
+			b.SetF32(idx, float32(rng.NormFloat64()))
+		case dt.IsFloat():
+			b.Set(idx, rng.NormFloat64())
+		default:
+			b.SetBits(idx, rng.Uint64())
+		}
+		if !layout.NextIndex(idx, dims) {
+			return b
+		}
+	}
+}
+
+// writeNPY saves b as dir/name and returns the path.
+func writeNPY(t *testing.T, dir, name string, b *buffer.Buffer) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := buffer.WriteNPY(p, b); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func readFile(t *testing.T, p string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// dirNames lists a directory, hidden files included.
+func dirNames(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	return names
+}
+
+// TestConvertFixtures compares device images with the ones NumPy made by
+// pad-reshape-transpose (testdata/gen_fixtures.py), and converts them back.
+func TestConvertFixtures(t *testing.T) {
+	cases := []struct {
+		in, to, want string
+		out          string // the shape printed
+	}{
+		{"f32_20x300.npy", "f32[20,300]{1,0:T(8,128)}", "f32_20x300.T8x128.bin", ""},
+		{"f32_20x300.npy", "bf16[20,300]{1,0:T(8,128)(2,1)}", "f32_20x300.bf16.T8x128_2x1.bin", ""},
+		{"f32_20x300.npy", "bf16[20,300]{1,0:T(16,128)(2,1)}", "f32_20x300.bf16.T16x128_2x1.bin", ""},
+		{"f32_20x300.npy", "bf16[20,300]{1,0:T(8,128)}", "f32_20x300.bf16.T8x128.bin", ""},
+		{"f32_130x20.npy", "f32[130,20]{0,1:T(8,128)}", "f32_130x20.cm.T8x128.bin", ""},
+		{"s8_40x130.npy", "s8[40,130]{1,0:T(32,128)(4,1)}", "s8_40x130.T32x128_4x1.bin", ""},
+		{"f16_9x200.npy", "f16[9,200]{1,0:T(8,128)(2,1)}", "f16_9x200.T8x128_2x1.bin", ""},
+		// The other ways to say the target.
+		{"f32_20x300.npy", "{1,0:T(8,128)}", "f32_20x300.T8x128.bin", "f32[20,300]{1,0:T(8,128)}"},
+		{"f32_20x300.npy", "tpu:v5e", "f32_20x300.T8x128.bin", "f32[20,300]{1,0:T(8,128)}"},
+	}
+	dir := t.TempDir()
+	for _, c := range cases {
+		out := filepath.Join(dir, "out.bin")
+		got := mustRun(t, "convert", fixtures+c.in, out, "--to", c.to)
+		want := c.out
+		if want == "" {
+			want = c.to
+		}
+		if got != want+"\n" {
+			t.Errorf("convert %s --to %s printed %q, want %q", c.in, c.to, got, want)
+		}
+		if !bytes.Equal(readFile(t, out), readFile(t, fixtures+c.want)) {
+			t.Errorf("convert %s --to %s differs from NumPy's %s", c.in, c.to, c.want)
+		}
+	}
+	// bf16 with --dtype and a layout alone, or tpu:GEN.
+	for _, to := range [][]string{{"--to", "{1,0:T(8,128)(2,1)}", "--dtype", "bf16"}, {"--to", "tpu:v5e", "--dtype", "bf16"}} {
+		out := filepath.Join(dir, "out.bin")
+		got := mustRun(t, append([]string{"convert", fixtures + "f32_20x300.npy", out}, to...)...)
+		if got != "bf16[20,300]{1,0:T(8,128)(2,1)}\n" {
+			t.Errorf("convert %q printed %q", to, got)
+		}
+		if !bytes.Equal(readFile(t, out), readFile(t, fixtures+"f32_20x300.bf16.T8x128_2x1.bin")) {
+			t.Errorf("convert %q differs from NumPy's", to)
+		}
+	}
+
+	// Back: the NumPy device images to host arrays equal the NumPy inputs.
+	for _, c := range []struct{ bin, from, npy string }{
+		{"f32_20x300.T8x128.bin", "f32[20,300]{1,0:T(8,128)}", "f32_20x300.npy"},
+		{"f32_130x20.cm.T8x128.bin", "f32[130,20]{0,1:T(8,128)}", "f32_130x20.npy"},
+		{"s8_40x130.T32x128_4x1.bin", "s8[40,130]{1,0:T(32,128)(4,1)}", "s8_40x130.npy"},
+		{"f16_9x200.T8x128_2x1.bin", "f16[9,200]{1,0:T(8,128)(2,1)}", "f16_9x200.npy"},
+	} {
+		out := filepath.Join(dir, "back.npy")
+		mustRun(t, "convert", "--from", c.from, fixtures+c.bin, out)
+		got, err := buffer.ReadNPY(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := buffer.ReadNPY(fixtures + c.npy)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r, err := buffer.Compare(want, got, buffer.CompareOptions{}); err != nil || !r.OK() {
+			t.Errorf("%s back to host: %v %+v", c.bin, err, r)
+		}
+	}
+	// bf16 back to f32 is the f32 input rounded to nearest even.
+	out := filepath.Join(dir, "back.npy")
+	mustRun(t, "convert", "--from", "bf16[20,300]{1,0:T(8,128)(2,1)}", fixtures+"f32_20x300.bf16.T8x128_2x1.bin", out, "--to", "f32")
+	got, _ := buffer.ReadNPY(out)
+	src, _ := buffer.ReadNPY(fixtures + "f32_20x300.npy")
+	idx := make([]int64, 2)
+	for {
+		if w := buffer.BF16ToF32(buffer.F32ToBF16(src.F32(idx))); got.F32(idx) != w {
+			t.Fatalf("bf16 back to f32 at %v: %v, want %v", idx, got.F32(idx), w)
+		}
+		if !layout.NextIndex(idx, got.Dims()) {
+			break
+		}
+	}
+}
+
+// roundTripCases are host → device conversions of many dtypes and layouts.
+var roundTripCases = []struct {
+	host, device string
+}{
+	{"f32[64,256]", "f32[64,256]{1,0:T(8,128)}"},
+	{"f32[37,301]", "f32[37,301]{1,0:T(8,128)}"},
+	{"f32[64,256]", "bf16[64,256]{1,0:T(8,128)(2,1)}"},
+	{"f32[37,301]", "bf16[37,301]{1,0:T(8,128)(2,1)}"},
+	{"f32[48,130]", "bf16[48,130]{1,0:T(16,128)(2,1)}"},
+	{"bf16[33,257]", "bf16[33,257]{1,0:T(16,128)(2,1)}"},
+	{"s8[64,256]", "s8[64,256]{1,0:T(32,128)(4,1)}"},
+	{"s8[45,131]", "s8[45,131]{1,0:T(32,128)(4,1)}"},
+	{"f16[24,200]", "f16[24,200]{1,0:T(8,128)(2,1)}"},
+	{"f32[50,140]", "f32[50,140]{0,1:T(8,128)}"},
+	{"bf16[50,140]", "bf16[50,140]{0,1:T(8,128)(2,1)}"},
+	{"f32[3,17,260]", "f32[3,17,260]{2,1,0:T(8,128)}"},
+	{"f32[3,17,260]", "bf16[3,17,260]{2,1,0:T(8,128)(2,1)}"},
+	{"f32[1,5]", "f32[1,5]{1,0:T(8,128)}"},
+	{"f32[1000]", "f32[1000]{0:T(1024)}"},
+	{"f32[3000]", "bf16[3000]{0:T(1024)(128)(2,1)}"},
+	{"s32[19,129]", "s32[19,129]{1,0:T(8,128)}"},
+}
+
+// TestConvertRoundTrip converts host → device → host for many layouts and dtypes, and
+// checks each device image with the TPU model's independent Check.
+func TestConvertRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	for i, c := range roundTripCases {
+		src := randomBuffer(t, c.host, uint64(i))
+		in := writeNPY(t, dir, "in.npy", src)
+		dev := filepath.Join(dir, "dev.bin")
+		mustRun(t, "convert", in, dev, "--to", c.device)
+		ix, _ := layout.Compile(layout.MustParse(c.device))
+		img, err := buffer.ReadRaw(dev, ix.Shape())
+		if err != nil {
+			t.Fatalf("%s: %v", c.device, err)
+		}
+		// The padding is zero.
+		idx := make([]int64, ix.Rank())
+		for off := range ix.FootprintElements() {
+			if !ix.Index(off, idx) && img.BitsAt(off) != 0 {
+				t.Fatalf("%s: padding at offset %d is %#x", c.device, off, img.BitsAt(off))
+			}
+		}
+		// Every element is where the TPU model expects it (for loadable layouts), or
+		// where the layout's index math says (any layout).
+		if _, err := tpu.NewMemTiling(tpu.Target{}, ix.Shape()); err == nil {
+			r, err := tpu.Check(img, src, nil)
+			if err != nil || !r.OK() {
+				t.Errorf("%s ← %s: tpu.Check: %v %v", c.device, c.host, err, r)
+			}
+		}
+		if r, err := buffer.Compare(src, img, buffer.CompareOptions{}); err != nil || !r.OK() {
+			t.Errorf("%s ← %s: Compare: %v %+v", c.device, c.host, err, r)
+		}
+		// validate agrees.
+		if out, errOut, code := runCmd(t, "validate", dev, "--layout", c.device, "--ref", in, "--check-padding"); code != 0 {
+			t.Errorf("validate %s: exit %d, %s\n%s", c.device, code, errOut, out)
+		}
+		// Back to the host, in the host's dtype.
+		back := filepath.Join(dir, "back.npy")
+		mustRun(t, "convert", "--from", c.device, dev, back, "--to", src.DType().String())
+		got, err := buffer.ReadNPY(back)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got.Dims(), src.Dims()) || got.DType() != src.DType() {
+			t.Fatalf("%s back: %v, want %v", c.device, got.Shape, src.Shape)
+		}
+		// Compared in the device's type: f32 → bf16 → f32 is f32 rounded to bf16.
+		if r, err := buffer.Compare(src, got, buffer.CompareOptions{In: img.DType()}); err != nil || !r.OK() {
+			t.Errorf("%s → %s → host: %v %+v", c.host, c.device, err, r)
+		}
+		if src.DType() == img.DType() && !bytes.Equal(got.Data, src.Data) {
+			t.Errorf("%s → %s → host: bytes differ", c.host, c.device)
+		}
+		img.Close()
+	}
+}
+
+// TestConvertHostHeaders checks that the .npy and .safetensors files convert writes are
+// byte for byte what the buffer package writes.
+func TestConvertHostHeaders(t *testing.T) {
+	dir := t.TempDir()
+	for i, text := range []string{"f32[20,300]", "bf16[7]", "s8[2,3,4]", "f16[1,1]", "u8[0,4]", "s32[]"} {
+		src := randomBuffer(t, text, uint64(i))
+		raw := filepath.Join(dir, "raw.bin")
+		if err := buffer.WriteRaw(raw, src); err != nil {
+			t.Fatal(err)
+		}
+		npy := filepath.Join(dir, "a.npy")
+		mustRun(t, "convert", "--from", text, raw, npy)
+		var want bytes.Buffer
+		if err := buffer.WriteNPYTo(&want, src); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(readFile(t, npy), want.Bytes()) {
+			t.Errorf("%s: .npy differs from buffer.WriteNPY's", text)
+		}
+		st := filepath.Join(dir, "a.safetensors")
+		mustRun(t, "convert", "--from", text, raw, st, "--tensor", "w.0")
+		want.Reset()
+		if err := buffer.WriteSafetensorsTo(&want, []buffer.NamedBuffer{{Name: "w.0", Buf: src}}, nil); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(readFile(t, st), want.Bytes()) {
+			t.Errorf("%s: .safetensors differs from buffer.WriteSafetensors's:\n%q\n%q", text, readFile(t, st), want.Bytes())
+		}
+	}
+}
+
+// setBand makes conversions band by band with bands of about n bytes, and maps every
+// input, for the duration of the test.
+func setBand(t *testing.T, n int64) {
+	saved, savedMap := bandBytes, buffer.MmapThreshold
+	bandBytes, buffer.MmapThreshold = n, 0
+	t.Cleanup(func() { bandBytes, buffer.MmapThreshold = saved, savedMap })
+}
+
+// TestConvertBanded checks that band-by-band conversion (tiny bands, mapped input)
+// writes the same bytes as the conversion in one piece, both ways.
+func TestConvertBanded(t *testing.T) {
+	dir := t.TempDir()
+	cases := append(roundTripCases[:len(roundTripCases):len(roundTripCases)],
+		struct{ host, device string }{"f32[100,300]", "bf16[100,300]{1,0:T(8,128)(2,1)}"},
+		struct{ host, device string }{"f32[203,129]", "bf16[203,129]{1,0:T(16,128)(2,1)}"},
+		struct{ host, device string }{"s8[100,40]", "s8[100,40]{1,0:T(32,128)(4,1)}"},
+		struct{ host, device string }{"f32[9,5,130]", "f32[9,5,130]{2,1,0:T(8,128)}"},
+		struct{ host, device string }{"f32[9,5,130]", "f32[9,5,130]{2,0,1:T(8,128)}"},
+	)
+	banded := 0
+	for i, c := range cases {
+		src := randomBuffer(t, c.host, uint64(100+i))
+		in := writeNPY(t, dir, "in.npy", src)
+		whole, piece := filepath.Join(dir, "whole.bin"), filepath.Join(dir, "banded.bin")
+		mustRun(t, "convert", in, whole, "--to", c.device)
+		func() {
+			setBand(t, 1)
+			dst := layout.MustParse(c.device)
+			if b := planBands(dst, src.Shape, 1); b != nil {
+				banded++
+				if b.n < 1 || b.n == 1 && b.last == 0 {
+					t.Errorf("%s: only one band: %+v", c.device, b)
+				}
+			}
+			mustRun(t, "convert", in, piece, "--to", c.device)
+			if !bytes.Equal(readFile(t, whole), readFile(t, piece)) {
+				t.Errorf("%s ← %s: banded conversion differs", c.device, c.host)
+			}
+			// And back.
+			backWhole, backBand := filepath.Join(dir, "bw.npy"), filepath.Join(dir, "bb.npy")
+			mustRun(t, "convert", "--from", c.device, piece, backBand, "--to", src.DType().String())
+			bandBytes = 1 << 40
+			mustRun(t, "convert", "--from", c.device, piece, backWhole, "--to", src.DType().String())
+			if !bytes.Equal(readFile(t, backWhole), readFile(t, backBand)) {
+				t.Errorf("%s → %s: banded conversion back differs", c.device, c.host)
+			}
+		}()
+	}
+	if banded < len(cases)-5 {
+		t.Errorf("only %d of %d cases were banded", banded, len(cases))
+	}
+	// Layouts that do not keep dim 0 majormost are converted in one piece.
+	for _, c := range []struct{ dst, src string }{
+		{"f32[50,140]{0,1:T(8,128)}", "f32[50,140]"},
+		{"f32[9,5,130]{2,0,1:T(8,128)}", "f32[9,5,130]"},
+		{"f32[64,256]{1,0:T(8,128)L(1024)}", "f32[64,256]"},
+		{"f32[7,256]{1,0:T(8,128)}", "f32[7,256]"}, // fewer rows than one tile
+	} {
+		if b := planBands(layout.MustParse(c.dst), layout.MustParse(c.src), 1); b != nil {
+			t.Errorf("planBands(%s, %s) = %+v, want one piece", c.dst, c.src, b)
+		}
+	}
+	// A band height is a multiple of every tile's rows on both sides.
+	b := planBands(layout.MustParse("bf16[1000,256]{1,0:T(16,128)(2,1)}"), layout.MustParse("f32[1000,256]{1,0:T(8,128)}"), 100<<10)
+	if b == nil || b.rows%16 != 0 || b.rows*256*4 > 100<<10 || b.n*b.rows+b.last != 1000 {
+		t.Errorf("planBands: %+v", b)
+	}
+}
+
+// TestConvertSafetensors converts one tensor, and every tensor with --all.
+func TestConvertSafetensors(t *testing.T) {
+	dir := t.TempDir()
+	w := randomBuffer(t, "f32[40,256]", 1)
+	e := randomBuffer(t, "bf16[300]", 2)
+	s := randomBuffer(t, "s8[64,130]", 3)
+	ckpt := filepath.Join(dir, "model.safetensors")
+	if err := buffer.WriteSafetensors(ckpt, []buffer.NamedBuffer{
+		{Name: "layers.0/w", Buf: w}, {Name: "embed", Buf: e}, {Name: "q", Buf: s},
+	}, map[string]string{"format": "pt"}); err != nil {
+		t.Fatal(err)
+	}
+	one := filepath.Join(dir, "w.bin")
+	if got := mustRun(t, "convert", ckpt, one, "--tensor", "layers.0/w", "--to", "tpu:v5e", "--dtype", "bf16"); got != "bf16[40,256]{1,0:T(8,128)(2,1)}\n" {
+		t.Errorf("convert --tensor printed %q", got)
+	}
+	out := filepath.Join(dir, "images")
+	got := mustRun(t, "convert", ckpt, out, "--all", "--to", "tpu:v5e", "--dtype", "bf16")
+	if !strings.Contains(got, "layers.0/w") || !strings.Contains(got, "manifest.json") {
+		t.Errorf("convert --all printed:\n%s", got)
+	}
+	var m manifest
+	if err := json.Unmarshal(readFile(t, filepath.Join(out, "manifest.json")), &m); err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Tensors) != 3 {
+		t.Fatalf("manifest: %+v", m)
+	}
+	want := map[string]manifestEntry{
+		"layers.0/w": {"layers.0/w", "f32", []int64{40, 256}, "bf16[40,256]{1,0:T(8,128)(2,1)}", "layers.0_w.bin", 40 * 256 * 2},
+		"embed":      {"embed", "bf16", []int64{300}, "bf16[300]{0:T(512)(128)(2,1)}", "embed.bin", 512 * 2},
+		"q":          {"q", "s8", []int64{64, 130}, "s8[64,130]{1,0:T(32,128)(4,1)}", "q.bin", 64 * 256},
+	}
+	for _, e := range m.Tensors {
+		w, ok := want[e.Name]
+		if !ok {
+			t.Errorf("manifest has %q", e.Name)
+			continue
+		}
+		if w.Layout != e.Layout && e.Name == "embed" {
+			w.Layout, w.Bytes = e.Layout, e.Bytes // the 1-D default tiling is tpu's business
+		}
+		if !slices.Equal(w.SourceShape, e.SourceShape) || w.SourceDType != e.SourceDType || w.Layout != e.Layout || w.File != e.File || w.Bytes != e.Bytes {
+			t.Errorf("manifest entry %+v, want %+v", e, w)
+		}
+		st, err := os.Stat(filepath.Join(out, e.File))
+		if err != nil || st.Size() != e.Bytes {
+			t.Errorf("%s: %v, size %v, want %d", e.File, err, st, e.Bytes)
+		}
+		// Each image validates against its tensor.
+		args := []string{"validate", filepath.Join(out, e.File), "--layout", e.Layout, "--ref", ckpt, "--tensor", e.Name}
+		if o, errOut, code := runCmd(t, args...); code != 0 {
+			t.Errorf("%q: exit %d %s\n%s", args, code, errOut, o)
+		}
+	}
+	if !bytes.Equal(readFile(t, one), readFile(t, filepath.Join(out, "layers.0_w.bin"))) {
+		t.Errorf("--all and --tensor images of layers.0/w differ")
+	}
+	if names := dirNames(t, dir); len(names) != 3 {
+		t.Errorf("directory holds %q, want the checkpoint, w.bin and images", names)
+	}
+	// An empty OUT directory is fine; a non-empty one is refused.
+	empty := filepath.Join(dir, "empty")
+	os.Mkdir(empty, 0o755)
+	mustRun(t, "convert", ckpt, empty, "--all", "--to", "tpu:7x")
+	if names := dirNames(t, empty); len(names) != 4 {
+		t.Errorf("--all into an empty directory wrote %q", names)
+	}
+	wantUsageError(t, []string{"convert", ckpt, out, "--all", "--to", "tpu:v5e"}, "not empty")
+	// A layout alone must fit every tensor.
+	wantUsageError(t, []string{"convert", ckpt, filepath.Join(dir, "x"), "--all", "--to", "{1,0:T(8,128)}"}, `tensor "embed"`)
+	wantUsageError(t, []string{"convert", ckpt, filepath.Join(dir, "x"), "--all", "--to", "f32[40,256]"}, "--all takes --to tpu:GEN")
+	wantUsageError(t, []string{"convert", ckpt, filepath.Join(dir, "x.bin"), "--to", "tpu:v5e"}, "3 tensors", `"embed"`, "--tensor")
+	wantUsageError(t, []string{"convert", ckpt, filepath.Join(dir, "x.bin"), "--tensor", "nope", "--to", "tpu:v5e"}, `no tensor "nope"`)
+	if names := dirNames(t, dir); len(names) != 4 {
+		t.Errorf("failed conversions left files: %q", names)
+	}
+}
+
+// TestConvertErrors checks that bad input is exit 2 with one clear line, and leaves no
+// file behind and an existing OUT untouched.
+func TestConvertErrors(t *testing.T) {
+	dir := t.TempDir()
+	src := randomBuffer(t, "f32[20,300]", 1)
+	in := writeNPY(t, dir, "in.npy", src)
+	raw := filepath.Join(dir, "in.bin")
+	if err := buffer.WriteRaw(raw, src); err != nil {
+		t.Fatal(err)
+	}
+	strs := filepath.Join(dir, "strings.npy")
+	dict := "{'descr': '<U3', 'fortran_order': False, 'shape': (2,), }"
+	dict += strings.Repeat(" ", 63-len(dict)) + "\n" // 10 + 64 bytes: data at 74
+	hdr := append([]byte("\x93NUMPY\x01\x00"), byte(len(dict)), 0)
+	os.WriteFile(strs, append(append(hdr, dict...), make([]byte, 24)...), 0o644)
+	old := filepath.Join(dir, "old.bin")
+	os.WriteFile(old, []byte("old contents"), 0o644)
+	sub := filepath.Join(dir, "sub")
+	os.Mkdir(sub, 0o755)
+	out := filepath.Join(dir, "out.bin")
+	const good = "bf16[20,300]{1,0:T(8,128)(2,1)}"
+	cases := []struct {
+		args  []string
+		wants []string
+	}{
+		{[]string{"convert"}, []string{"missing IN and OUT"}},
+		{[]string{"convert", in}, []string{"missing OUT"}},
+		{[]string{"convert", in, out, "x"}, []string{`unexpected argument "x"`}},
+		{[]string{"convert", filepath.Join(dir, "nope.npy"), out, "--to", good}, []string{"cannot read IN", "nope.npy", "no such file"}},
+		{[]string{"convert", sub, out, "--from", "f32[2]", "--to", "f32[2]"}, []string{"is a directory"}},
+		{[]string{"convert", raw, out, "--from", "f32[20,301]", "--to", good}, []string{"has 24000 bytes", "needs 24080 bytes"}},
+		{[]string{"convert", raw, out, "--to", good}, []string{"raw bytes", "--from SHAPE"}},
+		{[]string{"convert", in, out, "--from", "f32[20,300]", "--to", good}, []string{"--from is for a raw IN"}},
+		{[]string{"convert", in, out}, []string{"missing --to"}},
+		{[]string{"convert", in, out, "--to", "bf16[20,300]{1,0:T(8,128)(2,1)"}, []string{"--to", "bad shape", "at byte 30"}},
+		{[]string{"convert", in, out, "--to", "{1,0:T(8,128)(2,1"}, []string{"bad --to layout", "at byte"}},
+		{[]string{"convert", in, out, "--to", "{2,1,0:T(8,128)}"}, []string{"does not fit", "f32[20,300]"}},
+		{[]string{"convert", in, out, "--to", "bf16[20,128]{1,0:T(8,128)(2,1)}"}, []string{"dims [20,128]", "IN f32[20,300]", "dims [20,300]"}},
+		{[]string{"convert", in, out, "--to", "bf16[20,300,1]"}, []string{"dims [20,300,1]", "[20,300]"}},
+		{[]string{"convert", in, out, "--to", "c64[20,300]"}, []string{"cannot convert", "f32", "c64"}},
+		{[]string{"convert", in, out, "--to", "tpu:v5e", "--dtype", "c64"}, []string{"c64"}},
+		{[]string{"convert", in, out, "--to", "tpu:v99"}, []string{`bad --to "tpu:v99"`}},
+		{[]string{"convert", in, out, "--to", "tpu:v5e", "--dtype", "float"}, []string{`unknown --dtype "float"`}},
+		{[]string{"convert", in, out, "--to", good, "--dtype", "f32"}, []string{"disagree"}},
+		{[]string{"convert", in, out, "--to", good, "--pad", "some"}, []string{`bad --pad "some"`}},
+		{[]string{"convert", strs, out, "--to", "tpu:v5e"}, []string{"cannot read IN", "strings.npy", "U3"}},
+		{[]string{"convert", in, filepath.Join(dir, "missing", "out.bin"), "--to", good}, []string{"cannot write OUT", "no such file or directory"}},
+		{[]string{"convert", in, sub, "--to", good}, []string{"cannot write OUT", "not a regular file"}},
+		{[]string{"convert", raw, raw, "--from", "f32[20,300]", "--to", "f32[20,300]"}, []string{"is IN itself"}},
+		{[]string{"convert", in, filepath.Join(dir, "out.npy"), "--to", good}, []string{"row-major host array", "raw file"}},
+		{[]string{"convert", in, filepath.Join(dir, "out.npy"), "--to", "tpu:v5e"}, []string{"row-major"}},
+		{[]string{"convert", "--from", "bf16[20,300]{1,0:T(8,128)(2,1)}", raw, filepath.Join(dir, "o.npy")}, []string{"has 24000 bytes", "needs 18432 bytes"}},
+		{[]string{"convert", in, filepath.Join(dir, "o.npy"), "--to", "s4"}, []string{".npy files cannot hold s4"}},
+		{[]string{"convert", in, old, "--to", "f32[20,301]"}, []string{"dims [20,301]"}},
+		{[]string{"convert", in, out, "--tensor", "w", "--to", good}, []string{"--tensor", ".safetensors IN or OUT"}},
+		{[]string{"convert", in, out, "--all", "--to", "tpu:v5e"}, []string{"--all", ".safetensors"}},
+	}
+	for _, c := range cases {
+		wantUsageError(t, c.args, c.wants...)
+		if names := dirNames(t, dir); len(names) != 5 {
+			t.Fatalf("%q left files: %q", c.args, names)
+		}
+		if got := string(readFile(t, old)); got != "old contents" {
+			t.Fatalf("%q changed an existing OUT: %q", c.args, got)
+		}
+	}
+	if names := dirNames(t, sub); len(names) != 0 {
+		t.Errorf("sub holds %q", names)
+	}
+}
+
+// TestConvertPad checks --pad leave and --pad VALUE.
+func TestConvertPad(t *testing.T) {
+	dir := t.TempDir()
+	in := fixtures + "f32_20x300.npy"
+	const to = "f32[20,300]{1,0:T(8,128)}"
+	ix, _ := layout.Compile(layout.MustParse(to))
+	for _, c := range []struct {
+		pad  string
+		bits uint64
+	}{{"zero", 0}, {"leave", 0}, {"-1.5", 0xbfc00000}, {"nan", 0x7ff8000000000000}} {
+		for _, band := range []int64{1, 1 << 40} {
+			setBand(t, band)
+			out := filepath.Join(dir, "out.bin")
+			mustRun(t, "convert", in, out, "--to", to, "--pad", c.pad)
+			img, err := buffer.ReadRaw(out, ix.Shape())
+			if err != nil {
+				t.Fatal(err)
+			}
+			idx := make([]int64, 2)
+			for off := range ix.FootprintElements() {
+				if ix.Index(off, idx) {
+					continue
+				}
+				got := img.BitsAt(off)
+				if c.pad == "nan" {
+					if got&0x7f800000 != 0x7f800000 || got&0x7fffff == 0 {
+						t.Fatalf("--pad nan: padding %#x", got)
+					}
+				} else if got != c.bits {
+					t.Fatalf("--pad %s (band %d): padding at %d is %#x, want %#x", c.pad, band, off, got, c.bits)
+				}
+			}
+			img.Close()
+			if out, errOut, code := runCmd(t, "validate", out, "--layout", to, "--ref", in); code != 0 {
+				t.Errorf("--pad %s: validate: exit %d %s\n%s", c.pad, code, errOut, out)
+			}
+		}
+	}
+}
+
+// TestConvertProgress checks that --progress reports on standard error, never stdout.
+func TestConvertProgress(t *testing.T) {
+	var prog bytes.Buffer
+	saved := progressOut
+	progressOut = &prog
+	defer func() { progressOut = saved }()
+	setBand(t, 4096)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out.bin")
+	got, errOut, code := runCmd(t, "convert", fixtures+"f32_20x300.npy", out, "--to", "tpu:v5e", "--progress")
+	if code != 0 || errOut != "" || got != "f32[20,300]{1,0:T(8,128)}\n" {
+		t.Errorf("convert --progress: exit %d, stdout %q, stderr %q", code, got, errOut)
+	}
+	if p := prog.String(); !strings.HasPrefix(p, "\rconvert: ") || !strings.Contains(p, "36.00 KiB of 36.00 KiB (100%)") || !strings.HasSuffix(p, "\n") {
+		t.Errorf("progress output %q", p)
+	}
+	// Without --progress, and with a writer that is not a terminal: nothing.
+	prog.Reset()
+	mustRun(t, "convert", fixtures+"f32_20x300.npy", out, "--to", "tpu:v5e")
+	if prog.Len() != 0 {
+		t.Errorf("progress without --progress: %q", prog.String())
+	}
+	prog.Reset()
+	if _, _, code := runCmd(t, "validate", out, "--layout", "f32[20,300]{1,0:T(8,128)}", "--ref", fixtures+"f32_20x300.npy", "--progress"); code != 0 || !strings.Contains(prog.String(), "validate: comparing") {
+		t.Errorf("validate --progress: exit %d, progress %q", code, prog.String())
+	}
+	if s := sizeText(8 << 30); s != "8.00 GiB" {
+		t.Errorf("sizeText = %q", s)
+	}
+}

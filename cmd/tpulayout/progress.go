@@ -1,0 +1,100 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"time"
+)
+
+// progressOut is where long-running verbs report progress: standard error, whatever
+// writer run was given for its one-line errors (tests replace it).
+var progressOut io.Writer = os.Stderr
+
+// progressEvery is the least time between two progress lines.
+const progressEvery = 200 * time.Millisecond
+
+// progress prints a throttled "\r"-rewritten line such as
+//
+//	convert: 1.50 GiB of 8.00 GiB (18%)
+//
+// to progressOut. A nil *progress prints nothing, so callers need not check.
+type progress struct {
+	w       io.Writer
+	label   string
+	total   int64
+	done    int64
+	last    time.Time
+	printed bool
+}
+
+// newProgress returns a progress reporter when forced (--progress) or when progressOut
+// is a terminal, and nil otherwise.
+func newProgress(forced bool, label string, total int64) *progress {
+	w := progressOut
+	if !forced {
+		f, ok := w.(*os.File)
+		if !ok || !isTerminal(f) {
+			return nil
+		}
+	}
+	return &progress{w: w, label: label, total: total}
+}
+
+// add records n more units done and prints the line if enough time has passed.
+func (p *progress) add(n int64) {
+	if p == nil {
+		return
+	}
+	p.done += n
+	if now := time.Now(); now.Sub(p.last) >= progressEvery {
+		p.last = now
+		p.print()
+	}
+}
+
+// stage replaces the line with a message such as "validate: comparing".
+func (p *progress) stage(msg string) {
+	if p == nil {
+		return
+	}
+	fmt.Fprintf(p.w, "\r%s: %-40s", p.label, msg)
+	p.printed = true
+}
+
+func (p *progress) print() {
+	pct := 100.0
+	if p.total > 0 {
+		pct = 100 * float64(p.done) / float64(p.total)
+	}
+	fmt.Fprintf(p.w, "\r%s: %s of %s (%.0f%%)   ", p.label, sizeText(p.done), sizeText(p.total), pct)
+	p.printed = true
+}
+
+// finish prints the final state and ends the line, so that what follows on standard
+// error (an error message, the shell prompt) starts on a line of its own.
+func (p *progress) finish() {
+	if p == nil {
+		return
+	}
+	if p.total > 0 {
+		p.print()
+	}
+	if p.printed {
+		fmt.Fprintln(p.w)
+	}
+}
+
+// sizeText prints a byte count for people: "512 B", "1.50 KiB", "8.00 GiB".
+func sizeText(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	f, i := float64(n)/unit, 0
+	for f >= unit && i < 4 {
+		f /= unit
+		i++
+	}
+	return fmt.Sprintf("%.2f %ciB", f, "KMGTP"[i])
+}

@@ -1,0 +1,283 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/layout"
+)
+
+const (
+	bf16Layout = "bf16[20,300]{1,0:T(8,128)(2,1)}"
+	refF32     = fixtures + "f32_20x300.npy"
+	goodBF16   = fixtures + "f32_20x300.bf16.T8x128_2x1.bin"
+)
+
+// validateJSON runs validate --json and returns the exit status and decoded report.
+func validateJSON(t *testing.T, args ...string) (int, map[string]any) {
+	t.Helper()
+	out, errOut, code := runCmd(t, append([]string{"validate", "--json"}, args...)...)
+	var m map[string]any
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatalf("validate %q: exit %d, stderr %q, stdout is not JSON: %v\n%s", args, code, errOut, err, out)
+	}
+	if code == 1 && strings.Count(errOut, "\n") != 1 {
+		t.Errorf("validate %q: stderr %q is not one line", args, errOut)
+	}
+	return code, m
+}
+
+func TestValidateOK(t *testing.T) {
+	out := mustRun(t, "validate", goodBF16, "--layout", bf16Layout, "--ref", refF32, "--check-padding")
+	for _, want := range []string{"all 6000 match", "compared in bf16, exact", "16-bit (8,128) on v5e", "all 3216 padding elements are zero", "result:   OK"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("validate output does not mention %q:\n%s", want, out)
+		}
+	}
+	code, m := validateJSON(t, goodBF16, "--layout", bf16Layout, "--ref", refF32)
+	if code != 0 || m["ok"] != true || m["elements"].(float64) != 6000 || m["mismatches"].(float64) != 0 ||
+		m["diagnosis"] != nil || len(m["first"].([]any)) != 0 {
+		t.Errorf("validate --json: exit %d, %v", code, m)
+	}
+	// The f32 image against the same reference, flags after the dump or before.
+	mustRun(t, "validate", "--layout", "f32[20,300]{1,0:T(8,128)}", "--ref", refF32, fixtures+"f32_20x300.T8x128.bin")
+	// A layout the TPU cannot load straight into vregs still validates.
+	out = mustRun(t, "validate", fixtures+"f32_130x20.cm.T8x128.bin", "--layout", "f32[130,20]{0,1:T(8,128)}", "--ref", fixtures+"f32_130x20.npy")
+	if !strings.Contains(out, "vregs:    none:") {
+		t.Errorf("validate of a column-major layout:\n%s", out)
+	}
+	// The reference as a safetensors tensor, and as raw bytes in any layout.
+	dir := t.TempDir()
+	ref, err := buffer.ReadNPY(refF32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := filepath.Join(dir, "ref.safetensors")
+	if err := buffer.WriteSafetensors(st, []buffer.NamedBuffer{{Name: "a", Buf: ref}, {Name: "b", Buf: ref}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, "validate", goodBF16, "--layout", bf16Layout, "--ref", st, "--tensor", "b")
+	wantUsageError(t, []string{"validate", goodBF16, "--layout", bf16Layout, "--ref", st}, "2 tensors", "--tensor")
+	mustRun(t, "validate", goodBF16, "--layout", bf16Layout, "--ref", fixtures+"f32_20x300.T8x128.bin", "--ref-shape", "f32[20,300]{1,0:T(8,128)}")
+	// Two device images of the same values in different layouts.
+	mustRun(t, "validate", goodBF16, "--layout", bf16Layout, "--ref", fixtures+"f32_20x300.bf16.T16x128_2x1.bin", "--ref-shape", "bf16[20,300]{1,0:T(16,128)(2,1)}")
+}
+
+// corrupt copies the good bf16 image to dir with the bytes at offs changed.
+func corrupt(t *testing.T, dir string, offs ...int) string {
+	t.Helper()
+	b := readFile(t, goodBF16)
+	for _, o := range offs {
+		b[o] ^= 0x55
+	}
+	p := filepath.Join(dir, "bad.bin")
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestValidateCorrupted(t *testing.T) {
+	dir := t.TempDir()
+	// Byte 0 is element (0,0) (slot 0 of word 0); byte 2 element (1,0) (slot 1 of word 0);
+	// byte 2048+6 is element offset 3 of the second tile, (r/2)·256 + c·2 + r%2 = 3:
+	// element (1,129), in the same vreg (a 16-bit (8,128) vreg holds two tiles side by
+	// side) at sublane 4.
+	bad := corrupt(t, dir, 0, 2, 2048+6)
+	code, m := validateJSON(t, bad, "--layout", bf16Layout, "--ref", refF32)
+	if code != 1 || m["ok"] != false || m["mismatches"].(float64) != 3 {
+		t.Fatalf("validate corrupted: exit %d, %v", code, m)
+	}
+	if f := m["mismatch_fraction"].(float64); f != 3.0/6000 {
+		t.Errorf("mismatch_fraction = %v", f)
+	}
+	first := m["first"].([]any)
+	if len(first) != 3 {
+		t.Fatalf("first = %v", first)
+	}
+	type want struct {
+		index, tile, vreg   string
+		byteOff             float64
+		sublane, lane, slot float64
+	}
+	for i, w := range []want{
+		{"[0,0]", "[0,0]", "[0,0]", 0, 0, 0, 0},
+		{"[1,0]", "[0,0]", "[0,0]", 2, 0, 0, 1},
+		{"[1,129]", "[0,1]", "[0,0]", 2048 + 6, 4, 1, 1},
+	} {
+		e := first[i].(map[string]any)
+		js := func(k string) string { b, _ := json.Marshal(e[k]); return string(b) }
+		if js("index") != w.index || js("tile") != w.tile || js("vreg") != w.vreg || e["byte_offset"] != w.byteOff ||
+			e["sublane"] != w.sublane || e["lane"] != w.lane || e["slot"] != w.slot {
+			t.Errorf("first[%d] = %v, want %+v", i, e, w)
+		}
+		for _, k := range []string{"expected", "actual", "expected_bits", "actual_bits", "ref_bits"} {
+			if _, ok := e[k]; !ok {
+				t.Errorf("first[%d] has no %q", i, k)
+			}
+		}
+	}
+	// The expected bits are the reference rounded to bf16; the actual ones the dump's.
+	ref, _ := buffer.ReadNPY(refF32)
+	e := first[0].(map[string]any)
+	if wantBits := buffer.F32ToBF16(ref.F32([]int64{0, 0})); e["expected_bits"] != hex16(wantBits) {
+		t.Errorf("expected_bits %v, want %s", e["expected_bits"], hex16(wantBits))
+	}
+	img := readFile(t, bad)
+	if got := uint16(img[0]) | uint16(img[1])<<8; e["actual_bits"] != hex16(got) {
+		t.Errorf("actual_bits %v, want %s", e["actual_bits"], hex16(got))
+	}
+	d := m["diagnosis"].(map[string]any)
+	if best := d["best"].(map[string]any); best["arrangement"] != "declared" {
+		t.Errorf("diagnosis of a few corrupted bytes: %v", best)
+	}
+	// The text report.
+	out, errOut, code := runCmd(t, "validate", bad, "--layout", bf16Layout, "--ref", refF32)
+	if code != 1 || !strings.Contains(errOut, "3 of 6000 elements differ") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+	for _, w := range []string{"3 of 6000 differ (0.05%)", "first 3 mismatches", "index", "sublane", "(1,129)", "2054", "result:   MISMATCH", "diagnosis: declared"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("report does not mention %q:\n%s", w, out)
+		}
+	}
+	// --max limits the list.
+	if _, m := validateJSON(t, bad, "--layout", bf16Layout, "--ref", refF32, "--max", "1"); len(m["first"].([]any)) != 1 {
+		t.Errorf("--max 1: first = %v", m["first"])
+	}
+	if _, m := validateJSON(t, bad, "--layout", bf16Layout, "--ref", refF32, "--max", "0"); len(m["first"].([]any)) != 0 {
+		t.Errorf("--max 0: first = %v", m["first"])
+	}
+}
+
+func hex16(b uint16) string { return fmt.Sprintf("0x%04x", b) }
+
+// TestValidateDiagnosis checks that dumps written in a wrong arrangement are named.
+func TestValidateDiagnosis(t *testing.T) {
+	dir := t.TempDir()
+	// Without pair packing: NumPy's T(8,128) image of the bf16 values.
+	code, m := validateJSON(t, fixtures+"f32_20x300.bf16.T8x128.bin", "--layout", bf16Layout, "--ref", refF32)
+	if code != 1 {
+		t.Fatalf("exit %d", code)
+	}
+	best := m["diagnosis"].(map[string]any)["best"].(map[string]any)
+	if best["arrangement"] != "no-packing" || best["fraction"] != 1.0 {
+		t.Errorf("no-packing dump diagnosed as %v", best)
+	}
+	out, errOut, _ := runCmd(t, "validate", fixtures+"f32_20x300.bf16.T8x128.bin", "--layout", bf16Layout, "--ref", refF32)
+	if !strings.Contains(out, "diagnosis: no-packing") || !strings.Contains(errOut, "looks like no-packing") {
+		t.Errorf("no-packing report:\n%s\nstderr %q", out, errOut)
+	}
+	// Other wrong arrangements made with convert itself.
+	for _, c := range []struct{ written, want string }{
+		{"bf16[20,300]{1,0}", "untiled"},
+		{"bf16[20,300]{1,0:T(16,128)(2,1)}", "first-tile"},
+		{"bf16[20,300]{1,0:T(8,128)(2,1,1,1)}", "stacked-rows"},
+	} {
+		dump := filepath.Join(dir, "dump.bin")
+		mustRun(t, "convert", refF32, dump, "--to", c.written)
+		ix, _ := layout.Compile(layout.MustParse(c.written))
+		want, _ := layout.Compile(layout.MustParse(bf16Layout))
+		if ix.FootprintBytes() != want.FootprintBytes() {
+			// Resize to the declared footprint: truncate or zero-extend.
+			b := readFile(t, dump)
+			b = append(b, make([]byte, max(0, want.FootprintBytes()-int64(len(b))))...)[:want.FootprintBytes()]
+			os.WriteFile(dump, b, 0o644)
+		}
+		code, m := validateJSON(t, dump, "--layout", bf16Layout, "--ref", refF32)
+		best := m["diagnosis"].(map[string]any)["best"].(map[string]any)
+		if code != 1 || best["arrangement"] != c.want {
+			t.Errorf("dump written as %s: exit %d, diagnosed %v, want %s", c.written, code, best, c.want)
+		}
+	}
+}
+
+func TestValidateTolerance(t *testing.T) {
+	dir := t.TempDir()
+	// Element (0,0) one bf16 ulp off: add 1 to its bits.
+	b := readFile(t, goodBF16)
+	b[0]++
+	if b[0] == 0 {
+		t.Skip("carry")
+	}
+	dump := filepath.Join(dir, "ulp.bin")
+	os.WriteFile(dump, b, 0o644)
+	args := []string{"validate", dump, "--layout", bf16Layout, "--ref", refF32}
+	if _, _, code := runCmd(t, args...); code != 1 {
+		t.Errorf("1 ulp off, exact: exit %d, want 1", code)
+	}
+	out := mustRun(t, append(args, "--tol", "ulp=1")...)
+	if !strings.Contains(out, "1 within tolerance") || !strings.Contains(out, "tolerance ulp=1") {
+		t.Errorf("--tol ulp=1:\n%s", out)
+	}
+	mustRun(t, append(args, "--tol", "abs=0.1")...)
+	mustRun(t, append(args, "--tol", "rel=0.05")...)
+	mustRun(t, append(args, "--tol", "abs=0,rel=0.05", "--tol", "ulp=0")...)
+	if _, _, code := runCmd(t, append(args, "--tol", "abs=1e-9")...); code != 1 {
+		t.Errorf("--tol abs=1e-9: exit %d, want 1", code)
+	}
+	wantUsageError(t, append(args, "--tol", "ulp=x"), "ulp=x")
+	wantUsageError(t, append(args, "--tol", "abs"), "K=V")
+	wantUsageError(t, append(args, "--tol", "big=1"), `unknown tolerance "big"`)
+	wantUsageError(t, append(args, "--tol", "rel=-1"), "≥ 0")
+}
+
+func TestValidatePadding(t *testing.T) {
+	dir := t.TempDir()
+	// Row 20..23 of the first tile column is padding: byte offset of element (20,0)'s
+	// slot would be tile (2,0) word 2*128... use the last byte of the image instead.
+	b := readFile(t, goodBF16)
+	b[len(b)-1] = 0x7f
+	dump := filepath.Join(dir, "pad.bin")
+	os.WriteFile(dump, b, 0o644)
+	args := []string{"validate", dump, "--layout", bf16Layout, "--ref", refF32}
+	mustRun(t, args...) // padding is ignored by default
+	code, m := validateJSON(t, append(args[1:], "--check-padding")...)
+	if code != 1 || m["padding_mismatches"].(float64) != 1 || m["mismatches"].(float64) != 0 {
+		t.Fatalf("--check-padding: exit %d, %v", code, m)
+	}
+	fp := m["first_padding"].([]any)[0].(map[string]any)
+	if fp["byte_offset"].(float64) != float64(len(b)-2) || fp["bits"] != "0x7f00" {
+		t.Errorf("first_padding = %v", fp)
+	}
+	out, errOut, _ := runCmd(t, append(args, "--check-padding")...)
+	if !strings.Contains(out, "1 of 3216 padding elements are not zero") || !strings.Contains(errOut, "padding") {
+		t.Errorf("--check-padding report:\n%s\nstderr %q", out, errOut)
+	}
+}
+
+func TestValidateErrors(t *testing.T) {
+	dir := t.TempDir()
+	short := filepath.Join(dir, "short.bin")
+	os.WriteFile(short, make([]byte, 1000), 0o644)
+	c64 := filepath.Join(dir, "c64.bin")
+	os.WriteFile(c64, make([]byte, 20*300*8), 0o644)
+	cases := []struct {
+		args  []string
+		wants []string
+	}{
+		{[]string{"validate"}, []string{"missing DUMP"}},
+		{[]string{"validate", goodBF16}, []string{"missing --layout"}},
+		{[]string{"validate", goodBF16, "--layout", bf16Layout}, []string{"missing --ref"}},
+		{[]string{"validate", goodBF16, refF32, "--layout", bf16Layout}, []string{"unexpected argument"}},
+		{[]string{"validate", short, "--layout", bf16Layout, "--ref", refF32}, []string{"1000 bytes", "18432 bytes"}},
+		{[]string{"validate", filepath.Join(dir, "none.bin"), "--layout", bf16Layout, "--ref", refF32}, []string{"cannot read DUMP", "no such file"}},
+		{[]string{"validate", goodBF16, "--layout", bf16Layout, "--ref", filepath.Join(dir, "none.npy")}, []string{"cannot read REF", "none.npy"}},
+		{[]string{"validate", goodBF16, "--layout", "bf16[20,300]{1,0:T(8,128)(2,1)", "--ref", refF32}, []string{"--layout", "at byte 30"}},
+		{[]string{"validate", fixtures + "s8_40x130.T32x128_4x1.bin", "--layout", "s8[40,130]{1,0:T(32,128)(4,1)}", "--ref", refF32}, []string{"REF", "f32[20,300]", "dims [40,130]"}},
+		{[]string{"validate", goodBF16, "--layout", bf16Layout, "--ref", goodBF16}, []string{"raw bytes", "--ref-shape"}},
+		{[]string{"validate", goodBF16, "--layout", bf16Layout, "--ref", refF32, "--ref-shape", "f32[20,300]"}, []string{"--ref-shape is for a raw REF"}},
+		{[]string{"validate", goodBF16, "--layout", bf16Layout, "--ref", goodBF16, "--ref-shape", "f32[20,300]"}, []string{"REF", "24000 bytes"}},
+		{[]string{"validate", goodBF16, "--layout", bf16Layout, "--ref", refF32, "--gen", "v99"}, []string{`bad --gen "v99"`}},
+		{[]string{"validate", goodBF16, "--layout", bf16Layout, "--ref", refF32, "--tensor", "x"}, []string{"--tensor"}},
+		{[]string{"validate", c64, "--layout", "c64[20,300]", "--ref", refF32}, []string{"cannot compare", "c64"}},
+	}
+	for _, c := range cases {
+		wantUsageError(t, c.args, c.wants...)
+	}
+}
