@@ -1,0 +1,305 @@
+// Command relayout-bench measures relayout throughput against the machine's own copy
+// bandwidth.
+//
+// With no arguments it runs the suite: nine relayouts (f32 row-major ↔ T(8,128), bf16
+// row-major ↔ T(8,128)(2,1), f32 → bf16 fused with T(8,128)(2,1), a 2-D f32 transpose,
+// the 4-D permutation {3,2,1,0} → {0,1,2,3}, bf16 T(8,128)(2,1) → T(16,128)(2,1) and s8
+// row-major → T(32,128)(4,1)), each at a cache-resident size (1024×1024, 32^4) and a
+// DRAM-sized one (8192×8192, 64^4), with 1 worker and with GOMAXPROCS workers.
+//
+// Every sample of a case is followed by a sample of Go's copy() of the source's bytes
+// with as many goroutines, and the ratio to copy is the median of those per-pair ratios,
+// so it holds up when the machine's speed drifts. The per-element reference path is
+// timed once per case on a smaller shape and reported as a slowdown per byte.
+//
+// Output is the Go benchmark format on stdout, one line per sample, which benchstat
+// reads (`benchstat -col /impl results.txt`), and a summary table on stderr. -json
+// prints one JSON object per case instead, -table the summary on stdout.
+//
+// Usage:
+//
+//	relayout-bench [-case REGEXP] [-size small|large|both|NxM] [-workers 1,2] [-count N]
+//	               [-benchtime D] [-kernel generic|avx2|avx512|all] [-json | -table]
+//	               [-plot FILE.svg] [-cpuprofile FILE] [-progress]
+//	relayout-bench -from SHAPE -to SHAPE [flags]
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"runtime"
+	"runtime/pprof"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tpulayout/tpulayout/simd"
+)
+
+// Exit statuses.
+const (
+	exitOK    = 0
+	exitFail  = 1 // the benchmark could not run or its output could not be written
+	exitUsage = 2 // bad flags
+)
+
+// Defaults, chosen so that the default run takes under 3 minutes on 2 cores.
+const (
+	defaultCount     = 10
+	defaultBenchtime = 50 * time.Millisecond
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// usageError is a bad flag value: exit status 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
+
+// options are the parsed flags.
+type options struct {
+	jobs     []job
+	st       settings
+	json     bool
+	table    bool
+	plot     string
+	cpuprof  string
+	progress bool
+}
+
+func defaultWorkers() string {
+	if n := runtime.GOMAXPROCS(0); n > 1 {
+		return "1," + strconv.Itoa(n)
+	}
+	return "1"
+}
+
+func newFlagSet() (*flag.FlagSet, func() (*options, error)) {
+	fs := flag.NewFlagSet("relayout-bench", flag.ContinueOnError)
+	caseRE := fs.String("case", "", "run only the cases whose name matches `regexp`")
+	size := fs.String("size", "both", "array `size`: small (1024x1024, 32^4), large (8192x8192, 64^4), both, or NxM")
+	workers := fs.String("workers", defaultWorkers(), "comma-separated worker `counts` (goroutines per copy)")
+	count := fs.Int("count", defaultCount, "samples (benchmark lines) per case")
+	benchtime := fs.Duration("benchtime", defaultBenchtime, "minimum `duration` of one sample")
+	kernel := fs.String("kernel", simd.Default().Name, "SIMD implementation(s): generic, avx2, avx512, a comma-separated `list`, or all")
+	jsonOut := fs.Bool("json", false, "print one JSON object per case on stdout instead of benchmark lines")
+	table := fs.Bool("table", false, "print the summary table on stdout instead of benchmark lines")
+	plot := fs.String("plot", "", "write an SVG bar chart of GB/s per case beside copy() to `file`")
+	cpuprof := fs.String("cpuprofile", "", "write a CPU profile to `file`")
+	from := fs.String("from", "", "source `shape` of a custom case, e.g. 'f32[512,512]{1,0}' (needs -to; replaces the suite)")
+	to := fs.String("to", "", "destination `shape` of the custom case (needs -from)")
+	progress := fs.Bool("progress", false, "report progress on stderr even when it is not a terminal")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), `usage: relayout-bench [flags]
+
+Relayout-bench times the relayout package on its benchmark suite (or on one -from/-to
+pair) beside Go's copy() of the same bytes, and prints Go benchmark lines that benchstat
+reads (benchstat -col /impl FILE), then a summary table on stderr.
+
+Flags:
+`)
+		fs.PrintDefaults()
+	}
+	parse := func() (*options, error) {
+		o := &options{json: *jsonOut, table: *table, plot: *plot, cpuprof: *cpuprof, progress: *progress}
+		if o.json && o.table {
+			return nil, usagef("-json and -table both choose stdout's format; give one")
+		}
+		if *count < 1 {
+			return nil, usagef("-count %d: want at least 1", *count)
+		}
+		if *benchtime < 0 {
+			return nil, usagef("-benchtime %v: want a duration >= 0", *benchtime)
+		}
+		o.st.count, o.st.benchtime = *count, *benchtime
+		for _, s := range strings.Split(*workers, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil || n < 1 || n > 1024 {
+				return nil, usagef("-workers %q: want comma-separated counts from 1 to 1024", *workers)
+			}
+			if !slices.Contains(o.st.workers, n) {
+				o.st.workers = append(o.st.workers, n)
+			}
+		}
+		ks, err := parseKernels(*kernel)
+		if err != nil {
+			return nil, err
+		}
+		o.st.kernels = ks
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		if set["from"] || set["to"] {
+			if *from == "" || *to == "" {
+				return nil, usagef("-from and -to go together")
+			}
+			if set["case"] || set["size"] {
+				return nil, usagef("-from/-to replace the suite: -case and -size do not apply")
+			}
+			j, err := customJob(*from, *to)
+			if err != nil {
+				return nil, usagef("%v", err)
+			}
+			o.jobs = []job{j}
+			return o, nil
+		}
+		var re *regexp.Regexp
+		if *caseRE != "" {
+			if re, err = regexp.Compile(*caseRE); err != nil {
+				return nil, usagef("-case: %v", err)
+			}
+		}
+		sizes, err := parseSizes(*size)
+		if err != nil {
+			return nil, usageError{err.Error()}
+		}
+		if o.jobs = selectJobs(re, sizes); len(o.jobs) == 0 {
+			return nil, usagef("-case %q matches no case", *caseRE)
+		}
+		return o, nil
+	}
+	return fs, parse
+}
+
+// parseKernels reads -kernel: names simd.Lookup accepts, comma-separated, or "all".
+func parseKernels(s string) ([]string, error) {
+	var have []string
+	for _, k := range simd.Available() {
+		have = append(have, k.Name)
+	}
+	if s == "all" {
+		return have, nil
+	}
+	var out []string
+	for _, name := range strings.Split(s, ",") {
+		name = strings.TrimSpace(name)
+		if _, ok := simd.Lookup(name); !ok {
+			return nil, usagef("-kernel %q: not available on this machine (have %s, or all)", name, strings.Join(have, ", "))
+		}
+		if !slices.Contains(out, name) {
+			out = append(out, name)
+		}
+	}
+	return out, nil
+}
+
+// run is the command: flags in args, benchmark output on stdout, errors, progress and
+// the summary on stderr. It returns the exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	fs, parse := newFlagSet()
+	fs.SetOutput(io.Discard) // errors are reported below, on one line
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stderr)
+			fs.Usage()
+			return exitOK
+		}
+		fmt.Fprintf(stderr, "relayout-bench: %v (see relayout-bench -h)\n", err)
+		return exitUsage
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "relayout-bench: unexpected argument %q (see relayout-bench -h)\n", fs.Arg(0))
+		return exitUsage
+	}
+	o, err := parse()
+	if err != nil {
+		fmt.Fprintf(stderr, "relayout-bench: %v\n", err)
+		return exitUsage
+	}
+	if err := bench(o, stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "relayout-bench: %v\n", err)
+		return exitFail
+	}
+	return exitOK
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+func bench(o *options, stdout, stderr io.Writer) (err error) {
+	if o.cpuprof != "" {
+		f, cerr := os.Create(o.cpuprof)
+		if cerr != nil {
+			return cerr
+		}
+		if perr := pprof.StartCPUProfile(f); perr != nil {
+			f.Close()
+			return perr
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}()
+	}
+
+	// Progress: a self-overwriting line on a terminal, milestone lines with -progress.
+	clearLine := func() {}
+	switch {
+	case isTerminal(stderr):
+		line := func(format string, args ...any) {
+			fmt.Fprintf(stderr, "\r\x1b[K"+format, args...)
+		}
+		o.st.progress, o.st.tick = line, line
+		clearLine = func() { fmt.Fprint(stderr, "\r\x1b[K") }
+	case o.progress:
+		o.st.progress = func(format string, args ...any) {
+			fmt.Fprintf(stderr, format+"\n", args...)
+		}
+	}
+
+	if !o.json && !o.table {
+		if err := writeConfig(stdout, o.st.kernels); err != nil {
+			return err
+		}
+	}
+	var results []*result
+	start := time.Now()
+	err = runJobs(o.jobs, o.st, func(r *result) error {
+		results = append(results, r)
+		clearLine() // stdout may be the same terminal
+		switch {
+		case o.json:
+			return writeJSON(stdout, r)
+		case o.table:
+			return nil
+		}
+		return writeBench(stdout, r)
+	})
+	clearLine()
+	if err != nil {
+		return err
+	}
+	if o.plot != "" {
+		title := fmt.Sprintf("relayout GB/s beside Go copy() — %s, simd %s", strings.TrimSpace(cpuName()), strings.Join(o.st.kernels, ","))
+		if err := writeFileAtomic(o.plot, plotSVG(results, title)); err != nil {
+			return err
+		}
+	}
+	switch {
+	case o.table:
+		return writeTable(stdout, results)
+	case !o.json:
+		if err := writeTable(stderr, results); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "%d results in %.1fs\n", len(results), time.Since(start).Seconds())
+	}
+	return nil
+}

@@ -1,0 +1,317 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/relayout"
+)
+
+// settings are the measurement parameters from the flags.
+type settings struct {
+	count     int
+	benchtime time.Duration
+	workers   []int
+	kernels   []string
+	progress  func(format string, args ...any) // milestones; nil: no progress
+	tick      func(format string, args ...any) // per-sample updates; nil: none
+}
+
+// result is one case at one size, worker count and kernel implementation, measured
+// beside Go's copy() of the source bytes.
+type result struct {
+	job
+	workers   int
+	impl      string // simd implementation: generic, avx2, avx512
+	kernel    string // plan.Kernel(): copy, interleave, …, reference
+	plan      string // plan.String()
+	srcBytes  int64
+	caseIters int // iterations per case sample
+	copyIters int // iterations per copy sample
+	caseNs    []float64
+	copyNs    []float64 // copyNs[i] was timed right after caseNs[i]
+	allocs    float64   // heap allocations per Copy
+	allocB    float64   // heap bytes per Copy
+	ref       refSample
+}
+
+// refSample is the per-element reference path timed on a smaller shape of the case.
+type refSample struct {
+	shape    string  // the source shape it ran on
+	iters    int     // iterations timed
+	nsPerB   float64 // ns per source byte
+	slowdown float64 // reference time per byte / case time per byte (median)
+}
+
+func (r *result) gbps() []float64 { return rates(r.srcBytes, r.caseNs) }
+
+func (r *result) copyGBps() []float64 { return rates(r.srcBytes, r.copyNs) }
+
+// ratios are the per-pair copy_time/case_time.
+func (r *result) ratios() []float64 {
+	out := make([]float64, len(r.caseNs))
+	for i := range r.caseNs {
+		out[i] = r.copyNs[i] / r.caseNs[i]
+	}
+	return out
+}
+
+// refNsPerOp is the reference's time scaled per byte to the case's full size.
+func (r *result) refNsPerOp() float64 { return r.ref.nsPerB * float64(r.srcBytes) }
+
+// rates converts ns per copy of n bytes to GB/s (1 GB = 1e9 B, so bytes/ns).
+func rates(n int64, ns []float64) []float64 {
+	out := make([]float64, len(ns))
+	for i, t := range ns {
+		out[i] = float64(n) / t
+	}
+	return out
+}
+
+// quantile is the p-quantile of xs with linear interpolation between order statistics
+// (R's type 7, NumPy's default); the median of an even count is the mean of the middle two.
+func quantile(xs []float64, p float64) float64 {
+	if len(xs) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(xs)
+	slices.Sort(s)
+	h := p * float64(len(s)-1)
+	lo := int(math.Floor(h))
+	if lo+1 >= len(s) {
+		return s[len(s)-1]
+	}
+	return s[lo] + (h-float64(lo))*(s[lo+1]-s[lo])
+}
+
+func median(xs []float64) float64 { return quantile(xs, 0.5) }
+
+// fillSource writes deterministic, non-trivial data: for f32 sources finite values with
+// random mantissas (so f32→bf16 rounding has work to do), otherwise pseudo-random bytes.
+func fillSource(b []byte, dt layout.DType) {
+	x := uint64(0x9E3779B97F4A7C15)
+	next := func() uint64 {
+		x ^= x << 13
+		x ^= x >> 7
+		x ^= x << 17
+		return x
+	}
+	if dt == layout.F32 {
+		for i := 0; i+8 <= len(b); i += 8 {
+			v := next()&0x807FFFFF807FFFFF | 0x3F0000003F000000
+			for k := range 8 {
+				b[i+k] = byte(v >> (8 * k))
+			}
+		}
+		return
+	}
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		v := next()
+		for k := range 8 {
+			b[i+k] = byte(v >> (8 * k))
+		}
+	}
+	for ; i < len(b); i++ {
+		b[i] = byte(next())
+	}
+}
+
+// goCopy is the yardstick: Go's copy() of src into dst by w goroutines, each copying
+// one contiguous 1/w of the bytes (split at 64-byte boundaries); the calling goroutine
+// takes the first part, as relayout's executor does.
+func goCopy(dst, src []byte, w int) {
+	if w <= 1 {
+		copy(dst, src)
+		return
+	}
+	n := len(src)
+	part := func(i int) (int, int) {
+		lo, hi := n*i/w&^63, n*(i+1)/w&^63
+		if i == w-1 {
+			hi = n
+		}
+		return lo, hi
+	}
+	var wg sync.WaitGroup
+	for i := 1; i < w; i++ {
+		lo, hi := part(i)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			copy(dst[lo:hi], src[lo:hi])
+		}()
+	}
+	lo, hi := part(0)
+	copy(dst[lo:hi], src[lo:hi])
+	wg.Wait()
+}
+
+func timeN(op func(), n int) time.Duration {
+	t0 := time.Now()
+	for range n {
+		op()
+	}
+	return time.Since(t0)
+}
+
+// calibrate returns how many iterations of op make one sample last at least d
+// (at least 1).
+func calibrate(op func(), d time.Duration) int {
+	n := 1
+	for {
+		el := timeN(op, n)
+		if el >= d || n >= 1e9 {
+			return n
+		}
+		per := max(float64(el)/float64(n), 1)
+		want := int(math.Ceil(float64(d) / per))
+		if el >= d/5 {
+			return max(want, n)
+		}
+		n = min(max(want, n+1), 100*n)
+	}
+}
+
+// allocsPer counts the heap allocations and bytes of one op: the fewest over three
+// rounds of n runs, since the runtime's own background work sometimes allocates too.
+func allocsPer(op func(), n int) (allocs, bytes float64) {
+	allocs, bytes = math.Inf(1), math.Inf(1)
+	for range 3 {
+		var a, b runtime.MemStats
+		runtime.ReadMemStats(&a)
+		for range n {
+			op()
+		}
+		runtime.ReadMemStats(&b)
+		allocs = min(allocs, float64(b.Mallocs-a.Mallocs)/float64(n))
+		bytes = min(bytes, float64(b.TotalAlloc-a.TotalAlloc)/float64(n))
+	}
+	return allocs, bytes
+}
+
+// buffers are one job's arrays: the relayout source and destination and the copy()
+// destination.
+type buffers struct {
+	src, dst []byte
+	cp       []byte
+}
+
+func newBuffers(j job) (*buffers, error) {
+	s, err := buffer.New(j.src)
+	if err != nil {
+		return nil, err
+	}
+	d, err := buffer.New(j.dst)
+	if err != nil {
+		return nil, err
+	}
+	fillSource(s.Data, j.src.DType)
+	return &buffers{src: s.Data, dst: d.Data, cp: make([]byte, len(s.Data))}, nil
+}
+
+// measureRef times the per-element reference path (WithKernel("reference")) with w
+// workers on the shrunk shape of j: the median of three samples of at least benchtime.
+func measureRef(j job, w int, benchtime time.Duration) (refSample, error) {
+	small := job{name: j.name, dst: shrink(j.dst), src: shrink(j.src)}
+	p, err := relayout.NewPlan(small.dst, small.src, relayout.WithWorkers(w), relayout.WithKernel("reference"))
+	if err != nil {
+		return refSample{}, err
+	}
+	b, err := newBuffers(small)
+	if err != nil {
+		return refSample{}, err
+	}
+	op := func() { _ = p.CopyBytes(b.dst, b.src) }
+	if err := p.CopyBytes(b.dst, b.src); err != nil { // warm-up, and the only error check
+		return refSample{}, err
+	}
+	n := calibrate(op, benchtime)
+	var ns []float64 // the median of three samples: one would be at the mercy of the load
+	for range 3 {
+		ns = append(ns, float64(timeN(op, n))/float64(n))
+	}
+	return refSample{
+		shape:  small.src.String(),
+		iters:  n,
+		nsPerB: median(ns) / float64(len(b.src)),
+	}, nil
+}
+
+// measure runs one case at one worker count and implementation: count interleaved
+// pairs of (case sample, copy sample).
+func measure(j job, b *buffers, w int, impl string, ref refSample, st settings) (*result, error) {
+	p, err := relayout.NewPlan(j.dst, j.src, relayout.WithWorkers(w), relayout.WithKernel(impl))
+	if err != nil {
+		return nil, err
+	}
+	r := &result{job: j, workers: w, impl: impl, kernel: p.Kernel(), plan: p.String(), srcBytes: int64(len(b.src)), ref: ref}
+	if err := p.CopyBytes(b.dst, b.src); err != nil { // warm-up: faults in dst
+		return nil, err
+	}
+	op := func() { _ = p.CopyBytes(b.dst, b.src) }
+	cp := func() { goCopy(b.cp, b.src, w) }
+	cp()
+	r.caseIters = calibrate(op, st.benchtime)
+	r.copyIters = calibrate(cp, st.benchtime)
+	r.allocs, r.allocB = allocsPer(op, min(r.caseIters, 4))
+	for i := range st.count {
+		if st.tick != nil {
+			st.tick("%s size=%s workers=%d impl=%s: sample %d/%d", j.name, j.size, w, impl, i+1, st.count)
+		}
+		tc := timeN(op, r.caseIters)
+		tp := timeN(cp, r.copyIters)
+		r.caseNs = append(r.caseNs, float64(tc)/float64(r.caseIters))
+		r.copyNs = append(r.copyNs, float64(tp)/float64(r.copyIters))
+	}
+	if ref.nsPerB > 0 {
+		r.ref.slowdown = ref.nsPerB * float64(r.srcBytes) / median(r.caseNs)
+	}
+	return r, nil
+}
+
+// runJobs measures every job at every worker count and implementation, handing each
+// result to emit as soon as it is complete.
+func runJobs(jobs []job, st settings, emit func(*result) error) error {
+	total := len(jobs) * len(st.workers) * len(st.kernels)
+	done := 0
+	for _, j := range jobs {
+		if st.progress != nil {
+			st.progress("%s size=%s: allocating %s", j.name, j.size, j.src)
+		}
+		b, err := newBuffers(j)
+		if err != nil {
+			return fmt.Errorf("%s size=%s: %w", j.name, j.size, err)
+		}
+		for _, w := range st.workers {
+			if st.progress != nil {
+				st.progress("%s size=%s workers=%d: timing the reference", j.name, j.size, w)
+			}
+			ref, err := measureRef(j, w, st.benchtime)
+			if err != nil {
+				return fmt.Errorf("%s size=%s: reference: %w", j.name, j.size, err)
+			}
+			for _, impl := range st.kernels {
+				done++
+				if st.progress != nil {
+					st.progress("[%d/%d] %s size=%s workers=%d impl=%s", done, total, j.name, j.size, w, impl)
+				}
+				r, err := measure(j, b, w, impl, ref, st)
+				if err != nil {
+					return fmt.Errorf("%s size=%s workers=%d impl=%s: %w", j.name, j.size, w, impl, err)
+				}
+				if err := emit(r); err != nil {
+					return err
+				}
+			}
+		}
+		runtime.GC() // give the arrays back before the next job allocates its own
+	}
+	return nil
+}

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/tpulayout/tpulayout/layout"
+)
+
+// benchCase is one relayout of the suite. src and dst are format strings taking the dims:
+// two (rows, cols) for a 2-D case, four (a, a, a, a) for a 4-D one.
+type benchCase struct {
+	name     string
+	src, dst string
+	fourD    bool
+}
+
+// suite is the default set of cases, the same as relayout/cases_test.go.
+var suite = []benchCase{
+	{"f32-rowmajor-to-T8x128", "f32[%d,%d]{1,0}", "f32[%d,%d]{1,0:T(8,128)}", false},
+	{"f32-T8x128-to-rowmajor", "f32[%d,%d]{1,0:T(8,128)}", "f32[%d,%d]{1,0}", false},
+	{"bf16-rowmajor-to-T8x128-2x1", "bf16[%d,%d]{1,0}", "bf16[%d,%d]{1,0:T(8,128)(2,1)}", false},
+	{"bf16-T8x128-2x1-to-rowmajor", "bf16[%d,%d]{1,0:T(8,128)(2,1)}", "bf16[%d,%d]{1,0}", false},
+	{"f32-to-bf16-T8x128-2x1", "f32[%d,%d]{1,0}", "bf16[%d,%d]{1,0:T(8,128)(2,1)}", false},
+	{"f32-transpose", "f32[%d,%d]{1,0}", "f32[%d,%d]{0,1}", false},
+	{"f32-perm3210", "f32[%d,%d,%d,%d]{3,2,1,0}", "f32[%d,%d,%d,%d]{0,1,2,3}", true},
+	{"bf16-T8x128-2x1-to-T16x128-2x1", "bf16[%d,%d]{1,0:T(8,128)(2,1)}", "bf16[%d,%d]{1,0:T(16,128)(2,1)}", false},
+	{"s8-rowmajor-to-T32x128-4x1", "s8[%d,%d]{1,0}", "s8[%d,%d]{1,0:T(32,128)(4,1)}", false},
+}
+
+// sizeSpec is one size of the run: rows×cols for the 2-D cases and a^4 for the 4-D ones.
+type sizeSpec struct {
+	rows, cols, a int64
+}
+
+var (
+	sizeSmall = sizeSpec{1024, 1024, 32} // f32: 4 MiB, fits in L3
+	sizeLarge = sizeSpec{8192, 8192, 64} // f32: 256 MiB (64 MiB for 64^4), DRAM
+)
+
+// parseSizes reads -size: small, large, both, or NxM (N alone means NxN).
+func parseSizes(s string) ([]sizeSpec, error) {
+	switch s {
+	case "small":
+		return []sizeSpec{sizeSmall}, nil
+	case "large":
+		return []sizeSpec{sizeLarge}, nil
+	case "both":
+		return []sizeSpec{sizeSmall, sizeLarge}, nil
+	}
+	r, c, ok := strings.Cut(s, "x")
+	if !ok {
+		c = r
+	}
+	rows, err1 := strconv.ParseInt(r, 10, 64)
+	cols, err2 := strconv.ParseInt(c, 10, 64)
+	if err1 != nil || err2 != nil || rows < 1 || cols < 1 || rows > 1<<20 || cols > 1<<20 {
+		return nil, fmt.Errorf("-size %q: want small, large, both or NxM with N, M from 1 to 1048576", s)
+	}
+	// The 4-D case gets about as many elements: a = (rows·cols)^(1/4).
+	a := max(int64(math.Sqrt(math.Sqrt(float64(rows*cols)))+1e-9), 1)
+	return []sizeSpec{{rows, cols, a}}, nil
+}
+
+// job is one relayout to measure: a case at one size.
+type job struct {
+	name     string
+	size     string // "1024x1024", "32x32x32x32": dims joined by x, no spaces
+	dst, src layout.Shape
+}
+
+func (c benchCase) job(sz sizeSpec) job {
+	var dst, src string
+	if c.fourD {
+		dst = fmt.Sprintf(c.dst, sz.a, sz.a, sz.a, sz.a)
+		src = fmt.Sprintf(c.src, sz.a, sz.a, sz.a, sz.a)
+	} else {
+		dst = fmt.Sprintf(c.dst, sz.rows, sz.cols)
+		src = fmt.Sprintf(c.src, sz.rows, sz.cols)
+	}
+	d, s := layout.MustParse(dst), layout.MustParse(src)
+	return job{name: c.name, size: dimsName(s.Dims), dst: d, src: s}
+}
+
+func dimsName(dims []int64) string {
+	parts := make([]string, len(dims))
+	for i, d := range dims {
+		parts[i] = strconv.FormatInt(d, 10)
+	}
+	if len(parts) == 0 {
+		return "scalar"
+	}
+	return strings.Join(parts, "x")
+}
+
+// selectJobs builds the suite's jobs for the sizes, keeping the cases re matches.
+func selectJobs(re *regexp.Regexp, sizes []sizeSpec) []job {
+	var jobs []job
+	for _, sz := range sizes {
+		for _, c := range suite {
+			if re == nil || re.MatchString(c.name) {
+				jobs = append(jobs, c.job(sz))
+			}
+		}
+	}
+	return jobs
+}
+
+// customJob is the -from/-to pair.
+func customJob(from, to string) (job, error) {
+	src, err := layout.Parse(from)
+	if err != nil {
+		return job{}, fmt.Errorf("-from: %v", err)
+	}
+	dst, err := layout.Parse(to)
+	if err != nil {
+		return job{}, fmt.Errorf("-to: %v", err)
+	}
+	return job{name: "custom", size: dimsName(src.Dims), dst: dst, src: src}, nil
+}
+
+// sampleElems bounds the shape the per-element reference is timed on.
+const sampleElems = 1 << 16
+
+// shrink returns s with its largest dims halved until it has at most sampleElems
+// elements: the smaller shape of the same case that the reference is timed on.
+// Layouts do not depend on the dims (tiles pad), so the result is valid.
+func shrink(s layout.Shape) layout.Shape {
+	dims := append([]int64(nil), s.Dims...)
+	for {
+		n, big := int64(1), 0
+		for i, d := range dims {
+			n *= d
+			if d > dims[big] {
+				big = i
+			}
+		}
+		if n <= sampleElems || dims[big] <= 1 {
+			break
+		}
+		dims[big] = (dims[big] + 1) / 2
+	}
+	s.Dims = dims
+	return s
+}
