@@ -2,15 +2,16 @@ package relayout
 
 import "github.com/klauspost/cpuid/v2"
 
-// defaultBlockBytes sizes one side of a transpose block so that a source and a
-// destination block together fill about half the L1 data cache.
+// defaultBlockBytes sizes one side of a transpose block to the L2 cache (a power of two
+// no larger): the simd kernels block for L1 inside it by walking 256-row strips. At
+// 8192² f32, 64² blocks reached 0.41–0.58 of copy() and 512² blocks 0.87 here.
 func defaultBlockBytes() int {
-	l1 := cpuid.CPU.Cache.L1D
-	if l1 <= 0 {
-		l1 = 32 << 10
+	l2 := cpuid.CPU.Cache.L2
+	if l2 <= 0 {
+		l2 = 1 << 20
 	}
 	b := 256
-	for b*4 <= l1 {
+	for b*2 <= l2 && b < 1<<24 {
 		b *= 2
 	}
 	return b

@@ -48,8 +48,8 @@ func WithWorkers(n int) Option {
 // data cache size cpuid reports). It must be a power of two from 256 to 1 MiB.
 func WithBlockBytes(n int) Option {
 	return func(o *options) error {
-		if n < 256 || n > 1<<20 || n&(n-1) != 0 {
-			return fmt.Errorf("relayout: WithBlockBytes(%d): want a power of two from 256 to 1048576", n)
+		if n < 256 || n > 1<<24 || n&(n-1) != 0 {
+			return fmt.Errorf("relayout: WithBlockBytes(%d): want a power of two from 256 to 16777216", n)
 		}
 		o.blockBytes = n
 		return nil
