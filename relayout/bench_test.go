@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/simd"
 )
 
@@ -61,5 +62,36 @@ func BenchmarkCopy(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// BenchmarkSmall times cache-resident 256×256 conversions with a reused plan, beside
+// copy() of the source bytes: per-call overhead dominates here.
+func BenchmarkSmall(b *testing.B) {
+	for _, c := range []struct{ name, src, dst string }{
+		{"bf16-rowmajor-to-T8x128-2x1", "bf16[256,256]{1,0}", "bf16[256,256]{1,0:T(8,128)(2,1)}"},
+		{"f32-to-bf16-T8x128-2x1", "f32[256,256]{1,0}", "bf16[256,256]{1,0:T(8,128)(2,1)}"},
+	} {
+		src, dst := buffer.MustNew(layout.MustParse(c.src)), buffer.MustNew(layout.MustParse(c.dst))
+		for i := range src.Data {
+			src.Data[i] = byte(i * 13)
+		}
+		b.Run("case="+c.name+"/impl=gocopy", func(b *testing.B) {
+			cp := make([]byte, len(src.Data))
+			b.SetBytes(int64(len(src.Data)))
+			for b.Loop() {
+				copy(cp, src.Data)
+			}
+		})
+		p, err := NewPlan(dst.Shape, src.Shape, WithWorkers(1))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run("case="+c.name+"/impl="+p.k().Name, func(b *testing.B) {
+			b.SetBytes(int64(len(src.Data)))
+			for b.Loop() {
+				_ = p.Copy(dst, src)
+			}
+		})
 	}
 }

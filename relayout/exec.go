@@ -65,17 +65,12 @@ func (p *Plan) runRange(dst, src []byte, lo, hi int64) {
 	}
 	k := &p.kern
 	for it := lo; it < hi; it++ {
-		interior := true
-		for d, r := range p.ragged {
-			if r && e[d]+k.maxInner[d] >= p.bounds[d].size {
-				interior = false
-				break
+		if p.interior(&e, k.maxBlock) {
+			for r := int64(0); r < k.rep; r++ {
+				p.kernel(dst, src, dOff+r*k.repDst, sOff+r*k.repSrc, k.n)
 			}
-		}
-		if interior {
-			p.kernel(dst, src, dOff, sOff, k.n)
 		} else {
-			p.edge(dst, src, dOff, sOff, &e)
+			p.block(dst, src, dOff, sOff, e)
 		}
 		for i := len(p.outer) - 1; i >= 0; i-- {
 			l := &p.outer[i]
@@ -91,6 +86,32 @@ func (p *Plan) runRange(dst, src []byte, lo, hi int64) {
 			sOff -= l.size * l.srcStr
 			e[l.dim] -= l.size * l.place
 		}
+	}
+}
+
+// interior reports whether a block at coordinates e reaching reach further holds data
+// only, along every dim that can leave the data.
+func (p *Plan) interior(e *[maxDims]int64, reach []int64) bool {
+	for d, r := range p.ragged {
+		if r && e[d]+reach[d] >= p.bounds[d].size {
+			return false
+		}
+	}
+	return true
+}
+
+// block runs a block that reaches past the data one repeat at a time.
+func (p *Plan) block(dst, src []byte, dOff, sOff int64, e [maxDims]int64) {
+	k := &p.kern
+	for r := int64(0); r < k.rep; r++ {
+		if p.interior(&e, k.maxInner) {
+			p.kernel(dst, src, dOff, sOff, k.n)
+		} else {
+			p.edge(dst, src, dOff, sOff, &e)
+		}
+		dOff += k.repDst
+		sOff += k.repSrc
+		e[k.repDim] += k.repPlace
 	}
 }
 
@@ -192,34 +213,43 @@ func (p *Plan) convertRun(dst, src []byte, n int) {
 	}
 }
 
+// Where a block or element lies: in the data, in destination padding, outside the
+// destination (a slot the common decomposition has but the destination lacks), or, for a
+// block, partly in the data.
+const (
+	inData = iota
+	inPadding
+	outside
+	mixed
+)
+
 // edge handles a block that reaches past the data: a run that can be clipped copies its
 // data prefix and pads the rest; anything else goes element by element.
 func (p *Plan) edge(dst, src []byte, dOff, sOff int64, e *[maxDims]int64) {
 	k := &p.kern
 	if k.clip {
-		state := 0 // 0 data, 1 padding, 2 outside the destination
+		state := inData // along the dims other than the clipped one
 		for d, r := range p.ragged {
 			if !r || d == k.clipDim {
 				continue
 			}
-			top := e[d] + k.maxInner[d]
 			switch b := p.bounds[d]; {
 			case e[d] >= b.extent:
-				state = 2
+				state = max(state, outside)
 			case e[d] >= b.size:
-				state = max(state, 1)
-			case top >= b.size:
-				state = 3 // mixed along another dim: no clipping
+				state = max(state, inPadding)
+			case e[d]+k.maxInner[d] >= b.size:
+				state = mixed
 			}
 		}
-		if state != 3 {
+		if state != mixed {
+			if state == outside {
+				return
+			}
 			b := p.bounds[k.clipDim]
 			data := min(max(b.size-e[k.clipDim], 0), k.n)
 			inDst := min(max(b.extent-e[k.clipDim], 0), k.n)
-			if state == 2 {
-				return
-			}
-			if state == 1 {
+			if state == inPadding {
 				data = 0
 			}
 			w := int64(1)
@@ -246,24 +276,24 @@ func (p *Plan) edgeElems(dst, src []byte, dOff, sOff int64, e *[maxDims]int64) {
 	ee := *e
 	in := p.inner
 	for {
-		state := 0
+		state := inData
 		for d, r := range p.ragged {
 			if !r {
 				continue
 			}
 			b := p.bounds[d]
 			if ee[d] >= b.extent {
-				state = 2
+				state = outside
 				break
 			}
 			if ee[d] >= b.size {
-				state = 1
+				state = inPadding
 			}
 		}
 		switch state {
-		case 0:
+		case inData:
 			p.elem(dst, src, dOff, sOff)
-		case 1:
+		case inPadding:
 			if p.opts.pad != padLeave {
 				p.store(dst, dOff, p.fill)
 			}

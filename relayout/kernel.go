@@ -39,6 +39,11 @@ type kernel struct {
 	rowDim  int // interleave: the packed rows' dim
 
 	maxInner []int64 // per dim: the largest coordinate the kernel adds
+
+	// A block is rep kernel calls, each rep* further along one outer loop.
+	rep, repDst, repSrc, repPlace int64
+	repDim                        int
+	maxBlock                      []int64 // maxInner plus the repeats' reach
 }
 
 // compile finds the fast path: the common loops, the inner kernel and the outer loops.
@@ -106,6 +111,19 @@ func (p *Plan) compile() {
 	if k.kind == kCopy || k.kind == kInterleave {
 		k.clip, k.clipDim = p.runIsLowest(k)
 		k.clip = k.clip && !(k.kind == kInterleave && k.rowDim == k.clipDim)
+	}
+	// Fold the innermost outer loop into each kernel call as a repeat, so the odometer
+	// and the edge checks run once per batch of runs: 256² bf16 → T(8,128)(2,1) makes
+	// 256 calls of 128 elements, where that bookkeeping cost as much as the copying.
+	k.rep = 1
+	if n := len(p.outer); n >= 2 {
+		l := p.outer[n-1]
+		p.outer = p.outer[:n-1]
+		k.rep, k.repDst, k.repSrc, k.repDim, k.repPlace = l.size, l.dstStr, l.srcStr, l.dim, l.place
+	}
+	k.maxBlock = slices.Clone(k.maxInner)
+	if k.rep > 1 {
+		k.maxBlock[k.repDim] += (k.rep - 1) * k.repPlace
 	}
 	p.kern = k
 	p.chunks = 1

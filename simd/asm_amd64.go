@@ -119,20 +119,27 @@ func addr(p *byte) uintptr { return uintptr(unsafe.Pointer(p)) }
 // non-temporal variant (only when every destination is then aligned to the
 // vector width).
 func (s *asmSet) plan(n, blk, eb, ndst int, d0, d1, d2, d3 *byte) (head, iters int, nt bool) {
-	if n*eb*ndst >= ntThreshold {
-		mask := uintptr(s.vw - 1)
-		mis := int(-addr(d0) & mask)
-		if h := mis / eb; mis%eb == 0 && h < n {
-			nt = true
-			off := uintptr(h * eb)
-			for _, d := range [...]*byte{d1, d2, d3} {
-				if d != nil && (addr(d)+off)&mask != 0 {
-					nt = false
-				}
+	if n*eb*ndst < ntThreshold { // the common, cache-resident case: inlined
+		return 0, n / blk, false
+	}
+	return s.planNT(n, blk, eb, d0, d1, d2, d3)
+}
+
+// planNT is plan for writes large enough to stream: non-temporal stores when the
+// destinations can be aligned together.
+func (s *asmSet) planNT(n, blk, eb int, d0, d1, d2, d3 *byte) (head, iters int, nt bool) {
+	mask := uintptr(s.vw - 1)
+	mis := int(-addr(d0) & mask)
+	if h := mis / eb; mis%eb == 0 && h < n {
+		nt = true
+		off := uintptr(h * eb)
+		for _, d := range [...]*byte{d1, d2, d3} {
+			if d != nil && (addr(d)+off)&mask != 0 {
+				nt = false
 			}
-			if nt {
-				head = h
-			}
+		}
+		if nt {
+			head = h
 		}
 	}
 	return head, (n - head) / blk, nt
@@ -210,7 +217,9 @@ func (s *asmSet) interleave16W(dst, a, b []byte, n int) {
 	blk := s.vw
 	h, it, nt := s.plan(n, blk, 4, 1, unsafe.SliceData(dst), nil, nil, nil)
 	if it > 0 {
-		genericInterleave16(dst, a, b, h)
+		if h > 0 { // the part before the aligned start, when streaming
+			genericInterleave16(dst, a, b, h)
+		}
 		e := h + it*blk
 		if raceEnabled {
 			raceRead(a[2*h : 2*e])
@@ -222,7 +231,9 @@ func (s *asmSet) interleave16W(dst, a, b []byte, n int) {
 	} else {
 		h = 0
 	}
-	genericInterleave16(dst[4*h:], a[2*h:], b[2*h:], n-h)
+	if h < n {
+		genericInterleave16(dst[4*h:], a[2*h:], b[2*h:], n-h)
+	}
 }
 
 func (s *asmSet) deinterleave16W(a, b, src []byte, n int) {
@@ -231,7 +242,9 @@ func (s *asmSet) deinterleave16W(a, b, src []byte, n int) {
 	blk := s.vw
 	h, it, nt := s.plan(n, blk, 2, 2, unsafe.SliceData(a), unsafe.SliceData(b), nil, nil)
 	if it > 0 {
-		genericDeinterleave16(a, b, src, h)
+		if h > 0 { // the part before the aligned start, when streaming
+			genericDeinterleave16(a, b, src, h)
+		}
 		e := h + it*blk
 		if raceEnabled {
 			raceRead(src[4*h : 4*e])
@@ -243,7 +256,9 @@ func (s *asmSet) deinterleave16W(a, b, src []byte, n int) {
 	} else {
 		h = 0
 	}
-	genericDeinterleave16(a[2*h:], b[2*h:], src[4*h:], n-h)
+	if h < n {
+		genericDeinterleave16(a[2*h:], b[2*h:], src[4*h:], n-h)
+	}
 }
 
 func (s *asmSet) f32ToBF16InterleaveW(dst, a, b []byte, n int) {
@@ -252,7 +267,9 @@ func (s *asmSet) f32ToBF16InterleaveW(dst, a, b []byte, n int) {
 	blk := s.vw / 2
 	h, it, nt := s.plan(n, blk, 4, 1, unsafe.SliceData(dst), nil, nil, nil)
 	if it > 0 {
-		genericF32ToBF16Interleave(dst, a, b, h)
+		if h > 0 { // the part before the aligned start, when streaming
+			genericF32ToBF16Interleave(dst, a, b, h)
+		}
 		e := h + it*blk
 		if raceEnabled {
 			raceRead(a[4*h : 4*e])
@@ -264,7 +281,9 @@ func (s *asmSet) f32ToBF16InterleaveW(dst, a, b []byte, n int) {
 	} else {
 		h = 0
 	}
-	genericF32ToBF16Interleave(dst[4*h:], a[4*h:], b[4*h:], n-h)
+	if h < n {
+		genericF32ToBF16Interleave(dst[4*h:], a[4*h:], b[4*h:], n-h)
+	}
 }
 
 func (s *asmSet) f32ToF16InterleaveW(dst, a, b []byte, n int) {
@@ -273,7 +292,9 @@ func (s *asmSet) f32ToF16InterleaveW(dst, a, b []byte, n int) {
 	blk := s.vw / 2
 	h, it, nt := s.plan(n, blk, 4, 1, unsafe.SliceData(dst), nil, nil, nil)
 	if it > 0 {
-		genericF32ToF16Interleave(dst, a, b, h)
+		if h > 0 { // the part before the aligned start, when streaming
+			genericF32ToF16Interleave(dst, a, b, h)
+		}
 		e := h + it*blk
 		if raceEnabled {
 			raceRead(a[4*h : 4*e])
@@ -285,7 +306,9 @@ func (s *asmSet) f32ToF16InterleaveW(dst, a, b []byte, n int) {
 	} else {
 		h = 0
 	}
-	genericF32ToF16Interleave(dst[4*h:], a[4*h:], b[4*h:], n-h)
+	if h < n {
+		genericF32ToF16Interleave(dst[4*h:], a[4*h:], b[4*h:], n-h)
+	}
 }
 
 func (s *asmSet) bf16DeintToF32W(a, b, src []byte, n int) {
@@ -294,7 +317,9 @@ func (s *asmSet) bf16DeintToF32W(a, b, src []byte, n int) {
 	blk := s.vw / 2
 	h, it, nt := s.plan(n, blk, 4, 2, unsafe.SliceData(a), unsafe.SliceData(b), nil, nil)
 	if it > 0 {
-		genericBF16DeinterleaveToF32(a, b, src, h)
+		if h > 0 { // the part before the aligned start, when streaming
+			genericBF16DeinterleaveToF32(a, b, src, h)
+		}
 		e := h + it*blk
 		if raceEnabled {
 			raceRead(src[4*h : 4*e])
@@ -306,7 +331,9 @@ func (s *asmSet) bf16DeintToF32W(a, b, src []byte, n int) {
 	} else {
 		h = 0
 	}
-	genericBF16DeinterleaveToF32(a[4*h:], b[4*h:], src[4*h:], n-h)
+	if h < n {
+		genericBF16DeinterleaveToF32(a[4*h:], b[4*h:], src[4*h:], n-h)
+	}
 }
 
 // narrow is the wrapper of f32→16-bit conversions (F32ToBF16, F32ToF16).
@@ -374,7 +401,9 @@ func (s *asmSet) interleave8x4W(dst, r0, r1, r2, r3 []byte, n int) {
 	blk := s.vw
 	h, it, nt := s.plan(n, blk, 4, 1, unsafe.SliceData(dst), nil, nil, nil)
 	if it > 0 {
-		genericInterleave8x4(dst, r0, r1, r2, r3, h)
+		if h > 0 { // the part before the aligned start, when streaming
+			genericInterleave8x4(dst, r0, r1, r2, r3, h)
+		}
 		e := h + it*blk
 		if raceEnabled {
 			raceRead(r0[h:e])
@@ -388,7 +417,9 @@ func (s *asmSet) interleave8x4W(dst, r0, r1, r2, r3 []byte, n int) {
 	} else {
 		h = 0
 	}
-	genericInterleave8x4(dst[4*h:], r0[h:], r1[h:], r2[h:], r3[h:], n-h)
+	if h < n {
+		genericInterleave8x4(dst[4*h:], r0[h:], r1[h:], r2[h:], r3[h:], n-h)
+	}
 }
 
 func (s *asmSet) deinterleave8x4W(r0, r1, r2, r3, src []byte, n int) {
@@ -398,7 +429,9 @@ func (s *asmSet) deinterleave8x4W(r0, r1, r2, r3, src []byte, n int) {
 	blk := s.vw
 	h, it, nt := s.plan(n, blk, 1, 4, unsafe.SliceData(r0), unsafe.SliceData(r1), unsafe.SliceData(r2), unsafe.SliceData(r3))
 	if it > 0 {
-		genericDeinterleave8x4(r0, r1, r2, r3, src, h)
+		if h > 0 { // the part before the aligned start, when streaming
+			genericDeinterleave8x4(r0, r1, r2, r3, src, h)
+		}
 		e := h + it*blk
 		if raceEnabled {
 			raceRead(src[4*h : 4*e])
@@ -412,7 +445,9 @@ func (s *asmSet) deinterleave8x4W(r0, r1, r2, r3, src []byte, n int) {
 	} else {
 		h = 0
 	}
-	genericDeinterleave8x4(r0[h:], r1[h:], r2[h:], r3[h:], src[4*h:], n-h)
+	if h < n {
+		genericDeinterleave8x4(r0[h:], r1[h:], r2[h:], r3[h:], src[4*h:], n-h)
+	}
 }
 
 // transposeStripRows is the number of source rows one assembly call walks
