@@ -49,65 +49,88 @@ func (b *Buffer) SetBits(idx []int64, v uint64) { b.SetBitsAt(b.offset(idx), v) 
 // BitsAt returns the raw bits of the element at element offset off in the tiled linear
 // order (no logical bounds check: padding elements are readable).
 func (b *Buffer) BitsAt(off int64) uint64 {
-	d := b.Data
-	switch b.bits {
-	case 8:
-		return uint64(d[off]) & mask(b.vbits)
-	case 16:
-		return uint64(binary.LittleEndian.Uint16(d[off*2:]))
-	case 32:
-		return uint64(binary.LittleEndian.Uint32(d[off*4:]))
-	case 64:
-		return binary.LittleEndian.Uint64(d[off*8:])
-	}
-	if b.bits > 8 {
+	if b.bits > 64 {
 		panic("buffer: raw bits of a " + b.dt.String() + " element do not fit in 64 bits")
 	}
-	bit := off * int64(b.bits)
-	i, sh := bit>>3, uint(bit&7)
-	v := uint(d[i])
-	if int(sh)+b.bits > 8 {
-		v |= uint(d[i+1]) << 8
-	}
-	return uint64(v>>sh) & mask(min(b.bits, b.vbits))
+	return LoadBits(b.Data, off, b.bits) & mask(min(b.bits, b.vbits))
 }
 
 // SetBitsAt stores v at element offset off (see [Buffer.SetBits]).
 func (b *Buffer) SetBitsAt(off int64, v uint64) {
-	v &= mask(b.vbits)
-	if b.bits > b.vbits && b.dt.IsSigned() {
-		v = uint64(signExtend(v, b.vbits))
-	}
-	d := b.Data
-	switch b.bits {
-	case 8:
-		d[off] = byte(v)
-		return
-	case 16:
-		binary.LittleEndian.PutUint16(d[off*2:], uint16(v))
-		return
-	case 32:
-		binary.LittleEndian.PutUint32(d[off*4:], uint32(v))
-		return
-	case 64:
-		binary.LittleEndian.PutUint64(d[off*8:], v)
-		return
-	}
-	if b.bits > 8 {
+	if b.bits > 64 {
 		panic("buffer: raw bits of a " + b.dt.String() + " element do not fit in 64 bits")
 	}
-	bit := off * int64(b.bits)
+	StoreBits(b.Data, off, b.bits, Widen(b.dt, b.bits, v))
+}
+
+// Widen returns the low dt.Bits() bits of v as stored in an element width bits wide:
+// sign-extended for signed types stored wider than they are (an s4 without E(4) takes a
+// byte, and -1 is 0xFF), else zero-extended.
+func Widen(dt layout.DType, width int, v uint64) uint64 {
+	v &= mask(dt.Bits())
+	if width > dt.Bits() && dt.IsSigned() {
+		v = uint64(signExtend(v, dt.Bits())) & mask(width)
+	}
+	return v
+}
+
+// LoadBits returns element off of data, whose elements are width bits wide: 8, 16, 32
+// or 64 (little-endian), or fewer than 8, packed least-significant bits first in
+// element order (layout's E(n)).
+func LoadBits(data []byte, off int64, width int) uint64 {
+	switch width {
+	case 8:
+		return uint64(data[off])
+	case 16:
+		return uint64(binary.LittleEndian.Uint16(data[off*2:]))
+	case 32:
+		return uint64(binary.LittleEndian.Uint32(data[off*4:]))
+	case 64:
+		return binary.LittleEndian.Uint64(data[off*8:])
+	}
+	if width > 8 {
+		panic(fmt.Sprintf("buffer: %d-bit elements are not addressable", width))
+	}
+	bit := off * int64(width)
 	i, sh := bit>>3, uint(bit&7)
-	m := uint(mask(b.bits)) << sh
-	w := uint(d[i])
-	two := int(sh)+b.bits > 8
+	v := uint(data[i])
+	if int(sh)+width > 8 {
+		v |= uint(data[i+1]) << 8
+	}
+	return uint64(v>>sh) & mask(width)
+}
+
+// StoreBits stores the low width bits of v as element off of data (see [LoadBits]).
+func StoreBits(data []byte, off int64, width int, v uint64) {
+	switch width {
+	case 8:
+		data[off] = byte(v)
+		return
+	case 16:
+		binary.LittleEndian.PutUint16(data[off*2:], uint16(v))
+		return
+	case 32:
+		binary.LittleEndian.PutUint32(data[off*4:], uint32(v))
+		return
+	case 64:
+		binary.LittleEndian.PutUint64(data[off*8:], v)
+		return
+	}
+	if width > 8 {
+		panic(fmt.Sprintf("buffer: %d-bit elements are not addressable", width))
+	}
+	bit := off * int64(width)
+	i, sh := bit>>3, uint(bit&7)
+	m := uint(mask(width)) << sh
+	w := uint(data[i])
+	two := int(sh)+width > 8
 	if two {
-		w |= uint(d[i+1]) << 8
+		w |= uint(data[i+1]) << 8
 	}
 	w = w&^m | (uint(v)<<sh)&m
-	d[i] = byte(w)
+	data[i] = byte(w)
 	if two {
-		d[i+1] = byte(w >> 8)
+		data[i+1] = byte(w >> 8)
 	}
 }
 

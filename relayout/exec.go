@@ -3,6 +3,8 @@ package relayout
 import (
 	"encoding/binary"
 
+	"github.com/tpulayout/tpulayout/buffer"
+
 	"github.com/tpulayout/tpulayout/layout"
 )
 
@@ -209,7 +211,7 @@ func (p *Plan) runConv() func(dst, src []byte, n int) {
 
 func (p *Plan) convertRun(dst, src []byte, n int) {
 	for i := int64(0); i < int64(n); i++ {
-		p.store(dst, i, p.conv(p.load(src, i)))
+		p.store(dst, i, buffer.Widen(p.dt, p.dbits, p.conv(p.load(src, i))))
 	}
 }
 
@@ -340,71 +342,22 @@ func (p *Plan) elem(dst, src []byte, dOff, sOff int64) {
 		copy(dst[dOff*n:(dOff+1)*n], src[sOff*n:(sOff+1)*n])
 		return
 	}
-	v := p.loadAt(src, sOff, p.sbits)
+	v := buffer.LoadBits(src, sOff, p.sbits)
 	if p.conv != nil {
-		v = p.conv(v)
+		v = buffer.Widen(p.dt, p.dbits, p.conv(v))
 	}
-	p.storeAt(dst, dOff, p.dbits, v)
+	buffer.StoreBits(dst, dOff, p.dbits, v)
 }
 
-func (p *Plan) load(src []byte, off int64) uint64           { return p.loadAt(src, off, p.sbits) }
-func (p *Plan) store(dst []byte, off int64, v uint64)       { p.storeAt(dst, off, p.dbits, v) }
-func (p *Plan) loadAt(b []byte, off int64, bits int) uint64 { return loadBits(b, off, bits) }
-func (p *Plan) storeAt(b []byte, off int64, bits int, v uint64) {
-	if bits > 64 { // only padding reaches here: zero or the fill's low bits
-		n := int64(bits / 8)
-		clear(b[off*n : (off+1)*n])
-		binary.LittleEndian.PutUint64(b[off*n:], v)
-		return
-	}
-	storeBits(b, off, bits, v)
-}
+func (p *Plan) load(src []byte, off int64) uint64 { return buffer.LoadBits(src, off, p.sbits) }
 
-// loadBits reads element off of the given width; sub-byte elements sit least-significant
-// bits first.
-func loadBits(b []byte, off int64, bits int) uint64 {
-	switch bits {
-	case 8:
-		return uint64(b[off])
-	case 16:
-		return uint64(binary.LittleEndian.Uint16(b[off*2:]))
-	case 32:
-		return uint64(binary.LittleEndian.Uint32(b[off*4:]))
-	case 64:
-		return binary.LittleEndian.Uint64(b[off*8:])
-	}
-	bit := off * int64(bits)
-	var v uint64
-	for i := 0; i < bits; i++ {
-		if b[(bit+int64(i))/8]>>((bit+int64(i))%8)&1 != 0 {
-			v |= 1 << i
-		}
-	}
-	return v
-}
-
-func storeBits(b []byte, off int64, bits int, v uint64) {
-	switch bits {
-	case 8:
-		b[off] = byte(v)
-		return
-	case 16:
-		binary.LittleEndian.PutUint16(b[off*2:], uint16(v))
-		return
-	case 32:
-		binary.LittleEndian.PutUint32(b[off*4:], uint32(v))
-		return
-	case 64:
-		binary.LittleEndian.PutUint64(b[off*8:], v)
+// store writes bits v (already widened) to destination element off.
+func (p *Plan) store(dst []byte, off int64, v uint64) {
+	if p.dbits > 64 { // only padding reaches here: zero or the fill's low bits
+		n := int64(p.dbits / 8)
+		clear(dst[off*n : (off+1)*n])
+		binary.LittleEndian.PutUint64(dst[off*n:], v)
 		return
 	}
-	bit := off * int64(bits)
-	for i := 0; i < bits; i++ {
-		j := bit + int64(i)
-		if v>>i&1 != 0 {
-			b[j/8] |= 1 << (j % 8)
-		} else {
-			b[j/8] &^= 1 << (j % 8)
-		}
-	}
+	buffer.StoreBits(dst, off, p.dbits, v)
 }

@@ -3,6 +3,7 @@ package relayout
 import (
 	"fmt"
 	"math"
+	"slices"
 	"unsafe"
 
 	"github.com/tpulayout/tpulayout/buffer"
@@ -54,16 +55,19 @@ func NewPlan(dst, src layout.Shape, opts ...Option) (*Plan, error) {
 		return nil, fmt.Errorf("%w: cannot convert %s to %s", ErrShape, src.DType, dst.DType)
 	}
 	p := &Plan{dst: di, src: si, dt: dst.DType, st: src.DType, dbits: di.ElementBits(), sbits: si.ElementBits(), opts: o}
-	if p.dbits > 64 || p.sbits > 64 {
-		if p.dt != p.st || p.dbits != p.sbits || p.dbits%8 != 0 {
-			return nil, fmt.Errorf("%w: %d-bit elements must keep their type and width", ErrShape, p.dbits)
+	for _, b := range []int{p.dbits, p.sbits} {
+		if b > 8 && b != 16 && b != 32 && b != 64 && b != 128 {
+			return nil, fmt.Errorf("%w: %d-bit elements are not addressable (E(n) must be below 8 or the type's width)", ErrShape, b)
 		}
+	}
+	if (p.dbits > 64 || p.sbits > 64) && (p.dt != p.st || p.dbits != p.sbits) {
+		return nil, fmt.Errorf("%w: %d-bit elements must keep their type and width", ErrShape, max(p.dbits, p.sbits))
 	}
 	if o.pad == padValue {
 		if !buffer.CanConvert(p.dt, layout.F64) {
 			return nil, fmt.Errorf("relayout: WithPadValue: %s padding cannot hold a number", p.dt)
 		}
-		p.fill = buffer.ConvertElement(p.dt, layout.F64, math.Float64bits(o.padValue))
+		p.fill = buffer.Widen(p.dt, p.dbits, buffer.ConvertElement(p.dt, layout.F64, math.Float64bits(o.padValue)))
 	}
 	if p.dt != p.st {
 		dt, st := p.dt, p.st
@@ -128,7 +132,7 @@ func (p *Plan) Copy(dst, src *buffer.Buffer) error {
 
 func (p *Plan) check(s layout.Shape, ix *layout.Indexer, side string) error {
 	want := ix.Shape()
-	if s.DType != want.DType || !equalDims(s.Dims, want.Dims) || !sameLayout(s, want) {
+	if s.DType != want.DType || !slices.Equal(s.Dims, want.Dims) || !sameLayout(s, want) {
 		return fmt.Errorf("%w: %s is %s, the plan's %s is %s", ErrShape, side, s, side, want)
 	}
 	return nil
@@ -140,18 +144,6 @@ func sameLayout(s, want layout.Shape) bool {
 		l.MinorToMajor = layout.RowMajor(len(s.Dims))
 	}
 	return l.Equal(want.Layout)
-}
-
-func equalDims(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // CopyBytes is [Plan.Copy] on raw byte slices holding exactly each side's footprint.

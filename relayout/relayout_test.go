@@ -25,7 +25,7 @@ func reference(dst, src *buffer.Buffer, fill uint64, leave bool) {
 		for {
 			v := loadWide(src.Data, si.Offset(idx), sbits)
 			if dst.Shape.DType != src.Shape.DType {
-				v[0] = buffer.ConvertElement(dst.Shape.DType, src.Shape.DType, v[0])
+				v[0] = buffer.Widen(dst.Shape.DType, dbits, buffer.ConvertElement(dst.Shape.DType, src.Shape.DType, v[0]))
 			}
 			off := di.Offset(idx)
 			storeWide(dst.Data, off, dbits, v)
@@ -47,18 +47,18 @@ func reference(dst, src *buffer.Buffer, fill uint64, leave bool) {
 
 func loadWide(b []byte, off int64, bits int) [2]uint64 {
 	if bits == 128 {
-		return [2]uint64{loadBits(b, 2*off, 64), loadBits(b, 2*off+1, 64)}
+		return [2]uint64{buffer.LoadBits(b, 2*off, 64), buffer.LoadBits(b, 2*off+1, 64)}
 	}
-	return [2]uint64{loadBits(b, off, bits)}
+	return [2]uint64{buffer.LoadBits(b, off, bits)}
 }
 
 func storeWide(b []byte, off int64, bits int, v [2]uint64) {
 	if bits == 128 {
-		storeBits(b, 2*off, 64, v[0])
-		storeBits(b, 2*off+1, 64, v[1])
+		buffer.StoreBits(b, 2*off, 64, v[0])
+		buffer.StoreBits(b, 2*off+1, 64, v[1])
 		return
 	}
-	storeBits(b, off, bits, v[0])
+	buffer.StoreBits(b, off, bits, v[0])
 }
 
 // tpuTilings are the layouts TPUs use, drawn often by the random generator.
@@ -324,7 +324,7 @@ func TestPadValue(t *testing.T) {
 	if err := p.Copy(d, s); err != nil {
 		t.Fatal(err)
 	}
-	if v := loadBits(d.Data, 1023, 16); v != 0xff80 {
+	if v := buffer.LoadBits(d.Data, 1023, 16); v != 0xff80 {
 		t.Errorf("padding is %#x, want bf16 -Inf 0xff80", v)
 	}
 }
