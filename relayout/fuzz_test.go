@@ -1,0 +1,23 @@
+package relayout
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/tpulayout/tpulayout/simd"
+)
+
+// FuzzRelayout draws a layout pair (shapes, tilings, dtypes, options) from the fuzzer's
+// seeds and checks every SIMD implementation against the per-element reference.
+func FuzzRelayout(f *testing.F) {
+	for i := uint64(0); i < 8; i++ {
+		f.Add(i, i*7919)
+	}
+	f.Fuzz(func(t *testing.T, s1, s2 uint64) {
+		r := rand.New(rand.NewPCG(s1, s2))
+		c := randomPair(r)
+		for _, k := range simd.Available() {
+			checkPair(t, r, c, k.Name)
+		}
+	})
+}
