@@ -93,8 +93,16 @@ func BenchmarkF32ToBF16Interleave(b *testing.B)   { benchCase(b, "F32ToBF16Inter
 func BenchmarkF32ToF16Interleave(b *testing.B)    { benchCase(b, "F32ToF16Interleave") }
 func BenchmarkBF16DeinterleaveToF32(b *testing.B) { benchCase(b, "BF16DeinterleaveToF32") }
 
+// transposeBenchSizes adds, for the transposes, square sizes whose byte
+// side is a power of two: 256×256 bytes (in L2) and 4096×4096 bytes (far
+// larger than L2, close to the L3 size).
+var transposeBenchSizes = []struct {
+	name  string
+	bytes int
+}{benchSizes[0], {"64KiB", 64 << 10}, benchSizes[1], {"16MiB", 16 << 20}, benchSizes[2]}
+
 func benchTranspose(b *testing.B, w int) {
-	for _, sz := range benchSizes {
+	for _, sz := range transposeBenchSizes {
 		side := int(math.Sqrt(float64(sz.bytes / w)))
 		src := make([]byte, side*side*w)
 		dst := make([]byte, side*side*w)

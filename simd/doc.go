@@ -48,11 +48,13 @@
 //     a vector loop; heads and tails run the generic Go code. Transposes
 //     use 8×8 (32-bit) and 16×16 (16-bit and 8-bit) register blocks.
 //   - "avx512": amd64 assembly for CPUs with AVX-512 F, BW and VL, with
-//     512-bit vectors. Transpose32 and Transpose16 use 16×16 and 32×32
-//     blocks; Transpose8 uses the AVX2 16×16 kernel. AVX512_BF16 is not
-//     used (neither the Go assembler nor avo knows VCVTNE2PS2BF16); f32→bf16
-//     rounding is done with integer arithmetic, f32↔f16 with F16C
-//     (VCVTPS2PH/VCVTPH2PS).
+//     512-bit vectors. Transpose32, Transpose16 and Transpose8 use 16×16,
+//     32×32 and 64×64 blocks (F and BW instructions only, no VBMI);
+//     Transpose8 leaves to the AVX2 kernel the matrices whose dstStride is
+//     not a multiple of 64, where 64-byte stores would split cache lines.
+//     AVX512_BF16 is not used (neither the Go assembler nor avo knows
+//     VCVTNE2PS2BF16); f32→bf16 rounding is done with integer arithmetic,
+//     f32↔f16 with F16C (VCVTPS2PH/VCVTPH2PS).
 //
 // The assembly is generated with avo from simd/_asm (a separate module, so
 // avo is not a dependency of this one); simd/_asm/check.sh checks that the

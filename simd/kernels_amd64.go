@@ -278,3 +278,8 @@ func transpose32AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int
 //
 //go:noescape
 func transpose16AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+
+// transpose8AVX512 transposes n 64×64 blocks of 8-bit elements, going down the source (src += 64*srcStride, dst += 64 bytes per block).
+//
+//go:noescape
+func transpose8AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)

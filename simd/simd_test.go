@@ -290,9 +290,19 @@ func TestGenericDefinitions(t *testing.T) {
 
 func TestTransposeAgainstGeneric(t *testing.T) {
 	impls := vectorImpls(t)
-	dims := []int{0, 1, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47, 64, 65, 100}
 	r := rand.New(rand.NewPCG(7, 8))
 	for _, w := range []int{4, 2, 1} {
+		dims := []int{0, 1, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47, 64, 65, 100}
+		pads := []int{0, 3}
+		if w == 1 {
+			// Around multiples of the 64×64 AVX-512 block and of the 16×16
+			// AVX2 one; pads 3 and 5 pick other strides, see below.
+			pads = []int{0, 3, 5}
+			dims = []int{0, 1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 200}
+			if testing.Short() {
+				dims = []int{0, 1, 17, 63, 64, 65, 129}
+			}
+		}
 		t.Run(fmt.Sprintf("w=%d", w), func(t *testing.T) {
 			for _, k := range impls {
 				tr := map[int]func(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int){
@@ -301,8 +311,14 @@ func TestTransposeAgainstGeneric(t *testing.T) {
 					4: genericTranspose32, 2: genericTranspose16, 1: genericTranspose8}[w]
 				for _, rows := range dims {
 					for _, cols := range dims {
-						for _, pad := range []int{0, 3} {
+						for _, pad := range pads {
 							ss, ds := cols*w+pad*w+r.IntN(2)*w, rows*w+pad*w
+							switch {
+							case w == 1 && pad == 3: // 64-byte multiple dstStride, unaligned dst start
+								ss, ds = cols+r.IntN(70), (rows+63)&^63+64*r.IntN(2)
+							case w == 1 && pad == 5: // any strides
+								ss, ds = cols+r.IntN(70), rows+r.IntN(70)
+							}
 							srcLen, dstLen := 0, 0
 							if rows > 0 && cols > 0 {
 								srcLen = (rows-1)*ss + cols*w

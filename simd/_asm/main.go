@@ -50,6 +50,7 @@ func main() {
 	genTranspose8x16AVX2()
 	genTransposeLanes(avx512, 4)
 	genTransposeLanes(avx512, 2)
+	genTransposeLanes(avx512, 1)
 
 	Generate()
 }

@@ -47,7 +47,8 @@ func laneNetwork(x isa, w int, rows []reg.VecVirtual) []reg.VecVirtual {
 
 // genTransposeLanes emits a transpose kernel for w-byte elements on N×N
 // register blocks, N = (vector width)/w: 8×8 (AVX2) or 16×16 (AVX-512) for
-// 32-bit, 16×16 or 32×32 for 16-bit elements.
+// 32-bit, 16×16 or 32×32 for 16-bit elements, and 64×64 for 8-bit elements
+// on AVX-512 (F and BW only: four rounds of byte unpacks, no VBMI).
 //
 // The block is handled in V = width/16 column groups of E = 16/w columns.
 // For group J, register i gathers, in lane L, the 16 bytes of source row
