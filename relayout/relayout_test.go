@@ -207,7 +207,7 @@ func TestRandomPairs(t *testing.T) {
 	}
 	t.Logf("%d pairs × %d implementations; inner kernels used: %v", n, len(simd.Available()), kinds)
 	for _, k := range []string{"copy", "interleave", "deinterleave", "transpose", "elementwise", "reference"} {
-		if kinds[k] == 0 {
+		if kinds[k] == 0 && !raceBuild { // the -race run is too small to be sure; TestNamedCases pins each kernel
 			t.Errorf("no random pair exercised the %s kernel", k)
 		}
 	}

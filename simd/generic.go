@@ -43,36 +43,52 @@ func checkN(n int) {
 	}
 }
 
+// SWAR lane masks. Names say which lanes of a uint64 they select.
+const (
+	m8lo  = 0x00ff00ff00ff00ff // low byte of each 16-bit lane
+	m8hi  = 0xff00ff00ff00ff00 // high byte of each 16-bit lane
+	m16lo = 0x0000ffff0000ffff // low 16 bits of each 32-bit lane
+	m16hi = 0xffff0000ffff0000 // high 16 bits of each 32-bit lane
+	m32lo = 0x00000000ffffffff // low 32-bit lane
+	m32hi = 0xffffffff00000000 // high 32-bit lane
+)
+
 func genericInterleave16(dst, a, b []byte, n int) {
 	checkN(n)
 	dst = dst[: 4*n : len(dst)]
 	a = a[: 2*n : len(a)]
 	b = b[: 2*n : len(b)]
-	// Four elements at a time with 64-bit loads (SWAR), then one at a time.
-	for len(a) >= 8 && len(b) >= 8 && len(dst) >= 16 {
-		x, y := le.Uint64(a), le.Uint64(b)
-		le.PutUint64(dst, spread16(uint32(x))|spread16(uint32(y))<<16)
-		le.PutUint64(dst[8:], spread16(uint32(x>>32))|spread16(uint32(y>>32))<<16)
-		a, b, dst = a[8:], b[8:], dst[16:]
+	// Eight elements at a time with 64-bit loads and stores (SWAR). One
+	// index for all slices keeps the loop in registers.
+	i := 0
+	for ; i <= n-8; i += 8 {
+		pa, pb := (*[16]byte)(a[2*i:]), (*[16]byte)(b[2*i:])
+		pd := (*[32]byte)(dst[4*i:])
+		w0, w1 := zip16(le.Uint64(pa[0:]), le.Uint64(pb[0:]))
+		w2, w3 := zip16(le.Uint64(pa[8:]), le.Uint64(pb[8:]))
+		le.PutUint64(pd[0:], w0)
+		le.PutUint64(pd[8:], w1)
+		le.PutUint64(pd[16:], w2)
+		le.PutUint64(pd[24:], w3)
 	}
+	a, b, dst = a[2*i:], b[2*i:], dst[4*i:]
 	for len(a) >= 2 && len(b) >= 2 && len(dst) >= 4 {
 		le.PutUint32(dst, uint32(le.Uint16(a))|uint32(le.Uint16(b))<<16)
 		a, b, dst = a[2:], b[2:], dst[4:]
 	}
 }
 
-// spread16 moves the two 16-bit halves of v to the low halves of the two
-// 32-bit halves of the result.
-func spread16(v uint32) uint64 {
-	x := uint64(v)
-	return (x | x<<16) & 0x0000ffff0000ffff
+// zip16 interleaves the 16-bit lanes of x = [x0 x1 x2 x3] and y (lane 0 is
+// the least significant): lo = [x0 y0 x1 y1], hi = [x2 y2 x3 y3].
+func zip16(x, y uint64) (lo, hi uint64) {
+	e, o := pair16(x, y) // [x0 y0 x2 y2], [x1 y1 x3 y3]
+	return zip32(e, o)
 }
 
-// compact16 is the inverse of spread16: it gathers the low 16 bits of both
-// 32-bit halves of w.
-func compact16(w uint64) uint32 {
-	x := w & 0x0000ffff0000ffff
-	return uint32(x | x>>16)
+// unzip16 is the inverse of zip16.
+func unzip16(lo, hi uint64) (x, y uint64) {
+	e, o := zip32(lo, hi) // [x0 y0 x2 y2], [x1 y1 x3 y3]
+	return pair16(e, o)
 }
 
 func genericDeinterleave16(a, b, src []byte, n int) {
@@ -80,11 +96,14 @@ func genericDeinterleave16(a, b, src []byte, n int) {
 	src = src[: 4*n : len(src)]
 	a = a[: 2*n : len(a)]
 	b = b[: 2*n : len(b)]
-	for len(a) >= 8 && len(b) >= 8 && len(src) >= 16 {
-		w0, w1 := le.Uint64(src), le.Uint64(src[8:])
-		le.PutUint64(a, uint64(compact16(w0))|uint64(compact16(w1))<<32)
-		le.PutUint64(b, uint64(compact16(w0>>16))|uint64(compact16(w1>>16))<<32)
-		a, b, src = a[8:], b[8:], src[16:]
+	for len(a) >= 16 && len(b) >= 16 && len(src) >= 32 {
+		x0, y0 := unzip16(le.Uint64(src), le.Uint64(src[8:]))
+		x1, y1 := unzip16(le.Uint64(src[16:]), le.Uint64(src[24:]))
+		le.PutUint64(a, x0)
+		le.PutUint64(a[8:], x1)
+		le.PutUint64(b, y0)
+		le.PutUint64(b[8:], y1)
+		a, b, src = a[16:], b[16:], src[32:]
 	}
 	for len(a) >= 2 && len(b) >= 2 && len(src) >= 4 {
 		v := le.Uint32(src)
@@ -94,13 +113,33 @@ func genericDeinterleave16(a, b, src []byte, n int) {
 	}
 }
 
+// Interleave8x4 transposes 4×8 byte blocks: rows r0..r3 (8 bytes each) to
+// eight 4-byte columns, in three SWAR steps (bytes to 16-bit pairs, pairs to
+// 32-bit quads, quads to words). Deinterleave8x4 runs the steps backwards.
+
 func genericInterleave8x4(dst, r0, r1, r2, r3 []byte, n int) {
 	checkN(n)
 	dst = dst[: 4*n : len(dst)]
 	r0, r1, r2, r3 = r0[:n:len(r0)], r1[:n:len(r1)], r2[:n:len(r2)], r3[:n:len(r3)]
-	for i := 0; i < n; i++ {
-		v := uint32(r0[i]) | uint32(r1[i])<<8 | uint32(r2[i])<<16 | uint32(r3[i])<<24
-		le.PutUint32(dst[4*i:], v)
+	// One index for all five slices keeps the loop in registers.
+	i := 0
+	for ; i <= n-8; i += 8 {
+		// zip8x4, written out: the compiler does not inline it.
+		a, b := pair8(le.Uint64(r0[i:i+8]), le.Uint64(r1[i:i+8]))
+		c, d := pair8(le.Uint64(r2[i:i+8]), le.Uint64(r3[i:i+8]))
+		e, f := pair16(a, c)
+		g, h := pair16(b, d)
+		w := (*[32]byte)(dst[4*i:])
+		le.PutUint64(w[0:], e&m32lo|g<<32)
+		le.PutUint64(w[8:], f&m32lo|h<<32)
+		le.PutUint64(w[16:], e>>32|g&m32hi)
+		le.PutUint64(w[24:], f>>32|h&m32hi)
+	}
+	for ; i < n; i++ {
+		dst[4*i] = r0[i]
+		dst[4*i+1] = r1[i]
+		dst[4*i+2] = r2[i]
+		dst[4*i+3] = r3[i]
 	}
 }
 
@@ -108,31 +147,121 @@ func genericDeinterleave8x4(r0, r1, r2, r3, src []byte, n int) {
 	checkN(n)
 	src = src[: 4*n : len(src)]
 	r0, r1, r2, r3 = r0[:n:len(r0)], r1[:n:len(r1)], r2[:n:len(r2)], r3[:n:len(r3)]
-	for i := 0; i < n; i++ {
-		v := le.Uint32(src[4*i:])
-		r0[i] = byte(v)
-		r1[i] = byte(v >> 8)
-		r2[i] = byte(v >> 16)
-		r3[i] = byte(v >> 24)
+	i := 0
+	for ; i <= n-8; i += 8 {
+		// unzip8x4, written out: the compiler does not inline it.
+		w := (*[32]byte)(src[4*i:])
+		w0, w1, w2, w3 := le.Uint64(w[0:]), le.Uint64(w[8:]), le.Uint64(w[16:]), le.Uint64(w[24:])
+		e, g := zip32(w0, w2)
+		f, h := zip32(w1, w3)
+		a, c := pair16(e, f) // pair8 and pair16 are their own inverses
+		b, d := pair16(g, h)
+		x0, x1 := pair8(a, b)
+		x2, x3 := pair8(c, d)
+		le.PutUint64(r0[i:i+8], x0)
+		le.PutUint64(r1[i:i+8], x1)
+		le.PutUint64(r2[i:i+8], x2)
+		le.PutUint64(r3[i:i+8], x3)
+	}
+	for ; i < n; i++ {
+		r0[i] = src[4*i]
+		r1[i] = src[4*i+1]
+		r2[i] = src[4*i+2]
+		r3[i] = src[4*i+3]
 	}
 }
+
+// Two f32 lanes per uint64: the f32→bf16 rounding of [F32ToBF16Bits] done on
+// both lanes at once. It is exact for lanes that are not NaN; the kernels
+// test each group with nan2 and fall back to the scalar code for groups that
+// hold a NaN.
+const (
+	f32abs2    = 0x7fffffff7fffffff
+	f32nanBias = 0x007fffff007fffff // 0x7f800001 + bias = 0x80000000
+	f32sign2   = 0x8000000080000000
+	bf16rnd2   = 0x00007fff00007fff
+	bf16lsb2   = 0x0000000100000001
+)
+
+// nan2 is non-zero if either f32 lane of x is a NaN. The per-lane sums stay
+// below 2^32, so no carry crosses lanes.
+func nan2(x uint64) uint64 { return (x&f32abs2 + f32nanBias) & f32sign2 }
+
+// round2 rounds both non-NaN f32 lanes of x to bf16 (to nearest, ties to
+// even), leaving the bf16 bits in the upper half of each lane. A non-NaN lane
+// is at most 0xff800000, so adding at most 0x8000 does not carry out of it.
+func round2(x uint64) uint64 { return x + bf16rnd2 + (x>>16)&bf16lsb2 }
 
 func genericF32ToBF16(dst, src []byte, n int) {
 	checkN(n)
 	dst = dst[: 2*n : len(dst)]
 	src = src[: 4*n : len(src)]
+	// Eight elements at a time; a group with a NaN goes element by element.
+	for len(dst) >= 16 && len(src) >= 32 {
+		x0, x1 := le.Uint64(src), le.Uint64(src[8:])
+		x2, x3 := le.Uint64(src[16:]), le.Uint64(src[24:])
+		if nan2(x0)|nan2(x1)|nan2(x2)|nan2(x3) == 0 {
+			le.PutUint64(dst, pack2bf16(round2(x0), round2(x1)))
+			le.PutUint64(dst[8:], pack2bf16(round2(x2), round2(x3)))
+		} else {
+			for i := 0; i < 8; i++ {
+				le.PutUint16(dst[2*i:], F32ToBF16Bits(le.Uint32(src[4*i:])))
+			}
+		}
+		dst, src = dst[16:], src[32:]
+	}
 	for len(dst) >= 2 && len(src) >= 4 {
 		le.PutUint16(dst, F32ToBF16Bits(le.Uint32(src)))
 		dst, src = dst[2:], src[4:]
 	}
 }
 
+// pack2bf16 gathers the upper halves of the four 32-bit lanes of r0 and r1
+// (r0 first) into one word.
+func pack2bf16(r0, r1 uint64) uint64 {
+	p0 := (r0>>16)&0xffff | (r0>>32)&0xffff0000
+	p1 := (r1>>16)&0xffff | (r1>>32)&0xffff0000
+	return p0 | p1<<32
+}
+
+// f32ToF16Norm converts f like [F32ToF16Bits] when the result is a normal
+// binary16 number, and reports false otherwise.
+func f32ToF16Norm(f uint32) (uint16, bool) {
+	abs := f & 0x7fffffff
+	v := abs - 0x38000000 // rebias exponent from 127 to 15
+	return uint16(f>>16)&0x8000 | uint16((v+0xfff+(v>>13)&1)>>13), abs-0x38800000 < 0x477ff000-0x38800000
+}
+
+// f16ToF32Norm converts h like [F16BitsToF32] when h is a normal number, and
+// reports false otherwise.
+func f16ToF32Norm(h uint16) (uint32, bool) {
+	e := h & 0x7c00
+	return uint32(h&0x8000)<<16 | (uint32(h&0x7fff)<<13 + 112<<23), e != 0 && e != 0x7c00
+}
+
 func genericF32ToF16(dst, src []byte, n int) {
 	checkN(n)
 	dst = dst[: 2*n : len(dst)]
 	src = src[: 4*n : len(src)]
-	for i := 0; i < n; i++ {
-		le.PutUint16(dst[2*i:], F32ToF16Bits(le.Uint32(src[4*i:])))
+	// Four elements at a time; a group with a value that is not a normal
+	// binary16 number goes element by element.
+	for len(dst) >= 8 && len(src) >= 16 {
+		h0, ok0 := f32ToF16Norm(le.Uint32(src))
+		h1, ok1 := f32ToF16Norm(le.Uint32(src[4:]))
+		h2, ok2 := f32ToF16Norm(le.Uint32(src[8:]))
+		h3, ok3 := f32ToF16Norm(le.Uint32(src[12:]))
+		if ok0 && ok1 && ok2 && ok3 {
+			le.PutUint64(dst, uint64(h0)|uint64(h1)<<16|uint64(h2)<<32|uint64(h3)<<48)
+		} else {
+			for i := 0; i < 4; i++ {
+				le.PutUint16(dst[2*i:], F32ToF16Bits(le.Uint32(src[4*i:])))
+			}
+		}
+		dst, src = dst[8:], src[16:]
+	}
+	for len(dst) >= 2 && len(src) >= 4 {
+		le.PutUint16(dst, F32ToF16Bits(le.Uint32(src)))
+		dst, src = dst[2:], src[4:]
 	}
 }
 
@@ -140,6 +269,14 @@ func genericBF16ToF32(dst, src []byte, n int) {
 	checkN(n)
 	dst = dst[: 4*n : len(dst)]
 	src = src[: 2*n : len(src)]
+	for len(dst) >= 32 && len(src) >= 16 {
+		x0, x1 := le.Uint64(src), le.Uint64(src[8:])
+		le.PutUint64(dst, (x0<<16)&0xffff0000|(x0<<32)&0xffff000000000000)
+		le.PutUint64(dst[8:], (x0>>16)&0xffff0000|x0&0xffff000000000000)
+		le.PutUint64(dst[16:], (x1<<16)&0xffff0000|(x1<<32)&0xffff000000000000)
+		le.PutUint64(dst[24:], (x1>>16)&0xffff0000|x1&0xffff000000000000)
+		dst, src = dst[32:], src[16:]
+	}
 	for len(dst) >= 4 && len(src) >= 2 {
 		le.PutUint32(dst, uint32(le.Uint16(src))<<16)
 		dst, src = dst[4:], src[2:]
@@ -150,8 +287,25 @@ func genericF16ToF32(dst, src []byte, n int) {
 	checkN(n)
 	dst = dst[: 4*n : len(dst)]
 	src = src[: 2*n : len(src)]
-	for i := 0; i < n; i++ {
-		le.PutUint32(dst[4*i:], F16BitsToF32(le.Uint16(src[2*i:])))
+	for len(dst) >= 16 && len(src) >= 8 {
+		x := le.Uint64(src)
+		f0, ok0 := f16ToF32Norm(uint16(x))
+		f1, ok1 := f16ToF32Norm(uint16(x >> 16))
+		f2, ok2 := f16ToF32Norm(uint16(x >> 32))
+		f3, ok3 := f16ToF32Norm(uint16(x >> 48))
+		if ok0 && ok1 && ok2 && ok3 {
+			le.PutUint64(dst, uint64(f0)|uint64(f1)<<32)
+			le.PutUint64(dst[8:], uint64(f2)|uint64(f3)<<32)
+		} else {
+			for i := 0; i < 4; i++ {
+				le.PutUint32(dst[4*i:], F16BitsToF32(uint16(x>>(16*i))))
+			}
+		}
+		dst, src = dst[16:], src[8:]
+	}
+	for len(dst) >= 4 && len(src) >= 2 {
+		le.PutUint32(dst, F16BitsToF32(le.Uint16(src)))
+		dst, src = dst[4:], src[2:]
 	}
 }
 
@@ -160,6 +314,22 @@ func genericF32ToBF16Interleave(dst, a, b []byte, n int) {
 	dst = dst[: 4*n : len(dst)]
 	a = a[: 4*n : len(a)]
 	b = b[: 4*n : len(b)]
+	// Four pairs at a time; a group with a NaN goes element by element.
+	for len(dst) >= 16 && len(a) >= 16 && len(b) >= 16 {
+		x0, x1 := le.Uint64(a), le.Uint64(a[8:])
+		y0, y1 := le.Uint64(b), le.Uint64(b[8:])
+		if nan2(x0)|nan2(x1)|nan2(y0)|nan2(y1) == 0 {
+			le.PutUint64(dst, (round2(x0)>>16)&m16lo|round2(y0)&m16hi)
+			le.PutUint64(dst[8:], (round2(x1)>>16)&m16lo|round2(y1)&m16hi)
+		} else {
+			for i := 0; i < 4; i++ {
+				lo := F32ToBF16Bits(le.Uint32(a[4*i:]))
+				hi := F32ToBF16Bits(le.Uint32(b[4*i:]))
+				le.PutUint32(dst[4*i:], uint32(lo)|uint32(hi)<<16)
+			}
+		}
+		dst, a, b = dst[16:], a[16:], b[16:]
+	}
 	for len(dst) >= 4 && len(a) >= 4 && len(b) >= 4 {
 		lo := F32ToBF16Bits(le.Uint32(a))
 		hi := F32ToBF16Bits(le.Uint32(b))
@@ -173,10 +343,26 @@ func genericF32ToF16Interleave(dst, a, b []byte, n int) {
 	dst = dst[: 4*n : len(dst)]
 	a = a[: 4*n : len(a)]
 	b = b[: 4*n : len(b)]
-	for i := 0; i < n; i++ {
-		lo := F32ToF16Bits(le.Uint32(a[4*i:]))
-		hi := F32ToF16Bits(le.Uint32(b[4*i:]))
-		le.PutUint32(dst[4*i:], uint32(lo)|uint32(hi)<<16)
+	for len(dst) >= 8 && len(a) >= 8 && len(b) >= 8 {
+		lo0, ok0 := f32ToF16Norm(le.Uint32(a))
+		hi0, ok1 := f32ToF16Norm(le.Uint32(b))
+		lo1, ok2 := f32ToF16Norm(le.Uint32(a[4:]))
+		hi1, ok3 := f32ToF16Norm(le.Uint32(b[4:]))
+		if ok0 && ok1 && ok2 && ok3 {
+			le.PutUint64(dst, uint64(lo0)|uint64(hi0)<<16|uint64(lo1)<<32|uint64(hi1)<<48)
+		} else {
+			for i := 0; i < 2; i++ {
+				le.PutUint16(dst[4*i:], F32ToF16Bits(le.Uint32(a[4*i:])))
+				le.PutUint16(dst[4*i+2:], F32ToF16Bits(le.Uint32(b[4*i:])))
+			}
+		}
+		dst, a, b = dst[8:], a[8:], b[8:]
+	}
+	for len(dst) >= 4 && len(a) >= 4 && len(b) >= 4 {
+		lo := F32ToF16Bits(le.Uint32(a))
+		hi := F32ToF16Bits(le.Uint32(b))
+		le.PutUint32(dst, uint32(lo)|uint32(hi)<<16)
+		dst, a, b = dst[4:], a[4:], b[4:]
 	}
 }
 
@@ -185,6 +371,14 @@ func genericBF16DeinterleaveToF32(a, b, src []byte, n int) {
 	src = src[: 4*n : len(src)]
 	a = a[: 4*n : len(a)]
 	b = b[: 4*n : len(b)]
+	for len(src) >= 16 && len(a) >= 16 && len(b) >= 16 {
+		x0, x1 := le.Uint64(src), le.Uint64(src[8:])
+		le.PutUint64(a, (x0<<16)&0xffff0000ffff0000)
+		le.PutUint64(a[8:], (x1<<16)&0xffff0000ffff0000)
+		le.PutUint64(b, x0&0xffff0000ffff0000)
+		le.PutUint64(b[8:], x1&0xffff0000ffff0000)
+		src, a, b = src[16:], a[16:], b[16:]
+	}
 	for len(src) >= 4 && len(a) >= 4 && len(b) >= 4 {
 		v := le.Uint32(src)
 		le.PutUint32(a, v<<16)
@@ -213,87 +407,5 @@ func genericFill(dst, pattern []byte) {
 	n := copy(dst, pattern)
 	for n < len(dst) {
 		n += copy(dst[n:], dst[:n:len(dst)])
-	}
-}
-
-// checkTranspose panics unless the arguments describe in-range source and
-// destination matrices for a transpose of w-byte elements.
-func checkTranspose(w int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
-	if rows < 0 || cols < 0 || dstStride < 0 || srcStride < 0 {
-		panic(fmt.Sprintf("simd: Transpose: negative argument (rows=%d cols=%d dstStride=%d srcStride=%d)", rows, cols, dstStride, srcStride))
-	}
-	if rows == 0 || cols == 0 {
-		return
-	}
-	if need := (rows-1)*srcStride + cols*w; need > len(src) || need < 0 {
-		panic(fmt.Sprintf("simd: Transpose: src too short: need %d bytes, have %d", need, len(src)))
-	}
-	if need := (cols-1)*dstStride + rows*w; need > len(dst) || need < 0 {
-		panic(fmt.Sprintf("simd: Transpose: dst too short: need %d bytes, have %d", need, len(dst)))
-	}
-}
-
-// Transposes are done in square tiles so that both sides stay in cache.
-const genericTile = 32
-
-func genericTranspose32(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
-	checkTranspose(4, dst, dstStride, src, srcStride, rows, cols)
-	transposeRect32(dst, dstStride, src, srcStride, 0, rows, 0, cols)
-}
-
-func genericTranspose16(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
-	checkTranspose(2, dst, dstStride, src, srcStride, rows, cols)
-	transposeRect16(dst, dstStride, src, srcStride, 0, rows, 0, cols)
-}
-
-func genericTranspose8(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
-	checkTranspose(1, dst, dstStride, src, srcStride, rows, cols)
-	transposeRect8(dst, dstStride, src, srcStride, 0, rows, 0, cols)
-}
-
-// transposeRect32 transposes source rows [r0,r1) and columns [c0,c1).
-// Bounds must have been checked by the caller.
-func transposeRect32(dst []byte, ds int, src []byte, ss int, r0, r1, c0, c1 int) {
-	for ti := r0; ti < r1; ti += genericTile {
-		ie := min(ti+genericTile, r1)
-		for tj := c0; tj < c1; tj += genericTile {
-			je := min(tj+genericTile, c1)
-			for j := tj; j < je; j++ {
-				d := dst[j*ds:]
-				for i := ti; i < ie; i++ {
-					le.PutUint32(d[4*i:], le.Uint32(src[i*ss+4*j:]))
-				}
-			}
-		}
-	}
-}
-
-func transposeRect16(dst []byte, ds int, src []byte, ss int, r0, r1, c0, c1 int) {
-	for ti := r0; ti < r1; ti += genericTile {
-		ie := min(ti+genericTile, r1)
-		for tj := c0; tj < c1; tj += genericTile {
-			je := min(tj+genericTile, c1)
-			for j := tj; j < je; j++ {
-				d := dst[j*ds:]
-				for i := ti; i < ie; i++ {
-					le.PutUint16(d[2*i:], le.Uint16(src[i*ss+2*j:]))
-				}
-			}
-		}
-	}
-}
-
-func transposeRect8(dst []byte, ds int, src []byte, ss int, r0, r1, c0, c1 int) {
-	for ti := r0; ti < r1; ti += genericTile {
-		ie := min(ti+genericTile, r1)
-		for tj := c0; tj < c1; tj += genericTile {
-			je := min(tj+genericTile, c1)
-			for j := tj; j < je; j++ {
-				d := dst[j*ds:]
-				for i := ti; i < ie; i++ {
-					d[i] = src[i*ss+j]
-				}
-			}
-		}
 	}
 }

@@ -1,0 +1,268 @@
+package simd
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// This file holds straightforward per-element versions of the generic kernels
+// (the original implementations) and tests that compare the optimised generic
+// kernels against them, with guard bytes, over every length 0..300 and random
+// offsets and strides.
+
+func refInterleave16(dst, a, b []byte, n int) {
+	for i := 0; i < n; i++ {
+		le.PutUint16(dst[4*i:], le.Uint16(a[2*i:]))
+		le.PutUint16(dst[4*i+2:], le.Uint16(b[2*i:]))
+	}
+}
+
+func refDeinterleave16(a, b, src []byte, n int) {
+	for i := 0; i < n; i++ {
+		le.PutUint16(a[2*i:], le.Uint16(src[4*i:]))
+		le.PutUint16(b[2*i:], le.Uint16(src[4*i+2:]))
+	}
+}
+
+func refInterleave8x4(dst, r0, r1, r2, r3 []byte, n int) {
+	for i := 0; i < n; i++ {
+		dst[4*i], dst[4*i+1], dst[4*i+2], dst[4*i+3] = r0[i], r1[i], r2[i], r3[i]
+	}
+}
+
+func refDeinterleave8x4(r0, r1, r2, r3, src []byte, n int) {
+	for i := 0; i < n; i++ {
+		r0[i], r1[i], r2[i], r3[i] = src[4*i], src[4*i+1], src[4*i+2], src[4*i+3]
+	}
+}
+
+func refF32ToBF16(dst, src []byte, n int) {
+	for i := 0; i < n; i++ {
+		le.PutUint16(dst[2*i:], F32ToBF16Bits(le.Uint32(src[4*i:])))
+	}
+}
+
+func refF32ToF16(dst, src []byte, n int) {
+	for i := 0; i < n; i++ {
+		le.PutUint16(dst[2*i:], F32ToF16Bits(le.Uint32(src[4*i:])))
+	}
+}
+
+func refBF16ToF32(dst, src []byte, n int) {
+	for i := 0; i < n; i++ {
+		le.PutUint32(dst[4*i:], BF16BitsToF32(le.Uint16(src[2*i:])))
+	}
+}
+
+func refF16ToF32(dst, src []byte, n int) {
+	for i := 0; i < n; i++ {
+		le.PutUint32(dst[4*i:], F16BitsToF32(le.Uint16(src[2*i:])))
+	}
+}
+
+func refF32ToBF16Interleave(dst, a, b []byte, n int) {
+	for i := 0; i < n; i++ {
+		le.PutUint16(dst[4*i:], F32ToBF16Bits(le.Uint32(a[4*i:])))
+		le.PutUint16(dst[4*i+2:], F32ToBF16Bits(le.Uint32(b[4*i:])))
+	}
+}
+
+func refF32ToF16Interleave(dst, a, b []byte, n int) {
+	for i := 0; i < n; i++ {
+		le.PutUint16(dst[4*i:], F32ToF16Bits(le.Uint32(a[4*i:])))
+		le.PutUint16(dst[4*i+2:], F32ToF16Bits(le.Uint32(b[4*i:])))
+	}
+}
+
+func refBF16DeinterleaveToF32(a, b, src []byte, n int) {
+	for i := 0; i < n; i++ {
+		le.PutUint32(a[4*i:], BF16BitsToF32(le.Uint16(src[4*i:])))
+		le.PutUint32(b[4*i:], BF16BitsToF32(le.Uint16(src[4*i+2:])))
+	}
+}
+
+func refTranspose(w int, dst []byte, ds int, src []byte, ss int, rows, cols int) {
+	for i := 0; i < rows; i++ {
+		for j := 0; j < cols; j++ {
+			copy(dst[j*ds+i*w:j*ds+i*w+w], src[i*ss+j*w:i*ss+j*w+w])
+		}
+	}
+}
+
+// refKernels is a Kernels value made of the reference loops, so that the
+// kernelCases table can run it.
+var refKernels = &Kernels{
+	Name:                  "ref",
+	Interleave16:          refInterleave16,
+	Deinterleave16:        refDeinterleave16,
+	Interleave8x4:         refInterleave8x4,
+	Deinterleave8x4:       refDeinterleave8x4,
+	F32ToBF16:             refF32ToBF16,
+	F32ToF16:              refF32ToF16,
+	BF16ToF32:             refBF16ToF32,
+	F16ToF32:              refF16ToF32,
+	F32ToBF16Interleave:   refF32ToBF16Interleave,
+	F32ToF16Interleave:    refF32ToF16Interleave,
+	BF16DeinterleaveToF32: refBF16DeinterleaveToF32,
+}
+
+// nanHeavyF32 returns n f32 values of which about one in three is a NaN, so
+// that most SWAR groups take the slow path and NaNs land on every lane.
+func nanHeavyF32(r *rand.Rand, n int) []byte {
+	b := randF32(r, n)
+	for i := 0; i < n; i++ {
+		if r.IntN(3) == 0 {
+			le.PutUint32(b[4*i:], 0x7f800001|r.Uint32()&0x807fffff)
+		}
+	}
+	return b
+}
+
+func TestGenericAgainstRef(t *testing.T) {
+	for _, kc := range kernelCases {
+		if kc.name == "Copy" || kc.name == "CopyNT" {
+			continue
+		}
+		t.Run(kc.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(21, 22))
+			for n := 0; n <= 300; n++ {
+				for rep := 0; rep < 2; rep++ {
+					in := make([][]byte, len(kc.inLen))
+					for j, l := range kc.inLen {
+						switch {
+						case kc.f32In && rep == 1:
+							in[j] = nanHeavyF32(r, l(n)/4)
+						case kc.f32In:
+							in[j] = randF32(r, l(n)/4)
+						default:
+							in[j] = randBytes(r, l(n))
+						}
+					}
+					runRefCase(t, kc, in, n, r.IntN(64), r.IntN(64))
+				}
+			}
+		})
+	}
+}
+
+// runRefCase runs kc with the generic kernels and with the reference loops
+// on the same inputs and compares, checking the guards.
+func runRefCase(t *testing.T, kc kernelCase, data [][]byte, n, offIn, offOut int) {
+	t.Helper()
+	in := make([][]byte, len(data))
+	for j, d := range data {
+		g := newGuarded(len(d), (offIn+5*j)%64)
+		copy(g.b(), d)
+		in[j] = g.b()
+	}
+	outs := func() ([]*guarded, [][]byte) {
+		gs := make([]*guarded, len(kc.outLen))
+		bs := make([][]byte, len(kc.outLen))
+		for j, l := range kc.outLen {
+			gs[j] = newGuarded(l(n), (offOut+3*j)%64)
+			bs[j] = gs[j].b()
+		}
+		return gs, bs
+	}
+	_, want := outs()
+	kc.run(refKernels, want, in, n)
+	gotG, got := outs()
+	kc.run(Generic(), got, in, n)
+	for j := range got {
+		gotG[j].checkGuards(t, fmt.Sprintf("%s n=%d out%d", kc.name, n, j))
+		if !bytes.Equal(got[j], want[j]) {
+			i := 0
+			for i < len(got[j]) && got[j][i] == want[j][i] {
+				i++
+			}
+			t.Fatalf("%s n=%d: out%d differs from the reference at byte %d: got % x, want % x",
+				kc.name, n, j, i, got[j][i:min(i+8, len(got[j]))], want[j][i:min(i+8, len(want[j]))])
+		}
+	}
+	for j, g := range in {
+		if !bytes.Equal(g, data[j]) {
+			t.Fatalf("%s n=%d: input %d modified", kc.name, n, j)
+		}
+	}
+}
+
+func TestGenericTransposeAgainstRef(t *testing.T) {
+	r := rand.New(rand.NewPCG(23, 24))
+	gen := map[int]func(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int){
+		4: genericTranspose32, 2: genericTranspose16, 1: genericTranspose8}
+	dims := []int{0, 1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 70, 100, 129}
+	for _, w := range []int{4, 2, 1} {
+		t.Run(fmt.Sprintf("w=%d", w), func(t *testing.T) {
+			iters := 600
+			if testing.Short() {
+				iters = 150
+			}
+			for it := 0; it < iters; it++ {
+				var rows, cols int
+				if it < len(dims)*len(dims) && it < iters/2 {
+					rows, cols = dims[r.IntN(len(dims))], dims[r.IntN(len(dims))]
+				} else {
+					rows, cols = r.IntN(140), r.IntN(140)
+				}
+				ss := cols*w + r.IntN(3)*r.IntN(70)
+				ds := rows*w + r.IntN(3)*r.IntN(70)
+				if r.IntN(8) == 0 { // power-of-two strides, as in the relayout engine
+					ss = max(ss, 1<<(8+r.IntN(3)))
+					ds = max(ds, 1<<(8+r.IntN(3)))
+				}
+				srcLen, dstLen := 0, 0
+				if rows > 0 && cols > 0 {
+					srcLen = (rows-1)*ss + cols*w
+					dstLen = (cols-1)*ds + rows*w
+				}
+				sg := newGuarded(srcLen, r.IntN(64))
+				copy(sg.b(), randBytes(r, srcLen))
+				fill := randBytes(r, dstLen) // bytes between destination rows must survive
+				off := r.IntN(64)
+				wg, gg := newGuarded(dstLen, off), newGuarded(dstLen, off)
+				copy(wg.b(), fill)
+				copy(gg.b(), fill)
+				refTranspose(w, wg.b(), ds, sg.b(), ss, rows, cols)
+				gen[w](gg.b(), ds, sg.b(), ss, rows, cols)
+				gg.checkGuards(t, fmt.Sprintf("w=%d %dx%d", w, rows, cols))
+				if !bytes.Equal(gg.b(), wg.b()) {
+					i := 0
+					for gg.b()[i] == wg.b()[i] {
+						i++
+					}
+					t.Fatalf("w=%d rows=%d cols=%d ss=%d ds=%d: differs from the reference at byte %d (dst row %d)",
+						w, rows, cols, ss, ds, i, i/max(ds, 1))
+				}
+			}
+		})
+	}
+}
+
+// TestGenericTransposeLarge covers the tiled paths with the relayout
+// engine's shapes: 512×512 blocks inside wider rows, and 64×64 blocks with
+// 1 MiB-like (here 64 KiB) power-of-two strides.
+func TestGenericTransposeLarge(t *testing.T) {
+	if testing.Short() {
+		t.Skip("short")
+	}
+	r := rand.New(rand.NewPCG(25, 26))
+	for _, w := range []int{4, 2, 1} {
+		for _, c := range []struct{ rows, cols, ss, ds int }{
+			{512, 512, 1024 * w, 1024 * w},
+			{64, 64, 64 << 10, 64 << 10},
+			{257, 131, 300 * w, 260 * w},
+		} {
+			src := randBytes(r, (c.rows-1)*c.ss+c.cols*w)
+			want := randBytes(r, (c.cols-1)*c.ds+c.rows*w)
+			got := bytes.Clone(want)
+			refTranspose(w, want, c.ds, src, c.ss, c.rows, c.cols)
+			map[int]func(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int){
+				4: genericTranspose32, 2: genericTranspose16, 1: genericTranspose8}[w](got, c.ds, src, c.ss, c.rows, c.cols)
+			if !bytes.Equal(got, want) {
+				t.Fatalf("w=%d %+v: differs from the reference", w, c)
+			}
+		}
+	}
+}
