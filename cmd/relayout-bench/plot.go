@@ -11,7 +11,8 @@ import (
 )
 
 const (
-	plotLabelW = 360 // label column
+	plotLabelW = 360 // label column, at least
+	plotCharW  = 6.4 // width of an average character at font-size 11
 	plotBarW   = 460 // full-scale bar length
 	plotValueW = 110 // numbers right of the bars
 	plotBarH   = 11
@@ -29,10 +30,16 @@ func plotSVG(rs []*result, title string) []byte {
 	}
 	step := niceStep(top / 5)
 	top = math.Max(step, math.Ceil(top/step)*step)
-	x0 := float64(plotMargin + plotLabelW)
+	labels := make([]string, len(rs))
+	labelW := plotLabelW
+	for i, r := range rs {
+		labels[i] = fmt.Sprintf("%s %s w=%d %s/%s", r.name, r.size, r.workers, r.kernel, r.impl)
+		labelW = max(labelW, int(float64(len(labels[i]))*plotCharW)+12)
+	}
+	x0 := float64(plotMargin + labelW)
 	scale := func(v float64) float64 { return x0 + finite(v)/top*plotBarW }
 
-	w := plotMargin*2 + plotLabelW + plotBarW + plotValueW
+	w := plotMargin*2 + labelW + plotBarW + plotValueW
 	h := plotTop + len(rs)*plotGroupH + 40
 	var b bytes.Buffer
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="11">`+"\n", w, h, w, h)
@@ -53,8 +60,7 @@ func plotSVG(rs []*result, title string) []byte {
 	fmt.Fprintf(&b, `<text x="%.1f" y="%d" fill="#444">ratio to copy</text>`+"\n", x0+plotBarW+30, plotTop-10)
 	for i, r := range rs {
 		y := plotTop + i*plotGroupH
-		label := fmt.Sprintf("%s %s w=%d %s/%s", r.name, r.size, r.workers, r.kernel, r.impl)
-		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end">%s</text>`+"\n", plotMargin+plotLabelW-6, y+plotBarH+4, esc(label))
+		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end">%s</text>`+"\n", plotMargin+labelW-6, y+plotBarH+4, esc(labels[i]))
 		bar := func(y int, xs []float64, fill, note string) {
 			m := finite(median(xs))
 			fmt.Fprintf(&b, `<rect x="%.1f" y="%d" width="%.1f" height="%d" fill="%s"><title>%s</title></rect>`+"\n",
