@@ -54,10 +54,9 @@ func (p *Plan) compile() {
 	}
 	p.fast, p.bounds = true, bounds
 	sub := p.dbits%8 != 0 || p.sbits%8 != 0
-	db, sb := p.dbits/8, p.sbits/8
 	n := len(loops)
 	var inner []int // indices into loops
-	k := kernel{kind: kElem, n: 1}
+	var k kernel
 	last := n - 1
 	switch {
 	case sub && n == 0:
@@ -76,9 +75,9 @@ func (p *Plan) compile() {
 		}
 		k = kernel{kind: kCopy, n: run}
 	default:
-		if kk, in, ok := p.packing(loops, db, sb); ok {
+		if kk, in, ok := p.packing(loops); ok {
 			k, inner = kk, in
-		} else if kk, in, split, ok := p.transpose(loops, db, sb); ok {
+		} else if kk, in, split, ok := p.transpose(loops); ok {
 			k, inner = kk, in
 			loops = split
 		} else {
@@ -215,7 +214,7 @@ func (p *Plan) runIsLowest(k kernel) (bool, int) {
 
 // packing finds pair/quad packing: the destination's fastest loop is p rows of the
 // source (interleave), or the source's fastest is p rows of the destination (deinterleave).
-func (p *Plan) packing(loops []loop, db, sb int) (kernel, []int, bool) {
+func (p *Plan) packing(loops []loop) (kernel, []int, bool) {
 	n := len(loops)
 	last := n - 1
 	if n < 2 || loops[last].dstStr != 1 {
@@ -270,8 +269,9 @@ func (p *Plan) packable(pk int64, interleave bool) bool {
 
 // transpose finds a block transpose between the destination-contiguous loop and the
 // source-contiguous one, splitting both into cache-sized blocks.
-func (p *Plan) transpose(loops []loop, db, sb int) (kernel, []int, []loop, bool) {
-	if p.dt != p.st || db != sb || (db != 1 && db != 2 && db != 4) {
+func (p *Plan) transpose(loops []loop) (kernel, []int, []loop, bool) {
+	db := p.dbits / 8
+	if p.dt != p.st || p.dbits != p.sbits || (db != 1 && db != 2 && db != 4) {
 		return kernel{}, nil, nil, false
 	}
 	last := len(loops) - 1
