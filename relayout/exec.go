@@ -122,49 +122,26 @@ func (p *Plan) block(dst, src []byte, dOff, sOff int64, e [maxDims]int64) {
 func (p *Plan) kernel(dst, src []byte, dOff, sOff, n64 int64) {
 	k := &p.kern
 	db, sb := int64(p.dbits/8), int64(p.sbits/8)
-	ks := p.k()
+	n := int(n64)
 	switch k.kind {
 	case kCopy:
 		p.copyRun(dst[dOff*db:], src[sOff*sb:], n64)
 	case kInterleave:
-		d := dst[dOff*db:]
-		s0 := src[sOff*sb:]
-		s1 := src[(sOff+k.pstr)*sb:]
-		n := int(n64)
-		if k.p == 4 {
-			ks.Interleave8x4(d, s0, s1, src[(sOff+2*k.pstr)*sb:], src[(sOff+3*k.pstr)*sb:], n)
-			return
-		}
-		switch {
-		case p.dt == p.st:
-			ks.Interleave16(d, s0, s1, n)
-		case p.dt == layout.BF16:
-			ks.F32ToBF16Interleave(d, s0, s1, n)
-		default:
-			ks.F32ToF16Interleave(d, s0, s1, n)
+		d, s0, s1 := dst[dOff*db:], src[sOff*sb:], src[(sOff+k.pstr)*sb:]
+		if k.quad != nil {
+			k.quad(d, s0, s1, src[(sOff+2*k.pstr)*sb:], src[(sOff+3*k.pstr)*sb:], n)
+		} else {
+			k.pair(d, s0, s1, n)
 		}
 	case kDeinterleave:
-		s := src[sOff*sb:]
-		d0 := dst[dOff*db:]
-		d1 := dst[(dOff+k.pstr)*db:]
-		n := int(n64)
-		switch {
-		case k.p == 4:
-			ks.Deinterleave8x4(d0, d1, dst[(dOff+2*k.pstr)*db:], dst[(dOff+3*k.pstr)*db:], s, n)
-		case p.dt == p.st:
-			ks.Deinterleave16(d0, d1, s, n)
-		default:
-			ks.BF16DeinterleaveToF32(d0, d1, s, n)
+		s, d0, d1 := src[sOff*sb:], dst[dOff*db:], dst[(dOff+k.pstr)*db:]
+		if k.quad != nil {
+			k.quad(d0, d1, dst[(dOff+2*k.pstr)*db:], dst[(dOff+3*k.pstr)*db:], s, n)
+		} else {
+			k.pair(d0, d1, s, n)
 		}
 	case kTranspose:
-		t := ks.Transpose32
-		switch db {
-		case 2:
-			t = ks.Transpose16
-		case 1:
-			t = ks.Transpose8
-		}
-		t(dst[dOff*db:], int(k.dstRow*db), src[sOff*sb:], int(k.srcRow*sb), int(k.rows), int(k.cols))
+		k.trans(dst[dOff*db:], int(k.dstRow*db), src[sOff*sb:], int(k.srcRow*sb), int(k.rows), int(k.cols))
 	default:
 		for i := int64(0); i < k.n; i++ {
 			p.elem(dst, src, dOff+i*k.dstStr, sOff+i*k.srcStr)

@@ -40,6 +40,12 @@ type kernel struct {
 
 	maxInner []int64 // per dim: the largest coordinate the kernel adds
 
+	// The simd functions the kernel calls, bound at plan time: pair is (dst, a, b) for
+	// interleave and (a, b, src) for deinterleave, quad likewise with four rows.
+	pair  func(x, y, z []byte, n int)
+	quad  func(v, w, x, y, z []byte, n int)
+	trans func(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int)
+
 	// A block is rep kernel calls, each rep* further along one outer loop.
 	rep, repDst, repSrc, repPlace int64
 	repDim                        int
@@ -125,6 +131,7 @@ func (p *Plan) compile() {
 	if k.rep > 1 {
 		k.maxBlock[k.repDim] += (k.rep - 1) * k.repPlace
 	}
+	p.bind(&k)
 	p.kern = k
 	p.chunks = 1
 	for _, l := range p.outer {
@@ -133,6 +140,36 @@ func (p *Plan) compile() {
 	// Non-temporal stores only pay for runs long enough to amortise the SFENCE that ends
 	// each CopyNT: on 512-byte runs it drops a T(8,128) gather from 0.95 to 0.40 of copy().
 	p.stream = k.kind == kCopy && p.dst.FootprintBytes() >= streamingBytes() && k.n*int64(p.dbits/8) >= 64<<10
+}
+
+// bind picks the simd functions for the kernel's kind and the plan's types.
+func (p *Plan) bind(k *kernel) {
+	ks := p.k()
+	same := p.dt == p.st
+	switch k.kind {
+	case kInterleave:
+		switch {
+		case k.p == 4:
+			k.quad = ks.Interleave8x4
+		case same:
+			k.pair = ks.Interleave16
+		case p.dt == layout.BF16:
+			k.pair = ks.F32ToBF16Interleave
+		default:
+			k.pair = ks.F32ToF16Interleave
+		}
+	case kDeinterleave:
+		switch {
+		case k.p == 4:
+			k.quad = ks.Deinterleave8x4
+		case same:
+			k.pair = ks.Deinterleave16
+		default:
+			k.pair = ks.BF16DeinterleaveToF32
+		}
+	case kTranspose:
+		k.trans = [...]func([]byte, int, []byte, int, int, int){1: ks.Transpose8, 2: ks.Transpose16, 4: ks.Transpose32}[p.dbits/8]
+	}
 }
 
 // orderOuter walks the outer loops in destination order (sequential writes) or source
