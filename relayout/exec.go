@@ -33,10 +33,21 @@ func (p *Plan) run(dst, src []byte) {
 		p.parallel(dst, src, total, w)
 	}
 	if p.opts.pad != padLeave {
-		for off := p.dstExpanded(); off < p.dst.FootprintElements(); off++ {
+		p.pad(dst, p.dstExpanded(), p.dst.FootprintElements())
+	}
+}
+
+// pad writes the padding value to destination elements [from, to): with simd's Fill
+// when elements are whole bytes.
+func (p *Plan) pad(dst []byte, from, to int64) {
+	eb := int64(p.dbits / 8)
+	if p.dbits%8 != 0 || to-from < 8 {
+		for off := from; off < to; off++ {
 			p.store(dst, off, p.fill)
 		}
+		return
 	}
+	p.k().Fill(dst[from*eb:to*eb], p.fillBytes)
 }
 
 // dstExpanded is the destination's element count before L(n) tail padding.
@@ -161,9 +172,7 @@ func (p *Plan) copyRun(dst, src []byte, n int64) {
 		}
 		return
 	}
-	if f := p.runConv(); f != nil {
-		f(dst, src, int(n))
-	}
+	p.kern.conv(dst, src, int(n))
 }
 
 // runConv returns the contiguous converting kernel for the plan's types, if any.
@@ -239,9 +248,7 @@ func (p *Plan) edge(dst, src []byte, dOff, sOff int64, e *[maxDims]int64) {
 				p.kernel(dst, src, dOff, sOff, data)
 			}
 			if p.opts.pad != padLeave {
-				for i := data * w; i < inDst*w; i++ {
-					p.store(dst, dOff+i, p.fill)
-				}
+				p.pad(dst, dOff+data*w, dOff+inDst*w)
 			}
 			return
 		}

@@ -42,6 +42,7 @@ type kernel struct {
 
 	// The simd functions the kernel calls, bound at plan time: pair is (dst, a, b) for
 	// interleave and (a, b, src) for deinterleave, quad likewise with four rows.
+	conv  func(dst, src []byte, n int) // copy runs that convert
 	pair  func(x, y, z []byte, n int)
 	quad  func(v, w, x, y, z []byte, n int)
 	trans func(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int)
@@ -71,7 +72,7 @@ func (p *Plan) compile() {
 		k = kernel{kind: kElem, n: loops[last].size, dstStr: loops[last].dstStr, srcStr: loops[last].srcStr}
 		inner = []int{last}
 	case n == 0:
-		k = kernel{kind: kCopy, n: 1}
+		k = kernel{kind: kCopy, n: 1, conv: p.runConv()}
 	case loops[last].dstStr == 1 && loops[last].srcStr == 1 && p.runConv() != nil:
 		run := loops[last].size
 		inner = []int{last}
@@ -79,7 +80,7 @@ func (p *Plan) compile() {
 			run *= loops[i].size
 			inner = append(inner, i)
 		}
-		k = kernel{kind: kCopy, n: run}
+		k = kernel{kind: kCopy, n: run, conv: p.runConv()}
 	default:
 		if kk, in, ok := p.packing(loops); ok {
 			k, inner = kk, in

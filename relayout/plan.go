@@ -1,6 +1,7 @@
 package relayout
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 	"slices"
@@ -19,6 +20,7 @@ type Plan struct {
 	dbits, sbits int // element bits in memory
 	opts         options
 	fill         uint64 // padding bits, unless opts.pad is padLeave
+	fillBytes    []byte // fill as one element's bytes (whole-byte elements)
 	conv         func(uint64) uint64
 
 	fast   bool
@@ -68,6 +70,12 @@ func NewPlan(dst, src layout.Shape, opts ...Option) (*Plan, error) {
 			return nil, fmt.Errorf("relayout: WithPadValue: %s padding cannot hold a number", p.dt)
 		}
 		p.fill = buffer.Widen(p.dt, p.dbits, buffer.ConvertElement(p.dt, layout.F64, math.Float64bits(o.padValue)))
+	}
+	if p.dbits%8 == 0 {
+		var le [8]byte
+		binary.LittleEndian.PutUint64(le[:], p.fill)
+		p.fillBytes = make([]byte, p.dbits/8)
+		copy(p.fillBytes, le[:]) // c128 padding is zero beyond the low 8 bytes
 	}
 	if p.dt != p.st {
 		dt, st := p.dt, p.st

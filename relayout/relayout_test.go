@@ -264,9 +264,21 @@ func TestCopyErrors(t *testing.T) {
 }
 
 func TestCopyDoesNotAllocate(t *testing.T) {
+	// Converting runs outside the fused kernels, and scalars.
+	for _, c := range [][2]string{{"u8[250,300]", "f32[250,300]"}, {"f64[]", "s32[]"}, {"s4[9,300]{1,0:T(8,128)E(4)}", "s8[9,300]"}} {
+		dst, src := layout.MustParse(c[0]), layout.MustParse(c[1])
+		p, err := NewPlan(dst, src, WithWorkers(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, s := buffer.MustNew(dst), buffer.MustNew(src)
+		if n := testing.AllocsPerRun(20, func() { _ = p.Copy(d, s) }); n != 0 {
+			t.Errorf("%s ← %s: Copy allocates %v times", c[0], c[1], n)
+		}
+	}
 	for _, c := range benchCases {
 		for _, workers := range []int{1, 2} {
-			dst, src := c.shapes(256, 512)
+			dst, src := c.shapes(250, 300) // ragged: the edge and padding paths too
 			p, err := NewPlan(dst, src, WithWorkers(workers))
 			if err != nil {
 				t.Fatal(err)

@@ -199,17 +199,19 @@ func (s *asmSet) fillW(dst, pattern []byte) {
 		genericFill(dst, pattern)
 		return
 	}
-	var buf [64]byte
-	for i := 0; i < len(buf); i += len(pattern) {
-		copy(buf[i:], pattern)
+	// The first 64 bytes of dst hold the repeated pattern the assembly loads (once, before
+	// storing): a local buffer would escape through the function value and allocate.
+	head := dst[:64]
+	for i := 0; i < len(head); i += len(pattern) {
+		copy(head[i:], pattern)
 	}
 	it := len(dst) / chunk
 	if raceEnabled {
 		raceWrite(dst[:it*chunk])
 	}
-	s.fill(&dst[0], &buf[0], it)
-	for i := it * chunk; i < len(dst); i += len(buf) {
-		copy(dst[i:], buf[:])
+	s.fill(&dst[0], &dst[0], it)
+	for i := it * chunk; i < len(dst); i += len(head) {
+		copy(dst[i:], head)
 	}
 }
 
