@@ -85,21 +85,28 @@ func (p *Plan) runRange(dst, src []byte, lo, hi int64) {
 		} else {
 			p.block(dst, src, dOff, sOff, e)
 		}
-		for i := len(p.outer) - 1; i >= 0; i-- {
-			l := &p.outer[i]
-			ctr[i]++
-			dOff += l.dstStr
-			sOff += l.srcStr
-			e[l.dim] += l.place
-			if ctr[i] < l.size {
-				break
-			}
-			ctr[i] = 0
-			dOff -= l.size * l.dstStr
-			sOff -= l.size * l.srcStr
-			e[l.dim] -= l.size * l.place
-		}
+		step(p.outer, &ctr, &dOff, &sOff, &e)
 	}
+}
+
+// step advances an odometer over loops (the last fastest): the counters, both offsets
+// and the coordinates. It reports false when it wraps around to the start.
+func step(loops []loop, ctr *[maxDims]int64, dOff, sOff *int64, e *[maxDims]int64) bool {
+	for i := len(loops) - 1; i >= 0; i-- {
+		l := &loops[i]
+		ctr[i]++
+		*dOff += l.dstStr
+		*sOff += l.srcStr
+		e[l.dim] += l.place
+		if ctr[i] < l.size {
+			return true
+		}
+		ctr[i] = 0
+		*dOff -= l.size * l.dstStr
+		*sOff -= l.size * l.srcStr
+		e[l.dim] -= l.size * l.place
+	}
+	return false
 }
 
 // interior reports whether a block at coordinates e reaching reach further holds data
@@ -284,22 +291,7 @@ func (p *Plan) edgeElems(dst, src []byte, dOff, sOff int64, e *[maxDims]int64) {
 				p.store(dst, dOff, p.fill)
 			}
 		}
-		i := len(in) - 1
-		for ; i >= 0; i-- {
-			l := &in[i]
-			ctr[i]++
-			dOff += l.dstStr
-			sOff += l.srcStr
-			ee[l.dim] += l.place
-			if ctr[i] < l.size {
-				break
-			}
-			ctr[i] = 0
-			dOff -= l.size * l.dstStr
-			sOff -= l.size * l.srcStr
-			ee[l.dim] -= l.size * l.place
-		}
-		if i < 0 {
+		if !step(in, &ctr, &dOff, &sOff, &ee) {
 			return
 		}
 	}
