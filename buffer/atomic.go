@@ -14,7 +14,24 @@ import (
 // same directory, which is flushed, fsynced and then renamed over path. If write or any
 // step fails, the temporary file is removed and path is left as it was. A new file gets
 // mode 0644; an existing file keeps its mode.
-func WriteFileAtomic(path string, write func(w io.Writer) error) (err error) {
+func WriteFileAtomic(path string, write func(w io.Writer) error) error {
+	return WriteFileAtomicFile(path, func(f *os.File) error {
+		bw := bufio.NewWriterSize(f, 1<<20)
+		err := write(bw)
+		if err == nil {
+			err = bw.Flush()
+		}
+		if err != nil {
+			return fmt.Errorf("buffer: write %s: %w", path, err)
+		}
+		return nil
+	})
+}
+
+// WriteFileAtomicFile is [WriteFileAtomic] for writers that need the temporary file
+// itself (WriteAt, Seek): write gets it open and empty. An error from write is returned
+// as it is, so callers keep their own wording; the other steps' errors say what failed.
+func WriteFileAtomicFile(path string, write func(f *os.File) error) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -37,12 +54,8 @@ func WriteFileAtomic(path string, write func(w io.Writer) error) (err error) {
 			os.Remove(tmp)
 		}
 	}()
-	bw := bufio.NewWriterSize(f, 1<<20)
-	if err = write(bw); err != nil {
-		return fmt.Errorf("buffer: write %s: %w", path, err)
-	}
-	if err = bw.Flush(); err != nil {
-		return fmt.Errorf("buffer: write %s: %w", path, err)
+	if err = write(f); err != nil {
+		return err
 	}
 	if err = f.Chmod(mode); err != nil && !errors.Is(err, errors.ErrUnsupported) {
 		return fmt.Errorf("buffer: write %s: %w", path, err)

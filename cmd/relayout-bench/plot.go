@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"encoding/xml"
 	"fmt"
+	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
+
+	"github.com/tpulayout/tpulayout/buffer"
 )
 
 const (
@@ -104,29 +105,11 @@ func esc(s string) string {
 	return b.String()
 }
 
-// writeFileAtomic writes data to a temporary file beside name and renames it into
-// place, so that name is never left half written.
-func writeFileAtomic(name string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(name), "."+filepath.Base(name)+".*.tmp")
-	if err != nil {
+// writeFileAtomic writes data through buffer.WriteFileAtomic: a failure leaves no partial
+// file, and an existing file is replaced only when the new one is complete.
+func writeFileAtomic(path string, data []byte) error {
+	return buffer.WriteFileAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(data)
 		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp, 0o644)
-	}
-	if err == nil {
-		err = os.Rename(tmp, name)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
+	})
 }

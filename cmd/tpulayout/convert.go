@@ -399,65 +399,50 @@ func convertFile(out string, hdr []byte, dst layout.Shape, src *buffer.Buffer, o
 		return 0, fmt.Errorf("cannot convert %s to %s: %s", src.Shape, dst, cleanErr(err))
 	}
 
-	dir, base := filepath.Split(out)
-	if dir == "" {
-		dir = "."
-	}
-	mode := fs.FileMode(0o644)
-	if st, err := os.Stat(out); err == nil {
-		mode = st.Mode().Perm()
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp*")
-	if err != nil {
-		return 0, fmt.Errorf("cannot write OUT %s: %s", out, fileErr(err))
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
 	wrap := func(err error) error { return fmt.Errorf("cannot write OUT %s: %s", out, fileErr(err)) }
-	if _, err := f.Write(hdr); err != nil {
-		return 0, wrap(err)
-	}
 	total := dstIx.FootprintBytes()
 	if prog != nil {
 		prog.total = total
 	}
 	base0 := int64(len(hdr))
-	if b == nil {
-		d, err := buffer.New(dst)
-		if err != nil {
-			return 0, fmt.Errorf("cannot hold OUT in memory: %s", cleanErr(err))
+	var inner error // the callback's own errors are worded already
+	err = buffer.WriteFileAtomicFile(out, func(f *os.File) error {
+		inner = writeImage(f, hdr, dst, src, whole, b, prog, wrap)
+		return inner
+	})
+	if err != nil {
+		if err == inner {
+			return 0, err
 		}
-		if src.Len() > 0 {
-			if err := whole.Copy(d, src); err != nil {
-				return 0, fmt.Errorf("cannot convert %s to %s: %s", src.Shape, dst, cleanErr(err))
-			}
-		}
-		if _, err := f.WriteAt(d.Data, base0); err != nil {
-			return 0, wrap(err)
-		}
-		prog.add(total)
-	} else if err := b.run(f, base0, src, prog); err != nil {
-		return 0, err
-	}
-	if err := f.Chmod(mode); err != nil && !errors.Is(err, errors.ErrUnsupported) {
-		return 0, wrap(err)
-	}
-	if err := f.Sync(); err != nil {
-		return 0, wrap(err)
-	}
-	if err := f.Close(); err != nil {
-		return 0, wrap(err)
-	}
-	if err := os.Rename(tmp, out); err != nil {
 		return 0, wrap(err)
 	}
 	prog.finish()
 	return base0 + total, nil
+}
+
+// writeImage writes the header and then the device image (whole or band by band) into f.
+func writeImage(f *os.File, hdr []byte, dst layout.Shape, src *buffer.Buffer, whole *relayout.Plan, b *bands, prog *progress, wrap func(error) error) error {
+	if _, err := f.Write(hdr); err != nil {
+		return wrap(err)
+	}
+	base := int64(len(hdr))
+	if b != nil {
+		return b.run(f, base, src, prog, wrap)
+	}
+	d, err := buffer.New(dst)
+	if err != nil {
+		return fmt.Errorf("cannot hold OUT in memory: %s", cleanErr(err))
+	}
+	if src.Len() > 0 {
+		if err := whole.Copy(d, src); err != nil {
+			return fmt.Errorf("cannot convert %s to %s: %s", src.Shape, dst, cleanErr(err))
+		}
+	}
+	if _, err := f.WriteAt(d.Data, base); err != nil {
+		return wrap(err)
+	}
+	prog.add(int64(len(d.Data)))
+	return nil
 }
 
 // bands is a conversion split along logical dim 0 into bands of rows that are
@@ -628,7 +613,7 @@ func (b *bands) compile(dst, src layout.Shape, opts []relayout.Option) error {
 // into one reusable buffer and written at its place in f, after base bytes; the input
 // pages of a mapped src are released once consumed, so resident memory stays about two
 // bands.
-func (b *bands) run(f *os.File, base int64, src *buffer.Buffer, prog *progress) error {
+func (b *bands) run(f *os.File, base int64, src *buffer.Buffer, prog *progress, wrap func(error) error) error {
 	buf := make([]byte, b.dstBand)
 	var sOff, dOff int64
 	for k := int64(0); k <= b.n; k++ {
@@ -647,7 +632,7 @@ func (b *bands) run(f *os.File, base int64, src *buffer.Buffer, prog *progress) 
 			return fmt.Errorf("cannot convert band %d: %s", k, cleanErr(err))
 		}
 		if _, err := f.WriteAt(buf[:dn], base+dOff); err != nil {
-			return fmt.Errorf("cannot write OUT %s: %s", f.Name(), fileErr(err))
+			return wrap(err)
 		}
 		if src.Mapped() {
 			releasePages(in)
