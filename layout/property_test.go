@@ -2,6 +2,7 @@ package layout
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -221,7 +222,7 @@ func TestAgainstPadReshapeTranspose(t *testing.T) {
 			if off != pos[lin] {
 				t.Fatalf("%s %v: offset %d, pad-reshape-transpose says %d", s, idx, off, pos[lin])
 			}
-			if !ix.Index(off, back) || !equalInts(back, idx) {
+			if !ix.Index(off, back) || !slices.Equal(back, idx) {
 				t.Fatalf("%s: Index(%d) = %v, want %v", s, off, back, idx)
 			}
 			NextIndex(idx, ix.Dims())

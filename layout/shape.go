@@ -2,6 +2,7 @@ package layout
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -253,7 +254,7 @@ func (t Tile) String() string {
 // Equal reports whether two layouts are equal field by field, as XLA's Layout::Equal
 // (which leaves out PrefixBytes).
 func (l Layout) Equal(o Layout) bool {
-	if !equalInts(l.MinorToMajor, o.MinorToMajor) || len(l.Tiles) != len(o.Tiles) ||
+	if !slices.Equal(l.MinorToMajor, o.MinorToMajor) || len(l.Tiles) != len(o.Tiles) ||
 		max(l.TailPadding, 1) != max(o.TailPadding, 1) || l.IndexType != o.IndexType ||
 		l.PointerType != o.PointerType || l.ElementBits != o.ElementBits ||
 		l.MemorySpace != o.MemorySpace || len(l.Splits) != len(o.Splits) ||
@@ -261,26 +262,14 @@ func (l Layout) Equal(o Layout) bool {
 		return false
 	}
 	for i := range l.Tiles {
-		if !equalInts(l.Tiles[i], o.Tiles[i]) {
+		if !slices.Equal(l.Tiles[i], o.Tiles[i]) {
 			return false
 		}
 	}
 	for i := range l.Splits {
-		if l.Splits[i].Dim != o.Splits[i].Dim || !equalInts(l.Splits[i].Indices, o.Splits[i].Indices) {
+		if l.Splits[i].Dim != o.Splits[i].Dim || !slices.Equal(l.Splits[i].Indices, o.Splits[i].Indices) {
 			return false
 		}
 	}
 	return l.Physical == nil || l.Physical.String() == o.Physical.String()
-}
-
-func equalInts[T int | int64](a, b []T) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -1,6 +1,7 @@
 package layout
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -75,7 +76,7 @@ func TestVectors(t *testing.T) {
 					t.Errorf("Offset(%s) = %d, want %d", is, got, want)
 				}
 				back := make([]int64, len(idx))
-				if !ix.Index(want, back) || !equalInts(back, idx) {
+				if !ix.Index(want, back) || !slices.Equal(back, idx) {
 					t.Errorf("Index(%d) = %v, want %v", want, back, idx)
 				}
 			}

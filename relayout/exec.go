@@ -143,7 +143,7 @@ func (p *Plan) kernel(dst, src []byte, dOff, sOff, n64 int64) {
 	n := int(n64)
 	switch k.kind {
 	case kCopy:
-		p.copyRun(dst[dOff*db:], src[sOff*sb:], n64)
+		k.conv(dst[dOff*db:], src[sOff*sb:], n)
 	case kInterleave:
 		d, s0, s1 := dst[dOff*db:], src[sOff*sb:], src[(sOff+k.pstr)*sb:]
 		if k.quad != nil {
@@ -167,27 +167,12 @@ func (p *Plan) kernel(dst, src []byte, dOff, sOff, n64 int64) {
 	}
 }
 
-// copyRun copies (and converts) n contiguous elements.
-func (p *Plan) copyRun(dst, src []byte, n int64) {
-	ks := p.k()
-	if p.dt == p.st && p.dbits == p.sbits {
-		nb := n * int64(p.dbits/8)
-		if p.stream {
-			ks.CopyNT(dst[:nb], src[:nb])
-		} else {
-			copy(dst[:nb], src[:nb])
-		}
-		return
-	}
-	p.kern.conv(dst, src, int(n))
-}
-
 // runConv returns the contiguous converting kernel for the plan's types, if any.
 func (p *Plan) runConv() func(dst, src []byte, n int) {
 	ks := p.k()
 	switch {
 	case p.dt == p.st && p.dbits == p.sbits && p.dbits%8 == 0:
-		return func(dst, src []byte, n int) { copy(dst, src[:n*p.dbits/8]) }
+		return p.copySame
 	case p.st == layout.F32 && p.sbits == 32 && p.dbits == 16 && p.dt == layout.BF16:
 		return ks.F32ToBF16
 	case p.st == layout.F32 && p.sbits == 32 && p.dbits == 16 && p.dt == layout.F16:
@@ -200,6 +185,17 @@ func (p *Plan) runConv() func(dst, src []byte, n int) {
 		return p.convertRun
 	}
 	return nil
+}
+
+// copySame copies n elements of the plan's one type, with non-temporal stores for the
+// long runs of large destinations (see Plan.stream).
+func (p *Plan) copySame(dst, src []byte, n int) {
+	nb := n * p.dbits / 8
+	if p.stream {
+		p.k().CopyNT(dst[:nb], src[:nb])
+		return
+	}
+	copy(dst[:nb], src[:nb])
 }
 
 func (p *Plan) convertRun(dst, src []byte, n int) {

@@ -42,7 +42,7 @@ type kernel struct {
 
 	// The simd functions the kernel calls, bound at plan time: pair is (dst, a, b) for
 	// interleave and (a, b, src) for deinterleave, quad likewise with four rows.
-	conv  func(dst, src []byte, n int) // copy runs that convert
+	conv  func(dst, src []byte, n int) // copy runs, converting or not
 	pair  func(x, y, z []byte, n int)
 	quad  func(v, w, x, y, z []byte, n int)
 	trans func(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int)

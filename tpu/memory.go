@@ -3,6 +3,7 @@ package tpu
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/tpulayout/tpulayout/layout"
 )
@@ -132,7 +133,7 @@ func NewMemTiling(t Target, s layout.Shape) (*MemTiling, error) {
 			return nil, bad(RulePackingTile, "a %d-bit 1-D array needs %s", b, oneDTiles(b, p, L))
 		}
 		if b < 32 {
-			if !tileIs(l.Tiles[1], L) || !tileIs(l.Tiles[2], p, 1) {
+			if !slices.Equal(l.Tiles[1], layout.Tile{L}) || !slices.Equal(l.Tiles[2], layout.Tile{p, 1}) {
 				return nil, bad(RulePackingTile, "a %d-bit 1-D array needs %s, have %s", b, oneDTiles(b, p, L), tilesString(l.Tiles))
 			}
 			if (first[0]/L)%p != 0 {
@@ -156,13 +157,13 @@ func NewMemTiling(t Target, s layout.Shape) (*MemTiling, error) {
 	if first[0] <= 0 {
 		return nil, bad(RuleFirstTile, "the first tile %s has no rows", first)
 	}
-	if len(l.Tiles) != wantTiles || b < 32 && !tileIs(l.Tiles[1], p, 1) {
+	if len(l.Tiles) != wantTiles || b < 32 && !slices.Equal(l.Tiles[1], layout.Tile{p, 1}) {
 		detail := fmt.Sprintf("a %d-bit array needs T(t0,%d)", b, L)
 		if b < 32 {
 			detail += fmt.Sprintf("(%d,1)", p)
 		}
 		detail += ", have T" + tilesString(l.Tiles)
-		if b < 32 && len(l.Tiles) == 2 && tileIs(l.Tiles[1], p, 1, 1, 1) {
+		if b < 32 && len(l.Tiles) == 2 && slices.Equal(l.Tiles[1], layout.Tile{p, 1, 1, 1}) {
 			detail += fmt.Sprintf(" (XLA's alternative that pairs rows r and r+%d; Mosaic rejects it)", first[0])
 		}
 		return nil, bad(RulePackingTile, "%s", detail)
@@ -189,18 +190,6 @@ func oneDTiles(b int, p, L int64) string {
 		return fmt.Sprintf("exactly one tile T(k·%d)", L)
 	}
 	return fmt.Sprintf("T(k·%d)(%d)(%d,1)", L, L, p)
-}
-
-func tileIs(t layout.Tile, want ...int64) bool {
-	if len(t) != len(want) {
-		return false
-	}
-	for i := range t {
-		if t[i] != want[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func tilesString(ts []layout.Tile) string {
