@@ -4,8 +4,8 @@ import (
 	"encoding/binary"
 
 	"github.com/tpulayout/tpulayout/buffer"
-
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/simd"
 )
 
 // maxDims bounds the dims a fast plan tracks, so the executor's state lives on the stack.
@@ -79,9 +79,7 @@ func (p *Plan) runRange(dst, src []byte, lo, hi int64) {
 	k := &p.kern
 	for it := lo; it < hi; it++ {
 		if p.interior(&e, k.maxBlock) {
-			for r := int64(0); r < k.rep; r++ {
-				p.kernel(dst, src, dOff+r*k.repDst, sOff+r*k.repSrc, k.n)
-			}
+			p.kernel(dst, src, dOff, sOff, k.n, k.rep)
 		} else {
 			p.block(dst, src, dOff, sOff, e)
 		}
@@ -125,7 +123,7 @@ func (p *Plan) block(dst, src []byte, dOff, sOff int64, e [maxDims]int64) {
 	k := &p.kern
 	for r := int64(0); r < k.rep; r++ {
 		if p.interior(&e, k.maxInner) {
-			p.kernel(dst, src, dOff, sOff, k.n)
+			p.kernel(dst, src, dOff, sOff, k.n, 1)
 		} else {
 			p.edge(dst, src, dOff, sOff, &e)
 		}
@@ -135,72 +133,86 @@ func (p *Plan) block(dst, src []byte, dOff, sOff int64, e [maxDims]int64) {
 	}
 }
 
-// kernel runs the inner kernel on a block whose elements are all data; n is the run
-// length of copy, interleave and deinterleave kernels (the kernel's own, or a clipped one).
-func (p *Plan) kernel(dst, src []byte, dOff, sOff, n64 int64) {
+// kernel runs the inner kernel rows times, each a repeat further along, on elements
+// that are all data; n is the run length of copy, interleave and deinterleave kernels
+// (the kernel's own, or a clipped one). The simd kernels take the repeats as one batch.
+func (p *Plan) kernel(dst, src []byte, dOff, sOff, n64, rows int64) {
 	k := &p.kern
 	db, sb := int64(p.dbits/8), int64(p.sbits/8)
 	n := int(n64)
+	r := simd.Rows{N: int(rows), DstStride: int(k.repDst * db), SrcStride: int(k.repSrc * sb)}
 	switch k.kind {
 	case kCopy:
-		k.conv(dst[dOff*db:], src[sOff*sb:], n)
+		k.conv(dst[dOff*db:], src[sOff*sb:], n, r)
 	case kInterleave:
 		d, s0, s1 := dst[dOff*db:], src[sOff*sb:], src[(sOff+k.pstr)*sb:]
 		if k.quad != nil {
-			k.quad(d, s0, s1, src[(sOff+2*k.pstr)*sb:], src[(sOff+3*k.pstr)*sb:], n)
+			k.quad(d, s0, s1, src[(sOff+2*k.pstr)*sb:], src[(sOff+3*k.pstr)*sb:], n, r)
 		} else {
-			k.pair(d, s0, s1, n)
+			k.pair(d, s0, s1, n, r)
 		}
 	case kDeinterleave:
 		s, d0, d1 := src[sOff*sb:], dst[dOff*db:], dst[(dOff+k.pstr)*db:]
 		if k.quad != nil {
-			k.quad(d0, d1, dst[(dOff+2*k.pstr)*db:], dst[(dOff+3*k.pstr)*db:], s, n)
+			k.quad(d0, d1, dst[(dOff+2*k.pstr)*db:], dst[(dOff+3*k.pstr)*db:], s, n, r)
 		} else {
-			k.pair(d0, d1, s, n)
+			k.pair(d0, d1, s, n, r)
 		}
 	case kTranspose:
-		k.trans(dst[dOff*db:], int(k.dstRow*db), src[sOff*sb:], int(k.srcRow*sb), int(k.rows), int(k.cols))
+		for range rows {
+			k.trans(dst[dOff*db:], int(k.dstRow*db), src[sOff*sb:], int(k.srcRow*sb), int(k.rows), int(k.cols))
+			dOff, sOff = dOff+k.repDst, sOff+k.repSrc
+		}
 	default:
-		for i := int64(0); i < k.n; i++ {
-			p.elem(dst, src, dOff+i*k.dstStr, sOff+i*k.srcStr)
+		for range rows {
+			for i := int64(0); i < k.n; i++ {
+				p.elem(dst, src, dOff+i*k.dstStr, sOff+i*k.srcStr)
+			}
+			dOff, sOff = dOff+k.repDst, sOff+k.repSrc
 		}
 	}
 }
 
 // runConv returns the contiguous converting kernel for the plan's types, if any.
-func (p *Plan) runConv() func(dst, src []byte, n int) {
+func (p *Plan) runConv() func(dst, src []byte, n int, r simd.Rows) {
 	ks := p.k()
 	switch {
 	case p.dt == p.st && p.dbits == p.sbits && p.dbits%8 == 0:
 		return p.copySame
 	case p.st == layout.F32 && p.sbits == 32 && p.dbits == 16 && p.dt == layout.BF16:
-		return ks.F32ToBF16
+		return ks.F32ToBF16Rows
 	case p.st == layout.F32 && p.sbits == 32 && p.dbits == 16 && p.dt == layout.F16:
-		return ks.F32ToF16
+		return ks.F32ToF16Rows
 	case p.dt == layout.F32 && p.dbits == 32 && p.sbits == 16 && p.st == layout.BF16:
-		return ks.BF16ToF32
+		return ks.BF16ToF32Rows
 	case p.dt == layout.F32 && p.dbits == 32 && p.sbits == 16 && p.st == layout.F16:
-		return ks.F16ToF32
+		return ks.F16ToF32Rows
 	case p.dbits%8 == 0 && p.sbits%8 == 0 && p.dbits <= 64 && p.sbits <= 64:
 		return p.convertRun
 	}
 	return nil
 }
 
-// copySame copies n elements of the plan's one type, with non-temporal stores for the
-// long runs of large destinations (see Plan.stream).
-func (p *Plan) copySame(dst, src []byte, n int) {
+// copySame copies r.N runs of n elements of the plan's one type, with non-temporal
+// stores for the long runs of large destinations (see Plan.stream).
+func (p *Plan) copySame(dst, src []byte, n int, r simd.Rows) {
 	nb := n * p.dbits / 8
-	if p.stream {
-		p.k().CopyNT(dst[:nb], src[:nb])
-		return
+	for i := range r.N {
+		d, s := dst[i*r.DstStride:][:nb], src[i*r.SrcStride:][:nb]
+		if p.stream {
+			p.k().CopyNT(d, s)
+		} else {
+			copy(d, s)
+		}
 	}
-	copy(dst[:nb], src[:nb])
 }
 
-func (p *Plan) convertRun(dst, src []byte, n int) {
-	for i := int64(0); i < int64(n); i++ {
-		p.store(dst, i, buffer.Widen(p.dt, p.dbits, p.conv(p.load(src, i))))
+func (p *Plan) convertRun(dst, src []byte, n int, r simd.Rows) {
+	for j := range r.N {
+		d, s := dst[j*r.DstStride:], src[j*r.SrcStride:]
+		for i := int64(0); i < int64(n); i++ {
+			p.store(d, i, buffer.Widen(p.dt, p.dbits, p.conv(p.load(s, i))))
+		}
 	}
 }
 
@@ -248,7 +260,7 @@ func (p *Plan) edge(dst, src []byte, dOff, sOff int64, e *[maxDims]int64) {
 				w = k.p
 			}
 			if data > 0 {
-				p.kernel(dst, src, dOff, sOff, data)
+				p.kernel(dst, src, dOff, sOff, data, 1)
 			}
 			if p.opts.pad != padLeave {
 				p.pad(dst, dOff+data*w, dOff+inDst*w)

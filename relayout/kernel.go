@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/simd"
 )
 
 type kernelKind uint8
@@ -42,9 +43,9 @@ type kernel struct {
 
 	// The simd functions the kernel calls, bound at plan time: pair is (dst, a, b) for
 	// interleave and (a, b, src) for deinterleave, quad likewise with four rows.
-	conv  func(dst, src []byte, n int) // copy runs, converting or not
-	pair  func(x, y, z []byte, n int)
-	quad  func(v, w, x, y, z []byte, n int)
+	conv  func(dst, src []byte, n int, r simd.Rows) // copy runs, converting or not
+	pair  func(x, y, z []byte, n int, r simd.Rows)
+	quad  func(v, w, x, y, z []byte, n int, r simd.Rows)
 	trans func(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int)
 
 	// A block is rep kernel calls, each rep* further along one outer loop.
@@ -122,6 +123,7 @@ func (p *Plan) compile() {
 	// Fold the innermost outer loop into each kernel call as a repeat, so the odometer
 	// and the edge checks run once per batch of runs: 256² bf16 → T(8,128)(2,1) makes
 	// 256 calls of 128 elements, where that bookkeeping cost as much as the copying.
+	p.cacheOrder()
 	k.rep = 1
 	if n := len(p.outer); n >= 2 {
 		l := p.outer[n-1]
@@ -151,22 +153,22 @@ func (p *Plan) bind(k *kernel) {
 	case kInterleave:
 		switch {
 		case k.p == 4:
-			k.quad = ks.Interleave8x4
+			k.quad = ks.Interleave8x4Rows
 		case same:
-			k.pair = ks.Interleave16
+			k.pair = ks.Interleave16Rows
 		case p.dt == layout.BF16:
-			k.pair = ks.F32ToBF16Interleave
+			k.pair = ks.F32ToBF16InterleaveRows
 		default:
-			k.pair = ks.F32ToF16Interleave
+			k.pair = ks.F32ToF16InterleaveRows
 		}
 	case kDeinterleave:
 		switch {
 		case k.p == 4:
-			k.quad = ks.Deinterleave8x4
+			k.quad = ks.Deinterleave8x4Rows
 		case same:
-			k.pair = ks.Deinterleave16
+			k.pair = ks.Deinterleave16Rows
 		default:
-			k.pair = ks.BF16DeinterleaveToF32
+			k.pair = ks.BF16DeinterleaveToF32Rows
 		}
 	case kTranspose:
 		k.trans = [...]func([]byte, int, []byte, int, int, int){1: ks.Transpose8, 2: ks.Transpose16, 4: ks.Transpose32}[p.dbits/8]
@@ -190,6 +192,24 @@ func (p *Plan) orderOuter() (bySrc bool) {
 		return true
 	}
 	return false
+}
+
+// cacheOrder moves the largest outer loop innermost when both arrays fit in the L2
+// cache, where the number of streams does not matter: it becomes the kernel's repeat,
+// and the longer the batch, the less each run costs. 256² bf16 → T(8,128)(2,1) then
+// batches 32 tile rows instead of 2 tile columns.
+func (p *Plan) cacheOrder() {
+	if p.src.FootprintBytes()+p.dst.FootprintBytes() > int64(defaultBlockBytes()) || len(p.outer) < 2 {
+		return
+	}
+	big := 0
+	for i, l := range p.outer {
+		if l.size > p.outer[big].size {
+			big = i
+		}
+	}
+	l := p.outer[big]
+	p.outer = append(slices.Delete(p.outer, big, big+1), l)
 }
 
 // groupStreams keeps the strided side's streams long enough for the prefetchers. One

@@ -33,6 +33,8 @@ type asmSet struct {
 	f32ToF16Interleave, f32ToF16InterleaveNT   func(dst, a, b *byte, n int)
 	f16ToF32, f16ToF32NT                       func(dst, src *byte, n int)
 
+	rows rowAsm // the batched kernels
+
 	transpose32, transpose16, transpose8 func(dst *byte, dstStride int, src *byte, srcStride int, n int)
 	t32, t16, t8                         int // block sizes of the transposes
 	// narrower takes a transpose's edges that are too thin for this set's blocks but
@@ -57,6 +59,7 @@ var avx2Set = &asmSet{
 	f32ToF16: f32ToF16AVX2, f32ToF16NT: f32ToF16NTAVX2,
 	f32ToF16Interleave: f32ToF16InterleaveAVX2, f32ToF16InterleaveNT: f32ToF16InterleaveNTAVX2,
 	f16ToF32: f16ToF32AVX2, f16ToF32NT: f16ToF32NTAVX2,
+	rows:        rowAsm{vw: 32, f32ToBF16: f32ToBF16RowsAVX2, f32ToF16: f32ToF16RowsAVX2, bf16ToF32: bf16ToF32RowsAVX2, f16ToF32: f16ToF32RowsAVX2, interleave16: interleave16RowsAVX2, deinterleave16: deinterleave16RowsAVX2, f32ToBF16Interleave: f32ToBF16InterleaveRowsAVX2, f32ToF16Interleave: f32ToF16InterleaveRowsAVX2, interleave8x4: interleave8x4RowsAVX2, deinterleave8x4: deinterleave8x4RowsAVX2, bf16DeintToF32: bf16DeinterleaveToF32RowsAVX2},
 	transpose32: transpose32AVX2, transpose16: transpose16AVX2, transpose8: transpose8AVX2,
 	t32: 8, t16: 16, t8: 16,
 }
@@ -75,6 +78,7 @@ var avx512Set = &asmSet{
 	f32ToF16: f32ToF16AVX512, f32ToF16NT: f32ToF16NTAVX512,
 	f32ToF16Interleave: f32ToF16InterleaveAVX512, f32ToF16InterleaveNT: f32ToF16InterleaveNTAVX512,
 	f16ToF32: f16ToF32AVX512, f16ToF32NT: f16ToF32NTAVX512,
+	rows:        rowAsm{vw: 64, f32ToBF16: f32ToBF16RowsAVX512, f32ToF16: f32ToF16RowsAVX512, bf16ToF32: bf16ToF32RowsAVX512, f16ToF32: f16ToF32RowsAVX512, interleave16: interleave16RowsAVX512, deinterleave16: deinterleave16RowsAVX512, f32ToBF16Interleave: f32ToBF16InterleaveRowsAVX512, f32ToF16Interleave: f32ToF16InterleaveRowsAVX512, interleave8x4: interleave8x4RowsAVX512, deinterleave8x4: deinterleave8x4RowsAVX512, bf16DeintToF32: bf16DeinterleaveToF32RowsAVX512},
 	transpose32: transpose32AVX512, transpose16: transpose16AVX512, transpose8: transpose8AVX512,
 	t32: 16, t16: 32, t8: 64, alignT8: true,
 	narrower: avx2Set,
@@ -90,7 +94,7 @@ func init() {
 }
 
 func (s *asmSet) kernels() *Kernels {
-	return &Kernels{
+	return addRows(&Kernels{
 		Name:                  s.name,
 		Copy:                  s.copyOrd,
 		CopyNT:                s.copyNTW,
@@ -109,7 +113,7 @@ func (s *asmSet) kernels() *Kernels {
 		F32ToF16Interleave:    s.f32ToF16InterleaveW,
 		BF16DeinterleaveToF32: s.bf16DeintToF32W,
 		Fill:                  s.fillW,
-	}
+	}, s.rows)
 }
 
 func addr(p *byte) uintptr { return uintptr(unsafe.Pointer(p)) }

@@ -2,6 +2,7 @@ package simd
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -134,4 +135,19 @@ func (k *Kernels) transpose(w int) func(dst []byte, dstStride int, src []byte, s
 		return k.Transpose16
 	}
 	return k.Transpose8
+}
+
+// FuzzRows checks the batched kernels against row-by-row generic calls, with
+// the row count, length, gaps and a shared source row from the fuzzer.
+func FuzzRows(f *testing.F) {
+	f.Add(uint64(1), uint16(128), uint8(4), uint8(0), uint8(0), false)
+	f.Add(uint64(2), uint16(67), uint8(9), uint8(13), uint8(64), true)
+	f.Fuzz(func(t *testing.T, seed uint64, n uint16, rows, dgap, sgap uint8, shared bool) {
+		r := rand.New(rand.NewPCG(seed, 7))
+		for _, c := range rowsCases {
+			for _, k := range Available() {
+				checkRowsCase(t, c, k, r, int(n)%1100, Rows{N: int(rows) % 17}, int(dgap), int(sgap), shared)
+			}
+		}
+	})
 }

@@ -11,7 +11,7 @@ import (
 
 var le = binary.LittleEndian
 
-var genericKernels = &Kernels{
+var genericKernels = addRows(&Kernels{
 	Name:                  "generic",
 	Copy:                  genericCopy,
 	CopyNT:                genericCopy,
@@ -30,7 +30,7 @@ var genericKernels = &Kernels{
 	F32ToF16Interleave:    genericF32ToF16Interleave,
 	BF16DeinterleaveToF32: genericBF16DeinterleaveToF32,
 	Fill:                  genericFill,
-}
+}, rowAsm{})
 
 func genericCopy(dst, src []byte) {
 	copy(dst[:len(src):len(dst)], src)

@@ -58,6 +58,21 @@ type Kernels struct {
 	// Fused inverse: aF32[i] = f32(src16[2i]), bF32[i] = f32(src16[2i+1]).
 	BF16DeinterleaveToF32 func(a, b, src []byte, n int)
 
+	// Batched forms of the kernels above: r.N calls, see [Rows]. Each has the
+	// result of calling its single-call form once per row, and the same
+	// bounds rule for the whole batch.
+	F32ToBF16Rows             func(dst, src []byte, n int, r Rows)
+	F32ToF16Rows              func(dst, src []byte, n int, r Rows)
+	BF16ToF32Rows             func(dst, src []byte, n int, r Rows)
+	F16ToF32Rows              func(dst, src []byte, n int, r Rows)
+	Interleave16Rows          func(dst, a, b []byte, n int, r Rows)
+	Deinterleave16Rows        func(a, b, src []byte, n int, r Rows)
+	F32ToBF16InterleaveRows   func(dst, a, b []byte, n int, r Rows)
+	F32ToF16InterleaveRows    func(dst, a, b []byte, n int, r Rows)
+	BF16DeinterleaveToF32Rows func(a, b, src []byte, n int, r Rows)
+	Interleave8x4Rows         func(dst, r0, r1, r2, r3 []byte, n int, r Rows)
+	Deinterleave8x4Rows       func(r0, r1, r2, r3, src []byte, n int, r Rows)
+
 	// Fill sets dst to repeated copies of pattern; len(pattern) is in
 	// {1, 2, 4, 8, 16} and divides len(dst).
 	Fill func(dst, pattern []byte)

@@ -129,6 +129,61 @@ func f32ToF16InterleaveNTAVX2(dst *byte, a *byte, b *byte, n int)
 //go:noescape
 func f16ToF32NTAVX2(dst *byte, src *byte, n int)
 
+// interleave16RowsAVX2 interleaves n*32 16-bit elements of a and b into dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func interleave16RowsAVX2(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int)
+
+// deinterleave16RowsAVX2 splits n*32 32-bit words of src into their low (a) and high (b) 16-bit halves. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func deinterleave16RowsAVX2(a *byte, b *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f32ToBF16InterleaveRowsAVX2 converts n*16 f32 elements of a and b to bf16 and interleaves them into dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f32ToBF16InterleaveRowsAVX2(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int)
+
+// f32ToBF16RowsAVX2 converts n*16 f32 elements of src to bf16. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f32ToBF16RowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// bf16ToF32RowsAVX2 widens n*16 bf16 elements of src to f32. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func bf16ToF32RowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// bf16DeinterleaveToF32RowsAVX2 widens the low (a) and high (b) bf16 halves of n*16 32-bit words of src to f32. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func bf16DeinterleaveToF32RowsAVX2(a *byte, b *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// interleave8x4RowsAVX2 interleaves n*32 bytes of r0..r3 into 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func interleave8x4RowsAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+
+// deinterleave8x4RowsAVX2 splits n*32 32-bit quads of src into bytes r0..r3. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func deinterleave8x4RowsAVX2(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f32ToF16RowsAVX2 converts n*16 f32 elements of src to IEEE binary16. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f32ToF16RowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f32ToF16InterleaveRowsAVX2 converts n*16 f32 elements of a and b to binary16 and interleaves them into dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f32ToF16InterleaveRowsAVX2(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int)
+
+// f16ToF32RowsAVX2 widens n*16 binary16 elements of src to f32. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f16ToF32RowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
 // copyAVX512 copies n*256 bytes from src to dst.
 //
 //go:noescape
@@ -253,6 +308,61 @@ func f32ToF16InterleaveNTAVX512(dst *byte, a *byte, b *byte, n int)
 //
 //go:noescape
 func f16ToF32NTAVX512(dst *byte, src *byte, n int)
+
+// interleave16RowsAVX512 interleaves n*64 16-bit elements of a and b into dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func interleave16RowsAVX512(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int)
+
+// deinterleave16RowsAVX512 splits n*64 32-bit words of src into their low (a) and high (b) 16-bit halves. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func deinterleave16RowsAVX512(a *byte, b *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f32ToBF16InterleaveRowsAVX512 converts n*32 f32 elements of a and b to bf16 and interleaves them into dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f32ToBF16InterleaveRowsAVX512(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int)
+
+// f32ToBF16RowsAVX512 converts n*32 f32 elements of src to bf16. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f32ToBF16RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// bf16ToF32RowsAVX512 widens n*32 bf16 elements of src to f32. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func bf16ToF32RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// bf16DeinterleaveToF32RowsAVX512 widens the low (a) and high (b) bf16 halves of n*32 32-bit words of src to f32. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func bf16DeinterleaveToF32RowsAVX512(a *byte, b *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// interleave8x4RowsAVX512 interleaves n*64 bytes of r0..r3 into 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func interleave8x4RowsAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+
+// deinterleave8x4RowsAVX512 splits n*64 32-bit quads of src into bytes r0..r3. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func deinterleave8x4RowsAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f32ToF16RowsAVX512 converts n*32 f32 elements of src to IEEE binary16. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f32ToF16RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f32ToF16InterleaveRowsAVX512 converts n*32 f32 elements of a and b to binary16 and interleaves them into dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f32ToF16InterleaveRowsAVX512(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int)
+
+// f16ToF32RowsAVX512 widens n*32 binary16 elements of src to f32. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f16ToF32RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
 // transpose32AVX2 transposes n 8×8 blocks of 32-bit elements, going down the source (src += 8*srcStride, dst += 32 bytes per block).
 //

@@ -11,6 +11,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	. "github.com/mmcloughlin/avo/build"
 	. "github.com/mmcloughlin/avo/operand"
@@ -28,21 +29,21 @@ func main() {
 	ConstraintExpr("amd64,gc,!purego,!noasm")
 
 	for _, x := range []isa{avx2, avx512} {
-		genCopy(x, false)
-		genCopy(x, true)
+		genCopy(x, ordinary)
+		genCopy(x, streaming)
 		genFill(x)
-		for _, nt := range []bool{false, true} {
-			genInterleave16(x, nt)
-			genDeinterleave16(x, nt)
-			genF32ToBF16Interleave(x, nt)
-			genF32ToBF16(x, nt)
-			genBF16ToF32(x, nt)
-			genBF16DeinterleaveToF32(x, nt)
-			genInterleave8x4(x, nt)
-			genDeinterleave8x4(x, nt)
-			genF32ToF16(x, nt)
-			genF32ToF16Interleave(x, nt)
-			genF16ToF32(x, nt)
+		for _, m := range []mode{ordinary, streaming, batched} {
+			genInterleave16(x, m)
+			genDeinterleave16(x, m)
+			genF32ToBF16Interleave(x, m)
+			genF32ToBF16(x, m)
+			genBF16ToF32(x, m)
+			genBF16DeinterleaveToF32(x, m)
+			genInterleave8x4(x, m)
+			genDeinterleave8x4(x, m)
+			genF32ToF16(x, m)
+			genF32ToF16Interleave(x, m)
+			genF16ToF32(x, m)
 		}
 	}
 	genTransposeLanes(avx2, 4)
@@ -81,16 +82,16 @@ func (x isa) load(m Mem, v reg.VecVirtual) {
 	}
 }
 
-// store writes v to m, with a non-temporal store if nt (m must then be
-// aligned to the vector width).
-func (x isa) store(v reg.VecVirtual, m Mem, nt bool) {
+// store writes v to mem, with a non-temporal store when streaming (mem must
+// then be aligned to the vector width).
+func (x isa) store(v reg.VecVirtual, mem Mem, m mode) {
 	switch {
-	case nt:
-		VMOVNTDQ(v, m)
+	case m == streaming:
+		VMOVNTDQ(v, mem)
 	case x.w == 64:
-		VMOVDQU64(v, m)
+		VMOVDQU64(v, mem)
 	default:
-		VMOVDQU(v, m)
+		VMOVDQU(v, mem)
 	}
 }
 
@@ -180,11 +181,81 @@ func wordTable(idx ...uint16) []byte {
 	return b
 }
 
-// stream is one pointer of a streaming kernel and how far it advances per
-// loop iteration (in bytes).
+// stream is one pointer of a kernel, how far it advances per loop iteration
+// (in bytes), and whether it is a destination (batches give destinations and
+// sources different row strides).
 type stream struct {
 	p    reg.GPVirtual
 	step int
+	out  bool
+}
+
+// mode is the variant of a kernel: ordinary stores, non-temporal stores, or
+// ordinary stores over a batch of rows.
+type mode int
+
+const (
+	ordinary mode = iota
+	streaming
+	batched
+)
+
+// sig returns the Go signature of a kernel in mode m: batches take the row
+// count and the destinations' and sources' row strides after n.
+func (m mode) sig(s string) string {
+	if m == batched {
+		return strings.Replace(s, "n int)", "n, rows, dstStride, srcStride int)", 1)
+	}
+	return s
+}
+
+func (m mode) doc() string {
+	switch m {
+	case streaming:
+		return " Stores are non-temporal: destinations must be aligned to the vector width."
+	case batched:
+		return " It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources."
+	}
+	return ""
+}
+
+// loop emits the kernel's loop over n iterations (see loopN); a batch wraps it
+// in a loop over rows, which moves each stream from where a row ended to where
+// the next one starts.
+func (m mode) loop(n reg.GPVirtual, unroll int, streams []stream, body func(k int)) {
+	if m != batched {
+		loopN(n, unroll, streams, body)
+		return
+	}
+	rows := param("rows")
+	stride := map[bool]reg.GPVirtual{true: param("dstStride"), false: param("srcStride")}
+	type key struct {
+		out  bool
+		step int
+	}
+	next := map[key]reg.GPVirtual{} // stride - n*step*unroll, one register per kind of stream
+	for _, s := range streams {
+		k := key{s.out, s.step}
+		if _, ok := next[k]; !ok {
+			r := GP64()
+			IMUL3Q(U32(s.step*unroll), n, r)
+			NEGQ(r)
+			ADDQ(stride[s.out], r)
+			next[k] = r
+		}
+	}
+	TESTQ(rows, rows)
+	JZ(LabelRef("rowsdone"))
+	Label("row")
+	i := GP64()
+	MOVQ(n, i)
+	loopN(i, unroll, streams, body)
+	for _, s := range streams {
+		ADDQ(next[key{s.out, s.step}], s.p)
+	}
+	DECQ(rows)
+	JNZ(LabelRef("row"))
+	Label("rowsdone")
 }
 
 func param(name string) reg.GPVirtual {
@@ -193,10 +264,10 @@ func param(name string) reg.GPVirtual {
 	return r
 }
 
-// loop emits "for ; n > 0; n-- { body(); advance streams }". body is called
+// loopN emits "for ; n > 0; n-- { body(); advance streams }". body is called
 // unroll times with k = 0..unroll-1; it should address its streams at
 // displacement k*step.
-func loop(n reg.GPVirtual, unroll int, streams []stream, body func(k int)) {
+func loopN(n reg.GPVirtual, unroll int, streams []stream, body func(k int)) {
 	TESTQ(n, n)
 	JZ(LabelRef("done"))
 	Label("loop")
@@ -211,26 +282,16 @@ func loop(n reg.GPVirtual, unroll int, streams []stream, body func(k int)) {
 	Label("done")
 }
 
-func finish(nt bool) {
-	if nt {
+func finish(m mode) {
+	if m == streaming {
 		SFENCE()
 	}
 	VZEROUPPER()
 	RET()
 }
 
-func fname(base string, x isa, nt bool) string {
-	if nt {
-		base += "NT"
-	}
-	return base + x.name
+func fname(base string, x isa, m mode) string {
+	return base + [...]string{"", "NT", "Rows"}[m] + x.name
 }
 
 func at(p reg.GPVirtual, disp int) Mem { return Mem{Base: p, Disp: disp} }
-
-func ntDoc(nt bool) string {
-	if nt {
-		return " Stores are non-temporal: destinations must be aligned to the vector width."
-	}
-	return ""
-}

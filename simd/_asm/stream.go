@@ -11,14 +11,14 @@ import (
 // Block sizes (elements per loop iteration) are repeated in the Go wrappers
 // (asm_amd64.go); the tests check every length around them.
 
-func genCopy(x isa, nt bool) {
+func genCopy(x isa, m mode) {
 	chunk := 4 * x.w
-	TEXT(fname("copy", x, nt), NOSPLIT, "func(dst, src *byte, n int)")
+	TEXT(fname("copy", x, m), NOSPLIT, m.sig("func(dst, src *byte, n int)"))
 	Pragma("noescape")
-	Doc(fmt.Sprintf("%s copies n*%d bytes from src to dst.%s", fname("copy", x, nt), chunk, ntDoc(nt)))
+	Doc(fmt.Sprintf("%s copies n*%d bytes from src to dst.%s", fname("copy", x, m), chunk, m.doc()))
 	dst, src, n := param("dst"), param("src"), param("n")
-	loop(n, 1, []stream{{dst, chunk}, {src, chunk}}, func(int) {
-		if nt {
+	m.loop(n, 1, []stream{{dst, chunk, true}, {src, chunk, false}}, func(int) {
+		if m == streaming {
 			PREFETCHNTA(at(src, 0x200))
 			PREFETCHNTA(at(src, 0x240))
 			if x.w == 64 {
@@ -32,10 +32,10 @@ func genCopy(x isa, nt bool) {
 			x.load(at(src, i*x.w), v[i])
 		}
 		for i := range v {
-			x.store(v[i], at(dst, i*x.w), nt)
+			x.store(v[i], at(dst, i*x.w), m)
 		}
 	})
-	finish(nt)
+	finish(m)
 }
 
 func genFill(x isa) {
@@ -46,27 +46,27 @@ func genFill(x isa) {
 	dst, pat, n := param("dst"), param("pat"), param("n")
 	v := x.vec()
 	x.load(at(pat, 0), v)
-	loop(n, 1, []stream{{dst, chunk}}, func(int) {
+	ordinary.loop(n, 1, []stream{{dst, chunk, true}}, func(int) {
 		for i := 0; i < 4; i++ {
-			x.store(v, at(dst, i*x.w), false)
+			x.store(v, at(dst, i*x.w), ordinary)
 		}
 	})
-	finish(false)
+	finish(ordinary)
 }
 
 // Interleave16: AVX2 16 elements per step, AVX-512 32; unrolled twice.
-func genInterleave16(x isa, nt bool) {
+func genInterleave16(x isa, m mode) {
 	e := x.w / 2 // elements per step
-	name := fname("interleave16", x, nt)
-	TEXT(name, NOSPLIT, "func(dst, a, b *byte, n int)")
+	name := fname("interleave16", x, m)
+	TEXT(name, NOSPLIT, m.sig("func(dst, a, b *byte, n int)"))
 	Pragma("noescape")
-	Doc(fmt.Sprintf("%s interleaves n*%d 16-bit elements of a and b into dst.%s", name, 2*e, ntDoc(nt)))
+	Doc(fmt.Sprintf("%s interleaves n*%d 16-bit elements of a and b into dst.%s", name, 2*e, m.doc()))
 	dst, a, b, n := param("dst"), param("a"), param("b"), param("n")
 	var idx reg.VecVirtual
 	if x.w == 64 {
 		idx = x.loadTable("permq04152637", qwordTable(0, 4, 1, 5, 2, 6, 3, 7))
 	}
-	loop(n, 2, []stream{{dst, 4 * e}, {a, 2 * e}, {b, 2 * e}}, func(k int) {
+	m.loop(n, 2, []stream{{dst, 4 * e, true}, {a, 2 * e, false}, {b, 2 * e, false}}, func(k int) {
 		A, B, L, H := x.vec(), x.vec(), x.vec(), x.vec()
 		if x.w == 32 {
 			VMOVDQU(at(a, k*2*e), A)
@@ -83,10 +83,10 @@ func genInterleave16(x isa, nt bool) {
 			VPUNPCKLWD(B, A, L)
 			VPUNPCKHWD(B, A, H)
 		}
-		x.store(L, at(dst, k*4*e), nt)
-		x.store(H, at(dst, k*4*e+x.w), nt)
+		x.store(L, at(dst, k*4*e), m)
+		x.store(H, at(dst, k*4*e+x.w), m)
 	})
-	finish(nt)
+	finish(m)
 }
 
 // packHigh16 packs the low 16 bits of the 32-bit elements of v0 (first) and
@@ -109,16 +109,16 @@ func packIdx(x isa) reg.VecVirtual {
 }
 
 // Deinterleave16: AVX2 16 elements per step, AVX-512 32.
-func genDeinterleave16(x isa, nt bool) {
+func genDeinterleave16(x isa, m mode) {
 	e := x.w / 2
-	name := fname("deinterleave16", x, nt)
-	TEXT(name, NOSPLIT, "func(a, b, src *byte, n int)")
+	name := fname("deinterleave16", x, m)
+	TEXT(name, NOSPLIT, m.sig("func(a, b, src *byte, n int)"))
 	Pragma("noescape")
-	Doc(fmt.Sprintf("%s splits n*%d 32-bit words of src into their low (a) and high (b) 16-bit halves.%s", name, 2*e, ntDoc(nt)))
+	Doc(fmt.Sprintf("%s splits n*%d 32-bit words of src into their low (a) and high (b) 16-bit halves.%s", name, 2*e, m.doc()))
 	a, b, src, n := param("a"), param("b"), param("src"), param("n")
 	mask := x.broadcast32(0xffff)
 	idx := packIdx(x)
-	loop(n, 2, []stream{{a, 2 * e}, {b, 2 * e}, {src, 4 * e}}, func(k int) {
+	m.loop(n, 2, []stream{{a, 2 * e, true}, {b, 2 * e, true}, {src, 4 * e, false}}, func(k int) {
 		V0, V1 := x.vec(), x.vec()
 		x.load(at(src, k*4*e), V0)
 		x.load(at(src, k*4*e+x.w), V1)
@@ -129,10 +129,10 @@ func genDeinterleave16(x isa, nt bool) {
 		VPSRLD(U8(16), V1, V1)
 		packLow16(x, A0, A1, idx)
 		packLow16(x, V0, V1, idx)
-		x.store(A0, at(a, k*2*e), nt)
-		x.store(V0, at(b, k*2*e), nt)
+		x.store(A0, at(a, k*2*e), m)
+		x.store(V0, at(b, k*2*e), m)
 	})
-	finish(nt)
+	finish(m)
 }
 
 // bf16Consts are the constants of the integer round-to-nearest-even f32→bf16
@@ -168,12 +168,12 @@ func roundBF16(x isa, c bf16Consts, v reg.VecVirtual) reg.VecVirtual {
 }
 
 // F32ToBF16Interleave: AVX2 8 elements per step, AVX-512 16; unrolled twice.
-func genF32ToBF16Interleave(x isa, nt bool) {
+func genF32ToBF16Interleave(x isa, m mode) {
 	e := x.w / 4
-	name := fname("f32ToBF16Interleave", x, nt)
-	TEXT(name, NOSPLIT, "func(dst, a, b *byte, n int)")
+	name := fname("f32ToBF16Interleave", x, m)
+	TEXT(name, NOSPLIT, m.sig("func(dst, a, b *byte, n int)"))
 	Pragma("noescape")
-	Doc(fmt.Sprintf("%s converts n*%d f32 elements of a and b to bf16 and interleaves them into dst.%s", name, 2*e, ntDoc(nt)))
+	Doc(fmt.Sprintf("%s converts n*%d f32 elements of a and b to bf16 and interleaves them into dst.%s", name, 2*e, m.doc()))
 	dst, a, b, n := param("dst"), param("a"), param("b"), param("n")
 	c := newBF16Consts(x)
 	var kOdd reg.Register
@@ -183,7 +183,7 @@ func genF32ToBF16Interleave(x isa, nt bool) {
 		kOdd = K()
 		KMOVD(g, kOdd)
 	}
-	loop(n, 2, []stream{{dst, 4 * e}, {a, 4 * e}, {b, 4 * e}}, func(k int) {
+	m.loop(n, 2, []stream{{dst, 4 * e, true}, {a, 4 * e, false}, {b, 4 * e, false}}, func(k int) {
 		A, B := x.vec(), x.vec()
 		x.load(at(a, k*4*e), A)
 		x.load(at(b, k*4*e), B)
@@ -195,18 +195,18 @@ func genF32ToBF16Interleave(x isa, nt bool) {
 		} else {
 			VPBLENDW(U8(0xaa), rb, ra, ra)
 		}
-		x.store(ra, at(dst, k*4*e), nt)
+		x.store(ra, at(dst, k*4*e), m)
 	})
-	finish(nt)
+	finish(m)
 }
 
 // F32ToBF16: AVX2 16 elements per step, AVX-512 32.
-func genF32ToBF16(x isa, nt bool) {
+func genF32ToBF16(x isa, m mode) {
 	e := x.w / 2
-	name := fname("f32ToBF16", x, nt)
-	TEXT(name, NOSPLIT, "func(dst, src *byte, n int)")
+	name := fname("f32ToBF16", x, m)
+	TEXT(name, NOSPLIT, m.sig("func(dst, src *byte, n int)"))
 	Pragma("noescape")
-	Doc(fmt.Sprintf("%s converts n*%d f32 elements of src to bf16.%s", name, e, ntDoc(nt)))
+	Doc(fmt.Sprintf("%s converts n*%d f32 elements of src to bf16.%s", name, e, m.doc()))
 	dst, src, n := param("dst"), param("src"), param("n")
 	c := newBF16Consts(x)
 	var idx reg.VecVirtual
@@ -217,7 +217,7 @@ func genF32ToBF16(x isa, nt bool) {
 		}
 		idx = x.loadTable("oddwords", wordTable(w...))
 	}
-	loop(n, 1, []stream{{dst, 2 * e}, {src, 4 * e}}, func(int) {
+	m.loop(n, 1, []stream{{dst, 2 * e, true}, {src, 4 * e, false}}, func(int) {
 		V0, V1 := x.vec(), x.vec()
 		x.load(at(src, 0), V0)
 		x.load(at(src, x.w), V1)
@@ -230,46 +230,46 @@ func genF32ToBF16(x isa, nt bool) {
 			VPSRLD(U8(16), r1, r1)
 			packLow16(x, r0, r1, nil)
 		}
-		x.store(r0, at(dst, 0), nt)
+		x.store(r0, at(dst, 0), m)
 	})
-	finish(nt)
+	finish(m)
 }
 
 // BF16ToF32: AVX2 8 elements per step, AVX-512 16; unrolled twice.
-func genBF16ToF32(x isa, nt bool) {
+func genBF16ToF32(x isa, m mode) {
 	e := x.w / 4
-	name := fname("bf16ToF32", x, nt)
-	TEXT(name, NOSPLIT, "func(dst, src *byte, n int)")
+	name := fname("bf16ToF32", x, m)
+	TEXT(name, NOSPLIT, m.sig("func(dst, src *byte, n int)"))
 	Pragma("noescape")
-	Doc(fmt.Sprintf("%s widens n*%d bf16 elements of src to f32.%s", name, 2*e, ntDoc(nt)))
+	Doc(fmt.Sprintf("%s widens n*%d bf16 elements of src to f32.%s", name, 2*e, m.doc()))
 	dst, src, n := param("dst"), param("src"), param("n")
-	loop(n, 2, []stream{{dst, 4 * e}, {src, 2 * e}}, func(k int) {
+	m.loop(n, 2, []stream{{dst, 4 * e, true}, {src, 2 * e, false}}, func(k int) {
 		V := x.vec()
 		VPMOVZXWD(at(src, k*2*e), V)
 		VPSLLD(U8(16), V, V)
-		x.store(V, at(dst, k*4*e), nt)
+		x.store(V, at(dst, k*4*e), m)
 	})
-	finish(nt)
+	finish(m)
 }
 
 // BF16DeinterleaveToF32: AVX2 8 elements per step, AVX-512 16; unrolled twice.
-func genBF16DeinterleaveToF32(x isa, nt bool) {
+func genBF16DeinterleaveToF32(x isa, m mode) {
 	e := x.w / 4
-	name := fname("bf16DeinterleaveToF32", x, nt)
-	TEXT(name, NOSPLIT, "func(a, b, src *byte, n int)")
+	name := fname("bf16DeinterleaveToF32", x, m)
+	TEXT(name, NOSPLIT, m.sig("func(a, b, src *byte, n int)"))
 	Pragma("noescape")
-	Doc(fmt.Sprintf("%s widens the low (a) and high (b) bf16 halves of n*%d 32-bit words of src to f32.%s", name, 2*e, ntDoc(nt)))
+	Doc(fmt.Sprintf("%s widens the low (a) and high (b) bf16 halves of n*%d 32-bit words of src to f32.%s", name, 2*e, m.doc()))
 	a, b, src, n := param("a"), param("b"), param("src"), param("n")
 	hi := x.broadcast32(0xffff0000)
-	loop(n, 2, []stream{{a, 4 * e}, {b, 4 * e}, {src, 4 * e}}, func(k int) {
+	m.loop(n, 2, []stream{{a, 4 * e, true}, {b, 4 * e, true}, {src, 4 * e, false}}, func(k int) {
 		V, A := x.vec(), x.vec()
 		x.load(at(src, k*4*e), V)
 		VPSLLD(U8(16), V, A)
 		x.and(hi, V, V)
-		x.store(A, at(a, k*4*e), nt)
-		x.store(V, at(b, k*4*e), nt)
+		x.store(A, at(a, k*4*e), m)
+		x.store(V, at(b, k*4*e), m)
 	})
-	finish(nt)
+	finish(m)
 }
 
 // laneTranspose4 transposes the 128-bit lanes of four zmm registers in place:
@@ -287,20 +287,20 @@ func laneTranspose4(r []reg.VecVirtual) {
 }
 
 // Interleave8x4: AVX2 32 elements per step, AVX-512 64.
-func genInterleave8x4(x isa, nt bool) {
+func genInterleave8x4(x isa, m mode) {
 	e := x.w
-	name := fname("interleave8x4", x, nt)
-	TEXT(name, NOSPLIT, "func(dst, r0, r1, r2, r3 *byte, n int)")
+	name := fname("interleave8x4", x, m)
+	TEXT(name, NOSPLIT, m.sig("func(dst, r0, r1, r2, r3 *byte, n int)"))
 	Pragma("noescape")
-	Doc(fmt.Sprintf("%s interleaves n*%d bytes of r0..r3 into 32-bit quads of dst.%s", name, e, ntDoc(nt)))
+	Doc(fmt.Sprintf("%s interleaves n*%d bytes of r0..r3 into 32-bit quads of dst.%s", name, e, m.doc()))
 	dst := param("dst")
 	rp := []reg.GPVirtual{param("r0"), param("r1"), param("r2"), param("r3")}
 	n := param("n")
-	ss := []stream{{dst, 4 * e}}
+	ss := []stream{{dst, 4 * e, true}}
 	for _, p := range rp {
-		ss = append(ss, stream{p, e})
+		ss = append(ss, stream{p, e, false})
 	}
-	loop(n, 1, ss, func(int) {
+	m.loop(n, 1, ss, func(int) {
 		var R [4]reg.VecVirtual
 		for i := range R {
 			R[i] = x.vec()
@@ -319,7 +319,7 @@ func genInterleave8x4(x isa, nt bool) {
 		if x.w == 64 {
 			laneTranspose4(u)
 			for i := range u {
-				x.store(u[i], at(dst, i*x.w), nt)
+				x.store(u[i], at(dst, i*x.w), m)
 			}
 		} else {
 			o := []reg.VecVirtual{t0, t1, t2, t3}
@@ -328,25 +328,25 @@ func genInterleave8x4(x isa, nt bool) {
 			VPERM2I128(U8(0x31), u[1], u[0], o[2])
 			VPERM2I128(U8(0x31), u[3], u[2], o[3])
 			for i := range o {
-				x.store(o[i], at(dst, i*x.w), nt)
+				x.store(o[i], at(dst, i*x.w), m)
 			}
 		}
 	})
-	finish(nt)
+	finish(m)
 }
 
 // Deinterleave8x4: AVX2 32 elements per step, AVX-512 64.
-func genDeinterleave8x4(x isa, nt bool) {
+func genDeinterleave8x4(x isa, m mode) {
 	e := x.w
-	name := fname("deinterleave8x4", x, nt)
-	TEXT(name, NOSPLIT, "func(r0, r1, r2, r3, src *byte, n int)")
+	name := fname("deinterleave8x4", x, m)
+	TEXT(name, NOSPLIT, m.sig("func(r0, r1, r2, r3, src *byte, n int)"))
 	Pragma("noescape")
-	Doc(fmt.Sprintf("%s splits n*%d 32-bit quads of src into bytes r0..r3.%s", name, e, ntDoc(nt)))
+	Doc(fmt.Sprintf("%s splits n*%d 32-bit quads of src into bytes r0..r3.%s", name, e, m.doc()))
 	rp := []reg.GPVirtual{param("r0"), param("r1"), param("r2"), param("r3")}
 	src, n := param("src"), param("n")
-	ss := []stream{{src, 4 * e}}
+	ss := []stream{{src, 4 * e, false}}
 	for _, p := range rp {
-		ss = append(ss, stream{p, e})
+		ss = append(ss, stream{p, e, true})
 	}
 	shuf := x.loadTable("groupbytes4", []byte{0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15})
 	var perm reg.VecVirtual
@@ -355,7 +355,7 @@ func genDeinterleave8x4(x isa, nt bool) {
 	} else {
 		perm = x.loadTable("permd04152637", dwordTable(0, 4, 1, 5, 2, 6, 3, 7))
 	}
-	loop(n, 1, ss, func(int) {
+	m.loop(n, 1, ss, func(int) {
 		V := make([]reg.VecVirtual, 4)
 		for i := range V {
 			V[i] = x.vec()
@@ -366,7 +366,7 @@ func genDeinterleave8x4(x isa, nt bool) {
 		if x.w == 64 {
 			laneTranspose4(V)
 			for i := range V {
-				x.store(V[i], at(rp[i], 0), nt)
+				x.store(V[i], at(rp[i], 0), m)
 			}
 		} else {
 			a, b, c, d := x.vec(), x.vec(), x.vec(), x.vec()
@@ -379,11 +379,11 @@ func genDeinterleave8x4(x isa, nt bool) {
 			VPERM2I128(U8(0x31), c, a, V[2])
 			VPERM2I128(U8(0x31), d, b, V[3])
 			for i := range V {
-				x.store(V[i], at(rp[i], 0), nt)
+				x.store(V[i], at(rp[i], 0), m)
 			}
 		}
 	})
-	finish(nt)
+	finish(m)
 }
 
 // half returns the register of half the width of v (ymm→xmm, zmm→ymm).
@@ -396,14 +396,14 @@ func half(x isa, v reg.VecVirtual) reg.VecVirtual {
 
 // F32ToF16: AVX2 16 elements per step, AVX-512 32. Uses VCVTPS2PH with
 // round-to-nearest-even.
-func genF32ToF16(x isa, nt bool) {
+func genF32ToF16(x isa, m mode) {
 	e := x.w / 2
-	name := fname("f32ToF16", x, nt)
-	TEXT(name, NOSPLIT, "func(dst, src *byte, n int)")
+	name := fname("f32ToF16", x, m)
+	TEXT(name, NOSPLIT, m.sig("func(dst, src *byte, n int)"))
 	Pragma("noescape")
-	Doc(fmt.Sprintf("%s converts n*%d f32 elements of src to IEEE binary16.%s", name, e, ntDoc(nt)))
+	Doc(fmt.Sprintf("%s converts n*%d f32 elements of src to IEEE binary16.%s", name, e, m.doc()))
 	dst, src, n := param("dst"), param("src"), param("n")
-	loop(n, 1, []stream{{dst, 2 * e}, {src, 4 * e}}, func(int) {
+	m.loop(n, 1, []stream{{dst, 2 * e, true}, {src, 4 * e, false}}, func(int) {
 		V0, V1 := x.vec(), x.vec()
 		x.load(at(src, 0), V0)
 		x.load(at(src, x.w), V1)
@@ -415,20 +415,20 @@ func genF32ToF16(x isa, nt bool) {
 		} else {
 			VINSERTI128(U8(1), half(x, H1), H0, H0)
 		}
-		x.store(H0, at(dst, 0), nt)
+		x.store(H0, at(dst, 0), m)
 	})
-	finish(nt)
+	finish(m)
 }
 
 // F32ToF16Interleave: AVX2 8 elements per step, AVX-512 16; unrolled twice.
-func genF32ToF16Interleave(x isa, nt bool) {
+func genF32ToF16Interleave(x isa, m mode) {
 	e := x.w / 4
-	name := fname("f32ToF16Interleave", x, nt)
-	TEXT(name, NOSPLIT, "func(dst, a, b *byte, n int)")
+	name := fname("f32ToF16Interleave", x, m)
+	TEXT(name, NOSPLIT, m.sig("func(dst, a, b *byte, n int)"))
 	Pragma("noescape")
-	Doc(fmt.Sprintf("%s converts n*%d f32 elements of a and b to binary16 and interleaves them into dst.%s", name, 2*e, ntDoc(nt)))
+	Doc(fmt.Sprintf("%s converts n*%d f32 elements of a and b to binary16 and interleaves them into dst.%s", name, 2*e, m.doc()))
 	dst, a, b, n := param("dst"), param("a"), param("b"), param("n")
-	loop(n, 2, []stream{{dst, 4 * e}, {a, 4 * e}, {b, 4 * e}}, func(k int) {
+	m.loop(n, 2, []stream{{dst, 4 * e, true}, {a, 4 * e, false}, {b, 4 * e, false}}, func(k int) {
 		A, B := x.vec(), x.vec()
 		x.load(at(a, k*4*e), A)
 		x.load(at(b, k*4*e), B)
@@ -439,25 +439,25 @@ func genF32ToF16Interleave(x isa, nt bool) {
 		VPMOVZXWD(half(x, HB), B)
 		VPSLLD(U8(16), B, B)
 		x.or(B, A, A)
-		x.store(A, at(dst, k*4*e), nt)
+		x.store(A, at(dst, k*4*e), m)
 	})
-	finish(nt)
+	finish(m)
 }
 
 // F16ToF32: AVX2 8 elements per step, AVX-512 16; unrolled twice.
-func genF16ToF32(x isa, nt bool) {
+func genF16ToF32(x isa, m mode) {
 	e := x.w / 4
-	name := fname("f16ToF32", x, nt)
-	TEXT(name, NOSPLIT, "func(dst, src *byte, n int)")
+	name := fname("f16ToF32", x, m)
+	TEXT(name, NOSPLIT, m.sig("func(dst, src *byte, n int)"))
 	Pragma("noescape")
-	Doc(fmt.Sprintf("%s widens n*%d binary16 elements of src to f32.%s", name, 2*e, ntDoc(nt)))
+	Doc(fmt.Sprintf("%s widens n*%d binary16 elements of src to f32.%s", name, 2*e, m.doc()))
 	dst, src, n := param("dst"), param("src"), param("n")
-	loop(n, 2, []stream{{dst, 4 * e}, {src, 2 * e}}, func(k int) {
+	m.loop(n, 2, []stream{{dst, 4 * e, true}, {src, 2 * e, false}}, func(k int) {
 		V := x.vec()
 		VCVTPH2PS(at(src, k*2*e), V)
-		x.store(V, at(dst, k*4*e), nt)
+		x.store(V, at(dst, k*4*e), m)
 	})
-	finish(nt)
+	finish(m)
 }
 
 var _ = Mem{}

@@ -120,7 +120,7 @@ func genTransposeLanes(x isa, w int) {
 		}
 		out := laneNetwork(x, w, rows)
 		for j := 0; j < e; j++ {
-			x.store(out[j], Mem{Base: q}, false)
+			x.store(out[j], Mem{Base: q}, ordinary)
 			if J < v-1 || j < e-1 {
 				ADDQ(ds, q)
 			}
@@ -131,7 +131,7 @@ func genTransposeLanes(x isa, w int) {
 	DECQ(n)
 	JNZ(LabelRef("loop"))
 	Label("done")
-	finish(false)
+	finish(ordinary)
 }
 
 // genTranspose8x16AVX2 emits the 8-bit transpose on 16×16 blocks. Register i
@@ -182,7 +182,7 @@ func genTranspose8x16AVX2() {
 	DECQ(n)
 	JNZ(LabelRef("loop"))
 	Label("done")
-	finish(false)
+	finish(ordinary)
 }
 
 func log2(n int) int {

@@ -1,0 +1,198 @@
+package simd
+
+import (
+	"fmt"
+	"math/bits"
+)
+
+// Rows describes a batch of calls of one kernel: call i works on every
+// operand advanced by i strides, DstStride bytes for the destinations and
+// SrcStride for the sources. Destination rows must not overlap each other or
+// any source row; source rows may (a stride of 0 reads one row N times). A
+// batch checks bounds once and, in the vector implementations, runs one
+// assembly loop over all rows: short rows (a 128-element tile row) spend more
+// on a call than on their data.
+type Rows struct {
+	N                    int // calls; >= 0
+	DstStride, SrcStride int // bytes; >= 0
+}
+
+// shape describes a kernel's operands.
+type shape struct {
+	w   [5]int  // bytes per element of each operand
+	dst [5]bool // which operands are destinations
+	out int     // bytes written per element
+}
+
+// Operand shapes of the batched kernels, in their argument order.
+var (
+	shNarrow      = shape{[5]int{2, 4}, [5]bool{true}, 2}                            // dst16, src32
+	shWiden       = shape{[5]int{4, 2}, [5]bool{true}, 4}                            // dst32, src16
+	shPack16      = shape{[5]int{4, 2, 2}, [5]bool{true}, 4}                         // dst, a16, b16
+	shUnpack16    = shape{[5]int{2, 2, 4}, [5]bool{true, true}, 4}                   // a16, b16, src
+	shPackF32     = shape{[5]int{4, 4, 4}, [5]bool{true}, 4}                         // dst, a32, b32
+	shUnpackToF32 = shape{[5]int{4, 4, 4}, [5]bool{true, true}, 8}                   // a32, b32, src
+	shPack8x4     = shape{[5]int{4, 1, 1, 1, 1}, [5]bool{true}, 4}                   // dst, r0..r3
+	shUnpack8x4   = shape{[5]int{1, 1, 1, 1, 4}, [5]bool{true, true, true, true}, 4} // r0..r3, src
+)
+
+// stride returns operand i's row stride.
+func (sh *shape) stride(i int, r Rows) int {
+	if sh.dst[i] {
+		return r.DstStride
+	}
+	return r.SrcStride
+}
+
+// batch checks a batch's arguments and reports whether it has rows to run.
+func batch(r Rows, n int) bool {
+	if r.N < 0 || r.DstStride < 0 || r.SrcStride < 0 || n < 0 {
+		panicNegative(r, n)
+	}
+	return r.N > 0
+}
+
+// fits panics unless operand i, of length bytes, holds r.N > 0 rows of n
+// elements, and returns its stride. The multiplication's high word catches
+// overflow; the panics are out of line so that this inlines.
+func (sh *shape) fits(i, length int, r Rows, n int) int {
+	st, row := sh.stride(i, r), uint64(sh.w[i]*n)
+	hi, lo := bits.Mul64(uint64(r.N-1), uint64(st))
+	if hi != 0 || lo > uint64(length) || row > uint64(length)-lo {
+		panicShort(i, length, r.N, int(row), st)
+	}
+	return st
+}
+
+func panicNegative(r Rows, n int) {
+	panic(fmt.Sprintf("simd: Rows: negative argument (N=%d DstStride=%d SrcStride=%d n=%d)", r.N, r.DstStride, r.SrcStride, n))
+}
+
+func panicShort(i, length, rows, row, stride int) {
+	panic(fmt.Sprintf("simd: Rows: operand %d has %d bytes, short of %d rows of %d bytes %d apart", i, length, rows, row, stride))
+}
+
+// direct says whether a batch can run the batched assembly rather than the
+// single-call kernel once per row: not when there is none (blk 0), when rows
+// are too short for one iteration, when the race detector must be told what
+// the assembly touches, or when rows are long enough to stream.
+func (sh *shape) direct(n, blk int) bool {
+	return blk > 0 && n >= blk && !raceEnabled && sh.out*n < ntThreshold
+}
+
+// rows2 runs a two-operand kernel (conversions) on a batch: the batched
+// assembly on whole iterations of blk elements of every row and gen on each
+// row's tail, or the single-call kernel once per row when direct says no.
+func rows2(sh *shape, x, y []byte, n int, r Rows, blk int, asm asm2, gen, one func(x, y []byte, n int)) {
+	if !batch(r, n) {
+		return
+	}
+	s0, s1 := sh.fits(0, len(x), r, n), sh.fits(1, len(y), r, n)
+	if !sh.direct(n, blk) {
+		for i := range r.N {
+			one(x[i*s0:], y[i*s1:], n)
+		}
+		return
+	}
+	e := n / blk * blk
+	asm(&x[0], &y[0], n/blk, r.N, r.DstStride, r.SrcStride)
+	for i := 0; e < n && i < r.N; i++ {
+		gen(x[i*s0+sh.w[0]*e:], y[i*s1+sh.w[1]*e:], n-e)
+	}
+}
+
+// rows3 is rows2 for three operands (pair packing).
+func rows3(sh *shape, x, y, z []byte, n int, r Rows, blk int, asm asm3, gen, one func(x, y, z []byte, n int)) {
+	if !batch(r, n) {
+		return
+	}
+	s0, s1, s2 := sh.fits(0, len(x), r, n), sh.fits(1, len(y), r, n), sh.fits(2, len(z), r, n)
+	if !sh.direct(n, blk) {
+		for i := range r.N {
+			one(x[i*s0:], y[i*s1:], z[i*s2:], n)
+		}
+		return
+	}
+	e := n / blk * blk
+	asm(&x[0], &y[0], &z[0], n/blk, r.N, r.DstStride, r.SrcStride)
+	for i := 0; e < n && i < r.N; i++ {
+		gen(x[i*s0+sh.w[0]*e:], y[i*s1+sh.w[1]*e:], z[i*s2+sh.w[2]*e:], n-e)
+	}
+}
+
+// rows5 is rows2 for five operands (quad packing).
+func rows5(sh *shape, v, w, x, y, z []byte, n int, r Rows, blk int, asm asm5, gen, one func(v, w, x, y, z []byte, n int)) {
+	if !batch(r, n) {
+		return
+	}
+	s0, s1, s2 := sh.fits(0, len(v), r, n), sh.fits(1, len(w), r, n), sh.fits(2, len(x), r, n)
+	s3, s4 := sh.fits(3, len(y), r, n), sh.fits(4, len(z), r, n)
+	if !sh.direct(n, blk) {
+		for i := range r.N {
+			one(v[i*s0:], w[i*s1:], x[i*s2:], y[i*s3:], z[i*s4:], n)
+		}
+		return
+	}
+	e := n / blk * blk
+	asm(&v[0], &w[0], &x[0], &y[0], &z[0], n/blk, r.N, r.DstStride, r.SrcStride)
+	for i := 0; e < n && i < r.N; i++ {
+		gen(v[i*s0+sh.w[0]*e:], w[i*s1+sh.w[1]*e:], x[i*s2+sh.w[2]*e:], y[i*s3+sh.w[3]*e:], z[i*s4+sh.w[4]*e:], n-e)
+	}
+}
+
+// Batched assembly kernels: it iterations of the kernel's block on each of
+// rows rows (see simd/_asm).
+type (
+	asm2 func(x, y *byte, it, rows, dstStride, srcStride int)
+	asm3 func(x, y, z *byte, it, rows, dstStride, srcStride int)
+	asm5 func(v, w, x, y, z *byte, it, rows, dstStride, srcStride int)
+)
+
+// rowAsm is the assembly that batches call directly, row by row; the generic
+// implementation has none (all nil, vw 0).
+type rowAsm struct {
+	vw int // vector width in bytes: 16-bit pairs and 8-bit quads take vw elements per iteration, f32 kernels vw/2
+
+	f32ToBF16, f32ToF16, bf16ToF32, f16ToF32                                              asm2
+	interleave16, deinterleave16, f32ToBF16Interleave, f32ToF16Interleave, bf16DeintToF32 asm3
+	interleave8x4, deinterleave8x4                                                        asm5
+}
+
+// addRows fills k's batched kernels from its single-call ones and a.
+func addRows(k *Kernels, a rowAsm) *Kernels {
+	v, h := a.vw, a.vw/2
+	k.F32ToBF16Rows = func(dst, src []byte, n int, r Rows) {
+		rows2(&shNarrow, dst, src, n, r, h, a.f32ToBF16, genericF32ToBF16, k.F32ToBF16)
+	}
+	k.F32ToF16Rows = func(dst, src []byte, n int, r Rows) {
+		rows2(&shNarrow, dst, src, n, r, h, a.f32ToF16, genericF32ToF16, k.F32ToF16)
+	}
+	k.BF16ToF32Rows = func(dst, src []byte, n int, r Rows) {
+		rows2(&shWiden, dst, src, n, r, h, a.bf16ToF32, genericBF16ToF32, k.BF16ToF32)
+	}
+	k.F16ToF32Rows = func(dst, src []byte, n int, r Rows) {
+		rows2(&shWiden, dst, src, n, r, h, a.f16ToF32, genericF16ToF32, k.F16ToF32)
+	}
+	k.Interleave16Rows = func(dst, x, y []byte, n int, r Rows) {
+		rows3(&shPack16, dst, x, y, n, r, v, a.interleave16, genericInterleave16, k.Interleave16)
+	}
+	k.Deinterleave16Rows = func(x, y, src []byte, n int, r Rows) {
+		rows3(&shUnpack16, x, y, src, n, r, v, a.deinterleave16, genericDeinterleave16, k.Deinterleave16)
+	}
+	k.F32ToBF16InterleaveRows = func(dst, x, y []byte, n int, r Rows) {
+		rows3(&shPackF32, dst, x, y, n, r, h, a.f32ToBF16Interleave, genericF32ToBF16Interleave, k.F32ToBF16Interleave)
+	}
+	k.F32ToF16InterleaveRows = func(dst, x, y []byte, n int, r Rows) {
+		rows3(&shPackF32, dst, x, y, n, r, h, a.f32ToF16Interleave, genericF32ToF16Interleave, k.F32ToF16Interleave)
+	}
+	k.BF16DeinterleaveToF32Rows = func(x, y, src []byte, n int, r Rows) {
+		rows3(&shUnpackToF32, x, y, src, n, r, h, a.bf16DeintToF32, genericBF16DeinterleaveToF32, k.BF16DeinterleaveToF32)
+	}
+	k.Interleave8x4Rows = func(dst, r0, r1, r2, r3 []byte, n int, r Rows) {
+		rows5(&shPack8x4, dst, r0, r1, r2, r3, n, r, v, a.interleave8x4, genericInterleave8x4, k.Interleave8x4)
+	}
+	k.Deinterleave8x4Rows = func(r0, r1, r2, r3, src []byte, n int, r Rows) {
+		rows5(&shUnpack8x4, r0, r1, r2, r3, src, n, r, v, a.deinterleave8x4, genericDeinterleave8x4, k.Deinterleave8x4)
+	}
+	return k
+}

@@ -1,0 +1,164 @@
+package simd
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// rowsCase is a batched kernel with its single-call form; operands in argument order.
+type rowsCase struct {
+	name  string
+	sh    *shape
+	f32In bool
+	rows  func(k *Kernels, ops [][]byte, n int, r Rows)
+	one   func(k *Kernels, ops [][]byte, n int)
+}
+
+var rowsCases = []rowsCase{
+	{"F32ToBF16", &shNarrow, true,
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.F32ToBF16Rows(o[0], o[1], n, r) },
+		func(k *Kernels, o [][]byte, n int) { k.F32ToBF16(o[0], o[1], n) }},
+	{"F32ToF16", &shNarrow, true,
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.F32ToF16Rows(o[0], o[1], n, r) },
+		func(k *Kernels, o [][]byte, n int) { k.F32ToF16(o[0], o[1], n) }},
+	{"BF16ToF32", &shWiden, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.BF16ToF32Rows(o[0], o[1], n, r) },
+		func(k *Kernels, o [][]byte, n int) { k.BF16ToF32(o[0], o[1], n) }},
+	{"F16ToF32", &shWiden, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.F16ToF32Rows(o[0], o[1], n, r) },
+		func(k *Kernels, o [][]byte, n int) { k.F16ToF32(o[0], o[1], n) }},
+	{"Interleave16", &shPack16, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.Interleave16Rows(o[0], o[1], o[2], n, r) },
+		func(k *Kernels, o [][]byte, n int) { k.Interleave16(o[0], o[1], o[2], n) }},
+	{"Deinterleave16", &shUnpack16, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.Deinterleave16Rows(o[0], o[1], o[2], n, r) },
+		func(k *Kernels, o [][]byte, n int) { k.Deinterleave16(o[0], o[1], o[2], n) }},
+	{"F32ToBF16Interleave", &shPackF32, true,
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.F32ToBF16InterleaveRows(o[0], o[1], o[2], n, r) },
+		func(k *Kernels, o [][]byte, n int) { k.F32ToBF16Interleave(o[0], o[1], o[2], n) }},
+	{"F32ToF16Interleave", &shPackF32, true,
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.F32ToF16InterleaveRows(o[0], o[1], o[2], n, r) },
+		func(k *Kernels, o [][]byte, n int) { k.F32ToF16Interleave(o[0], o[1], o[2], n) }},
+	{"BF16DeinterleaveToF32", &shUnpackToF32, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.BF16DeinterleaveToF32Rows(o[0], o[1], o[2], n, r) },
+		func(k *Kernels, o [][]byte, n int) { k.BF16DeinterleaveToF32(o[0], o[1], o[2], n) }},
+	{"Interleave8x4", &shPack8x4, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.Interleave8x4Rows(o[0], o[1], o[2], o[3], o[4], n, r) },
+		func(k *Kernels, o [][]byte, n int) { k.Interleave8x4(o[0], o[1], o[2], o[3], o[4], n) }},
+	{"Deinterleave8x4", &shUnpack8x4, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.Deinterleave8x4Rows(o[0], o[1], o[2], o[3], o[4], n, r) },
+		func(k *Kernels, o [][]byte, n int) { k.Deinterleave8x4(o[0], o[1], o[2], o[3], o[4], n) }},
+}
+
+func (c *rowsCase) operands() int {
+	k := 0
+	for k < len(c.sh.w) && c.sh.w[k] > 0 {
+		k++
+	}
+	return k
+}
+
+// TestRows checks every batched kernel of every implementation against the
+// generic single-call kernel run once per row: random row counts, strides
+// with gaps (whose bytes must stay as they were), a shared source row
+// (stride 0) and unaligned starts.
+func TestRows(t *testing.T) {
+	withNT(t, func(t *testing.T) {
+		for _, c := range rowsCases {
+			t.Run(c.name, func(t *testing.T) {
+				r := rand.New(rand.NewPCG(5, 6))
+				for _, k := range Available() {
+					for _, n := range testLengths[:30] {
+						rows := Rows{N: r.IntN(6)}
+						dgap, sgap := r.IntN(70), r.IntN(70)
+						checkRowsCase(t, c, k, r, n, rows, dgap, sgap, r.IntN(2) == 0)
+					}
+				}
+			})
+		}
+	})
+}
+
+func checkRowsCase(t *testing.T, c rowsCase, k *Kernels, r *rand.Rand, n int, rows Rows, dgap, sgap int, sharedSrc bool) {
+	t.Helper()
+	nops := c.operands()
+	// Strides: the widest destination (resp. source) row plus a gap.
+	for i := range nops {
+		row := c.sh.w[i] * n
+		if c.sh.dst[i] {
+			rows.DstStride = max(rows.DstStride, row+dgap)
+		} else if !sharedSrc {
+			rows.SrcStride = max(rows.SrcStride, row+sgap)
+		}
+	}
+	size := func(i int) int {
+		if rows.N == 0 {
+			return r.IntN(8)
+		}
+		st := rows.SrcStride
+		if c.sh.dst[i] {
+			st = rows.DstStride
+		}
+		return (rows.N-1)*st + c.sh.w[i]*n
+	}
+	want := make([][]byte, nops)
+	got := make([][]byte, nops)
+	guards := make([]*guarded, nops)
+	for i := range nops {
+		sz := size(i)
+		data := randBytes(r, sz)
+		if c.f32In && !c.sh.dst[i] {
+			data = randF32(r, sz/4+1)[:sz]
+		}
+		guards[i] = newGuarded(len(data), (i*13+n)%64)
+		got[i] = guards[i].b()
+		copy(got[i], data)
+		want[i] = bytes.Clone(data)
+	}
+	for j := range rows.N {
+		ops := make([][]byte, nops)
+		for i := range nops {
+			st := rows.SrcStride
+			if c.sh.dst[i] {
+				st = rows.DstStride
+			}
+			ops[i] = want[i][j*st:]
+		}
+		c.one(Generic(), ops, n)
+	}
+	c.rows(k, got, n, rows)
+	what := fmt.Sprintf("%sRows/%s n=%d %+v", c.name, k.Name, n, rows)
+	for i := range nops {
+		guards[i].checkGuards(t, what)
+		if !bytes.Equal(got[i], want[i]) {
+			t.Fatalf("%s: operand %d differs from row-by-row generic", what, i)
+		}
+	}
+}
+
+func TestRowsPanics(t *testing.T) {
+	for _, k := range Available() {
+		b := make([]byte, 1000)
+		for _, tc := range []struct {
+			name string
+			f    func()
+		}{
+			{"short dst", func() { k.Interleave16Rows(b[:4*10*3-1], b, b, 10, Rows{N: 3, DstStride: 40}) }},
+			{"short src", func() { k.F32ToBF16Rows(b, b[:99], 10, Rows{N: 3, SrcStride: 30}) }},
+			{"negative stride", func() { k.Deinterleave8x4Rows(b, b, b, b, b, 1, Rows{N: 2, DstStride: -1}) }},
+			{"negative rows", func() { k.BF16ToF32Rows(b, b, 1, Rows{N: -1}) }},
+			{"huge stride", func() { k.Interleave16Rows(b, b, b, 1, Rows{N: 3, DstStride: 1 << 62}) }},
+		} {
+			func() {
+				defer func() {
+					if recover() == nil {
+						t.Errorf("%s %s did not panic", k.Name, tc.name)
+					}
+				}()
+				tc.f()
+			}()
+		}
+	}
+}
