@@ -134,15 +134,19 @@ func (p *Plan) compile() {
 	if k.rep > 1 {
 		k.maxBlock[k.repDim] += (k.rep - 1) * k.repPlace
 	}
+	// Non-temporal stores save the read of each destination line when the destination
+	// is larger than the cache. Copies use them only for runs long enough to amortise
+	// the SFENCE that ends each CopyNT: on 512-byte runs it drops a T(8,128) gather from
+	// 0.95 to 0.40 of copy(). Transposes fence once per block: at 8192² f32 they went
+	// from 0.45 to 0.67–0.69 of copy(), 64⁴ perm3210 from 0.39 to 0.52–0.66.
+	big := p.dst.FootprintBytes() >= streamingBytes()
+	p.stream = big && (k.kind == kCopy && k.n*int64(p.dbits/8) >= 64<<10 || k.kind == kTranspose)
 	p.bind(&k)
 	p.kern = k
 	p.chunks = 1
 	for _, l := range p.outer {
 		p.chunks *= l.size
 	}
-	// Non-temporal stores only pay for runs long enough to amortise the SFENCE that ends
-	// each CopyNT: on 512-byte runs it drops a T(8,128) gather from 0.95 to 0.40 of copy().
-	p.stream = k.kind == kCopy && p.dst.FootprintBytes() >= streamingBytes() && k.n*int64(p.dbits/8) >= 64<<10
 }
 
 // bind picks the simd functions for the kernel's kind and the plan's types.
@@ -172,6 +176,9 @@ func (p *Plan) bind(k *kernel) {
 		}
 	case kTranspose:
 		k.trans = [...]func([]byte, int, []byte, int, int, int){1: ks.Transpose8, 2: ks.Transpose16, 4: ks.Transpose32}[p.dbits/8]
+		if p.stream {
+			k.trans = [...]func([]byte, int, []byte, int, int, int){1: ks.Transpose8NT, 2: ks.Transpose16NT, 4: ks.Transpose32NT}[p.dbits/8]
+		}
 	}
 }
 

@@ -30,7 +30,7 @@ type Plan struct {
 	kern   kernel
 	chunks int64 // iterations of the outer loops
 	ragged []bool
-	stream bool // non-temporal stores for runs
+	stream bool // non-temporal stores: copy runs, transposes
 }
 
 // NewPlan compiles a relayout from src's layout to dst's. The logical dims must be equal;

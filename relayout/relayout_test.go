@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/tpulayout/tpulayout/buffer"
@@ -106,6 +107,7 @@ func randomLayout(r *rand.Rand, dt layout.DType, rank int) layout.Layout {
 type pairCase struct {
 	dst, src layout.Shape
 	opts     []Option
+	stream   bool // force the non-temporal paths that only destinations beyond the LLC take
 }
 
 func randomPair(r *rand.Rand) pairCase {
@@ -145,7 +147,7 @@ func randomPair(r *rand.Rand) pairCase {
 	if r.IntN(3) == 0 {
 		opts = append(opts, WithBlockBytes(256<<r.IntN(6)))
 	}
-	return pairCase{dst, src, opts}
+	return pairCase{dst, src, opts, r.IntN(8) == 0}
 }
 
 // randomFill writes random bits over every byte, padding included.
@@ -165,6 +167,10 @@ func checkPair(t *testing.T, r *rand.Rand, c pairCase, kernels string) string {
 	p, err := NewPlan(c.dst, c.src, opts...)
 	if err != nil {
 		t.Fatalf("NewPlan(%s ← %s): %v", c.dst, c.src, err)
+	}
+	if c.stream {
+		p.stream = p.kern.kind == kCopy || p.kern.kind == kTranspose
+		p.bind(&p.kern)
 	}
 	src := buffer.MustNew(c.src)
 	randomFill(r, src.Data)
@@ -224,6 +230,7 @@ func TestNamedCases(t *testing.T) {
 				if d == [2]int64{24, 384} && got != c.kernel {
 					t.Errorf("%s: kernel %s, want %s", c.name, got, c.kernel)
 				}
+				checkPair(t, r, pairCase{dst: dst, src: src, stream: true}, k.Name)
 			}
 		}
 	}
@@ -287,7 +294,11 @@ func TestCopyDoesNotAllocate(t *testing.T) {
 			if n := testing.AllocsPerRun(20, func() { _ = p.Copy(d, s) }); n != 0 {
 				t.Errorf("%s, %d workers: Copy allocates %v times", c.name, workers, n)
 			}
-			p.stream = true // the non-temporal path of large destinations
+			if n := testing.AllocsPerRun(5, func() { runtime.GC(); _ = p.Copy(d, s) }); n != 0 {
+				t.Errorf("%s, %d workers: Copy after a GC allocates %v times", c.name, workers, n)
+			}
+			p.stream = true // the non-temporal paths of large destinations
+			p.bind(&p.kern)
 			if n := testing.AllocsPerRun(20, func() { _ = p.Copy(d, s) }); n != 0 {
 				t.Errorf("%s, %d workers, streaming: Copy allocates %v times", c.name, workers, n)
 			}

@@ -3,7 +3,9 @@ package relayout
 import "sync"
 
 // A pool of long-lived goroutines runs the parts of parallel copies, so that Copy does
-// not allocate: tasks travel by value over a channel and WaitGroups are recycled.
+// not allocate: tasks travel by value over a channel and WaitGroups are recycled through
+// a free list (a sync.Pool would be emptied by the GC and allocate again: the benchmark
+// saw 0.25 allocs per copy).
 type task struct {
 	p        *Plan
 	dst, src []byte
@@ -15,8 +17,24 @@ var (
 	poolMu   sync.Mutex
 	poolSize int
 	tasks    = make(chan task)
-	waits    = sync.Pool{New: func() any { return new(sync.WaitGroup) }}
+	waits    = make(chan *sync.WaitGroup, 64)
 )
+
+func getWait() *sync.WaitGroup {
+	select {
+	case wg := <-waits:
+		return wg
+	default:
+		return new(sync.WaitGroup)
+	}
+}
+
+func putWait(wg *sync.WaitGroup) {
+	select {
+	case waits <- wg:
+	default:
+	}
+}
 
 // ensureWorkers starts goroutines until n are serving tasks.
 func ensureWorkers(n int) {
@@ -35,12 +53,12 @@ func ensureWorkers(n int) {
 // parallel runs [0, total) as w contiguous parts, the first on the calling goroutine.
 func (p *Plan) parallel(dst, src []byte, total, w int64) {
 	ensureWorkers(int(w - 1))
-	wg := waits.Get().(*sync.WaitGroup)
+	wg := getWait()
 	wg.Add(int(w - 1))
 	for i := int64(1); i < w; i++ {
 		tasks <- task{p, dst, src, total * i / w, total * (i + 1) / w, wg}
 	}
 	p.runRange(dst, src, 0, total/w)
 	wg.Wait()
-	waits.Put(wg)
+	putWait(wg)
 }

@@ -36,7 +36,9 @@ type asmSet struct {
 	rows rowAsm // the batched kernels
 
 	transpose32, transpose16, transpose8 func(dst *byte, dstStride int, src *byte, srcStride int, n int)
-	t32, t16, t8                         int // block sizes of the transposes
+	// Non-temporal transposes without SFENCE (nil where a store is less than a cache line).
+	transpose32NT, transpose16NT, transpose8NT func(dst *byte, dstStride int, src *byte, srcStride int, n int)
+	t32, t16, t8                               int // block sizes of the transposes
 	// narrower takes a transpose's edges that are too thin for this set's blocks but
 	// not for its own (a 64×8 f32 block is all edge for AVX-512's 16×16 kernel).
 	narrower *asmSet
@@ -80,6 +82,7 @@ var avx512Set = &asmSet{
 	f16ToF32: f16ToF32AVX512, f16ToF32NT: f16ToF32NTAVX512,
 	rows:        rowAsm{vw: 64, f32ToBF16: f32ToBF16RowsAVX512, f32ToF16: f32ToF16RowsAVX512, bf16ToF32: bf16ToF32RowsAVX512, f16ToF32: f16ToF32RowsAVX512, interleave16: interleave16RowsAVX512, deinterleave16: deinterleave16RowsAVX512, f32ToBF16Interleave: f32ToBF16InterleaveRowsAVX512, f32ToF16Interleave: f32ToF16InterleaveRowsAVX512, interleave8x4: interleave8x4RowsAVX512, deinterleave8x4: deinterleave8x4RowsAVX512, bf16DeintToF32: bf16DeinterleaveToF32RowsAVX512},
 	transpose32: transpose32AVX512, transpose16: transpose16AVX512, transpose8: transpose8AVX512,
+	transpose32NT: transpose32NTAVX512, transpose16NT: transpose16NTAVX512, transpose8NT: transpose8NTAVX512,
 	t32: 16, t16: 32, t8: 64, alignT8: true,
 	narrower: avx2Set,
 }
@@ -101,6 +104,9 @@ func (s *asmSet) kernels() *Kernels {
 		Transpose32:           s.transpose32W,
 		Transpose16:           s.transpose16W,
 		Transpose8:            s.transpose8W,
+		Transpose32NT:         s.transpose32NTW,
+		Transpose16NT:         s.transpose16NTW,
+		Transpose8NT:          s.transpose8NTW,
 		Interleave16:          s.interleave16W,
 		Deinterleave16:        s.deinterleave16W,
 		Interleave8x4:         s.interleave8x4W,
@@ -464,17 +470,22 @@ func (s *asmSet) deinterleave8x4W(r0, r1, r2, r3, src []byte, n int) {
 const transposeStripRows = 256
 
 // transpose runs the set's nb×nb kernel for w-byte elements on all whole blocks, and
-// hands the right and bottom edges to the narrower set, or to the generic code.
-func (s *asmSet) transpose(w int, dst []byte, ds int, src []byte, ss int, rows, cols int) {
+// hands the right and bottom edges to the narrower set, or to the generic code. With
+// nt, it uses the non-temporal kernel if the set has one and the destination rows
+// are aligned to the vector width, and reports whether it did (the caller fences).
+func (s *asmSet) transpose(w int, dst []byte, ds int, src []byte, ss int, rows, cols int, nt bool) (fence bool) {
 	if rows == 0 || cols == 0 {
-		return
+		return false
 	}
-	nb, kern, rect := s.t32, s.transpose32, transposeRect32
+	nb, kern, kernNT, rect := s.t32, s.transpose32, s.transpose32NT, transposeRect32
 	switch w {
 	case 2:
-		nb, kern, rect = s.t16, s.transpose16, transposeRect16
+		nb, kern, kernNT, rect = s.t16, s.transpose16, s.transpose16NT, transposeRect16
 	case 1:
-		nb, kern, rect = s.t8, s.transpose8, transposeRect8
+		nb, kern, kernNT, rect = s.t8, s.transpose8, s.transpose8NT, transposeRect8
+	}
+	if nt && kernNT != nil && ds%s.vw == 0 && addr(&dst[0])%uintptr(s.vw) == 0 {
+		kern, fence = kernNT, true
 	}
 	rb, cb := rows/nb, cols/nb
 	if rb > 0 && cb > 0 {
@@ -497,7 +508,7 @@ func (s *asmSet) transpose(w int, dst []byte, ds int, src []byte, ss int, rows, 
 	r, c := rb*nb, cb*nb
 	edge := func(dst []byte, src []byte, rows, cols int) {
 		if s.narrower != nil {
-			s.narrower.transpose(w, dst, ds, src, ss, rows, cols)
+			s.narrower.transpose(w, dst, ds, src, ss, rows, cols, false)
 		} else {
 			rect(dst, ds, src, ss, 0, rows, 0, cols)
 		}
@@ -508,21 +519,37 @@ func (s *asmSet) transpose(w int, dst []byte, ds int, src []byte, ss int, rows, 
 	if r < rows && c > 0 {
 		edge(dst[r*w:], src[r*ss:], rows-r, c)
 	}
+	return fence
 }
 
 func (s *asmSet) transpose32W(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
-	checkTranspose(4, dst, dstStride, src, srcStride, rows, cols)
-	s.transpose(4, dst, dstStride, src, srcStride, rows, cols)
+	s.transposeW(4, dst, dstStride, src, srcStride, rows, cols, false)
 }
 
 func (s *asmSet) transpose16W(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
-	checkTranspose(2, dst, dstStride, src, srcStride, rows, cols)
-	s.transpose(2, dst, dstStride, src, srcStride, rows, cols)
+	s.transposeW(2, dst, dstStride, src, srcStride, rows, cols, false)
 }
 
 func (s *asmSet) transpose8W(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
-	checkTranspose(1, dst, dstStride, src, srcStride, rows, cols)
-	if s.alignT8 && rows >= s.t8 && cols >= s.t8 {
+	s.transposeW(1, dst, dstStride, src, srcStride, rows, cols, false)
+}
+
+func (s *asmSet) transpose32NTW(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
+	s.transposeW(4, dst, dstStride, src, srcStride, rows, cols, true)
+}
+
+func (s *asmSet) transpose16NTW(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
+	s.transposeW(2, dst, dstStride, src, srcStride, rows, cols, true)
+}
+
+func (s *asmSet) transpose8NTW(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
+	s.transposeW(1, dst, dstStride, src, srcStride, rows, cols, true)
+}
+
+// transposeW checks the arguments, runs transpose, and fences non-temporal stores.
+func (s *asmSet) transposeW(w int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, nt bool) {
+	checkTranspose(w, dst, dstStride, src, srcStride, rows, cols)
+	if w == 1 && s.alignT8 && rows >= s.t8 && cols >= s.t8 {
 		// The AVX-512 kernel writes 64-byte destination rows. When they would
 		// straddle cache lines (every one of them split in two), the AVX2
 		// kernel's 16-byte stores are faster: measured 7-8 GB/s against
@@ -530,13 +557,15 @@ func (s *asmSet) transpose8W(dst []byte, dstStride int, src []byte, srcStride in
 		// the first source rows (destination columns) up to the next 64-byte
 		// boundary go to the narrower set and the rest is aligned.
 		if dstStride%s.vw != 0 {
-			s.narrower.transpose(1, dst, dstStride, src, srcStride, rows, cols)
+			s.narrower.transpose(1, dst, dstStride, src, srcStride, rows, cols, false)
 			return
 		}
 		if h := int(-addr(&dst[0]) & uintptr(s.vw-1)); h > 0 {
-			s.narrower.transpose(1, dst, dstStride, src, srcStride, h, cols)
+			s.narrower.transpose(1, dst, dstStride, src, srcStride, h, cols, false)
 			dst, src, rows = dst[h:], src[h*srcStride:], rows-h
 		}
 	}
-	s.transpose(1, dst, dstStride, src, srcStride, rows, cols)
+	if s.transpose(w, dst, dstStride, src, srcStride, rows, cols, nt) {
+		sfence()
+	}
 }

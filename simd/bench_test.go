@@ -112,7 +112,7 @@ func benchTranspose(b *testing.B, w int) {
 			b.Run(fmt.Sprintf("impl=%s/size=%s", k.Name, sz.name), func(b *testing.B) {
 				b.SetBytes(int64(len(src)))
 				for b.Loop() {
-					k.transpose(w)(dst, side*w, src, side*w, side, side)
+					k.transpose(w, false)(dst, side*w, src, side*w, side, side)
 				}
 			})
 		}

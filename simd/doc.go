@@ -42,7 +42,10 @@
 // Copy uses ordinary stores and suits destinations that stay in cache.
 // CopyNT uses non-temporal stores (after aligning the destination to 64
 // bytes) and ends with SFENCE; use it when the whole destination is larger
-// than the cache, even if each call copies a short run. The other vector
+// than the cache, even if each call copies a short run. Transpose32NT,
+// Transpose16NT and Transpose8NT are the transposes' counterparts (AVX-512
+// only: elsewhere a store covers part of a line and they are the ordinary
+// ones). The other vector
 // kernels switch to non-temporal stores by themselves when one call writes at
 // least the L2 cache size and their destinations can be aligned.
 //

@@ -85,7 +85,7 @@ func FuzzTranspose(f *testing.F) {
 	f.Add([]byte{9, 8, 7, 6, 5}, uint8(64), uint8(32), uint8(0), uint8(1))
 	f.Add([]byte{0}, uint8(40), uint8(70), uint8(1), uint8(2))
 	f.Fuzz(func(t *testing.T, data []byte, rows, cols, pad, wsel uint8) {
-		w := []int{4, 2, 1}[wsel%3]
+		w, nt := []int{4, 2, 1}[wsel%3], wsel&4 != 0
 		r, c, p := int(rows), int(cols), int(pad%8)
 		ss, ds := (c+p)*w, (r+2*p)*w
 		var srcLen, dstLen int
@@ -94,14 +94,14 @@ func FuzzTranspose(f *testing.F) {
 		}
 		src := cycle(data, srcLen, 0)
 		want := cycle(data, dstLen, 3)
-		Generic().transpose(w)(want, ds, src, ss, r, c)
+		Generic().transpose(w, false)(want, ds, src, ss, r, c)
 		for _, k := range Available()[1:] {
 			g := newGuarded(dstLen, p)
 			copy(g.b(), cycle(data, dstLen, 3))
-			k.transpose(w)(g.b(), ds, src, ss, r, c)
+			k.transpose(w, nt)(g.b(), ds, src, ss, r, c)
 			g.checkGuards(t, k.Name)
 			if !bytes.Equal(g.b(), want) {
-				t.Fatalf("%s Transpose w=%d rows=%d cols=%d: differs from generic", k.Name, w, r, c)
+				t.Fatalf("%s Transpose w=%d nt=%v rows=%d cols=%d: differs from generic", k.Name, w, nt, r, c)
 			}
 		}
 	})
@@ -126,13 +126,19 @@ func FuzzFill(f *testing.F) {
 	})
 }
 
-// transpose returns the Transpose kernel for w-byte elements.
-func (k *Kernels) transpose(w int) func(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
-	switch w {
-	case 4:
+// transpose returns the Transpose kernel for w-byte elements, non-temporal or not.
+func (k *Kernels) transpose(w int, nt bool) func(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
+	switch {
+	case w == 4 && nt:
+		return k.Transpose32NT
+	case w == 4:
 		return k.Transpose32
-	case 2:
+	case w == 2 && nt:
+		return k.Transpose16NT
+	case w == 2:
 		return k.Transpose16
+	case nt:
+		return k.Transpose8NT
 	}
 	return k.Transpose8
 }

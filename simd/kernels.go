@@ -32,6 +32,14 @@ type Kernels struct {
 	Transpose32 func(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int)
 	Transpose16 func(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int)
 	Transpose8  func(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int)
+	// Transpose32NT, Transpose16NT and Transpose8NT have the same results but
+	// use non-temporal stores where every store fills a cache line (AVX-512,
+	// destination rows aligned to 64 bytes), and end with SFENCE: for
+	// destinations larger than the cache, they save the read of each line
+	// before it is written.
+	Transpose32NT func(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int)
+	Transpose16NT func(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int)
+	Transpose8NT  func(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int)
 
 	// Interleave16 packs 16-bit pairs: for i < n, dst16[2i] = a16[i] and
 	// dst16[2i+1] = b16[i] (a is the even row, the low half of each 32-bit

@@ -393,3 +393,21 @@ func transpose16AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int
 //
 //go:noescape
 func transpose8AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+
+// transpose32NTAVX512 transposes n 16×16 blocks of 32-bit elements, going down the source (src += 16*srcStride, dst += 64 bytes per block). Stores are non-temporal, without SFENCE: destination rows must be aligned to the vector width.
+//
+//go:noescape
+func transpose32NTAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+
+// transpose16NTAVX512 transposes n 32×32 blocks of 16-bit elements, going down the source (src += 32*srcStride, dst += 64 bytes per block). Stores are non-temporal, without SFENCE: destination rows must be aligned to the vector width.
+//
+//go:noescape
+func transpose16NTAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+
+// transpose8NTAVX512 transposes n 64×64 blocks of 8-bit elements, going down the source (src += 64*srcStride, dst += 64 bytes per block). Stores are non-temporal, without SFENCE: destination rows must be aligned to the vector width.
+//
+//go:noescape
+func transpose8NTAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+
+// sfence orders the preceding non-temporal stores before later stores.
+func sfence()

@@ -305,33 +305,35 @@ func TestTransposeAgainstGeneric(t *testing.T) {
 		}
 		t.Run(fmt.Sprintf("w=%d", w), func(t *testing.T) {
 			for _, k := range impls {
-				tr := map[int]func(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int){
-					4: k.Transpose32, 2: k.Transpose16, 1: k.Transpose8}[w]
-				gen := map[int]func(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int){
-					4: genericTranspose32, 2: genericTranspose16, 1: genericTranspose8}[w]
-				for _, rows := range dims {
-					for _, cols := range dims {
-						for _, pad := range pads {
-							ss, ds := cols*w+pad*w+r.IntN(2)*w, rows*w+pad*w
-							switch {
-							case w == 1 && pad == 3: // 64-byte multiple dstStride, unaligned dst start
-								ss, ds = cols+r.IntN(70), (rows+63)&^63+64*r.IntN(2)
-							case w == 1 && pad == 5: // any strides
-								ss, ds = cols+r.IntN(70), rows+r.IntN(70)
-							}
-							srcLen, dstLen := 0, 0
-							if rows > 0 && cols > 0 {
-								srcLen = (rows-1)*ss + cols*w
-								dstLen = (cols-1)*ds + rows*w
-							}
-							sg := newGuarded(srcLen, pad)
-							copy(sg.b(), randBytes(r, srcLen))
-							wg, gg := newGuarded(dstLen, 2*pad), newGuarded(dstLen, 2*pad)
-							gen(wg.b(), ds, sg.b(), ss, rows, cols)
-							tr(gg.b(), ds, sg.b(), ss, rows, cols)
-							gg.checkGuards(t, fmt.Sprintf("%s %dx%d", k.Name, rows, cols))
-							if !bytes.Equal(gg.b(), wg.b()) {
-								t.Fatalf("%s w=%d rows=%d cols=%d ss=%d ds=%d: differs from generic", k.Name, w, rows, cols, ss, ds)
+				gen := Generic().transpose(w, false)
+				for _, nt := range []bool{false, true} {
+					tr := k.transpose(w, nt)
+					for _, rows := range dims {
+						for _, cols := range dims {
+							for _, pad := range pads {
+								ss, ds := cols*w+pad*w+r.IntN(2)*w, rows*w+pad*w
+								switch {
+								case pad == 0 && r.IntN(2) == 0: // aligned rows: the non-temporal kernels run
+									ds = (rows*w + 63) &^ 63
+								case w == 1 && pad == 3: // 64-byte multiple dstStride, unaligned dst start
+									ss, ds = cols+r.IntN(70), (rows+63)&^63+64*r.IntN(2)
+								case w == 1 && pad == 5: // any strides
+									ss, ds = cols+r.IntN(70), rows+r.IntN(70)
+								}
+								srcLen, dstLen := 0, 0
+								if rows > 0 && cols > 0 {
+									srcLen = (rows-1)*ss + cols*w
+									dstLen = (cols-1)*ds + rows*w
+								}
+								sg := newGuarded(srcLen, pad)
+								copy(sg.b(), randBytes(r, srcLen))
+								wg, gg := newGuarded(dstLen, 2*pad), newGuarded(dstLen, 2*pad)
+								gen(wg.b(), ds, sg.b(), ss, rows, cols)
+								tr(gg.b(), ds, sg.b(), ss, rows, cols)
+								gg.checkGuards(t, fmt.Sprintf("%s %dx%d", k.Name, rows, cols))
+								if !bytes.Equal(gg.b(), wg.b()) {
+									t.Fatalf("%s w=%d nt=%v rows=%d cols=%d ss=%d ds=%d: differs from generic", k.Name, w, nt, rows, cols, ss, ds)
+								}
 							}
 						}
 					}

@@ -46,12 +46,15 @@ func main() {
 			genF16ToF32(x, m)
 		}
 	}
-	genTransposeLanes(avx2, 4)
-	genTransposeLanes(avx2, 2)
+	genTransposeLanes(avx2, 4, ordinary)
+	genTransposeLanes(avx2, 2, ordinary)
 	genTranspose8x16AVX2()
-	genTransposeLanes(avx512, 4)
-	genTransposeLanes(avx512, 2)
-	genTransposeLanes(avx512, 1)
+	for _, m := range []mode{ordinary, streaming} {
+		genTransposeLanes(avx512, 4, m)
+		genTransposeLanes(avx512, 2, m)
+		genTransposeLanes(avx512, 1, m)
+	}
+	genSfence()
 
 	Generate()
 }

@@ -55,14 +55,22 @@ func laneNetwork(x isa, w int, rows []reg.VecVirtual) []reg.VecVirtual {
 // E*L+i at column E*J (one load and V-1 lane inserts from memory), so that an
 // in-lane E×E transpose of the E registers leaves output row E*J+j in
 // register j. Lane inserts from memory avoid cross-lane shuffles.
-func genTransposeLanes(x isa, w int) {
+//
+// The streaming variant (AVX-512 only, where every store is a whole cache
+// line) stores non-temporally and leaves the SFENCE to the caller, which
+// issues one after many calls (see sfence).
+func genTransposeLanes(x isa, w int, m mode) {
 	e := 16 / w
 	v := x.w / 16
 	nb := e * v
-	name := fmt.Sprintf("transpose%d%s", 8*w, x.name)
+	name := fname(fmt.Sprintf("transpose%d", 8*w), x, m)
 	TEXT(name, NOSPLIT, "func(dst *byte, dstStride int, src *byte, srcStride int, n int)")
 	Pragma("noescape")
-	Doc(fmt.Sprintf("%s transposes n %d×%d blocks of %d-bit elements, going down the source (src += %d*srcStride, dst += %d bytes per block).", name, nb, nb, 8*w, nb, nb*w))
+	doc := ""
+	if m == streaming {
+		doc = " Stores are non-temporal, without SFENCE: destination rows must be aligned to the vector width."
+	}
+	Doc(fmt.Sprintf("%s transposes n %d×%d blocks of %d-bit elements, going down the source (src += %d*srcStride, dst += %d bytes per block).%s", name, nb, nb, 8*w, nb, nb*w, doc))
 	d, ds := param("dst"), param("dstStride")
 	s, ss := param("src"), param("srcStride")
 	n := param("n")
@@ -120,7 +128,7 @@ func genTransposeLanes(x isa, w int) {
 		}
 		out := laneNetwork(x, w, rows)
 		for j := 0; j < e; j++ {
-			x.store(out[j], Mem{Base: q}, ordinary)
+			x.store(out[j], Mem{Base: q}, m)
 			if J < v-1 || j < e-1 {
 				ADDQ(ds, q)
 			}
@@ -131,7 +139,16 @@ func genTransposeLanes(x isa, w int) {
 	DECQ(n)
 	JNZ(LabelRef("loop"))
 	Label("done")
-	finish(ordinary)
+	finish(ordinary) // no SFENCE: see above
+}
+
+// genSfence emits sfence, which orders the non-temporal stores of the
+// streaming transposes before any later store.
+func genSfence() {
+	TEXT("sfence", NOSPLIT, "func()")
+	Doc("sfence orders the preceding non-temporal stores before later stores.")
+	SFENCE()
+	RET()
 }
 
 // genTranspose8x16AVX2 emits the 8-bit transpose on 16×16 blocks. Register i
