@@ -85,6 +85,9 @@ func (p *Plan) runRange(dst, src []byte, lo, hi int64) {
 		}
 		step(p.outer, &ctr, &dOff, &sOff, &e)
 	}
+	if p.stream {
+		p.k().Fence() // before the caller, or the goroutine waiting for this one, reads dst
+	}
 }
 
 // step advances an odometer over loops (the last fastest): the counters, both offsets
@@ -140,7 +143,7 @@ func (p *Plan) kernel(dst, src []byte, dOff, sOff, n64, rows int64) {
 	k := &p.kern
 	db, sb := int64(p.dbits/8), int64(p.sbits/8)
 	n := int(n64)
-	r := simd.Rows{N: int(rows), DstStride: int(k.repDst * db), SrcStride: int(k.repSrc * sb)}
+	r := simd.Rows{N: int(rows), DstStride: int(k.repDst * db), SrcStride: int(k.repSrc * sb), Stream: p.stream}
 	switch k.kind {
 	case kCopy:
 		k.conv(dst[dOff*db:], src[sOff*sb:], n, r)
@@ -193,18 +196,9 @@ func (p *Plan) runConv() func(dst, src []byte, n int, r simd.Rows) {
 	return nil
 }
 
-// copySame copies r.N runs of n elements of the plan's one type, with non-temporal
-// stores for the long runs of large destinations (see Plan.stream).
+// copySame copies r.N runs of n elements of the plan's one type.
 func (p *Plan) copySame(dst, src []byte, n int, r simd.Rows) {
-	nb := n * p.dbits / 8
-	for i := range r.N {
-		d, s := dst[i*r.DstStride:][:nb], src[i*r.SrcStride:][:nb]
-		if p.stream {
-			p.k().CopyNT(d, s)
-		} else {
-			copy(d, s)
-		}
-	}
+	p.k().CopyRows(dst, src, n*p.dbits/8, r)
 }
 
 func (p *Plan) convertRun(dst, src []byte, n int, r simd.Rows) {

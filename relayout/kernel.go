@@ -135,12 +135,11 @@ func (p *Plan) compile() {
 		k.maxBlock[k.repDim] += (k.rep - 1) * k.repPlace
 	}
 	// Non-temporal stores save the read of each destination line when the destination
-	// is larger than the cache. Copies use them only for runs long enough to amortise
-	// the SFENCE that ends each CopyNT: on 512-byte runs it drops a T(8,128) gather from
-	// 0.95 to 0.40 of copy(). Transposes fence once per block: at 8192² f32 they went
-	// from 0.45 to 0.67–0.69 of copy(), 64⁴ perm3210 from 0.39 to 0.52–0.66.
-	big := p.dst.FootprintBytes() >= streamingBytes()
-	p.stream = big && (k.kind == kCopy && k.n*int64(p.dbits/8) >= 64<<10 || k.kind == kTranspose)
+	// is larger than the cache. The batched kernels leave the SFENCE to the end of the
+	// range (one per 512-byte run dropped a T(8,128) gather from 0.95 to 0.40 of copy());
+	// transposes fence once per block: at 8192² f32 they went from 0.45 to 0.67–0.69
+	// of copy(), 64⁴ perm3210 from 0.39 to 0.52–0.66.
+	p.stream = p.dst.FootprintBytes() >= streamingBytes() && k.kind != kElem
 	p.bind(&k)
 	p.kern = k
 	p.chunks = 1

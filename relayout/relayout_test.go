@@ -169,7 +169,7 @@ func checkPair(t *testing.T, r *rand.Rand, c pairCase, kernels string) string {
 		t.Fatalf("NewPlan(%s ← %s): %v", c.dst, c.src, err)
 	}
 	if c.stream {
-		p.stream = p.kern.kind == kCopy || p.kern.kind == kTranspose
+		p.stream = p.kern.kind != kElem
 		p.bind(&p.kern)
 	}
 	src := buffer.MustNew(c.src)

@@ -33,7 +33,7 @@ type asmSet struct {
 	f32ToF16Interleave, f32ToF16InterleaveNT   func(dst, a, b *byte, n int)
 	f16ToF32, f16ToF32NT                       func(dst, src *byte, n int)
 
-	rows rowAsm // the batched kernels
+	rows, rowsNT rowAsm // the batched kernels
 
 	transpose32, transpose16, transpose8 func(dst *byte, dstStride int, src *byte, srcStride int, n int)
 	// Non-temporal transposes without SFENCE (nil where a store is less than a cache line).
@@ -61,7 +61,8 @@ var avx2Set = &asmSet{
 	f32ToF16: f32ToF16AVX2, f32ToF16NT: f32ToF16NTAVX2,
 	f32ToF16Interleave: f32ToF16InterleaveAVX2, f32ToF16InterleaveNT: f32ToF16InterleaveNTAVX2,
 	f16ToF32: f16ToF32AVX2, f16ToF32NT: f16ToF32NTAVX2,
-	rows:        rowAsm{vw: 32, f32ToBF16: f32ToBF16RowsAVX2, f32ToF16: f32ToF16RowsAVX2, bf16ToF32: bf16ToF32RowsAVX2, f16ToF32: f16ToF32RowsAVX2, interleave16: interleave16RowsAVX2, deinterleave16: deinterleave16RowsAVX2, f32ToBF16Interleave: f32ToBF16InterleaveRowsAVX2, f32ToF16Interleave: f32ToF16InterleaveRowsAVX2, interleave8x4: interleave8x4RowsAVX2, deinterleave8x4: deinterleave8x4RowsAVX2, bf16DeintToF32: bf16DeinterleaveToF32RowsAVX2},
+	rows:        rowAsm{vw: 32, copy: copyRowsAVX2, f32ToBF16: f32ToBF16RowsAVX2, f32ToF16: f32ToF16RowsAVX2, bf16ToF32: bf16ToF32RowsAVX2, f16ToF32: f16ToF32RowsAVX2, interleave16: interleave16RowsAVX2, deinterleave16: deinterleave16RowsAVX2, f32ToBF16Interleave: f32ToBF16InterleaveRowsAVX2, f32ToF16Interleave: f32ToF16InterleaveRowsAVX2, interleave8x4: interleave8x4RowsAVX2, deinterleave8x4: deinterleave8x4RowsAVX2, bf16DeintToF32: bf16DeinterleaveToF32RowsAVX2},
+	rowsNT:      rowAsm{vw: 32, copy: copyRowsNTAVX2, f32ToBF16: f32ToBF16RowsNTAVX2, f32ToF16: f32ToF16RowsNTAVX2, bf16ToF32: bf16ToF32RowsNTAVX2, f16ToF32: f16ToF32RowsNTAVX2, interleave16: interleave16RowsNTAVX2, deinterleave16: deinterleave16RowsNTAVX2, f32ToBF16Interleave: f32ToBF16InterleaveRowsNTAVX2, f32ToF16Interleave: f32ToF16InterleaveRowsNTAVX2, interleave8x4: interleave8x4RowsNTAVX2, deinterleave8x4: deinterleave8x4RowsNTAVX2, bf16DeintToF32: bf16DeinterleaveToF32RowsNTAVX2},
 	transpose32: transpose32AVX2, transpose16: transpose16AVX2, transpose8: transpose8AVX2,
 	t32: 8, t16: 16, t8: 16,
 }
@@ -80,7 +81,8 @@ var avx512Set = &asmSet{
 	f32ToF16: f32ToF16AVX512, f32ToF16NT: f32ToF16NTAVX512,
 	f32ToF16Interleave: f32ToF16InterleaveAVX512, f32ToF16InterleaveNT: f32ToF16InterleaveNTAVX512,
 	f16ToF32: f16ToF32AVX512, f16ToF32NT: f16ToF32NTAVX512,
-	rows:        rowAsm{vw: 64, f32ToBF16: f32ToBF16RowsAVX512, f32ToF16: f32ToF16RowsAVX512, bf16ToF32: bf16ToF32RowsAVX512, f16ToF32: f16ToF32RowsAVX512, interleave16: interleave16RowsAVX512, deinterleave16: deinterleave16RowsAVX512, f32ToBF16Interleave: f32ToBF16InterleaveRowsAVX512, f32ToF16Interleave: f32ToF16InterleaveRowsAVX512, interleave8x4: interleave8x4RowsAVX512, deinterleave8x4: deinterleave8x4RowsAVX512, bf16DeintToF32: bf16DeinterleaveToF32RowsAVX512},
+	rows:        rowAsm{vw: 64, copy: copyRowsAVX512, f32ToBF16: f32ToBF16RowsAVX512, f32ToF16: f32ToF16RowsAVX512, bf16ToF32: bf16ToF32RowsAVX512, f16ToF32: f16ToF32RowsAVX512, interleave16: interleave16RowsAVX512, deinterleave16: deinterleave16RowsAVX512, f32ToBF16Interleave: f32ToBF16InterleaveRowsAVX512, f32ToF16Interleave: f32ToF16InterleaveRowsAVX512, interleave8x4: interleave8x4RowsAVX512, deinterleave8x4: deinterleave8x4RowsAVX512, bf16DeintToF32: bf16DeinterleaveToF32RowsAVX512},
+	rowsNT:      rowAsm{vw: 64, copy: copyRowsNTAVX512, f32ToBF16: f32ToBF16RowsNTAVX512, f32ToF16: f32ToF16RowsNTAVX512, bf16ToF32: bf16ToF32RowsNTAVX512, f16ToF32: f16ToF32RowsNTAVX512, interleave16: interleave16RowsNTAVX512, deinterleave16: deinterleave16RowsNTAVX512, f32ToBF16Interleave: f32ToBF16InterleaveRowsNTAVX512, f32ToF16Interleave: f32ToF16InterleaveRowsNTAVX512, interleave8x4: interleave8x4RowsNTAVX512, deinterleave8x4: deinterleave8x4RowsNTAVX512, bf16DeintToF32: bf16DeinterleaveToF32RowsNTAVX512},
 	transpose32: transpose32AVX512, transpose16: transpose16AVX512, transpose8: transpose8AVX512,
 	transpose32NT: transpose32NTAVX512, transpose16NT: transpose16NTAVX512, transpose8NT: transpose8NTAVX512,
 	t32: 16, t16: 32, t8: 64, alignT8: true,
@@ -119,7 +121,8 @@ func (s *asmSet) kernels() *Kernels {
 		F32ToF16Interleave:    s.f32ToF16InterleaveW,
 		BF16DeinterleaveToF32: s.bf16DeintToF32W,
 		Fill:                  s.fillW,
-	}, s.rows)
+		Fence:                 sfence,
+	}, s.rows, s.rowsNT)
 }
 
 func addr(p *byte) uintptr { return uintptr(unsafe.Pointer(p)) }

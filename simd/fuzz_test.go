@@ -152,7 +152,8 @@ func FuzzRows(f *testing.F) {
 		r := rand.New(rand.NewPCG(seed, 7))
 		for _, c := range rowsCases {
 			for _, k := range Available() {
-				checkRowsCase(t, c, k, r, int(n)%1100, Rows{N: int(rows) % 17}, int(dgap), int(sgap), shared)
+				rs := Rows{N: int(rows) % 17, Stream: rows&0x80 != 0}
+				checkRowsCase(t, c, k, r, int(n)%1100, rs, int(dgap), int(sgap), shared)
 			}
 		}
 	})

@@ -33,7 +33,8 @@ var genericKernels = addRows(&Kernels{
 	F32ToF16Interleave:    genericF32ToF16Interleave,
 	BF16DeinterleaveToF32: genericBF16DeinterleaveToF32,
 	Fill:                  genericFill,
-}, rowAsm{})
+	Fence:                 func() {},
+}, rowAsm{}, rowAsm{})
 
 func genericCopy(dst, src []byte) {
 	copy(dst[:len(src):len(dst)], src)

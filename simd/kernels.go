@@ -67,8 +67,9 @@ type Kernels struct {
 	BF16DeinterleaveToF32 func(a, b, src []byte, n int)
 
 	// Batched forms of the kernels above: r.N calls, see [Rows]. Each has the
-	// result of calling its single-call form once per row, and the same
-	// bounds rule for the whole batch.
+	// result of calling its single-call form once per row (Copy with n-byte
+	// rows), and the same bounds rule for the whole batch.
+	CopyRows                  func(dst, src []byte, n int, r Rows) // n bytes per row
 	F32ToBF16Rows             func(dst, src []byte, n int, r Rows)
 	F32ToF16Rows              func(dst, src []byte, n int, r Rows)
 	BF16ToF32Rows             func(dst, src []byte, n int, r Rows)
@@ -80,6 +81,10 @@ type Kernels struct {
 	BF16DeinterleaveToF32Rows func(a, b, src []byte, n int, r Rows)
 	Interleave8x4Rows         func(dst, r0, r1, r2, r3 []byte, n int, r Rows)
 	Deinterleave8x4Rows       func(r0, r1, r2, r3, src []byte, n int, r Rows)
+
+	// Fence orders the non-temporal stores of earlier Rows batches with
+	// Stream set before any later store (SFENCE); a no-op where there are none.
+	Fence func()
 
 	// Fill sets dst to repeated copies of pattern; len(pattern) is in
 	// {1, 2, 4, 8, 16} and divides len(dst).

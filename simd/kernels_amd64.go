@@ -4,20 +4,15 @@
 
 package simd
 
-// copyAVX2 copies n*128 bytes from src to dst.
-//
-//go:noescape
-func copyAVX2(dst *byte, src *byte, n int)
-
-// copyNTAVX2 copies n*128 bytes from src to dst. Stores are non-temporal: destinations must be aligned to the vector width.
-//
-//go:noescape
-func copyNTAVX2(dst *byte, src *byte, n int)
-
 // fillAVX2 stores the 32 bytes at pat n*4 times to dst.
 //
 //go:noescape
 func fillAVX2(dst *byte, pat *byte, n int)
+
+// copyAVX2 copies n*128 bytes from src to dst.
+//
+//go:noescape
+func copyAVX2(dst *byte, src *byte, n int)
 
 // interleave16AVX2 interleaves n*32 16-bit elements of a and b into dst.
 //
@@ -74,6 +69,11 @@ func f32ToF16InterleaveAVX2(dst *byte, a *byte, b *byte, n int)
 //go:noescape
 func f16ToF32AVX2(dst *byte, src *byte, n int)
 
+// copyNTAVX2 copies n*128 bytes from src to dst. Stores are non-temporal: destinations must be aligned to the vector width.
+//
+//go:noescape
+func copyNTAVX2(dst *byte, src *byte, n int)
+
 // interleave16NTAVX2 interleaves n*32 16-bit elements of a and b into dst. Stores are non-temporal: destinations must be aligned to the vector width.
 //
 //go:noescape
@@ -128,6 +128,11 @@ func f32ToF16InterleaveNTAVX2(dst *byte, a *byte, b *byte, n int)
 //
 //go:noescape
 func f16ToF32NTAVX2(dst *byte, src *byte, n int)
+
+// copyRowsAVX2 copies n*128 bytes from src to dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func copyRowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
 // interleave16RowsAVX2 interleaves n*32 16-bit elements of a and b into dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
 //
@@ -184,20 +189,75 @@ func f32ToF16InterleaveRowsAVX2(dst *byte, a *byte, b *byte, n int, rows int, ds
 //go:noescape
 func f16ToF32RowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
-// copyAVX512 copies n*256 bytes from src to dst.
+// copyRowsNTAVX2 copies n*128 bytes from src to dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
 //
 //go:noescape
-func copyAVX512(dst *byte, src *byte, n int)
+func copyRowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
-// copyNTAVX512 copies n*256 bytes from src to dst. Stores are non-temporal: destinations must be aligned to the vector width.
+// interleave16RowsNTAVX2 interleaves n*32 16-bit elements of a and b into dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
 //
 //go:noescape
-func copyNTAVX512(dst *byte, src *byte, n int)
+func interleave16RowsNTAVX2(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int)
+
+// deinterleave16RowsNTAVX2 splits n*32 32-bit words of src into their low (a) and high (b) 16-bit halves. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func deinterleave16RowsNTAVX2(a *byte, b *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f32ToBF16InterleaveRowsNTAVX2 converts n*16 f32 elements of a and b to bf16 and interleaves them into dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f32ToBF16InterleaveRowsNTAVX2(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int)
+
+// f32ToBF16RowsNTAVX2 converts n*16 f32 elements of src to bf16. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f32ToBF16RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// bf16ToF32RowsNTAVX2 widens n*16 bf16 elements of src to f32. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func bf16ToF32RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// bf16DeinterleaveToF32RowsNTAVX2 widens the low (a) and high (b) bf16 halves of n*16 32-bit words of src to f32. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func bf16DeinterleaveToF32RowsNTAVX2(a *byte, b *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// interleave8x4RowsNTAVX2 interleaves n*32 bytes of r0..r3 into 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func interleave8x4RowsNTAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+
+// deinterleave8x4RowsNTAVX2 splits n*32 32-bit quads of src into bytes r0..r3. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func deinterleave8x4RowsNTAVX2(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f32ToF16RowsNTAVX2 converts n*16 f32 elements of src to IEEE binary16. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f32ToF16RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f32ToF16InterleaveRowsNTAVX2 converts n*16 f32 elements of a and b to binary16 and interleaves them into dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f32ToF16InterleaveRowsNTAVX2(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int)
+
+// f16ToF32RowsNTAVX2 widens n*16 binary16 elements of src to f32. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f16ToF32RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
 // fillAVX512 stores the 64 bytes at pat n*4 times to dst.
 //
 //go:noescape
 func fillAVX512(dst *byte, pat *byte, n int)
+
+// copyAVX512 copies n*256 bytes from src to dst.
+//
+//go:noescape
+func copyAVX512(dst *byte, src *byte, n int)
 
 // interleave16AVX512 interleaves n*64 16-bit elements of a and b into dst.
 //
@@ -254,6 +314,11 @@ func f32ToF16InterleaveAVX512(dst *byte, a *byte, b *byte, n int)
 //go:noescape
 func f16ToF32AVX512(dst *byte, src *byte, n int)
 
+// copyNTAVX512 copies n*256 bytes from src to dst. Stores are non-temporal: destinations must be aligned to the vector width.
+//
+//go:noescape
+func copyNTAVX512(dst *byte, src *byte, n int)
+
 // interleave16NTAVX512 interleaves n*64 16-bit elements of a and b into dst. Stores are non-temporal: destinations must be aligned to the vector width.
 //
 //go:noescape
@@ -309,6 +374,11 @@ func f32ToF16InterleaveNTAVX512(dst *byte, a *byte, b *byte, n int)
 //go:noescape
 func f16ToF32NTAVX512(dst *byte, src *byte, n int)
 
+// copyRowsAVX512 copies n*256 bytes from src to dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func copyRowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
 // interleave16RowsAVX512 interleaves n*64 16-bit elements of a and b into dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
 //
 //go:noescape
@@ -363,6 +433,66 @@ func f32ToF16InterleaveRowsAVX512(dst *byte, a *byte, b *byte, n int, rows int, 
 //
 //go:noescape
 func f16ToF32RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// copyRowsNTAVX512 copies n*256 bytes from src to dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func copyRowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// interleave16RowsNTAVX512 interleaves n*64 16-bit elements of a and b into dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func interleave16RowsNTAVX512(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int)
+
+// deinterleave16RowsNTAVX512 splits n*64 32-bit words of src into their low (a) and high (b) 16-bit halves. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func deinterleave16RowsNTAVX512(a *byte, b *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f32ToBF16InterleaveRowsNTAVX512 converts n*32 f32 elements of a and b to bf16 and interleaves them into dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f32ToBF16InterleaveRowsNTAVX512(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int)
+
+// f32ToBF16RowsNTAVX512 converts n*32 f32 elements of src to bf16. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f32ToBF16RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// bf16ToF32RowsNTAVX512 widens n*32 bf16 elements of src to f32. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func bf16ToF32RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// bf16DeinterleaveToF32RowsNTAVX512 widens the low (a) and high (b) bf16 halves of n*32 32-bit words of src to f32. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func bf16DeinterleaveToF32RowsNTAVX512(a *byte, b *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// interleave8x4RowsNTAVX512 interleaves n*64 bytes of r0..r3 into 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func interleave8x4RowsNTAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+
+// deinterleave8x4RowsNTAVX512 splits n*64 32-bit quads of src into bytes r0..r3. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func deinterleave8x4RowsNTAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f32ToF16RowsNTAVX512 converts n*32 f32 elements of src to IEEE binary16. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f32ToF16RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f32ToF16InterleaveRowsNTAVX512 converts n*32 f32 elements of a and b to binary16 and interleaves them into dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f32ToF16InterleaveRowsNTAVX512(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int)
+
+// f16ToF32RowsNTAVX512 widens n*32 binary16 elements of src to f32. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f16ToF32RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
 // transpose32AVX2 transposes n 8×8 blocks of 32-bit elements, going down the source (src += 8*srcStride, dst += 32 bytes per block).
 //

@@ -4,6 +4,29 @@
 
 #include "textflag.h"
 
+// func fillAVX2(dst *byte, pat *byte, n int)
+// Requires: AVX
+TEXT ·fillAVX2(SB), NOSPLIT, $0-24
+	MOVQ    dst+0(FP), AX
+	MOVQ    pat+8(FP), CX
+	MOVQ    n+16(FP), DX
+	VMOVDQU (CX), Y0
+	TESTQ   DX, DX
+	JZ      done
+
+loop:
+	VMOVDQU Y0, (AX)
+	VMOVDQU Y0, 32(AX)
+	VMOVDQU Y0, 64(AX)
+	VMOVDQU Y0, 96(AX)
+	ADDQ    $0x00000080, AX
+	DECQ    DX
+	JNZ     loop
+
+done:
+	VZEROUPPER
+	RET
+
 // func copyAVX2(dst *byte, src *byte, n int)
 // Requires: AVX
 TEXT ·copyAVX2(SB), NOSPLIT, $0-24
@@ -24,59 +47,6 @@ loop:
 	VMOVDQU Y3, 96(AX)
 	ADDQ    $0x00000080, AX
 	ADDQ    $0x00000080, CX
-	DECQ    DX
-	JNZ     loop
-
-done:
-	VZEROUPPER
-	RET
-
-// func copyNTAVX2(dst *byte, src *byte, n int)
-// Requires: AVX, MMX+
-TEXT ·copyNTAVX2(SB), NOSPLIT, $0-24
-	MOVQ  dst+0(FP), AX
-	MOVQ  src+8(FP), CX
-	MOVQ  n+16(FP), DX
-	TESTQ DX, DX
-	JZ    done
-
-loop:
-	PREFETCHNTA 512(CX)
-	PREFETCHNTA 576(CX)
-	VMOVDQU     (CX), Y0
-	VMOVDQU     32(CX), Y1
-	VMOVDQU     64(CX), Y2
-	VMOVDQU     96(CX), Y3
-	VMOVNTDQ    Y0, (AX)
-	VMOVNTDQ    Y1, 32(AX)
-	VMOVNTDQ    Y2, 64(AX)
-	VMOVNTDQ    Y3, 96(AX)
-	ADDQ        $0x00000080, AX
-	ADDQ        $0x00000080, CX
-	DECQ        DX
-	JNZ         loop
-
-done:
-	SFENCE
-	VZEROUPPER
-	RET
-
-// func fillAVX2(dst *byte, pat *byte, n int)
-// Requires: AVX
-TEXT ·fillAVX2(SB), NOSPLIT, $0-24
-	MOVQ    dst+0(FP), AX
-	MOVQ    pat+8(FP), CX
-	MOVQ    n+16(FP), DX
-	VMOVDQU (CX), Y0
-	TESTQ   DX, DX
-	JZ      done
-
-loop:
-	VMOVDQU Y0, (AX)
-	VMOVDQU Y0, 32(AX)
-	VMOVDQU Y0, 64(AX)
-	VMOVDQU Y0, 96(AX)
-	ADDQ    $0x00000080, AX
 	DECQ    DX
 	JNZ     loop
 
@@ -595,6 +565,36 @@ done:
 	VZEROUPPER
 	RET
 
+// func copyNTAVX2(dst *byte, src *byte, n int)
+// Requires: AVX, MMX+
+TEXT ·copyNTAVX2(SB), NOSPLIT, $0-24
+	MOVQ  dst+0(FP), AX
+	MOVQ  src+8(FP), CX
+	MOVQ  n+16(FP), DX
+	TESTQ DX, DX
+	JZ    done
+
+loop:
+	PREFETCHNTA 512(CX)
+	PREFETCHNTA 576(CX)
+	VMOVDQU     (CX), Y0
+	VMOVDQU     32(CX), Y1
+	VMOVDQU     64(CX), Y2
+	VMOVDQU     96(CX), Y3
+	VMOVNTDQ    Y0, (AX)
+	VMOVNTDQ    Y1, 32(AX)
+	VMOVNTDQ    Y2, 64(AX)
+	VMOVNTDQ    Y3, 96(AX)
+	ADDQ        $0x00000080, AX
+	ADDQ        $0x00000080, CX
+	DECQ        DX
+	JNZ         loop
+
+done:
+	SFENCE
+	VZEROUPPER
+	RET
+
 // func interleave16NTAVX2(dst *byte, a *byte, b *byte, n int)
 // Requires: AVX, AVX2, MMX+
 TEXT ·interleave16NTAVX2(SB), NOSPLIT, $0-32
@@ -1031,6 +1031,53 @@ loop:
 
 done:
 	SFENCE
+	VZEROUPPER
+	RET
+
+// func copyRowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX
+TEXT ·copyRowsAVX2(SB), NOSPLIT, $0-48
+	MOVQ   dst+0(FP), AX
+	MOVQ   src+8(FP), CX
+	MOVQ   n+16(FP), DX
+	MOVQ   rows+24(FP), BX
+	MOVQ   dstStride+32(FP), SI
+	MOVQ   srcStride+40(FP), DI
+	IMUL3Q $0x00000080, DX, R8
+	NEGQ   R8
+	ADDQ   SI, R8
+	IMUL3Q $0x00000080, DX, SI
+	NEGQ   SI
+	ADDQ   DI, SI
+	TESTQ  BX, BX
+	JZ     rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VMOVDQU (CX), Y0
+	VMOVDQU 32(CX), Y1
+	VMOVDQU 64(CX), Y2
+	VMOVDQU 96(CX), Y3
+	VMOVDQU Y0, (AX)
+	VMOVDQU Y1, 32(AX)
+	VMOVDQU Y2, 64(AX)
+	VMOVDQU Y3, 96(AX)
+	ADDQ    $0x00000080, AX
+	ADDQ    $0x00000080, CX
+	DECQ    DI
+	JNZ     loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
 	VZEROUPPER
 	RET
 
@@ -1693,6 +1740,735 @@ rowsdone:
 	VZEROUPPER
 	RET
 
+// func copyRowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX
+TEXT ·copyRowsNTAVX2(SB), NOSPLIT, $0-48
+	MOVQ   dst+0(FP), AX
+	MOVQ   src+8(FP), CX
+	MOVQ   n+16(FP), DX
+	MOVQ   rows+24(FP), BX
+	MOVQ   dstStride+32(FP), SI
+	MOVQ   srcStride+40(FP), DI
+	IMUL3Q $0x00000080, DX, R8
+	NEGQ   R8
+	ADDQ   SI, R8
+	IMUL3Q $0x00000080, DX, SI
+	NEGQ   SI
+	ADDQ   DI, SI
+	TESTQ  BX, BX
+	JZ     rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VMOVDQU  (CX), Y0
+	VMOVDQU  32(CX), Y1
+	VMOVDQU  64(CX), Y2
+	VMOVDQU  96(CX), Y3
+	VMOVNTDQ Y0, (AX)
+	VMOVNTDQ Y1, 32(AX)
+	VMOVNTDQ Y2, 64(AX)
+	VMOVNTDQ Y3, 96(AX)
+	ADDQ     $0x00000080, AX
+	ADDQ     $0x00000080, CX
+	DECQ     DI
+	JNZ      loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func interleave16RowsNTAVX2(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·interleave16RowsNTAVX2(SB), NOSPLIT, $0-56
+	MOVQ   dst+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   b+16(FP), DX
+	MOVQ   n+24(FP), BX
+	MOVQ   rows+32(FP), SI
+	MOVQ   dstStride+40(FP), DI
+	MOVQ   srcStride+48(FP), R8
+	IMUL3Q $0x00000080, BX, R9
+	NEGQ   R9
+	ADDQ   DI, R9
+	IMUL3Q $0x00000040, BX, DI
+	NEGQ   DI
+	ADDQ   R8, DI
+	TESTQ  SI, SI
+	JZ     rowsdone
+
+row:
+	MOVQ  BX, R8
+	TESTQ R8, R8
+	JZ    done
+
+loop:
+	VMOVDQU    (CX), Y0
+	VMOVDQU    (DX), Y1
+	VPUNPCKLWD Y1, Y0, Y2
+	VPUNPCKHWD Y1, Y0, Y0
+	VPERM2I128 $0x20, Y0, Y2, Y1
+	VPERM2I128 $0x31, Y0, Y2, Y0
+	VMOVNTDQ   Y1, (AX)
+	VMOVNTDQ   Y0, 32(AX)
+	VMOVDQU    32(CX), Y0
+	VMOVDQU    32(DX), Y1
+	VPUNPCKLWD Y1, Y0, Y2
+	VPUNPCKHWD Y1, Y0, Y0
+	VPERM2I128 $0x20, Y0, Y2, Y1
+	VPERM2I128 $0x31, Y0, Y2, Y0
+	VMOVNTDQ   Y1, 64(AX)
+	VMOVNTDQ   Y0, 96(AX)
+	ADDQ       $0x00000080, AX
+	ADDQ       $0x00000040, CX
+	ADDQ       $0x00000040, DX
+	DECQ       R8
+	JNZ        loop
+
+done:
+	ADDQ R9, AX
+	ADDQ DI, CX
+	ADDQ DI, DX
+	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func deinterleave16RowsNTAVX2(a *byte, b *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·deinterleave16RowsNTAVX2(SB), NOSPLIT, $0-56
+	MOVQ         a+0(FP), AX
+	MOVQ         b+8(FP), CX
+	MOVQ         src+16(FP), DX
+	MOVQ         n+24(FP), BX
+	VPBROADCASTD c32_0000ffff<>+0(SB), Y0
+	MOVQ         rows+32(FP), SI
+	MOVQ         dstStride+40(FP), DI
+	MOVQ         srcStride+48(FP), R8
+	IMUL3Q       $0x00000040, BX, R9
+	NEGQ         R9
+	ADDQ         DI, R9
+	IMUL3Q       $0x00000080, BX, DI
+	NEGQ         DI
+	ADDQ         R8, DI
+	TESTQ        SI, SI
+	JZ           rowsdone
+
+row:
+	MOVQ  BX, R8
+	TESTQ R8, R8
+	JZ    done
+
+loop:
+	VMOVDQU   (DX), Y1
+	VMOVDQU   32(DX), Y2
+	VPAND     Y0, Y1, Y3
+	VPAND     Y0, Y2, Y4
+	VPSRLD    $0x10, Y1, Y1
+	VPSRLD    $0x10, Y2, Y2
+	VPACKUSDW Y4, Y3, Y3
+	VPERMQ    $0xd8, Y3, Y3
+	VPACKUSDW Y2, Y1, Y1
+	VPERMQ    $0xd8, Y1, Y1
+	VMOVNTDQ  Y3, (AX)
+	VMOVNTDQ  Y1, (CX)
+	VMOVDQU   64(DX), Y1
+	VMOVDQU   96(DX), Y2
+	VPAND     Y0, Y1, Y3
+	VPAND     Y0, Y2, Y4
+	VPSRLD    $0x10, Y1, Y1
+	VPSRLD    $0x10, Y2, Y2
+	VPACKUSDW Y4, Y3, Y3
+	VPERMQ    $0xd8, Y3, Y3
+	VPACKUSDW Y2, Y1, Y1
+	VPERMQ    $0xd8, Y1, Y1
+	VMOVNTDQ  Y3, 32(AX)
+	VMOVNTDQ  Y1, 32(CX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000040, CX
+	ADDQ      $0x00000080, DX
+	DECQ      R8
+	JNZ       loop
+
+done:
+	ADDQ R9, AX
+	ADDQ R9, CX
+	ADDQ DI, DX
+	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f32ToBF16InterleaveRowsNTAVX2(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·f32ToBF16InterleaveRowsNTAVX2(SB), NOSPLIT, $0-56
+	MOVQ         dst+0(FP), AX
+	MOVQ         a+8(FP), CX
+	MOVQ         b+16(FP), DX
+	MOVQ         n+24(FP), BX
+	VPBROADCASTD c32_00000001<>+0(SB), Y0
+	VPBROADCASTD c32_00007fff<>+0(SB), Y1
+	VPBROADCASTD c32_00400000<>+0(SB), Y2
+	MOVQ         rows+32(FP), SI
+	MOVQ         dstStride+40(FP), DI
+	MOVQ         srcStride+48(FP), R8
+	IMUL3Q       $0x00000040, BX, R9
+	NEGQ         R9
+	ADDQ         DI, R9
+	IMUL3Q       $0x00000040, BX, DI
+	NEGQ         DI
+	ADDQ         R8, DI
+	TESTQ        SI, SI
+	JZ           rowsdone
+
+row:
+	MOVQ  BX, R8
+	TESTQ R8, R8
+	JZ    done
+
+loop:
+	VMOVDQU   (CX), Y3
+	VMOVDQU   (DX), Y4
+	VPSRLD    $0x10, Y3, Y5
+	VPAND     Y0, Y5, Y5
+	VPADDD    Y1, Y5, Y5
+	VPADDD    Y3, Y5, Y5
+	VCMPPS    $0x03, Y3, Y3, Y6
+	VPOR      Y2, Y3, Y3
+	VPBLENDVB Y6, Y3, Y5, Y5
+	VPSRLD    $0x10, Y4, Y3
+	VPAND     Y0, Y3, Y3
+	VPADDD    Y1, Y3, Y3
+	VPADDD    Y4, Y3, Y3
+	VCMPPS    $0x03, Y4, Y4, Y6
+	VPOR      Y2, Y4, Y4
+	VPBLENDVB Y6, Y4, Y3, Y3
+	VPSRLD    $0x10, Y5, Y5
+	VPBLENDW  $0xaa, Y3, Y5, Y5
+	VMOVNTDQ  Y5, (AX)
+	VMOVDQU   32(CX), Y3
+	VMOVDQU   32(DX), Y4
+	VPSRLD    $0x10, Y3, Y5
+	VPAND     Y0, Y5, Y5
+	VPADDD    Y1, Y5, Y5
+	VPADDD    Y3, Y5, Y5
+	VCMPPS    $0x03, Y3, Y3, Y6
+	VPOR      Y2, Y3, Y3
+	VPBLENDVB Y6, Y3, Y5, Y5
+	VPSRLD    $0x10, Y4, Y3
+	VPAND     Y0, Y3, Y3
+	VPADDD    Y1, Y3, Y3
+	VPADDD    Y4, Y3, Y3
+	VCMPPS    $0x03, Y4, Y4, Y6
+	VPOR      Y2, Y4, Y4
+	VPBLENDVB Y6, Y4, Y3, Y3
+	VPSRLD    $0x10, Y5, Y5
+	VPBLENDW  $0xaa, Y3, Y5, Y5
+	VMOVNTDQ  Y5, 32(AX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000040, CX
+	ADDQ      $0x00000040, DX
+	DECQ      R8
+	JNZ       loop
+
+done:
+	ADDQ R9, AX
+	ADDQ DI, CX
+	ADDQ DI, DX
+	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f32ToBF16RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·f32ToBF16RowsNTAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_00000001<>+0(SB), Y0
+	VPBROADCASTD c32_00007fff<>+0(SB), Y1
+	VPBROADCASTD c32_00400000<>+0(SB), Y2
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000040, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VMOVDQU   (CX), Y3
+	VMOVDQU   32(CX), Y4
+	VPSRLD    $0x10, Y3, Y5
+	VPAND     Y0, Y5, Y5
+	VPADDD    Y1, Y5, Y5
+	VPADDD    Y3, Y5, Y5
+	VCMPPS    $0x03, Y3, Y3, Y6
+	VPOR      Y2, Y3, Y3
+	VPBLENDVB Y6, Y3, Y5, Y5
+	VPSRLD    $0x10, Y4, Y3
+	VPAND     Y0, Y3, Y3
+	VPADDD    Y1, Y3, Y3
+	VPADDD    Y4, Y3, Y3
+	VCMPPS    $0x03, Y4, Y4, Y6
+	VPOR      Y2, Y4, Y4
+	VPBLENDVB Y6, Y4, Y3, Y3
+	VPSRLD    $0x10, Y5, Y5
+	VPSRLD    $0x10, Y3, Y3
+	VPACKUSDW Y3, Y5, Y5
+	VPERMQ    $0xd8, Y5, Y5
+	VMOVNTDQ  Y5, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000040, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func bf16ToF32RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·bf16ToF32RowsNTAVX2(SB), NOSPLIT, $0-48
+	MOVQ   dst+0(FP), AX
+	MOVQ   src+8(FP), CX
+	MOVQ   n+16(FP), DX
+	MOVQ   rows+24(FP), BX
+	MOVQ   dstStride+32(FP), SI
+	MOVQ   srcStride+40(FP), DI
+	IMUL3Q $0x00000040, DX, R8
+	NEGQ   R8
+	ADDQ   SI, R8
+	IMUL3Q $0x00000020, DX, SI
+	NEGQ   SI
+	ADDQ   DI, SI
+	TESTQ  BX, BX
+	JZ     rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXWD (CX), Y0
+	VPSLLD    $0x10, Y0, Y0
+	VMOVNTDQ  Y0, (AX)
+	VPMOVZXWD 16(CX), Y0
+	VPSLLD    $0x10, Y0, Y0
+	VMOVNTDQ  Y0, 32(AX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000020, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func bf16DeinterleaveToF32RowsNTAVX2(a *byte, b *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·bf16DeinterleaveToF32RowsNTAVX2(SB), NOSPLIT, $0-56
+	MOVQ         a+0(FP), AX
+	MOVQ         b+8(FP), CX
+	MOVQ         src+16(FP), DX
+	MOVQ         n+24(FP), BX
+	VPBROADCASTD c32_ffff0000<>+0(SB), Y0
+	MOVQ         rows+32(FP), SI
+	MOVQ         dstStride+40(FP), DI
+	MOVQ         srcStride+48(FP), R8
+	IMUL3Q       $0x00000040, BX, R9
+	NEGQ         R9
+	ADDQ         DI, R9
+	IMUL3Q       $0x00000040, BX, DI
+	NEGQ         DI
+	ADDQ         R8, DI
+	TESTQ        SI, SI
+	JZ           rowsdone
+
+row:
+	MOVQ  BX, R8
+	TESTQ R8, R8
+	JZ    done
+
+loop:
+	VMOVDQU  (DX), Y1
+	VPSLLD   $0x10, Y1, Y2
+	VPAND    Y0, Y1, Y1
+	VMOVNTDQ Y2, (AX)
+	VMOVNTDQ Y1, (CX)
+	VMOVDQU  32(DX), Y1
+	VPSLLD   $0x10, Y1, Y2
+	VPAND    Y0, Y1, Y1
+	VMOVNTDQ Y2, 32(AX)
+	VMOVNTDQ Y1, 32(CX)
+	ADDQ     $0x00000040, AX
+	ADDQ     $0x00000040, CX
+	ADDQ     $0x00000040, DX
+	DECQ     R8
+	JNZ      loop
+
+done:
+	ADDQ R9, AX
+	ADDQ R9, CX
+	ADDQ DI, DX
+	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func interleave8x4RowsNTAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·interleave8x4RowsNTAVX2(SB), NOSPLIT, $0-72
+	MOVQ   dst+0(FP), AX
+	MOVQ   r0+8(FP), CX
+	MOVQ   r1+16(FP), DX
+	MOVQ   r2+24(FP), BX
+	MOVQ   r3+32(FP), SI
+	MOVQ   n+40(FP), DI
+	MOVQ   rows+48(FP), R8
+	MOVQ   dstStride+56(FP), R9
+	MOVQ   srcStride+64(FP), R10
+	IMUL3Q $0x00000080, DI, R11
+	NEGQ   R11
+	ADDQ   R9, R11
+	IMUL3Q $0x00000020, DI, R9
+	NEGQ   R9
+	ADDQ   R10, R9
+	TESTQ  R8, R8
+	JZ     rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	VMOVDQU    (CX), Y0
+	VMOVDQU    (DX), Y1
+	VMOVDQU    (BX), Y2
+	VMOVDQU    (SI), Y3
+	VPUNPCKLBW Y1, Y0, Y4
+	VPUNPCKHBW Y1, Y0, Y5
+	VPUNPCKLBW Y3, Y2, Y1
+	VPUNPCKHBW Y3, Y2, Y3
+	VPUNPCKLWD Y1, Y4, Y0
+	VPUNPCKHWD Y1, Y4, Y1
+	VPUNPCKLWD Y3, Y5, Y2
+	VPUNPCKHWD Y3, Y5, Y3
+	VPERM2I128 $0x20, Y1, Y0, Y4
+	VPERM2I128 $0x20, Y3, Y2, Y5
+	VPERM2I128 $0x31, Y1, Y0, Y1
+	VPERM2I128 $0x31, Y3, Y2, Y3
+	VMOVNTDQ   Y4, (AX)
+	VMOVNTDQ   Y5, 32(AX)
+	VMOVNTDQ   Y1, 64(AX)
+	VMOVNTDQ   Y3, 96(AX)
+	ADDQ       $0x00000080, AX
+	ADDQ       $0x00000020, CX
+	ADDQ       $0x00000020, DX
+	ADDQ       $0x00000020, BX
+	ADDQ       $0x00000020, SI
+	DECQ       R10
+	JNZ        loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func deinterleave8x4RowsNTAVX2(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·deinterleave8x4RowsNTAVX2(SB), NOSPLIT, $0-72
+	MOVQ    r0+0(FP), AX
+	MOVQ    r1+8(FP), CX
+	MOVQ    r2+16(FP), DX
+	MOVQ    r3+24(FP), BX
+	MOVQ    src+32(FP), SI
+	MOVQ    n+40(FP), DI
+	VMOVDQU groupbytes4_32<>+0(SB), Y0
+	VMOVDQU permd04152637_32<>+0(SB), Y1
+	MOVQ    rows+48(FP), R8
+	MOVQ    dstStride+56(FP), R9
+	MOVQ    srcStride+64(FP), R10
+	IMUL3Q  $0x00000080, DI, R11
+	NEGQ    R11
+	ADDQ    R10, R11
+	IMUL3Q  $0x00000020, DI, R10
+	NEGQ    R10
+	ADDQ    R9, R10
+	TESTQ   R8, R8
+	JZ      rowsdone
+
+row:
+	MOVQ  DI, R9
+	TESTQ R9, R9
+	JZ    done
+
+loop:
+	VMOVDQU     (SI), Y2
+	VPSHUFB     Y0, Y2, Y2
+	VPERMD      Y2, Y1, Y2
+	VMOVDQU     32(SI), Y3
+	VPSHUFB     Y0, Y3, Y3
+	VPERMD      Y3, Y1, Y3
+	VMOVDQU     64(SI), Y4
+	VPSHUFB     Y0, Y4, Y4
+	VPERMD      Y4, Y1, Y4
+	VMOVDQU     96(SI), Y5
+	VPSHUFB     Y0, Y5, Y5
+	VPERMD      Y5, Y1, Y5
+	VPUNPCKLQDQ Y3, Y2, Y6
+	VPUNPCKHQDQ Y3, Y2, Y7
+	VPUNPCKLQDQ Y5, Y4, Y8
+	VPUNPCKHQDQ Y5, Y4, Y5
+	VPERM2I128  $0x20, Y8, Y6, Y2
+	VPERM2I128  $0x20, Y5, Y7, Y3
+	VPERM2I128  $0x31, Y8, Y6, Y4
+	VPERM2I128  $0x31, Y5, Y7, Y5
+	VMOVNTDQ    Y2, (AX)
+	VMOVNTDQ    Y3, (CX)
+	VMOVNTDQ    Y4, (DX)
+	VMOVNTDQ    Y5, (BX)
+	ADDQ        $0x00000080, SI
+	ADDQ        $0x00000020, AX
+	ADDQ        $0x00000020, CX
+	ADDQ        $0x00000020, DX
+	ADDQ        $0x00000020, BX
+	DECQ        R9
+	JNZ         loop
+
+done:
+	ADDQ R11, SI
+	ADDQ R10, AX
+	ADDQ R10, CX
+	ADDQ R10, DX
+	ADDQ R10, BX
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f32ToF16RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2, F16C
+TEXT ·f32ToF16RowsNTAVX2(SB), NOSPLIT, $0-48
+	MOVQ   dst+0(FP), AX
+	MOVQ   src+8(FP), CX
+	MOVQ   n+16(FP), DX
+	MOVQ   rows+24(FP), BX
+	MOVQ   dstStride+32(FP), SI
+	MOVQ   srcStride+40(FP), DI
+	IMUL3Q $0x00000020, DX, R8
+	NEGQ   R8
+	ADDQ   SI, R8
+	IMUL3Q $0x00000040, DX, SI
+	NEGQ   SI
+	ADDQ   DI, SI
+	TESTQ  BX, BX
+	JZ     rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VMOVDQU     (CX), Y0
+	VMOVDQU     32(CX), Y1
+	VCVTPS2PH   $0x00, Y0, X2
+	VCVTPS2PH   $0x00, Y1, X0
+	VINSERTI128 $0x01, X0, Y2, Y2
+	VMOVNTDQ    Y2, (AX)
+	ADDQ        $0x00000020, AX
+	ADDQ        $0x00000040, CX
+	DECQ        DI
+	JNZ         loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f32ToF16InterleaveRowsNTAVX2(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2, F16C
+TEXT ·f32ToF16InterleaveRowsNTAVX2(SB), NOSPLIT, $0-56
+	MOVQ   dst+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   b+16(FP), DX
+	MOVQ   n+24(FP), BX
+	MOVQ   rows+32(FP), SI
+	MOVQ   dstStride+40(FP), DI
+	MOVQ   srcStride+48(FP), R8
+	IMUL3Q $0x00000040, BX, R9
+	NEGQ   R9
+	ADDQ   DI, R9
+	IMUL3Q $0x00000040, BX, DI
+	NEGQ   DI
+	ADDQ   R8, DI
+	TESTQ  SI, SI
+	JZ     rowsdone
+
+row:
+	MOVQ  BX, R8
+	TESTQ R8, R8
+	JZ    done
+
+loop:
+	VMOVDQU   (CX), Y0
+	VMOVDQU   (DX), Y1
+	VCVTPS2PH $0x00, Y0, X0
+	VCVTPS2PH $0x00, Y1, X1
+	VPMOVZXWD X0, Y0
+	VPMOVZXWD X1, Y1
+	VPSLLD    $0x10, Y1, Y1
+	VPOR      Y1, Y0, Y0
+	VMOVNTDQ  Y0, (AX)
+	VMOVDQU   32(CX), Y0
+	VMOVDQU   32(DX), Y1
+	VCVTPS2PH $0x00, Y0, X0
+	VCVTPS2PH $0x00, Y1, X1
+	VPMOVZXWD X0, Y0
+	VPMOVZXWD X1, Y1
+	VPSLLD    $0x10, Y1, Y1
+	VPOR      Y1, Y0, Y0
+	VMOVNTDQ  Y0, 32(AX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000040, CX
+	ADDQ      $0x00000040, DX
+	DECQ      R8
+	JNZ       loop
+
+done:
+	ADDQ R9, AX
+	ADDQ DI, CX
+	ADDQ DI, DX
+	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f16ToF32RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, F16C
+TEXT ·f16ToF32RowsNTAVX2(SB), NOSPLIT, $0-48
+	MOVQ   dst+0(FP), AX
+	MOVQ   src+8(FP), CX
+	MOVQ   n+16(FP), DX
+	MOVQ   rows+24(FP), BX
+	MOVQ   dstStride+32(FP), SI
+	MOVQ   srcStride+40(FP), DI
+	IMUL3Q $0x00000040, DX, R8
+	NEGQ   R8
+	ADDQ   SI, R8
+	IMUL3Q $0x00000020, DX, SI
+	NEGQ   SI
+	ADDQ   DI, SI
+	TESTQ  BX, BX
+	JZ     rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VCVTPH2PS (CX), Y0
+	VMOVNTDQ  Y0, (AX)
+	VCVTPH2PS 16(CX), Y0
+	VMOVNTDQ  Y0, 32(AX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000020, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func fillAVX512(dst *byte, pat *byte, n int)
+// Requires: AVX, AVX512F
+TEXT ·fillAVX512(SB), NOSPLIT, $0-24
+	MOVQ      dst+0(FP), AX
+	MOVQ      pat+8(FP), CX
+	MOVQ      n+16(FP), DX
+	VMOVDQU64 (CX), Z0
+	TESTQ     DX, DX
+	JZ        done
+
+loop:
+	VMOVDQU64 Z0, (AX)
+	VMOVDQU64 Z0, 64(AX)
+	VMOVDQU64 Z0, 128(AX)
+	VMOVDQU64 Z0, 192(AX)
+	ADDQ      $0x00000100, AX
+	DECQ      DX
+	JNZ       loop
+
+done:
+	VZEROUPPER
+	RET
+
 // func copyAVX512(dst *byte, src *byte, n int)
 // Requires: AVX, AVX512F
 TEXT ·copyAVX512(SB), NOSPLIT, $0-24
@@ -1713,61 +2489,6 @@ loop:
 	VMOVDQU64 Z3, 192(AX)
 	ADDQ      $0x00000100, AX
 	ADDQ      $0x00000100, CX
-	DECQ      DX
-	JNZ       loop
-
-done:
-	VZEROUPPER
-	RET
-
-// func copyNTAVX512(dst *byte, src *byte, n int)
-// Requires: AVX, AVX512F, MMX+
-TEXT ·copyNTAVX512(SB), NOSPLIT, $0-24
-	MOVQ  dst+0(FP), AX
-	MOVQ  src+8(FP), CX
-	MOVQ  n+16(FP), DX
-	TESTQ DX, DX
-	JZ    done
-
-loop:
-	PREFETCHNTA 512(CX)
-	PREFETCHNTA 576(CX)
-	PREFETCHNTA 640(CX)
-	PREFETCHNTA 704(CX)
-	VMOVDQU64   (CX), Z0
-	VMOVDQU64   64(CX), Z1
-	VMOVDQU64   128(CX), Z2
-	VMOVDQU64   192(CX), Z3
-	VMOVNTDQ    Z0, (AX)
-	VMOVNTDQ    Z1, 64(AX)
-	VMOVNTDQ    Z2, 128(AX)
-	VMOVNTDQ    Z3, 192(AX)
-	ADDQ        $0x00000100, AX
-	ADDQ        $0x00000100, CX
-	DECQ        DX
-	JNZ         loop
-
-done:
-	SFENCE
-	VZEROUPPER
-	RET
-
-// func fillAVX512(dst *byte, pat *byte, n int)
-// Requires: AVX, AVX512F
-TEXT ·fillAVX512(SB), NOSPLIT, $0-24
-	MOVQ      dst+0(FP), AX
-	MOVQ      pat+8(FP), CX
-	MOVQ      n+16(FP), DX
-	VMOVDQU64 (CX), Z0
-	TESTQ     DX, DX
-	JZ        done
-
-loop:
-	VMOVDQU64 Z0, (AX)
-	VMOVDQU64 Z0, 64(AX)
-	VMOVDQU64 Z0, 128(AX)
-	VMOVDQU64 Z0, 192(AX)
-	ADDQ      $0x00000100, AX
 	DECQ      DX
 	JNZ       loop
 
@@ -2529,6 +3250,38 @@ done:
 	VZEROUPPER
 	RET
 
+// func copyNTAVX512(dst *byte, src *byte, n int)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·copyNTAVX512(SB), NOSPLIT, $0-24
+	MOVQ  dst+0(FP), AX
+	MOVQ  src+8(FP), CX
+	MOVQ  n+16(FP), DX
+	TESTQ DX, DX
+	JZ    done
+
+loop:
+	PREFETCHNTA 512(CX)
+	PREFETCHNTA 576(CX)
+	PREFETCHNTA 640(CX)
+	PREFETCHNTA 704(CX)
+	VMOVDQU64   (CX), Z0
+	VMOVDQU64   64(CX), Z1
+	VMOVDQU64   128(CX), Z2
+	VMOVDQU64   192(CX), Z3
+	VMOVNTDQ    Z0, (AX)
+	VMOVNTDQ    Z1, 64(AX)
+	VMOVNTDQ    Z2, 128(AX)
+	VMOVNTDQ    Z3, 192(AX)
+	ADDQ        $0x00000100, AX
+	ADDQ        $0x00000100, CX
+	DECQ        DX
+	JNZ         loop
+
+done:
+	SFENCE
+	VZEROUPPER
+	RET
+
 // func interleave16NTAVX512(dst *byte, a *byte, b *byte, n int)
 // Requires: AVX, AVX512BW, AVX512F, MMX+
 TEXT ·interleave16NTAVX512(SB), NOSPLIT, $0-32
@@ -2961,6 +3714,53 @@ loop:
 
 done:
 	SFENCE
+	VZEROUPPER
+	RET
+
+// func copyRowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·copyRowsAVX512(SB), NOSPLIT, $0-48
+	MOVQ   dst+0(FP), AX
+	MOVQ   src+8(FP), CX
+	MOVQ   n+16(FP), DX
+	MOVQ   rows+24(FP), BX
+	MOVQ   dstStride+32(FP), SI
+	MOVQ   srcStride+40(FP), DI
+	IMUL3Q $0x00000100, DX, R8
+	NEGQ   R8
+	ADDQ   SI, R8
+	IMUL3Q $0x00000100, DX, SI
+	NEGQ   SI
+	ADDQ   DI, SI
+	TESTQ  BX, BX
+	JZ     rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VMOVDQU64 (CX), Z0
+	VMOVDQU64 64(CX), Z1
+	VMOVDQU64 128(CX), Z2
+	VMOVDQU64 192(CX), Z3
+	VMOVDQU64 Z0, (AX)
+	VMOVDQU64 Z1, 64(AX)
+	VMOVDQU64 Z2, 128(AX)
+	VMOVDQU64 Z3, 192(AX)
+	ADDQ      $0x00000100, AX
+	ADDQ      $0x00000100, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
 	VZEROUPPER
 	RET
 
@@ -3604,6 +4404,708 @@ loop:
 	VMOVDQU64 Z0, (AX)
 	VCVTPH2PS 32(CX), Z0
 	VMOVDQU64 Z0, 64(AX)
+	ADDQ      $0x00000080, AX
+	ADDQ      $0x00000040, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func copyRowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·copyRowsNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ   dst+0(FP), AX
+	MOVQ   src+8(FP), CX
+	MOVQ   n+16(FP), DX
+	MOVQ   rows+24(FP), BX
+	MOVQ   dstStride+32(FP), SI
+	MOVQ   srcStride+40(FP), DI
+	IMUL3Q $0x00000100, DX, R8
+	NEGQ   R8
+	ADDQ   SI, R8
+	IMUL3Q $0x00000100, DX, SI
+	NEGQ   SI
+	ADDQ   DI, SI
+	TESTQ  BX, BX
+	JZ     rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VMOVDQU64 (CX), Z0
+	VMOVDQU64 64(CX), Z1
+	VMOVDQU64 128(CX), Z2
+	VMOVDQU64 192(CX), Z3
+	VMOVNTDQ  Z0, (AX)
+	VMOVNTDQ  Z1, 64(AX)
+	VMOVNTDQ  Z2, 128(AX)
+	VMOVNTDQ  Z3, 192(AX)
+	ADDQ      $0x00000100, AX
+	ADDQ      $0x00000100, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func interleave16RowsNTAVX512(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F
+TEXT ·interleave16RowsNTAVX512(SB), NOSPLIT, $0-56
+	MOVQ      dst+0(FP), AX
+	MOVQ      a+8(FP), CX
+	MOVQ      b+16(FP), DX
+	MOVQ      n+24(FP), BX
+	VMOVDQU64 permq04152637_64<>+0(SB), Z0
+	MOVQ      rows+32(FP), SI
+	MOVQ      dstStride+40(FP), DI
+	MOVQ      srcStride+48(FP), R8
+	IMUL3Q    $0x00000100, BX, R9
+	NEGQ      R9
+	ADDQ      DI, R9
+	IMUL3Q    $0x00000080, BX, DI
+	NEGQ      DI
+	ADDQ      R8, DI
+	TESTQ     SI, SI
+	JZ        rowsdone
+
+row:
+	MOVQ  BX, R8
+	TESTQ R8, R8
+	JZ    done
+
+loop:
+	VPERMQ     (CX), Z0, Z1
+	VPERMQ     (DX), Z0, Z2
+	VPUNPCKLWD Z2, Z1, Z3
+	VPUNPCKHWD Z2, Z1, Z1
+	VMOVNTDQ   Z3, (AX)
+	VMOVNTDQ   Z1, 64(AX)
+	VPERMQ     64(CX), Z0, Z1
+	VPERMQ     64(DX), Z0, Z2
+	VPUNPCKLWD Z2, Z1, Z3
+	VPUNPCKHWD Z2, Z1, Z1
+	VMOVNTDQ   Z3, 128(AX)
+	VMOVNTDQ   Z1, 192(AX)
+	ADDQ       $0x00000100, AX
+	ADDQ       $0x00000080, CX
+	ADDQ       $0x00000080, DX
+	DECQ       R8
+	JNZ        loop
+
+done:
+	ADDQ R9, AX
+	ADDQ DI, CX
+	ADDQ DI, DX
+	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func deinterleave16RowsNTAVX512(a *byte, b *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F
+TEXT ·deinterleave16RowsNTAVX512(SB), NOSPLIT, $0-56
+	MOVQ         a+0(FP), AX
+	MOVQ         b+8(FP), CX
+	MOVQ         src+16(FP), DX
+	MOVQ         n+24(FP), BX
+	VPBROADCASTD c32_0000ffff<>+0(SB), Z0
+	VMOVDQU64    permq02461357_64<>+0(SB), Z1
+	MOVQ         rows+32(FP), SI
+	MOVQ         dstStride+40(FP), DI
+	MOVQ         srcStride+48(FP), R8
+	IMUL3Q       $0x00000080, BX, R9
+	NEGQ         R9
+	ADDQ         DI, R9
+	IMUL3Q       $0x00000100, BX, DI
+	NEGQ         DI
+	ADDQ         R8, DI
+	TESTQ        SI, SI
+	JZ           rowsdone
+
+row:
+	MOVQ  BX, R8
+	TESTQ R8, R8
+	JZ    done
+
+loop:
+	VMOVDQU64 (DX), Z2
+	VMOVDQU64 64(DX), Z3
+	VPANDD    Z0, Z2, Z4
+	VPANDD    Z0, Z3, Z5
+	VPSRLD    $0x10, Z2, Z2
+	VPSRLD    $0x10, Z3, Z3
+	VPACKUSDW Z5, Z4, Z4
+	VPERMQ    Z4, Z1, Z4
+	VPACKUSDW Z3, Z2, Z2
+	VPERMQ    Z2, Z1, Z2
+	VMOVNTDQ  Z4, (AX)
+	VMOVNTDQ  Z2, (CX)
+	VMOVDQU64 128(DX), Z2
+	VMOVDQU64 192(DX), Z3
+	VPANDD    Z0, Z2, Z4
+	VPANDD    Z0, Z3, Z5
+	VPSRLD    $0x10, Z2, Z2
+	VPSRLD    $0x10, Z3, Z3
+	VPACKUSDW Z5, Z4, Z4
+	VPERMQ    Z4, Z1, Z4
+	VPACKUSDW Z3, Z2, Z2
+	VPERMQ    Z2, Z1, Z2
+	VMOVNTDQ  Z4, 64(AX)
+	VMOVNTDQ  Z2, 64(CX)
+	ADDQ      $0x00000080, AX
+	ADDQ      $0x00000080, CX
+	ADDQ      $0x00000100, DX
+	DECQ      R8
+	JNZ       loop
+
+done:
+	ADDQ R9, AX
+	ADDQ R9, CX
+	ADDQ DI, DX
+	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f32ToBF16InterleaveRowsNTAVX512(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F
+TEXT ·f32ToBF16InterleaveRowsNTAVX512(SB), NOSPLIT, $0-56
+	MOVQ         dst+0(FP), AX
+	MOVQ         a+8(FP), CX
+	MOVQ         b+16(FP), DX
+	MOVQ         n+24(FP), BX
+	VPBROADCASTD c32_00000001<>+0(SB), Z0
+	VPBROADCASTD c32_00007fff<>+0(SB), Z1
+	VPBROADCASTD c32_00400000<>+0(SB), Z2
+	MOVL         $0xaaaaaaaa, SI
+	KMOVD        SI, K1
+	MOVQ         rows+32(FP), SI
+	MOVQ         dstStride+40(FP), DI
+	MOVQ         srcStride+48(FP), R8
+	IMUL3Q       $0x00000080, BX, R9
+	NEGQ         R9
+	ADDQ         DI, R9
+	IMUL3Q       $0x00000080, BX, DI
+	NEGQ         DI
+	ADDQ         R8, DI
+	TESTQ        SI, SI
+	JZ           rowsdone
+
+row:
+	MOVQ  BX, R8
+	TESTQ R8, R8
+	JZ    done
+
+loop:
+	VMOVDQU64 (CX), Z3
+	VMOVDQU64 (DX), Z4
+	VPSRLD    $0x10, Z3, Z5
+	VPANDD    Z0, Z5, Z5
+	VPADDD    Z1, Z5, Z5
+	VPADDD    Z3, Z5, Z5
+	VCMPPS    $0x03, Z3, Z3, K2
+	VPORD     Z2, Z3, K2, Z5
+	VPSRLD    $0x10, Z4, Z3
+	VPANDD    Z0, Z3, Z3
+	VPADDD    Z1, Z3, Z3
+	VPADDD    Z4, Z3, Z3
+	VCMPPS    $0x03, Z4, Z4, K2
+	VPORD     Z2, Z4, K2, Z3
+	VPSRLD    $0x10, Z5, Z5
+	VPBLENDMW Z3, Z5, K1, Z5
+	VMOVNTDQ  Z5, (AX)
+	VMOVDQU64 64(CX), Z3
+	VMOVDQU64 64(DX), Z4
+	VPSRLD    $0x10, Z3, Z5
+	VPANDD    Z0, Z5, Z5
+	VPADDD    Z1, Z5, Z5
+	VPADDD    Z3, Z5, Z5
+	VCMPPS    $0x03, Z3, Z3, K2
+	VPORD     Z2, Z3, K2, Z5
+	VPSRLD    $0x10, Z4, Z3
+	VPANDD    Z0, Z3, Z3
+	VPADDD    Z1, Z3, Z3
+	VPADDD    Z4, Z3, Z3
+	VCMPPS    $0x03, Z4, Z4, K2
+	VPORD     Z2, Z4, K2, Z3
+	VPSRLD    $0x10, Z5, Z5
+	VPBLENDMW Z3, Z5, K1, Z5
+	VMOVNTDQ  Z5, 64(AX)
+	ADDQ      $0x00000080, AX
+	ADDQ      $0x00000080, CX
+	ADDQ      $0x00000080, DX
+	DECQ      R8
+	JNZ       loop
+
+done:
+	ADDQ R9, AX
+	ADDQ DI, CX
+	ADDQ DI, DX
+	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f32ToBF16RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F
+TEXT ·f32ToBF16RowsNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_00000001<>+0(SB), Z0
+	VPBROADCASTD c32_00007fff<>+0(SB), Z1
+	VPBROADCASTD c32_00400000<>+0(SB), Z2
+	VMOVDQU64    oddwords_64<>+0(SB), Z3
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000080, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VMOVDQU64 (CX), Z4
+	VMOVDQU64 64(CX), Z5
+	VPSRLD    $0x10, Z4, Z6
+	VPANDD    Z0, Z6, Z6
+	VPADDD    Z1, Z6, Z6
+	VPADDD    Z4, Z6, Z6
+	VCMPPS    $0x03, Z4, Z4, K1
+	VPORD     Z2, Z4, K1, Z6
+	VPSRLD    $0x10, Z5, Z4
+	VPANDD    Z0, Z4, Z4
+	VPADDD    Z1, Z4, Z4
+	VPADDD    Z5, Z4, Z4
+	VCMPPS    $0x03, Z5, Z5, K1
+	VPORD     Z2, Z5, K1, Z4
+	VPERMT2W  Z4, Z3, Z6
+	VMOVNTDQ  Z6, (AX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000080, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func bf16ToF32RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·bf16ToF32RowsNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ   dst+0(FP), AX
+	MOVQ   src+8(FP), CX
+	MOVQ   n+16(FP), DX
+	MOVQ   rows+24(FP), BX
+	MOVQ   dstStride+32(FP), SI
+	MOVQ   srcStride+40(FP), DI
+	IMUL3Q $0x00000080, DX, R8
+	NEGQ   R8
+	ADDQ   SI, R8
+	IMUL3Q $0x00000040, DX, SI
+	NEGQ   SI
+	ADDQ   DI, SI
+	TESTQ  BX, BX
+	JZ     rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXWD (CX), Z0
+	VPSLLD    $0x10, Z0, Z0
+	VMOVNTDQ  Z0, (AX)
+	VPMOVZXWD 32(CX), Z0
+	VPSLLD    $0x10, Z0, Z0
+	VMOVNTDQ  Z0, 64(AX)
+	ADDQ      $0x00000080, AX
+	ADDQ      $0x00000040, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func bf16DeinterleaveToF32RowsNTAVX512(a *byte, b *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·bf16DeinterleaveToF32RowsNTAVX512(SB), NOSPLIT, $0-56
+	MOVQ         a+0(FP), AX
+	MOVQ         b+8(FP), CX
+	MOVQ         src+16(FP), DX
+	MOVQ         n+24(FP), BX
+	VPBROADCASTD c32_ffff0000<>+0(SB), Z0
+	MOVQ         rows+32(FP), SI
+	MOVQ         dstStride+40(FP), DI
+	MOVQ         srcStride+48(FP), R8
+	IMUL3Q       $0x00000080, BX, R9
+	NEGQ         R9
+	ADDQ         DI, R9
+	IMUL3Q       $0x00000080, BX, DI
+	NEGQ         DI
+	ADDQ         R8, DI
+	TESTQ        SI, SI
+	JZ           rowsdone
+
+row:
+	MOVQ  BX, R8
+	TESTQ R8, R8
+	JZ    done
+
+loop:
+	VMOVDQU64 (DX), Z1
+	VPSLLD    $0x10, Z1, Z2
+	VPANDD    Z0, Z1, Z1
+	VMOVNTDQ  Z2, (AX)
+	VMOVNTDQ  Z1, (CX)
+	VMOVDQU64 64(DX), Z1
+	VPSLLD    $0x10, Z1, Z2
+	VPANDD    Z0, Z1, Z1
+	VMOVNTDQ  Z2, 64(AX)
+	VMOVNTDQ  Z1, 64(CX)
+	ADDQ      $0x00000080, AX
+	ADDQ      $0x00000080, CX
+	ADDQ      $0x00000080, DX
+	DECQ      R8
+	JNZ       loop
+
+done:
+	ADDQ R9, AX
+	ADDQ R9, CX
+	ADDQ DI, DX
+	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func interleave8x4RowsNTAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F
+TEXT ·interleave8x4RowsNTAVX512(SB), NOSPLIT, $0-72
+	MOVQ   dst+0(FP), AX
+	MOVQ   r0+8(FP), CX
+	MOVQ   r1+16(FP), DX
+	MOVQ   r2+24(FP), BX
+	MOVQ   r3+32(FP), SI
+	MOVQ   n+40(FP), DI
+	MOVQ   rows+48(FP), R8
+	MOVQ   dstStride+56(FP), R9
+	MOVQ   srcStride+64(FP), R10
+	IMUL3Q $0x00000100, DI, R11
+	NEGQ   R11
+	ADDQ   R9, R11
+	IMUL3Q $0x00000040, DI, R9
+	NEGQ   R9
+	ADDQ   R10, R9
+	TESTQ  R8, R8
+	JZ     rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	VMOVDQU64  (CX), Z0
+	VMOVDQU64  (DX), Z1
+	VMOVDQU64  (BX), Z2
+	VMOVDQU64  (SI), Z3
+	VPUNPCKLBW Z1, Z0, Z4
+	VPUNPCKHBW Z1, Z0, Z5
+	VPUNPCKLBW Z3, Z2, Z1
+	VPUNPCKHBW Z3, Z2, Z3
+	VPUNPCKLWD Z1, Z4, Z0
+	VPUNPCKHWD Z1, Z4, Z1
+	VPUNPCKLWD Z3, Z5, Z2
+	VPUNPCKHWD Z3, Z5, Z3
+	VSHUFI32X4 $0x44, Z1, Z0, Z4
+	VSHUFI32X4 $0x44, Z3, Z2, Z5
+	VSHUFI32X4 $0xee, Z1, Z0, Z6
+	VSHUFI32X4 $0xee, Z3, Z2, Z3
+	VSHUFI32X4 $0x88, Z5, Z4, Z0
+	VSHUFI32X4 $0xdd, Z5, Z4, Z1
+	VSHUFI32X4 $0x88, Z3, Z6, Z2
+	VSHUFI32X4 $0xdd, Z3, Z6, Z3
+	VMOVNTDQ   Z0, (AX)
+	VMOVNTDQ   Z1, 64(AX)
+	VMOVNTDQ   Z2, 128(AX)
+	VMOVNTDQ   Z3, 192(AX)
+	ADDQ       $0x00000100, AX
+	ADDQ       $0x00000040, CX
+	ADDQ       $0x00000040, DX
+	ADDQ       $0x00000040, BX
+	ADDQ       $0x00000040, SI
+	DECQ       R10
+	JNZ        loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func deinterleave8x4RowsNTAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F
+TEXT ·deinterleave8x4RowsNTAVX512(SB), NOSPLIT, $0-72
+	MOVQ      r0+0(FP), AX
+	MOVQ      r1+8(FP), CX
+	MOVQ      r2+16(FP), DX
+	MOVQ      r3+24(FP), BX
+	MOVQ      src+32(FP), SI
+	MOVQ      n+40(FP), DI
+	VMOVDQU64 groupbytes4_64<>+0(SB), Z0
+	VMOVDQU64 permd048c_64<>+0(SB), Z1
+	MOVQ      rows+48(FP), R8
+	MOVQ      dstStride+56(FP), R9
+	MOVQ      srcStride+64(FP), R10
+	IMUL3Q    $0x00000100, DI, R11
+	NEGQ      R11
+	ADDQ      R10, R11
+	IMUL3Q    $0x00000040, DI, R10
+	NEGQ      R10
+	ADDQ      R9, R10
+	TESTQ     R8, R8
+	JZ        rowsdone
+
+row:
+	MOVQ  DI, R9
+	TESTQ R9, R9
+	JZ    done
+
+loop:
+	VMOVDQU64  (SI), Z2
+	VPSHUFB    Z0, Z2, Z2
+	VPERMD     Z2, Z1, Z2
+	VMOVDQU64  64(SI), Z3
+	VPSHUFB    Z0, Z3, Z3
+	VPERMD     Z3, Z1, Z3
+	VMOVDQU64  128(SI), Z4
+	VPSHUFB    Z0, Z4, Z4
+	VPERMD     Z4, Z1, Z4
+	VMOVDQU64  192(SI), Z5
+	VPSHUFB    Z0, Z5, Z5
+	VPERMD     Z5, Z1, Z5
+	VSHUFI32X4 $0x44, Z3, Z2, Z6
+	VSHUFI32X4 $0x44, Z5, Z4, Z7
+	VSHUFI32X4 $0xee, Z3, Z2, Z8
+	VSHUFI32X4 $0xee, Z5, Z4, Z5
+	VSHUFI32X4 $0x88, Z7, Z6, Z2
+	VSHUFI32X4 $0xdd, Z7, Z6, Z3
+	VSHUFI32X4 $0x88, Z5, Z8, Z4
+	VSHUFI32X4 $0xdd, Z5, Z8, Z5
+	VMOVNTDQ   Z2, (AX)
+	VMOVNTDQ   Z3, (CX)
+	VMOVNTDQ   Z4, (DX)
+	VMOVNTDQ   Z5, (BX)
+	ADDQ       $0x00000100, SI
+	ADDQ       $0x00000040, AX
+	ADDQ       $0x00000040, CX
+	ADDQ       $0x00000040, DX
+	ADDQ       $0x00000040, BX
+	DECQ       R9
+	JNZ        loop
+
+done:
+	ADDQ R11, SI
+	ADDQ R10, AX
+	ADDQ R10, CX
+	ADDQ R10, DX
+	ADDQ R10, BX
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f32ToF16RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f32ToF16RowsNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ   dst+0(FP), AX
+	MOVQ   src+8(FP), CX
+	MOVQ   n+16(FP), DX
+	MOVQ   rows+24(FP), BX
+	MOVQ   dstStride+32(FP), SI
+	MOVQ   srcStride+40(FP), DI
+	IMUL3Q $0x00000040, DX, R8
+	NEGQ   R8
+	ADDQ   SI, R8
+	IMUL3Q $0x00000080, DX, SI
+	NEGQ   SI
+	ADDQ   DI, SI
+	TESTQ  BX, BX
+	JZ     rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VMOVDQU64    (CX), Z0
+	VMOVDQU64    64(CX), Z1
+	VCVTPS2PH    $0x00, Z0, Y2
+	VCVTPS2PH    $0x00, Z1, Y0
+	VINSERTI64X4 $0x01, Y0, Z2, Z2
+	VMOVNTDQ     Z2, (AX)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000080, CX
+	DECQ         DI
+	JNZ          loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f32ToF16InterleaveRowsNTAVX512(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f32ToF16InterleaveRowsNTAVX512(SB), NOSPLIT, $0-56
+	MOVQ   dst+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   b+16(FP), DX
+	MOVQ   n+24(FP), BX
+	MOVQ   rows+32(FP), SI
+	MOVQ   dstStride+40(FP), DI
+	MOVQ   srcStride+48(FP), R8
+	IMUL3Q $0x00000080, BX, R9
+	NEGQ   R9
+	ADDQ   DI, R9
+	IMUL3Q $0x00000080, BX, DI
+	NEGQ   DI
+	ADDQ   R8, DI
+	TESTQ  SI, SI
+	JZ     rowsdone
+
+row:
+	MOVQ  BX, R8
+	TESTQ R8, R8
+	JZ    done
+
+loop:
+	VMOVDQU64 (CX), Z0
+	VMOVDQU64 (DX), Z1
+	VCVTPS2PH $0x00, Z0, Y0
+	VCVTPS2PH $0x00, Z1, Y1
+	VPMOVZXWD Y0, Z0
+	VPMOVZXWD Y1, Z1
+	VPSLLD    $0x10, Z1, Z1
+	VPORD     Z1, Z0, Z0
+	VMOVNTDQ  Z0, (AX)
+	VMOVDQU64 64(CX), Z0
+	VMOVDQU64 64(DX), Z1
+	VCVTPS2PH $0x00, Z0, Y0
+	VCVTPS2PH $0x00, Z1, Y1
+	VPMOVZXWD Y0, Z0
+	VPMOVZXWD Y1, Z1
+	VPSLLD    $0x10, Z1, Z1
+	VPORD     Z1, Z0, Z0
+	VMOVNTDQ  Z0, 64(AX)
+	ADDQ      $0x00000080, AX
+	ADDQ      $0x00000080, CX
+	ADDQ      $0x00000080, DX
+	DECQ      R8
+	JNZ       loop
+
+done:
+	ADDQ R9, AX
+	ADDQ DI, CX
+	ADDQ DI, DX
+	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f16ToF32RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f16ToF32RowsNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ   dst+0(FP), AX
+	MOVQ   src+8(FP), CX
+	MOVQ   n+16(FP), DX
+	MOVQ   rows+24(FP), BX
+	MOVQ   dstStride+32(FP), SI
+	MOVQ   srcStride+40(FP), DI
+	IMUL3Q $0x00000080, DX, R8
+	NEGQ   R8
+	ADDQ   SI, R8
+	IMUL3Q $0x00000040, DX, SI
+	NEGQ   SI
+	ADDQ   DI, SI
+	TESTQ  BX, BX
+	JZ     rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VCVTPH2PS (CX), Z0
+	VMOVNTDQ  Z0, (AX)
+	VCVTPH2PS 32(CX), Z0
+	VMOVNTDQ  Z0, 64(AX)
 	ADDQ      $0x00000080, AX
 	ADDQ      $0x00000040, CX
 	DECQ      DI

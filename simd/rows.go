@@ -3,6 +3,7 @@ package simd
 import (
 	"fmt"
 	"math/bits"
+	"unsafe"
 )
 
 // Rows describes a batch of calls of one kernel: call i works on every
@@ -12,9 +13,17 @@ import (
 // batch checks bounds once and, in the vector implementations, runs one
 // assembly loop over all rows: short rows (a 128-element tile row) spend more
 // on a call than on their data.
+//
+// Stream asks for non-temporal stores, which the vector implementations use
+// when every destination row starts on a 64-byte boundary: for destinations
+// larger than the cache they save the read of each line before it is
+// written. Such a batch does not end with a fence, so that many can share
+// one: call [Kernels.Fence] after the last, before other goroutines may read
+// the destinations.
 type Rows struct {
 	N                    int // calls; >= 0
 	DstStride, SrcStride int // bytes; >= 0
+	Stream               bool
 }
 
 // shape describes a kernel's operands.
@@ -33,6 +42,7 @@ var (
 	shPackF32     = shape{[5]int{4, 4, 4}, [5]bool{true}, 4}                         // dst, a32, b32
 	shUnpackToF32 = shape{[5]int{4, 4, 4}, [5]bool{true, true}, 8}                   // a32, b32, src
 	shPack8x4     = shape{[5]int{4, 1, 1, 1, 1}, [5]bool{true}, 4}                   // dst, r0..r3
+	shCopy        = shape{[5]int{1, 1}, [5]bool{true}, 1}                            // dst, src (n bytes)
 	shUnpack8x4   = shape{[5]int{1, 1, 1, 1, 4}, [5]bool{true, true, true, true}, 4} // r0..r3, src
 )
 
@@ -80,10 +90,24 @@ func (sh *shape) direct(n, blk int) bool {
 	return blk > 0 && n >= blk && !raceEnabled && sh.out*n < ntThreshold
 }
 
+// streams says whether a batch takes the non-temporal assembly: asked for, and
+// every destination row 64-byte aligned (enough for any vector width).
+func (sh *shape) streams(r Rows, ops ...*byte) bool {
+	if !r.Stream || r.DstStride%64 != 0 {
+		return false
+	}
+	for i, p := range ops {
+		if sh.dst[i] && uintptr(unsafe.Pointer(p))%64 != 0 {
+			return false
+		}
+	}
+	return true
+}
+
 // rows2 runs a two-operand kernel (conversions) on a batch: the batched
 // assembly on whole iterations of blk elements of every row and gen on each
 // row's tail, or the single-call kernel once per row when direct says no.
-func rows2(sh *shape, x, y []byte, n int, r Rows, blk int, asm asm2, gen, one func(x, y []byte, n int)) {
+func rows2(sh *shape, x, y []byte, n int, r Rows, blk int, asm [2]asm2, gen, one func(x, y []byte, n int)) {
 	if !batch(r, n) {
 		return
 	}
@@ -95,14 +119,15 @@ func rows2(sh *shape, x, y []byte, n int, r Rows, blk int, asm asm2, gen, one fu
 		return
 	}
 	e := n / blk * blk
-	asm(&x[0], &y[0], n/blk, r.N, r.DstStride, r.SrcStride)
+	nt := sh.streams(r, &x[0], &y[0])
+	asm[b2i(nt)](&x[0], &y[0], n/blk, r.N, r.DstStride, r.SrcStride)
 	for i := 0; e < n && i < r.N; i++ {
 		gen(x[i*s0+sh.w[0]*e:], y[i*s1+sh.w[1]*e:], n-e)
 	}
 }
 
 // rows3 is rows2 for three operands (pair packing).
-func rows3(sh *shape, x, y, z []byte, n int, r Rows, blk int, asm asm3, gen, one func(x, y, z []byte, n int)) {
+func rows3(sh *shape, x, y, z []byte, n int, r Rows, blk int, asm [2]asm3, gen, one func(x, y, z []byte, n int)) {
 	if !batch(r, n) {
 		return
 	}
@@ -114,14 +139,15 @@ func rows3(sh *shape, x, y, z []byte, n int, r Rows, blk int, asm asm3, gen, one
 		return
 	}
 	e := n / blk * blk
-	asm(&x[0], &y[0], &z[0], n/blk, r.N, r.DstStride, r.SrcStride)
+	nt := sh.streams(r, &x[0], &y[0], &z[0])
+	asm[b2i(nt)](&x[0], &y[0], &z[0], n/blk, r.N, r.DstStride, r.SrcStride)
 	for i := 0; e < n && i < r.N; i++ {
 		gen(x[i*s0+sh.w[0]*e:], y[i*s1+sh.w[1]*e:], z[i*s2+sh.w[2]*e:], n-e)
 	}
 }
 
 // rows5 is rows2 for five operands (quad packing).
-func rows5(sh *shape, v, w, x, y, z []byte, n int, r Rows, blk int, asm asm5, gen, one func(v, w, x, y, z []byte, n int)) {
+func rows5(sh *shape, v, w, x, y, z []byte, n int, r Rows, blk int, asm [2]asm5, gen, one func(v, w, x, y, z []byte, n int)) {
 	if !batch(r, n) {
 		return
 	}
@@ -134,7 +160,8 @@ func rows5(sh *shape, v, w, x, y, z []byte, n int, r Rows, blk int, asm asm5, ge
 		return
 	}
 	e := n / blk * blk
-	asm(&v[0], &w[0], &x[0], &y[0], &z[0], n/blk, r.N, r.DstStride, r.SrcStride)
+	nt := sh.streams(r, &v[0], &w[0], &x[0], &y[0], &z[0])
+	asm[b2i(nt)](&v[0], &w[0], &x[0], &y[0], &z[0], n/blk, r.N, r.DstStride, r.SrcStride)
 	for i := 0; e < n && i < r.N; i++ {
 		gen(v[i*s0+sh.w[0]*e:], w[i*s1+sh.w[1]*e:], x[i*s2+sh.w[2]*e:], y[i*s3+sh.w[3]*e:], z[i*s4+sh.w[4]*e:], n-e)
 	}
@@ -148,51 +175,70 @@ type (
 	asm5 func(v, w, x, y, z *byte, it, rows, dstStride, srcStride int)
 )
 
-// rowAsm is the assembly that batches call directly, row by row; the generic
-// implementation has none (all nil, vw 0).
+// rowAsm is one kind of batched assembly (ordinary or non-temporal stores);
+// the generic implementation has none (all nil, vw 0).
 type rowAsm struct {
-	vw int // vector width in bytes: 16-bit pairs and 8-bit quads take vw elements per iteration, f32 kernels vw/2
+	vw int // vector width in bytes: 16-bit pairs and 8-bit quads take vw elements per iteration, f32 kernels vw/2, copy 4*vw bytes
 
-	f32ToBF16, f32ToF16, bf16ToF32, f16ToF32                                              asm2
+	copy, f32ToBF16, f32ToF16, bf16ToF32, f16ToF32                                        asm2
 	interleave16, deinterleave16, f32ToBF16Interleave, f32ToF16Interleave, bf16DeintToF32 asm3
 	interleave8x4, deinterleave8x4                                                        asm5
 }
 
-// addRows fills k's batched kernels from its single-call ones and a.
-func addRows(k *Kernels, a rowAsm) *Kernels {
+// addRows fills k's batched kernels from its single-call ones and the batched
+// assembly with ordinary (a) and non-temporal (an) stores.
+func addRows(k *Kernels, a, an rowAsm) *Kernels {
 	v, h := a.vw, a.vw/2
+	k.CopyRows = func(dst, src []byte, n int, r Rows) {
+		one := copyN
+		if r.Stream {
+			one = k.copyNTN
+		}
+		rows2(&shCopy, dst, src, n, r, 4*v, [2]asm2{a.copy, an.copy}, copyN, one)
+	}
 	k.F32ToBF16Rows = func(dst, src []byte, n int, r Rows) {
-		rows2(&shNarrow, dst, src, n, r, h, a.f32ToBF16, genericF32ToBF16, k.F32ToBF16)
+		rows2(&shNarrow, dst, src, n, r, h, [2]asm2{a.f32ToBF16, an.f32ToBF16}, genericF32ToBF16, k.F32ToBF16)
 	}
 	k.F32ToF16Rows = func(dst, src []byte, n int, r Rows) {
-		rows2(&shNarrow, dst, src, n, r, h, a.f32ToF16, genericF32ToF16, k.F32ToF16)
+		rows2(&shNarrow, dst, src, n, r, h, [2]asm2{a.f32ToF16, an.f32ToF16}, genericF32ToF16, k.F32ToF16)
 	}
 	k.BF16ToF32Rows = func(dst, src []byte, n int, r Rows) {
-		rows2(&shWiden, dst, src, n, r, h, a.bf16ToF32, genericBF16ToF32, k.BF16ToF32)
+		rows2(&shWiden, dst, src, n, r, h, [2]asm2{a.bf16ToF32, an.bf16ToF32}, genericBF16ToF32, k.BF16ToF32)
 	}
 	k.F16ToF32Rows = func(dst, src []byte, n int, r Rows) {
-		rows2(&shWiden, dst, src, n, r, h, a.f16ToF32, genericF16ToF32, k.F16ToF32)
+		rows2(&shWiden, dst, src, n, r, h, [2]asm2{a.f16ToF32, an.f16ToF32}, genericF16ToF32, k.F16ToF32)
 	}
 	k.Interleave16Rows = func(dst, x, y []byte, n int, r Rows) {
-		rows3(&shPack16, dst, x, y, n, r, v, a.interleave16, genericInterleave16, k.Interleave16)
+		rows3(&shPack16, dst, x, y, n, r, v, [2]asm3{a.interleave16, an.interleave16}, genericInterleave16, k.Interleave16)
 	}
 	k.Deinterleave16Rows = func(x, y, src []byte, n int, r Rows) {
-		rows3(&shUnpack16, x, y, src, n, r, v, a.deinterleave16, genericDeinterleave16, k.Deinterleave16)
+		rows3(&shUnpack16, x, y, src, n, r, v, [2]asm3{a.deinterleave16, an.deinterleave16}, genericDeinterleave16, k.Deinterleave16)
 	}
 	k.F32ToBF16InterleaveRows = func(dst, x, y []byte, n int, r Rows) {
-		rows3(&shPackF32, dst, x, y, n, r, h, a.f32ToBF16Interleave, genericF32ToBF16Interleave, k.F32ToBF16Interleave)
+		rows3(&shPackF32, dst, x, y, n, r, h, [2]asm3{a.f32ToBF16Interleave, an.f32ToBF16Interleave}, genericF32ToBF16Interleave, k.F32ToBF16Interleave)
 	}
 	k.F32ToF16InterleaveRows = func(dst, x, y []byte, n int, r Rows) {
-		rows3(&shPackF32, dst, x, y, n, r, h, a.f32ToF16Interleave, genericF32ToF16Interleave, k.F32ToF16Interleave)
+		rows3(&shPackF32, dst, x, y, n, r, h, [2]asm3{a.f32ToF16Interleave, an.f32ToF16Interleave}, genericF32ToF16Interleave, k.F32ToF16Interleave)
 	}
 	k.BF16DeinterleaveToF32Rows = func(x, y, src []byte, n int, r Rows) {
-		rows3(&shUnpackToF32, x, y, src, n, r, h, a.bf16DeintToF32, genericBF16DeinterleaveToF32, k.BF16DeinterleaveToF32)
+		rows3(&shUnpackToF32, x, y, src, n, r, h, [2]asm3{a.bf16DeintToF32, an.bf16DeintToF32}, genericBF16DeinterleaveToF32, k.BF16DeinterleaveToF32)
 	}
 	k.Interleave8x4Rows = func(dst, r0, r1, r2, r3 []byte, n int, r Rows) {
-		rows5(&shPack8x4, dst, r0, r1, r2, r3, n, r, v, a.interleave8x4, genericInterleave8x4, k.Interleave8x4)
+		rows5(&shPack8x4, dst, r0, r1, r2, r3, n, r, v, [2]asm5{a.interleave8x4, an.interleave8x4}, genericInterleave8x4, k.Interleave8x4)
 	}
 	k.Deinterleave8x4Rows = func(r0, r1, r2, r3, src []byte, n int, r Rows) {
-		rows5(&shUnpack8x4, r0, r1, r2, r3, src, n, r, v, a.deinterleave8x4, genericDeinterleave8x4, k.Deinterleave8x4)
+		rows5(&shUnpack8x4, r0, r1, r2, r3, src, n, r, v, [2]asm5{a.deinterleave8x4, an.deinterleave8x4}, genericDeinterleave8x4, k.Deinterleave8x4)
 	}
 	return k
 }
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func copyN(dst, src []byte, n int) { copy(dst[:n], src[:n]) }
+
+func (k *Kernels) copyNTN(dst, src []byte, n int) { k.CopyNT(dst[:n], src[:n]) }

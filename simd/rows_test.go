@@ -17,6 +17,9 @@ type rowsCase struct {
 }
 
 var rowsCases = []rowsCase{
+	{"Copy", &shCopy, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.CopyRows(o[0], o[1], n, r) },
+		func(k *Kernels, o [][]byte, n int) { k.Copy(o[0][:n], o[1][:n]) }},
 	{"F32ToBF16", &shNarrow, true,
 		func(k *Kernels, o [][]byte, n int, r Rows) { k.F32ToBF16Rows(o[0], o[1], n, r) },
 		func(k *Kernels, o [][]byte, n int) { k.F32ToBF16(o[0], o[1], n) }},
@@ -63,7 +66,8 @@ func (c *rowsCase) operands() int {
 // TestRows checks every batched kernel of every implementation against the
 // generic single-call kernel run once per row: random row counts, strides
 // with gaps (whose bytes must stay as they were), a shared source row
-// (stride 0) and unaligned starts.
+// (stride 0), unaligned starts, and non-temporal stores (Stream, with
+// destination starts and strides aligned or not).
 func TestRows(t *testing.T) {
 	withNT(t, func(t *testing.T) {
 		for _, c := range rowsCases {
@@ -71,7 +75,7 @@ func TestRows(t *testing.T) {
 				r := rand.New(rand.NewPCG(5, 6))
 				for _, k := range Available() {
 					for _, n := range testLengths[:30] {
-						rows := Rows{N: r.IntN(6)}
+						rows := Rows{N: r.IntN(6), Stream: r.IntN(2) == 0}
 						dgap, sgap := r.IntN(70), r.IntN(70)
 						checkRowsCase(t, c, k, r, n, rows, dgap, sgap, r.IntN(2) == 0)
 					}
@@ -93,6 +97,12 @@ func checkRowsCase(t *testing.T, c rowsCase, k *Kernels, r *rand.Rand, n int, ro
 			rows.SrcStride = max(rows.SrcStride, row+sgap)
 		}
 	}
+	// Destination strides that keep rows on 64-byte boundaries, and starts that
+	// are on one (aligned) or not (the non-temporal path must not be taken).
+	aligned := rows.Stream && r.IntN(4) != 0
+	if rows.Stream && r.IntN(4) != 0 {
+		rows.DstStride = (rows.DstStride + 63) &^ 63
+	}
 	size := func(i int) int {
 		if rows.N == 0 {
 			return r.IntN(8)
@@ -112,7 +122,11 @@ func checkRowsCase(t *testing.T, c rowsCase, k *Kernels, r *rand.Rand, n int, ro
 		if c.f32In && !c.sh.dst[i] {
 			data = randF32(r, sz/4+1)[:sz]
 		}
-		guards[i] = newGuarded(len(data), (i*13+n)%64)
+		off := (i*13 + n) % 64
+		if aligned && c.sh.dst[i] {
+			off = 0
+		}
+		guards[i] = newGuarded(len(data), off)
 		got[i] = guards[i].b()
 		copy(got[i], data)
 		want[i] = bytes.Clone(data)
@@ -129,6 +143,7 @@ func checkRowsCase(t *testing.T, c rowsCase, k *Kernels, r *rand.Rand, n int, ro
 		c.one(Generic(), ops, n)
 	}
 	c.rows(k, got, n, rows)
+	k.Fence()
 	what := fmt.Sprintf("%sRows/%s n=%d %+v", c.name, k.Name, n, rows)
 	for i := range nops {
 		guards[i].checkGuards(t, what)

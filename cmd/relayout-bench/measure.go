@@ -180,11 +180,13 @@ func calibrate(op func(), d time.Duration) int {
 }
 
 // allocsPer counts the heap allocations and bytes of one op: the fewest over three
-// rounds of n runs, since the runtime's own background work sometimes allocates too.
+// rounds of n runs, each after a GC, since the runtime's own background work
+// sometimes allocates too.
 func allocsPer(op func(), n int) (allocs, bytes float64) {
 	allocs, bytes = math.Inf(1), math.Inf(1)
 	for range 3 {
 		var a, b runtime.MemStats
+		runtime.GC()
 		runtime.ReadMemStats(&a)
 		for range n {
 			op()

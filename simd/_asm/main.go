@@ -29,10 +29,9 @@ func main() {
 	ConstraintExpr("amd64,gc,!purego,!noasm")
 
 	for _, x := range []isa{avx2, avx512} {
-		genCopy(x, ordinary)
-		genCopy(x, streaming)
 		genFill(x)
-		for _, m := range []mode{ordinary, streaming, batched} {
+		for _, m := range []mode{ordinary, streaming, batched, batchedStreaming} {
+			genCopy(x, m)
 			genInterleave16(x, m)
 			genDeinterleave16(x, m)
 			genF32ToBF16Interleave(x, m)
@@ -89,7 +88,7 @@ func (x isa) load(m Mem, v reg.VecVirtual) {
 // then be aligned to the vector width).
 func (x isa) store(v reg.VecVirtual, mem Mem, m mode) {
 	switch {
-	case m == streaming:
+	case m.nt():
 		VMOVNTDQ(v, mem)
 	case x.w == 64:
 		VMOVDQU64(v, mem)
@@ -193,20 +192,25 @@ type stream struct {
 	out  bool
 }
 
-// mode is the variant of a kernel: ordinary stores, non-temporal stores, or
-// ordinary stores over a batch of rows.
+// mode is the variant of a kernel: ordinary or non-temporal stores, on one
+// row or on a batch of rows. Batches with non-temporal stores leave the
+// SFENCE to the caller, who issues one after many batches.
 type mode int
 
 const (
 	ordinary mode = iota
 	streaming
 	batched
+	batchedStreaming
 )
+
+func (m mode) nt() bool   { return m == streaming || m == batchedStreaming }
+func (m mode) rows() bool { return m == batched || m == batchedStreaming }
 
 // sig returns the Go signature of a kernel in mode m: batches take the row
 // count and the destinations' and sources' row strides after n.
 func (m mode) sig(s string) string {
-	if m == batched {
+	if m.rows() {
 		return strings.Replace(s, "n int)", "n, rows, dstStride, srcStride int)", 1)
 	}
 	return s
@@ -218,6 +222,9 @@ func (m mode) doc() string {
 		return " Stores are non-temporal: destinations must be aligned to the vector width."
 	case batched:
 		return " It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources."
+	case batchedStreaming:
+		return " It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources." +
+			" Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width."
 	}
 	return ""
 }
@@ -226,7 +233,7 @@ func (m mode) doc() string {
 // in a loop over rows, which moves each stream from where a row ended to where
 // the next one starts.
 func (m mode) loop(n reg.GPVirtual, unroll int, streams []stream, body func(k int)) {
-	if m != batched {
+	if !m.rows() {
 		loopN(n, unroll, streams, body)
 		return
 	}
@@ -294,7 +301,7 @@ func finish(m mode) {
 }
 
 func fname(base string, x isa, m mode) string {
-	return base + [...]string{"", "NT", "Rows"}[m] + x.name
+	return base + [...]string{"", "NT", "Rows", "RowsNT"}[m] + x.name
 }
 
 func at(p reg.GPVirtual, disp int) Mem { return Mem{Base: p, Disp: disp} }
