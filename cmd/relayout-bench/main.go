@@ -10,7 +10,8 @@
 // Every sample of a case is followed by a sample of Go's copy() of the source's bytes
 // with as many goroutines, and the ratio to copy is the median of those per-pair ratios,
 // so it holds up when the machine's speed drifts. The per-element reference path is
-// timed once per case on a smaller shape and reported as a slowdown per byte.
+// timed once per case on a smaller shape, beside the measured implementation on the
+// same shape, and reported as how many times slower it is.
 //
 // Output is the Go benchmark format on stdout, one line per sample, which benchstat
 // reads (`benchstat -col /impl results.txt`), and a summary table on stderr. -json

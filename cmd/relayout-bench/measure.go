@@ -43,10 +43,10 @@ type result struct {
 
 // refSample is the per-element reference path timed on a smaller shape of the case.
 type refSample struct {
-	shape    string  // the source shape it ran on
+	small    job     // the shapes it ran on
 	iters    int     // iterations timed
 	nsPerB   float64 // ns per source byte
-	slowdown float64 // reference time per byte / case time per byte (median)
+	slowdown float64 // reference time / the measured implementation's time, both on small
 }
 
 func (r *result) gbps() []float64 { return rates(r.srcBytes, r.caseNs) }
@@ -219,31 +219,37 @@ func newBuffers(j job) (*buffers, error) {
 }
 
 // measureRef times the per-element reference path (WithKernel("reference")) with w
-// workers on the shrunk shape of j: the median of three samples of at least benchtime.
+// workers on the shrunk shape of j.
 func measureRef(j job, w int, benchtime time.Duration) (refSample, error) {
 	small := job{name: j.name, dst: shrink(j.dst), src: shrink(j.src)}
-	p, err := relayout.NewPlan(small.dst, small.src, relayout.WithWorkers(w), relayout.WithKernel("reference"))
+	nsPerB, iters, err := timeSample(small, benchtime, relayout.WithWorkers(w), relayout.WithKernel("reference"))
 	if err != nil {
 		return refSample{}, err
 	}
-	b, err := newBuffers(small)
+	return refSample{small: small, iters: iters, nsPerB: nsPerB}, nil
+}
+
+// timeSample times a plan with opts on the shapes of j: the median of three samples of
+// at least benchtime, in ns per source byte.
+func timeSample(j job, benchtime time.Duration, opts ...relayout.Option) (nsPerB float64, iters int, err error) {
+	p, err := relayout.NewPlan(j.dst, j.src, opts...)
 	if err != nil {
-		return refSample{}, err
+		return 0, 0, err
+	}
+	b, err := newBuffers(j)
+	if err != nil {
+		return 0, 0, err
 	}
 	op := func() { _ = p.CopyBytes(b.dst, b.src) }
 	if err := p.CopyBytes(b.dst, b.src); err != nil { // warm-up, and the only error check
-		return refSample{}, err
+		return 0, 0, err
 	}
 	n := calibrate(op, benchtime)
 	var ns []float64 // the median of three samples: one would be at the mercy of the load
 	for range 3 {
 		ns = append(ns, float64(timeN(op, n))/float64(n))
 	}
-	return refSample{
-		shape:  small.src.String(),
-		iters:  n,
-		nsPerB: median(ns) / float64(len(b.src)),
-	}, nil
+	return median(ns) / float64(len(b.src)), n, nil
 }
 
 // measure runs one case at one worker count and implementation: count interleaved
@@ -272,8 +278,12 @@ func measure(j job, b *buffers, w int, impl string, ref refSample, st settings) 
 		r.caseNs = append(r.caseNs, float64(tc)/float64(r.caseIters))
 		r.copyNs = append(r.copyNs, float64(tp)/float64(r.copyIters))
 	}
-	if ref.nsPerB > 0 {
-		r.ref.slowdown = ref.nsPerB * float64(r.srcBytes) / median(r.caseNs)
+	if ref.nsPerB > 0 { // the reference factor: both paths timed on the sample shape
+		fast, _, err := timeSample(ref.small, st.benchtime, relayout.WithWorkers(w), relayout.WithKernel(impl))
+		if err != nil {
+			return nil, err
+		}
+		r.ref.slowdown = ref.nsPerB / fast
 	}
 	return r, nil
 }

@@ -126,7 +126,7 @@ func toJSON(r *result) jsonResult {
 		GBps: finite(median(g)), Spread: spreadOf(g), CopyGBps: finite(median(c)), CopySpread: spreadOf(c),
 		RatioToCopy: finite(median(q)), RatioSpread: spreadOf(q),
 		Allocs: r.allocs, AllocBytes: r.allocB,
-		ReferenceSlowdown: finite(r.ref.slowdown), ReferenceSample: r.ref.shape,
+		ReferenceSlowdown: finite(r.ref.slowdown), ReferenceSample: r.ref.small.src.String(),
 	}
 	if r.ref.nsPerB > 0 {
 		j.ReferenceGBps = finite(1 / r.ref.nsPerB)
@@ -162,7 +162,7 @@ func writeTable(w io.Writer, rs []*result) error {
 	}
 	_, err := fmt.Fprintln(w, "GB/s: source bytes per second (1 GB = 1e9 B), median over the samples. copy: Go's copy() of the\n"+
 		"same bytes by as many goroutines, timed right after each sample. ratio: median of the per-pair\n"+
-		"copy_time/case_time. reference: the per-element path, timed on a smaller shape, per byte.")
+		"copy_time/case_time. reference: the per-element path's time / this one's, both on a smaller shape.")
 	return err
 }
 
