@@ -11,12 +11,16 @@
 // destination stride (sequential writes), fuses what is contiguous on both sides, and
 // picks the innermost kernel from package simd:
 //
-//   - copy: runs contiguous on both sides (with fused f32↔bf16/f16 conversion, and
-//     non-temporal stores when the destination exceeds the last-level cache);
+//   - copy: runs contiguous on both sides (with fused f32↔bf16/f16 conversion);
 //   - interleave / deinterleave: the (2,1) and (4,1) packing of 16- and 8-bit types, as
 //     in T(8,128)(2,1), fused with f32→bf16/f16 or bf16→f32 conversion;
 //   - transpose: the two sides' fastest dims differ; cache-sized block transposes;
 //   - elementwise: anything else, including sub-byte E(n) types.
+//
+// The innermost outer loop goes to the kernel as a batch of rows (simd.Rows), one call
+// per batch; when both arrays fit in L2 it is the largest loop. When the destination
+// exceeds the last-level cache, every kernel stores non-temporally (no read of each line
+// before it is written) and each worker fences once at the end.
 //
 // Blocks that reach past the array (sizes that are not tile multiples) take a bounded
 // edge path that copies the data prefix and pads the rest. Layout pairs whose tiles do not
