@@ -215,8 +215,8 @@ func (s *asmSet) fillW(dst, pattern []byte) {
 	// The first 64 bytes of dst hold the repeated pattern the assembly loads (once, before
 	// storing): a local buffer would escape through the function value and allocate.
 	head := dst[:64]
-	for i := 0; i < len(head); i += len(pattern) {
-		copy(head[i:], pattern)
+	for n := copy(head, pattern); n < len(head); n *= 2 { // doubling: 5 copies for a 2-byte pattern, not 32
+		copy(head[n:], head[:n])
 	}
 	it := len(dst) / chunk
 	if raceEnabled {
