@@ -120,10 +120,10 @@ func (p *Plan) compile() {
 		k.clip, k.clipDim = p.runIsLowest(k)
 		k.clip = k.clip && !(k.kind == kInterleave && k.rowDim == k.clipDim)
 	}
+	p.cacheOrder()
 	// Fold the innermost outer loop into each kernel call as a repeat, so the odometer
 	// and the edge checks run once per batch of runs: 256² bf16 → T(8,128)(2,1) makes
 	// 256 calls of 128 elements, where that bookkeeping cost as much as the copying.
-	p.cacheOrder()
 	k.rep = 1
 	if n := len(p.outer); n >= 2 {
 		l := p.outer[n-1]

@@ -43,7 +43,7 @@ type asmSet struct {
 	// not for its own (a 64×8 f32 block is all edge for AVX-512's 16×16 kernel).
 	narrower *asmSet
 	// alignT8 says that transpose8 stores whole vectors to destination rows and
-	// is used only when they are aligned to the vector width (see transpose8W).
+	// is used only when they are aligned to the vector width (see transposeW).
 	alignT8 bool
 }
 
@@ -103,12 +103,12 @@ func (s *asmSet) kernels() *Kernels {
 		Name:                  s.name,
 		Copy:                  s.copyOrd,
 		CopyNT:                s.copyNTW,
-		Transpose32:           s.transpose32W,
-		Transpose16:           s.transpose16W,
-		Transpose8:            s.transpose8W,
-		Transpose32NT:         s.transpose32NTW,
-		Transpose16NT:         s.transpose16NTW,
-		Transpose8NT:          s.transpose8NTW,
+		Transpose32:           s.transposeFunc(4, false),
+		Transpose16:           s.transposeFunc(2, false),
+		Transpose8:            s.transposeFunc(1, false),
+		Transpose32NT:         s.transposeFunc(4, true),
+		Transpose16NT:         s.transposeFunc(2, true),
+		Transpose8NT:          s.transposeFunc(1, true),
 		Interleave16:          s.interleave16W,
 		Deinterleave16:        s.deinterleave16W,
 		Interleave8x4:         s.interleave8x4W,
@@ -525,28 +525,11 @@ func (s *asmSet) transpose(w int, dst []byte, ds int, src []byte, ss int, rows, 
 	return fence
 }
 
-func (s *asmSet) transpose32W(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
-	s.transposeW(4, dst, dstStride, src, srcStride, rows, cols, false)
-}
-
-func (s *asmSet) transpose16W(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
-	s.transposeW(2, dst, dstStride, src, srcStride, rows, cols, false)
-}
-
-func (s *asmSet) transpose8W(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
-	s.transposeW(1, dst, dstStride, src, srcStride, rows, cols, false)
-}
-
-func (s *asmSet) transpose32NTW(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
-	s.transposeW(4, dst, dstStride, src, srcStride, rows, cols, true)
-}
-
-func (s *asmSet) transpose16NTW(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
-	s.transposeW(2, dst, dstStride, src, srcStride, rows, cols, true)
-}
-
-func (s *asmSet) transpose8NTW(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
-	s.transposeW(1, dst, dstStride, src, srcStride, rows, cols, true)
+// transposeFunc returns the Transpose kernel for w-byte elements, non-temporal or not.
+func (s *asmSet) transposeFunc(w int, nt bool) func(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
+	return func(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
+		s.transposeW(w, dst, dstStride, src, srcStride, rows, cols, nt)
+	}
 }
 
 // transposeW checks the arguments, runs transpose, and fences non-temporal stores.

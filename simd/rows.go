@@ -35,6 +35,7 @@ type shape struct {
 
 // Operand shapes of the batched kernels, in their argument order.
 var (
+	shCopy        = shape{[5]int{1, 1}, [5]bool{true}, 1}                            // dst, src (n bytes)
 	shNarrow      = shape{[5]int{2, 4}, [5]bool{true}, 2}                            // dst16, src32
 	shWiden       = shape{[5]int{4, 2}, [5]bool{true}, 4}                            // dst32, src16
 	shPack16      = shape{[5]int{4, 2, 2}, [5]bool{true}, 4}                         // dst, a16, b16
@@ -42,7 +43,6 @@ var (
 	shPackF32     = shape{[5]int{4, 4, 4}, [5]bool{true}, 4}                         // dst, a32, b32
 	shUnpackToF32 = shape{[5]int{4, 4, 4}, [5]bool{true, true}, 8}                   // a32, b32, src
 	shPack8x4     = shape{[5]int{4, 1, 1, 1, 1}, [5]bool{true}, 4}                   // dst, r0..r3
-	shCopy        = shape{[5]int{1, 1}, [5]bool{true}, 1}                            // dst, src (n bytes)
 	shUnpack8x4   = shape{[5]int{1, 1, 1, 1, 4}, [5]bool{true, true, true, true}, 4} // r0..r3, src
 )
 
@@ -104,7 +104,7 @@ func (sh *shape) streams(r Rows, ops ...*byte) bool {
 	return true
 }
 
-// rows2 runs a two-operand kernel (conversions) on a batch: the batched
+// rows2 runs a two-operand kernel (copy, conversions) on a batch: the batched
 // assembly on whole iterations of blk elements of every row and gen on each
 // row's tail, or the single-call kernel once per row when direct says no.
 func rows2(sh *shape, x, y []byte, n int, r Rows, blk int, asm [2]asm2, gen, one func(x, y []byte, n int)) {

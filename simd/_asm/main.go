@@ -217,16 +217,17 @@ func (m mode) sig(s string) string {
 }
 
 func (m mode) doc() string {
+	s := ""
+	if m.rows() {
+		s = " It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources."
+	}
 	switch m {
 	case streaming:
-		return " Stores are non-temporal: destinations must be aligned to the vector width."
-	case batched:
-		return " It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources."
+		s += " Stores are non-temporal: destinations must be aligned to the vector width."
 	case batchedStreaming:
-		return " It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources." +
-			" Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width."
+		s += " Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width."
 	}
-	return ""
+	return s
 }
 
 // loop emits the kernel's loop over n iterations (see loopN); a batch wraps it
