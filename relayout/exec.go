@@ -198,6 +198,26 @@ func (p *Plan) kernel(dst, src []byte, dOff, sOff, n64, rows int64) {
 	}
 }
 
+// packPartial runs an interleave kernel on n elements whose packed rows from valid on
+// lie in the destination's padding: they read the fill row instead.
+func (p *Plan) packPartial(dst, src []byte, dOff, sOff, n, valid int64) {
+	k := &p.kern
+	sb := int64(p.sbits / 8)
+	var rows [4][]byte
+	for j := range rows[:k.p] {
+		rows[j] = p.fillRow
+		if int64(j) < valid {
+			rows[j] = src[(sOff+int64(j)*k.pstr)*sb:]
+		}
+	}
+	d, r := dst[dOff*int64(p.dbits/8):], simd.Rows{N: 1, Stream: p.stream}
+	if k.quad != nil {
+		k.quad(d, rows[0], rows[1], rows[2], rows[3], int(n), r)
+	} else {
+		k.pair(d, rows[0], rows[1], int(n), r)
+	}
+}
+
 // runConv returns the contiguous converting kernel for the plan's types, if any.
 func (p *Plan) runConv() func(dst, src []byte, n int, r simd.Rows) {
 	ks := p.k()
@@ -253,6 +273,7 @@ func (p *Plan) edge(dst, src []byte, dOff, sOff int64, e *[maxDims]int64, rows i
 	}
 	if k.clip {
 		state := inData // along the dims other than the clipped one
+		packed := k.p   // interleave: the packed rows that are data
 		for d, r := range p.ragged {
 			if !r || d == k.clipDim {
 				continue
@@ -262,7 +283,10 @@ func (p *Plan) edge(dst, src []byte, dOff, sOff int64, e *[maxDims]int64, rows i
 				state = max(state, outside)
 			case e[d] >= b.size:
 				state = max(state, inPadding)
-			case e[d]+k.maxInner[d] >= b.size:
+			case e[d]+k.maxInner[d] < b.size:
+			case d == k.rowDim && p.fillRow != nil && k.maxInner[d] == (k.p-1)*k.rowPlace:
+				packed = ceilDiv(b.size-e[d], k.rowPlace) // the rest read the fill row
+			default:
 				state = mixed
 			}
 		}
@@ -280,7 +304,12 @@ func (p *Plan) edge(dst, src []byte, dOff, sOff int64, e *[maxDims]int64, rows i
 			if k.kind == kInterleave {
 				w = k.p
 			}
-			if data > 0 {
+			switch {
+			case data > 0 && packed < k.p:
+				for i := range rows {
+					p.packPartial(dst, src, dOff+i*k.repDst, sOff+i*k.repSrc, data, packed)
+				}
+			case data > 0:
 				p.kernel(dst, src, dOff, sOff, data, rows)
 			}
 			if p.opts.pad != padLeave {

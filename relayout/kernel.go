@@ -35,9 +35,10 @@ type kernel struct {
 
 	// clip: the run is the lowest n values of dim clipDim (e = base + i), so an edge block
 	// can copy its data prefix and pad the rest instead of going element by element.
-	clip    bool
-	clipDim int
-	rowDim  int // interleave: the packed rows' dim
+	clip     bool
+	clipDim  int
+	rowDim   int   // interleave: the packed rows' dim
+	rowPlace int64 // and their place in it
 
 	maxInner []int64 // per dim: the largest coordinate the kernel adds
 
@@ -142,10 +143,31 @@ func (p *Plan) compile() {
 	p.stream = p.dst.FootprintBytes() >= streamingBytes() && k.kind != kElem
 	p.bind(&k)
 	p.kern = k
+	p.fillRow = p.packFillRow()
 	p.chunks = 1
 	for _, l := range p.outer {
 		p.chunks *= l.size
 	}
+}
+
+// packFillRow returns, for an interleave kernel whose packed rows can be cut by the end
+// of the data (T(32,128)(4,1) on 250 rows: rows 248–249 of a quad are data, 250–251
+// padding), a source row that packs to the padding value, so that such a quad is one
+// kernel call rather than an element-by-element walk. It is nil when no such row exists:
+// padding left alone, or a converting kernel with a non-zero fill (whose source value
+// would have to round to it).
+func (p *Plan) packFillRow() []byte {
+	k := &p.kern
+	if k.kind != kInterleave || !p.ragged[k.rowDim] || p.opts.pad == padLeave || p.dt != p.st && p.fill != 0 {
+		return nil
+	}
+	row := make([]byte, k.n*int64(p.sbits/8))
+	if p.fill != 0 {
+		for i := 0; i < len(row); i += len(p.fillBytes) {
+			copy(row[i:], p.fillBytes)
+		}
+	}
+	return row
 }
 
 // bind picks the simd functions for the kernel's kind and the plan's types.
@@ -294,7 +316,7 @@ func (p *Plan) packing(loops []loop) (kernel, []int, bool) {
 				run *= loops[i].size
 				inner = append(inner, i)
 			}
-			return kernel{kind: kInterleave, n: run, p: pk, pstr: rows.srcStr, rowDim: rows.dim}, inner, true
+			return kernel{kind: kInterleave, n: run, p: pk, pstr: rows.srcStr, rowDim: rows.dim, rowPlace: rows.place}, inner, true
 		}
 	}
 	// Deinterleave: the source-contiguous loop has p values and destination stride pstr.

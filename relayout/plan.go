@@ -21,6 +21,7 @@ type Plan struct {
 	opts         options
 	fill         uint64 // padding bits, unless opts.pad is padLeave
 	fillBytes    []byte // fill as one element's bytes (whole-byte elements)
+	fillRow      []byte // interleave: a source row that packs to the fill (see packFillRow)
 	conv         func(uint64) uint64
 
 	fast   bool
