@@ -122,7 +122,15 @@ func (s *asmSet) kernels() *Kernels {
 		BF16DeinterleaveToF32: s.bf16DeintToF32W,
 		Fill:                  s.fillW,
 		Fence:                 sfence,
-	}, s.rows, s.rowsNT)
+	}, s.rows, s.rowsNT, s.narrowerRows())
+}
+
+// narrowerRows returns the narrower set's batched kernels, or none.
+func (s *asmSet) narrowerRows() rowAsm {
+	if s.narrower == nil {
+		return rowAsm{}
+	}
+	return s.narrower.rows
 }
 
 func addr(p *byte) uintptr { return uintptr(unsafe.Pointer(p)) }

@@ -82,12 +82,12 @@ func panicShort(i, length, rows, row, stride int) {
 	panic(fmt.Sprintf("simd: Rows: operand %d has %d bytes, short of %d rows of %d bytes %d apart", i, length, rows, row, stride))
 }
 
-// direct says whether a batch can run the batched assembly rather than the
-// single-call kernel once per row: not when there is none (blk 0), when rows
-// are too short for one iteration, when the race detector must be told what
-// the assembly touches, or when rows are long enough to stream.
+// direct says whether a batch can run the batched assembly (and the narrower
+// set's and the generic code on the rows' tails) rather than the single-call kernel once per row:
+// not when there is no assembly (blk 0), when the race detector must be told
+// what the assembly touches, or when rows are long enough to stream.
 func (sh *shape) direct(n, blk int) bool {
-	return blk > 0 && n >= blk && !raceEnabled && sh.out*n < ntThreshold
+	return blk > 0 && !raceEnabled && sh.out*n < ntThreshold
 }
 
 // streams says whether a batch takes the non-temporal assembly: asked for, and
@@ -107,7 +107,7 @@ func (sh *shape) streams(r Rows, ops ...*byte) bool {
 // rows2 runs a two-operand kernel (copy, conversions) on a batch: the batched
 // assembly on whole iterations of blk elements of every row and gen on each
 // row's tail, or the single-call kernel once per row when direct says no.
-func rows2(sh *shape, x, y []byte, n int, r Rows, blk int, asm [2]asm2, gen, one func(x, y []byte, n int)) {
+func rows2(sh *shape, x, y []byte, n int, r Rows, blk int, asm [3]asm2, gen, one func(x, y []byte, n int)) {
 	if !batch(r, n) {
 		return
 	}
@@ -119,15 +119,21 @@ func rows2(sh *shape, x, y []byte, n int, r Rows, blk int, asm [2]asm2, gen, one
 		return
 	}
 	e := n / blk * blk
-	nt := sh.streams(r, &x[0], &y[0])
-	asm[b2i(nt)](&x[0], &y[0], n/blk, r.N, r.DstStride, r.SrcStride)
+	if e > 0 {
+		nt := sh.streams(r, &x[0], &y[0])
+		asm[b2i(nt)](&x[0], &y[0], n/blk, r.N, r.DstStride, r.SrcStride)
+	}
+	if hb := blk / 2; asm[2] != nil && n-e >= hb { // half a block: the narrower set's one iteration
+		asm[2](&x[sh.w[0]*e], &y[sh.w[1]*e], 1, r.N, r.DstStride, r.SrcStride)
+		e += hb
+	}
 	for i := 0; e < n && i < r.N; i++ {
 		gen(x[i*s0+sh.w[0]*e:], y[i*s1+sh.w[1]*e:], n-e)
 	}
 }
 
 // rows3 is rows2 for three operands (pair packing).
-func rows3(sh *shape, x, y, z []byte, n int, r Rows, blk int, asm [2]asm3, gen, one func(x, y, z []byte, n int)) {
+func rows3(sh *shape, x, y, z []byte, n int, r Rows, blk int, asm [3]asm3, gen, one func(x, y, z []byte, n int)) {
 	if !batch(r, n) {
 		return
 	}
@@ -139,15 +145,21 @@ func rows3(sh *shape, x, y, z []byte, n int, r Rows, blk int, asm [2]asm3, gen, 
 		return
 	}
 	e := n / blk * blk
-	nt := sh.streams(r, &x[0], &y[0], &z[0])
-	asm[b2i(nt)](&x[0], &y[0], &z[0], n/blk, r.N, r.DstStride, r.SrcStride)
+	if e > 0 {
+		nt := sh.streams(r, &x[0], &y[0], &z[0])
+		asm[b2i(nt)](&x[0], &y[0], &z[0], n/blk, r.N, r.DstStride, r.SrcStride)
+	}
+	if hb := blk / 2; asm[2] != nil && n-e >= hb { // half a block: the narrower set's one iteration
+		asm[2](&x[sh.w[0]*e], &y[sh.w[1]*e], &z[sh.w[2]*e], 1, r.N, r.DstStride, r.SrcStride)
+		e += hb
+	}
 	for i := 0; e < n && i < r.N; i++ {
 		gen(x[i*s0+sh.w[0]*e:], y[i*s1+sh.w[1]*e:], z[i*s2+sh.w[2]*e:], n-e)
 	}
 }
 
 // rows5 is rows2 for five operands (quad packing).
-func rows5(sh *shape, v, w, x, y, z []byte, n int, r Rows, blk int, asm [2]asm5, gen, one func(v, w, x, y, z []byte, n int)) {
+func rows5(sh *shape, v, w, x, y, z []byte, n int, r Rows, blk int, asm [3]asm5, gen, one func(v, w, x, y, z []byte, n int)) {
 	if !batch(r, n) {
 		return
 	}
@@ -160,8 +172,14 @@ func rows5(sh *shape, v, w, x, y, z []byte, n int, r Rows, blk int, asm [2]asm5,
 		return
 	}
 	e := n / blk * blk
-	nt := sh.streams(r, &v[0], &w[0], &x[0], &y[0], &z[0])
-	asm[b2i(nt)](&v[0], &w[0], &x[0], &y[0], &z[0], n/blk, r.N, r.DstStride, r.SrcStride)
+	if e > 0 {
+		nt := sh.streams(r, &v[0], &w[0], &x[0], &y[0], &z[0])
+		asm[b2i(nt)](&v[0], &w[0], &x[0], &y[0], &z[0], n/blk, r.N, r.DstStride, r.SrcStride)
+	}
+	if hb := blk / 2; asm[2] != nil && n-e >= hb { // half a block: the narrower set's one iteration
+		asm[2](&v[sh.w[0]*e], &w[sh.w[1]*e], &x[sh.w[2]*e], &y[sh.w[3]*e], &z[sh.w[4]*e], 1, r.N, r.DstStride, r.SrcStride)
+		e += hb
+	}
 	for i := 0; e < n && i < r.N; i++ {
 		gen(v[i*s0+sh.w[0]*e:], w[i*s1+sh.w[1]*e:], x[i*s2+sh.w[2]*e:], y[i*s3+sh.w[3]*e:], z[i*s4+sh.w[4]*e:], n-e)
 	}
@@ -186,48 +204,51 @@ type rowAsm struct {
 }
 
 // addRows fills k's batched kernels from its single-call ones and the batched
-// assembly with ordinary (a) and non-temporal (an) stores.
-func addRows(k *Kernels, a, an rowAsm) *Kernels {
-	v, h := a.vw, a.vw/2
+// assembly with ordinary (a) and non-temporal (an) stores, and of the narrower
+// set (h, with half the vector width; or none), which takes half a block of
+// the rows' tails: a T(8,128) edge tile's 44 leftover bf16 pairs are 32 for
+// AVX2's interleave and 12 for Go rather than 44 for Go.
+func addRows(k *Kernels, a, an, h rowAsm) *Kernels {
+	v, hv := a.vw, a.vw/2
 	k.CopyRows = func(dst, src []byte, n int, r Rows) {
 		one := copyN
 		if r.Stream {
 			one = k.copyNTN
 		}
-		rows2(&shCopy, dst, src, n, r, 4*v, [2]asm2{a.copy, an.copy}, copyN, one)
+		rows2(&shCopy, dst, src, n, r, 4*v, [3]asm2{a.copy, an.copy, nil}, copyN, one)
 	}
 	k.F32ToBF16Rows = func(dst, src []byte, n int, r Rows) {
-		rows2(&shNarrow, dst, src, n, r, h, [2]asm2{a.f32ToBF16, an.f32ToBF16}, genericF32ToBF16, k.F32ToBF16)
+		rows2(&shNarrow, dst, src, n, r, hv, [3]asm2{a.f32ToBF16, an.f32ToBF16, h.f32ToBF16}, genericF32ToBF16, k.F32ToBF16)
 	}
 	k.F32ToF16Rows = func(dst, src []byte, n int, r Rows) {
-		rows2(&shNarrow, dst, src, n, r, h, [2]asm2{a.f32ToF16, an.f32ToF16}, genericF32ToF16, k.F32ToF16)
+		rows2(&shNarrow, dst, src, n, r, hv, [3]asm2{a.f32ToF16, an.f32ToF16, h.f32ToF16}, genericF32ToF16, k.F32ToF16)
 	}
 	k.BF16ToF32Rows = func(dst, src []byte, n int, r Rows) {
-		rows2(&shWiden, dst, src, n, r, h, [2]asm2{a.bf16ToF32, an.bf16ToF32}, genericBF16ToF32, k.BF16ToF32)
+		rows2(&shWiden, dst, src, n, r, hv, [3]asm2{a.bf16ToF32, an.bf16ToF32, h.bf16ToF32}, genericBF16ToF32, k.BF16ToF32)
 	}
 	k.F16ToF32Rows = func(dst, src []byte, n int, r Rows) {
-		rows2(&shWiden, dst, src, n, r, h, [2]asm2{a.f16ToF32, an.f16ToF32}, genericF16ToF32, k.F16ToF32)
+		rows2(&shWiden, dst, src, n, r, hv, [3]asm2{a.f16ToF32, an.f16ToF32, h.f16ToF32}, genericF16ToF32, k.F16ToF32)
 	}
 	k.Interleave16Rows = func(dst, x, y []byte, n int, r Rows) {
-		rows3(&shPack16, dst, x, y, n, r, v, [2]asm3{a.interleave16, an.interleave16}, genericInterleave16, k.Interleave16)
+		rows3(&shPack16, dst, x, y, n, r, v, [3]asm3{a.interleave16, an.interleave16, h.interleave16}, genericInterleave16, k.Interleave16)
 	}
 	k.Deinterleave16Rows = func(x, y, src []byte, n int, r Rows) {
-		rows3(&shUnpack16, x, y, src, n, r, v, [2]asm3{a.deinterleave16, an.deinterleave16}, genericDeinterleave16, k.Deinterleave16)
+		rows3(&shUnpack16, x, y, src, n, r, v, [3]asm3{a.deinterleave16, an.deinterleave16, h.deinterleave16}, genericDeinterleave16, k.Deinterleave16)
 	}
 	k.F32ToBF16InterleaveRows = func(dst, x, y []byte, n int, r Rows) {
-		rows3(&shPackF32, dst, x, y, n, r, h, [2]asm3{a.f32ToBF16Interleave, an.f32ToBF16Interleave}, genericF32ToBF16Interleave, k.F32ToBF16Interleave)
+		rows3(&shPackF32, dst, x, y, n, r, hv, [3]asm3{a.f32ToBF16Interleave, an.f32ToBF16Interleave, h.f32ToBF16Interleave}, genericF32ToBF16Interleave, k.F32ToBF16Interleave)
 	}
 	k.F32ToF16InterleaveRows = func(dst, x, y []byte, n int, r Rows) {
-		rows3(&shPackF32, dst, x, y, n, r, h, [2]asm3{a.f32ToF16Interleave, an.f32ToF16Interleave}, genericF32ToF16Interleave, k.F32ToF16Interleave)
+		rows3(&shPackF32, dst, x, y, n, r, hv, [3]asm3{a.f32ToF16Interleave, an.f32ToF16Interleave, h.f32ToF16Interleave}, genericF32ToF16Interleave, k.F32ToF16Interleave)
 	}
 	k.BF16DeinterleaveToF32Rows = func(x, y, src []byte, n int, r Rows) {
-		rows3(&shUnpackToF32, x, y, src, n, r, h, [2]asm3{a.bf16DeintToF32, an.bf16DeintToF32}, genericBF16DeinterleaveToF32, k.BF16DeinterleaveToF32)
+		rows3(&shUnpackToF32, x, y, src, n, r, hv, [3]asm3{a.bf16DeintToF32, an.bf16DeintToF32, h.bf16DeintToF32}, genericBF16DeinterleaveToF32, k.BF16DeinterleaveToF32)
 	}
 	k.Interleave8x4Rows = func(dst, r0, r1, r2, r3 []byte, n int, r Rows) {
-		rows5(&shPack8x4, dst, r0, r1, r2, r3, n, r, v, [2]asm5{a.interleave8x4, an.interleave8x4}, genericInterleave8x4, k.Interleave8x4)
+		rows5(&shPack8x4, dst, r0, r1, r2, r3, n, r, v, [3]asm5{a.interleave8x4, an.interleave8x4, h.interleave8x4}, genericInterleave8x4, k.Interleave8x4)
 	}
 	k.Deinterleave8x4Rows = func(r0, r1, r2, r3, src []byte, n int, r Rows) {
-		rows5(&shUnpack8x4, r0, r1, r2, r3, src, n, r, v, [2]asm5{a.deinterleave8x4, an.deinterleave8x4}, genericDeinterleave8x4, k.Deinterleave8x4)
+		rows5(&shUnpack8x4, r0, r1, r2, r3, src, n, r, v, [3]asm5{a.deinterleave8x4, an.deinterleave8x4, h.deinterleave8x4}, genericDeinterleave8x4, k.Deinterleave8x4)
 	}
 	return k
 }
