@@ -237,127 +237,75 @@ func (s *asmSet) fillW(dst, pattern []byte) {
 }
 
 func (s *asmSet) interleave16W(dst, a, b []byte, n int) {
-	checkN(n)
-	dst, a, b = dst[:4*n:len(dst)], a[:2*n:len(a)], b[:2*n:len(b)]
-	blk := s.vw
-	h, it, nt := s.plan(n, blk, 4, 1, unsafe.SliceData(dst), nil, nil, nil)
-	if it > 0 {
-		if h > 0 { // the part before the aligned start, when streaming
-			genericInterleave16(dst, a, b, h)
-		}
-		e := h + it*blk
-		if raceEnabled {
-			raceRead(a[2*h : 2*e])
-			raceRead(b[2*h : 2*e])
-			raceWrite(dst[4*h : 4*e])
-		}
-		pick(nt, s.interleave16, s.interleave16NT)(&dst[4*h], &a[2*h], &b[2*h], it)
-		h = e
-	} else {
-		h = 0
-	}
-	if h < n {
-		genericInterleave16(dst[4*h:], a[2*h:], b[2*h:], n-h)
-	}
-}
-
-func (s *asmSet) deinterleave16W(a, b, src []byte, n int) {
-	checkN(n)
-	src, a, b = src[:4*n:len(src)], a[:2*n:len(a)], b[:2*n:len(b)]
-	blk := s.vw
-	h, it, nt := s.plan(n, blk, 2, 2, unsafe.SliceData(a), unsafe.SliceData(b), nil, nil)
-	if it > 0 {
-		if h > 0 { // the part before the aligned start, when streaming
-			genericDeinterleave16(a, b, src, h)
-		}
-		e := h + it*blk
-		if raceEnabled {
-			raceRead(src[4*h : 4*e])
-			raceWrite(a[2*h : 2*e])
-			raceWrite(b[2*h : 2*e])
-		}
-		pick(nt, s.deinterleave16, s.deinterleave16NT)(&a[2*h], &b[2*h], &src[4*h], it)
-		h = e
-	} else {
-		h = 0
-	}
-	if h < n {
-		genericDeinterleave16(a[2*h:], b[2*h:], src[4*h:], n-h)
-	}
+	s.pack(dst, a, b, n, 2, s.vw, s.interleave16, s.interleave16NT, genericInterleave16)
 }
 
 func (s *asmSet) f32ToBF16InterleaveW(dst, a, b []byte, n int) {
-	checkN(n)
-	dst, a, b = dst[:4*n:len(dst)], a[:4*n:len(a)], b[:4*n:len(b)]
-	blk := s.vw / 2
-	h, it, nt := s.plan(n, blk, 4, 1, unsafe.SliceData(dst), nil, nil, nil)
-	if it > 0 {
-		if h > 0 { // the part before the aligned start, when streaming
-			genericF32ToBF16Interleave(dst, a, b, h)
-		}
-		e := h + it*blk
-		if raceEnabled {
-			raceRead(a[4*h : 4*e])
-			raceRead(b[4*h : 4*e])
-			raceWrite(dst[4*h : 4*e])
-		}
-		pick(nt, s.f32ToBF16Interleave, s.f32ToBF16InterleaveNT)(&dst[4*h], &a[4*h], &b[4*h], it)
-		h = e
-	} else {
-		h = 0
-	}
-	if h < n {
-		genericF32ToBF16Interleave(dst[4*h:], a[4*h:], b[4*h:], n-h)
-	}
+	s.pack(dst, a, b, n, 4, s.vw/2, s.f32ToBF16Interleave, s.f32ToBF16InterleaveNT, genericF32ToBF16Interleave)
 }
 
 func (s *asmSet) f32ToF16InterleaveW(dst, a, b []byte, n int) {
+	s.pack(dst, a, b, n, 4, s.vw/2, s.f32ToF16Interleave, s.f32ToF16InterleaveNT, genericF32ToF16Interleave)
+}
+
+func (s *asmSet) deinterleave16W(a, b, src []byte, n int) {
+	s.unpack(a, b, src, n, 2, s.vw, s.deinterleave16, s.deinterleave16NT, genericDeinterleave16)
+}
+
+func (s *asmSet) bf16DeintToF32W(a, b, src []byte, n int) {
+	s.unpack(a, b, src, n, 4, s.vw/2, s.bf16DeintToF32, s.bf16DeintToF32NT, genericBF16DeinterleaveToF32)
+}
+
+// pack is the wrapper of the pair-packing kernels (Interleave16 and the fused
+// conversions): dst gets 4 bytes per pair from the w-byte elements of a and b;
+// the assembly does blk pairs per iteration.
+func (s *asmSet) pack(dst, a, b []byte, n, w, blk int, ord, ntf func(dst, a, b *byte, n int), gen func(dst, a, b []byte, n int)) {
 	checkN(n)
-	dst, a, b = dst[:4*n:len(dst)], a[:4*n:len(a)], b[:4*n:len(b)]
-	blk := s.vw / 2
+	dst, a, b = dst[:4*n:len(dst)], a[:w*n:len(a)], b[:w*n:len(b)]
 	h, it, nt := s.plan(n, blk, 4, 1, unsafe.SliceData(dst), nil, nil, nil)
 	if it > 0 {
 		if h > 0 { // the part before the aligned start, when streaming
-			genericF32ToF16Interleave(dst, a, b, h)
+			gen(dst, a, b, h)
 		}
 		e := h + it*blk
 		if raceEnabled {
-			raceRead(a[4*h : 4*e])
-			raceRead(b[4*h : 4*e])
+			raceRead(a[w*h : w*e])
+			raceRead(b[w*h : w*e])
 			raceWrite(dst[4*h : 4*e])
 		}
-		pick(nt, s.f32ToF16Interleave, s.f32ToF16InterleaveNT)(&dst[4*h], &a[4*h], &b[4*h], it)
+		pick(nt, ord, ntf)(&dst[4*h], &a[w*h], &b[w*h], it)
 		h = e
 	} else {
 		h = 0
 	}
 	if h < n {
-		genericF32ToF16Interleave(dst[4*h:], a[4*h:], b[4*h:], n-h)
+		gen(dst[4*h:], a[w*h:], b[w*h:], n-h)
 	}
 }
 
-func (s *asmSet) bf16DeintToF32W(a, b, src []byte, n int) {
+// unpack is pack's inverse wrapper (Deinterleave16, BF16DeinterleaveToF32):
+// a and b get w bytes per element from each 4-byte pair of src.
+func (s *asmSet) unpack(a, b, src []byte, n, w, blk int, ord, ntf func(a, b, src *byte, n int), gen func(a, b, src []byte, n int)) {
 	checkN(n)
-	src, a, b = src[:4*n:len(src)], a[:4*n:len(a)], b[:4*n:len(b)]
-	blk := s.vw / 2
-	h, it, nt := s.plan(n, blk, 4, 2, unsafe.SliceData(a), unsafe.SliceData(b), nil, nil)
+	src, a, b = src[:4*n:len(src)], a[:w*n:len(a)], b[:w*n:len(b)]
+	h, it, nt := s.plan(n, blk, w, 2, unsafe.SliceData(a), unsafe.SliceData(b), nil, nil)
 	if it > 0 {
 		if h > 0 { // the part before the aligned start, when streaming
-			genericBF16DeinterleaveToF32(a, b, src, h)
+			gen(a, b, src, h)
 		}
 		e := h + it*blk
 		if raceEnabled {
 			raceRead(src[4*h : 4*e])
-			raceWrite(a[4*h : 4*e])
-			raceWrite(b[4*h : 4*e])
+			raceWrite(a[w*h : w*e])
+			raceWrite(b[w*h : w*e])
 		}
-		pick(nt, s.bf16DeintToF32, s.bf16DeintToF32NT)(&a[4*h], &b[4*h], &src[4*h], it)
+		pick(nt, ord, ntf)(&a[w*h], &b[w*h], &src[4*h], it)
 		h = e
 	} else {
 		h = 0
 	}
 	if h < n {
-		genericBF16DeinterleaveToF32(a[4*h:], b[4*h:], src[4*h:], n-h)
+		gen(a[w*h:], b[w*h:], src[4*h:], n-h)
 	}
 }
 
