@@ -105,8 +105,10 @@ func (sh *shape) streams(r Rows, ops ...*byte) bool {
 }
 
 // rows2 runs a two-operand kernel (copy, conversions) on a batch: the batched
-// assembly on whole iterations of blk elements of every row and gen on each
-// row's tail, or the single-call kernel once per row when direct says no.
+// assembly on whole iterations of blk elements of every row (asm[0], or asm[1]
+// with non-temporal stores when streams says so), the narrower set's on half
+// a block of each tail (asm[2], if any), and gen on the rest; or, when direct
+// says no, the single-call kernel once per row.
 func rows2(sh *shape, x, y []byte, n int, r Rows, blk int, asm [3]asm2, gen, one func(x, y []byte, n int)) {
 	if !batch(r, n) {
 		return
