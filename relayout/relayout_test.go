@@ -351,3 +351,33 @@ func TestPadValue(t *testing.T) {
 		t.Errorf("padding is %#x, want bf16 -Inf 0xff80", v)
 	}
 }
+
+// TestPartialPackedRows checks (2,1) and (4,1) tiles whose last packed rows are cut by the
+// end of the array (13 rows): packed rows past the data read a fill row when one packs to
+// the padding (same type, or a zero fill) and go element by element otherwise.
+func TestPartialPackedRows(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for _, c := range [][2]string{
+		{"s8[13,300]{1,0:T(32,128)(4,1)}", "s8[13,300]"},
+		{"bf16[13,300]{1,0:T(8,128)(2,1)}", "bf16[13,300]"},
+		{"bf16[13,300]{1,0:T(8,128)(2,1)}", "f32[13,300]"},
+		{"f16[13,200]{1,0:T(16,128)(2,1)}", "f32[13,200]"},
+	} {
+		dst, src := layout.MustParse(c[0]), layout.MustParse(c[1])
+		for _, opts := range [][]Option{nil, {WithPadValue(-3)}, {WithPadValue(1.5)}, {WithPadLeave()}} {
+			p, err := NewPlan(dst, src, opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantRow := p.opts.pad != padLeave && (dst.DType == src.DType || p.fill == 0)
+			if got := p.fillRow != nil; got != wantRow {
+				t.Errorf("%s ← %s, %d opts: fill row %v, want %v", dst, src, len(opts), got, wantRow)
+			}
+			for _, k := range simd.Available() {
+				for _, stream := range []bool{false, true} {
+					checkPair(t, r, pairCase{dst: dst, src: src, opts: opts, stream: stream}, k.Name)
+				}
+			}
+		}
+	}
+}

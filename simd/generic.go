@@ -3,6 +3,7 @@ package simd
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 )
 
 // This file holds the portable Go kernels. They are always compiled: they are
@@ -40,10 +41,14 @@ func genericCopy(dst, src []byte) {
 	copy(dst[:len(src):len(dst)], src)
 }
 
-// checkN panics if n is negative.
+// maxN bounds element counts, so that no byte length computed from one (at most
+// 8 bytes an element) overflows an int: larger counts cannot fit in memory anyway.
+const maxN = math.MaxInt / 8
+
+// checkN panics if n is negative or beyond maxN.
 func checkN(n int) {
-	if n < 0 {
-		panic(fmt.Sprintf("simd: negative length %d", n))
+	if n < 0 || n > maxN {
+		panic(fmt.Sprintf("simd: length %d out of range", n))
 	}
 }
 

@@ -56,15 +56,15 @@ func (sh *shape) stride(i int, r Rows) int {
 
 // batch checks a batch's arguments and reports whether it has rows to run.
 func batch(r Rows, n int) bool {
-	if r.N < 0 || r.DstStride < 0 || r.SrcStride < 0 || n < 0 {
-		panicNegative(r, n)
+	if r.N < 0 || r.DstStride < 0 || r.SrcStride < 0 || n < 0 || n > maxN {
+		panicArgs(r, n)
 	}
 	return r.N > 0
 }
 
-// fits panics unless operand i, of length bytes, holds r.N > 0 rows of n
-// elements, and returns its stride. The multiplication's high word catches
-// overflow; the panics are out of line so that this inlines.
+// fits panics unless operand i, of length bytes, holds r.N > 0 rows of n <=
+// maxN elements (so the row's bytes do not overflow), and returns its stride.
+// The multiplication's high word catches overflow of the rows' span.
 func (sh *shape) fits(i, length int, r Rows, n int) int {
 	st, row := sh.stride(i, r), uint64(sh.w[i]*n)
 	hi, lo := bits.Mul64(uint64(r.N-1), uint64(st))
@@ -74,8 +74,8 @@ func (sh *shape) fits(i, length int, r Rows, n int) int {
 	return st
 }
 
-func panicNegative(r Rows, n int) {
-	panic(fmt.Sprintf("simd: Rows: negative argument (N=%d DstStride=%d SrcStride=%d n=%d)", r.N, r.DstStride, r.SrcStride, n))
+func panicArgs(r Rows, n int) {
+	panic(fmt.Sprintf("simd: Rows: argument out of range (N=%d DstStride=%d SrcStride=%d n=%d)", r.N, r.DstStride, r.SrcStride, n))
 }
 
 func panicShort(i, length, rows, row, stride int) {
