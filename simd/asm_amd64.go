@@ -309,62 +309,43 @@ func (s *asmSet) unpack(a, b, src []byte, n, w, blk int, ord, ntf func(a, b, src
 	}
 }
 
-// narrow is the wrapper of f32→16-bit conversions (F32ToBF16, F32ToF16).
-func (s *asmSet) narrow(dst, src []byte, n int, ord, ntf func(dst, src *byte, n int), gen func(dst, src []byte, n int)) {
+// convert is the wrapper of the conversions (F32ToBF16, F32ToF16, BF16ToF32,
+// F16ToF32): dw destination and sw source bytes per element, vw/2 elements
+// per assembly iteration.
+func (s *asmSet) convert(dst, src []byte, n, dw, sw int, ord, ntf func(dst, src *byte, n int), gen func(dst, src []byte, n int)) {
 	checkN(n)
-	dst, src = dst[:2*n:len(dst)], src[:4*n:len(src)]
+	dst, src = dst[:dw*n:len(dst)], src[:sw*n:len(src)]
 	blk := s.vw / 2
-	h, it, nt := s.plan(n, blk, 2, 1, unsafe.SliceData(dst), nil, nil, nil)
+	h, it, nt := s.plan(n, blk, dw, 1, unsafe.SliceData(dst), nil, nil, nil)
 	if it > 0 {
 		gen(dst, src, h)
 		e := h + it*blk
 		if raceEnabled {
-			raceRead(src[4*h : 4*e])
-			raceWrite(dst[2*h : 2*e])
+			raceRead(src[sw*h : sw*e])
+			raceWrite(dst[dw*h : dw*e])
 		}
-		pick(nt, ord, ntf)(&dst[2*h], &src[4*h], it)
+		pick(nt, ord, ntf)(&dst[dw*h], &src[sw*h], it)
 		h = e
 	} else {
 		h = 0
 	}
-	gen(dst[2*h:], src[4*h:], n-h)
-}
-
-// widen is the wrapper of 16-bit→f32 conversions (BF16ToF32, F16ToF32).
-func (s *asmSet) widen(dst, src []byte, n int, ord, ntf func(dst, src *byte, n int), gen func(dst, src []byte, n int)) {
-	checkN(n)
-	dst, src = dst[:4*n:len(dst)], src[:2*n:len(src)]
-	blk := s.vw / 2
-	h, it, nt := s.plan(n, blk, 4, 1, unsafe.SliceData(dst), nil, nil, nil)
-	if it > 0 {
-		gen(dst, src, h)
-		e := h + it*blk
-		if raceEnabled {
-			raceRead(src[2*h : 2*e])
-			raceWrite(dst[4*h : 4*e])
-		}
-		pick(nt, ord, ntf)(&dst[4*h], &src[2*h], it)
-		h = e
-	} else {
-		h = 0
-	}
-	gen(dst[4*h:], src[2*h:], n-h)
+	gen(dst[dw*h:], src[sw*h:], n-h)
 }
 
 func (s *asmSet) f32ToBF16W(dst, src []byte, n int) {
-	s.narrow(dst, src, n, s.f32ToBF16, s.f32ToBF16NT, genericF32ToBF16)
+	s.convert(dst, src, n, 2, 4, s.f32ToBF16, s.f32ToBF16NT, genericF32ToBF16)
 }
 
 func (s *asmSet) f32ToF16W(dst, src []byte, n int) {
-	s.narrow(dst, src, n, s.f32ToF16, s.f32ToF16NT, genericF32ToF16)
+	s.convert(dst, src, n, 2, 4, s.f32ToF16, s.f32ToF16NT, genericF32ToF16)
 }
 
 func (s *asmSet) bf16ToF32W(dst, src []byte, n int) {
-	s.widen(dst, src, n, s.bf16ToF32, s.bf16ToF32NT, genericBF16ToF32)
+	s.convert(dst, src, n, 4, 2, s.bf16ToF32, s.bf16ToF32NT, genericBF16ToF32)
 }
 
 func (s *asmSet) f16ToF32W(dst, src []byte, n int) {
-	s.widen(dst, src, n, s.f16ToF32, s.f16ToF32NT, genericF16ToF32)
+	s.convert(dst, src, n, 4, 2, s.f16ToF32, s.f16ToF32NT, genericF16ToF32)
 }
 
 func (s *asmSet) interleave8x4W(dst, r0, r1, r2, r3 []byte, n int) {
