@@ -164,10 +164,10 @@ func TestRowsPanics(t *testing.T) {
 			{"short src", func() { k.F32ToBF16Rows(b, b[:99], 10, Rows{N: 3, SrcStride: 30}) }},
 			{"negative stride", func() { k.Deinterleave8x4Rows(b, b, b, b, b, 1, Rows{N: 2, DstStride: -1}) }},
 			{"negative rows", func() { k.BF16ToF32Rows(b, b, 1, Rows{N: -1}) }},
-			{"huge stride", func() { k.Interleave16Rows(b, b, b, 1, Rows{N: 3, DstStride: 1 << 62}) }},
+			{"huge stride", func() { k.Interleave16Rows(b, b, b, 1, Rows{N: 3, DstStride: hugeStride}) }},
 			// 4*n wraps to 64 bytes: a check on the row's bytes alone would pass.
-			{"huge n", func() { k.F32ToBF16InterleaveRows(b[:64], b[:64], b[:64], 1<<62+16, Rows{N: 1}) }},
-			{"huge n unpack", func() { k.BF16DeinterleaveToF32Rows(b[:64], b[:64], b[:64], 1<<62+16, Rows{N: 1}) }},
+			{"huge n", func() { k.F32ToBF16InterleaveRows(b[:64], b[:64], b[:64], wraps4, Rows{N: 1}) }},
+			{"huge n unpack", func() { k.BF16DeinterleaveToF32Rows(b[:64], b[:64], b[:64], wraps4, Rows{N: 1}) }},
 		} {
 			func() {
 				defer func() {
