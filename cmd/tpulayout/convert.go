@@ -406,10 +406,13 @@ func convertFile(out string, hdr []byte, dst layout.Shape, src *buffer.Buffer, o
 	}
 	base0 := int64(len(hdr))
 	var inner error // the callback's own errors are worded already
+	untrack := func() {}
 	err = buffer.WriteFileAtomicFile(out, func(f *os.File) error {
+		untrack = trackTemp(f.Name()) // until renamed: the fsync after this can be long
 		inner = writeImage(f, hdr, dst, src, whole, b, prog, wrap)
 		return inner
 	})
+	untrack()
 	if err != nil {
 		if err == inner {
 			return 0, err
@@ -716,11 +719,13 @@ func (c *convertFlags) runAll(in, out string, padOpt relayout.Option, w io.Write
 	if err != nil {
 		return fmt.Errorf("cannot write OUT %s: %s", out, fileErr(err))
 	}
+	untrack := trackTemp(tmp)
 	done := false
 	defer func() {
 		if !done {
 			os.RemoveAll(tmp)
 		}
+		untrack()
 	}()
 	var total int64
 	for _, t := range targets {

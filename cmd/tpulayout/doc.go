@@ -72,5 +72,7 @@
 // 0 on success; 2 on bad usage or input (a malformed shape, with the byte where parsing
 // failed, a bad index or offset, an unknown flag or verb, missing or extra arguments,
 // a grid over the limits), with one line on stderr naming the problem and nothing on
-// stdout; 1 when validate finds mismatches (its report goes to stdout).
+// stdout; 1 when validate finds mismatches (its report goes to stdout); 130 when
+// interrupted by SIGINT or SIGTERM, after removing the temporary output of a convert in
+// progress, so that OUT is left as it was and nothing is left beside it.
 package main

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestMain lets a test run the command itself as a child process (TPULAYOUT_RUN_MAIN=1),
+// so that signals reach a real process.
+func TestMain(m *testing.M) {
+	if os.Getenv("TPULAYOUT_RUN_MAIN") == "1" {
+		main()
+	}
+	os.Exit(m.Run())
+}
+
+// TestInterruptRemovesTemporaryOutput interrupts conversions of a 1 GiB sparse input
+// once their temporary output exists, and checks the exit status and that the directory
+// holds only the input.
+func TestInterruptRemovesTemporaryOutput(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows cannot remove a file that is open, nor send SIGINT to a process")
+	}
+	for _, tc := range []struct {
+		name string
+		out  string // relative to the directory
+		args []string
+	}{
+		{"file", "out.bin", []string{"--from", "f32[16384,16384]{1,0}", "--to", "bf16[16384,16384]{1,0:T(8,128)(2,1)}"}},
+		{"transposed file", "out.bin", []string{"--from", "f32[16384,16384]{1,0}", "--to", "f32[16384,16384]{0,1}"}},
+		{"signal", "out.bin", []string{"--from", "f32[16384,16384]{1,0}", "--to", "bf16[16384,16384]{1,0:T(8,128)(2,1)}", "SIGTERM"}},
+		{"directory", "out", []string{"--all", "--to", "tpu:v5e", "--dtype", "bf16"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			in := filepath.Join(dir, "in.raw")
+			var hdr []byte
+			if tc.args[0] == "--all" { // a checkpoint of one 1 GiB tensor
+				in = filepath.Join(dir, "in.safetensors")
+				js := `{"w":{"dtype":"F32","shape":[16384,16384],"data_offsets":[0,1073741824]}}`
+				hdr = binary.LittleEndian.AppendUint64(nil, uint64(len(js)))
+				hdr = append(hdr, js...)
+			}
+			f, err := os.Create(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.Write(hdr)
+			if err := f.Truncate(int64(len(hdr)) + 16384*16384*4); err != nil { // sparse: reads as zeros
+				t.Fatal(err)
+			}
+			f.Close()
+			sig := os.Signal(os.Interrupt)
+			args := tc.args
+			if args[len(args)-1] == "SIGTERM" {
+				sig, args = syscall.SIGTERM, args[:len(args)-1]
+			}
+			cmd := exec.Command(os.Args[0], append([]string{"convert", in, filepath.Join(dir, tc.out)}, args...)...)
+			cmd.Env = append(os.Environ(), "TPULAYOUT_RUN_MAIN=1")
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			// Wait for the temporary output to appear, then interrupt.
+			deadline := time.Now().Add(30 * time.Second)
+			for len(entries(t, dir)) < 2 {
+				if time.Now().After(deadline) {
+					cmd.Process.Kill()
+					t.Fatalf("no temporary output after 30 s; stderr: %s", stderr.String())
+				}
+				time.Sleep(time.Millisecond)
+			}
+			cmd.Process.Signal(sig)
+			err = cmd.Wait()
+			var exit *exec.ExitError
+			if !errors.As(err, &exit) {
+				t.Fatalf("convert finished before the signal (err %v); make the input larger", err)
+			}
+			if exit.ExitCode() != exitInterrupted {
+				t.Errorf("exit status %d, want %d; stderr: %s", exit.ExitCode(), exitInterrupted, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), "stopped by") {
+				t.Errorf("stderr %q does not say it stopped", stderr.String())
+			}
+			if got := entries(t, dir); len(got) != 1 || got[0] != filepath.Base(in) {
+				t.Errorf("directory holds %q after the interrupt, want only %s", got, filepath.Base(in))
+			}
+		})
+	}
+}
+
+func entries(t *testing.T, dir string) []string {
+	t.Helper()
+	es, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	return names
+}
