@@ -14,7 +14,9 @@
 //   - copy: runs contiguous on both sides (with fused f32↔bf16/f16 conversion);
 //   - interleave / deinterleave: the (2,1) and (4,1) packing of 16- and 8-bit types, as
 //     in T(8,128)(2,1), fused with f32→bf16/f16 or bf16→f32 conversion;
-//   - transpose: the two sides' fastest dims differ; cache-sized block transposes;
+//   - transpose: the two sides' fastest dims differ; cache-sized block transposes of
+//     elements, or of units of up to 4 bytes that are contiguous on both sides (bf16
+//     {1,0} → {0,1:T(8,128)(2,1)} packs columns adjacent in the source: 32-bit units);
 //   - elementwise: anything else, including sub-byte E(n) types.
 //
 // The innermost outer loop goes to the kernel as a batch of rows (simd.Rows), one call

@@ -236,6 +236,35 @@ func TestNamedCases(t *testing.T) {
 	}
 }
 
+// TestTransposedPacking covers layouts whose packed words hold elements that are adjacent
+// on the other side too, which move as the units of a transpose: a row-major array to a
+// transposed TPU tiling and back, and transposed tilings to each other.
+func TestTransposedPacking(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for _, c := range []struct{ src, dst, kernel string }{
+		{"bf16[%d,%d]{1,0}", "bf16[%d,%d]{0,1:T(8,128)(2,1)}", "transpose"},
+		{"bf16[%d,%d]{0,1:T(8,128)(2,1)}", "bf16[%d,%d]{1,0}", "transpose"},
+		{"s8[%d,%d]{1,0}", "s8[%d,%d]{0,1:T(32,128)(4,1)}", "transpose"},
+		{"s8[%d,%d]{0,1:T(32,128)(4,1)}", "s8[%d,%d]{1,0}", "transpose"},
+		{"bf16[%d,%d]{0,1:T(8,128)(2,1)}", "bf16[%d,%d]{1,0:T(8,128)(2,1)}", ""},
+		{"u16[%d,%d]{1,0}", "u16[%d,%d]{0,1:T(4,128)(2,1)}", "transpose"},
+		{"s8[%d,%d]{1,0}", "s8[%d,%d]{0,1:T(8,128)(2,1)}", "transpose"}, // 16-bit units
+	} {
+		for _, d := range [][2]int64{{24, 384}, {8, 128}, {13, 300}, {130, 129}, {1, 1}, {257, 3}} {
+			dst := layout.MustParse(fmt.Sprintf(c.dst, d[0], d[1]))
+			src := layout.MustParse(fmt.Sprintf(c.src, d[0], d[1]))
+			for _, k := range simd.Available() {
+				got := checkPair(t, r, pairCase{dst: dst, src: src}, k.Name)
+				if d == [2]int64{24, 384} && c.kernel != "" && got != c.kernel {
+					t.Errorf("%s ← %s: kernel %s, want %s", dst, src, got, c.kernel)
+				}
+				checkPair(t, r, pairCase{dst: dst, src: src, stream: true}, k.Name)
+				checkPair(t, r, pairCase{dst: dst, src: src, opts: []Option{WithPadLeave(), WithBlockBytes(256)}}, k.Name)
+			}
+		}
+	}
+}
+
 func TestCopyErrors(t *testing.T) {
 	a := layout.MustParse("f32[4,8]{1,0}")
 	b := layout.MustParse("f32[4,8]{0,1:T(2,2)}")
