@@ -39,6 +39,10 @@ type asmSet struct {
 	// Non-temporal transposes without SFENCE (nil where a store is less than a cache line).
 	transpose32NT, transpose16NT, transpose8NT func(dst *byte, dstStride int, src *byte, srcStride int, n int)
 	t32, t16, t8                               int // block sizes of the transposes
+	// transpose32w4 takes t32×4 blocks: the columns right of the last whole block,
+	// four at a time (a transposed T(8,128)(2,1) tile is 4 words wide), and
+	// transpose32h4 4×t32 blocks: the rows below the last whole block, four at a time.
+	transpose32w4, transpose32h4 func(dst *byte, dstStride int, src *byte, srcStride int, n int)
 	// narrower takes a transpose's edges that are too thin for this set's blocks but
 	// not for its own (a 64×8 f32 block is all edge for AVX-512's 16×16 kernel).
 	narrower *asmSet
@@ -64,6 +68,7 @@ var avx2Set = &asmSet{
 	rows:        rowAsm{vw: 32, copy: copyRowsAVX2, f32ToBF16: f32ToBF16RowsAVX2, f32ToF16: f32ToF16RowsAVX2, bf16ToF32: bf16ToF32RowsAVX2, f16ToF32: f16ToF32RowsAVX2, interleave16: interleave16RowsAVX2, deinterleave16: deinterleave16RowsAVX2, f32ToBF16Interleave: f32ToBF16InterleaveRowsAVX2, f32ToF16Interleave: f32ToF16InterleaveRowsAVX2, interleave8x4: interleave8x4RowsAVX2, deinterleave8x4: deinterleave8x4RowsAVX2, bf16DeintToF32: bf16DeinterleaveToF32RowsAVX2},
 	rowsNT:      rowAsm{vw: 32, copy: copyRowsNTAVX2, f32ToBF16: f32ToBF16RowsNTAVX2, f32ToF16: f32ToF16RowsNTAVX2, bf16ToF32: bf16ToF32RowsNTAVX2, f16ToF32: f16ToF32RowsNTAVX2, interleave16: interleave16RowsNTAVX2, deinterleave16: deinterleave16RowsNTAVX2, f32ToBF16Interleave: f32ToBF16InterleaveRowsNTAVX2, f32ToF16Interleave: f32ToF16InterleaveRowsNTAVX2, interleave8x4: interleave8x4RowsNTAVX2, deinterleave8x4: deinterleave8x4RowsNTAVX2, bf16DeintToF32: bf16DeinterleaveToF32RowsNTAVX2},
 	transpose32: transpose32AVX2, transpose16: transpose16AVX2, transpose8: transpose8AVX2,
+	transpose32w4: transpose32w4AVX2, transpose32h4: transpose32h4AVX2,
 	t32: 8, t16: 16, t8: 16,
 }
 
@@ -85,6 +90,7 @@ var avx512Set = &asmSet{
 	rowsNT:      rowAsm{vw: 64, copy: copyRowsNTAVX512, f32ToBF16: f32ToBF16RowsNTAVX512, f32ToF16: f32ToF16RowsNTAVX512, bf16ToF32: bf16ToF32RowsNTAVX512, f16ToF32: f16ToF32RowsNTAVX512, interleave16: interleave16RowsNTAVX512, deinterleave16: deinterleave16RowsNTAVX512, f32ToBF16Interleave: f32ToBF16InterleaveRowsNTAVX512, f32ToF16Interleave: f32ToF16InterleaveRowsNTAVX512, interleave8x4: interleave8x4RowsNTAVX512, deinterleave8x4: deinterleave8x4RowsNTAVX512, bf16DeintToF32: bf16DeinterleaveToF32RowsNTAVX512},
 	transpose32: transpose32AVX512, transpose16: transpose16AVX512, transpose8: transpose8AVX512,
 	transpose32NT: transpose32NTAVX512, transpose16NT: transpose16NTAVX512, transpose8NT: transpose8NTAVX512,
+	transpose32w4: transpose32w4AVX512, transpose32h4: transpose32h4AVX512,
 	t32: 16, t16: 32, t8: 64, alignT8: true,
 	narrower: avx2Set,
 }
@@ -428,37 +434,59 @@ func (s *asmSet) transpose(w int, dst []byte, ds int, src []byte, ss int, rows, 
 		kern, fence = kernNT, true
 	}
 	rb, cb := rows/nb, cols/nb
-	if rb > 0 && cb > 0 {
-		if raceEnabled { // row by row: strided blocks of two goroutines interleave
-			for i := 0; i < rb*nb; i++ {
-				raceRead(src[i*ss : i*ss+cb*nb*w])
-			}
-			for j := 0; j < cb*nb; j++ {
-				raceWrite(dst[j*ds : j*ds+rb*nb*w])
-			}
-		}
-		step := max(1, transposeStripRows/nb)
-		for r := 0; r < rb; r += step {
-			k := min(step, rb-r)
-			for c := 0; c < cb; c++ {
-				kern(&dst[c*nb*ds+r*nb*w], ds, &src[r*nb*ss+c*nb*w], ss, k)
-			}
-		}
-	}
 	r, c := rb*nb, cb*nb
-	edge := func(dst []byte, src []byte, rows, cols int) {
-		if s.narrower != nil {
-			s.narrower.transpose(w, dst, ds, src, ss, rows, cols, false)
-		} else {
-			rect(dst, ds, src, ss, 0, rows, 0, cols)
+	// 32-bit edges at least four wide take the 4-wide kernels: columns right of the
+	// whole blocks (down to row r) and rows below them (up to column c).
+	narrow, short := 0, 0
+	if w == 4 && s.transpose32w4 != nil {
+		if rb > 0 {
+			narrow = (cols - c) / 4 * 4
+		}
+		if cb > 0 {
+			short = (rows - r) / 4 * 4
 		}
 	}
-	if c < cols {
-		edge(dst[c*ds:], src[c*w:], rows, cols-c)
+	if raceEnabled { // row by row: strided blocks of two goroutines interleave
+		for i := 0; i < r; i++ {
+			raceRead(src[i*ss : i*ss+(c+narrow)*w])
+		}
+		for i := r; i < r+short; i++ {
+			raceRead(src[i*ss : i*ss+c*w])
+		}
+		for j := 0; j < c; j++ {
+			raceWrite(dst[j*ds : j*ds+(r+short)*w])
+		}
+		for j := c; j < c+narrow; j++ {
+			raceWrite(dst[j*ds : j*ds+r*w])
+		}
 	}
-	if r < rows && c > 0 {
-		edge(dst[r*w:], src[r*ss:], rows-r, c)
+	step := max(1, transposeStripRows/nb)
+	for i := 0; i < rb; i += step {
+		k := min(step, rb-i)
+		for j := 0; j < cb; j++ {
+			kern(&dst[j*nb*ds+i*nb*w], ds, &src[i*nb*ss+j*nb*w], ss, k)
+		}
+		for j := c; j < c+narrow; j += 4 {
+			s.transpose32w4(&dst[j*ds+i*nb*w], ds, &src[i*nb*ss+j*w], ss, k)
+		}
 	}
+	for i := r; i < r+short; i += 4 {
+		s.transpose32h4(&dst[i*w], ds, &src[i*ss], ss, cb)
+	}
+	edge := func(r0, r1, c0, c1 int) {
+		if r0 >= r1 || c0 >= c1 {
+			return
+		}
+		dst, src := dst[c0*ds+r0*w:], src[r0*ss+c0*w:]
+		if s.narrower != nil {
+			s.narrower.transpose(w, dst, ds, src, ss, r1-r0, c1-c0, false)
+		} else {
+			rect(dst, ds, src, ss, 0, r1-r0, 0, c1-c0)
+		}
+	}
+	edge(0, rows, c+narrow, cols) // right of everything above
+	edge(r+short, rows, 0, c)     // below the whole blocks and the short rows
+	edge(r, rows, c, c+narrow)    // below the narrow columns
 	return fence
 }
 

@@ -539,5 +539,25 @@ func transpose16NTAVX512(dst *byte, dstStride int, src *byte, srcStride int, n i
 //go:noescape
 func transpose8NTAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
 
+// transpose32w4AVX2 transposes n 8×4 blocks of 32-bit elements, going down the source (src += 8*srcStride, dst += 32 bytes per block).
+//
+//go:noescape
+func transpose32w4AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
+
+// transpose32w4AVX512 transposes n 16×4 blocks of 32-bit elements, going down the source (src += 16*srcStride, dst += 64 bytes per block).
+//
+//go:noescape
+func transpose32w4AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+
+// transpose32h4AVX2 transposes n 4×8 blocks of 32-bit elements, going along the source rows (src += 32 bytes, dst += 8*dstStride per block).
+//
+//go:noescape
+func transpose32h4AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
+
+// transpose32h4AVX512 transposes n 4×16 blocks of 32-bit elements, going along the source rows (src += 64 bytes, dst += 16*dstStride per block).
+//
+//go:noescape
+func transpose32h4AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+
 // sfence orders the preceding non-temporal stores before later stores.
 func sfence()

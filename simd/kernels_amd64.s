@@ -7958,6 +7958,235 @@ done:
 	VZEROUPPER
 	RET
 
+// func transpose32w4AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
+// Requires: AVX, AVX2
+TEXT ·transpose32w4AVX2(SB), NOSPLIT, $0-40
+	MOVQ  dst+0(FP), AX
+	MOVQ  dstStride+8(FP), CX
+	MOVQ  src+16(FP), DX
+	MOVQ  srcStride+24(FP), BX
+	MOVQ  n+32(FP), SI
+	MOVQ  BX, DI
+	SHLQ  $0x02, DI
+	MOVQ  BX, R8
+	SHLQ  $0x03, R8
+	TESTQ SI, SI
+	JZ    done
+
+loop:
+	MOVQ           AX, R9
+	MOVQ           DX, R10
+	VBROADCASTI128 (R10), Y0
+	VINSERTI128    $0x01, (R10)(DI*1), Y0, Y0
+	ADDQ           BX, R10
+	VBROADCASTI128 (R10), Y1
+	VINSERTI128    $0x01, (R10)(DI*1), Y1, Y1
+	ADDQ           BX, R10
+	VBROADCASTI128 (R10), Y2
+	VINSERTI128    $0x01, (R10)(DI*1), Y2, Y2
+	ADDQ           BX, R10
+	VBROADCASTI128 (R10), Y3
+	VINSERTI128    $0x01, (R10)(DI*1), Y3, Y3
+	VPUNPCKLDQ     Y2, Y0, Y4
+	VPUNPCKHDQ     Y2, Y0, Y0
+	VPUNPCKLDQ     Y3, Y1, Y2
+	VPUNPCKHDQ     Y3, Y1, Y1
+	VPUNPCKLDQ     Y2, Y4, Y3
+	VPUNPCKHDQ     Y2, Y4, Y2
+	VPUNPCKLDQ     Y1, Y0, Y4
+	VPUNPCKHDQ     Y1, Y0, Y0
+	VMOVDQU        Y3, (R9)
+	ADDQ           CX, R9
+	VMOVDQU        Y2, (R9)
+	ADDQ           CX, R9
+	VMOVDQU        Y4, (R9)
+	ADDQ           CX, R9
+	VMOVDQU        Y0, (R9)
+	ADDQ           R8, DX
+	ADDQ           $0x00000020, AX
+	DECQ           SI
+	JNZ            loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func transpose32w4AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+// Requires: AVX, AVX512F
+TEXT ·transpose32w4AVX512(SB), NOSPLIT, $0-40
+	MOVQ  dst+0(FP), AX
+	MOVQ  dstStride+8(FP), CX
+	MOVQ  src+16(FP), DX
+	MOVQ  srcStride+24(FP), BX
+	MOVQ  n+32(FP), SI
+	MOVQ  BX, DI
+	SHLQ  $0x02, DI
+	LEAQ  (DI)(DI*2), R8
+	MOVQ  BX, R9
+	SHLQ  $0x04, R9
+	TESTQ SI, SI
+	JZ    done
+
+loop:
+	MOVQ            AX, R10
+	MOVQ            DX, R11
+	VBROADCASTI32X4 (R11), Z0
+	VINSERTI32X4    $0x01, (R11)(DI*1), Z0, Z0
+	VINSERTI32X4    $0x02, (R11)(DI*2), Z0, Z0
+	VINSERTI32X4    $0x03, (R11)(R8*1), Z0, Z0
+	ADDQ            BX, R11
+	VBROADCASTI32X4 (R11), Z1
+	VINSERTI32X4    $0x01, (R11)(DI*1), Z1, Z1
+	VINSERTI32X4    $0x02, (R11)(DI*2), Z1, Z1
+	VINSERTI32X4    $0x03, (R11)(R8*1), Z1, Z1
+	ADDQ            BX, R11
+	VBROADCASTI32X4 (R11), Z2
+	VINSERTI32X4    $0x01, (R11)(DI*1), Z2, Z2
+	VINSERTI32X4    $0x02, (R11)(DI*2), Z2, Z2
+	VINSERTI32X4    $0x03, (R11)(R8*1), Z2, Z2
+	ADDQ            BX, R11
+	VBROADCASTI32X4 (R11), Z3
+	VINSERTI32X4    $0x01, (R11)(DI*1), Z3, Z3
+	VINSERTI32X4    $0x02, (R11)(DI*2), Z3, Z3
+	VINSERTI32X4    $0x03, (R11)(R8*1), Z3, Z3
+	VPUNPCKLDQ      Z2, Z0, Z4
+	VPUNPCKHDQ      Z2, Z0, Z0
+	VPUNPCKLDQ      Z3, Z1, Z2
+	VPUNPCKHDQ      Z3, Z1, Z1
+	VPUNPCKLDQ      Z2, Z4, Z3
+	VPUNPCKHDQ      Z2, Z4, Z2
+	VPUNPCKLDQ      Z1, Z0, Z4
+	VPUNPCKHDQ      Z1, Z0, Z0
+	VMOVDQU64       Z3, (R10)
+	ADDQ            CX, R10
+	VMOVDQU64       Z2, (R10)
+	ADDQ            CX, R10
+	VMOVDQU64       Z4, (R10)
+	ADDQ            CX, R10
+	VMOVDQU64       Z0, (R10)
+	ADDQ            R9, DX
+	ADDQ            $0x00000040, AX
+	DECQ            SI
+	JNZ             loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func transpose32h4AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
+// Requires: AVX, AVX2
+TEXT ·transpose32h4AVX2(SB), NOSPLIT, $0-40
+	MOVQ  dst+0(FP), AX
+	MOVQ  dstStride+8(FP), CX
+	MOVQ  src+16(FP), DX
+	MOVQ  srcStride+24(FP), BX
+	MOVQ  n+32(FP), SI
+	LEAQ  (BX)(BX*2), DI
+	TESTQ SI, SI
+	JZ    done
+
+loop:
+	VMOVDQU      (DX), Y0
+	VMOVDQU      (DX)(BX*1), Y1
+	VMOVDQU      (DX)(BX*2), Y2
+	VMOVDQU      (DX)(DI*1), Y3
+	VPUNPCKLDQ   Y2, Y0, Y4
+	VPUNPCKHDQ   Y2, Y0, Y0
+	VPUNPCKLDQ   Y3, Y1, Y2
+	VPUNPCKHDQ   Y3, Y1, Y1
+	VPUNPCKLDQ   Y2, Y4, Y3
+	VPUNPCKHDQ   Y2, Y4, Y2
+	VPUNPCKLDQ   Y1, Y0, Y4
+	VPUNPCKHDQ   Y1, Y0, Y0
+	VMOVDQU      X3, (AX)
+	ADDQ         CX, AX
+	VMOVDQU      X2, (AX)
+	ADDQ         CX, AX
+	VMOVDQU      X4, (AX)
+	ADDQ         CX, AX
+	VMOVDQU      X0, (AX)
+	ADDQ         CX, AX
+	VEXTRACTI128 $0x01, Y3, (AX)
+	ADDQ         CX, AX
+	VEXTRACTI128 $0x01, Y2, (AX)
+	ADDQ         CX, AX
+	VEXTRACTI128 $0x01, Y4, (AX)
+	ADDQ         CX, AX
+	VEXTRACTI128 $0x01, Y0, (AX)
+	ADDQ         CX, AX
+	ADDQ         $0x00000020, DX
+	DECQ         SI
+	JNZ          loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func transpose32h4AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
+// Requires: AVX, AVX512F
+TEXT ·transpose32h4AVX512(SB), NOSPLIT, $0-40
+	MOVQ  dst+0(FP), AX
+	MOVQ  dstStride+8(FP), CX
+	MOVQ  src+16(FP), DX
+	MOVQ  srcStride+24(FP), BX
+	MOVQ  n+32(FP), SI
+	LEAQ  (BX)(BX*2), DI
+	TESTQ SI, SI
+	JZ    done
+
+loop:
+	VMOVDQU64     (DX), Z0
+	VMOVDQU64     (DX)(BX*1), Z1
+	VMOVDQU64     (DX)(BX*2), Z2
+	VMOVDQU64     (DX)(DI*1), Z3
+	VPUNPCKLDQ    Z2, Z0, Z4
+	VPUNPCKHDQ    Z2, Z0, Z0
+	VPUNPCKLDQ    Z3, Z1, Z2
+	VPUNPCKHDQ    Z3, Z1, Z1
+	VPUNPCKLDQ    Z2, Z4, Z3
+	VPUNPCKHDQ    Z2, Z4, Z2
+	VPUNPCKLDQ    Z1, Z0, Z4
+	VPUNPCKHDQ    Z1, Z0, Z0
+	VMOVDQU       X3, (AX)
+	ADDQ          CX, AX
+	VMOVDQU       X2, (AX)
+	ADDQ          CX, AX
+	VMOVDQU       X4, (AX)
+	ADDQ          CX, AX
+	VMOVDQU       X0, (AX)
+	ADDQ          CX, AX
+	VEXTRACTI32X4 $0x01, Z3, (AX)
+	ADDQ          CX, AX
+	VEXTRACTI32X4 $0x01, Z2, (AX)
+	ADDQ          CX, AX
+	VEXTRACTI32X4 $0x01, Z4, (AX)
+	ADDQ          CX, AX
+	VEXTRACTI32X4 $0x01, Z0, (AX)
+	ADDQ          CX, AX
+	VEXTRACTI32X4 $0x02, Z3, (AX)
+	ADDQ          CX, AX
+	VEXTRACTI32X4 $0x02, Z2, (AX)
+	ADDQ          CX, AX
+	VEXTRACTI32X4 $0x02, Z4, (AX)
+	ADDQ          CX, AX
+	VEXTRACTI32X4 $0x02, Z0, (AX)
+	ADDQ          CX, AX
+	VEXTRACTI32X4 $0x03, Z3, (AX)
+	ADDQ          CX, AX
+	VEXTRACTI32X4 $0x03, Z2, (AX)
+	ADDQ          CX, AX
+	VEXTRACTI32X4 $0x03, Z4, (AX)
+	ADDQ          CX, AX
+	VEXTRACTI32X4 $0x03, Z0, (AX)
+	ADDQ          CX, AX
+	ADDQ          $0x00000040, DX
+	DECQ          SI
+	JNZ           loop
+
+done:
+	VZEROUPPER
+	RET
+
 // func sfence()
 // Requires: MMX+
 TEXT ·sfence(SB), NOSPLIT, $0

@@ -292,7 +292,7 @@ func TestTransposeAgainstGeneric(t *testing.T) {
 	impls := vectorImpls(t)
 	r := rand.New(rand.NewPCG(7, 8))
 	for _, w := range []int{4, 2, 1} {
-		dims := []int{0, 1, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47, 64, 65, 100}
+		dims := []int{0, 1, 3, 4, 7, 8, 9, 12, 15, 16, 17, 31, 32, 33, 47, 64, 65, 100, 128}
 		pads := []int{0, 3}
 		if w == 1 {
 			// Around multiples of the 64×64 AVX-512 block and of the 16×16

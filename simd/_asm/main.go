@@ -45,14 +45,18 @@ func main() {
 			genF16ToF32(x, m)
 		}
 	}
-	genTransposeLanes(avx2, 4, ordinary)
-	genTransposeLanes(avx2, 2, ordinary)
+	genTransposeLanes(avx2, 4, ordinary, false)
+	genTransposeLanes(avx2, 2, ordinary, false)
 	genTranspose8x16AVX2()
 	for _, m := range []mode{ordinary, streaming} {
-		genTransposeLanes(avx512, 4, m)
-		genTransposeLanes(avx512, 2, m)
-		genTransposeLanes(avx512, 1, m)
+		genTransposeLanes(avx512, 4, m, false)
+		genTransposeLanes(avx512, 2, m, false)
+		genTransposeLanes(avx512, 1, m, false)
 	}
+	genTransposeLanes(avx2, 4, ordinary, true)
+	genTransposeLanes(avx512, 4, ordinary, true)
+	genTranspose32h4(avx2)
+	genTranspose32h4(avx512)
 	genSfence()
 
 	Generate()

@@ -59,18 +59,26 @@ func laneNetwork(x isa, w int, rows []reg.VecVirtual) []reg.VecVirtual {
 // The streaming variant (AVX-512 only, where every store is a whole cache
 // line) stores non-temporally and leaves the SFENCE to the caller, which
 // issues one after many calls (see sfence).
-func genTransposeLanes(x isa, w int, m mode) {
+//
+// With narrow, the block has one column group only: N×E blocks (16×4 or 8×4
+// for 32-bit), for sources whose rows are narrower than N elements, such as
+// the 4 pairs across a transposed T(8,128)(2,1) tile.
+func genTransposeLanes(x isa, w int, m mode, narrow bool) {
 	e := 16 / w
 	v := x.w / 16
 	nb := e * v
-	name := fname(fmt.Sprintf("transpose%d", 8*w), x, m)
+	groups, base, cols := v, fmt.Sprintf("transpose%d", 8*w), nb
+	if narrow {
+		groups, base, cols = 1, fmt.Sprintf("transpose%dw%d", 8*w, e), e
+	}
+	name := fname(base, x, m)
 	TEXT(name, NOSPLIT, "func(dst *byte, dstStride int, src *byte, srcStride int, n int)")
 	Pragma("noescape")
 	doc := ""
 	if m == streaming {
 		doc = " Stores are non-temporal, without SFENCE: destination rows must be aligned to the vector width."
 	}
-	Doc(fmt.Sprintf("%s transposes n %d×%d blocks of %d-bit elements, going down the source (src += %d*srcStride, dst += %d bytes per block).%s", name, nb, nb, 8*w, nb, nb*w, doc))
+	Doc(fmt.Sprintf("%s transposes n %d×%d blocks of %d-bit elements, going down the source (src += %d*srcStride, dst += %d bytes per block).%s", name, nb, cols, 8*w, nb, nb*w, doc))
 	d, ds := param("dst"), param("dstStride")
 	s, ss := param("src"), param("srcStride")
 	n := param("n")
@@ -91,7 +99,7 @@ func genTransposeLanes(x isa, w int, m mode) {
 	Label("loop")
 	q := GP64()
 	MOVQ(d, q)
-	for J := 0; J < v; J++ {
+	for J := 0; J < groups; J++ {
 		p := GP64()
 		MOVQ(s, p)
 		rows := make([]reg.VecVirtual, e)
@@ -129,7 +137,7 @@ func genTransposeLanes(x isa, w int, m mode) {
 		out := laneNetwork(x, w, rows)
 		for j := 0; j < e; j++ {
 			x.store(out[j], Mem{Base: q}, m)
-			if J < v-1 || j < e-1 {
+			if J < groups-1 || j < e-1 {
 				ADDQ(ds, q)
 			}
 		}
@@ -140,6 +148,55 @@ func genTransposeLanes(x isa, w int, m mode) {
 	JNZ(LabelRef("loop"))
 	Label("done")
 	finish(ordinary) // no SFENCE: see above
+}
+
+// genTranspose32h4 emits the 32-bit transpose of 4×N blocks (N = 16 on
+// AVX-512, 8 on AVX2): four whole source rows, for destinations whose rows
+// are 4 elements wide (a transposed T(8,128)(2,1) tile read back). Register i
+// holds source row i; the in-lane 4×4 transpose leaves, in lane L of output
+// j, destination row 4L+j, stored as 16 bytes.
+func genTranspose32h4(x isa) {
+	v := x.w / 16
+	nb := 4 * v
+	name := "transpose32h4" + x.name
+	TEXT(name, NOSPLIT, "func(dst *byte, dstStride int, src *byte, srcStride int, n int)")
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s transposes n 4×%d blocks of 32-bit elements, going along the source rows (src += %d bytes, dst += %d*dstStride per block).", name, nb, x.w, nb))
+	d, ds := param("dst"), param("dstStride")
+	s, ss := param("src"), param("srcStride")
+	n := param("n")
+	ss3 := GP64()
+	LEAQ(Mem{Base: ss, Index: ss, Scale: 2}, ss3)
+	TESTQ(n, n)
+	JZ(LabelRef("done"))
+	Label("loop")
+	rows := make([]reg.VecVirtual, 4)
+	for i, m := range []Mem{{Base: s}, {Base: s, Index: ss, Scale: 1}, {Base: s, Index: ss, Scale: 2}, {Base: s, Index: ss3, Scale: 1}} {
+		rows[i] = x.vec()
+		x.load(m, rows[i])
+	}
+	out := laneNetwork(x, 4, rows)
+	for L := 0; L < v; L++ {
+		for j, o := range out {
+			switch {
+			case L == 0:
+				VMOVDQU(o.AsX(), Mem{Base: d})
+			case x.w == 64:
+				VEXTRACTI32X4(U8(L), o, Mem{Base: d})
+			default:
+				VEXTRACTI128(U8(L), o, Mem{Base: d})
+			}
+			if L < v-1 || j < 3 {
+				ADDQ(ds, d)
+			}
+		}
+	}
+	ADDQ(ds, d) // past the block's last row: nb rows on in all
+	ADDQ(U32(x.w), s)
+	DECQ(n)
+	JNZ(LabelRef("loop"))
+	Label("done")
+	finish(ordinary)
 }
 
 // genSfence emits sfence, which orders the non-temporal stores of the
