@@ -18,28 +18,41 @@ type interval struct {
 // value `place`, its size, and its element strides on both sides. Dims ≥ rank are
 // destination-only digits (from leading size-1 dims a tile added): value 0 is data,
 // anything else padding.
+//
+// A table loop walks the data values of a whole logical dim whose digits do not nest on
+// the two sides (T(8,128) → T(6,128): row r is at (r/8, r%8) in one, (r/6, r%6) in the
+// other): tab holds each value's offsets, and the strides are unused.
 type loop struct {
 	size           int64
 	dstStr, srcStr int64
 	dim            int
 	place          int64
+	tab            *table
 }
+
+// table is a table loop's element offsets per value, on each side.
+type table struct{ dst, src []int64 }
+
+// maxTable bounds a table loop's values (16 bytes each).
+const maxTable = 1 << 22
 
 // bound is what an element's coordinate along one dim may be: data below size; padding
 // below extent (destination memory); beyond extent the slot belongs to no destination
 // element and is skipped.
 type bound struct{ size, extent int64 }
 
-// sideIntervals reads an Indexer's digits as place intervals per logical dim. It fails
-// (ok false) for combined dims and for tile chains whose sizes do not nest, which the
-// per-element path handles. Digits of leading padded dims come back as extra.
-func sideIntervals(ix *layout.Indexer) (per [][]interval, extra []layout.Digit, ok bool) {
+// sideIntervals reads an Indexer's digits as place intervals per logical dim. A dim
+// whose tile chain does not nest (its digits are not place intervals, or do not tile its
+// range) is marked irregular, for a table loop. It fails (ok false) for combined dims,
+// which the per-element path handles. Digits of leading padded dims come back as extra.
+func sideIntervals(ix *layout.Indexer) (per [][]interval, irregular []bool, extra []layout.Digit, ok bool) {
 	shape := ix.Shape()
 	rank := ix.Rank()
 	if lv := ix.Levels(); len(lv) > 1 && lv[1].Name == "combined" {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	per = make([][]interval, rank)
+	irregular = make([]bool, rank)
 	for _, d := range ix.Digits() {
 		if d.Size == 1 {
 			continue
@@ -48,12 +61,13 @@ func sideIntervals(ix *layout.Indexer) (per [][]interval, extra []layout.Digit, 
 			extra = append(extra, d)
 			continue
 		}
+		dim := shape.Layout.MinorToMajor[rank-1-d.Base]
 		lo, span := int64(1), int64(0)
 		for _, o := range d.Ops {
 			if o.Div > 0 {
 				if span != 0 {
 					if span%o.Div != 0 {
-						return nil, nil, false
+						irregular[dim] = true
 					}
 					span /= o.Div
 				}
@@ -61,13 +75,12 @@ func sideIntervals(ix *layout.Indexer) (per [][]interval, extra []layout.Digit, 
 			} else if span == 0 || span%o.Mod == 0 {
 				span = o.Mod
 			} else if o.Mod%span != 0 {
-				return nil, nil, false
+				irregular[dim] = true
 			}
 		}
 		if span != 0 && span != d.Size {
-			return nil, nil, false
+			irregular[dim] = true
 		}
-		dim := shape.Layout.MinorToMajor[rank-1-d.Base]
 		per[dim] = append(per[dim], interval{lo, span, d.Size, d.Stride})
 	}
 	// Each dim's digits must tile its place range exactly; the last one is the top (a
@@ -79,15 +92,32 @@ func sideIntervals(ix *layout.Indexer) (per [][]interval, extra []layout.Digit, 
 		for i, v := range iv {
 			top := i == len(iv)-1
 			if v.lo != next || v.span == 0 && !top || top && v.span != 0 && v.lo*v.span < shape.Dims[dim] {
-				return nil, nil, false
+				irregular[dim] = true
 			}
 			next = v.lo * v.span
 		}
 		if len(iv) == 0 && shape.Dims[dim] > 1 {
-			return nil, nil, false
+			irregular[dim] = true
 		}
 	}
-	return per, extra, true
+	return per, irregular, extra, true
+}
+
+// dimOffsets returns the element offset of each value of logical dim dim on one side
+// (a non-combined layout: each digit is a function of one dim's value).
+func dimOffsets(ix *layout.Indexer, dim int, n int64) []int64 {
+	rank := ix.Rank()
+	mm := ix.Shape().Layout.MinorToMajor
+	offs := make([]int64, n)
+	for _, d := range ix.Digits() {
+		if d.Base < 0 || d.Size == 1 || mm[rank-1-d.Base] != dim {
+			continue
+		}
+		for v := range offs {
+			offs[v] += d.Eval(int64(v)) * d.Stride
+		}
+	}
+	return offs
 }
 
 func cmpInt(a, b int64) int {
@@ -102,13 +132,15 @@ func cmpInt(a, b int64) int {
 
 // commonLoops refines both sides' digits to one decomposition in which every loop is a
 // whole digit of each side, so that both buffers are strided views of one iteration
-// space. It reports false when the sides' place values do not form one divisibility
-// chain per dim.
-func commonLoops(dst, src *layout.Indexer) (loops []loop, bounds []bound, ok bool) {
-	dper, dextra, ok1 := sideIntervals(dst)
-	sper, _, ok2 := sideIntervals(src)
+// space. A dim whose place values do not form one divisibility chain on the two sides
+// becomes a table loop over its data values instead (tables, walked outermost, none for
+// a dim of size 1; irregular says there are such dims, whose destination padding is
+// left to the caller). ok is false for combined dims and for tables too large to hold.
+func commonLoops(dst, src *layout.Indexer) (loops, tables []loop, bounds []bound, irregular, ok bool) {
+	dper, dirr, dextra, ok1 := sideIntervals(dst)
+	sper, sirr, _, ok2 := sideIntervals(src)
 	if !ok1 || !ok2 {
-		return nil, nil, false
+		return nil, nil, nil, false, false
 	}
 	dims := dst.Dims()
 	for dim := range dims {
@@ -122,10 +154,21 @@ func commonLoops(dst, src *layout.Indexer) (loops []loop, bounds []bound, ok boo
 		}
 		slices.Sort(places)
 		places = slices.Compact(places)
+		chain := !dirr[dim] && !sirr[dim]
 		for i := 1; i < len(places); i++ {
-			if places[i]%places[i-1] != 0 {
-				return nil, nil, false
+			chain = chain && places[i]%places[i-1] == 0
+		}
+		if !chain {
+			irregular = true
+			if size > maxTable {
+				return nil, nil, nil, false, false
 			}
+			bounds = append(bounds, bound{size, size})
+			if size > 1 {
+				tab := &table{dimOffsets(dst, dim, size), dimOffsets(src, dim, size)}
+				tables = append(tables, loop{size: size, dim: dim, place: 1, tab: tab})
+			}
+			continue
 		}
 		if len(places) == 0 {
 			places = []int64{1}
@@ -153,7 +196,7 @@ func commonLoops(dst, src *layout.Indexer) (loops []loop, bounds []bound, ok boo
 	}
 	// Destination order: the most major first, so writes are sequential.
 	slices.SortStableFunc(loops, func(a, b loop) int { return cmpInt(b.dstStr, a.dstStr) })
-	return loops, bounds, true
+	return loops, tables, bounds, irregular, true
 }
 
 // strideAt is the element stride of place value p on a side.

@@ -6,7 +6,7 @@
 // Each side's layout is compiled (package layout) to digits: every dim of the final
 // expanded shape is a mixed-radix digit of one logical dim, with a stride. NewPlan reads
 // each digit as a place interval of its logical dim, merges both sides' place values into
-// one common decomposition (they must nest: each divides the next), and so sees both
+// one common decomposition (where they nest: each divides the next), and so sees both
 // buffers as strided views of a single iteration space. It orders the loops by
 // destination stride (sequential writes), fuses what is contiguous on both sides, and
 // picks the innermost kernel from package simd:
@@ -25,8 +25,11 @@
 // before it is written) and each worker fences once at the end.
 //
 // Blocks that reach past the array (sizes that are not tile multiples) take a bounded
-// edge path that copies the data prefix and pads the rest. Layout pairs whose tiles do not
-// nest, and combined dims `*`, take a per-element path through the layouts' index math.
+// edge path that copies the data prefix and pads the rest. A dim whose tiles do not nest
+// (T(8,128) → T(6,128): row r is (r/8, r%8) on one side, (r/6, r%6) on the other) is
+// walked value by value, outermost, through tables of its offsets on both sides, while
+// the other dims keep their kernel; the destination's padding is then written first.
+// Combined dims `*` take a per-element path through the layouts' index math.
 //
 // # Guarantees
 //

@@ -27,6 +27,9 @@ func (p *Plan) run(dst, src []byte) {
 		w = max(per, 1)
 	}
 	w = min(w, total)
+	if p.prefill && p.opts.pad != padLeave {
+		p.pad(dst, 0, p.dstExpanded())
+	}
 	if w <= 1 {
 		p.runRange(dst, src, 0, total)
 	} else {
@@ -76,8 +79,13 @@ func (p *Plan) runRange(dst, src []byte, lo, hi int64) {
 		l := &p.outer[i]
 		ctr[i] = rem % l.size
 		rem /= l.size
-		dOff += ctr[i] * l.dstStr
-		sOff += ctr[i] * l.srcStr
+		if l.tab != nil {
+			dOff += l.tab.dst[ctr[i]]
+			sOff += l.tab.src[ctr[i]]
+		} else {
+			dOff += ctr[i] * l.dstStr
+			sOff += ctr[i] * l.srcStr
+		}
 		e[l.dim] += ctr[i] * l.place
 	}
 	k := &p.kern
@@ -99,6 +107,18 @@ func (p *Plan) runRange(dst, src []byte, lo, hi int64) {
 func step(loops []loop, ctr *[maxDims]int64, dOff, sOff *int64, e *[maxDims]int64) bool {
 	for i := len(loops) - 1; i >= 0; i-- {
 		l := &loops[i]
+		if l.tab != nil {
+			c := ctr[i]
+			next := (c + 1) % l.size
+			ctr[i] = next
+			*dOff += l.tab.dst[next] - l.tab.dst[c]
+			*sOff += l.tab.src[next] - l.tab.src[c]
+			e[l.dim] += (next - c) * l.place
+			if next != 0 {
+				return true
+			}
+			continue
+		}
 		ctr[i]++
 		*dOff += l.dstStr
 		*sOff += l.srcStr

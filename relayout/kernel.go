@@ -59,11 +59,12 @@ type kernel struct {
 
 // compile finds the fast path: the common loops, the inner kernel and the outer loops.
 func (p *Plan) compile() {
-	loops, bounds, ok := commonLoops(p.dst, p.src)
+	loops, tables, bounds, irregular, ok := commonLoops(p.dst, p.src)
 	if !ok || len(bounds) > maxDims {
 		return
 	}
-	p.fast, p.bounds = true, bounds
+	// Table loops visit data only: padding, if the destination has any, is written first.
+	p.fast, p.bounds, p.prefill = true, bounds, irregular && p.dstExpanded() > p.dst.LogicalElements()
 	sub := p.dbits%8 != 0 || p.sbits%8 != 0
 	n := len(loops)
 	var inner []int // indices into loops
@@ -120,7 +121,7 @@ func (p *Plan) compile() {
 	for _, l := range p.inner {
 		k.maxInner[l.dim] += (l.size - 1) * l.place
 	}
-	for _, l := range loops {
+	for _, l := range append(loops, tables...) {
 		covered[l.dim] += (l.size - 1) * l.place
 	}
 	p.ragged = make([]bool, len(bounds))
@@ -132,11 +133,12 @@ func (p *Plan) compile() {
 		k.clip = k.clip && !(k.kind == kInterleave && k.rowDim == k.clipDim)
 	}
 	p.cacheOrder()
+	p.outer = append(tables, p.outer...) // they have no strides: outermost, never a repeat
 	// Fold the innermost outer loop into each kernel call as a repeat, so the odometer
 	// and the edge checks run once per batch of runs: 256² bf16 → T(8,128)(2,1) makes
 	// 256 calls of 128 elements, where that bookkeeping cost as much as the copying.
 	k.rep = 1
-	if n := len(p.outer); n >= 2 {
+	if n := len(p.outer); n >= 2 && p.outer[n-1].tab == nil {
 		l := p.outer[n-1]
 		p.outer = p.outer[:n-1]
 		k.rep, k.repDst, k.repSrc, k.repDim, k.repPlace = l.size, l.dstStr, l.srcStr, l.dim, l.place

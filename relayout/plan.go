@@ -24,14 +24,15 @@ type Plan struct {
 	fillRow      []byte // interleave: a source row that packs to the fill (see packFillRow)
 	conv         func(uint64) uint64
 
-	fast   bool
-	outer  []loop  // outer loops, major first
-	inner  []loop  // the kernel's loops
-	bounds []bound // per dim (logical dims, then destination-only digits)
-	kern   kernel
-	chunks int64 // iterations of the outer loops
-	ragged []bool
-	stream bool // non-temporal stores: copy runs, transposes
+	fast    bool
+	outer   []loop  // outer loops, major first
+	inner   []loop  // the kernel's loops
+	bounds  []bound // per dim (logical dims, then destination-only digits)
+	kern    kernel
+	chunks  int64 // iterations of the outer loops
+	ragged  []bool
+	stream  bool // non-temporal stores: copy runs, transposes
+	prefill bool // some dims are table loops: padding is written before the data
 }
 
 // NewPlan compiles a relayout from src's layout to dst's. The logical dims must be equal;

@@ -265,6 +265,42 @@ func TestTransposedPacking(t *testing.T) {
 	}
 }
 
+// TestNonNestingTiles covers dims whose tiles do not nest on the two sides (or within
+// one side's chain), which the plan walks with table loops: padding values, workers,
+// streaming and pad-leave included.
+func TestNonNestingTiles(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for _, c := range []struct{ src, dst, kernel string }{
+		{"f32[%d,%d]{1,0:T(8,128)}", "f32[%d,%d]{1,0:T(6,128)}", "copy"},
+		{"f32[%d,%d]{1,0:T(6,128)}", "f32[%d,%d]{1,0:T(8,128)}", "copy"},
+		{"bf16[%d,%d]{1,0:T(8,128)(2,1)}", "bf16[%d,%d]{1,0:T(3,128)(2,1)}", ""},
+		{"f32[%d,%d]{1,0}", "f32[%d,%d]{1,0:T(3,5)}", ""},
+		{"s8[%d,%d]{1,0:T(5,7)}", "s8[%d,%d]{0,1:T(3,4)}", ""},
+		{"f32[%d,%d]{0,1:T(6,128)}", "f32[%d,%d]{1,0:T(8,128)}", ""},
+		{"f32[%d,%d]{1,0:T(8,128)}", "bf16[%d,%d]{1,0:T(6,128)}", "copy"},
+	} {
+		for _, d := range [][2]int64{{24, 384}, {13, 300}, {1, 1}, {130, 129}, {7, 2}} {
+			dst := layout.MustParse(fmt.Sprintf(c.dst, d[0], d[1]))
+			src := layout.MustParse(fmt.Sprintf(c.src, d[0], d[1]))
+			for _, k := range simd.Available() {
+				got := checkPair(t, r, pairCase{dst: dst, src: src}, k.Name)
+				if got == "reference" || d == [2]int64{24, 384} && c.kernel != "" && got != c.kernel {
+					t.Errorf("%s ← %s: kernel %s, want %s", dst, src, got, c.kernel)
+				}
+				checkPair(t, r, pairCase{dst: dst, src: src, stream: true, opts: []Option{WithWorkers(3)}}, k.Name)
+				checkPair(t, r, pairCase{dst: dst, src: src, opts: []Option{WithPadLeave()}}, k.Name)
+				checkPair(t, r, pairCase{dst: dst, src: src, opts: []Option{WithPadValue(2.5), WithWorkers(2)}}, k.Name)
+			}
+		}
+	}
+	// A 3-D case with one such dim between two regular ones.
+	dst := layout.MustParse("bf16[5,20,130]{2,1,0:T(6,128)}")
+	src := layout.MustParse("bf16[5,20,130]{2,1,0:T(8,128)}")
+	if got := checkPair(t, r, pairCase{dst: dst, src: src}, "generic"); got == "reference" {
+		t.Errorf("%s ← %s: per-element path", dst, src)
+	}
+}
+
 func TestCopyErrors(t *testing.T) {
 	a := layout.MustParse("f32[4,8]{1,0}")
 	b := layout.MustParse("f32[4,8]{0,1:T(2,2)}")
