@@ -17,6 +17,8 @@
 //   - transpose: the two sides' fastest dims differ; cache-sized block transposes of
 //     elements, or of units of up to 4 bytes that are contiguous on both sides (bf16
 //     {1,0} → {0,1:T(8,128)(2,1)} packs columns adjacent in the source: 32-bit units);
+//     converting ones go through a per-worker scratch block (convert, then transpose, or
+//     the reverse for widening pairs such as bf16 pairs to f32);
 //   - elementwise: anything else, including sub-byte E(n) types.
 //
 // The innermost outer loop goes to the kernel as a batch of rows (simd.Rows), one call

@@ -89,11 +89,16 @@ func (p *Plan) runRange(dst, src []byte, lo, hi int64) {
 		e[l.dim] += ctr[i] * l.place
 	}
 	k := &p.kern
+	var scratch []byte
+	if p.scratch != nil {
+		scratch = p.getScratch()
+		defer p.putScratch(scratch)
+	}
 	for it := lo; it < hi; it++ {
 		if p.interior(&e, k.maxBlock) {
-			p.kernel(dst, src, dOff, sOff, k.n, k.rep)
+			p.kernel(dst, src, scratch, dOff, sOff, k.n, k.rep)
 		} else {
-			p.block(dst, src, dOff, sOff, e)
+			p.block(dst, src, scratch, dOff, sOff, e)
 		}
 		step(p.outer, &ctr, &dOff, &sOff, &e)
 	}
@@ -149,14 +154,14 @@ func (p *Plan) interior(e *[maxDims]int64, reach []int64) bool {
 // along the repeats' dim stays in the data, all take the same path and run as one batch;
 // the others go one at a time. (Small plans repeat their largest loop, often a ragged
 // one: one repeat at a time, 250×300 bf16 → T(8,128)(2,1) ran at 0.05 of copy().)
-func (p *Plan) block(dst, src []byte, dOff, sOff int64, e [maxDims]int64) {
+func (p *Plan) block(dst, src, scratch []byte, dOff, sOff int64, e [maxDims]int64) {
 	k := &p.kern
 	for r := int64(0); r < k.rep; {
 		n := int64(1)
 		if r == 0 {
 			n = max(p.dataReps(&e), 1)
 		}
-		p.edge(dst, src, dOff, sOff, &e, n)
+		p.edge(dst, src, scratch, dOff, sOff, &e, n)
 		r += n
 		dOff += n * k.repDst
 		sOff += n * k.repSrc
@@ -181,7 +186,7 @@ func (p *Plan) dataReps(e *[maxDims]int64) int64 {
 // kernel runs the inner kernel rows times, each a repeat further along, on elements
 // that are all data; n is the run length of copy, interleave and deinterleave kernels
 // (the kernel's own, or a clipped one). The simd kernels take the repeats as one batch.
-func (p *Plan) kernel(dst, src []byte, dOff, sOff, n64, rows int64) {
+func (p *Plan) kernel(dst, src, scratch []byte, dOff, sOff, n64, rows int64) {
 	k := &p.kern
 	db, sb := int64(p.dbits/8), int64(p.sbits/8)
 	n := int(n64)
@@ -204,6 +209,10 @@ func (p *Plan) kernel(dst, src []byte, dOff, sOff, n64, rows int64) {
 			k.pair(d0, d1, s, n, r)
 		}
 	case kTranspose:
+		if k.conv != nil {
+			p.convTranspose(dst, src, scratch, dOff, sOff, rows)
+			return
+		}
 		for range rows {
 			k.trans(dst[dOff*db:], int(k.dstRow*db), src[sOff*sb:], int(k.srcRow*sb), int(k.rows), int(k.cols))
 			dOff, sOff = dOff+k.repDst, sOff+k.repSrc
@@ -285,10 +294,10 @@ const (
 // edge runs rows repeats of the kernel, from the one at e, that lie alike with respect
 // to the data: all in it (one batch), or, when the run can be clipped, its data prefix
 // copied (one batch) and the rest padded; anything else goes element by element.
-func (p *Plan) edge(dst, src []byte, dOff, sOff int64, e *[maxDims]int64, rows int64) {
+func (p *Plan) edge(dst, src, scratch []byte, dOff, sOff int64, e *[maxDims]int64, rows int64) {
 	k := &p.kern
 	if p.interior(e, k.maxInner) {
-		p.kernel(dst, src, dOff, sOff, k.n, rows)
+		p.kernel(dst, src, scratch, dOff, sOff, k.n, rows)
 		return
 	}
 	if k.clip {
@@ -330,7 +339,7 @@ func (p *Plan) edge(dst, src []byte, dOff, sOff int64, e *[maxDims]int64, rows i
 					p.packPartial(dst, src, dOff+i*k.repDst, sOff+i*k.repSrc, data, packed)
 				}
 			case data > 0:
-				p.kernel(dst, src, dOff, sOff, data, rows)
+				p.kernel(dst, src, scratch, dOff, sOff, data, rows)
 			}
 			if p.opts.pad != padLeave {
 				for i := range rows {
@@ -423,4 +432,69 @@ func (p *Plan) store(dst []byte, off int64, v uint64) {
 		return
 	}
 	buffer.StoreBits(dst, off, p.dbits, v)
+}
+
+// convTranspose runs rows blocks of a converting transpose through scratch: it converts
+// their source, compact, and transposes from there, or (not convFirst) transposes into
+// scratch and converts from there. Blocks that continue each other's rows on the
+// converted side (a transposed tile walked in that side's order) are converted together,
+// as many as scratch holds: f32 → bf16 {0,1:T(8,128)(2,1)} has 8-element source rows
+// per block.
+func (p *Plan) convTranspose(dst, src, scratch []byte, dOff, sOff, rows int64) {
+	k := &p.kern
+	db, sb := int64(p.dbits/8), int64(p.sbits/8)
+	if k.convFirst {
+		n := k.cols * k.unit // elements of a block's source row
+		per := int64(1)
+		if k.repSrc == n {
+			per = max(1, int64(len(scratch))/(k.rows*n*db))
+		}
+		for r := int64(0); r < rows; r += per {
+			g := min(per, rows-r)
+			w := g * n * db
+			k.conv(scratch, src[sOff*sb:], int(g*n), simd.Rows{N: int(k.rows), DstStride: int(w), SrcStride: int(k.srcRow * sb)})
+			for j := range g {
+				k.trans(dst[(dOff+j*k.repDst)*db:], int(k.dstRow*db), scratch[j*n*db:], int(w), int(k.rows), int(k.cols))
+			}
+			dOff, sOff = dOff+g*k.repDst, sOff+g*k.repSrc
+		}
+		return
+	}
+	n := k.rows * k.unit // elements of a block's destination row
+	per := int64(1)
+	if k.repDst == n {
+		per = max(1, int64(len(scratch))/(k.cols*n*sb))
+	}
+	for r := int64(0); r < rows; r += per {
+		g := min(per, rows-r)
+		w := g * n * sb
+		for j := range g {
+			k.trans(scratch[j*n*sb:], int(w), src[(sOff+j*k.repSrc)*sb:], int(k.srcRow*sb), int(k.rows), int(k.cols))
+		}
+		k.conv(dst[dOff*db:], scratch, int(g*n), simd.Rows{N: int(k.cols), DstStride: int(k.dstRow * db), SrcStride: int(w), Stream: p.stream})
+		dOff, sOff = dOff+g*k.repDst, sOff+g*k.repSrc
+	}
+}
+
+// scratchBytes is the size of a converting transpose's scratch: a block, or more
+// (in L2) when narrow blocks can be converted several at a time.
+const scratchBytes = 256 << 10
+
+// getScratch returns a buffer for one worker's converting transposes, from the plan's
+// free list when it has one (so that Copy does not allocate once warm).
+func (p *Plan) getScratch() []byte {
+	select {
+	case b := <-p.scratch:
+		return b
+	default:
+		return make([]byte, max(scratchBytes, p.kern.rows*p.kern.cols*p.kern.unit*int64(max(p.dbits, p.sbits)/8)))
+	}
+}
+
+// putScratch returns b to the free list, or drops it when the list is full.
+func (p *Plan) putScratch(b []byte) {
+	select {
+	case p.scratch <- b:
+	default:
+	}
 }

@@ -1,6 +1,7 @@
 package relayout
 
 import (
+	"runtime"
 	"slices"
 
 	"github.com/tpulayout/tpulayout/layout"
@@ -32,6 +33,10 @@ type kernel struct {
 	rows, cols     int64
 	dstRow, srcRow int64 // element strides
 	unit           int64
+	// A converting transpose goes through scratch: it converts the source block and
+	// transposes that when the destination's units are 1, 2 or 4 bytes (convFirst), else
+	// transposes the source's units and converts the result (bf16 pairs to f32 pairs).
+	convFirst bool
 	// elementwise
 	dstStr, srcStr int64
 
@@ -89,7 +94,7 @@ func (p *Plan) compile() {
 		// Runs of a word or less are better moved as the units of a transpose, when the
 		// loops around them are one: bf16 {1,0} → {0,1:T(8,128)(2,1)} pairs columns that
 		// are adjacent in the source, so it is a 32-bit transpose (0.02 → 0.3 of copy()).
-		if run*int64(p.dbits/8) <= 4 {
+		if run*int64(min(p.dbits, p.sbits)/8) <= 4 {
 			if kk, in, split, ok := p.transpose(loops); ok {
 				k, inner, loops = kk, in, split
 			}
@@ -208,9 +213,16 @@ func (p *Plan) bind(k *kernel) {
 			k.pair = ks.BF16DeinterleaveToF32Rows
 		}
 	case kTranspose:
-		ub := k.unit * int64(p.dbits/8)
+		ub, toScratch := k.unit*int64(p.dbits/8), false
+		if p.dt != p.st || p.dbits != p.sbits {
+			k.conv = p.runConv()
+			p.scratch = make(chan []byte, max(p.opts.workers, runtime.GOMAXPROCS(0)))
+			if !k.convFirst {
+				ub, toScratch = k.unit*int64(p.sbits/8), true
+			}
+		}
 		k.trans = [...]func([]byte, int, []byte, int, int, int){1: ks.Transpose8, 2: ks.Transpose16, 4: ks.Transpose32}[ub]
-		if p.stream {
+		if p.stream && !toScratch {
 			k.trans = [...]func([]byte, int, []byte, int, int, int){1: ks.Transpose8NT, 2: ks.Transpose16NT, 4: ks.Transpose32NT}[ub]
 		}
 	}
@@ -376,15 +388,20 @@ func (p *Plan) packable(pk int64, interleave bool) bool {
 // of the innermost loops that are contiguous on both sides (one element when there are
 // none), moved whole when they are 1, 2 or 4 bytes.
 func (p *Plan) transpose(loops []loop) (kernel, []int, []loop, bool) {
-	if p.dt != p.st || p.dbits != p.sbits || p.dbits%8 != 0 {
+	same := p.dt == p.st && p.dbits == p.sbits
+	if p.dbits%8 != 0 || p.sbits%8 != 0 || !same && p.runConv() == nil {
 		return kernel{}, nil, nil, false
 	}
 	unit, yi := int64(1), len(loops)-1
 	for ; yi >= 0 && loops[yi].dstStr == unit && loops[yi].srcStr == unit; yi-- {
 		unit *= loops[yi].size
 	}
-	ub := unit * int64(p.dbits/8)
-	if ub != 1 && ub != 2 && ub != 4 || yi < 0 || loops[yi].dstStr != unit {
+	word := func(b int64) bool { return b == 1 || b == 2 || b == 4 }
+	ub, convFirst := unit*int64(p.dbits/8), !same
+	if !word(ub) && !same {
+		ub, convFirst = unit*int64(p.sbits/8), false
+	}
+	if !word(ub) || yi < 0 || loops[yi].dstStr != unit {
 		return kernel{}, nil, nil, false
 	}
 	xi := -1
@@ -413,7 +430,7 @@ func (p *Plan) transpose(loops []loop) (kernel, []int, []loop, bool) {
 			inner = append(inner, i)
 		}
 	}
-	k := kernel{kind: kTranspose, rows: y[0].size, cols: x[0].size, dstRow: x[0].dstStr, srcRow: y[0].srcStr, unit: unit}
+	k := kernel{kind: kTranspose, rows: y[0].size, cols: x[0].size, dstRow: x[0].dstStr, srcRow: y[0].srcStr, unit: unit, convFirst: convFirst}
 	return k, inner, out, true
 }
 

@@ -31,8 +31,9 @@ type Plan struct {
 	kern    kernel
 	chunks  int64 // iterations of the outer loops
 	ragged  []bool
-	stream  bool // non-temporal stores: copy runs, transposes
-	prefill bool // some dims are table loops: padding is written before the data
+	stream  bool        // non-temporal stores: copy runs, transposes
+	prefill bool        // some dims are table loops: padding is written before the data
+	scratch chan []byte // free buffers for converting transposes (nil: none needed)
 }
 
 // NewPlan compiles a relayout from src's layout to dst's. The logical dims must be equal;

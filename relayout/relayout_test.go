@@ -238,7 +238,8 @@ func TestNamedCases(t *testing.T) {
 
 // TestTransposedPacking covers layouts whose packed words hold elements that are adjacent
 // on the other side too, which move as the units of a transpose: a row-major array to a
-// transposed TPU tiling and back, and transposed tilings to each other.
+// transposed TPU tiling and back, and transposed tilings to each other; and transposes
+// that convert.
 func TestTransposedPacking(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, c := range []struct{ src, dst, kernel string }{
@@ -249,6 +250,15 @@ func TestTransposedPacking(t *testing.T) {
 		{"bf16[%d,%d]{0,1:T(8,128)(2,1)}", "bf16[%d,%d]{1,0:T(8,128)(2,1)}", ""},
 		{"u16[%d,%d]{1,0}", "u16[%d,%d]{0,1:T(4,128)(2,1)}", "transpose"},
 		{"s8[%d,%d]{1,0}", "s8[%d,%d]{0,1:T(8,128)(2,1)}", "transpose"}, // 16-bit units
+		// Converting: the block is converted into scratch, then transposed.
+		{"f32[%d,%d]{1,0}", "bf16[%d,%d]{0,1:T(8,128)(2,1)}", "transpose"},
+		{"bf16[%d,%d]{0,1:T(8,128)(2,1)}", "f32[%d,%d]{1,0}", "transpose"}, // transposed, then converted
+		{"s8[%d,%d]{0,1:T(32,128)(4,1)}", "f32[%d,%d]{1,0}", "transpose"},
+		{"f32[%d,%d]{1,0}", "bf16[%d,%d]{0,1:T(8,128)}", "transpose"},
+		{"f32[%d,%d]{1,0}", "bf16[%d,%d]{0,1}", "transpose"},
+		{"bf16[%d,%d]{1,0}", "f32[%d,%d]{0,1}", "transpose"},
+		{"f32[%d,%d]{1,0}", "f16[%d,%d]{0,1:T(8,128)}", "transpose"},
+		{"f32[%d,%d]{1,0}", "u8[%d,%d]{0,1}", "transpose"},
 	} {
 		for _, d := range [][2]int64{{24, 384}, {8, 128}, {13, 300}, {130, 129}, {1, 1}, {257, 3}} {
 			dst := layout.MustParse(fmt.Sprintf(c.dst, d[0], d[1]))
@@ -337,15 +347,20 @@ func TestCopyErrors(t *testing.T) {
 
 func TestCopyDoesNotAllocate(t *testing.T) {
 	// Converting runs outside the fused kernels, and scalars.
-	for _, c := range [][2]string{{"u8[250,300]", "f32[250,300]"}, {"f64[]", "s32[]"}, {"s4[9,300]{1,0:T(8,128)E(4)}", "s8[9,300]"}} {
-		dst, src := layout.MustParse(c[0]), layout.MustParse(c[1])
-		p, err := NewPlan(dst, src, WithWorkers(1))
-		if err != nil {
-			t.Fatal(err)
-		}
-		d, s := buffer.MustNew(dst), buffer.MustNew(src)
-		if n := testing.AllocsPerRun(20, func() { _ = p.Copy(d, s) }); n != 0 {
-			t.Errorf("%s ← %s: Copy allocates %v times", c[0], c[1], n)
+	// And converting transposes, whose scratch blocks come from the plan's free list.
+	for _, c := range [][2]string{{"u8[250,300]", "f32[250,300]"}, {"f64[]", "s32[]"}, {"s4[9,300]{1,0:T(8,128)E(4)}", "s8[9,300]"},
+		{"bf16[250,300]{0,1:T(8,128)(2,1)}", "f32[250,300]"}, {"f32[600,700]{0,1}", "bf16[600,700]"},
+		{"f32[250,300]", "bf16[250,300]{0,1:T(8,128)(2,1)}"}} {
+		for _, workers := range []int{1, 2} {
+			dst, src := layout.MustParse(c[0]), layout.MustParse(c[1])
+			p, err := NewPlan(dst, src, WithWorkers(workers))
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, s := buffer.MustNew(dst), buffer.MustNew(src)
+			if n := testing.AllocsPerRun(20, func() { _ = p.Copy(d, s) }); n != 0 {
+				t.Errorf("%s ← %s, %d workers: Copy allocates %v times", c[0], c[1], workers, n)
+			}
 		}
 	}
 	for _, c := range benchCases {
