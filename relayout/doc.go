@@ -37,9 +37,10 @@
 //
 // Results equal the per-element formula of package layout, byte for byte, padding
 // included (tests check thousands of random layout pairs against it for every SIMD
-// implementation). Destination padding is written in the same pass: zeros unless
-// [WithPadLeave] or [WithPadValue] say otherwise; source padding is never read. A Plan is
-// immutable and safe for concurrent Copy calls, and Copy does not allocate: parallel
-// copies ([WithWorkers]) run on a pool of long-lived goroutines, each worker on a
-// disjoint destination range.
+// implementation). Destination padding is written in the same pass (first, for plans
+// with table loops): zeros unless [WithPadLeave] or [WithPadValue] say otherwise; source
+// padding is never read. A Plan is immutable and safe for concurrent Copy calls, and
+// Copy does not allocate once warm (converting transposes keep their scratch blocks):
+// parallel copies ([WithWorkers]) run on a pool of long-lived goroutines, each worker on
+// a disjoint destination range.
 package relayout
