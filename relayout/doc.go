@@ -31,7 +31,9 @@
 // (T(8,128) → T(6,128): row r is (r/8, r%8) on one side, (r/6, r%6) on the other) is
 // walked value by value, outermost, through tables of its offsets on both sides, while
 // the other dims keep their kernel; the destination's padding is then written first.
-// Combined dims `*` take a per-element path through the layouts' index math.
+// Combined dims `*` plan as the equivalent plain tile when the merged tile splits over the
+// merged dims (T(2,*,128) on a minor dim of 512 is T(2,1,128)); other combined layouts
+// take a per-element path through the layouts' index math.
 //
 // # Guarantees
 //

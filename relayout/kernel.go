@@ -64,7 +64,7 @@ type kernel struct {
 
 // compile finds the fast path: the common loops, the inner kernel and the outer loops.
 func (p *Plan) compile() {
-	loops, tables, bounds, irregular, ok := commonLoops(p.dst, p.src)
+	loops, tables, bounds, irregular, ok := commonLoops(planIndexer(p.dst), planIndexer(p.src))
 	if !ok || len(bounds) > maxDims {
 		return
 	}

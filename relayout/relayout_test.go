@@ -311,6 +311,35 @@ func TestNonNestingTiles(t *testing.T) {
 	}
 }
 
+// TestCombinedDims covers combined dims `*`: those whose merged tile splits over the
+// merged dims plan as the equivalent plain tile (and must not take the per-element path),
+// the others take the per-element path; both must match the reference.
+func TestCombinedDims(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, c := range []struct {
+		src, dst string
+		fast     bool
+	}{
+		{"bf16[4,64,512]{2,1,0}", "bf16[4,64,512]{2,1,0:T(2,*,128)}", true}, // T(2,1,128)
+		{"bf16[5,64,64]{2,1,0}", "bf16[5,64,64]{2,1,0:T(2,*,128)}", true},   // T(2,2,64)
+		{"f32[5,7,3]{2,1,0}", "f32[5,7,3]{2,1,0:T(2,*,8)}", false},          // 3 and 8 do not divide
+		{"f32[3,5,4,8]{3,2,1,0}", "f32[3,5,4,8]{3,2,1,0:T(*,*,64)}", true},  // T(2,4,8) over (5,4,8)
+		{"f32[8,4,2,4]{0,1,2,3:T(*,*,64)}", "f32[8,4,2,4]{3,2,1,0}", true},  // physical (4,2,4,8)
+		{"s8[30,4]{1,0}", "s8[30,4]{1,0:T(*,8)}", true},                     // T(2,4)
+		{"u16[9,16]{0,1:T(*,4)}", "u16[9,16]{1,0:T(2,*,4)}", false},         // rank 2: a 3-entry tile
+		{"bf16[6,40,256]{2,1,0:T(2,*,128)}", "bf16[6,40,256]{1,2,0:T(8,128)(2,1)}", true},
+	} {
+		dst, src := layout.MustParse(c.dst), layout.MustParse(c.src)
+		for _, k := range simd.Available() {
+			got := checkPair(t, r, pairCase{dst: dst, src: src}, k.Name)
+			if c.fast && got == "reference" {
+				t.Errorf("%s ← %s: per-element path", dst, src)
+			}
+			checkPair(t, r, pairCase{dst: dst, src: src, opts: []Option{WithPadValue(-3), WithWorkers(3)}}, k.Name)
+		}
+	}
+}
+
 func TestCopyErrors(t *testing.T) {
 	a := layout.MustParse("f32[4,8]{1,0}")
 	b := layout.MustParse("f32[4,8]{0,1:T(2,2)}")
