@@ -245,7 +245,7 @@ func (p *Plan) orderOuter(k kernel) (bySrc bool) {
 	src := slices.Clone(p.outer)
 	slices.SortStableFunc(src, func(a, b loop) int { return cmpInt(b.srcStr, a.srcStr) })
 	narrow := k.kind == kTranspose && k.cols*k.unit*int64(p.sbits/8) < 64 && src[n-1].srcStr == k.cols*k.unit
-	if narrow || k.kind != kTranspose && src[n-1].size < p.outer[n-1].size {
+	if narrow || src[n-1].size < p.outer[n-1].size {
 		p.outer = src
 		return true
 	}
