@@ -236,7 +236,9 @@ func (p *Plan) bind(k *kernel) {
 //
 // A transpose whose source rows are narrower than a line (4 units of T(8,128)(2,1)
 // transposed) walks in source order when that continues its rows: the next block reads
-// the rest of the lines the last one loaded (0.09 → 0.3 of copy() at 8192²).
+// the rest of the lines the last one loaded (0.09 → 0.3 of copy() at 8192²). One whose
+// destination rows are that narrow stays in destination order if that continues them
+// (reading such a tiling back: 0.14 in source order, 0.26 in destination order).
 func (p *Plan) orderOuter(k kernel) (bySrc bool) {
 	n := len(p.outer)
 	if n < 2 {
@@ -244,8 +246,10 @@ func (p *Plan) orderOuter(k kernel) (bySrc bool) {
 	}
 	src := slices.Clone(p.outer)
 	slices.SortStableFunc(src, func(a, b loop) int { return cmpInt(b.srcStr, a.srcStr) })
-	narrow := k.kind == kTranspose && k.cols*k.unit*int64(p.sbits/8) < 64 && src[n-1].srcStr == k.cols*k.unit
-	if narrow || src[n-1].size < p.outer[n-1].size {
+	t := k.kind == kTranspose
+	narrowSrc := t && k.cols*k.unit*int64(p.sbits/8) < 64 && src[n-1].srcStr == k.cols*k.unit
+	narrowDst := t && k.rows*k.unit*int64(p.dbits/8) < 64 && p.outer[n-1].dstStr == k.rows*k.unit
+	if narrowSrc || !narrowDst && src[n-1].size < p.outer[n-1].size {
 		p.outer = src
 		return true
 	}
