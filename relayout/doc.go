@@ -31,6 +31,10 @@
 // (T(8,128) → T(6,128): row r is (r/8, r%8) on one side, (r/6, r%6) on the other) is
 // walked value by value, outermost, through tables of its offsets on both sides, while
 // the other dims keep their kernel; the destination's padding is then written first.
+// A pair whose direct kernel would move 16 bytes or less per call, while the two halves
+// through a row-major array of the source's type do better, runs as those two passes
+// (pair packing along different dims on the two sides: a deinterleave, then a transpose
+// of pairs); such a plan keeps one row-major array for its copies.
 // Combined dims `*` plan as the equivalent plain tile when the merged tile splits over the
 // merged dims (T(2,*,128) on a minor dim of 512 is T(2,1,128)); other combined layouts
 // take a per-element path through the layouts' index math.

@@ -34,11 +34,21 @@ type Plan struct {
 	stream  bool        // non-temporal stores: copy runs, transposes
 	prefill bool        // some dims are table loops: padding is written before the data
 	scratch chan []byte // free buffers for converting transposes (nil: none needed)
+	via     *via        // two passes through row-major, when better than this plan's own loops
 }
 
 // NewPlan compiles a relayout from src's layout to dst's. The logical dims must be equal;
 // the element types may differ (the copy converts, see [Plan.Copy]).
 func NewPlan(dst, src layout.Shape, opts ...Option) (*Plan, error) {
+	p, err := newPlan(dst, src, opts)
+	if err == nil {
+		p.via = planVia(p, dst, src, opts)
+	}
+	return p, err
+}
+
+// newPlan is NewPlan without the two-pass alternative.
+func newPlan(dst, src layout.Shape, opts []Option) (*Plan, error) {
 	o := defaultOptions()
 	for _, opt := range opts {
 		if err := opt(&o); err != nil {
@@ -105,6 +115,9 @@ func sameDims(dst, src layout.Shape) error {
 // String describes the plan: shapes, path, kernel and loops.
 func (p *Plan) String() string {
 	s := fmt.Sprintf("%s ← %s: ", p.dst.Shape(), p.src.Shape())
+	if p.via != nil {
+		return s + fmt.Sprintf("two passes through row-major: %s; then %s", p.via.first, p.via.second)
+	}
 	if !p.fast {
 		return s + "per-element path"
 	}
@@ -112,8 +125,12 @@ func (p *Plan) String() string {
 }
 
 // Kernel names the inner kernel the plan uses: "copy", "interleave", "deinterleave",
-// "transpose", "elementwise", or "reference" for the per-element path.
+// "transpose", "elementwise", or "reference" for the per-element path; two kernels
+// joined by "+" for a plan that goes through a row-major array.
 func (p *Plan) Kernel() string {
+	if p.via != nil {
+		return p.via.first.Kernel() + "+" + p.via.second.Kernel()
+	}
 	if !p.fast {
 		return "reference"
 	}
@@ -131,7 +148,8 @@ func (p *Plan) DstBytes() int64 { return p.dst.FootprintBytes() }
 // even with NaN kept (quiet), and any other numeric pair follows buffer.ConvertElement.
 // Destination padding is written as the plan's options say (zeros by default); source
 // padding is never read. Copy does not allocate, except that a plan whose transposes
-// convert allocates one scratch block per worker on its first Copy and keeps them.
+// convert allocates one scratch block per worker on its first Copy and keeps them, and a
+// two-pass plan (see [Plan.Kernel]) one row-major array.
 func (p *Plan) Copy(dst, src *buffer.Buffer) error {
 	if err := p.check(dst.Shape, p.dst, "destination"); err != nil {
 		return err
@@ -170,6 +188,10 @@ func (p *Plan) CopyBytes(dst, src []byte) error {
 		return fmt.Errorf("%w: destination and source memory overlap", ErrShape)
 	}
 	if len(dst) == 0 {
+		return nil
+	}
+	if p.via != nil {
+		p.via.run(dst, src)
 		return nil
 	}
 	p.run(dst, src)

@@ -340,6 +340,41 @@ func TestCombinedDims(t *testing.T) {
 	}
 }
 
+// TestTwoPass covers plans that go through a row-major array because their direct
+// kernel is poor and both passes are not: pair packing along different dims on the two
+// sides, with padding options, workers and odd sizes.
+func TestTwoPass(t *testing.T) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for _, c := range []struct{ src, dst, kernel string }{
+		{"bf16[%d,%d]{1,0:T(8,128)(2,1)}", "bf16[%d,%d]{0,1:T(8,128)(2,1)}", "deinterleave+transpose"},
+		{"bf16[%d,%d]{0,1:T(8,128)(2,1)}", "bf16[%d,%d]{1,0:T(8,128)(2,1)}", "transpose+interleave"},
+		{"s8[%d,%d]{1,0:T(32,128)(4,1)}", "s8[%d,%d]{0,1:T(32,128)(4,1)}", "deinterleave+transpose"},
+		{"f32[%d,%d]{1,0:T(8,128)}", "bf16[%d,%d]{0,1:T(8,128)(2,1)}", ""},
+	} {
+		for _, d := range [][2]int64{{24, 384}, {13, 300}, {130, 129}, {1, 1}} {
+			dst := layout.MustParse(fmt.Sprintf(c.dst, d[0], d[1]))
+			src := layout.MustParse(fmt.Sprintf(c.src, d[0], d[1]))
+			for _, k := range simd.Available() {
+				got := checkPair(t, r, pairCase{dst: dst, src: src}, k.Name)
+				if d == [2]int64{24, 384} && c.kernel != "" && got != c.kernel {
+					t.Errorf("%s ← %s: kernel %s, want %s", dst, src, got, c.kernel)
+				}
+				checkPair(t, r, pairCase{dst: dst, src: src, opts: []Option{WithPadLeave(), WithWorkers(3)}}, k.Name)
+				checkPair(t, r, pairCase{dst: dst, src: src, opts: []Option{WithPadValue(7)}}, k.Name)
+			}
+		}
+	}
+	dst, src := layout.MustParse("bf16[250,300]{0,1:T(8,128)(2,1)}"), layout.MustParse("bf16[250,300]{1,0:T(8,128)(2,1)}")
+	p, err := NewPlan(dst, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, s := buffer.MustNew(dst), buffer.MustNew(src)
+	if n := testing.AllocsPerRun(10, func() { _ = p.Copy(d, s) }); n != 0 {
+		t.Errorf("%s: Copy allocates %v times once warm", p, n)
+	}
+}
+
 func TestCopyErrors(t *testing.T) {
 	a := layout.MustParse("f32[4,8]{1,0}")
 	b := layout.MustParse("f32[4,8]{0,1:T(2,2)}")
@@ -417,6 +452,17 @@ func TestCopyDoesNotAllocate(t *testing.T) {
 
 func TestConcurrentCopy(t *testing.T) {
 	dst, src := benchCases[0].shapes(200, 300)
+	t.Run("tiling", func(t *testing.T) { concurrentCopy(t, dst, src) })
+	// Plans with per-copy buffers: a converting transpose's scratch, a two-pass array.
+	t.Run("converting transpose", func(t *testing.T) {
+		concurrentCopy(t, layout.MustParse("bf16[200,300]{0,1:T(8,128)(2,1)}"), layout.MustParse("f32[200,300]"))
+	})
+	t.Run("two passes", func(t *testing.T) {
+		concurrentCopy(t, layout.MustParse("bf16[200,300]{0,1:T(8,128)(2,1)}"), layout.MustParse("bf16[200,300]{1,0:T(8,128)(2,1)}"))
+	})
+}
+
+func concurrentCopy(t *testing.T, dst, src layout.Shape) {
 	p, err := NewPlan(dst, src, WithWorkers(2))
 	if err != nil {
 		t.Fatal(err)
