@@ -46,7 +46,7 @@
 // implementation). Destination padding is written in the same pass (first, for plans
 // with table loops): zeros unless [WithPadLeave] or [WithPadValue] say otherwise; source
 // padding is never read. A Plan is immutable and safe for concurrent Copy calls, and
-// Copy does not allocate once warm (converting transposes keep their scratch blocks):
-// parallel copies ([WithWorkers]) run on a pool of long-lived goroutines, each worker on
-// a disjoint destination range.
+// Copy does not allocate (buffers that converting transposes and two-pass plans need are
+// made by NewPlan): parallel copies ([WithWorkers]) run on a pool of long-lived
+// goroutines, each worker on a disjoint destination range.
 package relayout

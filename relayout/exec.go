@@ -481,14 +481,18 @@ func (p *Plan) convTranspose(dst, src, scratch []byte, dOff, sOff, rows int64) {
 const scratchBytes = 256 << 10
 
 // getScratch returns a buffer for one worker's converting transposes, from the plan's
-// free list when it has one (so that Copy does not allocate once warm).
+// free list unless more copies run at once than it holds.
 func (p *Plan) getScratch() []byte {
 	select {
 	case b := <-p.scratch:
 		return b
 	default:
-		return make([]byte, max(scratchBytes, p.kern.rows*p.kern.cols*p.kern.unit*int64(max(p.dbits, p.sbits)/8)))
+		return p.newScratch(&p.kern)
 	}
+}
+
+func (p *Plan) newScratch(k *kernel) []byte {
+	return make([]byte, max(scratchBytes, k.rows*k.cols*k.unit*int64(max(p.dbits, p.sbits)/8)))
 }
 
 // putScratch returns b to the free list, or drops it when the list is full.

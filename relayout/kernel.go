@@ -216,7 +216,12 @@ func (p *Plan) bind(k *kernel) {
 		ub, toScratch := k.unit*int64(p.dbits/8), false
 		if p.dt != p.st || p.dbits != p.sbits {
 			k.conv = p.runConv()
+			// One scratch block per worker, made now so that Copy does not allocate;
+			// more concurrent copies than that make their own.
 			p.scratch = make(chan []byte, max(p.opts.workers, runtime.GOMAXPROCS(0)))
+			for range p.opts.workers {
+				p.scratch <- p.newScratch(k)
+			}
 			if !k.convFirst {
 				ub, toScratch = k.unit*int64(p.sbits/8), true
 			}

@@ -147,9 +147,10 @@ func (p *Plan) DstBytes() int64 { return p.dst.FootprintBytes() }
 // Elements are converted when the dtypes differ: f32→bf16 and f32→f16 round to nearest
 // even with NaN kept (quiet), and any other numeric pair follows buffer.ConvertElement.
 // Destination padding is written as the plan's options say (zeros by default); source
-// padding is never read. Copy does not allocate, except that a plan whose transposes
-// convert allocates one scratch block per worker on its first Copy and keeps them, and a
-// two-pass plan (see [Plan.Kernel]) one row-major array.
+// padding is never read. Copy does not allocate: the buffers some plans need (a scratch
+// block per worker for transposes that convert, a row-major array for two-pass plans, see
+// [Plan.Kernel]) are made by NewPlan; only copies running concurrently beyond those make
+// their own.
 func (p *Plan) Copy(dst, src *buffer.Buffer) error {
 	if err := p.check(dst.Shape, p.dst, "destination"); err != nil {
 		return err

@@ -38,7 +38,9 @@ func planVia(p *Plan, dst, src layout.Shape, opts []Option) *via {
 	if err1 != nil || err2 != nil || first.poor() || second.poor() {
 		return nil
 	}
-	return &via{first: first, second: second, bufs: make(chan []byte, 1)}
+	v := &via{first: first, second: second, bufs: make(chan []byte, 1)}
+	v.bufs <- make([]byte, first.dst.FootprintBytes()) // made now, so that Copy does not allocate
+	return v
 }
 
 // run copies through a row-major buffer from the free list.
