@@ -39,3 +39,28 @@ func ExampleNewPlan() {
 	// word 0: 0 1
 	// word 1: 0.0009994507 1
 }
+
+// Which inner kernel a plan picks for some layout pairs.
+func ExamplePlan_Kernel() {
+	for _, c := range [][2]string{
+		{"bf16[4096,4096]{1,0}", "bf16[4096,4096]{1,0:T(8,128)(2,1)}"},
+		{"bf16[4096,4096]{1,0}", "bf16[4096,4096]{0,1:T(8,128)(2,1)}"},   // pairs move as 32-bit units
+		{"f32[4096,4096]{1,0}", "bf16[4096,4096]{0,1:T(8,128)(2,1)}"},    // converted in a scratch block
+		{"f32[4096,4096]{1,0:T(8,128)}", "f32[4096,4096]{1,0:T(6,128)}"}, // rows walked through tables
+		{"bf16[4096,4096]{1,0:T(8,128)(2,1)}", "bf16[4096,4096]{0,1:T(8,128)(2,1)}"},
+		{"f32[4,8,256]{2,1,0}", "f32[4,8,256]{2,1,0:T(2,*,128)}"}, // planned as T(2,1,128)
+	} {
+		p, err := relayout.NewPlan(layout.MustParse(c[1]), layout.MustParse(c[0]))
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(p.Kernel())
+	}
+	// Output:
+	// interleave
+	// transpose
+	// transpose
+	// copy
+	// deinterleave+transpose
+	// copy
+}
