@@ -236,13 +236,40 @@ func TestNamedCases(t *testing.T) {
 	}
 }
 
+// namedPair is a layout pair as format strings over its two dims, and the kernel it must
+// use at 24×384 ("" for any).
+type namedPair struct{ src, dst, kernel string }
+
+// checkNamed checks each pair at odd, even and 1×1 sizes, for every SIMD implementation,
+// plainly and as each variant says (options, streaming), against the reference. No pair
+// may take the per-element path at any size.
+func checkNamed(t *testing.T, seed uint64, pairs []namedPair, variants ...pairCase) {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, seed+1))
+	for _, c := range pairs {
+		for _, d := range [][2]int64{{24, 384}, {8, 128}, {13, 300}, {130, 129}, {1, 1}, {257, 3}, {7, 2}} {
+			dst := layout.MustParse(fmt.Sprintf(c.dst, d[0], d[1]))
+			src := layout.MustParse(fmt.Sprintf(c.src, d[0], d[1]))
+			for _, k := range simd.Available() {
+				got := checkPair(t, r, pairCase{dst: dst, src: src}, k.Name)
+				if got == "reference" || d == [2]int64{24, 384} && c.kernel != "" && got != c.kernel {
+					t.Errorf("%s ← %s: kernel %s, want %s", dst, src, got, c.kernel)
+				}
+				for _, v := range variants {
+					v.dst, v.src = dst, src
+					checkPair(t, r, v, k.Name)
+				}
+			}
+		}
+	}
+}
+
 // TestTransposedPacking covers layouts whose packed words hold elements that are adjacent
 // on the other side too, which move as the units of a transpose: a row-major array to a
 // transposed TPU tiling and back, and transposed tilings to each other; and transposes
 // that convert.
 func TestTransposedPacking(t *testing.T) {
-	r := rand.New(rand.NewPCG(5, 6))
-	for _, c := range []struct{ src, dst, kernel string }{
+	checkNamed(t, 5, []namedPair{
 		{"bf16[%d,%d]{1,0}", "bf16[%d,%d]{0,1:T(8,128)(2,1)}", "transpose"},
 		{"bf16[%d,%d]{0,1:T(8,128)(2,1)}", "bf16[%d,%d]{1,0}", "transpose"},
 		{"s8[%d,%d]{1,0}", "s8[%d,%d]{0,1:T(32,128)(4,1)}", "transpose"},
@@ -259,28 +286,14 @@ func TestTransposedPacking(t *testing.T) {
 		{"bf16[%d,%d]{1,0}", "f32[%d,%d]{0,1}", "transpose"},
 		{"f32[%d,%d]{1,0}", "f16[%d,%d]{0,1:T(8,128)}", "transpose"},
 		{"f32[%d,%d]{1,0}", "u8[%d,%d]{0,1}", "transpose"},
-	} {
-		for _, d := range [][2]int64{{24, 384}, {8, 128}, {13, 300}, {130, 129}, {1, 1}, {257, 3}} {
-			dst := layout.MustParse(fmt.Sprintf(c.dst, d[0], d[1]))
-			src := layout.MustParse(fmt.Sprintf(c.src, d[0], d[1]))
-			for _, k := range simd.Available() {
-				got := checkPair(t, r, pairCase{dst: dst, src: src}, k.Name)
-				if d == [2]int64{24, 384} && c.kernel != "" && got != c.kernel {
-					t.Errorf("%s ← %s: kernel %s, want %s", dst, src, got, c.kernel)
-				}
-				checkPair(t, r, pairCase{dst: dst, src: src, stream: true}, k.Name)
-				checkPair(t, r, pairCase{dst: dst, src: src, opts: []Option{WithPadLeave(), WithBlockBytes(256)}}, k.Name)
-			}
-		}
-	}
+	}, pairCase{stream: true}, pairCase{opts: []Option{WithPadLeave(), WithBlockBytes(256)}})
 }
 
 // TestNonNestingTiles covers dims whose tiles do not nest on the two sides (or within
 // one side's chain), which the plan walks with table loops: padding values, workers,
 // streaming and pad-leave included.
 func TestNonNestingTiles(t *testing.T) {
-	r := rand.New(rand.NewPCG(9, 10))
-	for _, c := range []struct{ src, dst, kernel string }{
+	checkNamed(t, 9, []namedPair{
 		{"f32[%d,%d]{1,0:T(8,128)}", "f32[%d,%d]{1,0:T(6,128)}", "copy"},
 		{"f32[%d,%d]{1,0:T(6,128)}", "f32[%d,%d]{1,0:T(8,128)}", "copy"},
 		{"bf16[%d,%d]{1,0:T(8,128)(2,1)}", "bf16[%d,%d]{1,0:T(3,128)(2,1)}", ""},
@@ -288,21 +301,9 @@ func TestNonNestingTiles(t *testing.T) {
 		{"s8[%d,%d]{1,0:T(5,7)}", "s8[%d,%d]{0,1:T(3,4)}", ""},
 		{"f32[%d,%d]{0,1:T(6,128)}", "f32[%d,%d]{1,0:T(8,128)}", ""},
 		{"f32[%d,%d]{1,0:T(8,128)}", "bf16[%d,%d]{1,0:T(6,128)}", "copy"},
-	} {
-		for _, d := range [][2]int64{{24, 384}, {13, 300}, {1, 1}, {130, 129}, {7, 2}} {
-			dst := layout.MustParse(fmt.Sprintf(c.dst, d[0], d[1]))
-			src := layout.MustParse(fmt.Sprintf(c.src, d[0], d[1]))
-			for _, k := range simd.Available() {
-				got := checkPair(t, r, pairCase{dst: dst, src: src}, k.Name)
-				if got == "reference" || d == [2]int64{24, 384} && c.kernel != "" && got != c.kernel {
-					t.Errorf("%s ← %s: kernel %s, want %s", dst, src, got, c.kernel)
-				}
-				checkPair(t, r, pairCase{dst: dst, src: src, stream: true, opts: []Option{WithWorkers(3)}}, k.Name)
-				checkPair(t, r, pairCase{dst: dst, src: src, opts: []Option{WithPadLeave()}}, k.Name)
-				checkPair(t, r, pairCase{dst: dst, src: src, opts: []Option{WithPadValue(2.5), WithWorkers(2)}}, k.Name)
-			}
-		}
-	}
+	}, pairCase{stream: true, opts: []Option{WithWorkers(3)}}, pairCase{opts: []Option{WithPadLeave()}},
+		pairCase{opts: []Option{WithPadValue(2.5), WithWorkers(2)}})
+	r := rand.New(rand.NewPCG(9, 10))
 	// A 3-D case with one such dim between two regular ones.
 	dst := layout.MustParse("bf16[5,20,130]{2,1,0:T(6,128)}")
 	src := layout.MustParse("bf16[5,20,130]{2,1,0:T(8,128)}")
@@ -344,26 +345,12 @@ func TestCombinedDims(t *testing.T) {
 // kernel is poor and both passes are not: pair packing along different dims on the two
 // sides, with padding options, workers and odd sizes.
 func TestTwoPass(t *testing.T) {
-	r := rand.New(rand.NewPCG(13, 14))
-	for _, c := range []struct{ src, dst, kernel string }{
+	checkNamed(t, 13, []namedPair{
 		{"bf16[%d,%d]{1,0:T(8,128)(2,1)}", "bf16[%d,%d]{0,1:T(8,128)(2,1)}", "deinterleave+transpose"},
 		{"bf16[%d,%d]{0,1:T(8,128)(2,1)}", "bf16[%d,%d]{1,0:T(8,128)(2,1)}", "transpose+interleave"},
 		{"s8[%d,%d]{1,0:T(32,128)(4,1)}", "s8[%d,%d]{0,1:T(32,128)(4,1)}", "deinterleave+transpose"},
 		{"f32[%d,%d]{1,0:T(8,128)}", "bf16[%d,%d]{0,1:T(8,128)(2,1)}", ""},
-	} {
-		for _, d := range [][2]int64{{24, 384}, {13, 300}, {130, 129}, {1, 1}} {
-			dst := layout.MustParse(fmt.Sprintf(c.dst, d[0], d[1]))
-			src := layout.MustParse(fmt.Sprintf(c.src, d[0], d[1]))
-			for _, k := range simd.Available() {
-				got := checkPair(t, r, pairCase{dst: dst, src: src}, k.Name)
-				if d == [2]int64{24, 384} && c.kernel != "" && got != c.kernel {
-					t.Errorf("%s ← %s: kernel %s, want %s", dst, src, got, c.kernel)
-				}
-				checkPair(t, r, pairCase{dst: dst, src: src, opts: []Option{WithPadLeave(), WithWorkers(3)}}, k.Name)
-				checkPair(t, r, pairCase{dst: dst, src: src, opts: []Option{WithPadValue(7)}}, k.Name)
-			}
-		}
-	}
+	}, pairCase{opts: []Option{WithPadLeave(), WithWorkers(3)}}, pairCase{opts: []Option{WithPadValue(7)}})
 	dst, src := layout.MustParse("bf16[250,300]{0,1:T(8,128)(2,1)}"), layout.MustParse("bf16[250,300]{1,0:T(8,128)(2,1)}")
 	p, err := NewPlan(dst, src, WithWorkers(1)) // a pool's goroutines start on first use
 	if err != nil {

@@ -23,7 +23,7 @@ func (p *Plan) poor() bool {
 	case k.kind == kTranspose:
 		return false
 	}
-	return k.n*int64(max(k.p, 1)*int64(min(p.dbits, p.sbits)))/8 <= 16
+	return k.n*max(k.p, 1)*int64(min(p.dbits, p.sbits))/8 <= 16
 }
 
 // planVia returns the two-pass plan for dst ← src when the direct plan p is poor and both
