@@ -406,13 +406,17 @@ func convertFile(out string, hdr []byte, dst layout.Shape, src *buffer.Buffer, o
 	}
 	base0 := int64(len(hdr))
 	var inner error // the callback's own errors are worded already
-	untrack := func() {}
+	var tmp string
+	release := holdSignals() // the temporary file is made under the hold
 	err = buffer.WriteFileAtomicFile(out, func(f *os.File) error {
-		untrack = trackTemp(f.Name()) // until renamed: the fsync after this can be long
+		tmp = f.Name()
+		trackHeld(tmp) // until renamed: the fsync after this can be long
+		release()
 		inner = writeImage(f, hdr, dst, src, whole, b, prog, wrap)
 		return inner
 	})
-	untrack()
+	release()
+	untrack(tmp)
 	if err != nil {
 		if err == inner {
 			return 0, err
@@ -715,17 +719,21 @@ func (c *convertFlags) runAll(in, out string, padOpt relayout.Option, w io.Write
 		targets[i] = dst
 	}
 	parent := filepath.Dir(filepath.Clean(out))
+	release := holdSignals()
 	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(filepath.Clean(out))+".tmp*")
+	if err == nil {
+		trackHeld(tmp)
+	}
+	release()
 	if err != nil {
 		return fmt.Errorf("cannot write OUT %s: %s", out, fileErr(err))
 	}
-	untrack := trackTemp(tmp)
 	done := false
 	defer func() {
 		if !done {
 			os.RemoveAll(tmp)
 		}
-		untrack()
+		untrack(tmp)
 	}()
 	var total int64
 	for _, t := range targets {

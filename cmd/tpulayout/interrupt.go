@@ -17,17 +17,23 @@ var temps = struct {
 	paths map[string]bool
 }{paths: map[string]bool{}}
 
-// trackTemp registers a temporary file or directory until the returned func is called
-// (after the rename into place, or the removal on error).
-func trackTemp(path string) (untrack func()) {
+// holdSignals keeps the signal handler waiting until release is called (release may be
+// called more than once). A temporary output is created and registered with trackHeld
+// in between, so that no signal can come after it exists and before it is tracked: a
+// test that signalled as soon as the file appeared caught that gap.
+func holdSignals() (release func()) {
 	temps.Lock()
-	temps.paths[path] = true
+	return sync.OnceFunc(temps.Unlock)
+}
+
+// trackHeld registers a temporary file or directory; signals must be held.
+func trackHeld(path string) { temps.paths[path] = true }
+
+// untrack forgets a temporary output once it is renamed into place or removed.
+func untrack(path string) {
+	temps.Lock()
+	delete(temps.paths, path)
 	temps.Unlock()
-	return func() {
-		temps.Lock()
-		delete(temps.paths, path)
-		temps.Unlock()
-	}
 }
 
 // removeTemps removes every tracked temporary output. It keeps the lock: the process
