@@ -28,7 +28,8 @@
 // f8e4m3fn (no Inf, largest finite 448) overflows to NaN ([F32ToF8E4M3FN],
 // [F32ToF8E5M2]); f4e2m1fn saturates. [ConvertElement] converts one element between any
 // two real types with XLA's convert semantics: integers wrap, floats to integers
-// truncate and saturate.
+// truncate and saturate. A [Converter] gives the same bits for whole runs of elements,
+// tens of times faster (package relayout uses it for the pairs without a SIMD kernel).
 //
 // # Files
 //

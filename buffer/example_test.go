@@ -1,8 +1,10 @@
 package buffer_test
 
 import (
+	"encoding/binary"
 	"fmt"
 	"log"
+	"math"
 	"path/filepath"
 
 	"github.com/tpulayout/tpulayout/buffer"
@@ -55,4 +57,32 @@ func ExampleCompare() {
 	// Output:
 	// compared in bf16: 3 identical, 1 mismatch
 	// [1 1]: expected -2 (0xc0000000), actual -2.5 (0xc020)
+}
+
+// A numpy float64 array becomes bf16 with one rounding (not through f32), and an int8
+// one becomes f32.
+func ExampleConverter() {
+	f64, err := buffer.NewConverter(layout.BF16, 16, layout.F64, 64)
+	if err != nil {
+		log.Fatal(err)
+	}
+	le := binary.LittleEndian
+	src := make([]byte, 8*3)
+	for i, v := range []float64{1, 1.00390625 + 0x1p-40, 1e300} { // 1 + 2^-8 is halfway
+		le.PutUint64(src[8*i:], math.Float64bits(v))
+	}
+	dst := make([]byte, 2*3)
+	f64.Convert(dst, src, 3)
+	fmt.Printf("%#04x %#04x %#04x\n", le.Uint16(dst), le.Uint16(dst[2:]), le.Uint16(dst[4:]))
+
+	s8, err := buffer.NewConverter(layout.F32, 32, layout.S8, 8)
+	if err != nil {
+		log.Fatal(err)
+	}
+	out := make([]byte, 4*2)
+	s8.Convert(out, []byte{0x80, 0x7f}, 2)
+	fmt.Println(math.Float32frombits(le.Uint32(out)), math.Float32frombits(le.Uint32(out[4:])))
+	// Output:
+	// 0x3f80 0x3f81 0x7f80
+	// -128 127
 }

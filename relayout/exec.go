@@ -261,7 +261,7 @@ func (p *Plan) runConv() func(dst, src []byte, n int, r simd.Rows) {
 		return ks.BF16ToF32Rows
 	case p.dt == layout.F32 && p.dbits == 32 && p.sbits == 16 && p.st == layout.F16:
 		return ks.F16ToF32Rows
-	case p.dbits%8 == 0 && p.sbits%8 == 0 && p.dbits <= 64 && p.sbits <= 64:
+	case p.converter != nil:
 		return p.convertRun
 	}
 	return nil
@@ -274,10 +274,7 @@ func (p *Plan) copySame(dst, src []byte, n int, r simd.Rows) {
 
 func (p *Plan) convertRun(dst, src []byte, n int, r simd.Rows) {
 	for j := range r.N {
-		d, s := dst[j*r.DstStride:], src[j*r.SrcStride:]
-		for i := int64(0); i < int64(n); i++ {
-			p.store(d, i, buffer.Widen(p.dt, p.dbits, p.conv(p.load(s, i))))
-		}
+		p.converter.Convert(dst[j*r.DstStride:], src[j*r.SrcStride:], n)
 	}
 }
 

@@ -23,6 +23,7 @@ type Plan struct {
 	fillBytes    []byte // fill as one element's bytes (whole-byte elements)
 	fillRow      []byte // interleave: a source row that packs to the fill (see packFillRow)
 	conv         func(uint64) uint64
+	converter    *buffer.Converter // conv over runs, nil for E(n) and c128
 
 	fast    bool
 	outer   []loop  // outer loops, major first
@@ -93,6 +94,8 @@ func newPlan(dst, src layout.Shape, opts []Option) (*Plan, error) {
 	if p.dt != p.st {
 		dt, st := p.dt, p.st
 		p.conv = func(b uint64) uint64 { return buffer.ConvertElement(dt, st, b) }
+		// Byte-aligned pairs without a SIMD kernel convert whole runs (an error: sub-byte E(n)).
+		p.converter, _ = buffer.NewConverter(dt, p.dbits, st, p.sbits)
 	}
 	if !o.generic {
 		p.compile()

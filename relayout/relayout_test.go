@@ -117,6 +117,9 @@ func randomPair(r *rand.Rand) pairCase {
 		{layout.F32, layout.BF16}, {layout.F32, layout.F16}, {layout.S8, layout.S8}, {layout.S4, layout.S4},
 		{layout.U8, layout.F32}, {layout.F64, layout.S32}, {layout.C128, layout.C128}, {layout.Pred, layout.Pred},
 		{layout.S4, layout.S8}, {layout.U16, layout.U16}, {layout.F8E4M3FN, layout.BF16},
+		// buffer.Converter's run paths: a table, halves, float64 and integer passes
+		{layout.F32, layout.S8}, {layout.BF16, layout.F16}, {layout.F16, layout.BF16}, {layout.BF16, layout.F64},
+		{layout.S32, layout.S64}, {layout.U32, layout.F32}, {layout.Pred, layout.F32},
 	}
 	dp := dpairs[r.IntN(len(dpairs))]
 	rank := r.IntN(5)
