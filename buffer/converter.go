@@ -201,20 +201,23 @@ func (c *Converter) lookup(dst, src []byte, n int) {
 
 func (c *Converter) convertHalves(dst, src []byte, n int) {
 	src, dst = src[:2*n], dst[:2*n]
-	for i := range n {
-		h := le.Uint16(src[2*i:])
-		var f uint32
-		if c.st == layout.BF16 {
-			f = simd.BF16BitsToF32(h)
-		} else {
-			f = simd.F16BitsToF32(h)
+	if c.st == layout.BF16 {
+		for i := range n {
+			f := uint32(le.Uint16(src[2*i:])) << 16
+			if f&0x7fffffff > 0x7f800000 { // NaN
+				c.slow(dst, src, i)
+			} else {
+				le.PutUint16(dst[2*i:], simd.F32ToF16Bits(f))
+			}
 		}
-		if f&0x7fffffff > 0x7f800000 { // NaN
+		return
+	}
+	for i := range n {
+		f := simd.F16BitsToF32(le.Uint16(src[2*i:]))
+		if f&0x7fffffff > 0x7f800000 {
 			c.slow(dst, src, i)
-		} else if c.dt == layout.BF16 {
-			le.PutUint16(dst[2*i:], simd.F32ToBF16Bits(f))
 		} else {
-			le.PutUint16(dst[2*i:], simd.F32ToF16Bits(f))
+			le.PutUint16(dst[2*i:], simd.F32ToBF16Bits(f))
 		}
 	}
 }

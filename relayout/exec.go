@@ -195,19 +195,17 @@ func (p *Plan) kernel(dst, src, scratch []byte, dOff, sOff, n64, rows int64) {
 	case kCopy:
 		k.conv(dst[dOff*db:], src[sOff*sb:], n, r)
 	case kInterleave:
-		d, s0, s1 := dst[dOff*db:], src[sOff*sb:], src[(sOff+k.pstr)*sb:]
-		if k.quad != nil {
-			k.quad(d, s0, s1, src[(sOff+2*k.pstr)*sb:], src[(sOff+3*k.pstr)*sb:], n, r)
-		} else {
-			k.pair(d, s0, s1, n, r)
+		var rows [4][]byte
+		for j := range k.p {
+			rows[j] = src[(sOff+j*k.pstr)*sb:]
 		}
+		p.interleave(scratch, dst[dOff*db:], &rows, n, r)
 	case kDeinterleave:
-		s, d0, d1 := src[sOff*sb:], dst[dOff*db:], dst[(dOff+k.pstr)*db:]
-		if k.quad != nil {
-			k.quad(d0, d1, dst[(dOff+2*k.pstr)*db:], dst[(dOff+3*k.pstr)*db:], s, n, r)
-		} else {
-			k.pair(d0, d1, s, n, r)
+		var rows [4][]byte
+		for j := range k.p {
+			rows[j] = dst[(dOff+j*k.pstr)*db:]
 		}
+		p.deinterleave(scratch, &rows, src[sOff*sb:], n, r)
 	case kTranspose:
 		if k.conv != nil {
 			p.convTranspose(dst, src, scratch, dOff, sOff, rows)
@@ -229,7 +227,7 @@ func (p *Plan) kernel(dst, src, scratch []byte, dOff, sOff, n64, rows int64) {
 
 // packPartial runs an interleave kernel on n elements whose packed rows from valid on
 // lie in the destination's padding: they read the fill row instead.
-func (p *Plan) packPartial(dst, src []byte, dOff, sOff, n, valid int64) {
+func (p *Plan) packPartial(dst, src, scratch []byte, dOff, sOff, n, valid int64) {
 	k := &p.kern
 	sb := int64(p.sbits / 8)
 	var rows [4][]byte
@@ -239,11 +237,83 @@ func (p *Plan) packPartial(dst, src []byte, dOff, sOff, n, valid int64) {
 			rows[j] = src[(sOff+int64(j)*k.pstr)*sb:]
 		}
 	}
-	d, r := dst[dOff*int64(p.dbits/8):], simd.Rows{N: 1, Stream: p.stream}
-	if k.quad != nil {
-		k.quad(d, rows[0], rows[1], rows[2], rows[3], int(n), r)
+	p.interleave(scratch, dst[dOff*int64(p.dbits/8):], &rows, int(n), simd.Rows{N: 1, Stream: p.stream})
+}
+
+// interleave packs k.p source rows into d, r.N times; deinterleave unpacks s into k.p
+// destination rows. A pair of types without a fused kernel goes through scratch in
+// pieces: convert the rows there and pack them, or unpack there and convert.
+func (p *Plan) interleave(scratch, d []byte, rows *[4][]byte, n int, r simd.Rows) {
+	k := &p.kern
+	if k.packConv == nil {
+		p.pack(d, rows, n, r)
+		return
+	}
+	db, sb := p.dbits/8, p.sbits/8
+	p.packPieces(scratch, n, r.N, db, func(j, c, cn, g, seg int) {
+		var conv [4][]byte
+		for q := range k.p {
+			conv[q] = scratch[q*int64(seg):]
+			k.packConv(conv[q], rows[q][j*r.SrcStride+c*sb:], cn, simd.Rows{N: g, DstStride: cn * db, SrcStride: r.SrcStride})
+		}
+		p.pack(d[j*r.DstStride+c*int(k.p)*db:], &conv, cn, simd.Rows{N: g, DstStride: r.DstStride, SrcStride: cn * db, Stream: r.Stream})
+	})
+}
+
+func (p *Plan) deinterleave(scratch []byte, rows *[4][]byte, s []byte, n int, r simd.Rows) {
+	k := &p.kern
+	if k.packConv == nil {
+		p.unpack(rows, s, n, r)
+		return
+	}
+	db, sb := p.dbits/8, p.sbits/8
+	p.packPieces(scratch, n, r.N, sb, func(j, c, cn, g, seg int) {
+		var unpacked [4][]byte
+		for q := range k.p {
+			unpacked[q] = scratch[q*int64(seg):]
+		}
+		p.unpack(&unpacked, s[j*r.SrcStride+c*int(k.p)*sb:], cn, simd.Rows{N: g, DstStride: cn * sb, SrcStride: r.SrcStride})
+		for q := range k.p {
+			k.packConv(rows[q][j*r.DstStride+c*db:], unpacked[q], cn, simd.Rows{N: g, DstStride: r.DstStride, SrcStride: cn * sb, Stream: r.Stream})
+		}
+	})
+}
+
+// packPieces cuts n elements × reps repeats of k.p rows into pieces whose rows (w
+// bytes an element) fit in scratch together: whole rows for g repeats at a time, or
+// cn elements of one. It calls do with the first repeat j, the first element c, and
+// the bytes of scratch each row has.
+func (p *Plan) packPieces(scratch []byte, n, reps, w int, do func(j, c, cn, g, seg int)) {
+	pk := int(p.kern.p)
+	seg := len(scratch) / pk
+	m := min(n, seg/w)
+	per := 1
+	if m == n {
+		per = max(1, seg/(n*w))
+	}
+	for j := 0; j < reps; j += per {
+		g := min(per, reps-j)
+		for c := 0; c < n; c += m {
+			cn := min(m, n-c)
+			do(j, c, cn, g, seg)
+		}
+	}
+}
+
+// pack and unpack call the same-type packing kernel.
+func (p *Plan) pack(d []byte, rows *[4][]byte, n int, r simd.Rows) {
+	if k := &p.kern; k.quad != nil {
+		k.quad(d, rows[0], rows[1], rows[2], rows[3], n, r)
 	} else {
-		k.pair(d, rows[0], rows[1], int(n), r)
+		k.pair(d, rows[0], rows[1], n, r)
+	}
+}
+
+func (p *Plan) unpack(rows *[4][]byte, s []byte, n int, r simd.Rows) {
+	if k := &p.kern; k.quad != nil {
+		k.quad(rows[0], rows[1], rows[2], rows[3], s, n, r)
+	} else {
+		k.pair(rows[0], rows[1], s, n, r)
 	}
 }
 
@@ -333,7 +403,7 @@ func (p *Plan) edge(dst, src, scratch []byte, dOff, sOff int64, e *[maxDims]int6
 			switch {
 			case data > 0 && packed < k.p:
 				for i := range rows {
-					p.packPartial(dst, src, dOff+i*k.repDst, sOff+i*k.repSrc, data, packed)
+					p.packPartial(dst, src, scratch, dOff+i*k.repDst, sOff+i*k.repSrc, data, packed)
 				}
 			case data > 0:
 				p.kernel(dst, src, scratch, dOff, sOff, data, rows)

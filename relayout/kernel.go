@@ -55,6 +55,9 @@ type kernel struct {
 	pair  func(x, y, z []byte, n int, r simd.Rows)
 	quad  func(v, w, x, y, z []byte, n int, r simd.Rows)
 	trans func(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int)
+	// packConv converts the rows of a packing whose types have no fused kernel (f16 →
+	// bf16 (2,1)): pair and quad are then the converted side's same-type kernels.
+	packConv func(dst, src []byte, n int, r simd.Rows)
 
 	// A block is rep kernel calls, each rep* further along one outer loop.
 	rep, repDst, repSrc, repPlace int64
@@ -190,25 +193,26 @@ func (p *Plan) packFillRow() []byte {
 // bind picks the simd functions for the kernel's kind and the plan's types.
 func (p *Plan) bind(k *kernel) {
 	ks := p.k()
-	same := p.dt == p.st
 	switch k.kind {
-	case kInterleave:
-		switch {
-		case k.p == 4:
-			k.quad = ks.Interleave8x4Rows
-		case same:
-			k.pair = ks.Interleave16Rows
-		case p.dt == layout.BF16:
-			k.pair = ks.F32ToBF16InterleaveRows
-		default:
-			k.pair = ks.F32ToF16InterleaveRows
+	case kInterleave, kDeinterleave:
+		in := k.kind == kInterleave
+		if !p.fusedPack(k.p, in) {
+			k.packConv = p.runConv()
+			p.makeScratch(k)
 		}
-	case kDeinterleave:
 		switch {
+		case k.p == 4 && in:
+			k.quad = ks.Interleave8x4Rows
 		case k.p == 4:
 			k.quad = ks.Deinterleave8x4Rows
-		case same:
+		case (k.packConv != nil || p.dt == p.st) && in:
+			k.pair = ks.Interleave16Rows
+		case k.packConv != nil || p.dt == p.st:
 			k.pair = ks.Deinterleave16Rows
+		case in && p.dt == layout.BF16:
+			k.pair = ks.F32ToBF16InterleaveRows
+		case in:
+			k.pair = ks.F32ToF16InterleaveRows
 		default:
 			k.pair = ks.BF16DeinterleaveToF32Rows
 		}
@@ -216,12 +220,7 @@ func (p *Plan) bind(k *kernel) {
 		ub, toScratch := k.unit*int64(p.dbits/8), false
 		if p.dt != p.st || p.dbits != p.sbits {
 			k.conv = p.runConv()
-			// One scratch block per worker, made now so that Copy does not allocate;
-			// more concurrent copies than that make their own.
-			p.scratch = make(chan []byte, max(p.opts.workers, runtime.GOMAXPROCS(0)))
-			for range p.opts.workers {
-				p.scratch <- p.newScratch(k)
-			}
+			p.makeScratch(k)
 			if !k.convFirst {
 				ub, toScratch = k.unit*int64(p.sbits/8), true
 			}
@@ -230,6 +229,15 @@ func (p *Plan) bind(k *kernel) {
 		if p.stream && !toScratch {
 			k.trans = [...]func([]byte, int, []byte, int, int, int){1: ks.Transpose8NT, 2: ks.Transpose16NT, 4: ks.Transpose32NT}[ub]
 		}
+	}
+}
+
+// makeScratch makes one scratch block per worker now, so that Copy does not allocate;
+// more concurrent copies than that make their own.
+func (p *Plan) makeScratch(k *kernel) {
+	p.scratch = make(chan []byte, max(p.opts.workers, runtime.GOMAXPROCS(0)))
+	for range p.opts.workers {
+		p.scratch <- p.newScratch(k)
 	}
 }
 
@@ -378,8 +386,19 @@ func (p *Plan) packing(loops []loop) (kernel, []int, bool) {
 	return kernel{}, nil, false
 }
 
-// packable says whether a packing kernel exists for the plan's types.
+// packable says whether a packing kernel exists for the plan's types: a fused one, or
+// the packed side's same-type one (16-bit pairs, byte quads) with the rows converted
+// through scratch.
 func (p *Plan) packable(pk int64, interleave bool) bool {
+	packed := p.dbits
+	if !interleave {
+		packed = p.sbits
+	}
+	return p.fusedPack(pk, interleave) || int64(packed)*pk == 32 && p.runConv() != nil
+}
+
+// fusedPack says whether one simd kernel packs (or unpacks) and converts the types.
+func (p *Plan) fusedPack(pk int64, interleave bool) bool {
 	same := p.dt == p.st && p.dbits == p.sbits
 	switch {
 	case pk == 2 && interleave:

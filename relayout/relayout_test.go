@@ -292,6 +292,51 @@ func TestTransposedPacking(t *testing.T) {
 	}, pairCase{stream: true}, pairCase{opts: []Option{WithPadLeave(), WithBlockBytes(256)}})
 }
 
+// TestConvertingPacking covers pair and quad packing between types without a fused
+// kernel: the rows are converted in scratch and packed by the same-type kernel, or
+// unpacked there and converted.
+func TestConvertingPacking(t *testing.T) {
+	checkNamed(t, 17, []namedPair{
+		{"f16[%d,%d]{1,0}", "bf16[%d,%d]{1,0:T(8,128)(2,1)}", "interleave"},
+		{"s8[%d,%d]{1,0}", "bf16[%d,%d]{1,0:T(8,128)(2,1)}", "interleave"},
+		{"f64[%d,%d]{1,0}", "bf16[%d,%d]{1,0:T(16,128)(2,1)}", "interleave"},
+		{"s32[%d,%d]{1,0:T(8,128)}", "u16[%d,%d]{1,0:T(8,128)(2,1)}", "interleave"},
+		{"f32[%d,%d]{1,0}", "s8[%d,%d]{1,0:T(32,128)(4,1)}", "interleave"},
+		{"f32[%d,%d]{1,0}", "pred[%d,%d]{1,0:T(32,128)(4,1)}", "interleave"},
+		{"bf16[%d,%d]{1,0:T(8,128)(2,1)}", "f16[%d,%d]{1,0}", "deinterleave"},
+		{"bf16[%d,%d]{1,0:T(8,128)(2,1)}", "f64[%d,%d]{1,0}", "deinterleave"},
+		{"s8[%d,%d]{1,0:T(32,128)(4,1)}", "f32[%d,%d]{1,0}", "deinterleave"},
+	}, pairCase{stream: true}, pairCase{opts: []Option{WithPadLeave(), WithBlockBytes(256)}},
+		pairCase{opts: []Option{WithPadValue(2), WithWorkers(3)}})
+}
+
+// TestPackPieces checks that a converting packing's pieces cover every element of every
+// repeat once and fit in scratch.
+func TestPackPieces(t *testing.T) {
+	for _, c := range []struct{ pk, n, reps, w, scratch int }{
+		{2, 128, 8, 2, 1 << 10}, {2, 128, 8, 2, 256 << 10}, {4, 1000, 3, 4, 1 << 10},
+		{2, 5, 1, 8, 80}, {4, 3, 7, 1, 12}, {2, 300, 1, 2, 1000},
+	} {
+		p := &Plan{kern: kernel{p: int64(c.pk)}}
+		seen := make([]int, c.n*c.reps)
+		p.packPieces(make([]byte, c.scratch), c.n, c.reps, c.w, func(j, e, en, g, seg int) {
+			if seg*c.pk > c.scratch || g*en*c.w > seg || en < 1 || g < 1 || g > 1 && en != c.n {
+				t.Errorf("%+v: piece j=%d e=%d en=%d g=%d seg=%d does not fit", c, j, e, en, g, seg)
+			}
+			for r := j; r < j+g; r++ {
+				for i := e; i < e+en; i++ {
+					seen[r*c.n+i]++
+				}
+			}
+		})
+		for i, v := range seen {
+			if v != 1 {
+				t.Fatalf("%+v: element %d of repeat %d visited %d times", c, i%c.n, i/c.n, v)
+			}
+		}
+	}
+}
+
 // TestNonNestingTiles covers dims whose tiles do not nest on the two sides (or within
 // one side's chain), which the plan walks with table loops: padding values, workers,
 // streaming and pad-leave included.
@@ -404,10 +449,12 @@ func TestCopyErrors(t *testing.T) {
 
 func TestCopyDoesNotAllocate(t *testing.T) {
 	// Converting runs outside the fused kernels, and scalars.
-	// And converting transposes, whose scratch blocks come from the plan's free list.
+	// And converting transposes and packings, whose scratch blocks come from the plan's
+	// free list.
 	for _, c := range [][2]string{{"u8[250,300]", "f32[250,300]"}, {"f64[]", "s32[]"}, {"s4[9,300]{1,0:T(8,128)E(4)}", "s8[9,300]"},
 		{"bf16[250,300]{0,1:T(8,128)(2,1)}", "f32[250,300]"}, {"f32[600,700]{0,1}", "bf16[600,700]"},
-		{"f32[250,300]", "bf16[250,300]{0,1:T(8,128)(2,1)}"}} {
+		{"f32[250,300]", "bf16[250,300]{0,1:T(8,128)(2,1)}"},
+		{"bf16[250,300]{1,0:T(8,128)(2,1)}", "f16[250,300]"}, {"f64[250,300]", "bf16[250,300]{1,0:T(8,128)(2,1)}"}} {
 		for _, workers := range []int{1, 2} {
 			dst, src := layout.MustParse(c[0]), layout.MustParse(c[1])
 			p, err := NewPlan(dst, src, WithWorkers(workers))
@@ -450,9 +497,12 @@ func TestCopyDoesNotAllocate(t *testing.T) {
 func TestConcurrentCopy(t *testing.T) {
 	dst, src := benchCases[0].shapes(200, 300)
 	t.Run("tiling", func(t *testing.T) { concurrentCopy(t, dst, src) })
-	// Plans with per-copy buffers: a converting transpose's scratch, a two-pass array.
+	// Plans with per-copy buffers: converting transposes' and packings' scratch, a two-pass array.
 	t.Run("converting transpose", func(t *testing.T) {
 		concurrentCopy(t, layout.MustParse("bf16[200,300]{0,1:T(8,128)(2,1)}"), layout.MustParse("f32[200,300]"))
+	})
+	t.Run("converting packing", func(t *testing.T) {
+		concurrentCopy(t, layout.MustParse("bf16[200,300]{1,0:T(8,128)(2,1)}"), layout.MustParse("s8[200,300]"))
 	})
 	t.Run("two passes", func(t *testing.T) {
 		concurrentCopy(t, layout.MustParse("bf16[200,300]{0,1:T(8,128)(2,1)}"), layout.MustParse("bf16[200,300]{1,0:T(8,128)(2,1)}"))
