@@ -199,27 +199,87 @@ func (c *Converter) lookup(dst, src []byte, n int) {
 	}
 }
 
+// convertHalves converts between bf16 and f16 by rebiasing the exponent (they are 112
+// apart) wherever both formats hold the value as a normal number, which is nearly
+// every weight, four 16-bit lanes of a word at a time; zeros keep their sign. Words
+// with another lane (subnormal, out of range, Inf, NaN) go element by element through
+// the exact f32 value, and NaNs through ConvertElement.
 func (c *Converter) convertHalves(dst, src []byte, n int) {
 	src, dst = src[:2*n], dst[:2*n]
-	if c.st == layout.BF16 {
-		for i := range n {
-			f := uint32(le.Uint16(src[2*i:])) << 16
-			if f&0x7fffffff > 0x7f800000 { // NaN
+	toF16 := c.st == layout.BF16
+	for i := 0; i < n; {
+		i += halvesWords(dst[2*i:], src[2*i:], toF16)
+		for end := min(i+4, n); i < end; i++ { // the word that stopped it, or the tail
+			if !c.half(dst, src, i, toF16) {
 				c.slow(dst, src, i)
-			} else {
-				le.PutUint16(dst[2*i:], simd.F32ToF16Bits(f))
 			}
 		}
-		return
 	}
-	for i := range n {
-		f := simd.F16BitsToF32(le.Uint16(src[2*i:]))
-		if f&0x7fffffff > 0x7f800000 {
-			c.slow(dst, src, i)
-		} else {
-			le.PutUint16(dst[2*i:], simd.F32ToBF16Bits(f))
+}
+
+// halvesWords converts whole words of four lanes until one has a lane the word
+// conversion does not take (all must be zero or normal in both formats), and returns
+// the elements it converted. The lane arithmetic is written out: as functions it is
+// over the inliner's budget, and the calls cost as much as the work.
+func halvesWords(dst, src []byte, toF16 bool) int {
+	const (
+		ones  = 0x0001_0001_0001_0001 // one in each 16-bit lane
+		signs = 0x8000 * ones
+	)
+	n := min(len(src), len(dst)) / 8 * 8
+	src, dst = src[:n], dst[:n]
+	i := 0
+	if toF16 {
+		for ; i < n; i += 8 {
+			x := le.Uint64(src[i:])
+			v := x &^ signs
+			z := ^(v + 0x7fff*ones) & signs // sign bit set in zero lanes
+			ge := v + (0x8000-0x3880)*ones  // exponent ≥ 113
+			gt := v + (0x8000-0x4780)*ones  // exponent ≥ 143
+			if (ge&^gt|z)&signs != signs {
+				break
+			}
+			v |= z >> 15 * 0x3800 // zero lanes rebias to zero
+			le.PutUint64(dst[i:], x&signs|(v-0x3800*ones)<<3)
 		}
+		return i / 2
 	}
+	for ; i < n; i += 8 {
+		x := le.Uint64(src[i:])
+		v := x &^ signs
+		z := ^(v + 0x7fff*ones) & signs
+		ge := v + (0x8000-0x0400)*ones  // normal or more
+		inf := v + (0x8000-0x7c00)*ones // Inf or NaN
+		if (ge&^inf|z)&signs != signs {
+			break
+		}
+		// Drop three mantissa bits to nearest even; the exponent moves up by 112.
+		r := (v+3*ones+v>>3&ones)>>3&(0x1fff*ones) + 0x3800*ones
+		le.PutUint64(dst[i:], x&signs|r&^(z>>15*0xffff))
+	}
+	return i / 2
+}
+
+// half converts element i between bf16 and f16 through its exact f32 value unless it
+// is a NaN, and reports whether it did.
+func (c *Converter) half(dst, src []byte, i int, toF16 bool) bool {
+	h := le.Uint16(src[2*i:])
+	var f uint32
+	if toF16 {
+		f = uint32(h) << 16
+	} else {
+		f = simd.F16BitsToF32(h)
+	}
+	if f&0x7fffffff > 0x7f800000 {
+		return false
+	}
+	if toF16 {
+		h = simd.F32ToF16Bits(f)
+	} else {
+		h = simd.F32ToBF16Bits(f)
+	}
+	le.PutUint16(dst[2*i:], h)
+	return true
 }
 
 // decode reads m source elements into vals: float64 bits for floats (exact), the
