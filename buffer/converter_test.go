@@ -10,15 +10,23 @@ import (
 )
 
 // converterInputs returns source bit patterns for type st stored sbits wide: every
-// pattern when sbits ≤ 16, else special values, values at the edges of every
-// destination's range and rounding, and random bits and values.
+// pattern when sbits ≤ 16 (in order, shuffled, between zeros), else special values, values at the
+// edges of every destination's range and rounding, and random bits and values.
 func converterInputs(st layout.DType, sbits int, r *rand.Rand) []uint64 {
 	var in []uint64
 	if sbits <= 16 {
 		for b := range uint64(1) << sbits {
 			in = append(in, b)
 		}
-		return in
+		// Again shuffled, and between zeros of both signs: word-at-a-time paths see every
+		// pattern beside random others, and zeros beside numbers of one exponent.
+		shuffled := append([]uint64(nil), in...)
+		r.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
+		var zeros []uint64
+		for i, b := range in {
+			zeros = append(zeros, uint64(i%2)<<(sbits-1), b)
+		}
+		return append(append(in, shuffled...), zeros...)
 	}
 	edges := []float64{0, 1, 0.5, 1.5, 2.5, -0.5, -1.5, 127.5, 128, 255.5, 256, 32767.5, 32768, 65504,
 		65519.99, 65520, 65535.5, 65536, 1 << 24, 1<<24 + 1, 1<<31 - 1, 1 << 31, 1<<31 + 0.5,
