@@ -92,8 +92,10 @@ func quantile(xs []float64, p float64) float64 {
 
 func median(xs []float64) float64 { return quantile(xs, 0.5) }
 
-// fillSource writes deterministic, non-trivial data: for f32 sources finite values with
-// random mantissas (so f32→bf16 rounding has work to do), otherwise pseudo-random bytes.
+// fillSource writes deterministic, non-trivial data: for floating-point sources finite
+// values of either sign in [0.5, 1) with random mantissas (so conversions round, as
+// with real data, instead of meeting NaNs and out-of-range exponents), otherwise
+// pseudo-random bytes.
 func fillSource(b []byte, dt layout.DType) {
 	x := uint64(0x9E3779B97F4A7C15)
 	next := func() uint64 {
@@ -102,24 +104,23 @@ func fillSource(b []byte, dt layout.DType) {
 		x ^= x << 17
 		return x
 	}
-	if dt == layout.F32 {
-		for i := 0; i+8 <= len(b); i += 8 {
-			v := next()&0x807FFFFF807FFFFF | 0x3F0000003F000000
-			for k := range 8 {
-				b[i+k] = byte(v >> (8 * k))
-			}
-		}
-		return
+	// Floats keep the sign and mantissa bits of the random word and set the exponent.
+	keep, set := ^uint64(0), uint64(0)
+	switch dt {
+	case layout.F32:
+		keep, set = 0x807FFFFF_807FFFFF, 0x3F000000_3F000000
+	case layout.F64:
+		keep, set = 0x800FFFFF_FFFFFFFF, 0x3FE00000_00000000
+	case layout.BF16:
+		keep, set = 0x807F_807F_807F_807F, 0x3F00_3F00_3F00_3F00
+	case layout.F16:
+		keep, set = 0x83FF_83FF_83FF_83FF, 0x3800_3800_3800_3800
 	}
-	i := 0
-	for ; i+8 <= len(b); i += 8 {
-		v := next()
-		for k := range 8 {
+	for i := 0; i < len(b); i += 8 {
+		v := next()&keep | set
+		for k := 0; k < 8 && i+k < len(b); k++ {
 			b[i+k] = byte(v >> (8 * k))
 		}
-	}
-	for ; i < len(b); i++ {
-		b[i] = byte(next())
 	}
 }
 
