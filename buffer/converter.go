@@ -154,9 +154,11 @@ func (c *Converter) Convert(dst, src []byte, n int) {
 	case c.halves:
 		c.convertHalves(dst, src, n)
 	case c.direct != nil:
-		if !c.direct(c, dst, src, n) { // a NaN met: ConvertElement decides its bits
+		if !c.direct(c, dst, src, n) { // NaNs met: ConvertElement decides their bits
 			for i := range n {
-				c.slow(dst, src, i)
+				if math.IsNaN(decodeFloat(c.st, LoadBits(src, int64(i), c.sbits))) {
+					c.slow(dst, src, i)
+				}
 			}
 		}
 	case c.dec == decNone:
@@ -294,7 +296,7 @@ func (c *Converter) half(dst, src []byte, i int, toF16 bool) bool {
 
 // directLoops convert numpy's default types (float64, int64) to XLA's and f32 ↔ s32 in
 // one pass: 1.2–2.7× the decode and encode passes. They report false if they met a NaN,
-// whose bits only ConvertElement gives; the run is then converted again.
+// whose bits only ConvertElement gives; the NaNs are then converted again.
 var directLoops = map[[2]layout.DType]func(c *Converter, dst, src []byte, n int) bool{
 	{layout.F32, layout.F64}: func(_ *Converter, dst, src []byte, n int) bool {
 		src, dst = src[:8*n], dst[:4*n]
