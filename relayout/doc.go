@@ -11,9 +11,12 @@
 // destination stride (sequential writes), fuses what is contiguous on both sides, and
 // picks the innermost kernel from package simd:
 //
-//   - copy: runs contiguous on both sides (with fused f32↔bf16/f16 conversion);
+//   - copy: runs contiguous on both sides (with fused f32↔bf16/f16 conversion; other
+//     type pairs convert whole runs with buffer.Converter);
 //   - interleave / deinterleave: the (2,1) and (4,1) packing of 16- and 8-bit types, as
-//     in T(8,128)(2,1), fused with f32→bf16/f16 or bf16→f32 conversion;
+//     in T(8,128)(2,1), fused with f32→bf16/f16 or bf16→f32 conversion; other type
+//     pairs convert the rows in a per-worker scratch block and pack them there (or
+//     unpack there and convert);
 //   - transpose: the two sides' fastest dims differ; cache-sized block transposes of
 //     elements, or of units of up to 4 bytes that are contiguous on both sides (bf16
 //     {1,0} → {0,1:T(8,128)(2,1)} packs columns adjacent in the source: 32-bit units);
@@ -46,7 +49,7 @@
 // implementation). Destination padding is written in the same pass (first, for plans
 // with table loops): zeros unless [WithPadLeave] or [WithPadValue] say otherwise; source
 // padding is never read. A Plan is immutable and safe for concurrent Copy calls, and
-// Copy does not allocate (buffers that converting transposes and two-pass plans need are
-// made by NewPlan): parallel copies ([WithWorkers]) run on a pool of long-lived
+// Copy does not allocate (buffers that converting transposes and packings and two-pass
+// plans need are made by NewPlan): parallel copies ([WithWorkers]) run on a pool of long-lived
 // goroutines, each worker on a disjoint destination range.
 package relayout
