@@ -216,3 +216,33 @@ func BenchmarkConverter(b *testing.B) {
 		})
 	}
 }
+
+// FuzzConverter converts arbitrary bytes between two byte-aligned types (chosen by the
+// first two input bytes, storage widths included) and compares every element with
+// ConvertElement.
+func FuzzConverter(f *testing.F) {
+	f.Add(byte(layout.BF16), byte(layout.F16), []byte{0, 0, 0x80, 0x3f, 0xff, 0x7f, 1, 0, 0, 0x80, 0, 0x38, 0x42, 0x47})
+	f.Add(byte(layout.S32), byte(layout.F64), bytes.Repeat([]byte{0xff, 0x7f, 0, 0, 0, 0, 0xe0, 0x41}, 3))
+	f.Add(byte(layout.F32+0x80), byte(layout.S8), []byte{0x80, 0x7f, 0, 1, 0xff})
+	f.Fuzz(func(t *testing.T, d, s byte, data []byte) {
+		// The high bit of a type byte stores the type in twice its width (E(n) wider).
+		dt, st := layout.DType(d&0x7f), layout.DType(s&0x7f)
+		dbits, sbits := dt.StorageBits()<<(d>>7), st.StorageBits()<<(s>>7)
+		if !dt.IsArray() || !st.IsArray() {
+			return
+		}
+		c, err := NewConverter(dt, dbits, st, sbits)
+		if err != nil {
+			return
+		}
+		n := len(data) * 8 / sbits
+		got := make([]byte, n*dbits/8)
+		c.Convert(got, data, n)
+		for i := range n {
+			want := Widen(dt, dbits, ConvertElement(dt, st, LoadBits(data, int64(i), sbits)))
+			if g := LoadBits(got, int64(i), dbits); g != want {
+				t.Fatalf("%s/%d → %s/%d: element %d (%#x): got %#x, ConvertElement %#x", st, sbits, dt, dbits, i, LoadBits(data, int64(i), sbits), g, want)
+			}
+		}
+	})
+}
