@@ -445,42 +445,36 @@ func (c *Converter) encode(dst []byte, vals *[chunk]uint64, src []byte, m int) {
 		c.encodeInt(dst, v, src)
 		return
 	}
+	// NaNs are written like numbers here, then again by ConvertElement: a call in these
+	// loops would make the compiler spill their registers.
+	nan := false
 	switch c.enc {
 	case encF64:
 		dst = dst[:8*m]
 		for i, x := range v {
-			if f := math.Float64frombits(x); f != f {
-				c.slow(dst, src, i)
-			} else {
-				le.PutUint64(dst[8*i:], x)
-			}
+			nan = nan || x<<1 > 0x7ff0<<49
+			le.PutUint64(dst[8*i:], x)
 		}
 	case encF32:
 		dst = dst[:4*m]
 		for i, x := range v {
-			if f := math.Float64frombits(x); f != f {
-				c.slow(dst, src, i)
-			} else {
-				le.PutUint32(dst[4*i:], math.Float32bits(float32(f)))
-			}
+			f := math.Float64frombits(x)
+			nan = nan || f != f
+			le.PutUint32(dst[4*i:], math.Float32bits(float32(f)))
 		}
 	case encBF16:
 		dst = dst[:2*m]
 		for i, x := range v {
-			if f := math.Float64frombits(x); f != f {
-				c.slow(dst, src, i)
-			} else {
-				le.PutUint16(dst[2*i:], simd.F32ToBF16Bits(roundToOdd32(f)))
-			}
+			f := math.Float64frombits(x)
+			nan = nan || f != f
+			le.PutUint16(dst[2*i:], simd.F32ToBF16Bits(roundToOdd32(f)))
 		}
 	case encF16:
 		dst = dst[:2*m]
 		for i, x := range v {
-			if f := math.Float64frombits(x); f != f {
-				c.slow(dst, src, i)
-			} else {
-				le.PutUint16(dst[2*i:], simd.F32ToF16Bits(roundToOdd32(f)))
-			}
+			f := math.Float64frombits(x)
+			nan = nan || f != f
+			le.PutUint16(dst[2*i:], simd.F32ToF16Bits(roundToOdd32(f)))
 		}
 	case encSigned:
 		for i, x := range v {
@@ -523,6 +517,11 @@ func (c *Converter) encode(dst []byte, vals *[chunk]uint64, src []byte, m int) {
 		}
 	default:
 		for i := range v {
+			c.slow(dst, src, i)
+		}
+	}
+	for i := 0; nan && i < m; i++ {
+		if v[i]<<1 > 0x7ff0<<49 {
 			c.slow(dst, src, i)
 		}
 	}
