@@ -22,7 +22,11 @@
 //     {1,0} → {0,1:T(8,128)(2,1)} packs columns adjacent in the source: 32-bit units);
 //     converting ones go through a per-worker scratch block (convert, then transpose, or
 //     the reverse for widening pairs such as bf16 pairs to f32);
-//   - elementwise: anything else, including sub-byte E(n) types.
+//   - elementwise: anything else.
+//
+// Sub-byte elements (E(4), E(2), E(1)) are unpacked to one a byte, planned as 8-bit
+// elements of the same layouts without E(n) (which changes no offset), and packed back;
+// such a plan keeps byte arrays for its copies.
 //
 // The innermost outer loop goes to the kernel as a batch of rows (simd.Rows), one call
 // per batch; when both arrays fit in L2 it is the largest loop. When the destination

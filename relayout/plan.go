@@ -36,6 +36,7 @@ type Plan struct {
 	prefill bool        // some dims are table loops: padding is written before the data
 	scratch chan []byte // free buffers for converting transposes (nil: none needed)
 	via     *via        // two passes through row-major, when better than this plan's own loops
+	bytes   *bytewise   // sub-byte elements: unpacked to bytes, planned on those, packed back
 }
 
 // NewPlan compiles a relayout from src's layout to dst's. The logical dims must be equal;
@@ -44,6 +45,7 @@ func NewPlan(dst, src layout.Shape, opts ...Option) (*Plan, error) {
 	p, err := newPlan(dst, src, opts)
 	if err == nil {
 		p.via = planVia(p, dst, src, opts)
+		p.bytes = planBytewise(p, dst, src, opts)
 	}
 	return p, err
 }
@@ -121,6 +123,9 @@ func (p *Plan) String() string {
 	if p.via != nil {
 		return s + fmt.Sprintf("two passes through row-major: %s; then %s", p.via.first, p.via.second)
 	}
+	if p.bytes != nil {
+		return s + fmt.Sprintf("on bytes (%s): %s", p.bytes.kernel(), p.bytes.inner)
+	}
 	if !p.fast {
 		return s + "per-element path"
 	}
@@ -128,11 +133,15 @@ func (p *Plan) String() string {
 }
 
 // Kernel names the inner kernel the plan uses: "copy", "interleave", "deinterleave",
-// "transpose", "elementwise", or "reference" for the per-element path; two kernels
-// joined by "+" for a plan that goes through a row-major array.
+// "transpose", "elementwise", or "reference" for the per-element path; passes joined by
+// "+" for a plan that goes through a row-major array, or that unpacks sub-byte elements
+// to bytes ("unpack") and packs them back ("pack").
 func (p *Plan) Kernel() string {
 	if p.via != nil {
 		return p.via.first.Kernel() + "+" + p.via.second.Kernel()
+	}
+	if p.bytes != nil {
+		return p.bytes.kernel()
 	}
 	if !p.fast {
 		return "reference"
@@ -151,9 +160,9 @@ func (p *Plan) DstBytes() int64 { return p.dst.FootprintBytes() }
 // even with NaN kept (quiet), and any other numeric pair follows buffer.ConvertElement.
 // Destination padding is written as the plan's options say (zeros by default); source
 // padding is never read. Copy does not allocate: the buffers some plans need (a scratch
-// block per worker for transposes that convert, a row-major array for two-pass plans, see
-// [Plan.Kernel]) are made by NewPlan; only copies running concurrently beyond those make
-// their own.
+// block per worker for transposes and packings that convert, a row-major array for
+// two-pass plans, byte arrays for sub-byte ones, see [Plan.Kernel]) are made by NewPlan;
+// only copies running concurrently beyond those make their own.
 func (p *Plan) Copy(dst, src *buffer.Buffer) error {
 	if err := p.check(dst.Shape, p.dst, "destination"); err != nil {
 		return err
@@ -194,12 +203,20 @@ func (p *Plan) CopyBytes(dst, src []byte) error {
 	if len(dst) == 0 {
 		return nil
 	}
-	if p.via != nil {
-		p.via.run(dst, src)
-		return nil
-	}
-	p.run(dst, src)
+	p.copyBytes(dst, src)
 	return nil
+}
+
+// copyBytes is CopyBytes on checked arguments.
+func (p *Plan) copyBytes(dst, src []byte) {
+	switch {
+	case p.via != nil:
+		p.via.run(dst, src)
+	case p.bytes != nil:
+		p.bytes.run(dst, src)
+	default:
+		p.run(dst, src)
+	}
 }
 
 func overlap(a, b []byte) bool {

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"testing"
 
 	"github.com/tpulayout/tpulayout/buffer"
@@ -310,6 +311,52 @@ func TestConvertingPacking(t *testing.T) {
 		pairCase{opts: []Option{WithPadValue(2), WithWorkers(3)}})
 }
 
+// TestSubByte covers plans with E(4), E(2) and E(1) elements on either side, which
+// unpack them to bytes, plan on those and pack the result back.
+func TestSubByte(t *testing.T) {
+	checkNamed(t, 19, []namedPair{
+		{"s4[%d,%d]{1,0:E(4)}", "s4[%d,%d]{1,0:T(64,128)(8,1)E(4)}", "unpack+transpose+pack"},
+		{"u4[%d,%d]{1,0:T(64,128)(8,1)E(4)}", "u4[%d,%d]{1,0:E(4)}", "unpack+transpose+pack"},
+		{"s8[%d,%d]{1,0}", "s4[%d,%d]{1,0:T(64,128)(8,1)E(4)}", "transpose+pack"},
+		{"s4[%d,%d]{1,0:T(64,128)(8,1)E(4)}", "bf16[%d,%d]{1,0}", "unpack+transpose"},
+		{"u2[%d,%d]{1,0:E(2)}", "u2[%d,%d]{0,1:T(8,128)E(2)}", "unpack+transpose+pack"},
+		{"s1[%d,%d]{1,0:E(1)}", "s1[%d,%d]{1,0:T(8,128)E(1)}", "unpack+copy+pack"},
+		{"s4[%d,%d]{1,0:E(4)}", "f32[%d,%d]{0,1}", "unpack+transpose"},
+	}, pairCase{stream: true}, pairCase{opts: []Option{WithPadLeave(), WithBlockBytes(256)}},
+		pairCase{opts: []Option{WithPadValue(-1), WithWorkers(3)}})
+}
+
+// TestPackUnpack round-trips w-bit elements through unpack and pack, and checks that
+// pack keeps the bits of the last byte beyond the elements.
+func TestPackUnpack(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, w := range []int{1, 2, 4} {
+		for n := range 70 {
+			packed := make([]byte, (n*w+7)/8)
+			randomFill(r, packed)
+			elems := make([]byte, n)
+			unpack(elems, packed, w)
+			for i, e := range elems {
+				if want := packed[i*w/8] >> (i * w % 8) & (1<<w - 1); e != want {
+					t.Fatalf("w=%d n=%d: unpacked element %d is %#x, want %#x", w, n, i, e, want)
+				}
+				elems[i] |= byte(r.Uint32()) << w // high bits pack must ignore
+			}
+			again := slices.Clone(packed)
+			for i := range again {
+				again[i] = ^again[i]
+			}
+			if len(again) > 0 {
+				again[len(again)-1] = packed[len(packed)-1] // its spare bits must survive
+			}
+			pack(again, elems, w)
+			if !slices.Equal(again, packed) {
+				t.Fatalf("w=%d n=%d: pack(unpack(%x)) = %x", w, n, packed, again)
+			}
+		}
+	}
+}
+
 // TestPackPieces checks that a converting packing's pieces cover every element of every
 // repeat once and fit in scratch.
 func TestPackPieces(t *testing.T) {
@@ -454,7 +501,8 @@ func TestCopyDoesNotAllocate(t *testing.T) {
 	for _, c := range [][2]string{{"u8[250,300]", "f32[250,300]"}, {"f64[]", "s32[]"}, {"s4[9,300]{1,0:T(8,128)E(4)}", "s8[9,300]"},
 		{"bf16[250,300]{0,1:T(8,128)(2,1)}", "f32[250,300]"}, {"f32[600,700]{0,1}", "bf16[600,700]"},
 		{"f32[250,300]", "bf16[250,300]{0,1:T(8,128)(2,1)}"},
-		{"bf16[250,300]{1,0:T(8,128)(2,1)}", "f16[250,300]"}, {"f64[250,300]", "bf16[250,300]{1,0:T(8,128)(2,1)}"}} {
+		{"bf16[250,300]{1,0:T(8,128)(2,1)}", "f16[250,300]"}, {"f64[250,300]", "bf16[250,300]{1,0:T(8,128)(2,1)}"},
+		{"s4[250,300]{1,0:T(64,128)(8,1)E(4)}", "s4[250,300]{1,0:E(4)}"}} {
 		for _, workers := range []int{1, 2} {
 			dst, src := layout.MustParse(c[0]), layout.MustParse(c[1])
 			p, err := NewPlan(dst, src, WithWorkers(workers))
@@ -503,6 +551,9 @@ func TestConcurrentCopy(t *testing.T) {
 	})
 	t.Run("converting packing", func(t *testing.T) {
 		concurrentCopy(t, layout.MustParse("bf16[200,300]{1,0:T(8,128)(2,1)}"), layout.MustParse("s8[200,300]"))
+	})
+	t.Run("sub-byte", func(t *testing.T) {
+		concurrentCopy(t, layout.MustParse("s4[200,300]{1,0:T(64,128)(8,1)E(4)}"), layout.MustParse("s4[200,300]{1,0:E(4)}"))
 	})
 	t.Run("two passes", func(t *testing.T) {
 		concurrentCopy(t, layout.MustParse("bf16[200,300]{0,1:T(8,128)(2,1)}"), layout.MustParse("bf16[200,300]{1,0:T(8,128)(2,1)}"))
