@@ -112,8 +112,18 @@ func unpack(out, in []byte, w int) {
 	per := 8 / w
 	t := &unpacked[w]
 	full := len(out) / per
+	j := 0
+	if w == 4 { // four bytes to eight elements: spread to 16-bit lanes, split the nibbles
+		for ; j+4 <= full; j += 4 {
+			x := uint64(binary.LittleEndian.Uint32(in[j:]))
+			x = (x | x<<16) & 0x0000ffff0000ffff
+			x = (x | x<<8) & 0x00ff00ff00ff00ff
+			binary.LittleEndian.PutUint64(out[2*j:], (x|x<<4)&0x0f0f0f0f0f0f0f0f)
+		}
+	}
 	var word [8]byte
-	for j, x := range in[:full] {
+	for ; j < full; j++ {
+		x := in[j]
 		o := out[j*per : (j+1)*per]
 		switch w {
 		case 4:

@@ -559,5 +559,10 @@ func transpose32h4AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int
 //go:noescape
 func transpose32h4AVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
 
+// transpose8h8AVX2 transposes n 8×16 blocks of bytes, going along the source rows (src += 16 bytes, dst += 16*dstStride per block).
+//
+//go:noescape
+func transpose8h8AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
+
 // sfence orders the preceding non-temporal stores before later stores.
 func sfence()

@@ -8187,6 +8187,92 @@ done:
 	VZEROUPPER
 	RET
 
+// func transpose8h8AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
+// Requires: AVX
+TEXT ·transpose8h8AVX2(SB), NOSPLIT, $0-40
+	MOVQ  dst+0(FP), AX
+	MOVQ  dstStride+8(FP), CX
+	MOVQ  src+16(FP), DX
+	MOVQ  srcStride+24(FP), BX
+	MOVQ  n+32(FP), SI
+	LEAQ  (BX)(BX*2), DI
+	TESTQ SI, SI
+	JZ    done
+
+loop:
+	LEAQ       (DX)(BX*4), R8
+	VMOVDQU    (DX), X0
+	VMOVDQU    (DX)(BX*1), X1
+	VMOVDQU    (DX)(BX*2), X2
+	VMOVDQU    (DX)(DI*1), X3
+	VMOVDQU    (R8), X4
+	VMOVDQU    (R8)(BX*1), X5
+	VMOVDQU    (R8)(BX*2), X6
+	VMOVDQU    (R8)(DI*1), X7
+	VPUNPCKLBW X4, X0, X8
+	VPUNPCKHBW X4, X0, X0
+	VPUNPCKLBW X5, X1, X4
+	VPUNPCKHBW X5, X1, X1
+	VPUNPCKLBW X6, X2, X5
+	VPUNPCKHBW X6, X2, X2
+	VPUNPCKLBW X7, X3, X6
+	VPUNPCKHBW X7, X3, X3
+	VPUNPCKLBW X5, X8, X7
+	VPUNPCKHBW X5, X8, X5
+	VPUNPCKLBW X2, X0, X8
+	VPUNPCKHBW X2, X0, X0
+	VPUNPCKLBW X6, X4, X2
+	VPUNPCKHBW X6, X4, X4
+	VPUNPCKLBW X3, X1, X6
+	VPUNPCKHBW X3, X1, X1
+	VPUNPCKLBW X2, X7, X3
+	VPUNPCKHBW X2, X7, X2
+	VPUNPCKLBW X4, X5, X7
+	VPUNPCKHBW X4, X5, X4
+	VPUNPCKLBW X6, X8, X5
+	VPUNPCKHBW X6, X8, X6
+	VPUNPCKLBW X1, X0, X8
+	VPUNPCKHBW X1, X0, X0
+	VMOVQ      X3, (AX)
+	VMOVHPS    X3, (AX)(CX*1)
+	ADDQ       CX, AX
+	ADDQ       CX, AX
+	VMOVQ      X2, (AX)
+	VMOVHPS    X2, (AX)(CX*1)
+	ADDQ       CX, AX
+	ADDQ       CX, AX
+	VMOVQ      X7, (AX)
+	VMOVHPS    X7, (AX)(CX*1)
+	ADDQ       CX, AX
+	ADDQ       CX, AX
+	VMOVQ      X4, (AX)
+	VMOVHPS    X4, (AX)(CX*1)
+	ADDQ       CX, AX
+	ADDQ       CX, AX
+	VMOVQ      X5, (AX)
+	VMOVHPS    X5, (AX)(CX*1)
+	ADDQ       CX, AX
+	ADDQ       CX, AX
+	VMOVQ      X6, (AX)
+	VMOVHPS    X6, (AX)(CX*1)
+	ADDQ       CX, AX
+	ADDQ       CX, AX
+	VMOVQ      X8, (AX)
+	VMOVHPS    X8, (AX)(CX*1)
+	ADDQ       CX, AX
+	ADDQ       CX, AX
+	VMOVQ      X0, (AX)
+	VMOVHPS    X0, (AX)(CX*1)
+	ADDQ       CX, AX
+	ADDQ       CX, AX
+	ADDQ       $0x00000010, DX
+	DECQ       SI
+	JNZ        loop
+
+done:
+	VZEROUPPER
+	RET
+
 // func sfence()
 // Requires: MMX+
 TEXT ·sfence(SB), NOSPLIT, $0

@@ -296,11 +296,12 @@ func TestTransposeAgainstGeneric(t *testing.T) {
 		pads := []int{0, 3}
 		if w == 1 {
 			// Around multiples of the 64×64 AVX-512 block and of the 16×16
-			// AVX2 one; pads 3 and 5 pick other strides, see below.
+			// AVX2 one, and of the 8 rows of the 8×16 kernel below them; pads 3
+			// and 5 pick other strides, see below.
 			pads = []int{0, 3, 5}
-			dims = []int{0, 1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129, 200}
+			dims = []int{0, 1, 8, 15, 16, 17, 24, 31, 32, 33, 63, 64, 65, 127, 128, 129, 200}
 			if testing.Short() {
-				dims = []int{0, 1, 17, 63, 64, 65, 129}
+				dims = []int{0, 1, 8, 17, 24, 63, 64, 65, 129}
 			}
 		}
 		t.Run(fmt.Sprintf("w=%d", w), func(t *testing.T) {

@@ -57,6 +57,7 @@ func main() {
 	genTransposeLanes(avx512, 4, ordinary, true)
 	genTranspose32h4(avx2)
 	genTranspose32h4(avx512)
+	genTranspose8h8()
 	genSfence()
 
 	Generate()
@@ -71,11 +72,15 @@ type isa struct {
 var (
 	avx2   = isa{"AVX2", 32}
 	avx512 = isa{"AVX512", 64}
+	vex128 = isa{"AVX2", 16} // AVX2's set, on 128-bit registers
 )
 
 func (x isa) vec() reg.VecVirtual {
-	if x.w == 64 {
+	switch x.w {
+	case 64:
 		return ZMM()
+	case 16:
+		return XMM()
 	}
 	return YMM()
 }

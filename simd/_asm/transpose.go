@@ -259,6 +259,51 @@ func genTranspose8x16AVX2() {
 	finish(ordinary)
 }
 
+// genTranspose8h8 emits the 8-bit transpose of 8×16 blocks (128-bit VEX, so the
+// AVX-512 set uses it too): eight whole source rows, for destinations whose rows are 8
+// bytes wide (the (8,1) packing of bytes, as int4 unpacked to bytes has in
+// T(64,128)(8,1)). Register i holds 16 bytes of source row i; three rounds of byte
+// unpacks leave in register k columns 2k and 2k+1 as 8-byte halves, each stored as one
+// destination row.
+func genTranspose8h8() {
+	name := "transpose8h8AVX2"
+	TEXT(name, NOSPLIT, "func(dst *byte, dstStride int, src *byte, srcStride int, n int)")
+	Pragma("noescape")
+	Doc(name + " transposes n 8×16 blocks of bytes, going along the source rows (src += 16 bytes, dst += 16*dstStride per block).")
+	d, ds := param("dst"), param("dstStride")
+	s, ss := param("src"), param("srcStride")
+	n := param("n")
+	ss3 := GP64()
+	LEAQ(Mem{Base: ss, Index: ss, Scale: 2}, ss3)
+	TESTQ(n, n)
+	JZ(LabelRef("done"))
+	Label("loop")
+	p := GP64()
+	LEAQ(Mem{Base: s, Index: ss, Scale: 4}, p) // rows 4…7
+	rows := make([]reg.VecVirtual, 8)
+	for i, m := range []Mem{
+		{Base: s}, {Base: s, Index: ss, Scale: 1}, {Base: s, Index: ss, Scale: 2}, {Base: s, Index: ss3, Scale: 1},
+		{Base: p}, {Base: p, Index: ss, Scale: 1}, {Base: p, Index: ss, Scale: 2}, {Base: p, Index: ss3, Scale: 1},
+	} {
+		rows[i] = XMM()
+		VMOVDQU(m, rows[i])
+	}
+	for k, o := range laneNetwork(vex128, 1, rows) {
+		VMOVQ(o, Mem{Base: d})
+		VMOVHPS(o, Mem{Base: d, Index: ds, Scale: 1})
+		ADDQ(ds, d)
+		if k < 7 {
+			ADDQ(ds, d)
+		}
+	}
+	ADDQ(ds, d) // past the block's last row: 16 rows on in all
+	ADDQ(U32(16), s)
+	DECQ(n)
+	JNZ(LabelRef("loop"))
+	Label("done")
+	finish(ordinary)
+}
+
 func log2(n int) int {
 	k := 0
 	for 1<<k < n {
