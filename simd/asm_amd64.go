@@ -44,8 +44,10 @@ type asmSet struct {
 	// transpose32h4 4×t32 blocks: the rows below the last whole block, four at a time.
 	transpose32w4, transpose32h4 func(dst *byte, dstStride int, src *byte, srcStride int, n int)
 	// transpose8h8 takes 8×16 byte blocks: the rows below the last whole block, eight at
-	// a time (bytes packed (8,1), as int4 unpacked to bytes in T(64,128)(8,1)).
-	transpose8h8 func(dst *byte, dstStride int, src *byte, srcStride int, n int)
+	// a time (bytes packed (8,1), as int4 unpacked to bytes in T(64,128)(8,1)), and
+	// transpose8w8 16×8 ones: the columns right of the last whole block (reading such
+	// bytes back).
+	transpose8h8, transpose8w8 func(dst *byte, dstStride int, src *byte, srcStride int, n int)
 	// narrower takes a transpose's edges that are too thin for this set's blocks but
 	// not for its own (a 64×8 f32 block is all edge for AVX-512's 16×16 kernel).
 	narrower *asmSet
@@ -71,7 +73,7 @@ var avx2Set = &asmSet{
 	rows:        rowAsm{vw: 32, copy: copyRowsAVX2, f32ToBF16: f32ToBF16RowsAVX2, f32ToF16: f32ToF16RowsAVX2, bf16ToF32: bf16ToF32RowsAVX2, f16ToF32: f16ToF32RowsAVX2, interleave16: interleave16RowsAVX2, deinterleave16: deinterleave16RowsAVX2, f32ToBF16Interleave: f32ToBF16InterleaveRowsAVX2, f32ToF16Interleave: f32ToF16InterleaveRowsAVX2, interleave8x4: interleave8x4RowsAVX2, deinterleave8x4: deinterleave8x4RowsAVX2, bf16DeintToF32: bf16DeinterleaveToF32RowsAVX2},
 	rowsNT:      rowAsm{vw: 32, copy: copyRowsNTAVX2, f32ToBF16: f32ToBF16RowsNTAVX2, f32ToF16: f32ToF16RowsNTAVX2, bf16ToF32: bf16ToF32RowsNTAVX2, f16ToF32: f16ToF32RowsNTAVX2, interleave16: interleave16RowsNTAVX2, deinterleave16: deinterleave16RowsNTAVX2, f32ToBF16Interleave: f32ToBF16InterleaveRowsNTAVX2, f32ToF16Interleave: f32ToF16InterleaveRowsNTAVX2, interleave8x4: interleave8x4RowsNTAVX2, deinterleave8x4: deinterleave8x4RowsNTAVX2, bf16DeintToF32: bf16DeinterleaveToF32RowsNTAVX2},
 	transpose32: transpose32AVX2, transpose16: transpose16AVX2, transpose8: transpose8AVX2,
-	transpose32w4: transpose32w4AVX2, transpose32h4: transpose32h4AVX2, transpose8h8: transpose8h8AVX2,
+	transpose32w4: transpose32w4AVX2, transpose32h4: transpose32h4AVX2, transpose8h8: transpose8h8AVX2, transpose8w8: transpose8w8AVX2,
 	t32: 8, t16: 16, t8: 16,
 }
 
@@ -93,7 +95,7 @@ var avx512Set = &asmSet{
 	rowsNT:      rowAsm{vw: 64, copy: copyRowsNTAVX512, f32ToBF16: f32ToBF16RowsNTAVX512, f32ToF16: f32ToF16RowsNTAVX512, bf16ToF32: bf16ToF32RowsNTAVX512, f16ToF32: f16ToF32RowsNTAVX512, interleave16: interleave16RowsNTAVX512, deinterleave16: deinterleave16RowsNTAVX512, f32ToBF16Interleave: f32ToBF16InterleaveRowsNTAVX512, f32ToF16Interleave: f32ToF16InterleaveRowsNTAVX512, interleave8x4: interleave8x4RowsNTAVX512, deinterleave8x4: deinterleave8x4RowsNTAVX512, bf16DeintToF32: bf16DeinterleaveToF32RowsNTAVX512},
 	transpose32: transpose32AVX512, transpose16: transpose16AVX512, transpose8: transpose8AVX512,
 	transpose32NT: transpose32NTAVX512, transpose16NT: transpose16NTAVX512, transpose8NT: transpose8NTAVX512,
-	transpose32w4: transpose32w4AVX512, transpose32h4: transpose32h4AVX512, transpose8h8: transpose8h8AVX2,
+	transpose32w4: transpose32w4AVX512, transpose32h4: transpose32h4AVX512, transpose8h8: transpose8h8AVX2, transpose8w8: transpose8w8AVX2,
 	t32: 16, t16: 32, t8: 64, alignT8: true,
 	narrower: avx2Set,
 }
@@ -440,7 +442,7 @@ func (s *asmSet) transpose(w int, dst []byte, ds int, src []byte, ss int, rows, 
 	r, c := rb*nb, cb*nb
 	// 32-bit edges at least four wide take the 4-wide kernels: columns right of the
 	// whole blocks (down to row r) and rows below them (up to column c).
-	// 8-bit rows below them, eight at a time, take the 8×16 kernel.
+	// 8-bit ones take the 16×8 and 8×16 kernels, eight at a time.
 	narrow, short := 0, 0
 	switch {
 	case w == 4 && s.transpose32w4 != nil:
@@ -450,8 +452,13 @@ func (s *asmSet) transpose(w int, dst []byte, ds int, src []byte, ss int, rows, 
 		if cb > 0 {
 			short = (rows - r) / 4 * 4
 		}
-	case w == 1 && s.transpose8h8 != nil && cb > 0:
-		short = (rows - r) / 8 * 8
+	case w == 1 && s.transpose8h8 != nil:
+		if rb > 0 {
+			narrow = (cols - c) / 8 * 8
+		}
+		if cb > 0 {
+			short = (rows - r) / 8 * 8
+		}
 	}
 	if raceEnabled { // row by row: strided blocks of two goroutines interleave
 		for i := 0; i < r; i++ {
@@ -473,8 +480,11 @@ func (s *asmSet) transpose(w int, dst []byte, ds int, src []byte, ss int, rows, 
 		for j := 0; j < cb; j++ {
 			kern(&dst[j*nb*ds+i*nb*w], ds, &src[i*nb*ss+j*nb*w], ss, k)
 		}
-		for j := c; j < c+narrow; j += 4 {
+		for j := c; j < c+narrow && w == 4; j += 4 {
 			s.transpose32w4(&dst[j*ds+i*nb*w], ds, &src[i*nb*ss+j*w], ss, k)
+		}
+		for j := c; j < c+narrow && w == 1; j += 8 {
+			s.transpose8w8(&dst[j*ds+i*nb], ds, &src[i*nb*ss+j], ss, k*nb/16)
 		}
 	}
 	for i := r; i < r+short && w == 4; i += 4 {

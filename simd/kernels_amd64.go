@@ -564,5 +564,10 @@ func transpose32h4AVX512(dst *byte, dstStride int, src *byte, srcStride int, n i
 //go:noescape
 func transpose8h8AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
 
+// transpose8w8AVX2 transposes n 16×8 blocks of bytes, going down the source (src += 16*srcStride, dst += 16 bytes per block).
+//
+//go:noescape
+func transpose8w8AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
+
 // sfence orders the preceding non-temporal stores before later stores.
 func sfence()

@@ -8273,6 +8273,102 @@ done:
 	VZEROUPPER
 	RET
 
+// func transpose8w8AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
+// Requires: AVX
+TEXT ·transpose8w8AVX2(SB), NOSPLIT, $0-40
+	MOVQ  dst+0(FP), AX
+	MOVQ  dstStride+8(FP), CX
+	MOVQ  src+16(FP), DX
+	MOVQ  srcStride+24(FP), BX
+	MOVQ  n+32(FP), SI
+	MOVQ  BX, DI
+	SHLQ  $0x03, DI
+	TESTQ SI, SI
+	JZ    done
+
+loop:
+	MOVQ       DX, R8
+	VMOVQ      (R8), X0
+	VMOVQ      (R8)(DI*1), X1
+	VPUNPCKLBW X1, X0, X0
+	ADDQ       BX, R8
+	VMOVQ      (R8), X1
+	VMOVQ      (R8)(DI*1), X2
+	VPUNPCKLBW X2, X1, X1
+	ADDQ       BX, R8
+	VMOVQ      (R8), X2
+	VMOVQ      (R8)(DI*1), X3
+	VPUNPCKLBW X3, X2, X2
+	ADDQ       BX, R8
+	VMOVQ      (R8), X3
+	VMOVQ      (R8)(DI*1), X4
+	VPUNPCKLBW X4, X3, X3
+	ADDQ       BX, R8
+	VMOVQ      (R8), X4
+	VMOVQ      (R8)(DI*1), X5
+	VPUNPCKLBW X5, X4, X4
+	ADDQ       BX, R8
+	VMOVQ      (R8), X5
+	VMOVQ      (R8)(DI*1), X6
+	VPUNPCKLBW X6, X5, X5
+	ADDQ       BX, R8
+	VMOVQ      (R8), X6
+	VMOVQ      (R8)(DI*1), X7
+	VPUNPCKLBW X7, X6, X6
+	ADDQ       BX, R8
+	VMOVQ      (R8), X7
+	VMOVQ      (R8)(DI*1), X8
+	VPUNPCKLBW X8, X7, X7
+	MOVQ       AX, R8
+	VPUNPCKLBW X4, X0, X8
+	VPUNPCKHBW X4, X0, X0
+	VPUNPCKLBW X5, X1, X4
+	VPUNPCKHBW X5, X1, X1
+	VPUNPCKLBW X6, X2, X5
+	VPUNPCKHBW X6, X2, X2
+	VPUNPCKLBW X7, X3, X6
+	VPUNPCKHBW X7, X3, X3
+	VPUNPCKLBW X5, X8, X7
+	VPUNPCKHBW X5, X8, X5
+	VPUNPCKLBW X2, X0, X8
+	VPUNPCKHBW X2, X0, X0
+	VPUNPCKLBW X6, X4, X2
+	VPUNPCKHBW X6, X4, X4
+	VPUNPCKLBW X3, X1, X6
+	VPUNPCKHBW X3, X1, X1
+	VPUNPCKLBW X2, X7, X3
+	VPUNPCKHBW X2, X7, X2
+	VPUNPCKLBW X4, X5, X7
+	VPUNPCKHBW X4, X5, X4
+	VPUNPCKLBW X6, X8, X5
+	VPUNPCKHBW X6, X8, X6
+	VPUNPCKLBW X1, X0, X8
+	VPUNPCKHBW X1, X0, X0
+	VMOVDQU    X3, (R8)
+	ADDQ       CX, R8
+	VMOVDQU    X2, (R8)
+	ADDQ       CX, R8
+	VMOVDQU    X7, (R8)
+	ADDQ       CX, R8
+	VMOVDQU    X4, (R8)
+	ADDQ       CX, R8
+	VMOVDQU    X5, (R8)
+	ADDQ       CX, R8
+	VMOVDQU    X6, (R8)
+	ADDQ       CX, R8
+	VMOVDQU    X8, (R8)
+	ADDQ       CX, R8
+	VMOVDQU    X0, (R8)
+	ADDQ       DI, DX
+	ADDQ       DI, DX
+	ADDQ       $0x00000010, AX
+	DECQ       SI
+	JNZ        loop
+
+done:
+	VZEROUPPER
+	RET
+
 // func sfence()
 // Requires: MMX+
 TEXT ·sfence(SB), NOSPLIT, $0

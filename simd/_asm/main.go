@@ -58,6 +58,7 @@ func main() {
 	genTranspose32h4(avx2)
 	genTranspose32h4(avx512)
 	genTranspose8h8()
+	genTranspose8w8()
 	genSfence()
 
 	Generate()

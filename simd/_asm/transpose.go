@@ -304,6 +304,53 @@ func genTranspose8h8() {
 	finish(ordinary)
 }
 
+// genTranspose8w8 emits the 8-bit transpose of 16×8 blocks, the inverse of
+// genTranspose8h8's: sixteen source rows of 8 bytes (sources packed (8,1) read back).
+// Register b interleaves the bytes of source rows b and b+8, so that the same three
+// rounds of unpacks leave destination row k, all 16 bytes, in register k.
+func genTranspose8w8() {
+	name := "transpose8w8AVX2"
+	TEXT(name, NOSPLIT, "func(dst *byte, dstStride int, src *byte, srcStride int, n int)")
+	Pragma("noescape")
+	Doc(name + " transposes n 16×8 blocks of bytes, going down the source (src += 16*srcStride, dst += 16 bytes per block).")
+	d, ds := param("dst"), param("dstStride")
+	s, ss := param("src"), param("srcStride")
+	n := param("n")
+	ss8 := GP64()
+	MOVQ(ss, ss8)
+	SHLQ(U8(3), ss8)
+	TESTQ(n, n)
+	JZ(LabelRef("done"))
+	Label("loop")
+	p, q := GP64(), GP64()
+	MOVQ(s, p)
+	rows := make([]reg.VecVirtual, 8)
+	for b := range rows {
+		lo, hi := XMM(), XMM()
+		VMOVQ(Mem{Base: p}, lo)
+		VMOVQ(Mem{Base: p, Index: ss8, Scale: 1}, hi)
+		rows[b] = XMM()
+		VPUNPCKLBW(hi, lo, rows[b])
+		if b < 7 {
+			ADDQ(ss, p)
+		}
+	}
+	MOVQ(d, q)
+	for k, o := range laneNetwork(vex128, 1, rows) {
+		VMOVDQU(o, Mem{Base: q})
+		if k < 7 {
+			ADDQ(ds, q)
+		}
+	}
+	ADDQ(ss8, s)
+	ADDQ(ss8, s)
+	ADDQ(U32(16), d)
+	DECQ(n)
+	JNZ(LabelRef("loop"))
+	Label("done")
+	finish(ordinary)
+}
+
 func log2(n int) int {
 	k := 0
 	for 1<<k < n {
