@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # other-pairs.sh times layout pairs beyond the suite's nine (transposed TPU tilings,
-# converting transposes, tiles that do not nest, conversions without a fused kernel)
-# with relayout-bench at 8192×8192, one worker, and prints its summary table. Usage (from the module root):
+# converting transposes, tiles that do not nest, conversions without a fused kernel,
+# sub-byte elements) with relayout-bench at 8192×8192, one worker, and prints its
+# summary table. Usage (from the module root):
 #   bash bench/other-pairs.sh [extra relayout-bench flags, e.g. -count 9]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -27,6 +28,8 @@ pairs=(
 	"bf16[$n,$n]{1,0:T(8,128)(2,1)}|f16[$n,$n]{1,0}"
 	"s8[$n,$n]{1,0}|bf16[$n,$n]{1,0:T(8,128)(2,1)}"
 	"f32[$n,$n]{1,0}|s8[$n,$n]{1,0:T(32,128)(4,1)}"
+	"s4[$n,$n]{1,0:E(4)}|s4[$n,$n]{1,0:T(64,128)(8,1)E(4)}"
+	"s4[$n,$n]{1,0:T(64,128)(8,1)E(4)}|s4[$n,$n]{1,0:E(4)}"
 )
 for p in "${pairs[@]}"; do
 	/tmp/relayout-bench.$$ -from "${p%|*}" -to "${p#*|}" -workers 1 -count 5 -table "$@" 2>/dev/null |
