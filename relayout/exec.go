@@ -246,7 +246,7 @@ func (p *Plan) packPartial(dst, src, scratch []byte, dOff, sOff, n, valid int64)
 func (p *Plan) interleave(scratch, d []byte, rows *[4][]byte, n int, r simd.Rows) {
 	k := &p.kern
 	if k.packConv == nil {
-		p.pack(d, rows, n, r)
+		p.packRows(d, rows, n, r)
 		return
 	}
 	db, sb := p.dbits/8, p.sbits/8
@@ -256,25 +256,25 @@ func (p *Plan) interleave(scratch, d []byte, rows *[4][]byte, n int, r simd.Rows
 			conv[q] = scratch[q*int64(seg):]
 			k.packConv(conv[q], rows[q][j*r.SrcStride+c*sb:], cn, simd.Rows{N: g, DstStride: cn * db, SrcStride: r.SrcStride})
 		}
-		p.pack(d[j*r.DstStride+c*int(k.p)*db:], &conv, cn, simd.Rows{N: g, DstStride: r.DstStride, SrcStride: cn * db, Stream: r.Stream})
+		p.packRows(d[j*r.DstStride+c*int(k.p)*db:], &conv, cn, simd.Rows{N: g, DstStride: r.DstStride, SrcStride: cn * db, Stream: r.Stream})
 	})
 }
 
 func (p *Plan) deinterleave(scratch []byte, rows *[4][]byte, s []byte, n int, r simd.Rows) {
 	k := &p.kern
 	if k.packConv == nil {
-		p.unpack(rows, s, n, r)
+		p.unpackRows(rows, s, n, r)
 		return
 	}
 	db, sb := p.dbits/8, p.sbits/8
 	p.packPieces(scratch, n, r.N, sb, func(j, c, cn, g, seg int) {
-		var unpacked [4][]byte
+		var parts [4][]byte
 		for q := range k.p {
-			unpacked[q] = scratch[q*int64(seg):]
+			parts[q] = scratch[q*int64(seg):]
 		}
-		p.unpack(&unpacked, s[j*r.SrcStride+c*int(k.p)*sb:], cn, simd.Rows{N: g, DstStride: cn * sb, SrcStride: r.SrcStride})
+		p.unpackRows(&parts, s[j*r.SrcStride+c*int(k.p)*sb:], cn, simd.Rows{N: g, DstStride: cn * sb, SrcStride: r.SrcStride})
 		for q := range k.p {
-			k.packConv(rows[q][j*r.DstStride+c*db:], unpacked[q], cn, simd.Rows{N: g, DstStride: r.DstStride, SrcStride: cn * sb, Stream: r.Stream})
+			k.packConv(rows[q][j*r.DstStride+c*db:], parts[q], cn, simd.Rows{N: g, DstStride: r.DstStride, SrcStride: cn * sb, Stream: r.Stream})
 		}
 	})
 }
@@ -300,8 +300,8 @@ func (p *Plan) packPieces(scratch []byte, n, reps, w int, do func(j, c, cn, g, s
 	}
 }
 
-// pack and unpack call the same-type packing kernel.
-func (p *Plan) pack(d []byte, rows *[4][]byte, n int, r simd.Rows) {
+// packRows and unpackRows call the same-type packing kernel.
+func (p *Plan) packRows(d []byte, rows *[4][]byte, n int, r simd.Rows) {
 	if k := &p.kern; k.quad != nil {
 		k.quad(d, rows[0], rows[1], rows[2], rows[3], n, r)
 	} else {
@@ -309,7 +309,7 @@ func (p *Plan) pack(d []byte, rows *[4][]byte, n int, r simd.Rows) {
 	}
 }
 
-func (p *Plan) unpack(rows *[4][]byte, s []byte, n int, r simd.Rows) {
+func (p *Plan) unpackRows(rows *[4][]byte, s []byte, n int, r simd.Rows) {
 	if k := &p.kern; k.quad != nil {
 		k.quad(rows[0], rows[1], rows[2], rows[3], s, n, r)
 	} else {

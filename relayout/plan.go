@@ -23,7 +23,7 @@ type Plan struct {
 	fillBytes    []byte // fill as one element's bytes (whole-byte elements)
 	fillRow      []byte // interleave: a source row that packs to the fill (see packFillRow)
 	conv         func(uint64) uint64
-	converter    *buffer.Converter // conv over runs, nil for E(n) and c128
+	converter    *buffer.Converter // conv over runs
 
 	fast    bool
 	outer   []loop  // outer loops, major first
@@ -34,7 +34,7 @@ type Plan struct {
 	ragged  []bool
 	stream  bool        // non-temporal stores: copy runs, transposes
 	prefill bool        // some dims are table loops: padding is written before the data
-	scratch chan []byte // free buffers for converting transposes (nil: none needed)
+	scratch chan []byte // free buffers for converting transposes and packings (nil: none needed)
 	via     *via        // two passes through row-major, when better than this plan's own loops
 	bytes   *bytewise   // sub-byte elements: unpacked to bytes, planned on those, packed back
 }
@@ -96,7 +96,7 @@ func newPlan(dst, src layout.Shape, opts []Option) (*Plan, error) {
 	if p.dt != p.st {
 		dt, st := p.dt, p.st
 		p.conv = func(b uint64) uint64 { return buffer.ConvertElement(dt, st, b) }
-		// Byte-aligned pairs without a SIMD kernel convert whole runs (an error: sub-byte E(n)).
+		// Pairs without a SIMD kernel convert whole runs; sub-byte E(n) cannot (nil).
 		p.converter, _ = buffer.NewConverter(dt, p.dbits, st, p.sbits)
 	}
 	if !o.generic {

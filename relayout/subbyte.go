@@ -93,9 +93,9 @@ func (b *bytewise) run(dst, src []byte) {
 	}
 }
 
-// unpacked[w] maps a byte of w-bit elements to its 8/w elements, one a byte, as the low
+// spread[w] maps a byte of w-bit elements to its 8/w elements, one a byte, as the low
 // bytes of a little-endian word.
-var unpacked = func() (t [5][256]uint64) {
+var spread = func() (t [5][256]uint64) {
 	for _, w := range []int{1, 2, 4} {
 		for x := range 256 {
 			for k := 0; k < 8/w; k++ {
@@ -110,7 +110,7 @@ var unpacked = func() (t [5][256]uint64) {
 // first) to out, one a byte (zero-extended).
 func unpack(out, in []byte, w int) {
 	per := 8 / w
-	t := &unpacked[w]
+	t := &spread[w]
 	full := len(out) / per
 	j := 0
 	if w == 4 { // four bytes to eight elements: spread to 16-bit lanes, split the nibbles
