@@ -12,20 +12,21 @@ import (
 // A Converter converts runs of contiguous elements from one type to another with
 // exactly the bits of [ConvertElement] (stored as [Widen] stores them), in a nanosecond
 // or a few per element instead of tens: byte-wide sources through a 256-entry table
-// made with ConvertElement itself, bf16 ↔ f16 through the exact f32 value, the other
-// common types in two typed passes over chunks of a run (decode to float64 or a 64-bit
-// integer, which holds every value exactly, then encode; 16-bit floats are rounded
-// from float64 through f32 rounded to odd, so once). The elements those passes would
-// not get exactly (NaNs, integers beyond 2^53 going to a float) and the uncommon pairs
-// (f8 destinations of wider types, types stored wider than they are) go through
-// ConvertElement. A Converter is immutable and safe for concurrent use.
+// made with ConvertElement itself, bf16 ↔ f16 by rebiasing exponents four lanes a word,
+// f64/s64 → f32/s32 and f32 ↔ s32 in one-pass loops, the other common types in two
+// typed passes over chunks of a run (decode to float64 or a 64-bit integer, which holds
+// every value exactly, then encode; 16-bit floats are rounded from float64 through f32
+// rounded to odd, so once). The elements those paths would not get exactly (NaNs,
+// integers beyond 2^53 going to a float) and the uncommon pairs (f8 destinations of
+// wider types, types stored wider than they are) go through ConvertElement. A
+// Converter is immutable and safe for concurrent use.
 type Converter struct {
 	dt, st       layout.DType
 	dbits, sbits int
-	table        []uint64                                        // byte-wide sources: the destination bits of each byte
-	halves       bool                                            // bf16 ↔ f16: exponents rebiased
-	direct       func(c *Converter, dst, src []byte, n int) bool // a one-pass loop, if the pair has one
-	intToFloat   bool                                            // integers decode to float64 bits (a NaN where that would round)
+	table        []uint64                          // byte-wide sources: the destination bits of each byte
+	halves       bool                              // bf16 ↔ f16: exponents rebiased
+	direct       func(dst, src []byte, n int) bool // a one-pass loop, if the pair has one
+	intToFloat   bool                              // integers decode to float64 bits (a NaN where that would round)
 	dec          decoder
 	enc          encoder
 	lo, hi       float64 // float → integer: the saturation bounds
@@ -154,7 +155,7 @@ func (c *Converter) Convert(dst, src []byte, n int) {
 	case c.halves:
 		c.convertHalves(dst, src, n)
 	case c.direct != nil:
-		if !c.direct(c, dst, src, n) { // NaNs met: ConvertElement decides their bits
+		if !c.direct(dst, src, n) { // NaNs met: ConvertElement decides their bits
 			for i := range n {
 				if math.IsNaN(decodeFloat(c.st, LoadBits(src, int64(i), c.sbits))) {
 					c.slow(dst, src, i)
@@ -297,8 +298,8 @@ func (c *Converter) half(dst, src []byte, i int, toF16 bool) bool {
 // directLoops convert numpy's default types (float64, int64) to XLA's and f32 ↔ s32 in
 // one pass: 1.2–2.7× the decode and encode passes. They report false if they met a NaN,
 // whose bits only ConvertElement gives; the NaNs are then converted again.
-var directLoops = map[[2]layout.DType]func(c *Converter, dst, src []byte, n int) bool{
-	{layout.F32, layout.F64}: func(_ *Converter, dst, src []byte, n int) bool {
+var directLoops = map[[2]layout.DType]func(dst, src []byte, n int) bool{
+	{layout.F32, layout.F64}: func(dst, src []byte, n int) bool {
 		src, dst = src[:8*n], dst[:4*n]
 		nan := false
 		for i := range n {
@@ -308,7 +309,7 @@ var directLoops = map[[2]layout.DType]func(c *Converter, dst, src []byte, n int)
 		}
 		return !nan
 	},
-	{layout.F64, layout.F32}: func(_ *Converter, dst, src []byte, n int) bool {
+	{layout.F64, layout.F32}: func(dst, src []byte, n int) bool {
 		src, dst = src[:4*n], dst[:8*n]
 		nan := false
 		for i := range n {
@@ -318,21 +319,21 @@ var directLoops = map[[2]layout.DType]func(c *Converter, dst, src []byte, n int)
 		}
 		return !nan
 	},
-	{layout.S32, layout.S64}: func(_ *Converter, dst, src []byte, n int) bool {
+	{layout.S32, layout.S64}: func(dst, src []byte, n int) bool {
 		src, dst = src[:8*n], dst[:4*n]
 		for i := range n {
 			le.PutUint32(dst[4*i:], uint32(le.Uint64(src[8*i:])))
 		}
 		return true
 	},
-	{layout.F32, layout.S32}: func(_ *Converter, dst, src []byte, n int) bool {
+	{layout.F32, layout.S32}: func(dst, src []byte, n int) bool {
 		src, dst = src[:4*n], dst[:4*n]
 		for i := range n {
 			le.PutUint32(dst[4*i:], math.Float32bits(float32(int32(le.Uint32(src[4*i:])))))
 		}
 		return true
 	},
-	{layout.S32, layout.F32}: func(_ *Converter, dst, src []byte, n int) bool {
+	{layout.S32, layout.F32}: func(dst, src []byte, n int) bool {
 		src, dst = src[:4*n], dst[:4*n]
 		for i := range n {
 			f := math.Float32frombits(le.Uint32(src[4*i:]))
