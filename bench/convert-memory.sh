@@ -7,6 +7,7 @@
 #   bash bench/convert-memory.sh                 # 8 GiB (needs 12 GiB of free disk)
 #   SIZE_GIB=1 bash bench/convert-memory.sh      # a quick run
 #   DATA=random SIZE_GIB=1 bash bench/convert-memory.sh
+#   LAYOUT='{0,1:T(8,128)(2,1)}' SIZE_GIB=1 bash bench/convert-memory.sh  # transposed
 #
 # DATA=sparse (the default) makes the input a sparse file of zeros with truncate: no
 # time or disk to generate it, and the same memory behaviour (the kernel still maps a
@@ -37,7 +38,8 @@ random) head -c "$((ROWS * COLS * 4))" /dev/urandom >"$IN" ;;
 esac
 
 FROM="f32[$ROWS,$COLS]"
-TO="bf16[$ROWS,$COLS]{1,0:T(8,128)(2,1)}"
+LAYOUT=${LAYOUT:-'{1,0:T(8,128)(2,1)}'}
+TO="bf16[$ROWS,$COLS]$LAYOUT"
 echo "+ /usr/bin/time -v tpulayout convert --from '$FROM' in.f32 out.bf16 --to '$TO'"
 /usr/bin/time -v "$WORK/tpulayout" convert --from "$FROM" "$IN" "$OUT" --to "$TO" 2>"$WORK/time.txt"
 grep -E 'Maximum resident set size|Elapsed \(wall clock\)|Percent of CPU' "$WORK/time.txt"

@@ -291,6 +291,10 @@ func TestConvertBanded(t *testing.T) {
 		struct{ host, device string }{"s8[100,40]", "s8[100,40]{1,0:T(32,128)(4,1)}"},
 		struct{ host, device string }{"f32[9,5,130]", "f32[9,5,130]{2,1,0:T(8,128)}"},
 		struct{ host, device string }{"f32[9,5,130]", "f32[9,5,130]{2,0,1:T(8,128)}"},
+		// Device layouts that transpose the host array: bands gathered from IN.
+		struct{ host, device string }{"f32[50,140]", "f32[50,140]{0,1:T(8,128)}"},
+		struct{ host, device string }{"f32[130,300]", "bf16[130,300]{0,1:T(8,128)(2,1)}"},
+		struct{ host, device string }{"s8[3,70,200]", "s8[3,70,200]{0,2,1:T(32,128)(4,1)}"},
 	)
 	banded := 0
 	for i, c := range cases {
@@ -324,10 +328,20 @@ func TestConvertBanded(t *testing.T) {
 	if banded < len(cases)-5 {
 		t.Errorf("only %d of %d cases were banded", banded, len(cases))
 	}
-	// Layouts that do not keep dim 0 majormost are converted in one piece.
+	// A destination whose majormost dim is not the source's is banded along it when the
+	// source is row-major, its bands gathered.
 	for _, c := range []struct{ dst, src string }{
 		{"f32[50,140]{0,1:T(8,128)}", "f32[50,140]"},
 		{"f32[9,5,130]{2,0,1:T(8,128)}", "f32[9,5,130]"},
+	} {
+		if b := planBands(layout.MustParse(c.dst), layout.MustParse(c.src), 1); b == nil || !b.gather || b.d != 1 {
+			t.Errorf("planBands(%s, %s) = %+v, want gathered bands along dim 1", c.dst, c.src, b)
+		}
+	}
+	// Other layouts are converted in one piece.
+	for _, c := range []struct{ dst, src string }{
+		{"f32[50,140]{0,1:T(8,128)}", "f32[50,140]{1,0:T(8,128)}"}, // a tiled source
+		{"f32[50,140]", "f32[50,140]{0,1:T(8,128)}"},               // back to the host
 		{"f32[64,256]{1,0:T(8,128)L(1024)}", "f32[64,256]"},
 		{"f32[7,256]{1,0:T(8,128)}", "f32[7,256]"}, // fewer rows than one tile
 	} {
