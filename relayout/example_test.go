@@ -48,7 +48,9 @@ func ExamplePlan_Kernel() {
 		{"f32[4096,4096]{1,0}", "bf16[4096,4096]{0,1:T(8,128)(2,1)}"},    // converted in a scratch block
 		{"f32[4096,4096]{1,0:T(8,128)}", "f32[4096,4096]{1,0:T(6,128)}"}, // rows walked through tables
 		{"bf16[4096,4096]{1,0:T(8,128)(2,1)}", "bf16[4096,4096]{0,1:T(8,128)(2,1)}"},
-		{"f32[4,8,256]{2,1,0}", "f32[4,8,256]{2,1,0:T(2,*,128)}"}, // planned as T(2,1,128)
+		{"f32[4,8,256]{2,1,0}", "f32[4,8,256]{2,1,0:T(2,*,128)}"},            // planned as T(2,1,128)
+		{"f16[4096,4096]{1,0}", "bf16[4096,4096]{1,0:T(8,128)(2,1)}"},        // rows converted in scratch
+		{"s4[4096,4096]{1,0:E(4)}", "s4[4096,4096]{1,0:T(64,128)(8,1)E(4)}"}, // int4 via bytes
 	} {
 		p, err := relayout.NewPlan(layout.MustParse(c[1]), layout.MustParse(c[0]))
 		if err != nil {
@@ -63,4 +65,6 @@ func ExamplePlan_Kernel() {
 	// copy
 	// deinterleave+transpose
 	// copy
+	// interleave
+	// unpack+transpose+pack
 }
