@@ -330,8 +330,12 @@ func TestSubByte(t *testing.T) {
 // pack keeps the bits of the last byte beyond the elements.
 func TestPackUnpack(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
+	sizes := []int{127, 128, 129, 255, 256, 1000} // whole blocks of nibbles and tails
+	for n := range 70 {
+		sizes = append(sizes, n)
+	}
 	for _, w := range []int{1, 2, 4} {
-		for n := range 70 {
+		for _, n := range sizes {
 			packed := make([]byte, (n*w+7)/8)
 			randomFill(r, packed)
 			elems := make([]byte, n)
