@@ -250,47 +250,70 @@ func (c *Converter) convertHalves(dst, src []byte, n int) {
 	}
 }
 
-// halvesWords converts whole words of four lanes until one has a lane the word
-// conversion does not take (all must be zero or normal in both formats), and returns
-// the elements it converted. The lane arithmetic is written out: as functions it is
-// over the inliner's budget, and the calls cost as much as the work.
+// halvesWords converts blocks of 64 elements, four lanes of a word at a time, until a
+// word has a lane the word conversion does not take, and returns the elements it
+// converted. The blocks work over array pointers, so that the compiler keeps the lane
+// arithmetic in registers and drops the bounds checks.
 func halvesWords(dst, src []byte, toF16 bool) int {
-	const (
-		ones  = 0x0001_0001_0001_0001 // one in each 16-bit lane
-		signs = 0x8000 * ones
-	)
-	n := min(len(src), len(dst)) / 8 * 8
-	src, dst = src[:n], dst[:n]
 	i := 0
-	if toF16 {
-		for ; i < n; i += 8 {
-			x := le.Uint64(src[i:])
-			v := x &^ signs
-			z := ^(v + 0x7fff*ones) & signs // sign bit set in zero lanes
-			ge := v + (0x8000-0x3880)*ones  // exponent ≥ 113
-			gt := v + (0x8000-0x4780)*ones  // exponent ≥ 143
-			if (ge&^gt|z)&signs != signs {
-				break
-			}
-			v |= z >> 15 * 0x3800 // zero lanes rebias to zero
-			le.PutUint64(dst[i:], x&signs|(v-0x3800*ones)<<3)
+	for ; len(src)-i >= 128 && len(dst)-i >= 128; i += 128 {
+		var done int
+		if toF16 {
+			done = bf16ToF16Block((*[128]byte)(dst[i:]), (*[128]byte)(src[i:]))
+		} else {
+			done = f16ToBF16Block((*[128]byte)(dst[i:]), (*[128]byte)(src[i:]))
 		}
-		return i / 2
-	}
-	for ; i < n; i += 8 {
-		x := le.Uint64(src[i:])
-		v := x &^ signs
-		z := ^(v + 0x7fff*ones) & signs
-		ge := v + (0x8000-0x0400)*ones  // normal or more
-		inf := v + (0x8000-0x7c00)*ones // Inf or NaN
-		if (ge&^inf|z)&signs != signs {
-			break
+		if done < 128 {
+			return (i + done) / 2
 		}
-		// Drop three mantissa bits to nearest even; the exponent moves up by 112.
-		r := (v+3*ones+v>>3&ones)>>3&(0x1fff*ones) + 0x3800*ones
-		le.PutUint64(dst[i:], x&signs|r&^(z>>15*0xffff))
 	}
 	return i / 2
+}
+
+const (
+	ones16  = 0x0001_0001_0001_0001 // one in each 16-bit lane
+	signs16 = 0x8000 * ones16
+)
+
+// bf16ToF16Block converts 64 elements a word at a time, if every lane is zero or has
+// an exponent in 113…142 (f16's normal range: exact), and returns the bytes it did.
+//
+//go:noinline
+func bf16ToF16Block(dst, src *[128]byte) int {
+	for i := 0; i < 128; i += 8 {
+		x := le.Uint64(src[i:])
+		v := x &^ signs16
+		z := ^(v + 0x7fff*ones16) & signs16 // sign bit set in zero lanes
+		ge := v + (0x8000-0x3880)*ones16    // exponent ≥ 113
+		gt := v + (0x8000-0x4780)*ones16    // exponent ≥ 143
+		if (ge&^gt|z)&signs16 != signs16 {
+			return i
+		}
+		v |= z >> 15 * 0x3800 // zero lanes rebias to zero
+		le.PutUint64(dst[i:], x&signs16|(v-0x3800*ones16)<<3)
+	}
+	return 128
+}
+
+// f16ToBF16Block converts 64 elements a word at a time, if every lane is zero or
+// normal, dropping three mantissa bits to nearest even, and returns the bytes it did.
+//
+//go:noinline
+func f16ToBF16Block(dst, src *[128]byte) int {
+	for i := 0; i < 128; i += 8 {
+		x := le.Uint64(src[i:])
+		v := x &^ signs16
+		z := ^(v + 0x7fff*ones16) & signs16
+		ge := v + (0x8000-0x0400)*ones16  // normal or more
+		inf := v + (0x8000-0x7c00)*ones16 // Inf or NaN
+		if (ge&^inf|z)&signs16 != signs16 {
+			return i
+		}
+		// The exponent moves up by 112.
+		r := (v+3*ones16+v>>3&ones16)>>3&(0x1fff*ones16) + 0x3800*ones16
+		le.PutUint64(dst[i:], x&signs16|r&^(z>>15*0xffff))
+	}
+	return 128
 }
 
 // half converts element i between bf16 and f16 through its exact f32 value unless it
