@@ -344,8 +344,11 @@ func (c *Converter) half(dst, src []byte, i int, toF16 bool) bool {
 var directLoops = map[[2]layout.DType]func(dst, src []byte, n int) bool{
 	{layout.F32, layout.F64}: func(dst, src []byte, n int) bool {
 		src, dst = src[:8*n], dst[:4*n]
-		nan := false
-		for i := range n {
+		nan, i := false, 0
+		for ; i+32 <= n; i += 32 {
+			nan = f64ToF32Block((*[128]byte)(dst[4*i:]), (*[256]byte)(src[8*i:])) || nan
+		}
+		for ; i < n; i++ {
 			f := math.Float64frombits(le.Uint64(src[8*i:]))
 			nan = nan || f != f
 			le.PutUint32(dst[4*i:], math.Float32bits(float32(f)))
@@ -394,6 +397,19 @@ var directLoops = map[[2]layout.DType]func(dst, src []byte, n int) bool{
 		}
 		return true
 	},
+}
+
+// f64ToF32Block converts 32 elements; in a block over array pointers the loop loses its
+// bounds checks (f64 → f32 1.5–2× faster, BenchmarkConverter in alternating runs).
+//
+//go:noinline
+func f64ToF32Block(dst *[128]byte, src *[256]byte) (nan bool) {
+	for i := 0; i < 32; i++ {
+		f := math.Float64frombits(le.Uint64(src[8*i:]))
+		nan = nan || f != f
+		le.PutUint32(dst[4*i:], math.Float32bits(float32(f)))
+	}
+	return nan
 }
 
 // decode reads m source elements into vals: float64 bits for floats (exact), the
