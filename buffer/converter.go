@@ -13,13 +13,13 @@ import (
 // exactly the bits of [ConvertElement] (stored as [Widen] stores them), in a nanosecond
 // or a few per element instead of tens: byte-wide sources through a 256-entry table
 // made with ConvertElement itself, bf16 ↔ f16 by rebiasing exponents four lanes a word,
-// f64 → f32/bf16, s64 → s32 and f32 ↔ s32 in one-pass loops, the other common types in two
-// typed passes over chunks of a run (decode to float64 or a 64-bit integer, which holds
-// every value exactly, then encode; 16-bit floats are rounded from float64 through f32
-// rounded to odd, so once). The elements those paths would not get exactly (NaNs,
-// integers beyond 2^53 going to a float) and the uncommon pairs (f8 destinations of
-// wider types, types stored wider than they are) go through ConvertElement. A
-// Converter is immutable and safe for concurrent use.
+// f64 → f32/bf16, f32 → f64, s64 → s32 and f32 ↔ s32 in one-pass loops, the other
+// common types in two typed passes over chunks of a run (decode to float64 or a 64-bit
+// integer, which holds every value exactly, then encode). 16-bit floats are rounded
+// from float64 through f32 rounded to odd, so once. The elements those paths would not
+// get exactly (NaNs, integers beyond 2^53 going to a float) and the uncommon pairs (f8
+// destinations of wider types, types stored wider than they are) go through
+// ConvertElement. A Converter is immutable and safe for concurrent use.
 type Converter struct {
 	dt, st       layout.DType
 	dbits, sbits int
