@@ -33,7 +33,7 @@ func (p *Plan) run(dst, src []byte) {
 	if w <= 1 {
 		p.runRange(dst, src, 0, total)
 	} else {
-		p.parallel(dst, src, total, w)
+		parallel(p.runPart, dst, src, total, w)
 	}
 	if p.opts.pad != padLeave {
 		p.pad(dst, p.dstExpanded(), p.dst.FootprintElements())

@@ -32,11 +32,12 @@ type Plan struct {
 	kern    kernel
 	chunks  int64 // iterations of the outer loops
 	ragged  []bool
-	stream  bool        // non-temporal stores: copy runs, transposes
-	prefill bool        // some dims are table loops: padding is written before the data
-	scratch chan []byte // free buffers for converting transposes and packings (nil: none needed)
-	via     *via        // two passes through row-major, when better than this plan's own loops
-	bytes   *bytewise   // sub-byte elements: unpacked to bytes, planned on those, packed back
+	stream  bool                                // non-temporal stores: copy runs, transposes
+	prefill bool                                // some dims are table loops: padding is written before the data
+	scratch chan []byte                         // free buffers for converting transposes and packings (nil: none needed)
+	runPart func(dst, src []byte, lo, hi int64) // runRange, as a value made once for the worker pool
+	via     *via                                // two passes through row-major, when better than this plan's own loops
+	bytes   *bytewise                           // sub-byte elements: unpacked to bytes, planned on those, packed back
 }
 
 // NewPlan compiles a relayout from src's layout to dst's. The logical dims must be equal;
@@ -73,6 +74,7 @@ func newPlan(dst, src layout.Shape, opts []Option) (*Plan, error) {
 		return nil, fmt.Errorf("%w: cannot convert %s to %s", ErrShape, src.DType, dst.DType)
 	}
 	p := &Plan{dst: di, src: si, dt: dst.DType, st: src.DType, dbits: di.ElementBits(), sbits: si.ElementBits(), opts: o}
+	p.runPart = p.runRange
 	for _, b := range []int{p.dbits, p.sbits} {
 		if b > 8 && b != 16 && b != 32 && b != 64 && b != 128 {
 			return nil, fmt.Errorf("%w: %d-bit elements are not addressable (E(n) must be below 8 or the type's width)", ErrShape, b)

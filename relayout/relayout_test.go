@@ -324,6 +324,16 @@ func TestSubByte(t *testing.T) {
 		{"s4[%d,%d]{1,0:E(4)}", "f32[%d,%d]{0,1}", "unpack+transpose"},
 	}, pairCase{stream: true}, pairCase{opts: []Option{WithPadLeave(), WithBlockBytes(256)}},
 		pairCase{opts: []Option{WithPadValue(-1), WithWorkers(3)}})
+	// Arrays large enough that the unpack and pack passes split over the workers.
+	r := rand.New(rand.NewPCG(23, 24))
+	for _, c := range [][2]string{
+		{"s4[700,1030]{1,0:T(64,128)(8,1)E(4)}", "s4[700,1030]{1,0:E(4)}"},
+		{"u2[700,1030]{1,0:E(2)}", "u2[700,1030]{0,1:T(8,128)E(2)}"},
+	} {
+		for _, opts := range [][]Option{{WithWorkers(3)}, {WithWorkers(2), WithPadLeave()}} {
+			checkPair(t, r, pairCase{dst: layout.MustParse(c[0]), src: layout.MustParse(c[1]), opts: opts}, simd.Default().Name)
+		}
+	}
 }
 
 // TestPackUnpack round-trips w-bit elements through unpack and pack, and checks that
@@ -506,7 +516,8 @@ func TestCopyDoesNotAllocate(t *testing.T) {
 		{"bf16[250,300]{0,1:T(8,128)(2,1)}", "f32[250,300]"}, {"f32[600,700]{0,1}", "bf16[600,700]"},
 		{"f32[250,300]", "bf16[250,300]{0,1:T(8,128)(2,1)}"},
 		{"bf16[250,300]{1,0:T(8,128)(2,1)}", "f16[250,300]"}, {"f64[250,300]", "bf16[250,300]{1,0:T(8,128)(2,1)}"},
-		{"s4[250,300]{1,0:T(64,128)(8,1)E(4)}", "s4[250,300]{1,0:E(4)}"}} {
+		{"s4[250,300]{1,0:T(64,128)(8,1)E(4)}", "s4[250,300]{1,0:E(4)}"},
+		{"s4[700,1030]{1,0:T(64,128)(8,1)E(4)}", "s4[700,1030]{1,0:E(4)}"}} { // passes split over workers
 		for _, workers := range []int{1, 2} {
 			dst, src := layout.MustParse(c[0]), layout.MustParse(c[1])
 			p, err := NewPlan(dst, src, WithWorkers(workers))

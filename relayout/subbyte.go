@@ -18,6 +18,9 @@ type bytewise struct {
 	sn, dn       int64          // footprint elements
 	leave        bool           // padding is left alone: unpack the destination first
 	bufs         chan [2][]byte // free unpacked source and destination (see getScratch)
+	workers      int64
+	// The passes' parts for the worker pool, over packed bytes: made once (see parallel).
+	unpackSrc, unpackDst, packDst func(dst, src []byte, lo, hi int64)
 }
 
 // planBytewise returns the bytewise plan for dst ← src when either side packs elements
@@ -38,7 +41,10 @@ func planBytewise(p *Plan, dst, src layout.Shape, opts []Option) *bytewise {
 		return nil
 	}
 	b := &bytewise{inner: inner, sbits: p.sbits, dbits: p.dbits, sn: p.src.FootprintElements(), dn: p.dst.FootprintElements(),
-		leave: p.opts.pad == padLeave, bufs: make(chan [2][]byte, 1)}
+		leave: p.opts.pad == padLeave, bufs: make(chan [2][]byte, 1), workers: int64(p.opts.workers)}
+	b.unpackSrc = func(out, in []byte, lo, hi int64) { unpackPart(out, in, b.sbits, lo, hi) }
+	b.unpackDst = func(out, in []byte, lo, hi int64) { unpackPart(out, in, b.dbits, lo, hi) }
+	b.packDst = func(out, in []byte, lo, hi int64) { packPart(out, in, b.dbits, lo, hi) }
 	b.bufs <- b.newBufs() // made now, so that Copy does not allocate
 	return b
 }
@@ -75,22 +81,45 @@ func (b *bytewise) run(dst, src []byte) {
 	s, d := src, dst
 	if b.sbits < 8 {
 		s = bufs[0]
-		unpack(s, src, b.sbits)
+		b.split(b.unpackSrc, s, src)
 	}
 	if b.dbits < 8 {
 		d = bufs[1]
 		if b.leave {
-			unpack(d, dst, b.dbits)
+			b.split(b.unpackDst, d, dst)
 		}
 	}
 	b.inner.copyBytes(d, s)
 	if b.dbits < 8 {
-		pack(dst, d, b.dbits)
+		b.split(b.packDst, dst, d)
 	}
 	select {
 	case b.bufs <- bufs:
 	default:
 	}
+}
+
+// split runs a pass over the packed bytes of packed (the pass's first or second
+// argument) on the plan's workers, in parts of 64 KiB or more.
+func (b *bytewise) split(part func(dst, src []byte, lo, hi int64), dst, src []byte) {
+	bytes := int64(min(len(dst), len(src)))
+	if w := min(b.workers, bytes>>16); w > 1 {
+		parallel(part, dst, src, bytes, w)
+	} else {
+		part(dst, src, 0, bytes)
+	}
+}
+
+// unpackPart unpacks the elements of packed bytes [lo, hi) of in into out; packPart
+// packs the elements of out's bytes [lo, hi) from in.
+func unpackPart(out, in []byte, w int, lo, hi int64) {
+	per := int64(8 / w)
+	unpack(out[lo*per:min(hi*per, int64(len(out)))], in[lo:hi], w)
+}
+
+func packPart(out, in []byte, w int, lo, hi int64) {
+	per := int64(8 / w)
+	pack(out[lo:hi], in[lo*per:min(hi*per, int64(len(in)))], w)
 }
 
 // spread[w] maps a byte of w-bit elements to its 8/w elements, one a byte, as the low

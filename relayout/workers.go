@@ -12,7 +12,7 @@ import (
 // runtime allocate a waiter record whenever a GC had emptied its caches: the benchmark
 // saw 0.25 allocations per 2-worker copy.
 type task struct {
-	p        *Plan
+	part     func(dst, src []byte, lo, hi int64) // a plan's runRange, or another pass's part
 	dst, src []byte
 	lo, hi   int64
 	pending  *atomic.Int64
@@ -32,15 +32,16 @@ func ensureWorkers(n int) {
 	for ; poolSize < n; poolSize++ {
 		go func() {
 			for t := range tasks {
-				t.p.runRange(t.dst, t.src, t.lo, t.hi)
+				t.part(t.dst, t.src, t.lo, t.hi)
 				t.pending.Add(-1)
 			}
 		}()
 	}
 }
 
-// parallel runs [0, total) as w contiguous parts, the first on the calling goroutine.
-func (p *Plan) parallel(dst, src []byte, total, w int64) {
+// parallel runs part on [0, total) as w contiguous ranges, the first on the calling
+// goroutine. part is a method value made once per plan (a new one would allocate).
+func parallel(part func(dst, src []byte, lo, hi int64), dst, src []byte, total, w int64) {
 	ensureWorkers(int(w - 1))
 	var pending *atomic.Int64
 	select {
@@ -50,9 +51,9 @@ func (p *Plan) parallel(dst, src []byte, total, w int64) {
 	}
 	pending.Store(w - 1)
 	for i := int64(1); i < w; i++ {
-		tasks <- task{p, dst, src, total * i / w, total * (i + 1) / w, pending}
+		tasks <- task{part, dst, src, total * i / w, total * (i + 1) / w, pending}
 	}
-	p.runRange(dst, src, 0, total/w)
+	part(dst, src, 0, total/w)
 	for pending.Load() > 0 {
 		runtime.Gosched()
 	}
