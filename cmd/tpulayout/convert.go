@@ -53,9 +53,9 @@ then applies to the floating-point tensors only.
 Large inputs are memory-mapped and converted in bands of rows so that memory use stays
 bounded: bands of OUT's majormost dim, read from IN's rows when it is majormost there
 too, or gathered from a row-major IN for an OUT of 512 MiB or more (a transposing
-device layout; the reverse job converts it in one piece). Stdout gets the shape of OUT (with
---all, one line per tensor); progress goes to stderr when it is a terminal, or with
---progress.`,
+device layout; the reverse job converts it in one piece). Stdout gets the shape of
+OUT (with --all, one line per tensor); progress goes to stderr when it is a terminal,
+or with --progress.`,
 	define: func(fs *flag.FlagSet) func([]string, io.Writer) error {
 		c := &convertFlags{}
 		fs.StringVar(&c.to, "to", "", "the `LAYOUT` of OUT: a shape, a layout {…} alone, a dtype, or tpu:GEN")
