@@ -13,12 +13,9 @@ import (
 // the kernels of 8-bit types, where the direct plan takes sub-byte elements one by one
 // (s4 → T(64,128)(8,1)E(4): 0.03 GB/s).
 type bytewise struct {
-	inner        *Plan
+	inner        *Plan          // the same footprints and options, on bytes
 	sbits, dbits int            // the sides' element widths: below 8 is packed
-	sn, dn       int64          // footprint elements
-	leave        bool           // padding is left alone: unpack the destination first
 	bufs         chan [2][]byte // free unpacked source and destination (see getScratch)
-	workers      int64
 	// The passes' parts for the worker pool, over packed bytes: made once (see parallel).
 	unpackSrc, unpackDst, packDst func(dst, src []byte, lo, hi int64)
 }
@@ -40,8 +37,7 @@ func planBytewise(p *Plan, dst, src layout.Shape, opts []Option) *bytewise {
 		inner.src.FootprintElements() != p.src.FootprintElements() || inner.dst.FootprintElements() != p.dst.FootprintElements() {
 		return nil
 	}
-	b := &bytewise{inner: inner, sbits: p.sbits, dbits: p.dbits, sn: p.src.FootprintElements(), dn: p.dst.FootprintElements(),
-		leave: p.opts.pad == padLeave, bufs: make(chan [2][]byte, 1), workers: int64(p.opts.workers)}
+	b := &bytewise{inner: inner, sbits: p.sbits, dbits: p.dbits, bufs: make(chan [2][]byte, 1)}
 	b.unpackSrc = func(out, in []byte, lo, hi int64) { unpackPart(out, in, b.sbits, lo, hi) }
 	b.unpackDst = func(out, in []byte, lo, hi int64) { unpackPart(out, in, b.dbits, lo, hi) }
 	b.packDst = func(out, in []byte, lo, hi int64) { packPart(out, in, b.dbits, lo, hi) }
@@ -51,10 +47,10 @@ func planBytewise(p *Plan, dst, src layout.Shape, opts []Option) *bytewise {
 
 func (b *bytewise) newBufs() (bufs [2][]byte) {
 	if b.sbits < 8 {
-		bufs[0] = make([]byte, b.sn)
+		bufs[0] = make([]byte, b.inner.src.FootprintElements())
 	}
 	if b.dbits < 8 {
-		bufs[1] = make([]byte, b.dn)
+		bufs[1] = make([]byte, b.inner.dst.FootprintElements())
 	}
 	return bufs
 }
@@ -85,7 +81,7 @@ func (b *bytewise) run(dst, src []byte) {
 	}
 	if b.dbits < 8 {
 		d = bufs[1]
-		if b.leave {
+		if b.inner.opts.pad == padLeave { // padding is left alone: start from the destination's
 			b.split(b.unpackDst, d, dst)
 		}
 	}
@@ -103,7 +99,7 @@ func (b *bytewise) run(dst, src []byte) {
 // argument) on the plan's workers, in parts of 64 KiB or more.
 func (b *bytewise) split(part func(dst, src []byte, lo, hi int64), dst, src []byte) {
 	bytes := int64(min(len(dst), len(src)))
-	if w := min(b.workers, bytes>>16); w > 1 {
+	if w := min(int64(b.inner.opts.workers), bytes>>16); w > 1 {
 		parallel(part, dst, src, bytes, w)
 	} else {
 		part(dst, src, 0, bytes)

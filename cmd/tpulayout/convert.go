@@ -668,7 +668,7 @@ func (b *bands) run(f *os.File, base int64, src *buffer.Buffer, prog *progress, 
 		var in []byte
 		if b.gather {
 			in = slab[:sn]
-			b.gatherBand(in, src, k*b.rows, plan.SrcBytes()/max(1, b.outer(src)))
+			b.gatherBand(in, src, k*b.rows)
 		} else {
 			in = src.Data[sOff : sOff+sn]
 		}
@@ -687,27 +687,23 @@ func (b *bands) run(f *os.File, base int64, src *buffer.Buffer, prog *progress, 
 	return nil
 }
 
-// outer is the number of slabs a gathered band has: the product of the dims before d.
-func (b *bands) outer(src *buffer.Buffer) int64 {
-	n := int64(1)
-	for _, x := range src.Shape.Dims[:b.d] {
-		n *= x
-	}
-	return n
-}
-
 // gatherBand copies the band of a row-major src that starts at row c0 of dim d into
-// slab, row-major: one run of run bytes for each index of the dims before d. Each band
-// touches every page of a mapped src (the runs may be shorter than a page, and the
-// kernel maps the pages around each one it faults in), so they are released every
-// releaseBytes as the copy goes; the next band reads them again from the page cache.
-func (b *bands) gatherBand(slab []byte, src *buffer.Buffer, c0, run int64) {
-	stride := int64(len(src.Data)) / b.outer(src) // bytes of one index of the dims before d
+// slab, row-major: one run for each index of the dims before d. Each band touches every
+// page of a mapped src (the runs may be shorter than a page, and the kernel maps the
+// pages around each one it faults in), so they are released every releaseBytes as the
+// copy goes; the next band reads them again from the page cache.
+func (b *bands) gatherBand(slab []byte, src *buffer.Buffer, c0 int64) {
+	outer := int64(1) // the runs: the product of the dims before d
+	for _, x := range src.Shape.Dims[:b.d] {
+		outer *= x
+	}
+	run := int64(len(slab)) / outer
+	stride := int64(len(src.Data)) / outer // bytes of one index of the dims before d
 	skip := stride / src.Shape.Dims[b.d] * c0
 	var done int64 // src bytes released so far
-	for o := range b.outer(src) {
+	for o := range outer {
 		copy(slab[o*run:(o+1)*run], src.Data[o*stride+skip:])
-		if end := (o + 1) * stride; src.Mapped() && (end-done >= releaseBytes || o == b.outer(src)-1) {
+		if end := (o + 1) * stride; src.Mapped() && (end-done >= releaseBytes || o == outer-1) {
 			releasePages(src.Data[done:end])
 			done = end
 		}
