@@ -559,7 +559,8 @@ func TestConvertProgress(t *testing.T) {
 	if code != 0 || errOut != "" || got != "f32[20,300]{1,0:T(8,128)}\n" {
 		t.Errorf("convert --progress: exit %d, stdout %q, stderr %q", code, got, errOut)
 	}
-	if p := prog.String(); !strings.HasPrefix(p, "\rconvert: ") || !strings.Contains(p, "36.00 KiB of 36.00 KiB (100%)") || !strings.HasSuffix(p, "\n") {
+	// Not a terminal: one line per band, no "\r".
+	if p := prog.String(); !strings.HasPrefix(p, "convert: ") || strings.Contains(p, "\r") || !strings.HasSuffix(p, "convert: 36.00 KiB of 36.00 KiB (100%)\n") || strings.Count(p, "\n") < 3 {
 		t.Errorf("progress output %q", p)
 	}
 	// Without --progress, and with a writer that is not a terminal: nothing.
