@@ -476,7 +476,7 @@ func TestConvertErrors(t *testing.T) {
 		{[]string{"convert", in, out, "--to", "bf16[20,300,1]"}, []string{"dims [20,300,1]", "[20,300]"}},
 		{[]string{"convert", in, out, "--to", "c64[20,300]"}, []string{"cannot convert", "f32", "c64"}},
 		{[]string{"convert", in, out, "--to", "tpu:v5e", "--dtype", "c64"}, []string{"c64"}},
-		{[]string{"convert", in, out, "--to", "tpu:v99"}, []string{`bad --to "tpu:v99"`}},
+		{[]string{"convert", in, out, "--to", "tpu:v99"}, []string{`bad --to "tpu:v99"`, "(known: v2, v3, v4, v5e, v5p, v6e, 7x, 8i, 8t)"}},
 		{[]string{"convert", in, out, "--to", "tpu:v5e", "--dtype", "float"}, []string{`unknown --dtype "float"`}},
 		{[]string{"convert", in, out, "--to", good, "--dtype", "f32"}, []string{"disagree"}},
 		{[]string{"convert", in, out, "--to", good, "--pad", "some"}, []string{`bad --pad "some"`}},

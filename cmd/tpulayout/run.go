@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/tpulayout/tpulayout/tpu"
 )
 
 // Exit statuses.
@@ -206,6 +208,7 @@ func printUsage(w io.Writer) {
 	}
 	fmt.Fprintf(w, "  tpulayout %-*s  %s\n", width, "help [VERB]", "print this help, or a verb's")
 	fmt.Fprintf(w, "\nQuote SHAPE for the shell. Flags may come before or after the arguments.\n")
+	fmt.Fprintf(w, "TPU generations (tpu:GEN, --gen GEN): %s.\n", tpu.GenerationNames())
 	fmt.Fprintf(w, "Exit status: 0 on success, 1 when validate finds mismatches, 2 on bad usage or input,\n130 when interrupted (SIGINT or SIGTERM; temporary output is removed).\n")
 }
 
@@ -218,6 +221,9 @@ func printVerbUsage(w io.Writer, v *verb, fs *flag.FlagSet) {
 		fs.SetOutput(w)
 		fs.PrintDefaults()
 		fs.SetOutput(io.Discard)
+	}
+	if strings.Contains(v.synopsis+v.detail, "GEN") || fs.Lookup("gen") != nil {
+		fmt.Fprintf(w, "\nTPU generations (GEN): %s.\n", tpu.GenerationNames())
 	}
 }
 

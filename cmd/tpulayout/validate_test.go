@@ -273,7 +273,7 @@ func TestValidateErrors(t *testing.T) {
 		{[]string{"validate", goodBF16, "--layout", bf16Layout, "--ref", goodBF16}, []string{"raw bytes", "--ref-shape"}},
 		{[]string{"validate", goodBF16, "--layout", bf16Layout, "--ref", refF32, "--ref-shape", "f32[20,300]"}, []string{"--ref-shape is for a raw REF"}},
 		{[]string{"validate", goodBF16, "--layout", bf16Layout, "--ref", goodBF16, "--ref-shape", "f32[20,300]"}, []string{"REF", "24000 bytes"}},
-		{[]string{"validate", goodBF16, "--layout", bf16Layout, "--ref", refF32, "--gen", "v99"}, []string{`bad --gen "v99"`}},
+		{[]string{"validate", goodBF16, "--layout", bf16Layout, "--ref", refF32, "--gen", "v99"}, []string{`bad --gen "v99"`, "(known: v2, v3, v4, v5e, v5p, v6e, 7x, 8i, 8t)"}},
 		{[]string{"validate", goodBF16, "--layout", bf16Layout, "--ref", refF32, "--tensor", "x"}, []string{"--tensor"}},
 		{[]string{"validate", c64, "--layout", "c64[20,300]", "--ref", refF32}, []string{"cannot compare", "c64"}},
 	}
