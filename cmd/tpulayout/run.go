@@ -41,6 +41,7 @@ var verbs = []*verb{
 	showVerb,
 	convertVerb,
 	validateVerb,
+	versionVerb,
 }
 
 func lookupVerb(name string) *verb {
@@ -86,6 +87,8 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	switch name {
 	case "help", "-h", "-help", "--help":
 		return runHelp(rest, stdout, stderr)
+	case "-version", "--version":
+		name = versionVerb.name
 	}
 	v := lookupVerb(name)
 	if v == nil {
@@ -111,7 +114,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		msg := oneLine(err.Error())
 		var ue *usageError
 		if errors.As(err, &ue) {
-			msg += fmt.Sprintf(" (usage: tpulayout %s %s)", v.name, v.synopsis)
+			msg += fmt.Sprintf(" (usage: %s)", strings.TrimSpace("tpulayout "+v.name+" "+v.synopsis))
 		}
 		fmt.Fprintf(stderr, "%s: %s\n", prefix, msg)
 		var m *mismatch
@@ -204,7 +207,7 @@ func printUsage(w io.Writer) {
 		width = max(width, len(v.name)+1+len(v.synopsis))
 	}
 	for _, v := range verbs {
-		fmt.Fprintf(w, "  tpulayout %-*s  %s\n", width, v.name+" "+v.synopsis, v.summary)
+		fmt.Fprintf(w, "  tpulayout %-*s  %s\n", width, strings.TrimSpace(v.name+" "+v.synopsis), v.summary)
 	}
 	fmt.Fprintf(w, "  tpulayout %-*s  %s\n", width, "help [VERB]", "print this help, or a verb's")
 	fmt.Fprintf(w, "\nQuote SHAPE for the shell. Flags may come before or after the arguments.\n")
@@ -213,7 +216,7 @@ func printUsage(w io.Writer) {
 }
 
 func printVerbUsage(w io.Writer, v *verb, fs *flag.FlagSet) {
-	fmt.Fprintf(w, "Usage: tpulayout %s %s\n\n%s\n", v.name, v.synopsis, v.detail)
+	fmt.Fprintf(w, "Usage: %s\n\n%s\n", strings.TrimSpace("tpulayout "+v.name+" "+v.synopsis), v.detail)
 	n := 0
 	fs.VisitAll(func(*flag.Flag) { n++ })
 	if n > 0 {
