@@ -65,6 +65,7 @@ or with --progress.`,
 		fs.BoolVar(&c.all, "all", false, "convert every tensor of a .safetensors IN into the directory OUT")
 		fs.StringVar(&c.pad, "pad", "zero", "what OUT's padding holds, `PAD`: zero, leave (not written), or a number")
 		fs.BoolVar(&c.progress, "progress", false, "show progress on stderr even when it is not a terminal")
+		fs.StringVar(&c.view, "view", "", "read IN's elements as `T`, a type of the same width, bit for bit (a u16 .npy holding bf16 bits: --view bf16)")
 		return func(pos []string, w io.Writer) error {
 			if err := needArgs(pos, "IN", "OUT"); err != nil {
 				return err
@@ -81,6 +82,7 @@ var bandBytes int64 = 64 << 20
 type convertFlags struct {
 	to, from, dtype, tensor, pad string
 	all, progress                bool
+	view                         string
 }
 
 // fileKind is what a file holds, judged by its name.
@@ -122,6 +124,9 @@ func (c *convertFlags) run(in, out string, w io.Writer) error {
 		if c.tensor != "" {
 			return usagef("--all and --tensor exclude each other")
 		}
+		if c.view != "" {
+			return usagef("--view reads one array; with --all, store the tensors in their own dtype (safetensors has bf16)")
+		}
 		return c.runAll(in, out, padOpt, w)
 	}
 	if err := checkOut(out, in); err != nil {
@@ -139,9 +144,15 @@ func (c *convertFlags) run(in, out string, w io.Writer) error {
 		return err
 	}
 	defer src.Close()
+	if src, err = viewArray(src, c.view, "IN", in); err != nil {
+		return err
+	}
 	dst, err := resolveTarget(c.to, c.dtype, src.Shape, outKind, false)
 	if err != nil {
 		return err
+	}
+	if note := viewNote(src.DType(), dst.DType); note != "" && c.view == "" {
+		fmt.Fprintf(progressOut, "tpulayout convert: %s\n", note)
 	}
 	hdr, err := hostHeader(outKind, out, dst, outTensorName(c.tensor, name))
 	if err != nil {

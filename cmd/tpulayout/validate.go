@@ -58,6 +58,7 @@ be compared are bad input: exit 2.`,
 		fs.IntVar(&v.max, "max", 20, "list at most `N` mismatches")
 		fs.BoolVar(&v.asJSON, "json", false, "print the report as JSON")
 		fs.BoolVar(&v.progress, "progress", false, "show progress on stderr even when it is not a terminal")
+		fs.StringVar(&v.view, "view", "", "read REF's elements as `T`, a type of the same width, bit for bit (a u16 .npy holding bf16 bits: --view bf16)")
 		return func(pos []string, w io.Writer) error {
 			if err := needArgs(pos, "DUMP"); err != nil {
 				return err
@@ -72,6 +73,7 @@ type validateFlags struct {
 	tol                                tolerance
 	checkPadding, asJSON, progress     bool
 	max                                int
+	view                               string
 }
 
 // tolerance is the --tol flag: ulp=N, abs=X, rel=X, comma-joined or repeated.
@@ -240,6 +242,9 @@ func (v *validateFlags) run(dumpPath string, w io.Writer) error {
 		return err
 	}
 	defer ref.Close()
+	if ref, err = viewArray(ref, v.view, "REF", v.ref); err != nil {
+		return err
+	}
 	if !slices.Equal(ref.Dims(), ix.Dims()) {
 		return fmt.Errorf("REF %s is %s, but --layout %s has dims %s",
 			v.ref, layout.NewShape(ref.DType(), ref.Dims()...), ix.Shape(), fmtDims(ix.Dims()))
