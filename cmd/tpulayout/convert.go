@@ -65,6 +65,7 @@ or with --progress.`,
 		fs.BoolVar(&c.all, "all", false, "convert every tensor of a .safetensors IN into the directory OUT")
 		fs.StringVar(&c.pad, "pad", "zero", "what OUT's padding holds, `PAD`: zero, leave (not written), or a number")
 		fs.BoolVar(&c.progress, "progress", false, "show progress on stderr even when it is not a terminal")
+		fs.BoolVar(&c.force, "force", false, "with --all, replace an existing OUT directory of an earlier --all, atomically")
 		fs.StringVar(&c.view, "view", "", "read IN's elements as `T`, a type of the same width, bit for bit (a u16 .npy holding bf16 bits: --view bf16)")
 		return func(pos []string, w io.Writer) error {
 			if err := needArgs(pos, "IN", "OUT"); err != nil {
@@ -83,6 +84,7 @@ type convertFlags struct {
 	to, from, dtype, tensor, pad string
 	all, progress                bool
 	view                         string
+	force                        bool
 }
 
 // fileKind is what a file holds, judged by its name.
@@ -113,6 +115,9 @@ func (c *convertFlags) run(in, out string, w io.Writer) error {
 	padOpt, err := padOption(c.pad)
 	if err != nil {
 		return err
+	}
+	if c.force && !c.all {
+		return usagef("--force replaces the OUT directory of --all; a single OUT file is always replaced, atomically")
 	}
 	if c.from != "" && inKind != kindRaw {
 		return usagef("--from is for a raw IN; %s is a %s file with its own dtype and shape", in, inKind)
@@ -768,12 +773,16 @@ func (c *convertFlags) runAll(in, out string, padOpt relayout.Option, w io.Write
 	if !strings.HasPrefix(c.to, "tpu:") && !strings.HasPrefix(strings.TrimSpace(c.to), "{") {
 		return usagef("--all takes --to tpu:GEN or a layout alone such as '{1,0:T(8,128)}', not %q, since tensors differ in shape", c.to)
 	}
-	if st, err := os.Stat(out); err == nil {
+	if c.force {
+		if err := checkReplace(out, in); err != nil {
+			return err
+		}
+	} else if st, err := os.Stat(out); err == nil {
 		if !st.IsDir() {
 			return fmt.Errorf("cannot write OUT %s: with --all OUT is a new directory, and this is a file", out)
 		}
 		if ents, err := os.ReadDir(out); err != nil || len(ents) > 0 {
-			return fmt.Errorf("cannot write OUT %s: with --all OUT is a new directory, and this one is not empty", out)
+			return fmt.Errorf("cannot write OUT %s: with --all OUT is a new directory, and this one is not empty (--force replaces an earlier --all output)", out)
 		}
 	}
 	if _, err := os.Stat(in); err != nil {
@@ -846,8 +855,7 @@ func (c *convertFlags) runAll(in, out string, padOpt relayout.Option, w io.Write
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return fmt.Errorf("cannot write OUT %s: %s", out, fileErr(err))
 	}
-	os.Remove(out) // an empty directory, checked above; the rename needs it gone
-	if err := os.Rename(tmp, out); err != nil {
+	if err := c.place(tmp, out); err != nil {
 		return fmt.Errorf("cannot write OUT %s: %s", out, fileErr(err))
 	}
 	done = true
