@@ -42,6 +42,7 @@ var verbs = []*verb{
 	convertVerb,
 	validateVerb,
 	versionVerb,
+	completionVerb,
 }
 
 func lookupVerb(name string) *verb {

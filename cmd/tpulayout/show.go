@@ -17,7 +17,7 @@ const (
 
 var showVerb = &verb{
 	name:     "show",
-	synopsis: "SHAPE [--svg FILE] [--rows A:B] [--cols C:D] [--max N] [--max-slices N]",
+	synopsis: "SHAPE [--rows A:B --cols C:D] [--svg FILE]",
 	summary:  "the grid of element offsets, in the terminal or as an SVG figure",
 	detail: `Show prints the element offset of every logical element as a grid: rows are the
 second-minor logical dim and columns the minor one. Arrays of rank 3 and more print one
