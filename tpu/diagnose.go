@@ -111,7 +111,7 @@ type arrangement struct {
 	// stored bits, instead of the reference converted to the image's type.
 	expect func(ref uint64) uint64
 	// match, when set, replaces bit equality.
-	match func(got, want uint64) bool
+	match      func(got, want uint64) bool
 	conversion bool // a conversion mistake, not a placement
 	// fp fingerprints the positions and expected bits over the examined elements: two
 	// candidates with the same fingerprint are one hypothesis under two names.
