@@ -36,6 +36,9 @@ const (
 	// ArrF32: 32-bit floats where 16-bit ones were expected, in the f32 device tiling
 	// or untiled; compared after rounding to the image's type.
 	ArrF32 = "f32"
+	// ArrDefaultTiling: the generation's default tiled layout, where an untiled (or
+	// otherwise unloadable) layout was declared.
+	ArrDefaultTiling = "default-tiling"
 	// ArrShifted: the declared layout moved by whole tiles.
 	ArrShifted = "shifted"
 
@@ -78,9 +81,9 @@ type Diagnosis struct {
 	// more than the declared layout, or several arrangements tie), Best is the declared
 	// layout's candidate, which names nothing.
 	Best Candidate `json:"best"`
-	// Tied lists the arrangements that tie for the most elements, more than the declared
+	// Tied lists the candidates that tie for the most elements, more than the declared
 	// layout explains, when there are several: none of them is named.
-	Tied []string `json:"tied,omitempty"`
+	Tied []Candidate `json:"tied,omitempty"`
 	// Examined is the number of elements compared per candidate (all of them, or an
 	// even sample of about a million for large arrays).
 	Examined int64 `json:"examined"`
@@ -93,7 +96,11 @@ func (d *Diagnosis) String() string {
 	b := d.Best
 	s := fmt.Sprintf("%s (%s): %s of %d elements match", b.Arrangement, b.Description, percent(b.Fraction), d.Examined)
 	if len(d.Tied) > 0 {
-		s = fmt.Sprintf("no single arrangement: %s explain equally many elements; ", strings.Join(d.Tied, ", ")) + s
+		var names []string
+		for _, c := range d.Tied {
+			names = append(names, c.Arrangement)
+		}
+		s = fmt.Sprintf("no single arrangement: %s explain equally many elements; ", strings.Join(names, ", ")) + s
 	}
 	if b.Arrangement == ArrDeclared && b.Matched < d.Examined {
 		s += fmt.Sprintf("; %d elements differ in place", d.Examined-b.Matched)
@@ -257,6 +264,9 @@ func placements(s layout.Shape, ix *layout.Indexer, o CheckOptions) ([]arrangeme
 	}
 	if declared {
 		add(ArrDeclared, "the declared layout "+s.Layout.String(), s.String(), b, base.pos, nil)
+	} else {
+		add(ArrDefaultTiling, fmt.Sprintf("the %s default tiling", o.Generation),
+			shapeStr(dt, rowMajor, packTile(t0)...), b, base.pos, nil)
 	}
 	if p > 1 {
 		t := base
@@ -431,12 +441,12 @@ func Diagnose(image, reference *buffer.Buffer, opts *CheckOptions) (*Diagnosis, 
 // pick chooses the candidate to name among cands (sorted best first, the declared
 // layout among them): the top one when it explains more than the declared layout and
 // no candidate of another arrangement explains as much; else the declared layout, with
-// the tied arrangements when several share the top.
+// the tied candidates (one per hypothesis) when several share the top.
 //
 // Candidates that place and expect every examined element alike (such as untiled and
 // T(t0,128) tiles without packing for an array 128 wide) are one hypothesis: they do
 // not tie with each other, and the first of them is named.
-func pick(cands []arrangement) (Candidate, []string) {
+func pick(cands []arrangement) (Candidate, []Candidate) {
 	var declared *arrangement
 	for i := range cands {
 		if cands[i].Arrangement == ArrDeclared {
@@ -451,13 +461,12 @@ func pick(cands []arrangement) (Candidate, []string) {
 	if top.Matched <= declared.Matched {
 		return declared.Candidate, nil
 	}
-	var tied []string
+	var tied []Candidate
+	var seen []uint64
 	for _, c := range cands {
-		if c.Matched == top.Matched && c.fp != top.fp && c.Arrangement != top.Arrangement && !slices.Contains(tied, c.Arrangement) {
-			if len(tied) == 0 {
-				tied = append(tied, top.Arrangement)
-			}
-			tied = append(tied, c.Arrangement)
+		if c.Matched == top.Matched && !slices.Contains(seen, c.fp) {
+			seen = append(seen, c.fp)
+			tied = append(tied, c.Candidate)
 		}
 	}
 	if len(tied) > 1 {

@@ -198,7 +198,10 @@ func (r *Report) write(w *strings.Builder) {
 	case r.Diagnosis != nil:
 		d := r.Diagnosis
 		if len(d.Tied) > 0 {
-			fmt.Fprintf(w, "\ndiagnosis: none named: %s explain equally many elements\n", strings.Join(d.Tied, ", "))
+			fmt.Fprintf(w, "\ndiagnosis: none named: %d arrangements explain equally many elements\n", len(d.Tied))
+			for _, c := range d.Tied {
+				fmt.Fprintf(w, "  %s\n", diagnosisLine(c, d.Examined))
+			}
 			fmt.Fprintf(w, "declared:  %s\n", diagnosisLine(d.Best, d.Examined))
 		} else {
 			fmt.Fprintf(w, "\ndiagnosis: %s\n", diagnosisLine(d.Best, d.Examined))
