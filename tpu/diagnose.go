@@ -505,7 +505,16 @@ func conversions(dt, ref layout.DType, b int, pos func([]int64) int64) []arrange
 		if dt == layout.BF16 && ref == layout.F32 {
 			desc += ": the high halves of the f32 words"
 		}
-		add(ArrTruncated, desc, func(r uint64) uint64 { return truncate(dt, ref, r) }, nil)
+		trunc := func(r uint64) uint64 { return truncate(dt, ref, r) }
+		if dt == layout.BF16 && ref == layout.F32 {
+			trunc = func(r uint64) uint64 {
+				if r&0x7f800000 == 0x7f800000 && r&0x7fffff != 0 {
+					return truncate(dt, ref, r) // NaN: as the conversion makes it
+				}
+				return r >> 16
+			}
+		}
+		add(ArrTruncated, desc, trunc, nil)
 	}
 	if ref.IsFloat() {
 		switch dt {
@@ -523,11 +532,28 @@ func conversions(dt, ref layout.DType, b int, pos func([]int64) int64) []arrange
 			func(r uint64) uint64 { v := right(r); return v>>8&0xff | v&0xff<<8 }, nil)
 	}
 	if dt.IsFloat() {
-		nan := func(v uint64) bool { return math.IsNaN(math.Float64frombits(buffer.ConvertElement(layout.F64, dt, v))) }
+		nan := nanTest(dt, b)
 		add(ArrNaNBits, fmt.Sprintf("the right values, but NaNs with other bits than %s → %s gives (another NaN canonicalisation)", ref, dt),
 			nil, func(got, want uint64) bool { return nan(got) && nan(want) })
 	}
 	return out
+}
+
+// nanTest returns whether b-bit values of the float type dt are NaN: by a table for
+// types of at most 16 bits.
+func nanTest(dt layout.DType, b int) func(uint64) bool {
+	isNaN := func(v uint64) bool { return math.IsNaN(math.Float64frombits(buffer.ConvertElement(layout.F64, dt, v))) }
+	if dt == layout.F32 {
+		return func(v uint64) bool { return math.IsNaN(float64(math.Float32frombits(uint32(v)))) }
+	}
+	if b > 16 {
+		return isNaN
+	}
+	t := make([]bool, 1<<b)
+	for v := range t {
+		t[v] = isNaN(uint64(v))
+	}
+	return func(v uint64) bool { return t[v&uint64(len(t)-1)] }
 }
 
 // truncate converts the float bits r of type src to type dst rounding toward zero.
