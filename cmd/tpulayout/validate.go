@@ -205,7 +205,8 @@ func (v *validateFlags) run(dumpPath string, w io.Writer) error {
 		MaxListed: listed, Stage: prog.stage,
 	})
 	if err != nil {
-		return fmt.Errorf("cannot compare REF %s (%s) with DUMP (%s): %s", v.ref, ref.DType(), dump.DType(), cleanErr(err))
+		return fmt.Errorf("cannot compare REF %s (%s) with DUMP (%s): %s", v.ref, ref.DType(), dump.DType(),
+			strings.TrimPrefix(cleanErr(err), "validate: "))
 	}
 	r.Dump, r.Ref = dumpPath, v.ref
 	if v.asJSON {
