@@ -169,12 +169,9 @@ func rounding(res *buffer.CompareResult) string {
 		return fmt.Sprintf("%s 1 ulp toward zero: truncation (rounding toward zero) instead of round-to-nearest-even", errs)
 	case res.MaxULP <= 1 && res.AwayFromZero == n && many:
 		return fmt.Sprintf("%s 1 ulp away from zero: rounding away from zero instead of to nearest even", errs)
-	case res.MaxULP <= 1 && (res.TowardZero == n || res.AwayFromZero == n):
-		dir := "toward"
-		if res.AwayFromZero == n {
-			dir = "away from"
-		}
-		return fmt.Sprintf("%s 1 ulp %s zero, too few for another rounding mode", errs, dir)
+	case res.MaxULP <= 1 && !many:
+		return fmt.Sprintf("%s 1 ulp (%d toward zero, %d away from it), too few for another rounding mode",
+			errs, res.TowardZero, res.AwayFromZero)
 	case res.MaxULP <= 1:
 		return fmt.Sprintf("%s at most 1 ulp (%d toward zero, %d away from it): another rounding, such as of ties or rounding twice",
 			errs, res.TowardZero, res.AwayFromZero)
