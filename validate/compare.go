@@ -149,7 +149,8 @@ func Compare(dump, ref *buffer.Buffer, opts Options) (*Report, error) {
 }
 
 // rounding describes the ulp profile of the float errors of res: how far and in which
-// direction the elements that are not identical are off; "" when there are none.
+// direction the elements that are not identical are off; "" when there are none or
+// some are more than a few ulps off.
 func rounding(res *buffer.CompareResult) string {
 	n := res.Mismatches + res.Within - res.NaNMismatches
 	if !res.In.IsFloat() || n <= 0 {
@@ -176,8 +177,16 @@ func rounding(res *buffer.CompareResult) string {
 		return fmt.Sprintf("%s at most 1 ulp (%d toward zero, %d away from it): another rounding, such as of ties or rounding twice",
 			errs, res.TowardZero, res.AwayFromZero)
 	}
-	return fmt.Sprintf("errors up to %d ulp, %d toward zero and %d away from it: not a rounding difference", res.MaxULP, res.TowardZero, res.AwayFromZero)
+	if res.MaxULP <= smallULP {
+		return fmt.Sprintf("%s at most %d ulp (%d toward zero, %d away from it)",
+			errs, res.MaxULP, res.TowardZero, res.AwayFromZero)
+	}
+	return "" // large errors: wrong values or places, which the diagnosis is about
 }
+
+// smallULP bounds the errors the rounding line describes.
+const smallULP = 8
+
 
 // checkPadding counts padding elements of dump that are not zero.
 func (r *Report) checkPadding(dump *buffer.Buffer, ix *layout.Indexer, keep int) {

@@ -76,7 +76,7 @@ type Report struct {
 	MaxAbs Float  `json:"max_abs_error"`
 	MaxULP uint64 `json:"max_ulp_error"`
 	// Rounding is the ulp profile of the float errors, naming truncation when they are
-	// all 1 ulp toward zero ("" without float errors).
+	// all 1 ulp toward zero ("" without float errors, or with errors of many ulps).
 	Rounding string `json:"rounding,omitempty"`
 	// First lists the first mismatches in row-major order.
 	First           []Mismatch        `json:"first"`

@@ -45,15 +45,16 @@ reverse, the high halves of f32 words for f16, byte-swapped 16-bit elements, NaN
 other bits). A candidate is named only when it explains more elements than the
 declared layout and than every other; a tie names none.
 
-The "rounding:" line gives the ulp profile of float errors: all of them 1 ulp toward
-zero is truncation instead of round-to-nearest-even; all 1 ulp away from zero, rounding
-away from zero; a mix within 1 ulp, another rounding of ties. The "nans:" line counts
+The "rounding:" line gives the ulp profile of float errors of at most a few ulps: all
+of them 1 ulp toward zero (on many elements) is truncation instead of
+round-to-nearest-even; all 1 ulp away from zero, rounding away from zero; a mix within
+1 ulp, another rounding of ties. The "nans:" line counts
 NaNs whose bits differ from the reference's converted (they match, being NaN).
 
 With --json the report is one object with the keys ok, dump, layout, ref, ref_shape,
 compare_dtype, elements, identical, within_tolerance, mismatches, nan_mismatches and
 nan_bits_differ (when not 0), mismatch_fraction, max_abs_error (NaN when a NaN meets a
-number), max_ulp_error, rounding (the ulp profile, when there are float errors), first
+number), max_ulp_error, rounding (the ulp profile of small float errors), first
 (the listed mismatches), padding_checked, padding_elements, padding_mismatches,
 first_padding, loadable, vreg_layout and diagnosis (null when everything matches; its
 tied lists the arrangements that tie).
