@@ -187,7 +187,6 @@ func rounding(res *buffer.CompareResult) string {
 // smallULP bounds the errors the rounding line describes.
 const smallULP = 8
 
-
 // checkPadding counts padding elements of dump that are not zero.
 func (r *Report) checkPadding(dump *buffer.Buffer, ix *layout.Indexer, keep int) {
 	idx := make([]int64, ix.Rank())
