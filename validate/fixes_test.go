@@ -199,3 +199,17 @@ func TestNaNCanonicalisation(t *testing.T) {
 		t.Errorf("Diagnose: %v, %v", d, err)
 	}
 }
+
+// A tie is reported as such: no arrangement named, in the text or the summary.
+func TestReportTied(t *testing.T) {
+	a := tpu.Candidate{Arrangement: tpu.ArrFirstTile, Description: "first tile (4,128)", Matched: 50, Fraction: 0.5}
+	b := tpu.Candidate{Arrangement: tpu.ArrFirstTile, Description: "first tile (16,128)", Matched: 50, Fraction: 0.5}
+	decl := tpu.Candidate{Arrangement: tpu.ArrDeclared, Description: "the declared layout", Matched: 10, Fraction: 0.1}
+	r := &Report{Elements: 100, Mismatches: 90, Fraction: 0.9, First: []Mismatch{},
+		Diagnosis: &tpu.Diagnosis{Best: decl, Tied: []tpu.Candidate{a, b}, Examined: 100, Candidates: []tpu.Candidate{a, b, decl}}}
+	s := r.String()
+	if !strings.Contains(s, "diagnosis: none named: 2 arrangements explain equally many elements\n  first-tile: first tile (4,128) (50% of 100 elements match)\n  first-tile: first tile (16,128)") ||
+		strings.Contains(r.Summary(), "looks like") {
+		t.Errorf("%s\nsummary %q", s, r.Summary())
+	}
+}
