@@ -25,16 +25,15 @@ var validateVerb = &verb{
 its footprint), holds the array REF: a .npy file, a tensor of a .safetensors file
 (--tensor NAME, unless it holds one tensor), or raw bytes of --ref-shape (any layout).
 
-Elements are compared in DUMP's type: REF is converted to it the way convert converts
-(an f32 reference against a bf16 dump is rounded to nearest even; against an s8 dump
-truncated toward zero and saturated). --tol relaxes the match, and may repeat or
-combine: --tol ulp=N (units in the last place; for integer types the difference),
---tol abs=X, --tol rel=X, or --tol ulp=1,abs=1e-6. --check-padding also requires every
-padding element to be zero.
+Elements are compared in DUMP's type as convert converts REF: an f32 reference against a
+bf16 dump is rounded to nearest even first. --tol relaxes the match, and may repeat or
+combine: --tol ulp=N (units in the last place), --tol abs=X, --tol rel=X, or
+--tol ulp=1,abs=1e-6. --check-padding also requires every padding element to be zero.
 
 With every element matching, validate prints a short report and exits 0. Otherwise it
 exits 1 and reports the mismatching elements and their share, the largest error (in
-ulps for floats, as a difference for integers; NaN against a number is counted apart);
+ulps for floats; for integer types, such as an s8 dump of an f32 REF truncated toward
+zero, as a difference, which ulp=N also bounds; NaN against a number counted apart);
 the first ones (--max, default 20) with logical index, byte offset, memory tile, vreg,
 sublane, lane and slot (for the vregs of --gen, default v5e), and the expected and
 actual values and bits; and the diagnosis of what the dump seems to hold instead:
@@ -46,10 +45,10 @@ other bits). A candidate is named only when it explains more elements than the
 declared layout and than every other; a tie names none.
 
 The "rounding:" line gives the ulp profile of float errors of at most a few ulps: all
-of them 1 ulp toward zero (on many elements) is truncation instead of
-round-to-nearest-even; all 1 ulp away from zero, rounding away from zero; a mix within
-1 ulp, another rounding of ties. The "nans:" line counts
-NaNs whose bits differ from the reference's converted (they match, being NaN).
+of them 1 ulp toward zero (on many elements) is truncation instead of round to nearest
+even; all 1 ulp away from zero, rounding away from zero; a mix within 1 ulp, another
+rounding of ties. The "nans:" line counts NaNs whose bits differ from the reference's
+converted (they match, being NaN).
 
 With --json the report is one object with the keys ok, dump, layout, ref, ref_shape,
 compare_dtype, elements, identical, within_tolerance, mismatches, nan_mismatches and
