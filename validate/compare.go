@@ -164,7 +164,7 @@ func rounding(res *buffer.CompareResult) string {
 	}
 	// Another rounding mode differs from round-to-nearest-even on about half of the
 	// elements; a few elements 1 ulp off are not one.
-	many := n >= res.Elements/4
+	many := n >= res.Elements/4 && n >= 8
 	switch {
 	case res.MaxULP <= 1 && res.TowardZero == n && many:
 		return fmt.Sprintf("%s 1 ulp toward zero: truncation (rounding toward zero) instead of round-to-nearest-even", errs)
