@@ -3,6 +3,8 @@ package tpu
 import (
 	"strings"
 	"testing"
+
+	"github.com/tpulayout/tpulayout/layout"
 )
 
 // TestPickTies checks which candidate Diagnose names: none on a tie of different
@@ -36,6 +38,17 @@ func TestPickTies(t *testing.T) {
 func TestDiagnosisStringPercent(t *testing.T) {
 	d := &Diagnosis{Best: Candidate{Arrangement: ArrDeclared, Matched: 99999, Fraction: 0.99999}, Examined: 100000}
 	if s := d.String(); strings.Contains(s, "100%") || !strings.Contains(s, "99.999%") {
+		t.Errorf("%s", s)
+	}
+}
+
+// TestFootprintStringPercent: a sliver of padding is not "0.0%".
+func TestFootprintStringPercent(t *testing.T) {
+	f, err := FootprintOf(V5e, layout.MustParse("f32[65535,128]"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := f.String(); !strings.Contains(s, "0.002% padding") {
 		t.Errorf("%s", s)
 	}
 }
