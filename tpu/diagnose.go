@@ -103,7 +103,11 @@ func (d *Diagnosis) String() string {
 		s = fmt.Sprintf("no single arrangement: %s explain equally many elements; ", strings.Join(names, ", ")) + s
 	}
 	if b.Arrangement == ArrDeclared && b.Matched < d.Examined {
-		s += fmt.Sprintf("; %d elements differ in place", d.Examined-b.Matched)
+		if n := d.Examined - b.Matched; n == 1 {
+			s += "; 1 element differs in place"
+		} else {
+			s += fmt.Sprintf("; %d elements differ in place", n)
+		}
 	}
 	return s
 }
