@@ -132,6 +132,9 @@ func TestDiagnosisConversionMistakes(t *testing.T) {
 		f                 func(uint32) uint64
 	}{
 		{"truncated f32→bf16", bf16, tpu.ArrTruncated, func(b uint32) uint64 { return uint64(b >> 16) }},
+		// Clearing the 13 low significand bits truncates to f16's 10 (the values are
+		// f16 normals), and the conversion of the result is then exact.
+		{"truncated f32→f16", f16, tpu.ArrTruncated, func(b uint32) uint64 { return uint64(buffer.F32ToF16(math.Float32frombits(b &^ 0x1fff))) }},
 		{"f16 for bf16", bf16, tpu.ArrF16Bits, func(b uint32) uint64 { return uint64(buffer.F32ToF16(math.Float32frombits(b))) }},
 		{"bf16 for f16", f16, tpu.ArrBF16Bits, func(b uint32) uint64 { return uint64(buffer.F32ToBF16(math.Float32frombits(b))) }},
 		{"f32 high halves for f16", f16, tpu.ArrHighHalves, func(b uint32) uint64 { return uint64(b >> 16) }},
