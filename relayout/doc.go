@@ -1,5 +1,7 @@
 // Package relayout copies arrays between any two XLA memory layouts, bit-exact and near
 // memory bandwidth: plan once with [NewPlan], then [Plan.Copy] as often as needed.
+// docs/relayout.md in this repository explains plans at length, and
+// docs/layout-semantics.md the layouts they move between.
 //
 // # How a plan works
 //

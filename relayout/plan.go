@@ -229,5 +229,5 @@ func overlap(a, b []byte) bool {
 	return pa < pb+uintptr(len(b)) && pb < pa+uintptr(len(a))
 }
 
-// kernelSet is what the executor needs from simd.
+// k returns the simd kernels the plan runs on.
 func (p *Plan) k() *simd.Kernels { return p.opts.kernels }

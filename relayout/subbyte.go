@@ -10,8 +10,7 @@ import (
 // bytes: the source's elements unpacked one per byte in their memory order, a plan
 // between the two layouts without E(n), and its result packed back. E(n) changes no
 // element's offset, only its width, so the inner plan moves the same elements with
-// the kernels of 8-bit types, where the direct plan takes sub-byte elements one by one
-// (s4 → T(64,128)(8,1)E(4): 0.03 GB/s).
+// the kernels of 8-bit types, where the direct plan takes sub-byte elements one by one.
 type bytewise struct {
 	inner        *Plan          // the same footprints and options, on bytes
 	sbits, dbits int            // the sides' element widths: below 8 is packed
@@ -164,7 +163,7 @@ func unpack(out, in []byte, w int) {
 // consumed; packNibbles packs 128 elements at a time and returns the elements of in it
 // consumed. The work is in blocks over array pointers, as in package simd's portable
 // kernels: written in unpack's and pack's loops the compiler spilled the registers and
-// kept the bounds checks (0.7–1.3 GB/s).
+// kept the bounds checks (bench/design-notes.md).
 func unpackNibbles(out, in []byte) int {
 	n := 0
 	for ; len(in)-n >= 64 && len(out)-2*n >= 128; n += 64 {

@@ -6,8 +6,7 @@ import "github.com/tpulayout/tpulayout/layout"
 // direct kernel moves a few bytes per call while each half has a good one. bf16
 // {1,0:T(8,128)(2,1)} → {0,1:T(8,128)(2,1)} packs pairs along different dims on the two
 // sides, so no unit is contiguous on both and the direct plan interleaves two elements
-// at a time (0.03 of copy() at 8192²); through row-major it is a deinterleave and a
-// transpose of pairs.
+// at a time; through row-major it is a deinterleave and a transpose of pairs.
 type via struct {
 	first, second *Plan
 	bufs          chan []byte // free row-major buffers (see getScratch)
