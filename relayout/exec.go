@@ -16,7 +16,7 @@ const maxDims = 64
 func (p *Plan) run(dst, src []byte) {
 	total := p.chunks
 	if !p.fast {
-		total = p.dstExpanded()
+		total = p.dst.ExpandedElements()
 	}
 	w := int64(p.opts.workers)
 	if p.dbits%8 != 0 {
@@ -28,7 +28,7 @@ func (p *Plan) run(dst, src []byte) {
 	}
 	w = min(w, total)
 	if p.prefill && p.opts.pad != padLeave {
-		p.pad(dst, 0, p.dstExpanded())
+		p.pad(dst, 0, p.dst.ExpandedElements())
 	}
 	if w <= 1 {
 		p.runRange(dst, src, 0, total)
@@ -36,7 +36,7 @@ func (p *Plan) run(dst, src []byte) {
 		parallel(p.runPart, dst, src, total, w)
 	}
 	if p.opts.pad != padLeave {
-		p.pad(dst, p.dstExpanded(), p.dst.FootprintElements())
+		p.pad(dst, p.dst.ExpandedElements(), p.dst.FootprintElements())
 	}
 }
 
@@ -55,16 +55,6 @@ func (p *Plan) pad(dst []byte, from, to int64) {
 		return
 	}
 	p.k().Fill(dst[from*eb:to*eb], p.fillBytes)
-}
-
-// dstExpanded is the destination's element count before L(n) tail padding.
-func (p *Plan) dstExpanded() int64 {
-	lv := p.dst.Levels()
-	n := int64(1)
-	for _, d := range lv[len(lv)-1].Dims {
-		n *= d
-	}
-	return n
 }
 
 func (p *Plan) runRange(dst, src []byte, lo, hi int64) {

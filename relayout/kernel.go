@@ -72,7 +72,7 @@ func (p *Plan) compile() {
 		return
 	}
 	// Table loops visit data only: padding, if the destination has any, is written first.
-	p.fast, p.bounds, p.prefill = true, bounds, irregular && p.dstExpanded() > p.dst.LogicalElements()
+	p.fast, p.bounds, p.prefill = true, bounds, irregular && p.dst.ExpandedElements() > p.dst.LogicalElements()
 	sub := p.dbits%8 != 0 || p.sbits%8 != 0
 	n := len(loops)
 	var inner []int // indices into loops
