@@ -11,13 +11,10 @@ import (
 // maxDims bounds the dims a fast plan tracks, so the executor's state lives on the stack.
 const maxDims = 64
 
-// run performs the copy: the fast loops or the per-element path, split over workers,
-// then the destination's tail padding.
-func (p *Plan) run(dst, src []byte) {
-	total := p.chunks
-	if !p.fast {
-		total = p.dst.ExpandedElements()
-	}
+// run performs a copy as total iterations of part (the loop nest's outer iterations, or
+// destination elements for the per-element path), split over workers, with the
+// destination's padding.
+func (p *Plan) run(dst, src []byte, part func(dst, src []byte, lo, hi int64), total int64) {
 	w := int64(p.opts.workers)
 	if p.dbits%8 != 0 {
 		w = 1 // sub-byte elements of two workers could share a byte
@@ -31,9 +28,9 @@ func (p *Plan) run(dst, src []byte) {
 		p.pad(dst, 0, p.dst.ExpandedElements())
 	}
 	if w <= 1 {
-		p.runRange(dst, src, 0, total)
+		part(dst, src, 0, total)
 	} else {
-		parallel(p.runPart, dst, src, total, w)
+		parallel(part, dst, src, total, w)
 	}
 	if p.opts.pad != padLeave {
 		p.pad(dst, p.dst.ExpandedElements(), p.dst.FootprintElements())
@@ -57,11 +54,8 @@ func (p *Plan) pad(dst []byte, from, to int64) {
 	p.k().Fill(dst[from*eb:to*eb], p.fillBytes)
 }
 
+// runRange runs outer iterations [lo, hi) of the loop nest.
 func (p *Plan) runRange(dst, src []byte, lo, hi int64) {
-	if !p.fast {
-		p.runReference(dst, src, lo, hi)
-		return
-	}
 	var ctr, e [maxDims]int64
 	var dOff, sOff int64
 	rem := lo
@@ -81,8 +75,8 @@ func (p *Plan) runRange(dst, src []byte, lo, hi int64) {
 	k := &p.kern
 	var scratch []byte
 	if p.scratch != nil {
-		scratch = p.getScratch()
-		defer p.putScratch(scratch)
+		scratch = p.scratch.get()
+		defer p.scratch.put(scratch)
 	}
 	for it := lo; it < hi; it++ {
 		if p.interior(&e, k.maxBlock) {
@@ -536,26 +530,3 @@ func (p *Plan) convTranspose(dst, src, scratch []byte, dOff, sOff, rows int64) {
 // scratchBytes is the size of a converting transpose's scratch: a block, or more
 // (in L2) when narrow blocks can be converted several at a time.
 const scratchBytes = 256 << 10
-
-// getScratch returns a buffer for one worker's converting transposes, from the plan's
-// free list unless more copies run at once than it holds.
-func (p *Plan) getScratch() []byte {
-	select {
-	case b := <-p.scratch:
-		return b
-	default:
-		return p.newScratch(&p.kern)
-	}
-}
-
-func (p *Plan) newScratch(k *kernel) []byte {
-	return make([]byte, max(scratchBytes, k.rows*k.cols*k.unit*int64(max(p.dbits, p.sbits)/8)))
-}
-
-// putScratch returns b to the free list, or drops it when the list is full.
-func (p *Plan) putScratch(b []byte) {
-	select {
-	case p.scratch <- b:
-	default:
-	}
-}

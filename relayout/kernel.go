@@ -72,7 +72,7 @@ func (p *Plan) compile() {
 		return
 	}
 	// Table loops visit data only: padding, if the destination has any, is written first.
-	p.fast, p.bounds, p.prefill = true, bounds, irregular && p.dst.ExpandedElements() > p.dst.LogicalElements()
+	p.exec, p.bounds, p.prefill = &loopNest{p, p.runRange}, bounds, irregular && p.dst.ExpandedElements() > p.dst.LogicalElements()
 	sub := p.dbits%8 != 0 || p.sbits%8 != 0
 	n := len(loops)
 	var inner []int // indices into loops
@@ -232,12 +232,11 @@ func (p *Plan) bind(k *kernel) {
 }
 
 // makeScratch makes one scratch block per worker now, so that Copy does not allocate;
-// more concurrent copies than that make their own.
+// more concurrent copies than that make their own. A block holds one transpose block,
+// or more (in L2) when narrow blocks can be converted several at a time.
 func (p *Plan) makeScratch(k *kernel) {
-	p.scratch = make(chan []byte, max(p.opts.workers, runtime.GOMAXPROCS(0)))
-	for range p.opts.workers {
-		p.scratch <- p.newScratch(k)
-	}
+	n := max(scratchBytes, k.rows*k.cols*k.unit*int64(max(p.dbits, p.sbits)/8))
+	p.scratch = newFreeList(max(p.opts.workers, runtime.GOMAXPROCS(0)), p.opts.workers, func() []byte { return make([]byte, n) })
 }
 
 // orderOuter walks the outer loops in destination order (sequential writes) or source
