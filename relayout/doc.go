@@ -48,6 +48,10 @@
 // merged dims (T(2,*,128) on a minor dim of 512 is T(2,1,128)); other combined layouts
 // take a per-element path through the layouts' index math.
 //
+// So a plan runs one of four ways, which [Plan.Kernel] and [Plan.String] name: its loop
+// nest with an inner kernel, two passes through a row-major array, sub-byte elements on
+// bytes, or the per-element path.
+//
 // # Guarantees
 //
 // Results equal the per-element formula of package layout, byte for byte, padding
