@@ -10,8 +10,8 @@ import (
 )
 
 // A Converter converts runs of contiguous elements from one type to another with
-// exactly the bits of [ConvertElement] (stored as [Widen] stores them), in a nanosecond
-// or a few per element instead of tens: byte-wide sources through a 256-entry table
+// exactly the bits of [ConvertElement] (stored as [Widen] stores them), without a call
+// per element: byte-wide sources through a 256-entry table
 // made with ConvertElement itself, bf16 ↔ f16 by rebiasing exponents four lanes a word,
 // f64 → f32/bf16, f32 → f64, s64 → s32 and f32 ↔ s32 in one-pass loops, the other
 // common types in two typed passes over chunks of a run (decode to float64 or a 64-bit

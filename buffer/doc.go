@@ -36,7 +36,8 @@
 // [F32ToF8E5M2]); f4e2m1fn saturates. [ConvertElement] converts one element between any
 // two real types with XLA's convert semantics: integers wrap, floats to integers
 // truncate and saturate. A [Converter] gives the same bits for whole runs of elements,
-// tens of times faster (package relayout uses it for the pairs without a SIMD kernel).
+// without a call per element (package relayout uses it for the pairs without a SIMD
+// kernel; BenchmarkConverter times it).
 //
 // # Files
 //
