@@ -190,25 +190,14 @@ func (b *Buffer) Clone() *Buffer {
 
 // IsRowMajorDense reports whether the buffer's bytes are exactly its logical elements in
 // row-major (C) order with no padding: no tiles, no tail padding beyond the data, whole
-// bytes per element, and the {n-1,…,0} layout.
-func (b *Buffer) IsRowMajorDense() bool { return b.isDense(false) }
+// bytes per element, and the {n-1,…,0} layout (see [layout.Indexer.IsRowMajorDense]).
+func (b *Buffer) IsRowMajorDense() bool { return b.ix.IsRowMajorDense() }
 
 // isDense reports whether Data is the logical elements in C (fortran=false) or Fortran
 // (fortran=true) order with nothing else.
 func (b *Buffer) isDense(fortran bool) bool {
-	l := b.Shape.Layout
-	if len(l.Tiles) > 0 || b.bits%8 != 0 || b.ix.FootprintElements() != b.ix.LogicalElements() {
-		return false
+	if fortran {
+		return b.ix.IsColumnMajorDense()
 	}
-	n := len(b.dims)
-	for i, d := range l.MinorToMajor {
-		want := n - 1 - i
-		if fortran {
-			want = i
-		}
-		if d != want {
-			return false
-		}
-	}
-	return true
+	return b.ix.IsRowMajorDense()
 }

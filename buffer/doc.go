@@ -20,6 +20,13 @@
 // raw bits of any type up to 64 bits, which is what validators compare. An index out of
 // range, or an accessor of the wrong type, is a programmer error and panics.
 //
+// Whole arrays move between a buffer and Go values in row-major order of the logical
+// index: [FromSlice] and [ToSlice] with slices such as []float32, []uint16 or []int8
+// (converting between the slice's type and the buffer's as [ConvertElement] does), and
+// [FromGeneral], [ToGeneral], [FromDense] and [ToDense] with gonum's f64 matrices
+// (blas64.General, *mat.Dense). These return errors, wrapping [ErrSize] or [ErrDType],
+// when the sizes or types do not fit.
+//
 // # Conversions
 //
 // f32↔bf16 and f32↔f16 round to nearest even and keep NaN a (quiet) NaN, through the
@@ -29,7 +36,8 @@
 // [F32ToF8E5M2]); f4e2m1fn saturates. [ConvertElement] converts one element between any
 // two real types with XLA's convert semantics: integers wrap, floats to integers
 // truncate and saturate. A [Converter] gives the same bits for whole runs of elements,
-// tens of times faster (package relayout uses it for the pairs without a SIMD kernel).
+// without a call per element (package relayout uses it for the pairs without a SIMD
+// kernel; BenchmarkConverter times it).
 //
 // # Files
 //

@@ -19,8 +19,9 @@
 // gives the true size with every level's padding and L(n). Sub-byte types with E(n) pack
 // elements least-significant bits first in tiled order ([Indexer.BitOffset]).
 //
-// Where XLA crashes or disagrees with itself, this package follows the project's spec
-// (spec/xla-layout.md, Part 1): invalid layouts are errors, a tile with more dims than the
-// shape reads missing dims as size 1, and footprints are the nested ones (XLA's ArraySize
-// uses the first tile only).
+// Where XLA crashes or disagrees with itself, this package follows the decisions in
+// docs/layout-semantics.md of this repository (comments cite them as "spec Part 1 §n",
+// decision n): invalid layouts are errors, a tile with more dims than the shape reads
+// missing dims as size 1, and footprints are the nested ones (XLA's ArraySize uses the
+// first tile only). That page also lists the test vectors this package is checked on.
 package layout

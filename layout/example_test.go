@@ -54,3 +54,22 @@ func ExampleIndexer_Levels() {
 	// T(2,1) [1 1 4 128 2 1]
 	// padding 98.5%
 }
+
+func ExampleIndexer_DimOffsets() {
+	ix, _ := layout.Compile(layout.MustParse("bf16[4,8]{1,0:T(2,4)(2,1)}"))
+	rows, cols := ix.DimOffsets(0), ix.DimOffsets(1)
+	fmt.Println(rows, cols)
+	// The layout has no combined dims, so an offset is the sum of its dims' parts.
+	fmt.Println(ix.Separable(), rows[3]+cols[5], ix.Offset([]int64{3, 5}))
+	// Output:
+	// [0 1 16 17] [0 2 4 6 8 10 12 14]
+	// true 27 27
+}
+
+func ExampleIndexer_FirstTileExtent() {
+	ix, _ := layout.Compile(layout.MustParse("bf16[256,1024]{0,1:T(8,128)(2,1)}"))
+	rows, _ := ix.FirstTileExtent(0)
+	cols, _ := ix.FirstTileExtent(1)
+	fmt.Println(rows, cols, ix.IsRowMajorDense(), ix.ExpandedElements())
+	// Output: 128 8 false 262144
+}

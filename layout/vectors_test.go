@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-// Test vectors from spec/xla-layout.md "Test vectors": offsets in elements, the logical
+// Test vectors from docs/layout-semantics.md "Test vectors": offsets in elements, the logical
 // size (XLA's ByteSizeOf) and the nested footprint.
 var vectors = []struct {
 	shape     string

@@ -1,12 +1,12 @@
 package relayout
 
-import "github.com/klauspost/cpuid/v2"
+import "github.com/tpulayout/tpulayout/simd"
 
 // defaultBlockBytes sizes one side of a transpose block to the L2 cache (a power of two
-// no larger): the simd kernels block for L1 inside it by walking 256-row strips. At
-// 8192² f32, 64² blocks reached 0.41–0.58 of copy() and 512² blocks 0.87 here.
+// no larger): the simd kernels block for L1 inside it by walking 256-row strips, and
+// larger blocks mean fewer block edges (bench/design-notes.md).
 func defaultBlockBytes() int {
-	l2 := cpuid.CPU.Cache.L2
+	l2, _ := simd.CacheBytes()
 	if l2 <= 0 {
 		l2 = 1 << 20
 	}
@@ -20,10 +20,11 @@ func defaultBlockBytes() int {
 // streamingBytes is the destination size above which copies use non-temporal stores:
 // beyond the last-level cache they save the write-allocate read; inside it they lose.
 func streamingBytes() int64 {
-	if l3 := cpuid.CPU.Cache.L3; l3 > 0 {
+	l2, l3 := simd.CacheBytes()
+	if l3 > 0 {
 		return int64(l3)
 	}
-	if l2 := cpuid.CPU.Cache.L2; l2 > 0 {
+	if l2 > 0 {
 		return int64(l2) * 4
 	}
 	return 32 << 20

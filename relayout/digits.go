@@ -103,23 +103,6 @@ func sideIntervals(ix *layout.Indexer) (per [][]interval, irregular []bool, extr
 	return per, irregular, extra, true
 }
 
-// dimOffsets returns the element offset of each value of logical dim dim on one side
-// (a non-combined layout: each digit is a function of one dim's value).
-func dimOffsets(ix *layout.Indexer, dim int, n int64) []int64 {
-	rank := ix.Rank()
-	mm := ix.Shape().Layout.MinorToMajor
-	offs := make([]int64, n)
-	for _, d := range ix.Digits() {
-		if d.Base < 0 || d.Size == 1 || mm[rank-1-d.Base] != dim {
-			continue
-		}
-		for v := range offs {
-			offs[v] += d.Eval(int64(v)) * d.Stride
-		}
-	}
-	return offs
-}
-
 func cmpInt(a, b int64) int {
 	switch {
 	case a < b:
@@ -165,7 +148,7 @@ func commonLoops(dst, src *layout.Indexer) (loops, tables []loop, bounds []bound
 			}
 			bounds = append(bounds, bound{size, size})
 			if size > 1 {
-				tab := &table{dimOffsets(dst, dim, size), dimOffsets(src, dim, size)}
+				tab := &table{dst.DimOffsets(dim), src.DimOffsets(dim)}
 				tables = append(tables, loop{size: size, dim: dim, place: 1, tab: tab})
 			}
 			continue

@@ -1,5 +1,7 @@
 // Package relayout copies arrays between any two XLA memory layouts, bit-exact and near
 // memory bandwidth: plan once with [NewPlan], then [Plan.Copy] as often as needed.
+// docs/relayout.md in this repository explains plans at length, and
+// docs/layout-semantics.md the layouts they move between.
 //
 // # How a plan works
 //
@@ -45,6 +47,10 @@
 // Combined dims `*` plan as the equivalent plain tile when the merged tile splits over the
 // merged dims (T(2,*,128) on a minor dim of 512 is T(2,1,128)); other combined layouts
 // take a per-element path through the layouts' index math.
+//
+// So a plan runs one of four ways, which [Plan.Kernel] and [Plan.String] name: its loop
+// nest with an inner kernel, two passes through a row-major array, sub-byte elements on
+// bytes, or the per-element path.
 //
 // # Guarantees
 //

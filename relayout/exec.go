@@ -11,13 +11,10 @@ import (
 // maxDims bounds the dims a fast plan tracks, so the executor's state lives on the stack.
 const maxDims = 64
 
-// run performs the copy: the fast loops or the per-element path, split over workers,
-// then the destination's tail padding.
-func (p *Plan) run(dst, src []byte) {
-	total := p.chunks
-	if !p.fast {
-		total = p.dstExpanded()
-	}
+// run performs a copy as total iterations of part (the loop nest's outer iterations, or
+// destination elements for the per-element path), split over workers, with the
+// destination's padding.
+func (p *Plan) run(dst, src []byte, part func(dst, src []byte, lo, hi int64), total int64) {
 	w := int64(p.opts.workers)
 	if p.dbits%8 != 0 {
 		w = 1 // sub-byte elements of two workers could share a byte
@@ -28,15 +25,15 @@ func (p *Plan) run(dst, src []byte) {
 	}
 	w = min(w, total)
 	if p.prefill && p.opts.pad != padLeave {
-		p.pad(dst, 0, p.dstExpanded())
+		p.pad(dst, 0, p.dst.ExpandedElements())
 	}
 	if w <= 1 {
-		p.runRange(dst, src, 0, total)
+		part(dst, src, 0, total)
 	} else {
-		parallel(p.runPart, dst, src, total, w)
+		parallel(part, dst, src, total, w)
 	}
 	if p.opts.pad != padLeave {
-		p.pad(dst, p.dstExpanded(), p.dst.FootprintElements())
+		p.pad(dst, p.dst.ExpandedElements(), p.dst.FootprintElements())
 	}
 }
 
@@ -57,21 +54,8 @@ func (p *Plan) pad(dst []byte, from, to int64) {
 	p.k().Fill(dst[from*eb:to*eb], p.fillBytes)
 }
 
-// dstExpanded is the destination's element count before L(n) tail padding.
-func (p *Plan) dstExpanded() int64 {
-	lv := p.dst.Levels()
-	n := int64(1)
-	for _, d := range lv[len(lv)-1].Dims {
-		n *= d
-	}
-	return n
-}
-
+// runRange runs outer iterations [lo, hi) of the loop nest.
 func (p *Plan) runRange(dst, src []byte, lo, hi int64) {
-	if !p.fast {
-		p.runReference(dst, src, lo, hi)
-		return
-	}
 	var ctr, e [maxDims]int64
 	var dOff, sOff int64
 	rem := lo
@@ -91,8 +75,8 @@ func (p *Plan) runRange(dst, src []byte, lo, hi int64) {
 	k := &p.kern
 	var scratch []byte
 	if p.scratch != nil {
-		scratch = p.getScratch()
-		defer p.putScratch(scratch)
+		scratch = p.scratch.get()
+		defer p.scratch.put(scratch)
 	}
 	for it := lo; it < hi; it++ {
 		if p.interior(&e, k.maxBlock) {
@@ -153,7 +137,7 @@ func (p *Plan) interior(e *[maxDims]int64, reach []int64) bool {
 // block runs a block that reaches past the data. Its leading repeats, while their reach
 // along the repeats' dim stays in the data, all take the same path and run as one batch;
 // the others go one at a time. (Small plans repeat their largest loop, often a ragged
-// one: one repeat at a time, 250×300 bf16 → T(8,128)(2,1) ran at 0.05 of copy().)
+// one, which one repeat at a time made slow.)
 func (p *Plan) block(dst, src, scratch []byte, dOff, sOff int64, e [maxDims]int64) {
 	k := &p.kern
 	for r := int64(0); r < k.rep; {
@@ -546,26 +530,3 @@ func (p *Plan) convTranspose(dst, src, scratch []byte, dOff, sOff, rows int64) {
 // scratchBytes is the size of a converting transpose's scratch: a block, or more
 // (in L2) when narrow blocks can be converted several at a time.
 const scratchBytes = 256 << 10
-
-// getScratch returns a buffer for one worker's converting transposes, from the plan's
-// free list unless more copies run at once than it holds.
-func (p *Plan) getScratch() []byte {
-	select {
-	case b := <-p.scratch:
-		return b
-	default:
-		return p.newScratch(&p.kern)
-	}
-}
-
-func (p *Plan) newScratch(k *kernel) []byte {
-	return make([]byte, max(scratchBytes, k.rows*k.cols*k.unit*int64(max(p.dbits, p.sbits)/8)))
-}
-
-// putScratch returns b to the free list, or drops it when the list is full.
-func (p *Plan) putScratch(b []byte) {
-	select {
-	case p.scratch <- b:
-	default:
-	}
-}

@@ -72,7 +72,7 @@ func (p *Plan) compile() {
 		return
 	}
 	// Table loops visit data only: padding, if the destination has any, is written first.
-	p.fast, p.bounds, p.prefill = true, bounds, irregular && p.dstExpanded() > p.dst.LogicalElements()
+	p.exec, p.bounds, p.prefill = &loopNest{p, p.runRange}, bounds, irregular && p.dst.ExpandedElements() > p.dst.LogicalElements()
 	sub := p.dbits%8 != 0 || p.sbits%8 != 0
 	n := len(loops)
 	var inner []int // indices into loops
@@ -96,7 +96,7 @@ func (p *Plan) compile() {
 		k = kernel{kind: kCopy, n: run, conv: p.runConv()}
 		// Runs of a word or less are better moved as the units of a transpose, when the
 		// loops around them are one: bf16 {1,0} → {0,1:T(8,128)(2,1)} pairs columns that
-		// are adjacent in the source, so it is a 32-bit transpose (0.02 → 0.3 of copy()).
+		// are adjacent in the source, so it is a 32-bit transpose.
 		if run*int64(min(p.dbits, p.sbits)/8) <= 4 {
 			if kk, in, split, ok := p.transpose(loops); ok {
 				k, inner, loops = kk, in, split
@@ -157,9 +157,8 @@ func (p *Plan) compile() {
 	}
 	// Non-temporal stores save the read of each destination line when the destination
 	// is larger than the cache. The batched kernels leave the SFENCE to the end of the
-	// range (one per 512-byte run dropped a T(8,128) gather from 0.95 to 0.40 of copy());
-	// transposes fence once per block: at 8192² f32 they went from 0.45 to 0.67–0.69
-	// of copy(), 64⁴ perm3210 from 0.39 to 0.52–0.66.
+	// range (a fence per run costs more than the stores save); transposes fence once per
+	// block (bench/design-notes.md).
 	p.stream = p.dst.FootprintBytes() >= streamingBytes() && k.kind != kElem
 	p.bind(&k)
 	p.kern = k
@@ -233,25 +232,23 @@ func (p *Plan) bind(k *kernel) {
 }
 
 // makeScratch makes one scratch block per worker now, so that Copy does not allocate;
-// more concurrent copies than that make their own.
+// more concurrent copies than that make their own. A block holds one transpose block,
+// or more (in L2) when narrow blocks can be converted several at a time.
 func (p *Plan) makeScratch(k *kernel) {
-	p.scratch = make(chan []byte, max(p.opts.workers, runtime.GOMAXPROCS(0)))
-	for range p.opts.workers {
-		p.scratch <- p.newScratch(k)
-	}
+	n := max(scratchBytes, k.rows*k.cols*k.unit*int64(max(p.dbits, p.sbits)/8))
+	p.scratch = newFreeList(max(p.opts.workers, runtime.GOMAXPROCS(0)), p.opts.workers, func() []byte { return make([]byte, n) })
 }
 
 // orderOuter walks the outer loops in destination order (sequential writes) or source
 // order, whichever leaves fewer concurrent streams on the other side: the innermost
 // outer loop's size. Untiling T(8,128) in destination order reads 64 tiles a page apart
-// in turn; in source order it writes 8 rows (0.77 → 0.93 of copy at 8192², and
-// deinterleave 0.69 → 0.88), while tiling wants destination order for the same reason.
+// in turn; in source order it writes 8 rows (so does deinterleave), while tiling wants
+// destination order for the same reason.
 //
 // A transpose whose source rows are narrower than a line (4 units of T(8,128)(2,1)
 // transposed) walks in source order when that continues its rows: the next block reads
-// the rest of the lines the last one loaded (0.09 → 0.3 of copy() at 8192²). One whose
-// destination rows are that narrow stays in destination order if that continues them
-// (reading such a tiling back: 0.14 in source order, 0.26 in destination order).
+// the rest of the lines the last one loaded. One whose destination rows are that narrow
+// stays in destination order if that continues them (reading such a tiling back).
 func (p *Plan) orderOuter(k kernel) (bySrc bool) {
 	n := len(p.outer)
 	if n < 2 {
@@ -292,9 +289,8 @@ func (p *Plan) cacheOrder() {
 // walked in order), each for one kernel run; when there are more than 16, the next
 // loop out — if it continues every stream where the run ended — is split so that its
 // inner part, moved innermost, gives each stream 1 KiB per visit. s8 → T(32,128)(4,1)
-// writes a tile from 32 source rows, 128 bytes each: grouping 8 tiles gave 0.80–1.00
-// of copy() at 8192² against 0.65–0.77 without (alternating runs); bf16 (8 streams)
-// lost with it (0.96 → 0.88), so it stays as is.
+// writes a tile from 32 source rows, 128 bytes each, and gains from grouping 8 tiles;
+// bf16 (8 streams) lost with it, so it stays as is (bench/design-notes.md).
 func (p *Plan) groupStreams(k kernel, bySrc bool) {
 	n := len(p.outer)
 	if n < 2 || k.kind == kTranspose || k.kind == kElem {

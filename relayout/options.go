@@ -44,8 +44,9 @@ func WithWorkers(n int) Option {
 	}
 }
 
-// WithBlockBytes sets the bytes of one transpose block on each side (default from the L1
-// data cache size cpuid reports). It must be a power of two from 256 to 1 MiB.
+// WithBlockBytes sets the bytes of one transpose block on each side (default: the L2
+// cache size the CPU reports, rounded down to a power of two, or 1 MiB when unknown). It
+// must be a power of two from 256 to 16 MiB.
 func WithBlockBytes(n int) Option {
 	return func(o *options) error {
 		if n < 256 || n > 1<<24 || n&(n-1) != 0 {

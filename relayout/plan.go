@@ -25,33 +25,35 @@ type Plan struct {
 	conv         func(uint64) uint64
 	converter    *buffer.Converter // conv over runs
 
-	fast    bool
-	outer   []loop  // outer loops, major first
-	inner   []loop  // the kernel's loops
-	bounds  []bound // per dim (logical dims, then destination-only digits)
+	exec    executor // how Copy runs: the loops below, or another way (see executor)
+	outer   []loop   // outer loops, major first
+	inner   []loop   // the kernel's loops
+	bounds  []bound  // per dim (logical dims, then destination-only digits)
 	kern    kernel
 	chunks  int64 // iterations of the outer loops
 	ragged  []bool
-	stream  bool                                // non-temporal stores: copy runs, transposes
-	prefill bool                                // some dims are table loops: padding is written before the data
-	scratch chan []byte                         // free buffers for converting transposes and packings (nil: none needed)
-	runPart func(dst, src []byte, lo, hi int64) // runRange, as a value made once for the worker pool
-	via     *via                                // two passes through row-major, when better than this plan's own loops
-	bytes   *bytewise                           // sub-byte elements: unpacked to bytes, planned on those, packed back
+	stream  bool              // non-temporal stores: copy runs, transposes
+	prefill bool              // some dims are table loops: padding is written before the data
+	scratch *freeList[[]byte] // buffers for converting transposes and packings (nil: none needed)
 }
 
 // NewPlan compiles a relayout from src's layout to dst's. The logical dims must be equal;
 // the element types may differ (the copy converts, see [Plan.Copy]).
 func NewPlan(dst, src layout.Shape, opts ...Option) (*Plan, error) {
 	p, err := newPlan(dst, src, opts)
-	if err == nil {
-		p.via = planVia(p, dst, src, opts)
-		p.bytes = planBytewise(p, dst, src, opts)
+	if err != nil {
+		return nil, err
 	}
-	return p, err
+	if e := planTwoPass(p, dst, src, opts); e != nil {
+		p.exec = e
+	} else if e := planSubByte(p, dst, src, opts); e != nil {
+		p.exec = e
+	}
+	return p, nil
 }
 
-// newPlan is NewPlan without the two-pass alternative.
+// newPlan is NewPlan without the two-pass and sub-byte executors: the loop nest, or the
+// per-element path when there is none.
 func newPlan(dst, src layout.Shape, opts []Option) (*Plan, error) {
 	o := defaultOptions()
 	for _, opt := range opts {
@@ -74,7 +76,7 @@ func newPlan(dst, src layout.Shape, opts []Option) (*Plan, error) {
 		return nil, fmt.Errorf("%w: cannot convert %s to %s", ErrShape, src.DType, dst.DType)
 	}
 	p := &Plan{dst: di, src: si, dt: dst.DType, st: src.DType, dbits: di.ElementBits(), sbits: si.ElementBits(), opts: o}
-	p.runPart = p.runRange
+	p.exec = &perElement{p, p.runReference}
 	for _, b := range []int{p.dbits, p.sbits} {
 		if b > 8 && b != 16 && b != 32 && b != 64 && b != 128 {
 			return nil, fmt.Errorf("%w: %d-bit elements are not addressable (E(n) must be below 8 or the type's width)", ErrShape, b)
@@ -121,35 +123,14 @@ func sameDims(dst, src layout.Shape) error {
 
 // String describes the plan: shapes, path, kernel and loops.
 func (p *Plan) String() string {
-	s := fmt.Sprintf("%s ← %s: ", p.dst.Shape(), p.src.Shape())
-	if p.via != nil {
-		return s + fmt.Sprintf("two passes through row-major: %s; then %s", p.via.first, p.via.second)
-	}
-	if p.bytes != nil {
-		return s + fmt.Sprintf("on bytes (%s): %s", p.bytes.kernel(), p.bytes.inner)
-	}
-	if !p.fast {
-		return s + "per-element path"
-	}
-	return s + fmt.Sprintf("%s kernel (%s), %d outer iterations", p.kern.kind, p.opts.kernels.Name, p.chunks)
+	return fmt.Sprintf("%s ← %s: %s", p.dst.Shape(), p.src.Shape(), p.exec.describe())
 }
 
 // Kernel names the inner kernel the plan uses: "copy", "interleave", "deinterleave",
 // "transpose", "elementwise", or "reference" for the per-element path; passes joined by
 // "+" for a plan that goes through a row-major array, or that unpacks sub-byte elements
 // to bytes ("unpack") and packs them back ("pack").
-func (p *Plan) Kernel() string {
-	if p.via != nil {
-		return p.via.first.Kernel() + "+" + p.via.second.Kernel()
-	}
-	if p.bytes != nil {
-		return p.bytes.kernel()
-	}
-	if !p.fast {
-		return "reference"
-	}
-	return p.kern.kind.String()
-}
+func (p *Plan) Kernel() string { return p.exec.kernel() }
 
 // SrcBytes and DstBytes are the footprints the plan reads and writes.
 func (p *Plan) SrcBytes() int64 { return p.src.FootprintBytes() }
@@ -205,20 +186,8 @@ func (p *Plan) CopyBytes(dst, src []byte) error {
 	if len(dst) == 0 {
 		return nil
 	}
-	p.copyBytes(dst, src)
+	p.exec.copy(dst, src)
 	return nil
-}
-
-// copyBytes is CopyBytes on checked arguments.
-func (p *Plan) copyBytes(dst, src []byte) {
-	switch {
-	case p.via != nil:
-		p.via.run(dst, src)
-	case p.bytes != nil:
-		p.bytes.run(dst, src)
-	default:
-		p.run(dst, src)
-	}
 }
 
 func overlap(a, b []byte) bool {
@@ -229,5 +198,11 @@ func overlap(a, b []byte) bool {
 	return pa < pb+uintptr(len(b)) && pb < pa+uintptr(len(a))
 }
 
-// kernelSet is what the executor needs from simd.
+// k returns the simd kernels the plan runs on.
 func (p *Plan) k() *simd.Kernels { return p.opts.kernels }
+
+// isReference reports whether the plan copies element by element.
+func (p *Plan) isReference() bool {
+	_, ok := p.exec.(*perElement)
+	return ok
+}

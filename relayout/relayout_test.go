@@ -466,7 +466,7 @@ func TestTwoPass(t *testing.T) {
 		t.Fatal(err)
 	}
 	d, s := buffer.MustNew(dst), buffer.MustNew(src)
-	if p.via == nil || len(p.via.bufs) != 1 {
+	if tp, ok := p.exec.(*twoPass); !ok || tp.bufs.len() != 1 {
 		t.Errorf("%s: NewPlan did not make the row-major array", p)
 	}
 	if n := testing.AllocsPerRun(10, func() { _ = p.Copy(d, s) }); n != 0 {
@@ -526,8 +526,8 @@ func TestCopyDoesNotAllocate(t *testing.T) {
 			}
 			d, s := buffer.MustNew(dst), buffer.MustNew(src)
 			// AllocsPerRun's warm-up call would hide buffers made by the first Copy.
-			if p.scratch != nil && len(p.scratch) != workers {
-				t.Errorf("%s ← %s: NewPlan made %d scratch blocks for %d workers", c[0], c[1], len(p.scratch), workers)
+			if p.scratch != nil && p.scratch.len() != workers {
+				t.Errorf("%s ← %s: NewPlan made %d scratch blocks for %d workers", c[0], c[1], p.scratch.len(), workers)
 			}
 			if n := testing.AllocsPerRun(20, func() { _ = p.Copy(d, s) }); n != 0 {
 				t.Errorf("%s ← %s, %d workers: Copy allocates %v times", c[0], c[1], workers, n)

@@ -2,27 +2,27 @@ package relayout
 
 import (
 	"encoding/binary"
+	"fmt"
 
 	"github.com/tpulayout/tpulayout/layout"
 )
 
-// bytewise is a plan for sub-byte elements (E(4), E(2) or E(1) on either side) run on
+// subByte is a plan for sub-byte elements (E(4), E(2) or E(1) on either side) run on
 // bytes: the source's elements unpacked one per byte in their memory order, a plan
 // between the two layouts without E(n), and its result packed back. E(n) changes no
 // element's offset, only its width, so the inner plan moves the same elements with
-// the kernels of 8-bit types, where the direct plan takes sub-byte elements one by one
-// (s4 → T(64,128)(8,1)E(4): 0.03 GB/s).
-type bytewise struct {
-	inner        *Plan          // the same footprints and options, on bytes
-	sbits, dbits int            // the sides' element widths: below 8 is packed
-	bufs         chan [2][]byte // free unpacked source and destination (see getScratch)
+// the kernels of 8-bit types, where the direct plan takes sub-byte elements one by one.
+type subByte struct {
+	inner        *Plan                // the same footprints and options, on bytes
+	sbits, dbits int                  // the sides' element widths: below 8 is packed
+	bufs         *freeList[[2][]byte] // unpacked source and destination
 	// The passes' parts for the worker pool, over packed bytes: made once (see parallel).
 	unpackSrc, unpackDst, packDst func(dst, src []byte, lo, hi int64)
 }
 
-// planBytewise returns the bytewise plan for dst ← src when either side packs elements
-// below a byte, unless the options force the per-element path.
-func planBytewise(p *Plan, dst, src layout.Shape, opts []Option) *bytewise {
+// planSubByte returns the sub-byte executor for dst ← src when either side packs
+// elements below a byte, unless the options force the per-element path.
+func planSubByte(p *Plan, dst, src layout.Shape, opts []Option) *subByte {
 	if p.sbits >= 8 && p.dbits >= 8 || p.opts.generic {
 		return nil
 	}
@@ -37,15 +37,15 @@ func planBytewise(p *Plan, dst, src layout.Shape, opts []Option) *bytewise {
 		inner.src.FootprintElements() != p.src.FootprintElements() || inner.dst.FootprintElements() != p.dst.FootprintElements() {
 		return nil
 	}
-	b := &bytewise{inner: inner, sbits: p.sbits, dbits: p.dbits, bufs: make(chan [2][]byte, 1)}
+	b := &subByte{inner: inner, sbits: p.sbits, dbits: p.dbits}
 	b.unpackSrc = func(out, in []byte, lo, hi int64) { unpackPart(out, in, b.sbits, lo, hi) }
 	b.unpackDst = func(out, in []byte, lo, hi int64) { unpackPart(out, in, b.dbits, lo, hi) }
 	b.packDst = func(out, in []byte, lo, hi int64) { packPart(out, in, b.dbits, lo, hi) }
-	b.bufs <- b.newBufs() // made now, so that Copy does not allocate
+	b.bufs = newFreeList(1, 1, b.newBufs) // made now, so that Copy does not allocate
 	return b
 }
 
-func (b *bytewise) newBufs() (bufs [2][]byte) {
+func (b *subByte) newBufs() (bufs [2][]byte) {
 	if b.sbits < 8 {
 		bufs[0] = make([]byte, b.inner.src.FootprintElements())
 	}
@@ -56,7 +56,7 @@ func (b *bytewise) newBufs() (bufs [2][]byte) {
 }
 
 // kernel names the passes, as Plan.Kernel does.
-func (b *bytewise) kernel() string {
+func (b *subByte) kernel() string {
 	k := b.inner.Kernel()
 	if b.sbits < 8 {
 		k = "unpack+" + k
@@ -67,13 +67,12 @@ func (b *bytewise) kernel() string {
 	return k
 }
 
-func (b *bytewise) run(dst, src []byte) {
-	var bufs [2][]byte
-	select {
-	case bufs = <-b.bufs:
-	default:
-		bufs = b.newBufs()
-	}
+func (b *subByte) describe() string {
+	return fmt.Sprintf("on bytes (%s): %s", b.kernel(), b.inner)
+}
+
+func (b *subByte) copy(dst, src []byte) {
+	bufs := b.bufs.get()
 	s, d := src, dst
 	if b.sbits < 8 {
 		s = bufs[0]
@@ -85,19 +84,16 @@ func (b *bytewise) run(dst, src []byte) {
 			b.split(b.unpackDst, d, dst)
 		}
 	}
-	b.inner.copyBytes(d, s)
+	b.inner.exec.copy(d, s)
 	if b.dbits < 8 {
 		b.split(b.packDst, dst, d)
 	}
-	select {
-	case b.bufs <- bufs:
-	default:
-	}
+	b.bufs.put(bufs)
 }
 
 // split runs a pass over the packed bytes of packed (the pass's first or second
 // argument) on the plan's workers, in parts of 64 KiB or more.
-func (b *bytewise) split(part func(dst, src []byte, lo, hi int64), dst, src []byte) {
+func (b *subByte) split(part func(dst, src []byte, lo, hi int64), dst, src []byte) {
 	bytes := int64(min(len(dst), len(src)))
 	if w := min(int64(b.inner.opts.workers), bytes>>16); w > 1 {
 		parallel(part, dst, src, bytes, w)
@@ -164,7 +160,7 @@ func unpack(out, in []byte, w int) {
 // consumed; packNibbles packs 128 elements at a time and returns the elements of in it
 // consumed. The work is in blocks over array pointers, as in package simd's portable
 // kernels: written in unpack's and pack's loops the compiler spilled the registers and
-// kept the bounds checks (0.7–1.3 GB/s).
+// kept the bounds checks (bench/design-notes.md).
 func unpackNibbles(out, in []byte) int {
 	n := 0
 	for ; len(in)-n >= 64 && len(out)-2*n >= 128; n += 64 {

@@ -22,7 +22,7 @@ var (
 	poolMu   sync.Mutex
 	poolSize int
 	tasks    = make(chan task)
-	counters = make(chan *atomic.Int64, 64)
+	counters = newFreeList(64, 0, func() *atomic.Int64 { return new(atomic.Int64) })
 )
 
 // ensureWorkers starts goroutines until n are serving tasks.
@@ -43,12 +43,7 @@ func ensureWorkers(n int) {
 // goroutine. part is a method value made once per plan (a new one would allocate).
 func parallel(part func(dst, src []byte, lo, hi int64), dst, src []byte, total, w int64) {
 	ensureWorkers(int(w - 1))
-	var pending *atomic.Int64
-	select {
-	case pending = <-counters:
-	default:
-		pending = new(atomic.Int64)
-	}
+	pending := counters.get()
 	pending.Store(w - 1)
 	for i := int64(1); i < w; i++ {
 		tasks <- task{part, dst, src, total * i / w, total * (i + 1) / w, pending}
@@ -57,8 +52,5 @@ func parallel(part func(dst, src []byte, lo, hi int64), dst, src []byte, total, 
 	for pending.Load() > 0 {
 		runtime.Gosched()
 	}
-	select {
-	case counters <- pending:
-	default:
-	}
+	counters.put(pending)
 }

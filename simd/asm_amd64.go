@@ -523,10 +523,10 @@ func (s *asmSet) transposeW(w int, dst []byte, dstStride int, src []byte, srcStr
 	if w == 1 && s.alignT8 && rows >= s.t8 && cols >= s.t8 {
 		// The AVX-512 kernel writes 64-byte destination rows. When they would
 		// straddle cache lines (every one of them split in two), the AVX2
-		// kernel's 16-byte stores are faster: measured 7-8 GB/s against
-		// 10-11 GB/s at 1000×1000. With a dstStride that is a multiple of 64,
-		// the first source rows (destination columns) up to the next 64-byte
-		// boundary go to the narrower set and the rest is aligned.
+		// kernel's 16-byte stores are faster (bench/design-notes.md). With a
+		// dstStride that is a multiple of 64, the first source rows (destination
+		// columns) up to the next 64-byte boundary go to the narrower set and
+		// the rest is aligned.
 		if dstStride%s.vw != 0 {
 			s.narrower.transpose(1, dst, dstStride, src, srcStride, rows, cols, false)
 			return

@@ -18,11 +18,18 @@ var (
 // size reported by the CPU, or 1 MiB (the point where Go's own memmove
 // switches) if it is unknown.
 var ntThreshold = func() int {
-	if l2 := cpuid.CPU.Cache.L2; l2 > 0 {
+	if l2, _ := CacheBytes(); l2 > 0 {
 		return l2
 	}
 	return 1 << 20
 }()
+
+// CacheBytes returns the sizes of the L2 cache (per core) and of the last-level cache
+// as the CPU reports them, 0 where it does not. This package and its users size their
+// blocks and pick non-temporal stores from these numbers.
+func CacheBytes() (l2, l3 int) {
+	return max(cpuid.CPU.Cache.L2, 0), max(cpuid.CPU.Cache.L3, 0)
+}
 
 // Features reports the CPU features the vector kernels can use on this
 // machine, comma-separated in a fixed order, for example

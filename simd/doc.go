@@ -28,9 +28,9 @@
 // Copy and the packing and conversion kernels have batched forms, named with
 // a Rows suffix, that run them on several rows a fixed stride apart (see
 // [Rows]) in one call: one bounds check and, in the vector implementations,
-// one assembly loop over the rows. Short rows need it — a T(8,128) tile row
-// is 128 elements, and the per-call cost of 256 such calls took half the time
-// of a 256×256 relayout. A batch with Rows.Stream set uses non-temporal
+// one assembly loop over the rows. Short rows need it: a T(8,128) tile row
+// is 128 elements, and per-call costs add up over thousands of them. A batch
+// with Rows.Stream set uses non-temporal
 // stores without a fence; [Kernels.Fence] ends a series of them.
 //
 // Conversions round to nearest, ties to even. Finite values too large for the

@@ -129,14 +129,15 @@ var (
 	defaultImpl atomic.Pointer[Kernels]
 )
 
-func initDefault() {
-	k := registry[len(registry)-1]
-	if name := os.Getenv(EnvVar); name != "" {
-		if f, ok := Lookup(name); ok {
-			k = f
-		}
+func initDefault() { defaultImpl.CompareAndSwap(nil, choose(os.Getenv(EnvVar))) }
+
+// choose is the implementation Default starts with when EnvVar holds name: the named
+// one if Lookup knows it, else the best this CPU can run.
+func choose(name string) *Kernels {
+	if k, ok := Lookup(name); ok && name != "" {
+		return k
 	}
-	defaultImpl.CompareAndSwap(nil, k)
+	return registry[len(registry)-1]
 }
 
 // Default returns the best implementation for this CPU. The choice is made

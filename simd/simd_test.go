@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"testing"
 )
 
@@ -424,15 +425,26 @@ func TestRegistry(t *testing.T) {
 	if _, ok := Lookup("sse9"); ok {
 		t.Error("Lookup of an unknown name succeeded")
 	}
-	if Default() != av[len(av)-1] {
-		t.Errorf("Default() = %s, want %s", Default().Name, av[len(av)-1].Name)
+	best := av[len(av)-1]
+	for _, c := range []struct {
+		env  string
+		want *Kernels
+	}{{"", best}, {"generic", Generic()}, {"sse9", best}, {best.Name, best}} {
+		if got := choose(c.env); got != c.want {
+			t.Errorf("with %s=%q the default is %s, want %s", EnvVar, c.env, got.Name, c.want.Name)
+		}
+	}
+	// The process may run with TPULAYOUT_SIMD set (to force an implementation).
+	want := choose(os.Getenv(EnvVar))
+	if Default() != want {
+		t.Errorf("Default() = %s, want %s", Default().Name, want.Name)
 	}
 	restore, ok := Use("generic")
 	if !ok || Default() != Generic() {
 		t.Fatal("Use(generic) did not take effect")
 	}
 	restore()
-	if Default() != av[len(av)-1] {
+	if Default() != want {
 		t.Error("restore did not restore")
 	}
 	if !asmEnabled && len(av) != 1 {

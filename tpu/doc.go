@@ -1,6 +1,7 @@
 // Package tpu is the hardware's view of a device array: where a TPU expects each element,
-// computed from the model in spec/tpu-model.md alone. It is the independent oracle the
-// relayout engine is checked against, and it never calls that engine.
+// computed from the model in docs/tpu-model.md of this repository alone. It is the
+// independent oracle the relayout engine is checked against, and it never calls that
+// engine. Comments in this package cite that page's sections ("spec §2.1").
 //
 // # Overview
 //
@@ -34,7 +35,7 @@
 //
 // # Inferred facts
 //
-// TPU8i and TPU8t rest on one source; TPU8t's 16 × 128 vreg is a hypothesis ([I] in the
-// spec). The default-layout table approximates compiler flags (spec §6). Byte order in
+// TPU8i and TPU8t rest on one source; TPU8t's 16 × 128 vreg is a hypothesis ([I] in
+// docs/tpu-model.md). The default-layout table approximates compiler flags (spec §6). Byte order in
 // memory is little-endian with the first row of a word in its low bits.
 package tpu

@@ -20,9 +20,9 @@ const benchPkg = "github.com/tpulayout/tpulayout/relayout"
 // (golang.org/design/14313-benchmark-format): lower-case keys, values without
 // newlines. They hold for every result line after them.
 func writeConfig(w io.Writer, impls []string) error {
+	l2, l3 := simd.CacheBytes()
 	_, err := fmt.Fprintf(w, "goos: %s\ngoarch: %s\npkg: %s\ncpu: %s\nsimd: %s\nsimd-impl: %s\nl2-bytes: %d\nl3-bytes: %d\n",
-		runtime.GOOS, runtime.GOARCH, benchPkg, cpuName(), simd.Features(), strings.Join(impls, ","),
-		max(cpuid.CPU.Cache.L2, 0), max(cpuid.CPU.Cache.L3, 0))
+		runtime.GOOS, runtime.GOARCH, benchPkg, cpuName(), simd.Features(), strings.Join(impls, ","), l2, l3)
 	return err
 }
 
