@@ -45,11 +45,16 @@ func removeTemps() {
 	}
 }
 
+// stopSignals end the process after removing the temporary outputs. SIGHUP (the
+// terminal went away) and SIGQUIT (Ctrl-\) would otherwise end it without the cleanup
+// too, SIGQUIT with a goroutine dump.
+var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT}
+
 // exitOnSignal removes the temporary outputs and exits with [exitInterrupted] on the
-// first SIGINT or SIGTERM.
+// first of stopSignals.
 func exitOnSignal(stderr io.Writer) {
 	c := make(chan os.Signal, 1)
-	signal.Notify(c, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(c, stopSignals...)
 	go func() {
 		sig := <-c
 		removeTemps()

@@ -38,7 +38,11 @@ func TestInterruptRemovesTemporaryOutput(t *testing.T) {
 		{"file", "out.bin", []string{"--from", "f32[16384,16384]{1,0}", "--to", "bf16[16384,16384]{1,0:T(8,128)(2,1)}"}},
 		{"transposed file", "out.bin", []string{"--from", "f32[16384,16384]{1,0}", "--to", "f32[16384,16384]{0,1}"}},
 		{"signal", "out.bin", []string{"--from", "f32[16384,16384]{1,0}", "--to", "bf16[16384,16384]{1,0:T(8,128)(2,1)}", "SIGTERM"}},
+		{"hangup", "out.bin", []string{"--from", "f32[16384,16384]{1,0}", "--to", "bf16[16384,16384]{1,0:T(8,128)(2,1)}", "SIGHUP"}},
+		{"quit", "out.bin", []string{"--from", "f32[16384,16384]{1,0}", "--to", "bf16[16384,16384]{1,0:T(8,128)(2,1)}", "SIGQUIT"}},
 		{"directory", "out", []string{"--all", "--to", "tpu:v5e", "--dtype", "bf16"}},
+		{"directory hangup", "out", []string{"--all", "--to", "tpu:v5e", "--dtype", "bf16", "SIGHUP"}},
+		{"directory quit", "out", []string{"--all", "--to", "tpu:v5e", "--dtype", "bf16", "SIGQUIT"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -61,8 +65,8 @@ func TestInterruptRemovesTemporaryOutput(t *testing.T) {
 			f.Close()
 			sig := os.Signal(os.Interrupt)
 			args := tc.args
-			if args[len(args)-1] == "SIGTERM" {
-				sig, args = syscall.SIGTERM, args[:len(args)-1]
+			if s, ok := map[string]os.Signal{"SIGTERM": syscall.SIGTERM, "SIGHUP": syscall.SIGHUP, "SIGQUIT": syscall.SIGQUIT}[args[len(args)-1]]; ok {
+				sig, args = s, args[:len(args)-1]
 			}
 			cmd := exec.Command(os.Args[0], append([]string{"convert", in, filepath.Join(dir, tc.out)}, args...)...)
 			cmd.Env = append(os.Environ(), "TPULAYOUT_RUN_MAIN=1")
