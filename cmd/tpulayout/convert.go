@@ -107,6 +107,9 @@ func (k fileKind) String() string {
 }
 
 func (c *convertFlags) run(in, out string, w io.Writer) error {
+	if err := checkOutName(out); err != nil {
+		return err
+	}
 	inKind, outKind := kindOf(in), kindOf(out)
 	padOpt, err := padOption(c.pad)
 	if err != nil {
@@ -150,6 +153,9 @@ func (c *convertFlags) run(in, out string, w io.Writer) error {
 	prog := newProgress(c.progress, "convert", 0)
 	if _, err := convertFile(out, hdr, dst, src, []relayout.Option{padOpt}, prog); err != nil {
 		return err
+	}
+	if isStdout(out) {
+		return nil // standard output holds the image alone
 	}
 	_, err = fmt.Fprintln(w, dst.String())
 	return err
@@ -368,6 +374,9 @@ func isRowMajor(ix *layout.Indexer) bool {
 
 // checkOut fails early when OUT cannot be a file we replace: a directory, or IN itself.
 func checkOut(out, in string) error {
+	if isStream(out) {
+		return nil // written in place (see openStream)
+	}
 	st, err := os.Stat(out)
 	if err != nil {
 		return nil // a missing OUT is fine; an unwritable directory shows when we create it
@@ -408,17 +417,10 @@ func convertFile(out string, hdr []byte, dst layout.Shape, src *buffer.Buffer, o
 	}
 	base0 := int64(len(hdr))
 	var inner error // the callback's own errors are worded already
-	var tmp string
-	release := holdSignals() // the temporary file is made under the hold
-	err = buffer.WriteFileAtomicFile(out, func(f *os.File) error {
-		tmp = f.Name()
-		trackHeld(tmp) // until renamed: the fsync after this can be long
-		release()
+	err = writeOutput(out, func(f imageWriter) error {
 		inner = writeImage(f, hdr, dst, src, whole, b, prog, wrap)
 		return inner
 	})
-	release()
-	untrack(tmp)
 	if err != nil {
 		if err == inner {
 			return 0, err
@@ -430,7 +432,7 @@ func convertFile(out string, hdr []byte, dst layout.Shape, src *buffer.Buffer, o
 }
 
 // writeImage writes the header and then the device image (whole or band by band) into f.
-func writeImage(f *os.File, hdr []byte, dst layout.Shape, src *buffer.Buffer, whole *relayout.Plan, b *bands, prog *progress, wrap func(error) error) error {
+func writeImage(f imageWriter, hdr []byte, dst layout.Shape, src *buffer.Buffer, whole *relayout.Plan, b *bands, prog *progress, wrap func(error) error) error {
 	if _, err := f.Write(hdr); err != nil {
 		return wrap(err)
 	}
@@ -647,7 +649,7 @@ func (b *bands) compile(dst, src layout.Shape, opts []relayout.Option) error {
 // into one reusable buffer and written at its place in f, after base bytes; the input
 // pages of a mapped src are released once consumed, so resident memory stays about two
 // bands (three when they are gathered).
-func (b *bands) run(f *os.File, base int64, src *buffer.Buffer, prog *progress, wrap func(error) error) error {
+func (b *bands) run(f imageWriter, base int64, src *buffer.Buffer, prog *progress, wrap func(error) error) error {
 	buf := make([]byte, b.dstBand)
 	var slab []byte
 	if b.gather {
@@ -757,13 +759,9 @@ func (c *convertFlags) runAll(in, out string, padOpt relayout.Option, w io.Write
 	if !strings.HasPrefix(c.to, "tpu:") && !strings.HasPrefix(strings.TrimSpace(c.to), "{") {
 		return usagef("--all takes --to tpu:GEN or a layout alone such as '{1,0:T(8,128)}', not %q, since tensors differ in shape", c.to)
 	}
-	if st, err := os.Stat(out); err == nil {
-		if !st.IsDir() {
-			return fmt.Errorf("cannot write OUT %s: with --all OUT is a new directory, and this is a file", out)
-		}
-		if ents, err := os.ReadDir(out); err != nil || len(ents) > 0 {
-			return fmt.Errorf("cannot write OUT %s: with --all OUT is a new directory, and this one is not empty", out)
-		}
+	dest, err := allTarget(out) // a symlink's target, so that the link stays
+	if err != nil {
+		return err
 	}
 	if _, err := os.Stat(in); err != nil {
 		return fmt.Errorf("cannot read IN %s: %s", in, fileErr(err))
@@ -781,9 +779,9 @@ func (c *convertFlags) runAll(in, out string, padOpt relayout.Option, w io.Write
 		}
 		targets[i] = dst
 	}
-	parent := filepath.Dir(filepath.Clean(out))
+	parent := filepath.Dir(filepath.Clean(dest))
 	release := holdSignals()
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(filepath.Clean(out))+".tmp*")
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(filepath.Clean(dest))+".tmp*")
 	if err == nil {
 		trackHeld(tmp)
 	}
@@ -835,8 +833,8 @@ func (c *convertFlags) runAll(in, out string, padOpt relayout.Option, w io.Write
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return fmt.Errorf("cannot write OUT %s: %s", out, fileErr(err))
 	}
-	os.Remove(out) // an empty directory, checked above; the rename needs it gone
-	if err := os.Rename(tmp, out); err != nil {
+	os.Remove(dest) // an empty directory, checked above; the rename needs it gone
+	if err := os.Rename(tmp, dest); err != nil {
 		return fmt.Errorf("cannot write OUT %s: %s", out, fileErr(err))
 	}
 	done = true
