@@ -63,7 +63,7 @@ or with --progress.`,
 		fs.StringVar(&c.dtype, "dtype", "", "element type `T` of OUT with a layout alone or tpu:GEN (default: IN's)")
 		fs.StringVar(&c.tensor, "tensor", "", "the tensor `NAME` to read from a .safetensors IN, or to write to a .safetensors OUT")
 		fs.BoolVar(&c.all, "all", false, "convert every tensor of a .safetensors IN into the directory OUT")
-		fs.StringVar(&c.pad, "pad", "zero", "what OUT's padding holds, `PAD`: zero, leave (not written), or a number")
+		fs.StringVar(&c.pad, "pad", "zero", "what OUT's padding holds, `PAD`: zero, leave (not written), or a number OUT's element type holds exactly")
 		fs.BoolVar(&c.progress, "progress", false, "show progress on stderr even when it is not a terminal")
 		return func(pos []string, w io.Writer) error {
 			if err := needArgs(pos, "IN", "OUT"); err != nil {
@@ -146,6 +146,9 @@ func (c *convertFlags) run(in, out string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := checkPad(c.pad, dst.DType); err != nil {
+		return err
+	}
 	hdr, err := hostHeader(outKind, out, dst, outTensorName(c.tensor, name))
 	if err != nil {
 		return err
@@ -176,12 +179,15 @@ func outTensorName(flagName, srcName string) string {
 // padOption reads --pad.
 func padOption(s string) (relayout.Option, error) {
 	switch strings.ToLower(s) {
-	case "zero", "zeros", "":
+	case "zero", "zeros":
 		return relayout.WithPadZero(), nil
 	case "leave":
 		return relayout.WithPadLeave(), nil
 	}
 	v, err := strconv.ParseFloat(s, 64)
+	if errors.Is(err, strconv.ErrRange) {
+		return nil, usagef("--pad %s is outside float64's range, the widest there is", s)
+	}
 	if err != nil {
 		return nil, usagef("bad --pad %q: want zero, leave or a number", s)
 	}
@@ -774,6 +780,9 @@ func (c *convertFlags) runAll(in, out string, padOpt relayout.Option, w io.Write
 	targets := make([]layout.Shape, len(sf.Tensors))
 	for i, t := range sf.Tensors {
 		dst, err := resolveTarget(c.to, c.dtype, t.BufferShape(), kindRaw, true)
+		if err == nil {
+			err = checkPad(c.pad, dst.DType)
+		}
 		if err != nil {
 			return fmt.Errorf("tensor %q: %w", t.Name, err)
 		}
