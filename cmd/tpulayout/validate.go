@@ -79,6 +79,8 @@ type tolerance struct {
 	ULP uint64  `json:"ulp"`
 	Abs float64 `json:"abs"`
 	Rel float64 `json:"rel"`
+
+	given uint8 // keys set so far, one bit each: a key given twice is an error
 }
 
 func (t *tolerance) String() string {
@@ -103,6 +105,12 @@ func (t *tolerance) Set(s string) error {
 		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
 		if !ok {
 			return fmt.Errorf("%q is not K=V (ulp=N, abs=X or rel=X)", part)
+		}
+		if i := slices.Index([]string{"ulp", "abs", "rel"}, strings.ToLower(k)); i >= 0 {
+			if t.given&(1<<i) != 0 {
+				return fmt.Errorf("%s given twice; give each of ulp, abs and rel once", k)
+			}
+			t.given |= 1 << i
 		}
 		switch strings.ToLower(k) {
 		case "ulp":
