@@ -850,14 +850,16 @@ func (c *convertFlags) runAll(in, out string, padOpt relayout.Option, w io.Write
 	prog.finish()
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, e := range m.Tensors {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", e.Name, e.Layout, filepath.Join(out, e.File))
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", nameText(e.Name), e.Layout, filepath.Join(out, e.File))
 	}
 	fmt.Fprintf(tw, "manifest\t\t%s\n", filepath.Join(out, "manifest.json"))
 	return tw.Flush()
 }
 
 // fileNameFor turns a tensor name into a unique file name: characters other than
-// letters, digits, '.', '-' and '_' become '_', and ".bin" is appended.
+// letters, digits, '.', '-' and '_' become '_', a long name is shortened with a hash
+// (see shortStem), and ".bin" is appended. Names are unique ignoring case, for file
+// systems that ignore it.
 func fileNameFor(name string, used map[string]bool) string {
 	var sb strings.Builder
 	for _, r := range name {
@@ -872,10 +874,11 @@ func fileNameFor(name string, used map[string]bool) string {
 	if stem == "" {
 		stem = "tensor"
 	}
+	stem = shortStem(stem, name)
 	file := stem + ".bin"
-	for i := 2; used[file]; i++ {
+	for i := 2; used[strings.ToLower(file)]; i++ {
 		file = fmt.Sprintf("%s-%d.bin", stem, i)
 	}
-	used[file] = true
+	used[strings.ToLower(file)] = true
 	return file
 }
