@@ -154,7 +154,10 @@ func (c *convertFlags) run(in, out string, w io.Writer) error {
 		return err
 	}
 	prog := newProgress(c.progress, "convert", 0)
-	if _, err := convertFile(out, hdr, dst, src, []relayout.Option{padOpt}, prog); err != nil {
+	if err := guardMapped(in, src, func() error {
+		_, err := convertFile(out, hdr, dst, src, []relayout.Option{padOpt}, prog)
+		return err
+	}); err != nil {
 		return err
 	}
 	if isStdout(out) {
@@ -820,7 +823,11 @@ func (c *convertFlags) runAll(in, out string, padOpt relayout.Option, w io.Write
 		if err != nil {
 			return fmt.Errorf("cannot read tensor %q of IN %s: %s", t.Name, in, cleanErr(err))
 		}
-		n, err := convertFile(filepath.Join(tmp, file), nil, targets[i], src, []relayout.Option{padOpt}, nil)
+		var n int64
+		err = guardMapped(in, src, func() (err error) {
+			n, err = convertFile(filepath.Join(tmp, file), nil, targets[i], src, []relayout.Option{padOpt}, nil)
+			return err
+		})
 		src.Close()
 		if err != nil {
 			return fmt.Errorf("tensor %q: %w", t.Name, err)
