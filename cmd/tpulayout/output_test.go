@@ -229,3 +229,32 @@ func TestConvertPanicRemovesTemp(t *testing.T) {
 		t.Errorf("convert --from a huge tile left %q", names)
 	}
 }
+
+// TestSVGOutputs checks that show --svg writes /dev/fd/1 as '-', a device in place,
+// and a symlink's target (the link stays), as convert does.
+func TestSVGOutputs(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no /dev, and symlinks need privileges")
+	}
+	const shape = "f32[3,5]{1,0:T(2,2)}"
+	want := mustRun(t, "show", shape, "--svg", "-")
+	// /dev/fd/1, not /dev/stdout: were it taken for a file, the rename would fail in
+	// /dev/fd rather than replace the /dev/stdout link of the machine.
+	if got := mustRun(t, "show", shape, "--svg", "/dev/fd/1"); got != want {
+		t.Errorf("show --svg /dev/fd/1 printed %q, want what --svg - prints", got)
+	}
+	mustRun(t, "show", shape, "--svg", os.DevNull)
+	if st, err := os.Lstat(os.DevNull); err != nil || st.Mode()&fs.ModeCharDevice == 0 {
+		t.Fatalf("%s is no longer a character device (%v)", os.DevNull, err)
+	}
+	dir := t.TempDir()
+	os.WriteFile(filepath.Join(dir, "fig.svg"), []byte("old"), 0o644)
+	os.Symlink("fig.svg", filepath.Join(dir, "link.svg"))
+	mustRun(t, "show", shape, "--svg", filepath.Join(dir, "link.svg"))
+	if st, err := os.Lstat(filepath.Join(dir, "link.svg")); err != nil || st.Mode()&fs.ModeSymlink == 0 {
+		t.Errorf("--svg link.svg is no longer a symlink (%v)", err)
+	}
+	if got := readFile(t, filepath.Join(dir, "fig.svg")); string(got) != want {
+		t.Errorf("the link's target holds %q, want the SVG", got)
+	}
+}
