@@ -41,9 +41,12 @@ other name, raw bytes whose shape and layout --from gives (a device image, say).
 OUT ending in .npy or .safetensors gets the host array back, row-major (the reverse job:
 --from a device layout with a raw IN; --to, when given, sets the host dtype, and
 --tensor the tensor's name, default "tensor"). Any other OUT gets the raw device image:
-exactly the layout's footprint, padding filled as --pad says. OUT is written to a
-temporary file in its directory and renamed into place, so a failure leaves no partial
-OUT; IN is only read.
+exactly the layout's footprint, padding filled as --pad says (a number must be one
+OUT's element type holds exactly). OUT is written to a temporary file in its directory
+and renamed into place, so a failure, a panic or a signal leaves no partial OUT; a
+symlink OUT is replaced at its target and stays a link. OUT '-', /dev/stdout, a
+character device or a FIFO is streamed into in place (stdout then holds the image
+alone). IN is only read; an IN truncated meanwhile is an error naming it.
 
 --all converts every tensor of a .safetensors IN into OUT, a new directory of images
 (one .bin per tensor) and manifest.json listing each tensor's name, source dtype and

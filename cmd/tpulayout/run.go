@@ -14,8 +14,8 @@ const (
 	exitOK       = 0
 	exitMismatch = 1 // validate found elements that differ from the reference
 	exitUsage    = 2 // bad usage or input, or an output that cannot be written
-	// exitInterrupted follows SIGINT or SIGTERM (see exitOnSignal): 128+2, as shells
-	// report a process that SIGINT killed.
+	// exitInterrupted follows SIGINT, SIGTERM, SIGHUP or SIGQUIT (see exitOnSignal):
+	// 128+2, as shells report a process that SIGINT killed.
 	exitInterrupted = 130
 )
 
@@ -206,7 +206,7 @@ func printUsage(w io.Writer) {
 	}
 	fmt.Fprintf(w, "  tpulayout %-*s  %s\n", width, "help [VERB]", "print this help, or a verb's")
 	fmt.Fprintf(w, "\nQuote SHAPE for the shell. Flags may come before or after the arguments.\n")
-	fmt.Fprintf(w, "Exit status: 0 on success, 1 when validate finds mismatches, 2 on bad usage or input,\n130 when interrupted (SIGINT or SIGTERM; temporary output is removed).\n")
+	fmt.Fprintf(w, "Exit status: 0 on success, 1 when validate finds mismatches, 2 on bad usage or input,\n130 when interrupted (SIGINT, SIGTERM, SIGHUP or SIGQUIT; temporary output is removed).\n")
 }
 
 func printVerbUsage(w io.Writer, v *verb, fs *flag.FlagSet) {
