@@ -59,8 +59,22 @@ func TestTruncatedInput(t *testing.T) {
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
 			}
+			// Wait for the temporary output (with --all, for the first tensor's in the
+			// temporary directory: IN is mapped by then), then truncate IN.
+			started := func() bool {
+				es := entries(t, dir)
+				if len(es) < 2 || tc.args[0] != "--all" {
+					return len(es) >= 2
+				}
+				for _, e := range es {
+					if sub, err := os.ReadDir(filepath.Join(dir, e)); err == nil && len(sub) > 0 {
+						return true
+					}
+				}
+				return false
+			}
 			deadline := time.Now().Add(30 * time.Second)
-			for len(entries(t, dir)) < 2 {
+			for !started() {
 				if time.Now().After(deadline) {
 					cmd.Process.Kill()
 					t.Fatalf("no temporary output after 30 s; stderr: %s", stderr.String())
