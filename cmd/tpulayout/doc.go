@@ -74,8 +74,9 @@
 // a grid over the limits), with one line on stderr naming the problem and nothing on
 // stdout; 1 when validate finds mismatches (its report goes to stdout); 130 when
 // stopped by SIGINT, SIGTERM, SIGHUP or SIGQUIT, after removing the temporary output of
-// a convert in progress, so that OUT is left as it was and nothing is left beside it.
-// Errors and panics remove it too, and an IN truncated while convert reads it is an
+// a convert in progress, so that OUT is left as it was and nothing is left beside it;
+// 141, silently and after the same cleanup, when stdout or stderr is a pipe whose
+// reader has gone. Errors and panics remove it too, and an IN truncated while convert reads it is an
 // error naming IN.
 //
 // # Output files

@@ -115,3 +115,43 @@ func entries(t *testing.T, dir string) []string {
 	}
 	return names
 }
+
+// TestBrokenPipeRemovesTemporaryOutput closes the pipe a child convert writes its
+// progress to: the SIGPIPE of the next write must not leave the temporary output.
+func TestBrokenPipeRemovesTemporaryOutput(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGPIPE")
+	}
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.raw")
+	if err := os.WriteFile(in, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(in, 16384*16384*4); err != nil { // sparse: reads as zeros
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "convert", in, filepath.Join(dir, "out.bin"), "--progress",
+		"--from", "f32[16384,16384]{1,0}", "--to", "bf16[16384,16384]{1,0:T(8,128)(2,1)}")
+	cmd.Env = append(os.Environ(), "TPULAYOUT_RUN_MAIN=1")
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = w
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	r.Close() // before the first progress line: writing it raises SIGPIPE
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) {
+		t.Fatalf("convert succeeded (err %v) with its stderr closed", err)
+	}
+	if exit.ExitCode() != exitBrokenPipe {
+		t.Errorf("exit status %d (%v), want %d", exit.ExitCode(), err, exitBrokenPipe)
+	}
+	if got := entries(t, dir); len(got) != 1 {
+		t.Errorf("directory holds %q after the broken pipe, want only in.raw", got)
+	}
+}
