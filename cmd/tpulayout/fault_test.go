@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"encoding/binary"
+	"flag"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +12,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/layout"
 )
 
 // TestTruncatedInput truncates IN while a child process converts it through a mapping:
@@ -96,5 +101,48 @@ func TestTruncatedInput(t *testing.T) {
 				t.Errorf("directory holds %q after the fault, want only %s", got, filepath.Base(in))
 			}
 		})
+	}
+}
+
+var faultSink byte // a read the compiler keeps
+
+// TestFaultIsOneLine runs a verb that reads a mapped file after truncating it (as a
+// validate whose DUMP shrinks would): one line on stderr, exit 2, not a SIGBUS crash.
+func TestFaultIsOneLine(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows cannot truncate a mapped file")
+	}
+	p := filepath.Join(t.TempDir(), "in.raw")
+	if err := os.WriteFile(p, make([]byte, 1<<16), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	saved, savedThreshold := verbs, buffer.MmapThreshold
+	defer func() { verbs, buffer.MmapThreshold = saved, savedThreshold }()
+	buffer.MmapThreshold = 1
+	var mapped bool
+	shrink := &verb{name: "shrink", define: func(*flag.FlagSet) func([]string, io.Writer) error {
+		return func([]string, io.Writer) error {
+			b, err := buffer.ReadRaw(p, layout.MustParse("u8[65536]"))
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			if mapped = b.Mapped(); !mapped {
+				return nil
+			}
+			if err := os.Truncate(p, 0); err != nil {
+				return err
+			}
+			faultSink = b.Data[len(b.Data)-1] // past the new end: SIGBUS
+			return nil
+		}
+	}}
+	verbs = append(append([]*verb(nil), saved...), shrink)
+	out, errOut, code := runCmd(t, "shrink")
+	if !mapped {
+		t.Skip("the file was not mapped")
+	}
+	if code != exitUsage || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "cannot read an input file: a memory fault") {
+		t.Errorf("faulting verb: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"strings"
 )
 
@@ -70,9 +71,17 @@ func (e *mismatch) Unwrap() error { return e.err }
 // Nothing reaches stdout unless the verb succeeds or finds mismatches (its report).
 func run(args []string, stdout, stderr io.Writer) (code int) {
 	prefix := "tpulayout"
+	// Faults panic rather than crash: reading a mapped input that another process
+	// truncated faults (convert names IN itself, see guardMapped; validate's DUMP and REF
+	// come here).
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
-			fmt.Fprintf(stderr, "%s: internal error: %s\n", prefix, oneLine(fmt.Sprint(r)))
+			msg := "internal error: " + oneLine(fmt.Sprint(r))
+			if f, ok := r.(interface{ Addr() uintptr }); ok && f.Addr() >= 1<<16 { // not nil-ish
+				msg = fmt.Sprintf("cannot read an input file: a memory fault at %#x, as when a file shrinks while it is read", f.Addr())
+			}
+			fmt.Fprintf(stderr, "%s: %s\n", prefix, msg)
 			code = exitUsage
 		}
 	}()
