@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -44,43 +43,60 @@ func (s *seqWriter) WriteAt(p []byte, off int64) (int, error) {
 	return s.Write(p)
 }
 
-// stdoutNames are the names of standard output that OUT may give besides '-'.
-var stdoutNames = []string{"/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"}
-
-// isStdout reports whether OUT names standard output, which then holds the bytes alone.
-func isStdout(out string) bool {
-	return out == "-" || runtime.GOOS != "windows" && slices.Contains(stdoutNames, filepath.Clean(out))
-}
-
-// openStream returns the stream OUT names, if it names one: '-' or /dev/stdout for
-// standard output, /dev/fd/N for an inherited descriptor, or (through any symlinks) a
-// character device or a FIFO. Those are written in place, in order and without a
-// temporary file: renaming over them would replace the device or the link with a file.
-// close releases what openStream opened.
-func openStream(out string) (w io.Writer, close func() error, ok bool, err error) {
-	none := func() error { return nil }
-	if isStdout(out) {
-		return streamOut, none, true, nil
+// namedFD returns the descriptor OUT names as such: 1 for '-', /dev/stdout, /dev/fd/1
+// or /proc/self/fd/1, 2 for /dev/stderr, N for /dev/fd/N; else -1 (and for 0, stdin).
+func namedFD(out string) int {
+	if out == "-" {
+		return 1
 	}
-	if runtime.GOOS != "windows" {
-		clean := filepath.Clean(out)
+	if runtime.GOOS == "windows" {
+		return -1
+	}
+	switch clean := filepath.Clean(out); clean {
+	case "/dev/stdout":
+		return 1
+	case "/dev/stderr":
+		return 2
+	default:
 		for _, dir := range []string{"/dev/fd/", "/proc/self/fd/"} {
-			if n, found := strings.CutPrefix(clean, dir); found {
-				if fd, err := strconv.Atoi(n); err == nil && fd >= 2 {
-					if fd == 2 {
-						return os.Stderr, none, true, nil
-					}
-					// The descriptor itself, as a shell's >&N: its offset and append mode hold.
-					return os.NewFile(uintptr(fd), out), none, true, nil
+			if n, ok := strings.CutPrefix(clean, dir); ok {
+				if fd, err := strconv.Atoi(n); err == nil && fd > 0 {
+					return fd
 				}
 			}
 		}
-		if filepath.Clean(out) == "/dev/stderr" {
-			return os.Stderr, none, true, nil
-		}
 	}
-	st, err := os.Stat(out)
-	if err != nil || st.Mode()&(fs.ModeCharDevice|fs.ModeNamedPipe) == 0 {
+	return -1
+}
+
+// isStdout reports whether OUT names standard output, which then holds the bytes alone.
+func isStdout(out string) bool { return namedFD(out) == 1 }
+
+// isDevice reports whether path is (through any symlinks) a character device or a FIFO.
+func isDevice(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.Mode()&(fs.ModeCharDevice|fs.ModeNamedPipe) != 0
+}
+
+// isStream reports whether OUT is written in place as a stream (see openStream).
+func isStream(out string) bool { return namedFD(out) > 0 || isDevice(out) }
+
+// openStream returns the stream OUT names, if it names one (see namedFD), or a
+// character device or a FIFO. Those are written in place, in order and without a
+// temporary file: renaming over them would replace the device, or /dev/stdout's link,
+// with a file. close releases what openStream opened.
+func openStream(out string) (w io.Writer, close func() error, ok bool, err error) {
+	none := func() error { return nil }
+	switch fd := namedFD(out); {
+	case fd == 1:
+		return streamOut, none, true, nil
+	case fd == 2:
+		return os.Stderr, none, true, nil
+	case fd > 2:
+		// The descriptor itself, as a shell's >&N: its offset and append mode hold.
+		return os.NewFile(uintptr(fd), out), none, true, nil
+	}
+	if !isDevice(out) {
 		return nil, nil, false, nil
 	}
 	f, err := os.OpenFile(out, os.O_WRONLY, 0)
@@ -88,22 +104,6 @@ func openStream(out string) (w io.Writer, close func() error, ok bool, err error
 		return nil, nil, false, fmt.Errorf("cannot write OUT %s: %s", out, fileErr(err))
 	}
 	return f, f.Close, true, nil
-}
-
-// isStream reports whether OUT is written in place as a stream (see openStream) without
-// opening it.
-func isStream(out string) bool {
-	if isStdout(out) {
-		return true
-	}
-	if runtime.GOOS != "windows" {
-		clean := filepath.Clean(out)
-		if clean == "/dev/stderr" || strings.HasPrefix(clean, "/dev/fd/") || strings.HasPrefix(clean, "/proc/self/fd/") {
-			return true
-		}
-	}
-	st, err := os.Stat(out)
-	return err == nil && st.Mode()&(fs.ModeCharDevice|fs.ModeNamedPipe) != 0
 }
 
 // linkTarget follows the symlinks of path to the file they name (which need not exist

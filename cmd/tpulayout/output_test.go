@@ -125,6 +125,22 @@ func TestConvertToDescriptor(t *testing.T) {
 	if names := dirNames(t, dir); len(names) != 1 {
 		t.Errorf("directory holds %q", names)
 	}
+
+	// An inherited descriptor, /dev/fd/3.
+	g, err := os.Create(filepath.Join(dir, "fd3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	cmd = exec.Command(os.Args[0], "convert", outIn, "/dev/fd/3", "--to", outTo)
+	cmd.Env = append(os.Environ(), "TPULAYOUT_RUN_MAIN=1")
+	cmd.ExtraFiles, cmd.Stderr = []*os.File{g}, &stderr
+	if out, err := cmd.Output(); err != nil || string(out) != outTo+"\n" {
+		t.Fatalf("OUT /dev/fd/3: %v, stdout %q; stderr %s", err, out, stderr.String())
+	}
+	if got := readFile(t, g.Name()); !bytes.Equal(got, want) {
+		t.Errorf("descriptor 3's file holds %d bytes, want the %d of the image", len(got), len(want))
+	}
 }
 
 // TestConvertThroughSymlink checks that an OUT that is a symlink (to a file, to a
