@@ -31,6 +31,7 @@ func WriteFileAtomic(path string, write func(w io.Writer) error) error {
 // WriteFileAtomicFile is [WriteFileAtomic] for writers that need the temporary file
 // itself (WriteAt, Seek): write gets it open and empty. An error from write is returned
 // as it is, so callers keep their own wording; the other steps' errors say what failed.
+// A panic in write removes the temporary file too, and goes on.
 func WriteFileAtomicFile(path string, write func(f *os.File) error) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
@@ -48,8 +49,9 @@ func WriteFileAtomicFile(path string, write func(f *os.File) error) (err error) 
 		return fmt.Errorf("buffer: write %s: %w", path, err)
 	}
 	tmp := f.Name()
+	done := false // not err == nil: a panic leaves err nil
 	defer func() {
-		if err != nil {
+		if !done {
 			f.Close()
 			os.Remove(tmp)
 		}
@@ -69,6 +71,7 @@ func WriteFileAtomicFile(path string, write func(f *os.File) error) (err error) 
 	if err = os.Rename(tmp, path); err != nil {
 		return fmt.Errorf("buffer: write %s: %w", path, err)
 	}
+	done = true
 	syncDir(dir)
 	return nil
 }

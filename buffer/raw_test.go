@@ -96,3 +96,30 @@ func TestWriteFileAtomic(t *testing.T) {
 		t.Fatal("write into a missing directory succeeded")
 	}
 }
+
+// TestWriteFileAtomicPanic checks that a panic in the writer removes the temporary file
+// and leaves the old file as it was (a deferred cleanup that tested err == nil missed it).
+func TestWriteFileAtomicPanic(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "out.bin")
+	if err := os.WriteFile(p, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	func() {
+		defer func() {
+			if r := recover(); r != "boom" {
+				t.Errorf("recovered %v, want the writer's panic", r)
+			}
+		}()
+		WriteFileAtomicFile(p, func(f *os.File) error {
+			f.Write([]byte("partial"))
+			panic("boom")
+		})
+	}()
+	if got, _ := os.ReadFile(p); string(got) != "old" {
+		t.Errorf("file changed to %q after a panicking write", got)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("temporary file left behind: %v", entries)
+	}
+}

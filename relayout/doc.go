@@ -61,5 +61,9 @@
 // padding is never read. A Plan is immutable and safe for concurrent Copy calls, and
 // Copy does not allocate (buffers that converting transposes and packings and two-pass
 // plans need are made by NewPlan): parallel copies ([WithWorkers]) run on a pool of long-lived
-// goroutines, each worker on a disjoint destination range.
+// goroutines, each worker on a disjoint destination range. A panic in a worker's range,
+// or a memory fault there (such as reading a mapped source whose file was truncated,
+// which workers turn into a panic with [runtime/debug.SetPanicOnFault]), is raised again
+// in the goroutine that called Copy once every range has stopped, so that the caller
+// can recover it.
 package relayout

@@ -2,6 +2,7 @@ package relayout
 
 import (
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 )
@@ -15,14 +16,21 @@ type task struct {
 	part     func(dst, src []byte, lo, hi int64) // a plan's runRange, or another pass's part
 	dst, src []byte
 	lo, hi   int64
-	pending  *atomic.Int64
+	pending  *counter
+}
+
+// counter counts a copy's parts still running on workers, and holds the first panic
+// of one of them for the caller to raise again.
+type counter struct {
+	atomic.Int64
+	panicked atomic.Pointer[any]
 }
 
 var (
 	poolMu   sync.Mutex
 	poolSize int
 	tasks    = make(chan task)
-	counters = newFreeList(64, 0, func() *atomic.Int64 { return new(atomic.Int64) })
+	counters = newFreeList(64, 0, func() *counter { return new(counter) })
 )
 
 // ensureWorkers starts goroutines until n are serving tasks.
@@ -31,26 +39,57 @@ func ensureWorkers(n int) {
 	defer poolMu.Unlock()
 	for ; poolSize < n; poolSize++ {
 		go func() {
+			// A fault (say, reading a mapped file that another process truncated) panics
+			// instead of crashing the process, so that the caller gets it.
+			debug.SetPanicOnFault(true)
 			for t := range tasks {
-				t.part(t.dst, t.src, t.lo, t.hi)
-				t.pending.Add(-1)
+				runTask(t)
 			}
 		}()
 	}
 }
 
+// runTask runs one part on a worker; a panic goes to the caller through pending.
+func runTask(t task) {
+	defer func() {
+		if r := recover(); r != nil {
+			p := new(any) // only here: &r would make every task allocate
+			*p = r
+			t.pending.panicked.CompareAndSwap(nil, p)
+		}
+		t.pending.Add(-1)
+	}()
+	t.part(t.dst, t.src, t.lo, t.hi)
+}
+
+// runOwn runs the caller's own part and returns its panic, if any, so that the caller
+// can wait for the workers before raising it: they use dst and src.
+func runOwn(part func(dst, src []byte, lo, hi int64), dst, src []byte, lo, hi int64) (panicked any) {
+	defer func() { panicked = recover() }()
+	part(dst, src, lo, hi)
+	return nil
+}
+
 // parallel runs part on [0, total) as w contiguous ranges, the first on the calling
-// goroutine. part is a method value made once per plan (a new one would allocate).
+// goroutine. part is a method value made once per plan (a new one would allocate). A
+// panic in any part is raised again here once every part has stopped.
 func parallel(part func(dst, src []byte, lo, hi int64), dst, src []byte, total, w int64) {
 	ensureWorkers(int(w - 1))
 	pending := counters.get()
 	pending.Store(w - 1)
+	pending.panicked.Store(nil)
 	for i := int64(1); i < w; i++ {
 		tasks <- task{part, dst, src, total * i / w, total * (i + 1) / w, pending}
 	}
-	part(dst, src, 0, total/w)
+	r := runOwn(part, dst, src, 0, total/w)
 	for pending.Load() > 0 {
 		runtime.Gosched()
 	}
+	if p := pending.panicked.Load(); r == nil && p != nil {
+		r = *p
+	}
 	counters.put(pending)
+	if r != nil {
+		panic(r)
+	}
 }

@@ -41,9 +41,12 @@ other name, raw bytes whose shape and layout --from gives (a device image, say).
 OUT ending in .npy or .safetensors gets the host array back, row-major (the reverse job:
 --from a device layout with a raw IN; --to, when given, sets the host dtype, and
 --tensor the tensor's name, default "tensor"). Any other OUT gets the raw device image:
-exactly the layout's footprint, padding filled as --pad says. OUT is written to a
-temporary file in its directory and renamed into place, so a failure leaves no partial
-OUT; IN is only read.
+exactly the layout's footprint, padding filled as --pad says (a number must be one
+OUT's element type holds exactly). OUT is written to a temporary file in its directory
+and renamed into place, so a failure, a panic or a signal leaves no partial OUT; a
+symlink OUT is replaced at its target and stays a link. OUT '-', /dev/stdout, a
+character device or a FIFO is streamed into in place (stdout then holds the image
+alone). IN is only read; an IN truncated meanwhile is an error naming it.
 
 --all converts every tensor of a .safetensors IN into OUT, a new directory of images
 (one .bin per tensor) and manifest.json listing each tensor's name, source dtype and
@@ -63,7 +66,7 @@ or with --progress.`,
 		fs.StringVar(&c.dtype, "dtype", "", "element type `T` of OUT with a layout alone or tpu:GEN (default: IN's)")
 		fs.StringVar(&c.tensor, "tensor", "", "the tensor `NAME` to read from a .safetensors IN, or to write to a .safetensors OUT")
 		fs.BoolVar(&c.all, "all", false, "convert every tensor of a .safetensors IN into the directory OUT")
-		fs.StringVar(&c.pad, "pad", "zero", "what OUT's padding holds, `PAD`: zero, leave (not written), or a number")
+		fs.StringVar(&c.pad, "pad", "zero", "what OUT's padding holds, `PAD`: zero, leave (not written), or a number OUT's element type holds exactly")
 		fs.BoolVar(&c.progress, "progress", false, "show progress on stderr even when it is not a terminal")
 		fs.BoolVar(&c.force, "force", false, "with --all, replace an existing OUT directory of an earlier --all, atomically")
 		fs.StringVar(&c.view, "view", "", "read IN's elements as `T`, a type of the same width, bit for bit (a u16 .npy holding bf16 bits: --view bf16)")
@@ -111,6 +114,9 @@ func (k fileKind) String() string {
 }
 
 func (c *convertFlags) run(in, out string, w io.Writer) error {
+	if err := checkOutName(out); err != nil {
+		return err
+	}
 	inKind, outKind := kindOf(in), kindOf(out)
 	padOpt, err := padOption(c.pad)
 	if err != nil {
@@ -159,13 +165,22 @@ func (c *convertFlags) run(in, out string, w io.Writer) error {
 	if note := viewNote(src.DType(), dst.DType); note != "" && c.view == "" {
 		fmt.Fprintf(progressOut, "tpulayout convert: %s\n", note)
 	}
+	if err := checkPad(c.pad, dst.DType); err != nil {
+		return err
+	}
 	hdr, err := hostHeader(outKind, out, dst, outTensorName(c.tensor, name))
 	if err != nil {
 		return err
 	}
 	prog := newProgress(c.progress, "convert", 0)
-	if _, err := convertFile(out, hdr, dst, src, []relayout.Option{padOpt}, prog); err != nil {
+	if err := guardMapped(in, src, func() error {
+		_, err := convertFile(out, hdr, dst, src, []relayout.Option{padOpt}, prog)
 		return err
+	}); err != nil {
+		return err
+	}
+	if isStdout(out) {
+		return nil // standard output holds the image alone
 	}
 	_, err = fmt.Fprintln(w, dst.String())
 	return err
@@ -186,12 +201,15 @@ func outTensorName(flagName, srcName string) string {
 // padOption reads --pad.
 func padOption(s string) (relayout.Option, error) {
 	switch strings.ToLower(s) {
-	case "zero", "zeros", "":
+	case "zero", "zeros":
 		return relayout.WithPadZero(), nil
 	case "leave":
 		return relayout.WithPadLeave(), nil
 	}
 	v, err := strconv.ParseFloat(s, 64)
+	if errors.Is(err, strconv.ErrRange) {
+		return nil, usagef("--pad %s is outside float64's range, the widest there is", s)
+	}
 	if err != nil {
 		return nil, usagef("bad --pad %q: want zero, leave or a number", s)
 	}
@@ -384,6 +402,9 @@ func isRowMajor(ix *layout.Indexer) bool {
 
 // checkOut fails early when OUT cannot be a file we replace: a directory, or IN itself.
 func checkOut(out, in string) error {
+	if isStream(out) {
+		return nil // written in place (see openStream)
+	}
 	st, err := os.Stat(out)
 	if err != nil {
 		return nil // a missing OUT is fine; an unwritable directory shows when we create it
@@ -424,17 +445,10 @@ func convertFile(out string, hdr []byte, dst layout.Shape, src *buffer.Buffer, o
 	}
 	base0 := int64(len(hdr))
 	var inner error // the callback's own errors are worded already
-	var tmp string
-	release := holdSignals() // the temporary file is made under the hold
-	err = buffer.WriteFileAtomicFile(out, func(f *os.File) error {
-		tmp = f.Name()
-		trackHeld(tmp) // until renamed: the fsync after this can be long
-		release()
+	err = writeOutput(out, func(f imageWriter) error {
 		inner = writeImage(f, hdr, dst, src, whole, b, prog, wrap)
 		return inner
 	})
-	release()
-	untrack(tmp)
 	if err != nil {
 		if err == inner {
 			return 0, err
@@ -446,7 +460,7 @@ func convertFile(out string, hdr []byte, dst layout.Shape, src *buffer.Buffer, o
 }
 
 // writeImage writes the header and then the device image (whole or band by band) into f.
-func writeImage(f *os.File, hdr []byte, dst layout.Shape, src *buffer.Buffer, whole *relayout.Plan, b *bands, prog *progress, wrap func(error) error) error {
+func writeImage(f imageWriter, hdr []byte, dst layout.Shape, src *buffer.Buffer, whole *relayout.Plan, b *bands, prog *progress, wrap func(error) error) error {
 	if _, err := f.Write(hdr); err != nil {
 		return wrap(err)
 	}
@@ -663,7 +677,7 @@ func (b *bands) compile(dst, src layout.Shape, opts []relayout.Option) error {
 // into one reusable buffer and written at its place in f, after base bytes; the input
 // pages of a mapped src are released once consumed, so resident memory stays about two
 // bands (three when they are gathered).
-func (b *bands) run(f *os.File, base int64, src *buffer.Buffer, prog *progress, wrap func(error) error) error {
+func (b *bands) run(f imageWriter, base int64, src *buffer.Buffer, prog *progress, wrap func(error) error) error {
 	buf := make([]byte, b.dstBand)
 	var slab []byte
 	if b.gather {
@@ -773,16 +787,13 @@ func (c *convertFlags) runAll(in, out string, padOpt relayout.Option, w io.Write
 	if !strings.HasPrefix(c.to, "tpu:") && !strings.HasPrefix(strings.TrimSpace(c.to), "{") {
 		return usagef("--all takes --to tpu:GEN or a layout alone such as '{1,0:T(8,128)}', not %q, since tensors differ in shape", c.to)
 	}
+	dest, err := allTarget(out, c.force) // a symlink's target, so that the link stays
+	if err != nil {
+		return err
+	}
 	if c.force {
-		if err := checkReplace(out, in); err != nil {
+		if err := checkReplace(dest, in); err != nil {
 			return err
-		}
-	} else if st, err := os.Stat(out); err == nil {
-		if !st.IsDir() {
-			return fmt.Errorf("cannot write OUT %s: with --all OUT is a new directory, and this is a file", out)
-		}
-		if ents, err := os.ReadDir(out); err != nil || len(ents) > 0 {
-			return fmt.Errorf("cannot write OUT %s: with --all OUT is a new directory, and this one is not empty (--force replaces an earlier --all output)", out)
 		}
 	}
 	if _, err := os.Stat(in); err != nil {
@@ -796,14 +807,17 @@ func (c *convertFlags) runAll(in, out string, padOpt relayout.Option, w io.Write
 	targets := make([]layout.Shape, len(sf.Tensors))
 	for i, t := range sf.Tensors {
 		dst, err := resolveTarget(c.to, c.dtype, t.BufferShape(), kindRaw, true)
+		if err == nil {
+			err = checkPad(c.pad, dst.DType)
+		}
 		if err != nil {
 			return fmt.Errorf("tensor %q: %w", t.Name, err)
 		}
 		targets[i] = dst
 	}
-	parent := filepath.Dir(filepath.Clean(out))
+	parent := filepath.Dir(filepath.Clean(dest))
 	release := holdSignals()
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(filepath.Clean(out))+".tmp*")
+	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(filepath.Clean(dest))+".tmp*")
 	if err == nil {
 		trackHeld(tmp)
 	}
@@ -833,7 +847,11 @@ func (c *convertFlags) runAll(in, out string, padOpt relayout.Option, w io.Write
 		if err != nil {
 			return fmt.Errorf("cannot read tensor %q of IN %s: %s", t.Name, in, cleanErr(err))
 		}
-		n, err := convertFile(filepath.Join(tmp, file), nil, targets[i], src, []relayout.Option{padOpt}, nil)
+		var n int64
+		err = guardMapped(in, src, func() (err error) {
+			n, err = convertFile(filepath.Join(tmp, file), nil, targets[i], src, []relayout.Option{padOpt}, nil)
+			return err
+		})
 		src.Close()
 		if err != nil {
 			return fmt.Errorf("tensor %q: %w", t.Name, err)
@@ -855,21 +873,23 @@ func (c *convertFlags) runAll(in, out string, padOpt relayout.Option, w io.Write
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return fmt.Errorf("cannot write OUT %s: %s", out, fileErr(err))
 	}
-	if err := c.place(tmp, out); err != nil {
+	if err := c.place(tmp, dest); err != nil {
 		return fmt.Errorf("cannot write OUT %s: %s", out, fileErr(err))
 	}
 	done = true
 	prog.finish()
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, e := range m.Tensors {
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", e.Name, e.Layout, filepath.Join(out, e.File))
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", nameText(e.Name), e.Layout, filepath.Join(out, e.File))
 	}
 	fmt.Fprintf(tw, "manifest\t\t%s\n", filepath.Join(out, "manifest.json"))
 	return tw.Flush()
 }
 
 // fileNameFor turns a tensor name into a unique file name: characters other than
-// letters, digits, '.', '-' and '_' become '_', and ".bin" is appended.
+// letters, digits, '.', '-' and '_' become '_', a long name is shortened with a hash
+// (see shortStem), and ".bin" is appended. Names are unique ignoring case, for file
+// systems that ignore it.
 func fileNameFor(name string, used map[string]bool) string {
 	var sb strings.Builder
 	for _, r := range name {
@@ -884,10 +904,11 @@ func fileNameFor(name string, used map[string]bool) string {
 	if stem == "" {
 		stem = "tensor"
 	}
+	stem = shortStem(stem, name)
 	file := stem + ".bin"
-	for i := 2; used[file]; i++ {
+	for i := 2; used[strings.ToLower(file)]; i++ {
 		file = fmt.Sprintf("%s-%d.bin", stem, i)
 	}
-	used[file] = true
+	used[strings.ToLower(file)] = true
 	return file
 }

@@ -76,6 +76,18 @@
 // failed, a bad index or offset, an unknown flag or verb, missing or extra arguments,
 // a grid over the limits), with one line on stderr naming the problem and nothing on
 // stdout; 1 when validate finds mismatches (its report goes to stdout); 130 when
-// interrupted by SIGINT or SIGTERM, after removing the temporary output of a convert in
-// progress, so that OUT is left as it was and nothing is left beside it.
+// stopped by SIGINT, SIGTERM, SIGHUP or SIGQUIT, after removing the temporary output of
+// a convert in progress, so that OUT is left as it was and nothing is left beside it;
+// 141, silently and after the same cleanup, when stdout or stderr is a pipe whose
+// reader has gone. Errors and panics remove it too, and an IN truncated while convert reads it is an
+// error naming IN.
+//
+// # Output files
+//
+// Convert's OUT and show's --svg FILE are written to a temporary file in their directory
+// and renamed into place. A symlink is replaced at its target and stays a link (so is
+// the directory of convert --all). '-', /dev/stdout, /dev/fd/N, a character device or a
+// FIFO is written in place, as a stream, with no temporary file; convert then prints
+// nothing else on stdout. An empty OUT, or --all into a file or a stream, is a usage
+// error before any work.
 package main

@@ -38,7 +38,11 @@ func TestInterruptRemovesTemporaryOutput(t *testing.T) {
 		{"file", "out.bin", []string{"--from", "f32[16384,16384]{1,0}", "--to", "bf16[16384,16384]{1,0:T(8,128)(2,1)}"}},
 		{"transposed file", "out.bin", []string{"--from", "f32[16384,16384]{1,0}", "--to", "f32[16384,16384]{0,1}"}},
 		{"signal", "out.bin", []string{"--from", "f32[16384,16384]{1,0}", "--to", "bf16[16384,16384]{1,0:T(8,128)(2,1)}", "SIGTERM"}},
+		{"hangup", "out.bin", []string{"--from", "f32[16384,16384]{1,0}", "--to", "bf16[16384,16384]{1,0:T(8,128)(2,1)}", "SIGHUP"}},
+		{"quit", "out.bin", []string{"--from", "f32[16384,16384]{1,0}", "--to", "bf16[16384,16384]{1,0:T(8,128)(2,1)}", "SIGQUIT"}},
 		{"directory", "out", []string{"--all", "--to", "tpu:v5e", "--dtype", "bf16"}},
+		{"directory hangup", "out", []string{"--all", "--to", "tpu:v5e", "--dtype", "bf16", "SIGHUP"}},
+		{"directory quit", "out", []string{"--all", "--to", "tpu:v5e", "--dtype", "bf16", "SIGQUIT"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -61,8 +65,8 @@ func TestInterruptRemovesTemporaryOutput(t *testing.T) {
 			f.Close()
 			sig := os.Signal(os.Interrupt)
 			args := tc.args
-			if args[len(args)-1] == "SIGTERM" {
-				sig, args = syscall.SIGTERM, args[:len(args)-1]
+			if s, ok := map[string]os.Signal{"SIGTERM": syscall.SIGTERM, "SIGHUP": syscall.SIGHUP, "SIGQUIT": syscall.SIGQUIT}[args[len(args)-1]]; ok {
+				sig, args = s, args[:len(args)-1]
 			}
 			cmd := exec.Command(os.Args[0], append([]string{"convert", in, filepath.Join(dir, tc.out)}, args...)...)
 			cmd.Env = append(os.Environ(), "TPULAYOUT_RUN_MAIN=1")
@@ -110,4 +114,44 @@ func entries(t *testing.T, dir string) []string {
 		names = append(names, e.Name())
 	}
 	return names
+}
+
+// TestBrokenPipeRemovesTemporaryOutput closes the pipe a child convert writes its
+// progress to: the SIGPIPE of the next write must not leave the temporary output.
+func TestBrokenPipeRemovesTemporaryOutput(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGPIPE")
+	}
+	dir := t.TempDir()
+	in := filepath.Join(dir, "in.raw")
+	if err := os.WriteFile(in, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(in, 16384*16384*4); err != nil { // sparse: reads as zeros
+		t.Fatal(err)
+	}
+	cmd := exec.Command(os.Args[0], "convert", in, filepath.Join(dir, "out.bin"), "--progress",
+		"--from", "f32[16384,16384]{1,0}", "--to", "bf16[16384,16384]{1,0:T(8,128)(2,1)}")
+	cmd.Env = append(os.Environ(), "TPULAYOUT_RUN_MAIN=1")
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = w
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	r.Close() // before the first progress line: writing it raises SIGPIPE
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) {
+		t.Fatalf("convert succeeded (err %v) with its stderr closed", err)
+	}
+	if exit.ExitCode() != exitBrokenPipe {
+		t.Errorf("exit status %d (%v), want %d", exit.ExitCode(), err, exitBrokenPipe)
+	}
+	if got := entries(t, dir); len(got) != 1 {
+		t.Errorf("directory holds %q after the broken pipe, want only in.raw", got)
+	}
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"runtime/debug"
 	"strings"
 
 	"github.com/tpulayout/tpulayout/tpu"
@@ -16,8 +17,8 @@ const (
 	exitOK       = 0
 	exitMismatch = 1 // validate found elements that differ from the reference
 	exitUsage    = 2 // bad usage or input, or an output that cannot be written
-	// exitInterrupted follows SIGINT or SIGTERM (see exitOnSignal): 128+2, as shells
-	// report a process that SIGINT killed.
+	// exitInterrupted follows SIGINT, SIGTERM, SIGHUP or SIGQUIT (see exitOnSignal):
+	// 128+2, as shells report a process that SIGINT killed.
 	exitInterrupted = 130
 )
 
@@ -74,9 +75,17 @@ func (e *mismatch) Unwrap() error { return e.err }
 // Nothing reaches stdout unless the verb succeeds or finds mismatches (its report).
 func run(args []string, stdout, stderr io.Writer) (code int) {
 	prefix := "tpulayout"
+	// Faults panic rather than crash: reading a mapped input that another process
+	// truncated faults (convert names IN itself, see guardMapped; validate's DUMP and REF
+	// come here).
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		if r := recover(); r != nil {
-			fmt.Fprintf(stderr, "%s: internal error: %s\n", prefix, oneLine(fmt.Sprint(r)))
+			msg := "internal error: " + oneLine(fmt.Sprint(r))
+			if f, ok := r.(interface{ Addr() uintptr }); ok && f.Addr() >= 1<<16 { // not nil-ish
+				msg = fmt.Sprintf("cannot read an input file: a memory fault at %#x, as when a file shrinks while it is read", f.Addr())
+			}
+			fmt.Fprintf(stderr, "%s: %s\n", prefix, msg)
 			code = exitUsage
 		}
 	}()
@@ -213,7 +222,7 @@ func printUsage(w io.Writer) {
 	fmt.Fprintf(w, "  tpulayout %-*s  %s\n", width, "help [VERB]", "print this help, or a verb's")
 	fmt.Fprintf(w, "\nQuote SHAPE for the shell. Flags may come before or after the arguments.\n")
 	fmt.Fprintf(w, "TPU generations (tpu:GEN, --gen GEN): %s.\n", tpu.GenerationNames())
-	fmt.Fprintf(w, "Exit status: 0 on success, 1 when validate finds mismatches, 2 on bad usage or input,\n130 when interrupted (SIGINT or SIGTERM; temporary output is removed).\n")
+	fmt.Fprintf(w, "Exit status: 0 on success, 1 when validate finds mismatches, 2 on bad usage or input,\n130 when interrupted (SIGINT, SIGTERM, SIGHUP or SIGQUIT), 141 on a broken pipe;\ntemporary output is removed first.\n")
 }
 
 func printVerbUsage(w io.Writer, v *verb, fs *flag.FlagSet) {

@@ -51,7 +51,7 @@ FILE '-' writes the SVG to stdout instead of the grid.`,
 			if err != nil {
 				return err
 			}
-			if *svgFile == "-" {
+			if isStdout(*svgFile) {
 				_, err := w.Write(g.svg())
 				return err
 			}

@@ -4,11 +4,9 @@ import (
 	"bytes"
 	"encoding/xml"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 
-	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/layout"
 )
 
@@ -205,10 +203,11 @@ func esc(s string) string {
 	return b.String()
 }
 
-// writeFileAtomic writes data through buffer.WriteFileAtomic: a failure leaves no partial
-// file, and an existing file is replaced only when the new one is complete.
+// writeFileAtomic writes data as convert writes OUT (see writeOutput): a failure leaves
+// no partial file, and an existing file (or a symlink's target) is replaced only when
+// the new one is complete; a device or a FIFO is written in place.
 func writeFileAtomic(path string, data []byte) error {
-	return buffer.WriteFileAtomic(path, func(w io.Writer) error {
+	return writeOutput(path, func(w imageWriter) error {
 		_, err := w.Write(data)
 		return err
 	})

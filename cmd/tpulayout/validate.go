@@ -95,6 +95,8 @@ type tolerance struct {
 	ULP uint64  `json:"ulp"`
 	Abs float64 `json:"abs"`
 	Rel float64 `json:"rel"`
+
+	given uint8 // keys set so far, one bit each: a key given twice is an error
 }
 
 func (t *tolerance) String() string {
@@ -119,6 +121,12 @@ func (t *tolerance) Set(s string) error {
 		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
 		if !ok {
 			return fmt.Errorf("%q is not K=V (ulp=N, abs=X or rel=X)", part)
+		}
+		if i := slices.Index([]string{"ulp", "abs", "rel"}, strings.ToLower(k)); i >= 0 {
+			if t.given&(1<<i) != 0 {
+				return fmt.Errorf("%s given twice; give each of ulp, abs and rel once", k)
+			}
+			t.given |= 1 << i
 		}
 		switch strings.ToLower(k) {
 		case "ulp":
@@ -206,7 +214,7 @@ func (v *validateFlags) run(dumpPath string, w io.Writer) error {
 		listed = -1 // Options.MaxListed reads 0 as its default
 	}
 	r, err := validate.Compare(dump, ref, validate.Options{
-		Tolerance: validate.Tolerance(v.tol), CheckPadding: v.checkPadding, Gen: v.gen,
+		Tolerance: validate.Tolerance{ULP: v.tol.ULP, Abs: v.tol.Abs, Rel: v.tol.Rel}, CheckPadding: v.checkPadding, Gen: v.gen,
 		MaxListed: listed, Stage: prog.stage,
 	})
 	if err != nil {

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bytes"
+	"encoding/binary"
+	"flag"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/layout"
+)
+
+// TestTruncatedInput truncates IN while a child process converts it through a mapping:
+// the read faults, and the command must fail with an error naming IN (not die of
+// SIGBUS) and leave nothing beside IN.
+func TestTruncatedInput(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows cannot truncate a mapped file")
+	}
+	if testing.Short() {
+		t.Skip("converts up to 1 GiB")
+	}
+	const gib = 16384 * 16384 * 4
+	for _, tc := range []struct {
+		name, out string
+		size      int64
+		args      []string
+	}{
+		{"bands", "out.bin", gib, []string{"--from", "f32[16384,16384]{1,0}", "--to", "bf16[16384,16384]{1,0:T(8,128)(2,1)}"}},
+		{"gathered bands", "out.bin", gib, []string{"--from", "f32[16384,16384]{1,0}", "--to", "f32[16384,16384]{0,1}"}},
+		{"one piece", "out.npy", gib / 4, []string{"--from", "f32[8192,8192]{0,1}"}},
+		{"directory", "out", gib, []string{"--all", "--to", "tpu:v5e", "--dtype", "bf16"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			in := filepath.Join(dir, "in.raw")
+			var hdr []byte
+			if tc.args[0] == "--all" {
+				in = filepath.Join(dir, "in.safetensors")
+				js := `{"w":{"dtype":"F32","shape":[16384,16384],"data_offsets":[0,1073741824]}}`
+				hdr = binary.LittleEndian.AppendUint64(nil, uint64(len(js)))
+				hdr = append(hdr, js...)
+			}
+			f, err := os.Create(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			f.Write(hdr)
+			if err := f.Truncate(int64(len(hdr)) + tc.size); err != nil { // sparse: reads as zeros
+				t.Fatal(err)
+			}
+			f.Close()
+			cmd := exec.Command(os.Args[0], append([]string{"convert", in, filepath.Join(dir, tc.out)}, tc.args...)...)
+			cmd.Env = append(os.Environ(), "TPULAYOUT_RUN_MAIN=1")
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			// Wait for the temporary output (with --all, for the first tensor's in the
+			// temporary directory: IN is mapped by then), then truncate IN.
+			started := func() bool {
+				es := entries(t, dir)
+				if len(es) < 2 || tc.args[0] != "--all" {
+					return len(es) >= 2
+				}
+				for _, e := range es {
+					if sub, err := os.ReadDir(filepath.Join(dir, e)); err == nil && len(sub) > 0 {
+						return true
+					}
+				}
+				return false
+			}
+			deadline := time.Now().Add(30 * time.Second)
+			for !started() {
+				if time.Now().After(deadline) {
+					cmd.Process.Kill()
+					t.Fatalf("no temporary output after 30 s; stderr: %s", stderr.String())
+				}
+				time.Sleep(time.Millisecond)
+			}
+			if err := os.Truncate(in, int64(len(hdr))); err != nil {
+				t.Fatal(err)
+			}
+			err = cmd.Wait()
+			if err == nil {
+				t.Fatalf("convert finished before the truncation; make the input larger")
+			}
+			msg := stderr.String()
+			if !strings.Contains(msg, "cannot read IN "+in) || !strings.Contains(msg, "shrank") || strings.Count(msg, "\n") != 1 {
+				t.Errorf("exit %v; stderr does not name IN on one line:\n%s", err, msg)
+			}
+			if got := entries(t, dir); len(got) != 1 || got[0] != filepath.Base(in) {
+				t.Errorf("directory holds %q after the fault, want only %s", got, filepath.Base(in))
+			}
+		})
+	}
+}
+
+var faultSink byte // a read the compiler keeps
+
+// TestFaultIsOneLine runs a verb that reads a mapped file after truncating it (as a
+// validate whose DUMP shrinks would): one line on stderr, exit 2, not a SIGBUS crash.
+func TestFaultIsOneLine(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows cannot truncate a mapped file")
+	}
+	p := filepath.Join(t.TempDir(), "in.raw")
+	if err := os.WriteFile(p, make([]byte, 1<<16), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	saved, savedThreshold := verbs, buffer.MmapThreshold
+	defer func() { verbs, buffer.MmapThreshold = saved, savedThreshold }()
+	buffer.MmapThreshold = 1
+	var mapped bool
+	shrink := &verb{name: "shrink", define: func(*flag.FlagSet) func([]string, io.Writer) error {
+		return func([]string, io.Writer) error {
+			b, err := buffer.ReadRaw(p, layout.MustParse("u8[65536]"))
+			if err != nil {
+				return err
+			}
+			defer b.Close()
+			if mapped = b.Mapped(); !mapped {
+				return nil
+			}
+			if err := os.Truncate(p, 0); err != nil {
+				return err
+			}
+			faultSink = b.Data[len(b.Data)-1] // past the new end: SIGBUS
+			return nil
+		}
+	}}
+	verbs = append(append([]*verb(nil), saved...), shrink)
+	out, errOut, code := runCmd(t, "shrink")
+	if !mapped {
+		t.Skip("the file was not mapped")
+	}
+	if code != exitUsage || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "cannot read an input file: a memory fault") {
+		t.Errorf("faulting verb: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}

@@ -1,0 +1,48 @@
+//go:build unix
+
+package main
+
+import (
+	"bytes"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+)
+
+// TestConvertToFIFO checks that a FIFO OUT gets the image streamed into it and stays
+// a FIFO, for a single convert and band by band.
+func TestConvertToFIFO(t *testing.T) {
+	want := readFile(t, outWant)
+	for _, band := range []int64{1, 1 << 40} {
+		setBand(t, band)
+		dir := t.TempDir()
+		fifo := filepath.Join(dir, "pipe")
+		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+			t.Skipf("mkfifo: %v", err)
+		}
+		got := make(chan []byte)
+		go func() {
+			f, err := os.Open(fifo)
+			if err != nil {
+				got <- nil
+				return
+			}
+			b, _ := io.ReadAll(f)
+			f.Close()
+			got <- b
+		}()
+		mustRun(t, "convert", outIn, fifo, "--to", outTo)
+		if b := <-got; !bytes.Equal(b, want) {
+			t.Errorf("band %d: the FIFO carried %d bytes, want the %d of %s", band, len(b), len(want), outWant)
+		}
+		if st, err := os.Lstat(fifo); err != nil || st.Mode()&fs.ModeNamedPipe == 0 {
+			t.Errorf("band %d: OUT is no longer a FIFO (%v)", band, err)
+		}
+		if names := dirNames(t, dir); len(names) != 1 {
+			t.Errorf("band %d: directory holds %q", band, names)
+		}
+	}
+}

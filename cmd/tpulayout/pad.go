@@ -1,0 +1,105 @@
+package main
+
+import (
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+
+	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/layout"
+)
+
+// checkPad checks that --pad's number is exactly a value of OUT's element type dt:
+// the pad is converted like an element (saturating, truncating, rounding), so a value
+// outside dt's range or between its values would be written as another one unsaid.
+// It travels to relayout as a float64, so it must be exact in float64 first.
+func checkPad(text string, dt layout.DType) error {
+	switch strings.ToLower(text) {
+	case "zero", "zeros", "leave":
+		return nil
+	}
+	v, err := strconv.ParseFloat(text, 64)
+	if err != nil {
+		return nil // padOption has reported it
+	}
+	if !buffer.CanConvert(dt, layout.F64) {
+		return usagef("--pad %s: %s padding can only be zero or leave", text, dt)
+	}
+	finite := !math.IsNaN(v) && !math.IsInf(v, 0)
+	var exact *big.Rat // the number the text means; nil for NaN and infinities
+	if finite {
+		var ok bool
+		if exact, ok = new(big.Rat).SetString(text); !ok {
+			exact = new(big.Rat).SetFloat64(v)
+		}
+	}
+	if dt == layout.Pred || dt.IsInteger() {
+		lo, hi := intRange(dt)
+		switch {
+		case exact == nil || !exact.IsInt():
+			return usagef("--pad %s is not a whole number in %s's range %s to %s", text, dt, lo, hi)
+		case exact.Num().Cmp(lo) < 0 || exact.Num().Cmp(hi) > 0:
+			return usagef("--pad %s is outside %s's range %s to %s", text, dt, lo, hi)
+		case exact.Cmp(new(big.Rat).SetFloat64(v)) != 0:
+			return usagef("--pad %s cannot be written exactly: the pad travels as a float64, which holds %s", text, numText(v))
+		}
+		return nil
+	}
+	if lo, hi := floatRange(dt); finite && (v < lo || v > hi) {
+		return usagef("--pad %s is outside %s's range %s to %s", text, dt, numText(lo), numText(hi))
+	}
+	back := math.Float64frombits(buffer.ConvertElement(layout.F64, dt, buffer.ConvertElement(dt, layout.F64, math.Float64bits(v))))
+	if !finite {
+		if math.IsNaN(v) && math.IsNaN(back) || back == v {
+			return nil
+		}
+		return usagef("--pad %s: %s has no %s (it would hold %s)", text, dt, strings.TrimPrefix(numText(v), "+"), numText(back))
+	}
+	if exact.Cmp(new(big.Rat).SetFloat64(v)) != 0 || back != v || math.Signbit(back) != math.Signbit(v) {
+		held := numText(back)
+		if r, _ := new(big.Rat).SetString(held); r.Cmp(new(big.Rat).SetFloat64(back)) != 0 {
+			held = strconv.FormatFloat(back, 'g', 30, 64) // the shortest form is the text again
+		}
+		return usagef("--pad %s is not exact in %s, which would hold %s", text, dt, held)
+	}
+	return nil
+}
+
+// intRange is the range of an integer type (pred: 0 to 1).
+func intRange(dt layout.DType) (lo, hi *big.Int) {
+	n := uint(dt.Bits())
+	switch {
+	case dt == layout.Pred:
+		return big.NewInt(0), big.NewInt(1)
+	case dt.IsSigned():
+		return big.NewInt(-1 << (n - 1)), big.NewInt(1<<(n-1) - 1)
+	}
+	return big.NewInt(0), new(big.Int).SetUint64(math.MaxUint64 >> (64 - n))
+}
+
+// floatRange is the range of the finite values of a floating-point type.
+func floatRange(dt layout.DType) (lo, hi float64) {
+	switch dt {
+	case layout.F64:
+		return -math.MaxFloat64, math.MaxFloat64
+	case layout.F32:
+		return -math.MaxFloat32, math.MaxFloat32
+	}
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for b := range uint64(1) << dt.Bits() { // 16 bits at most
+		x := math.Float64frombits(buffer.ConvertElement(layout.F64, dt, b))
+		if !math.IsInf(x, 0) && !math.IsNaN(x) {
+			lo, hi = min(lo, x), max(hi, x)
+		}
+	}
+	return lo, hi
+}
+
+// numText prints a number shortest, and whole numbers below 1e21 exactly.
+func numText(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e21 {
+		return new(big.Float).SetFloat64(v).Text('f', 0)
+	}
+	return strconv.FormatFloat(v, 'g', -1, 64)
+}
