@@ -32,5 +32,5 @@ ENTRY %main.4 (p0: bf16[8,128]) -> (f32[8], bf16[8,128]) {
 	// parameter 0 p0: bf16[8,128]{1,0:T(8,128)(2,1)}
 	// result {0}: f32[8]{0:T(256)}
 	// result {1}: bf16[8,128]{1,0:T(8,128)(2,1)}
-	// hlo: line 2, col 9: computation e is never closed: the file ends first (truncated?)
+	// hlo: line 2, col 9: computation e is never closed: the text ends first (truncated?)
 }

@@ -87,7 +87,7 @@ func (s *scanner) peek() byte {
 func (s *scanner) describe() string {
 	s.space(false)
 	if s.pos >= len(s.in) {
-		return "end of file (truncated?)"
+		return "the end (truncated?)"
 	}
 	if strings.HasPrefix(s.in[s.pos:], "/*") {
 		return "an unterminated /* comment"
@@ -178,7 +178,7 @@ func (s *scanner) group() (string, error) {
 		}
 		s.pos++
 	}
-	return "", s.errAt(start, "%q is never closed: the file ends first (truncated?)", s.in[start])
+	return "", s.errAt(start, "%q is never closed: the text ends first (truncated?)", s.in[start])
 }
 
 // str skips a double-quoted string with backslash escapes starting at s.pos.
@@ -193,7 +193,7 @@ func (s *scanner) str() error {
 			return nil
 		}
 	}
-	return s.errAt(start, "string is never closed: the file ends first (truncated?)")
+	return s.errAt(start, "string is never closed: the text ends first (truncated?)")
 }
 
 // shape reads a shape: a tuple `(…)`, a buffer `b(…)`, or `type[dims]` with an
@@ -493,7 +493,7 @@ func (s *scanner) computation() (*Computation, error) {
 	for {
 		switch s.peek() {
 		case 0:
-			return nil, s.errAt(open, "computation %s is never closed: the file ends first (truncated?)", c.Name)
+			return nil, s.errAt(open, "computation %s is never closed: the text ends first (truncated?)", c.Name)
 		case '}':
 			s.pos++
 			if len(c.Instructions) == 0 {

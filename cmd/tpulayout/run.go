@@ -39,6 +39,7 @@ var verbs = []*verb{
 	showVerb,
 	convertVerb,
 	validateVerb,
+	hloVerb,
 }
 
 func lookupVerb(name string) *verb {
