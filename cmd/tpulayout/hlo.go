@@ -330,7 +330,7 @@ func pickElement(s layout.Shape, index []int, text string) (layout.Shape, error)
 			}
 			list = append(list, fmt.Sprintf("{%d} %s", i, e))
 		}
-		return layout.Shape{}, fmt.Errorf("it is a tuple of %s; append the index of one, such as ' {0}' (%s)",
+		return layout.Shape{}, fmt.Errorf("it is a tuple of %s, not an array; append the index of one, such as ' {0}' (%s)",
 			plural(int64(len(s.Elements)), "element"), strings.Join(list, ", "))
 	}
 	e, err := hlo.Element(s, index)
