@@ -26,7 +26,8 @@ type Alternative struct {
 // keep their order, majormost), every first-tile row count Mosaic accepts for the
 // dtype — powers of two from p = 32/b rows (2p before v4) up to 8p, the native
 // tiling (spec §2.3, §3.1). Rank 1 varies the tile's element count the same way.
-// Ties keep the default first. Rank 0 has only the default.
+// Ties keep the default first, then for each order the tiling [DefaultLayout] would
+// pick for that order. Rank 0 has only the default.
 func Alternatives(g Generation, dt layout.DType, dims []int64) ([]Alternative, error) {
 	chip, err := ChipOf(g)
 	if err != nil {
@@ -98,6 +99,19 @@ func Alternatives(g Generation, dt layout.DType, dims []int64) ([]Alternative, e
 		return ts
 	}
 	for _, m2m := range minorPairs(n) {
+		// The generation's own choice for this order comes first, so it wins ties.
+		phys := make([]int64, n)
+		for j := range phys {
+			phys[j] = dims[m2m[n-1-j]]
+		}
+		if pl, err := DefaultLayout(chip.Generation, dt, phys); err == nil {
+			l := def
+			l.MinorToMajor = m2m
+			l.Tiles = pl.Tiles
+			if err := add(l, pl.Tiles[0][0], false); err != nil {
+				return nil, err
+			}
+		}
 		for _, t0 := range rowChoices {
 			l := def
 			l.MinorToMajor = m2m

@@ -154,3 +154,53 @@ func TestConvertToHLOParam(t *testing.T) {
 
 // collapse joins the words of s with single spaces.
 func collapse(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func TestInfoInsight(t *testing.T) {
+	// --to tpu:GEN reports on the generation's default layout for the dtype and dims.
+	got := mustRun(t, "info", "--to", "tpu:v5e", "bf16[512,3,2048]")
+	for _, want := range []string{
+		"shape: bf16[512,3,2048]{2,1,0:T(4,128)(2,1)}",
+		"footprint: 4194304 elements, 8388608 bytes",
+		"expansion: 1.33x (footprint / logical bytes)",
+		"default on v5e: bf16[512,3,2048]{2,1,0:T(4,128)(2,1)}, 8388608 bytes, 1.33x (this layout)",
+		"cheapest on v5e: bf16[512,3,2048]{2,0,1:T(8,128)(2,1)}, 6291456 bytes, 1.00x, dims 1,0,2 major to minor",
+		"host row blocks: no: row-major neighbours are never neighbours here",
+	} {
+		if !strings.Contains(collapse(got), want) {
+			t.Errorf("info --to tpu:v5e: no %q in\n%s", want, got)
+		}
+	}
+	// From TPU7x bf16 gets T(16,128)(2,1), and 16 rows of 3 cost more.
+	got = mustRun(t, "info", "bf16[512,3,2048]", "--to", "tpu:7x")
+	if !strings.Contains(collapse(got), "default on 7x: bf16[512,3,2048]{2,1,0:T(4,128)(2,1)}") {
+		t.Errorf("7x:\n%s", got)
+	}
+	for _, c := range []struct{ shape, want string }{
+		{"f32[4096,128]{1,0:T(8,128)}", "yes: the same bytes as the row-major array, one copy of 2097152 bytes"},
+		{"f32[1000,100]{1,0:T(8,128)}", "yes, in blocks of 1 row: 100 elements, 400 bytes, contiguous in both; 1000 blocks"},
+		{"f32[64,128]{1,0:T(8,128)}", "one copy of 32768 bytes"},
+		{"f32[64,256]{1,0:T(8,128)}", "only in pieces of rows: 128 elements, 512 bytes, contiguous in both; 128 blocks"},
+		{"f32[4096,4096]{1,0}", "one copy of 67108864 bytes"},
+		{"s8[64,512]{1,0:T(32,128)(4,1)}", "no: row-major neighbours"},
+		{"f32[8,3,1000]{2,1,0}", "cheapest on v5e: f32[8,3,1000]{2,1,0:T(1,128)}, 98304 bytes, 1.02x, dims 0,1,2 major to minor f32[8,3,1000]{2,0,1:T(8,128)}, 98304 bytes"},
+		{"f64[3,5]", "on v5e: no TPU layout: f64 (64 bits) has no TPU vreg layout"},
+		{"u32[]", "a scalar: copy its one element"},
+	} {
+		if got := mustRun(t, "info", c.shape); !strings.Contains(collapse(got), c.want) {
+			t.Errorf("info %s: no %q in\n%s", c.shape, c.want, got)
+		}
+	}
+	m := runJSON(t, "info", "f32[1000,100]{1,0:T(8,128)}", "--gen", "v4", "--json")
+	if m["generation"] != "v4" || m["expansion"] == nil || m["cheapest"] == nil || m["default_layout"] == nil {
+		t.Errorf("json %v", m)
+	}
+	rb := m["host_row_blocks"].(map[string]any)
+	if num(t, rb, "Run") != 100 || num(t, rb, "Rows") != 1 || num(t, rb, "blocks") != 1000 {
+		t.Errorf("host_row_blocks %v", rb)
+	}
+	wantUsageError(t, []string{"info", "bf16[8,128]", "--to", "f32[8,128]"}, "info --to takes tpu:GEN")
+	wantUsageError(t, []string{"info", "bf16[8,128]", "--to", "tpu:v99"}, `bad --to "tpu:v99"`)
+	wantUsageError(t, []string{"info", "bf16[8,128]", "--gen", "v99"}, `bad --gen "v99"`)
+	wantUsageError(t, []string{"info", "bf16[8,128]", "--to", "tpu:v4", "--gen", "v5e"}, "disagree")
+	wantUsageError(t, []string{"info", "f64[8,128]", "--to", "tpu:v5e"}, "no default v5e layout for f64[8,128]")
+}
