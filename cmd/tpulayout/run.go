@@ -40,6 +40,7 @@ var verbs = []*verb{
 	convertVerb,
 	validateVerb,
 	hloVerb,
+	blockspecVerb,
 }
 
 func lookupVerb(name string) *verb {
