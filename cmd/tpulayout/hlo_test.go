@@ -162,9 +162,9 @@ func TestInfoInsight(t *testing.T) {
 		"shape: bf16[512,3,2048]{2,1,0:T(4,128)(2,1)}",
 		"footprint: 4194304 elements, 8388608 bytes",
 		"expansion: 1.33x (footprint / logical bytes)",
-		"default on v5e: bf16[512,3,2048]{2,1,0:T(4,128)(2,1)}, 8388608 bytes, 1.33x (this layout)",
-		"cheapest on v5e: bf16[512,3,2048]{2,0,1:T(8,128)(2,1)}, 6291456 bytes, 1.00x, dims 1,0,2 major to minor",
-		"host row blocks: no: row-major neighbours are never neighbours here",
+		"default (v5e): bf16[512,3,2048]{2,1,0:T(4,128)(2,1)}, 8388608 bytes, 1.33x (this layout)",
+		"cheapest (v5e): bf16[512,3,2048]{2,0,1:T(8,128)(2,1)}, 6291456 bytes, 1.00x, dims 1,0,2 major to minor",
+		"row blocks: no: row-major neighbours are never neighbours here",
 	} {
 		if !strings.Contains(collapse(got), want) {
 			t.Errorf("info --to tpu:v5e: no %q in\n%s", want, got)
@@ -172,7 +172,7 @@ func TestInfoInsight(t *testing.T) {
 	}
 	// From TPU7x bf16 gets T(16,128)(2,1), and 16 rows of 3 cost more.
 	got = mustRun(t, "info", "bf16[512,3,2048]", "--to", "tpu:7x")
-	if !strings.Contains(collapse(got), "default on 7x: bf16[512,3,2048]{2,1,0:T(4,128)(2,1)}") {
+	if !strings.Contains(collapse(got), "default (7x): bf16[512,3,2048]{2,1,0:T(4,128)(2,1)}") {
 		t.Errorf("7x:\n%s", got)
 	}
 	for _, c := range []struct{ shape, want string }{
@@ -182,8 +182,8 @@ func TestInfoInsight(t *testing.T) {
 		{"f32[64,256]{1,0:T(8,128)}", "only in pieces of rows: 128 elements, 512 bytes, contiguous in both; 128 blocks"},
 		{"f32[4096,4096]{1,0}", "one copy of 67108864 bytes"},
 		{"s8[64,512]{1,0:T(32,128)(4,1)}", "no: row-major neighbours"},
-		{"f32[8,3,1000]{2,1,0}", "cheapest on v5e: f32[8,3,1000]{2,1,0:T(1,128)}, 98304 bytes, 1.02x, dims 0,1,2 major to minor f32[8,3,1000]{2,0,1:T(8,128)}, 98304 bytes"},
-		{"f64[3,5]", "on v5e: no TPU layout: f64 (64 bits) has no TPU vreg layout"},
+		{"f32[8,3,1000]{2,1,0}", "cheapest (v5e): f32[8,3,1000]{2,1,0:T(1,128)}, 98304 bytes, 1.02x, dims 0,1,2 major to minor f32[8,3,1000]{2,0,1:T(8,128)}, 98304 bytes"},
+		{"f64[3,5]", "v5e: no TPU layout: f64 (64 bits) has no TPU vreg layout"},
 		{"u32[]", "a scalar: copy its one element"},
 	} {
 		if got := mustRun(t, "info", c.shape); !strings.Contains(collapse(got), c.want) {

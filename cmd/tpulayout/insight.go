@@ -125,11 +125,12 @@ func orderText(order []int) string {
 
 // print writes the insight lines after info's table, aligned among themselves.
 func (in *insightJSON) print(out io.Writer, ix *layout.Indexer) error {
-	w := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	// minwidth 17 lines the values up with info's table, whose labels are 15 wide.
+	w := tabwriter.NewWriter(out, 17, 0, 2, ' ', 0)
 	fmt.Fprintf(w, "expansion:\t%s (footprint / logical bytes)\n", factor(in.Expansion))
 	g := in.Generation
 	if in.NoTPU != "" {
-		fmt.Fprintf(w, "on %s:\tno TPU layout: %s\n", g, in.NoTPU)
+		fmt.Fprintf(w, "%s:\tno TPU layout: %s\n", g, in.NoTPU)
 	} else {
 		cur := ix.Shape().String()
 		if d := in.Default; d != nil {
@@ -137,12 +138,12 @@ func (in *insightJSON) print(out io.Writer, ix *layout.Indexer) error {
 			if d.Shape.String() == cur {
 				note = " (this layout)"
 			}
-			fmt.Fprintf(w, "default on %s:\t%s, %s, %s%s\n", g, d.Shape, plural(d.Bytes, "byte"), factor(d.Expansion), note)
+			fmt.Fprintf(w, "default (%s):\t%s, %s, %s%s\n", g, d.Shape, plural(d.Bytes, "byte"), factor(d.Expansion), note)
 		}
 		for i, a := range in.Cheapest {
 			label := ""
 			if i == 0 {
-				label = "cheapest on " + g + ":"
+				label = "cheapest (" + g + "):"
 			}
 			note := ""
 			switch {
@@ -162,7 +163,7 @@ func (in *insightJSON) print(out io.Writer, ix *layout.Indexer) error {
 	case rb.Run > 1:
 		size = fmt.Sprintf(": %s, %s bytes, contiguous in both; %s", plural(rb.Run, "element"), trimFloat(rb.Bytes), plural(rb.Blocks, "block"))
 	}
-	fmt.Fprintf(w, "host row blocks:\t%s%s\n", rb.Note, size)
+	fmt.Fprintf(w, "row blocks:\t%s%s\n", rb.Note, size)
 	return w.Flush()
 }
 
