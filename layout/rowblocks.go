@@ -8,13 +8,17 @@ import (
 // RowBlocks says how an array in a layout can be filled from (or copied to) the same
 // array stored row-major on the host, in contiguous pieces.
 type RowBlocks struct {
-	// Run is the largest R such that every aligned run of R row-major elements (host
-	// elements kR … kR+R−1) is stored at consecutive offsets, in the same order.
-	// R = 1 means no two row-major neighbours are neighbours in the layout.
+	// Run is the largest R such that the array splits into runs of R row-major
+	// elements, each stored at consecutive offsets in the same order. Runs shorter than
+	// a row start at each row's start (the last run of a row may be shorter); runs of
+	// k whole rows start at every k-th row of the next dim out (likewise). R = 1 means
+	// no two row-major neighbours are neighbours in the layout.
 	Run int64
 	// Rows is how many whole rows (the minor dim) a run covers; 0 when a run is only
 	// part of a row.
 	Rows int64
+	// Pieces is the number of runs the array splits into.
+	Pieces int64
 	// Identical reports whether the layout is row-major with no padding: the whole
 	// buffer is one run, the same bytes as the host array.
 	Identical bool
@@ -33,15 +37,15 @@ const rowScanLimit = 1 << 22
 // g_d(x) = Offset(x·e_d), each periodic (plus a linear part) with a period dividing
 // the product of the tile entries. A run of the minor dim breaks where
 // g(x) ≠ g(x−1)+1, so R is the gcd of those break points (the dim size when there are
-// none; with more than one row, R also divides the row); when whole rows are runs, the next dim is read the same way with step
-// "row length", and so on outwards. Scanning two periods of each dim is exact.
+// none); when whole rows are runs, the next dim is read the same way with step "row
+// length", and so on outwards. Scanning two periods of each dim is exact.
 func (ix *Indexer) RowBlocks() (RowBlocks, error) {
 	n := len(ix.dims)
 	if ix.logical == 0 {
 		return RowBlocks{}, fmt.Errorf("%w: the array is empty", ErrRowBlocks)
 	}
 	if n == 0 {
-		return RowBlocks{Run: 1, Identical: ix.footprint == 1}, nil
+		return RowBlocks{Run: 1, Pieces: 1, Identical: ix.footprint == 1}, nil
 	}
 	period := int64(1)
 	for _, t := range ix.shape.Layout.Tiles {
@@ -87,18 +91,9 @@ func (ix *Indexer) RowBlocks() (RowBlocks, error) {
 		if run == 0 {
 			run = size
 		}
-		if run < size {
-			// The next row starts a run too, so with more than one row R divides size.
-			outer := int64(1)
-			for _, o := range ix.dims[:d] {
-				outer *= o
-			}
-			if outer > 1 {
-				run = gcd(run, size)
-			}
-		}
 		if run < size || d == 0 {
-			rb := RowBlocks{Run: run * step, Rows: rows * run}
+			rb := RowBlocks{Run: run * step, Rows: rows * run,
+				Pieces: ix.logical / (size * step) * ((size + run - 1) / run)}
 			if d == n-1 {
 				rb.Rows = 0
 				if run == size {

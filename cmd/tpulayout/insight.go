@@ -108,12 +108,10 @@ func newInsight(ix *layout.Indexer, gen tpu.Generation) *insightJSON {
 	}
 	if err == nil {
 		in.RowBlocks.Bytes = float64(rb.Run) * bits / 8
-		in.RowBlocks.Blocks = ceilDivInt(ix.LogicalElements(), rb.Run)
+		in.RowBlocks.Blocks = rb.Pieces
 	}
 	return in
 }
-
-func ceilDivInt(a, b int64) int64 { return (a + b - 1) / b }
 
 // orderText describes a physical order: "dims 1,0,2 major to minor".
 func orderText(order []int) string {
@@ -160,8 +158,11 @@ func (in *insightJSON) print(out io.Writer, ix *layout.Indexer) error {
 	switch {
 	case rb.Identical:
 		size = fmt.Sprintf(" of %s bytes", trimFloat(rb.Bytes))
-	case rb.Run > 1:
+	case rb.Rows > 0:
 		size = fmt.Sprintf(": %s, %s bytes, contiguous in both; %s", plural(rb.Run, "element"), trimFloat(rb.Bytes), plural(rb.Blocks, "block"))
+	case rb.Run > 1:
+		size = fmt.Sprintf(": %s, %s bytes from each row's start, contiguous in both (a row's last piece may be shorter); %s",
+			plural(rb.Run, "element"), trimFloat(rb.Bytes), plural(rb.Blocks, "piece"))
 	}
 	fmt.Fprintf(w, "row blocks:\t%s%s\n", rb.Note, size)
 	return w.Flush()
