@@ -40,3 +40,24 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseInstruction: a pasted line gives an instruction or a SyntaxError, never a
+// panic.
+func FuzzParseInstruction(f *testing.F) {
+	f.Add(`%p0 = bf16[8,128]{1,0:T(8,128)(2,1)} parameter(0), sharding={devices=[2,1]0,1}, metadata={op_name="x"}`)
+	f.Add(`ROOT %t = (f32[8]{0}, /*index=1*/s32[]{:T(128)}) tuple(%a, %b), frontend_attributes={a="b"}`)
+	f.Add(`%c = f32[] constant(1), backend_config="{\"x\":1}"`)
+	f.Fuzz(func(t *testing.T, in string) {
+		ins, err := ParseInstruction(in)
+		if err != nil {
+			var se *SyntaxError
+			if !errors.As(err, &se) || se.Line < 1 || se.Col < 1 {
+				t.Fatalf("ParseInstruction(%q): bad error %v", in, err)
+			}
+			return
+		}
+		if ins.Name == "" || ins.Opcode == "" {
+			t.Fatalf("ParseInstruction(%q) = %+v", in, ins)
+		}
+	})
+}
