@@ -151,7 +151,7 @@ func (s *scanner) group() (string, error) {
 			if len(stack) == maxDepth {
 				return "", s.errf("brackets nested more than %d deep", maxDepth)
 			}
-			stack = append(stack, map[byte]byte{'(': ')', '[': ']', '{': '}'}[c])
+			stack = append(stack, closer(c))
 		case ')', ']', '}':
 			if len(stack) == 0 || stack[len(stack)-1] != c {
 				return "", s.errf("unbalanced %q", c)
@@ -179,6 +179,16 @@ func (s *scanner) group() (string, error) {
 		s.pos++
 	}
 	return "", s.errAt(start, "%q is never closed: the text ends first (truncated?)", s.in[start])
+}
+
+func closer(open byte) byte {
+	switch open {
+	case '(':
+		return ')'
+	case '[':
+		return ']'
+	}
+	return '}'
 }
 
 // str skips a double-quoted string with backslash escapes starting at s.pos.

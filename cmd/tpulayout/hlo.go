@@ -297,12 +297,12 @@ func parseShapeArg(text string) (layout.Shape, error) {
 	}
 	sh, err := layout.Parse(text)
 	if err == nil {
-		return pickElement(sh, nil, text)
+		return pickElement(sh, nil)
 	}
 	body, index := cutShapeIndex(text)
 	if index != nil {
 		if s, perr := layout.Parse(body); perr == nil && s.Kind == layout.Tuple {
-			return pickElement(s, index, text)
+			return pickElement(s, index)
 		}
 	}
 	if instructionStart.MatchString(body) {
@@ -310,17 +310,17 @@ func parseShapeArg(text string) (layout.Shape, error) {
 		if ierr != nil {
 			return layout.Shape{}, fmt.Errorf("bad HLO instruction %q: %s", body, strings.TrimPrefix(ierr.Error(), "hlo: "))
 		}
-		return pickElement(in.Shape, index, text)
+		return pickElement(in.Shape, index)
 	}
 	return layout.Shape{}, err
 }
 
 // pickElement returns s, or its element at index; a tuple needs an index unless it
 // has exactly one element.
-func pickElement(s layout.Shape, index []int, text string) (layout.Shape, error) {
+func pickElement(s layout.Shape, index []int) (layout.Shape, error) {
 	if index == nil && s.Kind == layout.Tuple {
 		if len(s.Elements) == 1 {
-			return pickElement(s.Elements[0], nil, text)
+			return pickElement(s.Elements[0], nil)
 		}
 		var list []string
 		for i, e := range s.Elements {
@@ -338,7 +338,7 @@ func pickElement(s layout.Shape, index []int, text string) (layout.Shape, error)
 		return layout.Shape{}, errors.New(strings.TrimPrefix(err.Error(), "hlo: "))
 	}
 	if e.Kind == layout.Tuple {
-		return pickElement(e, nil, text)
+		return pickElement(e, nil)
 	}
 	return e, nil
 }
@@ -362,7 +362,7 @@ func hloRefShape(text string) (layout.Shape, error) {
 		if err != nil {
 			return layout.Shape{}, fmt.Errorf("%s: %s", m[1], strings.TrimPrefix(err.Error(), "hlo: "))
 		}
-		return pickElement(p.Shape, nil, text)
+		return pickElement(p.Shape, nil)
 	}
 	rs := mod.Results()
 	if n >= len(rs) {
