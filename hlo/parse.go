@@ -433,6 +433,9 @@ func Parse(text []byte) (*Module, error) {
 	}
 	names := map[string]int{}
 	for s.peek() != 0 {
+		if s.stackFrameTables() {
+			break
+		}
 		c, err := s.computation()
 		if err != nil {
 			return nil, err
@@ -456,6 +459,24 @@ func Parse(text []byte) (*Module, error) {
 		m.Entry = m.Computations[len(m.Computations)-1]
 	}
 	return m, nil
+}
+
+// stackFrameTables reports whether the stack-frame tables that newer XLA prints after
+// the computations (FileNames, FunctionNames, FileLocations, StackFrames, each a
+// header line and then numbered entries) start here; they hold no shapes, so the
+// reader stops at them.
+func (s *scanner) stackFrameTables() bool {
+	save := s.pos
+	for _, w := range []string{"FileNames", "FunctionNames", "FileLocations", "StackFrames"} {
+		if s.word(w) {
+			rest := strings.TrimLeft(s.in[s.pos:], " \t\r")
+			if rest == "" || rest[0] == '\n' {
+				return true
+			}
+			s.pos = save
+		}
+	}
+	return false
 }
 
 // computation reads `[ENTRY] name [(params) -> shape] { instructions }`.

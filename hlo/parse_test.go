@@ -103,6 +103,19 @@ func TestParseNoEntryTakesLast(t *testing.T) {
 	}
 }
 
+func TestParseStackFrameTables(t *testing.T) {
+	m, err := Parse([]byte("HloModule m\nENTRY e {\n  ROOT p = f32[8]{0} parameter(0), metadata={op_name=\"x\" stack_frame_id=1}\n}\n\n" +
+		"FileNames\n1 \"/home/user/f.py\"\n\nFunctionNames\n1 \"f\"\n\nFileLocations\n1 {file_name_id=1 function_name_id=1 line=3 end_line=3 column=2 end_column=9}\n\nStackFrames\n1 {file_location_id=1 parent_frame_id=1}\n"))
+	if err != nil || m.Entry.Root.Name != "p" {
+		t.Fatalf("%v, %v", m, err)
+	}
+	// A computation may still be named like a table when a '{' follows.
+	m, err = Parse([]byte("HloModule m\nStackFrames {\n  ROOT p = f32[8]{0} parameter(0)\n}\n"))
+	if err != nil || m.Entry.Name != "StackFrames" {
+		t.Fatalf("%v, %v", m, err)
+	}
+}
+
 func TestParseUnknownOpcode(t *testing.T) {
 	m, err := Parse([]byte("HloModule m\nENTRY e {\n  p = f32[8]{0} parameter(0)\n  ROOT q = f32[8]{0} frobnicate(p), mystery={1}\n}\n"))
 	if err != nil {
