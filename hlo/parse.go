@@ -433,8 +433,8 @@ func Parse(text []byte) (*Module, error) {
 	}
 	names := map[string]int{}
 	for s.peek() != 0 {
-		if s.stackFrameTables() {
-			break
+		if s.skipStackFrameTables() {
+			continue
 		}
 		c, err := s.computation()
 		if err != nil {
@@ -461,19 +461,32 @@ func Parse(text []byte) (*Module, error) {
 	return m, nil
 }
 
-// stackFrameTables reports whether the stack-frame tables that newer XLA prints after
-// the computations (FileNames, FunctionNames, FileLocations, StackFrames, each a
-// header line and then numbered entries) start here; they hold no shapes, so the
-// reader stops at them.
-func (s *scanner) stackFrameTables() bool {
+// skipStackFrameTables skips the stack-frame tables that newer XLA prints between
+// the header and the computations (FileNames, FunctionNames, FileLocations,
+// StackFrames: a header line, then entries that start with a number); they hold no
+// shapes. It reports whether it skipped one.
+func (s *scanner) skipStackFrameTables() bool {
 	save := s.pos
 	for _, w := range []string{"FileNames", "FunctionNames", "FileLocations", "StackFrames"} {
-		if s.word(w) {
-			rest := strings.TrimLeft(s.in[s.pos:], " \t\r")
-			if rest == "" || rest[0] == '\n' {
+		if !s.word(w) {
+			continue
+		}
+		rest := strings.TrimLeft(s.in[s.pos:], " \t\r")
+		if rest != "" && rest[0] != '\n' {
+			s.pos = save // a computation with that name
+			return false
+		}
+		for {
+			nl := strings.IndexByte(s.in[s.pos:], '\n')
+			if nl < 0 {
+				s.pos = len(s.in)
 				return true
 			}
-			s.pos = save
+			s.pos += nl + 1
+			line := strings.TrimSpace(s.in[s.pos:min(len(s.in), s.pos+strings.IndexByte(s.in[s.pos:]+"\n", '\n'))])
+			if line != "" && (line[0] < '0' || line[0] > '9') {
+				return true
+			}
 		}
 	}
 	return false

@@ -104,13 +104,20 @@ func TestParseNoEntryTakesLast(t *testing.T) {
 }
 
 func TestParseStackFrameTables(t *testing.T) {
-	m, err := Parse([]byte("HloModule m\nENTRY e {\n  ROOT p = f32[8]{0} parameter(0), metadata={op_name=\"x\" stack_frame_id=1}\n}\n\n" +
-		"FileNames\n1 \"/home/user/f.py\"\n\nFunctionNames\n1 \"f\"\n\nFileLocations\n1 {file_name_id=1 function_name_id=1 line=3 end_line=3 column=2 end_column=9}\n\nStackFrames\n1 {file_location_id=1 parent_frame_id=1}\n"))
-	if err != nil || m.Entry.Root.Name != "p" {
-		t.Fatalf("%v, %v", m, err)
+	tables := "FileNames\n1 \"/home/user/f.py\"\n2 \"/usr/lib/jax/api.py\"\n\nFunctionNames\n1 \"f\"\n\n" +
+		"FileLocations\n1 {file_name_id=1 function_name_id=1 line=3 end_line=3 column=2 end_column=9}\n\n" +
+		"StackFrames\n1 {file_location_id=1 parent_frame_id=1}\n\n"
+	comp := "%add {\n  x = f32[] parameter(0)\n  ROOT y = f32[] negate(x)\n}\n\n" +
+		"ENTRY %e {\n  ROOT p = f32[8]{0} parameter(0), metadata={op_name=\"x\" stack_frame_id=1}\n}\n"
+	// Between the header and the computations, as XLA prints them, or at the end.
+	for _, text := range []string{"HloModule m, is_scheduled=true\n\n" + tables + comp, "HloModule m\n" + comp + "\n" + tables} {
+		m, err := Parse([]byte(text))
+		if err != nil || len(m.Computations) != 2 || m.Entry.Root.Name != "p" {
+			t.Fatalf("%v, %v\n%s", m, err, text)
+		}
 	}
 	// A computation may still be named like a table when a '{' follows.
-	m, err = Parse([]byte("HloModule m\nStackFrames {\n  ROOT p = f32[8]{0} parameter(0)\n}\n"))
+	m, err := Parse([]byte("HloModule m\nStackFrames {\n  ROOT p = f32[8]{0} parameter(0)\n}\n"))
 	if err != nil || m.Entry.Name != "StackFrames" {
 		t.Fatalf("%v, %v", m, err)
 	}
