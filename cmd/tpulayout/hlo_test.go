@@ -186,6 +186,7 @@ func TestInfoInsight(t *testing.T) {
 		{"f32[8,3,1000]{2,1,0}", "cheapest (v5e): f32[8,3,1000]{2,1,0:T(1,128)}, 98304 bytes, 1.02x, dims 0,1,2 major to minor f32[8,3,1000]{2,0,1:T(8,128)}, 98304 bytes"},
 		{"f64[3,5]", "v5e: no TPU layout: f64 (64 bits) has no TPU vreg layout"},
 		{"u32[]", "a scalar: copy its one element"},
+		{"f32[0,5]{1,0:T(8,128)}", "padding: 0 elements, 0% of the footprint expansion: none: the array is empty"},
 	} {
 		if got := mustRun(t, "info", c.shape); !strings.Contains(collapse(got), c.want) {
 			t.Errorf("info %s: no %q in\n%s", c.shape, c.want, got)

@@ -125,6 +125,10 @@ func orderText(order []int) string {
 func (in *insightJSON) print(out io.Writer, ix *layout.Indexer) error {
 	// minwidth 17 lines the values up with info's table, whose labels are 15 wide.
 	w := tabwriter.NewWriter(out, 17, 0, 2, ' ', 0)
+	if ix.LogicalElements() == 0 {
+		fmt.Fprintf(w, "expansion:\tnone: the array is empty\n")
+		return w.Flush()
+	}
 	fmt.Fprintf(w, "expansion:\t%s (footprint / logical bytes)\n", factor(in.Expansion))
 	g := in.Generation
 	if in.NoTPU != "" {
