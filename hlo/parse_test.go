@@ -5,6 +5,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/tpulayout/tpulayout/layout"
 )
 
 func mustParseFile(t *testing.T, path string) *Module {
@@ -211,5 +213,26 @@ func TestParseInstruction(t *testing.T) {
 		if _, err := ParseInstruction(bad); err == nil {
 			t.Errorf("ParseInstruction(%q) succeeded", bad)
 		}
+	}
+}
+
+func TestParseScanDump(t *testing.T) {
+	m := mustParseFile(t, "testdata/scan.after_optimizations.txt")
+	if len(m.Computations) != 3 || m.Entry.Name != "main.20" {
+		t.Fatalf("%d computations, entry %s", len(m.Computations), m.Entry.Name)
+	}
+	p, err := m.Parameter(0)
+	if err != nil || p.Shape.Kind != layout.Tuple || len(p.Shape.Elements) != 3 {
+		t.Fatalf("parameter 0: %v %v", p, err)
+	}
+	if v, _ := p.Attr("sharding"); v != "{{maximal device=0}, {replicated}, {replicated}}" {
+		t.Errorf("sharding %q", v)
+	}
+	w := m.Entry.Instructions[5]
+	if v, _ := w.Attr("backend_config"); w.Opcode != "while" || !strings.Contains(v, `"known_trip_count":{"n":"8"}`) {
+		t.Errorf("while %s backend_config %q", w.Opcode, v)
+	}
+	if _, err := m.Parameter(2); err == nil || !strings.Contains(err.Error(), "no parameter 2 (it has 2)") {
+		t.Errorf("parameter 2: %v", err)
 	}
 }

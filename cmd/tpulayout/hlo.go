@@ -33,7 +33,8 @@ column; opcodes XLA does not define are listed in a note.
 
 A parameter's or result's shape can be used wherever a shape is taken, as
 hlo:MODULE.txt:param=N or hlo:MODULE.txt:result=N (say convert --to
-hlo:module.txt:param=0), and a pasted instruction line or tuple shape works too:
+hlo:module.txt:param=0; ' {I}' after it picks element I of a tuple parameter), and a
+pasted instruction line or tuple shape works too:
 '%p0 = bf16[8,128]{1,0:T(8,128)(2,1)} parameter(0), ...', with ' {N}' appended to
 pick element N of a tuple.`,
 	define: func(fs *flag.FlagSet) func([]string, io.Writer) error {
@@ -255,7 +256,8 @@ func (rep *hloReport) print(w io.Writer) error {
 	return nil
 }
 
-// hloRef is `hlo:MODULE.txt:param=N` or `hlo:MODULE.txt:result=N`.
+// hloRef is `hlo:MODULE.txt:param=N` or `hlo:MODULE.txt:result=N` (a tuple parameter's
+// element is picked by a ' {I}' after it).
 var hloRef = regexp.MustCompile(`^hlo:(.+):(param|result)=([0-9]+)$`)
 
 // instructionStart matches the start of a pasted instruction: `[ROOT] [%]name =`.
@@ -293,7 +295,12 @@ func cutShapeIndex(text string) (string, []int) {
 // only one. A plain shape's parse error is returned as the *layout.ParseError.
 func parseShapeArg(text string) (layout.Shape, error) {
 	if strings.HasPrefix(text, "hlo:") {
-		return hloRefShape(text)
+		body, index := cutShapeIndex(text)
+		sh, err := hloRefShape(body)
+		if err != nil {
+			return sh, err
+		}
+		return pickElement(sh, index)
 	}
 	sh, err := layout.Parse(text)
 	if err == nil {
@@ -362,7 +369,7 @@ func hloRefShape(text string) (layout.Shape, error) {
 		if err != nil {
 			return layout.Shape{}, fmt.Errorf("%s: %s", m[1], strings.TrimPrefix(err.Error(), "hlo: "))
 		}
-		return pickElement(p.Shape, nil)
+		return p.Shape, nil
 	}
 	rs := mod.Results()
 	if n >= len(rs) {

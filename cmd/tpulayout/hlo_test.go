@@ -129,6 +129,17 @@ func TestPastedShapes(t *testing.T) {
 	}
 }
 
+func TestHLOTupleParameter(t *testing.T) {
+	const scan = "../../hlo/testdata/scan.after_optimizations.txt"
+	checkGolden(t, "hlo_scan", mustRun(t, "hlo", scan))
+	m := runJSON(t, "info", "hlo:"+scan+":param=0 {1}", "--json")
+	if m["shape"] != "bf16[16,1024]{1,0:T(16,128)(2,1)}" {
+		t.Errorf("param 0 {1}: %v", m["shape"])
+	}
+	wantUsageError(t, []string{"info", "hlo:" + scan + ":param=0"}, "tuple of 3 elements", "{1} bf16[16,1024]")
+	wantUsageError(t, []string{"info", "hlo:" + scan + ":param=0 {3}"}, "has 3 elements")
+}
+
 func TestConvertToHLOParam(t *testing.T) {
 	dir := t.TempDir()
 	mod := filepath.Join(dir, "m.txt")
