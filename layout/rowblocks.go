@@ -13,15 +13,15 @@ type RowBlocks struct {
 	// a row start at each row's start (the last run of a row may be shorter); runs of
 	// k whole rows start at every k-th row of the next dim out (likewise). R = 1 means
 	// no two row-major neighbours are neighbours in the layout.
-	Run int64
+	Run int64 `json:"run"`
 	// Rows is how many whole rows (the minor dim) a run covers; 0 when a run is only
 	// part of a row.
-	Rows int64
+	Rows int64 `json:"rows"`
 	// Pieces is the number of runs the array splits into.
-	Pieces int64
+	Pieces int64 `json:"pieces"`
 	// Identical reports whether the layout is row-major with no padding: the whole
 	// buffer is one run, the same bytes as the host array.
-	Identical bool
+	Identical bool `json:"identical"`
 }
 
 // ErrRowBlocks is returned when a layout's runs cannot be worked out: combined dims,

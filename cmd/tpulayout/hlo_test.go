@@ -208,7 +208,7 @@ func TestInfoInsight(t *testing.T) {
 		t.Errorf("json %v", m)
 	}
 	rb := m["host_row_blocks"].(map[string]any)
-	if num(t, rb, "Run") != 100 || num(t, rb, "Rows") != 1 || num(t, rb, "blocks") != 1000 {
+	if num(t, rb, "run") != 100 || num(t, rb, "rows") != 1 || num(t, rb, "pieces") != 1000 || num(t, rb, "bytes") != 400 {
 		t.Errorf("host_row_blocks %v", rb)
 	}
 	wantUsageError(t, []string{"info", "bf16[8,128]", "--to", "f32[8,128]"}, "info --to takes tpu:GEN")

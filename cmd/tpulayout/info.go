@@ -25,9 +25,9 @@ contiguous row blocks, and of what size. --gen picks the generation (default v5e
 With --json it prints one object with the keys shape, dtype, dims, minor_to_major,
 physical_order, tiles (a combined dim is the string "*"), tail_padding, levels
 (name and dims), element_bits, logical_elements, logical_bytes, footprint_elements,
-footprint_bytes, padding_elements and padding_fraction, then expansion, generation, default_layout, cheapest (shape,
-bytes, expansion, order, tile_rows, default) or no_tpu_layout, and host_row_blocks
-(Run, Rows, Identical, bytes, blocks, note).`,
+footprint_bytes, padding_elements and padding_fraction, then expansion, generation,
+default_layout, cheapest (shape, bytes, expansion, order, tile_rows, default) or
+no_tpu_layout, and host_row_blocks (run, rows, pieces, identical, bytes, note).`,
 	define: func(fs *flag.FlagSet) func([]string, io.Writer) error {
 		asJSON := fs.Bool("json", false, "print JSON")
 		to := fs.String("to", "", "report on the default layout of `tpu:GEN` for SHAPE's dtype and dims")

@@ -60,9 +60,8 @@ type insightJSON struct {
 
 type rowBlocksJSON struct {
 	layout.RowBlocks
-	Bytes  float64 `json:"bytes"`
-	Blocks int64   `json:"blocks"`
-	Note   string  `json:"note"`
+	Bytes float64 `json:"bytes"` // of one run
+	Note  string  `json:"note"`
 }
 
 // maxCheapest is how many physical orders info lists, cheapest first.
@@ -108,7 +107,6 @@ func newInsight(ix *layout.Indexer, gen tpu.Generation) *insightJSON {
 	}
 	if err == nil {
 		in.RowBlocks.Bytes = float64(rb.Run) * bits / 8
-		in.RowBlocks.Blocks = rb.Pieces
 	}
 	return in
 }
@@ -163,10 +161,10 @@ func (in *insightJSON) print(out io.Writer, ix *layout.Indexer) error {
 	case rb.Identical:
 		size = fmt.Sprintf(" of %s bytes", trimFloat(rb.Bytes))
 	case rb.Rows > 0:
-		size = fmt.Sprintf(": %s, %s bytes, contiguous in both; %s", plural(rb.Run, "element"), trimFloat(rb.Bytes), plural(rb.Blocks, "block"))
+		size = fmt.Sprintf(": %s, %s bytes, contiguous in both; %s", plural(rb.Run, "element"), trimFloat(rb.Bytes), plural(rb.Pieces, "block"))
 	case rb.Run > 1:
 		size = fmt.Sprintf(": %s, %s bytes from each row's start, contiguous in both (a row's last piece may be shorter); %s",
-			plural(rb.Run, "element"), trimFloat(rb.Bytes), plural(rb.Blocks, "piece"))
+			plural(rb.Run, "element"), trimFloat(rb.Bytes), plural(rb.Pieces, "piece"))
 	}
 	fmt.Fprintf(w, "row blocks:\t%s%s\n", rb.Note, size)
 	return w.Flush()
