@@ -14,11 +14,12 @@ import (
 
 	"github.com/tpulayout/tpulayout/hlo"
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/tpu"
 )
 
 var hloVerb = &verb{
 	name:     "hlo",
-	synopsis: "MODULE.txt [--all] [--sort padding] [--json]",
+	synopsis: "MODULE.txt [--all] [--sort padding] [--to tpu:GEN] [--json]",
 	summary:  "the entry parameters and results of an HLO dump, with sizes and padding",
 	detail: `Hlo reads an HLO module text dump (as --xla_dump_to writes it, before or after
 optimizations) and lists the entry computation's parameters and results (each element
@@ -28,7 +29,8 @@ expansion factor (footprint / logical), then the totals of the rows listed. Shap
 that have no size (tokens, unbounded dims) show "-".
 
 --sort padding lists the worst expansion first (then the most padding bytes); the
-default is the order in the file. Malformed files are errors naming the line and
+default is the order in the file. --to tpu:GEN gives arrays the dump leaves untiled
+(a dump before layout assignment) the generation's default device layout, marked *. Malformed files are errors naming the line and
 column; opcodes XLA does not define are listed in a note.
 
 A parameter's or result's shape can be used wherever a shape is taken, as
@@ -39,6 +41,7 @@ pasted instruction line or tuple shape works too:
 pick element N of a tuple.`,
 	define: func(fs *flag.FlagSet) func([]string, io.Writer) error {
 		all := fs.Bool("all", false, "list every instruction, not only the entry parameters and results")
+		to := fs.String("to", "", "give untiled arrays (a dump before layout assignment) the default layout of `tpu:GEN`")
 		sortBy := fs.String("sort", "file", "row `ORDER`: file or padding (worst expansion first)")
 		asJSON := fs.Bool("json", false, "print JSON")
 		return func(pos []string, w io.Writer) error {
@@ -52,7 +55,24 @@ pick element N of a tuple.`,
 			if err != nil {
 				return err
 			}
-			rep := newHLOReport(m, *all)
+			var retile func(layout.Shape) layout.Shape
+			if *to != "" {
+				g, ok := strings.CutPrefix(*to, "tpu:")
+				gen, err := tpu.ParseGeneration(g)
+				if !ok || err != nil {
+					return usagef("bad --to %q: give tpu:GEN, such as tpu:v5e", *to)
+				}
+				retile = func(s layout.Shape) layout.Shape {
+					if s.Kind != layout.Array || len(s.Layout.Tiles) > 0 {
+						return s
+					}
+					if d, err := tpu.DefaultShape(gen, s.DType, s.Dims); err == nil {
+						return d
+					}
+					return s
+				}
+			}
+			rep := newHLOReport(m, *all, retile)
 			if *sortBy == "padding" {
 				rep.sortByPadding()
 			}
@@ -90,6 +110,7 @@ type hloRow struct {
 	Footprint int64   `json:"footprint_bytes"`
 	Expansion float64 `json:"expansion"`
 	Sized     bool    `json:"sized"`
+	Retiled   bool    `json:"retiled,omitempty"` // the layout is --to's default, not the dump's
 }
 
 type hloReport struct {
@@ -139,8 +160,20 @@ func flatten(s layout.Shape, prefix []int, f func(idx string, s layout.Shape)) {
 	}
 }
 
-func newHLOReport(m *hlo.Module, all bool) *hloReport {
+// newHLOReport lists the module's rows; retile, when not nil, replaces each array's
+// shape first (hlo --to tpu:GEN).
+func newHLOReport(m *hlo.Module, all bool, retile func(layout.Shape) layout.Shape) *hloReport {
 	rep := &hloReport{Module: m.Name, Entry: m.Entry.Name, EntryMarked: m.EntryMarked, Rows: []hloRow{}}
+	newHLORow := func(kind, name string, s layout.Shape) hloRow {
+		if retile != nil {
+			if t := retile(s); t.String() != s.String() {
+				r := newHLORow(kind, name, t)
+				r.Retiled = true
+				return r
+			}
+		}
+		return newHLORow(kind, name, s)
+	}
 	if all {
 		for _, c := range m.Computations {
 			for _, in := range c.Instructions {
@@ -231,7 +264,11 @@ func (rep *hloReport) print(w io.Writer) error {
 				exp = factor(r.Expansion)
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", what, r.Name, r.Shape, r.Layout, logical, foot, exp)
+		lay := r.Layout
+		if r.Retiled {
+			lay += " *"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", what, r.Name, r.Shape, lay, logical, foot, exp)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -242,12 +279,15 @@ func (rep *hloReport) print(w io.Writer) error {
 	}
 	fmt.Fprintf(w, "total: %s, %s logical, %s footprint, %s\n", plural(int64(len(rep.Rows)), "array"),
 		plural(rep.Logical, "byte"), plural(rep.Footprint, "byte"), total)
-	tiled := false
+	tiled, retiled := false, false
 	for _, r := range rep.Rows {
 		tiled = tiled || strings.Contains(r.Layout, "T(")
+		retiled = retiled || r.Retiled
 	}
-	if !tiled && len(rep.Rows) > 0 {
-		fmt.Fprintf(w, "note: no tiled layouts (a dump before layout assignment?); 'tpulayout info --to tpu:GEN SHAPE' shows a generation's default\n")
+	if retiled {
+		fmt.Fprintf(w, "*: the dump has no tiled layout here; shown with --to's default device layout\n")
+	} else if !tiled && len(rep.Rows) > 0 {
+		fmt.Fprintf(w, "note: no tiled layouts (a dump before layout assignment?); --to tpu:GEN shows a generation's defaults\n")
 	}
 	if len(rep.Unknown) > 0 {
 		fmt.Fprintf(w, "note: %s XLA does not define, read anyway: %s\n",

@@ -37,6 +37,25 @@ func TestHLOGolden(t *testing.T) {
 	checkGolden(t, "hlo_before", mustRun(t, "hlo", hloBefore))
 }
 
+func TestHLOToDefaults(t *testing.T) {
+	got := mustRun(t, "hlo", hloBefore, "--to", "tpu:v5e", "--sort", "padding")
+	for _, want := range []string{
+		"param 1 Arg_1.2 f32[8,3,1000] {2,1,0:T(4,128)} * 96000 131072 1.37x",
+		"result {0} tuple.17 bf16[512,2048] {1,0:T(8,128)(2,1)} * 2097152 2097152 1.00x",
+		"total: 8 arrays, 43067048 bytes logical, 45223944 bytes footprint, 1.05x",
+		"*: the dump has no tiled layout here",
+	} {
+		if !strings.Contains(collapse(got), want) {
+			t.Errorf("no %q in\n%s", want, got)
+		}
+	}
+	// A tiled dump keeps its own layouts.
+	if got := mustRun(t, "hlo", hloAfter, "--to", "tpu:7x"); got != mustRun(t, "hlo", hloAfter) {
+		t.Errorf("--to changed a tiled dump:\n%s", got)
+	}
+	wantUsageError(t, []string{"hlo", hloBefore, "--to", "v5e"}, `bad --to "v5e"`)
+}
+
 func TestHLORows(t *testing.T) {
 	m := runJSON(t, "hlo", hloAfter, "--sort", "padding", "--json")
 	rows := m["rows"].([]any)
