@@ -10,7 +10,7 @@
 //	tpulayout show SHAPE [--svg FILE] [--max N] [--max-slices N]
 //	tpulayout convert IN OUT [--to SHAPE|LAYOUT|DTYPE|tpu:GEN] [--from SHAPE] [--dtype T] [--tensor NAME] [--all] [--pad zero|leave|VALUE] [--progress]
 //	tpulayout validate DUMP --layout SHAPE --ref REF [--tensor NAME] [--ref-shape SHAPE] [--tol ulp=N,abs=X,rel=X] [--check-padding] [--gen GEN] [--max N] [--json] [--progress]
-//	tpulayout hlo MODULE.txt [--all] [--sort padding] [--json]
+//	tpulayout hlo MODULE.txt [--all] [--sort padding] [--to tpu:GEN] [--json]
 //	tpulayout blockspec --array SHAPE --block B0,B1,... [--gen GEN] [--operands N] [--json]
 //	tpulayout help [VERB]
 //

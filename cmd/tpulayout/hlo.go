@@ -19,7 +19,7 @@ import (
 
 var hloVerb = &verb{
 	name:     "hlo",
-	synopsis: "MODULE.txt [--all] [--sort padding] [--to tpu:GEN] [--json]",
+	synopsis: "MODULE.txt [--all] [--sort padding] [flags]",
 	summary:  "the entry parameters and results of an HLO dump, with sizes and padding",
 	detail: `Hlo reads an HLO module text dump (as --xla_dump_to writes it, before or after
 optimizations) and lists the entry computation's parameters and results (each element

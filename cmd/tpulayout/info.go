@@ -11,7 +11,7 @@ import (
 
 var infoVerb = &verb{
 	name:     "info",
-	synopsis: "SHAPE [--to tpu:GEN] [--gen GEN] [--json]",
+	synopsis: "SHAPE [--to tpu:GEN] [flags]",
 	summary:  "sizes, physical order, tiles and expanded shapes of a layout",
 	detail: `Info prints the element type, dims, physical order (minor_to_major), tiles, the
 expanded shape after each stage of the layout, the logical and footprint sizes in
