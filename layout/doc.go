@@ -16,7 +16,8 @@
 // [Compile] turns a shape into an [Indexer]: [Indexer.Offset] maps a logical index to its
 // element offset under nested tiling (each tile applies to the shape the previous one
 // produced), [Indexer.Index] inverts it or reports padding, and [Indexer.FootprintBytes]
-// gives the true size with every level's padding and L(n). Sub-byte types with E(n) pack
+// gives the true size with every level's padding and L(n). [Indexer.RowBlocks] says in
+// which contiguous runs a row-major host array maps onto the layout. Sub-byte types with E(n) pack
 // elements least-significant bits first in tiled order ([Indexer.BitOffset]).
 //
 // Where XLA crashes or disagrees with itself, this package follows the decisions in

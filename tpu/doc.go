@@ -24,7 +24,10 @@
 //     [MemTiling.Locate] gives an element's memory word and slot, [Load] fills vregs
 //     from an image and [VregLayout.Unpack] takes one apart.
 //   - [FootprintOf] counts bytes, padding, tiles and vregs, and whether an array fits a
-//     chip's HBM or VMEM.
+//     chip's HBM or VMEM. [Alternatives] ranks the layouts of a dtype and dims on a
+//     generation by footprint.
+//   - [CheckBlock] checks a Pallas TPU block shape against the block rules, native-tile
+//     alignment and the generation's VMEM, and suggests the nearest legal blocks.
 //   - [Check] compares an image with a reference vreg by vreg and lists mismatches with
 //     their logical index, byte offset, tile, vreg, sublane, lane and slot. [Diagnose]
 //     names the arrangement a wrong image actually holds: no pair packing, rows r and

@@ -14,7 +14,7 @@ import (
 // compileShape parses and compiles a SHAPE argument. Errors are input errors; a parse
 // error names the byte where the text went wrong.
 func compileShape(text string) (*layout.Indexer, error) {
-	sh, err := layout.Parse(text)
+	sh, err := parseShapeArg(text) // also HLO lines, tuple elements, hlo:FILE:param=N
 	if err != nil {
 		var pe *layout.ParseError
 		if errors.As(err, &pe) {

@@ -4,12 +4,14 @@
 //
 // Usage:
 //
-//	tpulayout info SHAPE [--json]
+//	tpulayout info SHAPE [--to tpu:GEN] [--gen GEN] [--json]
 //	tpulayout explain SHAPE INDEX [--json]
 //	tpulayout explain SHAPE --offset N [--json]
 //	tpulayout show SHAPE [--svg FILE] [--rows A:B] [--cols C:D] [--max N] [--max-slices N]
 //	tpulayout convert IN OUT [--to SHAPE|LAYOUT|DTYPE|tpu:GEN] [--from SHAPE] [--dtype T] [--tensor NAME] [--all] [--pad zero|leave|VALUE] [--progress] [--view T] [--force]
 //	tpulayout validate DUMP --layout SHAPE --ref REF [--tensor NAME] [--ref-shape SHAPE] [--tol ulp=N,abs=X,rel=X] [--check-padding] [--gen GEN] [--max N] [--json] [--progress] [--view T]
+//	tpulayout hlo MODULE.txt [--all] [--sort padding] [--to tpu:GEN] [--json]
+//	tpulayout blockspec --array SHAPE --block B0,B1,... [--gen GEN] [--operands N] [--json]
 //	tpulayout version
 //	tpulayout completion bash|zsh
 //	tpulayout help [VERB]
@@ -70,12 +72,21 @@
 // file in the same directory and renamed into place, so a failure leaves no file. FILE '-'
 // writes the SVG to stdout in place of the grid.
 //
+// # hlo and blockspec
+//
+// Hlo lists an HLO module dump's entry parameters and results (or with --all every
+// instruction) with layout, bytes and padding expansion; blockspec checks a Pallas TPU
+// block shape and its VMEM cost. 'tpulayout help hlo' and 'tpulayout help blockspec'
+// give the details. Every SHAPE argument may also be a pasted HLO instruction line, a
+// tuple shape followed by ' {N}' to pick an element, or hlo:MODULE.txt:param=N (or
+// result=N).
+//
 // # Exit status
 //
 // 0 on success; 2 on bad usage or input (a malformed shape, with the byte where parsing
 // failed, a bad index or offset, an unknown flag or verb, missing or extra arguments,
 // a grid over the limits), with one line on stderr naming the problem and nothing on
-// stdout; 1 when validate finds mismatches (its report goes to stdout); 130 when
+// stdout; 1 when validate finds mismatches or blockspec an illegal block (the report goes to stdout); 130 when
 // stopped by SIGINT, SIGTERM, SIGHUP or SIGQUIT, after removing the temporary output of
 // a convert in progress, so that OUT is left as it was and nothing is left beside it;
 // 141, silently and after the same cleanup, when stdout or stderr is a pipe whose

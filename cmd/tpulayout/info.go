@@ -12,18 +12,27 @@ import (
 
 var infoVerb = &verb{
 	name:     "info",
-	synopsis: "SHAPE [--json]",
+	synopsis: "SHAPE [--to tpu:GEN] [flags]",
 	summary:  "sizes, physical order, tiles and expanded shapes of a layout",
 	detail: `Info prints the element type, dims, physical order (minor_to_major), tiles, the
 expanded shape after each stage of the layout, the logical and footprint sizes in
-elements and bytes, and the share of the footprint that is padding.
+elements and bytes, and the share of the footprint that is padding. Then the
+expansion factor (footprint / logical bytes), the generation's default layout and the
+cheapest layouts for the dtype and dims on it (any two dims minor, any tile rows
+Mosaic accepts), and whether the array can be copied from a row-major host array in
+contiguous row blocks, and of what size. --gen picks the generation (default v5e);
+--to tpu:GEN replaces SHAPE's layout with that generation's default and reports on it.
 
 With --json it prints one object with the keys shape, dtype, dims, minor_to_major,
 physical_order, tiles (a combined dim is the string "*"), tail_padding, levels
 (name and dims), element_bits, logical_elements, logical_bytes, footprint_elements,
-footprint_bytes, padding_elements and padding_fraction.`,
+footprint_bytes, padding_elements and padding_fraction, then expansion, generation,
+default_layout, cheapest (shape, bytes, expansion, order, tile_rows, default) or
+no_tpu_layout, and host_row_blocks (run, rows, pieces, identical, bytes, note).`,
 	define: func(fs *flag.FlagSet) func([]string, io.Writer) error {
 		asJSON := fs.Bool("json", false, "print JSON")
+		to := fs.String("to", "", "report on the default layout of `tpu:GEN` for SHAPE's dtype and dims")
+		gen := fs.String("gen", "", "the `GEN`eration for the default and cheapest layouts (default v5e)")
 		return func(pos []string, w io.Writer) error {
 			if err := needArgs(pos, "SHAPE"); err != nil {
 				return err
@@ -32,7 +41,12 @@ footprint_bytes, padding_elements and padding_fraction.`,
 			if err != nil {
 				return err
 			}
+			ix, g, err := infoTarget(ix, *to, *gen)
+			if err != nil {
+				return err
+			}
 			info := newInfo(ix)
+			info.insightJSON = newInsight(ix, g)
 			if *asJSON {
 				return writeJSON(w, info)
 			}
@@ -62,6 +76,7 @@ type infoJSON struct {
 	FootprintBytes    int64       `json:"footprint_bytes"`
 	PaddingElements   int64       `json:"padding_elements"`
 	PaddingFraction   float64     `json:"padding_fraction"`
+	*insightJSON
 
 	ix *layout.Indexer
 }
@@ -135,7 +150,10 @@ func (in *infoJSON) print(w io.Writer) error {
 	fmt.Fprintf(tw, "logical:\t%s, %s\n", plural(in.LogicalElements, "element"), plural(in.LogicalBytes, "byte"))
 	fmt.Fprintf(tw, "footprint:\t%s, %s\n", plural(in.FootprintElements, "element"), plural(in.FootprintBytes, "byte"))
 	fmt.Fprintf(tw, "padding:\t%s, %s of the footprint\n", plural(in.PaddingElements, "element"), percent(in.PaddingFraction))
-	return tw.Flush()
+	if err := tw.Flush(); err != nil || in.insightJSON == nil {
+		return err
+	}
+	return in.insightJSON.print(w, ix)
 }
 
 // percent prints a fraction as a percentage with up to two decimals, more where they

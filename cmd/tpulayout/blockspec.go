@@ -1,0 +1,201 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/tpulayout/tpulayout/tpu"
+)
+
+var blockspecVerb = &verb{
+	name:     "blockspec",
+	synopsis: "--array SHAPE --block B0,B1,... [flags]",
+	summary:  "check a Pallas TPU block shape: legality, VMEM per block and pipelined, grid",
+	detail: `Blockspec checks a Pallas/Mosaic block shape for an array against the TPU rules of
+tpulayout's TPU model: the last two block dims must be multiples of 8 and 128 or equal
+the array's dims; a rank-1 block must equal the array, be a multiple of 1024, or be a
+power of two of at least 128·p (p = 32/bits; bool counts as 32 bits). It also says
+whether the block is aligned to the dtype's native tile (8·p, 128), since a legal but
+unaligned block fills vregs partly.
+
+It prints the VMEM bytes of one block (as a VMEM buffer with the generation's default
+tiling, padding included), the VMEM that double-buffered pipelining takes for 1 to
+--operands operands of that block (two buffers each) against the generation's VMEM
+per TensorCore, and the grid (blocks per dim, ceil(array/block)), naming the dims whose
+last block is partial. When the block is illegal (or legal but unaligned) it lists the
+nearest legal (or aligned) block shapes. An illegal block exits with status 1.
+
+SHAPE is the array's dtype and dims, such as 'bf16[4096,4096]' (any layout is
+ignored); it may also be a pasted HLO instruction or hlo:MODULE.txt:param=N.`,
+	define: func(fs *flag.FlagSet) func([]string, io.Writer) error {
+		array := fs.String("array", "", "the array's `SHAPE`, such as 'bf16[4096,4096]'")
+		block := fs.String("block", "", "the block shape `B0,B1,...`")
+		gen := fs.String("gen", "", "the TPU `GEN`eration (default v5e)")
+		operands := fs.Int("operands", 3, "list double-buffered VMEM for 1 to `N` operands")
+		asJSON := fs.Bool("json", false, "print JSON")
+		return func(pos []string, w io.Writer) error {
+			if err := needArgs(pos); err != nil {
+				return err
+			}
+			if *array == "" || *block == "" {
+				return usagef("give the array and the block: --array 'bf16[4096,4096]' --block 256,512")
+			}
+			if *operands < 1 || *operands > 64 {
+				return usagef("--operands must be 1 to 64, not %d", *operands)
+			}
+			g := tpu.DefaultGeneration
+			if *gen != "" {
+				var err error
+				if g, err = tpu.ParseGeneration(*gen); err != nil {
+					return usagef("bad --gen %q: %s", *gen, cleanErr(err))
+				}
+			}
+			sh, err := parseShapeArg(*array)
+			if err != nil {
+				return fmt.Errorf("bad --array %q: %s", *array, cleanErr(err))
+			}
+			bl, err := parseBlock(*block)
+			if err != nil {
+				return err
+			}
+			c, err := tpu.CheckBlock(g, sh.DType, sh.Dims, bl)
+			if err != nil {
+				return usagef("--array %s --block %s: %s", *array, *block, strings.TrimPrefix(err.Error(), "tpu: "))
+			}
+			rep := newBlockReport(c, *operands)
+			if *asJSON {
+				err = writeJSON(w, rep)
+			} else {
+				err = rep.print(w)
+			}
+			if err == nil && !c.Legal {
+				err = &mismatch{fmt.Errorf("block %s is not legal for %s: %s", fmtDims(bl), *array, strings.Join(c.Problems, "; "))}
+			}
+			return err
+		}
+	},
+}
+
+// parseBlock reads "256,512" or "(256, 512)".
+func parseBlock(text string) ([]int64, error) {
+	s := strings.Trim(strings.TrimSpace(text), "()[]")
+	var out []int64
+	for part := range strings.SplitSeq(s, ",") {
+		p := strings.TrimSpace(part)
+		if p == "" && len(out) > 0 && strings.HasSuffix(strings.TrimSpace(s), ",") {
+			break // Python's (256,) for rank 1
+		}
+		v, err := strconv.ParseInt(p, 10, 64)
+		if err != nil || v <= 0 {
+			return nil, usagef("bad --block %q: %q is not a positive number", text, p)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+type pipelineJSON struct {
+	Operands int     `json:"operands"`
+	Bytes    int64   `json:"bytes"`
+	Fraction float64 `json:"vmem_fraction"`
+	Fits     bool    `json:"fits"`
+}
+
+type blockReport struct {
+	tpu.BlockCheck
+	DType       string         `json:"dtype"`
+	BlockLayout string         `json:"block_layout"`
+	Pipelined   []pipelineJSON `json:"double_buffered"`
+}
+
+func newBlockReport(c tpu.BlockCheck, operands int) *blockReport {
+	r := &blockReport{BlockCheck: c, DType: c.DType.String(), BlockLayout: c.BlockLayout.String()}
+	for n := 1; n <= operands; n++ {
+		b := c.Pipelined(n)
+		r.Pipelined = append(r.Pipelined, pipelineJSON{n, b, float64(b) / float64(c.VMEMBytes), b <= c.VMEMBytes})
+	}
+	return r
+}
+
+// mib prints a byte count with its size in KiB or MiB: "262144 bytes (256 KiB)".
+func mib(b int64) string {
+	if b < 1<<10 {
+		return plural(b, "byte")
+	}
+	return fmt.Sprintf("%s (%s)", plural(b, "byte"), mibShort(b))
+}
+
+func (r *blockReport) print(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "array:\t%s%s on %s\n", r.DType, fmtDims(r.Array), r.Generation)
+	fmt.Fprintf(tw, "block:\t%s\n", fmtDims(r.Block))
+	if r.Legal {
+		fmt.Fprintf(tw, "legal:\tyes\n")
+	} else {
+		for i, p := range r.Problems {
+			label := ""
+			if i == 0 {
+				label = "legal:"
+			}
+			fmt.Fprintf(tw, "%s\tno: %s\n", label, p)
+		}
+	}
+	nt := fmt.Sprintf("(%d,%d)", r.NativeTile[0], r.NativeTile[1])
+	if len(r.Array) == 1 {
+		nt = fmt.Sprintf("%d elements (%d,%d)", r.NativeTile[0]*r.NativeTile[1], r.NativeTile[0], r.NativeTile[1])
+	}
+	if r.NativeAligned {
+		fmt.Fprintf(tw, "native tile:\t%s: aligned\n", nt)
+	} else {
+		fmt.Fprintf(tw, "native tile:\t%s: not aligned, vregs are partly filled\n", nt)
+	}
+	fmt.Fprintf(tw, "one block:\t%s as %s\n", mib(r.BlockBytes), r.BlockLayout)
+	for i, p := range r.Pipelined {
+		label := ""
+		if i == 0 {
+			label = "double-buffered:"
+		}
+		fits := "fits"
+		if !p.Fits {
+			fits = "does not fit"
+		}
+		fmt.Fprintf(tw, "%s\t%s: %s, %s of %s VMEM: %s\n", label, plural(int64(p.Operands), "operand"), mib(p.Bytes),
+			percent(p.Fraction), mibShort(r.VMEMBytes), fits)
+	}
+	grid := fmt.Sprintf("%s = %s", fmtIndex(r.Grid), plural(r.Steps, "step"))
+	if len(r.Partial) > 0 {
+		var dims []string
+		for _, d := range r.Partial {
+			last := r.Array[d] - (r.Grid[d]-1)*r.Block[d]
+			dims = append(dims, fmt.Sprintf("dim %d's last block holds %d of %d", d, last, r.Block[d]))
+		}
+		grid += "; " + strings.Join(dims, ", ")
+	}
+	fmt.Fprintf(tw, "grid:\t%s\n", grid)
+	if len(r.Nearest) > 0 {
+		what := "nearest legal:"
+		if r.Legal {
+			what = "nearest aligned:"
+		}
+		var bs []string
+		for _, b := range r.Nearest {
+			bs = append(bs, joinInts(b))
+		}
+		fmt.Fprintf(tw, "%s\t%s\n", what, strings.Join(bs, "  "))
+	}
+	return tw.Flush()
+}
+
+// mibShort prints a size in MiB, or KiB below 1 MiB, with up to two decimals.
+func mibShort(b int64) string {
+	unit, f := "MiB", float64(b)/(1<<20)
+	if b < 1<<20 {
+		unit, f = "KiB", float64(b)/(1<<10)
+	}
+	s := strings.TrimRight(strings.TrimRight(strconv.FormatFloat(f, 'f', 2, 64), "0"), ".")
+	return s + " " + unit
+}

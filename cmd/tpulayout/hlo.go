@@ -1,0 +1,420 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/tpulayout/tpulayout/hlo"
+	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/tpu"
+)
+
+var hloVerb = &verb{
+	name:     "hlo",
+	synopsis: "MODULE.txt [--all] [--sort padding] [flags]",
+	summary:  "the entry parameters and results of an HLO dump, with sizes and padding",
+	detail: `Hlo reads an HLO module text dump (as --xla_dump_to writes it, before or after
+optimizations) and lists the entry computation's parameters and results (each element
+of a tuple result), or with --all every instruction of every computation (tuples one
+row per element), with shape, layout, logical bytes, footprint bytes and the padding
+expansion factor (footprint / logical), then the totals of the rows listed. Shapes
+that have no size (tokens, unbounded dims) show "-".
+
+--sort padding lists the worst expansion first (then the most padding bytes); the
+default is the order in the file. --to tpu:GEN gives arrays the dump leaves untiled
+(a dump before layout assignment) the generation's default device layout, marked *. Malformed files are errors naming the line and
+column; opcodes XLA does not define are listed in a note.
+
+A parameter's or result's shape can be used wherever a shape is taken, as
+hlo:MODULE.txt:param=N or hlo:MODULE.txt:result=N (say convert --to
+hlo:module.txt:param=0; ' {I}' after it picks element I of a tuple parameter), and a
+pasted instruction line or tuple shape works too:
+'%p0 = bf16[8,128]{1,0:T(8,128)(2,1)} parameter(0), ...', with ' {N}' appended to
+pick element N of a tuple.`,
+	define: func(fs *flag.FlagSet) func([]string, io.Writer) error {
+		all := fs.Bool("all", false, "list every instruction, not only the entry parameters and results")
+		to := fs.String("to", "", "give untiled arrays (a dump before layout assignment) the default layout of `tpu:GEN`")
+		sortBy := fs.String("sort", "file", "row `ORDER`: file or padding (worst expansion first)")
+		asJSON := fs.Bool("json", false, "print JSON")
+		return func(pos []string, w io.Writer) error {
+			if err := needArgs(pos, "MODULE.txt"); err != nil {
+				return err
+			}
+			if *sortBy != "file" && *sortBy != "padding" {
+				return usagef("unknown --sort %q (file or padding)", *sortBy)
+			}
+			m, err := readModule(pos[0])
+			if err != nil {
+				return err
+			}
+			var retile func(layout.Shape) layout.Shape
+			if *to != "" {
+				g, ok := strings.CutPrefix(*to, "tpu:")
+				gen, err := tpu.ParseGeneration(g)
+				if !ok || err != nil {
+					return usagef("bad --to %q: give tpu:GEN, such as tpu:v5e", *to)
+				}
+				retile = func(s layout.Shape) layout.Shape {
+					if s.Kind != layout.Array || len(s.Layout.Tiles) > 0 {
+						return s
+					}
+					if d, err := tpu.DefaultShape(gen, s.DType, s.Dims); err == nil {
+						return d
+					}
+					return s
+				}
+			}
+			rep := newHLOReport(m, *all, retile)
+			if *sortBy == "padding" {
+				rep.sortByPadding()
+			}
+			if *asJSON {
+				return writeJSON(w, rep)
+			}
+			return rep.print(w)
+		}
+	},
+}
+
+// readModule reads and parses an HLO text file.
+func readModule(path string) (*hlo.Module, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read MODULE %s: %s", path, fileErr(err))
+	}
+	m, err := hlo.Parse(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s", path, strings.TrimPrefix(err.Error(), "hlo: "))
+	}
+	return m, nil
+}
+
+type hloRow struct {
+	Kind      string  `json:"kind"` // parameter, result or instruction
+	Number    *int    `json:"number,omitempty"`
+	Index     string  `json:"index,omitempty"` // shape index within a tuple, "{1}"
+	Name      string  `json:"name"`
+	Opcode    string  `json:"opcode,omitempty"`
+	Line      int     `json:"line,omitempty"`
+	Shape     string  `json:"shape"`
+	Layout    string  `json:"layout"`
+	Logical   int64   `json:"logical_bytes"`
+	Footprint int64   `json:"footprint_bytes"`
+	Expansion float64 `json:"expansion"`
+	Sized     bool    `json:"sized"`
+	Retiled   bool    `json:"retiled,omitempty"` // the layout is --to's default, not the dump's
+}
+
+type hloReport struct {
+	Module      string   `json:"module"`
+	Entry       string   `json:"entry"`
+	EntryMarked bool     `json:"entry_marked"`
+	Rows        []hloRow `json:"rows"`
+	Logical     int64    `json:"total_logical_bytes"`
+	Footprint   int64    `json:"total_footprint_bytes"`
+	Expansion   float64  `json:"total_expansion"`
+	Unknown     []string `json:"unknown_opcodes,omitempty"` // "op (line N)"
+}
+
+func newHLORow(kind, name string, s layout.Shape) hloRow {
+	r := hloRow{Kind: kind, Name: name, Shape: s.String(), Layout: "-"}
+	if s.Kind == layout.Array {
+		r.Shape = s.String()
+		if l := s.Layout.String(); strings.HasSuffix(r.Shape, l) {
+			r.Shape, r.Layout = strings.TrimSuffix(r.Shape, l), l
+		}
+		if r.Layout == "" || r.Layout == "-" {
+			r.Layout = "{}"
+		}
+		if ix, err := layout.Compile(s); err == nil {
+			r.Sized = true
+			r.Logical, r.Footprint = ix.LogicalBytes(), ix.FootprintBytes()
+			if r.Logical > 0 {
+				r.Expansion = float64(r.Footprint) / float64(r.Logical)
+			}
+		}
+	}
+	return r
+}
+
+// flatten lists the arrays of a shape with their shape indexes ("" for an array).
+func flatten(s layout.Shape, prefix []int, f func(idx string, s layout.Shape)) {
+	if s.Kind != layout.Tuple {
+		idx := ""
+		if len(prefix) > 0 {
+			idx = hlo.Result{Index: prefix}.IndexString()
+		}
+		f(idx, s)
+		return
+	}
+	for i, e := range s.Elements {
+		flatten(e, append(slices.Clone(prefix), i), f)
+	}
+}
+
+// newHLOReport lists the module's rows; retile, when not nil, replaces each array's
+// shape first (hlo --to tpu:GEN).
+func newHLOReport(m *hlo.Module, all bool, retile func(layout.Shape) layout.Shape) *hloReport {
+	rep := &hloReport{Module: m.Name, Entry: m.Entry.Name, EntryMarked: m.EntryMarked, Rows: []hloRow{}}
+	newHLORow := func(kind, name string, s layout.Shape) hloRow {
+		if retile != nil {
+			if t := retile(s); t.String() != s.String() {
+				r := newHLORow(kind, name, t)
+				r.Retiled = true
+				return r
+			}
+		}
+		return newHLORow(kind, name, s)
+	}
+	if all {
+		for _, c := range m.Computations {
+			for _, in := range c.Instructions {
+				flatten(in.Shape, nil, func(idx string, s layout.Shape) {
+					r := newHLORow("instruction", c.Name+"/"+in.Name, s)
+					r.Index, r.Opcode, r.Line = idx, in.Opcode, in.Line
+					rep.Rows = append(rep.Rows, r)
+				})
+			}
+		}
+	} else {
+		for _, p := range m.Entry.Parameters() {
+			n, _ := p.ParameterNumber()
+			flatten(p.Shape, nil, func(idx string, s layout.Shape) {
+				r := newHLORow("parameter", p.Name, s)
+				r.Number, r.Index, r.Line = &n, idx, p.Line
+				rep.Rows = append(rep.Rows, r)
+			})
+		}
+		for i, res := range m.Results() {
+			r := newHLORow("result", m.Entry.Root.Name, res.Shape)
+			n := i
+			r.Number, r.Index, r.Line = &n, res.IndexString(), m.Entry.Root.Line
+			rep.Rows = append(rep.Rows, r)
+		}
+	}
+	for _, r := range rep.Rows {
+		rep.Logical += r.Logical
+		rep.Footprint += r.Footprint
+	}
+	if rep.Logical > 0 {
+		rep.Expansion = float64(rep.Footprint) / float64(rep.Logical)
+	}
+	for _, c := range m.Computations {
+		for _, in := range c.Instructions {
+			if !in.Known {
+				rep.Unknown = append(rep.Unknown, fmt.Sprintf("%s (line %d)", in.Opcode, in.Line))
+			}
+		}
+	}
+	return rep
+}
+
+func (rep *hloReport) sortByPadding() {
+	slices.SortStableFunc(rep.Rows, func(a, b hloRow) int {
+		if a.Expansion != b.Expansion {
+			if a.Expansion > b.Expansion {
+				return -1
+			}
+			return 1
+		}
+		pa, pb := a.Footprint-a.Logical, b.Footprint-b.Logical
+		switch {
+		case pa > pb:
+			return -1
+		case pa < pb:
+			return 1
+		}
+		return 0
+	})
+}
+
+// factor prints an expansion factor as "1.33x".
+func factor(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) + "x" }
+
+func (rep *hloReport) print(w io.Writer) error {
+	entry := rep.Entry
+	if !rep.EntryMarked {
+		entry += " (no ENTRY: the last computation, as XLA takes it)"
+	}
+	fmt.Fprintf(w, "module %s, entry computation %s\n", rep.Module, entry)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "what\tname\tshape\tlayout\tlogical B\tfootprint B\texpansion\n")
+	for _, r := range rep.Rows {
+		what := r.Kind
+		switch {
+		case r.Kind == "parameter":
+			what = fmt.Sprintf("param %d%s", *r.Number, r.Index)
+		case r.Kind == "result":
+			what = "result " + r.Index
+		default:
+			what = r.Opcode + r.Index
+		}
+		logical, foot, exp := "-", "-", "-"
+		if r.Sized {
+			logical, foot = strconv.FormatInt(r.Logical, 10), strconv.FormatInt(r.Footprint, 10)
+			if r.Logical > 0 {
+				exp = factor(r.Expansion)
+			}
+		}
+		lay := r.Layout
+		if r.Retiled {
+			lay += " *"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", what, r.Name, r.Shape, lay, logical, foot, exp)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	total := "-"
+	if rep.Logical > 0 {
+		total = factor(rep.Expansion)
+	}
+	fmt.Fprintf(w, "total: %s, %s logical, %s footprint, %s\n", plural(int64(len(rep.Rows)), "array"),
+		plural(rep.Logical, "byte"), plural(rep.Footprint, "byte"), total)
+	tiled, retiled := false, false
+	for _, r := range rep.Rows {
+		tiled = tiled || strings.Contains(r.Layout, "T(")
+		retiled = retiled || r.Retiled
+	}
+	if retiled {
+		fmt.Fprintf(w, "*: the dump has no tiled layout here; shown with --to's default device layout\n")
+	} else if !tiled && len(rep.Rows) > 0 {
+		fmt.Fprintf(w, "note: no tiled layouts (a dump before layout assignment?); --to tpu:GEN shows a generation's defaults\n")
+	}
+	if len(rep.Unknown) > 0 {
+		fmt.Fprintf(w, "note: %s XLA does not define, read anyway: %s\n",
+			plural(int64(len(rep.Unknown)), "opcode"), strings.Join(rep.Unknown, ", "))
+	}
+	return nil
+}
+
+// hloRef is `hlo:MODULE.txt:param=N` or `hlo:MODULE.txt:result=N` (a tuple parameter's
+// element is picked by a ' {I}' after it).
+var hloRef = regexp.MustCompile(`^hlo:(.+):(param|result)=([0-9]+)$`)
+
+// instructionStart matches the start of a pasted instruction: `[ROOT] [%]name =`.
+var instructionStart = regexp.MustCompile(`^\s*(ROOT\s+)?%?[A-Za-z_][A-Za-z0-9_.\-]*\s*=`)
+
+// shapeIndex matches a shape index such as `{1}` or `{1,0}` at the end of the text.
+var shapeIndex = regexp.MustCompile(`^\{\s*[0-9]+(\s*,\s*[0-9]+)*\s*\}\s*$`)
+
+// cutShapeIndex splits a trailing shape index off text: "(a, b) {1}" gives "(a, b)"
+// and [1]. An index right after '=' is an attribute value (dimensions={1}), not one.
+func cutShapeIndex(text string) (string, []int) {
+	i := strings.LastIndexByte(text, '{')
+	if i <= 0 || !shapeIndex.MatchString(text[i:]) {
+		return text, nil
+	}
+	body := strings.TrimSpace(text[:i])
+	if body == "" || strings.HasSuffix(body, "=") {
+		return text, nil
+	}
+	var index []int
+	inner := strings.TrimSpace(text[i:])
+	for part := range strings.SplitSeq(inner[1:len(inner)-1], ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(part))
+		if err != nil {
+			return text, nil // out of range
+		}
+		index = append(index, v)
+	}
+	return body, index
+}
+
+// parseShapeArg reads a SHAPE argument: a shape in XLA's text form, a pasted HLO
+// instruction line, a tuple shape or instruction followed by a shape index ` {N}`,
+// or hlo:MODULE.txt:param=N / result=N. A tuple must name its element unless it has
+// only one. A plain shape's parse error is returned as the *layout.ParseError.
+func parseShapeArg(text string) (layout.Shape, error) {
+	if strings.HasPrefix(text, "hlo:") {
+		body, index := cutShapeIndex(text)
+		sh, err := hloRefShape(body)
+		if err != nil {
+			return sh, err
+		}
+		return pickElement(sh, index)
+	}
+	sh, err := layout.Parse(text)
+	if err == nil {
+		return pickElement(sh, nil)
+	}
+	body, index := cutShapeIndex(text)
+	if index != nil {
+		if s, perr := layout.Parse(body); perr == nil && s.Kind == layout.Tuple {
+			return pickElement(s, index)
+		}
+	}
+	if instructionStart.MatchString(body) {
+		in, ierr := hlo.ParseInstruction(body)
+		if ierr != nil {
+			return layout.Shape{}, fmt.Errorf("bad HLO instruction %q: %s", body, strings.TrimPrefix(ierr.Error(), "hlo: "))
+		}
+		return pickElement(in.Shape, index)
+	}
+	return layout.Shape{}, err
+}
+
+// pickElement returns s, or its element at index; a tuple needs an index unless it
+// has exactly one element.
+func pickElement(s layout.Shape, index []int) (layout.Shape, error) {
+	if index == nil && s.Kind == layout.Tuple {
+		if len(s.Elements) == 1 {
+			return pickElement(s.Elements[0], nil)
+		}
+		var list []string
+		for i, e := range s.Elements {
+			if i == 8 {
+				list = append(list, "…")
+				break
+			}
+			list = append(list, fmt.Sprintf("{%d} %s", i, e))
+		}
+		return layout.Shape{}, fmt.Errorf("it is a tuple of %s, not an array; append the index of one, such as ' {0}' (%s)",
+			plural(int64(len(s.Elements)), "element"), strings.Join(list, ", "))
+	}
+	e, err := hlo.Element(s, index)
+	if err != nil {
+		return layout.Shape{}, errors.New(strings.TrimPrefix(err.Error(), "hlo: "))
+	}
+	if e.Kind == layout.Tuple {
+		return pickElement(e, nil)
+	}
+	return e, nil
+}
+
+// hloRefShape reads the shape of an entry parameter or result of a module file.
+func hloRefShape(text string) (layout.Shape, error) {
+	m := hloRef.FindStringSubmatch(text)
+	if m == nil {
+		return layout.Shape{}, usagef("bad %q: write hlo:MODULE.txt:param=N or hlo:MODULE.txt:result=N", text)
+	}
+	mod, err := readModule(m[1])
+	if err != nil {
+		return layout.Shape{}, err
+	}
+	n, err := strconv.Atoi(m[3])
+	if err != nil {
+		return layout.Shape{}, usagef("bad %q: %s", text, err)
+	}
+	if m[2] == "param" {
+		p, err := mod.Parameter(n)
+		if err != nil {
+			return layout.Shape{}, fmt.Errorf("%s: %s", m[1], strings.TrimPrefix(err.Error(), "hlo: "))
+		}
+		return p.Shape, nil
+	}
+	rs := mod.Results()
+	if n >= len(rs) {
+		return layout.Shape{}, fmt.Errorf("%s: entry computation %s has %s, so no result %d",
+			m[1], mod.Entry.Name, plural(int64(len(rs)), "result"), n)
+	}
+	return rs[n].Shape, nil
+}

@@ -1,0 +1,63 @@
+package hlo
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// FuzzParse feeds arbitrary text to the reader: it must return a module or a
+// SyntaxError whose position lies in the input, never panic, and a module it returns
+// must have an entry computation with a root.
+func FuzzParse(f *testing.F) {
+	files, _ := filepath.Glob("testdata/*.txt")
+	for _, name := range files {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+		f.Add(b[:len(b)/2])
+	}
+	f.Add([]byte("HloModule m\nENTRY e {\n  ROOT p = (f32[], /*index=1*/s32[]{:T(128)}) parameter(0)\n}\n"))
+	f.Add([]byte("HloModule m\nc {\n  p = f32[] parameter(0), x=\"\\\"}\"\n}\n"))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		m, err := Parse(in)
+		if err != nil {
+			var se *SyntaxError
+			if !errors.As(err, &se) || se.Line < 1 || se.Col < 1 {
+				t.Fatalf("Parse: bad error %v", err)
+			}
+			return
+		}
+		if m.Entry == nil || m.Entry.Root == nil {
+			t.Fatalf("module without entry or root")
+		}
+		_ = m.Results()
+		for _, p := range m.Entry.Parameters() {
+			_ = p.Shape.String()
+		}
+	})
+}
+
+// FuzzParseInstruction: a pasted line gives an instruction or a SyntaxError, never a
+// panic.
+func FuzzParseInstruction(f *testing.F) {
+	f.Add(`%p0 = bf16[8,128]{1,0:T(8,128)(2,1)} parameter(0), sharding={devices=[2,1]0,1}, metadata={op_name="x"}`)
+	f.Add(`ROOT %t = (f32[8]{0}, /*index=1*/s32[]{:T(128)}) tuple(%a, %b), frontend_attributes={a="b"}`)
+	f.Add(`%c = f32[] constant(1), backend_config="{\"x\":1}"`)
+	f.Fuzz(func(t *testing.T, in string) {
+		ins, err := ParseInstruction(in)
+		if err != nil {
+			var se *SyntaxError
+			if !errors.As(err, &se) || se.Line < 1 || se.Col < 1 {
+				t.Fatalf("ParseInstruction(%q): bad error %v", in, err)
+			}
+			return
+		}
+		if ins.Name == "" || ins.Opcode == "" {
+			t.Fatalf("ParseInstruction(%q) = %+v", in, ins)
+		}
+	})
+}

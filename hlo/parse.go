@@ -1,0 +1,570 @@
+package hlo
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/tpulayout/tpulayout/layout"
+)
+
+// SyntaxError reports malformed HLO text: the 1-based line and column (in bytes) where
+// it went wrong and what was wrong.
+type SyntaxError struct {
+	Line, Col int
+	Msg       string
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("hlo: line %d, col %d: %s", e.Line, e.Col, e.Msg)
+}
+
+// maxDepth bounds bracket nesting, so hostile input cannot exhaust the stack.
+const maxDepth = 1000
+
+type scanner struct {
+	in  string
+	pos int
+	// lineAt and lineNo cache the last line lookup: instructions come in file order.
+	lineAt, lineNo int
+}
+
+func (s *scanner) errAt(pos int, format string, args ...any) error {
+	pos = min(max(pos, 0), len(s.in))
+	line := 1 + strings.Count(s.in[:pos], "\n")
+	col := pos - strings.LastIndexByte(s.in[:pos], '\n')
+	return &SyntaxError{Line: line, Col: col, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (s *scanner) errf(format string, args ...any) error { return s.errAt(s.pos, format, args...) }
+
+func (s *scanner) line(pos int) int {
+	if pos < s.lineAt || s.lineNo == 0 {
+		s.lineAt, s.lineNo = 0, 1
+	}
+	s.lineNo += strings.Count(s.in[s.lineAt:pos], "\n")
+	s.lineAt = pos
+	return s.lineNo
+}
+
+// space skips blanks, newlines and comments. With stopAtNewline it stops before a
+// newline (attribute values end at one).
+func (s *scanner) space(stopAtNewline bool) {
+	for s.pos < len(s.in) {
+		c := s.in[s.pos]
+		switch {
+		case c == '\n' && stopAtNewline:
+			return
+		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
+			s.pos++
+		case strings.HasPrefix(s.in[s.pos:], "/*"):
+			end := strings.Index(s.in[s.pos+2:], "*/")
+			if end < 0 {
+				return // unterminated: the caller meets "/*" and reports it
+			}
+			s.pos += end + 4
+		case strings.HasPrefix(s.in[s.pos:], "//"):
+			end := strings.IndexByte(s.in[s.pos:], '\n')
+			if end < 0 {
+				s.pos = len(s.in)
+				return
+			}
+			s.pos += end
+		default:
+			return
+		}
+	}
+}
+
+func (s *scanner) peek() byte {
+	s.space(false)
+	if s.pos < len(s.in) {
+		return s.in[s.pos]
+	}
+	return 0
+}
+
+func (s *scanner) describe() string {
+	s.space(false)
+	if s.pos >= len(s.in) {
+		return "the end (truncated?)"
+	}
+	if strings.HasPrefix(s.in[s.pos:], "/*") {
+		return "an unterminated /* comment"
+	}
+	end := s.pos
+	for end < len(s.in) && end-s.pos < 20 && s.in[end] != '\n' {
+		end++
+	}
+	return fmt.Sprintf("%q", s.in[s.pos:end])
+}
+
+func isNameStart(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_'
+}
+
+func isNameByte(c byte) bool {
+	return isNameStart(c) || c >= '0' && c <= '9' || c == '.' || c == '-'
+}
+
+// name reads an identifier, with an optional leading '%'; it returns "" if none.
+func (s *scanner) name() string {
+	s.space(false)
+	p := s.pos
+	if p < len(s.in) && s.in[p] == '%' {
+		p++
+	}
+	if p >= len(s.in) || !isNameStart(s.in[p]) {
+		return ""
+	}
+	start := p
+	for p < len(s.in) && isNameByte(s.in[p]) {
+		p++
+	}
+	s.pos = p
+	return s.in[start:p]
+}
+
+// word reads the next identifier if it equals w.
+func (s *scanner) word(w string) bool {
+	s.space(false)
+	if strings.HasPrefix(s.in[s.pos:], w) {
+		end := s.pos + len(w)
+		if end == len(s.in) || !isNameByte(s.in[end]) {
+			s.pos = end
+			return true
+		}
+	}
+	return false
+}
+
+// group reads a bracketed group starting at s.pos, which holds an opening bracket,
+// up to its matching close, skipping strings and comments; it returns the text
+// inside, brackets excluded.
+func (s *scanner) group() (string, error) {
+	start := s.pos
+	var stack []byte
+	for s.pos < len(s.in) {
+		c := s.in[s.pos]
+		switch c {
+		case '(', '[', '{':
+			if len(stack) == maxDepth {
+				return "", s.errf("brackets nested more than %d deep", maxDepth)
+			}
+			stack = append(stack, closer(c))
+		case ')', ']', '}':
+			if len(stack) == 0 || stack[len(stack)-1] != c {
+				return "", s.errf("unbalanced %q", c)
+			}
+			stack = stack[:len(stack)-1]
+			if len(stack) == 0 {
+				s.pos++
+				return s.in[start+1 : s.pos-1], nil
+			}
+		case '"':
+			if err := s.str(); err != nil {
+				return "", err
+			}
+			continue
+		case '/':
+			if strings.HasPrefix(s.in[s.pos:], "/*") {
+				end := strings.Index(s.in[s.pos+2:], "*/")
+				if end < 0 {
+					return "", s.errf("unterminated /* comment")
+				}
+				s.pos += end + 4
+				continue
+			}
+		}
+		s.pos++
+	}
+	return "", s.errAt(start, "%q is never closed: the text ends first (truncated?)", s.in[start])
+}
+
+func closer(open byte) byte {
+	switch open {
+	case '(':
+		return ')'
+	case '[':
+		return ']'
+	}
+	return '}'
+}
+
+// str skips a double-quoted string with backslash escapes starting at s.pos.
+func (s *scanner) str() error {
+	start := s.pos
+	for s.pos++; s.pos < len(s.in); s.pos++ {
+		switch s.in[s.pos] {
+		case '\\':
+			s.pos++
+		case '"':
+			s.pos++
+			return nil
+		}
+	}
+	return s.errAt(start, "string is never closed: the text ends first (truncated?)")
+}
+
+// shape reads a shape: a tuple `(…)`, a buffer `b(…)`, or `type[dims]` with an
+// optional `{layout}`, and parses it with layout.Parse.
+func (s *scanner) shape() (layout.Shape, error) {
+	s.space(false)
+	start := s.pos
+	switch {
+	case s.peek() == '(':
+		if _, err := s.group(); err != nil {
+			return layout.Shape{}, err
+		}
+	default:
+		t := s.name()
+		if t == "" || s.in[start] == '%' {
+			s.pos = start
+			return layout.Shape{}, s.errf("expected a shape, found %s", s.describe())
+		}
+		switch {
+		case t == "b" && s.pos < len(s.in) && s.in[s.pos] == '(':
+			if _, err := s.group(); err != nil {
+				return layout.Shape{}, err
+			}
+		case s.pos < len(s.in) && s.in[s.pos] == '[':
+			if _, err := s.group(); err != nil {
+				return layout.Shape{}, err
+			}
+			// '{' starts a layout only when a number, '-' or ':' follows, as in XLA.
+			if s.pos < len(s.in) && s.in[s.pos] == '{' {
+				rest := strings.TrimLeft(s.in[s.pos+1:], " ")
+				if rest != "" && (rest[0] >= '0' && rest[0] <= '9' || rest[0] == '-' || rest[0] == ':' || rest[0] == '}') {
+					if _, err := s.group(); err != nil {
+						return layout.Shape{}, err
+					}
+				}
+			}
+		default:
+			s.pos = start
+			return layout.Shape{}, s.errf("expected a shape such as f32[8,128], found %s", s.describe())
+		}
+	}
+	text := s.in[start:s.pos]
+	sh, err := layout.Parse(text)
+	if err != nil {
+		var pe *layout.ParseError
+		if errors.As(err, &pe) {
+			return layout.Shape{}, s.errAt(start+pe.Pos, "bad shape %s: %s", text, pe.Msg)
+		}
+		return layout.Shape{}, s.errAt(start, "bad shape %s: %s", text, strings.TrimPrefix(err.Error(), "layout: "))
+	}
+	return sh, nil
+}
+
+// value reads an attribute value: text up to a ',' or newline outside brackets, or a
+// '}' that closes the enclosing computation.
+func (s *scanner) value() (string, error) {
+	s.space(true)
+	start := s.pos
+	for s.pos < len(s.in) {
+		switch c := s.in[s.pos]; c {
+		case ',', '\n', '}', ')', ']':
+			v := strings.TrimSpace(s.in[start:s.pos])
+			if v == "" {
+				return "", s.errf("missing attribute value")
+			}
+			return v, nil
+		case '(', '[', '{':
+			if _, err := s.group(); err != nil {
+				return "", err
+			}
+		case '"':
+			if err := s.str(); err != nil {
+				return "", err
+			}
+		default:
+			s.pos++
+		}
+	}
+	v := strings.TrimSpace(s.in[start:])
+	if v == "" {
+		return "", s.errf("missing attribute value")
+	}
+	return v, nil
+}
+
+// attrs reads `, name=value` pairs while a comma follows.
+func (s *scanner) attrs() ([]Attr, error) {
+	var as []Attr
+	for s.peek() == ',' {
+		s.pos++
+		n := s.name()
+		if n == "" {
+			return nil, s.errf("expected an attribute name after ',', found %s", s.describe())
+		}
+		if s.peek() != '=' {
+			return nil, s.errf("expected '=' after attribute %s, found %s", n, s.describe())
+		}
+		s.pos++
+		v, err := s.value()
+		if err != nil {
+			return nil, err
+		}
+		as = append(as, Attr{n, v})
+	}
+	return as, nil
+}
+
+// splitTop splits text at commas outside brackets and strings, trimming each part and
+// dropping /*…*/ comments; an empty text gives no parts.
+func splitTop(text string) []string {
+	var parts []string
+	depth, start := 0, 0
+	for i := 0; i < len(text); i++ {
+		switch c := text[i]; c {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			depth--
+		case '"':
+			for i++; i < len(text) && text[i] != '"'; i++ {
+				if text[i] == '\\' {
+					i++
+				}
+			}
+		case '/':
+			if strings.HasPrefix(text[i:], "/*") {
+				if end := strings.Index(text[i+2:], "*/"); end >= 0 {
+					i += end + 3
+				}
+			}
+		case ',':
+			if depth == 0 {
+				parts = append(parts, stripComments(text[start:i]))
+				start = i + 1
+			}
+		}
+	}
+	if last := stripComments(text[start:]); last != "" || len(parts) > 0 {
+		parts = append(parts, last)
+	}
+	return parts
+}
+
+func stripComments(s string) string {
+	for {
+		i := strings.Index(s, "/*")
+		if i < 0 {
+			return strings.TrimSpace(s)
+		}
+		j := strings.Index(s[i+2:], "*/")
+		if j < 0 {
+			return strings.TrimSpace(s)
+		}
+		s = s[:i] + s[i+2+j+2:]
+	}
+}
+
+// instruction reads `[ROOT] name = shape opcode(operands), attrs`.
+func (s *scanner) instruction() (*Instruction, error) {
+	s.space(false)
+	in := &Instruction{Line: s.line(s.pos)}
+	in.Root = s.word("ROOT")
+	in.Name = s.name()
+	if in.Name == "" {
+		return nil, s.errf("expected an instruction name, found %s", s.describe())
+	}
+	if s.peek() != '=' {
+		return nil, s.errf("expected '=' after instruction name %s, found %s", in.Name, s.describe())
+	}
+	s.pos++
+	var err error
+	if in.Shape, err = s.shape(); err != nil {
+		return nil, err
+	}
+	at := s.pos
+	if in.Opcode = s.name(); in.Opcode == "" || s.in[at:s.pos][0] == '%' {
+		s.pos = at
+		return nil, s.errf("expected the opcode of %s after its shape, found %s", in.Name, s.describe())
+	}
+	in.Known = knownOpcodes[in.Opcode]
+	if s.pos >= len(s.in) || s.in[s.pos] != '(' {
+		return nil, s.errf("expected '(' after opcode %s, found %s", in.Opcode, s.describe())
+	}
+	ops, err := s.group()
+	if err != nil {
+		return nil, err
+	}
+	in.Operands = splitTop(ops)
+	if in.Attrs, err = s.attrs(); err != nil {
+		return nil, err
+	}
+	if in.Opcode == "parameter" {
+		if _, ok := in.ParameterNumber(); !ok {
+			return nil, s.errAt(at, "parameter %s needs one non-negative number, not (%s)", in.Name, ops)
+		}
+	}
+	return in, nil
+}
+
+// ParseInstruction reads one instruction, such as a line pasted from a dump:
+// `%p0 = bf16[8,128]{1,0:T(8,128)(2,1)} parameter(0), sharding={replicated}`.
+func ParseInstruction(text string) (*Instruction, error) {
+	s := &scanner{in: text}
+	in, err := s.instruction()
+	if err != nil {
+		return nil, err
+	}
+	if s.peek() != 0 {
+		return nil, s.errf("unexpected %s after the instruction", s.describe())
+	}
+	return in, nil
+}
+
+// Parse reads an HLO module's text.
+func Parse(text []byte) (*Module, error) {
+	s := &scanner{in: string(text)}
+	if !s.word("HloModule") {
+		return nil, s.errf("expected 'HloModule name' at the start of an HLO module, found %s", s.describe())
+	}
+	m := &Module{Name: s.name()}
+	if m.Name == "" {
+		return nil, s.errf("expected the module name after HloModule, found %s", s.describe())
+	}
+	var err error
+	if m.Attrs, err = s.attrs(); err != nil {
+		return nil, err
+	}
+	names := map[string]int{}
+	for s.peek() != 0 {
+		if s.skipStackFrameTables() {
+			continue
+		}
+		c, err := s.computation()
+		if err != nil {
+			return nil, err
+		}
+		if l, dup := names[c.Name]; dup {
+			return nil, &SyntaxError{Line: c.Line, Col: 1, Msg: fmt.Sprintf("computation %s is defined twice (first on line %d)", c.Name, l)}
+		}
+		names[c.Name] = c.Line
+		if c.Entry {
+			if m.EntryMarked {
+				return nil, &SyntaxError{Line: c.Line, Col: 1, Msg: fmt.Sprintf("second ENTRY computation %s (the first is %s)", c.Name, m.Entry.Name)}
+			}
+			m.Entry, m.EntryMarked = c, true
+		}
+		m.Computations = append(m.Computations, c)
+	}
+	if len(m.Computations) == 0 {
+		return nil, s.errf("module %s has no computations (truncated?)", m.Name)
+	}
+	if m.Entry == nil {
+		m.Entry = m.Computations[len(m.Computations)-1]
+	}
+	return m, nil
+}
+
+// skipStackFrameTables skips the stack-frame tables that newer XLA prints between
+// the header and the computations (FileNames, FunctionNames, FileLocations,
+// StackFrames: a header line, then entries that start with a number); they hold no
+// shapes. It reports whether it skipped one.
+func (s *scanner) skipStackFrameTables() bool {
+	save := s.pos
+	for _, w := range []string{"FileNames", "FunctionNames", "FileLocations", "StackFrames"} {
+		if !s.word(w) {
+			continue
+		}
+		rest := strings.TrimLeft(s.in[s.pos:], " \t\r")
+		if rest != "" && rest[0] != '\n' {
+			s.pos = save // a computation with that name
+			return false
+		}
+		for {
+			nl := strings.IndexByte(s.in[s.pos:], '\n')
+			if nl < 0 {
+				s.pos = len(s.in)
+				return true
+			}
+			s.pos += nl + 1
+			line := strings.TrimSpace(s.in[s.pos:min(len(s.in), s.pos+strings.IndexByte(s.in[s.pos:]+"\n", '\n'))])
+			if line != "" && (line[0] < '0' || line[0] > '9') {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// computation reads `[ENTRY] name [(params) -> shape] { instructions }`.
+func (s *scanner) computation() (*Computation, error) {
+	s.space(false)
+	c := &Computation{Line: s.line(s.pos)}
+	c.Entry = s.word("ENTRY")
+	if c.Name = s.name(); c.Name == "" {
+		return nil, s.errf("expected a computation (name {…}) or ENTRY, found %s", s.describe())
+	}
+	if s.peek() == '(' {
+		open := s.pos
+		params, err := s.group()
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range splitTop(params) {
+			name, shapeText, ok := strings.Cut(p, ":")
+			if !ok {
+				return nil, s.errAt(open, "parameter %q of %s needs the form name: shape", p, c.Name)
+			}
+			sh, err := layout.Parse(strings.TrimSpace(shapeText))
+			if err != nil {
+				return nil, s.errAt(open, "parameter %s of %s: %s", strings.TrimSpace(name), c.Name, strings.TrimPrefix(err.Error(), "layout: "))
+			}
+			c.Params = append(c.Params, Param{strings.TrimPrefix(strings.TrimSpace(name), "%"), sh})
+		}
+		s.space(false)
+		if !strings.HasPrefix(s.in[s.pos:], "->") {
+			return nil, s.errf("expected '->' and the result shape after the parameters of %s, found %s", c.Name, s.describe())
+		}
+		s.pos += 2
+		res, err := s.shape()
+		if err != nil {
+			return nil, err
+		}
+		c.Result = &res
+	}
+	if s.peek() != '{' {
+		return nil, s.errf("expected '{' to open computation %s, found %s", c.Name, s.describe())
+	}
+	open := s.pos
+	s.pos++
+	names := map[string]int{}
+	for {
+		switch s.peek() {
+		case 0:
+			return nil, s.errAt(open, "computation %s is never closed: the text ends first (truncated?)", c.Name)
+		case '}':
+			s.pos++
+			if len(c.Instructions) == 0 {
+				return nil, s.errAt(open, "computation %s has no instructions", c.Name)
+			}
+			if c.Root == nil {
+				c.Root = c.Instructions[len(c.Instructions)-1]
+			}
+			if _, err := s.attrs(); err != nil { // execution_thread="…"
+				return nil, err
+			}
+			return c, nil
+		}
+		in, err := s.instruction()
+		if err != nil {
+			return nil, err
+		}
+		if l, dup := names[in.Name]; dup {
+			return nil, &SyntaxError{Line: in.Line, Col: 1, Msg: fmt.Sprintf("instruction %s is defined twice in %s (first on line %d)", in.Name, c.Name, l)}
+		}
+		names[in.Name] = in.Line
+		if in.Root {
+			if c.Root != nil {
+				return nil, &SyntaxError{Line: in.Line, Col: 1, Msg: fmt.Sprintf("second ROOT in %s: %s (the first is %s)", c.Name, in.Name, c.Root.Name)}
+			}
+			c.Root = in
+		}
+		c.Instructions = append(c.Instructions, in)
+	}
+}
