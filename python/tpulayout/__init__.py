@@ -1,0 +1,20 @@
+"""tpulayout: exact TPU memory layouts for NumPy arrays, backed by the Go library.
+
+Convert a host array to the bytes a TPU holds (:func:`to_device`), read a device image
+back (:func:`from_device`), relayout raw bytes between any two XLA layouts
+(:func:`relayout`, :class:`Plan`), check a dump against a reference (:func:`validate`,
+:func:`check`), and inspect layouts (:func:`parse`, :func:`info`, :func:`default_layout`).
+Copies read and write the caller's buffers in place and release the GIL.
+"""
+
+from ._errors import (BufferArgumentError, InputError, InternalError, LayoutError,
+                      LayoutMismatch, ShapeError, SizeError, TpulayoutError)
+from ._core import (Info, Plan, Shape, default_layout, from_device, info, parse, relayout,
+                    to_device)
+
+__all__ = [
+    "to_device", "from_device", "relayout", "Plan", "parse", "info", "default_layout",
+    "Shape", "Info",
+    "TpulayoutError", "LayoutError", "ShapeError", "SizeError", "BufferArgumentError",
+    "InputError", "InternalError", "LayoutMismatch",
+]
