@@ -172,11 +172,17 @@ class Plan:
             f = d.flags
             if not ((f.c_contiguous or f.f_contiguous) and f.writeable) or d.nbytes != self.dst_bytes:
                 _raw(d, "out", self.dst_bytes, True)
-        err = ctypes.c_void_p()
-        if lib.tl_plan_copy(h, d.ctypes.data, self.dst_bytes, s.ctypes.data, self.src_bytes,
-                            ctypes.byref(err)) != 0:
-            raise_error(err)
+        self._copy(d.ctypes.data, s.ctypes.data)
         return out
+
+    def _copy(self, dst: int, src: int) -> None:
+        """Copies between addresses of buffers already checked to hold the footprints."""
+        h = self._handle
+        if not h:
+            raise InputError("tpulayout: the plan is closed")
+        err = ctypes.c_void_p()
+        if lib.tl_plan_copy(h, dst, self.dst_bytes, src, self.src_bytes, ctypes.byref(err)) != 0:
+            raise_error(err)
 
     __call__ = copy
 
@@ -223,7 +229,13 @@ def to_device(array: Any, layout: Any, *, dtype: Any = None, pad: Any = 0,
     dev = _device_shape(layout, a.shape, dtype, a.dtype)
     a, host = _host(a, _device_dtype(dev))
     with Plan(host, dev, pad=pad, workers=workers) as p:
-        return p.copy(a, out)
+        if out is None:
+            out = np.empty(p.dst_bytes, dtype=np.uint8)
+        d, daddr = _raw(out, "out", p.dst_bytes, True)
+        if a.nbytes != p.src_bytes:  # cannot happen for a dense array: a bug
+            raise SizeError(f"tpulayout: array has {a.nbytes} bytes, plan reads {p.src_bytes}")
+        p._copy(daddr, a.ctypes.data)
+        return out
 
 
 def from_device(buffer: Any, layout: Any, *, dtype: Any = None, out: Optional[np.ndarray] = None,
@@ -257,8 +269,8 @@ def from_device(buffer: Any, layout: Any, *, dtype: Any = None, out: Optional[np
         m2m = list(range(res.ndim - 1, -1, -1))
     host = _shape_text(_dtypes.host_type(res.dtype, shape.dtype), res.shape, m2m)
     with Plan(dev, host, workers=workers) as p:
-        src, _ = _raw(buffer, "buffer", p.src_bytes, False)
-        p.copy(src, res)
+        _, saddr = _raw(buffer, "buffer", p.src_bytes, False)
+        p._copy(res.ctypes.data, saddr)
     return res
 
 
