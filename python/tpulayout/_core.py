@@ -67,7 +67,7 @@ def _dense_order(a: np.ndarray) -> Optional[list]:
 
 def _shape_text(xla: str, dims: Sequence[int], m2m: Optional[Sequence[int]] = None) -> str:
     s = f"{xla}[{','.join(str(int(d)) for d in dims)}]"
-    if m2m is not None:
+    if m2m is not None and len(dims) > 0:
         s += "{" + ",".join(str(d) for d in m2m) + "}"
     return s
 

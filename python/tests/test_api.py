@@ -1,0 +1,164 @@
+"""The rest of the API: padding, layout forms, info, plans, threads, memory."""
+
+import threading
+import tracemalloc
+
+import numpy as np
+import pytest
+
+import tpulayout
+from tpulayout import _dtypes
+from oracle import bf16_bits_to_f32, device_bytes, f32_to_bf16_bits
+
+BF16 = "bf16[16,256]{1,0:T(8,128)(2,1)}"
+
+
+def test_pad_value_and_leave():
+    a = np.ones((3, 5), np.float32)
+    shape = "bf16[3,5]{1,0:T(8,128)(2,1)}"
+    img = tpulayout.to_device(a, shape, pad=1.5).view(np.uint16)
+    assert (img == 0x3FC0).sum() == 8 * 128 - 15 and (img == 0x3F80).sum() == 15
+    assert np.count_nonzero(tpulayout.to_device(a, shape).view(np.uint16)) == 15  # zero padding
+    out = bytearray(b"\xab" * 2048)
+    tpulayout.to_device(a, shape, pad="leave", out=out)
+    assert out.count(0xAB) == 2048 - 30
+
+
+def test_layout_alone_and_tpu_default():
+    a = np.random.default_rng(3).standard_normal((32, 256)).astype(np.float32)
+    full = tpulayout.to_device(a, "bf16[32,256]{1,0:T(8,128)(2,1)}")
+    assert tpulayout.to_device(a, "{1,0:T(8,128)(2,1)}", dtype="bf16").tobytes() == full.tobytes()
+    assert tpulayout.to_device(a, "tpu:v5e", dtype="bf16").tobytes() == full.tobytes()
+    assert tpulayout.to_device(a, "{1,0:T(8,128)}").tobytes() == tpulayout.to_device(a, "f32[32,256]{1,0:T(8,128)}").tobytes()
+
+
+def test_default_layout():
+    assert tpulayout.default_layout((256, 1024), "bf16") == "bf16[256,1024]{1,0:T(8,128)(2,1)}"
+    assert tpulayout.default_layout((256, 1024), np.float32) == "f32[256,1024]{1,0:T(8,128)}"
+    assert tpulayout.default_layout((64, 128), "s8") == "s8[64,128]{1,0:T(32,128)(4,1)}"
+    assert tpulayout.default_layout((256, 1024), "bf16", gen="v7x") == "bf16[256,1024]{1,0:T(16,128)(2,1)}"
+    assert tpulayout.default_layout((4096,), "bf16") == "bf16[4096]{0:T(1024)(128)(2,1)}"
+
+
+def test_parse_and_info():
+    s = tpulayout.parse("bf16[3, 5]{1,0:T(8,128)(2,1)}")
+    assert str(s) == "bf16[3,5]{1,0:T(8,128)(2,1)}"
+    assert s.dims == (3, 5) and s.dtype == "bf16" and s.minor_to_major == (1, 0)
+    assert s.tiles == ((8, 128), (2, 1)) and s.element_bits == 16 and s.footprint_bytes == 2048
+    i = tpulayout.info("bf16[300,1000]{1,0:T(8,128)(2,1)}")
+    assert i.footprint_bytes == 304 * 1024 * 2 and i.logical_bytes == 600000
+    assert i.padding_elements == 304 * 1024 - 300000
+    assert i.tile_count == 38 * 8
+    assert i.levels[0] == ("physical", (300, 1000))
+    assert i.tpu["tiles"] == 38 * 8 and i.tpu["vregs"] > 0
+    assert tpulayout.info("f32[3]").tpu is None
+    assert tpulayout.parse("s4[9216,6144]{1,0:T(64,128)(8,1)E(4)}").footprint_bytes == 28311552
+
+
+def test_strided_and_odd_arrays():
+    base = np.arange(40 * 300, dtype=np.float32).reshape(40, 300)
+    for a in (base[::2, 3:260], base[:, ::-1], base[5:6], base.T[::3], np.broadcast_to(base[0], (4, 300))):
+        shape = f"f32[{a.shape[0]},{a.shape[1]}]{{1,0:T(8,128)}}"
+        want = device_bytes(np.ascontiguousarray(a), [1, 0], [(8, 128)])
+        assert tpulayout.to_device(a, shape).tobytes() == want
+    assert tpulayout.to_device(np.float32(2.5), "f32[]").tobytes() == np.float32(2.5).tobytes()
+    assert tpulayout.to_device(np.zeros((0, 5), np.float32), "bf16[0,5]{1,0:T(8,128)(2,1)}").nbytes == 0
+    assert tpulayout.from_device(b"", "f32[0,5]").shape == (0, 5)
+
+
+def test_from_device_out_any_dense_order():
+    a = np.random.default_rng(4).standard_normal((16, 256)).astype(np.float32)
+    img = tpulayout.to_device(a, BF16)
+    want = bf16_bits_to_f32(f32_to_bf16_bits(a).reshape(a.shape))
+    for out in (np.empty((16, 256), np.float32), np.empty((16, 256), np.float32, order="F"),
+                np.empty((256, 16), np.float32).T):
+        assert tpulayout.from_device(img, BF16, out=out) is out
+        np.testing.assert_array_equal(out, want)
+
+
+def test_bf16_default_dtype():
+    a = np.random.default_rng(5).standard_normal((16, 256)).astype(np.float32)
+    b = tpulayout.from_device(tpulayout.to_device(a, BF16), BF16)
+    bits = f32_to_bf16_bits(a).reshape(a.shape)
+    if _dtypes.ml_dtypes is None:
+        assert b.dtype == np.uint16  # documented: the bits; .view(ml_dtypes.bfloat16) later
+        np.testing.assert_array_equal(b, bits)
+    else:
+        assert b.dtype == _dtypes.ml_dtypes.bfloat16
+        np.testing.assert_array_equal(b.view(np.uint16), bits)
+    # uint16 going to bf16 is taken as bits, not converted as integers.
+    assert tpulayout.to_device(bits, BF16).tobytes() == tpulayout.to_device(a, BF16).tobytes()
+
+
+def test_s4_without_ml_dtypes_comes_as_int8():
+    a = np.arange(-8, 8, dtype=np.int8).repeat(8).reshape(64, 2)
+    shape = "s4[64,2]{1,0:T(64,128)(8,1)E(4)}"
+    back = tpulayout.from_device(tpulayout.to_device(a, shape), shape)
+    np.testing.assert_array_equal(back.astype(np.int8), a)
+
+
+def test_plan_reuse_does_not_allocate():
+    src = np.random.default_rng(6).standard_normal((256, 256)).astype(np.float32)
+    out = np.empty(256 * 256 * 2, np.uint8)
+    with tpulayout.Plan("f32[256,256]", "bf16[256,256]{1,0:T(8,128)(2,1)}", workers=1) as p:
+        assert p.kernel == "interleave" and p.src_bytes == src.nbytes and p.dst_bytes == out.nbytes
+        p.copy(src, out)
+        tracemalloc.start()
+        for _ in range(100):
+            p.copy(src, out)
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+    assert peak < 4096, peak
+    assert out.tobytes() == tpulayout.to_device(src, "bf16[256,256]{1,0:T(8,128)(2,1)}").tobytes()
+
+
+def test_zero_copy_peak_memory():
+    """to_device and from_device allocate the result and nothing of the array's size
+    besides (measured on 64 MiB; bench.py --memory measures 1 GiB)."""
+    a = np.ones((4096, 4096), np.float32)
+    shape = "bf16[4096,4096]{1,0:T(8,128)(2,1)}"
+    tracemalloc.start()
+    img = tpulayout.to_device(a, shape)
+    _, peak = tracemalloc.get_traced_memory()
+    assert peak < img.nbytes * 1.05 + (1 << 20), peak
+    tracemalloc.reset_peak()
+    base, _ = tracemalloc.get_traced_memory()
+    tpulayout.to_device(a, shape, out=img)
+    _, peak2 = tracemalloc.get_traced_memory()
+    assert peak2 - base < (1 << 20), peak2 - base
+    back = tpulayout.from_device(img, shape, dtype=np.float32)
+    _, peak3 = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert peak3 - base < a.nbytes * 1.05 + (1 << 20), peak3 - base
+    assert (back == 1).all()
+
+
+def test_threads_convert_at_once():
+    """Four Python threads convert different arrays through one shared plan and their
+    own calls at the same time; every result is exact."""
+    rng = np.random.default_rng(7)
+    arrays = [rng.standard_normal((512, 1024)).astype(np.float32) for _ in range(4)]
+    shape = "bf16[512,1024]{1,0:T(8,128)(2,1)}"
+    want = [device_bytes(f32_to_bf16_bits(a).reshape(a.shape), [1, 0], [(8, 128), (2, 1)]) for a in arrays]
+    plan = tpulayout.Plan("f32[512,1024]", shape, workers=2)
+    errors = []
+    start = threading.Barrier(4)
+
+    def work(k):
+        try:
+            start.wait()
+            for _ in range(10):
+                assert tpulayout.to_device(arrays[k], shape).tobytes() == want[k]
+                assert plan.copy(arrays[k]).tobytes() == want[k]
+                back = tpulayout.from_device(want[k], shape, dtype=np.float32)
+                np.testing.assert_array_equal(back, bf16_bits_to_f32(f32_to_bf16_bits(arrays[k]).reshape(512, 1024)))
+        except BaseException as e:  # reported in the main thread
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    plan.close()
+    assert not errors, errors
