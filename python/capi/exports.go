@@ -96,3 +96,14 @@ func tl_default_layout(dtype *C.char, dims *C.int64_t, rank C.int, gen *C.char, 
 	*out = C.CString(s)
 	return 0
 }
+
+//export tl_validate
+func tl_validate(dump unsafe.Pointer, dumpLen C.int64_t, dumpShape *C.char, ref unsafe.Pointer, refLen C.int64_t, refShape, opts *C.char, out, err **C.char) (rc C.int) {
+	defer guard(err, &rc)
+	b, e := compareBytes(bytesOf(dump, dumpLen), C.GoString(dumpShape), bytesOf(ref, refLen), C.GoString(refShape), C.GoString(opts))
+	if e != nil {
+		return setErr(err, e)
+	}
+	*out = C.CString(string(b))
+	return 0
+}

@@ -11,10 +11,11 @@ from ._errors import (BufferArgumentError, InputError, InternalError, LayoutErro
                       LayoutMismatch, ShapeError, SizeError, TpulayoutError)
 from ._core import (Info, Plan, Shape, default_layout, from_device, info, parse, relayout,
                     to_device)
+from ._validate import Report, check, validate
 
 __all__ = [
     "to_device", "from_device", "relayout", "Plan", "parse", "info", "default_layout",
-    "Shape", "Info",
+    "validate", "check", "Report", "Shape", "Info",
     "TpulayoutError", "LayoutError", "ShapeError", "SizeError", "BufferArgumentError",
     "InputError", "InternalError", "LayoutMismatch",
 ]
