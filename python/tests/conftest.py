@@ -1,7 +1,10 @@
+import importlib.util
 import os
 import sys
 
-# Tests run against the package in this checkout (python/), with the library built
-# next to it (python/build.sh), unless tpulayout is installed.
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
+# The tests import tpulayout as installed (pip install --no-build-isolation ./python);
+# without an installed one, the package of this checkout, with its library built by
+# `python3 python/build.py`.
 sys.path.insert(0, os.path.dirname(__file__))
+if importlib.util.find_spec("tpulayout") is None:
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
