@@ -123,3 +123,38 @@ func Example() {
 	// {"dst":"bf16[16,256]{1,0:T(8,128)(2,1)}","src":"f32[16,256]","src_bytes":16384,"dst_bytes":8192,"kernel":"interleave","d
 	// {"kind":"layout","msg":"layout: parse \"bf16[16,256]{1,0:T(8,128)(2,1}\": at byte 29: expected ',' or ')' in a tile, found '}'","pos":29,"input":"bf16[16,256]{1,0:T(8,128)(2,1}"}
 }
+
+// Packed sub-byte elements that end inside the last byte leave its other bits zero,
+// whatever the destination held before, unless padding is left alone.
+func TestTailBitsCleared(t *testing.T) {
+	for _, c := range []struct {
+		dst, src, pad string
+		want          string
+	}{
+		{"s4[1]{0:E(4)}", "s8[1]", "zero", "0f"},
+		{"s4[3]{0:E(4)}", "s8[3]", "value", "ff0f"},
+		{"s4[3,3]{1,0:E(4)}", "s8[3,3]", "zero", "ffffffff0f"},
+		{"s2[3]{0:E(2)}", "s8[3]", "zero", "3f"},
+		{"s4[2]{0:E(4)}", "s8[2]", "zero", "ff"},
+		{"s4[3]{0:E(4)}", "s8[3]", "leave", "ffef"},
+	} {
+		p, err := newHandlePlan(c.dst, c.src, 1, c.pad, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := make([]byte, p.DstBytes())
+		for i := range dst {
+			dst[i] = 0xee
+		}
+		src := make([]byte, p.SrcBytes())
+		for i := range src {
+			src[i] = 0xff // -1: every bit of an element set
+		}
+		if err := p.copyBytes(dst, src); err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprintf("%x", dst); got != c.want {
+			t.Errorf("%s ← %s, pad %s: %s, want %s", c.dst, c.src, c.pad, got, c.want)
+		}
+	}
+}

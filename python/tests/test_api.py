@@ -162,3 +162,23 @@ def test_threads_convert_at_once():
         t.join()
     plan.close()
     assert not errors, errors
+
+
+def test_partial_last_byte_is_zeroed():
+    """s4 elements that end inside the last byte leave its other bits zero even over a
+    dirty out buffer (relayout itself leaves them as they were)."""
+    out = bytearray(b"\xff\xff")
+    tpulayout.to_device(np.array([1, 2, 3], np.int8), "s4[3]{0:E(4)}", out=out)
+    assert bytes(out) == b"\x21\x03"
+    img = tpulayout.empty(64)
+    img[:] = 0xFF
+    tpulayout.to_device(np.full((3, 41), -1, np.int8), "s4[3,41]{1,0:E(4)}", out=img[:62])
+    assert img[61] == 0x0F and (img[:61] == 0xFF).all()
+
+
+def test_empty_is_aligned():
+    for shape, dt in [(100, np.uint8), ((3, 5), np.float32), ((8192, 8), np.uint16)]:
+        a = tpulayout.empty(shape, dt)
+        assert a.ctypes.data % 64 == 0 and a.flags.c_contiguous and a.dtype == dt
+    assert tpulayout.to_device(np.ones((16, 256), np.float32), BF16).ctypes.data % 64 == 0
+    assert tpulayout.from_device(bytes(8192), BF16).ctypes.data % 64 == 0

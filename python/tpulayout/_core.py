@@ -47,6 +47,22 @@ def _raw(obj: Any, what: str, nbytes: int, writable: bool) -> Tuple[np.ndarray, 
     return a, a.ctypes.data
 
 
+ALIGNMENT = 64
+
+
+def empty(shape: Any, dtype: Any = np.uint8) -> np.ndarray:
+    """An uninitialised C-order array whose data starts on a 64-byte boundary (NumPy's
+    own large arrays start 16 bytes past one). The Go kernels stream their stores to a
+    destination only when they can align it to the vector width, so outputs that
+    tpulayout allocates come from here, and ``out=`` buffers are best made here too."""
+    dt = np.dtype(dtype)
+    shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(d) for d in shape)
+    n = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
+    raw = np.empty(n + ALIGNMENT, np.uint8)
+    off = -raw.ctypes.data % ALIGNMENT
+    return raw[off:off + n].view(dt).reshape(shape)
+
+
 def _dense_order(a: np.ndarray) -> Optional[list]:
     """minor_to_major of an array whose strides are a dense permutation of its dims (C
     order, Fortran order, any transpose of them), or None."""
@@ -165,7 +181,7 @@ class Plan:
         if not (s.flags.c_contiguous or s.flags.f_contiguous) or s.nbytes != self.src_bytes:
             _raw(s, "src", self.src_bytes, False)
         if out is None:
-            out = np.empty(self.dst_bytes, dtype=np.uint8)
+            out = empty(self.dst_bytes)
             d = out
         else:
             d = out if type(out) is np.ndarray else _as_array(out, "out")
@@ -230,7 +246,7 @@ def to_device(array: Any, layout: Any, *, dtype: Any = None, pad: Any = 0,
     a, host = _host(a, _device_dtype(dev))
     with Plan(host, dev, pad=pad, workers=workers) as p:
         if out is None:
-            out = np.empty(p.dst_bytes, dtype=np.uint8)
+            out = empty(p.dst_bytes)
         d, daddr = _raw(out, "out", p.dst_bytes, True)
         if a.nbytes != p.src_bytes:  # cannot happen for a dense array: a bug
             raise SizeError(f"tpulayout: array has {a.nbytes} bytes, plan reads {p.src_bytes}")
@@ -265,7 +281,7 @@ def from_device(buffer: Any, layout: Any, *, dtype: Any = None, out: Optional[np
         res = out
     else:
         npdt = _dtypes.numpy_type(shape.dtype) if dtype is None else np.dtype(dtype)
-        res = np.empty(shape.dims, dtype=npdt)
+        res = empty(shape.dims, npdt)
         m2m = list(range(res.ndim - 1, -1, -1))
     host = _shape_text(_dtypes.host_type(res.dtype, shape.dtype), res.shape, m2m)
     with Plan(dev, host, workers=workers) as p:
