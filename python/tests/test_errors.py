@@ -151,3 +151,27 @@ def test_misaligned_buffers():
     assert tpulayout.Plan("f32[16,256]", BF16).copy(src).tobytes() == ref.tobytes()
     back = tpulayout.from_device(memoryview(bytes(1) + ref.tobytes())[1:], BF16, dtype=np.float32)
     np.testing.assert_array_equal(back, tpulayout.from_device(ref, BF16, dtype=np.float32))
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs fork")
+def test_forked_child_raises_instead_of_hanging():
+    import os
+    import signal
+
+    a = np.ones((16, 256), np.float32)
+    plan = tpulayout.Plan("f32[16,256]", BF16)
+    tpulayout.to_device(a, BF16)
+    pid = os.fork()
+    if pid == 0:  # the child: every entry point raises; exit status 0 only if all did
+        signal.alarm(20)
+        ok = 0
+        for f in (lambda: tpulayout.to_device(a, BF16), lambda: plan.copy(a),
+                  lambda: tpulayout.parse(BF16), lambda: tpulayout.validate(bytes(8192), BF16, a)):
+            try:
+                f()
+            except TpulayoutError as e:
+                ok += "fork" in str(e)
+        os._exit(0 if ok == 4 else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
+    np.testing.assert_array_equal(plan.copy(a), tpulayout.to_device(a, BF16))  # the parent still works

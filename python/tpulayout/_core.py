@@ -13,7 +13,8 @@ import numpy as np
 
 from . import _dtypes
 from ._errors import BufferArgumentError, InputError, SizeError
-from ._lib import call_string, lib, raise_error, take_string
+from . import _lib
+from ._lib import call_string, check_fork, lib, raise_error, take_string
 
 # ---------------------------------------------------------------------------------
 # Buffers
@@ -153,6 +154,7 @@ class Plan:
         if workers is not None and (not isinstance(workers, (int, np.integer)) or workers < 1):
             raise InputError(f"tpulayout: workers={workers!r}: want a positive int or None")
         padmode, padvalue = _pad_args(pad)
+        check_fork()
         h = ctypes.c_size_t()
         desc, err = ctypes.c_void_p(), ctypes.c_void_p()
         rc = lib.tl_plan_new(str(dst_layout).encode(), str(src_layout).encode(),
@@ -196,6 +198,8 @@ class Plan:
         h = self._handle
         if not h:
             raise InputError("tpulayout: the plan is closed")
+        if _lib.forked:
+            check_fork()
         err = ctypes.c_void_p()
         if lib.tl_plan_copy(h, dst, self.dst_bytes, src, self.src_bytes, ctypes.byref(err)) != 0:
             raise_error(err)

@@ -59,6 +59,27 @@ def _load() -> ctypes.CDLL:
 
 lib = _load()
 
+# The Go runtime's threads do not survive fork: a call in a forked child would hang.
+forked = False
+
+
+def _after_fork_in_child() -> None:
+    global forked
+    forked = True
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
+
+
+def check_fork() -> None:
+    """Raises instead of hanging when called in a child forked after loading the library."""
+    if forked:
+        from ._errors import TpulayoutError
+        raise TpulayoutError("tpulayout: cannot run in a process forked after tpulayout was "
+                             "imported (the Go runtime does not survive fork); use "
+                             "multiprocessing's 'spawn' or 'forkserver' start method")
+
 
 def take_string(p: ctypes.c_void_p) -> str:
     """Reads a C string the library allocated and frees it."""
@@ -77,6 +98,7 @@ def raise_error(err: ctypes.c_void_p) -> None:
 
 def call_string(fn, *args) -> str:
     """Calls an export of the form f(args..., char **out, char **err) and returns *out."""
+    check_fork()
     res, err = ctypes.c_void_p(), ctypes.c_void_p()
     if fn(*args, ctypes.byref(res), ctypes.byref(err)) != 0:
         raise_error(err)

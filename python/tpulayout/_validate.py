@@ -11,7 +11,7 @@ import numpy as np
 
 from ._core import _device_dtype, _host, _raw, parse
 from ._errors import InputError, LayoutMismatch
-from ._lib import lib, raise_error, take_string
+from ._lib import check_fork, lib, raise_error, take_string
 
 
 class Report:
@@ -89,6 +89,7 @@ def validate(dump: Any, layout: Any, ref: Any, *, ref_layout: Any = None, ulp: i
     opts = json.dumps({"ulp": int(ulp), "abs": float(abs), "rel": float(rel),
                        "check_padding": bool(check_padding), "gen": gen or "",
                        "max_listed": int(max_listed) if max_listed > 0 else -1})
+    check_fork()
     out, err = ctypes.c_void_p(), ctypes.c_void_p()
     rc = lib.tl_validate(daddr, d.nbytes, dev.encode(), raddr, r.nbytes, ref_shape.encode(),
                          opts.encode(), ctypes.byref(out), ctypes.byref(err))
