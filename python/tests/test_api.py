@@ -90,6 +90,14 @@ def test_bf16_default_dtype():
     assert tpulayout.to_device(bits, BF16).tobytes() == tpulayout.to_device(a, BF16).tobytes()
 
 
+def test_from_device_dtype_by_xla_name():
+    a = np.random.default_rng(8).standard_normal((16, 256)).astype(np.float32)
+    img = tpulayout.to_device(a, BF16)
+    np.testing.assert_array_equal(tpulayout.from_device(img, BF16, dtype="f32"),
+                                  tpulayout.from_device(img, BF16, dtype=np.float32))
+    assert tpulayout.from_device(img, BF16, dtype="bf16").dtype == _dtypes.numpy_type("bf16")
+
+
 def test_s4_without_ml_dtypes_comes_as_int8():
     a = np.arange(-8, 8, dtype=np.int8).repeat(8).reshape(64, 2)
     shape = "s4[64,2]{1,0:T(64,128)(8,1)E(4)}"

@@ -140,6 +140,10 @@ def _pad_args(pad: Any) -> Tuple[bytes, float]:
     return b"value", float(pad)
 
 
+_plan_copy = lib.tl_plan_copy
+_tls = threading.local()  # each thread's error slot for copies
+
+
 class Plan:
     """A relayout compiled once and run many times: ``Plan(src_layout, dst_layout)``, then
     ``plan.copy(src, out)`` between raw buffers holding exactly each side's footprint.
@@ -176,11 +180,9 @@ class Plan:
         """Relays out the bytes of src (any readable contiguous buffer of ``src_bytes``)
         into out (any writable contiguous buffer of ``dst_bytes``; a new uint8 array when
         None) and returns out."""
-        h = self._handle
-        if not h:
-            raise InputError("tpulayout: the plan is closed")
         s = src if type(src) is np.ndarray else _as_array(src, "src")
-        if not (s.flags.c_contiguous or s.flags.f_contiguous) or s.nbytes != self.src_bytes:
+        f = s.flags
+        if not (f.c_contiguous or f.f_contiguous) or s.nbytes != self.src_bytes:
             _raw(s, "src", self.src_bytes, False)
         if out is None:
             out = empty(self.dst_bytes)
@@ -200,9 +202,13 @@ class Plan:
             raise InputError("tpulayout: the plan is closed")
         if _lib.forked:
             check_fork()
-        err = ctypes.c_void_p()
-        if lib.tl_plan_copy(h, dst, self.dst_bytes, src, self.src_bytes, ctypes.byref(err)) != 0:
-            raise_error(err)
+        try:
+            ref = _tls.err_ref
+        except AttributeError:  # first copy on this thread
+            _tls.err = ctypes.c_void_p()
+            ref = _tls.err_ref = ctypes.byref(_tls.err)
+        if _plan_copy(h, dst, self.dst_bytes, src, self.src_bytes, ref) != 0:
+            raise_error(_tls.err)
 
     __call__ = copy
 
@@ -284,7 +290,12 @@ def from_device(buffer: Any, layout: Any, *, dtype: Any = None, out: Optional[np
                                       "(C, Fortran or transposed) array")
         res = out
     else:
-        npdt = _dtypes.numpy_type(shape.dtype) if dtype is None else np.dtype(dtype)
+        if dtype is None:
+            npdt = _dtypes.numpy_type(shape.dtype)
+        elif isinstance(dtype, str) and dtype in _dtypes._BITS:  # an XLA name: "bf16", "f32"
+            npdt = _dtypes.numpy_type(dtype)
+        else:
+            npdt = np.dtype(dtype)
         res = empty(shape.dims, npdt)
         m2m = list(range(res.ndim - 1, -1, -1))
     host = _shape_text(_dtypes.host_type(res.dtype, shape.dtype), res.shape, m2m)
