@@ -190,3 +190,71 @@ def test_empty_is_aligned():
         assert a.ctypes.data % 64 == 0 and a.flags.c_contiguous and a.dtype == dt
     assert tpulayout.to_device(np.ones((16, 256), np.float32), BF16).ctypes.data % 64 == 0
     assert tpulayout.from_device(bytes(8192), BF16).ctypes.data % 64 == 0
+
+
+def random_view(r, base):
+    """A random view of base: slices with steps in the major dims, offsets, a transpose."""
+    idx = []
+    for k, n in enumerate(base.shape):
+        lo = r.randrange(0, max(1, n // 3))
+        hi = r.randrange(lo + 1, n + 1)
+        step = r.choice([1, 1, 1, 2, 3]) if k < base.ndim - 1 else r.choice([1, 1, 1, 1, 2])
+        idx.append(slice(lo, hi, step))
+    v = base[tuple(idx)]
+    if r.random() < 0.3:
+        v = v.T
+    return v
+
+
+@pytest.mark.parametrize("i", range(60))
+def test_views_in_place(i):
+    """to_device reads sliced views as they are and from_device writes into them,
+    leaving every element around them untouched; both equal NumPy on a C-order copy."""
+    import random
+
+    r = random.Random(9000 + i)
+    rank = r.choice([1, 2, 2, 3])
+    base_shape = tuple(r.choice([1, 3, 8, 17, 40, 130]) for _ in range(rank))
+    dt = r.choice([np.float32, np.int8, np.uint16])
+    base = np.random.default_rng(i).integers(0, 100, base_shape).astype(dt)
+    if r.random() < 0.3:
+        base = np.asfortranarray(base)
+    v = random_view(r, base)
+    xla = {np.float32: "f32", np.int8: "s8", np.uint16: "u16"}[dt]
+    dims = ",".join(map(str, v.shape))
+    tiles = r.choice(["", ":T(8,128)", ":T(4,8)", ":T(2,128)(2,1)"]) if v.ndim >= 2 else ""
+    m2m = ",".join(map(str, range(v.ndim - 1, -1, -1)))
+    shape = f"{xla}[{dims}]{{{m2m}{tiles}}}"
+    want = tpulayout.to_device(np.ascontiguousarray(v), shape)
+    assert tpulayout.to_device(v, shape).tobytes() == want.tobytes()
+
+    canary = base.copy(order="K")  # the same memory order as base
+    # The same view of the canary copy: rebuild it from the offsets of v in base.
+    off = v.ctypes.data - base.ctypes.data
+    tv = np.lib.stride_tricks.as_strided(canary.reshape(-1, order="A")[off // canary.itemsize:],
+                                         v.shape, v.strides)
+    before = canary.copy(order="K")
+    marks = np.zeros_like(base)
+    np.lib.stride_tricks.as_strided(marks.reshape(-1, order="A")[off // canary.itemsize:],
+                                    v.shape, v.strides)[...] = 1
+    mask = marks == 1
+    img = tpulayout.to_device((np.ascontiguousarray(v) + 1).astype(dt), shape)
+    tpulayout.from_device(img, shape, out=tv)
+    np.testing.assert_array_equal(tv, (np.ascontiguousarray(v) + 1).astype(dt))
+    np.testing.assert_array_equal(canary[~mask], before[~mask])
+
+
+def test_padded_view_is_not_copied():
+    """A padded slice is read in place when the memory its layout spans (to the stride
+    of its last row) lies inside the array it was sliced from; else it is copied once."""
+    base = np.ones((4097, 4096 + 128), np.float32)
+    shape = "bf16[4096,4096]{1,0:T(8,128)(2,1)}"
+    out = tpulayout.empty(4096 * 4096 * 2)
+    for v, copied in [(base[:-1, :4096], False), (base[:-1, 64:4096 + 64], False),
+                      (base[1:, 64:4096 + 64], True)]:
+        tracemalloc.start()
+        tpulayout.to_device(v, shape, out=out)
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        assert (peak > v.size * 4) == copied, peak
+        assert out.tobytes() == tpulayout.to_device(np.ascontiguousarray(v), shape).tobytes()

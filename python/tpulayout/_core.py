@@ -67,19 +67,67 @@ def empty(shape: Any, dtype: Any = np.uint8) -> np.ndarray:
 def _dense_order(a: np.ndarray) -> Optional[list]:
     """minor_to_major of an array whose strides are a dense permutation of its dims (C
     order, Fortran order, any transpose of them), or None."""
-    n = a.ndim
-    if a.size == 0:
-        return list(range(n - 1, -1, -1))
-    # Dims of size 1 may carry any stride: order them as C order would.
-    dims = sorted(range(n), key=lambda d: (a.shape[d] == 1, a.strides[d] if a.shape[d] > 1 else 0, -d))
-    want = a.itemsize
-    for d in dims:
-        if a.shape[d] == 1:
-            continue
-        if a.strides[d] != want:
+    lay = _strided_layout(a)
+    return lay[0] if lay is not None and lay[1] is None else None
+
+
+def _strided_layout(a: np.ndarray) -> Optional[Tuple[list, Optional[list]]]:
+    """Reads a's strides as an XLA layout, (minor_to_major, tile): tile is None for a
+    dense array (C, Fortran or transposed order); for one whose dims are padded (a slice
+    such as ``x[:, 3:100]`` of a bigger array: each stride a multiple of the previous
+    one, at least its extent) it is one tile ``(1, P_k-2, …, P_0)`` of the padded extents,
+    whose offsets are the strides. None when no layout has these offsets (steps inside
+    the minor dim, negative, zero or overlapping strides)."""
+    it = a.itemsize
+    if a.size == 0 or a.ndim == 0:
+        return list(range(a.ndim - 1, -1, -1)), None
+    big = [d for d in range(a.ndim) if a.shape[d] > 1]
+    if any(a.strides[d] <= 0 or a.strides[d] % it for d in big):
+        return None
+    big.sort(key=lambda d: (a.strides[d], -d))
+    m2m = big + [d for d in range(a.ndim - 1, -1, -1) if a.shape[d] == 1]
+    if not big:
+        return m2m, None
+    if a.strides[big[0]] != it:
+        return None
+    extents = []  # padded extent of big[j], j < len(big)-1
+    for j in range(1, len(big)):
+        r, rem = divmod(a.strides[big[j]], a.strides[big[j - 1]])
+        if rem or r < a.shape[big[j - 1]]:
             return None
-        want *= a.shape[d]
-    return dims
+        extents.append(r)
+    if all(e == a.shape[d] for e, d in zip(extents, big)):
+        return m2m, None
+    return m2m, [1] + extents[::-1]
+
+
+def _within_owner(a: np.ndarray, nbytes: int) -> bool:
+    """Whether the nbytes from a's first byte lie inside the memory of the array that
+    owns a's data (the Go library sees a padded view as one run of its footprint)."""
+    root = a
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    if not (root.flags.c_contiguous or root.flags.f_contiguous):
+        return False
+    lo, hi = np.byte_bounds(root)
+    return lo <= a.ctypes.data and a.ctypes.data + nbytes <= hi
+
+
+def _view_shape(a: np.ndarray, xla: str) -> Optional[str]:
+    """The shape text under which the Go library reads or writes a in place, or None
+    when it cannot (the caller copies)."""
+    lay = _strided_layout(a)
+    if lay is None:
+        return None
+    m2m, tile = lay
+    text = _shape_text(xla, a.shape, m2m)
+    if tile is None:
+        return text
+    text = text[:-1] + ":T(" + ",".join(map(str, tile)) + ")}"
+    big = m2m[len(tile) - 1]  # the majormost dim of the tile
+    if not _within_owner(a, a.shape[big] * a.strides[big]):
+        return None
+    return text
 
 
 def _shape_text(xla: str, dims: Sequence[int], m2m: Optional[Sequence[int]] = None) -> str:
@@ -91,15 +139,16 @@ def _shape_text(xla: str, dims: Sequence[int], m2m: Optional[Sequence[int]] = No
 
 def _host(a: np.ndarray, device: Optional[str]) -> Tuple[np.ndarray, str]:
     """The host array as the Go library sees it: (array whose bytes it reads, shape
-    text). Dense arrays go as they are, their strides read as minor_to_major; other
-    strides (slices with steps, negative or broadcast strides) are copied once into C
-    order."""
+    text). Dense arrays go as they are, their strides read as minor_to_major, and so do
+    slices whose dims are padded (as a tiled layout whose padding is never read); other
+    strides (steps inside the minor dim, negative or broadcast strides) are copied once
+    into C order."""
     xla = _dtypes.host_type(a.dtype, device)
-    m2m = _dense_order(a)
-    if m2m is None:
+    text = _view_shape(a, xla)
+    if text is None:
         a = np.ascontiguousarray(a)
-        m2m = list(range(a.ndim - 1, -1, -1))
-    return a, _shape_text(xla, a.shape, m2m)
+        text = _shape_text(xla, a.shape, list(range(a.ndim - 1, -1, -1)))
+    return a, text
 
 
 def _device_dtype(text: str) -> Optional[str]:
@@ -247,8 +296,10 @@ def to_device(array: Any, layout: Any, *, dtype: Any = None, pad: Any = 0,
     layout's type as ``tpulayout convert`` does (f32→bf16 rounds to nearest even). A
     uint16 array going to bf16 (uint8 to an f8 type) is taken as raw bits.
 
-    The array may be in C or Fortran order or any transpose of them: its bytes are read
-    in place. Other strides are copied once into C order first. Returns a new uint8
+    The array may be in C or Fortran order or any transpose of them, or a slice whose
+    dims are padded (``x[:, 3:100]``): its bytes are read in place. Other strides (steps
+    inside the minor dim, negative, broadcast) are copied once into C order first.
+    Returns a new 64-byte-aligned uint8
     array of the footprint, or ``out`` (any writable contiguous buffer of exactly that
     size) filled in."""
     a = np.asarray(array)
@@ -258,8 +309,6 @@ def to_device(array: Any, layout: Any, *, dtype: Any = None, pad: Any = 0,
         if out is None:
             out = empty(p.dst_bytes)
         d, daddr = _raw(out, "out", p.dst_bytes, True)
-        if a.nbytes != p.src_bytes:  # cannot happen for a dense array: a bug
-            raise SizeError(f"tpulayout: array has {a.nbytes} bytes, plan reads {p.src_bytes}")
         p._copy(daddr, a.ctypes.data)
         return out
 
@@ -272,9 +321,12 @@ def from_device(buffer: Any, layout: Any, *, dtype: Any = None, out: Optional[np
     ``ml_dtypes.bfloat16`` when ml_dtypes is importable, else uint16 holding the bits,
     ``.view(ml_dtypes.bfloat16)`` or ``(a.astype(np.uint32) << 16).view(np.float32)``),
     converting when dtype differs, or fills ``out``: a writable NumPy array of the
-    layout's dims, in C or Fortran order or any transpose of them."""
+    layout's dims, in C or Fortran order or any transpose of them, or a slice whose dims
+    are padded (``big[:, 10:110]``: the elements around it are left as they are); other
+    strides get the result through one more copy."""
     dev = str(layout).strip()
     shape = parse(dev)
+    target = None  # an out that the library cannot write in place: filled from res
     if out is not None:
         if not isinstance(out, np.ndarray):
             raise BufferArgumentError(f"tpulayout: out must be a NumPy array, not {type(out).__name__}")
@@ -284,11 +336,10 @@ def from_device(buffer: Any, layout: Any, *, dtype: Any = None, out: Optional[np
             raise BufferArgumentError("tpulayout: out is read-only")
         if dtype is not None and np.dtype(dtype) != out.dtype:
             raise InputError(f"tpulayout: dtype={dtype!r} but out has dtype {out.dtype}")
-        m2m = _dense_order(out)
-        if m2m is None:
-            raise BufferArgumentError(f"tpulayout: out has strides {out.strides}, not a dense "
-                                      "(C, Fortran or transposed) array")
+        host = _view_shape(out, _dtypes.host_type(out.dtype, shape.dtype))
         res = out
+        if host is None:  # steps in the minor dim, negative strides: one more copy
+            target, res = out, empty(shape.dims, out.dtype)
     else:
         if dtype is None:
             npdt = _dtypes.numpy_type(shape.dtype)
@@ -297,11 +348,16 @@ def from_device(buffer: Any, layout: Any, *, dtype: Any = None, out: Optional[np
         else:
             npdt = np.dtype(dtype)
         res = empty(shape.dims, npdt)
-        m2m = list(range(res.ndim - 1, -1, -1))
-    host = _shape_text(_dtypes.host_type(res.dtype, shape.dtype), res.shape, m2m)
-    with Plan(dev, host, workers=workers) as p:
+    if res is not out:
+        host = _shape_text(_dtypes.host_type(res.dtype, shape.dtype), res.shape,
+                           list(range(res.ndim - 1, -1, -1)))
+    # "leave": the padding of a padded out view holds the caller's other elements.
+    with Plan(dev, host, workers=workers, pad="leave") as p:
         _, saddr = _raw(buffer, "buffer", p.src_bytes, False)
         p._copy(res.ctypes.data, saddr)
+    if target is not None:
+        np.copyto(target, res)
+        return target
     return res
 
 
