@@ -10,6 +10,7 @@ import "C"
 
 import (
 	"runtime/cgo"
+	"time"
 	"unsafe"
 )
 
@@ -103,5 +104,23 @@ func tl_validate(dump unsafe.Pointer, dumpLen C.int64_t, dumpShape *C.char, ref 
 		return setErr(err, e)
 	}
 	*out = C.CString(string(b))
+	return 0
+}
+
+// tl_plan_time copies reps times in Go and stores the elapsed nanoseconds in *ns: the
+// benchmark's yardstick for the cost of crossing the boundary (python/bench.py).
+//
+//export tl_plan_time
+func tl_plan_time(handle C.uintptr_t, dst unsafe.Pointer, dstLen C.int64_t, src unsafe.Pointer, srcLen C.int64_t, reps C.int64_t, ns *C.int64_t, err **C.char) (rc C.int) {
+	defer guard(err, &rc)
+	p := cgo.Handle(handle).Value().(*plan)
+	d, s := bytesOf(dst, dstLen), bytesOf(src, srcLen)
+	start := time.Now()
+	for range int64(reps) {
+		if e := p.copyBytes(d, s); e != nil {
+			return setErr(err, e)
+		}
+	}
+	*ns = C.int64_t(time.Since(start).Nanoseconds())
 	return 0
 }

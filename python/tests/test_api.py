@@ -258,3 +258,14 @@ def test_padded_view_is_not_copied():
         tracemalloc.stop()
         assert (peak > v.size * 4) == copied, peak
         assert out.tobytes() == tpulayout.to_device(np.ascontiguousarray(v), shape).tobytes()
+
+
+def test_time_in_go_copies():
+    """The benchmark's in-Go loop does the same copy as Plan.copy."""
+    src = np.random.default_rng(12).integers(0, 2**16, (256, 256)).astype(np.uint16)
+    out = tpulayout.empty(256 * 256 * 2)
+    with tpulayout.Plan("bf16[256,256]{1,0}", "bf16[256,256]{1,0:T(8,128)(2,1)}") as p:
+        assert p._time_in_go(src, out, 3) > 0
+        assert out.tobytes() == p.copy(src).tobytes()
+        with pytest.raises(tpulayout.SizeError):
+            p._time_in_go(src[:-1], out, 1)

@@ -261,6 +261,17 @@ class Plan:
 
     __call__ = copy
 
+    def _time_in_go(self, src: Any, out: Any, reps: int) -> float:
+        """Seconds per copy of reps copies run inside the Go library (for bench.py: the
+        per-call cost of Python and ctypes is copy's time less this)."""
+        _, s = _raw(src, "src", self.src_bytes, False)
+        _, d = _raw(out, "out", self.dst_bytes, True)
+        ns, err = ctypes.c_int64(), ctypes.c_void_p()
+        if lib.tl_plan_time(self._handle, d, self.dst_bytes, s, self.src_bytes, reps,
+                            ctypes.byref(ns), ctypes.byref(err)) != 0:
+            raise_error(err)
+        return ns.value / 1e9 / reps
+
     def close(self) -> None:
         """Frees the plan in the Go library; later copies raise."""
         with self._lock:

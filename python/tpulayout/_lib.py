@@ -45,6 +45,8 @@ def _load() -> ctypes.CDLL:
     lib.tl_plan_new.restype = ctypes.c_int
     lib.tl_plan_copy.argtypes = [ctypes.c_size_t, vp, i64, vp, i64, out]
     lib.tl_plan_copy.restype = ctypes.c_int
+    lib.tl_plan_time.argtypes = [ctypes.c_size_t, vp, i64, vp, i64, i64, ctypes.POINTER(i64), out]
+    lib.tl_plan_time.restype = ctypes.c_int
     lib.tl_plan_free.argtypes = [ctypes.c_size_t]
     lib.tl_plan_free.restype = None
     lib.tl_info.argtypes = [cp, cp, out, out]
