@@ -9,8 +9,8 @@ relayout-bench reports for Go's copy()); NumPy's pad-reshape-transpose idiom for
 conversion; and the per-call overhead of a reused Plan on 256x256 bf16 (its time from
 Python less the same copies looped inside the Go library). --go also runs
 cmd/relayout-bench on the same cases (needs the Go toolchain) and prints the Python
-ratio as a share of Go's. --memory converts a 1 GiB f32 array
-and reports the peak memory against the two arrays' size.
+ratio as a share of Go's. --memory (alone) converts a 1 GiB f32
+array and back and reports the peak memory against the two arrays' size.
 """
 
 import argparse
@@ -67,15 +67,37 @@ def go_case(src, dst, workers, count=10):
     return json.loads(out.splitlines()[0])
 
 
+def memory(w):
+    """Peak memory of converting a 1 GiB f32 array, in a process that did nothing else."""
+    rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    big = np.ones((16384, 16384), np.float32)  # 1 GiB, every page touched
+    dev = "bf16[16384,16384]{1,0:T(8,128)(2,1)}"
+    tracemalloc.start()
+    out = tpulayout.to_device(big, dev, workers=w)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    back = tpulayout.from_device(out, dev, dtype=np.float32, out=big)  # in place, back to f32
+    rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    both = big.nbytes + out.nbytes
+    print(f"memory, 1 GiB f32 -> bf16 image and back into the f32 array: traced peak "
+          f"{peak / 2**20:.0f} MiB for a {out.nbytes / 2**20:.0f} MiB result; peak RSS "
+          f"{rss1 / 2**20:.0f} MiB = {rss1 / both:.3f}x the two arrays ({both / 2**20:.0f} MiB; "
+          f"{rss0 / 2**20:.0f} MiB before them)")
+    assert back is big
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--samples", type=int, default=10)
     ap.add_argument("--go", action="store_true", help="also run relayout-bench on the same cases")
-    ap.add_argument("--memory", action="store_true", help="peak memory of a 1 GiB conversion")
+    ap.add_argument("--memory", action="store_true",
+                    help="only measure the peak memory of a 1 GiB conversion")
     args = ap.parse_args()
     w = args.workers
 
+    if args.memory:
+        return memory(w)
     print(f"numpy {np.__version__}, workers={w}, samples={args.samples}")
     rng = np.random.default_rng(0)
     a = rng.standard_normal((N, N), dtype=np.float32)
@@ -122,21 +144,6 @@ def main():
         print(f"Python/Go ratio: to_device {to_ratio / g_to['ratio_to_copy']:.2f}, "
               f"from_device {from_ratio / g_from['ratio_to_copy']:.2f}")
 
-    if args.memory:
-        del a, a_copy, img, host, host_copy
-        big = np.ones((16384, 16384), np.float32)  # 1 GiB
-        dev = "bf16[16384,16384]{1,0:T(8,128)(2,1)}"
-        rss0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-        tracemalloc.start()
-        out = tpulayout.to_device(big, dev, workers=w)
-        _, peak = tracemalloc.get_traced_memory()
-        tracemalloc.stop()
-        rss1 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-        both = big.nbytes + out.nbytes
-        print(f"memory, 1 GiB f32 -> bf16 image: traced peak {peak / 2**20:.0f} MiB for a "
-              f"{out.nbytes / 2**20:.0f} MiB result; peak RSS {rss1 / 2**20:.0f} MiB = "
-              f"{rss1 / both:.3f}x the two arrays ({both / 2**20:.0f} MiB), of which "
-              f"{rss0 / 2**20:.0f} MiB before the call")
 
 
 if __name__ == "__main__":
