@@ -58,6 +58,10 @@ def test_raw_reference_in_any_layout(ref):
     col = tpulayout.to_device(ref, "f32[256,1024]{0,1}")
     assert tpulayout.validate(img, L, col, ref_layout="f32[256,1024]{0,1}").ok
     assert tpulayout.validate(img, L, np.asfortranarray(ref)).ok
+    big = np.zeros((257, 1100), np.float32)  # a padded slice of a bigger array, in place
+    big[:256, 30:1054] = ref
+    assert tpulayout.validate(img, L, big[:256, 30:1054]).ok
+    assert tpulayout.validate(img, L, big[:256, 31:1055]).mismatches > 0
 
 
 def test_errors(ref):

@@ -79,10 +79,12 @@ def validate(dump: Any, layout: Any, ref: Any, *, ref_layout: Any = None, ulp: i
     if ref_layout is None:
         a = np.asarray(ref)
         a, ref_shape = _host(a, _device_dtype(dev))
-        r, raddr = a, a.ctypes.data
+        # A padded slice is read in place as a tiled layout: its footprint, not a.nbytes.
+        raddr, rlen = a.ctypes.data, parse(ref_shape).footprint_bytes
     else:
         ref_shape = str(ref_layout)
         r, raddr = _raw(ref, "ref", parse(ref_shape).footprint_bytes, False)
+        rlen = r.nbytes
     d, daddr = _raw(dump, "dump", parse(dev).footprint_bytes, False)
     if max_listed < 0:
         raise InputError(f"tpulayout: max_listed={max_listed}: want 0 or more")
@@ -91,7 +93,7 @@ def validate(dump: Any, layout: Any, ref: Any, *, ref_layout: Any = None, ulp: i
                        "max_listed": int(max_listed) if max_listed > 0 else -1})
     check_fork()
     out, err = ctypes.c_void_p(), ctypes.c_void_p()
-    rc = lib.tl_validate(daddr, d.nbytes, dev.encode(), raddr, r.nbytes, ref_shape.encode(),
+    rc = lib.tl_validate(daddr, d.nbytes, dev.encode(), raddr, rlen, ref_shape.encode(),
                          opts.encode(), ctypes.byref(out), ctypes.byref(err))
     if rc != 0:
         raise_error(err)
