@@ -14,7 +14,7 @@ from setuptools.dist import Distribution
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from build import build_library  # noqa: E402
+from build_lib import build_library  # noqa: E402
 
 
 class BuildGo(build_py):

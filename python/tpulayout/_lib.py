@@ -32,7 +32,7 @@ def _load() -> ctypes.CDLL:
     if not path.exists():
         raise ImportError(
             f"tpulayout: the shared library {path} is missing; build it from the repository with "
-            f"`go build -buildmode=c-shared -o {path} ./python/capi` (or `python3 python/build.py`), "
+            f"`go build -buildmode=c-shared -o {path} ./python/capi` (or `python3 python/build_lib.py`), "
             "or point TPULAYOUT_LIB at it")
     # CDLL (not PyDLL): ctypes releases the GIL for the duration of every foreign call.
     lib = ctypes.CDLL(str(path))

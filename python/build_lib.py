@@ -1,5 +1,5 @@
 """Builds libtpulayout (the Go library with its C ABI, python/capi) next to the package:
-`python3 python/build.py` for use from the checkout, or called by setup.py."""
+`python3 python/build_lib.py` for use from the checkout, or called by setup.py."""
 
 import os
 import shutil
