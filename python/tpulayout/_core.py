@@ -64,13 +64,6 @@ def empty(shape: Any, dtype: Any = np.uint8) -> np.ndarray:
     return raw[off:off + n].view(dt).reshape(shape)
 
 
-def _dense_order(a: np.ndarray) -> Optional[list]:
-    """minor_to_major of an array whose strides are a dense permutation of its dims (C
-    order, Fortran order, any transpose of them), or None."""
-    lay = _strided_layout(a)
-    return lay[0] if lay is not None and lay[1] is None else None
-
-
 def _strided_layout(a: np.ndarray) -> Optional[Tuple[list, Optional[list]]]:
     """Reads a's strides as an XLA layout, (minor_to_major, tile): tile is None for a
     dense array (C, Fortran or transposed order); for one whose dims are padded (a slice
