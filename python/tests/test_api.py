@@ -269,3 +269,22 @@ def test_time_in_go_copies():
         assert out.tobytes() == p.copy(src).tobytes()
         with pytest.raises(tpulayout.SizeError):
             p._time_in_go(src[:-1], out, 1)
+
+
+def test_small_plans_are_kept_large_ones_freed():
+    from tpulayout import _core
+
+    rng = np.random.default_rng(13)
+    for n in range(1, 80):  # more shapes than the cache keeps: the oldest are evicted
+        a = rng.standard_normal((n, 130)).astype(np.float32)
+        shape = f"bf16[{n},130]{{1,0:T(8,128)(2,1)}}"
+        img = tpulayout.to_device(a, shape)
+        want = device_bytes(f32_to_bf16_bits(a).reshape(a.shape), [1, 0], [(8, 128), (2, 1)])
+        assert img.tobytes() == want
+        np.testing.assert_array_equal(tpulayout.from_device(img, shape, dtype=np.float32),
+                                      bf16_bits_to_f32(f32_to_bf16_bits(a).reshape(a.shape)))
+    assert len(_core._plans) == _core._CACHE_MAX_PLANS
+    assert all(p._handle for p in _core._plans.values())
+    big = np.ones((2048, 2048), np.float32)
+    tpulayout.to_device(big, "bf16[2048,2048]{1,0:T(8,128)(2,1)}")
+    assert not any("2048" in k[0] for k in _core._plans)

@@ -4,10 +4,14 @@ relayouts between any two layouts, reusable plans, and layout information."""
 from __future__ import annotations
 
 import ctypes
+import functools
+import math
 import json
 import threading
+from collections import OrderedDict
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Optional, Sequence, Tuple, Union
+from typing import Any, Iterator, Optional, Sequence, Tuple, Union
 
 import numpy as np
 
@@ -58,7 +62,7 @@ def empty(shape: Any, dtype: Any = np.uint8) -> np.ndarray:
     tpulayout allocates come from here, and ``out=`` buffers are best made here too."""
     dt = np.dtype(dtype)
     shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(d) for d in shape)
-    n = int(np.prod(shape, dtype=np.int64)) * dt.itemsize
+    n = math.prod(shape) * dt.itemsize
     raw = np.empty(n + ALIGNMENT, np.uint8)
     off = -raw.ctypes.data % ALIGNMENT
     return raw[off:off + n].view(dt).reshape(shape)
@@ -286,6 +290,41 @@ class Plan:
         return f"Plan({self.src!r} -> {self.dst!r}, kernel={self.kernel!r})"
 
 
+# Plans for small arrays are kept for reuse by to_device, from_device and relayout,
+# where compiling one would cost more than the copy. A Plan is immutable and safe for
+# concurrent copies, so threads share them; an evicted plan is freed when the last
+# copy using it drops it. Large plans are not kept: they may hold scratch arrays of
+# their size, and compiling is negligible beside their copies.
+_CACHE_MAX_PLANS = 64
+_CACHE_MAX_BYTES = 16 << 20  # src + dst footprint of a plan worth keeping
+_plans: "OrderedDict[tuple, Plan]" = OrderedDict()
+_plans_lock = threading.Lock()
+
+
+@contextmanager
+def _cached_plan(src: str, dst: str, pad: Any, workers: Optional[int]) -> Iterator["Plan"]:
+    key = (src, dst, _pad_args(pad), workers)
+    with _plans_lock:
+        p = _plans.get(key)
+        if p is not None:
+            _plans.move_to_end(key)
+    if p is not None and p._handle:
+        yield p
+        return
+    p = Plan(src, dst, pad=pad, workers=workers)
+    if p.src_bytes + p.dst_bytes > _CACHE_MAX_BYTES:
+        try:
+            yield p
+        finally:
+            p.close()
+        return
+    with _plans_lock:
+        _plans[key] = p
+        while len(_plans) > _CACHE_MAX_PLANS:
+            _plans.popitem(last=False)
+    yield p
+
+
 # ---------------------------------------------------------------------------------
 # Conversions
 
@@ -309,7 +348,7 @@ def to_device(array: Any, layout: Any, *, dtype: Any = None, pad: Any = 0,
     a = np.asarray(array)
     dev = _device_shape(layout, a.shape, dtype, a.dtype)
     a, host = _host(a, _device_dtype(dev))
-    with Plan(host, dev, pad=pad, workers=workers) as p:
+    with _cached_plan(host, dev, pad, workers) as p:
         if out is None:
             out = empty(p.dst_bytes)
         d, daddr = _raw(out, "out", p.dst_bytes, True)
@@ -329,7 +368,7 @@ def from_device(buffer: Any, layout: Any, *, dtype: Any = None, out: Optional[np
     are padded (``big[:, 10:110]``: the elements around it are left as they are); other
     strides get the result through one more copy."""
     dev = str(layout).strip()
-    shape = parse(dev)
+    shape = _parse_cached(dev)
     target = None  # an out that the library cannot write in place: filled from res
     if out is not None:
         if not isinstance(out, np.ndarray):
@@ -356,7 +395,7 @@ def from_device(buffer: Any, layout: Any, *, dtype: Any = None, out: Optional[np
         host = _shape_text(_dtypes.host_type(res.dtype, shape.dtype), res.shape,
                            list(range(res.ndim - 1, -1, -1)))
     # "leave": the padding of a padded out view holds the caller's other elements.
-    with Plan(dev, host, workers=workers, pad="leave") as p:
+    with _cached_plan(dev, host, "leave", workers) as p:
         _, saddr = _raw(buffer, "buffer", p.src_bytes, False)
         p._copy(res.ctypes.data, saddr)
     if target is not None:
@@ -371,7 +410,7 @@ def relayout(src: Any, src_layout: Any, dst_layout: Any, *, out: Any = None, pad
     are converted). src is any readable contiguous buffer of src_layout's footprint;
     returns a new uint8 array or ``out`` filled in. For repeated copies, use
     :class:`Plan`."""
-    with Plan(src_layout, dst_layout, pad=pad, workers=workers) as p:
+    with _cached_plan(str(src_layout), str(dst_layout), pad, workers) as p:
         return p.copy(src, out)
 
 
@@ -432,6 +471,11 @@ def parse(layout: Any) -> Shape:
     d = _info_json(layout, None)
     return Shape(d["shape"], d["dtype"], tuple(d["dims"]), tuple(d["minor_to_major"]),
                  tuple(tuple(t) for t in d["tiles"]), d["element_bits"], d["footprint_bytes"])
+
+
+@functools.lru_cache(maxsize=256)
+def _parse_cached(text: str) -> Shape:
+    return parse(text)
 
 
 def info(layout: Any, gen: Optional[str] = None) -> Info:

@@ -57,6 +57,10 @@ def host_type(dt: np.dtype, device: str | None) -> str:
     of type device. An unsigned integer array of the storage width of a float type NumPy
     lacks (uint16 for bf16, uint8 for the f8 types) holds that type's raw bits."""
     dt = np.dtype(dt)
+    if device is None or not _is_bits_type(device):
+        x = _FROM_NATIVE.get(dt)  # the common case: a native little-endian dtype
+        if x is not None and dt.byteorder != ">":
+            return x
     if ml_dtypes is not None and dt.name in _ML:
         return _ML[dt.name]
     if (device is not None and _is_bits_type(device) and dt.kind == "u"

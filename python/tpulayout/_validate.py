@@ -9,7 +9,7 @@ from typing import Any, Optional
 
 import numpy as np
 
-from ._core import _device_dtype, _host, _raw, parse
+from ._core import _device_dtype, _host, _parse_cached as parse, _raw
 from ._errors import InputError, LayoutMismatch
 from ._lib import check_fork, lib, raise_error, take_string
 
