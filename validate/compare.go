@@ -3,6 +3,7 @@ package validate
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -81,7 +82,7 @@ func Compare(dump, ref *buffer.Buffer, opts Options) (*Report, error) {
 		keep = -1 // buffer.Compare reads 0 as its default
 	}
 	tol := opts.Tolerance
-	res, err := buffer.Compare(ref, dump, buffer.CompareOptions{ULP: tol.ULP, Abs: tol.Abs, Rel: tol.Rel, MaxMismatches: keep})
+	res, err := buffer.Compare(ref, dump, buffer.CompareOptions{In: dump.DType(), ULP: tol.ULP, Abs: tol.Abs, Rel: tol.Rel, MaxMismatches: keep})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInput, err)
 	}
@@ -89,10 +90,18 @@ func Compare(dump, ref *buffer.Buffer, opts Options) (*Report, error) {
 		Layout: dump.Shape.String(), DumpBytes: int64(len(dump.Data)),
 		RefShape: ref.Shape.String(), CompareDType: res.In.String(), Tolerance: tol,
 		Elements: res.Elements, Identical: res.Identical, Within: res.Within, Mismatches: res.Mismatches,
+		NaNMismatches: res.NaNMismatches, NaNBitsDiffer: res.NaNBitsDiffer,
 		MaxAbs: Float(res.MaxAbs), MaxULP: res.MaxULP, First: []Mismatch{},
 		PaddingChecked: opts.CheckPadding, FirstPadding: []PaddingMismatch{},
 		Generation: gen.String(),
 	}
+	r.isFloat, r.finiteAbs = dump.DType().IsFloat(), res.MaxAbs
+	if res.NaNMismatches > 0 {
+		// A NaN against a number has no finite error: the largest error is NaN, as
+		// NumPy's max says, never the 0 of no numeric error at all.
+		r.MaxAbs = Float(math.NaN())
+	}
+	r.Rounding = rounding(res)
 	if res.Elements > 0 {
 		r.Fraction = Float(float64(res.Mismatches) / float64(res.Elements))
 	}
@@ -138,6 +147,45 @@ func Compare(dump, ref *buffer.Buffer, opts Options) (*Report, error) {
 	}
 	return r, nil
 }
+
+// rounding describes the ulp profile of the float errors of res: how far and in which
+// direction the elements that are not identical are off; "" when there are none or
+// some are more than a few ulps off.
+func rounding(res *buffer.CompareResult) string {
+	n := res.Mismatches + res.Within - res.NaNMismatches
+	if !res.In.IsFloat() || n <= 0 {
+		return ""
+	}
+	errs := plural(n, "error")
+	if n == 2 {
+		errs = "both errors"
+	} else if n > 2 {
+		errs = "all " + errs
+	}
+	// Another rounding mode differs from round-to-nearest-even on about half of the
+	// elements; a few elements 1 ulp off are not one.
+	many := n >= res.Elements/4 && n >= 8
+	switch {
+	case res.MaxULP <= 1 && res.TowardZero == n && many:
+		return fmt.Sprintf("%s 1 ulp toward zero: truncation (rounding toward zero) instead of round-to-nearest-even", errs)
+	case res.MaxULP <= 1 && res.AwayFromZero == n && many:
+		return fmt.Sprintf("%s 1 ulp away from zero: rounding away from zero instead of to nearest even", errs)
+	case res.MaxULP <= 1 && !many:
+		return fmt.Sprintf("%s 1 ulp (%d toward zero, %d away from it), too few for another rounding mode",
+			errs, res.TowardZero, res.AwayFromZero)
+	case res.MaxULP <= 1:
+		return fmt.Sprintf("%s at most 1 ulp (%d toward zero, %d away from it): another rounding, such as of ties or rounding twice",
+			errs, res.TowardZero, res.AwayFromZero)
+	}
+	if res.MaxULP <= smallULP {
+		return fmt.Sprintf("%s at most %d ulp (%d toward zero, %d away from it)",
+			errs, res.MaxULP, res.TowardZero, res.AwayFromZero)
+	}
+	return "" // large errors: wrong values or places, which the diagnosis is about
+}
+
+// smallULP bounds the errors the rounding line describes.
+const smallULP = 8
 
 // checkPadding counts padding elements of dump that are not zero.
 func (r *Report) checkPadding(dump *buffer.Buffer, ix *layout.Indexer, keep int) {

@@ -65,9 +65,19 @@ type Report struct {
 	Identical    int64     `json:"identical"`
 	Within       int64     `json:"within_tolerance"`
 	Mismatches   int64     `json:"mismatches"`
-	Fraction     Float     `json:"mismatch_fraction"`
-	MaxAbs       Float     `json:"max_abs_error"`
-	MaxULP       uint64    `json:"max_ulp_error"`
+	// NaNMismatches are the mismatches of a NaN against a number; NaNBitsDiffer the
+	// elements NaN on both sides with other bits (they match).
+	NaNMismatches int64 `json:"nan_mismatches,omitempty"`
+	NaNBitsDiffer int64 `json:"nan_bits_differ,omitempty"`
+	Fraction      Float `json:"mismatch_fraction"`
+	// MaxAbs is the largest |actual-expected| (NaN when a NaN meets a number); MaxULP
+	// the largest distance in units in the last place of the compared type, or for an
+	// integer type the largest integer difference.
+	MaxAbs Float  `json:"max_abs_error"`
+	MaxULP uint64 `json:"max_ulp_error"`
+	// Rounding is the ulp profile of the float errors, naming truncation when they are
+	// all 1 ulp toward zero ("" without float errors, or with errors of many ulps).
+	Rounding string `json:"rounding,omitempty"`
 	// First lists the first mismatches in row-major order.
 	First           []Mismatch        `json:"first"`
 	PaddingChecked  bool              `json:"padding_checked"`
@@ -82,6 +92,9 @@ type Report struct {
 	// none when elements differ.
 	Diagnosis        *tpu.Diagnosis `json:"diagnosis"`
 	DiagnosisProblem string         `json:"diagnosis_error,omitempty"`
+
+	isFloat   bool    // the compared type is a float type
+	finiteAbs float64 // MaxAbs over the errors that are numbers
 }
 
 // String is the human report: the dump and reference, how they were compared, the
@@ -122,11 +135,27 @@ func (r *Report) write(w *strings.Builder) {
 		}
 		fmt.Fprintln(w)
 	default:
-		fmt.Fprintf(w, "elements: %d of %d differ (%s)", r.Mismatches, r.Elements, percent(float64(r.Fraction)))
+		fmt.Fprintf(w, "elements: %d of %d differ (%s)", r.Mismatches, r.Elements, Percent(float64(r.Fraction)))
 		if r.Within > 0 {
 			fmt.Fprintf(w, ", %d more within tolerance", r.Within)
 		}
-		fmt.Fprintf(w, "; largest error %s (%d ulp)\n", fmtFloat(float64(r.MaxAbs)), r.MaxULP)
+		switch {
+		case r.Mismatches+r.Within == r.NaNMismatches:
+		case !r.isFloat:
+			fmt.Fprintf(w, "; largest difference %s", fmtFloat(r.finiteAbs))
+		default:
+			fmt.Fprintf(w, "; largest error %s (%d ulp)", fmtFloat(r.finiteAbs), r.MaxULP)
+		}
+		if r.NaNMismatches > 0 {
+			fmt.Fprintf(w, "; %d NaN against a number", r.NaNMismatches)
+		}
+		fmt.Fprintln(w)
+	}
+	if r.Rounding != "" {
+		fmt.Fprintf(w, "rounding: %s\n", r.Rounding)
+	}
+	if r.NaNBitsDiffer > 0 {
+		fmt.Fprintf(w, "nans:     %d NaNs have other bits than the reference converted (another NaN canonicalisation); NaNs match NaNs\n", r.NaNBitsDiffer)
 	}
 	if r.PaddingChecked {
 		if r.PaddingMismatch == 0 {
@@ -168,7 +197,15 @@ func (r *Report) write(w *strings.Builder) {
 	switch {
 	case r.Diagnosis != nil:
 		d := r.Diagnosis
-		fmt.Fprintf(w, "\ndiagnosis: %s\n", diagnosisLine(d.Best, d.Examined))
+		if len(d.Tied) > 0 {
+			fmt.Fprintf(w, "\ndiagnosis: none named: %d arrangements explain equally many elements\n", len(d.Tied))
+			for _, c := range d.Tied {
+				fmt.Fprintf(w, "  %s\n", diagnosisLine(c, d.Examined))
+			}
+			fmt.Fprintf(w, "declared:  %s\n", diagnosisLine(d.Best, d.Examined))
+		} else {
+			fmt.Fprintf(w, "\ndiagnosis: %s\n", diagnosisLine(d.Best, d.Examined))
+		}
 		var others []tpu.Candidate
 		for _, c := range d.Candidates {
 			if c != d.Best && len(others) < 4 {
@@ -212,18 +249,23 @@ func diagnosisLine(c tpu.Candidate, examined int64) string {
 	if c.Layout != "" {
 		s += ", " + c.Layout
 	}
-	return s + fmt.Sprintf(" (%s of %d elements match)", percent(c.Fraction), examined)
+	return s + fmt.Sprintf(" (%s of %d elements match)", Percent(c.Fraction), examined)
 }
 
-// percent prints a fraction as a percentage with at most two decimals, trailing zeros
-// dropped: 0.5 → "50%", 0.00125 → "0.13%".
-func percent(f float64) string {
-	s := fmt.Sprintf("%.2f", 100*f)
-	for s[len(s)-1] == '0' {
-		s = s[:len(s)-1]
+// Percent prints a fraction as a percentage with two decimals, trailing zeros dropped
+// ("50%", "0.13%"), and as many more as it takes for a fraction that is not 0 or 1 to
+// print as neither 0% nor 100%: 1/262144 is "0.0004%", never "0%".
+func Percent(f float64) string {
+	p := 100 * f
+	s := ""
+	for dec := 2; dec <= 20; dec++ {
+		s = strconv.FormatFloat(p, 'f', dec, 64)
+		if f == 0 || f == 1 || (s != strconv.FormatFloat(0, 'f', dec, 64) && s != strconv.FormatFloat(100, 'f', dec, 64)) {
+			break
+		}
 	}
-	if s[len(s)-1] == '.' {
-		s = s[:len(s)-1]
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
 	}
 	return s + "%"
 }

@@ -67,8 +67,17 @@ func (p *progress) print() {
 	if p.total > 0 {
 		pct = 100 * float64(p.done) / float64(p.total)
 	}
-	fmt.Fprintf(p.w, "\r%s: %s of %s (%.0f%%)   ", p.label, sizeText(p.done), sizeText(p.total), pct)
+	fmt.Fprintf(p.w, "\r%s: %s of %s (%s)   ", p.label, sizeText(p.done), sizeText(p.total), wholePercent(pct))
 	p.printed = true
+}
+
+// wholePercent prints a percentage between 0 and 100 in whole percents rounded down,
+// except that one above 0 is never "0%": 99.6 is "99%", 0.4 is "<1%".
+func wholePercent(pct float64) string {
+	if pct > 0 && pct < 1 {
+		return "<1%"
+	}
+	return fmt.Sprintf("%d%%", int(pct))
 }
 
 // finish prints the final state and ends the line, so that what follows on standard

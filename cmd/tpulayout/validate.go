@@ -25,24 +25,38 @@ var validateVerb = &verb{
 its footprint), holds the array REF: a .npy file, a tensor of a .safetensors file
 (--tensor NAME, unless it holds one tensor), or raw bytes of --ref-shape (any layout).
 
-Elements are compared in the narrower of the two types: an f32 reference against a
+Elements are compared in DUMP's type as convert converts REF: an f32 reference against a
 bf16 dump is rounded to nearest even first. --tol relaxes the match, and may repeat or
 combine: --tol ulp=N (units in the last place), --tol abs=X, --tol rel=X, or
 --tol ulp=1,abs=1e-6. --check-padding also requires every padding element to be zero.
 
 With every element matching, validate prints a short report and exits 0. Otherwise it
-exits 1 and reports the mismatching elements and their share; the first ones (--max,
-default 20) with logical index, byte offset, memory tile, vreg, sublane, lane and slot
-(for the vregs of --gen, default v5e), and the expected and actual values and bits; and
-the diagnosis of what arrangement the dump seems to hold instead (no pair packing, rows
-r and r+8 paired, another first tile, transposed, untiled, swapped halves, f32 for bf16,
-shifted by whole tiles).
+exits 1 and reports the mismatching elements and their share, the largest error (in
+ulps for floats; for integer types, such as an s8 dump of an f32 REF truncated toward
+zero, as a difference, which ulp=N also bounds; NaN against a number counted apart);
+the first ones (--max, default 20) with logical index, byte offset, memory tile, vreg,
+sublane, lane and slot (for the vregs of --gen, default v5e), and the expected and
+actual values and bits; and the diagnosis of what the dump seems to hold instead:
+another arrangement (no pair packing, rows r and r+8 paired, another first tile,
+transposed, untiled, swapped halves, f32 for bf16, shifted by whole tiles) or another
+conversion (truncated instead of rounded to nearest even, f16 bits for bf16 or the
+reverse, the high halves of f32 words for f16, byte-swapped 16-bit elements, NaNs with
+other bits). A candidate is named only when it explains more elements than the
+declared layout and than every other; a tie names none.
+
+The "rounding:" line gives the ulp profile of float errors of at most a few ulps: all
+of them 1 ulp toward zero (on many elements) is truncation instead of round to nearest
+even; all 1 ulp away from zero, rounding away from zero; a mix within 1 ulp, another
+rounding of ties. The "nans:" line counts NaNs whose bits differ from the reference's
+converted (they match, being NaN).
 
 With --json the report is one object with the keys ok, dump, layout, ref, ref_shape,
-compare_dtype, elements, identical, within_tolerance, mismatches, mismatch_fraction,
-max_abs_error, max_ulp_error, first (the listed mismatches), padding_checked,
-padding_elements, padding_mismatches, first_padding, loadable, vreg_layout and
-diagnosis (null when everything matches).
+compare_dtype, elements, identical, within_tolerance, mismatches, nan_mismatches and
+nan_bits_differ (when not 0), mismatch_fraction, max_abs_error (NaN when a NaN meets a
+number), max_ulp_error, rounding (the ulp profile of small float errors), first
+(the listed mismatches), padding_checked, padding_elements, padding_mismatches,
+first_padding, loadable, vreg_layout and diagnosis (null when everything matches; its
+tied lists the arrangements that tie).
 
 A DUMP whose size is not SHAPE's footprint, a REF of other dims, or types that cannot
 be compared are bad input: exit 2.`,
@@ -191,7 +205,8 @@ func (v *validateFlags) run(dumpPath string, w io.Writer) error {
 		MaxListed: listed, Stage: prog.stage,
 	})
 	if err != nil {
-		return fmt.Errorf("cannot compare REF %s (%s) with DUMP (%s): %s", v.ref, ref.DType(), dump.DType(), cleanErr(err))
+		return fmt.Errorf("cannot compare REF %s (%s) with DUMP (%s): %s", v.ref, ref.DType(), dump.DType(),
+			strings.TrimPrefix(cleanErr(err), "validate: "))
 	}
 	r.Dump, r.Ref = dumpPath, v.ref
 	if v.asJSON {

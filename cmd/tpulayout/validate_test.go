@@ -166,12 +166,10 @@ func TestValidateDiagnosis(t *testing.T) {
 
 func TestValidateTolerance(t *testing.T) {
 	dir := t.TempDir()
-	// Element (0,0) one bf16 ulp off: add 1 to its bits.
+	// Element (0,0) one bf16 ulp off: add 1 to its 16 bits (bytes 0 and 1).
 	b := readFile(t, goodBF16)
-	b[0]++
-	if b[0] == 0 {
-		t.Skip("carry")
-	}
+	v := uint16(b[0]) | uint16(b[1])<<8 + 1
+	b[0], b[1] = byte(v), byte(v>>8)
 	dump := filepath.Join(dir, "ulp.bin")
 	os.WriteFile(dump, b, 0o644)
 	args := []string{"validate", dump, "--layout", bf16Layout, "--ref", refF32}
@@ -246,5 +244,24 @@ func TestValidateErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		wantUsageError(t, c.args, c.wants...)
+	}
+}
+
+// An s8 image made by convert from an f32 .npy matches it (compared in s8, as convert
+// converts); an integer error is a difference, not ulps (issue #14 item 3).
+func TestValidateIntegerImage(t *testing.T) {
+	dir := t.TempDir()
+	dump := filepath.Join(dir, "s8.bin")
+	mustRun(t, "convert", refF32, dump, "--to", "s8[20,300]")
+	out := mustRun(t, "validate", dump, "--layout", "s8[20,300]", "--ref", refF32)
+	if !strings.Contains(out, "compared in s8, exact") || !strings.Contains(out, "all 6000 match") {
+		t.Errorf("s8 image of the reference:\n%s", out)
+	}
+	b := readFile(t, dump)
+	b[0] += 3
+	os.WriteFile(dump, b, 0o644)
+	out, _, code := runCmd(t, "validate", dump, "--layout", "s8[20,300]", "--ref", refF32)
+	if code != 1 || !strings.Contains(out, "1 of 6000 differ (0.02%); largest difference 3\n") || strings.Contains(out, "ulp") {
+		t.Errorf("exit %d:\n%s", code, out)
 	}
 }
