@@ -1,0 +1,294 @@
+package sharding
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/relayout"
+)
+
+// Options say how Convert shards a checkpoint.
+type Options struct {
+	Mesh *Mesh
+	// SpecFor gives the spec of each tensor (a Rules' SpecFor, or one spec for all).
+	SpecFor func(name string) (Spec, error)
+	// Target gives the device layout of a tensor's shard: shard is the row-major
+	// shape of the shard in the source dtype.
+	Target func(t buffer.TensorInfo, shard layout.Shape) (layout.Shape, error)
+	To     string   // how the target was given, recorded in the manifest
+	Source string   // how the checkpoint was named, recorded in the manifest
+	Names  []string // the tensors to convert; nil: all
+	// Process and Processes split the work as JAX multi-host does: process I of N
+	// writes the shards of the devices Mesh.ProcessDevices(I, N) only. Processes 0
+	// means one process.
+	Process, Processes int
+	RelayoutOptions    []relayout.Option
+	// Written, when set, is called after each image file with its name and size.
+	Written func(file string, bytes int64)
+}
+
+// Job is a checked conversion, ready to write: Prepare finds every error of the input
+// before anything is written.
+type Job struct {
+	ckpt    *Checkpoint
+	opt     Options
+	devices []int // this process's device ids, increasing
+	tensors []tensorJob
+}
+
+type tensorJob struct {
+	t      TensorEntry
+	pl     *Placement
+	dst    layout.Shape
+	plan   *imagePlan
+	dir    string
+	shards []int // indices into pl.Shards that this process writes
+}
+
+// Prepare checks the conversion of ckpt with opt: specs against the mesh and the
+// tensors' dims, targets, plans; nothing is written.
+func Prepare(ckpt *Checkpoint, opt Options) (*Job, error) {
+	j := &Job{ckpt: ckpt, opt: opt}
+	if opt.Processes == 0 {
+		opt.Processes, j.opt.Processes = 1, 1
+	}
+	devs, err := opt.Mesh.ProcessDevices(opt.Process, opt.Processes)
+	if err != nil {
+		return nil, err
+	}
+	j.devices = devs
+	mine := map[int]bool{}
+	for _, d := range devs {
+		mine[d] = true
+	}
+	// Directory names come from all tensors of the checkpoint in name order, so every
+	// process and every subset agrees on them.
+	dirs := map[string]string{}
+	used := map[string]bool{ManifestName: true}
+	for _, t := range ckpt.Tensors {
+		dirs[t.Name] = dirNameFor(t.Name, used)
+	}
+	names := opt.Names
+	if names == nil {
+		for _, t := range ckpt.Tensors {
+			names = append(names, t.Name)
+		}
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("sharding: checkpoint %s holds no tensors", ckpt.Path)
+	}
+	for _, name := range names {
+		t, ok := ckpt.Tensor(name)
+		if !ok {
+			return nil, fmt.Errorf("sharding: checkpoint %s has no tensor %q", ckpt.Path, name)
+		}
+		if t.DType.StorageBits()%8 != 0 {
+			return nil, fmt.Errorf("sharding: tensor %q: %s elements are not whole bytes", name, t.DType)
+		}
+		spec, err := opt.SpecFor(name)
+		if err != nil {
+			return nil, err
+		}
+		pl, err := Place(opt.Mesh, spec, t.Shape)
+		if err != nil {
+			return nil, fmt.Errorf("tensor %q (dims %v): %w", name, t.Shape, err)
+		}
+		dst, err := opt.Target(t.TensorInfo, rowMajor(t.DType, pl.ShardDims))
+		if err != nil {
+			return nil, fmt.Errorf("tensor %q: %w", name, err)
+		}
+		plan, err := newImagePlan(dst, t.DType, BandBytes, opt.RelayoutOptions)
+		if err != nil {
+			return nil, fmt.Errorf("tensor %q: cannot convert its %s shards to %s: %w", name, rowMajor(t.DType, pl.ShardDims), dst, err)
+		}
+		tj := tensorJob{t: t, pl: pl, dst: dst, plan: plan, dir: dirs[name]}
+		for k, s := range pl.Shards {
+			if slices.ContainsFunc(s.Devices, func(d int) bool { return mine[d] }) {
+				tj.shards = append(tj.shards, k)
+			}
+		}
+		j.tensors = append(j.tensors, tj)
+	}
+	return j, nil
+}
+
+// shardFile is the image file of shard s of a tensor written under dir.
+func shardFile(dir string, s *Shard) string {
+	if len(s.Index) == 0 {
+		return dir + "/shard.bin"
+	}
+	return dir + "/" + fmtInts(s.Index) + ".bin"
+}
+
+// Bytes is the total size of the images this process writes.
+func (j *Job) Bytes() int64 {
+	var n int64
+	for _, t := range j.tensors {
+		n += int64(len(t.shards)) * t.plan.footprint
+	}
+	return n
+}
+
+// Write writes the images into dir and returns the manifest: manifest.json for one
+// process, or this process's partial manifest (see Merge). Each image is written to a
+// temporary file and renamed; the manifest comes last.
+func (j *Job) Write(dir string) (*Manifest, error) {
+	m := &Manifest{Format: ManifestFormat, Source: j.opt.Source, To: j.opt.To, Checksum: "sha256",
+		Mesh: ManifestMesh{Axes: j.opt.Mesh.Axes, Sizes: j.opt.Mesh.Sizes, Devices: j.opt.Mesh.Devices}}
+	if j.opt.Processes > 1 {
+		m.Process = fmt.Sprintf("%d/%d", j.opt.Process, j.opt.Processes)
+	}
+	mine := map[int]bool{}
+	for _, d := range j.devices {
+		mine[d] = true
+	}
+	for _, t := range j.tensors {
+		if err := os.MkdirAll(filepath.Join(dir, t.dir), 0o755); err != nil {
+			return nil, err
+		}
+		mt := ManifestTensor{Name: t.t.Name, DType: t.t.DType.String(), Shape: nonNil(t.t.Shape),
+			SourceFile: filepath.Base(t.t.File.Path), Spec: t.pl.Spec.String(),
+			ShardShape: nonNil(t.pl.ShardDims), Layout: t.dst.String(), Shards: []ManifestShard{}}
+		src, err := t.t.File.Read(t.t.Name)
+		if err != nil {
+			return nil, fmt.Errorf("cannot read tensor %q: %w", t.t.Name, err)
+		}
+		for _, k := range t.shards {
+			s := &t.pl.Shards[k]
+			file := shardFile(t.dir, s)
+			h := sha256.New()
+			var n int64
+			err := buffer.WriteFileAtomicFile(filepath.Join(dir, file), func(f *os.File) error {
+				var err error
+				n, err = t.plan.write(f, h, src, s.Start)
+				return err
+			})
+			if err != nil {
+				src.Close()
+				return nil, fmt.Errorf("tensor %q: shard %s: %w", t.t.Name, file, err)
+			}
+			if j.opt.Written != nil {
+				j.opt.Written(file, n)
+			}
+			var devs []int
+			for _, d := range s.Devices {
+				if mine[d] {
+					devs = append(devs, d)
+				}
+			}
+			mt.Shards = append(mt.Shards, ManifestShard{Index: s.Index, Ranges: t.pl.Ranges(s), Devices: devs,
+				File: file, Bytes: n, SHA256: hex.EncodeToString(h.Sum(nil))})
+		}
+		src.Close()
+		m.Tensors = append(m.Tensors, mt)
+	}
+	for pos, id := range j.opt.Mesh.Devices {
+		if mine[id] {
+			m.Devices = append(m.Devices, ManifestDevice{ID: id, Coords: j.opt.Mesh.Coords(pos)})
+		}
+	}
+	m.normalize()
+	js, err := m.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	name := ManifestName
+	if m.Process != "" {
+		name = PartialName(j.opt.Process, j.opt.Processes)
+	}
+	if err := writeFileAtomic(filepath.Join(dir, name), js); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// ConvertDir prepares and writes a conversion into dir. With one process dir must be
+// new or empty: everything is written into a temporary directory beside it that is
+// renamed into place at the end, so a failure leaves nothing. With several, dir is
+// shared by the processes (created if missing) and each writes its own files and
+// partial manifest.
+func ConvertDir(ckpt *Checkpoint, dir string, opt Options) (*Manifest, error) {
+	j, err := Prepare(ckpt, opt)
+	if err != nil {
+		return nil, err
+	}
+	if j.opt.Processes > 1 {
+		if _, err := os.Stat(filepath.Join(dir, ManifestName)); err == nil {
+			return nil, fmt.Errorf("sharding: %s already holds a merged %s", dir, ManifestName)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+		return j.Write(dir)
+	}
+	if st, err := os.Stat(dir); err == nil {
+		if !st.IsDir() {
+			return nil, fmt.Errorf("sharding: %s is a file, not a new directory", dir)
+		}
+		if ents, err := os.ReadDir(dir); err != nil || len(ents) > 0 {
+			return nil, fmt.Errorf("sharding: %s is not empty; the output goes into a new or empty directory", dir)
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	clean := filepath.Clean(dir)
+	tmp, err := os.MkdirTemp(filepath.Dir(clean), "."+filepath.Base(clean)+".tmp*")
+	if err != nil {
+		return nil, err
+	}
+	m, err := j.Write(tmp)
+	if err == nil {
+		err = os.Chmod(tmp, 0o755)
+	}
+	if err == nil {
+		os.Remove(dir) // an empty directory, checked above
+		err = os.Rename(tmp, dir)
+	}
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	return m, nil
+}
+
+// dirNameFor turns a tensor name into a unique directory name: characters other than
+// letters, digits, '.', '-' and '_' become '_'.
+func dirNameFor(name string, used map[string]bool) string {
+	var sb strings.Builder
+	for _, r := range name {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '-', r == '_':
+			sb.WriteRune(r)
+		default:
+			sb.WriteByte('_')
+		}
+	}
+	stem := strings.TrimLeft(sb.String(), ".")
+	if stem == "" {
+		stem = "tensor"
+	}
+	d := stem
+	for i := 2; used[d] || strings.HasPrefix(d, "manifest"); i++ {
+		d = fmt.Sprintf("%s-%d", stem, i)
+		if strings.HasPrefix(stem, "manifest") {
+			d = "t." + d
+		}
+	}
+	used[d] = true
+	return d
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
