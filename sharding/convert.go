@@ -99,7 +99,7 @@ func Prepare(ckpt *Checkpoint, opt Options) (*Job, error) {
 		}
 		pl, err := Place(opt.Mesh, spec, t.Shape)
 		if err != nil {
-			return nil, fmt.Errorf("tensor %q (dims %v): %w", name, t.Shape, err)
+			return nil, fmt.Errorf("tensor %q (dims [%s]): %w", name, strings.ReplaceAll(fmtInts(t.Shape), "_", ","), err)
 		}
 		dst, err := opt.Target(t.TensorInfo, rowMajor(t.DType, pl.ShardDims))
 		if err != nil {
@@ -220,6 +220,11 @@ func ConvertDir(ckpt *Checkpoint, dir string, opt Options) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
+	return j.WriteDir(dir)
+}
+
+// WriteDir writes a prepared job into dir, as ConvertDir says.
+func (j *Job) WriteDir(dir string) (*Manifest, error) {
 	if j.opt.Processes > 1 {
 		if _, err := os.Stat(filepath.Join(dir, ManifestName)); err == nil {
 			return nil, fmt.Errorf("sharding: %s already holds a merged %s", dir, ManifestName)

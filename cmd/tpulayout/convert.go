@@ -65,9 +65,13 @@ or with --progress.`,
 		fs.BoolVar(&c.all, "all", false, "convert every tensor of a .safetensors IN into the directory OUT")
 		fs.StringVar(&c.pad, "pad", "zero", "what OUT's padding holds, `PAD`: zero, leave (not written), or a number")
 		fs.BoolVar(&c.progress, "progress", false, "show progress on stderr even when it is not a terminal")
+		sh := defineShardFlags(fs) // --mesh and company: shard.go
 		return func(pos []string, w io.Writer) error {
 			if err := needArgs(pos, "IN", "OUT"); err != nil {
 				return err
+			}
+			if sh.active() {
+				return sh.run(c, pos[0], pos[1], w)
 			}
 			return c.run(pos[0], pos[1], w)
 		}

@@ -39,6 +39,9 @@ var verbs = []*verb{
 	showVerb,
 	convertVerb,
 	validateVerb,
+	verifyVerb,   // verify.go
+	gatherVerb,   // gather.go
+	manifestVerb, // manifest.go
 }
 
 func lookupVerb(name string) *verb {
