@@ -164,7 +164,11 @@ func (s Spec) String() string {
 // axis used twice, no more entries than dims.
 func (s Spec) Check(m *Mesh, rank int) error {
 	if len(s) > rank {
-		return fmt.Errorf("sharding: spec %s has %d entries, but the array has rank %d", s, len(s), rank)
+		entries := "entries"
+		if len(s) == 1 {
+			entries = "entry"
+		}
+		return fmt.Errorf("sharding: spec %s has %d %s, but the array has rank %d", s, len(s), entries, rank)
 	}
 	used := map[string]int{}
 	for d, e := range s {
