@@ -178,10 +178,21 @@ func contiguousBands(full, band *layout.Indexer, p *imagePlan) bool {
 	return true
 }
 
+// scratch holds the band buffers, reused from shard to shard so that the garbage
+// collector does not let the heap grow to twice the bands.
+type scratch struct{ slab, img []byte }
+
+func grow(b *[]byte, n int64) []byte {
+	if int64(cap(*b)) < n {
+		*b = make([]byte, n)
+	}
+	return (*b)[:n]
+}
+
 // write converts the window of src (row-major, of p.srcType) that starts at start and
 // has p.dst's dims into the device image, written to w from offset 0 in order and fed
-// to h (when not nil). It returns the bytes written.
-func (p *imagePlan) write(w io.Writer, h hash.Hash, src *buffer.Buffer, start []int64) (int64, error) {
+// to h (when not nil), using the buffers of sc. It returns the bytes written.
+func (p *imagePlan) write(w io.Writer, h hash.Hash, src *buffer.Buffer, start []int64, sc *scratch) (int64, error) {
 	out := func(b []byte) error {
 		if h != nil {
 			h.Write(b)
@@ -194,16 +205,18 @@ func (p *imagePlan) write(w io.Writer, h hash.Hash, src *buffer.Buffer, start []
 		return p.footprint, out(make([]byte, p.footprint))
 	}
 	if p.whole != nil {
-		slab := make([]byte, elems(p.dst.Dims)*eb)
+		slab := grow(&sc.slab, elems(p.dst.Dims)*eb)
 		gatherWindow(slab, src, start, p.dst.Dims, eb)
-		img := make([]byte, p.footprint)
+		img := grow(&sc.img, p.footprint)
+		clear(img)
 		if err := p.whole.CopyBytes(img, slab); err != nil {
 			return 0, fmt.Errorf("cannot convert the shard: %w", err)
 		}
 		return p.footprint, out(img)
 	}
-	slab := make([]byte, elems(bandDims(p.dst.Dims, p.d, p.rows))*eb)
-	img := make([]byte, p.dstBand)
+	slab := grow(&sc.slab, elems(bandDims(p.dst.Dims, p.d, p.rows))*eb)
+	img := grow(&sc.img, p.dstBand)
+	clear(img) // the previous shard's bytes where a --pad leave plan writes nothing
 	from := slices.Clone(start)
 	var n int64
 	for k := int64(0); k <= p.n; k++ {

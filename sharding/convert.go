@@ -150,6 +150,7 @@ func (j *Job) Write(dir string) (*Manifest, error) {
 	for _, d := range j.devices {
 		mine[d] = true
 	}
+	sc := &scratch{}
 	for _, t := range j.tensors {
 		if err := os.MkdirAll(filepath.Join(dir, t.dir), 0o755); err != nil {
 			return nil, err
@@ -168,7 +169,7 @@ func (j *Job) Write(dir string) (*Manifest, error) {
 			var n int64
 			err := buffer.WriteFileAtomicFile(filepath.Join(dir, file), func(f *os.File) error {
 				var err error
-				n, err = t.plan.write(f, h, src, s.Start)
+				n, err = t.plan.write(f, h, src, s.Start, sc)
 				return err
 			})
 			if err != nil {
