@@ -33,6 +33,11 @@ type Options struct {
 	RelayoutOptions    []relayout.Option
 	// Written, when set, is called after each image file with its name and size.
 	Written func(file string, bytes int64)
+	// MakeTemp, when set, replaces os.MkdirTemp for the one-process conversion's
+	// temporary directory, and DoneTemp is called once it is renamed or removed (a
+	// command registers it to remove it on a signal).
+	MakeTemp func(dir, pattern string) (string, error)
+	DoneTemp func(path string)
 }
 
 // Job is a checked conversion, ready to write: Prepare finds every error of the input
@@ -246,9 +251,16 @@ func (j *Job) WriteDir(dir string) (*Manifest, error) {
 		return nil, err
 	}
 	clean := filepath.Clean(dir)
-	tmp, err := os.MkdirTemp(filepath.Dir(clean), "."+filepath.Base(clean)+".tmp*")
+	mkTemp := os.MkdirTemp
+	if j.opt.MakeTemp != nil {
+		mkTemp = j.opt.MakeTemp
+	}
+	tmp, err := mkTemp(filepath.Dir(clean), "."+filepath.Base(clean)+".tmp*")
 	if err != nil {
 		return nil, err
+	}
+	if j.opt.DoneTemp != nil {
+		defer j.opt.DoneTemp(tmp)
 	}
 	m, err := j.Write(tmp)
 	if err == nil {

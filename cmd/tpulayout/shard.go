@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -99,6 +100,16 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 	opt := sharding.Options{
 		Mesh: mesh, SpecFor: specFor, To: c.to, Source: in, Names: names,
 		Process: proc, Processes: procs, RelayoutOptions: []relayout.Option{padOpt},
+		MakeTemp: func(dir, pattern string) (string, error) {
+			release := holdSignals() // as convert --all: an interrupt removes it
+			defer release()
+			tmp, err := os.MkdirTemp(dir, pattern)
+			if err == nil {
+				trackHeld(tmp)
+			}
+			return tmp, err
+		},
+		DoneTemp: untrack,
 		Target: func(t buffer.TensorInfo, shard layout.Shape) (layout.Shape, error) {
 			return resolveTarget(c.to, c.dtype, shard, kindRaw, c.all || len(names) == 0)
 		},
