@@ -54,7 +54,7 @@ fi
 ARGS=(--all --mesh data=2,model=4 --spec 'P("data", "model")' --to tpu:v5e --dtype bf16)
 echo "+ /usr/bin/time -v tpulayout convert model.safetensors out ${ARGS[*]}"
 /usr/bin/time -v "$WORK/tpulayout" convert "$CKPT" "$WORK/out" "${ARGS[@]}" >/dev/null 2>"$WORK/time.txt"
-grep -E 'Maximum resident set size|Elapsed \(wall clock\)|Percent of CPU' "$WORK/time.txt"
+grep -E 'User time|System time|Maximum resident set size|Elapsed \(wall clock\)|Percent of CPU' "$WORK/time.txt"
 kib=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$WORK/time.txt")
 echo "output: $(du -sb "$WORK/out" | cut -f1) bytes in $(find "$WORK/out" -type f | wc -l) files"
 echo "peak RSS: $((kib / 1024)) MiB for a ${SIZE_GIB} GiB checkpoint on 8 devices"

@@ -39,6 +39,7 @@ func TestInterruptRemovesTemporaryOutput(t *testing.T) {
 		{"transposed file", "out.bin", []string{"--from", "f32[16384,16384]{1,0}", "--to", "f32[16384,16384]{0,1}"}},
 		{"signal", "out.bin", []string{"--from", "f32[16384,16384]{1,0}", "--to", "bf16[16384,16384]{1,0:T(8,128)(2,1)}", "SIGTERM"}},
 		{"directory", "out", []string{"--all", "--to", "tpu:v5e", "--dtype", "bf16"}},
+		{"sharded", "out", []string{"--all", "--to", "tpu:v5e", "--dtype", "bf16", "--mesh", "x=2", "--spec", `P("x")`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
