@@ -3,11 +3,13 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/tpulayout/tpulayout/buffer"
@@ -81,9 +83,10 @@ func setShardBand(t *testing.T, n int64) {
 	t.Cleanup(func() { sharding.BandBytes = old })
 }
 
-// TestShardProcessesMerge runs a sharded conversion as 4 processes into one directory,
-// merges their manifests and checks that the result equals the one-process
-// conversion byte for byte, for a single file and for a sharded checkpoint's index.
+// TestShardProcessesMerge runs a sharded conversion as 4 concurrent processes (calls
+// of the command) into one directory, merges their manifests and checks that the
+// result equals the one-process conversion byte for byte, for a single file and for a
+// sharded checkpoint's index.
 func TestShardProcessesMerge(t *testing.T) {
 	setShardBand(t, 4096) // several bands per shard
 	dir := shardCheckpoint(t)
@@ -94,10 +97,20 @@ func TestShardProcessesMerge(t *testing.T) {
 		one := filepath.Join(t.TempDir(), "one")
 		mustRun(t, append(common, one)...)
 		four := filepath.Join(t.TempDir(), "four")
+		// The processes run at the same time, as a batch system runs them.
+		var wg sync.WaitGroup
+		outs, errs, codes := make([]string, 4), make([]string, 4), make([]int, 4)
 		for i := range 4 {
-			out := mustRun(t, append(common, four, "--process", []string{"0/4", "1/4", "2/4", "3/4"}[i])...)
-			if !strings.Contains(out, sharding.PartialName(i, 4)) {
-				t.Errorf("process %d/4 printed %q", i, out)
+			wg.Go(func() {
+				var o, e bytes.Buffer
+				codes[i] = run(append(common, four, "--process", fmt.Sprintf("%d/4", i)), &o, &e)
+				outs[i], errs[i] = o.String(), e.String()
+			})
+		}
+		wg.Wait()
+		for i := range 4 {
+			if codes[i] != 0 || !strings.Contains(outs[i], sharding.PartialName(i, 4)) {
+				t.Fatalf("process %d/4: exit %d, stdout %q, stderr %q", i, codes[i], outs[i], errs[i])
 			}
 		}
 		if _, err := os.Stat(filepath.Join(four, "manifest.json")); err == nil {
