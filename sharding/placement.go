@@ -12,15 +12,14 @@ import (
 // array is cut into Counts[d] equal pieces along each dim d, and every device holds
 // one piece (a shard), devices differing only in unnamed mesh axes the same one.
 type Placement struct {
-	Mesh       *Mesh
-	Spec       Spec
-	Dims       []int64 // the global array's
-	ShardDims  []int64 // Dims[d] / Counts[d]
-	Counts     []int   // shards along each dim: the product of the sizes of its mesh axes
-	Shards     []Shard // every distinct shard, in row-major order of their Index
-	devShard   map[int]int
-	devCoords  map[int][]int
-	devOrdered []int // device ids in increasing order
+	Mesh      *Mesh
+	Spec      Spec
+	Dims      []int64 // the global array's
+	ShardDims []int64 // Dims[d] / Counts[d]
+	Counts    []int   // shards along each dim: the product of the sizes of its mesh axes
+	Shards    []Shard // every distinct shard, in row-major order of their Index
+	devShard  map[int]int
+	devCoords map[int][]int
 }
 
 // Shard is one distinct piece of the array and the devices that hold it.
@@ -103,7 +102,6 @@ func Place(m *Mesh, spec Spec, dims []int64) (*Placement, error) {
 	for id, k := range p.devShard {
 		p.devShard[id] = newPos[k]
 	}
-	p.devOrdered = slices.Sorted(slices.Values(m.Devices))
 	return p, nil
 }
 
