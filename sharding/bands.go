@@ -189,35 +189,47 @@ func grow(b *[]byte, n int64) []byte {
 	return (*b)[:n]
 }
 
-// write converts the window of src (row-major, of p.srcType) that starts at start and
-// has p.dst's dims into the device image, written to w from offset 0 in order and fed
-// to h (when not nil), using the buffers of sc. It returns the bytes written.
-func (p *imagePlan) write(w io.Writer, h hash.Hash, src *buffer.Buffer, start []int64, sc *scratch) (int64, error) {
-	out := func(b []byte) error {
-		if h != nil {
-			h.Write(b)
-		}
-		_, err := w.Write(b)
+// writeGroup converts the windows of src (row-major, of p.srcType) that start at
+// starts and have p.dst's dims into device images, written to ws from offset 0 in
+// order and fed to hs, using the buffers of sc. The shards of a group go band by band
+// together: they share the source rows of each band (shards that differ only in dims
+// inside the band dim), whose pages are released once all have read them, so each
+// page is faulted in once. It returns each image's size.
+func (p *imagePlan) writeGroup(ws []io.Writer, hs []hash.Hash, src *buffer.Buffer, starts [][]int64, sc *scratch) (int64, error) {
+	out := func(i int, b []byte) error {
+		hs[i].Write(b)
+		_, err := ws[i].Write(b)
 		return err
 	}
 	eb := int64(p.srcType.StorageBits() / 8)
 	if p.full == nil && p.whole == nil { // no elements: the footprint is all padding
-		return p.footprint, out(make([]byte, p.footprint))
+		for i := range ws {
+			if err := out(i, make([]byte, p.footprint)); err != nil {
+				return 0, err
+			}
+		}
+		return p.footprint, nil
 	}
 	if p.whole != nil {
 		slab := grow(&sc.slab, elems(p.dst.Dims)*eb)
-		gatherWindow(slab, src, start, p.dst.Dims, eb)
 		img := grow(&sc.img, p.footprint)
-		clear(img)
-		if err := p.whole.CopyBytes(img, slab); err != nil {
-			return 0, fmt.Errorf("cannot convert the shard: %w", err)
+		for i, start := range starts {
+			gatherWindow(slab, src, start, p.dst.Dims, eb, true)
+			clear(img)
+			if err := p.whole.CopyBytes(img, slab); err != nil {
+				return 0, fmt.Errorf("cannot convert the shard: %w", err)
+			}
+			if err := out(i, img); err != nil {
+				return 0, err
+			}
 		}
-		return p.footprint, out(img)
+		return p.footprint, nil
 	}
 	slab := grow(&sc.slab, elems(bandDims(p.dst.Dims, p.d, p.rows))*eb)
 	img := grow(&sc.img, p.dstBand)
 	clear(img) // the previous shard's bytes where a --pad leave plan writes nothing
-	from := slices.Clone(start)
+	from := make([]int64, len(p.dst.Dims))
+	alone := len(starts) == 1
 	var n int64
 	for k := int64(0); k <= p.n; k++ {
 		plan, rows, dn := p.full, p.rows, p.dstBand
@@ -228,15 +240,23 @@ func (p *imagePlan) write(w io.Writer, h hash.Hash, src *buffer.Buffer, start []
 			plan, rows, dn = p.tail, p.last, p.dstLast
 			clear(img[:dn]) // padding a --pad leave plan does not write
 		}
-		from[p.d] = start[p.d] + k*p.rows
 		dims := bandDims(p.dst.Dims, p.d, rows)
 		in := slab[:elems(dims)*eb]
-		gatherWindow(in, src, from, dims, eb)
-		if err := plan.CopyBytes(img[:dn], in); err != nil {
-			return n, fmt.Errorf("cannot convert band %d of the shard: %w", k, err)
+		lo, hi := int64(len(src.Data)), int64(0)
+		for i, start := range starts {
+			copy(from, start)
+			from[p.d] = start[p.d] + k*p.rows
+			a, b := gatherWindow(in, src, from, dims, eb, alone)
+			lo, hi = min(lo, a), max(hi, b)
+			if err := plan.CopyBytes(img[:dn], in); err != nil {
+				return n, fmt.Errorf("cannot convert band %d of the shard: %w", k, err)
+			}
+			if err := out(i, img[:dn]); err != nil {
+				return n, err
+			}
 		}
-		if err := out(img[:dn]); err != nil {
-			return n, err
+		if !alone && src.Mapped() && hi > lo {
+			releasePages(src.Data[lo:hi])
 		}
 		n += dn
 	}
@@ -253,15 +273,16 @@ func elems(dims []int64) int64 {
 
 // gatherWindow copies the window of the row-major src that starts at start and has
 // dims into slab, row-major; eb is the element size in bytes. Trailing dims that the
-// window spans whole are merged into longer runs. The pages of a mapped src are
-// released every releaseBytes as the copy goes (the next window reads them again from
-// the page cache), so resident memory stays bounded however large src is.
-func gatherWindow(slab []byte, src *buffer.Buffer, start, dims []int64, eb int64) {
+// window spans whole are merged into longer runs. With release, the pages of a mapped
+// src are released every releaseBytes as the copy goes (the next window reads them
+// again from the page cache), so resident memory stays bounded however large src is.
+// It returns the byte range of src it read.
+func gatherWindow(slab []byte, src *buffer.Buffer, start, dims []int64, eb int64, release bool) (lo, hi int64) {
 	g := src.Shape.Dims
 	rank := len(g)
 	if rank == 0 {
 		copy(slab, src.Data[:eb])
-		return
+		return 0, eb
 	}
 	// k: the outermost dim of the run. Dims after k are whole in the window.
 	k := rank - 1
@@ -279,8 +300,9 @@ func gatherWindow(slab []byte, src *buffer.Buffer, start, dims []int64, eb int64
 		strides[i] = strides[i+1] * g[i+1]
 	}
 	idx := make([]int64, k) // over dims 0 … k-1 of the window
-	mapped := src.Mapped()
+	mapped := src.Mapped() && release
 	var done int64 = -1 // src bytes before this were released
+	lo = -1
 	var o int64
 	for {
 		off := start[k] * strides[k]
@@ -289,6 +311,9 @@ func gatherWindow(slab []byte, src *buffer.Buffer, start, dims []int64, eb int64
 		}
 		if done < 0 {
 			done = off
+		}
+		if lo < 0 {
+			lo = off
 		}
 		copy(slab[o:o+run], src.Data[off:off+run])
 		o += run
@@ -300,7 +325,7 @@ func gatherWindow(slab []byte, src *buffer.Buffer, start, dims []int64, eb int64
 			if mapped && done >= 0 && off+run > done {
 				releasePages(src.Data[done : off+run])
 			}
-			return
+			return lo, off + run
 		}
 	}
 }

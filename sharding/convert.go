@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"hash"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -50,12 +52,13 @@ type Job struct {
 }
 
 type tensorJob struct {
-	t      TensorEntry
-	pl     *Placement
-	dst    layout.Shape
-	plan   *imagePlan
-	dir    string
-	shards []int // indices into pl.Shards that this process writes
+	t       TensorEntry
+	pl      *Placement
+	dst     layout.Shape
+	plan    *imagePlan
+	dir     string
+	shards  []int // indices into pl.Shards that this process writes, by index
+	grouped bool  // shards with the same start in dim 0 are written together
 }
 
 // Prepare checks the conversion of ckpt with opt: specs against the mesh and the
@@ -110,11 +113,20 @@ func Prepare(ckpt *Checkpoint, opt Options) (*Job, error) {
 		if err != nil {
 			return nil, fmt.Errorf("tensor %q: %w", name, err)
 		}
-		plan, err := newImagePlan(dst, t.DType, BandBytes, opt.RelayoutOptions)
+		// Shards that differ only in dims after 0 go band by band together when the
+		// image is banded along dim 0 (its majormost): the band target is shared.
+		grouped := dst.Rank() > 1 && len(dst.Layout.MinorToMajor) == dst.Rank() && dst.Layout.MinorToMajor[dst.Rank()-1] == 0
+		per := int64(1)
+		if grouped {
+			for _, c := range pl.Counts[1:] {
+				per *= int64(c)
+			}
+		}
+		plan, err := newImagePlan(dst, t.DType, max(BandBytes/per, 1), opt.RelayoutOptions)
 		if err != nil {
 			return nil, fmt.Errorf("tensor %q: cannot convert its %s shards to %s: %w", name, rowMajor(t.DType, pl.ShardDims), dst, err)
 		}
-		tj := tensorJob{t: t, pl: pl, dst: dst, plan: plan, dir: dirs[name]}
+		tj := tensorJob{t: t, pl: pl, dst: dst, plan: plan, dir: dirs[name], grouped: grouped && per > 1}
 		for k, s := range pl.Shards {
 			if slices.ContainsFunc(s.Devices, func(d int) bool { return mine[d] }) {
 				tj.shards = append(tj.shards, k)
@@ -123,6 +135,41 @@ func Prepare(ckpt *Checkpoint, opt Options) (*Job, error) {
 		j.tensors = append(j.tensors, tj)
 	}
 	return j, nil
+}
+
+// groups splits the shards this process writes into groups converted together: with
+// the image banded along dim 0, the shards that differ only in later dims share the
+// source rows of every band (see imagePlan.writeGroup); otherwise each shard alone.
+func (t *tensorJob) groups() [][]int {
+	var gs [][]int
+	for _, k := range t.shards {
+		if t.grouped && len(gs) > 0 {
+			last := gs[len(gs)-1]
+			if t.pl.Shards[last[0]].Start[0] == t.pl.Shards[k].Start[0] {
+				gs[len(gs)-1] = append(last, k)
+				continue
+			}
+		}
+		gs = append(gs, []int{k})
+	}
+	return gs
+}
+
+// writeFiles writes the files at paths at once, each through a temporary file renamed
+// into place (buffer.WriteFileAtomicFile, nested), with write given all of them.
+func writeFiles(paths []string, write func(ws []io.Writer) error) error {
+	ws := make([]io.Writer, len(paths))
+	var nest func(i int) error
+	nest = func(i int) error {
+		if i == len(paths) {
+			return write(ws)
+		}
+		return buffer.WriteFileAtomicFile(paths[i], func(f *os.File) error {
+			ws[i] = f
+			return nest(i + 1)
+		})
+	}
+	return nest(0)
 }
 
 // shardFile is the image file of shard s of a tensor written under dir.
@@ -167,31 +214,41 @@ func (j *Job) Write(dir string) (*Manifest, error) {
 		if err != nil {
 			return nil, fmt.Errorf("cannot read tensor %q: %w", t.t.Name, err)
 		}
-		for _, k := range t.shards {
-			s := &t.pl.Shards[k]
-			file := shardFile(t.dir, s)
-			h := sha256.New()
+		for _, group := range t.groups() {
+			files := make([]string, len(group))
+			paths := make([]string, len(group))
+			hs := make([]hash.Hash, len(group))
+			starts := make([][]int64, len(group))
+			for i, k := range group {
+				files[i] = shardFile(t.dir, &t.pl.Shards[k])
+				paths[i] = filepath.Join(dir, files[i])
+				hs[i] = sha256.New()
+				starts[i] = t.pl.Shards[k].Start
+			}
 			var n int64
-			err := buffer.WriteFileAtomicFile(filepath.Join(dir, file), func(f *os.File) error {
+			err := writeFiles(paths, func(ws []io.Writer) error {
 				var err error
-				n, err = t.plan.write(f, h, src, s.Start, sc)
+				n, err = t.plan.writeGroup(ws, hs, src, starts, sc)
 				return err
 			})
 			if err != nil {
 				src.Close()
-				return nil, fmt.Errorf("tensor %q: shard %s: %w", t.t.Name, file, err)
+				return nil, fmt.Errorf("tensor %q: shards %s: %w", t.t.Name, strings.Join(files, ", "), err)
 			}
-			if j.opt.Written != nil {
-				j.opt.Written(file, n)
-			}
-			var devs []int
-			for _, d := range s.Devices {
-				if mine[d] {
-					devs = append(devs, d)
+			for i, k := range group {
+				s := &t.pl.Shards[k]
+				if j.opt.Written != nil {
+					j.opt.Written(files[i], n)
 				}
+				var devs []int
+				for _, d := range s.Devices {
+					if mine[d] {
+						devs = append(devs, d)
+					}
+				}
+				mt.Shards = append(mt.Shards, ManifestShard{Index: s.Index, Ranges: t.pl.Ranges(s), Devices: devs,
+					File: files[i], Bytes: n, SHA256: hex.EncodeToString(hs[i].Sum(nil))})
 			}
-			mt.Shards = append(mt.Shards, ManifestShard{Index: s.Index, Ranges: t.pl.Ranges(s), Devices: devs,
-				File: file, Bytes: n, SHA256: hex.EncodeToString(h.Sum(nil))})
 		}
 		src.Close()
 		m.Tensors = append(m.Tensors, mt)

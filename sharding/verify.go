@@ -233,7 +233,7 @@ func toRowMajor(img *buffer.Buffer) ([]byte, error) {
 func sourceWindow(src *buffer.Buffer, start, dims []int64, dt layout.DType) ([]byte, error) {
 	eb := int64(src.Shape.DType.StorageBits() / 8)
 	slab := make([]byte, elems(dims)*eb)
-	gatherWindow(slab, src, start, dims, eb)
+	gatherWindow(slab, src, start, dims, eb, true)
 	if dt == src.Shape.DType {
 		return slab, nil
 	}
