@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -83,10 +84,9 @@ func setShardBand(t *testing.T, n int64) {
 	t.Cleanup(func() { sharding.BandBytes = old })
 }
 
-// TestShardProcessesMerge runs a sharded conversion as 4 concurrent processes (calls
-// of the command) into one directory, merges their manifests and checks that the
-// result equals the one-process conversion byte for byte, for a single file and for a
-// sharded checkpoint's index.
+// TestShardProcessesMerge runs a sharded conversion as 4 concurrent processes into one
+// directory, merges their manifests and checks that the result equals the one-process
+// conversion byte for byte, for a single file and for a sharded checkpoint's index.
 func TestShardProcessesMerge(t *testing.T) {
 	setShardBand(t, 4096) // several bands per shard
 	dir := shardCheckpoint(t)
@@ -97,20 +97,24 @@ func TestShardProcessesMerge(t *testing.T) {
 		one := filepath.Join(t.TempDir(), "one")
 		mustRun(t, append(common, one)...)
 		four := filepath.Join(t.TempDir(), "four")
-		// The processes run at the same time, as a batch system runs them.
+		// Four OS processes at the same time, as a batch system runs them (TestMain runs
+		// the command when TPULAYOUT_RUN_MAIN=1). They use the default band size, the
+		// one-process run 4 KiB bands: the images must not depend on it.
 		var wg sync.WaitGroup
-		outs, errs, codes := make([]string, 4), make([]string, 4), make([]int, 4)
+		outs, errs := make([]bytes.Buffer, 4), make([]bytes.Buffer, 4)
+		fails := make([]error, 4)
 		for i := range 4 {
 			wg.Go(func() {
-				var o, e bytes.Buffer
-				codes[i] = run(append(common, four, "--process", fmt.Sprintf("%d/4", i)), &o, &e)
-				outs[i], errs[i] = o.String(), e.String()
+				cmd := exec.Command(os.Args[0], append(common, four, "--process", fmt.Sprintf("%d/4", i))...)
+				cmd.Env = append(os.Environ(), "TPULAYOUT_RUN_MAIN=1")
+				cmd.Stdout, cmd.Stderr = &outs[i], &errs[i]
+				fails[i] = cmd.Run()
 			})
 		}
 		wg.Wait()
 		for i := range 4 {
-			if codes[i] != 0 || !strings.Contains(outs[i], sharding.PartialName(i, 4)) {
-				t.Fatalf("process %d/4: exit %d, stdout %q, stderr %q", i, codes[i], outs[i], errs[i])
+			if fails[i] != nil || !strings.Contains(outs[i].String(), sharding.PartialName(i, 4)) {
+				t.Fatalf("process %d/4: %v, stdout %q, stderr %q", i, fails[i], outs[i].String(), errs[i].String())
 			}
 		}
 		if _, err := os.Stat(filepath.Join(four, "manifest.json")); err == nil {
