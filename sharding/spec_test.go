@@ -109,3 +109,27 @@ func TestPlaceDevices(t *testing.T) {
 		t.Errorf("device 0 at %v, want [1 0]", c)
 	}
 }
+
+// FuzzParseSpec: any text parses or fails with an error, never a panic, and what
+// parses prints back to itself.
+func FuzzParseSpec(f *testing.F) {
+	for _, s := range []string{`P("data", "model")`, `P(None, ('a', "b"),)`, `PartitionSpec()`, `P((`, `P("x`, `P(None`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		s, err := ParseSpec(text)
+		if err != nil {
+			return
+		}
+		again, err := ParseSpec(s.String())
+		if err != nil || again.String() != s.String() {
+			t.Fatalf("%q parses to %s, which reads back as %v (%v)", text, s, again, err)
+		}
+		m, _ := ParseMesh("a=2,b=3,data=1,model=4", nil)
+		if err := s.Check(m, 3); err == nil {
+			if _, err := Place(m, s, []int64{24, 24, 24}); err != nil {
+				t.Fatalf("%s passes Check but Place fails: %v", s, err)
+			}
+		}
+	})
+}
