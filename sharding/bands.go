@@ -117,6 +117,18 @@ func planImageBands(p *imagePlan, ix *layout.Indexer, target int64) bool {
 	return p.n*p.dstBand+p.dstLast == ix.FootprintBytes() && contiguousBands(ix, bIx, p)
 }
 
+// footprintOf is the footprint of s in bytes: p's band sizes for its bands, else p's
+// whole image.
+func (p *imagePlan) footprintOf(s layout.Shape) int64 {
+	if p.full == nil || s.Dims[p.d] == p.dst.Dims[p.d] {
+		return p.footprint
+	}
+	if s.Dims[p.d] == p.rows {
+		return p.dstBand
+	}
+	return p.dstLast
+}
+
 func bandDims(dims []int64, d int, rows int64) []int64 {
 	b := slices.Clone(dims)
 	b[d] = rows

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -202,6 +204,7 @@ func TestShardGatherVerify(t *testing.T) {
 	data := readFile(t, img)
 	data[100] ^= 1
 	writeText(t, img, string(data))
+	data[100] ^= 1
 	stdout, _, code := runCmd(t, "verify", out)
 	if code != 1 || !strings.Contains(stdout, "layers.0.mlp.w1/1_2.bin: sha256") {
 		t.Errorf("verify after a flipped bit: exit %d, %q", code, stdout)
@@ -209,6 +212,18 @@ func TestShardGatherVerify(t *testing.T) {
 	_, errOut, code := runCmd(t, "gather", out, g)
 	if code != 2 || !strings.Contains(errOut, "replicas") {
 		t.Errorf("gather after a flipped bit: exit %d, %q", code, errOut)
+	}
+	// A wrong image whose checksum the manifest agrees with: the contents check finds
+	// the element. Byte 4196 of the bf16[64,128]{1,0:T(8,128)(2,1)} image is in its
+	// third 8-row tile row (the second 4 KiB band), element (16,25) of shard (1,2).
+	old := sha256Hex(data)
+	data[4196] ^= 1
+	writeText(t, img, string(data))
+	m := filepath.Join(out, "manifest.json")
+	writeText(t, m, strings.Replace(string(readFile(t, m)), old, sha256Hex(data), 1))
+	stdout, _, code = runCmd(t, "verify", out)
+	if code != 1 || !strings.Contains(stdout, "1_2.bin: element [16 25] of the shard (global [80 281]) differs") {
+		t.Errorf("verify after a changed element: exit %d, %q", code, stdout)
 	}
 	os.Remove(img)
 	stdout, _, code = runCmd(t, "verify", out)
@@ -259,4 +274,9 @@ func TestShardBadInput(t *testing.T) {
 			t.Errorf("tpulayout %q wrote %s", args, out)
 		}
 	}
+}
+
+func sha256Hex(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
 }
