@@ -190,7 +190,11 @@ func verifyShard(path string, ms ManifestShard, dst layout.Shape, src *buffer.Bu
 	rng := rand.New(rand.NewPCG(uint64(len(img.Data)), 16))
 	idx := make([]int64, len(dst.Dims))
 	sIdx := make([]int64, len(dst.Dims))
-	for range 256 {
+	for i := range 256 {
+		if i%16 == 0 {
+			// Random reads fault in whole (possibly huge) pages of the mappings.
+			release(src, img)
+		}
 		for d, n := range dst.Dims {
 			idx[d] = rng.Int64N(n)
 			sIdx[d] = idx[d] + start[d]
@@ -200,7 +204,17 @@ func verifyShard(path string, ms ManifestShard, dst layout.Shape, src *buffer.Bu
 			return st.Size(), fmt.Sprintf("element %v of the shard holds %#x, want %#x (layout index math)", idx, g, w)
 		}
 	}
+	release(src, img)
 	return st.Size(), ""
+}
+
+// release drops the pages of mapped buffers from the resident set.
+func release(bs ...*buffer.Buffer) {
+	for _, b := range bs {
+		if b.Mapped() {
+			releasePages(b.Data)
+		}
+	}
 }
 
 // compareBands reads img back to row-major through relayout and compares it with the
