@@ -9,7 +9,11 @@
 //	tpulayout explain SHAPE --offset N [--json]
 //	tpulayout show SHAPE [--svg FILE] [--max N] [--max-slices N]
 //	tpulayout convert IN OUT [--to SHAPE|LAYOUT|DTYPE|tpu:GEN] [--from SHAPE] [--dtype T] [--tensor NAME] [--all] [--pad zero|leave|VALUE] [--progress]
+//	tpulayout convert CKPT OUTDIR --mesh AXIS=N,… --spec SPEC|--rules FILE --to tpu:GEN|LAYOUT [--dtype T] [--all|--tensor NAME] [--devices IDS] [--process I/N]
 //	tpulayout validate DUMP --layout SHAPE --ref REF [--tensor NAME] [--ref-shape SHAPE] [--tol ulp=N,abs=X,rel=X] [--check-padding] [--gen GEN] [--max N] [--json] [--progress]
+//	tpulayout verify OUTDIR [--source CKPT]
+//	tpulayout gather OUTDIR OUT.safetensors
+//	tpulayout manifest merge OUTDIR
 //	tpulayout help [VERB]
 //
 // Flags may come before or after the arguments; "--" ends the flags. Quote SHAPE for the
@@ -66,6 +70,14 @@
 // array hatched, and a note of the footprint's padding. The file is written to a temporary
 // file in the same directory and renamed into place, so a failure leaves no file. FILE '-'
 // writes the SVG to stdout in place of the grid.
+//
+// # Sharded conversion
+//
+// Convert with --mesh writes, for every device of a mesh, its shard of each tensor of a
+// safetensors checkpoint in the device layout, as jax.sharding.NamedSharding places it,
+// with a manifest (see package [github.com/tpulayout/tpulayout/sharding]); verify
+// checks such a directory against its source, gather reassembles the global arrays, and
+// manifest merge joins the partial manifests of a conversion split with --process.
 //
 // # Exit status
 //
