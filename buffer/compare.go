@@ -59,6 +59,17 @@ type CompareResult struct {
 	Within     int64        // not identical but within tolerance
 	Mismatches int64        // neither
 
+	// NaNMismatches counts the mismatches where one side is NaN and the other is not:
+	// their error is not a number, so MaxAbs and MaxULP leave them out.
+	NaNMismatches int64
+	// NaNBitsDiffer counts the elements NaN on both sides with different bits in the
+	// comparison type: Identical unless NaNBits, but a sign of another NaN encoding.
+	NaNBitsDiffer int64
+	// For floats, the elements that are not identical (NaNs left out) whose actual value
+	// is nearer zero than the expected one, and those farther from it: errors all
+	// toward zero and at most 1 ulp are the profile of truncation.
+	TowardZero, AwayFromZero int64
+
 	// The worst errors over all elements that are not identical (NaNs left out), with
 	// where they occur (nil when there is none).
 	MaxAbs      float64
@@ -196,10 +207,17 @@ func Compare(expected, actual *Buffer, opts CompareOptions) (*CompareResult, err
 				ev, av := valueOf(in, ec), valueOf(in, ac)
 				enan, anan := math.IsNaN(ev), math.IsNaN(av)
 				switch {
-				case enan && anan && !opts.NaNBits:
-					r.Identical++
+				case enan && anan:
+					r.NaNBitsDiffer++
+					if !opts.NaNBits {
+						r.Identical++
+					} else {
+						r.Mismatches++
+						r.record(maxFirst, idx, ev, av, eb, ab, 0)
+					}
 				case enan || anan:
 					r.Mismatches++
+					r.NaNMismatches++
 					r.record(maxFirst, idx, ev, av, eb, ab, 0)
 				default:
 					d := math.Abs(av - ev)
@@ -211,6 +229,13 @@ func Compare(expected, actual *Buffer, opts CompareOptions) (*CompareResult, err
 						rel = d / math.Abs(ev)
 					} else if d == 0 {
 						rel = 0
+					}
+					if isFloat {
+						if math.Abs(av) < math.Abs(ev) {
+							r.TowardZero++
+						} else if math.Abs(av) > math.Abs(ev) {
+							r.AwayFromZero++
+						}
 					}
 					var u uint64
 					if isFloat && in != layout.F8E8M0FNU {

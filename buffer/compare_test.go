@@ -173,3 +173,27 @@ func TestRowTable(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareNaNAndDirection checks the NaN counts, which the worst errors leave out, and
+// the direction counts that reveal truncation.
+func TestCompareNaNAndDirection(t *testing.T) {
+	exp := MustNew(layout.MustParse("bf16[5]"))
+	got := MustNew(layout.MustParse("bf16[5]"))
+	for i, v := range []uint64{0x7fc0, 0x3f80, 0x7fc0, 0x3f81, 0xbf81} {
+		exp.SetBits([]int64{int64(i)}, v)
+	}
+	for i, v := range []uint64{0x3f80, 0x7fc0, 0x7fc1, 0x3f80, 0xbf82} {
+		got.SetBits([]int64{int64(i)}, v)
+	}
+	r, err := Compare(exp, got, CompareOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Mismatches != 4 || r.NaNMismatches != 2 || r.NaNBitsDiffer != 1 || r.Identical != 1 ||
+		r.TowardZero != 1 || r.AwayFromZero != 1 || r.MaxULP != 1 {
+		t.Errorf("%+v", r)
+	}
+	if r, _ := Compare(exp, got, CompareOptions{NaNBits: true}); r.Mismatches != 5 || r.NaNBitsDiffer != 1 {
+		t.Errorf("NaNBits: %+v", r)
+	}
+}

@@ -68,7 +68,13 @@ func ParseGeneration(name string) (Generation, error) {
 			return g, nil
 		}
 	}
-	return NoGeneration, fmt.Errorf("tpu: unknown generation %q", name)
+	return NoGeneration, fmt.Errorf("tpu: unknown generation %q (known: %s)", name, GenerationNames())
+}
+
+// GenerationNames lists the generations' short names for messages and help:
+// "v2, v3, v4, v5e, v5p, v6e, 7x, 8i, 8t".
+func GenerationNames() string {
+	return strings.Join(genNames[V2:], ", ")
 }
 
 // Target is the vreg geometry: Sublanes × Lanes cells, each a 32-bit word

@@ -2,7 +2,10 @@ package tpu
 
 import (
 	"fmt"
+	"math"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/layout"
@@ -33,8 +36,28 @@ const (
 	// ArrF32: 32-bit floats where 16-bit ones were expected, in the f32 device tiling
 	// or untiled; compared after rounding to the image's type.
 	ArrF32 = "f32"
+	// ArrDefaultTiling: the generation's default tiled layout, where an untiled (or
+	// otherwise unloadable) layout was declared.
+	ArrDefaultTiling = "default-tiling"
 	// ArrShifted: the declared layout moved by whole tiles.
 	ArrShifted = "shifted"
+
+	// The conversion mistakes: values in the declared places, converted otherwise.
+
+	// ArrTruncated: floats rounded toward zero (for f32 → bf16: the high halves of the
+	// f32 words) instead of to nearest even.
+	ArrTruncated = "truncated"
+	// ArrF16Bits: f16 bits where bf16 was expected.
+	ArrF16Bits = "f16-bits"
+	// ArrBF16Bits: bf16 bits where f16 was expected.
+	ArrBF16Bits = "bf16-bits"
+	// ArrHighHalves: the high 16 bits of the f32 values where f16 was expected.
+	ArrHighHalves = "f32-high-halves"
+	// ArrByteSwapped: 16-bit values with their two bytes swapped (big-endian).
+	ArrByteSwapped = "byte-swapped"
+	// ArrNaNBits: the right values, but NaNs with other bits than the conversion gives
+	// (another NaN canonicalisation).
+	ArrNaNBits = "nan-bits"
 )
 
 // Candidate is one arrangement Diagnose tried and how much of the image it explains.
@@ -53,9 +76,14 @@ type Candidate struct {
 
 // Diagnosis names the arrangement an image actually holds.
 type Diagnosis struct {
-	// Best is the candidate explaining most elements (earlier candidates win ties, the
-	// declared layout first).
+	// Best is the candidate explaining strictly more elements than any other of another
+	// arrangement and than the declared layout; when there is none (nothing explains
+	// more than the declared layout, or several arrangements tie), Best is the declared
+	// layout's candidate, which names nothing.
 	Best Candidate `json:"best"`
+	// Tied lists the candidates that tie for the most elements, more than the declared
+	// layout explains, when there are several: none of them is named.
+	Tied []Candidate `json:"tied,omitempty"`
 	// Examined is the number of elements compared per candidate (all of them, or an
 	// even sample of about a million for large arrays).
 	Examined int64 `json:"examined"`
@@ -66,9 +94,20 @@ type Diagnosis struct {
 // String names the best arrangement and how much it explains.
 func (d *Diagnosis) String() string {
 	b := d.Best
-	s := fmt.Sprintf("%s (%s): %.4g%% of %d elements match", b.Arrangement, b.Description, 100*b.Fraction, d.Examined)
+	s := fmt.Sprintf("%s (%s): %s of %d elements match", b.Arrangement, b.Description, percent(b.Fraction), d.Examined)
+	if len(d.Tied) > 0 {
+		var names []string
+		for _, c := range d.Tied {
+			names = append(names, c.Arrangement)
+		}
+		s = fmt.Sprintf("no single arrangement: %s explain equally many elements; ", strings.Join(names, ", ")) + s
+	}
 	if b.Arrangement == ArrDeclared && b.Matched < d.Examined {
-		s += fmt.Sprintf("; %d elements differ in place", d.Examined-b.Matched)
+		if n := d.Examined - b.Matched; n == 1 {
+			s += "; 1 element differs in place"
+		} else {
+			s += fmt.Sprintf("; %d elements differ in place", n)
+		}
 	}
 	return s
 }
@@ -79,6 +118,15 @@ type arrangement struct {
 	bits int
 	pos  func(idx []int64) int64 // bit offset in the image
 	conv func(uint64) uint64     // stored bits → image dtype bits; nil: identity
+	// expect, when set, gives the bits the arrangement expects from the reference's
+	// stored bits, instead of the reference converted to the image's type.
+	expect func(ref uint64) uint64
+	// match, when set, replaces bit equality.
+	match      func(got, want uint64) bool
+	conversion bool // a conversion mistake, not a placement
+	// fp fingerprints the positions and expected bits over the examined elements: two
+	// candidates with the same fingerprint are one hypothesis under two names.
+	fp uint64
 }
 
 // tiled is the TPU model of a tiled array with XLA's row-major tile order (spec §2.2,
@@ -138,8 +186,20 @@ func rowMajorPos(dims []int64, bits int) func([]int64) int64 {
 	}
 }
 
-// candidates builds the arrangements to try for an image of shape s.
-func candidates(s layout.Shape, o CheckOptions) ([]arrangement, error) {
+// candidates builds the arrangements to try for an image of shape s (with the indexer
+// ix) against a reference of type refDT: the placements, then the conversion mistakes.
+func candidates(s layout.Shape, ix *layout.Indexer, refDT layout.DType, o CheckOptions) ([]arrangement, error) {
+	out, err := placements(s, ix, o)
+	if err != nil {
+		return nil, err
+	}
+	b, _ := elementBits(s.DType)
+	pos := func(idx []int64) int64 { return ix.Offset(idx) * int64(ix.ElementBits()) }
+	return append(out, conversions(s.DType, refDT, b, pos)...), nil
+}
+
+// placements builds the arrangements that place the right values elsewhere.
+func placements(s layout.Shape, ix *layout.Indexer, o CheckOptions) ([]arrangement, error) {
 	b, err := elementBits(s.DType)
 	if err != nil {
 		return nil, err
@@ -161,6 +221,12 @@ func candidates(s layout.Shape, o CheckOptions) ([]arrangement, error) {
 		return layout.NewShape(dt, s.Dims...).WithLayout(l).String()
 	}
 	rowMajor := layout.RowMajor(n)
+	// The declared layout by the layout package's formula, for a layout the TPU model
+	// cannot load: so that it is always a candidate, and first.
+	declaredPos := func(idx []int64) int64 { return ix.Offset(idx) * int64(ix.ElementBits()) }
+	if _, err := NewMemTiling(o.Target, s); err != nil {
+		add(ArrDeclared, "the declared layout "+s.Layout.String(), s.String(), b, declaredPos, nil)
+	}
 	untiled := func() {
 		add(ArrUntiled, "untiled row-major", shapeStr(dt, rowMajor), b, rowMajorPos(s.Dims, b), nil)
 	}
@@ -202,6 +268,9 @@ func candidates(s layout.Shape, o CheckOptions) ([]arrangement, error) {
 	}
 	if declared {
 		add(ArrDeclared, "the declared layout "+s.Layout.String(), s.String(), b, base.pos, nil)
+	} else {
+		add(ArrDefaultTiling, fmt.Sprintf("the %s default tiling", o.Generation),
+			shapeStr(dt, rowMajor, packTile(t0)...), b, base.pos, nil)
 	}
 	if p > 1 {
 		t := base
@@ -270,19 +339,35 @@ func candidates(s layout.Shape, o CheckOptions) ([]arrangement, error) {
 // names the one the image actually holds: the declared layout, no pair packing, rows r
 // and r+8 paired ((p,1,1,1)), another first-tile row count ((16,128) vs (8,128)), the
 // array transposed, untiled row-major, swapped 16-bit halves, f32 where bf16 was
-// expected, or the declared layout off by whole tiles. Every candidate's positions come
-// from this package's own tile model, never from the relayout engine. Arrays of more
-// than about a million elements are sampled evenly.
+// expected, or the declared layout off by whole tiles; and the conversion mistakes, the
+// declared places holding values converted otherwise: truncated instead of rounded to
+// nearest even, f16 bits for bf16 or the reverse, the high halves of f32 words for f16,
+// byte-swapped 16-bit elements, or NaNs with other bits. The reference is converted to
+// the image's type as [buffer.ConvertElement] does. Every candidate's positions come
+// from this package's own tile model, never from the relayout engine (the declared
+// layout of an image the TPU cannot load comes from the layout package's formula).
+// Arrays of more than about a million elements are sampled evenly.
+//
+// A candidate is named (as Best) only when it explains more elements than the declared
+// layout and than any other arrangement; a tie names none ([Diagnosis.Tied]).
 func Diagnose(image, reference *buffer.Buffer, opts *CheckOptions) (*Diagnosis, error) {
 	o := opts.orDefault()
-	want, err := referenceBits(image, reference)
+	if !slices.Equal(image.Shape.Dims, reference.Shape.Dims) {
+		return nil, fmt.Errorf("%w: image dims %v, reference dims %v", ErrMismatch, image.Shape.Dims, reference.Shape.Dims)
+	}
+	idt, rdt := image.DType(), reference.DType()
+	if !buffer.CanConvert(idt, rdt) {
+		return nil, fmt.Errorf("%w: a %s reference cannot be compared with a %s image", ErrMismatch, rdt, idt)
+	}
+	// The reference in the image's type, converted as buffer (and tpulayout convert) do.
+	conv, err := converter(idt, rdt)
 	if err != nil {
-		return nil, err
+		conv = func(b uint64) uint64 { return buffer.ConvertElement(idt, rdt, b) }
 	}
 	if len(image.Shape.Dims) == 0 {
 		return nil, fmt.Errorf("%w: a scalar has no arrangement to diagnose", ErrMismatch)
 	}
-	cands, err := candidates(image.Shape, o)
+	cands, err := candidates(image.Shape, image.Indexer(), rdt, o)
 	if err != nil {
 		return nil, err
 	}
@@ -302,10 +387,16 @@ func Diagnose(image, reference *buffer.Buffer, opts *CheckOptions) (*Diagnosis, 
 	for k := int64(0); ; k++ {
 		if k%stride == 0 {
 			d.Examined++
-			exp := want(idx)
+			raw := reference.Bits(idx)
+			exp := conv(raw)
 			for i := range cands {
 				c := &cands[i]
 				off := c.pos(idx)
+				e := exp
+				if c.expect != nil {
+					e = c.expect(raw)
+				}
+				c.fp = (c.fp^uint64(off))*0x100000001b3 ^ e*0x9e3779b97f4a7c15
 				if off < 0 || off+int64(c.bits) > limit {
 					continue
 				}
@@ -314,7 +405,7 @@ func Diagnose(image, reference *buffer.Buffer, opts *CheckOptions) (*Diagnosis, 
 				if c.conv != nil {
 					v = c.conv(v)
 				}
-				if v == exp {
+				if v == e || c.match != nil && c.match(v, e) {
 					c.Matched++
 				}
 			}
@@ -324,10 +415,13 @@ func Diagnose(image, reference *buffer.Buffer, opts *CheckOptions) (*Diagnosis, 
 		}
 	}
 	for i := range cands {
-		cands[i].Fraction = float64(cands[i].Matched) / float64(d.Examined)
-		d.Candidates = append(d.Candidates, cands[i].Candidate)
+		c := &cands[i]
+		c.Fraction = float64(c.Matched) / float64(d.Examined)
+		if c.match != nil || c.bits != cands[0].bits || c.conv != nil {
+			c.fp = ^c.fp // another comparison or width: another hypothesis
+		}
 	}
-	slices.SortStableFunc(d.Candidates, func(a, b Candidate) int {
+	slices.SortStableFunc(cands, func(a, b arrangement) int {
 		switch {
 		case a.Matched > b.Matched:
 			return -1
@@ -336,6 +430,166 @@ func Diagnose(image, reference *buffer.Buffer, opts *CheckOptions) (*Diagnosis, 
 		}
 		return 0
 	})
-	d.Best = d.Candidates[0]
+	d.Best, d.Tied = pick(cands)
+	for _, c := range cands {
+		// A conversion mistake that explains no more than the declared layout says
+		// nothing: it is left out of the list.
+		if c.conversion && c.Matched <= declaredMatched(cands) {
+			continue
+		}
+		d.Candidates = append(d.Candidates, c.Candidate)
+	}
 	return d, nil
+}
+
+// pick chooses the candidate to name among cands (sorted best first, the declared
+// layout among them): the top one when it explains more than the declared layout and
+// no candidate of another arrangement explains as much; else the declared layout, with
+// the tied candidates (one per hypothesis) when several share the top.
+//
+// Candidates that place and expect every examined element alike (such as untiled and
+// T(t0,128) tiles without packing for an array 128 wide) are one hypothesis: they do
+// not tie with each other, and the first of them is named.
+func pick(cands []arrangement) (Candidate, []Candidate) {
+	var declared *arrangement
+	for i := range cands {
+		if cands[i].Arrangement == ArrDeclared {
+			declared = &cands[i]
+			break
+		}
+	}
+	top := cands[0]
+	if declared == nil {
+		return top.Candidate, nil
+	}
+	if top.Matched <= declared.Matched {
+		return declared.Candidate, nil
+	}
+	var tied []Candidate
+	var seen []uint64
+	for _, c := range cands {
+		if c.Matched == top.Matched && !slices.Contains(seen, c.fp) {
+			seen = append(seen, c.fp)
+			tied = append(tied, c.Candidate)
+		}
+	}
+	if len(tied) > 1 {
+		return declared.Candidate, tied
+	}
+	return top.Candidate, nil
+}
+
+// declaredMatched is how many elements the declared layout explains (-1 without it).
+func declaredMatched(cands []arrangement) int64 {
+	for _, c := range cands {
+		if c.Arrangement == ArrDeclared {
+			return c.Matched
+		}
+	}
+	return -1
+}
+
+// conversions builds the candidates of conversion mistakes for an image of type dt
+// (b-bit elements at pos) against a reference of type ref.
+func conversions(dt, ref layout.DType, b int, pos func([]int64) int64) []arrangement {
+	var out []arrangement
+	add := func(kind, desc string, expect func(uint64) uint64, match func(got, want uint64) bool) {
+		out = append(out, arrangement{Candidate: Candidate{Arrangement: kind, Description: desc},
+			bits: b, pos: pos, expect: expect, match: match, conversion: true})
+	}
+	if !buffer.CanConvert(dt, ref) {
+		return nil
+	}
+	to := func(dst layout.DType) func(uint64) uint64 {
+		return func(r uint64) uint64 { return buffer.ConvertElement(dst, ref, r) }
+	}
+	right := to(dt)
+	if dt.IsFloat() && ref.IsFloat() && dt != ref && dt.Bits() <= ref.Bits() {
+		desc := fmt.Sprintf("%s rounded toward zero (truncated) instead of to nearest even", ref)
+		if dt == layout.BF16 && ref == layout.F32 {
+			desc += ": the high halves of the f32 words"
+		}
+		trunc := func(r uint64) uint64 { return truncate(dt, ref, r) }
+		if dt == layout.BF16 && ref == layout.F32 {
+			trunc = func(r uint64) uint64 {
+				if r&0x7f800000 == 0x7f800000 && r&0x7fffff != 0 {
+					return truncate(dt, ref, r) // NaN: as the conversion makes it
+				}
+				return r >> 16
+			}
+		}
+		add(ArrTruncated, desc, trunc, nil)
+	}
+	if ref.IsFloat() {
+		switch dt {
+		case layout.BF16:
+			add(ArrF16Bits, fmt.Sprintf("f16 bits where bf16 was expected (the %s converted to f16)", ref), to(layout.F16), nil)
+		case layout.F16:
+			add(ArrBF16Bits, fmt.Sprintf("bf16 bits where f16 was expected (the %s converted to bf16)", ref), to(layout.BF16), nil)
+			if ref == layout.F32 {
+				add(ArrHighHalves, "the high 16 bits of the f32 values where f16 was expected", func(r uint64) uint64 { return r >> 16 }, nil)
+			}
+		}
+	}
+	if b == 16 {
+		add(ArrByteSwapped, "the two bytes of each 16-bit element swapped (big-endian)",
+			func(r uint64) uint64 { v := right(r); return v>>8&0xff | v&0xff<<8 }, nil)
+	}
+	if dt.IsFloat() {
+		nan := nanTest(dt, b)
+		add(ArrNaNBits, fmt.Sprintf("the right values, but NaNs with other bits than %s → %s gives (another NaN canonicalisation)", ref, dt),
+			nil, func(got, want uint64) bool { return nan(got) && nan(want) })
+	}
+	return out
+}
+
+// nanTest returns whether b-bit values of the float type dt are NaN: by a table for
+// types of at most 16 bits.
+func nanTest(dt layout.DType, b int) func(uint64) bool {
+	isNaN := func(v uint64) bool { return math.IsNaN(math.Float64frombits(buffer.ConvertElement(layout.F64, dt, v))) }
+	if dt == layout.F32 {
+		return func(v uint64) bool { return math.IsNaN(float64(math.Float32frombits(uint32(v)))) }
+	}
+	if b > 16 {
+		return isNaN
+	}
+	t := make([]bool, 1<<b)
+	for v := range t {
+		t[v] = isNaN(uint64(v))
+	}
+	return func(v uint64) bool { return t[v&uint64(len(t)-1)] }
+}
+
+// truncate converts the float bits r of type src to type dst rounding toward zero.
+func truncate(dst, src layout.DType, r uint64) uint64 {
+	t := buffer.ConvertElement(dst, src, r)
+	sv := math.Float64frombits(buffer.ConvertElement(layout.F64, src, r))
+	tv := math.Float64frombits(buffer.ConvertElement(layout.F64, dst, t))
+	if math.IsNaN(sv) || math.IsInf(sv, 0) {
+		return t
+	}
+	if math.IsNaN(tv) || math.Abs(tv) > math.Abs(sv) {
+		// One step toward zero: the magnitude bits less one (sign-magnitude encodings;
+		// an overflow to Inf or NaN steps back to the largest finite value).
+		return t - 1
+	}
+	return t
+}
+
+// percent prints a fraction as a percentage with two decimals, trailing zeros dropped
+// ("50%", "0.13%"), and as many more as it takes for a fraction that is not 0 or 1 to
+// print as neither 0% nor 100%. (validate.Percent is the same for the reports.)
+func percent(f float64) string {
+	p := 100 * f
+	s := ""
+	for dec := 2; dec <= 20; dec++ {
+		s = strconv.FormatFloat(p, 'f', dec, 64)
+		if f == 0 || f == 1 || (s != strconv.FormatFloat(0, 'f', dec, 64) && s != strconv.FormatFloat(100, 'f', dec, 64)) {
+			break
+		}
+	}
+	if strings.Contains(s, ".") {
+		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	}
+	return s + "%"
 }

@@ -28,7 +28,9 @@
 //     their logical index, byte offset, tile, vreg, sublane, lane and slot. [Diagnose]
 //     names the arrangement a wrong image actually holds: no pair packing, rows r and
 //     r+8 paired, another first tile, transposed, untiled, swapped halves, f32 for
-//     bf16, or shifted by whole tiles.
+//     bf16, or shifted by whole tiles; or the conversion mistake: truncation, f16 for
+//     bf16 or the reverse, f32 high halves, byte-swapped elements, other NaN bits. It
+//     names nothing on a tie, or when nothing explains more than the declared layout.
 //
 // # Inferred facts
 //

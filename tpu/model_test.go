@@ -48,6 +48,12 @@ func TestChips(t *testing.T) {
 	}
 	if _, err := ParseGeneration("v9z"); err == nil {
 		t.Error("v9z parsed")
+	} else {
+		for _, g := range Generations() {
+			if !strings.Contains(err.Error(), g.String()) {
+				t.Errorf("the error %q does not list %s", err, g)
+			}
+		}
 	}
 	if c, _ := ChipOf(NoGeneration); c.Generation != DefaultGeneration {
 		t.Errorf("ChipOf(NoGeneration) = %s", c.Generation)

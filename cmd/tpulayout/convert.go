@@ -65,6 +65,8 @@ or with --progress.`,
 		fs.BoolVar(&c.all, "all", false, "convert every tensor of a .safetensors IN into the directory OUT")
 		fs.StringVar(&c.pad, "pad", "zero", "what OUT's padding holds, `PAD`: zero, leave (not written), or a number")
 		fs.BoolVar(&c.progress, "progress", false, "show progress on stderr even when it is not a terminal")
+		fs.BoolVar(&c.force, "force", false, "with --all, replace an existing OUT directory of an earlier --all, atomically")
+		fs.StringVar(&c.view, "view", "", "read IN's elements as `T`, a type of the same width, bit for bit (a u16 .npy holding bf16 bits: --view bf16)")
 		sh := defineShardFlags(fs) // --mesh and company: shard.go
 		return func(pos []string, w io.Writer) error {
 			if err := needArgs(pos, "IN", "OUT"); err != nil {
@@ -85,6 +87,8 @@ var bandBytes int64 = 64 << 20
 type convertFlags struct {
 	to, from, dtype, tensor, pad string
 	all, progress                bool
+	view                         string
+	force                        bool
 }
 
 // fileKind is what a file holds, judged by its name.
@@ -116,6 +120,9 @@ func (c *convertFlags) run(in, out string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if c.force && !c.all {
+		return usagef("--force replaces the OUT directory of --all; a single OUT file is always replaced, atomically")
+	}
 	if c.from != "" && inKind != kindRaw {
 		return usagef("--from is for a raw IN; %s is a %s file with its own dtype and shape", in, inKind)
 	}
@@ -125,6 +132,9 @@ func (c *convertFlags) run(in, out string, w io.Writer) error {
 		}
 		if c.tensor != "" {
 			return usagef("--all and --tensor exclude each other")
+		}
+		if c.view != "" {
+			return usagef("--view reads one array; with --all, store the tensors in their own dtype (safetensors has bf16)")
 		}
 		return c.runAll(in, out, padOpt, w)
 	}
@@ -143,9 +153,15 @@ func (c *convertFlags) run(in, out string, w io.Writer) error {
 		return err
 	}
 	defer src.Close()
+	if src, err = viewArray(src, c.view, "IN", in); err != nil {
+		return err
+	}
 	dst, err := resolveTarget(c.to, c.dtype, src.Shape, outKind, false)
 	if err != nil {
 		return err
+	}
+	if note := viewNote(src.DType(), dst.DType); note != "" && c.view == "" {
+		fmt.Fprintf(progressOut, "tpulayout convert: %s\n", note)
 	}
 	hdr, err := hostHeader(outKind, out, dst, outTensorName(c.tensor, name))
 	if err != nil {
@@ -761,12 +777,16 @@ func (c *convertFlags) runAll(in, out string, padOpt relayout.Option, w io.Write
 	if !strings.HasPrefix(c.to, "tpu:") && !strings.HasPrefix(strings.TrimSpace(c.to), "{") {
 		return usagef("--all takes --to tpu:GEN or a layout alone such as '{1,0:T(8,128)}', not %q, since tensors differ in shape", c.to)
 	}
-	if st, err := os.Stat(out); err == nil {
+	if c.force {
+		if err := checkReplace(out, in); err != nil {
+			return err
+		}
+	} else if st, err := os.Stat(out); err == nil {
 		if !st.IsDir() {
 			return fmt.Errorf("cannot write OUT %s: with --all OUT is a new directory, and this is a file", out)
 		}
 		if ents, err := os.ReadDir(out); err != nil || len(ents) > 0 {
-			return fmt.Errorf("cannot write OUT %s: with --all OUT is a new directory, and this one is not empty", out)
+			return fmt.Errorf("cannot write OUT %s: with --all OUT is a new directory, and this one is not empty (--force replaces an earlier --all output)", out)
 		}
 	}
 	if _, err := os.Stat(in); err != nil {
@@ -839,8 +859,7 @@ func (c *convertFlags) runAll(in, out string, padOpt relayout.Option, w io.Write
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return fmt.Errorf("cannot write OUT %s: %s", out, fileErr(err))
 	}
-	os.Remove(out) // an empty directory, checked above; the rename needs it gone
-	if err := os.Rename(tmp, out); err != nil {
+	if err := c.place(tmp, out); err != nil {
 		return fmt.Errorf("cannot write OUT %s: %s", out, fileErr(err))
 	}
 	done = true

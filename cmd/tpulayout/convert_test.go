@@ -476,7 +476,7 @@ func TestConvertErrors(t *testing.T) {
 		{[]string{"convert", in, out, "--to", "bf16[20,300,1]"}, []string{"dims [20,300,1]", "[20,300]"}},
 		{[]string{"convert", in, out, "--to", "c64[20,300]"}, []string{"cannot convert", "f32", "c64"}},
 		{[]string{"convert", in, out, "--to", "tpu:v5e", "--dtype", "c64"}, []string{"c64"}},
-		{[]string{"convert", in, out, "--to", "tpu:v99"}, []string{`bad --to "tpu:v99"`}},
+		{[]string{"convert", in, out, "--to", "tpu:v99"}, []string{`bad --to "tpu:v99"`, "(known: v2, v3, v4, v5e, v5p, v6e, 7x, 8i, 8t)"}},
 		{[]string{"convert", in, out, "--to", "tpu:v5e", "--dtype", "float"}, []string{`unknown --dtype "float"`}},
 		{[]string{"convert", in, out, "--to", good, "--dtype", "f32"}, []string{"disagree"}},
 		{[]string{"convert", in, out, "--to", good, "--pad", "some"}, []string{`bad --pad "some"`}},
@@ -559,7 +559,8 @@ func TestConvertProgress(t *testing.T) {
 	if code != 0 || errOut != "" || got != "f32[20,300]{1,0:T(8,128)}\n" {
 		t.Errorf("convert --progress: exit %d, stdout %q, stderr %q", code, got, errOut)
 	}
-	if p := prog.String(); !strings.HasPrefix(p, "\rconvert: ") || !strings.Contains(p, "36.00 KiB of 36.00 KiB (100%)") || !strings.HasSuffix(p, "\n") {
+	// Not a terminal: one line per band, no "\r".
+	if p := prog.String(); !strings.HasPrefix(p, "convert: ") || strings.Contains(p, "\r") || !strings.HasSuffix(p, "convert: 36.00 KiB of 36.00 KiB (100%)\n") || strings.Count(p, "\n") < 3 {
 		t.Errorf("progress output %q", p)
 	}
 	// Without --progress, and with a writer that is not a terminal: nothing.

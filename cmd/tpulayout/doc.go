@@ -7,13 +7,15 @@
 //	tpulayout info SHAPE [--json]
 //	tpulayout explain SHAPE INDEX [--json]
 //	tpulayout explain SHAPE --offset N [--json]
-//	tpulayout show SHAPE [--svg FILE] [--max N] [--max-slices N]
-//	tpulayout convert IN OUT [--to SHAPE|LAYOUT|DTYPE|tpu:GEN] [--from SHAPE] [--dtype T] [--tensor NAME] [--all] [--pad zero|leave|VALUE] [--progress]
+//	tpulayout show SHAPE [--svg FILE] [--rows A:B] [--cols C:D] [--max N] [--max-slices N]
+//	tpulayout convert IN OUT [--to SHAPE|LAYOUT|DTYPE|tpu:GEN] [--from SHAPE] [--dtype T] [--tensor NAME] [--all] [--pad zero|leave|VALUE] [--progress] [--view T] [--force]
 //	tpulayout convert CKPT OUTDIR --mesh AXIS=N,… --spec SPEC|--rules FILE --to tpu:GEN|LAYOUT [--dtype T] [--all|--tensor NAME] [--devices IDS] [--process I/N]
-//	tpulayout validate DUMP --layout SHAPE --ref REF [--tensor NAME] [--ref-shape SHAPE] [--tol ulp=N,abs=X,rel=X] [--check-padding] [--gen GEN] [--max N] [--json] [--progress]
+//	tpulayout validate DUMP --layout SHAPE --ref REF [--tensor NAME] [--ref-shape SHAPE] [--tol ulp=N,abs=X,rel=X] [--check-padding] [--gen GEN] [--max N] [--json] [--progress] [--view T]
 //	tpulayout verify OUTDIR [--source CKPT]
 //	tpulayout gather OUTDIR OUT.safetensors
 //	tpulayout manifest merge OUTDIR
+//	tpulayout version
+//	tpulayout completion bash|zsh
 //	tpulayout help [VERB]
 //
 // Flags may come before or after the arguments; "--" ends the flags. Quote SHAPE for the
@@ -63,7 +65,8 @@
 // Arrays of rank 3 and more print one grid per 2-D slice under a header such as [1,:,:];
 // rank 0 and 1 print a single row. A header line names the shape and a footer the
 // footprint and its padding. Show refuses slices of more than 64 rows or columns and more
-// than 16 slices; --max and --max-slices raise the limits.
+// than 16 slices; --max and --max-slices raise the limits, and --rows A:B --cols C:D
+// show a window of a large array (rows A up to but not including B).
 //
 // With --svg FILE show also draws the figure: one cell per logical element with its offset
 // written in, coloured by its first-level tile, the padding that edge tiles add past the

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/validate"
 )
 
 var infoVerb = &verb{
@@ -137,14 +138,6 @@ func (in *infoJSON) print(w io.Writer) error {
 	return tw.Flush()
 }
 
-// percent prints a fraction as a percentage with up to two decimals: "98.54%", "0%".
-func percent(f float64) string {
-	s := fmt.Sprintf("%.2f", 100*f)
-	for s[len(s)-1] == '0' {
-		s = s[:len(s)-1]
-	}
-	if s[len(s)-1] == '.' {
-		s = s[:len(s)-1]
-	}
-	return s + "%"
-}
+// percent prints a fraction as a percentage with up to two decimals, more where they
+// keep a fraction other than 0 or 1 from printing as 0% or 100%: "98.54%", "0.0004%".
+func percent(f float64) string { return validate.Percent(f) }

@@ -128,3 +128,11 @@ func TestInfoText(t *testing.T) {
 		}
 	}
 }
+
+// A padding share below 0.005% is not "0%" (issue #14 item 11).
+func TestInfoSmallPaddingPercent(t *testing.T) {
+	out := mustRun(t, "info", "f32[65535,128]{1,0:T(8,128)}")
+	if !strings.Contains(out, "128 elements, 0.002% of the footprint") {
+		t.Errorf("info:\n%s", out)
+	}
+}

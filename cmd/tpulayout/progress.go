@@ -18,7 +18,9 @@ const progressEvery = 200 * time.Millisecond
 //
 //	convert: 1.50 GiB of 8.00 GiB (18%)
 //
-// to progressOut. A nil *progress prints nothing, so callers need not check.
+// to progressOut when it is a terminal. Elsewhere (--progress into a file or a pipe) it
+// prints one whole line per step instead, without "\r", so that a log reads cleanly.
+// A nil *progress prints nothing, so callers need not check.
 type progress struct {
 	w       io.Writer
 	label   string
@@ -26,19 +28,20 @@ type progress struct {
 	done    int64
 	last    time.Time
 	printed bool
+	lines   bool  // not a terminal: one line per step
+	shown   int64 // done when last printed, in lines mode
 }
 
 // newProgress returns a progress reporter when forced (--progress) or when progressOut
 // is a terminal, and nil otherwise.
 func newProgress(forced bool, label string, total int64) *progress {
 	w := progressOut
-	if !forced {
-		f, ok := w.(*os.File)
-		if !ok || !isTerminal(f) {
-			return nil
-		}
+	f, ok := w.(*os.File)
+	term := ok && isTerminal(f)
+	if !forced && !term {
+		return nil
 	}
-	return &progress{w: w, label: label, total: total}
+	return &progress{w: w, label: label, total: total, lines: !term, shown: -1}
 }
 
 // add records n more units done and prints the line if enough time has passed.
@@ -47,6 +50,10 @@ func (p *progress) add(n int64) {
 		return
 	}
 	p.done += n
+	if p.lines {
+		p.print()
+		return
+	}
 	if now := time.Now(); now.Sub(p.last) >= progressEvery {
 		p.last = now
 		p.print()
@@ -58,6 +65,10 @@ func (p *progress) stage(msg string) {
 	if p == nil {
 		return
 	}
+	if p.lines {
+		fmt.Fprintf(p.w, "%s: %s\n", p.label, msg)
+		return
+	}
 	fmt.Fprintf(p.w, "\r%s: %-40s", p.label, msg)
 	p.printed = true
 }
@@ -67,8 +78,24 @@ func (p *progress) print() {
 	if p.total > 0 {
 		pct = 100 * float64(p.done) / float64(p.total)
 	}
-	fmt.Fprintf(p.w, "\r%s: %s of %s (%.0f%%)   ", p.label, sizeText(p.done), sizeText(p.total), pct)
+	if p.lines {
+		if p.done != p.shown {
+			p.shown = p.done
+			fmt.Fprintf(p.w, "%s: %s of %s (%s)\n", p.label, sizeText(p.done), sizeText(p.total), wholePercent(pct))
+		}
+		return
+	}
+	fmt.Fprintf(p.w, "\r%s: %s of %s (%s)   ", p.label, sizeText(p.done), sizeText(p.total), wholePercent(pct))
 	p.printed = true
+}
+
+// wholePercent prints a percentage between 0 and 100 in whole percents rounded down,
+// except that one above 0 is never "0%": 99.6 is "99%", 0.4 is "<1%".
+func wholePercent(pct float64) string {
+	if pct > 0 && pct < 1 {
+		return "<1%"
+	}
+	return fmt.Sprintf("%d%%", int(pct))
 }
 
 // finish prints the final state and ends the line, so that what follows on standard

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/tpulayout/tpulayout/tpu"
 )
 
 // Exit statuses.
@@ -39,6 +41,8 @@ var verbs = []*verb{
 	showVerb,
 	convertVerb,
 	validateVerb,
+	versionVerb,
+	completionVerb,
 	verifyVerb,   // verify.go
 	gatherVerb,   // gather.go
 	manifestVerb, // manifest.go
@@ -87,6 +91,8 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	switch name {
 	case "help", "-h", "-help", "--help":
 		return runHelp(rest, stdout, stderr)
+	case "-version", "--version":
+		name = versionVerb.name
 	}
 	v := lookupVerb(name)
 	if v == nil {
@@ -112,7 +118,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		msg := oneLine(err.Error())
 		var ue *usageError
 		if errors.As(err, &ue) {
-			msg += fmt.Sprintf(" (usage: tpulayout %s %s)", v.name, v.synopsis)
+			msg += fmt.Sprintf(" (usage: %s)", strings.TrimSpace("tpulayout "+v.name+" "+v.synopsis))
 		}
 		fmt.Fprintf(stderr, "%s: %s\n", prefix, msg)
 		var m *mismatch
@@ -205,15 +211,16 @@ func printUsage(w io.Writer) {
 		width = max(width, len(v.name)+1+len(v.synopsis))
 	}
 	for _, v := range verbs {
-		fmt.Fprintf(w, "  tpulayout %-*s  %s\n", width, v.name+" "+v.synopsis, v.summary)
+		fmt.Fprintf(w, "  tpulayout %-*s  %s\n", width, strings.TrimSpace(v.name+" "+v.synopsis), v.summary)
 	}
 	fmt.Fprintf(w, "  tpulayout %-*s  %s\n", width, "help [VERB]", "print this help, or a verb's")
 	fmt.Fprintf(w, "\nQuote SHAPE for the shell. Flags may come before or after the arguments.\n")
+	fmt.Fprintf(w, "TPU generations (tpu:GEN, --gen GEN): %s.\n", tpu.GenerationNames())
 	fmt.Fprintf(w, "Exit status: 0 on success, 1 when validate finds mismatches, 2 on bad usage or input,\n130 when interrupted (SIGINT or SIGTERM; temporary output is removed).\n")
 }
 
 func printVerbUsage(w io.Writer, v *verb, fs *flag.FlagSet) {
-	fmt.Fprintf(w, "Usage: tpulayout %s %s\n\n%s\n", v.name, v.synopsis, v.detail)
+	fmt.Fprintf(w, "Usage: %s\n\n%s\n", strings.TrimSpace("tpulayout "+v.name+" "+v.synopsis), v.detail)
 	n := 0
 	fs.VisitAll(func(*flag.Flag) { n++ })
 	if n > 0 {
@@ -221,6 +228,9 @@ func printVerbUsage(w io.Writer, v *verb, fs *flag.FlagSet) {
 		fs.SetOutput(w)
 		fs.PrintDefaults()
 		fs.SetOutput(io.Discard)
+	}
+	if strings.Contains(v.synopsis+v.detail, "GEN") || fs.Lookup("gen") != nil {
+		fmt.Fprintf(w, "\nTPU generations (GEN): %s.\n", tpu.GenerationNames())
 	}
 }
 

@@ -52,6 +52,9 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 	if c.all && c.tensor != "" {
 		return usagef("--all and --tensor exclude each other")
 	}
+	if c.view != "" || c.force {
+		return usagef("--view and --force are not for a sharded conversion (--mesh); its OUTDIR must be new or empty")
+	}
 	if (s.spec == "") == (s.rules == "") {
 		return usagef("a sharded conversion needs one of --spec (one PartitionSpec for all tensors) or --rules FILE")
 	}

@@ -17,12 +17,14 @@ const (
 
 var showVerb = &verb{
 	name:     "show",
-	synopsis: "SHAPE [--svg FILE] [--max N] [--max-slices N]",
+	synopsis: "SHAPE [--rows A:B --cols C:D] [--svg FILE]",
 	summary:  "the grid of element offsets, in the terminal or as an SVG figure",
 	detail: `Show prints the element offset of every logical element as a grid: rows are the
 second-minor logical dim and columns the minor one. Arrays of rank 3 and more print one
 grid per 2-D slice, each under a header such as [1,:,:]; rank 0 and 1 print one row.
 Grids larger than --max rows or columns, or more than --max-slices slices, are refused.
+--rows A:B and --cols C:D show a window of a large array instead: rows A up to but not
+including B, columns C to D (like a Python slice; "A:" runs to the end).
 
 --svg FILE also draws the figure as SVG: one cell per element with its offset, coloured
 by its first-level tile, with the tile padding past the array's edges hatched and a note
@@ -32,6 +34,8 @@ FILE '-' writes the SVG to stdout instead of the grid.`,
 		svgFile := fs.String("svg", "", "also write the figure as SVG to `FILE` ('-': stdout, instead of the grid)")
 		maxSide := fs.Int64("max", defaultMaxSide, "show at most `N` rows and N columns per slice")
 		maxSlices := fs.Int64("max-slices", defaultMaxSlices, "show at most `N` slices")
+		rows := fs.String("rows", "", "show only rows `A:B` (of the second-minor dim)")
+		cols := fs.String("cols", "", "show only columns `C:D` (of the minor dim)")
 		return func(pos []string, w io.Writer) error {
 			if err := needArgs(pos, "SHAPE"); err != nil {
 				return err
@@ -43,7 +47,7 @@ FILE '-' writes the SVG to stdout instead of the grid.`,
 			if err != nil {
 				return err
 			}
-			g, err := newGrid(ix, *maxSide, *maxSlices)
+			g, err := newGrid(ix, *maxSide, *maxSlices, *rows, *cols)
 			if err != nil {
 				return err
 			}
@@ -67,14 +71,19 @@ FILE '-' writes the SVG to stdout instead of the grid.`,
 type grid struct {
 	ix         *layout.Indexer
 	rank       int
-	rowDim     int // logical dim of the rows, or -1 (rank < 2: one row)
-	colDim     int // logical dim of the columns, or -1 (scalar: one column)
-	rows, cols int64
+	rowDim     int   // logical dim of the rows, or -1 (rank < 2: one row)
+	colDim     int   // logical dim of the columns, or -1 (scalar: one column)
+	rows, cols int64 // shown: the window's
+	r0, c0     int64 // the window's first row and column
+	rowsWin    window
+	colsWin    window
+	fullRows   int64 // the array's rows and columns
+	fullCols   int64
 	slices     [][]int64 // leading index of each slice
 	offsets    [][]int64 // per slice, row-major rows × cols
 }
 
-func newGrid(ix *layout.Indexer, maxSide, maxSlices int64) (*grid, error) {
+func newGrid(ix *layout.Indexer, maxSide, maxSlices int64, rowsText, colsText string) (*grid, error) {
 	dims := ix.Dims()
 	rank := len(dims)
 	g := &grid{ix: ix, rank: rank, rowDim: rank - 2, colDim: rank - 1, rows: 1, cols: 1}
@@ -87,6 +96,16 @@ func newGrid(ix *layout.Indexer, maxSide, maxSlices int64) (*grid, error) {
 	if g.rowDim < 0 {
 		g.rowDim = -1
 	}
+	g.fullRows, g.fullCols = g.rows, g.cols
+	var err error
+	if g.rowsWin, err = parseWindow("--rows", rowsText, g.rowDim, g.rows, "rows", rank); err != nil {
+		return nil, err
+	}
+	if g.colsWin, err = parseWindow("--cols", colsText, g.colDim, g.cols, "columns", rank); err != nil {
+		return nil, err
+	}
+	g.r0, g.rows = g.rowsWin.lo, g.rowsWin.hi-g.rowsWin.lo
+	g.c0, g.cols = g.colsWin.lo, g.colsWin.hi-g.colsWin.lo
 	lead := dims[:max(rank-2, 0)]
 	nslices := int64(1)
 	for _, d := range lead {
@@ -102,14 +121,17 @@ func newGrid(ix *layout.Indexer, maxSide, maxSlices int64) (*grid, error) {
 	}
 	if g.rows > maxSide || g.cols > maxSide {
 		if rank < 2 {
-			return nil, fmt.Errorf("%s has %d elements in one row, more than the limit of %d; raise --max to show it",
+			return nil, fmt.Errorf("%s has %d elements in one row, more than the limit of %d; raise --max to show it, or show a window with --cols C:D",
 				ix.Shape(), g.cols, maxSide)
 		}
 		what := fmt.Sprintf("%d rows × %d columns", g.rows, g.cols)
 		if rank > 2 {
 			what += " per slice"
 		}
-		return nil, fmt.Errorf("%s has %s, more than the limit of %d; raise --max to show it",
+		if g.rowsWin.text != "" || g.colsWin.text != "" {
+			what = "a window of " + what
+		}
+		return nil, fmt.Errorf("%s has %s, more than the limit of %d; raise --max to show it, or show a window with --rows A:B --cols C:D",
 			ix.Shape(), what, maxSide)
 	}
 	if nslices > maxSlices {
@@ -140,10 +162,10 @@ func newGrid(ix *layout.Indexer, maxSide, maxSlices int64) (*grid, error) {
 func (g *grid) index(lead []int64, r, c int64) []int64 {
 	idx := append(make([]int64, 0, g.rank), lead...)
 	if g.rank >= 2 {
-		idx = append(idx, r)
+		idx = append(idx, g.r0+r)
 	}
 	if g.rank >= 1 {
-		idx = append(idx, c)
+		idx = append(idx, g.c0+c)
 	}
 	return idx
 }
@@ -153,8 +175,23 @@ func (g *grid) sliceHeader(lead []int64) string {
 	return "[" + joinInts(lead) + ",:,:]"
 }
 
-// caption says what the rows and columns are.
+// caption says what the rows and columns are, and which window of them is shown.
 func (g *grid) caption() string {
+	c := g.fullCaption()
+	var win []string
+	if g.rowsWin.text != "" {
+		win = append(win, g.rowsWin.describe("rows", g.rowDim))
+	}
+	if g.colsWin.text != "" {
+		win = append(win, g.colsWin.describe("columns", g.colDim))
+	}
+	if len(win) > 0 {
+		c += "; showing " + strings.Join(win, ", ")
+	}
+	return c
+}
+
+func (g *grid) fullCaption() string {
 	switch g.rank {
 	case 0:
 		return "the scalar's element offset"

@@ -34,12 +34,20 @@ func (g *grid) svg() []byte {
 		}
 	}
 	cellW := max(30, int(float64(width)*svgCharW)+14)
-	labelW := int(float64(len(strconv.FormatInt(max(g.rows-1, 0), 10))+1)*svgCharW) + 8
+	labelW := int(float64(len(strconv.FormatInt(max(g.r0+g.rows-1, 0), 10))+1)*svgCharW) + 8
 
-	// Padding past the edges: how far the first tile extends the shown dims.
-	padRows, padCols := g.paddedExtent(g.rowDim, g.rows), g.paddedExtent(g.colDim, g.cols)
-	drawRows := min(padRows-g.rows, svgMaxExtra)
-	drawCols := min(padCols-g.cols, svgMaxExtra)
+	// Padding past the edges: how far the first tile extends the shown dims (drawn when
+	// the window reaches the edge).
+	padRows, padCols := g.paddedExtent(g.rowDim, g.fullRows), g.paddedExtent(g.colDim, g.fullCols)
+	extraRows, extraCols := padRows-g.fullRows, padCols-g.fullCols
+	if g.r0+g.rows < g.fullRows {
+		extraRows = 0
+	}
+	if g.c0+g.cols < g.fullCols {
+		extraCols = 0
+	}
+	drawRows := min(extraRows, svgMaxExtra)
+	drawCols := min(extraCols, svgMaxExtra)
 
 	tiles := ix.Shape().Layout.Tiles
 	colourNote := "untiled: one colour"
@@ -50,14 +58,14 @@ func (g *grid) svg() []byte {
 	notes = append(notes, g.paddingNote())
 	if drawRows > 0 || drawCols > 0 {
 		var parts []string
-		if padRows > g.rows {
-			parts = append(parts, fmt.Sprintf("dim %d from %d to %d", g.rowDim, g.rows, padRows))
+		if extraRows > 0 {
+			parts = append(parts, fmt.Sprintf("dim %d from %d to %d", g.rowDim, g.fullRows, padRows))
 		}
-		if padCols > g.cols {
-			parts = append(parts, fmt.Sprintf("dim %d from %d to %d", g.colDim, g.cols, padCols))
+		if extraCols > 0 {
+			parts = append(parts, fmt.Sprintf("dim %d from %d to %d", g.colDim, g.fullCols, padCols))
 		}
 		n := fmt.Sprintf("hatched: tile padding past the array's edge (T%s pads %s)", tiles[0], strings.Join(parts, " and "))
-		if padRows-g.rows > drawRows || padCols-g.cols > drawCols {
+		if extraRows > drawRows || extraCols > drawCols {
 			n += fmt.Sprintf("; at most %d padding rows and columns drawn", svgMaxExtra)
 		}
 		notes = append(notes, n)
@@ -93,7 +101,7 @@ func (g *grid) svg() []byte {
 		if g.rank >= 1 {
 			for c := range g.cols {
 				fmt.Fprintf(&body, `<text class="label" x="%d" y="%d" fill="#888" font-size="10" text-anchor="middle">%d</text>`+"\n",
-					x0+int(c)*cellW+cellW/2, y, c)
+					x0+int(c)*cellW+cellW/2, y, g.c0+c)
 			}
 		}
 		y += 6
@@ -102,7 +110,7 @@ func (g *grid) svg() []byte {
 			ry := top + int(r)*svgCellH
 			if r < g.rows && g.rank >= 2 {
 				fmt.Fprintf(&body, `<text class="label" x="%d" y="%d" fill="#888" font-size="10" text-anchor="end">%d</text>`+"\n",
-					x0-6, ry+svgCellH/2+4, r)
+					x0-6, ry+svgCellH/2+4, g.r0+r)
 			}
 			for c := range g.cols + drawCols {
 				cx := x0 + int(c)*cellW

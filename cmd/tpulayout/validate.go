@@ -1,7 +1,7 @@
 package main
 
 import (
-	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -10,11 +10,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/tpu"
+	"github.com/tpulayout/tpulayout/validate"
 )
 
 var validateVerb = &verb{
@@ -25,24 +25,38 @@ var validateVerb = &verb{
 its footprint), holds the array REF: a .npy file, a tensor of a .safetensors file
 (--tensor NAME, unless it holds one tensor), or raw bytes of --ref-shape (any layout).
 
-Elements are compared in the narrower of the two types: an f32 reference against a
+Elements are compared in DUMP's type as convert converts REF: an f32 reference against a
 bf16 dump is rounded to nearest even first. --tol relaxes the match, and may repeat or
 combine: --tol ulp=N (units in the last place), --tol abs=X, --tol rel=X, or
 --tol ulp=1,abs=1e-6. --check-padding also requires every padding element to be zero.
 
 With every element matching, validate prints a short report and exits 0. Otherwise it
-exits 1 and reports the mismatching elements and their share; the first ones (--max,
-default 20) with logical index, byte offset, memory tile, vreg, sublane, lane and slot
-(for the vregs of --gen, default v5e), and the expected and actual values and bits; and
-the diagnosis of what arrangement the dump seems to hold instead (no pair packing, rows
-r and r+8 paired, another first tile, transposed, untiled, swapped halves, f32 for bf16,
-shifted by whole tiles).
+exits 1 and reports the mismatching elements and their share, the largest error (in
+ulps for floats; for integer types, such as an s8 dump of an f32 REF truncated toward
+zero, as a difference, which ulp=N also bounds; NaN against a number counted apart);
+the first ones (--max, default 20) with logical index, byte offset, memory tile, vreg,
+sublane, lane and slot (for the vregs of --gen, default v5e), and the expected and
+actual values and bits; and the diagnosis of what the dump seems to hold instead:
+another arrangement (no pair packing, rows r and r+8 paired, another first tile,
+transposed, untiled, swapped halves, f32 for bf16, shifted by whole tiles) or another
+conversion (truncated instead of rounded to nearest even, f16 bits for bf16 or the
+reverse, the high halves of f32 words for f16, byte-swapped 16-bit elements, NaNs with
+other bits). A candidate is named only when it explains more elements than the
+declared layout and than every other; a tie names none.
+
+The "rounding:" line gives the ulp profile of float errors of at most a few ulps: all
+of them 1 ulp toward zero (on many elements) is truncation instead of round to nearest
+even; all 1 ulp away from zero, rounding away from zero; a mix within 1 ulp, another
+rounding of ties. The "nans:" line counts NaNs whose bits differ from the reference's
+converted (they match, being NaN).
 
 With --json the report is one object with the keys ok, dump, layout, ref, ref_shape,
-compare_dtype, elements, identical, within_tolerance, mismatches, mismatch_fraction,
-max_abs_error, max_ulp_error, first (the listed mismatches), padding_checked,
-padding_elements, padding_mismatches, first_padding, loadable, vreg_layout and
-diagnosis (null when everything matches).
+compare_dtype, elements, identical, within_tolerance, mismatches, nan_mismatches and
+nan_bits_differ (when not 0), mismatch_fraction, max_abs_error (NaN when a NaN meets a
+number), max_ulp_error, rounding (the ulp profile of small float errors), first
+(the listed mismatches), padding_checked, padding_elements, padding_mismatches,
+first_padding, loadable, vreg_layout and diagnosis (null when everything matches; its
+tied lists the arrangements that tie).
 
 A DUMP whose size is not SHAPE's footprint, a REF of other dims, or types that cannot
 be compared are bad input: exit 2.`,
@@ -58,6 +72,7 @@ be compared are bad input: exit 2.`,
 		fs.IntVar(&v.max, "max", 20, "list at most `N` mismatches")
 		fs.BoolVar(&v.asJSON, "json", false, "print the report as JSON")
 		fs.BoolVar(&v.progress, "progress", false, "show progress on stderr even when it is not a terminal")
+		fs.StringVar(&v.view, "view", "", "read REF's elements as `T`, a type of the same width, bit for bit (a u16 .npy holding bf16 bits: --view bf16)")
 		return func(pos []string, w io.Writer) error {
 			if err := needArgs(pos, "DUMP"); err != nil {
 				return err
@@ -72,6 +87,7 @@ type validateFlags struct {
 	tol                                tolerance
 	checkPadding, asJSON, progress     bool
 	max                                int
+	view                               string
 }
 
 // tolerance is the --tol flag: ulp=N, abs=X, rel=X, comma-joined or repeated.
@@ -128,73 +144,6 @@ func (t *tolerance) Set(s string) error {
 	return nil
 }
 
-// jfloat is a float64 that JSON prints as a number when finite, else as "NaN", "+Inf"
-// or "-Inf".
-type jfloat float64
-
-func (f jfloat) MarshalJSON() ([]byte, error) {
-	v := float64(f)
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return json.Marshal(strconv.FormatFloat(v, 'g', -1, 64))
-	}
-	return json.Marshal(v)
-}
-
-// elemMismatch is one listed mismatching element.
-type elemMismatch struct {
-	Index        []int64 `json:"index"`
-	ByteOffset   int64   `json:"byte_offset"`
-	Tile         []int64 `json:"tile,omitempty"`
-	Vreg         []int64 `json:"vreg,omitempty"`
-	Sublane      *int    `json:"sublane,omitempty"`
-	Lane         *int    `json:"lane,omitempty"`
-	Slot         *int    `json:"slot,omitempty"`
-	Expected     jfloat  `json:"expected"`
-	Actual       jfloat  `json:"actual"`
-	ExpectedBits string  `json:"expected_bits"` // in DUMP's type
-	ActualBits   string  `json:"actual_bits"`
-	RefBits      string  `json:"ref_bits"` // as stored in REF
-	ULP          uint64  `json:"ulp"`
-}
-
-// paddingMismatch is one non-zero padding element.
-type paddingMismatch struct {
-	Offset     int64  `json:"offset"`
-	ByteOffset int64  `json:"byte_offset"`
-	Bits       string `json:"bits"`
-}
-
-type validateReport struct {
-	OK               bool              `json:"ok"`
-	Dump             string            `json:"dump"`
-	Layout           string            `json:"layout"`
-	DumpBytes        int64             `json:"dump_bytes"`
-	Ref              string            `json:"ref"`
-	RefShape         string            `json:"ref_shape"`
-	CompareDType     string            `json:"compare_dtype"`
-	Tolerance        tolerance         `json:"tolerance"`
-	Elements         int64             `json:"elements"`
-	Identical        int64             `json:"identical"`
-	Within           int64             `json:"within_tolerance"`
-	Mismatches       int64             `json:"mismatches"`
-	Fraction         jfloat            `json:"mismatch_fraction"`
-	MaxAbs           jfloat            `json:"max_abs_error"`
-	MaxULP           uint64            `json:"max_ulp_error"`
-	First            []elemMismatch    `json:"first"`
-	PaddingChecked   bool              `json:"padding_checked"`
-	PaddingElements  int64             `json:"padding_elements"`
-	PaddingMismatch  int64             `json:"padding_mismatches"`
-	FirstPadding     []paddingMismatch `json:"first_padding"`
-	Loadable         bool              `json:"loadable"`
-	NotLoadable      string            `json:"not_loadable,omitempty"`
-	Generation       string            `json:"generation"`
-	VregLayout       string            `json:"vreg_layout,omitempty"`
-	Diagnosis        *tpu.Diagnosis    `json:"diagnosis"`
-	DiagnosisProblem string            `json:"diagnosis_error,omitempty"`
-
-	dumpType layout.DType
-}
-
 func (v *validateFlags) run(dumpPath string, w io.Writer) error {
 	if v.layout == "" {
 		return usagef("missing --layout SHAPE: the shape and layout of DUMP")
@@ -209,8 +158,7 @@ func (v *validateFlags) run(dumpPath string, w io.Writer) error {
 	if err != nil {
 		return usagef("bad --gen %q: %s", v.gen, cleanErr(err))
 	}
-	chip, err := tpu.ChipOf(gen)
-	if err != nil {
+	if _, err := tpu.ChipOf(gen); err != nil {
 		return usagef("bad --gen %q: %s", v.gen, cleanErr(err))
 	}
 	ix, err := compileShape(v.layout)
@@ -240,6 +188,9 @@ func (v *validateFlags) run(dumpPath string, w io.Writer) error {
 		return err
 	}
 	defer ref.Close()
+	if ref, err = viewArray(ref, v.view, "REF", v.ref); err != nil {
+		return err
+	}
 	if !slices.Equal(ref.Dims(), ix.Dims()) {
 		return fmt.Errorf("REF %s is %s, but --layout %s has dims %s",
 			v.ref, layout.NewShape(ref.DType(), ref.Dims()...), ix.Shape(), fmtDims(ix.Dims()))
@@ -250,208 +201,29 @@ func (v *validateFlags) run(dumpPath string, w io.Writer) error {
 	}
 	defer dump.Close()
 
-	prog.stage("comparing")
-	keep := v.max
-	if keep == 0 {
-		keep = -1 // Compare reads 0 as its default
+	listed := v.max
+	if listed == 0 {
+		listed = -1 // Options.MaxListed reads 0 as its default
 	}
-	res, err := buffer.Compare(ref, dump, buffer.CompareOptions{ULP: v.tol.ULP, Abs: v.tol.Abs, Rel: v.tol.Rel, MaxMismatches: keep})
+	r, err := validate.Compare(dump, ref, validate.Options{
+		Tolerance: validate.Tolerance(v.tol), CheckPadding: v.checkPadding, Gen: v.gen,
+		MaxListed: listed, Stage: prog.stage,
+	})
 	if err != nil {
-		return fmt.Errorf("cannot compare REF %s (%s) with DUMP (%s): %s", v.ref, ref.DType(), dump.DType(), cleanErr(err))
+		return fmt.Errorf("cannot compare REF %s (%s) with DUMP (%s): %s", v.ref, ref.DType(), dump.DType(),
+			strings.TrimPrefix(cleanErr(err), "validate: "))
 	}
-	r := &validateReport{
-		Dump: dumpPath, Layout: ix.Shape().String(), DumpBytes: st.Size(),
-		Ref: v.ref, RefShape: ref.Shape.String(), CompareDType: res.In.String(), Tolerance: v.tol,
-		Elements: res.Elements, Identical: res.Identical, Within: res.Within, Mismatches: res.Mismatches,
-		MaxAbs: jfloat(res.MaxAbs), MaxULP: res.MaxULP, First: []elemMismatch{},
-		PaddingChecked: v.checkPadding, FirstPadding: []paddingMismatch{},
-		Generation: gen.String(), dumpType: dump.DType(),
-	}
-	if res.Elements > 0 {
-		r.Fraction = jfloat(float64(res.Mismatches) / float64(res.Elements))
-	}
-	mt, mtErr := tpu.NewMemTiling(chip.Target, dump.Shape)
-	r.Loadable = mtErr == nil
-	if mtErr != nil {
-		r.NotLoadable = cleanErr(mtErr)
-	} else {
-		r.VregLayout = mt.LoadLayout().String()
-	}
-	digits := (dump.ElementBits() + 3) / 4
-	hex := func(b uint64) string { return fmt.Sprintf("0x%0*x", digits, b) }
-	for _, m := range res.First {
-		e := elemMismatch{
-			Index: m.Index, ByteOffset: ix.ByteOffset(m.Index),
-			Expected: jfloat(m.Expected), Actual: jfloat(m.Actual), ActualBits: hex(m.ActualBits),
-			RefBits: fmt.Sprintf("0x%0*x", (ref.ElementBits()+3)/4, m.ExpectedBits), ULP: m.ULP,
-		}
-		if buffer.CanConvert(dump.DType(), ref.DType()) {
-			e.ExpectedBits = hex(buffer.ConvertElement(dump.DType(), ref.DType(), m.ExpectedBits))
-		} else {
-			e.ExpectedBits = e.RefBits
-		}
-		if mt != nil {
-			loc := mt.Locate(m.Index)
-			pl := mt.LoadLayout().Place(m.Index)
-			e.Tile, e.Vreg = loc.Tile, pl.Vreg
-			e.Sublane, e.Lane, e.Slot = &pl.Sublane, &pl.Lane, &pl.Slot
-		} else if ts := ix.Explain(m.Index); len(ts) > 0 {
-			e.Tile = ts[0].Tile
-		}
-		r.First = append(r.First, e)
-	}
-	if v.checkPadding {
-		prog.stage("checking padding")
-		r.checkPadding(dump, ix, max(v.max, 0))
-	}
-	r.OK = res.Mismatches == 0 && r.PaddingMismatch == 0
-	if res.Mismatches > 0 {
-		prog.stage("diagnosing")
-		d, err := tpu.Diagnose(dump, ref, &tpu.CheckOptions{Generation: gen})
-		if err != nil {
-			r.DiagnosisProblem = cleanErr(err)
-		} else {
-			r.Diagnosis = d
-		}
-	}
+	r.Dump, r.Ref = dumpPath, v.ref
 	if v.asJSON {
 		err = writeJSON(w, r)
 	} else {
-		err = r.print(w)
+		_, err = io.WriteString(w, r.String())
 	}
 	if err != nil {
 		return err
 	}
 	if !r.OK {
-		var parts []string
-		if r.Mismatches > 0 {
-			parts = append(parts, fmt.Sprintf("%d of %d elements differ", r.Mismatches, r.Elements))
-		}
-		if r.PaddingMismatch > 0 {
-			parts = append(parts, fmt.Sprintf("%d of %d padding elements are not zero", r.PaddingMismatch, r.PaddingElements))
-		}
-		msg := strings.Join(parts, ", ")
-		if r.Diagnosis != nil && r.Diagnosis.Best.Arrangement != tpu.ArrDeclared {
-			msg += "; the dump looks like " + r.Diagnosis.Best.Arrangement
-		}
-		return &mismatch{fmt.Errorf("%s", msg)}
+		return &mismatch{errors.New(r.Summary())}
 	}
 	return nil
 }
-
-// checkPadding counts padding elements of dump that are not zero.
-func (r *validateReport) checkPadding(dump *buffer.Buffer, ix *layout.Indexer, keep int) {
-	idx := make([]int64, ix.Rank())
-	n := ix.FootprintElements()
-	bits := int64(ix.ElementBits())
-	digits := (ix.ElementBits() + 3) / 4
-	for off := range n {
-		if ix.Index(off, idx) {
-			continue
-		}
-		r.PaddingElements++
-		if b := dump.BitsAt(off); b != 0 {
-			r.PaddingMismatch++
-			if len(r.FirstPadding) < keep {
-				r.FirstPadding = append(r.FirstPadding, paddingMismatch{off, off * bits / 8, fmt.Sprintf("0x%0*x", digits, b)})
-			}
-		}
-	}
-}
-
-func (r *validateReport) print(w io.Writer) error {
-	fmt.Fprintf(w, "dump:     %s, %s, %s\n", r.Dump, r.Layout, plural(r.DumpBytes, "byte"))
-	cmp := "exact"
-	if t := r.Tolerance.String(); t != "" {
-		cmp = "tolerance " + t
-	}
-	fmt.Fprintf(w, "ref:      %s, %s, compared in %s, %s\n", r.Ref, r.RefShape, r.CompareDType, cmp)
-	if r.Loadable {
-		fmt.Fprintf(w, "vregs:    %s on %s\n", r.VregLayout, r.Generation)
-	} else {
-		fmt.Fprintf(w, "vregs:    none: %s\n", r.NotLoadable)
-	}
-	switch {
-	case r.Mismatches == 0:
-		fmt.Fprintf(w, "elements: all %d match", r.Elements)
-		if r.Within > 0 {
-			fmt.Fprintf(w, " (%d within tolerance, not identical)", r.Within)
-		}
-		fmt.Fprintln(w)
-	default:
-		fmt.Fprintf(w, "elements: %d of %d differ (%s)", r.Mismatches, r.Elements, percent(float64(r.Fraction)))
-		if r.Within > 0 {
-			fmt.Fprintf(w, ", %d more within tolerance", r.Within)
-		}
-		fmt.Fprintf(w, "; largest error %s (%d ulp)\n", fmtFloat(float64(r.MaxAbs)), r.MaxULP)
-	}
-	if r.PaddingChecked {
-		if r.PaddingMismatch == 0 {
-			fmt.Fprintf(w, "padding:  all %d padding elements are zero\n", r.PaddingElements)
-		} else {
-			fmt.Fprintf(w, "padding:  %d of %d padding elements are not zero; first at byte %d (%s)\n",
-				r.PaddingMismatch, r.PaddingElements, r.FirstPadding[0].ByteOffset, r.FirstPadding[0].Bits)
-		}
-	}
-	if r.OK {
-		fmt.Fprintln(w, "result:   OK")
-		return nil
-	}
-	fmt.Fprintln(w, "result:   MISMATCH")
-	if len(r.First) > 0 {
-		fmt.Fprintf(w, "\nfirst %d mismatches, in row-major order:\n", len(r.First))
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintf(tw, "index\tbyte\ttile\tvreg\tsublane\tlane\tslot\texpected\tactual\t\n")
-		for _, e := range r.First {
-			opt := func(p *int) string {
-				if p == nil {
-					return "-"
-				}
-				return strconv.Itoa(*p)
-			}
-			tile, vreg := "-", "-"
-			if e.Tile != nil {
-				tile = fmtIndex(e.Tile)
-			}
-			if e.Vreg != nil {
-				vreg = fmtIndex(e.Vreg)
-			}
-			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s (%s)\t%s (%s)\t\n", fmtIndex(e.Index), e.ByteOffset, tile, vreg,
-				opt(e.Sublane), opt(e.Lane), opt(e.Slot),
-				fmtFloat(float64(e.Expected)), e.ExpectedBits, fmtFloat(float64(e.Actual)), e.ActualBits)
-		}
-		tw.Flush()
-	}
-	switch {
-	case r.Diagnosis != nil:
-		d := r.Diagnosis
-		fmt.Fprintf(w, "\ndiagnosis: %s\n", diagnosisLine(d.Best, d.Examined))
-		var others []tpu.Candidate
-		for _, c := range d.Candidates {
-			if c != d.Best && len(others) < 4 {
-				others = append(others, c)
-			}
-		}
-		if len(others) > 0 {
-			fmt.Fprintln(w, "next best:")
-			for _, c := range others {
-				fmt.Fprintf(w, "  %s\n", diagnosisLine(c, d.Examined))
-			}
-		}
-	case r.DiagnosisProblem != "":
-		fmt.Fprintf(w, "\ndiagnosis: none (%s)\n", r.DiagnosisProblem)
-	}
-	return nil
-}
-
-// diagnosisLine describes one candidate arrangement.
-func diagnosisLine(c tpu.Candidate, examined int64) string {
-	s := fmt.Sprintf("%s: %s", c.Arrangement, c.Description)
-	if c.Layout != "" {
-		s += ", " + c.Layout
-	}
-	return s + fmt.Sprintf(" (%s of %d elements match)", percent(c.Fraction), examined)
-}
-
-// fmtFloat prints a value briefly: 1.25, 3e+38, NaN.
-func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }

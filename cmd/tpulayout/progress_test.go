@@ -1,0 +1,52 @@
+package main
+
+import (
+	"bytes"
+	"testing"
+)
+
+// TestProgressLines checks both forms of the progress line: rewritten with "\r" on a
+// terminal, one whole line per step elsewhere (a log file of --progress).
+func TestProgressLines(t *testing.T) {
+	var buf bytes.Buffer
+	saved := progressOut
+	progressOut = &buf
+	defer func() { progressOut = saved }()
+
+	p := newProgress(true, "convert", 3<<10)
+	p.stage("reading")
+	p.add(1 << 10)
+	p.add(2 << 10)
+	p.finish() // nothing new to say: no repeated last line
+	want := "convert: reading\n" +
+		"convert: 1.00 KiB of 3.00 KiB (33%)\n" +
+		"convert: 3.00 KiB of 3.00 KiB (100%)\n"
+	if got := buf.String(); got != want {
+		t.Errorf("progress into a file:\n%q\nwant\n%q", got, want)
+	}
+	if newProgress(false, "convert", 1) != nil {
+		t.Errorf("progress without --progress into a non-terminal")
+	}
+
+	// The terminal form (newProgress picks it for a terminal, which tests do not have).
+	buf.Reset()
+	p = &progress{w: &buf, label: "convert", total: 2 << 10, shown: -1}
+	p.add(2 << 10)
+	p.finish()
+	want = "\rconvert: 2.00 KiB of 2.00 KiB (100%)   \rconvert: 2.00 KiB of 2.00 KiB (100%)   \n"
+	if got := buf.String(); got != want {
+		t.Errorf("progress on a terminal: %q, want %q", got, want)
+	}
+}
+
+// Progress never shows 100% before the end, nor 0% once something is done.
+func TestWholePercent(t *testing.T) {
+	for _, c := range []struct {
+		pct  float64
+		want string
+	}{{0, "0%"}, {0.4, "<1%"}, {1, "1%"}, {50.7, "50%"}, {99.6, "99%"}, {100, "100%"}} {
+		if got := wholePercent(c.pct); got != c.want {
+			t.Errorf("wholePercent(%v) = %q, want %q", c.pct, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,174 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/tpulayout/tpulayout/buffer"
+)
+
+// tree writes files (name → content) into a new directory dir.
+func tree(t *testing.T, dir string, files map[string]string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func treeOf(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	for _, n := range dirNames(t, dir) {
+		m[n] = string(readFile(t, filepath.Join(dir, n)))
+	}
+	return m
+}
+
+// TestConvertAllForce replaces an earlier --all output with --force, and refuses what
+// --force must not replace.
+func TestConvertAllForce(t *testing.T) {
+	dir := t.TempDir()
+	ckpt := filepath.Join(dir, "model.safetensors")
+	if err := buffer.WriteSafetensors(ckpt, []buffer.NamedBuffer{
+		{Name: "w", Buf: randomBuffer(t, "f32[16,256]", 1)}, {Name: "b", Buf: randomBuffer(t, "f32[256]", 2)},
+	}, nil); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "images")
+	mustRun(t, "convert", ckpt, out, "--all", "--to", "tpu:v5e")
+	tree(t, out, map[string]string{"stale.bin": "from an older run"})
+	wantUsageError(t, []string{"convert", ckpt, out, "--all", "--to", "tpu:v5e", "--dtype", "bf16"}, "not empty", "--force")
+
+	got := mustRun(t, "convert", ckpt, out, "--all", "--to", "tpu:v5e", "--dtype", "bf16", "--force")
+	if !strings.Contains(got, "bf16[16,256]{1,0:T(8,128)(2,1)}") {
+		t.Errorf("--force printed:\n%s", got)
+	}
+	var m manifest
+	if err := json.Unmarshal(readFile(t, filepath.Join(out, "manifest.json")), &m); err != nil || m.Tensors[0].Layout[:4] != "bf16" {
+		t.Errorf("manifest after --force: %+v, %v", m, err)
+	}
+	if names := dirNames(t, out); strings.Join(names, " ") != "b.bin manifest.json w.bin" {
+		t.Errorf("OUT after --force holds %q", names)
+	}
+	if names := dirNames(t, dir); strings.Join(names, " ") != "images model.safetensors" {
+		t.Errorf("--force left %q beside OUT", names)
+	}
+	// --force into a missing or an empty directory is a plain --all.
+	for _, o := range []string{filepath.Join(dir, "new"), filepath.Join(dir, "empty")} {
+		if strings.HasSuffix(o, "empty") {
+			os.Mkdir(o, 0o755)
+		}
+		mustRun(t, "convert", ckpt, o, "--all", "--to", "tpu:v5e", "--force")
+		if names := dirNames(t, o); len(names) != 3 {
+			t.Errorf("--force into %s wrote %q", o, names)
+		}
+	}
+
+	// What --force refuses, leaving it as it was.
+	other := filepath.Join(dir, "home")
+	tree(t, other, map[string]string{"notes.txt": "keep me"})
+	file := filepath.Join(dir, "file.bin")
+	tree(t, dir, map[string]string{"file.bin": "a file"})
+	inner := filepath.Join(out, "model.safetensors")
+	if err := os.WriteFile(inner, readFile(t, ckpt), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(out, link); err != nil {
+		if runtime.GOOS != "windows" {
+			t.Fatal(err)
+		}
+		link = file // no symbolic links without privileges: check the file case twice
+	}
+	linkWant := "is a symbolic link"
+	if link == file {
+		linkWant = "is a file"
+	}
+	before := treeOf(t, out)
+	for _, c := range []struct {
+		args  []string
+		wants []string
+	}{
+		{[]string{"convert", ckpt, other, "--all", "--to", "tpu:v5e", "--force"}, []string{"has no manifest.json"}},
+		{[]string{"convert", ckpt, file, "--all", "--to", "tpu:v5e", "--force"}, []string{"is a file"}},
+		{[]string{"convert", inner, out, "--all", "--to", "tpu:v5e", "--force"}, []string{"lies inside OUT"}},
+		{[]string{"convert", ckpt, link, "--all", "--to", "tpu:v5e", "--force"}, []string{linkWant}},
+		{[]string{"convert", ckpt, filepath.Join(dir, "x.bin"), "--to", "tpu:v5e", "--force"}, []string{"--force replaces the OUT directory of --all"}},
+	} {
+		wantUsageError(t, c.args, c.wants...)
+	}
+	if got := treeOf(t, other); got["notes.txt"] != "keep me" || len(got) != 1 {
+		t.Errorf("a refused --force changed %s: %q", other, got)
+	}
+	if got := treeOf(t, out); len(got) != len(before) {
+		t.Errorf("a refused --force changed %s", out)
+	}
+}
+
+// TestReplaceDirFailures makes each step of replaceDir fail in turn: OUT must then hold
+// the old tree, and nothing may be left beside it but the new tree that runAll removes.
+func TestReplaceDirFailures(t *testing.T) {
+	boom := errors.New("boom")
+	savedX, savedR := exchangeFn, renameFn
+	defer func() { exchangeFn, renameFn = savedX, savedR }()
+	noExchange := func(a, b string) error { return errNoExchange }
+	old := map[string]string{"manifest.json": "old", "a.bin": "A"}
+	nu := map[string]string{"manifest.json": "new", "b.bin": "B"}
+
+	for _, c := range []struct {
+		name     string
+		exchange func(a, b string) error
+		failAt   int // the renameFn call that fails (1-based; 0: none)
+		wantNew  bool
+	}{
+		{"exchange", savedX, 0, true},
+		{"aside", noExchange, 0, true},
+		{"aside fails", noExchange, 1, false},
+		{"rename in fails", noExchange, 2, false},
+	} {
+		dir := t.TempDir()
+		out, tmp := filepath.Join(dir, "images"), filepath.Join(dir, ".images.tmp1")
+		tree(t, out, old)
+		tree(t, tmp, nu)
+		calls := 0
+		exchangeFn = c.exchange
+		renameFn = func(a, b string) error {
+			calls++
+			if calls == c.failAt {
+				return boom
+			}
+			return os.Rename(a, b)
+		}
+		err := replaceDir(tmp, out)
+		if c.name == "exchange" && calls > 0 {
+			t.Logf("no RENAME_EXCHANGE on this filesystem: replaced by renames")
+		}
+		got := treeOf(t, out)
+		if c.wantNew {
+			if err != nil || got["manifest.json"] != "new" || len(got) != 2 {
+				t.Errorf("%s: err %v, OUT %q", c.name, err, got)
+			}
+			if names := dirNames(t, dir); len(names) != 1 {
+				t.Errorf("%s: left %q", c.name, names)
+			}
+			continue
+		}
+		if !errors.Is(err, boom) || got["manifest.json"] != "old" || len(got) != 2 {
+			t.Errorf("%s: err %v, OUT %q; want boom and the old tree", c.name, err, got)
+		}
+		// Beside OUT: only the new tree, which runAll removes on the error.
+		if names := dirNames(t, dir); strings.Join(names, " ") != ".images.tmp1 images" {
+			t.Errorf("%s: left %q", c.name, names)
+		}
+	}
+}
