@@ -35,11 +35,34 @@ type Options struct {
 	RelayoutOptions    []relayout.Option
 	// Written, when set, is called after each image file with its name and size.
 	Written func(file string, bytes int64)
-	// MakeTemp, when set, replaces os.MkdirTemp for the one-process conversion's
-	// temporary directory, and DoneTemp is called once it is renamed or removed (a
-	// command registers it to remove it on a signal).
-	MakeTemp func(dir, pattern string) (string, error)
-	DoneTemp func(path string)
+	// Hold, Track and Untrack let a command remove temporary output when a signal
+	// stops it: every file or directory is created between a Hold and the release it
+	// returns, each temporary one (the one-process conversion's directory, a shared
+	// directory's temporary files) Tracked while held, and Untracked once renamed or
+	// removed. A signal handler that takes the same hold can then remove what is
+	// tracked with nothing new appearing in it. Unset, they do nothing.
+	Hold    func() (release func())
+	Track   func(path string)
+	Untrack func(path string)
+}
+
+func (o *Options) hold() func() {
+	if o.Hold == nil {
+		return func() {}
+	}
+	return o.Hold()
+}
+
+func (o *Options) track(p string) {
+	if o.Track != nil {
+		o.Track(p)
+	}
+}
+
+func (o *Options) untrack(p string) {
+	if o.Untrack != nil {
+		o.Untrack(p)
+	}
 }
 
 // Job is a checked conversion, ready to write: Prepare finds every error of the input
@@ -155,19 +178,60 @@ func (t *tensorJob) groups() [][]int {
 	return gs
 }
 
-// writeFiles writes the files at paths at once, each through a temporary file renamed
-// into place (buffer.WriteFileAtomicFile, nested), with write given all of them.
-func writeFiles(paths []string, write func(ws []io.Writer) error) error {
+// writeFiles writes the files at paths at once, with write given all of them. Inside
+// the one-process temporary directory (inTemp) they are plain files, synced and closed
+// (the directory is renamed as a whole); in a shared directory each goes through its
+// own temporary file renamed into place (buffer.WriteFileAtomicFile, nested).
+func (j *Job) writeFiles(paths []string, inTemp bool, write func(ws []io.Writer) error) (err error) {
 	ws := make([]io.Writer, len(paths))
+	if inTemp {
+		fs := make([]*os.File, 0, len(paths))
+		defer func() {
+			for _, f := range fs {
+				if cerr := f.Close(); err == nil {
+					err = cerr
+				}
+			}
+		}()
+		for i, p := range paths {
+			release := j.opt.hold()
+			f, err := os.Create(p)
+			release()
+			if err != nil {
+				return err
+			}
+			fs = append(fs, f)
+			ws[i] = f
+		}
+		if err := write(ws); err != nil {
+			return err
+		}
+		for _, f := range fs {
+			if err := f.Sync(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
 	var nest func(i int) error
 	nest = func(i int) error {
 		if i == len(paths) {
 			return write(ws)
 		}
-		return buffer.WriteFileAtomicFile(paths[i], func(f *os.File) error {
+		release := j.opt.hold()
+		defer release()
+		var tmp string
+		err := buffer.WriteFileAtomicFile(paths[i], func(f *os.File) error {
+			tmp = f.Name()
+			j.opt.track(tmp)
+			release()
 			ws[i] = f
 			return nest(i + 1)
 		})
+		if tmp != "" {
+			j.opt.untrack(tmp)
+		}
+		return err
 	}
 	return nest(0)
 }
@@ -189,10 +253,10 @@ func (j *Job) Bytes() int64 {
 	return n
 }
 
-// Write writes the images into dir and returns the manifest: manifest.json for one
-// process, or this process's partial manifest (see Merge). Each image is written to a
-// temporary file and renamed; the manifest comes last.
-func (j *Job) Write(dir string) (*Manifest, error) {
+// write writes the images into dir and returns the manifest: manifest.json for one
+// process (dir is then its temporary directory, inTemp), or this process's partial
+// manifest (see Merge). The manifest comes last.
+func (j *Job) write(dir string, inTemp bool) (*Manifest, error) {
 	m := &Manifest{Format: ManifestFormat, Source: j.opt.Source, To: j.opt.To, Checksum: "sha256",
 		Mesh: ManifestMesh{Axes: j.opt.Mesh.Axes, Sizes: j.opt.Mesh.Sizes, Devices: j.opt.Mesh.Devices}}
 	if j.opt.Processes > 1 {
@@ -204,7 +268,10 @@ func (j *Job) Write(dir string) (*Manifest, error) {
 	}
 	sc := &scratch{}
 	for _, t := range j.tensors {
-		if err := os.MkdirAll(filepath.Join(dir, t.dir), 0o755); err != nil {
+		release := j.opt.hold()
+		err := os.MkdirAll(filepath.Join(dir, t.dir), 0o755)
+		release()
+		if err != nil {
 			return nil, err
 		}
 		mt := ManifestTensor{Name: t.t.Name, DType: t.t.DType.String(), Shape: nonNil(t.t.Shape),
@@ -226,7 +293,7 @@ func (j *Job) Write(dir string) (*Manifest, error) {
 				starts[i] = t.pl.Shards[k].Start
 			}
 			var n int64
-			err := writeFiles(paths, func(ws []io.Writer) error {
+			err := j.writeFiles(paths, inTemp, func(ws []io.Writer) error {
 				var err error
 				n, err = t.plan.writeGroup(ws, hs, src, starts, sc)
 				return err
@@ -267,7 +334,11 @@ func (j *Job) Write(dir string) (*Manifest, error) {
 	if m.Process != "" {
 		name = PartialName(j.opt.Process, j.opt.Processes)
 	}
-	if err := writeFileAtomic(filepath.Join(dir, name), js); err != nil {
+	err = j.writeFiles([]string{filepath.Join(dir, name)}, inTemp, func(ws []io.Writer) error {
+		_, err := ws[0].Write(js)
+		return err
+	})
+	if err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -295,7 +366,7 @@ func (j *Job) WriteDir(dir string) (*Manifest, error) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, err
 		}
-		return j.Write(dir)
+		return j.write(dir, false)
 	}
 	if st, err := os.Stat(dir); err == nil {
 		if !st.IsDir() {
@@ -308,18 +379,17 @@ func (j *Job) WriteDir(dir string) (*Manifest, error) {
 		return nil, err
 	}
 	clean := filepath.Clean(dir)
-	mkTemp := os.MkdirTemp
-	if j.opt.MakeTemp != nil {
-		mkTemp = j.opt.MakeTemp
+	release := j.opt.hold()
+	tmp, err := os.MkdirTemp(filepath.Dir(clean), "."+filepath.Base(clean)+".tmp*")
+	if err == nil {
+		j.opt.track(tmp)
 	}
-	tmp, err := mkTemp(filepath.Dir(clean), "."+filepath.Base(clean)+".tmp*")
+	release()
 	if err != nil {
 		return nil, err
 	}
-	if j.opt.DoneTemp != nil {
-		defer j.opt.DoneTemp(tmp)
-	}
-	m, err := j.Write(tmp)
+	defer j.opt.untrack(tmp)
+	m, err := j.write(tmp, true)
 	if err == nil {
 		err = os.Chmod(tmp, 0o755)
 	}

@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -103,16 +102,8 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 	opt := sharding.Options{
 		Mesh: mesh, SpecFor: specFor, To: c.to, Source: in, Names: names,
 		Process: proc, Processes: procs, RelayoutOptions: []relayout.Option{padOpt},
-		MakeTemp: func(dir, pattern string) (string, error) {
-			release := holdSignals() // as convert --all: an interrupt removes it
-			defer release()
-			tmp, err := os.MkdirTemp(dir, pattern)
-			if err == nil {
-				trackHeld(tmp)
-			}
-			return tmp, err
-		},
-		DoneTemp: untrack,
+		// As convert's: an interrupt removes the temporary output.
+		Hold: holdSignals, Track: trackHeld, Untrack: untrack,
 		Target: func(t buffer.TensorInfo, shard layout.Shape) (layout.Shape, error) {
 			return resolveTarget(c.to, c.dtype, shard, kindRaw, c.all || len(names) == 0)
 		},
