@@ -4,12 +4,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
 
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/relayout"
 )
 
 // Gather reassembles the global arrays of the conversion in dir from its device
@@ -70,11 +72,13 @@ func Gather(dir, out string) (*Manifest, error) {
 			return err
 		}
 		off := int64(len(hdr))
+		sc := &scratch{} // reused from shard to shard
+		var buf []byte   // the global tensor, reused from tensor to tensor
 		for _, t := range ts {
 			eb := int64(t.dst.DType.StorageBits() / 8)
-			global := make([]byte, elems(t.mt.Shape)*eb)
+			global := grow(&buf, elems(t.mt.Shape)*eb)
 			for k, ms := range t.mt.Shards {
-				shard, err := readShard(filepath.Join(dir, ms.File), ms, t.dst)
+				shard, err := readShard(filepath.Join(dir, ms.File), ms, t.dst, sc)
 				if err != nil {
 					return fmt.Errorf("tensor %q: %w", t.mt.Name, err)
 				}
@@ -93,15 +97,24 @@ func Gather(dir, out string) (*Manifest, error) {
 	return m, nil
 }
 
-// readShard reads an image file, checks its size and checksum, and returns it
-// row-major.
-func readShard(path string, ms ManifestShard, dst layout.Shape) ([]byte, error) {
-	data, err := os.ReadFile(path)
+// readShard reads an image file into sc, checks its size and checksum, and returns it
+// row-major (in sc too: valid until the next call).
+func readShard(path string, ms ManifestShard, dst layout.Shape, sc *scratch) ([]byte, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	if int64(len(data)) != ms.Bytes {
-		return nil, fmt.Errorf("%s has %d bytes, the manifest says %d", ms.File, len(data), ms.Bytes)
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() != ms.Bytes {
+		return nil, fmt.Errorf("%s has %d bytes, the manifest says %d", ms.File, st.Size(), ms.Bytes)
+	}
+	data := grow(&sc.img, ms.Bytes)
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, err
 	}
 	sum := sha256.Sum256(data)
 	if hex.EncodeToString(sum[:]) != ms.SHA256 {
@@ -114,7 +127,12 @@ func readShard(path string, ms ManifestShard, dst layout.Shape) ([]byte, error) 
 	if img.Len() == 0 {
 		return nil, nil
 	}
-	return toRowMajor(img)
+	p, err := relayout.NewPlan(rowMajor(dst.DType, dst.Dims), dst)
+	if err != nil {
+		return nil, err
+	}
+	out := grow(&sc.slab, p.DstBytes())
+	return out, p.CopyBytes(out, data)
 }
 
 // scatterWindow copies the row-major window (start, dims) into the row-major global
