@@ -59,6 +59,7 @@ type Op struct{ Div, Mod int64 }
 // step records one tile application for the inverse mapping.
 type step struct {
 	before []int64 // shape before the tile, padded with leading 1s to the tile's rank
+	lead   int     // how many of those leading 1s the padding added
 	tile   Tile
 }
 
@@ -164,11 +165,13 @@ func Compile(s Shape) (*Indexer, error) {
 	}
 	for _, t := range tiles {
 		k := len(t)
+		lead := 0
 		for len(shape) < k {
 			shape = append([]int64{1}, shape...)
 			ds = append([]cur{{base: -1}}, ds...)
+			lead++
 		}
-		ix.steps = append(ix.steps, step{before: append([]int64(nil), shape...), tile: t})
+		ix.steps = append(ix.steps, step{before: append([]int64(nil), shape...), lead: lead, tile: t})
 		n := len(shape)
 		nshape := append([]int64(nil), shape[:n-k]...)
 		nds := append([]cur(nil), ds[:n-k]...)
@@ -353,12 +356,13 @@ func (ix *Indexer) Index(off int64, idx []int64) bool {
 		return false // tail padding from L(n)
 	}
 	var work [maxDigits]int64
-	n := len(ix.digits)
 	for j := range ix.digits {
 		d := &ix.digits[j]
 		work[j] = off / d.Stride % d.Size
 	}
 	// Undo the tiles, last first: prefix, quotients, remainders → values before the tile.
+	// The leading dims a step added to fit its tile's rank must then be 0; dropping them
+	// leaves the shape the step before produced.
 	for s := len(ix.steps) - 1; s >= 0; s-- {
 		st := &ix.steps[s]
 		k := len(st.tile)
@@ -370,17 +374,17 @@ func (ix *Indexer) Index(off int64, idx []int64) bool {
 			}
 			work[m-k+i] = v
 		}
-		n = m
-	}
-	// Leading dims added to fit a tile's rank must be 0.
-	lead := n - len(ix.base)
-	for j := 0; j < lead; j++ {
-		if work[j] != 0 {
-			return false
+		for j := 0; j < st.lead; j++ {
+			if work[j] != 0 {
+				return false
+			}
 		}
+		copy(work[:], work[st.lead:m])
 	}
+	// Now work holds the base values. Base dims of no logical dim (leading 1s added to
+	// fit a combined tile's rank) have no terms, so only 0 passes the check below.
 	for b, bd := range ix.base {
-		v := work[lead+b]
+		v := work[b]
 		for _, t := range ix.baseTerm[bd.first : bd.first+bd.n] {
 			if t.size == 0 {
 				return false
