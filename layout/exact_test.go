@@ -2,7 +2,9 @@ package layout
 
 import (
 	"slices"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // roundTrip checks that Index inverts Offset on every logical index and that exactly
@@ -58,5 +60,28 @@ func TestIndexLaterTileWiderThanShape(t *testing.T) {
 		if !ix.Index(int64(off), got) || !slices.Equal(got, want) {
 			t.Errorf("Index(%d) = %v, want %v", off, got, want)
 		}
+	}
+}
+
+// Error messages repeat at most about 200 bytes of a bad input (issue #14 item 15): a
+// 120 KB layout string was echoed in full.
+func TestParseErrorQuotesLittle(t *testing.T) {
+	long := "f32[2,2]{1,0:T" + strings.Repeat("(1,1)", 24000) + "L(0)}"
+	_, err := Parse(long)
+	if err == nil {
+		t.Fatal("no error")
+	}
+	msg := err.Error()
+	if len(msg) > 400 || !strings.Contains(msg, "f32[2,2]{1,0:T(1,1)") || !strings.Contains(msg, "L(0)}") || !strings.Contains(msg, "bytes]") {
+		t.Errorf("error of %d bytes: %.500s", len(msg), msg)
+	}
+	if _, err := Compile(Shape{DType: F32, Dims: []int64{2, 2}, Layout: Layout{MinorToMajor: []int{1, 0}, Tiles: slices.Repeat([]Tile{{1, 1}}, 24000)}}); err == nil || len(err.Error()) > 400 {
+		t.Errorf("Compile error of %d bytes", len(err.Error()))
+	}
+	if got := Quote("short"); got != "short" {
+		t.Errorf("Quote(short) = %q", got)
+	}
+	if got := Quote(strings.Repeat("é", 300)); !utf8.ValidString(got) {
+		t.Errorf("Quote cut a rune: %q", got)
 	}
 }

@@ -39,13 +39,13 @@ var accepted = []struct{ in, out string }{
 	{"bf16[32,32,4096]{2,1,0:T(8,128)(2,1)S(1)}", "bf16[32,32,4096]{2,1,0:T(8,128)(2,1)S(1)}"},
 	{"f32[2,3,4]{0,1,2:T(512)}", "f32[2,3,4]{0,1,2:T(512)}"},
 	{"bf16[2,3,4]{1,2,0:T(16,256)(2,1)}", "bf16[2,3,4]{1,2,0:T(16,256)(2,1)}"},
-	{"pred[8,8,8]{0,2,1:T(8,128)E(32)}", "pred[8,8,8]{0,2,1:T(8,128)E(32)}"},
-	{"pred[8,8,8]{0,2,1:E(32)}", "pred[8,8,8]{0,2,1:E(32)}"},
 	{"bf16[8,2,3,1004]{3,2,1,0:T(2,*,*,128)}", "bf16[8,2,3,1004]{3,2,1,0:T(2,*,*,128)}"},
 	{"f32[10,10]{1,0:D(D,C)}", "f32[10,10]{1,0}"},
 	{"f32[10,10]{1,0:D(D+~,C~,S+,H)}", "f32[10,10]{1,0}"},
 	{"f32[]", "f32[]"},
 	{"f32[2]{0:E(32)}", "f32[2]{0:E(32)}"},
+	{"s4[2]{0:E(8)}", "s4[2]{0:E(8)}"},
+	{"s2[2]{0:E(3)}", "s2[2]{0:E(3)}"},
 	{"(f32[1], f32[2], f32[3], f32[4], f32[5], f32[6])", "(f32[1]{0}, f32[2]{0}, f32[3]{0}, f32[4]{0}, f32[5]{0}, /*index=5*/f32[6]{0})"},
 	{"f32[0,3]", "f32[0,3]{1,0}"},
 	{"f8e4m3fn[4]{0}", "f8e4m3fn[4]{0}"},
@@ -145,6 +145,25 @@ var rejected = []struct {
 	{"", 0, "expected a shape"},
 	{"f32[2]{0} /* unterminated", 10, "extra content"},
 	{"token[2]", 0, "takes no dimensions"},
+	// XLA's printer tests print these, but no buffer can hold them: an element must hold
+	// the type's bits and be addressable (issue #14 item 14).
+	{"pred[8,8,8]{0,2,1:T(8,128)E(32)}", 28, "E(32) on pred: element size must be between 1 and 8 bits"},
+	{"pred[8,8,8]{0,2,1:E(32)}", 20, "between 1 and 8"},
+	{"f32[8,128]{1,0:E(3)}", 17, "E(3) on f32: a 32-bit type takes E(32) or no E"},
+	{"bf16[2]{0:E(32)}", 12, "16-bit type"},
+	{"s4[2]{0:E(2)}", 10, "between 4 and 8"},
+	{"(f32[2], u8[2]{0:E(9)})", 19, "8-bit type"},
+	// Footprints beyond int64 bytes (issue #14 item 2): ⌈a/b⌉ overflowed to 0 elements.
+	{"f32[2,2]{1,0:T(9223372036854775807,128)}", 8, "overflows int64"},
+	{"f32[2,2]{1,0:T(9223372036854775807)}", 8, "overflows int64"},
+	{"f32[2,2]{1,0:L(9223372036854775807)}", 8, "overflows int64 bytes"},
+	{"s8[4611686018427387905]{0:L(4611686018427387904)}", 23, "L(4611686018427387904) rounds 4611686018427387905 elements up"},
+	{"f32[]{:L(9223372036854775807)}", 5, "overflows int64"},
+	{"f32[2,2]{1,0:T(1152921504606846976)}", 8, "overflows int64 bytes"},
+	{"f32[2305843009213693952]", 0, "overflows int64 bytes"},
+	{"s8[4294967296,4294967296]", 0, "element count overflows"},
+	{"f32[3037000500,3037000500]{1,0:T(*,1)}", 26, "element count overflows int64"},
+	{"f32[1]{0:T" + strings.Repeat("(1)", 70) + "}", 6, "more than the 64 dims supported"},
 }
 
 func TestParseRejected(t *testing.T) {
