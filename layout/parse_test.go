@@ -2,6 +2,7 @@ package layout
 
 import (
 	"errors"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -207,12 +208,13 @@ func FuzzParse(f *testing.F) {
 		if again.String() != out {
 			t.Fatalf("round trip %q → %q → %q", in, out, again.String())
 		}
-		// Compiling must never panic either, whatever the shape.
-		if ix, err := Compile(s); err == nil && ix.FootprintElements() < 1<<16 {
-			idx := make([]int64, ix.Rank())
-			if ix.LogicalElements() > 0 {
-				_ = ix.Offset(idx)
-			}
+		// What parses compiles (unless it has no size), and keeps the index invariants.
+		ix, err := Compile(s)
+		if err != nil && !errors.Is(err, ErrUnsized) {
+			t.Fatalf("Parse(%q) accepts what Compile rejects: %v", in, err)
+		}
+		if err == nil {
+			checkIndexer(t, rand.New(rand.NewPCG(1, 2)), ix)
 		}
 	})
 }
