@@ -331,17 +331,18 @@ func (l Layout) validate(dt DType, rank int) error {
 }
 
 // checkElementBits is the rule for E(n) on an element type: an element must hold the
-// type's bits and be addressable, so a type of 8 bits or more takes only its own width,
-// and a sub-byte type or pred takes 1 to 8 bits, at least its own width. (XLA's printer
-// tests show pred[…]{…:E(32)}, which no buffer here can hold.)
+// type's bits and sit within one byte or be whole bytes (spec Part 1 §6: packed within
+// each byte), so a type of 8 bits or more takes only its own width, and a sub-byte type
+// or pred takes 1, 2, 4 or 8 bits, at least its own width. (XLA's printer tests show
+// pred[…]{…:E(32)}, which no buffer here can hold.)
 func checkElementBits(dt DType, e int64) error {
 	b := int64(dt.Bits())
 	switch {
 	case e == 0:
 	case b >= 8 && e != b:
 		return fmt.Errorf("E(%d) on %s: a %d-bit type takes E(%d) or no E", e, dt, b, b)
-	case b < 8 && (e < b || e > 8):
-		return fmt.Errorf("E(%d) on %s: element size must be between %d and 8 bits", e, dt, b)
+	case b < 8 && (e < b || e > 8 || 8%e != 0):
+		return fmt.Errorf("E(%d) on %s: element size must be 1, 2, 4 or 8 bits and at least %d", e, dt, b)
 	}
 	return nil
 }

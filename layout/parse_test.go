@@ -46,7 +46,7 @@ var accepted = []struct{ in, out string }{
 	{"f32[]", "f32[]"},
 	{"f32[2]{0:E(32)}", "f32[2]{0:E(32)}"},
 	{"s4[2]{0:E(8)}", "s4[2]{0:E(8)}"},
-	{"s2[2]{0:E(3)}", "s2[2]{0:E(3)}"},
+	{"s2[2]{0:E(4)}", "s2[2]{0:E(4)}"},
 	{"(f32[1], f32[2], f32[3], f32[4], f32[5], f32[6])", "(f32[1]{0}, f32[2]{0}, f32[3]{0}, f32[4]{0}, f32[5]{0}, /*index=5*/f32[6]{0})"},
 	{"f32[0,3]", "f32[0,3]{1,0}"},
 	{"f8e4m3fn[4]{0}", "f8e4m3fn[4]{0}"},
@@ -148,11 +148,12 @@ var rejected = []struct {
 	{"token[2]", 0, "takes no dimensions"},
 	// XLA's printer tests print these, but no buffer can hold them: an element must hold
 	// the type's bits and be addressable (issue #14 item 14).
-	{"pred[8,8,8]{0,2,1:T(8,128)E(32)}", 28, "E(32) on pred: element size must be between 1 and 8 bits"},
-	{"pred[8,8,8]{0,2,1:E(32)}", 20, "between 1 and 8"},
+	{"pred[8,8,8]{0,2,1:T(8,128)E(32)}", 28, "E(32) on pred: element size must be 1, 2, 4 or 8 bits and at least 1"},
+	{"pred[8,8,8]{0,2,1:E(32)}", 20, "1, 2, 4 or 8 bits"},
 	{"f32[8,128]{1,0:E(3)}", 17, "E(3) on f32: a 32-bit type takes E(32) or no E"},
 	{"bf16[2]{0:E(32)}", 12, "16-bit type"},
-	{"s4[2]{0:E(2)}", 10, "between 4 and 8"},
+	{"s4[2]{0:E(2)}", 10, "at least 4"},
+	{"s2[2]{0:E(3)}", 10, "1, 2, 4 or 8 bits"},
 	{"(f32[2], u8[2]{0:E(9)})", 19, "8-bit type"},
 	// Footprints beyond int64 bytes (issue #14 item 2): ⌈a/b⌉ overflowed to 0 elements.
 	{"f32[2,2]{1,0:T(9223372036854775807,128)}", 8, "overflows int64"},

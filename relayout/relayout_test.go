@@ -86,7 +86,7 @@ func randomLayout(r *rand.Rand, dt layout.DType, rank int) layout.Layout {
 		if rank == 2 {
 			l.Tiles = []layout.Tile{{layout.Combined, 4}}
 		}
-	default:
+	case x < 9:
 		sizes := []int64{1, 2, 3, 4, 8, 16}
 		for n := 1 + r.IntN(2); n > 0; n-- {
 			t := make(layout.Tile, 1+r.IntN(min(rank, 2)+1))
@@ -95,6 +95,8 @@ func randomLayout(r *rand.Rand, dt layout.DType, rank int) layout.Layout {
 			}
 			l.Tiles = append(l.Tiles, t)
 		}
+	default:
+		l.Tiles = anyTiles(r, rank)
 	}
 	if r.IntN(8) == 0 {
 		l.TailPadding = 1 + r.Int64N(300)
@@ -102,6 +104,7 @@ func randomLayout(r *rand.Rand, dt layout.DType, rank int) layout.Layout {
 	if dt.IsSubByte() && (len(l.Tiles) > 0 || r.IntN(2) == 0) {
 		l.ElementBits = int64(dt.Bits())
 	}
+	l.ElementBits = widerElements(r, dt, l.ElementBits)
 	return l
 }
 
@@ -151,6 +154,7 @@ func randomPair(r *rand.Rand) pairCase {
 	if r.IntN(3) == 0 {
 		opts = append(opts, WithBlockBytes(256<<r.IntN(6)))
 	}
+	fitPair(dst, src)
 	return pairCase{dst, src, opts, r.IntN(8) == 0}
 }
 
