@@ -238,7 +238,8 @@ func compile(s Shape) (*Indexer, error) {
 	}
 	ix.footprint = foot
 	if ix.FootprintBytes() < 0 {
-		return nil, fmt.Errorf("the footprint of %d elements of %d bits overflows int64 bytes", foot, ix.bits)
+		// Counted in bits, so that every bit offset fits too.
+		return nil, fmt.Errorf("the footprint of %d elements of %d bits overflows int64 (sizes are counted in bits)", foot, ix.bits)
 	}
 	return ix, nil
 }
