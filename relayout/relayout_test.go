@@ -137,6 +137,9 @@ func randomPair(r *rand.Rand) pairCase {
 			dims[i] = 1 + r.Int64N(24)
 		}
 	}
+	if rank > 0 && r.IntN(40) == 0 {
+		dims[r.IntN(rank)] = 0 // empty arrays: only padding, if any
+	}
 	src := layout.Shape{DType: dp.src, Dims: dims, Layout: randomLayout(r, dp.src, rank)}
 	dst := layout.Shape{DType: dp.dst, Dims: dims, Layout: randomLayout(r, dp.dst, rank)}
 	var opts []Option
