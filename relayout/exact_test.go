@@ -72,6 +72,20 @@ func fitPair(dst, src layout.Shape) {
 	}
 }
 
+// otherAttrs sometimes sets the attributes that do not move elements: memory space
+// S(n), a split config SC(…) and prefix bytes M(n). A plan must ignore them.
+func otherAttrs(r *rand.Rand, l *layout.Layout, rank int) {
+	if r.IntN(16) == 0 {
+		l.MemorySpace = 1 + r.Int64N(5)
+	}
+	if rank > 0 && r.IntN(16) == 0 {
+		l.Splits = []layout.SplitConfig{{Dim: r.Int64N(int64(rank)), Indices: []int64{1 + r.Int64N(8)}}}
+	}
+	if r.IntN(16) == 0 {
+		l.PrefixBytes = 1 + r.Int64N(64)
+	}
+}
+
 // checkRoundTrip relays a random source out to the pair's destination layout and back
 // to the source layout with the given kernels, and checks that every logical element
 // comes back with its value bits (the type's width: E(n) may be wider). Pairs that

@@ -105,6 +105,7 @@ func randomLayout(r *rand.Rand, dt layout.DType, rank int) layout.Layout {
 		l.ElementBits = int64(dt.Bits())
 	}
 	l.ElementBits = widerElements(r, dt, l.ElementBits)
+	otherAttrs(r, &l, rank)
 	return l
 }
 
