@@ -74,8 +74,8 @@ type Level struct {
 var ErrUnsized = errors.New("layout: shape has no size")
 
 // Compile prepares an array shape for index math. It fails when the shape has no size
-// (wrapping [ErrUnsized]), breaks a rule of the layout, or has a footprint beyond int64
-// bytes; [Parse] makes the same checks.
+// (wrapping [ErrUnsized]), breaks a rule of the layout, or has a footprint whose bits
+// overflow int64; [Parse] makes the same checks.
 func Compile(s Shape) (*Indexer, error) {
 	if s.Kind != Array || !s.DType.IsArray() {
 		return nil, fmt.Errorf("%w: %s is not an array", ErrUnsized, Quote(s.String()))
