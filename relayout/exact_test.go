@@ -72,6 +72,15 @@ func fitPair(dst, src layout.Shape) {
 	}
 }
 
+// anySameType sometimes picks any array element type (for a same-type pair), so that
+// every type the parser accepts is drawn: u1, s2, f4e2m1fn, c64, the f8 kinds, ….
+func anySameType(r *rand.Rand) (layout.DType, bool) {
+	if r.IntN(8) != 0 {
+		return layout.Invalid, false
+	}
+	return layout.DType(1 + r.IntN(int(layout.Token)-1)), true
+}
+
 // otherAttrs sometimes sets the attributes that do not move elements: memory space
 // S(n), a split config SC(…) and prefix bytes M(n). A plan must ignore them.
 func otherAttrs(r *rand.Rand, l *layout.Layout, rank int) {

@@ -127,6 +127,9 @@ func randomPair(r *rand.Rand) pairCase {
 		{layout.S32, layout.S64}, {layout.U32, layout.F32}, {layout.Pred, layout.F32},
 	}
 	dp := dpairs[r.IntN(len(dpairs))]
+	if dt, ok := anySameType(r); ok {
+		dp = dpair{dt, dt}
+	}
 	rank := r.IntN(5)
 	if r.IntN(3) > 0 {
 		rank = 2
