@@ -119,7 +119,7 @@ func newGrid(ix *layout.Indexer, maxSide, maxSlices int64, svg bool) (*grid, err
 	if nslices == 0 || g.rows == 0 || g.cols == 0 {
 		return g, nil
 	}
-	if err := checkShowCells(ix.Shape().String(), satMul(satMul(nslices, g.rows), g.cols), svg); err != nil {
+	if err := checkShowCells(layout.Quote(ix.Shape().String()), satMul(satMul(nslices, g.rows), g.cols), svg); err != nil {
 		return nil, err
 	}
 	li := make([]int64, len(lead))
