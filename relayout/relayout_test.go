@@ -154,7 +154,7 @@ func randomPair(r *rand.Rand) pairCase {
 	case 0:
 		opts = append(opts, WithPadLeave())
 	case 1:
-		if dp.dst != layout.C128 {
+		if buffer.CanConvert(dp.dst, layout.F64) { // c64, c128: padding cannot hold a number
 			opts = append(opts, WithPadValue(-1.5))
 		}
 	}
