@@ -37,6 +37,7 @@ type kernel struct {
 	// transposes that when the destination's units are 1, 2 or 4 bytes (convFirst), else
 	// transposes the source's units and converts the result (bf16 pairs to f32 pairs).
 	convFirst bool
+	permuted  bool // permuteOrder blocked the outer loops (permute.go)
 	// elementwise
 	dstStr, srcStr int64
 
@@ -123,6 +124,7 @@ func (p *Plan) compile() {
 	slices.SortStableFunc(p.inner, func(a, b loop) int { return cmpInt(b.dstStr, a.dstStr) })
 	bySrc := p.orderOuter(k)
 	p.groupStreams(k, bySrc)
+	k.permuted = p.permuteOrder(k)
 	// Bounds bookkeeping: which dims can leave the data, and how far the kernel reaches.
 	k.maxInner = make([]int64, len(bounds))
 	covered := make([]int64, len(bounds))

@@ -1,0 +1,90 @@
+package relayout
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/simd"
+)
+
+// The 4-D permutation of the speed suite reads its source in runs of at least permRun
+// bytes: the repeat innermost continues the source rows, the loop outside it the
+// destination rows.
+func TestPermuteOrderPerm3210(t *testing.T) {
+	dst := layout.MustParse("f32[64,64,64,64]{0,1,2,3}")
+	src := layout.MustParse("f32[64,64,64,64]{3,2,1,0}")
+	p, err := NewPlan(dst, src, WithWorkers(1), WithBlockBytes(1<<20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := p.kern
+	if k.kind != kTranspose || !k.permuted {
+		t.Fatalf("%s: kernel %s, permuted %v", p, k.kind, k.permuted)
+	}
+	srcRun := k.cols * k.unit * 4
+	if k.repSrc != k.cols*k.unit {
+		t.Errorf("the repeat's source stride is %d, want %d (continuing the source rows)", k.repSrc, k.cols*k.unit)
+	}
+	srcRun *= k.rep
+	if srcRun < permRun {
+		t.Errorf("source runs of %d bytes, want at least %d", srcRun, permRun)
+	}
+	in := p.outer[len(p.outer)-1]
+	if in.dstStr != k.rows*k.unit {
+		t.Errorf("the loop outside the repeat has destination stride %d, want %d (continuing the destination rows)", in.dstStr, k.rows*k.unit)
+	}
+	if ws := k.rows * k.cols * k.unit * 8 * k.rep * in.size; ws > 1<<20 {
+		t.Errorf("a group holds %d bytes, over the 1 MiB budget", ws)
+	}
+}
+
+// Random permutations of rank 3 to 5 with odd and even dims, large enough (or with
+// blocks small enough) for permuteOrder to take them, against the per-element oracle,
+// for every implementation, one and several workers, with and without non-temporal
+// stores.
+func TestPermuteOrderRandom(t *testing.T) {
+	n := 60
+	if testing.Short() || raceBuild {
+		n = 12
+	}
+	r := rand.New(rand.NewPCG(17, 29))
+	sizes := []int64{3, 5, 8, 12, 16, 17, 24, 31, 32, 40, 64}
+	dts := []layout.DType{layout.F32, layout.BF16, layout.S8}
+	permuted := 0
+	for i := 0; i < n; i++ {
+		rank := 3 + r.IntN(3)
+		dims := make([]int64, rank)
+		elems := int64(1)
+		for j := range dims {
+			dims[j] = sizes[r.IntN(len(sizes))]
+			if elems*dims[j] > 1<<19 {
+				dims[j] = 1 + r.Int64N(4)
+			}
+			elems *= dims[j]
+		}
+		dt := dts[r.IntN(len(dts))]
+		perm := func() []int {
+			m := layout.RowMajor(rank)
+			r.Shuffle(rank, func(a, b int) { m[a], m[b] = m[b], m[a] })
+			return m
+		}
+		src := layout.Shape{DType: dt, Dims: dims, Layout: layout.Layout{MinorToMajor: perm()}}
+		dst := layout.Shape{DType: dt, Dims: dims, Layout: layout.Layout{MinorToMajor: perm()}}
+		opts := []Option{WithWorkers(1 + r.IntN(3))}
+		if r.IntN(2) == 0 {
+			opts = append(opts, WithBlockBytes(256<<r.IntN(8)))
+		}
+		c := pairCase{dst: dst, src: src, opts: opts, stream: r.IntN(2) == 0}
+		for _, k := range simd.Available() {
+			checkPair(t, r, c, k.Name)
+		}
+		if p, err := NewPlan(dst, src, opts...); err == nil && p.kern.permuted {
+			permuted++
+		}
+	}
+	t.Logf("%d of %d random permutations blocked by permuteOrder", permuted, n)
+	if permuted < n/10 {
+		t.Errorf("only %d of %d random permutations took permuteOrder", permuted, n)
+	}
+}
