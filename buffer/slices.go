@@ -20,6 +20,10 @@ type Number interface {
 // with the bits of [ConvertElement]: f32 → bf16 rounds to nearest even, floats to
 // integers truncate and saturate. len(src) must be dst.Len(). Padding is left as it is.
 //
+// To copy raw bits instead of values (bf16 elements as uint16 bit patterns), use a view
+// of the same Data as the unsigned type of the same width: Wrap(dst.Shape.WithDType(
+// layout.U16), dst.Data).
+//
 // A row-major dst is filled a run at a time; other layouts element by element through
 // the index math (for large device images, fill a row-major buffer and relay it out with
 // package relayout).

@@ -44,3 +44,17 @@ func ExampleToDense() {
 	// 6 4096 bytes
 	// true
 }
+
+func ExampleFromSlice_bits() {
+	// bf16 bit patterns, as a []uint16 holds them, go through a u16 view of the bytes.
+	b := buffer.MustNew(layout.MustParse("bf16[2,2]{1,0:T(2,2)}"))
+	bits, err := buffer.Wrap(b.Shape.WithDType(layout.U16), b.Data)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := buffer.FromSlice(bits, []uint16{0x3f80, 0x4000, 0xbf80, 0x7fc0}); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(b.BF16([]int64{0, 1}), b.BF16([]int64{1, 0}), b.BF16([]int64{1, 1}))
+	// Output: 2 -1 NaN
+}
