@@ -28,7 +28,7 @@ const permRun = 2048
 // are shorter than permRun on either side, in a plan too large for the cache order.
 // It returns whether it changed anything.
 func (p *Plan) permuteOrder(k kernel) bool {
-	if k.kind != kTranspose || len(p.outer) < 2 {
+	if k.kind != kTranspose || len(p.outer) < 2 || len(p.outer)+2 > maxDims { // runRange's counters
 		return false
 	}
 	budget := int64(p.opts.blockBytes) // the transpose block's budget, one side: L2 by default
