@@ -158,9 +158,10 @@ func (p *Plan) compile() {
 		k.maxBlock[k.repDim] += (k.rep - 1) * k.repPlace
 	}
 	// Non-temporal stores save the read of each destination line when the destination
-	// is larger than the cache. The batched kernels and the transposes leave the SFENCE
-	// to the end of the range (a fence per run costs more than the stores save; one per
-	// transpose block held back the short blocks of N-D permutations).
+	// is larger than the cache. The batched kernels leave the SFENCE to the end of the
+	// range (a fence per run costs more than the stores save), and so do the short
+	// transpose blocks of permuted plans; other transposes fence once per block
+	// (bench/design-notes.md).
 	p.stream = p.dst.FootprintBytes() >= streamingBytes() && k.kind != kElem
 	p.bind(&k)
 	p.kern = k
@@ -227,8 +228,12 @@ func (p *Plan) bind(k *kernel) {
 			}
 		}
 		k.trans = [...]func([]byte, int, []byte, int, int, int){1: ks.Transpose8, 2: ks.Transpose16, 4: ks.Transpose32}[ub]
-		if p.stream && !toScratch { // non-temporal; runRange fences once at the end of its range
+		switch {
+		case p.stream && !toScratch && k.permuted:
+			// Many short blocks: the fence comes once, at the end of runRange's range.
 			k.trans = [...]func([]byte, int, []byte, int, int, int){1: ks.Transpose8Stream, 2: ks.Transpose16Stream, 4: ks.Transpose32Stream}[ub]
+		case p.stream && !toScratch:
+			k.trans = [...]func([]byte, int, []byte, int, int, int){1: ks.Transpose8NT, 2: ks.Transpose16NT, 4: ks.Transpose32NT}[ub]
 		}
 	}
 }
