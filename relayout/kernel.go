@@ -124,7 +124,7 @@ func (p *Plan) compile() {
 	slices.SortStableFunc(p.inner, func(a, b loop) int { return cmpInt(b.dstStr, a.dstStr) })
 	bySrc := p.orderOuter(k)
 	p.groupStreams(k, bySrc)
-	k.permuted = p.permuteOrder(k)
+	k.permuted = p.permuteOrder(&k)
 	// Bounds bookkeeping: which dims can leave the data, and how far the kernel reaches.
 	k.maxInner = make([]int64, len(bounds))
 	covered := make([]int64, len(bounds))

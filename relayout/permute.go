@@ -17,17 +17,58 @@ import "slices"
 // one that continues the destination rows goes just outside it, split the same way, so
 // that within one such group each destination row is written permRun bytes in a row
 // too. The group's working set (all its blocks, both sides) is kept within the
-// transpose block budget (WithBlockBytes, the L2 cache by default); when it does not fit, the destination's run gives way first, since the
-// destination is written with non-temporal stores that need no read, while every source
-// line that falls out of a stream is a stall.
+// transpose block budget (WithBlockBytes, the L2 cache by default); when it does not
+// fit, the destination's run gives way first, since the destination is written with
+// non-temporal stores that need no read, while every source line that falls out of a
+// stream is a stall.
+//
+// Before that, a block of many rows is cut (capStreams): each of its rows is a source
+// stream, and blocks of 128 or 256 rows ran slower than the same blocks cut to 32 or 64
+// rows (bench/design-notes.md).
 
 // permRun is the contiguous run, in bytes, that each side's streams get per visit.
 const permRun = 2048
 
+// A block reads one source stream per row (k.rows of them). Above permMaxStreams,
+// capStreams cuts the rows to permStreams, or more while a destination row of the block
+// would be under permDstRow bytes (two lines).
+const (
+	permMaxStreams = 64
+	permStreams    = 32
+	permDstRow     = 128
+)
+
+// capStreams cuts a block of more than permMaxStreams rows (the destination-contiguous
+// loop) to fewer; the rest of that loop becomes an outer loop, which continues the
+// destination rows and is ordered below like any other.
+func (p *Plan) capStreams(k *kernel, db int64) bool {
+	if k.rows <= permMaxStreams || len(p.outer)+3 > maxDims {
+		return false
+	}
+	c := int64(permStreams)
+	for c*k.unit*db < permDstRow {
+		c *= 2
+	}
+	if k.rows <= c || k.rows%c != 0 {
+		return false
+	}
+	for i, l := range p.inner {
+		if l.dstStr == k.unit && l.srcStr == k.srcRow && l.size == k.rows {
+			in, out := splitBy(l, c)
+			p.inner[i] = in
+			p.outer = append(p.outer, out)
+			k.rows = c
+			return true
+		}
+	}
+	return false
+}
+
 // permuteOrder applies the order above to p.outer for a transpose kernel whose rows
 // are shorter than permRun on either side, in a plan too large for the cache order.
-// It returns whether it changed anything.
-func (p *Plan) permuteOrder(k kernel) bool {
+// It returns whether it changed anything. Blocks of many rows are cut first (see
+// capStreams).
+func (p *Plan) permuteOrder(k *kernel) bool {
 	if k.kind != kTranspose || len(p.outer) < 2 || len(p.outer)+2 > maxDims { // runRange's counters
 		return false
 	}
@@ -36,15 +77,18 @@ func (p *Plan) permuteOrder(k kernel) bool {
 		return false // both arrays fit in the cache: the number of streams does not matter
 	}
 	sb, db := int64(p.sbits/8), int64(p.dbits/8)
-	srcRow, dstRow := k.cols*k.unit, k.rows*k.unit // elements per block row on each side
-	if srcRow*sb >= permRun && dstRow*db >= permRun {
+	if k.cols*k.unit*sb >= permRun && k.rows*k.unit*db >= permRun {
 		return false
 	}
-	is, id := -1, -1
-	for i, l := range p.outer {
+	for _, l := range p.outer {
 		if l.tab != nil {
 			return false
 		}
+	}
+	capped := p.capStreams(k, db)
+	srcRow, dstRow := k.cols*k.unit, k.rows*k.unit // elements per block row on each side
+	is, id := -1, -1
+	for i, l := range p.outer {
 		if l.srcStr == srcRow && is < 0 {
 			is = i
 		}
@@ -53,7 +97,7 @@ func (p *Plan) permuteOrder(k kernel) bool {
 		}
 	}
 	if is < 0 {
-		return false
+		return capped
 	}
 	ls := p.outer[is]
 	gs := permGroup(ls.size, srcRow*sb)
@@ -71,7 +115,7 @@ func (p *Plan) permuteOrder(k kernel) bool {
 		gs /= 2
 	}
 	if gs == 1 && gd == 1 && is == len(p.outer)-1 {
-		return false
+		return capped
 	}
 	var rest []loop
 	for i, l := range p.outer {

@@ -39,6 +39,27 @@ func TestPermuteOrderPerm3210(t *testing.T) {
 	}
 }
 
+// A block of 128 rows (128 source streams) is cut to 32 rows of f32, and to 64 of
+// bf16, whose 32-row destination rows would be one cache line.
+func TestPermuteCapStreams(t *testing.T) {
+	for _, c := range []struct {
+		dst, src string
+		rows     int64
+	}{
+		{"f32[128,9,17,24]{0,1,2,3}", "f32[128,9,17,24]{3,2,1,0}", 32},
+		{"bf16[128,9,17,24]{0,1,2,3}", "bf16[128,9,17,24]{3,2,1,0}", 64},
+		{"f32[64,64,64,64]{0,1,2,3}", "f32[64,64,64,64]{3,2,1,0}", 64},
+	} {
+		p, err := NewPlan(layout.MustParse(c.dst), layout.MustParse(c.src), WithBlockBytes(1<<20))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.kern.kind != kTranspose || !p.kern.permuted || p.kern.rows != c.rows {
+			t.Errorf("%s: %s kernel, permuted %v, %d rows; want a permuted transpose of %d rows", c.src, p.kern.kind, p.kern.permuted, p.kern.rows, c.rows)
+		}
+	}
+}
+
 // Random permutations of rank 3 to 5 with odd and even dims, large enough (or with
 // blocks small enough) for permuteOrder to take them, against the per-element oracle,
 // for every implementation, one and several workers, with and without non-temporal
@@ -50,12 +71,15 @@ func TestPermuteOrderRandom(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(17, 29))  // the cases
 	rf := rand.New(rand.NewPCG(31, 37)) // their data, which takes a draw per implementation
-	// Fixed cases first, at odd dims with small blocks: the suite's 4-D reversal, a
-	// rank-5 permutation that keeps a dim in place, an s8 reversal.
+	// Fixed cases first, at odd dims: the suite's 4-D reversal, a rank-5 permutation
+	// that keeps a dim in place and an s8 reversal with small blocks; blocks of 128 rows
+	// that capStreams cuts.
 	fixed := []pairCase{
 		{dst: layout.MustParse("f32[24,17,40,21]{0,1,2,3}"), src: layout.MustParse("f32[24,17,40,21]{3,2,1,0}"), opts: []Option{WithBlockBytes(16384)}},
 		{dst: layout.MustParse("bf16[16,9,32,5,24]{0,2,1,3,4}"), src: layout.MustParse("bf16[16,9,32,5,24]{4,2,1,3,0}"), opts: []Option{WithBlockBytes(8192), WithWorkers(2)}, stream: true},
 		{dst: layout.MustParse("s8[33,8,64,7,48]{0,1,2,3,4}"), src: layout.MustParse("s8[33,8,64,7,48]{4,3,2,1,0}"), opts: []Option{WithBlockBytes(8192), WithWorkers(3)}, stream: true},
+		{dst: layout.MustParse("f32[128,9,17,24]{0,1,2,3}"), src: layout.MustParse("f32[128,9,17,24]{3,2,1,0}"), opts: []Option{WithBlockBytes(1 << 20), WithWorkers(2)}, stream: true},
+		{dst: layout.MustParse("bf16[128,9,17,24]{0,2,1,3}"), src: layout.MustParse("bf16[128,9,17,24]{3,2,1,0}"), opts: []Option{WithBlockBytes(1 << 20)}},
 	}
 	sizes := []int64{3, 5, 8, 12, 16, 17, 24, 31, 32, 40, 64}
 	dts := []layout.DType{layout.F32, layout.BF16, layout.S8}
