@@ -112,7 +112,7 @@ func newFlagSet() (*flag.FlagSet, func() (*options, error)) {
 	to := fs.String("to", "", "destination `shape` of the custom case (needs -from)")
 	progress := fs.Bool("progress", false, "report progress on stderr even when it is not a terminal")
 	check := fs.Bool("check", false, "print each case's ratio beside its target in the targets file and exit 1 when one is short (for tuning, not for CI)")
-	targets := fs.String("targets", defaultTargets, "`file` of targets for -check (default: looked up from the working directory upward)")
+	targets := fs.String("targets", defaultTargets, "`file` of targets for -check; the default is looked up from the working directory upward")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `usage: relayout-bench [flags]
 
