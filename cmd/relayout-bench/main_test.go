@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/simd"
 )
 
 // tiny keeps every run in these tests short.
@@ -414,6 +415,20 @@ func TestGoCopy(t *testing.T) {
 		goCopy(dst, src, w)
 		if !bytes.Equal(dst, src) {
 			t.Errorf("goCopy with %d workers differs", w)
+		}
+	}
+}
+
+func TestNTCopy(t *testing.T) {
+	src := make([]byte, 100007)
+	fillSource(src, layout.S8)
+	for _, k := range simd.Available() {
+		for w := 1; w <= 5; w++ {
+			dst := make([]byte, len(src))
+			ntCopy(k, dst, src, w)
+			if !bytes.Equal(dst, src) {
+				t.Errorf("ntCopy (%s) with %d workers differs", k.Name, w)
+			}
 		}
 	}
 }
