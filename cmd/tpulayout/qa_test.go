@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -16,5 +17,22 @@ func TestQAErrorKeepsInnerLayoutWord(t *testing.T) {
 	_, errOut, code := runCmd(t, "convert", in, filepath.Join(dir, "o.bin"), "--to", "tpu:v5e", "--dtype", "c64")
 	if code != 2 || !strings.Contains(errOut, "has no TPU vreg layout: elements must be") {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+}
+
+// "tpulayout convert model.safetensors - --all --mesh data=2 --spec 'P()' --to tpu:v5e"
+// exited 0 after creating a directory named "-"; OUT - is standard output everywhere else.
+func TestQAShardedStreamOut(t *testing.T) {
+	in, err := filepath.Abs(filepath.Join("..", "..", "testdata", "sharding", "replicated.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	_, errOut, code := runCmd(t, "convert", in, "-", "--all", "--mesh", "data=2", "--spec", "P()", "--to", "tpu:v5e")
+	if code != 2 || !strings.Contains(errOut, "cannot be one") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+	if _, err := os.Stat("-"); err == nil {
+		t.Errorf("a directory named - was created")
 	}
 }

@@ -45,6 +45,12 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 	if !strings.HasSuffix(lower, ".safetensors") && !strings.HasSuffix(lower, ".json") {
 		return usagef("a sharded conversion reads a .safetensors checkpoint or its model.safetensors.index.json, not %s", in)
 	}
+	if err := checkOutName(out); err != nil {
+		return err
+	}
+	if isStream(out) { // "-" would otherwise become a directory named "-"
+		return usagef("a sharded conversion writes OUT as a new directory; %s cannot be one", out)
+	}
 	if c.from != "" {
 		return usagef("--from is for a raw IN; a sharded conversion reads a safetensors checkpoint")
 	}
