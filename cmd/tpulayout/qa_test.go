@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -34,5 +35,23 @@ func TestQAShardedStreamOut(t *testing.T) {
 	}
 	if _, err := os.Stat("-"); err == nil {
 		t.Errorf("a directory named - was created")
+	}
+}
+
+// epipeWriter fails as os.Stdout does when its pipe's reader has gone.
+type epipeWriter struct{}
+
+func (epipeWriter) Write([]byte) (int, error) {
+	return 0, &os.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.EPIPE}
+}
+
+// "tpulayout info 'f32[3,5]' | (exec 0<&-; sleep 1)" exited 2 with "write /dev/stdout:
+// broken pipe" about half the time: the write's EPIPE won the race with the SIGPIPE
+// handler that exits 141 silently, as README promises.
+func TestQABrokenPipeIsSilent141(t *testing.T) {
+	var stderr strings.Builder
+	code := run([]string{"info", "f32[3,5]"}, epipeWriter{}, &stderr)
+	if code != exitBrokenPipe || stderr.Len() != 0 {
+		t.Errorf("exit %d, stderr %q; want %d and nothing", code, stderr.String(), exitBrokenPipe)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"runtime/debug"
 	"strings"
+	"syscall"
 
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/tpu"
@@ -141,6 +142,9 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		return exitUsage
 	}
 	if _, err := stdout.Write(out.Bytes()); err != nil {
+		if errors.Is(err, syscall.EPIPE) { // SIGPIPE's handler may not have run yet
+			return exitBrokenPipe
+		}
 		fmt.Fprintf(stderr, "%s: %s\n", prefix, oneLine(err.Error()))
 		return exitUsage
 	}
