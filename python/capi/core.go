@@ -238,6 +238,10 @@ func defaultLayout(dtype string, dims []int64, gen string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// Parse checks what DefaultShape does not: that the footprint's size fits in int64.
+	if _, err := layout.Parse(sh.String()); err != nil {
+		return "", err
+	}
 	return sh.String(), nil
 }
 

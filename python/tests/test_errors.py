@@ -173,3 +173,18 @@ def test_forked_child_raises_instead_of_hanging():
     _, status = os.waitpid(pid, 0)
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
     np.testing.assert_array_equal(plan.copy(a), tpulayout.to_device(a, BF16))  # the parent still works
+
+
+@pytest.mark.parametrize("shape", [(3.5, 4), (-3, 4), (2**64, 4), ("3", 4), (2**62, 2**62)])
+def test_default_layout_bad_dims(shape):
+    # (3.5, 4) gave bf16[3,4], (2**64, 4) gave bf16[0,4] and (2**62, 2**62) a layout
+    # whose footprint overflows: another shape, unsaid.
+    with pytest.raises(TpulayoutError):
+        tpulayout.default_layout(shape, "bf16")
+
+
+@pytest.mark.parametrize("shape", [(-3, 5), (2.5,), -1])
+def test_empty_bad_dims(shape):
+    # empty((-3, 5)) returned an array of shape (0, 5).
+    with pytest.raises(InputError):
+        tpulayout.empty(shape, np.float32)
