@@ -116,7 +116,7 @@ func checkPadValue(v float64, dt layout.DType) error {
 		return fmt.Errorf("tpulayout: pad=%v: %s padding can only be 0 or 'leave'", v, dt)
 	}
 	back := math.Float64frombits(buffer.ConvertElement(layout.F64, dt, buffer.ConvertElement(dt, layout.F64, math.Float64bits(v))))
-	if math.IsNaN(v) && math.IsNaN(back) || back == v && math.Signbit(back) == math.Signbit(v) {
+	if math.IsNaN(v) && math.IsNaN(back) || back == v && (math.Signbit(back) == math.Signbit(v) || !dt.IsFloat()) {
 		return nil
 	}
 	return fmt.Errorf("tpulayout: pad=%v is not a value of %s, which would hold %v", v, dt, back)

@@ -172,7 +172,7 @@ func TestPadValueMustBeExact(t *testing.T) {
 		{"u8", -1, false}, {"s8", 0.1, false}, {"bf16", 1e40, false}, {"s8", 300, false},
 		{"bf16", 0.1, false}, {"s8", math.NaN(), false}, {"c64", 1, false},
 		{"u8", 255, true}, {"s8", -128, true}, {"bf16", 1.5, true}, {"bf16", math.Inf(-1), true},
-		{"f32", math.NaN(), true}, {"pred", 1, true}, {"s4", -8, true}, {"bf16", math.Copysign(0, -1), true},
+		{"f32", math.NaN(), true}, {"pred", 1, true}, {"s4", -8, true}, {"bf16", math.Copysign(0, -1), true}, {"s8", math.Copysign(0, -1), true},
 	} {
 		dst := fmt.Sprintf("%s[3,5]{1,0:T(8,128)}", c.dt)
 		_, err := newPlan(dst, "f32[3,5]", 1, "value", c.v)
