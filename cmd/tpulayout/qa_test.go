@@ -55,3 +55,27 @@ func TestQABrokenPipeIsSilent141(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want %d and nothing", code, stderr.String(), exitBrokenPipe)
 	}
 }
+
+// "tpulayout gather images model.safetensors", where images was made from
+// model.safetensors (f32, converted to bf16), replaced the f32 checkpoint with the bf16
+// arrays and exited 0.
+func TestQAGatherRefusesItsSource(t *testing.T) {
+	fixture, err := filepath.Abs(filepath.Join("..", "..", "testdata", "sharding", "replicated.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	orig := readFile(t, fixture)
+	if err := os.WriteFile("ckpt.safetensors", orig, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, "convert", "ckpt.safetensors", "images", "--all", "--mesh", "data=2", "--spec", "P()", "--to", "tpu:v5e", "--dtype", "bf16")
+	_, errOut, code := runCmd(t, "gather", "images", "./ckpt.safetensors")
+	if code != 2 || !strings.Contains(errOut, "the checkpoint the images were made from") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+	if got := readFile(t, "ckpt.safetensors"); string(got) != string(orig) {
+		t.Errorf("the source checkpoint was replaced")
+	}
+	mustRun(t, "gather", "images", "other.safetensors")
+}
