@@ -79,3 +79,15 @@ func TestQAGatherRefusesItsSource(t *testing.T) {
 	}
 	mustRun(t, "gather", "images", "other.safetensors")
 }
+
+// "tpulayout show 'f32[3,5]' --svg nodir/x.svg" said "writing the SVG: buffer: write
+// nodir/x.svg: open nodir/.x.svg.tmp2145012320: no such file or directory": a temporary
+// file's name the user never chose, and a package prefix.
+func TestQASVGErrorNamesTheTarget(t *testing.T) {
+	target := filepath.Join(t.TempDir(), "nodir", "x.svg")
+	_, errOut, code := runCmd(t, "show", "f32[3,5]", "--svg", target)
+	if code != exitUsage || strings.Contains(errOut, ".tmp") || strings.Contains(errOut, "buffer:") ||
+		!strings.Contains(errOut, "writing the SVG "+target+": no such file or directory") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}

@@ -58,7 +58,7 @@ FILE '-' writes the SVG to stdout instead of the grid.`,
 			}
 			if *svgFile != "" {
 				if err := writeFileAtomic(*svgFile, g.svg()); err != nil {
-					return fmt.Errorf("writing the SVG: %w", err)
+					return fmt.Errorf("writing the SVG %s: %s", *svgFile, fileErr(err)) // not the temporary file's name
 				}
 			}
 			g.print(w)
