@@ -91,3 +91,26 @@ func TestQASVGErrorNamesTheTarget(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
 }
+
+// "convert ckpt --all --mesh data=2 --rules nothere.json …" said only "--rules: no such
+// file or directory"; a bad rules file said "--rules: sharding: rules file …".
+func TestQARulesFileErrors(t *testing.T) {
+	in, err := filepath.Abs(filepath.Join("..", "..", "testdata", "sharding", "replicated.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.json")
+	if err := os.WriteFile(bad, []byte(`{"rulez": []}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for rules, want := range map[string]string{
+		filepath.Join(dir, "nothere.json"): "--rules " + filepath.Join(dir, "nothere.json") + ": no such file or directory",
+		bad:                                "--rules: rules file " + bad,
+	} {
+		_, errOut, code := runCmd(t, "convert", in, filepath.Join(dir, "out"), "--all", "--mesh", "data=2", "--rules", rules, "--to", "tpu:v5e")
+		if code != 2 || !strings.Contains(errOut, want) {
+			t.Errorf("--rules %s: exit %d, stderr %q, want %q", rules, code, errOut, want)
+		}
+	}
+}

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -151,7 +153,11 @@ func (s *shardFlags) specs(ckpt *sharding.Checkpoint, names []string) (func(stri
 	}
 	rules, err := sharding.ReadRules(s.rules)
 	if err != nil {
-		return nil, fmt.Errorf("--rules: %s", fileErr(err))
+		var pe *fs.PathError
+		if errors.As(err, &pe) { // fileErr keeps only the reason; name the file
+			return nil, fmt.Errorf("--rules %s: %s", s.rules, pe.Err)
+		}
+		return nil, fmt.Errorf("--rules: %s", libErr(err))
 	}
 	if names == nil {
 		hits := make([]int, len(rules.Rules)+1)
