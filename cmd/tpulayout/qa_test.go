@@ -114,3 +114,20 @@ func TestQARulesFileErrors(t *testing.T) {
 		}
 	}
 }
+
+// README's bits.npy (a u16 .npy of bf16 bits) as validate's REF without --view: every
+// element differed and nothing said why, where convert prints a note naming --view bf16.
+func TestQAValidateU16RefHintsView(t *testing.T) {
+	dir := t.TempDir()
+	ref := randomBuffer(t, "u16[8,128]", 3)
+	refPath := writeNPY(t, dir, "bits.npy", ref)
+	dump := filepath.Join(dir, "dump.bin")
+	if err := os.WriteFile(dump, ref.Data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, "validate", dump, "--layout", "bf16[8,128]{1,0}", "--ref", refPath, "--view", "bf16")
+	_, errOut, code := runCmd(t, "validate", dump, "--layout", "bf16[8,128]{1,0}", "--ref", refPath)
+	if code != exitMismatch || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "add --view bf16") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}
