@@ -131,3 +131,14 @@ func TestQAValidateU16RefHintsView(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
 }
+
+// "tpulayout help --help" said 'unknown verb "--help"' and exited 2, though every
+// verb's --help exits 0.
+func TestQAHelpHelp(t *testing.T) {
+	for _, arg := range []string{"--help", "-h"} {
+		out, errOut, code := runCmd(t, "help", arg)
+		if code != exitOK || errOut != "" || !strings.Contains(out, "Usage:") {
+			t.Errorf("help %s: exit %d, stderr %q", arg, code, errOut)
+		}
+	}
+}

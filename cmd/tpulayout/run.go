@@ -199,7 +199,8 @@ func runHelp(args []string, stdout, stderr io.Writer) int {
 			printVerbUsage(stdout, v, fs)
 			return exitOK
 		}
-		if args[0] == "help" {
+		switch args[0] {
+		case "help", "-h", "-help", "--help": // "tpulayout help --help" is a request for help
 			printUsage(stdout)
 			return exitOK
 		}
