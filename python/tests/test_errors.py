@@ -188,3 +188,21 @@ def test_empty_bad_dims(shape):
     # empty((-3, 5)) returned an array of shape (0, 5).
     with pytest.raises(InputError):
         tpulayout.empty(shape, np.float32)
+
+
+@pytest.mark.parametrize("kw", [{"ulp": -1}, {"ulp": 1.5}, {"abs": float("nan")}, {"abs": -1},
+                                {"rel": -0.5}, {"abs": "x"}, {"max_listed": 10**20},
+                                {"max_listed": 2.5}])
+def test_validate_bad_tolerances(kw):
+    # ulp=-1 and max_listed=10**20 raised Go's JSON messages, abs=nan a JSON syntax
+    # error; ulp=1.5 and abs=-1 were taken silently (the CLI's --tol refuses them).
+    a = np.ones((3, 5), np.float32)
+    with pytest.raises(InputError):
+        tpulayout.validate(bytes(60), "f32[3,5]", a, **kw)
+
+
+def test_validate_infinite_tolerance():
+    # rel=inf, as the CLI's --tol rel=inf, raised "invalid character 'I'".
+    a = np.ones((3, 5), np.float32)
+    rep = tpulayout.validate(tpulayout.to_device(a * 2, "f32[3,5]"), "f32[3,5]", a, rel=float("inf"))
+    assert rep.ok
