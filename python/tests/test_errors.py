@@ -206,3 +206,10 @@ def test_validate_infinite_tolerance():
     a = np.ones((3, 5), np.float32)
     rep = tpulayout.validate(tpulayout.to_device(a * 2, "f32[3,5]"), "f32[3,5]", a, rel=float("inf"))
     assert rep.ok
+
+
+@pytest.mark.parametrize("workers", [2**40, 2**32 + 1, True])
+def test_workers_out_of_c_int(workers):
+    # workers=2**40 reached Go as 0 (all cores) and 2**32+1 as 1: ctypes wraps a C int.
+    with pytest.raises(InputError):
+        tpulayout.Plan("f32[3,5]", "f32[3,5]{1,0:T(8,128)}", workers=workers)

@@ -217,7 +217,9 @@ class Plan:
     def __init__(self, src_layout: Any, dst_layout: Any, *, pad: Any = 0,
                  workers: Optional[int] = None):
         self._handle = 0
-        if workers is not None and (not isinstance(workers, (int, np.integer)) or workers < 1):
+        # Below 2**31: ctypes passes a C int, so 2**32 + 1 would arrive as 1, unsaid.
+        if workers is not None and (not isinstance(workers, (int, np.integer)) or isinstance(workers, bool)
+                                    or not 1 <= workers < 1 << 31):
             raise InputError(f"tpulayout: workers={workers!r}: want a positive int or None")
         padmode, padvalue = _pad_args(pad)
         check_fork()
