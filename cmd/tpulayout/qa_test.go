@@ -142,3 +142,24 @@ func TestQAHelpHelp(t *testing.T) {
 		}
 	}
 }
+
+// "tpulayout verify images --source other.safetensors" compared with other.safetensors
+// but ended "… checked against model.safetensors" (the manifest's source).
+func TestQAVerifyNamesTheSourceUsed(t *testing.T) {
+	fixture, err := filepath.Abs(filepath.Join("..", "..", "testdata", "sharding", "replicated.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(t.TempDir())
+	data := readFile(t, fixture)
+	for _, name := range []string{"ckpt.safetensors", "copy.safetensors"} {
+		if err := os.WriteFile(name, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mustRun(t, "convert", "ckpt.safetensors", "images", "--all", "--mesh", "data=2", "--spec", "P()", "--to", "tpu:v5e")
+	out := mustRun(t, "verify", "images", "--source", "copy.safetensors")
+	if !strings.Contains(out, "checked against copy.safetensors") {
+		t.Errorf("verify --source copy.safetensors printed %q", out)
+	}
+}
