@@ -163,3 +163,17 @@ func TestQAVerifyNamesTheSourceUsed(t *testing.T) {
 		t.Errorf("verify --source copy.safetensors printed %q", out)
 	}
 }
+
+// "tpulayout info 'hlo:m.txt:param=99999999999999999999'" ended with strconv's
+// 'strconv.Atoi: parsing "9999…": value out of range'.
+func TestQAHLORefHugeIndex(t *testing.T) {
+	mod := filepath.Join(t.TempDir(), "m.txt")
+	text := "HloModule m\n\nENTRY %e (p: f32[3]) -> f32[3] {\n  ROOT %p = f32[3]{0} parameter(0)\n}\n"
+	if err := os.WriteFile(mod, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, code := runCmd(t, "info", "hlo:"+mod+":param=99999999999999999999")
+	if code != exitUsage || strings.Contains(errOut, "strconv") || !strings.Contains(errOut, "param 99999999999999999999 is out of range") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}
