@@ -177,3 +177,9 @@ func TestQAHLORefHugeIndex(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, errOut)
 	}
 }
+
+// "tpulayout show 'f32[3,5]' --svg ''" printed the grid and exited 0 without an SVG;
+// convert refuses an empty OUT the same way.
+func TestQAShowEmptySVG(t *testing.T) {
+	wantUsageError(t, []string{"show", "f32[3,5]", "--svg", ""}, "--svg FILE is empty")
+}
