@@ -178,7 +178,7 @@ func TestQAHLORefHugeIndex(t *testing.T) {
 	}
 }
 
-// "tpulayout show 'f32[3,5]' --svg ”" printed the grid and exited 0 without an SVG;
+// tpulayout show 'f32[3,5]' --svg "" (an empty FILE) printed the grid and exited 0 without an SVG;
 // convert refuses an empty OUT the same way.
 func TestQAShowEmptySVG(t *testing.T) {
 	wantUsageError(t, []string{"show", "f32[3,5]", "--svg", ""}, "--svg FILE is empty")
