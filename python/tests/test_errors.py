@@ -213,3 +213,11 @@ def test_workers_out_of_c_int(workers):
     # workers=2**40 reached Go as 0 (all cores) and 2**32+1 as 1: ctypes wraps a C int.
     with pytest.raises(InputError):
         tpulayout.Plan("f32[3,5]", "f32[3,5]{1,0:T(8,128)}", workers=workers)
+
+
+@pytest.mark.parametrize("name,want", [("u8", np.uint8), ("f16", np.float16), ("f32", np.float32),
+                                       ("s8", np.int8), ("u16", np.uint16)])
+def test_empty_takes_xla_names(name, want):
+    # empty(shape, "u8") was uint64 and "f16" float128 (NumPy's codes), "f32" a TypeError,
+    # though every other dtype= of the package reads XLA names.
+    assert tpulayout.empty((2, 3), name).dtype == want

@@ -61,7 +61,8 @@ def empty(shape: Any, dtype: Any = np.uint8) -> np.ndarray:
     own large arrays start 16 bytes past one). The Go kernels stream their stores to a
     destination only when they can align it to the vector width, so outputs that
     tpulayout allocates come from here, and ``out=`` buffers are best made here too."""
-    dt = np.dtype(dtype)
+    # XLA names first, as every other dtype= here: np.dtype("u8") is uint64, "f16" float128.
+    dt = _dtypes.numpy_type(dtype) if isinstance(dtype, str) and dtype in _dtypes._BITS else np.dtype(dtype)
     shape = tuple(_dims((shape,) if isinstance(shape, (int, np.integer)) else shape))
     n = math.prod(shape) * dt.itemsize
     raw = np.empty(n + ALIGNMENT, np.uint8)
