@@ -65,7 +65,9 @@ func isReal(d layout.DType) bool {
 //     NaN becomes 0;
 //   - integer → float rounds the exact value once to nearest, ties to even (64-bit
 //     integers included);
-//   - anything → pred is "≠ 0" (NaN is true); pred → anything is 0 or 1.
+//   - anything → pred is "≠ 0" (NaN is true); pred → anything is 0 or 1, and a
+//     stored pred whose bits are any nonzero value is true (NumPy's bool view of a
+//     byte), not only 1. pred → pred keeps the bits: a relayout moves bytes.
 //
 // ConvertElement panics if [CanConvert] reports false for the pair.
 func ConvertElement(dst, src layout.DType, b uint64) uint64 {
@@ -77,6 +79,9 @@ func ConvertElement(dst, src layout.DType, b uint64) uint64 {
 	}
 	if !CanConvert(dst, src) {
 		panic("buffer: ConvertElement: unsupported conversion " + src.String() + " → " + dst.String())
+	}
+	if src == layout.Pred && b != 0 {
+		b = 1 // the whole stored word: 0x02 and 0xFF are true too
 	}
 	b &= mask(src.Bits())
 	switch {

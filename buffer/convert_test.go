@@ -436,6 +436,9 @@ func TestConvertElementIntegers(t *testing.T) {
 		{layout.U8, layout.S4, 0x8, 0xF8},                       // s4 -8 → wraps
 		{layout.Pred, layout.S32, 2, 1},                         //
 		{layout.S32, layout.Pred, 1, 1},                         //
+		{layout.U8, layout.Pred, 2, 1},                          // nonzero is true, as NumPy's bool
+		{layout.U8, layout.Pred, 0xFF, 1},                       //
+		{layout.F32, layout.Pred, 0x80, 0x3F800000},             //
 		{layout.S8, layout.F64, f64(300.7), 0x7F},               // saturates
 		{layout.S8, layout.F64, f64(-300.7), 0x80},              //
 		{layout.S8, layout.F64, f64(-3.9), 0xFD},                // truncates toward zero

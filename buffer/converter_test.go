@@ -246,3 +246,22 @@ func FuzzConverter(f *testing.F) {
 		}
 	})
 }
+
+// A pred byte other than 0 and 1 is true, as in NumPy's bool view, on every path.
+func TestConverterPredNonzeroIsTrue(t *testing.T) {
+	for _, sbits := range []int{8, 16} {
+		c, err := NewConverter(layout.U8, 8, layout.Pred, sbits)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := make([]byte, 4*sbits/8)
+		for i, b := range []byte{0, 1, 2, 0xFF} {
+			src[i*sbits/8] = b
+		}
+		dst := make([]byte, 4)
+		c.Convert(dst, src, 4)
+		if want := []byte{0, 1, 1, 1}; !bytes.Equal(dst, want) {
+			t.Errorf("pred E(%d) → u8 = %v, want %v", sbits, dst, want)
+		}
+	}
+}
