@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 
+	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/simd"
 )
 
@@ -92,3 +93,13 @@ func WithPadValue(v float64) Option {
 
 // ErrShape reports that two shapes cannot be relaid out into each other.
 var ErrShape = errors.New("relayout: shapes do not match")
+
+// typeError reports element types with no conversion between them (c128 → c64). It is
+// an [ErrShape], but says that the types differ, not the shapes.
+type typeError struct{ dst, src layout.DType }
+
+func (e typeError) Error() string {
+	return fmt.Sprintf("relayout: the element types differ and there is no conversion: cannot convert %s to %s", e.src, e.dst)
+}
+
+func (e typeError) Is(target error) bool { return target == ErrShape }

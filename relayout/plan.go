@@ -73,7 +73,7 @@ func newPlan(dst, src layout.Shape, opts []Option) (*Plan, error) {
 		return nil, err
 	}
 	if dst.DType != src.DType && !buffer.CanConvert(dst.DType, src.DType) {
-		return nil, fmt.Errorf("%w: cannot convert %s to %s", ErrShape, src.DType, dst.DType)
+		return nil, typeError{dst.DType, src.DType}
 	}
 	p := &Plan{dst: di, src: si, dt: dst.DType, st: src.DType, dbits: di.ElementBits(), sbits: si.ElementBits(), opts: o}
 	p.exec = &perElement{p, p.runReference}

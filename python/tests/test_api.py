@@ -323,3 +323,15 @@ def test_gil_released_during_copies():
         stop.set()
         t.join()
     assert hits >= 2, hits
+
+
+@pytest.mark.parametrize("dst", ["{1,0:T(8,128)}", "tpu:v5e"])
+def test_relayout_dst_layout_alone(dst):
+    # As to_device: a layout alone or tpu:GEN takes the source's dims and type.
+    a = np.arange(15, dtype=np.float32).reshape(3, 5)
+    want = tpulayout.to_device(a, dst)
+    got = tpulayout.relayout(a.tobytes(), "f32[3,5]", dst)
+    assert got.tobytes() == want.tobytes()
+    plan = tpulayout.Plan("f32[3,5]", dst)
+    assert plan.dst == tpulayout.Plan("f32[3,5]{1,0}", plan.dst).dst
+    assert plan.copy(a.tobytes()).tobytes() == want.tobytes()

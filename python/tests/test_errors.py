@@ -221,3 +221,15 @@ def test_empty_takes_xla_names(name, want):
     # empty(shape, "u8") was uint64 and "f16" float128 (NumPy's codes), "f32" a TypeError,
     # though every other dtype= of the package reads XLA names.
     assert tpulayout.empty((2, 3), name).dtype == want
+
+
+def test_relayout_types_without_conversion_say_types_differ():
+    with pytest.raises(ShapeError, match="element types differ.*c128 to c64") as e:
+        tpulayout.relayout(bytes(48), "c128[3]", "c64[3]")
+    assert "shapes do not match" not in str(e.value)
+
+
+def test_validate_bytes_ref_needs_ref_layout():
+    with pytest.raises(ValueError, match="ref_layout"):
+        tpulayout.validate(bytes(60), "f32[3,5]", bytes(60))
+    assert tpulayout.validate(bytes(60), "f32[3,5]", bytes(60), ref_layout="f32[3,5]").ok

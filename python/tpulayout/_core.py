@@ -193,6 +193,16 @@ def _device_shape(layout: Any, dims: Sequence[int], dtype: Any, host_dtype: np.d
 # Plans
 
 
+def _dst_shape(src_layout: Any, dst_layout: Any) -> str:
+    """dst_layout as a full shape: a layout alone ("{1,0:T(8,128)}") or "tpu:GEN" takes
+    the source's dims and element type, as to_device takes the array's."""
+    text = str(dst_layout).strip()
+    if text.startswith("{") or text.startswith("tpu:"):
+        s = _parse_cached(str(src_layout))
+        return _device_shape(text, s.dims, s.dtype, np.dtype(np.uint8))
+    return str(dst_layout)
+
+
 def _pad_args(pad: Any) -> Tuple[bytes, float]:
     if pad is None or pad == "leave":
         return b"leave", 0.0
@@ -226,6 +236,7 @@ class Plan:
         check_fork()
         h = ctypes.c_size_t()
         desc, err = ctypes.c_void_p(), ctypes.c_void_p()
+        dst_layout = _dst_shape(src_layout, dst_layout)
         rc = lib.tl_plan_new(str(dst_layout).encode(), str(src_layout).encode(),
                              int(workers or 0), padmode, padvalue, ctypes.byref(h),
                              ctypes.byref(desc), ctypes.byref(err))
@@ -429,7 +440,7 @@ def relayout(src: Any, src_layout: Any, dst_layout: Any, *, out: Any = None, pad
     are converted). src is any readable contiguous buffer of src_layout's footprint;
     returns a new uint8 array or ``out`` filled in. For repeated copies, use
     :class:`Plan`."""
-    with _cached_plan(str(src_layout), str(dst_layout), pad, workers) as p:
+    with _cached_plan(str(src_layout), _dst_shape(src_layout, dst_layout), pad, workers) as p:
         return p.copy(src, out)
 
 

@@ -106,6 +106,10 @@ def validate(dump: Any, layout: Any, ref: Any, *, ref_layout: Any = None, ulp: i
     dev = str(layout).strip()
     if ref_layout is None:
         a = np.asarray(ref)
+        if a.dtype.kind in "SU":
+            # np.asarray makes one |S string of bytes, which has no element type.
+            raise InputError(f"tpulayout: ref is {type(ref).__name__} ({a.dtype}), not a typed array: "
+                             "raw bytes need ref_layout= (e.g. ref_layout='f32[3,5]')")
         a, ref_shape = _host(a, _device_dtype(dev))
         # A padded slice is read in place as a tiled layout: its footprint, not a.nbytes.
         raddr, rlen = a.ctypes.data, parse(ref_shape).footprint_bytes
