@@ -65,6 +65,9 @@ type CompareResult struct {
 	// NaNBitsDiffer counts the elements NaN on both sides with different bits in the
 	// comparison type: Identical unless NaNBits, but a sign of another NaN encoding.
 	NaNBitsDiffer int64
+	// SignedZeros counts the float elements that differ only in the sign of a zero
+	// (-0 against +0): not identical, but 0 apart in value and in ulps.
+	SignedZeros int64
 	// For floats, the elements that are not identical (NaNs left out) whose actual value
 	// is nearer zero than the expected one, and those farther from it: errors all
 	// toward zero and at most 1 ulp are the profile of truncation.
@@ -231,6 +234,9 @@ func Compare(expected, actual *Buffer, opts CompareOptions) (*CompareResult, err
 						rel = 0
 					}
 					if isFloat {
+						if av == 0 && ev == 0 {
+							r.SignedZeros++
+						}
 						if math.Abs(av) < math.Abs(ev) {
 							r.TowardZero++
 						} else if math.Abs(av) > math.Abs(ev) {

@@ -197,3 +197,16 @@ func TestCompareNaNAndDirection(t *testing.T) {
 		t.Errorf("NaNBits: %+v", r)
 	}
 }
+
+// -0 against +0 is not identical, 0 apart, and counted as a signed zero.
+func TestCompareSignedZero(t *testing.T) {
+	exp := MustNew(layout.NewShape(layout.F32, 3))
+	act := MustNew(layout.NewShape(layout.F32, 3))
+	exp.SetBits([]int64{0}, 0x80000000)
+	exp.SetBits([]int64{1}, 0x3f800000)
+	act.SetBits([]int64{1}, 0x3f800001)
+	r, err := Compare(exp, act, CompareOptions{})
+	if err != nil || r.Mismatches != 2 || r.SignedZeros != 1 || r.MaxULP != 1 || r.AwayFromZero != 1 {
+		t.Errorf("Compare: %+v, %v", r, err)
+	}
+}

@@ -56,7 +56,9 @@ const (
 	// ArrByteSwapped: 16-bit values with their two bytes swapped (big-endian).
 	ArrByteSwapped = "byte-swapped"
 	// ArrNaNBits: the right values, but NaNs with other bits than the conversion gives
-	// (another NaN canonicalisation).
+	// (another NaN canonicalisation). No longer named: every candidate is scored with
+	// the comparison's rule that a NaN matches any NaN, so the declared layout explains
+	// as much; validate's report counts such NaNs instead.
 	ArrNaNBits = "nan-bits"
 )
 
@@ -94,6 +96,10 @@ type Diagnosis struct {
 // String names the best arrangement and how much it explains.
 func (d *Diagnosis) String() string {
 	b := d.Best
+	if b.Matched == 0 && len(d.Tied) == 0 && d.Examined > 0 {
+		// Naming the declared layout at 0% would say it is the answer; nothing is.
+		return fmt.Sprintf("none: no arrangement tried explains any of the %d elements (the values differ, not only their places)", d.Examined)
+	}
 	s := fmt.Sprintf("%s (%s): %s of %d elements match", b.Arrangement, b.Description, percent(b.Fraction), d.Examined)
 	if len(d.Tied) > 0 {
 		var names []string
@@ -342,8 +348,8 @@ func placements(s layout.Shape, ix *layout.Indexer, o CheckOptions) ([]arrangeme
 // expected, or the declared layout off by whole tiles; and the conversion mistakes, the
 // declared places holding values converted otherwise: truncated instead of rounded to
 // nearest even, f16 bits for bf16 or the reverse, the high halves of f32 words for f16,
-// byte-swapped 16-bit elements, or NaNs with other bits. The reference is converted to
-// the image's type as [buffer.ConvertElement] does. Every candidate's positions come
+// or byte-swapped 16-bit elements. The reference is converted to the image's type as
+// [buffer.ConvertElement] does, and a NaN matches any NaN, as in [buffer.Compare]. Every candidate's positions come
 // from this package's own tile model, never from the relayout engine (the declared
 // layout of an image the TPU cannot load comes from the layout package's formula).
 // Arrays of more than about a million elements are sampled evenly.
@@ -383,6 +389,13 @@ func Diagnose(image, reference *buffer.Buffer, opts *CheckOptions) (*Diagnosis, 
 		return d, nil
 	}
 	limit := int64(len(image.Data)) * 8
+	// The comparison's rule (buffer.Compare): any NaN matches any NaN. Candidates with
+	// the image's width, or converted to its type, hold image-type bits.
+	ibits := int(image.Indexer().ElementBits())
+	var isNaN func(uint64) bool
+	if idt.IsFloat() {
+		isNaN = nanTest(idt, ibits)
+	}
 	idx := make([]int64, len(dims))
 	for k := int64(0); ; k++ {
 		if k%stride == 0 {
@@ -405,7 +418,10 @@ func Diagnose(image, reference *buffer.Buffer, opts *CheckOptions) (*Diagnosis, 
 				if c.conv != nil {
 					v = c.conv(v)
 				}
-				if v == e || c.match != nil && c.match(v, e) {
+				switch {
+				case v == e, c.match != nil && c.match(v, e):
+					c.Matched++
+				case isNaN != nil && (c.bits == ibits || c.conv != nil) && isNaN(v) && isNaN(e):
 					c.Matched++
 				}
 			}
@@ -535,11 +551,8 @@ func conversions(dt, ref layout.DType, b int, pos func([]int64) int64) []arrange
 		add(ArrByteSwapped, "the two bytes of each 16-bit element swapped (big-endian)",
 			func(r uint64) uint64 { v := right(r); return v>>8&0xff | v&0xff<<8 }, nil)
 	}
-	if dt.IsFloat() {
-		nan := nanTest(dt, b)
-		add(ArrNaNBits, fmt.Sprintf("the right values, but NaNs with other bits than %s → %s gives (another NaN canonicalisation)", ref, dt),
-			nil, func(got, want uint64) bool { return nan(got) && nan(want) })
-	}
+	// No candidate for NaNs with other bits: NaNs match NaNs in every candidate's score,
+	// as in the comparison, so it could never explain more than the declared layout.
 	return out
 }
 

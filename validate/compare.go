@@ -90,7 +90,7 @@ func Compare(dump, ref *buffer.Buffer, opts Options) (*Report, error) {
 		Layout: dump.Shape.String(), DumpBytes: int64(len(dump.Data)),
 		RefShape: ref.Shape.String(), CompareDType: res.In.String(), Tolerance: tol,
 		Elements: res.Elements, Identical: res.Identical, Within: res.Within, Mismatches: res.Mismatches,
-		NaNMismatches: res.NaNMismatches, NaNBitsDiffer: res.NaNBitsDiffer,
+		NaNMismatches: res.NaNMismatches, NaNBitsDiffer: res.NaNBitsDiffer, SignedZeros: res.SignedZeros,
 		MaxAbs: Float(res.MaxAbs), MaxULP: res.MaxULP, First: []Mismatch{},
 		PaddingChecked: opts.CheckPadding, FirstPadding: []PaddingMismatch{},
 		Generation: gen.String(),
@@ -152,7 +152,8 @@ func Compare(dump, ref *buffer.Buffer, opts Options) (*Report, error) {
 // direction the elements that are not identical are off; "" when there are none or
 // some are more than a few ulps off.
 func rounding(res *buffer.CompareResult) string {
-	n := res.Mismatches + res.Within - res.NaNMismatches
+	// A zero of the other sign is 0 ulp off: no rounding error, said on the elements line.
+	n := res.Mismatches + res.Within - res.NaNMismatches - res.SignedZeros
 	if !res.In.IsFloat() || n <= 0 {
 		return ""
 	}

@@ -69,7 +69,10 @@ type Report struct {
 	// elements NaN on both sides with other bits (they match).
 	NaNMismatches int64 `json:"nan_mismatches,omitempty"`
 	NaNBitsDiffer int64 `json:"nan_bits_differ,omitempty"`
-	Fraction      Float `json:"mismatch_fraction"`
+	// SignedZeros are the elements that differ only in the sign of a zero (-0 against
+	// +0): mismatches unless a tolerance admits them, with an error of 0.
+	SignedZeros int64 `json:"signed_zeros,omitempty"`
+	Fraction    Float `json:"mismatch_fraction"`
 	// MaxAbs is the largest |actual-expected| (NaN when a NaN meets a number); MaxULP
 	// the largest distance in units in the last place of the compared type, or for an
 	// integer type the largest integer difference.
@@ -140,7 +143,8 @@ func (r *Report) write(w *strings.Builder) {
 			fmt.Fprintf(w, ", %d more within tolerance", r.Within)
 		}
 		switch {
-		case r.Mismatches+r.Within == r.NaNMismatches:
+		case r.Mismatches+r.Within == r.NaNMismatches+r.SignedZeros:
+			// No error that is a nonzero number: "largest error 0" would say nothing.
 		case !r.isFloat:
 			fmt.Fprintf(w, "; largest difference %s", fmtFloat(r.finiteAbs))
 		default:
@@ -148,6 +152,9 @@ func (r *Report) write(w *strings.Builder) {
 		}
 		if r.NaNMismatches > 0 {
 			fmt.Fprintf(w, "; %d NaN against a number", r.NaNMismatches)
+		}
+		if r.SignedZeros > 0 {
+			fmt.Fprintf(w, "; %d only in the sign of zero (-0 against +0)", r.SignedZeros)
 		}
 		fmt.Fprintln(w)
 	}
@@ -197,18 +204,21 @@ func (r *Report) write(w *strings.Builder) {
 	switch {
 	case r.Diagnosis != nil:
 		d := r.Diagnosis
-		if len(d.Tied) > 0 {
+		switch {
+		case d.Best.Matched == 0 && len(d.Tied) == 0:
+			fmt.Fprintf(w, "\ndiagnosis: %s\n", d)
+		case len(d.Tied) > 0:
 			fmt.Fprintf(w, "\ndiagnosis: none named: %d arrangements explain equally many elements\n", len(d.Tied))
 			for _, c := range d.Tied {
 				fmt.Fprintf(w, "  %s\n", diagnosisLine(c, d.Examined))
 			}
 			fmt.Fprintf(w, "declared:  %s\n", diagnosisLine(d.Best, d.Examined))
-		} else {
+		default:
 			fmt.Fprintf(w, "\ndiagnosis: %s\n", diagnosisLine(d.Best, d.Examined))
 		}
 		var others []tpu.Candidate
 		for _, c := range d.Candidates {
-			if c != d.Best && len(others) < 4 {
+			if c != d.Best && c.Matched > 0 && len(others) < 4 {
 				others = append(others, c)
 			}
 		}
