@@ -159,7 +159,7 @@ func (t tiled) pos(idx []int64) int64 {
 	if t.stacked {
 		rows *= t.pack
 	}
-	tilesR, tilesC := ceilDiv(dims[n-2], rows), ceilDiv(dims[n-1], t.L)
+	tilesR, tilesC := layout.CeilDiv(dims[n-2], rows), layout.CeilDiv(dims[n-1], t.L)
 	tile := (flat*tilesR+r/rows)*tilesC + c/t.L
 	rr, cc := r%rows, c%t.L
 	var in, slot int64
@@ -372,7 +372,7 @@ func Diagnose(image, reference *buffer.Buffer, opts *CheckOptions) (*Diagnosis, 
 		return nil, err
 	}
 	dims := image.Shape.Dims
-	total := product(dims)
+	total := layout.Elements(dims)
 	stride := max(total/(1<<20), 1)
 	d := &Diagnosis{}
 	if total == 0 {

@@ -24,7 +24,7 @@ var edgeSizes = []int64{1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 64, 
 
 func randomDims(rng *rand.Rand) []int64 {
 	for {
-		if d := randomDims1(rng); product(d) <= 1<<15 {
+		if d := randomDims1(rng); layout.Elements(d) <= 1<<15 {
 			return d
 		}
 	}
@@ -81,7 +81,7 @@ func layoutImage(t testing.TB, s layout.Shape, ref *buffer.Buffer) *buffer.Buffe
 }
 
 func forEachIndex(dims []int64, fn func([]int64)) {
-	if product(dims) == 0 {
+	if layout.Elements(dims) == 0 {
 		return
 	}
 	idx := make([]int64, len(dims))
@@ -177,7 +177,7 @@ func oracleCase(t *testing.T, rng *rand.Rand, chip Chip, s layout.Shape, opts *C
 		}
 	}
 	img := imageMakers[0].make(t, s, ref)
-	n := product(s.Dims)
+	n := layout.Elements(s.Dims)
 
 	for _, native := range []bool{false, true} {
 		o := *opts
@@ -466,8 +466,8 @@ func TestLoadUnpack(t *testing.T) {
 					}
 				}
 			}
-			if int64(seen) != product(s.Dims) {
-				t.Errorf("%s in %s: %d elements unpacked, want %d", str, v, seen, product(s.Dims))
+			if int64(seen) != layout.Elements(s.Dims) {
+				t.Errorf("%s in %s: %d elements unpacked, want %d", str, v, seen, layout.Elements(s.Dims))
 			}
 		}
 		// Load layout: vreg word w of a vreg whose tiles all exist is memory word

@@ -395,9 +395,7 @@ func resolveTarget(to, dtypeText string, src layout.Shape, outKind fileKind, flo
 
 // isRowMajor reports whether ix is the dense row-major layout of whole-byte elements.
 func isRowMajor(ix *layout.Indexer) bool {
-	s := ix.Shape()
-	return len(s.Layout.Tiles) == 0 && slices.Equal(s.Layout.MinorToMajor, layout.RowMajor(s.Rank())) &&
-		ix.ElementBits()%8 == 0 && ix.FootprintElements() == ix.LogicalElements() && s.Layout.PrefixBytes == 0
+	return ix.IsRowMajorDense() && ix.Shape().Layout.PrefixBytes == 0
 }
 
 // checkOut fails early when OUT cannot be a file we replace: a directory, or IN itself.
@@ -518,11 +516,11 @@ func planBands(dst, src layout.Shape, target int64) *bands {
 	if err1 != nil || err2 != nil {
 		return nil
 	}
-	ed, ok := majorExtent(dst, d)
+	ed, ok := majorExtent(dIx, d)
 	if !ok {
 		return nil
 	}
-	es, ok := majorExtent(src, d)
+	es, ok := majorExtent(sIx, d)
 	gather := !ok && d != 0 && isRowMajor(sIx)
 	if gather {
 		es = 1
@@ -574,23 +572,16 @@ func planBands(dst, src layout.Shape, target int64) *bands {
 	return b
 }
 
-// majorExtent is the extent along logical dim d of the first tile of s's layout (1 when
-// the tile does not reach it), and whether s can be banded along d at all: d must be
+// majorExtent is the extent along logical dim d of the first tile of ix's layout (1 when
+// the tile does not reach it), and whether ix can be banded along d at all: d must be
 // majormost.
-func majorExtent(s layout.Shape, d int) (int64, bool) {
-	l, rank := s.Layout, s.Rank()
+func majorExtent(ix *layout.Indexer, d int) (int64, bool) {
+	l, rank := ix.Shape().Layout, ix.Rank()
 	if len(l.MinorToMajor) != rank || l.MinorToMajor[rank-1] != d || l.TailPadding > 1 ||
 		l.PrefixBytes != 0 || len(l.Splits) != 0 || l.Physical != nil {
 		return 0, false
 	}
-	if len(l.Tiles) == 0 || len(l.Tiles[0]) < rank {
-		return 1, true
-	}
-	e := l.Tiles[0][len(l.Tiles[0])-rank]
-	if e < 1 {
-		return 0, false // combined or malformed
-	}
-	return e, true
+	return ix.FirstTileExtent(d)
 }
 
 // band returns s with dim d set to rows.
