@@ -15,6 +15,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/buffer/npy"
+	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/relayout"
 	"github.com/tpulayout/tpulayout/tpu"
@@ -251,13 +253,13 @@ func openArray(path string, kind fileKind, shapeText, flagName, tensor, what str
 	}
 	switch kind {
 	case kindNPY:
-		b, err := buffer.ReadNPY(path)
+		b, err := npy.Read(path)
 		if err != nil {
 			return nil, "", fmt.Errorf("cannot read %s %s: %s", what, path, strings.TrimPrefix(cleanErr(err), path+": "))
 		}
 		return b, "", nil
 	case kindSafetensors:
-		sf, err := buffer.OpenSafetensors(path)
+		sf, err := safetensors.Open(path)
 		if err != nil {
 			return nil, "", fmt.Errorf("cannot read %s %s: %s", what, path, strings.TrimPrefix(cleanErr(err), path+": "))
 		}
@@ -296,7 +298,7 @@ func openArray(path string, kind fileKind, shapeText, flagName, tensor, what str
 }
 
 // tensorNames lists the names of a few tensors for messages.
-func tensorNames(ts []buffer.TensorInfo) string {
+func tensorNames(ts []safetensors.TensorInfo) string {
 	var names []string
 	for i, t := range ts {
 		if i == 8 {
@@ -699,8 +701,8 @@ func (b *bands) run(f imageWriter, base int64, src *buffer.Buffer, prog *progres
 		if _, err := f.WriteAt(buf[:dn], base+dOff); err != nil {
 			return wrap(err)
 		}
-		if src.Mapped() && !b.gather {
-			releasePages(in)
+		if !b.gather {
+			src.ReleasePages(sOff, sOff+sn)
 		}
 		sOff, dOff = sOff+sn, dOff+dn
 		prog.add(dn)
@@ -725,7 +727,7 @@ func (b *bands) gatherBand(slab []byte, src *buffer.Buffer, c0 int64) {
 	for o := range outer {
 		copy(slab[o*run:(o+1)*run], src.Data[o*stride+skip:])
 		if end := (o + 1) * stride; src.Mapped() && (end-done >= releaseBytes || o == outer-1) {
-			releasePages(src.Data[done:end])
+			src.ReleasePages(done, end)
 			done = end
 		}
 	}
@@ -741,12 +743,12 @@ func hostHeader(kind fileKind, out string, dst layout.Shape, name string) ([]byt
 	var err error
 	switch kind {
 	case kindNPY:
-		h, err = buffer.NPYHeaderFor(dst.DType, dst.Dims)
+		h, err = npy.HeaderFor(dst.DType, dst.Dims)
 	case kindSafetensors:
 		if name == "__metadata__" {
 			return nil, usagef("--tensor: %q is reserved in safetensors files", name)
 		}
-		h, err = buffer.SafetensorsHeaderFor([]buffer.TensorInfo{{Name: name, DType: dst.DType, Shape: dst.Dims}}, nil)
+		h, err = safetensors.HeaderFor([]safetensors.TensorInfo{{Name: name, DType: dst.DType, Shape: dst.Dims}}, nil)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("OUT %s: %s files cannot hold %s elements: %w", out, kind, dst.DType, err)
@@ -790,7 +792,7 @@ func (c *convertFlags) runAll(in, out string, padOpt relayout.Option, w io.Write
 	if _, err := os.Stat(in); err != nil {
 		return fmt.Errorf("cannot read IN %s: %s", in, fileErr(err))
 	}
-	sf, err := buffer.OpenSafetensors(in)
+	sf, err := safetensors.Open(in)
 	if err != nil {
 		return fmt.Errorf("cannot read IN %s: %s", in, strings.TrimPrefix(cleanErr(err), in+": "))
 	}

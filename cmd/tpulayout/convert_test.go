@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/buffer/npy"
+	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/tpu"
 )
@@ -51,7 +53,7 @@ func randomBuffer(t *testing.T, text string, seed uint64) *buffer.Buffer {
 func writeNPY(t *testing.T, dir, name string, b *buffer.Buffer) string {
 	t.Helper()
 	p := filepath.Join(dir, name)
-	if err := buffer.WriteNPY(p, b); err != nil {
+	if err := npy.Write(p, b); err != nil {
 		t.Fatal(err)
 	}
 	return p
@@ -134,11 +136,11 @@ func TestConvertFixtures(t *testing.T) {
 	} {
 		out := filepath.Join(dir, "back.npy")
 		mustRun(t, "convert", "--from", c.from, fixtures+c.bin, out)
-		got, err := buffer.ReadNPY(out)
+		got, err := npy.Read(out)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := buffer.ReadNPY(fixtures + c.npy)
+		want, err := npy.Read(fixtures + c.npy)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -149,8 +151,8 @@ func TestConvertFixtures(t *testing.T) {
 	// bf16 back to f32 is the f32 input rounded to nearest even.
 	out := filepath.Join(dir, "back.npy")
 	mustRun(t, "convert", "--from", "bf16[20,300]{1,0:T(8,128)(2,1)}", fixtures+"f32_20x300.bf16.T8x128_2x1.bin", out, "--to", "f32")
-	got, _ := buffer.ReadNPY(out)
-	src, _ := buffer.ReadNPY(fixtures + "f32_20x300.npy")
+	got, _ := npy.Read(out)
+	src, _ := npy.Read(fixtures + "f32_20x300.npy")
 	idx := make([]int64, 2)
 	for {
 		if w := buffer.BF16ToF32(buffer.F32ToBF16(src.F32(idx))); got.F32(idx) != w {
@@ -224,7 +226,7 @@ func TestConvertRoundTrip(t *testing.T) {
 		// Back to the host, in the host's dtype.
 		back := filepath.Join(dir, "back.npy")
 		mustRun(t, "convert", "--from", c.device, dev, back, "--to", src.DType().String())
-		got, err := buffer.ReadNPY(back)
+		got, err := npy.Read(back)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -252,23 +254,23 @@ func TestConvertHostHeaders(t *testing.T) {
 		if err := buffer.WriteRaw(raw, src); err != nil {
 			t.Fatal(err)
 		}
-		npy := filepath.Join(dir, "a.npy")
-		mustRun(t, "convert", "--from", text, raw, npy)
+		npyOut := filepath.Join(dir, "a.npy")
+		mustRun(t, "convert", "--from", text, raw, npyOut)
 		var want bytes.Buffer
-		if err := buffer.WriteNPYTo(&want, src); err != nil {
+		if err := npy.WriteTo(&want, src); err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Equal(readFile(t, npy), want.Bytes()) {
-			t.Errorf("%s: .npy differs from buffer.WriteNPY's", text)
+		if !bytes.Equal(readFile(t, npyOut), want.Bytes()) {
+			t.Errorf("%s: .npy differs from npy.Write's", text)
 		}
 		st := filepath.Join(dir, "a.safetensors")
 		mustRun(t, "convert", "--from", text, raw, st, "--tensor", "w.0")
 		want.Reset()
-		if err := buffer.WriteSafetensorsTo(&want, []buffer.NamedBuffer{{Name: "w.0", Buf: src}}, nil); err != nil {
+		if err := safetensors.WriteTo(&want, []safetensors.NamedBuffer{{Name: "w.0", Buf: src}}, nil); err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(readFile(t, st), want.Bytes()) {
-			t.Errorf("%s: .safetensors differs from buffer.WriteSafetensors's:\n%q\n%q", text, readFile(t, st), want.Bytes())
+			t.Errorf("%s: .safetensors differs from safetensors.Write's:\n%q\n%q", text, readFile(t, st), want.Bytes())
 		}
 	}
 }
@@ -363,7 +365,7 @@ func TestConvertSafetensors(t *testing.T) {
 	e := randomBuffer(t, "bf16[300]", 2)
 	s := randomBuffer(t, "s8[64,130]", 3)
 	ckpt := filepath.Join(dir, "model.safetensors")
-	if err := buffer.WriteSafetensors(ckpt, []buffer.NamedBuffer{
+	if err := safetensors.Write(ckpt, []safetensors.NamedBuffer{
 		{Name: "layers.0/w", Buf: w}, {Name: "embed", Buf: e}, {Name: "q", Buf: s},
 	}, map[string]string{"format": "pt"}); err != nil {
 		t.Fatal(err)

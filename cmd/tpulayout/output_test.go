@@ -9,7 +9,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
 )
 
@@ -177,7 +177,7 @@ func TestConvertThroughSymlink(t *testing.T) {
 	}
 
 	ckpt := filepath.Join(dir, "m.safetensors")
-	if err := buffer.WriteSafetensors(ckpt, []buffer.NamedBuffer{{Name: "w", Buf: randomBuffer(t, "f32[8,128]", 1)}}, nil); err != nil {
+	if err := safetensors.Write(ckpt, []safetensors.NamedBuffer{{Name: "w", Buf: randomBuffer(t, "f32[8,128]", 1)}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	os.Mkdir(filepath.Join(dir, "images"), 0o755)
@@ -197,7 +197,7 @@ func TestConvertBadOut(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
 	ckpt := filepath.Join(dir, "m.safetensors")
-	if err := buffer.WriteSafetensors(ckpt, []buffer.NamedBuffer{{Name: "w", Buf: randomBuffer(t, "f32[8,128]", 1)}}, nil); err != nil {
+	if err := safetensors.Write(ckpt, []safetensors.NamedBuffer{{Name: "w", Buf: randomBuffer(t, "f32[8,128]", 1)}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	file := filepath.Join(dir, "file")
