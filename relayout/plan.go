@@ -187,7 +187,18 @@ func (p *Plan) CopyBytes(dst, src []byte) error {
 		return nil
 	}
 	p.exec.copy(dst, src)
+	if p.opts.pad != padLeave {
+		clearTail(dst, p.dst.FootprintElements(), p.dst.ElementBits())
+	}
 	return nil
+}
+
+// clearTail zeroes the bits of packed's last byte beyond its n elements of w bits: they
+// belong to no element, and a plan that writes padding leaves no stale bits.
+func clearTail(packed []byte, n int64, w int) {
+	if used := n * int64(w) % 8; used != 0 {
+		packed[len(packed)-1] &= byte(1)<<used - 1
+	}
 }
 
 func overlap(a, b []byte) bool {

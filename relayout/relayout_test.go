@@ -45,6 +45,9 @@ func reference(dst, src *buffer.Buffer, fill uint64, leave bool) {
 			storeWide(dst.Data, int64(off), dbits, [2]uint64{fill})
 		}
 	}
+	if tail := len(written) * dbits % 8; tail != 0 { // the last byte's bits beyond every slot
+		dst.Data[len(dst.Data)-1] &= byte(1)<<tail - 1
+	}
 }
 
 func loadWide(b []byte, off int64, bits int) [2]uint64 {

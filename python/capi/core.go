@@ -1,0 +1,270 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/relayout"
+	"github.com/tpulayout/tpulayout/tpu"
+)
+
+// apiError is an error as the Python package receives it.
+type apiError struct {
+	Kind string `json:"kind"`
+	Msg  string `json:"msg"`
+	Pos  int    `json:"pos"`             // byte position in Input, for kind "layout"
+	In   string `json:"input,omitempty"` // the text that failed to parse
+}
+
+// classify sorts err into the kinds the Python package turns into exception classes.
+func classify(err error) apiError {
+	var pe *layout.ParseError
+	switch {
+	case errors.As(err, &pe):
+		return apiError{Kind: "layout", Msg: err.Error(), Pos: pe.Pos, In: pe.Input}
+	case errors.Is(err, relayout.ErrShape):
+		return apiError{Kind: "shape", Msg: err.Error(), Pos: -1}
+	case errors.Is(err, buffer.ErrSize):
+		return apiError{Kind: "size", Msg: err.Error(), Pos: -1}
+	}
+	return apiError{Kind: "value", Msg: err.Error(), Pos: -1}
+}
+
+// errorJSON is the JSON form of err.
+func errorJSON(err error) []byte {
+	var e apiError
+	var ie internalError
+	if errors.As(err, &ie) {
+		e = apiError{Kind: "internal", Msg: err.Error(), Pos: -1}
+	} else {
+		e = classify(err)
+	}
+	b, _ := json.Marshal(e)
+	return b
+}
+
+// internalError is a panic recovered at the boundary.
+type internalError struct{ v any }
+
+func (e internalError) Error() string {
+	return fmt.Sprintf("tpulayout: internal error (please report): %v", e.v)
+}
+
+// parseArray parses an array shape (not a tuple or buffer) and compiles its index math.
+func parseArray(text string) (*layout.Indexer, error) {
+	sh, err := layout.Parse(text)
+	if err != nil {
+		return nil, err
+	}
+	if sh.Kind != layout.Array {
+		return nil, fmt.Errorf("tpulayout: %q is not an array shape", text)
+	}
+	return layout.Compile(sh)
+}
+
+// planOptions turns the C arguments into relayout options: workers ≤ 0 means the
+// library's default, pad "zero", "leave" or "value" (with padValue).
+func planOptions(workers int, pad string, padValue float64) ([]relayout.Option, error) {
+	var opts []relayout.Option
+	if workers > 0 {
+		opts = append(opts, relayout.WithWorkers(workers))
+	}
+	switch pad {
+	case "", "zero":
+	case "leave":
+		opts = append(opts, relayout.WithPadLeave())
+	case "value":
+		opts = append(opts, relayout.WithPadValue(padValue))
+	default:
+		return nil, fmt.Errorf("tpulayout: pad %q: want zero, leave or value", pad)
+	}
+	return opts, nil
+}
+
+// plan is a relayout plan as a handle holds it.
+type plan struct {
+	*relayout.Plan
+	// tailMask keeps the bits of the destination's last byte that hold elements, when
+	// packed sub-byte elements end inside it: relayout leaves the rest of that byte as
+	// it was, and the Python package promises a deterministic image (unless pad is
+	// "leave").
+	tailMask byte
+}
+
+// copyBytes is Plan.CopyBytes, then the unused bits of a partial last byte cleared.
+func (p *plan) copyBytes(dst, src []byte) error {
+	if err := p.CopyBytes(dst, src); err != nil {
+		return err
+	}
+	if p.tailMask != 0 && len(dst) > 0 {
+		dst[len(dst)-1] &= p.tailMask
+	}
+	return nil
+}
+
+// newHandlePlan is newPlan with the tail mask of its destination.
+func newHandlePlan(dst, src string, workers int, pad string, padValue float64) (*plan, error) {
+	p, err := newPlan(dst, src, workers, pad, padValue)
+	if err != nil {
+		return nil, err
+	}
+	hp := &plan{Plan: p}
+	if pad != "leave" {
+		ix, err := parseArray(dst)
+		if err != nil {
+			return nil, err
+		}
+		if used := ix.FootprintElements() * int64(ix.ElementBits()) % 8; used != 0 {
+			hp.tailMask = byte(1)<<used - 1
+		}
+	}
+	return hp, nil
+}
+
+// newPlan compiles a relayout between two array shapes given as text.
+func newPlan(dst, src string, workers int, pad string, padValue float64) (*relayout.Plan, error) {
+	ds, err := parseArray(dst)
+	if err != nil {
+		return nil, err
+	}
+	ss, err := parseArray(src)
+	if err != nil {
+		return nil, err
+	}
+	opts, err := planOptions(workers, pad, padValue)
+	if err != nil {
+		return nil, err
+	}
+	return relayout.NewPlan(ds.Shape(), ss.Shape(), opts...)
+}
+
+// planJSON describes a plan for the Python Plan object.
+func planJSON(p *relayout.Plan, dst, src string) []byte {
+	b, _ := json.Marshal(struct {
+		Dst      string `json:"dst"`
+		Src      string `json:"src"`
+		SrcBytes int64  `json:"src_bytes"`
+		DstBytes int64  `json:"dst_bytes"`
+		Kernel   string `json:"kernel"`
+		Describe string `json:"describe"`
+	}{dst, src, p.SrcBytes(), p.DstBytes(), p.Kernel(), p.String()})
+	return b
+}
+
+type levelJSON struct {
+	Name string  `json:"name"`
+	Dims []int64 `json:"dims"`
+}
+
+// shapeInfo is what parse and info return: the fields of `tpulayout info --json`,
+// the count of first-level tiles, and the TPU footprint when the layout loads into vregs.
+type shapeInfo struct {
+	Shape             string         `json:"shape"`
+	DType             string         `json:"dtype"`
+	Dims              []int64        `json:"dims"`
+	MinorToMajor      []int          `json:"minor_to_major"`
+	Tiles             [][]any        `json:"tiles"`
+	TailPadding       int64          `json:"tail_padding"`
+	Levels            []levelJSON    `json:"levels"`
+	ElementBits       int            `json:"element_bits"`
+	LogicalElements   int64          `json:"logical_elements"`
+	LogicalBytes      int64          `json:"logical_bytes"`
+	FootprintElements int64          `json:"footprint_elements"`
+	FootprintBytes    int64          `json:"footprint_bytes"`
+	PaddingElements   int64          `json:"padding_elements"`
+	PaddingFraction   float64        `json:"padding_fraction"`
+	TileCount         int64          `json:"tile_count"`
+	TPU               *tpu.Footprint `json:"tpu"`
+}
+
+// info describes shape text; gen names the TPU generation of the footprint ("" for
+// the default one).
+func info(text, gen string) ([]byte, error) {
+	ix, err := parseArray(text)
+	if err != nil {
+		return nil, err
+	}
+	g := tpu.NoGeneration
+	if gen != "" {
+		if g, err = tpu.ParseGeneration(gen); err != nil {
+			return nil, err
+		}
+	}
+	sh := ix.Shape()
+	in := shapeInfo{
+		Shape:             sh.String(),
+		DType:             sh.DType.String(),
+		Dims:              nonNil(ix.Dims()),
+		MinorToMajor:      nonNil(sh.Layout.MinorToMajor),
+		Tiles:             [][]any{},
+		TailPadding:       sh.Layout.TailPadding,
+		ElementBits:       ix.ElementBits(),
+		LogicalElements:   ix.LogicalElements(),
+		LogicalBytes:      ix.LogicalBytes(),
+		FootprintElements: ix.FootprintElements(),
+		FootprintBytes:    ix.FootprintBytes(),
+		PaddingElements:   ix.FootprintElements() - ix.LogicalElements(),
+		PaddingFraction:   ix.PaddingFraction(),
+		TileCount:         0,
+	}
+	for _, t := range sh.Layout.Tiles {
+		row := make([]any, len(t))
+		for i, d := range t {
+			if d == layout.Combined {
+				row[i] = "*"
+			} else {
+				row[i] = d
+			}
+		}
+		in.Tiles = append(in.Tiles, row)
+	}
+	levels := ix.Levels()
+	for _, lv := range levels {
+		in.Levels = append(in.Levels, levelJSON{lv.Name, nonNil(lv.Dims)})
+	}
+	if len(sh.Layout.Tiles) > 0 && len(levels) > 1 {
+		// The first tiling level's dims are the tile grid followed by the tile's own dims.
+		d := levels[1].Dims
+		in.TileCount = 1
+		for _, n := range d[:len(d)-len(sh.Layout.Tiles[0])] {
+			in.TileCount *= n
+		}
+	}
+	if fp, err := tpu.FootprintOf(g, sh); err == nil && len(sh.Layout.Tiles) > 0 {
+		in.TPU = &fp
+	}
+	return json.Marshal(in)
+}
+
+// defaultLayout is the TPU default shape of dtype and dims on generation gen ("" for
+// the default generation), as text.
+func defaultLayout(dtype string, dims []int64, gen string) (string, error) {
+	dt, ok := layout.DTypeByName(strings.TrimSpace(dtype))
+	if !ok {
+		return "", fmt.Errorf("tpulayout: unknown dtype %q", dtype)
+	}
+	g := tpu.NoGeneration
+	if gen != "" {
+		var err error
+		if g, err = tpu.ParseGeneration(gen); err != nil {
+			return "", err
+		}
+	}
+	sh, err := tpu.DefaultShape(g, dt, dims)
+	if err != nil {
+		return "", err
+	}
+	return sh.String(), nil
+}
+
+// nonNil returns s, or an empty slice when s is nil, so JSON prints [] rather than null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

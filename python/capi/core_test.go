@@ -1,0 +1,160 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/relayout"
+)
+
+func TestErrorJSONKinds(t *testing.T) {
+	_, perr := newPlan("f32[2,3]{0,0}", "f32[2,3]", 0, "", 0)
+	_, serr := newPlan("f32[2,3]", "f32[3,2]", 0, "", 0)
+	p, _ := newPlan("f32[2,3]", "f32[2,3]", 0, "", 0)
+	zerr := p.CopyBytes(make([]byte, 5), make([]byte, 24))
+	_, verr := newPlan("f32[2,3]", "f32[2,3]", 0, "sometimes", 0)
+	for _, c := range []struct {
+		err  error
+		kind string
+		pos  int
+	}{
+		{perr, "layout", 11},
+		{serr, "shape", -1},
+		{zerr, "size", -1},
+		{verr, "value", -1},
+		{internalError{"boom"}, "internal", -1},
+		{fmt.Errorf("wrapped: %w", buffer.ErrSize), "size", -1},
+		{fmt.Errorf("wrapped: %w", relayout.ErrShape), "shape", -1},
+	} {
+		var e apiError
+		if err := json.Unmarshal(errorJSON(c.err), &e); err != nil {
+			t.Fatal(err)
+		}
+		if e.Kind != c.kind || e.Pos != c.pos || e.Msg != c.err.Error() {
+			t.Errorf("%v: got %+v, want kind %s pos %d", c.err, e, c.kind, c.pos)
+		}
+	}
+	var pe *layout.ParseError
+	if !errors.As(perr, &pe) {
+		t.Fatalf("%v is not a ParseError", perr)
+	}
+}
+
+func TestInfo(t *testing.T) {
+	b, err := info("bf16[300,1000]{1,0:T(8,128)(2,1)}", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in shapeInfo
+	if err := json.Unmarshal(b, &in); err != nil {
+		t.Fatal(err)
+	}
+	if in.TileCount != 38*8 || in.FootprintBytes != 304*1024*2 || in.TPU == nil || in.TPU.Tiles != in.TileCount {
+		t.Errorf("info: %s", b)
+	}
+	if _, err := info("(f32[2], f32[3])", ""); err == nil || !strings.Contains(err.Error(), "not an array") {
+		t.Errorf("tuple: %v", err)
+	}
+	if _, err := info("f32[2]", "v99"); err == nil {
+		t.Error("unknown generation: no error")
+	}
+}
+
+func TestDefaultLayout(t *testing.T) {
+	s, err := defaultLayout("bf16", []int64{256, 1024}, "")
+	if err != nil || s != "bf16[256,1024]{1,0:T(8,128)(2,1)}" {
+		t.Errorf("got %q, %v", s, err)
+	}
+	if _, err := defaultLayout("bf17", []int64{2}, ""); err == nil {
+		t.Error("unknown dtype: no error")
+	}
+}
+
+func TestCompareBytes(t *testing.T) {
+	ref := buffer.MustNew(layout.MustParse("f32[16,128]"))
+	for i := range ref.Data {
+		ref.Data[i] = byte(i % 7)
+	}
+	dump := buffer.MustNew(layout.MustParse("bf16[16,128]{1,0:T(8,128)(2,1)}"))
+	p, err := relayout.NewPlan(dump.Shape, ref.Shape)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Copy(dump, ref); err != nil {
+		t.Fatal(err)
+	}
+	b, err := compareBytes(dump.Data, dump.Shape.String(), ref.Data, "f32[16,128]", `{"max_listed": 3}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		Report struct {
+			OK bool `json:"ok"`
+		} `json:"report"`
+		Text string `json:"text"`
+	}
+	if err := json.Unmarshal(b, &res); err != nil || !res.Report.OK || !strings.Contains(res.Text, "OK") {
+		t.Errorf("compare: %s, %v", b, err)
+	}
+	if _, err := compareBytes(dump.Data[1:], dump.Shape.String(), ref.Data, "f32[16,128]", ""); !errors.Is(err, buffer.ErrSize) {
+		t.Errorf("short dump: %v", err)
+	}
+	if _, err := compareBytes(dump.Data, dump.Shape.String(), ref.Data, "f32[16,128]", "{"); err == nil {
+		t.Error("bad options: no error")
+	}
+}
+
+// A plan between two layouts given as text, as the Python package compiles one.
+func Example() {
+	p, err := newPlan("bf16[16,256]{1,0:T(8,128)(2,1)}", "f32[16,256]", 1, "zero", 0)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(string(planJSON(p, "bf16[16,256]{1,0:T(8,128)(2,1)}", "f32[16,256]")[:120]))
+	_, err = newPlan("bf16[16,256]{1,0:T(8,128)(2,1}", "f32[16,256]", 1, "zero", 0)
+	fmt.Println(string(errorJSON(err)))
+	// Output:
+	// {"dst":"bf16[16,256]{1,0:T(8,128)(2,1)}","src":"f32[16,256]","src_bytes":16384,"dst_bytes":8192,"kernel":"interleave","d
+	// {"kind":"layout","msg":"layout: parse \"bf16[16,256]{1,0:T(8,128)(2,1}\": at byte 29: expected ',' or ')' in a tile, found '}'","pos":29,"input":"bf16[16,256]{1,0:T(8,128)(2,1}"}
+}
+
+// Packed sub-byte elements that end inside the last byte leave its other bits zero,
+// whatever the destination held before, unless padding is left alone.
+func TestTailBitsCleared(t *testing.T) {
+	for _, c := range []struct {
+		dst, src, pad string
+		want          string
+	}{
+		{"s4[1]{0:E(4)}", "s8[1]", "zero", "0f"},
+		{"s4[3]{0:E(4)}", "s8[3]", "value", "ff0f"},
+		{"s4[3,3]{1,0:E(4)}", "s8[3,3]", "zero", "ffffffff0f"},
+		{"s2[3]{0:E(2)}", "s8[3]", "zero", "3f"},
+		{"s4[2]{0:E(4)}", "s8[2]", "zero", "ff"},
+		{"s4[3]{0:E(4)}", "s8[3]", "leave", "ffef"},
+	} {
+		p, err := newHandlePlan(c.dst, c.src, 1, c.pad, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dst := make([]byte, p.DstBytes())
+		for i := range dst {
+			dst[i] = 0xee
+		}
+		src := make([]byte, p.SrcBytes())
+		for i := range src {
+			src[i] = 0xff // -1: every bit of an element set
+		}
+		if err := p.copyBytes(dst, src); err != nil {
+			t.Fatal(err)
+		}
+		if got := fmt.Sprintf("%x", dst); got != c.want {
+			t.Errorf("%s ← %s, pad %s: %s, want %s", c.dst, c.src, c.pad, got, c.want)
+		}
+	}
+}

@@ -1,0 +1,126 @@
+//go:build cgo
+
+package main
+
+/*
+#include <stdint.h>
+#include <stdlib.h>
+*/
+import "C"
+
+import (
+	"runtime/cgo"
+	"time"
+	"unsafe"
+)
+
+// Every export returns 0 on success; on failure it returns 1 and sets *err to the
+// error's JSON (see errorJSON), which the caller frees with tl_free. Panics are
+// recovered into errors of kind "internal".
+
+// setErr stores err's JSON in *out for the caller.
+func setErr(out **C.char, err error) C.int {
+	if out != nil {
+		*out = C.CString(string(errorJSON(err)))
+	}
+	return 1
+}
+
+// guard turns a panic into an internal error; use as `defer guard(err, &rc)`.
+func guard(out **C.char, rc *C.int) {
+	if v := recover(); v != nil {
+		*rc = setErr(out, internalError{v})
+	}
+}
+
+// bytesOf views C memory (Python's buffer) as a Go slice for the length of one call.
+func bytesOf(p unsafe.Pointer, n C.int64_t) []byte {
+	if n == 0 {
+		return []byte{}
+	}
+	return unsafe.Slice((*byte)(p), int(n))
+}
+
+//export tl_free
+func tl_free(p unsafe.Pointer) { C.free(p) }
+
+//export tl_plan_new
+func tl_plan_new(dst, src *C.char, workers C.int, pad *C.char, padValue C.double, handle *C.uintptr_t, desc **C.char, err **C.char) (rc C.int) {
+	defer guard(err, &rc)
+	ds, ss := C.GoString(dst), C.GoString(src)
+	p, e := newHandlePlan(ds, ss, int(workers), C.GoString(pad), float64(padValue))
+	if e != nil {
+		return setErr(err, e)
+	}
+	*handle = C.uintptr_t(cgo.NewHandle(p))
+	*desc = C.CString(string(planJSON(p.Plan, ds, ss)))
+	return 0
+}
+
+//export tl_plan_copy
+func tl_plan_copy(handle C.uintptr_t, dst unsafe.Pointer, dstLen C.int64_t, src unsafe.Pointer, srcLen C.int64_t, err **C.char) (rc C.int) {
+	defer guard(err, &rc)
+	p := cgo.Handle(handle).Value().(*plan)
+	if e := p.copyBytes(bytesOf(dst, dstLen), bytesOf(src, srcLen)); e != nil {
+		return setErr(err, e)
+	}
+	return 0
+}
+
+//export tl_plan_free
+func tl_plan_free(handle C.uintptr_t) { cgo.Handle(handle).Delete() }
+
+//export tl_info
+func tl_info(shape, gen *C.char, out, err **C.char) (rc C.int) {
+	defer guard(err, &rc)
+	b, e := info(C.GoString(shape), C.GoString(gen))
+	if e != nil {
+		return setErr(err, e)
+	}
+	*out = C.CString(string(b))
+	return 0
+}
+
+//export tl_default_layout
+func tl_default_layout(dtype *C.char, dims *C.int64_t, rank C.int, gen *C.char, out, err **C.char) (rc C.int) {
+	defer guard(err, &rc)
+	d := make([]int64, int(rank))
+	if rank > 0 {
+		copy(d, unsafe.Slice((*int64)(unsafe.Pointer(dims)), int(rank)))
+	}
+	s, e := defaultLayout(C.GoString(dtype), d, C.GoString(gen))
+	if e != nil {
+		return setErr(err, e)
+	}
+	*out = C.CString(s)
+	return 0
+}
+
+//export tl_validate
+func tl_validate(dump unsafe.Pointer, dumpLen C.int64_t, dumpShape *C.char, ref unsafe.Pointer, refLen C.int64_t, refShape, opts *C.char, out, err **C.char) (rc C.int) {
+	defer guard(err, &rc)
+	b, e := compareBytes(bytesOf(dump, dumpLen), C.GoString(dumpShape), bytesOf(ref, refLen), C.GoString(refShape), C.GoString(opts))
+	if e != nil {
+		return setErr(err, e)
+	}
+	*out = C.CString(string(b))
+	return 0
+}
+
+// tl_plan_time copies reps times in Go and stores the elapsed nanoseconds in *ns: the
+// benchmark's yardstick for the cost of crossing the boundary (python/bench.py).
+//
+//export tl_plan_time
+func tl_plan_time(handle C.uintptr_t, dst unsafe.Pointer, dstLen C.int64_t, src unsafe.Pointer, srcLen C.int64_t, reps C.int64_t, ns *C.int64_t, err **C.char) (rc C.int) {
+	defer guard(err, &rc)
+	p := cgo.Handle(handle).Value().(*plan)
+	d, s := bytesOf(dst, dstLen), bytesOf(src, srcLen)
+	start := time.Now()
+	for range int64(reps) {
+		if e := p.copyBytes(d, s); e != nil {
+			return setErr(err, e)
+		}
+	}
+	*ns = C.int64_t(time.Since(start).Nanoseconds())
+	return 0
+}

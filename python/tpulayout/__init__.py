@@ -1,0 +1,21 @@
+"""tpulayout: exact TPU memory layouts for NumPy arrays, backed by the Go library.
+
+Convert a host array to the bytes a TPU holds (:func:`to_device`), read a device image
+back (:func:`from_device`), relayout raw bytes between any two XLA layouts
+(:func:`relayout`, :class:`Plan`), check a dump against a reference (:func:`validate`,
+:func:`check`), and inspect layouts (:func:`parse`, :func:`info`, :func:`default_layout`).
+Copies read and write the caller's buffers in place and release the GIL.
+"""
+
+from ._errors import (BufferArgumentError, InputError, InternalError, LayoutError,
+                      LayoutMismatch, ShapeError, SizeError, TpulayoutError)
+from ._core import (Info, Plan, Shape, default_layout, empty, from_device, info, parse,
+                    relayout, to_device)
+from ._validate import Report, check, validate
+
+__all__ = [
+    "to_device", "from_device", "relayout", "Plan", "empty", "parse", "info", "default_layout",
+    "validate", "check", "Report", "Shape", "Info",
+    "TpulayoutError", "LayoutError", "ShapeError", "SizeError", "BufferArgumentError",
+    "InputError", "InternalError", "LayoutMismatch",
+]

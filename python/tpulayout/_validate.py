@@ -1,0 +1,115 @@
+"""validate() and check(): a device dump against a reference array, through the Go
+package validate (what `tpulayout validate --json` reports)."""
+
+from __future__ import annotations
+
+import ctypes
+import json
+from typing import Any, Optional
+
+import numpy as np
+
+from ._core import _device_dtype, _host, _parse_cached as parse, _raw
+from ._errors import InputError, LayoutMismatch
+from ._lib import check_fork, lib, raise_error, take_string
+
+
+class Report:
+    """What :func:`validate` finds: the object ``tpulayout validate --json`` prints.
+
+    The main fields are attributes: ``ok``, ``mismatches`` (count), ``first`` (the
+    first mismatching elements, dicts with index, byte_offset, tile, vreg, sublane,
+    lane, slot, expected, actual and their bits), ``diagnosis`` (None when everything
+    matches, else a dict whose ``best`` names the arrangement the dump seems to hold),
+    ``elements``, ``padding_mismatches``; every other key of the JSON is an attribute
+    too, and ``json`` is the whole dict. ``str(report)`` is the command's human report
+    and ``summary`` its one-line summary."""
+
+    def __init__(self, data: dict, text: str, summary: str):
+        self.json = data
+        self.text = text
+        self.summary = summary
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.json["ok"])
+
+    @property
+    def mismatches(self) -> int:
+        return int(self.json["mismatches"])
+
+    @property
+    def first(self) -> list:
+        return self.json.get("first") or []
+
+    @property
+    def diagnosis(self) -> Optional[dict]:
+        return self.json.get("diagnosis")
+
+    def __getattr__(self, name: str) -> Any:
+        try:
+            return self.__dict__["json"][name]
+        except KeyError:
+            raise AttributeError(name) from None
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __repr__(self) -> str:
+        return f"<Report ok={self.ok} {self.summary}>"
+
+
+def validate(dump: Any, layout: Any, ref: Any, *, ref_layout: Any = None, ulp: int = 0,
+             abs: float = 0.0, rel: float = 0.0, check_padding: bool = False,
+             gen: Optional[str] = None, max_listed: int = 20) -> Report:
+    """Checks that ``dump`` (any readable contiguous buffer: the raw bytes of a device
+    buffer, exactly the footprint of ``layout``, a full shape) holds ``ref``.
+
+    ``ref`` is a NumPy array of the same dims (any dense order; other strides are
+    copied), or raw bytes in ``ref_layout``. Elements are compared in the dump's type
+    (an f32 reference against a bf16 dump is rounded to bf16 first); ``ulp``, ``abs``
+    and ``rel`` relax the match, ``check_padding`` also requires zero padding, ``gen``
+    picks the vreg geometry of the report (default v5e) and ``max_listed`` how many
+    mismatches it lists. Bad input raises (SizeError, ShapeError, InputError); a dump
+    that does not match returns a Report with ``ok`` False (see :func:`check`)."""
+    dev = str(layout).strip()
+    if ref_layout is None:
+        a = np.asarray(ref)
+        a, ref_shape = _host(a, _device_dtype(dev))
+        # A padded slice is read in place as a tiled layout: its footprint, not a.nbytes.
+        raddr, rlen = a.ctypes.data, parse(ref_shape).footprint_bytes
+    else:
+        ref_shape = str(ref_layout)
+        r, raddr = _raw(ref, "ref", parse(ref_shape).footprint_bytes, False)
+        rlen = r.nbytes
+    d, daddr = _raw(dump, "dump", parse(dev).footprint_bytes, False)
+    if max_listed < 0:
+        raise InputError(f"tpulayout: max_listed={max_listed}: want 0 or more")
+    opts = json.dumps({"ulp": int(ulp), "abs": float(abs), "rel": float(rel),
+                       "check_padding": bool(check_padding), "gen": gen or "",
+                       "max_listed": int(max_listed) if max_listed > 0 else -1})
+    check_fork()
+    out, err = ctypes.c_void_p(), ctypes.c_void_p()
+    rc = lib.tl_validate(daddr, d.nbytes, dev.encode(), raddr, rlen, ref_shape.encode(),
+                         opts.encode(), ctypes.byref(out), ctypes.byref(err))
+    if rc != 0:
+        raise_error(err)
+    res = json.loads(take_string(out))
+    return Report(res["report"], res["text"], res["summary"])
+
+
+def check(dump: Any, layout: Any, ref: Any, **kwargs: Any) -> Report:
+    """:func:`validate`, raising :class:`LayoutMismatch` (with the report as ``.report``)
+    when the dump does not hold the reference; returns the report otherwise."""
+    rep = validate(dump, layout, ref, **kwargs)
+    if not rep.ok:
+        msg = f"tpulayout: {rep.summary}"
+        diag = rep.diagnosis
+        if diag:
+            best = diag["best"]
+            msg += f" ({best['description']}: {best['layout']})"
+        raise LayoutMismatch(msg, rep)
+    return rep
