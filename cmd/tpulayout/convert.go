@@ -427,12 +427,12 @@ func convertFile(out string, hdr []byte, dst layout.Shape, src *buffer.Buffer, o
 		return 0, fmt.Errorf("OUT shape %s: %s", dst, cleanErr(err))
 	}
 	// Compile the plan(s) first: a shape pair relayout cannot do fails before any file.
-	b := planBands(dst, src.Shape, bandBytes)
+	b, banded := relayout.PlanBands(dst, src.Shape, bandBytes)
 	var whole *relayout.Plan
-	if b == nil {
-		whole, err = relayout.NewPlan(dst, src.Shape, opts...)
+	if banded {
+		err = b.Compile(opts...)
 	} else {
-		err = b.compile(dst, src.Shape, opts)
+		whole, err = relayout.NewPlan(dst, src.Shape, opts...)
 	}
 	if err != nil {
 		return 0, fmt.Errorf("cannot convert %s to %s: %s", src.Shape, dst, cleanErr(err))
@@ -460,13 +460,13 @@ func convertFile(out string, hdr []byte, dst layout.Shape, src *buffer.Buffer, o
 }
 
 // writeImage writes the header and then the device image (whole or band by band) into f.
-func writeImage(f imageWriter, hdr []byte, dst layout.Shape, src *buffer.Buffer, whole *relayout.Plan, b *bands, prog *progress, wrap func(error) error) error {
+func writeImage(f imageWriter, hdr []byte, dst layout.Shape, src *buffer.Buffer, whole *relayout.Plan, b *relayout.Bands, prog *progress, wrap func(error) error) error {
 	if _, err := f.Write(hdr); err != nil {
 		return wrap(err)
 	}
 	base := int64(len(hdr))
 	if b != nil {
-		return b.run(f, base, src, prog, wrap)
+		return writeBands(f, base, src, b, prog, wrap)
 	}
 	d, err := buffer.New(dst)
 	if err != nil {
@@ -484,257 +484,23 @@ func writeImage(f imageWriter, hdr []byte, dst layout.Shape, src *buffer.Buffer,
 	return nil
 }
 
-// bands is a conversion split along logical dim d, the destination's majormost, into
-// bands of rows (values of d) that are contiguous byte ranges of the destination: n full
-// bands of rows rows, then one band of last rows (0: none). Each band is read from a
-// contiguous range of the source too, or, from a row-major source whose majormost dim
-// is another (a device layout that transposes the host array), gathered from it.
-type bands struct {
-	d                int
-	rows, n, last    int64
-	srcBand, dstBand int64 // bytes of a full band
-	srcLast, dstLast int64 // bytes of the last band
-	gather           bool  // the source band is a strided slab of a row-major source
-	full, tail       *relayout.Plan
-}
-
-// planBands splits a conversion into bands of about target bytes, or returns nil to
-// convert in one piece. Banding needs the destination's majormost dim majormost in the
-// source too (or a row-major source), no tail padding, and bands a whole number of
-// bytes; the band height is a multiple of that dim's first tile extent on both sides;
-// and every band is checked to be a contiguous byte range with the layouts' own index
-// math (on the source side too unless it is gathered).
-func planBands(dst, src layout.Shape, target int64) *bands {
-	dims, rank := src.Dims, src.Rank()
-	if rank == 0 || !slices.Equal(dims, dst.Dims) || len(dst.Layout.MinorToMajor) != rank || src.LogicalElements() == 0 {
+// writeBands converts src band by band (see [relayout.Bands.Run]) and writes each band
+// at its place in f, after base bytes.
+func writeBands(f imageWriter, base int64, src *buffer.Buffer, b *relayout.Bands, prog *progress, wrap func(error) error) error {
+	var werr error
+	err := b.Run(src, func(bd relayout.Band, p []byte) error {
+		if _, err := f.WriteAt(p, base+bd.DstOff); err != nil {
+			werr = wrap(err)
+			return werr
+		}
+		prog.add(bd.DstLen)
 		return nil
+	})
+	if err != nil && err != werr {
+		return errors.New(cleanErr(err))
 	}
-	d := dst.Layout.MinorToMajor[rank-1]
-	if dims[d] < 2 {
-		return nil
-	}
-	sIx, err1 := layout.Compile(src)
-	dIx, err2 := layout.Compile(dst)
-	if err1 != nil || err2 != nil {
-		return nil
-	}
-	ed, ok := majorExtent(dIx, d)
-	if !ok {
-		return nil
-	}
-	es, ok := majorExtent(sIx, d)
-	gather := !ok && d != 0 && isRowMajor(sIx)
-	if gather {
-		es = 1
-	} else if !ok {
-		return nil
-	}
-	unit := es / gcd(es, ed) * ed
-	sUnit, ok1 := bandIndexer(src, d, unit)
-	dUnit, ok2 := bandIndexer(dst, d, unit)
-	if !ok1 || !ok2 {
-		return nil
-	}
-	per := max(sUnit.FootprintBytes(), dUnit.FootprintBytes())
-	if gather {
-		// Each band reads across the whole source: fewer, larger bands, and none for an
-		// image under 8 bands (one piece is faster: for a 2 GiB f32 input transposed to
-		// a 1 GiB bf16 image, 5.2 s and 3 GiB resident in one piece, 6.6 s and 213 MiB
-		// in 128 MiB bands, 8.3 s and 117 MiB in 64 MiB ones).
-		if dIx.FootprintBytes() < 8*target {
-			return nil
-		}
-		target *= 2
-	}
-	rows := unit * max(1, target/max(per, 1))
-	if rows >= dims[d] {
-		return nil
-	}
-	b := &bands{d: d, rows: rows, n: dims[d] / rows, last: dims[d] % rows, gather: gather}
-	sBand, ok1 := bandIndexer(src, d, rows)
-	dBand, ok2 := bandIndexer(dst, d, rows)
-	if !ok1 || !ok2 {
-		return nil
-	}
-	b.srcBand, b.dstBand = sBand.FootprintBytes(), dBand.FootprintBytes()
-	if !gather && !contiguousBands(sIx, sBand, b) || !contiguousBands(dIx, dBand, b) {
-		return nil
-	}
-	if b.last > 0 {
-		sLast, ok1 := bandIndexer(src, d, b.last)
-		dLast, ok2 := bandIndexer(dst, d, b.last)
-		if !ok1 || !ok2 {
-			return nil
-		}
-		b.srcLast, b.dstLast = sLast.FootprintBytes(), dLast.FootprintBytes()
-	}
-	if b.n*b.srcBand+b.srcLast != sIx.FootprintBytes() || b.n*b.dstBand+b.dstLast != dIx.FootprintBytes() {
-		return nil
-	}
-	return b
+	return err
 }
-
-// majorExtent is the extent along logical dim d of the first tile of ix's layout (1 when
-// the tile does not reach it), and whether ix can be banded along d at all: d must be
-// majormost.
-func majorExtent(ix *layout.Indexer, d int) (int64, bool) {
-	l, rank := ix.Shape().Layout, ix.Rank()
-	if len(l.MinorToMajor) != rank || l.MinorToMajor[rank-1] != d || l.TailPadding > 1 ||
-		l.PrefixBytes != 0 || len(l.Splits) != 0 || l.Physical != nil {
-		return 0, false
-	}
-	return ix.FirstTileExtent(d)
-}
-
-// band returns s with dim d set to rows.
-func band(s layout.Shape, d int, rows int64) layout.Shape {
-	s.Dims = slices.Clone(s.Dims)
-	s.Dims[d] = rows
-	s.Dynamic = nil
-	return s
-}
-
-// bandIndexer compiles s with dim d set to rows; ok is false unless its footprint is a
-// whole number of bytes.
-func bandIndexer(s layout.Shape, d int, rows int64) (*layout.Indexer, bool) {
-	ix, err := layout.Compile(band(s, d, rows))
-	if err != nil || ix.FootprintElements()*int64(ix.ElementBits())%8 != 0 {
-		return nil, false
-	}
-	return ix, true
-}
-
-// contiguousBands checks, on one side, that every band of b starts at a multiple of
-// the full band's footprint and that its first, middle and last elements sit where the
-// band's own layout puts them, relative to that start.
-func contiguousBands(full, band *layout.Indexer, b *bands) bool {
-	bandElems := band.FootprintElements()
-	dims := full.Dims()
-	rank := len(dims)
-	idx, local := make([]int64, rank), make([]int64, rank)
-	probe := func(k int64, rowInBand int64, minor bool) bool {
-		for i := range rank {
-			idx[i] = 0
-			if minor {
-				idx[i] = dims[i] - 1
-			}
-			local[i] = idx[i]
-		}
-		idx[b.d], local[b.d] = k*b.rows+rowInBand, rowInBand
-		if idx[b.d] >= dims[b.d] {
-			return true
-		}
-		if local[b.d] >= band.Dims()[b.d] {
-			return true
-		}
-		return full.Offset(idx) == k*bandElems+band.Offset(local)
-	}
-	nb := b.n
-	if b.last > 0 {
-		nb++
-	}
-	for k := range nb {
-		rows := b.rows
-		if k == b.n {
-			rows = b.last
-		}
-		if !probe(k, 0, false) || !probe(k, rows-1, true) || !probe(k, rows/2, true) || !probe(k, rows-1, false) {
-			return false
-		}
-	}
-	return true
-}
-
-func gcd(a, b int64) int64 {
-	for b != 0 {
-		a, b = b, a%b
-	}
-	return a
-}
-
-// compile builds the plans for a full band and for the last one.
-func (b *bands) compile(dst, src layout.Shape, opts []relayout.Option) error {
-	var err error
-	if b.full, err = relayout.NewPlan(band(dst, b.d, b.rows), band(src, b.d, b.rows), opts...); err != nil {
-		return err
-	}
-	if b.last > 0 {
-		if b.tail, err = relayout.NewPlan(band(dst, b.d, b.last), band(src, b.d, b.last), opts...); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// run converts band after band: each is relaid out from src (often a mapping of IN)
-// into one reusable buffer and written at its place in f, after base bytes; the input
-// pages of a mapped src are released once consumed, so resident memory stays about two
-// bands (three when they are gathered).
-func (b *bands) run(f imageWriter, base int64, src *buffer.Buffer, prog *progress, wrap func(error) error) error {
-	buf := make([]byte, b.dstBand)
-	var slab []byte
-	if b.gather {
-		slab = make([]byte, b.srcBand)
-	}
-	var sOff, dOff int64
-	for k := int64(0); k <= b.n; k++ {
-		plan, sn, dn := b.full, b.srcBand, b.dstBand
-		if k == b.n {
-			if b.last == 0 {
-				break
-			}
-			plan, sn, dn = b.tail, b.srcLast, b.dstLast
-			// Its padding may sit where full bands had data: with --pad leave the
-			// plan does not write it, so it must not keep the previous band's bytes.
-			clear(buf[:dn])
-		}
-		var in []byte
-		if b.gather {
-			in = slab[:sn]
-			b.gatherBand(in, src, k*b.rows)
-		} else {
-			in = src.Data[sOff : sOff+sn]
-		}
-		if err := plan.CopyBytes(buf[:dn], in); err != nil {
-			return fmt.Errorf("cannot convert band %d: %s", k, cleanErr(err))
-		}
-		if _, err := f.WriteAt(buf[:dn], base+dOff); err != nil {
-			return wrap(err)
-		}
-		if !b.gather {
-			src.ReleasePages(sOff, sOff+sn)
-		}
-		sOff, dOff = sOff+sn, dOff+dn
-		prog.add(dn)
-	}
-	return nil
-}
-
-// gatherBand copies the band of a row-major src that starts at row c0 of dim d into
-// slab, row-major: one run for each index of the dims before d. Each band touches every
-// page of a mapped src (the runs may be shorter than a page, and the kernel maps the
-// pages around each one it faults in), so they are released every releaseBytes as the
-// copy goes; the next band reads them again from the page cache.
-func (b *bands) gatherBand(slab []byte, src *buffer.Buffer, c0 int64) {
-	outer := int64(1) // the runs: the product of the dims before d
-	for _, x := range src.Shape.Dims[:b.d] {
-		outer *= x
-	}
-	run := int64(len(slab)) / outer
-	stride := int64(len(src.Data)) / outer // bytes of one index of the dims before d
-	skip := stride / src.Shape.Dims[b.d] * c0
-	var done int64 // src bytes released so far
-	for o := range outer {
-		copy(slab[o*run:(o+1)*run], src.Data[o*stride+skip:])
-		if end := (o + 1) * stride; src.Mapped() && (end-done >= releaseBytes || o == outer-1) {
-			src.ReleasePages(done, end)
-			done = end
-		}
-	}
-}
-
-// releaseBytes is how much of a mapped source a gathered band reads between releases.
-const releaseBytes = 16 << 20
 
 // hostHeader returns the header of a .npy or .safetensors OUT holding one row-major
 // array of shape dst (nothing for a raw OUT).
