@@ -350,7 +350,7 @@ func placements(s layout.Shape, ix *layout.Indexer, o CheckOptions) ([]arrangeme
 //
 // A candidate is named (as Best) only when it explains more elements than the declared
 // layout and than any other arrangement; a tie names none ([Diagnosis.Tied]).
-func Diagnose(image, reference *buffer.Buffer, opts *CheckOptions) (*Diagnosis, error) {
+func Diagnose(image, reference *buffer.Buffer, opts CheckOptions) (*Diagnosis, error) {
 	o := opts.orDefault()
 	if !slices.Equal(image.Shape.Dims, reference.Shape.Dims) {
 		return nil, fmt.Errorf("%w: image dims %v, reference dims %v", ErrMismatch, image.Shape.Dims, reference.Shape.Dims)

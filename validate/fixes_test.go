@@ -197,7 +197,7 @@ func TestNaNCanonicalisation(t *testing.T) {
 	if !r.OK || r.NaNBitsDiffer != 858 || !strings.Contains(r.String(), "858 NaNs have other bits") {
 		t.Errorf("NaNs with other bits: %+v\n%s", r, r)
 	}
-	d, err := tpu.Diagnose(dump, ref, nil)
+	d, err := tpu.Diagnose(dump, ref, tpu.CheckOptions{})
 	if err != nil || d.Best.Arrangement != tpu.ArrNaNBits {
 		t.Errorf("Diagnose: %v, %v", d, err)
 	}

@@ -212,7 +212,7 @@ func TestConvertRoundTrip(t *testing.T) {
 		// Every element is where the TPU model expects it (for loadable layouts), or
 		// where the layout's index math says (any layout).
 		if _, err := tpu.NewMemTiling(tpu.Target{}, ix.Shape()); err == nil {
-			r, err := tpu.Check(img, src, nil)
+			r, err := tpu.Check(img, src, tpu.CheckOptions{})
 			if err != nil || !r.OK() {
 				t.Errorf("%s ← %s: tpu.Check: %v %v", c.device, c.host, err, r)
 			}
