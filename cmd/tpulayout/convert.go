@@ -61,9 +61,13 @@ or with --progress.`,
 		fs.BoolVar(&c.progress, "progress", false, "show progress on stderr even when it is not a terminal")
 		fs.BoolVar(&c.force, "force", false, "with --all, replace an existing OUT directory of an earlier --all, atomically")
 		fs.StringVar(&c.view, "view", "", "read IN's elements as `T`, a type of the same width, bit for bit (a u16 .npy holding bf16 bits: --view bf16)")
+		sh := defineShardFlags(fs) // --mesh and company: shard.go
 		return func(pos []string, w io.Writer) error {
 			if err := needArgs(pos, "IN", "OUT"); err != nil {
 				return err
+			}
+			if sh.active() {
+				return sh.run(c, pos[0], pos[1], w)
 			}
 			return c.run(pos[0], pos[1], w)
 		}

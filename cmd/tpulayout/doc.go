@@ -9,9 +9,13 @@
 //	tpulayout explain SHAPE --offset N [--json]
 //	tpulayout show SHAPE [--svg FILE] [--rows A:B] [--cols C:D] [--max N] [--max-slices N]
 //	tpulayout convert IN OUT [--to SHAPE|LAYOUT|DTYPE|tpu:GEN] [--from SHAPE] [--dtype T] [--tensor NAME] [--all] [--pad zero|leave|VALUE] [--progress] [--view T] [--force]
+//	tpulayout convert CKPT OUTDIR --mesh AXIS=N,… --spec SPEC|--rules FILE --to tpu:GEN|LAYOUT [--dtype T] [--all|--tensor NAME] [--devices IDS] [--process I/N]
 //	tpulayout validate DUMP --layout SHAPE --ref REF [--tensor NAME] [--ref-shape SHAPE] [--tol ulp=N,abs=X,rel=X] [--check-padding] [--gen GEN] [--max N] [--json] [--progress] [--view T]
 //	tpulayout hlo MODULE.txt [--all] [--sort padding] [--to tpu:GEN] [--json]
 //	tpulayout blockspec --array SHAPE --block B0,B1,... [--gen GEN] [--operands N] [--json]
+//	tpulayout verify OUTDIR [--source CKPT]
+//	tpulayout gather OUTDIR OUT.safetensors
+//	tpulayout manifest merge OUTDIR
 //	tpulayout version
 //	tpulayout completion bash|zsh
 //	tpulayout help [VERB]
@@ -80,6 +84,14 @@
 // give the details. Every SHAPE argument may also be a pasted HLO instruction line, a
 // tuple shape followed by ' {N}' to pick an element, or hlo:MODULE.txt:param=N (or
 // result=N).
+//
+// # Sharded conversion
+//
+// Convert with --mesh writes, for every device of a mesh, its shard of each tensor of a
+// safetensors checkpoint in the device layout, as jax.sharding.NamedSharding places it,
+// with a manifest (see package [github.com/tpulayout/tpulayout/sharding]); verify
+// checks such a directory against its source, gather reassembles the global arrays, and
+// manifest merge joins the partial manifests of a conversion split with --process.
 //
 // # Exit status
 //

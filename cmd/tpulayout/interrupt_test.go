@@ -43,6 +43,7 @@ func TestInterruptRemovesTemporaryOutput(t *testing.T) {
 		{"directory", "out", []string{"--all", "--to", "tpu:v5e", "--dtype", "bf16"}},
 		{"directory hangup", "out", []string{"--all", "--to", "tpu:v5e", "--dtype", "bf16", "SIGHUP"}},
 		{"directory quit", "out", []string{"--all", "--to", "tpu:v5e", "--dtype", "bf16", "SIGQUIT"}},
+		{"sharded", "out", []string{"--all", "--to", "tpu:v5e", "--dtype", "bf16", "--mesh", "x=2", "--spec", `P("x")`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()

@@ -46,6 +46,9 @@ var verbs = []*verb{
 	blockspecVerb,
 	versionVerb,
 	completionVerb,
+	verifyVerb,   // verify.go
+	gatherVerb,   // gather.go
+	manifestVerb, // manifest.go
 }
 
 func lookupVerb(name string) *verb {

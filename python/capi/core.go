@@ -85,46 +85,6 @@ func planOptions(workers int, pad string, padValue float64) ([]relayout.Option, 
 	return opts, nil
 }
 
-// plan is a relayout plan as a handle holds it.
-type plan struct {
-	*relayout.Plan
-	// tailMask keeps the bits of the destination's last byte that hold elements, when
-	// packed sub-byte elements end inside it: relayout leaves the rest of that byte as
-	// it was, and the Python package promises a deterministic image (unless pad is
-	// "leave").
-	tailMask byte
-}
-
-// copyBytes is Plan.CopyBytes, then the unused bits of a partial last byte cleared.
-func (p *plan) copyBytes(dst, src []byte) error {
-	if err := p.CopyBytes(dst, src); err != nil {
-		return err
-	}
-	if p.tailMask != 0 && len(dst) > 0 {
-		dst[len(dst)-1] &= p.tailMask
-	}
-	return nil
-}
-
-// newHandlePlan is newPlan with the tail mask of its destination.
-func newHandlePlan(dst, src string, workers int, pad string, padValue float64) (*plan, error) {
-	p, err := newPlan(dst, src, workers, pad, padValue)
-	if err != nil {
-		return nil, err
-	}
-	hp := &plan{Plan: p}
-	if pad != "leave" {
-		ix, err := parseArray(dst)
-		if err != nil {
-			return nil, err
-		}
-		if used := ix.FootprintElements() * int64(ix.ElementBits()) % 8; used != 0 {
-			hp.tailMask = byte(1)<<used - 1
-		}
-	}
-	return hp, nil
-}
-
 // newPlan compiles a relayout between two array shapes given as text.
 func newPlan(dst, src string, workers int, pad string, padValue float64) (*relayout.Plan, error) {
 	ds, err := parseArray(dst)

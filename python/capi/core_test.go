@@ -138,7 +138,7 @@ func TestTailBitsCleared(t *testing.T) {
 		{"s4[2]{0:E(4)}", "s8[2]", "zero", "ff"},
 		{"s4[3]{0:E(4)}", "s8[3]", "leave", "ffef"},
 	} {
-		p, err := newHandlePlan(c.dst, c.src, 1, c.pad, 0)
+		p, err := newPlan(c.dst, c.src, 1, c.pad, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -150,7 +150,7 @@ func TestTailBitsCleared(t *testing.T) {
 		for i := range src {
 			src[i] = 0xff // -1: every bit of an element set
 		}
-		if err := p.copyBytes(dst, src); err != nil {
+		if err := p.CopyBytes(dst, src); err != nil {
 			t.Fatal(err)
 		}
 		if got := fmt.Sprintf("%x", dst); got != c.want {

@@ -12,6 +12,8 @@ import (
 	"runtime/cgo"
 	"time"
 	"unsafe"
+
+	"github.com/tpulayout/tpulayout/relayout"
 )
 
 // Every export returns 0 on success; on failure it returns 1 and sets *err to the
@@ -48,20 +50,20 @@ func tl_free(p unsafe.Pointer) { C.free(p) }
 func tl_plan_new(dst, src *C.char, workers C.int, pad *C.char, padValue C.double, handle *C.uintptr_t, desc **C.char, err **C.char) (rc C.int) {
 	defer guard(err, &rc)
 	ds, ss := C.GoString(dst), C.GoString(src)
-	p, e := newHandlePlan(ds, ss, int(workers), C.GoString(pad), float64(padValue))
+	p, e := newPlan(ds, ss, int(workers), C.GoString(pad), float64(padValue))
 	if e != nil {
 		return setErr(err, e)
 	}
 	*handle = C.uintptr_t(cgo.NewHandle(p))
-	*desc = C.CString(string(planJSON(p.Plan, ds, ss)))
+	*desc = C.CString(string(planJSON(p, ds, ss)))
 	return 0
 }
 
 //export tl_plan_copy
 func tl_plan_copy(handle C.uintptr_t, dst unsafe.Pointer, dstLen C.int64_t, src unsafe.Pointer, srcLen C.int64_t, err **C.char) (rc C.int) {
 	defer guard(err, &rc)
-	p := cgo.Handle(handle).Value().(*plan)
-	if e := p.copyBytes(bytesOf(dst, dstLen), bytesOf(src, srcLen)); e != nil {
+	p := cgo.Handle(handle).Value().(*relayout.Plan)
+	if e := p.CopyBytes(bytesOf(dst, dstLen), bytesOf(src, srcLen)); e != nil {
 		return setErr(err, e)
 	}
 	return 0
@@ -113,11 +115,11 @@ func tl_validate(dump unsafe.Pointer, dumpLen C.int64_t, dumpShape *C.char, ref 
 //export tl_plan_time
 func tl_plan_time(handle C.uintptr_t, dst unsafe.Pointer, dstLen C.int64_t, src unsafe.Pointer, srcLen C.int64_t, reps C.int64_t, ns *C.int64_t, err **C.char) (rc C.int) {
 	defer guard(err, &rc)
-	p := cgo.Handle(handle).Value().(*plan)
+	p := cgo.Handle(handle).Value().(*relayout.Plan)
 	d, s := bytesOf(dst, dstLen), bytesOf(src, srcLen)
 	start := time.Now()
 	for range int64(reps) {
-		if e := p.copyBytes(d, s); e != nil {
+		if e := p.CopyBytes(d, s); e != nil {
 			return setErr(err, e)
 		}
 	}

@@ -1,0 +1,110 @@
+package sharding
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/tpulayout/tpulayout/buffer"
+)
+
+// Checkpoint is a safetensors checkpoint: one file, or the files a
+// model.safetensors.index.json maps tensor names to.
+type Checkpoint struct {
+	Path    string        // what was opened
+	Tensors []TensorEntry // sorted by name
+}
+
+// TensorEntry is one tensor of a checkpoint and the file that holds it.
+type TensorEntry struct {
+	buffer.TensorInfo
+	File *buffer.Safetensors
+}
+
+// OpenCheckpoint reads the headers of a .safetensors file, or of every file that a
+// sharded checkpoint's index (a .json file with a "weight_map" from tensor names to
+// files next to it) names. Every file must exist and hold exactly the tensors the
+// index maps to it.
+func OpenCheckpoint(path string) (*Checkpoint, error) {
+	if !strings.HasSuffix(strings.ToLower(path), ".json") {
+		sf, err := buffer.OpenSafetensors(path)
+		if err != nil {
+			return nil, err
+		}
+		c := &Checkpoint{Path: path}
+		for _, t := range sf.Tensors {
+			c.Tensors = append(c.Tensors, TensorEntry{t, sf})
+		}
+		c.sort()
+		return c, nil
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var idx struct {
+		WeightMap map[string]string `json:"weight_map"`
+	}
+	if err := json.Unmarshal(data, &idx); err != nil {
+		return nil, fmt.Errorf("sharding: index %s is not valid JSON: %w", path, err)
+	}
+	if len(idx.WeightMap) == 0 {
+		return nil, fmt.Errorf("sharding: index %s has no \"weight_map\" (tensor name → file)", path)
+	}
+	byFile := map[string][]string{}
+	for name, f := range idx.WeightMap {
+		if f == "" || filepath.IsAbs(f) || strings.Contains(filepath.ToSlash(f), "..") {
+			return nil, fmt.Errorf("sharding: index %s maps tensor %q to %q, which is not a file name beside it", path, name, f)
+		}
+		byFile[f] = append(byFile[f], name)
+	}
+	files := slices.Sorted(func(yield func(string) bool) {
+		for f := range byFile {
+			if !yield(f) {
+				return
+			}
+		}
+	})
+	dir := filepath.Dir(path)
+	var missing []string
+	for _, f := range files {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			missing = append(missing, f)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("sharding: index %s names %d missing tensor file(s): %s", path, len(missing), strings.Join(missing, ", "))
+	}
+	c := &Checkpoint{Path: path}
+	for _, f := range files {
+		sf, err := buffer.OpenSafetensors(filepath.Join(dir, f))
+		if err != nil {
+			return nil, err
+		}
+		for _, name := range byFile[f] {
+			t, ok := sf.Tensor(name)
+			if !ok {
+				return nil, fmt.Errorf("sharding: index %s maps tensor %q to %s, which does not hold it", path, name, f)
+			}
+			c.Tensors = append(c.Tensors, TensorEntry{t, sf})
+		}
+	}
+	c.sort()
+	return c, nil
+}
+
+func (c *Checkpoint) sort() {
+	slices.SortFunc(c.Tensors, func(a, b TensorEntry) int { return strings.Compare(a.Name, b.Name) })
+}
+
+// Tensor returns the named tensor.
+func (c *Checkpoint) Tensor(name string) (TensorEntry, bool) {
+	i, ok := slices.BinarySearchFunc(c.Tensors, name, func(t TensorEntry, n string) int { return strings.Compare(t.Name, n) })
+	if !ok {
+		return TensorEntry{}, false
+	}
+	return c.Tensors[i], true
+}

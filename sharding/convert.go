@@ -1,0 +1,439 @@
+package sharding
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/relayout"
+)
+
+// Options say how Convert shards a checkpoint.
+type Options struct {
+	Mesh *Mesh
+	// SpecFor gives the spec of each tensor (a Rules' SpecFor, or one spec for all).
+	SpecFor func(name string) (Spec, error)
+	// Target gives the device layout of a tensor's shard: shard is the row-major
+	// shape of the shard in the source dtype.
+	Target func(t buffer.TensorInfo, shard layout.Shape) (layout.Shape, error)
+	To     string   // how the target was given, recorded in the manifest
+	Source string   // how the checkpoint was named, recorded in the manifest
+	Names  []string // the tensors to convert; nil: all
+	// Process and Processes split the work as JAX multi-host does: process I of N
+	// writes the shards of the devices Mesh.ProcessDevices(I, N) only. Processes 0
+	// means one process.
+	Process, Processes int
+	RelayoutOptions    []relayout.Option
+	// Written, when set, is called after each image file with its name and size.
+	Written func(file string, bytes int64)
+	// Hold, Track and Untrack let a command remove temporary output when a signal
+	// stops it: every file or directory is created between a Hold and the release it
+	// returns, each temporary one (the one-process conversion's directory, a shared
+	// directory's temporary files) Tracked while held, and Untracked once renamed or
+	// removed. A signal handler that takes the same hold can then remove what is
+	// tracked with nothing new appearing in it. Unset, they do nothing.
+	Hold    func() (release func())
+	Track   func(path string)
+	Untrack func(path string)
+}
+
+func (o *Options) hold() func() {
+	if o.Hold == nil {
+		return func() {}
+	}
+	return o.Hold()
+}
+
+func (o *Options) track(p string) {
+	if o.Track != nil {
+		o.Track(p)
+	}
+}
+
+func (o *Options) untrack(p string) {
+	if o.Untrack != nil {
+		o.Untrack(p)
+	}
+}
+
+// Job is a checked conversion, ready to write: Prepare finds every error of the input
+// before anything is written.
+type Job struct {
+	ckpt    *Checkpoint
+	opt     Options
+	devices []int // this process's device ids, increasing
+	tensors []tensorJob
+}
+
+type tensorJob struct {
+	t       TensorEntry
+	pl      *Placement
+	dst     layout.Shape
+	plan    *imagePlan
+	dir     string
+	shards  []int // indices into pl.Shards that this process writes, by index
+	grouped bool  // shards with the same start in dim 0 are written together
+}
+
+// Prepare checks the conversion of ckpt with opt: specs against the mesh and the
+// tensors' dims, targets, plans; nothing is written.
+func Prepare(ckpt *Checkpoint, opt Options) (*Job, error) {
+	j := &Job{ckpt: ckpt, opt: opt}
+	if opt.Processes == 0 {
+		opt.Processes, j.opt.Processes = 1, 1
+	}
+	devs, err := opt.Mesh.ProcessDevices(opt.Process, opt.Processes)
+	if err != nil {
+		return nil, err
+	}
+	j.devices = devs
+	mine := map[int]bool{}
+	for _, d := range devs {
+		mine[d] = true
+	}
+	// Directory names come from all tensors of the checkpoint in name order, so every
+	// process and every subset agrees on them.
+	dirs := map[string]string{}
+	used := map[string]bool{ManifestName: true}
+	for _, t := range ckpt.Tensors {
+		dirs[t.Name] = dirNameFor(t.Name, used)
+	}
+	names := opt.Names
+	if names == nil {
+		for _, t := range ckpt.Tensors {
+			names = append(names, t.Name)
+		}
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("sharding: checkpoint %s holds no tensors", ckpt.Path)
+	}
+	for _, name := range names {
+		t, ok := ckpt.Tensor(name)
+		if !ok {
+			return nil, fmt.Errorf("sharding: checkpoint %s has no tensor %q", ckpt.Path, name)
+		}
+		if t.DType.StorageBits()%8 != 0 {
+			return nil, fmt.Errorf("sharding: tensor %q: %s elements are not whole bytes", name, t.DType)
+		}
+		spec, err := opt.SpecFor(name)
+		if err != nil {
+			return nil, err
+		}
+		pl, err := Place(opt.Mesh, spec, t.Shape)
+		if err != nil {
+			return nil, fmt.Errorf("tensor %q (dims [%s]): %w", name, strings.ReplaceAll(fmtInts(t.Shape), "_", ","), err)
+		}
+		dst, err := opt.Target(t.TensorInfo, rowMajor(t.DType, pl.ShardDims))
+		if err != nil {
+			return nil, fmt.Errorf("tensor %q: %w", name, err)
+		}
+		// Shards that differ only in dims after 0 go band by band together when the
+		// image is banded along dim 0 (its majormost): the band target is shared.
+		grouped := dst.Rank() > 1 && len(dst.Layout.MinorToMajor) == dst.Rank() && dst.Layout.MinorToMajor[dst.Rank()-1] == 0
+		per := int64(1)
+		if grouped {
+			for _, c := range pl.Counts[1:] {
+				per *= int64(c)
+			}
+		}
+		plan, err := newImagePlan(dst, t.DType, max(BandBytes/per, 1), opt.RelayoutOptions)
+		if err != nil {
+			return nil, fmt.Errorf("tensor %q: cannot convert its %s shards to %s: %w", name, rowMajor(t.DType, pl.ShardDims), dst, err)
+		}
+		tj := tensorJob{t: t, pl: pl, dst: dst, plan: plan, dir: dirs[name], grouped: grouped && per > 1}
+		for k, s := range pl.Shards {
+			if slices.ContainsFunc(s.Devices, func(d int) bool { return mine[d] }) {
+				tj.shards = append(tj.shards, k)
+			}
+		}
+		j.tensors = append(j.tensors, tj)
+	}
+	return j, nil
+}
+
+// groups splits the shards this process writes into groups converted together: with
+// the image banded along dim 0, the shards that differ only in later dims share the
+// source rows of every band (see imagePlan.writeGroup); otherwise each shard alone.
+func (t *tensorJob) groups() [][]int {
+	var gs [][]int
+	for _, k := range t.shards {
+		if t.grouped && len(gs) > 0 {
+			last := gs[len(gs)-1]
+			if t.pl.Shards[last[0]].Start[0] == t.pl.Shards[k].Start[0] {
+				gs[len(gs)-1] = append(last, k)
+				continue
+			}
+		}
+		gs = append(gs, []int{k})
+	}
+	return gs
+}
+
+// writeFiles writes the files at paths at once, with write given all of them. Inside
+// the one-process temporary directory (inTemp) they are plain files, synced and closed
+// (the directory is renamed as a whole); in a shared directory each goes through its
+// own temporary file renamed into place (buffer.WriteFileAtomicFile, nested).
+func (j *Job) writeFiles(paths []string, inTemp bool, write func(ws []io.Writer) error) (err error) {
+	ws := make([]io.Writer, len(paths))
+	if inTemp {
+		fs := make([]*os.File, 0, len(paths))
+		defer func() {
+			for _, f := range fs {
+				if cerr := f.Close(); err == nil {
+					err = cerr
+				}
+			}
+		}()
+		for i, p := range paths {
+			release := j.opt.hold()
+			f, err := os.Create(p)
+			release()
+			if err != nil {
+				return err
+			}
+			fs = append(fs, f)
+			ws[i] = f
+		}
+		if err := write(ws); err != nil {
+			return err
+		}
+		for _, f := range fs {
+			if err := f.Sync(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	var nest func(i int) error
+	nest = func(i int) error {
+		if i == len(paths) {
+			return write(ws)
+		}
+		release := j.opt.hold()
+		defer release()
+		var tmp string
+		err := buffer.WriteFileAtomicFile(paths[i], func(f *os.File) error {
+			tmp = f.Name()
+			j.opt.track(tmp)
+			release()
+			ws[i] = f
+			return nest(i + 1)
+		})
+		if tmp != "" {
+			j.opt.untrack(tmp)
+		}
+		return err
+	}
+	return nest(0)
+}
+
+// shardFile is the image file of shard s of a tensor written under dir.
+func shardFile(dir string, s *Shard) string {
+	if len(s.Index) == 0 {
+		return dir + "/shard.bin"
+	}
+	return dir + "/" + fmtInts(s.Index) + ".bin"
+}
+
+// Bytes is the total size of the images this process writes.
+func (j *Job) Bytes() int64 {
+	var n int64
+	for _, t := range j.tensors {
+		n += int64(len(t.shards)) * t.plan.footprint
+	}
+	return n
+}
+
+// write writes the images into dir and returns the manifest: manifest.json for one
+// process (dir is then its temporary directory, inTemp), or this process's partial
+// manifest (see Merge). The manifest comes last.
+func (j *Job) write(dir string, inTemp bool) (*Manifest, error) {
+	m := &Manifest{Format: ManifestFormat, Source: j.opt.Source, To: j.opt.To, Checksum: "sha256",
+		Mesh: ManifestMesh{Axes: j.opt.Mesh.Axes, Sizes: j.opt.Mesh.Sizes, Devices: j.opt.Mesh.Devices}}
+	if j.opt.Processes > 1 {
+		m.Process = fmt.Sprintf("%d/%d", j.opt.Process, j.opt.Processes)
+	}
+	mine := map[int]bool{}
+	for _, d := range j.devices {
+		mine[d] = true
+	}
+	sc := &scratch{}
+	for _, t := range j.tensors {
+		release := j.opt.hold()
+		err := os.MkdirAll(filepath.Join(dir, t.dir), 0o755)
+		release()
+		if err != nil {
+			return nil, err
+		}
+		mt := ManifestTensor{Name: t.t.Name, DType: t.t.DType.String(), Shape: nonNil(t.t.Shape),
+			SourceFile: filepath.Base(t.t.File.Path), Spec: t.pl.Spec.String(),
+			ShardShape: nonNil(t.pl.ShardDims), Layout: t.dst.String(), Shards: []ManifestShard{}}
+		src, err := t.t.File.Read(t.t.Name)
+		if err != nil {
+			return nil, fmt.Errorf("cannot read tensor %q: %w", t.t.Name, err)
+		}
+		for _, group := range t.groups() {
+			files := make([]string, len(group))
+			paths := make([]string, len(group))
+			hs := make([]hash.Hash, len(group))
+			starts := make([][]int64, len(group))
+			for i, k := range group {
+				files[i] = shardFile(t.dir, &t.pl.Shards[k])
+				paths[i] = filepath.Join(dir, files[i])
+				hs[i] = sha256.New()
+				starts[i] = t.pl.Shards[k].Start
+			}
+			var n int64
+			err := j.writeFiles(paths, inTemp, func(ws []io.Writer) error {
+				var err error
+				n, err = t.plan.writeGroup(ws, hs, src, starts, sc)
+				return err
+			})
+			if err != nil {
+				src.Close()
+				return nil, fmt.Errorf("tensor %q: shards %s: %w", t.t.Name, strings.Join(files, ", "), err)
+			}
+			for i, k := range group {
+				s := &t.pl.Shards[k]
+				if j.opt.Written != nil {
+					j.opt.Written(files[i], n)
+				}
+				var devs []int
+				for _, d := range s.Devices {
+					if mine[d] {
+						devs = append(devs, d)
+					}
+				}
+				mt.Shards = append(mt.Shards, ManifestShard{Index: s.Index, Ranges: t.pl.Ranges(s), Devices: devs,
+					File: files[i], Bytes: n, SHA256: hex.EncodeToString(hs[i].Sum(nil))})
+			}
+		}
+		src.Close()
+		m.Tensors = append(m.Tensors, mt)
+	}
+	for pos, id := range j.opt.Mesh.Devices {
+		if mine[id] {
+			m.Devices = append(m.Devices, ManifestDevice{ID: id, Coords: j.opt.Mesh.Coords(pos)})
+		}
+	}
+	m.normalize()
+	js, err := m.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	name := ManifestName
+	if m.Process != "" {
+		name = PartialName(j.opt.Process, j.opt.Processes)
+	}
+	err = j.writeFiles([]string{filepath.Join(dir, name)}, inTemp, func(ws []io.Writer) error {
+		_, err := ws[0].Write(js)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// ConvertDir prepares and writes a conversion into dir. With one process dir must be
+// new or empty: everything is written into a temporary directory beside it that is
+// renamed into place at the end, so a failure leaves nothing. With several, dir is
+// shared by the processes (created if missing) and each writes its own files and
+// partial manifest.
+func ConvertDir(ckpt *Checkpoint, dir string, opt Options) (*Manifest, error) {
+	j, err := Prepare(ckpt, opt)
+	if err != nil {
+		return nil, err
+	}
+	return j.WriteDir(dir)
+}
+
+// WriteDir writes a prepared job into dir, as ConvertDir says.
+func (j *Job) WriteDir(dir string) (*Manifest, error) {
+	if j.opt.Processes > 1 {
+		if _, err := os.Stat(filepath.Join(dir, ManifestName)); err == nil {
+			return nil, fmt.Errorf("sharding: %s already holds a merged %s", dir, ManifestName)
+		}
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, err
+		}
+		return j.write(dir, false)
+	}
+	if st, err := os.Stat(dir); err == nil {
+		if !st.IsDir() {
+			return nil, fmt.Errorf("sharding: %s is a file, not a new directory", dir)
+		}
+		if ents, err := os.ReadDir(dir); err != nil || len(ents) > 0 {
+			return nil, fmt.Errorf("sharding: %s is not empty; the output goes into a new or empty directory", dir)
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, err
+	}
+	clean := filepath.Clean(dir)
+	release := j.opt.hold()
+	tmp, err := os.MkdirTemp(filepath.Dir(clean), "."+filepath.Base(clean)+".tmp*")
+	if err == nil {
+		j.opt.track(tmp)
+	}
+	release()
+	if err != nil {
+		return nil, err
+	}
+	defer j.opt.untrack(tmp)
+	m, err := j.write(tmp, true)
+	if err == nil {
+		err = os.Chmod(tmp, 0o755)
+	}
+	if err == nil {
+		os.Remove(dir) // an empty directory, checked above
+		err = os.Rename(tmp, dir)
+	}
+	if err != nil {
+		os.RemoveAll(tmp)
+		return nil, err
+	}
+	return m, nil
+}
+
+// dirNameFor turns a tensor name into a unique directory name: characters other than
+// letters, digits, '.', '-' and '_' become '_'.
+func dirNameFor(name string, used map[string]bool) string {
+	var sb strings.Builder
+	for _, r := range name {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '-', r == '_':
+			sb.WriteRune(r)
+		default:
+			sb.WriteByte('_')
+		}
+	}
+	stem := strings.TrimLeft(sb.String(), ".")
+	if stem == "" {
+		stem = "tensor"
+	}
+	d := stem
+	for i := 2; used[d] || strings.HasPrefix(d, "manifest"); i++ {
+		d = fmt.Sprintf("%s-%d", stem, i)
+		if strings.HasPrefix(stem, "manifest") {
+			d = "t." + d
+		}
+	}
+	used[d] = true
+	return d
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

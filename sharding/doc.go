@@ -1,0 +1,25 @@
+// Package sharding converts a checkpoint into per-device images for a TPU mesh, as
+// jax.device_put with a jax.sharding.NamedSharding would place it.
+//
+// A Mesh names its axes and sizes and lays device ids over them in row-major order
+// (the last axis varies fastest). A Spec is a PartitionSpec: for each leading dim of
+// an array, the mesh axes that shard it (a tuple shards one dim over several axes,
+// the first majormost); dims past its end and mesh axes it does not name are not
+// sharded, so devices that differ only in unnamed axes hold the same shard (a
+// replica). Place works out the shards of an array: along dim d the array is cut into
+// the product of its axes' sizes, which must divide the dim (as JAX requires), and
+// device at mesh coordinates c holds, along d, piece number c[a1]·size(a2)·… + … +
+// c[ak] for the dim's axes a1 … ak. These are the slices that JAX's
+// devices_indices_map gives; testdata/sharding/gen.py checks them independently with
+// NumPy.
+//
+// Prepare and Job.WriteDir (or ConvertDir) write each distinct shard's device image
+// once, in the layout a target function gives for the shard's shape (such as the TPU
+// default layout), gathered band by band from the memory-mapped source so that memory
+// stays bounded; manifest.json lists per device its coordinates and files, and per
+// tensor its spec, shard shape, layout and shards (index ranges, devices, file, size,
+// SHA-256). A conversion can be split over N processes as JAX multi-host splits
+// devices (Mesh.ProcessDevices); Merge joins their partial manifests. Verify re-reads
+// the images and checks them against the manifest and the source; Gather reassembles
+// the global arrays.
+package sharding

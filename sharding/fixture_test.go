@@ -1,0 +1,127 @@
+package sharding
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/layout"
+)
+
+// fixtureCase is one entry of testdata/sharding/cases.json, made by gen.py with NumPy.
+type fixtureCase struct {
+	Name    string `json:"name"`
+	Mesh    string `json:"mesh"`
+	Devices []int  `json:"devices"`
+	Spec    string `json:"spec"`
+	Layout  string `json:"layout"`
+	Images  []struct {
+		Device int        `json:"device"`
+		Ranges [][2]int64 `json:"ranges"`
+		Offset int64      `json:"offset"`
+		Bytes  int64      `json:"bytes"`
+	} `json:"images"`
+}
+
+const fixtureDir = "../testdata/sharding"
+
+func readFixtures(t *testing.T) []fixtureCase {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(fixtureDir, "cases.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []fixtureCase
+	if err := json.Unmarshal(data, &cases); err != nil {
+		t.Fatal(err)
+	}
+	if len(cases) < 12 {
+		t.Fatalf("only %d fixture cases", len(cases))
+	}
+	return cases
+}
+
+// TestFixtures converts each NumPy fixture and compares every device's image, and
+// its index ranges, with what NumPy made, byte for byte. Small bands make the larger
+// images go through the banded path too.
+func TestFixtures(t *testing.T) {
+	for _, band := range []int64{BandBytes, 1024} {
+		old := BandBytes
+		BandBytes = band
+		for _, c := range readFixtures(t) {
+			t.Run(c.Name, func(t *testing.T) { checkFixture(t, c) })
+		}
+		BandBytes = old
+	}
+}
+
+func checkFixture(t *testing.T, c fixtureCase) {
+	mesh, err := ParseMesh(c.Mesh, c.Devices)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := ParseSpec(c.Spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst, err := layout.Parse(c.Layout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ckpt, err := OpenCheckpoint(filepath.Join(fixtureDir, c.Name+".safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(filepath.Join(fixtureDir, c.Name+".images.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	m, err := ConvertDir(ckpt, out, Options{
+		Mesh:    mesh,
+		SpecFor: func(string) (Spec, error) { return spec, nil },
+		Target: func(_ buffer.TensorInfo, shard layout.Shape) (layout.Shape, error) {
+			if !slices.Equal(shard.Dims, dst.Dims) {
+				t.Fatalf("shard dims %v, NumPy's %v", shard.Dims, dst.Dims)
+			}
+			return dst, nil
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm := m.Tensors[0]
+	if len(c.Images) != mesh.Size() {
+		t.Fatalf("fixture has %d images for %d devices", len(c.Images), mesh.Size())
+	}
+	for _, img := range c.Images {
+		var sh *ManifestShard
+		for i := range tm.Shards {
+			if slices.Contains(tm.Shards[i].Devices, img.Device) {
+				sh = &tm.Shards[i]
+			}
+		}
+		if sh == nil {
+			t.Fatalf("device %d holds no shard", img.Device)
+		}
+		if !slices.Equal(sh.Ranges, img.Ranges) {
+			t.Errorf("device %d: ranges %v, NumPy's %v", img.Device, sh.Ranges, img.Ranges)
+		}
+		got, err := os.ReadFile(filepath.Join(out, sh.File))
+		if err != nil {
+			t.Fatal(err)
+		}
+		exp := want[img.Offset : img.Offset+img.Bytes]
+		if !bytes.Equal(got, exp) {
+			i := 0
+			for i < min(len(got), len(exp)) && got[i] == exp[i] {
+				i++
+			}
+			t.Errorf("device %d: image %s (%d bytes) differs from NumPy's (%d bytes) first at byte %d", img.Device, sh.File, len(got), len(exp), i)
+		}
+	}
+}

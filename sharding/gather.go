@@ -1,0 +1,168 @@
+package sharding
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/relayout"
+)
+
+// Gather reassembles the global arrays of the conversion in dir from its device
+// images and writes them to the safetensors file out, row-major in the images' dtype
+// (tensors in name order). Every shard's file is checked against its size and SHA-256
+// in the manifest, which is how the replicas agree (each distinct shard is one file
+// that all its devices load), and the shards must cover every device of the mesh once
+// and tile the whole array. out is written to a temporary file and renamed; memory
+// holds one global tensor at a time.
+func Gather(dir, out string) (*Manifest, error) {
+	m, err := ReadManifest(filepath.Join(dir, ManifestName))
+	if err != nil {
+		return nil, err
+	}
+	mesh, err := NewMesh(m.Mesh.Axes, m.Mesh.Sizes, m.Mesh.Devices)
+	if err != nil {
+		return nil, fmt.Errorf("manifest: %w", err)
+	}
+	type tensor struct {
+		mt  ManifestTensor
+		dst layout.Shape
+		pl  *Placement
+	}
+	var ts []tensor
+	var infos []buffer.TensorInfo
+	for _, mt := range m.Tensors {
+		dst, err := layout.Parse(mt.Layout)
+		if err != nil {
+			return nil, fmt.Errorf("tensor %q: layout %s: %w", mt.Name, mt.Layout, err)
+		}
+		spec, err := ParseSpec(mt.Spec)
+		if err != nil {
+			return nil, fmt.Errorf("tensor %q: %w", mt.Name, err)
+		}
+		pl, err := Place(mesh, spec, mt.Shape)
+		if err != nil {
+			return nil, fmt.Errorf("tensor %q: %w", mt.Name, err)
+		}
+		if !slices.Equal(pl.ShardDims, dst.Dims) || len(pl.Shards) != len(mt.Shards) {
+			return nil, fmt.Errorf("tensor %q: the manifest's shards do not match spec %s on mesh %s", mt.Name, spec, mesh)
+		}
+		for k, ms := range mt.Shards {
+			s := pl.Shards[k]
+			if !slices.Equal(ms.Index, s.Index) || !slices.Equal(ms.Devices, s.Devices) {
+				return nil, fmt.Errorf("tensor %q: shard %s is listed for devices %v at %v; spec %s puts shard %v on devices %v",
+					mt.Name, ms.File, ms.Devices, ms.Index, spec, s.Index, s.Devices)
+			}
+		}
+		ts = append(ts, tensor{mt, dst, pl})
+		infos = append(infos, buffer.TensorInfo{Name: mt.Name, DType: dst.DType, Shape: mt.Shape})
+	}
+	hdr, err := buffer.SafetensorsHeaderFor(infos, nil)
+	if err != nil {
+		return nil, err
+	}
+	err = buffer.WriteFileAtomicFile(out, func(f *os.File) error {
+		if _, err := f.Write(hdr); err != nil {
+			return err
+		}
+		off := int64(len(hdr))
+		sc := &scratch{} // reused from shard to shard
+		var buf []byte   // the global tensor, reused from tensor to tensor
+		for _, t := range ts {
+			eb := int64(t.dst.DType.StorageBits() / 8)
+			global := grow(&buf, elems(t.mt.Shape)*eb)
+			for k, ms := range t.mt.Shards {
+				shard, err := readShard(filepath.Join(dir, ms.File), ms, t.dst, sc)
+				if err != nil {
+					return fmt.Errorf("tensor %q: %w", t.mt.Name, err)
+				}
+				scatterWindow(global, t.mt.Shape, shard, t.pl.Shards[k].Start, t.dst.Dims, eb)
+			}
+			if _, err := f.WriteAt(global, off); err != nil {
+				return err
+			}
+			off += int64(len(global))
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// readShard reads an image file into sc, checks its size and checksum, and returns it
+// row-major (in sc too: valid until the next call).
+func readShard(path string, ms ManifestShard, dst layout.Shape, sc *scratch) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if st.Size() != ms.Bytes {
+		return nil, fmt.Errorf("%s has %d bytes, the manifest says %d", ms.File, st.Size(), ms.Bytes)
+	}
+	data := grow(&sc.img, ms.Bytes)
+	if _, err := io.ReadFull(f, data); err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(data)
+	if hex.EncodeToString(sum[:]) != ms.SHA256 {
+		return nil, fmt.Errorf("%s does not match its sha256 in the manifest: the replicas of shard %v would disagree", ms.File, ms.Index)
+	}
+	img, err := buffer.Wrap(dst, data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", ms.File, err)
+	}
+	if img.Len() == 0 {
+		return nil, nil
+	}
+	p, err := relayout.NewPlan(rowMajor(dst.DType, dst.Dims), dst)
+	if err != nil {
+		return nil, err
+	}
+	out := grow(&sc.slab, p.DstBytes())
+	return out, p.CopyBytes(out, data)
+}
+
+// scatterWindow copies the row-major window (start, dims) into the row-major global
+// array of gdims: the inverse of gatherWindow.
+func scatterWindow(global []byte, gdims []int64, window []byte, start, dims []int64, eb int64) {
+	rank := len(gdims)
+	if elems(dims) == 0 {
+		return
+	}
+	if rank == 0 {
+		copy(global, window)
+		return
+	}
+	strides := make([]int64, rank)
+	strides[rank-1] = eb
+	for i := rank - 2; i >= 0; i-- {
+		strides[i] = strides[i+1] * gdims[i+1]
+	}
+	run := dims[rank-1] * eb
+	idx := make([]int64, rank-1)
+	var o int64
+	for {
+		off := start[rank-1] * eb
+		for i := range rank - 1 {
+			off += (start[i] + idx[i]) * strides[i]
+		}
+		copy(global[off:off+run], window[o:o+run])
+		o += run
+		if !layout.NextIndex(idx, dims[:rank-1]) {
+			return
+		}
+	}
+}

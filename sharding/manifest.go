@@ -1,0 +1,332 @@
+package sharding
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/tpulayout/tpulayout/buffer"
+)
+
+// ManifestFormat names the manifest's format and version.
+const ManifestFormat = "tpulayout-sharded-1"
+
+// ManifestName is the manifest of a whole conversion in its directory.
+const ManifestName = "manifest.json"
+
+// Manifest describes a sharded conversion: the mesh, each device's files and each
+// tensor's shards. Checksums are SHA-256 of the image files.
+type Manifest struct {
+	Format   string           `json:"format"`
+	Source   string           `json:"source"`
+	To       string           `json:"to"`
+	Checksum string           `json:"checksum"`
+	Process  string           `json:"process,omitempty"` // "I/N" in a partial manifest
+	Mesh     ManifestMesh     `json:"mesh"`
+	Devices  []ManifestDevice `json:"devices"`
+	Tensors  []ManifestTensor `json:"tensors"`
+}
+
+// ManifestMesh is the mesh: axes majormost first, and the device ids in row-major
+// order of the axes.
+type ManifestMesh struct {
+	Axes    []string `json:"axes"`
+	Sizes   []int    `json:"sizes"`
+	Devices []int    `json:"devices"`
+}
+
+// ManifestDevice is one device: its id, mesh coordinates and the image files it
+// loads, one per tensor in the order of Tensors.
+type ManifestDevice struct {
+	ID     int      `json:"id"`
+	Coords []int    `json:"coords"`
+	Files  []string `json:"files"`
+}
+
+// ManifestTensor is one tensor: its source, spec and device layout, and its shards.
+type ManifestTensor struct {
+	Name       string          `json:"name"`
+	DType      string          `json:"dtype"` // the source's
+	Shape      []int64         `json:"shape"` // global
+	SourceFile string          `json:"source_file"`
+	Spec       string          `json:"spec"`
+	ShardShape []int64         `json:"shard_shape"`
+	Layout     string          `json:"layout"` // of each shard's image
+	Shards     []ManifestShard `json:"shards"`
+}
+
+// ManifestShard is one distinct shard, written once for all the devices that hold
+// it: its position, index ranges [start, end) per dim, devices, file, size and
+// SHA-256.
+type ManifestShard struct {
+	Index   []int      `json:"index"`
+	Ranges  [][2]int64 `json:"ranges"`
+	Devices []int      `json:"devices"`
+	File    string     `json:"file"`
+	Bytes   int64      `json:"bytes"`
+	SHA256  string     `json:"sha256"`
+}
+
+// ReadManifest reads a manifest file.
+func ReadManifest(path string) (*Manifest, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var m Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, fmt.Errorf("sharding: manifest %s is not valid JSON: %w", path, err)
+	}
+	if m.Format != ManifestFormat {
+		return nil, fmt.Errorf("sharding: manifest %s has format %q, want %q", path, m.Format, ManifestFormat)
+	}
+	return &m, nil
+}
+
+// Marshal prints the manifest as indented JSON with arrays of numbers on one line.
+func (m *Manifest) Marshal() ([]byte, error) {
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return append(compactArrays(b), '\n'), nil
+}
+
+// normalize orders devices by id, tensors by name, shards by index and their
+// devices by id, and lists each device's files, so that equal conversions print the
+// same bytes however they were split.
+func (m *Manifest) normalize() {
+	slices.SortFunc(m.Tensors, func(a, b ManifestTensor) int { return strings.Compare(a.Name, b.Name) })
+	files := map[int][]string{}
+	for i := range m.Tensors {
+		t := &m.Tensors[i]
+		slices.SortFunc(t.Shards, func(a, b ManifestShard) int { return slices.Compare(a.Index, b.Index) })
+		for j := range t.Shards {
+			slices.Sort(t.Shards[j].Devices)
+			for _, d := range t.Shards[j].Devices {
+				files[d] = append(files[d], t.Shards[j].File)
+			}
+		}
+	}
+	slices.SortFunc(m.Devices, func(a, b ManifestDevice) int { return a.ID - b.ID })
+	for i := range m.Devices {
+		m.Devices[i].Files = files[m.Devices[i].ID]
+		if m.Devices[i].Files == nil {
+			m.Devices[i].Files = []string{}
+		}
+	}
+}
+
+// PartialName is the file name of process i of n's manifest.
+func PartialName(i, n int) string { return fmt.Sprintf("manifest.process-%d-of-%d.json", i, n) }
+
+var partialRE = regexp.MustCompile(`^manifest\.process-(\d+)-of-(\d+)\.json$`)
+
+// Merge combines the partial manifests of the processes of a conversion in dir (all
+// n of them, for one n) into manifest.json, checking that they agree on the source,
+// target and mesh, that every device is covered once, and that shards written by
+// several processes have the same checksum. It removes the partial manifests, so
+// the directory then equals that of a one-process conversion. It returns the
+// merged manifest.
+func Merge(dir string) (*Manifest, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	parts := map[int]string{}
+	n := 0
+	for _, e := range ents {
+		sm := partialRE.FindStringSubmatch(e.Name())
+		if sm == nil {
+			continue
+		}
+		i, _ := strconv.Atoi(sm[1])
+		k, _ := strconv.Atoi(sm[2])
+		if n != 0 && k != n {
+			return nil, fmt.Errorf("sharding: %s holds partial manifests of %d and of %d processes; remove the stale ones", dir, n, k)
+		}
+		n = k
+		parts[i] = e.Name()
+	}
+	if n == 0 {
+		return nil, fmt.Errorf("sharding: %s holds no partial manifests (%s)", dir, PartialName(0, 4))
+	}
+	var missing []string
+	for i := range n {
+		if _, ok := parts[i]; !ok {
+			missing = append(missing, strconv.Itoa(i))
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("sharding: %s lacks the manifests of process(es) %s of %d: they have not finished", dir, strings.Join(missing, ", "), n)
+	}
+	var out *Manifest
+	tensors := map[string]*ManifestTensor{}
+	shards := map[string]map[string]*ManifestShard{} // by tensor, then file
+	devices := map[int]bool{}
+	for i := range n {
+		p, err := ReadManifest(filepath.Join(dir, parts[i]))
+		if err != nil {
+			return nil, err
+		}
+		if p.Process != fmt.Sprintf("%d/%d", i, n) {
+			return nil, fmt.Errorf("sharding: %s says it is process %q, want %d/%d", parts[i], p.Process, i, n)
+		}
+		if out == nil {
+			out = &Manifest{Format: p.Format, Source: p.Source, To: p.To, Checksum: p.Checksum, Mesh: p.Mesh}
+		} else if p.Source != out.Source || p.To != out.To || !sameMesh(p.Mesh, out.Mesh) {
+			return nil, fmt.Errorf("sharding: %s and %s describe different conversions (source, --to or mesh differ)", parts[0], parts[i])
+		}
+		for _, d := range p.Devices {
+			if devices[d.ID] {
+				return nil, fmt.Errorf("sharding: device %d appears in two partial manifests", d.ID)
+			}
+			devices[d.ID] = true
+			out.Devices = append(out.Devices, ManifestDevice{ID: d.ID, Coords: d.Coords})
+		}
+		for _, t := range p.Tensors {
+			mt, ok := tensors[t.Name]
+			if !ok {
+				c := t
+				c.Shards = nil
+				mt = &c
+				tensors[t.Name] = mt
+			} else if mt.Spec != t.Spec || mt.Layout != t.Layout || mt.DType != t.DType || !slices.Equal(mt.Shape, t.Shape) {
+				return nil, fmt.Errorf("sharding: tensor %q differs between partial manifests", t.Name)
+			}
+			if shards[t.Name] == nil {
+				shards[t.Name] = map[string]*ManifestShard{}
+			}
+			for _, s := range t.Shards {
+				if prev, ok := shards[t.Name][s.File]; ok {
+					if prev.SHA256 != s.SHA256 || prev.Bytes != s.Bytes {
+						return nil, fmt.Errorf("sharding: shard %s was written with different contents by two processes", s.File)
+					}
+					prev.Devices = append(prev.Devices, s.Devices...)
+					continue
+				}
+				c := s
+				c.Devices = slices.Clone(s.Devices)
+				shards[t.Name][s.File] = &c
+			}
+		}
+	}
+	if len(devices) != len(out.Mesh.Devices) {
+		return nil, fmt.Errorf("sharding: the partial manifests cover %d of the mesh's %d devices", len(devices), len(out.Mesh.Devices))
+	}
+	for name, mt := range tensors {
+		for _, s := range shards[name] {
+			mt.Shards = append(mt.Shards, *s)
+		}
+		out.Tensors = append(out.Tensors, *mt)
+	}
+	out.normalize()
+	for _, t := range out.Tensors {
+		covered := 0
+		for _, s := range t.Shards {
+			covered += len(s.Devices)
+		}
+		if covered != len(out.Mesh.Devices) {
+			return nil, fmt.Errorf("sharding: tensor %q has shards for %d of %d devices after the merge", t.Name, covered, len(out.Mesh.Devices))
+		}
+	}
+	js, err := out.Marshal()
+	if err != nil {
+		return nil, err
+	}
+	if err := writeFileAtomic(filepath.Join(dir, ManifestName), js); err != nil {
+		return nil, err
+	}
+	for _, p := range parts {
+		os.Remove(filepath.Join(dir, p))
+	}
+	return out, nil
+}
+
+func sameMesh(a, b ManifestMesh) bool {
+	return slices.Equal(a.Axes, b.Axes) && slices.Equal(a.Sizes, b.Sizes) && slices.Equal(a.Devices, b.Devices)
+}
+
+// compactArrays rewrites indented JSON so that arrays holding no objects or arrays
+// print on one line.
+func compactArrays(b []byte) []byte {
+	var out bytes.Buffer
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if c == '"' {
+			j := i + 1
+			for j < len(b) && b[j] != '"' {
+				if b[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			out.Write(b[i : j+1])
+			i = j
+			continue
+		}
+		if c != '[' {
+			out.WriteByte(c)
+			continue
+		}
+		j, flat := i+1, true
+		for ; j < len(b) && b[j] != ']'; j++ {
+			if b[j] == '[' || b[j] == '{' {
+				flat = false
+				break
+			}
+			if b[j] == '"' {
+				for j++; j < len(b) && b[j] != '"'; j++ {
+					if b[j] == '\\' {
+						j++
+					}
+				}
+			}
+		}
+		if !flat || j >= len(b) {
+			out.WriteByte(c)
+			continue
+		}
+		out.WriteByte('[')
+		inStr := false
+		for k := i + 1; k < j; k++ {
+			ch := b[k]
+			switch {
+			case inStr:
+				out.WriteByte(ch)
+				if ch == '\\' {
+					k++
+					out.WriteByte(b[k])
+				} else if ch == '"' {
+					inStr = false
+				}
+			case ch == '"':
+				inStr = true
+				out.WriteByte(ch)
+			case ch == ' ' || ch == '\n' || ch == '\t':
+			case ch == ',':
+				out.WriteString(",")
+			default:
+				out.WriteByte(ch)
+			}
+		}
+		out.WriteByte(']')
+		i = j
+	}
+	return out.Bytes()
+}
+
+// writeFileAtomic writes data to path through a temporary file and a rename.
+func writeFileAtomic(path string, data []byte) error {
+	return buffer.WriteFileAtomic(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}

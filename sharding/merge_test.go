@@ -1,0 +1,97 @@
+package sharding
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/layout"
+)
+
+// partials converts the mesh2d_repl_f32 fixture (mesh data=2,model=2, P("model"):
+// every shard on one device of each process) as two processes into a new directory.
+func partials(t *testing.T) string {
+	t.Helper()
+	ckpt, err := OpenCheckpoint(filepath.Join(fixtureDir, "mesh2d_repl_f32.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mesh, _ := ParseMesh("data=2,model=2", nil)
+	spec, _ := ParseSpec(`P("model")`)
+	dir := filepath.Join(t.TempDir(), "out")
+	for i := range 2 {
+		_, err := ConvertDir(ckpt, dir, Options{Mesh: mesh, Process: i, Processes: 2, To: "f32",
+			SpecFor: func(string) (Spec, error) { return spec, nil },
+			Target:  func(_ buffer.TensorInfo, s layout.Shape) (layout.Shape, error) { return s, nil }})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func edit(t *testing.T, path, old, new string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), old) {
+		t.Fatalf("%s does not hold %q", path, old)
+	}
+	if err := os.WriteFile(path, []byte(strings.Replace(string(b), old, new, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestMerge(t *testing.T) {
+	dir := partials(t)
+	m, err := Merge(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Devices) != 4 || len(m.Tensors[0].Shards) != 2 || len(m.Tensors[0].Shards[0].Devices) != 2 {
+		t.Errorf("merged manifest: %d devices, shards %+v", len(m.Devices), m.Tensors[0].Shards)
+	}
+	if _, err := os.Stat(filepath.Join(dir, PartialName(0, 2))); err == nil {
+		t.Error("the partial manifests are still there")
+	}
+}
+
+func TestMergeErrors(t *testing.T) {
+	cases := []struct {
+		name  string
+		tweak func(t *testing.T, dir string)
+		want  string
+	}{
+		{"missing", func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, PartialName(1, 2))) }, "process(es) 1 of 2"},
+		{"mixed", func(t *testing.T, dir string) {
+			os.Rename(filepath.Join(dir, PartialName(1, 2)), filepath.Join(dir, PartialName(1, 3)))
+		}, "of 2 and of 3"},
+		{"replica", func(t *testing.T, dir string) {
+			m, _ := ReadManifest(filepath.Join(dir, PartialName(1, 2)))
+			edit(t, filepath.Join(dir, PartialName(1, 2)), m.Tensors[0].Shards[0].SHA256, strings.Repeat("0", 64))
+		}, "different contents"},
+		{"target", func(t *testing.T, dir string) {
+			edit(t, filepath.Join(dir, PartialName(1, 2)), `"to": "f32"`, `"to": "bf16"`)
+		}, "different conversions"},
+		{"process", func(t *testing.T, dir string) {
+			edit(t, filepath.Join(dir, PartialName(1, 2)), `"process": "1/2"`, `"process": "0/2"`)
+		}, "says it is process"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := partials(t)
+			c.tweak(t, dir)
+			_, err := Merge(dir)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("Merge = %v, want an error with %q", err, c.want)
+			}
+			if _, err := os.Stat(filepath.Join(dir, ManifestName)); err == nil {
+				t.Error("a failed merge wrote manifest.json")
+			}
+		})
+	}
+}

@@ -1,0 +1,321 @@
+package sharding
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/relayout"
+)
+
+// Problem is one thing Verify found wrong.
+type Problem struct {
+	Tensor, File string // may be empty
+	Msg          string
+}
+
+func (p Problem) String() string {
+	s := p.Msg
+	if p.File != "" {
+		s = p.File + ": " + s
+	}
+	if p.Tensor != "" {
+		s = fmt.Sprintf("tensor %q: %s", p.Tensor, s)
+	}
+	return s
+}
+
+// Report is what Verify checked.
+type Report struct {
+	Manifest *Manifest
+	Tensors  int
+	Shards   int
+	Bytes    int64
+	Problems []Problem
+}
+
+// Verify re-reads the images of the conversion in dir and checks them against its
+// manifest and the source checkpoint ckptPath ("" for the manifest's source): the
+// mesh and every tensor's placement are recomputed from the spec, each device's files
+// listed, each file's size and SHA-256 checked, and each image, read back to
+// row-major through relayout, compared with the source window converted to the
+// image's dtype; a sample of elements is also checked through the layout's
+// per-element index math. It returns an error only when it cannot start; what it
+// finds wrong is in Report.Problems.
+func Verify(dir, ckptPath string) (*Report, error) {
+	m, err := ReadManifest(filepath.Join(dir, ManifestName))
+	if err != nil {
+		return nil, err
+	}
+	if ckptPath == "" {
+		ckptPath = m.Source
+	}
+	ckpt, err := OpenCheckpoint(ckptPath)
+	if err != nil {
+		return nil, fmt.Errorf("cannot open the source checkpoint %s: %w", ckptPath, err)
+	}
+	mesh, err := NewMesh(m.Mesh.Axes, m.Mesh.Sizes, m.Mesh.Devices)
+	if err != nil {
+		return nil, fmt.Errorf("manifest: %w", err)
+	}
+	r := &Report{Manifest: m}
+	bad := func(tensor, file, format string, args ...any) {
+		r.Problems = append(r.Problems, Problem{tensor, file, fmt.Sprintf(format, args...)})
+	}
+	files := map[int][]string{}
+	for _, mt := range m.Tensors {
+		r.Tensors++
+		t, ok := ckpt.Tensor(mt.Name)
+		if !ok {
+			bad(mt.Name, "", "not in the source checkpoint %s", ckptPath)
+			continue
+		}
+		if t.DType.String() != mt.DType || !slices.Equal(t.Shape, mt.Shape) {
+			bad(mt.Name, "", "the source holds %s%v, the manifest says %s%v", t.DType, t.Shape, mt.DType, mt.Shape)
+			continue
+		}
+		spec, err := ParseSpec(mt.Spec)
+		if err != nil {
+			bad(mt.Name, "", "%v", err)
+			continue
+		}
+		pl, err := Place(mesh, spec, t.Shape)
+		if err != nil {
+			bad(mt.Name, "", "%v", err)
+			continue
+		}
+		if !slices.Equal(pl.ShardDims, mt.ShardShape) {
+			bad(mt.Name, "", "shard shape %v, but the spec gives %v", mt.ShardShape, pl.ShardDims)
+			continue
+		}
+		dst, err := layout.Parse(mt.Layout)
+		if err == nil && !slices.Equal(dst.Dims, pl.ShardDims) {
+			err = fmt.Errorf("its dims are not the shard's %v", pl.ShardDims)
+		}
+		if err != nil {
+			bad(mt.Name, "", "layout %s: %v", mt.Layout, err)
+			continue
+		}
+		if len(mt.Shards) != len(pl.Shards) {
+			bad(mt.Name, "", "%d shards listed, the spec gives %d", len(mt.Shards), len(pl.Shards))
+			continue
+		}
+		src, err := t.File.Read(t.Name)
+		if err != nil {
+			bad(mt.Name, "", "cannot read the source: %v", err)
+			continue
+		}
+		for k, ms := range mt.Shards {
+			s := &pl.Shards[k]
+			r.Shards++
+			if !slices.Equal(ms.Index, s.Index) || !slices.Equal(ms.Devices, s.Devices) || !slices.Equal(ms.Ranges, pl.Ranges(s)) {
+				bad(mt.Name, ms.File, "shard %v on devices %v, ranges %v; the spec puts shard %v on devices %v, ranges %v",
+					ms.Index, ms.Devices, ms.Ranges, s.Index, s.Devices, pl.Ranges(s))
+				continue
+			}
+			for _, d := range s.Devices {
+				files[d] = append(files[d], ms.File)
+			}
+			n, msg := verifyShard(filepath.Join(dir, ms.File), ms, dst, src, s.Start)
+			r.Bytes += n
+			if msg != "" {
+				bad(mt.Name, ms.File, "%s", msg)
+			}
+		}
+		src.Close()
+	}
+	for pos, id := range mesh.Devices {
+		i := slices.IndexFunc(m.Devices, func(d ManifestDevice) bool { return d.ID == id })
+		switch {
+		case i < 0:
+			bad("", "", "device %d is not listed", id)
+		case !slices.Equal(m.Devices[i].Coords, mesh.Coords(pos)):
+			bad("", "", "device %d has coordinates %v, the mesh puts it at %v", id, m.Devices[i].Coords, mesh.Coords(pos))
+		case !slices.Equal(m.Devices[i].Files, nonNil(files[id])):
+			bad("", "", "device %d lists files %v, its shards are %v", id, m.Devices[i].Files, files[id])
+		}
+	}
+	if len(m.Devices) != mesh.Size() {
+		bad("", "", "%d devices listed for a mesh of %d", len(m.Devices), mesh.Size())
+	}
+	return r, nil
+}
+
+// verifyShard checks one image file; it returns the bytes read and what is wrong ("").
+func verifyShard(path string, ms ManifestShard, dst layout.Shape, src *buffer.Buffer, start []int64) (int64, string) {
+	ix, err := layout.Compile(dst)
+	if err != nil {
+		return 0, err.Error()
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return 0, "missing"
+	}
+	if st.Size() != ms.Bytes || st.Size() != ix.FootprintBytes() {
+		return 0, fmt.Sprintf("%d bytes, the manifest says %d and %s needs %d", st.Size(), ms.Bytes, dst, ix.FootprintBytes())
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err.Error()
+	}
+	h := sha256.New()
+	_, err = io.Copy(h, f)
+	f.Close()
+	if err != nil {
+		return 0, err.Error()
+	}
+	if sum := hex.EncodeToString(h.Sum(nil)); sum != ms.SHA256 {
+		return st.Size(), fmt.Sprintf("sha256 %s, the manifest says %s", sum, ms.SHA256)
+	}
+	if ix.LogicalElements() == 0 {
+		return st.Size(), ""
+	}
+	img, err := buffer.ReadRaw(path, dst)
+	if err != nil {
+		return st.Size(), err.Error()
+	}
+	defer img.Close()
+	if msg := compareBands(img, dst, src, start); msg != "" {
+		return st.Size(), msg
+	}
+	// Independently of relayout: a sample of elements through the layout's index math.
+	rng := rand.New(rand.NewPCG(uint64(len(img.Data)), 16))
+	idx := make([]int64, len(dst.Dims))
+	sIdx := make([]int64, len(dst.Dims))
+	for i := range 256 {
+		if i%16 == 0 {
+			// Random reads fault in whole (possibly huge) pages of the mappings.
+			release(src, img)
+		}
+		for d, n := range dst.Dims {
+			idx[d] = rng.Int64N(n)
+			sIdx[d] = idx[d] + start[d]
+		}
+		w := buffer.ConvertElement(dst.DType, src.Shape.DType, src.Bits(sIdx))
+		if g := img.Bits(idx); g != w {
+			return st.Size(), fmt.Sprintf("element %v of the shard holds %#x, want %#x (layout index math)", idx, g, w)
+		}
+	}
+	release(src, img)
+	return st.Size(), ""
+}
+
+// release drops the pages of mapped buffers from the resident set.
+func release(bs ...*buffer.Buffer) {
+	for _, b := range bs {
+		if b.Mapped() {
+			releasePages(b.Data)
+		}
+	}
+}
+
+// compareBands reads img back to row-major through relayout and compares it with the
+// source window converted to its dtype, band by band when the image bands (as the
+// conversion does), so that memory stays bounded; it returns what differs ("").
+func compareBands(img *buffer.Buffer, dst layout.Shape, src *buffer.Buffer, start []int64) string {
+	p, err := newImagePlan(dst, src.Shape.DType, BandBytes, nil)
+	if err != nil {
+		return err.Error()
+	}
+	banded := p.full != nil
+	d, rows, n, last := 0, int64(0), int64(1), int64(0)
+	if banded {
+		d, rows, n, last = p.d, p.rows, p.n, p.last
+	}
+	from := slices.Clone(start)
+	var off int64
+	for k := int64(0); k <= n; k++ {
+		r := rows
+		if k == n {
+			if last == 0 {
+				break
+			}
+			r = last
+		}
+		bandShape := dst
+		if banded {
+			bandShape = band(dst, d, r)
+			from[d] = start[d] + k*rows
+		}
+		bandImg, err := buffer.Wrap(bandShape, img.Data[off:off+p.footprintOf(bandShape)])
+		if err != nil {
+			return err.Error()
+		}
+		off += int64(len(bandImg.Data))
+		got, err := toRowMajor(bandImg)
+		if err != nil {
+			return err.Error()
+		}
+		want, err := sourceWindow(src, from, bandShape.Dims, dst.DType)
+		if err != nil {
+			return err.Error()
+		}
+		if !bytes.Equal(got, want) {
+			eb := int64(dst.DType.StorageBits() / 8)
+			i := int64(0)
+			for got[i] == want[i] {
+				i++
+			}
+			idx := make([]int64, len(dst.Dims))
+			flatIndex(i/eb, bandShape.Dims, idx)
+			if banded {
+				idx[d] += k * rows
+			}
+			return fmt.Sprintf("element %v of the shard (global %v) differs from the source", idx, addInts(idx, start))
+		}
+		if img.Mapped() {
+			releasePages(bandImg.Data)
+		}
+	}
+	return ""
+}
+
+// toRowMajor relays an image out into its dtype's row-major form.
+func toRowMajor(img *buffer.Buffer) ([]byte, error) {
+	rm := rowMajor(img.Shape.DType, img.Shape.Dims)
+	p, err := relayout.NewPlan(rm, img.Shape)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, p.DstBytes())
+	return out, p.CopyBytes(out, img.Data)
+}
+
+// sourceWindow gathers a window of the row-major src and converts it to dt.
+func sourceWindow(src *buffer.Buffer, start, dims []int64, dt layout.DType) ([]byte, error) {
+	eb := int64(src.Shape.DType.StorageBits() / 8)
+	slab := make([]byte, elems(dims)*eb)
+	gatherWindow(slab, src, start, dims, eb, true)
+	if dt == src.Shape.DType {
+		return slab, nil
+	}
+	p, err := relayout.NewPlan(rowMajor(dt, dims), rowMajor(src.Shape.DType, dims))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, p.DstBytes())
+	return out, p.CopyBytes(out, slab)
+}
+
+func flatIndex(i int64, dims, idx []int64) {
+	for d := len(dims) - 1; d >= 0; d-- {
+		idx[d] = i % dims[d]
+		i /= dims[d]
+	}
+}
+
+func addInts(a, b []int64) []int64 {
+	c := make([]int64, len(a))
+	for i := range a {
+		c[i] = a[i] + b[i]
+	}
+	return c
+}
