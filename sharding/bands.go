@@ -268,7 +268,7 @@ func (p *imagePlan) writeGroup(ws []io.Writer, hs []hash.Hash, src *buffer.Buffe
 			}
 		}
 		if !alone && src.Mapped() && hi > lo {
-			releasePages(src.Data[lo:hi])
+			src.ReleasePages(lo, hi)
 		}
 		n += dn
 	}
@@ -330,12 +330,12 @@ func gatherWindow(slab []byte, src *buffer.Buffer, start, dims []int64, eb int64
 		copy(slab[o:o+run], src.Data[off:off+run])
 		o += run
 		if mapped && off+run-done >= releaseBytes {
-			releasePages(src.Data[done : off+run])
+			src.ReleasePages(done, off+run)
 			done = off + run
 		}
 		if !layout.NextIndex(idx, dims[:k]) {
 			if mapped && done >= 0 && off+run > done {
-				releasePages(src.Data[done : off+run])
+				src.ReleasePages(done, off+run)
 			}
 			return lo, off + run
 		}

@@ -211,9 +211,7 @@ func verifyShard(path string, ms ManifestShard, dst layout.Shape, src *buffer.Bu
 // release drops the pages of mapped buffers from the resident set.
 func release(bs ...*buffer.Buffer) {
 	for _, b := range bs {
-		if b.Mapped() {
-			releasePages(b.Data)
-		}
+		b.ReleasePages(0, int64(len(b.Data)))
 	}
 }
 
@@ -271,9 +269,7 @@ func compareBands(img *buffer.Buffer, dst layout.Shape, src *buffer.Buffer, star
 			}
 			return fmt.Sprintf("element %v of the shard (global %v) differs from the source", idx, addInts(idx, start))
 		}
-		if img.Mapped() {
-			releasePages(bandImg.Data)
-		}
+		img.ReleasePages(off-int64(len(bandImg.Data)), off)
 	}
 	return ""
 }
