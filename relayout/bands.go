@@ -95,7 +95,49 @@ func PlanBands(dst, src layout.Shape, target int64) (b *Bands, ok bool) {
 	if rows >= dims[d] {
 		return nil, false
 	}
-	b = &Bands{dim: d, rows: rows, n: dims[d] / rows, last: dims[d] % rows, gather: gather, dst: dst, src: src}
+	return newBands(dst, src, dIx, sIx, d, rows, gather)
+}
+
+// PlanImageBands is [PlanBands] for a caller that assembles each band's source itself,
+// row-major in srcType (a window of a larger array, say), and converts it with
+// [Bands.CopyBandBytes]: bands of dst's majormost dim of about target bytes of dst,
+// each a contiguous byte range of dst; Band(k).SrcLen is the size of band k's row-major
+// source. ok is false when dst is to be converted in one piece.
+func PlanImageBands(dst layout.Shape, srcType layout.DType, target int64) (b *Bands, ok bool) {
+	dims, rank := dst.Dims, dst.Rank()
+	if rank == 0 || len(dst.Layout.MinorToMajor) != rank || dst.LogicalElements() == 0 {
+		return nil, false
+	}
+	d := dst.Layout.MinorToMajor[rank-1]
+	if dims[d] < 2 {
+		return nil, false
+	}
+	src := layout.NewShape(srcType, dims...)
+	sIx, err1 := layout.Compile(src)
+	dIx, err2 := layout.Compile(dst)
+	if err1 != nil || err2 != nil {
+		return nil, false
+	}
+	unit, ok := majorExtent(dIx, d)
+	if !ok {
+		return nil, false
+	}
+	uIx, ok := bandIndexer(dst, d, unit)
+	if !ok {
+		return nil, false
+	}
+	rows := unit * max(1, target/max(uIx.FootprintBytes(), 1))
+	if rows >= dims[d] {
+		return nil, false
+	}
+	return newBands(dst, src, dIx, sIx, d, rows, true)
+}
+
+// newBands sizes the bands of rows rows along d and checks that each is a contiguous
+// byte range of the destination, and of the source unless it is gathered.
+func newBands(dst, src layout.Shape, dIx, sIx *layout.Indexer, d int, rows int64, gather bool) (*Bands, bool) {
+	dims := dIx.Dims()
+	b := &Bands{dim: d, rows: rows, n: dims[d] / rows, last: dims[d] % rows, gather: gather, dst: dst, src: src}
 	sBand, ok1 := bandIndexer(src, d, rows)
 	dBand, ok2 := bandIndexer(dst, d, rows)
 	if !ok1 || !ok2 {
@@ -221,6 +263,13 @@ func (b *Bands) Band(k int) Band {
 	return r
 }
 
+// Shapes are the destination and source shapes of band k: the whole shapes with the
+// banded dim set to the band's rows.
+func (b *Bands) Shapes(k int) (dst, src layout.Shape) {
+	rows := b.Band(k).Rows
+	return bandShape(b.dst, b.dim, rows), bandShape(b.src, b.dim, rows)
+}
+
 // Compile builds the plans of a full band and of the last one, with opts as for
 // [NewPlan]; its error is NewPlan's.
 func (b *Bands) Compile(opts ...Option) error {
@@ -253,10 +302,6 @@ func (b *Bands) CopyBand(k int, dst []byte, src *buffer.Buffer, scratch []byte) 
 		return fmt.Errorf("relayout: bands of %v given a source of %v", b.src, src.Shape)
 	}
 	bd := b.Band(k)
-	plan := b.full
-	if int64(k) == b.n {
-		plan = b.tail
-	}
 	var in []byte
 	if b.gather {
 		if int64(len(scratch)) < bd.SrcLen {
@@ -267,7 +312,23 @@ func (b *Bands) CopyBand(k int, dst []byte, src *buffer.Buffer, scratch []byte) 
 	} else {
 		in = src.Data[bd.SrcOff : bd.SrcOff+bd.SrcLen]
 	}
-	return plan.CopyBytes(dst, in)
+	return b.CopyBandBytes(k, dst, in)
+}
+
+// CopyBandBytes converts band k from src, the band's own source bytes (Band(k).SrcLen of
+// them, in the layout of the source's band shape; row-major for gathered bands), into
+// dst (Band(k).DstLen bytes).
+func (b *Bands) CopyBandBytes(k int, dst, src []byte) error {
+	if b.full == nil {
+		return errNotCompiled
+	}
+	if k < 0 || k >= b.Len() {
+		return fmt.Errorf("relayout: band %d of %d", k, b.Len())
+	}
+	if int64(k) == b.n {
+		return b.tail.CopyBytes(dst, src)
+	}
+	return b.full.CopyBytes(dst, src)
 }
 
 // Run converts band after band, in order, into one reusable buffer and hands each to

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/tpulayout/tpulayout/buffer"
@@ -198,5 +199,82 @@ func TestPlanBandsCases(t *testing.T) {
 	last := b.Band(b.Len() - 1)
 	if last.Row+last.Rows != 1000 {
 		t.Errorf("bands end at row %d, not 1000", last.Row+last.Rows)
+	}
+}
+
+// TestPlanImageBands checks bands whose row-major sources the caller assembles: over
+// random device layouts, each band converted with CopyBandBytes from its own row-major
+// slab equals its range of one Copy of the whole array, and the bands cover the image.
+func TestPlanImageBands(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	banded := 0
+	for tries := 0; tries < 20000 && banded < 200; tries++ {
+		dt := []layout.DType{layout.F32, layout.BF16, layout.S8, layout.F16}[r.IntN(4)]
+		sdt := dt
+		if dt != layout.S8 && r.IntN(2) == 0 {
+			sdt = layout.F32
+		}
+		rank := 1 + r.IntN(3)
+		dims := make([]int64, rank)
+		for i := range dims {
+			dims[i] = 1 + r.Int64N(100)
+		}
+		dst := layout.Shape{DType: dt, Dims: dims, Layout: randomLayout(r, dt, rank)}
+		b, ok := PlanImageBands(dst, sdt, 64+r.Int64N(2048))
+		if !ok {
+			continue
+		}
+		banded++
+		src := layout.NewShape(sdt, dims...)
+		name := dst.String() + " ← " + src.String()
+		if err := b.Compile(); err != nil {
+			t.Fatalf("%s: Compile: %v", name, err)
+		}
+		whole, err := NewPlan(dst, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := buffer.MustNew(src)
+		randomFill(r, s.Data)
+		want := buffer.MustNew(dst)
+		if err := whole.Copy(want, s); err != nil {
+			t.Fatal(err)
+		}
+		var dOff int64
+		for k := range b.Len() {
+			bd := b.Band(k)
+			bdst, bsrc := b.Shapes(k)
+			if bd.DstOff != dOff || bdst.Dims[b.Dim()] != bd.Rows {
+				t.Fatalf("%s: band %d is %+v, shape %s, after %d bytes", name, k, bd, bdst, dOff)
+			}
+			// The band's row-major source: the rows of dim Dim it covers, in order.
+			slab := buffer.MustNew(bsrc)
+			if int64(len(slab.Data)) != bd.SrcLen {
+				t.Fatalf("%s: band %d's source %s has %d bytes, SrcLen %d", name, k, bsrc, len(slab.Data), bd.SrcLen)
+			}
+			idx := make([]int64, rank)
+			for {
+				g := slices.Clone(idx)
+				g[b.Dim()] += bd.Row
+				slab.SetBits(idx, s.Bits(g))
+				if !layout.NextIndex(idx, bsrc.Dims) {
+					break
+				}
+			}
+			got := make([]byte, bd.DstLen)
+			if err := b.CopyBandBytes(k, got, slab.Data); err != nil {
+				t.Fatalf("%s: CopyBandBytes(%d): %v", name, k, err)
+			}
+			if !bytes.Equal(got, want.Data[bd.DstOff:bd.DstOff+bd.DstLen]) {
+				t.Fatalf("%s: band %d differs from one Copy", name, k)
+			}
+			dOff += bd.DstLen
+		}
+		if dOff != int64(len(want.Data)) {
+			t.Fatalf("%s: bands cover %d of %d bytes", name, dOff, len(want.Data))
+		}
+	}
+	if banded < 200 {
+		t.Fatalf("only %d random layouts banded", banded)
 	}
 }
