@@ -18,8 +18,9 @@ import (
 // needs to about two bands, whatever the array's size, and lets a caller release the
 // pages of a mapped source as they are consumed.
 //
-// [PlanBands] finds the bands; [Bands.Compile] builds their two plans; then
-// [Bands.CopyBand] converts one band and [Bands.Run] all of them. Band k's bytes equal
+// [PlanBands] (or [PlanImageBands]) finds the bands; [Bands.Compile] builds their two
+// plans; then [Bands.CopyBand] or [Bands.CopyBandBytes] converts one band and
+// [Bands.Run] all of them. Band k's bytes equal
 // bytes [DstOff, DstOff+DstLen) of one [Plan.Copy] of the whole array with the same
 // options.
 type Bands struct {
@@ -285,7 +286,7 @@ func (b *Bands) Compile(opts ...Option) error {
 	return nil
 }
 
-// errNotCompiled is returned by CopyBand and Run before Compile.
+// errNotCompiled is returned by CopyBand, CopyBandBytes and Run before Compile.
 var errNotCompiled = errors.New("relayout: bands used before Compile")
 
 // CopyBand converts band k of src (a buffer of the source shape) into dst, which must
