@@ -33,5 +33,5 @@ pairs=(
 )
 for p in "${pairs[@]}"; do
 	/tmp/relayout-bench.$$ -from "${p%|*}" -to "${p#*|}" -workers 1 -count 5 -table "$@" 2>/dev/null |
-		awk -v p="${p%|*} → ${p#*|}" 'NR == 2 { printf "%-64s %-22s %s\n", p, $4, $8 }'
+		awk -v p="${p%|*} → ${p#*|}" 'NR == 2 { printf "%-64s %-22s %s\n", p, $4, $9 }'
 done

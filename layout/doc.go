@@ -25,4 +25,9 @@
 // decision n): invalid layouts are errors, a tile with more dims than the shape reads
 // missing dims as size 1, and footprints are the nested ones (XLA's ArraySize uses the
 // first tile only). That page also lists the test vectors this package is checked on.
+//
+// Parse also rejects what no buffer could hold, so that every tool agrees on what a
+// layout string means: E(n) must be the type's width on types of 8 bits or more, and 1,
+// 2, 4 or 8 bits (at least the type's) on sub-byte types and pred; the footprint must fit
+// int64 counted in bits; the tiles may expand the shape to at most 64 dims.
 package layout

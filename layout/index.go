@@ -59,6 +59,7 @@ type Op struct{ Div, Mod int64 }
 // step records one tile application for the inverse mapping.
 type step struct {
 	before []int64 // shape before the tile, padded with leading 1s to the tile's rank
+	lead   int     // how many of those leading 1s the padding added
 	tile   Tile
 }
 
@@ -72,29 +73,49 @@ type Level struct {
 // ErrUnsized is returned when a shape has no size: tuples, tokens, or `?` dimensions.
 var ErrUnsized = errors.New("layout: shape has no size")
 
-// Compile prepares an array shape for index math.
+// Compile prepares an array shape for index math. It fails when the shape has no size
+// (wrapping [ErrUnsized]), breaks a rule of the layout, or has a footprint whose bits
+// overflow int64; [Parse] makes the same checks.
 func Compile(s Shape) (*Indexer, error) {
 	if s.Kind != Array || !s.DType.IsArray() {
-		return nil, fmt.Errorf("%w: %s is not an array", ErrUnsized, s)
+		return nil, fmt.Errorf("%w: %s is not an array", ErrUnsized, Quote(s.String()))
 	}
-	rank := len(s.Dims)
 	for i, d := range s.Dims {
 		if d == Unbounded {
-			return nil, fmt.Errorf("%w: dimension %d of %s is unbounded dynamic '?'", ErrUnsized, i, s)
+			return nil, fmt.Errorf("%w: dimension %d of %s is unbounded dynamic '?'", ErrUnsized, i, Quote(s.String()))
 		}
+	}
+	ix, err := compile(s)
+	if err != nil {
+		return nil, fmt.Errorf("layout: %s: %w", Quote(s.String()), err)
+	}
+	return ix, nil
+}
+
+// compile is Compile on an array shape with sizes; its errors do not name the shape.
+func compile(s Shape) (*Indexer, error) {
+	rank := len(s.Dims)
+	for i, d := range s.Dims {
 		if d < 0 {
-			return nil, fmt.Errorf("layout: dimension %d of %s is negative", i, s)
+			return nil, fmt.Errorf("dimension %d is negative", i)
 		}
 	}
 	l := s.Layout
 	if l.MinorToMajor == nil && rank > 0 {
 		l.MinorToMajor = RowMajor(rank)
 	}
-	if err := l.validate(rank); err != nil {
-		return nil, fmt.Errorf("layout: %s: %w", s, err)
+	if err := l.validate(s.DType, rank); err != nil {
+		return nil, err
 	}
 	s.Layout = l
-	ix := &Indexer{shape: s, dims: s.Dims, logical: s.LogicalElements()}
+	logical := int64(1)
+	for _, d := range s.Dims {
+		logical = mulCheck(logical, d)
+	}
+	if logical < 0 {
+		return nil, errors.New("the element count overflows int64")
+	}
+	ix := &Indexer{shape: s, dims: s.Dims, logical: logical}
 	ix.bits = s.DType.StorageBits()
 	if l.ElementBits > 0 {
 		ix.bits = int(l.ElementBits)
@@ -127,11 +148,14 @@ func Compile(s Shape) (*Indexer, error) {
 		for j := range phys {
 			k := j - off
 			if k >= 0 && t[k] == Combined {
-				carry *= phys[j]
+				carry = mulCheck(carry, phys[j])
 				carryG = append(carryG, groups[j]...)
 				continue
 			}
-			np = append(np, carry*phys[j])
+			np = append(np, mulCheck(carry, phys[j]))
+			if np[len(np)-1] < 0 { // only when another dim is 0
+				return nil, errors.New("combining dims '*' overflows int64")
+			}
 			ng = append(ng, append(carryG, groups[j]...))
 			carry, carryG = 1, nil
 			if k >= 0 {
@@ -147,7 +171,7 @@ func Compile(s Shape) (*Indexer, error) {
 		mult := int64(1)
 		for i := len(g) - 1; i >= 0; i-- {
 			ix.baseTerm = append(ix.baseTerm, baseTerm{dim: g[i], mult: mult, size: s.Dims[g[i]]})
-			mult *= s.Dims[g[i]]
+			mult *= s.Dims[g[i]] // no overflow: at most the combined dim
 		}
 		ix.base = append(ix.base, bd)
 	}
@@ -164,11 +188,13 @@ func Compile(s Shape) (*Indexer, error) {
 	}
 	for _, t := range tiles {
 		k := len(t)
+		lead := 0
 		for len(shape) < k {
 			shape = append([]int64{1}, shape...)
 			ds = append([]cur{{base: -1}}, ds...)
+			lead++
 		}
-		ix.steps = append(ix.steps, step{before: append([]int64(nil), shape...), tile: t})
+		ix.steps = append(ix.steps, step{before: append([]int64(nil), shape...), lead: lead, tile: t})
 		n := len(shape)
 		nshape := append([]int64(nil), shape[:n-k]...)
 		nds := append([]cur(nil), ds[:n-k]...)
@@ -183,10 +209,12 @@ func Compile(s Shape) (*Indexer, error) {
 			nds = append(nds, cur{d.base, appendOp(d.ops, Op{Mod: t[i]})})
 		}
 		shape, ds = nshape, nds
+		// Checked per tile: each adds dims, and thousands of tiles would cost quadratic
+		// time and memory before a check at the end.
+		if len(shape) > maxDigits {
+			return nil, fmt.Errorf("the tiles expand it to more than the %d dims supported", maxDigits)
+		}
 		ix.levels = append(ix.levels, Level{"T" + t.String(), append([]int64(nil), shape...)})
-	}
-	if len(shape) > maxDigits {
-		return nil, fmt.Errorf("layout: %s expands to %d dims, more than the %d supported", s, len(shape), maxDigits)
 	}
 	stride := int64(1)
 	foot := int64(1)
@@ -194,7 +222,7 @@ func Compile(s Shape) (*Indexer, error) {
 		foot = mulCheck(foot, d)
 	}
 	if foot < 0 {
-		return nil, fmt.Errorf("layout: footprint of %s overflows int64", s)
+		return nil, errors.New("the footprint (elements of the tiled shape) overflows int64")
 	}
 	ix.digits = make([]Digit, len(shape))
 	for j := len(shape) - 1; j >= 0; j-- {
@@ -203,11 +231,15 @@ func Compile(s Shape) (*Indexer, error) {
 	}
 	ix.expanded = foot
 	if a := l.TailPadding; a > 1 {
-		foot = ceilDiv(foot, a) * a
+		foot = mulCheck(ceilDiv(foot, a), a)
+		if foot < 0 {
+			return nil, fmt.Errorf("the footprint overflows int64: L(%d) rounds %d elements up past it", a, ix.expanded)
+		}
 	}
 	ix.footprint = foot
 	if ix.FootprintBytes() < 0 {
-		return nil, fmt.Errorf("layout: footprint of %s overflows int64", s)
+		// Counted in bits, so that every bit offset fits too.
+		return nil, fmt.Errorf("the footprint of %d elements of %d bits overflows int64 (sizes are counted in bits)", foot, ix.bits)
 	}
 	return ix, nil
 }
@@ -231,10 +263,21 @@ func appendOp(ops []Op, o Op) []Op {
 	return append(out, o)
 }
 
-func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
+// ceilDiv is ⌈a/b⌉ for a ≥ 0, b ≥ 1; a+b-1 would overflow for large b.
+func ceilDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 {
+		q++
+	}
+	return q
+}
 
-// mulCheck multiplies non-negative numbers, returning -1 on overflow.
+// mulCheck multiplies non-negative numbers, returning -1 on overflow; -1 stays -1 (an
+// overflow already happened), except that anything times 0 is 0.
 func mulCheck(a, b int64) int64 {
+	if a == 0 || b == 0 {
+		return 0
+	}
 	if a < 0 || b < 0 {
 		return -1
 	}
@@ -245,7 +288,7 @@ func mulCheck(a, b int64) int64 {
 }
 
 // validate checks a layout against a rank (spec Part 1 §2), for layouts built in code.
-func (l Layout) validate(rank int) error {
+func (l Layout) validate(dt DType, rank int) error {
 	if len(l.MinorToMajor) != rank {
 		return fmt.Errorf("dimensions size is %d, but minor to major size is %d", rank, len(l.MinorToMajor))
 	}
@@ -279,8 +322,28 @@ func (l Layout) validate(rank int) error {
 	if l.ElementBits < 0 {
 		return fmt.Errorf("E(%d) must not be negative", l.ElementBits)
 	}
+	if err := checkElementBits(dt, l.ElementBits); err != nil {
+		return err
+	}
 	if l.IndexType != Invalid || l.PointerType != Invalid || l.Physical != nil {
 		return errors.New("sparse attributes #, * or P on a dense array")
+	}
+	return nil
+}
+
+// checkElementBits is the rule for E(n) on an element type: an element must hold the
+// type's bits and sit within one byte or be whole bytes (spec Part 1 §6: packed within
+// each byte), so a type of 8 bits or more takes only its own width, and a sub-byte type
+// or pred takes 1, 2, 4 or 8 bits, at least its own width. (XLA's printer tests show
+// pred[…]{…:E(32)}, which no buffer here can hold.)
+func checkElementBits(dt DType, e int64) error {
+	b := int64(dt.Bits())
+	switch {
+	case e == 0:
+	case b >= 8 && e != b:
+		return fmt.Errorf("E(%d) on %s: a %d-bit type takes E(%d) or no E", e, dt, b, b)
+	case b < 8 && (e < b || e > 8 || 8%e != 0):
+		return fmt.Errorf("E(%d) on %s: element size must be 1, 2, 4 or 8 bits and at least %d", e, dt, b)
 	}
 	return nil
 }
@@ -353,12 +416,13 @@ func (ix *Indexer) Index(off int64, idx []int64) bool {
 		return false // tail padding from L(n)
 	}
 	var work [maxDigits]int64
-	n := len(ix.digits)
 	for j := range ix.digits {
 		d := &ix.digits[j]
 		work[j] = off / d.Stride % d.Size
 	}
 	// Undo the tiles, last first: prefix, quotients, remainders → values before the tile.
+	// The leading dims a step added to fit its tile's rank must then be 0; dropping them
+	// leaves the shape the step before produced.
 	for s := len(ix.steps) - 1; s >= 0; s-- {
 		st := &ix.steps[s]
 		k := len(st.tile)
@@ -370,17 +434,17 @@ func (ix *Indexer) Index(off int64, idx []int64) bool {
 			}
 			work[m-k+i] = v
 		}
-		n = m
-	}
-	// Leading dims added to fit a tile's rank must be 0.
-	lead := n - len(ix.base)
-	for j := 0; j < lead; j++ {
-		if work[j] != 0 {
-			return false
+		for j := 0; j < st.lead; j++ {
+			if work[j] != 0 {
+				return false
+			}
 		}
+		copy(work[:], work[st.lead:m])
 	}
+	// Now work holds the base values. Base dims of no logical dim (leading 1s added to
+	// fit a combined tile's rank) have no terms, so only 0 passes the check below.
 	for b, bd := range ix.base {
-		v := work[lead+b]
+		v := work[b]
 		for _, t := range ix.baseTerm[bd.first : bd.first+bd.n] {
 			if t.size == 0 {
 				return false

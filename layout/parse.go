@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"unicode/utf8"
 )
 
 // ParseError reports malformed shape or layout text: what was expected and the byte
@@ -15,7 +16,27 @@ type ParseError struct {
 }
 
 func (e *ParseError) Error() string {
-	return fmt.Sprintf("layout: parse %q: at byte %d: %s", e.Input, e.Pos, e.Msg)
+	return fmt.Sprintf("layout: parse %q: at byte %d: %s", Quote(e.Input), e.Pos, e.Msg)
+}
+
+// maxQuote bounds how much of an input an error message repeats.
+const maxQuote = 200
+
+// Quote returns s for an error message: whole when short, else its start and end around
+// a note of the bytes left out, so that a huge input does not flood the message.
+func Quote(s string) string {
+	if len(s) <= maxQuote {
+		return s
+	}
+	h, t := maxQuote*2/3, len(s)-maxQuote/4
+	for h > 0 && !utf8.RuneStart(s[h]) {
+		h--
+	}
+	for t < len(s) && !utf8.RuneStart(s[t]) {
+		t++
+	}
+	head, tail := s[:h], s[t:]
+	return fmt.Sprintf("%s…[%d bytes]…%s", head, len(s)-len(head)-len(tail), tail)
 }
 
 // Parse reads a shape in XLA's text form: an array `f32[3,5]{1,0:T(2,2)}`, a tuple
@@ -70,6 +91,7 @@ func ParseLayout(s string) (Layout, error) {
 type parser struct {
 	in  string
 	pos int
+	eAt int // where the last E(n) value was read
 }
 
 func (p *parser) errf(format string, args ...any) error {
@@ -241,14 +263,32 @@ func (p *parser) shape() (Shape, error) {
 			if err := sh.validateLayout(p, save); err != nil {
 				return Shape{}, err
 			}
-			return sh, nil
+			if err := checkElementBits(dt, l.ElementBits); err != nil {
+				return Shape{}, p.errAt(p.eAt, "%s", err)
+			}
+			return sh, sh.checkSized(p, save)
 		}
 	}
 	sh.Layout = Layout{MinorToMajor: RowMajor(len(sh.Dims))}
 	if len(sh.Dims) == 0 {
 		sh.Layout.MinorToMajor = nil
 	}
-	return sh, nil
+	return sh, sh.checkSized(p, start)
+}
+
+// checkSized compiles an array shape, so that every rule of the index math (E(n) the
+// type can hold, a footprint in int64 bytes, at most 64 expanded dims) is a parse error
+// at pos, the same for every command. Shapes with `?` have no size and are left alone.
+func (s *Shape) checkSized(p *parser, pos int) error {
+	for _, d := range s.Dims {
+		if d == Unbounded {
+			return nil
+		}
+	}
+	if _, err := compile(*s); err != nil {
+		return p.errAt(pos, "%s", err)
+	}
+	return nil
 }
 
 func (p *parser) dims(sh *Shape) error {
@@ -433,7 +473,7 @@ func (p *parser) attrs(l *Layout, dense bool) error {
 		if v < 0 {
 			return p.errAt(at, "E(%d): element size in bits must not be negative", v)
 		}
-		l.ElementBits = v
+		l.ElementBits, p.eAt = v, at
 	}
 	if next("S") {
 		v, at, err := p.paren("S")

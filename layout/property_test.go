@@ -141,7 +141,7 @@ func model(s Shape) []int64 {
 
 // randomShape draws a shape and layout whose footprint stays small.
 func randomShape(r *rand.Rand) Shape {
-	dts := []DType{F32, BF16, S8, S4, F64, Pred, U16}
+	dts := []DType{F32, BF16, S8, S4, F64, Pred, U16, U2, S1}
 	dt := dts[r.IntN(len(dts))]
 	rank := r.IntN(5)
 	dims := make([]int64, rank)
@@ -156,10 +156,9 @@ func randomShape(r *rand.Rand) Shape {
 	cur := rank
 	sizes := []int64{1, 2, 3, 4, 8, 5}
 	for n := r.IntN(4); n > 0; n-- {
-		k := 1 + r.IntN(max(cur, 1)+1)
-		if len(l.Tiles) > 0 {
-			k = 1 + r.IntN(min(cur, 4))
-		}
+		// Any tile may have more dims than the shape it applies to (spec Part 1 §3: it
+		// reads the shape as if it had leading 1s), the first one with `*` too.
+		k := 1 + r.IntN(min(cur, 4)+2)
 		t := make(Tile, k)
 		for i := range t {
 			t[i] = sizes[r.IntN(len(sizes))]
@@ -179,8 +178,8 @@ func randomShape(r *rand.Rand) Shape {
 	if r.IntN(5) == 0 {
 		l.TailPadding = 1 + r.Int64N(64)
 	}
-	if dt == S4 && r.IntN(2) == 0 {
-		l.ElementBits = 4
+	if dt.IsSubByte() && r.IntN(2) == 0 {
+		l.ElementBits = int64(dt.Bits())
 	}
 	return Shape{DType: dt, Dims: dims, Layout: l}
 }

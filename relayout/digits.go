@@ -192,4 +192,12 @@ func strideAt(iv []interval, p int64) int64 {
 	return 0
 }
 
-func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
+// ceilDiv is ⌈a/b⌉ for a ≥ 0, b ≥ 1, without forming a+b-1 (which overflows for
+// footprints near the int64 limit that layout accepts).
+func ceilDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 {
+		q++
+	}
+	return q
+}

@@ -8,7 +8,8 @@ import (
 )
 
 // FuzzRelayout draws a layout pair (shapes, tilings, dtypes, options) from the fuzzer's
-// seeds and checks every SIMD implementation against the per-element reference.
+// seeds and checks every SIMD implementation against the per-element reference, and
+// that relaying out there and back restores every element.
 func FuzzRelayout(f *testing.F) {
 	for i := uint64(0); i < 8; i++ {
 		f.Add(i, i*7919)
@@ -24,6 +25,7 @@ func FuzzRelayout(f *testing.F) {
 		}
 		for _, k := range simd.Available() {
 			checkPair(t, r, c, k.Name)
+			checkRoundTrip(t, r, c, k.Name)
 		}
 	})
 }

@@ -37,6 +37,7 @@ type kernel struct {
 	// transposes that when the destination's units are 1, 2 or 4 bytes (convFirst), else
 	// transposes the source's units and converts the result (bf16 pairs to f32 pairs).
 	convFirst bool
+	permuted  bool // permuteOrder blocked the outer loops (permute.go)
 	// elementwise
 	dstStr, srcStr int64
 
@@ -123,6 +124,7 @@ func (p *Plan) compile() {
 	slices.SortStableFunc(p.inner, func(a, b loop) int { return cmpInt(b.dstStr, a.dstStr) })
 	bySrc := p.orderOuter(k)
 	p.groupStreams(k, bySrc)
+	k.permuted = p.permuteOrder(&k)
 	// Bounds bookkeeping: which dims can leave the data, and how far the kernel reaches.
 	k.maxInner = make([]int64, len(bounds))
 	covered := make([]int64, len(bounds))
@@ -157,8 +159,9 @@ func (p *Plan) compile() {
 	}
 	// Non-temporal stores save the read of each destination line when the destination
 	// is larger than the cache. The batched kernels leave the SFENCE to the end of the
-	// range (a fence per run costs more than the stores save); transposes fence once per
-	// block (bench/design-notes.md).
+	// range (a fence per run costs more than the stores save), and so do the short
+	// transpose blocks of permuted plans; other transposes fence once per block
+	// (bench/design-notes.md).
 	p.stream = p.dst.FootprintBytes() >= streamingBytes() && k.kind != kElem
 	p.bind(&k)
 	p.kern = k
@@ -225,7 +228,11 @@ func (p *Plan) bind(k *kernel) {
 			}
 		}
 		k.trans = [...]func([]byte, int, []byte, int, int, int){1: ks.Transpose8, 2: ks.Transpose16, 4: ks.Transpose32}[ub]
-		if p.stream && !toScratch {
+		switch {
+		case p.stream && !toScratch && k.permuted:
+			// Many short blocks: the fence comes once, at the end of runRange's range.
+			k.trans = [...]func([]byte, int, []byte, int, int, int){1: ks.Transpose8Stream, 2: ks.Transpose16Stream, 4: ks.Transpose32Stream}[ub]
+		case p.stream && !toScratch:
 			k.trans = [...]func([]byte, int, []byte, int, int, int){1: ks.Transpose8NT, 2: ks.Transpose16NT, 4: ks.Transpose32NT}[ub]
 		}
 	}

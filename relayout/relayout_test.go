@@ -89,7 +89,7 @@ func randomLayout(r *rand.Rand, dt layout.DType, rank int) layout.Layout {
 		if rank == 2 {
 			l.Tiles = []layout.Tile{{layout.Combined, 4}}
 		}
-	default:
+	case x < 9:
 		sizes := []int64{1, 2, 3, 4, 8, 16}
 		for n := 1 + r.IntN(2); n > 0; n-- {
 			t := make(layout.Tile, 1+r.IntN(min(rank, 2)+1))
@@ -98,6 +98,8 @@ func randomLayout(r *rand.Rand, dt layout.DType, rank int) layout.Layout {
 			}
 			l.Tiles = append(l.Tiles, t)
 		}
+	default:
+		l.Tiles = anyTiles(r, rank)
 	}
 	if r.IntN(8) == 0 {
 		l.TailPadding = 1 + r.Int64N(300)
@@ -105,6 +107,8 @@ func randomLayout(r *rand.Rand, dt layout.DType, rank int) layout.Layout {
 	if dt.IsSubByte() && (len(l.Tiles) > 0 || r.IntN(2) == 0) {
 		l.ElementBits = int64(dt.Bits())
 	}
+	l.ElementBits = widerElements(r, dt, l.ElementBits)
+	otherAttrs(r, &l, rank)
 	return l
 }
 
@@ -126,6 +130,9 @@ func randomPair(r *rand.Rand) pairCase {
 		{layout.S32, layout.S64}, {layout.U32, layout.F32}, {layout.Pred, layout.F32},
 	}
 	dp := dpairs[r.IntN(len(dpairs))]
+	if dt, ok := anySameType(r); ok {
+		dp = dpair{dt, dt}
+	}
 	rank := r.IntN(5)
 	if r.IntN(3) > 0 {
 		rank = 2
@@ -137,6 +144,9 @@ func randomPair(r *rand.Rand) pairCase {
 			dims[i] = 1 + r.Int64N(24)
 		}
 	}
+	if rank > 0 && r.IntN(40) == 0 {
+		dims[r.IntN(rank)] = 0 // empty arrays: only padding, if any
+	}
 	src := layout.Shape{DType: dp.src, Dims: dims, Layout: randomLayout(r, dp.src, rank)}
 	dst := layout.Shape{DType: dp.dst, Dims: dims, Layout: randomLayout(r, dp.dst, rank)}
 	var opts []Option
@@ -147,13 +157,14 @@ func randomPair(r *rand.Rand) pairCase {
 	case 0:
 		opts = append(opts, WithPadLeave())
 	case 1:
-		if dp.dst != layout.C128 {
+		if buffer.CanConvert(dp.dst, layout.F64) { // c64, c128: padding cannot hold a number
 			opts = append(opts, WithPadValue(-1.5))
 		}
 	}
 	if r.IntN(3) == 0 {
 		opts = append(opts, WithBlockBytes(256<<r.IntN(6)))
 	}
+	fitPair(dst, src)
 	return pairCase{dst, src, opts, r.IntN(8) == 0}
 }
 

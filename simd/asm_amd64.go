@@ -120,6 +120,9 @@ func (s *asmSet) kernels() *Kernels {
 		Transpose32NT:         s.transposeFunc(4, true),
 		Transpose16NT:         s.transposeFunc(2, true),
 		Transpose8NT:          s.transposeFunc(1, true),
+		Transpose32Stream:     s.transposeStreamFunc(4),
+		Transpose16Stream:     s.transposeStreamFunc(2),
+		Transpose8Stream:      s.transposeStreamFunc(1),
 		Interleave16:          s.interleave16W,
 		Deinterleave16:        s.deinterleave16W,
 		Interleave8x4:         s.interleave8x4W,
@@ -517,8 +520,23 @@ func (s *asmSet) transposeFunc(w int, nt bool) func(dst []byte, dstStride int, s
 	}
 }
 
+// transposeStreamFunc is transposeFunc's non-temporal kernel without the fence.
+func (s *asmSet) transposeStreamFunc(w int) func(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
+	return func(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
+		s.transposeNoFence(w, dst, dstStride, src, srcStride, rows, cols, true)
+	}
+}
+
 // transposeW checks the arguments, runs transpose, and fences non-temporal stores.
 func (s *asmSet) transposeW(w int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, nt bool) {
+	if s.transposeNoFence(w, dst, dstStride, src, srcStride, rows, cols, nt) {
+		sfence()
+	}
+}
+
+// transposeNoFence checks the arguments and runs transpose; it reports whether it
+// used non-temporal stores, which a fence must order before dst is read.
+func (s *asmSet) transposeNoFence(w int, dst []byte, dstStride int, src []byte, srcStride int, rows, cols int, nt bool) bool {
 	checkTranspose(w, dst, dstStride, src, srcStride, rows, cols)
 	if w == 1 && s.alignT8 && rows >= s.t8 && cols >= s.t8 {
 		// The AVX-512 kernel writes 64-byte destination rows. When they would
@@ -529,14 +547,12 @@ func (s *asmSet) transposeW(w int, dst []byte, dstStride int, src []byte, srcStr
 		// the rest is aligned.
 		if dstStride%s.vw != 0 {
 			s.narrower.transpose(1, dst, dstStride, src, srcStride, rows, cols, false)
-			return
+			return false
 		}
 		if h := int(-addr(&dst[0]) & uintptr(s.vw-1)); h > 0 {
 			s.narrower.transpose(1, dst, dstStride, src, srcStride, h, cols, false)
 			dst, src, rows = dst[h:], src[h*srcStride:], rows-h
 		}
 	}
-	if s.transpose(w, dst, dstStride, src, srcStride, rows, cols, nt) {
-		sfence()
-	}
+	return s.transpose(w, dst, dstStride, src, srcStride, rows, cols, nt)
 }

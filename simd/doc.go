@@ -46,7 +46,9 @@
 // than the cache, even if each call copies a short run. Transpose32NT,
 // Transpose16NT and Transpose8NT are the transposes' counterparts (AVX-512
 // only: elsewhere a store covers part of a line and they are the ordinary
-// ones). The other vector
+// ones); Transpose32Stream, Transpose16Stream and Transpose8Stream are those
+// without the fence, for a series of blocks that ends with one
+// [Kernels.Fence]. The other vector
 // kernels switch to non-temporal stores by themselves when one call writes at
 // least the L2 cache size and their destinations can be aligned.
 //

@@ -145,6 +145,18 @@ func (k *Kernels) transpose(w int, nt bool) func(dst []byte, dstStride int, src 
 	return k.Transpose8
 }
 
+// transposeStream returns the Transpose kernel for w-byte elements that leaves the
+// fence to the caller.
+func (k *Kernels) transposeStream(w int) func(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
+	switch w {
+	case 4:
+		return k.Transpose32Stream
+	case 2:
+		return k.Transpose16Stream
+	}
+	return k.Transpose8Stream
+}
+
 // FuzzRows checks the batched kernels against row-by-row generic calls, with
 // the row count, length, gaps and a shared source row from the fuzzer.
 func FuzzRows(f *testing.F) {

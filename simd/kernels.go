@@ -40,6 +40,13 @@ type Kernels struct {
 	Transpose32NT func(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int)
 	Transpose16NT func(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int)
 	Transpose8NT  func(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int)
+	// Transpose32Stream, Transpose16Stream and Transpose8Stream are the
+	// non-temporal transposes without the closing SFENCE, as Rows batches with
+	// Stream set: a series of them (the blocks of one large transpose or
+	// permutation) ends with one call of Fence, before other goroutines read dst.
+	Transpose32Stream func(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int)
+	Transpose16Stream func(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int)
+	Transpose8Stream  func(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int)
 
 	// Interleave16 packs 16-bit pairs: for i < n, dst16[2i] = a16[i] and
 	// dst16[2i+1] = b16[i] (a is the even row, the low half of each 32-bit

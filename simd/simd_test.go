@@ -308,8 +308,15 @@ func TestTransposeAgainstGeneric(t *testing.T) {
 		t.Run(fmt.Sprintf("w=%d", w), func(t *testing.T) {
 			for _, k := range impls {
 				gen := Generic().transpose(w, false)
-				for _, nt := range []bool{false, true} {
+				for _, mode := range []string{"plain", "nt", "stream"} {
+					nt := mode != "plain"
 					tr := k.transpose(w, nt)
+					if mode == "stream" { // without the fence: one Fence after the call
+						tr = func(dst []byte, ds int, src []byte, ss int, rows, cols int) {
+							k.transposeStream(w)(dst, ds, src, ss, rows, cols)
+							k.Fence()
+						}
+					}
 					for _, rows := range dims {
 						for _, cols := range dims {
 							for _, pad := range pads {
@@ -334,7 +341,7 @@ func TestTransposeAgainstGeneric(t *testing.T) {
 								tr(gg.b(), ds, sg.b(), ss, rows, cols)
 								gg.checkGuards(t, fmt.Sprintf("%s %dx%d", k.Name, rows, cols))
 								if !bytes.Equal(gg.b(), wg.b()) {
-									t.Fatalf("%s w=%d nt=%v rows=%d cols=%d ss=%d ds=%d: differs from generic", k.Name, w, nt, rows, cols, ss, ds)
+									t.Fatalf("%s w=%d %s rows=%d cols=%d ss=%d ds=%d: differs from generic", k.Name, w, mode, rows, cols, ss, ds)
 								}
 							}
 						}

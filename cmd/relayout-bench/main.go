@@ -15,13 +15,22 @@
 //
 // Output is the Go benchmark format on stdout, one line per sample, which benchstat
 // reads (`benchstat -col /impl results.txt`), and a summary table on stderr. -json
-// prints one JSON object per case instead, -table the summary on stdout.
+// prints one JSON object per case instead, -table the summary on stdout. Before each
+// case's results comes a line (starting with '#', which benchstat skips) with the
+// machine's copy() and non-temporal copy bandwidth at the case's size and worker count,
+// timed in the same pairs (impl=gocopy and impl=ntcopy lines), so that every ratio can
+// also be read against the physical limit.
+//
+// -check prints each case's ratio beside its target in bench/targets.json (looked up
+// from the working directory upward, or -targets FILE) and exits 1 when one is short.
+// It is for people tuning the kernels on a quiet machine, not for CI: timings move
+// with the machine and its load.
 //
 // Usage:
 //
 //	relayout-bench [-case REGEXP] [-size small|large|both|NxM] [-workers 1,2] [-count N]
 //	               [-benchtime D] [-kernel generic|avx2|avx512|all] [-json | -table]
-//	               [-plot FILE.svg] [-cpuprofile FILE] [-progress]
+//	               [-plot FILE.svg] [-cpuprofile FILE] [-progress] [-check [-targets FILE]]
 //	relayout-bench -from SHAPE -to SHAPE [flags]
 package main
 
@@ -75,6 +84,9 @@ type options struct {
 	plot     string
 	cpuprof  string
 	progress bool
+	check    bool   // -check: compare with the targets, exit 1 when short
+	targets  string // the targets file (-targets, or the default looked up)
+	tgtSet   bool   // -targets was given
 }
 
 func defaultWorkers() string {
@@ -99,6 +111,8 @@ func newFlagSet() (*flag.FlagSet, func() (*options, error)) {
 	from := fs.String("from", "", "source `shape` of a custom case, e.g. 'f32[512,512]{1,0}' (needs -to; replaces the suite)")
 	to := fs.String("to", "", "destination `shape` of the custom case (needs -from)")
 	progress := fs.Bool("progress", false, "report progress on stderr even when it is not a terminal")
+	check := fs.Bool("check", false, "print each case's ratio beside its target in the targets file and exit 1 when one is short (for tuning, not for CI)")
+	targets := fs.String("targets", defaultTargets, "`file` of targets for -check; the default is looked up from the working directory upward")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `usage: relayout-bench [flags]
 
@@ -111,7 +125,7 @@ Flags:
 		fs.PrintDefaults()
 	}
 	parse := func() (*options, error) {
-		o := &options{json: *jsonOut, table: *table, plot: *plot, cpuprof: *cpuprof, progress: *progress}
+		o := &options{json: *jsonOut, table: *table, plot: *plot, cpuprof: *cpuprof, progress: *progress, check: *check, targets: *targets}
 		if o.json && o.table {
 			return nil, usagef("-json and -table both choose stdout's format; give one")
 		}
@@ -138,7 +152,14 @@ Flags:
 		o.st.kernels = ks
 		set := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		o.tgtSet = set["targets"]
+		if o.tgtSet && !o.check {
+			return nil, usagef("-targets is read by -check; give -check too")
+		}
 		if set["from"] || set["to"] {
+			if o.check {
+				return nil, usagef("-check compares the suite's cases with their targets; -from/-to have none")
+			}
 			if *from == "" || *to == "" {
 				return nil, usagef("-from and -to go together")
 			}
@@ -233,6 +254,15 @@ func isTerminal(w io.Writer) bool {
 }
 
 func bench(o *options, stdout, stderr io.Writer) (err error) {
+	var targets []target
+	if o.check { // before the run, so that a bad file costs no minutes
+		if o.targets, err = findTargets(o.targets, o.tgtSet); err != nil {
+			return err
+		}
+		if targets, err = loadTargets(o.targets); err != nil {
+			return err
+		}
+	}
 	if o.cpuprof != "" {
 		f, cerr := os.Create(o.cpuprof)
 		if cerr != nil {
@@ -293,14 +323,21 @@ func bench(o *options, stdout, stderr io.Writer) (err error) {
 			return err
 		}
 	}
+	checkOut := stderr
 	switch {
 	case o.table:
-		return writeTable(stdout, results)
+		if err := writeTable(stdout, results); err != nil {
+			return err
+		}
+		checkOut = stdout
 	case !o.json:
 		if err := writeTable(stderr, results); err != nil {
 			return err
 		}
 		fmt.Fprintf(stderr, "%d results in %.1fs\n", len(results), time.Since(start).Seconds())
+	}
+	if o.check {
+		return writeCheck(checkOut, checkResults(targets, results), results, o.targets)
 	}
 	return nil
 }

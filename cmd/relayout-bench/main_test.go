@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/simd"
 )
 
 // tiny keeps every run in these tests short.
@@ -109,7 +110,7 @@ func TestBenchmarkFormat(t *testing.T) {
 	if config["pkg"] != "github.com/tpulayout/tpulayout/relayout" {
 		t.Errorf("pkg: %q", config["pkg"])
 	}
-	// Per case and worker count: 2 case lines, 2 gocopy lines, 1 reference line.
+	// Per case and worker count: 2 case lines, 2 gocopy lines, 2 ntcopy lines, 1 reference line.
 	perName := map[string]int{}
 	cases := map[string]bool{}
 	for _, r := range results {
@@ -127,7 +128,7 @@ func TestBenchmarkFormat(t *testing.T) {
 			t.Errorf("%s: ns/op %v MB/s %v", r.name, r.values["ns/op"], r.values["MB/s"])
 		}
 		switch r.keys["impl"] {
-		case "gocopy":
+		case "gocopy", "ntcopy":
 		case "reference":
 			if r.values["slowdown/op"] <= 0 {
 				t.Errorf("%s: no slowdown/op", r.name)
@@ -146,8 +147,8 @@ func TestBenchmarkFormat(t *testing.T) {
 	if len(cases) != 2 || !cases["f32-transpose"] || !cases["s8-rowmajor-to-T32x128-4x1"] {
 		t.Errorf("-case f32-transpose|s8 ran %v", cases)
 	}
-	if len(perName) != 2*2*3 { // cases × workers (1, GOMAXPROCS or just 1) × impls
-		if w := defaultWorkers(); w != "1" || len(perName) != 2*3 {
+	if len(perName) != 2*2*4 { // cases × workers (1, GOMAXPROCS or just 1) × impls
+		if w := defaultWorkers(); w != "1" || len(perName) != 2*4 {
 			t.Errorf("%d distinct names: %v", len(perName), perName)
 		}
 	}
@@ -158,6 +159,23 @@ func TestBenchmarkFormat(t *testing.T) {
 		}
 		if n != want {
 			t.Errorf("%s: %d lines, want %d", name, n, want)
+		}
+	}
+	// One bandwidth line per result, before its lines, which benchstat skips.
+	bw := regexp.MustCompile(`(?m)^# bandwidth case=(\S+) size=(\S+) workers=(\d+): copy\(\) ([0-9.]+) GB/s, non-temporal copy ([0-9.]+) GB/s of [0-9.]+ [KMG]?i?B; this case [0-9.]+ GB/s = [0-9.]+x copy\(\), [0-9.]+x non-temporal copy$`)
+	lines := bw.FindAllStringSubmatch(out, -1)
+	if len(lines)*4 != len(perName) {
+		t.Errorf("%d bandwidth lines for %d results:\n%s", len(lines), len(perName)/4, out)
+	}
+	for _, m := range lines {
+		if c, _ := strconv.ParseFloat(m[4], 64); c <= 0 {
+			t.Errorf("copy bandwidth %q", m[0])
+		}
+		if n, _ := strconv.ParseFloat(m[5], 64); n <= 0 {
+			t.Errorf("non-temporal copy bandwidth %q", m[0])
+		}
+		if perName["BenchmarkRelayout/case="+m[1]+"/size="+m[2]+"/workers="+m[3]+"/impl=ntcopy"] != 2 {
+			t.Errorf("no ntcopy lines for %q", m[0])
 		}
 	}
 	// The summary goes to stderr.
@@ -180,7 +198,7 @@ func TestJSON(t *testing.T) {
 		if err := json.Unmarshal([]byte(l), &m); err != nil {
 			t.Fatalf("%v: %s", err, l)
 		}
-		for _, k := range []string{"case", "size", "workers", "kernel", "gbps", "copy_gbps", "ratio_to_copy", "spread", "allocs", "reference_slowdown", "impl"} {
+		for _, k := range []string{"case", "size", "workers", "kernel", "gbps", "copy_gbps", "nt_copy_gbps", "ratio_to_copy", "ratio_to_nt_copy", "spread", "allocs", "reference_slowdown", "impl"} {
 			if _, ok := m[k]; !ok {
 				t.Errorf("key %q missing: %s", k, l)
 			}
@@ -205,7 +223,7 @@ func TestTable(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
 	}
-	if !strings.Contains(out, "ratio to copy") || !strings.Contains(out, "copy/") || strings.Contains(out, "Benchmark") {
+	if !strings.Contains(out, "ratio to copy") || !strings.Contains(out, "NT copy GB/s") || !strings.Contains(out, "copy/") || strings.Contains(out, "Benchmark") {
 		t.Errorf("-table stdout:\n%s", out)
 	}
 	if strings.Contains(errOut, "ratio to copy") {
@@ -262,8 +280,8 @@ func TestFromTo(t *testing.T) {
 		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
 	}
 	_, results := parseBench(t, out)
-	if len(results) != 5 {
-		t.Fatalf("%d results, want 5:\n%s", len(results), out)
+	if len(results) != 7 {
+		t.Fatalf("%d results, want 7:\n%s", len(results), out)
 	}
 	for _, r := range results {
 		if r.keys["case"] != "custom" || r.keys["size"] != "48x300" || r.keys["workers"] != "1" {
@@ -278,8 +296,8 @@ func TestCaseFilter(t *testing.T) {
 		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
 	}
 	_, results := parseBench(t, out)
-	if len(results) != 5 {
-		t.Fatalf("%d results, want 5", len(results))
+	if len(results) != 7 {
+		t.Fatalf("%d results, want 7", len(results))
 	}
 	for _, r := range results {
 		if r.keys["case"] != "f32-T8x128-to-rowmajor" {
@@ -305,6 +323,8 @@ func TestBadFlags(t *testing.T) {
 		{"-from", "f32[4,4]{1,0}"},
 		{"-from", "f32[4,4", "-to", "f32[4,4]{0,1}"},
 		{"-from", "f32[4,4]{1,0}", "-to", "f32[4,4]{0,1}", "-size", "small"},
+		{"-from", "f32[4,4]{1,0}", "-to", "f32[4,4]{0,1}", "-check"},
+		{"-targets", "x.json"},
 		{"extra"},
 	} {
 		code, out, errOut := runArgs(t, args...)
@@ -395,6 +415,20 @@ func TestGoCopy(t *testing.T) {
 		goCopy(dst, src, w)
 		if !bytes.Equal(dst, src) {
 			t.Errorf("goCopy with %d workers differs", w)
+		}
+	}
+}
+
+func TestNTCopy(t *testing.T) {
+	src := make([]byte, 100007)
+	fillSource(src, layout.S8)
+	for _, k := range simd.Available() {
+		for w := 1; w <= 5; w++ {
+			dst := make([]byte, len(src))
+			ntCopy(k, dst, src, w)
+			if !bytes.Equal(dst, src) {
+				t.Errorf("ntCopy (%s) with %d workers differs", k.Name, w)
+			}
 		}
 	}
 }

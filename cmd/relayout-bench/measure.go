@@ -11,6 +11,7 @@ import (
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/relayout"
+	"github.com/tpulayout/tpulayout/simd"
 )
 
 // settings are the measurement parameters from the flags.
@@ -36,6 +37,8 @@ type result struct {
 	copyIters int // iterations per copy sample
 	caseNs    []float64
 	copyNs    []float64 // copyNs[i] was timed right after caseNs[i]
+	ntIters   int       // iterations per non-temporal copy sample
+	ntNs      []float64 // ntNs[i], the non-temporal copy, was timed right after copyNs[i]
 	allocs    float64   // heap allocations per Copy
 	allocB    float64   // heap bytes per Copy
 	ref       refSample
@@ -53,11 +56,22 @@ func (r *result) gbps() []float64 { return rates(r.srcBytes, r.caseNs) }
 
 func (r *result) copyGBps() []float64 { return rates(r.srcBytes, r.copyNs) }
 
+func (r *result) ntGBps() []float64 { return rates(r.srcBytes, r.ntNs) }
+
 // ratios are the per-pair copy_time/case_time.
 func (r *result) ratios() []float64 {
 	out := make([]float64, len(r.caseNs))
 	for i := range r.caseNs {
 		out[i] = r.copyNs[i] / r.caseNs[i]
+	}
+	return out
+}
+
+// ntRatios are the per-pair nt_copy_time/case_time.
+func (r *result) ntRatios() []float64 {
+	out := make([]float64, len(r.caseNs))
+	for i := range r.caseNs {
+		out[i] = r.ntNs[i] / r.caseNs[i]
 	}
 	return out
 }
@@ -151,6 +165,31 @@ func goCopy(dst, src []byte, w int) {
 	}
 	lo, hi := part(0)
 	copy(dst[lo:hi], src[lo:hi])
+	wg.Wait()
+}
+
+// ntCopy is the other physical limit: the same split as goCopy, each part copied by
+// simd's CopyNT, which writes lines that miss the cache without reading them first
+// (where the CPU has such stores) and ends with one fence per goroutine.
+func ntCopy(k *simd.Kernels, dst, src []byte, w int) {
+	if w <= 1 {
+		k.CopyNT(dst, src)
+		return
+	}
+	n := len(src)
+	var wg sync.WaitGroup
+	for i := 1; i < w; i++ {
+		lo, hi := n*i/w&^63, n*(i+1)/w&^63
+		if i == w-1 {
+			hi = n
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			k.CopyNT(dst[lo:hi], src[lo:hi])
+		}()
+	}
+	k.CopyNT(dst[:n/w&^63], src[:n/w&^63])
 	wg.Wait()
 }
 
@@ -266,9 +305,12 @@ func measure(j job, b *buffers, w int, impl string, ref refSample, st settings) 
 	}
 	op := func() { _ = p.CopyBytes(b.dst, b.src) }
 	cp := func() { goCopy(b.cp, b.src, w) }
+	nk := simd.Default()
+	nt := func() { ntCopy(nk, b.cp, b.src, w) }
 	cp()
 	r.caseIters = calibrate(op, st.benchtime)
 	r.copyIters = calibrate(cp, st.benchtime)
+	r.ntIters = calibrate(nt, st.benchtime)
 	r.allocs, r.allocB = allocsPer(op, min(r.caseIters, 4))
 	for i := range st.count {
 		if st.tick != nil {
@@ -276,8 +318,10 @@ func measure(j job, b *buffers, w int, impl string, ref refSample, st settings) 
 		}
 		tc := timeN(op, r.caseIters)
 		tp := timeN(cp, r.copyIters)
+		tn := timeN(nt, r.ntIters)
 		r.caseNs = append(r.caseNs, float64(tc)/float64(r.caseIters))
 		r.copyNs = append(r.copyNs, float64(tp)/float64(r.copyIters))
+		r.ntNs = append(r.ntNs, float64(tn)/float64(r.ntIters))
 	}
 	if ref.nsPerB > 0 { // the reference factor: both paths timed on the sample shape
 		fast, _, err := timeSample(ref.small, st.benchtime, relayout.WithWorkers(w), relayout.WithKernel(impl))

@@ -57,12 +57,14 @@ func fmtNs(ns float64) string {
 // mbps is MB/s (1 MB = 1e6 B) for n bytes in ns nanoseconds.
 func mbps(n int64, ns float64) float64 { return float64(n) / ns * 1e3 }
 
-// writeBench prints one result line per sample of the case (impl=<simd impl>), one per
-// sample of the copy() yardstick (impl=gocopy), and one for the per-element reference
-// (impl=reference; its ns/op is the sample's time per byte scaled to the full size).
-// Custom units end in /op, as testing.B.ReportMetric asks, so benchstat reads them.
+// writeBench prints the bandwidth line (see bandwidthLine), then one result line per
+// sample of the case (impl=<simd impl>), one per sample of the copy() yardstick
+// (impl=gocopy) and of the non-temporal copy (impl=ntcopy), and one for the per-element
+// reference (impl=reference; its ns/op is the sample's time per byte scaled to the full
+// size). Custom units end in /op, as testing.B.ReportMetric asks, so benchstat reads them.
 func writeBench(w io.Writer, r *result) error {
 	var b strings.Builder
+	b.WriteString(bandwidthLine(r))
 	name := benchName(r, r.impl)
 	for i, ns := range r.caseNs {
 		fmt.Fprintf(&b, "%s\t%d\t%s ns/op\t%.2f MB/s\t%.4f ratio-to-copy/op\t%.0f B/op\t%.4g allocs/op\n",
@@ -72,6 +74,10 @@ func writeBench(w io.Writer, r *result) error {
 	for _, ns := range r.copyNs {
 		fmt.Fprintf(&b, "%s\t%d\t%s ns/op\t%.2f MB/s\n", name, r.copyIters, fmtNs(ns), mbps(r.srcBytes, ns))
 	}
+	name = benchName(r, "ntcopy")
+	for _, ns := range r.ntNs {
+		fmt.Fprintf(&b, "%s\t%d\t%s ns/op\t%.2f MB/s\n", name, r.ntIters, fmtNs(ns), mbps(r.srcBytes, ns))
+	}
 	if r.ref.nsPerB > 0 {
 		ns := r.refNsPerOp()
 		fmt.Fprintf(&b, "%s\t%d\t%s ns/op\t%.2f MB/s\t%.2f slowdown/op\n",
@@ -79,6 +85,29 @@ func writeBench(w io.Writer, r *result) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// bandwidthLine is the machine's two physical limits at the case's size and worker
+// count, measured in the same minutes as the case: Go's copy() and the non-temporal copy
+// of the source's bytes, medians in GB/s, and the case against each. It starts with '#',
+// so that benchstat neither reads it as a configuration line nor as a result.
+func bandwidthLine(r *result) string {
+	c, n, g := median(r.copyGBps()), median(r.ntGBps()), median(r.gbps())
+	return fmt.Sprintf("# bandwidth case=%s size=%s workers=%d: copy() %.2f GB/s, non-temporal copy %.2f GB/s of %s; this case %.2f GB/s = %.2fx copy(), %.2fx non-temporal copy\n",
+		r.name, r.size, r.workers, c, n, fmtBytes(r.srcBytes), g, finite(median(r.ratios())), finite(median(r.ntRatios())))
+}
+
+// fmtBytes prints a byte count in binary units.
+func fmtBytes(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return fmt.Sprintf("%d GiB", n>>30)
+	case n >= 1<<20:
+		return fmt.Sprintf("%.4g MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.4g KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
 }
 
 // spread is the distribution of GB/s over the samples.
@@ -109,6 +138,9 @@ type jsonResult struct {
 	Spread            spread  `json:"spread"`
 	CopyGBps          float64 `json:"copy_gbps"`
 	CopySpread        spread  `json:"copy_spread"`
+	NTCopyGBps        float64 `json:"nt_copy_gbps"`
+	NTCopySpread      spread  `json:"nt_copy_spread"`
+	RatioToNTCopy     float64 `json:"ratio_to_nt_copy"`
 	RatioToCopy       float64 `json:"ratio_to_copy"`
 	RatioSpread       spread  `json:"ratio_spread"`
 	Allocs            float64 `json:"allocs"`
@@ -119,11 +151,12 @@ type jsonResult struct {
 }
 
 func toJSON(r *result) jsonResult {
-	g, c, q := r.gbps(), r.copyGBps(), r.ratios()
+	g, c, q, n := r.gbps(), r.copyGBps(), r.ratios(), r.ntGBps()
 	j := jsonResult{
 		Case: r.name, Size: r.size, Src: r.src.String(), Dst: r.dst.String(), SrcBytes: r.srcBytes,
 		Workers: r.workers, Impl: r.impl, Kernel: r.kernel, Plan: r.plan, Samples: len(r.caseNs),
 		GBps: finite(median(g)), Spread: spreadOf(g), CopyGBps: finite(median(c)), CopySpread: spreadOf(c),
+		NTCopyGBps: finite(median(n)), NTCopySpread: spreadOf(n), RatioToNTCopy: finite(median(r.ntRatios())),
 		RatioToCopy: finite(median(q)), RatioSpread: spreadOf(q),
 		Allocs: r.allocs, AllocBytes: r.allocB,
 		ReferenceSlowdown: finite(r.ref.slowdown), ReferenceSample: r.ref.small.src.String(),
@@ -146,23 +179,24 @@ func writeJSON(w io.Writer, r *result) error {
 // writeTable prints the human summary: one row per result, medians with min–max.
 func writeTable(w io.Writer, rs []*result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "case\tsize\tworkers\tkernel\tGB/s\t(min–max)\tcopy GB/s\tratio to copy\tallocs/op\treference")
+	fmt.Fprintln(tw, "case\tsize\tworkers\tkernel\tGB/s\t(min–max)\tcopy GB/s\tNT copy GB/s\tratio to copy\tto NT copy\tallocs/op\treference")
 	for _, r := range rs {
 		g, c := r.gbps(), r.copyGBps()
 		ref := "-"
 		if r.ref.slowdown > 0 {
 			ref = fmt.Sprintf("%.0fx slower", r.ref.slowdown)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s/%s\t%.2f\t(%.2f–%.2f)\t%.2f\t%.2fx\t%.4g\t%s\n",
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s/%s\t%.2f\t(%.2f–%.2f)\t%.2f\t%.2f\t%.2fx\t%.2fx\t%.4g\t%s\n",
 			r.name, r.size, r.workers, r.kernel, r.impl, median(g), quantile(g, 0), quantile(g, 1),
-			median(c), median(r.ratios()), r.allocs, ref)
+			median(c), median(r.ntGBps()), median(r.ratios()), median(r.ntRatios()), r.allocs, ref)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintln(w, "GB/s: source bytes per second (1 GB = 1e9 B), median over the samples. copy: Go's copy() of the\n"+
-		"same bytes by as many goroutines, timed right after each sample. ratio: median of the per-pair\n"+
-		"copy_time/case_time. reference: the per-element path's time / this one's, both on a smaller shape.")
+		"same bytes by as many goroutines, timed right after each sample; NT copy: the same with\n"+
+		"non-temporal stores, timed right after that. ratio: median of the per-pair copy_time/case_time\n"+
+		"(and nt_copy_time/case_time). reference: the per-element path's time / this one's, both on a smaller shape.")
 	return err
 }
 

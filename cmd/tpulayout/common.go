@@ -18,13 +18,13 @@ func compileShape(text string) (*layout.Indexer, error) {
 	if err != nil {
 		var pe *layout.ParseError
 		if errors.As(err, &pe) {
-			return nil, fmt.Errorf("bad shape %q: at byte %d: %s", pe.Input, pe.Pos, pe.Msg)
+			return nil, fmt.Errorf("bad shape %q: at byte %d: %s", layout.Quote(pe.Input), pe.Pos, pe.Msg)
 		}
-		return nil, fmt.Errorf("bad shape %q: %s", text, strings.TrimPrefix(err.Error(), "layout: "))
+		return nil, fmt.Errorf("bad shape %q: %s", layout.Quote(text), strings.TrimPrefix(err.Error(), "layout: "))
 	}
 	ix, err := layout.Compile(sh)
 	if err != nil {
-		return nil, fmt.Errorf("shape %q: %s", text, strings.TrimPrefix(err.Error(), "layout: "))
+		return nil, fmt.Errorf("shape %q: %s", layout.Quote(text), strings.TrimPrefix(err.Error(), "layout: "))
 	}
 	return ix, nil
 }
@@ -35,7 +35,7 @@ func needArgs(pos []string, names ...string) error {
 		return usagef("missing %s", strings.Join(names[len(pos):], " and "))
 	}
 	if len(pos) > len(names) {
-		return usagef("unexpected argument %q", pos[len(names)])
+		return usagef("unexpected argument %q", layout.Quote(pos[len(names)]))
 	}
 	return nil
 }
@@ -54,24 +54,24 @@ func parseIndex(text string, dims []int64) ([]int64, error) {
 			v, err := strconv.ParseInt(p, 10, 64)
 			if err != nil {
 				if p == "" {
-					return nil, fmt.Errorf("bad index %q: empty coordinate", text)
+					return nil, fmt.Errorf("bad index %q: empty coordinate", layout.Quote(text))
 				}
 				if errors.Is(err, strconv.ErrRange) {
-					return nil, fmt.Errorf("bad index %q: coordinate %q is out of range", text, p)
+					return nil, fmt.Errorf("bad index %q: coordinate %q is out of range", layout.Quote(text), layout.Quote(p))
 				}
-				return nil, fmt.Errorf("bad index %q: coordinate %q is not a number", text, p)
+				return nil, fmt.Errorf("bad index %q: coordinate %q is not a number", layout.Quote(text), layout.Quote(p))
 			}
 			idx = append(idx, v)
 		}
 	}
 	if len(idx) != len(dims) {
 		return nil, fmt.Errorf("bad index %q: it has %d coordinates, but the shape has rank %d (dims %s)",
-			text, len(idx), len(dims), fmtDims(dims))
+			layout.Quote(text), len(idx), len(dims), fmtDims(dims))
 	}
 	for i, v := range idx {
 		if v < 0 || v >= dims[i] {
 			return nil, fmt.Errorf("bad index %q: coordinate %d is out of range for dimension %d of size %d",
-				text, v, i, dims[i])
+				layout.Quote(text), v, i, dims[i])
 		}
 	}
 	return idx, nil

@@ -42,6 +42,9 @@ func convertFile(out string, hdr []byte, dst layout.Shape, src *buffer.Buffer, o
 	}
 	// Compile the plan(s) first: a shape pair relayout cannot do fails before any file.
 	b, banded := relayout.PlanBands(dst, src.Shape, bandBytes)
+	if err := checkCapacity(out, int64(len(hdr))+dstIx.FootprintBytes(), convertMemory(dstIx, src, b)); err != nil {
+		return 0, err
+	}
 	var whole *relayout.Plan
 	if banded {
 		err = b.Compile(opts...)

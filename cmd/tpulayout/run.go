@@ -9,6 +9,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/tpu"
 )
 
@@ -111,7 +112,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		if strings.HasPrefix(name, "-") {
 			what = "flag"
 		}
-		fmt.Fprintf(stderr, "%s: unknown %s %q (verbs: %s); run 'tpulayout help' for usage\n", prefix, what, name, verbNames())
+		fmt.Fprintf(stderr, "%s: unknown %s %q (verbs: %s); run 'tpulayout help' for usage\n", prefix, what, layout.Quote(name), verbNames())
 		return exitUsage
 	}
 	prefix += " " + v.name
@@ -198,7 +199,7 @@ func runHelp(args []string, stdout, stderr io.Writer) int {
 			printUsage(stdout)
 			return exitOK
 		}
-		fmt.Fprintf(stderr, "tpulayout help: unknown verb %q (verbs: %s)\n", args[0], verbNames())
+		fmt.Fprintf(stderr, "tpulayout help: unknown verb %q (verbs: %s)\n", layout.Quote(args[0]), verbNames())
 		return exitUsage
 	default:
 		fmt.Fprintf(stderr, "tpulayout help: too many arguments (usage: tpulayout help [VERB])\n")
@@ -248,5 +249,5 @@ func printVerbUsage(w io.Writer, v *verb, fs *flag.FlagSet) {
 // oneLine keeps an error message to a single line.
 func oneLine(s string) string {
 	s = strings.TrimSpace(s)
-	return strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s)
+	return clampMessage(strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ").Replace(s))
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"flag"
 	"fmt"
 	"io"
@@ -47,7 +48,7 @@ FILE '-' writes the SVG to stdout instead of the grid.`,
 			if err != nil {
 				return err
 			}
-			g, err := newGrid(ix, *maxSide, *maxSlices, *rows, *cols)
+			g, err := newGrid(ix, *maxSide, *maxSlices, *rows, *cols, *svgFile != "")
 			if err != nil {
 				return err
 			}
@@ -83,7 +84,7 @@ type grid struct {
 	offsets    [][]int64 // per slice, row-major rows × cols
 }
 
-func newGrid(ix *layout.Indexer, maxSide, maxSlices int64, rowsText, colsText string) (*grid, error) {
+func newGrid(ix *layout.Indexer, maxSide, maxSlices int64, rowsText, colsText string, svg bool) (*grid, error) {
 	dims := ix.Dims()
 	rank := len(dims)
 	g := &grid{ix: ix, rank: rank, rowDim: rank - 2, colDim: rank - 1, rows: 1, cols: 1}
@@ -140,6 +141,9 @@ func newGrid(ix *layout.Indexer, maxSide, maxSlices int64, rowsText, colsText st
 	}
 	if nslices == 0 || g.rows == 0 || g.cols == 0 {
 		return g, nil
+	}
+	if err := checkShowCells(layout.Quote(ix.Shape().String()), satMul(satMul(nslices, g.rows), g.cols), svg); err != nil {
+		return nil, err
 	}
 	li := make([]int64, len(lead))
 	for {
@@ -230,7 +234,8 @@ func (g *grid) print(w io.Writer) {
 			width = max(width, len(strconv.FormatInt(o, 10)))
 		}
 	}
-	var b strings.Builder
+	b := bufio.NewWriter(w) // written as it goes: a grid can be millions of cells
+	defer b.Flush()
 	for s, offs := range g.offsets {
 		if g.rank > 2 {
 			if s > 0 {
@@ -243,11 +248,10 @@ func (g *grid) print(w io.Writer) {
 				if c > 0 {
 					b.WriteByte(' ')
 				}
-				fmt.Fprintf(&b, "%*d", width, offs[r*g.cols+c])
+				fmt.Fprintf(b, "%*d", width, offs[r*g.cols+c])
 			}
 			b.WriteByte('\n')
 		}
 	}
-	io.WriteString(w, b.String())
-	fmt.Fprintf(w, "%s\n", g.paddingNote())
+	fmt.Fprintf(b, "%s\n", g.paddingNote())
 }

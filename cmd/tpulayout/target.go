@@ -37,7 +37,7 @@ func resolveTarget(to, dtypeText string, src layout.Shape, outKind fileKind, flo
 	case strings.HasPrefix(to, "tpu:"):
 		gen, err := tpu.ParseGeneration(strings.TrimPrefix(to, "tpu:"))
 		if err != nil {
-			return layout.Shape{}, usagef("bad --to %q: %s", to, cleanErr(err))
+			return layout.Shape{}, usagef("bad --to %q: %s", layout.Quote(to), cleanErr(err))
 		}
 		s, err := tpu.DefaultShape(gen, dt, dims)
 		if err != nil {
@@ -48,9 +48,9 @@ func resolveTarget(to, dtypeText string, src layout.Shape, outKind fileKind, flo
 		if _, err := layout.ParseLayout(to); err != nil {
 			var pe *layout.ParseError
 			if errors.As(err, &pe) {
-				return layout.Shape{}, fmt.Errorf("bad --to layout %q: at byte %d: %s", pe.Input, pe.Pos, pe.Msg)
+				return layout.Shape{}, fmt.Errorf("bad --to layout %q: at byte %d: %s", layout.Quote(pe.Input), pe.Pos, pe.Msg)
 			}
-			return layout.Shape{}, fmt.Errorf("bad --to layout %q: %s", to, cleanErr(err))
+			return layout.Shape{}, fmt.Errorf("bad --to layout %q: %s", layout.Quote(to), cleanErr(err))
 		}
 		text := dt.String() + fmtDims(dims) + strings.TrimSpace(to)
 		s, err := layout.Parse(text)

@@ -1,0 +1,191 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"text/tabwriter"
+)
+
+// defaultTargets is where -check looks for the targets, from the working directory
+// and then from each directory above it (so that it works anywhere in the repository).
+const defaultTargets = "bench/targets.json"
+
+// target is one line of bench/targets.json: a case at a size and worker count, and the
+// least value of one metric, ratio_to_copy or speedup_over_1_worker.
+type target struct {
+	Case     string   `json:"case"`
+	Size     string   `json:"size"`
+	Workers  int      `json:"workers"`
+	Ratio    *float64 `json:"ratio_to_copy,omitempty"`
+	Speedup  *float64 `json:"speedup_over_1_worker,omitempty"`
+	metric   string
+	least    float64
+	fromFile string
+}
+
+type targetsFile struct {
+	About   string   `json:"about"`
+	Targets []target `json:"targets"`
+}
+
+// findTargets resolves the -targets flag: a path given explicitly is used as it is;
+// the default is looked up from the working directory upward.
+func findTargets(name string, explicit bool) (string, error) {
+	if explicit || filepath.IsAbs(name) {
+		return name, nil
+	}
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		p := filepath.Join(dir, name)
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return "", fmt.Errorf("-check: %s not found in the working directory or above it (give -targets FILE)", name)
+		}
+		dir = up
+	}
+}
+
+// loadTargets reads and validates a targets file.
+func loadTargets(path string) ([]target, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("-check: %s: no such file", path)
+		}
+		return nil, fmt.Errorf("-check: %w", err)
+	}
+	var f targetsFile
+	d := json.NewDecoder(bytes.NewReader(data))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&f); err != nil {
+		return nil, fmt.Errorf("-check: %s: %v", path, err)
+	}
+	if len(f.Targets) == 0 {
+		return nil, fmt.Errorf("-check: %s holds no targets", path)
+	}
+	for i := range f.Targets {
+		t := &f.Targets[i]
+		t.fromFile = path
+		bad := func(why string) error {
+			return fmt.Errorf("-check: %s: target %d (%q): %s", path, i+1, t.Case, why)
+		}
+		if t.Case == "" || t.Size == "" {
+			return nil, bad("needs case and size")
+		}
+		if t.Workers < 1 {
+			return nil, bad("needs workers >= 1")
+		}
+		switch {
+		case t.Ratio != nil && t.Speedup == nil:
+			t.metric, t.least = "ratio to copy", *t.Ratio
+		case t.Speedup != nil && t.Ratio == nil:
+			if t.Workers == 1 {
+				return nil, bad("speedup_over_1_worker needs workers > 1")
+			}
+			t.metric, t.least = "speedup over 1 worker", *t.Speedup
+		default:
+			return nil, bad("needs exactly one of ratio_to_copy and speedup_over_1_worker")
+		}
+		if !(t.least > 0) {
+			return nil, bad("the target must be above 0")
+		}
+	}
+	return f.Targets, nil
+}
+
+// checkLine is one measured value beside its target.
+type checkLine struct {
+	t        target
+	impl     string
+	measured float64
+	ok       bool
+}
+
+// checkResults compares the results with the targets. A target is checked once per
+// simd implementation that ran its case at its size and worker count (and, for a
+// speedup, with one worker too); targets of cases not run are skipped.
+func checkResults(targets []target, rs []*result) []checkLine {
+	find := func(c, size string, w int, impl string) *result {
+		for _, r := range rs {
+			if r.name == c && r.size == size && r.workers == w && r.impl == impl {
+				return r
+			}
+		}
+		return nil
+	}
+	var out []checkLine
+	for _, t := range targets {
+		var impls []string
+		for _, r := range rs {
+			if r.name == t.Case && r.size == t.Size && r.workers == t.Workers && !slices.Contains(impls, r.impl) {
+				impls = append(impls, r.impl)
+			}
+		}
+		for _, impl := range impls {
+			r := find(t.Case, t.Size, t.Workers, impl)
+			var v float64
+			if t.Speedup != nil {
+				one := find(t.Case, t.Size, 1, impl)
+				if one == nil {
+					continue
+				}
+				v = median(r.gbps()) / median(one.gbps())
+			} else {
+				v = median(r.ratios())
+			}
+			out = append(out, checkLine{t: t, impl: impl, measured: finite(v), ok: v >= t.least})
+		}
+	}
+	return out
+}
+
+// errShort is the -check failure: some measured value is below its target.
+var errShort = errors.New("below their targets")
+
+// writeCheck prints the check table and the bandwidths it was measured against; it
+// returns errShort when a value is short of its target, and an error when no target
+// applied to the cases run.
+func writeCheck(w io.Writer, lines []checkLine, rs []*result, path string) error {
+	if len(lines) == 0 {
+		return fmt.Errorf("-check: no target of %s applies to the cases, sizes and worker counts run", path)
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "case\tsize\tworkers\tkernel\tmetric\tmeasured\ttarget\tcopy GB/s\tNT copy GB/s\t\n")
+	short := 0
+	for _, l := range lines {
+		verdict := "ok"
+		if !l.ok {
+			verdict = "SHORT"
+			short++
+		}
+		var c, n float64
+		for _, r := range rs {
+			if r.name == l.t.Case && r.size == l.t.Size && r.workers == l.t.Workers && r.impl == l.impl {
+				c, n = median(r.copyGBps()), median(r.ntGBps())
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%.2f\t%.2f\t%.2f\t%.2f\t%s\n",
+			l.t.Case, l.t.Size, l.t.Workers, l.impl, l.t.metric, l.measured, l.t.least, c, n, verdict)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%d of %d checks meet the targets of %s (%s).\n", len(lines)-short, len(lines), path, cpuName())
+	if short > 0 {
+		return fmt.Errorf("-check: %d of %d %w", short, len(lines), errShort)
+	}
+	return nil
+}

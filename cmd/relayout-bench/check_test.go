@@ -1,0 +1,138 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func writeTargets(t *testing.T, body string) string {
+	t.Helper()
+	name := filepath.Join(t.TempDir(), "targets.json")
+	if err := os.WriteFile(name, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+// The repository's targets name suite cases at the suite's large size.
+func TestRepoTargets(t *testing.T) {
+	path, err := findTargets(defaultTargets, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts, err := loadTargets(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	large := map[string]string{}
+	for _, j := range selectJobs(nil, []sizeSpec{sizeLarge}) {
+		large[j.name] = j.size
+	}
+	for _, tg := range ts {
+		size, ok := large[tg.Case]
+		if !ok {
+			t.Errorf("target for %q: no such case", tg.Case)
+		} else if tg.Size != size {
+			t.Errorf("target for %q at %s: the large size is %s", tg.Case, tg.Size, size)
+		}
+	}
+	if len(ts) < len(suite) {
+		t.Errorf("%d targets for %d cases", len(ts), len(suite))
+	}
+}
+
+func TestLoadTargetsErrors(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"targets": [{"case": "a", "size": "1x1", "workers": 1}]}`:                                                 "exactly one",
+		`{"targets": [{"case": "a", "size": "1x1", "workers": 1, "ratio_to_copy": 1, "speedup_over_1_worker": 2}]}`: "exactly one",
+		`{"targets": [{"case": "a", "size": "1x1", "workers": 1, "speedup_over_1_worker": 2}]}`:                     "workers > 1",
+		`{"targets": [{"case": "a", "size": "1x1", "workers": 0, "ratio_to_copy": 1}]}`:                             "workers >= 1",
+		`{"targets": [{"case": "a", "workers": 1, "ratio_to_copy": 1}]}`:                                            "case and size",
+		`{"targets": [{"case": "a", "size": "1x1", "workers": 1, "ratio_to_copy": 0}]}`:                             "above 0",
+		`{"targets": [{"case": "a", "size": "1x1", "workers": 1, "ratio": 1}]}`:                                     "unknown field",
+		`{"targets": []}`: "no targets",
+		`{"targets": [`:   "unexpected EOF",
+	} {
+		_, err := loadTargets(writeTargets(t, body))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: error %v, want one saying %q", body, err, want)
+		}
+	}
+	if _, err := loadTargets(filepath.Join(t.TempDir(), "none.json")); err == nil || !strings.Contains(err.Error(), "no such file") {
+		t.Errorf("missing file: %v", err)
+	}
+}
+
+// fakeResult is a result with given medians: case GB/s and copy time ratio.
+func fakeResult(name string, workers int, gbps, ratio float64) *result {
+	ns := 1e9 / gbps // 1 GB source
+	return &result{job: job{name: name, size: "8x8"}, workers: workers, impl: "avx2", srcBytes: 1e9,
+		caseNs: []float64{ns}, copyNs: []float64{ns * ratio}, ntNs: []float64{ns * ratio}}
+}
+
+func TestCheckResults(t *testing.T) {
+	one, two := 0.5, 1.5
+	ts := []target{
+		{Case: "a", Size: "8x8", Workers: 1, Ratio: &one, metric: "ratio to copy", least: one},
+		{Case: "b", Size: "8x8", Workers: 1, Ratio: &one, metric: "ratio to copy", least: one},
+		{Case: "a", Size: "8x8", Workers: 2, Speedup: &two, metric: "speedup over 1 worker", least: two},
+		{Case: "b", Size: "8x8", Workers: 2, Speedup: &two, metric: "speedup over 1 worker", least: two},
+		{Case: "c", Size: "8x8", Workers: 1, Ratio: &one, metric: "ratio to copy", least: one}, // not run
+	}
+	rs := []*result{
+		fakeResult("a", 1, 4, 0.6), fakeResult("a", 2, 7, 0.6),
+		fakeResult("b", 1, 4, 0.4), fakeResult("b", 2, 5, 0.4),
+	}
+	lines := checkResults(ts, rs)
+	if len(lines) != 4 {
+		t.Fatalf("%d lines, want 4: %+v", len(lines), lines)
+	}
+	want := []struct {
+		v  float64
+		ok bool
+	}{{0.6, true}, {0.4, false}, {1.75, true}, {1.25, false}}
+	for i, l := range lines {
+		if d := l.measured - want[i].v; d > 1e-9 || d < -1e-9 || l.ok != want[i].ok {
+			t.Errorf("line %d (%s %s): %v ok=%v, want %v ok=%v", i, l.t.Case, l.t.metric, l.measured, l.ok, want[i].v, want[i].ok)
+		}
+	}
+	var b strings.Builder
+	err := writeCheck(&b, lines, rs, "t.json")
+	if !errors.Is(err, errShort) || !strings.Contains(err.Error(), "2 of 4") {
+		t.Errorf("writeCheck: %v", err)
+	}
+	if strings.Count(b.String(), "SHORT") != 2 || !strings.Contains(b.String(), "2 of 4 checks meet") {
+		t.Errorf("check table:\n%s", b.String())
+	}
+	if err := writeCheck(&b, lines[:1], rs, "t.json"); err != nil {
+		t.Errorf("all met: %v", err)
+	}
+	if err := writeCheck(&b, nil, rs, "t.json"); err == nil || errors.Is(err, errShort) {
+		t.Errorf("nothing checked: %v", err)
+	}
+}
+
+// -check exits 1 exactly when a target is missed, and prints the table.
+func TestCheckExit(t *testing.T) {
+	for _, c := range []struct {
+		least string
+		code  int
+		word  string
+	}{{"0.0001", 0, "ok"}, {"1000", 1, "SHORT"}} {
+		name := writeTargets(t, `{"targets": [{"case": "f32-transpose", "size": "64x256", "workers": 1, "ratio_to_copy": `+c.least+`}]}`)
+		code, out, errOut := runArgs(t, append(tiny, "-workers", "1", "-case", "^f32-transpose$", "-table", "-check", "-targets", name)...)
+		if code != c.code {
+			t.Errorf("target %s: exit %d, want %d; stderr %q", c.least, code, c.code, errOut)
+		}
+		if !strings.Contains(out, "f32-transpose") || !strings.Contains(out, c.word) || !strings.Contains(out, "checks meet") {
+			t.Errorf("target %s: stdout:\n%s", c.least, out)
+		}
+	}
+	code, _, errOut := runArgs(t, append(tiny, "-workers", "1", "-case", "^f32-transpose$", "-check", "-targets", filepath.Join(t.TempDir(), "none.json"))...)
+	if code != 1 || !strings.Contains(errOut, "no such file") {
+		t.Errorf("missing targets: exit %d, stderr %q", code, errOut)
+	}
+}
