@@ -18,8 +18,13 @@ func fileErr(err error) string {
 // cleanErr prints an error of the library packages without their package prefixes.
 func cleanErr(err error) string {
 	s := err.Error()
+	// Only where a package prefix starts a message (the start, or after ": ", "; " or
+	// "("): "layout: " inside a sentence ("has no TPU vreg layout: …") is a word.
 	for _, p := range []string{"buffer: ", "relayout: ", "tpu: ", "layout: "} {
-		s = strings.ReplaceAll(s, p, "")
+		s = strings.TrimPrefix(s, p)
+		for _, b := range []string{": ", "; ", "("} {
+			s = strings.ReplaceAll(s, b+p, b)
+		}
 	}
 	return s
 }

@@ -4,6 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/tpulayout/tpulayout/sharding"
@@ -27,6 +29,9 @@ file and renamed.`,
 			if !strings.HasSuffix(strings.ToLower(pos[1]), ".safetensors") {
 				return usagef("OUT %s must be a .safetensors file", pos[1])
 			}
+			if err := gatherOverSource(pos[0], pos[1]); err != nil {
+				return err
+			}
 			m, err := sharding.Gather(pos[0], pos[1])
 			if err != nil {
 				return fmt.Errorf("%s", libErr(err))
@@ -35,4 +40,20 @@ file and renamed.`,
 			return err
 		}
 	},
+}
+
+// gatherOverSource refuses an OUT that is the checkpoint the images were made from: the
+// gathered arrays are in the images' dtype (bf16, say), so replacing an f32 source with
+// them loses it, and verify reads it as the truth.
+func gatherOverSource(dir, out string) error {
+	m, err := sharding.ReadManifest(filepath.Join(dir, sharding.ManifestName))
+	if err != nil || m.Source == "" {
+		return nil // Gather reports a bad manifest
+	}
+	src, err1 := os.Stat(m.Source)
+	dst, err2 := os.Stat(out)
+	if err1 == nil && err2 == nil && os.SameFile(src, dst) {
+		return usagef("OUT %s is %s, the checkpoint the images were made from; write to another file", out, m.Source)
+	}
+	return nil
 }

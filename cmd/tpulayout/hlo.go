@@ -402,7 +402,7 @@ func hloRefShape(text string) (layout.Shape, error) {
 	}
 	n, err := strconv.Atoi(m[3])
 	if err != nil {
-		return layout.Shape{}, usagef("bad %q: %s", text, err)
+		return layout.Shape{}, usagef("bad %q: %s %s is out of range", text, m[2], m[3]) // not strconv's message
 	}
 	if m[2] == "param" {
 		p, err := mod.Parameter(n)

@@ -8,6 +8,7 @@ import (
 	"io"
 	"runtime/debug"
 	"strings"
+	"syscall"
 
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/tpu"
@@ -141,6 +142,9 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		return exitUsage
 	}
 	if _, err := stdout.Write(out.Bytes()); err != nil {
+		if errors.Is(err, syscall.EPIPE) { // SIGPIPE's handler may not have run yet
+			return exitBrokenPipe
+		}
 		fmt.Fprintf(stderr, "%s: %s\n", prefix, oneLine(err.Error()))
 		return exitUsage
 	}
@@ -195,7 +199,8 @@ func runHelp(args []string, stdout, stderr io.Writer) int {
 			printVerbUsage(stdout, v, fs)
 			return exitOK
 		}
-		if args[0] == "help" {
+		switch args[0] {
+		case "help", "-h", "-help", "--help": // "tpulayout help --help" is a request for help
 			printUsage(stdout)
 			return exitOK
 		}

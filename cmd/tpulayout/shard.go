@@ -1,9 +1,11 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -44,6 +46,12 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 	lower := strings.ToLower(in)
 	if !strings.HasSuffix(lower, ".safetensors") && !strings.HasSuffix(lower, ".json") {
 		return usagef("a sharded conversion reads a .safetensors checkpoint or its model.safetensors.index.json, not %s", in)
+	}
+	if err := checkOutName(out); err != nil {
+		return err
+	}
+	if isStream(out) { // "-" would otherwise become a directory named "-"
+		return usagef("a sharded conversion writes OUT as a new directory; %s cannot be one", out)
 	}
 	if c.from != "" {
 		return usagef("--from is for a raw IN; a sharded conversion reads a safetensors checkpoint")
@@ -145,7 +153,11 @@ func (s *shardFlags) specs(ckpt *sharding.Checkpoint, names []string) (func(stri
 	}
 	rules, err := sharding.ReadRules(s.rules)
 	if err != nil {
-		return nil, fmt.Errorf("--rules: %s", fileErr(err))
+		var pe *fs.PathError
+		if errors.As(err, &pe) { // fileErr keeps only the reason; name the file
+			return nil, fmt.Errorf("--rules %s: %s", s.rules, pe.Err)
+		}
+		return nil, fmt.Errorf("--rules: %s", libErr(err))
 	}
 	if names == nil {
 		hits := make([]int, len(rules.Rules)+1)

@@ -44,6 +44,11 @@ FILE '-' writes the SVG to stdout instead of the grid.`,
 			if *maxSide < 1 || *maxSlices < 1 {
 				return usagef("--max and --max-slices must be at least 1")
 			}
+			svgSet := false
+			fs.Visit(func(f *flag.Flag) { svgSet = svgSet || f.Name == "svg" })
+			if svgSet && *svgFile == "" { // was ignored: the grid printed, no SVG, exit 0
+				return usagef("--svg FILE is empty: name a file, or - for standard output")
+			}
 			ix, err := compileShape(pos[0])
 			if err != nil {
 				return err
@@ -58,7 +63,7 @@ FILE '-' writes the SVG to stdout instead of the grid.`,
 			}
 			if *svgFile != "" {
 				if err := writeFileAtomic(*svgFile, g.svg()); err != nil {
-					return fmt.Errorf("writing the SVG: %w", err)
+					return fmt.Errorf("writing the SVG %s: %s", *svgFile, fileErr(err)) // not the temporary file's name
 				}
 			}
 			g.print(w)

@@ -231,7 +231,12 @@ func (v *validateFlags) run(dumpPath string, w io.Writer) error {
 		return err
 	}
 	if !r.OK {
-		return &mismatch{errors.New(r.Summary())}
+		msg := r.Summary()
+		if note := viewNote(ref.DType(), dump.DType()); note != "" && v.view == "" {
+			// A u16 REF holding bf16 bits (NumPy's bf16 without ml_dtypes) differs everywhere.
+			msg += " (" + strings.Replace(note, "note: IN", "REF", 1) + ")"
+		}
+		return &mismatch{errors.New(msg)}
 	}
 	return nil
 }

@@ -32,8 +32,12 @@ layout's index math). Exit status 1 lists what differs.`,
 			for _, p := range r.Problems {
 				fmt.Fprintf(w, "FAIL  %s\n", p)
 			}
+			against := r.Manifest.Source
+			if *source != "" { // the file compared with, not the one the manifest names
+				against = *source
+			}
 			fmt.Fprintf(w, "%s, %s, %s on %s checked against %s\n", plural(int64(r.Tensors), "tensor"),
-				plural(int64(r.Shards), "shard file"), sizeText(r.Bytes), plural(int64(len(r.Manifest.Devices)), "device"), r.Manifest.Source)
+				plural(int64(r.Shards), "shard file"), sizeText(r.Bytes), plural(int64(len(r.Manifest.Devices)), "device"), against)
 			if len(r.Problems) > 0 {
 				return &mismatch{fmt.Errorf("%s found", plural(int64(len(r.Problems)), "problem"))}
 			}

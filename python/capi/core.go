@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/tpulayout/tpulayout/buffer"
@@ -99,7 +100,26 @@ func newPlan(dst, src string, workers int, pad string, padValue float64) (*relay
 	if err != nil {
 		return nil, err
 	}
+	if pad == "value" {
+		if err := checkPadValue(padValue, ds.Shape().DType); err != nil {
+			return nil, err
+		}
+	}
 	return relayout.NewPlan(ds.Shape(), ss.Shape(), opts...)
+}
+
+// checkPadValue refuses a pad the destination type does not hold exactly: it would be
+// converted like an element (saturated, truncated, rounded) and written as another
+// number unsaid, as the CLI's --pad refuses too.
+func checkPadValue(v float64, dt layout.DType) error {
+	if !buffer.CanConvert(dt, layout.F64) {
+		return fmt.Errorf("tpulayout: pad=%v: %s padding can only be 0 or 'leave'", v, dt)
+	}
+	back := math.Float64frombits(buffer.ConvertElement(layout.F64, dt, buffer.ConvertElement(dt, layout.F64, math.Float64bits(v))))
+	if math.IsNaN(v) && math.IsNaN(back) || back == v && (math.Signbit(back) == math.Signbit(v) || !dt.IsFloat()) {
+		return nil
+	}
+	return fmt.Errorf("tpulayout: pad=%v is not a value of %s, which would hold %v", v, dt, back)
 }
 
 // planJSON describes a plan for the Python Plan object.
@@ -216,6 +236,10 @@ func defaultLayout(dtype string, dims []int64, gen string) (string, error) {
 	}
 	sh, err := tpu.DefaultShape(g, dt, dims)
 	if err != nil {
+		return "", err
+	}
+	// Parse checks what DefaultShape does not: that the footprint's size fits in int64.
+	if _, err := layout.Parse(sh.String()); err != nil {
 		return "", err
 	}
 	return sh.String(), nil

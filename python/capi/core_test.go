@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -155,6 +156,28 @@ func TestTailBitsCleared(t *testing.T) {
 		}
 		if got := fmt.Sprintf("%x", dst); got != c.want {
 			t.Errorf("%s ← %s, pad %s: %s, want %s", c.dst, c.src, c.pad, got, c.want)
+		}
+	}
+}
+
+// to_device(a, "{1,0:T(8,128)}", dtype="u8", pad=-1) wrote 0 into the padding, s8 with
+// pad=0.1 wrote 0 and bf16 with pad=1e40 wrote +Inf, all unsaid; the CLI's --pad refuses
+// such values.
+func TestPadValueMustBeExact(t *testing.T) {
+	for _, c := range []struct {
+		dt string
+		v  float64
+		ok bool
+	}{
+		{"u8", -1, false}, {"s8", 0.1, false}, {"bf16", 1e40, false}, {"s8", 300, false},
+		{"bf16", 0.1, false}, {"s8", math.NaN(), false}, {"c64", 1, false},
+		{"u8", 255, true}, {"s8", -128, true}, {"bf16", 1.5, true}, {"bf16", math.Inf(-1), true},
+		{"f32", math.NaN(), true}, {"pred", 1, true}, {"s4", -8, true}, {"bf16", math.Copysign(0, -1), true}, {"s8", math.Copysign(0, -1), true},
+	} {
+		dst := fmt.Sprintf("%s[3,5]{1,0:T(8,128)}", c.dt)
+		_, err := newPlan(dst, "f32[3,5]", 1, "value", c.v)
+		if (err == nil) != c.ok {
+			t.Errorf("pad %v into %s: error %v, want ok=%v", c.v, dst, err, c.ok)
 		}
 	}
 }

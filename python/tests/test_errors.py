@@ -173,3 +173,51 @@ def test_forked_child_raises_instead_of_hanging():
     _, status = os.waitpid(pid, 0)
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
     np.testing.assert_array_equal(plan.copy(a), tpulayout.to_device(a, BF16))  # the parent still works
+
+
+@pytest.mark.parametrize("shape", [(3.5, 4), (-3, 4), (2**64, 4), ("3", 4), (2**62, 2**62)])
+def test_default_layout_bad_dims(shape):
+    # (3.5, 4) gave bf16[3,4], (2**64, 4) gave bf16[0,4] and (2**62, 2**62) a layout
+    # whose footprint overflows: another shape, unsaid.
+    with pytest.raises(TpulayoutError):
+        tpulayout.default_layout(shape, "bf16")
+
+
+@pytest.mark.parametrize("shape", [(-3, 5), (2.5,), -1])
+def test_empty_bad_dims(shape):
+    # empty((-3, 5)) returned an array of shape (0, 5).
+    with pytest.raises(InputError):
+        tpulayout.empty(shape, np.float32)
+
+
+@pytest.mark.parametrize("kw", [{"ulp": -1}, {"ulp": 1.5}, {"abs": float("nan")}, {"abs": -1},
+                                {"rel": -0.5}, {"abs": "x"}, {"max_listed": 10**20},
+                                {"max_listed": 2.5}])
+def test_validate_bad_tolerances(kw):
+    # ulp=-1 and max_listed=10**20 raised Go's JSON messages, abs=nan a JSON syntax
+    # error; ulp=1.5 and abs=-1 were taken silently (the CLI's --tol refuses them).
+    a = np.ones((3, 5), np.float32)
+    with pytest.raises(InputError):
+        tpulayout.validate(bytes(60), "f32[3,5]", a, **kw)
+
+
+def test_validate_infinite_tolerance():
+    # rel=inf, as the CLI's --tol rel=inf, raised "invalid character 'I'".
+    a = np.ones((3, 5), np.float32)
+    rep = tpulayout.validate(tpulayout.to_device(a * 2, "f32[3,5]"), "f32[3,5]", a, rel=float("inf"))
+    assert rep.ok
+
+
+@pytest.mark.parametrize("workers", [2**40, 2**32 + 1, True])
+def test_workers_out_of_c_int(workers):
+    # workers=2**40 reached Go as 0 (all cores) and 2**32+1 as 1: ctypes wraps a C int.
+    with pytest.raises(InputError):
+        tpulayout.Plan("f32[3,5]", "f32[3,5]{1,0:T(8,128)}", workers=workers)
+
+
+@pytest.mark.parametrize("name,want", [("u8", np.uint8), ("f16", np.float16), ("f32", np.float32),
+                                       ("s8", np.int8), ("u16", np.uint16)])
+def test_empty_takes_xla_names(name, want):
+    # empty(shape, "u8") was uint64 and "f16" float128 (NumPy's codes), "f32" a TypeError,
+    # though every other dtype= of the package reads XLA names.
+    assert tpulayout.empty((2, 3), name).dtype == want

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ctypes
 import functools
 import math
+import operator
 import json
 import threading
 from collections import OrderedDict
@@ -60,12 +61,28 @@ def empty(shape: Any, dtype: Any = np.uint8) -> np.ndarray:
     own large arrays start 16 bytes past one). The Go kernels stream their stores to a
     destination only when they can align it to the vector width, so outputs that
     tpulayout allocates come from here, and ``out=`` buffers are best made here too."""
-    dt = np.dtype(dtype)
-    shape = (int(shape),) if isinstance(shape, (int, np.integer)) else tuple(int(d) for d in shape)
+    # XLA names first, as every other dtype= here: np.dtype("u8") is uint64, "f16" float128.
+    dt = _dtypes.numpy_type(dtype) if isinstance(dtype, str) and dtype in _dtypes._BITS else np.dtype(dtype)
+    shape = tuple(_dims((shape,) if isinstance(shape, (int, np.integer)) else shape))
     n = math.prod(shape) * dt.itemsize
     raw = np.empty(n + ALIGNMENT, np.uint8)
     off = -raw.ctypes.data % ALIGNMENT
     return raw[off:off + n].view(dt).reshape(shape)
+
+
+def _dims(shape: Any) -> list:
+    """shape's dims as ints, each 0 ≤ d < 2**63: int() would truncate 3.5 and ctypes
+    would wrap 2**64 to 0, giving another shape unsaid."""
+    dims = []
+    for i, d in enumerate(shape):
+        try:
+            n = operator.index(d)
+        except TypeError:
+            raise InputError(f"tpulayout: dim {i} is {d!r}, not an integer") from None
+        if not 0 <= n < 1 << 63:
+            raise InputError(f"tpulayout: dim {i} is {n}: dims must be 0 to 2**63-1")
+        dims.append(n)
+    return dims
 
 
 def _strided_layout(a: np.ndarray) -> Optional[Tuple[list, Optional[list]]]:
@@ -201,7 +218,9 @@ class Plan:
     def __init__(self, src_layout: Any, dst_layout: Any, *, pad: Any = 0,
                  workers: Optional[int] = None):
         self._handle = 0
-        if workers is not None and (not isinstance(workers, (int, np.integer)) or workers < 1):
+        # Below 2**31: ctypes passes a C int, so 2**32 + 1 would arrive as 1, unsaid.
+        if workers is not None and (not isinstance(workers, (int, np.integer)) or isinstance(workers, bool)
+                                    or not 1 <= workers < 1 << 31):
             raise InputError(f"tpulayout: workers={workers!r}: want a positive int or None")
         padmode, padvalue = _pad_args(pad)
         check_fork()
@@ -495,7 +514,7 @@ def default_layout(shape: Sequence[int], dtype: Any, gen: Optional[str] = None) 
     """The device shape XLA gives an array of these dims and type on a TPU generation
     (default v5e), e.g. ``default_layout((256, 1024), "bf16")`` is
     ``"bf16[256,1024]{1,0:T(8,128)(2,1)}"``. dtype is an XLA name or a NumPy dtype."""
-    dims = [int(d) for d in shape]
+    dims = _dims(shape)
     arr = (ctypes.c_int64 * max(len(dims), 1))(*dims)
     return call_string(lib.tl_default_layout, _dtypes.xla_name(dtype).encode(), arr, len(dims),
                        (gen or "").encode())

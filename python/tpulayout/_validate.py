@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import ctypes
 import json
+import operator
+import sys
 from typing import Any, Optional
 
 import numpy as np
@@ -62,6 +64,32 @@ class Report:
         return f"<Report ok={self.ok} {self.summary}>"
 
 
+def _whole(name: str, v: Any, limit: int) -> int:
+    try:
+        n = operator.index(v)  # int(1.5) would be 1, unsaid
+    except TypeError:
+        raise InputError(f"tpulayout: {name}={v!r}: want a whole number") from None
+    if not 0 <= n < limit:
+        raise InputError(f"tpulayout: {name}={n}: want 0 or more (below {limit})")
+    return n
+
+
+def _tolerances(ulp: Any, abs_: Any, rel: Any) -> dict:
+    """The tolerances as the Go side's JSON takes them, checked as the CLI's --tol is:
+    a negative, NaN or non-numeric one is an error rather than a Go JSON message or a
+    silently truncated value. JSON has no Infinity: inf travels as the largest float."""
+    tol = {"ulp": _whole("ulp", ulp, 1 << 64)}
+    for name, v in (("abs", abs_), ("rel", rel)):
+        try:
+            f = float(v)
+        except (TypeError, ValueError):
+            raise InputError(f"tpulayout: {name}={v!r}: want a number ≥ 0") from None
+        if not f >= 0:  # also NaN
+            raise InputError(f"tpulayout: {name}={v!r}: want a number ≥ 0")
+        tol[name] = min(f, sys.float_info.max)
+    return tol
+
+
 def validate(dump: Any, layout: Any, ref: Any, *, ref_layout: Any = None, ulp: int = 0,
              abs: float = 0.0, rel: float = 0.0, check_padding: bool = False,
              gen: Optional[str] = None, max_listed: int = 20) -> Report:
@@ -86,11 +114,10 @@ def validate(dump: Any, layout: Any, ref: Any, *, ref_layout: Any = None, ulp: i
         r, raddr = _raw(ref, "ref", parse(ref_shape).footprint_bytes, False)
         rlen = r.nbytes
     d, daddr = _raw(dump, "dump", parse(dev).footprint_bytes, False)
-    if max_listed < 0:
-        raise InputError(f"tpulayout: max_listed={max_listed}: want 0 or more")
-    opts = json.dumps({"ulp": int(ulp), "abs": float(abs), "rel": float(rel),
-                       "check_padding": bool(check_padding), "gen": gen or "",
-                       "max_listed": int(max_listed) if max_listed > 0 else -1})
+    tol = _tolerances(ulp, abs, rel)
+    max_listed = _whole("max_listed", max_listed, 1 << 63)
+    opts = json.dumps({**tol, "check_padding": bool(check_padding), "gen": gen or "",
+                       "max_listed": min(max_listed, (1 << 31) - 1) if max_listed > 0 else -1})
     check_fork()
     out, err = ctypes.c_void_p(), ctypes.c_void_p()
     rc = lib.tl_validate(daddr, d.nbytes, dev.encode(), raddr, rlen, ref_shape.encode(),
