@@ -41,7 +41,7 @@ var (
 // holding bits E*j … E*j+E-1, in the tiled linear order of the layout.
 //
 // Shape must not be changed after creation: the index math is compiled from it. A
-// Buffer returned by [ReadRaw], [ReadNPY] or a safetensors reader may map a file
+// Buffer returned by [ReadRaw], [ReadAt] or the readers of packages npy and safetensors may map a file
 // read-only: writing to its Data then faults. Call Close when done with such a buffer
 // (Close is a no-op for heap buffers).
 type Buffer struct {
@@ -165,6 +165,16 @@ func (b *Buffer) ElementBits() int { return b.bits }
 
 // Mapped reports whether Data is a read-only mapping of a file.
 func (b *Buffer) Mapped() bool { return b.mapped }
+
+// ReleasePages tells the system that Data[from:to] of a mapped buffer is consumed: on
+// Linux its pages leave the process's resident set (they are read again from the file
+// if touched), so a pass over a large mapped input keeps little of it resident. It does
+// nothing for a buffer in memory, or where the system offers no such advice.
+func (b *Buffer) ReleasePages(from, to int64) {
+	if b.mapped {
+		dropPages(b.Data[from:to])
+	}
+}
 
 // Close releases a file mapping behind Data and sets Data to nil. It is a no-op for
 // buffers in memory; it is safe to call more than once.

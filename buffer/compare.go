@@ -327,28 +327,17 @@ const rowTableMax = 1 << 16
 
 // rowTable returns, when the layout allows it, the element offsets along the last
 // dimension relative to its index 0: Offset(idx) = Offset(idx with last = 0) + tab[last].
-// That holds whenever the first tile has no combined dimension `*`, since every digit of
-// the nested tiling is then a function of a single logical dimension. It returns nil
-// otherwise, or for rank 0 or a very long last dimension.
+// That holds whenever the layout is [layout.Indexer.Separable]. It returns nil otherwise,
+// or for rank 0 or a very long last dimension.
 func (b *Buffer) rowTable() []int64 {
 	rank := len(b.dims)
 	if rank == 0 || b.dims[rank-1] > rowTableMax || b.dims[rank-1] == 0 {
 		return nil
 	}
-	for _, t := range b.Shape.Layout.Tiles {
-		for _, e := range t {
-			if e == layout.Combined {
-				return nil
-			}
-		}
+	if !b.ix.Separable() {
+		return nil
 	}
-	idx := make([]int64, rank)
-	tab := make([]int64, b.dims[rank-1])
-	for j := range tab {
-		idx[rank-1] = int64(j)
-		tab[j] = b.ix.Offset(idx)
-	}
-	return tab
+	return b.ix.DimOffsets(rank - 1)
 }
 
 // converter returns a function converting src bits to dst bits, nil for the identity:

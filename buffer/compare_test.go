@@ -144,18 +144,29 @@ func BenchmarkCompare(b *testing.B) {
 	}
 }
 
+// TestRowTable checks that rowTable gives a table exactly where it can (a separable layout,
+// a last dim that is not empty nor too long) and that base + table equals Offset there.
 func TestRowTable(t *testing.T) {
-	for _, s := range []string{"f32[5,7,300]{2,1,0:T(8,128)}", "bf16[3,40]{0,1:T(8,128)(2,1)}", "f32[6,9]{1,0:T(2,4)(2,1)}",
-		"f32[4,6,10]{2,1,0:T(*,2,4)}", "s4[7,33]{1,0:T(8,16)E(4)}", "f32[2,3,5]{0,2,1:T(2,2)L(7)}"} {
-		sh, err := layout.Parse(s)
-		if err != nil {
-			t.Logf("%s: %v", s, err)
+	for s, want := range map[string]bool{
+		"f32[5,7,300]{2,1,0:T(8,128)}":     true,
+		"bf16[3,40]{0,1:T(8,128)(2,1)}":    true,
+		"f32[6,9]{1,0:T(2,4)(2,1)}":        true,
+		"f32[4,6,10]{2,1,0:T(*,2,4)}":      false, // merges dims 0 and 1
+		"bf16[2,1,1004]{2,1,0:T(2,*,128)}": true,  // merges a dim of size 1
+		"s4[7,33]{1,0:T(8,16)E(4)}":        true,
+		"f32[2,3,5]{0,2,1:T(2,2)L(7)}":     true,
+		"bf16[2,3,1004]{2,1,0:T(2,*,128)}": false, // merges dims 0 and 1
+		"f32[]":                            false,
+		"f32[3,0]":                         false,
+		"u8[2,70000]":                      false, // longer than rowTableMax
+	} {
+		b := MustNew(layout.MustParse(s))
+		tab := b.rowTable()
+		if (tab != nil) != want {
+			t.Errorf("%s: row table %v, want %v", s, tab != nil, want)
 			continue
 		}
-		b := MustNew(sh)
-		tab := b.rowTable()
 		if tab == nil {
-			t.Logf("%s: no row table", s)
 			continue
 		}
 		idx := make([]int64, b.Rank())

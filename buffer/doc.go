@@ -1,6 +1,7 @@
 // Package buffer holds typed byte buffers in XLA layouts: the bytes of one array in a
 // given shape and layout, read and written by logical index, converted between element
-// types, loaded from and saved to raw, .npy and safetensors files, and compared.
+// types, loaded from and saved to raw files (.npy and safetensors in the subpackages npy
+// and safetensors), and compared.
 //
 // # Overview
 //
@@ -41,14 +42,15 @@
 //
 // # Files
 //
-// [ReadRaw] and [WriteRaw] handle the bare bytes of a buffer, [ReadNPY] and [WriteNPY]
-// the .npy format (our own code: header versions 1.0–3.0, C and Fortran order, bf16 as
-// '<V2' or '<u2'), and [OpenSafetensors], [ReadTensor] and [WriteSafetensors] the
-// safetensors format. Writers are atomic ([WriteFileAtomic]): a failure leaves no file
-// behind. Readers map files of at least [MmapThreshold] bytes read-only (with
-// golang.org/x/sys/unix; elsewhere they read into memory); [Buffer.Close] unmaps them.
+// [ReadRaw] and [WriteRaw] handle the bare bytes of a buffer; the file formats are
+// packages of their own, as image/png is: [github.com/tpulayout/tpulayout/buffer/npy]
+// (.npy) and [github.com/tpulayout/tpulayout/buffer/safetensors], built on [ReadAt]
+// and [Buffer.WriteRowMajor]. Writers are atomic ([WriteFileAtomic]): a failure leaves
+// no file behind. Readers map files of at least [MmapThreshold] bytes read-only (with
+// golang.org/x/sys/unix; elsewhere they read into memory); [Buffer.Close] unmaps them,
+// and [Buffer.ReleasePages] lets a pass over a mapping drop what it has consumed.
 // Errors from user input never panic; they wrap sentinels such as [ErrSize] and
-// [ErrFormat].
+// [ErrFormat], which the format packages use too.
 //
 // # Comparing
 //

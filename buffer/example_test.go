@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log"
 	"math"
-	"path/filepath"
 
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/layout"
@@ -24,19 +23,6 @@ func ExampleNew() {
 	// 48 bytes, padding included
 	// element offset of [2,4]: 20
 	// 1.5 1.5
-}
-
-func ExampleReadNPY() {
-	b, err := buffer.ReadNPY(filepath.Join("..", "testdata", "npy", "f32_f.npy"))
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer b.Close()
-	fmt.Println(b.Shape) // Fortran order: the {0,1} layout, no copy
-	fmt.Println(b.F32([]int64{0, 1}), b.F32([]int64{2, 0}))
-	// Output:
-	// f32[3,4]{0,1}
-	// -1.75 1.75
 }
 
 func ExampleCompare() {

@@ -3,3 +3,5 @@
 package buffer
 
 func adviseHuge([]byte) {}
+
+func dropPages([]byte) {}

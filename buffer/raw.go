@@ -40,6 +40,21 @@ func ReadRaw(path string, shape layout.Shape) (*Buffer, error) {
 	return b, nil
 }
 
+// ReadAt returns a buffer of shape whose Data is the shape's footprint read from f at
+// byte off, f being size bytes long: for readers of file formats that hold one array's
+// bytes at an offset. Data of at least [MmapThreshold] bytes is mapped read-only (see
+// [Buffer.Close]); a range beyond the file is an error wrapping [ErrSize].
+func ReadAt(f *os.File, off, size int64, shape layout.Shape) (*Buffer, error) {
+	b, err := newHeader(shape)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.load(f, off, b.ix.FootprintBytes(), size); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
 // load fills b.Data with bytes [off, off+n) of f, whose size is total: mapped when n
 // reaches MmapThreshold (and mapping works here), else read into aligned memory.
 func (b *Buffer) load(f *os.File, off, n, total int64) error {

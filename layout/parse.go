@@ -641,7 +641,7 @@ func (p *parser) splits(l *Layout) error {
 	return nil
 }
 
-// validateLayout checks what needs the shape: split dimensions in range and sizable tiles.
+// validateLayout checks what needs the shape: split dimensions in range.
 func (s *Shape) validateLayout(p *parser, at int) error {
 	for _, sc := range s.Layout.Splits {
 		if sc.Dim >= int64(len(s.Dims)) {

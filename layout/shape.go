@@ -85,13 +85,7 @@ func RowMajor(rank int) []int {
 }
 
 // LogicalElements is the product of the dims (bounded dynamic dims count at their bound).
-func (s Shape) LogicalElements() int64 {
-	n := int64(1)
-	for _, d := range s.Dims {
-		n *= d
-	}
-	return n
-}
+func (s Shape) LogicalElements() int64 { return Elements(s.Dims) }
 
 // WithLayout returns a copy of s with layout l.
 func (s Shape) WithLayout(l Layout) Shape { s.Layout = l; return s }

@@ -130,3 +130,16 @@ func (ix *Indexer) FirstTileExtent(dim int) (extent int64, ok bool) {
 	}
 	return t[i], true
 }
+
+// CeilDiv is ⌈a/b⌉ for a ≥ 0, b ≥ 1: how many tiles of b values cover a dim of a values.
+func CeilDiv(a, b int64) int64 { return ceilDiv(a, b) }
+
+// Elements is the product of dims: the element count of an array of those dims, 1 for
+// none (a scalar).
+func Elements(dims []int64) int64 {
+	n := int64(1)
+	for _, d := range dims {
+		n *= d
+	}
+	return n
+}

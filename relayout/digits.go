@@ -163,7 +163,7 @@ func commonLoops(dst, src *layout.Indexer) (loops, tables []loop, bounds []bound
 		}
 		bounds = append(bounds, bound{size, extent})
 		for i, p := range places {
-			n := ceilDiv(extent, p)
+			n := layout.CeilDiv(extent, p)
 			if i+1 < len(places) {
 				n = places[i+1] / p
 			}
@@ -190,14 +190,4 @@ func strideAt(iv []interval, p int64) int64 {
 		}
 	}
 	return 0
-}
-
-// ceilDiv is ⌈a/b⌉ for a ≥ 0, b ≥ 1, without forming a+b-1 (which overflows for
-// footprints near the int64 limit that layout accepts).
-func ceilDiv(a, b int64) int64 {
-	q := a / b
-	if a%b != 0 {
-		q++
-	}
-	return q
 }

@@ -66,4 +66,12 @@
 // which workers turn into a panic with [runtime/debug.SetPanicOnFault]), is raised again
 // in the goroutine that called Copy once every range has stopped, so that the caller
 // can recover it.
+//
+// # Bands
+//
+// A conversion too large to hold twice in memory runs in bands: [PlanBands] splits it
+// along the destination's majormost dim into contiguous destination byte ranges, each
+// read from a contiguous source range or gathered from a row-major source, and
+// [Bands.Run] converts them one after another through one reusable buffer (releasing the
+// consumed pages of a mapped source). The bands' bytes equal one Copy of the whole array.
 package relayout

@@ -68,3 +68,46 @@ func ExamplePlan_Kernel() {
 	// interleave
 	// unpack+transpose+pack
 }
+
+// Convert a transposing device layout of a row-major array band by band, as a writer of
+// a large image does: each band is a contiguous range of the image, gathered from the
+// source, and the bands together equal one whole Copy.
+func ExamplePlanBands() {
+	src := buffer.MustNew(layout.MustParse("f32[64,512]"))
+	for i := range src.Data {
+		src.Data[i] = byte(i * 7)
+	}
+	dstShape := layout.MustParse("bf16[64,512]{0,1:T(8,128)(2,1)}")
+	b, ok := relayout.PlanBands(dstShape, src.Shape, 8<<10)
+	if !ok {
+		panic("not banded")
+	}
+	if err := b.Compile(); err != nil {
+		panic(err)
+	}
+	image := make([]byte, len(buffer.MustNew(dstShape).Data))
+	err := b.Run(src, func(bd relayout.Band, p []byte) error {
+		copy(image[bd.DstOff:], p)
+		return nil
+	})
+	if err != nil {
+		panic(err)
+	}
+	first := b.Band(0)
+	fmt.Printf("%d bands along dim %d, gathered: %v\n", b.Len(), b.Dim(), b.Gather())
+	fmt.Printf("band 0: rows [%d, %d), image bytes [%d, %d)\n", first.Row, first.Row+first.Rows, first.DstOff, first.DstOff+first.DstLen)
+
+	whole := buffer.MustNew(dstShape)
+	p, err := relayout.NewPlan(dstShape, src.Shape)
+	if err != nil {
+		panic(err)
+	}
+	if err := p.Copy(whole, src); err != nil {
+		panic(err)
+	}
+	fmt.Println("equal to one Copy:", string(image) == string(whole.Data))
+	// Output:
+	// 8 bands along dim 1, gathered: true
+	// band 0: rows [0, 64), image bytes [0, 16384)
+	// equal to one Copy: true
+}

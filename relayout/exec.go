@@ -164,7 +164,7 @@ func (p *Plan) dataReps(e *[maxDims]int64) int64 {
 	if room <= 0 {
 		return 0
 	}
-	return min(k.rep, ceilDiv(room, k.repPlace))
+	return min(k.rep, layout.CeilDiv(room, k.repPlace))
 }
 
 // kernel runs the inner kernel rows times, each a repeat further along, on elements
@@ -365,7 +365,7 @@ func (p *Plan) edge(dst, src, scratch []byte, dOff, sOff int64, e *[maxDims]int6
 				state = max(state, inPadding)
 			case e[d]+k.maxInner[d] < b.size:
 			case d == k.rowDim && p.fillRow != nil && k.maxInner[d] == (k.p-1)*k.rowPlace:
-				packed = ceilDiv(b.size-e[d], k.rowPlace) // the rest read the fill row
+				packed = layout.CeilDiv(b.size-e[d], k.rowPlace) // the rest read the fill row
 			default:
 				state = mixed
 			}

@@ -483,6 +483,6 @@ func (p *Plan) splitLoop(l loop, blk int64) []loop {
 		}
 	}
 	in := loop{size: b, dstStr: l.dstStr, srcStr: l.srcStr, dim: l.dim, place: l.place}
-	out := loop{size: ceilDiv(l.size, b), dstStr: l.dstStr * b, srcStr: l.srcStr * b, dim: l.dim, place: l.place * b}
+	out := loop{size: layout.CeilDiv(l.size, b), dstStr: l.dstStr * b, srcStr: l.srcStr * b, dim: l.dim, place: l.place * b}
 	return []loop{in, out}
 }

@@ -1,15 +1,13 @@
 package sharding
 
-// This file holds the banded gather and relayout of one shard: it mirrors the banding
-// of cmd/tpulayout/convert.go (planBands, gatherBand) for a source that is always a
-// strided window of a row-major array. It is meant to be replaced by the shared
-// banding library once that exists.
+// This file holds the banded gather and relayout of one shard: the bands are
+// relayout's (PlanImageBands), each band's source a strided window of a row-major
+// array that gatherWindow assembles.
 
 import (
 	"fmt"
 	"hash"
 	"io"
-	"slices"
 
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/layout"
@@ -24,17 +22,14 @@ var BandBytes int64 = 32 << 20
 const releaseBytes = 16 << 20
 
 // imagePlan converts a window of a row-major source into a device image, in bands of
-// the image's majormost dim d (or in one piece when n is 0): n full bands of rows
-// rows, then one of last rows (0: none). Every band is a contiguous byte range of the
-// image, checked with the layout's index math.
+// the image's majormost dim (see relayout.PlanImageBands), or in one piece when bands
+// is nil.
 type imagePlan struct {
-	dst               layout.Shape
-	srcType           layout.DType
-	d                 int
-	rows, n, last     int64
-	dstBand, dstLast  int64
-	full, tail, whole *relayout.Plan
-	footprint         int64
+	dst       layout.Shape
+	srcType   layout.DType
+	bands     *relayout.Bands
+	whole     *relayout.Plan
+	footprint int64
 }
 
 // rowMajor is the dense row-major shape of dt and dims.
@@ -55,139 +50,15 @@ func newImagePlan(dst layout.Shape, srcType layout.DType, target int64, opts []r
 	if ix.LogicalElements() == 0 {
 		return p, nil
 	}
-	if planImageBands(p, ix, target) {
-		if p.full, err = relayout.NewPlan(band(dst, p.d, p.rows), rowMajor(srcType, bandDims(dst.Dims, p.d, p.rows)), opts...); err != nil {
+	if b, ok := relayout.PlanImageBands(dst, srcType, target); ok {
+		if err := b.Compile(opts...); err != nil {
 			return nil, err
 		}
-		if p.last > 0 {
-			if p.tail, err = relayout.NewPlan(band(dst, p.d, p.last), rowMajor(srcType, bandDims(dst.Dims, p.d, p.last)), opts...); err != nil {
-				return nil, err
-			}
-		}
+		p.bands = b
 		return p, nil
 	}
-	p.n = 0
 	p.whole, err = relayout.NewPlan(dst, rowMajor(srcType, dst.Dims), opts...)
 	return p, err
-}
-
-// planImageBands fills in p's bands and reports whether the image can be banded: its
-// majormost dim d must have room for two bands, the layout no tail padding, prefix,
-// splits or sparse parts, and each band (a multiple of d's first tile extent) a whole
-// number of bytes at its place in the image.
-func planImageBands(p *imagePlan, ix *layout.Indexer, target int64) bool {
-	dst := p.dst
-	rank := dst.Rank()
-	l := dst.Layout
-	if rank == 0 || len(l.MinorToMajor) != rank || l.TailPadding > 1 || l.PrefixBytes != 0 || len(l.Splits) != 0 || l.Physical != nil {
-		return false
-	}
-	d := l.MinorToMajor[rank-1]
-	if dst.Dims[d] < 2 {
-		return false
-	}
-	unit := int64(1)
-	if len(l.Tiles) > 0 && len(l.Tiles[0]) >= rank {
-		unit = l.Tiles[0][len(l.Tiles[0])-rank]
-		if unit < 1 {
-			return false // combined or malformed
-		}
-	}
-	uIx, ok := bandIndexer(dst, d, unit)
-	if !ok {
-		return false
-	}
-	rows := unit * max(1, target/max(uIx.FootprintBytes(), 1))
-	if rows >= dst.Dims[d] {
-		return false
-	}
-	p.d, p.rows, p.n, p.last = d, rows, dst.Dims[d]/rows, dst.Dims[d]%rows
-	bIx, ok := bandIndexer(dst, d, rows)
-	if !ok {
-		return false
-	}
-	p.dstBand = bIx.FootprintBytes()
-	if p.last > 0 {
-		lIx, ok := bandIndexer(dst, d, p.last)
-		if !ok {
-			return false
-		}
-		p.dstLast = lIx.FootprintBytes()
-	}
-	return p.n*p.dstBand+p.dstLast == ix.FootprintBytes() && contiguousBands(ix, bIx, p)
-}
-
-// footprintOf is the footprint of s in bytes: p's band sizes for its bands, else p's
-// whole image.
-func (p *imagePlan) footprintOf(s layout.Shape) int64 {
-	if p.full == nil || s.Dims[p.d] == p.dst.Dims[p.d] {
-		return p.footprint
-	}
-	if s.Dims[p.d] == p.rows {
-		return p.dstBand
-	}
-	return p.dstLast
-}
-
-func bandDims(dims []int64, d int, rows int64) []int64 {
-	b := slices.Clone(dims)
-	b[d] = rows
-	return b
-}
-
-// band returns s with dim d set to rows.
-func band(s layout.Shape, d int, rows int64) layout.Shape {
-	s.Dims = bandDims(s.Dims, d, rows)
-	s.Dynamic = nil
-	return s
-}
-
-// bandIndexer compiles s with dim d set to rows; ok is false unless its footprint is
-// a whole number of bytes.
-func bandIndexer(s layout.Shape, d int, rows int64) (*layout.Indexer, bool) {
-	ix, err := layout.Compile(band(s, d, rows))
-	if err != nil || ix.FootprintElements()*int64(ix.ElementBits())%8 != 0 {
-		return nil, false
-	}
-	return ix, true
-}
-
-// contiguousBands checks that each band of p starts at a multiple of the full band's
-// footprint and that its first, middle and last elements sit where the band's own
-// layout puts them, relative to that start.
-func contiguousBands(full, band *layout.Indexer, p *imagePlan) bool {
-	bandElems := band.FootprintElements()
-	dims := full.Dims()
-	rank := len(dims)
-	idx, local := make([]int64, rank), make([]int64, rank)
-	probe := func(k, row int64, minor bool) bool {
-		for i := range rank {
-			idx[i] = 0
-			if minor {
-				idx[i] = dims[i] - 1
-			}
-			local[i] = idx[i]
-		}
-		idx[p.d], local[p.d] = k*p.rows+row, row
-		if idx[p.d] >= dims[p.d] || local[p.d] >= band.Dims()[p.d] {
-			return true
-		}
-		return full.Offset(idx) == k*bandElems+band.Offset(local)
-	}
-	nb := p.n
-	if p.last > 0 {
-		nb++
-	}
-	for k := range nb {
-		rows := p.rows
-		if k == p.n {
-			rows = p.last
-		}
-		if !probe(k, 0, false) || !probe(k, rows-1, true) || !probe(k, rows/2, true) || !probe(k, rows-1, false) {
-			return false
-		}
-	}
-	return true
 }
 
 // scratch holds the band buffers, reused from shard to shard so that the garbage
@@ -214,7 +85,7 @@ func (p *imagePlan) writeGroup(ws []io.Writer, hs []hash.Hash, src *buffer.Buffe
 		return err
 	}
 	eb := int64(p.srcType.StorageBits() / 8)
-	if p.full == nil && p.whole == nil { // no elements: the footprint is all padding
+	if p.bands == nil && p.whole == nil { // no elements: the footprint is all padding
 		for i := range ws {
 			if err := out(i, make([]byte, p.footprint)); err != nil {
 				return 0, err
@@ -237,30 +108,28 @@ func (p *imagePlan) writeGroup(ws []io.Writer, hs []hash.Hash, src *buffer.Buffe
 		}
 		return p.footprint, nil
 	}
-	slab := grow(&sc.slab, elems(bandDims(p.dst.Dims, p.d, p.rows))*eb)
-	img := grow(&sc.img, p.dstBand)
+	b, d := p.bands, p.bands.Dim()
+	slab := grow(&sc.slab, b.Band(0).SrcLen)
+	img := grow(&sc.img, b.Band(0).DstLen)
 	clear(img) // the previous shard's bytes where a --pad leave plan writes nothing
 	from := make([]int64, len(p.dst.Dims))
 	alone := len(starts) == 1
 	var n int64
-	for k := int64(0); k <= p.n; k++ {
-		plan, rows, dn := p.full, p.rows, p.dstBand
-		if k == p.n {
-			if p.last == 0 {
-				break
-			}
-			plan, rows, dn = p.tail, p.last, p.dstLast
-			clear(img[:dn]) // padding a --pad leave plan does not write
+	for k := range b.Len() {
+		bd := b.Band(k)
+		dn := bd.DstLen
+		if bd.Rows != b.Band(0).Rows {
+			clear(img[:dn]) // the last band: padding a --pad leave plan does not write
 		}
-		dims := bandDims(p.dst.Dims, p.d, rows)
-		in := slab[:elems(dims)*eb]
+		_, bsrc := b.Shapes(k)
+		in := slab[:bd.SrcLen]
 		lo, hi := int64(len(src.Data)), int64(0)
 		for i, start := range starts {
 			copy(from, start)
-			from[p.d] = start[p.d] + k*p.rows
-			a, b := gatherWindow(in, src, from, dims, eb, alone)
-			lo, hi = min(lo, a), max(hi, b)
-			if err := plan.CopyBytes(img[:dn], in); err != nil {
+			from[d] = start[d] + bd.Row
+			a, e := gatherWindow(in, src, from, bsrc.Dims, eb, alone)
+			lo, hi = min(lo, a), max(hi, e)
+			if err := b.CopyBandBytes(k, img[:dn], in); err != nil {
 				return n, fmt.Errorf("cannot convert band %d of the shard: %w", k, err)
 			}
 			if err := out(i, img[:dn]); err != nil {
@@ -268,7 +137,7 @@ func (p *imagePlan) writeGroup(ws []io.Writer, hs []hash.Hash, src *buffer.Buffe
 			}
 		}
 		if !alone && src.Mapped() && hi > lo {
-			releasePages(src.Data[lo:hi])
+			src.ReleasePages(lo, hi)
 		}
 		n += dn
 	}
@@ -330,12 +199,12 @@ func gatherWindow(slab []byte, src *buffer.Buffer, start, dims []int64, eb int64
 		copy(slab[o:o+run], src.Data[off:off+run])
 		o += run
 		if mapped && off+run-done >= releaseBytes {
-			releasePages(src.Data[done : off+run])
+			src.ReleasePages(done, off+run)
 			done = off + run
 		}
 		if !layout.NextIndex(idx, dims[:k]) {
 			if mapped && done >= 0 && off+run > done {
-				releasePages(src.Data[done : off+run])
+				src.ReleasePages(done, off+run)
 			}
 			return lo, off + run
 		}

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/buffer/safetensors"
 )
 
 // Checkpoint is a safetensors checkpoint: one file, or the files a
@@ -20,8 +20,8 @@ type Checkpoint struct {
 
 // TensorEntry is one tensor of a checkpoint and the file that holds it.
 type TensorEntry struct {
-	buffer.TensorInfo
-	File *buffer.Safetensors
+	safetensors.TensorInfo
+	File *safetensors.File
 }
 
 // OpenCheckpoint reads the headers of a .safetensors file, or of every file that a
@@ -30,7 +30,7 @@ type TensorEntry struct {
 // index maps to it.
 func OpenCheckpoint(path string) (*Checkpoint, error) {
 	if !strings.HasSuffix(strings.ToLower(path), ".json") {
-		sf, err := buffer.OpenSafetensors(path)
+		sf, err := safetensors.Open(path)
 		if err != nil {
 			return nil, err
 		}
@@ -80,7 +80,7 @@ func OpenCheckpoint(path string) (*Checkpoint, error) {
 	}
 	c := &Checkpoint{Path: path}
 	for _, f := range files {
-		sf, err := buffer.OpenSafetensors(filepath.Join(dir, f))
+		sf, err := safetensors.Open(filepath.Join(dir, f))
 		if err != nil {
 			return nil, err
 		}

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/relayout"
 )
@@ -24,7 +25,7 @@ type Options struct {
 	SpecFor func(name string) (Spec, error)
 	// Target gives the device layout of a tensor's shard: shard is the row-major
 	// shape of the shard in the source dtype.
-	Target func(t buffer.TensorInfo, shard layout.Shape) (layout.Shape, error)
+	Target func(t safetensors.TensorInfo, shard layout.Shape) (layout.Shape, error)
 	To     string   // how the target was given, recorded in the manifest
 	Source string   // how the checkpoint was named, recorded in the manifest
 	Names  []string // the tensors to convert; nil: all

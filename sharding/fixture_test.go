@@ -8,7 +8,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
 )
 
@@ -84,7 +84,7 @@ func checkFixture(t *testing.T, c fixtureCase) {
 	m, err := ConvertDir(ckpt, out, Options{
 		Mesh:    mesh,
 		SpecFor: func(string) (Spec, error) { return spec, nil },
-		Target: func(_ buffer.TensorInfo, shard layout.Shape) (layout.Shape, error) {
+		Target: func(_ safetensors.TensorInfo, shard layout.Shape) (layout.Shape, error) {
 			if !slices.Equal(shard.Dims, dst.Dims) {
 				t.Fatalf("shard dims %v, NumPy's %v", shard.Dims, dst.Dims)
 			}

@@ -10,6 +10,7 @@ import (
 	"slices"
 
 	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/relayout"
 )
@@ -36,7 +37,7 @@ func Gather(dir, out string) (*Manifest, error) {
 		pl  *Placement
 	}
 	var ts []tensor
-	var infos []buffer.TensorInfo
+	var infos []safetensors.TensorInfo
 	for _, mt := range m.Tensors {
 		dst, err := layout.Parse(mt.Layout)
 		if err != nil {
@@ -61,9 +62,9 @@ func Gather(dir, out string) (*Manifest, error) {
 			}
 		}
 		ts = append(ts, tensor{mt, dst, pl})
-		infos = append(infos, buffer.TensorInfo{Name: mt.Name, DType: dst.DType, Shape: mt.Shape})
+		infos = append(infos, safetensors.TensorInfo{Name: mt.Name, DType: dst.DType, Shape: mt.Shape})
 	}
-	hdr, err := buffer.SafetensorsHeaderFor(infos, nil)
+	hdr, err := safetensors.HeaderFor(infos, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
 )
 
@@ -24,7 +24,7 @@ func partials(t *testing.T) string {
 	for i := range 2 {
 		_, err := ConvertDir(ckpt, dir, Options{Mesh: mesh, Process: i, Processes: 2, To: "f32",
 			SpecFor: func(string) (Spec, error) { return spec, nil },
-			Target:  func(_ buffer.TensorInfo, s layout.Shape) (layout.Shape, error) { return s, nil }})
+			Target:  func(_ safetensors.TensorInfo, s layout.Shape) (layout.Shape, error) { return s, nil }})
 		if err != nil {
 			t.Fatal(err)
 		}

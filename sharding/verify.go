@@ -211,9 +211,7 @@ func verifyShard(path string, ms ManifestShard, dst layout.Shape, src *buffer.Bu
 // release drops the pages of mapped buffers from the resident set.
 func release(bs ...*buffer.Buffer) {
 	for _, b := range bs {
-		if b.Mapped() {
-			releasePages(b.Data)
-		}
+		b.ReleasePages(0, int64(len(b.Data)))
 	}
 }
 
@@ -225,27 +223,21 @@ func compareBands(img *buffer.Buffer, dst layout.Shape, src *buffer.Buffer, star
 	if err != nil {
 		return err.Error()
 	}
-	banded := p.full != nil
-	d, rows, n, last := 0, int64(0), int64(1), int64(0)
+	banded, nb := p.bands != nil, 1
 	if banded {
-		d, rows, n, last = p.d, p.rows, p.n, p.last
+		nb = p.bands.Len()
 	}
 	from := slices.Clone(start)
 	var off int64
-	for k := int64(0); k <= n; k++ {
-		r := rows
-		if k == n {
-			if last == 0 {
-				break
-			}
-			r = last
-		}
-		bandShape := dst
+	for k := range nb {
+		bandShape, size, row := dst, p.footprint, int64(0)
 		if banded {
-			bandShape = band(dst, d, r)
-			from[d] = start[d] + k*rows
+			bd := p.bands.Band(k)
+			bandShape, _ = p.bands.Shapes(k)
+			size, row = bd.DstLen, bd.Row
+			from[p.bands.Dim()] = start[p.bands.Dim()] + row
 		}
-		bandImg, err := buffer.Wrap(bandShape, img.Data[off:off+p.footprintOf(bandShape)])
+		bandImg, err := buffer.Wrap(bandShape, img.Data[off:off+size])
 		if err != nil {
 			return err.Error()
 		}
@@ -267,13 +259,11 @@ func compareBands(img *buffer.Buffer, dst layout.Shape, src *buffer.Buffer, star
 			idx := make([]int64, len(dst.Dims))
 			flatIndex(i/eb, bandShape.Dims, idx)
 			if banded {
-				idx[d] += k * rows
+				idx[p.bands.Dim()] += row
 			}
 			return fmt.Sprintf("element %v of the shard (global %v) differs from the source", idx, addInts(idx, start))
 		}
-		if img.Mapped() {
-			releasePages(bandImg.Data)
-		}
+		img.ReleasePages(off-int64(len(bandImg.Data)), off)
 	}
 	return ""
 }

@@ -39,7 +39,7 @@ func Alternatives(g Generation, dt layout.DType, dims []int64) ([]Alternative, e
 	}
 	b, _ := elementBits(dt) // DefaultLayout checked dt
 	n := len(dims)
-	logical := ceilDiv(product(dims)*int64(b), 8)
+	logical := layout.CeilDiv(layout.Elements(dims)*int64(b), 8)
 	var out []Alternative
 	seen := map[string]bool{}
 	add := func(l layout.Layout, rows int64, isDefault bool) error {

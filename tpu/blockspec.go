@@ -101,7 +101,7 @@ func CheckBlock(g Generation, dt layout.DType, array, block []int64) (BlockCheck
 	c.NativeAligned = aligned(array, block, c.NativeTile)
 	c.Steps = 1
 	for i := range n {
-		c.Grid = append(c.Grid, ceilDiv(array[i], block[i]))
+		c.Grid = append(c.Grid, layout.CeilDiv(array[i], block[i]))
 		c.Steps *= c.Grid[i]
 		if array[i]%block[i] != 0 {
 			c.Partial = append(c.Partial, i)

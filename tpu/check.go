@@ -15,7 +15,7 @@ import (
 // reference cannot be compared at all (different dims, incompatible dtypes).
 var ErrMismatch = errors.New("tpu: image and reference do not match")
 
-// CheckOptions tunes [Check] and [Diagnose]. The zero value (or nil) checks the vregs
+// CheckOptions tunes [Check] and [Diagnose]. The zero value checks the vregs
 // of the image's load layout on an 8 × 128 target, ignores padding, and keeps the first
 // 20 mismatches.
 type CheckOptions struct {
@@ -37,11 +37,8 @@ type CheckOptions struct {
 	Generation Generation
 }
 
-func (o *CheckOptions) orDefault() CheckOptions {
-	var c CheckOptions
-	if o != nil {
-		c = *o
-	}
+func (o CheckOptions) orDefault() CheckOptions {
+	c := o
 	if !c.Target.valid() && c.Generation != NoGeneration {
 		if chip, err := ChipOf(c.Generation); err == nil {
 			c.Target = chip.Target
@@ -166,7 +163,7 @@ func referenceBits(image, reference *buffer.Buffer) (func([]int64) uint64, error
 // [*RuleError] (use [Diagnose] to find what the bytes hold instead).
 //
 // Check never consults the relayout engine: it is the independent second opinion.
-func Check(image, reference *buffer.Buffer, opts *CheckOptions) (*Report, error) {
+func Check(image, reference *buffer.Buffer, opts CheckOptions) (*Report, error) {
 	o := opts.orDefault()
 	m, err := NewMemTiling(o.Target, image.Shape)
 	if err != nil {

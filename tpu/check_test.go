@@ -29,11 +29,11 @@ func TestCheckRoundsF32Reference(t *testing.T) {
 			ties++
 		}
 	})
-	rep, err := Check(rne, ref, nil)
+	rep, err := Check(rne, ref, CheckOptions{})
 	if err != nil || !rep.OK() {
 		t.Fatalf("RNE image: %v %v", rep, err)
 	}
-	rep, err = Check(trunc, ref, nil)
+	rep, err = Check(trunc, ref, CheckOptions{})
 	if err != nil || rep.Mismatches != int64(ties) || ties == 0 {
 		t.Fatalf("truncated image: %d mismatches, want %d (%v)", rep.Mismatches, ties, err)
 	}
@@ -41,10 +41,10 @@ func TestCheckRoundsF32Reference(t *testing.T) {
 		t.Error(err)
 	}
 	// Incomparable inputs.
-	if _, err := Check(rne, buffer.MustNew(layout.NewShape(layout.S8, dims...)), nil); err == nil {
+	if _, err := Check(rne, buffer.MustNew(layout.NewShape(layout.S8, dims...)), CheckOptions{}); err == nil {
 		t.Error("s8 reference accepted for a bf16 image")
 	}
-	if _, err := Check(rne, buffer.MustNew(layout.NewShape(layout.F32, 8, 129)), nil); err == nil {
+	if _, err := Check(rne, buffer.MustNew(layout.NewShape(layout.F32, 8, 129)), CheckOptions{}); err == nil {
 		t.Error("different dims accepted")
 	}
 }
@@ -56,7 +56,7 @@ func TestCheckNativeCoordinates(t *testing.T) {
 	ref := buffer.MustNew(layout.NewShape(layout.BF16, 16, 256))
 	img := buffer.MustNew(s)
 	img.SetBits([]int64{9, 7}, 0x3f80)
-	rep, err := Check(img, ref, &CheckOptions{Native: true})
+	rep, err := Check(img, ref, CheckOptions{Native: true})
 	if err != nil || rep.Mismatches != 1 {
 		t.Fatalf("%v %v", rep, err)
 	}
@@ -65,7 +65,7 @@ func TestCheckNativeCoordinates(t *testing.T) {
 		m.Word != 1031 || m.ByteOffset != 1031*4+2 || !slices.Equal(m.Tile, []int64{1, 0}) || rep.Vregs != 2 {
 		t.Errorf("%s", rep)
 	}
-	rep, _ = Check(img, ref, nil)
+	rep, _ = Check(img, ref, CheckOptions{})
 	m = rep.First[0]
 	if !slices.Equal(m.Vreg, []int64{1, 0}) || m.Sublane != 0 || m.Lane != 7 || m.Slot != 1 || rep.VregLayout != "16-bit (8,128)" {
 		t.Errorf("%s", rep)
@@ -84,7 +84,7 @@ func TestCheckTPU8t(t *testing.T) {
 	ref := buffer.MustNew(layout.NewShape(layout.BF16, 64, 256))
 	img := layoutImage(t, s, ref)
 	img.SetBits([]int64{40, 3}, 1)
-	rep, err := Check(img, ref, &CheckOptions{Generation: TPU8t})
+	rep, err := Check(img, ref, CheckOptions{Generation: TPU8t})
 	if err != nil || rep.Mismatches != 1 || rep.Vregs != 4 {
 		t.Fatalf("%v %v", rep, err)
 	}

@@ -160,7 +160,7 @@ func DefaultLayout(g Generation, dt layout.DType, dims []int64, opts ...Option) 
 	L := int64(t.Lanes)
 	p := int64(32 / b)
 	if n == 1 {
-		t0 := TileRows(chip.Version, t.Sublanes, b, ceilDiv(dims[0], L), cfg.flags, cfg.scratch)
+		t0 := TileRows(chip.Version, t.Sublanes, b, layout.CeilDiv(dims[0], L), cfg.flags, cfg.scratch)
 		l.Tiles = []layout.Tile{{t0 * L}}
 		if b < 32 {
 			l.Tiles = append(l.Tiles, layout.Tile{L}, layout.Tile{p, 1})

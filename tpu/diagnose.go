@@ -165,7 +165,7 @@ func (t tiled) pos(idx []int64) int64 {
 	if t.stacked {
 		rows *= t.pack
 	}
-	tilesR, tilesC := ceilDiv(dims[n-2], rows), ceilDiv(dims[n-1], t.L)
+	tilesR, tilesC := layout.CeilDiv(dims[n-2], rows), layout.CeilDiv(dims[n-1], t.L)
 	tile := (flat*tilesR+r/rows)*tilesC + c/t.L
 	rr, cc := r%rows, c%t.L
 	var in, slot int64
@@ -356,7 +356,7 @@ func placements(s layout.Shape, ix *layout.Indexer, o CheckOptions) ([]arrangeme
 //
 // A candidate is named (as Best) only when it explains more elements than the declared
 // layout and than any other arrangement; a tie names none ([Diagnosis.Tied]).
-func Diagnose(image, reference *buffer.Buffer, opts *CheckOptions) (*Diagnosis, error) {
+func Diagnose(image, reference *buffer.Buffer, opts CheckOptions) (*Diagnosis, error) {
 	o := opts.orDefault()
 	if !slices.Equal(image.Shape.Dims, reference.Shape.Dims) {
 		return nil, fmt.Errorf("%w: image dims %v, reference dims %v", ErrMismatch, image.Shape.Dims, reference.Shape.Dims)
@@ -378,7 +378,7 @@ func Diagnose(image, reference *buffer.Buffer, opts *CheckOptions) (*Diagnosis, 
 		return nil, err
 	}
 	dims := image.Shape.Dims
-	total := product(dims)
+	total := layout.Elements(dims)
 	stride := max(total/(1<<20), 1)
 	d := &Diagnosis{}
 	if total == 0 {

@@ -46,7 +46,7 @@ func ExampleCheck() {
 	}
 	img, _ := buffer.Wrap(want, wrong.Data)
 
-	rep, _ := tpu.Check(img, ref, &tpu.CheckOptions{MaxMismatches: 1, Diagnose: true})
+	rep, _ := tpu.Check(img, ref, tpu.CheckOptions{MaxMismatches: 1, Diagnose: true})
 	fmt.Println(rep.Mismatches, "of", rep.Elements, "elements differ")
 	fmt.Println(rep.First[0])
 	fmt.Println(rep.Diagnosis.Best.Arrangement, rep.Diagnosis.Best.Fraction)

@@ -53,7 +53,7 @@ func FootprintOf(g Generation, s layout.Shape) (Footprint, error) {
 		return Footprint{}, err
 	}
 	f := Footprint{Shape: s.String(), Generation: chip.Generation.String(),
-		LogicalBytes: ceilDiv(product(s.Dims)*int64(m.bits), 8), Bytes: m.Bytes(),
+		LogicalBytes: layout.CeilDiv(layout.Elements(s.Dims)*int64(m.bits), 8), Bytes: m.Bytes(),
 		Tiles: m.Tiles(), TileBytes: m.TileBytes()}
 	f.PaddingBytes = f.Bytes - f.LogicalBytes
 	if f.Bytes > 0 {

@@ -144,7 +144,7 @@ func NewMemTiling(t Target, s layout.Shape) (*MemTiling, error) {
 		m.chunk = first[0]
 		m.rows, m.cols = 1, s.Dims[0]
 		m.padRows = 1
-		m.padCols = ceilDiv(m.cols, m.chunk) * m.chunk
+		m.padCols = layout.CeilDiv(m.cols, m.chunk) * m.chunk
 		m.words = m.padCols / p
 		return m, nil
 	}
@@ -178,10 +178,10 @@ func NewMemTiling(t Target, s layout.Shape) (*MemTiling, error) {
 	m.t0 = first[0]
 	m.lead = append([]int64(nil), s.Dims[:n-2]...)
 	m.rows, m.cols = s.Dims[n-2], s.Dims[n-1]
-	m.tilesR, m.tilesC = ceilDiv(m.rows, m.t0), ceilDiv(m.cols, L)
+	m.tilesR, m.tilesC = layout.CeilDiv(m.rows, m.t0), layout.CeilDiv(m.cols, L)
 	m.padRows, m.padCols = m.tilesR*m.t0, m.tilesC*L
 	m.tileWrds = m.t0 * L / p
-	m.words = product(m.lead) * m.tilesR * m.tilesC * m.tileWrds
+	m.words = layout.Elements(m.lead) * m.tilesR * m.tilesC * m.tileWrds
 	return m, nil
 }
 
@@ -226,7 +226,7 @@ func (m *MemTiling) Tiles() int64 {
 	if m.oneD {
 		return m.padCols / m.chunk
 	}
-	return product(m.lead) * m.tilesR * m.tilesC
+	return layout.Elements(m.lead) * m.tilesR * m.tilesC
 }
 
 // Bytes is the tiled array's size: prod(lead) · ceil(R/t0)·t0 · ceil(C/L)·L · b/8
@@ -234,9 +234,9 @@ func (m *MemTiling) Tiles() int64 {
 func (m *MemTiling) Bytes() int64 {
 	elems := m.words * m.p
 	if tp := m.shape.Layout.TailPadding; tp > 1 {
-		elems = ceilDiv(elems, tp) * tp
+		elems = layout.CeilDiv(elems, tp) * tp
 	}
-	return ceilDiv(elems*int64(m.bits), 8)
+	return layout.CeilDiv(elems*int64(m.bits), 8)
 }
 
 // LoadLayout is the vreg layout a plain vector load of this memory produces: its first

@@ -24,7 +24,7 @@ var edgeSizes = []int64{1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 24, 31, 32, 33, 64, 
 
 func randomDims(rng *rand.Rand) []int64 {
 	for {
-		if d := randomDims1(rng); product(d) <= 1<<15 {
+		if d := randomDims1(rng); layout.Elements(d) <= 1<<15 {
 			return d
 		}
 	}
@@ -81,7 +81,7 @@ func layoutImage(t testing.TB, s layout.Shape, ref *buffer.Buffer) *buffer.Buffe
 }
 
 func forEachIndex(dims []int64, fn func([]int64)) {
-	if product(dims) == 0 {
+	if layout.Elements(dims) == 0 {
 		return
 	}
 	idx := make([]int64, len(dims))
@@ -136,7 +136,7 @@ func TestOracleDefaultLayouts(t *testing.T) {
 	}
 	for _, g := range Generations() {
 		chip, _ := ChipOf(g)
-		opts := &CheckOptions{Target: chip.Target, Generation: g}
+		opts := CheckOptions{Target: chip.Target, Generation: g}
 		for _, dt := range oracleDTypes {
 			for range shapesPer {
 				dims := randomDims(rng)
@@ -152,7 +152,7 @@ func TestOracleDefaultLayouts(t *testing.T) {
 	}
 }
 
-func oracleCase(t *testing.T, rng *rand.Rand, chip Chip, s layout.Shape, opts *CheckOptions) {
+func oracleCase(t *testing.T, rng *rand.Rand, chip Chip, s layout.Shape, opts CheckOptions) {
 	m, err := NewMemTiling(chip.Target, s)
 	if err != nil {
 		t.Fatalf("default layout not loadable: %v", err)
@@ -172,17 +172,17 @@ func oracleCase(t *testing.T, rng *rand.Rand, chip Chip, s layout.Shape, opts *C
 	ref := randomReference(t, rng, s.DType, s.Dims)
 	for _, mk := range imageMakers[1:] {
 		img := mk.make(t, s, ref)
-		if rep, err := Check(img, ref, &CheckOptions{Target: chip.Target, CheckPadding: true}); err != nil || !rep.OK() {
+		if rep, err := Check(img, ref, CheckOptions{Target: chip.Target, CheckPadding: true}); err != nil || !rep.OK() {
 			t.Errorf("image made by %s: %v %v", mk.name, rep, err)
 		}
 	}
 	img := imageMakers[0].make(t, s, ref)
-	n := product(s.Dims)
+	n := layout.Elements(s.Dims)
 
 	for _, native := range []bool{false, true} {
-		o := *opts
+		o := opts
 		o.Native, o.CheckPadding = native, true
-		rep, err := Check(img, ref, &o)
+		rep, err := Check(img, ref, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -213,7 +213,7 @@ func oracleCase(t *testing.T, rng *rand.Rand, chip Chip, s layout.Shape, opts *C
 		ref.SetBits(idx, old)
 	}
 	img.SetBits(idx, old^1)
-	rep, err := Check(img, ref, &CheckOptions{Target: chip.Target, Diagnose: true})
+	rep, err := Check(img, ref, CheckOptions{Target: chip.Target, Diagnose: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,11 +237,11 @@ func oracleCase(t *testing.T, rng *rand.Rand, chip Chip, s layout.Shape, opts *C
 			continue
 		}
 		img.SetBitsAt(off, 1)
-		rep, err := Check(img, ref, &CheckOptions{Target: chip.Target})
+		rep, err := Check(img, ref, CheckOptions{Target: chip.Target})
 		if err != nil || !rep.OK() {
 			t.Fatalf("padding ignored: %v %v", rep, err)
 		}
-		rep, _ = Check(img, ref, &CheckOptions{Target: chip.Target, CheckPadding: true})
+		rep, _ = Check(img, ref, CheckOptions{Target: chip.Target, CheckPadding: true})
 		if rep.PaddingMismatches != 1 || rep.Mismatches != 0 || !rep.First[0].Padding ||
 			rep.First[0].ByteOffset != off*int64(ix.ElementBits())/8 {
 			t.Errorf("padding at element offset %d: %s", off, rep)
@@ -266,7 +266,7 @@ func TestCandidatesMatchLayoutPackage(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			cands, err := candidates(s, six, layout.F32, (&CheckOptions{}).orDefault())
+			cands, err := candidates(s, six, layout.F32, CheckOptions{}.orDefault())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -389,7 +389,7 @@ func TestDiagnoseWrongArrangements(t *testing.T) {
 
 func wantDiagnosis(t *testing.T, img, ref *buffer.Buffer, kind, lay string) {
 	t.Helper()
-	rep, err := Check(img, ref, &CheckOptions{Diagnose: true})
+	rep, err := Check(img, ref, CheckOptions{Diagnose: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -466,8 +466,8 @@ func TestLoadUnpack(t *testing.T) {
 					}
 				}
 			}
-			if int64(seen) != product(s.Dims) {
-				t.Errorf("%s in %s: %d elements unpacked, want %d", str, v, seen, product(s.Dims))
+			if int64(seen) != layout.Elements(s.Dims) {
+				t.Errorf("%s in %s: %d elements unpacked, want %d", str, v, seen, layout.Elements(s.Dims))
 			}
 		}
 		// Load layout: vreg word w of a vreg whose tiles all exist is memory word

@@ -3,6 +3,8 @@ package tpu
 import (
 	"errors"
 	"fmt"
+
+	"github.com/tpulayout/tpulayout/layout"
 )
 
 // ErrInvalidLayout is wrapped by every error about a [VregLayout] that Mosaic's
@@ -172,7 +174,7 @@ func (v VregLayout) VregArrayShape(dims []int64) ([]int64, error) {
 	n := len(e)
 	vs := v.VregSlice()
 	out := append([]int64(nil), e[:n-2]...)
-	return append(out, ceilDiv(v.Offsets[0]+e[n-2], vs[0]), ceilDiv(v.Offsets[1]+e[n-1], vs[1])), nil
+	return append(out, layout.CeilDiv(v.Offsets[0]+e[n-2], vs[0]), layout.CeilDiv(v.Offsets[1]+e[n-1], vs[1])), nil
 }
 
 // VregCount is the number of vregs holding a value of shape dims.
@@ -181,15 +183,5 @@ func (v VregLayout) VregCount(dims []int64) (int64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return product(s), nil
-}
-
-func ceilDiv(a, b int64) int64 { return (a + b - 1) / b }
-
-func product(s []int64) int64 {
-	n := int64(1)
-	for _, d := range s {
-		n *= d
-	}
-	return n
+	return layout.Elements(s), nil
 }

@@ -138,7 +138,7 @@ func Compare(dump, ref *buffer.Buffer, opts Options) (*Report, error) {
 	r.OK = res.Mismatches == 0 && r.PaddingMismatch == 0
 	if res.Mismatches > 0 {
 		stage("diagnosing")
-		d, err := tpu.Diagnose(dump, ref, &tpu.CheckOptions{Generation: gen})
+		d, err := tpu.Diagnose(dump, ref, tpu.CheckOptions{Generation: gen})
 		if err != nil {
 			r.DiagnosisProblem = cleanErr(err)
 		} else {

@@ -197,7 +197,7 @@ func TestNaNCanonicalisation(t *testing.T) {
 	if !r.OK || r.NaNBitsDiffer != 858 || !strings.Contains(r.String(), "858 NaNs have other bits") {
 		t.Errorf("NaNs with other bits: %+v\n%s", r, r)
 	}
-	d, err := tpu.Diagnose(dump, ref, nil)
+	d, err := tpu.Diagnose(dump, ref, tpu.CheckOptions{})
 	// NaNs match NaNs in the diagnosis too: the declared layout explains every element.
 	if err != nil || d.Best.Arrangement != tpu.ArrDeclared || d.Best.Matched != d.Examined {
 		t.Errorf("Diagnose: %v, %v", d, err)

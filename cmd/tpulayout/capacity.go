@@ -7,6 +7,7 @@ import (
 
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/relayout"
 )
 
 // Capacity checks, made before anything is allocated or created: a layout with a huge
@@ -41,9 +42,9 @@ func checkCapacity(out string, fileBytes, memBytes int64) error {
 // convertMemory estimates the memory a conversion holds at once: the destination image
 // (or one band of it, and a gathered band of the source), plus the byte-per-element
 // arrays a plan makes for sub-byte sides.
-func convertMemory(dst *layout.Indexer, src *buffer.Buffer, b *bands) int64 {
+func convertMemory(dst *layout.Indexer, src *buffer.Buffer, b *relayout.Bands) int64 {
 	if b != nil {
-		return b.dstBand + b.srcBand
+		return b.Band(0).DstLen + b.Band(0).SrcLen
 	}
 	n := dst.FootprintBytes()
 	for _, ix := range []*layout.Indexer{dst, src.Indexer()} {

@@ -11,7 +11,10 @@ import (
 	"testing"
 
 	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/buffer/npy"
+	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/relayout"
 	"github.com/tpulayout/tpulayout/tpu"
 )
 
@@ -51,7 +54,7 @@ func randomBuffer(t *testing.T, text string, seed uint64) *buffer.Buffer {
 func writeNPY(t *testing.T, dir, name string, b *buffer.Buffer) string {
 	t.Helper()
 	p := filepath.Join(dir, name)
-	if err := buffer.WriteNPY(p, b); err != nil {
+	if err := npy.Write(p, b); err != nil {
 		t.Fatal(err)
 	}
 	return p
@@ -134,11 +137,11 @@ func TestConvertFixtures(t *testing.T) {
 	} {
 		out := filepath.Join(dir, "back.npy")
 		mustRun(t, "convert", "--from", c.from, fixtures+c.bin, out)
-		got, err := buffer.ReadNPY(out)
+		got, err := npy.Read(out)
 		if err != nil {
 			t.Fatal(err)
 		}
-		want, err := buffer.ReadNPY(fixtures + c.npy)
+		want, err := npy.Read(fixtures + c.npy)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -149,8 +152,8 @@ func TestConvertFixtures(t *testing.T) {
 	// bf16 back to f32 is the f32 input rounded to nearest even.
 	out := filepath.Join(dir, "back.npy")
 	mustRun(t, "convert", "--from", "bf16[20,300]{1,0:T(8,128)(2,1)}", fixtures+"f32_20x300.bf16.T8x128_2x1.bin", out, "--to", "f32")
-	got, _ := buffer.ReadNPY(out)
-	src, _ := buffer.ReadNPY(fixtures + "f32_20x300.npy")
+	got, _ := npy.Read(out)
+	src, _ := npy.Read(fixtures + "f32_20x300.npy")
 	idx := make([]int64, 2)
 	for {
 		if w := buffer.BF16ToF32(buffer.F32ToBF16(src.F32(idx))); got.F32(idx) != w {
@@ -209,7 +212,7 @@ func TestConvertRoundTrip(t *testing.T) {
 		// Every element is where the TPU model expects it (for loadable layouts), or
 		// where the layout's index math says (any layout).
 		if _, err := tpu.NewMemTiling(tpu.Target{}, ix.Shape()); err == nil {
-			r, err := tpu.Check(img, src, nil)
+			r, err := tpu.Check(img, src, tpu.CheckOptions{})
 			if err != nil || !r.OK() {
 				t.Errorf("%s ← %s: tpu.Check: %v %v", c.device, c.host, err, r)
 			}
@@ -224,7 +227,7 @@ func TestConvertRoundTrip(t *testing.T) {
 		// Back to the host, in the host's dtype.
 		back := filepath.Join(dir, "back.npy")
 		mustRun(t, "convert", "--from", c.device, dev, back, "--to", src.DType().String())
-		got, err := buffer.ReadNPY(back)
+		got, err := npy.Read(back)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -252,23 +255,23 @@ func TestConvertHostHeaders(t *testing.T) {
 		if err := buffer.WriteRaw(raw, src); err != nil {
 			t.Fatal(err)
 		}
-		npy := filepath.Join(dir, "a.npy")
-		mustRun(t, "convert", "--from", text, raw, npy)
+		npyOut := filepath.Join(dir, "a.npy")
+		mustRun(t, "convert", "--from", text, raw, npyOut)
 		var want bytes.Buffer
-		if err := buffer.WriteNPYTo(&want, src); err != nil {
+		if err := npy.WriteTo(&want, src); err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Equal(readFile(t, npy), want.Bytes()) {
-			t.Errorf("%s: .npy differs from buffer.WriteNPY's", text)
+		if !bytes.Equal(readFile(t, npyOut), want.Bytes()) {
+			t.Errorf("%s: .npy differs from npy.Write's", text)
 		}
 		st := filepath.Join(dir, "a.safetensors")
 		mustRun(t, "convert", "--from", text, raw, st, "--tensor", "w.0")
 		want.Reset()
-		if err := buffer.WriteSafetensorsTo(&want, []buffer.NamedBuffer{{Name: "w.0", Buf: src}}, nil); err != nil {
+		if err := safetensors.WriteTo(&want, []safetensors.NamedBuffer{{Name: "w.0", Buf: src}}, nil); err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(readFile(t, st), want.Bytes()) {
-			t.Errorf("%s: .safetensors differs from buffer.WriteSafetensors's:\n%q\n%q", text, readFile(t, st), want.Bytes())
+			t.Errorf("%s: .safetensors differs from safetensors.Write's:\n%q\n%q", text, readFile(t, st), want.Bytes())
 		}
 	}
 }
@@ -305,10 +308,10 @@ func TestConvertBanded(t *testing.T) {
 		func() {
 			setBand(t, 1)
 			dst := layout.MustParse(c.device)
-			if b := planBands(dst, src.Shape, 1); b != nil {
+			if b, ok := relayout.PlanBands(dst, src.Shape, 1); ok {
 				banded++
-				if b.n < 1 || b.n == 1 && b.last == 0 {
-					t.Errorf("%s: only one band: %+v", c.device, b)
+				if b.Len() < 2 {
+					t.Errorf("%s: only one band: %+v", c.device, b.Band(0))
 				}
 			}
 			mustRun(t, "convert", in, piece, "--to", c.device)
@@ -328,32 +331,6 @@ func TestConvertBanded(t *testing.T) {
 	if banded < len(cases)-5 {
 		t.Errorf("only %d of %d cases were banded", banded, len(cases))
 	}
-	// A destination whose majormost dim is not the source's is banded along it when the
-	// source is row-major, its bands gathered.
-	for _, c := range []struct{ dst, src string }{
-		{"f32[50,140]{0,1:T(8,128)}", "f32[50,140]"},
-		{"f32[9,5,130]{2,0,1:T(8,128)}", "f32[9,5,130]"},
-	} {
-		if b := planBands(layout.MustParse(c.dst), layout.MustParse(c.src), 1); b == nil || !b.gather || b.d != 1 {
-			t.Errorf("planBands(%s, %s) = %+v, want gathered bands along dim 1", c.dst, c.src, b)
-		}
-	}
-	// Other layouts are converted in one piece.
-	for _, c := range []struct{ dst, src string }{
-		{"f32[50,140]{0,1:T(8,128)}", "f32[50,140]{1,0:T(8,128)}"}, // a tiled source
-		{"f32[50,140]", "f32[50,140]{0,1:T(8,128)}"},               // back to the host
-		{"f32[64,256]{1,0:T(8,128)L(1024)}", "f32[64,256]"},
-		{"f32[7,256]{1,0:T(8,128)}", "f32[7,256]"}, // fewer rows than one tile
-	} {
-		if b := planBands(layout.MustParse(c.dst), layout.MustParse(c.src), 1); b != nil {
-			t.Errorf("planBands(%s, %s) = %+v, want one piece", c.dst, c.src, b)
-		}
-	}
-	// A band height is a multiple of every tile's rows on both sides.
-	b := planBands(layout.MustParse("bf16[1000,256]{1,0:T(16,128)(2,1)}"), layout.MustParse("f32[1000,256]{1,0:T(8,128)}"), 100<<10)
-	if b == nil || b.rows%16 != 0 || b.rows*256*4 > 100<<10 || b.n*b.rows+b.last != 1000 {
-		t.Errorf("planBands: %+v", b)
-	}
 }
 
 // TestConvertSafetensors converts one tensor, and every tensor with --all.
@@ -363,7 +340,7 @@ func TestConvertSafetensors(t *testing.T) {
 	e := randomBuffer(t, "bf16[300]", 2)
 	s := randomBuffer(t, "s8[64,130]", 3)
 	ckpt := filepath.Join(dir, "model.safetensors")
-	if err := buffer.WriteSafetensors(ckpt, []buffer.NamedBuffer{
+	if err := safetensors.Write(ckpt, []safetensors.NamedBuffer{
 		{Name: "layers.0/w", Buf: w}, {Name: "embed", Buf: e}, {Name: "q", Buf: s},
 	}, map[string]string{"format": "pt"}); err != nil {
 		t.Fatal(err)

@@ -162,7 +162,7 @@ func explainOffset(ix *layout.Indexer, text string) (*explanation, error) {
 	}
 	ex := newExplanation(ix, off)
 	ex.Padding = true
-	expanded := prod(ex.ExpandedDims)
+	expanded := ix.ExpandedElements()
 	if off >= expanded {
 		ex.TailPadding = true
 		ex.Reason = fmt.Sprintf("L(%d) rounds the %d elements of the expanded shape up to %d",
@@ -271,12 +271,4 @@ func (ex *explanation) print(w io.Writer) error {
 		fmt.Fprintf(tw, "why:\t%s\n", ex.Reason)
 	}
 	return tw.Flush()
-}
-
-func prod(d []int64) int64 {
-	n := int64(1)
-	for _, v := range d {
-		n *= v
-	}
-	return n
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
 )
 
@@ -46,7 +47,7 @@ func TestConvertPadExact(t *testing.T) {
 
 	// --all checks every tensor's type.
 	ckpt := filepath.Join(dir, "m.safetensors")
-	if err := buffer.WriteSafetensors(ckpt, []buffer.NamedBuffer{
+	if err := safetensors.Write(ckpt, []safetensors.NamedBuffer{
 		{Name: "w", Buf: randomBuffer(t, "f32[8,128]", 1)}, {Name: "q", Buf: randomBuffer(t, "s8[8,100]", 2)},
 	}, nil); err != nil {
 		t.Fatal(err)
@@ -86,12 +87,12 @@ func TestConvertAllNames(t *testing.T) {
 	dir := t.TempDir()
 	long := strings.Repeat("layer.", 60)
 	names := []string{"red\x1b[31m!", "tab\there", "nl\nx", long + "a", long + "b", "W", "w"}
-	var bufs []buffer.NamedBuffer
+	var bufs []safetensors.NamedBuffer
 	for i, n := range names {
-		bufs = append(bufs, buffer.NamedBuffer{Name: n, Buf: randomBuffer(t, "f32[8,128]", uint64(i))})
+		bufs = append(bufs, safetensors.NamedBuffer{Name: n, Buf: randomBuffer(t, "f32[8,128]", uint64(i))})
 	}
 	ckpt := filepath.Join(dir, "m.safetensors")
-	if err := buffer.WriteSafetensors(ckpt, bufs, nil); err != nil {
+	if err := safetensors.Write(ckpt, bufs, nil); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "imgs")

@@ -9,7 +9,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
 )
 
@@ -177,7 +177,7 @@ func TestConvertThroughSymlink(t *testing.T) {
 	}
 
 	ckpt := filepath.Join(dir, "m.safetensors")
-	if err := buffer.WriteSafetensors(ckpt, []buffer.NamedBuffer{{Name: "w", Buf: randomBuffer(t, "f32[8,128]", 1)}}, nil); err != nil {
+	if err := safetensors.Write(ckpt, []safetensors.NamedBuffer{{Name: "w", Buf: randomBuffer(t, "f32[8,128]", 1)}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	os.Mkdir(filepath.Join(dir, "images"), 0o755)
@@ -197,7 +197,7 @@ func TestConvertBadOut(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
 	ckpt := filepath.Join(dir, "m.safetensors")
-	if err := buffer.WriteSafetensors(ckpt, []buffer.NamedBuffer{{Name: "w", Buf: randomBuffer(t, "f32[8,128]", 1)}}, nil); err != nil {
+	if err := safetensors.Write(ckpt, []safetensors.NamedBuffer{{Name: "w", Buf: randomBuffer(t, "f32[8,128]", 1)}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	file := filepath.Join(dir, "file")
@@ -218,22 +218,28 @@ func TestConvertBadOut(t *testing.T) {
 	}
 }
 
-// TestConvertPanicRemovesTemp checks that a panic while OUT is written (here a source
-// whose bytes are shorter than its shape, which the banded copy slices past) removes the
-// temporary file, and that the panicking command leaves nothing either.
+// TestConvertPanicRemovesTemp checks that a panic while OUT is written (here from a
+// progress writer, after the first band) removes the temporary file, that a source whose
+// bytes are shorter than its shape is an error and not a panic, and that the issue's
+// panicking command leaves nothing either.
 func TestConvertPanicRemovesTemp(t *testing.T) {
 	dir := t.TempDir()
 	src := randomBuffer(t, "f32[20,300]", 1)
-	src.Data = src.Data[: len(src.Data)/2 : len(src.Data)/2]
 	setBand(t, 1)
 	func() {
 		defer func() {
 			if recover() == nil {
-				t.Error("no panic from a short source")
+				t.Error("no panic from the progress writer")
 			}
 		}()
-		convertFile(filepath.Join(dir, "out.bin"), nil, layout.MustParse(outTo), src, nil, nil)
+		prog := &progress{w: panicWriter{}, lines: true}
+		convertFile(filepath.Join(dir, "out.bin"), nil, layout.MustParse(outTo), src, nil, prog)
 	}()
+	short := randomBuffer(t, "f32[20,300]", 1)
+	short.Data = short.Data[: len(short.Data)/2 : len(short.Data)/2]
+	if _, err := convertFile(filepath.Join(dir, "out.bin"), nil, layout.MustParse(outTo), short, nil, nil); err == nil {
+		t.Error("a short source converts")
+	}
 	if names := dirNames(t, dir); len(names) != 0 {
 		t.Errorf("a panicking convert left %q", names)
 	}
@@ -274,3 +280,8 @@ func TestSVGOutputs(t *testing.T) {
 		t.Errorf("the link's target holds %q, want the SVG", got)
 	}
 }
+
+// panicWriter panics on every write.
+type panicWriter struct{}
+
+func (panicWriter) Write([]byte) (int, error) { panic("panicWriter") }

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/buffer/safetensors"
 )
 
 // tree writes files (name → content) into a new directory dir.
@@ -40,7 +40,7 @@ func treeOf(t *testing.T, dir string) map[string]string {
 func TestConvertAllForce(t *testing.T) {
 	dir := t.TempDir()
 	ckpt := filepath.Join(dir, "model.safetensors")
-	if err := buffer.WriteSafetensors(ckpt, []buffer.NamedBuffer{
+	if err := safetensors.Write(ckpt, []safetensors.NamedBuffer{
 		{Name: "w", Buf: randomBuffer(t, "f32[16,256]", 1)}, {Name: "b", Buf: randomBuffer(t, "f32[256]", 2)},
 	}, nil); err != nil {
 		t.Fatal(err)

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/relayout"
 	"github.com/tpulayout/tpulayout/sharding"
@@ -112,7 +112,7 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 		Process: proc, Processes: procs, RelayoutOptions: []relayout.Option{padOpt},
 		// As convert's: an interrupt removes the temporary output.
 		Hold: holdSignals, Track: trackHeld, Untrack: untrack,
-		Target: func(t buffer.TensorInfo, shard layout.Shape) (layout.Shape, error) {
+		Target: func(t safetensors.TensorInfo, shard layout.Shape) (layout.Shape, error) {
 			return resolveTarget(c.to, c.dtype, shard, kindRaw, c.all || len(names) == 0)
 		},
 	}

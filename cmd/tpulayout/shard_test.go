@@ -15,7 +15,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/sharding"
 )
 
@@ -24,20 +24,20 @@ import (
 func shardCheckpoint(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	tensors := []buffer.NamedBuffer{
+	tensors := []safetensors.NamedBuffer{
 		{Name: "embed", Buf: randomBuffer(t, "f32[100,256]", 1)},
 		{Name: "layers.0.attn.wq", Buf: randomBuffer(t, "f32[256,128]", 2)},
 		{Name: "layers.0.mlp.w1", Buf: randomBuffer(t, "f32[128,512]", 3)},
 		{Name: "layers.0.mlp.b1", Buf: randomBuffer(t, "bf16[512]", 4)},
 		{Name: "step", Buf: randomBuffer(t, "s32[]", 5)},
 	}
-	if err := buffer.WriteSafetensors(filepath.Join(dir, "model.safetensors"), tensors, nil); err != nil {
+	if err := safetensors.Write(filepath.Join(dir, "model.safetensors"), tensors, nil); err != nil {
 		t.Fatal(err)
 	}
 	wm := map[string]string{}
-	for i, part := range [][]buffer.NamedBuffer{tensors[:2], tensors[2:]} {
+	for i, part := range [][]safetensors.NamedBuffer{tensors[:2], tensors[2:]} {
 		name := []string{"model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"}[i]
-		if err := buffer.WriteSafetensors(filepath.Join(dir, name), part, nil); err != nil {
+		if err := safetensors.Write(filepath.Join(dir, name), part, nil); err != nil {
 			t.Fatal(err)
 		}
 		for _, nb := range part {
@@ -174,7 +174,7 @@ func TestShardGatherVerify(t *testing.T) {
 		"--to", "tpu:v5e", "--dtype", "bf16")
 	g := filepath.Join(t.TempDir(), "g.safetensors")
 	mustRun(t, "gather", out, g)
-	got, err := buffer.OpenSafetensors(g)
+	got, err := safetensors.Open(g)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +185,7 @@ func TestShardGatherVerify(t *testing.T) {
 		}
 		ref := filepath.Join(t.TempDir(), "ref.safetensors")
 		mustRun(t, "convert", in, "--tensor", name, ref, "--to", to)
-		want, err := buffer.ReadTensor(ref, name)
+		want, err := safetensors.ReadTensor(ref, name)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-
-	"github.com/tpulayout/tpulayout/layout"
 )
 
 // tilePalette colours first-level tiles. Neighbouring tiles along either grid axis get
@@ -167,33 +165,16 @@ func tileColour(outer []int64) int {
 }
 
 // paddedExtent is how far the first tile extends logical dim dim (of size n): n rounded
-// up to the tile entry over it, or n when no tile entry covers it. Layouts whose first
-// tile has combined dims are not drawn with edge padding (n).
+// up to the tile entry over it, or n when no tile entry covers it. A dim that the first
+// tile combines with another (a `*` over it or before it) is drawn without edge padding (n).
 func (g *grid) paddedExtent(dim int, n int64) int64 {
-	sh := g.ix.Shape()
-	tiles := sh.Layout.Tiles
-	if dim < 0 || len(tiles) == 0 || n == 0 {
+	if dim < 0 || n == 0 {
 		return n
 	}
-	t := tiles[0]
-	for _, d := range t {
-		if d == layout.Combined {
-			return n
-		}
-	}
-	m2m := sh.Layout.MinorToMajor
-	rank := len(m2m)
-	j := -1 // physical position, 0 = major
-	for p := range rank {
-		if m2m[rank-1-p] == dim {
-			j = p
-		}
-	}
-	k := len(t)
-	if j < rank-k {
+	e, ok := g.ix.FirstTileExtent(dim)
+	if !ok {
 		return n
 	}
-	e := t[j-(rank-k)]
 	return (n + e - 1) / e * e
 }
 

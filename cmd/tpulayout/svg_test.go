@@ -94,8 +94,8 @@ func TestSVG(t *testing.T) {
 		{"f32[2,3,5]{1,2,0:T(2,2)}", true},
 		{"f32[7]{0:T(4)}", true},
 		{"f32[]", false},
-		{"f32[<=3,5]{1,0:T(2,2)}", true}, // '<' must be escaped
-		{"f32[2,3,4]{2,1,0:T(*,2,3)}", false},
+		{"f32[<=3,5]{1,0:T(2,2)}", true},     // '<' must be escaped
+		{"f32[2,3,4]{2,1,0:T(*,2,3)}", true}, // [6,4] T(2,3) after the merge: dim 2 pads to 6
 		{"f32[4,4]", false},
 	}
 	for i, c := range cases {

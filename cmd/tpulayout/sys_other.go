@@ -10,6 +10,3 @@ func isTerminal(f *os.File) bool {
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
-
-// releasePages is a no-op where madvise is not used.
-func releasePages([]byte) {}

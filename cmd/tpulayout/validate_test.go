@@ -7,7 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/buffer/npy"
+	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
 )
 
@@ -52,12 +53,12 @@ func TestValidateOK(t *testing.T) {
 	}
 	// The reference as a safetensors tensor, and as raw bytes in any layout.
 	dir := t.TempDir()
-	ref, err := buffer.ReadNPY(refF32)
+	ref, err := npy.Read(refF32)
 	if err != nil {
 		t.Fatal(err)
 	}
 	st := filepath.Join(dir, "ref.safetensors")
-	if err := buffer.WriteSafetensors(st, []buffer.NamedBuffer{{Name: "a", Buf: ref}, {Name: "b", Buf: ref}}, nil); err != nil {
+	if err := safetensors.Write(st, []safetensors.NamedBuffer{{Name: "a", Buf: ref}, {Name: "b", Buf: ref}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	mustRun(t, "validate", goodBF16, "--layout", bf16Layout, "--ref", st, "--tensor", "b")

@@ -1,4 +1,4 @@
-package buffer
+package safetensors
 
 import (
 	"bytes"
@@ -11,10 +11,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/buffer/internal/fixture"
 	"github.com/tpulayout/tpulayout/layout"
 )
 
-func stPath() string { return filepath.Join("..", "testdata", "safetensors", "model.safetensors") }
+func stPath() string {
+	return filepath.Join("..", "..", "testdata", "safetensors", "model.safetensors")
+}
 
 type stExpect struct {
 	Metadata map[string]string `json:"metadata"`
@@ -27,28 +31,28 @@ type stExpect struct {
 
 func TestSafetensorsFixture(t *testing.T) {
 	var exp stExpect
-	loadJSON(t, filepath.Join("..", "testdata", "safetensors", "expected.json"), &exp)
-	s, err := OpenSafetensors(stPath())
+	fixture.LoadJSON(t, filepath.Join("..", "..", "testdata", "safetensors", "expected.json"), &exp)
+	s, err := Open(stPath())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(s.Tensors) != len(exp.Tensors) || s.Metadata["format"] != "pt" || s.Metadata["source"] != "gen.py" {
 		t.Fatalf("%d tensors, metadata %v", len(s.Tensors), s.Metadata)
 	}
-	list, err := ListTensors(stPath())
+	list, err := List(stPath())
 	if err != nil || len(list) != len(exp.Tensors) {
 		t.Fatal(err)
 	}
 	for i := 1; i < len(list); i++ {
 		if list[i].Begin < list[i-1].End {
-			t.Fatal("ListTensors not in data order")
+			t.Fatal("List not in data order")
 		}
 	}
 	for _, mapped := range []bool{false, true} {
 		if mapped {
-			old := MmapThreshold
-			MmapThreshold = 1
-			defer func() { MmapThreshold = old }()
+			old := buffer.MmapThreshold
+			buffer.MmapThreshold = 1
+			defer func() { buffer.MmapThreshold = old }()
 		}
 		for name, e := range exp.Tensors {
 			ti, ok := s.Tensor(name)
@@ -62,7 +66,7 @@ func TestSafetensorsFixture(t *testing.T) {
 			if b.Mapped() != (mapped && b.Len() > 0) {
 				t.Errorf("%s: Mapped() = %v", name, b.Mapped())
 			}
-			checkElements(t, name, b, e.Bits, nil)
+			fixture.CheckElements(t, name, b, e.Bits, nil)
 			b.Close()
 		}
 	}
@@ -70,13 +74,13 @@ func TestSafetensorsFixture(t *testing.T) {
 	if v := b.At([]int64{1}); v != -448 {
 		t.Fatalf("e4m3[1] = %v", v)
 	}
-	if _, err := ReadTensor(stPath(), "nope"); !errors.Is(err, ErrNotFound) {
+	if _, err := ReadTensor(stPath(), "nope"); !errors.Is(err, buffer.ErrNotFound) {
 		t.Fatalf("missing tensor: %v", err)
 	}
 }
 
 func TestSafetensorsWriteRoundTrip(t *testing.T) {
-	s, err := OpenSafetensors(stPath())
+	s, err := Open(stPath())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +93,7 @@ func TestSafetensorsWriteRoundTrip(t *testing.T) {
 		named = append(named, NamedBuffer{ti.Name, b})
 	}
 	// A tiled buffer is written row-major.
-	tb := MustNew(layout.MustParse("bf16[3,5]{1,0:T(2,2)}"))
+	tb := buffer.MustNew(layout.MustParse("bf16[3,5]{1,0:T(2,2)}"))
 	idx := make([]int64, 2)
 	for k := 0; ; k++ {
 		tb.Set(idx, float64(k))
@@ -100,14 +104,14 @@ func TestSafetensorsWriteRoundTrip(t *testing.T) {
 	named = append(named, NamedBuffer{"tiled", tb})
 	p := filepath.Join(t.TempDir(), "out.safetensors")
 	meta := map[string]string{"k": "v"}
-	if err := WriteSafetensors(p, named, meta); err != nil {
+	if err := Write(p, named, meta); err != nil {
 		t.Fatal(err)
 	}
 	raw, _ := os.ReadFile(p)
 	if n := binary.LittleEndian.Uint64(raw); n%8 != 0 {
 		t.Fatalf("header length %d is not a multiple of 8", n)
 	}
-	back, err := OpenSafetensors(p)
+	back, err := Open(p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,23 +123,23 @@ func TestSafetensorsWriteRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := Compare(nb.Buf, b, CompareOptions{NaNBits: true})
+		r, err := buffer.Compare(nb.Buf, b, buffer.CompareOptions{NaNBits: true})
 		if err != nil || !r.OK() || b.DType() != nb.Buf.DType() {
 			t.Fatalf("%s: %v %+v", nb.Name, err, r)
 		}
 	}
 	// No metadata: no __metadata__ key.
-	if err := WriteSafetensors(p, named[:1], nil); err != nil {
+	if err := Write(p, named[:1], nil); err != nil {
 		t.Fatal(err)
 	}
 	if raw, _ := os.ReadFile(p); bytes.Contains(raw, []byte("__metadata__")) {
 		t.Fatal("__metadata__ written without metadata")
 	}
 	// Bad names and types.
-	if err := WriteSafetensors(p, []NamedBuffer{named[0], named[0]}, nil); !errors.Is(err, ErrFormat) {
+	if err := Write(p, []NamedBuffer{named[0], named[0]}, nil); !errors.Is(err, buffer.ErrFormat) {
 		t.Fatalf("duplicate name: %v", err)
 	}
-	if err := WriteSafetensors(p, []NamedBuffer{{"x", MustNew(layout.MustParse("s4[2]"))}}, nil); !errors.Is(err, ErrDType) {
+	if err := Write(p, []NamedBuffer{{"x", buffer.MustNew(layout.MustParse("s4[2]"))}}, nil); !errors.Is(err, buffer.ErrDType) {
 		t.Fatalf("s4: %v", err)
 	}
 }
@@ -156,26 +160,26 @@ func TestSafetensorsErrors(t *testing.T) {
 		want error
 		msg  string
 	}{
-		{"too large", append(huge, data...), ErrFormat, "limit"},
-		{"beyond file", binary.LittleEndian.AppendUint64(nil, 1000), ErrFormat, "file of"},
-		{"short", []byte{1, 2}, ErrFormat, "length"},
-		{"not json", safetensorsBytes("nope", data), ErrFormat, "header"},
-		{"array", safetensorsBytes("[]", data), ErrFormat, "object"},
-		{"overlap", safetensorsBytes(`{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}}`, data), ErrFormat, `"b"`},
-		{"out of range", safetensorsBytes(`{"w":{"dtype":"F32","shape":[20],"data_offsets":[0,80]}}`, data), ErrFormat, `"w"`},
-		{"size", safetensorsBytes(`{"w":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}}`, data), ErrFormat, "needs 12"},
-		{"dtype", safetensorsBytes(`{"w":{"dtype":"F128","shape":[1],"data_offsets":[0,16]}}`, data), ErrDType, `"w"`},
-		{"negative", safetensorsBytes(`{"w":{"dtype":"F32","shape":[-1],"data_offsets":[0,0]}}`, data), ErrFormat, "shape"},
-		{"reversed", safetensorsBytes(`{"w":{"dtype":"U8","shape":[0],"data_offsets":[8,0]}}`, data), ErrFormat, "before"},
-		{"duplicate", safetensorsBytes(`{"w":{"dtype":"U8","shape":[1],"data_offsets":[0,1]},"w":{"dtype":"U8","shape":[1],"data_offsets":[1,2]}}`, data), ErrFormat, "twice"},
-		{"trailing", safetensorsBytes(`{} {}`, data), ErrFormat, "after"},
-		{"metadata", safetensorsBytes(`{"__metadata__":{"a":1}}`, data), ErrFormat, "__metadata__"},
-		{"offsets", safetensorsBytes(`{"w":{"dtype":"U8","shape":[1],"data_offsets":[0]}}`, data), ErrFormat, "2 numbers"},
-		{"huge shape", safetensorsBytes(`{"w":{"dtype":"F64","shape":[4294967296,4294967296],"data_offsets":[0,8]}}`, data), ErrFormat, "too large"},
+		{"too large", append(huge, data...), buffer.ErrFormat, "limit"},
+		{"beyond file", binary.LittleEndian.AppendUint64(nil, 1000), buffer.ErrFormat, "file of"},
+		{"short", []byte{1, 2}, buffer.ErrFormat, "length"},
+		{"not json", safetensorsBytes("nope", data), buffer.ErrFormat, "header"},
+		{"array", safetensorsBytes("[]", data), buffer.ErrFormat, "object"},
+		{"overlap", safetensorsBytes(`{"a":{"dtype":"F32","shape":[2],"data_offsets":[0,8]},"b":{"dtype":"F32","shape":[2],"data_offsets":[4,12]}}`, data), buffer.ErrFormat, `"b"`},
+		{"out of range", safetensorsBytes(`{"w":{"dtype":"F32","shape":[20],"data_offsets":[0,80]}}`, data), buffer.ErrFormat, `"w"`},
+		{"size", safetensorsBytes(`{"w":{"dtype":"F32","shape":[3],"data_offsets":[0,8]}}`, data), buffer.ErrFormat, "needs 12"},
+		{"dtype", safetensorsBytes(`{"w":{"dtype":"F128","shape":[1],"data_offsets":[0,16]}}`, data), buffer.ErrDType, `"w"`},
+		{"negative", safetensorsBytes(`{"w":{"dtype":"F32","shape":[-1],"data_offsets":[0,0]}}`, data), buffer.ErrFormat, "shape"},
+		{"reversed", safetensorsBytes(`{"w":{"dtype":"U8","shape":[0],"data_offsets":[8,0]}}`, data), buffer.ErrFormat, "before"},
+		{"duplicate", safetensorsBytes(`{"w":{"dtype":"U8","shape":[1],"data_offsets":[0,1]},"w":{"dtype":"U8","shape":[1],"data_offsets":[1,2]}}`, data), buffer.ErrFormat, "twice"},
+		{"trailing", safetensorsBytes(`{} {}`, data), buffer.ErrFormat, "after"},
+		{"metadata", safetensorsBytes(`{"__metadata__":{"a":1}}`, data), buffer.ErrFormat, "__metadata__"},
+		{"offsets", safetensorsBytes(`{"w":{"dtype":"U8","shape":[1],"data_offsets":[0]}}`, data), buffer.ErrFormat, "2 numbers"},
+		{"huge shape", safetensorsBytes(`{"w":{"dtype":"F64","shape":[4294967296,4294967296],"data_offsets":[0,8]}}`, data), buffer.ErrFormat, "too large"},
 	} {
 		p := filepath.Join(dir, strings.ReplaceAll(c.name, " ", "_"))
 		os.WriteFile(p, c.file, 0o644)
-		_, err := OpenSafetensors(p)
+		_, err := Open(p)
 		if !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("%s: %v, want %v mentioning %s", c.name, err, c.want, c.msg)
 		}

@@ -1,16 +1,17 @@
-package buffer
+package npy
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/buffer/internal/fixture"
 	"github.com/tpulayout/tpulayout/layout"
 )
 
@@ -23,81 +24,26 @@ type npyExpect struct {
 	Values  []json.Number `json:"values"`
 }
 
-func loadJSON(t *testing.T, path string, v any) {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := json.NewDecoder(bytes.NewReader(data))
-	d.UseNumber()
-	if err := d.Decode(v); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func npyPath(name string) string { return filepath.Join("..", "testdata", "npy", name) }
-
-// checkElements compares a buffer's elements in row-major order with raw bits and
-// (optionally) values.
-func checkElements(t *testing.T, name string, b *Buffer, bits, values []json.Number) {
-	t.Helper()
-	if int64(len(bits)) != b.Len() {
-		t.Fatalf("%s: %d elements, expected %d", name, b.Len(), len(bits))
-	}
-	if b.Len() == 0 {
-		return
-	}
-	idx := make([]int64, b.Rank())
-	for i := 0; ; i++ {
-		want, err := parseUint(bits[i])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := b.Bits(idx); got != want {
-			t.Fatalf("%s %v: bits %#x, want %#x", name, idx, got, want)
-		}
-		if values != nil {
-			wv, _ := values[i].Float64()
-			if got := b.At(idx); got != wv && !(math.IsNaN(got) && math.IsNaN(wv)) {
-				t.Fatalf("%s %v: value %v, want %v", name, idx, got, wv)
-			}
-		}
-		if !layout.NextIndex(idx, b.Dims()) {
-			break
-		}
-	}
-}
-
-func parseUint(n json.Number) (uint64, error) {
-	var v uint64
-	for _, c := range n.String() {
-		if c < '0' || c > '9' {
-			return 0, errors.New("bad number " + n.String())
-		}
-		v = v*10 + uint64(c-'0')
-	}
-	return v, nil
-}
+func npyPath(name string) string { return filepath.Join("..", "..", "testdata", "npy", name) }
 
 func TestReadNPYFixtures(t *testing.T) {
 	var exp map[string]npyExpect
-	loadJSON(t, npyPath("expected.json"), &exp)
+	fixture.LoadJSON(t, npyPath("expected.json"), &exp)
 	if len(exp) < 20 {
 		t.Fatalf("only %d fixtures", len(exp))
 	}
 	for _, mapped := range []bool{false, true} {
 		if mapped {
-			old := MmapThreshold
-			MmapThreshold = 1
-			defer func() { MmapThreshold = old }()
+			old := buffer.MmapThreshold
+			buffer.MmapThreshold = 1
+			defer func() { buffer.MmapThreshold = old }()
 		}
 		for name, e := range exp {
-			var opts []NPYOption
+			var opts []Option
 			if name == "bf16_u2.npy" {
 				opts = append(opts, BF16AsU2())
 			}
-			b, err := ReadNPY(npyPath(name), opts...)
+			b, err := Read(npyPath(name), opts...)
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
@@ -116,14 +62,14 @@ func TestReadNPYFixtures(t *testing.T) {
 			if strings.HasPrefix(name, "bf16") && b.DType() != layout.BF16 {
 				t.Errorf("%s: dtype %v, want bf16", name, b.DType())
 			}
-			checkElements(t, name, b, e.Bits, e.Values)
+			fixture.CheckElements(t, name, b, e.Bits, e.Values)
 			if err := b.Close(); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
 	// Without the option, '<u2' is u16.
-	b, err := ReadNPY(npyPath("bf16_u2.npy"))
+	b, err := Read(npyPath("bf16_u2.npy"))
 	if err != nil || b.DType() != layout.U16 {
 		t.Fatalf("bf16_u2.npy without BF16AsU2: %v, %v", b, err)
 	}
@@ -135,7 +81,7 @@ func TestReadNPYHeader(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	h, err := ReadNPYHeader(f)
+	h, err := ReadHeader(f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,12 +95,12 @@ func TestWriteNPYMatchesNumPy(t *testing.T) {
 	dir := t.TempDir()
 	for _, name := range []string{"f32_c.npy", "f32_f.npy", "f32_3d.npy", "f32_f3d.npy", "f64.npy", "f16.npy", "int8.npy",
 		"uint64.npy", "bool.npy", "scalar.npy", "empty.npy", "int16.npy", "uint32.npy"} {
-		b, err := ReadNPY(npyPath(name))
+		b, err := Read(npyPath(name))
 		if err != nil {
 			t.Fatal(err)
 		}
 		out := filepath.Join(dir, name)
-		if err := WriteNPY(out, b); err != nil {
+		if err := Write(out, b); err != nil {
 			t.Fatal(err)
 		}
 		got, _ := os.ReadFile(out)
@@ -168,13 +114,13 @@ func TestWriteNPYMatchesNumPy(t *testing.T) {
 func TestWriteNPYRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	// bf16 as <V2 (default) and <u2; a big-endian input written back little-endian.
-	bf, err := ReadNPY(npyPath("bf16_v2.npy"))
+	bf, err := Read(npyPath("bf16_v2.npy"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, opts := range [][]NPYOption{nil, {BF16AsU2()}} {
+	for _, opts := range [][]Option{nil, {BF16AsU2()}} {
 		p := filepath.Join(dir, "bf.npy")
-		if err := WriteNPY(p, bf, opts...); err != nil {
+		if err := Write(p, bf, opts...); err != nil {
 			t.Fatal(err)
 		}
 		h := readHeader(t, p, opts...)
@@ -185,25 +131,25 @@ func TestWriteNPYRoundTrip(t *testing.T) {
 		if h.Descr != want || h.DataOffset%64 != 0 {
 			t.Fatalf("bf16 written as %q at %d", h.Descr, h.DataOffset)
 		}
-		back, err := ReadNPY(p, opts...)
+		back, err := Read(p, opts...)
 		if err != nil || !bytes.Equal(back.Data, bf.Data) || back.DType() != layout.BF16 {
 			t.Fatalf("bf16 round trip: %v", err)
 		}
 	}
-	be, err := ReadNPY(npyPath("be_f4.npy"))
+	be, err := Read(npyPath("be_f4.npy"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	p := filepath.Join(dir, "le.npy")
-	if err := WriteNPY(p, be); err != nil {
+	if err := Write(p, be); err != nil {
 		t.Fatal(err)
 	}
 	if h := readHeader(t, p); h.Descr != "<f4" {
 		t.Fatalf("big-endian input written as %q", h.Descr)
 	}
 	// A tiled buffer is written in C order.
-	tb := MustNew(layout.MustParse("f32[3,5]{1,0:T(2,2)}"))
-	rm := MustNew(layout.MustParse("f32[3,5]"))
+	tb := buffer.MustNew(layout.MustParse("f32[3,5]{1,0:T(2,2)}"))
+	rm := buffer.MustNew(layout.MustParse("f32[3,5]"))
 	idx := make([]int64, 2)
 	for k := float32(0); ; k++ {
 		tb.SetF32(idx, k)
@@ -212,15 +158,15 @@ func TestWriteNPYRoundTrip(t *testing.T) {
 			break
 		}
 	}
-	if err := WriteNPY(p, tb); err != nil {
+	if err := Write(p, tb); err != nil {
 		t.Fatal(err)
 	}
-	back, err := ReadNPY(p)
+	back, err := Read(p)
 	if err != nil || !bytes.Equal(back.Data, rm.Data) || !back.IsRowMajorDense() {
 		t.Fatalf("tiled write: %v", err)
 	}
 	// Packed s4 has no descr.
-	if err := WriteNPY(p, MustNew(layout.MustParse("s4[4]{0:E(4)}"))); !errors.Is(err, ErrDType) {
+	if err := Write(p, buffer.MustNew(layout.MustParse("s4[4]{0:E(4)}"))); !errors.Is(err, buffer.ErrDType) {
 		t.Fatalf("s4 write: %v", err)
 	}
 	// A large header (version 2.0).
@@ -229,20 +175,20 @@ func TestWriteNPYRoundTrip(t *testing.T) {
 		huge = append(huge, 1)
 	}
 	hb := npyHeaderBytes("<f4", false, huge)
-	h, err := ReadNPYHeader(bytes.NewReader(hb))
+	h, err := ReadHeader(bytes.NewReader(hb))
 	if err != nil || h.Major != 2 || len(h.Shape) != 30000 || len(hb)%64 != 0 {
 		t.Fatalf("v2 header: %v", err)
 	}
 }
 
-func readHeader(t *testing.T, p string, opts ...NPYOption) *NPYHeader {
+func readHeader(t *testing.T, p string, opts ...Option) *Header {
 	t.Helper()
 	f, err := os.Open(p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	h, err := ReadNPYHeader(f, opts...)
+	h, err := ReadHeader(f, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,23 +205,23 @@ func TestReadNPYErrors(t *testing.T) {
 		want error
 		msg  string
 	}{
-		{"truncated", good[:len(good)-4], ErrSize, "48"},
-		{"extra", append(slices.Clone(good), 0, 0, 0, 0), ErrSize, "52"},
-		{"magic", append([]byte("\x93NUMPX"), good[6:]...), ErrFormat, "magic"},
-		{"version", append([]byte("\x93NUMPY\x04\x00"), good[8:]...), ErrFormat, "version"},
-		{"short", []byte("\x93NUM"), ErrFormat, ""},
-		{"structured", hdr("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,), }"), ErrDType, "structured"},
-		{"object", hdr("{'descr': '|O', 'fortran_order': False, 'shape': (2,), }"), ErrDType, "|O"},
-		{"negative", hdr("{'descr': '<f4', 'fortran_order': False, 'shape': (-2,), }"), ErrFormat, "shape"},
-		{"overflow", hdr("{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, 4294967296), }"), ErrFormat, "too large"},
-		{"missing", hdr("{'descr': '<f4', 'shape': (2,), }"), ErrFormat, "fortran_order"},
-		{"extra key", hdr("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}"), ErrFormat, "unexpected key"},
-		{"syntax", hdr("{'descr': '<f4', 'fortran_order': Flase, 'shape': (2,), }"), ErrFormat, "Flase"},
-		{"pipe f4", hdr("{'descr': '|f4', 'fortran_order': False, 'shape': (2,), }"), ErrDType, "byte order"},
+		{"truncated", good[:len(good)-4], buffer.ErrSize, "48"},
+		{"extra", append(slices.Clone(good), 0, 0, 0, 0), buffer.ErrSize, "52"},
+		{"magic", append([]byte("\x93NUMPX"), good[6:]...), buffer.ErrFormat, "magic"},
+		{"version", append([]byte("\x93NUMPY\x04\x00"), good[8:]...), buffer.ErrFormat, "version"},
+		{"short", []byte("\x93NUM"), buffer.ErrFormat, ""},
+		{"structured", hdr("{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,), }"), buffer.ErrDType, "structured"},
+		{"object", hdr("{'descr': '|O', 'fortran_order': False, 'shape': (2,), }"), buffer.ErrDType, "|O"},
+		{"negative", hdr("{'descr': '<f4', 'fortran_order': False, 'shape': (-2,), }"), buffer.ErrFormat, "shape"},
+		{"overflow", hdr("{'descr': '<f8', 'fortran_order': False, 'shape': (4294967296, 4294967296), }"), buffer.ErrFormat, "too large"},
+		{"missing", hdr("{'descr': '<f4', 'shape': (2,), }"), buffer.ErrFormat, "fortran_order"},
+		{"extra key", hdr("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}"), buffer.ErrFormat, "unexpected key"},
+		{"syntax", hdr("{'descr': '<f4', 'fortran_order': Flase, 'shape': (2,), }"), buffer.ErrFormat, "Flase"},
+		{"pipe f4", hdr("{'descr': '|f4', 'fortran_order': False, 'shape': (2,), }"), buffer.ErrDType, "byte order"},
 	} {
 		p := filepath.Join(dir, c.name+".npy")
 		os.WriteFile(p, c.data, 0o644)
-		_, err := ReadNPY(p)
+		_, err := Read(p)
 		if !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("%s: %v, want %v mentioning %q", c.name, err, c.want, c.msg)
 		}

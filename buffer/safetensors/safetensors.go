@@ -1,4 +1,4 @@
-package buffer
+package safetensors
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/layout"
 )
 
@@ -19,9 +20,9 @@ import (
 // relative to the data section that follows the header) plus an optional
 // "__metadata__" object of strings, then the data, row-major and little-endian.
 
-// SafetensorsMaxHeader is the largest header accepted, as in the reference
+// MaxHeader is the largest header accepted, as in the reference
 // implementation (100 MB).
-const SafetensorsMaxHeader = 100_000_000
+const MaxHeader = 100_000_000
 
 var safeTypes = map[string]layout.DType{
 	"BOOL": layout.Pred, "U8": layout.U8, "I8": layout.S8, "I16": layout.S16,
@@ -54,8 +55,8 @@ type TensorInfo struct {
 // BufferShape is the tensor's shape with the row-major layout.
 func (t TensorInfo) BufferShape() layout.Shape { return layout.NewShape(t.DType, t.Shape...) }
 
-// Safetensors is the parsed header of a safetensors file.
-type Safetensors struct {
+// File is the parsed header of a safetensors file.
+type File struct {
 	Path      string
 	Tensors   []TensorInfo      // in data order (by Begin)
 	Metadata  map[string]string // "__metadata__", nil when absent
@@ -64,7 +65,7 @@ type Safetensors struct {
 }
 
 // Tensor returns the named tensor's description.
-func (s *Safetensors) Tensor(name string) (TensorInfo, bool) {
+func (s *File) Tensor(name string) (TensorInfo, bool) {
 	i, ok := s.byName[name]
 	if !ok {
 		return TensorInfo{}, false
@@ -72,12 +73,12 @@ func (s *Safetensors) Tensor(name string) (TensorInfo, bool) {
 	return s.Tensors[i], true
 }
 
-// OpenSafetensors reads and validates the header of a safetensors file. It rejects
-// headers over [SafetensorsMaxHeader], malformed JSON, unknown dtypes, and tensors whose
+// Open reads and validates the header of a safetensors file. It rejects
+// headers over [MaxHeader], malformed JSON, unknown dtypes, and tensors whose
 // offsets are out of the file, disagree with dtype×shape, or overlap another tensor;
-// errors name the tensor and wrap [ErrFormat] or [ErrDType]. Gaps between tensors and
+// errors name the tensor and wrap [buffer.ErrFormat] or [buffer.ErrDType]. Gaps between tensors and
 // trailing bytes are allowed (the reference implementation refuses them).
-func OpenSafetensors(path string) (*Safetensors, error) {
+func Open(path string) (*File, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("buffer: safetensors: %w", err)
@@ -87,7 +88,7 @@ func OpenSafetensors(path string) (*Safetensors, error) {
 	if err != nil {
 		return nil, fmt.Errorf("buffer: safetensors: %w", err)
 	}
-	s, err := readSafetensorsHeader(f, st.Size())
+	s, err := readHeader(f, st.Size())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -95,23 +96,23 @@ func OpenSafetensors(path string) (*Safetensors, error) {
 	return s, nil
 }
 
-func readSafetensorsHeader(r io.Reader, size int64) (*Safetensors, error) {
+func readHeader(r io.Reader, size int64) (*File, error) {
 	var l [8]byte
 	if _, err := io.ReadFull(r, l[:]); err != nil {
-		return nil, fmt.Errorf("%w: safetensors header length: %w", ErrFormat, err)
+		return nil, fmt.Errorf("%w: safetensors header length: %w", buffer.ErrFormat, err)
 	}
 	n := binary.LittleEndian.Uint64(l[:])
-	if n > SafetensorsMaxHeader {
-		return nil, fmt.Errorf("%w: safetensors header of %d bytes (limit %d)", ErrFormat, n, SafetensorsMaxHeader)
+	if n > MaxHeader {
+		return nil, fmt.Errorf("%w: safetensors header of %d bytes (limit %d)", buffer.ErrFormat, n, MaxHeader)
 	}
 	if int64(n) > size-8 {
-		return nil, fmt.Errorf("%w: safetensors header of %d bytes in a file of %d", ErrFormat, n, size)
+		return nil, fmt.Errorf("%w: safetensors header of %d bytes in a file of %d", buffer.ErrFormat, n, size)
 	}
 	hdr := make([]byte, n)
 	if _, err := io.ReadFull(r, hdr); err != nil {
-		return nil, fmt.Errorf("%w: safetensors header: %w", ErrFormat, err)
+		return nil, fmt.Errorf("%w: safetensors header: %w", buffer.ErrFormat, err)
 	}
-	return parseSafetensorsHeader(hdr, size-8-int64(n))
+	return parseHeader(hdr, size-8-int64(n))
 }
 
 type safeEntry struct {
@@ -120,13 +121,13 @@ type safeEntry struct {
 	DataOffsets []json.Number `json:"data_offsets"`
 }
 
-// parseSafetensorsHeader parses the JSON header; dataLen is the size of the data section.
-func parseSafetensorsHeader(hdr []byte, dataLen int64) (*Safetensors, error) {
-	s := &Safetensors{DataStart: 8 + int64(len(hdr)), byName: map[string]int{}}
+// parseHeader parses the JSON header; dataLen is the size of the data section.
+func parseHeader(hdr []byte, dataLen int64) (*File, error) {
+	s := &File{DataStart: 8 + int64(len(hdr)), byName: map[string]int{}}
 	dec := json.NewDecoder(bytes.NewReader(hdr))
 	dec.UseNumber()
 	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: safetensors header: "+format, append([]any{ErrFormat}, args...)...)
+		return fmt.Errorf("%w: safetensors header: "+format, append([]any{buffer.ErrFormat}, args...)...)
 	}
 	tok, err := dec.Token()
 	if err != nil {
@@ -188,7 +189,7 @@ func parseSafetensorsHeader(hdr []byte, dataLen int64) (*Safetensors, error) {
 			p, t := s.Tensors[i-1], s.Tensors[i]
 			if t.Begin < p.End {
 				return nil, fmt.Errorf("%w: safetensors: tensor %q [%d, %d) overlaps tensor %q [%d, %d)",
-					ErrFormat, t.Name, t.Begin, t.End, p.Name, p.Begin, p.End)
+					buffer.ErrFormat, t.Name, t.Begin, t.End, p.Name, p.Begin, p.End)
 			}
 		}
 	}
@@ -198,14 +199,14 @@ func parseSafetensorsHeader(hdr []byte, dataLen int64) (*Safetensors, error) {
 func (e *safeEntry) check(name string, dataLen int64) (TensorInfo, error) {
 	t := TensorInfo{Name: name, SafeType: e.DType}
 	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: safetensors: tensor %q: "+format, append([]any{ErrFormat, name}, args...)...)
+		return fmt.Errorf("%w: safetensors: tensor %q: "+format, append([]any{buffer.ErrFormat, name}, args...)...)
 	}
 	if e.DType == "" {
 		return t, bad("no dtype")
 	}
 	dt, ok := safeTypes[e.DType]
 	if !ok {
-		return t, fmt.Errorf("%w: safetensors: tensor %q: dtype %q", ErrDType, name, e.DType)
+		return t, fmt.Errorf("%w: safetensors: tensor %q: dtype %q", buffer.ErrDType, name, e.DType)
 	}
 	t.DType = dt
 	if e.Shape == nil {
@@ -251,9 +252,9 @@ func (e *safeEntry) check(name string, dataLen int64) (TensorInfo, error) {
 	return t, nil
 }
 
-// ListTensors returns the tensors of a safetensors file in data order.
-func ListTensors(path string) ([]TensorInfo, error) {
-	s, err := OpenSafetensors(path)
+// List returns the tensors of a safetensors file in data order.
+func List(path string) ([]TensorInfo, error) {
+	s, err := Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -261,15 +262,11 @@ func ListTensors(path string) ([]TensorInfo, error) {
 }
 
 // Read reads the named tensor as a row-major buffer; tensors of at least
-// [MmapThreshold] bytes are mapped read-only (call Close on the buffer).
-func (s *Safetensors) Read(name string) (*Buffer, error) {
+// [buffer.MmapThreshold] bytes are mapped read-only (call Close on the buffer).
+func (s *File) Read(name string) (*buffer.Buffer, error) {
 	t, ok := s.Tensor(name)
 	if !ok {
-		return nil, fmt.Errorf("%w: %q in %s", ErrNotFound, name, s.Path)
-	}
-	b, err := newHeader(t.BufferShape())
-	if err != nil {
-		return nil, fmt.Errorf("%s: tensor %q: %w", s.Path, name, err)
+		return nil, fmt.Errorf("%w: %q in %s", buffer.ErrNotFound, name, s.Path)
 	}
 	f, err := os.Open(s.Path)
 	if err != nil {
@@ -280,15 +277,16 @@ func (s *Safetensors) Read(name string) (*Buffer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("buffer: safetensors: %w", err)
 	}
-	if err := b.load(f, t.Offset, t.End-t.Begin, st.Size()); err != nil {
+	b, err := buffer.ReadAt(f, t.Offset, st.Size(), t.BufferShape())
+	if err != nil {
 		return nil, fmt.Errorf("%s: tensor %q: %w", s.Path, name, err)
 	}
 	return b, nil
 }
 
-// ReadTensor reads one tensor of a safetensors file (see [Safetensors.Read]).
-func ReadTensor(path, name string) (*Buffer, error) {
-	s, err := OpenSafetensors(path)
+// ReadTensor reads one tensor of a safetensors file (see [File.Read]).
+func ReadTensor(path, name string) (*buffer.Buffer, error) {
+	s, err := Open(path)
 	if err != nil {
 		return nil, err
 	}
@@ -298,18 +296,18 @@ func ReadTensor(path, name string) (*Buffer, error) {
 // NamedBuffer is a tensor to write.
 type NamedBuffer struct {
 	Name string
-	Buf  *Buffer
+	Buf  *buffer.Buffer
 }
 
-// WriteSafetensorsTo writes tensors in the given order, each in row-major order
+// WriteTo writes tensors in the given order, each in row-major order
 // whatever its layout, with an optional "__metadata__" object (written first when
 // metadata is non-nil). The header is padded with spaces to a multiple of 8 bytes.
-func WriteSafetensorsTo(w io.Writer, tensors []NamedBuffer, metadata map[string]string) error {
+func WriteTo(w io.Writer, tensors []NamedBuffer, metadata map[string]string) error {
 	infos := make([]TensorInfo, len(tensors))
 	for i, t := range tensors {
-		infos[i] = TensorInfo{Name: t.Name, DType: t.Buf.dt, Shape: t.Buf.dims}
+		infos[i] = TensorInfo{Name: t.Name, DType: t.Buf.DType(), Shape: t.Buf.Dims()}
 	}
-	hdr, err := SafetensorsHeaderFor(infos, metadata)
+	hdr, err := HeaderFor(infos, metadata)
 	if err != nil {
 		return err
 	}
@@ -317,17 +315,17 @@ func WriteSafetensorsTo(w io.Writer, tensors []NamedBuffer, metadata map[string]
 		return err
 	}
 	for _, t := range tensors {
-		if err := writeRowMajor(w, t.Buf); err != nil {
+		if err := t.Buf.WriteRowMajor(w); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// SafetensorsHeaderFor returns the 8-byte length and JSON header of a safetensors file
+// HeaderFor returns the 8-byte length and JSON header of a safetensors file
 // holding the tensors (Name, DType and Shape are read) back to back in the given order,
 // each row-major: for callers that stream the data themselves.
-func SafetensorsHeaderFor(tensors []TensorInfo, metadata map[string]string) ([]byte, error) {
+func HeaderFor(tensors []TensorInfo, metadata map[string]string) ([]byte, error) {
 	var hdr bytes.Buffer
 	hdr.WriteByte('{')
 	if metadata != nil {
@@ -342,12 +340,12 @@ func SafetensorsHeaderFor(tensors []TensorInfo, metadata map[string]string) ([]b
 	var off int64
 	for i, t := range tensors {
 		if t.Name == "__metadata__" || t.Name == "" || seen[t.Name] {
-			return nil, fmt.Errorf("%w: safetensors: tensor %d has an empty, reserved or repeated name %q", ErrFormat, i, t.Name)
+			return nil, fmt.Errorf("%w: safetensors: tensor %d has an empty, reserved or repeated name %q", buffer.ErrFormat, i, t.Name)
 		}
 		seen[t.Name] = true
 		st, ok := safeTypeName(t.DType)
 		if !ok {
-			return nil, fmt.Errorf("%w: safetensors: tensor %q of type %v", ErrDType, t.Name, t.DType)
+			return nil, fmt.Errorf("%w: safetensors: tensor %q of type %v", buffer.ErrDType, t.Name, t.DType)
 		}
 		n := int64(t.DType.StorageBits() / 8)
 		for _, d := range t.Shape {
@@ -376,7 +374,7 @@ func SafetensorsHeaderFor(tensors []TensorInfo, metadata map[string]string) ([]b
 	return append(out, hdr.Bytes()...), nil
 }
 
-// WriteSafetensors writes a safetensors file atomically (see [WriteSafetensorsTo]).
-func WriteSafetensors(path string, tensors []NamedBuffer, metadata map[string]string) error {
-	return WriteFileAtomic(path, func(w io.Writer) error { return WriteSafetensorsTo(w, tensors, metadata) })
+// Write writes a safetensors file atomically (see [WriteTo]).
+func Write(path string, tensors []NamedBuffer, metadata map[string]string) error {
+	return buffer.WriteFileAtomic(path, func(w io.Writer) error { return WriteTo(w, tensors, metadata) })
 }

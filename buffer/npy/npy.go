@@ -1,8 +1,9 @@
-package buffer
+package npy
 
 import (
 	"bufio"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"math/bits"
@@ -10,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/layout"
 )
 
@@ -24,8 +26,8 @@ const npyMagic = "\x93NUMPY"
 // more than 10000 bytes by default; we allow more for very high ranks).
 const npyMaxHeader = 1 << 20
 
-// NPYHeader is the decoded header of a .npy file.
-type NPYHeader struct {
+// Header is the decoded header of a .npy file.
+type Header struct {
 	Major, Minor int     // format version: 1.0, 2.0 or 3.0
 	Descr        string  // the dtype descr as written, e.g. "<f4"
 	Fortran      bool    // fortran_order
@@ -37,14 +39,14 @@ type NPYHeader struct {
 }
 
 // DataBytes is the size of the data the header describes.
-func (h *NPYHeader) DataBytes() int64 {
+func (h *Header) DataBytes() int64 {
 	n, _ := npyDataBytes(h.Shape, h.ItemSize)
 	return n
 }
 
 // BufferShape returns the array shape of the data as stored: dims in C meaning, with
 // the row-major layout for C order and the {0,1,…,n-1} layout for Fortran order.
-func (h *NPYHeader) BufferShape() layout.Shape {
+func (h *Header) BufferShape() layout.Shape {
 	s := layout.NewShape(h.DType, h.Shape...)
 	if h.Fortran {
 		for i := range s.Layout.MinorToMajor {
@@ -54,8 +56,8 @@ func (h *NPYHeader) BufferShape() layout.Shape {
 	return s
 }
 
-// NPYOption adjusts how .npy files are read and written.
-type NPYOption func(*npyOptions)
+// Option adjusts how .npy files are read and written.
+type Option func(*npyOptions)
 
 type npyOptions struct {
 	u2bf16 bool
@@ -63,9 +65,9 @@ type npyOptions struct {
 
 // BF16AsU2 makes readers take '<u2' data as bf16 bit patterns, and writers store bf16
 // as '<u2' instead of the default '<V2' (what NumPy writes for ml_dtypes' bfloat16).
-func BF16AsU2() NPYOption { return func(o *npyOptions) { o.u2bf16 = true } }
+func BF16AsU2() Option { return func(o *npyOptions) { o.u2bf16 = true } }
 
-func npyOpts(opts []NPYOption) npyOptions {
+func npyOpts(opts []Option) npyOptions {
 	var o npyOptions
 	for _, f := range opts {
 		f(&o)
@@ -101,14 +103,14 @@ func parseDescr(d string, o npyOptions) (dt layout.DType, size int, big bool, er
 	}
 	dt, ok := npyTypes[code]
 	if !ok {
-		return 0, 0, false, fmt.Errorf("%w: .npy descr %q", ErrDType, d)
+		return 0, 0, false, fmt.Errorf("%w: .npy descr %q", buffer.ErrDType, d)
 	}
 	if dt == layout.U16 && o.u2bf16 {
 		dt = layout.BF16
 	}
 	size, _ = strconv.Atoi(code[1:])
 	if order == '|' && size > 1 && code[0] != 'V' {
-		return 0, 0, false, fmt.Errorf("%w: .npy descr %q: byte order '|' on a %d-byte type", ErrDType, d, size)
+		return 0, 0, false, fmt.Errorf("%w: .npy descr %q: byte order '|' on a %d-byte type", buffer.ErrDType, d, size)
 	}
 	big = order == '>' && size > 1 && code[0] != 'V'
 	return dt, size, big, nil
@@ -129,47 +131,47 @@ func npyDataBytes(shape []int64, item int) (int64, bool) {
 	return int64(n), true
 }
 
-// ReadNPYHeader reads and checks the header of a .npy stream, leaving r at the first
-// data byte. Errors wrap [ErrFormat] (or [ErrDType] for an element type without an
+// ReadHeader reads and checks the header of a .npy stream, leaving r at the first
+// data byte. Errors wrap [buffer.ErrFormat] (or [buffer.ErrDType] for an element type without an
 // equivalent here) and never panic, whatever the input.
-func ReadNPYHeader(r io.Reader, opts ...NPYOption) (*NPYHeader, error) {
+func ReadHeader(r io.Reader, opts ...Option) (*Header, error) {
 	o := npyOpts(opts)
 	var pre [8]byte
 	if _, err := io.ReadFull(r, pre[:]); err != nil {
-		return nil, fmt.Errorf("%w: .npy header: %w", ErrFormat, err)
+		return nil, fmt.Errorf("%w: .npy header: %w", buffer.ErrFormat, err)
 	}
 	if string(pre[:6]) != npyMagic {
-		return nil, fmt.Errorf("%w: not a .npy file (bad magic %q)", ErrFormat, pre[:6])
+		return nil, fmt.Errorf("%w: not a .npy file (bad magic %q)", buffer.ErrFormat, pre[:6])
 	}
-	h := &NPYHeader{Major: int(pre[6]), Minor: int(pre[7])}
+	h := &Header{Major: int(pre[6]), Minor: int(pre[7])}
 	var hlen int64
 	switch h.Major {
 	case 1:
 		var l [2]byte
 		if _, err := io.ReadFull(r, l[:]); err != nil {
-			return nil, fmt.Errorf("%w: .npy header length: %w", ErrFormat, err)
+			return nil, fmt.Errorf("%w: .npy header length: %w", buffer.ErrFormat, err)
 		}
 		hlen = int64(binary.LittleEndian.Uint16(l[:]))
 		h.DataOffset = 10 + hlen
 	case 2, 3:
 		var l [4]byte
 		if _, err := io.ReadFull(r, l[:]); err != nil {
-			return nil, fmt.Errorf("%w: .npy header length: %w", ErrFormat, err)
+			return nil, fmt.Errorf("%w: .npy header length: %w", buffer.ErrFormat, err)
 		}
 		hlen = int64(binary.LittleEndian.Uint32(l[:]))
 		h.DataOffset = 12 + hlen
 	default:
-		return nil, fmt.Errorf("%w: .npy version %d.%d (1.0, 2.0 and 3.0 are supported)", ErrFormat, h.Major, h.Minor)
+		return nil, fmt.Errorf("%w: .npy version %d.%d (1.0, 2.0 and 3.0 are supported)", buffer.ErrFormat, h.Major, h.Minor)
 	}
 	if h.Minor != 0 {
-		return nil, fmt.Errorf("%w: .npy version %d.%d (1.0, 2.0 and 3.0 are supported)", ErrFormat, h.Major, h.Minor)
+		return nil, fmt.Errorf("%w: .npy version %d.%d (1.0, 2.0 and 3.0 are supported)", buffer.ErrFormat, h.Major, h.Minor)
 	}
 	if hlen > npyMaxHeader {
-		return nil, fmt.Errorf("%w: .npy header of %d bytes (limit %d)", ErrFormat, hlen, npyMaxHeader)
+		return nil, fmt.Errorf("%w: .npy header of %d bytes (limit %d)", buffer.ErrFormat, hlen, npyMaxHeader)
 	}
 	text := make([]byte, hlen)
 	if _, err := io.ReadFull(r, text); err != nil {
-		return nil, fmt.Errorf("%w: .npy header (%d bytes): %w", ErrFormat, hlen, err)
+		return nil, fmt.Errorf("%w: .npy header (%d bytes): %w", buffer.ErrFormat, hlen, err)
 	}
 	if err := h.parseDict(text, o); err != nil {
 		return nil, err
@@ -177,44 +179,44 @@ func ReadNPYHeader(r io.Reader, opts ...NPYOption) (*NPYHeader, error) {
 	return h, nil
 }
 
-func (h *NPYHeader) parseDict(text []byte, o npyOptions) error {
+func (h *Header) parseDict(text []byte, o npyOptions) error {
 	v, err := parsePyLiteral(text)
 	if err != nil {
-		return fmt.Errorf("%w: .npy %w", ErrFormat, err)
+		return fmt.Errorf("%w: .npy %w", buffer.ErrFormat, err)
 	}
 	d, ok := v.(pyDict)
 	if !ok {
-		return fmt.Errorf("%w: .npy header is not a dict", ErrFormat)
+		return fmt.Errorf("%w: .npy header is not a dict", buffer.ErrFormat)
 	}
 	for _, k := range d.keys {
 		switch k {
 		case "descr", "fortran_order", "shape":
 		default:
-			return fmt.Errorf("%w: .npy header has an unexpected key %q", ErrFormat, k)
+			return fmt.Errorf("%w: .npy header has an unexpected key %q", buffer.ErrFormat, k)
 		}
 	}
 	descr, ok := d.vals["descr"].(string)
 	if !ok {
 		if _, isList := d.vals["descr"].([]any); isList {
-			return fmt.Errorf("%w: .npy structured dtype (descr is a list)", ErrDType)
+			return fmt.Errorf("%w: .npy structured dtype (descr is a list)", buffer.ErrDType)
 		}
-		return fmt.Errorf("%w: .npy header: 'descr' missing or not a string", ErrFormat)
+		return fmt.Errorf("%w: .npy header: 'descr' missing or not a string", buffer.ErrFormat)
 	}
 	h.Descr = descr
 	fo, ok := d.vals["fortran_order"].(bool)
 	if !ok {
-		return fmt.Errorf("%w: .npy header: 'fortran_order' missing or not a bool", ErrFormat)
+		return fmt.Errorf("%w: .npy header: 'fortran_order' missing or not a bool", buffer.ErrFormat)
 	}
 	h.Fortran = fo
 	shape, ok := d.vals["shape"].([]any)
 	if !ok {
-		return fmt.Errorf("%w: .npy header: 'shape' missing or not a tuple", ErrFormat)
+		return fmt.Errorf("%w: .npy header: 'shape' missing or not a tuple", buffer.ErrFormat)
 	}
 	h.Shape = make([]int64, len(shape))
 	for i, x := range shape {
 		n, ok := x.(int64)
 		if !ok || n < 0 {
-			return fmt.Errorf("%w: .npy header: shape entry %d is %v, not a size", ErrFormat, i, x)
+			return fmt.Errorf("%w: .npy header: shape entry %d is %v, not a size", buffer.ErrFormat, i, x)
 		}
 		h.Shape[i] = n
 	}
@@ -222,20 +224,20 @@ func (h *NPYHeader) parseDict(text []byte, o npyOptions) error {
 		return err
 	}
 	if _, ok := npyDataBytes(h.Shape, h.ItemSize); !ok {
-		return fmt.Errorf("%w: .npy shape %v is too large", ErrFormat, h.Shape)
+		return fmt.Errorf("%w: .npy shape %v is too large", buffer.ErrFormat, h.Shape)
 	}
 	return nil
 }
 
-// ReadNPY reads a .npy file into a buffer whose shape is the array's: C-order data gets
+// Read reads a .npy file into a buffer whose shape is the array's: C-order data gets
 // the row-major layout and Fortran-order data the {0,1,…,n-1} layout, with no copy.
 // Descrs '<f2 <f4 <f8 |i1 |u1 <i2 <u2 <i4 <u4 <i8 <u8 |b1 <c8 <c16' are read as the
 // matching types ('<' and '=' both mean little-endian; 1-byte types take any byte-order
 // mark), '<V2' and '|V2' as bf16 (what NumPy writes for ml_dtypes' bfloat16), and '<u2'
 // as bf16 too with [BF16AsU2]. Big-endian data ('>f4', …) is converted to little-endian
-// in memory (such files are never mapped). Data of at least [MmapThreshold] bytes is
+// in memory (such files are never mapped). Data of at least [buffer.MmapThreshold] bytes is
 // mapped read-only; call Close on the buffer.
-func ReadNPY(path string, opts ...NPYOption) (*Buffer, error) {
+func Read(path string, opts ...Option) (*buffer.Buffer, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("buffer: read npy: %w", err)
@@ -245,32 +247,30 @@ func ReadNPY(path string, opts ...NPYOption) (*Buffer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("buffer: read npy: %w", err)
 	}
-	h, err := ReadNPYHeader(bufio.NewReaderSize(f, 4096), opts...)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	b, err := newHeader(h.BufferShape())
+	h, err := ReadHeader(bufio.NewReaderSize(f, 4096), opts...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	want := h.DataBytes()
 	if got := st.Size() - h.DataOffset; got != want {
 		return nil, fmt.Errorf("%w: %s: shape %v of %s needs %d data bytes, the file has %d",
-			ErrSize, path, h.Shape, h.Descr, want, max(got, 0))
+			buffer.ErrSize, path, h.Shape, h.Descr, want, max(got, 0))
 	}
 	if h.BigEndian {
-		if tooBig(want) {
-			return nil, fmt.Errorf("%w: %s: %d bytes", ErrSize, path, want)
+		b, err := buffer.New(h.BufferShape())
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
 		}
-		data := alignedBytes(int(want))
-		if _, err := f.ReadAt(data, h.DataOffset); err != nil && want > 0 {
+		if _, err := f.ReadAt(b.Data, h.DataOffset); err != nil && want > 0 {
 			return nil, fmt.Errorf("buffer: read %s: %w", path, err)
 		}
-		swapBytes(data, h.ItemSize, h.DType.IsComplex())
-		b.Data = data
+		swapBytes(b.Data, h.ItemSize, h.DType.IsComplex())
 		return b, nil
 	}
-	if err := b.load(f, h.DataOffset, want, st.Size()); err != nil {
+	b, err := buffer.ReadAt(f, h.DataOffset, st.Size(), h.BufferShape())
+	if errors.Is(err, buffer.ErrShape) {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	} else if err != nil {
 		return nil, fmt.Errorf("buffer: read %s: %w", path, err)
 	}
 	return b, nil
@@ -329,12 +329,12 @@ func npyDescr(dt layout.DType, o npyOptions) (string, error) {
 		}
 		return "<V2", nil
 	}
-	return "", fmt.Errorf("%w: %v has no .npy descr", ErrDType, dt)
+	return "", fmt.Errorf("%w: %v has no .npy descr", buffer.ErrDType, dt)
 }
 
-// NPYHeaderFor returns the header WriteNPY writes before the row-major (C order) data of
+// HeaderFor returns the header Write writes before the row-major (C order) data of
 // an array of type dt and dims: for callers that stream the data themselves.
-func NPYHeaderFor(dt layout.DType, dims []int64, opts ...NPYOption) ([]byte, error) {
+func HeaderFor(dt layout.DType, dims []int64, opts ...Option) ([]byte, error) {
 	descr, err := npyDescr(dt, npyOpts(opts))
 	if err != nil {
 		return nil, err
@@ -385,75 +385,30 @@ func npyHeaderBytes(descr string, fortran bool, shape []int64) []byte {
 	return append(out, '\n')
 }
 
-// WriteNPYTo writes b as a .npy stream. Dense row-major data is written as is (C order)
+// WriteTo writes b as a .npy stream. Dense row-major data is written as is (C order)
 // and dense {0,1,…,n-1} data with fortran_order True; any other layout (tiled, padded,
 // packed) is written in C order element by element. bf16 is written as '<V2' (as NumPy
 // does for ml_dtypes' bfloat16) or '<u2' with [BF16AsU2]. The data starts at a multiple
 // of 64 bytes. Types without a .npy descr (sub-byte, f8, …) are an error wrapping
-// [ErrDType].
-func WriteNPYTo(w io.Writer, b *Buffer, opts ...NPYOption) error {
+// [buffer.ErrDType].
+func WriteTo(w io.Writer, b *buffer.Buffer, opts ...Option) error {
 	o := npyOpts(opts)
-	descr, err := npyDescr(b.dt, o)
+	descr, err := npyDescr(b.DType(), o)
 	if err != nil {
 		return err
 	}
-	fortran := !b.isDense(false) && len(b.dims) > 1 && b.isDense(true)
-	if _, err := w.Write(npyHeaderBytes(descr, fortran, b.dims)); err != nil {
+	fortran := !b.IsRowMajorDense() && b.Rank() > 1 && b.Indexer().IsColumnMajorDense()
+	if _, err := w.Write(npyHeaderBytes(descr, fortran, b.Dims())); err != nil {
 		return err
 	}
 	if fortran {
 		_, err := w.Write(b.Data)
 		return err
 	}
-	return writeRowMajor(w, b)
+	return b.WriteRowMajor(w)
 }
 
-// WriteNPY writes b to a .npy file atomically (see [WriteNPYTo] and [WriteFileAtomic]).
-func WriteNPY(path string, b *Buffer, opts ...NPYOption) error {
-	return WriteFileAtomic(path, func(w io.Writer) error { return WriteNPYTo(w, b, opts...) })
-}
-
-// writeRowMajor writes the logical elements of b in row-major order, one whole number
-// of bytes each (pred and sub-byte types one byte each).
-func writeRowMajor(w io.Writer, b *Buffer) error {
-	if b.isDense(false) {
-		_, err := w.Write(b.Data)
-		return err
-	}
-	if b.Len() == 0 {
-		return nil
-	}
-	item := (b.vbits + 7) / 8
-	if b.bits > 64 {
-		item = b.bits / 8
-	}
-	chunk := make([]byte, 0, 1<<16)
-	idx := make([]int64, len(b.dims))
-	for {
-		off := b.ix.Offset(idx)
-		switch {
-		case b.bits%8 == 0 && b.bits > 8 || b.bits == 8 && b.vbits == 8:
-			s := off * int64(b.bits/8)
-			chunk = append(chunk, b.Data[s:s+int64(b.bits/8)]...)
-		default:
-			v := b.BitsAt(off)
-			if b.bits > b.vbits && b.dt.IsSigned() {
-				v = uint64(signExtend(v, b.vbits))
-			}
-			for i := range item {
-				chunk = append(chunk, byte(v>>(8*i)))
-			}
-		}
-		if len(chunk) >= 1<<16-16 {
-			if _, err := w.Write(chunk); err != nil {
-				return err
-			}
-			chunk = chunk[:0]
-		}
-		if !layout.NextIndex(idx, b.dims) {
-			break
-		}
-	}
-	_, err := w.Write(chunk)
-	return err
+// Write writes b to a .npy file atomically (see [WriteTo] and [buffer.WriteFileAtomic]).
+func Write(path string, b *buffer.Buffer, opts ...Option) error {
+	return buffer.WriteFileAtomic(path, func(w io.Writer) error { return WriteTo(w, b, opts...) })
 }

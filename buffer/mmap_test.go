@@ -1,0 +1,89 @@
+package buffer
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/tpulayout/tpulayout/layout"
+)
+
+// TestReleasePages checks that released pages of a mapped buffer read back as the
+// file's bytes, and that a buffer in memory keeps its bytes (advice that drops pages
+// would zero anonymous memory).
+func TestReleasePages(t *testing.T) {
+	const n = 1 << 20
+	want := make([]byte, n)
+	for i := range want {
+		want[i] = byte(i*7 + i>>12)
+	}
+	shape := layout.NewShape(layout.U8, n)
+
+	heap := MustNew(shape)
+	copy(heap.Data, want)
+	heap.ReleasePages(0, n)
+	if !bytes.Equal(heap.Data, want) {
+		t.Fatal("ReleasePages changed a buffer in memory")
+	}
+
+	path := filepath.Join(t.TempDir(), "a.raw")
+	if err := os.WriteFile(path, want, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := MmapThreshold
+	MmapThreshold = 0
+	defer func() { MmapThreshold = old }()
+	b, err := ReadRaw(path, shape)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if canMap && !b.Mapped() {
+		t.Fatal("ReadRaw did not map the file")
+	}
+	b.ReleasePages(4096+100, n/2)
+	b.ReleasePages(n/2, n)
+	if !bytes.Equal(b.Data, want) {
+		t.Fatal("a mapped buffer reads other bytes after ReleasePages")
+	}
+}
+
+// TestReadAt reads a shape's footprint at an offset of a file, read into memory and
+// mapped, and checks that a range past the end of the file is an ErrSize.
+func TestReadAt(t *testing.T) {
+	data := make([]byte, 3000)
+	for i := range data {
+		data[i] = byte(i * 13)
+	}
+	path := filepath.Join(t.TempDir(), "a.bin")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	shape := layout.MustParse("bf16[5,100]")
+	old := MmapThreshold
+	defer func() { MmapThreshold = old }()
+	for _, threshold := range []int64{-1, 0} {
+		MmapThreshold = threshold
+		b, err := ReadAt(f, 1000, int64(len(data)), shape)
+		if err != nil {
+			t.Fatalf("threshold %d: %v", threshold, err)
+		}
+		if !bytes.Equal(b.Data, data[1000:2000]) || b.Mapped() != (threshold == 0 && canMap) {
+			t.Errorf("threshold %d: wrong bytes, or mapped %v", threshold, b.Mapped())
+		}
+		b.Close()
+		if _, err := ReadAt(f, 2001, int64(len(data)), shape); !errors.Is(err, ErrSize) {
+			t.Errorf("threshold %d: a range past the file: %v", threshold, err)
+		}
+	}
+	if _, err := ReadAt(f, 0, int64(len(data)), layout.Shape{Kind: layout.Tuple}); !errors.Is(err, ErrShape) {
+		t.Errorf("a tuple shape: %v", err)
+	}
+}

@@ -1,0 +1,140 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/buffer/npy"
+	"github.com/tpulayout/tpulayout/buffer/safetensors"
+	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/relayout"
+)
+
+// Writing a converted image to OUT, whole or band by band.
+
+// checkOut fails early when OUT cannot be a file we replace: a directory, or IN itself.
+func checkOut(out, in string) error {
+	if isStream(out) {
+		return nil // written in place (see openStream)
+	}
+	st, err := os.Stat(out)
+	if err != nil {
+		return nil // a missing OUT is fine; an unwritable directory shows when we create it
+	}
+	if !st.Mode().IsRegular() {
+		return fmt.Errorf("cannot write OUT %s: it is not a regular file", out)
+	}
+	if ist, err := os.Stat(in); err == nil && os.SameFile(st, ist) {
+		return usagef("OUT %s is IN itself; write to another file", out)
+	}
+	return nil
+}
+
+// convertFile writes OUT: hdr (a host file's header, or nothing), then src relaid out
+// into dst. It writes a temporary file in OUT's directory and renames it into place, so
+// that a failure leaves OUT as it was. It returns the bytes written.
+func convertFile(out string, hdr []byte, dst layout.Shape, src *buffer.Buffer, opts []relayout.Option, prog *progress) (n int64, err error) {
+	dstIx, err := layout.Compile(dst)
+	if err != nil {
+		return 0, fmt.Errorf("OUT shape %s: %s", dst, cleanErr(err))
+	}
+	// Compile the plan(s) first: a shape pair relayout cannot do fails before any file.
+	b, banded := relayout.PlanBands(dst, src.Shape, bandBytes)
+	if err := checkCapacity(out, int64(len(hdr))+dstIx.FootprintBytes(), convertMemory(dstIx, src, b)); err != nil {
+		return 0, err
+	}
+	var whole *relayout.Plan
+	if banded {
+		err = b.Compile(opts...)
+	} else {
+		whole, err = relayout.NewPlan(dst, src.Shape, opts...)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("cannot convert %s to %s: %s", src.Shape, dst, cleanErr(err))
+	}
+
+	wrap := func(err error) error { return fmt.Errorf("cannot write OUT %s: %s", out, fileErr(err)) }
+	total := dstIx.FootprintBytes()
+	if prog != nil {
+		prog.total = total
+	}
+	base0 := int64(len(hdr))
+	var inner error // the callback's own errors are worded already
+	err = writeOutput(out, func(f imageWriter) error {
+		inner = writeImage(f, hdr, dst, src, whole, b, prog, wrap)
+		return inner
+	})
+	if err != nil {
+		if err == inner {
+			return 0, err
+		}
+		return 0, wrap(err)
+	}
+	prog.finish()
+	return base0 + total, nil
+}
+
+// writeImage writes the header and then the device image (whole or band by band) into f.
+func writeImage(f imageWriter, hdr []byte, dst layout.Shape, src *buffer.Buffer, whole *relayout.Plan, b *relayout.Bands, prog *progress, wrap func(error) error) error {
+	if _, err := f.Write(hdr); err != nil {
+		return wrap(err)
+	}
+	base := int64(len(hdr))
+	if b != nil {
+		return writeBands(f, base, src, b, prog, wrap)
+	}
+	d, err := buffer.New(dst)
+	if err != nil {
+		return fmt.Errorf("cannot hold OUT in memory: %s", cleanErr(err))
+	}
+	if src.Len() > 0 {
+		if err := whole.Copy(d, src); err != nil {
+			return fmt.Errorf("cannot convert %s to %s: %s", src.Shape, dst, cleanErr(err))
+		}
+	}
+	if _, err := f.WriteAt(d.Data, base); err != nil {
+		return wrap(err)
+	}
+	prog.add(int64(len(d.Data)))
+	return nil
+}
+
+// writeBands converts src band by band (see [relayout.Bands.Run]) and writes each band
+// at its place in f, after base bytes.
+func writeBands(f imageWriter, base int64, src *buffer.Buffer, b *relayout.Bands, prog *progress, wrap func(error) error) error {
+	var werr error
+	err := b.Run(src, func(bd relayout.Band, p []byte) error {
+		if _, err := f.WriteAt(p, base+bd.DstOff); err != nil {
+			werr = wrap(err)
+			return werr
+		}
+		prog.add(bd.DstLen)
+		return nil
+	})
+	if err != nil && err != werr {
+		return errors.New(cleanErr(err))
+	}
+	return err
+}
+
+// hostHeader returns the header of a .npy or .safetensors OUT holding one row-major
+// array of shape dst (nothing for a raw OUT).
+func hostHeader(kind fileKind, out string, dst layout.Shape, name string) ([]byte, error) {
+	var h []byte
+	var err error
+	switch kind {
+	case kindNPY:
+		h, err = npy.HeaderFor(dst.DType, dst.Dims)
+	case kindSafetensors:
+		if name == "__metadata__" {
+			return nil, usagef("--tensor: %q is reserved in safetensors files", name)
+		}
+		h, err = safetensors.HeaderFor([]safetensors.TensorInfo{{Name: name, DType: dst.DType, Shape: dst.Dims}}, nil)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("OUT %s: %s files cannot hold %s elements: %w", out, kind, dst.DType, err)
+	}
+	return h, nil
+}
