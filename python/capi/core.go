@@ -209,10 +209,7 @@ func info(text, gen string) ([]byte, error) {
 	if len(sh.Layout.Tiles) > 0 && len(levels) > 1 {
 		// The first tiling level's dims are the tile grid followed by the tile's own dims.
 		d := levels[1].Dims
-		in.TileCount = 1
-		for _, n := range d[:len(d)-len(sh.Layout.Tiles[0])] {
-			in.TileCount *= n
-		}
+		in.TileCount = layout.Elements(d[:len(d)-len(sh.Layout.Tiles[0])])
 	}
 	if fp, err := tpu.FootprintOf(g, sh); err == nil && len(sh.Layout.Tiles) > 0 {
 		in.TPU = &fp
