@@ -92,28 +92,15 @@ type validateFlags struct {
 
 // tolerance is the --tol flag: ulp=N, abs=X, rel=X, comma-joined or repeated.
 type tolerance struct {
-	ULP uint64  `json:"ulp"`
-	Abs float64 `json:"abs"`
-	Rel float64 `json:"rel"`
-
+	validate.Tolerance
 	given uint8 // keys set so far, one bit each: a key given twice is an error
 }
 
 func (t *tolerance) String() string {
-	if t == nil || *t == (tolerance{}) {
+	if t == nil {
 		return ""
 	}
-	var parts []string
-	if t.ULP > 0 {
-		parts = append(parts, fmt.Sprintf("ulp=%d", t.ULP))
-	}
-	if t.Abs > 0 {
-		parts = append(parts, "abs="+strconv.FormatFloat(t.Abs, 'g', -1, 64))
-	}
-	if t.Rel > 0 {
-		parts = append(parts, "rel="+strconv.FormatFloat(t.Rel, 'g', -1, 64))
-	}
-	return strings.Join(parts, ",")
+	return t.Tolerance.String()
 }
 
 func (t *tolerance) Set(s string) error {
@@ -214,7 +201,7 @@ func (v *validateFlags) run(dumpPath string, w io.Writer) error {
 		listed = -1 // Options.MaxListed reads 0 as its default
 	}
 	r, err := validate.Compare(dump, ref, validate.Options{
-		Tolerance: validate.Tolerance{ULP: v.tol.ULP, Abs: v.tol.Abs, Rel: v.tol.Rel}, CheckPadding: v.checkPadding, Gen: v.gen,
+		Tolerance: v.tol.Tolerance, CheckPadding: v.checkPadding, Gen: v.gen,
 		MaxListed: listed, Stage: prog.stage,
 	})
 	if err != nil {
