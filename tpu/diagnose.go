@@ -100,7 +100,7 @@ func (d *Diagnosis) String() string {
 		// Naming the declared layout at 0% would say it is the answer; nothing is.
 		return fmt.Sprintf("none: no arrangement tried explains any of the %d elements (the values differ, not only their places)", d.Examined)
 	}
-	s := fmt.Sprintf("%s (%s): %s of %d elements match", b.Arrangement, b.Description, percent(b.Fraction), d.Examined)
+	s := fmt.Sprintf("%s (%s): %s of %d elements match", b.Arrangement, b.Description, Percent(b.Fraction), d.Examined)
 	if len(d.Tied) > 0 {
 		var names []string
 		for _, c := range d.Tied {
@@ -589,10 +589,10 @@ func truncate(dst, src layout.DType, r uint64) uint64 {
 	return t
 }
 
-// percent prints a fraction as a percentage with two decimals, trailing zeros dropped
+// Percent prints a fraction as a percentage with two decimals, trailing zeros dropped
 // ("50%", "0.13%"), and as many more as it takes for a fraction that is not 0 or 1 to
-// print as neither 0% nor 100%. (validate.Percent is the same for the reports.)
-func percent(f float64) string {
+// print as neither 0% nor 100%: 1/262144 is "0.0004%", never "0%".
+func Percent(f float64) string {
 	p := 100 * f
 	s := ""
 	for dec := 2; dec <= 20; dec++ {

@@ -29,7 +29,7 @@ type Footprint struct {
 
 func (f Footprint) String() string {
 	return fmt.Sprintf("%s on %s: %d B (%d B data, %s padding), %d tiles of %d B, %d vregs (%d native); fits HBM %v, VMEM %v",
-		f.Shape, f.Generation, f.Bytes, f.LogicalBytes, percent(f.Waste), f.Tiles, f.TileBytes, f.Vregs, f.NativeVregs, f.FitsHBM, f.FitsVMEM)
+		f.Shape, f.Generation, f.Bytes, f.LogicalBytes, Percent(f.Waste), f.Tiles, f.TileBytes, f.Vregs, f.NativeVregs, f.FitsHBM, f.FitsVMEM)
 }
 
 // FootprintOf computes the footprint of shape s on generation g (NoGeneration means

@@ -262,23 +262,9 @@ func diagnosisLine(c tpu.Candidate, examined int64) string {
 	return s + fmt.Sprintf(" (%s of %d elements match)", Percent(c.Fraction), examined)
 }
 
-// Percent prints a fraction as a percentage with two decimals, trailing zeros dropped
-// ("50%", "0.13%"), and as many more as it takes for a fraction that is not 0 or 1 to
-// print as neither 0% nor 100%: 1/262144 is "0.0004%", never "0%".
-func Percent(f float64) string {
-	p := 100 * f
-	s := ""
-	for dec := 2; dec <= 20; dec++ {
-		s = strconv.FormatFloat(p, 'f', dec, 64)
-		if f == 0 || f == 1 || (s != strconv.FormatFloat(0, 'f', dec, 64) && s != strconv.FormatFloat(100, 'f', dec, 64)) {
-			break
-		}
-	}
-	if strings.Contains(s, ".") {
-		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	}
-	return s + "%"
-}
+// Percent prints a fraction as a percentage that is 0% or 100% only when exact
+// ("0.0004%" for 1/262144); it is [tpu.Percent].
+func Percent(f float64) string { return tpu.Percent(f) }
 
 // fmtFloat prints a value briefly: 1.25, 3e+38, NaN.
 func fmtFloat(v float64) string { return strconv.FormatFloat(v, 'g', 8, 64) }
