@@ -1,6 +1,9 @@
 package main
 
 import (
+	"encoding/binary"
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -19,5 +22,34 @@ func TestQAHostOutCannotHoldDType(t *testing.T) {
 			strings.Contains(errOut, "buffer:") || strings.Contains(errOut, "unsupported") {
 			t.Errorf("%s: exit %d, stderr %q", out, code, errOut)
 		}
+	}
+}
+
+// writeSafetensors writes a safetensors file of one tensor with the given header
+// dtype, which the library's writer would refuse when it has no element type for it.
+func writeSafetensors(t *testing.T, path, name, dtype string, shape []int, data []byte) {
+	t.Helper()
+	h, err := json.Marshal(map[string]any{name: map[string]any{
+		"dtype": dtype, "shape": shape, "data_offsets": []int{0, len(data)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := binary.LittleEndian.AppendUint64(nil, uint64(len(h)))
+	f = append(append(f, h...), data...)
+	if err := os.WriteFile(path, f, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// "tpulayout convert i4.safetensors o.bin --to tpu:v5e" said "unsupported element
+// type: safetensors: tensor "i4": dtype "I4"": three fragments, one package prefix.
+func TestQASafetensorsUnknownDType(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "i4.safetensors")
+	writeSafetensors(t, in, "i4", "I4", []int{4}, make([]byte, 2))
+	_, errOut, code := runCmd(t, "convert", in, filepath.Join(dir, "o.bin"), "--to", "tpu:v5e")
+	want := `i4.safetensors: tensor "i4" has dtype "I4", which tpulayout does not support` + "\n"
+	if code == 0 || !strings.HasSuffix(errOut, want) {
+		t.Errorf("exit %d, stderr %q; want it to end in %q", code, errOut, want)
 	}
 }
