@@ -53,3 +53,15 @@ func TestQASafetensorsUnknownDType(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want it to end in %q", code, errOut, want)
 	}
 }
+
+// "tpulayout convert one-tensor.safetensors OUT --all --to f32" said "since tensors
+// differ in shape" of a file with one tensor.
+func TestQAAllToDTypeReason(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "one.safetensors")
+	writeSafetensors(t, in, "t", "F32", []int{3, 5}, make([]byte, 60))
+	_, errOut, code := runCmd(t, "convert", in, filepath.Join(dir, "out"), "--all", "--to", "f32")
+	if code != 2 || strings.Contains(errOut, "differ") || !strings.Contains(errOut, "--dtype sets the element type") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}
