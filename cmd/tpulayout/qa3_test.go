@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -63,5 +65,29 @@ func TestQAAllToDTypeReason(t *testing.T) {
 	_, errOut, code := runCmd(t, "convert", in, filepath.Join(dir, "out"), "--all", "--to", "f32")
 	if code != 2 || strings.Contains(errOut, "differ") || !strings.Contains(errOut, "--dtype sets the element type") {
 		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+}
+
+// "tpulayout validate - --layout … --ref r.npy < dump" said "no such file or
+// directory" while /dev/stdin worked.
+func TestQAValidateDumpStdin(t *testing.T) {
+	dir := t.TempDir()
+	const shape = "f32[8,128]{1,0:T(8,128)}"
+	ref := writeNPY(t, dir, "r.npy", randomBuffer(t, "f32[8,128]", 3))
+	dump := filepath.Join(dir, "d.bin")
+	mustRun(t, "convert", ref, dump, "--to", shape)
+	defer func(r io.Reader) { stdin = r }(stdin)
+	stdin = bytes.NewReader(readFile(t, dump))
+	out, errOut, code := runCmd(t, "validate", "-", "--layout", shape, "--ref", ref)
+	if code != 0 || errOut != "" {
+		t.Fatalf("exit %d, stderr %q, stdout %q", code, errOut, out)
+	}
+	stdin = bytes.NewReader(readFile(t, dump)[:100])
+	if _, errOut, code = runCmd(t, "validate", "-", "--layout", shape, "--ref", ref); code != 2 || !strings.Contains(errOut, "DUMP - has 100 bytes") {
+		t.Errorf("short stdin: exit %d, stderr %q", code, errOut)
+	}
+	_, errOut, code = runCmd(t, "validate", dump, "--layout", shape, "--ref", "-")
+	if code != 2 || !strings.Contains(errOut, "not supported for REF; use a file") {
+		t.Errorf("REF -: exit %d, stderr %q", code, errOut)
 	}
 }
