@@ -91,3 +91,24 @@ func TestQAValidateDumpStdin(t *testing.T) {
 		t.Errorf("REF -: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// "tpulayout info 'f32[3,5]{1,0:T(8,128)}' --to tpu:v5e" reported on T(4,128) and
+// said nothing of the given layout it had replaced.
+func TestQAInfoToNotesReplacedLayout(t *testing.T) {
+	var note bytes.Buffer
+	defer func(w io.Writer) { progressOut = w }(progressOut)
+	progressOut = &note
+	out := mustRun(t, "info", "f32[3,5]{1,0:T(8,128)}", "--to", "tpu:v5e")
+	if !strings.HasPrefix(out, "shape:           f32[3,5]{1,0:T(4,128)}\n") ||
+		!strings.Contains(note.String(), "--to tpu:v5e replaced SHAPE's layout: f32[3,5]{1,0:T(8,128)} is reported as") {
+		t.Errorf("stdout %q, stderr note %q", out, note.String())
+	}
+	// No layout given, or the one --to picks: nothing was replaced, no note.
+	for _, shape := range []string{"f32[3,5]", "f32[3,5]{1,0:T(4,128)}"} {
+		note.Reset()
+		mustRun(t, "info", shape, "--to", "tpu:v5e")
+		if note.Len() != 0 {
+			t.Errorf("%s: note %q", shape, note.String())
+		}
+	}
+}
