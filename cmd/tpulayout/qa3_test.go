@@ -112,3 +112,17 @@ func TestQAInfoToNotesReplacedLayout(t *testing.T) {
 		}
 	}
 }
+
+// "tpulayout blockspec --array 'bf16[256,512]{0,1}' --block 8,128" checked the block as
+// if the array were row-major, silently ignoring the transposed layout.
+func TestQABlockspecRejectsOtherLayout(t *testing.T) {
+	for _, array := range []string{"bf16[256,512]{0,1}", "bf16[256,512]{1,0:T(8,128)}"} {
+		wantUsageError(t, []string{"blockspec", "--array", array, "--block", "8,128"},
+			"is not one a Pallas TPU operand has", "v5e's default {1,0:T(")
+	}
+	for _, array := range []string{"bf16[256,512]", "bf16[256,512]{1,0}", "bf16[256,512]{1,0:T(8,128)(2,1)}"} {
+		if out := mustRun(t, "blockspec", "--array", array, "--block", "8,128"); !strings.Contains(out, "legal:            yes") {
+			t.Errorf("%s: %q", array, out)
+		}
+	}
+}
