@@ -136,6 +136,7 @@ func (c *convertFlags) runAll(in, out string, padOpt relayout.Option, w io.Write
 		return fmt.Errorf("cannot write OUT %s: %s", out, fileErr(err))
 	}
 	done = true
+	setOutputInPlace(true)
 	prog.finish()
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, e := range m.Tensors {
