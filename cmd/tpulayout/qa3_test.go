@@ -177,3 +177,20 @@ func TestQABrokenStdoutAfterOutIsInPlace(t *testing.T) {
 		t.Errorf("info: exit %d, want %d", code, exitBrokenPipe)
 	}
 }
+
+// The same for a sharded conversion: its directory is in place when stdout breaks.
+func TestQABrokenStdoutAfterShardedOutIsInPlace(t *testing.T) {
+	in, err := filepath.Abs(filepath.Join("..", "..", "testdata", "sharding", "replicated.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	var stderr strings.Builder
+	code := run([]string{"convert", in, out, "--all", "--mesh", "data=2", "--spec", "P()", "--to", "tpu:v5e"}, epipeWriter{}, &stderr)
+	if code != exitOK || stderr.Len() != 0 {
+		t.Errorf("exit %d, stderr %q; want 0 and nothing", code, stderr.String())
+	}
+	if _, err := os.Stat(filepath.Join(out, "manifest.json")); err != nil {
+		t.Error(err)
+	}
+}
