@@ -170,6 +170,8 @@ func Merge(dir string) (*Manifest, error) {
 	var out *Manifest
 	tensors := map[string]*ManifestTensor{}
 	shards := map[string]map[string]*ManifestShard{} // by tensor, then file
+	tensorFrom := map[string]string{}                // the partial manifest that first listed a tensor
+	shardFrom := map[[2]string]string{}              // or a shard, by tensor and file
 	devices := map[int]bool{}
 	for i := range n {
 		p, err := ReadManifest(filepath.Join(dir, parts[i]))
@@ -182,7 +184,13 @@ func Merge(dir string) (*Manifest, error) {
 		if out == nil {
 			out = &Manifest{Format: p.Format, Source: p.Source, To: p.To, Checksum: p.Checksum, Mesh: p.Mesh}
 		} else if p.Source != out.Source || p.To != out.To || !sameMesh(p.Mesh, out.Mesh) {
-			return nil, fmt.Errorf("sharding: %s and %s describe different conversions (source, --to or mesh differ)", parts[0], parts[i])
+			var d []string
+			d = differ(d, "source", out.Source, p.Source)
+			d = differ(d, "--to", out.To, p.To)
+			if !sameMesh(p.Mesh, out.Mesh) {
+				d = append(d, "mesh")
+			}
+			return nil, fmt.Errorf("sharding: %s and %s describe different conversions: %s", parts[0], parts[i], strings.Join(d, "; "))
 		}
 		for _, d := range p.Devices {
 			if devices[d.ID] {
@@ -198,8 +206,15 @@ func Merge(dir string) (*Manifest, error) {
 				c.Shards = nil
 				mt = &c
 				tensors[t.Name] = mt
+				tensorFrom[t.Name] = parts[i]
 			} else if mt.Spec != t.Spec || mt.Layout != t.Layout || mt.DType != t.DType || !slices.Equal(mt.Shape, t.Shape) {
-				return nil, fmt.Errorf("sharding: tensor %q differs between partial manifests", t.Name)
+				var d []string
+				d = differ(d, "dtype", mt.DType, t.DType)
+				d = differ(d, "shape", mt.Shape, t.Shape)
+				d = differ(d, "spec", mt.Spec, t.Spec)
+				d = differ(d, "layout", mt.Layout, t.Layout)
+				return nil, fmt.Errorf("sharding: tensor %q differs between partial manifests %s and %s: %s",
+					t.Name, tensorFrom[t.Name], parts[i], strings.Join(d, "; "))
 			}
 			if shards[t.Name] == nil {
 				shards[t.Name] = map[string]*ManifestShard{}
@@ -207,7 +222,11 @@ func Merge(dir string) (*Manifest, error) {
 			for _, s := range t.Shards {
 				if prev, ok := shards[t.Name][s.File]; ok {
 					if prev.SHA256 != s.SHA256 || prev.Bytes != s.Bytes {
-						return nil, fmt.Errorf("sharding: shard %s was written with different contents by two processes", s.File)
+						var d []string
+						d = differ(d, "bytes", prev.Bytes, s.Bytes)
+						d = differ(d, "sha256", prev.SHA256, s.SHA256)
+						return nil, fmt.Errorf("sharding: shard %s (tensor %q, shard %v) was written with different contents by two processes, %s and %s: %s",
+							s.File, t.Name, s.Index, shardFrom[[2]string{t.Name, s.File}], parts[i], strings.Join(d, "; "))
 					}
 					prev.Devices = append(prev.Devices, s.Devices...)
 					continue
@@ -215,6 +234,7 @@ func Merge(dir string) (*Manifest, error) {
 				c := s
 				c.Devices = slices.Clone(s.Devices)
 				shards[t.Name][s.File] = &c
+				shardFrom[[2]string{t.Name, s.File}] = parts[i]
 			}
 		}
 	}
@@ -329,4 +349,12 @@ func writeFileAtomic(path string, data []byte) error {
 		_, err := w.Write(data)
 		return err
 	})
+}
+
+// differ appends "field a in the first, b in the second" to d when a and b differ.
+func differ(d []string, field string, a, b any) []string {
+	if fmt.Sprint(a) == fmt.Sprint(b) {
+		return d
+	}
+	return append(d, fmt.Sprintf("%s %v in the first, %v in the second", field, a, b))
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/tpu"
 )
 
@@ -29,8 +30,10 @@ per TensorCore, and the grid (blocks per dim, ceil(array/block)), naming the dim
 last block is partial. When the block is illegal (or legal but unaligned) it lists the
 nearest legal (or aligned) block shapes. An illegal block exits with status 1.
 
-SHAPE is the array's dtype and dims, such as 'bf16[4096,4096]' (any layout is
-ignored); it may also be a pasted HLO instruction or hlo:MODULE.txt:param=N.`,
+SHAPE is the array's dtype and dims, such as 'bf16[4096,4096]'; it may also be a
+pasted HLO instruction or hlo:MODULE.txt:param=N. Pallas TPU operands have the default
+layout, so a layout in SHAPE must be row-major ({1,0} for rank 2) or the generation's
+default device layout; any other is an error.`,
 	define: func(fs *flag.FlagSet) func([]string, io.Writer) error {
 		array := fs.String("array", "", "the array's `SHAPE`, such as 'bf16[4096,4096]'")
 		block := fs.String("block", "", "the block shape `B0,B1,...`")
@@ -57,6 +60,9 @@ ignored); it may also be a pasted HLO instruction or hlo:MODULE.txt:param=N.`,
 			sh, err := parseShapeArg(*array)
 			if err != nil {
 				return fmt.Errorf("bad --array %q: %s", *array, cleanErr(err))
+			}
+			if err := checkPallasLayout(g, sh); err != nil {
+				return usagef("--array %s: %s", *array, err)
 			}
 			bl, err := parseBlock(*block)
 			if err != nil {
@@ -198,4 +204,28 @@ func mibShort(b int64) string {
 	}
 	s := strings.TrimRight(strings.TrimRight(strconv.FormatFloat(f, 'f', 2, 64), "0"), ".")
 	return s + " " + unit
+}
+
+// checkPallasLayout rejects a layout that Pallas TPU operands cannot have: its
+// lowering takes arrays in the default layout, which the block rules and the VMEM
+// figures assume, so another one (transposed, other tiles) would be silently ignored.
+func checkPallasLayout(g tpu.Generation, sh layout.Shape) error {
+	l := sh.Layout
+	rowMajor := true
+	for i, d := range l.MinorToMajor {
+		rowMajor = rowMajor && d == len(l.MinorToMajor)-1-i
+	}
+	plain := layout.NewShape(sh.DType, sh.Dims...)
+	if rowMajor && l.Equal(layout.Layout{MinorToMajor: l.MinorToMajor}) {
+		return nil // no layout, or row-major untiled: the logical array Pallas sees
+	}
+	ds, err := tpu.DefaultShape(g, sh.DType, sh.Dims)
+	if err == nil && l.Equal(ds.Layout) {
+		return nil
+	}
+	want := plain.Layout.String()
+	if err == nil {
+		want += " or " + g.String() + "'s default " + ds.Layout.String()
+	}
+	return fmt.Errorf("layout %s is not one a Pallas TPU operand has; give no layout, %s", l, want)
 }

@@ -38,7 +38,13 @@ func (c *convertFlags) runAll(in, out string, padOpt relayout.Option, w io.Write
 		return usagef("--all needs --to tpu:GEN or a layout alone such as '{1,0:T(8,128)}'")
 	}
 	if !strings.HasPrefix(c.to, "tpu:") && !strings.HasPrefix(strings.TrimSpace(c.to), "{") {
-		return usagef("--all takes --to tpu:GEN or a layout alone such as '{1,0:T(8,128)}', not %q, since tensors differ in shape", c.to)
+		// Each tensor keeps its own dims, so --to names no shape; a dtype alone would
+		// mean row-major host files, which --all does not write.
+		hint := ""
+		if _, ok := layout.DTypeByName(strings.TrimSpace(c.to)); ok {
+			hint = "; --dtype sets the element type of the images"
+		}
+		return usagef("--all takes --to tpu:GEN or a layout alone such as '{1,0:T(8,128)}', not %q%s", c.to, hint)
 	}
 	dest, err := allTarget(out, c.force) // a symlink's target, so that the link stays
 	if err != nil {
@@ -130,6 +136,7 @@ func (c *convertFlags) runAll(in, out string, padOpt relayout.Option, w io.Write
 		return fmt.Errorf("cannot write OUT %s: %s", out, fileErr(err))
 	}
 	done = true
+	setOutputInPlace(true)
 	prog.finish()
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, e := range m.Tensors {

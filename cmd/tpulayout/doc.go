@@ -102,7 +102,8 @@
 // stopped by SIGINT, SIGTERM, SIGHUP or SIGQUIT, after removing the temporary output of
 // a convert in progress, so that OUT is left as it was and nothing is left beside it;
 // 141, silently and after the same cleanup, when stdout or stderr is a pipe whose
-// reader has gone. Errors and panics remove it too, and an IN truncated while convert reads it is an
+// reader has gone (0 once OUT is complete and in place: only progress or the report of
+// OUT is lost then, as in 'convert … --progress 2>&1 | head -1'). Errors and panics remove it too, and an IN truncated while convert reads it is an
 // error naming IN.
 //
 // # Output files

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"io/fs"
+	"regexp"
 	"strings"
 )
 
@@ -26,5 +27,10 @@ func cleanErr(err error) string {
 			s = strings.ReplaceAll(s, b+p, b)
 		}
 	}
-	return s
+	return unknownSafeDType.ReplaceAllString(s, "tensor $1 has dtype $2, which tpulayout does not support")
 }
+
+// unknownSafeDType matches the safetensors reader's error for a dtype with no element
+// type here, which reads as three fragments ("unsupported element type: safetensors:
+// tensor "i4": dtype "I4"") once the "buffer: " prefix is gone.
+var unknownSafeDType = regexp.MustCompile(`unsupported element type: safetensors: tensor ("(?:[^"\\]|\\.)*"): dtype ("(?:[^"\\]|\\.)*")`)

@@ -133,8 +133,12 @@ func hostHeader(kind fileKind, out string, dst layout.Shape, name string) ([]byt
 		}
 		h, err = safetensors.HeaderFor([]safetensors.TensorInfo{{Name: name, DType: dst.DType, Shape: dst.Dims}}, nil)
 	}
+	if errors.Is(err, buffer.ErrDType) {
+		// The library's reason only repeats this one, with its package prefixes.
+		return nil, fmt.Errorf("OUT %s: %s files cannot hold %s elements; write a raw image (OUT of another name) or pick another dtype with --to", out, kind, dst.DType)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("OUT %s: %s files cannot hold %s elements: %w", out, kind, dst.DType, err)
+		return nil, fmt.Errorf("OUT %s: %s files cannot hold %s elements: %s", out, kind, dst.DType, cleanErr(err))
 	}
 	return h, nil
 }

@@ -21,7 +21,8 @@ expansion factor (footprint / logical bytes), the generation's default layout an
 cheapest layouts for the dtype and dims on it (any two dims minor, any tile rows
 Mosaic accepts), and whether the array can be copied from a row-major host array in
 contiguous row blocks, and of what size. --gen picks the generation (default v5e);
---to tpu:GEN replaces SHAPE's layout with that generation's default and reports on it.
+--to tpu:GEN replaces SHAPE's layout with that generation's default and reports on it
+(a note on stderr says so when SHAPE gave another layout than row-major).
 
 With --json it prints one object with the keys shape, dtype, dims, minor_to_major,
 physical_order, tiles (a combined dim is the string "*"), tail_padding, levels
@@ -41,9 +42,15 @@ no_tpu_layout, and host_row_blocks (run, rows, pieces, identical, bytes, note).`
 			if err != nil {
 				return err
 			}
+			given := ix.Shape()
 			ix, g, err := infoTarget(ix, *to, *gen)
 			if err != nil {
 				return err
+			}
+			// A layout given in SHAPE and then replaced is easy to miss in the report.
+			plain := layout.NewShape(given.DType, given.Dims...)
+			if *to != "" && given.String() != plain.String() && given.String() != ix.Shape().String() {
+				fmt.Fprintf(progressOut, "tpulayout info: note: --to %s replaced SHAPE's layout: %s is reported as %s\n", *to, given, ix.Shape())
 			}
 			info := newInfo(ix)
 			info.insightJSON = newInsight(ix, g)

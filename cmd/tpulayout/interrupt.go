@@ -15,7 +15,24 @@ import (
 var temps = struct {
 	sync.Mutex
 	paths map[string]bool
+	// inPlace: OUT is complete and renamed into place, so that a broken pipe from
+	// then on can only lose progress or the report on stdout, not output.
+	inPlace bool
 }{paths: map[string]bool{}}
+
+// setOutputInPlace records whether OUT is in place (see temps.inPlace).
+func setOutputInPlace(v bool) {
+	temps.Lock()
+	temps.inPlace = v
+	temps.Unlock()
+}
+
+// outputInPlace reports whether OUT is in place.
+func outputInPlace() bool {
+	temps.Lock()
+	defer temps.Unlock()
+	return temps.inPlace
+}
 
 // holdSignals keeps the signal handler waiting until release is called (release may be
 // called more than once). A temporary output is created and registered with trackHeld
@@ -40,6 +57,10 @@ func untrack(path string) {
 // is about to exit.
 func removeTemps() {
 	temps.Lock()
+	removeTempsLocked()
+}
+
+func removeTempsLocked() {
 	for p := range temps.paths {
 		os.RemoveAll(p)
 	}
@@ -56,13 +77,23 @@ const exitBrokenPipe = 141
 // exitOnSignal removes the temporary outputs and exits with [exitInterrupted] on the
 // first of stopSignals. SIGPIPE (stdout or stderr is a pipe whose reader has gone, say
 // 'convert … --progress 2>&1 | head -1') would kill the process without the cleanup
-// too: it removes them and exits with [exitBrokenPipe], silently, as tools do.
+// too: it removes them and exits with [exitBrokenPipe], silently, as tools do. Once OUT
+// is in place, though, a broken pipe only loses progress or the report of what was
+// written: the write fails, the signal is ignored, and the command finishes with its
+// own status (run does not count that failed write).
 func exitOnSignal(stderr io.Writer) {
 	c := make(chan os.Signal, 1)
 	signal.Notify(c, append(stopSignals, syscall.SIGPIPE)...)
 	go func() {
-		sig := <-c
-		removeTemps()
+		var sig os.Signal
+		for sig = range c {
+			temps.Lock() // kept: decided and cleaned up under one lock, then exit
+			if sig != syscall.SIGPIPE || !temps.inPlace {
+				break
+			}
+			temps.Unlock()
+		}
+		removeTempsLocked()
 		if sig == syscall.SIGPIPE {
 			os.Exit(exitBrokenPipe)
 		}

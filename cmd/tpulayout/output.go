@@ -152,12 +152,16 @@ func writeOutput(out string, write func(w imageWriter) error) error {
 			untrack(tmp)
 		}
 	}()
-	return buffer.WriteFileAtomicFile(linkTarget(out), func(f *os.File) error {
+	err = buffer.WriteFileAtomicFile(linkTarget(out), func(f *os.File) error {
 		tmp = f.Name()
 		trackHeld(tmp) // until renamed: the fsync after this can be long
 		release()
 		return write(f)
 	})
+	if err == nil {
+		setOutputInPlace(true)
+	}
+	return err
 }
 
 // checkOutName fails before any work when OUT cannot be written at all: an empty name.

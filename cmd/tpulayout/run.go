@@ -96,6 +96,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 			code = exitUsage
 		}
 	}()
+	setOutputInPlace(false) // run is called once per process, but many times in tests
 	if len(args) == 0 {
 		fmt.Fprintf(stderr, "%s: missing verb (%s); run 'tpulayout help' for usage\n", prefix, verbNames())
 		return exitUsage
@@ -143,6 +144,9 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	}
 	if _, err := stdout.Write(out.Bytes()); err != nil {
 		if errors.Is(err, syscall.EPIPE) { // SIGPIPE's handler may not have run yet
+			if outputInPlace() {
+				return exitOK // only the report of OUT is lost (see exitOnSignal)
+			}
 			return exitBrokenPipe
 		}
 		fmt.Fprintf(stderr, "%s: %s\n", prefix, oneLine(err.Error()))

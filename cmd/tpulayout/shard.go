@@ -127,6 +127,7 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("cannot write OUT %s: %s", out, libErr(err))
 	}
+	setOutputInPlace(true)
 	prog.finish()
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, t := range m.Tensors {

@@ -17,6 +17,9 @@ import (
 	"github.com/tpulayout/tpulayout/validate"
 )
 
+// stdin is where DUMP - is read from; tests replace it.
+var stdin io.Reader = os.Stdin
+
 var validateVerb = &verb{
 	name:     "validate",
 	synopsis: "DUMP --layout SHAPE --ref REF [flags]",
@@ -24,6 +27,7 @@ var validateVerb = &verb{
 	detail: `Validate checks that DUMP, the raw bytes of a device buffer in the layout SHAPE (exactly
 its footprint), holds the array REF: a .npy file, a tensor of a .safetensors file
 (--tensor NAME, unless it holds one tensor), or raw bytes of --ref-shape (any layout).
+DUMP - is standard input, read whole into memory.
 
 Elements are compared in DUMP's type as convert converts REF: an f32 reference against a
 bf16 dump is rounded to nearest even first. --tol relaxes the match, and may repeat or
@@ -164,16 +168,31 @@ func (v *validateFlags) run(dumpPath string, w io.Writer) error {
 	if v.refShape != "" && refKind != kindRaw {
 		return usagef("--ref-shape is for a raw REF; %s is a %s file with its own dtype and shape", v.ref, refKind)
 	}
-	st, err := os.Stat(dumpPath)
-	if err != nil {
-		return fmt.Errorf("cannot read DUMP %s: %s", dumpPath, fileErr(err))
+	if v.ref == "-" {
+		return usagef("- (standard input) is not supported for REF; use a file")
 	}
-	if st.IsDir() {
-		return fmt.Errorf("cannot read DUMP %s: it is a directory", dumpPath)
+	// DUMP - is standard input: a stream has no size to check first and cannot be
+	// mapped, so it is read whole.
+	var stdinDump []byte
+	var dumpSize int64
+	if dumpPath == "-" {
+		if stdinDump, err = io.ReadAll(stdin); err != nil {
+			return fmt.Errorf("cannot read DUMP - (standard input): %s", fileErr(err))
+		}
+		dumpSize = int64(len(stdinDump))
+	} else {
+		st, err := os.Stat(dumpPath)
+		if err != nil {
+			return fmt.Errorf("cannot read DUMP %s: %s", dumpPath, fileErr(err))
+		}
+		if st.IsDir() {
+			return fmt.Errorf("cannot read DUMP %s: it is a directory", dumpPath)
+		}
+		dumpSize = st.Size()
 	}
-	if want := ix.FootprintBytes(); st.Size() != want {
+	if want := ix.FootprintBytes(); dumpSize != want {
 		return fmt.Errorf("DUMP %s has %s, but the footprint of %s is %s",
-			dumpPath, plural(st.Size(), "byte"), ix.Shape(), plural(want, "byte"))
+			dumpPath, plural(dumpSize, "byte"), ix.Shape(), plural(want, "byte"))
 	}
 	prog := newProgress(v.progress, "validate", 0)
 	defer prog.finish()
@@ -190,7 +209,14 @@ func (v *validateFlags) run(dumpPath string, w io.Writer) error {
 		return fmt.Errorf("REF %s is %s, but --layout %s has dims %s",
 			v.ref, layout.NewShape(ref.DType(), ref.Dims()...), ix.Shape(), fmtDims(ix.Dims()))
 	}
-	dump, err := buffer.ReadRaw(dumpPath, ix.Shape())
+	var dump *buffer.Buffer
+	if dumpPath == "-" {
+		if dump, err = buffer.New(ix.Shape()); err == nil {
+			copy(dump.Data, stdinDump)
+		}
+	} else {
+		dump, err = buffer.ReadRaw(dumpPath, ix.Shape())
+	}
 	if err != nil {
 		return fmt.Errorf("cannot read DUMP %s: %s", dumpPath, cleanErr(err))
 	}
