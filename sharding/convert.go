@@ -405,30 +405,19 @@ func (j *Job) WriteDir(dir string) (*Manifest, error) {
 	return m, nil
 }
 
-// dirNameFor turns a tensor name into a unique directory name: characters other than
-// letters, digits, '.', '-' and '_' become '_'.
+// dirNameFor turns a tensor name into a unique directory name: safetensors.FileStem,
+// unique ignoring case (for file systems that ignore it) and never starting with
+// "manifest", whose files sit beside the directories.
 func dirNameFor(name string, used map[string]bool) string {
-	var sb strings.Builder
-	for _, r := range name {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '-', r == '_':
-			sb.WriteRune(r)
-		default:
-			sb.WriteByte('_')
-		}
-	}
-	stem := strings.TrimLeft(sb.String(), ".")
-	if stem == "" {
-		stem = "tensor"
-	}
+	stem := safetensors.FileStem(name)
 	d := stem
-	for i := 2; used[d] || strings.HasPrefix(d, "manifest"); i++ {
+	for i := 2; used[strings.ToLower(d)] || strings.HasPrefix(d, "manifest"); i++ {
 		d = fmt.Sprintf("%s-%d", stem, i)
 		if strings.HasPrefix(stem, "manifest") {
 			d = "t." + d
 		}
 	}
-	used[d] = true
+	used[strings.ToLower(d)] = true
 	return d
 }
 

@@ -146,25 +146,10 @@ func (c *convertFlags) runAll(in, out string, padOpt relayout.Option, w io.Write
 	return tw.Flush()
 }
 
-// fileNameFor turns a tensor name into a unique file name: characters other than
-// letters, digits, '.', '-' and '_' become '_', a long name is shortened with a hash
-// (see shortStem), and ".bin" is appended. Names are unique ignoring case, for file
-// systems that ignore it.
+// fileNameFor turns a tensor name into a unique file name: safetensors.FileStem and
+// ".bin", unique ignoring case, for file systems that ignore it.
 func fileNameFor(name string, used map[string]bool) string {
-	var sb strings.Builder
-	for _, r := range name {
-		switch {
-		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '-', r == '_':
-			sb.WriteRune(r)
-		default:
-			sb.WriteByte('_')
-		}
-	}
-	stem := strings.TrimLeft(sb.String(), ".")
-	if stem == "" {
-		stem = "tensor"
-	}
-	stem = shortStem(stem, name)
+	stem := safetensors.FileStem(name)
 	file := stem + ".bin"
 	for i := 2; used[strings.ToLower(file)]; i++ {
 		file = fmt.Sprintf("%s-%d.bin", stem, i)
