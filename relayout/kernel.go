@@ -293,11 +293,14 @@ func (p *Plan) cacheOrder() {
 
 // groupStreams keeps the strided side's streams long enough for the prefetchers. One
 // pass of the innermost outer loop visits size×p streams there (rows of the side not
-// walked in order), each for one kernel run; when there are more than 16, the next
-// loop out — if it continues every stream where the run ended — is split so that its
-// inner part, moved innermost, gives each stream 1 KiB per visit. s8 → T(32,128)(4,1)
-// writes a tile from 32 source rows, 128 bytes each, and gains from grouping 8 tiles;
-// bf16 (8 streams) lost with it, so it stays as is (bench/design-notes.md).
+// walked in order), each for one kernel run. When the next loop out continues every
+// stream where the run ended, it is split so that its inner part, moved innermost,
+// lengthens each visit. Where the streams are source rows (tiling), the whole loop moves
+// in: each pass reads its rows from end to end and scatters the runs over a row of
+// tiles, as f32 → T(8,128) reads 8 rows 512 bytes at a time otherwise. Where they are
+// destination rows (untiling, walked in source order), only the passes with more than
+// 16 streams are grouped, to 1 KiB per visit: whole rows lost there
+// (bench/design-notes.md).
 func (p *Plan) groupStreams(k kernel, bySrc bool) {
 	n := len(p.outer)
 	if n < 2 || k.kind == kTranspose || k.kind == kElem {
@@ -309,12 +312,15 @@ func (p *Plan) groupStreams(k kernel, bySrc bool) {
 	if bySrc {
 		stride, width = next.dstStr, int64(p.dbits/8)
 	}
-	if streams <= 16 || stride != k.n {
+	if streams <= 1 || stride != k.n || bySrc && streams <= 16 {
 		return
 	}
-	g := int64(1)
-	for g*k.n*width < 1024 && next.size%(2*g) == 0 {
-		g *= 2
+	g := next.size
+	if bySrc {
+		g = 1
+		for g*k.n*width < 1024 && next.size%(2*g) == 0 {
+			g *= 2
+		}
 	}
 	if g == 1 {
 		return

@@ -270,6 +270,17 @@ func (m mode) loop(n reg.GPVirtual, unroll int, streams []stream, body func(k in
 	Label("row")
 	i := GP64()
 	MOVQ(n, i)
+	if m == batchedStreaming && prefetchable(streams) {
+		inner := body
+		body = func(k int) {
+			for _, s := range streams {
+				for off := 0; !s.out && off < s.step; off += 64 {
+					PREFETCHNTA(at(s.p, k*s.step+off+prefetchAhead))
+				}
+			}
+			inner(k)
+		}
+	}
 	loopN(i, unroll, streams, body)
 	for _, s := range streams {
 		ADDQ(next[key{s.out, s.step}], s.p)
@@ -316,3 +327,24 @@ func fname(base string, x isa, m mode) string {
 }
 
 func at(p reg.GPVirtual, disp int) Mem { return Mem{Base: p, Disp: disp} }
+
+// prefetchAhead is how far ahead of each source stream a streaming batch with several
+// source rows prefetches (bench/design-notes.md).
+const prefetchAhead = 2048
+
+// prefetchable reports whether a streaming batch prefetches its sources: the packing
+// kernels, whose two or four source rows the hardware prefetchers followed too late, and
+// only where each source advances by whole lines per step (AVX-512). The copy kernel,
+// with one source, lost with it.
+func prefetchable(streams []stream) bool {
+	srcs := 0
+	for _, s := range streams {
+		if !s.out {
+			if s.step%64 != 0 {
+				return false
+			}
+			srcs++
+		}
+	}
+	return srcs >= 2
+}
