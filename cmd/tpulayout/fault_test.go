@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/binary"
 	"flag"
 	"io"
 	"os"
@@ -40,23 +39,12 @@ func TestTruncatedInput(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			in := filepath.Join(dir, "in.raw")
-			var hdr []byte
-			if tc.args[0] == "--all" {
-				in = filepath.Join(dir, "in.safetensors")
-				js := `{"w":{"dtype":"F32","shape":[16384,16384],"data_offsets":[0,1073741824]}}`
-				hdr = binary.LittleEndian.AppendUint64(nil, uint64(len(js)))
-				hdr = append(hdr, js...)
-			}
-			f, err := os.Create(in)
+			in := sparseInput(t, dir, tc.args[0] == "--all", tc.size)
+			st, err := os.Stat(in)
 			if err != nil {
 				t.Fatal(err)
 			}
-			f.Write(hdr)
-			if err := f.Truncate(int64(len(hdr)) + tc.size); err != nil { // sparse: reads as zeros
-				t.Fatal(err)
-			}
-			f.Close()
+			header := st.Size() - tc.size // truncated to this: every data byte goes
 			cmd := exec.Command(os.Args[0], append([]string{"convert", in, filepath.Join(dir, tc.out)}, tc.args...)...)
 			cmd.Env = append(os.Environ(), "TPULAYOUT_RUN_MAIN=1")
 			var stderr bytes.Buffer
@@ -86,7 +74,7 @@ func TestTruncatedInput(t *testing.T) {
 				}
 				time.Sleep(time.Millisecond)
 			}
-			if err := os.Truncate(in, int64(len(hdr))); err != nil {
+			if err := os.Truncate(in, header); err != nil {
 				t.Fatal(err)
 			}
 			err = cmd.Wait()

@@ -47,23 +47,7 @@ func TestInterruptRemovesTemporaryOutput(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
-			in := filepath.Join(dir, "in.raw")
-			var hdr []byte
-			if tc.args[0] == "--all" { // a checkpoint of one 1 GiB tensor
-				in = filepath.Join(dir, "in.safetensors")
-				js := `{"w":{"dtype":"F32","shape":[16384,16384],"data_offsets":[0,1073741824]}}`
-				hdr = binary.LittleEndian.AppendUint64(nil, uint64(len(js)))
-				hdr = append(hdr, js...)
-			}
-			f, err := os.Create(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			f.Write(hdr)
-			if err := f.Truncate(int64(len(hdr)) + 16384*16384*4); err != nil { // sparse: reads as zeros
-				t.Fatal(err)
-			}
-			f.Close()
+			in := sparseInput(t, dir, tc.args[0] == "--all", 16384*16384*4)
 			sig := os.Signal(os.Interrupt)
 			args := tc.args
 			if s, ok := map[string]os.Signal{"SIGTERM": syscall.SIGTERM, "SIGHUP": syscall.SIGHUP, "SIGQUIT": syscall.SIGQUIT}[args[len(args)-1]]; ok {
@@ -86,7 +70,7 @@ func TestInterruptRemovesTemporaryOutput(t *testing.T) {
 				time.Sleep(time.Millisecond)
 			}
 			cmd.Process.Signal(sig)
-			err = cmd.Wait()
+			err := cmd.Wait()
 			var exit *exec.ExitError
 			if !errors.As(err, &exit) {
 				t.Fatalf("convert finished before the signal (err %v); make the input larger", err)
@@ -155,4 +139,28 @@ func TestBrokenPipeRemovesTemporaryOutput(t *testing.T) {
 	if got := entries(t, dir); len(got) != 1 {
 		t.Errorf("directory holds %q after the broken pipe, want only in.raw", got)
 	}
+}
+
+// sparseInput makes IN for a long conversion in dir: raw bytes of size, or with all a
+// safetensors checkpoint of one 1 GiB f32 tensor, sparse so that it reads as zeros.
+func sparseInput(t *testing.T, dir string, all bool, size int64) string {
+	t.Helper()
+	in := filepath.Join(dir, "in.raw")
+	var hdr []byte
+	if all {
+		in = filepath.Join(dir, "in.safetensors")
+		js := `{"w":{"dtype":"F32","shape":[16384,16384],"data_offsets":[0,1073741824]}}`
+		hdr = binary.LittleEndian.AppendUint64(nil, uint64(len(js)))
+		hdr = append(hdr, js...)
+	}
+	f, err := os.Create(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	f.Write(hdr)
+	if err := f.Truncate(int64(len(hdr)) + size); err != nil {
+		t.Fatal(err)
+	}
+	return in
 }

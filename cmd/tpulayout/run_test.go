@@ -5,9 +5,6 @@ import (
 	"encoding/json"
 	"flag"
 	"io"
-	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 )
@@ -256,21 +253,7 @@ func TestGolden(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got := mustRun(t, c.args...)
-			path := filepath.Join("testdata", c.name+".golden")
-			if *update {
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if got != string(want) {
-				t.Errorf("tpulayout %s:\n%s\nwant (%s):\n%s", strconv.Quote(strings.Join(c.args, " ")), got, path, want)
-			}
+			checkGolden(t, c.name, mustRun(t, c.args...))
 		})
 	}
 }
