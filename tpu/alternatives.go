@@ -1,6 +1,7 @@
 package tpu
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 
@@ -121,15 +122,7 @@ func Alternatives(g Generation, dt layout.DType, dims []int64) ([]Alternative, e
 			}
 		}
 	}
-	slices.SortStableFunc(out, func(x, y Alternative) int {
-		switch {
-		case x.Bytes < y.Bytes:
-			return -1
-		case x.Bytes > y.Bytes:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(out, func(x, y Alternative) int { return cmp.Compare(x.Bytes, y.Bytes) })
 	return out, nil
 }
 

@@ -1,6 +1,7 @@
 package tpu
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -214,11 +215,8 @@ func nearestBlocks(array, block []int64, ok func([]int64) bool, p int64) [][]int
 	}
 	walk(0)
 	slices.SortStableFunc(all, func(x, y scored) int {
-		switch {
-		case x.cost < y.cost:
-			return -1
-		case x.cost > y.cost:
-			return 1
+		if c := cmp.Compare(x.cost, y.cost); c != 0 {
+			return c
 		}
 		return slices.Compare(y.bl, x.bl) // ties: the larger block
 	})
