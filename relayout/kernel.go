@@ -164,6 +164,7 @@ func (p *Plan) compile() {
 	// (bench/design-notes.md).
 	p.stream = p.dst.FootprintBytes() >= streamingBytes() && k.kind != kElem
 	p.bind(&k)
+	p.ahead = p.sourcePiece(k)
 	p.kern = k
 	p.fillRow = p.packFillRow()
 	p.chunks = 1
@@ -331,6 +332,32 @@ func (p *Plan) groupStreams(k kernel, bySrc bool) {
 	if out.size == 1 {
 		p.outer = slices.Delete(p.outer, n-2, n-1)
 	}
+}
+
+// maxPiece bounds sourcePiece: longer pieces are streams the hardware prefetchers follow.
+const maxPiece = 4096
+
+// sourcePiece returns the bytes of source that one kernel block reads, when they are
+// one contiguous piece and the next block reads the piece after it (untiling walked in
+// source order: a tile a block), else 0. The hardware prefetchers do not cross a 4 KiB
+// page, and a T(8,128) f32 tile is one: each block would start with cold misses, so
+// runRange asks for the next piece after each block (bench/design-notes.md).
+func (p *Plan) sourcePiece(k kernel) int64 {
+	if !p.stream || k.kind != kCopy && k.kind != kDeinterleave || len(p.outer) == 0 {
+		return 0
+	}
+	run := k.n * max(k.p, 1) // source elements of one run
+	if k.rep > 1 && k.repSrc != run {
+		return 0
+	}
+	piece := run * k.rep
+	if l := p.outer[len(p.outer)-1]; l.tab != nil || l.srcStr != piece {
+		return 0
+	}
+	if b := piece * int64(p.sbits/8); b <= maxPiece {
+		return b
+	}
+	return 0
 }
 
 // runIsLowest reports whether the kernel's run loops are the lowest places of one dim,

@@ -136,6 +136,7 @@ func (s *asmSet) kernels() *Kernels {
 		BF16DeinterleaveToF32: s.bf16DeintToF32W,
 		Fill:                  s.fillW,
 		Fence:                 sfence,
+		Prefetch:              prefetch,
 	}, s.rows, s.rowsNT, s.narrowerRows())
 }
 
@@ -148,6 +149,15 @@ func (s *asmSet) narrowerRows() rowAsm {
 }
 
 func addr(p *byte) uintptr { return uintptr(unsafe.Pointer(p)) }
+
+// prefetch asks for every cache line that b touches.
+func prefetch(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	a := addr(&b[0])
+	prefetchNTA(&b[0], int((a+uintptr(len(b))-1)/64-a/64+1))
+}
 
 // plan splits n elements for a kernel whose assembly handles blk elements per
 // iteration and writes eb bytes per element to each destination d[i] (nil

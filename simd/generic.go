@@ -38,6 +38,7 @@ var genericKernels = addRows(&Kernels{
 	BF16DeinterleaveToF32: genericBF16DeinterleaveToF32,
 	Fill:                  genericFill,
 	Fence:                 func() {},
+	Prefetch:              func([]byte) {},
 }, rowAsm{}, rowAsm{}, rowAsm{})
 
 func genericCopy(dst, src []byte) {

@@ -571,3 +571,8 @@ func transpose8w8AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
 
 // sfence orders the preceding non-temporal stores before later stores.
 func sfence()
+
+// prefetchNTA hints that the n 64-byte lines from p will be read soon.
+//
+//go:noescape
+func prefetchNTA(p *byte, n int)

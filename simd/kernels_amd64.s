@@ -8390,3 +8390,20 @@ done:
 TEXT ·sfence(SB), NOSPLIT, $0
 	SFENCE
 	RET
+
+// func prefetchNTA(p *byte, n int)
+// Requires: MMX+
+TEXT ·prefetchNTA(SB), NOSPLIT, $0-16
+	MOVQ  p+0(FP), AX
+	MOVQ  n+8(FP), CX
+	TESTQ CX, CX
+	JLE   done
+
+loop:
+	PREFETCHNTA (AX)
+	ADDQ        $0x00000040, AX
+	DECQ        CX
+	JNZ         loop
+
+done:
+	RET

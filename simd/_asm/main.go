@@ -60,6 +60,7 @@ func main() {
 	genTranspose8h8()
 	genTranspose8w8()
 	genSfence()
+	genPrefetch()
 
 	Generate()
 }

@@ -208,6 +208,24 @@ func genSfence() {
 	RET()
 }
 
+// genPrefetch emits prefetchNTA, which asks for n cache lines from p on: a
+// hint, with no effect on any result.
+func genPrefetch() {
+	TEXT("prefetchNTA", NOSPLIT, "func(p *byte, n int)")
+	Pragma("noescape")
+	Doc("prefetchNTA hints that the n 64-byte lines from p will be read soon.")
+	p, n := param("p"), param("n")
+	TESTQ(n, n)
+	JLE(LabelRef("done"))
+	Label("loop")
+	PREFETCHNTA(at(p, 0))
+	ADDQ(U32(64), p)
+	DECQ(n)
+	JNZ(LabelRef("loop"))
+	Label("done")
+	RET()
+}
+
 // genTranspose8x16AVX2 emits the 8-bit transpose on 16×16 blocks. Register i
 // holds source rows i (low lane) and i+8 (high lane); three rounds of byte
 // unpacks give, in register k, columns 2k and 2k+1 as 8-byte halves, which

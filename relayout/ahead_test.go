@@ -1,0 +1,32 @@
+package relayout
+
+import (
+	"testing"
+
+	"github.com/tpulayout/tpulayout/layout"
+)
+
+// Untilings walked in source order ask for the next tile ahead; copies whose blocks read
+// long source streams, and copies inside the cache, do not.
+func TestSourcePiece(t *testing.T) {
+	for _, c := range []struct {
+		dst, src string
+		want     int64
+	}{
+		{"f32[8192,8192]{1,0}", "f32[8192,8192]{1,0:T(8,128)}", 4096},
+		{"bf16[8192,8192]{1,0}", "bf16[8192,8192]{1,0:T(8,128)(2,1)}", 2048},
+		{"f32[8192,8192]{1,0}", "bf16[8192,8192]{1,0:T(8,128)(2,1)}", 2048},
+		{"f32[8192,8192]{1,0:T(8,128)}", "f32[8192,8192]{1,0}", 0},        // source rows: 32 KiB pieces
+		{"bf16[8192,8192]{1,0:T(8,128)(2,1)}", "bf16[8192,8192]{1,0}", 0}, // interleave
+		{"f32[8192,8192]{0,1}", "f32[8192,8192]{1,0}", 0},                 // transpose
+		{"f32[64,256]{1,0}", "f32[64,256]{1,0:T(8,128)}", 0},              // in the cache
+	} {
+		p, err := NewPlan(layout.MustParse(c.dst), layout.MustParse(c.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.ahead != c.want {
+			t.Errorf("%s ← %s: ahead %d, want %d", c.dst, c.src, p.ahead, c.want)
+		}
+	}
+}
