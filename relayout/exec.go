@@ -406,6 +406,12 @@ func (p *Plan) edge(dst, src, scratch []byte, dOff, sOff int64, e *[maxDims]int6
 			if p.opts.pad != padLeave {
 				for i := range rows {
 					o := dOff + i*k.repDst
+					if k.kind == kDeinterleave { // each unpacked row has its own tail
+						for j := range k.p {
+							p.pad(dst, o+j*k.pstr+data, o+j*k.pstr+inDst)
+						}
+						continue
+					}
 					p.pad(dst, o+data*w, o+inDst*w)
 				}
 			}

@@ -45,7 +45,7 @@ type kernel struct {
 	// can copy its data prefix and pad the rest instead of going element by element.
 	clip     bool
 	clipDim  int
-	rowDim   int   // interleave: the packed rows' dim
+	rowDim   int   // interleave, deinterleave: the packed rows' dim
 	rowPlace int64 // and their place in it
 
 	maxInner []int64 // per dim: the largest coordinate the kernel adds
@@ -138,9 +138,9 @@ func (p *Plan) compile() {
 	for d, b := range bounds {
 		p.ragged[d] = covered[d]+1 > b.size
 	}
-	if k.kind == kCopy || k.kind == kInterleave {
+	if k.kind != kTranspose && k.kind != kElem {
 		k.clip, k.clipDim = p.runIsLowest(k)
-		k.clip = k.clip && !(k.kind == kInterleave && k.rowDim == k.clipDim)
+		k.clip = k.clip && !(k.p > 0 && k.rowDim == k.clipDim)
 	}
 	p.cacheOrder()
 	p.outer = append(tables, p.outer...) // they have no strides: outermost, never a repeat
@@ -364,8 +364,11 @@ func (p *Plan) sourcePiece(k kernel) int64 {
 // consecutive, so that run element i has coordinate base+i.
 func (p *Plan) runIsLowest(k kernel) (bool, int) {
 	run := p.inner
-	if k.kind == kInterleave {
+	switch k.kind {
+	case kInterleave:
 		run = run[:len(run)-1] // the last inner loop is the packed rows
+	case kDeinterleave:
+		run = slices.DeleteFunc(slices.Clone(run), func(l loop) bool { return l.dim == k.rowDim && l.place == k.rowPlace && l.size == k.p })
 	}
 	if len(run) == 0 {
 		return false, 0
@@ -417,7 +420,7 @@ func (p *Plan) packing(loops []loop) (kernel, []int, bool) {
 			run *= loops[i].size
 			inner = append(inner, i)
 		}
-		return kernel{kind: kDeinterleave, n: run, p: pk, pstr: loops[c].dstStr}, inner, true
+		return kernel{kind: kDeinterleave, n: run, p: pk, pstr: loops[c].dstStr, rowDim: loops[c].dim, rowPlace: loops[c].place}, inner, true
 	}
 	return kernel{}, nil, false
 }

@@ -30,3 +30,22 @@ func TestSourcePiece(t *testing.T) {
 		}
 	}
 }
+
+// Untiling edge tiles (a row of 8191 bf16 pairs ends in a tile of 127 columns) copy
+// their data prefix with the deinterleave kernel, not element by element.
+func TestDeinterleaveClips(t *testing.T) {
+	for _, c := range [][2]string{
+		{"bf16[64,8191]{1,0}", "bf16[64,8191]{1,0:T(8,128)(2,1)}"},
+		{"f32[64,8191]{1,0}", "bf16[64,8191]{1,0:T(8,128)(2,1)}"},
+		{"s8[64,8191]{1,0}", "s8[64,8191]{1,0:T(32,128)(4,1)}"},
+		{"f32[13,300]{1,0:T(8,128)}", "bf16[13,300]{1,0:T(8,128)(2,1)}"},
+	} {
+		p, err := NewPlan(layout.MustParse(c[0]), layout.MustParse(c[1]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k := p.kern; k.kind != kDeinterleave || !k.clip || k.clipDim != 1 {
+			t.Errorf("%s ← %s: %v kernel, clip %v on dim %d; want deinterleave clipped on dim 1", c[0], c[1], k.kind, k.clip, k.clipDim)
+		}
+	}
+}
