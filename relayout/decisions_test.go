@@ -6,8 +6,9 @@ import (
 	"github.com/tpulayout/tpulayout/layout"
 )
 
-// Untilings walked in source order ask for the next tile ahead; copies whose blocks read
-// long source streams, and copies inside the cache, do not.
+// Untilings walked in source order ask for the next tile ahead, tilings of narrow arrays
+// for the next tile row's source rows; copies whose blocks read long source streams, and
+// copies inside the cache, do not.
 func TestSourcePiece(t *testing.T) {
 	for _, c := range []struct {
 		dst, src string
@@ -25,8 +26,8 @@ func TestSourcePiece(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p.ahead != c.want {
-			t.Errorf("%s ← %s: ahead %d, want %d", c.dst, c.src, p.ahead, c.want)
+		if p.ahead.piece != c.want {
+			t.Errorf("%s ← %s: ahead %d, want %d", c.dst, c.src, p.ahead.piece, c.want)
 		}
 	}
 }
@@ -46,6 +47,26 @@ func TestDeinterleaveClips(t *testing.T) {
 		}
 		if k := p.kern; k.kind != kDeinterleave || !k.clip || k.clipDim != 1 {
 			t.Errorf("%s ← %s: %v kernel, clip %v on dim %d; want deinterleave clipped on dim 1", c[0], c[1], k.kind, k.clip, k.clipDim)
+		}
+	}
+}
+
+// Narrow arrays batch the rows of a tile, not their one or two tile columns.
+func TestBatchOrder(t *testing.T) {
+	for _, c := range []struct {
+		dst, src string
+		rep      int64
+	}{
+		{"f32[200000,200]{1,0:T(8,128)}", "f32[200000,200]{1,0}", 8},
+		{"bf16[200000,200]{1,0:T(8,128)(2,1)}", "bf16[200000,200]{1,0}", 4},
+		{"f32[8192,8192]{1,0:T(8,128)}", "f32[8192,8192]{1,0}", 64}, // 64 tile columns: too much for L1
+	} {
+		p, err := NewPlan(layout.MustParse(c.dst), layout.MustParse(c.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.kern.rep != c.rep {
+			t.Errorf("%s ← %s: batches of %d, want %d", c.dst, c.src, p.kern.rep, c.rep)
 		}
 	}
 }

@@ -81,8 +81,8 @@ func (p *Plan) runRange(dst, src []byte, lo, hi int64) {
 	for it := lo; it < hi; it++ {
 		if p.interior(&e, k.maxBlock) {
 			p.kernel(dst, src, scratch, dOff, sOff, k.n, k.rep)
-			if p.ahead > 0 {
-				p.prefetchNext(src, sOff)
+			if p.ahead.piece > 0 {
+				p.prefetchNext(src, sOff, &ctr)
 			}
 		} else {
 			p.block(dst, src, scratch, dOff, sOff, e)
@@ -91,14 +91,6 @@ func (p *Plan) runRange(dst, src []byte, lo, hi int64) {
 	}
 	if p.stream {
 		p.k().Fence() // before the caller, or the goroutine waiting for this one, reads dst
-	}
-}
-
-// prefetchNext asks for the source piece after the block at sOff (see sourcePiece).
-func (p *Plan) prefetchNext(src []byte, sOff int64) {
-	from := sOff*int64(p.sbits/8) + p.ahead
-	if from < int64(len(src)) {
-		p.k().Prefetch(src[from:min(from+p.ahead, int64(len(src)))])
 	}
 }
 

@@ -143,6 +143,7 @@ func (p *Plan) compile() {
 		k.clip = k.clip && !(k.p > 0 && k.rowDim == k.clipDim)
 	}
 	p.cacheOrder()
+	p.batchOrder(k)
 	p.outer = append(tables, p.outer...) // they have no strides: outermost, never a repeat
 	// Fold the innermost outer loop into each kernel call as a repeat, so the odometer
 	// and the edge checks run once per batch of runs: 256² bf16 → T(8,128)(2,1) makes
@@ -164,7 +165,7 @@ func (p *Plan) compile() {
 	// (bench/design-notes.md).
 	p.stream = p.dst.FootprintBytes() >= streamingBytes() && k.kind != kElem
 	p.bind(&k)
-	p.ahead = p.sourcePiece(k)
+	p.ahead = p.planAhead(k)
 	p.kern = k
 	p.fillRow = p.packFillRow()
 	p.chunks = 1
@@ -292,6 +293,31 @@ func (p *Plan) cacheOrder() {
 	p.outer = append(slices.Delete(p.outer, big, big+1), l)
 }
 
+// batchL1 bounds the data of the two innermost outer loops' blocks, both sides, for
+// batchOrder: within it their order does not matter to the memory.
+const batchL1 = 32 << 10
+
+// batchOrder puts the larger of the two innermost outer loops innermost, where it
+// becomes the kernel's batch, when their blocks together stay in L1. Narrow arrays need
+// it: f32[N,200] → T(8,128) has two tile columns, and batching those made calls of two
+// runs, the second an edge; batching a tile's 8 rows makes calls of 8, and the edge
+// column's calls clip 8 runs at once.
+func (p *Plan) batchOrder(k kernel) {
+	n := len(p.outer)
+	if n < 2 || k.kind == kTranspose || k.kind == kElem {
+		return
+	}
+	a, b := p.outer[n-2], p.outer[n-1]
+	if a.tab != nil || b.tab != nil || a.size <= b.size {
+		return
+	}
+	block := k.n * max(k.p, 1) * int64(p.sbits/8+p.dbits/8)
+	if block*a.size*b.size > batchL1 {
+		return
+	}
+	p.outer[n-2], p.outer[n-1] = b, a
+}
+
 // groupStreams keeps the strided side's streams long enough for the prefetchers. One
 // pass of the innermost outer loop visits size×p streams there (rows of the side not
 // walked in order), each for one kernel run. When the next loop out continues every
@@ -332,32 +358,6 @@ func (p *Plan) groupStreams(k kernel, bySrc bool) {
 	if out.size == 1 {
 		p.outer = slices.Delete(p.outer, n-2, n-1)
 	}
-}
-
-// maxPiece bounds sourcePiece: longer pieces are streams the hardware prefetchers follow.
-const maxPiece = 4096
-
-// sourcePiece returns the bytes of source that one kernel block reads, when they are
-// one contiguous piece and the next block reads the piece after it (untiling walked in
-// source order: a tile a block), else 0. The hardware prefetchers do not cross a 4 KiB
-// page, and a T(8,128) f32 tile is one: each block would start with cold misses, so
-// runRange asks for the next piece after each block (bench/design-notes.md).
-func (p *Plan) sourcePiece(k kernel) int64 {
-	if !p.stream || k.kind != kCopy && k.kind != kDeinterleave || len(p.outer) == 0 {
-		return 0
-	}
-	run := k.n * max(k.p, 1) // source elements of one run
-	if k.rep > 1 && k.repSrc != run {
-		return 0
-	}
-	piece := run * k.rep
-	if l := p.outer[len(p.outer)-1]; l.tab != nil || l.srcStr != piece {
-		return 0
-	}
-	if b := piece * int64(p.sbits/8); b <= maxPiece {
-		return b
-	}
-	return 0
 }
 
 // runIsLowest reports whether the kernel's run loops are the lowest places of one dim,

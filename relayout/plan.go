@@ -33,7 +33,7 @@ type Plan struct {
 	chunks  int64 // iterations of the outer loops
 	ragged  []bool
 	stream  bool              // non-temporal stores: copy runs, transposes
-	ahead   int64             // bytes of source to ask for one block ahead (see sourcePiece)
+	ahead   ahead             // the source to ask for ahead of the blocks (see planAhead)
 	prefill bool              // some dims are table loops: padding is written before the data
 	scratch *freeList[[]byte] // buffers for converting transposes and packings (nil: none needed)
 }
