@@ -70,3 +70,17 @@ func TestBatchOrder(t *testing.T) {
 		}
 	}
 }
+
+// A retiling's run spans several dims (row pairs, columns, pair halves); its edge
+// tiles clip at the column loop rather than going element by element.
+func TestSplitClip(t *testing.T) {
+	p, err := NewPlan(layout.MustParse("bf16[200,200]{1,0:T(16,128)(2,1)}"), layout.MustParse("bf16[200,200]{1,0:T(8,128)(2,1)}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := p.kern
+	if k.kind != kCopy || !k.clip || k.clipDim != 1 || len(k.clipOuter) != 1 || k.clipSize != 128 || k.clipUnit != 2 {
+		t.Errorf("%v kernel, clip %v on dim %d, %d outer loops, %d values of %d elements; want copy clipped on dim 1 inside 1 loop, 128 values of 2",
+			k.kind, k.clip, k.clipDim, len(k.clipOuter), k.clipSize, k.clipUnit)
+	}
+}

@@ -377,6 +377,10 @@ func (p *Plan) edge(dst, src, scratch []byte, dOff, sOff int64, e *[maxDims]int6
 			if state == outside {
 				return
 			}
+			if k.clipOuter != nil {
+				p.edgeSplit(dst, src, scratch, dOff, sOff, e, rows, state)
+				return
+			}
 			b := p.bounds[k.clipDim]
 			data := min(max(b.size-e[k.clipDim], 0), k.n)
 			inDst := min(max(b.extent-e[k.clipDim], 0), k.n)
@@ -416,6 +420,35 @@ func (p *Plan) edge(dst, src, scratch []byte, dOff, sOff int64, e *[maxDims]int6
 		dOff += k.repDst
 		sOff += k.repSrc
 		ee[k.repDim] += k.repPlace
+	}
+}
+
+// edgeSplit is edge's clipped path for a run clipped at an inner loop: per value of
+// the loops outside that loop, the data prefix of the rest of the run, then padding.
+func (p *Plan) edgeSplit(dst, src, scratch []byte, dOff, sOff int64, e *[maxDims]int64, rows int64, state int) {
+	k := &p.kern
+	b := p.bounds[k.clipDim]
+	var ctr [maxDims]int64
+	ee := *e
+	for {
+		base := ee[k.clipDim]
+		data := min(max(layout.CeilDiv(b.size-base, k.clipPlace), 0), k.clipSize)
+		inDst := min(max(layout.CeilDiv(b.extent-base, k.clipPlace), 0), k.clipSize)
+		if state == inPadding {
+			data = 0
+		}
+		if data > 0 {
+			p.kernel(dst, src, scratch, dOff, sOff, data*k.clipUnit, rows)
+		}
+		if p.opts.pad != padLeave {
+			for i := range rows {
+				o := dOff + i*k.repDst
+				p.pad(dst, o+data*k.clipUnit, o+inDst*k.clipUnit)
+			}
+		}
+		if !step(k.clipOuter, &ctr, &dOff, &sOff, &ee) {
+			return
+		}
 	}
 }
 

@@ -43,8 +43,16 @@ type kernel struct {
 
 	// clip: the run is the lowest n values of dim clipDim (e = base + i), so an edge block
 	// can copy its data prefix and pad the rest instead of going element by element.
-	clip     bool
-	clipDim  int
+	clip    bool
+	clipDim int
+	// A copy run over several dims (T(8,128)(2,1) → T(16,128)(2,1): a tile's row pairs,
+	// columns, pair halves) clips at the loop of clipDim instead: each value of the
+	// loops outside it (clipOuter) is a run of clipSize values clipPlace apart along
+	// clipDim, each value clipUnit elements (the loops inside it, all data at an edge
+	// that is not theirs).
+	clipOuter           []loop
+	clipSize, clipPlace int64
+	clipUnit            int64
 	rowDim   int   // interleave, deinterleave: the packed rows' dim
 	rowPlace int64 // and their place in it
 
@@ -141,6 +149,9 @@ func (p *Plan) compile() {
 	if k.kind != kTranspose && k.kind != kElem {
 		k.clip, k.clipDim = p.runIsLowest(k)
 		k.clip = k.clip && !(k.p > 0 && k.rowDim == k.clipDim)
+		if !k.clip && k.kind == kCopy {
+			p.splitClip(&k)
+		}
 	}
 	p.cacheOrder()
 	p.batchOrder(k)
@@ -382,6 +393,20 @@ func (p *Plan) runIsLowest(k kernel) (bool, int) {
 		place *= run[i].size
 	}
 	return true, dim
+}
+
+// splitClip sets a copy kernel's run to clip at its outermost loop along a dim that the
+// loops inside it do not touch, when that dim can leave the data (see kernel.clipOuter).
+func (p *Plan) splitClip(k *kernel) {
+	for c, l := range p.inner { // outermost first
+		if !p.ragged[l.dim] || slices.ContainsFunc(p.inner[c+1:], func(i loop) bool { return i.dim == l.dim }) {
+			continue
+		}
+		k.clip, k.clipDim = true, l.dim
+		k.clipOuter = p.inner[:c:c]
+		k.clipSize, k.clipPlace, k.clipUnit = l.size, l.place, l.dstStr
+		return
+	}
 }
 
 // packing finds pair/quad packing: the destination's fastest loop is p rows of the
