@@ -78,6 +78,11 @@ func (p *Plan) runRange(dst, src []byte, lo, hi int64) {
 		scratch = p.scratch.get()
 		defer p.scratch.put(scratch)
 	}
+	var stage []byte
+	if p.stage != nil {
+		stage = p.stage.get()
+		defer p.stage.put(stage)
+	}
 	for it := lo; it < hi; it++ {
 		if p.interior(&e, k.maxBlock) {
 			p.kernel(dst, src, scratch, dOff, sOff, k.n, k.rep)
@@ -85,7 +90,7 @@ func (p *Plan) runRange(dst, src []byte, lo, hi int64) {
 				p.prefetchNext(src, sOff, &ctr)
 			}
 		} else {
-			p.block(dst, src, scratch, dOff, sOff, e)
+			p.block(dst, src, scratch, stage, dOff, sOff, e)
 		}
 		step(p.outer, &ctr, &dOff, &sOff, &e)
 	}
@@ -141,14 +146,14 @@ func (p *Plan) interior(e *[maxDims]int64, reach []int64) bool {
 // along the repeats' dim stays in the data, all take the same path and run as one batch;
 // the others go one at a time. (Small plans repeat their largest loop, often a ragged
 // one, which one repeat at a time made slow.)
-func (p *Plan) block(dst, src, scratch []byte, dOff, sOff int64, e [maxDims]int64) {
+func (p *Plan) block(dst, src, scratch, stage []byte, dOff, sOff int64, e [maxDims]int64) {
 	k := &p.kern
 	for r := int64(0); r < k.rep; {
 		n := int64(1)
 		if r == 0 {
 			n = max(p.dataReps(&e), 1)
 		}
-		p.edge(dst, src, scratch, dOff, sOff, &e, n)
+		p.edge(dst, src, scratch, stage, dOff, sOff, &e, n)
 		r += n
 		dOff += n * k.repDst
 		sOff += n * k.repSrc
@@ -174,10 +179,16 @@ func (p *Plan) dataReps(e *[maxDims]int64) int64 {
 // that are all data; n is the run length of copy, interleave and deinterleave kernels
 // (the kernel's own, or a clipped one). The simd kernels take the repeats as one batch.
 func (p *Plan) kernel(dst, src, scratch []byte, dOff, sOff, n64, rows int64) {
+	p.kernelTo(dst, dOff, p.kern.repDst, p.stream, src, scratch, sOff, n64, rows)
+}
+
+// kernelTo is kernel with the repeats dstRep elements apart in dst, with streaming
+// stores or not (see clipped).
+func (p *Plan) kernelTo(dst []byte, dOff, dstRep int64, stream bool, src, scratch []byte, sOff, n64, rows int64) {
 	k := &p.kern
 	db, sb := int64(p.dbits/8), int64(p.sbits/8)
 	n := int(n64)
-	r := simd.Rows{N: int(rows), DstStride: int(k.repDst * db), SrcStride: int(k.repSrc * sb), Stream: p.stream}
+	r := simd.Rows{N: int(rows), DstStride: int(dstRep * db), SrcStride: int(k.repSrc * sb), Stream: stream}
 	switch k.kind {
 	case kCopy:
 		k.conv(dst[dOff*db:], src[sOff*sb:], n, r)
@@ -200,14 +211,14 @@ func (p *Plan) kernel(dst, src, scratch []byte, dOff, sOff, n64, rows int64) {
 		}
 		for range rows {
 			k.trans(dst[dOff*db:], int(k.dstRow*db), src[sOff*sb:], int(k.srcRow*sb), int(k.rows), int(k.cols))
-			dOff, sOff = dOff+k.repDst, sOff+k.repSrc
+			dOff, sOff = dOff+dstRep, sOff+k.repSrc
 		}
 	default:
 		for range rows {
 			for i := int64(0); i < k.n; i++ {
 				p.elem(dst, src, dOff+i*k.dstStr, sOff+i*k.srcStr)
 			}
-			dOff, sOff = dOff+k.repDst, sOff+k.repSrc
+			dOff, sOff = dOff+dstRep, sOff+k.repSrc
 		}
 	}
 }
@@ -348,7 +359,7 @@ const (
 // edge runs rows repeats of the kernel, from the one at e, that lie alike with respect
 // to the data: all in it (one batch), or, when the run can be clipped, its data prefix
 // copied (one batch) and the rest padded; anything else goes element by element.
-func (p *Plan) edge(dst, src, scratch []byte, dOff, sOff int64, e *[maxDims]int64, rows int64) {
+func (p *Plan) edge(dst, src, scratch, stage []byte, dOff, sOff int64, e *[maxDims]int64, rows int64) {
 	k := &p.kern
 	if p.interior(e, k.maxInner) {
 		p.kernel(dst, src, scratch, dOff, sOff, k.n, rows)
@@ -378,7 +389,7 @@ func (p *Plan) edge(dst, src, scratch []byte, dOff, sOff int64, e *[maxDims]int6
 				return
 			}
 			if k.clipOuter != nil {
-				p.edgeSplit(dst, src, scratch, dOff, sOff, e, rows, state)
+				p.edgeSplit(dst, src, scratch, stage, dOff, sOff, e, rows, state)
 				return
 			}
 			b := p.bounds[k.clipDim]
@@ -387,29 +398,31 @@ func (p *Plan) edge(dst, src, scratch []byte, dOff, sOff int64, e *[maxDims]int6
 			if state == inPadding {
 				data = 0
 			}
-			w := int64(1)
-			if k.kind == kInterleave {
-				w = k.p
-			}
 			switch {
+			case k.kind == kDeinterleave:
+				if data > 0 {
+					p.kernel(dst, src, scratch, dOff, sOff, data, rows)
+				}
+				if p.opts.pad != padLeave {
+					for i := range rows {
+						o := dOff + i*k.repDst
+						for j := range k.p { // each unpacked row has its own tail
+							p.pad(dst, o+j*k.pstr+data, o+j*k.pstr+inDst)
+						}
+					}
+				}
 			case data > 0 && packed < k.p:
 				for i := range rows {
 					p.packPartial(dst, src, scratch, dOff+i*k.repDst, sOff+i*k.repSrc, data, packed)
 				}
-			case data > 0:
-				p.kernel(dst, src, scratch, dOff, sOff, data, rows)
-			}
-			if p.opts.pad != padLeave {
-				for i := range rows {
-					o := dOff + i*k.repDst
-					if k.kind == kDeinterleave { // each unpacked row has its own tail
-						for j := range k.p {
-							p.pad(dst, o+j*k.pstr+data, o+j*k.pstr+inDst)
-						}
-						continue
+				if p.opts.pad != padLeave {
+					for i := range rows {
+						o := dOff + i*k.repDst
+						p.pad(dst, o+data*k.p, o+inDst*k.p)
 					}
-					p.pad(dst, o+data*w, o+inDst*w)
 				}
+			default:
+				p.clipped(dst, src, scratch, stage, dOff, sOff, data, inDst, max(k.p, 1), rows)
 			}
 			return
 		}
@@ -425,7 +438,7 @@ func (p *Plan) edge(dst, src, scratch []byte, dOff, sOff int64, e *[maxDims]int6
 
 // edgeSplit is edge's clipped path for a run clipped at an inner loop: per value of
 // the loops outside that loop, the data prefix of the rest of the run, then padding.
-func (p *Plan) edgeSplit(dst, src, scratch []byte, dOff, sOff int64, e *[maxDims]int64, rows int64, state int) {
+func (p *Plan) edgeSplit(dst, src, scratch, stage []byte, dOff, sOff int64, e *[maxDims]int64, rows int64, state int) {
 	k := &p.kern
 	b := p.bounds[k.clipDim]
 	var ctr [maxDims]int64
@@ -437,19 +450,40 @@ func (p *Plan) edgeSplit(dst, src, scratch []byte, dOff, sOff int64, e *[maxDims
 		if state == inPadding {
 			data = 0
 		}
-		if data > 0 {
-			p.kernel(dst, src, scratch, dOff, sOff, data*k.clipUnit, rows)
-		}
-		if p.opts.pad != padLeave {
-			for i := range rows {
-				o := dOff + i*k.repDst
-				p.pad(dst, o+data*k.clipUnit, o+inDst*k.clipUnit)
-			}
-		}
+		p.clipped(dst, src, scratch, stage, dOff, sOff, data*k.clipUnit, inDst*k.clipUnit, 1, rows)
 		if !step(k.clipOuter, &ctr, &dOff, &sOff, &ee) {
 			return
 		}
 	}
+}
+
+// clipped writes rows destination runs of inDst·w elements, a repeat apart from dOff:
+// the kernel's first data elements (w destination elements each), then padding. With
+// streaming stores, the runs are built in stage (in L1) and stored whole: padding
+// written in place would read each of its lines from memory first, and the line shared
+// by data and padding would be written twice.
+func (p *Plan) clipped(dst, src, scratch, stage []byte, dOff, sOff, data, inDst, w, rows int64) {
+	k := &p.kern
+	run, db := inDst*w, int64(p.dbits/8)
+	if stage == nil || data == inDst || p.opts.pad == padLeave || run*db*rows > int64(len(stage)) {
+		if data > 0 {
+			p.kernel(dst, src, scratch, dOff, sOff, data, rows)
+		}
+		if p.opts.pad != padLeave {
+			for i := range rows {
+				o := dOff + i*k.repDst
+				p.pad(dst, o+data*w, o+run)
+			}
+		}
+		return
+	}
+	if data > 0 {
+		p.kernelTo(stage, 0, run, false, src, scratch, sOff, data, rows)
+	}
+	for i := range rows {
+		p.pad(stage, i*run+data*w, (i+1)*run)
+	}
+	p.k().CopyRows(dst[dOff*db:], stage, int(run*db), simd.Rows{N: int(rows), DstStride: int(k.repDst * db), SrcStride: int(run * db), Stream: true})
 }
 
 // edgeElems walks the kernel's loops element by element, checking each coordinate.

@@ -53,8 +53,8 @@ type kernel struct {
 	clipOuter           []loop
 	clipSize, clipPlace int64
 	clipUnit            int64
-	rowDim   int   // interleave, deinterleave: the packed rows' dim
-	rowPlace int64 // and their place in it
+	rowDim              int   // interleave, deinterleave: the packed rows' dim
+	rowPlace            int64 // and their place in it
 
 	maxInner []int64 // per dim: the largest coordinate the kernel adds
 
@@ -177,6 +177,7 @@ func (p *Plan) compile() {
 	p.stream = p.dst.FootprintBytes() >= streamingBytes() && k.kind != kElem
 	p.bind(&k)
 	p.ahead = p.planAhead(k)
+	p.makeStage(k)
 	p.kern = k
 	p.fillRow = p.packFillRow()
 	p.chunks = 1
@@ -257,6 +258,26 @@ func (p *Plan) bind(k *kernel) {
 func (p *Plan) makeScratch(k *kernel) {
 	n := max(scratchBytes, k.rows*k.cols*k.unit*int64(max(p.dbits, p.sbits)/8))
 	p.scratch = newFreeList(max(p.opts.workers, runtime.GOMAXPROCS(0)), p.opts.workers, func() []byte { return make([]byte, n) })
+}
+
+// stageMax bounds the staging buffer of a worker: the edge runs of one batch.
+const stageMax = 64 << 10
+
+// makeStage makes one staging buffer per worker for plans that stream and clip copy or
+// interleave runs at their edges (see clipped), when one batch's runs fit in stageMax.
+func (p *Plan) makeStage(k kernel) {
+	if !p.stream || !k.clip || k.kind != kCopy && k.kind != kInterleave {
+		return
+	}
+	run := k.n * max(k.p, 1)
+	if k.clipOuter != nil {
+		run = k.clipSize * k.clipUnit
+	}
+	n := k.rep * run * int64(p.dbits/8)
+	if n > stageMax {
+		return
+	}
+	p.stage = newFreeList(max(p.opts.workers, runtime.GOMAXPROCS(0)), p.opts.workers, func() []byte { return make([]byte, n) })
 }
 
 // orderOuter walks the outer loops in destination order (sequential writes) or source

@@ -36,6 +36,7 @@ type Plan struct {
 	ahead   ahead             // the source to ask for ahead of the blocks (see planAhead)
 	prefill bool              // some dims are table loops: padding is written before the data
 	scratch *freeList[[]byte] // buffers for converting transposes and packings (nil: none needed)
+	stage   *freeList[[]byte] // buffers for edge runs stored whole (nil: none needed, see makeStage)
 }
 
 // NewPlan compiles a relayout from src's layout to dst's. The logical dims must be equal;
