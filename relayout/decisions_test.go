@@ -84,3 +84,20 @@ func TestSplitClip(t *testing.T) {
 			k.kind, k.clip, k.clipDim, len(k.clipOuter), k.clipSize, k.clipUnit)
 	}
 }
+
+// A pair or quad cut by the end of its rows' dim (three rows in tiles of four) unpacks
+// its rows past the data into a worker's buffer; without one it went element by element.
+func TestPartialUnpackBuffer(t *testing.T) {
+	for _, c := range [][2]string{
+		{"bf16[64,3,256]{2,1,0}", "bf16[64,3,256]{2,1,0:T(4,128)(2,1)}"},
+		{"s8[64,5,256]{2,1,0}", "s8[64,5,256]{2,1,0:T(32,128)(4,1)}"},
+	} {
+		p, err := NewPlan(layout.MustParse(c[0]), layout.MustParse(c[1]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.kern.kind != kDeinterleave || p.stage == nil {
+			t.Errorf("%s ← %s: %v kernel, buffer %v; want deinterleave with a buffer", c[0], c[1], p.kern.kind, p.stage != nil)
+		}
+	}
+}

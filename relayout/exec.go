@@ -238,6 +238,21 @@ func (p *Plan) packPartial(dst, src, scratch []byte, dOff, sOff, n, valid int64)
 	p.interleave(scratch, dst[dOff*int64(p.dbits/8):], &rows, int(n), simd.Rows{N: 1, Stream: p.stream})
 }
 
+// unpackPartial runs a deinterleave kernel on n elements whose packed rows from valid on
+// lie in the source's padding: their values go to discard, a worker's staging buffer.
+func (p *Plan) unpackPartial(dst, src, scratch, discard []byte, dOff, sOff, n, valid int64) {
+	k := &p.kern
+	db := int64(p.dbits / 8)
+	var rows [4][]byte
+	for j := range rows[:k.p] {
+		rows[j] = discard
+		if int64(j) < valid {
+			rows[j] = dst[(dOff+int64(j)*k.pstr)*db:]
+		}
+	}
+	p.deinterleave(scratch, &rows, src[sOff*int64(p.sbits/8):], int(n), simd.Rows{N: 1, Stream: p.stream})
+}
+
 // interleave packs k.p source rows into d, r.N times; deinterleave unpacks s into k.p
 // destination rows. A pair of types without a fused kernel goes through scratch in
 // pieces: convert the rows there and pack them, or unpack there and convert.
@@ -378,7 +393,7 @@ func (p *Plan) edge(dst, src, scratch, stage []byte, dOff, sOff int64, e *[maxDi
 			case e[d] >= b.size:
 				state = max(state, inPadding)
 			case e[d]+k.maxInner[d] < b.size:
-			case d == k.rowDim && p.fillRow != nil && k.maxInner[d] == (k.p-1)*k.rowPlace:
+			case d == k.rowDim && (p.fillRow != nil || k.kind == kDeinterleave && stage != nil) && k.maxInner[d] == (k.p-1)*k.rowPlace:
 				packed = layout.CeilDiv(b.size-e[d], k.rowPlace) // the rest read the fill row
 			default:
 				state = mixed
@@ -400,14 +415,26 @@ func (p *Plan) edge(dst, src, scratch, stage []byte, dOff, sOff int64, e *[maxDi
 			}
 			switch {
 			case k.kind == kDeinterleave:
-				if data > 0 {
+				switch {
+				case data > 0 && packed < k.p:
+					for i := range rows {
+						p.unpackPartial(dst, src, scratch, stage, dOff+i*k.repDst, sOff+i*k.repSrc, data, packed)
+					}
+				case data > 0:
 					p.kernel(dst, src, scratch, dOff, sOff, data, rows)
 				}
 				if p.opts.pad != padLeave {
 					for i := range rows {
 						o := dOff + i*k.repDst
 						for j := range k.p { // each unpacked row has its own tail
-							p.pad(dst, o+j*k.pstr+data, o+j*k.pstr+inDst)
+							from := data
+							if j >= packed { // a row past the data: padding, if the destination has it
+								from = 0
+								if e[k.rowDim]+j*k.rowPlace >= p.bounds[k.rowDim].extent {
+									continue
+								}
+							}
+							p.pad(dst, o+j*k.pstr+from, o+j*k.pstr+inDst)
 						}
 					}
 				}

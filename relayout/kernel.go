@@ -3,6 +3,7 @@ package relayout
 import (
 	"runtime"
 	"slices"
+	"unsafe"
 
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/simd"
@@ -264,8 +265,15 @@ func (p *Plan) makeScratch(k *kernel) {
 const stageMax = 64 << 10
 
 // makeStage makes one staging buffer per worker for plans that stream and clip copy or
-// interleave runs at their edges (see clipped), when one batch's runs fit in stageMax.
+// interleave runs at their edges (see clipped), when one batch's runs fit in stageMax,
+// and for deinterleave plans whose packed rows can run past the data.
 func (p *Plan) makeStage(k kernel) {
+	if k.kind == kDeinterleave && k.clip && p.ragged[k.rowDim] {
+		// Rows past the data of a pair or quad unpack into it (see unpackPartial).
+		n := k.n * int64(p.dbits/8)
+		p.stage = newFreeList(max(p.opts.workers, runtime.GOMAXPROCS(0)), p.opts.workers, func() []byte { return lineAligned(n) })
+		return
+	}
 	if !p.stream || !k.clip || k.kind != kCopy && k.kind != kInterleave {
 		return
 	}
@@ -277,7 +285,15 @@ func (p *Plan) makeStage(k kernel) {
 	if n > stageMax {
 		return
 	}
-	p.stage = newFreeList(max(p.opts.workers, runtime.GOMAXPROCS(0)), p.opts.workers, func() []byte { return make([]byte, n) })
+	p.stage = newFreeList(max(p.opts.workers, runtime.GOMAXPROCS(0)), p.opts.workers, func() []byte { return lineAligned(n) })
+}
+
+// lineAligned returns n bytes starting on a 64-byte boundary, so that the streaming
+// kernels that read or write them keep their non-temporal stores.
+func lineAligned(n int64) []byte {
+	b := make([]byte, n+63)
+	off := int64(-uintptr(unsafe.Pointer(&b[0])) & 63)
+	return b[off : off+n : off+n]
 }
 
 // orderOuter walks the outer loops in destination order (sequential writes) or source
