@@ -223,34 +223,48 @@ func (p *Plan) kernelTo(dst []byte, dOff, dstRep int64, stream bool, src, scratc
 	}
 }
 
-// packPartial runs an interleave kernel on n elements whose packed rows from valid on
-// lie in the destination's padding: they read the fill row instead.
-func (p *Plan) packPartial(dst, src, scratch []byte, dOff, sOff, n, valid int64) {
+// packPartial runs an interleave kernel on rows repeats of n elements whose packed rows
+// from valid on lie in the destination's padding: they read the fill row instead, in one
+// batch when the fill row spans the batch's reach (see batchedRow).
+func (p *Plan) packPartial(dst, src, scratch []byte, dOff, sOff, n, valid, rows int64) {
 	k := &p.kern
-	sb := int64(p.sbits / 8)
-	var rows [4][]byte
-	for j := range rows[:k.p] {
-		rows[j] = p.fillRow
-		if int64(j) < valid {
-			rows[j] = src[(sOff+int64(j)*k.pstr)*sb:]
-		}
+	db, sb := int64(p.dbits/8), int64(p.sbits/8)
+	r, step := simd.Rows{N: int(rows), DstStride: int(k.repDst * db), SrcStride: int(k.repSrc * sb), Stream: p.stream}, rows
+	if int64(len(p.fillRow)) < ((rows-1)*k.repSrc+n)*sb {
+		r.N, step = 1, 1
 	}
-	p.interleave(scratch, dst[dOff*int64(p.dbits/8):], &rows, int(n), simd.Rows{N: 1, Stream: p.stream})
+	for i := int64(0); i < rows; i += step {
+		var in [4][]byte
+		for j := range in[:k.p] {
+			in[j] = p.fillRow
+			if int64(j) < valid {
+				in[j] = src[(sOff+i*k.repSrc+int64(j)*k.pstr)*sb:]
+			}
+		}
+		p.interleave(scratch, dst[(dOff+i*k.repDst)*db:], &in, int(n), r)
+	}
 }
 
-// unpackPartial runs a deinterleave kernel on n elements whose packed rows from valid on
-// lie in the source's padding: their values go to discard, a worker's staging buffer.
-func (p *Plan) unpackPartial(dst, src, scratch, discard []byte, dOff, sOff, n, valid int64) {
+// unpackPartial runs a deinterleave kernel on rows repeats of n elements whose packed
+// rows from valid on lie in the source's padding: their values go to discard, a worker's
+// staging buffer, in one batch when it spans the batch's reach (see batchedRow).
+func (p *Plan) unpackPartial(dst, src, scratch, discard []byte, dOff, sOff, n, valid, rows int64) {
 	k := &p.kern
-	db := int64(p.dbits / 8)
-	var rows [4][]byte
-	for j := range rows[:k.p] {
-		rows[j] = discard
-		if int64(j) < valid {
-			rows[j] = dst[(dOff+int64(j)*k.pstr)*db:]
-		}
+	db, sb := int64(p.dbits/8), int64(p.sbits/8)
+	r, step := simd.Rows{N: int(rows), DstStride: int(k.repDst * db), SrcStride: int(k.repSrc * sb), Stream: p.stream}, rows
+	if int64(len(discard)) < ((rows-1)*k.repDst+n)*db {
+		r.N, step = 1, 1
 	}
-	p.deinterleave(scratch, &rows, src[sOff*int64(p.sbits/8):], int(n), simd.Rows{N: 1, Stream: p.stream})
+	for i := int64(0); i < rows; i += step {
+		var out [4][]byte
+		for j := range out[:k.p] {
+			out[j] = discard
+			if int64(j) < valid {
+				out[j] = dst[(dOff+i*k.repDst+int64(j)*k.pstr)*db:]
+			}
+		}
+		p.deinterleave(scratch, &out, src[(sOff+i*k.repSrc)*sb:], int(n), r)
+	}
 }
 
 // interleave packs k.p source rows into d, r.N times; deinterleave unpacks s into k.p
@@ -417,9 +431,7 @@ func (p *Plan) edge(dst, src, scratch, stage []byte, dOff, sOff int64, e *[maxDi
 			case k.kind == kDeinterleave:
 				switch {
 				case data > 0 && packed < k.p:
-					for i := range rows {
-						p.unpackPartial(dst, src, scratch, stage, dOff+i*k.repDst, sOff+i*k.repSrc, data, packed)
-					}
+					p.unpackPartial(dst, src, scratch, stage, dOff, sOff, data, packed, rows)
 				case data > 0:
 					p.kernel(dst, src, scratch, dOff, sOff, data, rows)
 				}
@@ -439,9 +451,7 @@ func (p *Plan) edge(dst, src, scratch, stage []byte, dOff, sOff int64, e *[maxDi
 					}
 				}
 			case data > 0 && packed < k.p:
-				for i := range rows {
-					p.packPartial(dst, src, scratch, dOff+i*k.repDst, sOff+i*k.repSrc, data, packed)
-				}
+				p.packPartial(dst, src, scratch, dOff, sOff, data, packed, rows)
 				if p.opts.pad != padLeave {
 					for i := range rows {
 						o := dOff + i*k.repDst

@@ -198,7 +198,7 @@ func (p *Plan) packFillRow() []byte {
 	if k.kind != kInterleave || !p.ragged[k.rowDim] || p.opts.pad == padLeave || p.dt != p.st && p.fill != 0 {
 		return nil
 	}
-	row := make([]byte, k.n*int64(p.sbits/8))
+	row := make([]byte, batchedRow(k.n, k.rep, k.repSrc)*int64(p.sbits/8))
 	if p.fill != 0 {
 		for i := 0; i < len(row); i += len(p.fillBytes) {
 			copy(row[i:], p.fillBytes)
@@ -270,7 +270,7 @@ const stageMax = 64 << 10
 func (p *Plan) makeStage(k kernel) {
 	if k.kind == kDeinterleave && k.clip && p.ragged[k.rowDim] {
 		// Rows past the data of a pair or quad unpack into it (see unpackPartial).
-		n := k.n * int64(p.dbits/8)
+		n := batchedRow(k.n, k.rep, k.repDst) * int64(p.dbits/8)
 		p.stage = newFreeList(max(p.opts.workers, runtime.GOMAXPROCS(0)), p.opts.workers, func() []byte { return lineAligned(n) })
 		return
 	}
@@ -286,6 +286,16 @@ func (p *Plan) makeStage(k kernel) {
 		return
 	}
 	p.stage = newFreeList(max(p.opts.workers, runtime.GOMAXPROCS(0)), p.opts.workers, func() []byte { return lineAligned(n) })
+}
+
+// batchedRow is the elements of a row that stands for a packed row past the data in a
+// batch of rep repeats, stride apart (see packPartial): the whole reach of the batch,
+// when that stays under stageMax bytes of 8-byte elements, else one run.
+func batchedRow(n, rep, stride int64) int64 {
+	if all := (rep-1)*stride + n; all*8 <= stageMax {
+		return all
+	}
+	return n
 }
 
 // lineAligned returns n bytes starting on a 64-byte boundary, so that the streaming
