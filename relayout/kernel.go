@@ -351,15 +351,16 @@ func (p *Plan) cacheOrder() {
 	p.outer = append(slices.Delete(p.outer, big, big+1), l)
 }
 
-// batchL1 bounds the data of the two innermost outer loops' blocks, both sides, for
-// batchOrder: within it their order does not matter to the memory.
-const batchL1 = 32 << 10
+// batchGroup bounds the data of the two innermost outer loops' blocks, both sides, for
+// batchOrder: a small part of L2, so that their order does not matter to the memory.
+const batchGroup = 128 << 10
 
 // batchOrder puts the larger of the two innermost outer loops innermost, where it
-// becomes the kernel's batch, when their blocks together stay in L1. Narrow arrays need
-// it: f32[N,200] → T(8,128) has two tile columns, and batching those made calls of two
-// runs, the second an edge; batching a tile's 8 rows makes calls of 8, and the edge
-// column's calls clip 8 runs at once.
+// becomes the kernel's batch, when their blocks together stay within batchGroup. Narrow
+// arrays need it: f32[N,200] → T(8,128) has two tile columns, and batching those made
+// calls of two runs, the second an edge; batching a tile's 8 rows makes calls of 8, and
+// the edge column's calls clip 8 runs at once. bf16[N,3,M] in T(4,128)(2,1) batches a
+// row of tiles rather than a tile's two row pairs.
 func (p *Plan) batchOrder(k kernel) {
 	n := len(p.outer)
 	if n < 2 || k.kind == kTranspose || k.kind == kElem {
@@ -370,7 +371,7 @@ func (p *Plan) batchOrder(k kernel) {
 		return
 	}
 	block := k.n * max(k.p, 1) * int64(p.sbits/8+p.dbits/8)
-	if block*a.size*b.size > batchL1 {
+	if block*a.size*b.size > batchGroup {
 		return
 	}
 	p.outer[n-2], p.outer[n-1] = b, a
