@@ -351,6 +351,16 @@ func (p *Plan) edge(dst, src, scratch []byte, dOff, sOff int64, e *[maxDims]int6
 		p.kernel(dst, src, scratch, dOff, sOff, k.n, rows)
 		return
 	}
+	if k.tedge.ok {
+		ee := *e
+		for range rows {
+			p.transEdgeBlock(dst, src, scratch, dOff, sOff, &ee)
+			dOff += k.repDst
+			sOff += k.repSrc
+			ee[k.repDim] += k.repPlace
+		}
+		return
+	}
 	if k.clip {
 		state := inData // along the dims other than the clipped one
 		packed := k.p   // interleave: the packed rows that are data

@@ -37,7 +37,8 @@ type kernel struct {
 	// transposes that when the destination's units are 1, 2 or 4 bytes (convFirst), else
 	// transposes the source's units and converts the result (bf16 pairs to f32 pairs).
 	convFirst bool
-	permuted  bool // permuteOrder blocked the outer loops (permute.go)
+	permuted  bool      // permuteOrder blocked the outer loops (permute.go)
+	tedge     transEdge // how edge blocks clip (transedge.go)
 	// elementwise
 	dstStr, srcStr int64
 
@@ -142,6 +143,7 @@ func (p *Plan) compile() {
 		k.clip, k.clipDim = p.runIsLowest(k)
 		k.clip = k.clip && !(k.kind == kInterleave && k.rowDim == k.clipDim)
 	}
+	p.clipTranspose(&k)
 	p.cacheOrder()
 	p.outer = append(tables, p.outer...) // they have no strides: outermost, never a repeat
 	// Fold the innermost outer loop into each kernel call as a repeat, so the odometer

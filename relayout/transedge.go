@@ -1,0 +1,121 @@
+package relayout
+
+import (
+	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/simd"
+)
+
+// Edge blocks of a transpose.
+//
+// A transpose block that reaches past the data along its own two loops (an odd dim, or
+// one that the block size does not divide: 1000×1000 in 512² blocks) is still a
+// transpose, of fewer rows or columns: its data is a rectangle at the block's corner.
+// Walked element by element instead, such blocks made the whole copy run at 0.02–0.07
+// of copy() (bench/design-notes.md). A block beyond the data along an outer loop (an
+// uneven split of permuteOrder) holds no data at all.
+
+// transEdge says how a transpose kernel's blocks can be clipped: its column loop (x,
+// source-contiguous) and row loop (y, destination-contiguous) are the only inner loops
+// along their dims, the two dims differ, and the units do not leave the data.
+type transEdge struct {
+	ok             bool
+	xDim, yDim     int
+	xPlace, yPlace int64
+}
+
+// clipTranspose fills k.tedge for a transpose kernel, once p.inner and p.ragged are set.
+func (p *Plan) clipTranspose(k *kernel) {
+	if k.kind != kTranspose {
+		return
+	}
+	x, y := -1, -1
+	for i, l := range p.inner {
+		switch {
+		case x < 0 && l.srcStr == k.unit && l.dstStr == k.dstRow && l.size == k.cols && l.size > 1:
+			x = i
+		case y < 0 && l.dstStr == k.unit && l.srcStr == k.srcRow && l.size == k.rows && l.size > 1:
+			y = i
+		}
+	}
+	if x < 0 || y < 0 || p.inner[x].dim == p.inner[y].dim {
+		return
+	}
+	xd, yd := p.inner[x].dim, p.inner[y].dim
+	for i, l := range p.inner {
+		if i != x && i != y && (l.dim == xd || l.dim == yd || p.ragged[l.dim]) {
+			return
+		}
+	}
+	k.tedge = transEdge{ok: true, xDim: xd, yDim: yd, xPlace: p.inner[x].place, yPlace: p.inner[y].place}
+}
+
+// clipCount is how many of n values at place pl from coordinate e lie below limit.
+func clipCount(e, pl, n, limit int64) int64 {
+	if e >= limit {
+		return 0
+	}
+	return min(layout.CeilDiv(limit-e, pl), n)
+}
+
+// transEdgeBlock runs one transpose block at e that reaches past the data, for a kernel
+// whose tedge is ok: the data rectangle, then the destination padding around it.
+func (p *Plan) transEdgeBlock(dst, src, scratch []byte, dOff, sOff int64, e *[maxDims]int64) {
+	k := &p.kern
+	t := &k.tedge
+	inData := true
+	for d, r := range p.ragged {
+		if !r || d == t.xDim || d == t.yDim {
+			continue
+		}
+		b := p.bounds[d]
+		if e[d] >= b.extent {
+			return // no slot of the block is in the destination
+		}
+		if e[d] >= b.size {
+			inData = false
+		}
+	}
+	bx, by := p.bounds[t.xDim], p.bounds[t.yDim]
+	cx := clipCount(e[t.xDim], t.xPlace, k.cols, bx.extent) // destination rows
+	ry := clipCount(e[t.yDim], t.yPlace, k.rows, by.extent) // and their elements
+	cc, rr := int64(0), int64(0)
+	if inData {
+		cc = clipCount(e[t.xDim], t.xPlace, k.cols, bx.size)
+		rr = clipCount(e[t.yDim], t.yPlace, k.rows, by.size)
+	}
+	if cc > 0 && rr > 0 {
+		p.transRect(dst, src, scratch, dOff, sOff, rr, cc)
+	}
+	if p.opts.pad == padLeave || cc == cx && rr == ry {
+		return
+	}
+	for j := range cx {
+		o := dOff + j*k.dstRow
+		from := rr
+		if j >= cc {
+			from = 0
+		}
+		if from < ry {
+			p.pad(dst, o+from*k.unit, o+ry*k.unit)
+		}
+	}
+}
+
+// transRect transposes the rows×cols corner of a block (units of k.unit elements).
+func (p *Plan) transRect(dst, src, scratch []byte, dOff, sOff, rows, cols int64) {
+	k := &p.kern
+	db, sb := int64(p.dbits/8), int64(p.sbits/8)
+	if k.conv == nil {
+		k.trans(dst[dOff*db:], int(k.dstRow*db), src[sOff*sb:], int(k.srcRow*sb), int(rows), int(cols))
+		return
+	}
+	if k.convFirst {
+		n := cols * k.unit
+		k.conv(scratch, src[sOff*sb:], int(n), simd.Rows{N: int(rows), DstStride: int(n * db), SrcStride: int(k.srcRow * sb)})
+		k.trans(dst[dOff*db:], int(k.dstRow*db), scratch, int(n*db), int(rows), int(cols))
+		return
+	}
+	n := rows * k.unit
+	k.trans(scratch, int(n*sb), src[sOff*sb:], int(k.srcRow*sb), int(rows), int(cols))
+	k.conv(dst[dOff*db:], scratch, int(n), simd.Rows{N: int(cols), DstStride: int(k.dstRow * db), SrcStride: int(n * sb), Stream: p.stream})
+}
