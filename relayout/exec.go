@@ -196,7 +196,7 @@ func (p *Plan) kernel(dst, src, scratch []byte, dOff, sOff, n64, rows int64) {
 			return
 		}
 		for range rows {
-			k.trans(dst[dOff*db:], int(k.dstRow*db), src[sOff*sb:], int(k.srcRow*sb), int(k.rows), int(k.cols))
+			p.transLines(dst[dOff*db:], int(k.dstRow*db), src[sOff*sb:], int(k.srcRow*sb), int(k.rows), int(k.cols))
 			dOff, sOff = dOff+k.repDst, sOff+k.repSrc
 		}
 	default:
@@ -515,7 +515,7 @@ func (p *Plan) convTranspose(dst, src, scratch []byte, dOff, sOff, rows int64) {
 			w := g * n * db
 			k.conv(scratch, src[sOff*sb:], int(g*n), simd.Rows{N: int(k.rows), DstStride: int(w), SrcStride: int(k.srcRow * sb)})
 			for j := range g {
-				k.trans(dst[(dOff+j*k.repDst)*db:], int(k.dstRow*db), scratch[j*n*db:], int(w), int(k.rows), int(k.cols))
+				p.transLines(dst[(dOff+j*k.repDst)*db:], int(k.dstRow*db), scratch[j*n*db:], int(w), int(k.rows), int(k.cols))
 			}
 			dOff, sOff = dOff+g*k.repDst, sOff+g*k.repSrc
 		}
@@ -530,7 +530,7 @@ func (p *Plan) convTranspose(dst, src, scratch []byte, dOff, sOff, rows int64) {
 		g := min(per, rows-r)
 		w := g * n * sb
 		for j := range g {
-			k.trans(scratch[j*n*sb:], int(w), src[(sOff+j*k.repSrc)*sb:], int(k.srcRow*sb), int(k.rows), int(k.cols))
+			p.transLines(scratch[j*n*sb:], int(w), src[(sOff+j*k.repSrc)*sb:], int(k.srcRow*sb), int(k.rows), int(k.cols))
 		}
 		k.conv(dst[dOff*db:], scratch, int(g*n), simd.Rows{N: int(k.cols), DstStride: int(k.dstRow * db), SrcStride: int(w), Stream: p.stream})
 		dOff, sOff = dOff+g*k.repDst, sOff+g*k.repSrc

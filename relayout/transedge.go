@@ -106,16 +106,56 @@ func (p *Plan) transRect(dst, src, scratch []byte, dOff, sOff, rows, cols int64)
 	k := &p.kern
 	db, sb := int64(p.dbits/8), int64(p.sbits/8)
 	if k.conv == nil {
-		k.trans(dst[dOff*db:], int(k.dstRow*db), src[sOff*sb:], int(k.srcRow*sb), int(rows), int(cols))
+		p.transLines(dst[dOff*db:], int(k.dstRow*db), src[sOff*sb:], int(k.srcRow*sb), int(rows), int(cols))
 		return
 	}
 	if k.convFirst {
 		n := cols * k.unit
 		k.conv(scratch, src[sOff*sb:], int(n), simd.Rows{N: int(rows), DstStride: int(n * db), SrcStride: int(k.srcRow * sb)})
-		k.trans(dst[dOff*db:], int(k.dstRow*db), scratch, int(n*db), int(rows), int(cols))
+		p.transLines(dst[dOff*db:], int(k.dstRow*db), scratch, int(n*db), int(rows), int(cols))
 		return
 	}
 	n := rows * k.unit
-	k.trans(scratch, int(n*sb), src[sOff*sb:], int(k.srcRow*sb), int(rows), int(cols))
+	p.transLines(scratch, int(n*sb), src[sOff*sb:], int(k.srcRow*sb), int(rows), int(cols))
 	k.conv(dst[dOff*db:], scratch, int(n), simd.Rows{N: int(cols), DstStride: int(k.dstRow * db), SrcStride: int(n * sb), Stream: p.stream})
+}
+
+// transLines runs the kernel's transpose of rows×cols units as calls whose rows and
+// columns are whole multiples of a cache line of units (16 f32, 32 bf16, 64 bytes),
+// where it has at least a line of them: the rest is the last line's worth, overlapping
+// the part before it, whose units it writes again with the same values. The simd
+// kernels block by lines and leave the units past the last whole block to narrower
+// kernels and then to scalar code, which for odd blocks (63×61 f32, the 4-D
+// permutations of odd dims) took more time than the whole blocks (bench/design-notes.md).
+func (p *Plan) transLines(dst []byte, ds int, src []byte, ss int, rows, cols int) {
+	k := &p.kern
+	w := int(k.unit) * p.dbits / 8 // a unit's bytes where the kernel moves it (see bind)
+	if k.conv != nil && !k.convFirst {
+		w = int(k.unit) * p.sbits / 8
+	}
+	nb := 64 / w
+	if rows%nb == 0 && cols%nb == 0 || rows < nb && cols < nb {
+		k.trans(dst, ds, src, ss, rows, cols)
+		return
+	}
+	r, c := rows, cols
+	if rows > nb {
+		r = rows / nb * nb
+	}
+	if cols > nb {
+		c = cols / nb * nb
+	}
+	k.trans(dst, ds, src, ss, r, c)
+	if c < cols {
+		j := cols - nb
+		k.trans(dst[j*ds:], ds, src[j*w:], ss, r, nb)
+	}
+	if r < rows {
+		i := rows - nb
+		k.trans(dst[i*w:], ds, src[i*ss:], ss, nb, c)
+		if c < cols {
+			j := cols - nb
+			k.trans(dst[j*ds+i*w:], ds, src[i*ss+j*w:], ss, nb, nb)
+		}
+	}
 }

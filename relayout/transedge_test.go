@@ -104,3 +104,38 @@ func TestTransposeEdgeClips(t *testing.T) {
 		}
 	}
 }
+
+// transLines, whose calls overlap, writes what one transpose call writes, for every
+// unit width and every kernel set, at sizes around the line's worth of units.
+func TestTransLines(t *testing.T) {
+	r := rand.New(rand.NewPCG(59, 61))
+	sizes := []int{1, 3, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100}
+	for _, dt := range []string{"f32", "bf16", "s8"} {
+		for _, ks := range simd.Available() {
+			p, err := NewPlan(layout.MustParse(dt+"[256,256]{0,1}"), layout.MustParse(dt+"[256,256]{1,0}"), WithKernel(ks.Name))
+			if err != nil || p.kern.kind != kTranspose || p.kern.unit != 1 {
+				t.Fatalf("%s: %v, want a transpose of single elements", p, err)
+			}
+			w := p.dbits / 8
+			for _, rows := range sizes {
+				for _, cols := range sizes {
+					ss, ds := cols*w+w*r.IntN(3), rows*w+w*r.IntN(3)
+					src := make([]byte, rows*ss)
+					for i := range src {
+						src[i] = byte(r.Uint32())
+					}
+					got, want := make([]byte, cols*ds), make([]byte, cols*ds)
+					p.transLines(got, ds, src, ss, rows, cols)
+					for i := range rows {
+						for j := range cols {
+							copy(want[j*ds+i*w:][:w], src[i*ss+j*w:])
+						}
+					}
+					if string(got) != string(want) {
+						t.Fatalf("%s %s: transLines of %d×%d differs from the transpose", dt, ks.Name, rows, cols)
+					}
+				}
+			}
+		}
+	}
+}
