@@ -15,15 +15,10 @@ const maxDims = 64
 // destination elements for the per-element path), split over workers, with the
 // destination's padding.
 func (p *Plan) run(dst, src []byte, part func(dst, src []byte, lo, hi int64), total int64) {
-	w := int64(p.opts.workers)
+	w := workersFor(int64(p.opts.workers), p.src.FootprintBytes()+p.dst.FootprintBytes(), total)
 	if p.dbits%8 != 0 {
 		w = 1 // sub-byte elements of two workers could share a byte
 	}
-	// Below ~64 KiB a goroutine costs more than it saves.
-	if per := p.dst.FootprintBytes() / 65536; w > per {
-		w = max(per, 1)
-	}
-	w = min(w, total)
 	if p.prefill && p.opts.pad != padLeave {
 		p.pad(dst, 0, p.dst.ExpandedElements())
 	}
