@@ -121,41 +121,40 @@ func (p *Plan) transRect(dst, src, scratch []byte, dOff, sOff, rows, cols int64)
 }
 
 // transLines runs the kernel's transpose of rows×cols units as calls whose rows and
-// columns are whole multiples of a cache line of units (16 f32, 32 bf16, 64 bytes),
-// where it has at least a line of them: the rest is the last line's worth, overlapping
-// the part before it, whose units it writes again with the same values. The simd
-// kernels block by lines and leave the units past the last whole block to narrower
-// kernels and then to scalar code, which for odd blocks (63×61 f32, the 4-D
-// permutations of odd dims) took more time than the whole blocks (bench/design-notes.md).
+// columns are whole multiples of a cache line of units (16 f32, 32 bf16, 64 bytes), or,
+// on an f32 side shorter than a line, of the 4-wide blocks the simd kernels also have:
+// the rest is one more such block, overlapping the part before it, whose units it
+// writes again with the same values. The simd kernels leave the units past their last
+// whole block to scalar code, which for odd blocks (63×61 f32, the 4-D permutations of
+// odd dims) took more time than the whole blocks (bench/design-notes.md).
 func (p *Plan) transLines(dst []byte, ds int, src []byte, ss int, rows, cols int) {
 	k := &p.kern
 	w := int(k.unit) * p.dbits / 8 // a unit's bytes where the kernel moves it (see bind)
 	if k.conv != nil && !k.convFirst {
 		w = int(k.unit) * p.sbits / 8
 	}
-	nb := 64 / w
-	if rows%nb == 0 && cols%nb == 0 || rows < nb && cols < nb {
-		k.trans(dst, ds, src, ss, rows, cols)
-		return
-	}
-	r, c := rows, cols
-	if rows > nb {
-		r = rows / nb * nb
-	}
-	if cols > nb {
-		c = cols / nb * nb
-	}
-	k.trans(dst, ds, src, ss, r, c)
-	if c < cols {
-		j := cols - nb
-		k.trans(dst[j*ds:], ds, src[j*w:], ss, r, nb)
-	}
-	if r < rows {
-		i := rows - nb
-		k.trans(dst[i*w:], ds, src[i*ss:], ss, nb, c)
-		if c < cols {
-			j := cols - nb
-			k.trans(dst[j*ds+i*w:], ds, src[i*ss+j*w:], ss, nb, nb)
+	var rp, cp [2][2]int // the parts of each side: first unit and count
+	nr, nc := lineParts(rows, w, &rp), lineParts(cols, w, &cp)
+	for _, r := range rp[:nr] {
+		for _, c := range cp[:nc] {
+			k.trans(dst[c[0]*ds+r[0]*w:], ds, src[r[0]*ss+c[0]*w:], ss, r[1], c[1])
 		}
 	}
+}
+
+// lineParts cuts n units of w bytes into a run of whole blocks and, when n is not a
+// multiple of the block, one block at the end that overlaps it; it returns how many
+// parts it made.
+func lineParts(n, w int, parts *[2][2]int) int {
+	g := 64 / w // a line
+	if n < g && w == 4 {
+		g = 4 // the kernels' narrow blocks (16-bit ones gained nothing)
+	}
+	parts[0] = [2]int{0, n}
+	if n < g || n%g == 0 {
+		return 1
+	}
+	parts[0][1] = n / g * g
+	parts[1] = [2]int{n - g, g}
+	return 2
 }

@@ -109,7 +109,7 @@ func TestTransposeEdgeClips(t *testing.T) {
 // unit width and every kernel set, at sizes around the line's worth of units.
 func TestTransLines(t *testing.T) {
 	r := rand.New(rand.NewPCG(59, 61))
-	sizes := []int{1, 3, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100}
+	sizes := []int{1, 3, 4, 5, 9, 11, 15, 16, 17, 20, 31, 32, 33, 63, 64, 65, 100}
 	for _, dt := range []string{"f32", "bf16", "s8"} {
 		for _, ks := range simd.Available() {
 			p, err := NewPlan(layout.MustParse(dt+"[256,256]{0,1}"), layout.MustParse(dt+"[256,256]{1,0}"), WithKernel(ks.Name))
