@@ -16,7 +16,8 @@ import (
 
 // transEdge says how a transpose kernel's blocks can be clipped: its column loop (x,
 // source-contiguous) and row loop (y, destination-contiguous) are the only inner loops
-// along their dims, the two dims differ, and the units do not leave the data.
+// along the dims that leave the data (a unit loop may share a dim that does not: the
+// pairs of f32 → bf16 T(8,128)(2,1)).
 type transEdge struct {
 	ok             bool
 	xDim, yDim     int
@@ -37,12 +38,15 @@ func (p *Plan) clipTranspose(k *kernel) {
 			y = i
 		}
 	}
-	if x < 0 || y < 0 || p.inner[x].dim == p.inner[y].dim {
+	if x < 0 || y < 0 {
 		return
 	}
 	xd, yd := p.inner[x].dim, p.inner[y].dim
+	if xd == yd && p.ragged[xd] {
+		return
+	}
 	for i, l := range p.inner {
-		if i != x && i != y && (l.dim == xd || l.dim == yd || p.ragged[l.dim]) {
+		if i != x && i != y && p.ragged[l.dim] { // a unit loop, or another along a dim that leaves the data
 			return
 		}
 	}

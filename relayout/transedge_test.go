@@ -94,6 +94,7 @@ func TestTransposeEdgeClips(t *testing.T) {
 		{"f32[4000,3000]{0,1}", "f32[4000,3000]{1,0}"},
 		{"bf16[1000,1000]{0,1}", "f32[1000,1000]{1,0}"},
 		{"f32[300,200]{0,1:T(8,128)}", "f32[300,200]{1,0}"},
+		{"bf16[4000,3000]{0,1:T(8,128)(2,1)}", "f32[4000,3000]{1,0}"}, // units of two along the unragged x dim
 	} {
 		p, err := NewPlan(layout.MustParse(c[0]), layout.MustParse(c[1]), WithWorkers(1))
 		if err != nil {
