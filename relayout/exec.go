@@ -15,15 +15,10 @@ const maxDims = 64
 // destination elements for the per-element path), split over workers, with the
 // destination's padding.
 func (p *Plan) run(dst, src []byte, part func(dst, src []byte, lo, hi int64), total int64) {
-	w := int64(p.opts.workers)
+	w := workersFor(int64(p.opts.workers), p.src.FootprintBytes()+p.dst.FootprintBytes(), total)
 	if p.dbits%8 != 0 {
 		w = 1 // sub-byte elements of two workers could share a byte
 	}
-	// Below ~64 KiB a goroutine costs more than it saves.
-	if per := p.dst.FootprintBytes() / 65536; w > per {
-		w = max(per, 1)
-	}
-	w = min(w, total)
 	if p.prefill && p.opts.pad != padLeave {
 		p.pad(dst, 0, p.dst.ExpandedElements())
 	}
@@ -210,7 +205,7 @@ func (p *Plan) kernelTo(dst []byte, dOff, dstRep int64, stream bool, src, scratc
 			return
 		}
 		for range rows {
-			k.trans(dst[dOff*db:], int(k.dstRow*db), src[sOff*sb:], int(k.srcRow*sb), int(k.rows), int(k.cols))
+			p.transLines(dst[dOff*db:], int(k.dstRow*db), src[sOff*sb:], int(k.srcRow*sb), int(k.rows), int(k.cols))
 			dOff, sOff = dOff+dstRep, sOff+k.repSrc
 		}
 	default:
@@ -392,6 +387,16 @@ func (p *Plan) edge(dst, src, scratch, stage []byte, dOff, sOff int64, e *[maxDi
 	k := &p.kern
 	if p.interior(e, k.maxInner) {
 		p.kernel(dst, src, scratch, dOff, sOff, k.n, rows)
+		return
+	}
+	if k.tedge.ok {
+		ee := *e
+		for range rows {
+			p.transEdgeBlock(dst, src, scratch, dOff, sOff, &ee)
+			dOff += k.repDst
+			sOff += k.repSrc
+			ee[k.repDim] += k.repPlace
+		}
 		return
 	}
 	if k.clip {
@@ -618,7 +623,7 @@ func (p *Plan) convTranspose(dst, src, scratch []byte, dOff, sOff, rows int64) {
 			w := g * n * db
 			k.conv(scratch, src[sOff*sb:], int(g*n), simd.Rows{N: int(k.rows), DstStride: int(w), SrcStride: int(k.srcRow * sb)})
 			for j := range g {
-				k.trans(dst[(dOff+j*k.repDst)*db:], int(k.dstRow*db), scratch[j*n*db:], int(w), int(k.rows), int(k.cols))
+				p.transLines(dst[(dOff+j*k.repDst)*db:], int(k.dstRow*db), scratch[j*n*db:], int(w), int(k.rows), int(k.cols))
 			}
 			dOff, sOff = dOff+g*k.repDst, sOff+g*k.repSrc
 		}
@@ -633,7 +638,7 @@ func (p *Plan) convTranspose(dst, src, scratch []byte, dOff, sOff, rows int64) {
 		g := min(per, rows-r)
 		w := g * n * sb
 		for j := range g {
-			k.trans(scratch[j*n*sb:], int(w), src[(sOff+j*k.repSrc)*sb:], int(k.srcRow*sb), int(k.rows), int(k.cols))
+			p.transLines(scratch[j*n*sb:], int(w), src[(sOff+j*k.repSrc)*sb:], int(k.srcRow*sb), int(k.rows), int(k.cols))
 		}
 		k.conv(dst[dOff*db:], scratch, int(g*n), simd.Rows{N: int(k.cols), DstStride: int(k.dstRow * db), SrcStride: int(w), Stream: p.stream})
 		dOff, sOff = dOff+g*k.repDst, sOff+g*k.repSrc

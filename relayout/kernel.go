@@ -38,7 +38,8 @@ type kernel struct {
 	// transposes that when the destination's units are 1, 2 or 4 bytes (convFirst), else
 	// transposes the source's units and converts the result (bf16 pairs to f32 pairs).
 	convFirst bool
-	permuted  bool // permuteOrder blocked the outer loops (permute.go)
+	permuted  bool      // permuteOrder blocked the outer loops (permute.go)
+	tedge     transEdge // how edge blocks clip (transedge.go)
 	// elementwise
 	dstStr, srcStr int64
 
@@ -154,6 +155,7 @@ func (p *Plan) compile() {
 			p.splitClip(&k)
 		}
 	}
+	p.clipTranspose(&k)
 	p.cacheOrder()
 	p.batchOrder(k)
 	p.outer = append(tables, p.outer...) // they have no strides: outermost, never a repeat
