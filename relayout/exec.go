@@ -204,8 +204,12 @@ func (p *Plan) kernelTo(dst []byte, dOff, dstRep int64, stream bool, src, scratc
 			p.convTranspose(dst, src, scratch, dOff, sOff, rows)
 			return
 		}
+		trans := k.trans // whole lines on both sides, or too short for any: one call a block
+		if p.splitLines(int(k.rows), int(k.cols)) {
+			trans = p.transLines
+		}
 		for range rows {
-			p.transLines(dst[dOff*db:], int(k.dstRow*db), src[sOff*sb:], int(k.srcRow*sb), int(k.rows), int(k.cols))
+			trans(dst[dOff*db:], int(k.dstRow*db), src[sOff*sb:], int(k.srcRow*sb), int(k.rows), int(k.cols))
 			dOff, sOff = dOff+dstRep, sOff+k.repSrc
 		}
 	default:
@@ -612,6 +616,10 @@ func (p *Plan) store(dst []byte, off int64, v uint64) {
 func (p *Plan) convTranspose(dst, src, scratch []byte, dOff, sOff, rows int64) {
 	k := &p.kern
 	db, sb := int64(p.dbits/8), int64(p.sbits/8)
+	trans := k.trans
+	if p.splitLines(int(k.rows), int(k.cols)) {
+		trans = p.transLines
+	}
 	if k.convFirst {
 		n := k.cols * k.unit // elements of a block's source row
 		per := int64(1)
@@ -623,7 +631,7 @@ func (p *Plan) convTranspose(dst, src, scratch []byte, dOff, sOff, rows int64) {
 			w := g * n * db
 			k.conv(scratch, src[sOff*sb:], int(g*n), simd.Rows{N: int(k.rows), DstStride: int(w), SrcStride: int(k.srcRow * sb)})
 			for j := range g {
-				p.transLines(dst[(dOff+j*k.repDst)*db:], int(k.dstRow*db), scratch[j*n*db:], int(w), int(k.rows), int(k.cols))
+				trans(dst[(dOff+j*k.repDst)*db:], int(k.dstRow*db), scratch[j*n*db:], int(w), int(k.rows), int(k.cols))
 			}
 			dOff, sOff = dOff+g*k.repDst, sOff+g*k.repSrc
 		}
@@ -638,7 +646,7 @@ func (p *Plan) convTranspose(dst, src, scratch []byte, dOff, sOff, rows int64) {
 		g := min(per, rows-r)
 		w := g * n * sb
 		for j := range g {
-			p.transLines(scratch[j*n*sb:], int(w), src[(sOff+j*k.repSrc)*sb:], int(k.srcRow*sb), int(k.rows), int(k.cols))
+			trans(scratch[j*n*sb:], int(w), src[(sOff+j*k.repSrc)*sb:], int(k.srcRow*sb), int(k.rows), int(k.cols))
 		}
 		k.conv(dst[dOff*db:], scratch, int(g*n), simd.Rows{N: int(k.cols), DstStride: int(k.dstRow * db), SrcStride: int(w), Stream: p.stream})
 		dOff, sOff = dOff+g*k.repDst, sOff+g*k.repSrc

@@ -133,10 +133,7 @@ func (p *Plan) transRect(dst, src, scratch []byte, dOff, sOff, rows, cols int64)
 // odd dims) took more time than the whole blocks (bench/design-notes.md).
 func (p *Plan) transLines(dst []byte, ds int, src []byte, ss int, rows, cols int) {
 	k := &p.kern
-	w := int(k.unit) * p.dbits / 8 // a unit's bytes where the kernel moves it (see bind)
-	if k.conv != nil && !k.convFirst {
-		w = int(k.unit) * p.sbits / 8
-	}
+	w := p.transUnit()
 	var rp, cp [2][2]int // the parts of each side: first unit and count
 	nr, nc := lineParts(rows, w, &rp), lineParts(cols, w, &cp)
 	for _, r := range rp[:nr] {
@@ -144,6 +141,22 @@ func (p *Plan) transLines(dst []byte, ds int, src []byte, ss int, rows, cols int
 			k.trans(dst[c[0]*ds+r[0]*w:], ds, src[r[0]*ss+c[0]*w:], ss, r[1], c[1])
 		}
 	}
+}
+
+// transUnit is the bytes of a transpose unit where the kernel moves it (see bind).
+func (p *Plan) transUnit() int {
+	k := &p.kern
+	if k.conv != nil && !k.convFirst {
+		return int(k.unit) * p.sbits / 8
+	}
+	return int(k.unit) * p.dbits / 8
+}
+
+// splitLines reports whether transLines would cut a rows×cols transpose in parts.
+func (p *Plan) splitLines(rows, cols int) bool {
+	var parts [2][2]int
+	w := p.transUnit()
+	return lineParts(rows, w, &parts) > 1 || lineParts(cols, w, &parts) > 1
 }
 
 // lineParts cuts n units of w bytes into a run of whole blocks and, when n is not a
