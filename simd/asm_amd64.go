@@ -554,5 +554,25 @@ func (s *asmSet) transposeNoFence(w int, dst []byte, dstStride int, src []byte, 
 			dst, src, rows = dst[h:], src[h*srcStride:], rows-h
 		}
 	}
+	if h := s.alignHead(w, dst, dstStride, rows, cols, nt); h > 0 {
+		s.narrower.transpose(w, dst, dstStride, src, srcStride, h, cols, false)
+		dst, src, rows = dst[h*w:], src[h*srcStride:], rows-h
+	}
 	return s.transpose(w, dst, dstStride, src, srcStride, rows, cols, nt)
+}
+
+// alignHead returns how many source rows (destination columns) of a non-temporal
+// transpose go to the narrower set with ordinary stores so that the rest of every
+// destination row starts on a vector boundary: destination rows a multiple of the
+// vector width apart but starting off it (a NumPy array starts 16 bytes past a
+// cache line) would otherwise lose the non-temporal stores altogether.
+func (s *asmSet) alignHead(w int, dst []byte, dstStride, rows, cols int, nt bool) int {
+	if !nt || w == 1 || s.narrower == nil || rows == 0 || cols == 0 || dstStride%s.vw != 0 {
+		return 0
+	}
+	m := int(-addr(&dst[0]) & uintptr(s.vw-1))
+	if m%w != 0 || m/w >= rows {
+		return 0
+	}
+	return m / w
 }
