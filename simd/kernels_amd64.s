@@ -1788,7 +1788,7 @@ rowsdone:
 	RET
 
 // func interleave16RowsNTAVX2(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int)
-// Requires: AVX, AVX2
+// Requires: AVX, AVX2, MMX+
 TEXT ·interleave16RowsNTAVX2(SB), NOSPLIT, $0-56
 	MOVQ   dst+0(FP), AX
 	MOVQ   a+8(FP), CX
@@ -1812,27 +1812,29 @@ row:
 	JZ    done
 
 loop:
-	VMOVDQU    (CX), Y0
-	VMOVDQU    (DX), Y1
-	VPUNPCKLWD Y1, Y0, Y2
-	VPUNPCKHWD Y1, Y0, Y0
-	VPERM2I128 $0x20, Y0, Y2, Y1
-	VPERM2I128 $0x31, Y0, Y2, Y0
-	VMOVNTDQ   Y1, (AX)
-	VMOVNTDQ   Y0, 32(AX)
-	VMOVDQU    32(CX), Y0
-	VMOVDQU    32(DX), Y1
-	VPUNPCKLWD Y1, Y0, Y2
-	VPUNPCKHWD Y1, Y0, Y0
-	VPERM2I128 $0x20, Y0, Y2, Y1
-	VPERM2I128 $0x31, Y0, Y2, Y0
-	VMOVNTDQ   Y1, 64(AX)
-	VMOVNTDQ   Y0, 96(AX)
-	ADDQ       $0x00000080, AX
-	ADDQ       $0x00000040, CX
-	ADDQ       $0x00000040, DX
-	DECQ       R8
-	JNZ        loop
+	PREFETCHNTA 2048(CX)
+	PREFETCHNTA 2048(DX)
+	VMOVDQU     (CX), Y0
+	VMOVDQU     (DX), Y1
+	VPUNPCKLWD  Y1, Y0, Y2
+	VPUNPCKHWD  Y1, Y0, Y0
+	VPERM2I128  $0x20, Y0, Y2, Y1
+	VPERM2I128  $0x31, Y0, Y2, Y0
+	VMOVNTDQ    Y1, (AX)
+	VMOVNTDQ    Y0, 32(AX)
+	VMOVDQU     32(CX), Y0
+	VMOVDQU     32(DX), Y1
+	VPUNPCKLWD  Y1, Y0, Y2
+	VPUNPCKHWD  Y1, Y0, Y0
+	VPERM2I128  $0x20, Y0, Y2, Y1
+	VPERM2I128  $0x31, Y0, Y2, Y0
+	VMOVNTDQ    Y1, 64(AX)
+	VMOVNTDQ    Y0, 96(AX)
+	ADDQ        $0x00000080, AX
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000040, DX
+	DECQ        R8
+	JNZ         loop
 
 done:
 	ADDQ R9, AX
@@ -1913,7 +1915,7 @@ rowsdone:
 	RET
 
 // func f32ToBF16InterleaveRowsNTAVX2(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int)
-// Requires: AVX, AVX2
+// Requires: AVX, AVX2, MMX+
 TEXT ·f32ToBF16InterleaveRowsNTAVX2(SB), NOSPLIT, $0-56
 	MOVQ         dst+0(FP), AX
 	MOVQ         a+8(FP), CX
@@ -1940,49 +1942,51 @@ row:
 	JZ    done
 
 loop:
-	VMOVDQU   (CX), Y3
-	VMOVDQU   (DX), Y4
-	VPSRLD    $0x10, Y3, Y5
-	VPAND     Y0, Y5, Y5
-	VPADDD    Y1, Y5, Y5
-	VPADDD    Y3, Y5, Y5
-	VCMPPS    $0x03, Y3, Y3, Y6
-	VPOR      Y2, Y3, Y3
-	VPBLENDVB Y6, Y3, Y5, Y5
-	VPSRLD    $0x10, Y4, Y3
-	VPAND     Y0, Y3, Y3
-	VPADDD    Y1, Y3, Y3
-	VPADDD    Y4, Y3, Y3
-	VCMPPS    $0x03, Y4, Y4, Y6
-	VPOR      Y2, Y4, Y4
-	VPBLENDVB Y6, Y4, Y3, Y3
-	VPSRLD    $0x10, Y5, Y5
-	VPBLENDW  $0xaa, Y3, Y5, Y5
-	VMOVNTDQ  Y5, (AX)
-	VMOVDQU   32(CX), Y3
-	VMOVDQU   32(DX), Y4
-	VPSRLD    $0x10, Y3, Y5
-	VPAND     Y0, Y5, Y5
-	VPADDD    Y1, Y5, Y5
-	VPADDD    Y3, Y5, Y5
-	VCMPPS    $0x03, Y3, Y3, Y6
-	VPOR      Y2, Y3, Y3
-	VPBLENDVB Y6, Y3, Y5, Y5
-	VPSRLD    $0x10, Y4, Y3
-	VPAND     Y0, Y3, Y3
-	VPADDD    Y1, Y3, Y3
-	VPADDD    Y4, Y3, Y3
-	VCMPPS    $0x03, Y4, Y4, Y6
-	VPOR      Y2, Y4, Y4
-	VPBLENDVB Y6, Y4, Y3, Y3
-	VPSRLD    $0x10, Y5, Y5
-	VPBLENDW  $0xaa, Y3, Y5, Y5
-	VMOVNTDQ  Y5, 32(AX)
-	ADDQ      $0x00000040, AX
-	ADDQ      $0x00000040, CX
-	ADDQ      $0x00000040, DX
-	DECQ      R8
-	JNZ       loop
+	PREFETCHNTA 2048(CX)
+	PREFETCHNTA 2048(DX)
+	VMOVDQU     (CX), Y3
+	VMOVDQU     (DX), Y4
+	VPSRLD      $0x10, Y3, Y5
+	VPAND       Y0, Y5, Y5
+	VPADDD      Y1, Y5, Y5
+	VPADDD      Y3, Y5, Y5
+	VCMPPS      $0x03, Y3, Y3, Y6
+	VPOR        Y2, Y3, Y3
+	VPBLENDVB   Y6, Y3, Y5, Y5
+	VPSRLD      $0x10, Y4, Y3
+	VPAND       Y0, Y3, Y3
+	VPADDD      Y1, Y3, Y3
+	VPADDD      Y4, Y3, Y3
+	VCMPPS      $0x03, Y4, Y4, Y6
+	VPOR        Y2, Y4, Y4
+	VPBLENDVB   Y6, Y4, Y3, Y3
+	VPSRLD      $0x10, Y5, Y5
+	VPBLENDW    $0xaa, Y3, Y5, Y5
+	VMOVNTDQ    Y5, (AX)
+	VMOVDQU     32(CX), Y3
+	VMOVDQU     32(DX), Y4
+	VPSRLD      $0x10, Y3, Y5
+	VPAND       Y0, Y5, Y5
+	VPADDD      Y1, Y5, Y5
+	VPADDD      Y3, Y5, Y5
+	VCMPPS      $0x03, Y3, Y3, Y6
+	VPOR        Y2, Y3, Y3
+	VPBLENDVB   Y6, Y3, Y5, Y5
+	VPSRLD      $0x10, Y4, Y3
+	VPAND       Y0, Y3, Y3
+	VPADDD      Y1, Y3, Y3
+	VPADDD      Y4, Y3, Y3
+	VCMPPS      $0x03, Y4, Y4, Y6
+	VPOR        Y2, Y4, Y4
+	VPBLENDVB   Y6, Y4, Y3, Y3
+	VPSRLD      $0x10, Y5, Y5
+	VPBLENDW    $0xaa, Y3, Y5, Y5
+	VMOVNTDQ    Y5, 32(AX)
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000040, DX
+	DECQ        R8
+	JNZ         loop
 
 done:
 	ADDQ R9, AX
@@ -2157,7 +2161,7 @@ rowsdone:
 	RET
 
 // func interleave8x4RowsNTAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
-// Requires: AVX, AVX2
+// Requires: AVX, AVX2, MMX+
 TEXT ·interleave8x4RowsNTAVX2(SB), NOSPLIT, $0-72
 	MOVQ   dst+0(FP), AX
 	MOVQ   r0+8(FP), CX
@@ -2183,33 +2187,37 @@ row:
 	JZ    done
 
 loop:
-	VMOVDQU    (CX), Y0
-	VMOVDQU    (DX), Y1
-	VMOVDQU    (BX), Y2
-	VMOVDQU    (SI), Y3
-	VPUNPCKLBW Y1, Y0, Y4
-	VPUNPCKHBW Y1, Y0, Y5
-	VPUNPCKLBW Y3, Y2, Y1
-	VPUNPCKHBW Y3, Y2, Y3
-	VPUNPCKLWD Y1, Y4, Y0
-	VPUNPCKHWD Y1, Y4, Y1
-	VPUNPCKLWD Y3, Y5, Y2
-	VPUNPCKHWD Y3, Y5, Y3
-	VPERM2I128 $0x20, Y1, Y0, Y4
-	VPERM2I128 $0x20, Y3, Y2, Y5
-	VPERM2I128 $0x31, Y1, Y0, Y1
-	VPERM2I128 $0x31, Y3, Y2, Y3
-	VMOVNTDQ   Y4, (AX)
-	VMOVNTDQ   Y5, 32(AX)
-	VMOVNTDQ   Y1, 64(AX)
-	VMOVNTDQ   Y3, 96(AX)
-	ADDQ       $0x00000080, AX
-	ADDQ       $0x00000020, CX
-	ADDQ       $0x00000020, DX
-	ADDQ       $0x00000020, BX
-	ADDQ       $0x00000020, SI
-	DECQ       R10
-	JNZ        loop
+	PREFETCHNTA 2048(CX)
+	PREFETCHNTA 2048(DX)
+	PREFETCHNTA 2048(BX)
+	PREFETCHNTA 2048(SI)
+	VMOVDQU     (CX), Y0
+	VMOVDQU     (DX), Y1
+	VMOVDQU     (BX), Y2
+	VMOVDQU     (SI), Y3
+	VPUNPCKLBW  Y1, Y0, Y4
+	VPUNPCKHBW  Y1, Y0, Y5
+	VPUNPCKLBW  Y3, Y2, Y1
+	VPUNPCKHBW  Y3, Y2, Y3
+	VPUNPCKLWD  Y1, Y4, Y0
+	VPUNPCKHWD  Y1, Y4, Y1
+	VPUNPCKLWD  Y3, Y5, Y2
+	VPUNPCKHWD  Y3, Y5, Y3
+	VPERM2I128  $0x20, Y1, Y0, Y4
+	VPERM2I128  $0x20, Y3, Y2, Y5
+	VPERM2I128  $0x31, Y1, Y0, Y1
+	VPERM2I128  $0x31, Y3, Y2, Y3
+	VMOVNTDQ    Y4, (AX)
+	VMOVNTDQ    Y5, 32(AX)
+	VMOVNTDQ    Y1, 64(AX)
+	VMOVNTDQ    Y3, 96(AX)
+	ADDQ        $0x00000080, AX
+	ADDQ        $0x00000020, CX
+	ADDQ        $0x00000020, DX
+	ADDQ        $0x00000020, BX
+	ADDQ        $0x00000020, SI
+	DECQ        R10
+	JNZ         loop
 
 done:
 	ADDQ R11, AX
@@ -2344,7 +2352,7 @@ rowsdone:
 	RET
 
 // func f32ToF16InterleaveRowsNTAVX2(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int)
-// Requires: AVX, AVX2, F16C
+// Requires: AVX, AVX2, F16C, MMX+
 TEXT ·f32ToF16InterleaveRowsNTAVX2(SB), NOSPLIT, $0-56
 	MOVQ   dst+0(FP), AX
 	MOVQ   a+8(FP), CX
@@ -2368,29 +2376,31 @@ row:
 	JZ    done
 
 loop:
-	VMOVDQU   (CX), Y0
-	VMOVDQU   (DX), Y1
-	VCVTPS2PH $0x00, Y0, X0
-	VCVTPS2PH $0x00, Y1, X1
-	VPMOVZXWD X0, Y0
-	VPMOVZXWD X1, Y1
-	VPSLLD    $0x10, Y1, Y1
-	VPOR      Y1, Y0, Y0
-	VMOVNTDQ  Y0, (AX)
-	VMOVDQU   32(CX), Y0
-	VMOVDQU   32(DX), Y1
-	VCVTPS2PH $0x00, Y0, X0
-	VCVTPS2PH $0x00, Y1, X1
-	VPMOVZXWD X0, Y0
-	VPMOVZXWD X1, Y1
-	VPSLLD    $0x10, Y1, Y1
-	VPOR      Y1, Y0, Y0
-	VMOVNTDQ  Y0, 32(AX)
-	ADDQ      $0x00000040, AX
-	ADDQ      $0x00000040, CX
-	ADDQ      $0x00000040, DX
-	DECQ      R8
-	JNZ       loop
+	PREFETCHNTA 2048(CX)
+	PREFETCHNTA 2048(DX)
+	VMOVDQU     (CX), Y0
+	VMOVDQU     (DX), Y1
+	VCVTPS2PH   $0x00, Y0, X0
+	VCVTPS2PH   $0x00, Y1, X1
+	VPMOVZXWD   X0, Y0
+	VPMOVZXWD   X1, Y1
+	VPSLLD      $0x10, Y1, Y1
+	VPOR        Y1, Y0, Y0
+	VMOVNTDQ    Y0, (AX)
+	VMOVDQU     32(CX), Y0
+	VMOVDQU     32(DX), Y1
+	VCVTPS2PH   $0x00, Y0, X0
+	VCVTPS2PH   $0x00, Y1, X1
+	VPMOVZXWD   X0, Y0
+	VPMOVZXWD   X1, Y1
+	VPSLLD      $0x10, Y1, Y1
+	VPOR        Y1, Y0, Y0
+	VMOVNTDQ    Y0, 32(AX)
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000040, DX
+	DECQ        R8
+	JNZ         loop
 
 done:
 	ADDQ R9, AX

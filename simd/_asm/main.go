@@ -274,7 +274,7 @@ func (m mode) loop(n reg.GPVirtual, unroll int, streams []stream, body func(k in
 		inner := body
 		body = func(k int) {
 			for _, s := range streams {
-				for off := 0; !s.out && off < s.step; off += 64 {
+				for off := 0; !s.out && off < s.step && (k*s.step)%64 == 0; off += 64 {
 					PREFETCHNTA(at(s.p, k*s.step+off+prefetchAhead))
 				}
 			}
@@ -333,16 +333,14 @@ func at(p reg.GPVirtual, disp int) Mem { return Mem{Base: p, Disp: disp} }
 const prefetchAhead = 2048
 
 // prefetchable reports whether a streaming batch prefetches its sources: the packing
-// kernels, whose two or four source rows the hardware prefetchers followed too late, and
-// only where each source advances by whole lines per step (AVX-512). The copy kernel,
-// with one source, lost with it.
+// kernels, whose two or four source rows the hardware prefetchers followed too late
+// (AVX-512 and AVX2 alike). The copy kernel, with one source, lost with it. A body
+// prefetches once per line of each source: AVX2's 32-byte steps at the even ones, or at
+// every step when a loop iteration moves a source by less than a line.
 func prefetchable(streams []stream) bool {
 	srcs := 0
 	for _, s := range streams {
 		if !s.out {
-			if s.step%64 != 0 {
-				return false
-			}
 			srcs++
 		}
 	}
