@@ -93,6 +93,53 @@ func checkMisaligned(t *testing.T, c rowsCase, k *Kernels, r *rand.Rand, n int, 
 	}
 }
 
+// TestEdgePlan checks that a streaming batch whose destinations share a
+// misalignment of whole words gets the kernel with head and tail blocks, and its
+// arguments.
+func TestEdgePlan(t *testing.T) {
+	buf := make([]byte, 4096+64)
+	base := int(-addr64(buf) & 63)
+	for m := range 64 {
+		d := &buf[base+(64-m)%64] // m bytes before a boundary
+		src := &buf[0]
+		var ed edges
+		// f32 → bf16 (2-byte destination elements), AVX-512's 32-element blocks, 100 elements.
+		r := Rows{N: 3, DstStride: 256, SrcStride: 400, Stream: true}
+		it, rows := shNarrow.edgePlan(&ed, r, 100, 32, [5]int{1000, 4000}, d, src)
+		if m%4 != 0 {
+			if rows != 0 {
+				t.Errorf("m=%d: planned with part of a word of head", m)
+			}
+			continue
+		}
+		h := m / 2
+		wantIt := (100 - h) / 32
+		tb := 2 * (100 - h - 32*wantIt)
+		tail := [4]int{}
+		for i := range tail {
+			tail[i] = max(0, min(64, tb-64*i)) / 4
+			if tail[i] == 16 {
+				tail[i] = -1 // a whole line, streamed
+			}
+		}
+		if it != wantIt || rows != 3 || ed[0] != m/4 || [4]int(ed[1:5]) != tail || ed[5] != m || ed[6] != 4*h || (ed[7] != 0) != (tb > 0) {
+			t.Errorf("m=%d: it=%d rows=%d edges=%v, want it=%d rows=3, head of %d bytes, tail of %d", m, it, rows, ed, wantIt, m, tb)
+		}
+		// Sources that end with the last row: its tail block would read past them.
+		if _, rows := shNarrow.edgePlan(&ed, r, 100, 32, [5]int{1000, 2*400 + 4*100}, d, src); tb > 0 && rows != 2 {
+			t.Errorf("m=%d: %d rows planned, want 2 (the last row's tail block reads past its source)", m, rows)
+		}
+	}
+	var ed edges
+	a, b := &buf[base+16], &buf[base+20]
+	if _, rows := shUnpack16.edgePlan(&ed, Rows{N: 2, DstStride: 256, SrcStride: 512, Stream: true}, 100, 32, [5]int{1000, 1000, 1000}, a, b, &buf[0]); rows != 0 {
+		t.Errorf("destinations at different misalignments planned together")
+	}
+	if _, rows := shCopy.edgePlan(&ed, Rows{N: 2, DstStride: 1000, SrcStride: 1000, Stream: true}, 600, 256, [5]int{2000, 2000}, a, &buf[0]); rows != 0 {
+		t.Errorf("destination stride 1000 planned")
+	}
+}
+
 // TestTransposeMisaligned checks the non-temporal transposes on destination rows a
 // multiple of 64 bytes apart, starting m bytes past a boundary, every m in 0..63,
 // and that those whose misalignment is a whole number of elements get a head.

@@ -34,6 +34,7 @@ type asmSet struct {
 	f16ToF32, f16ToF32NT                       func(dst, src *byte, n int)
 
 	rows, rowsNT rowAsm // the batched kernels
+	rowsEdges    edgeAsm
 
 	transpose32, transpose16, transpose8 func(dst *byte, dstStride int, src *byte, srcStride int, n int)
 	// Non-temporal transposes without SFENCE (nil where a store is less than a cache line).
@@ -93,6 +94,7 @@ var avx512Set = &asmSet{
 	f16ToF32: f16ToF32AVX512, f16ToF32NT: f16ToF32NTAVX512,
 	rows:        rowAsm{vw: 64, copy: copyRowsAVX512, f32ToBF16: f32ToBF16RowsAVX512, f32ToF16: f32ToF16RowsAVX512, bf16ToF32: bf16ToF32RowsAVX512, f16ToF32: f16ToF32RowsAVX512, interleave16: interleave16RowsAVX512, deinterleave16: deinterleave16RowsAVX512, f32ToBF16Interleave: f32ToBF16InterleaveRowsAVX512, f32ToF16Interleave: f32ToF16InterleaveRowsAVX512, interleave8x4: interleave8x4RowsAVX512, deinterleave8x4: deinterleave8x4RowsAVX512, bf16DeintToF32: bf16DeinterleaveToF32RowsAVX512},
 	rowsNT:      rowAsm{vw: 64, copy: copyRowsNTAVX512, f32ToBF16: f32ToBF16RowsNTAVX512, f32ToF16: f32ToF16RowsNTAVX512, bf16ToF32: bf16ToF32RowsNTAVX512, f16ToF32: f16ToF32RowsNTAVX512, interleave16: interleave16RowsNTAVX512, deinterleave16: deinterleave16RowsNTAVX512, f32ToBF16Interleave: f32ToBF16InterleaveRowsNTAVX512, f32ToF16Interleave: f32ToF16InterleaveRowsNTAVX512, interleave8x4: interleave8x4RowsNTAVX512, deinterleave8x4: deinterleave8x4RowsNTAVX512, bf16DeintToF32: bf16DeinterleaveToF32RowsNTAVX512},
+	rowsEdges:   edgeAsm{copy: copyRowsNTEAVX512, f32ToBF16: f32ToBF16RowsNTEAVX512, f32ToF16: f32ToF16RowsNTEAVX512, bf16ToF32: bf16ToF32RowsNTEAVX512, f16ToF32: f16ToF32RowsNTEAVX512, interleave16: interleave16RowsNTEAVX512, deinterleave16: deinterleave16RowsNTEAVX512, f32ToBF16Interleave: f32ToBF16InterleaveRowsNTEAVX512, f32ToF16Interleave: f32ToF16InterleaveRowsNTEAVX512, interleave8x4: interleave8x4RowsNTEAVX512, deinterleave8x4: deinterleave8x4RowsNTEAVX512, bf16DeintToF32: bf16DeinterleaveToF32RowsNTEAVX512},
 	transpose32: transpose32AVX512, transpose16: transpose16AVX512, transpose8: transpose8AVX512,
 	transpose32NT: transpose32NTAVX512, transpose16NT: transpose16NTAVX512, transpose8NT: transpose8NTAVX512,
 	transpose32w4: transpose32w4AVX512, transpose32h4: transpose32h4AVX512, transpose8h8: transpose8h8AVX2, transpose8w8: transpose8w8AVX2,
@@ -136,7 +138,7 @@ func (s *asmSet) kernels() *Kernels {
 		BF16DeinterleaveToF32: s.bf16DeintToF32W,
 		Fill:                  s.fillW,
 		Fence:                 sfence,
-	}, s.rows, s.rowsNT, s.narrowerRows())
+	}, s.rows, s.rowsNT, s.narrowerRows(), s.rowsEdges)
 }
 
 // narrowerRows returns the narrower set's batched kernels, or none.

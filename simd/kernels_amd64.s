@@ -5147,6 +5147,2061 @@ rowsdone:
 	VZEROUPPER
 	RET
 
+// func copyRowsNTEAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+// Requires: AVX, AVX512F, SSE2
+TEXT ·copyRowsNTEAVX512(SB), NOSPLIT, $64-112
+	MOVQ   dst+0(FP), AX
+	MOVQ   src+8(FP), CX
+	MOVQ   n+16(FP), DX
+	MOVQ   rows+24(FP), BX
+	MOVQ   dstStride+32(FP), SI
+	MOVQ   srcStride+40(FP), DI
+	IMUL3Q $0x00000100, DX, R8
+	NEGQ   R8
+	ADDQ   SI, R8
+	IMUL3Q $0x00000100, DX, SI
+	NEGQ   SI
+	ADDQ   DI, SI
+	TESTQ  BX, BX
+	JZ     rowsdone
+
+row:
+	CMPQ      edges_0+48(FP), $0x00
+	JE        noedge1
+	VMOVDQU64 (CX), Z0
+	VMOVDQU64 64(CX), Z1
+	VMOVDQU64 128(CX), Z1
+	VMOVDQU64 192(CX), Z1
+	VMOVDQU64 Z0, (SP)
+	XORQ      DI, DI
+
+words2:
+	CMPQ    DI, edges_0+48(FP)
+	JGE     wordsdone3
+	MOVL    (SP)(DI*4), R9
+	MOVNTIL R9, (AX)(DI*4)
+	INCQ    DI
+	JMP     words2
+
+wordsdone3:
+noedge1:
+	ADDQ  edges_5+88(FP), AX
+	ADDQ  edges_6+96(FP), CX
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VMOVDQU64 (CX), Z0
+	VMOVDQU64 64(CX), Z1
+	VMOVDQU64 128(CX), Z2
+	VMOVDQU64 192(CX), Z3
+	VMOVNTDQ  Z0, (AX)
+	VMOVNTDQ  Z1, 64(AX)
+	VMOVNTDQ  Z2, 128(AX)
+	VMOVNTDQ  Z3, 192(AX)
+	ADDQ      $0x00000100, AX
+	ADDQ      $0x00000100, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	CMPQ      edges_7+104(FP), $0x00
+	JE        noedge4
+	VMOVDQU64 (CX), Z0
+	VMOVDQU64 64(CX), Z1
+	VMOVDQU64 128(CX), Z2
+	VMOVDQU64 192(CX), Z3
+	MOVQ      edges_1+56(FP), DI
+	CMPQ      DI, $-1
+	JNE       partial5
+	VMOVNTDQ  Z0, (AX)
+	JMP       stored6
+
+partial5:
+	VMOVDQU64 Z0, (SP)
+	XORQ      R9, R9
+
+words7:
+	CMPQ    R9, DI
+	JGE     wordsdone8
+	MOVL    (SP)(R9*4), R10
+	MOVNTIL R10, (AX)(R9*4)
+	INCQ    R9
+	JMP     words7
+
+wordsdone8:
+stored6:
+	MOVQ     edges_2+64(FP), DI
+	CMPQ     DI, $-1
+	JNE      partial9
+	VMOVNTDQ Z1, 64(AX)
+	JMP      stored10
+
+partial9:
+	VMOVDQU64 Z1, (SP)
+	XORQ      R9, R9
+
+words11:
+	CMPQ    R9, DI
+	JGE     wordsdone12
+	MOVL    (SP)(R9*4), R10
+	MOVNTIL R10, 64(AX)(R9*4)
+	INCQ    R9
+	JMP     words11
+
+wordsdone12:
+stored10:
+	MOVQ     edges_3+72(FP), DI
+	CMPQ     DI, $-1
+	JNE      partial13
+	VMOVNTDQ Z2, 128(AX)
+	JMP      stored14
+
+partial13:
+	VMOVDQU64 Z2, (SP)
+	XORQ      R9, R9
+
+words15:
+	CMPQ    R9, DI
+	JGE     wordsdone16
+	MOVL    (SP)(R9*4), R10
+	MOVNTIL R10, 128(AX)(R9*4)
+	INCQ    R9
+	JMP     words15
+
+wordsdone16:
+stored14:
+	MOVQ     edges_4+80(FP), DI
+	CMPQ     DI, $-1
+	JNE      partial17
+	VMOVNTDQ Z3, 192(AX)
+	JMP      stored18
+
+partial17:
+	VMOVDQU64 Z3, (SP)
+	XORQ      R9, R9
+
+words19:
+	CMPQ    R9, DI
+	JGE     wordsdone20
+	MOVL    (SP)(R9*4), R10
+	MOVNTIL R10, 192(AX)(R9*4)
+	INCQ    R9
+	JMP     words19
+
+wordsdone20:
+stored18:
+noedge4:
+	ADDQ R8, AX
+	SUBQ edges_5+88(FP), AX
+	ADDQ SI, CX
+	SUBQ edges_6+96(FP), CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func interleave16RowsNTEAVX512(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+// Requires: AVX, AVX512BW, AVX512F, MMX+, SSE2
+TEXT ·interleave16RowsNTEAVX512(SB), NOSPLIT, $64-120
+	MOVQ      dst+0(FP), AX
+	MOVQ      a+8(FP), CX
+	MOVQ      b+16(FP), DX
+	MOVQ      n+24(FP), BX
+	VMOVDQU64 permq04152637_64<>+0(SB), Z0
+	MOVQ      rows+32(FP), SI
+	MOVQ      dstStride+40(FP), DI
+	MOVQ      srcStride+48(FP), R8
+	IMUL3Q    $0x00000100, BX, R9
+	NEGQ      R9
+	ADDQ      DI, R9
+	IMUL3Q    $0x00000080, BX, DI
+	NEGQ      DI
+	ADDQ      R8, DI
+	TESTQ     SI, SI
+	JZ        rowsdone
+
+row:
+	CMPQ       edges_0+56(FP), $0x00
+	JE         noedge21
+	VPERMQ     (CX), Z0, Z1
+	VPERMQ     (DX), Z0, Z2
+	VPUNPCKLWD Z2, Z1, Z3
+	VPUNPCKHWD Z2, Z1, Z1
+	VMOVDQU64  Z3, (SP)
+	XORQ       R8, R8
+
+words22:
+	CMPQ    R8, edges_0+56(FP)
+	JGE     wordsdone23
+	MOVL    (SP)(R8*4), R10
+	MOVNTIL R10, (AX)(R8*4)
+	INCQ    R8
+	JMP     words22
+
+wordsdone23:
+	VPERMQ     64(CX), Z0, Z1
+	VPERMQ     64(DX), Z0, Z2
+	VPUNPCKLWD Z2, Z1, Z3
+	VPUNPCKHWD Z2, Z1, Z1
+
+noedge21:
+	ADDQ  edges_5+96(FP), AX
+	ADDQ  edges_6+104(FP), CX
+	ADDQ  edges_6+104(FP), DX
+	MOVQ  BX, R8
+	TESTQ R8, R8
+	JZ    done
+
+loop:
+	PREFETCHNTA 2048(CX)
+	PREFETCHNTA 2048(DX)
+	VPERMQ      (CX), Z0, Z1
+	VPERMQ      (DX), Z0, Z2
+	VPUNPCKLWD  Z2, Z1, Z3
+	VPUNPCKHWD  Z2, Z1, Z1
+	VMOVNTDQ    Z3, (AX)
+	VMOVNTDQ    Z1, 64(AX)
+	PREFETCHNTA 2112(CX)
+	PREFETCHNTA 2112(DX)
+	VPERMQ      64(CX), Z0, Z1
+	VPERMQ      64(DX), Z0, Z2
+	VPUNPCKLWD  Z2, Z1, Z3
+	VPUNPCKHWD  Z2, Z1, Z1
+	VMOVNTDQ    Z3, 128(AX)
+	VMOVNTDQ    Z1, 192(AX)
+	ADDQ        $0x00000100, AX
+	ADDQ        $0x00000080, CX
+	ADDQ        $0x00000080, DX
+	DECQ        R8
+	JNZ         loop
+
+done:
+	CMPQ       edges_7+112(FP), $0x00
+	JE         noedge24
+	VPERMQ     (CX), Z0, Z1
+	VPERMQ     (DX), Z0, Z2
+	VPUNPCKLWD Z2, Z1, Z3
+	VPUNPCKHWD Z2, Z1, Z1
+	MOVQ       edges_1+64(FP), R8
+	CMPQ       R8, $-1
+	JNE        partial25
+	VMOVNTDQ   Z3, (AX)
+	JMP        stored26
+
+partial25:
+	VMOVDQU64 Z3, (SP)
+	XORQ      R10, R10
+
+words27:
+	CMPQ    R10, R8
+	JGE     wordsdone28
+	MOVL    (SP)(R10*4), R11
+	MOVNTIL R11, (AX)(R10*4)
+	INCQ    R10
+	JMP     words27
+
+wordsdone28:
+stored26:
+	MOVQ     edges_2+72(FP), R8
+	CMPQ     R8, $-1
+	JNE      partial29
+	VMOVNTDQ Z1, 64(AX)
+	JMP      stored30
+
+partial29:
+	VMOVDQU64 Z1, (SP)
+	XORQ      R10, R10
+
+words31:
+	CMPQ    R10, R8
+	JGE     wordsdone32
+	MOVL    (SP)(R10*4), R11
+	MOVNTIL R11, 64(AX)(R10*4)
+	INCQ    R10
+	JMP     words31
+
+wordsdone32:
+stored30:
+	VPERMQ     64(CX), Z0, Z1
+	VPERMQ     64(DX), Z0, Z2
+	VPUNPCKLWD Z2, Z1, Z3
+	VPUNPCKHWD Z2, Z1, Z1
+	MOVQ       edges_3+80(FP), R8
+	CMPQ       R8, $-1
+	JNE        partial33
+	VMOVNTDQ   Z3, 128(AX)
+	JMP        stored34
+
+partial33:
+	VMOVDQU64 Z3, (SP)
+	XORQ      R10, R10
+
+words35:
+	CMPQ    R10, R8
+	JGE     wordsdone36
+	MOVL    (SP)(R10*4), R11
+	MOVNTIL R11, 128(AX)(R10*4)
+	INCQ    R10
+	JMP     words35
+
+wordsdone36:
+stored34:
+	MOVQ     edges_4+88(FP), R8
+	CMPQ     R8, $-1
+	JNE      partial37
+	VMOVNTDQ Z1, 192(AX)
+	JMP      stored38
+
+partial37:
+	VMOVDQU64 Z1, (SP)
+	XORQ      R10, R10
+
+words39:
+	CMPQ    R10, R8
+	JGE     wordsdone40
+	MOVL    (SP)(R10*4), R11
+	MOVNTIL R11, 192(AX)(R10*4)
+	INCQ    R10
+	JMP     words39
+
+wordsdone40:
+stored38:
+noedge24:
+	ADDQ R9, AX
+	SUBQ edges_5+96(FP), AX
+	ADDQ DI, CX
+	SUBQ edges_6+104(FP), CX
+	ADDQ DI, DX
+	SUBQ edges_6+104(FP), DX
+	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func deinterleave16RowsNTEAVX512(a *byte, b *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+// Requires: AVX, AVX512BW, AVX512F, SSE2
+TEXT ·deinterleave16RowsNTEAVX512(SB), NOSPLIT, $64-120
+	MOVQ         a+0(FP), AX
+	MOVQ         b+8(FP), CX
+	MOVQ         src+16(FP), DX
+	MOVQ         n+24(FP), BX
+	VPBROADCASTD c32_0000ffff<>+0(SB), Z0
+	VMOVDQU64    permq02461357_64<>+0(SB), Z1
+	MOVQ         rows+32(FP), SI
+	MOVQ         dstStride+40(FP), DI
+	MOVQ         srcStride+48(FP), R8
+	IMUL3Q       $0x00000080, BX, R9
+	NEGQ         R9
+	ADDQ         DI, R9
+	IMUL3Q       $0x00000100, BX, DI
+	NEGQ         DI
+	ADDQ         R8, DI
+	TESTQ        SI, SI
+	JZ           rowsdone
+
+row:
+	CMPQ      edges_0+56(FP), $0x00
+	JE        noedge41
+	VMOVDQU64 (DX), Z2
+	VMOVDQU64 64(DX), Z3
+	VPANDD    Z0, Z2, Z4
+	VPANDD    Z0, Z3, Z5
+	VPSRLD    $0x10, Z2, Z2
+	VPSRLD    $0x10, Z3, Z3
+	VPACKUSDW Z5, Z4, Z4
+	VPERMQ    Z4, Z1, Z4
+	VPACKUSDW Z3, Z2, Z2
+	VPERMQ    Z2, Z1, Z2
+	VMOVDQU64 Z4, (SP)
+	XORQ      R8, R8
+
+words42:
+	CMPQ    R8, edges_0+56(FP)
+	JGE     wordsdone43
+	MOVL    (SP)(R8*4), R10
+	MOVNTIL R10, (AX)(R8*4)
+	INCQ    R8
+	JMP     words42
+
+wordsdone43:
+	VMOVDQU64 Z2, (SP)
+	XORQ      R8, R8
+
+words44:
+	CMPQ    R8, edges_0+56(FP)
+	JGE     wordsdone45
+	MOVL    (SP)(R8*4), R10
+	MOVNTIL R10, (CX)(R8*4)
+	INCQ    R8
+	JMP     words44
+
+wordsdone45:
+	VMOVDQU64 128(DX), Z2
+	VMOVDQU64 192(DX), Z3
+	VPANDD    Z0, Z2, Z4
+	VPANDD    Z0, Z3, Z5
+	VPSRLD    $0x10, Z2, Z2
+	VPSRLD    $0x10, Z3, Z3
+	VPACKUSDW Z5, Z4, Z4
+	VPERMQ    Z4, Z1, Z4
+	VPACKUSDW Z3, Z2, Z2
+	VPERMQ    Z2, Z1, Z2
+
+noedge41:
+	ADDQ  edges_5+96(FP), AX
+	ADDQ  edges_5+96(FP), CX
+	ADDQ  edges_6+104(FP), DX
+	MOVQ  BX, R8
+	TESTQ R8, R8
+	JZ    done
+
+loop:
+	VMOVDQU64 (DX), Z2
+	VMOVDQU64 64(DX), Z3
+	VPANDD    Z0, Z2, Z4
+	VPANDD    Z0, Z3, Z5
+	VPSRLD    $0x10, Z2, Z2
+	VPSRLD    $0x10, Z3, Z3
+	VPACKUSDW Z5, Z4, Z4
+	VPERMQ    Z4, Z1, Z4
+	VPACKUSDW Z3, Z2, Z2
+	VPERMQ    Z2, Z1, Z2
+	VMOVNTDQ  Z4, (AX)
+	VMOVNTDQ  Z2, (CX)
+	VMOVDQU64 128(DX), Z2
+	VMOVDQU64 192(DX), Z3
+	VPANDD    Z0, Z2, Z4
+	VPANDD    Z0, Z3, Z5
+	VPSRLD    $0x10, Z2, Z2
+	VPSRLD    $0x10, Z3, Z3
+	VPACKUSDW Z5, Z4, Z4
+	VPERMQ    Z4, Z1, Z4
+	VPACKUSDW Z3, Z2, Z2
+	VPERMQ    Z2, Z1, Z2
+	VMOVNTDQ  Z4, 64(AX)
+	VMOVNTDQ  Z2, 64(CX)
+	ADDQ      $0x00000080, AX
+	ADDQ      $0x00000080, CX
+	ADDQ      $0x00000100, DX
+	DECQ      R8
+	JNZ       loop
+
+done:
+	CMPQ      edges_7+112(FP), $0x00
+	JE        noedge46
+	VMOVDQU64 (DX), Z2
+	VMOVDQU64 64(DX), Z3
+	VPANDD    Z0, Z2, Z4
+	VPANDD    Z0, Z3, Z5
+	VPSRLD    $0x10, Z2, Z2
+	VPSRLD    $0x10, Z3, Z3
+	VPACKUSDW Z5, Z4, Z4
+	VPERMQ    Z4, Z1, Z4
+	VPACKUSDW Z3, Z2, Z2
+	VPERMQ    Z2, Z1, Z2
+	MOVQ      edges_1+64(FP), R8
+	CMPQ      R8, $-1
+	JNE       partial47
+	VMOVNTDQ  Z4, (AX)
+	JMP       stored48
+
+partial47:
+	VMOVDQU64 Z4, (SP)
+	XORQ      R10, R10
+
+words49:
+	CMPQ    R10, R8
+	JGE     wordsdone50
+	MOVL    (SP)(R10*4), R11
+	MOVNTIL R11, (AX)(R10*4)
+	INCQ    R10
+	JMP     words49
+
+wordsdone50:
+stored48:
+	MOVQ     edges_1+64(FP), R8
+	CMPQ     R8, $-1
+	JNE      partial51
+	VMOVNTDQ Z2, (CX)
+	JMP      stored52
+
+partial51:
+	VMOVDQU64 Z2, (SP)
+	XORQ      R10, R10
+
+words53:
+	CMPQ    R10, R8
+	JGE     wordsdone54
+	MOVL    (SP)(R10*4), R11
+	MOVNTIL R11, (CX)(R10*4)
+	INCQ    R10
+	JMP     words53
+
+wordsdone54:
+stored52:
+	VMOVDQU64 128(DX), Z2
+	VMOVDQU64 192(DX), Z3
+	VPANDD    Z0, Z2, Z4
+	VPANDD    Z0, Z3, Z5
+	VPSRLD    $0x10, Z2, Z2
+	VPSRLD    $0x10, Z3, Z3
+	VPACKUSDW Z5, Z4, Z4
+	VPERMQ    Z4, Z1, Z4
+	VPACKUSDW Z3, Z2, Z2
+	VPERMQ    Z2, Z1, Z2
+	MOVQ      edges_2+72(FP), R8
+	CMPQ      R8, $-1
+	JNE       partial55
+	VMOVNTDQ  Z4, 64(AX)
+	JMP       stored56
+
+partial55:
+	VMOVDQU64 Z4, (SP)
+	XORQ      R10, R10
+
+words57:
+	CMPQ    R10, R8
+	JGE     wordsdone58
+	MOVL    (SP)(R10*4), R11
+	MOVNTIL R11, 64(AX)(R10*4)
+	INCQ    R10
+	JMP     words57
+
+wordsdone58:
+stored56:
+	MOVQ     edges_2+72(FP), R8
+	CMPQ     R8, $-1
+	JNE      partial59
+	VMOVNTDQ Z2, 64(CX)
+	JMP      stored60
+
+partial59:
+	VMOVDQU64 Z2, (SP)
+	XORQ      R10, R10
+
+words61:
+	CMPQ    R10, R8
+	JGE     wordsdone62
+	MOVL    (SP)(R10*4), R11
+	MOVNTIL R11, 64(CX)(R10*4)
+	INCQ    R10
+	JMP     words61
+
+wordsdone62:
+stored60:
+noedge46:
+	ADDQ R9, AX
+	SUBQ edges_5+96(FP), AX
+	ADDQ R9, CX
+	SUBQ edges_5+96(FP), CX
+	ADDQ DI, DX
+	SUBQ edges_6+104(FP), DX
+	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f32ToBF16InterleaveRowsNTEAVX512(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+// Requires: AVX, AVX512BW, AVX512F, MMX+, SSE2
+TEXT ·f32ToBF16InterleaveRowsNTEAVX512(SB), NOSPLIT, $64-120
+	MOVQ         dst+0(FP), AX
+	MOVQ         a+8(FP), CX
+	MOVQ         b+16(FP), DX
+	MOVQ         n+24(FP), BX
+	VPBROADCASTD c32_00000001<>+0(SB), Z0
+	VPBROADCASTD c32_00007fff<>+0(SB), Z1
+	VPBROADCASTD c32_00400000<>+0(SB), Z2
+	MOVL         $0xaaaaaaaa, SI
+	KMOVD        SI, K1
+	MOVQ         rows+32(FP), SI
+	MOVQ         dstStride+40(FP), DI
+	MOVQ         srcStride+48(FP), R8
+	IMUL3Q       $0x00000080, BX, R9
+	NEGQ         R9
+	ADDQ         DI, R9
+	IMUL3Q       $0x00000080, BX, DI
+	NEGQ         DI
+	ADDQ         R8, DI
+	TESTQ        SI, SI
+	JZ           rowsdone
+
+row:
+	CMPQ      edges_0+56(FP), $0x00
+	JE        noedge63
+	VMOVDQU64 (CX), Z3
+	VMOVDQU64 (DX), Z4
+	VPSRLD    $0x10, Z3, Z5
+	VPANDD    Z0, Z5, Z5
+	VPADDD    Z1, Z5, Z5
+	VPADDD    Z3, Z5, Z5
+	VCMPPS    $0x03, Z3, Z3, K2
+	VPORD     Z2, Z3, K2, Z5
+	VPSRLD    $0x10, Z4, Z3
+	VPANDD    Z0, Z3, Z3
+	VPADDD    Z1, Z3, Z3
+	VPADDD    Z4, Z3, Z3
+	VCMPPS    $0x03, Z4, Z4, K2
+	VPORD     Z2, Z4, K2, Z3
+	VPSRLD    $0x10, Z5, Z5
+	VPBLENDMW Z3, Z5, K1, Z5
+	VMOVDQU64 Z5, (SP)
+	XORQ      R8, R8
+
+words64:
+	CMPQ    R8, edges_0+56(FP)
+	JGE     wordsdone65
+	MOVL    (SP)(R8*4), R10
+	MOVNTIL R10, (AX)(R8*4)
+	INCQ    R8
+	JMP     words64
+
+wordsdone65:
+	VMOVDQU64 64(CX), Z3
+	VMOVDQU64 64(DX), Z4
+	VPSRLD    $0x10, Z3, Z5
+	VPANDD    Z0, Z5, Z5
+	VPADDD    Z1, Z5, Z5
+	VPADDD    Z3, Z5, Z5
+	VCMPPS    $0x03, Z3, Z3, K2
+	VPORD     Z2, Z3, K2, Z5
+	VPSRLD    $0x10, Z4, Z3
+	VPANDD    Z0, Z3, Z3
+	VPADDD    Z1, Z3, Z3
+	VPADDD    Z4, Z3, Z3
+	VCMPPS    $0x03, Z4, Z4, K2
+	VPORD     Z2, Z4, K2, Z3
+	VPSRLD    $0x10, Z5, Z5
+	VPBLENDMW Z3, Z5, K1, Z5
+
+noedge63:
+	ADDQ  edges_5+96(FP), AX
+	ADDQ  edges_6+104(FP), CX
+	ADDQ  edges_6+104(FP), DX
+	MOVQ  BX, R8
+	TESTQ R8, R8
+	JZ    done
+
+loop:
+	PREFETCHNTA 2048(CX)
+	PREFETCHNTA 2048(DX)
+	VMOVDQU64   (CX), Z3
+	VMOVDQU64   (DX), Z4
+	VPSRLD      $0x10, Z3, Z5
+	VPANDD      Z0, Z5, Z5
+	VPADDD      Z1, Z5, Z5
+	VPADDD      Z3, Z5, Z5
+	VCMPPS      $0x03, Z3, Z3, K2
+	VPORD       Z2, Z3, K2, Z5
+	VPSRLD      $0x10, Z4, Z3
+	VPANDD      Z0, Z3, Z3
+	VPADDD      Z1, Z3, Z3
+	VPADDD      Z4, Z3, Z3
+	VCMPPS      $0x03, Z4, Z4, K2
+	VPORD       Z2, Z4, K2, Z3
+	VPSRLD      $0x10, Z5, Z5
+	VPBLENDMW   Z3, Z5, K1, Z5
+	VMOVNTDQ    Z5, (AX)
+	PREFETCHNTA 2112(CX)
+	PREFETCHNTA 2112(DX)
+	VMOVDQU64   64(CX), Z3
+	VMOVDQU64   64(DX), Z4
+	VPSRLD      $0x10, Z3, Z5
+	VPANDD      Z0, Z5, Z5
+	VPADDD      Z1, Z5, Z5
+	VPADDD      Z3, Z5, Z5
+	VCMPPS      $0x03, Z3, Z3, K2
+	VPORD       Z2, Z3, K2, Z5
+	VPSRLD      $0x10, Z4, Z3
+	VPANDD      Z0, Z3, Z3
+	VPADDD      Z1, Z3, Z3
+	VPADDD      Z4, Z3, Z3
+	VCMPPS      $0x03, Z4, Z4, K2
+	VPORD       Z2, Z4, K2, Z3
+	VPSRLD      $0x10, Z5, Z5
+	VPBLENDMW   Z3, Z5, K1, Z5
+	VMOVNTDQ    Z5, 64(AX)
+	ADDQ        $0x00000080, AX
+	ADDQ        $0x00000080, CX
+	ADDQ        $0x00000080, DX
+	DECQ        R8
+	JNZ         loop
+
+done:
+	CMPQ      edges_7+112(FP), $0x00
+	JE        noedge66
+	VMOVDQU64 (CX), Z3
+	VMOVDQU64 (DX), Z4
+	VPSRLD    $0x10, Z3, Z5
+	VPANDD    Z0, Z5, Z5
+	VPADDD    Z1, Z5, Z5
+	VPADDD    Z3, Z5, Z5
+	VCMPPS    $0x03, Z3, Z3, K2
+	VPORD     Z2, Z3, K2, Z5
+	VPSRLD    $0x10, Z4, Z3
+	VPANDD    Z0, Z3, Z3
+	VPADDD    Z1, Z3, Z3
+	VPADDD    Z4, Z3, Z3
+	VCMPPS    $0x03, Z4, Z4, K2
+	VPORD     Z2, Z4, K2, Z3
+	VPSRLD    $0x10, Z5, Z5
+	VPBLENDMW Z3, Z5, K1, Z5
+	MOVQ      edges_1+64(FP), R8
+	CMPQ      R8, $-1
+	JNE       partial67
+	VMOVNTDQ  Z5, (AX)
+	JMP       stored68
+
+partial67:
+	VMOVDQU64 Z5, (SP)
+	XORQ      R10, R10
+
+words69:
+	CMPQ    R10, R8
+	JGE     wordsdone70
+	MOVL    (SP)(R10*4), R11
+	MOVNTIL R11, (AX)(R10*4)
+	INCQ    R10
+	JMP     words69
+
+wordsdone70:
+stored68:
+	VMOVDQU64 64(CX), Z3
+	VMOVDQU64 64(DX), Z4
+	VPSRLD    $0x10, Z3, Z5
+	VPANDD    Z0, Z5, Z5
+	VPADDD    Z1, Z5, Z5
+	VPADDD    Z3, Z5, Z5
+	VCMPPS    $0x03, Z3, Z3, K2
+	VPORD     Z2, Z3, K2, Z5
+	VPSRLD    $0x10, Z4, Z3
+	VPANDD    Z0, Z3, Z3
+	VPADDD    Z1, Z3, Z3
+	VPADDD    Z4, Z3, Z3
+	VCMPPS    $0x03, Z4, Z4, K2
+	VPORD     Z2, Z4, K2, Z3
+	VPSRLD    $0x10, Z5, Z5
+	VPBLENDMW Z3, Z5, K1, Z5
+	MOVQ      edges_2+72(FP), R8
+	CMPQ      R8, $-1
+	JNE       partial71
+	VMOVNTDQ  Z5, 64(AX)
+	JMP       stored72
+
+partial71:
+	VMOVDQU64 Z5, (SP)
+	XORQ      R10, R10
+
+words73:
+	CMPQ    R10, R8
+	JGE     wordsdone74
+	MOVL    (SP)(R10*4), R11
+	MOVNTIL R11, 64(AX)(R10*4)
+	INCQ    R10
+	JMP     words73
+
+wordsdone74:
+stored72:
+noedge66:
+	ADDQ R9, AX
+	SUBQ edges_5+96(FP), AX
+	ADDQ DI, CX
+	SUBQ edges_6+104(FP), CX
+	ADDQ DI, DX
+	SUBQ edges_6+104(FP), DX
+	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f32ToBF16RowsNTEAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+// Requires: AVX, AVX512BW, AVX512F, SSE2
+TEXT ·f32ToBF16RowsNTEAVX512(SB), NOSPLIT, $64-112
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_00000001<>+0(SB), Z0
+	VPBROADCASTD c32_00007fff<>+0(SB), Z1
+	VPBROADCASTD c32_00400000<>+0(SB), Z2
+	VMOVDQU64    oddwords_64<>+0(SB), Z3
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000080, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	CMPQ      edges_0+48(FP), $0x00
+	JE        noedge75
+	VMOVDQU64 (CX), Z4
+	VMOVDQU64 64(CX), Z5
+	VPSRLD    $0x10, Z4, Z6
+	VPANDD    Z0, Z6, Z6
+	VPADDD    Z1, Z6, Z6
+	VPADDD    Z4, Z6, Z6
+	VCMPPS    $0x03, Z4, Z4, K1
+	VPORD     Z2, Z4, K1, Z6
+	VPSRLD    $0x10, Z5, Z4
+	VPANDD    Z0, Z4, Z4
+	VPADDD    Z1, Z4, Z4
+	VPADDD    Z5, Z4, Z4
+	VCMPPS    $0x03, Z5, Z5, K1
+	VPORD     Z2, Z5, K1, Z4
+	VPERMT2W  Z4, Z3, Z6
+	VMOVDQU64 Z6, (SP)
+	XORQ      DI, DI
+
+words76:
+	CMPQ    DI, edges_0+48(FP)
+	JGE     wordsdone77
+	MOVL    (SP)(DI*4), R9
+	MOVNTIL R9, (AX)(DI*4)
+	INCQ    DI
+	JMP     words76
+
+wordsdone77:
+noedge75:
+	ADDQ  edges_5+88(FP), AX
+	ADDQ  edges_6+96(FP), CX
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VMOVDQU64 (CX), Z4
+	VMOVDQU64 64(CX), Z5
+	VPSRLD    $0x10, Z4, Z6
+	VPANDD    Z0, Z6, Z6
+	VPADDD    Z1, Z6, Z6
+	VPADDD    Z4, Z6, Z6
+	VCMPPS    $0x03, Z4, Z4, K1
+	VPORD     Z2, Z4, K1, Z6
+	VPSRLD    $0x10, Z5, Z4
+	VPANDD    Z0, Z4, Z4
+	VPADDD    Z1, Z4, Z4
+	VPADDD    Z5, Z4, Z4
+	VCMPPS    $0x03, Z5, Z5, K1
+	VPORD     Z2, Z5, K1, Z4
+	VPERMT2W  Z4, Z3, Z6
+	VMOVNTDQ  Z6, (AX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000080, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	CMPQ      edges_7+104(FP), $0x00
+	JE        noedge78
+	VMOVDQU64 (CX), Z4
+	VMOVDQU64 64(CX), Z5
+	VPSRLD    $0x10, Z4, Z6
+	VPANDD    Z0, Z6, Z6
+	VPADDD    Z1, Z6, Z6
+	VPADDD    Z4, Z6, Z6
+	VCMPPS    $0x03, Z4, Z4, K1
+	VPORD     Z2, Z4, K1, Z6
+	VPSRLD    $0x10, Z5, Z4
+	VPANDD    Z0, Z4, Z4
+	VPADDD    Z1, Z4, Z4
+	VPADDD    Z5, Z4, Z4
+	VCMPPS    $0x03, Z5, Z5, K1
+	VPORD     Z2, Z5, K1, Z4
+	VPERMT2W  Z4, Z3, Z6
+	MOVQ      edges_1+56(FP), DI
+	CMPQ      DI, $-1
+	JNE       partial79
+	VMOVNTDQ  Z6, (AX)
+	JMP       stored80
+
+partial79:
+	VMOVDQU64 Z6, (SP)
+	XORQ      R9, R9
+
+words81:
+	CMPQ    R9, DI
+	JGE     wordsdone82
+	MOVL    (SP)(R9*4), R10
+	MOVNTIL R10, (AX)(R9*4)
+	INCQ    R9
+	JMP     words81
+
+wordsdone82:
+stored80:
+noedge78:
+	ADDQ R8, AX
+	SUBQ edges_5+88(FP), AX
+	ADDQ SI, CX
+	SUBQ edges_6+96(FP), CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func bf16ToF32RowsNTEAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+// Requires: AVX, AVX512F, SSE2
+TEXT ·bf16ToF32RowsNTEAVX512(SB), NOSPLIT, $64-112
+	MOVQ   dst+0(FP), AX
+	MOVQ   src+8(FP), CX
+	MOVQ   n+16(FP), DX
+	MOVQ   rows+24(FP), BX
+	MOVQ   dstStride+32(FP), SI
+	MOVQ   srcStride+40(FP), DI
+	IMUL3Q $0x00000080, DX, R8
+	NEGQ   R8
+	ADDQ   SI, R8
+	IMUL3Q $0x00000040, DX, SI
+	NEGQ   SI
+	ADDQ   DI, SI
+	TESTQ  BX, BX
+	JZ     rowsdone
+
+row:
+	CMPQ      edges_0+48(FP), $0x00
+	JE        noedge83
+	VPMOVZXWD (CX), Z0
+	VPSLLD    $0x10, Z0, Z0
+	VMOVDQU64 Z0, (SP)
+	XORQ      DI, DI
+
+words84:
+	CMPQ    DI, edges_0+48(FP)
+	JGE     wordsdone85
+	MOVL    (SP)(DI*4), R9
+	MOVNTIL R9, (AX)(DI*4)
+	INCQ    DI
+	JMP     words84
+
+wordsdone85:
+	VPMOVZXWD 32(CX), Z0
+	VPSLLD    $0x10, Z0, Z0
+
+noedge83:
+	ADDQ  edges_5+88(FP), AX
+	ADDQ  edges_6+96(FP), CX
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXWD (CX), Z0
+	VPSLLD    $0x10, Z0, Z0
+	VMOVNTDQ  Z0, (AX)
+	VPMOVZXWD 32(CX), Z0
+	VPSLLD    $0x10, Z0, Z0
+	VMOVNTDQ  Z0, 64(AX)
+	ADDQ      $0x00000080, AX
+	ADDQ      $0x00000040, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	CMPQ      edges_7+104(FP), $0x00
+	JE        noedge86
+	VPMOVZXWD (CX), Z0
+	VPSLLD    $0x10, Z0, Z0
+	MOVQ      edges_1+56(FP), DI
+	CMPQ      DI, $-1
+	JNE       partial87
+	VMOVNTDQ  Z0, (AX)
+	JMP       stored88
+
+partial87:
+	VMOVDQU64 Z0, (SP)
+	XORQ      R9, R9
+
+words89:
+	CMPQ    R9, DI
+	JGE     wordsdone90
+	MOVL    (SP)(R9*4), R10
+	MOVNTIL R10, (AX)(R9*4)
+	INCQ    R9
+	JMP     words89
+
+wordsdone90:
+stored88:
+	VPMOVZXWD 32(CX), Z0
+	VPSLLD    $0x10, Z0, Z0
+	MOVQ      edges_2+64(FP), DI
+	CMPQ      DI, $-1
+	JNE       partial91
+	VMOVNTDQ  Z0, 64(AX)
+	JMP       stored92
+
+partial91:
+	VMOVDQU64 Z0, (SP)
+	XORQ      R9, R9
+
+words93:
+	CMPQ    R9, DI
+	JGE     wordsdone94
+	MOVL    (SP)(R9*4), R10
+	MOVNTIL R10, 64(AX)(R9*4)
+	INCQ    R9
+	JMP     words93
+
+wordsdone94:
+stored92:
+noedge86:
+	ADDQ R8, AX
+	SUBQ edges_5+88(FP), AX
+	ADDQ SI, CX
+	SUBQ edges_6+96(FP), CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func bf16DeinterleaveToF32RowsNTEAVX512(a *byte, b *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+// Requires: AVX, AVX512F, SSE2
+TEXT ·bf16DeinterleaveToF32RowsNTEAVX512(SB), NOSPLIT, $64-120
+	MOVQ         a+0(FP), AX
+	MOVQ         b+8(FP), CX
+	MOVQ         src+16(FP), DX
+	MOVQ         n+24(FP), BX
+	VPBROADCASTD c32_ffff0000<>+0(SB), Z0
+	MOVQ         rows+32(FP), SI
+	MOVQ         dstStride+40(FP), DI
+	MOVQ         srcStride+48(FP), R8
+	IMUL3Q       $0x00000080, BX, R9
+	NEGQ         R9
+	ADDQ         DI, R9
+	IMUL3Q       $0x00000080, BX, DI
+	NEGQ         DI
+	ADDQ         R8, DI
+	TESTQ        SI, SI
+	JZ           rowsdone
+
+row:
+	CMPQ      edges_0+56(FP), $0x00
+	JE        noedge95
+	VMOVDQU64 (DX), Z1
+	VPSLLD    $0x10, Z1, Z2
+	VPANDD    Z0, Z1, Z1
+	VMOVDQU64 Z2, (SP)
+	XORQ      R8, R8
+
+words96:
+	CMPQ    R8, edges_0+56(FP)
+	JGE     wordsdone97
+	MOVL    (SP)(R8*4), R10
+	MOVNTIL R10, (AX)(R8*4)
+	INCQ    R8
+	JMP     words96
+
+wordsdone97:
+	VMOVDQU64 Z1, (SP)
+	XORQ      R8, R8
+
+words98:
+	CMPQ    R8, edges_0+56(FP)
+	JGE     wordsdone99
+	MOVL    (SP)(R8*4), R10
+	MOVNTIL R10, (CX)(R8*4)
+	INCQ    R8
+	JMP     words98
+
+wordsdone99:
+	VMOVDQU64 64(DX), Z1
+	VPSLLD    $0x10, Z1, Z2
+	VPANDD    Z0, Z1, Z1
+
+noedge95:
+	ADDQ  edges_5+96(FP), AX
+	ADDQ  edges_5+96(FP), CX
+	ADDQ  edges_6+104(FP), DX
+	MOVQ  BX, R8
+	TESTQ R8, R8
+	JZ    done
+
+loop:
+	VMOVDQU64 (DX), Z1
+	VPSLLD    $0x10, Z1, Z2
+	VPANDD    Z0, Z1, Z1
+	VMOVNTDQ  Z2, (AX)
+	VMOVNTDQ  Z1, (CX)
+	VMOVDQU64 64(DX), Z1
+	VPSLLD    $0x10, Z1, Z2
+	VPANDD    Z0, Z1, Z1
+	VMOVNTDQ  Z2, 64(AX)
+	VMOVNTDQ  Z1, 64(CX)
+	ADDQ      $0x00000080, AX
+	ADDQ      $0x00000080, CX
+	ADDQ      $0x00000080, DX
+	DECQ      R8
+	JNZ       loop
+
+done:
+	CMPQ      edges_7+112(FP), $0x00
+	JE        noedge100
+	VMOVDQU64 (DX), Z1
+	VPSLLD    $0x10, Z1, Z2
+	VPANDD    Z0, Z1, Z1
+	MOVQ      edges_1+64(FP), R8
+	CMPQ      R8, $-1
+	JNE       partial101
+	VMOVNTDQ  Z2, (AX)
+	JMP       stored102
+
+partial101:
+	VMOVDQU64 Z2, (SP)
+	XORQ      R10, R10
+
+words103:
+	CMPQ    R10, R8
+	JGE     wordsdone104
+	MOVL    (SP)(R10*4), R11
+	MOVNTIL R11, (AX)(R10*4)
+	INCQ    R10
+	JMP     words103
+
+wordsdone104:
+stored102:
+	MOVQ     edges_1+64(FP), R8
+	CMPQ     R8, $-1
+	JNE      partial105
+	VMOVNTDQ Z1, (CX)
+	JMP      stored106
+
+partial105:
+	VMOVDQU64 Z1, (SP)
+	XORQ      R10, R10
+
+words107:
+	CMPQ    R10, R8
+	JGE     wordsdone108
+	MOVL    (SP)(R10*4), R11
+	MOVNTIL R11, (CX)(R10*4)
+	INCQ    R10
+	JMP     words107
+
+wordsdone108:
+stored106:
+	VMOVDQU64 64(DX), Z1
+	VPSLLD    $0x10, Z1, Z2
+	VPANDD    Z0, Z1, Z1
+	MOVQ      edges_2+72(FP), R8
+	CMPQ      R8, $-1
+	JNE       partial109
+	VMOVNTDQ  Z2, 64(AX)
+	JMP       stored110
+
+partial109:
+	VMOVDQU64 Z2, (SP)
+	XORQ      R10, R10
+
+words111:
+	CMPQ    R10, R8
+	JGE     wordsdone112
+	MOVL    (SP)(R10*4), R11
+	MOVNTIL R11, 64(AX)(R10*4)
+	INCQ    R10
+	JMP     words111
+
+wordsdone112:
+stored110:
+	MOVQ     edges_2+72(FP), R8
+	CMPQ     R8, $-1
+	JNE      partial113
+	VMOVNTDQ Z1, 64(CX)
+	JMP      stored114
+
+partial113:
+	VMOVDQU64 Z1, (SP)
+	XORQ      R10, R10
+
+words115:
+	CMPQ    R10, R8
+	JGE     wordsdone116
+	MOVL    (SP)(R10*4), R11
+	MOVNTIL R11, 64(CX)(R10*4)
+	INCQ    R10
+	JMP     words115
+
+wordsdone116:
+stored114:
+noedge100:
+	ADDQ R9, AX
+	SUBQ edges_5+96(FP), AX
+	ADDQ R9, CX
+	SUBQ edges_5+96(FP), CX
+	ADDQ DI, DX
+	SUBQ edges_6+104(FP), DX
+	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func interleave8x4RowsNTEAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+// Requires: AVX, AVX512BW, AVX512F, MMX+, SSE2
+TEXT ·interleave8x4RowsNTEAVX512(SB), NOSPLIT, $64-136
+	MOVQ   dst+0(FP), AX
+	MOVQ   r0+8(FP), CX
+	MOVQ   r1+16(FP), DX
+	MOVQ   r2+24(FP), BX
+	MOVQ   r3+32(FP), SI
+	MOVQ   n+40(FP), DI
+	MOVQ   rows+48(FP), R8
+	MOVQ   dstStride+56(FP), R9
+	MOVQ   srcStride+64(FP), R10
+	IMUL3Q $0x00000100, DI, R11
+	NEGQ   R11
+	ADDQ   R9, R11
+	IMUL3Q $0x00000040, DI, R9
+	NEGQ   R9
+	ADDQ   R10, R9
+	TESTQ  R8, R8
+	JZ     rowsdone
+
+row:
+	CMPQ       edges_0+72(FP), $0x00
+	JE         noedge117
+	VMOVDQU64  (CX), Z0
+	VMOVDQU64  (DX), Z1
+	VMOVDQU64  (BX), Z2
+	VMOVDQU64  (SI), Z3
+	VPUNPCKLBW Z1, Z0, Z4
+	VPUNPCKHBW Z1, Z0, Z5
+	VPUNPCKLBW Z3, Z2, Z1
+	VPUNPCKHBW Z3, Z2, Z3
+	VPUNPCKLWD Z1, Z4, Z0
+	VPUNPCKHWD Z1, Z4, Z1
+	VPUNPCKLWD Z3, Z5, Z2
+	VPUNPCKHWD Z3, Z5, Z3
+	VSHUFI32X4 $0x44, Z1, Z0, Z4
+	VSHUFI32X4 $0x44, Z3, Z2, Z5
+	VSHUFI32X4 $0xee, Z1, Z0, Z6
+	VSHUFI32X4 $0xee, Z3, Z2, Z3
+	VSHUFI32X4 $0x88, Z5, Z4, Z0
+	VSHUFI32X4 $0xdd, Z5, Z4, Z1
+	VSHUFI32X4 $0x88, Z3, Z6, Z2
+	VSHUFI32X4 $0xdd, Z3, Z6, Z3
+	VMOVDQU64  Z0, (SP)
+	XORQ       R10, R10
+
+words118:
+	CMPQ    R10, edges_0+72(FP)
+	JGE     wordsdone119
+	MOVL    (SP)(R10*4), R12
+	MOVNTIL R12, (AX)(R10*4)
+	INCQ    R10
+	JMP     words118
+
+wordsdone119:
+noedge117:
+	ADDQ  edges_5+112(FP), AX
+	ADDQ  edges_6+120(FP), CX
+	ADDQ  edges_6+120(FP), DX
+	ADDQ  edges_6+120(FP), BX
+	ADDQ  edges_6+120(FP), SI
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	PREFETCHNTA 2048(CX)
+	PREFETCHNTA 2048(DX)
+	PREFETCHNTA 2048(BX)
+	PREFETCHNTA 2048(SI)
+	VMOVDQU64   (CX), Z0
+	VMOVDQU64   (DX), Z1
+	VMOVDQU64   (BX), Z2
+	VMOVDQU64   (SI), Z3
+	VPUNPCKLBW  Z1, Z0, Z4
+	VPUNPCKHBW  Z1, Z0, Z5
+	VPUNPCKLBW  Z3, Z2, Z1
+	VPUNPCKHBW  Z3, Z2, Z3
+	VPUNPCKLWD  Z1, Z4, Z0
+	VPUNPCKHWD  Z1, Z4, Z1
+	VPUNPCKLWD  Z3, Z5, Z2
+	VPUNPCKHWD  Z3, Z5, Z3
+	VSHUFI32X4  $0x44, Z1, Z0, Z4
+	VSHUFI32X4  $0x44, Z3, Z2, Z5
+	VSHUFI32X4  $0xee, Z1, Z0, Z6
+	VSHUFI32X4  $0xee, Z3, Z2, Z3
+	VSHUFI32X4  $0x88, Z5, Z4, Z0
+	VSHUFI32X4  $0xdd, Z5, Z4, Z1
+	VSHUFI32X4  $0x88, Z3, Z6, Z2
+	VSHUFI32X4  $0xdd, Z3, Z6, Z3
+	VMOVNTDQ    Z0, (AX)
+	VMOVNTDQ    Z1, 64(AX)
+	VMOVNTDQ    Z2, 128(AX)
+	VMOVNTDQ    Z3, 192(AX)
+	ADDQ        $0x00000100, AX
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000040, DX
+	ADDQ        $0x00000040, BX
+	ADDQ        $0x00000040, SI
+	DECQ        R10
+	JNZ         loop
+
+done:
+	CMPQ       edges_7+128(FP), $0x00
+	JE         noedge120
+	VMOVDQU64  (CX), Z0
+	VMOVDQU64  (DX), Z1
+	VMOVDQU64  (BX), Z2
+	VMOVDQU64  (SI), Z3
+	VPUNPCKLBW Z1, Z0, Z4
+	VPUNPCKHBW Z1, Z0, Z5
+	VPUNPCKLBW Z3, Z2, Z1
+	VPUNPCKHBW Z3, Z2, Z3
+	VPUNPCKLWD Z1, Z4, Z0
+	VPUNPCKHWD Z1, Z4, Z1
+	VPUNPCKLWD Z3, Z5, Z2
+	VPUNPCKHWD Z3, Z5, Z3
+	VSHUFI32X4 $0x44, Z1, Z0, Z4
+	VSHUFI32X4 $0x44, Z3, Z2, Z5
+	VSHUFI32X4 $0xee, Z1, Z0, Z6
+	VSHUFI32X4 $0xee, Z3, Z2, Z3
+	VSHUFI32X4 $0x88, Z5, Z4, Z0
+	VSHUFI32X4 $0xdd, Z5, Z4, Z1
+	VSHUFI32X4 $0x88, Z3, Z6, Z2
+	VSHUFI32X4 $0xdd, Z3, Z6, Z3
+	MOVQ       edges_1+80(FP), R10
+	CMPQ       R10, $-1
+	JNE        partial121
+	VMOVNTDQ   Z0, (AX)
+	JMP        stored122
+
+partial121:
+	VMOVDQU64 Z0, (SP)
+	XORQ      R12, R12
+
+words123:
+	CMPQ    R12, R10
+	JGE     wordsdone124
+	MOVL    (SP)(R12*4), R13
+	MOVNTIL R13, (AX)(R12*4)
+	INCQ    R12
+	JMP     words123
+
+wordsdone124:
+stored122:
+	MOVQ     edges_2+88(FP), R10
+	CMPQ     R10, $-1
+	JNE      partial125
+	VMOVNTDQ Z1, 64(AX)
+	JMP      stored126
+
+partial125:
+	VMOVDQU64 Z1, (SP)
+	XORQ      R12, R12
+
+words127:
+	CMPQ    R12, R10
+	JGE     wordsdone128
+	MOVL    (SP)(R12*4), R13
+	MOVNTIL R13, 64(AX)(R12*4)
+	INCQ    R12
+	JMP     words127
+
+wordsdone128:
+stored126:
+	MOVQ     edges_3+96(FP), R10
+	CMPQ     R10, $-1
+	JNE      partial129
+	VMOVNTDQ Z2, 128(AX)
+	JMP      stored130
+
+partial129:
+	VMOVDQU64 Z2, (SP)
+	XORQ      R12, R12
+
+words131:
+	CMPQ    R12, R10
+	JGE     wordsdone132
+	MOVL    (SP)(R12*4), R13
+	MOVNTIL R13, 128(AX)(R12*4)
+	INCQ    R12
+	JMP     words131
+
+wordsdone132:
+stored130:
+	MOVQ     edges_4+104(FP), R10
+	CMPQ     R10, $-1
+	JNE      partial133
+	VMOVNTDQ Z3, 192(AX)
+	JMP      stored134
+
+partial133:
+	VMOVDQU64 Z3, (SP)
+	XORQ      R12, R12
+
+words135:
+	CMPQ    R12, R10
+	JGE     wordsdone136
+	MOVL    (SP)(R12*4), R13
+	MOVNTIL R13, 192(AX)(R12*4)
+	INCQ    R12
+	JMP     words135
+
+wordsdone136:
+stored134:
+noedge120:
+	ADDQ R11, AX
+	SUBQ edges_5+112(FP), AX
+	ADDQ R9, CX
+	SUBQ edges_6+120(FP), CX
+	ADDQ R9, DX
+	SUBQ edges_6+120(FP), DX
+	ADDQ R9, BX
+	SUBQ edges_6+120(FP), BX
+	ADDQ R9, SI
+	SUBQ edges_6+120(FP), SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func deinterleave8x4RowsNTEAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+// Requires: AVX, AVX512BW, AVX512F, SSE2
+TEXT ·deinterleave8x4RowsNTEAVX512(SB), NOSPLIT, $64-136
+	MOVQ      r0+0(FP), AX
+	MOVQ      r1+8(FP), CX
+	MOVQ      r2+16(FP), DX
+	MOVQ      r3+24(FP), BX
+	MOVQ      src+32(FP), SI
+	MOVQ      n+40(FP), DI
+	VMOVDQU64 groupbytes4_64<>+0(SB), Z0
+	VMOVDQU64 permd048c_64<>+0(SB), Z1
+	MOVQ      rows+48(FP), R8
+	MOVQ      dstStride+56(FP), R9
+	MOVQ      srcStride+64(FP), R10
+	IMUL3Q    $0x00000100, DI, R11
+	NEGQ      R11
+	ADDQ      R10, R11
+	IMUL3Q    $0x00000040, DI, R10
+	NEGQ      R10
+	ADDQ      R9, R10
+	TESTQ     R8, R8
+	JZ        rowsdone
+
+row:
+	CMPQ       edges_0+72(FP), $0x00
+	JE         noedge137
+	VMOVDQU64  (SI), Z2
+	VPSHUFB    Z0, Z2, Z2
+	VPERMD     Z2, Z1, Z2
+	VMOVDQU64  64(SI), Z3
+	VPSHUFB    Z0, Z3, Z3
+	VPERMD     Z3, Z1, Z3
+	VMOVDQU64  128(SI), Z4
+	VPSHUFB    Z0, Z4, Z4
+	VPERMD     Z4, Z1, Z4
+	VMOVDQU64  192(SI), Z5
+	VPSHUFB    Z0, Z5, Z5
+	VPERMD     Z5, Z1, Z5
+	VSHUFI32X4 $0x44, Z3, Z2, Z6
+	VSHUFI32X4 $0x44, Z5, Z4, Z7
+	VSHUFI32X4 $0xee, Z3, Z2, Z8
+	VSHUFI32X4 $0xee, Z5, Z4, Z5
+	VSHUFI32X4 $0x88, Z7, Z6, Z2
+	VSHUFI32X4 $0xdd, Z7, Z6, Z3
+	VSHUFI32X4 $0x88, Z5, Z8, Z4
+	VSHUFI32X4 $0xdd, Z5, Z8, Z5
+	VMOVDQU64  Z2, (SP)
+	XORQ       R9, R9
+
+words138:
+	CMPQ    R9, edges_0+72(FP)
+	JGE     wordsdone139
+	MOVL    (SP)(R9*4), R12
+	MOVNTIL R12, (AX)(R9*4)
+	INCQ    R9
+	JMP     words138
+
+wordsdone139:
+	VMOVDQU64 Z3, (SP)
+	XORQ      R9, R9
+
+words140:
+	CMPQ    R9, edges_0+72(FP)
+	JGE     wordsdone141
+	MOVL    (SP)(R9*4), R12
+	MOVNTIL R12, (CX)(R9*4)
+	INCQ    R9
+	JMP     words140
+
+wordsdone141:
+	VMOVDQU64 Z4, (SP)
+	XORQ      R9, R9
+
+words142:
+	CMPQ    R9, edges_0+72(FP)
+	JGE     wordsdone143
+	MOVL    (SP)(R9*4), R12
+	MOVNTIL R12, (DX)(R9*4)
+	INCQ    R9
+	JMP     words142
+
+wordsdone143:
+	VMOVDQU64 Z5, (SP)
+	XORQ      R9, R9
+
+words144:
+	CMPQ    R9, edges_0+72(FP)
+	JGE     wordsdone145
+	MOVL    (SP)(R9*4), R12
+	MOVNTIL R12, (BX)(R9*4)
+	INCQ    R9
+	JMP     words144
+
+wordsdone145:
+noedge137:
+	ADDQ  edges_6+120(FP), SI
+	ADDQ  edges_5+112(FP), AX
+	ADDQ  edges_5+112(FP), CX
+	ADDQ  edges_5+112(FP), DX
+	ADDQ  edges_5+112(FP), BX
+	MOVQ  DI, R9
+	TESTQ R9, R9
+	JZ    done
+
+loop:
+	VMOVDQU64  (SI), Z2
+	VPSHUFB    Z0, Z2, Z2
+	VPERMD     Z2, Z1, Z2
+	VMOVDQU64  64(SI), Z3
+	VPSHUFB    Z0, Z3, Z3
+	VPERMD     Z3, Z1, Z3
+	VMOVDQU64  128(SI), Z4
+	VPSHUFB    Z0, Z4, Z4
+	VPERMD     Z4, Z1, Z4
+	VMOVDQU64  192(SI), Z5
+	VPSHUFB    Z0, Z5, Z5
+	VPERMD     Z5, Z1, Z5
+	VSHUFI32X4 $0x44, Z3, Z2, Z6
+	VSHUFI32X4 $0x44, Z5, Z4, Z7
+	VSHUFI32X4 $0xee, Z3, Z2, Z8
+	VSHUFI32X4 $0xee, Z5, Z4, Z5
+	VSHUFI32X4 $0x88, Z7, Z6, Z2
+	VSHUFI32X4 $0xdd, Z7, Z6, Z3
+	VSHUFI32X4 $0x88, Z5, Z8, Z4
+	VSHUFI32X4 $0xdd, Z5, Z8, Z5
+	VMOVNTDQ   Z2, (AX)
+	VMOVNTDQ   Z3, (CX)
+	VMOVNTDQ   Z4, (DX)
+	VMOVNTDQ   Z5, (BX)
+	ADDQ       $0x00000100, SI
+	ADDQ       $0x00000040, AX
+	ADDQ       $0x00000040, CX
+	ADDQ       $0x00000040, DX
+	ADDQ       $0x00000040, BX
+	DECQ       R9
+	JNZ        loop
+
+done:
+	CMPQ       edges_7+128(FP), $0x00
+	JE         noedge146
+	VMOVDQU64  (SI), Z2
+	VPSHUFB    Z0, Z2, Z2
+	VPERMD     Z2, Z1, Z2
+	VMOVDQU64  64(SI), Z3
+	VPSHUFB    Z0, Z3, Z3
+	VPERMD     Z3, Z1, Z3
+	VMOVDQU64  128(SI), Z4
+	VPSHUFB    Z0, Z4, Z4
+	VPERMD     Z4, Z1, Z4
+	VMOVDQU64  192(SI), Z5
+	VPSHUFB    Z0, Z5, Z5
+	VPERMD     Z5, Z1, Z5
+	VSHUFI32X4 $0x44, Z3, Z2, Z6
+	VSHUFI32X4 $0x44, Z5, Z4, Z7
+	VSHUFI32X4 $0xee, Z3, Z2, Z8
+	VSHUFI32X4 $0xee, Z5, Z4, Z5
+	VSHUFI32X4 $0x88, Z7, Z6, Z2
+	VSHUFI32X4 $0xdd, Z7, Z6, Z3
+	VSHUFI32X4 $0x88, Z5, Z8, Z4
+	VSHUFI32X4 $0xdd, Z5, Z8, Z5
+	MOVQ       edges_1+80(FP), R9
+	CMPQ       R9, $-1
+	JNE        partial147
+	VMOVNTDQ   Z2, (AX)
+	JMP        stored148
+
+partial147:
+	VMOVDQU64 Z2, (SP)
+	XORQ      R12, R12
+
+words149:
+	CMPQ    R12, R9
+	JGE     wordsdone150
+	MOVL    (SP)(R12*4), R13
+	MOVNTIL R13, (AX)(R12*4)
+	INCQ    R12
+	JMP     words149
+
+wordsdone150:
+stored148:
+	MOVQ     edges_1+80(FP), R9
+	CMPQ     R9, $-1
+	JNE      partial151
+	VMOVNTDQ Z3, (CX)
+	JMP      stored152
+
+partial151:
+	VMOVDQU64 Z3, (SP)
+	XORQ      R12, R12
+
+words153:
+	CMPQ    R12, R9
+	JGE     wordsdone154
+	MOVL    (SP)(R12*4), R13
+	MOVNTIL R13, (CX)(R12*4)
+	INCQ    R12
+	JMP     words153
+
+wordsdone154:
+stored152:
+	MOVQ     edges_1+80(FP), R9
+	CMPQ     R9, $-1
+	JNE      partial155
+	VMOVNTDQ Z4, (DX)
+	JMP      stored156
+
+partial155:
+	VMOVDQU64 Z4, (SP)
+	XORQ      R12, R12
+
+words157:
+	CMPQ    R12, R9
+	JGE     wordsdone158
+	MOVL    (SP)(R12*4), R13
+	MOVNTIL R13, (DX)(R12*4)
+	INCQ    R12
+	JMP     words157
+
+wordsdone158:
+stored156:
+	MOVQ     edges_1+80(FP), R9
+	CMPQ     R9, $-1
+	JNE      partial159
+	VMOVNTDQ Z5, (BX)
+	JMP      stored160
+
+partial159:
+	VMOVDQU64 Z5, (SP)
+	XORQ      R12, R12
+
+words161:
+	CMPQ    R12, R9
+	JGE     wordsdone162
+	MOVL    (SP)(R12*4), R13
+	MOVNTIL R13, (BX)(R12*4)
+	INCQ    R12
+	JMP     words161
+
+wordsdone162:
+stored160:
+noedge146:
+	ADDQ R11, SI
+	SUBQ edges_6+120(FP), SI
+	ADDQ R10, AX
+	SUBQ edges_5+112(FP), AX
+	ADDQ R10, CX
+	SUBQ edges_5+112(FP), CX
+	ADDQ R10, DX
+	SUBQ edges_5+112(FP), DX
+	ADDQ R10, BX
+	SUBQ edges_5+112(FP), BX
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f32ToF16RowsNTEAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+// Requires: AVX, AVX512F, SSE2
+TEXT ·f32ToF16RowsNTEAVX512(SB), NOSPLIT, $64-112
+	MOVQ   dst+0(FP), AX
+	MOVQ   src+8(FP), CX
+	MOVQ   n+16(FP), DX
+	MOVQ   rows+24(FP), BX
+	MOVQ   dstStride+32(FP), SI
+	MOVQ   srcStride+40(FP), DI
+	IMUL3Q $0x00000040, DX, R8
+	NEGQ   R8
+	ADDQ   SI, R8
+	IMUL3Q $0x00000080, DX, SI
+	NEGQ   SI
+	ADDQ   DI, SI
+	TESTQ  BX, BX
+	JZ     rowsdone
+
+row:
+	CMPQ         edges_0+48(FP), $0x00
+	JE           noedge163
+	VMOVDQU64    (CX), Z0
+	VMOVDQU64    64(CX), Z1
+	VCVTPS2PH    $0x00, Z0, Y2
+	VCVTPS2PH    $0x00, Z1, Y0
+	VINSERTI64X4 $0x01, Y0, Z2, Z2
+	VMOVDQU64    Z2, (SP)
+	XORQ         DI, DI
+
+words164:
+	CMPQ    DI, edges_0+48(FP)
+	JGE     wordsdone165
+	MOVL    (SP)(DI*4), R9
+	MOVNTIL R9, (AX)(DI*4)
+	INCQ    DI
+	JMP     words164
+
+wordsdone165:
+noedge163:
+	ADDQ  edges_5+88(FP), AX
+	ADDQ  edges_6+96(FP), CX
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VMOVDQU64    (CX), Z0
+	VMOVDQU64    64(CX), Z1
+	VCVTPS2PH    $0x00, Z0, Y3
+	VCVTPS2PH    $0x00, Z1, Y0
+	VINSERTI64X4 $0x01, Y0, Z3, Z3
+	VMOVNTDQ     Z3, (AX)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000080, CX
+	DECQ         DI
+	JNZ          loop
+
+done:
+	CMPQ         edges_7+104(FP), $0x00
+	JE           noedge166
+	VMOVDQU64    (CX), Z0
+	VMOVDQU64    64(CX), Z1
+	VCVTPS2PH    $0x00, Z0, Y4
+	VCVTPS2PH    $0x00, Z1, Y0
+	VINSERTI64X4 $0x01, Y0, Z4, Z4
+	MOVQ         edges_1+56(FP), DI
+	CMPQ         DI, $-1
+	JNE          partial167
+	VMOVNTDQ     Z4, (AX)
+	JMP          stored168
+
+partial167:
+	VMOVDQU64 Z4, (SP)
+	XORQ      R9, R9
+
+words169:
+	CMPQ    R9, DI
+	JGE     wordsdone170
+	MOVL    (SP)(R9*4), R10
+	MOVNTIL R10, (AX)(R9*4)
+	INCQ    R9
+	JMP     words169
+
+wordsdone170:
+stored168:
+noedge166:
+	ADDQ R8, AX
+	SUBQ edges_5+88(FP), AX
+	ADDQ SI, CX
+	SUBQ edges_6+96(FP), CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f32ToF16InterleaveRowsNTEAVX512(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+// Requires: AVX, AVX512F, MMX+, SSE2
+TEXT ·f32ToF16InterleaveRowsNTEAVX512(SB), NOSPLIT, $64-120
+	MOVQ   dst+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   b+16(FP), DX
+	MOVQ   n+24(FP), BX
+	MOVQ   rows+32(FP), SI
+	MOVQ   dstStride+40(FP), DI
+	MOVQ   srcStride+48(FP), R8
+	IMUL3Q $0x00000080, BX, R9
+	NEGQ   R9
+	ADDQ   DI, R9
+	IMUL3Q $0x00000080, BX, DI
+	NEGQ   DI
+	ADDQ   R8, DI
+	TESTQ  SI, SI
+	JZ     rowsdone
+
+row:
+	CMPQ      edges_0+56(FP), $0x00
+	JE        noedge171
+	VMOVDQU64 (CX), Z0
+	VMOVDQU64 (DX), Z1
+	VCVTPS2PH $0x00, Z0, Y0
+	VCVTPS2PH $0x00, Z1, Y1
+	VPMOVZXWD Y0, Z0
+	VPMOVZXWD Y1, Z1
+	VPSLLD    $0x10, Z1, Z1
+	VPORD     Z1, Z0, Z0
+	VMOVDQU64 Z0, (SP)
+	XORQ      R8, R8
+
+words172:
+	CMPQ    R8, edges_0+56(FP)
+	JGE     wordsdone173
+	MOVL    (SP)(R8*4), R10
+	MOVNTIL R10, (AX)(R8*4)
+	INCQ    R8
+	JMP     words172
+
+wordsdone173:
+	VMOVDQU64 64(CX), Z0
+	VMOVDQU64 64(DX), Z1
+	VCVTPS2PH $0x00, Z0, Y0
+	VCVTPS2PH $0x00, Z1, Y1
+	VPMOVZXWD Y0, Z0
+	VPMOVZXWD Y1, Z1
+	VPSLLD    $0x10, Z1, Z1
+	VPORD     Z1, Z0, Z0
+
+noedge171:
+	ADDQ  edges_5+96(FP), AX
+	ADDQ  edges_6+104(FP), CX
+	ADDQ  edges_6+104(FP), DX
+	MOVQ  BX, R8
+	TESTQ R8, R8
+	JZ    done
+
+loop:
+	PREFETCHNTA 2048(CX)
+	PREFETCHNTA 2048(DX)
+	VMOVDQU64   (CX), Z0
+	VMOVDQU64   (DX), Z1
+	VCVTPS2PH   $0x00, Z0, Y0
+	VCVTPS2PH   $0x00, Z1, Y1
+	VPMOVZXWD   Y0, Z0
+	VPMOVZXWD   Y1, Z1
+	VPSLLD      $0x10, Z1, Z1
+	VPORD       Z1, Z0, Z0
+	VMOVNTDQ    Z0, (AX)
+	PREFETCHNTA 2112(CX)
+	PREFETCHNTA 2112(DX)
+	VMOVDQU64   64(CX), Z0
+	VMOVDQU64   64(DX), Z1
+	VCVTPS2PH   $0x00, Z0, Y0
+	VCVTPS2PH   $0x00, Z1, Y1
+	VPMOVZXWD   Y0, Z0
+	VPMOVZXWD   Y1, Z1
+	VPSLLD      $0x10, Z1, Z1
+	VPORD       Z1, Z0, Z0
+	VMOVNTDQ    Z0, 64(AX)
+	ADDQ        $0x00000080, AX
+	ADDQ        $0x00000080, CX
+	ADDQ        $0x00000080, DX
+	DECQ        R8
+	JNZ         loop
+
+done:
+	CMPQ      edges_7+112(FP), $0x00
+	JE        noedge174
+	VMOVDQU64 (CX), Z0
+	VMOVDQU64 (DX), Z1
+	VCVTPS2PH $0x00, Z0, Y0
+	VCVTPS2PH $0x00, Z1, Y1
+	VPMOVZXWD Y0, Z0
+	VPMOVZXWD Y1, Z1
+	VPSLLD    $0x10, Z1, Z1
+	VPORD     Z1, Z0, Z0
+	MOVQ      edges_1+64(FP), R8
+	CMPQ      R8, $-1
+	JNE       partial175
+	VMOVNTDQ  Z0, (AX)
+	JMP       stored176
+
+partial175:
+	VMOVDQU64 Z0, (SP)
+	XORQ      R10, R10
+
+words177:
+	CMPQ    R10, R8
+	JGE     wordsdone178
+	MOVL    (SP)(R10*4), R11
+	MOVNTIL R11, (AX)(R10*4)
+	INCQ    R10
+	JMP     words177
+
+wordsdone178:
+stored176:
+	VMOVDQU64 64(CX), Z0
+	VMOVDQU64 64(DX), Z1
+	VCVTPS2PH $0x00, Z0, Y0
+	VCVTPS2PH $0x00, Z1, Y1
+	VPMOVZXWD Y0, Z0
+	VPMOVZXWD Y1, Z1
+	VPSLLD    $0x10, Z1, Z1
+	VPORD     Z1, Z0, Z0
+	MOVQ      edges_2+72(FP), R8
+	CMPQ      R8, $-1
+	JNE       partial179
+	VMOVNTDQ  Z0, 64(AX)
+	JMP       stored180
+
+partial179:
+	VMOVDQU64 Z0, (SP)
+	XORQ      R10, R10
+
+words181:
+	CMPQ    R10, R8
+	JGE     wordsdone182
+	MOVL    (SP)(R10*4), R11
+	MOVNTIL R11, 64(AX)(R10*4)
+	INCQ    R10
+	JMP     words181
+
+wordsdone182:
+stored180:
+noedge174:
+	ADDQ R9, AX
+	SUBQ edges_5+96(FP), AX
+	ADDQ DI, CX
+	SUBQ edges_6+104(FP), CX
+	ADDQ DI, DX
+	SUBQ edges_6+104(FP), DX
+	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f16ToF32RowsNTEAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+// Requires: AVX, AVX512F, SSE2
+TEXT ·f16ToF32RowsNTEAVX512(SB), NOSPLIT, $64-112
+	MOVQ   dst+0(FP), AX
+	MOVQ   src+8(FP), CX
+	MOVQ   n+16(FP), DX
+	MOVQ   rows+24(FP), BX
+	MOVQ   dstStride+32(FP), SI
+	MOVQ   srcStride+40(FP), DI
+	IMUL3Q $0x00000080, DX, R8
+	NEGQ   R8
+	ADDQ   SI, R8
+	IMUL3Q $0x00000040, DX, SI
+	NEGQ   SI
+	ADDQ   DI, SI
+	TESTQ  BX, BX
+	JZ     rowsdone
+
+row:
+	CMPQ      edges_0+48(FP), $0x00
+	JE        noedge183
+	VCVTPH2PS (CX), Z0
+	VMOVDQU64 Z0, (SP)
+	XORQ      DI, DI
+
+words184:
+	CMPQ    DI, edges_0+48(FP)
+	JGE     wordsdone185
+	MOVL    (SP)(DI*4), R9
+	MOVNTIL R9, (AX)(DI*4)
+	INCQ    DI
+	JMP     words184
+
+wordsdone185:
+	VCVTPH2PS 32(CX), Z0
+
+noedge183:
+	ADDQ  edges_5+88(FP), AX
+	ADDQ  edges_6+96(FP), CX
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VCVTPH2PS (CX), Z0
+	VMOVNTDQ  Z0, (AX)
+	VCVTPH2PS 32(CX), Z0
+	VMOVNTDQ  Z0, 64(AX)
+	ADDQ      $0x00000080, AX
+	ADDQ      $0x00000040, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	CMPQ      edges_7+104(FP), $0x00
+	JE        noedge186
+	VCVTPH2PS (CX), Z0
+	MOVQ      edges_1+56(FP), DI
+	CMPQ      DI, $-1
+	JNE       partial187
+	VMOVNTDQ  Z0, (AX)
+	JMP       stored188
+
+partial187:
+	VMOVDQU64 Z0, (SP)
+	XORQ      R9, R9
+
+words189:
+	CMPQ    R9, DI
+	JGE     wordsdone190
+	MOVL    (SP)(R9*4), R10
+	MOVNTIL R10, (AX)(R9*4)
+	INCQ    R9
+	JMP     words189
+
+wordsdone190:
+stored188:
+	VCVTPH2PS 32(CX), Z0
+	MOVQ      edges_2+64(FP), DI
+	CMPQ      DI, $-1
+	JNE       partial191
+	VMOVNTDQ  Z0, 64(AX)
+	JMP       stored192
+
+partial191:
+	VMOVDQU64 Z0, (SP)
+	XORQ      R9, R9
+
+words193:
+	CMPQ    R9, DI
+	JGE     wordsdone194
+	MOVL    (SP)(R9*4), R10
+	MOVNTIL R10, 64(AX)(R9*4)
+	INCQ    R9
+	JMP     words193
+
+wordsdone194:
+stored192:
+noedge186:
+	ADDQ R8, AX
+	SUBQ edges_5+88(FP), AX
+	ADDQ SI, CX
+	SUBQ edges_6+96(FP), CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
 // func transpose32AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
 // Requires: AVX, AVX2
 TEXT ·transpose32AVX2(SB), NOSPLIT, $0-40
