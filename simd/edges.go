@@ -17,7 +17,12 @@ type (
 type edges = [8]int
 
 // edgeAsm holds a set's batched assembly with head and tail blocks (none: all nil).
+// narrow says that they are the narrower set's, whose blocks are half as long: the
+// AVX-512 set runs AVX2's, which did better with rows of a tile's 128 elements
+// (bench/design-notes.md).
 type edgeAsm struct {
+	narrow bool
+
 	copy, f32ToBF16, f32ToF16, bf16ToF32, f16ToF32                                        asm2e
 	interleave16, deinterleave16, f32ToBF16Interleave, f32ToF16Interleave, bf16DeintToF32 asm3e
 	interleave8x4, deinterleave8x4                                                        asm5e
@@ -27,7 +32,7 @@ type edgeAsm struct {
 // destinations (among ops, the shape's operands in order; lens their slices'
 // lengths) all start m bytes before a 64-byte boundary, and whose rows are a
 // multiple of 64 bytes apart, m and the bytes of a row after the boundary being
-// whole 32-bit words. It returns the iterations after the head and the number of
+// whole 32-bit words, and m at most a block's. It returns the iterations after the head and the number of
 // rows to run, 0 when the kernel cannot: the last row is left out when its tail
 // block would read past a source slice.
 func (sh *shape) edgePlan(ed *edges, r Rows, n, blk int, lens [5]int, ops ...*byte) (it, rows int) {
@@ -46,7 +51,7 @@ func (sh *shape) edgePlan(ed *edges, r Rows, n, blk int, lens [5]int, ops ...*by
 		}
 		m, dw = mi, sh.w[i]
 	}
-	if m%4 != 0 { // whole words, so whole elements
+	if m%4 != 0 || m > blk*dw { // whole words, so whole elements; in one block
 		return 0, 0
 	}
 	h := m / dw
@@ -56,19 +61,10 @@ func (sh *shape) edgePlan(ed *edges, r Rows, n, blk int, lens [5]int, ops ...*by
 	*ed = edges{0: m / 4, 5: m, 6: h * sw}
 	rows = r.N
 	if t := n - h - it*blk; t > 0 {
-		ed[7] = 1
-		tb := t * dw
-		if tb%4 != 0 {
+		if t*dw%4 != 0 {
 			return 0, 0
 		}
-		for i := range 4 {
-			switch lo := 64 * i; {
-			case tb >= lo+64:
-				ed[1+i] = -1
-			case tb > lo:
-				ed[1+i] = (tb - lo) / 4
-			}
-		}
+		ed[7] = t * dw / 4
 		// The tail block reads a whole block of each source row.
 		end := (r.N-1)*r.SrcStride + (h+(it+1)*blk)*sw
 		for i := range ops {
@@ -78,4 +74,12 @@ func (sh *shape) edgePlan(ed *edges, r Rows, n, blk int, lens [5]int, ops ...*by
 		}
 	}
 	return it, rows
+}
+
+// blk returns the block of the kernels for a set whose own block is b.
+func (ae *edgeAsm) blk(b int) int {
+	if ae.narrow {
+		return b / 2
+	}
+	return b
 }

@@ -249,6 +249,66 @@ func f32ToF16InterleaveRowsNTAVX2(dst *byte, a *byte, b *byte, n int, rows int, 
 //go:noescape
 func f16ToF32RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
+// copyRowsNTEAVX2 copies n*128 bytes from src to dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each row is a head block (edges[0] words stored), n blocks from the line the destinations reach edges[5] bytes on (the sources edges[6]), and a tail block if edges[7] != 0; all stores non-temporal, without SFENCE (see simd/_asm edges.go).
+//
+//go:noescape
+func copyRowsNTEAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+
+// interleave16RowsNTEAVX2 interleaves n*32 16-bit elements of a and b into dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each row is a head block (edges[0] words stored), n blocks from the line the destinations reach edges[5] bytes on (the sources edges[6]), and a tail block if edges[7] != 0; all stores non-temporal, without SFENCE (see simd/_asm edges.go).
+//
+//go:noescape
+func interleave16RowsNTEAVX2(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+
+// deinterleave16RowsNTEAVX2 splits n*32 32-bit words of src into their low (a) and high (b) 16-bit halves. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each row is a head block (edges[0] words stored), n blocks from the line the destinations reach edges[5] bytes on (the sources edges[6]), and a tail block if edges[7] != 0; all stores non-temporal, without SFENCE (see simd/_asm edges.go).
+//
+//go:noescape
+func deinterleave16RowsNTEAVX2(a *byte, b *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+
+// f32ToBF16InterleaveRowsNTEAVX2 converts n*16 f32 elements of a and b to bf16 and interleaves them into dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each row is a head block (edges[0] words stored), n blocks from the line the destinations reach edges[5] bytes on (the sources edges[6]), and a tail block if edges[7] != 0; all stores non-temporal, without SFENCE (see simd/_asm edges.go).
+//
+//go:noescape
+func f32ToBF16InterleaveRowsNTEAVX2(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+
+// f32ToBF16RowsNTEAVX2 converts n*16 f32 elements of src to bf16. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each row is a head block (edges[0] words stored), n blocks from the line the destinations reach edges[5] bytes on (the sources edges[6]), and a tail block if edges[7] != 0; all stores non-temporal, without SFENCE (see simd/_asm edges.go).
+//
+//go:noescape
+func f32ToBF16RowsNTEAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+
+// bf16ToF32RowsNTEAVX2 widens n*16 bf16 elements of src to f32. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each row is a head block (edges[0] words stored), n blocks from the line the destinations reach edges[5] bytes on (the sources edges[6]), and a tail block if edges[7] != 0; all stores non-temporal, without SFENCE (see simd/_asm edges.go).
+//
+//go:noescape
+func bf16ToF32RowsNTEAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+
+// bf16DeinterleaveToF32RowsNTEAVX2 widens the low (a) and high (b) bf16 halves of n*16 32-bit words of src to f32. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each row is a head block (edges[0] words stored), n blocks from the line the destinations reach edges[5] bytes on (the sources edges[6]), and a tail block if edges[7] != 0; all stores non-temporal, without SFENCE (see simd/_asm edges.go).
+//
+//go:noescape
+func bf16DeinterleaveToF32RowsNTEAVX2(a *byte, b *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+
+// interleave8x4RowsNTEAVX2 interleaves n*32 bytes of r0..r3 into 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each row is a head block (edges[0] words stored), n blocks from the line the destinations reach edges[5] bytes on (the sources edges[6]), and a tail block if edges[7] != 0; all stores non-temporal, without SFENCE (see simd/_asm edges.go).
+//
+//go:noescape
+func interleave8x4RowsNTEAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+
+// deinterleave8x4RowsNTEAVX2 splits n*32 32-bit quads of src into bytes r0..r3. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each row is a head block (edges[0] words stored), n blocks from the line the destinations reach edges[5] bytes on (the sources edges[6]), and a tail block if edges[7] != 0; all stores non-temporal, without SFENCE (see simd/_asm edges.go).
+//
+//go:noescape
+func deinterleave8x4RowsNTEAVX2(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+
+// f32ToF16RowsNTEAVX2 converts n*16 f32 elements of src to IEEE binary16. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each row is a head block (edges[0] words stored), n blocks from the line the destinations reach edges[5] bytes on (the sources edges[6]), and a tail block if edges[7] != 0; all stores non-temporal, without SFENCE (see simd/_asm edges.go).
+//
+//go:noescape
+func f32ToF16RowsNTEAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+
+// f32ToF16InterleaveRowsNTEAVX2 converts n*16 f32 elements of a and b to binary16 and interleaves them into dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each row is a head block (edges[0] words stored), n blocks from the line the destinations reach edges[5] bytes on (the sources edges[6]), and a tail block if edges[7] != 0; all stores non-temporal, without SFENCE (see simd/_asm edges.go).
+//
+//go:noescape
+func f32ToF16InterleaveRowsNTEAVX2(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+
+// f16ToF32RowsNTEAVX2 widens n*16 binary16 elements of src to f32. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each row is a head block (edges[0] words stored), n blocks from the line the destinations reach edges[5] bytes on (the sources edges[6]), and a tail block if edges[7] != 0; all stores non-temporal, without SFENCE (see simd/_asm edges.go).
+//
+//go:noescape
+func f16ToF32RowsNTEAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+
 // fillAVX512 stores the 64 bytes at pat n*4 times to dst.
 //
 //go:noescape
@@ -493,66 +553,6 @@ func f32ToF16InterleaveRowsNTAVX512(dst *byte, a *byte, b *byte, n int, rows int
 //
 //go:noescape
 func f16ToF32RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
-
-// copyRowsNTEAVX512 copies n*256 bytes from src to dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each row is a head block (edges[0] words stored), n blocks from the line the destinations reach edges[5] bytes on (the sources edges[6]), and a tail block if edges[7] != 0; all stores non-temporal, without SFENCE (see simd/_asm edges.go).
-//
-//go:noescape
-func copyRowsNTEAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
-
-// interleave16RowsNTEAVX512 interleaves n*64 16-bit elements of a and b into dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each row is a head block (edges[0] words stored), n blocks from the line the destinations reach edges[5] bytes on (the sources edges[6]), and a tail block if edges[7] != 0; all stores non-temporal, without SFENCE (see simd/_asm edges.go).
-//
-//go:noescape
-func interleave16RowsNTEAVX512(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
-
-// deinterleave16RowsNTEAVX512 splits n*64 32-bit words of src into their low (a) and high (b) 16-bit halves. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each row is a head block (edges[0] words stored), n blocks from the line the destinations reach edges[5] bytes on (the sources edges[6]), and a tail block if edges[7] != 0; all stores non-temporal, without SFENCE (see simd/_asm edges.go).
-//
-//go:noescape
-func deinterleave16RowsNTEAVX512(a *byte, b *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
-
-// f32ToBF16InterleaveRowsNTEAVX512 converts n*32 f32 elements of a and b to bf16 and interleaves them into dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each row is a head block (edges[0] words stored), n blocks from the line the destinations reach edges[5] bytes on (the sources edges[6]), and a tail block if edges[7] != 0; all stores non-temporal, without SFENCE (see simd/_asm edges.go).
-//
-//go:noescape
-func f32ToBF16InterleaveRowsNTEAVX512(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
-
-// f32ToBF16RowsNTEAVX512 converts n*32 f32 elements of src to bf16. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each row is a head block (edges[0] words stored), n blocks from the line the destinations reach edges[5] bytes on (the sources edges[6]), and a tail block if edges[7] != 0; all stores non-temporal, without SFENCE (see simd/_asm edges.go).
-//
-//go:noescape
-func f32ToBF16RowsNTEAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
-
-// bf16ToF32RowsNTEAVX512 widens n*32 bf16 elements of src to f32. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each row is a head block (edges[0] words stored), n blocks from the line the destinations reach edges[5] bytes on (the sources edges[6]), and a tail block if edges[7] != 0; all stores non-temporal, without SFENCE (see simd/_asm edges.go).
-//
-//go:noescape
-func bf16ToF32RowsNTEAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
-
-// bf16DeinterleaveToF32RowsNTEAVX512 widens the low (a) and high (b) bf16 halves of n*32 32-bit words of src to f32. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each row is a head block (edges[0] words stored), n blocks from the line the destinations reach edges[5] bytes on (the sources edges[6]), and a tail block if edges[7] != 0; all stores non-temporal, without SFENCE (see simd/_asm edges.go).
-//
-//go:noescape
-func bf16DeinterleaveToF32RowsNTEAVX512(a *byte, b *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
-
-// interleave8x4RowsNTEAVX512 interleaves n*64 bytes of r0..r3 into 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each row is a head block (edges[0] words stored), n blocks from the line the destinations reach edges[5] bytes on (the sources edges[6]), and a tail block if edges[7] != 0; all stores non-temporal, without SFENCE (see simd/_asm edges.go).
-//
-//go:noescape
-func interleave8x4RowsNTEAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
-
-// deinterleave8x4RowsNTEAVX512 splits n*64 32-bit quads of src into bytes r0..r3. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each row is a head block (edges[0] words stored), n blocks from the line the destinations reach edges[5] bytes on (the sources edges[6]), and a tail block if edges[7] != 0; all stores non-temporal, without SFENCE (see simd/_asm edges.go).
-//
-//go:noescape
-func deinterleave8x4RowsNTEAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
-
-// f32ToF16RowsNTEAVX512 converts n*32 f32 elements of src to IEEE binary16. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each row is a head block (edges[0] words stored), n blocks from the line the destinations reach edges[5] bytes on (the sources edges[6]), and a tail block if edges[7] != 0; all stores non-temporal, without SFENCE (see simd/_asm edges.go).
-//
-//go:noescape
-func f32ToF16RowsNTEAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
-
-// f32ToF16InterleaveRowsNTEAVX512 converts n*32 f32 elements of a and b to binary16 and interleaves them into dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each row is a head block (edges[0] words stored), n blocks from the line the destinations reach edges[5] bytes on (the sources edges[6]), and a tail block if edges[7] != 0; all stores non-temporal, without SFENCE (see simd/_asm edges.go).
-//
-//go:noescape
-func f32ToF16InterleaveRowsNTEAVX512(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
-
-// f16ToF32RowsNTEAVX512 widens n*32 binary16 elements of src to f32. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each row is a head block (edges[0] words stored), n blocks from the line the destinations reach edges[5] bytes on (the sources edges[6]), and a tail block if edges[7] != 0; all stores non-temporal, without SFENCE (see simd/_asm edges.go).
-//
-//go:noescape
-func f16ToF32RowsNTEAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
 
 // transpose32AVX2 transposes n 8×8 blocks of 32-bit elements, going down the source (src += 8*srcStride, dst += 32 bytes per block).
 //

@@ -12,17 +12,16 @@ import (
 // (simd/edges.go edgePlan):
 //
 //	0     32-bit words before the destinations' first line (0: no head block)
-//	1..4  the tail block's stores at 64-byte offsets 0, 64, 128, 192: -1 streams
-//	      the whole line, other values are the words to store
 //	5, 6  bytes from a row's start to that line, destinations and sources
-//	7     nonzero when there is a tail block
+//	7     32-bit words after the streaming loop (0: no tail block)
 //
 // The head block runs the kernel on a row's first block and stores the words
 // before the line; the streaming loop starts at the line; the tail block runs the
 // kernel on the block after the loop, whose sources the wrapper has checked lie in
-// the slices, and stores only the row's rest. The partial lines go out with MOVNTI:
-// ordinary stores there would read each such line (its other part belongs to the
-// neighbouring run) and cost as much as storing the whole row without streaming.
+// the slices, streams its whole vectors and stores the rest of the row. The partial
+// lines go out with MOVNTI: ordinary stores there would read each such line (its
+// other part belongs to the neighbouring run) and cost as much as storing the whole
+// row without streaming.
 
 // edgePhase is 1 while a head block is emitted, 2 for a tail block, else 0;
 // edgeScratch is a 64-byte local.
@@ -74,34 +73,45 @@ func edgeBlock(phase, unroll int, body func(k int)) {
 }
 
 // edgeStore emits a destination store of a head or tail block (mem at its
-// displacement within the block, a multiple of 64).
-func edgeStore(v reg.VecVirtual, mem Mem) {
+// displacement within the block, a multiple of the vector width).
+func edgeStore(x isa, v reg.VecVirtual, mem Mem) {
 	d := mem.Disp
-	if d%64 != 0 || mem.Index != nil || d/64 > 3 {
+	if d%x.w != 0 || mem.Index != nil {
 		panic(fmt.Sprintf("edge store at %+v", mem))
 	}
+	slot := 7
 	if edgePhase == 1 {
-		if d == 0 { // the head is less than one line
-			edgeWords(v, mem, edgeSlot(0))
+		if d >= 64 { // the head is less than one line
+			return
 		}
-		return
+		slot = 0
 	}
+	// The words this store has: those of the head or tail from d on, at most a vector's.
 	t := GP64()
-	MOVQ(edgeSlot(1+d/64), t)
-	partial, done := newEdgeLabel("partial"), newEdgeLabel("stored")
-	CMPQ(t, I8(-1))
-	JNE(LabelRef(partial))
-	VMOVNTDQ(v, mem)
-	JMP(LabelRef(done))
-	Label(partial)
-	edgeWords(v, mem, t)
-	Label(done)
+	MOVQ(edgeSlot(slot), t)
+	if d > 0 {
+		SUBQ(U32(d/4), t)
+	}
+	skip, whole := newEdgeLabel("skip"), newEdgeLabel("whole")
+	CMPQ(t, U32(x.w/4))
+	JGE(LabelRef(whole))
+	TESTQ(t, t)
+	JLE(LabelRef(skip))
+	edgeWords(x, v, mem, t)
+	JMP(LabelRef(skip))
+	Label(whole)
+	if edgePhase == 1 {
+		edgeWords(x, v, mem, U32(x.w/4)) // a whole AVX2 vector of the head, off a line
+	} else {
+		VMOVNTDQ(v, mem)
+	}
+	Label(skip)
 }
 
 // edgeWords stores the first count 32-bit words of v at mem with MOVNTI, through
 // the scratch line.
-func edgeWords(v reg.VecVirtual, mem Mem, count Op) {
-	VMOVDQU64(v, edgeScratch)
+func edgeWords(x isa, v reg.VecVirtual, mem Mem, count Op) {
+	x.store(v, edgeScratch, ordinary)
 	i, t := GP64(), GP32()
 	XORQ(i, i)
 	loop, done := newEdgeLabel("words"), newEdgeLabel("wordsdone")
