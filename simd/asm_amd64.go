@@ -557,11 +557,28 @@ func (s *asmSet) transposeNoFence(w int, dst []byte, dstStride int, src []byte, 
 			dst, src, rows = dst[h:], src[h*srcStride:], rows-h
 		}
 	}
+	words := false
 	if h := s.alignHead(w, dst, dstStride, rows, cols, nt); h > 0 {
-		s.narrower.transpose(w, dst, dstStride, src, srcStride, h, cols, false)
+		// The parts of lines before and after the whole ones: with MOVNTI when they
+		// are whole words, as an ordinary store would read each line first (its other
+		// part belongs to the neighbouring block); else with the narrower set.
+		tail := (rows - h) % (64 / w)
+		if words = !raceEnabled && h*w%4 == 0 && tail*w%4 == 0; words {
+			kw := transpose32WordsNT
+			if w == 2 {
+				kw = transpose16WordsNT
+			}
+			kw(&dst[0], dstStride, &src[0], srcStride, h, cols)
+			if r := rows - tail; tail > 0 {
+				kw(&dst[r*w], dstStride, &src[r*srcStride], srcStride, tail, cols)
+			}
+			rows -= tail
+		} else {
+			s.narrower.transpose(w, dst, dstStride, src, srcStride, h, cols, false)
+		}
 		dst, src, rows = dst[h*w:], src[h*srcStride:], rows-h
 	}
-	return s.transpose(w, dst, dstStride, src, srcStride, rows, cols, nt)
+	return s.transpose(w, dst, dstStride, src, srcStride, rows, cols, nt) || words
 }
 
 // alignHead returns how many source rows (destination columns) of a non-temporal

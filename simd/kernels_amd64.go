@@ -629,5 +629,15 @@ func transpose8h8AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
 //go:noescape
 func transpose8w8AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
 
+// transpose32WordsNT transposes rows×cols 32-bit elements with 32-bit MOVNTI stores, without SFENCE (rows even for 16-bit elements).
+//
+//go:noescape
+func transpose32WordsNT(dst *byte, dstStride int, src *byte, srcStride int, rows int, cols int)
+
+// transpose16WordsNT transposes rows×cols 16-bit elements with 32-bit MOVNTI stores, without SFENCE (rows even for 16-bit elements).
+//
+//go:noescape
+func transpose16WordsNT(dst *byte, dstStride int, src *byte, srcStride int, rows int, cols int)
+
 // sfence orders the preceding non-temporal stores before later stores.
 func sfence()

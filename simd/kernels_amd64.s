@@ -11310,6 +11310,79 @@ done:
 	VZEROUPPER
 	RET
 
+// func transpose32WordsNT(dst *byte, dstStride int, src *byte, srcStride int, rows int, cols int)
+// Requires: SSE2
+TEXT ·transpose32WordsNT(SB), NOSPLIT, $0-48
+	MOVQ  dst+0(FP), AX
+	MOVQ  dstStride+8(FP), CX
+	MOVQ  src+16(FP), DX
+	MOVQ  srcStride+24(FP), BX
+	MOVQ  rows+32(FP), SI
+	MOVQ  cols+40(FP), DI
+	TESTQ SI, SI
+	JZ    done
+	TESTQ DI, DI
+	JZ    done
+
+col:
+	MOVQ DX, R8
+	MOVQ AX, R9
+	MOVQ SI, R10
+
+word:
+	MOVL    (R8), R11
+	ADDQ    BX, R8
+	SUBQ    $0x01, R10
+	MOVNTIL R11, (R9)
+	ADDQ    $0x04, R9
+	TESTQ   R10, R10
+	JNZ     word
+	ADDQ    $0x04, DX
+	ADDQ    CX, AX
+	DECQ    DI
+	JNZ     col
+
+done:
+	RET
+
+// func transpose16WordsNT(dst *byte, dstStride int, src *byte, srcStride int, rows int, cols int)
+// Requires: SSE2
+TEXT ·transpose16WordsNT(SB), NOSPLIT, $0-48
+	MOVQ  dst+0(FP), AX
+	MOVQ  dstStride+8(FP), CX
+	MOVQ  src+16(FP), DX
+	MOVQ  srcStride+24(FP), BX
+	MOVQ  rows+32(FP), SI
+	MOVQ  cols+40(FP), DI
+	TESTQ SI, SI
+	JZ    done
+	TESTQ DI, DI
+	JZ    done
+
+col:
+	MOVQ DX, R8
+	MOVQ AX, R9
+	MOVQ SI, R10
+
+word:
+	MOVWLZX (R8), R11
+	MOVWLZX (R8)(BX*1), R12
+	SHLL    $0x10, R12
+	ORL     R12, R11
+	LEAQ    (R8)(BX*2), R8
+	SUBQ    $0x02, R10
+	MOVNTIL R11, (R9)
+	ADDQ    $0x04, R9
+	TESTQ   R10, R10
+	JNZ     word
+	ADDQ    $0x02, DX
+	ADDQ    CX, AX
+	DECQ    DI
+	JNZ     col
+
+done:
+	RET
+
 // func sfence()
 // Requires: MMX+
 TEXT ·sfence(SB), NOSPLIT, $0

@@ -124,3 +124,51 @@ func edgeWords(x isa, v reg.VecVirtual, mem Mem, count Op) {
 	JMP(LabelRef(loop))
 	Label(done)
 }
+
+// genTransposeWordsNT emits the transpose of a rows×cols block of w-byte elements
+// (w = 4, or 2 with rows even) stored a 32-bit word at a time with MOVNTI: the
+// parts of lines before and after a non-temporal transpose's whole lines, whose
+// other parts belong to the neighbouring blocks.
+func genTransposeWordsNT(w int) {
+	name := fmt.Sprintf("transpose%dWordsNT", 8*w)
+	TEXT(name, NOSPLIT, "func(dst *byte, dstStride int, src *byte, srcStride int, rows, cols int)")
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s transposes rows×cols %d-bit elements with 32-bit MOVNTI stores, without SFENCE (rows even for 16-bit elements).", name, 8*w))
+	d, ds := param("dst"), param("dstStride")
+	s, ss := param("src"), param("srcStride")
+	rows, cols := param("rows"), param("cols")
+	TESTQ(rows, rows)
+	JZ(LabelRef("done"))
+	TESTQ(cols, cols)
+	JZ(LabelRef("done"))
+	Label("col")
+	p, q, i := GP64(), GP64(), GP64()
+	MOVQ(s, p)
+	MOVQ(d, q)
+	MOVQ(rows, i)
+	Label("word")
+	t := GP32()
+	if w == 4 {
+		MOVL(Mem{Base: p}, t)
+		ADDQ(ss, p)
+		SUBQ(U8(1), i)
+	} else {
+		u := GP32()
+		MOVWLZX(Mem{Base: p}, t)
+		MOVWLZX(Mem{Base: p, Index: ss, Scale: 1}, u)
+		SHLL(U8(16), u)
+		ORL(u, t)
+		LEAQ(Mem{Base: p, Index: ss, Scale: 2}, p)
+		SUBQ(U8(2), i)
+	}
+	MOVNTIL(t, Mem{Base: q})
+	ADDQ(U8(4), q)
+	TESTQ(i, i)
+	JNZ(LabelRef("word"))
+	ADDQ(U8(w), s)
+	ADDQ(ds, d)
+	DECQ(cols)
+	JNZ(LabelRef("col"))
+	Label("done")
+	RET()
+}

@@ -62,6 +62,8 @@ func main() {
 	genTranspose32h4(avx512)
 	genTranspose8h8()
 	genTranspose8w8()
+	genTransposeWordsNT(4)
+	genTransposeWordsNT(2)
 	genSfence()
 
 	Generate()
