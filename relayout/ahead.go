@@ -64,6 +64,21 @@ func (p *Plan) planAhead(k kernel) ahead {
 	return ahead{}
 }
 
+// planBlockAhead returns, for a transpose whose blocks each read one contiguous piece
+// of the source (a tile) that the next block does not continue (tiles a page or more
+// apart: untiling {0,1:T(8,128)}), the piece's bytes, which the transpose loops ask
+// for one block ahead; else 0.
+func (p *Plan) planBlockAhead(k kernel) int64 {
+	if !p.stream || k.kind != kTranspose || k.rep < 2 || k.srcRow != k.cols*k.unit {
+		return 0
+	}
+	piece := k.rows * k.srcRow
+	if b := piece * int64(p.sbits/8); b <= maxPiece && k.repSrc != piece {
+		return b
+	}
+	return 0
+}
+
 // covers reports whether loops read exactly the piece [0, n), counting each element as
 // one: sorted by stride, each loop starts within the reach of those inside it, and
 // together they end at n. A ragged group (200 columns in two tiles of 128) may reach

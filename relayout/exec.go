@@ -209,6 +209,9 @@ func (p *Plan) kernelTo(dst []byte, dOff, dstRep int64, stream bool, src, scratc
 			trans = p.transLines
 		}
 		for range rows {
+			if p.blockAhead > 0 {
+				p.prefetchBlock(src, sOff+k.repSrc)
+			}
 			trans(dst[dOff*db:], int(k.dstRow*db), src[sOff*sb:], int(k.srcRow*sb), int(k.rows), int(k.cols))
 			dOff, sOff = dOff+dstRep, sOff+k.repSrc
 		}
@@ -640,16 +643,32 @@ func (p *Plan) convTranspose(dst, src, scratch []byte, dOff, sOff, rows int64) {
 	n := k.rows * k.unit // elements of a block's destination row
 	per := int64(1)
 	if k.repDst == n {
-		per = max(1, int64(len(scratch))/(k.cols*n*sb))
+		per = max(1, (int64(len(scratch))/k.cols-64)/(n*sb))
 	}
 	for r := int64(0); r < rows; r += per {
 		g := min(per, rows-r)
 		w := g * n * sb
+		if w%1024 == 0 && (w+64)*k.cols <= int64(len(scratch)) {
+			// Scratch rows a power of two apart fall in a few L1 sets, and the blocks'
+			// narrow writes evicted each other's lines before they were whole.
+			w += 64
+		}
 		for j := range g {
+			if p.blockAhead > 0 {
+				p.prefetchBlock(src, sOff+(j+1)*k.repSrc)
+			}
 			trans(scratch[j*n*sb:], int(w), src[(sOff+j*k.repSrc)*sb:], int(k.srcRow*sb), int(k.rows), int(k.cols))
 		}
 		k.conv(dst[dOff*db:], scratch, int(g*n), simd.Rows{N: int(k.cols), DstStride: int(k.dstRow * db), SrcStride: int(w), Stream: p.stream})
 		dOff, sOff = dOff+g*k.repDst, sOff+g*k.repSrc
+	}
+}
+
+// prefetchBlock asks for the source block at off, when it lies in src.
+func (p *Plan) prefetchBlock(src []byte, off int64) {
+	from := off * int64(p.sbits/8)
+	if to := min(from+p.blockAhead, int64(len(src))); from < to {
+		p.k().Prefetch(src[from:to])
 	}
 }
 

@@ -180,6 +180,7 @@ func (p *Plan) compile() {
 	p.stream = p.dst.FootprintBytes() >= streamingBytes() && k.kind != kElem
 	p.bind(&k)
 	p.ahead = p.planAhead(k)
+	p.blockAhead = p.planBlockAhead(k)
 	p.makeStage(k)
 	p.kern = k
 	p.fillRow = p.packFillRow()
@@ -243,6 +244,9 @@ func (p *Plan) bind(k *kernel) {
 			if !k.convFirst {
 				ub, toScratch = k.unit*int64(p.sbits/8), true
 			}
+		} else if p.stagesRows(k) {
+			k.conv, k.convFirst, toScratch = p.runConv(), false, true
+			p.makeScratch(k)
 		}
 		k.trans = [...]func([]byte, int, []byte, int, int, int){1: ks.Transpose8, 2: ks.Transpose16, 4: ks.Transpose32}[ub]
 		switch {
@@ -253,6 +257,15 @@ func (p *Plan) bind(k *kernel) {
 			k.trans = [...]func([]byte, int, []byte, int, int, int){1: ks.Transpose8NT, 2: ks.Transpose16NT, 4: ks.Transpose32NT}[ub]
 		}
 	}
+}
+
+// stagesRows reports whether a same-type transpose goes through scratch like a
+// converting one (see convTranspose): its blocks write destination rows shorter than a
+// line (untiling {0,1:T(8,128)}: 8 f32 a row), which consecutive blocks continue. Stored
+// in place, every line of the destination was written in pieces, by ordinary stores;
+// built in scratch, the rows go out in runs of many blocks, streamed.
+func (p *Plan) stagesRows(k *kernel) bool {
+	return p.stream && k.rows*k.unit*int64(p.dbits/8) < 64 && k.repDst == k.rows*k.unit && k.rep > 1
 }
 
 // makeScratch makes one scratch block per worker now, so that Copy does not allocate;
