@@ -81,11 +81,11 @@ func (p *Plan) runRange(dst, src []byte, lo, hi int64) {
 	for it := lo; it < hi; it++ {
 		if p.interior(&e, k.maxBlock) {
 			p.kernel(dst, src, scratch, dOff, sOff, k.n, k.rep)
-			if p.ahead.piece > 0 {
-				p.prefetchNext(src, sOff, &ctr)
-			}
 		} else {
 			p.block(dst, src, scratch, stage, dOff, sOff, e)
+		}
+		if p.ahead.piece > 0 { // edge blocks too: each block asks for its share of the next piece
+			p.prefetchNext(src, sOff, &ctr)
 		}
 		step(p.outer, &ctr, &dOff, &sOff, &e)
 	}
