@@ -20,6 +20,11 @@ import (
 // 32 KiB) are streams the hardware follows, and asking for them ahead lost there.
 const maxPiece = 16 << 10
 
+// maxGroupPiece bounds the pieces of groups of several blocks instead: each block reads
+// a strided part of the piece (untiling bf16[N,3,M] T(4,128)(2,1): one row pair of every
+// tile, 512 B a KiB apart), which the hardware does not follow as one stream.
+const maxGroupPiece = 32 << 10
+
 // minPiece: below it, the call costs more than the misses it saves.
 const minPiece = 512
 
@@ -52,7 +57,7 @@ func (p *Plan) planAhead(k kernel) ahead {
 			break
 		}
 		piece := next.srcStr * sb
-		if piece > maxPiece {
+		if piece > maxPiece && (m == 0 || piece > maxGroupPiece) {
 			break
 		}
 		if piece >= minPiece && covers(group, next.srcStr) {

@@ -7,7 +7,8 @@ import (
 )
 
 // Untilings walked in source order ask for the next tile ahead, tilings of narrow arrays
-// for the next tile row's source rows; copies whose blocks read long source streams, and
+// for the next tile row's source rows (untilings whose row pairs are separate blocks, for
+// the next 32 KiB of tiles); copies whose blocks read long source streams, and
 // copies inside the cache, do not.
 func TestSourcePiece(t *testing.T) {
 	for _, c := range []struct {
@@ -17,10 +18,11 @@ func TestSourcePiece(t *testing.T) {
 		{"f32[8192,8192]{1,0}", "f32[8192,8192]{1,0:T(8,128)}", 4096},
 		{"bf16[8192,8192]{1,0}", "bf16[8192,8192]{1,0:T(8,128)(2,1)}", 2048},
 		{"f32[8192,8192]{1,0}", "bf16[8192,8192]{1,0:T(8,128)(2,1)}", 2048},
-		{"f32[8192,8192]{1,0:T(8,128)}", "f32[8192,8192]{1,0}", 0},        // source rows: 32 KiB pieces
-		{"bf16[8192,8192]{1,0:T(8,128)(2,1)}", "bf16[8192,8192]{1,0}", 0}, // interleave
-		{"f32[8192,8192]{0,1}", "f32[8192,8192]{1,0}", 0},                 // transpose
-		{"f32[64,256]{1,0}", "f32[64,256]{1,0:T(8,128)}", 0},              // in the cache
+		{"f32[8192,8192]{1,0:T(8,128)}", "f32[8192,8192]{1,0}", 0},                    // source rows: 32 KiB pieces
+		{"bf16[8192,8192]{1,0:T(8,128)(2,1)}", "bf16[8192,8192]{1,0}", 0},             // interleave
+		{"f32[8192,8192]{0,1}", "f32[8192,8192]{1,0}", 0},                             // transpose
+		{"f32[64,256]{1,0}", "f32[64,256]{1,0:T(8,128)}", 0},                          // in the cache
+		{"bf16[4096,3,4096]{2,1,0}", "bf16[4096,3,4096]{2,1,0:T(4,128)(2,1)}", 32768}, // two row-pair blocks a tile row
 	} {
 		p, err := NewPlan(layout.MustParse(c.dst), layout.MustParse(c.src))
 		if err != nil {

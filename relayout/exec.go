@@ -81,11 +81,11 @@ func (p *Plan) runRange(dst, src []byte, lo, hi int64) {
 	for it := lo; it < hi; it++ {
 		if p.interior(&e, k.maxBlock) {
 			p.kernel(dst, src, scratch, dOff, sOff, k.n, k.rep)
-			if p.ahead.piece > 0 {
-				p.prefetchNext(src, sOff, &ctr)
-			}
 		} else {
 			p.block(dst, src, scratch, stage, dOff, sOff, e)
+		}
+		if p.ahead.piece > 0 { // edge blocks too: each block asks for its share of the next piece
+			p.prefetchNext(src, sOff, &ctr)
 		}
 		step(p.outer, &ctr, &dOff, &sOff, &e)
 	}
@@ -527,12 +527,27 @@ func (p *Plan) clipped(dst, src, scratch, stage []byte, dOff, sOff, data, inDst,
 		return
 	}
 	if data > 0 {
-		p.kernelTo(stage, 0, run, false, src, scratch, sOff, data, rows)
+		p.kernelTo(stage, 0, run, false, src, scratch, sOff, p.stagedRun(src, sOff, data, inDst, rows), rows)
 	}
 	for i := range rows {
 		p.pad(stage, i*run+data*w, (i+1)*run)
 	}
 	p.k().CopyRows(dst[dOff*db:], stage, int(run*db), simd.Rows{N: int(rows), DstStride: int(k.repDst * db), SrcStride: int(run * db), Stream: true})
+}
+
+// stagedRun is the run length clipped's kernel takes into stage: the whole run when the
+// source it reads stays in src, so the kernel has no short tail for generic code row by
+// row; what it reads past the data lands in stage where the padding overwrites it.
+func (p *Plan) stagedRun(src []byte, sOff, data, inDst, rows int64) int64 {
+	k := &p.kern
+	end := sOff + (rows-1)*k.repSrc + inDst
+	if k.kind == kInterleave {
+		end += (k.p - 1) * k.pstr
+	}
+	if k.kind != kCopy && k.kind != kInterleave || end*int64(p.sbits/8) > int64(len(src)) {
+		return data
+	}
+	return inDst
 }
 
 // edgeElems walks the kernel's loops element by element, checking each coordinate.
