@@ -5428,167 +5428,98 @@ TEXT ·interleave16AVX512(SB), NOSPLIT, $0-32
 	MOVQ      a+8(FP), CX
 	MOVQ      b+16(FP), DX
 	MOVQ      n+24(FP), BX
-	VMOVDQU64 interleave16lo_64<>+0(SB), Z0
-	VMOVDQU64 interleave16hi_64<>+0(SB), Z1
+	VMOVDQU64 permq04152637_64<>+0(SB), Z0
 	TESTQ     BX, BX
 	JZ        done
 
 loop:
-	VMOVDQU64 (CX), Z2
-	VMOVDQU64 (DX), Z3
-	VMOVDQA64 Z0, Z4
-	VPERMI2W  Z3, Z2, Z4
-	VPERMT2W  Z3, Z1, Z2
-	VMOVDQU64 Z4, (AX)
-	VMOVDQU64 Z2, 64(AX)
-	VMOVDQU64 64(CX), Z2
-	VMOVDQU64 64(DX), Z3
-	VMOVDQA64 Z0, Z4
-	VPERMI2W  Z3, Z2, Z4
-	VPERMT2W  Z3, Z1, Z2
-	VMOVDQU64 Z4, 128(AX)
-	VMOVDQU64 Z2, 192(AX)
-	ADDQ      $0x00000100, AX
-	ADDQ      $0x00000080, CX
-	ADDQ      $0x00000080, DX
-	DECQ      BX
-	JNZ       loop
+	VPERMQ     (CX), Z0, Z1
+	VPERMQ     (DX), Z0, Z2
+	VPUNPCKLWD Z2, Z1, Z3
+	VPUNPCKHWD Z2, Z1, Z1
+	VMOVDQU64  Z3, (AX)
+	VMOVDQU64  Z1, 64(AX)
+	VPERMQ     64(CX), Z0, Z1
+	VPERMQ     64(DX), Z0, Z2
+	VPUNPCKLWD Z2, Z1, Z3
+	VPUNPCKHWD Z2, Z1, Z1
+	VMOVDQU64  Z3, 128(AX)
+	VMOVDQU64  Z1, 192(AX)
+	ADDQ       $0x00000100, AX
+	ADDQ       $0x00000080, CX
+	ADDQ       $0x00000080, DX
+	DECQ       BX
+	JNZ        loop
 
 done:
 	VZEROUPPER
 	RET
 
-DATA interleave16lo_64<>+0(SB)/1, $0x00
-DATA interleave16lo_64<>+1(SB)/1, $0x00
-DATA interleave16lo_64<>+2(SB)/1, $0x20
-DATA interleave16lo_64<>+3(SB)/1, $0x00
-DATA interleave16lo_64<>+4(SB)/1, $0x01
-DATA interleave16lo_64<>+5(SB)/1, $0x00
-DATA interleave16lo_64<>+6(SB)/1, $0x21
-DATA interleave16lo_64<>+7(SB)/1, $0x00
-DATA interleave16lo_64<>+8(SB)/1, $0x02
-DATA interleave16lo_64<>+9(SB)/1, $0x00
-DATA interleave16lo_64<>+10(SB)/1, $0x22
-DATA interleave16lo_64<>+11(SB)/1, $0x00
-DATA interleave16lo_64<>+12(SB)/1, $0x03
-DATA interleave16lo_64<>+13(SB)/1, $0x00
-DATA interleave16lo_64<>+14(SB)/1, $0x23
-DATA interleave16lo_64<>+15(SB)/1, $0x00
-DATA interleave16lo_64<>+16(SB)/1, $0x04
-DATA interleave16lo_64<>+17(SB)/1, $0x00
-DATA interleave16lo_64<>+18(SB)/1, $0x24
-DATA interleave16lo_64<>+19(SB)/1, $0x00
-DATA interleave16lo_64<>+20(SB)/1, $0x05
-DATA interleave16lo_64<>+21(SB)/1, $0x00
-DATA interleave16lo_64<>+22(SB)/1, $0x25
-DATA interleave16lo_64<>+23(SB)/1, $0x00
-DATA interleave16lo_64<>+24(SB)/1, $0x06
-DATA interleave16lo_64<>+25(SB)/1, $0x00
-DATA interleave16lo_64<>+26(SB)/1, $0x26
-DATA interleave16lo_64<>+27(SB)/1, $0x00
-DATA interleave16lo_64<>+28(SB)/1, $0x07
-DATA interleave16lo_64<>+29(SB)/1, $0x00
-DATA interleave16lo_64<>+30(SB)/1, $0x27
-DATA interleave16lo_64<>+31(SB)/1, $0x00
-DATA interleave16lo_64<>+32(SB)/1, $0x08
-DATA interleave16lo_64<>+33(SB)/1, $0x00
-DATA interleave16lo_64<>+34(SB)/1, $0x28
-DATA interleave16lo_64<>+35(SB)/1, $0x00
-DATA interleave16lo_64<>+36(SB)/1, $0x09
-DATA interleave16lo_64<>+37(SB)/1, $0x00
-DATA interleave16lo_64<>+38(SB)/1, $0x29
-DATA interleave16lo_64<>+39(SB)/1, $0x00
-DATA interleave16lo_64<>+40(SB)/1, $0x0a
-DATA interleave16lo_64<>+41(SB)/1, $0x00
-DATA interleave16lo_64<>+42(SB)/1, $0x2a
-DATA interleave16lo_64<>+43(SB)/1, $0x00
-DATA interleave16lo_64<>+44(SB)/1, $0x0b
-DATA interleave16lo_64<>+45(SB)/1, $0x00
-DATA interleave16lo_64<>+46(SB)/1, $0x2b
-DATA interleave16lo_64<>+47(SB)/1, $0x00
-DATA interleave16lo_64<>+48(SB)/1, $0x0c
-DATA interleave16lo_64<>+49(SB)/1, $0x00
-DATA interleave16lo_64<>+50(SB)/1, $0x2c
-DATA interleave16lo_64<>+51(SB)/1, $0x00
-DATA interleave16lo_64<>+52(SB)/1, $0x0d
-DATA interleave16lo_64<>+53(SB)/1, $0x00
-DATA interleave16lo_64<>+54(SB)/1, $0x2d
-DATA interleave16lo_64<>+55(SB)/1, $0x00
-DATA interleave16lo_64<>+56(SB)/1, $0x0e
-DATA interleave16lo_64<>+57(SB)/1, $0x00
-DATA interleave16lo_64<>+58(SB)/1, $0x2e
-DATA interleave16lo_64<>+59(SB)/1, $0x00
-DATA interleave16lo_64<>+60(SB)/1, $0x0f
-DATA interleave16lo_64<>+61(SB)/1, $0x00
-DATA interleave16lo_64<>+62(SB)/1, $0x2f
-DATA interleave16lo_64<>+63(SB)/1, $0x00
-GLOBL interleave16lo_64<>(SB), RODATA|NOPTR, $64
-
-DATA interleave16hi_64<>+0(SB)/1, $0x10
-DATA interleave16hi_64<>+1(SB)/1, $0x00
-DATA interleave16hi_64<>+2(SB)/1, $0x30
-DATA interleave16hi_64<>+3(SB)/1, $0x00
-DATA interleave16hi_64<>+4(SB)/1, $0x11
-DATA interleave16hi_64<>+5(SB)/1, $0x00
-DATA interleave16hi_64<>+6(SB)/1, $0x31
-DATA interleave16hi_64<>+7(SB)/1, $0x00
-DATA interleave16hi_64<>+8(SB)/1, $0x12
-DATA interleave16hi_64<>+9(SB)/1, $0x00
-DATA interleave16hi_64<>+10(SB)/1, $0x32
-DATA interleave16hi_64<>+11(SB)/1, $0x00
-DATA interleave16hi_64<>+12(SB)/1, $0x13
-DATA interleave16hi_64<>+13(SB)/1, $0x00
-DATA interleave16hi_64<>+14(SB)/1, $0x33
-DATA interleave16hi_64<>+15(SB)/1, $0x00
-DATA interleave16hi_64<>+16(SB)/1, $0x14
-DATA interleave16hi_64<>+17(SB)/1, $0x00
-DATA interleave16hi_64<>+18(SB)/1, $0x34
-DATA interleave16hi_64<>+19(SB)/1, $0x00
-DATA interleave16hi_64<>+20(SB)/1, $0x15
-DATA interleave16hi_64<>+21(SB)/1, $0x00
-DATA interleave16hi_64<>+22(SB)/1, $0x35
-DATA interleave16hi_64<>+23(SB)/1, $0x00
-DATA interleave16hi_64<>+24(SB)/1, $0x16
-DATA interleave16hi_64<>+25(SB)/1, $0x00
-DATA interleave16hi_64<>+26(SB)/1, $0x36
-DATA interleave16hi_64<>+27(SB)/1, $0x00
-DATA interleave16hi_64<>+28(SB)/1, $0x17
-DATA interleave16hi_64<>+29(SB)/1, $0x00
-DATA interleave16hi_64<>+30(SB)/1, $0x37
-DATA interleave16hi_64<>+31(SB)/1, $0x00
-DATA interleave16hi_64<>+32(SB)/1, $0x18
-DATA interleave16hi_64<>+33(SB)/1, $0x00
-DATA interleave16hi_64<>+34(SB)/1, $0x38
-DATA interleave16hi_64<>+35(SB)/1, $0x00
-DATA interleave16hi_64<>+36(SB)/1, $0x19
-DATA interleave16hi_64<>+37(SB)/1, $0x00
-DATA interleave16hi_64<>+38(SB)/1, $0x39
-DATA interleave16hi_64<>+39(SB)/1, $0x00
-DATA interleave16hi_64<>+40(SB)/1, $0x1a
-DATA interleave16hi_64<>+41(SB)/1, $0x00
-DATA interleave16hi_64<>+42(SB)/1, $0x3a
-DATA interleave16hi_64<>+43(SB)/1, $0x00
-DATA interleave16hi_64<>+44(SB)/1, $0x1b
-DATA interleave16hi_64<>+45(SB)/1, $0x00
-DATA interleave16hi_64<>+46(SB)/1, $0x3b
-DATA interleave16hi_64<>+47(SB)/1, $0x00
-DATA interleave16hi_64<>+48(SB)/1, $0x1c
-DATA interleave16hi_64<>+49(SB)/1, $0x00
-DATA interleave16hi_64<>+50(SB)/1, $0x3c
-DATA interleave16hi_64<>+51(SB)/1, $0x00
-DATA interleave16hi_64<>+52(SB)/1, $0x1d
-DATA interleave16hi_64<>+53(SB)/1, $0x00
-DATA interleave16hi_64<>+54(SB)/1, $0x3d
-DATA interleave16hi_64<>+55(SB)/1, $0x00
-DATA interleave16hi_64<>+56(SB)/1, $0x1e
-DATA interleave16hi_64<>+57(SB)/1, $0x00
-DATA interleave16hi_64<>+58(SB)/1, $0x3e
-DATA interleave16hi_64<>+59(SB)/1, $0x00
-DATA interleave16hi_64<>+60(SB)/1, $0x1f
-DATA interleave16hi_64<>+61(SB)/1, $0x00
-DATA interleave16hi_64<>+62(SB)/1, $0x3f
-DATA interleave16hi_64<>+63(SB)/1, $0x00
-GLOBL interleave16hi_64<>(SB), RODATA|NOPTR, $64
+DATA permq04152637_64<>+0(SB)/1, $0x00
+DATA permq04152637_64<>+1(SB)/1, $0x00
+DATA permq04152637_64<>+2(SB)/1, $0x00
+DATA permq04152637_64<>+3(SB)/1, $0x00
+DATA permq04152637_64<>+4(SB)/1, $0x00
+DATA permq04152637_64<>+5(SB)/1, $0x00
+DATA permq04152637_64<>+6(SB)/1, $0x00
+DATA permq04152637_64<>+7(SB)/1, $0x00
+DATA permq04152637_64<>+8(SB)/1, $0x04
+DATA permq04152637_64<>+9(SB)/1, $0x00
+DATA permq04152637_64<>+10(SB)/1, $0x00
+DATA permq04152637_64<>+11(SB)/1, $0x00
+DATA permq04152637_64<>+12(SB)/1, $0x00
+DATA permq04152637_64<>+13(SB)/1, $0x00
+DATA permq04152637_64<>+14(SB)/1, $0x00
+DATA permq04152637_64<>+15(SB)/1, $0x00
+DATA permq04152637_64<>+16(SB)/1, $0x01
+DATA permq04152637_64<>+17(SB)/1, $0x00
+DATA permq04152637_64<>+18(SB)/1, $0x00
+DATA permq04152637_64<>+19(SB)/1, $0x00
+DATA permq04152637_64<>+20(SB)/1, $0x00
+DATA permq04152637_64<>+21(SB)/1, $0x00
+DATA permq04152637_64<>+22(SB)/1, $0x00
+DATA permq04152637_64<>+23(SB)/1, $0x00
+DATA permq04152637_64<>+24(SB)/1, $0x05
+DATA permq04152637_64<>+25(SB)/1, $0x00
+DATA permq04152637_64<>+26(SB)/1, $0x00
+DATA permq04152637_64<>+27(SB)/1, $0x00
+DATA permq04152637_64<>+28(SB)/1, $0x00
+DATA permq04152637_64<>+29(SB)/1, $0x00
+DATA permq04152637_64<>+30(SB)/1, $0x00
+DATA permq04152637_64<>+31(SB)/1, $0x00
+DATA permq04152637_64<>+32(SB)/1, $0x02
+DATA permq04152637_64<>+33(SB)/1, $0x00
+DATA permq04152637_64<>+34(SB)/1, $0x00
+DATA permq04152637_64<>+35(SB)/1, $0x00
+DATA permq04152637_64<>+36(SB)/1, $0x00
+DATA permq04152637_64<>+37(SB)/1, $0x00
+DATA permq04152637_64<>+38(SB)/1, $0x00
+DATA permq04152637_64<>+39(SB)/1, $0x00
+DATA permq04152637_64<>+40(SB)/1, $0x06
+DATA permq04152637_64<>+41(SB)/1, $0x00
+DATA permq04152637_64<>+42(SB)/1, $0x00
+DATA permq04152637_64<>+43(SB)/1, $0x00
+DATA permq04152637_64<>+44(SB)/1, $0x00
+DATA permq04152637_64<>+45(SB)/1, $0x00
+DATA permq04152637_64<>+46(SB)/1, $0x00
+DATA permq04152637_64<>+47(SB)/1, $0x00
+DATA permq04152637_64<>+48(SB)/1, $0x03
+DATA permq04152637_64<>+49(SB)/1, $0x00
+DATA permq04152637_64<>+50(SB)/1, $0x00
+DATA permq04152637_64<>+51(SB)/1, $0x00
+DATA permq04152637_64<>+52(SB)/1, $0x00
+DATA permq04152637_64<>+53(SB)/1, $0x00
+DATA permq04152637_64<>+54(SB)/1, $0x00
+DATA permq04152637_64<>+55(SB)/1, $0x00
+DATA permq04152637_64<>+56(SB)/1, $0x07
+DATA permq04152637_64<>+57(SB)/1, $0x00
+DATA permq04152637_64<>+58(SB)/1, $0x00
+DATA permq04152637_64<>+59(SB)/1, $0x00
+DATA permq04152637_64<>+60(SB)/1, $0x00
+DATA permq04152637_64<>+61(SB)/1, $0x00
+DATA permq04152637_64<>+62(SB)/1, $0x00
+DATA permq04152637_64<>+63(SB)/1, $0x00
+GLOBL permq04152637_64<>(SB), RODATA|NOPTR, $64
 
 // func deinterleave16AVX512(a *byte, b *byte, src *byte, n int)
 // Requires: AVX, AVX512BW, AVX512F
@@ -6283,31 +6214,28 @@ TEXT ·interleave16NTAVX512(SB), NOSPLIT, $0-32
 	MOVQ      a+8(FP), CX
 	MOVQ      b+16(FP), DX
 	MOVQ      n+24(FP), BX
-	VMOVDQU64 interleave16lo_64<>+0(SB), Z0
-	VMOVDQU64 interleave16hi_64<>+0(SB), Z1
+	VMOVDQU64 permq04152637_64<>+0(SB), Z0
 	TESTQ     BX, BX
 	JZ        done
 
 loop:
-	VMOVDQU64 (CX), Z2
-	VMOVDQU64 (DX), Z3
-	VMOVDQA64 Z0, Z4
-	VPERMI2W  Z3, Z2, Z4
-	VPERMT2W  Z3, Z1, Z2
-	VMOVNTDQ  Z4, (AX)
-	VMOVNTDQ  Z2, 64(AX)
-	VMOVDQU64 64(CX), Z2
-	VMOVDQU64 64(DX), Z3
-	VMOVDQA64 Z0, Z4
-	VPERMI2W  Z3, Z2, Z4
-	VPERMT2W  Z3, Z1, Z2
-	VMOVNTDQ  Z4, 128(AX)
-	VMOVNTDQ  Z2, 192(AX)
-	ADDQ      $0x00000100, AX
-	ADDQ      $0x00000080, CX
-	ADDQ      $0x00000080, DX
-	DECQ      BX
-	JNZ       loop
+	VPERMQ     (CX), Z0, Z1
+	VPERMQ     (DX), Z0, Z2
+	VPUNPCKLWD Z2, Z1, Z3
+	VPUNPCKHWD Z2, Z1, Z1
+	VMOVNTDQ   Z3, (AX)
+	VMOVNTDQ   Z1, 64(AX)
+	VPERMQ     64(CX), Z0, Z1
+	VPERMQ     64(DX), Z0, Z2
+	VPUNPCKLWD Z2, Z1, Z3
+	VPUNPCKHWD Z2, Z1, Z1
+	VMOVNTDQ   Z3, 128(AX)
+	VMOVNTDQ   Z1, 192(AX)
+	ADDQ       $0x00000100, AX
+	ADDQ       $0x00000080, CX
+	ADDQ       $0x00000080, DX
+	DECQ       BX
+	JNZ        loop
 
 done:
 	SFENCE
@@ -6768,8 +6696,7 @@ TEXT ·interleave16RowsAVX512(SB), NOSPLIT, $0-56
 	MOVQ      a+8(FP), CX
 	MOVQ      b+16(FP), DX
 	MOVQ      n+24(FP), BX
-	VMOVDQU64 interleave16lo_64<>+0(SB), Z0
-	VMOVDQU64 interleave16hi_64<>+0(SB), Z1
+	VMOVDQU64 permq04152637_64<>+0(SB), Z0
 	MOVQ      rows+32(FP), SI
 	MOVQ      dstStride+40(FP), DI
 	MOVQ      srcStride+48(FP), R8
@@ -6788,25 +6715,23 @@ row:
 	JZ    done
 
 loop:
-	VMOVDQU64 (CX), Z2
-	VMOVDQU64 (DX), Z3
-	VMOVDQA64 Z0, Z4
-	VPERMI2W  Z3, Z2, Z4
-	VPERMT2W  Z3, Z1, Z2
-	VMOVDQU64 Z4, (AX)
-	VMOVDQU64 Z2, 64(AX)
-	VMOVDQU64 64(CX), Z2
-	VMOVDQU64 64(DX), Z3
-	VMOVDQA64 Z0, Z4
-	VPERMI2W  Z3, Z2, Z4
-	VPERMT2W  Z3, Z1, Z2
-	VMOVDQU64 Z4, 128(AX)
-	VMOVDQU64 Z2, 192(AX)
-	ADDQ      $0x00000100, AX
-	ADDQ      $0x00000080, CX
-	ADDQ      $0x00000080, DX
-	DECQ      R8
-	JNZ       loop
+	VPERMQ     (CX), Z0, Z1
+	VPERMQ     (DX), Z0, Z2
+	VPUNPCKLWD Z2, Z1, Z3
+	VPUNPCKHWD Z2, Z1, Z1
+	VMOVDQU64  Z3, (AX)
+	VMOVDQU64  Z1, 64(AX)
+	VPERMQ     64(CX), Z0, Z1
+	VPERMQ     64(DX), Z0, Z2
+	VPUNPCKLWD Z2, Z1, Z3
+	VPUNPCKHWD Z2, Z1, Z1
+	VMOVDQU64  Z3, 128(AX)
+	VMOVDQU64  Z1, 192(AX)
+	ADDQ       $0x00000100, AX
+	ADDQ       $0x00000080, CX
+	ADDQ       $0x00000080, DX
+	DECQ       R8
+	JNZ        loop
 
 done:
 	ADDQ R9, AX
@@ -7473,8 +7398,7 @@ TEXT ·interleave16RowsNTAVX512(SB), NOSPLIT, $0-56
 	MOVQ      a+8(FP), CX
 	MOVQ      b+16(FP), DX
 	MOVQ      n+24(FP), BX
-	VMOVDQU64 interleave16lo_64<>+0(SB), Z0
-	VMOVDQU64 interleave16hi_64<>+0(SB), Z1
+	VMOVDQU64 permq04152637_64<>+0(SB), Z0
 	MOVQ      rows+32(FP), SI
 	MOVQ      dstStride+40(FP), DI
 	MOVQ      srcStride+48(FP), R8
@@ -7495,22 +7419,20 @@ row:
 loop:
 	PREFETCHNTA 2048(CX)
 	PREFETCHNTA 2048(DX)
-	VMOVDQU64   (CX), Z2
-	VMOVDQU64   (DX), Z3
-	VMOVDQA64   Z0, Z4
-	VPERMI2W    Z3, Z2, Z4
-	VPERMT2W    Z3, Z1, Z2
-	VMOVNTDQ    Z4, (AX)
-	VMOVNTDQ    Z2, 64(AX)
+	VPERMQ      (CX), Z0, Z1
+	VPERMQ      (DX), Z0, Z2
+	VPUNPCKLWD  Z2, Z1, Z3
+	VPUNPCKHWD  Z2, Z1, Z1
+	VMOVNTDQ    Z3, (AX)
+	VMOVNTDQ    Z1, 64(AX)
 	PREFETCHNTA 2112(CX)
 	PREFETCHNTA 2112(DX)
-	VMOVDQU64   64(CX), Z2
-	VMOVDQU64   64(DX), Z3
-	VMOVDQA64   Z0, Z4
-	VPERMI2W    Z3, Z2, Z4
-	VPERMT2W    Z3, Z1, Z2
-	VMOVNTDQ    Z4, 128(AX)
-	VMOVNTDQ    Z2, 192(AX)
+	VPERMQ      64(CX), Z0, Z1
+	VPERMQ      64(DX), Z0, Z2
+	VPUNPCKLWD  Z2, Z1, Z3
+	VPUNPCKHWD  Z2, Z1, Z1
+	VMOVNTDQ    Z3, 128(AX)
+	VMOVNTDQ    Z1, 192(AX)
 	ADDQ        $0x00000100, AX
 	ADDQ        $0x00000080, CX
 	ADDQ        $0x00000080, DX

@@ -62,15 +62,9 @@ func genInterleave16(x isa, m mode) {
 	Pragma("noescape")
 	Doc(fmt.Sprintf("%s interleaves n*%d 16-bit elements of a and b into dst.%s", name, 2*e, m.doc()))
 	dst, a, b, n := param("dst"), param("a"), param("b"), param("n")
-	var lo, hi reg.VecVirtual
+	var idx reg.VecVirtual
 	if x.w == 64 {
-		// VPERMT2W picks each half's words from both sources in one step.
-		var l, h []uint16
-		for i := range uint16(32) {
-			l = append(l, i/2+32*(i%2))
-			h = append(h, 16+i/2+32*(i%2))
-		}
-		lo, hi = x.loadTable("interleave16lo", wordTable(l...)), x.loadTable("interleave16hi", wordTable(h...))
+		idx = x.loadTable("permq04152637", qwordTable(0, 4, 1, 5, 2, 6, 3, 7))
 	}
 	m.loop(n, 2, []stream{{dst, 4 * e, true}, {a, 2 * e, false}, {b, 2 * e, false}}, func(k int) {
 		A, B, L, H := x.vec(), x.vec(), x.vec(), x.vec()
@@ -84,12 +78,10 @@ func genInterleave16(x isa, m mode) {
 			VPERM2I128(U8(0x31), H, L, O1)
 			L, H = O0, O1
 		} else {
-			x.load(at(a, k*2*e), A)
-			x.load(at(b, k*2*e), B)
-			VMOVDQA64(lo, L)
-			VPERMI2W(B, A, L)
-			VPERMT2W(B, hi, A)
-			H = A
+			VPERMQ(at(a, k*2*e), idx, A)
+			VPERMQ(at(b, k*2*e), idx, B)
+			VPUNPCKLWD(B, A, L)
+			VPUNPCKHWD(B, A, H)
 		}
 		x.store(L, at(dst, k*4*e), m)
 		x.store(H, at(dst, k*4*e+x.w), m)
