@@ -129,9 +129,10 @@ func genTransposeLanes(x isa, w int, m mode, narrow bool) {
 					VINSERTI128(U8(L), m, r, r)
 				}
 			}
-			if m == streaming && J == 0 {
+			if m == streaming && w == 4 && J == 0 {
 				// The next column block's source lines, which the loads of this one
-				// do not lead the prefetchers to (bench/design-notes.md).
+				// do not lead the prefetchers to; 32-bit only, where it gained
+				// (bench/design-notes.md).
 				for L := 0; L < v; L++ {
 					PREFETCHT0(laneMem(p, es, es3, L, transposeAhead))
 				}
@@ -157,8 +158,8 @@ func genTransposeLanes(x isa, w int, m mode, narrow bool) {
 	finish(ordinary) // no SFENCE: see above
 }
 
-// transposeAhead is how far past a streaming transpose's loads it prefetches: the
-// next column block's lines.
+// transposeAhead is how far past a streaming 32-bit transpose's loads it prefetches:
+// the next column block's lines (128 bytes did no better).
 const transposeAhead = 64
 
 // laneMem addresses lane L's row of a transpose block: p plus L*es, plus disp.
