@@ -15,15 +15,10 @@ const maxDims = 64
 // destination elements for the per-element path), split over workers, with the
 // destination's padding.
 func (p *Plan) run(dst, src []byte, part func(dst, src []byte, lo, hi int64), total int64) {
-	w := int64(p.opts.workers)
+	w := workersFor(int64(p.opts.workers), p.src.FootprintBytes()+p.dst.FootprintBytes(), total)
 	if p.dbits%8 != 0 {
 		w = 1 // sub-byte elements of two workers could share a byte
 	}
-	// Below ~64 KiB a goroutine costs more than it saves.
-	if per := p.dst.FootprintBytes() / 65536; w > per {
-		w = max(per, 1)
-	}
-	w = min(w, total)
 	if p.prefill && p.opts.pad != padLeave {
 		p.pad(dst, 0, p.dst.ExpandedElements())
 	}
@@ -78,11 +73,19 @@ func (p *Plan) runRange(dst, src []byte, lo, hi int64) {
 		scratch = p.scratch.get()
 		defer p.scratch.put(scratch)
 	}
+	var stage []byte
+	if p.stage != nil {
+		stage = p.stage.get()
+		defer p.stage.put(stage)
+	}
 	for it := lo; it < hi; it++ {
 		if p.interior(&e, k.maxBlock) {
 			p.kernel(dst, src, scratch, dOff, sOff, k.n, k.rep)
 		} else {
-			p.block(dst, src, scratch, dOff, sOff, e)
+			p.block(dst, src, scratch, stage, dOff, sOff, e)
+		}
+		if p.ahead.piece > 0 { // edge blocks too: each block asks for its share of the next piece
+			p.prefetchNext(src, sOff, &ctr)
 		}
 		step(p.outer, &ctr, &dOff, &sOff, &e)
 	}
@@ -138,14 +141,14 @@ func (p *Plan) interior(e *[maxDims]int64, reach []int64) bool {
 // along the repeats' dim stays in the data, all take the same path and run as one batch;
 // the others go one at a time. (Small plans repeat their largest loop, often a ragged
 // one, which one repeat at a time made slow.)
-func (p *Plan) block(dst, src, scratch []byte, dOff, sOff int64, e [maxDims]int64) {
+func (p *Plan) block(dst, src, scratch, stage []byte, dOff, sOff int64, e [maxDims]int64) {
 	k := &p.kern
 	for r := int64(0); r < k.rep; {
 		n := int64(1)
 		if r == 0 {
 			n = max(p.dataReps(&e), 1)
 		}
-		p.edge(dst, src, scratch, dOff, sOff, &e, n)
+		p.edge(dst, src, scratch, stage, dOff, sOff, &e, n)
 		r += n
 		dOff += n * k.repDst
 		sOff += n * k.repSrc
@@ -171,10 +174,16 @@ func (p *Plan) dataReps(e *[maxDims]int64) int64 {
 // that are all data; n is the run length of copy, interleave and deinterleave kernels
 // (the kernel's own, or a clipped one). The simd kernels take the repeats as one batch.
 func (p *Plan) kernel(dst, src, scratch []byte, dOff, sOff, n64, rows int64) {
+	p.kernelTo(dst, dOff, p.kern.repDst, p.stream, src, scratch, sOff, n64, rows)
+}
+
+// kernelTo is kernel with the repeats dstRep elements apart in dst, with streaming
+// stores or not (see clipped).
+func (p *Plan) kernelTo(dst []byte, dOff, dstRep int64, stream bool, src, scratch []byte, sOff, n64, rows int64) {
 	k := &p.kern
 	db, sb := int64(p.dbits/8), int64(p.sbits/8)
 	n := int(n64)
-	r := simd.Rows{N: int(rows), DstStride: int(k.repDst * db), SrcStride: int(k.repSrc * sb), Stream: p.stream}
+	r := simd.Rows{N: int(rows), DstStride: int(dstRep * db), SrcStride: int(k.repSrc * sb), Stream: stream}
 	switch k.kind {
 	case kCopy:
 		k.conv(dst[dOff*db:], src[sOff*sb:], n, r)
@@ -195,33 +204,69 @@ func (p *Plan) kernel(dst, src, scratch []byte, dOff, sOff, n64, rows int64) {
 			p.convTranspose(dst, src, scratch, dOff, sOff, rows)
 			return
 		}
+		trans := k.trans // whole lines on both sides, or too short for any: one call a block
+		if p.splitLines(int(k.rows), int(k.cols)) {
+			trans = p.transLines
+		}
 		for range rows {
-			k.trans(dst[dOff*db:], int(k.dstRow*db), src[sOff*sb:], int(k.srcRow*sb), int(k.rows), int(k.cols))
-			dOff, sOff = dOff+k.repDst, sOff+k.repSrc
+			if p.blockAhead > 0 {
+				p.prefetchBlock(src, sOff+k.repSrc)
+			}
+			trans(dst[dOff*db:], int(k.dstRow*db), src[sOff*sb:], int(k.srcRow*sb), int(k.rows), int(k.cols))
+			dOff, sOff = dOff+dstRep, sOff+k.repSrc
 		}
 	default:
 		for range rows {
 			for i := int64(0); i < k.n; i++ {
 				p.elem(dst, src, dOff+i*k.dstStr, sOff+i*k.srcStr)
 			}
-			dOff, sOff = dOff+k.repDst, sOff+k.repSrc
+			dOff, sOff = dOff+dstRep, sOff+k.repSrc
 		}
 	}
 }
 
-// packPartial runs an interleave kernel on n elements whose packed rows from valid on
-// lie in the destination's padding: they read the fill row instead.
-func (p *Plan) packPartial(dst, src, scratch []byte, dOff, sOff, n, valid int64) {
+// packPartial runs an interleave kernel on rows repeats of n elements whose packed rows
+// from valid on lie in the destination's padding: they read the fill row instead, in one
+// batch when the fill row spans the batch's reach (see batchedRow).
+func (p *Plan) packPartial(dst, src, scratch []byte, dOff, sOff, n, valid, rows int64) {
 	k := &p.kern
-	sb := int64(p.sbits / 8)
-	var rows [4][]byte
-	for j := range rows[:k.p] {
-		rows[j] = p.fillRow
-		if int64(j) < valid {
-			rows[j] = src[(sOff+int64(j)*k.pstr)*sb:]
-		}
+	db, sb := int64(p.dbits/8), int64(p.sbits/8)
+	r, step := simd.Rows{N: int(rows), DstStride: int(k.repDst * db), SrcStride: int(k.repSrc * sb), Stream: p.stream}, rows
+	if int64(len(p.fillRow)) < ((rows-1)*k.repSrc+n)*sb {
+		r.N, step = 1, 1
 	}
-	p.interleave(scratch, dst[dOff*int64(p.dbits/8):], &rows, int(n), simd.Rows{N: 1, Stream: p.stream})
+	for i := int64(0); i < rows; i += step {
+		var in [4][]byte
+		for j := range in[:k.p] {
+			in[j] = p.fillRow
+			if int64(j) < valid {
+				in[j] = src[(sOff+i*k.repSrc+int64(j)*k.pstr)*sb:]
+			}
+		}
+		p.interleave(scratch, dst[(dOff+i*k.repDst)*db:], &in, int(n), r)
+	}
+}
+
+// unpackPartial runs a deinterleave kernel on rows repeats of n elements whose packed
+// rows from valid on lie in the source's padding: their values go to discard, a worker's
+// staging buffer, in one batch when it spans the batch's reach (see batchedRow).
+func (p *Plan) unpackPartial(dst, src, scratch, discard []byte, dOff, sOff, n, valid, rows int64) {
+	k := &p.kern
+	db, sb := int64(p.dbits/8), int64(p.sbits/8)
+	r, step := simd.Rows{N: int(rows), DstStride: int(k.repDst * db), SrcStride: int(k.repSrc * sb), Stream: p.stream}, rows
+	if int64(len(discard)) < ((rows-1)*k.repDst+n)*db {
+		r.N, step = 1, 1
+	}
+	for i := int64(0); i < rows; i += step {
+		var out [4][]byte
+		for j := range out[:k.p] {
+			out[j] = discard
+			if int64(j) < valid {
+				out[j] = dst[(dOff+i*k.repDst+int64(j)*k.pstr)*db:]
+			}
+		}
+		p.deinterleave(scratch, &out, src[(sOff+i*k.repSrc)*sb:], int(n), r)
+	}
 }
 
 // interleave packs k.p source rows into d, r.N times; deinterleave unpacks s into k.p
@@ -345,10 +390,20 @@ const (
 // edge runs rows repeats of the kernel, from the one at e, that lie alike with respect
 // to the data: all in it (one batch), or, when the run can be clipped, its data prefix
 // copied (one batch) and the rest padded; anything else goes element by element.
-func (p *Plan) edge(dst, src, scratch []byte, dOff, sOff int64, e *[maxDims]int64, rows int64) {
+func (p *Plan) edge(dst, src, scratch, stage []byte, dOff, sOff int64, e *[maxDims]int64, rows int64) {
 	k := &p.kern
 	if p.interior(e, k.maxInner) {
 		p.kernel(dst, src, scratch, dOff, sOff, k.n, rows)
+		return
+	}
+	if k.tedge.ok {
+		ee := *e
+		for range rows {
+			p.transEdgeBlock(dst, src, scratch, dOff, sOff, &ee)
+			dOff += k.repDst
+			sOff += k.repSrc
+			ee[k.repDim] += k.repPlace
+		}
 		return
 	}
 	if k.clip {
@@ -364,7 +419,7 @@ func (p *Plan) edge(dst, src, scratch []byte, dOff, sOff int64, e *[maxDims]int6
 			case e[d] >= b.size:
 				state = max(state, inPadding)
 			case e[d]+k.maxInner[d] < b.size:
-			case d == k.rowDim && p.fillRow != nil && k.maxInner[d] == (k.p-1)*k.rowPlace:
+			case d == k.rowDim && (p.fillRow != nil || k.kind == kDeinterleave && stage != nil) && k.maxInner[d] == (k.p-1)*k.rowPlace:
 				packed = layout.CeilDiv(b.size-e[d], k.rowPlace) // the rest read the fill row
 			default:
 				state = mixed
@@ -374,29 +429,49 @@ func (p *Plan) edge(dst, src, scratch []byte, dOff, sOff int64, e *[maxDims]int6
 			if state == outside {
 				return
 			}
+			if k.clipOuter != nil {
+				p.edgeSplit(dst, src, scratch, stage, dOff, sOff, e, rows, state)
+				return
+			}
 			b := p.bounds[k.clipDim]
 			data := min(max(b.size-e[k.clipDim], 0), k.n)
 			inDst := min(max(b.extent-e[k.clipDim], 0), k.n)
 			if state == inPadding {
 				data = 0
 			}
-			w := int64(1)
-			if k.kind == kInterleave {
-				w = k.p
-			}
 			switch {
+			case k.kind == kDeinterleave:
+				switch {
+				case data > 0 && packed < k.p:
+					p.unpackPartial(dst, src, scratch, stage, dOff, sOff, data, packed, rows)
+				case data > 0:
+					p.kernel(dst, src, scratch, dOff, sOff, data, rows)
+				}
+				if p.opts.pad != padLeave {
+					for i := range rows {
+						o := dOff + i*k.repDst
+						for j := range k.p { // each unpacked row has its own tail
+							from := data
+							if j >= packed { // a row past the data: padding, if the destination has it
+								from = 0
+								if e[k.rowDim]+j*k.rowPlace >= p.bounds[k.rowDim].extent {
+									continue
+								}
+							}
+							p.pad(dst, o+j*k.pstr+from, o+j*k.pstr+inDst)
+						}
+					}
+				}
 			case data > 0 && packed < k.p:
-				for i := range rows {
-					p.packPartial(dst, src, scratch, dOff+i*k.repDst, sOff+i*k.repSrc, data, packed)
+				p.packPartial(dst, src, scratch, dOff, sOff, data, packed, rows)
+				if p.opts.pad != padLeave {
+					for i := range rows {
+						o := dOff + i*k.repDst
+						p.pad(dst, o+data*k.p, o+inDst*k.p)
+					}
 				}
-			case data > 0:
-				p.kernel(dst, src, scratch, dOff, sOff, data, rows)
-			}
-			if p.opts.pad != padLeave {
-				for i := range rows {
-					o := dOff + i*k.repDst
-					p.pad(dst, o+data*w, o+inDst*w)
-				}
+			default:
+				p.clipped(dst, src, scratch, stage, dOff, sOff, data, inDst, max(k.p, 1), rows)
 			}
 			return
 		}
@@ -408,6 +483,71 @@ func (p *Plan) edge(dst, src, scratch []byte, dOff, sOff int64, e *[maxDims]int6
 		sOff += k.repSrc
 		ee[k.repDim] += k.repPlace
 	}
+}
+
+// edgeSplit is edge's clipped path for a run clipped at an inner loop: per value of
+// the loops outside that loop, the data prefix of the rest of the run, then padding.
+func (p *Plan) edgeSplit(dst, src, scratch, stage []byte, dOff, sOff int64, e *[maxDims]int64, rows int64, state int) {
+	k := &p.kern
+	b := p.bounds[k.clipDim]
+	var ctr [maxDims]int64
+	ee := *e
+	for {
+		base := ee[k.clipDim]
+		data := min(max(layout.CeilDiv(b.size-base, k.clipPlace), 0), k.clipSize)
+		inDst := min(max(layout.CeilDiv(b.extent-base, k.clipPlace), 0), k.clipSize)
+		if state == inPadding {
+			data = 0
+		}
+		p.clipped(dst, src, scratch, stage, dOff, sOff, data*k.clipUnit, inDst*k.clipUnit, 1, rows)
+		if !step(k.clipOuter, &ctr, &dOff, &sOff, &ee) {
+			return
+		}
+	}
+}
+
+// clipped writes rows destination runs of inDst·w elements, a repeat apart from dOff:
+// the kernel's first data elements (w destination elements each), then padding. With
+// streaming stores, the runs are built in stage (in L1) and stored whole: padding
+// written in place would read each of its lines from memory first, and the line shared
+// by data and padding would be written twice.
+func (p *Plan) clipped(dst, src, scratch, stage []byte, dOff, sOff, data, inDst, w, rows int64) {
+	k := &p.kern
+	run, db := inDst*w, int64(p.dbits/8)
+	if stage == nil || data == inDst || p.opts.pad == padLeave || run*db*rows > int64(len(stage)) {
+		if data > 0 {
+			p.kernel(dst, src, scratch, dOff, sOff, data, rows)
+		}
+		if p.opts.pad != padLeave {
+			for i := range rows {
+				o := dOff + i*k.repDst
+				p.pad(dst, o+data*w, o+run)
+			}
+		}
+		return
+	}
+	if data > 0 {
+		p.kernelTo(stage, 0, run, false, src, scratch, sOff, p.stagedRun(src, sOff, data, inDst, rows), rows)
+	}
+	for i := range rows {
+		p.pad(stage, i*run+data*w, (i+1)*run)
+	}
+	p.k().CopyRows(dst[dOff*db:], stage, int(run*db), simd.Rows{N: int(rows), DstStride: int(k.repDst * db), SrcStride: int(run * db), Stream: true})
+}
+
+// stagedRun is the run length clipped's kernel takes into stage: the whole run when the
+// source it reads stays in src, so the kernel has no short tail for generic code row by
+// row; what it reads past the data lands in stage where the padding overwrites it.
+func (p *Plan) stagedRun(src []byte, sOff, data, inDst, rows int64) int64 {
+	k := &p.kern
+	end := sOff + (rows-1)*k.repSrc + inDst
+	if k.kind == kInterleave {
+		end += (k.p - 1) * k.pstr
+	}
+	if k.kind != kCopy && k.kind != kInterleave || end*int64(p.sbits/8) > int64(len(src)) {
+		return data
+	}
+	return inDst
 }
 
 // edgeElems walks the kernel's loops element by element, checking each coordinate.
@@ -494,6 +634,10 @@ func (p *Plan) store(dst []byte, off int64, v uint64) {
 func (p *Plan) convTranspose(dst, src, scratch []byte, dOff, sOff, rows int64) {
 	k := &p.kern
 	db, sb := int64(p.dbits/8), int64(p.sbits/8)
+	trans := k.trans
+	if p.splitLines(int(k.rows), int(k.cols)) {
+		trans = p.transLines
+	}
 	if k.convFirst {
 		n := k.cols * k.unit // elements of a block's source row
 		per := int64(1)
@@ -505,7 +649,7 @@ func (p *Plan) convTranspose(dst, src, scratch []byte, dOff, sOff, rows int64) {
 			w := g * n * db
 			k.conv(scratch, src[sOff*sb:], int(g*n), simd.Rows{N: int(k.rows), DstStride: int(w), SrcStride: int(k.srcRow * sb)})
 			for j := range g {
-				k.trans(dst[(dOff+j*k.repDst)*db:], int(k.dstRow*db), scratch[j*n*db:], int(w), int(k.rows), int(k.cols))
+				trans(dst[(dOff+j*k.repDst)*db:], int(k.dstRow*db), scratch[j*n*db:], int(w), int(k.rows), int(k.cols))
 			}
 			dOff, sOff = dOff+g*k.repDst, sOff+g*k.repSrc
 		}
@@ -514,16 +658,32 @@ func (p *Plan) convTranspose(dst, src, scratch []byte, dOff, sOff, rows int64) {
 	n := k.rows * k.unit // elements of a block's destination row
 	per := int64(1)
 	if k.repDst == n {
-		per = max(1, int64(len(scratch))/(k.cols*n*sb))
+		per = max(1, (int64(len(scratch))/k.cols-64)/(n*sb))
 	}
 	for r := int64(0); r < rows; r += per {
 		g := min(per, rows-r)
 		w := g * n * sb
+		if w%1024 == 0 && (w+64)*k.cols <= int64(len(scratch)) {
+			// Scratch rows a power of two apart fall in a few L1 sets, and the blocks'
+			// narrow writes evicted each other's lines before they were whole.
+			w += 64
+		}
 		for j := range g {
-			k.trans(scratch[j*n*sb:], int(w), src[(sOff+j*k.repSrc)*sb:], int(k.srcRow*sb), int(k.rows), int(k.cols))
+			if p.blockAhead > 0 {
+				p.prefetchBlock(src, sOff+(j+1)*k.repSrc)
+			}
+			trans(scratch[j*n*sb:], int(w), src[(sOff+j*k.repSrc)*sb:], int(k.srcRow*sb), int(k.rows), int(k.cols))
 		}
 		k.conv(dst[dOff*db:], scratch, int(g*n), simd.Rows{N: int(k.cols), DstStride: int(k.dstRow * db), SrcStride: int(w), Stream: p.stream})
 		dOff, sOff = dOff+g*k.repDst, sOff+g*k.repSrc
+	}
+}
+
+// prefetchBlock asks for the source block at off, when it lies in src.
+func (p *Plan) prefetchBlock(src []byte, off int64) {
+	from := off * int64(p.sbits/8)
+	if to := min(from+p.blockAhead, int64(len(src))); from < to {
+		p.k().Prefetch(src[from:to])
 	}
 }
 

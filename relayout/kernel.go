@@ -3,6 +3,7 @@ package relayout
 import (
 	"runtime"
 	"slices"
+	"unsafe"
 
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/simd"
@@ -37,16 +38,25 @@ type kernel struct {
 	// transposes that when the destination's units are 1, 2 or 4 bytes (convFirst), else
 	// transposes the source's units and converts the result (bf16 pairs to f32 pairs).
 	convFirst bool
-	permuted  bool // permuteOrder blocked the outer loops (permute.go)
+	permuted  bool      // permuteOrder blocked the outer loops (permute.go)
+	tedge     transEdge // how edge blocks clip (transedge.go)
 	// elementwise
 	dstStr, srcStr int64
 
 	// clip: the run is the lowest n values of dim clipDim (e = base + i), so an edge block
 	// can copy its data prefix and pad the rest instead of going element by element.
-	clip     bool
-	clipDim  int
-	rowDim   int   // interleave: the packed rows' dim
-	rowPlace int64 // and their place in it
+	clip    bool
+	clipDim int
+	// A copy run over several dims (T(8,128)(2,1) → T(16,128)(2,1): a tile's row pairs,
+	// columns, pair halves) clips at the loop of clipDim instead: each value of the
+	// loops outside it (clipOuter) is a run of clipSize values clipPlace apart along
+	// clipDim, each value clipUnit elements (the loops inside it, all data at an edge
+	// that is not theirs).
+	clipOuter           []loop
+	clipSize, clipPlace int64
+	clipUnit            int64
+	rowDim              int   // interleave, deinterleave: the packed rows' dim
+	rowPlace            int64 // and their place in it
 
 	maxInner []int64 // per dim: the largest coordinate the kernel adds
 
@@ -138,11 +148,16 @@ func (p *Plan) compile() {
 	for d, b := range bounds {
 		p.ragged[d] = covered[d]+1 > b.size
 	}
-	if k.kind == kCopy || k.kind == kInterleave {
+	if k.kind != kTranspose && k.kind != kElem {
 		k.clip, k.clipDim = p.runIsLowest(k)
-		k.clip = k.clip && !(k.kind == kInterleave && k.rowDim == k.clipDim)
+		k.clip = k.clip && !(k.p > 0 && k.rowDim == k.clipDim)
+		if !k.clip && k.kind == kCopy {
+			p.splitClip(&k)
+		}
 	}
+	p.clipTranspose(&k)
 	p.cacheOrder()
+	p.batchOrder(k)
 	p.outer = append(tables, p.outer...) // they have no strides: outermost, never a repeat
 	// Fold the innermost outer loop into each kernel call as a repeat, so the odometer
 	// and the edge checks run once per batch of runs: 256² bf16 → T(8,128)(2,1) makes
@@ -164,6 +179,9 @@ func (p *Plan) compile() {
 	// (bench/design-notes.md).
 	p.stream = p.dst.FootprintBytes() >= streamingBytes() && k.kind != kElem
 	p.bind(&k)
+	p.ahead = p.planAhead(k)
+	p.blockAhead = p.planBlockAhead(k)
+	p.makeStage(k)
 	p.kern = k
 	p.fillRow = p.packFillRow()
 	p.chunks = 1
@@ -183,7 +201,7 @@ func (p *Plan) packFillRow() []byte {
 	if k.kind != kInterleave || !p.ragged[k.rowDim] || p.opts.pad == padLeave || p.dt != p.st && p.fill != 0 {
 		return nil
 	}
-	row := make([]byte, k.n*int64(p.sbits/8))
+	row := make([]byte, batchedRow(k.n, k.rep, k.repSrc)*int64(p.sbits/8))
 	if p.fill != 0 {
 		for i := 0; i < len(row); i += len(p.fillBytes) {
 			copy(row[i:], p.fillBytes)
@@ -226,6 +244,9 @@ func (p *Plan) bind(k *kernel) {
 			if !k.convFirst {
 				ub, toScratch = k.unit*int64(p.sbits/8), true
 			}
+		} else if p.stagesRows(k) {
+			k.conv, k.convFirst, toScratch = p.runConv(), false, true
+			p.makeScratch(k)
 		}
 		k.trans = [...]func([]byte, int, []byte, int, int, int){1: ks.Transpose8, 2: ks.Transpose16, 4: ks.Transpose32}[ub]
 		switch {
@@ -238,12 +259,66 @@ func (p *Plan) bind(k *kernel) {
 	}
 }
 
+// stagesRows reports whether a same-type transpose goes through scratch like a
+// converting one (see convTranspose): its blocks write destination rows shorter than a
+// line (untiling {0,1:T(8,128)}: 8 f32 a row), which consecutive blocks continue. Stored
+// in place, every line of the destination was written in pieces, by ordinary stores;
+// built in scratch, the rows go out in runs of many blocks, streamed.
+func (p *Plan) stagesRows(k *kernel) bool {
+	return p.stream && k.rows*k.unit*int64(p.dbits/8) < 64 && k.repDst == k.rows*k.unit && k.rep > 1
+}
+
 // makeScratch makes one scratch block per worker now, so that Copy does not allocate;
 // more concurrent copies than that make their own. A block holds one transpose block,
 // or more (in L2) when narrow blocks can be converted several at a time.
 func (p *Plan) makeScratch(k *kernel) {
 	n := max(scratchBytes, k.rows*k.cols*k.unit*int64(max(p.dbits, p.sbits)/8))
 	p.scratch = newFreeList(max(p.opts.workers, runtime.GOMAXPROCS(0)), p.opts.workers, func() []byte { return make([]byte, n) })
+}
+
+// stageMax bounds the staging buffer of a worker: the edge runs of one batch.
+const stageMax = 64 << 10
+
+// makeStage makes one staging buffer per worker for plans that stream and clip copy or
+// interleave runs at their edges (see clipped), when one batch's runs fit in stageMax,
+// and for deinterleave plans whose packed rows can run past the data.
+func (p *Plan) makeStage(k kernel) {
+	if k.kind == kDeinterleave && k.clip && p.ragged[k.rowDim] {
+		// Rows past the data of a pair or quad unpack into it (see unpackPartial).
+		n := batchedRow(k.n, k.rep, k.repDst) * int64(p.dbits/8)
+		p.stage = newFreeList(max(p.opts.workers, runtime.GOMAXPROCS(0)), p.opts.workers, func() []byte { return lineAligned(n) })
+		return
+	}
+	if !p.stream || !k.clip || k.kind != kCopy && k.kind != kInterleave {
+		return
+	}
+	run := k.n * max(k.p, 1)
+	if k.clipOuter != nil {
+		run = k.clipSize * k.clipUnit
+	}
+	n := k.rep * run * int64(p.dbits/8)
+	if n > stageMax {
+		return
+	}
+	p.stage = newFreeList(max(p.opts.workers, runtime.GOMAXPROCS(0)), p.opts.workers, func() []byte { return lineAligned(n) })
+}
+
+// batchedRow is the elements of a row that stands for a packed row past the data in a
+// batch of rep repeats, stride apart (see packPartial): the whole reach of the batch,
+// when that stays under stageMax bytes of 8-byte elements, else one run.
+func batchedRow(n, rep, stride int64) int64 {
+	if all := (rep-1)*stride + n; all*8 <= stageMax {
+		return all
+	}
+	return n
+}
+
+// lineAligned returns n bytes starting on a 64-byte boundary, so that the streaming
+// kernels that read or write them keep their non-temporal stores.
+func lineAligned(n int64) []byte {
+	b := make([]byte, n+63)
+	off := int64(-uintptr(unsafe.Pointer(&b[0])) & 63)
+	return b[off : off+n : off+n]
 }
 
 // orderOuter walks the outer loops in destination order (sequential writes) or source
@@ -289,6 +364,32 @@ func (p *Plan) cacheOrder() {
 	}
 	l := p.outer[big]
 	p.outer = append(slices.Delete(p.outer, big, big+1), l)
+}
+
+// batchGroup bounds the data of the two innermost outer loops' blocks, both sides, for
+// batchOrder: a small part of L2, so that their order does not matter to the memory.
+const batchGroup = 128 << 10
+
+// batchOrder puts the larger of the two innermost outer loops innermost, where it
+// becomes the kernel's batch, when their blocks together stay within batchGroup. Narrow
+// arrays need it: f32[N,200] → T(8,128) has two tile columns, and batching those made
+// calls of two runs, the second an edge; batching a tile's 8 rows makes calls of 8, and
+// the edge column's calls clip 8 runs at once. bf16[N,3,M] in T(4,128)(2,1) batches a
+// row of tiles rather than a tile's two row pairs.
+func (p *Plan) batchOrder(k kernel) {
+	n := len(p.outer)
+	if n < 2 || k.kind == kTranspose || k.kind == kElem {
+		return
+	}
+	a, b := p.outer[n-2], p.outer[n-1]
+	if a.tab != nil || b.tab != nil || a.size <= b.size {
+		return
+	}
+	block := k.n * max(k.p, 1) * int64(p.sbits/8+p.dbits/8)
+	if block*a.size*b.size > batchGroup {
+		return
+	}
+	p.outer[n-2], p.outer[n-1] = b, a
 }
 
 // groupStreams keeps the strided side's streams long enough for the prefetchers. One
@@ -337,8 +438,11 @@ func (p *Plan) groupStreams(k kernel, bySrc bool) {
 // consecutive, so that run element i has coordinate base+i.
 func (p *Plan) runIsLowest(k kernel) (bool, int) {
 	run := p.inner
-	if k.kind == kInterleave {
+	switch k.kind {
+	case kInterleave:
 		run = run[:len(run)-1] // the last inner loop is the packed rows
+	case kDeinterleave:
+		run = slices.DeleteFunc(slices.Clone(run), func(l loop) bool { return l.dim == k.rowDim && l.place == k.rowPlace && l.size == k.p })
 	}
 	if len(run) == 0 {
 		return false, 0
@@ -352,6 +456,20 @@ func (p *Plan) runIsLowest(k kernel) (bool, int) {
 		place *= run[i].size
 	}
 	return true, dim
+}
+
+// splitClip sets a copy kernel's run to clip at its outermost loop along a dim that the
+// loops inside it do not touch, when that dim can leave the data (see kernel.clipOuter).
+func (p *Plan) splitClip(k *kernel) {
+	for c, l := range p.inner { // outermost first
+		if !p.ragged[l.dim] || slices.ContainsFunc(p.inner[c+1:], func(i loop) bool { return i.dim == l.dim }) {
+			continue
+		}
+		k.clip, k.clipDim = true, l.dim
+		k.clipOuter = p.inner[:c:c]
+		k.clipSize, k.clipPlace, k.clipUnit = l.size, l.place, l.dstStr
+		return
+	}
 }
 
 // packing finds pair/quad packing: the destination's fastest loop is p rows of the
@@ -390,7 +508,7 @@ func (p *Plan) packing(loops []loop) (kernel, []int, bool) {
 			run *= loops[i].size
 			inner = append(inner, i)
 		}
-		return kernel{kind: kDeinterleave, n: run, p: pk, pstr: loops[c].dstStr}, inner, true
+		return kernel{kind: kDeinterleave, n: run, p: pk, pstr: loops[c].dstStr, rowDim: loops[c].dim, rowPlace: loops[c].place}, inner, true
 	}
 	return kernel{}, nil, false
 }

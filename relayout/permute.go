@@ -1,6 +1,10 @@
 package relayout
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/tpulayout/tpulayout/layout"
+)
 
 // Loop order for N-D permutations.
 //
@@ -106,13 +110,17 @@ func (p *Plan) permuteOrder(k *kernel) bool {
 		ld = p.outer[id]
 		gd = permGroup(ld.size, dstRow*db)
 	}
-	// Keep the group in the budget: the destination gives way first.
+	// Keep the group in the budget: the destination gives way first, once the source's
+	// run fits alone.
 	block := k.rows * k.cols * k.unit * (sb + db)
+	for gs > 1 && block*gs > budget {
+		gs = smallerDivisor(ls.size, gs)
+	}
 	for gd > 1 && block*gs*gd > budget {
-		gd /= 2
+		gd = smallerDivisor(ld.size, gd)
 	}
 	for gs > 1 && block*gs*gd > budget {
-		gs /= 2
+		gs = smallerDivisor(ls.size, gs)
 	}
 	if gs == 1 && gd == 1 && is == len(p.outer)-1 {
 		return capped
@@ -136,14 +144,22 @@ func (p *Plan) permuteOrder(k *kernel) bool {
 }
 
 // permGroup is the number of values of a loop that continues rows of rowBytes to make
-// runs of at least permRun bytes: a power of two dividing size (so the split adds no
-// edge), at most size.
+// runs of at least permRun bytes: the smallest divisor of size that does (so the split
+// adds no edge; a power of two when size is one), or size.
 func permGroup(size, rowBytes int64) int64 {
-	g := int64(1)
-	for g*rowBytes < permRun && size%(2*g) == 0 {
-		g *= 2
+	g := min(layout.CeilDiv(permRun, rowBytes), size)
+	for size%g != 0 {
+		g++
 	}
 	return g
+}
+
+// smallerDivisor is the largest divisor of size below g (1 at least): a group that
+// permGroup made, cut to fit the budget.
+func smallerDivisor(size, g int64) int64 {
+	for g--; g > 1 && size%g != 0; g-- {
+	}
+	return max(g, 1)
 }
 
 // splitBy splits l into an inner loop of g values and an outer one of size/g; g divides

@@ -129,3 +129,33 @@ func TestPermuteOrderRandom(t *testing.T) {
 		t.Errorf("only %d of %d random permutations took permuteOrder", permuted, n)
 	}
 }
+
+// Loops of odd sizes group by divisors: 375 values of 8 columns (32 source bytes each
+// in f32 → bf16 T(8,128)(2,1), 4000 rows a ragged dim) by 75, where powers of two left
+// them ungrouped, the 32-row blocks read 32 bytes a row at a time.
+func TestPermuteOrderOddGroups(t *testing.T) {
+	for _, c := range [][2]string{
+		{"bf16[4000,3000]{0,1:T(8,128)(2,1)}", "f32[4000,3000]{1,0}"},
+		{"f32[60,70,50,90]{0,1,2,3}", "f32[60,70,50,90]{3,2,1,0}"},
+	} {
+		p, err := NewPlan(layout.MustParse(c[0]), layout.MustParse(c[1]), WithWorkers(1), WithBlockBytes(1<<20))
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := p.kern
+		if !k.permuted || k.repSrc != k.cols*k.unit || k.rep*k.cols*k.unit*int64(p.sbits/8) < permRun {
+			t.Errorf("%s: permuted %v, repeat of %d with source stride %d over %d-unit rows: want source runs of %d bytes or more",
+				p, k.permuted, k.rep, k.repSrc, k.cols*k.unit, permRun)
+		}
+	}
+	for _, c := range []struct{ size, row, group, smaller int64 }{
+		{64, 256, 8, 4}, {375, 32, 75, 25}, {67, 244, 67, 1}, {50, 360, 10, 5}, {7, 4096, 1, 1},
+	} {
+		if g := permGroup(c.size, c.row); g != c.group {
+			t.Errorf("permGroup(%d, %d) = %d, want %d", c.size, c.row, g, c.group)
+		}
+		if s := smallerDivisor(c.size, c.group); c.group > 1 && s != c.smaller {
+			t.Errorf("smallerDivisor(%d, %d) = %d, want %d", c.size, c.group, s, c.smaller)
+		}
+	}
+}

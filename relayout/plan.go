@@ -25,16 +25,19 @@ type Plan struct {
 	conv         func(uint64) uint64
 	converter    *buffer.Converter // conv over runs
 
-	exec    executor // how Copy runs: the loops below, or another way (see executor)
-	outer   []loop   // outer loops, major first
-	inner   []loop   // the kernel's loops
-	bounds  []bound  // per dim (logical dims, then destination-only digits)
-	kern    kernel
-	chunks  int64 // iterations of the outer loops
-	ragged  []bool
-	stream  bool              // non-temporal stores: copy runs, transposes
-	prefill bool              // some dims are table loops: padding is written before the data
-	scratch *freeList[[]byte] // buffers for converting transposes and packings (nil: none needed)
+	exec       executor // how Copy runs: the loops below, or another way (see executor)
+	outer      []loop   // outer loops, major first
+	inner      []loop   // the kernel's loops
+	bounds     []bound  // per dim (logical dims, then destination-only digits)
+	kern       kernel
+	chunks     int64 // iterations of the outer loops
+	ragged     []bool
+	stream     bool              // non-temporal stores: copy runs, transposes
+	ahead      ahead             // the source to ask for ahead of the blocks (see planAhead)
+	blockAhead int64             // transposes: the bytes of a block's source, asked for a block ahead (see planAhead)
+	prefill    bool              // some dims are table loops: padding is written before the data
+	scratch    *freeList[[]byte] // buffers for converting transposes and packings (nil: none needed)
+	stage      *freeList[[]byte] // buffers for edge runs stored whole (nil: none needed, see makeStage)
 }
 
 // NewPlan compiles a relayout from src's layout to dst's. The logical dims must be equal;

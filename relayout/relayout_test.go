@@ -189,6 +189,8 @@ func checkPair(t *testing.T, r *rand.Rand, c pairCase, kernels string) string {
 	if c.stream {
 		p.stream = p.kern.kind != kElem
 		p.bind(&p.kern)
+		p.ahead = p.planAhead(p.kern)
+		p.makeStage(p.kern)
 	}
 	src := buffer.MustNew(c.src)
 	randomFill(r, src.Data)

@@ -93,3 +93,18 @@ func parallel(part func(dst, src []byte, lo, hi int64), dst, src []byte, total, 
 		panic(r)
 	}
 }
+
+// workersFor is how many of want workers a copy that moves bytes (source and
+// destination) in total parts should use: one for each workerBytes. A worker that
+// moves less costs more than it saves: it starts on a core whose caches hold none of the
+// data, and when that core is busy (another process) the copy waits for it. On the
+// 2-core Zen 5 VM, two workers did not beat one on any kernel up to 4 MiB arrays (8 MiB
+// moved); at 8 MiB arrays bf16 tiling gained 1.5× and f32 kernels lost 5–10%, at 16 MiB
+// all gained (bench/design-notes.md).
+func workersFor(want, bytes, total int64) int64 {
+	return max(1, min(want, bytes/workerBytes, total))
+}
+
+// workerBytes is four L2 caches' worth; the tests lower it, so that their small arrays
+// take the parallel paths too.
+var workerBytes = 4 * int64(defaultBlockBytes())

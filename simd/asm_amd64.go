@@ -34,6 +34,7 @@ type asmSet struct {
 	f16ToF32, f16ToF32NT                       func(dst, src *byte, n int)
 
 	rows, rowsNT rowAsm // the batched kernels
+	rowsEdges    edgeAsm
 
 	transpose32, transpose16, transpose8 func(dst *byte, dstStride int, src *byte, srcStride int, n int)
 	// Non-temporal transposes without SFENCE (nil where a store is less than a cache line).
@@ -72,6 +73,7 @@ var avx2Set = &asmSet{
 	f16ToF32: f16ToF32AVX2, f16ToF32NT: f16ToF32NTAVX2,
 	rows:        rowAsm{vw: 32, copy: copyRowsAVX2, f32ToBF16: f32ToBF16RowsAVX2, f32ToF16: f32ToF16RowsAVX2, bf16ToF32: bf16ToF32RowsAVX2, f16ToF32: f16ToF32RowsAVX2, interleave16: interleave16RowsAVX2, deinterleave16: deinterleave16RowsAVX2, f32ToBF16Interleave: f32ToBF16InterleaveRowsAVX2, f32ToF16Interleave: f32ToF16InterleaveRowsAVX2, interleave8x4: interleave8x4RowsAVX2, deinterleave8x4: deinterleave8x4RowsAVX2, bf16DeintToF32: bf16DeinterleaveToF32RowsAVX2},
 	rowsNT:      rowAsm{vw: 32, copy: copyRowsNTAVX2, f32ToBF16: f32ToBF16RowsNTAVX2, f32ToF16: f32ToF16RowsNTAVX2, bf16ToF32: bf16ToF32RowsNTAVX2, f16ToF32: f16ToF32RowsNTAVX2, interleave16: interleave16RowsNTAVX2, deinterleave16: deinterleave16RowsNTAVX2, f32ToBF16Interleave: f32ToBF16InterleaveRowsNTAVX2, f32ToF16Interleave: f32ToF16InterleaveRowsNTAVX2, interleave8x4: interleave8x4RowsNTAVX2, deinterleave8x4: deinterleave8x4RowsNTAVX2, bf16DeintToF32: bf16DeinterleaveToF32RowsNTAVX2},
+	rowsEdges:   edgeAsm{copy: copyRowsNTEAVX2, f32ToBF16: f32ToBF16RowsNTEAVX2, f32ToF16: f32ToF16RowsNTEAVX2, bf16ToF32: bf16ToF32RowsNTEAVX2, f16ToF32: f16ToF32RowsNTEAVX2, interleave16: interleave16RowsNTEAVX2, deinterleave16: deinterleave16RowsNTEAVX2, f32ToBF16Interleave: f32ToBF16InterleaveRowsNTEAVX2, f32ToF16Interleave: f32ToF16InterleaveRowsNTEAVX2, interleave8x4: interleave8x4RowsNTEAVX2, deinterleave8x4: deinterleave8x4RowsNTEAVX2, bf16DeintToF32: bf16DeinterleaveToF32RowsNTEAVX2},
 	transpose32: transpose32AVX2, transpose16: transpose16AVX2, transpose8: transpose8AVX2,
 	transpose32w4: transpose32w4AVX2, transpose32h4: transpose32h4AVX2, transpose8h8: transpose8h8AVX2, transpose8w8: transpose8w8AVX2,
 	t32: 8, t16: 16, t8: 16,
@@ -93,6 +95,7 @@ var avx512Set = &asmSet{
 	f16ToF32: f16ToF32AVX512, f16ToF32NT: f16ToF32NTAVX512,
 	rows:        rowAsm{vw: 64, copy: copyRowsAVX512, f32ToBF16: f32ToBF16RowsAVX512, f32ToF16: f32ToF16RowsAVX512, bf16ToF32: bf16ToF32RowsAVX512, f16ToF32: f16ToF32RowsAVX512, interleave16: interleave16RowsAVX512, deinterleave16: deinterleave16RowsAVX512, f32ToBF16Interleave: f32ToBF16InterleaveRowsAVX512, f32ToF16Interleave: f32ToF16InterleaveRowsAVX512, interleave8x4: interleave8x4RowsAVX512, deinterleave8x4: deinterleave8x4RowsAVX512, bf16DeintToF32: bf16DeinterleaveToF32RowsAVX512},
 	rowsNT:      rowAsm{vw: 64, copy: copyRowsNTAVX512, f32ToBF16: f32ToBF16RowsNTAVX512, f32ToF16: f32ToF16RowsNTAVX512, bf16ToF32: bf16ToF32RowsNTAVX512, f16ToF32: f16ToF32RowsNTAVX512, interleave16: interleave16RowsNTAVX512, deinterleave16: deinterleave16RowsNTAVX512, f32ToBF16Interleave: f32ToBF16InterleaveRowsNTAVX512, f32ToF16Interleave: f32ToF16InterleaveRowsNTAVX512, interleave8x4: interleave8x4RowsNTAVX512, deinterleave8x4: deinterleave8x4RowsNTAVX512, bf16DeintToF32: bf16DeinterleaveToF32RowsNTAVX512},
+	rowsEdges:   edgeAsm{narrow: true, copy: copyRowsNTEAVX2, f32ToBF16: f32ToBF16RowsNTEAVX2, f32ToF16: f32ToF16RowsNTEAVX2, bf16ToF32: bf16ToF32RowsNTEAVX2, f16ToF32: f16ToF32RowsNTEAVX2, interleave16: interleave16RowsNTEAVX2, deinterleave16: deinterleave16RowsNTEAVX2, f32ToBF16Interleave: f32ToBF16InterleaveRowsNTEAVX2, f32ToF16Interleave: f32ToF16InterleaveRowsNTEAVX2, interleave8x4: interleave8x4RowsNTEAVX2, deinterleave8x4: deinterleave8x4RowsNTEAVX2, bf16DeintToF32: bf16DeinterleaveToF32RowsNTEAVX2},
 	transpose32: transpose32AVX512, transpose16: transpose16AVX512, transpose8: transpose8AVX512,
 	transpose32NT: transpose32NTAVX512, transpose16NT: transpose16NTAVX512, transpose8NT: transpose8NTAVX512,
 	transpose32w4: transpose32w4AVX512, transpose32h4: transpose32h4AVX512, transpose8h8: transpose8h8AVX2, transpose8w8: transpose8w8AVX2,
@@ -136,7 +139,8 @@ func (s *asmSet) kernels() *Kernels {
 		BF16DeinterleaveToF32: s.bf16DeintToF32W,
 		Fill:                  s.fillW,
 		Fence:                 sfence,
-	}, s.rows, s.rowsNT, s.narrowerRows())
+		Prefetch:              prefetch,
+	}, s.rows, s.rowsNT, s.narrowerRows(), s.rowsEdges)
 }
 
 // narrowerRows returns the narrower set's batched kernels, or none.
@@ -148,6 +152,15 @@ func (s *asmSet) narrowerRows() rowAsm {
 }
 
 func addr(p *byte) uintptr { return uintptr(unsafe.Pointer(p)) }
+
+// prefetch asks for every cache line that b touches.
+func prefetch(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	a := addr(&b[0])
+	prefetchNTA(&b[0], int((a+uintptr(len(b))-1)/64-a/64+1))
+}
 
 // plan splits n elements for a kernel whose assembly handles blk elements per
 // iteration and writes eb bytes per element to each destination d[i] (nil
@@ -554,5 +567,42 @@ func (s *asmSet) transposeNoFence(w int, dst []byte, dstStride int, src []byte, 
 			dst, src, rows = dst[h:], src[h*srcStride:], rows-h
 		}
 	}
-	return s.transpose(w, dst, dstStride, src, srcStride, rows, cols, nt)
+	words := false
+	if h := s.alignHead(w, dst, dstStride, rows, cols, nt); h > 0 {
+		// The parts of lines before and after the whole ones: with MOVNTI when they
+		// are whole words, as an ordinary store would read each line first (its other
+		// part belongs to the neighbouring block); else with the narrower set.
+		tail := (rows - h) % (64 / w)
+		if words = !raceEnabled && h*w%4 == 0 && tail*w%4 == 0; words {
+			kw := transpose32WordsNT
+			if w == 2 {
+				kw = transpose16WordsNT
+			}
+			kw(&dst[0], dstStride, &src[0], srcStride, h, cols)
+			if r := rows - tail; tail > 0 {
+				kw(&dst[r*w], dstStride, &src[r*srcStride], srcStride, tail, cols)
+			}
+			rows -= tail
+		} else {
+			s.narrower.transpose(w, dst, dstStride, src, srcStride, h, cols, false)
+		}
+		dst, src, rows = dst[h*w:], src[h*srcStride:], rows-h
+	}
+	return s.transpose(w, dst, dstStride, src, srcStride, rows, cols, nt) || words
+}
+
+// alignHead returns how many source rows (destination columns) of a non-temporal
+// transpose go to the narrower set with ordinary stores so that the rest of every
+// destination row starts on a vector boundary: destination rows a multiple of the
+// vector width apart but starting off it (a NumPy array starts 16 bytes past a
+// cache line) would otherwise lose the non-temporal stores altogether.
+func (s *asmSet) alignHead(w int, dst []byte, dstStride, rows, cols int, nt bool) int {
+	if !nt || w == 1 || s.narrower == nil || rows == 0 || cols == 0 || dstStride%s.vw != 0 {
+		return 0
+	}
+	m := int(-addr(&dst[0]) & uintptr(s.vw-1))
+	if m%w != 0 || m/w >= rows {
+		return 0
+	}
+	return m / w
 }

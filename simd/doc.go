@@ -51,6 +51,7 @@
 // [Kernels.Fence]. The other vector
 // kernels switch to non-temporal stores by themselves when one call writes at
 // least the L2 cache size and their destinations can be aligned.
+// Prefetch asks for lines ahead of the reads that follow; it changes no result.
 //
 // # Implementations
 //

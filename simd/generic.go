@@ -38,7 +38,8 @@ var genericKernels = addRows(&Kernels{
 	BF16DeinterleaveToF32: genericBF16DeinterleaveToF32,
 	Fill:                  genericFill,
 	Fence:                 func() {},
-}, rowAsm{}, rowAsm{}, rowAsm{})
+	Prefetch:              func([]byte) {},
+}, rowAsm{}, rowAsm{}, rowAsm{}, edgeAsm{})
 
 func genericCopy(dst, src []byte) {
 	copy(dst[:len(src):len(dst)], src)

@@ -93,6 +93,10 @@ type Kernels struct {
 	// Stream set before any later store (SFENCE); a no-op where there are none.
 	Fence func()
 
+	// Prefetch asks for src's cache lines ahead of the reads that follow
+	// (PREFETCHNTA); it changes no result and is a no-op in the generic set.
+	Prefetch func(src []byte)
+
 	// Fill sets dst to repeated copies of pattern; len(pattern) is in
 	// {1, 2, 4, 8, 16} and divides len(dst).
 	Fill func(dst, pattern []byte)

@@ -249,6 +249,66 @@ func f32ToF16InterleaveRowsNTAVX2(dst *byte, a *byte, b *byte, n int, rows int, 
 //go:noescape
 func f16ToF32RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
+// copyRowsNTEAVX2 copies n*128 bytes from src to dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each row is a head block (edges[0] words stored), n blocks from the line the destinations reach edges[5] bytes on (the sources edges[6]), and a tail block if edges[7] != 0; all stores non-temporal, without SFENCE (see simd/_asm edges.go).
+//
+//go:noescape
+func copyRowsNTEAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+
+// interleave16RowsNTEAVX2 interleaves n*32 16-bit elements of a and b into dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each row is a head block (edges[0] words stored), n blocks from the line the destinations reach edges[5] bytes on (the sources edges[6]), and a tail block if edges[7] != 0; all stores non-temporal, without SFENCE (see simd/_asm edges.go).
+//
+//go:noescape
+func interleave16RowsNTEAVX2(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+
+// deinterleave16RowsNTEAVX2 splits n*32 32-bit words of src into their low (a) and high (b) 16-bit halves. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each row is a head block (edges[0] words stored), n blocks from the line the destinations reach edges[5] bytes on (the sources edges[6]), and a tail block if edges[7] != 0; all stores non-temporal, without SFENCE (see simd/_asm edges.go).
+//
+//go:noescape
+func deinterleave16RowsNTEAVX2(a *byte, b *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+
+// f32ToBF16InterleaveRowsNTEAVX2 converts n*16 f32 elements of a and b to bf16 and interleaves them into dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each row is a head block (edges[0] words stored), n blocks from the line the destinations reach edges[5] bytes on (the sources edges[6]), and a tail block if edges[7] != 0; all stores non-temporal, without SFENCE (see simd/_asm edges.go).
+//
+//go:noescape
+func f32ToBF16InterleaveRowsNTEAVX2(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+
+// f32ToBF16RowsNTEAVX2 converts n*16 f32 elements of src to bf16. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each row is a head block (edges[0] words stored), n blocks from the line the destinations reach edges[5] bytes on (the sources edges[6]), and a tail block if edges[7] != 0; all stores non-temporal, without SFENCE (see simd/_asm edges.go).
+//
+//go:noescape
+func f32ToBF16RowsNTEAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+
+// bf16ToF32RowsNTEAVX2 widens n*16 bf16 elements of src to f32. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each row is a head block (edges[0] words stored), n blocks from the line the destinations reach edges[5] bytes on (the sources edges[6]), and a tail block if edges[7] != 0; all stores non-temporal, without SFENCE (see simd/_asm edges.go).
+//
+//go:noescape
+func bf16ToF32RowsNTEAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+
+// bf16DeinterleaveToF32RowsNTEAVX2 widens the low (a) and high (b) bf16 halves of n*16 32-bit words of src to f32. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each row is a head block (edges[0] words stored), n blocks from the line the destinations reach edges[5] bytes on (the sources edges[6]), and a tail block if edges[7] != 0; all stores non-temporal, without SFENCE (see simd/_asm edges.go).
+//
+//go:noescape
+func bf16DeinterleaveToF32RowsNTEAVX2(a *byte, b *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+
+// interleave8x4RowsNTEAVX2 interleaves n*32 bytes of r0..r3 into 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each row is a head block (edges[0] words stored), n blocks from the line the destinations reach edges[5] bytes on (the sources edges[6]), and a tail block if edges[7] != 0; all stores non-temporal, without SFENCE (see simd/_asm edges.go).
+//
+//go:noescape
+func interleave8x4RowsNTEAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+
+// deinterleave8x4RowsNTEAVX2 splits n*32 32-bit quads of src into bytes r0..r3. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each row is a head block (edges[0] words stored), n blocks from the line the destinations reach edges[5] bytes on (the sources edges[6]), and a tail block if edges[7] != 0; all stores non-temporal, without SFENCE (see simd/_asm edges.go).
+//
+//go:noescape
+func deinterleave8x4RowsNTEAVX2(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+
+// f32ToF16RowsNTEAVX2 converts n*16 f32 elements of src to IEEE binary16. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each row is a head block (edges[0] words stored), n blocks from the line the destinations reach edges[5] bytes on (the sources edges[6]), and a tail block if edges[7] != 0; all stores non-temporal, without SFENCE (see simd/_asm edges.go).
+//
+//go:noescape
+func f32ToF16RowsNTEAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+
+// f32ToF16InterleaveRowsNTEAVX2 converts n*16 f32 elements of a and b to binary16 and interleaves them into dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each row is a head block (edges[0] words stored), n blocks from the line the destinations reach edges[5] bytes on (the sources edges[6]), and a tail block if edges[7] != 0; all stores non-temporal, without SFENCE (see simd/_asm edges.go).
+//
+//go:noescape
+func f32ToF16InterleaveRowsNTEAVX2(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+
+// f16ToF32RowsNTEAVX2 widens n*16 binary16 elements of src to f32. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each row is a head block (edges[0] words stored), n blocks from the line the destinations reach edges[5] bytes on (the sources edges[6]), and a tail block if edges[7] != 0; all stores non-temporal, without SFENCE (see simd/_asm edges.go).
+//
+//go:noescape
+func f16ToF32RowsNTEAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+
 // fillAVX512 stores the 64 bytes at pat n*4 times to dst.
 //
 //go:noescape
@@ -569,5 +629,20 @@ func transpose8h8AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
 //go:noescape
 func transpose8w8AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
 
+// transpose32WordsNT transposes rows×cols 32-bit elements with 32-bit MOVNTI stores, without SFENCE (rows even for 16-bit elements).
+//
+//go:noescape
+func transpose32WordsNT(dst *byte, dstStride int, src *byte, srcStride int, rows int, cols int)
+
+// transpose16WordsNT transposes rows×cols 16-bit elements with 32-bit MOVNTI stores, without SFENCE (rows even for 16-bit elements).
+//
+//go:noescape
+func transpose16WordsNT(dst *byte, dstStride int, src *byte, srcStride int, rows int, cols int)
+
 // sfence orders the preceding non-temporal stores before later stores.
 func sfence()
+
+// prefetchNTA hints that the n 64-byte lines from p will be read soon.
+//
+//go:noescape
+func prefetchNTA(p *byte, n int)

@@ -1788,7 +1788,7 @@ rowsdone:
 	RET
 
 // func interleave16RowsNTAVX2(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int)
-// Requires: AVX, AVX2
+// Requires: AVX, AVX2, MMX+
 TEXT ·interleave16RowsNTAVX2(SB), NOSPLIT, $0-56
 	MOVQ   dst+0(FP), AX
 	MOVQ   a+8(FP), CX
@@ -1812,27 +1812,29 @@ row:
 	JZ    done
 
 loop:
-	VMOVDQU    (CX), Y0
-	VMOVDQU    (DX), Y1
-	VPUNPCKLWD Y1, Y0, Y2
-	VPUNPCKHWD Y1, Y0, Y0
-	VPERM2I128 $0x20, Y0, Y2, Y1
-	VPERM2I128 $0x31, Y0, Y2, Y0
-	VMOVNTDQ   Y1, (AX)
-	VMOVNTDQ   Y0, 32(AX)
-	VMOVDQU    32(CX), Y0
-	VMOVDQU    32(DX), Y1
-	VPUNPCKLWD Y1, Y0, Y2
-	VPUNPCKHWD Y1, Y0, Y0
-	VPERM2I128 $0x20, Y0, Y2, Y1
-	VPERM2I128 $0x31, Y0, Y2, Y0
-	VMOVNTDQ   Y1, 64(AX)
-	VMOVNTDQ   Y0, 96(AX)
-	ADDQ       $0x00000080, AX
-	ADDQ       $0x00000040, CX
-	ADDQ       $0x00000040, DX
-	DECQ       R8
-	JNZ        loop
+	PREFETCHNTA 2048(CX)
+	PREFETCHNTA 2048(DX)
+	VMOVDQU     (CX), Y0
+	VMOVDQU     (DX), Y1
+	VPUNPCKLWD  Y1, Y0, Y2
+	VPUNPCKHWD  Y1, Y0, Y0
+	VPERM2I128  $0x20, Y0, Y2, Y1
+	VPERM2I128  $0x31, Y0, Y2, Y0
+	VMOVNTDQ    Y1, (AX)
+	VMOVNTDQ    Y0, 32(AX)
+	VMOVDQU     32(CX), Y0
+	VMOVDQU     32(DX), Y1
+	VPUNPCKLWD  Y1, Y0, Y2
+	VPUNPCKHWD  Y1, Y0, Y0
+	VPERM2I128  $0x20, Y0, Y2, Y1
+	VPERM2I128  $0x31, Y0, Y2, Y0
+	VMOVNTDQ    Y1, 64(AX)
+	VMOVNTDQ    Y0, 96(AX)
+	ADDQ        $0x00000080, AX
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000040, DX
+	DECQ        R8
+	JNZ         loop
 
 done:
 	ADDQ R9, AX
@@ -1913,7 +1915,7 @@ rowsdone:
 	RET
 
 // func f32ToBF16InterleaveRowsNTAVX2(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int)
-// Requires: AVX, AVX2
+// Requires: AVX, AVX2, MMX+
 TEXT ·f32ToBF16InterleaveRowsNTAVX2(SB), NOSPLIT, $0-56
 	MOVQ         dst+0(FP), AX
 	MOVQ         a+8(FP), CX
@@ -1940,49 +1942,51 @@ row:
 	JZ    done
 
 loop:
-	VMOVDQU   (CX), Y3
-	VMOVDQU   (DX), Y4
-	VPSRLD    $0x10, Y3, Y5
-	VPAND     Y0, Y5, Y5
-	VPADDD    Y1, Y5, Y5
-	VPADDD    Y3, Y5, Y5
-	VCMPPS    $0x03, Y3, Y3, Y6
-	VPOR      Y2, Y3, Y3
-	VPBLENDVB Y6, Y3, Y5, Y5
-	VPSRLD    $0x10, Y4, Y3
-	VPAND     Y0, Y3, Y3
-	VPADDD    Y1, Y3, Y3
-	VPADDD    Y4, Y3, Y3
-	VCMPPS    $0x03, Y4, Y4, Y6
-	VPOR      Y2, Y4, Y4
-	VPBLENDVB Y6, Y4, Y3, Y3
-	VPSRLD    $0x10, Y5, Y5
-	VPBLENDW  $0xaa, Y3, Y5, Y5
-	VMOVNTDQ  Y5, (AX)
-	VMOVDQU   32(CX), Y3
-	VMOVDQU   32(DX), Y4
-	VPSRLD    $0x10, Y3, Y5
-	VPAND     Y0, Y5, Y5
-	VPADDD    Y1, Y5, Y5
-	VPADDD    Y3, Y5, Y5
-	VCMPPS    $0x03, Y3, Y3, Y6
-	VPOR      Y2, Y3, Y3
-	VPBLENDVB Y6, Y3, Y5, Y5
-	VPSRLD    $0x10, Y4, Y3
-	VPAND     Y0, Y3, Y3
-	VPADDD    Y1, Y3, Y3
-	VPADDD    Y4, Y3, Y3
-	VCMPPS    $0x03, Y4, Y4, Y6
-	VPOR      Y2, Y4, Y4
-	VPBLENDVB Y6, Y4, Y3, Y3
-	VPSRLD    $0x10, Y5, Y5
-	VPBLENDW  $0xaa, Y3, Y5, Y5
-	VMOVNTDQ  Y5, 32(AX)
-	ADDQ      $0x00000040, AX
-	ADDQ      $0x00000040, CX
-	ADDQ      $0x00000040, DX
-	DECQ      R8
-	JNZ       loop
+	PREFETCHNTA 2048(CX)
+	PREFETCHNTA 2048(DX)
+	VMOVDQU     (CX), Y3
+	VMOVDQU     (DX), Y4
+	VPSRLD      $0x10, Y3, Y5
+	VPAND       Y0, Y5, Y5
+	VPADDD      Y1, Y5, Y5
+	VPADDD      Y3, Y5, Y5
+	VCMPPS      $0x03, Y3, Y3, Y6
+	VPOR        Y2, Y3, Y3
+	VPBLENDVB   Y6, Y3, Y5, Y5
+	VPSRLD      $0x10, Y4, Y3
+	VPAND       Y0, Y3, Y3
+	VPADDD      Y1, Y3, Y3
+	VPADDD      Y4, Y3, Y3
+	VCMPPS      $0x03, Y4, Y4, Y6
+	VPOR        Y2, Y4, Y4
+	VPBLENDVB   Y6, Y4, Y3, Y3
+	VPSRLD      $0x10, Y5, Y5
+	VPBLENDW    $0xaa, Y3, Y5, Y5
+	VMOVNTDQ    Y5, (AX)
+	VMOVDQU     32(CX), Y3
+	VMOVDQU     32(DX), Y4
+	VPSRLD      $0x10, Y3, Y5
+	VPAND       Y0, Y5, Y5
+	VPADDD      Y1, Y5, Y5
+	VPADDD      Y3, Y5, Y5
+	VCMPPS      $0x03, Y3, Y3, Y6
+	VPOR        Y2, Y3, Y3
+	VPBLENDVB   Y6, Y3, Y5, Y5
+	VPSRLD      $0x10, Y4, Y3
+	VPAND       Y0, Y3, Y3
+	VPADDD      Y1, Y3, Y3
+	VPADDD      Y4, Y3, Y3
+	VCMPPS      $0x03, Y4, Y4, Y6
+	VPOR        Y2, Y4, Y4
+	VPBLENDVB   Y6, Y4, Y3, Y3
+	VPSRLD      $0x10, Y5, Y5
+	VPBLENDW    $0xaa, Y3, Y5, Y5
+	VMOVNTDQ    Y5, 32(AX)
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000040, DX
+	DECQ        R8
+	JNZ         loop
 
 done:
 	ADDQ R9, AX
@@ -2157,7 +2161,7 @@ rowsdone:
 	RET
 
 // func interleave8x4RowsNTAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
-// Requires: AVX, AVX2
+// Requires: AVX, AVX2, MMX+
 TEXT ·interleave8x4RowsNTAVX2(SB), NOSPLIT, $0-72
 	MOVQ   dst+0(FP), AX
 	MOVQ   r0+8(FP), CX
@@ -2183,33 +2187,37 @@ row:
 	JZ    done
 
 loop:
-	VMOVDQU    (CX), Y0
-	VMOVDQU    (DX), Y1
-	VMOVDQU    (BX), Y2
-	VMOVDQU    (SI), Y3
-	VPUNPCKLBW Y1, Y0, Y4
-	VPUNPCKHBW Y1, Y0, Y5
-	VPUNPCKLBW Y3, Y2, Y1
-	VPUNPCKHBW Y3, Y2, Y3
-	VPUNPCKLWD Y1, Y4, Y0
-	VPUNPCKHWD Y1, Y4, Y1
-	VPUNPCKLWD Y3, Y5, Y2
-	VPUNPCKHWD Y3, Y5, Y3
-	VPERM2I128 $0x20, Y1, Y0, Y4
-	VPERM2I128 $0x20, Y3, Y2, Y5
-	VPERM2I128 $0x31, Y1, Y0, Y1
-	VPERM2I128 $0x31, Y3, Y2, Y3
-	VMOVNTDQ   Y4, (AX)
-	VMOVNTDQ   Y5, 32(AX)
-	VMOVNTDQ   Y1, 64(AX)
-	VMOVNTDQ   Y3, 96(AX)
-	ADDQ       $0x00000080, AX
-	ADDQ       $0x00000020, CX
-	ADDQ       $0x00000020, DX
-	ADDQ       $0x00000020, BX
-	ADDQ       $0x00000020, SI
-	DECQ       R10
-	JNZ        loop
+	PREFETCHNTA 2048(CX)
+	PREFETCHNTA 2048(DX)
+	PREFETCHNTA 2048(BX)
+	PREFETCHNTA 2048(SI)
+	VMOVDQU     (CX), Y0
+	VMOVDQU     (DX), Y1
+	VMOVDQU     (BX), Y2
+	VMOVDQU     (SI), Y3
+	VPUNPCKLBW  Y1, Y0, Y4
+	VPUNPCKHBW  Y1, Y0, Y5
+	VPUNPCKLBW  Y3, Y2, Y1
+	VPUNPCKHBW  Y3, Y2, Y3
+	VPUNPCKLWD  Y1, Y4, Y0
+	VPUNPCKHWD  Y1, Y4, Y1
+	VPUNPCKLWD  Y3, Y5, Y2
+	VPUNPCKHWD  Y3, Y5, Y3
+	VPERM2I128  $0x20, Y1, Y0, Y4
+	VPERM2I128  $0x20, Y3, Y2, Y5
+	VPERM2I128  $0x31, Y1, Y0, Y1
+	VPERM2I128  $0x31, Y3, Y2, Y3
+	VMOVNTDQ    Y4, (AX)
+	VMOVNTDQ    Y5, 32(AX)
+	VMOVNTDQ    Y1, 64(AX)
+	VMOVNTDQ    Y3, 96(AX)
+	ADDQ        $0x00000080, AX
+	ADDQ        $0x00000020, CX
+	ADDQ        $0x00000020, DX
+	ADDQ        $0x00000020, BX
+	ADDQ        $0x00000020, SI
+	DECQ        R10
+	JNZ         loop
 
 done:
 	ADDQ R11, AX
@@ -2344,7 +2352,7 @@ rowsdone:
 	RET
 
 // func f32ToF16InterleaveRowsNTAVX2(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int)
-// Requires: AVX, AVX2, F16C
+// Requires: AVX, AVX2, F16C, MMX+
 TEXT ·f32ToF16InterleaveRowsNTAVX2(SB), NOSPLIT, $0-56
 	MOVQ   dst+0(FP), AX
 	MOVQ   a+8(FP), CX
@@ -2368,29 +2376,31 @@ row:
 	JZ    done
 
 loop:
-	VMOVDQU   (CX), Y0
-	VMOVDQU   (DX), Y1
-	VCVTPS2PH $0x00, Y0, X0
-	VCVTPS2PH $0x00, Y1, X1
-	VPMOVZXWD X0, Y0
-	VPMOVZXWD X1, Y1
-	VPSLLD    $0x10, Y1, Y1
-	VPOR      Y1, Y0, Y0
-	VMOVNTDQ  Y0, (AX)
-	VMOVDQU   32(CX), Y0
-	VMOVDQU   32(DX), Y1
-	VCVTPS2PH $0x00, Y0, X0
-	VCVTPS2PH $0x00, Y1, X1
-	VPMOVZXWD X0, Y0
-	VPMOVZXWD X1, Y1
-	VPSLLD    $0x10, Y1, Y1
-	VPOR      Y1, Y0, Y0
-	VMOVNTDQ  Y0, 32(AX)
-	ADDQ      $0x00000040, AX
-	ADDQ      $0x00000040, CX
-	ADDQ      $0x00000040, DX
-	DECQ      R8
-	JNZ       loop
+	PREFETCHNTA 2048(CX)
+	PREFETCHNTA 2048(DX)
+	VMOVDQU     (CX), Y0
+	VMOVDQU     (DX), Y1
+	VCVTPS2PH   $0x00, Y0, X0
+	VCVTPS2PH   $0x00, Y1, X1
+	VPMOVZXWD   X0, Y0
+	VPMOVZXWD   X1, Y1
+	VPSLLD      $0x10, Y1, Y1
+	VPOR        Y1, Y0, Y0
+	VMOVNTDQ    Y0, (AX)
+	VMOVDQU     32(CX), Y0
+	VMOVDQU     32(DX), Y1
+	VCVTPS2PH   $0x00, Y0, X0
+	VCVTPS2PH   $0x00, Y1, X1
+	VPMOVZXWD   X0, Y0
+	VPMOVZXWD   X1, Y1
+	VPSLLD      $0x10, Y1, Y1
+	VPOR        Y1, Y0, Y0
+	VMOVNTDQ    Y0, 32(AX)
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000040, DX
+	DECQ        R8
+	JNZ         loop
 
 done:
 	ADDQ R9, AX
@@ -2439,6 +2449,2921 @@ loop:
 done:
 	ADDQ R8, AX
 	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func copyRowsNTEAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+// Requires: AVX, SSE2
+TEXT ·copyRowsNTEAVX2(SB), NOSPLIT, $64-112
+	MOVQ   dst+0(FP), AX
+	MOVQ   src+8(FP), CX
+	MOVQ   n+16(FP), DX
+	MOVQ   rows+24(FP), BX
+	MOVQ   dstStride+32(FP), SI
+	MOVQ   srcStride+40(FP), DI
+	IMUL3Q $0x00000080, DX, R8
+	NEGQ   R8
+	ADDQ   SI, R8
+	IMUL3Q $0x00000080, DX, SI
+	NEGQ   SI
+	ADDQ   DI, SI
+	TESTQ  BX, BX
+	JZ     rowsdone
+
+row:
+	CMPQ    edges_0+48(FP), $0x00
+	JE      noedge1
+	VMOVDQU (CX), Y0
+	VMOVDQU 32(CX), Y1
+	VMOVDQU 64(CX), Y2
+	VMOVDQU 96(CX), Y2
+	MOVQ    edges_0+48(FP), DI
+	CMPQ    DI, $0x00000008
+	JGE     whole3
+	TESTQ   DI, DI
+	JLE     skip2
+	VMOVDQU Y0, (SP)
+	XORQ    R9, R9
+
+words4:
+	CMPQ    R9, DI
+	JGE     wordsdone5
+	MOVL    (SP)(R9*4), R10
+	MOVNTIL R10, (AX)(R9*4)
+	INCQ    R9
+	JMP     words4
+
+wordsdone5:
+	JMP skip2
+
+whole3:
+	VMOVDQU Y0, (SP)
+	XORQ    DI, DI
+
+words6:
+	CMPQ    DI, $0x00000008
+	JGE     wordsdone7
+	MOVL    (SP)(DI*4), R9
+	MOVNTIL R9, (AX)(DI*4)
+	INCQ    DI
+	JMP     words6
+
+wordsdone7:
+skip2:
+	MOVQ    edges_0+48(FP), DI
+	SUBQ    $0x00000008, DI
+	CMPQ    DI, $0x00000008
+	JGE     whole9
+	TESTQ   DI, DI
+	JLE     skip8
+	VMOVDQU Y1, (SP)
+	XORQ    R9, R9
+
+words10:
+	CMPQ    R9, DI
+	JGE     wordsdone11
+	MOVL    (SP)(R9*4), R10
+	MOVNTIL R10, 32(AX)(R9*4)
+	INCQ    R9
+	JMP     words10
+
+wordsdone11:
+	JMP skip8
+
+whole9:
+	VMOVDQU Y1, (SP)
+	XORQ    DI, DI
+
+words12:
+	CMPQ    DI, $0x00000008
+	JGE     wordsdone13
+	MOVL    (SP)(DI*4), R9
+	MOVNTIL R9, 32(AX)(DI*4)
+	INCQ    DI
+	JMP     words12
+
+wordsdone13:
+skip8:
+noedge1:
+	ADDQ  edges_5+88(FP), AX
+	ADDQ  edges_6+96(FP), CX
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VMOVDQU  (CX), Y0
+	VMOVDQU  32(CX), Y1
+	VMOVDQU  64(CX), Y2
+	VMOVDQU  96(CX), Y3
+	VMOVNTDQ Y0, (AX)
+	VMOVNTDQ Y1, 32(AX)
+	VMOVNTDQ Y2, 64(AX)
+	VMOVNTDQ Y3, 96(AX)
+	ADDQ     $0x00000080, AX
+	ADDQ     $0x00000080, CX
+	DECQ     DI
+	JNZ      loop
+
+done:
+	CMPQ    edges_7+104(FP), $0x00
+	JE      noedge14
+	VMOVDQU (CX), Y0
+	VMOVDQU 32(CX), Y1
+	VMOVDQU 64(CX), Y2
+	VMOVDQU 96(CX), Y3
+	MOVQ    edges_7+104(FP), DI
+	CMPQ    DI, $0x00000008
+	JGE     whole16
+	TESTQ   DI, DI
+	JLE     skip15
+	VMOVDQU Y0, (SP)
+	XORQ    R9, R9
+
+words17:
+	CMPQ    R9, DI
+	JGE     wordsdone18
+	MOVL    (SP)(R9*4), R10
+	MOVNTIL R10, (AX)(R9*4)
+	INCQ    R9
+	JMP     words17
+
+wordsdone18:
+	JMP skip15
+
+whole16:
+	VMOVNTDQ Y0, (AX)
+
+skip15:
+	MOVQ    edges_7+104(FP), DI
+	SUBQ    $0x00000008, DI
+	CMPQ    DI, $0x00000008
+	JGE     whole20
+	TESTQ   DI, DI
+	JLE     skip19
+	VMOVDQU Y1, (SP)
+	XORQ    R9, R9
+
+words21:
+	CMPQ    R9, DI
+	JGE     wordsdone22
+	MOVL    (SP)(R9*4), R10
+	MOVNTIL R10, 32(AX)(R9*4)
+	INCQ    R9
+	JMP     words21
+
+wordsdone22:
+	JMP skip19
+
+whole20:
+	VMOVNTDQ Y1, 32(AX)
+
+skip19:
+	MOVQ    edges_7+104(FP), DI
+	SUBQ    $0x00000010, DI
+	CMPQ    DI, $0x00000008
+	JGE     whole24
+	TESTQ   DI, DI
+	JLE     skip23
+	VMOVDQU Y2, (SP)
+	XORQ    R9, R9
+
+words25:
+	CMPQ    R9, DI
+	JGE     wordsdone26
+	MOVL    (SP)(R9*4), R10
+	MOVNTIL R10, 64(AX)(R9*4)
+	INCQ    R9
+	JMP     words25
+
+wordsdone26:
+	JMP skip23
+
+whole24:
+	VMOVNTDQ Y2, 64(AX)
+
+skip23:
+	MOVQ    edges_7+104(FP), DI
+	SUBQ    $0x00000018, DI
+	CMPQ    DI, $0x00000008
+	JGE     whole28
+	TESTQ   DI, DI
+	JLE     skip27
+	VMOVDQU Y3, (SP)
+	XORQ    R9, R9
+
+words29:
+	CMPQ    R9, DI
+	JGE     wordsdone30
+	MOVL    (SP)(R9*4), R10
+	MOVNTIL R10, 96(AX)(R9*4)
+	INCQ    R9
+	JMP     words29
+
+wordsdone30:
+	JMP skip27
+
+whole28:
+	VMOVNTDQ Y3, 96(AX)
+
+skip27:
+noedge14:
+	ADDQ R8, AX
+	SUBQ edges_5+88(FP), AX
+	ADDQ SI, CX
+	SUBQ edges_6+96(FP), CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func interleave16RowsNTEAVX2(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+// Requires: AVX, AVX2, MMX+, SSE2
+TEXT ·interleave16RowsNTEAVX2(SB), NOSPLIT, $64-120
+	MOVQ   dst+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   b+16(FP), DX
+	MOVQ   n+24(FP), BX
+	MOVQ   rows+32(FP), SI
+	MOVQ   dstStride+40(FP), DI
+	MOVQ   srcStride+48(FP), R8
+	IMUL3Q $0x00000080, BX, R9
+	NEGQ   R9
+	ADDQ   DI, R9
+	IMUL3Q $0x00000040, BX, DI
+	NEGQ   DI
+	ADDQ   R8, DI
+	TESTQ  SI, SI
+	JZ     rowsdone
+
+row:
+	CMPQ       edges_0+56(FP), $0x00
+	JE         noedge31
+	VMOVDQU    (CX), Y0
+	VMOVDQU    (DX), Y1
+	VPUNPCKLWD Y1, Y0, Y2
+	VPUNPCKHWD Y1, Y0, Y0
+	VPERM2I128 $0x20, Y0, Y2, Y1
+	VPERM2I128 $0x31, Y0, Y2, Y0
+	MOVQ       edges_0+56(FP), R8
+	CMPQ       R8, $0x00000008
+	JGE        whole33
+	TESTQ      R8, R8
+	JLE        skip32
+	VMOVDQU    Y1, (SP)
+	XORQ       R10, R10
+
+words34:
+	CMPQ    R10, R8
+	JGE     wordsdone35
+	MOVL    (SP)(R10*4), R11
+	MOVNTIL R11, (AX)(R10*4)
+	INCQ    R10
+	JMP     words34
+
+wordsdone35:
+	JMP skip32
+
+whole33:
+	VMOVDQU Y1, (SP)
+	XORQ    R8, R8
+
+words36:
+	CMPQ    R8, $0x00000008
+	JGE     wordsdone37
+	MOVL    (SP)(R8*4), R10
+	MOVNTIL R10, (AX)(R8*4)
+	INCQ    R8
+	JMP     words36
+
+wordsdone37:
+skip32:
+	MOVQ    edges_0+56(FP), R8
+	SUBQ    $0x00000008, R8
+	CMPQ    R8, $0x00000008
+	JGE     whole39
+	TESTQ   R8, R8
+	JLE     skip38
+	VMOVDQU Y0, (SP)
+	XORQ    R10, R10
+
+words40:
+	CMPQ    R10, R8
+	JGE     wordsdone41
+	MOVL    (SP)(R10*4), R11
+	MOVNTIL R11, 32(AX)(R10*4)
+	INCQ    R10
+	JMP     words40
+
+wordsdone41:
+	JMP skip38
+
+whole39:
+	VMOVDQU Y0, (SP)
+	XORQ    R8, R8
+
+words42:
+	CMPQ    R8, $0x00000008
+	JGE     wordsdone43
+	MOVL    (SP)(R8*4), R10
+	MOVNTIL R10, 32(AX)(R8*4)
+	INCQ    R8
+	JMP     words42
+
+wordsdone43:
+skip38:
+	VMOVDQU    32(CX), Y0
+	VMOVDQU    32(DX), Y1
+	VPUNPCKLWD Y1, Y0, Y2
+	VPUNPCKHWD Y1, Y0, Y0
+	VPERM2I128 $0x20, Y0, Y2, Y1
+	VPERM2I128 $0x31, Y0, Y2, Y0
+
+noedge31:
+	ADDQ  edges_5+96(FP), AX
+	ADDQ  edges_6+104(FP), CX
+	ADDQ  edges_6+104(FP), DX
+	MOVQ  BX, R8
+	TESTQ R8, R8
+	JZ    done
+
+loop:
+	PREFETCHNTA 2048(CX)
+	PREFETCHNTA 2048(DX)
+	VMOVDQU     (CX), Y0
+	VMOVDQU     (DX), Y1
+	VPUNPCKLWD  Y1, Y0, Y2
+	VPUNPCKHWD  Y1, Y0, Y0
+	VPERM2I128  $0x20, Y0, Y2, Y1
+	VPERM2I128  $0x31, Y0, Y2, Y0
+	VMOVNTDQ    Y1, (AX)
+	VMOVNTDQ    Y0, 32(AX)
+	VMOVDQU     32(CX), Y0
+	VMOVDQU     32(DX), Y1
+	VPUNPCKLWD  Y1, Y0, Y2
+	VPUNPCKHWD  Y1, Y0, Y0
+	VPERM2I128  $0x20, Y0, Y2, Y1
+	VPERM2I128  $0x31, Y0, Y2, Y0
+	VMOVNTDQ    Y1, 64(AX)
+	VMOVNTDQ    Y0, 96(AX)
+	ADDQ        $0x00000080, AX
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000040, DX
+	DECQ        R8
+	JNZ         loop
+
+done:
+	CMPQ       edges_7+112(FP), $0x00
+	JE         noedge44
+	VMOVDQU    (CX), Y0
+	VMOVDQU    (DX), Y1
+	VPUNPCKLWD Y1, Y0, Y2
+	VPUNPCKHWD Y1, Y0, Y0
+	VPERM2I128 $0x20, Y0, Y2, Y1
+	VPERM2I128 $0x31, Y0, Y2, Y0
+	MOVQ       edges_7+112(FP), R8
+	CMPQ       R8, $0x00000008
+	JGE        whole46
+	TESTQ      R8, R8
+	JLE        skip45
+	VMOVDQU    Y1, (SP)
+	XORQ       R10, R10
+
+words47:
+	CMPQ    R10, R8
+	JGE     wordsdone48
+	MOVL    (SP)(R10*4), R11
+	MOVNTIL R11, (AX)(R10*4)
+	INCQ    R10
+	JMP     words47
+
+wordsdone48:
+	JMP skip45
+
+whole46:
+	VMOVNTDQ Y1, (AX)
+
+skip45:
+	MOVQ    edges_7+112(FP), R8
+	SUBQ    $0x00000008, R8
+	CMPQ    R8, $0x00000008
+	JGE     whole50
+	TESTQ   R8, R8
+	JLE     skip49
+	VMOVDQU Y0, (SP)
+	XORQ    R10, R10
+
+words51:
+	CMPQ    R10, R8
+	JGE     wordsdone52
+	MOVL    (SP)(R10*4), R11
+	MOVNTIL R11, 32(AX)(R10*4)
+	INCQ    R10
+	JMP     words51
+
+wordsdone52:
+	JMP skip49
+
+whole50:
+	VMOVNTDQ Y0, 32(AX)
+
+skip49:
+	VMOVDQU    32(CX), Y0
+	VMOVDQU    32(DX), Y1
+	VPUNPCKLWD Y1, Y0, Y2
+	VPUNPCKHWD Y1, Y0, Y0
+	VPERM2I128 $0x20, Y0, Y2, Y1
+	VPERM2I128 $0x31, Y0, Y2, Y0
+	MOVQ       edges_7+112(FP), R8
+	SUBQ       $0x00000010, R8
+	CMPQ       R8, $0x00000008
+	JGE        whole54
+	TESTQ      R8, R8
+	JLE        skip53
+	VMOVDQU    Y1, (SP)
+	XORQ       R10, R10
+
+words55:
+	CMPQ    R10, R8
+	JGE     wordsdone56
+	MOVL    (SP)(R10*4), R11
+	MOVNTIL R11, 64(AX)(R10*4)
+	INCQ    R10
+	JMP     words55
+
+wordsdone56:
+	JMP skip53
+
+whole54:
+	VMOVNTDQ Y1, 64(AX)
+
+skip53:
+	MOVQ    edges_7+112(FP), R8
+	SUBQ    $0x00000018, R8
+	CMPQ    R8, $0x00000008
+	JGE     whole58
+	TESTQ   R8, R8
+	JLE     skip57
+	VMOVDQU Y0, (SP)
+	XORQ    R10, R10
+
+words59:
+	CMPQ    R10, R8
+	JGE     wordsdone60
+	MOVL    (SP)(R10*4), R11
+	MOVNTIL R11, 96(AX)(R10*4)
+	INCQ    R10
+	JMP     words59
+
+wordsdone60:
+	JMP skip57
+
+whole58:
+	VMOVNTDQ Y0, 96(AX)
+
+skip57:
+noedge44:
+	ADDQ R9, AX
+	SUBQ edges_5+96(FP), AX
+	ADDQ DI, CX
+	SUBQ edges_6+104(FP), CX
+	ADDQ DI, DX
+	SUBQ edges_6+104(FP), DX
+	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func deinterleave16RowsNTEAVX2(a *byte, b *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+// Requires: AVX, AVX2, SSE2
+TEXT ·deinterleave16RowsNTEAVX2(SB), NOSPLIT, $64-120
+	MOVQ         a+0(FP), AX
+	MOVQ         b+8(FP), CX
+	MOVQ         src+16(FP), DX
+	MOVQ         n+24(FP), BX
+	VPBROADCASTD c32_0000ffff<>+0(SB), Y0
+	MOVQ         rows+32(FP), SI
+	MOVQ         dstStride+40(FP), DI
+	MOVQ         srcStride+48(FP), R8
+	IMUL3Q       $0x00000040, BX, R9
+	NEGQ         R9
+	ADDQ         DI, R9
+	IMUL3Q       $0x00000080, BX, DI
+	NEGQ         DI
+	ADDQ         R8, DI
+	TESTQ        SI, SI
+	JZ           rowsdone
+
+row:
+	CMPQ      edges_0+56(FP), $0x00
+	JE        noedge61
+	VMOVDQU   (DX), Y1
+	VMOVDQU   32(DX), Y2
+	VPAND     Y0, Y1, Y3
+	VPAND     Y0, Y2, Y4
+	VPSRLD    $0x10, Y1, Y1
+	VPSRLD    $0x10, Y2, Y2
+	VPACKUSDW Y4, Y3, Y3
+	VPERMQ    $0xd8, Y3, Y3
+	VPACKUSDW Y2, Y1, Y1
+	VPERMQ    $0xd8, Y1, Y1
+	MOVQ      edges_0+56(FP), R8
+	CMPQ      R8, $0x00000008
+	JGE       whole63
+	TESTQ     R8, R8
+	JLE       skip62
+	VMOVDQU   Y3, (SP)
+	XORQ      R10, R10
+
+words64:
+	CMPQ    R10, R8
+	JGE     wordsdone65
+	MOVL    (SP)(R10*4), R11
+	MOVNTIL R11, (AX)(R10*4)
+	INCQ    R10
+	JMP     words64
+
+wordsdone65:
+	JMP skip62
+
+whole63:
+	VMOVDQU Y3, (SP)
+	XORQ    R8, R8
+
+words66:
+	CMPQ    R8, $0x00000008
+	JGE     wordsdone67
+	MOVL    (SP)(R8*4), R10
+	MOVNTIL R10, (AX)(R8*4)
+	INCQ    R8
+	JMP     words66
+
+wordsdone67:
+skip62:
+	MOVQ    edges_0+56(FP), R8
+	CMPQ    R8, $0x00000008
+	JGE     whole69
+	TESTQ   R8, R8
+	JLE     skip68
+	VMOVDQU Y1, (SP)
+	XORQ    R10, R10
+
+words70:
+	CMPQ    R10, R8
+	JGE     wordsdone71
+	MOVL    (SP)(R10*4), R11
+	MOVNTIL R11, (CX)(R10*4)
+	INCQ    R10
+	JMP     words70
+
+wordsdone71:
+	JMP skip68
+
+whole69:
+	VMOVDQU Y1, (SP)
+	XORQ    R8, R8
+
+words72:
+	CMPQ    R8, $0x00000008
+	JGE     wordsdone73
+	MOVL    (SP)(R8*4), R10
+	MOVNTIL R10, (CX)(R8*4)
+	INCQ    R8
+	JMP     words72
+
+wordsdone73:
+skip68:
+	VMOVDQU   64(DX), Y1
+	VMOVDQU   96(DX), Y2
+	VPAND     Y0, Y1, Y3
+	VPAND     Y0, Y2, Y4
+	VPSRLD    $0x10, Y1, Y1
+	VPSRLD    $0x10, Y2, Y2
+	VPACKUSDW Y4, Y3, Y3
+	VPERMQ    $0xd8, Y3, Y3
+	VPACKUSDW Y2, Y1, Y1
+	VPERMQ    $0xd8, Y1, Y1
+	MOVQ      edges_0+56(FP), R8
+	SUBQ      $0x00000008, R8
+	CMPQ      R8, $0x00000008
+	JGE       whole75
+	TESTQ     R8, R8
+	JLE       skip74
+	VMOVDQU   Y3, (SP)
+	XORQ      R10, R10
+
+words76:
+	CMPQ    R10, R8
+	JGE     wordsdone77
+	MOVL    (SP)(R10*4), R11
+	MOVNTIL R11, 32(AX)(R10*4)
+	INCQ    R10
+	JMP     words76
+
+wordsdone77:
+	JMP skip74
+
+whole75:
+	VMOVDQU Y3, (SP)
+	XORQ    R8, R8
+
+words78:
+	CMPQ    R8, $0x00000008
+	JGE     wordsdone79
+	MOVL    (SP)(R8*4), R10
+	MOVNTIL R10, 32(AX)(R8*4)
+	INCQ    R8
+	JMP     words78
+
+wordsdone79:
+skip74:
+	MOVQ    edges_0+56(FP), R8
+	SUBQ    $0x00000008, R8
+	CMPQ    R8, $0x00000008
+	JGE     whole81
+	TESTQ   R8, R8
+	JLE     skip80
+	VMOVDQU Y1, (SP)
+	XORQ    R10, R10
+
+words82:
+	CMPQ    R10, R8
+	JGE     wordsdone83
+	MOVL    (SP)(R10*4), R11
+	MOVNTIL R11, 32(CX)(R10*4)
+	INCQ    R10
+	JMP     words82
+
+wordsdone83:
+	JMP skip80
+
+whole81:
+	VMOVDQU Y1, (SP)
+	XORQ    R8, R8
+
+words84:
+	CMPQ    R8, $0x00000008
+	JGE     wordsdone85
+	MOVL    (SP)(R8*4), R10
+	MOVNTIL R10, 32(CX)(R8*4)
+	INCQ    R8
+	JMP     words84
+
+wordsdone85:
+skip80:
+noedge61:
+	ADDQ  edges_5+96(FP), AX
+	ADDQ  edges_5+96(FP), CX
+	ADDQ  edges_6+104(FP), DX
+	MOVQ  BX, R8
+	TESTQ R8, R8
+	JZ    done
+
+loop:
+	VMOVDQU   (DX), Y1
+	VMOVDQU   32(DX), Y2
+	VPAND     Y0, Y1, Y3
+	VPAND     Y0, Y2, Y4
+	VPSRLD    $0x10, Y1, Y1
+	VPSRLD    $0x10, Y2, Y2
+	VPACKUSDW Y4, Y3, Y3
+	VPERMQ    $0xd8, Y3, Y3
+	VPACKUSDW Y2, Y1, Y1
+	VPERMQ    $0xd8, Y1, Y1
+	VMOVNTDQ  Y3, (AX)
+	VMOVNTDQ  Y1, (CX)
+	VMOVDQU   64(DX), Y1
+	VMOVDQU   96(DX), Y2
+	VPAND     Y0, Y1, Y3
+	VPAND     Y0, Y2, Y4
+	VPSRLD    $0x10, Y1, Y1
+	VPSRLD    $0x10, Y2, Y2
+	VPACKUSDW Y4, Y3, Y3
+	VPERMQ    $0xd8, Y3, Y3
+	VPACKUSDW Y2, Y1, Y1
+	VPERMQ    $0xd8, Y1, Y1
+	VMOVNTDQ  Y3, 32(AX)
+	VMOVNTDQ  Y1, 32(CX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000040, CX
+	ADDQ      $0x00000080, DX
+	DECQ      R8
+	JNZ       loop
+
+done:
+	CMPQ      edges_7+112(FP), $0x00
+	JE        noedge86
+	VMOVDQU   (DX), Y1
+	VMOVDQU   32(DX), Y2
+	VPAND     Y0, Y1, Y3
+	VPAND     Y0, Y2, Y4
+	VPSRLD    $0x10, Y1, Y1
+	VPSRLD    $0x10, Y2, Y2
+	VPACKUSDW Y4, Y3, Y3
+	VPERMQ    $0xd8, Y3, Y3
+	VPACKUSDW Y2, Y1, Y1
+	VPERMQ    $0xd8, Y1, Y1
+	MOVQ      edges_7+112(FP), R8
+	CMPQ      R8, $0x00000008
+	JGE       whole88
+	TESTQ     R8, R8
+	JLE       skip87
+	VMOVDQU   Y3, (SP)
+	XORQ      R10, R10
+
+words89:
+	CMPQ    R10, R8
+	JGE     wordsdone90
+	MOVL    (SP)(R10*4), R11
+	MOVNTIL R11, (AX)(R10*4)
+	INCQ    R10
+	JMP     words89
+
+wordsdone90:
+	JMP skip87
+
+whole88:
+	VMOVNTDQ Y3, (AX)
+
+skip87:
+	MOVQ    edges_7+112(FP), R8
+	CMPQ    R8, $0x00000008
+	JGE     whole92
+	TESTQ   R8, R8
+	JLE     skip91
+	VMOVDQU Y1, (SP)
+	XORQ    R10, R10
+
+words93:
+	CMPQ    R10, R8
+	JGE     wordsdone94
+	MOVL    (SP)(R10*4), R11
+	MOVNTIL R11, (CX)(R10*4)
+	INCQ    R10
+	JMP     words93
+
+wordsdone94:
+	JMP skip91
+
+whole92:
+	VMOVNTDQ Y1, (CX)
+
+skip91:
+	VMOVDQU   64(DX), Y1
+	VMOVDQU   96(DX), Y2
+	VPAND     Y0, Y1, Y3
+	VPAND     Y0, Y2, Y4
+	VPSRLD    $0x10, Y1, Y1
+	VPSRLD    $0x10, Y2, Y2
+	VPACKUSDW Y4, Y3, Y3
+	VPERMQ    $0xd8, Y3, Y3
+	VPACKUSDW Y2, Y1, Y1
+	VPERMQ    $0xd8, Y1, Y1
+	MOVQ      edges_7+112(FP), R8
+	SUBQ      $0x00000008, R8
+	CMPQ      R8, $0x00000008
+	JGE       whole96
+	TESTQ     R8, R8
+	JLE       skip95
+	VMOVDQU   Y3, (SP)
+	XORQ      R10, R10
+
+words97:
+	CMPQ    R10, R8
+	JGE     wordsdone98
+	MOVL    (SP)(R10*4), R11
+	MOVNTIL R11, 32(AX)(R10*4)
+	INCQ    R10
+	JMP     words97
+
+wordsdone98:
+	JMP skip95
+
+whole96:
+	VMOVNTDQ Y3, 32(AX)
+
+skip95:
+	MOVQ    edges_7+112(FP), R8
+	SUBQ    $0x00000008, R8
+	CMPQ    R8, $0x00000008
+	JGE     whole100
+	TESTQ   R8, R8
+	JLE     skip99
+	VMOVDQU Y1, (SP)
+	XORQ    R10, R10
+
+words101:
+	CMPQ    R10, R8
+	JGE     wordsdone102
+	MOVL    (SP)(R10*4), R11
+	MOVNTIL R11, 32(CX)(R10*4)
+	INCQ    R10
+	JMP     words101
+
+wordsdone102:
+	JMP skip99
+
+whole100:
+	VMOVNTDQ Y1, 32(CX)
+
+skip99:
+noedge86:
+	ADDQ R9, AX
+	SUBQ edges_5+96(FP), AX
+	ADDQ R9, CX
+	SUBQ edges_5+96(FP), CX
+	ADDQ DI, DX
+	SUBQ edges_6+104(FP), DX
+	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f32ToBF16InterleaveRowsNTEAVX2(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+// Requires: AVX, AVX2, MMX+, SSE2
+TEXT ·f32ToBF16InterleaveRowsNTEAVX2(SB), NOSPLIT, $64-120
+	MOVQ         dst+0(FP), AX
+	MOVQ         a+8(FP), CX
+	MOVQ         b+16(FP), DX
+	MOVQ         n+24(FP), BX
+	VPBROADCASTD c32_00000001<>+0(SB), Y0
+	VPBROADCASTD c32_00007fff<>+0(SB), Y1
+	VPBROADCASTD c32_00400000<>+0(SB), Y2
+	MOVQ         rows+32(FP), SI
+	MOVQ         dstStride+40(FP), DI
+	MOVQ         srcStride+48(FP), R8
+	IMUL3Q       $0x00000040, BX, R9
+	NEGQ         R9
+	ADDQ         DI, R9
+	IMUL3Q       $0x00000040, BX, DI
+	NEGQ         DI
+	ADDQ         R8, DI
+	TESTQ        SI, SI
+	JZ           rowsdone
+
+row:
+	CMPQ      edges_0+56(FP), $0x00
+	JE        noedge103
+	VMOVDQU   (CX), Y3
+	VMOVDQU   (DX), Y4
+	VPSRLD    $0x10, Y3, Y5
+	VPAND     Y0, Y5, Y5
+	VPADDD    Y1, Y5, Y5
+	VPADDD    Y3, Y5, Y5
+	VCMPPS    $0x03, Y3, Y3, Y6
+	VPOR      Y2, Y3, Y3
+	VPBLENDVB Y6, Y3, Y5, Y5
+	VPSRLD    $0x10, Y4, Y3
+	VPAND     Y0, Y3, Y3
+	VPADDD    Y1, Y3, Y3
+	VPADDD    Y4, Y3, Y3
+	VCMPPS    $0x03, Y4, Y4, Y6
+	VPOR      Y2, Y4, Y4
+	VPBLENDVB Y6, Y4, Y3, Y3
+	VPSRLD    $0x10, Y5, Y5
+	VPBLENDW  $0xaa, Y3, Y5, Y5
+	MOVQ      edges_0+56(FP), R8
+	CMPQ      R8, $0x00000008
+	JGE       whole105
+	TESTQ     R8, R8
+	JLE       skip104
+	VMOVDQU   Y5, (SP)
+	XORQ      R10, R10
+
+words106:
+	CMPQ    R10, R8
+	JGE     wordsdone107
+	MOVL    (SP)(R10*4), R11
+	MOVNTIL R11, (AX)(R10*4)
+	INCQ    R10
+	JMP     words106
+
+wordsdone107:
+	JMP skip104
+
+whole105:
+	VMOVDQU Y5, (SP)
+	XORQ    R8, R8
+
+words108:
+	CMPQ    R8, $0x00000008
+	JGE     wordsdone109
+	MOVL    (SP)(R8*4), R10
+	MOVNTIL R10, (AX)(R8*4)
+	INCQ    R8
+	JMP     words108
+
+wordsdone109:
+skip104:
+	VMOVDQU   32(CX), Y3
+	VMOVDQU   32(DX), Y4
+	VPSRLD    $0x10, Y3, Y5
+	VPAND     Y0, Y5, Y5
+	VPADDD    Y1, Y5, Y5
+	VPADDD    Y3, Y5, Y5
+	VCMPPS    $0x03, Y3, Y3, Y6
+	VPOR      Y2, Y3, Y3
+	VPBLENDVB Y6, Y3, Y5, Y5
+	VPSRLD    $0x10, Y4, Y3
+	VPAND     Y0, Y3, Y3
+	VPADDD    Y1, Y3, Y3
+	VPADDD    Y4, Y3, Y3
+	VCMPPS    $0x03, Y4, Y4, Y6
+	VPOR      Y2, Y4, Y4
+	VPBLENDVB Y6, Y4, Y3, Y3
+	VPSRLD    $0x10, Y5, Y5
+	VPBLENDW  $0xaa, Y3, Y5, Y5
+	MOVQ      edges_0+56(FP), R8
+	SUBQ      $0x00000008, R8
+	CMPQ      R8, $0x00000008
+	JGE       whole111
+	TESTQ     R8, R8
+	JLE       skip110
+	VMOVDQU   Y5, (SP)
+	XORQ      R10, R10
+
+words112:
+	CMPQ    R10, R8
+	JGE     wordsdone113
+	MOVL    (SP)(R10*4), R11
+	MOVNTIL R11, 32(AX)(R10*4)
+	INCQ    R10
+	JMP     words112
+
+wordsdone113:
+	JMP skip110
+
+whole111:
+	VMOVDQU Y5, (SP)
+	XORQ    R8, R8
+
+words114:
+	CMPQ    R8, $0x00000008
+	JGE     wordsdone115
+	MOVL    (SP)(R8*4), R10
+	MOVNTIL R10, 32(AX)(R8*4)
+	INCQ    R8
+	JMP     words114
+
+wordsdone115:
+skip110:
+noedge103:
+	ADDQ  edges_5+96(FP), AX
+	ADDQ  edges_6+104(FP), CX
+	ADDQ  edges_6+104(FP), DX
+	MOVQ  BX, R8
+	TESTQ R8, R8
+	JZ    done
+
+loop:
+	PREFETCHNTA 2048(CX)
+	PREFETCHNTA 2048(DX)
+	VMOVDQU     (CX), Y3
+	VMOVDQU     (DX), Y4
+	VPSRLD      $0x10, Y3, Y5
+	VPAND       Y0, Y5, Y5
+	VPADDD      Y1, Y5, Y5
+	VPADDD      Y3, Y5, Y5
+	VCMPPS      $0x03, Y3, Y3, Y6
+	VPOR        Y2, Y3, Y3
+	VPBLENDVB   Y6, Y3, Y5, Y5
+	VPSRLD      $0x10, Y4, Y3
+	VPAND       Y0, Y3, Y3
+	VPADDD      Y1, Y3, Y3
+	VPADDD      Y4, Y3, Y3
+	VCMPPS      $0x03, Y4, Y4, Y6
+	VPOR        Y2, Y4, Y4
+	VPBLENDVB   Y6, Y4, Y3, Y3
+	VPSRLD      $0x10, Y5, Y5
+	VPBLENDW    $0xaa, Y3, Y5, Y5
+	VMOVNTDQ    Y5, (AX)
+	VMOVDQU     32(CX), Y3
+	VMOVDQU     32(DX), Y4
+	VPSRLD      $0x10, Y3, Y5
+	VPAND       Y0, Y5, Y5
+	VPADDD      Y1, Y5, Y5
+	VPADDD      Y3, Y5, Y5
+	VCMPPS      $0x03, Y3, Y3, Y6
+	VPOR        Y2, Y3, Y3
+	VPBLENDVB   Y6, Y3, Y5, Y5
+	VPSRLD      $0x10, Y4, Y3
+	VPAND       Y0, Y3, Y3
+	VPADDD      Y1, Y3, Y3
+	VPADDD      Y4, Y3, Y3
+	VCMPPS      $0x03, Y4, Y4, Y6
+	VPOR        Y2, Y4, Y4
+	VPBLENDVB   Y6, Y4, Y3, Y3
+	VPSRLD      $0x10, Y5, Y5
+	VPBLENDW    $0xaa, Y3, Y5, Y5
+	VMOVNTDQ    Y5, 32(AX)
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000040, DX
+	DECQ        R8
+	JNZ         loop
+
+done:
+	CMPQ      edges_7+112(FP), $0x00
+	JE        noedge116
+	VMOVDQU   (CX), Y3
+	VMOVDQU   (DX), Y4
+	VPSRLD    $0x10, Y3, Y5
+	VPAND     Y0, Y5, Y5
+	VPADDD    Y1, Y5, Y5
+	VPADDD    Y3, Y5, Y5
+	VCMPPS    $0x03, Y3, Y3, Y6
+	VPOR      Y2, Y3, Y3
+	VPBLENDVB Y6, Y3, Y5, Y5
+	VPSRLD    $0x10, Y4, Y3
+	VPAND     Y0, Y3, Y3
+	VPADDD    Y1, Y3, Y3
+	VPADDD    Y4, Y3, Y3
+	VCMPPS    $0x03, Y4, Y4, Y6
+	VPOR      Y2, Y4, Y4
+	VPBLENDVB Y6, Y4, Y3, Y3
+	VPSRLD    $0x10, Y5, Y5
+	VPBLENDW  $0xaa, Y3, Y5, Y5
+	MOVQ      edges_7+112(FP), R8
+	CMPQ      R8, $0x00000008
+	JGE       whole118
+	TESTQ     R8, R8
+	JLE       skip117
+	VMOVDQU   Y5, (SP)
+	XORQ      R10, R10
+
+words119:
+	CMPQ    R10, R8
+	JGE     wordsdone120
+	MOVL    (SP)(R10*4), R11
+	MOVNTIL R11, (AX)(R10*4)
+	INCQ    R10
+	JMP     words119
+
+wordsdone120:
+	JMP skip117
+
+whole118:
+	VMOVNTDQ Y5, (AX)
+
+skip117:
+	VMOVDQU   32(CX), Y3
+	VMOVDQU   32(DX), Y4
+	VPSRLD    $0x10, Y3, Y5
+	VPAND     Y0, Y5, Y5
+	VPADDD    Y1, Y5, Y5
+	VPADDD    Y3, Y5, Y5
+	VCMPPS    $0x03, Y3, Y3, Y6
+	VPOR      Y2, Y3, Y3
+	VPBLENDVB Y6, Y3, Y5, Y5
+	VPSRLD    $0x10, Y4, Y3
+	VPAND     Y0, Y3, Y3
+	VPADDD    Y1, Y3, Y3
+	VPADDD    Y4, Y3, Y3
+	VCMPPS    $0x03, Y4, Y4, Y6
+	VPOR      Y2, Y4, Y4
+	VPBLENDVB Y6, Y4, Y3, Y3
+	VPSRLD    $0x10, Y5, Y5
+	VPBLENDW  $0xaa, Y3, Y5, Y5
+	MOVQ      edges_7+112(FP), R8
+	SUBQ      $0x00000008, R8
+	CMPQ      R8, $0x00000008
+	JGE       whole122
+	TESTQ     R8, R8
+	JLE       skip121
+	VMOVDQU   Y5, (SP)
+	XORQ      R10, R10
+
+words123:
+	CMPQ    R10, R8
+	JGE     wordsdone124
+	MOVL    (SP)(R10*4), R11
+	MOVNTIL R11, 32(AX)(R10*4)
+	INCQ    R10
+	JMP     words123
+
+wordsdone124:
+	JMP skip121
+
+whole122:
+	VMOVNTDQ Y5, 32(AX)
+
+skip121:
+noedge116:
+	ADDQ R9, AX
+	SUBQ edges_5+96(FP), AX
+	ADDQ DI, CX
+	SUBQ edges_6+104(FP), CX
+	ADDQ DI, DX
+	SUBQ edges_6+104(FP), DX
+	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f32ToBF16RowsNTEAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+// Requires: AVX, AVX2, SSE2
+TEXT ·f32ToBF16RowsNTEAVX2(SB), NOSPLIT, $64-112
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_00000001<>+0(SB), Y0
+	VPBROADCASTD c32_00007fff<>+0(SB), Y1
+	VPBROADCASTD c32_00400000<>+0(SB), Y2
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000040, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	CMPQ      edges_0+48(FP), $0x00
+	JE        noedge125
+	VMOVDQU   (CX), Y3
+	VMOVDQU   32(CX), Y4
+	VPSRLD    $0x10, Y3, Y5
+	VPAND     Y0, Y5, Y5
+	VPADDD    Y1, Y5, Y5
+	VPADDD    Y3, Y5, Y5
+	VCMPPS    $0x03, Y3, Y3, Y6
+	VPOR      Y2, Y3, Y3
+	VPBLENDVB Y6, Y3, Y5, Y5
+	VPSRLD    $0x10, Y4, Y3
+	VPAND     Y0, Y3, Y3
+	VPADDD    Y1, Y3, Y3
+	VPADDD    Y4, Y3, Y3
+	VCMPPS    $0x03, Y4, Y4, Y6
+	VPOR      Y2, Y4, Y4
+	VPBLENDVB Y6, Y4, Y3, Y3
+	VPSRLD    $0x10, Y5, Y5
+	VPSRLD    $0x10, Y3, Y3
+	VPACKUSDW Y3, Y5, Y5
+	VPERMQ    $0xd8, Y5, Y5
+	MOVQ      edges_0+48(FP), DI
+	CMPQ      DI, $0x00000008
+	JGE       whole127
+	TESTQ     DI, DI
+	JLE       skip126
+	VMOVDQU   Y5, (SP)
+	XORQ      R9, R9
+
+words128:
+	CMPQ    R9, DI
+	JGE     wordsdone129
+	MOVL    (SP)(R9*4), R10
+	MOVNTIL R10, (AX)(R9*4)
+	INCQ    R9
+	JMP     words128
+
+wordsdone129:
+	JMP skip126
+
+whole127:
+	VMOVDQU Y5, (SP)
+	XORQ    DI, DI
+
+words130:
+	CMPQ    DI, $0x00000008
+	JGE     wordsdone131
+	MOVL    (SP)(DI*4), R9
+	MOVNTIL R9, (AX)(DI*4)
+	INCQ    DI
+	JMP     words130
+
+wordsdone131:
+skip126:
+noedge125:
+	ADDQ  edges_5+88(FP), AX
+	ADDQ  edges_6+96(FP), CX
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VMOVDQU   (CX), Y3
+	VMOVDQU   32(CX), Y4
+	VPSRLD    $0x10, Y3, Y5
+	VPAND     Y0, Y5, Y5
+	VPADDD    Y1, Y5, Y5
+	VPADDD    Y3, Y5, Y5
+	VCMPPS    $0x03, Y3, Y3, Y6
+	VPOR      Y2, Y3, Y3
+	VPBLENDVB Y6, Y3, Y5, Y5
+	VPSRLD    $0x10, Y4, Y3
+	VPAND     Y0, Y3, Y3
+	VPADDD    Y1, Y3, Y3
+	VPADDD    Y4, Y3, Y3
+	VCMPPS    $0x03, Y4, Y4, Y6
+	VPOR      Y2, Y4, Y4
+	VPBLENDVB Y6, Y4, Y3, Y3
+	VPSRLD    $0x10, Y5, Y5
+	VPSRLD    $0x10, Y3, Y3
+	VPACKUSDW Y3, Y5, Y5
+	VPERMQ    $0xd8, Y5, Y5
+	VMOVNTDQ  Y5, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000040, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	CMPQ      edges_7+104(FP), $0x00
+	JE        noedge132
+	VMOVDQU   (CX), Y3
+	VMOVDQU   32(CX), Y4
+	VPSRLD    $0x10, Y3, Y5
+	VPAND     Y0, Y5, Y5
+	VPADDD    Y1, Y5, Y5
+	VPADDD    Y3, Y5, Y5
+	VCMPPS    $0x03, Y3, Y3, Y6
+	VPOR      Y2, Y3, Y3
+	VPBLENDVB Y6, Y3, Y5, Y5
+	VPSRLD    $0x10, Y4, Y3
+	VPAND     Y0, Y3, Y3
+	VPADDD    Y1, Y3, Y3
+	VPADDD    Y4, Y3, Y3
+	VCMPPS    $0x03, Y4, Y4, Y6
+	VPOR      Y2, Y4, Y4
+	VPBLENDVB Y6, Y4, Y3, Y3
+	VPSRLD    $0x10, Y5, Y5
+	VPSRLD    $0x10, Y3, Y3
+	VPACKUSDW Y3, Y5, Y5
+	VPERMQ    $0xd8, Y5, Y5
+	MOVQ      edges_7+104(FP), DI
+	CMPQ      DI, $0x00000008
+	JGE       whole134
+	TESTQ     DI, DI
+	JLE       skip133
+	VMOVDQU   Y5, (SP)
+	XORQ      R9, R9
+
+words135:
+	CMPQ    R9, DI
+	JGE     wordsdone136
+	MOVL    (SP)(R9*4), R10
+	MOVNTIL R10, (AX)(R9*4)
+	INCQ    R9
+	JMP     words135
+
+wordsdone136:
+	JMP skip133
+
+whole134:
+	VMOVNTDQ Y5, (AX)
+
+skip133:
+noedge132:
+	ADDQ R8, AX
+	SUBQ edges_5+88(FP), AX
+	ADDQ SI, CX
+	SUBQ edges_6+96(FP), CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func bf16ToF32RowsNTEAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+// Requires: AVX, AVX2, SSE2
+TEXT ·bf16ToF32RowsNTEAVX2(SB), NOSPLIT, $64-112
+	MOVQ   dst+0(FP), AX
+	MOVQ   src+8(FP), CX
+	MOVQ   n+16(FP), DX
+	MOVQ   rows+24(FP), BX
+	MOVQ   dstStride+32(FP), SI
+	MOVQ   srcStride+40(FP), DI
+	IMUL3Q $0x00000040, DX, R8
+	NEGQ   R8
+	ADDQ   SI, R8
+	IMUL3Q $0x00000020, DX, SI
+	NEGQ   SI
+	ADDQ   DI, SI
+	TESTQ  BX, BX
+	JZ     rowsdone
+
+row:
+	CMPQ      edges_0+48(FP), $0x00
+	JE        noedge137
+	VPMOVZXWD (CX), Y0
+	VPSLLD    $0x10, Y0, Y0
+	MOVQ      edges_0+48(FP), DI
+	CMPQ      DI, $0x00000008
+	JGE       whole139
+	TESTQ     DI, DI
+	JLE       skip138
+	VMOVDQU   Y0, (SP)
+	XORQ      R9, R9
+
+words140:
+	CMPQ    R9, DI
+	JGE     wordsdone141
+	MOVL    (SP)(R9*4), R10
+	MOVNTIL R10, (AX)(R9*4)
+	INCQ    R9
+	JMP     words140
+
+wordsdone141:
+	JMP skip138
+
+whole139:
+	VMOVDQU Y0, (SP)
+	XORQ    DI, DI
+
+words142:
+	CMPQ    DI, $0x00000008
+	JGE     wordsdone143
+	MOVL    (SP)(DI*4), R9
+	MOVNTIL R9, (AX)(DI*4)
+	INCQ    DI
+	JMP     words142
+
+wordsdone143:
+skip138:
+	VPMOVZXWD 16(CX), Y0
+	VPSLLD    $0x10, Y0, Y0
+	MOVQ      edges_0+48(FP), DI
+	SUBQ      $0x00000008, DI
+	CMPQ      DI, $0x00000008
+	JGE       whole145
+	TESTQ     DI, DI
+	JLE       skip144
+	VMOVDQU   Y0, (SP)
+	XORQ      R9, R9
+
+words146:
+	CMPQ    R9, DI
+	JGE     wordsdone147
+	MOVL    (SP)(R9*4), R10
+	MOVNTIL R10, 32(AX)(R9*4)
+	INCQ    R9
+	JMP     words146
+
+wordsdone147:
+	JMP skip144
+
+whole145:
+	VMOVDQU Y0, (SP)
+	XORQ    DI, DI
+
+words148:
+	CMPQ    DI, $0x00000008
+	JGE     wordsdone149
+	MOVL    (SP)(DI*4), R9
+	MOVNTIL R9, 32(AX)(DI*4)
+	INCQ    DI
+	JMP     words148
+
+wordsdone149:
+skip144:
+noedge137:
+	ADDQ  edges_5+88(FP), AX
+	ADDQ  edges_6+96(FP), CX
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXWD (CX), Y0
+	VPSLLD    $0x10, Y0, Y0
+	VMOVNTDQ  Y0, (AX)
+	VPMOVZXWD 16(CX), Y0
+	VPSLLD    $0x10, Y0, Y0
+	VMOVNTDQ  Y0, 32(AX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000020, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	CMPQ      edges_7+104(FP), $0x00
+	JE        noedge150
+	VPMOVZXWD (CX), Y0
+	VPSLLD    $0x10, Y0, Y0
+	MOVQ      edges_7+104(FP), DI
+	CMPQ      DI, $0x00000008
+	JGE       whole152
+	TESTQ     DI, DI
+	JLE       skip151
+	VMOVDQU   Y0, (SP)
+	XORQ      R9, R9
+
+words153:
+	CMPQ    R9, DI
+	JGE     wordsdone154
+	MOVL    (SP)(R9*4), R10
+	MOVNTIL R10, (AX)(R9*4)
+	INCQ    R9
+	JMP     words153
+
+wordsdone154:
+	JMP skip151
+
+whole152:
+	VMOVNTDQ Y0, (AX)
+
+skip151:
+	VPMOVZXWD 16(CX), Y0
+	VPSLLD    $0x10, Y0, Y0
+	MOVQ      edges_7+104(FP), DI
+	SUBQ      $0x00000008, DI
+	CMPQ      DI, $0x00000008
+	JGE       whole156
+	TESTQ     DI, DI
+	JLE       skip155
+	VMOVDQU   Y0, (SP)
+	XORQ      R9, R9
+
+words157:
+	CMPQ    R9, DI
+	JGE     wordsdone158
+	MOVL    (SP)(R9*4), R10
+	MOVNTIL R10, 32(AX)(R9*4)
+	INCQ    R9
+	JMP     words157
+
+wordsdone158:
+	JMP skip155
+
+whole156:
+	VMOVNTDQ Y0, 32(AX)
+
+skip155:
+noedge150:
+	ADDQ R8, AX
+	SUBQ edges_5+88(FP), AX
+	ADDQ SI, CX
+	SUBQ edges_6+96(FP), CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func bf16DeinterleaveToF32RowsNTEAVX2(a *byte, b *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+// Requires: AVX, AVX2, SSE2
+TEXT ·bf16DeinterleaveToF32RowsNTEAVX2(SB), NOSPLIT, $64-120
+	MOVQ         a+0(FP), AX
+	MOVQ         b+8(FP), CX
+	MOVQ         src+16(FP), DX
+	MOVQ         n+24(FP), BX
+	VPBROADCASTD c32_ffff0000<>+0(SB), Y0
+	MOVQ         rows+32(FP), SI
+	MOVQ         dstStride+40(FP), DI
+	MOVQ         srcStride+48(FP), R8
+	IMUL3Q       $0x00000040, BX, R9
+	NEGQ         R9
+	ADDQ         DI, R9
+	IMUL3Q       $0x00000040, BX, DI
+	NEGQ         DI
+	ADDQ         R8, DI
+	TESTQ        SI, SI
+	JZ           rowsdone
+
+row:
+	CMPQ    edges_0+56(FP), $0x00
+	JE      noedge159
+	VMOVDQU (DX), Y1
+	VPSLLD  $0x10, Y1, Y2
+	VPAND   Y0, Y1, Y1
+	MOVQ    edges_0+56(FP), R8
+	CMPQ    R8, $0x00000008
+	JGE     whole161
+	TESTQ   R8, R8
+	JLE     skip160
+	VMOVDQU Y2, (SP)
+	XORQ    R10, R10
+
+words162:
+	CMPQ    R10, R8
+	JGE     wordsdone163
+	MOVL    (SP)(R10*4), R11
+	MOVNTIL R11, (AX)(R10*4)
+	INCQ    R10
+	JMP     words162
+
+wordsdone163:
+	JMP skip160
+
+whole161:
+	VMOVDQU Y2, (SP)
+	XORQ    R8, R8
+
+words164:
+	CMPQ    R8, $0x00000008
+	JGE     wordsdone165
+	MOVL    (SP)(R8*4), R10
+	MOVNTIL R10, (AX)(R8*4)
+	INCQ    R8
+	JMP     words164
+
+wordsdone165:
+skip160:
+	MOVQ    edges_0+56(FP), R8
+	CMPQ    R8, $0x00000008
+	JGE     whole167
+	TESTQ   R8, R8
+	JLE     skip166
+	VMOVDQU Y1, (SP)
+	XORQ    R10, R10
+
+words168:
+	CMPQ    R10, R8
+	JGE     wordsdone169
+	MOVL    (SP)(R10*4), R11
+	MOVNTIL R11, (CX)(R10*4)
+	INCQ    R10
+	JMP     words168
+
+wordsdone169:
+	JMP skip166
+
+whole167:
+	VMOVDQU Y1, (SP)
+	XORQ    R8, R8
+
+words170:
+	CMPQ    R8, $0x00000008
+	JGE     wordsdone171
+	MOVL    (SP)(R8*4), R10
+	MOVNTIL R10, (CX)(R8*4)
+	INCQ    R8
+	JMP     words170
+
+wordsdone171:
+skip166:
+	VMOVDQU 32(DX), Y1
+	VPSLLD  $0x10, Y1, Y2
+	VPAND   Y0, Y1, Y1
+	MOVQ    edges_0+56(FP), R8
+	SUBQ    $0x00000008, R8
+	CMPQ    R8, $0x00000008
+	JGE     whole173
+	TESTQ   R8, R8
+	JLE     skip172
+	VMOVDQU Y2, (SP)
+	XORQ    R10, R10
+
+words174:
+	CMPQ    R10, R8
+	JGE     wordsdone175
+	MOVL    (SP)(R10*4), R11
+	MOVNTIL R11, 32(AX)(R10*4)
+	INCQ    R10
+	JMP     words174
+
+wordsdone175:
+	JMP skip172
+
+whole173:
+	VMOVDQU Y2, (SP)
+	XORQ    R8, R8
+
+words176:
+	CMPQ    R8, $0x00000008
+	JGE     wordsdone177
+	MOVL    (SP)(R8*4), R10
+	MOVNTIL R10, 32(AX)(R8*4)
+	INCQ    R8
+	JMP     words176
+
+wordsdone177:
+skip172:
+	MOVQ    edges_0+56(FP), R8
+	SUBQ    $0x00000008, R8
+	CMPQ    R8, $0x00000008
+	JGE     whole179
+	TESTQ   R8, R8
+	JLE     skip178
+	VMOVDQU Y1, (SP)
+	XORQ    R10, R10
+
+words180:
+	CMPQ    R10, R8
+	JGE     wordsdone181
+	MOVL    (SP)(R10*4), R11
+	MOVNTIL R11, 32(CX)(R10*4)
+	INCQ    R10
+	JMP     words180
+
+wordsdone181:
+	JMP skip178
+
+whole179:
+	VMOVDQU Y1, (SP)
+	XORQ    R8, R8
+
+words182:
+	CMPQ    R8, $0x00000008
+	JGE     wordsdone183
+	MOVL    (SP)(R8*4), R10
+	MOVNTIL R10, 32(CX)(R8*4)
+	INCQ    R8
+	JMP     words182
+
+wordsdone183:
+skip178:
+noedge159:
+	ADDQ  edges_5+96(FP), AX
+	ADDQ  edges_5+96(FP), CX
+	ADDQ  edges_6+104(FP), DX
+	MOVQ  BX, R8
+	TESTQ R8, R8
+	JZ    done
+
+loop:
+	VMOVDQU  (DX), Y1
+	VPSLLD   $0x10, Y1, Y2
+	VPAND    Y0, Y1, Y1
+	VMOVNTDQ Y2, (AX)
+	VMOVNTDQ Y1, (CX)
+	VMOVDQU  32(DX), Y1
+	VPSLLD   $0x10, Y1, Y2
+	VPAND    Y0, Y1, Y1
+	VMOVNTDQ Y2, 32(AX)
+	VMOVNTDQ Y1, 32(CX)
+	ADDQ     $0x00000040, AX
+	ADDQ     $0x00000040, CX
+	ADDQ     $0x00000040, DX
+	DECQ     R8
+	JNZ      loop
+
+done:
+	CMPQ    edges_7+112(FP), $0x00
+	JE      noedge184
+	VMOVDQU (DX), Y1
+	VPSLLD  $0x10, Y1, Y2
+	VPAND   Y0, Y1, Y1
+	MOVQ    edges_7+112(FP), R8
+	CMPQ    R8, $0x00000008
+	JGE     whole186
+	TESTQ   R8, R8
+	JLE     skip185
+	VMOVDQU Y2, (SP)
+	XORQ    R10, R10
+
+words187:
+	CMPQ    R10, R8
+	JGE     wordsdone188
+	MOVL    (SP)(R10*4), R11
+	MOVNTIL R11, (AX)(R10*4)
+	INCQ    R10
+	JMP     words187
+
+wordsdone188:
+	JMP skip185
+
+whole186:
+	VMOVNTDQ Y2, (AX)
+
+skip185:
+	MOVQ    edges_7+112(FP), R8
+	CMPQ    R8, $0x00000008
+	JGE     whole190
+	TESTQ   R8, R8
+	JLE     skip189
+	VMOVDQU Y1, (SP)
+	XORQ    R10, R10
+
+words191:
+	CMPQ    R10, R8
+	JGE     wordsdone192
+	MOVL    (SP)(R10*4), R11
+	MOVNTIL R11, (CX)(R10*4)
+	INCQ    R10
+	JMP     words191
+
+wordsdone192:
+	JMP skip189
+
+whole190:
+	VMOVNTDQ Y1, (CX)
+
+skip189:
+	VMOVDQU 32(DX), Y1
+	VPSLLD  $0x10, Y1, Y2
+	VPAND   Y0, Y1, Y1
+	MOVQ    edges_7+112(FP), R8
+	SUBQ    $0x00000008, R8
+	CMPQ    R8, $0x00000008
+	JGE     whole194
+	TESTQ   R8, R8
+	JLE     skip193
+	VMOVDQU Y2, (SP)
+	XORQ    R10, R10
+
+words195:
+	CMPQ    R10, R8
+	JGE     wordsdone196
+	MOVL    (SP)(R10*4), R11
+	MOVNTIL R11, 32(AX)(R10*4)
+	INCQ    R10
+	JMP     words195
+
+wordsdone196:
+	JMP skip193
+
+whole194:
+	VMOVNTDQ Y2, 32(AX)
+
+skip193:
+	MOVQ    edges_7+112(FP), R8
+	SUBQ    $0x00000008, R8
+	CMPQ    R8, $0x00000008
+	JGE     whole198
+	TESTQ   R8, R8
+	JLE     skip197
+	VMOVDQU Y1, (SP)
+	XORQ    R10, R10
+
+words199:
+	CMPQ    R10, R8
+	JGE     wordsdone200
+	MOVL    (SP)(R10*4), R11
+	MOVNTIL R11, 32(CX)(R10*4)
+	INCQ    R10
+	JMP     words199
+
+wordsdone200:
+	JMP skip197
+
+whole198:
+	VMOVNTDQ Y1, 32(CX)
+
+skip197:
+noedge184:
+	ADDQ R9, AX
+	SUBQ edges_5+96(FP), AX
+	ADDQ R9, CX
+	SUBQ edges_5+96(FP), CX
+	ADDQ DI, DX
+	SUBQ edges_6+104(FP), DX
+	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func interleave8x4RowsNTEAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+// Requires: AVX, AVX2, MMX+, SSE2
+TEXT ·interleave8x4RowsNTEAVX2(SB), NOSPLIT, $64-136
+	MOVQ   dst+0(FP), AX
+	MOVQ   r0+8(FP), CX
+	MOVQ   r1+16(FP), DX
+	MOVQ   r2+24(FP), BX
+	MOVQ   r3+32(FP), SI
+	MOVQ   n+40(FP), DI
+	MOVQ   rows+48(FP), R8
+	MOVQ   dstStride+56(FP), R9
+	MOVQ   srcStride+64(FP), R10
+	IMUL3Q $0x00000080, DI, R11
+	NEGQ   R11
+	ADDQ   R9, R11
+	IMUL3Q $0x00000020, DI, R9
+	NEGQ   R9
+	ADDQ   R10, R9
+	TESTQ  R8, R8
+	JZ     rowsdone
+
+row:
+	CMPQ       edges_0+72(FP), $0x00
+	JE         noedge201
+	VMOVDQU    (CX), Y0
+	VMOVDQU    (DX), Y1
+	VMOVDQU    (BX), Y2
+	VMOVDQU    (SI), Y3
+	VPUNPCKLBW Y1, Y0, Y4
+	VPUNPCKHBW Y1, Y0, Y5
+	VPUNPCKLBW Y3, Y2, Y1
+	VPUNPCKHBW Y3, Y2, Y3
+	VPUNPCKLWD Y1, Y4, Y0
+	VPUNPCKHWD Y1, Y4, Y1
+	VPUNPCKLWD Y3, Y5, Y2
+	VPUNPCKHWD Y3, Y5, Y3
+	VPERM2I128 $0x20, Y1, Y0, Y4
+	VPERM2I128 $0x20, Y3, Y2, Y5
+	VPERM2I128 $0x31, Y1, Y0, Y1
+	VPERM2I128 $0x31, Y3, Y2, Y3
+	MOVQ       edges_0+72(FP), R10
+	CMPQ       R10, $0x00000008
+	JGE        whole203
+	TESTQ      R10, R10
+	JLE        skip202
+	VMOVDQU    Y4, (SP)
+	XORQ       R12, R12
+
+words204:
+	CMPQ    R12, R10
+	JGE     wordsdone205
+	MOVL    (SP)(R12*4), R13
+	MOVNTIL R13, (AX)(R12*4)
+	INCQ    R12
+	JMP     words204
+
+wordsdone205:
+	JMP skip202
+
+whole203:
+	VMOVDQU Y4, (SP)
+	XORQ    R10, R10
+
+words206:
+	CMPQ    R10, $0x00000008
+	JGE     wordsdone207
+	MOVL    (SP)(R10*4), R12
+	MOVNTIL R12, (AX)(R10*4)
+	INCQ    R10
+	JMP     words206
+
+wordsdone207:
+skip202:
+	MOVQ    edges_0+72(FP), R10
+	SUBQ    $0x00000008, R10
+	CMPQ    R10, $0x00000008
+	JGE     whole209
+	TESTQ   R10, R10
+	JLE     skip208
+	VMOVDQU Y5, (SP)
+	XORQ    R12, R12
+
+words210:
+	CMPQ    R12, R10
+	JGE     wordsdone211
+	MOVL    (SP)(R12*4), R13
+	MOVNTIL R13, 32(AX)(R12*4)
+	INCQ    R12
+	JMP     words210
+
+wordsdone211:
+	JMP skip208
+
+whole209:
+	VMOVDQU Y5, (SP)
+	XORQ    R10, R10
+
+words212:
+	CMPQ    R10, $0x00000008
+	JGE     wordsdone213
+	MOVL    (SP)(R10*4), R12
+	MOVNTIL R12, 32(AX)(R10*4)
+	INCQ    R10
+	JMP     words212
+
+wordsdone213:
+skip208:
+noedge201:
+	ADDQ  edges_5+112(FP), AX
+	ADDQ  edges_6+120(FP), CX
+	ADDQ  edges_6+120(FP), DX
+	ADDQ  edges_6+120(FP), BX
+	ADDQ  edges_6+120(FP), SI
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	PREFETCHNTA 2048(CX)
+	PREFETCHNTA 2048(DX)
+	PREFETCHNTA 2048(BX)
+	PREFETCHNTA 2048(SI)
+	VMOVDQU     (CX), Y0
+	VMOVDQU     (DX), Y1
+	VMOVDQU     (BX), Y2
+	VMOVDQU     (SI), Y3
+	VPUNPCKLBW  Y1, Y0, Y4
+	VPUNPCKHBW  Y1, Y0, Y5
+	VPUNPCKLBW  Y3, Y2, Y1
+	VPUNPCKHBW  Y3, Y2, Y3
+	VPUNPCKLWD  Y1, Y4, Y0
+	VPUNPCKHWD  Y1, Y4, Y1
+	VPUNPCKLWD  Y3, Y5, Y2
+	VPUNPCKHWD  Y3, Y5, Y3
+	VPERM2I128  $0x20, Y1, Y0, Y4
+	VPERM2I128  $0x20, Y3, Y2, Y5
+	VPERM2I128  $0x31, Y1, Y0, Y1
+	VPERM2I128  $0x31, Y3, Y2, Y3
+	VMOVNTDQ    Y4, (AX)
+	VMOVNTDQ    Y5, 32(AX)
+	VMOVNTDQ    Y1, 64(AX)
+	VMOVNTDQ    Y3, 96(AX)
+	ADDQ        $0x00000080, AX
+	ADDQ        $0x00000020, CX
+	ADDQ        $0x00000020, DX
+	ADDQ        $0x00000020, BX
+	ADDQ        $0x00000020, SI
+	DECQ        R10
+	JNZ         loop
+
+done:
+	CMPQ       edges_7+128(FP), $0x00
+	JE         noedge214
+	VMOVDQU    (CX), Y0
+	VMOVDQU    (DX), Y1
+	VMOVDQU    (BX), Y2
+	VMOVDQU    (SI), Y3
+	VPUNPCKLBW Y1, Y0, Y4
+	VPUNPCKHBW Y1, Y0, Y5
+	VPUNPCKLBW Y3, Y2, Y1
+	VPUNPCKHBW Y3, Y2, Y3
+	VPUNPCKLWD Y1, Y4, Y0
+	VPUNPCKHWD Y1, Y4, Y1
+	VPUNPCKLWD Y3, Y5, Y2
+	VPUNPCKHWD Y3, Y5, Y3
+	VPERM2I128 $0x20, Y1, Y0, Y4
+	VPERM2I128 $0x20, Y3, Y2, Y5
+	VPERM2I128 $0x31, Y1, Y0, Y1
+	VPERM2I128 $0x31, Y3, Y2, Y3
+	MOVQ       edges_7+128(FP), R10
+	CMPQ       R10, $0x00000008
+	JGE        whole216
+	TESTQ      R10, R10
+	JLE        skip215
+	VMOVDQU    Y4, (SP)
+	XORQ       R12, R12
+
+words217:
+	CMPQ    R12, R10
+	JGE     wordsdone218
+	MOVL    (SP)(R12*4), R13
+	MOVNTIL R13, (AX)(R12*4)
+	INCQ    R12
+	JMP     words217
+
+wordsdone218:
+	JMP skip215
+
+whole216:
+	VMOVNTDQ Y4, (AX)
+
+skip215:
+	MOVQ    edges_7+128(FP), R10
+	SUBQ    $0x00000008, R10
+	CMPQ    R10, $0x00000008
+	JGE     whole220
+	TESTQ   R10, R10
+	JLE     skip219
+	VMOVDQU Y5, (SP)
+	XORQ    R12, R12
+
+words221:
+	CMPQ    R12, R10
+	JGE     wordsdone222
+	MOVL    (SP)(R12*4), R13
+	MOVNTIL R13, 32(AX)(R12*4)
+	INCQ    R12
+	JMP     words221
+
+wordsdone222:
+	JMP skip219
+
+whole220:
+	VMOVNTDQ Y5, 32(AX)
+
+skip219:
+	MOVQ    edges_7+128(FP), R10
+	SUBQ    $0x00000010, R10
+	CMPQ    R10, $0x00000008
+	JGE     whole224
+	TESTQ   R10, R10
+	JLE     skip223
+	VMOVDQU Y1, (SP)
+	XORQ    R12, R12
+
+words225:
+	CMPQ    R12, R10
+	JGE     wordsdone226
+	MOVL    (SP)(R12*4), R13
+	MOVNTIL R13, 64(AX)(R12*4)
+	INCQ    R12
+	JMP     words225
+
+wordsdone226:
+	JMP skip223
+
+whole224:
+	VMOVNTDQ Y1, 64(AX)
+
+skip223:
+	MOVQ    edges_7+128(FP), R10
+	SUBQ    $0x00000018, R10
+	CMPQ    R10, $0x00000008
+	JGE     whole228
+	TESTQ   R10, R10
+	JLE     skip227
+	VMOVDQU Y3, (SP)
+	XORQ    R12, R12
+
+words229:
+	CMPQ    R12, R10
+	JGE     wordsdone230
+	MOVL    (SP)(R12*4), R13
+	MOVNTIL R13, 96(AX)(R12*4)
+	INCQ    R12
+	JMP     words229
+
+wordsdone230:
+	JMP skip227
+
+whole228:
+	VMOVNTDQ Y3, 96(AX)
+
+skip227:
+noedge214:
+	ADDQ R11, AX
+	SUBQ edges_5+112(FP), AX
+	ADDQ R9, CX
+	SUBQ edges_6+120(FP), CX
+	ADDQ R9, DX
+	SUBQ edges_6+120(FP), DX
+	ADDQ R9, BX
+	SUBQ edges_6+120(FP), BX
+	ADDQ R9, SI
+	SUBQ edges_6+120(FP), SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func deinterleave8x4RowsNTEAVX2(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+// Requires: AVX, AVX2, SSE2
+TEXT ·deinterleave8x4RowsNTEAVX2(SB), NOSPLIT, $64-136
+	MOVQ    r0+0(FP), AX
+	MOVQ    r1+8(FP), CX
+	MOVQ    r2+16(FP), DX
+	MOVQ    r3+24(FP), BX
+	MOVQ    src+32(FP), SI
+	MOVQ    n+40(FP), DI
+	VMOVDQU groupbytes4_32<>+0(SB), Y0
+	VMOVDQU permd04152637_32<>+0(SB), Y1
+	MOVQ    rows+48(FP), R8
+	MOVQ    dstStride+56(FP), R9
+	MOVQ    srcStride+64(FP), R10
+	IMUL3Q  $0x00000080, DI, R11
+	NEGQ    R11
+	ADDQ    R10, R11
+	IMUL3Q  $0x00000020, DI, R10
+	NEGQ    R10
+	ADDQ    R9, R10
+	TESTQ   R8, R8
+	JZ      rowsdone
+
+row:
+	CMPQ        edges_0+72(FP), $0x00
+	JE          noedge231
+	VMOVDQU     (SI), Y2
+	VPSHUFB     Y0, Y2, Y2
+	VPERMD      Y2, Y1, Y2
+	VMOVDQU     32(SI), Y3
+	VPSHUFB     Y0, Y3, Y3
+	VPERMD      Y3, Y1, Y3
+	VMOVDQU     64(SI), Y4
+	VPSHUFB     Y0, Y4, Y4
+	VPERMD      Y4, Y1, Y4
+	VMOVDQU     96(SI), Y5
+	VPSHUFB     Y0, Y5, Y5
+	VPERMD      Y5, Y1, Y5
+	VPUNPCKLQDQ Y3, Y2, Y6
+	VPUNPCKHQDQ Y3, Y2, Y7
+	VPUNPCKLQDQ Y5, Y4, Y8
+	VPUNPCKHQDQ Y5, Y4, Y5
+	VPERM2I128  $0x20, Y8, Y6, Y2
+	VPERM2I128  $0x20, Y5, Y7, Y3
+	VPERM2I128  $0x31, Y8, Y6, Y4
+	VPERM2I128  $0x31, Y5, Y7, Y5
+	MOVQ        edges_0+72(FP), R9
+	CMPQ        R9, $0x00000008
+	JGE         whole233
+	TESTQ       R9, R9
+	JLE         skip232
+	VMOVDQU     Y2, (SP)
+	XORQ        R12, R12
+
+words234:
+	CMPQ    R12, R9
+	JGE     wordsdone235
+	MOVL    (SP)(R12*4), R13
+	MOVNTIL R13, (AX)(R12*4)
+	INCQ    R12
+	JMP     words234
+
+wordsdone235:
+	JMP skip232
+
+whole233:
+	VMOVDQU Y2, (SP)
+	XORQ    R9, R9
+
+words236:
+	CMPQ    R9, $0x00000008
+	JGE     wordsdone237
+	MOVL    (SP)(R9*4), R12
+	MOVNTIL R12, (AX)(R9*4)
+	INCQ    R9
+	JMP     words236
+
+wordsdone237:
+skip232:
+	MOVQ    edges_0+72(FP), R9
+	CMPQ    R9, $0x00000008
+	JGE     whole239
+	TESTQ   R9, R9
+	JLE     skip238
+	VMOVDQU Y3, (SP)
+	XORQ    R12, R12
+
+words240:
+	CMPQ    R12, R9
+	JGE     wordsdone241
+	MOVL    (SP)(R12*4), R13
+	MOVNTIL R13, (CX)(R12*4)
+	INCQ    R12
+	JMP     words240
+
+wordsdone241:
+	JMP skip238
+
+whole239:
+	VMOVDQU Y3, (SP)
+	XORQ    R9, R9
+
+words242:
+	CMPQ    R9, $0x00000008
+	JGE     wordsdone243
+	MOVL    (SP)(R9*4), R12
+	MOVNTIL R12, (CX)(R9*4)
+	INCQ    R9
+	JMP     words242
+
+wordsdone243:
+skip238:
+	MOVQ    edges_0+72(FP), R9
+	CMPQ    R9, $0x00000008
+	JGE     whole245
+	TESTQ   R9, R9
+	JLE     skip244
+	VMOVDQU Y4, (SP)
+	XORQ    R12, R12
+
+words246:
+	CMPQ    R12, R9
+	JGE     wordsdone247
+	MOVL    (SP)(R12*4), R13
+	MOVNTIL R13, (DX)(R12*4)
+	INCQ    R12
+	JMP     words246
+
+wordsdone247:
+	JMP skip244
+
+whole245:
+	VMOVDQU Y4, (SP)
+	XORQ    R9, R9
+
+words248:
+	CMPQ    R9, $0x00000008
+	JGE     wordsdone249
+	MOVL    (SP)(R9*4), R12
+	MOVNTIL R12, (DX)(R9*4)
+	INCQ    R9
+	JMP     words248
+
+wordsdone249:
+skip244:
+	MOVQ    edges_0+72(FP), R9
+	CMPQ    R9, $0x00000008
+	JGE     whole251
+	TESTQ   R9, R9
+	JLE     skip250
+	VMOVDQU Y5, (SP)
+	XORQ    R12, R12
+
+words252:
+	CMPQ    R12, R9
+	JGE     wordsdone253
+	MOVL    (SP)(R12*4), R13
+	MOVNTIL R13, (BX)(R12*4)
+	INCQ    R12
+	JMP     words252
+
+wordsdone253:
+	JMP skip250
+
+whole251:
+	VMOVDQU Y5, (SP)
+	XORQ    R9, R9
+
+words254:
+	CMPQ    R9, $0x00000008
+	JGE     wordsdone255
+	MOVL    (SP)(R9*4), R12
+	MOVNTIL R12, (BX)(R9*4)
+	INCQ    R9
+	JMP     words254
+
+wordsdone255:
+skip250:
+noedge231:
+	ADDQ  edges_6+120(FP), SI
+	ADDQ  edges_5+112(FP), AX
+	ADDQ  edges_5+112(FP), CX
+	ADDQ  edges_5+112(FP), DX
+	ADDQ  edges_5+112(FP), BX
+	MOVQ  DI, R9
+	TESTQ R9, R9
+	JZ    done
+
+loop:
+	VMOVDQU     (SI), Y2
+	VPSHUFB     Y0, Y2, Y2
+	VPERMD      Y2, Y1, Y2
+	VMOVDQU     32(SI), Y3
+	VPSHUFB     Y0, Y3, Y3
+	VPERMD      Y3, Y1, Y3
+	VMOVDQU     64(SI), Y4
+	VPSHUFB     Y0, Y4, Y4
+	VPERMD      Y4, Y1, Y4
+	VMOVDQU     96(SI), Y5
+	VPSHUFB     Y0, Y5, Y5
+	VPERMD      Y5, Y1, Y5
+	VPUNPCKLQDQ Y3, Y2, Y6
+	VPUNPCKHQDQ Y3, Y2, Y7
+	VPUNPCKLQDQ Y5, Y4, Y8
+	VPUNPCKHQDQ Y5, Y4, Y5
+	VPERM2I128  $0x20, Y8, Y6, Y2
+	VPERM2I128  $0x20, Y5, Y7, Y3
+	VPERM2I128  $0x31, Y8, Y6, Y4
+	VPERM2I128  $0x31, Y5, Y7, Y5
+	VMOVNTDQ    Y2, (AX)
+	VMOVNTDQ    Y3, (CX)
+	VMOVNTDQ    Y4, (DX)
+	VMOVNTDQ    Y5, (BX)
+	ADDQ        $0x00000080, SI
+	ADDQ        $0x00000020, AX
+	ADDQ        $0x00000020, CX
+	ADDQ        $0x00000020, DX
+	ADDQ        $0x00000020, BX
+	DECQ        R9
+	JNZ         loop
+
+done:
+	CMPQ        edges_7+128(FP), $0x00
+	JE          noedge256
+	VMOVDQU     (SI), Y2
+	VPSHUFB     Y0, Y2, Y2
+	VPERMD      Y2, Y1, Y2
+	VMOVDQU     32(SI), Y3
+	VPSHUFB     Y0, Y3, Y3
+	VPERMD      Y3, Y1, Y3
+	VMOVDQU     64(SI), Y4
+	VPSHUFB     Y0, Y4, Y4
+	VPERMD      Y4, Y1, Y4
+	VMOVDQU     96(SI), Y5
+	VPSHUFB     Y0, Y5, Y5
+	VPERMD      Y5, Y1, Y5
+	VPUNPCKLQDQ Y3, Y2, Y6
+	VPUNPCKHQDQ Y3, Y2, Y7
+	VPUNPCKLQDQ Y5, Y4, Y8
+	VPUNPCKHQDQ Y5, Y4, Y5
+	VPERM2I128  $0x20, Y8, Y6, Y2
+	VPERM2I128  $0x20, Y5, Y7, Y3
+	VPERM2I128  $0x31, Y8, Y6, Y4
+	VPERM2I128  $0x31, Y5, Y7, Y5
+	MOVQ        edges_7+128(FP), R9
+	CMPQ        R9, $0x00000008
+	JGE         whole258
+	TESTQ       R9, R9
+	JLE         skip257
+	VMOVDQU     Y2, (SP)
+	XORQ        R12, R12
+
+words259:
+	CMPQ    R12, R9
+	JGE     wordsdone260
+	MOVL    (SP)(R12*4), R13
+	MOVNTIL R13, (AX)(R12*4)
+	INCQ    R12
+	JMP     words259
+
+wordsdone260:
+	JMP skip257
+
+whole258:
+	VMOVNTDQ Y2, (AX)
+
+skip257:
+	MOVQ    edges_7+128(FP), R9
+	CMPQ    R9, $0x00000008
+	JGE     whole262
+	TESTQ   R9, R9
+	JLE     skip261
+	VMOVDQU Y3, (SP)
+	XORQ    R12, R12
+
+words263:
+	CMPQ    R12, R9
+	JGE     wordsdone264
+	MOVL    (SP)(R12*4), R13
+	MOVNTIL R13, (CX)(R12*4)
+	INCQ    R12
+	JMP     words263
+
+wordsdone264:
+	JMP skip261
+
+whole262:
+	VMOVNTDQ Y3, (CX)
+
+skip261:
+	MOVQ    edges_7+128(FP), R9
+	CMPQ    R9, $0x00000008
+	JGE     whole266
+	TESTQ   R9, R9
+	JLE     skip265
+	VMOVDQU Y4, (SP)
+	XORQ    R12, R12
+
+words267:
+	CMPQ    R12, R9
+	JGE     wordsdone268
+	MOVL    (SP)(R12*4), R13
+	MOVNTIL R13, (DX)(R12*4)
+	INCQ    R12
+	JMP     words267
+
+wordsdone268:
+	JMP skip265
+
+whole266:
+	VMOVNTDQ Y4, (DX)
+
+skip265:
+	MOVQ    edges_7+128(FP), R9
+	CMPQ    R9, $0x00000008
+	JGE     whole270
+	TESTQ   R9, R9
+	JLE     skip269
+	VMOVDQU Y5, (SP)
+	XORQ    R12, R12
+
+words271:
+	CMPQ    R12, R9
+	JGE     wordsdone272
+	MOVL    (SP)(R12*4), R13
+	MOVNTIL R13, (BX)(R12*4)
+	INCQ    R12
+	JMP     words271
+
+wordsdone272:
+	JMP skip269
+
+whole270:
+	VMOVNTDQ Y5, (BX)
+
+skip269:
+noedge256:
+	ADDQ R11, SI
+	SUBQ edges_6+120(FP), SI
+	ADDQ R10, AX
+	SUBQ edges_5+112(FP), AX
+	ADDQ R10, CX
+	SUBQ edges_5+112(FP), CX
+	ADDQ R10, DX
+	SUBQ edges_5+112(FP), DX
+	ADDQ R10, BX
+	SUBQ edges_5+112(FP), BX
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f32ToF16RowsNTEAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+// Requires: AVX, AVX2, F16C, SSE2
+TEXT ·f32ToF16RowsNTEAVX2(SB), NOSPLIT, $64-112
+	MOVQ   dst+0(FP), AX
+	MOVQ   src+8(FP), CX
+	MOVQ   n+16(FP), DX
+	MOVQ   rows+24(FP), BX
+	MOVQ   dstStride+32(FP), SI
+	MOVQ   srcStride+40(FP), DI
+	IMUL3Q $0x00000020, DX, R8
+	NEGQ   R8
+	ADDQ   SI, R8
+	IMUL3Q $0x00000040, DX, SI
+	NEGQ   SI
+	ADDQ   DI, SI
+	TESTQ  BX, BX
+	JZ     rowsdone
+
+row:
+	CMPQ        edges_0+48(FP), $0x00
+	JE          noedge273
+	VMOVDQU     (CX), Y0
+	VMOVDQU     32(CX), Y1
+	VCVTPS2PH   $0x00, Y0, X2
+	VCVTPS2PH   $0x00, Y1, X0
+	VINSERTI128 $0x01, X0, Y2, Y2
+	MOVQ        edges_0+48(FP), DI
+	CMPQ        DI, $0x00000008
+	JGE         whole275
+	TESTQ       DI, DI
+	JLE         skip274
+	VMOVDQU     Y2, (SP)
+	XORQ        R9, R9
+
+words276:
+	CMPQ    R9, DI
+	JGE     wordsdone277
+	MOVL    (SP)(R9*4), R10
+	MOVNTIL R10, (AX)(R9*4)
+	INCQ    R9
+	JMP     words276
+
+wordsdone277:
+	JMP skip274
+
+whole275:
+	VMOVDQU Y2, (SP)
+	XORQ    DI, DI
+
+words278:
+	CMPQ    DI, $0x00000008
+	JGE     wordsdone279
+	MOVL    (SP)(DI*4), R9
+	MOVNTIL R9, (AX)(DI*4)
+	INCQ    DI
+	JMP     words278
+
+wordsdone279:
+skip274:
+noedge273:
+	ADDQ  edges_5+88(FP), AX
+	ADDQ  edges_6+96(FP), CX
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VMOVDQU     (CX), Y0
+	VMOVDQU     32(CX), Y1
+	VCVTPS2PH   $0x00, Y0, X3
+	VCVTPS2PH   $0x00, Y1, X0
+	VINSERTI128 $0x01, X0, Y3, Y3
+	VMOVNTDQ    Y3, (AX)
+	ADDQ        $0x00000020, AX
+	ADDQ        $0x00000040, CX
+	DECQ        DI
+	JNZ         loop
+
+done:
+	CMPQ        edges_7+104(FP), $0x00
+	JE          noedge280
+	VMOVDQU     (CX), Y0
+	VMOVDQU     32(CX), Y1
+	VCVTPS2PH   $0x00, Y0, X4
+	VCVTPS2PH   $0x00, Y1, X0
+	VINSERTI128 $0x01, X0, Y4, Y4
+	MOVQ        edges_7+104(FP), DI
+	CMPQ        DI, $0x00000008
+	JGE         whole282
+	TESTQ       DI, DI
+	JLE         skip281
+	VMOVDQU     Y4, (SP)
+	XORQ        R9, R9
+
+words283:
+	CMPQ    R9, DI
+	JGE     wordsdone284
+	MOVL    (SP)(R9*4), R10
+	MOVNTIL R10, (AX)(R9*4)
+	INCQ    R9
+	JMP     words283
+
+wordsdone284:
+	JMP skip281
+
+whole282:
+	VMOVNTDQ Y4, (AX)
+
+skip281:
+noedge280:
+	ADDQ R8, AX
+	SUBQ edges_5+88(FP), AX
+	ADDQ SI, CX
+	SUBQ edges_6+96(FP), CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f32ToF16InterleaveRowsNTEAVX2(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+// Requires: AVX, AVX2, F16C, MMX+, SSE2
+TEXT ·f32ToF16InterleaveRowsNTEAVX2(SB), NOSPLIT, $64-120
+	MOVQ   dst+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   b+16(FP), DX
+	MOVQ   n+24(FP), BX
+	MOVQ   rows+32(FP), SI
+	MOVQ   dstStride+40(FP), DI
+	MOVQ   srcStride+48(FP), R8
+	IMUL3Q $0x00000040, BX, R9
+	NEGQ   R9
+	ADDQ   DI, R9
+	IMUL3Q $0x00000040, BX, DI
+	NEGQ   DI
+	ADDQ   R8, DI
+	TESTQ  SI, SI
+	JZ     rowsdone
+
+row:
+	CMPQ      edges_0+56(FP), $0x00
+	JE        noedge285
+	VMOVDQU   (CX), Y0
+	VMOVDQU   (DX), Y1
+	VCVTPS2PH $0x00, Y0, X0
+	VCVTPS2PH $0x00, Y1, X1
+	VPMOVZXWD X0, Y0
+	VPMOVZXWD X1, Y1
+	VPSLLD    $0x10, Y1, Y1
+	VPOR      Y1, Y0, Y0
+	MOVQ      edges_0+56(FP), R8
+	CMPQ      R8, $0x00000008
+	JGE       whole287
+	TESTQ     R8, R8
+	JLE       skip286
+	VMOVDQU   Y0, (SP)
+	XORQ      R10, R10
+
+words288:
+	CMPQ    R10, R8
+	JGE     wordsdone289
+	MOVL    (SP)(R10*4), R11
+	MOVNTIL R11, (AX)(R10*4)
+	INCQ    R10
+	JMP     words288
+
+wordsdone289:
+	JMP skip286
+
+whole287:
+	VMOVDQU Y0, (SP)
+	XORQ    R8, R8
+
+words290:
+	CMPQ    R8, $0x00000008
+	JGE     wordsdone291
+	MOVL    (SP)(R8*4), R10
+	MOVNTIL R10, (AX)(R8*4)
+	INCQ    R8
+	JMP     words290
+
+wordsdone291:
+skip286:
+	VMOVDQU   32(CX), Y0
+	VMOVDQU   32(DX), Y1
+	VCVTPS2PH $0x00, Y0, X0
+	VCVTPS2PH $0x00, Y1, X1
+	VPMOVZXWD X0, Y0
+	VPMOVZXWD X1, Y1
+	VPSLLD    $0x10, Y1, Y1
+	VPOR      Y1, Y0, Y0
+	MOVQ      edges_0+56(FP), R8
+	SUBQ      $0x00000008, R8
+	CMPQ      R8, $0x00000008
+	JGE       whole293
+	TESTQ     R8, R8
+	JLE       skip292
+	VMOVDQU   Y0, (SP)
+	XORQ      R10, R10
+
+words294:
+	CMPQ    R10, R8
+	JGE     wordsdone295
+	MOVL    (SP)(R10*4), R11
+	MOVNTIL R11, 32(AX)(R10*4)
+	INCQ    R10
+	JMP     words294
+
+wordsdone295:
+	JMP skip292
+
+whole293:
+	VMOVDQU Y0, (SP)
+	XORQ    R8, R8
+
+words296:
+	CMPQ    R8, $0x00000008
+	JGE     wordsdone297
+	MOVL    (SP)(R8*4), R10
+	MOVNTIL R10, 32(AX)(R8*4)
+	INCQ    R8
+	JMP     words296
+
+wordsdone297:
+skip292:
+noedge285:
+	ADDQ  edges_5+96(FP), AX
+	ADDQ  edges_6+104(FP), CX
+	ADDQ  edges_6+104(FP), DX
+	MOVQ  BX, R8
+	TESTQ R8, R8
+	JZ    done
+
+loop:
+	PREFETCHNTA 2048(CX)
+	PREFETCHNTA 2048(DX)
+	VMOVDQU     (CX), Y0
+	VMOVDQU     (DX), Y1
+	VCVTPS2PH   $0x00, Y0, X0
+	VCVTPS2PH   $0x00, Y1, X1
+	VPMOVZXWD   X0, Y0
+	VPMOVZXWD   X1, Y1
+	VPSLLD      $0x10, Y1, Y1
+	VPOR        Y1, Y0, Y0
+	VMOVNTDQ    Y0, (AX)
+	VMOVDQU     32(CX), Y0
+	VMOVDQU     32(DX), Y1
+	VCVTPS2PH   $0x00, Y0, X0
+	VCVTPS2PH   $0x00, Y1, X1
+	VPMOVZXWD   X0, Y0
+	VPMOVZXWD   X1, Y1
+	VPSLLD      $0x10, Y1, Y1
+	VPOR        Y1, Y0, Y0
+	VMOVNTDQ    Y0, 32(AX)
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000040, DX
+	DECQ        R8
+	JNZ         loop
+
+done:
+	CMPQ      edges_7+112(FP), $0x00
+	JE        noedge298
+	VMOVDQU   (CX), Y0
+	VMOVDQU   (DX), Y1
+	VCVTPS2PH $0x00, Y0, X0
+	VCVTPS2PH $0x00, Y1, X1
+	VPMOVZXWD X0, Y0
+	VPMOVZXWD X1, Y1
+	VPSLLD    $0x10, Y1, Y1
+	VPOR      Y1, Y0, Y0
+	MOVQ      edges_7+112(FP), R8
+	CMPQ      R8, $0x00000008
+	JGE       whole300
+	TESTQ     R8, R8
+	JLE       skip299
+	VMOVDQU   Y0, (SP)
+	XORQ      R10, R10
+
+words301:
+	CMPQ    R10, R8
+	JGE     wordsdone302
+	MOVL    (SP)(R10*4), R11
+	MOVNTIL R11, (AX)(R10*4)
+	INCQ    R10
+	JMP     words301
+
+wordsdone302:
+	JMP skip299
+
+whole300:
+	VMOVNTDQ Y0, (AX)
+
+skip299:
+	VMOVDQU   32(CX), Y0
+	VMOVDQU   32(DX), Y1
+	VCVTPS2PH $0x00, Y0, X0
+	VCVTPS2PH $0x00, Y1, X1
+	VPMOVZXWD X0, Y0
+	VPMOVZXWD X1, Y1
+	VPSLLD    $0x10, Y1, Y1
+	VPOR      Y1, Y0, Y0
+	MOVQ      edges_7+112(FP), R8
+	SUBQ      $0x00000008, R8
+	CMPQ      R8, $0x00000008
+	JGE       whole304
+	TESTQ     R8, R8
+	JLE       skip303
+	VMOVDQU   Y0, (SP)
+	XORQ      R10, R10
+
+words305:
+	CMPQ    R10, R8
+	JGE     wordsdone306
+	MOVL    (SP)(R10*4), R11
+	MOVNTIL R11, 32(AX)(R10*4)
+	INCQ    R10
+	JMP     words305
+
+wordsdone306:
+	JMP skip303
+
+whole304:
+	VMOVNTDQ Y0, 32(AX)
+
+skip303:
+noedge298:
+	ADDQ R9, AX
+	SUBQ edges_5+96(FP), AX
+	ADDQ DI, CX
+	SUBQ edges_6+104(FP), CX
+	ADDQ DI, DX
+	SUBQ edges_6+104(FP), DX
+	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f16ToF32RowsNTEAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+// Requires: AVX, F16C, SSE2
+TEXT ·f16ToF32RowsNTEAVX2(SB), NOSPLIT, $64-112
+	MOVQ   dst+0(FP), AX
+	MOVQ   src+8(FP), CX
+	MOVQ   n+16(FP), DX
+	MOVQ   rows+24(FP), BX
+	MOVQ   dstStride+32(FP), SI
+	MOVQ   srcStride+40(FP), DI
+	IMUL3Q $0x00000040, DX, R8
+	NEGQ   R8
+	ADDQ   SI, R8
+	IMUL3Q $0x00000020, DX, SI
+	NEGQ   SI
+	ADDQ   DI, SI
+	TESTQ  BX, BX
+	JZ     rowsdone
+
+row:
+	CMPQ      edges_0+48(FP), $0x00
+	JE        noedge307
+	VCVTPH2PS (CX), Y0
+	MOVQ      edges_0+48(FP), DI
+	CMPQ      DI, $0x00000008
+	JGE       whole309
+	TESTQ     DI, DI
+	JLE       skip308
+	VMOVDQU   Y0, (SP)
+	XORQ      R9, R9
+
+words310:
+	CMPQ    R9, DI
+	JGE     wordsdone311
+	MOVL    (SP)(R9*4), R10
+	MOVNTIL R10, (AX)(R9*4)
+	INCQ    R9
+	JMP     words310
+
+wordsdone311:
+	JMP skip308
+
+whole309:
+	VMOVDQU Y0, (SP)
+	XORQ    DI, DI
+
+words312:
+	CMPQ    DI, $0x00000008
+	JGE     wordsdone313
+	MOVL    (SP)(DI*4), R9
+	MOVNTIL R9, (AX)(DI*4)
+	INCQ    DI
+	JMP     words312
+
+wordsdone313:
+skip308:
+	VCVTPH2PS 16(CX), Y0
+	MOVQ      edges_0+48(FP), DI
+	SUBQ      $0x00000008, DI
+	CMPQ      DI, $0x00000008
+	JGE       whole315
+	TESTQ     DI, DI
+	JLE       skip314
+	VMOVDQU   Y0, (SP)
+	XORQ      R9, R9
+
+words316:
+	CMPQ    R9, DI
+	JGE     wordsdone317
+	MOVL    (SP)(R9*4), R10
+	MOVNTIL R10, 32(AX)(R9*4)
+	INCQ    R9
+	JMP     words316
+
+wordsdone317:
+	JMP skip314
+
+whole315:
+	VMOVDQU Y0, (SP)
+	XORQ    DI, DI
+
+words318:
+	CMPQ    DI, $0x00000008
+	JGE     wordsdone319
+	MOVL    (SP)(DI*4), R9
+	MOVNTIL R9, 32(AX)(DI*4)
+	INCQ    DI
+	JMP     words318
+
+wordsdone319:
+skip314:
+noedge307:
+	ADDQ  edges_5+88(FP), AX
+	ADDQ  edges_6+96(FP), CX
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VCVTPH2PS (CX), Y0
+	VMOVNTDQ  Y0, (AX)
+	VCVTPH2PS 16(CX), Y0
+	VMOVNTDQ  Y0, 32(AX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000020, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	CMPQ      edges_7+104(FP), $0x00
+	JE        noedge320
+	VCVTPH2PS (CX), Y0
+	MOVQ      edges_7+104(FP), DI
+	CMPQ      DI, $0x00000008
+	JGE       whole322
+	TESTQ     DI, DI
+	JLE       skip321
+	VMOVDQU   Y0, (SP)
+	XORQ      R9, R9
+
+words323:
+	CMPQ    R9, DI
+	JGE     wordsdone324
+	MOVL    (SP)(R9*4), R10
+	MOVNTIL R10, (AX)(R9*4)
+	INCQ    R9
+	JMP     words323
+
+wordsdone324:
+	JMP skip321
+
+whole322:
+	VMOVNTDQ Y0, (AX)
+
+skip321:
+	VCVTPH2PS 16(CX), Y0
+	MOVQ      edges_7+104(FP), DI
+	SUBQ      $0x00000008, DI
+	CMPQ      DI, $0x00000008
+	JGE       whole326
+	TESTQ     DI, DI
+	JLE       skip325
+	VMOVDQU   Y0, (SP)
+	XORQ      R9, R9
+
+words327:
+	CMPQ    R9, DI
+	JGE     wordsdone328
+	MOVL    (SP)(R9*4), R10
+	MOVNTIL R10, 32(AX)(R9*4)
+	INCQ    R9
+	JMP     words327
+
+wordsdone328:
+	JMP skip325
+
+whole326:
+	VMOVNTDQ Y0, 32(AX)
+
+skip325:
+noedge320:
+	ADDQ R8, AX
+	SUBQ edges_5+88(FP), AX
+	ADDQ SI, CX
+	SUBQ edges_6+96(FP), CX
 	DECQ BX
 	JNZ  row
 
@@ -6729,7 +9654,7 @@ done:
 	RET
 
 // func transpose32NTAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
-// Requires: AVX, AVX512F
+// Requires: AVX, AVX512F, MMX+
 TEXT ·transpose32NTAVX512(SB), NOSPLIT, $0-40
 	MOVQ  dst+0(FP), AX
 	MOVQ  dstStride+8(FP), CX
@@ -6751,21 +9676,37 @@ loop:
 	VINSERTI32X4    $0x01, (R11)(DI*1), Z0, Z0
 	VINSERTI32X4    $0x02, (R11)(DI*2), Z0, Z0
 	VINSERTI32X4    $0x03, (R11)(R8*1), Z0, Z0
+	PREFETCHT0      64(R11)
+	PREFETCHT0      64(R11)(DI*1)
+	PREFETCHT0      64(R11)(DI*2)
+	PREFETCHT0      64(R11)(R8*1)
 	ADDQ            BX, R11
 	VBROADCASTI32X4 (R11), Z1
 	VINSERTI32X4    $0x01, (R11)(DI*1), Z1, Z1
 	VINSERTI32X4    $0x02, (R11)(DI*2), Z1, Z1
 	VINSERTI32X4    $0x03, (R11)(R8*1), Z1, Z1
+	PREFETCHT0      64(R11)
+	PREFETCHT0      64(R11)(DI*1)
+	PREFETCHT0      64(R11)(DI*2)
+	PREFETCHT0      64(R11)(R8*1)
 	ADDQ            BX, R11
 	VBROADCASTI32X4 (R11), Z2
 	VINSERTI32X4    $0x01, (R11)(DI*1), Z2, Z2
 	VINSERTI32X4    $0x02, (R11)(DI*2), Z2, Z2
 	VINSERTI32X4    $0x03, (R11)(R8*1), Z2, Z2
+	PREFETCHT0      64(R11)
+	PREFETCHT0      64(R11)(DI*1)
+	PREFETCHT0      64(R11)(DI*2)
+	PREFETCHT0      64(R11)(R8*1)
 	ADDQ            BX, R11
 	VBROADCASTI32X4 (R11), Z3
 	VINSERTI32X4    $0x01, (R11)(DI*1), Z3, Z3
 	VINSERTI32X4    $0x02, (R11)(DI*2), Z3, Z3
 	VINSERTI32X4    $0x03, (R11)(R8*1), Z3, Z3
+	PREFETCHT0      64(R11)
+	PREFETCHT0      64(R11)(DI*1)
+	PREFETCHT0      64(R11)(DI*2)
+	PREFETCHT0      64(R11)(R8*1)
 	VPUNPCKLDQ      Z2, Z0, Z4
 	VPUNPCKHDQ      Z2, Z0, Z0
 	VPUNPCKLDQ      Z3, Z1, Z2
@@ -8385,8 +11326,98 @@ done:
 	VZEROUPPER
 	RET
 
+// func transpose32WordsNT(dst *byte, dstStride int, src *byte, srcStride int, rows int, cols int)
+// Requires: SSE2
+TEXT ·transpose32WordsNT(SB), NOSPLIT, $0-48
+	MOVQ  dst+0(FP), AX
+	MOVQ  dstStride+8(FP), CX
+	MOVQ  src+16(FP), DX
+	MOVQ  srcStride+24(FP), BX
+	MOVQ  rows+32(FP), SI
+	MOVQ  cols+40(FP), DI
+	TESTQ SI, SI
+	JZ    done
+	TESTQ DI, DI
+	JZ    done
+
+col:
+	MOVQ DX, R8
+	MOVQ AX, R9
+	MOVQ SI, R10
+
+word:
+	MOVL    (R8), R11
+	ADDQ    BX, R8
+	SUBQ    $0x01, R10
+	MOVNTIL R11, (R9)
+	ADDQ    $0x04, R9
+	TESTQ   R10, R10
+	JNZ     word
+	ADDQ    $0x04, DX
+	ADDQ    CX, AX
+	DECQ    DI
+	JNZ     col
+
+done:
+	RET
+
+// func transpose16WordsNT(dst *byte, dstStride int, src *byte, srcStride int, rows int, cols int)
+// Requires: SSE2
+TEXT ·transpose16WordsNT(SB), NOSPLIT, $0-48
+	MOVQ  dst+0(FP), AX
+	MOVQ  dstStride+8(FP), CX
+	MOVQ  src+16(FP), DX
+	MOVQ  srcStride+24(FP), BX
+	MOVQ  rows+32(FP), SI
+	MOVQ  cols+40(FP), DI
+	TESTQ SI, SI
+	JZ    done
+	TESTQ DI, DI
+	JZ    done
+
+col:
+	MOVQ DX, R8
+	MOVQ AX, R9
+	MOVQ SI, R10
+
+word:
+	MOVWLZX (R8), R11
+	MOVWLZX (R8)(BX*1), R12
+	SHLL    $0x10, R12
+	ORL     R12, R11
+	LEAQ    (R8)(BX*2), R8
+	SUBQ    $0x02, R10
+	MOVNTIL R11, (R9)
+	ADDQ    $0x04, R9
+	TESTQ   R10, R10
+	JNZ     word
+	ADDQ    $0x02, DX
+	ADDQ    CX, AX
+	DECQ    DI
+	JNZ     col
+
+done:
+	RET
+
 // func sfence()
 // Requires: MMX+
 TEXT ·sfence(SB), NOSPLIT, $0
 	SFENCE
+	RET
+
+// func prefetchNTA(p *byte, n int)
+// Requires: MMX+
+TEXT ·prefetchNTA(SB), NOSPLIT, $0-16
+	MOVQ  p+0(FP), AX
+	MOVQ  n+8(FP), CX
+	TESTQ CX, CX
+	JLE   done
+
+loop:
+	PREFETCHNTA (AX)
+	ADDQ        $0x00000040, AX
+	DECQ        CX
+	JNZ         loop
+
+done:
 	RET

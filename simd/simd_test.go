@@ -393,6 +393,26 @@ func TestFill(t *testing.T) {
 	}
 }
 
+// Prefetch reads nothing it may not and changes nothing, at any length and alignment.
+func TestPrefetch(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, k := range Available() {
+		for _, n := range append(testLengths, 4096, 4097) {
+			for _, off := range testOffsets {
+				g := newGuarded(n, off)
+				want := randBytes(r, n)
+				copy(g.b(), want)
+				k.Prefetch(g.b())
+				g.checkGuards(t, "Prefetch")
+				if !bytes.Equal(g.b(), want) {
+					t.Fatalf("%s: Prefetch(len=%d, off=%d) changed its bytes", k.Name, n, off)
+				}
+			}
+		}
+		k.Prefetch(nil)
+	}
+}
+
 func TestPanics(t *testing.T) {
 	mustPanic := func(name string, f func()) {
 		t.Helper()

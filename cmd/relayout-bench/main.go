@@ -99,7 +99,7 @@ func defaultWorkers() string {
 func newFlagSet() (*flag.FlagSet, func() (*options, error)) {
 	fs := flag.NewFlagSet("relayout-bench", flag.ContinueOnError)
 	caseRE := fs.String("case", "", "run only the cases whose name matches `regexp`")
-	size := fs.String("size", "both", "array `size`: small (1024x1024, 32^4), large (8192x8192, 64^4), both, or NxM")
+	size := fs.String("size", "both", "array `size`: small (1024x1024, 32^4), large (8192x8192, 64^4), both, shapes (a fixed set of odd, narrow and 3-row shapes), or NxM")
 	workers := fs.String("workers", defaultWorkers(), "comma-separated worker `counts` (goroutines per copy)")
 	count := fs.Int("count", defaultCount, "samples (benchmark lines) per case")
 	benchtime := fs.Duration("benchtime", defaultBenchtime, "minimum `duration` of one sample")

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/relayout"
 	"github.com/tpulayout/tpulayout/simd"
 )
 
@@ -361,12 +362,13 @@ func TestProgress(t *testing.T) {
 
 func TestParseSizes(t *testing.T) {
 	for in, want := range map[string][]sizeSpec{
-		"small":     {{1024, 1024, 32}},
-		"large":     {{8192, 8192, 64}},
-		"both":      {{1024, 1024, 32}, {8192, 8192, 64}},
-		"64x256":    {{64, 256, 11}},
-		"4096":      {{4096, 4096, 64}},
-		"1024x1024": {{1024, 1024, 32}},
+		"small":     {{rows: 1024, cols: 1024, a: 32}},
+		"large":     {{rows: 8192, cols: 8192, a: 64}},
+		"both":      {{rows: 1024, cols: 1024, a: 32}, {rows: 8192, cols: 8192, a: 64}},
+		"64x256":    {{rows: 64, cols: 256, a: 11}},
+		"4096":      {{rows: 4096, cols: 4096, a: 64}},
+		"1024x1024": {{rows: 1024, cols: 1024, a: 32}},
+		"shapes":    {{shapes: true}},
 	} {
 		got, err := parseSizes(in)
 		if err != nil || len(got) != len(want) {
@@ -377,6 +379,23 @@ func TestParseSizes(t *testing.T) {
 			if got[i] != want[i] {
 				t.Errorf("%q: %v, want %v", in, got, want)
 			}
+		}
+	}
+}
+
+// The shapes set parses, and each of its cases plans a fast path, not the per-element one.
+func TestShapes(t *testing.T) {
+	jobs := selectJobs(nil, []sizeSpec{{shapes: true}})
+	if len(jobs) != len(shapes) {
+		t.Fatalf("%d jobs for %d shapes", len(jobs), len(shapes))
+	}
+	for _, j := range jobs {
+		p, err := relayout.NewPlan(j.dst, j.src)
+		if err != nil {
+			t.Fatalf("%s: %v", j.name, err)
+		}
+		if p.Kernel() == "reference" {
+			t.Errorf("%s: %s", j.name, p)
 		}
 	}
 }

@@ -31,19 +31,42 @@ var suite = []benchCase{
 	{"s8-rowmajor-to-T32x128-4x1", "s8[%d,%d]{1,0}", "s8[%d,%d]{1,0:T(32,128)(4,1)}", false},
 }
 
-// sizeSpec is one size of the run: rows×cols for the 2-D cases and a^4 for the 4-D ones.
+// shapes are relayouts of awkward real shapes, run as they are by -size shapes: dims that
+// are not tile multiples, narrow arrays whose rows are one or two tiles, a dim of 3 in
+// tiles of 4 rows (TPU's default tiling for bf16[N,3,M]). Each took an element-by-element
+// or per-row path at some point (bench/design-notes.md).
+var shapes = []benchCase{
+	{"f32-odd-to-T8x128", "f32[8191,8190]{1,0}", "f32[8191,8190]{1,0:T(8,128)}", false},
+	{"f32-odd-T8x128-to-rowmajor", "f32[8191,8190]{1,0:T(8,128)}", "f32[8191,8190]{1,0}", false},
+	{"bf16-odd-to-T8x128-2x1", "bf16[8191,8190]{1,0}", "bf16[8191,8190]{1,0:T(8,128)(2,1)}", false},
+	{"bf16-odd-T8x128-2x1-to-rowmajor", "bf16[8191,8190]{1,0:T(8,128)(2,1)}", "bf16[8191,8190]{1,0}", false},
+	{"bf16-odd-T8x128-2x1-to-T16x128-2x1", "bf16[8191,8190]{1,0:T(8,128)(2,1)}", "bf16[8191,8190]{1,0:T(16,128)(2,1)}", false},
+	{"f32-odd-transpose", "f32[8191,8190]{1,0}", "f32[8191,8190]{0,1}", false},
+	{"f32-odd-perm3210", "f32[63,65,67,61]{3,2,1,0}", "f32[63,65,67,61]{0,1,2,3}", false},
+	{"f32-narrow-to-T8x128", "f32[200000,200]{1,0}", "f32[200000,200]{1,0:T(8,128)}", false},
+	{"bf16-narrow-to-T8x128-2x1", "bf16[200000,200]{1,0}", "bf16[200000,200]{1,0:T(8,128)(2,1)}", false},
+	{"bf16-narrow-T8x128-2x1-to-rowmajor", "bf16[200000,200]{1,0:T(8,128)(2,1)}", "bf16[200000,200]{1,0}", false},
+	{"bf16-3rows-to-T4x128-2x1", "bf16[4096,3,4096]{2,1,0}", "bf16[4096,3,4096]{2,1,0:T(4,128)(2,1)}", false},
+	{"bf16-3rows-T4x128-2x1-to-rowmajor", "bf16[4096,3,4096]{2,1,0:T(4,128)(2,1)}", "bf16[4096,3,4096]{2,1,0}", false},
+}
+
+// sizeSpec is one size of the run: rows×cols for the 2-D cases and a^4 for the 4-D ones,
+// or the shapes set.
 type sizeSpec struct {
 	rows, cols, a int64
+	shapes        bool
 }
 
 var (
-	sizeSmall = sizeSpec{1024, 1024, 32} // f32: 4 MiB, fits in L3
-	sizeLarge = sizeSpec{8192, 8192, 64} // f32: 256 MiB (64 MiB for 64^4), DRAM
+	sizeSmall = sizeSpec{rows: 1024, cols: 1024, a: 32} // f32: 4 MiB, fits in L3
+	sizeLarge = sizeSpec{rows: 8192, cols: 8192, a: 64} // f32: 256 MiB (64 MiB for 64^4), DRAM
 )
 
-// parseSizes reads -size: small, large, both, or NxM (N alone means NxN).
+// parseSizes reads -size: small, large, both, shapes, or NxM (N alone means NxN).
 func parseSizes(s string) ([]sizeSpec, error) {
 	switch s {
+	case "shapes":
+		return []sizeSpec{{shapes: true}}, nil
 	case "small":
 		return []sizeSpec{sizeSmall}, nil
 	case "large":
@@ -58,11 +81,11 @@ func parseSizes(s string) ([]sizeSpec, error) {
 	rows, err1 := strconv.ParseInt(r, 10, 64)
 	cols, err2 := strconv.ParseInt(c, 10, 64)
 	if err1 != nil || err2 != nil || rows < 1 || cols < 1 || rows > 1<<20 || cols > 1<<20 {
-		return nil, fmt.Errorf("-size %q: want small, large, both or NxM with N, M from 1 to 1048576", s)
+		return nil, fmt.Errorf("-size %q: want small, large, both, shapes or NxM with N, M from 1 to 1048576", s)
 	}
 	// The 4-D case gets about as many elements: a = (rows·cols)^(1/4).
 	a := max(int64(math.Sqrt(math.Sqrt(float64(rows*cols)))+1e-9), 1)
-	return []sizeSpec{{rows, cols, a}}, nil
+	return []sizeSpec{{rows: rows, cols: cols, a: a}}, nil
 }
 
 // job is one relayout to measure: a case at one size.
@@ -74,7 +97,9 @@ type job struct {
 
 func (c benchCase) job(sz sizeSpec) job {
 	var dst, src string
-	if c.fourD {
+	if sz.shapes {
+		dst, src = c.dst, c.src
+	} else if c.fourD {
 		dst = fmt.Sprintf(c.dst, sz.a, sz.a, sz.a, sz.a)
 		src = fmt.Sprintf(c.src, sz.a, sz.a, sz.a, sz.a)
 	} else {
@@ -100,7 +125,11 @@ func dimsName(dims []int64) string {
 func selectJobs(re *regexp.Regexp, sizes []sizeSpec) []job {
 	var jobs []job
 	for _, sz := range sizes {
-		for _, c := range suite {
+		cases := suite
+		if sz.shapes {
+			cases = shapes
+		}
+		for _, c := range cases {
 			if re == nil || re.MatchString(c.name) {
 				jobs = append(jobs, c.job(sz))
 			}

@@ -30,7 +30,10 @@ func main() {
 
 	for _, x := range []isa{avx2, avx512} {
 		genFill(x)
-		for _, m := range []mode{ordinary, streaming, batched, batchedStreaming} {
+		for _, m := range []mode{ordinary, streaming, batched, batchedStreaming, batchedEdges} {
+			if m == batchedEdges && x.w == 64 {
+				continue // the AVX-512 set runs AVX2's, which did better (bench/design-notes.md)
+			}
 			genCopy(x, m)
 			genInterleave16(x, m)
 			genDeinterleave16(x, m)
@@ -59,7 +62,10 @@ func main() {
 	genTranspose32h4(avx512)
 	genTranspose8h8()
 	genTranspose8w8()
+	genTransposeWordsNT(4)
+	genTransposeWordsNT(2)
 	genSfence()
+	genPrefetch()
 
 	Generate()
 }
@@ -98,6 +104,8 @@ func (x isa) load(m Mem, v reg.VecVirtual) {
 // then be aligned to the vector width).
 func (x isa) store(v reg.VecVirtual, mem Mem, m mode) {
 	switch {
+	case m == batchedEdges && edgePhase != 0:
+		edgeStore(x, v, mem)
 	case m.nt():
 		VMOVNTDQ(v, mem)
 	case x.w == 64:
@@ -212,14 +220,23 @@ const (
 	streaming
 	batched
 	batchedStreaming
+	// batchedEdges is batchedStreaming for destination rows that all start the
+	// same distance past a line (AVX2's, which the AVX-512 set runs too): each
+	// row has a head block that writes the bytes before the line with MOVNTI,
+	// the streaming loop, and a tail block that streams its whole vectors and
+	// the rest with MOVNTI. See edges.go for the edges argument.
+	batchedEdges
 )
 
-func (m mode) nt() bool   { return m == streaming || m == batchedStreaming }
-func (m mode) rows() bool { return m == batched || m == batchedStreaming }
+func (m mode) nt() bool   { return m == streaming || m == batchedStreaming || m == batchedEdges }
+func (m mode) rows() bool { return m == batched || m == batchedStreaming || m == batchedEdges }
 
 // sig returns the Go signature of a kernel in mode m: batches take the row
 // count and the destinations' and sources' row strides after n.
 func (m mode) sig(s string) string {
+	if m == batchedEdges {
+		return strings.Replace(s, "n int)", "n, rows, dstStride, srcStride int, edges [8]int)", 1)
+	}
 	if m.rows() {
 		return strings.Replace(s, "n int)", "n, rows, dstStride, srcStride int)", 1)
 	}
@@ -236,6 +253,8 @@ func (m mode) doc() string {
 		s += " Stores are non-temporal: destinations must be aligned to the vector width."
 	case batchedStreaming:
 		s += " Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width."
+	case batchedEdges:
+		s += " Each row is a head block (edges[0] words stored), n blocks from the line the destinations reach edges[5] bytes on (the sources edges[6]), and a tail block if edges[7] != 0; all stores non-temporal, without SFENCE (see simd/_asm edges.go)."
 	}
 	return s
 }
@@ -265,16 +284,25 @@ func (m mode) loop(n reg.GPVirtual, unroll int, streams []stream, body func(k in
 			next[k] = r
 		}
 	}
+	if m == batchedEdges {
+		edgeScratch = AllocLocal(64)
+	}
 	TESTQ(rows, rows)
 	JZ(LabelRef("rowsdone"))
 	Label("row")
+	if m == batchedEdges {
+		edgeBlock(1, unroll, body)
+		for _, s := range streams {
+			ADDQ(edgeSlot(edgeStep(s)), s.p)
+		}
+	}
 	i := GP64()
 	MOVQ(n, i)
-	if m == batchedStreaming && prefetchable(streams) {
-		inner := body
+	inner := body
+	if m.nt() && prefetchable(streams) {
 		body = func(k int) {
 			for _, s := range streams {
-				for off := 0; !s.out && off < s.step; off += 64 {
+				for off := 0; !s.out && off < s.step && (k*s.step)%64 == 0; off += 64 {
 					PREFETCHNTA(at(s.p, k*s.step+off+prefetchAhead))
 				}
 			}
@@ -282,8 +310,14 @@ func (m mode) loop(n reg.GPVirtual, unroll int, streams []stream, body func(k in
 		}
 	}
 	loopN(i, unroll, streams, body)
+	if m == batchedEdges {
+		edgeBlock(2, unroll, inner)
+	}
 	for _, s := range streams {
 		ADDQ(next[key{s.out, s.step}], s.p)
+		if m == batchedEdges {
+			SUBQ(edgeSlot(edgeStep(s)), s.p)
+		}
 	}
 	DECQ(rows)
 	JNZ(LabelRef("row"))
@@ -323,7 +357,7 @@ func finish(m mode) {
 }
 
 func fname(base string, x isa, m mode) string {
-	return base + [...]string{"", "NT", "Rows", "RowsNT"}[m] + x.name
+	return base + [...]string{"", "NT", "Rows", "RowsNT", "RowsNTE"}[m] + x.name
 }
 
 func at(p reg.GPVirtual, disp int) Mem { return Mem{Base: p, Disp: disp} }
@@ -333,16 +367,14 @@ func at(p reg.GPVirtual, disp int) Mem { return Mem{Base: p, Disp: disp} }
 const prefetchAhead = 2048
 
 // prefetchable reports whether a streaming batch prefetches its sources: the packing
-// kernels, whose two or four source rows the hardware prefetchers followed too late, and
-// only where each source advances by whole lines per step (AVX-512). The copy kernel,
-// with one source, lost with it.
+// kernels, whose two or four source rows the hardware prefetchers followed too late
+// (AVX-512 and AVX2 alike). The copy kernel, with one source, lost with it. A body
+// prefetches once per line of each source: AVX2's 32-byte steps at the even ones, or at
+// every step when a loop iteration moves a source by less than a line.
 func prefetchable(streams []stream) bool {
 	srcs := 0
 	for _, s := range streams {
 		if !s.out {
-			if s.step%64 != 0 {
-				return false
-			}
 			srcs++
 		}
 	}

@@ -129,6 +129,14 @@ func genTransposeLanes(x isa, w int, m mode, narrow bool) {
 					VINSERTI128(U8(L), m, r, r)
 				}
 			}
+			if m == streaming && w == 4 && J == 0 {
+				// The next column block's source lines, which the loads of this one
+				// do not lead the prefetchers to; 32-bit only, where it gained
+				// (bench/design-notes.md).
+				for L := 0; L < v; L++ {
+					PREFETCHT0(laneMem(p, es, es3, L, transposeAhead))
+				}
+			}
 			rows[i] = r
 			if i < e-1 {
 				ADDQ(ss, p)
@@ -148,6 +156,23 @@ func genTransposeLanes(x isa, w int, m mode, narrow bool) {
 	JNZ(LabelRef("loop"))
 	Label("done")
 	finish(ordinary) // no SFENCE: see above
+}
+
+// transposeAhead is how far past a streaming 32-bit transpose's loads it prefetches:
+// the next column block's lines (128 bytes did no better).
+const transposeAhead = 64
+
+// laneMem addresses lane L's row of a transpose block: p plus L*es, plus disp.
+func laneMem(p, es, es3 reg.GPVirtual, L, disp int) Mem {
+	switch L {
+	case 1:
+		return Mem{Base: p, Index: es, Scale: 1, Disp: disp}
+	case 2:
+		return Mem{Base: p, Index: es, Scale: 2, Disp: disp}
+	case 3:
+		return Mem{Base: p, Index: es3, Scale: 1, Disp: disp}
+	}
+	return Mem{Base: p, Disp: disp}
 }
 
 // genTranspose32h4 emits the 32-bit transpose of 4×N blocks (N = 16 on
@@ -205,6 +230,24 @@ func genSfence() {
 	TEXT("sfence", NOSPLIT, "func()")
 	Doc("sfence orders the preceding non-temporal stores before later stores.")
 	SFENCE()
+	RET()
+}
+
+// genPrefetch emits prefetchNTA, which asks for n cache lines from p on: a
+// hint, with no effect on any result.
+func genPrefetch() {
+	TEXT("prefetchNTA", NOSPLIT, "func(p *byte, n int)")
+	Pragma("noescape")
+	Doc("prefetchNTA hints that the n 64-byte lines from p will be read soon.")
+	p, n := param("p"), param("n")
+	TESTQ(n, n)
+	JLE(LabelRef("done"))
+	Label("loop")
+	PREFETCHNTA(at(p, 0))
+	ADDQ(U32(64), p)
+	DECQ(n)
+	JNZ(LabelRef("loop"))
+	Label("done")
 	RET()
 }
 

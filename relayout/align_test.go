@@ -1,0 +1,91 @@
+package relayout
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"testing"
+	"unsafe"
+
+	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/simd"
+)
+
+// TestMisalignedDst checks relayouts into destinations that start 16, 4 or 2 bytes past
+// a 64-byte boundary (a NumPy array's data starts 16 bytes past one), streaming and
+// not, against the reference: the cases at odd and even sizes, and random pairs.
+func TestMisalignedDst(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	var cases []pairCase
+	for _, c := range benchCases {
+		for _, d := range [][2]int64{{24, 384}, {13, 300}, {130, 129}, {64, 1000}} {
+			dst, src := c.shapes(d[0], d[1])
+			cases = append(cases, pairCase{dst: dst, src: src})
+		}
+	}
+	n := 300
+	if testing.Short() || raceBuild {
+		n = 40
+	}
+	for range n {
+		cases = append(cases, randomPair(r))
+	}
+	for _, c := range cases {
+		for _, off := range []int{16, 4, 2} {
+			for _, k := range simd.Available() {
+				for _, stream := range []bool{false, true} {
+					c.stream = stream
+					checkPairAt(t, r, c, k.Name, off)
+				}
+			}
+		}
+	}
+}
+
+// checkPairAt is checkPair with the destination off bytes past a 64-byte boundary.
+func checkPairAt(t *testing.T, r *rand.Rand, c pairCase, kernels string, off int) {
+	t.Helper()
+	opts := append([]Option{WithKernel(kernels)}, c.opts...)
+	p, err := NewPlan(c.dst, c.src, opts...)
+	if err != nil {
+		t.Fatalf("NewPlan(%s ← %s): %v", c.dst, c.src, err)
+	}
+	if c.stream {
+		p.stream = p.kern.kind != kElem
+		p.bind(&p.kern)
+	}
+	src := buffer.MustNew(c.src)
+	randomFill(r, src.Data)
+	got := offsetBuffer(t, c.dst, off)
+	want := buffer.MustNew(c.dst)
+	randomFill(r, got.Data)
+	copy(want.Data, got.Data)
+	if err := p.Copy(got, src); err != nil {
+		t.Fatalf("%s: Copy: %v", p, err)
+	}
+	reference(want, src, p.fill, p.opts.pad == padLeave)
+	if !bytes.Equal(got.Data, want.Data) {
+		i := 0
+		for got.Data[i] == want.Data[i] {
+			i++
+		}
+		t.Fatalf("%s (%s, dst +%d, stream %v): byte %d of %d differs: got %#x, want %#x", p, kernels, off, c.stream, i, len(got.Data), got.Data[i], want.Data[i])
+	}
+}
+
+// offsetBytes returns n bytes starting off bytes past a 64-byte boundary.
+func offsetBytes(n, off int) []byte {
+	b := make([]byte, n+off+64)
+	a := int(-uintptr(unsafe.Pointer(&b[0])) & 63)
+	return b[a+off : a+off+n : a+off+n]
+}
+
+// offsetBuffer is a buffer of shape s whose data starts off bytes past a 64-byte boundary.
+func offsetBuffer(tb testing.TB, s layout.Shape, off int) *buffer.Buffer {
+	n := len(buffer.MustNew(s).Data)
+	d, err := buffer.Wrap(s, offsetBytes(n, off))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return d
+}

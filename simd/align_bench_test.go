@@ -1,0 +1,73 @@
+package simd
+
+import (
+	"fmt"
+	"testing"
+)
+
+// BenchmarkRowsDstOffset times the batched streaming copy as an untiling does it
+// (f32 T(8,128) tiles of 8 rows of 512 bytes into rows 32 KiB apart, 64 MiB), with the
+// destination off bytes past a 64-byte boundary, beside copy() of the same bytes:
+//
+//	go test ./simd -run '^$' -bench RowsDstOffset
+func BenchmarkRowsDstOffset(b *testing.B) {
+	const size, row, seg = 64 << 20, 32 << 10, 512
+	src := make([]byte, size)
+	buf := make([]byte, size+128)
+	benchFill(src, true)
+	a := int(-addr64(buf) & 63)
+	b.Run("impl=gocopy", func(b *testing.B) {
+		b.SetBytes(size)
+		for b.Loop() {
+			copy(buf[:size], src)
+		}
+	})
+	for _, k := range Available()[1:] {
+		for _, off := range []int{0, 16} {
+			dst := buf[a+off : a+off+size]
+			b.Run(fmt.Sprintf("impl=%s/off=%d", k.Name, off), func(b *testing.B) {
+				b.SetBytes(size)
+				for b.Loop() {
+					t := 0
+					for i := 0; i < size; i += 8 * row {
+						for j := 0; j < row; j += seg {
+							k.CopyRows(dst[i+j:], src[t:], seg, Rows{N: 8, DstStride: row, SrcStride: seg, Stream: true})
+							t += 8 * seg
+						}
+					}
+					k.Fence()
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkTransposeDstOffset times the non-temporal 32-bit transpose of a 4096×4096
+// matrix in 512×512 blocks (as relayout cuts it) with the destination off bytes past a
+// 64-byte boundary:
+//
+//	go test ./simd -run '^$' -bench TransposeDstOffset
+func BenchmarkTransposeDstOffset(b *testing.B) {
+	const n, blk = 4096, 512
+	const size = 4 * n * n
+	src := make([]byte, size)
+	buf := make([]byte, size+128)
+	benchFill(src, true)
+	a := int(-addr64(buf) & 63)
+	for _, k := range Available()[1:] {
+		for _, off := range []int{0, 16} {
+			dst := buf[a+off : a+off+size]
+			b.Run(fmt.Sprintf("impl=%s/off=%d", k.Name, off), func(b *testing.B) {
+				b.SetBytes(size)
+				for b.Loop() {
+					for i := 0; i < n; i += blk {
+						for j := 0; j < n; j += blk {
+							k.Transpose32Stream(dst[4*(j*n+i):], 4*n, src[4*(i*n+j):], 4*n, blk, blk)
+						}
+					}
+					k.Fence()
+				}
+			})
+		}
+	}
+}

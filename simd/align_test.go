@@ -1,0 +1,169 @@
+package simd
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestRowsMisaligned checks every batched kernel of every implementation, streaming,
+// on destination rows a multiple of 64 bytes apart that start m bytes past a 64-byte
+// boundary, every m in 0..63 (all destinations at the same m, or, for the kernels
+// with several, at different ones), against the generic kernel run row by row. The
+// sources are cut to their last row, so that the tail blocks of the last row would
+// read past them.
+func TestRowsMisaligned(t *testing.T) {
+	lengths := []int{1, 7, 16, 31, 33, 63, 64, 65, 95, 127, 128, 129, 191, 255, 256, 257, 300, 511, 513}
+	for _, c := range rowsCases {
+		t.Run(c.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(9, 10))
+			for _, k := range Available() {
+				for m := range 64 {
+					for _, n := range lengths {
+						rows := Rows{N: 1 + r.IntN(4), Stream: true}
+						checkMisaligned(t, c, k, r, n, rows, m, r.IntN(3) == 0)
+					}
+				}
+			}
+		})
+	}
+}
+
+// checkMisaligned runs one batch with its destinations m bytes (or, with spread,
+// different distances) past a 64-byte boundary and DstStride a multiple of 64.
+func checkMisaligned(t *testing.T, c rowsCase, k *Kernels, r *rand.Rand, n int, rows Rows, m int, spread bool) {
+	t.Helper()
+	nops := c.operands()
+	for i := range nops {
+		row := c.sh.w[i] * n
+		if c.sh.dst[i] {
+			rows.DstStride = max(rows.DstStride, (row+63)&^63+64*r.IntN(2))
+		} else {
+			rows.SrcStride = max(rows.SrcStride, row+r.IntN(3)*c.sh.w[i])
+		}
+	}
+	if r.IntN(4) == 0 {
+		rows.SrcStride = 0 // one source row for all
+	}
+	want := make([][]byte, nops)
+	got := make([][]byte, nops)
+	guards := make([]*guarded, nops)
+	for i := range nops {
+		st := rows.SrcStride
+		if c.sh.dst[i] {
+			st = rows.DstStride
+		}
+		sz := (rows.N-1)*st + c.sh.w[i]*n
+		data := randBytes(r, sz)
+		if c.f32In && !c.sh.dst[i] {
+			data = randF32(r, sz/4+1)[:sz]
+		}
+		off := r.IntN(64)
+		if c.sh.dst[i] {
+			off = m
+			if spread {
+				off = (m + 4*i) % 64
+			}
+		}
+		guards[i] = newGuarded(len(data), off)
+		got[i] = guards[i].b()
+		copy(got[i], data)
+		want[i] = bytes.Clone(data)
+	}
+	for j := range rows.N {
+		ops := make([][]byte, nops)
+		for i := range nops {
+			st := rows.SrcStride
+			if c.sh.dst[i] {
+				st = rows.DstStride
+			}
+			ops[i] = want[i][j*st:]
+		}
+		c.one(Generic(), ops, n)
+	}
+	c.rows(k, got, n, rows)
+	k.Fence()
+	what := fmt.Sprintf("%sRows/%s n=%d m=%d spread=%v %+v", c.name, k.Name, n, m, spread, rows)
+	for i := range nops {
+		guards[i].checkGuards(t, what)
+		if !bytes.Equal(got[i], want[i]) {
+			t.Fatalf("%s: operand %d differs from row-by-row generic", what, i)
+		}
+	}
+}
+
+// TestEdgePlan checks that a streaming batch whose destinations share a
+// misalignment of whole words gets the kernel with head and tail blocks, and its
+// arguments.
+func TestEdgePlan(t *testing.T) {
+	buf := make([]byte, 4096+64)
+	base := int(-addr64(buf) & 63)
+	for m := range 64 {
+		d := &buf[base+(64-m)%64] // m bytes before a boundary
+		src := &buf[0]
+		var ed edges
+		// f32 → bf16 (2-byte destination elements), AVX-512's 32-element blocks, 100 elements.
+		r := Rows{N: 3, DstStride: 256, SrcStride: 400, Stream: true}
+		it, rows := shNarrow.edgePlan(&ed, r, 100, 32, [5]int{1000, 4000}, d, src)
+		if m%4 != 0 {
+			if rows != 0 {
+				t.Errorf("m=%d: planned with part of a word of head", m)
+			}
+			continue
+		}
+		h := m / 2
+		wantIt := (100 - h) / 32
+		tb := 2 * (100 - h - 32*wantIt)
+		if it != wantIt || rows != 3 || ed[0] != m/4 || ed[5] != m || ed[6] != 4*h || ed[7] != tb/4 {
+			t.Errorf("m=%d: it=%d rows=%d edges=%v, want it=%d rows=3, head of %d bytes, tail of %d", m, it, rows, ed, wantIt, m, tb)
+		}
+		// Sources that end with the last row: its tail block would read past them.
+		if _, rows := shNarrow.edgePlan(&ed, r, 100, 32, [5]int{1000, 2*400 + 4*100}, d, src); tb > 0 && rows != 2 {
+			t.Errorf("m=%d: %d rows planned, want 2 (the last row's tail block reads past its source)", m, rows)
+		}
+	}
+	var ed edges
+	a, b := &buf[base+16], &buf[base+20]
+	if _, rows := shUnpack16.edgePlan(&ed, Rows{N: 2, DstStride: 256, SrcStride: 512, Stream: true}, 100, 32, [5]int{1000, 1000, 1000}, a, b, &buf[0]); rows != 0 {
+		t.Errorf("destinations at different misalignments planned together")
+	}
+	if _, rows := shCopy.edgePlan(&ed, Rows{N: 2, DstStride: 1000, SrcStride: 1000, Stream: true}, 600, 256, [5]int{2000, 2000}, a, &buf[0]); rows != 0 {
+		t.Errorf("destination stride 1000 planned")
+	}
+}
+
+// TestTransposeMisaligned checks the non-temporal transposes on destination rows a
+// multiple of 64 bytes apart, starting m bytes past a boundary, every m in 0..63,
+// and that those whose misalignment is a whole number of elements get a head.
+func TestTransposeMisaligned(t *testing.T) {
+	impls := vectorImpls(t)
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, w := range []int{4, 2, 1} {
+		gen := Generic().transpose(w, false)
+		for _, k := range impls {
+			for _, stream := range []bool{false, true} {
+				tr := k.transpose(w, true)
+				if stream {
+					tr = k.transposeStream(w)
+				}
+				for m := range 64 {
+					rows, cols := 1+r.IntN(150), 1+r.IntN(150)
+					ss, ds := cols*w+r.IntN(3)*w, (rows*w+63)&^63+64*r.IntN(2)
+					srcLen, dstLen := (rows-1)*ss+cols*w, (cols-1)*ds+rows*w
+					sg := newGuarded(srcLen, r.IntN(64))
+					copy(sg.b(), randBytes(r, srcLen))
+					wg, gg := newGuarded(dstLen, m), newGuarded(dstLen, m)
+					gen(wg.b(), ds, sg.b(), ss, rows, cols)
+					tr(gg.b(), ds, sg.b(), ss, rows, cols)
+					k.Fence()
+					what := fmt.Sprintf("%s w=%d stream=%v m=%d rows=%d cols=%d ds=%d", k.Name, w, stream, m, rows, cols, ds)
+					gg.checkGuards(t, what)
+					if !bytes.Equal(gg.b(), wg.b()) {
+						t.Fatalf("%s: differs from generic", what)
+					}
+				}
+			}
+		}
+	}
+}
