@@ -1,7 +1,7 @@
 package relayout
 
 import (
-	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 	"unsafe"
@@ -45,32 +45,7 @@ func TestMisalignedDst(t *testing.T) {
 // checkPairAt is checkPair with the destination off bytes past a 64-byte boundary.
 func checkPairAt(t *testing.T, r *rand.Rand, c pairCase, kernels string, off int) {
 	t.Helper()
-	opts := append([]Option{WithKernel(kernels)}, c.opts...)
-	p, err := NewPlan(c.dst, c.src, opts...)
-	if err != nil {
-		t.Fatalf("NewPlan(%s ← %s): %v", c.dst, c.src, err)
-	}
-	if c.stream {
-		p.stream = p.kern.kind != kElem
-		p.bind(&p.kern)
-	}
-	src := buffer.MustNew(c.src)
-	randomFill(r, src.Data)
-	got := offsetBuffer(t, c.dst, off)
-	want := buffer.MustNew(c.dst)
-	randomFill(r, got.Data)
-	copy(want.Data, got.Data)
-	if err := p.Copy(got, src); err != nil {
-		t.Fatalf("%s: Copy: %v", p, err)
-	}
-	reference(want, src, p.fill, p.opts.pad == padLeave)
-	if !bytes.Equal(got.Data, want.Data) {
-		i := 0
-		for got.Data[i] == want.Data[i] {
-			i++
-		}
-		t.Fatalf("%s (%s, dst +%d, stream %v): byte %d of %d differs: got %#x, want %#x", p, kernels, off, c.stream, i, len(got.Data), got.Data[i], want.Data[i])
-	}
+	checkPairInto(t, r, c, kernels, offsetBuffer(t, c.dst, off), fmt.Sprintf("dst +%d, stream %v", off, c.stream))
 }
 
 // offsetBytes returns n bytes starting off bytes past a 64-byte boundary.

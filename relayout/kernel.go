@@ -178,10 +178,7 @@ func (p *Plan) compile() {
 	// transpose blocks of permuted plans; other transposes fence once per block
 	// (bench/design-notes.md).
 	p.stream = p.dst.FootprintBytes() >= streamingBytes() && k.kind != kElem
-	p.bind(&k)
-	p.ahead = p.planAhead(k)
-	p.blockAhead = p.planBlockAhead(k)
-	p.makeStage(k)
+	p.settle(&k)
 	p.kern = k
 	p.fillRow = p.packFillRow()
 	p.chunks = 1
@@ -208,6 +205,15 @@ func (p *Plan) packFillRow() []byte {
 		}
 	}
 	return row
+}
+
+// settle makes the choices that depend on whether the plan streams: the simd functions,
+// the source prefetch and the staging buffers.
+func (p *Plan) settle(k *kernel) {
+	p.bind(k)
+	p.ahead = p.planAhead(*k)
+	p.blockAhead = p.planBlockAhead(*k)
+	p.makeStage(*k)
 }
 
 // bind picks the simd functions for the kernel's kind and the plan's types.

@@ -181,6 +181,13 @@ func randomFill(r *rand.Rand, b []byte) {
 
 func checkPair(t *testing.T, r *rand.Rand, c pairCase, kernels string) string {
 	t.Helper()
+	return checkPairInto(t, r, c, kernels, buffer.MustNew(c.dst), fmt.Sprintf("opts %d", len(c.opts)))
+}
+
+// checkPairInto runs c's plan into got, a destination of c's shape, and compares the
+// result with the reference; note says what the failure message should add.
+func checkPairInto(t *testing.T, r *rand.Rand, c pairCase, kernels string, got *buffer.Buffer, note string) string {
+	t.Helper()
 	opts := append([]Option{WithKernel(kernels)}, c.opts...)
 	p, err := NewPlan(c.dst, c.src, opts...)
 	if err != nil {
@@ -188,13 +195,10 @@ func checkPair(t *testing.T, r *rand.Rand, c pairCase, kernels string) string {
 	}
 	if c.stream {
 		p.stream = p.kern.kind != kElem
-		p.bind(&p.kern)
-		p.ahead = p.planAhead(p.kern)
-		p.makeStage(p.kern)
+		p.settle(&p.kern)
 	}
 	src := buffer.MustNew(c.src)
 	randomFill(r, src.Data)
-	got := buffer.MustNew(c.dst)
 	want := buffer.MustNew(c.dst)
 	randomFill(r, got.Data)
 	copy(want.Data, got.Data)
@@ -207,7 +211,7 @@ func checkPair(t *testing.T, r *rand.Rand, c pairCase, kernels string) string {
 		for got.Data[i] == want.Data[i] {
 			i++
 		}
-		t.Fatalf("%s (%s, opts %d): byte %d of %d differs: got %#x, want %#x", p, kernels, len(c.opts), i, len(got.Data), got.Data[i], want.Data[i])
+		t.Fatalf("%s (%s, %s): byte %d of %d differs: got %#x, want %#x", p, kernels, note, i, len(got.Data), got.Data[i], want.Data[i])
 	}
 	return p.Kernel()
 }
@@ -565,7 +569,7 @@ func TestCopyDoesNotAllocate(t *testing.T) {
 				t.Errorf("%s, %d workers: Copy after a GC allocates %v times", c.name, workers, n)
 			}
 			p.stream = true // the non-temporal paths of large destinations
-			p.bind(&p.kern)
+			p.settle(&p.kern)
 			if n := testing.AllocsPerRun(20, func() { _ = p.Copy(d, s) }); n != 0 {
 				t.Errorf("%s, %d workers, streaming: Copy allocates %v times", c.name, workers, n)
 			}
