@@ -16,7 +16,8 @@ type (
 // edges is the argument of those kernels; see simd/_asm edges.go for its words.
 type edges = [8]int
 
-// edgeAsm holds a set's batched assembly with head and tail blocks (none: all nil).
+// edgeAsm holds a set's batched assembly with head and tail blocks (none: all nil),
+// or that with per-row edges (simd/_asm rowEdges; only the untilings').
 // narrow says that they are the narrower set's, whose blocks are half as long: the
 // AVX-512 set runs AVX2's, which did better with rows of a tile's 128 elements
 // (bench/design-notes.md).
@@ -30,19 +31,22 @@ type edgeAsm struct {
 
 // edgePlan fills ed for a streaming batch of blk-element iterations whose
 // destinations (among ops, the shape's operands in order; lens their slices'
-// lengths) all start m bytes before a 64-byte boundary, and whose rows are a
-// multiple of 64 bytes apart, m and the bytes of a row after the boundary being
-// whole 32-bit words, and m at most a block's. It returns the iterations after the head and the number of
-// rows to run, 0 when the kernel cannot: the last row is left out when its tail
-// block would read past a source slice.
-func (sh *shape) edgePlan(ed *edges, r Rows, n, blk int, lens [5]int, ops ...*byte) (it, rows int) {
-	if !r.Stream || r.DstStride%64 != 0 {
+// lengths) all start m bytes before a 64-byte boundary, m being whole 32-bit
+// words. With rows a multiple of 64 bytes apart (the kernels with uniform edges),
+// the bytes of a row after the boundary must be whole words too, and m at most a
+// block's. With rows apart by other whole words, perRow says whether there are
+// kernels with per-row edges, which edgePlan then plans (ed[4] = 1, see rowPlan).
+// It returns the iterations after the head and the number of rows to run, 0 when
+// the kernel cannot: the last rows are left out when their tail blocks would read
+// past a source slice.
+func (sh *shape) edgePlan(ed *edges, r Rows, n, blk int, lens [5]int, perRow bool, ops ...*byte) (it, rows int) {
+	if !r.Stream || r.DstStride%64 != 0 && (!perRow || r.DstStride%4 != 0) {
 		return 0, 0
 	}
-	m, dw, sw := -1, 0, 0
+	m, dw, sw, sl := -1, 0, 0, int(^uint(0)>>1)
 	for i, p := range ops {
 		if !sh.dst[i] {
-			sw = sh.w[i]
+			sw, sl = sh.w[i], min(sl, lens[i])
 			continue
 		}
 		mi := int(-uintptr(unsafe.Pointer(p)) & 63)
@@ -51,7 +55,13 @@ func (sh *shape) edgePlan(ed *edges, r Rows, n, blk int, lens [5]int, ops ...*by
 		}
 		m, dw = mi, sh.w[i]
 	}
-	if m%4 != 0 || m > blk*dw { // whole words, so whole elements; in one block
+	if m%4 != 0 {
+		return 0, 0
+	}
+	if r.DstStride%64 != 0 {
+		return 0, sh.rowPlan(ed, r, n, blk, sl, m, dw, sw)
+	}
+	if m > blk*dw { // in one block
 		return 0, 0
 	}
 	h := m / dw
@@ -66,14 +76,37 @@ func (sh *shape) edgePlan(ed *edges, r Rows, n, blk int, lens [5]int, ops ...*by
 		}
 		ed[7] = t * dw / 4
 		// The tail block reads a whole block of each source row.
-		end := (r.N-1)*r.SrcStride + (h+(it+1)*blk)*sw
-		for i := range ops {
-			if !sh.dst[i] && end > lens[i] {
-				rows = r.N - 1
-			}
+		if end := (r.N-1)*r.SrcStride + (h+(it+1)*blk)*sw; end > sl {
+			rows = r.N - 1
 		}
 	}
 	return it, rows
+}
+
+// rowPlan plans a batch with per-row edges: rows whose destinations start m bytes
+// before a line in the first row, and further whole words apart, so that every row
+// starts at whole words, each row whole words long. The kernel computes each row's
+// head, iterations and tail as below; rowPlan returns the rows before the first
+// whose tail block would read past sl bytes of the sources (0: none, or rows too
+// short for a block after a head of up to 60 bytes).
+func (sh *shape) rowPlan(ed *edges, r Rows, n, blk, sl, m, dw, sw int) int {
+	bw := blk * dw / 4 // words of a block
+	if n*dw%4 != 0 || bw < 16 || n*dw-60 < blk*dw {
+		return 0
+	}
+	*ed = edges{1: n * dw / 4, 2: 4 * sw / dw, 4: 1}
+	for i := range r.N {
+		w0 := (m/4 + i*(64-r.DstStride%64)/4) % 16 // words before the row's first line
+		left := ed[1] - w0
+		if left%bw == 0 {
+			continue // no tail block
+		}
+		h := w0 * 4 / dw
+		if i*r.SrcStride+(h+(left/bw+1)*blk)*sw > sl {
+			return i
+		}
+	}
+	return r.N
 }
 
 // blk returns the block of the kernels for a set whose own block is b.
