@@ -27,6 +27,38 @@ type edgeAsm struct {
 	copy, f32ToBF16, f32ToF16, bf16ToF32, f16ToF32                                        asm2e
 	interleave16, deinterleave16, f32ToBF16Interleave, f32ToF16Interleave, bf16DeintToF32 asm3e
 	interleave8x4, deinterleave8x4                                                        asm5e
+	lo16, hi16                                                                            asm2e // per-row only: one half of deinterleave16
+}
+
+// shExtract16 is one destination of deinterleave16: dst16, src32.
+var shExtract16 = shape{[5]int{2, 4}, [5]bool{true}, 2}
+
+// deinterleaveSplit runs a streaming Deinterleave16Rows batch whose two destination
+// rows start at different distances past a line (two rows of a row-major array, such
+// as bf16 pair untiling's), rows apart by other than whole lines, as two batches with
+// per-row edges, one a destination (the second reads the sources from cache). It
+// returns the rows it ran: those before the first whose tail block would read past
+// the sources.
+func deinterleaveSplit(x, y, src []byte, n int, r Rows, blk int, ae *edgeAsm) int {
+	if ae.lo16 == nil || !r.Stream || r.DstStride%64 == 0 || r.N <= 0 || n <= 0 {
+		return 0
+	}
+	shUnpack16.fits(0, len(x), r, n)
+	shUnpack16.fits(1, len(y), r, n)
+	shUnpack16.fits(2, len(src), r, n)
+	if -uintptr(unsafe.Pointer(&x[0]))&63 == -uintptr(unsafe.Pointer(&y[0]))&63 {
+		return 0 // one batch streams both
+	}
+	var el, eh edges
+	_, ml := shExtract16.edgePlan(&el, r, n, blk, [5]int{len(x), len(src)}, true, &x[0], &src[0])
+	_, mh := shExtract16.edgePlan(&eh, r, n, blk, [5]int{len(y), len(src)}, true, &y[0], &src[0])
+	m := min(ml, mh)
+	if m == 0 {
+		return 0
+	}
+	ae.lo16(&x[0], &src[0], 0, m, r.DstStride, r.SrcStride, el)
+	ae.hi16(&y[0], &src[0], 0, m, r.DstStride, r.SrcStride, eh)
+	return m
 }
 
 // edgePlan fills ed for a streaming batch of blk-element iterations whose

@@ -324,6 +324,16 @@ func deinterleave16RowsNTWAVX2(a *byte, b *byte, src *byte, n int, rows int, dst
 //go:noescape
 func bf16DeinterleaveToF32RowsNTWAVX2(a *byte, b *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
 
+// extract16LoRowsNTWAVX2 stores the low (Lo) or high (Hi) 16-bit halves of n*32 32-bit words of src to dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each row is a head block, blocks from the first destination's next line and a tail block, their sizes computed per row from edges[1] (32-bit words of a destination row) and edges[2] (source bytes per such word); n is unused; all stores non-temporal, without SFENCE (see simd/_asm edges.go).
+//
+//go:noescape
+func extract16LoRowsNTWAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+
+// extract16HiRowsNTWAVX2 stores the low (Lo) or high (Hi) 16-bit halves of n*32 32-bit words of src to dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each row is a head block, blocks from the first destination's next line and a tail block, their sizes computed per row from edges[1] (32-bit words of a destination row) and edges[2] (source bytes per such word); n is unused; all stores non-temporal, without SFENCE (see simd/_asm edges.go).
+//
+//go:noescape
+func extract16HiRowsNTWAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+
 // fillAVX512 stores the 64 bytes at pat n*4 times to dst.
 //
 //go:noescape

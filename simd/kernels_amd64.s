@@ -6310,6 +6310,446 @@ rowsdone:
 	VZEROUPPER
 	RET
 
+// func extract16LoRowsNTWAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+// Requires: AVX, AVX2, SSE2
+TEXT ·extract16LoRowsNTWAVX2(SB), NOSPLIT, $64-112
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000ffff<>+0(SB), Y0
+	MOVQ         rows+24(FP), DX
+	MOVQ         dstStride+32(FP), BX
+	MOVQ         srcStride+40(FP), SI
+	TESTQ        DX, DX
+	JZ           rowsdone
+
+row:
+	MOVQ      AX, DI
+	NEGQ      DI
+	ANDQ      $0x3f, DI
+	SHRQ      $0x02, DI
+	MOVQ      DI, edges_0+48(FP)
+	MOVQ      DI, R8
+	SHLQ      $0x02, R8
+	MOVQ      R8, edges_5+88(FP)
+	MOVQ      DI, R8
+	IMULQ     edges_2+64(FP), R8
+	MOVQ      R8, edges_6+96(FP)
+	MOVQ      edges_1+56(FP), R8
+	SUBQ      DI, R8
+	MOVQ      R8, DI
+	ANDQ      $0x0000000f, DI
+	MOVQ      DI, edges_7+104(FP)
+	SHRQ      $0x04, R8
+	MOVQ      R8, edges_3+72(FP)
+	CMPQ      edges_0+48(FP), $0x00
+	JE        noedge443
+	VMOVDQU   (CX), Y1
+	VMOVDQU   32(CX), Y2
+	VPAND     Y0, Y1, Y1
+	VPAND     Y0, Y2, Y2
+	VPACKUSDW Y2, Y1, Y1
+	VPERMQ    $0xd8, Y1, Y1
+	MOVQ      edges_0+48(FP), DI
+	CMPQ      DI, $0x00000008
+	JGE       whole445
+	TESTQ     DI, DI
+	JLE       skip444
+	VMOVDQU   Y1, (SP)
+	XORQ      R8, R8
+
+words446:
+	CMPQ    R8, DI
+	JGE     wordsdone447
+	MOVL    (SP)(R8*4), R9
+	MOVNTIL R9, (AX)(R8*4)
+	INCQ    R8
+	JMP     words446
+
+wordsdone447:
+	JMP skip444
+
+whole445:
+	VMOVDQU Y1, (SP)
+	XORQ    DI, DI
+
+words448:
+	CMPQ    DI, $0x00000008
+	JGE     wordsdone449
+	MOVL    (SP)(DI*4), R8
+	MOVNTIL R8, (AX)(DI*4)
+	INCQ    DI
+	JMP     words448
+
+wordsdone449:
+skip444:
+	VMOVDQU   64(CX), Y1
+	VMOVDQU   96(CX), Y2
+	VPAND     Y0, Y1, Y1
+	VPAND     Y0, Y2, Y2
+	VPACKUSDW Y2, Y1, Y1
+	VPERMQ    $0xd8, Y1, Y1
+	MOVQ      edges_0+48(FP), DI
+	SUBQ      $0x00000008, DI
+	CMPQ      DI, $0x00000008
+	JGE       whole451
+	TESTQ     DI, DI
+	JLE       skip450
+	VMOVDQU   Y1, (SP)
+	XORQ      R8, R8
+
+words452:
+	CMPQ    R8, DI
+	JGE     wordsdone453
+	MOVL    (SP)(R8*4), R9
+	MOVNTIL R9, 32(AX)(R8*4)
+	INCQ    R8
+	JMP     words452
+
+wordsdone453:
+	JMP skip450
+
+whole451:
+	VMOVDQU Y1, (SP)
+	XORQ    DI, DI
+
+words454:
+	CMPQ    DI, $0x00000008
+	JGE     wordsdone455
+	MOVL    (SP)(DI*4), R8
+	MOVNTIL R8, 32(AX)(DI*4)
+	INCQ    DI
+	JMP     words454
+
+wordsdone455:
+skip450:
+noedge443:
+	ADDQ  edges_5+88(FP), AX
+	ADDQ  edges_6+96(FP), CX
+	MOVQ  edges_3+72(FP), DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VMOVDQU   (CX), Y1
+	VMOVDQU   32(CX), Y2
+	VPAND     Y0, Y1, Y1
+	VPAND     Y0, Y2, Y2
+	VPACKUSDW Y2, Y1, Y1
+	VPERMQ    $0xd8, Y1, Y1
+	VMOVNTDQ  Y1, (AX)
+	VMOVDQU   64(CX), Y1
+	VMOVDQU   96(CX), Y2
+	VPAND     Y0, Y1, Y1
+	VPAND     Y0, Y2, Y2
+	VPACKUSDW Y2, Y1, Y1
+	VPERMQ    $0xd8, Y1, Y1
+	VMOVNTDQ  Y1, 32(AX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000080, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	CMPQ      edges_7+104(FP), $0x00
+	JE        noedge456
+	VMOVDQU   (CX), Y1
+	VMOVDQU   32(CX), Y2
+	VPAND     Y0, Y1, Y1
+	VPAND     Y0, Y2, Y2
+	VPACKUSDW Y2, Y1, Y1
+	VPERMQ    $0xd8, Y1, Y1
+	MOVQ      edges_7+104(FP), DI
+	CMPQ      DI, $0x00000008
+	JGE       whole458
+	TESTQ     DI, DI
+	JLE       skip457
+	VMOVDQU   Y1, (SP)
+	XORQ      R8, R8
+
+words459:
+	CMPQ    R8, DI
+	JGE     wordsdone460
+	MOVL    (SP)(R8*4), R9
+	MOVNTIL R9, (AX)(R8*4)
+	INCQ    R8
+	JMP     words459
+
+wordsdone460:
+	JMP skip457
+
+whole458:
+	VMOVNTDQ Y1, (AX)
+
+skip457:
+	VMOVDQU   64(CX), Y1
+	VMOVDQU   96(CX), Y2
+	VPAND     Y0, Y1, Y1
+	VPAND     Y0, Y2, Y2
+	VPACKUSDW Y2, Y1, Y1
+	VPERMQ    $0xd8, Y1, Y1
+	MOVQ      edges_7+104(FP), DI
+	SUBQ      $0x00000008, DI
+	CMPQ      DI, $0x00000008
+	JGE       whole462
+	TESTQ     DI, DI
+	JLE       skip461
+	VMOVDQU   Y1, (SP)
+	XORQ      R8, R8
+
+words463:
+	CMPQ    R8, DI
+	JGE     wordsdone464
+	MOVL    (SP)(R8*4), R9
+	MOVNTIL R9, 32(AX)(R8*4)
+	INCQ    R8
+	JMP     words463
+
+wordsdone464:
+	JMP skip461
+
+whole462:
+	VMOVNTDQ Y1, 32(AX)
+
+skip461:
+noedge456:
+	MOVQ   edges_3+72(FP), DI
+	IMUL3Q $0x00000040, DI, DI
+	SUBQ   DI, AX
+	ADDQ   BX, AX
+	SUBQ   edges_5+88(FP), AX
+	MOVQ   edges_3+72(FP), DI
+	IMUL3Q $0x00000080, DI, DI
+	SUBQ   DI, CX
+	ADDQ   SI, CX
+	SUBQ   edges_6+96(FP), CX
+	DECQ   DX
+	JNZ    row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func extract16HiRowsNTWAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+// Requires: AVX, AVX2, SSE2
+TEXT ·extract16HiRowsNTWAVX2(SB), NOSPLIT, $64-112
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000ffff<>+0(SB), Y0
+	MOVQ         rows+24(FP), DX
+	MOVQ         dstStride+32(FP), BX
+	MOVQ         srcStride+40(FP), SI
+	TESTQ        DX, DX
+	JZ           rowsdone
+
+row:
+	MOVQ      AX, DI
+	NEGQ      DI
+	ANDQ      $0x3f, DI
+	SHRQ      $0x02, DI
+	MOVQ      DI, edges_0+48(FP)
+	MOVQ      DI, R8
+	SHLQ      $0x02, R8
+	MOVQ      R8, edges_5+88(FP)
+	MOVQ      DI, R8
+	IMULQ     edges_2+64(FP), R8
+	MOVQ      R8, edges_6+96(FP)
+	MOVQ      edges_1+56(FP), R8
+	SUBQ      DI, R8
+	MOVQ      R8, DI
+	ANDQ      $0x0000000f, DI
+	MOVQ      DI, edges_7+104(FP)
+	SHRQ      $0x04, R8
+	MOVQ      R8, edges_3+72(FP)
+	CMPQ      edges_0+48(FP), $0x00
+	JE        noedge465
+	VMOVDQU   (CX), Y0
+	VMOVDQU   32(CX), Y1
+	VPSRLD    $0x10, Y0, Y0
+	VPSRLD    $0x10, Y1, Y1
+	VPACKUSDW Y1, Y0, Y0
+	VPERMQ    $0xd8, Y0, Y0
+	MOVQ      edges_0+48(FP), DI
+	CMPQ      DI, $0x00000008
+	JGE       whole467
+	TESTQ     DI, DI
+	JLE       skip466
+	VMOVDQU   Y0, (SP)
+	XORQ      R8, R8
+
+words468:
+	CMPQ    R8, DI
+	JGE     wordsdone469
+	MOVL    (SP)(R8*4), R9
+	MOVNTIL R9, (AX)(R8*4)
+	INCQ    R8
+	JMP     words468
+
+wordsdone469:
+	JMP skip466
+
+whole467:
+	VMOVDQU Y0, (SP)
+	XORQ    DI, DI
+
+words470:
+	CMPQ    DI, $0x00000008
+	JGE     wordsdone471
+	MOVL    (SP)(DI*4), R8
+	MOVNTIL R8, (AX)(DI*4)
+	INCQ    DI
+	JMP     words470
+
+wordsdone471:
+skip466:
+	VMOVDQU   64(CX), Y0
+	VMOVDQU   96(CX), Y1
+	VPSRLD    $0x10, Y0, Y0
+	VPSRLD    $0x10, Y1, Y1
+	VPACKUSDW Y1, Y0, Y0
+	VPERMQ    $0xd8, Y0, Y0
+	MOVQ      edges_0+48(FP), DI
+	SUBQ      $0x00000008, DI
+	CMPQ      DI, $0x00000008
+	JGE       whole473
+	TESTQ     DI, DI
+	JLE       skip472
+	VMOVDQU   Y0, (SP)
+	XORQ      R8, R8
+
+words474:
+	CMPQ    R8, DI
+	JGE     wordsdone475
+	MOVL    (SP)(R8*4), R9
+	MOVNTIL R9, 32(AX)(R8*4)
+	INCQ    R8
+	JMP     words474
+
+wordsdone475:
+	JMP skip472
+
+whole473:
+	VMOVDQU Y0, (SP)
+	XORQ    DI, DI
+
+words476:
+	CMPQ    DI, $0x00000008
+	JGE     wordsdone477
+	MOVL    (SP)(DI*4), R8
+	MOVNTIL R8, 32(AX)(DI*4)
+	INCQ    DI
+	JMP     words476
+
+wordsdone477:
+skip472:
+noedge465:
+	ADDQ  edges_5+88(FP), AX
+	ADDQ  edges_6+96(FP), CX
+	MOVQ  edges_3+72(FP), DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VMOVDQU   (CX), Y0
+	VMOVDQU   32(CX), Y1
+	VPSRLD    $0x10, Y0, Y0
+	VPSRLD    $0x10, Y1, Y1
+	VPACKUSDW Y1, Y0, Y0
+	VPERMQ    $0xd8, Y0, Y0
+	VMOVNTDQ  Y0, (AX)
+	VMOVDQU   64(CX), Y0
+	VMOVDQU   96(CX), Y1
+	VPSRLD    $0x10, Y0, Y0
+	VPSRLD    $0x10, Y1, Y1
+	VPACKUSDW Y1, Y0, Y0
+	VPERMQ    $0xd8, Y0, Y0
+	VMOVNTDQ  Y0, 32(AX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000080, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	CMPQ      edges_7+104(FP), $0x00
+	JE        noedge478
+	VMOVDQU   (CX), Y0
+	VMOVDQU   32(CX), Y1
+	VPSRLD    $0x10, Y0, Y0
+	VPSRLD    $0x10, Y1, Y1
+	VPACKUSDW Y1, Y0, Y0
+	VPERMQ    $0xd8, Y0, Y0
+	MOVQ      edges_7+104(FP), DI
+	CMPQ      DI, $0x00000008
+	JGE       whole480
+	TESTQ     DI, DI
+	JLE       skip479
+	VMOVDQU   Y0, (SP)
+	XORQ      R8, R8
+
+words481:
+	CMPQ    R8, DI
+	JGE     wordsdone482
+	MOVL    (SP)(R8*4), R9
+	MOVNTIL R9, (AX)(R8*4)
+	INCQ    R8
+	JMP     words481
+
+wordsdone482:
+	JMP skip479
+
+whole480:
+	VMOVNTDQ Y0, (AX)
+
+skip479:
+	VMOVDQU   64(CX), Y0
+	VMOVDQU   96(CX), Y1
+	VPSRLD    $0x10, Y0, Y0
+	VPSRLD    $0x10, Y1, Y1
+	VPACKUSDW Y1, Y0, Y0
+	VPERMQ    $0xd8, Y0, Y0
+	MOVQ      edges_7+104(FP), DI
+	SUBQ      $0x00000008, DI
+	CMPQ      DI, $0x00000008
+	JGE       whole484
+	TESTQ     DI, DI
+	JLE       skip483
+	VMOVDQU   Y0, (SP)
+	XORQ      R8, R8
+
+words485:
+	CMPQ    R8, DI
+	JGE     wordsdone486
+	MOVL    (SP)(R8*4), R9
+	MOVNTIL R9, 32(AX)(R8*4)
+	INCQ    R8
+	JMP     words485
+
+wordsdone486:
+	JMP skip483
+
+whole484:
+	VMOVNTDQ Y0, 32(AX)
+
+skip483:
+noedge478:
+	MOVQ   edges_3+72(FP), DI
+	IMUL3Q $0x00000040, DI, DI
+	SUBQ   DI, AX
+	ADDQ   BX, AX
+	SUBQ   edges_5+88(FP), AX
+	MOVQ   edges_3+72(FP), DI
+	IMUL3Q $0x00000080, DI, DI
+	SUBQ   DI, CX
+	ADDQ   SI, CX
+	SUBQ   edges_6+96(FP), CX
+	DECQ   DX
+	JNZ    row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
 // func fillAVX512(dst *byte, pat *byte, n int)
 // Requires: AVX, AVX512F
 TEXT ·fillAVX512(SB), NOSPLIT, $0-24

@@ -264,6 +264,14 @@ func addRows(k *Kernels, a, an, h rowAsm, ae, aw edgeAsm) *Kernels {
 		rows3(&shPack16, dst, x, y, n, r, v, [3]asm3{a.interleave16, an.interleave16, h.interleave16}, [2]asm3e{ae.interleave16, aw.interleave16}, ae.blk(v), genericInterleave16, k.Interleave16)
 	}
 	k.Deinterleave16Rows = func(x, y, src []byte, n int, r Rows) {
+		if m := deinterleaveSplit(x, y, src, n, r, ae.blk(v), &aw); m > 0 {
+			if m == r.N {
+				return
+			}
+			s := shUnpack16.stride(2, r)
+			x, y, src = x[m*r.DstStride:], y[m*r.DstStride:], src[m*s:]
+			r.N -= m
+		}
 		rows3(&shUnpack16, x, y, src, n, r, v, [3]asm3{a.deinterleave16, an.deinterleave16, h.deinterleave16}, [2]asm3e{ae.deinterleave16, aw.deinterleave16}, ae.blk(v), genericDeinterleave16, k.Deinterleave16)
 	}
 	k.F32ToBF16InterleaveRows = func(dst, x, y []byte, n int, r Rows) {

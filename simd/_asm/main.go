@@ -40,6 +40,8 @@ func main() {
 				genCopy(x, m)
 				genDeinterleave16(x, m)
 				genBF16DeinterleaveToF32(x, m)
+				genExtract16(x, m, false)
+				genExtract16(x, m, true)
 				continue
 			}
 			genCopy(x, m)
