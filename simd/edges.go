@@ -27,37 +27,42 @@ type edgeAsm struct {
 	copy, f32ToBF16, f32ToF16, bf16ToF32, f16ToF32                                        asm2e
 	interleave16, deinterleave16, f32ToBF16Interleave, f32ToF16Interleave, bf16DeintToF32 asm3e
 	interleave8x4, deinterleave8x4                                                        asm5e
-	lo16, hi16                                                                            asm2e // per-row only: one half of deinterleave16
+	lo16, hi16, loToF32, hiToF32                                                          asm2e // per-row only: one half of deinterleave16, bf16DeintToF32
 }
 
-// shExtract16 is one destination of deinterleave16: dst16, src32.
-var shExtract16 = shape{[5]int{2, 4}, [5]bool{true}, 2}
+// shExtract16 and shExtractToF32 are one destination of deinterleave16 (dst16,
+// src32) and of bf16DeintToF32 (dst32, src32).
+var (
+	shExtract16    = shape{[5]int{2, 4}, [5]bool{true}, 2}
+	shExtractToF32 = shape{[5]int{4, 4}, [5]bool{true}, 4}
+)
 
-// deinterleaveSplit runs a streaming Deinterleave16Rows batch whose two destination
+// deinterleaveSplit runs a streaming Deinterleave16Rows (or, with sh3, sh1, lo, hi
+// those of bf16DeintToF32, BF16DeinterleaveToF32Rows) batch whose two destination
 // rows start at different distances past a line (two rows of a row-major array, such
-// as bf16 pair untiling's), rows apart by other than whole lines, as two batches with
-// per-row edges, one a destination (the second reads the sources from cache). It
+// as bf16 pair untiling's), rows apart by whole words, as two batches with per-row
+// edges, one a destination (the second reads the sources from cache). It
 // returns the rows it ran: those before the first whose tail block would read past
 // the sources.
-func deinterleaveSplit(x, y, src []byte, n int, r Rows, blk int, ae *edgeAsm) int {
-	if ae.lo16 == nil || !r.Stream || r.DstStride%64 == 0 || r.N <= 0 || n <= 0 {
+func deinterleaveSplit(sh3, sh1 *shape, x, y, src []byte, n int, r Rows, blk int, lo, hi asm2e) int {
+	if lo == nil || !r.Stream || r.DstStride%4 != 0 || r.N <= 0 || n <= 0 {
 		return 0
 	}
-	shUnpack16.fits(0, len(x), r, n)
-	shUnpack16.fits(1, len(y), r, n)
-	shUnpack16.fits(2, len(src), r, n)
-	if -uintptr(unsafe.Pointer(&x[0]))&63 == -uintptr(unsafe.Pointer(&y[0]))&63 {
-		return 0 // one batch streams both
+	sh3.fits(0, len(x), r, n)
+	sh3.fits(1, len(y), r, n)
+	sh3.fits(2, len(src), r, n)
+	mx, my := int(-uintptr(unsafe.Pointer(&x[0]))&63), int(-uintptr(unsafe.Pointer(&y[0]))&63)
+	if mx == my || mx%4 != 0 || my%4 != 0 {
+		return 0 // one batch streams both, or neither can stream
 	}
 	var el, eh edges
-	_, ml := shExtract16.edgePlan(&el, r, n, blk, [5]int{len(x), len(src)}, true, &x[0], &src[0])
-	_, mh := shExtract16.edgePlan(&eh, r, n, blk, [5]int{len(y), len(src)}, true, &y[0], &src[0])
-	m := min(ml, mh)
+	dw, sw := sh1.w[0], sh1.w[1]
+	m := min(sh1.rowPlan(&el, r, n, blk, len(src), mx, dw, sw), sh1.rowPlan(&eh, r, n, blk, len(src), my, dw, sw))
 	if m == 0 {
 		return 0
 	}
-	ae.lo16(&x[0], &src[0], 0, m, r.DstStride, r.SrcStride, el)
-	ae.hi16(&y[0], &src[0], 0, m, r.DstStride, r.SrcStride, eh)
+	lo(&x[0], &src[0], 0, m, r.DstStride, r.SrcStride, el)
+	hi(&y[0], &src[0], 0, m, r.DstStride, r.SrcStride, eh)
 	return m
 }
 

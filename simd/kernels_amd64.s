@@ -6750,6 +6750,397 @@ rowsdone:
 	VZEROUPPER
 	RET
 
+// func bf16ExtractLoToF32RowsNTWAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+// Requires: AVX, AVX2, SSE2
+TEXT ·bf16ExtractLoToF32RowsNTWAVX2(SB), NOSPLIT, $64-112
+	MOVQ  dst+0(FP), AX
+	MOVQ  src+8(FP), CX
+	MOVQ  n+16(FP), DX
+	MOVQ  rows+24(FP), DX
+	MOVQ  dstStride+32(FP), BX
+	MOVQ  srcStride+40(FP), SI
+	TESTQ DX, DX
+	JZ    rowsdone
+
+row:
+	MOVQ    AX, DI
+	NEGQ    DI
+	ANDQ    $0x3f, DI
+	SHRQ    $0x02, DI
+	MOVQ    DI, edges_0+48(FP)
+	MOVQ    DI, R8
+	SHLQ    $0x02, R8
+	MOVQ    R8, edges_5+88(FP)
+	MOVQ    DI, R8
+	IMULQ   edges_2+64(FP), R8
+	MOVQ    R8, edges_6+96(FP)
+	MOVQ    edges_1+56(FP), R8
+	SUBQ    DI, R8
+	MOVQ    R8, DI
+	ANDQ    $0x0000000f, DI
+	MOVQ    DI, edges_7+104(FP)
+	SHRQ    $0x04, R8
+	MOVQ    R8, edges_3+72(FP)
+	CMPQ    edges_0+48(FP), $0x00
+	JE      noedge487
+	VMOVDQU (CX), Y0
+	VPSLLD  $0x10, Y0, Y0
+	MOVQ    edges_0+48(FP), DI
+	CMPQ    DI, $0x00000008
+	JGE     whole489
+	TESTQ   DI, DI
+	JLE     skip488
+	VMOVDQU Y0, (SP)
+	XORQ    R8, R8
+
+words490:
+	CMPQ    R8, DI
+	JGE     wordsdone491
+	MOVL    (SP)(R8*4), R9
+	MOVNTIL R9, (AX)(R8*4)
+	INCQ    R8
+	JMP     words490
+
+wordsdone491:
+	JMP skip488
+
+whole489:
+	VMOVDQU Y0, (SP)
+	XORQ    DI, DI
+
+words492:
+	CMPQ    DI, $0x00000008
+	JGE     wordsdone493
+	MOVL    (SP)(DI*4), R8
+	MOVNTIL R8, (AX)(DI*4)
+	INCQ    DI
+	JMP     words492
+
+wordsdone493:
+skip488:
+	VMOVDQU 32(CX), Y0
+	VPSLLD  $0x10, Y0, Y0
+	MOVQ    edges_0+48(FP), DI
+	SUBQ    $0x00000008, DI
+	CMPQ    DI, $0x00000008
+	JGE     whole495
+	TESTQ   DI, DI
+	JLE     skip494
+	VMOVDQU Y0, (SP)
+	XORQ    R8, R8
+
+words496:
+	CMPQ    R8, DI
+	JGE     wordsdone497
+	MOVL    (SP)(R8*4), R9
+	MOVNTIL R9, 32(AX)(R8*4)
+	INCQ    R8
+	JMP     words496
+
+wordsdone497:
+	JMP skip494
+
+whole495:
+	VMOVDQU Y0, (SP)
+	XORQ    DI, DI
+
+words498:
+	CMPQ    DI, $0x00000008
+	JGE     wordsdone499
+	MOVL    (SP)(DI*4), R8
+	MOVNTIL R8, 32(AX)(DI*4)
+	INCQ    DI
+	JMP     words498
+
+wordsdone499:
+skip494:
+noedge487:
+	ADDQ  edges_5+88(FP), AX
+	ADDQ  edges_6+96(FP), CX
+	MOVQ  edges_3+72(FP), DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VMOVDQU  (CX), Y0
+	VPSLLD   $0x10, Y0, Y0
+	VMOVNTDQ Y0, (AX)
+	VMOVDQU  32(CX), Y0
+	VPSLLD   $0x10, Y0, Y0
+	VMOVNTDQ Y0, 32(AX)
+	ADDQ     $0x00000040, AX
+	ADDQ     $0x00000040, CX
+	DECQ     DI
+	JNZ      loop
+
+done:
+	CMPQ    edges_7+104(FP), $0x00
+	JE      noedge500
+	VMOVDQU (CX), Y0
+	VPSLLD  $0x10, Y0, Y0
+	MOVQ    edges_7+104(FP), DI
+	CMPQ    DI, $0x00000008
+	JGE     whole502
+	TESTQ   DI, DI
+	JLE     skip501
+	VMOVDQU Y0, (SP)
+	XORQ    R8, R8
+
+words503:
+	CMPQ    R8, DI
+	JGE     wordsdone504
+	MOVL    (SP)(R8*4), R9
+	MOVNTIL R9, (AX)(R8*4)
+	INCQ    R8
+	JMP     words503
+
+wordsdone504:
+	JMP skip501
+
+whole502:
+	VMOVNTDQ Y0, (AX)
+
+skip501:
+	VMOVDQU 32(CX), Y0
+	VPSLLD  $0x10, Y0, Y0
+	MOVQ    edges_7+104(FP), DI
+	SUBQ    $0x00000008, DI
+	CMPQ    DI, $0x00000008
+	JGE     whole506
+	TESTQ   DI, DI
+	JLE     skip505
+	VMOVDQU Y0, (SP)
+	XORQ    R8, R8
+
+words507:
+	CMPQ    R8, DI
+	JGE     wordsdone508
+	MOVL    (SP)(R8*4), R9
+	MOVNTIL R9, 32(AX)(R8*4)
+	INCQ    R8
+	JMP     words507
+
+wordsdone508:
+	JMP skip505
+
+whole506:
+	VMOVNTDQ Y0, 32(AX)
+
+skip505:
+noedge500:
+	MOVQ   edges_3+72(FP), DI
+	IMUL3Q $0x00000040, DI, DI
+	SUBQ   DI, AX
+	ADDQ   BX, AX
+	SUBQ   edges_5+88(FP), AX
+	MOVQ   edges_3+72(FP), DI
+	IMUL3Q $0x00000040, DI, DI
+	SUBQ   DI, CX
+	ADDQ   SI, CX
+	SUBQ   edges_6+96(FP), CX
+	DECQ   DX
+	JNZ    row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func bf16ExtractHiToF32RowsNTWAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+// Requires: AVX, AVX2, SSE2
+TEXT ·bf16ExtractHiToF32RowsNTWAVX2(SB), NOSPLIT, $64-112
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_ffff0000<>+0(SB), Y0
+	MOVQ         rows+24(FP), DX
+	MOVQ         dstStride+32(FP), BX
+	MOVQ         srcStride+40(FP), SI
+	TESTQ        DX, DX
+	JZ           rowsdone
+
+row:
+	MOVQ    AX, DI
+	NEGQ    DI
+	ANDQ    $0x3f, DI
+	SHRQ    $0x02, DI
+	MOVQ    DI, edges_0+48(FP)
+	MOVQ    DI, R8
+	SHLQ    $0x02, R8
+	MOVQ    R8, edges_5+88(FP)
+	MOVQ    DI, R8
+	IMULQ   edges_2+64(FP), R8
+	MOVQ    R8, edges_6+96(FP)
+	MOVQ    edges_1+56(FP), R8
+	SUBQ    DI, R8
+	MOVQ    R8, DI
+	ANDQ    $0x0000000f, DI
+	MOVQ    DI, edges_7+104(FP)
+	SHRQ    $0x04, R8
+	MOVQ    R8, edges_3+72(FP)
+	CMPQ    edges_0+48(FP), $0x00
+	JE      noedge509
+	VMOVDQU (CX), Y1
+	VPAND   Y0, Y1, Y1
+	MOVQ    edges_0+48(FP), DI
+	CMPQ    DI, $0x00000008
+	JGE     whole511
+	TESTQ   DI, DI
+	JLE     skip510
+	VMOVDQU Y1, (SP)
+	XORQ    R8, R8
+
+words512:
+	CMPQ    R8, DI
+	JGE     wordsdone513
+	MOVL    (SP)(R8*4), R9
+	MOVNTIL R9, (AX)(R8*4)
+	INCQ    R8
+	JMP     words512
+
+wordsdone513:
+	JMP skip510
+
+whole511:
+	VMOVDQU Y1, (SP)
+	XORQ    DI, DI
+
+words514:
+	CMPQ    DI, $0x00000008
+	JGE     wordsdone515
+	MOVL    (SP)(DI*4), R8
+	MOVNTIL R8, (AX)(DI*4)
+	INCQ    DI
+	JMP     words514
+
+wordsdone515:
+skip510:
+	VMOVDQU 32(CX), Y1
+	VPAND   Y0, Y1, Y1
+	MOVQ    edges_0+48(FP), DI
+	SUBQ    $0x00000008, DI
+	CMPQ    DI, $0x00000008
+	JGE     whole517
+	TESTQ   DI, DI
+	JLE     skip516
+	VMOVDQU Y1, (SP)
+	XORQ    R8, R8
+
+words518:
+	CMPQ    R8, DI
+	JGE     wordsdone519
+	MOVL    (SP)(R8*4), R9
+	MOVNTIL R9, 32(AX)(R8*4)
+	INCQ    R8
+	JMP     words518
+
+wordsdone519:
+	JMP skip516
+
+whole517:
+	VMOVDQU Y1, (SP)
+	XORQ    DI, DI
+
+words520:
+	CMPQ    DI, $0x00000008
+	JGE     wordsdone521
+	MOVL    (SP)(DI*4), R8
+	MOVNTIL R8, 32(AX)(DI*4)
+	INCQ    DI
+	JMP     words520
+
+wordsdone521:
+skip516:
+noedge509:
+	ADDQ  edges_5+88(FP), AX
+	ADDQ  edges_6+96(FP), CX
+	MOVQ  edges_3+72(FP), DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VMOVDQU  (CX), Y1
+	VPAND    Y0, Y1, Y1
+	VMOVNTDQ Y1, (AX)
+	VMOVDQU  32(CX), Y1
+	VPAND    Y0, Y1, Y1
+	VMOVNTDQ Y1, 32(AX)
+	ADDQ     $0x00000040, AX
+	ADDQ     $0x00000040, CX
+	DECQ     DI
+	JNZ      loop
+
+done:
+	CMPQ    edges_7+104(FP), $0x00
+	JE      noedge522
+	VMOVDQU (CX), Y1
+	VPAND   Y0, Y1, Y1
+	MOVQ    edges_7+104(FP), DI
+	CMPQ    DI, $0x00000008
+	JGE     whole524
+	TESTQ   DI, DI
+	JLE     skip523
+	VMOVDQU Y1, (SP)
+	XORQ    R8, R8
+
+words525:
+	CMPQ    R8, DI
+	JGE     wordsdone526
+	MOVL    (SP)(R8*4), R9
+	MOVNTIL R9, (AX)(R8*4)
+	INCQ    R8
+	JMP     words525
+
+wordsdone526:
+	JMP skip523
+
+whole524:
+	VMOVNTDQ Y1, (AX)
+
+skip523:
+	VMOVDQU 32(CX), Y1
+	VPAND   Y0, Y1, Y1
+	MOVQ    edges_7+104(FP), DI
+	SUBQ    $0x00000008, DI
+	CMPQ    DI, $0x00000008
+	JGE     whole528
+	TESTQ   DI, DI
+	JLE     skip527
+	VMOVDQU Y1, (SP)
+	XORQ    R8, R8
+
+words529:
+	CMPQ    R8, DI
+	JGE     wordsdone530
+	MOVL    (SP)(R8*4), R9
+	MOVNTIL R9, 32(AX)(R8*4)
+	INCQ    R8
+	JMP     words529
+
+wordsdone530:
+	JMP skip527
+
+whole528:
+	VMOVNTDQ Y1, 32(AX)
+
+skip527:
+noedge522:
+	MOVQ   edges_3+72(FP), DI
+	IMUL3Q $0x00000040, DI, DI
+	SUBQ   DI, AX
+	ADDQ   BX, AX
+	SUBQ   edges_5+88(FP), AX
+	MOVQ   edges_3+72(FP), DI
+	IMUL3Q $0x00000040, DI, DI
+	SUBQ   DI, CX
+	ADDQ   SI, CX
+	SUBQ   edges_6+96(FP), CX
+	DECQ   DX
+	JNZ    row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
 // func fillAVX512(dst *byte, pat *byte, n int)
 // Requires: AVX, AVX512F
 TEXT ·fillAVX512(SB), NOSPLIT, $0-24

@@ -42,6 +42,8 @@ func main() {
 				genBF16DeinterleaveToF32(x, m)
 				genExtract16(x, m, false)
 				genExtract16(x, m, true)
+				genBF16ExtractToF32(x, m, false)
+				genBF16ExtractToF32(x, m, true)
 				continue
 			}
 			genCopy(x, m)
