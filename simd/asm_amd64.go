@@ -35,6 +35,7 @@ type asmSet struct {
 
 	rows, rowsNT rowAsm // the batched kernels
 	rowsEdges    edgeAsm
+	rowsEdgesW   edgeAsm // per-row edges, for rows apart by other than whole lines
 
 	transpose32, transpose16, transpose8 func(dst *byte, dstStride int, src *byte, srcStride int, n int)
 	// Non-temporal transposes without SFENCE (nil where a store is less than a cache line).
@@ -73,6 +74,7 @@ var avx2Set = &asmSet{
 	f16ToF32: f16ToF32AVX2, f16ToF32NT: f16ToF32NTAVX2,
 	rows:        rowAsm{vw: 32, copy: copyRowsAVX2, f32ToBF16: f32ToBF16RowsAVX2, f32ToF16: f32ToF16RowsAVX2, bf16ToF32: bf16ToF32RowsAVX2, f16ToF32: f16ToF32RowsAVX2, interleave16: interleave16RowsAVX2, deinterleave16: deinterleave16RowsAVX2, f32ToBF16Interleave: f32ToBF16InterleaveRowsAVX2, f32ToF16Interleave: f32ToF16InterleaveRowsAVX2, interleave8x4: interleave8x4RowsAVX2, deinterleave8x4: deinterleave8x4RowsAVX2, bf16DeintToF32: bf16DeinterleaveToF32RowsAVX2},
 	rowsNT:      rowAsm{vw: 32, copy: copyRowsNTAVX2, f32ToBF16: f32ToBF16RowsNTAVX2, f32ToF16: f32ToF16RowsNTAVX2, bf16ToF32: bf16ToF32RowsNTAVX2, f16ToF32: f16ToF32RowsNTAVX2, interleave16: interleave16RowsNTAVX2, deinterleave16: deinterleave16RowsNTAVX2, f32ToBF16Interleave: f32ToBF16InterleaveRowsNTAVX2, f32ToF16Interleave: f32ToF16InterleaveRowsNTAVX2, interleave8x4: interleave8x4RowsNTAVX2, deinterleave8x4: deinterleave8x4RowsNTAVX2, bf16DeintToF32: bf16DeinterleaveToF32RowsNTAVX2},
+	rowsEdgesW:  edgeAsm{copy: copyRowsNTWAVX2, deinterleave16: deinterleave16RowsNTWAVX2, bf16DeintToF32: bf16DeinterleaveToF32RowsNTWAVX2, lo16: extract16LoRowsNTWAVX2, hi16: extract16HiRowsNTWAVX2, loToF32: bf16ExtractLoToF32RowsNTWAVX2, hiToF32: bf16ExtractHiToF32RowsNTWAVX2},
 	rowsEdges:   edgeAsm{copy: copyRowsNTEAVX2, f32ToBF16: f32ToBF16RowsNTEAVX2, f32ToF16: f32ToF16RowsNTEAVX2, bf16ToF32: bf16ToF32RowsNTEAVX2, f16ToF32: f16ToF32RowsNTEAVX2, interleave16: interleave16RowsNTEAVX2, deinterleave16: deinterleave16RowsNTEAVX2, f32ToBF16Interleave: f32ToBF16InterleaveRowsNTEAVX2, f32ToF16Interleave: f32ToF16InterleaveRowsNTEAVX2, interleave8x4: interleave8x4RowsNTEAVX2, deinterleave8x4: deinterleave8x4RowsNTEAVX2, bf16DeintToF32: bf16DeinterleaveToF32RowsNTEAVX2},
 	transpose32: transpose32AVX2, transpose16: transpose16AVX2, transpose8: transpose8AVX2,
 	transpose32w4: transpose32w4AVX2, transpose32h4: transpose32h4AVX2, transpose8h8: transpose8h8AVX2, transpose8w8: transpose8w8AVX2,
@@ -95,6 +97,7 @@ var avx512Set = &asmSet{
 	f16ToF32: f16ToF32AVX512, f16ToF32NT: f16ToF32NTAVX512,
 	rows:        rowAsm{vw: 64, copy: copyRowsAVX512, f32ToBF16: f32ToBF16RowsAVX512, f32ToF16: f32ToF16RowsAVX512, bf16ToF32: bf16ToF32RowsAVX512, f16ToF32: f16ToF32RowsAVX512, interleave16: interleave16RowsAVX512, deinterleave16: deinterleave16RowsAVX512, f32ToBF16Interleave: f32ToBF16InterleaveRowsAVX512, f32ToF16Interleave: f32ToF16InterleaveRowsAVX512, interleave8x4: interleave8x4RowsAVX512, deinterleave8x4: deinterleave8x4RowsAVX512, bf16DeintToF32: bf16DeinterleaveToF32RowsAVX512},
 	rowsNT:      rowAsm{vw: 64, copy: copyRowsNTAVX512, f32ToBF16: f32ToBF16RowsNTAVX512, f32ToF16: f32ToF16RowsNTAVX512, bf16ToF32: bf16ToF32RowsNTAVX512, f16ToF32: f16ToF32RowsNTAVX512, interleave16: interleave16RowsNTAVX512, deinterleave16: deinterleave16RowsNTAVX512, f32ToBF16Interleave: f32ToBF16InterleaveRowsNTAVX512, f32ToF16Interleave: f32ToF16InterleaveRowsNTAVX512, interleave8x4: interleave8x4RowsNTAVX512, deinterleave8x4: deinterleave8x4RowsNTAVX512, bf16DeintToF32: bf16DeinterleaveToF32RowsNTAVX512},
+	rowsEdgesW:  edgeAsm{narrow: true, copy: copyRowsNTWAVX2, deinterleave16: deinterleave16RowsNTWAVX2, bf16DeintToF32: bf16DeinterleaveToF32RowsNTWAVX2, lo16: extract16LoRowsNTWAVX2, hi16: extract16HiRowsNTWAVX2, loToF32: bf16ExtractLoToF32RowsNTWAVX2, hiToF32: bf16ExtractHiToF32RowsNTWAVX2},
 	rowsEdges:   edgeAsm{narrow: true, copy: copyRowsNTEAVX2, f32ToBF16: f32ToBF16RowsNTEAVX2, f32ToF16: f32ToF16RowsNTEAVX2, bf16ToF32: bf16ToF32RowsNTEAVX2, f16ToF32: f16ToF32RowsNTEAVX2, interleave16: interleave16RowsNTEAVX2, deinterleave16: deinterleave16RowsNTEAVX2, f32ToBF16Interleave: f32ToBF16InterleaveRowsNTEAVX2, f32ToF16Interleave: f32ToF16InterleaveRowsNTEAVX2, interleave8x4: interleave8x4RowsNTEAVX2, deinterleave8x4: deinterleave8x4RowsNTEAVX2, bf16DeintToF32: bf16DeinterleaveToF32RowsNTEAVX2},
 	transpose32: transpose32AVX512, transpose16: transpose16AVX512, transpose8: transpose8AVX512,
 	transpose32NT: transpose32NTAVX512, transpose16NT: transpose16NTAVX512, transpose8NT: transpose8NTAVX512,
@@ -140,7 +143,7 @@ func (s *asmSet) kernels() *Kernels {
 		Fill:                  s.fillW,
 		Fence:                 sfence,
 		Prefetch:              prefetch,
-	}, s.rows, s.rowsNT, s.narrowerRows(), s.rowsEdges)
+	}, s.rows, s.rowsNT, s.narrowerRows(), s.rowsEdges, s.rowsEdgesW)
 }
 
 // narrowerRows returns the narrower set's batched kernels, or none.

@@ -16,7 +16,8 @@ type (
 // edges is the argument of those kernels; see simd/_asm edges.go for its words.
 type edges = [8]int
 
-// edgeAsm holds a set's batched assembly with head and tail blocks (none: all nil).
+// edgeAsm holds a set's batched assembly with head and tail blocks (none: all nil),
+// or that with per-row edges (simd/_asm rowEdges; only the untilings').
 // narrow says that they are the narrower set's, whose blocks are half as long: the
 // AVX-512 set runs AVX2's, which did better with rows of a tile's 128 elements
 // (bench/design-notes.md).
@@ -26,23 +27,63 @@ type edgeAsm struct {
 	copy, f32ToBF16, f32ToF16, bf16ToF32, f16ToF32                                        asm2e
 	interleave16, deinterleave16, f32ToBF16Interleave, f32ToF16Interleave, bf16DeintToF32 asm3e
 	interleave8x4, deinterleave8x4                                                        asm5e
+	lo16, hi16, loToF32, hiToF32                                                          asm2e // per-row only: one half of deinterleave16, bf16DeintToF32
+}
+
+// shExtract16 and shExtractToF32 are one destination of deinterleave16 (dst16,
+// src32) and of bf16DeintToF32 (dst32, src32).
+var (
+	shExtract16    = shape{[5]int{2, 4}, [5]bool{true}, 2}
+	shExtractToF32 = shape{[5]int{4, 4}, [5]bool{true}, 4}
+)
+
+// deinterleaveSplit runs a streaming Deinterleave16Rows (or, with sh3, sh1, lo, hi
+// those of bf16DeintToF32, BF16DeinterleaveToF32Rows) batch whose two destination
+// rows start at different distances past a line (two rows of a row-major array, such
+// as bf16 pair untiling's), rows apart by whole words, as two batches with per-row
+// edges, one a destination (the second reads the sources from cache). It
+// returns the rows it ran: those before the first whose tail block would read past
+// the sources.
+func deinterleaveSplit(sh3, sh1 *shape, x, y, src []byte, n int, r Rows, blk int, lo, hi asm2e) int {
+	if lo == nil || !r.Stream || r.DstStride%4 != 0 || r.N <= 0 || n <= 0 {
+		return 0
+	}
+	sh3.fits(0, len(x), r, n)
+	sh3.fits(1, len(y), r, n)
+	sh3.fits(2, len(src), r, n)
+	mx, my := int(-uintptr(unsafe.Pointer(&x[0]))&63), int(-uintptr(unsafe.Pointer(&y[0]))&63)
+	if mx == my || mx%4 != 0 || my%4 != 0 {
+		return 0 // one batch streams both, or neither can stream
+	}
+	var el, eh edges
+	dw, sw := sh1.w[0], sh1.w[1]
+	m := min(sh1.rowPlan(&el, r, n, blk, len(src), mx, dw, sw), sh1.rowPlan(&eh, r, n, blk, len(src), my, dw, sw))
+	if m == 0 {
+		return 0
+	}
+	lo(&x[0], &src[0], 0, m, r.DstStride, r.SrcStride, el)
+	hi(&y[0], &src[0], 0, m, r.DstStride, r.SrcStride, eh)
+	return m
 }
 
 // edgePlan fills ed for a streaming batch of blk-element iterations whose
 // destinations (among ops, the shape's operands in order; lens their slices'
-// lengths) all start m bytes before a 64-byte boundary, and whose rows are a
-// multiple of 64 bytes apart, m and the bytes of a row after the boundary being
-// whole 32-bit words, and m at most a block's. It returns the iterations after the head and the number of
-// rows to run, 0 when the kernel cannot: the last row is left out when its tail
-// block would read past a source slice.
-func (sh *shape) edgePlan(ed *edges, r Rows, n, blk int, lens [5]int, ops ...*byte) (it, rows int) {
-	if !r.Stream || r.DstStride%64 != 0 {
+// lengths) all start m bytes before a 64-byte boundary, m being whole 32-bit
+// words. With rows a multiple of 64 bytes apart (the kernels with uniform edges),
+// the bytes of a row after the boundary must be whole words too, and m at most a
+// block's. With rows apart by other whole words, perRow says whether there are
+// kernels with per-row edges, which edgePlan then plans (ed[4] = 1, see rowPlan).
+// It returns the iterations after the head and the number of rows to run, 0 when
+// the kernel cannot: the last rows are left out when their tail blocks would read
+// past a source slice.
+func (sh *shape) edgePlan(ed *edges, r Rows, n, blk int, lens [5]int, perRow bool, ops ...*byte) (it, rows int) {
+	if !r.Stream || r.DstStride%64 != 0 && (!perRow || r.DstStride%4 != 0) {
 		return 0, 0
 	}
-	m, dw, sw := -1, 0, 0
+	m, dw, sw, sl := -1, 0, 0, int(^uint(0)>>1)
 	for i, p := range ops {
 		if !sh.dst[i] {
-			sw = sh.w[i]
+			sw, sl = sh.w[i], min(sl, lens[i])
 			continue
 		}
 		mi := int(-uintptr(unsafe.Pointer(p)) & 63)
@@ -51,7 +92,13 @@ func (sh *shape) edgePlan(ed *edges, r Rows, n, blk int, lens [5]int, ops ...*by
 		}
 		m, dw = mi, sh.w[i]
 	}
-	if m%4 != 0 || m > blk*dw { // whole words, so whole elements; in one block
+	if m%4 != 0 {
+		return 0, 0
+	}
+	if r.DstStride%64 != 0 {
+		return 0, sh.rowPlan(ed, r, n, blk, sl, m, dw, sw)
+	}
+	if m > blk*dw { // in one block
 		return 0, 0
 	}
 	h := m / dw
@@ -66,14 +113,37 @@ func (sh *shape) edgePlan(ed *edges, r Rows, n, blk int, lens [5]int, ops ...*by
 		}
 		ed[7] = t * dw / 4
 		// The tail block reads a whole block of each source row.
-		end := (r.N-1)*r.SrcStride + (h+(it+1)*blk)*sw
-		for i := range ops {
-			if !sh.dst[i] && end > lens[i] {
-				rows = r.N - 1
-			}
+		if end := (r.N-1)*r.SrcStride + (h+(it+1)*blk)*sw; end > sl {
+			rows = r.N - 1
 		}
 	}
 	return it, rows
+}
+
+// rowPlan plans a batch with per-row edges: rows whose destinations start m bytes
+// before a line in the first row, and further whole words apart, so that every row
+// starts at whole words, each row whole words long. The kernel computes each row's
+// head, iterations and tail as below; rowPlan returns the rows before the first
+// whose tail block would read past sl bytes of the sources (0: none, or rows too
+// short for a block after a head of up to 60 bytes).
+func (sh *shape) rowPlan(ed *edges, r Rows, n, blk, sl, m, dw, sw int) int {
+	bw := blk * dw / 4 // words of a block
+	if n*dw%4 != 0 || bw < 16 || n*dw-60 < blk*dw {
+		return 0
+	}
+	*ed = edges{1: n * dw / 4, 2: 4 * sw / dw, 4: 1}
+	for i := range r.N {
+		w0 := (m/4 + i*(64-r.DstStride%64)/4) % 16 // words before the row's first line
+		left := ed[1] - w0
+		if left%bw == 0 {
+			continue // no tail block
+		}
+		h := w0 * 4 / dw
+		if i*r.SrcStride+(h+(left/bw+1)*blk)*sw > sl {
+			return i
+		}
+	}
+	return r.N
 }
 
 // blk returns the block of the kernels for a set whose own block is b.

@@ -39,7 +39,7 @@ var genericKernels = addRows(&Kernels{
 	Fill:                  genericFill,
 	Fence:                 func() {},
 	Prefetch:              func([]byte) {},
-}, rowAsm{}, rowAsm{}, rowAsm{}, edgeAsm{})
+}, rowAsm{}, rowAsm{}, rowAsm{}, edgeAsm{}, edgeAsm{})
 
 func genericCopy(dst, src []byte) {
 	copy(dst[:len(src):len(dst)], src)

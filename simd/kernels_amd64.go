@@ -309,6 +309,41 @@ func f32ToF16InterleaveRowsNTEAVX2(dst *byte, a *byte, b *byte, n int, rows int,
 //go:noescape
 func f16ToF32RowsNTEAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
 
+// copyRowsNTWAVX2 copies n*128 bytes from src to dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each row is a head block, blocks from the first destination's next line and a tail block, their sizes computed per row from edges[1] (32-bit words of a destination row) and edges[2] (source bytes per such word); n is unused; all stores non-temporal, without SFENCE (see simd/_asm edges.go).
+//
+//go:noescape
+func copyRowsNTWAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+
+// deinterleave16RowsNTWAVX2 splits n*32 32-bit words of src into their low (a) and high (b) 16-bit halves. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each row is a head block, blocks from the first destination's next line and a tail block, their sizes computed per row from edges[1] (32-bit words of a destination row) and edges[2] (source bytes per such word); n is unused; all stores non-temporal, without SFENCE (see simd/_asm edges.go).
+//
+//go:noescape
+func deinterleave16RowsNTWAVX2(a *byte, b *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+
+// bf16DeinterleaveToF32RowsNTWAVX2 widens the low (a) and high (b) bf16 halves of n*16 32-bit words of src to f32. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each row is a head block, blocks from the first destination's next line and a tail block, their sizes computed per row from edges[1] (32-bit words of a destination row) and edges[2] (source bytes per such word); n is unused; all stores non-temporal, without SFENCE (see simd/_asm edges.go).
+//
+//go:noescape
+func bf16DeinterleaveToF32RowsNTWAVX2(a *byte, b *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+
+// extract16LoRowsNTWAVX2 stores the low (Lo) or high (Hi) 16-bit halves of n*32 32-bit words of src to dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each row is a head block, blocks from the first destination's next line and a tail block, their sizes computed per row from edges[1] (32-bit words of a destination row) and edges[2] (source bytes per such word); n is unused; all stores non-temporal, without SFENCE (see simd/_asm edges.go).
+//
+//go:noescape
+func extract16LoRowsNTWAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+
+// extract16HiRowsNTWAVX2 stores the low (Lo) or high (Hi) 16-bit halves of n*32 32-bit words of src to dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each row is a head block, blocks from the first destination's next line and a tail block, their sizes computed per row from edges[1] (32-bit words of a destination row) and edges[2] (source bytes per such word); n is unused; all stores non-temporal, without SFENCE (see simd/_asm edges.go).
+//
+//go:noescape
+func extract16HiRowsNTWAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+
+// bf16ExtractLoToF32RowsNTWAVX2 widens the low (Lo) or high (Hi) bf16 halves of n*16 32-bit words of src to f32. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each row is a head block, blocks from the first destination's next line and a tail block, their sizes computed per row from edges[1] (32-bit words of a destination row) and edges[2] (source bytes per such word); n is unused; all stores non-temporal, without SFENCE (see simd/_asm edges.go).
+//
+//go:noescape
+func bf16ExtractLoToF32RowsNTWAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+
+// bf16ExtractHiToF32RowsNTWAVX2 widens the low (Lo) or high (Hi) bf16 halves of n*16 32-bit words of src to f32. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each row is a head block, blocks from the first destination's next line and a tail block, their sizes computed per row from edges[1] (32-bit words of a destination row) and edges[2] (source bytes per such word); n is unused; all stores non-temporal, without SFENCE (see simd/_asm edges.go).
+//
+//go:noescape
+func bf16ExtractHiToF32RowsNTWAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+
 // fillAVX512 stores the 64 bytes at pat n*4 times to dst.
 //
 //go:noescape

@@ -5371,6 +5371,1776 @@ rowsdone:
 	VZEROUPPER
 	RET
 
+// func copyRowsNTWAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+// Requires: AVX, SSE2
+TEXT ·copyRowsNTWAVX2(SB), NOSPLIT, $64-112
+	MOVQ  dst+0(FP), AX
+	MOVQ  src+8(FP), CX
+	MOVQ  n+16(FP), DX
+	MOVQ  rows+24(FP), DX
+	MOVQ  dstStride+32(FP), BX
+	MOVQ  srcStride+40(FP), SI
+	TESTQ DX, DX
+	JZ    rowsdone
+
+row:
+	MOVQ    AX, DI
+	NEGQ    DI
+	ANDQ    $0x3f, DI
+	SHRQ    $0x02, DI
+	MOVQ    DI, edges_0+48(FP)
+	MOVQ    DI, R8
+	SHLQ    $0x02, R8
+	MOVQ    R8, edges_5+88(FP)
+	MOVQ    DI, R8
+	IMULQ   edges_2+64(FP), R8
+	MOVQ    R8, edges_6+96(FP)
+	MOVQ    edges_1+56(FP), R8
+	SUBQ    DI, R8
+	MOVQ    R8, DI
+	ANDQ    $0x0000001f, DI
+	MOVQ    DI, edges_7+104(FP)
+	SHRQ    $0x05, R8
+	MOVQ    R8, edges_3+72(FP)
+	CMPQ    edges_0+48(FP), $0x00
+	JE      noedge329
+	VMOVDQU (CX), Y0
+	VMOVDQU 32(CX), Y1
+	VMOVDQU 64(CX), Y2
+	VMOVDQU 96(CX), Y2
+	MOVQ    edges_0+48(FP), DI
+	CMPQ    DI, $0x00000008
+	JGE     whole331
+	TESTQ   DI, DI
+	JLE     skip330
+	VMOVDQU Y0, (SP)
+	XORQ    R8, R8
+
+words332:
+	CMPQ    R8, DI
+	JGE     wordsdone333
+	MOVL    (SP)(R8*4), R9
+	MOVNTIL R9, (AX)(R8*4)
+	INCQ    R8
+	JMP     words332
+
+wordsdone333:
+	JMP skip330
+
+whole331:
+	VMOVDQU Y0, (SP)
+	XORQ    DI, DI
+
+words334:
+	CMPQ    DI, $0x00000008
+	JGE     wordsdone335
+	MOVL    (SP)(DI*4), R8
+	MOVNTIL R8, (AX)(DI*4)
+	INCQ    DI
+	JMP     words334
+
+wordsdone335:
+skip330:
+	MOVQ    edges_0+48(FP), DI
+	SUBQ    $0x00000008, DI
+	CMPQ    DI, $0x00000008
+	JGE     whole337
+	TESTQ   DI, DI
+	JLE     skip336
+	VMOVDQU Y1, (SP)
+	XORQ    R8, R8
+
+words338:
+	CMPQ    R8, DI
+	JGE     wordsdone339
+	MOVL    (SP)(R8*4), R9
+	MOVNTIL R9, 32(AX)(R8*4)
+	INCQ    R8
+	JMP     words338
+
+wordsdone339:
+	JMP skip336
+
+whole337:
+	VMOVDQU Y1, (SP)
+	XORQ    DI, DI
+
+words340:
+	CMPQ    DI, $0x00000008
+	JGE     wordsdone341
+	MOVL    (SP)(DI*4), R8
+	MOVNTIL R8, 32(AX)(DI*4)
+	INCQ    DI
+	JMP     words340
+
+wordsdone341:
+skip336:
+noedge329:
+	ADDQ  edges_5+88(FP), AX
+	ADDQ  edges_6+96(FP), CX
+	MOVQ  edges_3+72(FP), DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VMOVDQU  (CX), Y0
+	VMOVDQU  32(CX), Y1
+	VMOVDQU  64(CX), Y2
+	VMOVDQU  96(CX), Y3
+	VMOVNTDQ Y0, (AX)
+	VMOVNTDQ Y1, 32(AX)
+	VMOVNTDQ Y2, 64(AX)
+	VMOVNTDQ Y3, 96(AX)
+	ADDQ     $0x00000080, AX
+	ADDQ     $0x00000080, CX
+	DECQ     DI
+	JNZ      loop
+
+done:
+	CMPQ    edges_7+104(FP), $0x00
+	JE      noedge342
+	VMOVDQU (CX), Y0
+	VMOVDQU 32(CX), Y1
+	VMOVDQU 64(CX), Y2
+	VMOVDQU 96(CX), Y3
+	MOVQ    edges_7+104(FP), DI
+	CMPQ    DI, $0x00000008
+	JGE     whole344
+	TESTQ   DI, DI
+	JLE     skip343
+	VMOVDQU Y0, (SP)
+	XORQ    R8, R8
+
+words345:
+	CMPQ    R8, DI
+	JGE     wordsdone346
+	MOVL    (SP)(R8*4), R9
+	MOVNTIL R9, (AX)(R8*4)
+	INCQ    R8
+	JMP     words345
+
+wordsdone346:
+	JMP skip343
+
+whole344:
+	VMOVNTDQ Y0, (AX)
+
+skip343:
+	MOVQ    edges_7+104(FP), DI
+	SUBQ    $0x00000008, DI
+	CMPQ    DI, $0x00000008
+	JGE     whole348
+	TESTQ   DI, DI
+	JLE     skip347
+	VMOVDQU Y1, (SP)
+	XORQ    R8, R8
+
+words349:
+	CMPQ    R8, DI
+	JGE     wordsdone350
+	MOVL    (SP)(R8*4), R9
+	MOVNTIL R9, 32(AX)(R8*4)
+	INCQ    R8
+	JMP     words349
+
+wordsdone350:
+	JMP skip347
+
+whole348:
+	VMOVNTDQ Y1, 32(AX)
+
+skip347:
+	MOVQ    edges_7+104(FP), DI
+	SUBQ    $0x00000010, DI
+	CMPQ    DI, $0x00000008
+	JGE     whole352
+	TESTQ   DI, DI
+	JLE     skip351
+	VMOVDQU Y2, (SP)
+	XORQ    R8, R8
+
+words353:
+	CMPQ    R8, DI
+	JGE     wordsdone354
+	MOVL    (SP)(R8*4), R9
+	MOVNTIL R9, 64(AX)(R8*4)
+	INCQ    R8
+	JMP     words353
+
+wordsdone354:
+	JMP skip351
+
+whole352:
+	VMOVNTDQ Y2, 64(AX)
+
+skip351:
+	MOVQ    edges_7+104(FP), DI
+	SUBQ    $0x00000018, DI
+	CMPQ    DI, $0x00000008
+	JGE     whole356
+	TESTQ   DI, DI
+	JLE     skip355
+	VMOVDQU Y3, (SP)
+	XORQ    R8, R8
+
+words357:
+	CMPQ    R8, DI
+	JGE     wordsdone358
+	MOVL    (SP)(R8*4), R9
+	MOVNTIL R9, 96(AX)(R8*4)
+	INCQ    R8
+	JMP     words357
+
+wordsdone358:
+	JMP skip355
+
+whole356:
+	VMOVNTDQ Y3, 96(AX)
+
+skip355:
+noedge342:
+	MOVQ   edges_3+72(FP), DI
+	IMUL3Q $0x00000080, DI, DI
+	SUBQ   DI, AX
+	ADDQ   BX, AX
+	SUBQ   edges_5+88(FP), AX
+	MOVQ   edges_3+72(FP), DI
+	IMUL3Q $0x00000080, DI, DI
+	SUBQ   DI, CX
+	ADDQ   SI, CX
+	SUBQ   edges_6+96(FP), CX
+	DECQ   DX
+	JNZ    row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func deinterleave16RowsNTWAVX2(a *byte, b *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+// Requires: AVX, AVX2, SSE2
+TEXT ·deinterleave16RowsNTWAVX2(SB), NOSPLIT, $64-120
+	MOVQ         a+0(FP), AX
+	MOVQ         b+8(FP), CX
+	MOVQ         src+16(FP), DX
+	MOVQ         n+24(FP), BX
+	VPBROADCASTD c32_0000ffff<>+0(SB), Y0
+	MOVQ         rows+32(FP), BX
+	MOVQ         dstStride+40(FP), SI
+	MOVQ         srcStride+48(FP), DI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ      AX, R8
+	NEGQ      R8
+	ANDQ      $0x3f, R8
+	SHRQ      $0x02, R8
+	MOVQ      R8, edges_0+56(FP)
+	MOVQ      R8, R9
+	SHLQ      $0x02, R9
+	MOVQ      R9, edges_5+96(FP)
+	MOVQ      R8, R9
+	IMULQ     edges_2+72(FP), R9
+	MOVQ      R9, edges_6+104(FP)
+	MOVQ      edges_1+64(FP), R9
+	SUBQ      R8, R9
+	MOVQ      R9, R8
+	ANDQ      $0x0000000f, R8
+	MOVQ      R8, edges_7+112(FP)
+	SHRQ      $0x04, R9
+	MOVQ      R9, edges_3+80(FP)
+	CMPQ      edges_0+56(FP), $0x00
+	JE        noedge359
+	VMOVDQU   (DX), Y1
+	VMOVDQU   32(DX), Y2
+	VPAND     Y0, Y1, Y3
+	VPAND     Y0, Y2, Y4
+	VPSRLD    $0x10, Y1, Y1
+	VPSRLD    $0x10, Y2, Y2
+	VPACKUSDW Y4, Y3, Y3
+	VPERMQ    $0xd8, Y3, Y3
+	VPACKUSDW Y2, Y1, Y1
+	VPERMQ    $0xd8, Y1, Y1
+	MOVQ      edges_0+56(FP), R8
+	CMPQ      R8, $0x00000008
+	JGE       whole361
+	TESTQ     R8, R8
+	JLE       skip360
+	VMOVDQU   Y3, (SP)
+	XORQ      R9, R9
+
+words362:
+	CMPQ    R9, R8
+	JGE     wordsdone363
+	MOVL    (SP)(R9*4), R10
+	MOVNTIL R10, (AX)(R9*4)
+	INCQ    R9
+	JMP     words362
+
+wordsdone363:
+	JMP skip360
+
+whole361:
+	VMOVDQU Y3, (SP)
+	XORQ    R8, R8
+
+words364:
+	CMPQ    R8, $0x00000008
+	JGE     wordsdone365
+	MOVL    (SP)(R8*4), R9
+	MOVNTIL R9, (AX)(R8*4)
+	INCQ    R8
+	JMP     words364
+
+wordsdone365:
+skip360:
+	MOVQ    edges_0+56(FP), R8
+	CMPQ    R8, $0x00000008
+	JGE     whole367
+	TESTQ   R8, R8
+	JLE     skip366
+	VMOVDQU Y1, (SP)
+	XORQ    R9, R9
+
+words368:
+	CMPQ    R9, R8
+	JGE     wordsdone369
+	MOVL    (SP)(R9*4), R10
+	MOVNTIL R10, (CX)(R9*4)
+	INCQ    R9
+	JMP     words368
+
+wordsdone369:
+	JMP skip366
+
+whole367:
+	VMOVDQU Y1, (SP)
+	XORQ    R8, R8
+
+words370:
+	CMPQ    R8, $0x00000008
+	JGE     wordsdone371
+	MOVL    (SP)(R8*4), R9
+	MOVNTIL R9, (CX)(R8*4)
+	INCQ    R8
+	JMP     words370
+
+wordsdone371:
+skip366:
+	VMOVDQU   64(DX), Y1
+	VMOVDQU   96(DX), Y2
+	VPAND     Y0, Y1, Y3
+	VPAND     Y0, Y2, Y4
+	VPSRLD    $0x10, Y1, Y1
+	VPSRLD    $0x10, Y2, Y2
+	VPACKUSDW Y4, Y3, Y3
+	VPERMQ    $0xd8, Y3, Y3
+	VPACKUSDW Y2, Y1, Y1
+	VPERMQ    $0xd8, Y1, Y1
+	MOVQ      edges_0+56(FP), R8
+	SUBQ      $0x00000008, R8
+	CMPQ      R8, $0x00000008
+	JGE       whole373
+	TESTQ     R8, R8
+	JLE       skip372
+	VMOVDQU   Y3, (SP)
+	XORQ      R9, R9
+
+words374:
+	CMPQ    R9, R8
+	JGE     wordsdone375
+	MOVL    (SP)(R9*4), R10
+	MOVNTIL R10, 32(AX)(R9*4)
+	INCQ    R9
+	JMP     words374
+
+wordsdone375:
+	JMP skip372
+
+whole373:
+	VMOVDQU Y3, (SP)
+	XORQ    R8, R8
+
+words376:
+	CMPQ    R8, $0x00000008
+	JGE     wordsdone377
+	MOVL    (SP)(R8*4), R9
+	MOVNTIL R9, 32(AX)(R8*4)
+	INCQ    R8
+	JMP     words376
+
+wordsdone377:
+skip372:
+	MOVQ    edges_0+56(FP), R8
+	SUBQ    $0x00000008, R8
+	CMPQ    R8, $0x00000008
+	JGE     whole379
+	TESTQ   R8, R8
+	JLE     skip378
+	VMOVDQU Y1, (SP)
+	XORQ    R9, R9
+
+words380:
+	CMPQ    R9, R8
+	JGE     wordsdone381
+	MOVL    (SP)(R9*4), R10
+	MOVNTIL R10, 32(CX)(R9*4)
+	INCQ    R9
+	JMP     words380
+
+wordsdone381:
+	JMP skip378
+
+whole379:
+	VMOVDQU Y1, (SP)
+	XORQ    R8, R8
+
+words382:
+	CMPQ    R8, $0x00000008
+	JGE     wordsdone383
+	MOVL    (SP)(R8*4), R9
+	MOVNTIL R9, 32(CX)(R8*4)
+	INCQ    R8
+	JMP     words382
+
+wordsdone383:
+skip378:
+noedge359:
+	ADDQ  edges_5+96(FP), AX
+	ADDQ  edges_5+96(FP), CX
+	ADDQ  edges_6+104(FP), DX
+	MOVQ  edges_3+80(FP), R8
+	TESTQ R8, R8
+	JZ    done
+
+loop:
+	VMOVDQU   (DX), Y1
+	VMOVDQU   32(DX), Y2
+	VPAND     Y0, Y1, Y3
+	VPAND     Y0, Y2, Y4
+	VPSRLD    $0x10, Y1, Y1
+	VPSRLD    $0x10, Y2, Y2
+	VPACKUSDW Y4, Y3, Y3
+	VPERMQ    $0xd8, Y3, Y3
+	VPACKUSDW Y2, Y1, Y1
+	VPERMQ    $0xd8, Y1, Y1
+	VMOVNTDQ  Y3, (AX)
+	VMOVNTDQ  Y1, (CX)
+	VMOVDQU   64(DX), Y1
+	VMOVDQU   96(DX), Y2
+	VPAND     Y0, Y1, Y3
+	VPAND     Y0, Y2, Y4
+	VPSRLD    $0x10, Y1, Y1
+	VPSRLD    $0x10, Y2, Y2
+	VPACKUSDW Y4, Y3, Y3
+	VPERMQ    $0xd8, Y3, Y3
+	VPACKUSDW Y2, Y1, Y1
+	VPERMQ    $0xd8, Y1, Y1
+	VMOVNTDQ  Y3, 32(AX)
+	VMOVNTDQ  Y1, 32(CX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000040, CX
+	ADDQ      $0x00000080, DX
+	DECQ      R8
+	JNZ       loop
+
+done:
+	CMPQ      edges_7+112(FP), $0x00
+	JE        noedge384
+	VMOVDQU   (DX), Y1
+	VMOVDQU   32(DX), Y2
+	VPAND     Y0, Y1, Y3
+	VPAND     Y0, Y2, Y4
+	VPSRLD    $0x10, Y1, Y1
+	VPSRLD    $0x10, Y2, Y2
+	VPACKUSDW Y4, Y3, Y3
+	VPERMQ    $0xd8, Y3, Y3
+	VPACKUSDW Y2, Y1, Y1
+	VPERMQ    $0xd8, Y1, Y1
+	MOVQ      edges_7+112(FP), R8
+	CMPQ      R8, $0x00000008
+	JGE       whole386
+	TESTQ     R8, R8
+	JLE       skip385
+	VMOVDQU   Y3, (SP)
+	XORQ      R9, R9
+
+words387:
+	CMPQ    R9, R8
+	JGE     wordsdone388
+	MOVL    (SP)(R9*4), R10
+	MOVNTIL R10, (AX)(R9*4)
+	INCQ    R9
+	JMP     words387
+
+wordsdone388:
+	JMP skip385
+
+whole386:
+	VMOVNTDQ Y3, (AX)
+
+skip385:
+	MOVQ    edges_7+112(FP), R8
+	CMPQ    R8, $0x00000008
+	JGE     whole390
+	TESTQ   R8, R8
+	JLE     skip389
+	VMOVDQU Y1, (SP)
+	XORQ    R9, R9
+
+words391:
+	CMPQ    R9, R8
+	JGE     wordsdone392
+	MOVL    (SP)(R9*4), R10
+	MOVNTIL R10, (CX)(R9*4)
+	INCQ    R9
+	JMP     words391
+
+wordsdone392:
+	JMP skip389
+
+whole390:
+	VMOVNTDQ Y1, (CX)
+
+skip389:
+	VMOVDQU   64(DX), Y1
+	VMOVDQU   96(DX), Y2
+	VPAND     Y0, Y1, Y3
+	VPAND     Y0, Y2, Y4
+	VPSRLD    $0x10, Y1, Y1
+	VPSRLD    $0x10, Y2, Y2
+	VPACKUSDW Y4, Y3, Y3
+	VPERMQ    $0xd8, Y3, Y3
+	VPACKUSDW Y2, Y1, Y1
+	VPERMQ    $0xd8, Y1, Y1
+	MOVQ      edges_7+112(FP), R8
+	SUBQ      $0x00000008, R8
+	CMPQ      R8, $0x00000008
+	JGE       whole394
+	TESTQ     R8, R8
+	JLE       skip393
+	VMOVDQU   Y3, (SP)
+	XORQ      R9, R9
+
+words395:
+	CMPQ    R9, R8
+	JGE     wordsdone396
+	MOVL    (SP)(R9*4), R10
+	MOVNTIL R10, 32(AX)(R9*4)
+	INCQ    R9
+	JMP     words395
+
+wordsdone396:
+	JMP skip393
+
+whole394:
+	VMOVNTDQ Y3, 32(AX)
+
+skip393:
+	MOVQ    edges_7+112(FP), R8
+	SUBQ    $0x00000008, R8
+	CMPQ    R8, $0x00000008
+	JGE     whole398
+	TESTQ   R8, R8
+	JLE     skip397
+	VMOVDQU Y1, (SP)
+	XORQ    R9, R9
+
+words399:
+	CMPQ    R9, R8
+	JGE     wordsdone400
+	MOVL    (SP)(R9*4), R10
+	MOVNTIL R10, 32(CX)(R9*4)
+	INCQ    R9
+	JMP     words399
+
+wordsdone400:
+	JMP skip397
+
+whole398:
+	VMOVNTDQ Y1, 32(CX)
+
+skip397:
+noedge384:
+	MOVQ   edges_3+80(FP), R8
+	IMUL3Q $0x00000040, R8, R8
+	SUBQ   R8, AX
+	ADDQ   SI, AX
+	SUBQ   edges_5+96(FP), AX
+	MOVQ   edges_3+80(FP), R8
+	IMUL3Q $0x00000040, R8, R8
+	SUBQ   R8, CX
+	ADDQ   SI, CX
+	SUBQ   edges_5+96(FP), CX
+	MOVQ   edges_3+80(FP), R8
+	IMUL3Q $0x00000080, R8, R8
+	SUBQ   R8, DX
+	ADDQ   DI, DX
+	SUBQ   edges_6+104(FP), DX
+	DECQ   BX
+	JNZ    row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func bf16DeinterleaveToF32RowsNTWAVX2(a *byte, b *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+// Requires: AVX, AVX2, SSE2
+TEXT ·bf16DeinterleaveToF32RowsNTWAVX2(SB), NOSPLIT, $64-120
+	MOVQ         a+0(FP), AX
+	MOVQ         b+8(FP), CX
+	MOVQ         src+16(FP), DX
+	MOVQ         n+24(FP), BX
+	VPBROADCASTD c32_ffff0000<>+0(SB), Y0
+	MOVQ         rows+32(FP), BX
+	MOVQ         dstStride+40(FP), SI
+	MOVQ         srcStride+48(FP), DI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ    AX, R8
+	NEGQ    R8
+	ANDQ    $0x3f, R8
+	SHRQ    $0x02, R8
+	MOVQ    R8, edges_0+56(FP)
+	MOVQ    R8, R9
+	SHLQ    $0x02, R9
+	MOVQ    R9, edges_5+96(FP)
+	MOVQ    R8, R9
+	IMULQ   edges_2+72(FP), R9
+	MOVQ    R9, edges_6+104(FP)
+	MOVQ    edges_1+64(FP), R9
+	SUBQ    R8, R9
+	MOVQ    R9, R8
+	ANDQ    $0x0000000f, R8
+	MOVQ    R8, edges_7+112(FP)
+	SHRQ    $0x04, R9
+	MOVQ    R9, edges_3+80(FP)
+	CMPQ    edges_0+56(FP), $0x00
+	JE      noedge401
+	VMOVDQU (DX), Y1
+	VPSLLD  $0x10, Y1, Y2
+	VPAND   Y0, Y1, Y1
+	MOVQ    edges_0+56(FP), R8
+	CMPQ    R8, $0x00000008
+	JGE     whole403
+	TESTQ   R8, R8
+	JLE     skip402
+	VMOVDQU Y2, (SP)
+	XORQ    R9, R9
+
+words404:
+	CMPQ    R9, R8
+	JGE     wordsdone405
+	MOVL    (SP)(R9*4), R10
+	MOVNTIL R10, (AX)(R9*4)
+	INCQ    R9
+	JMP     words404
+
+wordsdone405:
+	JMP skip402
+
+whole403:
+	VMOVDQU Y2, (SP)
+	XORQ    R8, R8
+
+words406:
+	CMPQ    R8, $0x00000008
+	JGE     wordsdone407
+	MOVL    (SP)(R8*4), R9
+	MOVNTIL R9, (AX)(R8*4)
+	INCQ    R8
+	JMP     words406
+
+wordsdone407:
+skip402:
+	MOVQ    edges_0+56(FP), R8
+	CMPQ    R8, $0x00000008
+	JGE     whole409
+	TESTQ   R8, R8
+	JLE     skip408
+	VMOVDQU Y1, (SP)
+	XORQ    R9, R9
+
+words410:
+	CMPQ    R9, R8
+	JGE     wordsdone411
+	MOVL    (SP)(R9*4), R10
+	MOVNTIL R10, (CX)(R9*4)
+	INCQ    R9
+	JMP     words410
+
+wordsdone411:
+	JMP skip408
+
+whole409:
+	VMOVDQU Y1, (SP)
+	XORQ    R8, R8
+
+words412:
+	CMPQ    R8, $0x00000008
+	JGE     wordsdone413
+	MOVL    (SP)(R8*4), R9
+	MOVNTIL R9, (CX)(R8*4)
+	INCQ    R8
+	JMP     words412
+
+wordsdone413:
+skip408:
+	VMOVDQU 32(DX), Y1
+	VPSLLD  $0x10, Y1, Y2
+	VPAND   Y0, Y1, Y1
+	MOVQ    edges_0+56(FP), R8
+	SUBQ    $0x00000008, R8
+	CMPQ    R8, $0x00000008
+	JGE     whole415
+	TESTQ   R8, R8
+	JLE     skip414
+	VMOVDQU Y2, (SP)
+	XORQ    R9, R9
+
+words416:
+	CMPQ    R9, R8
+	JGE     wordsdone417
+	MOVL    (SP)(R9*4), R10
+	MOVNTIL R10, 32(AX)(R9*4)
+	INCQ    R9
+	JMP     words416
+
+wordsdone417:
+	JMP skip414
+
+whole415:
+	VMOVDQU Y2, (SP)
+	XORQ    R8, R8
+
+words418:
+	CMPQ    R8, $0x00000008
+	JGE     wordsdone419
+	MOVL    (SP)(R8*4), R9
+	MOVNTIL R9, 32(AX)(R8*4)
+	INCQ    R8
+	JMP     words418
+
+wordsdone419:
+skip414:
+	MOVQ    edges_0+56(FP), R8
+	SUBQ    $0x00000008, R8
+	CMPQ    R8, $0x00000008
+	JGE     whole421
+	TESTQ   R8, R8
+	JLE     skip420
+	VMOVDQU Y1, (SP)
+	XORQ    R9, R9
+
+words422:
+	CMPQ    R9, R8
+	JGE     wordsdone423
+	MOVL    (SP)(R9*4), R10
+	MOVNTIL R10, 32(CX)(R9*4)
+	INCQ    R9
+	JMP     words422
+
+wordsdone423:
+	JMP skip420
+
+whole421:
+	VMOVDQU Y1, (SP)
+	XORQ    R8, R8
+
+words424:
+	CMPQ    R8, $0x00000008
+	JGE     wordsdone425
+	MOVL    (SP)(R8*4), R9
+	MOVNTIL R9, 32(CX)(R8*4)
+	INCQ    R8
+	JMP     words424
+
+wordsdone425:
+skip420:
+noedge401:
+	ADDQ  edges_5+96(FP), AX
+	ADDQ  edges_5+96(FP), CX
+	ADDQ  edges_6+104(FP), DX
+	MOVQ  edges_3+80(FP), R8
+	TESTQ R8, R8
+	JZ    done
+
+loop:
+	VMOVDQU  (DX), Y1
+	VPSLLD   $0x10, Y1, Y2
+	VPAND    Y0, Y1, Y1
+	VMOVNTDQ Y2, (AX)
+	VMOVNTDQ Y1, (CX)
+	VMOVDQU  32(DX), Y1
+	VPSLLD   $0x10, Y1, Y2
+	VPAND    Y0, Y1, Y1
+	VMOVNTDQ Y2, 32(AX)
+	VMOVNTDQ Y1, 32(CX)
+	ADDQ     $0x00000040, AX
+	ADDQ     $0x00000040, CX
+	ADDQ     $0x00000040, DX
+	DECQ     R8
+	JNZ      loop
+
+done:
+	CMPQ    edges_7+112(FP), $0x00
+	JE      noedge426
+	VMOVDQU (DX), Y1
+	VPSLLD  $0x10, Y1, Y2
+	VPAND   Y0, Y1, Y1
+	MOVQ    edges_7+112(FP), R8
+	CMPQ    R8, $0x00000008
+	JGE     whole428
+	TESTQ   R8, R8
+	JLE     skip427
+	VMOVDQU Y2, (SP)
+	XORQ    R9, R9
+
+words429:
+	CMPQ    R9, R8
+	JGE     wordsdone430
+	MOVL    (SP)(R9*4), R10
+	MOVNTIL R10, (AX)(R9*4)
+	INCQ    R9
+	JMP     words429
+
+wordsdone430:
+	JMP skip427
+
+whole428:
+	VMOVNTDQ Y2, (AX)
+
+skip427:
+	MOVQ    edges_7+112(FP), R8
+	CMPQ    R8, $0x00000008
+	JGE     whole432
+	TESTQ   R8, R8
+	JLE     skip431
+	VMOVDQU Y1, (SP)
+	XORQ    R9, R9
+
+words433:
+	CMPQ    R9, R8
+	JGE     wordsdone434
+	MOVL    (SP)(R9*4), R10
+	MOVNTIL R10, (CX)(R9*4)
+	INCQ    R9
+	JMP     words433
+
+wordsdone434:
+	JMP skip431
+
+whole432:
+	VMOVNTDQ Y1, (CX)
+
+skip431:
+	VMOVDQU 32(DX), Y1
+	VPSLLD  $0x10, Y1, Y2
+	VPAND   Y0, Y1, Y1
+	MOVQ    edges_7+112(FP), R8
+	SUBQ    $0x00000008, R8
+	CMPQ    R8, $0x00000008
+	JGE     whole436
+	TESTQ   R8, R8
+	JLE     skip435
+	VMOVDQU Y2, (SP)
+	XORQ    R9, R9
+
+words437:
+	CMPQ    R9, R8
+	JGE     wordsdone438
+	MOVL    (SP)(R9*4), R10
+	MOVNTIL R10, 32(AX)(R9*4)
+	INCQ    R9
+	JMP     words437
+
+wordsdone438:
+	JMP skip435
+
+whole436:
+	VMOVNTDQ Y2, 32(AX)
+
+skip435:
+	MOVQ    edges_7+112(FP), R8
+	SUBQ    $0x00000008, R8
+	CMPQ    R8, $0x00000008
+	JGE     whole440
+	TESTQ   R8, R8
+	JLE     skip439
+	VMOVDQU Y1, (SP)
+	XORQ    R9, R9
+
+words441:
+	CMPQ    R9, R8
+	JGE     wordsdone442
+	MOVL    (SP)(R9*4), R10
+	MOVNTIL R10, 32(CX)(R9*4)
+	INCQ    R9
+	JMP     words441
+
+wordsdone442:
+	JMP skip439
+
+whole440:
+	VMOVNTDQ Y1, 32(CX)
+
+skip439:
+noedge426:
+	MOVQ   edges_3+80(FP), R8
+	IMUL3Q $0x00000040, R8, R8
+	SUBQ   R8, AX
+	ADDQ   SI, AX
+	SUBQ   edges_5+96(FP), AX
+	MOVQ   edges_3+80(FP), R8
+	IMUL3Q $0x00000040, R8, R8
+	SUBQ   R8, CX
+	ADDQ   SI, CX
+	SUBQ   edges_5+96(FP), CX
+	MOVQ   edges_3+80(FP), R8
+	IMUL3Q $0x00000040, R8, R8
+	SUBQ   R8, DX
+	ADDQ   DI, DX
+	SUBQ   edges_6+104(FP), DX
+	DECQ   BX
+	JNZ    row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func extract16LoRowsNTWAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+// Requires: AVX, AVX2, SSE2
+TEXT ·extract16LoRowsNTWAVX2(SB), NOSPLIT, $64-112
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000ffff<>+0(SB), Y0
+	MOVQ         rows+24(FP), DX
+	MOVQ         dstStride+32(FP), BX
+	MOVQ         srcStride+40(FP), SI
+	TESTQ        DX, DX
+	JZ           rowsdone
+
+row:
+	MOVQ      AX, DI
+	NEGQ      DI
+	ANDQ      $0x3f, DI
+	SHRQ      $0x02, DI
+	MOVQ      DI, edges_0+48(FP)
+	MOVQ      DI, R8
+	SHLQ      $0x02, R8
+	MOVQ      R8, edges_5+88(FP)
+	MOVQ      DI, R8
+	IMULQ     edges_2+64(FP), R8
+	MOVQ      R8, edges_6+96(FP)
+	MOVQ      edges_1+56(FP), R8
+	SUBQ      DI, R8
+	MOVQ      R8, DI
+	ANDQ      $0x0000000f, DI
+	MOVQ      DI, edges_7+104(FP)
+	SHRQ      $0x04, R8
+	MOVQ      R8, edges_3+72(FP)
+	CMPQ      edges_0+48(FP), $0x00
+	JE        noedge443
+	VMOVDQU   (CX), Y1
+	VMOVDQU   32(CX), Y2
+	VPAND     Y0, Y1, Y1
+	VPAND     Y0, Y2, Y2
+	VPACKUSDW Y2, Y1, Y1
+	VPERMQ    $0xd8, Y1, Y1
+	MOVQ      edges_0+48(FP), DI
+	CMPQ      DI, $0x00000008
+	JGE       whole445
+	TESTQ     DI, DI
+	JLE       skip444
+	VMOVDQU   Y1, (SP)
+	XORQ      R8, R8
+
+words446:
+	CMPQ    R8, DI
+	JGE     wordsdone447
+	MOVL    (SP)(R8*4), R9
+	MOVNTIL R9, (AX)(R8*4)
+	INCQ    R8
+	JMP     words446
+
+wordsdone447:
+	JMP skip444
+
+whole445:
+	VMOVDQU Y1, (SP)
+	XORQ    DI, DI
+
+words448:
+	CMPQ    DI, $0x00000008
+	JGE     wordsdone449
+	MOVL    (SP)(DI*4), R8
+	MOVNTIL R8, (AX)(DI*4)
+	INCQ    DI
+	JMP     words448
+
+wordsdone449:
+skip444:
+	VMOVDQU   64(CX), Y1
+	VMOVDQU   96(CX), Y2
+	VPAND     Y0, Y1, Y1
+	VPAND     Y0, Y2, Y2
+	VPACKUSDW Y2, Y1, Y1
+	VPERMQ    $0xd8, Y1, Y1
+	MOVQ      edges_0+48(FP), DI
+	SUBQ      $0x00000008, DI
+	CMPQ      DI, $0x00000008
+	JGE       whole451
+	TESTQ     DI, DI
+	JLE       skip450
+	VMOVDQU   Y1, (SP)
+	XORQ      R8, R8
+
+words452:
+	CMPQ    R8, DI
+	JGE     wordsdone453
+	MOVL    (SP)(R8*4), R9
+	MOVNTIL R9, 32(AX)(R8*4)
+	INCQ    R8
+	JMP     words452
+
+wordsdone453:
+	JMP skip450
+
+whole451:
+	VMOVDQU Y1, (SP)
+	XORQ    DI, DI
+
+words454:
+	CMPQ    DI, $0x00000008
+	JGE     wordsdone455
+	MOVL    (SP)(DI*4), R8
+	MOVNTIL R8, 32(AX)(DI*4)
+	INCQ    DI
+	JMP     words454
+
+wordsdone455:
+skip450:
+noedge443:
+	ADDQ  edges_5+88(FP), AX
+	ADDQ  edges_6+96(FP), CX
+	MOVQ  edges_3+72(FP), DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VMOVDQU   (CX), Y1
+	VMOVDQU   32(CX), Y2
+	VPAND     Y0, Y1, Y1
+	VPAND     Y0, Y2, Y2
+	VPACKUSDW Y2, Y1, Y1
+	VPERMQ    $0xd8, Y1, Y1
+	VMOVNTDQ  Y1, (AX)
+	VMOVDQU   64(CX), Y1
+	VMOVDQU   96(CX), Y2
+	VPAND     Y0, Y1, Y1
+	VPAND     Y0, Y2, Y2
+	VPACKUSDW Y2, Y1, Y1
+	VPERMQ    $0xd8, Y1, Y1
+	VMOVNTDQ  Y1, 32(AX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000080, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	CMPQ      edges_7+104(FP), $0x00
+	JE        noedge456
+	VMOVDQU   (CX), Y1
+	VMOVDQU   32(CX), Y2
+	VPAND     Y0, Y1, Y1
+	VPAND     Y0, Y2, Y2
+	VPACKUSDW Y2, Y1, Y1
+	VPERMQ    $0xd8, Y1, Y1
+	MOVQ      edges_7+104(FP), DI
+	CMPQ      DI, $0x00000008
+	JGE       whole458
+	TESTQ     DI, DI
+	JLE       skip457
+	VMOVDQU   Y1, (SP)
+	XORQ      R8, R8
+
+words459:
+	CMPQ    R8, DI
+	JGE     wordsdone460
+	MOVL    (SP)(R8*4), R9
+	MOVNTIL R9, (AX)(R8*4)
+	INCQ    R8
+	JMP     words459
+
+wordsdone460:
+	JMP skip457
+
+whole458:
+	VMOVNTDQ Y1, (AX)
+
+skip457:
+	VMOVDQU   64(CX), Y1
+	VMOVDQU   96(CX), Y2
+	VPAND     Y0, Y1, Y1
+	VPAND     Y0, Y2, Y2
+	VPACKUSDW Y2, Y1, Y1
+	VPERMQ    $0xd8, Y1, Y1
+	MOVQ      edges_7+104(FP), DI
+	SUBQ      $0x00000008, DI
+	CMPQ      DI, $0x00000008
+	JGE       whole462
+	TESTQ     DI, DI
+	JLE       skip461
+	VMOVDQU   Y1, (SP)
+	XORQ      R8, R8
+
+words463:
+	CMPQ    R8, DI
+	JGE     wordsdone464
+	MOVL    (SP)(R8*4), R9
+	MOVNTIL R9, 32(AX)(R8*4)
+	INCQ    R8
+	JMP     words463
+
+wordsdone464:
+	JMP skip461
+
+whole462:
+	VMOVNTDQ Y1, 32(AX)
+
+skip461:
+noedge456:
+	MOVQ   edges_3+72(FP), DI
+	IMUL3Q $0x00000040, DI, DI
+	SUBQ   DI, AX
+	ADDQ   BX, AX
+	SUBQ   edges_5+88(FP), AX
+	MOVQ   edges_3+72(FP), DI
+	IMUL3Q $0x00000080, DI, DI
+	SUBQ   DI, CX
+	ADDQ   SI, CX
+	SUBQ   edges_6+96(FP), CX
+	DECQ   DX
+	JNZ    row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func extract16HiRowsNTWAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+// Requires: AVX, AVX2, SSE2
+TEXT ·extract16HiRowsNTWAVX2(SB), NOSPLIT, $64-112
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000ffff<>+0(SB), Y0
+	MOVQ         rows+24(FP), DX
+	MOVQ         dstStride+32(FP), BX
+	MOVQ         srcStride+40(FP), SI
+	TESTQ        DX, DX
+	JZ           rowsdone
+
+row:
+	MOVQ      AX, DI
+	NEGQ      DI
+	ANDQ      $0x3f, DI
+	SHRQ      $0x02, DI
+	MOVQ      DI, edges_0+48(FP)
+	MOVQ      DI, R8
+	SHLQ      $0x02, R8
+	MOVQ      R8, edges_5+88(FP)
+	MOVQ      DI, R8
+	IMULQ     edges_2+64(FP), R8
+	MOVQ      R8, edges_6+96(FP)
+	MOVQ      edges_1+56(FP), R8
+	SUBQ      DI, R8
+	MOVQ      R8, DI
+	ANDQ      $0x0000000f, DI
+	MOVQ      DI, edges_7+104(FP)
+	SHRQ      $0x04, R8
+	MOVQ      R8, edges_3+72(FP)
+	CMPQ      edges_0+48(FP), $0x00
+	JE        noedge465
+	VMOVDQU   (CX), Y0
+	VMOVDQU   32(CX), Y1
+	VPSRLD    $0x10, Y0, Y0
+	VPSRLD    $0x10, Y1, Y1
+	VPACKUSDW Y1, Y0, Y0
+	VPERMQ    $0xd8, Y0, Y0
+	MOVQ      edges_0+48(FP), DI
+	CMPQ      DI, $0x00000008
+	JGE       whole467
+	TESTQ     DI, DI
+	JLE       skip466
+	VMOVDQU   Y0, (SP)
+	XORQ      R8, R8
+
+words468:
+	CMPQ    R8, DI
+	JGE     wordsdone469
+	MOVL    (SP)(R8*4), R9
+	MOVNTIL R9, (AX)(R8*4)
+	INCQ    R8
+	JMP     words468
+
+wordsdone469:
+	JMP skip466
+
+whole467:
+	VMOVDQU Y0, (SP)
+	XORQ    DI, DI
+
+words470:
+	CMPQ    DI, $0x00000008
+	JGE     wordsdone471
+	MOVL    (SP)(DI*4), R8
+	MOVNTIL R8, (AX)(DI*4)
+	INCQ    DI
+	JMP     words470
+
+wordsdone471:
+skip466:
+	VMOVDQU   64(CX), Y0
+	VMOVDQU   96(CX), Y1
+	VPSRLD    $0x10, Y0, Y0
+	VPSRLD    $0x10, Y1, Y1
+	VPACKUSDW Y1, Y0, Y0
+	VPERMQ    $0xd8, Y0, Y0
+	MOVQ      edges_0+48(FP), DI
+	SUBQ      $0x00000008, DI
+	CMPQ      DI, $0x00000008
+	JGE       whole473
+	TESTQ     DI, DI
+	JLE       skip472
+	VMOVDQU   Y0, (SP)
+	XORQ      R8, R8
+
+words474:
+	CMPQ    R8, DI
+	JGE     wordsdone475
+	MOVL    (SP)(R8*4), R9
+	MOVNTIL R9, 32(AX)(R8*4)
+	INCQ    R8
+	JMP     words474
+
+wordsdone475:
+	JMP skip472
+
+whole473:
+	VMOVDQU Y0, (SP)
+	XORQ    DI, DI
+
+words476:
+	CMPQ    DI, $0x00000008
+	JGE     wordsdone477
+	MOVL    (SP)(DI*4), R8
+	MOVNTIL R8, 32(AX)(DI*4)
+	INCQ    DI
+	JMP     words476
+
+wordsdone477:
+skip472:
+noedge465:
+	ADDQ  edges_5+88(FP), AX
+	ADDQ  edges_6+96(FP), CX
+	MOVQ  edges_3+72(FP), DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VMOVDQU   (CX), Y0
+	VMOVDQU   32(CX), Y1
+	VPSRLD    $0x10, Y0, Y0
+	VPSRLD    $0x10, Y1, Y1
+	VPACKUSDW Y1, Y0, Y0
+	VPERMQ    $0xd8, Y0, Y0
+	VMOVNTDQ  Y0, (AX)
+	VMOVDQU   64(CX), Y0
+	VMOVDQU   96(CX), Y1
+	VPSRLD    $0x10, Y0, Y0
+	VPSRLD    $0x10, Y1, Y1
+	VPACKUSDW Y1, Y0, Y0
+	VPERMQ    $0xd8, Y0, Y0
+	VMOVNTDQ  Y0, 32(AX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000080, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	CMPQ      edges_7+104(FP), $0x00
+	JE        noedge478
+	VMOVDQU   (CX), Y0
+	VMOVDQU   32(CX), Y1
+	VPSRLD    $0x10, Y0, Y0
+	VPSRLD    $0x10, Y1, Y1
+	VPACKUSDW Y1, Y0, Y0
+	VPERMQ    $0xd8, Y0, Y0
+	MOVQ      edges_7+104(FP), DI
+	CMPQ      DI, $0x00000008
+	JGE       whole480
+	TESTQ     DI, DI
+	JLE       skip479
+	VMOVDQU   Y0, (SP)
+	XORQ      R8, R8
+
+words481:
+	CMPQ    R8, DI
+	JGE     wordsdone482
+	MOVL    (SP)(R8*4), R9
+	MOVNTIL R9, (AX)(R8*4)
+	INCQ    R8
+	JMP     words481
+
+wordsdone482:
+	JMP skip479
+
+whole480:
+	VMOVNTDQ Y0, (AX)
+
+skip479:
+	VMOVDQU   64(CX), Y0
+	VMOVDQU   96(CX), Y1
+	VPSRLD    $0x10, Y0, Y0
+	VPSRLD    $0x10, Y1, Y1
+	VPACKUSDW Y1, Y0, Y0
+	VPERMQ    $0xd8, Y0, Y0
+	MOVQ      edges_7+104(FP), DI
+	SUBQ      $0x00000008, DI
+	CMPQ      DI, $0x00000008
+	JGE       whole484
+	TESTQ     DI, DI
+	JLE       skip483
+	VMOVDQU   Y0, (SP)
+	XORQ      R8, R8
+
+words485:
+	CMPQ    R8, DI
+	JGE     wordsdone486
+	MOVL    (SP)(R8*4), R9
+	MOVNTIL R9, 32(AX)(R8*4)
+	INCQ    R8
+	JMP     words485
+
+wordsdone486:
+	JMP skip483
+
+whole484:
+	VMOVNTDQ Y0, 32(AX)
+
+skip483:
+noedge478:
+	MOVQ   edges_3+72(FP), DI
+	IMUL3Q $0x00000040, DI, DI
+	SUBQ   DI, AX
+	ADDQ   BX, AX
+	SUBQ   edges_5+88(FP), AX
+	MOVQ   edges_3+72(FP), DI
+	IMUL3Q $0x00000080, DI, DI
+	SUBQ   DI, CX
+	ADDQ   SI, CX
+	SUBQ   edges_6+96(FP), CX
+	DECQ   DX
+	JNZ    row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func bf16ExtractLoToF32RowsNTWAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+// Requires: AVX, AVX2, SSE2
+TEXT ·bf16ExtractLoToF32RowsNTWAVX2(SB), NOSPLIT, $64-112
+	MOVQ  dst+0(FP), AX
+	MOVQ  src+8(FP), CX
+	MOVQ  n+16(FP), DX
+	MOVQ  rows+24(FP), DX
+	MOVQ  dstStride+32(FP), BX
+	MOVQ  srcStride+40(FP), SI
+	TESTQ DX, DX
+	JZ    rowsdone
+
+row:
+	MOVQ    AX, DI
+	NEGQ    DI
+	ANDQ    $0x3f, DI
+	SHRQ    $0x02, DI
+	MOVQ    DI, edges_0+48(FP)
+	MOVQ    DI, R8
+	SHLQ    $0x02, R8
+	MOVQ    R8, edges_5+88(FP)
+	MOVQ    DI, R8
+	IMULQ   edges_2+64(FP), R8
+	MOVQ    R8, edges_6+96(FP)
+	MOVQ    edges_1+56(FP), R8
+	SUBQ    DI, R8
+	MOVQ    R8, DI
+	ANDQ    $0x0000000f, DI
+	MOVQ    DI, edges_7+104(FP)
+	SHRQ    $0x04, R8
+	MOVQ    R8, edges_3+72(FP)
+	CMPQ    edges_0+48(FP), $0x00
+	JE      noedge487
+	VMOVDQU (CX), Y0
+	VPSLLD  $0x10, Y0, Y0
+	MOVQ    edges_0+48(FP), DI
+	CMPQ    DI, $0x00000008
+	JGE     whole489
+	TESTQ   DI, DI
+	JLE     skip488
+	VMOVDQU Y0, (SP)
+	XORQ    R8, R8
+
+words490:
+	CMPQ    R8, DI
+	JGE     wordsdone491
+	MOVL    (SP)(R8*4), R9
+	MOVNTIL R9, (AX)(R8*4)
+	INCQ    R8
+	JMP     words490
+
+wordsdone491:
+	JMP skip488
+
+whole489:
+	VMOVDQU Y0, (SP)
+	XORQ    DI, DI
+
+words492:
+	CMPQ    DI, $0x00000008
+	JGE     wordsdone493
+	MOVL    (SP)(DI*4), R8
+	MOVNTIL R8, (AX)(DI*4)
+	INCQ    DI
+	JMP     words492
+
+wordsdone493:
+skip488:
+	VMOVDQU 32(CX), Y0
+	VPSLLD  $0x10, Y0, Y0
+	MOVQ    edges_0+48(FP), DI
+	SUBQ    $0x00000008, DI
+	CMPQ    DI, $0x00000008
+	JGE     whole495
+	TESTQ   DI, DI
+	JLE     skip494
+	VMOVDQU Y0, (SP)
+	XORQ    R8, R8
+
+words496:
+	CMPQ    R8, DI
+	JGE     wordsdone497
+	MOVL    (SP)(R8*4), R9
+	MOVNTIL R9, 32(AX)(R8*4)
+	INCQ    R8
+	JMP     words496
+
+wordsdone497:
+	JMP skip494
+
+whole495:
+	VMOVDQU Y0, (SP)
+	XORQ    DI, DI
+
+words498:
+	CMPQ    DI, $0x00000008
+	JGE     wordsdone499
+	MOVL    (SP)(DI*4), R8
+	MOVNTIL R8, 32(AX)(DI*4)
+	INCQ    DI
+	JMP     words498
+
+wordsdone499:
+skip494:
+noedge487:
+	ADDQ  edges_5+88(FP), AX
+	ADDQ  edges_6+96(FP), CX
+	MOVQ  edges_3+72(FP), DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VMOVDQU  (CX), Y0
+	VPSLLD   $0x10, Y0, Y0
+	VMOVNTDQ Y0, (AX)
+	VMOVDQU  32(CX), Y0
+	VPSLLD   $0x10, Y0, Y0
+	VMOVNTDQ Y0, 32(AX)
+	ADDQ     $0x00000040, AX
+	ADDQ     $0x00000040, CX
+	DECQ     DI
+	JNZ      loop
+
+done:
+	CMPQ    edges_7+104(FP), $0x00
+	JE      noedge500
+	VMOVDQU (CX), Y0
+	VPSLLD  $0x10, Y0, Y0
+	MOVQ    edges_7+104(FP), DI
+	CMPQ    DI, $0x00000008
+	JGE     whole502
+	TESTQ   DI, DI
+	JLE     skip501
+	VMOVDQU Y0, (SP)
+	XORQ    R8, R8
+
+words503:
+	CMPQ    R8, DI
+	JGE     wordsdone504
+	MOVL    (SP)(R8*4), R9
+	MOVNTIL R9, (AX)(R8*4)
+	INCQ    R8
+	JMP     words503
+
+wordsdone504:
+	JMP skip501
+
+whole502:
+	VMOVNTDQ Y0, (AX)
+
+skip501:
+	VMOVDQU 32(CX), Y0
+	VPSLLD  $0x10, Y0, Y0
+	MOVQ    edges_7+104(FP), DI
+	SUBQ    $0x00000008, DI
+	CMPQ    DI, $0x00000008
+	JGE     whole506
+	TESTQ   DI, DI
+	JLE     skip505
+	VMOVDQU Y0, (SP)
+	XORQ    R8, R8
+
+words507:
+	CMPQ    R8, DI
+	JGE     wordsdone508
+	MOVL    (SP)(R8*4), R9
+	MOVNTIL R9, 32(AX)(R8*4)
+	INCQ    R8
+	JMP     words507
+
+wordsdone508:
+	JMP skip505
+
+whole506:
+	VMOVNTDQ Y0, 32(AX)
+
+skip505:
+noedge500:
+	MOVQ   edges_3+72(FP), DI
+	IMUL3Q $0x00000040, DI, DI
+	SUBQ   DI, AX
+	ADDQ   BX, AX
+	SUBQ   edges_5+88(FP), AX
+	MOVQ   edges_3+72(FP), DI
+	IMUL3Q $0x00000040, DI, DI
+	SUBQ   DI, CX
+	ADDQ   SI, CX
+	SUBQ   edges_6+96(FP), CX
+	DECQ   DX
+	JNZ    row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func bf16ExtractHiToF32RowsNTWAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
+// Requires: AVX, AVX2, SSE2
+TEXT ·bf16ExtractHiToF32RowsNTWAVX2(SB), NOSPLIT, $64-112
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_ffff0000<>+0(SB), Y0
+	MOVQ         rows+24(FP), DX
+	MOVQ         dstStride+32(FP), BX
+	MOVQ         srcStride+40(FP), SI
+	TESTQ        DX, DX
+	JZ           rowsdone
+
+row:
+	MOVQ    AX, DI
+	NEGQ    DI
+	ANDQ    $0x3f, DI
+	SHRQ    $0x02, DI
+	MOVQ    DI, edges_0+48(FP)
+	MOVQ    DI, R8
+	SHLQ    $0x02, R8
+	MOVQ    R8, edges_5+88(FP)
+	MOVQ    DI, R8
+	IMULQ   edges_2+64(FP), R8
+	MOVQ    R8, edges_6+96(FP)
+	MOVQ    edges_1+56(FP), R8
+	SUBQ    DI, R8
+	MOVQ    R8, DI
+	ANDQ    $0x0000000f, DI
+	MOVQ    DI, edges_7+104(FP)
+	SHRQ    $0x04, R8
+	MOVQ    R8, edges_3+72(FP)
+	CMPQ    edges_0+48(FP), $0x00
+	JE      noedge509
+	VMOVDQU (CX), Y1
+	VPAND   Y0, Y1, Y1
+	MOVQ    edges_0+48(FP), DI
+	CMPQ    DI, $0x00000008
+	JGE     whole511
+	TESTQ   DI, DI
+	JLE     skip510
+	VMOVDQU Y1, (SP)
+	XORQ    R8, R8
+
+words512:
+	CMPQ    R8, DI
+	JGE     wordsdone513
+	MOVL    (SP)(R8*4), R9
+	MOVNTIL R9, (AX)(R8*4)
+	INCQ    R8
+	JMP     words512
+
+wordsdone513:
+	JMP skip510
+
+whole511:
+	VMOVDQU Y1, (SP)
+	XORQ    DI, DI
+
+words514:
+	CMPQ    DI, $0x00000008
+	JGE     wordsdone515
+	MOVL    (SP)(DI*4), R8
+	MOVNTIL R8, (AX)(DI*4)
+	INCQ    DI
+	JMP     words514
+
+wordsdone515:
+skip510:
+	VMOVDQU 32(CX), Y1
+	VPAND   Y0, Y1, Y1
+	MOVQ    edges_0+48(FP), DI
+	SUBQ    $0x00000008, DI
+	CMPQ    DI, $0x00000008
+	JGE     whole517
+	TESTQ   DI, DI
+	JLE     skip516
+	VMOVDQU Y1, (SP)
+	XORQ    R8, R8
+
+words518:
+	CMPQ    R8, DI
+	JGE     wordsdone519
+	MOVL    (SP)(R8*4), R9
+	MOVNTIL R9, 32(AX)(R8*4)
+	INCQ    R8
+	JMP     words518
+
+wordsdone519:
+	JMP skip516
+
+whole517:
+	VMOVDQU Y1, (SP)
+	XORQ    DI, DI
+
+words520:
+	CMPQ    DI, $0x00000008
+	JGE     wordsdone521
+	MOVL    (SP)(DI*4), R8
+	MOVNTIL R8, 32(AX)(DI*4)
+	INCQ    DI
+	JMP     words520
+
+wordsdone521:
+skip516:
+noedge509:
+	ADDQ  edges_5+88(FP), AX
+	ADDQ  edges_6+96(FP), CX
+	MOVQ  edges_3+72(FP), DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VMOVDQU  (CX), Y1
+	VPAND    Y0, Y1, Y1
+	VMOVNTDQ Y1, (AX)
+	VMOVDQU  32(CX), Y1
+	VPAND    Y0, Y1, Y1
+	VMOVNTDQ Y1, 32(AX)
+	ADDQ     $0x00000040, AX
+	ADDQ     $0x00000040, CX
+	DECQ     DI
+	JNZ      loop
+
+done:
+	CMPQ    edges_7+104(FP), $0x00
+	JE      noedge522
+	VMOVDQU (CX), Y1
+	VPAND   Y0, Y1, Y1
+	MOVQ    edges_7+104(FP), DI
+	CMPQ    DI, $0x00000008
+	JGE     whole524
+	TESTQ   DI, DI
+	JLE     skip523
+	VMOVDQU Y1, (SP)
+	XORQ    R8, R8
+
+words525:
+	CMPQ    R8, DI
+	JGE     wordsdone526
+	MOVL    (SP)(R8*4), R9
+	MOVNTIL R9, (AX)(R8*4)
+	INCQ    R8
+	JMP     words525
+
+wordsdone526:
+	JMP skip523
+
+whole524:
+	VMOVNTDQ Y1, (AX)
+
+skip523:
+	VMOVDQU 32(CX), Y1
+	VPAND   Y0, Y1, Y1
+	MOVQ    edges_7+104(FP), DI
+	SUBQ    $0x00000008, DI
+	CMPQ    DI, $0x00000008
+	JGE     whole528
+	TESTQ   DI, DI
+	JLE     skip527
+	VMOVDQU Y1, (SP)
+	XORQ    R8, R8
+
+words529:
+	CMPQ    R8, DI
+	JGE     wordsdone530
+	MOVL    (SP)(R8*4), R9
+	MOVNTIL R9, 32(AX)(R8*4)
+	INCQ    R8
+	JMP     words529
+
+wordsdone530:
+	JMP skip527
+
+whole528:
+	VMOVNTDQ Y1, 32(AX)
+
+skip527:
+noedge522:
+	MOVQ   edges_3+72(FP), DI
+	IMUL3Q $0x00000040, DI, DI
+	SUBQ   DI, AX
+	ADDQ   BX, AX
+	SUBQ   edges_5+88(FP), AX
+	MOVQ   edges_3+72(FP), DI
+	IMUL3Q $0x00000040, DI, DI
+	SUBQ   DI, CX
+	ADDQ   SI, CX
+	SUBQ   edges_6+96(FP), CX
+	DECQ   DX
+	JNZ    row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
 // func fillAVX512(dst *byte, pat *byte, n int)
 // Requires: AVX, AVX512F
 TEXT ·fillAVX512(SB), NOSPLIT, $0-24

@@ -111,7 +111,7 @@ func (sh *shape) streams(r Rows, ops ...*byte) bool {
 // with non-temporal stores when streams says so), the narrower set's on half
 // a block of each tail (asm[2], if any), and gen on the rest; or, when direct
 // says no, the single-call kernel once per row.
-func rows2(sh *shape, x, y []byte, n int, r Rows, blk int, asm [3]asm2, ae asm2e, eblk int, gen, one func(x, y []byte, n int)) {
+func rows2(sh *shape, x, y []byte, n int, r Rows, blk int, asm [3]asm2, ae [2]asm2e, eblk int, gen, one func(x, y []byte, n int)) {
 	if !batch(r, n) {
 		return
 	}
@@ -125,11 +125,11 @@ func rows2(sh *shape, x, y []byte, n int, r Rows, blk int, asm [3]asm2, ae asm2e
 	e := n / blk * blk
 	if e > 0 {
 		nt := sh.streams(r, &x[0], &y[0])
-		if ed := (edges{}); !nt && ae != nil {
-			if it, m := sh.edgePlan(&ed, r, n, eblk, [5]int{len(x), len(y)}, &x[0], &y[0]); m > 0 {
-				ae(&x[0], &y[0], it, m, r.DstStride, r.SrcStride, ed)
-				if m < r.N { // the last row, whose tail block would read past the sources
-					rows2(sh, x[m*s0:], y[m*s1:], n, Rows{N: 1, Stream: true}, blk, asm, nil, 0, gen, one)
+		if ed := (edges{}); !nt && ae[0] != nil {
+			if it, m := sh.edgePlan(&ed, r, n, eblk, [5]int{len(x), len(y)}, ae[1] != nil, &x[0], &y[0]); m > 0 {
+				ae[ed[4]](&x[0], &y[0], it, m, r.DstStride, r.SrcStride, ed)
+				if m < r.N { // the last rows, whose tail blocks would read past the sources
+					rows2(sh, x[m*s0:], y[m*s1:], n, Rows{N: r.N - m, DstStride: r.DstStride, SrcStride: r.SrcStride, Stream: true}, blk, asm, [2]asm2e{}, 0, gen, one)
 				}
 				return
 			}
@@ -146,7 +146,7 @@ func rows2(sh *shape, x, y []byte, n int, r Rows, blk int, asm [3]asm2, ae asm2e
 }
 
 // rows3 is rows2 for three operands (pair packing).
-func rows3(sh *shape, x, y, z []byte, n int, r Rows, blk int, asm [3]asm3, ae asm3e, eblk int, gen, one func(x, y, z []byte, n int)) {
+func rows3(sh *shape, x, y, z []byte, n int, r Rows, blk int, asm [3]asm3, ae [2]asm3e, eblk int, gen, one func(x, y, z []byte, n int)) {
 	if !batch(r, n) {
 		return
 	}
@@ -160,11 +160,11 @@ func rows3(sh *shape, x, y, z []byte, n int, r Rows, blk int, asm [3]asm3, ae as
 	e := n / blk * blk
 	if e > 0 {
 		nt := sh.streams(r, &x[0], &y[0], &z[0])
-		if ed := (edges{}); !nt && ae != nil {
-			if it, m := sh.edgePlan(&ed, r, n, eblk, [5]int{len(x), len(y), len(z)}, &x[0], &y[0], &z[0]); m > 0 {
-				ae(&x[0], &y[0], &z[0], it, m, r.DstStride, r.SrcStride, ed)
+		if ed := (edges{}); !nt && ae[0] != nil {
+			if it, m := sh.edgePlan(&ed, r, n, eblk, [5]int{len(x), len(y), len(z)}, ae[1] != nil, &x[0], &y[0], &z[0]); m > 0 {
+				ae[ed[4]](&x[0], &y[0], &z[0], it, m, r.DstStride, r.SrcStride, ed)
 				if m < r.N {
-					rows3(sh, x[m*s0:], y[m*s1:], z[m*s2:], n, Rows{N: 1, Stream: true}, blk, asm, nil, 0, gen, one)
+					rows3(sh, x[m*s0:], y[m*s1:], z[m*s2:], n, Rows{N: r.N - m, DstStride: r.DstStride, SrcStride: r.SrcStride, Stream: true}, blk, asm, [2]asm3e{}, 0, gen, one)
 				}
 				return
 			}
@@ -181,7 +181,7 @@ func rows3(sh *shape, x, y, z []byte, n int, r Rows, blk int, asm [3]asm3, ae as
 }
 
 // rows5 is rows2 for five operands (quad packing).
-func rows5(sh *shape, v, w, x, y, z []byte, n int, r Rows, blk int, asm [3]asm5, ae asm5e, eblk int, gen, one func(v, w, x, y, z []byte, n int)) {
+func rows5(sh *shape, v, w, x, y, z []byte, n int, r Rows, blk int, asm [3]asm5, ae [2]asm5e, eblk int, gen, one func(v, w, x, y, z []byte, n int)) {
 	if !batch(r, n) {
 		return
 	}
@@ -196,11 +196,11 @@ func rows5(sh *shape, v, w, x, y, z []byte, n int, r Rows, blk int, asm [3]asm5,
 	e := n / blk * blk
 	if e > 0 {
 		nt := sh.streams(r, &v[0], &w[0], &x[0], &y[0], &z[0])
-		if ed := (edges{}); !nt && ae != nil {
-			if it, m := sh.edgePlan(&ed, r, n, eblk, [5]int{len(v), len(w), len(x), len(y), len(z)}, &v[0], &w[0], &x[0], &y[0], &z[0]); m > 0 {
-				ae(&v[0], &w[0], &x[0], &y[0], &z[0], it, m, r.DstStride, r.SrcStride, ed)
+		if ed := (edges{}); !nt && ae[0] != nil {
+			if it, m := sh.edgePlan(&ed, r, n, eblk, [5]int{len(v), len(w), len(x), len(y), len(z)}, ae[1] != nil, &v[0], &w[0], &x[0], &y[0], &z[0]); m > 0 {
+				ae[ed[4]](&v[0], &w[0], &x[0], &y[0], &z[0], it, m, r.DstStride, r.SrcStride, ed)
 				if m < r.N {
-					rows5(sh, v[m*s0:], w[m*s1:], x[m*s2:], y[m*s3:], z[m*s4:], n, Rows{N: 1, Stream: true}, blk, asm, nil, 0, gen, one)
+					rows5(sh, v[m*s0:], w[m*s1:], x[m*s2:], y[m*s3:], z[m*s4:], n, Rows{N: r.N - m, DstStride: r.DstStride, SrcStride: r.SrcStride, Stream: true}, blk, asm, [2]asm5e{}, 0, gen, one)
 				}
 				return
 			}
@@ -239,47 +239,61 @@ type rowAsm struct {
 // set (h, with half the vector width; or none), which takes half a block of
 // the rows' tails: a T(8,128) edge tile's 44 leftover bf16 pairs are 32 for
 // AVX2's interleave and 12 for Go rather than 44 for Go.
-func addRows(k *Kernels, a, an, h rowAsm, ae edgeAsm) *Kernels {
+func addRows(k *Kernels, a, an, h rowAsm, ae, aw edgeAsm) *Kernels {
 	v, hv := a.vw, a.vw/2
 	k.CopyRows = func(dst, src []byte, n int, r Rows) {
 		one := copyN
 		if r.Stream {
 			one = k.copyNTN
 		}
-		rows2(&shCopy, dst, src, n, r, 4*v, [3]asm2{a.copy, an.copy, nil}, ae.copy, ae.blk(4*v), copyN, one)
+		rows2(&shCopy, dst, src, n, r, 4*v, [3]asm2{a.copy, an.copy, nil}, [2]asm2e{ae.copy, aw.copy}, ae.blk(4*v), copyN, one)
 	}
 	k.F32ToBF16Rows = func(dst, src []byte, n int, r Rows) {
-		rows2(&shNarrow, dst, src, n, r, hv, [3]asm2{a.f32ToBF16, an.f32ToBF16, h.f32ToBF16}, ae.f32ToBF16, ae.blk(hv), genericF32ToBF16, k.F32ToBF16)
+		rows2(&shNarrow, dst, src, n, r, hv, [3]asm2{a.f32ToBF16, an.f32ToBF16, h.f32ToBF16}, [2]asm2e{ae.f32ToBF16, aw.f32ToBF16}, ae.blk(hv), genericF32ToBF16, k.F32ToBF16)
 	}
 	k.F32ToF16Rows = func(dst, src []byte, n int, r Rows) {
-		rows2(&shNarrow, dst, src, n, r, hv, [3]asm2{a.f32ToF16, an.f32ToF16, h.f32ToF16}, ae.f32ToF16, ae.blk(hv), genericF32ToF16, k.F32ToF16)
+		rows2(&shNarrow, dst, src, n, r, hv, [3]asm2{a.f32ToF16, an.f32ToF16, h.f32ToF16}, [2]asm2e{ae.f32ToF16, aw.f32ToF16}, ae.blk(hv), genericF32ToF16, k.F32ToF16)
 	}
 	k.BF16ToF32Rows = func(dst, src []byte, n int, r Rows) {
-		rows2(&shWiden, dst, src, n, r, hv, [3]asm2{a.bf16ToF32, an.bf16ToF32, h.bf16ToF32}, ae.bf16ToF32, ae.blk(hv), genericBF16ToF32, k.BF16ToF32)
+		rows2(&shWiden, dst, src, n, r, hv, [3]asm2{a.bf16ToF32, an.bf16ToF32, h.bf16ToF32}, [2]asm2e{ae.bf16ToF32, aw.bf16ToF32}, ae.blk(hv), genericBF16ToF32, k.BF16ToF32)
 	}
 	k.F16ToF32Rows = func(dst, src []byte, n int, r Rows) {
-		rows2(&shWiden, dst, src, n, r, hv, [3]asm2{a.f16ToF32, an.f16ToF32, h.f16ToF32}, ae.f16ToF32, ae.blk(hv), genericF16ToF32, k.F16ToF32)
+		rows2(&shWiden, dst, src, n, r, hv, [3]asm2{a.f16ToF32, an.f16ToF32, h.f16ToF32}, [2]asm2e{ae.f16ToF32, aw.f16ToF32}, ae.blk(hv), genericF16ToF32, k.F16ToF32)
 	}
 	k.Interleave16Rows = func(dst, x, y []byte, n int, r Rows) {
-		rows3(&shPack16, dst, x, y, n, r, v, [3]asm3{a.interleave16, an.interleave16, h.interleave16}, ae.interleave16, ae.blk(v), genericInterleave16, k.Interleave16)
+		rows3(&shPack16, dst, x, y, n, r, v, [3]asm3{a.interleave16, an.interleave16, h.interleave16}, [2]asm3e{ae.interleave16, aw.interleave16}, ae.blk(v), genericInterleave16, k.Interleave16)
 	}
 	k.Deinterleave16Rows = func(x, y, src []byte, n int, r Rows) {
-		rows3(&shUnpack16, x, y, src, n, r, v, [3]asm3{a.deinterleave16, an.deinterleave16, h.deinterleave16}, ae.deinterleave16, ae.blk(v), genericDeinterleave16, k.Deinterleave16)
+		if m := deinterleaveSplit(&shUnpack16, &shExtract16, x, y, src, n, r, ae.blk(v), aw.lo16, aw.hi16); m > 0 {
+			if m == r.N {
+				return
+			}
+			x, y, src = x[m*r.DstStride:], y[m*r.DstStride:], src[m*r.SrcStride:]
+			r.N -= m
+		}
+		rows3(&shUnpack16, x, y, src, n, r, v, [3]asm3{a.deinterleave16, an.deinterleave16, h.deinterleave16}, [2]asm3e{ae.deinterleave16, aw.deinterleave16}, ae.blk(v), genericDeinterleave16, k.Deinterleave16)
 	}
 	k.F32ToBF16InterleaveRows = func(dst, x, y []byte, n int, r Rows) {
-		rows3(&shPackF32, dst, x, y, n, r, hv, [3]asm3{a.f32ToBF16Interleave, an.f32ToBF16Interleave, h.f32ToBF16Interleave}, ae.f32ToBF16Interleave, ae.blk(hv), genericF32ToBF16Interleave, k.F32ToBF16Interleave)
+		rows3(&shPackF32, dst, x, y, n, r, hv, [3]asm3{a.f32ToBF16Interleave, an.f32ToBF16Interleave, h.f32ToBF16Interleave}, [2]asm3e{ae.f32ToBF16Interleave, aw.f32ToBF16Interleave}, ae.blk(hv), genericF32ToBF16Interleave, k.F32ToBF16Interleave)
 	}
 	k.F32ToF16InterleaveRows = func(dst, x, y []byte, n int, r Rows) {
-		rows3(&shPackF32, dst, x, y, n, r, hv, [3]asm3{a.f32ToF16Interleave, an.f32ToF16Interleave, h.f32ToF16Interleave}, ae.f32ToF16Interleave, ae.blk(hv), genericF32ToF16Interleave, k.F32ToF16Interleave)
+		rows3(&shPackF32, dst, x, y, n, r, hv, [3]asm3{a.f32ToF16Interleave, an.f32ToF16Interleave, h.f32ToF16Interleave}, [2]asm3e{ae.f32ToF16Interleave, aw.f32ToF16Interleave}, ae.blk(hv), genericF32ToF16Interleave, k.F32ToF16Interleave)
 	}
 	k.BF16DeinterleaveToF32Rows = func(x, y, src []byte, n int, r Rows) {
-		rows3(&shUnpackToF32, x, y, src, n, r, hv, [3]asm3{a.bf16DeintToF32, an.bf16DeintToF32, h.bf16DeintToF32}, ae.bf16DeintToF32, ae.blk(hv), genericBF16DeinterleaveToF32, k.BF16DeinterleaveToF32)
+		if m := deinterleaveSplit(&shUnpackToF32, &shExtractToF32, x, y, src, n, r, ae.blk(hv), aw.loToF32, aw.hiToF32); m > 0 {
+			if m == r.N {
+				return
+			}
+			x, y, src = x[m*r.DstStride:], y[m*r.DstStride:], src[m*r.SrcStride:]
+			r.N -= m
+		}
+		rows3(&shUnpackToF32, x, y, src, n, r, hv, [3]asm3{a.bf16DeintToF32, an.bf16DeintToF32, h.bf16DeintToF32}, [2]asm3e{ae.bf16DeintToF32, aw.bf16DeintToF32}, ae.blk(hv), genericBF16DeinterleaveToF32, k.BF16DeinterleaveToF32)
 	}
 	k.Interleave8x4Rows = func(dst, r0, r1, r2, r3 []byte, n int, r Rows) {
-		rows5(&shPack8x4, dst, r0, r1, r2, r3, n, r, v, [3]asm5{a.interleave8x4, an.interleave8x4, h.interleave8x4}, ae.interleave8x4, ae.blk(v), genericInterleave8x4, k.Interleave8x4)
+		rows5(&shPack8x4, dst, r0, r1, r2, r3, n, r, v, [3]asm5{a.interleave8x4, an.interleave8x4, h.interleave8x4}, [2]asm5e{ae.interleave8x4, aw.interleave8x4}, ae.blk(v), genericInterleave8x4, k.Interleave8x4)
 	}
 	k.Deinterleave8x4Rows = func(r0, r1, r2, r3, src []byte, n int, r Rows) {
-		rows5(&shUnpack8x4, r0, r1, r2, r3, src, n, r, v, [3]asm5{a.deinterleave8x4, an.deinterleave8x4, h.deinterleave8x4}, ae.deinterleave8x4, ae.blk(v), genericDeinterleave8x4, k.Deinterleave8x4)
+		rows5(&shUnpack8x4, r0, r1, r2, r3, src, n, r, v, [3]asm5{a.deinterleave8x4, an.deinterleave8x4, h.deinterleave8x4}, [2]asm5e{ae.deinterleave8x4, aw.deinterleave8x4}, ae.blk(v), genericDeinterleave8x4, k.Deinterleave8x4)
 	}
 	return k
 }

@@ -23,6 +23,50 @@ import (
 // other part belongs to the neighbouring run) and cost as much as storing the whole
 // row without streaming.
 
+// A batchedRowEdges kernel computes words 0, 5, 6 and 7 for each row from its first
+// destination's address, and word 3, the row's iterations, from
+//
+//	1     32-bit words of a destination row
+//	2     source bytes per 32-bit word of a destination
+//
+// writing them into its own argument (passed by value, so the caller's copy stays).
+// Every row's destinations must start at whole words, at least a block and a line
+// short of the row's end (the wrapper checks).
+
+// rowEdges emits the computation of a row's edge words at its start.
+func rowEdges(unroll int, streams []stream) {
+	var d stream
+	for _, s := range streams {
+		if s.out {
+			d = s
+			break
+		}
+	}
+	bw := d.step * unroll / 4 // a block's words of each destination
+	if bw&(bw-1) != 0 || bw < 16 {
+		panic(fmt.Sprintf("block of %d words", bw))
+	}
+	w, u := GP64(), GP64()
+	MOVQ(d.p, w)
+	NEGQ(w)
+	ANDQ(U8(63), w)
+	SHRQ(U8(2), w) // words before the line
+	MOVQ(w, edgeSlot(0))
+	MOVQ(w, u)
+	SHLQ(U8(2), u)
+	MOVQ(u, edgeSlot(5))
+	MOVQ(w, u)
+	IMULQ(edgeSlot(2), u)
+	MOVQ(u, edgeSlot(6))
+	MOVQ(edgeSlot(1), u)
+	SUBQ(w, u) // words from the line on
+	MOVQ(u, w)
+	ANDQ(U32(bw-1), w)
+	MOVQ(w, edgeSlot(7))
+	SHRQ(U8(log2(bw)), u)
+	MOVQ(u, edgeSlot(3))
+}
+
 // edgePhase is 1 while a head block is emitted, 2 for a tail block, else 0;
 // edgeScratch is a 64-byte local.
 var (

@@ -30,9 +30,21 @@ func main() {
 
 	for _, x := range []isa{avx2, avx512} {
 		genFill(x)
-		for _, m := range []mode{ordinary, streaming, batched, batchedStreaming, batchedEdges} {
-			if m == batchedEdges && x.w == 64 {
+		for _, m := range []mode{ordinary, streaming, batched, batchedStreaming, batchedEdges, batchedRowEdges} {
+			if (m == batchedEdges || m == batchedRowEdges) && x.w == 64 {
 				continue // the AVX-512 set runs AVX2's, which did better (bench/design-notes.md)
+			}
+			if m == batchedRowEdges {
+				// The untilings into rows whose starts differ within a line; their
+				// destination blocks are at least a line (see rowEdges).
+				genCopy(x, m)
+				genDeinterleave16(x, m)
+				genBF16DeinterleaveToF32(x, m)
+				genExtract16(x, m, false)
+				genExtract16(x, m, true)
+				genBF16ExtractToF32(x, m, false)
+				genBF16ExtractToF32(x, m, true)
+				continue
 			}
 			genCopy(x, m)
 			genInterleave16(x, m)
@@ -104,7 +116,7 @@ func (x isa) load(m Mem, v reg.VecVirtual) {
 // then be aligned to the vector width).
 func (x isa) store(v reg.VecVirtual, mem Mem, m mode) {
 	switch {
-	case m == batchedEdges && edgePhase != 0:
+	case m.edges() && edgePhase != 0:
 		edgeStore(x, v, mem)
 	case m.nt():
 		VMOVNTDQ(v, mem)
@@ -226,15 +238,24 @@ const (
 	// the streaming loop, and a tail block that streams its whole vectors and
 	// the rest with MOVNTI. See edges.go for the edges argument.
 	batchedEdges
+	// batchedRowEdges is batchedEdges for rows whose distance past a line differs
+	// from row to row (rows not a multiple of 64 bytes apart): each row's head,
+	// iterations and tail are computed from its first destination's address.
+	batchedRowEdges
 )
 
-func (m mode) nt() bool   { return m == streaming || m == batchedStreaming || m == batchedEdges }
-func (m mode) rows() bool { return m == batched || m == batchedStreaming || m == batchedEdges }
+func (m mode) nt() bool {
+	return m == streaming || m == batchedStreaming || m == batchedEdges || m == batchedRowEdges
+}
+func (m mode) rows() bool {
+	return m == batched || m == batchedStreaming || m == batchedEdges || m == batchedRowEdges
+}
+func (m mode) edges() bool { return m == batchedEdges || m == batchedRowEdges }
 
 // sig returns the Go signature of a kernel in mode m: batches take the row
 // count and the destinations' and sources' row strides after n.
 func (m mode) sig(s string) string {
-	if m == batchedEdges {
+	if m.edges() {
 		return strings.Replace(s, "n int)", "n, rows, dstStride, srcStride int, edges [8]int)", 1)
 	}
 	if m.rows() {
@@ -255,6 +276,8 @@ func (m mode) doc() string {
 		s += " Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width."
 	case batchedEdges:
 		s += " Each row is a head block (edges[0] words stored), n blocks from the line the destinations reach edges[5] bytes on (the sources edges[6]), and a tail block if edges[7] != 0; all stores non-temporal, without SFENCE (see simd/_asm edges.go)."
+	case batchedRowEdges:
+		s += " Each row is a head block, blocks from the first destination's next line and a tail block, their sizes computed per row from edges[1] (32-bit words of a destination row) and edges[2] (source bytes per such word); n is unused; all stores non-temporal, without SFENCE (see simd/_asm edges.go)."
 	}
 	return s
 }
@@ -276,7 +299,7 @@ func (m mode) loop(n reg.GPVirtual, unroll int, streams []stream, body func(k in
 	next := map[key]reg.GPVirtual{} // stride - n*step*unroll, one register per kind of stream
 	for _, s := range streams {
 		k := key{s.out, s.step}
-		if _, ok := next[k]; !ok {
+		if _, ok := next[k]; !ok && m != batchedRowEdges {
 			r := GP64()
 			IMUL3Q(U32(s.step*unroll), n, r)
 			NEGQ(r)
@@ -284,20 +307,27 @@ func (m mode) loop(n reg.GPVirtual, unroll int, streams []stream, body func(k in
 			next[k] = r
 		}
 	}
-	if m == batchedEdges {
+	if m.edges() {
 		edgeScratch = AllocLocal(64)
 	}
 	TESTQ(rows, rows)
 	JZ(LabelRef("rowsdone"))
 	Label("row")
-	if m == batchedEdges {
+	if m == batchedRowEdges {
+		rowEdges(unroll, streams)
+	}
+	if m.edges() {
 		edgeBlock(1, unroll, body)
 		for _, s := range streams {
 			ADDQ(edgeSlot(edgeStep(s)), s.p)
 		}
 	}
 	i := GP64()
-	MOVQ(n, i)
+	if m == batchedRowEdges {
+		MOVQ(edgeSlot(3), i)
+	} else {
+		MOVQ(n, i)
+	}
 	inner := body
 	if m.nt() && prefetchable(streams) {
 		body = func(k int) {
@@ -310,12 +340,20 @@ func (m mode) loop(n reg.GPVirtual, unroll int, streams []stream, body func(k in
 		}
 	}
 	loopN(i, unroll, streams, body)
-	if m == batchedEdges {
+	if m.edges() {
 		edgeBlock(2, unroll, inner)
 	}
 	for _, s := range streams {
-		ADDQ(next[key{s.out, s.step}], s.p)
-		if m == batchedEdges {
+		if m == batchedRowEdges {
+			t := GP64()
+			MOVQ(edgeSlot(3), t) // vet's asmdecl misreads IMUL3Q's memory operand
+			IMUL3Q(U32(s.step*unroll), t, t)
+			SUBQ(t, s.p)
+			ADDQ(stride[s.out], s.p)
+		} else {
+			ADDQ(next[key{s.out, s.step}], s.p)
+		}
+		if m.edges() {
 			SUBQ(edgeSlot(edgeStep(s)), s.p)
 		}
 	}
@@ -357,7 +395,7 @@ func finish(m mode) {
 }
 
 func fname(base string, x isa, m mode) string {
-	return base + [...]string{"", "NT", "Rows", "RowsNT", "RowsNTE"}[m] + x.name
+	return base + [...]string{"", "NT", "Rows", "RowsNT", "RowsNTE", "RowsNTW"}[m] + x.name
 }
 
 func at(p reg.GPVirtual, disp int) Mem { return Mem{Base: p, Disp: disp} }

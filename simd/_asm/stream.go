@@ -135,6 +135,68 @@ func genDeinterleave16(x isa, m mode) {
 	finish(m)
 }
 
+// genExtract16 emits deinterleave16 for one of the halves (high or low): the pair
+// untiling into rows whose two destinations start at different distances past a
+// line, which one loop cannot stream (their heads differ), runs it once for each.
+func genExtract16(x isa, m mode, high bool) {
+	e := x.w / 2
+	base := "extract16Lo"
+	if high {
+		base = "extract16Hi"
+	}
+	name := fname(base, x, m)
+	TEXT(name, NOSPLIT, m.sig("func(dst, src *byte, n int)"))
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s stores the low (Lo) or high (Hi) 16-bit halves of n*%d 32-bit words of src to dst.%s", name, 2*e, m.doc()))
+	dst, src, n := param("dst"), param("src"), param("n")
+	mask := x.broadcast32(0xffff)
+	idx := packIdx(x)
+	m.loop(n, 2, []stream{{dst, 2 * e, true}, {src, 4 * e, false}}, func(k int) {
+		V0, V1 := x.vec(), x.vec()
+		x.load(at(src, k*4*e), V0)
+		x.load(at(src, k*4*e+x.w), V1)
+		if high {
+			VPSRLD(U8(16), V0, V0)
+			VPSRLD(U8(16), V1, V1)
+		} else {
+			x.and(mask, V0, V0)
+			x.and(mask, V1, V1)
+		}
+		packLow16(x, V0, V1, idx)
+		x.store(V0, at(dst, k*2*e), m)
+	})
+	finish(m)
+}
+
+// genBF16ExtractToF32 is bf16DeinterleaveToF32 for one of the halves, as genExtract16.
+func genBF16ExtractToF32(x isa, m mode, high bool) {
+	e := x.w / 4
+	base := "bf16ExtractLoToF32"
+	if high {
+		base = "bf16ExtractHiToF32"
+	}
+	name := fname(base, x, m)
+	TEXT(name, NOSPLIT, m.sig("func(dst, src *byte, n int)"))
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s widens the low (Lo) or high (Hi) bf16 halves of n*%d 32-bit words of src to f32.%s", name, 2*e, m.doc()))
+	dst, src, n := param("dst"), param("src"), param("n")
+	var hi reg.VecVirtual
+	if high {
+		hi = x.broadcast32(0xffff0000)
+	}
+	m.loop(n, 2, []stream{{dst, 4 * e, true}, {src, 4 * e, false}}, func(k int) {
+		V := x.vec()
+		x.load(at(src, k*4*e), V)
+		if high {
+			x.and(hi, V, V)
+		} else {
+			VPSLLD(U8(16), V, V)
+		}
+		x.store(V, at(dst, k*4*e), m)
+	})
+	finish(m)
+}
+
 // bf16Consts are the constants of the integer round-to-nearest-even f32→bf16
 // conversion.
 type bf16Consts struct{ one, bias, quiet reg.VecVirtual }
