@@ -494,8 +494,8 @@ func (p *Plan) edgeSplit(dst, src, scratch, stage []byte, dOff, sOff int64, e *[
 	ee := *e
 	for {
 		base := ee[k.clipDim]
-		data := min(max(layout.CeilDiv(b.size-base, k.clipPlace), 0), k.clipSize)
-		inDst := min(max(layout.CeilDiv(b.extent-base, k.clipPlace), 0), k.clipSize)
+		data := min(layout.CeilDiv(max(b.size-base, 0), k.clipPlace), k.clipSize) // CeilDiv wants no negatives
+		inDst := min(layout.CeilDiv(max(b.extent-base, 0), k.clipPlace), k.clipSize)
 		if state == inPadding {
 			data = 0
 		}
