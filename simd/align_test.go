@@ -54,51 +54,23 @@ func checkStrided(t *testing.T, c rowsCase, k *Kernels, r *rand.Rand, n int, row
 	if r.IntN(4) == 0 {
 		rows.SrcStride = 0 // one source row for all
 	}
-	want := make([][]byte, nops)
-	got := make([][]byte, nops)
-	guards := make([]*guarded, nops)
-	for i := range nops {
-		st := rows.SrcStride
+	stride := func(i int) int {
 		if c.sh.dst[i] {
-			st = rows.DstStride
+			return rows.DstStride
 		}
-		sz := (rows.N-1)*st + c.sh.w[i]*n
-		data := randBytes(r, sz)
-		if c.f32In && !c.sh.dst[i] {
-			data = randF32(r, sz/4+1)[:sz]
-		}
-		off := r.IntN(64)
-		if c.sh.dst[i] {
-			off = m
-			if spread {
-				off = (m + 4*i) % 64
-			}
-		}
-		guards[i] = newGuarded(len(data), off)
-		got[i] = guards[i].b()
-		copy(got[i], data)
-		want[i] = bytes.Clone(data)
+		return rows.SrcStride
 	}
-	for j := range rows.N {
-		ops := make([][]byte, nops)
-		for i := range nops {
-			st := rows.SrcStride
-			if c.sh.dst[i] {
-				st = rows.DstStride
-			}
-			ops[i] = want[i][j*st:]
+	size := func(i int) int { return (rows.N-1)*stride(i) + c.sh.w[i]*n }
+	off := func(i int) int {
+		switch {
+		case !c.sh.dst[i]:
+			return r.IntN(64)
+		case spread:
+			return (m + 4*i) % 64
 		}
-		c.one(Generic(), ops, n)
+		return m
 	}
-	c.rows(k, got, n, rows)
-	k.Fence()
-	what := fmt.Sprintf("%sRows/%s n=%d m=%d spread=%v ds=%d %+v", c.name, k.Name, n, m, spread, ds, rows)
-	for i := range nops {
-		guards[i].checkGuards(t, what)
-		if !bytes.Equal(got[i], want[i]) {
-			t.Fatalf("%s: operand %d differs from row-by-row generic", what, i)
-		}
-	}
+	checkRows(t, c, k, r, n, rows, size, off, fmt.Sprintf("%sRows/%s n=%d m=%d spread=%v ds=%d %+v", c.name, k.Name, n, m, spread, ds, rows))
 }
 
 // TestEdgePlan checks that a streaming batch whose destinations share a

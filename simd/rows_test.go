@@ -113,6 +113,21 @@ func checkRowsCase(t *testing.T, c rowsCase, k *Kernels, r *rand.Rand, n int, ro
 		}
 		return (rows.N-1)*st + c.sh.w[i]*n
 	}
+	off := func(i int) int {
+		if aligned && c.sh.dst[i] {
+			return 0
+		}
+		return (i*13 + n) % 64
+	}
+	checkRows(t, c, k, r, n, rows, size, off, fmt.Sprintf("%sRows/%s n=%d %+v", c.name, k.Name, n, rows))
+}
+
+// checkRows runs c's batched kernel of k on fresh operands, operand i size(i) bytes
+// long and off(i) bytes past a 64-byte boundary between guard bytes, and compares it
+// with the single-call generic kernel run row by row.
+func checkRows(t *testing.T, c rowsCase, k *Kernels, r *rand.Rand, n int, rows Rows, size, off func(i int) int, what string) {
+	t.Helper()
+	nops := c.operands()
 	want := make([][]byte, nops)
 	got := make([][]byte, nops)
 	guards := make([]*guarded, nops)
@@ -122,11 +137,7 @@ func checkRowsCase(t *testing.T, c rowsCase, k *Kernels, r *rand.Rand, n int, ro
 		if c.f32In && !c.sh.dst[i] {
 			data = randF32(r, sz/4+1)[:sz]
 		}
-		off := (i*13 + n) % 64
-		if aligned && c.sh.dst[i] {
-			off = 0
-		}
-		guards[i] = newGuarded(len(data), off)
+		guards[i] = newGuarded(len(data), off(i))
 		got[i] = guards[i].b()
 		copy(got[i], data)
 		want[i] = bytes.Clone(data)
@@ -144,7 +155,6 @@ func checkRowsCase(t *testing.T, c rowsCase, k *Kernels, r *rand.Rand, n int, ro
 	}
 	c.rows(k, got, n, rows)
 	k.Fence()
-	what := fmt.Sprintf("%sRows/%s n=%d %+v", c.name, k.Name, n, rows)
 	for i := range nops {
 		guards[i].checkGuards(t, what)
 		if !bytes.Equal(got[i], want[i]) {
