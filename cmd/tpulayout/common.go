@@ -106,19 +106,6 @@ func tilesText(ts []layout.Tile) string {
 	return b.String()
 }
 
-// tileJSON is a tile as JSON: numbers, with the string "*" for a combined dim.
-func tileJSON(t layout.Tile) []any {
-	out := make([]any, len(t))
-	for i, d := range t {
-		if d == layout.Combined {
-			out[i] = "*"
-		} else {
-			out[i] = d
-		}
-	}
-	return out
-}
-
 // nonNil returns s, or an empty slice when s is nil, so JSON prints [] rather than null.
 func nonNil[T any](s []T) []T {
 	if s == nil {

@@ -135,7 +135,7 @@ func explainIndex(ix *layout.Indexer, idx []int64) *explanation {
 	for i, t := range ix.Explain(idx) {
 		ex.tiles = append(ex.tiles, t.Tile)
 		ex.Levels = append(ex.Levels, explainLevelJSON{
-			Tile:       tileJSON(t.Tile),
+			Tile:       t.Tile.Values(),
 			TileIndex:  nonNil(t.Outer),
 			TileCounts: nonNil(tl[i].Dims[:len(t.Outer)]),
 			WithinTile: t.Within,

@@ -62,67 +62,17 @@ no_tpu_layout, and host_row_blocks (run, rows, pieces, identical, bytes, note).`
 	},
 }
 
-type levelJSON struct {
-	Name string  `json:"name"`
-	Dims []int64 `json:"dims"`
-}
-
+// infoJSON is `info --json`: the layout's description and, with a TPU generation, its
+// insight.
 type infoJSON struct {
-	Shape             string      `json:"shape"`
-	DType             string      `json:"dtype"`
-	Dims              []int64     `json:"dims"`
-	MinorToMajor      []int       `json:"minor_to_major"`
-	PhysicalOrder     []int       `json:"physical_order"` // logical dims, major to minor
-	Tiles             [][]any     `json:"tiles"`
-	TailPadding       int64       `json:"tail_padding,omitempty"` // L(n), when > 1
-	Levels            []levelJSON `json:"levels"`
-	ElementBits       int         `json:"element_bits"`
-	LogicalElements   int64       `json:"logical_elements"`
-	LogicalBytes      int64       `json:"logical_bytes"`
-	FootprintElements int64       `json:"footprint_elements"`
-	FootprintBytes    int64       `json:"footprint_bytes"`
-	PaddingElements   int64       `json:"padding_elements"`
-	PaddingFraction   float64     `json:"padding_fraction"`
+	layout.Description
 	*insightJSON
 
 	ix *layout.Indexer
 }
 
 func newInfo(ix *layout.Indexer) *infoJSON {
-	sh := ix.Shape()
-	l := sh.Layout
-	m2m := nonNil(l.MinorToMajor)
-	order := make([]int, len(m2m))
-	for j := range order {
-		order[j] = m2m[len(m2m)-1-j]
-	}
-	info := &infoJSON{
-		Shape:             sh.String(),
-		DType:             sh.DType.String(),
-		Dims:              nonNil(ix.Dims()),
-		MinorToMajor:      m2m,
-		PhysicalOrder:     order,
-		Tiles:             [][]any{},
-		Levels:            []levelJSON{},
-		ElementBits:       ix.ElementBits(),
-		LogicalElements:   ix.LogicalElements(),
-		LogicalBytes:      ix.LogicalBytes(),
-		FootprintElements: ix.FootprintElements(),
-		FootprintBytes:    ix.FootprintBytes(),
-		PaddingElements:   ix.FootprintElements() - ix.LogicalElements(),
-		PaddingFraction:   ix.PaddingFraction(),
-		ix:                ix,
-	}
-	if l.TailPadding > 1 {
-		info.TailPadding = l.TailPadding
-	}
-	for _, t := range l.Tiles {
-		info.Tiles = append(info.Tiles, tileJSON(t))
-	}
-	for _, lv := range ix.Levels() {
-		info.Levels = append(info.Levels, levelJSON{lv.Name, nonNil(lv.Dims)})
-	}
-	return info
+	return &infoJSON{Description: layout.Describe(ix), ix: ix}
 }
 
 func (in *infoJSON) print(w io.Writer) error {

@@ -135,30 +135,12 @@ func planJSON(p *relayout.Plan, dst, src string) []byte {
 	return b
 }
 
-type levelJSON struct {
-	Name string  `json:"name"`
-	Dims []int64 `json:"dims"`
-}
-
 // shapeInfo is what parse and info return: the fields of `tpulayout info --json`,
 // the count of first-level tiles, and the TPU footprint when the layout loads into vregs.
 type shapeInfo struct {
-	Shape             string         `json:"shape"`
-	DType             string         `json:"dtype"`
-	Dims              []int64        `json:"dims"`
-	MinorToMajor      []int          `json:"minor_to_major"`
-	Tiles             [][]any        `json:"tiles"`
-	TailPadding       int64          `json:"tail_padding"`
-	Levels            []levelJSON    `json:"levels"`
-	ElementBits       int            `json:"element_bits"`
-	LogicalElements   int64          `json:"logical_elements"`
-	LogicalBytes      int64          `json:"logical_bytes"`
-	FootprintElements int64          `json:"footprint_elements"`
-	FootprintBytes    int64          `json:"footprint_bytes"`
-	PaddingElements   int64          `json:"padding_elements"`
-	PaddingFraction   float64        `json:"padding_fraction"`
-	TileCount         int64          `json:"tile_count"`
-	TPU               *tpu.Footprint `json:"tpu"`
+	layout.Description
+	TileCount int64          `json:"tile_count"`
+	TPU       *tpu.Footprint `json:"tpu"`
 }
 
 // info describes shape text; gen names the TPU generation of the footprint ("" for
@@ -175,40 +157,10 @@ func info(text, gen string) ([]byte, error) {
 		}
 	}
 	sh := ix.Shape()
-	in := shapeInfo{
-		Shape:             sh.String(),
-		DType:             sh.DType.String(),
-		Dims:              nonNil(ix.Dims()),
-		MinorToMajor:      nonNil(sh.Layout.MinorToMajor),
-		Tiles:             [][]any{},
-		TailPadding:       sh.Layout.TailPadding,
-		ElementBits:       ix.ElementBits(),
-		LogicalElements:   ix.LogicalElements(),
-		LogicalBytes:      ix.LogicalBytes(),
-		FootprintElements: ix.FootprintElements(),
-		FootprintBytes:    ix.FootprintBytes(),
-		PaddingElements:   ix.FootprintElements() - ix.LogicalElements(),
-		PaddingFraction:   ix.PaddingFraction(),
-		TileCount:         0,
-	}
-	for _, t := range sh.Layout.Tiles {
-		row := make([]any, len(t))
-		for i, d := range t {
-			if d == layout.Combined {
-				row[i] = "*"
-			} else {
-				row[i] = d
-			}
-		}
-		in.Tiles = append(in.Tiles, row)
-	}
-	levels := ix.Levels()
-	for _, lv := range levels {
-		in.Levels = append(in.Levels, levelJSON{lv.Name, nonNil(lv.Dims)})
-	}
-	if len(sh.Layout.Tiles) > 0 && len(levels) > 1 {
+	in := shapeInfo{Description: layout.Describe(ix)}
+	if len(sh.Layout.Tiles) > 0 && len(in.Levels) > 1 {
 		// The first tiling level's dims are the tile grid followed by the tile's own dims.
-		d := levels[1].Dims
+		d := in.Levels[1].Dims
 		in.TileCount = layout.Elements(d[:len(d)-len(sh.Layout.Tiles[0])])
 	}
 	if fp, err := tpu.FootprintOf(g, sh); err == nil && len(sh.Layout.Tiles) > 0 {

@@ -514,7 +514,7 @@ def info(layout: Any, gen: Optional[str] = None) -> Info:
     d = _info_json(layout, gen)
     return Info(
         d["shape"], d["dtype"], tuple(d["dims"]), tuple(d["minor_to_major"]),
-        tuple(tuple(t) for t in d["tiles"]), d["tail_padding"],
+        tuple(tuple(t) for t in d["tiles"]), d.get("tail_padding", 0),
         tuple((lv["name"], tuple(lv["dims"])) for lv in d["levels"]),
         d["element_bits"], d["logical_elements"], d["logical_bytes"], d["footprint_elements"],
         d["footprint_bytes"], d["padding_elements"], d["padding_fraction"], d["tile_count"],
