@@ -21,23 +21,34 @@ func ReadRaw(path string, shape layout.Shape) (*Buffer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("buffer: read %s: %w", path, err)
 	}
-	f, err := os.Open(path)
+	f, size, err := OpenSized(path)
 	if err != nil {
 		return nil, fmt.Errorf("buffer: read raw: %w", err)
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("buffer: read raw: %w", err)
-	}
 	want := b.ix.FootprintBytes()
-	if st.Size() != want {
-		return nil, fmt.Errorf("%w: %s: %v needs %d bytes, the file has %d", ErrSize, path, b.Shape, want, st.Size())
+	if size != want {
+		return nil, fmt.Errorf("%w: %s: %v needs %d bytes, the file has %d", ErrSize, path, b.Shape, want, size)
 	}
-	if err := b.load(f, 0, want, st.Size()); err != nil {
+	if err := b.load(f, 0, want, size); err != nil {
 		return nil, fmt.Errorf("buffer: read %s: %w", path, err)
 	}
 	return b, nil
+}
+
+// OpenSized opens path for reading and returns its size, for readers that check a
+// file's length before they read it.
+func OpenSized(path string) (*os.File, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	return f, st.Size(), nil
 }
 
 // ReadAt returns a buffer of shape whose Data is the shape's footprint read from f at

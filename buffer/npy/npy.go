@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math/bits"
-	"os"
 	"strconv"
 	"strings"
 
@@ -238,21 +237,17 @@ func (h *Header) parseDict(text []byte, o npyOptions) error {
 // in memory (such files are never mapped). Data of at least [buffer.MmapThreshold] bytes is
 // mapped read-only; call Close on the buffer.
 func Read(path string, opts ...Option) (*buffer.Buffer, error) {
-	f, err := os.Open(path)
+	f, size, err := buffer.OpenSized(path)
 	if err != nil {
 		return nil, fmt.Errorf("buffer: read npy: %w", err)
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("buffer: read npy: %w", err)
-	}
 	h, err := ReadHeader(bufio.NewReaderSize(f, 4096), opts...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	want := h.DataBytes()
-	if got := st.Size() - h.DataOffset; got != want {
+	if got := size - h.DataOffset; got != want {
 		return nil, fmt.Errorf("%w: %s: shape %v of %s needs %d data bytes, the file has %d",
 			buffer.ErrSize, path, h.Shape, h.Descr, want, max(got, 0))
 	}
@@ -267,7 +262,7 @@ func Read(path string, opts ...Option) (*buffer.Buffer, error) {
 		swapBytes(b.Data, h.ItemSize, h.DType.IsComplex())
 		return b, nil
 	}
-	b, err := buffer.ReadAt(f, h.DataOffset, st.Size(), h.BufferShape())
+	b, err := buffer.ReadAt(f, h.DataOffset, size, h.BufferShape())
 	if errors.Is(err, buffer.ErrShape) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	} else if err != nil {

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math/bits"
-	"os"
 	"sort"
 	"strconv"
 
@@ -79,16 +78,12 @@ func (s *File) Tensor(name string) (TensorInfo, bool) {
 // errors name the tensor and wrap [buffer.ErrFormat] or [buffer.ErrDType]. Gaps between tensors and
 // trailing bytes are allowed (the reference implementation refuses them).
 func Open(path string) (*File, error) {
-	f, err := os.Open(path)
+	f, size, err := buffer.OpenSized(path)
 	if err != nil {
 		return nil, fmt.Errorf("buffer: safetensors: %w", err)
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("buffer: safetensors: %w", err)
-	}
-	s, err := readHeader(f, st.Size())
+	s, err := readHeader(f, size)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -268,16 +263,12 @@ func (s *File) Read(name string) (*buffer.Buffer, error) {
 	if !ok {
 		return nil, fmt.Errorf("%w: %q in %s", buffer.ErrNotFound, name, s.Path)
 	}
-	f, err := os.Open(s.Path)
+	f, size, err := buffer.OpenSized(s.Path)
 	if err != nil {
 		return nil, fmt.Errorf("buffer: safetensors: %w", err)
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("buffer: safetensors: %w", err)
-	}
-	b, err := buffer.ReadAt(f, t.Offset, st.Size(), t.BufferShape())
+	b, err := buffer.ReadAt(f, t.Offset, size, t.BufferShape())
 	if err != nil {
 		return nil, fmt.Errorf("%s: tensor %q: %w", s.Path, name, err)
 	}
