@@ -96,23 +96,10 @@ func TestPermuteOrderRandom(t *testing.T) {
 			continue
 		}
 		rank := 3 + r.IntN(3)
-		dims := make([]int64, rank)
-		elems := int64(1)
-		for j := range dims {
-			dims[j] = sizes[r.IntN(len(sizes))]
-			if elems*dims[j] > 1<<19 {
-				dims[j] = 1 + r.Int64N(4)
-			}
-			elems *= dims[j]
-		}
+		dims := randomDims(r, rank, sizes, 1<<19, 4)
 		dt := dts[r.IntN(len(dts))]
-		perm := func() []int {
-			m := layout.RowMajor(rank)
-			r.Shuffle(rank, func(a, b int) { m[a], m[b] = m[b], m[a] })
-			return m
-		}
-		src := layout.Shape{DType: dt, Dims: dims, Layout: layout.Layout{MinorToMajor: perm()}}
-		dst := layout.Shape{DType: dt, Dims: dims, Layout: layout.Layout{MinorToMajor: perm()}}
+		src := layout.Shape{DType: dt, Dims: dims, Layout: layout.Layout{MinorToMajor: randomPerm(r, rank)}}
+		dst := layout.Shape{DType: dt, Dims: dims, Layout: layout.Layout{MinorToMajor: randomPerm(r, rank)}}
 		// Block sizes are explicit (256 B to 1 MiB), so that the plans do not depend on
 		// this machine's L2.
 		opts := []Option{WithWorkers(1 + r.IntN(3)), WithBlockBytes(256 << r.IntN(13))}

@@ -74,10 +74,32 @@ var tpuTilings = map[layout.DType][][]layout.Tile{
 	layout.S4:   {{{64, 128}, {8, 1}}},
 }
 
+// randomPerm is a random minor_to_major of rank dims.
+func randomPerm(r *rand.Rand, rank int) []int {
+	m := layout.RowMajor(rank)
+	r.Shuffle(rank, func(a, b int) { m[a], m[b] = m[b], m[a] })
+	return m
+}
+
+// randomDims draws rank dims from sizes, each one that would take the element count
+// past budget replaced by one from 1 to small.
+func randomDims(r *rand.Rand, rank int, sizes []int64, budget, small int64) []int64 {
+	dims := make([]int64, rank)
+	elems := int64(1)
+	for j := range dims {
+		dims[j] = sizes[r.IntN(len(sizes))]
+		if elems*dims[j] > budget {
+			dims[j] = 1 + r.Int64N(small)
+		}
+		elems *= dims[j]
+	}
+	return dims
+}
+
 func randomLayout(r *rand.Rand, dt layout.DType, rank int) layout.Layout {
 	l := layout.Layout{MinorToMajor: layout.RowMajor(rank)}
 	if r.IntN(3) == 0 {
-		r.Shuffle(rank, func(i, j int) { l.MinorToMajor[i], l.MinorToMajor[j] = l.MinorToMajor[j], l.MinorToMajor[i] })
+		l.MinorToMajor = randomPerm(r, rank)
 	}
 	switch x := r.IntN(10); {
 	case x < 3: // untiled

@@ -32,26 +32,13 @@ func TestTransposeEdgeRandom(t *testing.T) {
 	clipped := 0
 	for i := range n {
 		rank := 2 + r.IntN(3)
-		dims := make([]int64, rank)
-		elems := int64(1)
-		for j := range dims {
-			dims[j] = sizes[r.IntN(len(sizes))]
-			if elems*dims[j] > 1<<18 {
-				dims[j] = 1 + r.Int64N(3)
-			}
-			elems *= dims[j]
-		}
+		dims := randomDims(r, rank, sizes, 1<<18, 3)
 		dp := dpairs[r.IntN(len(dpairs))]
-		perm := func() []int {
-			m := layout.RowMajor(rank)
-			r.Shuffle(rank, func(a, b int) { m[a], m[b] = m[b], m[a] })
-			return m
-		}
-		src := layout.Shape{DType: dp.src, Dims: dims, Layout: layout.Layout{MinorToMajor: perm()}}
-		dl := layout.Layout{MinorToMajor: perm()}
+		src := layout.Shape{DType: dp.src, Dims: dims, Layout: layout.Layout{MinorToMajor: randomPerm(r, rank)}}
+		dl := layout.Layout{MinorToMajor: randomPerm(r, rank)}
 		if i%3 == 0 {
 			dl = layout.MustParse(fmt.Sprintf("%s[1]{0:%s}", dp.dst, dp.tile)).Layout
-			dl.MinorToMajor = perm()
+			dl.MinorToMajor = randomPerm(r, rank)
 		}
 		dst := layout.Shape{DType: dp.dst, Dims: dims, Layout: dl}
 		opts := []Option{WithWorkers(1 + r.IntN(3)), WithBlockBytes(256 << r.IntN(8))}
