@@ -11,8 +11,7 @@ import (
 // The hardware prefetchers follow a stream within a 4 KiB page and start over at the
 // next. A plan whose blocks read short pieces of the source (untiling: a 4 KiB f32
 // tile a block; tiling a narrow array: f32[N,512] → T(8,128) reads 8 rows of 2 KiB
-// per tile row) keeps starting streams cold, and the kernel waits on
-// each. When the source that a group of blocks reads is one contiguous piece and the
+// per tile row) keeps starting streams cold, and the kernel waits on each. When the source that a group of blocks reads is one contiguous piece and the
 // next group reads the piece after it, each block asks for its share of the next
 // piece: the whole next piece is on its way while this one is copied.
 
@@ -37,7 +36,8 @@ type ahead struct {
 
 // planAhead finds the smallest group of blocks (a block, or all iterations of the
 // innermost outer loops around it) whose source is one contiguous piece of at most
-// maxPiece bytes, continued by the next iteration of the loop outside the group.
+// maxPiece bytes (maxGroupPiece for several blocks), continued by the next iteration
+// of the loop outside the group.
 func (p *Plan) planAhead(k kernel) ahead {
 	if !p.stream || k.kind == kTranspose || k.kind == kElem {
 		return ahead{}
