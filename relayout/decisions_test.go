@@ -1,9 +1,13 @@
 package relayout
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"testing"
 
+	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/simd"
 )
 
 // Untilings walked in source order ask for the next tile ahead, tilings of narrow arrays
@@ -114,5 +118,89 @@ func TestStagedTranspose(t *testing.T) {
 	}
 	if k := p.kern; k.kind != kTranspose || k.conv == nil || k.convFirst || p.blockAhead != 4096 {
 		t.Errorf("%v kernel, staged %v (first %v), block ahead %d; want a transpose staged after, 4096 ahead", k.kind, k.conv != nil, k.convFirst, p.blockAhead)
+	}
+}
+
+// Packing wide arrays (bf16 8192² → T(8,128)(2,1): two 16 KiB rows a call) runs each call
+// in 2 KiB chunks of source and asks, after each, for the same part of the next call's
+// rows; copies and packings whose next rows planAhead asks for already do not.
+func TestChunkedPacking(t *testing.T) {
+	for _, c := range []struct {
+		dst, src string
+		want     int64
+	}{
+		{"bf16[8192,8192]{1,0:T(8,128)(2,1)}", "bf16[8192,8192]{1,0}", 4},
+		{"s8[8192,8192]{1,0:T(32,128)(4,1)}", "s8[8192,8192]{1,0}", 4},
+		{"bf16[8192,8192]{1,0:T(8,128)(2,1)}", "f32[8192,8192]{1,0}", 0},    // converts
+		{"f32[8192,8192]{1,0:T(8,128)}", "f32[8192,8192]{1,0}", 0},          // copy
+		{"bf16[200000,200]{1,0:T(8,128)(2,1)}", "bf16[200000,200]{1,0}", 0}, // planAhead's
+		{"bf16[8192,8192]{1,0}", "bf16[8192,8192]{1,0:T(8,128)(2,1)}", 0},   // deinterleave
+		{"bf16[64,1024]{1,0:T(8,128)(2,1)}", "bf16[64,1024]{1,0}", 0},       // in the cache
+	} {
+		p, err := NewPlan(layout.MustParse(c.dst), layout.MustParse(c.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.chunk != c.want {
+			t.Errorf("%s ← %s: chunks of %d repeats, want %d", c.dst, c.src, p.chunk, c.want)
+		}
+	}
+}
+
+// Each chunk asks for the same part of the next call's rows: over a whole copy, every
+// source byte of the repeats that are whole tiles of data, but the first call's rows',
+// is asked for exactly once, and none beyond.
+func TestChunkedAsksNextRows(t *testing.T) {
+	for _, cols := range []int{8192, 8300} { // 8300: edge blocks, their whole tiles chunked
+		src := buffer.MustNew(layout.MustParse(fmt.Sprintf("bf16[32,%d]{1,0}", cols)))
+		dst := buffer.MustNew(layout.MustParse(fmt.Sprintf("bf16[32,%d]{1,0:T(8,128)(2,1)}", cols)))
+		p, err := NewPlan(dst.Shape, src.Shape, WithWorkers(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.stream = true
+		p.settle(&p.kern)
+		if p.chunk == 0 {
+			t.Fatalf("%v: not chunked", p)
+		}
+		asked := make([]int, len(src.Data))
+		ks := *p.k()
+		ks.Prefetch = func(b []byte) {
+			for i := cap(src.Data) - cap(b); i < cap(src.Data)-cap(b)+len(b); i++ {
+				asked[i]++
+			}
+		}
+		p.opts.kernels = &ks
+		if err := p.Copy(dst, src); err != nil {
+			t.Fatal(err)
+		}
+		for i, n := range asked {
+			row, col := i/(2*cols), i%(2*cols)/2
+			want := 0
+			if row >= 2 && col < cols/128*128 {
+				want = 1
+			}
+			if n != want {
+				t.Fatalf("%d columns: source byte %d (row %d, column %d) asked for %d times, want %d", cols, i, row, col, n, want)
+			}
+		}
+	}
+}
+
+// Chunked packings copy exactly, odd sizes, edge blocks and several workers included.
+func TestChunkedExact(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	for _, c := range [][2]string{
+		{"bf16[13,8300]{1,0:T(8,128)(2,1)}", "bf16[13,8300]{1,0}"},
+		{"bf16[13,8192]{1,0:T(8,128)(2,1)}", "bf16[13,8192]{1,0}"},
+		{"s8[37,4500]{1,0:T(32,128)(4,1)}", "s8[37,4500]{1,0}"},
+		{"u16[9,4200]{1,0:T(8,128)(2,1)}", "bf16[9,4200]{1,0}"},
+	} {
+		for _, k := range simd.Available() {
+			for _, w := range []int{1, 3} {
+				pc := pairCase{dst: layout.MustParse(c[0]), src: layout.MustParse(c[1]), opts: []Option{WithWorkers(w)}, stream: true}
+				checkPair(t, r, pc, k.Name)
+			}
+		}
 	}
 }

@@ -80,7 +80,7 @@ func (p *Plan) runRange(dst, src []byte, lo, hi int64) {
 	}
 	for it := lo; it < hi; it++ {
 		if p.interior(&e, k.maxBlock) {
-			p.kernel(dst, src, scratch, dOff, sOff, k.n, k.rep)
+			p.repeats(dst, src, scratch, dOff, sOff, k.rep)
 		} else {
 			p.block(dst, src, scratch, stage, dOff, sOff, e)
 		}
@@ -393,7 +393,7 @@ const (
 func (p *Plan) edge(dst, src, scratch, stage []byte, dOff, sOff int64, e *[maxDims]int64, rows int64) {
 	k := &p.kern
 	if p.interior(e, k.maxInner) {
-		p.kernel(dst, src, scratch, dOff, sOff, k.n, rows)
+		p.repeats(dst, src, scratch, dOff, sOff, rows)
 		return
 	}
 	if k.tedge.ok {

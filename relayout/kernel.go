@@ -213,6 +213,7 @@ func (p *Plan) settle(k *kernel) {
 	p.bind(k)
 	p.ahead = p.planAhead(*k)
 	p.blockAhead = p.planBlockAhead(*k)
+	p.chunk = p.planChunk(*k)
 	p.makeStage(*k)
 }
 
