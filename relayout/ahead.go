@@ -119,7 +119,7 @@ func (p *Plan) repeats(dst, src, scratch []byte, dOff, sOff, rows int64) {
 // apart: untiling {0,1:T(8,128)}), the piece's bytes, which the transpose loops ask
 // for one block ahead; else 0.
 func (p *Plan) planBlockAhead(k kernel) int64 {
-	if !p.stream || k.kind != kTranspose || k.rep < 2 || k.srcRow != k.cols*k.unit {
+	if k.kind != kTranspose || k.rep < 2 || k.srcRow != k.cols*k.unit {
 		return 0
 	}
 	piece := k.rows * k.srcRow

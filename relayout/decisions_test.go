@@ -110,14 +110,16 @@ func TestPartialUnpackBuffer(t *testing.T) {
 
 // Reading a transposed tiling back ({0,1:T(8,128)} → {1,0}) transposes 8-wide blocks:
 // they are built in scratch and stored in long runs, and each block asks for the next
-// block's tile, a page or more away.
+// block's tile, a page or more away, whether the copy streams or not.
 func TestStagedTranspose(t *testing.T) {
-	p, err := NewPlan(layout.MustParse("f32[8192,8192]{1,0}"), layout.MustParse("f32[8192,8192]{0,1:T(8,128)}"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if k := p.kern; k.kind != kTranspose || k.conv == nil || k.convFirst || p.blockAhead != 4096 {
-		t.Errorf("%v kernel, staged %v (first %v), block ahead %d; want a transpose staged after, 4096 ahead", k.kind, k.conv != nil, k.convFirst, p.blockAhead)
+	for _, n := range []int{8192, 1024} { // streamed, and in the cache
+		p, err := NewPlan(layout.MustParse(fmt.Sprintf("f32[%d,%d]{1,0}", n, n)), layout.MustParse(fmt.Sprintf("f32[%d,%d]{0,1:T(8,128)}", n, n)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k := p.kern; k.kind != kTranspose || k.conv == nil || k.convFirst || p.blockAhead != 4096 {
+			t.Errorf("%d²: %v kernel, staged %v (first %v), block ahead %d; want a transpose staged after, 4096 ahead", n, k.kind, k.conv != nil, k.convFirst, p.blockAhead)
+		}
 	}
 }
 

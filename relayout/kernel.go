@@ -269,10 +269,11 @@ func (p *Plan) bind(k *kernel) {
 // stagesRows reports whether a same-type transpose goes through scratch like a
 // converting one (see convTranspose): its blocks write destination rows shorter than a
 // line (untiling {0,1:T(8,128)}: 8 f32 a row), which consecutive blocks continue. Stored
-// in place, every line of the destination was written in pieces, by ordinary stores;
-// built in scratch, the rows go out in runs of many blocks, streamed.
+// in place, every line of the destination was written in pieces, to rows a power of two
+// apart that share a few L1 sets; built in scratch, the rows go out in runs of many
+// blocks, streamed or not (f32 1024², in the cache: 0.06 → 0.52 of copy()).
 func (p *Plan) stagesRows(k *kernel) bool {
-	return p.stream && k.rows*k.unit*int64(p.dbits/8) < 64 && k.repDst == k.rows*k.unit && k.rep > 1
+	return k.rows*k.unit*int64(p.dbits/8) < 64 && k.repDst == k.rows*k.unit && k.rep > 1
 }
 
 // makeScratch makes one scratch block per worker now, so that Copy does not allocate;
