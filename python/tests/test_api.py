@@ -52,6 +52,8 @@ def test_parse_and_info():
     assert i.levels[0] == ("physical", (300, 1000))
     assert i.tpu["tiles"] == 38 * 8 and i.tpu["vregs"] > 0
     assert tpulayout.info("f32[3]").tpu is None
+    assert i.physical_order == (0, 1)
+    assert tpulayout.info("f32[2,3,4]{0,2,1}").physical_order == (1, 2, 0)
     assert tpulayout.parse("s4[9216,6144]{1,0:T(64,128)(8,1)E(4)}").footprint_bytes == 28311552
 
 

@@ -55,6 +55,7 @@ class Info:
     padding_fraction: float
     tile_count: int
     tpu: Optional[dict]
+    physical_order: Tuple[int, ...]
 
 class Plan:
     src: str

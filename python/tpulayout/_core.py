@@ -469,7 +469,8 @@ class Shape:
 class Info:
     """What ``tpulayout info --json`` prints, plus the count of first-level tiles and
     the TPU view (``tpu``: bytes, padding, tiles, vregs, whether it fits HBM/VMEM on the
-    generation; None when the layout has no tiles or does not load into vregs)."""
+    generation; None when the layout has no tiles or does not load into vregs).
+    ``physical_order`` is the logical dims from major to minor (minor_to_major reversed)."""
     shape: str
     dtype: str
     dims: Tuple[int, ...]
@@ -486,6 +487,7 @@ class Info:
     padding_fraction: float
     tile_count: int
     tpu: Optional[dict] = field(default=None)
+    physical_order: Tuple[int, ...] = ()
 
     def __str__(self) -> str:
         return self.shape
@@ -518,7 +520,7 @@ def info(layout: Any, gen: Optional[str] = None) -> Info:
         tuple((lv["name"], tuple(lv["dims"])) for lv in d["levels"]),
         d["element_bits"], d["logical_elements"], d["logical_bytes"], d["footprint_elements"],
         d["footprint_bytes"], d["padding_elements"], d["padding_fraction"], d["tile_count"],
-        d["tpu"])
+        d["tpu"], tuple(d["physical_order"]))
 
 
 def default_layout(shape: Sequence[int], dtype: Any, gen: Optional[str] = None) -> str:
