@@ -206,3 +206,39 @@ func TestChunkedExact(t *testing.T) {
 		}
 	}
 }
+
+// Plain transposes stream from four L2s on (f32 1024² on a 1 MiB L2), inside the
+// last-level cache too; converting and staged ones, and smaller ones, do not.
+func TestTransposeStreams(t *testing.T) {
+	rows := transposeStreamingBytes() / 4096 // f32 rows of 1024: the threshold's bytes
+	if transposeStreamingBytes()+4096 >= streamingBytes() {
+		t.Skip("no room between four L2s and the last-level cache on this machine")
+	}
+	for _, c := range []struct {
+		dst, src string
+		want     bool
+	}{
+		{"f32[%d,1024]{0,1}", "f32[%d,1024]{1,0}", true},
+		{"s8[%d,1024]{0,1}", "s8[%d,1024]{1,0}", false},            // a quarter of the bytes
+		{"bf16[%d,1024]{0,1}", "f32[%d,1024]{1,0}", false},         // converts
+		{"f32[%d,1024]{1,0}", "f32[%d,1024]{0,1:T(8,128)}", false}, // staged
+		{"f32[%d,1024]{0,1:T(8,128)}", "f32[%d,1024]{1,0}", true},  // a tiling
+		{"f32[%d,1024]{1,0:T(8,128)}", "f32[%d,1024]{1,0}", false}, // no transpose
+	} {
+		dst := layout.MustParse(fmt.Sprintf(c.dst, rows))
+		p, err := NewPlan(dst, layout.MustParse(fmt.Sprintf(c.src, rows)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.stream != c.want {
+			t.Errorf("%s ← %s (%v kernel): streams %v, want %v", c.dst, c.src, p.kern.kind, p.stream, c.want)
+		}
+	}
+	p, err := NewPlan(layout.MustParse(fmt.Sprintf("f32[%d,1024]{0,1}", rows-8)), layout.MustParse(fmt.Sprintf("f32[%d,1024]{1,0}", rows-8)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.stream {
+		t.Errorf("%v: streams below the threshold", p)
+	}
+}
