@@ -451,12 +451,12 @@ func (p *Plan) edge(dst, src, scratch, stage []byte, dOff, sOff int64, e *[maxDi
 					for i := range rows {
 						o := dOff + i*k.repDst
 						for j := range k.p { // each unpacked row has its own tail
+							if e[k.rowDim]+j*k.rowPlace >= p.bounds[k.rowDim].extent {
+								continue // the source's padding pairs it with a row the destination lacks
+							}
 							from := data
-							if j >= packed { // a row past the data: padding, if the destination has it
+							if j >= packed { // a row past the data: all padding
 								from = 0
-								if e[k.rowDim]+j*k.rowPlace >= p.bounds[k.rowDim].extent {
-									continue
-								}
 							}
 							p.pad(dst, o+j*k.pstr+from, o+j*k.pstr+inDst)
 						}
