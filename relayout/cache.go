@@ -17,8 +17,9 @@ func defaultBlockBytes() int {
 	return b
 }
 
-// streamingBytes is the destination size above which copies use non-temporal stores:
-// beyond the last-level cache they save the write-allocate read; inside it they lose.
+// streamingBytes is the size of source and destination together from which copies use
+// non-temporal stores: beyond the last-level cache they save the write-allocate read;
+// inside it they lose.
 func streamingBytes() int64 {
 	l2, l3 := simd.CacheBytes()
 	if l3 > 0 {

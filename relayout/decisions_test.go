@@ -211,7 +211,7 @@ func TestChunkedExact(t *testing.T) {
 // last-level cache too; converting and staged ones, and smaller ones, do not.
 func TestTransposeStreams(t *testing.T) {
 	rows := transposeStreamingBytes() / 4096 // f32 rows of 1024: the threshold's bytes
-	if transposeStreamingBytes()+4096 >= streamingBytes() {
+	if 2*(transposeStreamingBytes()+4096) >= streamingBytes() {
 		t.Skip("no room between four L2s and the last-level cache on this machine")
 	}
 	for _, c := range []struct {
@@ -240,5 +240,24 @@ func TestTransposeStreams(t *testing.T) {
 	}
 	if p.stream {
 		t.Errorf("%v: streams below the threshold", p)
+	}
+}
+
+// Copies stream once source and destination together reach the last-level cache, the
+// destination alone smaller.
+func TestStreams(t *testing.T) {
+	rows := streamingBytes() / 2 / 4096 // f32 rows of 1024 on each side: the LLC together
+	for _, c := range []struct {
+		rows int64
+		want bool
+	}{{rows, true}, {rows - 8, false}} {
+		dst := layout.MustParse(fmt.Sprintf("f32[%d,1024]{1,0:T(8,128)}", c.rows))
+		p, err := NewPlan(dst, layout.MustParse(fmt.Sprintf("f32[%d,1024]{1,0}", c.rows)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.stream != c.want {
+			t.Errorf("%v: streams %v, want %v", p, p.stream, c.want)
+		}
 	}
 }

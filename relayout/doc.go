@@ -31,10 +31,10 @@
 // such a plan keeps byte arrays for its copies.
 //
 // The innermost outer loop goes to the kernel as a batch of rows (simd.Rows), one call
-// per batch; when both arrays fit in L2 it is the largest loop. When the destination
-// exceeds the last-level cache, every kernel stores non-temporally (no read of each line
-// before it is written) and each worker fences once at the end; plain transposes do so
-// from four L2 caches of destination on.
+// per batch; when both arrays fit in L2 it is the largest loop. When source and
+// destination together exceed the last-level cache, every kernel stores non-temporally
+// (no read of each line before it is written) and each worker fences once at the end;
+// plain transposes do so from four L2 caches of destination on.
 //
 // Blocks that reach past the array (sizes that are not tile multiples) take a bounded
 // edge path that copies the data prefix and pads the rest. A dim whose tiles do not nest

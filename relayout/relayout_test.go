@@ -137,7 +137,7 @@ func randomLayout(r *rand.Rand, dt layout.DType, rank int) layout.Layout {
 type pairCase struct {
 	dst, src layout.Shape
 	opts     []Option
-	stream   bool // force the non-temporal paths that only destinations beyond the LLC take
+	stream   bool // force the non-temporal paths that only arrays beyond the LLC take
 }
 
 func randomPair(r *rand.Rand) pairCase {
