@@ -13,7 +13,7 @@ import (
 // Untilings walked in source order ask for the next tile ahead, tilings of narrow arrays
 // for the next tile row's source rows (untilings whose row pairs are separate blocks, for
 // the next 32 KiB of tiles); copies whose blocks read long source streams, and
-// copies inside the cache, do not.
+// copies whose source fits in L2, do not.
 func TestSourcePiece(t *testing.T) {
 	for _, c := range []struct {
 		dst, src string
@@ -25,7 +25,8 @@ func TestSourcePiece(t *testing.T) {
 		{"f32[8192,8192]{1,0:T(8,128)}", "f32[8192,8192]{1,0}", 0},                    // source rows: 32 KiB pieces
 		{"bf16[8192,8192]{1,0:T(8,128)(2,1)}", "bf16[8192,8192]{1,0}", 0},             // interleave
 		{"f32[8192,8192]{0,1}", "f32[8192,8192]{1,0}", 0},                             // transpose
-		{"f32[64,256]{1,0}", "f32[64,256]{1,0:T(8,128)}", 0},                          // in the cache
+		{"f32[64,256]{1,0}", "f32[64,256]{1,0:T(8,128)}", 0},                          // in L2
+		{"f32[1024,1024]{1,0}", "f32[1024,1024]{1,0:T(8,128)}", 4096},                 // beyond L2, no streaming
 		{"bf16[4096,3,4096]{2,1,0}", "bf16[4096,3,4096]{2,1,0:T(4,128)(2,1)}", 32768}, // two row-pair blocks a tile row
 	} {
 		p, err := NewPlan(layout.MustParse(c.dst), layout.MustParse(c.src))
@@ -112,7 +113,7 @@ func TestPartialUnpackBuffer(t *testing.T) {
 // they are built in scratch and stored in long runs, and each block asks for the next
 // block's tile, a page or more away, whether the copy streams or not.
 func TestStagedTranspose(t *testing.T) {
-	for _, n := range []int{8192, 1024} { // streamed, and in the cache
+	for _, n := range []int{8192, 1024} { // streamed, and in the last-level cache
 		p, err := NewPlan(layout.MustParse(fmt.Sprintf("f32[%d,%d]{1,0}", n, n)), layout.MustParse(fmt.Sprintf("f32[%d,%d]{0,1:T(8,128)}", n, n)))
 		if err != nil {
 			t.Fatal(err)
@@ -137,7 +138,8 @@ func TestChunkedPacking(t *testing.T) {
 		{"f32[8192,8192]{1,0:T(8,128)}", "f32[8192,8192]{1,0}", 0},          // copy
 		{"bf16[200000,200]{1,0:T(8,128)(2,1)}", "bf16[200000,200]{1,0}", 0}, // planAhead's
 		{"bf16[8192,8192]{1,0}", "bf16[8192,8192]{1,0:T(8,128)(2,1)}", 0},   // deinterleave
-		{"bf16[64,1024]{1,0:T(8,128)(2,1)}", "bf16[64,1024]{1,0}", 0},       // in the cache
+		{"bf16[64,1024]{1,0:T(8,128)(2,1)}", "bf16[64,1024]{1,0}", 0},       // in L2
+		{"bf16[512,8192]{1,0:T(8,128)(2,1)}", "bf16[512,8192]{1,0}", 4},     // beyond L2, no streaming
 	} {
 		p, err := NewPlan(layout.MustParse(c.dst), layout.MustParse(c.src))
 		if err != nil {
@@ -160,7 +162,7 @@ func TestChunkedAsksNextRows(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p.stream = true
+		p.stream, p.readAhead = true, true
 		p.settle(&p.kern)
 		if p.chunk == 0 {
 			t.Fatalf("%v: not chunked", p)

@@ -36,6 +36,7 @@ type Plan struct {
 	ahead      ahead             // the source to ask for ahead of the blocks (see planAhead)
 	blockAhead int64             // transposes: the bytes of a block's source, asked for a block ahead (see planAhead)
 	chunk      int64             // packings: repeats a call before asking for the next rows (see planChunk)
+	readAhead  bool              // the source is large enough to ask for ahead (see readsAhead)
 	prefill    bool              // some dims are table loops: padding is written before the data
 	scratch    *freeList[[]byte] // buffers for converting transposes and packings (nil: none needed)
 	stage      *freeList[[]byte] // buffers for edge runs stored whole (nil: none needed, see makeStage)

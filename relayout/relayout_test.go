@@ -137,7 +137,7 @@ func randomLayout(r *rand.Rand, dt layout.DType, rank int) layout.Layout {
 type pairCase struct {
 	dst, src layout.Shape
 	opts     []Option
-	stream   bool // force the non-temporal paths that only arrays beyond the LLC take
+	stream   bool // force the non-temporal and read-ahead paths that only large arrays take
 }
 
 func randomPair(r *rand.Rand) pairCase {
@@ -216,7 +216,7 @@ func checkPairInto(t *testing.T, r *rand.Rand, c pairCase, kernels string, got *
 		t.Fatalf("NewPlan(%s ← %s): %v", c.dst, c.src, err)
 	}
 	if c.stream {
-		p.stream = p.kern.kind != kElem
+		p.stream, p.readAhead = p.kern.kind != kElem, true
 		p.settle(&p.kern)
 	}
 	src := buffer.MustNew(c.src)
@@ -590,7 +590,7 @@ func TestCopyDoesNotAllocate(t *testing.T) {
 			if n := testing.AllocsPerRun(5, func() { runtime.GC(); _ = p.Copy(d, s) }); n != 0 {
 				t.Errorf("%s, %d workers: Copy after a GC allocates %v times", c.name, workers, n)
 			}
-			p.stream = true // the non-temporal paths of large destinations
+			p.stream, p.readAhead = true, true // the non-temporal and read-ahead paths of large arrays
 			p.settle(&p.kern)
 			if n := testing.AllocsPerRun(20, func() { _ = p.Copy(d, s) }); n != 0 {
 				t.Errorf("%s, %d workers, streaming: Copy allocates %v times", c.name, workers, n)
