@@ -18,17 +18,18 @@ func defaultBlockBytes() int {
 }
 
 // streamingBytes is the size of source and destination together from which copies use
-// non-temporal stores: beyond the last-level cache they save the write-allocate read;
-// inside it they lose.
+// non-temporal stores: half the last-level cache. From there the copy evicts the lines
+// it writes before they are read again, and streaming them saves the read of each;
+// below it ordinary stores won (bench/design-notes.md).
 func streamingBytes() int64 {
 	l2, l3 := simd.CacheBytes()
 	if l3 > 0 {
-		return int64(l3)
+		return int64(l3) / 2
 	}
 	if l2 > 0 {
-		return int64(l2) * 4
+		return int64(l2) * 2
 	}
-	return 32 << 20
+	return 16 << 20
 }
 
 // transposeStreamingBytes is the destination size from which plain transposes stream

@@ -139,7 +139,7 @@ func TestChunkedPacking(t *testing.T) {
 		{"bf16[200000,200]{1,0:T(8,128)(2,1)}", "bf16[200000,200]{1,0}", 0}, // planAhead's
 		{"bf16[8192,8192]{1,0}", "bf16[8192,8192]{1,0:T(8,128)(2,1)}", 0},   // deinterleave
 		{"bf16[64,1024]{1,0:T(8,128)(2,1)}", "bf16[64,1024]{1,0}", 0},       // in L2
-		{"bf16[512,8192]{1,0:T(8,128)(2,1)}", "bf16[512,8192]{1,0}", 4},     // beyond L2, no streaming
+		{"bf16[256,8192]{1,0:T(8,128)(2,1)}", "bf16[256,8192]{1,0}", 4},     // beyond L2, no streaming
 	} {
 		p, err := NewPlan(layout.MustParse(c.dst), layout.MustParse(c.src))
 		if err != nil {

@@ -266,13 +266,12 @@ func (p *Plan) bind(k *kernel) {
 	}
 }
 
-// streams reports whether the plan stores non-temporally: when source and destination
-// together exceed the last-level cache, whose lines the copy then evicts before they
-// are read again (f32 2048² → T(8,128), 16 MiB each side: 0.49 of copy() with ordinary
-// stores, 0.95 streamed); and for same-type transposes from transposeStreamingBytes,
-// whose blocks store a line to each of many destination rows a power of two apart:
-// stored in the cache, those lines evict each other before they are written whole
-// (f32 1024² transpose: 0.40 of copy() with ordinary stores, 0.81 streamed).
+// streams reports whether the plan stores non-temporally: from streamingBytes of source
+// and destination together (bf16 2304² → T(8,128)(2,1), 10 MiB each side: 0.56–0.62
+// of copy() with ordinary stores, 1.01 streamed); and for same-type transposes from
+// transposeStreamingBytes, whose blocks store a line to each of many destination rows a
+// power of two apart: stored in the cache, those lines evict each other before they are
+// written whole (f32 1024² transpose: 0.40 of copy() with ordinary stores, 0.81 streamed).
 func (p *Plan) streams(k kernel) bool {
 	b := p.dst.FootprintBytes()
 	switch {
