@@ -204,6 +204,13 @@ func (p *Plan) kernelTo(dst []byte, dOff, dstRep int64, stream bool, src, scratc
 			p.convTranspose(dst, src, scratch, dOff, sOff, rows)
 			return
 		}
+		if k.tiles != nil && rows >= k.tileReps {
+			g := k.tileReps
+			for ; rows >= g; rows -= g {
+				k.tiles(dst[dOff*db:], int(k.dstRow*db), int(dstRep*db), int(k.cols), src[sOff*sb:], int(k.srcRow*sb), int(k.rows), 16, stream)
+				dOff, sOff = dOff+g*dstRep, sOff+g*k.repSrc
+			}
+		}
 		trans := k.trans // whole lines on both sides, or too short for any: one call a block
 		if p.splitLines(int(k.rows), int(k.cols)) {
 			trans = p.transLines

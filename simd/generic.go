@@ -25,6 +25,7 @@ var genericKernels = addRows(&Kernels{
 	Transpose32Stream:     genericTranspose32,
 	Transpose16Stream:     genericTranspose16,
 	Transpose8Stream:      genericTranspose8,
+	Transpose32Tiles:      genericTranspose32Tiles,
 	Interleave16:          genericInterleave16,
 	Deinterleave16:        genericDeinterleave16,
 	Interleave8x4:         genericInterleave8x4,

@@ -1,0 +1,72 @@
+package relayout
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/simd"
+)
+
+// tilePairs are the transposes into TPU tiles of 32-bit units that take
+// Transpose32Tiles: f32, bf16 pairs and s8 quads.
+var tilePairs = []namedPair{
+	{"f32[%d,%d]{1,0}", "f32[%d,%d]{0,1:T(8,128)}", "transpose"},
+	{"bf16[%d,%d]{1,0}", "bf16[%d,%d]{0,1:T(8,128)(2,1)}", "transpose"},
+	{"s8[%d,%d]{1,0}", "s8[%d,%d]{0,1:T(32,128)(4,1)}", "transpose"},
+}
+
+// tileSizes reach Transpose32Tiles with several 16-unit blocks a row, odd rows and
+// columns, and edge tiles with padding.
+var tileSizes = [][2]int64{{64, 256}, {97, 1000}, {33, 300}, {130, 129}, {1000, 47}, {257, 130}, {40, 4096}, {200, 1000}, {129, 2049}, {513, 257}, {160, 520}, {95, 190}}
+
+// TestTransposeTiles checks the tiled transposes against the reference at sizes whose
+// blocks take Transpose32Tiles, for every SIMD implementation, streaming or not, with
+// several workers and padding.
+func TestTransposeTiles(t *testing.T) {
+	r := rand.New(rand.NewPCG(61, 62))
+	variants := []pairCase{
+		{}, {stream: true},
+		{stream: true, opts: []Option{WithWorkers(3)}},
+		{opts: []Option{WithPadValue(2), WithWorkers(2)}},
+		{stream: true, opts: []Option{WithPadLeave()}},
+	}
+	for _, c := range tilePairs {
+		for _, d := range tileSizes {
+			src := layout.MustParse(fmt.Sprintf(c.src, d[0], d[1]))
+			dst := layout.MustParse(fmt.Sprintf(c.dst, d[0], d[1]))
+			for _, k := range simd.Available() {
+				for _, v := range variants {
+					v.dst, v.src = dst, src
+					if got := checkPair(t, r, v, k.Name); got != c.kernel {
+						t.Errorf("%s ← %s: kernel %s, want %s", dst, src, got, c.kernel)
+					}
+				}
+			}
+		}
+	}
+}
+
+// The large transposes into tiles of 32-bit units take Transpose32Tiles, in the cache
+// and beyond it, with 16/cols of their repeats a call.
+func TestTilesChosen(t *testing.T) {
+	for _, c := range []struct {
+		src, dst string
+		reps     int64
+	}{
+		{"f32[8192,8192]{1,0}", "f32[8192,8192]{0,1:T(8,128)}", 2},
+		{"f32[1024,1024]{1,0}", "f32[1024,1024]{0,1:T(8,128)}", 2},
+		{"f32[8191,8190]{1,0}", "f32[8191,8190]{0,1:T(8,128)}", 2},
+		{"bf16[8192,8192]{1,0}", "bf16[8192,8192]{0,1:T(8,128)(2,1)}", 4},
+		{"s8[8192,8192]{1,0}", "s8[8192,8192]{0,1:T(32,128)(4,1)}", 2},
+	} {
+		p, err := NewPlan(layout.MustParse(c.dst), layout.MustParse(c.src), WithWorkers(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k := p.kern; k.kind != kTranspose || k.tiles == nil || k.tileReps != c.reps {
+			t.Errorf("%s ← %s: %v kernel, tiles %v, %d repeats a call; want transpose, tiles, %d", c.dst, c.src, k.kind, k.tiles != nil, k.tileReps, c.reps)
+		}
+	}
+}
