@@ -205,11 +205,11 @@ func (p *Plan) kernelTo(dst []byte, dOff, dstRep int64, stream bool, src, scratc
 			return
 		}
 		if k.tiles != nil && rows >= k.tileReps {
-			g := k.tileReps
-			for ; rows >= g; rows -= g {
-				k.tiles(dst[dOff*db:], int(k.dstRow*db), int(dstRep*db), int(k.cols), src[sOff*sb:], int(k.srcRow*sb), int(k.rows), 16, stream)
-				dOff, sOff = dOff+g*dstRep, sOff+g*k.repSrc
-			}
+			// The repeats are the next columns of the same source rows: one call takes them
+			// all, each repeat a group of the destination; the odd one out goes below.
+			n := rows / k.tileReps * k.tileReps
+			k.tiles(dst[dOff*db:], int(k.dstRow*db), int(dstRep*db), int(k.cols), src[sOff*sb:], int(k.srcRow*sb), int(k.rows), int(n*k.cols), stream)
+			dOff, sOff, rows = dOff+n*dstRep, sOff+n*k.repSrc, rows-n
 		}
 		trans := k.trans // whole lines on both sides, or too short for any: one call a block
 		if p.splitLines(int(k.rows), int(k.cols)) {

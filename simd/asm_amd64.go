@@ -657,6 +657,10 @@ func (s *asmSet) transpose32Tiles(dst []byte, ds, gs, g int, src []byte, ss int,
 			kern(&dst[tileRow(j*nb, ds, gs, g)+i*nb*4], ds, gs, &src[i*nb*ss+j*nb*4], ss, k)
 		}
 	}
-	tilesRect(dst, ds, gs, g, src, ss, 0, r, c, cols)
-	tilesRect(dst, ds, gs, g, src, ss, r, rows, 0, cols)
+	if c < cols {
+		tilesRect(dst, ds, gs, g, src, ss, 0, r, c, cols)
+	}
+	if r < rows {
+		tilesRect(dst, ds, gs, g, src, ss, r, rows, 0, cols)
+	}
 }
