@@ -655,7 +655,12 @@ func (p *Plan) convTranspose(dst, src, scratch []byte, dOff, sOff, rows int64) {
 			g := min(per, rows-r)
 			w := g * n * db
 			k.conv(scratch, src[sOff*sb:], int(g*n), simd.Rows{N: int(k.rows), DstStride: int(w), SrcStride: int(k.srcRow * sb)})
-			for j := range g {
+			j := int64(0)
+			if k.tiles != nil && g >= k.tileReps { // as in kernelTo
+				j = g / k.tileReps * k.tileReps
+				k.tiles(dst[dOff*db:], int(k.dstRow*db), int(k.repDst*db), int(k.cols), scratch, int(w), int(k.rows), int(j*k.cols), p.stream)
+			}
+			for ; j < g; j++ {
 				trans(dst[(dOff+j*k.repDst)*db:], int(k.dstRow*db), scratch[j*n*db:], int(w), int(k.rows), int(k.cols))
 			}
 			dOff, sOff = dOff+g*k.repDst, sOff+g*k.repSrc

@@ -265,18 +265,19 @@ func (p *Plan) bind(k *kernel) {
 		case p.stream && !toScratch:
 			k.trans = [...]func([]byte, int, []byte, int, int, int){1: ks.Transpose8NT, 2: ks.Transpose16NT, 4: ks.Transpose32NT}[ub]
 		}
-		if k.conv == nil {
+		if k.conv == nil || k.convFirst {
 			p.planTiles(k, ub)
 		}
 	}
 }
 
-// planTiles sets k.tiles for a same-type transpose of 32-bit units whose blocks are a
-// quarter or half of a source line wide, and whose repeats are the next blocks of the
-// same source rows, each into its own destination tile ({1,0} → {0,1:T(8,128)} and its
-// (2,1) and (4,1) packed forms): 16/cols repeats at once make a 16-unit-wide transpose
-// whose loads are whole lines and whose destination rows, 4 or 8 to a tile, are whole
-// lines too, where one block at a time loaded half lines and stored 16-byte pieces.
+// planTiles sets k.tiles for a transpose of 32-bit units (same-type, or converted
+// first) whose blocks are a quarter or half of a source line wide, and whose repeats
+// are the next blocks of the same source rows, each into its own destination tile
+// ({1,0} → {0,1:T(8,128)} and its (2,1) and (4,1) packed forms): 16/cols repeats at
+// once make a 16-unit-wide transpose whose loads are whole lines and whose destination
+// rows, 4 or 8 to a tile, are whole lines too, where one block at a time loaded half
+// lines and stored 16-byte pieces.
 func (p *Plan) planTiles(k *kernel, ub int64) {
 	if ub != 4 || k.cols != 4 && k.cols != 8 || k.rows%16 != 0 || k.repSrc != k.cols*k.unit || k.rep < 16/k.cols {
 		return

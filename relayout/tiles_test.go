@@ -10,11 +10,15 @@ import (
 )
 
 // tilePairs are the transposes into TPU tiles of 32-bit units that take
-// Transpose32Tiles: f32, bf16 pairs and s8 quads.
+// Transpose32Tiles: f32, bf16 pairs and s8 quads, converted or not.
 var tilePairs = []namedPair{
 	{"f32[%d,%d]{1,0}", "f32[%d,%d]{0,1:T(8,128)}", "transpose"},
 	{"bf16[%d,%d]{1,0}", "bf16[%d,%d]{0,1:T(8,128)(2,1)}", "transpose"},
 	{"s8[%d,%d]{1,0}", "s8[%d,%d]{0,1:T(32,128)(4,1)}", "transpose"},
+	// Converted first, then transposed from scratch.
+	{"f32[%d,%d]{1,0}", "bf16[%d,%d]{0,1:T(8,128)(2,1)}", "transpose"},
+	{"bf16[%d,%d]{1,0}", "f32[%d,%d]{0,1:T(8,128)}", "transpose"},
+	{"s8[%d,%d]{1,0}", "f32[%d,%d]{0,1:T(8,128)}", "transpose"},
 }
 
 // tileSizes reach Transpose32Tiles with several 16-unit blocks a row, odd rows and
@@ -60,6 +64,8 @@ func TestTilesChosen(t *testing.T) {
 		{"f32[8191,8190]{1,0}", "f32[8191,8190]{0,1:T(8,128)}", 2},
 		{"bf16[8192,8192]{1,0}", "bf16[8192,8192]{0,1:T(8,128)(2,1)}", 4},
 		{"s8[8192,8192]{1,0}", "s8[8192,8192]{0,1:T(32,128)(4,1)}", 2},
+		{"f32[8192,8192]{1,0}", "bf16[8192,8192]{0,1:T(8,128)(2,1)}", 4},
+		{"bf16[8192,8192]{1,0}", "f32[8192,8192]{0,1:T(8,128)}", 2},
 	} {
 		p, err := NewPlan(layout.MustParse(c.dst), layout.MustParse(c.src), WithWorkers(1))
 		if err != nil {
