@@ -211,6 +211,12 @@ func (p *Plan) kernelTo(dst []byte, dOff, dstRep int64, stream bool, src, scratc
 			k.tiles(dst[dOff*db:], int(k.dstRow*db), int(dstRep*db), int(k.cols), src[sOff*sb:], int(k.srcRow*sb), int(k.rows), int(n*k.cols), stream)
 			dOff, sOff, rows = dOff+n*dstRep, sOff+n*k.repSrc, rows-n
 		}
+		if k.fromTiles != nil && rows >= k.tileReps && dstRep == k.rows*k.unit {
+			// The inverse: the repeats continue the destination rows, each from a tile.
+			n := rows / k.tileReps * k.tileReps
+			k.fromTiles(dst[dOff*db:], int(k.dstRow*db), src[sOff*sb:], int(k.srcRow*sb), int(k.repSrc*sb), int(k.rows), int(n*k.rows), int(k.cols), stream)
+			dOff, sOff, rows = dOff+n*dstRep, sOff+n*k.repSrc, rows-n
+		}
 		trans := k.trans // whole lines on both sides, or too short for any: one call a block
 		if p.splitLines(int(k.rows), int(k.cols)) {
 			trans = p.transLines

@@ -3,6 +3,7 @@ package relayout
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/tpulayout/tpulayout/layout"
@@ -10,7 +11,8 @@ import (
 )
 
 // tilePairs are the transposes into TPU tiles of 32-bit units that take
-// Transpose32Tiles: f32, bf16 pairs and s8 quads, converted or not.
+// Transpose32Tiles (f32, bf16 pairs and s8 quads, converted or not) and those out of
+// them that take Transpose32FromTiles.
 var tilePairs = []namedPair{
 	{"f32[%d,%d]{1,0}", "f32[%d,%d]{0,1:T(8,128)}", "transpose"},
 	{"bf16[%d,%d]{1,0}", "bf16[%d,%d]{0,1:T(8,128)(2,1)}", "transpose"},
@@ -19,6 +21,10 @@ var tilePairs = []namedPair{
 	{"f32[%d,%d]{1,0}", "bf16[%d,%d]{0,1:T(8,128)(2,1)}", "transpose"},
 	{"bf16[%d,%d]{1,0}", "f32[%d,%d]{0,1:T(8,128)}", "transpose"},
 	{"s8[%d,%d]{1,0}", "f32[%d,%d]{0,1:T(8,128)}", "transpose"},
+	// Read back with Transpose32FromTiles.
+	{"f32[%d,%d]{0,1:T(8,128)}", "f32[%d,%d]{1,0}", "transpose"},
+	{"bf16[%d,%d]{0,1:T(8,128)(2,1)}", "bf16[%d,%d]{1,0}", "transpose"},
+	{"s8[%d,%d]{0,1:T(32,128)(4,1)}", "s8[%d,%d]{1,0}", "transpose"},
 }
 
 // tileSizes reach Transpose32Tiles with several 16-unit blocks a row, odd rows and
@@ -53,7 +59,8 @@ func TestTransposeTiles(t *testing.T) {
 }
 
 // The large transposes into tiles of 32-bit units take Transpose32Tiles, in the cache
-// and beyond it, with 16/cols of their repeats a call.
+// and beyond it, with 16/cols of their repeats a call; those out of them
+// Transpose32FromTiles, without staging their rows.
 func TestTilesChosen(t *testing.T) {
 	for _, c := range []struct {
 		src, dst string
@@ -66,13 +73,18 @@ func TestTilesChosen(t *testing.T) {
 		{"s8[8192,8192]{1,0}", "s8[8192,8192]{0,1:T(32,128)(4,1)}", 2},
 		{"f32[8192,8192]{1,0}", "bf16[8192,8192]{0,1:T(8,128)(2,1)}", 4},
 		{"bf16[8192,8192]{1,0}", "f32[8192,8192]{0,1:T(8,128)}", 2},
+		{"f32[8192,8192]{0,1:T(8,128)}", "f32[8192,8192]{1,0}", 2},
+		{"f32[1024,1024]{0,1:T(8,128)}", "f32[1024,1024]{1,0}", 2},
+		{"bf16[8192,8192]{0,1:T(8,128)(2,1)}", "bf16[8192,8192]{1,0}", 4},
+		{"s8[8192,8192]{0,1:T(32,128)(4,1)}", "s8[8192,8192]{1,0}", 2},
 	} {
 		p, err := NewPlan(layout.MustParse(c.dst), layout.MustParse(c.src), WithWorkers(1))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if k := p.kern; k.kind != kTranspose || k.tiles == nil || k.tileReps != c.reps {
-			t.Errorf("%s ← %s: %v kernel, tiles %v, %d repeats a call; want transpose, tiles, %d", c.dst, c.src, k.kind, k.tiles != nil, k.tileReps, c.reps)
+		from := strings.Contains(c.src, "T(")
+		if k := p.kern; k.kind != kTranspose || (k.tiles != nil) == from || (k.fromTiles != nil) != from || k.tileReps != c.reps || k.conv != nil && from {
+			t.Errorf("%s ← %s: %v kernel, tiles %v, from tiles %v, %d repeats a call, staged %v; want transpose, %d repeats", c.dst, c.src, k.kind, k.tiles != nil, k.fromTiles != nil, k.tileReps, k.conv != nil, c.reps)
 		}
 	}
 }

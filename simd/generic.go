@@ -26,6 +26,7 @@ var genericKernels = addRows(&Kernels{
 	Transpose16Stream:     genericTranspose16,
 	Transpose8Stream:      genericTranspose8,
 	Transpose32Tiles:      genericTranspose32Tiles,
+	Transpose32FromTiles:  genericTranspose32FromTiles,
 	Interleave16:          genericInterleave16,
 	Deinterleave16:        genericDeinterleave16,
 	Interleave8x4:         genericInterleave8x4,

@@ -420,3 +420,39 @@ func tilesRect(dst []byte, ds, gs, g int, src []byte, ss int, r0, r1, c0, c1 int
 		transposeRect32(dst[a/g*gs:], ds, src[4*a:], ss, r0, r1, max(c0, a)-a, min(c1, a+g)-a)
 	}
 }
+
+// checkFromTiles panics unless the arguments of a Transpose32FromTiles are in range.
+func checkFromTiles(dst []byte, ds int, src []byte, ss, gs, g int, rows, cols int) {
+	if rows < 0 || cols < 0 || ds < 0 || gs < 0 || ss < 0 || g < 1 {
+		panic(fmt.Sprintf("simd: Transpose32FromTiles: negative argument (rows=%d cols=%d dstStride=%d srcStride=%d groupStride=%d g=%d)", rows, cols, ds, ss, gs, g))
+	}
+	if rows == 0 || cols == 0 {
+		return
+	}
+	end := tileRow(rows-1, ss, gs, g)
+	if rows > g {
+		end = max(end, tileRow((rows-1)/g*g-1, ss, gs, g))
+	}
+	if need := end + cols*4; need > len(src) || need < 0 {
+		panic(fmt.Sprintf("simd: Transpose32FromTiles: src too short: need %d bytes, have %d", need, len(src)))
+	}
+	if need := (cols-1)*ds + rows*4; need > len(dst) || need < 0 {
+		panic(fmt.Sprintf("simd: Transpose32FromTiles: dst too short: need %d bytes, have %d", need, len(dst)))
+	}
+}
+
+func genericTranspose32FromTiles(dst []byte, ds int, src []byte, ss, gs, g int, rows, cols int, stream bool) {
+	checkFromTiles(dst, ds, src, ss, gs, g, rows, cols)
+	fromTilesRect(dst, ds, src, ss, gs, g, 0, rows, 0, cols)
+}
+
+// fromTilesRect transposes source rows [r0,r1) and columns [c0,c1) of a
+// Transpose32FromTiles, one source group at a time. Bounds must have been checked.
+func fromTilesRect(dst []byte, ds int, src []byte, ss, gs, g int, r0, r1, c0, c1 int) {
+	if c0 >= c1 {
+		return
+	}
+	for a := r0 / g * g; a < r1; a += g {
+		transposeRect32(dst[4*a:], ds, src[a/g*gs:], ss, max(r0, a)-a, min(r1, a+g)-a, c0, c1)
+	}
+}

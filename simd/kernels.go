@@ -56,6 +56,11 @@ type Kernels struct {
 	// non-temporal stores where each fills a line, without the closing SFENCE (see
 	// Transpose32Stream). g must be >= 1; strides >= 0.
 	Transpose32Tiles func(dst []byte, dstStride, groupStride, g int, src []byte, srcStride int, rows, cols int, stream bool)
+	// Transpose32FromTiles is its inverse: Transpose32 from source rows that come in
+	// groups of g, groupStride bytes apart (the tiles read back):
+	//
+	//	dst[j*dstStride + i*4 : +4] = src[(i/g)*groupStride + (i%g)*srcStride + j*4 : +4]
+	Transpose32FromTiles func(dst []byte, dstStride int, src []byte, srcStride, groupStride, g int, rows, cols int, stream bool)
 
 	// Interleave16 packs 16-bit pairs: for i < n, dst16[2i] = a16[i] and
 	// dst16[2i+1] = b16[i] (a is the even row, the low half of each 32-bit

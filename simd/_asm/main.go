@@ -71,6 +71,8 @@ func main() {
 	for _, m := range []mode{ordinary, streaming} {
 		genTranspose32Tiles(8, m)
 		genTranspose32Tiles(4, m)
+		genTranspose32FromTiles(8, m)
+		genTranspose32FromTiles(4, m)
 	}
 	genTransposeLanes(avx2, 4, ordinary, true)
 	genTransposeLanes(avx512, 4, ordinary, true)
