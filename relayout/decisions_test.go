@@ -105,14 +105,22 @@ func TestPartialUnpackBuffer(t *testing.T) {
 }
 
 // Reading a transposed tiling back ({0,1:T(8,128)} → {1,0}) transposes 8-wide blocks:
-// they are built in scratch and stored in long runs, and each block asks for the next
-// block's tile, a page or more away.
+// Transpose32FromTiles takes two at a time, whose destination rows are whole lines, so
+// they are not built in scratch; the blocks it leaves ask for the next block's tile, a
+// page or more away. Converting ones are still staged.
 func TestStagedTranspose(t *testing.T) {
 	p, err := NewPlan(layout.MustParse("f32[8192,8192]{1,0}"), layout.MustParse("f32[8192,8192]{0,1:T(8,128)}"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if k := p.kern; k.kind != kTranspose || k.conv == nil || k.convFirst || p.blockAhead != 4096 {
-		t.Errorf("%v kernel, staged %v (first %v), block ahead %d; want a transpose staged after, 4096 ahead", k.kind, k.conv != nil, k.convFirst, p.blockAhead)
+	if k := p.kern; k.kind != kTranspose || k.conv != nil || k.fromTiles == nil || p.blockAhead != 4096 {
+		t.Errorf("%v kernel, staged %v, from tiles %v, block ahead %d; want a transpose from tiles, unstaged, 4096 ahead", k.kind, k.conv != nil, k.fromTiles != nil, p.blockAhead)
+	}
+	p, err = NewPlan(layout.MustParse("f32[8192,8192]{1,0}"), layout.MustParse("bf16[8192,8192]{0,1:T(8,128)(2,1)}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := p.kern; k.kind != kTranspose || k.conv == nil || k.convFirst || p.blockAhead != 2048 {
+		t.Errorf("%v kernel, staged %v (first %v), block ahead %d; want a transpose staged after, 2048 ahead", k.kind, k.conv != nil, k.convFirst, p.blockAhead)
 	}
 }
