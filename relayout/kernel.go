@@ -278,7 +278,8 @@ func (p *Plan) bind(k *kernel) {
 // ({1,0} → {0,1:T(8,128)} and its (2,1) and (4,1) packed forms): 16/cols repeats at
 // once make a 16-unit-wide transpose whose loads are whole lines and whose destination
 // rows, 4 or 8 to a tile, are whole lines too, where one block at a time loaded half
-// lines and stored 16-byte pieces.
+// lines and stored 16-byte pieces. Only where the simd set has such kernels: elsewhere
+// reading tiles back unstaged lost (bench/design-notes.md).
 //
 // The inverse, reading such tiles back into rows ({0,1:T(8,128)} → {1,0}), sets
 // k.fromTiles (see readsTiles).
@@ -286,7 +287,7 @@ func (p *Plan) planTiles(k *kernel, ub int64) {
 	switch {
 	case p.readsTiles(k, ub) && k.conv == nil:
 		k.fromTiles, k.tileReps = p.k().Transpose32FromTiles, 16/k.rows
-	case ub != 4 || k.cols != 4 && k.cols != 8 || k.rows%16 != 0 || k.repSrc != k.cols*k.unit || k.rep < 16/k.cols:
+	case ub != 4 || k.cols != 4 && k.cols != 8 || k.rows%16 != 0 || k.repSrc != k.cols*k.unit || k.rep < 16/k.cols || !p.k().TileKernels(int(k.cols)):
 	default:
 		k.tiles, k.tileReps = p.k().Transpose32Tiles, 16/k.cols
 	}
@@ -297,7 +298,7 @@ func (p *Plan) planTiles(k *kernel, ub int64) {
 // continue the destination rows, each from its own source tile. Their destination
 // rows are then whole lines, so they need no staging (stagesRows).
 func (p *Plan) readsTiles(k *kernel, ub int64) bool {
-	return ub == 4 && p.dt == p.st && p.dbits == p.sbits && (k.rows == 4 || k.rows == 8) && k.cols%16 == 0 && k.repDst == k.rows*k.unit && k.rep >= 16/k.rows
+	return ub == 4 && p.dt == p.st && p.dbits == p.sbits && (k.rows == 4 || k.rows == 8) && k.cols%16 == 0 && k.repDst == k.rows*k.unit && k.rep >= 16/k.rows && p.k().TileKernels(int(k.rows))
 }
 
 // stagesRows reports whether a same-type transpose goes through scratch like a

@@ -140,6 +140,7 @@ func (s *asmSet) kernels() *Kernels {
 		Transpose8Stream:      s.transposeStreamFunc(1),
 		Transpose32Tiles:      s.transpose32Tiles,
 		Transpose32FromTiles:  s.transpose32FromTiles,
+		TileKernels:           s.tileKernels,
 		Interleave16:          s.interleave16W,
 		Deinterleave16:        s.deinterleave16W,
 		Interleave8x4:         s.interleave8x4W,
@@ -668,6 +669,11 @@ func (s *asmSet) transpose32Tiles(dst []byte, ds, gs, g int, src []byte, ss int,
 	if r < rows {
 		tilesRect(dst, ds, gs, g, src, ss, r, rows, 0, cols)
 	}
+}
+
+// tileKernels is TileKernels: whether the set has the 16×16 kernels for groups of g.
+func (s *asmSet) tileKernels(g int) bool {
+	return (g == 4 || g == 8) && s.tiles32[g/8] != nil && s.from32[g/8] != nil
 }
 
 // transpose32FromTiles is Transpose32FromTiles, laid out as transpose32Tiles: the

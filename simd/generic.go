@@ -27,6 +27,7 @@ var genericKernels = addRows(&Kernels{
 	Transpose8Stream:      genericTranspose8,
 	Transpose32Tiles:      genericTranspose32Tiles,
 	Transpose32FromTiles:  genericTranspose32FromTiles,
+	TileKernels:           func(int) bool { return false },
 	Interleave16:          genericInterleave16,
 	Deinterleave16:        genericDeinterleave16,
 	Interleave8x4:         genericInterleave8x4,

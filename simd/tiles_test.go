@@ -191,3 +191,14 @@ func TestTranspose32FromTiles(t *testing.T) {
 		})
 	}
 }
+
+func TestTileKernels(t *testing.T) {
+	for _, k := range Available() {
+		for g := 1; g <= 16; g++ {
+			want := k.Name == "avx512" && (g == 4 || g == 8)
+			if got := k.TileKernels(g); got != want {
+				t.Errorf("%s: TileKernels(%d) = %v, want %v", k.Name, g, got, want)
+			}
+		}
+	}
+}
