@@ -110,17 +110,26 @@ func TestPartialUnpackBuffer(t *testing.T) {
 }
 
 // Reading a transposed tiling back ({0,1:T(8,128)} → {1,0}) transposes 8-wide blocks:
-// they are built in scratch and stored in long runs, and each block asks for the next
-// block's tile, a page or more away, whether the copy streams or not.
+// where the simd set has Transpose32FromTiles's kernels, it takes two at a time, whose
+// destination rows are whole lines, so they are not built in scratch; elsewhere, and
+// for converting ones, they are built there and stored in long runs. Blocks that go
+// one at a time ask for the next block's tile, a page or more away.
 func TestStagedTranspose(t *testing.T) {
 	for _, n := range []int{8192, 1024} { // streamed, and in the last-level cache
 		p, err := NewPlan(layout.MustParse(fmt.Sprintf("f32[%d,%d]{1,0}", n, n)), layout.MustParse(fmt.Sprintf("f32[%d,%d]{0,1:T(8,128)}", n, n)))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if k := p.kern; k.kind != kTranspose || k.conv == nil || k.convFirst || p.blockAhead != 4096 {
-			t.Errorf("%d²: %v kernel, staged %v (first %v), block ahead %d; want a transpose staged after, 4096 ahead", n, k.kind, k.conv != nil, k.convFirst, p.blockAhead)
+		if k, tiles := p.kern, p.k().TileKernels(8); k.kind != kTranspose || (k.conv == nil) != tiles || (k.fromTiles != nil) != tiles || p.blockAhead != 4096 {
+			t.Errorf("%d²: %v kernel, staged %v, from tiles %v (kernels %v), block ahead %d; want a transpose from tiles if there are kernels, else staged, 4096 ahead", n, k.kind, k.conv != nil, k.fromTiles != nil, tiles, p.blockAhead)
 		}
+	}
+	p, err := NewPlan(layout.MustParse("f32[8192,8192]{1,0}"), layout.MustParse("bf16[8192,8192]{0,1:T(8,128)(2,1)}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := p.kern; k.kind != kTranspose || k.conv == nil || k.convFirst || p.blockAhead != 2048 {
+		t.Errorf("%v kernel, staged %v (first %v), block ahead %d; want a transpose staged after, 2048 ahead", k.kind, k.conv != nil, k.convFirst, p.blockAhead)
 	}
 }
 

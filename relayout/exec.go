@@ -204,6 +204,19 @@ func (p *Plan) kernelTo(dst []byte, dOff, dstRep int64, stream bool, src, scratc
 			p.convTranspose(dst, src, scratch, dOff, sOff, rows)
 			return
 		}
+		if k.tiles != nil && rows >= k.tileReps {
+			// The repeats are the next columns of the same source rows: one call takes them
+			// all, each repeat a group of the destination; the odd one out goes below.
+			n := rows / k.tileReps * k.tileReps
+			k.tiles(dst[dOff*db:], int(k.dstRow*db), int(dstRep*db), int(k.cols), src[sOff*sb:], int(k.srcRow*sb), int(k.rows), int(n*k.cols), stream)
+			dOff, sOff, rows = dOff+n*dstRep, sOff+n*k.repSrc, rows-n
+		}
+		if k.fromTiles != nil && rows >= k.tileReps && dstRep == k.rows*k.unit {
+			// The inverse: the repeats continue the destination rows, each from a tile.
+			n := rows / k.tileReps * k.tileReps
+			k.fromTiles(dst[dOff*db:], int(k.dstRow*db), src[sOff*sb:], int(k.srcRow*sb), int(k.repSrc*sb), int(k.rows), int(n*k.rows), int(k.cols), stream)
+			dOff, sOff, rows = dOff+n*dstRep, sOff+n*k.repSrc, rows-n
+		}
 		trans := k.trans // whole lines on both sides, or too short for any: one call a block
 		if p.splitLines(int(k.rows), int(k.cols)) {
 			trans = p.transLines
@@ -648,7 +661,12 @@ func (p *Plan) convTranspose(dst, src, scratch []byte, dOff, sOff, rows int64) {
 			g := min(per, rows-r)
 			w := g * n * db
 			k.conv(scratch, src[sOff*sb:], int(g*n), simd.Rows{N: int(k.rows), DstStride: int(w), SrcStride: int(k.srcRow * sb)})
-			for j := range g {
+			j := int64(0)
+			if k.tiles != nil && g >= k.tileReps { // as in kernelTo
+				j = g / k.tileReps * k.tileReps
+				k.tiles(dst[dOff*db:], int(k.dstRow*db), int(k.repDst*db), int(k.cols), scratch, int(w), int(k.rows), int(j*k.cols), p.stream)
+			}
+			for ; j < g; j++ {
 				trans(dst[(dOff+j*k.repDst)*db:], int(k.dstRow*db), scratch[j*n*db:], int(w), int(k.rows), int(k.cols))
 			}
 			dOff, sOff = dOff+g*k.repDst, sOff+g*k.repSrc

@@ -66,6 +66,10 @@ type kernel struct {
 	pair  func(x, y, z []byte, n int, r simd.Rows)
 	quad  func(v, w, x, y, z []byte, n int, r simd.Rows)
 	trans func(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int)
+	// tiles, or fromTiles, runs tileReps repeats of a transpose at once (see planTiles).
+	tiles     func(dst []byte, dstStride, groupStride, g int, src []byte, srcStride int, rows, cols int, stream bool)
+	fromTiles func(dst []byte, dstStride int, src []byte, srcStride, groupStride, g int, rows, cols int, stream bool)
+	tileReps  int64
 	// packConv converts the rows of a packing whose types have no fused kernel (f16 →
 	// bf16 (2,1)): pair and quad are then the converted side's same-type kernels.
 	packConv func(dst, src []byte, n int, r simd.Rows)
@@ -251,7 +255,7 @@ func (p *Plan) bind(k *kernel) {
 			if !k.convFirst {
 				ub, toScratch = k.unit*int64(p.sbits/8), true
 			}
-		} else if p.stagesRows(k) {
+		} else if p.stagesRows(k) && !p.readsTiles(k, ub) {
 			k.conv, k.convFirst, toScratch = p.runConv(), false, true
 			p.makeScratch(k)
 		}
@@ -262,6 +266,9 @@ func (p *Plan) bind(k *kernel) {
 			k.trans = [...]func([]byte, int, []byte, int, int, int){1: ks.Transpose8Stream, 2: ks.Transpose16Stream, 4: ks.Transpose32Stream}[ub]
 		case p.stream && !toScratch:
 			k.trans = [...]func([]byte, int, []byte, int, int, int){1: ks.Transpose8NT, 2: ks.Transpose16NT, 4: ks.Transpose32NT}[ub]
+		}
+		if k.conv == nil || k.convFirst {
+			p.planTiles(k, ub)
 		}
 	}
 }
@@ -282,6 +289,35 @@ func (p *Plan) streams(k kernel) bool {
 	}
 	plain := k.kind == kTranspose && p.dt == p.st && p.dbits == p.sbits && !p.stagesRows(&k)
 	return plain && b >= transposeStreamingBytes()
+}
+
+// planTiles sets k.tiles for a transpose of 32-bit units (same-type, or converted
+// first) whose blocks are a quarter or half of a source line wide, and whose repeats
+// are the next blocks of the same source rows, each into its own destination tile
+// ({1,0} → {0,1:T(8,128)} and its (2,1) and (4,1) packed forms): 16/cols repeats at
+// once make a 16-unit-wide transpose whose loads are whole lines and whose destination
+// rows, 4 or 8 to a tile, are whole lines too, where one block at a time loaded half
+// lines and stored 16-byte pieces. Only where the simd set has such kernels: elsewhere
+// reading tiles back unstaged lost (bench/design-notes.md).
+//
+// The inverse, reading such tiles back into rows ({0,1:T(8,128)} → {1,0}), sets
+// k.fromTiles (see readsTiles).
+func (p *Plan) planTiles(k *kernel, ub int64) {
+	switch {
+	case p.readsTiles(k, ub) && k.conv == nil:
+		k.fromTiles, k.tileReps = p.k().Transpose32FromTiles, 16/k.rows
+	case ub != 4 || k.cols != 4 && k.cols != 8 || k.rows%16 != 0 || k.repSrc != k.cols*k.unit || k.rep < 16/k.cols || !p.k().TileKernels(int(k.cols)):
+	default:
+		k.tiles, k.tileReps = p.k().Transpose32Tiles, 16/k.cols
+	}
+}
+
+// readsTiles reports whether a same-type transpose of 32-bit units reads tiles back as
+// planTiles says: blocks a quarter or half of a destination line wide whose repeats
+// continue the destination rows, each from its own source tile. Their destination
+// rows are then whole lines, so they need no staging (stagesRows).
+func (p *Plan) readsTiles(k *kernel, ub int64) bool {
+	return ub == 4 && p.dt == p.st && p.dbits == p.sbits && (k.rows == 4 || k.rows == 8) && k.cols%16 == 0 && k.repDst == k.rows*k.unit && k.rep >= 16/k.rows && p.k().TileKernels(int(k.rows))
 }
 
 // stagesRows reports whether a same-type transpose goes through scratch like a

@@ -50,6 +50,11 @@ type asmSet struct {
 	// transpose8w8 16×8 ones: the columns right of the last whole block (reading such
 	// bytes back).
 	transpose8h8, transpose8w8 func(dst *byte, dstStride int, src *byte, srcStride int, n int)
+	// tiles32 and tiles32NT are the 16×16 32-bit transposes into groups of 8 and 4
+	// destination rows (indexed by g/8), for Transpose32Tiles; nil where there are none.
+	tiles32, tiles32NT [2]func(dst *byte, dstStride, groupStride int, src *byte, srcStride int, n int)
+	// from32 and from32NT are their inverses, for Transpose32FromTiles.
+	from32, from32NT [2]func(dst *byte, dstStride int, src *byte, srcStride, groupStride int, n int)
 	// narrower takes a transpose's edges that are too thin for this set's blocks but
 	// not for its own (a 64×8 f32 block is all edge for AVX-512's 16×16 kernel).
 	narrower *asmSet
@@ -102,7 +107,11 @@ var avx512Set = &asmSet{
 	transpose32: transpose32AVX512, transpose16: transpose16AVX512, transpose8: transpose8AVX512,
 	transpose32NT: transpose32NTAVX512, transpose16NT: transpose16NTAVX512, transpose8NT: transpose8NTAVX512,
 	transpose32w4: transpose32w4AVX512, transpose32h4: transpose32h4AVX512, transpose8h8: transpose8h8AVX2, transpose8w8: transpose8w8AVX2,
-	t32: 16, t16: 32, t8: 64, alignT8: true,
+	tiles32:   [2]func(*byte, int, int, *byte, int, int){transpose32g4AVX512, transpose32g8AVX512},
+	tiles32NT: [2]func(*byte, int, int, *byte, int, int){transpose32g4NTAVX512, transpose32g8NTAVX512},
+	from32:    [2]func(*byte, int, *byte, int, int, int){transpose32f4AVX512, transpose32f8AVX512},
+	from32NT:  [2]func(*byte, int, *byte, int, int, int){transpose32f4NTAVX512, transpose32f8NTAVX512},
+	t32:       16, t16: 32, t8: 64, alignT8: true,
 	narrower: avx2Set,
 }
 
@@ -129,6 +138,9 @@ func (s *asmSet) kernels() *Kernels {
 		Transpose32Stream:     s.transposeStreamFunc(4),
 		Transpose16Stream:     s.transposeStreamFunc(2),
 		Transpose8Stream:      s.transposeStreamFunc(1),
+		Transpose32Tiles:      s.transpose32Tiles,
+		Transpose32FromTiles:  s.transpose32FromTiles,
+		TileKernels:           s.tileKernels,
 		Interleave16:          s.interleave16W,
 		Deinterleave16:        s.deinterleave16W,
 		Interleave8x4:         s.interleave8x4W,
@@ -608,4 +620,103 @@ func (s *asmSet) alignHead(w int, dst []byte, dstStride, rows, cols int, nt bool
 		return 0
 	}
 	return m / w
+}
+
+// transpose32Tiles is Transpose32Tiles: the 16×16 kernels on whole blocks when g is 4
+// or 8 and the set has them, else Transpose32 one group at a time; the edges right of
+// and below the whole blocks go to the generic code (the plans that call it hand it
+// whole blocks).
+func (s *asmSet) transpose32Tiles(dst []byte, ds, gs, g int, src []byte, ss int, rows, cols int, stream bool) {
+	checkTiles(dst, ds, gs, g, src, ss, rows, cols)
+	if rows == 0 || cols == 0 {
+		return
+	}
+	var kern func(dst *byte, dstStride, groupStride int, src *byte, srcStride int, n int)
+	if g == 4 || g == 8 {
+		kern = s.tiles32[g/8]
+		if stream && s.tiles32NT[g/8] != nil && ds%64 == 0 && gs%64 == 0 && addr(&dst[0])%64 == 0 {
+			kern = s.tiles32NT[g/8]
+		}
+	}
+	if kern == nil {
+		for a := 0; a < cols; a += g {
+			s.transposeNoFence(4, dst[a/g*gs:], ds, src[4*a:], ss, rows, min(g, cols-a), stream)
+		}
+		return
+	}
+	const nb = 16
+	rb, cb := rows/nb, cols/nb
+	r, c := rb*nb, cb*nb
+	if raceEnabled {
+		for i := 0; i < r; i++ {
+			raceRead(src[i*ss : i*ss+c*4])
+		}
+		for j := 0; j < c; j++ {
+			o := tileRow(j, ds, gs, g)
+			raceWrite(dst[o : o+r*4])
+		}
+	}
+	step := transposeStripRows / nb
+	for i := 0; i < rb; i += step {
+		k := min(step, rb-i)
+		for j := 0; j < cb; j++ {
+			kern(&dst[tileRow(j*nb, ds, gs, g)+i*nb*4], ds, gs, &src[i*nb*ss+j*nb*4], ss, k)
+		}
+	}
+	if c < cols {
+		tilesRect(dst, ds, gs, g, src, ss, 0, r, c, cols)
+	}
+	if r < rows {
+		tilesRect(dst, ds, gs, g, src, ss, r, rows, 0, cols)
+	}
+}
+
+// tileKernels is TileKernels: whether the set has the 16×16 kernels for groups of g.
+func (s *asmSet) tileKernels(g int) bool {
+	return (g == 4 || g == 8) && s.tiles32[g/8] != nil && s.from32[g/8] != nil
+}
+
+// transpose32FromTiles is Transpose32FromTiles, laid out as transpose32Tiles: the
+// 16×16 kernels down each column block of whole blocks, the generic code on the edges.
+func (s *asmSet) transpose32FromTiles(dst []byte, ds int, src []byte, ss, gs, g int, rows, cols int, stream bool) {
+	checkFromTiles(dst, ds, src, ss, gs, g, rows, cols)
+	if rows == 0 || cols == 0 {
+		return
+	}
+	var kern func(dst *byte, dstStride int, src *byte, srcStride, groupStride int, n int)
+	if g == 4 || g == 8 {
+		kern = s.from32[g/8]
+		if stream && s.from32NT[g/8] != nil && ds%64 == 0 && addr(&dst[0])%64 == 0 {
+			kern = s.from32NT[g/8]
+		}
+	}
+	if kern == nil {
+		for a := 0; a < rows; a += g {
+			s.transposeNoFence(4, dst[4*a:], ds, src[a/g*gs:], ss, min(g, rows-a), cols, stream)
+		}
+		return
+	}
+	const nb = 16
+	rb, cb := rows/nb, cols/nb
+	r, c := rb*nb, cb*nb
+	if raceEnabled {
+		for i := 0; i < r; i++ {
+			o := tileRow(i, ss, gs, g)
+			raceRead(src[o : o+c*4])
+		}
+		for j := 0; j < c; j++ {
+			raceWrite(dst[j*ds : j*ds+r*4])
+		}
+	}
+	if rb > 0 {
+		for j := 0; j < cb; j++ {
+			kern(&dst[j*nb*ds], ds, &src[j*nb*4], ss, gs, rb)
+		}
+	}
+	if c < cols {
+		fromTilesRect(dst, ds, src, ss, gs, g, 0, r, c, cols)
+	}
+	if r < rows {
+		fromTilesRect(dst, ds, src, ss, gs, g, r, rows, 0, cols)
+	}
 }

@@ -380,3 +380,79 @@ func scalar8(dst []byte, ds int, src []byte, ss int, r0, r1, c0, c1 int) {
 		}
 	}
 }
+
+// checkTiles panics unless the arguments of a Transpose32Tiles are in range.
+func checkTiles(dst []byte, ds, gs, g int, src []byte, ss int, rows, cols int) {
+	if rows < 0 || cols < 0 || ds < 0 || gs < 0 || ss < 0 || g < 1 {
+		panic(fmt.Sprintf("simd: Transpose32Tiles: negative argument (rows=%d cols=%d dstStride=%d groupStride=%d g=%d srcStride=%d)", rows, cols, ds, gs, g, ss))
+	}
+	if rows == 0 || cols == 0 {
+		return
+	}
+	if need := (rows-1)*ss + cols*4; need > len(src) || need < 0 {
+		panic(fmt.Sprintf("simd: Transpose32Tiles: src too short: need %d bytes, have %d", need, len(src)))
+	}
+	// The furthest row is the last one, or the last of the group before it.
+	end := tileRow(cols-1, ds, gs, g)
+	if cols > g {
+		end = max(end, tileRow((cols-1)/g*g-1, ds, gs, g))
+	}
+	if need := end + rows*4; need > len(dst) || need < 0 {
+		panic(fmt.Sprintf("simd: Transpose32Tiles: dst too short: need %d bytes, have %d", need, len(dst)))
+	}
+}
+
+// tileRow is the offset of destination row j of a Transpose32Tiles.
+func tileRow(j, ds, gs, g int) int { return j/g*gs + j%g*ds }
+
+func genericTranspose32Tiles(dst []byte, ds, gs, g int, src []byte, ss int, rows, cols int, stream bool) {
+	checkTiles(dst, ds, gs, g, src, ss, rows, cols)
+	tilesRect(dst, ds, gs, g, src, ss, 0, rows, 0, cols)
+}
+
+// tilesRect transposes source rows [r0,r1) and columns [c0,c1) of a Transpose32Tiles,
+// one destination group at a time. Bounds must have been checked by the caller.
+func tilesRect(dst []byte, ds, gs, g int, src []byte, ss int, r0, r1, c0, c1 int) {
+	if r0 >= r1 {
+		return
+	}
+	for a := c0 / g * g; a < c1; a += g {
+		transposeRect32(dst[a/g*gs:], ds, src[4*a:], ss, r0, r1, max(c0, a)-a, min(c1, a+g)-a)
+	}
+}
+
+// checkFromTiles panics unless the arguments of a Transpose32FromTiles are in range.
+func checkFromTiles(dst []byte, ds int, src []byte, ss, gs, g int, rows, cols int) {
+	if rows < 0 || cols < 0 || ds < 0 || gs < 0 || ss < 0 || g < 1 {
+		panic(fmt.Sprintf("simd: Transpose32FromTiles: negative argument (rows=%d cols=%d dstStride=%d srcStride=%d groupStride=%d g=%d)", rows, cols, ds, ss, gs, g))
+	}
+	if rows == 0 || cols == 0 {
+		return
+	}
+	end := tileRow(rows-1, ss, gs, g)
+	if rows > g {
+		end = max(end, tileRow((rows-1)/g*g-1, ss, gs, g))
+	}
+	if need := end + cols*4; need > len(src) || need < 0 {
+		panic(fmt.Sprintf("simd: Transpose32FromTiles: src too short: need %d bytes, have %d", need, len(src)))
+	}
+	if need := (cols-1)*ds + rows*4; need > len(dst) || need < 0 {
+		panic(fmt.Sprintf("simd: Transpose32FromTiles: dst too short: need %d bytes, have %d", need, len(dst)))
+	}
+}
+
+func genericTranspose32FromTiles(dst []byte, ds int, src []byte, ss, gs, g int, rows, cols int, stream bool) {
+	checkFromTiles(dst, ds, src, ss, gs, g, rows, cols)
+	fromTilesRect(dst, ds, src, ss, gs, g, 0, rows, 0, cols)
+}
+
+// fromTilesRect transposes source rows [r0,r1) and columns [c0,c1) of a
+// Transpose32FromTiles, one source group at a time. Bounds must have been checked.
+func fromTilesRect(dst []byte, ds int, src []byte, ss, gs, g int, r0, r1, c0, c1 int) {
+	if c0 >= c1 {
+		return
+	}
+	for a := r0 / g * g; a < r1; a += g {
+		transposeRect32(dst[4*a:], ds, src[a/g*gs:], ss, max(r0, a)-a, min(r1, a+g)-a, c0, c1)
+	}
+}

@@ -47,6 +47,24 @@ type Kernels struct {
 	Transpose32Stream func(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int)
 	Transpose16Stream func(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int)
 	Transpose8Stream  func(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int)
+	// Transpose32Tiles is Transpose32 into destination rows that come in groups of g
+	// (the 4 or 8 rows of 32-bit units of a TPU tile), groupStride bytes apart:
+	//
+	//	dst[(j/g)*groupStride + (j%g)*dstStride + i*4 : +4] = src[i*srcStride + j*4 : +4]
+	//
+	// so that one 64-byte source line feeds several tiles. With stream it uses
+	// non-temporal stores where each fills a line, without the closing SFENCE (see
+	// Transpose32Stream). g must be >= 1; strides >= 0.
+	Transpose32Tiles func(dst []byte, dstStride, groupStride, g int, src []byte, srcStride int, rows, cols int, stream bool)
+	// Transpose32FromTiles is its inverse: Transpose32 from source rows that come in
+	// groups of g, groupStride bytes apart (the tiles read back):
+	//
+	//	dst[j*dstStride + i*4 : +4] = src[(i/g)*groupStride + (i%g)*srcStride + j*4 : +4]
+	Transpose32FromTiles func(dst []byte, dstStride int, src []byte, srcStride, groupStride, g int, rows, cols int, stream bool)
+	// TileKernels reports whether Transpose32Tiles and Transpose32FromTiles have whole-line
+	// kernels for groups of g rows (AVX-512, g = 4 or 8); elsewhere they run Transpose32
+	// one group at a time, no faster than the caller doing so.
+	TileKernels func(g int) bool
 
 	// Interleave16 packs 16-bit pairs: for i < n, dst16[2i] = a16[i] and
 	// dst16[2i+1] = b16[i] (a is the even row, the low half of each 32-bit

@@ -634,6 +634,46 @@ func transpose16NTAVX512(dst *byte, dstStride int, src *byte, srcStride int, n i
 //go:noescape
 func transpose8NTAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
 
+// transpose32g8AVX512 transposes n 16×16 blocks of 32-bit elements into groups of 8 destination rows groupStride apart, going down the source (src += 16*srcStride, dst += 64 bytes per block).
+//
+//go:noescape
+func transpose32g8AVX512(dst *byte, dstStride int, groupStride int, src *byte, srcStride int, n int)
+
+// transpose32g4AVX512 transposes n 16×16 blocks of 32-bit elements into groups of 4 destination rows groupStride apart, going down the source (src += 16*srcStride, dst += 64 bytes per block).
+//
+//go:noescape
+func transpose32g4AVX512(dst *byte, dstStride int, groupStride int, src *byte, srcStride int, n int)
+
+// transpose32f8AVX512 transposes n 16×16 blocks of 32-bit elements from groups of 8 source rows groupStride apart, going down the source (src += 2*groupStride, dst += 64 bytes per block).
+//
+//go:noescape
+func transpose32f8AVX512(dst *byte, dstStride int, src *byte, srcStride int, groupStride int, n int)
+
+// transpose32f4AVX512 transposes n 16×16 blocks of 32-bit elements from groups of 4 source rows groupStride apart, going down the source (src += 4*groupStride, dst += 64 bytes per block).
+//
+//go:noescape
+func transpose32f4AVX512(dst *byte, dstStride int, src *byte, srcStride int, groupStride int, n int)
+
+// transpose32g8NTAVX512 transposes n 16×16 blocks of 32-bit elements into groups of 8 destination rows groupStride apart, going down the source (src += 16*srcStride, dst += 64 bytes per block). Stores are non-temporal, without SFENCE: destination rows must be aligned to 64 bytes.
+//
+//go:noescape
+func transpose32g8NTAVX512(dst *byte, dstStride int, groupStride int, src *byte, srcStride int, n int)
+
+// transpose32g4NTAVX512 transposes n 16×16 blocks of 32-bit elements into groups of 4 destination rows groupStride apart, going down the source (src += 16*srcStride, dst += 64 bytes per block). Stores are non-temporal, without SFENCE: destination rows must be aligned to 64 bytes.
+//
+//go:noescape
+func transpose32g4NTAVX512(dst *byte, dstStride int, groupStride int, src *byte, srcStride int, n int)
+
+// transpose32f8NTAVX512 transposes n 16×16 blocks of 32-bit elements from groups of 8 source rows groupStride apart, going down the source (src += 2*groupStride, dst += 64 bytes per block). Stores are non-temporal, without SFENCE: destination rows must be aligned to 64 bytes.
+//
+//go:noescape
+func transpose32f8NTAVX512(dst *byte, dstStride int, src *byte, srcStride int, groupStride int, n int)
+
+// transpose32f4NTAVX512 transposes n 16×16 blocks of 32-bit elements from groups of 4 source rows groupStride apart, going down the source (src += 4*groupStride, dst += 64 bytes per block). Stores are non-temporal, without SFENCE: destination rows must be aligned to 64 bytes.
+//
+//go:noescape
+func transpose32f4NTAVX512(dst *byte, dstStride int, src *byte, srcStride int, groupStride int, n int)
+
 // transpose32w4AVX2 transposes n 8×4 blocks of 32-bit elements, going down the source (src += 8*srcStride, dst += 32 bytes per block).
 //
 //go:noescape

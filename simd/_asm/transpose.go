@@ -401,3 +401,164 @@ func log2(n int) int {
 	}
 	return k
 }
+
+// genTranspose32Tiles emits the AVX-512 32-bit transpose of 16×16 blocks whose
+// destination rows come in groups of g (4 or 8: the rows of a TPU tile of 32-bit
+// units), groupStride bytes apart: output row r goes to dst + (r/g)*groupStride +
+// (r%g)*dstStride. A source line of 16 units then feeds two or four tiles with whole
+// lines, where blocks one tile wide load half lines and store 16-byte pieces. The
+// loads and the in-lane network are genTransposeLanes's.
+func genTranspose32Tiles(g int, m mode) {
+	x := avx512
+	const e, v, nb = 4, 4, 16
+	name := fname(fmt.Sprintf("transpose32g%d", g), x, m)
+	TEXT(name, NOSPLIT, "func(dst *byte, dstStride int, groupStride int, src *byte, srcStride int, n int)")
+	Pragma("noescape")
+	doc := ""
+	if m == streaming {
+		doc = " Stores are non-temporal, without SFENCE: destination rows must be aligned to 64 bytes."
+	}
+	Doc(fmt.Sprintf("%s transposes n 16×16 blocks of 32-bit elements into groups of %d destination rows groupStride apart, going down the source (src += 16*srcStride, dst += 64 bytes per block).%s", name, g, doc))
+	d, ds, gs := param("dst"), param("dstStride"), param("groupStride")
+	s, ss := param("src"), param("srcStride")
+	n := param("n")
+	es := GP64()
+	MOVQ(ss, es)
+	SHLQ(U8(log2(e)), es)
+	es3 := GP64()
+	LEAQ(Mem{Base: es, Index: es, Scale: 2}, es3)
+	blk := GP64()
+	MOVQ(ss, blk)
+	SHLQ(U8(log2(nb)), blk)
+
+	TESTQ(n, n)
+	JZ(LabelRef("done"))
+	Label("loop")
+	qg, q := GP64(), GP64() // the current group's first row, the current row
+	MOVQ(d, qg)
+	MOVQ(d, q)
+	for J := 0; J < v; J++ {
+		p := GP64()
+		MOVQ(s, p)
+		rows := make([]reg.VecVirtual, e)
+		for i := 0; i < e; i++ {
+			r := x.vec()
+			VBROADCASTI32X4(Mem{Base: p, Disp: 16 * J}, r)
+			for L := 1; L < v; L++ {
+				VINSERTI32X4(U8(L), laneMem(p, es, es3, L, 16*J), r, r)
+			}
+			if m == streaming && J == 0 {
+				for L := 0; L < v; L++ {
+					PREFETCHT0(laneMem(p, es, es3, L, transposeAhead))
+				}
+			}
+			rows[i] = r
+			if i < e-1 {
+				ADDQ(ss, p)
+			}
+		}
+		out := laneNetwork(x, 4, rows)
+		for j := 0; j < e; j++ {
+			r := e*J + j
+			x.store(out[j], Mem{Base: q}, m)
+			switch {
+			case r == nb-1:
+			case (r+1)%g == 0:
+				ADDQ(gs, qg)
+				MOVQ(qg, q)
+			default:
+				ADDQ(ds, q)
+			}
+		}
+	}
+	ADDQ(blk, s)
+	ADDQ(U32(nb*4), d)
+	DECQ(n)
+	JNZ(LabelRef("loop"))
+	Label("done")
+	finish(ordinary) // no SFENCE: the caller fences
+}
+
+// genTranspose32FromTiles emits genTranspose32Tiles's inverse: the AVX-512 32-bit
+// transpose of 16×16 blocks whose source rows come in groups of g (4 or 8), groupStride
+// apart: source row r is at src + (r/g)*groupStride + (r%g)*srcStride (the rows of 16/g
+// TPU tiles of 32-bit units, read back into 64-byte destination rows). Register i of
+// column group J gathers, in lane L, source row 4L+i, as genTransposeLanes's loads do.
+func genTranspose32FromTiles(g int, m mode) {
+	x := avx512
+	const e, v, nb = 4, 4, 16
+	name := fname(fmt.Sprintf("transpose32f%d", g), x, m)
+	TEXT(name, NOSPLIT, "func(dst *byte, dstStride int, src *byte, srcStride int, groupStride int, n int)")
+	Pragma("noescape")
+	doc := ""
+	if m == streaming {
+		doc = " Stores are non-temporal, without SFENCE: destination rows must be aligned to 64 bytes."
+	}
+	Doc(fmt.Sprintf("%s transposes n 16×16 blocks of 32-bit elements from groups of %d source rows groupStride apart, going down the source (src += %d*groupStride, dst += 64 bytes per block).%s", name, g, nb/g, doc))
+	d, ds := param("dst"), param("dstStride")
+	s, ss, gs := param("src"), param("srcStride"), param("groupStride")
+	n := param("n")
+	// Lane L's row offsets from the running pointer: L*groupStride (g = 4), or
+	// 0, 4*srcStride, groupStride, groupStride + 4*srcStride (g = 8).
+	var a1, a2, a3 reg.GPVirtual
+	a1, a2, a3 = GP64(), GP64(), GP64()
+	if g == 4 {
+		MOVQ(gs, a1)
+		LEAQ(Mem{Base: gs, Index: gs, Scale: 1}, a2)
+		LEAQ(Mem{Base: gs, Index: gs, Scale: 2}, a3)
+	} else {
+		MOVQ(ss, a1)
+		SHLQ(U8(2), a1)
+		MOVQ(gs, a2)
+		LEAQ(Mem{Base: gs, Index: a1, Scale: 1}, a3)
+	}
+	lane := func(p reg.GPVirtual, L, disp int) Mem {
+		switch L {
+		case 1:
+			return Mem{Base: p, Index: a1, Scale: 1, Disp: disp}
+		case 2:
+			return Mem{Base: p, Index: a2, Scale: 1, Disp: disp}
+		case 3:
+			return Mem{Base: p, Index: a3, Scale: 1, Disp: disp}
+		}
+		return Mem{Base: p, Disp: disp}
+	}
+	blk := GP64()
+	MOVQ(gs, blk)
+	SHLQ(U8(log2(nb/g)), blk)
+
+	TESTQ(n, n)
+	JZ(LabelRef("done"))
+	Label("loop")
+	q := GP64()
+	MOVQ(d, q)
+	for J := 0; J < v; J++ {
+		p := GP64()
+		MOVQ(s, p)
+		rows := make([]reg.VecVirtual, e)
+		for i := 0; i < e; i++ {
+			r := x.vec()
+			VBROADCASTI32X4(Mem{Base: p, Disp: 16 * J}, r)
+			for L := 1; L < v; L++ {
+				VINSERTI32X4(U8(L), lane(p, L, 16*J), r, r)
+			}
+			rows[i] = r
+			if i < e-1 {
+				ADDQ(ss, p)
+			}
+		}
+		out := laneNetwork(x, 4, rows)
+		for j := 0; j < e; j++ {
+			x.store(out[j], Mem{Base: q}, m)
+			if J < v-1 || j < e-1 {
+				ADDQ(ds, q)
+			}
+		}
+	}
+	ADDQ(blk, s)
+	ADDQ(U32(nb*4), d)
+	DECQ(n)
+	JNZ(LabelRef("loop"))
+	Label("done")
+	finish(ordinary) // no SFENCE: the caller fences
+}

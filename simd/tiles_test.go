@@ -1,0 +1,204 @@
+package simd
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// refTiles is Transpose32Tiles element by element, from its formula.
+func refTiles(dst []byte, ds, gs, g int, src []byte, ss int, rows, cols int) {
+	for i := 0; i < rows; i++ {
+		for j := 0; j < cols; j++ {
+			o := j/g*gs + j%g*ds + 4*i
+			copy(dst[o:o+4], src[i*ss+4*j:i*ss+4*j+4])
+		}
+	}
+}
+
+// TestTranspose32Tiles checks every implementation's Transpose32Tiles against the
+// formula: whole 16×16 blocks and odd edges, groups of 4 and 8 (the kernels) and
+// others, destinations on and off line boundaries, streaming or not.
+func TestTranspose32Tiles(t *testing.T) {
+	r := rand.New(rand.NewPCG(41, 42))
+	dims := []int{0, 1, 3, 4, 8, 15, 16, 17, 31, 32, 33, 48, 64, 65, 100, 300}
+	iters := 400
+	if testing.Short() {
+		iters = 100
+	}
+	for _, k := range Available() {
+		t.Run(k.Name, func(t *testing.T) {
+			for it := 0; it < iters; it++ {
+				rows, cols := dims[r.IntN(len(dims))], dims[r.IntN(len(dims))]
+				g := []int{4, 8, 4, 8, 1, 2, 3, 5, 16}[r.IntN(9)]
+				ss := cols*4 + 4*r.IntN(3)*r.IntN(20)
+				ds := rows*4 + 4*r.IntN(3)*r.IntN(20)
+				if r.IntN(2) == 0 { // the relayout plans': lines apart, groups of whole tiles
+					ss = max(ss, 64<<r.IntN(3))
+					ds = (max(ds, 64) + 63) / 64 * 64
+				}
+				gs := g*ds + 64*r.IntN(3)
+				if r.IntN(6) == 0 {
+					gs = rows*4 + 4*r.IntN(10) // groups closer than g rows: they interleave
+				}
+				stream := r.IntN(2) == 0
+				srcLen, dstLen := 0, 0
+				if rows > 0 && cols > 0 {
+					srcLen = (rows-1)*ss + cols*4
+					dstLen = tileRow(cols-1, ds, gs, g) + rows*4
+					if cols > g {
+						dstLen = max(dstLen, tileRow((cols-1)/g*g-1, ds, gs, g)+rows*4)
+					}
+				}
+				what := fmt.Sprintf("%dx%d g=%d ss=%d ds=%d gs=%d stream=%v", rows, cols, g, ss, ds, gs, stream)
+				if gs < g*ds && gs > 0 && overlaps(rows, cols, ds, gs, g) {
+					continue
+				}
+				sg := newGuarded(srcLen, 4*r.IntN(16))
+				copy(sg.b(), randBytes(r, srcLen))
+				fill := randBytes(r, dstLen)
+				off := []int{0, 0, 4, 16, 36}[r.IntN(5)]
+				wg, gg := newGuarded(dstLen, off), newGuarded(dstLen, off)
+				copy(wg.b(), fill)
+				copy(gg.b(), fill)
+				refTiles(wg.b(), ds, gs, g, sg.b(), ss, rows, cols)
+				k.Transpose32Tiles(gg.b(), ds, gs, g, sg.b(), ss, rows, cols, stream)
+				k.Fence()
+				gg.checkGuards(t, what)
+				if !bytes.Equal(gg.b(), wg.b()) {
+					i := 0
+					for gg.b()[i] == wg.b()[i] {
+						i++
+					}
+					t.Fatalf("%s: differs from the formula at byte %d", what, i)
+				}
+			}
+		})
+	}
+}
+
+// overlaps reports whether two destination rows of a Transpose32Tiles share bytes.
+func overlaps(rows, cols, ds, gs, g int) bool {
+	seen := map[int]bool{}
+	for j := 0; j < cols; j++ {
+		o := tileRow(j, ds, gs, g)
+		for i := 0; i < rows; i++ {
+			if seen[o+4*i] {
+				return true
+			}
+			seen[o+4*i] = true
+		}
+	}
+	return false
+}
+
+func TestTranspose32TilesBounds(t *testing.T) {
+	mustPanic := func(name string, f func()) {
+		t.Helper()
+		defer func() {
+			if recover() == nil {
+				t.Errorf("%s: no panic", name)
+			}
+		}()
+		f()
+	}
+	for _, k := range Available() {
+		src := make([]byte, 32*64)
+		// 32×16 into groups of 8: the last group's last row ends at 4096+7*128+128.
+		mustPanic(k.Name+" Transpose32Tiles short dst", func() {
+			k.Transpose32Tiles(make([]byte, 4096+7*128+127), 128, 4096, 8, src, 64, 32, 16, false)
+		})
+		mustPanic(k.Name+" Transpose32Tiles short src", func() {
+			k.Transpose32Tiles(make([]byte, 8192), 128, 4096, 8, src[:31*64+63], 64, 32, 16, false)
+		})
+		k.Transpose32Tiles(make([]byte, 4096+7*128+128), 128, 4096, 8, src, 64, 32, 16, false)
+		// Its inverse: 32 source rows in groups of 8, 16 columns.
+		tiles := make([]byte, 4096*3+7*128+64)
+		mustPanic(k.Name+" Transpose32FromTiles short src", func() {
+			k.Transpose32FromTiles(make([]byte, 15*128+128), 128, tiles[:len(tiles)-1], 128, 4096, 8, 32, 16, false)
+		})
+		mustPanic(k.Name+" Transpose32FromTiles short dst", func() {
+			k.Transpose32FromTiles(make([]byte, 15*128+127), 128, tiles, 128, 4096, 8, 32, 16, false)
+		})
+		k.Transpose32FromTiles(make([]byte, 15*128+128), 128, tiles, 128, 4096, 8, 32, 16, false)
+	}
+}
+
+// refFromTiles is Transpose32FromTiles element by element, from its formula.
+func refFromTiles(dst []byte, ds int, src []byte, ss, gs, g int, rows, cols int) {
+	for i := 0; i < rows; i++ {
+		for j := 0; j < cols; j++ {
+			o := i/g*gs + i%g*ss + 4*j
+			copy(dst[j*ds+4*i:j*ds+4*i+4], src[o:o+4])
+		}
+	}
+}
+
+// TestTranspose32FromTiles checks every implementation's Transpose32FromTiles against
+// the formula, as TestTranspose32Tiles does for Transpose32Tiles.
+func TestTranspose32FromTiles(t *testing.T) {
+	r := rand.New(rand.NewPCG(43, 44))
+	dims := []int{0, 1, 3, 4, 8, 15, 16, 17, 31, 32, 33, 48, 64, 65, 100, 300}
+	iters := 400
+	if testing.Short() {
+		iters = 100
+	}
+	for _, k := range Available() {
+		t.Run(k.Name, func(t *testing.T) {
+			for it := 0; it < iters; it++ {
+				rows, cols := dims[r.IntN(len(dims))], dims[r.IntN(len(dims))]
+				g := []int{4, 8, 4, 8, 1, 2, 3, 5, 16}[r.IntN(9)]
+				ss := cols*4 + 4*r.IntN(3)*r.IntN(20)
+				ds := rows*4 + 4*r.IntN(3)*r.IntN(20)
+				if r.IntN(2) == 0 {
+					ss = (max(ss, 64) + 63) / 64 * 64
+					ds = max(ds, 64<<r.IntN(3))
+				}
+				gs := g*ss + 64*r.IntN(3)
+				if r.IntN(6) == 0 {
+					gs = cols*4 + 4*r.IntN(10) // groups closer than g rows: reads may interleave
+				}
+				stream := r.IntN(2) == 0
+				srcLen, dstLen := 0, 0
+				if rows > 0 && cols > 0 {
+					srcLen = tileRow(rows-1, ss, gs, g) + cols*4
+					if rows > g {
+						srcLen = max(srcLen, tileRow((rows-1)/g*g-1, ss, gs, g)+cols*4)
+					}
+					dstLen = (cols-1)*ds + rows*4
+				}
+				what := fmt.Sprintf("%dx%d g=%d ss=%d ds=%d gs=%d stream=%v", rows, cols, g, ss, ds, gs, stream)
+				sg := newGuarded(srcLen, 4*r.IntN(16))
+				copy(sg.b(), randBytes(r, srcLen))
+				fill := randBytes(r, dstLen)
+				off := []int{0, 0, 4, 16, 36}[r.IntN(5)]
+				wg, gg := newGuarded(dstLen, off), newGuarded(dstLen, off)
+				copy(wg.b(), fill)
+				copy(gg.b(), fill)
+				refFromTiles(wg.b(), ds, sg.b(), ss, gs, g, rows, cols)
+				k.Transpose32FromTiles(gg.b(), ds, sg.b(), ss, gs, g, rows, cols, stream)
+				k.Fence()
+				gg.checkGuards(t, what)
+				if !bytes.Equal(gg.b(), wg.b()) {
+					i := 0
+					for gg.b()[i] == wg.b()[i] {
+						i++
+					}
+					t.Fatalf("%s: differs from the formula at byte %d", what, i)
+				}
+			}
+		})
+	}
+}
+
+func TestTileKernels(t *testing.T) {
+	for _, k := range Available() {
+		for g := 1; g <= 16; g++ {
+			want := k.Name == "avx512" && (g == 4 || g == 8)
+			if got := k.TileKernels(g); got != want {
+				t.Errorf("%s: TileKernels(%d) = %v, want %v", k.Name, g, got, want)
+			}
+		}
+	}
+}
