@@ -279,6 +279,8 @@ func (p *Plan) bind(k *kernel) {
 // transposeStreamingBytes, whose blocks store a line to each of many destination rows a
 // power of two apart: stored in the cache, those lines evict each other before they are
 // written whole (f32 1024² transpose: 0.40 of copy() with ordinary stores, 0.81 streamed).
+// Not the transposes into tiles, whose lines go 4 or 8 rows to a tile (f32 1024² →
+// {0,1:T(8,128)}: 1.08–1.10 with ordinary stores, 0.68–0.69 streamed).
 func (p *Plan) streams(k kernel) bool {
 	b := p.dst.FootprintBytes()
 	switch {
@@ -287,7 +289,7 @@ func (p *Plan) streams(k kernel) bool {
 	case b+p.src.FootprintBytes() >= streamingBytes():
 		return true
 	}
-	plain := k.kind == kTranspose && p.dt == p.st && p.dbits == p.sbits && !p.stagesRows(&k)
+	plain := k.kind == kTranspose && p.dt == p.st && p.dbits == p.sbits && !p.stagesRows(&k) && !p.writesTiles(&k, k.unit*int64(p.dbits/8))
 	return plain && b >= transposeStreamingBytes()
 }
 
@@ -306,10 +308,16 @@ func (p *Plan) planTiles(k *kernel, ub int64) {
 	switch {
 	case p.readsTiles(k, ub) && k.conv == nil:
 		k.fromTiles, k.tileReps = p.k().Transpose32FromTiles, 16/k.rows
-	case ub != 4 || k.cols != 4 && k.cols != 8 || k.rows%16 != 0 || k.repSrc != k.cols*k.unit || k.rep < 16/k.cols || !p.k().TileKernels(int(k.cols)):
-	default:
+	case p.writesTiles(k, ub):
 		k.tiles, k.tileReps = p.k().Transpose32Tiles, 16/k.cols
 	}
+}
+
+// writesTiles reports whether a transpose of ub-byte units writes tiles as planTiles
+// says: blocks a quarter or half of a source line wide whose repeats continue the
+// source rows, each into its own destination tile.
+func (p *Plan) writesTiles(k *kernel, ub int64) bool {
+	return ub == 4 && (k.cols == 4 || k.cols == 8) && k.rows%16 == 0 && k.repSrc == k.cols*k.unit && k.rep >= 16/k.cols && p.k().TileKernels(int(k.cols))
 }
 
 // readsTiles reports whether a same-type transpose of 32-bit units reads tiles back as
