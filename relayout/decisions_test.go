@@ -220,7 +220,7 @@ func TestChunkedExact(t *testing.T) {
 
 // Plain transposes stream from four L2s on (f32 1024² on a 1 MiB L2), inside the
 // last-level cache too; converting and staged ones, those into tiles by the tile
-// kernels, and smaller ones, do not.
+// kernels, those from tiles into rows not a page apart, and smaller ones, do not.
 func TestTransposeStreams(t *testing.T) {
 	rows := transposeStreamingBytes() / 4096 // f32 rows of 1024: the threshold's bytes
 	if 2*(transposeStreamingBytes()+4096) >= streamingBytes() {
@@ -233,7 +233,6 @@ func TestTransposeStreams(t *testing.T) {
 		{"f32[%d,1024]{0,1}", "f32[%d,1024]{1,0}", true},
 		{"s8[%d,1024]{0,1}", "s8[%d,1024]{1,0}", false},            // a quarter of the bytes
 		{"bf16[%d,1024]{0,1}", "f32[%d,1024]{1,0}", false},         // converts
-		{"f32[%d,1024]{1,0}", "f32[%d,1024]{0,1:T(8,128)}", false}, // staged
 		{"f32[%d,1024]{1,0:T(8,128)}", "f32[%d,1024]{1,0}", false}, // no transpose
 	} {
 		dst := layout.MustParse(fmt.Sprintf(c.dst, rows))
@@ -252,13 +251,25 @@ func TestTransposeStreams(t *testing.T) {
 	if p.stream {
 		t.Errorf("%v: streams below the threshold", p)
 	}
-	// A tiling streams unless the tile kernels take it.
-	p, err = NewPlan(layout.MustParse(fmt.Sprintf("f32[%d,1024]{0,1:T(8,128)}", rows)), layout.MustParse(fmt.Sprintf("f32[%d,1024]{1,0}", rows)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := !p.k().TileKernels(8); p.stream != want {
-		t.Errorf("%v: streams %v, want %v", p, p.stream, want)
+	// A tiling streams unless the tile kernels take it; reading tiles back, only with
+	// them (else staged) and into rows a page apart.
+	tiles := p.k().TileKernels(8)
+	for _, c := range []struct {
+		dst, src string
+		rows     int64
+		want     bool
+	}{
+		{"f32[%d,1024]{0,1:T(8,128)}", "f32[%d,1024]{1,0}", rows, !tiles},
+		{"f32[%d,1024]{1,0}", "f32[%d,1024]{0,1:T(8,128)}", rows, tiles},
+		{"f32[%d,512]{1,0}", "f32[%d,512]{0,1:T(8,128)}", 2 * rows, false}, // rows 2 KiB apart
+	} {
+		p, err := NewPlan(layout.MustParse(fmt.Sprintf(c.dst, c.rows)), layout.MustParse(fmt.Sprintf(c.src, c.rows)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.stream != c.want {
+			t.Errorf("%v: streams %v, want %v", p, p.stream, c.want)
+		}
 	}
 }
 

@@ -289,7 +289,14 @@ func (p *Plan) streams(k kernel) bool {
 	case b+p.src.FootprintBytes() >= streamingBytes():
 		return true
 	}
-	plain := k.kind == kTranspose && p.dt == p.st && p.dbits == p.sbits && !p.stagesRows(&k) && !p.writesTiles(&k, k.unit*int64(p.dbits/8))
+	ub := k.unit * int64(p.dbits/8)
+	plain := k.kind == kTranspose && p.dt == p.st && p.dbits == p.sbits && !p.writesTiles(&k, ub)
+	// Reading tiles back stores whole lines into 4 or 8 rows at a time: only rows a page
+	// apart fall in one L1 set (f32 1024² ← {0,1:T(8,128)}: 0.53 → 0.89–1.00 streamed;
+	// s8 2048² quads, rows 2 KiB apart: 1.07 → 0.92).
+	if p.stagesRows(&k) && (!p.readsTiles(&k, ub) || k.dstRow*int64(p.dbits/8)%4096 != 0) {
+		plain = false
+	}
 	return plain && b >= transposeStreamingBytes()
 }
 
