@@ -560,7 +560,8 @@ func TestCopyDoesNotAllocate(t *testing.T) {
 		{"bf16[250,300]{1,0:T(8,128)(2,1)}", "f16[250,300]"}, {"f64[250,300]", "bf16[250,300]{1,0:T(8,128)(2,1)}"},
 		{"s4[250,300]{1,0:T(64,128)(8,1)E(4)}", "s4[250,300]{1,0:E(4)}"},
 		{"s4[700,1030]{1,0:T(64,128)(8,1)E(4)}", "s4[700,1030]{1,0:E(4)}"}, // passes split over workers
-		{"f32[513,257]{0,1:T(8,128)}", "f32[513,257]"}} {                   // Transpose32Tiles
+		{"f32[513,257]{0,1:T(8,128)}", "f32[513,257]"},                     // Transpose32Tiles
+		{"f32[513,256]", "f32[513,256]{0,1:T(8,128)}"}} {                   // Transpose32FromTiles
 		for _, workers := range []int{1, 2} {
 			dst, src := layout.MustParse(c[0]), layout.MustParse(c[1])
 			p, err := NewPlan(dst, src, WithWorkers(workers))

@@ -83,7 +83,11 @@ var avx2Set = &asmSet{
 	rowsEdges:   edgeAsm{copy: copyRowsNTEAVX2, f32ToBF16: f32ToBF16RowsNTEAVX2, f32ToF16: f32ToF16RowsNTEAVX2, bf16ToF32: bf16ToF32RowsNTEAVX2, f16ToF32: f16ToF32RowsNTEAVX2, interleave16: interleave16RowsNTEAVX2, deinterleave16: deinterleave16RowsNTEAVX2, f32ToBF16Interleave: f32ToBF16InterleaveRowsNTEAVX2, f32ToF16Interleave: f32ToF16InterleaveRowsNTEAVX2, interleave8x4: interleave8x4RowsNTEAVX2, deinterleave8x4: deinterleave8x4RowsNTEAVX2, bf16DeintToF32: bf16DeinterleaveToF32RowsNTEAVX2},
 	transpose32: transpose32AVX2, transpose16: transpose16AVX2, transpose8: transpose8AVX2,
 	transpose32w4: transpose32w4AVX2, transpose32h4: transpose32h4AVX2, transpose8h8: transpose8h8AVX2, transpose8w8: transpose8w8AVX2,
-	t32: 8, t16: 16, t8: 16,
+	tiles32:   [2]func(*byte, int, int, *byte, int, int){transpose32g4AVX2, transpose32g8AVX2},
+	tiles32NT: [2]func(*byte, int, int, *byte, int, int){transpose32g4NTAVX2, transpose32g8NTAVX2},
+	from32:    [2]func(*byte, int, *byte, int, int, int){transpose32f4AVX2, transpose32f8AVX2},
+	from32NT:  [2]func(*byte, int, *byte, int, int, int){transpose32f4NTAVX2, transpose32f8NTAVX2},
+	t32:       8, t16: 16, t8: 16,
 }
 
 var avx512Set = &asmSet{

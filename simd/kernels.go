@@ -62,7 +62,7 @@ type Kernels struct {
 	//	dst[j*dstStride + i*4 : +4] = src[(i/g)*groupStride + (i%g)*srcStride + j*4 : +4]
 	Transpose32FromTiles func(dst []byte, dstStride int, src []byte, srcStride, groupStride, g int, rows, cols int, stream bool)
 	// TileKernels reports whether Transpose32Tiles and Transpose32FromTiles have whole-line
-	// kernels for groups of g rows (AVX-512, g = 4 or 8); elsewhere they run Transpose32
+	// kernels for groups of g rows (AVX-512 and AVX2, g = 4 or 8); elsewhere they run Transpose32
 	// one group at a time, no faster than the caller doing so.
 	TileKernels func(g int) bool
 

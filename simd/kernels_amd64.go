@@ -634,6 +634,46 @@ func transpose16NTAVX512(dst *byte, dstStride int, src *byte, srcStride int, n i
 //go:noescape
 func transpose8NTAVX512(dst *byte, dstStride int, src *byte, srcStride int, n int)
 
+// transpose32g8AVX2 transposes n 16×16 blocks of 32-bit elements into groups of 8 destination rows groupStride apart, going down the source (src += 16*srcStride, dst += 64 bytes per block).
+//
+//go:noescape
+func transpose32g8AVX2(dst *byte, dstStride int, groupStride int, src *byte, srcStride int, n int)
+
+// transpose32g4AVX2 transposes n 16×16 blocks of 32-bit elements into groups of 4 destination rows groupStride apart, going down the source (src += 16*srcStride, dst += 64 bytes per block).
+//
+//go:noescape
+func transpose32g4AVX2(dst *byte, dstStride int, groupStride int, src *byte, srcStride int, n int)
+
+// transpose32f8AVX2 transposes n 16×16 blocks of 32-bit elements from groups of 8 source rows groupStride apart, going down the source (src += 2*groupStride, dst += 64 bytes per block).
+//
+//go:noescape
+func transpose32f8AVX2(dst *byte, dstStride int, src *byte, srcStride int, groupStride int, n int)
+
+// transpose32f4AVX2 transposes n 16×16 blocks of 32-bit elements from groups of 4 source rows groupStride apart, going down the source (src += 4*groupStride, dst += 64 bytes per block).
+//
+//go:noescape
+func transpose32f4AVX2(dst *byte, dstStride int, src *byte, srcStride int, groupStride int, n int)
+
+// transpose32g8NTAVX2 transposes n 16×16 blocks of 32-bit elements into groups of 8 destination rows groupStride apart, going down the source (src += 16*srcStride, dst += 64 bytes per block). Stores are non-temporal, without SFENCE: destination rows must be aligned to 64 bytes.
+//
+//go:noescape
+func transpose32g8NTAVX2(dst *byte, dstStride int, groupStride int, src *byte, srcStride int, n int)
+
+// transpose32g4NTAVX2 transposes n 16×16 blocks of 32-bit elements into groups of 4 destination rows groupStride apart, going down the source (src += 16*srcStride, dst += 64 bytes per block). Stores are non-temporal, without SFENCE: destination rows must be aligned to 64 bytes.
+//
+//go:noescape
+func transpose32g4NTAVX2(dst *byte, dstStride int, groupStride int, src *byte, srcStride int, n int)
+
+// transpose32f8NTAVX2 transposes n 16×16 blocks of 32-bit elements from groups of 8 source rows groupStride apart, going down the source (src += 2*groupStride, dst += 64 bytes per block). Stores are non-temporal, without SFENCE: destination rows must be aligned to 64 bytes.
+//
+//go:noescape
+func transpose32f8NTAVX2(dst *byte, dstStride int, src *byte, srcStride int, groupStride int, n int)
+
+// transpose32f4NTAVX2 transposes n 16×16 blocks of 32-bit elements from groups of 4 source rows groupStride apart, going down the source (src += 4*groupStride, dst += 64 bytes per block). Stores are non-temporal, without SFENCE: destination rows must be aligned to 64 bytes.
+//
+//go:noescape
+func transpose32f4NTAVX2(dst *byte, dstStride int, src *byte, srcStride int, groupStride int, n int)
+
 // transpose32g8AVX512 transposes n 16×16 blocks of 32-bit elements into groups of 8 destination rows groupStride apart, going down the source (src += 16*srcStride, dst += 64 bytes per block).
 //
 //go:noescape

@@ -68,11 +68,13 @@ func main() {
 		genTransposeLanes(avx512, 2, m, false)
 		genTransposeLanes(avx512, 1, m, false)
 	}
-	for _, m := range []mode{ordinary, streaming} {
-		genTranspose32Tiles(8, m)
-		genTranspose32Tiles(4, m)
-		genTranspose32FromTiles(8, m)
-		genTranspose32FromTiles(4, m)
+	for _, x := range []isa{avx2, avx512} {
+		for _, m := range []mode{ordinary, streaming} {
+			genTranspose32Tiles(x, 8, m)
+			genTranspose32Tiles(x, 4, m)
+			genTranspose32FromTiles(x, 8, m)
+			genTranspose32FromTiles(x, 4, m)
+		}
 	}
 	genTransposeLanes(avx2, 4, ordinary, true)
 	genTransposeLanes(avx512, 4, ordinary, true)

@@ -394,6 +394,25 @@ func genTranspose8w8() {
 	finish(ordinary)
 }
 
+// broadcast128 loads the 16 bytes at m into every lane of r: it defines the whole
+// register (see genTransposeLanes) for a load uop.
+func (x isa) broadcast128(m Mem, r reg.VecVirtual) {
+	if x.w == 64 {
+		VBROADCASTI32X4(m, r)
+	} else {
+		VBROADCASTI128(m, r)
+	}
+}
+
+// insert128 loads the 16 bytes at m into lane L of r.
+func (x isa) insert128(L int, m Mem, r reg.VecVirtual) {
+	if x.w == 64 {
+		VINSERTI32X4(U8(L), m, r, r)
+	} else {
+		VINSERTI128(U8(L), m, r, r)
+	}
+}
+
 func log2(n int) int {
 	k := 0
 	for 1<<k < n {
@@ -402,15 +421,19 @@ func log2(n int) int {
 	return k
 }
 
-// genTranspose32Tiles emits the AVX-512 32-bit transpose of 16×16 blocks whose
-// destination rows come in groups of g (4 or 8: the rows of a TPU tile of 32-bit
-// units), groupStride bytes apart: output row r goes to dst + (r/g)*groupStride +
+// genTranspose32Tiles emits the 32-bit transpose of 16×16 blocks whose destination
+// rows come in groups of g (4 or 8: the rows of a TPU tile of 32-bit units),
+// groupStride bytes apart: output row r goes to dst + (r/g)*groupStride +
 // (r%g)*dstStride. A source line of 16 units then feeds two or four tiles with whole
 // lines, where blocks one tile wide load half lines and store 16-byte pieces. The
-// loads and the in-lane network are genTransposeLanes's.
-func genTranspose32Tiles(g int, m mode) {
-	x := avx512
-	const e, v, nb = 4, 4, 16
+// loads and the in-lane network are genTransposeLanes's; AVX2 does each block's 16
+// source rows as two halves of 8 (its registers hold two lanes, rows 4L+i) and
+// stores the halves' outputs to the two halves of each destination line back to
+// back, so that non-temporal stores still fill whole lines.
+func genTranspose32Tiles(x isa, g int, m mode) {
+	const e, nb = 4, 16
+	v := x.w / 16
+	halves := nb / (e * v)
 	name := fname(fmt.Sprintf("transpose32g%d", g), x, m)
 	TEXT(name, NOSPLIT, "func(dst *byte, dstStride int, groupStride int, src *byte, srcStride int, n int)")
 	Pragma("noescape")
@@ -437,30 +460,35 @@ func genTranspose32Tiles(g int, m mode) {
 	qg, q := GP64(), GP64() // the current group's first row, the current row
 	MOVQ(d, qg)
 	MOVQ(d, q)
-	for J := 0; J < v; J++ {
-		p := GP64()
-		MOVQ(s, p)
-		rows := make([]reg.VecVirtual, e)
-		for i := 0; i < e; i++ {
-			r := x.vec()
-			VBROADCASTI32X4(Mem{Base: p, Disp: 16 * J}, r)
-			for L := 1; L < v; L++ {
-				VINSERTI32X4(U8(L), laneMem(p, es, es3, L, 16*J), r, r)
-			}
-			if m == streaming && J == 0 {
-				for L := 0; L < v; L++ {
-					PREFETCHT0(laneMem(p, es, es3, L, transposeAhead))
+	for J := 0; J < nb/e; J++ {
+		out := make([][]reg.VecVirtual, halves)
+		for h := range out {
+			p := GP64()
+			MOVQ(s, p)
+			rows := make([]reg.VecVirtual, e)
+			for i := 0; i < e; i++ {
+				r := x.vec()
+				x.broadcast128(laneMem(p, es, es3, v*h, 16*J), r)
+				for L := 1; L < v; L++ {
+					x.insert128(L, laneMem(p, es, es3, v*h+L, 16*J), r)
+				}
+				if m == streaming && J == 0 {
+					for L := 0; L < v; L++ {
+						PREFETCHT0(laneMem(p, es, es3, v*h+L, transposeAhead))
+					}
+				}
+				rows[i] = r
+				if i < e-1 {
+					ADDQ(ss, p)
 				}
 			}
-			rows[i] = r
-			if i < e-1 {
-				ADDQ(ss, p)
-			}
+			out[h] = laneNetwork(x, 4, rows)
 		}
-		out := laneNetwork(x, 4, rows)
 		for j := 0; j < e; j++ {
 			r := e*J + j
-			x.store(out[j], Mem{Base: q}, m)
+			for h := range out {
+				x.store(out[h][j], Mem{Base: q, Disp: h * x.w}, m)
+			}
 			switch {
 			case r == nb-1:
 			case (r+1)%g == 0:
@@ -479,14 +507,16 @@ func genTranspose32Tiles(g int, m mode) {
 	finish(ordinary) // no SFENCE: the caller fences
 }
 
-// genTranspose32FromTiles emits genTranspose32Tiles's inverse: the AVX-512 32-bit
-// transpose of 16×16 blocks whose source rows come in groups of g (4 or 8), groupStride
-// apart: source row r is at src + (r/g)*groupStride + (r%g)*srcStride (the rows of 16/g
-// TPU tiles of 32-bit units, read back into 64-byte destination rows). Register i of
-// column group J gathers, in lane L, source row 4L+i, as genTransposeLanes's loads do.
-func genTranspose32FromTiles(g int, m mode) {
-	x := avx512
-	const e, v, nb = 4, 4, 16
+// genTranspose32FromTiles emits genTranspose32Tiles's inverse: the 32-bit transpose
+// of 16×16 blocks whose source rows come in groups of g (4 or 8), groupStride apart:
+// source row r is at src + (r/g)*groupStride + (r%g)*srcStride (the rows of 16/g TPU
+// tiles of 32-bit units, read back into 64-byte destination rows). Register i of
+// column group J gathers, in lane L, source row 4L+i, as genTransposeLanes's loads
+// do; AVX2 does rows 0…7 and 8…15 as two halves, as genTranspose32Tiles does.
+func genTranspose32FromTiles(x isa, g int, m mode) {
+	const e, nb = 4, 16
+	v := x.w / 16
+	halves := nb / (e * v)
 	name := fname(fmt.Sprintf("transpose32f%d", g), x, m)
 	TEXT(name, NOSPLIT, "func(dst *byte, dstStride int, src *byte, srcStride int, groupStride int, n int)")
 	Pragma("noescape")
@@ -498,7 +528,7 @@ func genTranspose32FromTiles(g int, m mode) {
 	d, ds := param("dst"), param("dstStride")
 	s, ss, gs := param("src"), param("srcStride"), param("groupStride")
 	n := param("n")
-	// Lane L's row offsets from the running pointer: L*groupStride (g = 4), or
+	// Row 4L's offset from the running pointer: L*groupStride (g = 4), or
 	// 0, 4*srcStride, groupStride, groupStride + 4*srcStride (g = 8).
 	var a1, a2, a3 reg.GPVirtual
 	a1, a2, a3 = GP64(), GP64(), GP64()
@@ -532,25 +562,30 @@ func genTranspose32FromTiles(g int, m mode) {
 	Label("loop")
 	q := GP64()
 	MOVQ(d, q)
-	for J := 0; J < v; J++ {
-		p := GP64()
-		MOVQ(s, p)
-		rows := make([]reg.VecVirtual, e)
-		for i := 0; i < e; i++ {
-			r := x.vec()
-			VBROADCASTI32X4(Mem{Base: p, Disp: 16 * J}, r)
-			for L := 1; L < v; L++ {
-				VINSERTI32X4(U8(L), lane(p, L, 16*J), r, r)
+	for J := 0; J < nb/e; J++ {
+		out := make([][]reg.VecVirtual, halves)
+		for h := range out {
+			p := GP64()
+			MOVQ(s, p)
+			rows := make([]reg.VecVirtual, e)
+			for i := 0; i < e; i++ {
+				r := x.vec()
+				x.broadcast128(lane(p, v*h, 16*J), r)
+				for L := 1; L < v; L++ {
+					x.insert128(L, lane(p, v*h+L, 16*J), r)
+				}
+				rows[i] = r
+				if i < e-1 {
+					ADDQ(ss, p)
+				}
 			}
-			rows[i] = r
-			if i < e-1 {
-				ADDQ(ss, p)
-			}
+			out[h] = laneNetwork(x, 4, rows)
 		}
-		out := laneNetwork(x, 4, rows)
 		for j := 0; j < e; j++ {
-			x.store(out[j], Mem{Base: q}, m)
-			if J < v-1 || j < e-1 {
+			for h := range out {
+				x.store(out[h][j], Mem{Base: q, Disp: h * x.w}, m)
+			}
+			if J < nb/e-1 || j < e-1 {
 				ADDQ(ds, q)
 			}
 		}
