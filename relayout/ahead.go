@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	"github.com/tpulayout/tpulayout/layout"
-	"github.com/tpulayout/tpulayout/simd"
 )
 
 // Source prefetch.
@@ -41,11 +40,7 @@ type ahead struct {
 // last-level cache (bf16 2048² → T(8,128)(2,1), 8 MiB a side: 0.63–0.69 of copy() →
 // 1.01–1.02).
 func (p *Plan) readsAhead() bool {
-	l2, _ := simd.CacheBytes()
-	if l2 <= 0 {
-		l2 = 1 << 20
-	}
-	return p.src.FootprintBytes() > int64(l2)
+	return p.src.FootprintBytes() > l2Bytes()
 }
 
 // planAhead finds the smallest group of blocks (a block, or all iterations of the

@@ -6,10 +6,7 @@ import "github.com/tpulayout/tpulayout/simd"
 // no larger): the simd kernels block for L1 inside it by walking 256-row strips, and
 // larger blocks mean fewer block edges (bench/design-notes.md).
 func defaultBlockBytes() int {
-	l2, _ := simd.CacheBytes()
-	if l2 <= 0 {
-		l2 = 1 << 20
-	}
+	l2 := int(l2Bytes())
 	b := 256
 	for b*2 <= l2 && b < 1<<24 {
 		b *= 2
@@ -37,9 +34,13 @@ func streamingBytes() int64 {
 // (1024²: 0.63 → 0.58 and 0.70 → 0.59 of copy()); from it all three types gained
 // (2048²: f32 0.40 → 0.74, bf16 0.28 → 0.64, s8 0.46 → 0.56; s8 4096² 0.08 → 0.30).
 func transposeStreamingBytes() int64 {
-	l2, _ := simd.CacheBytes()
-	if l2 <= 0 {
-		l2 = 1 << 20
+	return 4 * l2Bytes()
+}
+
+// l2Bytes is the L2 cache of a core, 1 MiB where the CPU does not say.
+func l2Bytes() int64 {
+	if l2, _ := simd.CacheBytes(); l2 > 0 {
+		return int64(l2)
 	}
-	return 4 * int64(l2)
+	return 1 << 20
 }

@@ -177,9 +177,9 @@ func (p *Plan) compile() {
 		k.maxBlock[k.repDim] += (k.rep - 1) * k.repPlace
 	}
 	// Non-temporal stores save the read of each destination line when the arrays do
-	// not fit in the cache (see streams). The batched kernels leave the SFENCE to the end of the
-	// range (a fence per run costs more than the stores save), and so do the short
-	// transpose blocks of permuted plans; other transposes fence once per block
+	// not fit in the cache (see streams). The batched kernels leave the SFENCE to the
+	// end of the range (a fence per run costs more than the stores save), and so do the
+	// short transpose blocks of permuted plans; other transposes fence once per block
 	// (bench/design-notes.md).
 	p.stream, p.readAhead = p.streams(k), p.readsAhead()
 	p.settle(&k)
