@@ -60,14 +60,17 @@
 //     gccgo, and on architectures other than amd64.
 //   - "avx2": amd64 assembly for CPUs with AVX2 and F16C. Every kernel has
 //     a vector loop; heads and tails run the generic Go code. Transposes
-//     use 8×8 (32-bit) and 16×16 (16-bit and 8-bit) register blocks.
+//     use 8×8 (32-bit) and 16×16 (16-bit and 8-bit) register blocks;
+//     Transpose32Tiles and Transpose32FromTiles take 16×16 blocks as two
+//     halves of 8 rows, storing whole 64-byte lines.
 //   - "avx512": amd64 assembly for CPUs with AVX-512 F, BW and VL, with
 //     512-bit vectors. Transpose32, Transpose16 and Transpose8 use 16×16,
 //     32×32 and 64×64 blocks (F and BW instructions only, no VBMI);
 //     Transpose8 leaves to the AVX2 kernel the matrices whose dstStride is
 //     not a multiple of 64, where 64-byte stores would split cache lines.
 //     Transpose32Tiles and Transpose32FromTiles have 16×16 kernels for groups
-//     of 4 and 8 rows (elsewhere they run Transpose32 a group at a time).
+//     of 4 and 8 rows, as on AVX2 (the generic set runs Transpose32 a group
+//     at a time).
 //     AVX512_BF16 is not used (neither the Go assembler nor avo knows
 //     VCVTNE2PS2BF16); f32→bf16 rounding is done with integer arithmetic,
 //     f32↔f16 with F16C (VCVTPS2PH/VCVTPH2PS).
