@@ -78,7 +78,19 @@ func (p *Plan) runRange(dst, src []byte, lo, hi int64) {
 		stage = p.stage.get()
 		defer p.stage.put(stage)
 	}
+	var wide []byte
+	if p.wide != nil {
+		wide = p.wide.get()
+		defer p.wide.put(wide)
+	}
 	for it := lo; it < hi; it++ {
+		if wide != nil {
+			if g := p.wideReps(&ctr, &e, hi-it); g > 1 {
+				p.unpackWide(dst, src, wide, &ctr, &e, &dOff, &sOff, g)
+				it += g - 1
+				continue
+			}
+		}
 		if p.interior(&e, k.maxBlock) {
 			p.repeats(dst, src, scratch, dOff, sOff, k.rep)
 		} else {
