@@ -17,12 +17,17 @@ import (
 // (bench/design-notes.md).
 const wideTiles = 4
 
+// wideMax bounds the staging buffer of a worker (a plan's repeats of 2 rows each),
+// to stay in L1.
+const wideMax = 16 << 10
+
 // widePad keeps the staging rows off a power-of-two stride (without it the gain went).
 const widePad = 64
 
 // planWide makes the staging buffers of a plan that unpacks consecutive tiles of a
 // same-type pair deinterleave into rows of a staging buffer (see wideTiles), when it
-// streams, its destination rows are not lines apart, and the next tile along the
+// streams, its destination rows are whole words but not lines apart (the copy
+// kernel's per-row edges; odd strides were level), and the next tile along the
 // innermost loop continues the destination rows.
 func (p *Plan) planWide(k kernel) {
 	p.wide = nil
@@ -31,10 +36,13 @@ func (p *Plan) planWide(k kernel) {
 	}
 	db := int64(p.dbits / 8)
 	l := p.outer[len(p.outer)-1]
-	if l.tab != nil || l.size < 2 || l.dstStr != k.n || k.pstr*db%64 == 0 {
+	if l.tab != nil || l.size < 2 || l.dstStr != k.n || k.pstr*db%64 == 0 || k.pstr*db%4 != 0 {
 		return
 	}
 	n := 2 * k.rep * (wideTiles*k.n*db + widePad)
+	if n > wideMax || p.ragged[l.dim] && l.size < 3 {
+		return // staging out of L1, or no two interior tiles along the loop
+	}
 	p.wide = newFreeList(max(p.opts.workers, runtime.GOMAXPROCS(0)), p.opts.workers, func() []byte { return lineAligned(n) })
 }
 
