@@ -79,7 +79,7 @@ func (p *Plan) runRange(dst, src []byte, lo, hi int64) {
 		defer p.stage.put(stage)
 	}
 	var wide []byte
-	if p.wide != nil {
+	if p.wide != nil && lo == 0 && hi == p.chunks { // one worker: with two it lost (see wideTiles)
 		wide = p.wide.get()
 		defer p.wide.put(wide)
 	}

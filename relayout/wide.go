@@ -12,8 +12,9 @@ import (
 // between two calls, their parts stored a word at a time (simd deinterleaveSplit).
 // wideTiles interior tiles along the row unpack instead into a staging buffer in L1
 // with ordinary stores, whose rows then stream out with the copy kernel, one split
-// line per wideTiles pieces. More tiles (16: 32 KiB) spill L1 and lost, and so did
-// the bf16 → f32 untiling, whose fused kernel streams each row in one pass
+// line per wideTiles pieces. It pays with one worker only (runRange takes it when its
+// range is the whole nest); with two it lost, as did more tiles (16: 32 KiB, out of
+// L1) and the bf16 → f32 untiling, whose fused kernel streams each row in one pass
 // (bench/design-notes.md).
 const wideTiles = 4
 

@@ -38,7 +38,7 @@ func TestWidePlanned(t *testing.T) {
 
 // The wide staging against the reference: ragged rows and columns, tile rows of
 // fewer or more than wideTiles interior tiles, a leading dim, several workers (whose
-// ranges cut the groups), and destinations at every even offset from a line.
+// ranges skip the staging), and destinations at every even offset from a line.
 func TestWideUntilings(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 32))
 	shapes := []string{
