@@ -85,8 +85,8 @@ func (p *Plan) runRange(dst, src []byte, lo, hi int64) {
 	}
 	for it := lo; it < hi; it++ {
 		if wide != nil {
-			if g := p.wideReps(&ctr, &e, hi-it); g > 1 {
-				p.unpackWide(dst, src, wide, &ctr, &e, &dOff, &sOff, g)
+			if g, last := p.wideReps(&ctr, &e, hi-it); g > 1 {
+				p.unpackWide(dst, src, wide, &ctr, &e, &dOff, &sOff, g, last)
 				it += g - 1
 				continue
 			}

@@ -10,9 +10,10 @@ import (
 // apart (bf16 [8191,8190] T(8,128)(2,1) → row-major) write each tile's 256-byte piece
 // of a row in its own call, so with streaming stores a quarter of the lines are split
 // between two calls, their parts stored a word at a time (simd deinterleaveSplit).
-// wideTiles interior tiles along the row unpack instead into a staging buffer in L1
-// with ordinary stores, whose rows then stream out with the copy kernel, one split
-// line per wideTiles pieces. It pays with one worker only (runRange takes it when its
+// wideTiles tiles along the row (interior ones, and the row's last tile when only the
+// row's end cuts it) unpack instead into a staging buffer in L1 with ordinary stores,
+// whose rows then stream out with the copy kernel, one split line per wideTiles pieces.
+// It pays with one worker only (runRange takes it when its
 // range is the whole nest); with two it lost, as did more tiles (16: 32 KiB, out of
 // L1) and the bf16 → f32 untiling, whose fused kernel streams each row in one pass
 // (bench/design-notes.md).
@@ -29,7 +30,7 @@ const widePad = 64
 // same-type pair deinterleave into rows of a staging buffer (see wideTiles), when it
 // streams, its destination rows are whole words but not lines apart (the copy
 // kernel's per-row edges; odd strides were level), and the next tile along the
-// innermost loop continues the destination rows.
+// innermost loop continues the destination rows, the repeats' rows in order.
 func (p *Plan) planWide(k kernel) {
 	p.wide = nil
 	if !p.stream || k.kind != kDeinterleave || k.p != 2 || k.packConv != nil || p.dt != p.st || p.dbits != p.sbits || len(p.outer) == 0 {
@@ -37,52 +38,63 @@ func (p *Plan) planWide(k kernel) {
 	}
 	db := int64(p.dbits / 8)
 	l := p.outer[len(p.outer)-1]
-	if l.tab != nil || l.size < 2 || l.dstStr != k.n || k.pstr*db%64 == 0 || k.pstr*db%4 != 0 {
+	if l.tab != nil || l.size < 2 || l.dstStr != k.n || k.repDst != 2*k.pstr || k.pstr*db%64 == 0 || k.pstr*db%4 != 0 {
 		return
 	}
 	n := 2 * k.rep * (wideTiles*k.n*db + widePad)
-	if n > wideMax || p.ragged[l.dim] && l.size < 3 {
-		return // staging out of L1, or no two interior tiles along the loop
+	if n > wideMax {
+		return // staging out of L1
 	}
 	p.wide = newFreeList(max(p.opts.workers, runtime.GOMAXPROCS(0)), p.opts.workers, func() []byte { return lineAligned(n) })
 }
 
 // wideReps returns how many outer iterations from the current one (at most left) run
-// as one wide group: interior blocks along the innermost loop, up to wideTiles; 0
-// when fewer than two.
-func (p *Plan) wideReps(ctr, e *[maxDims]int64, left int64) int64 {
-	last := len(p.outer) - 1
-	l := &p.outer[last]
-	g := min(wideTiles, l.size-ctr[last], left)
+// as one wide group (0 when fewer than two), up to wideTiles blocks along the innermost
+// loop: interior ones, the last perhaps cut by the data's end along the loop's dim
+// only, and the elements of the group's last block that are data.
+func (p *Plan) wideReps(ctr, e *[maxDims]int64, left int64) (g, last int64) {
+	k := &p.kern
+	l := &p.outer[len(p.outer)-1]
+	g = min(wideTiles, l.size-ctr[len(p.outer)-1], left)
 	f := *e
 	f[l.dim] += (g - 1) * l.place
+	if g > 1 && !p.interior(&f, k.maxBlock) && k.clip && k.clipDim == l.dim && k.clipOuter == nil {
+		// A last tile cut only along the loop's dim runs its data prefix.
+		b, at := p.bounds[l.dim], f[l.dim]
+		f[l.dim] = 0
+		if b.extent == b.size && at < b.size && at+k.maxBlock[l.dim] >= b.size && p.interior(&f, k.maxBlock) {
+			return g, b.size - at
+		}
+		f[l.dim] = at
+	}
 	for ; g > 1; g-- {
-		if p.interior(&f, p.kern.maxBlock) {
-			return g
+		if p.interior(&f, k.maxBlock) {
+			return g, k.n
 		}
 		f[l.dim] -= l.place
 	}
-	return 0
+	return 0, 0
 }
 
-// unpackWide runs g interior blocks along the innermost loop from the current
-// iteration through the staging buffer w, advancing the odometer past them: repeat
-// r's two rows are rows 2r and 2r+1 of w, g pieces each.
-func (p *Plan) unpackWide(dst, src, w []byte, ctr, e *[maxDims]int64, dOff, sOff *int64, g int64) {
+// unpackWide runs g blocks along the innermost loop from the current
+// iteration, the last with last elements, through the staging buffer w, advancing the
+// odometer past them: repeat r's two rows are rows 2r and 2r+1 of w, as they are of
+// the destination.
+func (p *Plan) unpackWide(dst, src, w []byte, ctr, e *[maxDims]int64, dOff, sOff *int64, g, last int64) {
 	k := &p.kern
 	db, sb := int64(p.dbits/8), int64(p.sbits/8)
 	row := wideTiles*k.n*db + widePad
 	d0 := *dOff
 	for j := range g {
-		c := j * k.n * db
-		k.pair(w[c:], w[row+c:], src[*sOff*sb:], int(k.n), simd.Rows{N: int(k.rep), DstStride: int(2 * row), SrcStride: int(k.repSrc * sb)})
+		c, n := j*k.n*db, k.n
+		if j == g-1 {
+			n = last
+		}
+		k.pair(w[c:], w[row+c:], src[*sOff*sb:], int(n), simd.Rows{N: int(k.rep), DstStride: int(2 * row), SrcStride: int(k.repSrc * sb)})
 		if p.ahead.piece > 0 {
 			p.prefetchNext(src, *sOff, ctr)
 		}
 		step(p.outer, ctr, dOff, sOff, e)
 	}
-	r := simd.Rows{N: int(k.rep), DstStride: int(k.repDst * db), SrcStride: int(2 * row), Stream: true}
-	for q := range int64(2) {
-		p.k().CopyRows(dst[(d0+q*k.pstr)*db:], w[q*row:], int(g*k.n*db), r)
-	}
+	p.k().CopyRows(dst[d0*db:], w, int(((g-1)*k.n+last)*db), simd.Rows{N: int(2 * k.rep), DstStride: int(k.pstr * db), SrcStride: int(row), Stream: true})
 }

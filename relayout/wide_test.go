@@ -12,7 +12,7 @@ import (
 
 // Streaming same-type pair untilings into rows whole words but not lines apart take
 // the wide staging (bf16 [8191,8190]: rows 16380 bytes apart); aligned rows, odd
-// strides, rows of one interior tile and bf16 → f32 do not.
+// strides and bf16 → f32 do not.
 func TestWidePlanned(t *testing.T) {
 	for _, c := range []struct {
 		dst, src string
@@ -20,11 +20,11 @@ func TestWidePlanned(t *testing.T) {
 	}{
 		{"bf16[8191,8190]{1,0}", "bf16[8191,8190]{1,0:T(8,128)(2,1)}", true},
 		{"f16[4096,50250]{1,0}", "f16[4096,50250]{1,0:T(8,128)(2,1)}", true},
-		{"bf16[8192,8192]{1,0}", "bf16[8192,8192]{1,0:T(8,128)(2,1)}", false},   // rows whole lines apart
-		{"bf16[8191,8191]{1,0}", "bf16[8191,8191]{1,0:T(8,128)(2,1)}", false},   // rows 2 bytes off words
-		{"f32[8191,8190]{1,0}", "bf16[8191,8190]{1,0:T(8,128)(2,1)}", false},    // the fused bf16 → f32 kernel
-		{"bf16[200000,200]{1,0}", "bf16[200000,200]{1,0:T(8,128)(2,1)}", false}, // one interior tile a row
-		{"bf16[64,8190]{1,0}", "bf16[64,8190]{1,0:T(8,128)(2,1)}", false},       // in the cache: no streaming
+		{"bf16[8192,8192]{1,0}", "bf16[8192,8192]{1,0:T(8,128)(2,1)}", false}, // rows whole lines apart
+		{"bf16[8191,8191]{1,0}", "bf16[8191,8191]{1,0:T(8,128)(2,1)}", false}, // rows 2 bytes off words
+		{"f32[8191,8190]{1,0}", "bf16[8191,8190]{1,0:T(8,128)(2,1)}", false},  // the fused bf16 → f32 kernel
+		{"bf16[200000,200]{1,0}", "bf16[200000,200]{1,0:T(8,128)(2,1)}", true},
+		{"bf16[64,8190]{1,0}", "bf16[64,8190]{1,0:T(8,128)(2,1)}", false}, // in the cache: no streaming
 	} {
 		p, err := NewPlan(layout.MustParse(c.dst), layout.MustParse(c.src))
 		if err != nil {
@@ -46,6 +46,8 @@ func TestWideUntilings(t *testing.T) {
 		"f16[%s]{1,0:T(8,128)(2,1)}|f16[%s]{1,0}|57,8190",
 		"u16[%s]{1,0:T(8,128)(2,1)}|u16[%s]{1,0}|40,8186",
 		"bf16[%s]{2,1,0:T(8,128)(2,1)}|bf16[%s]{2,1,0}|2,17,8190",
+		"f16[%s]{1,0:T(8,128)(2,1)}|f16[%s]{1,0}|2001,200",
+		"bf16[%s]{1,0:T(8,128)(2,1)}|bf16[%s]{1,0}|1003,330",
 	}
 	step := 2
 	if testing.Short() || raceBuild {
