@@ -12,7 +12,8 @@ import (
 // between two calls, their parts stored a word at a time (simd deinterleaveSplit).
 // wideTiles tiles along the row (interior ones, and the row's last tile when only the
 // row's end cuts it) unpack instead into a staging buffer in L1 with ordinary stores,
-// whose rows then stream out with the copy kernel, one split line per wideTiles pieces.
+// whose rows then stream out with the copy kernel, one split line per wideTiles pieces
+// (or, rows of up to wideTiles tiles, the staged rows as one run).
 // It pays with one worker only (runRange takes it when its
 // range is the whole nest); with two it lost, as did more tiles (16: 32 KiB, out of
 // L1) and the bf16 → f32 untiling, whose fused kernel streams each row in one pass
@@ -84,6 +85,12 @@ func (p *Plan) unpackWide(dst, src, w []byte, ctr, e *[maxDims]int64, dOff, sOff
 	k := &p.kern
 	db, sb := int64(p.dbits/8), int64(p.sbits/8)
 	row := wideTiles*k.n*db + widePad
+	// Whole rows (a group of data only, as long as the rows are apart, starts at the
+	// row's start): staged as in the destination, they go out as one run.
+	whole := (g-1)*k.n+last == k.pstr
+	if whole {
+		row = k.pstr * db
+	}
 	d0 := *dOff
 	for j := range g {
 		c, n := j*k.n*db, k.n
@@ -95,6 +102,10 @@ func (p *Plan) unpackWide(dst, src, w []byte, ctr, e *[maxDims]int64, dOff, sOff
 			p.prefetchNext(src, *sOff, ctr)
 		}
 		step(p.outer, ctr, dOff, sOff, e)
+	}
+	if whole {
+		p.k().CopyRows(dst[d0*db:], w, int(2*k.rep*row), simd.Rows{N: 1, Stream: true})
+		return
 	}
 	p.k().CopyRows(dst[d0*db:], w, int(((g-1)*k.n+last)*db), simd.Rows{N: int(2 * k.rep), DstStride: int(k.pstr * db), SrcStride: int(row), Stream: true})
 }
