@@ -13,11 +13,10 @@ import (
 // wideTiles tiles along the row (interior ones, and the row's last tile when only the
 // row's end cuts it) unpack instead into a staging buffer in L1 with ordinary stores,
 // whose rows then stream out with the copy kernel, one split line per wideTiles pieces
-// (or, rows of up to wideTiles tiles, the staged rows as one run).
-// It pays with one worker only (runRange takes it when its
-// range is the whole nest); with two it lost, as did more tiles (16: 32 KiB, out of
-// L1) and the bf16 → f32 untiling, whose fused kernel streams each row in one pass
-// (bench/design-notes.md).
+// (or, rows of up to wideTiles tiles, the staged rows as one run). It pays with one
+// worker only (runRange takes it when its range is the whole nest); with two it lost,
+// as did more tiles (16: 32 KiB, out of L1) and the bf16 → f32 untiling, whose fused
+// kernel streams each row in one pass (bench/design-notes.md).
 const wideTiles = 4
 
 // wideMax bounds the staging buffer of a worker (a plan's repeats of 2 rows each),
