@@ -78,7 +78,19 @@ func (p *Plan) runRange(dst, src []byte, lo, hi int64) {
 		stage = p.stage.get()
 		defer p.stage.put(stage)
 	}
+	var wide []byte
+	if p.wide != nil && lo == 0 && hi == p.chunks { // one worker: with two it lost (see wideTiles)
+		wide = p.wide.get()
+		defer p.wide.put(wide)
+	}
 	for it := lo; it < hi; it++ {
+		if wide != nil {
+			if g, last := p.wideReps(&ctr, &e, hi-it); g > 1 {
+				p.unpackWide(dst, src, wide, &ctr, &e, &dOff, &sOff, g, last)
+				it += g - 1
+				continue
+			}
+		}
 		if p.interior(&e, k.maxBlock) {
 			p.repeats(dst, src, scratch, dOff, sOff, k.rep)
 		} else {

@@ -219,6 +219,7 @@ func (p *Plan) settle(k *kernel) {
 	p.blockAhead = p.planBlockAhead(*k)
 	p.chunk = p.planChunk(*k)
 	p.makeStage(*k)
+	p.planWide(*k)
 }
 
 // bind picks the simd functions for the kernel's kind and the plan's types.

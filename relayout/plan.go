@@ -40,6 +40,7 @@ type Plan struct {
 	prefill    bool              // some dims are table loops: padding is written before the data
 	scratch    *freeList[[]byte] // buffers for converting transposes and packings (nil: none needed)
 	stage      *freeList[[]byte] // buffers for edge runs stored whole (nil: none needed, see makeStage)
+	wide       *freeList[[]byte] // staging of consecutive pair-unpacked tiles (nil: none, see planWide)
 }
 
 // NewPlan compiles a relayout from src's layout to dst's. The logical dims must be equal;

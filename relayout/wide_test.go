@@ -1,0 +1,92 @@
+package relayout
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/simd"
+)
+
+// Streaming same-type pair untilings into rows whole words but not lines apart take
+// the wide staging (bf16 [8191,8190]: rows 16380 bytes apart); aligned rows, odd
+// strides and bf16 → f32 do not.
+func TestWidePlanned(t *testing.T) {
+	for _, c := range []struct {
+		dst, src string
+		want     bool
+	}{
+		{"bf16[8191,8190]{1,0}", "bf16[8191,8190]{1,0:T(8,128)(2,1)}", true},
+		{"f16[4096,50250]{1,0}", "f16[4096,50250]{1,0:T(8,128)(2,1)}", true},
+		{"bf16[8192,8192]{1,0}", "bf16[8192,8192]{1,0:T(8,128)(2,1)}", false}, // rows whole lines apart
+		{"bf16[8191,8191]{1,0}", "bf16[8191,8191]{1,0:T(8,128)(2,1)}", false}, // rows 2 bytes off words
+		{"f32[8191,8190]{1,0}", "bf16[8191,8190]{1,0:T(8,128)(2,1)}", false},  // the fused bf16 → f32 kernel
+		{"bf16[200000,200]{1,0}", "bf16[200000,200]{1,0:T(8,128)(2,1)}", true},
+		{"bf16[64,8190]{1,0}", "bf16[64,8190]{1,0:T(8,128)(2,1)}", false}, // in the cache: no streaming
+	} {
+		p, err := NewPlan(layout.MustParse(c.dst), layout.MustParse(c.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.wide != nil; got != c.want {
+			t.Errorf("%s ← %s: wide staging %v, want %v", c.dst, c.src, got, c.want)
+		}
+	}
+}
+
+// The wide staging against the reference: ragged rows and columns, tile rows of
+// fewer or more than wideTiles interior tiles, a leading dim, several workers (whose
+// ranges skip the staging), and destinations at every even offset from a line.
+func TestWideUntilings(t *testing.T) {
+	r := rand.New(rand.NewPCG(31, 32))
+	shapes := []string{
+		"bf16[%s]{1,0:T(8,128)(2,1)}|bf16[%s]{1,0}|33,8190",
+		"f16[%s]{1,0:T(8,128)(2,1)}|f16[%s]{1,0}|57,8190",
+		"u16[%s]{1,0:T(8,128)(2,1)}|u16[%s]{1,0}|40,8186",
+		"bf16[%s]{2,1,0:T(8,128)(2,1)}|bf16[%s]{2,1,0}|2,17,8190",
+		"f16[%s]{1,0:T(8,128)(2,1)}|f16[%s]{1,0}|2001,200",
+		"bf16[%s]{1,0:T(8,128)(2,1)}|bf16[%s]{1,0}|1003,330",
+	}
+	step := 2
+	if testing.Short() || raceBuild {
+		step = 14
+	}
+	for _, s := range shapes {
+		var src, dst, dims string
+		fmt.Sscanf(replaceBars(s), "%s %s %s", &src, &dst, &dims)
+		c := pairCase{dst: layout.MustParse(fmt.Sprintf(dst, dims)), src: layout.MustParse(fmt.Sprintf(src, dims)), stream: true}
+		for _, workers := range []int{1, 3} {
+			c.opts = []Option{WithWorkers(workers)}
+			for _, k := range simd.Available() {
+				p, err := NewPlan(c.dst, c.src, append(c.opts, WithKernel(k.Name))...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p.stream, p.readAhead = true, true
+				p.settle(&p.kern)
+				if p.wide == nil {
+					t.Fatalf("%s ← %s: no wide staging", c.dst, c.src)
+				}
+				for off := 0; off < 64; off += step {
+					checkPairAt(t, r, c, k.Name, off)
+				}
+				d, sb := buffer.MustNew(c.dst), buffer.MustNew(c.src)
+				if n := testing.AllocsPerRun(10, func() { _ = p.Copy(d, sb) }); n != 0 {
+					t.Errorf("%s ← %s, %d workers: Copy allocates %v times", c.dst, c.src, workers, n)
+				}
+			}
+		}
+	}
+}
+
+func replaceBars(s string) string {
+	b := []byte(s)
+	for i := range b {
+		if b[i] == '|' {
+			b[i] = ' '
+		}
+	}
+	return string(b)
+}
