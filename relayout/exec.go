@@ -216,11 +216,7 @@ func (p *Plan) kernelTo(dst []byte, dOff, dstRep int64, stream bool, src, scratc
 			p.convTranspose(dst, src, scratch, dOff, sOff, rows)
 			return
 		}
-		if k.tiles != nil && rows >= k.tileReps {
-			// The repeats are the next columns of the same source rows: one call takes them
-			// all, each repeat a group of the destination; the odd one out goes below.
-			n := rows / k.tileReps * k.tileReps
-			k.tiles(dst[dOff*db:], int(k.dstRow*db), int(dstRep*db), int(k.cols), src[sOff*sb:], int(k.srcRow*sb), int(k.rows), int(n*k.cols), stream)
+		if n := p.tileRepeats(dst, dOff, dstRep, src[sOff*sb:], k.srcRow*sb, rows, stream); n > 0 {
 			dOff, sOff, rows = dOff+n*dstRep, sOff+n*k.repSrc, rows-n
 		}
 		if k.fromTiles != nil && rows >= k.tileReps && dstRep == k.rows*k.unit {
@@ -248,6 +244,20 @@ func (p *Plan) kernelTo(dst []byte, dOff, dstRep int64, stream bool, src, scratc
 			dOff, sOff = dOff+dstRep, sOff+k.repSrc
 		}
 	}
+}
+
+// tileRepeats runs the whole groups of tileReps among rows repeats of a transpose into
+// tiles as single Transpose32Tiles calls (the repeats are the next columns of the same
+// source rows, src's, srcRow bytes apart; each repeat is a destination group, dstRep
+// elements apart) and returns how many repeats it ran; the rest go block by block.
+func (p *Plan) tileRepeats(dst []byte, dOff, dstRep int64, src []byte, srcRow, rows int64, stream bool) int64 {
+	k := &p.kern
+	if k.tiles == nil || rows < k.tileReps {
+		return 0
+	}
+	n, db := rows/k.tileReps*k.tileReps, int64(p.dbits/8)
+	k.tiles(dst[dOff*db:], int(k.dstRow*db), int(dstRep*db), int(k.cols), src, int(srcRow), int(k.rows), int(n*k.cols), stream)
+	return n
 }
 
 // packPartial runs an interleave kernel on rows repeats of n elements whose packed rows
@@ -673,12 +683,7 @@ func (p *Plan) convTranspose(dst, src, scratch []byte, dOff, sOff, rows int64) {
 			g := min(per, rows-r)
 			w := g * n * db
 			k.conv(scratch, src[sOff*sb:], int(g*n), simd.Rows{N: int(k.rows), DstStride: int(w), SrcStride: int(k.srcRow * sb)})
-			j := int64(0)
-			if k.tiles != nil && g >= k.tileReps { // as in kernelTo
-				j = g / k.tileReps * k.tileReps
-				k.tiles(dst[dOff*db:], int(k.dstRow*db), int(k.repDst*db), int(k.cols), scratch, int(w), int(k.rows), int(j*k.cols), p.stream)
-			}
-			for ; j < g; j++ {
+			for j := p.tileRepeats(dst, dOff, k.repDst, scratch, w, g, p.stream); j < g; j++ {
 				trans(dst[(dOff+j*k.repDst)*db:], int(k.dstRow*db), scratch[j*n*db:], int(w), int(k.rows), int(k.cols))
 			}
 			dOff, sOff = dOff+g*k.repDst, sOff+g*k.repSrc
