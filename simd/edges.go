@@ -66,6 +66,20 @@ func deinterleaveSplit(sh3, sh1 *shape, x, y, src []byte, n int, r Rows, blk int
 	return m
 }
 
+// skipRows moves a deinterleave batch past its first m rows (those deinterleaveSplit
+// ran) and reports whether none are left.
+func skipRows(m int, x, y, src *[]byte, r *Rows) bool {
+	if m == 0 {
+		return false
+	}
+	if m == r.N {
+		return true
+	}
+	*x, *y, *src = (*x)[m*r.DstStride:], (*y)[m*r.DstStride:], (*src)[m*r.SrcStride:]
+	r.N -= m
+	return false
+}
+
 // edgePlan fills ed for a streaming batch of blk-element iterations whose
 // destinations (among ops, the shape's operands in order; lens their slices'
 // lengths) all start m bytes before a 64-byte boundary, m being whole 32-bit

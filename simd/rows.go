@@ -264,12 +264,8 @@ func addRows(k *Kernels, a, an, h rowAsm, ae, aw edgeAsm) *Kernels {
 		rows3(&shPack16, dst, x, y, n, r, v, [3]asm3{a.interleave16, an.interleave16, h.interleave16}, [2]asm3e{ae.interleave16, aw.interleave16}, ae.blk(v), genericInterleave16, k.Interleave16)
 	}
 	k.Deinterleave16Rows = func(x, y, src []byte, n int, r Rows) {
-		if m := deinterleaveSplit(&shUnpack16, &shExtract16, x, y, src, n, r, ae.blk(v), aw.lo16, aw.hi16); m > 0 {
-			if m == r.N {
-				return
-			}
-			x, y, src = x[m*r.DstStride:], y[m*r.DstStride:], src[m*r.SrcStride:]
-			r.N -= m
+		if skipRows(deinterleaveSplit(&shUnpack16, &shExtract16, x, y, src, n, r, ae.blk(v), aw.lo16, aw.hi16), &x, &y, &src, &r) {
+			return
 		}
 		rows3(&shUnpack16, x, y, src, n, r, v, [3]asm3{a.deinterleave16, an.deinterleave16, h.deinterleave16}, [2]asm3e{ae.deinterleave16, aw.deinterleave16}, ae.blk(v), genericDeinterleave16, k.Deinterleave16)
 	}
@@ -280,12 +276,8 @@ func addRows(k *Kernels, a, an, h rowAsm, ae, aw edgeAsm) *Kernels {
 		rows3(&shPackF32, dst, x, y, n, r, hv, [3]asm3{a.f32ToF16Interleave, an.f32ToF16Interleave, h.f32ToF16Interleave}, [2]asm3e{ae.f32ToF16Interleave, aw.f32ToF16Interleave}, ae.blk(hv), genericF32ToF16Interleave, k.F32ToF16Interleave)
 	}
 	k.BF16DeinterleaveToF32Rows = func(x, y, src []byte, n int, r Rows) {
-		if m := deinterleaveSplit(&shUnpackToF32, &shExtractToF32, x, y, src, n, r, ae.blk(hv), aw.loToF32, aw.hiToF32); m > 0 {
-			if m == r.N {
-				return
-			}
-			x, y, src = x[m*r.DstStride:], y[m*r.DstStride:], src[m*r.SrcStride:]
-			r.N -= m
+		if skipRows(deinterleaveSplit(&shUnpackToF32, &shExtractToF32, x, y, src, n, r, ae.blk(hv), aw.loToF32, aw.hiToF32), &x, &y, &src, &r) {
+			return
 		}
 		rows3(&shUnpackToF32, x, y, src, n, r, hv, [3]asm3{a.bf16DeintToF32, an.bf16DeintToF32, h.bf16DeintToF32}, [2]asm3e{ae.bf16DeintToF32, aw.bf16DeintToF32}, ae.blk(hv), genericBF16DeinterleaveToF32, k.BF16DeinterleaveToF32)
 	}
