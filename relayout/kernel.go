@@ -336,12 +336,13 @@ func (p *Plan) readsTiles(k *kernel, ub int64) bool {
 	return ub == 4 && p.dt == p.st && p.dbits == p.sbits && (k.rows == 4 || k.rows == 8) && k.cols%16 == 0 && k.repDst == k.rows*k.unit && k.rep >= 16/k.rows && p.k().TileKernels(int(k.rows))
 }
 
-// stagesRows reports whether a same-type transpose goes through scratch like a
-// converting one (see convTranspose): its blocks write destination rows shorter than a
-// line (untiling {0,1:T(8,128)}: 8 f32 a row), which consecutive blocks continue. Stored
-// in place, every line of the destination was written in pieces, to rows a power of two
-// apart that share a few L1 sets; built in scratch, the rows go out in runs of many
-// blocks, streamed or not (f32 1024², in the cache: 0.06 → 0.52 of copy()).
+// stagesRows reports whether a same-type transpose's blocks write destination rows
+// shorter than a line (untiling {0,1:T(8,128)}: 8 f32 a row), which consecutive blocks
+// continue. Unless the tile kernels read them (readsTiles), such transposes go through
+// scratch like converting ones (see convTranspose): stored in place, every line of the
+// destination was written in pieces, to rows a power of two apart that share a few L1
+// sets; built in scratch, the rows go out in runs of many blocks, streamed or not (f32
+// 1024², in the cache, AVX-512 before the tile kernels: 0.06 → 0.52 of copy()).
 func (p *Plan) stagesRows(k *kernel) bool {
 	return k.rows*k.unit*int64(p.dbits/8) < 64 && k.repDst == k.rows*k.unit && k.rep > 1
 }
