@@ -8,7 +8,6 @@ import (
 
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/layout"
-	"github.com/tpulayout/tpulayout/simd"
 )
 
 // TestMisalignedDst checks relayouts into destinations that start 16, 4 or 2 bytes past
@@ -23,16 +22,12 @@ func TestMisalignedDst(t *testing.T) {
 			cases = append(cases, pairCase{dst: dst, src: src})
 		}
 	}
-	n := 300
-	if testing.Short() || raceBuild {
-		n = 40
-	}
-	for range n {
+	for range sized(300, 40, 10) {
 		cases = append(cases, randomPair(r))
 	}
 	for _, c := range cases {
-		for _, off := range []int{16, 4, 2} {
-			for _, k := range simd.Available() {
+		for _, off := range []int{16, 4, 2}[:sized(3, 3, 1)] {
+			for _, k := range implementations() {
 				for _, stream := range []bool{false, true} {
 					c.stream = stream
 					checkPairAt(t, r, c, k.Name, off)

@@ -19,7 +19,8 @@ import (
 func TestBands(t *testing.T) {
 	r := rand.New(rand.NewPCG(31, 32))
 	var direct, gathered int
-	for tries := 0; tries < 40000 && (direct < 150 || gathered < 150); tries++ {
+	want := sized(150, 40, 15)
+	for tries := 0; tries < 40000 && (direct < want || gathered < want); tries++ {
 		dt := []layout.DType{layout.F32, layout.BF16, layout.S8, layout.S4, layout.F16}[r.IntN(5)]
 		sdt := dt
 		if dt == layout.BF16 && r.IntN(2) == 0 {
@@ -54,7 +55,7 @@ func TestBands(t *testing.T) {
 		}
 		checkBands(t, r, b, dst, src, opts)
 	}
-	if direct < 150 || gathered < 150 {
+	if direct < want || gathered < want {
 		t.Fatalf("random pairs gave %d direct and %d gathered banded conversions: too few", direct, gathered)
 	}
 }
@@ -207,8 +208,9 @@ func TestPlanBandsCases(t *testing.T) {
 // slab equals its range of one Copy of the whole array, and the bands cover the image.
 func TestPlanImageBands(t *testing.T) {
 	r := rand.New(rand.NewPCG(41, 42))
-	banded := 0
-	for tries := 0; tries < 20000 && banded < 200; tries++ {
+	banded, want := 0, sized(200, 50, 15)
+	most := int64(sized(100, 100, 40)) // the largest dim
+	for tries := 0; tries < 20000 && banded < want; tries++ {
 		dt := []layout.DType{layout.F32, layout.BF16, layout.S8, layout.F16}[r.IntN(4)]
 		sdt := dt
 		if dt != layout.S8 && r.IntN(2) == 0 {
@@ -217,7 +219,7 @@ func TestPlanImageBands(t *testing.T) {
 		rank := 1 + r.IntN(3)
 		dims := make([]int64, rank)
 		for i := range dims {
-			dims[i] = 1 + r.Int64N(100)
+			dims[i] = 1 + r.Int64N(most)
 		}
 		dst := layout.Shape{DType: dt, Dims: dims, Layout: randomLayout(r, dt, rank)}
 		b, ok := PlanImageBands(dst, sdt, 64+r.Int64N(2048))
@@ -274,7 +276,7 @@ func TestPlanImageBands(t *testing.T) {
 			t.Fatalf("%s: bands cover %d of %d bytes", name, dOff, len(want.Data))
 		}
 	}
-	if banded < 200 {
+	if banded < want {
 		t.Fatalf("only %d random layouts banded", banded)
 	}
 }

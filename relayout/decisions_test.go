@@ -7,7 +7,6 @@ import (
 
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/layout"
-	"github.com/tpulayout/tpulayout/simd"
 )
 
 // Untilings walked in source order ask for the next tile ahead, tilings of narrow arrays
@@ -209,7 +208,7 @@ func TestChunkedExact(t *testing.T) {
 		{"s8[37,4500]{1,0:T(32,128)(4,1)}", "s8[37,4500]{1,0}"},
 		{"u16[9,4200]{1,0:T(8,128)(2,1)}", "bf16[9,4200]{1,0}"},
 	} {
-		for _, k := range simd.Available() {
+		for _, k := range implementations() {
 			for _, w := range []int{1, 3} {
 				pc := pairCase{dst: layout.MustParse(c[0]), src: layout.MustParse(c[1]), opts: []Option{WithWorkers(w)}, stream: true}
 				checkPair(t, r, pc, k.Name)

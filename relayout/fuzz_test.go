@@ -3,8 +3,6 @@ package relayout
 import (
 	"math/rand/v2"
 	"testing"
-
-	"github.com/tpulayout/tpulayout/simd"
 )
 
 // FuzzRelayout draws a layout pair (shapes, tilings, dtypes, options) from the fuzzer's
@@ -23,7 +21,7 @@ func FuzzRelayout(f *testing.F) {
 		if p, err := NewPlan(c.dst, c.src, c.opts...); err == nil && p.DstBytes()+p.SrcBytes() > 16<<20 {
 			t.Skip("footprint over 16 MiB")
 		}
-		for _, k := range simd.Available() {
+		for _, k := range implementations() {
 			checkPair(t, r, c, k.Name)
 			checkRoundTrip(t, r, c, k.Name)
 		}

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/tpulayout/tpulayout/layout"
-	"github.com/tpulayout/tpulayout/simd"
 )
 
 // The 4-D permutation of the speed suite reads its source in runs of at least permRun
@@ -65,10 +64,7 @@ func TestPermuteCapStreams(t *testing.T) {
 // for every implementation, one and several workers, with and without non-temporal
 // stores.
 func TestPermuteOrderRandom(t *testing.T) {
-	n := 60
-	if testing.Short() || raceBuild {
-		n = 12
-	}
+	n := sized(60, 12, 4)
 	r := rand.New(rand.NewPCG(17, 29))  // the cases
 	rf := rand.New(rand.NewPCG(31, 37)) // their data, which takes a draw per implementation
 	// Fixed cases first, at odd dims: the suite's 4-D reversal, a rank-5 permutation
@@ -87,7 +83,7 @@ func TestPermuteOrderRandom(t *testing.T) {
 	for i := 0; i < n+len(fixed); i++ {
 		if i < len(fixed) {
 			c := fixed[i]
-			for _, k := range simd.Available() {
+			for _, k := range implementations() {
 				checkPair(t, rf, c, k.Name)
 			}
 			if p, err := NewPlan(c.dst, c.src, c.opts...); err != nil || !p.kern.permuted {
@@ -104,7 +100,7 @@ func TestPermuteOrderRandom(t *testing.T) {
 		// this machine's L2.
 		opts := []Option{WithWorkers(1 + r.IntN(3)), WithBlockBytes(256 << r.IntN(13))}
 		c := pairCase{dst: dst, src: src, opts: opts, stream: r.IntN(2) == 0}
-		for _, k := range simd.Available() {
+		for _, k := range implementations() {
 			checkPair(t, rf, c, k.Name)
 		}
 		if p, err := NewPlan(dst, src, opts...); err == nil && p.kern.permuted {

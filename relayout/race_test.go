@@ -2,6 +2,6 @@
 
 package relayout
 
-// raceBuild shrinks the random-pair test under -race, which is about 20× slower; the full
-// count runs in the ordinary test.
+// raceBuild shrinks the sweeps under -race, which is about 20× slower; the full counts
+// run in the ordinary test.
 const raceBuild = true

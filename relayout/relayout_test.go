@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"runtime"
 	"slices"
+	"sync"
 	"testing"
 
 	"github.com/tpulayout/tpulayout/buffer"
@@ -21,33 +23,80 @@ import (
 func reference(dst, src *buffer.Buffer, fill uint64, leave bool) {
 	di, si := dst.Indexer(), src.Indexer()
 	dbits, sbits := di.ElementBits(), si.ElementBits()
-	written := make([]bool, di.FootprintElements())
-	idx := make([]int64, di.Rank())
-	if di.LogicalElements() > 0 {
-		for {
-			v := loadWide(src.Data, si.Offset(idx), sbits)
+	w := walkOf(dst.Shape, src.Shape, di, si)
+	switch {
+	case dst.Shape.DType == src.Shape.DType && dbits == sbits && dbits%8 == 0:
+		n := int64(dbits / 8)
+		for i, soff := range w.src {
+			copy(dst.Data[w.dst[i]*n:(w.dst[i]+1)*n], src.Data[soff*n:])
+		}
+	default:
+		for i, soff := range w.src {
+			v := loadWide(src.Data, soff, sbits)
 			if dst.Shape.DType != src.Shape.DType {
 				v[0] = buffer.Widen(dst.Shape.DType, dbits, buffer.ConvertElement(dst.Shape.DType, src.Shape.DType, v[0]))
 			}
-			off := di.Offset(idx)
-			storeWide(dst.Data, off, dbits, v)
-			written[off] = true
-			if !layout.NextIndex(idx, di.Dims()) {
-				break
-			}
+			storeWide(dst.Data, w.dst[i], dbits, v)
 		}
 	}
 	if leave {
 		return
 	}
-	for off, w := range written {
-		if !w {
-			storeWide(dst.Data, int64(off), dbits, [2]uint64{fill})
-		}
+	for _, off := range w.pad {
+		storeWide(dst.Data, off, dbits, [2]uint64{fill})
 	}
-	if tail := len(written) * dbits % 8; tail != 0 { // the last byte's bits beyond every slot
+	if tail := di.FootprintElements() * int64(dbits) % 8; tail != 0 { // the last byte's bits beyond every slot
 		dst.Data[len(dst.Data)-1] &= byte(1)<<tail - 1
 	}
+}
+
+// walk is the oracle's walk of a shape pair: each logical element's offset in the
+// source and the destination, in index order, and the destination's slots that hold
+// no element.
+type walk struct {
+	dstShape, srcShape layout.Shape
+	dst, src, pad      []int64
+}
+
+// lastWalk keeps the walk of the last pair checked, up to maxKeptWalk elements: sweeps
+// check one pair many times (kernels, workers, destination offsets), and the index math
+// is most of a check's time.
+var lastWalk struct {
+	sync.Mutex
+	w *walk
+}
+
+const maxKeptWalk = 1 << 21
+
+func walkOf(dst, src layout.Shape, di, si *layout.Indexer) *walk {
+	lastWalk.Lock()
+	defer lastWalk.Unlock()
+	if w := lastWalk.w; w != nil && reflect.DeepEqual(w.dstShape, dst) && reflect.DeepEqual(w.srcShape, src) {
+		return w
+	}
+	n := di.LogicalElements()
+	w := &walk{dstShape: dst, srcShape: src, dst: make([]int64, 0, n), src: make([]int64, 0, n)}
+	idx := make([]int64, di.Rank())
+	for n > 0 {
+		w.src = append(w.src, si.Offset(idx))
+		w.dst = append(w.dst, di.Offset(idx))
+		if !layout.NextIndex(idx, di.Dims()) {
+			break
+		}
+	}
+	written := make([]bool, di.FootprintElements())
+	for _, off := range w.dst {
+		written[off] = true
+	}
+	for off, ok := range written {
+		if !ok {
+			w.pad = append(w.pad, int64(off))
+		}
+	}
+	if n <= maxKeptWalk {
+		lastWalk.w = w
+	}
+	return w
 }
 
 func loadWide(b []byte, off int64, bits int) [2]uint64 {
@@ -238,26 +287,49 @@ func checkPairInto(t *testing.T, r *rand.Rand, c pairCase, kernels string, got *
 	return p.Kernel()
 }
 
-func TestRandomPairs(t *testing.T) {
-	n := 2000
-	if testing.Short() {
-		n = 400
+// sized is a sweep's count in the ordinary run, the -short run and the -race run: the
+// race detector makes the oracle checks 10–20× slower, and the run is there for the
+// workers' sharing, which small sweeps reach as well.
+func sized(full, short, race int) int {
+	switch {
+	case raceBuild:
+		return race
+	case testing.Short():
+		return short
 	}
+	return full
+}
+
+// implementations are the kernel sets the checks run: every one available, or under
+// -race the preferred one alone (the race run is there for the workers' sharing, which
+// the kernel set does not change, and the simd wrappers report the memory assembly
+// touches).
+func implementations() []*simd.Kernels {
+	all := simd.Available()
 	if raceBuild {
-		n = 60
+		return all[len(all)-1:]
 	}
+	return all
+}
+
+// quick says the sweeps are sampled (-short and -race runs); the ordinary run covers
+// them whole.
+func quick() bool { return testing.Short() || raceBuild }
+
+func TestRandomPairs(t *testing.T) {
+	n := sized(2000, 400, 60)
 	r := rand.New(rand.NewPCG(7, 11))
 	kinds := map[string]int{}
 	for i := 0; i < n; i++ {
 		c := randomPair(r)
-		for _, k := range simd.Available() {
+		for _, k := range implementations() {
 			kinds[checkPair(t, r, c, k.Name)]++
 		}
 		if i%20 == 0 {
 			checkPair(t, r, c, "reference")
 		}
 	}
-	t.Logf("%d pairs × %d implementations; inner kernels used: %v", n, len(simd.Available()), kinds)
+	t.Logf("%d pairs × %d implementations; inner kernels used: %v", n, len(implementations()), kinds)
 	for _, k := range []string{"copy", "interleave", "deinterleave", "transpose", "elementwise", "reference"} {
 		if kinds[k] == 0 && !raceBuild { // the -race run is too small to be sure; TestNamedCases pins each kernel
 			t.Errorf("no random pair exercised the %s kernel", k)
@@ -271,7 +343,7 @@ func TestNamedCases(t *testing.T) {
 	for _, c := range benchCases {
 		for _, d := range [][2]int64{{8, 128}, {24, 384}, {13, 300}, {1, 1}, {130, 129}} {
 			dst, src := c.shapes(d[0], d[1])
-			for _, k := range simd.Available() {
+			for _, k := range implementations() {
 				got := checkPair(t, r, pairCase{dst: dst, src: src}, k.Name)
 				if d == [2]int64{24, 384} && got != c.kernel {
 					t.Errorf("%s: kernel %s, want %s", c.name, got, c.kernel)
@@ -296,7 +368,7 @@ func checkNamed(t *testing.T, seed uint64, pairs []namedPair, variants ...pairCa
 		for _, d := range [][2]int64{{24, 384}, {8, 128}, {13, 300}, {130, 129}, {1, 1}, {257, 3}, {7, 2}} {
 			dst := layout.MustParse(fmt.Sprintf(c.dst, d[0], d[1]))
 			src := layout.MustParse(fmt.Sprintf(c.src, d[0], d[1]))
-			for _, k := range simd.Available() {
+			for _, k := range implementations() {
 				got := checkPair(t, r, pairCase{dst: dst, src: src}, k.Name)
 				if got == "reference" || d == [2]int64{24, 384} && c.kernel != "" && got != c.kernel {
 					t.Errorf("%s ← %s: kernel %s, want %s", dst, src, got, c.kernel)
@@ -482,7 +554,7 @@ func TestCombinedDims(t *testing.T) {
 		{"bf16[6,40,256]{2,1,0:T(2,*,128)}", "bf16[6,40,256]{1,2,0:T(8,128)(2,1)}", true},
 	} {
 		dst, src := layout.MustParse(c.dst), layout.MustParse(c.src)
-		for _, k := range simd.Available() {
+		for _, k := range implementations() {
 			got := checkPair(t, r, pairCase{dst: dst, src: src}, k.Name)
 			if c.fast && got == "reference" {
 				t.Errorf("%s ← %s: per-element path", dst, src)
@@ -685,7 +757,7 @@ func TestPartialPackedRows(t *testing.T) {
 			if got := p.fillRow != nil; got != wantRow {
 				t.Errorf("%s ← %s, %d opts: fill row %v, want %v", dst, src, len(opts), got, wantRow)
 			}
-			for _, k := range simd.Available() {
+			for _, k := range implementations() {
 				for _, stream := range []bool{false, true} {
 					checkPair(t, r, pairCase{dst: dst, src: src, opts: opts, stream: stream}, k.Name)
 				}

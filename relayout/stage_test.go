@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/tpulayout/tpulayout/layout"
-	"github.com/tpulayout/tpulayout/simd"
 )
 
 // TestStagedRun checks that staged edge runs take the whole run where the source
@@ -21,7 +20,7 @@ func TestStagedRun(t *testing.T) {
 		{"bf16[63,250]{1,0:T(8,128)(2,1)}", "bf16[63,250]{1,0:T(16,128)(2,1)}"},
 	} {
 		pc := pairCase{src: layout.MustParse(c[0]), dst: layout.MustParse(c[1]), stream: true}
-		for _, k := range simd.Available() {
+		for _, k := range implementations() {
 			checkPair(t, r, pc, k.Name)
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/tpulayout/tpulayout/layout"
-	"github.com/tpulayout/tpulayout/simd"
 )
 
 // Transposes whose blocks reach past the data (odd dims, dims the block size does not
@@ -14,10 +13,7 @@ import (
 // element by element; against the per-element oracle, with every padding option and
 // conversions through scratch.
 func TestTransposeEdgeRandom(t *testing.T) {
-	n := 150
-	if testing.Short() || raceBuild {
-		n = 30
-	}
+	n := sized(150, 30, 10)
 	r := rand.New(rand.NewPCG(41, 43))
 	rf := rand.New(rand.NewPCG(47, 53))
 	type dpair struct {
@@ -52,7 +48,7 @@ func TestTransposeEdgeRandom(t *testing.T) {
 		if _, err := NewPlan(dst, src, opts...); err != nil {
 			continue // a tiling this rank does not take
 		}
-		for _, k := range simd.Available() {
+		for _, k := range implementations() {
 			checkPair(t, rf, c, k.Name)
 		}
 		if p, _ := NewPlan(dst, src, opts...); p.kern.tedge.ok && ragged(p) {
@@ -99,7 +95,7 @@ func TestTransLines(t *testing.T) {
 	r := rand.New(rand.NewPCG(59, 61))
 	sizes := []int{1, 3, 4, 5, 9, 11, 15, 16, 17, 20, 31, 32, 33, 63, 64, 65, 100}
 	for _, dt := range []string{"f32", "bf16", "s8"} {
-		for _, ks := range simd.Available() {
+		for _, ks := range implementations() {
 			p, err := NewPlan(layout.MustParse(dt+"[256,256]{0,1}"), layout.MustParse(dt+"[256,256]{1,0}"), WithKernel(ks.Name))
 			if err != nil || p.kern.kind != kTranspose || p.kern.unit != 1 {
 				t.Fatalf("%s: %v, want a transpose of single elements", p, err)

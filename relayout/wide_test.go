@@ -7,7 +7,6 @@ import (
 
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/layout"
-	"github.com/tpulayout/tpulayout/simd"
 )
 
 // Streaming same-type pair untilings into rows whole words but not lines apart take
@@ -49,17 +48,14 @@ func TestWideUntilings(t *testing.T) {
 		"f16[%s]{1,0:T(8,128)(2,1)}|f16[%s]{1,0}|2001,200",
 		"bf16[%s]{1,0:T(8,128)(2,1)}|bf16[%s]{1,0}|1003,330",
 	}
-	step := 2
-	if testing.Short() || raceBuild {
-		step = 14
-	}
+	step := sized(2, 14, 62)
 	for _, s := range shapes {
 		var src, dst, dims string
 		fmt.Sscanf(replaceBars(s), "%s %s %s", &src, &dst, &dims)
 		c := pairCase{dst: layout.MustParse(fmt.Sprintf(dst, dims)), src: layout.MustParse(fmt.Sprintf(src, dims)), stream: true}
 		for _, workers := range []int{1, 3} {
 			c.opts = []Option{WithWorkers(workers)}
-			for _, k := range simd.Available() {
+			for _, k := range implementations() {
 				p, err := NewPlan(c.dst, c.src, append(c.opts, WithKernel(k.Name))...)
 				if err != nil {
 					t.Fatal(err)

@@ -19,7 +19,7 @@ func TestRowsMisaligned(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(9, 10))
 			for _, k := range Available() {
-				for m := range 64 {
+				for m := 0; m < 64; m += raceStep(1, 9) {
 					for _, n := range lengths {
 						rows := Rows{N: 1 + r.IntN(4), Stream: true}
 						checkMisaligned(t, c, k, r, n, rows, m, r.IntN(3) == 0)
@@ -28,6 +28,15 @@ func TestRowsMisaligned(t *testing.T) {
 			}
 		})
 	}
+}
+
+// raceStep is a sweep's step, larger under -race: the race detector slows the
+// generic reference 10–20× and the package has no sharing for it to check.
+func raceStep(step, race int) int {
+	if raceEnabled {
+		return race
+	}
+	return step
 }
 
 // checkMisaligned runs one batch with its destinations m bytes (or, with spread,
@@ -161,7 +170,7 @@ func TestRowsOddStride(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(13, 14))
 			for _, k := range Available() {
-				for m := 0; m < 64; m += 1 + r.IntN(3) {
+				for m := 0; m < 64; m += raceStep(1+r.IntN(3), 7) {
 					for _, n := range lengths {
 						row := 0
 						for i := range c.operands() {
