@@ -178,7 +178,12 @@ func prefetch(b []byte) {
 		return
 	}
 	a := addr(&b[0])
-	prefetchNTA(&b[0], int((a+uintptr(len(b))-1)/64-a/64+1))
+	n := int((a+uintptr(len(b))-1)/64 - a/64 + 1)
+	if prefetchToL2 {
+		prefetchT1(&b[0], n)
+		return
+	}
+	prefetchNTA(&b[0], n)
 }
 
 // plan splits n elements for a kernel whose assembly handles blk elements per

@@ -112,7 +112,8 @@ type Kernels struct {
 	Fence func()
 
 	// Prefetch asks for src's cache lines ahead of the reads that follow
-	// (PREFETCHNTA); it changes no result and is a no-op in the generic set.
+	// (PREFETCHNTA, PREFETCHT1 on Intel CPUs); it changes no result and is a
+	// no-op in the generic set.
 	Prefetch func(src []byte)
 
 	// Fill sets dst to repeated copies of pattern; len(pattern) is in

@@ -757,7 +757,12 @@ func transpose16WordsNT(dst *byte, dstStride int, src *byte, srcStride int, rows
 // sfence orders the preceding non-temporal stores before later stores.
 func sfence()
 
-// prefetchNTA hints that the n 64-byte lines from p will be read soon.
+// prefetchNTA hints that the n 64-byte lines from p will be read soon (close to the core, to be evicted first).
 //
 //go:noescape
 func prefetchNTA(p *byte, n int)
+
+// prefetchT1 hints that the n 64-byte lines from p will be read soon (into L2 and out).
+//
+//go:noescape
+func prefetchT1(p *byte, n int)

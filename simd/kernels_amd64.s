@@ -16523,3 +16523,20 @@ loop:
 
 done:
 	RET
+
+// func prefetchT1(p *byte, n int)
+// Requires: MMX+
+TEXT ·prefetchT1(SB), NOSPLIT, $0-16
+	MOVQ  p+0(FP), AX
+	MOVQ  n+8(FP), CX
+	TESTQ CX, CX
+	JLE   done
+
+loop:
+	PREFETCHT1 (AX)
+	ADDQ       $0x00000040, AX
+	DECQ       CX
+	JNZ        loop
+
+done:
+	RET

@@ -393,23 +393,27 @@ func TestFill(t *testing.T) {
 	}
 }
 
-// Prefetch reads nothing it may not and changes nothing, at any length and alignment.
+// Prefetch reads nothing it may not and changes nothing, at any length and alignment,
+// with either hint.
 func TestPrefetch(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 12))
-	for _, k := range Available() {
-		for _, n := range append(testLengths, 4096, 4097) {
-			for _, off := range testOffsets {
-				g := newGuarded(n, off)
-				want := randBytes(r, n)
-				copy(g.b(), want)
-				k.Prefetch(g.b())
-				g.checkGuards(t, "Prefetch")
-				if !bytes.Equal(g.b(), want) {
-					t.Fatalf("%s: Prefetch(len=%d, off=%d) changed its bytes", k.Name, n, off)
+	defer func(l2 bool) { prefetchToL2 = l2 }(prefetchToL2)
+	for _, prefetchToL2 = range []bool{false, true} {
+		for _, k := range Available() {
+			for _, n := range append(testLengths, 4096, 4097) {
+				for _, off := range testOffsets {
+					g := newGuarded(n, off)
+					want := randBytes(r, n)
+					copy(g.b(), want)
+					k.Prefetch(g.b())
+					g.checkGuards(t, "Prefetch")
+					if !bytes.Equal(g.b(), want) {
+						t.Fatalf("%s (to L2 %v): Prefetch(len=%d, off=%d) changed its bytes", k.Name, prefetchToL2, n, off)
+					}
 				}
 			}
+			k.Prefetch(nil)
 		}
-		k.Prefetch(nil)
 	}
 }
 

@@ -233,22 +233,30 @@ func genSfence() {
 	RET()
 }
 
-// genPrefetch emits prefetchNTA, which asks for n cache lines from p on: a
-// hint, with no effect on any result.
+// genPrefetch emits prefetchNTA and prefetchT1, which ask for n cache lines from p
+// on with the hint each names: hints, with no effect on any result.
 func genPrefetch() {
-	TEXT("prefetchNTA", NOSPLIT, "func(p *byte, n int)")
-	Pragma("noescape")
-	Doc("prefetchNTA hints that the n 64-byte lines from p will be read soon.")
-	p, n := param("p"), param("n")
-	TESTQ(n, n)
-	JLE(LabelRef("done"))
-	Label("loop")
-	PREFETCHNTA(at(p, 0))
-	ADDQ(U32(64), p)
-	DECQ(n)
-	JNZ(LabelRef("loop"))
-	Label("done")
-	RET()
+	for _, h := range []struct {
+		name, doc string
+		ins       func(Op)
+	}{
+		{"prefetchNTA", "close to the core, to be evicted first", PREFETCHNTA},
+		{"prefetchT1", "into L2 and out", PREFETCHT1},
+	} {
+		TEXT(h.name, NOSPLIT, "func(p *byte, n int)")
+		Pragma("noescape")
+		Doc(h.name + " hints that the n 64-byte lines from p will be read soon (" + h.doc + ").")
+		p, n := param("p"), param("n")
+		TESTQ(n, n)
+		JLE(LabelRef("done"))
+		Label("loop")
+		h.ins(at(p, 0))
+		ADDQ(U32(64), p)
+		DECQ(n)
+		JNZ(LabelRef("loop"))
+		Label("done")
+		RET()
+	}
 }
 
 // genTranspose8x16AVX2 emits the 8-bit transpose on 16×16 blocks. Register i
