@@ -61,6 +61,7 @@ func main() {
 		}
 	}
 	genTransposeLanes(avx2, 4, ordinary, false)
+	genTransposeLanes(avx2, 4, streaming, false)
 	genTransposeLanes(avx2, 2, ordinary, false)
 	genTranspose8x16AVX2()
 	for _, m := range []mode{ordinary, streaming} {

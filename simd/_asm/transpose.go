@@ -56,9 +56,12 @@ func laneNetwork(x isa, w int, rows []reg.VecVirtual) []reg.VecVirtual {
 // in-lane E×E transpose of the E registers leaves output row E*J+j in
 // register j. Lane inserts from memory avoid cross-lane shuffles.
 //
-// The streaming variant (AVX-512 only, where every store is a whole cache
-// line) stores non-temporally and leaves the SFENCE to the caller, which
-// issues one after many calls (see sfence).
+// The streaming variant stores non-temporally and leaves the SFENCE to the
+// caller, which issues one after many calls (see sfence). Its stores are whole
+// cache lines: AVX-512's 16×16 32-bit blocks give each destination row one;
+// AVX2's 8×8 ones half a line, so its streaming variant transposes two blocks
+// down the source at a time and stores each row's two halves together (half
+// lines streamed block by block lost: bench/design-notes.md).
 //
 // With narrow, the block has one column group only: N×E blocks (16×4 or 8×4
 // for 32-bit), for sources whose rows are narrower than N elements, such as
@@ -74,11 +77,12 @@ func genTransposeLanes(x isa, w int, m mode, narrow bool) {
 	name := fname(base, x, m)
 	TEXT(name, NOSPLIT, "func(dst *byte, dstStride int, src *byte, srcStride int, n int)")
 	Pragma("noescape")
-	doc := ""
+	doc, stack := "", 1 // stack: blocks down the source per step
 	if m == streaming {
 		doc = " Stores are non-temporal, without SFENCE: destination rows must be aligned to the vector width."
+		stack = 64 / (nb * w)
 	}
-	Doc(fmt.Sprintf("%s transposes n %d×%d blocks of %d-bit elements, going down the source (src += %d*srcStride, dst += %d bytes per block).%s", name, nb, cols, 8*w, nb, nb*w, doc))
+	Doc(fmt.Sprintf("%s transposes n %d×%d blocks of %d-bit elements, going down the source (src += %d*srcStride, dst += %d bytes per block).%s", name, nb*stack, cols, 8*w, nb*stack, nb*w*stack, doc))
 	d, ds := param("dst"), param("dstStride")
 	s, ss := param("src"), param("srcStride")
 	n := param("n")
@@ -100,62 +104,79 @@ func genTransposeLanes(x isa, w int, m mode, narrow bool) {
 	q := GP64()
 	MOVQ(d, q)
 	for J := 0; J < groups; J++ {
-		p := GP64()
-		MOVQ(s, p)
-		rows := make([]reg.VecVirtual, e)
-		for i := 0; i < e; i++ {
-			r := x.vec()
-			// A broadcast load defines the whole register (a plain
-			// xmm load would leave the upper lanes live-in for avo's
-			// register allocator) and costs only a load uop.
-			if x.w == 64 {
-				VBROADCASTI32X4(Mem{Base: p, Disp: 16 * J}, r)
-			} else {
-				VBROADCASTI128(Mem{Base: p, Disp: 16 * J}, r)
-			}
-			for L := 1; L < v; L++ {
-				var m Mem
-				switch L {
-				case 1:
-					m = Mem{Base: p, Index: es, Scale: 1, Disp: 16 * J}
-				case 2:
-					m = Mem{Base: p, Index: es, Scale: 2, Disp: 16 * J}
-				case 3:
-					m = Mem{Base: p, Index: es3, Scale: 1, Disp: 16 * J}
-				}
-				if x.w == 64 {
-					VINSERTI32X4(U8(L), m, r, r)
-				} else {
-					VINSERTI128(U8(L), m, r, r)
-				}
-			}
-			if m == streaming && w == 4 && J == 0 {
-				// The next column block's source lines, which the loads of this one
-				// do not lead the prefetchers to; 32-bit only, where it gained
-				// (bench/design-notes.md).
-				for L := 0; L < v; L++ {
-					PREFETCHT0(laneMem(p, es, es3, L, transposeAhead))
-				}
-			}
-			rows[i] = r
-			if i < e-1 {
-				ADDQ(ss, p)
-			}
+		outs := make([][]reg.VecVirtual, stack)
+		for h := range stack {
+			outs[h] = transposeGroup(x, w, m, s, ss, es, es3, blk, J, h)
 		}
-		out := laneNetwork(x, w, rows)
 		for j := 0; j < e; j++ {
-			x.store(out[j], Mem{Base: q}, m)
+			for h := range stack {
+				x.store(outs[h][j], Mem{Base: q, Disp: h * nb * w}, m)
+			}
 			if J < groups-1 || j < e-1 {
 				ADDQ(ds, q)
 			}
 		}
 	}
-	ADDQ(blk, s)
-	ADDQ(U32(nb*w), d)
+	for range stack {
+		ADDQ(blk, s)
+	}
+	ADDQ(U32(nb*w*stack), d)
 	DECQ(n)
 	JNZ(LabelRef("loop"))
 	Label("done")
 	finish(ordinary) // no SFENCE: see above
+}
+
+// transposeGroup loads column group J of the h-th block down from s and transposes
+// it in the lanes: the group's E output rows.
+func transposeGroup(x isa, w int, m mode, s, ss, es, es3, blk reg.GPVirtual, J, h int) []reg.VecVirtual {
+	e, v := 16/w, x.w/16
+	p := GP64()
+	MOVQ(s, p)
+	for range h {
+		ADDQ(blk, p)
+	}
+	rows := make([]reg.VecVirtual, e)
+	for i := 0; i < e; i++ {
+		r := x.vec()
+		// A broadcast load defines the whole register (a plain
+		// xmm load would leave the upper lanes live-in for avo's
+		// register allocator) and costs only a load uop.
+		if x.w == 64 {
+			VBROADCASTI32X4(Mem{Base: p, Disp: 16 * J}, r)
+		} else {
+			VBROADCASTI128(Mem{Base: p, Disp: 16 * J}, r)
+		}
+		for L := 1; L < v; L++ {
+			var m Mem
+			switch L {
+			case 1:
+				m = Mem{Base: p, Index: es, Scale: 1, Disp: 16 * J}
+			case 2:
+				m = Mem{Base: p, Index: es, Scale: 2, Disp: 16 * J}
+			case 3:
+				m = Mem{Base: p, Index: es3, Scale: 1, Disp: 16 * J}
+			}
+			if x.w == 64 {
+				VINSERTI32X4(U8(L), m, r, r)
+			} else {
+				VINSERTI128(U8(L), m, r, r)
+			}
+		}
+		if m == streaming && w == 4 && J == 0 {
+			// The next column block's source lines, which the loads of this one
+			// do not lead the prefetchers to; 32-bit only, where it gained
+			// (bench/design-notes.md).
+			for L := 0; L < v; L++ {
+				PREFETCHT0(laneMem(p, es, es3, L, transposeAhead))
+			}
+		}
+		rows[i] = r
+		if i < e-1 {
+			ADDQ(ss, p)
+		}
+	}
+	return laneNetwork(x, w, rows)
 }
 
 // transposeAhead is how far past a streaming 32-bit transpose's loads it prefetches:
