@@ -132,6 +132,58 @@ func TestStagedTranspose(t *testing.T) {
 	}
 }
 
+// Streaming same-type transposes into destination rows that are not whole lines apart
+// build their rows in scratch (stagesOddRows); rows whole lines apart, and plans that
+// do not stream, store in place.
+func TestStagedOddRows(t *testing.T) {
+	for _, c := range []struct {
+		dst, src string
+		want     bool
+	}{
+		{"f32[63,65,67,61]{0,1,2,3}", "f32[63,65,67,61]{3,2,1,0}", true},
+		{"f32[8191,8190]{0,1}", "f32[8191,8190]{1,0}", true},
+		{"f32[64,64,64,64]{0,1,2,3}", "f32[64,64,64,64]{3,2,1,0}", false}, // rows whole lines apart
+		{"f32[8192,8192]{0,1}", "f32[8192,8192]{1,0}", false},
+		{"f32[63,65,7,61]{0,1,2,3}", "f32[63,65,7,61]{3,2,1,0}", false}, // in the cache: no streaming
+	} {
+		p, err := NewPlan(layout.MustParse(c.dst), layout.MustParse(c.src), WithWorkers(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k := p.kern; k.kind != kTranspose || (k.conv != nil) != c.want {
+			t.Errorf("%s ← %s: %v kernel, staged %v (stream %v); want staged %v", c.dst, c.src, k.kind, k.conv != nil, p.stream, c.want)
+		}
+	}
+	// Against the reference, streaming forced on small arrays of the same kind.
+	r := rand.New(rand.NewPCG(71, 73))
+	for _, c := range []struct {
+		dst, src string
+		block    int
+	}{
+		{"f32[15,13,11,9]{0,1,2,3}", "f32[15,13,11,9]{3,2,1,0}", 8192},
+		{"f32[31,15,67,19]{0,1,2,3}", "f32[31,15,67,19]{3,2,1,0}", 65536},
+		{"f32[37,29]{0,1}", "f32[37,29]{1,0}", 1024},
+		{"bf16[45,33]{0,1}", "bf16[45,33]{1,0}", 1024},
+		{"s8[70,33]{0,1}", "s8[70,33]{1,0}", 1024},
+	} {
+		for _, k := range implementations() {
+			for _, w := range []int{1, 2} {
+				c := pairCase{dst: layout.MustParse(c.dst), src: layout.MustParse(c.src), opts: []Option{WithWorkers(w), WithBlockBytes(c.block)}, stream: true}
+				p, err := NewPlan(c.dst, c.src, append(c.opts, WithKernel(k.Name))...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p.stream, p.readAhead = true, true
+				p.settle(&p.kern)
+				if p.kern.conv == nil {
+					t.Errorf("%s, streaming forced: not staged", p)
+				}
+				checkPair(t, r, c, k.Name)
+			}
+		}
+	}
+}
+
 // Packing wide arrays (bf16 8192² → T(8,128)(2,1): two 16 KiB rows a call) runs each call
 // in 2 KiB chunks of source and asks, after each, for the same part of the next call's
 // rows; copies and packings whose next rows planAhead asks for already do not.

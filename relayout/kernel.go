@@ -256,7 +256,7 @@ func (p *Plan) bind(k *kernel) {
 			if !k.convFirst {
 				ub, toScratch = k.unit*int64(p.sbits/8), true
 			}
-		} else if p.stagesRows(k) && !p.readsTiles(k, ub) {
+		} else if (p.stagesRows(k) || p.stagesOddRows(k)) && !p.readsTiles(k, ub) {
 			k.conv, k.convFirst, toScratch = p.runConv(), false, true
 			p.makeScratch(k)
 		}
@@ -345,6 +345,17 @@ func (p *Plan) readsTiles(k *kernel, ub int64) bool {
 // 1024², in the cache, AVX-512 before the tile kernels: 0.06 → 0.52 of copy()).
 func (p *Plan) stagesRows(k *kernel) bool {
 	return k.rows*k.unit*int64(p.dbits/8) < 64 && k.repDst == k.rows*k.unit && k.rep > 1
+}
+
+// stagesOddRows reports whether a streaming same-type transpose writes destination
+// rows that are not whole lines apart, in runs that consecutive blocks continue (the
+// 4-D permutations of odd dims: 63 f32 a block row, 13 blocks a run). The transpose
+// kernels stream only into rows whole lines apart, so these were stored ordinarily,
+// each line read before it was written; built in scratch, the rows stream out through
+// the copy kernel's per-row edges (f32 [63,65,67,61] reversed: 0.26 → 0.46–0.50 of
+// copy(), bench/design-notes.md).
+func (p *Plan) stagesOddRows(k *kernel) bool {
+	return p.stream && k.dstRow*int64(p.dbits/8)%64 != 0 && k.repDst == k.rows*k.unit && k.rep > 1
 }
 
 // makeScratch makes one scratch block per worker now, so that Copy does not allocate;
