@@ -79,7 +79,7 @@ func (p *Plan) runRange(dst, src []byte, lo, hi int64) {
 		defer p.stage.put(stage)
 	}
 	var wide []byte
-	if p.wide != nil && lo == 0 && hi == p.chunks { // one worker: with two it lost (see wideTiles)
+	if p.wide != nil && (wideShared || lo == 0 && hi == p.chunks) {
 		wide = p.wide.get()
 		defer p.wide.put(wide)
 	}

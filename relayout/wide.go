@@ -3,6 +3,8 @@ package relayout
 import (
 	"runtime"
 
+	"github.com/klauspost/cpuid/v2"
+
 	"github.com/tpulayout/tpulayout/simd"
 )
 
@@ -13,11 +15,16 @@ import (
 // wideTiles tiles along the row (interior ones, and the row's last tile when only the
 // row's end cuts it) unpack instead into a staging buffer in L1 with ordinary stores,
 // whose rows then stream out with the copy kernel, one split line per wideTiles pieces
-// (or, rows of up to wideTiles tiles, the staged rows as one run). It pays with one
-// worker only (runRange takes it when its range is the whole nest); with two it lost,
-// as did more tiles (16: 32 KiB, out of L1) and the bf16 → f32 untiling, whose fused
-// kernel streams each row in one pass (bench/design-notes.md).
+// (or, rows of up to wideTiles tiles, the staged rows as one run). More tiles (16:
+// 32 KiB, out of L1) lost, as did the bf16 → f32 untiling, whose fused kernel streams
+// each row in one pass (bench/design-notes.md).
 const wideTiles = 4
+
+// wideShared says that the ranges of several workers stage too, not only a range that
+// is the whole nest. On the Intel Xeon (Cascade Lake) two workers gained with it (bf16
+// [8191,8190] → row-major 0.38–0.42 → 0.72–0.80 of copy(), [200000,200] 0.54–0.56 →
+// 0.77–0.79); on the AMD Zen 5 EPYC they lost (0.72–0.77 → 0.64–0.70).
+var wideShared = cpuid.CPU.VendorID == cpuid.Intel
 
 // wideMax bounds the staging buffer of a worker (a plan's repeats of 2 rows each),
 // to stay in L1.

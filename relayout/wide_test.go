@@ -37,8 +37,10 @@ func TestWidePlanned(t *testing.T) {
 
 // The wide staging against the reference: ragged rows and columns, tile rows of
 // fewer or more than wideTiles interior tiles, a leading dim, several workers (whose
-// ranges skip the staging), and destinations at every even offset from a line.
+// ranges stage or not, see wideShared), and destinations at every even offset from a
+// line.
 func TestWideUntilings(t *testing.T) {
+	defer func(shared bool) { wideShared = shared }(wideShared)
 	r := rand.New(rand.NewPCG(31, 32))
 	shapes := []string{
 		"bf16[%s]{1,0:T(8,128)(2,1)}|bf16[%s]{1,0}|33,8190",
@@ -53,7 +55,12 @@ func TestWideUntilings(t *testing.T) {
 		var src, dst, dims string
 		fmt.Sscanf(replaceBars(s), "%s %s %s", &src, &dst, &dims)
 		c := pairCase{dst: layout.MustParse(fmt.Sprintf(dst, dims)), src: layout.MustParse(fmt.Sprintf(src, dims)), stream: true}
-		for _, workers := range []int{1, 3} {
+		for _, v := range []struct {
+			workers int
+			shared  bool
+		}{{1, false}, {3, false}, {3, true}} {
+			workers := v.workers
+			wideShared = v.shared
 			c.opts = []Option{WithWorkers(workers)}
 			for _, k := range implementations() {
 				p, err := NewPlan(c.dst, c.src, append(c.opts, WithKernel(k.Name))...)
