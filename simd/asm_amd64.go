@@ -82,7 +82,8 @@ var avx2Set = &asmSet{
 	rowsEdgesW:  edgeAsm{copy: copyRowsNTWAVX2, deinterleave16: deinterleave16RowsNTWAVX2, bf16DeintToF32: bf16DeinterleaveToF32RowsNTWAVX2, lo16: extract16LoRowsNTWAVX2, hi16: extract16HiRowsNTWAVX2, loToF32: bf16ExtractLoToF32RowsNTWAVX2, hiToF32: bf16ExtractHiToF32RowsNTWAVX2},
 	rowsEdges:   edgeAsm{copy: copyRowsNTEAVX2, f32ToBF16: f32ToBF16RowsNTEAVX2, f32ToF16: f32ToF16RowsNTEAVX2, bf16ToF32: bf16ToF32RowsNTEAVX2, f16ToF32: f16ToF32RowsNTEAVX2, interleave16: interleave16RowsNTEAVX2, deinterleave16: deinterleave16RowsNTEAVX2, f32ToBF16Interleave: f32ToBF16InterleaveRowsNTEAVX2, f32ToF16Interleave: f32ToF16InterleaveRowsNTEAVX2, interleave8x4: interleave8x4RowsNTEAVX2, deinterleave8x4: deinterleave8x4RowsNTEAVX2, bf16DeintToF32: bf16DeinterleaveToF32RowsNTEAVX2},
 	transpose32: transpose32AVX2, transpose16: transpose16AVX2, transpose8: transpose8AVX2,
-	transpose32NT: transpose32BlockPairsNTAVX2,
+	transpose32NT: blockPairsNT(transpose32NTAVX2, transpose32AVX2, 8, 4),
+	transpose16NT: blockPairsNT(transpose16NTAVX2, transpose16AVX2, 16, 2),
 	transpose32w4: transpose32w4AVX2, transpose32h4: transpose32h4AVX2, transpose8h8: transpose8h8AVX2, transpose8w8: transpose8w8AVX2,
 	tiles32:   [2]func(*byte, int, int, *byte, int, int){transpose32g4AVX2, transpose32g8AVX2},
 	tiles32NT: [2]func(*byte, int, int, *byte, int, int){transpose32g4NTAVX2, transpose32g8NTAVX2},
@@ -173,15 +174,17 @@ func (s *asmSet) narrowerRows() rowAsm {
 
 func addr(p *byte) uintptr { return uintptr(unsafe.Pointer(p)) }
 
-// transpose32BlockPairsNTAVX2 is the AVX2 set's streaming 32-bit transpose of n 8×8
-// blocks: its kernel takes two blocks down the source at a time, so that each
-// destination row gets a whole line, and an odd last block takes the ordinary one.
-func transpose32BlockPairsNTAVX2(dst *byte, ds int, src *byte, ss int, n int) {
-	if n >= 2 {
-		transpose32NTAVX2(dst, ds, src, ss, n/2)
-	}
-	if n%2 == 1 {
-		transpose32AVX2((*byte)(unsafe.Add(unsafe.Pointer(dst), (n-1)*32)), ds, (*byte)(unsafe.Add(unsafe.Pointer(src), (n-1)*8*ss)), ss, 1)
+// blockPairsNT adapts an AVX2 streaming transpose whose unit is two blocks down the
+// source (each destination row's two halves stored together, a whole line) to n
+// blocks of rows×rows w-byte elements: an odd last block takes the ordinary kernel.
+func blockPairsNT(nt, ord func(dst *byte, ds int, src *byte, ss int, n int), rows, w int) func(dst *byte, ds int, src *byte, ss int, n int) {
+	return func(dst *byte, ds int, src *byte, ss int, n int) {
+		if n >= 2 {
+			nt(dst, ds, src, ss, n/2)
+		}
+		if n%2 == 1 {
+			ord((*byte)(unsafe.Add(unsafe.Pointer(dst), (n-1)*rows*w)), ds, (*byte)(unsafe.Add(unsafe.Pointer(src), (n-1)*rows*ss)), ss, 1)
+		}
 	}
 }
 

@@ -61,9 +61,9 @@
 //   - "avx2": amd64 assembly for CPUs with AVX2 and F16C. Every kernel has
 //     a vector loop; heads and tails run the generic Go code. Transposes
 //     use 8×8 (32-bit) and 16×16 (16-bit and 8-bit) register blocks; the
-//     non-temporal Transpose32 takes two 8×8 blocks down the source at a
-//     time, so that each store pair completes a line (16- and 8-bit ones
-//     store ordinarily); Transpose32Tiles and Transpose32FromTiles take
+//     non-temporal Transpose32 and Transpose16 take two blocks down the
+//     source at a time, so that each store pair completes a line (the 8-bit
+//     one stores ordinarily); Transpose32Tiles and Transpose32FromTiles take
 //     16×16 blocks as two halves of 8 rows, storing whole 64-byte lines.
 //   - "avx512": amd64 assembly for CPUs with AVX-512 F, BW and VL, with
 //     512-bit vectors. Transpose32, Transpose16 and Transpose8 use 16×16,

@@ -594,15 +594,20 @@ func f16ToF32RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, 
 //go:noescape
 func transpose32AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
 
+// transpose16AVX2 transposes n 16×16 blocks of 16-bit elements, going down the source (src += 16*srcStride, dst += 32 bytes per block).
+//
+//go:noescape
+func transpose16AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
+
 // transpose32NTAVX2 transposes n 16×8 blocks of 32-bit elements, going down the source (src += 16*srcStride, dst += 64 bytes per block). Stores are non-temporal, without SFENCE: destination rows must be aligned to the vector width.
 //
 //go:noescape
 func transpose32NTAVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
 
-// transpose16AVX2 transposes n 16×16 blocks of 16-bit elements, going down the source (src += 16*srcStride, dst += 32 bytes per block).
+// transpose16NTAVX2 transposes n 32×16 blocks of 16-bit elements, going down the source (src += 32*srcStride, dst += 64 bytes per block). Stores are non-temporal, without SFENCE: destination rows must be aligned to the vector width.
 //
 //go:noescape
-func transpose16AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
+func transpose16NTAVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
 
 // transpose8AVX2 transposes n 16×16 blocks of bytes, going down the source (src += 16*srcStride, dst += 16 bytes per block).
 //

@@ -9913,6 +9913,159 @@ done:
 	VZEROUPPER
 	RET
 
+// func transpose16AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
+// Requires: AVX, AVX2
+TEXT ·transpose16AVX2(SB), NOSPLIT, $0-40
+	MOVQ  dst+0(FP), AX
+	MOVQ  dstStride+8(FP), CX
+	MOVQ  src+16(FP), DX
+	MOVQ  srcStride+24(FP), BX
+	MOVQ  n+32(FP), SI
+	MOVQ  BX, DI
+	SHLQ  $0x03, DI
+	MOVQ  BX, R8
+	SHLQ  $0x04, R8
+	TESTQ SI, SI
+	JZ    done
+
+loop:
+	MOVQ           AX, R9
+	MOVQ           DX, R10
+	VBROADCASTI128 (R10), Y0
+	VINSERTI128    $0x01, (R10)(DI*1), Y0, Y0
+	ADDQ           BX, R10
+	VBROADCASTI128 (R10), Y1
+	VINSERTI128    $0x01, (R10)(DI*1), Y1, Y1
+	ADDQ           BX, R10
+	VBROADCASTI128 (R10), Y2
+	VINSERTI128    $0x01, (R10)(DI*1), Y2, Y2
+	ADDQ           BX, R10
+	VBROADCASTI128 (R10), Y3
+	VINSERTI128    $0x01, (R10)(DI*1), Y3, Y3
+	ADDQ           BX, R10
+	VBROADCASTI128 (R10), Y4
+	VINSERTI128    $0x01, (R10)(DI*1), Y4, Y4
+	ADDQ           BX, R10
+	VBROADCASTI128 (R10), Y5
+	VINSERTI128    $0x01, (R10)(DI*1), Y5, Y5
+	ADDQ           BX, R10
+	VBROADCASTI128 (R10), Y6
+	VINSERTI128    $0x01, (R10)(DI*1), Y6, Y6
+	ADDQ           BX, R10
+	VBROADCASTI128 (R10), Y7
+	VINSERTI128    $0x01, (R10)(DI*1), Y7, Y7
+	VPUNPCKLWD     Y4, Y0, Y8
+	VPUNPCKHWD     Y4, Y0, Y0
+	VPUNPCKLWD     Y5, Y1, Y4
+	VPUNPCKHWD     Y5, Y1, Y1
+	VPUNPCKLWD     Y6, Y2, Y5
+	VPUNPCKHWD     Y6, Y2, Y2
+	VPUNPCKLWD     Y7, Y3, Y6
+	VPUNPCKHWD     Y7, Y3, Y3
+	VPUNPCKLWD     Y5, Y8, Y7
+	VPUNPCKHWD     Y5, Y8, Y5
+	VPUNPCKLWD     Y2, Y0, Y8
+	VPUNPCKHWD     Y2, Y0, Y0
+	VPUNPCKLWD     Y6, Y4, Y2
+	VPUNPCKHWD     Y6, Y4, Y4
+	VPUNPCKLWD     Y3, Y1, Y6
+	VPUNPCKHWD     Y3, Y1, Y1
+	VPUNPCKLWD     Y2, Y7, Y3
+	VPUNPCKHWD     Y2, Y7, Y2
+	VPUNPCKLWD     Y4, Y5, Y7
+	VPUNPCKHWD     Y4, Y5, Y4
+	VPUNPCKLWD     Y6, Y8, Y5
+	VPUNPCKHWD     Y6, Y8, Y6
+	VPUNPCKLWD     Y1, Y0, Y8
+	VPUNPCKHWD     Y1, Y0, Y0
+	VMOVDQU        Y3, (R9)
+	ADDQ           CX, R9
+	VMOVDQU        Y2, (R9)
+	ADDQ           CX, R9
+	VMOVDQU        Y7, (R9)
+	ADDQ           CX, R9
+	VMOVDQU        Y4, (R9)
+	ADDQ           CX, R9
+	VMOVDQU        Y5, (R9)
+	ADDQ           CX, R9
+	VMOVDQU        Y6, (R9)
+	ADDQ           CX, R9
+	VMOVDQU        Y8, (R9)
+	ADDQ           CX, R9
+	VMOVDQU        Y0, (R9)
+	ADDQ           CX, R9
+	MOVQ           DX, R10
+	VBROADCASTI128 16(R10), Y0
+	VINSERTI128    $0x01, 16(R10)(DI*1), Y0, Y0
+	ADDQ           BX, R10
+	VBROADCASTI128 16(R10), Y1
+	VINSERTI128    $0x01, 16(R10)(DI*1), Y1, Y1
+	ADDQ           BX, R10
+	VBROADCASTI128 16(R10), Y2
+	VINSERTI128    $0x01, 16(R10)(DI*1), Y2, Y2
+	ADDQ           BX, R10
+	VBROADCASTI128 16(R10), Y3
+	VINSERTI128    $0x01, 16(R10)(DI*1), Y3, Y3
+	ADDQ           BX, R10
+	VBROADCASTI128 16(R10), Y4
+	VINSERTI128    $0x01, 16(R10)(DI*1), Y4, Y4
+	ADDQ           BX, R10
+	VBROADCASTI128 16(R10), Y5
+	VINSERTI128    $0x01, 16(R10)(DI*1), Y5, Y5
+	ADDQ           BX, R10
+	VBROADCASTI128 16(R10), Y6
+	VINSERTI128    $0x01, 16(R10)(DI*1), Y6, Y6
+	ADDQ           BX, R10
+	VBROADCASTI128 16(R10), Y7
+	VINSERTI128    $0x01, 16(R10)(DI*1), Y7, Y7
+	VPUNPCKLWD     Y4, Y0, Y8
+	VPUNPCKHWD     Y4, Y0, Y0
+	VPUNPCKLWD     Y5, Y1, Y4
+	VPUNPCKHWD     Y5, Y1, Y1
+	VPUNPCKLWD     Y6, Y2, Y5
+	VPUNPCKHWD     Y6, Y2, Y2
+	VPUNPCKLWD     Y7, Y3, Y6
+	VPUNPCKHWD     Y7, Y3, Y3
+	VPUNPCKLWD     Y5, Y8, Y7
+	VPUNPCKHWD     Y5, Y8, Y5
+	VPUNPCKLWD     Y2, Y0, Y8
+	VPUNPCKHWD     Y2, Y0, Y0
+	VPUNPCKLWD     Y6, Y4, Y2
+	VPUNPCKHWD     Y6, Y4, Y4
+	VPUNPCKLWD     Y3, Y1, Y6
+	VPUNPCKHWD     Y3, Y1, Y1
+	VPUNPCKLWD     Y2, Y7, Y3
+	VPUNPCKHWD     Y2, Y7, Y2
+	VPUNPCKLWD     Y4, Y5, Y7
+	VPUNPCKHWD     Y4, Y5, Y4
+	VPUNPCKLWD     Y6, Y8, Y5
+	VPUNPCKHWD     Y6, Y8, Y6
+	VPUNPCKLWD     Y1, Y0, Y8
+	VPUNPCKHWD     Y1, Y0, Y0
+	VMOVDQU        Y3, (R9)
+	ADDQ           CX, R9
+	VMOVDQU        Y2, (R9)
+	ADDQ           CX, R9
+	VMOVDQU        Y7, (R9)
+	ADDQ           CX, R9
+	VMOVDQU        Y4, (R9)
+	ADDQ           CX, R9
+	VMOVDQU        Y5, (R9)
+	ADDQ           CX, R9
+	VMOVDQU        Y6, (R9)
+	ADDQ           CX, R9
+	VMOVDQU        Y8, (R9)
+	ADDQ           CX, R9
+	VMOVDQU        Y0, (R9)
+	ADDQ           R8, DX
+	ADDQ           $0x00000020, AX
+	DECQ           SI
+	JNZ            loop
+
+done:
+	VZEROUPPER
+	RET
+
 // func transpose32NTAVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
 // Requires: AVX, AVX2, MMX+
 TEXT ·transpose32NTAVX2(SB), NOSPLIT, $0-40
@@ -10061,9 +10214,9 @@ done:
 	VZEROUPPER
 	RET
 
-// func transpose16AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
+// func transpose16NTAVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
 // Requires: AVX, AVX2
-TEXT ·transpose16AVX2(SB), NOSPLIT, $0-40
+TEXT ·transpose16NTAVX2(SB), NOSPLIT, $256-40
 	MOVQ  dst+0(FP), AX
 	MOVQ  dstStride+8(FP), CX
 	MOVQ  src+16(FP), DX
@@ -10126,21 +10279,94 @@ loop:
 	VPUNPCKHWD     Y6, Y8, Y6
 	VPUNPCKLWD     Y1, Y0, Y8
 	VPUNPCKHWD     Y1, Y0, Y0
-	VMOVDQU        Y3, (R9)
+	VMOVDQU        Y3, (SP)
+	VMOVDQU        Y2, 32(SP)
+	VMOVDQU        Y7, 64(SP)
+	VMOVDQU        Y4, 96(SP)
+	VMOVDQU        Y5, 128(SP)
+	VMOVDQU        Y6, 160(SP)
+	VMOVDQU        Y8, 192(SP)
+	VMOVDQU        Y0, 224(SP)
+	MOVQ           DX, R10
+	ADDQ           R8, R10
+	VBROADCASTI128 (R10), Y0
+	VINSERTI128    $0x01, (R10)(DI*1), Y0, Y0
+	ADDQ           BX, R10
+	VBROADCASTI128 (R10), Y1
+	VINSERTI128    $0x01, (R10)(DI*1), Y1, Y1
+	ADDQ           BX, R10
+	VBROADCASTI128 (R10), Y2
+	VINSERTI128    $0x01, (R10)(DI*1), Y2, Y2
+	ADDQ           BX, R10
+	VBROADCASTI128 (R10), Y3
+	VINSERTI128    $0x01, (R10)(DI*1), Y3, Y3
+	ADDQ           BX, R10
+	VBROADCASTI128 (R10), Y4
+	VINSERTI128    $0x01, (R10)(DI*1), Y4, Y4
+	ADDQ           BX, R10
+	VBROADCASTI128 (R10), Y5
+	VINSERTI128    $0x01, (R10)(DI*1), Y5, Y5
+	ADDQ           BX, R10
+	VBROADCASTI128 (R10), Y6
+	VINSERTI128    $0x01, (R10)(DI*1), Y6, Y6
+	ADDQ           BX, R10
+	VBROADCASTI128 (R10), Y7
+	VINSERTI128    $0x01, (R10)(DI*1), Y7, Y7
+	VPUNPCKLWD     Y4, Y0, Y8
+	VPUNPCKHWD     Y4, Y0, Y0
+	VPUNPCKLWD     Y5, Y1, Y4
+	VPUNPCKHWD     Y5, Y1, Y1
+	VPUNPCKLWD     Y6, Y2, Y5
+	VPUNPCKHWD     Y6, Y2, Y2
+	VPUNPCKLWD     Y7, Y3, Y6
+	VPUNPCKHWD     Y7, Y3, Y3
+	VPUNPCKLWD     Y5, Y8, Y7
+	VPUNPCKHWD     Y5, Y8, Y5
+	VPUNPCKLWD     Y2, Y0, Y8
+	VPUNPCKHWD     Y2, Y0, Y0
+	VPUNPCKLWD     Y6, Y4, Y2
+	VPUNPCKHWD     Y6, Y4, Y4
+	VPUNPCKLWD     Y3, Y1, Y6
+	VPUNPCKHWD     Y3, Y1, Y1
+	VPUNPCKLWD     Y2, Y7, Y3
+	VPUNPCKHWD     Y2, Y7, Y2
+	VPUNPCKLWD     Y4, Y5, Y7
+	VPUNPCKHWD     Y4, Y5, Y4
+	VPUNPCKLWD     Y6, Y8, Y5
+	VPUNPCKHWD     Y6, Y8, Y6
+	VPUNPCKLWD     Y1, Y0, Y8
+	VPUNPCKHWD     Y1, Y0, Y0
+	VMOVDQU        (SP), Y1
+	VMOVNTDQ       Y1, (R9)
+	VMOVNTDQ       Y3, 32(R9)
 	ADDQ           CX, R9
-	VMOVDQU        Y2, (R9)
+	VMOVDQU        32(SP), Y1
+	VMOVNTDQ       Y1, (R9)
+	VMOVNTDQ       Y2, 32(R9)
 	ADDQ           CX, R9
-	VMOVDQU        Y7, (R9)
+	VMOVDQU        64(SP), Y1
+	VMOVNTDQ       Y1, (R9)
+	VMOVNTDQ       Y7, 32(R9)
 	ADDQ           CX, R9
-	VMOVDQU        Y4, (R9)
+	VMOVDQU        96(SP), Y1
+	VMOVNTDQ       Y1, (R9)
+	VMOVNTDQ       Y4, 32(R9)
 	ADDQ           CX, R9
-	VMOVDQU        Y5, (R9)
+	VMOVDQU        128(SP), Y1
+	VMOVNTDQ       Y1, (R9)
+	VMOVNTDQ       Y5, 32(R9)
 	ADDQ           CX, R9
-	VMOVDQU        Y6, (R9)
+	VMOVDQU        160(SP), Y1
+	VMOVNTDQ       Y1, (R9)
+	VMOVNTDQ       Y6, 32(R9)
 	ADDQ           CX, R9
-	VMOVDQU        Y8, (R9)
+	VMOVDQU        192(SP), Y1
+	VMOVNTDQ       Y1, (R9)
+	VMOVNTDQ       Y8, 32(R9)
 	ADDQ           CX, R9
-	VMOVDQU        Y0, (R9)
+	VMOVDQU        224(SP), Y1
+	VMOVNTDQ       Y1, (R9)
+	VMOVNTDQ       Y0, 32(R9)
 	ADDQ           CX, R9
 	MOVQ           DX, R10
 	VBROADCASTI128 16(R10), Y0
@@ -10190,23 +10416,97 @@ loop:
 	VPUNPCKHWD     Y6, Y8, Y6
 	VPUNPCKLWD     Y1, Y0, Y8
 	VPUNPCKHWD     Y1, Y0, Y0
-	VMOVDQU        Y3, (R9)
+	VMOVDQU        Y3, (SP)
+	VMOVDQU        Y2, 32(SP)
+	VMOVDQU        Y7, 64(SP)
+	VMOVDQU        Y4, 96(SP)
+	VMOVDQU        Y5, 128(SP)
+	VMOVDQU        Y6, 160(SP)
+	VMOVDQU        Y8, 192(SP)
+	VMOVDQU        Y0, 224(SP)
+	MOVQ           DX, R10
+	ADDQ           R8, R10
+	VBROADCASTI128 16(R10), Y0
+	VINSERTI128    $0x01, 16(R10)(DI*1), Y0, Y0
+	ADDQ           BX, R10
+	VBROADCASTI128 16(R10), Y1
+	VINSERTI128    $0x01, 16(R10)(DI*1), Y1, Y1
+	ADDQ           BX, R10
+	VBROADCASTI128 16(R10), Y2
+	VINSERTI128    $0x01, 16(R10)(DI*1), Y2, Y2
+	ADDQ           BX, R10
+	VBROADCASTI128 16(R10), Y3
+	VINSERTI128    $0x01, 16(R10)(DI*1), Y3, Y3
+	ADDQ           BX, R10
+	VBROADCASTI128 16(R10), Y4
+	VINSERTI128    $0x01, 16(R10)(DI*1), Y4, Y4
+	ADDQ           BX, R10
+	VBROADCASTI128 16(R10), Y5
+	VINSERTI128    $0x01, 16(R10)(DI*1), Y5, Y5
+	ADDQ           BX, R10
+	VBROADCASTI128 16(R10), Y6
+	VINSERTI128    $0x01, 16(R10)(DI*1), Y6, Y6
+	ADDQ           BX, R10
+	VBROADCASTI128 16(R10), Y7
+	VINSERTI128    $0x01, 16(R10)(DI*1), Y7, Y7
+	VPUNPCKLWD     Y4, Y0, Y8
+	VPUNPCKHWD     Y4, Y0, Y0
+	VPUNPCKLWD     Y5, Y1, Y4
+	VPUNPCKHWD     Y5, Y1, Y1
+	VPUNPCKLWD     Y6, Y2, Y5
+	VPUNPCKHWD     Y6, Y2, Y2
+	VPUNPCKLWD     Y7, Y3, Y6
+	VPUNPCKHWD     Y7, Y3, Y3
+	VPUNPCKLWD     Y5, Y8, Y7
+	VPUNPCKHWD     Y5, Y8, Y5
+	VPUNPCKLWD     Y2, Y0, Y8
+	VPUNPCKHWD     Y2, Y0, Y0
+	VPUNPCKLWD     Y6, Y4, Y2
+	VPUNPCKHWD     Y6, Y4, Y4
+	VPUNPCKLWD     Y3, Y1, Y6
+	VPUNPCKHWD     Y3, Y1, Y1
+	VPUNPCKLWD     Y2, Y7, Y3
+	VPUNPCKHWD     Y2, Y7, Y2
+	VPUNPCKLWD     Y4, Y5, Y7
+	VPUNPCKHWD     Y4, Y5, Y4
+	VPUNPCKLWD     Y6, Y8, Y5
+	VPUNPCKHWD     Y6, Y8, Y6
+	VPUNPCKLWD     Y1, Y0, Y8
+	VPUNPCKHWD     Y1, Y0, Y0
+	VMOVDQU        (SP), Y1
+	VMOVNTDQ       Y1, (R9)
+	VMOVNTDQ       Y3, 32(R9)
 	ADDQ           CX, R9
-	VMOVDQU        Y2, (R9)
+	VMOVDQU        32(SP), Y1
+	VMOVNTDQ       Y1, (R9)
+	VMOVNTDQ       Y2, 32(R9)
 	ADDQ           CX, R9
-	VMOVDQU        Y7, (R9)
+	VMOVDQU        64(SP), Y1
+	VMOVNTDQ       Y1, (R9)
+	VMOVNTDQ       Y7, 32(R9)
 	ADDQ           CX, R9
-	VMOVDQU        Y4, (R9)
+	VMOVDQU        96(SP), Y1
+	VMOVNTDQ       Y1, (R9)
+	VMOVNTDQ       Y4, 32(R9)
 	ADDQ           CX, R9
-	VMOVDQU        Y5, (R9)
+	VMOVDQU        128(SP), Y1
+	VMOVNTDQ       Y1, (R9)
+	VMOVNTDQ       Y5, 32(R9)
 	ADDQ           CX, R9
-	VMOVDQU        Y6, (R9)
+	VMOVDQU        160(SP), Y1
+	VMOVNTDQ       Y1, (R9)
+	VMOVNTDQ       Y6, 32(R9)
 	ADDQ           CX, R9
-	VMOVDQU        Y8, (R9)
+	VMOVDQU        192(SP), Y1
+	VMOVNTDQ       Y1, (R9)
+	VMOVNTDQ       Y8, 32(R9)
 	ADDQ           CX, R9
-	VMOVDQU        Y0, (R9)
+	VMOVDQU        224(SP), Y1
+	VMOVNTDQ       Y1, (R9)
+	VMOVNTDQ       Y0, 32(R9)
 	ADDQ           R8, DX
-	ADDQ           $0x00000020, AX
+	ADDQ           R8, DX
+	ADDQ           $0x00000040, AX
 	DECQ           SI
 	JNZ            loop
 

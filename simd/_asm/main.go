@@ -60,9 +60,10 @@ func main() {
 			genF16ToF32(x, m)
 		}
 	}
-	genTransposeLanes(avx2, 4, ordinary, false)
-	genTransposeLanes(avx2, 4, streaming, false)
-	genTransposeLanes(avx2, 2, ordinary, false)
+	for _, m := range []mode{ordinary, streaming} {
+		genTransposeLanes(avx2, 4, m, false)
+		genTransposeLanes(avx2, 2, m, false)
+	}
 	genTranspose8x16AVX2()
 	for _, m := range []mode{ordinary, streaming} {
 		genTransposeLanes(avx512, 4, m, false)

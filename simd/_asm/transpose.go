@@ -59,8 +59,8 @@ func laneNetwork(x isa, w int, rows []reg.VecVirtual) []reg.VecVirtual {
 // The streaming variant stores non-temporally and leaves the SFENCE to the
 // caller, which issues one after many calls (see sfence). Its stores are whole
 // cache lines: AVX-512's 16×16 32-bit blocks give each destination row one;
-// AVX2's 8×8 ones half a line, so its streaming variant transposes two blocks
-// down the source at a time and stores each row's two halves together (half
+// AVX2's blocks half a line, so its streaming variants transpose two blocks
+// down the source at a time and store each row's two halves together (half
 // lines streamed block by block lost: bench/design-notes.md).
 //
 // With narrow, the block has one column group only: N×E blocks (16×4 or 8×4
@@ -97,6 +97,13 @@ func genTransposeLanes(x isa, w int, m mode, narrow bool) {
 	blk := GP64() // N*srcStride
 	MOVQ(ss, blk)
 	SHLQ(U8(log2(nb)), blk)
+	// Two blocks' outputs that would not fit the 16 vector registers together (AVX2's
+	// 16-bit ones, eight each) keep the first block's on the stack until they are stored.
+	var spill *Mem
+	if stack == 2 && x.w == 32 && e > 4 {
+		l := AllocLocal(e * x.w)
+		spill = &l
+	}
 
 	TESTQ(n, n)
 	JZ(LabelRef("done"))
@@ -107,10 +114,20 @@ func genTransposeLanes(x isa, w int, m mode, narrow bool) {
 		outs := make([][]reg.VecVirtual, stack)
 		for h := range stack {
 			outs[h] = transposeGroup(x, w, m, s, ss, es, es3, blk, J, h)
+			if spill != nil && h == 0 {
+				for j, v := range outs[h] {
+					VMOVDQU(v, spill.Offset(j*x.w))
+				}
+			}
 		}
 		for j := 0; j < e; j++ {
 			for h := range stack {
-				x.store(outs[h][j], Mem{Base: q, Disp: h * nb * w}, m)
+				v := outs[h][j]
+				if spill != nil && h == 0 {
+					v = x.vec()
+					VMOVDQU(spill.Offset(j*x.w), v)
+				}
+				x.store(v, Mem{Base: q, Disp: h * nb * w}, m)
 			}
 			if J < groups-1 || j < e-1 {
 				ADDQ(ds, q)
