@@ -169,13 +169,7 @@ func TestStagedOddRows(t *testing.T) {
 		for _, k := range implementations() {
 			for _, w := range []int{1, 2} {
 				c := pairCase{dst: layout.MustParse(c.dst), src: layout.MustParse(c.src), opts: []Option{WithWorkers(w), WithBlockBytes(c.block)}, stream: true}
-				p, err := NewPlan(c.dst, c.src, append(c.opts, WithKernel(k.Name))...)
-				if err != nil {
-					t.Fatal(err)
-				}
-				p.stream, p.readAhead = true, true
-				p.settle(&p.kern)
-				if p.kern.conv == nil {
+				if p := planFor(t, c, k.Name); p.kern.conv == nil {
 					t.Errorf("%s, streaming forced: not staged", p)
 				}
 				checkPair(t, r, c, k.Name)

@@ -352,7 +352,7 @@ func (p *Plan) stagesRows(k *kernel) bool {
 // 4-D permutations of odd dims: 63 f32 a block row, 13 blocks a run). The transpose
 // kernels stream only into rows whole lines apart, so these were stored ordinarily,
 // each line read before it was written; built in scratch, the rows stream out through
-// the copy kernel's per-row edges (f32 [63,65,67,61] reversed: 0.26 → 0.46–0.50 of
+// the copy kernel's per-row edges (f32 [63,65,67,61] reversed: 0.28 → 0.48–0.52 of
 // copy(), bench/design-notes.md).
 func (p *Plan) stagesOddRows(k *kernel) bool {
 	return p.stream && k.dstRow*int64(p.dbits/8)%64 != 0 && k.repDst == k.rows*k.unit && k.rep > 1

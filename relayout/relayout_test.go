@@ -255,12 +255,11 @@ func checkPair(t *testing.T, r *rand.Rand, c pairCase, kernels string) string {
 	return checkPairInto(t, r, c, kernels, buffer.MustNew(c.dst), fmt.Sprintf("opts %d", len(c.opts)))
 }
 
-// checkPairInto runs c's plan into got, a destination of c's shape, and compares the
-// result with the reference; note says what the failure message should add.
-func checkPairInto(t *testing.T, r *rand.Rand, c pairCase, kernels string, got *buffer.Buffer, note string) string {
+// planFor plans c with the named kernel set, streaming and reading ahead as large
+// arrays do when c.stream asks for it.
+func planFor(t *testing.T, c pairCase, kernels string) *Plan {
 	t.Helper()
-	opts := append([]Option{WithKernel(kernels)}, c.opts...)
-	p, err := NewPlan(c.dst, c.src, opts...)
+	p, err := NewPlan(c.dst, c.src, append([]Option{WithKernel(kernels)}, c.opts...)...)
 	if err != nil {
 		t.Fatalf("NewPlan(%s ← %s): %v", c.dst, c.src, err)
 	}
@@ -268,6 +267,14 @@ func checkPairInto(t *testing.T, r *rand.Rand, c pairCase, kernels string, got *
 		p.stream, p.readAhead = p.kern.kind != kElem, true
 		p.settle(&p.kern)
 	}
+	return p
+}
+
+// checkPairInto runs c's plan into got, a destination of c's shape, and compares the
+// result with the reference; note says what the failure message should add.
+func checkPairInto(t *testing.T, r *rand.Rand, c pairCase, kernels string, got *buffer.Buffer, note string) string {
+	t.Helper()
+	p := planFor(t, c, kernels)
 	src := buffer.MustNew(c.src)
 	randomFill(r, src.Data)
 	want := buffer.MustNew(c.dst)

@@ -63,12 +63,7 @@ func TestWideUntilings(t *testing.T) {
 			wideShared = v.shared
 			c.opts = []Option{WithWorkers(workers)}
 			for _, k := range implementations() {
-				p, err := NewPlan(c.dst, c.src, append(c.opts, WithKernel(k.Name))...)
-				if err != nil {
-					t.Fatal(err)
-				}
-				p.stream, p.readAhead = true, true
-				p.settle(&p.kern)
+				p := planFor(t, c, k.Name)
 				if p.wide == nil {
 					t.Fatalf("%s ← %s: no wide staging", c.dst, c.src)
 				}

@@ -99,10 +99,10 @@ func genTransposeLanes(x isa, w int, m mode, narrow bool) {
 	SHLQ(U8(log2(nb)), blk)
 	// Two blocks' outputs that would not fit the 16 vector registers together (AVX2's
 	// 16-bit ones, eight each) keep the first block's on the stack until they are stored.
-	var spill *Mem
-	if stack == 2 && x.w == 32 && e > 4 {
-		l := AllocLocal(e * x.w)
-		spill = &l
+	spills := stack == 2 && x.w == 32 && e > 4
+	var spill Mem
+	if spills {
+		spill = AllocLocal(e * x.w)
 	}
 
 	TESTQ(n, n)
@@ -114,7 +114,7 @@ func genTransposeLanes(x isa, w int, m mode, narrow bool) {
 		outs := make([][]reg.VecVirtual, stack)
 		for h := range stack {
 			outs[h] = transposeGroup(x, w, m, s, ss, es, es3, blk, J, h)
-			if spill != nil && h == 0 {
+			if spills && h == 0 {
 				for j, v := range outs[h] {
 					VMOVDQU(v, spill.Offset(j*x.w))
 				}
@@ -123,7 +123,7 @@ func genTransposeLanes(x isa, w int, m mode, narrow bool) {
 		for j := 0; j < e; j++ {
 			for h := range stack {
 				v := outs[h][j]
-				if spill != nil && h == 0 {
+				if spills && h == 0 {
 					v = x.vec()
 					VMOVDQU(spill.Offset(j*x.w), v)
 				}
@@ -165,19 +165,11 @@ func transposeGroup(x isa, w int, m mode, s, ss, es, es3, blk reg.GPVirtual, J, 
 			VBROADCASTI128(Mem{Base: p, Disp: 16 * J}, r)
 		}
 		for L := 1; L < v; L++ {
-			var m Mem
-			switch L {
-			case 1:
-				m = Mem{Base: p, Index: es, Scale: 1, Disp: 16 * J}
-			case 2:
-				m = Mem{Base: p, Index: es, Scale: 2, Disp: 16 * J}
-			case 3:
-				m = Mem{Base: p, Index: es3, Scale: 1, Disp: 16 * J}
-			}
+			lane := laneMem(p, es, es3, L, 16*J)
 			if x.w == 64 {
-				VINSERTI32X4(U8(L), m, r, r)
+				VINSERTI32X4(U8(L), lane, r, r)
 			} else {
-				VINSERTI128(U8(L), m, r, r)
+				VINSERTI128(U8(L), lane, r, r)
 			}
 		}
 		if m == streaming && w == 4 && J == 0 {
