@@ -77,9 +77,17 @@ func New(shape layout.Shape) (*Buffer, error) {
 const maxAlloc = 1 << 47
 
 // tooBig reports whether n bytes cannot be allocated as one slice here.
-func tooBig(n int64) bool {
-	return n < 0 || uint64(n) > maxAlloc || uint64(n) > uint64(math.MaxInt-Alignment)
+func tooBig(n int64) bool { return tooBigFor(n, math.MaxInt) }
+
+// tooBigFor is tooBig where int tops out at maxInt, so that tests on a 64-bit host
+// check the 32-bit platforms' limit too.
+func tooBigFor(n, maxInt int64) bool {
+	return n < 0 || n > maxAlloc || n > maxInt-Alignment
 }
+
+// mappable reports whether size bytes can be mapped as one slice where int tops out
+// at maxInt (tests pass math.MaxInt32 to check the 32-bit platforms' limit anywhere).
+func mappable(size, maxInt int64) bool { return size > 0 && size <= maxInt }
 
 // Wrap returns a buffer of shape that uses data as its storage. The length of data must
 // be exactly the footprint; otherwise the error (wrapping [ErrSize]) names both sizes.

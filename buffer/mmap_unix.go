@@ -4,6 +4,7 @@ package buffer
 
 import (
 	"fmt"
+	"math"
 	"os"
 
 	"golang.org/x/sys/unix"
@@ -12,7 +13,7 @@ import (
 // mapFile maps size bytes of f read-only. Sequential read-ahead is requested, plus
 // transparent huge pages on Linux (see mmap_linux.go).
 func mapFile(f *os.File, size int64) ([]byte, func() error, error) {
-	if size <= 0 || int64(int(size)) != size {
+	if !mappable(size, math.MaxInt) {
 		return nil, nil, fmt.Errorf("buffer: cannot map %d bytes of %s", size, f.Name())
 	}
 	m, err := unix.Mmap(int(f.Fd()), 0, int(size), unix.PROT_READ, unix.MAP_SHARED)
