@@ -2,6 +2,11 @@ package relayout
 
 import "github.com/tpulayout/tpulayout/simd"
 
+// cacheBytes is the cache model plans are sized for: the L2 of one core and the
+// last-level cache, 0 where the CPU does not say. Tests pin it to one machine's sizes
+// (main_test.go) so that the plan decisions they check do not depend on the host.
+var cacheBytes = simd.CacheBytes
+
 // defaultBlockBytes sizes one side of a transpose block to the L2 cache (a power of two
 // no larger): the simd kernels block for L1 inside it by walking 256-row strips, and
 // larger blocks mean fewer block edges (bench/design-notes.md).
@@ -19,7 +24,7 @@ func defaultBlockBytes() int {
 // it writes before they are read again, and streaming them saves the read of each;
 // below it ordinary stores won (bench/design-notes.md).
 func streamingBytes() int64 {
-	l2, l3 := simd.CacheBytes()
+	l2, l3 := cacheBytes()
 	if l3 > 0 {
 		return int64(l3) / 2
 	}
@@ -39,7 +44,7 @@ func transposeStreamingBytes() int64 {
 
 // l2Bytes is the L2 cache of a core, 1 MiB where the CPU does not say.
 func l2Bytes() int64 {
-	if l2, _ := simd.CacheBytes(); l2 > 0 {
+	if l2, _ := cacheBytes(); l2 > 0 {
 		return int64(l2)
 	}
 	return 1 << 20
