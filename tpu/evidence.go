@@ -67,9 +67,9 @@ func DefaultEvidence(g Generation, dt layout.DType, dims []int64) Evidence {
 	case b < 16 && n == 1:
 		return guess("XLA's dumps disagree on 1-D %d-bit arrays (s8[2]{0:T(128)} and pred[1]{0:T(128)}: unpacked)", b)
 	case b == 8 && dims[n-2] >= 32 && dims[n-2]%32 == 0:
-		return guess("XLA's dumps write 8-bit arrays T(8,128)(4,1) (11 modules) but tpu_info.py says T(32,128)(4,1), as 2 modules do")
+		return guess("XLA's dumps write 8-bit arrays T(8,128)(4,1) in 6 files, T(32,128)(4,1) in 1, and tpu_info.py says T(32,128)(4,1)")
 	case b < 8 && dims[n-2] >= 64 && dims[n-2]%64 == 0:
-		return guess("XLA's dumps write %d-bit arrays both T(8,128)(%d,1) and T(64,128)(%d,1)", b, 32/b, 32/b)
+		return guess("XLA's dumps write %d-bit arrays both T(8,128)(%d,1) and T(64,128)(%d,1), in one module", b, 32/b, 32/b)
 	case b == 32 && n >= 2 && dims[n-2] == 1:
 		return guess("XLA's dumps tile 32-bit arrays with one row both T(1,128) (f32[1,128]) and T(2,128) (f32[1,2], f32[32,1,1])")
 	}

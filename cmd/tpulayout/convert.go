@@ -134,6 +134,9 @@ func (c *convertFlags) run(in, out string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if why := guessOf(c.to, dst); why != "" {
+		fmt.Fprintf(progressOut, "tpulayout convert: %s\n", guessLine(c.to, dst, why, "--to hlo:FILE:param=N"))
+	}
 	if note := viewNote(src.DType(), dst.DType); note != "" && c.view == "" {
 		fmt.Fprintf(progressOut, "tpulayout convert: %s\n", note)
 	}

@@ -52,6 +52,9 @@ no_tpu_layout, and host_row_blocks (run, rows, pieces, identical, bytes, note).`
 			if *to != "" && given.String() != plain.String() && given.String() != ix.Shape().String() {
 				fmt.Fprintf(progressOut, "tpulayout info: note: --to %s replaced SHAPE's layout: %s is reported as %s\n", *to, given, ix.Shape())
 			}
+			if why := guessOf(*to, ix.Shape()); why != "" {
+				fmt.Fprintf(progressOut, "tpulayout info: %s\n", guessLine(*to, ix.Shape(), why, "tpulayout info hlo:FILE:param=N"))
+			}
 			info := newInfo(ix)
 			info.insightJSON = newInsight(ix, g)
 			if *asJSON {

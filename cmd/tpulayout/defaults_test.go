@@ -1,0 +1,193 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tpulayout/tpulayout/buffer/safetensors"
+	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/tpu"
+)
+
+// captureNotes sends progressOut (where notes go) to a buffer for the test.
+func captureNotes(t *testing.T) *bytes.Buffer {
+	t.Helper()
+	var buf bytes.Buffer
+	saved := progressOut
+	progressOut = &buf
+	t.Cleanup(func() { progressOut = saved })
+	return &buf
+}
+
+// TestGuessNotes: --to tpu:GEN says on stderr, in one line, when the default is a guess,
+// and points to the program's own layout; a default the dumps back gets no note.
+func TestGuessNotes(t *testing.T) {
+	for _, c := range []struct {
+		shape, to string
+		note      string // "" for none
+	}{
+		{"f32[1024,1024]", "tpu:v5e", ""},
+		{"bf16[4096,4096]", "tpu:v6e", ""},
+		{"s32[]", "tpu:v5e", ""},
+		{"s8[4096,4096]", "tpu:v5e", "tpulayout info: note: the tpu:v5e default s8[4096,4096]{1,0:T(8,128)(4,1)} is a guess: XLA's dumps write 8-bit arrays T(8,128)(4,1) in 6 files"},
+		{"f32[]", "tpu:v5e", "tpulayout info: note: the tpu:v5e default f32[]{:T(128)} is a guess"},
+		{"bf16[1024,1024]", "tpu:7x", "the tpu:7x default bf16[1024,1024]{1,0:T(16,128)(2,1)} is a guess: no 7x dump found"},
+	} {
+		notes := captureNotes(t)
+		mustRun(t, "info", c.shape, "--to", c.to)
+		got := notes.String()
+		switch {
+		case c.note == "" && got != "":
+			t.Errorf("info %s --to %s: note %q", c.shape, c.to, got)
+		case c.note != "" && (!strings.Contains(got, c.note) || strings.Count(got, "\n") != 1 ||
+			!strings.HasSuffix(got, "the program's own layout is exact: tpulayout info hlo:FILE:param=N\n")):
+			t.Errorf("info %s --to %s: note %q, want one line with %q", c.shape, c.to, got, c.note)
+		}
+	}
+
+	// convert of one array: the same line, with convert's way to the program's layout.
+	dir := t.TempDir()
+	in := writeNPY(t, dir, "q.npy", randomBuffer(t, "s8[64,256]", 7))
+	notes := captureNotes(t)
+	mustRun(t, "convert", in, filepath.Join(dir, "q.bin"), "--to", "tpu:v5e")
+	if got := notes.String(); !strings.HasPrefix(got, "tpulayout convert: note: the tpu:v5e default s8[64,256]{1,0:T(8,128)(4,1)} is a guess") ||
+		!strings.HasSuffix(got, "exact: --to hlo:FILE:param=N\n") || strings.Count(got, "\n") != 1 {
+		t.Errorf("convert: notes %q", got)
+	}
+	notes.Reset()
+	mustRun(t, "convert", in, filepath.Join(dir, "q2.bin"), "--to", "{1,0:T(8,128)(4,1)}")
+	if notes.Len() != 0 {
+		t.Errorf("convert with an explicit layout: notes %q", notes)
+	}
+}
+
+// checkpointWithScalar writes a checkpoint holding a training step counter (s32 scalar),
+// an f32 scalar and an int8 weight whose shape XLA's TPU dumps show.
+func checkpointWithScalar(t *testing.T, dir string) string {
+	t.Helper()
+	ckpt := filepath.Join(dir, "model.safetensors")
+	if err := safetensors.Write(ckpt, []safetensors.NamedBuffer{
+		{Name: "step", Buf: randomBuffer(t, "s32[]", 1)},
+		{Name: "loss_scale", Buf: randomBuffer(t, "f32[]", 2)},
+		{Name: "w_q", Buf: randomBuffer(t, "s8[1,32,2048]", 3)},
+		{Name: "w_q2", Buf: randomBuffer(t, "s8[96,1000]", 4)},
+	}, nil); err != nil {
+		t.Fatal(err)
+	}
+	return ckpt
+}
+
+// xlaWrote returns the shape text parsed, after checking that the evidence table
+// (testdata/tpu-defaults) has it: a layout XLA wrote for a TPU array.
+func xlaWrote(t *testing.T, text string) layout.Shape {
+	t.Helper()
+	data, err := os.ReadFile("../../testdata/tpu-defaults/observed.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		c := strings.Split(line, "\t")
+		if len(c) == 8 && c[0]+"["+c[1]+"]{"+c[2]+"}" == text {
+			return layout.MustParse(text)
+		}
+	}
+	t.Fatalf("%s is not in the evidence table", text)
+	return layout.Shape{}
+}
+
+// TestCheckpointFootprints converts a checkpoint with scalars and int8 tensors with
+// --all --to tpu:v5e and checks each image's size against the footprint of the layout
+// XLA wrote for that array in a TPU dump (testdata/tpu-defaults), and against XLA's own
+// memory stats where a dump reports them. Before issue #31 the scalars' images were 4
+// bytes where XLA allocates 512.
+func TestCheckpointFootprints(t *testing.T) {
+	dir := t.TempDir()
+	ckpt := checkpointWithScalar(t, dir)
+	out := filepath.Join(dir, "images")
+	captureNotes(t)
+	mustRun(t, "convert", ckpt, out, "--all", "--to", "tpu:v5e")
+	var m manifest
+	if err := json.Unmarshal(readFile(t, filepath.Join(out, "manifest.json")), &m); err != nil {
+		t.Fatal(err)
+	}
+	xla := map[string]layout.Shape{
+		"step":       xlaWrote(t, "s32[]{:T(128)}"), // in 14 files
+		"loss_scale": xlaWrote(t, "f32[]{:T(128)}"), // in 6 files (6 more write {:T(256)})
+		"w_q":        xlaWrote(t, "s8[1,32,2048]{2,1,0:T(8,128)(4,1)}"),
+	}
+	for _, e := range m.Tensors {
+		st, err := os.Stat(filepath.Join(out, e.File))
+		if err != nil || st.Size() != e.Bytes {
+			t.Fatalf("%s: %v, size %v, manifest %d", e.File, err, st, e.Bytes)
+		}
+		want, ok := xla[e.Name]
+		if !ok {
+			continue
+		}
+		if e.Layout != want.String() {
+			t.Errorf("%s: layout %s, XLA wrote %s", e.Name, e.Layout, want)
+		}
+		if fp := footprint(t, want); e.Bytes != fp {
+			t.Errorf("%s: image %d bytes, XLA's layout %s takes %d", e.Name, e.Bytes, want, fp)
+		}
+	}
+	if len(m.Tensors) != 4 {
+		t.Fatalf("manifest: %+v", m)
+	}
+	// XLA's memory stats (docs/oom_debugging.md): u8[327680,327680]{1,0:T(8,128)(4,1)}
+	// takes size=107374182400 bytes; the default layout for it must take the same.
+	ds, err := tpu.DefaultShape(tpu.V5e, layout.U8, []int64{327680, 327680})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fp := footprint(t, ds); ds.String() != "u8[327680,327680]{1,0:T(8,128)(4,1)}" || fp != 107374182400 {
+		t.Errorf("default %s takes %d bytes; XLA's memory stats say 107374182400", ds, fp)
+	}
+}
+
+func footprint(t *testing.T, s layout.Shape) int64 {
+	t.Helper()
+	ix, err := layout.Compile(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ix.FootprintBytes()
+}
+
+// TestShardedDefaults: a sharded conversion gives each shard the corrected default (a
+// tiled scalar, T(8,128)(4,1) for int8) and says once which defaults are guesses.
+func TestShardedDefaults(t *testing.T) {
+	dir := t.TempDir()
+	ckpt := checkpointWithScalar(t, dir)
+	out := filepath.Join(dir, "shards")
+	notes := captureNotes(t)
+	mustRun(t, "convert", ckpt, out, "--all", "--mesh", "x=2", "--spec", "P()", "--to", "tpu:v5e")
+	var m struct {
+		Tensors []struct {
+			Name, Layout string
+			Shards       []struct{ Bytes int64 }
+		}
+	}
+	if err := json.Unmarshal(readFile(t, filepath.Join(out, "manifest.json")), &m); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"step":       "s32[]{:T(128)}",
+		"loss_scale": "f32[]{:T(128)}",
+		"w_q":        "s8[1,32,2048]{2,1,0:T(8,128)(4,1)}",
+		"w_q2":       "s8[96,1000]{1,0:T(8,128)(4,1)}",
+	}
+	for _, e := range m.Tensors {
+		if e.Layout != want[e.Name] || len(e.Shards) != 1 || e.Shards[0].Bytes != footprint(t, layout.MustParse(e.Layout)) {
+			t.Errorf("%s: %s, shards %+v; want %s", e.Name, e.Layout, e.Shards, want[e.Name])
+		}
+	}
+	// loss_scale (f32[]) and the two s8 arrays with rows % 32 == 0 are guesses: one line.
+	if got := notes.String(); strings.Count(got, "\n") != 1 || !strings.Contains(got, "the tpu:v5e defaults of 3 of 4 tensors are guesses (first ") {
+		t.Errorf("notes %q", got)
+	}
+}
