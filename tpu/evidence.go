@@ -71,7 +71,7 @@ func DefaultEvidence(g Generation, dt layout.DType, dims []int64) Evidence {
 	case b < 8 && dims[n-2] >= 64 && dims[n-2]%64 == 0:
 		return guess("XLA's dumps write %d-bit arrays both T(8,128)(%d,1) and T(64,128)(%d,1), in one module", b, 32/b, 32/b)
 	case b == 32 && n >= 2 && dims[n-2] == 1:
-		return guess("XLA's dumps tile 32-bit arrays with one row both T(1,128) (f32[1,128]) and T(2,128) (f32[1,2], f32[32,1,1])")
+		return guess("XLA's dumps tile 32-bit arrays with one row both T(1,128) (f32[1,128]) and T(2,128) (f32[32,1,1], f32[1,1,1])")
 	}
 	return Evidence{}
 }
