@@ -124,6 +124,11 @@ func TestCheckpointFootprints(t *testing.T) {
 		if err != nil || st.Size() != e.Bytes {
 			t.Fatalf("%s: %v, size %v, manifest %d", e.File, err, st, e.Bytes)
 		}
+		// Each image holds its tensor where the layout says (validate reads it back).
+		args := []string{"validate", filepath.Join(out, e.File), "--layout", e.Layout, "--ref", ckpt, "--tensor", e.Name}
+		if o, errOut, code := runCmd(t, args...); code != 0 {
+			t.Errorf("%q: exit %d %s\n%s", args, code, errOut, o)
+		}
 		want, ok := xla[e.Name]
 		if !ok {
 			continue
