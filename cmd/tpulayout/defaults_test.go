@@ -196,3 +196,24 @@ func TestShardedDefaults(t *testing.T) {
 		t.Errorf("notes %q", got)
 	}
 }
+
+// TestInfoMatchesDumps: info --to tpu:v5e gives scalars, 1-D arrays, small
+// second-minor dims and 8-bit arrays the layouts XLA wrote for them (the dumps name no
+// generation; v5e follows the v4–v6e rule they fit).
+func TestInfoMatchesDumps(t *testing.T) {
+	for _, text := range []string{
+		"s32[]{:T(128)}", "u32[]{:T(128)}", "bf16[]{:T(256)}",
+		"s32[5]{0:T(128)}", "u32[256]{0:T(256)}", "f32[4096]{0:T(1024)}", "bf16[2048]{0:T(1024)(128)(2,1)}",
+		"f32[2,2]{1,0:T(2,128)}", "f32[3,6]{1,0:T(4,128)}", "bf16[2,2048]{1,0:T(2,128)(2,1)}",
+		"f32[1,128]{1,0:T(1,128)}", "s32[2,512]{1,0:T(2,128)}",
+		"s8[9216,6144]{1,0:T(8,128)(4,1)}", "s8[1,32,2048]{2,1,0:T(8,128)(4,1)}",
+		"u8[327680,327680]{1,0:T(8,128)(4,1)}", "pred[8,1024]{1,0:T(8,128)(4,1)}",
+	} {
+		s := xlaWrote(t, text)
+		captureNotes(t)
+		m := runJSON(t, "info", layout.NewShape(s.DType, s.Dims...).String(), "--to", "tpu:v5e", "--json")
+		if m["shape"] != text {
+			t.Errorf("info %s --to tpu:v5e: %v, XLA wrote %s", layout.NewShape(s.DType, s.Dims...), m["shape"], text)
+		}
+	}
+}
