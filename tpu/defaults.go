@@ -17,8 +17,8 @@ type TilingFlags struct {
 
 // defaultFlags is XLA's default per generation. Through v6e every large second-minor
 // flag is off: the layouts XLA wrote in real TPU HLO give 8-bit arrays T(8,128)(4,1)
-// (6 files; T(32,128)(4,1) in 1, which has both) and 4-bit arrays both T(8,128)(8,1)
-// and T(64,128)(8,1) in one module (testdata/tpu-defaults), although
+// in 15 files and T(32,128)(4,1) in 3 (a v6e dump has both) and 4-bit arrays both
+// T(8,128)(8,1) and T(64,128)(8,1) in one module (testdata/tpu-defaults), although
 // tpu_info.py's heuristic (spec §2.3, TI) says 8·p rows for them. From TPU7x on, TI
 // says large second-minor tiling for every type; no dump of a TPU7x or later was found,
 // so those flags are TI's word only. TPU8i/8t follow TPU7x [I].

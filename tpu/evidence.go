@@ -26,17 +26,24 @@ func evidencedGeneration(g Generation) bool {
 	return g == V4 || g == V5e || g == V5p || g == V6e
 }
 
-// scalarFiles counts, per dtype, the XLA test files in testdata/tpu-defaults that write a
-// scalar with the v4+ default tile ({:T(128·p)}) and with any other tile. The tpu test
-// recounts them from the table, so they cannot drift from it.
+// scalarFiles counts, per dtype, the files in testdata/tpu-defaults (XLA's test modules
+// and a v6e compiler dump, one file per module) that write a scalar with the v4+
+// default tile ({:T(128·p)}) and with any other tile. The tpu test recounts them from
+// the table, so they cannot drift from it.
 var scalarFiles = map[layout.DType][2]int{
-	layout.S32:  {14, 6},
-	layout.U32:  {8, 3},
-	layout.F32:  {6, 6},
-	layout.BF16: {6, 2},
+	layout.S32:  {21, 6},
+	layout.U32:  {22, 3},
+	layout.F32:  {15, 6},
+	layout.BF16: {8, 2},
+	layout.U16:  {2, 0},
 	layout.Pred: {6, 7},
 	layout.S8:   {1, 1},
 }
+
+// eightBitFiles counts the files in testdata/tpu-defaults that write 8-bit arrays (s8,
+// u8, pred) of rank ≥ 2 with T(8,128)(4,1) and with T(32,128)(4,1); recounted by the
+// tpu test like scalarFiles.
+var eightBitFiles = [2]int{15, 3}
 
 // DefaultEvidence says whether the dumps back DefaultLayout(g, dt, dims) (with no
 // options) or whether it is a guess, and why.
@@ -67,11 +74,9 @@ func DefaultEvidence(g Generation, dt layout.DType, dims []int64) Evidence {
 	case b < 16 && n == 1:
 		return guess("XLA's dumps disagree on 1-D %d-bit arrays (s8[2]{0:T(128)} and pred[1]{0:T(128)}: unpacked)", b)
 	case b == 8 && dims[n-2] >= 32 && dims[n-2]%32 == 0:
-		return guess("XLA's dumps write 8-bit arrays T(8,128)(4,1) in 6 files, T(32,128)(4,1) in 1, and tpu_info.py says T(32,128)(4,1)")
+		return guess("XLA's dumps write 8-bit arrays T(8,128)(4,1) in %d files and T(32,128)(4,1) in %d (a v6e dump has both), and tpu_info.py says T(32,128)(4,1)", eightBitFiles[0], eightBitFiles[1])
 	case b < 8 && dims[n-2] >= 64 && dims[n-2]%64 == 0:
 		return guess("XLA's dumps write %d-bit arrays both T(8,128)(%d,1) and T(64,128)(%d,1), in one module", b, 32/b, 32/b)
-	case b == 32 && n >= 2 && dims[n-2] == 1:
-		return guess("XLA's dumps tile 32-bit arrays with one row both T(1,128) (f32[1,128]) and T(2,128) (f32[32,1,1], f32[1,1,1])")
 	}
 	return Evidence{}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -131,7 +132,14 @@ func classify(r observed) (reason string, ok bool) {
 		l.MinorToMajor = m2m
 		return l.String(), nil
 	}
-	want, err := tilesOf(V5e)
+	// The dumps of unknown generation fit the v4–v6e rule (v5e's); a named one is used.
+	gen := V5e
+	if r.gen != "unknown" {
+		if gen, err = ParseGeneration(r.gen); err != nil {
+			return "", false
+		}
+	}
+	want, err := tilesOf(gen)
 	if err != nil {
 		return "", false
 	}
@@ -146,7 +154,7 @@ func classify(r observed) (reason string, ok bool) {
 		return "the v2/v3 rule (smallest tile 2·32/bits rows): generation unknown", true
 	}
 	if x7, _ := tilesOf(TPU7x); got == x7 {
-		return "the large second-minor rule (TPU7x, or the x8/x4 flags): generation unknown", true
+		return "the large second-minor rule (the TPU7x default, or the x16/x8/x4 flags)", true
 	}
 	return "", false
 }
@@ -240,6 +248,35 @@ func TestScalarFilesRecount(t *testing.T) {
 	}
 }
 
+// TestEightBitFilesRecount recounts eightBitFiles from observed.tsv.
+func TestEightBitFilesRecount(t *testing.T) {
+	files := [2]map[string]bool{{}, {}}
+	for _, r := range readObserved(t) {
+		s, err := layout.Parse(r.text)
+		if err != nil || len(s.Dims) < 2 || len(s.Layout.Tiles) == 0 {
+			continue
+		}
+		if s.DType != layout.S8 && s.DType != layout.U8 && s.DType != layout.Pred {
+			continue
+		}
+		k := -1
+		switch s.Layout.Tiles[0].String() {
+		case "(8,128)":
+			k = 0
+		case "(32,128)":
+			k = 1
+		}
+		for _, f := range r.files {
+			if k >= 0 && !unitTestFiles[f] {
+				files[k][f] = true
+			}
+		}
+	}
+	if got := [2]int{len(files[0]), len(files[1])}; got != eightBitFiles {
+		t.Errorf("8-bit arrays: T(8,128)(4,1) in %d files, T(32,128)(4,1) in %d; eightBitFiles says %v", got[0], got[1], eightBitFiles)
+	}
+}
+
 func TestDefaultEvidence(t *testing.T) {
 	for _, c := range []struct {
 		g     Generation
@@ -252,7 +289,7 @@ func TestDefaultEvidence(t *testing.T) {
 		{V5e, "s32[]", false},
 		{V5e, "u32[]", false},
 		{V5e, "bf16[]", false},
-		{V5e, "f32[]", true},  // {:T(128)} in 6 files, {:T(256)} in 6
+		{V5e, "f32[]", false}, // {:T(128)} in 15 files (v6e's memory stats: 512 bytes), {:T(256)} in 6
 		{V5e, "s8[]", true},   // {:T(128)} and {:T(512)}
 		{V5e, "pred[]", true}, // four different tiles
 		{V5e, "f32[4096]", false},
@@ -260,7 +297,7 @@ func TestDefaultEvidence(t *testing.T) {
 		{V5e, "s8[4096,4096]", true}, // T(8,128) in dumps, T(32,128) in tpu_info.py
 		{V5e, "s8[100,4096]", false}, // both rules give T(8,128)(4,1)
 		{V5e, "s4[128,256]", true},
-		{V5e, "f32[1,128]", true},
+		{V5e, "f32[1,128]", false}, // f32[1,5]{1,0:T(1,128)} in the v6e dump
 		{V5e, "f32[2,128]", false},
 		{V3, "f32[1024,1024]", true},
 		{TPU7x, "bf16[1024,1024]", true},
@@ -272,4 +309,67 @@ func TestDefaultEvidence(t *testing.T) {
 			t.Errorf("%s %s: %+v, want guess %v", c.g, c.s, e, c.guess)
 		}
 	}
+}
+
+// TestFootprintsMatchMemoryStats reads footprints.tsv, the bytes XLA's buffer assignment
+// allocated for each array of a v6e compiler dump, and checks them against the layout's
+// footprint, and, where the layout is the generation's default, against the default's.
+func TestFootprintsMatchMemoryStats(t *testing.T) {
+	data, err := os.ReadFile("../testdata/tpu-defaults/footprints.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked, defaults := 0, map[string]bool{}
+	for i, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if strings.HasPrefix(line, "#") {
+			continue
+		}
+		c := strings.Split(line, "\t")
+		if len(c) != 9 {
+			t.Fatalf("footprints.tsv:%d: %d columns, want 9", i+1, len(c))
+		}
+		lay := c[2]
+		if lay == ":" {
+			lay = ""
+		}
+		text := c[0] + "[" + c[1] + "]"
+		if lay != "" {
+			text += "{" + lay + "}"
+		}
+		size, err := strconv.ParseInt(c[5], 10, 64)
+		if err != nil {
+			t.Fatalf("footprints.tsv:%d: size %q", i+1, c[5])
+		}
+		if lay == "" && c[4] == "0" && size == 4096 {
+			continue // a reduction's thread-local value: one vreg, not an array buffer
+		}
+		s, err := layout.Parse(text)
+		if err != nil {
+			t.Errorf("footprints.tsv:%d: %s: %v", i+1, text, err)
+			continue
+		}
+		ix, err := layout.Compile(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ix.FootprintBytes(); got != size {
+			t.Errorf("%s in S(%s): footprint %d bytes, XLA allocated %d", text, c[4], got, size)
+		}
+		checked++
+		g, err := ParseGeneration(c[3])
+		if err != nil || c[4] != "0" {
+			continue
+		}
+		if d, err := DefaultShape(g, s.DType, s.Dims); err == nil && d.String() == s.String() {
+			defaults[text] = true
+		}
+	}
+	// The scalars and the int8 array of the dump take their default layout, so the
+	// image of a default conversion has the size XLA allocates.
+	for _, want := range []string{"s32[]{:T(128)}", "f32[]{:T(128)}", "u32[]{:T(128)}", "s8[1,4,4]{2,1,0:T(4,128)(4,1)}", "s32[2048]{0:T(1024)}"} {
+		if !defaults[want] {
+			t.Errorf("%s is not among the default layouts with a size (%d sizes checked)", want, checked)
+		}
+	}
+	t.Logf("%d sizes checked, %d of default layouts in HBM", checked, len(defaults))
 }

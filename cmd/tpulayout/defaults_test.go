@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -33,8 +34,9 @@ func TestGuessNotes(t *testing.T) {
 		{"f32[1024,1024]", "tpu:v5e", ""},
 		{"bf16[4096,4096]", "tpu:v6e", ""},
 		{"s32[]", "tpu:v5e", ""},
-		{"s8[4096,4096]", "tpu:v5e", "tpulayout info: note: the tpu:v5e default s8[4096,4096]{1,0:T(8,128)(4,1)} is a guess: XLA's dumps write 8-bit arrays T(8,128)(4,1) in 6 files"},
-		{"f32[]", "tpu:v5e", "tpulayout info: note: the tpu:v5e default f32[]{:T(128)} is a guess"},
+		{"s8[4096,4096]", "tpu:v5e", "tpulayout info: note: the tpu:v5e default s8[4096,4096]{1,0:T(8,128)(4,1)} is a guess: XLA's dumps write 8-bit arrays T(8,128)(4,1) in 15 files"},
+		{"f32[]", "tpu:v5e", ""},
+		{"pred[]", "tpu:v5e", "tpulayout info: note: the tpu:v5e default pred[]{:T(512)} is a guess"},
 		{"bf16[1024,1024]", "tpu:7x", "the tpu:7x default bf16[1024,1024]{1,0:T(16,128)(2,1)} is a guess: no 7x dump found"},
 	} {
 		notes := captureNotes(t)
@@ -75,6 +77,7 @@ func checkpointWithScalar(t *testing.T, dir string) string {
 		{Name: "loss_scale", Buf: randomBuffer(t, "f32[]", 2)},
 		{Name: "w_q", Buf: randomBuffer(t, "s8[1,32,2048]", 3)},
 		{Name: "w_q2", Buf: randomBuffer(t, "s8[96,1000]", 4)},
+		{Name: "w_small", Buf: randomBuffer(t, "s8[1,4,4]", 5)},
 	}, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -99,25 +102,54 @@ func xlaWrote(t *testing.T, text string) layout.Shape {
 	return layout.Shape{}
 }
 
+// xlaAllocated returns the bytes XLA's buffer assignment gave text in HBM in a dump of
+// generation gen (testdata/tpu-defaults/footprints.tsv).
+func xlaAllocated(t *testing.T, text, gen string) int64 {
+	t.Helper()
+	data, err := os.ReadFile("../../testdata/tpu-defaults/footprints.tsv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		c := strings.Split(line, "\t")
+		if len(c) == 9 && c[0]+"["+c[1]+"]{"+c[2]+"}" == text && c[3] == gen && c[4] == "0" {
+			n, err := strconv.ParseInt(c[5], 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+	}
+	t.Fatalf("no %s allocation of %s in footprints.tsv", gen, text)
+	return 0
+}
+
 // TestCheckpointFootprints converts a checkpoint with scalars and int8 tensors with
-// --all --to tpu:v5e and checks each image's size against the footprint of the layout
-// XLA wrote for that array in a TPU dump (testdata/tpu-defaults), and against XLA's own
-// memory stats where a dump reports them. Before issue #31 the scalars' images were 4
-// bytes where XLA allocates 512.
+// --all --to tpu:v6e and checks each image's size against the bytes XLA's buffer
+// assignment allocated for that array in a v6e dump, or against the footprint of the
+// layout XLA wrote for it (testdata/tpu-defaults). Before issue #31 the scalars' images
+// were 4 bytes where XLA allocates 512.
 func TestCheckpointFootprints(t *testing.T) {
 	dir := t.TempDir()
 	ckpt := checkpointWithScalar(t, dir)
 	out := filepath.Join(dir, "images")
 	captureNotes(t)
-	mustRun(t, "convert", ckpt, out, "--all", "--to", "tpu:v5e")
+	mustRun(t, "convert", ckpt, out, "--all", "--to", "tpu:v6e")
 	var m manifest
 	if err := json.Unmarshal(readFile(t, filepath.Join(out, "manifest.json")), &m); err != nil {
 		t.Fatal(err)
 	}
 	xla := map[string]layout.Shape{
-		"step":       xlaWrote(t, "s32[]{:T(128)}"), // in 14 files
-		"loss_scale": xlaWrote(t, "f32[]{:T(128)}"), // in 6 files (6 more write {:T(256)})
-		"w_q":        xlaWrote(t, "s8[1,32,2048]{2,1,0:T(8,128)(4,1)}"),
+		"step":       xlaWrote(t, "s32[]{:T(128)}"),
+		"loss_scale": xlaWrote(t, "f32[]{:T(128)}"),
+		"w_q":        xlaWrote(t, "s8[1,32,2048]{2,1,0:T(8,128)(4,1)}"), // no size in a dump
+		"w_small":    xlaWrote(t, "s8[1,4,4]{2,1,0:T(4,128)(4,1)}"),
+	}
+	// What XLA's memory stats say these take on v6e.
+	allocated := map[string]int64{
+		"step":       xlaAllocated(t, "s32[]{:T(128)}", "v6e"),
+		"loss_scale": xlaAllocated(t, "f32[]{:T(128)}", "v6e"),
+		"w_small":    xlaAllocated(t, "s8[1,4,4]{2,1,0:T(4,128)(4,1)}", "v6e"),
 	}
 	for _, e := range m.Tensors {
 		st, err := os.Stat(filepath.Join(out, e.File))
@@ -139,8 +171,11 @@ func TestCheckpointFootprints(t *testing.T) {
 		if fp := footprint(t, want); e.Bytes != fp {
 			t.Errorf("%s: image %d bytes, XLA's layout %s takes %d", e.Name, e.Bytes, want, fp)
 		}
+		if n, ok := allocated[e.Name]; ok && e.Bytes != n {
+			t.Errorf("%s: image %d bytes, XLA allocated %d on v6e", e.Name, e.Bytes, n)
+		}
 	}
-	if len(m.Tensors) != 4 {
+	if len(m.Tensors) != 5 {
 		t.Fatalf("manifest: %+v", m)
 	}
 	// XLA's memory stats (docs/oom_debugging.md): u8[327680,327680]{1,0:T(8,128)(4,1)}
@@ -185,35 +220,43 @@ func TestShardedDefaults(t *testing.T) {
 		"loss_scale": "f32[]{:T(128)}",
 		"w_q":        "s8[1,32,2048]{2,1,0:T(8,128)(4,1)}",
 		"w_q2":       "s8[96,1000]{1,0:T(8,128)(4,1)}",
+		"w_small":    "s8[1,4,4]{2,1,0:T(4,128)(4,1)}",
 	}
 	for _, e := range m.Tensors {
 		if e.Layout != want[e.Name] || len(e.Shards) != 1 || e.Shards[0].Bytes != footprint(t, layout.MustParse(e.Layout)) {
 			t.Errorf("%s: %s, shards %+v; want %s", e.Name, e.Layout, e.Shards, want[e.Name])
 		}
 	}
-	// loss_scale (f32[]) and the two s8 arrays with rows % 32 == 0 are guesses: one line.
-	if got := notes.String(); strings.Count(got, "\n") != 1 || !strings.Contains(got, "the tpu:v5e defaults of 3 of 4 tensors are guesses (first ") {
+	// The two s8 arrays with rows % 32 == 0 are guesses: one line.
+	if got := notes.String(); strings.Count(got, "\n") != 1 || !strings.Contains(got, "the tpu:v5e defaults of 2 of 5 tensors are guesses (first ") {
 		t.Errorf("notes %q", got)
 	}
 }
 
-// TestInfoMatchesDumps: info --to tpu:v5e gives scalars, 1-D arrays, small
-// second-minor dims and 8-bit arrays the layouts XLA wrote for them (the dumps name no
-// generation; v5e follows the v4–v6e rule they fit).
+// TestInfoMatchesDumps: info --to tpu:GEN gives scalars, 1-D arrays, small
+// second-minor dims and 8-bit arrays the layouts XLA wrote for them: for v6e those of
+// a v6e compiler dump, for v5e those of dumps that name no generation (they fit the
+// v4–v6e rule).
 func TestInfoMatchesDumps(t *testing.T) {
-	for _, text := range []string{
-		"s32[]{:T(128)}", "u32[]{:T(128)}", "bf16[]{:T(256)}",
-		"s32[5]{0:T(128)}", "u32[256]{0:T(256)}", "f32[4096]{0:T(1024)}", "bf16[2048]{0:T(1024)(128)(2,1)}",
-		"f32[2,2]{1,0:T(2,128)}", "f32[3,6]{1,0:T(4,128)}", "bf16[2,2048]{1,0:T(2,128)(2,1)}",
-		"f32[1,128]{1,0:T(1,128)}", "s32[2,512]{1,0:T(2,128)}",
-		"s8[9216,6144]{1,0:T(8,128)(4,1)}", "s8[1,32,2048]{2,1,0:T(8,128)(4,1)}",
-		"u8[327680,327680]{1,0:T(8,128)(4,1)}", "pred[8,1024]{1,0:T(8,128)(4,1)}",
+	for _, c := range []struct{ gen, text string }{
+		{"v5e", "s32[]{:T(128)}"}, {"v5e", "u32[]{:T(128)}"}, {"v5e", "bf16[]{:T(256)}"},
+		{"v5e", "s32[5]{0:T(128)}"}, {"v5e", "u32[256]{0:T(256)}"}, {"v5e", "f32[4096]{0:T(1024)}"},
+		{"v5e", "bf16[2048]{0:T(1024)(128)(2,1)}"},
+		{"v5e", "f32[2,2]{1,0:T(2,128)}"}, {"v5e", "f32[3,6]{1,0:T(4,128)}"}, {"v5e", "bf16[2,2048]{1,0:T(2,128)(2,1)}"},
+		{"v5e", "f32[1,128]{1,0:T(1,128)}"}, {"v5e", "s32[2,512]{1,0:T(2,128)}"},
+		{"v5e", "s8[9216,6144]{1,0:T(8,128)(4,1)}"}, {"v5e", "s8[1,32,2048]{2,1,0:T(8,128)(4,1)}"},
+		{"v5e", "u8[327680,327680]{1,0:T(8,128)(4,1)}"}, {"v5e", "pred[8,1024]{1,0:T(8,128)(4,1)}"},
+		{"v6e", "s32[]{:T(128)}"}, {"v6e", "f32[]{:T(128)}"}, {"v6e", "bf16[]{:T(256)}"}, {"v6e", "u16[]{:T(256)}"},
+		{"v6e", "u32[2]{0:T(128)}"}, {"v6e", "u32[2048]{0:T(1024)}"}, {"v6e", "f32[1,5]{1,0:T(1,128)}"},
+		{"v6e", "s8[1,4,4]{2,1,0:T(4,128)(4,1)}"}, {"v6e", "u8[8,2048,128]{2,1,0:T(8,128)(4,1)}"},
+		{"v6e", "bf16[8,2048,128]{2,1,0:T(8,128)(2,1)}"},
 	} {
-		s := xlaWrote(t, text)
+		s := xlaWrote(t, c.text)
+		plain := layout.NewShape(s.DType, s.Dims...).String()
 		captureNotes(t)
-		m := runJSON(t, "info", layout.NewShape(s.DType, s.Dims...).String(), "--to", "tpu:v5e", "--json")
-		if m["shape"] != text {
-			t.Errorf("info %s --to tpu:v5e: %v, XLA wrote %s", layout.NewShape(s.DType, s.Dims...), m["shape"], text)
+		m := runJSON(t, "info", plain, "--to", "tpu:"+c.gen, "--json")
+		if m["shape"] != c.text {
+			t.Errorf("info %s --to tpu:%s: %v, XLA wrote %s", plain, c.gen, m["shape"], c.text)
 		}
 	}
 }
