@@ -17,11 +17,11 @@ type Evidence struct {
 	Why string `json:"why,omitempty"`
 }
 
-// evidencedGenerations use the same default rules (Mosaic version 4 to 6, 8 sublanes)
-// and are the ones the dumps' layouts fit: the dumps state no generation, but most of
-// their layouts follow the v4+ rule (smallest tile p rows), and the rest follow v2/v3's
-// (2p rows), so a v2/v3 or TPU7x-and-later default is a reading of Mosaic's code and
-// tpu_info.py, not of a dump.
+// evidencedGeneration reports whether dumps speak for g's defaults. v4 to v6e share one
+// rule (Mosaic version 4 to 6, 8 sublanes); one dump names v6e, and most layouts of the
+// dumps that name no generation follow that rule (smallest tile p rows) while the rest
+// follow v2/v3's (2p rows). A v2/v3 or TPU7x-and-later default is a reading of Mosaic's
+// code and tpu_info.py, not of a dump.
 func evidencedGeneration(g Generation) bool {
 	return g == V4 || g == V5e || g == V5p || g == V6e
 }
@@ -68,15 +68,18 @@ func DefaultEvidence(g Generation, dt layout.DType, dims []int64) Evidence {
 	switch {
 	case n == 0:
 		f, ok := scalarFiles[dt]
-		if !ok || f[0] < 2 || f[0] < 2*f[1] {
+		if !ok {
+			return guess("no dump found has a scalar of type %s", dt)
+		}
+		if f[0] < 2 || f[0] < 2*f[1] {
 			return guess("XLA's dumps tile %s scalars inconsistently (the v4+ tile in %d files, another in %d)", dt, f[0], f[1])
 		}
-	case b < 16 && n == 1:
-		return guess("XLA's dumps disagree on 1-D %d-bit arrays (s8[2]{0:T(128)} and pred[1]{0:T(128)}: unpacked)", b)
+	case b < 8:
+		return guess("%d-bit arrays appear in one module only, both T(8,128)(%d,1) and T(64,128)(%d,1)", b, 32/b, 32/b)
+	case b == 8 && n == 1:
+		return guess("XLA's dumps disagree on 1-D 8-bit arrays (s8[2]{0:T(128)} and pred[1]{0:T(128)} are unpacked)")
 	case b == 8 && dims[n-2] >= 32 && dims[n-2]%32 == 0:
 		return guess("XLA's dumps write 8-bit arrays T(8,128)(4,1) in %d files and T(32,128)(4,1) in %d (a v6e dump has both), and tpu_info.py says T(32,128)(4,1)", eightBitFiles[0], eightBitFiles[1])
-	case b < 8 && dims[n-2] >= 64 && dims[n-2]%64 == 0:
-		return guess("XLA's dumps write %d-bit arrays both T(8,128)(%d,1) and T(64,128)(%d,1), in one module", b, 32/b, 32/b)
 	}
 	return Evidence{}
 }

@@ -297,6 +297,9 @@ func TestDefaultEvidence(t *testing.T) {
 		{V5e, "s8[4096,4096]", true}, // T(8,128) in dumps, T(32,128) in tpu_info.py
 		{V5e, "s8[100,4096]", false}, // both rules give T(8,128)(4,1)
 		{V5e, "s4[128,256]", true},
+		{V5e, "s4[100,256]", true}, // both rules give T(8,128)(8,1), but 4-bit is in one module only
+		{V5e, "f16[]", true},       // not in scalarFiles: f16[]{:T(256)} only in a unit test
+		{V5e, "s4[]", true},
 		{V5e, "f32[1,128]", false}, // f32[1,5]{1,0:T(1,128)} in the v6e dump
 		{V5e, "f32[2,128]", false},
 		{V3, "f32[1024,1024]", true},
