@@ -22,7 +22,9 @@ cheapest layouts for the dtype and dims on it (any two dims minor, any tile rows
 Mosaic accepts), and whether the array can be copied from a row-major host array in
 contiguous row blocks, and of what size. --gen picks the generation (default v5e);
 --to tpu:GEN replaces SHAPE's layout with that generation's default and reports on it
-(a note on stderr says so when SHAPE gave another layout than row-major).
+(a note on stderr says so when SHAPE gave another layout than row-major, and another
+when real TPU dumps leave the default a guess: SHAPE hlo:MODULE.txt:param=N takes the
+layout the compiled program really uses).
 
 With --json it prints one object with the keys shape, dtype, dims, minor_to_major,
 physical_order, tiles (a combined dim is the string "*"), tail_padding, levels
