@@ -15,16 +15,14 @@ type TilingFlags struct {
 	X4  bool `json:"x4"`
 }
 
-// defaultFlags is the documented XLA default per generation (spec §2.3 "XLA defaults",
-// TI get_sublane_tiling): before TPU7x large second-minor tiling for 8- and 4-bit
-// types only; from TPU7x on for every type. TPU8i/8t follow TPU7x [I].
+// defaultFlags is XLA's default per generation. Through v6e every large second-minor
+// flag is off: the layouts XLA wrote in real TPU HLO give 8-bit arrays T(8,128)(4,1)
+// in 15 files and T(32,128)(4,1) in 3 (a v6e dump has both) and 4-bit arrays both
+// T(8,128)(8,1) and T(64,128)(8,1) in one module (testdata/tpu-defaults), although
+// tpu_info.py's heuristic (spec §2.3, TI) says 8·p rows for them. From TPU7x on, TI
+// says large second-minor tiling for every type; no dump of a TPU7x or later was found,
+// so those flags are TI's word only. TPU8i/8t follow TPU7x [I].
 var defaultFlags = [numGenerations]TilingFlags{
-	V2:    {X8: true, X4: true},
-	V3:    {X8: true, X4: true},
-	V4:    {X8: true, X4: true},
-	V5e:   {X8: true, X4: true},
-	V5p:   {X8: true, X4: true},
-	V6e:   {X8: true, X4: true},
 	TPU7x: {X16: true, X8: true, X4: true},
 	TPU8i: {X16: true, X8: true, X4: true},
 	TPU8t: {X16: true, X8: true, X4: true},
@@ -122,14 +120,19 @@ func TileRows(version, sublanes, bits int, rows int64, f TilingFlags, scratch bo
 //
 //	rank ≥ 2: T(t0,L) for 32-bit, T(t0,L)(p,1) otherwise, t0 = TileRows(rows = dims[n-2])
 //	          f32[*,*] → T(8,128); bf16 → T(8,128)(2,1), T(16,128)(2,1) on TPU7x+;
-//	          s8 → T(32,128)(4,1) when rows % 32 == 0; s4 → T(64,128)(8,1)E(4);
+//	          s8 → T(8,128)(4,1) through v6e, T(32,128)(4,1) on TPU7x+ when rows % 32 == 0;
+//	          s4 → T(8,128)(8,1)E(4) through v6e;
 //	          small rows get compact tiles: f32[3,N] → T(4,128), bf16[1,N] → T(2,128)(2,1)
 //	rank 1:   T(t0·L) for 32-bit, T(t0·L)(L)(p,1) otherwise, t0 = TileRows(ceil(N/L)):
 //	          bf16[4096] → T(1024)(128)(2,1)
-//	rank 0:   {} (untiled)
+//	rank 0:   T(m·L) with m = TileRows' smallest tile (p, or 2p before v4), no packing
+//	          tile: s32[] → {:T(128)}, bf16[] → {:T(256)}, s8[] and pred[] → {:T(512)};
+//	          f32[] → {:T(256)} on v2/v3
 //
-// XLA's real choice depends on flags this table can only approximate (spec §6); the
-// options make every input of the rule explicit.
+// A scalar is never untiled on a TPU: XLA gives it one (m,128) tile of 32-bit words,
+// 512 bytes from v4 on (s32[]{:T(128)} in 13 XLA test files). XLA's real choice depends
+// on flags this table can only approximate (spec §6); the options make every input of
+// the rule explicit, and [DefaultEvidence] says where the answer is a guess.
 func DefaultLayout(g Generation, dt layout.DType, dims []int64, opts ...Option) (layout.Layout, error) {
 	chip, err := ChipOf(g)
 	if err != nil {
@@ -150,15 +153,19 @@ func DefaultLayout(g Generation, dt layout.DType, dims []int64, opts ...Option) 
 	}
 	n := len(dims)
 	l := layout.Layout{MinorToMajor: layout.RowMajor(n)}
-	if n == 0 {
-		return l, nil
-	}
 	if dt.IsSubByte() {
 		l.ElementBits = int64(b)
 	}
 	t := chip.Target
 	L := int64(t.Lanes)
 	p := int64(32 / b)
+	if n == 0 {
+		// The smallest tile TileRows hands out (rows = 1), without the (p,1) packing
+		// tile: XLA writes bf16[]{:T(256)}, never {:T(256)(2,1)}.
+		m := TileRows(chip.Version, t.Sublanes, b, 1, cfg.flags, cfg.scratch)
+		l.Tiles = []layout.Tile{{m * L}}
+		return l, nil
+	}
 	if n == 1 {
 		t0 := TileRows(chip.Version, t.Sublanes, b, layout.CeilDiv(dims[0], L), cfg.flags, cfg.scratch)
 		l.Tiles = []layout.Tile{{t0 * L}}

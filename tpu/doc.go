@@ -13,9 +13,11 @@
 //
 //   - [DefaultLayout] gives the tiling XLA and Mosaic pick for a dtype and shape on a
 //     generation: f32 T(8,128), bf16 T(8,128)(2,1) or T(16,128)(2,1) from TPU7x, s8
-//     T(32,128)(4,1), s4 T(64,128)(8,1)E(4), compact tiles for a small second-minor
-//     dim, and the 1-D forms such as T(1024)(128)(2,1). [WithFlags] and [Scratch]
-//     override the inputs of the rule ([TileRows]).
+//     T(8,128)(4,1) (T(32,128)(4,1) from TPU7x), s4 T(8,128)(8,1)E(4), compact tiles
+//     for a small second-minor dim, the 1-D forms such as T(1024)(128)(2,1), and tiled
+//     scalars such as s32[]{:T(128)}. [WithFlags] and [Scratch] override the inputs of
+//     the rule ([TileRows]). [DefaultEvidence] says where the layouts XLA wrote in real
+//     TPU HLO (testdata/tpu-defaults) back the answer and where it is a guess.
 //   - [VregLayout] is Mosaic's VectorLayout: [VregLayout.Place] maps an element to
 //     (vreg, sublane, lane, slot), [VregLayout.Element] maps back, and
 //     [VregLayout.VregCount] counts vregs. [NativeLayout] is the dtype's native tiling.

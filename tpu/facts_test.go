@@ -342,9 +342,9 @@ func TestFact21TileRows(t *testing.T) {
 	if err != nil || l.String() != "{1,0:T(8,128)(4,1)}" {
 		t.Errorf("s8[32,256] no flags: %s %v", l, err)
 	}
-	l, err = DefaultLayout(V5e, layout.S8, []int64{32, 256})
+	l, err = DefaultLayout(V5e, layout.S8, []int64{32, 256}, WithFlags(TilingFlags{X8: true}))
 	if err != nil || l.String() != "{1,0:T(32,128)(4,1)}" {
-		t.Errorf("s8[32,256] XLA default: %s %v", l, err)
+		t.Errorf("s8[32,256] x8 flag: %s %v", l, err)
 	}
 	l, err = DefaultLayout(V2, layout.F32, []int64{1, 256})
 	if err != nil || l.String() != "{1,0:T(2,128)}" {

@@ -26,7 +26,10 @@ other name, raw bytes whose shape and layout --from gives (a device image, say).
                                       (f32 to bf16 and f16 round to nearest even)
   '{1,0:T(8,128)(2,1)}'               a layout alone, for IN's dims and --dtype (default IN's)
   tpu:v5e                             the generation's default device layout for IN's shape
-                                      and --dtype; the chosen shape is printed
+                                      and --dtype; the chosen shape is printed, and a note
+                                      on stderr says when real dumps leave it a guess
+  hlo:MODULE.txt:param=N              the layout the compiled program gives parameter N
+                                      (or result=N): exact where tpu:GEN is a model
   f32                                 a dtype alone: row-major, for host files
 
 OUT ending in .npy or .safetensors gets the host array back, row-major (the reverse job:
@@ -133,6 +136,9 @@ func (c *convertFlags) run(in, out string, w io.Writer) error {
 	dst, err := resolveTarget(c.to, c.dtype, src.Shape, outKind, false)
 	if err != nil {
 		return err
+	}
+	if why := guessOf(c.to, dst); why != "" {
+		fmt.Fprintf(progressOut, "tpulayout convert: %s\n", guessLine(c.to, dst, why, "--to hlo:FILE:param=N"))
 	}
 	if note := viewNote(src.DType(), dst.DType); note != "" && c.view == "" {
 		fmt.Fprintf(progressOut, "tpulayout convert: %s\n", note)

@@ -64,6 +64,7 @@ func (c *convertFlags) runAll(in, out string, padOpt relayout.Option, w io.Write
 	}
 	// Resolve every target before writing anything.
 	targets := make([]layout.Shape, len(sf.Tensors))
+	guesses := guessTally{to: c.to}
 	for i, t := range sf.Tensors {
 		dst, err := resolveTarget(c.to, c.dtype, t.BufferShape(), kindRaw, true)
 		if err == nil {
@@ -73,6 +74,10 @@ func (c *convertFlags) runAll(in, out string, padOpt relayout.Option, w io.Write
 			return fmt.Errorf("tensor %q: %w", t.Name, err)
 		}
 		targets[i] = dst
+		guesses.add(t.Name, dst)
+	}
+	if note := guesses.line(len(sf.Tensors)); note != "" {
+		fmt.Fprintf(progressOut, "tpulayout convert: %s\n", note)
 	}
 	parent := filepath.Dir(filepath.Clean(dest))
 	release := holdSignals()

@@ -364,7 +364,7 @@ func TestConvertSafetensors(t *testing.T) {
 	want := map[string]manifestEntry{
 		"layers.0/w": {"layers.0/w", "f32", []int64{40, 256}, "bf16[40,256]{1,0:T(8,128)(2,1)}", "layers.0_w.bin", 40 * 256 * 2},
 		"embed":      {"embed", "bf16", []int64{300}, "bf16[300]{0:T(512)(128)(2,1)}", "embed.bin", 512 * 2},
-		"q":          {"q", "s8", []int64{64, 130}, "s8[64,130]{1,0:T(32,128)(4,1)}", "q.bin", 64 * 256},
+		"q":          {"q", "s8", []int64{64, 130}, "s8[64,130]{1,0:T(8,128)(4,1)}", "q.bin", 64 * 256},
 	}
 	for _, e := range m.Tensors {
 		w, ok := want[e.Name]

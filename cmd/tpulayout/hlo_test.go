@@ -42,7 +42,10 @@ func TestHLOToDefaults(t *testing.T) {
 	for _, want := range []string{
 		"param 1 Arg_1.2 f32[8,3,1000] {2,1,0:T(4,128)} * 96000 131072 1.37x",
 		"result {0} tuple.17 bf16[512,2048] {1,0:T(8,128)(2,1)} * 2097152 2097152 1.00x",
-		"total: 8 arrays, 43067048 bytes logical, 45223944 bytes footprint, 1.05x",
+		// Scalars are tiled on a TPU: one (1,128) tile of 32-bit words, 512 bytes.
+		"param 3 Arg_3.4 s32[] {:T(128)} * 4 512 128.00x",
+		"param 4 Arg_4.5 s8[1024,1000] {1,0:T(8,128)(4,1)} * 1024000 1048576 1.02x",
+		"total: 8 arrays, 43067048 bytes logical, 45224960 bytes footprint, 1.05x",
 		"*: the dump has no tiled layout here",
 	} {
 		if !strings.Contains(collapse(got), want) {

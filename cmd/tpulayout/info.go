@@ -22,7 +22,9 @@ cheapest layouts for the dtype and dims on it (any two dims minor, any tile rows
 Mosaic accepts), and whether the array can be copied from a row-major host array in
 contiguous row blocks, and of what size. --gen picks the generation (default v5e);
 --to tpu:GEN replaces SHAPE's layout with that generation's default and reports on it
-(a note on stderr says so when SHAPE gave another layout than row-major).
+(a note on stderr says so when SHAPE gave another layout than row-major, and another
+when real TPU dumps leave the default a guess: SHAPE hlo:MODULE.txt:param=N takes the
+layout the compiled program really uses).
 
 With --json it prints one object with the keys shape, dtype, dims, minor_to_major,
 physical_order, tiles (a combined dim is the string "*"), tail_padding, levels
@@ -51,6 +53,9 @@ no_tpu_layout, and host_row_blocks (run, rows, pieces, identical, bytes, note).`
 			plain := layout.NewShape(given.DType, given.Dims...)
 			if *to != "" && given.String() != plain.String() && given.String() != ix.Shape().String() {
 				fmt.Fprintf(progressOut, "tpulayout info: note: --to %s replaced SHAPE's layout: %s is reported as %s\n", *to, given, ix.Shape())
+			}
+			if why := guessOf(*to, ix.Shape()); why != "" {
+				fmt.Fprintf(progressOut, "tpulayout info: %s\n", guessLine(*to, ix.Shape(), why, "tpulayout info hlo:FILE:param=N"))
 			}
 			info := newInfo(ix)
 			info.insightJSON = newInsight(ix, g)

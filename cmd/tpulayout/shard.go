@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"strconv"
 	"strings"
+	"sync"
 	"text/tabwriter"
 
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
@@ -107,13 +108,21 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	guesses := guessTally{to: c.to}
+	var guessMu sync.Mutex
 	opt := sharding.Options{
 		Mesh: mesh, SpecFor: specFor, To: c.to, Source: in, Names: names,
 		Process: proc, Processes: procs, RelayoutOptions: []relayout.Option{padOpt},
 		// As convert's: an interrupt removes the temporary output.
 		Hold: holdSignals, Track: trackHeld, Untrack: untrack,
 		Target: func(t safetensors.TensorInfo, shard layout.Shape) (layout.Shape, error) {
-			return resolveTarget(c.to, c.dtype, shard, kindRaw, c.all || len(names) == 0)
+			dst, err := resolveTarget(c.to, c.dtype, shard, kindRaw, c.all || len(names) == 0)
+			if err == nil {
+				guessMu.Lock()
+				guesses.add(t.Name, dst)
+				guessMu.Unlock()
+			}
+			return dst, err
 		},
 	}
 	var prog *progress
@@ -121,6 +130,13 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 	job, err := sharding.Prepare(ckpt, opt)
 	if err != nil {
 		return fmt.Errorf("%s", libErr(err))
+	}
+	total := len(names)
+	if total == 0 {
+		total = len(ckpt.Tensors)
+	}
+	if note := guesses.line(total); note != "" {
+		fmt.Fprintf(progressOut, "tpulayout convert: %s\n", note)
 	}
 	prog = newProgress(c.progress, "convert", job.Bytes())
 	m, err := job.WriteDir(out)

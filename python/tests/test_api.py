@@ -35,7 +35,7 @@ def test_layout_alone_and_tpu_default():
 def test_default_layout():
     assert tpulayout.default_layout((256, 1024), "bf16") == "bf16[256,1024]{1,0:T(8,128)(2,1)}"
     assert tpulayout.default_layout((256, 1024), np.float32) == "f32[256,1024]{1,0:T(8,128)}"
-    assert tpulayout.default_layout((64, 128), "s8") == "s8[64,128]{1,0:T(32,128)(4,1)}"
+    assert tpulayout.default_layout((64, 128), "s8") == "s8[64,128]{1,0:T(8,128)(4,1)}"
     assert tpulayout.default_layout((256, 1024), "bf16", gen="v7x") == "bf16[256,1024]{1,0:T(16,128)(2,1)}"
     assert tpulayout.default_layout((4096,), "bf16") == "bf16[4096]{0:T(1024)(128)(2,1)}"
 

@@ -39,6 +39,8 @@ def tile(a, tiles):
     the in-tile dims moving to the minor end."""
     for t in tiles:
         k = len(t)
+        if a.ndim < k:  # a tile wider than the array: the missing major dims are 1 (scalars)
+            a = a.reshape((1,) * (k - a.ndim) + a.shape)
         outer = a.shape[: a.ndim - k]
         minor = a.shape[a.ndim - k :]
         padded = [-(-n // e) * e for n, e in zip(minor, t)]
@@ -125,6 +127,10 @@ CASES = [
     ("transposed", [("x", 2)], None, 'P("x")', "BF16", [256, 32], "bf16[128,32]{0,1:T(8,128)(2,1)}"),
     ("vector", [("x", 2), ("y", 2)], None, 'P(("y", "x"))', "BF16", [2048], "bf16[512]{0:T(512)(128)(2,1)}"),
     ("padded_small_tiles", [("x", 3)], None, 'P(None, "x")', "F32", [5, 12], "bf16[5,4]{1,0:T(4,3)(2,1)}"),
+    # The defaults of tpu:v5e since issue #31: int8 in T(8,128)(4,1), a scalar in one
+    # (1,128) tile of 32-bit words.
+    ("s8_default", [("x", 2)], None, 'P("x")', "I8", [64, 256], "s8[32,256]{1,0:T(8,128)(4,1)}"),
+    ("scalar", [("x", 2)], None, "P()", "F32", [], "f32[]{:T(128)}"),
 ]
 
 
