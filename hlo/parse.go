@@ -259,8 +259,11 @@ func (s *scanner) shape() (layout.Shape, error) {
 
 // value reads an attribute value: text up to a ',' or newline outside brackets, or a
 // '}' that closes the enclosing computation.
+//
+// Blanks and line breaks right after '=' are skipped, as XLA's lexer does: a value may
+// start on the next line (`sharding=` then `{replicated}`).
 func (s *scanner) value() (string, error) {
-	s.space(true)
+	s.space(false)
 	start := s.pos
 	for s.pos < len(s.in) {
 		switch c := s.in[s.pos]; c {
@@ -375,7 +378,10 @@ func (s *scanner) instruction() (*Instruction, error) {
 	}
 	s.pos++
 	var err error
-	if in.Shape, err = s.shape(); err != nil {
+	if s.opcodeFollows() {
+		// No shape written: XLA infers it for some opcodes (see inferShapes).
+		in.Inferred = true
+	} else if in.Shape, err = s.shape(); err != nil {
 		return nil, err
 	}
 	at := s.pos
@@ -395,12 +401,30 @@ func (s *scanner) instruction() (*Instruction, error) {
 	if in.Attrs, err = s.attrs(); err != nil {
 		return nil, err
 	}
+	if in.Inferred && !inferable[in.Opcode] {
+		return nil, s.errAt(at, "%s = %s(…) has no shape: XLA infers a shape only for opcodes such as tuple, get-tuple-element and elementwise ops, not for %s; write it, as in %s = f32[8]{0} %s(…)", in.Name, in.Opcode, in.Opcode, in.Name, in.Opcode)
+	}
 	if in.Opcode == "parameter" {
 		if _, ok := in.ParameterNumber(); !ok {
 			return nil, s.errAt(at, "parameter %s needs one non-negative number, not (%s)", in.Name, ops)
 		}
 	}
 	return in, nil
+}
+
+// opcodeFollows reports whether the text at s.pos is `opcode(` rather than a shape:
+// a name, not a dtype or `b`, followed right away by '('.
+func (s *scanner) opcodeFollows() bool {
+	save := s.pos
+	defer func() { s.pos = save }()
+	n := s.name()
+	if n == "" || s.in[save:s.pos][0] == '%' || s.pos >= len(s.in) || s.in[s.pos] != '(' {
+		return false
+	}
+	if _, ok := layout.DTypeByName(n); ok || n == "b" {
+		return false
+	}
+	return true
 }
 
 // ParseInstruction reads one instruction, such as a line pasted from a dump:
@@ -417,19 +441,27 @@ func ParseInstruction(text string) (*Instruction, error) {
 	return in, nil
 }
 
-// Parse reads an HLO module's text.
+// Parse reads an HLO module's text. The `HloModule name` line may be left out, as
+// XLA's parser allows: the module is then unnamed and holds the computations.
 func Parse(text []byte) (*Module, error) {
 	s := &scanner{in: string(text)}
-	if !s.word("HloModule") {
-		return nil, s.errf("expected 'HloModule name' at the start of an HLO module, found %s", s.describe())
-	}
-	m := &Module{Name: s.name()}
-	if m.Name == "" {
-		return nil, s.errf("expected the module name after HloModule, found %s", s.describe())
-	}
-	var err error
-	if m.Attrs, err = s.attrs(); err != nil {
-		return nil, err
+	m := &Module{}
+	if s.word("HloModule") {
+		m.HeaderLine = true
+		if m.Name = s.name(); m.Name == "" {
+			return nil, s.errf("expected the module name after HloModule, found %s", s.describe())
+		}
+		var err error
+		if m.Attrs, err = s.attrs(); err != nil {
+			return nil, err
+		}
+		if v, ok := m.Attr("entry_computation_layout"); ok {
+			if m.EntryLayout, err = parseEntryLayout(v); err != nil {
+				return nil, s.errAt(strings.Index(s.in, v), "entry_computation_layout: %s", strings.TrimPrefix(err.Error(), "layout: "))
+			}
+		}
+	} else if s.peek() == 0 || !isNameStart(s.in[s.pos]) && s.in[s.pos] != '%' {
+		return nil, s.errf("expected 'HloModule name' or a computation at the start of an HLO module, found %s", s.describe())
 	}
 	names := map[string]int{}
 	for s.peek() != 0 {
@@ -454,6 +486,9 @@ func Parse(text []byte) (*Module, error) {
 	}
 	if len(m.Computations) == 0 {
 		return nil, s.errf("module %s has no computations (truncated?)", m.Name)
+	}
+	for _, c := range m.Computations {
+		c.inferShapes()
 	}
 	if m.Entry == nil {
 		m.Entry = m.Computations[len(m.Computations)-1]
