@@ -125,8 +125,9 @@ type hloRow struct {
 	Body string `json:"body_shape,omitempty"`
 	// Inferred: the text wrote no shape and this is the one XLA infers; NotWritten: no
 	// shape was written and none is inferred here.
-	Inferred   bool `json:"inferred,omitempty"`
-	NotWritten bool `json:"shape_not_written,omitempty"`
+	Inferred   bool   `json:"inferred,omitempty"`
+	NotWritten bool   `json:"shape_not_written,omitempty"`
+	Note       string `json:"note,omitempty"`
 }
 
 type hloReport struct {
@@ -158,6 +159,9 @@ func newHLORow(kind, name string, s layout.Shape) hloRow {
 		}
 		if r.Layout == "" || r.Layout == "-" {
 			r.Layout = "{}"
+		}
+		if s.Layout.IsSparse() {
+			r.Note = "sparse: footprint depends on the number of stored elements"
 		}
 		if ix, err := layout.Compile(s); err == nil {
 			r.Sized = true
@@ -376,6 +380,13 @@ func (rep *hloReport) print(w io.Writer) error {
 		fmt.Fprintf(w, "note: no tiled layouts (a dump before layout assignment?); --to tpu:GEN shows a generation's defaults\n")
 	}
 	rep.printHeaderNotes(w)
+	noted := map[string]bool{}
+	for _, r := range rep.Rows {
+		if n := fmt.Sprintf("note: %s %s%s: %s\n", r.Name, r.Shape, r.Layout, r.Note); r.Note != "" && !noted[n] {
+			fmt.Fprint(w, n)
+			noted[n] = true
+		}
+	}
 	if len(rep.Unknown) > 0 {
 		fmt.Fprintf(w, "note: %s XLA does not define, read anyway: %s\n",
 			plural(int64(len(rep.Unknown)), "opcode"), strings.Join(rep.Unknown, ", "))
