@@ -107,3 +107,40 @@ func TestParseEntryLayout(t *testing.T) {
 		}
 	}
 }
+
+// Operands written as instructions become instructions, named as XLA names them
+// (the output of XLA's HloNonRoundtripParserTest cases).
+func TestParseNestedInstructions(t *testing.T) {
+	m, err := Parse([]byte("HloModule test\n\nENTRY test {\n    ROOT root = add(f32[10] parameter(0), multiply(f32[10] parameter(1), f32[10] parameter(2)))\n}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, in := range m.Entry.Instructions {
+		got = append(got, in.Name+" = "+in.Shape.String()+" "+in.Opcode+"("+strings.Join(in.Operands, ", ")+")")
+	}
+	want := []string{
+		"parameter.anon = f32[10]{0} parameter(0)",
+		"parameter.anon.1 = f32[10]{0} parameter(1)",
+		"parameter.anon.2 = f32[10]{0} parameter(2)",
+		"multiply.anon = f32[10]{0} multiply(parameter.anon.1, parameter.anon.2)",
+		"root = f32[10]{0} add(parameter.anon, multiply.anon)",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if len(m.Entry.Parameters()) != 3 || m.Entry.Root.Name != "root" {
+		t.Errorf("%d parameters, root %s", len(m.Entry.Parameters()), m.Entry.Root.Name)
+	}
+	m, err = Parse([]byte("HloModule test\n\nENTRY test {\n  ROOT root = get-tuple-element(\n    (f32[10], f16[10]) tuple(f32[10] parameter(0), f16[10] parameter(1))\n  ), index=0\n}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := m.Entry.Root; r.Shape.String() != "f32[10]{0}" || r.Operands[0] != "tuple.anon" || len(m.Entry.Instructions) != 4 {
+		t.Errorf("root %s = %s %q, %d instructions", r.Name, r.Shape, r.Operands, len(m.Entry.Instructions))
+	}
+	// `HloModule name:` as older XLA printed it.
+	if m, err := Parse([]byte("HloModule layout:\nENTRY e {\n  ROOT p = f32[8]{0} parameter(0)\n}\n")); err != nil || m.Name != "layout" {
+		t.Errorf("%v %v", m, err)
+	}
+}
