@@ -247,6 +247,7 @@ func (rep *hloReport) entryRows(m *hlo.Module, newRow func(kind, name string, s 
 	add := func(kind, name string, number, line int, s layout.Shape, header *layout.Shape, inferred bool) {
 		from := "body"
 		var bodyArrays map[string]layout.Shape
+		body := s
 		if header != nil {
 			from, bodyArrays = "header", map[string]layout.Shape{}
 			flatten(s, nil, func(idx string, b layout.Shape) { bodyArrays[idx] = b })
@@ -270,7 +271,7 @@ func (rep *hloReport) entryRows(m *hlo.Module, newRow func(kind, name string, s 
 			}
 			if bodyArrays != nil {
 				if b, ok := bodyArrays[idx]; !ok {
-					r.Body = "-"
+					r.Body = "no such element (the body's is " + body.String() + ")"
 				} else if b.String() != e.String() {
 					r.Body = b.String()
 					if b.Kind == layout.Array && b.DType == layout.Invalid {

@@ -286,3 +286,27 @@ func TestHLOShapeNotWritten(t *testing.T) {
 		t.Errorf("info of an unwritten result: exit %d, %q", code, errOut)
 	}
 }
+
+// A header that lists other parameters than the body has is said, and the body's
+// shapes are kept for them.
+func TestHLOEntryComputationLayoutMismatch(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.txt")
+	text := "HloModule m, entry_computation_layout={(f32[8]{0:T(128)}, f32[8]{0})->(f32[8]{0:T(128)}, f32[8]{0})}\n" +
+		"ENTRY e {\n  ROOT p = f32[8]{0} parameter(0)\n}\n"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := collapse(mustRun(t, "hlo", path))
+	for _, want := range []string{
+		"param 0 p f32[8] {0} 32 32 1.00x",
+		"result {0} p f32[8] {0:T(128)} 32 512 16.00x",
+		"result {1} p f32[8] {0} 32 32 1.00x",
+		"note: the entry_computation_layout header lists 2 parameters, the entry computation e has 1 parameter",
+		"note: header and body differ: result {0} p: no such element (the body's is f32[8]{0}) in the body",
+		"note: header and body differ: result {1} p: no such element (the body's is f32[8]{0}) in the body",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in\n%s", want, got)
+		}
+	}
+}
