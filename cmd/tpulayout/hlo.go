@@ -70,7 +70,8 @@ pick element N of a tuple.`,
 					return usagef("bad --to %q: give tpu:GEN, such as tpu:v5e", *to)
 				}
 				retile = func(s layout.Shape) layout.Shape {
-					if s.Kind != layout.Array || len(s.Layout.Tiles) > 0 {
+					// A sparse layout is not untiled dense: a default would hide it.
+					if s.Kind != layout.Array || len(s.Layout.Tiles) > 0 || s.Layout.IsSparse() {
 						return s
 					}
 					if d, err := tpu.DefaultShape(gen, s.DType, s.Dims); err == nil {

@@ -150,6 +150,11 @@ func TestInfoSparse(t *testing.T) {
 	if m["sparse"] != true || m["index_type"] != "u16" || num(t, m, "logical_elements") != 100 || m["shape"] != "f32[10,10]{1,0:D(D,C+~)#(u16)}" {
 		t.Errorf("info --json: %v", m)
 	}
+	// hlo --to tpu:GEN gives untiled dense arrays a default layout, never a sparse one.
+	got = collapse(mustRun(t, "hlo", "../../testdata/hlo/SparseCOO.hlo", "--to", "tpu:v5e"))
+	if !strings.Contains(got, "param 0 root f32[10,10] {1,0:D(C+,S)} - - -") || strings.Contains(got, "T(8,128)") {
+		t.Errorf("hlo --to of a sparse module:\n%s", got)
+	}
 	for _, args := range [][]string{{"explain", "f32[10,10]{1,0:D(D,C)}", "1,1"}, {"show", "f32[10,10]{1,0:D(D,C)}"}} {
 		if _, errOut, code := runCmd(t, args...); code == 0 || !strings.Contains(errOut, "sparse layouts are not supported by convert") {
 			t.Errorf("%q: exit %d, %q", args, code, errOut)
