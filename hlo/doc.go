@@ -5,17 +5,21 @@
 // # Grammar
 //
 // A module is `HloModule name` with optional `, key=value` attributes (such as
-// entry_computation_layout={(…)->…}), then computations. A computation is
+// entry_computation_layout={(…)->…}, kept in [Module.EntryLayout]), then computations;
+// as in XLA, the HloModule line may be left out. A computation is
 // `[ENTRY] name [(p: shape, …) -> shape] { instructions }`, optionally followed by
 // `, execution_thread="…"`. An instruction is
 //
 //	[ROOT] name = shape opcode(operands), attr=value, …
 //
-// where a name may start with '%', a shape is an array such as
+// where a name may start with '%', the shape may be left out for the opcodes XLA
+// infers it for (tuple, get-tuple-element, elementwise ops, …; see
+// [Instruction.Inferred] and [Instruction.NoShape]), a shape is an array such as
 // `bf16[8,128]{1,0:T(8,128)(2,1)S(1)}` or a tuple `(s32[], f32[8]{0}, /*index=2*/ …)`,
 // and attribute values (metadata={…}, sharding={devices=[2,1]0,1},
 // frontend_attributes={…}, backend_config="…" or {…}) are kept as raw text. Values and
-// operands may span lines inside brackets; /*…*/ and // comments are skipped. As in
+// operands may span lines inside brackets, and a value may start on the line after
+// its '='; /*…*/ and // comments are skipped. As in
 // XLA, a module with no ENTRY computation takes its last one as the entry, and a
 // computation with no ROOT takes its last instruction as the root.
 //

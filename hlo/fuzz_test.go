@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/tpulayout/tpulayout/layout"
 )
 
 // FuzzParse feeds arbitrary text to the reader: it must return a module or a
@@ -12,6 +14,11 @@ import (
 // must have an entry computation with a root.
 func FuzzParse(f *testing.F) {
 	files, _ := filepath.Glob("testdata/*.txt")
+	corpus, _ := filepath.Glob("../testdata/hlo/*.hlo") // real modules from XLA's tests
+	files = append(files, corpus...)
+	if len(corpus) < 100 {
+		f.Fatalf("%d modules in ../testdata/hlo, want the corpus of at least 100", len(corpus))
+	}
 	for _, name := range files {
 		b, err := os.ReadFile(name)
 		if err != nil {
@@ -33,6 +40,15 @@ func FuzzParse(f *testing.F) {
 		}
 		if m.Entry == nil || m.Entry.Root == nil {
 			t.Fatalf("module without entry or root")
+		}
+		for _, c := range m.Computations {
+			for _, in := range c.Instructions {
+				// A shape is written, inferred, or marked as neither; never left empty.
+				empty := in.Shape.Kind == layout.Array && in.Shape.DType == layout.Invalid
+				if in.NoShape && (!in.Inferred || !empty) || !in.NoShape && empty {
+					t.Fatalf("%s: inferred %v, no shape %v, shape %s", in.Name, in.Inferred, in.NoShape, in.Shape)
+				}
+			}
 		}
 		_ = m.Results()
 		for _, p := range m.Entry.Parameters() {

@@ -11,7 +11,10 @@ import (
 
 // Module is a parsed HLO module.
 type Module struct {
+	// Name is the name on the `HloModule name` line; "" when the text has none.
 	Name string
+	// HeaderLine reports whether the text starts with an `HloModule name` line.
+	HeaderLine bool
 	// Attrs are the header's `key=value` attributes in order, values as written.
 	Attrs        []Attr
 	Computations []*Computation
@@ -19,6 +22,16 @@ type Module struct {
 	Entry *Computation
 	// EntryMarked reports whether a computation was marked ENTRY.
 	EntryMarked bool
+	// EntryLayout is the header's entry_computation_layout={(…)->…}, nil when absent.
+	EntryLayout *EntryLayout
+}
+
+// EntryLayout is the header's entry_computation_layout: the layouts the entry
+// computation's parameters and result have for its callers, which a module written
+// before layout assignment holds while its body is still untiled.
+type EntryLayout struct {
+	Params []layout.Shape
+	Result layout.Shape
 }
 
 // Attr is one `name=value` attribute; Value is the raw text.
@@ -57,7 +70,14 @@ type Instruction struct {
 	Attrs    []Attr
 	// Known reports whether Opcode is one XLA defines.
 	Known bool
-	Line  int
+	// Inferred reports that the text wrote no shape (`ROOT t = tuple(p)`): Shape is
+	// then the one XLA's parser infers, worked out from the operands' shapes.
+	Inferred bool
+	// NoShape reports an unwritten shape this package does not infer (the opcode needs
+	// semantics it does not model, such as dot or reduce, or an operand's shape is
+	// unknown); Shape is then the zero Shape.
+	NoShape bool
+	Line    int
 }
 
 // Attr returns the value of the attribute name, and whether it is present.
@@ -119,6 +139,8 @@ func (m *Module) Parameter(n int) (*Instruction, error) {
 type Result struct {
 	Index []int
 	Shape layout.Shape
+	// NoShape reports a root whose shape is neither written nor inferred.
+	NoShape bool
 }
 
 // IndexString prints the shape index as "{1,0}", or "{}" for the root itself.
@@ -142,6 +164,9 @@ func (m *Module) Results() []Result {
 			return
 		}
 		out = append(out, Result{Index: idx, Shape: s})
+	}
+	if m.Entry.Root.NoShape {
+		return []Result{{Index: []int{}, NoShape: true}}
 	}
 	walk(m.Entry.Root.Shape, []int{})
 	return out
@@ -193,3 +218,37 @@ var knownOpcodes = func() map[string]bool {
 	}
 	return m
 }()
+
+// parseEntryLayout reads the value of entry_computation_layout: `{(p0, p1, …)->result}`.
+func parseEntryLayout(v string) (*EntryLayout, error) {
+	body, ok := strings.CutPrefix(strings.TrimSpace(v), "{")
+	if body, ok = strings.CutSuffix(body, "}"); !ok {
+		return nil, fmt.Errorf("want {(parameter shapes)->result shape}, found %s", layout.Quote(v))
+	}
+	depth := 0
+	for i := 0; i < len(body)-1; i++ {
+		switch body[i] {
+		case '(', '[', '{':
+			depth++
+		case ')', ']', '}':
+			depth--
+		case '-':
+			if depth != 0 || body[i+1] != '>' {
+				continue
+			}
+			params, err := layout.Parse(strings.TrimSpace(body[:i]))
+			if err != nil {
+				return nil, fmt.Errorf("parameters: %w", err)
+			}
+			if params.Kind != layout.Tuple {
+				return nil, fmt.Errorf("want the parameters in parentheses, found %s", layout.Quote(body[:i]))
+			}
+			res, err := layout.Parse(strings.TrimSpace(body[i+2:]))
+			if err != nil {
+				return nil, fmt.Errorf("result: %w", err)
+			}
+			return &EntryLayout{Params: params.Elements, Result: res}, nil
+		}
+	}
+	return nil, fmt.Errorf("no '->' between the parameters and the result in %s", layout.Quote(v))
+}

@@ -3,6 +3,7 @@ package hlo
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/tpulayout/tpulayout/layout"
@@ -25,6 +26,10 @@ const maxDepth = 1000
 type scanner struct {
 	in  string
 	pos int
+	// nested holds the instructions written as operands of the one being read;
+	// anon counts the names given to them, per computation.
+	nested []*Instruction
+	anon   map[string]int
 	// lineAt and lineNo cache the last line lookup: instructions come in file order.
 	lineAt, lineNo int
 }
@@ -259,8 +264,11 @@ func (s *scanner) shape() (layout.Shape, error) {
 
 // value reads an attribute value: text up to a ',' or newline outside brackets, or a
 // '}' that closes the enclosing computation.
+//
+// Blanks and line breaks right after '=' are skipped, as XLA's lexer does: a value may
+// start on the next line (`sharding=` then `{replicated}`).
 func (s *scanner) value() (string, error) {
-	s.space(true)
+	s.space(false)
 	start := s.pos
 	for s.pos < len(s.in) {
 		switch c := s.in[s.pos]; c {
@@ -315,6 +323,15 @@ func (s *scanner) attrs() ([]Attr, error) {
 // dropping /*…*/ comments; an empty text gives no parts.
 func splitTop(text string) []string {
 	var parts []string
+	for _, r := range splitTopAt(text) {
+		parts = append(parts, stripComments(text[r[0]:r[1]]))
+	}
+	return parts
+}
+
+// splitTopAt is splitTop as byte ranges of text, untrimmed.
+func splitTopAt(text string) [][2]int {
+	var parts [][2]int
 	depth, start := 0, 0
 	for i := 0; i < len(text); i++ {
 		switch c := text[i]; c {
@@ -336,13 +353,13 @@ func splitTop(text string) []string {
 			}
 		case ',':
 			if depth == 0 {
-				parts = append(parts, stripComments(text[start:i]))
+				parts = append(parts, [2]int{start, i})
 				start = i + 1
 			}
 		}
 	}
-	if last := stripComments(text[start:]); last != "" || len(parts) > 0 {
-		parts = append(parts, last)
+	if stripComments(text[start:]) != "" || len(parts) > 0 {
+		parts = append(parts, [2]int{start, len(text)})
 	}
 	return parts
 }
@@ -374,33 +391,130 @@ func (s *scanner) instruction() (*Instruction, error) {
 		return nil, s.errf("expected '=' after instruction name %s, found %s", in.Name, s.describe())
 	}
 	s.pos++
-	var err error
-	if in.Shape, err = s.shape(); err != nil {
+	if err := s.rhs(in, false); err != nil {
 		return nil, err
+	}
+	return in, nil
+}
+
+// rhs reads what follows `name =`: `[shape] opcode(operands)`, then the attributes
+// unless nested (an operand written as an instruction takes none).
+func (s *scanner) rhs(in *Instruction, nested bool) error {
+	var err error
+	if s.opcodeFollows() {
+		// No shape written: XLA infers it for some opcodes (see inferShapes).
+		in.Inferred = true
+	} else if in.Shape, err = s.shape(); err != nil {
+		return err
 	}
 	at := s.pos
 	if in.Opcode = s.name(); in.Opcode == "" || s.in[at:s.pos][0] == '%' {
 		s.pos = at
-		return nil, s.errf("expected the opcode of %s after its shape, found %s", in.Name, s.describe())
+		return s.errf("expected the opcode of %s after its shape, found %s", in.Name, s.describe())
 	}
 	in.Known = knownOpcodes[in.Opcode]
 	if s.pos >= len(s.in) || s.in[s.pos] != '(' {
-		return nil, s.errf("expected '(' after opcode %s, found %s", in.Opcode, s.describe())
+		return s.errf("expected '(' after opcode %s, found %s", in.Opcode, s.describe())
 	}
-	ops, err := s.group()
-	if err != nil {
-		return nil, err
+	open := s.pos
+	if err := s.operands(in); err != nil {
+		return err
 	}
-	in.Operands = splitTop(ops)
-	if in.Attrs, err = s.attrs(); err != nil {
-		return nil, err
+	ops := s.in[open:s.pos]
+	if !nested {
+		if in.Attrs, err = s.attrs(); err != nil {
+			return err
+		}
+	}
+	if in.Inferred && !inferable[in.Opcode] {
+		return s.errAt(at, "%s = %s(…) has no shape: XLA infers a shape only for opcodes such as tuple, get-tuple-element and elementwise ops, not for %s; write it, as in %s = f32[8]{0} %s(…)", in.Name, in.Opcode, in.Opcode, in.Name, in.Opcode)
 	}
 	if in.Opcode == "parameter" {
 		if _, ok := in.ParameterNumber(); !ok {
-			return nil, s.errAt(at, "parameter %s needs one non-negative number, not (%s)", in.Name, ops)
+			return s.errAt(at, "parameter %s needs one non-negative number, not %s", in.Name, ops)
 		}
 	}
-	return in, nil
+	return nil
+}
+
+// operands reads `(a, b, …)` at s.pos into in.Operands, as written. An operand
+// written as an instruction, as XLA's parser allows (`add(f32[10] parameter(0), x)`),
+// becomes an instruction of its own, named as XLA names it (`parameter.anon`), put
+// in s.nested to precede in; the operand is then its name.
+func (s *scanner) operands(in *Instruction) error {
+	open := s.pos
+	if _, err := s.group(); err != nil {
+		return err
+	}
+	end := s.pos
+	if s.anon == nil {
+		s.anon = map[string]int{} // shared with the scanners of nested operands
+	}
+	for _, r := range splitTopAt(s.in[open+1 : end-1]) {
+		a, b := open+1+r[0], open+1+r[1]
+		text := stripComments(s.in[a:b])
+		if sub := (&scanner{in: s.in[:b], pos: a, anon: s.anon}); sub.nestedFollows() {
+			n := &Instruction{Line: s.line(sub.pos)}
+			if err := sub.rhs(n, true); err != nil {
+				return err
+			}
+			if sub.peek() != 0 {
+				return sub.errf("unexpected %s after the instruction written as an operand of %s", sub.describe(), in.Name)
+			}
+			n.Name = s.anonName(n.Opcode)
+			s.nested = append(s.nested, sub.nested...)
+			s.nested = append(s.nested, n)
+			text = n.Name
+		}
+		in.Operands = append(in.Operands, text)
+	}
+	return nil
+}
+
+// nestedFollows reports whether an instruction, `[shape] opcode(`, starts at s.pos
+// (rather than `[shape] name`); s.pos is left at its start.
+func (s *scanner) nestedFollows() bool {
+	s.space(false)
+	start := s.pos
+	defer func() { s.pos = start }()
+	if !s.opcodeFollows() {
+		if _, err := s.shape(); err != nil {
+			return false
+		}
+	}
+	at := s.pos
+	n := s.name()
+	return n != "" && s.in[at] != '%' && s.pos < len(s.in) && s.in[s.pos] == '('
+}
+
+// anonName names an instruction written as an operand as XLA does: opcode.anon, then
+// opcode.anon.1, …
+func (s *scanner) anonName(opcode string) string {
+	if s.anon == nil {
+		s.anon = map[string]int{}
+	}
+	base := opcode + ".anon"
+	n := s.anon[base]
+	s.anon[base] = n + 1
+	if n == 0 {
+		return base
+	}
+	return base + "." + strconv.Itoa(n)
+}
+
+// opcodeFollows reports whether the text at s.pos is `opcode(` rather than a shape:
+// a name, not a dtype or `b`, followed right away by '('.
+func (s *scanner) opcodeFollows() bool {
+	save := s.pos
+	defer func() { s.pos = save }()
+	n := s.name()
+	if n == "" || s.in[save:s.pos][0] == '%' || s.pos >= len(s.in) || s.in[s.pos] != '(' {
+		return false
+	}
+	if _, ok := layout.DTypeByName(n); ok || n == "b" {
+		return false
+	}
+	return true
 }
 
 // ParseInstruction reads one instruction, such as a line pasted from a dump:
@@ -417,19 +531,30 @@ func ParseInstruction(text string) (*Instruction, error) {
 	return in, nil
 }
 
-// Parse reads an HLO module's text.
+// Parse reads an HLO module's text. The `HloModule name` line may be left out, as
+// XLA's parser allows: the module is then unnamed and holds the computations.
 func Parse(text []byte) (*Module, error) {
 	s := &scanner{in: string(text)}
-	if !s.word("HloModule") {
-		return nil, s.errf("expected 'HloModule name' at the start of an HLO module, found %s", s.describe())
-	}
-	m := &Module{Name: s.name()}
-	if m.Name == "" {
-		return nil, s.errf("expected the module name after HloModule, found %s", s.describe())
-	}
-	var err error
-	if m.Attrs, err = s.attrs(); err != nil {
-		return nil, err
+	m := &Module{}
+	if s.word("HloModule") {
+		m.HeaderLine = true
+		if m.Name = s.name(); m.Name == "" {
+			return nil, s.errf("expected the module name after HloModule, found %s", s.describe())
+		}
+		if s.pos < len(s.in) && s.in[s.pos] == ':' {
+			s.pos++ // older XLA printed `HloModule name:`
+		}
+		var err error
+		if m.Attrs, err = s.attrs(); err != nil {
+			return nil, err
+		}
+		if v, ok := m.Attr("entry_computation_layout"); ok {
+			if m.EntryLayout, err = parseEntryLayout(v); err != nil {
+				return nil, s.errAt(strings.Index(s.in, v), "entry_computation_layout: %s", strings.TrimPrefix(err.Error(), "layout: "))
+			}
+		}
+	} else if s.peek() == 0 || !isNameStart(s.in[s.pos]) && s.in[s.pos] != '%' {
+		return nil, s.errf("expected 'HloModule name' or a computation at the start of an HLO module, found %s", s.describe())
 	}
 	names := map[string]int{}
 	for s.peek() != 0 {
@@ -454,6 +579,9 @@ func Parse(text []byte) (*Module, error) {
 	}
 	if len(m.Computations) == 0 {
 		return nil, s.errf("module %s has no computations (truncated?)", m.Name)
+	}
+	for _, c := range m.Computations {
+		c.inferShapes()
 	}
 	if m.Entry == nil {
 		m.Entry = m.Computations[len(m.Computations)-1]
@@ -496,6 +624,7 @@ func (s *scanner) skipStackFrameTables() bool {
 func (s *scanner) computation() (*Computation, error) {
 	s.space(false)
 	c := &Computation{Line: s.line(s.pos)}
+	s.anon = nil
 	c.Entry = s.word("ENTRY")
 	if c.Name = s.name(); c.Name == "" {
 		return nil, s.errf("expected a computation (name {…}) or ENTRY, found %s", s.describe())
@@ -551,9 +680,17 @@ func (s *scanner) computation() (*Computation, error) {
 			}
 			return c, nil
 		}
+		s.nested = nil
 		in, err := s.instruction()
 		if err != nil {
 			return nil, err
+		}
+		for _, n := range s.nested {
+			if l, dup := names[n.Name]; dup {
+				return nil, &SyntaxError{Line: n.Line, Col: 1, Msg: fmt.Sprintf("instruction %s (written as an operand) is defined twice in %s (first on line %d)", n.Name, c.Name, l)}
+			}
+			names[n.Name] = n.Line
+			c.Instructions = append(c.Instructions, n)
 		}
 		if l, dup := names[in.Name]; dup {
 			return nil, &SyntaxError{Line: in.Line, Col: 1, Msg: fmt.Sprintf("instruction %s is defined twice in %s (first on line %d)", in.Name, c.Name, l)}

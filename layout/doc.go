@@ -4,9 +4,11 @@
 // # Layout strings
 //
 // A shape such as `bf16[256,1024]{1,0:T(8,128)(2,1)}` is an element type, dims, and a
-// layout: minor_to_major, then attributes in XLA's fixed order — tiles T(…)(…), tail
-// padding L(n), the sparse index and pointer types #(t) and *(t), element size E(n),
-// memory space S(n), split configs SC(…), physical shape P(…) and prefix bytes M(n).
+// layout: minor_to_major, then attributes in XLA's fixed order — a sparse array's
+// dim-level types D(…), tiles T(…)(…), tail padding L(n), the sparse index and pointer
+// types #(t) and *(t), element size E(n), memory space S(n), split configs SC(…),
+// physical shape P(…) and prefix bytes M(n). A sparse layout has no index math
+// ([ErrSparse]); [DescribeSparse] says what it means.
 // [Parse] reads it (tuples `(a, b)` and buffers `b(…)` too), validates it at parse time,
 // and reports errors as a [*ParseError] naming the byte position. [Shape.String] prints
 // the canonical form; parse → print → parse is the identity.

@@ -325,6 +325,9 @@ func (l Layout) validate(dt DType, rank int) error {
 	if err := checkElementBits(dt, l.ElementBits); err != nil {
 		return err
 	}
+	if l.IsSparse() {
+		return fmt.Errorf("%w: D(…) makes it sparse, and its size depends on the number of stored elements", ErrSparse)
+	}
 	if l.IndexType != Invalid || l.PointerType != Invalid || l.Physical != nil {
 		return errors.New("sparse attributes #, * or P on a dense array")
 	}

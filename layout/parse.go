@@ -280,6 +280,9 @@ func (p *parser) shape() (Shape, error) {
 // type can hold, a footprint in int64 bytes, at most 64 expanded dims) is a parse error
 // at pos, the same for every command. Shapes with `?` have no size and are left alone.
 func (s *Shape) checkSized(p *parser, pos int) error {
+	if s.Layout.IsSparse() {
+		return nil // no index math: its size depends on what it stores
+	}
 	for _, d := range s.Dims {
 		if d == Unbounded {
 			return nil
@@ -393,8 +396,12 @@ func (p *parser) layout(rank int, dense bool) (Layout, error) {
 		l.MinorToMajor = nil
 	}
 	if p.accept(':') {
+		attrsAt := p.pos
 		if err := p.attrs(&l, dense); err != nil {
 			return l, err
+		}
+		if len(l.DimLevels) > 0 && len(l.DimLevels) != rank {
+			return l, p.errAt(attrsAt, "D(…) gives %d dim level types for %d dimensions", len(l.DimLevels), rank)
 		}
 	}
 	if p.peek() != '}' {
@@ -421,9 +428,11 @@ func (p *parser) attrs(l *Layout, dense bool) error {
 		return true
 	}
 	if next("D") {
-		if err := p.dimLevelTypes(); err != nil {
+		if err := p.dimLevelTypes(l); err != nil {
 			return err
 		}
+		// XLA takes #, * and P only on a sparse array.
+		dense = dense && !l.IsSparse()
 	}
 	if next("T") {
 		if err := p.tiles(l); err != nil {
@@ -531,23 +540,29 @@ func (p *parser) paren(name string) (int64, int, error) {
 	return v, at, p.expect(')', "after "+name+"(n")
 }
 
-// dimLevelTypes reads the legacy D(…) list, which XLA parses and drops.
-func (p *parser) dimLevelTypes() error {
+// dimLevelTypes reads the D(…) list of a sparse layout: one level type per dim, each
+// optionally followed by + (not unique) and ~ (not ordered).
+func (p *parser) dimLevelTypes(l *Layout) error {
+	open := p.pos
 	if err := p.expect('(', "after D"); err != nil {
 		return err
 	}
+	l.DimLevels = []DimLevel{}
 	if p.accept(')') {
-		return nil
+		return p.errAt(open, "empty D(): give one dim level type (D, C, S or H) per dimension")
 	}
 	for {
-		switch p.peek() {
+		var d DimLevel
+		switch c := p.peek(); c {
 		case 'D', 'C', 'S', 'H':
 			p.pos++
+			d.Type = DimLevelType(c)
 		default:
 			return p.errf("expected a DimLevelType abbreviation (D, C, S or H), found %s", p.describe())
 		}
-		p.accept('+')
-		p.accept('~')
+		d.NotUnique = p.accept('+')
+		d.NotOrdered = p.accept('~')
+		l.DimLevels = append(l.DimLevels, d)
 		if p.accept(')') {
 			return nil
 		}

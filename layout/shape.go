@@ -42,6 +42,7 @@ type Shape struct {
 // Layout is an XLA layout. The zero value with no MinorToMajor is the layout `{}`;
 // [Shape] methods read a missing MinorToMajor on an array of rank > 0 as row-major.
 type Layout struct {
+	DimLevels    []DimLevel `json:",omitempty"` // D(…): how each dim is stored; sparse when one is not D
 	MinorToMajor []int
 	Tiles        []Tile
 	TailPadding  int64 // L(n): the footprint is rounded up to a multiple; 0 or 1 means none
@@ -161,7 +162,7 @@ func (s Shape) print(b *strings.Builder) {
 	}
 }
 
-// String prints the layout in XLA's canonical form, attributes in the order T L # * E S SC P M.
+// String prints the layout in XLA's canonical form, attributes in the order D T L # * E S SC P M.
 func (l Layout) String() string {
 	var b strings.Builder
 	b.WriteByte('{')
@@ -173,6 +174,16 @@ func (l Layout) String() string {
 	}
 	attrs := b.Len()
 	b.WriteByte(':')
+	if len(l.DimLevels) > 0 {
+		b.WriteString("D(")
+		for i, d := range l.DimLevels {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(d.String())
+		}
+		b.WriteByte(')')
+	}
 	if len(l.Tiles) > 0 {
 		b.WriteByte('T')
 		for _, t := range l.Tiles {
@@ -246,8 +257,11 @@ func (t Tile) String() string {
 }
 
 // Equal reports whether two layouts are equal field by field, as XLA's Layout::Equal
-// (which leaves out PrefixBytes).
+// (which leaves out PrefixBytes, and compares D(…) only when one of them is sparse).
 func (l Layout) Equal(o Layout) bool {
+	if (l.IsSparse() || o.IsSparse()) && !slices.Equal(l.DimLevels, o.DimLevels) {
+		return false
+	}
 	if !slices.Equal(l.MinorToMajor, o.MinorToMajor) || len(l.Tiles) != len(o.Tiles) ||
 		max(l.TailPadding, 1) != max(o.TailPadding, 1) || l.IndexType != o.IndexType ||
 		l.PointerType != o.PointerType || l.ElementBits != o.ElementBits ||

@@ -28,14 +28,21 @@ row per element), with shape, layout, logical bytes, footprint bytes and the pad
 expansion factor (footprint / logical), then the totals of the rows listed. Shapes
 that have no size (tokens, unbounded dims) show "-".
 
+When the header has entry_computation_layout={(…)->…}, the entry parameters and
+results are listed with its layouts (what callers pass and get back; a dump before
+layout assignment holds the device layouts only there), and a note names each one
+the body's instructions write differently. An instruction written without a shape
+(ROOT t = tuple(p)) shows the shape XLA infers, marked (inferred), or "shape not
+written" where inferring it needs semantics not modelled here (dot, reduce, …).
+
 --sort padding lists the worst expansion first (then the most padding bytes); the
 default is the order in the file. --to tpu:GEN gives arrays the dump leaves untiled
 (a dump before layout assignment) the generation's default device layout, marked *. Malformed files are errors naming the line and
 column; opcodes XLA does not define are listed in a note.
 
 A parameter's or result's shape can be used wherever a shape is taken, as
-hlo:MODULE.txt:param=N or hlo:MODULE.txt:result=N (say convert --to
-hlo:module.txt:param=0; ' {I}' after it picks element I of a tuple parameter), and a
+hlo:MODULE.txt:param=N or hlo:MODULE.txt:result=N, with the header's layout when
+it has one (say convert --to hlo:module.txt:param=0; ' {I}' after it picks element I of a tuple parameter), and a
 pasted instruction line or tuple shape works too:
 '%p0 = bf16[8,128]{1,0:T(8,128)(2,1)} parameter(0), ...', with ' {N}' appended to
 pick element N of a tuple.`,
@@ -63,7 +70,8 @@ pick element N of a tuple.`,
 					return usagef("bad --to %q: give tpu:GEN, such as tpu:v5e", *to)
 				}
 				retile = func(s layout.Shape) layout.Shape {
-					if s.Kind != layout.Array || len(s.Layout.Tiles) > 0 {
+					// A sparse layout is not untiled dense: a default would hide it.
+					if s.Kind != layout.Array || len(s.Layout.Tiles) > 0 || s.Layout.IsSparse() {
 						return s
 					}
 					if d, err := tpu.DefaultShape(gen, s.DType, s.Dims); err == nil {
@@ -111,6 +119,16 @@ type hloRow struct {
 	Expansion float64 `json:"expansion"`
 	Sized     bool    `json:"sized"`
 	Retiled   bool    `json:"retiled,omitempty"` // the layout is --to's default, not the dump's
+	// From says where an entry parameter's or result's shape comes from: "header"
+	// (entry_computation_layout) or "body" (the instruction).
+	From string `json:"from,omitempty"`
+	// Body is the body's shape where it differs from the header's.
+	Body string `json:"body_shape,omitempty"`
+	// Inferred: the text wrote no shape and this is the one XLA infers; NotWritten: no
+	// shape was written and none is inferred here.
+	Inferred   bool   `json:"inferred,omitempty"`
+	NotWritten bool   `json:"shape_not_written,omitempty"`
+	Note       string `json:"note,omitempty"`
 }
 
 type hloReport struct {
@@ -122,10 +140,19 @@ type hloReport struct {
 	Footprint   int64    `json:"total_footprint_bytes"`
 	Expansion   float64  `json:"total_expansion"`
 	Unknown     []string `json:"unknown_opcodes,omitempty"` // "op (line N)"
+	// HeaderNote says where the entry_computation_layout header and the body differ
+	// in what they list (counts), beyond the rows' body_shape.
+	HeaderNote string `json:"header_note,omitempty"`
+
+	params int // how many of Rows are parameters, while they are listed
 }
 
 func newHLORow(kind, name string, s layout.Shape) hloRow {
 	r := hloRow{Kind: kind, Name: name, Shape: s.String(), Layout: "-"}
+	if s.Kind == layout.Array && s.DType == layout.Invalid { // no shape written or inferred
+		r.Shape, r.NotWritten = "-", true
+		return r
+	}
 	if s.Kind == layout.Array {
 		r.Shape = s.String()
 		if l := s.Layout.String(); strings.HasSuffix(r.Shape, l) {
@@ -133,6 +160,9 @@ func newHLORow(kind, name string, s layout.Shape) hloRow {
 		}
 		if r.Layout == "" || r.Layout == "-" {
 			r.Layout = "{}"
+		}
+		if s.Layout.IsSparse() {
+			r.Note = "sparse: footprint depends on the number of stored elements"
 		}
 		if ix, err := layout.Compile(s); err == nil {
 			r.Sized = true
@@ -179,26 +209,13 @@ func newHLOReport(m *hlo.Module, all bool, retile func(layout.Shape) layout.Shap
 			for _, in := range c.Instructions {
 				flatten(in.Shape, nil, func(idx string, s layout.Shape) {
 					r := newHLORow("instruction", c.Name+"/"+in.Name, s)
-					r.Index, r.Opcode, r.Line = idx, in.Opcode, in.Line
+					r.Index, r.Opcode, r.Line, r.Inferred = idx, in.Opcode, in.Line, in.Inferred && !in.NoShape
 					rep.Rows = append(rep.Rows, r)
 				})
 			}
 		}
 	} else {
-		for _, p := range m.Entry.Parameters() {
-			n, _ := p.ParameterNumber()
-			flatten(p.Shape, nil, func(idx string, s layout.Shape) {
-				r := newHLORow("parameter", p.Name, s)
-				r.Number, r.Index, r.Line = &n, idx, p.Line
-				rep.Rows = append(rep.Rows, r)
-			})
-		}
-		for i, res := range m.Results() {
-			r := newHLORow("result", m.Entry.Root.Name, res.Shape)
-			n := i
-			r.Number, r.Index, r.Line = &n, res.IndexString(), m.Entry.Root.Line
-			rep.Rows = append(rep.Rows, r)
-		}
+		rep.entryRows(m, newHLORow)
 	}
 	for _, r := range rep.Rows {
 		rep.Logical += r.Logical
@@ -215,6 +232,72 @@ func newHLOReport(m *hlo.Module, all bool, retile func(layout.Shape) layout.Shap
 		}
 	}
 	return rep
+}
+
+// entryRows lists the entry parameters and results. When the header has an
+// entry_computation_layout, its shapes are the ones listed (they are what callers
+// pass and get back) and a body shape that differs is kept beside them.
+func (rep *hloReport) entryRows(m *hlo.Module, newRow func(kind, name string, s layout.Shape) hloRow) {
+	el := m.EntryLayout
+	params := m.Entry.Parameters()
+	if el != nil && len(el.Params) != len(params) {
+		rep.HeaderNote = fmt.Sprintf("the entry_computation_layout header lists %s, the entry computation %s has %s",
+			plural(int64(len(el.Params)), "parameter"), m.Entry.Name, plural(int64(len(params)), "parameter"))
+	}
+	// add lists the arrays of shape s (the header's when it has one) against body's.
+	add := func(kind, name string, number, line int, s layout.Shape, header *layout.Shape, inferred bool) {
+		from := "body"
+		var bodyArrays map[string]layout.Shape
+		body := s
+		if header != nil {
+			from, bodyArrays = "header", map[string]layout.Shape{}
+			flatten(s, nil, func(idx string, b layout.Shape) { bodyArrays[idx] = b })
+			s = *header
+		}
+		flatten(s, nil, func(idx string, e layout.Shape) {
+			r := newRow(kind, name, e)
+			n := number
+			r.Number, r.Index, r.Line, r.From, r.Inferred = &n, idx, line, from, inferred && !r.NotWritten && header == nil
+			if kind == "result" {
+				n = len(rep.Rows) - rep.params
+				r.Number = &n
+				var full []int
+				if idx != "" {
+					for part := range strings.SplitSeq(strings.Trim(idx, "{}"), ",") {
+						v, _ := strconv.Atoi(part)
+						full = append(full, v)
+					}
+				}
+				r.Index = hlo.Result{Index: full}.IndexString()
+			}
+			if bodyArrays != nil {
+				if b, ok := bodyArrays[idx]; !ok {
+					r.Body = "no such element (the body's is " + body.String() + ")"
+				} else if b.String() != e.String() {
+					r.Body = b.String()
+					if b.Kind == layout.Array && b.DType == layout.Invalid {
+						r.Body = "shape not written"
+					}
+				}
+			}
+			rep.Rows = append(rep.Rows, r)
+		})
+	}
+	for i, p := range params {
+		n, _ := p.ParameterNumber()
+		var header *layout.Shape
+		if el != nil && i < len(el.Params) && len(el.Params) == len(params) {
+			header = &el.Params[i]
+		}
+		add("parameter", p.Name, n, p.Line, p.Shape, header, false)
+	}
+	rep.params = len(rep.Rows)
+	root := m.Entry.Root
+	var header *layout.Shape
+	if el != nil {
+		header = &el.Result
+	}
+	add("result", root.Name, 0, root.Line, root.Shape, header, root.Inferred)
 }
 
 func (rep *hloReport) sortByPadding() {
@@ -244,7 +327,11 @@ func (rep *hloReport) print(w io.Writer) error {
 	if !rep.EntryMarked {
 		entry += " (no ENTRY: the last computation, as XLA takes it)"
 	}
-	fmt.Fprintf(w, "module %s, entry computation %s\n", rep.Module, entry)
+	module := rep.Module
+	if module == "" {
+		module = "(no HloModule line)"
+	}
+	fmt.Fprintf(w, "module %s, entry computation %s\n", module, entry)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "what\tname\tshape\tlayout\tlogical B\tfootprint B\texpansion\n")
 	for _, r := range rep.Rows {
@@ -265,8 +352,13 @@ func (rep *hloReport) print(w io.Writer) error {
 			}
 		}
 		lay := r.Layout
-		if r.Retiled {
+		switch {
+		case r.Retiled:
 			lay += " *"
+		case r.NotWritten:
+			lay = "shape not written"
+		case r.Inferred:
+			lay += " (inferred)"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", what, r.Name, r.Shape, lay, logical, foot, exp)
 	}
@@ -289,11 +381,51 @@ func (rep *hloReport) print(w io.Writer) error {
 	} else if !tiled && len(rep.Rows) > 0 {
 		fmt.Fprintf(w, "note: no tiled layouts (a dump before layout assignment?); --to tpu:GEN shows a generation's defaults\n")
 	}
+	rep.printHeaderNotes(w)
+	noted := map[string]bool{}
+	for _, r := range rep.Rows {
+		if n := fmt.Sprintf("note: %s %s%s: %s\n", r.Name, r.Shape, r.Layout, r.Note); r.Note != "" && !noted[n] {
+			fmt.Fprint(w, n)
+			noted[n] = true
+		}
+	}
 	if len(rep.Unknown) > 0 {
 		fmt.Fprintf(w, "note: %s XLA does not define, read anyway: %s\n",
 			plural(int64(len(rep.Unknown)), "opcode"), strings.Join(rep.Unknown, ", "))
 	}
 	return nil
+}
+
+// printHeaderNotes says that the entry rows come from the entry_computation_layout
+// header, and where the body's instructions have other shapes.
+func (rep *hloReport) printHeaderNotes(w io.Writer) {
+	var header bool
+	var differ []string
+	for _, r := range rep.Rows {
+		header = header || r.From == "header"
+		if r.Body == "" {
+			continue
+		}
+		what := fmt.Sprintf("param %d%s %s", *r.Number, r.Index, r.Name)
+		if r.Kind == "result" {
+			what = fmt.Sprintf("result %s %s", r.Index, r.Name)
+		}
+		differ = append(differ, fmt.Sprintf("%s: %s in the body", what, r.Body))
+	}
+	if header {
+		fmt.Fprintf(w, "entry parameters and results: the layouts of the entry_computation_layout header\n")
+	}
+	if rep.HeaderNote != "" {
+		fmt.Fprintf(w, "note: %s\n", rep.HeaderNote)
+	}
+	const most = 10
+	for i, d := range differ {
+		if i == most {
+			fmt.Fprintf(w, "note: and %d more where the body differs from the header\n", len(differ)-most)
+			break
+		}
+		fmt.Fprintf(w, "note: header and body differ: %s\n", d)
+	}
 }
 
 // hloRef is `hlo:MODULE.txt:param=N` or `hlo:MODULE.txt:result=N` (a tuple parameter's
@@ -404,17 +536,30 @@ func hloRefShape(text string) (layout.Shape, error) {
 	if err != nil {
 		return layout.Shape{}, usagef("bad %q: %s %s is out of range", text, m[2], m[3]) // not strconv's message
 	}
+	// The header's entry_computation_layout, when there is one, is the layout the
+	// module's callers use, as the hlo report lists.
+	el := mod.EntryLayout
 	if m[2] == "param" {
 		p, err := mod.Parameter(n)
 		if err != nil {
 			return layout.Shape{}, fmt.Errorf("%s: %s", m[1], strings.TrimPrefix(err.Error(), "hlo: "))
 		}
+		if el != nil && len(el.Params) == len(mod.Entry.Parameters()) {
+			return el.Params[n], nil
+		}
 		return p.Shape, nil
 	}
 	rs := mod.Results()
+	if el != nil {
+		rs = nil
+		flatten(el.Result, nil, func(_ string, s layout.Shape) { rs = append(rs, hlo.Result{Shape: s}) })
+	}
 	if n >= len(rs) {
 		return layout.Shape{}, fmt.Errorf("%s: entry computation %s has %s, so no result %d",
 			m[1], mod.Entry.Name, plural(int64(len(rs)), "result"), n)
+	}
+	if rs[n].NoShape {
+		return layout.Shape{}, fmt.Errorf("%s: result %d of entry computation %s has no shape written, and none is inferred here; write it in the file", m[1], n, mod.Entry.Name)
 	}
 	return rs[n].Shape, nil
 }

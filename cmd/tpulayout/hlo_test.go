@@ -239,3 +239,77 @@ func TestInfoInsight(t *testing.T) {
 	wantUsageError(t, []string{"info", "bf16[8,128]", "--to", "tpu:v4", "--gen", "v5e"}, "disagree")
 	wantUsageError(t, []string{"info", "f64[8,128]", "--to", "tpu:v5e"}, "no default v5e layout for f64[8,128]")
 }
+
+// A module written before layout assignment holds the real layouts in its header:
+// they are the ones reported, and the body's are named where they differ (issue #26).
+func TestHLOEntryComputationLayout(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.txt")
+	text := "HloModule m, entry_computation_layout={(f32[784,128]{1,0:T(8,128)}, s32[]{:T(128)})->(f32[784,128]{1,0:T(8,128)}, f32[])}\n" +
+		"ENTRY e {\n  p = f32[784,128]{1,0} parameter(0)\n  q = s32[]{:T(128)} parameter(1)\n  n = negate(p)\n  ROOT t = tuple(n, f32[] %q)\n}\n"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := collapse(mustRun(t, "hlo", path))
+	for _, want := range []string{
+		"param 0 p f32[784,128] {1,0:T(8,128)} 401408 401408 1.00x",
+		"result {0} t f32[784,128] {1,0:T(8,128)} 401408 401408 1.00x",
+		"entry parameters and results: the layouts of the entry_computation_layout header",
+		"note: header and body differ: param 0 p: f32[784,128]{1,0} in the body",
+		"note: header and body differ: result {0} t: f32[784,128]{1,0} in the body",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "no tiled layouts") || strings.Contains(got, "param 1 q: ") {
+		t.Errorf("wrong notes in\n%s", got)
+	}
+	if got := mustRun(t, "info", "hlo:"+path+":param=0"); !strings.Contains(got, "T(8,128)") {
+		t.Errorf("hlo:…:param=0 did not take the header's layout:\n%s", got)
+	}
+	all := collapse(mustRun(t, "hlo", path, "--all"))
+	if !strings.Contains(all, "negate e/n f32[784,128] {1,0} (inferred)") || !strings.Contains(all, "tuple{1} e/t f32[] {} (inferred)") {
+		t.Errorf("--all:\n%s", all)
+	}
+}
+
+func TestHLOShapeNotWritten(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.txt")
+	text := "ENTRY e {\n  p = f32[8,8]{1,0} parameter(0)\n  ROOT d = dot(p, p), lhs_contracting_dims={1}, rhs_contracting_dims={0}\n}\n"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := collapse(mustRun(t, "hlo", path, "--all"))
+	for _, want := range []string{"module (no HloModule line), entry computation e", "dot e/d - shape not written - - -"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in\n%s", want, got)
+		}
+	}
+	if _, errOut, code := runCmd(t, "info", "hlo:"+path+":result=0"); code == 0 || !strings.Contains(errOut, "no shape written") {
+		t.Errorf("info of an unwritten result: exit %d, %q", code, errOut)
+	}
+}
+
+// A header that lists other parameters than the body has is said, and the body's
+// shapes are kept for them.
+func TestHLOEntryComputationLayoutMismatch(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "m.txt")
+	text := "HloModule m, entry_computation_layout={(f32[8]{0:T(128)}, f32[8]{0})->(f32[8]{0:T(128)}, f32[8]{0})}\n" +
+		"ENTRY e {\n  ROOT p = f32[8]{0} parameter(0)\n}\n"
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := collapse(mustRun(t, "hlo", path))
+	for _, want := range []string{
+		"param 0 p f32[8] {0} 32 32 1.00x",
+		"result {0} p f32[8] {0:T(128)} 32 512 16.00x",
+		"result {1} p f32[8] {0} 32 32 1.00x",
+		"note: the entry_computation_layout header lists 2 parameters, the entry computation e has 1 parameter",
+		"note: header and body differ: result {0} p: no such element (the body's is f32[8]{0}) in the body",
+		"note: header and body differ: result {1} p: no such element (the body's is f32[8]{0}) in the body",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in\n%s", want, got)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"text/tabwriter"
 
 	"github.com/tpulayout/tpulayout/layout"
@@ -39,6 +40,17 @@ no_tpu_layout, and host_row_blocks (run, rows, pieces, identical, bytes, note).`
 		return func(pos []string, w io.Writer) error {
 			if err := needArgs(pos, "SHAPE"); err != nil {
 				return err
+			}
+			// A sparse layout has no index math to report: say what it means instead.
+			if sh, err := parseShapeArg(pos[0]); err == nil && sh.Kind == layout.Array && sh.Layout.IsSparse() && *to == "" {
+				d, err := layout.DescribeSparse(sh)
+				if err != nil {
+					return err
+				}
+				if *asJSON {
+					return writeJSON(w, d)
+				}
+				return printSparse(w, d)
 			}
 			ix, err := compileShape(pos[0])
 			if err != nil {
@@ -121,3 +133,15 @@ func (in *infoJSON) print(w io.Writer) error {
 // percent prints a fraction as a percentage with up to two decimals, more where they
 // keep a fraction other than 0 or 1 from printing as 0% or 100%: "98.54%", "0.0004%".
 func percent(f float64) string { return validate.Percent(f) }
+
+// printSparse prints info's report on a sparse layout.
+func printSparse(w io.Writer, d layout.SparseDescription) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "shape:\t%s\n", d.Shape)
+	fmt.Fprintf(tw, "layout:\t%s\n", d.Meaning)
+	fmt.Fprintf(tw, "dim level types:\tD(%s), dims in order; physical order %s major to minor\n", strings.Join(d.DimLevelTypes, ","), joinInts(d.PhysicalOrder))
+	fmt.Fprintf(tw, "logical elements:\t%d (dense count)\n", d.LogicalElements)
+	fmt.Fprintf(tw, "footprint:\t%s\n", d.Footprint)
+	fmt.Fprintf(tw, "note:\tsparse layouts are not supported by convert, show or explain\n")
+	return tw.Flush()
+}

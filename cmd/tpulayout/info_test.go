@@ -136,3 +136,28 @@ func TestInfoSmallPaddingPercent(t *testing.T) {
 		t.Errorf("info:\n%s", out)
 	}
 }
+
+// A sparse layout is described, never shown as dense; what needs its index math
+// refuses it by name (issue #26).
+func TestInfoSparse(t *testing.T) {
+	got := mustRun(t, "info", "f32[10,10]{1,0:D(D,C)*(u32)}")
+	for _, want := range []string{"f32[10,10]{1,0:D(D,C)*(u32)}", "dim 0 dense; dim 1 compressed", "pointers stored as u32", "depends on the number of stored elements"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("no %q in\n%s", want, got)
+		}
+	}
+	m := runJSON(t, "info", "--json", "f32[10,10]{1,0:D(D,C+~)#(u16)}")
+	if m["sparse"] != true || m["index_type"] != "u16" || num(t, m, "logical_elements") != 100 || m["shape"] != "f32[10,10]{1,0:D(D,C+~)#(u16)}" {
+		t.Errorf("info --json: %v", m)
+	}
+	// hlo --to tpu:GEN gives untiled dense arrays a default layout, never a sparse one.
+	got = collapse(mustRun(t, "hlo", "../../testdata/hlo/SparseCOO.hlo", "--to", "tpu:v5e"))
+	if !strings.Contains(got, "param 0 root f32[10,10] {1,0:D(C+,S)} - - -") || strings.Contains(got, "T(8,128)") {
+		t.Errorf("hlo --to of a sparse module:\n%s", got)
+	}
+	for _, args := range [][]string{{"explain", "f32[10,10]{1,0:D(D,C)}", "1,1"}, {"show", "f32[10,10]{1,0:D(D,C)}"}} {
+		if _, errOut, code := runCmd(t, args...); code == 0 || !strings.Contains(errOut, "sparse layouts are not supported by convert") {
+			t.Errorf("%q: exit %d, %q", args, code, errOut)
+		}
+	}
+}

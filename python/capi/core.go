@@ -146,6 +146,14 @@ type shapeInfo struct {
 // info describes shape text; gen names the TPU generation of the footprint ("" for
 // the default one).
 func info(text, gen string) ([]byte, error) {
+	// A sparse layout has no index math: it is described as `tpulayout info` does.
+	if sh, err := layout.Parse(text); err == nil && sh.Kind == layout.Array && sh.Layout.IsSparse() {
+		d, err := layout.DescribeSparse(sh)
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(d)
+	}
 	ix, err := parseArray(text)
 	if err != nil {
 		return nil, err
@@ -158,15 +166,32 @@ func info(text, gen string) ([]byte, error) {
 	}
 	sh := ix.Shape()
 	in := shapeInfo{Description: layout.Describe(ix)}
-	if len(sh.Layout.Tiles) > 0 && len(in.Levels) > 1 {
-		// The first tiling level's dims are the tile grid followed by the tile's own dims.
-		d := in.Levels[1].Dims
-		in.TileCount = layout.Elements(d[:len(d)-len(sh.Layout.Tiles[0])])
+	if len(sh.Layout.Tiles) > 0 {
+		in.TileCount = tileCount(in.Levels, sh.Layout.Tiles[0])
 	}
 	if fp, err := tpu.FootprintOf(g, sh); err == nil && len(sh.Layout.Tiles) > 0 {
 		in.TPU = &fp
 	}
 	return json.Marshal(in)
+}
+
+// tileCount is the number of first-level tiles: the first tiling level's dims are
+// the tile grid followed by the tile's own dims. A first tile with combined dims `*`
+// is preceded by the "combined" level, and only its other entries are dims of the
+// tiling level.
+func tileCount(levels []layout.LevelDescription, first layout.Tile) int64 {
+	own := 0
+	for _, t := range first {
+		if t != layout.Combined {
+			own++
+		}
+	}
+	for _, lv := range levels {
+		if strings.HasPrefix(lv.Name, "T(") && len(lv.Dims) >= own {
+			return layout.Elements(lv.Dims[:len(lv.Dims)-own])
+		}
+	}
+	return 0
 }
 
 // defaultLayout is the TPU default shape of dtype and dims on generation gen ("" for

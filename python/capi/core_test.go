@@ -66,6 +66,37 @@ func TestInfo(t *testing.T) {
 	}
 }
 
+// A first tile with combined dims: its level comes after the "combined" one, and has
+// fewer dims than the tile has entries (issue #26: this once panicked).
+func TestInfoCombinedTile(t *testing.T) {
+	for _, c := range []struct {
+		shape string
+		tiles int64
+	}{
+		{"f32[7,8,10]{2,1,0:T(*,2,3)}", 28 * 4},            // combined 56×10, (2,3) tiles
+		{"bf16[8,2,3,1004]{3,2,1,0:T(2,*,*,128)}", 4 * 48}, // combined 8×6024, (2,128) tiles
+		{"f32[4,4,4]{2,1,0:T(*,8,128)(2,1)}", 2 * 1},       // combined 16×4, (8,128) tiles
+		{"bf16[300,1000]{1,0:T(8,128)(2,1)}", 38 * 8},      // no combined dims
+	} {
+		b, err := info(c.shape, "")
+		if err != nil {
+			t.Errorf("%s: %v", c.shape, err)
+			continue
+		}
+		var in shapeInfo
+		if err := json.Unmarshal(b, &in); err != nil {
+			t.Fatal(err)
+		}
+		if in.TileCount != c.tiles {
+			t.Errorf("%s: %d tiles, want %d", c.shape, in.TileCount, c.tiles)
+		}
+	}
+	b, err := info("f32[10,10]{1,0:D(D,C)*(u32)}", "")
+	if err != nil || !strings.Contains(string(b), `"sparse":true`) || !strings.Contains(string(b), "stored elements") {
+		t.Errorf("sparse: %s %v", b, err)
+	}
+}
+
 func TestDefaultLayout(t *testing.T) {
 	s, err := defaultLayout("bf16", []int64{256, 1024}, "")
 	if err != nil || s != "bf16[256,1024]{1,0:T(8,128)(2,1)}" {

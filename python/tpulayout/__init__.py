@@ -9,13 +9,13 @@ Copies read and write the caller's buffers in place and release the GIL.
 
 from ._errors import (BufferArgumentError, InputError, InternalError, LayoutError,
                       LayoutMismatch, ShapeError, SizeError, TpulayoutError)
-from ._core import (Info, Plan, Shape, default_layout, empty, from_device, info, parse,
-                    relayout, to_device)
+from ._core import (Info, Plan, Shape, SparseInfo, default_layout, empty, from_device, info,
+                    parse, relayout, to_device)
 from ._validate import Report, check, validate
 
 __all__ = [
     "to_device", "from_device", "relayout", "Plan", "empty", "parse", "info", "default_layout",
-    "validate", "check", "Report", "Shape", "Info",
+    "validate", "check", "Report", "Shape", "Info", "SparseInfo",
     "TpulayoutError", "LayoutError", "ShapeError", "SizeError", "BufferArgumentError",
     "InputError", "InternalError", "LayoutMismatch",
 ]

@@ -57,6 +57,22 @@ class Info:
     tpu: Optional[dict]
     physical_order: Tuple[int, ...]
 
+class SparseInfo:
+    shape: str
+    dtype: str
+    dims: Tuple[int, ...]
+    minor_to_major: Tuple[int, ...]
+    physical_order: Tuple[int, ...]
+    dim_level_types: Tuple[str, ...]
+    index_type: str
+    pointer_type: str
+    physical_shape: str
+    memory_space: int
+    logical_elements: int
+    meaning: str
+    footprint: str
+    sparse: bool
+
 class Plan:
     src: str
     dst: str
@@ -100,5 +116,5 @@ def validate(dump: Buffer, layout: LayoutLike, ref: Any, *, ref_layout: Optional
 def check(dump: Buffer, layout: LayoutLike, ref: Any, **kwargs: Any) -> Report: ...
 def empty(shape: Union[int, Sequence[int]], dtype: DTypeLike = ...) -> np.ndarray: ...
 def parse(layout: LayoutLike) -> Shape: ...
-def info(layout: LayoutLike, gen: Optional[str] = ...) -> Info: ...
+def info(layout: LayoutLike, gen: Optional[str] = ...) -> Union[Info, SparseInfo]: ...
 def default_layout(shape: Sequence[int], dtype: DTypeLike, gen: Optional[str] = ...) -> str: ...

@@ -493,6 +493,40 @@ class Info:
         return self.shape
 
 
+@dataclass(frozen=True)
+class SparseInfo:
+    """What ``tpulayout info --json`` prints for a sparse layout (``D(...)`` with a level
+    other than D): its dim level types (one per dim, as written: "D", "C+", "S~", ...),
+    index and pointer types, physical shape, and what they mean. Its footprint depends
+    on the number of elements it stores, which the shape does not say, so it has no
+    sizes; sparse layouts are not supported by to_device, relayout or Plan."""
+    shape: str
+    dtype: str
+    dims: Tuple[int, ...]
+    minor_to_major: Tuple[int, ...]
+    physical_order: Tuple[int, ...]
+    dim_level_types: Tuple[str, ...]
+    index_type: str
+    pointer_type: str
+    physical_shape: str
+    memory_space: int
+    logical_elements: int
+    meaning: str
+    footprint: str
+    sparse: bool = True
+
+    def __str__(self) -> str:
+        return self.shape
+
+
+def _sparse_info(d: dict) -> SparseInfo:
+    return SparseInfo(d["shape"], d["dtype"], tuple(d["dims"]), tuple(d["minor_to_major"]),
+                      tuple(d["physical_order"]), tuple(d["dim_level_types"]),
+                      d.get("index_type", ""), d.get("pointer_type", ""),
+                      d.get("physical_shape", ""), d.get("memory_space", 0),
+                      d["logical_elements"], d["meaning"], d["footprint"])
+
+
 def _info_json(layout: Any, gen: Optional[str]) -> dict:
     return json.loads(call_string(lib.tl_info, str(layout).encode(), (gen or "").encode()))
 
@@ -501,6 +535,9 @@ def parse(layout: Any) -> Shape:
     """Parses and validates an array shape such as ``"bf16[256,1024]{1,0:T(8,128)(2,1)}"``.
     Raises LayoutError (a ValueError) with the Go library's message and ``position``."""
     d = _info_json(layout, None)
+    if d.get("sparse"):
+        raise InputError(f"tpulayout: {d['shape']}: sparse layouts are not supported by convert "
+                         f"(its footprint {d['footprint']}); info() describes it")
     return Shape(d["shape"], d["dtype"], tuple(d["dims"]), tuple(d["minor_to_major"]),
                  tuple(tuple(t) for t in d["tiles"]), d["element_bits"], d["footprint_bytes"])
 
@@ -510,10 +547,13 @@ def _parse_cached(text: str) -> Shape:
     return parse(text)
 
 
-def info(layout: Any, gen: Optional[str] = None) -> Info:
+def info(layout: Any, gen: Optional[str] = None) -> Union[Info, SparseInfo]:
     """Sizes, padding and tiles of an array shape (see :class:`Info`); gen picks the
-    TPU generation of the ``tpu`` view (default v5e)."""
+    TPU generation of the ``tpu`` view (default v5e). A sparse layout gives a
+    :class:`SparseInfo` instead."""
     d = _info_json(layout, gen)
+    if d.get("sparse"):
+        return _sparse_info(d)
     return Info(
         d["shape"], d["dtype"], tuple(d["dims"]), tuple(d["minor_to_major"]),
         tuple(tuple(t) for t in d["tiles"]), d.get("tail_padding", 0),

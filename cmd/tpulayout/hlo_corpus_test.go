@@ -1,0 +1,224 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tpulayout/tpulayout/hlo"
+	"github.com/tpulayout/tpulayout/layout"
+)
+
+// hloCorpus is testdata/hlo: real modules from XLA's own tests (see its README).
+const hloCorpus = "../../testdata/hlo"
+
+// footprintBytes works a layout's footprint out from the spec's definition, apart
+// from the layout package's compiled index math: physical dims major to minor; the
+// first tile's '*' entries merge their dims into the next more minor one; each tile
+// (t0…tk-1) turns the k most minor dims d into ceil(d/t) followed by t (padding the
+// shape with leading 1s when it has fewer dims); the product of the last shape,
+// rounded up to L(n), at E(n) or the type's bits per element.
+func footprintBytes(s layout.Shape) int64 {
+	l := s.Layout
+	rank := len(s.Dims)
+	m2m := l.MinorToMajor
+	if m2m == nil {
+		m2m = layout.RowMajor(rank)
+	}
+	shape := make([]int64, rank)
+	for j := range shape {
+		shape[j] = s.Dims[m2m[rank-1-j]]
+	}
+	for i, t := range l.Tiles {
+		for len(shape) < len(t) {
+			shape = append([]int64{1}, shape...)
+		}
+		if i == 0 && slices.Contains(t, layout.Combined) {
+			off := len(shape) - len(t)
+			merged, rest := shape[:off:off], layout.Tile{}
+			carry := int64(1)
+			for k, d := range shape[off:] {
+				if t[k] == layout.Combined {
+					carry *= d
+					continue
+				}
+				merged, rest, carry = append(merged, carry*d), append(rest, t[k]), 1
+			}
+			shape, t = merged, rest
+		}
+		n, k := len(shape), len(t)
+		next := append([]int64{}, shape[:n-k]...)
+		for j := range t {
+			next = append(next, (shape[n-k+j]+t[j]-1)/t[j])
+		}
+		shape = append(next, t...)
+	}
+	elems := int64(1)
+	for _, d := range shape {
+		elems *= d
+	}
+	if a := l.TailPadding; a > 1 {
+		elems = (elems + a - 1) / a * a
+	}
+	bits := int64(s.DType.StorageBits())
+	if l.ElementBits > 0 {
+		bits = l.ElementBits
+	}
+	return (elems*bits + 7) / 8
+}
+
+// checkOffsets checks a small array against the per-element oracle: every logical
+// element has its own offset, inside the footprint.
+func checkOffsets(t *testing.T, where string, s layout.Shape, footBytes int64) {
+	ix, err := layout.Compile(s)
+	if err != nil {
+		t.Errorf("%s: %s: %v", where, s, err)
+		return
+	}
+	n := ix.LogicalElements()
+	if n > 1<<14 {
+		return
+	}
+	seen := make(map[int64]bool, n)
+	idx := make([]int64, len(s.Dims))
+	for e := int64(0); e < n; e++ {
+		rem := e
+		for d := len(idx) - 1; d >= 0; d-- {
+			idx[d] = rem % s.Dims[d]
+			rem /= s.Dims[d]
+		}
+		off := ix.BitOffset(idx)
+		if off < 0 || (off+int64(ix.ElementBits())+7)/8 > footBytes || seen[off] {
+			t.Errorf("%s: %s: element %v at bit %d (footprint %d B, seen %v)", where, s, idx, off, footBytes, seen[off])
+			return
+		}
+		seen[off] = true
+	}
+}
+
+type corpusRow struct {
+	Kind       string `json:"kind"`
+	Name       string `json:"name"`
+	Shape      string `json:"shape"`
+	Layout     string `json:"layout"`
+	Logical    int64  `json:"logical_bytes"`
+	Footprint  int64  `json:"footprint_bytes"`
+	Sized      bool   `json:"sized"`
+	NotWritten bool   `json:"shape_not_written"`
+	Note       string `json:"note"`
+	From       string `json:"from"`
+	Inferred   bool   `json:"inferred"`
+}
+
+// TestHLOCorpus reads every module of testdata/hlo as `hlo --all --json` and `hlo
+// --json` list it, and checks each row's figures against footprintBytes and the
+// per-element oracle; a row without figures must say why.
+func TestHLOCorpus(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join(hloCorpus, "*.hlo"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 100 {
+		t.Fatalf("%d modules in %s, want at least 100", len(files), hloCorpus)
+	}
+	var rows, sized, tiled, headers, inferred, notWritten, sparse int
+	for _, f := range files {
+		text, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := hlo.Parse(text)
+		if err != nil {
+			t.Errorf("%s: %v", f, err)
+			continue
+		}
+		// Every array of every instruction is a row of --all (an empty tuple has none).
+		arrays := 0
+		var count func(layout.Shape)
+		count = func(s layout.Shape) {
+			if s.Kind != layout.Tuple {
+				arrays++
+			}
+			for _, e := range s.Elements {
+				if s.Kind == layout.Tuple {
+					count(e)
+				}
+			}
+		}
+		for _, c := range m.Computations {
+			for _, in := range c.Instructions {
+				count(in.Shape)
+			}
+		}
+		for _, args := range [][]string{{"hlo", f, "--all", "--json"}, {"hlo", f, "--json"}} {
+			var rep struct {
+				Rows []corpusRow `json:"rows"`
+			}
+			if err := json.Unmarshal([]byte(mustRun(t, args...)), &rep); err != nil {
+				t.Fatalf("%q: %v", args, err)
+			}
+			if args[2] == "--all" && len(rep.Rows) != arrays {
+				t.Errorf("%s: %d rows for %d arrays", f, len(rep.Rows), arrays)
+			}
+			for _, r := range rep.Rows {
+				rows++
+				where := filepath.Base(f) + " " + r.Name
+				if r.From == "header" {
+					headers++
+				}
+				if r.Inferred {
+					inferred++
+				}
+				text := r.Shape
+				if r.Layout != "{}" && r.Layout != "-" {
+					text += r.Layout
+				}
+				if !r.Sized {
+					switch {
+					case r.NotWritten:
+						notWritten++
+					case strings.HasPrefix(r.Note, "sparse"):
+						sparse++
+					case r.Shape == "token[]" || r.Shape == "opaque[]" || strings.Contains(r.Shape, "?"):
+					default:
+						t.Errorf("%s: %s has no figures and no reason", where, text)
+					}
+					continue
+				}
+				s, err := layout.Parse(text)
+				if err != nil {
+					t.Errorf("%s: row shape %q: %v", where, text, err)
+					continue
+				}
+				sized++
+				if len(s.Layout.Tiles) > 0 {
+					tiled++
+				}
+				if want := footprintBytes(s); r.Footprint != want {
+					t.Errorf("%s: %s: footprint %d B, the spec's formula gives %d", where, text, r.Footprint, want)
+				}
+				if want := (s.LogicalElements()*int64(s.DType.StorageBits()) + 7) / 8; s.Layout.ElementBits == 0 && r.Logical != want {
+					t.Errorf("%s: %s: logical %d B, want %d", where, text, r.Logical, want)
+				}
+				checkOffsets(t, where, s, r.Footprint)
+			}
+		}
+	}
+	// The CRLF copy reads as its LF original does.
+	crlf := filepath.Join(hloCorpus, "CRLF_AliasInfo_DUSOutputFusionWithCollective.hlo")
+	if b, err := os.ReadFile(crlf); err != nil || !strings.Contains(string(b), "\r\n") {
+		t.Errorf("%s: %v, or it has no CRLF line ends", crlf, err)
+	}
+	lf := filepath.Join(hloCorpus, "AliasInfo_DUSOutputFusionWithCollective.hlo")
+	if a, b := mustRun(t, "hlo", crlf, "--all"), mustRun(t, "hlo", lf, "--all"); a != b {
+		t.Errorf("CRLF copy reads otherwise:\n%s\nLF:\n%s", a, b)
+	}
+	t.Logf("%d modules, %d rows: %d with figures (%d tiled), %d from entry_computation_layout headers, %d inferred, %d shapes not written, %d sparse",
+		len(files), rows, sized, tiled, headers, inferred, notWritten, sparse)
+	if tiled < 100 || headers < 50 || inferred == 0 || sparse == 0 {
+		t.Errorf("the corpus lost coverage: %d tiled rows, %d header rows, %d inferred, %d sparse", tiled, headers, inferred, sparse)
+	}
+}
