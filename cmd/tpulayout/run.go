@@ -134,12 +134,15 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		if errors.As(err, &ue) {
 			msg += fmt.Sprintf(" (usage: %s)", strings.TrimSpace("tpulayout "+v.name+" "+v.synopsis))
 		}
-		fmt.Fprintf(stderr, "%s: %s\n", prefix, msg)
 		var m *mismatch
 		if errors.As(err, &m) {
-			stdout.Write(out.Bytes()) // the report of what differs
+			// The report of what differs comes first, so that on a terminal, where
+			// both streams share a screen, the one-line summary follows it.
+			stdout.Write(out.Bytes())
+			fmt.Fprintf(stderr, "%s: %s\n", prefix, msg)
 			return exitMismatch
 		}
+		fmt.Fprintf(stderr, "%s: %s\n", prefix, msg)
 		return exitUsage
 	}
 	if _, err := stdout.Write(out.Bytes()); err != nil {

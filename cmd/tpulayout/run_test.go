@@ -270,3 +270,17 @@ func TestPanicIsOneLine(t *testing.T) {
 		t.Errorf("panicking verb: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
+
+// A verb that finds a mismatch prints its report before the one-line summary, so that a
+// terminal, where stdout and stderr share the screen, shows them in that order.
+func TestReportBeforeSummary(t *testing.T) {
+	var both bytes.Buffer
+	code := run([]string{"blockspec", "--array", "bf16[4096,4096]", "--block", "200,500", "--gen", "v5e"}, &both, &both)
+	if code != exitMismatch {
+		t.Fatalf("exit %d, want %d:\n%s", code, exitMismatch, both.String())
+	}
+	lines := strings.Split(strings.TrimSuffix(both.String(), "\n"), "\n")
+	if len(lines) < 2 || !strings.HasPrefix(lines[0], "array:") || !strings.HasPrefix(lines[len(lines)-1], "tpulayout blockspec: ") {
+		t.Errorf("want the report, then the summary last:\n%s", both.String())
+	}
+}
