@@ -62,7 +62,7 @@ func convertFile(out string, hdr []byte, dst layout.Shape, src *buffer.Buffer, o
 	}
 	base0 := int64(len(hdr))
 	defer prog.finish() // on failure too: the error line must not land on the progress line
-	var inner error // the callback's own errors are worded already
+	var inner error     // the callback's own errors are worded already
 	err = writeOutput(out, func(f imageWriter) error {
 		inner = writeImage(f, hdr, dst, src, whole, b, prog, wrap)
 		return inner
