@@ -39,6 +39,7 @@ type verb struct {
 // verbs is the subcommand table, in the order `tpulayout help` lists them. `help` itself
 // is handled by [run].
 var verbs = []*verb{
+	exampleVerb, // example.go
 	infoVerb,
 	explainVerb,
 	showVerb,
