@@ -589,6 +589,14 @@ func TestConvertStdin(t *testing.T) {
 	if code != exitUsage || !strings.Contains(errOut, "IN - (standard input) is raw bytes") || strings.Contains(errOut, "tpulayout-stdin") {
 		t.Errorf("raw stdin without --from: exit %d, %q", code, errOut)
 	}
+	// A manifest names its source for verify: no stdin there.
+	for _, extra := range [][]string{{"--all"}, {"--mesh", "x=2", "--spec", "P()"}} {
+		feed(in)
+		_, errOut, code := runCmd(t, append([]string{"convert", "-", filepath.Join(dir, "d"), "--to", "tpu:v5e"}, extra...)...)
+		if code != exitUsage || !strings.Contains(errOut, "IN - (standard input) is for one array") {
+			t.Errorf("convert - with %q: exit %d, %q", extra, code, errOut)
+		}
+	}
 	if left, _ := filepath.Glob(filepath.Join(spool, "*")); len(left) > 0 {
 		t.Errorf("temporary copies left behind: %v", left)
 	}
