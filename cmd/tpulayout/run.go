@@ -120,6 +120,8 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 			if near := nearest(name, verbList()); near != "" {
 				hint = fmt.Sprintf(" (did you mean %s?)", near)
 			}
+		} else if near := nearest(strings.TrimLeft(name, "-"), []string{"help", "version"}); near != "" {
+			hint = fmt.Sprintf(" (did you mean --%s?)", near)
 		}
 		fmt.Fprintf(stderr, "%s: unknown %s %q%s (verbs: %s); run 'tpulayout help' for usage\n", prefix, what, layout.Quote(name), hint, verbNames())
 		return exitUsage

@@ -309,6 +309,7 @@ func TestFlagStyleAndSuggestions(t *testing.T) {
 		{[]string{"conver", "a", "b"}, `unknown verb "conver" (did you mean convert?)`},
 		{[]string{"help", "valdiate"}, `unknown verb "valdiate" (did you mean validate?)`},
 		{[]string{"show", "f32[2]", "--svg"}, "flag --svg needs an argument"},
+		{[]string{"--verison"}, `unknown flag "--verison" (did you mean --version?)`},
 	} {
 		_, errOut, code := runCmd(t, c.args...)
 		if code != exitUsage || !strings.Contains(errOut, c.want) {
