@@ -69,7 +69,8 @@ func TestREADME(t *testing.T) {
 		"TZ=UTC", "LC_ALL=C", "COLUMNS=80", "NO_COLOR=1")
 
 	cwd := work
-	changed := false
+	// -update's rewrite: new output lines inserted before a README line, old ones skipped.
+	inserts, skipped := map[int][]string{}, map[int]bool{}
 	for _, c := range cmds {
 		if dir, ok := strings.CutPrefix(c.text, "cd "); ok && !strings.ContainsAny(dir, ";&|") {
 			cwd = filepath.Join(cwd, strings.TrimSpace(dir))
@@ -91,14 +92,16 @@ func TestREADME(t *testing.T) {
 			continue
 		}
 		if *update {
-			c.replace(gotLines)
-			changed = true
+			inserts[c.first] = gotLines
+			for i := c.first; i < c.end; i++ {
+				skipped[i] = true
+			}
 			continue
 		}
 		t.Errorf("README.md:%d: %s\n--- shown\n%s\n--- printed (exit %d)\n%s\n(refresh with: go test ./cmd/tpulayout -run TestREADME -update)",
 			c.line, c.text, strings.Join(c.want, "\n"), code, strings.Join(gotLines, "\n"))
 	}
-	if changed {
+	if len(inserts) > 0 {
 		var out []string
 		for i, l := range lines {
 			out = append(out, inserts[i]...)
@@ -140,20 +143,6 @@ type transcriptCmd struct {
 	want   []string
 	// the README lines of the shown output: [first, end)
 	first, end int
-}
-
-// The -update rewrite: new output lines inserted before a README line, and the old
-// output lines skipped.
-var (
-	inserts = map[int][]string{}
-	skipped = map[int]bool{}
-)
-
-func (c *transcriptCmd) replace(lines []string) {
-	inserts[c.first] = lines
-	for i := c.first; i < c.end; i++ {
-		skipped[i] = true
-	}
 }
 
 var variesMark = regexp.MustCompile(`\s#\s*varies\b.*$`)
