@@ -31,7 +31,12 @@ def build_library(dest: Path) -> Path:
     dest.mkdir(parents=True, exist_ok=True)
     out = dest / libname()
     env = dict(os.environ, CGO_ENABLED="1")
-    subprocess.run([go(), "build", "-trimpath", "-buildmode=c-shared", "-o", str(out), "./python/capi"],
+    # -v names each package as it compiles: the first build compiles the standard library
+    # for cgo too (minutes on 2 cores), and a silent wait that long looks like a hang.
+    print(f"build_lib.py: building {out.name} with go build -buildmode=c-shared "
+          "(the first build compiles the standard library for cgo: a few minutes on 2 cores; "
+          "later ones take seconds); packages as they compile:", file=sys.stderr, flush=True)
+    subprocess.run([go(), "build", "-v", "-trimpath", "-buildmode=c-shared", "-o", str(out), "./python/capi"],
                    cwd=ROOT, env=env, check=True)
     header = out.with_suffix(".h")
     if header.exists():

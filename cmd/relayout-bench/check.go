@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"text/tabwriter"
 )
 
@@ -188,4 +189,25 @@ func writeCheck(w io.Writer, lines []checkLine, rs []*result, path string) error
 		return fmt.Errorf("-check: %d of %d %w", short, len(lines), errShort)
 	}
 	return nil
+}
+
+// targetsApply checks, before any timing, that some target's case, size and worker
+// count is among those the run will measure, so that -check fails in a second, naming
+// the sizes it has targets for, rather than after minutes of measurement.
+func targetsApply(targets []target, jobs []job, workers []int, path string) error {
+	var sizes []string
+	for _, t := range targets {
+		if !slices.Contains(sizes, t.Size) {
+			sizes = append(sizes, t.Size)
+		}
+		if !slices.Contains(workers, t.Workers) || t.Speedup != nil && !slices.Contains(workers, 1) {
+			continue
+		}
+		for _, j := range jobs {
+			if j.name == t.Case && j.size == t.Size {
+				return nil
+			}
+		}
+	}
+	return fmt.Errorf("-check: no target of %s applies to the cases, sizes and worker counts to run (it has targets at %s)", path, strings.Join(sizes, ", "))
 }

@@ -17,7 +17,8 @@ func writeTargets(t *testing.T, body string) string {
 	return name
 }
 
-// The repository's targets name suite cases at the suite's large size.
+// The repository's targets name suite cases at the suite's sizes, and both sizes have
+// targets, so that -size small -check and -size large -check each check something.
 func TestRepoTargets(t *testing.T) {
 	path, err := findTargets(defaultTargets, false)
 	if err != nil {
@@ -27,20 +28,33 @@ func TestRepoTargets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	large := map[string]string{}
-	for _, j := range selectJobs(nil, []sizeSpec{sizeLarge}) {
-		large[j.name] = j.size
-	}
-	for _, tg := range ts {
-		size, ok := large[tg.Case]
-		if !ok {
-			t.Errorf("target for %q: no such case", tg.Case)
-		} else if tg.Size != size {
-			t.Errorf("target for %q at %s: the large size is %s", tg.Case, tg.Size, size)
+	for _, sz := range []sizeSpec{sizeSmall, sizeLarge} {
+		jobs := selectJobs(nil, []sizeSpec{sz})
+		if err := targetsApply(ts, jobs, []int{1}, path); err != nil {
+			t.Errorf("size %s: %v", jobs[0].size, err)
 		}
 	}
-	if len(ts) < len(suite) {
-		t.Errorf("%d targets for %d cases", len(ts), len(suite))
+	sizes := map[string]bool{}
+	for _, j := range selectJobs(nil, []sizeSpec{sizeSmall, sizeLarge}) {
+		sizes[j.name+" "+j.size] = true
+	}
+	for _, tg := range ts {
+		if !sizes[tg.Case+" "+tg.Size] {
+			t.Errorf("target for %q at %s: no such case at that size", tg.Case, tg.Size)
+		}
+	}
+	if len(ts) < 2*len(suite) {
+		t.Errorf("%d targets for %d cases at two sizes", len(ts), len(suite))
+	}
+}
+
+// -check with no target for what would run fails before any timing, naming the sizes
+// that have targets (issue 27: -size small -check ran for minutes and then failed).
+func TestCheckNoTargetFailsFirst(t *testing.T) {
+	name := writeTargets(t, `{"targets": [{"case": "f32-transpose", "size": "8192x8192", "workers": 1, "ratio_to_copy": 0.5}]}`)
+	code, out, errOut := runArgs(t, "-size", "small", "-workers", "1", "-count", "1", "-check", "-targets", name)
+	if code != 1 || !strings.Contains(errOut, "it has targets at 8192x8192") || out != "" {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
 

@@ -32,6 +32,7 @@
 //	               [-benchtime D] [-kernel generic|avx2|avx512|all] [-json | -table]
 //	               [-plot FILE.svg] [-cpuprofile FILE] [-progress] [-check [-targets FILE]]
 //	relayout-bench -from SHAPE -to SHAPE [flags]
+//	relayout-bench -list [-case REGEXP] [-size …]
 package main
 
 import (
@@ -84,6 +85,7 @@ type options struct {
 	plot     string
 	cpuprof  string
 	progress bool
+	list     bool   // -list: print the selected cases and exit
 	check    bool   // -check: compare with the targets, exit 1 when short
 	targets  string // the targets file (-targets, or the default looked up)
 	tgtSet   bool   // -targets was given
@@ -112,6 +114,7 @@ func newFlagSet() (*flag.FlagSet, func() (*options, error)) {
 	to := fs.String("to", "", "destination `shape` of the custom case (needs -from)")
 	progress := fs.Bool("progress", false, "report progress on stderr even when it is not a terminal")
 	check := fs.Bool("check", false, "print each case's ratio beside its target in the targets file and exit 1 when one is short (for tuning, not for CI)")
+	list := fs.Bool("list", false, "list the cases that -case and -size select (name, size, source and destination shape) and exit")
 	targets := fs.String("targets", defaultTargets, "`file` of targets for -check; the default is looked up from the working directory upward")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `usage: relayout-bench [flags]
@@ -125,7 +128,7 @@ Flags:
 		fs.PrintDefaults()
 	}
 	parse := func() (*options, error) {
-		o := &options{json: *jsonOut, table: *table, plot: *plot, cpuprof: *cpuprof, progress: *progress, check: *check, targets: *targets}
+		o := &options{json: *jsonOut, table: *table, plot: *plot, cpuprof: *cpuprof, progress: *progress, check: *check, targets: *targets, list: *list}
 		if o.json && o.table {
 			return nil, usagef("-json and -table both choose stdout's format; give one")
 		}
@@ -236,6 +239,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "relayout-bench: %v\n", err)
 		return exitUsage
 	}
+	if o.list {
+		if err := writeList(stdout, o.jobs); err != nil {
+			fmt.Fprintf(stderr, "relayout-bench: %v\n", err)
+			return exitFail
+		}
+		return exitOK
+	}
 	if err := bench(o, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "relayout-bench: %v\n", err)
 		return exitFail
@@ -260,6 +270,9 @@ func bench(o *options, stdout, stderr io.Writer) (err error) {
 			return err
 		}
 		if targets, err = loadTargets(o.targets); err != nil {
+			return err
+		}
+		if err := targetsApply(targets, o.jobs, o.st.workers, o.targets); err != nil {
 			return err
 		}
 	}

@@ -307,6 +307,18 @@ func TestCaseFilter(t *testing.T) {
 	}
 }
 
+// -list prints the selected cases and measures nothing.
+func TestList(t *testing.T) {
+	code, out, errOut := runArgs(t, "-list", "-size", "both", "-case", "transpose")
+	if code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	want := "f32-transpose  1024x1024  f32[1024,1024]{1,0}  f32[1024,1024]{0,1}"
+	if lines := strings.Split(strings.TrimSpace(out), "\n"); len(lines) != 3 || !strings.HasPrefix(lines[0], "case") || !strings.Contains(out, want) {
+		t.Errorf("-list:\n%s\nwant a header and two lines, one %q", out, want)
+	}
+}
+
 func TestBadFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"-nosuch"},

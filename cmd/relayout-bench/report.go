@@ -207,3 +207,13 @@ func finite(x float64) float64 {
 	}
 	return x
 }
+
+// writeList prints the selected cases, one a line: name, size, source → destination.
+func writeList(w io.Writer, jobs []job) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "case\tsize\tfrom\tto\n")
+	for _, j := range jobs {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", j.name, j.size, j.src, j.dst)
+	}
+	return tw.Flush()
+}

@@ -19,7 +19,9 @@ var convertVerb = &verb{
 
 IN is a .npy file (dtype and shape from its header, C or Fortran order), a .safetensors
 file (--tensor NAME picks the tensor; a file with one tensor needs none), or, under any
-other name, raw bytes whose shape and layout --from gives (a device image, say).
+other name, raw bytes whose shape and layout --from gives (a device image, say). IN -
+is standard input, read whole into a temporary file (a .npy or .safetensors stream is
+recognised by its first bytes); it holds one array, so not with --all or --mesh.
 
 --to is the layout of OUT:
   bf16[4096,4096]{1,0:T(8,128)(2,1)}  a shape: its dims must be IN's; another dtype converts
@@ -69,10 +71,24 @@ or with --progress.`,
 			if err := needArgs(pos, "IN", "OUT"); err != nil {
 				return err
 			}
-			if sh.active() {
-				return sh.run(c, pos[0], pos[1], w)
+			in := pos[0]
+			if in == "-" && (c.all || sh.active()) {
+				// Their manifests name IN, for verify to read again later.
+				return usagef("IN - (standard input) is for one array; --all and --mesh record IN in the manifest, so give a file")
 			}
-			return c.run(pos[0], pos[1], w)
+			if in == "-" {
+				tmp, cleanup, err := spoolStdin(stdin)
+				if err != nil {
+					return err
+				}
+				defer cleanup()
+				in = tmp
+				return renameStdin(c.run(in, pos[1], w), tmp)
+			}
+			if sh.active() {
+				return sh.run(c, in, pos[1], w)
+			}
+			return c.run(in, pos[1], w)
 		}
 	},
 }

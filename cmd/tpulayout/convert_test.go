@@ -554,3 +554,50 @@ func TestConvertProgress(t *testing.T) {
 		t.Errorf("sizeText = %q", s)
 	}
 }
+
+// IN - reads standard input (issue 27: it was "cannot read IN -"): a .npy stream is
+// recognised by its magic and converts as the file does; a raw one needs --from; errors
+// name "-", never the temporary copy, which is gone afterwards.
+func TestConvertStdin(t *testing.T) {
+	dir := t.TempDir()
+	spool := t.TempDir()
+	t.Setenv("TMPDIR", spool) // where the copies of standard input go
+	in := fixtures + "f32_20x300.npy"
+	to := "bf16[20,300]{1,0:T(8,128)(2,1)}"
+	saved := stdin
+	defer func() { stdin = saved }()
+	feed := func(path string) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stdin = bytes.NewReader(b)
+	}
+	feed(in)
+	mustRun(t, "convert", "-", filepath.Join(dir, "a.bin"), "--to", to)
+	mustRun(t, "convert", in, filepath.Join(dir, "b.bin"), "--to", to)
+	a, _ := os.ReadFile(filepath.Join(dir, "a.bin"))
+	b, _ := os.ReadFile(filepath.Join(dir, "b.bin"))
+	if len(a) == 0 || !bytes.Equal(a, b) {
+		t.Errorf("convert - differs from convert of the file (%d and %d bytes)", len(a), len(b))
+	}
+	// Raw bytes back, with --from.
+	feed(filepath.Join(dir, "a.bin"))
+	mustRun(t, "convert", "-", filepath.Join(dir, "back.npy"), "--from", to, "--to", "f32")
+	feed(filepath.Join(dir, "a.bin"))
+	_, errOut, code := runCmd(t, "convert", "-", filepath.Join(dir, "c.bin"), "--to", to)
+	if code != exitUsage || !strings.Contains(errOut, "IN - (standard input) is raw bytes") || strings.Contains(errOut, "tpulayout-stdin") {
+		t.Errorf("raw stdin without --from: exit %d, %q", code, errOut)
+	}
+	// A manifest names its source for verify: no stdin there.
+	for _, extra := range [][]string{{"--all"}, {"--mesh", "x=2", "--spec", "P()"}} {
+		feed(in)
+		_, errOut, code := runCmd(t, append([]string{"convert", "-", filepath.Join(dir, "d"), "--to", "tpu:v5e"}, extra...)...)
+		if code != exitUsage || !strings.Contains(errOut, "IN - (standard input) is for one array") {
+			t.Errorf("convert - with %q: exit %d, %q", extra, code, errOut)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(spool, "*")); len(left) > 0 {
+		t.Errorf("temporary copies left behind: %v", left)
+	}
+}

@@ -4,6 +4,7 @@
 //
 // Usage:
 //
+//	tpulayout example DIR
 //	tpulayout info SHAPE [--to tpu:GEN] [--gen GEN] [--json]
 //	tpulayout explain SHAPE INDEX [--json]
 //	tpulayout explain SHAPE --offset N [--json]
@@ -20,7 +21,11 @@
 //	tpulayout completion bash|zsh
 //	tpulayout help [VERB]
 //
-// Flags may come before or after the arguments; "--" ends the flags. Quote SHAPE for the
+// Example writes the small inputs the README's walkthrough uses (a .npy array, a
+// three-tensor safetensors checkpoint, a buggy device dump, an HLO module, sharding
+// rules), the same bytes on every machine. Flags may come before or after the
+// arguments; "--" ends the flags; help and errors write them --name, and a mistyped flag
+// or verb gets the nearest one. Quote SHAPE for the
 // shell. Index math follows the layout package: nested tiling, each tile applying to the
 // minor dims of the shape the previous one produced, with offsets row-major over the
 // final expanded shape (see [github.com/tpulayout/tpulayout/layout.Indexer]).

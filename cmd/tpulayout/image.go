@@ -61,7 +61,8 @@ func convertFile(out string, hdr []byte, dst layout.Shape, src *buffer.Buffer, o
 		prog.total = total
 	}
 	base0 := int64(len(hdr))
-	var inner error // the callback's own errors are worded already
+	defer prog.finish() // on failure too: the error line must not land on the progress line
+	var inner error     // the callback's own errors are worded already
 	err = writeOutput(out, func(f imageWriter) error {
 		inner = writeImage(f, hdr, dst, src, whole, b, prog, wrap)
 		return inner
@@ -72,7 +73,6 @@ func convertFile(out string, hdr []byte, dst layout.Shape, src *buffer.Buffer, o
 		}
 		return 0, wrap(err)
 	}
-	prog.finish()
 	return base0 + total, nil
 }
 

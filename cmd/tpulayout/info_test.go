@@ -5,6 +5,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/tpulayout/tpulayout/layout"
 )
 
 func TestInfoJSON(t *testing.T) {
@@ -158,6 +160,33 @@ func TestInfoSparse(t *testing.T) {
 	for _, args := range [][]string{{"explain", "f32[10,10]{1,0:D(D,C)}", "1,1"}, {"show", "f32[10,10]{1,0:D(D,C)}"}} {
 		if _, errOut, code := runCmd(t, args...); code == 0 || !strings.Contains(errOut, "sparse layouts are not supported by convert") {
 			t.Errorf("%q: exit %d, %q", args, code, errOut)
+		}
+	}
+}
+
+// Every shape in info --json is XLA text (issue 27: default_layout.shape and
+// cheapest[].shape came out as Go structs with numbered kinds and dtypes).
+func TestInfoJSONShapesAreText(t *testing.T) {
+	out, errOut, code := runCmd(t, "info", "bf16[3,5]{1,0:T(8,128)(2,1)}", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var v struct {
+		Default  struct{ Shape string } `json:"default_layout"`
+		Cheapest []struct{ Shape string }
+	}
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("shapes are not strings: %v\n%s", err, out)
+	}
+	if _, err := layout.Parse(v.Default.Shape); err != nil {
+		t.Errorf("default_layout.shape %q: %v", v.Default.Shape, err)
+	}
+	if len(v.Cheapest) == 0 {
+		t.Fatalf("no cheapest layouts in\n%s", out)
+	}
+	for _, c := range v.Cheapest {
+		if _, err := layout.Parse(c.Shape); err != nil {
+			t.Errorf("cheapest shape %q: %v", c.Shape, err)
 		}
 	}
 }

@@ -98,17 +98,22 @@ func wholePercent(pct float64) string {
 	return fmt.Sprintf("%d%%", int(pct))
 }
 
-// finish prints the final state and ends the line, so that what follows on standard
-// error (an error message, the shell prompt) starts on a line of its own.
+// finish ends the report. In a log (lines mode) it prints the final state; on a terminal
+// it erases the rewritten line, so that the screen holds what the command printed (the
+// report, the shape line, an error) and not a stale "100%" or "comparing" between them.
 func (p *progress) finish() {
 	if p == nil {
 		return
 	}
-	if p.total > 0 {
-		p.print()
+	if p.lines {
+		if p.total > 0 {
+			p.print()
+		}
+		return
 	}
 	if p.printed {
-		fmt.Fprintln(p.w)
+		fmt.Fprint(p.w, "\r\033[K") // carriage return, then erase to the end of the line
+		p.printed = false
 	}
 }
 

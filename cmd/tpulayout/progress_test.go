@@ -33,7 +33,7 @@ func TestProgressLines(t *testing.T) {
 	p = &progress{w: &buf, label: "convert", total: 2 << 10, shown: -1}
 	p.add(2 << 10)
 	p.finish()
-	want = "\rconvert: 2.00 KiB of 2.00 KiB (100%)   \rconvert: 2.00 KiB of 2.00 KiB (100%)   \n"
+	want = "\rconvert: 2.00 KiB of 2.00 KiB (100%)   \r\033[K" // erased at the end
 	if got := buf.String(); got != want {
 		t.Errorf("progress on a terminal: %q, want %q", got, want)
 	}

@@ -39,6 +39,7 @@ type verb struct {
 // verbs is the subcommand table, in the order `tpulayout help` lists them. `help` itself
 // is handled by [run].
 var verbs = []*verb{
+	exampleVerb, // example.go
 	infoVerb,
 	explainVerb,
 	showVerb,
@@ -114,7 +115,15 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		if strings.HasPrefix(name, "-") {
 			what = "flag"
 		}
-		fmt.Fprintf(stderr, "%s: unknown %s %q (verbs: %s); run 'tpulayout help' for usage\n", prefix, what, layout.Quote(name), verbNames())
+		hint := ""
+		if what == "verb" {
+			if near := nearest(name, verbList()); near != "" {
+				hint = fmt.Sprintf(" (did you mean %s?)", near)
+			}
+		} else if near := nearest(strings.TrimLeft(name, "-"), []string{"help", "version"}); near != "" {
+			hint = fmt.Sprintf(" (did you mean --%s?)", near)
+		}
+		fmt.Fprintf(stderr, "%s: unknown %s %q%s (verbs: %s); run 'tpulayout help' for usage\n", prefix, what, layout.Quote(name), hint, verbNames())
 		return exitUsage
 	}
 	prefix += " " + v.name
@@ -134,12 +143,15 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		if errors.As(err, &ue) {
 			msg += fmt.Sprintf(" (usage: %s)", strings.TrimSpace("tpulayout "+v.name+" "+v.synopsis))
 		}
-		fmt.Fprintf(stderr, "%s: %s\n", prefix, msg)
 		var m *mismatch
 		if errors.As(err, &m) {
-			stdout.Write(out.Bytes()) // the report of what differs
+			// The report of what differs comes first, so that on a terminal, where
+			// both streams share a screen, the one-line summary follows it.
+			stdout.Write(out.Bytes())
+			fmt.Fprintf(stderr, "%s: %s\n", prefix, msg)
 			return exitMismatch
 		}
+		fmt.Fprintf(stderr, "%s: %s\n", prefix, msg)
 		return exitUsage
 	}
 	if _, err := stdout.Write(out.Bytes()); err != nil {
@@ -171,14 +183,7 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, err
 			}
-			msg := err.Error()
-			if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
-				if name != "" && name[0] >= '0' && name[0] <= '9' {
-					return nil, usagef("%q is not a flag, and coordinates and offsets cannot be negative", "-"+name)
-				}
-				return nil, usagef("unknown flag -%s", name)
-			}
-			return nil, usagef("%s", msg)
+			return nil, flagError(fs, err.Error())
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
@@ -208,7 +213,11 @@ func runHelp(args []string, stdout, stderr io.Writer) int {
 			printUsage(stdout)
 			return exitOK
 		}
-		fmt.Fprintf(stderr, "tpulayout help: unknown verb %q (verbs: %s)\n", layout.Quote(args[0]), verbNames())
+		hint := ""
+		if near := nearest(args[0], verbList()); near != "" {
+			hint = fmt.Sprintf(" (did you mean %s?)", near)
+		}
+		fmt.Fprintf(stderr, "tpulayout help: unknown verb %q%s (verbs: %s)\n", layout.Quote(args[0]), hint, verbNames())
 		return exitUsage
 	default:
 		fmt.Fprintf(stderr, "tpulayout help: too many arguments (usage: tpulayout help [VERB])\n")
@@ -216,13 +225,16 @@ func runHelp(args []string, stdout, stderr io.Writer) int {
 	}
 }
 
-func verbNames() string {
+// verbList is the verbs' names, help last.
+func verbList() []string {
 	var names []string
 	for _, v := range verbs {
 		names = append(names, v.name)
 	}
-	return strings.Join(append(names, "help"), ", ")
+	return append(names, "help")
 }
+
+func verbNames() string { return strings.Join(verbList(), ", ") }
 
 func printUsage(w io.Writer) {
 	fmt.Fprintf(w, "tpulayout inspects XLA shapes with tiled layouts, such as 'bf16[256,1024]{1,0:T(8,128)(2,1)}'.\n\n")
@@ -246,9 +258,7 @@ func printVerbUsage(w io.Writer, v *verb, fs *flag.FlagSet) {
 	fs.VisitAll(func(*flag.Flag) { n++ })
 	if n > 0 {
 		fmt.Fprintf(w, "\nFlags:\n")
-		fs.SetOutput(w)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
+		printFlags(w, fs)
 	}
 	if strings.Contains(v.synopsis+v.detail, "GEN") || fs.Lookup("gen") != nil {
 		fmt.Fprintf(w, "\nTPU generations (GEN): %s.\n", tpu.GenerationNames())

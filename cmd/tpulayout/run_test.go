@@ -148,7 +148,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"info"}, []string{"missing SHAPE", "usage: tpulayout info SHAPE"}},
 		{[]string{"info", "--json"}, []string{"missing SHAPE"}},
 		{[]string{"info", s35, "extra"}, []string{`unexpected argument "extra"`}},
-		{[]string{"info", s35, "--bogus"}, []string{"unknown flag -bogus"}},
+		{[]string{"info", s35, "--bogus"}, []string{"unknown flag --bogus"}},
 		{[]string{"info", "--json=maybe", s35}, []string{"invalid boolean value"}},
 		{[]string{"info", "f32[2,3]{0,0}"}, []string{"repeats dimension 0", "at byte 11"}},
 		{[]string{"info", "f32[2,3]{1,2}"}, []string{"out of range for rank 2", "at byte 11"}},
@@ -182,11 +182,11 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"explain", s35, "--offset", "24"}, []string{"outside the footprint", "0 to 23"}},
 		{[]string{"explain", s35, "--offset=-1"}, []string{"outside the footprint"}},
 		{[]string{"explain", s35, "--offset", "x"}, []string{"not a number"}},
-		{[]string{"explain", s35, "--offset"}, []string{"flag needs an argument"}},
+		{[]string{"explain", s35, "--offset"}, []string{"flag --offset needs an argument"}},
 		{[]string{"explain", "--offset", "3"}, []string{"missing SHAPE"}},
 		{[]string{"explain", "f32[0,5]", "--offset", "0"}, []string{"empty footprint"}},
 		{[]string{"explain", "f32[0,5]", "0,0"}, []string{"out of range for dimension 0 of size 0"}},
-		{[]string{"explain", s35, "1,1", "--xml"}, []string{"unknown flag -xml"}},
+		{[]string{"explain", s35, "1,1", "--xml"}, []string{"unknown flag --xml"}},
 
 		{[]string{"show"}, []string{"missing SHAPE"}},
 		{[]string{"show", "f32[3,5]{1,0:T(2,2)"}, []string{"at byte 19"}},
@@ -198,7 +198,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"show", "f32[5,5,2,2]"}, []string{"more than 16 slices"}},
 		{[]string{"show", "f32[2,2]", "--max", "0"}, []string{"at least 1"}},
 		{[]string{"show", "f32[2,2]", "--max", "x"}, []string{"invalid value"}},
-		{[]string{"show", "f32[2,2]", "--svg"}, []string{"flag needs an argument"}},
+		{[]string{"show", "f32[2,2]", "--svg"}, []string{"flag --svg needs an argument"}},
 		{[]string{"show", "f32[2,2]", "f32[2,2]"}, []string{"unexpected argument"}},
 	}
 	for _, c := range cases {
@@ -268,5 +268,64 @@ func TestPanicIsOneLine(t *testing.T) {
 	out, errOut, code := runCmd(t, "boom")
 	if code != exitUsage || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "internal error: kaboom") {
 		t.Errorf("panicking verb: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+// A verb that finds a mismatch prints its report before the one-line summary, so that a
+// terminal, where stdout and stderr share the screen, shows them in that order.
+func TestReportBeforeSummary(t *testing.T) {
+	var both bytes.Buffer
+	code := run([]string{"blockspec", "--array", "bf16[4096,4096]", "--block", "200,500", "--gen", "v5e"}, &both, &both)
+	if code != exitMismatch {
+		t.Fatalf("exit %d, want %d:\n%s", code, exitMismatch, both.String())
+	}
+	lines := strings.Split(strings.TrimSuffix(both.String(), "\n"), "\n")
+	if len(lines) < 2 || !strings.HasPrefix(lines[0], "array:") || !strings.HasPrefix(lines[len(lines)-1], "tpulayout blockspec: ") {
+		t.Errorf("want the report, then the summary last:\n%s", both.String())
+	}
+}
+
+// Help lists flags as the prose writes them (--name), and a typo gets the nearest flag or
+// verb (issue 27).
+func TestFlagStyleAndSuggestions(t *testing.T) {
+	for _, v := range verbs {
+		out, _, code := runCmd(t, v.name, "--help")
+		if code != 0 {
+			t.Fatalf("%s --help: exit %d", v.name, code)
+		}
+		_, flags, _ := strings.Cut(out, "\nFlags:\n")
+		for _, line := range strings.Split(flags, "\n") {
+			if strings.HasPrefix(line, "  -") && !strings.HasPrefix(line, "  --") {
+				t.Errorf("%s --help lists a flag with one dash: %q", v.name, line)
+			}
+		}
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"convert", "a.npy", "b.bin", "--too", "tpu:v5e"}, "unknown flag --too (did you mean --to?)"},
+		{[]string{"info", "f32[2]", "--jsno"}, "unknown flag --jsno (did you mean --json?)"},
+		{[]string{"conver", "a", "b"}, `unknown verb "conver" (did you mean convert?)`},
+		{[]string{"help", "valdiate"}, `unknown verb "valdiate" (did you mean validate?)`},
+		{[]string{"show", "f32[2]", "--svg"}, "flag --svg needs an argument"},
+		{[]string{"--verison"}, `unknown flag "--verison" (did you mean --version?)`},
+	} {
+		_, errOut, code := runCmd(t, c.args...)
+		if code != exitUsage || !strings.Contains(errOut, c.want) {
+			t.Errorf("%q: exit %d, stderr %q; want %q", c.args, code, errOut, c.want)
+		}
+	}
+	if _, errOut, _ := runCmd(t, "info", "f32[2]", "--zzzzzz"); strings.Contains(errOut, "did you mean") {
+		t.Errorf("a suggestion for a flag like none: %q", errOut)
+	}
+}
+
+func TestNearest(t *testing.T) {
+	names := []string{"to", "from", "dtype", "tensor", "all", "progress"}
+	for s, want := range map[string]string{"too": "to", "ot": "to", "fro": "from", "dtpye": "dtype", "prog": "progress", "x": "", "mesh": ""} {
+		if got := nearest(s, names); got != want {
+			t.Errorf("nearest(%q) = %q, want %q", s, got, want)
+		}
 	}
 }

@@ -1,0 +1,5 @@
+//go:build !(purego || race)
+
+package main
+
+const readmeTagged = false
