@@ -16,7 +16,7 @@ import (
 // mode 0644; an existing file keeps its mode.
 func WriteFileAtomic(path string, write func(w io.Writer) error) error {
 	return WriteFileAtomicFile(path, func(f *os.File) error {
-		bw := bufio.NewWriterSize(f, 1<<20)
+		bw := bufio.NewWriterSize(ChunkedWriter{f}, 1<<20) // bufio passes large writes through whole
 		err := write(bw)
 		if err == nil {
 			err = bw.Flush()

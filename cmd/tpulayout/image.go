@@ -94,29 +94,11 @@ func writeImage(f imageWriter, hdr []byte, dst layout.Shape, src *buffer.Buffer,
 			return fmt.Errorf("cannot convert %s to %s: %s", src.Shape, dst, cleanErr(err))
 		}
 	}
-	if _, err := f.WriteAt(d.Data, base); err != nil {
+	if _, err := (buffer.ChunkedWriter{W: f}).WriteAt(d.Data, base); err != nil {
 		return wrap(err)
 	}
 	prog.add(int64(len(d.Data)))
 	return nil
-}
-
-// writeBands converts src band by band (see [relayout.Bands.Run]) and writes each band
-// at its place in f, after base bytes.
-func writeBands(f imageWriter, base int64, src *buffer.Buffer, b *relayout.Bands, prog *progress, wrap func(error) error) error {
-	var werr error
-	err := b.Run(src, func(bd relayout.Band, p []byte) error {
-		if _, err := f.WriteAt(p, base+bd.DstOff); err != nil {
-			werr = wrap(err)
-			return werr
-		}
-		prog.add(bd.DstLen)
-		return nil
-	})
-	if err != nil && err != werr {
-		return errors.New(cleanErr(err))
-	}
-	return err
 }
 
 // hostHeader returns the header of a .npy or .safetensors OUT holding one row-major
