@@ -80,9 +80,18 @@ func grow(b *[]byte, n int64) []byte {
 // page is faulted in once. It returns each image's size.
 func (p *imagePlan) writeGroup(ws []io.Writer, hs []hash.Hash, src *buffer.Buffer, starts [][]int64, sc *scratch) (int64, error) {
 	out := func(i int, b []byte) error {
-		hs[i].Write(b)
-		_, err := ws[i].Write(b)
-		return err
+		// A piece at a time, hashed and then written while it is in the cache: the
+		// kernel's copy into the page cache was the largest cost of this job with
+		// whole bands (see buffer.WriteChunk).
+		for len(b) > 0 {
+			n := min(len(b), buffer.WriteChunk)
+			hs[i].Write(b[:n])
+			if _, err := ws[i].Write(b[:n]); err != nil {
+				return err
+			}
+			b = b[n:]
+		}
+		return nil
 	}
 	eb := int64(p.srcType.StorageBits() / 8)
 	if p.bands == nil && p.whole == nil { // no elements: the footprint is all padding
