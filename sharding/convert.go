@@ -73,6 +73,7 @@ type Job struct {
 	opt     Options
 	devices []int // this process's device ids, increasing
 	tensors []tensorJob
+	sync    *syncer // syncs and closes the files of a one-process conversion
 }
 
 type tensorJob struct {
@@ -188,6 +189,9 @@ func (j *Job) writeFiles(paths []string, inTemp bool, write func(ws []io.Writer)
 	if inTemp {
 		fs := make([]*os.File, 0, len(paths))
 		defer func() {
+			if fs == nil {
+				return // handed to j.sync
+			}
 			for _, f := range fs {
 				if cerr := f.Close(); err == nil {
 					err = cerr
@@ -206,6 +210,13 @@ func (j *Job) writeFiles(paths []string, inTemp bool, write func(ws []io.Writer)
 		}
 		if err := write(ws); err != nil {
 			return err
+		}
+		if j.sync != nil {
+			for _, f := range fs {
+				j.sync.add(f)
+			}
+			fs = nil
+			return nil
 		}
 		for _, f := range fs {
 			if err := f.Sync(); err != nil {
@@ -266,6 +277,10 @@ func (j *Job) write(dir string, inTemp bool) (*Manifest, error) {
 	mine := map[int]bool{}
 	for _, d := range j.devices {
 		mine[d] = true
+	}
+	if inTemp {
+		j.sync = newSyncer()
+		defer j.sync.wait() // on failures too: it closes the files
 	}
 	sc := &scratch{}
 	for _, t := range j.tensors {
@@ -341,6 +356,11 @@ func (j *Job) write(dir string, inTemp bool) (*Manifest, error) {
 	})
 	if err != nil {
 		return nil, err
+	}
+	if inTemp {
+		if err := j.sync.wait(); err != nil {
+			return nil, err
+		}
 	}
 	return m, nil
 }
