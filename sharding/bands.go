@@ -63,7 +63,7 @@ func newImagePlan(dst layout.Shape, srcType layout.DType, target int64, opts []r
 
 // scratch holds the band buffers, reused from shard to shard so that the garbage
 // collector does not let the heap grow to twice the bands.
-type scratch struct{ slab, img []byte }
+type scratch struct{ slab, img, img2 []byte }
 
 func grow(b *[]byte, n int64) []byte {
 	if int64(cap(*b)) < n {

@@ -20,8 +20,9 @@ import (
 // (tensors in name order). Every shard's file is checked against its size and SHA-256
 // in the manifest, which is how the replicas agree (each distinct shard is one file
 // that all its devices load), and the shards must cover every device of the mesh once
-// and tile the whole array. out is written to a temporary file and renamed; memory
-// holds one global tensor at a time.
+// and tile the whole array. out is written to a temporary file and renamed. Images
+// banded along dim 0 (the default layouts') are read band by band, so that memory holds
+// about 32 MiB of global rows (gatherBandBytes); others one global tensor at a time.
 func Gather(dir, out string) (*Manifest, error) {
 	m, err := ReadManifest(filepath.Join(dir, ManifestName))
 	if err != nil {
@@ -77,7 +78,15 @@ func Gather(dir, out string) (*Manifest, error) {
 		var buf []byte   // the global tensor, reused from tensor to tensor
 		for _, t := range ts {
 			eb := int64(t.dst.DType.StorageBits() / 8)
-			global := grow(&buf, elems(t.mt.Shape)*eb)
+			size := elems(t.mt.Shape) * eb
+			if ok, err := gatherBanded(f, off, dir, t.mt, t.dst, t.pl, sc); ok {
+				if err != nil {
+					return fmt.Errorf("tensor %q: %w", t.mt.Name, err)
+				}
+				off += size
+				continue
+			}
+			global := grow(&buf, size)
 			for k, ms := range t.mt.Shards {
 				shard, err := readShard(filepath.Join(dir, ms.File), ms, t.dst, sc)
 				if err != nil {

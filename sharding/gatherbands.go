@@ -1,0 +1,132 @@
+package sharding
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"hash"
+	"os"
+	"path/filepath"
+
+	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/relayout"
+)
+
+// gatherBandBytes is the size aimed at for the global rows gather assembles at once:
+// the images of the shards that hold the same rows are read band by band, each band
+// relaid out to row-major and placed at its columns, and the rows written.
+var gatherBandBytes int64 = 32 << 20
+
+// gatherBanded writes tensor t's global array (row-major, rows of dims[0]) at off in
+// w, reading its shard images from dir band by band: memory holds about
+// gatherBandBytes of global rows, however large the tensor. ok is false, with nothing
+// done, when the images cannot be read in bands of dim 0 (their majormost dim must be
+// 0); the caller then gathers the tensor whole.
+func gatherBanded(w *os.File, off int64, dir string, mt ManifestTensor, dst layout.Shape, pl *Placement, sc *scratch) (ok bool, err error) {
+	g := mt.Shape
+	if len(g) < 2 || elems(g) == 0 {
+		return false, nil
+	}
+	eb := int64(dst.DType.StorageBits() / 8)
+	rowBytes := elems(g[1:]) * eb // bytes of one global row
+	// The shards that hold the same rows go together: they tile those rows (Place
+	// checked that the shards tile the array, all of the same dims).
+	var groups [][]int
+	at := map[int64]int{} // a first row → its group
+	for k := range mt.Shards {
+		r := pl.Shards[k].Start[0]
+		if i, ok := at[r]; ok {
+			groups[i] = append(groups[i], k)
+			continue
+		}
+		at[r] = len(groups)
+		groups = append(groups, []int{k})
+	}
+	per := int64(len(groups[0]))
+	b, banded := relayout.PlanBands(rowMajor(dst.DType, dst.Dims), dst, max(gatherBandBytes/max(per, 1), 1))
+	if !banded || b.Dim() != 0 || b.Gather() {
+		return false, nil
+	}
+	if err := b.Compile(); err != nil {
+		return false, nil
+	}
+	for _, grp := range groups {
+		if len(grp) != int(per) {
+			return false, nil // not one group per row range of equal size: gather whole
+		}
+	}
+	rows := b.Band(0).Rows
+	global := grow(&sc.slab, rows*rowBytes)
+	img := grow(&sc.img, b.Band(0).SrcLen)
+	rm := grow(&sc.img2, b.Band(0).DstLen)
+	cw := buffer.ChunkedWriter{W: w}
+	for _, grp := range groups {
+		fs := make([]*os.File, len(grp))
+		hs := make([]hash.Hash, len(grp))
+		defer func() {
+			for _, f := range fs {
+				if f != nil {
+					f.Close()
+				}
+			}
+		}()
+		for i, k := range grp {
+			ms := mt.Shards[k]
+			f, err := openShard(filepath.Join(dir, ms.File), ms)
+			if err != nil {
+				return true, err
+			}
+			fs[i], hs[i] = f, sha256.New()
+		}
+		r0 := pl.Shards[grp[0]].Start[0]
+		for k := range b.Len() {
+			bd := b.Band(k)
+			band := global[:bd.Rows*rowBytes]
+			bdims := append([]int64{bd.Rows}, g[1:]...)
+			wdims := append([]int64{bd.Rows}, dst.Dims[1:]...)
+			for i, sk := range grp {
+				in := img[:bd.SrcLen]
+				if _, err := fs[i].ReadAt(in, bd.SrcOff); err != nil {
+					return true, fmt.Errorf("%s: %w", mt.Shards[sk].File, err)
+				}
+				hs[i].Write(in)
+				if err := b.CopyBandBytes(k, rm[:bd.DstLen], in); err != nil {
+					return true, err
+				}
+				start := append([]int64{0}, pl.Shards[sk].Start[1:]...)
+				scatterWindow(band, bdims, rm[:bd.DstLen], start, wdims, eb)
+			}
+			if _, err := cw.WriteAt(band, off+(r0+bd.Row)*rowBytes); err != nil {
+				return true, err
+			}
+		}
+		for i, sk := range grp {
+			ms := mt.Shards[sk]
+			if hex.EncodeToString(hs[i].Sum(nil)) != ms.SHA256 {
+				return true, fmt.Errorf("%s does not match its sha256 in the manifest: the replicas of shard %v would disagree", ms.File, ms.Index)
+			}
+			fs[i].Close()
+			fs[i] = nil
+		}
+	}
+	return true, nil
+}
+
+// openShard opens a shard's image file and checks its size against the manifest.
+func openShard(path string, ms ManifestShard) (*os.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if st.Size() != ms.Bytes {
+		f.Close()
+		return nil, fmt.Errorf("%s has %d bytes, the manifest says %d", ms.File, st.Size(), ms.Bytes)
+	}
+	return f, nil
+}
