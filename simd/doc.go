@@ -71,7 +71,7 @@
 //     Transpose8 leaves to the AVX2 kernel the matrices whose dstStride is
 //     not a multiple of 64, where 64-byte stores would split cache lines.
 //     Transpose32Tiles and Transpose32FromTiles have 16×16 kernels for groups
-//     of 4 and 8 rows, as on AVX2 (the generic set runs Transpose32 a group
+//     of 2, 4 and 8 rows, as on AVX2 (the generic set runs Transpose32 a group
 //     at a time).
 //     AVX512_BF16 is not used (neither the Go assembler nor avo knows
 //     VCVTNE2PS2BF16); f32→bf16 rounding is done with integer arithmetic,

@@ -48,7 +48,7 @@ type Kernels struct {
 	Transpose16Stream func(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int)
 	Transpose8Stream  func(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int)
 	// Transpose32Tiles is Transpose32 into destination rows that come in groups of g
-	// (the 4 or 8 rows of 32-bit units of a TPU tile), groupStride bytes apart:
+	// (the 2, 4 or 8 rows of 32-bit units of a TPU tile; 2 for 8-bit T(8,128)(4,1)), groupStride bytes apart:
 	//
 	//	dst[(j/g)*groupStride + (j%g)*dstStride + i*4 : +4] = src[i*srcStride + j*4 : +4]
 	//
@@ -62,7 +62,7 @@ type Kernels struct {
 	//	dst[j*dstStride + i*4 : +4] = src[(i/g)*groupStride + (i%g)*srcStride + j*4 : +4]
 	Transpose32FromTiles func(dst []byte, dstStride int, src []byte, srcStride, groupStride, g int, rows, cols int, stream bool)
 	// TileKernels reports whether Transpose32Tiles and Transpose32FromTiles have whole-line
-	// kernels for groups of g rows (AVX-512 and AVX2, g = 4 or 8); elsewhere they run Transpose32
+	// kernels for groups of g rows (AVX-512 and AVX2, g = 2, 4 or 8); elsewhere they run Transpose32
 	// one group at a time, no faster than the caller doing so.
 	TileKernels func(g int) bool
 

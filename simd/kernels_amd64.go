@@ -654,6 +654,11 @@ func transpose32g8AVX2(dst *byte, dstStride int, groupStride int, src *byte, src
 //go:noescape
 func transpose32g4AVX2(dst *byte, dstStride int, groupStride int, src *byte, srcStride int, n int)
 
+// transpose32g2AVX2 transposes n 16×16 blocks of 32-bit elements into groups of 2 destination rows groupStride apart, going down the source (src += 16*srcStride, dst += 64 bytes per block).
+//
+//go:noescape
+func transpose32g2AVX2(dst *byte, dstStride int, groupStride int, src *byte, srcStride int, n int)
+
 // transpose32f8AVX2 transposes n 16×16 blocks of 32-bit elements from groups of 8 source rows groupStride apart, going down the source (src += 2*groupStride, dst += 64 bytes per block).
 //
 //go:noescape
@@ -663,6 +668,11 @@ func transpose32f8AVX2(dst *byte, dstStride int, src *byte, srcStride int, group
 //
 //go:noescape
 func transpose32f4AVX2(dst *byte, dstStride int, src *byte, srcStride int, groupStride int, n int)
+
+// transpose32f2AVX2 transposes n 16×16 blocks of 32-bit elements from groups of 2 source rows groupStride apart, going down the source (src += 8*groupStride, dst += 64 bytes per block).
+//
+//go:noescape
+func transpose32f2AVX2(dst *byte, dstStride int, src *byte, srcStride int, groupStride int, n int)
 
 // transpose32g8NTAVX2 transposes n 16×16 blocks of 32-bit elements into groups of 8 destination rows groupStride apart, going down the source (src += 16*srcStride, dst += 64 bytes per block). Stores are non-temporal, without SFENCE: destination rows must be aligned to 64 bytes.
 //
@@ -674,6 +684,11 @@ func transpose32g8NTAVX2(dst *byte, dstStride int, groupStride int, src *byte, s
 //go:noescape
 func transpose32g4NTAVX2(dst *byte, dstStride int, groupStride int, src *byte, srcStride int, n int)
 
+// transpose32g2NTAVX2 transposes n 16×16 blocks of 32-bit elements into groups of 2 destination rows groupStride apart, going down the source (src += 16*srcStride, dst += 64 bytes per block). Stores are non-temporal, without SFENCE: destination rows must be aligned to 64 bytes.
+//
+//go:noescape
+func transpose32g2NTAVX2(dst *byte, dstStride int, groupStride int, src *byte, srcStride int, n int)
+
 // transpose32f8NTAVX2 transposes n 16×16 blocks of 32-bit elements from groups of 8 source rows groupStride apart, going down the source (src += 2*groupStride, dst += 64 bytes per block). Stores are non-temporal, without SFENCE: destination rows must be aligned to 64 bytes.
 //
 //go:noescape
@@ -683,6 +698,11 @@ func transpose32f8NTAVX2(dst *byte, dstStride int, src *byte, srcStride int, gro
 //
 //go:noescape
 func transpose32f4NTAVX2(dst *byte, dstStride int, src *byte, srcStride int, groupStride int, n int)
+
+// transpose32f2NTAVX2 transposes n 16×16 blocks of 32-bit elements from groups of 2 source rows groupStride apart, going down the source (src += 8*groupStride, dst += 64 bytes per block). Stores are non-temporal, without SFENCE: destination rows must be aligned to 64 bytes.
+//
+//go:noescape
+func transpose32f2NTAVX2(dst *byte, dstStride int, src *byte, srcStride int, groupStride int, n int)
 
 // transpose32g8AVX512 transposes n 16×16 blocks of 32-bit elements into groups of 8 destination rows groupStride apart, going down the source (src += 16*srcStride, dst += 64 bytes per block).
 //
@@ -694,6 +714,11 @@ func transpose32g8AVX512(dst *byte, dstStride int, groupStride int, src *byte, s
 //go:noescape
 func transpose32g4AVX512(dst *byte, dstStride int, groupStride int, src *byte, srcStride int, n int)
 
+// transpose32g2AVX512 transposes n 16×16 blocks of 32-bit elements into groups of 2 destination rows groupStride apart, going down the source (src += 16*srcStride, dst += 64 bytes per block).
+//
+//go:noescape
+func transpose32g2AVX512(dst *byte, dstStride int, groupStride int, src *byte, srcStride int, n int)
+
 // transpose32f8AVX512 transposes n 16×16 blocks of 32-bit elements from groups of 8 source rows groupStride apart, going down the source (src += 2*groupStride, dst += 64 bytes per block).
 //
 //go:noescape
@@ -703,6 +728,11 @@ func transpose32f8AVX512(dst *byte, dstStride int, src *byte, srcStride int, gro
 //
 //go:noescape
 func transpose32f4AVX512(dst *byte, dstStride int, src *byte, srcStride int, groupStride int, n int)
+
+// transpose32f2AVX512 transposes n 16×16 blocks of 32-bit elements from groups of 2 source rows groupStride apart, going down the source (src += 8*groupStride, dst += 64 bytes per block).
+//
+//go:noescape
+func transpose32f2AVX512(dst *byte, dstStride int, src *byte, srcStride int, groupStride int, n int)
 
 // transpose32g8NTAVX512 transposes n 16×16 blocks of 32-bit elements into groups of 8 destination rows groupStride apart, going down the source (src += 16*srcStride, dst += 64 bytes per block). Stores are non-temporal, without SFENCE: destination rows must be aligned to 64 bytes.
 //
@@ -714,6 +744,11 @@ func transpose32g8NTAVX512(dst *byte, dstStride int, groupStride int, src *byte,
 //go:noescape
 func transpose32g4NTAVX512(dst *byte, dstStride int, groupStride int, src *byte, srcStride int, n int)
 
+// transpose32g2NTAVX512 transposes n 16×16 blocks of 32-bit elements into groups of 2 destination rows groupStride apart, going down the source (src += 16*srcStride, dst += 64 bytes per block). Stores are non-temporal, without SFENCE: destination rows must be aligned to 64 bytes.
+//
+//go:noescape
+func transpose32g2NTAVX512(dst *byte, dstStride int, groupStride int, src *byte, srcStride int, n int)
+
 // transpose32f8NTAVX512 transposes n 16×16 blocks of 32-bit elements from groups of 8 source rows groupStride apart, going down the source (src += 2*groupStride, dst += 64 bytes per block). Stores are non-temporal, without SFENCE: destination rows must be aligned to 64 bytes.
 //
 //go:noescape
@@ -723,6 +758,11 @@ func transpose32f8NTAVX512(dst *byte, dstStride int, src *byte, srcStride int, g
 //
 //go:noescape
 func transpose32f4NTAVX512(dst *byte, dstStride int, src *byte, srcStride int, groupStride int, n int)
+
+// transpose32f2NTAVX512 transposes n 16×16 blocks of 32-bit elements from groups of 2 source rows groupStride apart, going down the source (src += 8*groupStride, dst += 64 bytes per block). Stores are non-temporal, without SFENCE: destination rows must be aligned to 64 bytes.
+//
+//go:noescape
+func transpose32f2NTAVX512(dst *byte, dstStride int, src *byte, srcStride int, groupStride int, n int)
 
 // transpose32w4AVX2 transposes n 8×4 blocks of 32-bit elements, going down the source (src += 8*srcStride, dst += 32 bytes per block).
 //

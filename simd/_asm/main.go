@@ -74,8 +74,10 @@ func main() {
 		for _, m := range []mode{ordinary, streaming} {
 			genTranspose32Tiles(x, 8, m)
 			genTranspose32Tiles(x, 4, m)
+			genTranspose32Tiles(x, 2, m)
 			genTranspose32FromTiles(x, 8, m)
 			genTranspose32FromTiles(x, 4, m)
+			genTranspose32FromTiles(x, 2, m)
 		}
 	}
 	genTransposeLanes(avx2, 4, ordinary, true)
