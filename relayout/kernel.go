@@ -233,6 +233,8 @@ func (p *Plan) bind(k *kernel) {
 			p.makeScratch(k)
 		}
 		switch {
+		case k.p == 4 && in && k.packConv == nil && p.f8Quads() != nil:
+			k.quad = p.f8Quads()
 		case k.p == 4 && in:
 			k.quad = ks.Interleave8x4Rows
 		case k.p == 4:
@@ -626,10 +628,27 @@ func (p *Plan) fusedPack(pk int64, interleave bool) bool {
 		return same && p.dbits == 16 || p.st == layout.F32 && p.sbits == 32 && (p.dt == layout.BF16 || p.dt == layout.F16) && p.dbits == 16
 	case pk == 2:
 		return same && p.dbits == 16 || p.st == layout.BF16 && p.sbits == 16 && p.dt == layout.F32 && p.dbits == 32
+	case pk == 4 && interleave:
+		return same && p.dbits == 8 || p.f8Quads() != nil
 	case pk == 4:
 		return same && p.dbits == 8
 	}
 	return false
+}
+
+// f8Quads is the simd kernel that converts f32 rows to the destination's f8 type and
+// packs them in (4,1) quads in one pass, or nil.
+func (p *Plan) f8Quads() func(dst, r0, r1, r2, r3 []byte, n int, r simd.Rows) {
+	if p.st != layout.F32 || p.sbits != 32 || p.dbits != 8 {
+		return nil
+	}
+	switch p.dt {
+	case layout.F8E4M3FN:
+		return p.k().F32ToF8E4M3FNInterleave8x4Rows
+	case layout.F8E5M2:
+		return p.k().F32ToF8E5M2Interleave8x4Rows
+	}
+	return nil
 }
 
 // transpose finds a block transpose between the destination-contiguous loop and the

@@ -107,6 +107,17 @@ type Kernels struct {
 	Interleave8x4Rows         func(dst, r0, r1, r2, r3 []byte, n int, r Rows)
 	Deinterleave8x4Rows       func(r0, r1, r2, r3, src []byte, n int, r Rows)
 
+	// f8 conversions, batched only: f32 (4 bytes an element) to f8e4m3fn or f8e5m2
+	// (1 byte) and back, and f32 rows converted and packed in 8-bit quads,
+	// dst[4i+k] = f8(rk[i]). [F32ToF8E4M3FNBits], [F32ToF8E5M2Bits],
+	// [F8E4M3FNBitsToF32] and [F8E5M2BitsToF32] are the per-element results.
+	F32ToF8E4M3FNRows              func(dst, src []byte, n int, r Rows)
+	F32ToF8E5M2Rows                func(dst, src []byte, n int, r Rows)
+	F8E4M3FNToF32Rows              func(dst, src []byte, n int, r Rows)
+	F8E5M2ToF32Rows                func(dst, src []byte, n int, r Rows)
+	F32ToF8E4M3FNInterleave8x4Rows func(dst, r0, r1, r2, r3 []byte, n int, r Rows)
+	F32ToF8E5M2Interleave8x4Rows   func(dst, r0, r1, r2, r3 []byte, n int, r Rows)
+
 	// Fence orders the non-temporal stores of earlier Rows batches with
 	// Stream set before any later store (SFENCE); a no-op where there are none.
 	Fence func()

@@ -46,6 +46,9 @@ var (
 	shUnpackToF32 = shape{[5]int{4, 4, 4}, [5]bool{true, true}, 8}                   // a32, b32, src
 	shPack8x4     = shape{[5]int{4, 1, 1, 1, 1}, [5]bool{true}, 4}                   // dst, r0..r3
 	shUnpack8x4   = shape{[5]int{1, 1, 1, 1, 4}, [5]bool{true, true, true, true}, 4} // r0..r3, src
+	shToF8        = shape{[5]int{1, 4}, [5]bool{true}, 1}                            // dst8, src32
+	shFromF8      = shape{[5]int{4, 1}, [5]bool{true}, 4}                            // dst32, src8
+	shPackF8x4    = shape{[5]int{4, 4, 4, 4, 4}, [5]bool{true}, 4}                   // dst, r0..r3 f32
 )
 
 // stride returns operand i's row stride.
@@ -216,6 +219,14 @@ func rows5(sh *shape, v, w, x, y, z []byte, n int, r Rows, blk int, asm [3]asm5,
 	}
 }
 
+// rows5check panics unless the operands of a quad packing of f32 rows hold n elements.
+func rows5check(dst, r0, r1, r2, r3 []byte, n int) {
+	shPackF8x4.fits(0, len(dst), Rows{N: 1}, n)
+	for i, x := range [][]byte{r0, r1, r2, r3} {
+		shPackF8x4.fits(i+1, len(x), Rows{N: 1}, n)
+	}
+}
+
 // Batched assembly kernels: it iterations of the kernel's block on each of
 // rows rows (see simd/_asm).
 type (
@@ -232,6 +243,8 @@ type rowAsm struct {
 	copy, f32ToBF16, f32ToF16, bf16ToF32, f16ToF32                                        asm2
 	interleave16, deinterleave16, f32ToBF16Interleave, f32ToF16Interleave, bf16DeintToF32 asm3
 	interleave8x4, deinterleave8x4                                                        asm5
+	// f32 rows converted to f8 and packed in quads, vw/4 elements per iteration.
+	f32ToF8E4M3FNInterleave8x4, f32ToF8E5M2Interleave8x4 asm5
 }
 
 // addRows fills k's batched kernels from its single-call ones and the batched
@@ -286,6 +299,41 @@ func addRows(k *Kernels, a, an, h rowAsm, ae, aw edgeAsm) *Kernels {
 	}
 	k.Deinterleave8x4Rows = func(r0, r1, r2, r3, src []byte, n int, r Rows) {
 		rows5(&shUnpack8x4, r0, r1, r2, r3, src, n, r, v, [3]asm5{a.deinterleave8x4, an.deinterleave8x4, h.deinterleave8x4}, [2]asm5e{ae.deinterleave8x4, aw.deinterleave8x4}, ae.blk(v), genericDeinterleave8x4, k.Deinterleave8x4)
+	}
+	// The f8 conversions have no single-call form: where there is no batched assembly
+	// (blk 0) the rows run the generic code.
+	for _, c := range []struct {
+		f      f8Format
+		t      *[256]uint32
+		to     *func(dst, src []byte, n int, r Rows)
+		from   *func(dst, src []byte, n int, r Rows)
+		packed *func(dst, r0, r1, r2, r3 []byte, n int, r Rows)
+		asm    [3]asm5
+	}{
+		{e4m3fn, &f8e4m3fnToF32, &k.F32ToF8E4M3FNRows, &k.F8E4M3FNToF32Rows, &k.F32ToF8E4M3FNInterleave8x4Rows, [3]asm5{a.f32ToF8E4M3FNInterleave8x4, an.f32ToF8E4M3FNInterleave8x4, h.f32ToF8E4M3FNInterleave8x4}},
+		{e5m2, &f8e5m2ToF32, &k.F32ToF8E5M2Rows, &k.F8E5M2ToF32Rows, &k.F32ToF8E5M2Interleave8x4Rows, [3]asm5{a.f32ToF8E5M2Interleave8x4, an.f32ToF8E5M2Interleave8x4, h.f32ToF8E5M2Interleave8x4}},
+	} {
+		to := func(dst, src []byte, n int) { genericF32ToF8(c.f, dst, src, n) }
+		from := func(dst, src []byte, n int) { genericF8ToF32(c.t, dst, src, n) }
+		packed := func(dst, r0, r1, r2, r3 []byte, n int) { genericF32ToF8Interleave8x4(c.f, dst, r0, r1, r2, r3, n) }
+		*c.to = func(dst, src []byte, n int, r Rows) { rows2(&shToF8, dst, src, n, r, 0, [3]asm2{}, [2]asm2e{}, 0, to, to) }
+		*c.from = func(dst, src []byte, n int, r Rows) { rows2(&shFromF8, dst, src, n, r, 0, [3]asm2{}, [2]asm2e{}, 0, from, from) }
+		blk, one := 0, packed
+		if c.asm[0] != nil {
+			blk = v / 4
+			one = func(dst, r0, r1, r2, r3 []byte, n int) { // long rows, or under the race detector
+				e := 0
+				if !raceEnabled && n >= blk {
+					rows5check(dst, r0, r1, r2, r3, n)
+					e = n / blk * blk
+					c.asm[0](&dst[0], &r0[0], &r1[0], &r2[0], &r3[0], n/blk, 1, 0, 0)
+				}
+				packed(dst[4*e:], r0[4*e:], r1[4*e:], r2[4*e:], r3[4*e:], n-e)
+			}
+		}
+		*c.packed = func(dst, r0, r1, r2, r3 []byte, n int, r Rows) {
+			rows5(&shPackF8x4, dst, r0, r1, r2, r3, n, r, blk, c.asm, [2]asm5e{}, 0, packed, one)
+		}
 	}
 	return k
 }
