@@ -316,8 +316,12 @@ func addRows(k *Kernels, a, an, h rowAsm, ae, aw edgeAsm) *Kernels {
 		to := func(dst, src []byte, n int) { genericF32ToF8(c.f, dst, src, n) }
 		from := func(dst, src []byte, n int) { genericF8ToF32(c.t, dst, src, n) }
 		packed := func(dst, r0, r1, r2, r3 []byte, n int) { genericF32ToF8Interleave8x4(c.f, dst, r0, r1, r2, r3, n) }
-		*c.to = func(dst, src []byte, n int, r Rows) { rows2(&shToF8, dst, src, n, r, 0, [3]asm2{}, [2]asm2e{}, 0, to, to) }
-		*c.from = func(dst, src []byte, n int, r Rows) { rows2(&shFromF8, dst, src, n, r, 0, [3]asm2{}, [2]asm2e{}, 0, from, from) }
+		*c.to = func(dst, src []byte, n int, r Rows) {
+			rows2(&shToF8, dst, src, n, r, 0, [3]asm2{}, [2]asm2e{}, 0, to, to)
+		}
+		*c.from = func(dst, src []byte, n int, r Rows) {
+			rows2(&shFromF8, dst, src, n, r, 0, [3]asm2{}, [2]asm2e{}, 0, from, from)
+		}
 		blk, one := 0, packed
 		if c.asm[0] != nil {
 			blk = v / 4
