@@ -33,7 +33,8 @@ func F32ToF8E5M2Bits(f uint32) uint8 {
 		return s | 0x7e
 	}
 	a = min(a, 0x47800000) // 65536 and Inf: rounds to 0x7c
-	if a < 0x38800000 {    // below 2^-14: a subnormal result, rounded by adding 2^7 (ulp 2^-16)
+	// Below 2^-14: a subnormal result, rounded by adding 2^7 (ulp 2^-16).
+	if a < 0x38800000 {
 		return s | uint8(math.Float32bits(math.Float32frombits(a)+0x1p7)-0x43000000)
 	}
 	return s | uint8((a+0xfffff+(a>>21)&1)>>21-(127-15)<<2)

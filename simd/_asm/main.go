@@ -60,6 +60,12 @@ func main() {
 			genF16ToF32(x, m)
 		}
 	}
+	for _, x := range []isa{avx2, avx512} {
+		for _, m := range []mode{batched, batchedStreaming} {
+			genF32ToF8Interleave(x, f8E4M3FN, m)
+			genF32ToF8Interleave(x, f8E5M2, m)
+		}
+	}
 	for _, m := range []mode{ordinary, streaming} {
 		genTransposeLanes(avx2, 4, m, false)
 		genTransposeLanes(avx2, 2, m, false)

@@ -1,0 +1,136 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// f8Spec is an f8 format's constants for the integer rounding of f32 (see simd/f8.go,
+// F32ToF8E4M3FNBits and F32ToF8E5M2Bits, which these kernels agree with bit for bit).
+type f8Spec struct {
+	name    string
+	clamp   uint32 // larger magnitudes (overflow, Inf, NaN) clamp to one that rounds to the overflow code
+	normMin uint32 // the smallest normal f8 magnitude, as f32 bits
+	drop    uint8  // f32 mantissa bits dropped
+	rebias  uint32 // (127 - bias) << mbits
+	magic   uint32 // f32 bits of the power of two whose ulp is the f8 subnormals' step
+	nanTwo  bool   // NaN is the overflow code | 2 (f8e5m2), not the overflow code
+	bias    uint32 // half an f8 ulp less one, in f32 bits
+}
+
+var (
+	f8E4M3FN = f8Spec{name: "E4M3FN", clamp: 0x43f00000, normMin: 0x3c800000, drop: 20, rebias: 120 << 3, magic: 0x46800000, bias: 0x7ffff}
+	f8E5M2   = f8Spec{name: "E5M2", clamp: 0x47800000, normMin: 0x38800000, drop: 21, rebias: 112 << 2, magic: 0x43000000, bias: 0xfffff, nanTwo: true}
+)
+
+// f8Consts holds the constants in registers.
+type f8Consts struct {
+	abs, clamp, one, bias, normMin, magic, rebias, sign, inf, two reg.VecVirtual
+}
+
+func newF8Consts(x isa, f f8Spec) f8Consts {
+	c := f8Consts{
+		abs: x.broadcast32(0x7fffffff), clamp: x.broadcast32(f.clamp), one: x.broadcast32(1),
+		bias: x.broadcast32(f.bias), normMin: x.broadcast32(f.normMin), magic: x.broadcast32(f.magic),
+		rebias: x.broadcast32(f.rebias), sign: x.broadcast32(0x80),
+	}
+	if f.nanTwo {
+		c.inf, c.two = x.broadcast32(0x7f800000), x.broadcast32(2)
+	}
+	return c
+}
+
+// roundF8 returns a vector whose 32-bit elements hold, in their low byte, the f8
+// conversion of the f32 elements of v (the upper bytes zero):
+//
+//	a = min(|v|, clamp)
+//	a < normMin: bits(float(a) + magic) - bits(magic)              (subnormal, rounded by the FPU)
+//	otherwise:   (a + bias + ((a >> drop) & 1)) >> drop - rebias   (nearest even)
+//	| 2 where v is NaN (f8e5m2), | 0x80 where v is negative
+func roundF8(x isa, f f8Spec, c f8Consts, v reg.VecVirtual) reg.VecVirtual {
+	a, t, n, s := x.vec(), x.vec(), x.vec(), x.vec()
+	x.and(c.abs, v, a)
+	// Before the clamp: NaN's bits are above Inf's.
+	var nan reg.VecVirtual
+	var nanK reg.Register
+	if f.nanTwo {
+		if x.w == 64 {
+			k := K()
+			VPCMPGTD(c.inf, a, k)
+			nanK = k
+		} else {
+			nan = x.vec()
+			VPCMPGTD(c.inf, a, nan)
+			x.and(c.two, nan, nan)
+		}
+	}
+	VPMINUD(c.clamp, a, a)
+	// Normal: round to nearest even at bit drop.
+	VPSRLD(U8(f.drop), a, t)
+	x.and(c.one, t, t)
+	VPADDD(c.bias, t, t)
+	VPADDD(a, t, n)
+	VPSRLD(U8(f.drop), n, n)
+	VPSUBD(c.rebias, n, n)
+	// Subnormal: the float addition rounds at the f8 step.
+	VADDPS(c.magic, a, t)
+	VPSUBD(c.magic, t, t)
+	if x.w == 64 {
+		k := K()
+		VPCMPGTD(a, c.normMin, k) // normMin > a
+		VPBLENDMD(t, n, k, n)
+	} else {
+		m := x.vec()
+		VPCMPGTD(a, c.normMin, m)
+		VPBLENDVB(m, t, n, n)
+	}
+	VPSRLD(U8(24), v, s)
+	x.and(c.sign, s, s)
+	x.or(s, n, n)
+	if f.nanTwo {
+		if x.w == 64 {
+			VPORD(c.two, n, nanK, n)
+		} else {
+			x.or(nan, n, n)
+		}
+	}
+	return n
+}
+
+// genF32ToF8Interleave emits the f32 → f8 conversion of four rows packed in (4,1)
+// quads: dst[4i+k] = f8(rk[i]); AVX2 8 elements per step, AVX-512 16.
+func genF32ToF8Interleave(x isa, f f8Spec, m mode) {
+	e := x.w / 4
+	name := fname("f32ToF8"+f.name+"Interleave8x4", x, m)
+	TEXT(name, NOSPLIT, m.sig("func(dst, r0, r1, r2, r3 *byte, n int)"))
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s converts n*%d f32 elements of r0..r3 to f8%s and packs them in 32-bit quads of dst.%s", name, e, strings.ToLower(f.name), m.doc()))
+	dst := param("dst")
+	rp := []reg.GPVirtual{param("r0"), param("r1"), param("r2"), param("r3")}
+	n := param("n")
+	c := newF8Consts(x, f)
+	ss := []stream{{dst, x.w, true}}
+	for _, p := range rp {
+		ss = append(ss, stream{p, x.w, false})
+	}
+	m.loop(n, 1, ss, func(int) {
+		var out reg.VecVirtual
+		for k, p := range rp {
+			v := x.vec()
+			x.load(at(p, 0), v)
+			r := roundF8(x, f, c, v)
+			if k == 0 {
+				out = r
+				continue
+			}
+			VPSLLD(U8(8*k), r, r)
+			x.or(r, out, out)
+		}
+		x.store(out, at(dst, 0), m)
+	})
+	finish(m)
+}
