@@ -1,10 +1,11 @@
 // Command relayout-bench measures relayout throughput against the machine's own copy
 // bandwidth.
 //
-// With no arguments it runs the suite: nine relayouts (f32 row-major ↔ T(8,128), bf16
+// With no arguments it runs the suite: thirteen relayouts (f32 row-major ↔ T(8,128), bf16
 // row-major ↔ T(8,128)(2,1), f32 → bf16 fused with T(8,128)(2,1), a 2-D f32 transpose,
-// the 4-D permutation {3,2,1,0} → {0,1,2,3}, bf16 T(8,128)(2,1) → T(16,128)(2,1) and s8
-// row-major → T(32,128)(4,1)), each at a cache-resident size (1024×1024, 32^4) and a
+// the 4-D permutation {3,2,1,0} → {0,1,2,3}, bf16 T(8,128)(2,1) → T(16,128)(2,1), s8
+// row-major → T(32,128)(4,1), f32 → f8e4m3fn fused with T(8,128)(4,1), s8 row-major →
+// transposed {0,1:T(8,128)(4,1)}, and s4 one a byte ↔ T(8,128)(8,1)E(4)), each at a cache-resident size (1024×1024, 32^4) and a
 // DRAM-sized one (8192×8192, 64^4), with 1 worker and with GOMAXPROCS workers.
 //
 // Every sample of a case is followed by a sample of Go's copy() of the source's bytes
