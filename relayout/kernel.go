@@ -181,7 +181,7 @@ func (p *Plan) compile() {
 	// end of the range (a fence per run costs more than the stores save), and so do the
 	// short transpose blocks of permuted plans; other transposes fence once per block
 	// (bench/design-notes.md).
-	p.stream, p.readAhead = p.streams(k), p.readsAhead()
+	p.stream, p.readAhead = k.kind != kElem && p.opts.storesOr(p.streams(k)), p.readsAhead()
 	p.settle(&k)
 	p.kern = k
 	p.fillRow = p.packFillRow()

@@ -88,7 +88,7 @@ func (n *nibbleTiles) groups(dst, src []byte, lo, hi int64) {
 	tileBytes := n.tileRows * 64    // R rows × 128 nibbles
 	rowTiles := c / 128 * tileBytes // a band of tiles across the array
 	// Streamed as other plans of that size (the tests force it through p.stream).
-	stream := n.p.stream || n.p.dst.FootprintBytes()+n.p.src.FootprintBytes() >= streamingBytes()
+	stream := n.p.stream || n.p.opts.storesOr(n.p.dst.FootprintBytes()+n.p.src.FootprintBytes() >= streamingBytes())
 	rs := [4][]byte{}
 	for g := lo; g < hi; g++ {
 		// The group's first word: its tile band, its word row within the tiles.
