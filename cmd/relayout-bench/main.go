@@ -33,6 +33,14 @@
 //	               [-benchtime D] [-kernel generic|avx2|avx512|all] [-json | -table]
 //	               [-plot FILE.svg] [-cpuprofile FILE] [-progress] [-check [-targets FILE]]
 //	relayout-bench -from SHAPE -to SHAPE [flags]
+//	relayout-bench -tune FILE [-count N] [-benchtime D]
+//
+// -stores stream or cache forces how the plans store, to compare the two on a machine;
+// -tune measures from which size streaming wins (f32 row-major → T(8,128) at 4 to 256
+// MiB moved, the two ways alternated) and writes a wisdom file that plans read when
+// TPULAYOUT_WISDOM names it, in place of the size they derive from the last-level cache
+// the CPU reports (virtual machines can report far more than they get). Neither changes
+// any result.
 package main
 
 import (
@@ -49,6 +57,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tpulayout/tpulayout/relayout"
 	"github.com/tpulayout/tpulayout/simd"
 )
 
@@ -88,6 +97,7 @@ type options struct {
 	check    bool   // -check: compare with the targets, exit 1 when short
 	targets  string // the targets file (-targets, or the default looked up)
 	tgtSet   bool   // -targets was given
+	tune     string // -tune: the wisdom file to write
 }
 
 func defaultWorkers() string {
@@ -113,6 +123,8 @@ func newFlagSet() (*flag.FlagSet, func() (*options, error)) {
 	to := fs.String("to", "", "destination `shape` of the custom case (needs -from)")
 	progress := fs.Bool("progress", false, "report progress on stderr even when it is not a terminal")
 	check := fs.Bool("check", false, "print each case's ratio beside its target in the targets file and exit 1 when one is short (for tuning, not for CI)")
+	stores := fs.String("stores", "auto", "how plans store: auto (from the sizes, or the wisdom file "+relayout.WisdomEnv+" names), stream (non-temporal) or cache; results are the same")
+	tune := fs.String("tune", "", "measure from which size non-temporal stores win on this machine and write the wisdom `file` that plans read when "+relayout.WisdomEnv+" names it (instead of the suite; -count and -benchtime apply)")
 	targets := fs.String("targets", defaultTargets, "`file` of targets for -check; the default is looked up from the working directory upward")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `usage: relayout-bench [flags]
@@ -126,7 +138,7 @@ Flags:
 		fs.PrintDefaults()
 	}
 	parse := func() (*options, error) {
-		o := &options{json: *jsonOut, table: *table, plot: *plot, cpuprof: *cpuprof, progress: *progress, check: *check, targets: *targets}
+		o := &options{json: *jsonOut, table: *table, plot: *plot, cpuprof: *cpuprof, progress: *progress, check: *check, targets: *targets, tune: *tune}
 		if o.json && o.table {
 			return nil, usagef("-json and -table both choose stdout's format; give one")
 		}
@@ -151,8 +163,19 @@ Flags:
 			return nil, err
 		}
 		o.st.kernels = ks
+		if o.st.stores, err = relayout.ParseStores(*stores); err != nil {
+			return nil, usagef("-stores %q: want auto, stream or cache", *stores)
+		}
 		set := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		if o.tune != "" {
+			for _, f := range []string{"case", "size", "from", "to", "check", "json", "table", "plot", "stores", "workers", "kernel"} {
+				if set[f] {
+					return nil, usagef("-tune measures its own plans: -%s does not apply", f)
+				}
+			}
+			return o, nil
+		}
 		o.tgtSet = set["targets"]
 		if o.tgtSet && !o.check {
 			return nil, usagef("-targets is read by -check; give -check too")
@@ -255,6 +278,9 @@ func isTerminal(w io.Writer) bool {
 }
 
 func bench(o *options, stdout, stderr io.Writer) (err error) {
+	if o.tune != "" {
+		return tune(o.tune, tuneSizes, o.st, stderr)
+	}
 	var targets []target
 	if o.check { // before the run, so that a bad file costs no minutes
 		if o.targets, err = findTargets(o.targets, o.tgtSet); err != nil {
