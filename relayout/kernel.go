@@ -294,8 +294,8 @@ func (p *Plan) streams(k kernel) bool {
 	}
 	ub := k.unit * int64(p.dbits/8)
 	// Tiles of two word rows (s8 {0,1:T(8,128)(4,1)}) take 16 rows a block, each in a
-	// different tile a power of two apart, as plain transposes do (s8 4096² on the
-	// Cascade Lake VM: 0.9 GB/s with ordinary stores, 3.3 streamed).
+	// different tile a power of two apart, as plain transposes do (s8 4096² on a Xeon
+	// VM of family 6 model 207: 0.9 GB/s with ordinary stores, 3.3 streamed).
 	plain := k.kind == kTranspose && p.dt == p.st && p.dbits == p.sbits && (!p.writesTiles(&k, ub) || k.cols == 2)
 	// Reading tiles back stores whole lines into 4 or 8 rows at a time: only rows a page
 	// apart fall in one L1 set (f32 1024² ← {0,1:T(8,128)}: 0.53 → 0.89–1.00 streamed;

@@ -27,8 +27,9 @@ type nibbleTiles struct {
 }
 
 // nibbleChunk is the columns of a group moved at a time, its byte rows in L2: s4 8192²
-// into T(8,128)(8,1) on the Cascade Lake VM, streamed, ran at 0.94–1.42 GB/s with whole
-// 8192-column rows, 0.60–0.90 with 2048 (a busy machine: copy() 0.8–1.6 GB/s).
+// into T(8,128)(8,1) on a Xeon VM of family 6 model 207, streamed, ran at 0.94–1.42
+// GB/s with whole 8192-column rows, 0.60–0.90 with 2048 (a busy machine: copy() at
+// 0.8–1.6 GB/s).
 const nibbleChunk = 8192
 
 // planNibbleTiles returns the executor for dst ← src when they are such a pair.
