@@ -16,7 +16,8 @@ import (
 // group of 8 rows is joined two rows a byte (rows 2m and 2m+1 as the low and high
 // nibble) into four byte rows in scratch, which the 8-bit quad packing kernel
 // interleaves into the words of the group's tile rows; reading tiles back runs the
-// quad unpacking into scratch and splits the nibbles. Dims must be whole tiles (no
+// quad unpacking into scratch and splits the nibbles into the rows (simd
+// SplitNibblesRows, zero-extended as the sub-byte executor's unpacking writes them). Dims must be whole tiles (no
 // padding); other shapes take the sub-byte executor.
 type nibbleTiles struct {
 	p          *Plan
@@ -53,7 +54,7 @@ func planNibbleTiles(p *Plan, dst, src layout.Shape) *nibbleTiles {
 	n := &nibbleTiles{p: p, tiled: p.dbits == 4, rows: rows, cols: cols, tileRows: r[0]}
 	// One scratch per worker now, so that Copy does not allocate.
 	w := max(p.opts.workers, runtime.GOMAXPROCS(0))
-	n.scratch = newFreeList(w, p.opts.workers, func() []byte { return make([]byte, 6*nibbleChunk) })
+	n.scratch = newFreeList(w, p.opts.workers, func() []byte { return make([]byte, 4*nibbleChunk) })
 	return n
 }
 
@@ -114,14 +115,7 @@ func (n *nibbleTiles) groups(dst, src []byte, lo, hi int64) {
 			ks.Deinterleave8x4Rows(rs[0], rs[1], rs[2], rs[3], src[words:], 128, r)
 			for m := range rs {
 				r0 := (8*g+2*int64(m))*c + c0
-				if !stream {
-					splitNibbles(dst[r0:r0+cn], dst[r0+c:r0+c+cn], rs[m])
-					continue
-				}
-				// Two rows in scratch, streamed out: the destination is twice the source.
-				two := s[4*cn : 6*cn]
-				splitNibbles(two[:cn], two[cn:], rs[m])
-				ks.CopyRows(dst[r0:], two, int(cn), simd.Rows{N: 2, DstStride: int(c), SrcStride: int(cn), Stream: true})
+				ks.SplitNibblesRows(dst[r0:r0+cn], dst[r0+c:r0+c+cn], rs[m], int(cn), simd.Rows{N: 1, Stream: stream})
 			}
 		}
 	}
@@ -139,19 +133,5 @@ func joinNibbles(out, a, b []byte) {
 	}
 	for ; i < len(out); i++ {
 		out[i] = a[i]&0x0f | b[i]<<4
-	}
-}
-
-// splitNibbles is joinNibbles's inverse: the elements one a byte, zero-extended, as
-// the sub-byte executor's unpacking writes them.
-func splitNibbles(a, b, in []byte) {
-	i := 0
-	for ; i+8 <= len(in); i += 8 {
-		x := binary.LittleEndian.Uint64(in[i:])
-		binary.LittleEndian.PutUint64(a[i:], x&0x0f0f0f0f0f0f0f0f)
-		binary.LittleEndian.PutUint64(b[i:], x>>4&0x0f0f0f0f0f0f0f0f)
-	}
-	for ; i < len(in); i++ {
-		a[i], b[i] = in[i]&0x0f, in[i]>>4
 	}
 }

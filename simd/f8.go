@@ -126,3 +126,18 @@ func genericF32ToF8Interleave8x4(f f8Format, dst, r0, r1, r2, r3 []byte, n int) 
 		le.PutUint32(dst[i:], w)
 	}
 }
+
+// genericSplitNibbles is SplitNibbles: lo[i] = src[i] & 15, hi[i] = src[i] >> 4.
+func genericSplitNibbles(lo, hi, src []byte, n int) {
+	checkN(n)
+	lo, hi, src = lo[:n:len(lo)], hi[:n:len(hi)], src[:n:len(src)]
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		x := le.Uint64(src[i:])
+		le.PutUint64(lo[i:], x&0x0f0f0f0f0f0f0f0f)
+		le.PutUint64(hi[i:], x>>4&0x0f0f0f0f0f0f0f0f)
+	}
+	for ; i < n; i++ {
+		lo[i], hi[i] = src[i]&0x0f, src[i]>>4
+	}
+}

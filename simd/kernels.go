@@ -118,6 +118,11 @@ type Kernels struct {
 	F32ToF8E4M3FNInterleave8x4Rows func(dst, r0, r1, r2, r3 []byte, n int, r Rows)
 	F32ToF8E5M2Interleave8x4Rows   func(dst, r0, r1, r2, r3 []byte, n int, r Rows)
 
+	// SplitNibblesRows splits n bytes of src into their nibbles, one a byte:
+	// lo[i] = src[i] & 15, hi[i] = src[i] >> 4 (int4 rows two a byte, read back
+	// from (8,1)E(4) tiles).
+	SplitNibblesRows func(lo, hi, src []byte, n int, r Rows)
+
 	// Fence orders the non-temporal stores of earlier Rows batches with
 	// Stream set before any later store (SFENCE); a no-op where there are none.
 	Fence func()

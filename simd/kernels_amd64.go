@@ -599,6 +599,11 @@ func f32ToF8E4M3FNInterleave8x4RowsAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte,
 //go:noescape
 func f32ToF8E5M2Interleave8x4RowsAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
 
+// splitNibblesRowsAVX2 splits n*32 bytes of src into their low nibbles (lo) and high nibbles (hi). It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func splitNibblesRowsAVX2(lo *byte, hi *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
 // f32ToF8E4M3FNInterleave8x4RowsNTAVX2 converts n*8 f32 elements of r0..r3 to f8e4m3fn and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
 //
 //go:noescape
@@ -608,6 +613,11 @@ func f32ToF8E4M3FNInterleave8x4RowsNTAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byt
 //
 //go:noescape
 func f32ToF8E5M2Interleave8x4RowsNTAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+
+// splitNibblesRowsNTAVX2 splits n*32 bytes of src into their low nibbles (lo) and high nibbles (hi). It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func splitNibblesRowsNTAVX2(lo *byte, hi *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
 // f32ToF8E4M3FNInterleave8x4RowsAVX512 converts n*16 f32 elements of r0..r3 to f8e4m3fn and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
 //
@@ -619,6 +629,11 @@ func f32ToF8E4M3FNInterleave8x4RowsAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byt
 //go:noescape
 func f32ToF8E5M2Interleave8x4RowsAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
 
+// splitNibblesRowsAVX512 splits n*64 bytes of src into their low nibbles (lo) and high nibbles (hi). It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func splitNibblesRowsAVX512(lo *byte, hi *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
 // f32ToF8E4M3FNInterleave8x4RowsNTAVX512 converts n*16 f32 elements of r0..r3 to f8e4m3fn and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
 //
 //go:noescape
@@ -628,6 +643,11 @@ func f32ToF8E4M3FNInterleave8x4RowsNTAVX512(dst *byte, r0 *byte, r1 *byte, r2 *b
 //
 //go:noescape
 func f32ToF8E5M2Interleave8x4RowsNTAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+
+// splitNibblesRowsNTAVX512 splits n*64 bytes of src into their low nibbles (lo) and high nibbles (hi). It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func splitNibblesRowsNTAVX512(lo *byte, hi *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
 // transpose32AVX2 transposes n 8×8 blocks of 32-bit elements, going down the source (src += 8*srcStride, dst += 32 bytes per block).
 //

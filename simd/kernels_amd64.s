@@ -10142,6 +10142,58 @@ GLOBL c32_7f800000<>(SB), RODATA|NOPTR, $4
 DATA c32_00000002<>+0(SB)/4, $0x00000002
 GLOBL c32_00000002<>(SB), RODATA|NOPTR, $4
 
+// func splitNibblesRowsAVX2(lo *byte, hi *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·splitNibblesRowsAVX2(SB), NOSPLIT, $0-56
+	MOVQ         lo+0(FP), AX
+	MOVQ         hi+8(FP), CX
+	MOVQ         src+16(FP), DX
+	MOVQ         n+24(FP), BX
+	VPBROADCASTB nibble_1<>+0(SB), Y0
+	MOVQ         rows+32(FP), SI
+	MOVQ         dstStride+40(FP), DI
+	MOVQ         srcStride+48(FP), R8
+	IMUL3Q       $0x00000020, BX, R9
+	NEGQ         R9
+	ADDQ         DI, R9
+	IMUL3Q       $0x00000020, BX, DI
+	NEGQ         DI
+	ADDQ         R8, DI
+	TESTQ        SI, SI
+	JZ           rowsdone
+
+row:
+	MOVQ  BX, R8
+	TESTQ R8, R8
+	JZ    done
+
+loop:
+	VMOVDQU (DX), Y1
+	VPSRLW  $0x04, Y1, Y2
+	VPAND   Y0, Y1, Y1
+	VPAND   Y0, Y2, Y2
+	VMOVDQU Y1, (AX)
+	VMOVDQU Y2, (CX)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	ADDQ    $0x00000020, DX
+	DECQ    R8
+	JNZ     loop
+
+done:
+	ADDQ R9, AX
+	ADDQ R9, CX
+	ADDQ DI, DX
+	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+DATA nibble_1<>+0(SB)/1, $0x0f
+GLOBL nibble_1<>(SB), RODATA|NOPTR, $1
+
 // func f32ToF8E4M3FNInterleave8x4RowsNTAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
 // Requires: AVX, AVX2, MMX+
 TEXT ·f32ToF8E4M3FNInterleave8x4RowsNTAVX2(SB), NOSPLIT, $0-72
@@ -10418,6 +10470,55 @@ rowsdone:
 	VZEROUPPER
 	RET
 
+// func splitNibblesRowsNTAVX2(lo *byte, hi *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·splitNibblesRowsNTAVX2(SB), NOSPLIT, $0-56
+	MOVQ         lo+0(FP), AX
+	MOVQ         hi+8(FP), CX
+	MOVQ         src+16(FP), DX
+	MOVQ         n+24(FP), BX
+	VPBROADCASTB nibble_1<>+0(SB), Y0
+	MOVQ         rows+32(FP), SI
+	MOVQ         dstStride+40(FP), DI
+	MOVQ         srcStride+48(FP), R8
+	IMUL3Q       $0x00000020, BX, R9
+	NEGQ         R9
+	ADDQ         DI, R9
+	IMUL3Q       $0x00000020, BX, DI
+	NEGQ         DI
+	ADDQ         R8, DI
+	TESTQ        SI, SI
+	JZ           rowsdone
+
+row:
+	MOVQ  BX, R8
+	TESTQ R8, R8
+	JZ    done
+
+loop:
+	VMOVDQU  (DX), Y1
+	VPSRLW   $0x04, Y1, Y2
+	VPAND    Y0, Y1, Y1
+	VPAND    Y0, Y2, Y2
+	VMOVNTDQ Y1, (AX)
+	VMOVNTDQ Y2, (CX)
+	ADDQ     $0x00000020, AX
+	ADDQ     $0x00000020, CX
+	ADDQ     $0x00000020, DX
+	DECQ     R8
+	JNZ      loop
+
+done:
+	ADDQ R9, AX
+	ADDQ R9, CX
+	ADDQ DI, DX
+	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
 // func f32ToF8E4M3FNInterleave8x4RowsAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
 // Requires: AVX, AVX512F
 TEXT ·f32ToF8E4M3FNInterleave8x4RowsAVX512(SB), NOSPLIT, $0-72
@@ -10676,6 +10777,55 @@ done:
 	ADDQ R9, BX
 	ADDQ R9, SI
 	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func splitNibblesRowsAVX512(lo *byte, hi *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F
+TEXT ·splitNibblesRowsAVX512(SB), NOSPLIT, $0-56
+	MOVQ         lo+0(FP), AX
+	MOVQ         hi+8(FP), CX
+	MOVQ         src+16(FP), DX
+	MOVQ         n+24(FP), BX
+	VPBROADCASTB nibble_1<>+0(SB), Z0
+	MOVQ         rows+32(FP), SI
+	MOVQ         dstStride+40(FP), DI
+	MOVQ         srcStride+48(FP), R8
+	IMUL3Q       $0x00000040, BX, R9
+	NEGQ         R9
+	ADDQ         DI, R9
+	IMUL3Q       $0x00000040, BX, DI
+	NEGQ         DI
+	ADDQ         R8, DI
+	TESTQ        SI, SI
+	JZ           rowsdone
+
+row:
+	MOVQ  BX, R8
+	TESTQ R8, R8
+	JZ    done
+
+loop:
+	VMOVDQU64 (DX), Z1
+	VPSRLW    $0x04, Z1, Z2
+	VPANDD    Z0, Z1, Z1
+	VPANDD    Z0, Z2, Z2
+	VMOVDQU64 Z1, (AX)
+	VMOVDQU64 Z2, (CX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000040, CX
+	ADDQ      $0x00000040, DX
+	DECQ      R8
+	JNZ       loop
+
+done:
+	ADDQ R9, AX
+	ADDQ R9, CX
+	ADDQ DI, DX
+	DECQ SI
 	JNZ  row
 
 rowsdone:
@@ -10948,6 +11098,55 @@ done:
 	ADDQ R9, BX
 	ADDQ R9, SI
 	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func splitNibblesRowsNTAVX512(lo *byte, hi *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F
+TEXT ·splitNibblesRowsNTAVX512(SB), NOSPLIT, $0-56
+	MOVQ         lo+0(FP), AX
+	MOVQ         hi+8(FP), CX
+	MOVQ         src+16(FP), DX
+	MOVQ         n+24(FP), BX
+	VPBROADCASTB nibble_1<>+0(SB), Z0
+	MOVQ         rows+32(FP), SI
+	MOVQ         dstStride+40(FP), DI
+	MOVQ         srcStride+48(FP), R8
+	IMUL3Q       $0x00000040, BX, R9
+	NEGQ         R9
+	ADDQ         DI, R9
+	IMUL3Q       $0x00000040, BX, DI
+	NEGQ         DI
+	ADDQ         R8, DI
+	TESTQ        SI, SI
+	JZ           rowsdone
+
+row:
+	MOVQ  BX, R8
+	TESTQ R8, R8
+	JZ    done
+
+loop:
+	VMOVDQU64 (DX), Z1
+	VPSRLW    $0x04, Z1, Z2
+	VPANDD    Z0, Z1, Z1
+	VPANDD    Z0, Z2, Z2
+	VMOVNTDQ  Z1, (AX)
+	VMOVNTDQ  Z2, (CX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000040, CX
+	ADDQ      $0x00000040, DX
+	DECQ      R8
+	JNZ       loop
+
+done:
+	ADDQ R9, AX
+	ADDQ R9, CX
+	ADDQ DI, DX
+	DECQ SI
 	JNZ  row
 
 rowsdone:

@@ -49,6 +49,7 @@ var (
 	shToF8        = shape{[5]int{1, 4}, [5]bool{true}, 1}                            // dst8, src32
 	shFromF8      = shape{[5]int{4, 1}, [5]bool{true}, 4}                            // dst32, src8
 	shPackF8x4    = shape{[5]int{4, 4, 4, 4, 4}, [5]bool{true}, 4}                   // dst, r0..r3 f32
+	shSplit4      = shape{[5]int{1, 1, 1}, [5]bool{true, true}, 2}                   // lo, hi, src
 )
 
 // stride returns operand i's row stride.
@@ -245,6 +246,7 @@ type rowAsm struct {
 	interleave8x4, deinterleave8x4                                                        asm5
 	// f32 rows converted to f8 and packed in quads, vw/4 elements per iteration.
 	f32ToF8E4M3FNInterleave8x4, f32ToF8E5M2Interleave8x4 asm5
+	splitNibbles                                         asm3 // vw bytes per iteration
 }
 
 // addRows fills k's batched kernels from its single-call ones and the batched
@@ -299,6 +301,15 @@ func addRows(k *Kernels, a, an, h rowAsm, ae, aw edgeAsm) *Kernels {
 	}
 	k.Deinterleave8x4Rows = func(r0, r1, r2, r3, src []byte, n int, r Rows) {
 		rows5(&shUnpack8x4, r0, r1, r2, r3, src, n, r, v, [3]asm5{a.deinterleave8x4, an.deinterleave8x4, h.deinterleave8x4}, [2]asm5e{ae.deinterleave8x4, aw.deinterleave8x4}, ae.blk(v), genericDeinterleave8x4, k.Deinterleave8x4)
+	}
+	// SplitNibblesRows has no single-call form either: long rows, and the race
+	// detector's runs, take the generic code row by row.
+	split, splitBlk := [3]asm3{a.splitNibbles, an.splitNibbles, h.splitNibbles}, 0
+	if a.splitNibbles != nil {
+		splitBlk = v
+	}
+	k.SplitNibblesRows = func(lo, hi, src []byte, n int, r Rows) {
+		rows3(&shSplit4, lo, hi, src, n, r, splitBlk, split, [2]asm3e{}, 0, genericSplitNibbles, genericSplitNibbles)
 	}
 	// The f8 conversions have no single-call form: where there is no batched assembly
 	// (blk 0) the rows run the generic code.

@@ -76,6 +76,13 @@ var rowsCases = []rowsCase{
 			k.F32ToF8E5M2Interleave8x4Rows(o[0], o[1], o[2], o[3], o[4], n, r)
 		},
 		func(_ *Kernels, o [][]byte, n int) { refF32ToF8Quads(e5m2, o, n) }},
+	{"SplitNibbles", &shSplit4, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.SplitNibblesRows(o[0], o[1], o[2], n, r) },
+		func(_ *Kernels, o [][]byte, n int) {
+			for i := range n {
+				o[0][i], o[1][i] = o[2][i]&15, o[2][i]>>4
+			}
+		}},
 }
 
 // refF32ToF8, refF8ToF32 and refF32ToF8Quads are the f8 kernels element by element,

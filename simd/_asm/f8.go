@@ -134,3 +134,25 @@ func genF32ToF8Interleave(x isa, f f8Spec, m mode) {
 	})
 	finish(m)
 }
+
+// genSplitNibbles emits the split of bytes into their nibbles, zero-extended:
+// lo[i] = src[i] & 15, hi[i] = src[i] >> 4; AVX2 32 bytes per step, AVX-512 64.
+func genSplitNibbles(x isa, m mode) {
+	name := fname("splitNibbles", x, m)
+	TEXT(name, NOSPLIT, m.sig("func(lo, hi, src *byte, n int)"))
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s splits n*%d bytes of src into their low nibbles (lo) and high nibbles (hi).%s", name, x.w, m.doc()))
+	lo, hi, src, n := param("lo"), param("hi"), param("src"), param("n")
+	mask := x.vec()
+	VPBROADCASTB(table("nibble", []byte{0x0f}, 1), mask)
+	m.loop(n, 1, []stream{{lo, x.w, true}, {hi, x.w, true}, {src, x.w, false}}, func(int) {
+		v, h := x.vec(), x.vec()
+		x.load(at(src, 0), v)
+		VPSRLW(U8(4), v, h)
+		x.and(mask, v, v)
+		x.and(mask, h, h)
+		x.store(v, at(lo, 0), m)
+		x.store(h, at(hi, 0), m)
+	})
+	finish(m)
+}

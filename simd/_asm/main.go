@@ -64,6 +64,7 @@ func main() {
 		for _, m := range []mode{batched, batchedStreaming} {
 			genF32ToF8Interleave(x, f8E4M3FN, m)
 			genF32ToF8Interleave(x, f8E5M2, m)
+			genSplitNibbles(x, m)
 		}
 	}
 	for _, m := range []mode{ordinary, streaming} {
