@@ -135,3 +135,90 @@ func joinNibbles(out, a, b []byte) {
 		out[i] = a[i]&0x0f | b[i]<<4
 	}
 }
+
+// nibbleWords relays out a 2-D 4-bit array between one element a byte, row-major, and
+// the transposed tiling {0,1:T(8,128)(8,1)E(4)}, whose words hold eight consecutive
+// elements of a row and whose tiles run down the columns: word j/8 of row i is at word
+// (j/8)*rows + i, so the tiling is a transpose of 32-bit words. Blocks of 16 rows are
+// packed eight elements a word into scratch and transposed into the destination with
+// the simd kernels, whose rows then get 64 bytes a block (and back: transposed into
+// scratch, unpacked). Dims must be whole tiles; other shapes take the sub-byte executor.
+type nibbleWords struct {
+	p          *Plan
+	tiled      bool
+	rows, cols int64
+	scratch    *freeList[[]byte]
+}
+
+// nibbleBlock is the rows of a block: 16 words a destination row, a whole line.
+const nibbleBlock = 16
+
+func planNibbleWords(p *Plan, dst, src layout.Shape) *nibbleWords {
+	if p.opts.generic || p.dt != p.st || (p.dt != layout.S4 && p.dt != layout.U4) || len(dst.Dims) != 2 {
+		return nil
+	}
+	tiled, bytes := dst, src
+	if p.dbits == 8 {
+		tiled, bytes = src, dst
+	}
+	rows, cols := dst.Dims[0], dst.Dims[1]
+	if rows%128 != 0 || cols%8 != 0 || bytes.String() != fmt.Sprintf("%s[%d,%d]{1,0}", p.dt, rows, cols) ||
+		tiled.String() != fmt.Sprintf("%s[%d,%d]{0,1:T(8,128)(8,1)E(4)}", p.dt, rows, cols) {
+		return nil
+	}
+	n := &nibbleWords{p: p, tiled: p.dbits == 4, rows: rows, cols: cols}
+	w := max(p.opts.workers, runtime.GOMAXPROCS(0))
+	n.scratch = newFreeList(w, p.opts.workers, func() []byte { return make([]byte, nibbleBlock*cols/2) })
+	return n
+}
+
+func (n *nibbleWords) kernel() string {
+	if n.tiled {
+		return "pack+transpose"
+	}
+	return "transpose+unpack"
+}
+
+func (n *nibbleWords) describe() string {
+	return fmt.Sprintf("%s kernel (%s), 8 elements a word, blocks of %d rows", n.kernel(), n.p.k().Name, nibbleBlock)
+}
+
+func (n *nibbleWords) copy(dst, src []byte) {
+	blocks := n.rows / nibbleBlock
+	w := workersFor(int64(n.p.opts.workers), int64(len(dst)+len(src)), blocks)
+	if w > 1 {
+		parallel(n.blocks, dst, src, blocks, w)
+	} else {
+		n.blocks(dst, src, 0, blocks)
+	}
+}
+
+// blocks moves the blocks of 16 rows [lo, hi).
+func (n *nibbleWords) blocks(dst, src []byte, lo, hi int64) {
+	ks := n.p.k()
+	s := n.scratch.get()
+	defer n.scratch.put(s)
+	c, words := n.cols, n.cols/8 // bytes a row, words a row
+	stream := n.p.stream || n.p.opts.storesOr(n.p.dst.FootprintBytes()+n.p.src.FootprintBytes() >= streamingBytes())
+	trans := ks.Transpose32
+	if stream {
+		trans = ks.Transpose32Stream
+	}
+	for b := lo; b < hi; b++ {
+		i0 := b * nibbleBlock
+		if n.tiled {
+			for i := range int64(nibbleBlock) {
+				pack(s[i*words*4:(i+1)*words*4], src[(i0+i)*c:(i0+i+1)*c], 4)
+			}
+			trans(dst[i0*4:], int(n.rows*4), s, int(words*4), nibbleBlock, int(words))
+			continue
+		}
+		ks.Transpose32(s, int(words*4), src[i0*4:], int(n.rows*4), int(words), nibbleBlock)
+		for i := range int64(nibbleBlock) {
+			unpack(dst[(i0+i)*c:(i0+i+1)*c], s[i*words*4:(i+1)*words*4], 4)
+		}
+	}
+	if stream {
+		ks.Fence()
+	}
+}

@@ -23,6 +23,9 @@ func TestNibbleTiles(t *testing.T) {
 		{"s4[%d,%d]{1,0}", "s4[%d,%d]{1,0:T(8,128)(8,1)E(4)}", "deinterleave+nibbles", [][2]int64{{8, 128}, {8, 4096}, {72, 2304}, {192, 384}}},
 		{"u4[%d,%d]{1,0:T(64,128)(8,1)E(4)}", "u4[%d,%d]{1,0}", "nibbles+interleave", [][2]int64{{64, 128}, {128, 2304}}},
 		{"u4[%d,%d]{1,0}", "u4[%d,%d]{1,0:T(64,128)(8,1)E(4)}", "deinterleave+nibbles", [][2]int64{{64, 128}, {128, 2304}}},
+		// The transposed tiling: words of eight elements of a row, tiles down the columns.
+		{"s4[%d,%d]{0,1:T(8,128)(8,1)E(4)}", "s4[%d,%d]{1,0}", "pack+transpose", [][2]int64{{128, 8}, {128, 4096}, {384, 72}, {256, 2000}}},
+		{"u4[%d,%d]{1,0}", "u4[%d,%d]{0,1:T(8,128)(8,1)E(4)}", "transpose+unpack", [][2]int64{{128, 8}, {128, 4096}, {384, 72}, {256, 2000}}},
 	} {
 		for _, d := range c.sizes {
 			dst := layout.MustParse(fmt.Sprintf(c.dst, d[0], d[1]))
@@ -34,11 +37,18 @@ func TestNibbleTiles(t *testing.T) {
 						t.Errorf("%s ← %s: kernel %s, want %s", dst, src, got, c.kernel)
 					}
 				}
+				// A destination off the line boundaries (a NumPy array's is 16 bytes past one).
+				checkPairAt(t, r, pairCase{dst: dst, src: src, stream: true}, k.Name, 16)
 			}
 		}
 	}
-	c := pairCase{dst: layout.MustParse("s4[20,300]{1,0:T(8,128)(8,1)E(4)}"), src: layout.MustParse("s4[20,300]{1,0}")}
-	if got := checkPair(t, r, c, simd.Default().Name); got != "transpose+pack" {
-		t.Errorf("%s ← %s: kernel %s, want transpose+pack", c.dst, c.src, got)
+	for _, c := range [][3]string{
+		{"s4[20,300]{1,0:T(8,128)(8,1)E(4)}", "s4[20,300]{1,0}", "transpose+pack"},
+		{"s4[100,300]{0,1:T(8,128)(8,1)E(4)}", "s4[100,300]{1,0}", "copy+pack"},
+	} {
+		pc := pairCase{dst: layout.MustParse(c[0]), src: layout.MustParse(c[1])}
+		if got := checkPair(t, r, pc, simd.Default().Name); got != c[2] {
+			t.Errorf("%s ← %s: kernel %s, want %s", pc.dst, pc.src, got, c[2])
+		}
 	}
 }

@@ -54,6 +54,8 @@ func NewPlan(dst, src layout.Shape, opts ...Option) (*Plan, error) {
 		p.exec = e
 	} else if e := planNibbleTiles(p, dst, src); e != nil {
 		p.exec = e
+	} else if e := planNibbleWords(p, dst, src); e != nil {
+		p.exec = e
 	} else if e := planSubByte(p, dst, src, opts); e != nil {
 		p.exec = e
 	}
