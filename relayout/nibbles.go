@@ -25,6 +25,7 @@ type nibbleTiles struct {
 	rows, cols int64 // the array's dims
 	tileRows   int64 // R
 	scratch    *freeList[[]byte]
+	part       func(dst, src []byte, lo, hi int64) // groups, made once: a method value allocates
 }
 
 // nibbleChunk is the columns of a group moved at a time, its byte rows in L2: s4 8192²
@@ -52,6 +53,7 @@ func planNibbleTiles(p *Plan, dst, src layout.Shape) *nibbleTiles {
 		return nil
 	}
 	n := &nibbleTiles{p: p, tiled: p.dbits == 4, rows: rows, cols: cols, tileRows: r[0]}
+	n.part = n.groups
 	// One scratch per worker now, so that Copy does not allocate.
 	w := max(p.opts.workers, runtime.GOMAXPROCS(0))
 	n.scratch = newFreeList(w, p.opts.workers, func() []byte { return make([]byte, 4*nibbleChunk) })
@@ -74,7 +76,7 @@ func (n *nibbleTiles) copy(dst, src []byte) {
 	groups := n.rows / 8
 	w := workersFor(int64(n.p.opts.workers), int64(len(dst)+len(src)), groups)
 	if w > 1 {
-		parallel(n.groups, dst, src, groups, w)
+		parallel(n.part, dst, src, groups, w)
 	} else {
 		n.groups(dst, src, 0, groups)
 	}
@@ -148,6 +150,7 @@ type nibbleWords struct {
 	tiled      bool
 	rows, cols int64
 	scratch    *freeList[[]byte]
+	part       func(dst, src []byte, lo, hi int64) // blocks, made once
 }
 
 // nibbleBlock is the rows of a block: 16 words a destination row, a whole line.
@@ -167,6 +170,7 @@ func planNibbleWords(p *Plan, dst, src layout.Shape) *nibbleWords {
 		return nil
 	}
 	n := &nibbleWords{p: p, tiled: p.dbits == 4, rows: rows, cols: cols}
+	n.part = n.blocks
 	w := max(p.opts.workers, runtime.GOMAXPROCS(0))
 	n.scratch = newFreeList(w, p.opts.workers, func() []byte { return make([]byte, nibbleBlock*cols/2) })
 	return n
@@ -187,7 +191,7 @@ func (n *nibbleWords) copy(dst, src []byte) {
 	blocks := n.rows / nibbleBlock
 	w := workersFor(int64(n.p.opts.workers), int64(len(dst)+len(src)), blocks)
 	if w > 1 {
-		parallel(n.blocks, dst, src, blocks, w)
+		parallel(n.part, dst, src, blocks, w)
 	} else {
 		n.blocks(dst, src, 0, blocks)
 	}

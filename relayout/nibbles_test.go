@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/simd"
 )
@@ -49,6 +50,33 @@ func TestNibbleTiles(t *testing.T) {
 		pc := pairCase{dst: layout.MustParse(c[0]), src: layout.MustParse(c[1])}
 		if got := checkPair(t, r, pc, simd.Default().Name); got != c[2] {
 			t.Errorf("%s ← %s: kernel %s, want %s", pc.dst, pc.src, got, c[2])
+		}
+	}
+}
+
+// The narrow types' plans copy without allocating, on one worker and on several: the
+// nibble executors, the fused f8 packing and the 8-bit tiles of two word rows.
+func TestNarrowAllocs(t *testing.T) {
+	defer func(b int64) { workerBytes = b }(workerBytes)
+	workerBytes = 1 << 10 // small arrays split over the workers too
+	for _, c := range [][2]string{
+		{"s4[256,1024]{1,0:T(8,128)(8,1)E(4)}", "s4[256,1024]{1,0}"},
+		{"s4[256,1024]{1,0}", "s4[256,1024]{1,0:T(8,128)(8,1)E(4)}"},
+		{"s4[256,1024]{0,1:T(8,128)(8,1)E(4)}", "s4[256,1024]{1,0}"},
+		{"s4[256,1024]{1,0}", "s4[256,1024]{0,1:T(8,128)(8,1)E(4)}"},
+		{"f8e4m3fn[256,1024]{1,0:T(8,128)(4,1)}", "f32[256,1024]{1,0}"},
+		{"s8[256,1024]{0,1:T(8,128)(4,1)}", "s8[256,1024]{1,0}"},
+	} {
+		for _, workers := range []int{1, 2} {
+			dst, src := layout.MustParse(c[0]), layout.MustParse(c[1])
+			p, err := NewPlan(dst, src, WithWorkers(workers))
+			if err != nil {
+				t.Fatal(err)
+			}
+			d, s := buffer.MustNew(dst), buffer.MustNew(src)
+			if n := testing.AllocsPerRun(20, func() { _ = p.Copy(d, s) }); n != 0 {
+				t.Errorf("%s ← %s, %d workers: Copy allocates %v times", c[0], c[1], workers, n)
+			}
 		}
 	}
 }
