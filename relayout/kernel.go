@@ -237,6 +237,8 @@ func (p *Plan) bind(k *kernel) {
 			k.quad = p.f8Quads()
 		case k.p == 4 && in:
 			k.quad = ks.Interleave8x4Rows
+		case k.p == 4 && k.packConv == nil && p.f8Unquads() != nil:
+			k.quad = p.f8Unquads()
 		case k.p == 4:
 			k.quad = ks.Deinterleave8x4Rows
 		case (k.packConv != nil || p.dt == p.st) && in:
@@ -631,9 +633,24 @@ func (p *Plan) fusedPack(pk int64, interleave bool) bool {
 	case pk == 4 && interleave:
 		return same && p.dbits == 8 || p.f8Quads() != nil
 	case pk == 4:
-		return same && p.dbits == 8
+		return same && p.dbits == 8 || p.f8Unquads() != nil
 	}
 	return false
+}
+
+// f8Unquads is the simd kernel that unpacks (4,1) quads of the source's f8 type into
+// f32 rows in one pass, or nil.
+func (p *Plan) f8Unquads() func(r0, r1, r2, r3, src []byte, n int, r simd.Rows) {
+	if p.dt != layout.F32 || p.dbits != 32 || p.sbits != 8 {
+		return nil
+	}
+	switch p.st {
+	case layout.F8E4M3FN:
+		return p.k().F8E4M3FNDeinterleave8x4ToF32Rows
+	case layout.F8E5M2:
+		return p.k().F8E5M2Deinterleave8x4ToF32Rows
+	}
+	return nil
 }
 
 // f8Quads is the simd kernel that converts f32 rows to the destination's f8 type and

@@ -36,8 +36,8 @@
 // The f8 kernels (f32 ↔ f8e4m3fn and f8e5m2, and f32 rows converted and packed in
 // (4,1) quads) round the same way and follow ml_dtypes' non-saturating rules:
 // f8e4m3fn overflow becomes NaN, f8e5m2 overflow ±Inf (see [F32ToF8E4M3FNBits]
-// and [F32ToF8E5M2Bits]); the quad packing has AVX-512 and AVX2 kernels, the
-// run conversions are Go.
+// and [F32ToF8E5M2Bits]); the quad packing and unpacking have AVX-512 and AVX2
+// kernels, the run conversions are Go.
 //
 // Conversions round to nearest, ties to even. Finite values too large for the
 // target become ±Inf; NaNs stay NaNs with their sign and become quiet; f16

@@ -141,3 +141,17 @@ func genericSplitNibbles(lo, hi, src []byte, n int) {
 		lo[i], hi[i] = src[i]&0x0f, src[i]>>4
 	}
 }
+
+// genericF8Deinterleave8x4ToF32 unpacks n quads of f8 from src into four f32 rows:
+// rk[i] = f32(src[4i+k]), t the format's table.
+func genericF8Deinterleave8x4ToF32(t *[256]uint32, r0, r1, r2, r3, src []byte, n int) {
+	checkN(n)
+	src = src[: 4*n : len(src)]
+	r0, r1, r2, r3 = r0[:4*n:len(r0)], r1[:4*n:len(r1)], r2[:4*n:len(r2)], r3[:4*n:len(r3)]
+	for i := 0; i < 4*n; i += 4 {
+		le.PutUint32(r0[i:], t[src[i]])
+		le.PutUint32(r1[i:], t[src[i+1]])
+		le.PutUint32(r2[i:], t[src[i+2]])
+		le.PutUint32(r3[i:], t[src[i+3]])
+	}
+}

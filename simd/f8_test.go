@@ -55,6 +55,27 @@ func TestF8Kernels(t *testing.T) {
 					}
 				}
 			}
+			// Every f8 pattern in every place of a quad, widened back.
+			quads := make([]byte, 4*256)
+			for i := range 256 {
+				copy(quads[4*i:], []byte{byte(i), byte(255 - i), byte(i ^ 0x55), byte(i ^ 0xaa)})
+			}
+			var outs [4][]byte
+			for q := range outs {
+				outs[q] = make([]byte, 4*256)
+			}
+			widen, deint := F8E4M3FNBitsToF32, k.F8E4M3FNDeinterleave8x4ToF32Rows
+			if c.name == "e5m2" {
+				widen, deint = F8E5M2BitsToF32, k.F8E5M2Deinterleave8x4ToF32Rows
+			}
+			deint(outs[0], outs[1], outs[2], outs[3], quads, 256, Rows{N: 1})
+			for i := range 256 {
+				for q := range 4 {
+					if got, want := le.Uint32(outs[q][4*i:]), widen(quads[4*i+q]); got != want {
+						t.Fatalf("%s %s Deinterleave8x4ToF32: f8 %#02x → %#08x, want %#08x", k.Name, c.name, quads[4*i+q], got, want)
+					}
+				}
+			}
 			d := make([]byte, len(in))
 			c.to(d, src, len(in), Rows{N: 1})
 			for i, f := range in {

@@ -117,6 +117,9 @@ type Kernels struct {
 	F8E5M2ToF32Rows                func(dst, src []byte, n int, r Rows)
 	F32ToF8E4M3FNInterleave8x4Rows func(dst, r0, r1, r2, r3 []byte, n int, r Rows)
 	F32ToF8E5M2Interleave8x4Rows   func(dst, r0, r1, r2, r3 []byte, n int, r Rows)
+	// The inverse of the packing: rk[i] = f32(src[4i+k]) (exact).
+	F8E4M3FNDeinterleave8x4ToF32Rows func(r0, r1, r2, r3, src []byte, n int, r Rows)
+	F8E5M2Deinterleave8x4ToF32Rows   func(r0, r1, r2, r3, src []byte, n int, r Rows)
 
 	// SplitNibblesRows splits n bytes of src into their nibbles, one a byte:
 	// lo[i] = src[i] & 15, hi[i] = src[i] >> 4 (int4 rows two a byte, read back

@@ -37,19 +37,20 @@ type shape struct {
 
 // Operand shapes of the batched kernels, in their argument order.
 var (
-	shCopy        = shape{[5]int{1, 1}, [5]bool{true}, 1}                            // dst, src (n bytes)
-	shNarrow      = shape{[5]int{2, 4}, [5]bool{true}, 2}                            // dst16, src32
-	shWiden       = shape{[5]int{4, 2}, [5]bool{true}, 4}                            // dst32, src16
-	shPack16      = shape{[5]int{4, 2, 2}, [5]bool{true}, 4}                         // dst, a16, b16
-	shUnpack16    = shape{[5]int{2, 2, 4}, [5]bool{true, true}, 4}                   // a16, b16, src
-	shPackF32     = shape{[5]int{4, 4, 4}, [5]bool{true}, 4}                         // dst, a32, b32
-	shUnpackToF32 = shape{[5]int{4, 4, 4}, [5]bool{true, true}, 8}                   // a32, b32, src
-	shPack8x4     = shape{[5]int{4, 1, 1, 1, 1}, [5]bool{true}, 4}                   // dst, r0..r3
-	shUnpack8x4   = shape{[5]int{1, 1, 1, 1, 4}, [5]bool{true, true, true, true}, 4} // r0..r3, src
-	shToF8        = shape{[5]int{1, 4}, [5]bool{true}, 1}                            // dst8, src32
-	shFromF8      = shape{[5]int{4, 1}, [5]bool{true}, 4}                            // dst32, src8
-	shPackF8x4    = shape{[5]int{4, 4, 4, 4, 4}, [5]bool{true}, 4}                   // dst, r0..r3 f32
-	shSplit4      = shape{[5]int{1, 1, 1}, [5]bool{true, true}, 2}                   // lo, hi, src
+	shCopy        = shape{[5]int{1, 1}, [5]bool{true}, 1}                             // dst, src (n bytes)
+	shNarrow      = shape{[5]int{2, 4}, [5]bool{true}, 2}                             // dst16, src32
+	shWiden       = shape{[5]int{4, 2}, [5]bool{true}, 4}                             // dst32, src16
+	shPack16      = shape{[5]int{4, 2, 2}, [5]bool{true}, 4}                          // dst, a16, b16
+	shUnpack16    = shape{[5]int{2, 2, 4}, [5]bool{true, true}, 4}                    // a16, b16, src
+	shPackF32     = shape{[5]int{4, 4, 4}, [5]bool{true}, 4}                          // dst, a32, b32
+	shUnpackToF32 = shape{[5]int{4, 4, 4}, [5]bool{true, true}, 8}                    // a32, b32, src
+	shPack8x4     = shape{[5]int{4, 1, 1, 1, 1}, [5]bool{true}, 4}                    // dst, r0..r3
+	shUnpack8x4   = shape{[5]int{1, 1, 1, 1, 4}, [5]bool{true, true, true, true}, 4}  // r0..r3, src
+	shToF8        = shape{[5]int{1, 4}, [5]bool{true}, 1}                             // dst8, src32
+	shFromF8      = shape{[5]int{4, 1}, [5]bool{true}, 4}                             // dst32, src8
+	shPackF8x4    = shape{[5]int{4, 4, 4, 4, 4}, [5]bool{true}, 4}                    // dst, r0..r3 f32
+	shSplit4      = shape{[5]int{1, 1, 1}, [5]bool{true, true}, 2}                    // lo, hi, src
+	shUnpackF8x4  = shape{[5]int{4, 4, 4, 4, 4}, [5]bool{true, true, true, true}, 16} // r0..r3 f32, src quads
 )
 
 // stride returns operand i's row stride.
@@ -247,6 +248,8 @@ type rowAsm struct {
 	// f32 rows converted to f8 and packed in quads, vw/4 elements per iteration.
 	f32ToF8E4M3FNInterleave8x4, f32ToF8E5M2Interleave8x4 asm5
 	splitNibbles                                         asm3 // vw bytes per iteration
+	// f8 quads unpacked into f32 rows, vw/4 quads per iteration.
+	f8E4M3FNDeintToF32, f8E5M2DeintToF32 asm5
 }
 
 // addRows fills k's batched kernels from its single-call ones and the batched
@@ -320,9 +323,13 @@ func addRows(k *Kernels, a, an, h rowAsm, ae, aw edgeAsm) *Kernels {
 		from   *func(dst, src []byte, n int, r Rows)
 		packed *func(dst, r0, r1, r2, r3 []byte, n int, r Rows)
 		asm    [3]asm5
+		deint  *func(r0, r1, r2, r3, src []byte, n int, r Rows)
+		dasm   [3]asm5
 	}{
-		{e4m3fn, &f8e4m3fnToF32, &k.F32ToF8E4M3FNRows, &k.F8E4M3FNToF32Rows, &k.F32ToF8E4M3FNInterleave8x4Rows, [3]asm5{a.f32ToF8E4M3FNInterleave8x4, an.f32ToF8E4M3FNInterleave8x4, h.f32ToF8E4M3FNInterleave8x4}},
-		{e5m2, &f8e5m2ToF32, &k.F32ToF8E5M2Rows, &k.F8E5M2ToF32Rows, &k.F32ToF8E5M2Interleave8x4Rows, [3]asm5{a.f32ToF8E5M2Interleave8x4, an.f32ToF8E5M2Interleave8x4, h.f32ToF8E5M2Interleave8x4}},
+		{e4m3fn, &f8e4m3fnToF32, &k.F32ToF8E4M3FNRows, &k.F8E4M3FNToF32Rows, &k.F32ToF8E4M3FNInterleave8x4Rows, [3]asm5{a.f32ToF8E4M3FNInterleave8x4, an.f32ToF8E4M3FNInterleave8x4, h.f32ToF8E4M3FNInterleave8x4},
+			&k.F8E4M3FNDeinterleave8x4ToF32Rows, [3]asm5{a.f8E4M3FNDeintToF32, an.f8E4M3FNDeintToF32, h.f8E4M3FNDeintToF32}},
+		{e5m2, &f8e5m2ToF32, &k.F32ToF8E5M2Rows, &k.F8E5M2ToF32Rows, &k.F32ToF8E5M2Interleave8x4Rows, [3]asm5{a.f32ToF8E5M2Interleave8x4, an.f32ToF8E5M2Interleave8x4, h.f32ToF8E5M2Interleave8x4},
+			&k.F8E5M2Deinterleave8x4ToF32Rows, [3]asm5{a.f8E5M2DeintToF32, an.f8E5M2DeintToF32, h.f8E5M2DeintToF32}},
 	} {
 		to := func(dst, src []byte, n int) { genericF32ToF8(c.f, dst, src, n) }
 		from := func(dst, src []byte, n int) { genericF8ToF32(c.t, dst, src, n) }
@@ -348,6 +355,14 @@ func addRows(k *Kernels, a, an, h rowAsm, ae, aw edgeAsm) *Kernels {
 		}
 		*c.packed = func(dst, r0, r1, r2, r3 []byte, n int, r Rows) {
 			rows5(&shPackF8x4, dst, r0, r1, r2, r3, n, r, blk, c.asm, [2]asm5e{}, 0, packed, one)
+		}
+		deint := func(r0, r1, r2, r3, src []byte, n int) { genericF8Deinterleave8x4ToF32(c.t, r0, r1, r2, r3, src, n) }
+		dblk := 0
+		if c.dasm[0] != nil {
+			dblk = v / 4
+		}
+		*c.deint = func(r0, r1, r2, r3, src []byte, n int, r Rows) {
+			rows5(&shUnpackF8x4, r0, r1, r2, r3, src, n, r, dblk, c.dasm, [2]asm5e{}, 0, deint, deint)
 		}
 	}
 	return k

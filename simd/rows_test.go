@@ -76,6 +76,16 @@ var rowsCases = []rowsCase{
 			k.F32ToF8E5M2Interleave8x4Rows(o[0], o[1], o[2], o[3], o[4], n, r)
 		},
 		func(_ *Kernels, o [][]byte, n int) { refF32ToF8Quads(e5m2, o, n) }},
+	{"F8E4M3FNDeinterleave8x4ToF32", &shUnpackF8x4, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) {
+			k.F8E4M3FNDeinterleave8x4ToF32Rows(o[0], o[1], o[2], o[3], o[4], n, r)
+		},
+		func(_ *Kernels, o [][]byte, n int) { refF8Quads(F8E4M3FNBitsToF32, o, n) }},
+	{"F8E5M2Deinterleave8x4ToF32", &shUnpackF8x4, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) {
+			k.F8E5M2Deinterleave8x4ToF32Rows(o[0], o[1], o[2], o[3], o[4], n, r)
+		},
+		func(_ *Kernels, o [][]byte, n int) { refF8Quads(F8E5M2BitsToF32, o, n) }},
 	{"SplitNibbles", &shSplit4, false,
 		func(k *Kernels, o [][]byte, n int, r Rows) { k.SplitNibblesRows(o[0], o[1], o[2], n, r) },
 		func(_ *Kernels, o [][]byte, n int) {
@@ -96,6 +106,14 @@ func refF32ToF8(f f8Format, dst, src []byte, n int) {
 func refF8ToF32(widen func(uint8) uint32, dst, src []byte, n int) {
 	for i := range n {
 		le.PutUint32(dst[4*i:], widen(src[i]))
+	}
+}
+
+func refF8Quads(widen func(uint8) uint32, o [][]byte, n int) {
+	for i := range n {
+		for k := range 4 {
+			le.PutUint32(o[k][4*i:], widen(o[4][4*i+k]))
+		}
 	}
 }
 

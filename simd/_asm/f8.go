@@ -156,3 +156,97 @@ func genSplitNibbles(x isa, m mode) {
 	})
 	finish(m)
 }
+
+// f8Widen is an f8 format's constants for widening to f32 (see simd/f8.go's tables,
+// which these kernels agree with bit for bit).
+type f8Widen struct {
+	name    string
+	shift   uint8  // f32 exponent field's place minus the f8's: 23 - mbits
+	rebias  uint32 // (127 - bias) << 23
+	subMax  uint32 // magnitudes below it are subnormal (1 << mbits)
+	scale   uint32 // f32 bits of 2^(1 - bias - mbits), a subnormal's step
+	infCode uint32 // the magnitude that is Inf (f8e5m2), or 0 (none)
+	nanFrom uint32 // magnitudes above it are NaN
+}
+
+var (
+	widenE4M3FN = f8Widen{name: "E4M3FN", shift: 20, rebias: 120 << 23, subMax: 8, scale: 0x3b000000, nanFrom: 0x7e}
+	widenE5M2   = f8Widen{name: "E5M2", shift: 21, rebias: 112 << 23, subMax: 4, scale: 0x37800000, infCode: 0x7c, nanFrom: 0x7c}
+)
+
+// blendAbove sets res to val where a > thr (signed 32-bit compares: a is below 2^8).
+func blendAbove(x isa, a, thr, val, res reg.VecVirtual) {
+	if x.w == 64 {
+		k := K()
+		VPCMPGTD(thr, a, k)
+		VPBLENDMD(val, res, k, res)
+		return
+	}
+	m := x.vec()
+	VPCMPGTD(thr, a, m)
+	VPBLENDVB(m, val, res, res)
+}
+
+// genF8DeinterleaveToF32 emits the inverse of genF32ToF8Interleave: (4,1) quads of f8
+// unpacked into four rows and widened to f32, rk[i] = f32(src[4i+k]); AVX2 8 quads per
+// step, AVX-512 16.
+func genF8DeinterleaveToF32(x isa, f f8Widen, m mode) {
+	e := x.w / 4
+	name := fname("f8"+f.name+"DeinterleaveToF32", x, m)
+	TEXT(name, NOSPLIT, m.sig("func(r0, r1, r2, r3, src *byte, n int)"))
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s unpacks n*%d 32-bit quads of f8%s from src into r0..r3, widened to f32.%s", name, e, strings.ToLower(f.name), m.doc()))
+	rp := []reg.GPVirtual{param("r0"), param("r1"), param("r2"), param("r3")}
+	src, n := param("src"), param("n")
+	byteMask, mag := x.broadcast32(0xff), x.broadcast32(0x7f)
+	rebias, subMax, scale := x.broadcast32(f.rebias), x.broadcast32(f.subMax), x.broadcast32(f.scale)
+	nanFrom, nan := x.broadcast32(f.nanFrom), x.broadcast32(0x7fc00000)
+	var infBelow, inf reg.VecVirtual
+	if f.infCode != 0 {
+		infBelow, inf = x.broadcast32(f.infCode-1), x.broadcast32(0x7f800000)
+	}
+	var ss []stream
+	for _, p := range rp {
+		ss = append(ss, stream{p, x.w, true})
+	}
+	ss = append(ss, stream{src, x.w, false})
+	m.loop(n, 1, ss, func(int) {
+		w := x.vec()
+		x.load(at(src, 0), w)
+		for k, p := range rp {
+			b, a, r, t := x.vec(), x.vec(), x.vec(), x.vec()
+			if k > 0 {
+				VPSRLD(U8(8*k), w, b)
+				x.and(byteMask, b, b)
+			} else {
+				x.and(byteMask, w, b)
+			}
+			x.and(mag, b, a)
+			// Normal: the fields shifted into place, the exponent rebiased.
+			VPSLLD(U8(f.shift), a, r)
+			VPADDD(rebias, r, r)
+			// Subnormal: the mantissa times the step, exact in f32.
+			VCVTDQ2PS(a, t)
+			VMULPS(scale, t, t)
+			if x.w == 64 {
+				k := K()
+				VPCMPGTD(a, subMax, k) // subMax > a
+				VPBLENDMD(t, r, k, r)
+			} else {
+				mk := x.vec()
+				VPCMPGTD(a, subMax, mk)
+				VPBLENDVB(mk, t, r, r)
+			}
+			if f.infCode != 0 {
+				blendAbove(x, a, infBelow, inf, r)
+			}
+			blendAbove(x, a, nanFrom, nan, r)
+			// The sign: bit 7 of the byte to bit 31.
+			VPSRLD(U8(7), b, b)
+			VPSLLD(U8(31), b, b)
+			x.or(b, r, r)
+			x.store(r, at(p, 0), m)
+		}
+	})
+	finish(m)
+}
