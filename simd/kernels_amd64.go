@@ -604,6 +604,16 @@ func f32ToF8E5M2Interleave8x4RowsAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r
 //go:noescape
 func splitNibblesRowsAVX2(lo *byte, hi *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
+// f32ToF8E4M3FNRowsAVX2 converts n*32 f32 elements of src to f8e4m3fn. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f32ToF8E4M3FNRowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f32ToF8E5M2RowsAVX2 converts n*32 f32 elements of src to f8e5m2. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f32ToF8E5M2RowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
 // f8E4M3FNDeinterleaveToF32RowsAVX2 unpacks n*8 32-bit quads of f8e4m3fn from src into r0..r3, widened to f32. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
 //
 //go:noescape
@@ -628,6 +638,16 @@ func f32ToF8E5M2Interleave8x4RowsNTAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte,
 //
 //go:noescape
 func splitNibblesRowsNTAVX2(lo *byte, hi *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f32ToF8E4M3FNRowsNTAVX2 converts n*32 f32 elements of src to f8e4m3fn. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f32ToF8E4M3FNRowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f32ToF8E5M2RowsNTAVX2 converts n*32 f32 elements of src to f8e5m2. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f32ToF8E5M2RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
 // f8E4M3FNDeinterleaveToF32RowsNTAVX2 unpacks n*8 32-bit quads of f8e4m3fn from src into r0..r3, widened to f32. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
 //
@@ -654,6 +674,16 @@ func f32ToF8E5M2Interleave8x4RowsAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte,
 //go:noescape
 func splitNibblesRowsAVX512(lo *byte, hi *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
+// f32ToF8E4M3FNRowsAVX512 converts n*64 f32 elements of src to f8e4m3fn. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f32ToF8E4M3FNRowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f32ToF8E5M2RowsAVX512 converts n*64 f32 elements of src to f8e5m2. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f32ToF8E5M2RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
 // f8E4M3FNDeinterleaveToF32RowsAVX512 unpacks n*16 32-bit quads of f8e4m3fn from src into r0..r3, widened to f32. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
 //
 //go:noescape
@@ -678,6 +708,16 @@ func f32ToF8E5M2Interleave8x4RowsNTAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byt
 //
 //go:noescape
 func splitNibblesRowsNTAVX512(lo *byte, hi *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f32ToF8E4M3FNRowsNTAVX512 converts n*64 f32 elements of src to f8e4m3fn. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f32ToF8E4M3FNRowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f32ToF8E5M2RowsNTAVX512 converts n*64 f32 elements of src to f8e5m2. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f32ToF8E5M2RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
 // f8E4M3FNDeinterleaveToF32RowsNTAVX512 unpacks n*16 32-bit quads of f8e4m3fn from src into r0..r3, widened to f32. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
 //

@@ -29,7 +29,8 @@ var (
 
 // f8Consts holds the constants in registers.
 type f8Consts struct {
-	abs, clamp, one, bias, normMin, magic, rebias, sign, inf, two reg.VecVirtual
+	abs, clamp, one, bias, normMin, magic, rebias, sign reg.VecVirtual
+	inf, two                                            Op // in memory: AVX2 has 16 registers
 }
 
 func newF8Consts(x isa, f f8Spec) f8Consts {
@@ -39,7 +40,7 @@ func newF8Consts(x isa, f f8Spec) f8Consts {
 		rebias: x.broadcast32(f.rebias), sign: x.broadcast32(0x80),
 	}
 	if f.nanTwo {
-		c.inf, c.two = x.broadcast32(0x7f800000), x.broadcast32(2)
+		c.inf, c.two = table("inf32", dwordTable(0x7f800000), x.w), table("two32", dwordTable(2), x.w)
 	}
 	return c
 }
@@ -247,6 +248,50 @@ func genF8DeinterleaveToF32(x isa, f f8Widen, m mode) {
 			x.or(b, r, r)
 			x.store(r, at(p, 0), m)
 		}
+	})
+	finish(m)
+}
+
+// genF32ToF8 emits the f32 → f8 conversion of runs: x.w f8 bytes per step from four
+// vectors of f32, narrowed with VPMOVDB (AVX-512) or two unsigned packs and a dword
+// permutation (AVX2).
+func genF32ToF8(x isa, f f8Spec, m mode) {
+	name := fname("f32ToF8"+f.name, x, m)
+	TEXT(name, NOSPLIT, m.sig("func(dst, src *byte, n int)"))
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s converts n*%d f32 elements of src to f8%s.%s", name, x.w, strings.ToLower(f.name), m.doc()))
+	dst, src, n := param("dst"), param("src"), param("n")
+	c := newF8Consts(x, f)
+	idx := table("permd04152637", dwordTable(0, 4, 1, 5, 2, 6, 3, 7), 32)
+	m.loop(n, 1, []stream{{dst, x.w, true}, {src, 4 * x.w, false}}, func(int) {
+		round := func(q int) reg.VecVirtual {
+			v := x.vec()
+			x.load(at(src, q*x.w), v)
+			return roundF8(x, f, c, v)
+		}
+		out := x.vec()
+		if x.w == 64 {
+			for q := range 4 {
+				b := XMM()
+				VPMOVDB(round(q), b)
+				if q == 0 {
+					VMOVDQA64(b.AsZ(), out)
+					continue
+				}
+				VINSERTI32X4(U8(q), b, out, out)
+			}
+		} else {
+			// Pairs packed as they come: AVX2 has 16 registers, ten of them constants.
+			w01 := round(0)
+			VPACKUSDW(round(1), w01, w01)
+			w23 := round(2)
+			VPACKUSDW(round(3), w23, w23)
+			VPACKUSWB(w23, w01, w01)
+			i := x.vec()
+			x.load(idx, i)
+			VPERMD(w01, i, out)
+		}
+		x.store(out, at(dst, 0), m)
 	})
 	finish(m)
 }
