@@ -168,8 +168,20 @@ func verifyShard(path string, ms ManifestShard, dst layout.Shape, src *buffer.Bu
 		return 0, err.Error()
 	}
 	h := sha256.New()
-	// In 1 MiB reads (io.Copy would take os.File's WriteTo, which reads 32 KiB at a time).
-	_, err = io.CopyBuffer(h, struct{ io.Reader }{f}, grow(&vs.read, 1<<20))
+	// A file under buffer.MmapThreshold is read once, into a buffer kept from shard to
+	// shard (a fresh one per shard was the garbage that doubled the heap); a larger one
+	// is hashed in 1 MiB reads (io.Copy would take os.File's WriteTo, 32 KiB at a time)
+	// and then mapped.
+	small := st.Size() < buffer.MmapThreshold
+	var data []byte
+	if small {
+		data = grow(&vs.img, st.Size())
+		if _, err = io.ReadFull(f, data); err == nil {
+			h.Write(data)
+		}
+	} else {
+		_, err = io.CopyBuffer(h, struct{ io.Reader }{f}, grow(&vs.read, 1<<20))
+	}
 	f.Close()
 	if err != nil {
 		return 0, err.Error()
@@ -180,7 +192,12 @@ func verifyShard(path string, ms ManifestShard, dst layout.Shape, src *buffer.Bu
 	if ix.LogicalElements() == 0 {
 		return st.Size(), ""
 	}
-	img, err := buffer.ReadRaw(path, dst)
+	var img *buffer.Buffer
+	if small {
+		img, err = buffer.Wrap(dst, data)
+	} else {
+		img, err = buffer.ReadRaw(path, dst)
+	}
 	if err != nil {
 		return st.Size(), err.Error()
 	}
@@ -275,8 +292,8 @@ func compareBands(img *buffer.Buffer, dst layout.Shape, src *buffer.Buffer, star
 // (runtime.memclrNoHeapPointers was 13% of a 2 GiB verify's profile) and let the heap
 // grow to several bands.
 type vscratch struct {
-	read, rm, slab, conv []byte
-	plans                map[[2]string]*relayout.Plan
+	read, img, rm, slab, conv []byte
+	plans                     map[[2]string]*relayout.Plan
 }
 
 // plan returns the plan from src to dst, compiled once.
