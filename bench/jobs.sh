@@ -59,7 +59,7 @@ cat "$CKPT" >/dev/null # warm the page cache
 sync
 
 echo "# $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), family $(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2 | tr -d ' ') model $(grep -m1 '^model[[:space:]]' /proc/cpuinfo | cut -d: -f2 | tr -d ' '), $(nproc) CPUs"
-echo "# $(df -h "$WORK" | awk 'NR==2 {print $1 " (" $2 ", mounted on " $6 ")"}'), $(findmnt -no FSTYPE -T "$WORK" 2>/dev/null || echo '?'); ${SIZE_MIB} MiB checkpoint; $(date -u '+%F %H:%M UTC')"
+echo "# $(df -h "$WORK" | awk 'NR==2 {print $1 " (" $2 ", mounted on " $6 ")"}'), $(findmnt -no FSTYPE -T "$WORK" 2>/dev/null | head -1); ${SIZE_MIB} MiB checkpoint; $(date -u '+%F %H:%M UTC')"
 
 # timed NAME BYTES CMD...: runs CMD under /usr/bin/time and prints one row; BYTES is a
 # count or the path of what CMD wrote.
