@@ -45,5 +45,5 @@ if ! grep -qxF "$want" <<<"$out"; then
   echo "readme-python: the README's Python quick start did not print '$want'" >&2
   exit 1
 fi
-grep -E 'passed|failed' <<<"$out" | tail -1
 echo "readme-python: the README's Python quick start printed '$want'"
+grep -E 'passed|failed' <<<"$out" | tail -1 # pytest's closing line, last
