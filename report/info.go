@@ -67,6 +67,7 @@ func newInsight(ix *layout.Indexer, gen tpu.Generation) *Insight {
 	} else {
 		seen := map[string]bool{} // one per physical order: the best tiling for it
 		for _, a := range alts {
+			a.Order = nonNil(a.Order) // a scalar's: [], not null
 			if a.Default {
 				in.Default = &a
 			}
