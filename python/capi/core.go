@@ -10,6 +10,7 @@ import (
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/relayout"
+	"github.com/tpulayout/tpulayout/report"
 	"github.com/tpulayout/tpulayout/tpu"
 )
 
@@ -135,16 +136,9 @@ func planJSON(p *relayout.Plan, dst, src string) []byte {
 	return b
 }
 
-// shapeInfo is what parse and info return: the fields of `tpulayout info --json`,
-// the count of first-level tiles, and the TPU footprint when the layout loads into vregs.
-type shapeInfo struct {
-	layout.Description
-	TileCount int64          `json:"tile_count"`
-	TPU       *tpu.Footprint `json:"tpu"`
-}
-
-// info describes shape text; gen names the TPU generation of the footprint ("" for
-// the default one).
+// info describes shape text as the Python package's info returns it: `tpulayout info
+// --json`'s description with the tiling figures of generation gen ("" for the default
+// one) in place of the CLI's insight.
 func info(text, gen string) ([]byte, error) {
 	// A sparse layout has no index math: it is described as `tpulayout info` does.
 	if sh, err := layout.Parse(text); err == nil && sh.Kind == layout.Array && sh.Layout.IsSparse() {
@@ -164,34 +158,7 @@ func info(text, gen string) ([]byte, error) {
 			return nil, err
 		}
 	}
-	sh := ix.Shape()
-	in := shapeInfo{Description: layout.Describe(ix)}
-	if len(sh.Layout.Tiles) > 0 {
-		in.TileCount = tileCount(in.Levels, sh.Layout.Tiles[0])
-	}
-	if fp, err := tpu.FootprintOf(g, sh); err == nil && len(sh.Layout.Tiles) > 0 {
-		in.TPU = &fp
-	}
-	return json.Marshal(in)
-}
-
-// tileCount is the number of first-level tiles: the first tiling level's dims are
-// the tile grid followed by the tile's own dims. A first tile with combined dims `*`
-// is preceded by the "combined" level, and only its other entries are dims of the
-// tiling level.
-func tileCount(levels []layout.LevelDescription, first layout.Tile) int64 {
-	own := 0
-	for _, t := range first {
-		if t != layout.Combined {
-			own++
-		}
-	}
-	for _, lv := range levels {
-		if strings.HasPrefix(lv.Name, "T(") && len(lv.Dims) >= own {
-			return layout.Elements(lv.Dims[:len(lv.Dims)-own])
-		}
-	}
-	return 0
+	return json.Marshal(report.NewInfo(ix).AddTiling(g))
 }
 
 // defaultLayout is the TPU default shape of dtype and dims on generation gen ("" for
@@ -217,12 +184,4 @@ func defaultLayout(dtype string, dims []int64, gen string) (string, error) {
 		return "", err
 	}
 	return sh.String(), nil
-}
-
-// nonNil returns s, or an empty slice when s is nil, so JSON prints [] rather than null.
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/relayout"
+	"github.com/tpulayout/tpulayout/report"
 )
 
 func TestErrorJSONKinds(t *testing.T) {
@@ -51,7 +52,7 @@ func TestInfo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var in shapeInfo
+	var in report.Info
 	if err := json.Unmarshal(b, &in); err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +84,7 @@ func TestInfoCombinedTile(t *testing.T) {
 			t.Errorf("%s: %v", c.shape, err)
 			continue
 		}
-		var in shapeInfo
+		var in report.Info
 		if err := json.Unmarshal(b, &in); err != nil {
 			t.Fatal(err)
 		}
@@ -209,6 +210,32 @@ func TestPadValueMustBeExact(t *testing.T) {
 		_, err := newPlan(dst, "f32[3,5]", 1, "value", c.v)
 		if (err == nil) != c.ok {
 			t.Errorf("pad %v into %s: error %v, want ok=%v", c.v, dst, err, c.ok)
+		}
+	}
+}
+
+func TestBuildReportRequests(t *testing.T) {
+	for _, c := range []struct{ req, want string }{
+		{`{"report":"explain","layout":"f32[3,5]","index":[1,2]}`, `"offset":7`},
+		{`{"report":"explain","layout":"f32[3,5]","offset":3}`, `"index":[0,3]`},
+		{`{"report":"blockspec","array":"bf16[4096,4096]","block":[256,512],"operands":2}`, `"legal":true`},
+		{`{"report":"hlo","text":"HloModule m\nENTRY e {\n ROOT p = f32[2]{0} parameter(0)\n}\n"}`, `"kind":"parameter"`},
+	} {
+		b, err := buildReport(c.req)
+		if err != nil || !strings.Contains(string(b), c.want) {
+			t.Errorf("%s: %s, %v; want %s", c.req, b, err, c.want)
+		}
+	}
+	for _, c := range []struct{ req, want string }{
+		{`{"report":"explain","layout":"f32[3,5]","index":[1,2],"offset":3}`, "not both"},
+		{`{"report":"explain","layout":"f32[3,5]"}`, "needs an index or an offset"},
+		{`{"report":"hlo","text":"HloModule m\n","sort":"size"}`, ""},
+		{`{"report":"blockspec","array":"bf16[64,128]","block":[8,128],"gen":"v99"}`, "v99"},
+		{`{"report":"shard"}`, `unknown report "shard"`},
+		{`{"report":`, "report request"},
+	} {
+		if _, err := buildReport(c.req); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.req, err, c.want)
 		}
 	}
 }

@@ -83,6 +83,20 @@ func tl_info(shape, gen *C.char, out, err **C.char) (rc C.int) {
 	return 0
 }
 
+// tl_report builds the report a JSON request names (see reportRequest) and stores its
+// JSON in *out.
+//
+//export tl_report
+func tl_report(request *C.char, out, err **C.char) (rc C.int) {
+	defer guard(err, &rc)
+	b, e := buildReport(C.GoString(request))
+	if e != nil {
+		return setErr(err, e)
+	}
+	*out = C.CString(string(b))
+	return 0
+}
+
 //export tl_default_layout
 func tl_default_layout(dtype *C.char, dims *C.int64_t, rank C.int, gen *C.char, out, err **C.char) (rc C.int) {
 	defer guard(err, &rc)
