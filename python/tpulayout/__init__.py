@@ -5,7 +5,10 @@ back (:func:`from_device`), relayout raw bytes between any two XLA layouts
 (:func:`relayout`, :class:`Plan`), check a dump against a reference (:func:`validate`,
 :func:`check`), and inspect layouts (:func:`parse`, :func:`info`, :func:`default_layout`, :func:`explain`),
 HLO dumps (:func:`hlo`) and Pallas block shapes (:func:`blockspec`).
-Copies read and write the caller's buffers in place and release the GIL.
+Copies read and write the caller's buffers in place and release the GIL. The arrays
+they use are remembered by weak reference for their addresses, so NumPy's in-place
+``ndarray.resize`` refuses them afterwards (``np.resize`` makes a new array and is not
+affected).
 """
 
 from ._errors import (BufferArgumentError, InputError, InternalError, LayoutError,
