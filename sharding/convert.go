@@ -104,9 +104,10 @@ func Prepare(ckpt *Checkpoint, opt Options) (*Job, error) {
 	// Directory names come from all tensors of the checkpoint in name order, so every
 	// process and every subset agrees on them.
 	dirs := map[string]string{}
-	used := map[string]bool{ManifestName: true}
+	// Never named like the manifests beside them.
+	unique := safetensors.UniqueNames{Reserved: "manifest"}
 	for _, t := range ckpt.Tensors {
-		dirs[t.Name] = dirNameFor(t.Name, used)
+		dirs[t.Name] = unique.Name(t.Name)
 	}
 	names := opt.Names
 	if names == nil {
@@ -403,22 +404,6 @@ func (j *Job) WriteDir(dir string) (*Manifest, error) {
 		return nil, err
 	}
 	return m, nil
-}
-
-// dirNameFor turns a tensor name into a unique directory name: safetensors.FileStem,
-// unique ignoring case (for file systems that ignore it) and never starting with
-// "manifest", whose files sit beside the directories.
-func dirNameFor(name string, used map[string]bool) string {
-	stem := safetensors.FileStem(name)
-	d := stem
-	for i := 2; used[strings.ToLower(d)] || strings.HasPrefix(d, "manifest"); i++ {
-		d = fmt.Sprintf("%s-%d", stem, i)
-		if strings.HasPrefix(stem, "manifest") {
-			d = "t." + d
-		}
-	}
-	used[strings.ToLower(d)] = true
-	return d
 }
 
 func nonNil[T any](s []T) []T {

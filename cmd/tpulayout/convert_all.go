@@ -104,9 +104,9 @@ func (c *convertFlags) runAll(in, out string, padOpt relayout.Option, w io.Write
 	}
 	prog := newProgress(c.progress, "convert", total)
 	m := manifest{Source: filepath.Base(in), To: c.to, Tensors: []manifestEntry{}}
-	used := map[string]bool{"manifest.json": true}
+	files := safetensors.UniqueNames{Suffix: ".bin"} // never manifest.json
 	for i, t := range sf.Tensors {
-		file := fileNameFor(t.Name, used)
+		file := files.Name(t.Name)
 		src, err := sf.Read(t.Name)
 		if err != nil {
 			return fmt.Errorf("cannot read tensor %q of IN %s: %s", t.Name, in, cleanErr(err))
@@ -149,16 +149,4 @@ func (c *convertFlags) runAll(in, out string, padOpt relayout.Option, w io.Write
 	}
 	fmt.Fprintf(tw, "manifest\t\t%s\n", filepath.Join(out, "manifest.json"))
 	return tw.Flush()
-}
-
-// fileNameFor turns a tensor name into a unique file name: safetensors.FileStem and
-// ".bin", unique ignoring case, for file systems that ignore it.
-func fileNameFor(name string, used map[string]bool) string {
-	stem := safetensors.FileStem(name)
-	file := stem + ".bin"
-	for i := 2; used[strings.ToLower(file)]; i++ {
-		file = fmt.Sprintf("%s-%d.bin", stem, i)
-	}
-	used[strings.ToLower(file)] = true
-	return file
 }
