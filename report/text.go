@@ -11,7 +11,7 @@ import (
 // "layout: " inside a sentence ("has no TPU vreg layout: …") is a word.
 func ErrorText(err error) string {
 	s := err.Error()
-	for _, p := range []string{"buffer: ", "relayout: ", "tpu: ", "layout: ", "report: "} {
+	for _, p := range []string{"buffer: ", "npy: ", "safetensors: ", "relayout: ", "tpu: ", "layout: ", "report: "} {
 		s = strings.TrimPrefix(s, p)
 		for _, b := range []string{": ", "; ", "("} {
 			s = strings.ReplaceAll(s, b+p, b)

@@ -24,6 +24,6 @@ func cleanErr(err error) string {
 }
 
 // unknownSafeDType matches the safetensors reader's error for a dtype with no element
-// type here, which reads as three fragments ("unsupported element type: safetensors:
-// tensor "i4": dtype "I4"") once the "buffer: " prefix is gone.
-var unknownSafeDType = regexp.MustCompile(`unsupported element type: safetensors: tensor ("(?:[^"\\]|\\.)*"): dtype ("(?:[^"\\]|\\.)*")`)
+// type here, which reads as fragments ("unsupported element type: tensor "i4": dtype
+// "I4"") once the "safetensors: " prefix is gone.
+var unknownSafeDType = regexp.MustCompile(`unsupported element type: tensor ("(?:[^"\\]|\\.)*"): dtype ("(?:[^"\\]|\\.)*")`)
