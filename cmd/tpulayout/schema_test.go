@@ -1,12 +1,17 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/report"
+	"github.com/tpulayout/tpulayout/tpu"
 )
 
 // schemaCases are --json invocations covering each report's variants: sparse, scalar,
@@ -109,5 +114,26 @@ func TestJSONSchemasCatch(t *testing.T) {
 		if s.Validate(v) == nil {
 			t.Errorf("the explain schema accepts:\n%s", bad)
 		}
+	}
+}
+
+// The Python package's info adds the tiling figures to the CLI's: the schema documents
+// them too.
+func TestJSONSchemaInfoWithTiling(t *testing.T) {
+	s := compileSchema(t, "info")
+	for _, text := range []string{"bf16[256,1024]{1,0:T(8,128)(2,1)}", "f32[3,5]", "s4[3,7]{0,1:T(2,8)L(64)}", "f32[]"} {
+		sh, err := layout.Parse(text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ix, err := layout.Compile(sh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal(report.NewInfo(ix).AddTiling(tpu.NoGeneration).AddInsight(tpu.V5e))
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSchema(t, s, text+" with tiling", string(b))
 	}
 }

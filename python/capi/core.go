@@ -136,10 +136,10 @@ func planJSON(p *relayout.Plan, dst, src string) []byte {
 	return b
 }
 
-// info describes shape text as the Python package's info returns it: `tpulayout info
-// --json`'s description with the tiling figures of generation gen ("" for the default
-// one) in place of the CLI's insight.
-func info(text, gen string) ([]byte, error) {
+// info describes shape text as the Python package's parse and info take it: `tpulayout
+// info --json`'s description and the tiling figures of generation gen ("" for the
+// default one), and with insight the CLI's insight on that generation too.
+func info(text, gen string, insight bool) ([]byte, error) {
 	// A sparse layout has no index math: it is described as `tpulayout info` does.
 	if sh, err := layout.Parse(text); err == nil && sh.Kind == layout.Array && sh.Layout.IsSparse() {
 		d, err := layout.DescribeSparse(sh)
@@ -158,7 +158,14 @@ func info(text, gen string) ([]byte, error) {
 			return nil, err
 		}
 	}
-	return json.Marshal(report.NewInfo(ix).AddTiling(g))
+	in := report.NewInfo(ix).AddTiling(g)
+	if insight {
+		if g == tpu.NoGeneration {
+			g = tpu.DefaultGeneration
+		}
+		in.AddInsight(g)
+	}
+	return json.Marshal(in)
 }
 
 // defaultLayout is the TPU default shape of dtype and dims on generation gen ("" for

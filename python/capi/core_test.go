@@ -48,7 +48,7 @@ func TestErrorJSONKinds(t *testing.T) {
 }
 
 func TestInfo(t *testing.T) {
-	b, err := info("bf16[300,1000]{1,0:T(8,128)(2,1)}", "")
+	b, err := info("bf16[300,1000]{1,0:T(8,128)(2,1)}", "", false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,10 +59,10 @@ func TestInfo(t *testing.T) {
 	if in.TileCount != 38*8 || in.FootprintBytes != 304*1024*2 || in.TPU == nil || in.TPU.Tiles != in.TileCount {
 		t.Errorf("info: %s", b)
 	}
-	if _, err := info("(f32[2], f32[3])", ""); err == nil || !strings.Contains(err.Error(), "not an array") {
+	if _, err := info("(f32[2], f32[3])", "", false); err == nil || !strings.Contains(err.Error(), "not an array") {
 		t.Errorf("tuple: %v", err)
 	}
-	if _, err := info("f32[2]", "v99"); err == nil {
+	if _, err := info("f32[2]", "v99", false); err == nil {
 		t.Error("unknown generation: no error")
 	}
 }
@@ -79,7 +79,7 @@ func TestInfoCombinedTile(t *testing.T) {
 		{"f32[4,4,4]{2,1,0:T(*,8,128)(2,1)}", 2 * 1},       // combined 16×4, (8,128) tiles
 		{"bf16[300,1000]{1,0:T(8,128)(2,1)}", 38 * 8},      // no combined dims
 	} {
-		b, err := info(c.shape, "")
+		b, err := info(c.shape, "", false)
 		if err != nil {
 			t.Errorf("%s: %v", c.shape, err)
 			continue
@@ -92,7 +92,7 @@ func TestInfoCombinedTile(t *testing.T) {
 			t.Errorf("%s: %d tiles, want %d", c.shape, in.TileCount, c.tiles)
 		}
 	}
-	b, err := info("f32[10,10]{1,0:D(D,C)*(u32)}", "")
+	b, err := info("f32[10,10]{1,0:D(D,C)*(u32)}", "", false)
 	if err != nil || !strings.Contains(string(b), `"sparse":true`) || !strings.Contains(string(b), "stored elements") {
 		t.Errorf("sparse: %s %v", b, err)
 	}

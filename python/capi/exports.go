@@ -75,7 +75,7 @@ func tl_plan_free(handle C.uintptr_t) { cgo.Handle(handle).Delete() }
 //export tl_info
 func tl_info(shape, gen *C.char, out, err **C.char) (rc C.int) {
 	defer guard(err, &rc)
-	b, e := info(C.GoString(shape), C.GoString(gen))
+	b, e := info(C.GoString(shape), C.GoString(gen), false)
 	if e != nil {
 		return setErr(err, e)
 	}

@@ -13,9 +13,9 @@ import (
 // reportRequest is the JSON the Python package passes to tl_report: which report and
 // its arguments, named as the Python functions name them.
 type reportRequest struct {
-	Report string `json:"report"` // explain, hlo or blockspec
+	Report string `json:"report"` // info, explain, hlo or blockspec
 
-	Layout string  `json:"layout"` // explain: the array shape
+	Layout string  `json:"layout"` // info, explain: the array shape
 	Index  []int64 `json:"index"`  // explain: a logical index, or
 	Offset *int64  `json:"offset"` // explain: an element offset
 
@@ -26,7 +26,7 @@ type reportRequest struct {
 
 	Array    string  `json:"array"` // blockspec: the array's shape
 	Block    []int64 `json:"block"`
-	Gen      string  `json:"gen"`
+	Gen      string  `json:"gen"` // blockspec, info
 	Operands int     `json:"operands"`
 }
 
@@ -47,6 +47,8 @@ func buildReport(reqJSON string) ([]byte, error) {
 	}
 	var rep any
 	switch q.Report {
+	case "info":
+		return info(q.Layout, q.Gen, true)
 	case "explain":
 		ix, err := parseArray(q.Layout)
 		if err != nil {

@@ -58,6 +58,12 @@ class Info:
     tile_count: int
     tpu: Optional[dict]
     physical_order: Tuple[int, ...]
+    expansion: float
+    generation: str
+    default_layout: Optional[dict]
+    cheapest: Tuple[dict, ...]
+    no_tpu_layout: str
+    host_row_blocks: Optional[dict]
 
 class SparseInfo:
     shape: str

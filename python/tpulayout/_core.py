@@ -537,7 +537,11 @@ class Info:
     """What ``tpulayout info --json`` prints, plus the count of first-level tiles and
     the TPU view (``tpu``: bytes, padding, tiles, vregs, whether it fits HBM/VMEM on the
     generation; None when the layout has no tiles or does not load into vregs).
-    ``physical_order`` is the logical dims from major to minor (minor_to_major reversed)."""
+    ``physical_order`` is the logical dims from major to minor (minor_to_major reversed).
+    The insight on the generation follows as in the CLI: ``expansion`` (footprint /
+    logical bytes), ``default_layout`` and ``cheapest`` (dicts: shape, bytes, expansion,
+    order, tile_rows, default) or ``no_tpu_layout`` (why there are none), and
+    ``host_row_blocks`` (run, rows, pieces, identical, bytes, note)."""
     shape: str
     dtype: str
     dims: Tuple[int, ...]
@@ -555,6 +559,12 @@ class Info:
     tile_count: int
     tpu: Optional[dict] = field(default=None)
     physical_order: Tuple[int, ...] = ()
+    expansion: float = 0.0
+    generation: str = ""
+    default_layout: Optional[dict] = None
+    cheapest: Tuple[dict, ...] = ()
+    no_tpu_layout: str = ""
+    host_row_blocks: Optional[dict] = None
 
     def __str__(self) -> str:
         return self.shape
@@ -615,10 +625,12 @@ def _parse_cached(text: str) -> Shape:
 
 
 def info(layout: Any, gen: Optional[str] = None) -> Union[Info, SparseInfo]:
-    """Sizes, padding and tiles of an array shape (see :class:`Info`); gen picks the
-    TPU generation of the ``tpu`` view (default v5e). A sparse layout gives a
+    """Sizes, padding and tiles of an array shape, and the insight of ``tpulayout
+    info`` (see :class:`Info`); gen picks the TPU generation of the ``tpu`` view and the
+    insight (default v5e). A sparse layout gives a
     :class:`SparseInfo` instead."""
-    d = _info_json(layout, gen)
+    d = json.loads(call_string(lib.tl_report, json.dumps(
+        {"report": "info", "layout": str(layout), "gen": gen or ""}).encode()))
     if d.get("sparse"):
         return _sparse_info(d)
     return Info(
@@ -627,7 +639,9 @@ def info(layout: Any, gen: Optional[str] = None) -> Union[Info, SparseInfo]:
         tuple((lv["name"], tuple(lv["dims"])) for lv in d["levels"]),
         d["element_bits"], d["logical_elements"], d["logical_bytes"], d["footprint_elements"],
         d["footprint_bytes"], d["padding_elements"], d["padding_fraction"], d["tile_count"],
-        d["tpu"], tuple(d["physical_order"]))
+        d["tpu"], tuple(d["physical_order"]), d["expansion"], d["generation"],
+        d.get("default_layout"), tuple(d.get("cheapest", ())), d.get("no_tpu_layout", ""),
+        d["host_row_blocks"])
 
 
 def default_layout(shape: Sequence[int], dtype: Any, gen: Optional[str] = None) -> str:
