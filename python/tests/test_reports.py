@@ -51,6 +51,7 @@ def test_explain_matches_cli(cli, layout, index, offset):
         want = cli_json(cli, "explain", layout, index)
         idx = [int(v) for v in index.strip("()").split(",") if v]
         got = tpulayout.explain(layout, idx)
+        assert tpulayout.explain(layout, index) == got  # the CLI's text form
     else:
         want = cli_json(cli, "explain", layout, "--offset", str(offset))
         got = tpulayout.explain(layout, offset=offset)
@@ -64,6 +65,8 @@ def test_explain_errors():
         tpulayout.explain("f32[3,5]", offset=15)
     with pytest.raises(TypeError):
         tpulayout.explain("f32[3,5]", (0, 1), offset=1)
+    with pytest.raises(tpulayout.InputError, match="index"):
+        tpulayout.explain("f32[3,5]", "1,x")
     with pytest.raises(tpulayout.LayoutError):
         tpulayout.explain("f32[3,5]{1,0:T(0,4)}", (0, 1))
 

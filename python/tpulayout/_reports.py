@@ -8,6 +8,7 @@ import json
 import os
 from typing import Any, Optional, Sequence
 
+from ._errors import InputError
 from ._lib import call_string, lib
 
 
@@ -21,7 +22,7 @@ def _ints(v: Any, what: str) -> list:
     except TypeError:
         return [int(v)]  # a bare int: a rank-1 index or block
     except ValueError as e:
-        raise ValueError(f"tpulayout: {what} {v!r}: {e}") from None
+        raise InputError(f"tpulayout: {what} {v!r}: {e}") from None
 
 
 def explain(layout: Any, index: Optional[Sequence[int]] = None, *,
@@ -29,13 +30,17 @@ def explain(layout: Any, index: Optional[Sequence[int]] = None, *,
     """Where the element at a logical ``index`` lives in ``layout`` (its element, byte
     and bit offsets, physical and expanded index, and tile and position in the tile at
     every tile level), or with ``offset=N`` what lives at element offset N: the element
-    there, or why it is padding. A scalar's index is ``()``. Returns the dict of
+    there, or why it is padding. The index is a sequence of ints, or text as the CLI
+    takes it ("2,3", "(2,3)"); a scalar's is ``()`` or ``""``. Returns the dict of
     ``tpulayout explain --json``."""
     if (index is None) == (offset is None):
         raise TypeError("tpulayout.explain takes an index or offset=N (one of them)")
     req: dict = {"report": "explain", "layout": str(layout)}
     if offset is not None:
         req["offset"] = int(offset)
+    elif isinstance(index, str):
+        text = index.strip().strip("()[]").strip()
+        req["index"] = _ints([p.strip() for p in text.split(",")] if text else [], "index")
     else:
         req["index"] = _ints(index, "index")
     return _report(**req)
