@@ -24,6 +24,9 @@ func defaultBlockBytes() int {
 // it writes before they are read again, and streaming them saves the read of each;
 // below it ordinary stores won (bench/design-notes.md).
 func streamingBytes() int64 {
+	if w := wisdom.Load(); w != nil && w.StreamingBytes > 0 {
+		return w.StreamingBytes // measured (relayout-bench -tune)
+	}
 	l2, l3 := cacheBytes()
 	if l3 > 0 {
 		return int64(l3) / 2

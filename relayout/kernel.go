@@ -181,7 +181,7 @@ func (p *Plan) compile() {
 	// end of the range (a fence per run costs more than the stores save), and so do the
 	// short transpose blocks of permuted plans; other transposes fence once per block
 	// (bench/design-notes.md).
-	p.stream, p.readAhead = p.streams(k), p.readsAhead()
+	p.stream, p.readAhead = k.kind != kElem && p.opts.storesOr(p.streams(k)), p.readsAhead()
 	p.settle(&k)
 	p.kern = k
 	p.fillRow = p.packFillRow()
@@ -233,8 +233,12 @@ func (p *Plan) bind(k *kernel) {
 			p.makeScratch(k)
 		}
 		switch {
+		case k.p == 4 && in && k.packConv == nil && p.f8Quads() != nil:
+			k.quad = p.f8Quads()
 		case k.p == 4 && in:
 			k.quad = ks.Interleave8x4Rows
+		case k.p == 4 && k.packConv == nil && p.f8Unquads() != nil:
+			k.quad = p.f8Unquads()
 		case k.p == 4:
 			k.quad = ks.Deinterleave8x4Rows
 		case (k.packConv != nil || p.dt == p.st) && in:
@@ -280,7 +284,7 @@ func (p *Plan) bind(k *kernel) {
 // transposeStreamingBytes, whose blocks store a line to each of many destination rows a
 // power of two apart: stored in the cache, those lines evict each other before they are
 // written whole (f32 1024² transpose: 0.40 of copy() with ordinary stores, 0.81 streamed).
-// Not the transposes into tiles, whose lines go 4 or 8 rows to a tile (f32 1024² →
+// Not the transposes into tiles of 4 or 8 rows, whose lines go 4 or 8 rows to a tile (f32 1024² →
 // {0,1:T(8,128)}: 1.08–1.10 with ordinary stores, 0.68–0.69 streamed).
 func (p *Plan) streams(k kernel) bool {
 	b := p.dst.FootprintBytes()
@@ -291,7 +295,10 @@ func (p *Plan) streams(k kernel) bool {
 		return true
 	}
 	ub := k.unit * int64(p.dbits/8)
-	plain := k.kind == kTranspose && p.dt == p.st && p.dbits == p.sbits && !p.writesTiles(&k, ub)
+	// Tiles of two word rows (s8 {0,1:T(8,128)(4,1)}) take 16 rows a block, each in a
+	// different tile a power of two apart, as plain transposes do (s8 4096² on a Xeon
+	// VM of family 6 model 207: 0.9 GB/s with ordinary stores, 3.3 streamed).
+	plain := k.kind == kTranspose && p.dt == p.st && p.dbits == p.sbits && (!p.writesTiles(&k, ub) || k.cols == 2)
 	// Reading tiles back stores whole lines into 4 or 8 rows at a time: only rows a page
 	// apart fall in one L1 set (f32 1024² ← {0,1:T(8,128)}: 0.53 → 0.89–1.00 streamed;
 	// s8 2048² quads, rows 2 KiB apart: 1.07 → 0.92).
@@ -302,12 +309,13 @@ func (p *Plan) streams(k kernel) bool {
 }
 
 // planTiles sets k.tiles for a transpose of 32-bit units (same-type, or converted
-// first) whose blocks are a quarter or half of a source line wide, and whose repeats
-// are the next blocks of the same source rows, each into its own destination tile
-// ({1,0} → {0,1:T(8,128)} and its (2,1) and (4,1) packed forms): 16/cols repeats at
-// once make a 16-unit-wide transpose whose loads are whole lines and whose destination
-// rows, 4 or 8 to a tile, are whole lines too, where one block at a time loaded half
-// lines and stored 16-byte pieces. Only where the simd set has such kernels: elsewhere
+// first) whose blocks are an eighth, a quarter or half of a source line wide, and whose
+// repeats are the next blocks of the same source rows, each into its own destination
+// tile ({1,0} → {0,1:T(8,128)} and its (2,1) and (4,1) packed forms; an eighth is the
+// two word rows of s8 {0,1:T(8,128)(4,1)}): 16/cols repeats at once make a 16-unit-wide
+// transpose whose loads are whole lines and whose destination rows, 2, 4 or 8 to a
+// tile, are whole lines too, where one block at a time loaded part lines and stored
+// 16-byte pieces. Only where the simd set has such kernels: elsewhere
 // reading tiles back unstaged lost (bench/design-notes.md).
 //
 // The inverse, reading such tiles back into rows ({0,1:T(8,128)} → {1,0}), sets
@@ -322,18 +330,18 @@ func (p *Plan) planTiles(k *kernel, ub int64) {
 }
 
 // writesTiles reports whether a transpose of ub-byte units writes tiles as planTiles
-// says: blocks a quarter or half of a source line wide whose repeats continue the
+// says: blocks an eighth, a quarter or half of a source line wide whose repeats continue the
 // source rows, each into its own destination tile.
 func (p *Plan) writesTiles(k *kernel, ub int64) bool {
-	return ub == 4 && (k.cols == 4 || k.cols == 8) && k.rows%16 == 0 && k.repSrc == k.cols*k.unit && k.rep >= 16/k.cols && p.k().TileKernels(int(k.cols))
+	return ub == 4 && (k.cols == 2 || k.cols == 4 || k.cols == 8) && k.rows%16 == 0 && k.repSrc == k.cols*k.unit && k.rep >= 16/k.cols && p.k().TileKernels(int(k.cols))
 }
 
 // readsTiles reports whether a same-type transpose of 32-bit units reads tiles back as
-// planTiles says: blocks a quarter or half of a destination line wide whose repeats
+// planTiles says: blocks an eighth, a quarter or half of a destination line wide whose repeats
 // continue the destination rows, each from its own source tile. Their destination
 // rows are then whole lines, so they need no staging (stagesRows).
 func (p *Plan) readsTiles(k *kernel, ub int64) bool {
-	return ub == 4 && p.dt == p.st && p.dbits == p.sbits && (k.rows == 4 || k.rows == 8) && k.cols%16 == 0 && k.repDst == k.rows*k.unit && k.rep >= 16/k.rows && p.k().TileKernels(int(k.rows))
+	return ub == 4 && p.dt == p.st && p.dbits == p.sbits && (k.rows == 2 || k.rows == 4 || k.rows == 8) && k.cols%16 == 0 && k.repDst == k.rows*k.unit && k.rep >= 16/k.rows && p.k().TileKernels(int(k.rows))
 }
 
 // stagesRows reports whether a same-type transpose's blocks write destination rows
@@ -622,10 +630,42 @@ func (p *Plan) fusedPack(pk int64, interleave bool) bool {
 		return same && p.dbits == 16 || p.st == layout.F32 && p.sbits == 32 && (p.dt == layout.BF16 || p.dt == layout.F16) && p.dbits == 16
 	case pk == 2:
 		return same && p.dbits == 16 || p.st == layout.BF16 && p.sbits == 16 && p.dt == layout.F32 && p.dbits == 32
+	case pk == 4 && interleave:
+		return same && p.dbits == 8 || p.f8Quads() != nil
 	case pk == 4:
-		return same && p.dbits == 8
+		return same && p.dbits == 8 || p.f8Unquads() != nil
 	}
 	return false
+}
+
+// f8Unquads is the simd kernel that unpacks (4,1) quads of the source's f8 type into
+// f32 rows in one pass, or nil.
+func (p *Plan) f8Unquads() func(r0, r1, r2, r3, src []byte, n int, r simd.Rows) {
+	if p.dt != layout.F32 || p.dbits != 32 || p.sbits != 8 {
+		return nil
+	}
+	switch p.st {
+	case layout.F8E4M3FN:
+		return p.k().F8E4M3FNDeinterleave8x4ToF32Rows
+	case layout.F8E5M2:
+		return p.k().F8E5M2Deinterleave8x4ToF32Rows
+	}
+	return nil
+}
+
+// f8Quads is the simd kernel that converts f32 rows to the destination's f8 type and
+// packs them in (4,1) quads in one pass, or nil.
+func (p *Plan) f8Quads() func(dst, r0, r1, r2, r3 []byte, n int, r simd.Rows) {
+	if p.st != layout.F32 || p.sbits != 32 || p.dbits != 8 {
+		return nil
+	}
+	switch p.dt {
+	case layout.F8E4M3FN:
+		return p.k().F32ToF8E4M3FNInterleave8x4Rows
+	case layout.F8E5M2:
+		return p.k().F32ToF8E5M2Interleave8x4Rows
+	}
+	return nil
 }
 
 // transpose finds a block transpose between the destination-contiguous loop and the

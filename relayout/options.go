@@ -19,6 +19,61 @@ type options struct {
 	pad        padPolicy
 	padValue   float64
 	generic    bool // force the per-element path (tests and benchmarks)
+	stores     Stores
+}
+
+// Stores says how a plan stores its destination: [StoresAuto] decides from the sizes
+// (see [Wisdom]), [StoresStream] uses non-temporal stores wherever a kernel has them,
+// [StoresCache] never does. The choice changes the speed of a copy, never its bytes.
+type Stores uint8
+
+const (
+	StoresAuto Stores = iota
+	StoresStream
+	StoresCache
+)
+
+func (s Stores) String() string {
+	switch s {
+	case StoresStream:
+		return "stream"
+	case StoresCache:
+		return "cache"
+	}
+	return "auto"
+}
+
+// ParseStores reads a [Stores] from its name: "auto", "stream" or "cache".
+func ParseStores(name string) (Stores, error) {
+	for _, s := range []Stores{StoresAuto, StoresStream, StoresCache} {
+		if s.String() == name {
+			return s, nil
+		}
+	}
+	return StoresAuto, fmt.Errorf("relayout: stores %q: want auto, stream or cache", name)
+}
+
+// WithStores sets how the plan stores its destination (default [StoresAuto]): for
+// measuring which way is faster on a machine, as relayout-bench -stores and -tune do.
+func WithStores(s Stores) Option {
+	return func(o *options) error {
+		if s > StoresCache {
+			return fmt.Errorf("relayout: WithStores(%d): want StoresAuto, StoresStream or StoresCache", s)
+		}
+		o.stores = s
+		return nil
+	}
+}
+
+// storesOr is whether to stream given the sizes' choice auto.
+func (o *options) storesOr(auto bool) bool {
+	switch o.stores {
+	case StoresStream:
+		return true
+	case StoresCache:
+		return false
+	}
+	return auto
 }
 
 type padPolicy uint8

@@ -52,6 +52,10 @@ func NewPlan(dst, src layout.Shape, opts ...Option) (*Plan, error) {
 	}
 	if e := planTwoPass(p, dst, src, opts); e != nil {
 		p.exec = e
+	} else if e := planNibbleTiles(p, dst, src); e != nil {
+		p.exec = e
+	} else if e := planNibbleWords(p, dst, src); e != nil {
+		p.exec = e
 	} else if e := planSubByte(p, dst, src, opts); e != nil {
 		p.exec = e
 	}
@@ -61,6 +65,9 @@ func NewPlan(dst, src layout.Shape, opts ...Option) (*Plan, error) {
 // newPlan is NewPlan without the two-pass and sub-byte executors: the loop nest, or the
 // per-element path when there is none.
 func newPlan(dst, src layout.Shape, opts []Option) (*Plan, error) {
+	if err := loadWisdom(); err != nil {
+		return nil, err
+	}
 	o := defaultOptions()
 	for _, opt := range opts {
 		if err := opt(&o); err != nil {

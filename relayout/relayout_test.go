@@ -120,7 +120,11 @@ var tpuTilings = map[layout.DType][][]layout.Tile{
 	layout.F32:  {{{8, 128}}, {{1, 128}}, {{2, 128}}, {{4, 128}}},
 	layout.BF16: {{{8, 128}, {2, 1}}, {{16, 128}, {2, 1}}, {{2, 128}, {2, 1}}, {{4, 128}, {2, 1}}, {{8, 128}, {2, 1, 1, 1}}, {{1024}, {128}, {2, 1}}},
 	layout.S8:   {{{32, 128}, {4, 1}}, {{8, 128}, {4, 1}}},
-	layout.S4:   {{{64, 128}, {8, 1}}},
+	layout.U8:   {{{32, 128}, {4, 1}}, {{8, 128}, {4, 1}}},
+	// fp8 KV caches and weights: TPU's 8-bit tilings.
+	layout.F8E4M3FN: {{{32, 128}, {4, 1}}, {{8, 128}, {4, 1}}},
+	layout.F8E5M2:   {{{32, 128}, {4, 1}}, {{8, 128}, {4, 1}}},
+	layout.S4:       {{{64, 128}, {8, 1}}, {{8, 128}, {8, 1}}},
 }
 
 // randomPerm is a random minor_to_major of rank dims.
@@ -196,6 +200,10 @@ func randomPair(r *rand.Rand) pairCase {
 		{layout.F32, layout.BF16}, {layout.F32, layout.F16}, {layout.S8, layout.S8}, {layout.S4, layout.S4},
 		{layout.U8, layout.F32}, {layout.F64, layout.S32}, {layout.C128, layout.C128}, {layout.Pred, layout.Pred},
 		{layout.S4, layout.S8}, {layout.U16, layout.U16}, {layout.F8E4M3FN, layout.BF16},
+		// the f8 kernels and per-element runs (simd F32ToF8*Rows, f8Run)
+		{layout.F8E4M3FN, layout.F32}, {layout.F8E5M2, layout.F32}, {layout.F32, layout.F8E4M3FN},
+		{layout.F32, layout.F8E5M2}, {layout.F8E5M2, layout.F16}, {layout.BF16, layout.F8E5M2},
+		{layout.F8E4M3FN, layout.F8E4M3FN}, {layout.U8, layout.U8},
 		// buffer.Converter's run paths: a table, halves, float64 and integer passes
 		{layout.F32, layout.S8}, {layout.BF16, layout.F16}, {layout.F16, layout.BF16}, {layout.BF16, layout.F64},
 		{layout.S32, layout.S64}, {layout.U32, layout.F32}, {layout.Pred, layout.F32},
@@ -387,6 +395,23 @@ func checkNamed(t *testing.T, seed uint64, pairs []namedPair, variants ...pairCa
 			}
 		}
 	}
+}
+
+// TestF8 covers the conversions to and from f8e4m3fn and f8e5m2: f32 rows converted
+// and packed in (4,1) quads in one kernel, the other packings and transposes through
+// the f8 run kernels, from and to bf16 and f16 through their per-element form.
+func TestF8(t *testing.T) {
+	checkNamed(t, 31, []namedPair{
+		{"f32[%d,%d]{1,0}", "f8e4m3fn[%d,%d]{1,0:T(8,128)(4,1)}", "interleave"},
+		{"f32[%d,%d]{1,0}", "f8e5m2[%d,%d]{1,0:T(32,128)(4,1)}", "interleave"},
+		{"f8e4m3fn[%d,%d]{1,0:T(8,128)(4,1)}", "f32[%d,%d]{1,0}", "deinterleave"},
+		{"f8e5m2[%d,%d]{1,0:T(32,128)(4,1)}", "f32[%d,%d]{1,0}", "deinterleave"},
+		{"f32[%d,%d]{1,0}", "f8e4m3fn[%d,%d]{0,1:T(8,128)(4,1)}", "transpose"},
+		{"bf16[%d,%d]{1,0}", "f8e5m2[%d,%d]{1,0}", "copy"},
+		{"f16[%d,%d]{1,0}", "f8e4m3fn[%d,%d]{1,0:T(8,128)(4,1)}", "interleave"},
+		{"f8e4m3fn[%d,%d]{1,0:T(32,128)(4,1)}", "bf16[%d,%d]{1,0}", "deinterleave"},
+	}, pairCase{stream: true}, pairCase{opts: []Option{WithPadLeave(), WithBlockBytes(256)}},
+		pairCase{opts: []Option{WithPadValue(-1.5), WithWorkers(3)}})
 }
 
 // TestTransposedPacking covers layouts whose packed words hold elements that are adjacent

@@ -16,6 +16,7 @@ var tilePairs = []namedPair{
 	{"f32[%d,%d]{1,0}", "f32[%d,%d]{0,1:T(8,128)}", "transpose"},
 	{"bf16[%d,%d]{1,0}", "bf16[%d,%d]{0,1:T(8,128)(2,1)}", "transpose"},
 	{"s8[%d,%d]{1,0}", "s8[%d,%d]{0,1:T(32,128)(4,1)}", "transpose"},
+	{"u8[%d,%d]{1,0}", "u8[%d,%d]{0,1:T(8,128)(4,1)}", "transpose"}, // tiles of 2 word rows
 	// Converted first, then transposed from scratch.
 	{"f32[%d,%d]{1,0}", "bf16[%d,%d]{0,1:T(8,128)(2,1)}", "transpose"},
 	{"bf16[%d,%d]{1,0}", "f32[%d,%d]{0,1:T(8,128)}", "transpose"},
@@ -24,6 +25,7 @@ var tilePairs = []namedPair{
 	{"f32[%d,%d]{0,1:T(8,128)}", "f32[%d,%d]{1,0}", "transpose"},
 	{"bf16[%d,%d]{0,1:T(8,128)(2,1)}", "bf16[%d,%d]{1,0}", "transpose"},
 	{"s8[%d,%d]{0,1:T(32,128)(4,1)}", "s8[%d,%d]{1,0}", "transpose"},
+	{"s8[%d,%d]{0,1:T(8,128)(4,1)}", "s8[%d,%d]{1,0}", "transpose"},
 }
 
 // tileSizes reach Transpose32Tiles with several 16-unit blocks a row, odd rows and
@@ -99,6 +101,9 @@ func TestTilesChosen(t *testing.T) {
 		{"f32[1024,1024]{0,1:T(8,128)}", "f32[1024,1024]{1,0}", 2},
 		{"bf16[8192,8192]{0,1:T(8,128)(2,1)}", "bf16[8192,8192]{1,0}", 4},
 		{"s8[8192,8192]{0,1:T(32,128)(4,1)}", "s8[8192,8192]{1,0}", 2},
+		{"s8[8192,8192]{1,0}", "s8[8192,8192]{0,1:T(8,128)(4,1)}", 8},
+		{"u8[2048,2048]{1,0}", "u8[2048,2048]{0,1:T(8,128)(4,1)}", 8},
+		{"s8[8192,8192]{0,1:T(8,128)(4,1)}", "s8[8192,8192]{1,0}", 8},
 	} {
 		for _, name := range []string{"avx2", "avx512"} {
 			p, err := NewPlan(layout.MustParse(c.dst), layout.MustParse(c.src), WithWorkers(1), WithKernel(name))

@@ -50,11 +50,12 @@ type asmSet struct {
 	// transpose8w8 16×8 ones: the columns right of the last whole block (reading such
 	// bytes back).
 	transpose8h8, transpose8w8 func(dst *byte, dstStride int, src *byte, srcStride int, n int)
-	// tiles32 and tiles32NT are the 16×16 32-bit transposes into groups of 8 and 4
-	// destination rows (indexed by g/8), for Transpose32Tiles; nil where there are none.
-	tiles32, tiles32NT [2]func(dst *byte, dstStride, groupStride int, src *byte, srcStride int, n int)
+	// tiles32 and tiles32NT are the 16×16 32-bit transposes into groups of 2, 4 and 8
+	// destination rows (indexed by tileIndex), for Transpose32Tiles; nil where there
+	// are none. Groups of 2 are the word rows of an 8-bit T(8,128)(4,1) tile.
+	tiles32, tiles32NT [3]func(dst *byte, dstStride, groupStride int, src *byte, srcStride int, n int)
 	// from32 and from32NT are their inverses, for Transpose32FromTiles.
-	from32, from32NT [2]func(dst *byte, dstStride int, src *byte, srcStride, groupStride int, n int)
+	from32, from32NT [3]func(dst *byte, dstStride int, src *byte, srcStride, groupStride int, n int)
 	// narrower takes a transpose's edges that are too thin for this set's blocks but
 	// not for its own (a 64×8 f32 block is all edge for AVX-512's 16×16 kernel).
 	narrower *asmSet
@@ -77,18 +78,18 @@ var avx2Set = &asmSet{
 	f32ToF16: f32ToF16AVX2, f32ToF16NT: f32ToF16NTAVX2,
 	f32ToF16Interleave: f32ToF16InterleaveAVX2, f32ToF16InterleaveNT: f32ToF16InterleaveNTAVX2,
 	f16ToF32: f16ToF32AVX2, f16ToF32NT: f16ToF32NTAVX2,
-	rows:        rowAsm{vw: 32, copy: copyRowsAVX2, f32ToBF16: f32ToBF16RowsAVX2, f32ToF16: f32ToF16RowsAVX2, bf16ToF32: bf16ToF32RowsAVX2, f16ToF32: f16ToF32RowsAVX2, interleave16: interleave16RowsAVX2, deinterleave16: deinterleave16RowsAVX2, f32ToBF16Interleave: f32ToBF16InterleaveRowsAVX2, f32ToF16Interleave: f32ToF16InterleaveRowsAVX2, interleave8x4: interleave8x4RowsAVX2, deinterleave8x4: deinterleave8x4RowsAVX2, bf16DeintToF32: bf16DeinterleaveToF32RowsAVX2},
-	rowsNT:      rowAsm{vw: 32, copy: copyRowsNTAVX2, f32ToBF16: f32ToBF16RowsNTAVX2, f32ToF16: f32ToF16RowsNTAVX2, bf16ToF32: bf16ToF32RowsNTAVX2, f16ToF32: f16ToF32RowsNTAVX2, interleave16: interleave16RowsNTAVX2, deinterleave16: deinterleave16RowsNTAVX2, f32ToBF16Interleave: f32ToBF16InterleaveRowsNTAVX2, f32ToF16Interleave: f32ToF16InterleaveRowsNTAVX2, interleave8x4: interleave8x4RowsNTAVX2, deinterleave8x4: deinterleave8x4RowsNTAVX2, bf16DeintToF32: bf16DeinterleaveToF32RowsNTAVX2},
+	rows:        rowAsm{vw: 32, copy: copyRowsAVX2, f32ToBF16: f32ToBF16RowsAVX2, f32ToF16: f32ToF16RowsAVX2, bf16ToF32: bf16ToF32RowsAVX2, f16ToF32: f16ToF32RowsAVX2, interleave16: interleave16RowsAVX2, deinterleave16: deinterleave16RowsAVX2, f32ToBF16Interleave: f32ToBF16InterleaveRowsAVX2, f32ToF16Interleave: f32ToF16InterleaveRowsAVX2, interleave8x4: interleave8x4RowsAVX2, deinterleave8x4: deinterleave8x4RowsAVX2, bf16DeintToF32: bf16DeinterleaveToF32RowsAVX2, f32ToF8E4M3FNInterleave8x4: f32ToF8E4M3FNInterleave8x4RowsAVX2, f32ToF8E5M2Interleave8x4: f32ToF8E5M2Interleave8x4RowsAVX2, splitNibbles: splitNibblesRowsAVX2, f8E4M3FNDeintToF32: f8E4M3FNDeinterleaveToF32RowsAVX2, f8E5M2DeintToF32: f8E5M2DeinterleaveToF32RowsAVX2, f32ToF8E4M3FN: f32ToF8E4M3FNRowsAVX2, f32ToF8E5M2: f32ToF8E5M2RowsAVX2},
+	rowsNT:      rowAsm{vw: 32, copy: copyRowsNTAVX2, f32ToBF16: f32ToBF16RowsNTAVX2, f32ToF16: f32ToF16RowsNTAVX2, bf16ToF32: bf16ToF32RowsNTAVX2, f16ToF32: f16ToF32RowsNTAVX2, interleave16: interleave16RowsNTAVX2, deinterleave16: deinterleave16RowsNTAVX2, f32ToBF16Interleave: f32ToBF16InterleaveRowsNTAVX2, f32ToF16Interleave: f32ToF16InterleaveRowsNTAVX2, interleave8x4: interleave8x4RowsNTAVX2, deinterleave8x4: deinterleave8x4RowsNTAVX2, bf16DeintToF32: bf16DeinterleaveToF32RowsNTAVX2, f32ToF8E4M3FNInterleave8x4: f32ToF8E4M3FNInterleave8x4RowsNTAVX2, f32ToF8E5M2Interleave8x4: f32ToF8E5M2Interleave8x4RowsNTAVX2, splitNibbles: splitNibblesRowsNTAVX2, f8E4M3FNDeintToF32: f8E4M3FNDeinterleaveToF32RowsNTAVX2, f8E5M2DeintToF32: f8E5M2DeinterleaveToF32RowsNTAVX2, f32ToF8E4M3FN: f32ToF8E4M3FNRowsNTAVX2, f32ToF8E5M2: f32ToF8E5M2RowsNTAVX2},
 	rowsEdgesW:  edgeAsm{copy: copyRowsNTWAVX2, deinterleave16: deinterleave16RowsNTWAVX2, bf16DeintToF32: bf16DeinterleaveToF32RowsNTWAVX2, lo16: extract16LoRowsNTWAVX2, hi16: extract16HiRowsNTWAVX2, loToF32: bf16ExtractLoToF32RowsNTWAVX2, hiToF32: bf16ExtractHiToF32RowsNTWAVX2},
 	rowsEdges:   edgeAsm{copy: copyRowsNTEAVX2, f32ToBF16: f32ToBF16RowsNTEAVX2, f32ToF16: f32ToF16RowsNTEAVX2, bf16ToF32: bf16ToF32RowsNTEAVX2, f16ToF32: f16ToF32RowsNTEAVX2, interleave16: interleave16RowsNTEAVX2, deinterleave16: deinterleave16RowsNTEAVX2, f32ToBF16Interleave: f32ToBF16InterleaveRowsNTEAVX2, f32ToF16Interleave: f32ToF16InterleaveRowsNTEAVX2, interleave8x4: interleave8x4RowsNTEAVX2, deinterleave8x4: deinterleave8x4RowsNTEAVX2, bf16DeintToF32: bf16DeinterleaveToF32RowsNTEAVX2},
 	transpose32: transpose32AVX2, transpose16: transpose16AVX2, transpose8: transpose8AVX2,
 	transpose32NT: blockPairsNT(transpose32NTAVX2, transpose32AVX2, 8, 4),
 	transpose16NT: blockPairsNT(transpose16NTAVX2, transpose16AVX2, 16, 2),
 	transpose32w4: transpose32w4AVX2, transpose32h4: transpose32h4AVX2, transpose8h8: transpose8h8AVX2, transpose8w8: transpose8w8AVX2,
-	tiles32:   [2]func(*byte, int, int, *byte, int, int){transpose32g4AVX2, transpose32g8AVX2},
-	tiles32NT: [2]func(*byte, int, int, *byte, int, int){transpose32g4NTAVX2, transpose32g8NTAVX2},
-	from32:    [2]func(*byte, int, *byte, int, int, int){transpose32f4AVX2, transpose32f8AVX2},
-	from32NT:  [2]func(*byte, int, *byte, int, int, int){transpose32f4NTAVX2, transpose32f8NTAVX2},
+	tiles32:   [3]func(*byte, int, int, *byte, int, int){transpose32g2AVX2, transpose32g4AVX2, transpose32g8AVX2},
+	tiles32NT: [3]func(*byte, int, int, *byte, int, int){transpose32g2NTAVX2, transpose32g4NTAVX2, transpose32g8NTAVX2},
+	from32:    [3]func(*byte, int, *byte, int, int, int){transpose32f2AVX2, transpose32f4AVX2, transpose32f8AVX2},
+	from32NT:  [3]func(*byte, int, *byte, int, int, int){transpose32f2NTAVX2, transpose32f4NTAVX2, transpose32f8NTAVX2},
 	t32:       8, t16: 16, t8: 16,
 }
 
@@ -106,17 +107,17 @@ var avx512Set = &asmSet{
 	f32ToF16: f32ToF16AVX512, f32ToF16NT: f32ToF16NTAVX512,
 	f32ToF16Interleave: f32ToF16InterleaveAVX512, f32ToF16InterleaveNT: f32ToF16InterleaveNTAVX512,
 	f16ToF32: f16ToF32AVX512, f16ToF32NT: f16ToF32NTAVX512,
-	rows:        rowAsm{vw: 64, copy: copyRowsAVX512, f32ToBF16: f32ToBF16RowsAVX512, f32ToF16: f32ToF16RowsAVX512, bf16ToF32: bf16ToF32RowsAVX512, f16ToF32: f16ToF32RowsAVX512, interleave16: interleave16RowsAVX512, deinterleave16: deinterleave16RowsAVX512, f32ToBF16Interleave: f32ToBF16InterleaveRowsAVX512, f32ToF16Interleave: f32ToF16InterleaveRowsAVX512, interleave8x4: interleave8x4RowsAVX512, deinterleave8x4: deinterleave8x4RowsAVX512, bf16DeintToF32: bf16DeinterleaveToF32RowsAVX512},
-	rowsNT:      rowAsm{vw: 64, copy: copyRowsNTAVX512, f32ToBF16: f32ToBF16RowsNTAVX512, f32ToF16: f32ToF16RowsNTAVX512, bf16ToF32: bf16ToF32RowsNTAVX512, f16ToF32: f16ToF32RowsNTAVX512, interleave16: interleave16RowsNTAVX512, deinterleave16: deinterleave16RowsNTAVX512, f32ToBF16Interleave: f32ToBF16InterleaveRowsNTAVX512, f32ToF16Interleave: f32ToF16InterleaveRowsNTAVX512, interleave8x4: interleave8x4RowsNTAVX512, deinterleave8x4: deinterleave8x4RowsNTAVX512, bf16DeintToF32: bf16DeinterleaveToF32RowsNTAVX512},
+	rows:        rowAsm{vw: 64, copy: copyRowsAVX512, f32ToBF16: f32ToBF16RowsAVX512, f32ToF16: f32ToF16RowsAVX512, bf16ToF32: bf16ToF32RowsAVX512, f16ToF32: f16ToF32RowsAVX512, interleave16: interleave16RowsAVX512, deinterleave16: deinterleave16RowsAVX512, f32ToBF16Interleave: f32ToBF16InterleaveRowsAVX512, f32ToF16Interleave: f32ToF16InterleaveRowsAVX512, interleave8x4: interleave8x4RowsAVX512, deinterleave8x4: deinterleave8x4RowsAVX512, bf16DeintToF32: bf16DeinterleaveToF32RowsAVX512, f32ToF8E4M3FNInterleave8x4: f32ToF8E4M3FNInterleave8x4RowsAVX512, f32ToF8E5M2Interleave8x4: f32ToF8E5M2Interleave8x4RowsAVX512, splitNibbles: splitNibblesRowsAVX512, f8E4M3FNDeintToF32: f8E4M3FNDeinterleaveToF32RowsAVX512, f8E5M2DeintToF32: f8E5M2DeinterleaveToF32RowsAVX512, f32ToF8E4M3FN: f32ToF8E4M3FNRowsAVX512, f32ToF8E5M2: f32ToF8E5M2RowsAVX512},
+	rowsNT:      rowAsm{vw: 64, copy: copyRowsNTAVX512, f32ToBF16: f32ToBF16RowsNTAVX512, f32ToF16: f32ToF16RowsNTAVX512, bf16ToF32: bf16ToF32RowsNTAVX512, f16ToF32: f16ToF32RowsNTAVX512, interleave16: interleave16RowsNTAVX512, deinterleave16: deinterleave16RowsNTAVX512, f32ToBF16Interleave: f32ToBF16InterleaveRowsNTAVX512, f32ToF16Interleave: f32ToF16InterleaveRowsNTAVX512, interleave8x4: interleave8x4RowsNTAVX512, deinterleave8x4: deinterleave8x4RowsNTAVX512, bf16DeintToF32: bf16DeinterleaveToF32RowsNTAVX512, f32ToF8E4M3FNInterleave8x4: f32ToF8E4M3FNInterleave8x4RowsNTAVX512, f32ToF8E5M2Interleave8x4: f32ToF8E5M2Interleave8x4RowsNTAVX512, splitNibbles: splitNibblesRowsNTAVX512, f8E4M3FNDeintToF32: f8E4M3FNDeinterleaveToF32RowsNTAVX512, f8E5M2DeintToF32: f8E5M2DeinterleaveToF32RowsNTAVX512, f32ToF8E4M3FN: f32ToF8E4M3FNRowsNTAVX512, f32ToF8E5M2: f32ToF8E5M2RowsNTAVX512},
 	rowsEdgesW:  edgeAsm{narrow: true, copy: copyRowsNTWAVX2, deinterleave16: deinterleave16RowsNTWAVX2, bf16DeintToF32: bf16DeinterleaveToF32RowsNTWAVX2, lo16: extract16LoRowsNTWAVX2, hi16: extract16HiRowsNTWAVX2, loToF32: bf16ExtractLoToF32RowsNTWAVX2, hiToF32: bf16ExtractHiToF32RowsNTWAVX2},
 	rowsEdges:   edgeAsm{narrow: true, copy: copyRowsNTEAVX2, f32ToBF16: f32ToBF16RowsNTEAVX2, f32ToF16: f32ToF16RowsNTEAVX2, bf16ToF32: bf16ToF32RowsNTEAVX2, f16ToF32: f16ToF32RowsNTEAVX2, interleave16: interleave16RowsNTEAVX2, deinterleave16: deinterleave16RowsNTEAVX2, f32ToBF16Interleave: f32ToBF16InterleaveRowsNTEAVX2, f32ToF16Interleave: f32ToF16InterleaveRowsNTEAVX2, interleave8x4: interleave8x4RowsNTEAVX2, deinterleave8x4: deinterleave8x4RowsNTEAVX2, bf16DeintToF32: bf16DeinterleaveToF32RowsNTEAVX2},
 	transpose32: transpose32AVX512, transpose16: transpose16AVX512, transpose8: transpose8AVX512,
 	transpose32NT: transpose32NTAVX512, transpose16NT: transpose16NTAVX512, transpose8NT: transpose8NTAVX512,
 	transpose32w4: transpose32w4AVX512, transpose32h4: transpose32h4AVX512, transpose8h8: transpose8h8AVX2, transpose8w8: transpose8w8AVX2,
-	tiles32:   [2]func(*byte, int, int, *byte, int, int){transpose32g4AVX512, transpose32g8AVX512},
-	tiles32NT: [2]func(*byte, int, int, *byte, int, int){transpose32g4NTAVX512, transpose32g8NTAVX512},
-	from32:    [2]func(*byte, int, *byte, int, int, int){transpose32f4AVX512, transpose32f8AVX512},
-	from32NT:  [2]func(*byte, int, *byte, int, int, int){transpose32f4NTAVX512, transpose32f8NTAVX512},
+	tiles32:   [3]func(*byte, int, int, *byte, int, int){transpose32g2AVX512, transpose32g4AVX512, transpose32g8AVX512},
+	tiles32NT: [3]func(*byte, int, int, *byte, int, int){transpose32g2NTAVX512, transpose32g4NTAVX512, transpose32g8NTAVX512},
+	from32:    [3]func(*byte, int, *byte, int, int, int){transpose32f2AVX512, transpose32f4AVX512, transpose32f8AVX512},
+	from32NT:  [3]func(*byte, int, *byte, int, int, int){transpose32f2NTAVX512, transpose32f4NTAVX512, transpose32f8NTAVX512},
 	t32:       16, t16: 32, t8: 64, alignT8: true,
 	narrower: avx2Set,
 }
@@ -647,8 +648,8 @@ func (s *asmSet) alignHead(w int, dst []byte, dstStride, rows, cols int, nt bool
 	return m / w
 }
 
-// transpose32Tiles is Transpose32Tiles: the 16×16 kernels on whole blocks when g is 4
-// or 8 and the set has them, else Transpose32 one group at a time; the edges right of
+// transpose32Tiles is Transpose32Tiles: the 16×16 kernels on whole blocks when g is 2,
+// 4 or 8 and the set has them, else Transpose32 one group at a time; the edges right of
 // and below the whole blocks go to the generic code (the plans that call it hand it
 // whole blocks).
 func (s *asmSet) transpose32Tiles(dst []byte, ds, gs, g int, src []byte, ss int, rows, cols int, stream bool) {
@@ -657,10 +658,10 @@ func (s *asmSet) transpose32Tiles(dst []byte, ds, gs, g int, src []byte, ss int,
 		return
 	}
 	var kern func(dst *byte, dstStride, groupStride int, src *byte, srcStride int, n int)
-	if g == 4 || g == 8 {
-		kern = s.tiles32[g/8]
-		if stream && s.tiles32NT[g/8] != nil && ds%64 == 0 && gs%64 == 0 && addr(&dst[0])%64 == 0 {
-			kern = s.tiles32NT[g/8]
+	if i, ok := tileIndex(g); ok {
+		kern = s.tiles32[i]
+		if stream && s.tiles32NT[i] != nil && ds%64 == 0 && gs%64 == 0 && addr(&dst[0])%64 == 0 {
+			kern = s.tiles32NT[i]
 		}
 	}
 	if kern == nil {
@@ -698,7 +699,17 @@ func (s *asmSet) transpose32Tiles(dst []byte, ds, gs, g int, src []byte, ss int,
 
 // tileKernels is TileKernels: whether the set has the 16×16 kernels for groups of g.
 func (s *asmSet) tileKernels(g int) bool {
-	return (g == 4 || g == 8) && s.tiles32[g/8] != nil && s.from32[g/8] != nil
+	i, ok := tileIndex(g)
+	return ok && s.tiles32[i] != nil && s.from32[i] != nil
+}
+
+// tileIndex is the index into tiles32 and from32 of the kernels for groups of g rows.
+func tileIndex(g int) (int, bool) {
+	switch g {
+	case 2, 4, 8:
+		return g / 4, true // 0, 1, 2
+	}
+	return 0, false
 }
 
 // transpose32FromTiles is Transpose32FromTiles, laid out as transpose32Tiles: the
@@ -709,10 +720,10 @@ func (s *asmSet) transpose32FromTiles(dst []byte, ds int, src []byte, ss, gs, g 
 		return
 	}
 	var kern func(dst *byte, dstStride int, src *byte, srcStride, groupStride int, n int)
-	if g == 4 || g == 8 {
-		kern = s.from32[g/8]
-		if stream && s.from32NT[g/8] != nil && ds%64 == 0 && addr(&dst[0])%64 == 0 {
-			kern = s.from32NT[g/8]
+	if i, ok := tileIndex(g); ok {
+		kern = s.from32[i]
+		if stream && s.from32NT[i] != nil && ds%64 == 0 && addr(&dst[0])%64 == 0 {
+			kern = s.from32NT[i]
 		}
 	}
 	if kern == nil {

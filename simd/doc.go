@@ -33,6 +33,12 @@
 // with Rows.Stream set uses non-temporal
 // stores without a fence; [Kernels.Fence] ends a series of them.
 //
+// The f8 kernels (f32 ↔ f8e4m3fn and f8e5m2, and f32 rows converted and packed in
+// (4,1) quads) round the same way and follow ml_dtypes' non-saturating rules:
+// f8e4m3fn overflow becomes NaN, f8e5m2 overflow ±Inf (see [F32ToF8E4M3FNBits]
+// and [F32ToF8E5M2Bits]); the quad packing and unpacking have AVX-512 and AVX2
+// kernels, the run conversions are Go.
+//
 // Conversions round to nearest, ties to even. Finite values too large for the
 // target become ±Inf; NaNs stay NaNs with their sign and become quiet; f16
 // subnormals are exact. [F32ToBF16Bits], [F32ToF16Bits], [BF16BitsToF32] and
@@ -71,7 +77,7 @@
 //     Transpose8 leaves to the AVX2 kernel the matrices whose dstStride is
 //     not a multiple of 64, where 64-byte stores would split cache lines.
 //     Transpose32Tiles and Transpose32FromTiles have 16×16 kernels for groups
-//     of 4 and 8 rows, as on AVX2 (the generic set runs Transpose32 a group
+//     of 2, 4 and 8 rows, as on AVX2 (the generic set runs Transpose32 a group
 //     at a time).
 //     AVX512_BF16 is not used (neither the Go assembler nor avo knows
 //     VCVTNE2PS2BF16); f32→bf16 rounding is done with integer arithmetic,

@@ -48,7 +48,7 @@ type Kernels struct {
 	Transpose16Stream func(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int)
 	Transpose8Stream  func(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int)
 	// Transpose32Tiles is Transpose32 into destination rows that come in groups of g
-	// (the 4 or 8 rows of 32-bit units of a TPU tile), groupStride bytes apart:
+	// (the 2, 4 or 8 rows of 32-bit units of a TPU tile; 2 for 8-bit T(8,128)(4,1)), groupStride bytes apart:
 	//
 	//	dst[(j/g)*groupStride + (j%g)*dstStride + i*4 : +4] = src[i*srcStride + j*4 : +4]
 	//
@@ -62,7 +62,7 @@ type Kernels struct {
 	//	dst[j*dstStride + i*4 : +4] = src[(i/g)*groupStride + (i%g)*srcStride + j*4 : +4]
 	Transpose32FromTiles func(dst []byte, dstStride int, src []byte, srcStride, groupStride, g int, rows, cols int, stream bool)
 	// TileKernels reports whether Transpose32Tiles and Transpose32FromTiles have whole-line
-	// kernels for groups of g rows (AVX-512 and AVX2, g = 4 or 8); elsewhere they run Transpose32
+	// kernels for groups of g rows (AVX-512 and AVX2, g = 2, 4 or 8); elsewhere they run Transpose32
 	// one group at a time, no faster than the caller doing so.
 	TileKernels func(g int) bool
 
@@ -106,6 +106,25 @@ type Kernels struct {
 	BF16DeinterleaveToF32Rows func(a, b, src []byte, n int, r Rows)
 	Interleave8x4Rows         func(dst, r0, r1, r2, r3 []byte, n int, r Rows)
 	Deinterleave8x4Rows       func(r0, r1, r2, r3, src []byte, n int, r Rows)
+
+	// f8 conversions, batched only: f32 (4 bytes an element) to f8e4m3fn or f8e5m2
+	// (1 byte) and back, and f32 rows converted and packed in 8-bit quads,
+	// dst[4i+k] = f8(rk[i]). [F32ToF8E4M3FNBits], [F32ToF8E5M2Bits],
+	// [F8E4M3FNBitsToF32] and [F8E5M2BitsToF32] are the per-element results.
+	F32ToF8E4M3FNRows              func(dst, src []byte, n int, r Rows)
+	F32ToF8E5M2Rows                func(dst, src []byte, n int, r Rows)
+	F8E4M3FNToF32Rows              func(dst, src []byte, n int, r Rows)
+	F8E5M2ToF32Rows                func(dst, src []byte, n int, r Rows)
+	F32ToF8E4M3FNInterleave8x4Rows func(dst, r0, r1, r2, r3 []byte, n int, r Rows)
+	F32ToF8E5M2Interleave8x4Rows   func(dst, r0, r1, r2, r3 []byte, n int, r Rows)
+	// The inverse of the packing: rk[i] = f32(src[4i+k]) (exact).
+	F8E4M3FNDeinterleave8x4ToF32Rows func(r0, r1, r2, r3, src []byte, n int, r Rows)
+	F8E5M2Deinterleave8x4ToF32Rows   func(r0, r1, r2, r3, src []byte, n int, r Rows)
+
+	// SplitNibblesRows splits n bytes of src into their nibbles, one a byte:
+	// lo[i] = src[i] & 15, hi[i] = src[i] >> 4 (int4 rows two a byte, read back
+	// from (8,1)E(4) tiles).
+	SplitNibblesRows func(lo, hi, src []byte, n int, r Rows)
 
 	// Fence orders the non-temporal stores of earlier Rows batches with
 	// Stream set before any later store (SFENCE); a no-op where there are none.

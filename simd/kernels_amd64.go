@@ -589,6 +589,146 @@ func f32ToF16InterleaveRowsNTAVX512(dst *byte, a *byte, b *byte, n int, rows int
 //go:noescape
 func f16ToF32RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
+// f32ToF8E4M3FNInterleave8x4RowsAVX2 converts n*8 f32 elements of r0..r3 to f8e4m3fn and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f32ToF8E4M3FNInterleave8x4RowsAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+
+// f32ToF8E5M2Interleave8x4RowsAVX2 converts n*8 f32 elements of r0..r3 to f8e5m2 and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f32ToF8E5M2Interleave8x4RowsAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+
+// splitNibblesRowsAVX2 splits n*32 bytes of src into their low nibbles (lo) and high nibbles (hi). It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func splitNibblesRowsAVX2(lo *byte, hi *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f32ToF8E4M3FNRowsAVX2 converts n*32 f32 elements of src to f8e4m3fn. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f32ToF8E4M3FNRowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f32ToF8E5M2RowsAVX2 converts n*32 f32 elements of src to f8e5m2. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f32ToF8E5M2RowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E4M3FNDeinterleaveToF32RowsAVX2 unpacks n*8 32-bit quads of f8e4m3fn from src into r0..r3, widened to f32. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f8E4M3FNDeinterleaveToF32RowsAVX2(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E5M2DeinterleaveToF32RowsAVX2 unpacks n*8 32-bit quads of f8e5m2 from src into r0..r3, widened to f32. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f8E5M2DeinterleaveToF32RowsAVX2(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f32ToF8E4M3FNInterleave8x4RowsNTAVX2 converts n*8 f32 elements of r0..r3 to f8e4m3fn and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f32ToF8E4M3FNInterleave8x4RowsNTAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+
+// f32ToF8E5M2Interleave8x4RowsNTAVX2 converts n*8 f32 elements of r0..r3 to f8e5m2 and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f32ToF8E5M2Interleave8x4RowsNTAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+
+// splitNibblesRowsNTAVX2 splits n*32 bytes of src into their low nibbles (lo) and high nibbles (hi). It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func splitNibblesRowsNTAVX2(lo *byte, hi *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f32ToF8E4M3FNRowsNTAVX2 converts n*32 f32 elements of src to f8e4m3fn. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f32ToF8E4M3FNRowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f32ToF8E5M2RowsNTAVX2 converts n*32 f32 elements of src to f8e5m2. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f32ToF8E5M2RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E4M3FNDeinterleaveToF32RowsNTAVX2 unpacks n*8 32-bit quads of f8e4m3fn from src into r0..r3, widened to f32. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f8E4M3FNDeinterleaveToF32RowsNTAVX2(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E5M2DeinterleaveToF32RowsNTAVX2 unpacks n*8 32-bit quads of f8e5m2 from src into r0..r3, widened to f32. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f8E5M2DeinterleaveToF32RowsNTAVX2(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f32ToF8E4M3FNInterleave8x4RowsAVX512 converts n*16 f32 elements of r0..r3 to f8e4m3fn and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f32ToF8E4M3FNInterleave8x4RowsAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+
+// f32ToF8E5M2Interleave8x4RowsAVX512 converts n*16 f32 elements of r0..r3 to f8e5m2 and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f32ToF8E5M2Interleave8x4RowsAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+
+// splitNibblesRowsAVX512 splits n*64 bytes of src into their low nibbles (lo) and high nibbles (hi). It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func splitNibblesRowsAVX512(lo *byte, hi *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f32ToF8E4M3FNRowsAVX512 converts n*64 f32 elements of src to f8e4m3fn. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f32ToF8E4M3FNRowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f32ToF8E5M2RowsAVX512 converts n*64 f32 elements of src to f8e5m2. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f32ToF8E5M2RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E4M3FNDeinterleaveToF32RowsAVX512 unpacks n*16 32-bit quads of f8e4m3fn from src into r0..r3, widened to f32. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f8E4M3FNDeinterleaveToF32RowsAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E5M2DeinterleaveToF32RowsAVX512 unpacks n*16 32-bit quads of f8e5m2 from src into r0..r3, widened to f32. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f8E5M2DeinterleaveToF32RowsAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f32ToF8E4M3FNInterleave8x4RowsNTAVX512 converts n*16 f32 elements of r0..r3 to f8e4m3fn and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f32ToF8E4M3FNInterleave8x4RowsNTAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+
+// f32ToF8E5M2Interleave8x4RowsNTAVX512 converts n*16 f32 elements of r0..r3 to f8e5m2 and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f32ToF8E5M2Interleave8x4RowsNTAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+
+// splitNibblesRowsNTAVX512 splits n*64 bytes of src into their low nibbles (lo) and high nibbles (hi). It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func splitNibblesRowsNTAVX512(lo *byte, hi *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f32ToF8E4M3FNRowsNTAVX512 converts n*64 f32 elements of src to f8e4m3fn. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f32ToF8E4M3FNRowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f32ToF8E5M2RowsNTAVX512 converts n*64 f32 elements of src to f8e5m2. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f32ToF8E5M2RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E4M3FNDeinterleaveToF32RowsNTAVX512 unpacks n*16 32-bit quads of f8e4m3fn from src into r0..r3, widened to f32. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f8E4M3FNDeinterleaveToF32RowsNTAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E5M2DeinterleaveToF32RowsNTAVX512 unpacks n*16 32-bit quads of f8e5m2 from src into r0..r3, widened to f32. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f8E5M2DeinterleaveToF32RowsNTAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
 // transpose32AVX2 transposes n 8×8 blocks of 32-bit elements, going down the source (src += 8*srcStride, dst += 32 bytes per block).
 //
 //go:noescape
@@ -654,6 +794,11 @@ func transpose32g8AVX2(dst *byte, dstStride int, groupStride int, src *byte, src
 //go:noescape
 func transpose32g4AVX2(dst *byte, dstStride int, groupStride int, src *byte, srcStride int, n int)
 
+// transpose32g2AVX2 transposes n 16×16 blocks of 32-bit elements into groups of 2 destination rows groupStride apart, going down the source (src += 16*srcStride, dst += 64 bytes per block).
+//
+//go:noescape
+func transpose32g2AVX2(dst *byte, dstStride int, groupStride int, src *byte, srcStride int, n int)
+
 // transpose32f8AVX2 transposes n 16×16 blocks of 32-bit elements from groups of 8 source rows groupStride apart, going down the source (src += 2*groupStride, dst += 64 bytes per block).
 //
 //go:noescape
@@ -663,6 +808,11 @@ func transpose32f8AVX2(dst *byte, dstStride int, src *byte, srcStride int, group
 //
 //go:noescape
 func transpose32f4AVX2(dst *byte, dstStride int, src *byte, srcStride int, groupStride int, n int)
+
+// transpose32f2AVX2 transposes n 16×16 blocks of 32-bit elements from groups of 2 source rows groupStride apart, going down the source (src += 8*groupStride, dst += 64 bytes per block).
+//
+//go:noescape
+func transpose32f2AVX2(dst *byte, dstStride int, src *byte, srcStride int, groupStride int, n int)
 
 // transpose32g8NTAVX2 transposes n 16×16 blocks of 32-bit elements into groups of 8 destination rows groupStride apart, going down the source (src += 16*srcStride, dst += 64 bytes per block). Stores are non-temporal, without SFENCE: destination rows must be aligned to 64 bytes.
 //
@@ -674,6 +824,11 @@ func transpose32g8NTAVX2(dst *byte, dstStride int, groupStride int, src *byte, s
 //go:noescape
 func transpose32g4NTAVX2(dst *byte, dstStride int, groupStride int, src *byte, srcStride int, n int)
 
+// transpose32g2NTAVX2 transposes n 16×16 blocks of 32-bit elements into groups of 2 destination rows groupStride apart, going down the source (src += 16*srcStride, dst += 64 bytes per block). Stores are non-temporal, without SFENCE: destination rows must be aligned to 64 bytes.
+//
+//go:noescape
+func transpose32g2NTAVX2(dst *byte, dstStride int, groupStride int, src *byte, srcStride int, n int)
+
 // transpose32f8NTAVX2 transposes n 16×16 blocks of 32-bit elements from groups of 8 source rows groupStride apart, going down the source (src += 2*groupStride, dst += 64 bytes per block). Stores are non-temporal, without SFENCE: destination rows must be aligned to 64 bytes.
 //
 //go:noescape
@@ -683,6 +838,11 @@ func transpose32f8NTAVX2(dst *byte, dstStride int, src *byte, srcStride int, gro
 //
 //go:noescape
 func transpose32f4NTAVX2(dst *byte, dstStride int, src *byte, srcStride int, groupStride int, n int)
+
+// transpose32f2NTAVX2 transposes n 16×16 blocks of 32-bit elements from groups of 2 source rows groupStride apart, going down the source (src += 8*groupStride, dst += 64 bytes per block). Stores are non-temporal, without SFENCE: destination rows must be aligned to 64 bytes.
+//
+//go:noescape
+func transpose32f2NTAVX2(dst *byte, dstStride int, src *byte, srcStride int, groupStride int, n int)
 
 // transpose32g8AVX512 transposes n 16×16 blocks of 32-bit elements into groups of 8 destination rows groupStride apart, going down the source (src += 16*srcStride, dst += 64 bytes per block).
 //
@@ -694,6 +854,11 @@ func transpose32g8AVX512(dst *byte, dstStride int, groupStride int, src *byte, s
 //go:noescape
 func transpose32g4AVX512(dst *byte, dstStride int, groupStride int, src *byte, srcStride int, n int)
 
+// transpose32g2AVX512 transposes n 16×16 blocks of 32-bit elements into groups of 2 destination rows groupStride apart, going down the source (src += 16*srcStride, dst += 64 bytes per block).
+//
+//go:noescape
+func transpose32g2AVX512(dst *byte, dstStride int, groupStride int, src *byte, srcStride int, n int)
+
 // transpose32f8AVX512 transposes n 16×16 blocks of 32-bit elements from groups of 8 source rows groupStride apart, going down the source (src += 2*groupStride, dst += 64 bytes per block).
 //
 //go:noescape
@@ -703,6 +868,11 @@ func transpose32f8AVX512(dst *byte, dstStride int, src *byte, srcStride int, gro
 //
 //go:noescape
 func transpose32f4AVX512(dst *byte, dstStride int, src *byte, srcStride int, groupStride int, n int)
+
+// transpose32f2AVX512 transposes n 16×16 blocks of 32-bit elements from groups of 2 source rows groupStride apart, going down the source (src += 8*groupStride, dst += 64 bytes per block).
+//
+//go:noescape
+func transpose32f2AVX512(dst *byte, dstStride int, src *byte, srcStride int, groupStride int, n int)
 
 // transpose32g8NTAVX512 transposes n 16×16 blocks of 32-bit elements into groups of 8 destination rows groupStride apart, going down the source (src += 16*srcStride, dst += 64 bytes per block). Stores are non-temporal, without SFENCE: destination rows must be aligned to 64 bytes.
 //
@@ -714,6 +884,11 @@ func transpose32g8NTAVX512(dst *byte, dstStride int, groupStride int, src *byte,
 //go:noescape
 func transpose32g4NTAVX512(dst *byte, dstStride int, groupStride int, src *byte, srcStride int, n int)
 
+// transpose32g2NTAVX512 transposes n 16×16 blocks of 32-bit elements into groups of 2 destination rows groupStride apart, going down the source (src += 16*srcStride, dst += 64 bytes per block). Stores are non-temporal, without SFENCE: destination rows must be aligned to 64 bytes.
+//
+//go:noescape
+func transpose32g2NTAVX512(dst *byte, dstStride int, groupStride int, src *byte, srcStride int, n int)
+
 // transpose32f8NTAVX512 transposes n 16×16 blocks of 32-bit elements from groups of 8 source rows groupStride apart, going down the source (src += 2*groupStride, dst += 64 bytes per block). Stores are non-temporal, without SFENCE: destination rows must be aligned to 64 bytes.
 //
 //go:noescape
@@ -723,6 +898,11 @@ func transpose32f8NTAVX512(dst *byte, dstStride int, src *byte, srcStride int, g
 //
 //go:noescape
 func transpose32f4NTAVX512(dst *byte, dstStride int, src *byte, srcStride int, groupStride int, n int)
+
+// transpose32f2NTAVX512 transposes n 16×16 blocks of 32-bit elements from groups of 2 source rows groupStride apart, going down the source (src += 8*groupStride, dst += 64 bytes per block). Stores are non-temporal, without SFENCE: destination rows must be aligned to 64 bytes.
+//
+//go:noescape
+func transpose32f2NTAVX512(dst *byte, dstStride int, src *byte, srcStride int, groupStride int, n int)
 
 // transpose32w4AVX2 transposes n 8×4 blocks of 32-bit elements, going down the source (src += 8*srcStride, dst += 32 bytes per block).
 //

@@ -9832,6 +9832,3500 @@ rowsdone:
 	VZEROUPPER
 	RET
 
+// func f32ToF8E4M3FNInterleave8x4RowsAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·f32ToF8E4M3FNInterleave8x4RowsAVX2(SB), NOSPLIT, $0-72
+	MOVQ         dst+0(FP), AX
+	MOVQ         r0+8(FP), CX
+	MOVQ         r1+16(FP), DX
+	MOVQ         r2+24(FP), BX
+	MOVQ         r3+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VPBROADCASTD c32_7fffffff<>+0(SB), Y0
+	VPBROADCASTD c32_43f00000<>+0(SB), Y1
+	VPBROADCASTD c32_00000001<>+0(SB), Y2
+	VPBROADCASTD c32_0007ffff<>+0(SB), Y3
+	VPBROADCASTD c32_3c800000<>+0(SB), Y4
+	VPBROADCASTD c32_46800000<>+0(SB), Y5
+	VPBROADCASTD c32_000003c0<>+0(SB), Y6
+	VPBROADCASTD c32_00000080<>+0(SB), Y7
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000020, DI, R11
+	NEGQ         R11
+	ADDQ         R9, R11
+	IMUL3Q       $0x00000020, DI, R9
+	NEGQ         R9
+	ADDQ         R10, R9
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	VMOVDQU   (CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y11
+	VPSRLD    $0x14, Y11, Y11
+	VPSUBD    Y6, Y11, Y11
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y11, Y11
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y11, Y11
+	VMOVDQU   (DX), Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x14, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPSLLD    $0x08, Y12, Y12
+	VPOR      Y12, Y11, Y11
+	VMOVDQU   (BX), Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x14, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPSLLD    $0x10, Y12, Y12
+	VPOR      Y12, Y11, Y11
+	VMOVDQU   (SI), Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x14, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPSLLD    $0x18, Y12, Y12
+	VPOR      Y12, Y11, Y11
+	VMOVDQU   Y11, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000020, CX
+	ADDQ      $0x00000020, DX
+	ADDQ      $0x00000020, BX
+	ADDQ      $0x00000020, SI
+	DECQ      R10
+	JNZ       loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+DATA c32_7fffffff<>+0(SB)/4, $0x7fffffff
+GLOBL c32_7fffffff<>(SB), RODATA|NOPTR, $4
+
+DATA c32_43f00000<>+0(SB)/4, $0x43f00000
+GLOBL c32_43f00000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_0007ffff<>+0(SB)/4, $0x0007ffff
+GLOBL c32_0007ffff<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3c800000<>+0(SB)/4, $0x3c800000
+GLOBL c32_3c800000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_46800000<>+0(SB)/4, $0x46800000
+GLOBL c32_46800000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_000003c0<>+0(SB)/4, $0x000003c0
+GLOBL c32_000003c0<>(SB), RODATA|NOPTR, $4
+
+DATA c32_00000080<>+0(SB)/4, $0x00000080
+GLOBL c32_00000080<>(SB), RODATA|NOPTR, $4
+
+// func f32ToF8E5M2Interleave8x4RowsAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·f32ToF8E5M2Interleave8x4RowsAVX2(SB), NOSPLIT, $0-72
+	MOVQ         dst+0(FP), AX
+	MOVQ         r0+8(FP), CX
+	MOVQ         r1+16(FP), DX
+	MOVQ         r2+24(FP), BX
+	MOVQ         r3+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VPBROADCASTD c32_7fffffff<>+0(SB), Y0
+	VPBROADCASTD c32_47800000<>+0(SB), Y1
+	VPBROADCASTD c32_00000001<>+0(SB), Y2
+	VPBROADCASTD c32_000fffff<>+0(SB), Y3
+	VPBROADCASTD c32_38800000<>+0(SB), Y4
+	VPBROADCASTD c32_43000000<>+0(SB), Y5
+	VPBROADCASTD c32_000001c0<>+0(SB), Y6
+	VPBROADCASTD c32_00000080<>+0(SB), Y7
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000020, DI, R11
+	NEGQ         R11
+	ADDQ         R9, R11
+	IMUL3Q       $0x00000020, DI, R9
+	NEGQ         R9
+	ADDQ         R10, R9
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	VMOVDQU   (CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y12
+	VPAND     two32_32<>+0(SB), Y12, Y12
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y11
+	VPSRLD    $0x15, Y11, Y11
+	VPSUBD    Y6, Y11, Y11
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y11, Y11
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y11, Y11
+	VPOR      Y12, Y11, Y11
+	VMOVDQU   (DX), Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y13
+	VPAND     two32_32<>+0(SB), Y13, Y13
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x15, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPOR      Y13, Y12, Y12
+	VPSLLD    $0x08, Y12, Y12
+	VPOR      Y12, Y11, Y11
+	VMOVDQU   (BX), Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y13
+	VPAND     two32_32<>+0(SB), Y13, Y13
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x15, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPOR      Y13, Y12, Y12
+	VPSLLD    $0x10, Y12, Y12
+	VPOR      Y12, Y11, Y11
+	VMOVDQU   (SI), Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y13
+	VPAND     two32_32<>+0(SB), Y13, Y13
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x15, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPOR      Y13, Y12, Y12
+	VPSLLD    $0x18, Y12, Y12
+	VPOR      Y12, Y11, Y11
+	VMOVDQU   Y11, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000020, CX
+	ADDQ      $0x00000020, DX
+	ADDQ      $0x00000020, BX
+	ADDQ      $0x00000020, SI
+	DECQ      R10
+	JNZ       loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+DATA c32_47800000<>+0(SB)/4, $0x47800000
+GLOBL c32_47800000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_000fffff<>+0(SB)/4, $0x000fffff
+GLOBL c32_000fffff<>(SB), RODATA|NOPTR, $4
+
+DATA c32_38800000<>+0(SB)/4, $0x38800000
+GLOBL c32_38800000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_43000000<>+0(SB)/4, $0x43000000
+GLOBL c32_43000000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_000001c0<>+0(SB)/4, $0x000001c0
+GLOBL c32_000001c0<>(SB), RODATA|NOPTR, $4
+
+DATA inf32_32<>+0(SB)/1, $0x00
+DATA inf32_32<>+1(SB)/1, $0x00
+DATA inf32_32<>+2(SB)/1, $0x80
+DATA inf32_32<>+3(SB)/1, $0x7f
+DATA inf32_32<>+4(SB)/1, $0x00
+DATA inf32_32<>+5(SB)/1, $0x00
+DATA inf32_32<>+6(SB)/1, $0x80
+DATA inf32_32<>+7(SB)/1, $0x7f
+DATA inf32_32<>+8(SB)/1, $0x00
+DATA inf32_32<>+9(SB)/1, $0x00
+DATA inf32_32<>+10(SB)/1, $0x80
+DATA inf32_32<>+11(SB)/1, $0x7f
+DATA inf32_32<>+12(SB)/1, $0x00
+DATA inf32_32<>+13(SB)/1, $0x00
+DATA inf32_32<>+14(SB)/1, $0x80
+DATA inf32_32<>+15(SB)/1, $0x7f
+DATA inf32_32<>+16(SB)/1, $0x00
+DATA inf32_32<>+17(SB)/1, $0x00
+DATA inf32_32<>+18(SB)/1, $0x80
+DATA inf32_32<>+19(SB)/1, $0x7f
+DATA inf32_32<>+20(SB)/1, $0x00
+DATA inf32_32<>+21(SB)/1, $0x00
+DATA inf32_32<>+22(SB)/1, $0x80
+DATA inf32_32<>+23(SB)/1, $0x7f
+DATA inf32_32<>+24(SB)/1, $0x00
+DATA inf32_32<>+25(SB)/1, $0x00
+DATA inf32_32<>+26(SB)/1, $0x80
+DATA inf32_32<>+27(SB)/1, $0x7f
+DATA inf32_32<>+28(SB)/1, $0x00
+DATA inf32_32<>+29(SB)/1, $0x00
+DATA inf32_32<>+30(SB)/1, $0x80
+DATA inf32_32<>+31(SB)/1, $0x7f
+GLOBL inf32_32<>(SB), RODATA|NOPTR, $32
+
+DATA two32_32<>+0(SB)/1, $0x02
+DATA two32_32<>+1(SB)/1, $0x00
+DATA two32_32<>+2(SB)/1, $0x00
+DATA two32_32<>+3(SB)/1, $0x00
+DATA two32_32<>+4(SB)/1, $0x02
+DATA two32_32<>+5(SB)/1, $0x00
+DATA two32_32<>+6(SB)/1, $0x00
+DATA two32_32<>+7(SB)/1, $0x00
+DATA two32_32<>+8(SB)/1, $0x02
+DATA two32_32<>+9(SB)/1, $0x00
+DATA two32_32<>+10(SB)/1, $0x00
+DATA two32_32<>+11(SB)/1, $0x00
+DATA two32_32<>+12(SB)/1, $0x02
+DATA two32_32<>+13(SB)/1, $0x00
+DATA two32_32<>+14(SB)/1, $0x00
+DATA two32_32<>+15(SB)/1, $0x00
+DATA two32_32<>+16(SB)/1, $0x02
+DATA two32_32<>+17(SB)/1, $0x00
+DATA two32_32<>+18(SB)/1, $0x00
+DATA two32_32<>+19(SB)/1, $0x00
+DATA two32_32<>+20(SB)/1, $0x02
+DATA two32_32<>+21(SB)/1, $0x00
+DATA two32_32<>+22(SB)/1, $0x00
+DATA two32_32<>+23(SB)/1, $0x00
+DATA two32_32<>+24(SB)/1, $0x02
+DATA two32_32<>+25(SB)/1, $0x00
+DATA two32_32<>+26(SB)/1, $0x00
+DATA two32_32<>+27(SB)/1, $0x00
+DATA two32_32<>+28(SB)/1, $0x02
+DATA two32_32<>+29(SB)/1, $0x00
+DATA two32_32<>+30(SB)/1, $0x00
+DATA two32_32<>+31(SB)/1, $0x00
+GLOBL two32_32<>(SB), RODATA|NOPTR, $32
+
+// func splitNibblesRowsAVX2(lo *byte, hi *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·splitNibblesRowsAVX2(SB), NOSPLIT, $0-56
+	MOVQ         lo+0(FP), AX
+	MOVQ         hi+8(FP), CX
+	MOVQ         src+16(FP), DX
+	MOVQ         n+24(FP), BX
+	VPBROADCASTB nibble_1<>+0(SB), Y0
+	MOVQ         rows+32(FP), SI
+	MOVQ         dstStride+40(FP), DI
+	MOVQ         srcStride+48(FP), R8
+	IMUL3Q       $0x00000020, BX, R9
+	NEGQ         R9
+	ADDQ         DI, R9
+	IMUL3Q       $0x00000020, BX, DI
+	NEGQ         DI
+	ADDQ         R8, DI
+	TESTQ        SI, SI
+	JZ           rowsdone
+
+row:
+	MOVQ  BX, R8
+	TESTQ R8, R8
+	JZ    done
+
+loop:
+	VMOVDQU (DX), Y1
+	VPSRLW  $0x04, Y1, Y2
+	VPAND   Y0, Y1, Y1
+	VPAND   Y0, Y2, Y2
+	VMOVDQU Y1, (AX)
+	VMOVDQU Y2, (CX)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	ADDQ    $0x00000020, DX
+	DECQ    R8
+	JNZ     loop
+
+done:
+	ADDQ R9, AX
+	ADDQ R9, CX
+	ADDQ DI, DX
+	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+DATA nibble_1<>+0(SB)/1, $0x0f
+GLOBL nibble_1<>(SB), RODATA|NOPTR, $1
+
+// func f32ToF8E4M3FNRowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·f32ToF8E4M3FNRowsAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_7fffffff<>+0(SB), Y0
+	VPBROADCASTD c32_43f00000<>+0(SB), Y1
+	VPBROADCASTD c32_00000001<>+0(SB), Y2
+	VPBROADCASTD c32_0007ffff<>+0(SB), Y3
+	VPBROADCASTD c32_3c800000<>+0(SB), Y4
+	VPBROADCASTD c32_46800000<>+0(SB), Y5
+	VPBROADCASTD c32_000003c0<>+0(SB), Y6
+	VPBROADCASTD c32_00000080<>+0(SB), Y7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000080, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VMOVDQU   (CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y11
+	VPSRLD    $0x14, Y11, Y11
+	VPSUBD    Y6, Y11, Y11
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y11, Y11
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y11, Y11
+	VMOVDQU   32(CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x14, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPACKUSDW Y12, Y11, Y11
+	VMOVDQU   64(CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x14, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VMOVDQU   96(CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y13
+	VPSRLD    $0x14, Y13, Y13
+	VPSUBD    Y6, Y13, Y13
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y13, Y13
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y13, Y13
+	VPACKUSDW Y13, Y12, Y12
+	VPACKUSWB Y12, Y11, Y11
+	VMOVDQU   permd04152637_32<>+0(SB), Y8
+	VPERMD    Y11, Y8, Y8
+	VMOVDQU   Y8, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000080, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f32ToF8E5M2RowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·f32ToF8E5M2RowsAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_7fffffff<>+0(SB), Y0
+	VPBROADCASTD c32_47800000<>+0(SB), Y1
+	VPBROADCASTD c32_00000001<>+0(SB), Y2
+	VPBROADCASTD c32_000fffff<>+0(SB), Y3
+	VPBROADCASTD c32_38800000<>+0(SB), Y4
+	VPBROADCASTD c32_43000000<>+0(SB), Y5
+	VPBROADCASTD c32_000001c0<>+0(SB), Y6
+	VPBROADCASTD c32_00000080<>+0(SB), Y7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000080, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VMOVDQU   (CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y12
+	VPAND     two32_32<>+0(SB), Y12, Y12
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y11
+	VPSRLD    $0x15, Y11, Y11
+	VPSUBD    Y6, Y11, Y11
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y11, Y11
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y11, Y11
+	VPOR      Y12, Y11, Y11
+	VMOVDQU   32(CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y13
+	VPAND     two32_32<>+0(SB), Y13, Y13
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x15, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPOR      Y13, Y12, Y12
+	VPACKUSDW Y12, Y11, Y11
+	VMOVDQU   64(CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y13
+	VPAND     two32_32<>+0(SB), Y13, Y13
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x15, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPOR      Y13, Y12, Y12
+	VMOVDQU   96(CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y14
+	VPAND     two32_32<>+0(SB), Y14, Y14
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y13
+	VPSRLD    $0x15, Y13, Y13
+	VPSUBD    Y6, Y13, Y13
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y13, Y13
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y13, Y13
+	VPOR      Y14, Y13, Y13
+	VPACKUSDW Y13, Y12, Y12
+	VPACKUSWB Y12, Y11, Y11
+	VMOVDQU   permd04152637_32<>+0(SB), Y8
+	VPERMD    Y11, Y8, Y8
+	VMOVDQU   Y8, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000080, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E4M3FNDeinterleaveToF32RowsAVX2(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·f8E4M3FNDeinterleaveToF32RowsAVX2(SB), NOSPLIT, $0-72
+	MOVQ         r0+0(FP), AX
+	MOVQ         r1+8(FP), CX
+	MOVQ         r2+16(FP), DX
+	MOVQ         r3+24(FP), BX
+	MOVQ         src+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VPBROADCASTD c32_000000ff<>+0(SB), Y0
+	VPBROADCASTD c32_0000007f<>+0(SB), Y1
+	VPBROADCASTD c32_3c000000<>+0(SB), Y2
+	VPBROADCASTD c32_00000008<>+0(SB), Y3
+	VPBROADCASTD c32_3b000000<>+0(SB), Y4
+	VPBROADCASTD c32_0000007e<>+0(SB), Y5
+	VPBROADCASTD c32_7fc00000<>+0(SB), Y6
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000020, DI, R11
+	NEGQ         R11
+	ADDQ         R9, R11
+	IMUL3Q       $0x00000020, DI, R9
+	NEGQ         R9
+	ADDQ         R10, R9
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	VMOVDQU   (SI), Y7
+	VPAND     Y0, Y7, Y8
+	VPAND     Y1, Y8, Y9
+	VPSLLD    $0x14, Y9, Y10
+	VPADDD    Y2, Y10, Y10
+	VCVTDQ2PS Y9, Y11
+	VMULPS    Y4, Y11, Y11
+	VPCMPGTD  Y9, Y3, Y12
+	VPBLENDVB Y12, Y11, Y10, Y10
+	VPCMPGTD  Y5, Y9, Y9
+	VPBLENDVB Y9, Y6, Y10, Y10
+	VPSRLD    $0x07, Y8, Y8
+	VPSLLD    $0x1f, Y8, Y8
+	VPOR      Y8, Y10, Y10
+	VMOVDQU   Y10, (AX)
+	VPSRLD    $0x08, Y7, Y8
+	VPAND     Y0, Y8, Y8
+	VPAND     Y1, Y8, Y9
+	VPSLLD    $0x14, Y9, Y10
+	VPADDD    Y2, Y10, Y10
+	VCVTDQ2PS Y9, Y11
+	VMULPS    Y4, Y11, Y11
+	VPCMPGTD  Y9, Y3, Y12
+	VPBLENDVB Y12, Y11, Y10, Y10
+	VPCMPGTD  Y5, Y9, Y9
+	VPBLENDVB Y9, Y6, Y10, Y10
+	VPSRLD    $0x07, Y8, Y8
+	VPSLLD    $0x1f, Y8, Y8
+	VPOR      Y8, Y10, Y10
+	VMOVDQU   Y10, (CX)
+	VPSRLD    $0x10, Y7, Y8
+	VPAND     Y0, Y8, Y8
+	VPAND     Y1, Y8, Y9
+	VPSLLD    $0x14, Y9, Y10
+	VPADDD    Y2, Y10, Y10
+	VCVTDQ2PS Y9, Y11
+	VMULPS    Y4, Y11, Y11
+	VPCMPGTD  Y9, Y3, Y12
+	VPBLENDVB Y12, Y11, Y10, Y10
+	VPCMPGTD  Y5, Y9, Y9
+	VPBLENDVB Y9, Y6, Y10, Y10
+	VPSRLD    $0x07, Y8, Y8
+	VPSLLD    $0x1f, Y8, Y8
+	VPOR      Y8, Y10, Y10
+	VMOVDQU   Y10, (DX)
+	VPSRLD    $0x18, Y7, Y7
+	VPAND     Y0, Y7, Y7
+	VPAND     Y1, Y7, Y8
+	VPSLLD    $0x14, Y8, Y9
+	VPADDD    Y2, Y9, Y9
+	VCVTDQ2PS Y8, Y10
+	VMULPS    Y4, Y10, Y10
+	VPCMPGTD  Y8, Y3, Y11
+	VPBLENDVB Y11, Y10, Y9, Y9
+	VPCMPGTD  Y5, Y8, Y8
+	VPBLENDVB Y8, Y6, Y9, Y9
+	VPSRLD    $0x07, Y7, Y7
+	VPSLLD    $0x1f, Y7, Y7
+	VPOR      Y7, Y9, Y9
+	VMOVDQU   Y9, (BX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000020, CX
+	ADDQ      $0x00000020, DX
+	ADDQ      $0x00000020, BX
+	ADDQ      $0x00000020, SI
+	DECQ      R10
+	JNZ       loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R11, CX
+	ADDQ R11, DX
+	ADDQ R11, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+DATA c32_000000ff<>+0(SB)/4, $0x000000ff
+GLOBL c32_000000ff<>(SB), RODATA|NOPTR, $4
+
+DATA c32_0000007f<>+0(SB)/4, $0x0000007f
+GLOBL c32_0000007f<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3c000000<>+0(SB)/4, $0x3c000000
+GLOBL c32_3c000000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_00000008<>+0(SB)/4, $0x00000008
+GLOBL c32_00000008<>(SB), RODATA|NOPTR, $4
+
+DATA c32_3b000000<>+0(SB)/4, $0x3b000000
+GLOBL c32_3b000000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_0000007e<>+0(SB)/4, $0x0000007e
+GLOBL c32_0000007e<>(SB), RODATA|NOPTR, $4
+
+DATA c32_7fc00000<>+0(SB)/4, $0x7fc00000
+GLOBL c32_7fc00000<>(SB), RODATA|NOPTR, $4
+
+// func f8E5M2DeinterleaveToF32RowsAVX2(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·f8E5M2DeinterleaveToF32RowsAVX2(SB), NOSPLIT, $0-72
+	MOVQ         r0+0(FP), AX
+	MOVQ         r1+8(FP), CX
+	MOVQ         r2+16(FP), DX
+	MOVQ         r3+24(FP), BX
+	MOVQ         src+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VPBROADCASTD c32_000000ff<>+0(SB), Y0
+	VPBROADCASTD c32_0000007f<>+0(SB), Y1
+	VPBROADCASTD c32_38000000<>+0(SB), Y2
+	VPBROADCASTD c32_00000004<>+0(SB), Y3
+	VPBROADCASTD c32_37800000<>+0(SB), Y4
+	VPBROADCASTD c32_0000007c<>+0(SB), Y5
+	VPBROADCASTD c32_7fc00000<>+0(SB), Y6
+	VPBROADCASTD c32_0000007b<>+0(SB), Y7
+	VPBROADCASTD c32_7f800000<>+0(SB), Y8
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000020, DI, R11
+	NEGQ         R11
+	ADDQ         R9, R11
+	IMUL3Q       $0x00000020, DI, R9
+	NEGQ         R9
+	ADDQ         R10, R9
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	VMOVDQU   (SI), Y9
+	VPAND     Y0, Y9, Y10
+	VPAND     Y1, Y10, Y11
+	VPSLLD    $0x15, Y11, Y12
+	VPADDD    Y2, Y12, Y12
+	VCVTDQ2PS Y11, Y13
+	VMULPS    Y4, Y13, Y13
+	VPCMPGTD  Y11, Y3, Y14
+	VPBLENDVB Y14, Y13, Y12, Y12
+	VPCMPGTD  Y7, Y11, Y13
+	VPBLENDVB Y13, Y8, Y12, Y12
+	VPCMPGTD  Y5, Y11, Y11
+	VPBLENDVB Y11, Y6, Y12, Y12
+	VPSRLD    $0x07, Y10, Y10
+	VPSLLD    $0x1f, Y10, Y10
+	VPOR      Y10, Y12, Y12
+	VMOVDQU   Y12, (AX)
+	VPSRLD    $0x08, Y9, Y10
+	VPAND     Y0, Y10, Y10
+	VPAND     Y1, Y10, Y11
+	VPSLLD    $0x15, Y11, Y12
+	VPADDD    Y2, Y12, Y12
+	VCVTDQ2PS Y11, Y13
+	VMULPS    Y4, Y13, Y13
+	VPCMPGTD  Y11, Y3, Y14
+	VPBLENDVB Y14, Y13, Y12, Y12
+	VPCMPGTD  Y7, Y11, Y13
+	VPBLENDVB Y13, Y8, Y12, Y12
+	VPCMPGTD  Y5, Y11, Y11
+	VPBLENDVB Y11, Y6, Y12, Y12
+	VPSRLD    $0x07, Y10, Y10
+	VPSLLD    $0x1f, Y10, Y10
+	VPOR      Y10, Y12, Y12
+	VMOVDQU   Y12, (CX)
+	VPSRLD    $0x10, Y9, Y10
+	VPAND     Y0, Y10, Y10
+	VPAND     Y1, Y10, Y11
+	VPSLLD    $0x15, Y11, Y12
+	VPADDD    Y2, Y12, Y12
+	VCVTDQ2PS Y11, Y13
+	VMULPS    Y4, Y13, Y13
+	VPCMPGTD  Y11, Y3, Y14
+	VPBLENDVB Y14, Y13, Y12, Y12
+	VPCMPGTD  Y7, Y11, Y13
+	VPBLENDVB Y13, Y8, Y12, Y12
+	VPCMPGTD  Y5, Y11, Y11
+	VPBLENDVB Y11, Y6, Y12, Y12
+	VPSRLD    $0x07, Y10, Y10
+	VPSLLD    $0x1f, Y10, Y10
+	VPOR      Y10, Y12, Y12
+	VMOVDQU   Y12, (DX)
+	VPSRLD    $0x18, Y9, Y9
+	VPAND     Y0, Y9, Y9
+	VPAND     Y1, Y9, Y10
+	VPSLLD    $0x15, Y10, Y11
+	VPADDD    Y2, Y11, Y11
+	VCVTDQ2PS Y10, Y12
+	VMULPS    Y4, Y12, Y12
+	VPCMPGTD  Y10, Y3, Y13
+	VPBLENDVB Y13, Y12, Y11, Y11
+	VPCMPGTD  Y7, Y10, Y12
+	VPBLENDVB Y12, Y8, Y11, Y11
+	VPCMPGTD  Y5, Y10, Y10
+	VPBLENDVB Y10, Y6, Y11, Y11
+	VPSRLD    $0x07, Y9, Y9
+	VPSLLD    $0x1f, Y9, Y9
+	VPOR      Y9, Y11, Y11
+	VMOVDQU   Y11, (BX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000020, CX
+	ADDQ      $0x00000020, DX
+	ADDQ      $0x00000020, BX
+	ADDQ      $0x00000020, SI
+	DECQ      R10
+	JNZ       loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R11, CX
+	ADDQ R11, DX
+	ADDQ R11, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+DATA c32_38000000<>+0(SB)/4, $0x38000000
+GLOBL c32_38000000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_00000004<>+0(SB)/4, $0x00000004
+GLOBL c32_00000004<>(SB), RODATA|NOPTR, $4
+
+DATA c32_37800000<>+0(SB)/4, $0x37800000
+GLOBL c32_37800000<>(SB), RODATA|NOPTR, $4
+
+DATA c32_0000007c<>+0(SB)/4, $0x0000007c
+GLOBL c32_0000007c<>(SB), RODATA|NOPTR, $4
+
+DATA c32_0000007b<>+0(SB)/4, $0x0000007b
+GLOBL c32_0000007b<>(SB), RODATA|NOPTR, $4
+
+DATA c32_7f800000<>+0(SB)/4, $0x7f800000
+GLOBL c32_7f800000<>(SB), RODATA|NOPTR, $4
+
+// func f32ToF8E4M3FNInterleave8x4RowsNTAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2, MMX+
+TEXT ·f32ToF8E4M3FNInterleave8x4RowsNTAVX2(SB), NOSPLIT, $0-72
+	MOVQ         dst+0(FP), AX
+	MOVQ         r0+8(FP), CX
+	MOVQ         r1+16(FP), DX
+	MOVQ         r2+24(FP), BX
+	MOVQ         r3+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VPBROADCASTD c32_7fffffff<>+0(SB), Y0
+	VPBROADCASTD c32_43f00000<>+0(SB), Y1
+	VPBROADCASTD c32_00000001<>+0(SB), Y2
+	VPBROADCASTD c32_0007ffff<>+0(SB), Y3
+	VPBROADCASTD c32_3c800000<>+0(SB), Y4
+	VPBROADCASTD c32_46800000<>+0(SB), Y5
+	VPBROADCASTD c32_000003c0<>+0(SB), Y6
+	VPBROADCASTD c32_00000080<>+0(SB), Y7
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000020, DI, R11
+	NEGQ         R11
+	ADDQ         R9, R11
+	IMUL3Q       $0x00000020, DI, R9
+	NEGQ         R9
+	ADDQ         R10, R9
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	PREFETCHNTA 2048(CX)
+	PREFETCHNTA 2048(DX)
+	PREFETCHNTA 2048(BX)
+	PREFETCHNTA 2048(SI)
+	VMOVDQU     (CX), Y8
+	VPAND       Y0, Y8, Y9
+	VPMINUD     Y1, Y9, Y9
+	VPSRLD      $0x14, Y9, Y10
+	VPAND       Y2, Y10, Y10
+	VPADDD      Y3, Y10, Y10
+	VPADDD      Y9, Y10, Y11
+	VPSRLD      $0x14, Y11, Y11
+	VPSUBD      Y6, Y11, Y11
+	VADDPS      Y5, Y9, Y10
+	VPSUBD      Y5, Y10, Y10
+	VPCMPGTD    Y9, Y4, Y9
+	VPBLENDVB   Y9, Y10, Y11, Y11
+	VPSRLD      $0x18, Y8, Y8
+	VPAND       Y7, Y8, Y8
+	VPOR        Y8, Y11, Y11
+	VMOVDQU     (DX), Y8
+	VPAND       Y0, Y8, Y9
+	VPMINUD     Y1, Y9, Y9
+	VPSRLD      $0x14, Y9, Y10
+	VPAND       Y2, Y10, Y10
+	VPADDD      Y3, Y10, Y10
+	VPADDD      Y9, Y10, Y12
+	VPSRLD      $0x14, Y12, Y12
+	VPSUBD      Y6, Y12, Y12
+	VADDPS      Y5, Y9, Y10
+	VPSUBD      Y5, Y10, Y10
+	VPCMPGTD    Y9, Y4, Y9
+	VPBLENDVB   Y9, Y10, Y12, Y12
+	VPSRLD      $0x18, Y8, Y8
+	VPAND       Y7, Y8, Y8
+	VPOR        Y8, Y12, Y12
+	VPSLLD      $0x08, Y12, Y12
+	VPOR        Y12, Y11, Y11
+	VMOVDQU     (BX), Y8
+	VPAND       Y0, Y8, Y9
+	VPMINUD     Y1, Y9, Y9
+	VPSRLD      $0x14, Y9, Y10
+	VPAND       Y2, Y10, Y10
+	VPADDD      Y3, Y10, Y10
+	VPADDD      Y9, Y10, Y12
+	VPSRLD      $0x14, Y12, Y12
+	VPSUBD      Y6, Y12, Y12
+	VADDPS      Y5, Y9, Y10
+	VPSUBD      Y5, Y10, Y10
+	VPCMPGTD    Y9, Y4, Y9
+	VPBLENDVB   Y9, Y10, Y12, Y12
+	VPSRLD      $0x18, Y8, Y8
+	VPAND       Y7, Y8, Y8
+	VPOR        Y8, Y12, Y12
+	VPSLLD      $0x10, Y12, Y12
+	VPOR        Y12, Y11, Y11
+	VMOVDQU     (SI), Y8
+	VPAND       Y0, Y8, Y9
+	VPMINUD     Y1, Y9, Y9
+	VPSRLD      $0x14, Y9, Y10
+	VPAND       Y2, Y10, Y10
+	VPADDD      Y3, Y10, Y10
+	VPADDD      Y9, Y10, Y12
+	VPSRLD      $0x14, Y12, Y12
+	VPSUBD      Y6, Y12, Y12
+	VADDPS      Y5, Y9, Y10
+	VPSUBD      Y5, Y10, Y10
+	VPCMPGTD    Y9, Y4, Y9
+	VPBLENDVB   Y9, Y10, Y12, Y12
+	VPSRLD      $0x18, Y8, Y8
+	VPAND       Y7, Y8, Y8
+	VPOR        Y8, Y12, Y12
+	VPSLLD      $0x18, Y12, Y12
+	VPOR        Y12, Y11, Y11
+	VMOVNTDQ    Y11, (AX)
+	ADDQ        $0x00000020, AX
+	ADDQ        $0x00000020, CX
+	ADDQ        $0x00000020, DX
+	ADDQ        $0x00000020, BX
+	ADDQ        $0x00000020, SI
+	DECQ        R10
+	JNZ         loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f32ToF8E5M2Interleave8x4RowsNTAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2, MMX+
+TEXT ·f32ToF8E5M2Interleave8x4RowsNTAVX2(SB), NOSPLIT, $0-72
+	MOVQ         dst+0(FP), AX
+	MOVQ         r0+8(FP), CX
+	MOVQ         r1+16(FP), DX
+	MOVQ         r2+24(FP), BX
+	MOVQ         r3+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VPBROADCASTD c32_7fffffff<>+0(SB), Y0
+	VPBROADCASTD c32_47800000<>+0(SB), Y1
+	VPBROADCASTD c32_00000001<>+0(SB), Y2
+	VPBROADCASTD c32_000fffff<>+0(SB), Y3
+	VPBROADCASTD c32_38800000<>+0(SB), Y4
+	VPBROADCASTD c32_43000000<>+0(SB), Y5
+	VPBROADCASTD c32_000001c0<>+0(SB), Y6
+	VPBROADCASTD c32_00000080<>+0(SB), Y7
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000020, DI, R11
+	NEGQ         R11
+	ADDQ         R9, R11
+	IMUL3Q       $0x00000020, DI, R9
+	NEGQ         R9
+	ADDQ         R10, R9
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	PREFETCHNTA 2048(CX)
+	PREFETCHNTA 2048(DX)
+	PREFETCHNTA 2048(BX)
+	PREFETCHNTA 2048(SI)
+	VMOVDQU     (CX), Y8
+	VPAND       Y0, Y8, Y9
+	VPCMPGTD    inf32_32<>+0(SB), Y9, Y12
+	VPAND       two32_32<>+0(SB), Y12, Y12
+	VPMINUD     Y1, Y9, Y9
+	VPSRLD      $0x15, Y9, Y10
+	VPAND       Y2, Y10, Y10
+	VPADDD      Y3, Y10, Y10
+	VPADDD      Y9, Y10, Y11
+	VPSRLD      $0x15, Y11, Y11
+	VPSUBD      Y6, Y11, Y11
+	VADDPS      Y5, Y9, Y10
+	VPSUBD      Y5, Y10, Y10
+	VPCMPGTD    Y9, Y4, Y9
+	VPBLENDVB   Y9, Y10, Y11, Y11
+	VPSRLD      $0x18, Y8, Y8
+	VPAND       Y7, Y8, Y8
+	VPOR        Y8, Y11, Y11
+	VPOR        Y12, Y11, Y11
+	VMOVDQU     (DX), Y8
+	VPAND       Y0, Y8, Y9
+	VPCMPGTD    inf32_32<>+0(SB), Y9, Y13
+	VPAND       two32_32<>+0(SB), Y13, Y13
+	VPMINUD     Y1, Y9, Y9
+	VPSRLD      $0x15, Y9, Y10
+	VPAND       Y2, Y10, Y10
+	VPADDD      Y3, Y10, Y10
+	VPADDD      Y9, Y10, Y12
+	VPSRLD      $0x15, Y12, Y12
+	VPSUBD      Y6, Y12, Y12
+	VADDPS      Y5, Y9, Y10
+	VPSUBD      Y5, Y10, Y10
+	VPCMPGTD    Y9, Y4, Y9
+	VPBLENDVB   Y9, Y10, Y12, Y12
+	VPSRLD      $0x18, Y8, Y8
+	VPAND       Y7, Y8, Y8
+	VPOR        Y8, Y12, Y12
+	VPOR        Y13, Y12, Y12
+	VPSLLD      $0x08, Y12, Y12
+	VPOR        Y12, Y11, Y11
+	VMOVDQU     (BX), Y8
+	VPAND       Y0, Y8, Y9
+	VPCMPGTD    inf32_32<>+0(SB), Y9, Y13
+	VPAND       two32_32<>+0(SB), Y13, Y13
+	VPMINUD     Y1, Y9, Y9
+	VPSRLD      $0x15, Y9, Y10
+	VPAND       Y2, Y10, Y10
+	VPADDD      Y3, Y10, Y10
+	VPADDD      Y9, Y10, Y12
+	VPSRLD      $0x15, Y12, Y12
+	VPSUBD      Y6, Y12, Y12
+	VADDPS      Y5, Y9, Y10
+	VPSUBD      Y5, Y10, Y10
+	VPCMPGTD    Y9, Y4, Y9
+	VPBLENDVB   Y9, Y10, Y12, Y12
+	VPSRLD      $0x18, Y8, Y8
+	VPAND       Y7, Y8, Y8
+	VPOR        Y8, Y12, Y12
+	VPOR        Y13, Y12, Y12
+	VPSLLD      $0x10, Y12, Y12
+	VPOR        Y12, Y11, Y11
+	VMOVDQU     (SI), Y8
+	VPAND       Y0, Y8, Y9
+	VPCMPGTD    inf32_32<>+0(SB), Y9, Y13
+	VPAND       two32_32<>+0(SB), Y13, Y13
+	VPMINUD     Y1, Y9, Y9
+	VPSRLD      $0x15, Y9, Y10
+	VPAND       Y2, Y10, Y10
+	VPADDD      Y3, Y10, Y10
+	VPADDD      Y9, Y10, Y12
+	VPSRLD      $0x15, Y12, Y12
+	VPSUBD      Y6, Y12, Y12
+	VADDPS      Y5, Y9, Y10
+	VPSUBD      Y5, Y10, Y10
+	VPCMPGTD    Y9, Y4, Y9
+	VPBLENDVB   Y9, Y10, Y12, Y12
+	VPSRLD      $0x18, Y8, Y8
+	VPAND       Y7, Y8, Y8
+	VPOR        Y8, Y12, Y12
+	VPOR        Y13, Y12, Y12
+	VPSLLD      $0x18, Y12, Y12
+	VPOR        Y12, Y11, Y11
+	VMOVNTDQ    Y11, (AX)
+	ADDQ        $0x00000020, AX
+	ADDQ        $0x00000020, CX
+	ADDQ        $0x00000020, DX
+	ADDQ        $0x00000020, BX
+	ADDQ        $0x00000020, SI
+	DECQ        R10
+	JNZ         loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func splitNibblesRowsNTAVX2(lo *byte, hi *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·splitNibblesRowsNTAVX2(SB), NOSPLIT, $0-56
+	MOVQ         lo+0(FP), AX
+	MOVQ         hi+8(FP), CX
+	MOVQ         src+16(FP), DX
+	MOVQ         n+24(FP), BX
+	VPBROADCASTB nibble_1<>+0(SB), Y0
+	MOVQ         rows+32(FP), SI
+	MOVQ         dstStride+40(FP), DI
+	MOVQ         srcStride+48(FP), R8
+	IMUL3Q       $0x00000020, BX, R9
+	NEGQ         R9
+	ADDQ         DI, R9
+	IMUL3Q       $0x00000020, BX, DI
+	NEGQ         DI
+	ADDQ         R8, DI
+	TESTQ        SI, SI
+	JZ           rowsdone
+
+row:
+	MOVQ  BX, R8
+	TESTQ R8, R8
+	JZ    done
+
+loop:
+	VMOVDQU  (DX), Y1
+	VPSRLW   $0x04, Y1, Y2
+	VPAND    Y0, Y1, Y1
+	VPAND    Y0, Y2, Y2
+	VMOVNTDQ Y1, (AX)
+	VMOVNTDQ Y2, (CX)
+	ADDQ     $0x00000020, AX
+	ADDQ     $0x00000020, CX
+	ADDQ     $0x00000020, DX
+	DECQ     R8
+	JNZ      loop
+
+done:
+	ADDQ R9, AX
+	ADDQ R9, CX
+	ADDQ DI, DX
+	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f32ToF8E4M3FNRowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·f32ToF8E4M3FNRowsNTAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_7fffffff<>+0(SB), Y0
+	VPBROADCASTD c32_43f00000<>+0(SB), Y1
+	VPBROADCASTD c32_00000001<>+0(SB), Y2
+	VPBROADCASTD c32_0007ffff<>+0(SB), Y3
+	VPBROADCASTD c32_3c800000<>+0(SB), Y4
+	VPBROADCASTD c32_46800000<>+0(SB), Y5
+	VPBROADCASTD c32_000003c0<>+0(SB), Y6
+	VPBROADCASTD c32_00000080<>+0(SB), Y7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000080, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VMOVDQU   (CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y11
+	VPSRLD    $0x14, Y11, Y11
+	VPSUBD    Y6, Y11, Y11
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y11, Y11
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y11, Y11
+	VMOVDQU   32(CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x14, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPACKUSDW Y12, Y11, Y11
+	VMOVDQU   64(CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x14, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VMOVDQU   96(CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y13
+	VPSRLD    $0x14, Y13, Y13
+	VPSUBD    Y6, Y13, Y13
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y13, Y13
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y13, Y13
+	VPACKUSDW Y13, Y12, Y12
+	VPACKUSWB Y12, Y11, Y11
+	VMOVDQU   permd04152637_32<>+0(SB), Y8
+	VPERMD    Y11, Y8, Y8
+	VMOVNTDQ  Y8, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000080, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f32ToF8E5M2RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·f32ToF8E5M2RowsNTAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_7fffffff<>+0(SB), Y0
+	VPBROADCASTD c32_47800000<>+0(SB), Y1
+	VPBROADCASTD c32_00000001<>+0(SB), Y2
+	VPBROADCASTD c32_000fffff<>+0(SB), Y3
+	VPBROADCASTD c32_38800000<>+0(SB), Y4
+	VPBROADCASTD c32_43000000<>+0(SB), Y5
+	VPBROADCASTD c32_000001c0<>+0(SB), Y6
+	VPBROADCASTD c32_00000080<>+0(SB), Y7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000080, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VMOVDQU   (CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y12
+	VPAND     two32_32<>+0(SB), Y12, Y12
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y11
+	VPSRLD    $0x15, Y11, Y11
+	VPSUBD    Y6, Y11, Y11
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y11, Y11
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y11, Y11
+	VPOR      Y12, Y11, Y11
+	VMOVDQU   32(CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y13
+	VPAND     two32_32<>+0(SB), Y13, Y13
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x15, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPOR      Y13, Y12, Y12
+	VPACKUSDW Y12, Y11, Y11
+	VMOVDQU   64(CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y13
+	VPAND     two32_32<>+0(SB), Y13, Y13
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x15, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPOR      Y13, Y12, Y12
+	VMOVDQU   96(CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y14
+	VPAND     two32_32<>+0(SB), Y14, Y14
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y13
+	VPSRLD    $0x15, Y13, Y13
+	VPSUBD    Y6, Y13, Y13
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y13, Y13
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y13, Y13
+	VPOR      Y14, Y13, Y13
+	VPACKUSDW Y13, Y12, Y12
+	VPACKUSWB Y12, Y11, Y11
+	VMOVDQU   permd04152637_32<>+0(SB), Y8
+	VPERMD    Y11, Y8, Y8
+	VMOVNTDQ  Y8, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000080, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E4M3FNDeinterleaveToF32RowsNTAVX2(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·f8E4M3FNDeinterleaveToF32RowsNTAVX2(SB), NOSPLIT, $0-72
+	MOVQ         r0+0(FP), AX
+	MOVQ         r1+8(FP), CX
+	MOVQ         r2+16(FP), DX
+	MOVQ         r3+24(FP), BX
+	MOVQ         src+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VPBROADCASTD c32_000000ff<>+0(SB), Y0
+	VPBROADCASTD c32_0000007f<>+0(SB), Y1
+	VPBROADCASTD c32_3c000000<>+0(SB), Y2
+	VPBROADCASTD c32_00000008<>+0(SB), Y3
+	VPBROADCASTD c32_3b000000<>+0(SB), Y4
+	VPBROADCASTD c32_0000007e<>+0(SB), Y5
+	VPBROADCASTD c32_7fc00000<>+0(SB), Y6
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000020, DI, R11
+	NEGQ         R11
+	ADDQ         R9, R11
+	IMUL3Q       $0x00000020, DI, R9
+	NEGQ         R9
+	ADDQ         R10, R9
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	VMOVDQU   (SI), Y7
+	VPAND     Y0, Y7, Y8
+	VPAND     Y1, Y8, Y9
+	VPSLLD    $0x14, Y9, Y10
+	VPADDD    Y2, Y10, Y10
+	VCVTDQ2PS Y9, Y11
+	VMULPS    Y4, Y11, Y11
+	VPCMPGTD  Y9, Y3, Y12
+	VPBLENDVB Y12, Y11, Y10, Y10
+	VPCMPGTD  Y5, Y9, Y9
+	VPBLENDVB Y9, Y6, Y10, Y10
+	VPSRLD    $0x07, Y8, Y8
+	VPSLLD    $0x1f, Y8, Y8
+	VPOR      Y8, Y10, Y10
+	VMOVNTDQ  Y10, (AX)
+	VPSRLD    $0x08, Y7, Y8
+	VPAND     Y0, Y8, Y8
+	VPAND     Y1, Y8, Y9
+	VPSLLD    $0x14, Y9, Y10
+	VPADDD    Y2, Y10, Y10
+	VCVTDQ2PS Y9, Y11
+	VMULPS    Y4, Y11, Y11
+	VPCMPGTD  Y9, Y3, Y12
+	VPBLENDVB Y12, Y11, Y10, Y10
+	VPCMPGTD  Y5, Y9, Y9
+	VPBLENDVB Y9, Y6, Y10, Y10
+	VPSRLD    $0x07, Y8, Y8
+	VPSLLD    $0x1f, Y8, Y8
+	VPOR      Y8, Y10, Y10
+	VMOVNTDQ  Y10, (CX)
+	VPSRLD    $0x10, Y7, Y8
+	VPAND     Y0, Y8, Y8
+	VPAND     Y1, Y8, Y9
+	VPSLLD    $0x14, Y9, Y10
+	VPADDD    Y2, Y10, Y10
+	VCVTDQ2PS Y9, Y11
+	VMULPS    Y4, Y11, Y11
+	VPCMPGTD  Y9, Y3, Y12
+	VPBLENDVB Y12, Y11, Y10, Y10
+	VPCMPGTD  Y5, Y9, Y9
+	VPBLENDVB Y9, Y6, Y10, Y10
+	VPSRLD    $0x07, Y8, Y8
+	VPSLLD    $0x1f, Y8, Y8
+	VPOR      Y8, Y10, Y10
+	VMOVNTDQ  Y10, (DX)
+	VPSRLD    $0x18, Y7, Y7
+	VPAND     Y0, Y7, Y7
+	VPAND     Y1, Y7, Y8
+	VPSLLD    $0x14, Y8, Y9
+	VPADDD    Y2, Y9, Y9
+	VCVTDQ2PS Y8, Y10
+	VMULPS    Y4, Y10, Y10
+	VPCMPGTD  Y8, Y3, Y11
+	VPBLENDVB Y11, Y10, Y9, Y9
+	VPCMPGTD  Y5, Y8, Y8
+	VPBLENDVB Y8, Y6, Y9, Y9
+	VPSRLD    $0x07, Y7, Y7
+	VPSLLD    $0x1f, Y7, Y7
+	VPOR      Y7, Y9, Y9
+	VMOVNTDQ  Y9, (BX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000020, CX
+	ADDQ      $0x00000020, DX
+	ADDQ      $0x00000020, BX
+	ADDQ      $0x00000020, SI
+	DECQ      R10
+	JNZ       loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R11, CX
+	ADDQ R11, DX
+	ADDQ R11, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E5M2DeinterleaveToF32RowsNTAVX2(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·f8E5M2DeinterleaveToF32RowsNTAVX2(SB), NOSPLIT, $0-72
+	MOVQ         r0+0(FP), AX
+	MOVQ         r1+8(FP), CX
+	MOVQ         r2+16(FP), DX
+	MOVQ         r3+24(FP), BX
+	MOVQ         src+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VPBROADCASTD c32_000000ff<>+0(SB), Y0
+	VPBROADCASTD c32_0000007f<>+0(SB), Y1
+	VPBROADCASTD c32_38000000<>+0(SB), Y2
+	VPBROADCASTD c32_00000004<>+0(SB), Y3
+	VPBROADCASTD c32_37800000<>+0(SB), Y4
+	VPBROADCASTD c32_0000007c<>+0(SB), Y5
+	VPBROADCASTD c32_7fc00000<>+0(SB), Y6
+	VPBROADCASTD c32_0000007b<>+0(SB), Y7
+	VPBROADCASTD c32_7f800000<>+0(SB), Y8
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000020, DI, R11
+	NEGQ         R11
+	ADDQ         R9, R11
+	IMUL3Q       $0x00000020, DI, R9
+	NEGQ         R9
+	ADDQ         R10, R9
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	VMOVDQU   (SI), Y9
+	VPAND     Y0, Y9, Y10
+	VPAND     Y1, Y10, Y11
+	VPSLLD    $0x15, Y11, Y12
+	VPADDD    Y2, Y12, Y12
+	VCVTDQ2PS Y11, Y13
+	VMULPS    Y4, Y13, Y13
+	VPCMPGTD  Y11, Y3, Y14
+	VPBLENDVB Y14, Y13, Y12, Y12
+	VPCMPGTD  Y7, Y11, Y13
+	VPBLENDVB Y13, Y8, Y12, Y12
+	VPCMPGTD  Y5, Y11, Y11
+	VPBLENDVB Y11, Y6, Y12, Y12
+	VPSRLD    $0x07, Y10, Y10
+	VPSLLD    $0x1f, Y10, Y10
+	VPOR      Y10, Y12, Y12
+	VMOVNTDQ  Y12, (AX)
+	VPSRLD    $0x08, Y9, Y10
+	VPAND     Y0, Y10, Y10
+	VPAND     Y1, Y10, Y11
+	VPSLLD    $0x15, Y11, Y12
+	VPADDD    Y2, Y12, Y12
+	VCVTDQ2PS Y11, Y13
+	VMULPS    Y4, Y13, Y13
+	VPCMPGTD  Y11, Y3, Y14
+	VPBLENDVB Y14, Y13, Y12, Y12
+	VPCMPGTD  Y7, Y11, Y13
+	VPBLENDVB Y13, Y8, Y12, Y12
+	VPCMPGTD  Y5, Y11, Y11
+	VPBLENDVB Y11, Y6, Y12, Y12
+	VPSRLD    $0x07, Y10, Y10
+	VPSLLD    $0x1f, Y10, Y10
+	VPOR      Y10, Y12, Y12
+	VMOVNTDQ  Y12, (CX)
+	VPSRLD    $0x10, Y9, Y10
+	VPAND     Y0, Y10, Y10
+	VPAND     Y1, Y10, Y11
+	VPSLLD    $0x15, Y11, Y12
+	VPADDD    Y2, Y12, Y12
+	VCVTDQ2PS Y11, Y13
+	VMULPS    Y4, Y13, Y13
+	VPCMPGTD  Y11, Y3, Y14
+	VPBLENDVB Y14, Y13, Y12, Y12
+	VPCMPGTD  Y7, Y11, Y13
+	VPBLENDVB Y13, Y8, Y12, Y12
+	VPCMPGTD  Y5, Y11, Y11
+	VPBLENDVB Y11, Y6, Y12, Y12
+	VPSRLD    $0x07, Y10, Y10
+	VPSLLD    $0x1f, Y10, Y10
+	VPOR      Y10, Y12, Y12
+	VMOVNTDQ  Y12, (DX)
+	VPSRLD    $0x18, Y9, Y9
+	VPAND     Y0, Y9, Y9
+	VPAND     Y1, Y9, Y10
+	VPSLLD    $0x15, Y10, Y11
+	VPADDD    Y2, Y11, Y11
+	VCVTDQ2PS Y10, Y12
+	VMULPS    Y4, Y12, Y12
+	VPCMPGTD  Y10, Y3, Y13
+	VPBLENDVB Y13, Y12, Y11, Y11
+	VPCMPGTD  Y7, Y10, Y12
+	VPBLENDVB Y12, Y8, Y11, Y11
+	VPCMPGTD  Y5, Y10, Y10
+	VPBLENDVB Y10, Y6, Y11, Y11
+	VPSRLD    $0x07, Y9, Y9
+	VPSLLD    $0x1f, Y9, Y9
+	VPOR      Y9, Y11, Y11
+	VMOVNTDQ  Y11, (BX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000020, CX
+	ADDQ      $0x00000020, DX
+	ADDQ      $0x00000020, BX
+	ADDQ      $0x00000020, SI
+	DECQ      R10
+	JNZ       loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R11, CX
+	ADDQ R11, DX
+	ADDQ R11, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f32ToF8E4M3FNInterleave8x4RowsAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f32ToF8E4M3FNInterleave8x4RowsAVX512(SB), NOSPLIT, $0-72
+	MOVQ         dst+0(FP), AX
+	MOVQ         r0+8(FP), CX
+	MOVQ         r1+16(FP), DX
+	MOVQ         r2+24(FP), BX
+	MOVQ         r3+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VPBROADCASTD c32_7fffffff<>+0(SB), Z0
+	VPBROADCASTD c32_43f00000<>+0(SB), Z1
+	VPBROADCASTD c32_00000001<>+0(SB), Z2
+	VPBROADCASTD c32_0007ffff<>+0(SB), Z3
+	VPBROADCASTD c32_3c800000<>+0(SB), Z4
+	VPBROADCASTD c32_46800000<>+0(SB), Z5
+	VPBROADCASTD c32_000003c0<>+0(SB), Z6
+	VPBROADCASTD c32_00000080<>+0(SB), Z7
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000040, DI, R11
+	NEGQ         R11
+	ADDQ         R9, R11
+	IMUL3Q       $0x00000040, DI, R9
+	NEGQ         R9
+	ADDQ         R10, R9
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	VMOVDQU64 (CX), Z8
+	VPANDD    Z0, Z8, Z9
+	VPMINUD   Z1, Z9, Z9
+	VPSRLD    $0x14, Z9, Z10
+	VPANDD    Z2, Z10, Z10
+	VPADDD    Z3, Z10, Z10
+	VPADDD    Z9, Z10, Z11
+	VPSRLD    $0x14, Z11, Z11
+	VPSUBD    Z6, Z11, Z11
+	VADDPS    Z5, Z9, Z10
+	VPSUBD    Z5, Z10, Z10
+	VPCMPGTD  Z9, Z4, K1
+	VPBLENDMD Z10, Z11, K1, Z11
+	VPSRLD    $0x18, Z8, Z8
+	VPANDD    Z7, Z8, Z8
+	VPORD     Z8, Z11, Z11
+	VMOVDQU64 (DX), Z8
+	VPANDD    Z0, Z8, Z9
+	VPMINUD   Z1, Z9, Z9
+	VPSRLD    $0x14, Z9, Z10
+	VPANDD    Z2, Z10, Z10
+	VPADDD    Z3, Z10, Z10
+	VPADDD    Z9, Z10, Z12
+	VPSRLD    $0x14, Z12, Z12
+	VPSUBD    Z6, Z12, Z12
+	VADDPS    Z5, Z9, Z10
+	VPSUBD    Z5, Z10, Z10
+	VPCMPGTD  Z9, Z4, K1
+	VPBLENDMD Z10, Z12, K1, Z12
+	VPSRLD    $0x18, Z8, Z8
+	VPANDD    Z7, Z8, Z8
+	VPORD     Z8, Z12, Z12
+	VPSLLD    $0x08, Z12, Z12
+	VPORD     Z12, Z11, Z11
+	VMOVDQU64 (BX), Z8
+	VPANDD    Z0, Z8, Z9
+	VPMINUD   Z1, Z9, Z9
+	VPSRLD    $0x14, Z9, Z10
+	VPANDD    Z2, Z10, Z10
+	VPADDD    Z3, Z10, Z10
+	VPADDD    Z9, Z10, Z12
+	VPSRLD    $0x14, Z12, Z12
+	VPSUBD    Z6, Z12, Z12
+	VADDPS    Z5, Z9, Z10
+	VPSUBD    Z5, Z10, Z10
+	VPCMPGTD  Z9, Z4, K1
+	VPBLENDMD Z10, Z12, K1, Z12
+	VPSRLD    $0x18, Z8, Z8
+	VPANDD    Z7, Z8, Z8
+	VPORD     Z8, Z12, Z12
+	VPSLLD    $0x10, Z12, Z12
+	VPORD     Z12, Z11, Z11
+	VMOVDQU64 (SI), Z8
+	VPANDD    Z0, Z8, Z9
+	VPMINUD   Z1, Z9, Z9
+	VPSRLD    $0x14, Z9, Z10
+	VPANDD    Z2, Z10, Z10
+	VPADDD    Z3, Z10, Z10
+	VPADDD    Z9, Z10, Z12
+	VPSRLD    $0x14, Z12, Z12
+	VPSUBD    Z6, Z12, Z12
+	VADDPS    Z5, Z9, Z10
+	VPSUBD    Z5, Z10, Z10
+	VPCMPGTD  Z9, Z4, K1
+	VPBLENDMD Z10, Z12, K1, Z12
+	VPSRLD    $0x18, Z8, Z8
+	VPANDD    Z7, Z8, Z8
+	VPORD     Z8, Z12, Z12
+	VPSLLD    $0x18, Z12, Z12
+	VPORD     Z12, Z11, Z11
+	VMOVDQU64 Z11, (AX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000040, CX
+	ADDQ      $0x00000040, DX
+	ADDQ      $0x00000040, BX
+	ADDQ      $0x00000040, SI
+	DECQ      R10
+	JNZ       loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f32ToF8E5M2Interleave8x4RowsAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f32ToF8E5M2Interleave8x4RowsAVX512(SB), NOSPLIT, $0-72
+	MOVQ         dst+0(FP), AX
+	MOVQ         r0+8(FP), CX
+	MOVQ         r1+16(FP), DX
+	MOVQ         r2+24(FP), BX
+	MOVQ         r3+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VPBROADCASTD c32_7fffffff<>+0(SB), Z0
+	VPBROADCASTD c32_47800000<>+0(SB), Z1
+	VPBROADCASTD c32_00000001<>+0(SB), Z2
+	VPBROADCASTD c32_000fffff<>+0(SB), Z3
+	VPBROADCASTD c32_38800000<>+0(SB), Z4
+	VPBROADCASTD c32_43000000<>+0(SB), Z5
+	VPBROADCASTD c32_000001c0<>+0(SB), Z6
+	VPBROADCASTD c32_00000080<>+0(SB), Z7
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000040, DI, R11
+	NEGQ         R11
+	ADDQ         R9, R11
+	IMUL3Q       $0x00000040, DI, R9
+	NEGQ         R9
+	ADDQ         R10, R9
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	VMOVDQU64 (CX), Z8
+	VPANDD    Z0, Z8, Z9
+	VPCMPGTD  inf32_64<>+0(SB), Z9, K1
+	VPMINUD   Z1, Z9, Z9
+	VPSRLD    $0x15, Z9, Z10
+	VPANDD    Z2, Z10, Z10
+	VPADDD    Z3, Z10, Z10
+	VPADDD    Z9, Z10, Z11
+	VPSRLD    $0x15, Z11, Z11
+	VPSUBD    Z6, Z11, Z11
+	VADDPS    Z5, Z9, Z10
+	VPSUBD    Z5, Z10, Z10
+	VPCMPGTD  Z9, Z4, K2
+	VPBLENDMD Z10, Z11, K2, Z11
+	VPSRLD    $0x18, Z8, Z8
+	VPANDD    Z7, Z8, Z8
+	VPORD     Z8, Z11, Z11
+	VPORD     two32_64<>+0(SB), Z11, K1, Z11
+	VMOVDQU64 (DX), Z8
+	VPANDD    Z0, Z8, Z9
+	VPCMPGTD  inf32_64<>+0(SB), Z9, K1
+	VPMINUD   Z1, Z9, Z9
+	VPSRLD    $0x15, Z9, Z10
+	VPANDD    Z2, Z10, Z10
+	VPADDD    Z3, Z10, Z10
+	VPADDD    Z9, Z10, Z12
+	VPSRLD    $0x15, Z12, Z12
+	VPSUBD    Z6, Z12, Z12
+	VADDPS    Z5, Z9, Z10
+	VPSUBD    Z5, Z10, Z10
+	VPCMPGTD  Z9, Z4, K2
+	VPBLENDMD Z10, Z12, K2, Z12
+	VPSRLD    $0x18, Z8, Z8
+	VPANDD    Z7, Z8, Z8
+	VPORD     Z8, Z12, Z12
+	VPORD     two32_64<>+0(SB), Z12, K1, Z12
+	VPSLLD    $0x08, Z12, Z12
+	VPORD     Z12, Z11, Z11
+	VMOVDQU64 (BX), Z8
+	VPANDD    Z0, Z8, Z9
+	VPCMPGTD  inf32_64<>+0(SB), Z9, K1
+	VPMINUD   Z1, Z9, Z9
+	VPSRLD    $0x15, Z9, Z10
+	VPANDD    Z2, Z10, Z10
+	VPADDD    Z3, Z10, Z10
+	VPADDD    Z9, Z10, Z12
+	VPSRLD    $0x15, Z12, Z12
+	VPSUBD    Z6, Z12, Z12
+	VADDPS    Z5, Z9, Z10
+	VPSUBD    Z5, Z10, Z10
+	VPCMPGTD  Z9, Z4, K2
+	VPBLENDMD Z10, Z12, K2, Z12
+	VPSRLD    $0x18, Z8, Z8
+	VPANDD    Z7, Z8, Z8
+	VPORD     Z8, Z12, Z12
+	VPORD     two32_64<>+0(SB), Z12, K1, Z12
+	VPSLLD    $0x10, Z12, Z12
+	VPORD     Z12, Z11, Z11
+	VMOVDQU64 (SI), Z8
+	VPANDD    Z0, Z8, Z9
+	VPCMPGTD  inf32_64<>+0(SB), Z9, K1
+	VPMINUD   Z1, Z9, Z9
+	VPSRLD    $0x15, Z9, Z10
+	VPANDD    Z2, Z10, Z10
+	VPADDD    Z3, Z10, Z10
+	VPADDD    Z9, Z10, Z12
+	VPSRLD    $0x15, Z12, Z12
+	VPSUBD    Z6, Z12, Z12
+	VADDPS    Z5, Z9, Z10
+	VPSUBD    Z5, Z10, Z10
+	VPCMPGTD  Z9, Z4, K2
+	VPBLENDMD Z10, Z12, K2, Z12
+	VPSRLD    $0x18, Z8, Z8
+	VPANDD    Z7, Z8, Z8
+	VPORD     Z8, Z12, Z12
+	VPORD     two32_64<>+0(SB), Z12, K1, Z12
+	VPSLLD    $0x18, Z12, Z12
+	VPORD     Z12, Z11, Z11
+	VMOVDQU64 Z11, (AX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000040, CX
+	ADDQ      $0x00000040, DX
+	ADDQ      $0x00000040, BX
+	ADDQ      $0x00000040, SI
+	DECQ      R10
+	JNZ       loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+DATA inf32_64<>+0(SB)/1, $0x00
+DATA inf32_64<>+1(SB)/1, $0x00
+DATA inf32_64<>+2(SB)/1, $0x80
+DATA inf32_64<>+3(SB)/1, $0x7f
+DATA inf32_64<>+4(SB)/1, $0x00
+DATA inf32_64<>+5(SB)/1, $0x00
+DATA inf32_64<>+6(SB)/1, $0x80
+DATA inf32_64<>+7(SB)/1, $0x7f
+DATA inf32_64<>+8(SB)/1, $0x00
+DATA inf32_64<>+9(SB)/1, $0x00
+DATA inf32_64<>+10(SB)/1, $0x80
+DATA inf32_64<>+11(SB)/1, $0x7f
+DATA inf32_64<>+12(SB)/1, $0x00
+DATA inf32_64<>+13(SB)/1, $0x00
+DATA inf32_64<>+14(SB)/1, $0x80
+DATA inf32_64<>+15(SB)/1, $0x7f
+DATA inf32_64<>+16(SB)/1, $0x00
+DATA inf32_64<>+17(SB)/1, $0x00
+DATA inf32_64<>+18(SB)/1, $0x80
+DATA inf32_64<>+19(SB)/1, $0x7f
+DATA inf32_64<>+20(SB)/1, $0x00
+DATA inf32_64<>+21(SB)/1, $0x00
+DATA inf32_64<>+22(SB)/1, $0x80
+DATA inf32_64<>+23(SB)/1, $0x7f
+DATA inf32_64<>+24(SB)/1, $0x00
+DATA inf32_64<>+25(SB)/1, $0x00
+DATA inf32_64<>+26(SB)/1, $0x80
+DATA inf32_64<>+27(SB)/1, $0x7f
+DATA inf32_64<>+28(SB)/1, $0x00
+DATA inf32_64<>+29(SB)/1, $0x00
+DATA inf32_64<>+30(SB)/1, $0x80
+DATA inf32_64<>+31(SB)/1, $0x7f
+DATA inf32_64<>+32(SB)/1, $0x00
+DATA inf32_64<>+33(SB)/1, $0x00
+DATA inf32_64<>+34(SB)/1, $0x80
+DATA inf32_64<>+35(SB)/1, $0x7f
+DATA inf32_64<>+36(SB)/1, $0x00
+DATA inf32_64<>+37(SB)/1, $0x00
+DATA inf32_64<>+38(SB)/1, $0x80
+DATA inf32_64<>+39(SB)/1, $0x7f
+DATA inf32_64<>+40(SB)/1, $0x00
+DATA inf32_64<>+41(SB)/1, $0x00
+DATA inf32_64<>+42(SB)/1, $0x80
+DATA inf32_64<>+43(SB)/1, $0x7f
+DATA inf32_64<>+44(SB)/1, $0x00
+DATA inf32_64<>+45(SB)/1, $0x00
+DATA inf32_64<>+46(SB)/1, $0x80
+DATA inf32_64<>+47(SB)/1, $0x7f
+DATA inf32_64<>+48(SB)/1, $0x00
+DATA inf32_64<>+49(SB)/1, $0x00
+DATA inf32_64<>+50(SB)/1, $0x80
+DATA inf32_64<>+51(SB)/1, $0x7f
+DATA inf32_64<>+52(SB)/1, $0x00
+DATA inf32_64<>+53(SB)/1, $0x00
+DATA inf32_64<>+54(SB)/1, $0x80
+DATA inf32_64<>+55(SB)/1, $0x7f
+DATA inf32_64<>+56(SB)/1, $0x00
+DATA inf32_64<>+57(SB)/1, $0x00
+DATA inf32_64<>+58(SB)/1, $0x80
+DATA inf32_64<>+59(SB)/1, $0x7f
+DATA inf32_64<>+60(SB)/1, $0x00
+DATA inf32_64<>+61(SB)/1, $0x00
+DATA inf32_64<>+62(SB)/1, $0x80
+DATA inf32_64<>+63(SB)/1, $0x7f
+GLOBL inf32_64<>(SB), RODATA|NOPTR, $64
+
+DATA two32_64<>+0(SB)/1, $0x02
+DATA two32_64<>+1(SB)/1, $0x00
+DATA two32_64<>+2(SB)/1, $0x00
+DATA two32_64<>+3(SB)/1, $0x00
+DATA two32_64<>+4(SB)/1, $0x02
+DATA two32_64<>+5(SB)/1, $0x00
+DATA two32_64<>+6(SB)/1, $0x00
+DATA two32_64<>+7(SB)/1, $0x00
+DATA two32_64<>+8(SB)/1, $0x02
+DATA two32_64<>+9(SB)/1, $0x00
+DATA two32_64<>+10(SB)/1, $0x00
+DATA two32_64<>+11(SB)/1, $0x00
+DATA two32_64<>+12(SB)/1, $0x02
+DATA two32_64<>+13(SB)/1, $0x00
+DATA two32_64<>+14(SB)/1, $0x00
+DATA two32_64<>+15(SB)/1, $0x00
+DATA two32_64<>+16(SB)/1, $0x02
+DATA two32_64<>+17(SB)/1, $0x00
+DATA two32_64<>+18(SB)/1, $0x00
+DATA two32_64<>+19(SB)/1, $0x00
+DATA two32_64<>+20(SB)/1, $0x02
+DATA two32_64<>+21(SB)/1, $0x00
+DATA two32_64<>+22(SB)/1, $0x00
+DATA two32_64<>+23(SB)/1, $0x00
+DATA two32_64<>+24(SB)/1, $0x02
+DATA two32_64<>+25(SB)/1, $0x00
+DATA two32_64<>+26(SB)/1, $0x00
+DATA two32_64<>+27(SB)/1, $0x00
+DATA two32_64<>+28(SB)/1, $0x02
+DATA two32_64<>+29(SB)/1, $0x00
+DATA two32_64<>+30(SB)/1, $0x00
+DATA two32_64<>+31(SB)/1, $0x00
+DATA two32_64<>+32(SB)/1, $0x02
+DATA two32_64<>+33(SB)/1, $0x00
+DATA two32_64<>+34(SB)/1, $0x00
+DATA two32_64<>+35(SB)/1, $0x00
+DATA two32_64<>+36(SB)/1, $0x02
+DATA two32_64<>+37(SB)/1, $0x00
+DATA two32_64<>+38(SB)/1, $0x00
+DATA two32_64<>+39(SB)/1, $0x00
+DATA two32_64<>+40(SB)/1, $0x02
+DATA two32_64<>+41(SB)/1, $0x00
+DATA two32_64<>+42(SB)/1, $0x00
+DATA two32_64<>+43(SB)/1, $0x00
+DATA two32_64<>+44(SB)/1, $0x02
+DATA two32_64<>+45(SB)/1, $0x00
+DATA two32_64<>+46(SB)/1, $0x00
+DATA two32_64<>+47(SB)/1, $0x00
+DATA two32_64<>+48(SB)/1, $0x02
+DATA two32_64<>+49(SB)/1, $0x00
+DATA two32_64<>+50(SB)/1, $0x00
+DATA two32_64<>+51(SB)/1, $0x00
+DATA two32_64<>+52(SB)/1, $0x02
+DATA two32_64<>+53(SB)/1, $0x00
+DATA two32_64<>+54(SB)/1, $0x00
+DATA two32_64<>+55(SB)/1, $0x00
+DATA two32_64<>+56(SB)/1, $0x02
+DATA two32_64<>+57(SB)/1, $0x00
+DATA two32_64<>+58(SB)/1, $0x00
+DATA two32_64<>+59(SB)/1, $0x00
+DATA two32_64<>+60(SB)/1, $0x02
+DATA two32_64<>+61(SB)/1, $0x00
+DATA two32_64<>+62(SB)/1, $0x00
+DATA two32_64<>+63(SB)/1, $0x00
+GLOBL two32_64<>(SB), RODATA|NOPTR, $64
+
+// func splitNibblesRowsAVX512(lo *byte, hi *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F
+TEXT ·splitNibblesRowsAVX512(SB), NOSPLIT, $0-56
+	MOVQ         lo+0(FP), AX
+	MOVQ         hi+8(FP), CX
+	MOVQ         src+16(FP), DX
+	MOVQ         n+24(FP), BX
+	VPBROADCASTB nibble_1<>+0(SB), Z0
+	MOVQ         rows+32(FP), SI
+	MOVQ         dstStride+40(FP), DI
+	MOVQ         srcStride+48(FP), R8
+	IMUL3Q       $0x00000040, BX, R9
+	NEGQ         R9
+	ADDQ         DI, R9
+	IMUL3Q       $0x00000040, BX, DI
+	NEGQ         DI
+	ADDQ         R8, DI
+	TESTQ        SI, SI
+	JZ           rowsdone
+
+row:
+	MOVQ  BX, R8
+	TESTQ R8, R8
+	JZ    done
+
+loop:
+	VMOVDQU64 (DX), Z1
+	VPSRLW    $0x04, Z1, Z2
+	VPANDD    Z0, Z1, Z1
+	VPANDD    Z0, Z2, Z2
+	VMOVDQU64 Z1, (AX)
+	VMOVDQU64 Z2, (CX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000040, CX
+	ADDQ      $0x00000040, DX
+	DECQ      R8
+	JNZ       loop
+
+done:
+	ADDQ R9, AX
+	ADDQ R9, CX
+	ADDQ DI, DX
+	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f32ToF8E4M3FNRowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f32ToF8E4M3FNRowsAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_7fffffff<>+0(SB), Z0
+	VPBROADCASTD c32_43f00000<>+0(SB), Z1
+	VPBROADCASTD c32_00000001<>+0(SB), Z2
+	VPBROADCASTD c32_0007ffff<>+0(SB), Z3
+	VPBROADCASTD c32_3c800000<>+0(SB), Z4
+	VPBROADCASTD c32_46800000<>+0(SB), Z5
+	VPBROADCASTD c32_000003c0<>+0(SB), Z6
+	VPBROADCASTD c32_00000080<>+0(SB), Z7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000100, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VMOVDQU64    (CX), Z8
+	VPANDD       Z0, Z8, Z10
+	VPMINUD      Z1, Z10, Z10
+	VPSRLD       $0x14, Z10, Z11
+	VPANDD       Z2, Z11, Z11
+	VPADDD       Z3, Z11, Z11
+	VPADDD       Z10, Z11, Z12
+	VPSRLD       $0x14, Z12, Z12
+	VPSUBD       Z6, Z12, Z12
+	VADDPS       Z5, Z10, Z11
+	VPSUBD       Z5, Z11, Z11
+	VPCMPGTD     Z10, Z4, K1
+	VPBLENDMD    Z11, Z12, K1, Z12
+	VPSRLD       $0x18, Z8, Z8
+	VPANDD       Z7, Z8, Z8
+	VPORD        Z8, Z12, Z12
+	VPMOVDB      Z12, X9
+	VMOVDQA64    Z9, Z8
+	VMOVDQU64    64(CX), Z10
+	VPANDD       Z0, Z10, Z11
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x14, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x14, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K1
+	VPBLENDMD    Z12, Z13, K1, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x01, X9, Z8, Z8
+	VMOVDQU64    128(CX), Z10
+	VPANDD       Z0, Z10, Z11
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x14, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x14, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K1
+	VPBLENDMD    Z12, Z13, K1, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x02, X9, Z8, Z8
+	VMOVDQU64    192(CX), Z10
+	VPANDD       Z0, Z10, Z11
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x14, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x14, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K1
+	VPBLENDMD    Z12, Z13, K1, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x03, X9, Z8, Z8
+	VMOVDQU64    Z8, (AX)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000100, CX
+	DECQ         DI
+	JNZ          loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f32ToF8E5M2RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f32ToF8E5M2RowsAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_7fffffff<>+0(SB), Z0
+	VPBROADCASTD c32_47800000<>+0(SB), Z1
+	VPBROADCASTD c32_00000001<>+0(SB), Z2
+	VPBROADCASTD c32_000fffff<>+0(SB), Z3
+	VPBROADCASTD c32_38800000<>+0(SB), Z4
+	VPBROADCASTD c32_43000000<>+0(SB), Z5
+	VPBROADCASTD c32_000001c0<>+0(SB), Z6
+	VPBROADCASTD c32_00000080<>+0(SB), Z7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000100, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VMOVDQU64    (CX), Z8
+	VPANDD       Z0, Z8, Z10
+	VPCMPGTD     inf32_64<>+0(SB), Z10, K1
+	VPMINUD      Z1, Z10, Z10
+	VPSRLD       $0x15, Z10, Z11
+	VPANDD       Z2, Z11, Z11
+	VPADDD       Z3, Z11, Z11
+	VPADDD       Z10, Z11, Z12
+	VPSRLD       $0x15, Z12, Z12
+	VPSUBD       Z6, Z12, Z12
+	VADDPS       Z5, Z10, Z11
+	VPSUBD       Z5, Z11, Z11
+	VPCMPGTD     Z10, Z4, K2
+	VPBLENDMD    Z11, Z12, K2, Z12
+	VPSRLD       $0x18, Z8, Z8
+	VPANDD       Z7, Z8, Z8
+	VPORD        Z8, Z12, Z12
+	VPORD        two32_64<>+0(SB), Z12, K1, Z12
+	VPMOVDB      Z12, X9
+	VMOVDQA64    Z9, Z8
+	VMOVDQU64    64(CX), Z10
+	VPANDD       Z0, Z10, Z11
+	VPCMPGTD     inf32_64<>+0(SB), Z11, K1
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x15, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x15, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K2
+	VPBLENDMD    Z12, Z13, K2, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPORD        two32_64<>+0(SB), Z13, K1, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x01, X9, Z8, Z8
+	VMOVDQU64    128(CX), Z10
+	VPANDD       Z0, Z10, Z11
+	VPCMPGTD     inf32_64<>+0(SB), Z11, K1
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x15, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x15, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K2
+	VPBLENDMD    Z12, Z13, K2, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPORD        two32_64<>+0(SB), Z13, K1, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x02, X9, Z8, Z8
+	VMOVDQU64    192(CX), Z10
+	VPANDD       Z0, Z10, Z11
+	VPCMPGTD     inf32_64<>+0(SB), Z11, K1
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x15, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x15, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K2
+	VPBLENDMD    Z12, Z13, K2, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPORD        two32_64<>+0(SB), Z13, K1, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x03, X9, Z8, Z8
+	VMOVDQU64    Z8, (AX)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000100, CX
+	DECQ         DI
+	JNZ          loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E4M3FNDeinterleaveToF32RowsAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f8E4M3FNDeinterleaveToF32RowsAVX512(SB), NOSPLIT, $0-72
+	MOVQ         r0+0(FP), AX
+	MOVQ         r1+8(FP), CX
+	MOVQ         r2+16(FP), DX
+	MOVQ         r3+24(FP), BX
+	MOVQ         src+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VPBROADCASTD c32_000000ff<>+0(SB), Z0
+	VPBROADCASTD c32_0000007f<>+0(SB), Z1
+	VPBROADCASTD c32_3c000000<>+0(SB), Z2
+	VPBROADCASTD c32_00000008<>+0(SB), Z3
+	VPBROADCASTD c32_3b000000<>+0(SB), Z4
+	VPBROADCASTD c32_0000007e<>+0(SB), Z5
+	VPBROADCASTD c32_7fc00000<>+0(SB), Z6
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000040, DI, R11
+	NEGQ         R11
+	ADDQ         R9, R11
+	IMUL3Q       $0x00000040, DI, R9
+	NEGQ         R9
+	ADDQ         R10, R9
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	VMOVDQU64 (SI), Z7
+	VPANDD    Z0, Z7, Z8
+	VPANDD    Z1, Z8, Z9
+	VPSLLD    $0x14, Z9, Z10
+	VPADDD    Z2, Z10, Z10
+	VCVTDQ2PS Z9, Z11
+	VMULPS    Z4, Z11, Z11
+	VPCMPGTD  Z9, Z3, K1
+	VPBLENDMD Z11, Z10, K1, Z10
+	VPCMPGTD  Z5, Z9, K1
+	VPBLENDMD Z6, Z10, K1, Z10
+	VPSRLD    $0x07, Z8, Z8
+	VPSLLD    $0x1f, Z8, Z8
+	VPORD     Z8, Z10, Z10
+	VMOVDQU64 Z10, (AX)
+	VPSRLD    $0x08, Z7, Z8
+	VPANDD    Z0, Z8, Z8
+	VPANDD    Z1, Z8, Z9
+	VPSLLD    $0x14, Z9, Z10
+	VPADDD    Z2, Z10, Z10
+	VCVTDQ2PS Z9, Z11
+	VMULPS    Z4, Z11, Z11
+	VPCMPGTD  Z9, Z3, K1
+	VPBLENDMD Z11, Z10, K1, Z10
+	VPCMPGTD  Z5, Z9, K1
+	VPBLENDMD Z6, Z10, K1, Z10
+	VPSRLD    $0x07, Z8, Z8
+	VPSLLD    $0x1f, Z8, Z8
+	VPORD     Z8, Z10, Z10
+	VMOVDQU64 Z10, (CX)
+	VPSRLD    $0x10, Z7, Z8
+	VPANDD    Z0, Z8, Z8
+	VPANDD    Z1, Z8, Z9
+	VPSLLD    $0x14, Z9, Z10
+	VPADDD    Z2, Z10, Z10
+	VCVTDQ2PS Z9, Z11
+	VMULPS    Z4, Z11, Z11
+	VPCMPGTD  Z9, Z3, K1
+	VPBLENDMD Z11, Z10, K1, Z10
+	VPCMPGTD  Z5, Z9, K1
+	VPBLENDMD Z6, Z10, K1, Z10
+	VPSRLD    $0x07, Z8, Z8
+	VPSLLD    $0x1f, Z8, Z8
+	VPORD     Z8, Z10, Z10
+	VMOVDQU64 Z10, (DX)
+	VPSRLD    $0x18, Z7, Z7
+	VPANDD    Z0, Z7, Z7
+	VPANDD    Z1, Z7, Z8
+	VPSLLD    $0x14, Z8, Z9
+	VPADDD    Z2, Z9, Z9
+	VCVTDQ2PS Z8, Z10
+	VMULPS    Z4, Z10, Z10
+	VPCMPGTD  Z8, Z3, K1
+	VPBLENDMD Z10, Z9, K1, Z9
+	VPCMPGTD  Z5, Z8, K1
+	VPBLENDMD Z6, Z9, K1, Z9
+	VPSRLD    $0x07, Z7, Z7
+	VPSLLD    $0x1f, Z7, Z7
+	VPORD     Z7, Z9, Z9
+	VMOVDQU64 Z9, (BX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000040, CX
+	ADDQ      $0x00000040, DX
+	ADDQ      $0x00000040, BX
+	ADDQ      $0x00000040, SI
+	DECQ      R10
+	JNZ       loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R11, CX
+	ADDQ R11, DX
+	ADDQ R11, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E5M2DeinterleaveToF32RowsAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f8E5M2DeinterleaveToF32RowsAVX512(SB), NOSPLIT, $0-72
+	MOVQ         r0+0(FP), AX
+	MOVQ         r1+8(FP), CX
+	MOVQ         r2+16(FP), DX
+	MOVQ         r3+24(FP), BX
+	MOVQ         src+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VPBROADCASTD c32_000000ff<>+0(SB), Z0
+	VPBROADCASTD c32_0000007f<>+0(SB), Z1
+	VPBROADCASTD c32_38000000<>+0(SB), Z2
+	VPBROADCASTD c32_00000004<>+0(SB), Z3
+	VPBROADCASTD c32_37800000<>+0(SB), Z4
+	VPBROADCASTD c32_0000007c<>+0(SB), Z5
+	VPBROADCASTD c32_7fc00000<>+0(SB), Z6
+	VPBROADCASTD c32_0000007b<>+0(SB), Z7
+	VPBROADCASTD c32_7f800000<>+0(SB), Z8
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000040, DI, R11
+	NEGQ         R11
+	ADDQ         R9, R11
+	IMUL3Q       $0x00000040, DI, R9
+	NEGQ         R9
+	ADDQ         R10, R9
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	VMOVDQU64 (SI), Z9
+	VPANDD    Z0, Z9, Z10
+	VPANDD    Z1, Z10, Z11
+	VPSLLD    $0x15, Z11, Z12
+	VPADDD    Z2, Z12, Z12
+	VCVTDQ2PS Z11, Z13
+	VMULPS    Z4, Z13, Z13
+	VPCMPGTD  Z11, Z3, K1
+	VPBLENDMD Z13, Z12, K1, Z12
+	VPCMPGTD  Z7, Z11, K1
+	VPBLENDMD Z8, Z12, K1, Z12
+	VPCMPGTD  Z5, Z11, K1
+	VPBLENDMD Z6, Z12, K1, Z12
+	VPSRLD    $0x07, Z10, Z10
+	VPSLLD    $0x1f, Z10, Z10
+	VPORD     Z10, Z12, Z12
+	VMOVDQU64 Z12, (AX)
+	VPSRLD    $0x08, Z9, Z10
+	VPANDD    Z0, Z10, Z10
+	VPANDD    Z1, Z10, Z11
+	VPSLLD    $0x15, Z11, Z12
+	VPADDD    Z2, Z12, Z12
+	VCVTDQ2PS Z11, Z13
+	VMULPS    Z4, Z13, Z13
+	VPCMPGTD  Z11, Z3, K1
+	VPBLENDMD Z13, Z12, K1, Z12
+	VPCMPGTD  Z7, Z11, K1
+	VPBLENDMD Z8, Z12, K1, Z12
+	VPCMPGTD  Z5, Z11, K1
+	VPBLENDMD Z6, Z12, K1, Z12
+	VPSRLD    $0x07, Z10, Z10
+	VPSLLD    $0x1f, Z10, Z10
+	VPORD     Z10, Z12, Z12
+	VMOVDQU64 Z12, (CX)
+	VPSRLD    $0x10, Z9, Z10
+	VPANDD    Z0, Z10, Z10
+	VPANDD    Z1, Z10, Z11
+	VPSLLD    $0x15, Z11, Z12
+	VPADDD    Z2, Z12, Z12
+	VCVTDQ2PS Z11, Z13
+	VMULPS    Z4, Z13, Z13
+	VPCMPGTD  Z11, Z3, K1
+	VPBLENDMD Z13, Z12, K1, Z12
+	VPCMPGTD  Z7, Z11, K1
+	VPBLENDMD Z8, Z12, K1, Z12
+	VPCMPGTD  Z5, Z11, K1
+	VPBLENDMD Z6, Z12, K1, Z12
+	VPSRLD    $0x07, Z10, Z10
+	VPSLLD    $0x1f, Z10, Z10
+	VPORD     Z10, Z12, Z12
+	VMOVDQU64 Z12, (DX)
+	VPSRLD    $0x18, Z9, Z9
+	VPANDD    Z0, Z9, Z9
+	VPANDD    Z1, Z9, Z10
+	VPSLLD    $0x15, Z10, Z11
+	VPADDD    Z2, Z11, Z11
+	VCVTDQ2PS Z10, Z12
+	VMULPS    Z4, Z12, Z12
+	VPCMPGTD  Z10, Z3, K1
+	VPBLENDMD Z12, Z11, K1, Z11
+	VPCMPGTD  Z7, Z10, K1
+	VPBLENDMD Z8, Z11, K1, Z11
+	VPCMPGTD  Z5, Z10, K1
+	VPBLENDMD Z6, Z11, K1, Z11
+	VPSRLD    $0x07, Z9, Z9
+	VPSLLD    $0x1f, Z9, Z9
+	VPORD     Z9, Z11, Z11
+	VMOVDQU64 Z11, (BX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000040, CX
+	ADDQ      $0x00000040, DX
+	ADDQ      $0x00000040, BX
+	ADDQ      $0x00000040, SI
+	DECQ      R10
+	JNZ       loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R11, CX
+	ADDQ R11, DX
+	ADDQ R11, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f32ToF8E4M3FNInterleave8x4RowsNTAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·f32ToF8E4M3FNInterleave8x4RowsNTAVX512(SB), NOSPLIT, $0-72
+	MOVQ         dst+0(FP), AX
+	MOVQ         r0+8(FP), CX
+	MOVQ         r1+16(FP), DX
+	MOVQ         r2+24(FP), BX
+	MOVQ         r3+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VPBROADCASTD c32_7fffffff<>+0(SB), Z0
+	VPBROADCASTD c32_43f00000<>+0(SB), Z1
+	VPBROADCASTD c32_00000001<>+0(SB), Z2
+	VPBROADCASTD c32_0007ffff<>+0(SB), Z3
+	VPBROADCASTD c32_3c800000<>+0(SB), Z4
+	VPBROADCASTD c32_46800000<>+0(SB), Z5
+	VPBROADCASTD c32_000003c0<>+0(SB), Z6
+	VPBROADCASTD c32_00000080<>+0(SB), Z7
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000040, DI, R11
+	NEGQ         R11
+	ADDQ         R9, R11
+	IMUL3Q       $0x00000040, DI, R9
+	NEGQ         R9
+	ADDQ         R10, R9
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	PREFETCHNTA 2048(CX)
+	PREFETCHNTA 2048(DX)
+	PREFETCHNTA 2048(BX)
+	PREFETCHNTA 2048(SI)
+	VMOVDQU64   (CX), Z8
+	VPANDD      Z0, Z8, Z9
+	VPMINUD     Z1, Z9, Z9
+	VPSRLD      $0x14, Z9, Z10
+	VPANDD      Z2, Z10, Z10
+	VPADDD      Z3, Z10, Z10
+	VPADDD      Z9, Z10, Z11
+	VPSRLD      $0x14, Z11, Z11
+	VPSUBD      Z6, Z11, Z11
+	VADDPS      Z5, Z9, Z10
+	VPSUBD      Z5, Z10, Z10
+	VPCMPGTD    Z9, Z4, K1
+	VPBLENDMD   Z10, Z11, K1, Z11
+	VPSRLD      $0x18, Z8, Z8
+	VPANDD      Z7, Z8, Z8
+	VPORD       Z8, Z11, Z11
+	VMOVDQU64   (DX), Z8
+	VPANDD      Z0, Z8, Z9
+	VPMINUD     Z1, Z9, Z9
+	VPSRLD      $0x14, Z9, Z10
+	VPANDD      Z2, Z10, Z10
+	VPADDD      Z3, Z10, Z10
+	VPADDD      Z9, Z10, Z12
+	VPSRLD      $0x14, Z12, Z12
+	VPSUBD      Z6, Z12, Z12
+	VADDPS      Z5, Z9, Z10
+	VPSUBD      Z5, Z10, Z10
+	VPCMPGTD    Z9, Z4, K1
+	VPBLENDMD   Z10, Z12, K1, Z12
+	VPSRLD      $0x18, Z8, Z8
+	VPANDD      Z7, Z8, Z8
+	VPORD       Z8, Z12, Z12
+	VPSLLD      $0x08, Z12, Z12
+	VPORD       Z12, Z11, Z11
+	VMOVDQU64   (BX), Z8
+	VPANDD      Z0, Z8, Z9
+	VPMINUD     Z1, Z9, Z9
+	VPSRLD      $0x14, Z9, Z10
+	VPANDD      Z2, Z10, Z10
+	VPADDD      Z3, Z10, Z10
+	VPADDD      Z9, Z10, Z12
+	VPSRLD      $0x14, Z12, Z12
+	VPSUBD      Z6, Z12, Z12
+	VADDPS      Z5, Z9, Z10
+	VPSUBD      Z5, Z10, Z10
+	VPCMPGTD    Z9, Z4, K1
+	VPBLENDMD   Z10, Z12, K1, Z12
+	VPSRLD      $0x18, Z8, Z8
+	VPANDD      Z7, Z8, Z8
+	VPORD       Z8, Z12, Z12
+	VPSLLD      $0x10, Z12, Z12
+	VPORD       Z12, Z11, Z11
+	VMOVDQU64   (SI), Z8
+	VPANDD      Z0, Z8, Z9
+	VPMINUD     Z1, Z9, Z9
+	VPSRLD      $0x14, Z9, Z10
+	VPANDD      Z2, Z10, Z10
+	VPADDD      Z3, Z10, Z10
+	VPADDD      Z9, Z10, Z12
+	VPSRLD      $0x14, Z12, Z12
+	VPSUBD      Z6, Z12, Z12
+	VADDPS      Z5, Z9, Z10
+	VPSUBD      Z5, Z10, Z10
+	VPCMPGTD    Z9, Z4, K1
+	VPBLENDMD   Z10, Z12, K1, Z12
+	VPSRLD      $0x18, Z8, Z8
+	VPANDD      Z7, Z8, Z8
+	VPORD       Z8, Z12, Z12
+	VPSLLD      $0x18, Z12, Z12
+	VPORD       Z12, Z11, Z11
+	VMOVNTDQ    Z11, (AX)
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000040, DX
+	ADDQ        $0x00000040, BX
+	ADDQ        $0x00000040, SI
+	DECQ        R10
+	JNZ         loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f32ToF8E5M2Interleave8x4RowsNTAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·f32ToF8E5M2Interleave8x4RowsNTAVX512(SB), NOSPLIT, $0-72
+	MOVQ         dst+0(FP), AX
+	MOVQ         r0+8(FP), CX
+	MOVQ         r1+16(FP), DX
+	MOVQ         r2+24(FP), BX
+	MOVQ         r3+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VPBROADCASTD c32_7fffffff<>+0(SB), Z0
+	VPBROADCASTD c32_47800000<>+0(SB), Z1
+	VPBROADCASTD c32_00000001<>+0(SB), Z2
+	VPBROADCASTD c32_000fffff<>+0(SB), Z3
+	VPBROADCASTD c32_38800000<>+0(SB), Z4
+	VPBROADCASTD c32_43000000<>+0(SB), Z5
+	VPBROADCASTD c32_000001c0<>+0(SB), Z6
+	VPBROADCASTD c32_00000080<>+0(SB), Z7
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000040, DI, R11
+	NEGQ         R11
+	ADDQ         R9, R11
+	IMUL3Q       $0x00000040, DI, R9
+	NEGQ         R9
+	ADDQ         R10, R9
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	PREFETCHNTA 2048(CX)
+	PREFETCHNTA 2048(DX)
+	PREFETCHNTA 2048(BX)
+	PREFETCHNTA 2048(SI)
+	VMOVDQU64   (CX), Z8
+	VPANDD      Z0, Z8, Z9
+	VPCMPGTD    inf32_64<>+0(SB), Z9, K1
+	VPMINUD     Z1, Z9, Z9
+	VPSRLD      $0x15, Z9, Z10
+	VPANDD      Z2, Z10, Z10
+	VPADDD      Z3, Z10, Z10
+	VPADDD      Z9, Z10, Z11
+	VPSRLD      $0x15, Z11, Z11
+	VPSUBD      Z6, Z11, Z11
+	VADDPS      Z5, Z9, Z10
+	VPSUBD      Z5, Z10, Z10
+	VPCMPGTD    Z9, Z4, K2
+	VPBLENDMD   Z10, Z11, K2, Z11
+	VPSRLD      $0x18, Z8, Z8
+	VPANDD      Z7, Z8, Z8
+	VPORD       Z8, Z11, Z11
+	VPORD       two32_64<>+0(SB), Z11, K1, Z11
+	VMOVDQU64   (DX), Z8
+	VPANDD      Z0, Z8, Z9
+	VPCMPGTD    inf32_64<>+0(SB), Z9, K1
+	VPMINUD     Z1, Z9, Z9
+	VPSRLD      $0x15, Z9, Z10
+	VPANDD      Z2, Z10, Z10
+	VPADDD      Z3, Z10, Z10
+	VPADDD      Z9, Z10, Z12
+	VPSRLD      $0x15, Z12, Z12
+	VPSUBD      Z6, Z12, Z12
+	VADDPS      Z5, Z9, Z10
+	VPSUBD      Z5, Z10, Z10
+	VPCMPGTD    Z9, Z4, K2
+	VPBLENDMD   Z10, Z12, K2, Z12
+	VPSRLD      $0x18, Z8, Z8
+	VPANDD      Z7, Z8, Z8
+	VPORD       Z8, Z12, Z12
+	VPORD       two32_64<>+0(SB), Z12, K1, Z12
+	VPSLLD      $0x08, Z12, Z12
+	VPORD       Z12, Z11, Z11
+	VMOVDQU64   (BX), Z8
+	VPANDD      Z0, Z8, Z9
+	VPCMPGTD    inf32_64<>+0(SB), Z9, K1
+	VPMINUD     Z1, Z9, Z9
+	VPSRLD      $0x15, Z9, Z10
+	VPANDD      Z2, Z10, Z10
+	VPADDD      Z3, Z10, Z10
+	VPADDD      Z9, Z10, Z12
+	VPSRLD      $0x15, Z12, Z12
+	VPSUBD      Z6, Z12, Z12
+	VADDPS      Z5, Z9, Z10
+	VPSUBD      Z5, Z10, Z10
+	VPCMPGTD    Z9, Z4, K2
+	VPBLENDMD   Z10, Z12, K2, Z12
+	VPSRLD      $0x18, Z8, Z8
+	VPANDD      Z7, Z8, Z8
+	VPORD       Z8, Z12, Z12
+	VPORD       two32_64<>+0(SB), Z12, K1, Z12
+	VPSLLD      $0x10, Z12, Z12
+	VPORD       Z12, Z11, Z11
+	VMOVDQU64   (SI), Z8
+	VPANDD      Z0, Z8, Z9
+	VPCMPGTD    inf32_64<>+0(SB), Z9, K1
+	VPMINUD     Z1, Z9, Z9
+	VPSRLD      $0x15, Z9, Z10
+	VPANDD      Z2, Z10, Z10
+	VPADDD      Z3, Z10, Z10
+	VPADDD      Z9, Z10, Z12
+	VPSRLD      $0x15, Z12, Z12
+	VPSUBD      Z6, Z12, Z12
+	VADDPS      Z5, Z9, Z10
+	VPSUBD      Z5, Z10, Z10
+	VPCMPGTD    Z9, Z4, K2
+	VPBLENDMD   Z10, Z12, K2, Z12
+	VPSRLD      $0x18, Z8, Z8
+	VPANDD      Z7, Z8, Z8
+	VPORD       Z8, Z12, Z12
+	VPORD       two32_64<>+0(SB), Z12, K1, Z12
+	VPSLLD      $0x18, Z12, Z12
+	VPORD       Z12, Z11, Z11
+	VMOVNTDQ    Z11, (AX)
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000040, DX
+	ADDQ        $0x00000040, BX
+	ADDQ        $0x00000040, SI
+	DECQ        R10
+	JNZ         loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func splitNibblesRowsNTAVX512(lo *byte, hi *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F
+TEXT ·splitNibblesRowsNTAVX512(SB), NOSPLIT, $0-56
+	MOVQ         lo+0(FP), AX
+	MOVQ         hi+8(FP), CX
+	MOVQ         src+16(FP), DX
+	MOVQ         n+24(FP), BX
+	VPBROADCASTB nibble_1<>+0(SB), Z0
+	MOVQ         rows+32(FP), SI
+	MOVQ         dstStride+40(FP), DI
+	MOVQ         srcStride+48(FP), R8
+	IMUL3Q       $0x00000040, BX, R9
+	NEGQ         R9
+	ADDQ         DI, R9
+	IMUL3Q       $0x00000040, BX, DI
+	NEGQ         DI
+	ADDQ         R8, DI
+	TESTQ        SI, SI
+	JZ           rowsdone
+
+row:
+	MOVQ  BX, R8
+	TESTQ R8, R8
+	JZ    done
+
+loop:
+	VMOVDQU64 (DX), Z1
+	VPSRLW    $0x04, Z1, Z2
+	VPANDD    Z0, Z1, Z1
+	VPANDD    Z0, Z2, Z2
+	VMOVNTDQ  Z1, (AX)
+	VMOVNTDQ  Z2, (CX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000040, CX
+	ADDQ      $0x00000040, DX
+	DECQ      R8
+	JNZ       loop
+
+done:
+	ADDQ R9, AX
+	ADDQ R9, CX
+	ADDQ DI, DX
+	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f32ToF8E4M3FNRowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f32ToF8E4M3FNRowsNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_7fffffff<>+0(SB), Z0
+	VPBROADCASTD c32_43f00000<>+0(SB), Z1
+	VPBROADCASTD c32_00000001<>+0(SB), Z2
+	VPBROADCASTD c32_0007ffff<>+0(SB), Z3
+	VPBROADCASTD c32_3c800000<>+0(SB), Z4
+	VPBROADCASTD c32_46800000<>+0(SB), Z5
+	VPBROADCASTD c32_000003c0<>+0(SB), Z6
+	VPBROADCASTD c32_00000080<>+0(SB), Z7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000100, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VMOVDQU64    (CX), Z8
+	VPANDD       Z0, Z8, Z10
+	VPMINUD      Z1, Z10, Z10
+	VPSRLD       $0x14, Z10, Z11
+	VPANDD       Z2, Z11, Z11
+	VPADDD       Z3, Z11, Z11
+	VPADDD       Z10, Z11, Z12
+	VPSRLD       $0x14, Z12, Z12
+	VPSUBD       Z6, Z12, Z12
+	VADDPS       Z5, Z10, Z11
+	VPSUBD       Z5, Z11, Z11
+	VPCMPGTD     Z10, Z4, K1
+	VPBLENDMD    Z11, Z12, K1, Z12
+	VPSRLD       $0x18, Z8, Z8
+	VPANDD       Z7, Z8, Z8
+	VPORD        Z8, Z12, Z12
+	VPMOVDB      Z12, X9
+	VMOVDQA64    Z9, Z8
+	VMOVDQU64    64(CX), Z10
+	VPANDD       Z0, Z10, Z11
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x14, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x14, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K1
+	VPBLENDMD    Z12, Z13, K1, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x01, X9, Z8, Z8
+	VMOVDQU64    128(CX), Z10
+	VPANDD       Z0, Z10, Z11
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x14, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x14, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K1
+	VPBLENDMD    Z12, Z13, K1, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x02, X9, Z8, Z8
+	VMOVDQU64    192(CX), Z10
+	VPANDD       Z0, Z10, Z11
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x14, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x14, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K1
+	VPBLENDMD    Z12, Z13, K1, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x03, X9, Z8, Z8
+	VMOVNTDQ     Z8, (AX)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000100, CX
+	DECQ         DI
+	JNZ          loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f32ToF8E5M2RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f32ToF8E5M2RowsNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_7fffffff<>+0(SB), Z0
+	VPBROADCASTD c32_47800000<>+0(SB), Z1
+	VPBROADCASTD c32_00000001<>+0(SB), Z2
+	VPBROADCASTD c32_000fffff<>+0(SB), Z3
+	VPBROADCASTD c32_38800000<>+0(SB), Z4
+	VPBROADCASTD c32_43000000<>+0(SB), Z5
+	VPBROADCASTD c32_000001c0<>+0(SB), Z6
+	VPBROADCASTD c32_00000080<>+0(SB), Z7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000100, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VMOVDQU64    (CX), Z8
+	VPANDD       Z0, Z8, Z10
+	VPCMPGTD     inf32_64<>+0(SB), Z10, K1
+	VPMINUD      Z1, Z10, Z10
+	VPSRLD       $0x15, Z10, Z11
+	VPANDD       Z2, Z11, Z11
+	VPADDD       Z3, Z11, Z11
+	VPADDD       Z10, Z11, Z12
+	VPSRLD       $0x15, Z12, Z12
+	VPSUBD       Z6, Z12, Z12
+	VADDPS       Z5, Z10, Z11
+	VPSUBD       Z5, Z11, Z11
+	VPCMPGTD     Z10, Z4, K2
+	VPBLENDMD    Z11, Z12, K2, Z12
+	VPSRLD       $0x18, Z8, Z8
+	VPANDD       Z7, Z8, Z8
+	VPORD        Z8, Z12, Z12
+	VPORD        two32_64<>+0(SB), Z12, K1, Z12
+	VPMOVDB      Z12, X9
+	VMOVDQA64    Z9, Z8
+	VMOVDQU64    64(CX), Z10
+	VPANDD       Z0, Z10, Z11
+	VPCMPGTD     inf32_64<>+0(SB), Z11, K1
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x15, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x15, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K2
+	VPBLENDMD    Z12, Z13, K2, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPORD        two32_64<>+0(SB), Z13, K1, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x01, X9, Z8, Z8
+	VMOVDQU64    128(CX), Z10
+	VPANDD       Z0, Z10, Z11
+	VPCMPGTD     inf32_64<>+0(SB), Z11, K1
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x15, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x15, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K2
+	VPBLENDMD    Z12, Z13, K2, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPORD        two32_64<>+0(SB), Z13, K1, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x02, X9, Z8, Z8
+	VMOVDQU64    192(CX), Z10
+	VPANDD       Z0, Z10, Z11
+	VPCMPGTD     inf32_64<>+0(SB), Z11, K1
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x15, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x15, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K2
+	VPBLENDMD    Z12, Z13, K2, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPORD        two32_64<>+0(SB), Z13, K1, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x03, X9, Z8, Z8
+	VMOVNTDQ     Z8, (AX)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000100, CX
+	DECQ         DI
+	JNZ          loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E4M3FNDeinterleaveToF32RowsNTAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f8E4M3FNDeinterleaveToF32RowsNTAVX512(SB), NOSPLIT, $0-72
+	MOVQ         r0+0(FP), AX
+	MOVQ         r1+8(FP), CX
+	MOVQ         r2+16(FP), DX
+	MOVQ         r3+24(FP), BX
+	MOVQ         src+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VPBROADCASTD c32_000000ff<>+0(SB), Z0
+	VPBROADCASTD c32_0000007f<>+0(SB), Z1
+	VPBROADCASTD c32_3c000000<>+0(SB), Z2
+	VPBROADCASTD c32_00000008<>+0(SB), Z3
+	VPBROADCASTD c32_3b000000<>+0(SB), Z4
+	VPBROADCASTD c32_0000007e<>+0(SB), Z5
+	VPBROADCASTD c32_7fc00000<>+0(SB), Z6
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000040, DI, R11
+	NEGQ         R11
+	ADDQ         R9, R11
+	IMUL3Q       $0x00000040, DI, R9
+	NEGQ         R9
+	ADDQ         R10, R9
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	VMOVDQU64 (SI), Z7
+	VPANDD    Z0, Z7, Z8
+	VPANDD    Z1, Z8, Z9
+	VPSLLD    $0x14, Z9, Z10
+	VPADDD    Z2, Z10, Z10
+	VCVTDQ2PS Z9, Z11
+	VMULPS    Z4, Z11, Z11
+	VPCMPGTD  Z9, Z3, K1
+	VPBLENDMD Z11, Z10, K1, Z10
+	VPCMPGTD  Z5, Z9, K1
+	VPBLENDMD Z6, Z10, K1, Z10
+	VPSRLD    $0x07, Z8, Z8
+	VPSLLD    $0x1f, Z8, Z8
+	VPORD     Z8, Z10, Z10
+	VMOVNTDQ  Z10, (AX)
+	VPSRLD    $0x08, Z7, Z8
+	VPANDD    Z0, Z8, Z8
+	VPANDD    Z1, Z8, Z9
+	VPSLLD    $0x14, Z9, Z10
+	VPADDD    Z2, Z10, Z10
+	VCVTDQ2PS Z9, Z11
+	VMULPS    Z4, Z11, Z11
+	VPCMPGTD  Z9, Z3, K1
+	VPBLENDMD Z11, Z10, K1, Z10
+	VPCMPGTD  Z5, Z9, K1
+	VPBLENDMD Z6, Z10, K1, Z10
+	VPSRLD    $0x07, Z8, Z8
+	VPSLLD    $0x1f, Z8, Z8
+	VPORD     Z8, Z10, Z10
+	VMOVNTDQ  Z10, (CX)
+	VPSRLD    $0x10, Z7, Z8
+	VPANDD    Z0, Z8, Z8
+	VPANDD    Z1, Z8, Z9
+	VPSLLD    $0x14, Z9, Z10
+	VPADDD    Z2, Z10, Z10
+	VCVTDQ2PS Z9, Z11
+	VMULPS    Z4, Z11, Z11
+	VPCMPGTD  Z9, Z3, K1
+	VPBLENDMD Z11, Z10, K1, Z10
+	VPCMPGTD  Z5, Z9, K1
+	VPBLENDMD Z6, Z10, K1, Z10
+	VPSRLD    $0x07, Z8, Z8
+	VPSLLD    $0x1f, Z8, Z8
+	VPORD     Z8, Z10, Z10
+	VMOVNTDQ  Z10, (DX)
+	VPSRLD    $0x18, Z7, Z7
+	VPANDD    Z0, Z7, Z7
+	VPANDD    Z1, Z7, Z8
+	VPSLLD    $0x14, Z8, Z9
+	VPADDD    Z2, Z9, Z9
+	VCVTDQ2PS Z8, Z10
+	VMULPS    Z4, Z10, Z10
+	VPCMPGTD  Z8, Z3, K1
+	VPBLENDMD Z10, Z9, K1, Z9
+	VPCMPGTD  Z5, Z8, K1
+	VPBLENDMD Z6, Z9, K1, Z9
+	VPSRLD    $0x07, Z7, Z7
+	VPSLLD    $0x1f, Z7, Z7
+	VPORD     Z7, Z9, Z9
+	VMOVNTDQ  Z9, (BX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000040, CX
+	ADDQ      $0x00000040, DX
+	ADDQ      $0x00000040, BX
+	ADDQ      $0x00000040, SI
+	DECQ      R10
+	JNZ       loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R11, CX
+	ADDQ R11, DX
+	ADDQ R11, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E5M2DeinterleaveToF32RowsNTAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f8E5M2DeinterleaveToF32RowsNTAVX512(SB), NOSPLIT, $0-72
+	MOVQ         r0+0(FP), AX
+	MOVQ         r1+8(FP), CX
+	MOVQ         r2+16(FP), DX
+	MOVQ         r3+24(FP), BX
+	MOVQ         src+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VPBROADCASTD c32_000000ff<>+0(SB), Z0
+	VPBROADCASTD c32_0000007f<>+0(SB), Z1
+	VPBROADCASTD c32_38000000<>+0(SB), Z2
+	VPBROADCASTD c32_00000004<>+0(SB), Z3
+	VPBROADCASTD c32_37800000<>+0(SB), Z4
+	VPBROADCASTD c32_0000007c<>+0(SB), Z5
+	VPBROADCASTD c32_7fc00000<>+0(SB), Z6
+	VPBROADCASTD c32_0000007b<>+0(SB), Z7
+	VPBROADCASTD c32_7f800000<>+0(SB), Z8
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000040, DI, R11
+	NEGQ         R11
+	ADDQ         R9, R11
+	IMUL3Q       $0x00000040, DI, R9
+	NEGQ         R9
+	ADDQ         R10, R9
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	VMOVDQU64 (SI), Z9
+	VPANDD    Z0, Z9, Z10
+	VPANDD    Z1, Z10, Z11
+	VPSLLD    $0x15, Z11, Z12
+	VPADDD    Z2, Z12, Z12
+	VCVTDQ2PS Z11, Z13
+	VMULPS    Z4, Z13, Z13
+	VPCMPGTD  Z11, Z3, K1
+	VPBLENDMD Z13, Z12, K1, Z12
+	VPCMPGTD  Z7, Z11, K1
+	VPBLENDMD Z8, Z12, K1, Z12
+	VPCMPGTD  Z5, Z11, K1
+	VPBLENDMD Z6, Z12, K1, Z12
+	VPSRLD    $0x07, Z10, Z10
+	VPSLLD    $0x1f, Z10, Z10
+	VPORD     Z10, Z12, Z12
+	VMOVNTDQ  Z12, (AX)
+	VPSRLD    $0x08, Z9, Z10
+	VPANDD    Z0, Z10, Z10
+	VPANDD    Z1, Z10, Z11
+	VPSLLD    $0x15, Z11, Z12
+	VPADDD    Z2, Z12, Z12
+	VCVTDQ2PS Z11, Z13
+	VMULPS    Z4, Z13, Z13
+	VPCMPGTD  Z11, Z3, K1
+	VPBLENDMD Z13, Z12, K1, Z12
+	VPCMPGTD  Z7, Z11, K1
+	VPBLENDMD Z8, Z12, K1, Z12
+	VPCMPGTD  Z5, Z11, K1
+	VPBLENDMD Z6, Z12, K1, Z12
+	VPSRLD    $0x07, Z10, Z10
+	VPSLLD    $0x1f, Z10, Z10
+	VPORD     Z10, Z12, Z12
+	VMOVNTDQ  Z12, (CX)
+	VPSRLD    $0x10, Z9, Z10
+	VPANDD    Z0, Z10, Z10
+	VPANDD    Z1, Z10, Z11
+	VPSLLD    $0x15, Z11, Z12
+	VPADDD    Z2, Z12, Z12
+	VCVTDQ2PS Z11, Z13
+	VMULPS    Z4, Z13, Z13
+	VPCMPGTD  Z11, Z3, K1
+	VPBLENDMD Z13, Z12, K1, Z12
+	VPCMPGTD  Z7, Z11, K1
+	VPBLENDMD Z8, Z12, K1, Z12
+	VPCMPGTD  Z5, Z11, K1
+	VPBLENDMD Z6, Z12, K1, Z12
+	VPSRLD    $0x07, Z10, Z10
+	VPSLLD    $0x1f, Z10, Z10
+	VPORD     Z10, Z12, Z12
+	VMOVNTDQ  Z12, (DX)
+	VPSRLD    $0x18, Z9, Z9
+	VPANDD    Z0, Z9, Z9
+	VPANDD    Z1, Z9, Z10
+	VPSLLD    $0x15, Z10, Z11
+	VPADDD    Z2, Z11, Z11
+	VCVTDQ2PS Z10, Z12
+	VMULPS    Z4, Z12, Z12
+	VPCMPGTD  Z10, Z3, K1
+	VPBLENDMD Z12, Z11, K1, Z11
+	VPCMPGTD  Z7, Z10, K1
+	VPBLENDMD Z8, Z11, K1, Z11
+	VPCMPGTD  Z5, Z10, K1
+	VPBLENDMD Z6, Z11, K1, Z11
+	VPSRLD    $0x07, Z9, Z9
+	VPSLLD    $0x1f, Z9, Z9
+	VPORD     Z9, Z11, Z11
+	VMOVNTDQ  Z11, (BX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000040, CX
+	ADDQ      $0x00000040, DX
+	ADDQ      $0x00000040, BX
+	ADDQ      $0x00000040, SI
+	DECQ      R10
+	JNZ       loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R11, CX
+	ADDQ R11, DX
+	ADDQ R11, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
 // func transpose32AVX2(dst *byte, dstStride int, src *byte, srcStride int, n int)
 // Requires: AVX, AVX2
 TEXT ·transpose32AVX2(SB), NOSPLIT, $0-40
@@ -13609,6 +17103,249 @@ done:
 	VZEROUPPER
 	RET
 
+// func transpose32g2AVX2(dst *byte, dstStride int, groupStride int, src *byte, srcStride int, n int)
+// Requires: AVX, AVX2
+TEXT ·transpose32g2AVX2(SB), NOSPLIT, $0-48
+	MOVQ  dst+0(FP), AX
+	MOVQ  dstStride+8(FP), CX
+	MOVQ  groupStride+16(FP), DX
+	MOVQ  src+24(FP), BX
+	MOVQ  srcStride+32(FP), SI
+	MOVQ  n+40(FP), DI
+	MOVQ  SI, R8
+	SHLQ  $0x02, R8
+	LEAQ  (R8)(R8*2), R9
+	MOVQ  SI, R10
+	SHLQ  $0x04, R10
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	MOVQ           AX, R11
+	MOVQ           AX, R12
+	MOVQ           BX, R13
+	VBROADCASTI128 (R13), Y0
+	VINSERTI128    $0x01, (R13)(R8*1), Y0, Y0
+	ADDQ           SI, R13
+	VBROADCASTI128 (R13), Y1
+	VINSERTI128    $0x01, (R13)(R8*1), Y1, Y1
+	ADDQ           SI, R13
+	VBROADCASTI128 (R13), Y2
+	VINSERTI128    $0x01, (R13)(R8*1), Y2, Y2
+	ADDQ           SI, R13
+	VBROADCASTI128 (R13), Y3
+	VINSERTI128    $0x01, (R13)(R8*1), Y3, Y3
+	VPUNPCKLDQ     Y2, Y0, Y4
+	VPUNPCKHDQ     Y2, Y0, Y0
+	VPUNPCKLDQ     Y3, Y1, Y2
+	VPUNPCKHDQ     Y3, Y1, Y1
+	VPUNPCKLDQ     Y2, Y4, Y3
+	VPUNPCKHDQ     Y2, Y4, Y2
+	VPUNPCKLDQ     Y1, Y0, Y4
+	VPUNPCKHDQ     Y1, Y0, Y0
+	MOVQ           BX, R13
+	VBROADCASTI128 (R13)(R8*2), Y1
+	VINSERTI128    $0x01, (R13)(R9*1), Y1, Y1
+	ADDQ           SI, R13
+	VBROADCASTI128 (R13)(R8*2), Y5
+	VINSERTI128    $0x01, (R13)(R9*1), Y5, Y5
+	ADDQ           SI, R13
+	VBROADCASTI128 (R13)(R8*2), Y6
+	VINSERTI128    $0x01, (R13)(R9*1), Y6, Y6
+	ADDQ           SI, R13
+	VBROADCASTI128 (R13)(R8*2), Y7
+	VINSERTI128    $0x01, (R13)(R9*1), Y7, Y7
+	VPUNPCKLDQ     Y6, Y1, Y8
+	VPUNPCKHDQ     Y6, Y1, Y1
+	VPUNPCKLDQ     Y7, Y5, Y6
+	VPUNPCKHDQ     Y7, Y5, Y5
+	VPUNPCKLDQ     Y6, Y8, Y7
+	VPUNPCKHDQ     Y6, Y8, Y6
+	VPUNPCKLDQ     Y5, Y1, Y8
+	VPUNPCKHDQ     Y5, Y1, Y1
+	VMOVDQU        Y3, (R12)
+	VMOVDQU        Y7, 32(R12)
+	ADDQ           CX, R12
+	VMOVDQU        Y2, (R12)
+	VMOVDQU        Y6, 32(R12)
+	ADDQ           DX, R11
+	MOVQ           R11, R12
+	VMOVDQU        Y4, (R12)
+	VMOVDQU        Y8, 32(R12)
+	ADDQ           CX, R12
+	VMOVDQU        Y0, (R12)
+	VMOVDQU        Y1, 32(R12)
+	ADDQ           DX, R11
+	MOVQ           R11, R12
+	MOVQ           BX, R13
+	VBROADCASTI128 16(R13), Y0
+	VINSERTI128    $0x01, 16(R13)(R8*1), Y0, Y0
+	ADDQ           SI, R13
+	VBROADCASTI128 16(R13), Y1
+	VINSERTI128    $0x01, 16(R13)(R8*1), Y1, Y1
+	ADDQ           SI, R13
+	VBROADCASTI128 16(R13), Y2
+	VINSERTI128    $0x01, 16(R13)(R8*1), Y2, Y2
+	ADDQ           SI, R13
+	VBROADCASTI128 16(R13), Y3
+	VINSERTI128    $0x01, 16(R13)(R8*1), Y3, Y3
+	VPUNPCKLDQ     Y2, Y0, Y4
+	VPUNPCKHDQ     Y2, Y0, Y0
+	VPUNPCKLDQ     Y3, Y1, Y2
+	VPUNPCKHDQ     Y3, Y1, Y1
+	VPUNPCKLDQ     Y2, Y4, Y3
+	VPUNPCKHDQ     Y2, Y4, Y2
+	VPUNPCKLDQ     Y1, Y0, Y4
+	VPUNPCKHDQ     Y1, Y0, Y0
+	MOVQ           BX, R13
+	VBROADCASTI128 16(R13)(R8*2), Y1
+	VINSERTI128    $0x01, 16(R13)(R9*1), Y1, Y1
+	ADDQ           SI, R13
+	VBROADCASTI128 16(R13)(R8*2), Y5
+	VINSERTI128    $0x01, 16(R13)(R9*1), Y5, Y5
+	ADDQ           SI, R13
+	VBROADCASTI128 16(R13)(R8*2), Y6
+	VINSERTI128    $0x01, 16(R13)(R9*1), Y6, Y6
+	ADDQ           SI, R13
+	VBROADCASTI128 16(R13)(R8*2), Y7
+	VINSERTI128    $0x01, 16(R13)(R9*1), Y7, Y7
+	VPUNPCKLDQ     Y6, Y1, Y8
+	VPUNPCKHDQ     Y6, Y1, Y1
+	VPUNPCKLDQ     Y7, Y5, Y6
+	VPUNPCKHDQ     Y7, Y5, Y5
+	VPUNPCKLDQ     Y6, Y8, Y7
+	VPUNPCKHDQ     Y6, Y8, Y6
+	VPUNPCKLDQ     Y5, Y1, Y8
+	VPUNPCKHDQ     Y5, Y1, Y1
+	VMOVDQU        Y3, (R12)
+	VMOVDQU        Y7, 32(R12)
+	ADDQ           CX, R12
+	VMOVDQU        Y2, (R12)
+	VMOVDQU        Y6, 32(R12)
+	ADDQ           DX, R11
+	MOVQ           R11, R12
+	VMOVDQU        Y4, (R12)
+	VMOVDQU        Y8, 32(R12)
+	ADDQ           CX, R12
+	VMOVDQU        Y0, (R12)
+	VMOVDQU        Y1, 32(R12)
+	ADDQ           DX, R11
+	MOVQ           R11, R12
+	MOVQ           BX, R13
+	VBROADCASTI128 32(R13), Y0
+	VINSERTI128    $0x01, 32(R13)(R8*1), Y0, Y0
+	ADDQ           SI, R13
+	VBROADCASTI128 32(R13), Y1
+	VINSERTI128    $0x01, 32(R13)(R8*1), Y1, Y1
+	ADDQ           SI, R13
+	VBROADCASTI128 32(R13), Y2
+	VINSERTI128    $0x01, 32(R13)(R8*1), Y2, Y2
+	ADDQ           SI, R13
+	VBROADCASTI128 32(R13), Y3
+	VINSERTI128    $0x01, 32(R13)(R8*1), Y3, Y3
+	VPUNPCKLDQ     Y2, Y0, Y4
+	VPUNPCKHDQ     Y2, Y0, Y0
+	VPUNPCKLDQ     Y3, Y1, Y2
+	VPUNPCKHDQ     Y3, Y1, Y1
+	VPUNPCKLDQ     Y2, Y4, Y3
+	VPUNPCKHDQ     Y2, Y4, Y2
+	VPUNPCKLDQ     Y1, Y0, Y4
+	VPUNPCKHDQ     Y1, Y0, Y0
+	MOVQ           BX, R13
+	VBROADCASTI128 32(R13)(R8*2), Y1
+	VINSERTI128    $0x01, 32(R13)(R9*1), Y1, Y1
+	ADDQ           SI, R13
+	VBROADCASTI128 32(R13)(R8*2), Y5
+	VINSERTI128    $0x01, 32(R13)(R9*1), Y5, Y5
+	ADDQ           SI, R13
+	VBROADCASTI128 32(R13)(R8*2), Y6
+	VINSERTI128    $0x01, 32(R13)(R9*1), Y6, Y6
+	ADDQ           SI, R13
+	VBROADCASTI128 32(R13)(R8*2), Y7
+	VINSERTI128    $0x01, 32(R13)(R9*1), Y7, Y7
+	VPUNPCKLDQ     Y6, Y1, Y8
+	VPUNPCKHDQ     Y6, Y1, Y1
+	VPUNPCKLDQ     Y7, Y5, Y6
+	VPUNPCKHDQ     Y7, Y5, Y5
+	VPUNPCKLDQ     Y6, Y8, Y7
+	VPUNPCKHDQ     Y6, Y8, Y6
+	VPUNPCKLDQ     Y5, Y1, Y8
+	VPUNPCKHDQ     Y5, Y1, Y1
+	VMOVDQU        Y3, (R12)
+	VMOVDQU        Y7, 32(R12)
+	ADDQ           CX, R12
+	VMOVDQU        Y2, (R12)
+	VMOVDQU        Y6, 32(R12)
+	ADDQ           DX, R11
+	MOVQ           R11, R12
+	VMOVDQU        Y4, (R12)
+	VMOVDQU        Y8, 32(R12)
+	ADDQ           CX, R12
+	VMOVDQU        Y0, (R12)
+	VMOVDQU        Y1, 32(R12)
+	ADDQ           DX, R11
+	MOVQ           R11, R12
+	MOVQ           BX, R13
+	VBROADCASTI128 48(R13), Y0
+	VINSERTI128    $0x01, 48(R13)(R8*1), Y0, Y0
+	ADDQ           SI, R13
+	VBROADCASTI128 48(R13), Y1
+	VINSERTI128    $0x01, 48(R13)(R8*1), Y1, Y1
+	ADDQ           SI, R13
+	VBROADCASTI128 48(R13), Y2
+	VINSERTI128    $0x01, 48(R13)(R8*1), Y2, Y2
+	ADDQ           SI, R13
+	VBROADCASTI128 48(R13), Y3
+	VINSERTI128    $0x01, 48(R13)(R8*1), Y3, Y3
+	VPUNPCKLDQ     Y2, Y0, Y4
+	VPUNPCKHDQ     Y2, Y0, Y0
+	VPUNPCKLDQ     Y3, Y1, Y2
+	VPUNPCKHDQ     Y3, Y1, Y1
+	VPUNPCKLDQ     Y2, Y4, Y3
+	VPUNPCKHDQ     Y2, Y4, Y2
+	VPUNPCKLDQ     Y1, Y0, Y4
+	VPUNPCKHDQ     Y1, Y0, Y0
+	MOVQ           BX, R13
+	VBROADCASTI128 48(R13)(R8*2), Y1
+	VINSERTI128    $0x01, 48(R13)(R9*1), Y1, Y1
+	ADDQ           SI, R13
+	VBROADCASTI128 48(R13)(R8*2), Y5
+	VINSERTI128    $0x01, 48(R13)(R9*1), Y5, Y5
+	ADDQ           SI, R13
+	VBROADCASTI128 48(R13)(R8*2), Y6
+	VINSERTI128    $0x01, 48(R13)(R9*1), Y6, Y6
+	ADDQ           SI, R13
+	VBROADCASTI128 48(R13)(R8*2), Y7
+	VINSERTI128    $0x01, 48(R13)(R9*1), Y7, Y7
+	VPUNPCKLDQ     Y6, Y1, Y8
+	VPUNPCKHDQ     Y6, Y1, Y1
+	VPUNPCKLDQ     Y7, Y5, Y6
+	VPUNPCKHDQ     Y7, Y5, Y5
+	VPUNPCKLDQ     Y6, Y8, Y7
+	VPUNPCKHDQ     Y6, Y8, Y6
+	VPUNPCKLDQ     Y5, Y1, Y8
+	VPUNPCKHDQ     Y5, Y1, Y1
+	VMOVDQU        Y3, (R12)
+	VMOVDQU        Y7, 32(R12)
+	ADDQ           CX, R12
+	VMOVDQU        Y2, (R12)
+	VMOVDQU        Y6, 32(R12)
+	ADDQ           DX, R11
+	MOVQ           R11, R12
+	VMOVDQU        Y4, (R12)
+	VMOVDQU        Y8, 32(R12)
+	ADDQ           CX, R12
+	VMOVDQU        Y0, (R12)
+	VMOVDQU        Y1, 32(R12)
+	ADDQ           R10, BX
+	ADDQ           $0x00000040, AX
+	DECQ           DI
+	JNZ            loop
+
+done:
+	VZEROUPPER
+	RET
+
 // func transpose32f8AVX2(dst *byte, dstStride int, src *byte, srcStride int, groupStride int, n int)
 // Requires: AVX, AVX2
 TEXT ·transpose32f8AVX2(SB), NOSPLIT, $0-48
@@ -14069,6 +17806,243 @@ loop:
 	ADDQ           CX, R11
 	VMOVDQU        Y0, (R11)
 	VMOVDQU        Y1, 32(R11)
+	ADDQ           SI, DX
+	ADDQ           $0x00000040, AX
+	DECQ           DI
+	JNZ            loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func transpose32f2AVX2(dst *byte, dstStride int, src *byte, srcStride int, groupStride int, n int)
+// Requires: AVX, AVX2
+TEXT ·transpose32f2AVX2(SB), NOSPLIT, $0-48
+	MOVQ  dst+0(FP), AX
+	MOVQ  dstStride+8(FP), CX
+	MOVQ  src+16(FP), DX
+	MOVQ  srcStride+24(FP), BX
+	MOVQ  groupStride+32(FP), SI
+	MOVQ  n+40(FP), DI
+	MOVQ  SI, R8
+	SHLQ  $0x01, R8
+	LEAQ  (R8)(R8*1), R9
+	LEAQ  (R9)(R8*1), R10
+	MOVQ  SI, R11
+	SUBQ  BX, R11
+	SHLQ  $0x03, SI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	MOVQ           AX, R12
+	MOVQ           DX, R13
+	VBROADCASTI128 (R13), Y0
+	VINSERTI128    $0x01, (R13)(R8*1), Y0, Y0
+	ADDQ           BX, R13
+	VBROADCASTI128 (R13), Y1
+	VINSERTI128    $0x01, (R13)(R8*1), Y1, Y1
+	ADDQ           R11, R13
+	VBROADCASTI128 (R13), Y2
+	VINSERTI128    $0x01, (R13)(R8*1), Y2, Y2
+	ADDQ           BX, R13
+	VBROADCASTI128 (R13), Y3
+	VINSERTI128    $0x01, (R13)(R8*1), Y3, Y3
+	VPUNPCKLDQ     Y2, Y0, Y4
+	VPUNPCKHDQ     Y2, Y0, Y0
+	VPUNPCKLDQ     Y3, Y1, Y2
+	VPUNPCKHDQ     Y3, Y1, Y1
+	VPUNPCKLDQ     Y2, Y4, Y3
+	VPUNPCKHDQ     Y2, Y4, Y2
+	VPUNPCKLDQ     Y1, Y0, Y4
+	VPUNPCKHDQ     Y1, Y0, Y0
+	MOVQ           DX, R13
+	VBROADCASTI128 (R13)(R9*1), Y1
+	VINSERTI128    $0x01, (R13)(R10*1), Y1, Y1
+	ADDQ           BX, R13
+	VBROADCASTI128 (R13)(R9*1), Y5
+	VINSERTI128    $0x01, (R13)(R10*1), Y5, Y5
+	ADDQ           R11, R13
+	VBROADCASTI128 (R13)(R9*1), Y6
+	VINSERTI128    $0x01, (R13)(R10*1), Y6, Y6
+	ADDQ           BX, R13
+	VBROADCASTI128 (R13)(R9*1), Y7
+	VINSERTI128    $0x01, (R13)(R10*1), Y7, Y7
+	VPUNPCKLDQ     Y6, Y1, Y8
+	VPUNPCKHDQ     Y6, Y1, Y1
+	VPUNPCKLDQ     Y7, Y5, Y6
+	VPUNPCKHDQ     Y7, Y5, Y5
+	VPUNPCKLDQ     Y6, Y8, Y7
+	VPUNPCKHDQ     Y6, Y8, Y6
+	VPUNPCKLDQ     Y5, Y1, Y8
+	VPUNPCKHDQ     Y5, Y1, Y1
+	VMOVDQU        Y3, (R12)
+	VMOVDQU        Y7, 32(R12)
+	ADDQ           CX, R12
+	VMOVDQU        Y2, (R12)
+	VMOVDQU        Y6, 32(R12)
+	ADDQ           CX, R12
+	VMOVDQU        Y4, (R12)
+	VMOVDQU        Y8, 32(R12)
+	ADDQ           CX, R12
+	VMOVDQU        Y0, (R12)
+	VMOVDQU        Y1, 32(R12)
+	ADDQ           CX, R12
+	MOVQ           DX, R13
+	VBROADCASTI128 16(R13), Y0
+	VINSERTI128    $0x01, 16(R13)(R8*1), Y0, Y0
+	ADDQ           BX, R13
+	VBROADCASTI128 16(R13), Y1
+	VINSERTI128    $0x01, 16(R13)(R8*1), Y1, Y1
+	ADDQ           R11, R13
+	VBROADCASTI128 16(R13), Y2
+	VINSERTI128    $0x01, 16(R13)(R8*1), Y2, Y2
+	ADDQ           BX, R13
+	VBROADCASTI128 16(R13), Y3
+	VINSERTI128    $0x01, 16(R13)(R8*1), Y3, Y3
+	VPUNPCKLDQ     Y2, Y0, Y4
+	VPUNPCKHDQ     Y2, Y0, Y0
+	VPUNPCKLDQ     Y3, Y1, Y2
+	VPUNPCKHDQ     Y3, Y1, Y1
+	VPUNPCKLDQ     Y2, Y4, Y3
+	VPUNPCKHDQ     Y2, Y4, Y2
+	VPUNPCKLDQ     Y1, Y0, Y4
+	VPUNPCKHDQ     Y1, Y0, Y0
+	MOVQ           DX, R13
+	VBROADCASTI128 16(R13)(R9*1), Y1
+	VINSERTI128    $0x01, 16(R13)(R10*1), Y1, Y1
+	ADDQ           BX, R13
+	VBROADCASTI128 16(R13)(R9*1), Y5
+	VINSERTI128    $0x01, 16(R13)(R10*1), Y5, Y5
+	ADDQ           R11, R13
+	VBROADCASTI128 16(R13)(R9*1), Y6
+	VINSERTI128    $0x01, 16(R13)(R10*1), Y6, Y6
+	ADDQ           BX, R13
+	VBROADCASTI128 16(R13)(R9*1), Y7
+	VINSERTI128    $0x01, 16(R13)(R10*1), Y7, Y7
+	VPUNPCKLDQ     Y6, Y1, Y8
+	VPUNPCKHDQ     Y6, Y1, Y1
+	VPUNPCKLDQ     Y7, Y5, Y6
+	VPUNPCKHDQ     Y7, Y5, Y5
+	VPUNPCKLDQ     Y6, Y8, Y7
+	VPUNPCKHDQ     Y6, Y8, Y6
+	VPUNPCKLDQ     Y5, Y1, Y8
+	VPUNPCKHDQ     Y5, Y1, Y1
+	VMOVDQU        Y3, (R12)
+	VMOVDQU        Y7, 32(R12)
+	ADDQ           CX, R12
+	VMOVDQU        Y2, (R12)
+	VMOVDQU        Y6, 32(R12)
+	ADDQ           CX, R12
+	VMOVDQU        Y4, (R12)
+	VMOVDQU        Y8, 32(R12)
+	ADDQ           CX, R12
+	VMOVDQU        Y0, (R12)
+	VMOVDQU        Y1, 32(R12)
+	ADDQ           CX, R12
+	MOVQ           DX, R13
+	VBROADCASTI128 32(R13), Y0
+	VINSERTI128    $0x01, 32(R13)(R8*1), Y0, Y0
+	ADDQ           BX, R13
+	VBROADCASTI128 32(R13), Y1
+	VINSERTI128    $0x01, 32(R13)(R8*1), Y1, Y1
+	ADDQ           R11, R13
+	VBROADCASTI128 32(R13), Y2
+	VINSERTI128    $0x01, 32(R13)(R8*1), Y2, Y2
+	ADDQ           BX, R13
+	VBROADCASTI128 32(R13), Y3
+	VINSERTI128    $0x01, 32(R13)(R8*1), Y3, Y3
+	VPUNPCKLDQ     Y2, Y0, Y4
+	VPUNPCKHDQ     Y2, Y0, Y0
+	VPUNPCKLDQ     Y3, Y1, Y2
+	VPUNPCKHDQ     Y3, Y1, Y1
+	VPUNPCKLDQ     Y2, Y4, Y3
+	VPUNPCKHDQ     Y2, Y4, Y2
+	VPUNPCKLDQ     Y1, Y0, Y4
+	VPUNPCKHDQ     Y1, Y0, Y0
+	MOVQ           DX, R13
+	VBROADCASTI128 32(R13)(R9*1), Y1
+	VINSERTI128    $0x01, 32(R13)(R10*1), Y1, Y1
+	ADDQ           BX, R13
+	VBROADCASTI128 32(R13)(R9*1), Y5
+	VINSERTI128    $0x01, 32(R13)(R10*1), Y5, Y5
+	ADDQ           R11, R13
+	VBROADCASTI128 32(R13)(R9*1), Y6
+	VINSERTI128    $0x01, 32(R13)(R10*1), Y6, Y6
+	ADDQ           BX, R13
+	VBROADCASTI128 32(R13)(R9*1), Y7
+	VINSERTI128    $0x01, 32(R13)(R10*1), Y7, Y7
+	VPUNPCKLDQ     Y6, Y1, Y8
+	VPUNPCKHDQ     Y6, Y1, Y1
+	VPUNPCKLDQ     Y7, Y5, Y6
+	VPUNPCKHDQ     Y7, Y5, Y5
+	VPUNPCKLDQ     Y6, Y8, Y7
+	VPUNPCKHDQ     Y6, Y8, Y6
+	VPUNPCKLDQ     Y5, Y1, Y8
+	VPUNPCKHDQ     Y5, Y1, Y1
+	VMOVDQU        Y3, (R12)
+	VMOVDQU        Y7, 32(R12)
+	ADDQ           CX, R12
+	VMOVDQU        Y2, (R12)
+	VMOVDQU        Y6, 32(R12)
+	ADDQ           CX, R12
+	VMOVDQU        Y4, (R12)
+	VMOVDQU        Y8, 32(R12)
+	ADDQ           CX, R12
+	VMOVDQU        Y0, (R12)
+	VMOVDQU        Y1, 32(R12)
+	ADDQ           CX, R12
+	MOVQ           DX, R13
+	VBROADCASTI128 48(R13), Y0
+	VINSERTI128    $0x01, 48(R13)(R8*1), Y0, Y0
+	ADDQ           BX, R13
+	VBROADCASTI128 48(R13), Y1
+	VINSERTI128    $0x01, 48(R13)(R8*1), Y1, Y1
+	ADDQ           R11, R13
+	VBROADCASTI128 48(R13), Y2
+	VINSERTI128    $0x01, 48(R13)(R8*1), Y2, Y2
+	ADDQ           BX, R13
+	VBROADCASTI128 48(R13), Y3
+	VINSERTI128    $0x01, 48(R13)(R8*1), Y3, Y3
+	VPUNPCKLDQ     Y2, Y0, Y4
+	VPUNPCKHDQ     Y2, Y0, Y0
+	VPUNPCKLDQ     Y3, Y1, Y2
+	VPUNPCKHDQ     Y3, Y1, Y1
+	VPUNPCKLDQ     Y2, Y4, Y3
+	VPUNPCKHDQ     Y2, Y4, Y2
+	VPUNPCKLDQ     Y1, Y0, Y4
+	VPUNPCKHDQ     Y1, Y0, Y0
+	MOVQ           DX, R13
+	VBROADCASTI128 48(R13)(R9*1), Y1
+	VINSERTI128    $0x01, 48(R13)(R10*1), Y1, Y1
+	ADDQ           BX, R13
+	VBROADCASTI128 48(R13)(R9*1), Y5
+	VINSERTI128    $0x01, 48(R13)(R10*1), Y5, Y5
+	ADDQ           R11, R13
+	VBROADCASTI128 48(R13)(R9*1), Y6
+	VINSERTI128    $0x01, 48(R13)(R10*1), Y6, Y6
+	ADDQ           BX, R13
+	VBROADCASTI128 48(R13)(R9*1), Y7
+	VINSERTI128    $0x01, 48(R13)(R10*1), Y7, Y7
+	VPUNPCKLDQ     Y6, Y1, Y8
+	VPUNPCKHDQ     Y6, Y1, Y1
+	VPUNPCKLDQ     Y7, Y5, Y6
+	VPUNPCKHDQ     Y7, Y5, Y5
+	VPUNPCKLDQ     Y6, Y8, Y7
+	VPUNPCKHDQ     Y6, Y8, Y6
+	VPUNPCKLDQ     Y5, Y1, Y8
+	VPUNPCKHDQ     Y5, Y1, Y1
+	VMOVDQU        Y3, (R12)
+	VMOVDQU        Y7, 32(R12)
+	ADDQ           CX, R12
+	VMOVDQU        Y2, (R12)
+	VMOVDQU        Y6, 32(R12)
+	ADDQ           CX, R12
+	VMOVDQU        Y4, (R12)
+	VMOVDQU        Y8, 32(R12)
+	ADDQ           CX, R12
+	VMOVDQU        Y0, (R12)
+	VMOVDQU        Y1, 32(R12)
 	ADDQ           SI, DX
 	ADDQ           $0x00000040, AX
 	DECQ           DI
@@ -14586,6 +18560,265 @@ done:
 	VZEROUPPER
 	RET
 
+// func transpose32g2NTAVX2(dst *byte, dstStride int, groupStride int, src *byte, srcStride int, n int)
+// Requires: AVX, AVX2, MMX+
+TEXT ·transpose32g2NTAVX2(SB), NOSPLIT, $0-48
+	MOVQ  dst+0(FP), AX
+	MOVQ  dstStride+8(FP), CX
+	MOVQ  groupStride+16(FP), DX
+	MOVQ  src+24(FP), BX
+	MOVQ  srcStride+32(FP), SI
+	MOVQ  n+40(FP), DI
+	MOVQ  SI, R8
+	SHLQ  $0x02, R8
+	LEAQ  (R8)(R8*2), R9
+	MOVQ  SI, R10
+	SHLQ  $0x04, R10
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	MOVQ           AX, R11
+	MOVQ           AX, R12
+	MOVQ           BX, R13
+	VBROADCASTI128 (R13), Y0
+	VINSERTI128    $0x01, (R13)(R8*1), Y0, Y0
+	PREFETCHT0     64(R13)
+	PREFETCHT0     64(R13)(R8*1)
+	ADDQ           SI, R13
+	VBROADCASTI128 (R13), Y1
+	VINSERTI128    $0x01, (R13)(R8*1), Y1, Y1
+	PREFETCHT0     64(R13)
+	PREFETCHT0     64(R13)(R8*1)
+	ADDQ           SI, R13
+	VBROADCASTI128 (R13), Y2
+	VINSERTI128    $0x01, (R13)(R8*1), Y2, Y2
+	PREFETCHT0     64(R13)
+	PREFETCHT0     64(R13)(R8*1)
+	ADDQ           SI, R13
+	VBROADCASTI128 (R13), Y3
+	VINSERTI128    $0x01, (R13)(R8*1), Y3, Y3
+	PREFETCHT0     64(R13)
+	PREFETCHT0     64(R13)(R8*1)
+	VPUNPCKLDQ     Y2, Y0, Y4
+	VPUNPCKHDQ     Y2, Y0, Y0
+	VPUNPCKLDQ     Y3, Y1, Y2
+	VPUNPCKHDQ     Y3, Y1, Y1
+	VPUNPCKLDQ     Y2, Y4, Y3
+	VPUNPCKHDQ     Y2, Y4, Y2
+	VPUNPCKLDQ     Y1, Y0, Y4
+	VPUNPCKHDQ     Y1, Y0, Y0
+	MOVQ           BX, R13
+	VBROADCASTI128 (R13)(R8*2), Y1
+	VINSERTI128    $0x01, (R13)(R9*1), Y1, Y1
+	PREFETCHT0     64(R13)(R8*2)
+	PREFETCHT0     64(R13)(R9*1)
+	ADDQ           SI, R13
+	VBROADCASTI128 (R13)(R8*2), Y5
+	VINSERTI128    $0x01, (R13)(R9*1), Y5, Y5
+	PREFETCHT0     64(R13)(R8*2)
+	PREFETCHT0     64(R13)(R9*1)
+	ADDQ           SI, R13
+	VBROADCASTI128 (R13)(R8*2), Y6
+	VINSERTI128    $0x01, (R13)(R9*1), Y6, Y6
+	PREFETCHT0     64(R13)(R8*2)
+	PREFETCHT0     64(R13)(R9*1)
+	ADDQ           SI, R13
+	VBROADCASTI128 (R13)(R8*2), Y7
+	VINSERTI128    $0x01, (R13)(R9*1), Y7, Y7
+	PREFETCHT0     64(R13)(R8*2)
+	PREFETCHT0     64(R13)(R9*1)
+	VPUNPCKLDQ     Y6, Y1, Y8
+	VPUNPCKHDQ     Y6, Y1, Y1
+	VPUNPCKLDQ     Y7, Y5, Y6
+	VPUNPCKHDQ     Y7, Y5, Y5
+	VPUNPCKLDQ     Y6, Y8, Y7
+	VPUNPCKHDQ     Y6, Y8, Y6
+	VPUNPCKLDQ     Y5, Y1, Y8
+	VPUNPCKHDQ     Y5, Y1, Y1
+	VMOVNTDQ       Y3, (R12)
+	VMOVNTDQ       Y7, 32(R12)
+	ADDQ           CX, R12
+	VMOVNTDQ       Y2, (R12)
+	VMOVNTDQ       Y6, 32(R12)
+	ADDQ           DX, R11
+	MOVQ           R11, R12
+	VMOVNTDQ       Y4, (R12)
+	VMOVNTDQ       Y8, 32(R12)
+	ADDQ           CX, R12
+	VMOVNTDQ       Y0, (R12)
+	VMOVNTDQ       Y1, 32(R12)
+	ADDQ           DX, R11
+	MOVQ           R11, R12
+	MOVQ           BX, R13
+	VBROADCASTI128 16(R13), Y0
+	VINSERTI128    $0x01, 16(R13)(R8*1), Y0, Y0
+	ADDQ           SI, R13
+	VBROADCASTI128 16(R13), Y1
+	VINSERTI128    $0x01, 16(R13)(R8*1), Y1, Y1
+	ADDQ           SI, R13
+	VBROADCASTI128 16(R13), Y2
+	VINSERTI128    $0x01, 16(R13)(R8*1), Y2, Y2
+	ADDQ           SI, R13
+	VBROADCASTI128 16(R13), Y3
+	VINSERTI128    $0x01, 16(R13)(R8*1), Y3, Y3
+	VPUNPCKLDQ     Y2, Y0, Y4
+	VPUNPCKHDQ     Y2, Y0, Y0
+	VPUNPCKLDQ     Y3, Y1, Y2
+	VPUNPCKHDQ     Y3, Y1, Y1
+	VPUNPCKLDQ     Y2, Y4, Y3
+	VPUNPCKHDQ     Y2, Y4, Y2
+	VPUNPCKLDQ     Y1, Y0, Y4
+	VPUNPCKHDQ     Y1, Y0, Y0
+	MOVQ           BX, R13
+	VBROADCASTI128 16(R13)(R8*2), Y1
+	VINSERTI128    $0x01, 16(R13)(R9*1), Y1, Y1
+	ADDQ           SI, R13
+	VBROADCASTI128 16(R13)(R8*2), Y5
+	VINSERTI128    $0x01, 16(R13)(R9*1), Y5, Y5
+	ADDQ           SI, R13
+	VBROADCASTI128 16(R13)(R8*2), Y6
+	VINSERTI128    $0x01, 16(R13)(R9*1), Y6, Y6
+	ADDQ           SI, R13
+	VBROADCASTI128 16(R13)(R8*2), Y7
+	VINSERTI128    $0x01, 16(R13)(R9*1), Y7, Y7
+	VPUNPCKLDQ     Y6, Y1, Y8
+	VPUNPCKHDQ     Y6, Y1, Y1
+	VPUNPCKLDQ     Y7, Y5, Y6
+	VPUNPCKHDQ     Y7, Y5, Y5
+	VPUNPCKLDQ     Y6, Y8, Y7
+	VPUNPCKHDQ     Y6, Y8, Y6
+	VPUNPCKLDQ     Y5, Y1, Y8
+	VPUNPCKHDQ     Y5, Y1, Y1
+	VMOVNTDQ       Y3, (R12)
+	VMOVNTDQ       Y7, 32(R12)
+	ADDQ           CX, R12
+	VMOVNTDQ       Y2, (R12)
+	VMOVNTDQ       Y6, 32(R12)
+	ADDQ           DX, R11
+	MOVQ           R11, R12
+	VMOVNTDQ       Y4, (R12)
+	VMOVNTDQ       Y8, 32(R12)
+	ADDQ           CX, R12
+	VMOVNTDQ       Y0, (R12)
+	VMOVNTDQ       Y1, 32(R12)
+	ADDQ           DX, R11
+	MOVQ           R11, R12
+	MOVQ           BX, R13
+	VBROADCASTI128 32(R13), Y0
+	VINSERTI128    $0x01, 32(R13)(R8*1), Y0, Y0
+	ADDQ           SI, R13
+	VBROADCASTI128 32(R13), Y1
+	VINSERTI128    $0x01, 32(R13)(R8*1), Y1, Y1
+	ADDQ           SI, R13
+	VBROADCASTI128 32(R13), Y2
+	VINSERTI128    $0x01, 32(R13)(R8*1), Y2, Y2
+	ADDQ           SI, R13
+	VBROADCASTI128 32(R13), Y3
+	VINSERTI128    $0x01, 32(R13)(R8*1), Y3, Y3
+	VPUNPCKLDQ     Y2, Y0, Y4
+	VPUNPCKHDQ     Y2, Y0, Y0
+	VPUNPCKLDQ     Y3, Y1, Y2
+	VPUNPCKHDQ     Y3, Y1, Y1
+	VPUNPCKLDQ     Y2, Y4, Y3
+	VPUNPCKHDQ     Y2, Y4, Y2
+	VPUNPCKLDQ     Y1, Y0, Y4
+	VPUNPCKHDQ     Y1, Y0, Y0
+	MOVQ           BX, R13
+	VBROADCASTI128 32(R13)(R8*2), Y1
+	VINSERTI128    $0x01, 32(R13)(R9*1), Y1, Y1
+	ADDQ           SI, R13
+	VBROADCASTI128 32(R13)(R8*2), Y5
+	VINSERTI128    $0x01, 32(R13)(R9*1), Y5, Y5
+	ADDQ           SI, R13
+	VBROADCASTI128 32(R13)(R8*2), Y6
+	VINSERTI128    $0x01, 32(R13)(R9*1), Y6, Y6
+	ADDQ           SI, R13
+	VBROADCASTI128 32(R13)(R8*2), Y7
+	VINSERTI128    $0x01, 32(R13)(R9*1), Y7, Y7
+	VPUNPCKLDQ     Y6, Y1, Y8
+	VPUNPCKHDQ     Y6, Y1, Y1
+	VPUNPCKLDQ     Y7, Y5, Y6
+	VPUNPCKHDQ     Y7, Y5, Y5
+	VPUNPCKLDQ     Y6, Y8, Y7
+	VPUNPCKHDQ     Y6, Y8, Y6
+	VPUNPCKLDQ     Y5, Y1, Y8
+	VPUNPCKHDQ     Y5, Y1, Y1
+	VMOVNTDQ       Y3, (R12)
+	VMOVNTDQ       Y7, 32(R12)
+	ADDQ           CX, R12
+	VMOVNTDQ       Y2, (R12)
+	VMOVNTDQ       Y6, 32(R12)
+	ADDQ           DX, R11
+	MOVQ           R11, R12
+	VMOVNTDQ       Y4, (R12)
+	VMOVNTDQ       Y8, 32(R12)
+	ADDQ           CX, R12
+	VMOVNTDQ       Y0, (R12)
+	VMOVNTDQ       Y1, 32(R12)
+	ADDQ           DX, R11
+	MOVQ           R11, R12
+	MOVQ           BX, R13
+	VBROADCASTI128 48(R13), Y0
+	VINSERTI128    $0x01, 48(R13)(R8*1), Y0, Y0
+	ADDQ           SI, R13
+	VBROADCASTI128 48(R13), Y1
+	VINSERTI128    $0x01, 48(R13)(R8*1), Y1, Y1
+	ADDQ           SI, R13
+	VBROADCASTI128 48(R13), Y2
+	VINSERTI128    $0x01, 48(R13)(R8*1), Y2, Y2
+	ADDQ           SI, R13
+	VBROADCASTI128 48(R13), Y3
+	VINSERTI128    $0x01, 48(R13)(R8*1), Y3, Y3
+	VPUNPCKLDQ     Y2, Y0, Y4
+	VPUNPCKHDQ     Y2, Y0, Y0
+	VPUNPCKLDQ     Y3, Y1, Y2
+	VPUNPCKHDQ     Y3, Y1, Y1
+	VPUNPCKLDQ     Y2, Y4, Y3
+	VPUNPCKHDQ     Y2, Y4, Y2
+	VPUNPCKLDQ     Y1, Y0, Y4
+	VPUNPCKHDQ     Y1, Y0, Y0
+	MOVQ           BX, R13
+	VBROADCASTI128 48(R13)(R8*2), Y1
+	VINSERTI128    $0x01, 48(R13)(R9*1), Y1, Y1
+	ADDQ           SI, R13
+	VBROADCASTI128 48(R13)(R8*2), Y5
+	VINSERTI128    $0x01, 48(R13)(R9*1), Y5, Y5
+	ADDQ           SI, R13
+	VBROADCASTI128 48(R13)(R8*2), Y6
+	VINSERTI128    $0x01, 48(R13)(R9*1), Y6, Y6
+	ADDQ           SI, R13
+	VBROADCASTI128 48(R13)(R8*2), Y7
+	VINSERTI128    $0x01, 48(R13)(R9*1), Y7, Y7
+	VPUNPCKLDQ     Y6, Y1, Y8
+	VPUNPCKHDQ     Y6, Y1, Y1
+	VPUNPCKLDQ     Y7, Y5, Y6
+	VPUNPCKHDQ     Y7, Y5, Y5
+	VPUNPCKLDQ     Y6, Y8, Y7
+	VPUNPCKHDQ     Y6, Y8, Y6
+	VPUNPCKLDQ     Y5, Y1, Y8
+	VPUNPCKHDQ     Y5, Y1, Y1
+	VMOVNTDQ       Y3, (R12)
+	VMOVNTDQ       Y7, 32(R12)
+	ADDQ           CX, R12
+	VMOVNTDQ       Y2, (R12)
+	VMOVNTDQ       Y6, 32(R12)
+	ADDQ           DX, R11
+	MOVQ           R11, R12
+	VMOVNTDQ       Y4, (R12)
+	VMOVNTDQ       Y8, 32(R12)
+	ADDQ           CX, R12
+	VMOVNTDQ       Y0, (R12)
+	VMOVNTDQ       Y1, 32(R12)
+	ADDQ           R10, BX
+	ADDQ           $0x00000040, AX
+	DECQ           DI
+	JNZ            loop
+
+done:
+	VZEROUPPER
+	RET
+
 // func transpose32f8NTAVX2(dst *byte, dstStride int, src *byte, srcStride int, groupStride int, n int)
 // Requires: AVX, AVX2
 TEXT ·transpose32f8NTAVX2(SB), NOSPLIT, $0-48
@@ -15055,6 +19288,243 @@ done:
 	VZEROUPPER
 	RET
 
+// func transpose32f2NTAVX2(dst *byte, dstStride int, src *byte, srcStride int, groupStride int, n int)
+// Requires: AVX, AVX2
+TEXT ·transpose32f2NTAVX2(SB), NOSPLIT, $0-48
+	MOVQ  dst+0(FP), AX
+	MOVQ  dstStride+8(FP), CX
+	MOVQ  src+16(FP), DX
+	MOVQ  srcStride+24(FP), BX
+	MOVQ  groupStride+32(FP), SI
+	MOVQ  n+40(FP), DI
+	MOVQ  SI, R8
+	SHLQ  $0x01, R8
+	LEAQ  (R8)(R8*1), R9
+	LEAQ  (R9)(R8*1), R10
+	MOVQ  SI, R11
+	SUBQ  BX, R11
+	SHLQ  $0x03, SI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	MOVQ           AX, R12
+	MOVQ           DX, R13
+	VBROADCASTI128 (R13), Y0
+	VINSERTI128    $0x01, (R13)(R8*1), Y0, Y0
+	ADDQ           BX, R13
+	VBROADCASTI128 (R13), Y1
+	VINSERTI128    $0x01, (R13)(R8*1), Y1, Y1
+	ADDQ           R11, R13
+	VBROADCASTI128 (R13), Y2
+	VINSERTI128    $0x01, (R13)(R8*1), Y2, Y2
+	ADDQ           BX, R13
+	VBROADCASTI128 (R13), Y3
+	VINSERTI128    $0x01, (R13)(R8*1), Y3, Y3
+	VPUNPCKLDQ     Y2, Y0, Y4
+	VPUNPCKHDQ     Y2, Y0, Y0
+	VPUNPCKLDQ     Y3, Y1, Y2
+	VPUNPCKHDQ     Y3, Y1, Y1
+	VPUNPCKLDQ     Y2, Y4, Y3
+	VPUNPCKHDQ     Y2, Y4, Y2
+	VPUNPCKLDQ     Y1, Y0, Y4
+	VPUNPCKHDQ     Y1, Y0, Y0
+	MOVQ           DX, R13
+	VBROADCASTI128 (R13)(R9*1), Y1
+	VINSERTI128    $0x01, (R13)(R10*1), Y1, Y1
+	ADDQ           BX, R13
+	VBROADCASTI128 (R13)(R9*1), Y5
+	VINSERTI128    $0x01, (R13)(R10*1), Y5, Y5
+	ADDQ           R11, R13
+	VBROADCASTI128 (R13)(R9*1), Y6
+	VINSERTI128    $0x01, (R13)(R10*1), Y6, Y6
+	ADDQ           BX, R13
+	VBROADCASTI128 (R13)(R9*1), Y7
+	VINSERTI128    $0x01, (R13)(R10*1), Y7, Y7
+	VPUNPCKLDQ     Y6, Y1, Y8
+	VPUNPCKHDQ     Y6, Y1, Y1
+	VPUNPCKLDQ     Y7, Y5, Y6
+	VPUNPCKHDQ     Y7, Y5, Y5
+	VPUNPCKLDQ     Y6, Y8, Y7
+	VPUNPCKHDQ     Y6, Y8, Y6
+	VPUNPCKLDQ     Y5, Y1, Y8
+	VPUNPCKHDQ     Y5, Y1, Y1
+	VMOVNTDQ       Y3, (R12)
+	VMOVNTDQ       Y7, 32(R12)
+	ADDQ           CX, R12
+	VMOVNTDQ       Y2, (R12)
+	VMOVNTDQ       Y6, 32(R12)
+	ADDQ           CX, R12
+	VMOVNTDQ       Y4, (R12)
+	VMOVNTDQ       Y8, 32(R12)
+	ADDQ           CX, R12
+	VMOVNTDQ       Y0, (R12)
+	VMOVNTDQ       Y1, 32(R12)
+	ADDQ           CX, R12
+	MOVQ           DX, R13
+	VBROADCASTI128 16(R13), Y0
+	VINSERTI128    $0x01, 16(R13)(R8*1), Y0, Y0
+	ADDQ           BX, R13
+	VBROADCASTI128 16(R13), Y1
+	VINSERTI128    $0x01, 16(R13)(R8*1), Y1, Y1
+	ADDQ           R11, R13
+	VBROADCASTI128 16(R13), Y2
+	VINSERTI128    $0x01, 16(R13)(R8*1), Y2, Y2
+	ADDQ           BX, R13
+	VBROADCASTI128 16(R13), Y3
+	VINSERTI128    $0x01, 16(R13)(R8*1), Y3, Y3
+	VPUNPCKLDQ     Y2, Y0, Y4
+	VPUNPCKHDQ     Y2, Y0, Y0
+	VPUNPCKLDQ     Y3, Y1, Y2
+	VPUNPCKHDQ     Y3, Y1, Y1
+	VPUNPCKLDQ     Y2, Y4, Y3
+	VPUNPCKHDQ     Y2, Y4, Y2
+	VPUNPCKLDQ     Y1, Y0, Y4
+	VPUNPCKHDQ     Y1, Y0, Y0
+	MOVQ           DX, R13
+	VBROADCASTI128 16(R13)(R9*1), Y1
+	VINSERTI128    $0x01, 16(R13)(R10*1), Y1, Y1
+	ADDQ           BX, R13
+	VBROADCASTI128 16(R13)(R9*1), Y5
+	VINSERTI128    $0x01, 16(R13)(R10*1), Y5, Y5
+	ADDQ           R11, R13
+	VBROADCASTI128 16(R13)(R9*1), Y6
+	VINSERTI128    $0x01, 16(R13)(R10*1), Y6, Y6
+	ADDQ           BX, R13
+	VBROADCASTI128 16(R13)(R9*1), Y7
+	VINSERTI128    $0x01, 16(R13)(R10*1), Y7, Y7
+	VPUNPCKLDQ     Y6, Y1, Y8
+	VPUNPCKHDQ     Y6, Y1, Y1
+	VPUNPCKLDQ     Y7, Y5, Y6
+	VPUNPCKHDQ     Y7, Y5, Y5
+	VPUNPCKLDQ     Y6, Y8, Y7
+	VPUNPCKHDQ     Y6, Y8, Y6
+	VPUNPCKLDQ     Y5, Y1, Y8
+	VPUNPCKHDQ     Y5, Y1, Y1
+	VMOVNTDQ       Y3, (R12)
+	VMOVNTDQ       Y7, 32(R12)
+	ADDQ           CX, R12
+	VMOVNTDQ       Y2, (R12)
+	VMOVNTDQ       Y6, 32(R12)
+	ADDQ           CX, R12
+	VMOVNTDQ       Y4, (R12)
+	VMOVNTDQ       Y8, 32(R12)
+	ADDQ           CX, R12
+	VMOVNTDQ       Y0, (R12)
+	VMOVNTDQ       Y1, 32(R12)
+	ADDQ           CX, R12
+	MOVQ           DX, R13
+	VBROADCASTI128 32(R13), Y0
+	VINSERTI128    $0x01, 32(R13)(R8*1), Y0, Y0
+	ADDQ           BX, R13
+	VBROADCASTI128 32(R13), Y1
+	VINSERTI128    $0x01, 32(R13)(R8*1), Y1, Y1
+	ADDQ           R11, R13
+	VBROADCASTI128 32(R13), Y2
+	VINSERTI128    $0x01, 32(R13)(R8*1), Y2, Y2
+	ADDQ           BX, R13
+	VBROADCASTI128 32(R13), Y3
+	VINSERTI128    $0x01, 32(R13)(R8*1), Y3, Y3
+	VPUNPCKLDQ     Y2, Y0, Y4
+	VPUNPCKHDQ     Y2, Y0, Y0
+	VPUNPCKLDQ     Y3, Y1, Y2
+	VPUNPCKHDQ     Y3, Y1, Y1
+	VPUNPCKLDQ     Y2, Y4, Y3
+	VPUNPCKHDQ     Y2, Y4, Y2
+	VPUNPCKLDQ     Y1, Y0, Y4
+	VPUNPCKHDQ     Y1, Y0, Y0
+	MOVQ           DX, R13
+	VBROADCASTI128 32(R13)(R9*1), Y1
+	VINSERTI128    $0x01, 32(R13)(R10*1), Y1, Y1
+	ADDQ           BX, R13
+	VBROADCASTI128 32(R13)(R9*1), Y5
+	VINSERTI128    $0x01, 32(R13)(R10*1), Y5, Y5
+	ADDQ           R11, R13
+	VBROADCASTI128 32(R13)(R9*1), Y6
+	VINSERTI128    $0x01, 32(R13)(R10*1), Y6, Y6
+	ADDQ           BX, R13
+	VBROADCASTI128 32(R13)(R9*1), Y7
+	VINSERTI128    $0x01, 32(R13)(R10*1), Y7, Y7
+	VPUNPCKLDQ     Y6, Y1, Y8
+	VPUNPCKHDQ     Y6, Y1, Y1
+	VPUNPCKLDQ     Y7, Y5, Y6
+	VPUNPCKHDQ     Y7, Y5, Y5
+	VPUNPCKLDQ     Y6, Y8, Y7
+	VPUNPCKHDQ     Y6, Y8, Y6
+	VPUNPCKLDQ     Y5, Y1, Y8
+	VPUNPCKHDQ     Y5, Y1, Y1
+	VMOVNTDQ       Y3, (R12)
+	VMOVNTDQ       Y7, 32(R12)
+	ADDQ           CX, R12
+	VMOVNTDQ       Y2, (R12)
+	VMOVNTDQ       Y6, 32(R12)
+	ADDQ           CX, R12
+	VMOVNTDQ       Y4, (R12)
+	VMOVNTDQ       Y8, 32(R12)
+	ADDQ           CX, R12
+	VMOVNTDQ       Y0, (R12)
+	VMOVNTDQ       Y1, 32(R12)
+	ADDQ           CX, R12
+	MOVQ           DX, R13
+	VBROADCASTI128 48(R13), Y0
+	VINSERTI128    $0x01, 48(R13)(R8*1), Y0, Y0
+	ADDQ           BX, R13
+	VBROADCASTI128 48(R13), Y1
+	VINSERTI128    $0x01, 48(R13)(R8*1), Y1, Y1
+	ADDQ           R11, R13
+	VBROADCASTI128 48(R13), Y2
+	VINSERTI128    $0x01, 48(R13)(R8*1), Y2, Y2
+	ADDQ           BX, R13
+	VBROADCASTI128 48(R13), Y3
+	VINSERTI128    $0x01, 48(R13)(R8*1), Y3, Y3
+	VPUNPCKLDQ     Y2, Y0, Y4
+	VPUNPCKHDQ     Y2, Y0, Y0
+	VPUNPCKLDQ     Y3, Y1, Y2
+	VPUNPCKHDQ     Y3, Y1, Y1
+	VPUNPCKLDQ     Y2, Y4, Y3
+	VPUNPCKHDQ     Y2, Y4, Y2
+	VPUNPCKLDQ     Y1, Y0, Y4
+	VPUNPCKHDQ     Y1, Y0, Y0
+	MOVQ           DX, R13
+	VBROADCASTI128 48(R13)(R9*1), Y1
+	VINSERTI128    $0x01, 48(R13)(R10*1), Y1, Y1
+	ADDQ           BX, R13
+	VBROADCASTI128 48(R13)(R9*1), Y5
+	VINSERTI128    $0x01, 48(R13)(R10*1), Y5, Y5
+	ADDQ           R11, R13
+	VBROADCASTI128 48(R13)(R9*1), Y6
+	VINSERTI128    $0x01, 48(R13)(R10*1), Y6, Y6
+	ADDQ           BX, R13
+	VBROADCASTI128 48(R13)(R9*1), Y7
+	VINSERTI128    $0x01, 48(R13)(R10*1), Y7, Y7
+	VPUNPCKLDQ     Y6, Y1, Y8
+	VPUNPCKHDQ     Y6, Y1, Y1
+	VPUNPCKLDQ     Y7, Y5, Y6
+	VPUNPCKHDQ     Y7, Y5, Y5
+	VPUNPCKLDQ     Y6, Y8, Y7
+	VPUNPCKHDQ     Y6, Y8, Y6
+	VPUNPCKLDQ     Y5, Y1, Y8
+	VPUNPCKHDQ     Y5, Y1, Y1
+	VMOVNTDQ       Y3, (R12)
+	VMOVNTDQ       Y7, 32(R12)
+	ADDQ           CX, R12
+	VMOVNTDQ       Y2, (R12)
+	VMOVNTDQ       Y6, 32(R12)
+	ADDQ           CX, R12
+	VMOVNTDQ       Y4, (R12)
+	VMOVNTDQ       Y8, 32(R12)
+	ADDQ           CX, R12
+	VMOVNTDQ       Y0, (R12)
+	VMOVNTDQ       Y1, 32(R12)
+	ADDQ           SI, DX
+	ADDQ           $0x00000040, AX
+	DECQ           DI
+	JNZ            loop
+
+done:
+	VZEROUPPER
+	RET
+
 // func transpose32g8AVX512(dst *byte, dstStride int, groupStride int, src *byte, srcStride int, n int)
 // Requires: AVX, AVX512F
 TEXT ·transpose32g8AVX512(SB), NOSPLIT, $0-48
@@ -15403,6 +19873,185 @@ done:
 	VZEROUPPER
 	RET
 
+// func transpose32g2AVX512(dst *byte, dstStride int, groupStride int, src *byte, srcStride int, n int)
+// Requires: AVX, AVX512F
+TEXT ·transpose32g2AVX512(SB), NOSPLIT, $0-48
+	MOVQ  dst+0(FP), AX
+	MOVQ  dstStride+8(FP), CX
+	MOVQ  groupStride+16(FP), DX
+	MOVQ  src+24(FP), BX
+	MOVQ  srcStride+32(FP), SI
+	MOVQ  n+40(FP), DI
+	MOVQ  SI, R8
+	SHLQ  $0x02, R8
+	LEAQ  (R8)(R8*2), R9
+	MOVQ  SI, R10
+	SHLQ  $0x04, R10
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	MOVQ            AX, R11
+	MOVQ            AX, R12
+	MOVQ            BX, R13
+	VBROADCASTI32X4 (R13), Z0
+	VINSERTI32X4    $0x01, (R13)(R8*1), Z0, Z0
+	VINSERTI32X4    $0x02, (R13)(R8*2), Z0, Z0
+	VINSERTI32X4    $0x03, (R13)(R9*1), Z0, Z0
+	ADDQ            SI, R13
+	VBROADCASTI32X4 (R13), Z1
+	VINSERTI32X4    $0x01, (R13)(R8*1), Z1, Z1
+	VINSERTI32X4    $0x02, (R13)(R8*2), Z1, Z1
+	VINSERTI32X4    $0x03, (R13)(R9*1), Z1, Z1
+	ADDQ            SI, R13
+	VBROADCASTI32X4 (R13), Z2
+	VINSERTI32X4    $0x01, (R13)(R8*1), Z2, Z2
+	VINSERTI32X4    $0x02, (R13)(R8*2), Z2, Z2
+	VINSERTI32X4    $0x03, (R13)(R9*1), Z2, Z2
+	ADDQ            SI, R13
+	VBROADCASTI32X4 (R13), Z3
+	VINSERTI32X4    $0x01, (R13)(R8*1), Z3, Z3
+	VINSERTI32X4    $0x02, (R13)(R8*2), Z3, Z3
+	VINSERTI32X4    $0x03, (R13)(R9*1), Z3, Z3
+	VPUNPCKLDQ      Z2, Z0, Z4
+	VPUNPCKHDQ      Z2, Z0, Z0
+	VPUNPCKLDQ      Z3, Z1, Z2
+	VPUNPCKHDQ      Z3, Z1, Z1
+	VPUNPCKLDQ      Z2, Z4, Z3
+	VPUNPCKHDQ      Z2, Z4, Z2
+	VPUNPCKLDQ      Z1, Z0, Z4
+	VPUNPCKHDQ      Z1, Z0, Z0
+	VMOVDQU64       Z3, (R12)
+	ADDQ            CX, R12
+	VMOVDQU64       Z2, (R12)
+	ADDQ            DX, R11
+	MOVQ            R11, R12
+	VMOVDQU64       Z4, (R12)
+	ADDQ            CX, R12
+	VMOVDQU64       Z0, (R12)
+	ADDQ            DX, R11
+	MOVQ            R11, R12
+	MOVQ            BX, R13
+	VBROADCASTI32X4 16(R13), Z0
+	VINSERTI32X4    $0x01, 16(R13)(R8*1), Z0, Z0
+	VINSERTI32X4    $0x02, 16(R13)(R8*2), Z0, Z0
+	VINSERTI32X4    $0x03, 16(R13)(R9*1), Z0, Z0
+	ADDQ            SI, R13
+	VBROADCASTI32X4 16(R13), Z1
+	VINSERTI32X4    $0x01, 16(R13)(R8*1), Z1, Z1
+	VINSERTI32X4    $0x02, 16(R13)(R8*2), Z1, Z1
+	VINSERTI32X4    $0x03, 16(R13)(R9*1), Z1, Z1
+	ADDQ            SI, R13
+	VBROADCASTI32X4 16(R13), Z2
+	VINSERTI32X4    $0x01, 16(R13)(R8*1), Z2, Z2
+	VINSERTI32X4    $0x02, 16(R13)(R8*2), Z2, Z2
+	VINSERTI32X4    $0x03, 16(R13)(R9*1), Z2, Z2
+	ADDQ            SI, R13
+	VBROADCASTI32X4 16(R13), Z3
+	VINSERTI32X4    $0x01, 16(R13)(R8*1), Z3, Z3
+	VINSERTI32X4    $0x02, 16(R13)(R8*2), Z3, Z3
+	VINSERTI32X4    $0x03, 16(R13)(R9*1), Z3, Z3
+	VPUNPCKLDQ      Z2, Z0, Z4
+	VPUNPCKHDQ      Z2, Z0, Z0
+	VPUNPCKLDQ      Z3, Z1, Z2
+	VPUNPCKHDQ      Z3, Z1, Z1
+	VPUNPCKLDQ      Z2, Z4, Z3
+	VPUNPCKHDQ      Z2, Z4, Z2
+	VPUNPCKLDQ      Z1, Z0, Z4
+	VPUNPCKHDQ      Z1, Z0, Z0
+	VMOVDQU64       Z3, (R12)
+	ADDQ            CX, R12
+	VMOVDQU64       Z2, (R12)
+	ADDQ            DX, R11
+	MOVQ            R11, R12
+	VMOVDQU64       Z4, (R12)
+	ADDQ            CX, R12
+	VMOVDQU64       Z0, (R12)
+	ADDQ            DX, R11
+	MOVQ            R11, R12
+	MOVQ            BX, R13
+	VBROADCASTI32X4 32(R13), Z0
+	VINSERTI32X4    $0x01, 32(R13)(R8*1), Z0, Z0
+	VINSERTI32X4    $0x02, 32(R13)(R8*2), Z0, Z0
+	VINSERTI32X4    $0x03, 32(R13)(R9*1), Z0, Z0
+	ADDQ            SI, R13
+	VBROADCASTI32X4 32(R13), Z1
+	VINSERTI32X4    $0x01, 32(R13)(R8*1), Z1, Z1
+	VINSERTI32X4    $0x02, 32(R13)(R8*2), Z1, Z1
+	VINSERTI32X4    $0x03, 32(R13)(R9*1), Z1, Z1
+	ADDQ            SI, R13
+	VBROADCASTI32X4 32(R13), Z2
+	VINSERTI32X4    $0x01, 32(R13)(R8*1), Z2, Z2
+	VINSERTI32X4    $0x02, 32(R13)(R8*2), Z2, Z2
+	VINSERTI32X4    $0x03, 32(R13)(R9*1), Z2, Z2
+	ADDQ            SI, R13
+	VBROADCASTI32X4 32(R13), Z3
+	VINSERTI32X4    $0x01, 32(R13)(R8*1), Z3, Z3
+	VINSERTI32X4    $0x02, 32(R13)(R8*2), Z3, Z3
+	VINSERTI32X4    $0x03, 32(R13)(R9*1), Z3, Z3
+	VPUNPCKLDQ      Z2, Z0, Z4
+	VPUNPCKHDQ      Z2, Z0, Z0
+	VPUNPCKLDQ      Z3, Z1, Z2
+	VPUNPCKHDQ      Z3, Z1, Z1
+	VPUNPCKLDQ      Z2, Z4, Z3
+	VPUNPCKHDQ      Z2, Z4, Z2
+	VPUNPCKLDQ      Z1, Z0, Z4
+	VPUNPCKHDQ      Z1, Z0, Z0
+	VMOVDQU64       Z3, (R12)
+	ADDQ            CX, R12
+	VMOVDQU64       Z2, (R12)
+	ADDQ            DX, R11
+	MOVQ            R11, R12
+	VMOVDQU64       Z4, (R12)
+	ADDQ            CX, R12
+	VMOVDQU64       Z0, (R12)
+	ADDQ            DX, R11
+	MOVQ            R11, R12
+	MOVQ            BX, R13
+	VBROADCASTI32X4 48(R13), Z0
+	VINSERTI32X4    $0x01, 48(R13)(R8*1), Z0, Z0
+	VINSERTI32X4    $0x02, 48(R13)(R8*2), Z0, Z0
+	VINSERTI32X4    $0x03, 48(R13)(R9*1), Z0, Z0
+	ADDQ            SI, R13
+	VBROADCASTI32X4 48(R13), Z1
+	VINSERTI32X4    $0x01, 48(R13)(R8*1), Z1, Z1
+	VINSERTI32X4    $0x02, 48(R13)(R8*2), Z1, Z1
+	VINSERTI32X4    $0x03, 48(R13)(R9*1), Z1, Z1
+	ADDQ            SI, R13
+	VBROADCASTI32X4 48(R13), Z2
+	VINSERTI32X4    $0x01, 48(R13)(R8*1), Z2, Z2
+	VINSERTI32X4    $0x02, 48(R13)(R8*2), Z2, Z2
+	VINSERTI32X4    $0x03, 48(R13)(R9*1), Z2, Z2
+	ADDQ            SI, R13
+	VBROADCASTI32X4 48(R13), Z3
+	VINSERTI32X4    $0x01, 48(R13)(R8*1), Z3, Z3
+	VINSERTI32X4    $0x02, 48(R13)(R8*2), Z3, Z3
+	VINSERTI32X4    $0x03, 48(R13)(R9*1), Z3, Z3
+	VPUNPCKLDQ      Z2, Z0, Z4
+	VPUNPCKHDQ      Z2, Z0, Z0
+	VPUNPCKLDQ      Z3, Z1, Z2
+	VPUNPCKHDQ      Z3, Z1, Z1
+	VPUNPCKLDQ      Z2, Z4, Z3
+	VPUNPCKHDQ      Z2, Z4, Z2
+	VPUNPCKLDQ      Z1, Z0, Z4
+	VPUNPCKHDQ      Z1, Z0, Z0
+	VMOVDQU64       Z3, (R12)
+	ADDQ            CX, R12
+	VMOVDQU64       Z2, (R12)
+	ADDQ            DX, R11
+	MOVQ            R11, R12
+	VMOVDQU64       Z4, (R12)
+	ADDQ            CX, R12
+	VMOVDQU64       Z0, (R12)
+	ADDQ            R10, BX
+	ADDQ            $0x00000040, AX
+	DECQ            DI
+	JNZ             loop
+
+done:
+	VZEROUPPER
+	RET
+
 // func transpose32f8AVX512(dst *byte, dstStride int, src *byte, srcStride int, groupStride int, n int)
 // Requires: AVX, AVX512F
 TEXT ·transpose32f8AVX512(SB), NOSPLIT, $0-48
@@ -15735,6 +20384,179 @@ loop:
 	VMOVDQU64       Z4, (R11)
 	ADDQ            CX, R11
 	VMOVDQU64       Z0, (R11)
+	ADDQ            SI, DX
+	ADDQ            $0x00000040, AX
+	DECQ            DI
+	JNZ             loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func transpose32f2AVX512(dst *byte, dstStride int, src *byte, srcStride int, groupStride int, n int)
+// Requires: AVX, AVX512F
+TEXT ·transpose32f2AVX512(SB), NOSPLIT, $0-48
+	MOVQ  dst+0(FP), AX
+	MOVQ  dstStride+8(FP), CX
+	MOVQ  src+16(FP), DX
+	MOVQ  srcStride+24(FP), BX
+	MOVQ  groupStride+32(FP), SI
+	MOVQ  n+40(FP), DI
+	MOVQ  SI, R8
+	SHLQ  $0x01, R8
+	LEAQ  (R8)(R8*1), R9
+	LEAQ  (R9)(R8*1), R10
+	MOVQ  SI, R11
+	SUBQ  BX, R11
+	SHLQ  $0x03, SI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	MOVQ            AX, R12
+	MOVQ            DX, R13
+	VBROADCASTI32X4 (R13), Z0
+	VINSERTI32X4    $0x01, (R13)(R8*1), Z0, Z0
+	VINSERTI32X4    $0x02, (R13)(R9*1), Z0, Z0
+	VINSERTI32X4    $0x03, (R13)(R10*1), Z0, Z0
+	ADDQ            BX, R13
+	VBROADCASTI32X4 (R13), Z1
+	VINSERTI32X4    $0x01, (R13)(R8*1), Z1, Z1
+	VINSERTI32X4    $0x02, (R13)(R9*1), Z1, Z1
+	VINSERTI32X4    $0x03, (R13)(R10*1), Z1, Z1
+	ADDQ            R11, R13
+	VBROADCASTI32X4 (R13), Z2
+	VINSERTI32X4    $0x01, (R13)(R8*1), Z2, Z2
+	VINSERTI32X4    $0x02, (R13)(R9*1), Z2, Z2
+	VINSERTI32X4    $0x03, (R13)(R10*1), Z2, Z2
+	ADDQ            BX, R13
+	VBROADCASTI32X4 (R13), Z3
+	VINSERTI32X4    $0x01, (R13)(R8*1), Z3, Z3
+	VINSERTI32X4    $0x02, (R13)(R9*1), Z3, Z3
+	VINSERTI32X4    $0x03, (R13)(R10*1), Z3, Z3
+	VPUNPCKLDQ      Z2, Z0, Z4
+	VPUNPCKHDQ      Z2, Z0, Z0
+	VPUNPCKLDQ      Z3, Z1, Z2
+	VPUNPCKHDQ      Z3, Z1, Z1
+	VPUNPCKLDQ      Z2, Z4, Z3
+	VPUNPCKHDQ      Z2, Z4, Z2
+	VPUNPCKLDQ      Z1, Z0, Z4
+	VPUNPCKHDQ      Z1, Z0, Z0
+	VMOVDQU64       Z3, (R12)
+	ADDQ            CX, R12
+	VMOVDQU64       Z2, (R12)
+	ADDQ            CX, R12
+	VMOVDQU64       Z4, (R12)
+	ADDQ            CX, R12
+	VMOVDQU64       Z0, (R12)
+	ADDQ            CX, R12
+	MOVQ            DX, R13
+	VBROADCASTI32X4 16(R13), Z0
+	VINSERTI32X4    $0x01, 16(R13)(R8*1), Z0, Z0
+	VINSERTI32X4    $0x02, 16(R13)(R9*1), Z0, Z0
+	VINSERTI32X4    $0x03, 16(R13)(R10*1), Z0, Z0
+	ADDQ            BX, R13
+	VBROADCASTI32X4 16(R13), Z1
+	VINSERTI32X4    $0x01, 16(R13)(R8*1), Z1, Z1
+	VINSERTI32X4    $0x02, 16(R13)(R9*1), Z1, Z1
+	VINSERTI32X4    $0x03, 16(R13)(R10*1), Z1, Z1
+	ADDQ            R11, R13
+	VBROADCASTI32X4 16(R13), Z2
+	VINSERTI32X4    $0x01, 16(R13)(R8*1), Z2, Z2
+	VINSERTI32X4    $0x02, 16(R13)(R9*1), Z2, Z2
+	VINSERTI32X4    $0x03, 16(R13)(R10*1), Z2, Z2
+	ADDQ            BX, R13
+	VBROADCASTI32X4 16(R13), Z3
+	VINSERTI32X4    $0x01, 16(R13)(R8*1), Z3, Z3
+	VINSERTI32X4    $0x02, 16(R13)(R9*1), Z3, Z3
+	VINSERTI32X4    $0x03, 16(R13)(R10*1), Z3, Z3
+	VPUNPCKLDQ      Z2, Z0, Z4
+	VPUNPCKHDQ      Z2, Z0, Z0
+	VPUNPCKLDQ      Z3, Z1, Z2
+	VPUNPCKHDQ      Z3, Z1, Z1
+	VPUNPCKLDQ      Z2, Z4, Z3
+	VPUNPCKHDQ      Z2, Z4, Z2
+	VPUNPCKLDQ      Z1, Z0, Z4
+	VPUNPCKHDQ      Z1, Z0, Z0
+	VMOVDQU64       Z3, (R12)
+	ADDQ            CX, R12
+	VMOVDQU64       Z2, (R12)
+	ADDQ            CX, R12
+	VMOVDQU64       Z4, (R12)
+	ADDQ            CX, R12
+	VMOVDQU64       Z0, (R12)
+	ADDQ            CX, R12
+	MOVQ            DX, R13
+	VBROADCASTI32X4 32(R13), Z0
+	VINSERTI32X4    $0x01, 32(R13)(R8*1), Z0, Z0
+	VINSERTI32X4    $0x02, 32(R13)(R9*1), Z0, Z0
+	VINSERTI32X4    $0x03, 32(R13)(R10*1), Z0, Z0
+	ADDQ            BX, R13
+	VBROADCASTI32X4 32(R13), Z1
+	VINSERTI32X4    $0x01, 32(R13)(R8*1), Z1, Z1
+	VINSERTI32X4    $0x02, 32(R13)(R9*1), Z1, Z1
+	VINSERTI32X4    $0x03, 32(R13)(R10*1), Z1, Z1
+	ADDQ            R11, R13
+	VBROADCASTI32X4 32(R13), Z2
+	VINSERTI32X4    $0x01, 32(R13)(R8*1), Z2, Z2
+	VINSERTI32X4    $0x02, 32(R13)(R9*1), Z2, Z2
+	VINSERTI32X4    $0x03, 32(R13)(R10*1), Z2, Z2
+	ADDQ            BX, R13
+	VBROADCASTI32X4 32(R13), Z3
+	VINSERTI32X4    $0x01, 32(R13)(R8*1), Z3, Z3
+	VINSERTI32X4    $0x02, 32(R13)(R9*1), Z3, Z3
+	VINSERTI32X4    $0x03, 32(R13)(R10*1), Z3, Z3
+	VPUNPCKLDQ      Z2, Z0, Z4
+	VPUNPCKHDQ      Z2, Z0, Z0
+	VPUNPCKLDQ      Z3, Z1, Z2
+	VPUNPCKHDQ      Z3, Z1, Z1
+	VPUNPCKLDQ      Z2, Z4, Z3
+	VPUNPCKHDQ      Z2, Z4, Z2
+	VPUNPCKLDQ      Z1, Z0, Z4
+	VPUNPCKHDQ      Z1, Z0, Z0
+	VMOVDQU64       Z3, (R12)
+	ADDQ            CX, R12
+	VMOVDQU64       Z2, (R12)
+	ADDQ            CX, R12
+	VMOVDQU64       Z4, (R12)
+	ADDQ            CX, R12
+	VMOVDQU64       Z0, (R12)
+	ADDQ            CX, R12
+	MOVQ            DX, R13
+	VBROADCASTI32X4 48(R13), Z0
+	VINSERTI32X4    $0x01, 48(R13)(R8*1), Z0, Z0
+	VINSERTI32X4    $0x02, 48(R13)(R9*1), Z0, Z0
+	VINSERTI32X4    $0x03, 48(R13)(R10*1), Z0, Z0
+	ADDQ            BX, R13
+	VBROADCASTI32X4 48(R13), Z1
+	VINSERTI32X4    $0x01, 48(R13)(R8*1), Z1, Z1
+	VINSERTI32X4    $0x02, 48(R13)(R9*1), Z1, Z1
+	VINSERTI32X4    $0x03, 48(R13)(R10*1), Z1, Z1
+	ADDQ            R11, R13
+	VBROADCASTI32X4 48(R13), Z2
+	VINSERTI32X4    $0x01, 48(R13)(R8*1), Z2, Z2
+	VINSERTI32X4    $0x02, 48(R13)(R9*1), Z2, Z2
+	VINSERTI32X4    $0x03, 48(R13)(R10*1), Z2, Z2
+	ADDQ            BX, R13
+	VBROADCASTI32X4 48(R13), Z3
+	VINSERTI32X4    $0x01, 48(R13)(R8*1), Z3, Z3
+	VINSERTI32X4    $0x02, 48(R13)(R9*1), Z3, Z3
+	VINSERTI32X4    $0x03, 48(R13)(R10*1), Z3, Z3
+	VPUNPCKLDQ      Z2, Z0, Z4
+	VPUNPCKHDQ      Z2, Z0, Z0
+	VPUNPCKLDQ      Z3, Z1, Z2
+	VPUNPCKHDQ      Z3, Z1, Z1
+	VPUNPCKLDQ      Z2, Z4, Z3
+	VPUNPCKHDQ      Z2, Z4, Z2
+	VPUNPCKLDQ      Z1, Z0, Z4
+	VPUNPCKHDQ      Z1, Z0, Z0
+	VMOVDQU64       Z3, (R12)
+	ADDQ            CX, R12
+	VMOVDQU64       Z2, (R12)
+	ADDQ            CX, R12
+	VMOVDQU64       Z4, (R12)
+	ADDQ            CX, R12
+	VMOVDQU64       Z0, (R12)
 	ADDQ            SI, DX
 	ADDQ            $0x00000040, AX
 	DECQ            DI
@@ -16124,6 +20946,201 @@ done:
 	VZEROUPPER
 	RET
 
+// func transpose32g2NTAVX512(dst *byte, dstStride int, groupStride int, src *byte, srcStride int, n int)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·transpose32g2NTAVX512(SB), NOSPLIT, $0-48
+	MOVQ  dst+0(FP), AX
+	MOVQ  dstStride+8(FP), CX
+	MOVQ  groupStride+16(FP), DX
+	MOVQ  src+24(FP), BX
+	MOVQ  srcStride+32(FP), SI
+	MOVQ  n+40(FP), DI
+	MOVQ  SI, R8
+	SHLQ  $0x02, R8
+	LEAQ  (R8)(R8*2), R9
+	MOVQ  SI, R10
+	SHLQ  $0x04, R10
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	MOVQ            AX, R11
+	MOVQ            AX, R12
+	MOVQ            BX, R13
+	VBROADCASTI32X4 (R13), Z0
+	VINSERTI32X4    $0x01, (R13)(R8*1), Z0, Z0
+	VINSERTI32X4    $0x02, (R13)(R8*2), Z0, Z0
+	VINSERTI32X4    $0x03, (R13)(R9*1), Z0, Z0
+	PREFETCHT0      64(R13)
+	PREFETCHT0      64(R13)(R8*1)
+	PREFETCHT0      64(R13)(R8*2)
+	PREFETCHT0      64(R13)(R9*1)
+	ADDQ            SI, R13
+	VBROADCASTI32X4 (R13), Z1
+	VINSERTI32X4    $0x01, (R13)(R8*1), Z1, Z1
+	VINSERTI32X4    $0x02, (R13)(R8*2), Z1, Z1
+	VINSERTI32X4    $0x03, (R13)(R9*1), Z1, Z1
+	PREFETCHT0      64(R13)
+	PREFETCHT0      64(R13)(R8*1)
+	PREFETCHT0      64(R13)(R8*2)
+	PREFETCHT0      64(R13)(R9*1)
+	ADDQ            SI, R13
+	VBROADCASTI32X4 (R13), Z2
+	VINSERTI32X4    $0x01, (R13)(R8*1), Z2, Z2
+	VINSERTI32X4    $0x02, (R13)(R8*2), Z2, Z2
+	VINSERTI32X4    $0x03, (R13)(R9*1), Z2, Z2
+	PREFETCHT0      64(R13)
+	PREFETCHT0      64(R13)(R8*1)
+	PREFETCHT0      64(R13)(R8*2)
+	PREFETCHT0      64(R13)(R9*1)
+	ADDQ            SI, R13
+	VBROADCASTI32X4 (R13), Z3
+	VINSERTI32X4    $0x01, (R13)(R8*1), Z3, Z3
+	VINSERTI32X4    $0x02, (R13)(R8*2), Z3, Z3
+	VINSERTI32X4    $0x03, (R13)(R9*1), Z3, Z3
+	PREFETCHT0      64(R13)
+	PREFETCHT0      64(R13)(R8*1)
+	PREFETCHT0      64(R13)(R8*2)
+	PREFETCHT0      64(R13)(R9*1)
+	VPUNPCKLDQ      Z2, Z0, Z4
+	VPUNPCKHDQ      Z2, Z0, Z0
+	VPUNPCKLDQ      Z3, Z1, Z2
+	VPUNPCKHDQ      Z3, Z1, Z1
+	VPUNPCKLDQ      Z2, Z4, Z3
+	VPUNPCKHDQ      Z2, Z4, Z2
+	VPUNPCKLDQ      Z1, Z0, Z4
+	VPUNPCKHDQ      Z1, Z0, Z0
+	VMOVNTDQ        Z3, (R12)
+	ADDQ            CX, R12
+	VMOVNTDQ        Z2, (R12)
+	ADDQ            DX, R11
+	MOVQ            R11, R12
+	VMOVNTDQ        Z4, (R12)
+	ADDQ            CX, R12
+	VMOVNTDQ        Z0, (R12)
+	ADDQ            DX, R11
+	MOVQ            R11, R12
+	MOVQ            BX, R13
+	VBROADCASTI32X4 16(R13), Z0
+	VINSERTI32X4    $0x01, 16(R13)(R8*1), Z0, Z0
+	VINSERTI32X4    $0x02, 16(R13)(R8*2), Z0, Z0
+	VINSERTI32X4    $0x03, 16(R13)(R9*1), Z0, Z0
+	ADDQ            SI, R13
+	VBROADCASTI32X4 16(R13), Z1
+	VINSERTI32X4    $0x01, 16(R13)(R8*1), Z1, Z1
+	VINSERTI32X4    $0x02, 16(R13)(R8*2), Z1, Z1
+	VINSERTI32X4    $0x03, 16(R13)(R9*1), Z1, Z1
+	ADDQ            SI, R13
+	VBROADCASTI32X4 16(R13), Z2
+	VINSERTI32X4    $0x01, 16(R13)(R8*1), Z2, Z2
+	VINSERTI32X4    $0x02, 16(R13)(R8*2), Z2, Z2
+	VINSERTI32X4    $0x03, 16(R13)(R9*1), Z2, Z2
+	ADDQ            SI, R13
+	VBROADCASTI32X4 16(R13), Z3
+	VINSERTI32X4    $0x01, 16(R13)(R8*1), Z3, Z3
+	VINSERTI32X4    $0x02, 16(R13)(R8*2), Z3, Z3
+	VINSERTI32X4    $0x03, 16(R13)(R9*1), Z3, Z3
+	VPUNPCKLDQ      Z2, Z0, Z4
+	VPUNPCKHDQ      Z2, Z0, Z0
+	VPUNPCKLDQ      Z3, Z1, Z2
+	VPUNPCKHDQ      Z3, Z1, Z1
+	VPUNPCKLDQ      Z2, Z4, Z3
+	VPUNPCKHDQ      Z2, Z4, Z2
+	VPUNPCKLDQ      Z1, Z0, Z4
+	VPUNPCKHDQ      Z1, Z0, Z0
+	VMOVNTDQ        Z3, (R12)
+	ADDQ            CX, R12
+	VMOVNTDQ        Z2, (R12)
+	ADDQ            DX, R11
+	MOVQ            R11, R12
+	VMOVNTDQ        Z4, (R12)
+	ADDQ            CX, R12
+	VMOVNTDQ        Z0, (R12)
+	ADDQ            DX, R11
+	MOVQ            R11, R12
+	MOVQ            BX, R13
+	VBROADCASTI32X4 32(R13), Z0
+	VINSERTI32X4    $0x01, 32(R13)(R8*1), Z0, Z0
+	VINSERTI32X4    $0x02, 32(R13)(R8*2), Z0, Z0
+	VINSERTI32X4    $0x03, 32(R13)(R9*1), Z0, Z0
+	ADDQ            SI, R13
+	VBROADCASTI32X4 32(R13), Z1
+	VINSERTI32X4    $0x01, 32(R13)(R8*1), Z1, Z1
+	VINSERTI32X4    $0x02, 32(R13)(R8*2), Z1, Z1
+	VINSERTI32X4    $0x03, 32(R13)(R9*1), Z1, Z1
+	ADDQ            SI, R13
+	VBROADCASTI32X4 32(R13), Z2
+	VINSERTI32X4    $0x01, 32(R13)(R8*1), Z2, Z2
+	VINSERTI32X4    $0x02, 32(R13)(R8*2), Z2, Z2
+	VINSERTI32X4    $0x03, 32(R13)(R9*1), Z2, Z2
+	ADDQ            SI, R13
+	VBROADCASTI32X4 32(R13), Z3
+	VINSERTI32X4    $0x01, 32(R13)(R8*1), Z3, Z3
+	VINSERTI32X4    $0x02, 32(R13)(R8*2), Z3, Z3
+	VINSERTI32X4    $0x03, 32(R13)(R9*1), Z3, Z3
+	VPUNPCKLDQ      Z2, Z0, Z4
+	VPUNPCKHDQ      Z2, Z0, Z0
+	VPUNPCKLDQ      Z3, Z1, Z2
+	VPUNPCKHDQ      Z3, Z1, Z1
+	VPUNPCKLDQ      Z2, Z4, Z3
+	VPUNPCKHDQ      Z2, Z4, Z2
+	VPUNPCKLDQ      Z1, Z0, Z4
+	VPUNPCKHDQ      Z1, Z0, Z0
+	VMOVNTDQ        Z3, (R12)
+	ADDQ            CX, R12
+	VMOVNTDQ        Z2, (R12)
+	ADDQ            DX, R11
+	MOVQ            R11, R12
+	VMOVNTDQ        Z4, (R12)
+	ADDQ            CX, R12
+	VMOVNTDQ        Z0, (R12)
+	ADDQ            DX, R11
+	MOVQ            R11, R12
+	MOVQ            BX, R13
+	VBROADCASTI32X4 48(R13), Z0
+	VINSERTI32X4    $0x01, 48(R13)(R8*1), Z0, Z0
+	VINSERTI32X4    $0x02, 48(R13)(R8*2), Z0, Z0
+	VINSERTI32X4    $0x03, 48(R13)(R9*1), Z0, Z0
+	ADDQ            SI, R13
+	VBROADCASTI32X4 48(R13), Z1
+	VINSERTI32X4    $0x01, 48(R13)(R8*1), Z1, Z1
+	VINSERTI32X4    $0x02, 48(R13)(R8*2), Z1, Z1
+	VINSERTI32X4    $0x03, 48(R13)(R9*1), Z1, Z1
+	ADDQ            SI, R13
+	VBROADCASTI32X4 48(R13), Z2
+	VINSERTI32X4    $0x01, 48(R13)(R8*1), Z2, Z2
+	VINSERTI32X4    $0x02, 48(R13)(R8*2), Z2, Z2
+	VINSERTI32X4    $0x03, 48(R13)(R9*1), Z2, Z2
+	ADDQ            SI, R13
+	VBROADCASTI32X4 48(R13), Z3
+	VINSERTI32X4    $0x01, 48(R13)(R8*1), Z3, Z3
+	VINSERTI32X4    $0x02, 48(R13)(R8*2), Z3, Z3
+	VINSERTI32X4    $0x03, 48(R13)(R9*1), Z3, Z3
+	VPUNPCKLDQ      Z2, Z0, Z4
+	VPUNPCKHDQ      Z2, Z0, Z0
+	VPUNPCKLDQ      Z3, Z1, Z2
+	VPUNPCKHDQ      Z3, Z1, Z1
+	VPUNPCKLDQ      Z2, Z4, Z3
+	VPUNPCKHDQ      Z2, Z4, Z2
+	VPUNPCKLDQ      Z1, Z0, Z4
+	VPUNPCKHDQ      Z1, Z0, Z0
+	VMOVNTDQ        Z3, (R12)
+	ADDQ            CX, R12
+	VMOVNTDQ        Z2, (R12)
+	ADDQ            DX, R11
+	MOVQ            R11, R12
+	VMOVNTDQ        Z4, (R12)
+	ADDQ            CX, R12
+	VMOVNTDQ        Z0, (R12)
+	ADDQ            R10, BX
+	ADDQ            $0x00000040, AX
+	DECQ            DI
+	JNZ             loop
+
+done:
+	VZEROUPPER
+	RET
+
 // func transpose32f8NTAVX512(dst *byte, dstStride int, src *byte, srcStride int, groupStride int, n int)
 // Requires: AVX, AVX512F
 TEXT ·transpose32f8NTAVX512(SB), NOSPLIT, $0-48
@@ -16456,6 +21473,179 @@ loop:
 	VMOVNTDQ        Z4, (R11)
 	ADDQ            CX, R11
 	VMOVNTDQ        Z0, (R11)
+	ADDQ            SI, DX
+	ADDQ            $0x00000040, AX
+	DECQ            DI
+	JNZ             loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func transpose32f2NTAVX512(dst *byte, dstStride int, src *byte, srcStride int, groupStride int, n int)
+// Requires: AVX, AVX512F
+TEXT ·transpose32f2NTAVX512(SB), NOSPLIT, $0-48
+	MOVQ  dst+0(FP), AX
+	MOVQ  dstStride+8(FP), CX
+	MOVQ  src+16(FP), DX
+	MOVQ  srcStride+24(FP), BX
+	MOVQ  groupStride+32(FP), SI
+	MOVQ  n+40(FP), DI
+	MOVQ  SI, R8
+	SHLQ  $0x01, R8
+	LEAQ  (R8)(R8*1), R9
+	LEAQ  (R9)(R8*1), R10
+	MOVQ  SI, R11
+	SUBQ  BX, R11
+	SHLQ  $0x03, SI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	MOVQ            AX, R12
+	MOVQ            DX, R13
+	VBROADCASTI32X4 (R13), Z0
+	VINSERTI32X4    $0x01, (R13)(R8*1), Z0, Z0
+	VINSERTI32X4    $0x02, (R13)(R9*1), Z0, Z0
+	VINSERTI32X4    $0x03, (R13)(R10*1), Z0, Z0
+	ADDQ            BX, R13
+	VBROADCASTI32X4 (R13), Z1
+	VINSERTI32X4    $0x01, (R13)(R8*1), Z1, Z1
+	VINSERTI32X4    $0x02, (R13)(R9*1), Z1, Z1
+	VINSERTI32X4    $0x03, (R13)(R10*1), Z1, Z1
+	ADDQ            R11, R13
+	VBROADCASTI32X4 (R13), Z2
+	VINSERTI32X4    $0x01, (R13)(R8*1), Z2, Z2
+	VINSERTI32X4    $0x02, (R13)(R9*1), Z2, Z2
+	VINSERTI32X4    $0x03, (R13)(R10*1), Z2, Z2
+	ADDQ            BX, R13
+	VBROADCASTI32X4 (R13), Z3
+	VINSERTI32X4    $0x01, (R13)(R8*1), Z3, Z3
+	VINSERTI32X4    $0x02, (R13)(R9*1), Z3, Z3
+	VINSERTI32X4    $0x03, (R13)(R10*1), Z3, Z3
+	VPUNPCKLDQ      Z2, Z0, Z4
+	VPUNPCKHDQ      Z2, Z0, Z0
+	VPUNPCKLDQ      Z3, Z1, Z2
+	VPUNPCKHDQ      Z3, Z1, Z1
+	VPUNPCKLDQ      Z2, Z4, Z3
+	VPUNPCKHDQ      Z2, Z4, Z2
+	VPUNPCKLDQ      Z1, Z0, Z4
+	VPUNPCKHDQ      Z1, Z0, Z0
+	VMOVNTDQ        Z3, (R12)
+	ADDQ            CX, R12
+	VMOVNTDQ        Z2, (R12)
+	ADDQ            CX, R12
+	VMOVNTDQ        Z4, (R12)
+	ADDQ            CX, R12
+	VMOVNTDQ        Z0, (R12)
+	ADDQ            CX, R12
+	MOVQ            DX, R13
+	VBROADCASTI32X4 16(R13), Z0
+	VINSERTI32X4    $0x01, 16(R13)(R8*1), Z0, Z0
+	VINSERTI32X4    $0x02, 16(R13)(R9*1), Z0, Z0
+	VINSERTI32X4    $0x03, 16(R13)(R10*1), Z0, Z0
+	ADDQ            BX, R13
+	VBROADCASTI32X4 16(R13), Z1
+	VINSERTI32X4    $0x01, 16(R13)(R8*1), Z1, Z1
+	VINSERTI32X4    $0x02, 16(R13)(R9*1), Z1, Z1
+	VINSERTI32X4    $0x03, 16(R13)(R10*1), Z1, Z1
+	ADDQ            R11, R13
+	VBROADCASTI32X4 16(R13), Z2
+	VINSERTI32X4    $0x01, 16(R13)(R8*1), Z2, Z2
+	VINSERTI32X4    $0x02, 16(R13)(R9*1), Z2, Z2
+	VINSERTI32X4    $0x03, 16(R13)(R10*1), Z2, Z2
+	ADDQ            BX, R13
+	VBROADCASTI32X4 16(R13), Z3
+	VINSERTI32X4    $0x01, 16(R13)(R8*1), Z3, Z3
+	VINSERTI32X4    $0x02, 16(R13)(R9*1), Z3, Z3
+	VINSERTI32X4    $0x03, 16(R13)(R10*1), Z3, Z3
+	VPUNPCKLDQ      Z2, Z0, Z4
+	VPUNPCKHDQ      Z2, Z0, Z0
+	VPUNPCKLDQ      Z3, Z1, Z2
+	VPUNPCKHDQ      Z3, Z1, Z1
+	VPUNPCKLDQ      Z2, Z4, Z3
+	VPUNPCKHDQ      Z2, Z4, Z2
+	VPUNPCKLDQ      Z1, Z0, Z4
+	VPUNPCKHDQ      Z1, Z0, Z0
+	VMOVNTDQ        Z3, (R12)
+	ADDQ            CX, R12
+	VMOVNTDQ        Z2, (R12)
+	ADDQ            CX, R12
+	VMOVNTDQ        Z4, (R12)
+	ADDQ            CX, R12
+	VMOVNTDQ        Z0, (R12)
+	ADDQ            CX, R12
+	MOVQ            DX, R13
+	VBROADCASTI32X4 32(R13), Z0
+	VINSERTI32X4    $0x01, 32(R13)(R8*1), Z0, Z0
+	VINSERTI32X4    $0x02, 32(R13)(R9*1), Z0, Z0
+	VINSERTI32X4    $0x03, 32(R13)(R10*1), Z0, Z0
+	ADDQ            BX, R13
+	VBROADCASTI32X4 32(R13), Z1
+	VINSERTI32X4    $0x01, 32(R13)(R8*1), Z1, Z1
+	VINSERTI32X4    $0x02, 32(R13)(R9*1), Z1, Z1
+	VINSERTI32X4    $0x03, 32(R13)(R10*1), Z1, Z1
+	ADDQ            R11, R13
+	VBROADCASTI32X4 32(R13), Z2
+	VINSERTI32X4    $0x01, 32(R13)(R8*1), Z2, Z2
+	VINSERTI32X4    $0x02, 32(R13)(R9*1), Z2, Z2
+	VINSERTI32X4    $0x03, 32(R13)(R10*1), Z2, Z2
+	ADDQ            BX, R13
+	VBROADCASTI32X4 32(R13), Z3
+	VINSERTI32X4    $0x01, 32(R13)(R8*1), Z3, Z3
+	VINSERTI32X4    $0x02, 32(R13)(R9*1), Z3, Z3
+	VINSERTI32X4    $0x03, 32(R13)(R10*1), Z3, Z3
+	VPUNPCKLDQ      Z2, Z0, Z4
+	VPUNPCKHDQ      Z2, Z0, Z0
+	VPUNPCKLDQ      Z3, Z1, Z2
+	VPUNPCKHDQ      Z3, Z1, Z1
+	VPUNPCKLDQ      Z2, Z4, Z3
+	VPUNPCKHDQ      Z2, Z4, Z2
+	VPUNPCKLDQ      Z1, Z0, Z4
+	VPUNPCKHDQ      Z1, Z0, Z0
+	VMOVNTDQ        Z3, (R12)
+	ADDQ            CX, R12
+	VMOVNTDQ        Z2, (R12)
+	ADDQ            CX, R12
+	VMOVNTDQ        Z4, (R12)
+	ADDQ            CX, R12
+	VMOVNTDQ        Z0, (R12)
+	ADDQ            CX, R12
+	MOVQ            DX, R13
+	VBROADCASTI32X4 48(R13), Z0
+	VINSERTI32X4    $0x01, 48(R13)(R8*1), Z0, Z0
+	VINSERTI32X4    $0x02, 48(R13)(R9*1), Z0, Z0
+	VINSERTI32X4    $0x03, 48(R13)(R10*1), Z0, Z0
+	ADDQ            BX, R13
+	VBROADCASTI32X4 48(R13), Z1
+	VINSERTI32X4    $0x01, 48(R13)(R8*1), Z1, Z1
+	VINSERTI32X4    $0x02, 48(R13)(R9*1), Z1, Z1
+	VINSERTI32X4    $0x03, 48(R13)(R10*1), Z1, Z1
+	ADDQ            R11, R13
+	VBROADCASTI32X4 48(R13), Z2
+	VINSERTI32X4    $0x01, 48(R13)(R8*1), Z2, Z2
+	VINSERTI32X4    $0x02, 48(R13)(R9*1), Z2, Z2
+	VINSERTI32X4    $0x03, 48(R13)(R10*1), Z2, Z2
+	ADDQ            BX, R13
+	VBROADCASTI32X4 48(R13), Z3
+	VINSERTI32X4    $0x01, 48(R13)(R8*1), Z3, Z3
+	VINSERTI32X4    $0x02, 48(R13)(R9*1), Z3, Z3
+	VINSERTI32X4    $0x03, 48(R13)(R10*1), Z3, Z3
+	VPUNPCKLDQ      Z2, Z0, Z4
+	VPUNPCKHDQ      Z2, Z0, Z0
+	VPUNPCKLDQ      Z3, Z1, Z2
+	VPUNPCKHDQ      Z3, Z1, Z1
+	VPUNPCKLDQ      Z2, Z4, Z3
+	VPUNPCKHDQ      Z2, Z4, Z2
+	VPUNPCKLDQ      Z1, Z0, Z4
+	VPUNPCKHDQ      Z1, Z0, Z0
+	VMOVNTDQ        Z3, (R12)
+	ADDQ            CX, R12
+	VMOVNTDQ        Z2, (R12)
+	ADDQ            CX, R12
+	VMOVNTDQ        Z4, (R12)
+	ADDQ            CX, R12
+	VMOVNTDQ        Z0, (R12)
 	ADDQ            SI, DX
 	ADDQ            $0x00000040, AX
 	DECQ            DI

@@ -37,15 +37,20 @@ type shape struct {
 
 // Operand shapes of the batched kernels, in their argument order.
 var (
-	shCopy        = shape{[5]int{1, 1}, [5]bool{true}, 1}                            // dst, src (n bytes)
-	shNarrow      = shape{[5]int{2, 4}, [5]bool{true}, 2}                            // dst16, src32
-	shWiden       = shape{[5]int{4, 2}, [5]bool{true}, 4}                            // dst32, src16
-	shPack16      = shape{[5]int{4, 2, 2}, [5]bool{true}, 4}                         // dst, a16, b16
-	shUnpack16    = shape{[5]int{2, 2, 4}, [5]bool{true, true}, 4}                   // a16, b16, src
-	shPackF32     = shape{[5]int{4, 4, 4}, [5]bool{true}, 4}                         // dst, a32, b32
-	shUnpackToF32 = shape{[5]int{4, 4, 4}, [5]bool{true, true}, 8}                   // a32, b32, src
-	shPack8x4     = shape{[5]int{4, 1, 1, 1, 1}, [5]bool{true}, 4}                   // dst, r0..r3
-	shUnpack8x4   = shape{[5]int{1, 1, 1, 1, 4}, [5]bool{true, true, true, true}, 4} // r0..r3, src
+	shCopy        = shape{[5]int{1, 1}, [5]bool{true}, 1}                             // dst, src (n bytes)
+	shNarrow      = shape{[5]int{2, 4}, [5]bool{true}, 2}                             // dst16, src32
+	shWiden       = shape{[5]int{4, 2}, [5]bool{true}, 4}                             // dst32, src16
+	shPack16      = shape{[5]int{4, 2, 2}, [5]bool{true}, 4}                          // dst, a16, b16
+	shUnpack16    = shape{[5]int{2, 2, 4}, [5]bool{true, true}, 4}                    // a16, b16, src
+	shPackF32     = shape{[5]int{4, 4, 4}, [5]bool{true}, 4}                          // dst, a32, b32
+	shUnpackToF32 = shape{[5]int{4, 4, 4}, [5]bool{true, true}, 8}                    // a32, b32, src
+	shPack8x4     = shape{[5]int{4, 1, 1, 1, 1}, [5]bool{true}, 4}                    // dst, r0..r3
+	shUnpack8x4   = shape{[5]int{1, 1, 1, 1, 4}, [5]bool{true, true, true, true}, 4}  // r0..r3, src
+	shToF8        = shape{[5]int{1, 4}, [5]bool{true}, 1}                             // dst8, src32
+	shFromF8      = shape{[5]int{4, 1}, [5]bool{true}, 4}                             // dst32, src8
+	shPackF8x4    = shape{[5]int{4, 4, 4, 4, 4}, [5]bool{true}, 4}                    // dst, r0..r3 f32
+	shSplit4      = shape{[5]int{1, 1, 1}, [5]bool{true, true}, 2}                    // lo, hi, src
+	shUnpackF8x4  = shape{[5]int{4, 4, 4, 4, 4}, [5]bool{true, true, true, true}, 16} // r0..r3 f32, src quads
 )
 
 // stride returns operand i's row stride.
@@ -216,6 +221,14 @@ func rows5(sh *shape, v, w, x, y, z []byte, n int, r Rows, blk int, asm [3]asm5,
 	}
 }
 
+// rows5check panics unless the operands of a quad packing of f32 rows hold n elements.
+func rows5check(dst, r0, r1, r2, r3 []byte, n int) {
+	shPackF8x4.fits(0, len(dst), Rows{N: 1}, n)
+	for i, x := range [][]byte{r0, r1, r2, r3} {
+		shPackF8x4.fits(i+1, len(x), Rows{N: 1}, n)
+	}
+}
+
 // Batched assembly kernels: it iterations of the kernel's block on each of
 // rows rows (see simd/_asm).
 type (
@@ -232,6 +245,13 @@ type rowAsm struct {
 	copy, f32ToBF16, f32ToF16, bf16ToF32, f16ToF32                                        asm2
 	interleave16, deinterleave16, f32ToBF16Interleave, f32ToF16Interleave, bf16DeintToF32 asm3
 	interleave8x4, deinterleave8x4                                                        asm5
+	// f32 rows converted to f8 and packed in quads, vw/4 elements per iteration.
+	f32ToF8E4M3FNInterleave8x4, f32ToF8E5M2Interleave8x4 asm5
+	splitNibbles                                         asm3 // vw bytes per iteration
+	// f8 quads unpacked into f32 rows, vw/4 quads per iteration.
+	f8E4M3FNDeintToF32, f8E5M2DeintToF32 asm5
+	// f32 runs to f8, vw elements per iteration.
+	f32ToF8E4M3FN, f32ToF8E5M2 asm2
 }
 
 // addRows fills k's batched kernels from its single-call ones and the batched
@@ -286,6 +306,73 @@ func addRows(k *Kernels, a, an, h rowAsm, ae, aw edgeAsm) *Kernels {
 	}
 	k.Deinterleave8x4Rows = func(r0, r1, r2, r3, src []byte, n int, r Rows) {
 		rows5(&shUnpack8x4, r0, r1, r2, r3, src, n, r, v, [3]asm5{a.deinterleave8x4, an.deinterleave8x4, h.deinterleave8x4}, [2]asm5e{ae.deinterleave8x4, aw.deinterleave8x4}, ae.blk(v), genericDeinterleave8x4, k.Deinterleave8x4)
+	}
+	// SplitNibblesRows has no single-call form either: long rows, and the race
+	// detector's runs, take the generic code row by row.
+	split, splitBlk := [3]asm3{a.splitNibbles, an.splitNibbles, h.splitNibbles}, 0
+	if a.splitNibbles != nil {
+		splitBlk = v
+	}
+	k.SplitNibblesRows = func(lo, hi, src []byte, n int, r Rows) {
+		rows3(&shSplit4, lo, hi, src, n, r, splitBlk, split, [2]asm3e{}, 0, genericSplitNibbles, genericSplitNibbles)
+	}
+	// The f8 conversions have no single-call form: where there is no batched assembly
+	// (blk 0) the rows run the generic code.
+	for _, c := range []struct {
+		f      f8Format
+		t      *[256]uint32
+		to     *func(dst, src []byte, n int, r Rows)
+		from   *func(dst, src []byte, n int, r Rows)
+		packed *func(dst, r0, r1, r2, r3 []byte, n int, r Rows)
+		asm    [3]asm5
+		deint  *func(r0, r1, r2, r3, src []byte, n int, r Rows)
+		dasm   [3]asm5
+		toAsm  [3]asm2
+	}{
+		{e4m3fn, &f8e4m3fnToF32, &k.F32ToF8E4M3FNRows, &k.F8E4M3FNToF32Rows, &k.F32ToF8E4M3FNInterleave8x4Rows, [3]asm5{a.f32ToF8E4M3FNInterleave8x4, an.f32ToF8E4M3FNInterleave8x4, h.f32ToF8E4M3FNInterleave8x4},
+			&k.F8E4M3FNDeinterleave8x4ToF32Rows, [3]asm5{a.f8E4M3FNDeintToF32, an.f8E4M3FNDeintToF32, h.f8E4M3FNDeintToF32},
+			[3]asm2{a.f32ToF8E4M3FN, an.f32ToF8E4M3FN, h.f32ToF8E4M3FN}},
+		{e5m2, &f8e5m2ToF32, &k.F32ToF8E5M2Rows, &k.F8E5M2ToF32Rows, &k.F32ToF8E5M2Interleave8x4Rows, [3]asm5{a.f32ToF8E5M2Interleave8x4, an.f32ToF8E5M2Interleave8x4, h.f32ToF8E5M2Interleave8x4},
+			&k.F8E5M2Deinterleave8x4ToF32Rows, [3]asm5{a.f8E5M2DeintToF32, an.f8E5M2DeintToF32, h.f8E5M2DeintToF32},
+			[3]asm2{a.f32ToF8E5M2, an.f32ToF8E5M2, h.f32ToF8E5M2}},
+	} {
+		to := func(dst, src []byte, n int) { genericF32ToF8(c.f, dst, src, n) }
+		from := func(dst, src []byte, n int) { genericF8ToF32(c.t, dst, src, n) }
+		packed := func(dst, r0, r1, r2, r3 []byte, n int) { genericF32ToF8Interleave8x4(c.f, dst, r0, r1, r2, r3, n) }
+		toBlk := 0
+		if c.toAsm[0] != nil {
+			toBlk = v
+		}
+		*c.to = func(dst, src []byte, n int, r Rows) {
+			rows2(&shToF8, dst, src, n, r, toBlk, c.toAsm, [2]asm2e{}, 0, to, to)
+		}
+		*c.from = func(dst, src []byte, n int, r Rows) {
+			rows2(&shFromF8, dst, src, n, r, 0, [3]asm2{}, [2]asm2e{}, 0, from, from)
+		}
+		blk, one := 0, packed
+		if c.asm[0] != nil {
+			blk = v / 4
+			one = func(dst, r0, r1, r2, r3 []byte, n int) { // long rows, or under the race detector
+				e := 0
+				if !raceEnabled && n >= blk {
+					rows5check(dst, r0, r1, r2, r3, n)
+					e = n / blk * blk
+					c.asm[0](&dst[0], &r0[0], &r1[0], &r2[0], &r3[0], n/blk, 1, 0, 0)
+				}
+				packed(dst[4*e:], r0[4*e:], r1[4*e:], r2[4*e:], r3[4*e:], n-e)
+			}
+		}
+		*c.packed = func(dst, r0, r1, r2, r3 []byte, n int, r Rows) {
+			rows5(&shPackF8x4, dst, r0, r1, r2, r3, n, r, blk, c.asm, [2]asm5e{}, 0, packed, one)
+		}
+		deint := func(r0, r1, r2, r3, src []byte, n int) { genericF8Deinterleave8x4ToF32(c.t, r0, r1, r2, r3, src, n) }
+		dblk := 0
+		if c.dasm[0] != nil {
+			dblk = v / 4
+		}
+		*c.deint = func(r0, r1, r2, r3, src []byte, n int, r Rows) {
+			rows5(&shUnpackF8x4, r0, r1, r2, r3, src, n, r, dblk, c.dasm, [2]asm5e{}, 0, deint, deint)
+		}
 	}
 	return k
 }

@@ -53,6 +53,76 @@ var rowsCases = []rowsCase{
 	{"Deinterleave8x4", &shUnpack8x4, false,
 		func(k *Kernels, o [][]byte, n int, r Rows) { k.Deinterleave8x4Rows(o[0], o[1], o[2], o[3], o[4], n, r) },
 		func(k *Kernels, o [][]byte, n int) { k.Deinterleave8x4(o[0], o[1], o[2], o[3], o[4], n) }},
+	// The f8 kernels have no single-call form: the reference is the per-element code.
+	{"F32ToF8E4M3FN", &shToF8, true,
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.F32ToF8E4M3FNRows(o[0], o[1], n, r) },
+		func(_ *Kernels, o [][]byte, n int) { refF32ToF8(e4m3fn, o[0], o[1], n) }},
+	{"F32ToF8E5M2", &shToF8, true,
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.F32ToF8E5M2Rows(o[0], o[1], n, r) },
+		func(_ *Kernels, o [][]byte, n int) { refF32ToF8(e5m2, o[0], o[1], n) }},
+	{"F8E4M3FNToF32", &shFromF8, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.F8E4M3FNToF32Rows(o[0], o[1], n, r) },
+		func(_ *Kernels, o [][]byte, n int) { refF8ToF32(F8E4M3FNBitsToF32, o[0], o[1], n) }},
+	{"F8E5M2ToF32", &shFromF8, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.F8E5M2ToF32Rows(o[0], o[1], n, r) },
+		func(_ *Kernels, o [][]byte, n int) { refF8ToF32(F8E5M2BitsToF32, o[0], o[1], n) }},
+	{"F32ToF8E4M3FNInterleave8x4", &shPackF8x4, true,
+		func(k *Kernels, o [][]byte, n int, r Rows) {
+			k.F32ToF8E4M3FNInterleave8x4Rows(o[0], o[1], o[2], o[3], o[4], n, r)
+		},
+		func(_ *Kernels, o [][]byte, n int) { refF32ToF8Quads(e4m3fn, o, n) }},
+	{"F32ToF8E5M2Interleave8x4", &shPackF8x4, true,
+		func(k *Kernels, o [][]byte, n int, r Rows) {
+			k.F32ToF8E5M2Interleave8x4Rows(o[0], o[1], o[2], o[3], o[4], n, r)
+		},
+		func(_ *Kernels, o [][]byte, n int) { refF32ToF8Quads(e5m2, o, n) }},
+	{"F8E4M3FNDeinterleave8x4ToF32", &shUnpackF8x4, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) {
+			k.F8E4M3FNDeinterleave8x4ToF32Rows(o[0], o[1], o[2], o[3], o[4], n, r)
+		},
+		func(_ *Kernels, o [][]byte, n int) { refF8Quads(F8E4M3FNBitsToF32, o, n) }},
+	{"F8E5M2Deinterleave8x4ToF32", &shUnpackF8x4, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) {
+			k.F8E5M2Deinterleave8x4ToF32Rows(o[0], o[1], o[2], o[3], o[4], n, r)
+		},
+		func(_ *Kernels, o [][]byte, n int) { refF8Quads(F8E5M2BitsToF32, o, n) }},
+	{"SplitNibbles", &shSplit4, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.SplitNibblesRows(o[0], o[1], o[2], n, r) },
+		func(_ *Kernels, o [][]byte, n int) {
+			for i := range n {
+				o[0][i], o[1][i] = o[2][i]&15, o[2][i]>>4
+			}
+		}},
+}
+
+// refF32ToF8, refF8ToF32 and refF32ToF8Quads are the f8 kernels element by element,
+// from the scalar definitions (which TestF8Scalar checks against package buffer).
+func refF32ToF8(f f8Format, dst, src []byte, n int) {
+	for i := range n {
+		dst[i] = f.encode(le.Uint32(src[4*i:]))
+	}
+}
+
+func refF8ToF32(widen func(uint8) uint32, dst, src []byte, n int) {
+	for i := range n {
+		le.PutUint32(dst[4*i:], widen(src[i]))
+	}
+}
+
+func refF8Quads(widen func(uint8) uint32, o [][]byte, n int) {
+	for i := range n {
+		for k := range 4 {
+			le.PutUint32(o[k][4*i:], widen(o[4][4*i+k]))
+		}
+	}
+}
+
+func refF32ToF8Quads(f f8Format, o [][]byte, n int) {
+	for i := range n {
+		for k := range 4 {
+			o[0][4*i+k] = f.encode(le.Uint32(o[1+k][4*i:]))
+		}
+	}
 }
 
 func (c *rowsCase) operands() int {

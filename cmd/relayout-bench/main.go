@@ -1,10 +1,11 @@
 // Command relayout-bench measures relayout throughput against the machine's own copy
 // bandwidth.
 //
-// With no arguments it runs the suite: nine relayouts (f32 row-major ↔ T(8,128), bf16
+// With no arguments it runs the suite: thirteen relayouts (f32 row-major ↔ T(8,128), bf16
 // row-major ↔ T(8,128)(2,1), f32 → bf16 fused with T(8,128)(2,1), a 2-D f32 transpose,
-// the 4-D permutation {3,2,1,0} → {0,1,2,3}, bf16 T(8,128)(2,1) → T(16,128)(2,1) and s8
-// row-major → T(32,128)(4,1)), each at a cache-resident size (1024×1024, 32^4) and a
+// the 4-D permutation {3,2,1,0} → {0,1,2,3}, bf16 T(8,128)(2,1) → T(16,128)(2,1), s8
+// row-major → T(32,128)(4,1), f32 → f8e4m3fn fused with T(8,128)(4,1), s8 row-major →
+// transposed {0,1:T(8,128)(4,1)}, and s4 one a byte ↔ T(8,128)(8,1)E(4)), each at a cache-resident size (1024×1024, 32^4) and a
 // DRAM-sized one (8192×8192, 64^4), with 1 worker and with GOMAXPROCS workers.
 //
 // Every sample of a case is followed by a sample of Go's copy() of the source's bytes
@@ -33,6 +34,14 @@
 //	               [-plot FILE.svg] [-cpuprofile FILE] [-progress] [-check [-targets FILE]]
 //	relayout-bench -from SHAPE -to SHAPE [flags]
 //	relayout-bench -list [-case REGEXP] [-size …]
+//	relayout-bench -tune FILE [-count N] [-benchtime D]
+//
+// -stores stream or cache forces how the plans store, to compare the two on a machine;
+// -tune measures from which size streaming wins (f32 row-major → T(8,128) at 4 to 256
+// MiB moved, the two ways alternated) and writes a wisdom file that plans read when
+// TPULAYOUT_WISDOM names it, in place of the size they derive from the last-level cache
+// the CPU reports (virtual machines can report far more than they get). Neither changes
+// any result.
 package main
 
 import (
@@ -49,6 +58,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tpulayout/tpulayout/relayout"
 	"github.com/tpulayout/tpulayout/simd"
 )
 
@@ -89,6 +99,7 @@ type options struct {
 	check    bool   // -check: compare with the targets, exit 1 when short
 	targets  string // the targets file (-targets, or the default looked up)
 	tgtSet   bool   // -targets was given
+	tune     string // -tune: the wisdom file to write
 }
 
 func defaultWorkers() string {
@@ -115,6 +126,8 @@ func newFlagSet() (*flag.FlagSet, func() (*options, error)) {
 	progress := fs.Bool("progress", false, "report progress on stderr even when it is not a terminal")
 	check := fs.Bool("check", false, "print each case's ratio beside its target in the targets file and exit 1 when one is short (for tuning, not for CI)")
 	list := fs.Bool("list", false, "list the cases that -case and -size select (name, size, source and destination shape) and exit")
+	stores := fs.String("stores", "auto", "how plans store: auto (from the sizes, or the wisdom file "+relayout.WisdomEnv+" names), stream (non-temporal) or cache; results are the same")
+	tune := fs.String("tune", "", "measure from which size non-temporal stores win on this machine and write the wisdom `file` that plans read when "+relayout.WisdomEnv+" names it (instead of the suite; -count and -benchtime apply)")
 	targets := fs.String("targets", defaultTargets, "`file` of targets for -check; the default is looked up from the working directory upward")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `usage: relayout-bench [flags]
@@ -128,7 +141,7 @@ Flags:
 		fs.PrintDefaults()
 	}
 	parse := func() (*options, error) {
-		o := &options{json: *jsonOut, table: *table, plot: *plot, cpuprof: *cpuprof, progress: *progress, check: *check, targets: *targets, list: *list}
+		o := &options{json: *jsonOut, table: *table, plot: *plot, cpuprof: *cpuprof, progress: *progress, check: *check, targets: *targets, tune: *tune, list: *list}
 		if o.json && o.table {
 			return nil, usagef("-json and -table both choose stdout's format; give one")
 		}
@@ -153,8 +166,19 @@ Flags:
 			return nil, err
 		}
 		o.st.kernels = ks
+		if o.st.stores, err = relayout.ParseStores(*stores); err != nil {
+			return nil, usagef("-stores %q: want auto, stream or cache", *stores)
+		}
 		set := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		if o.tune != "" {
+			for _, f := range []string{"case", "size", "from", "to", "check", "json", "table", "plot", "stores", "workers", "kernel"} {
+				if set[f] {
+					return nil, usagef("-tune measures its own plans: -%s does not apply", f)
+				}
+			}
+			return o, nil
+		}
 		o.tgtSet = set["targets"]
 		if o.tgtSet && !o.check {
 			return nil, usagef("-targets is read by -check; give -check too")
@@ -264,6 +288,9 @@ func isTerminal(w io.Writer) bool {
 }
 
 func bench(o *options, stdout, stderr io.Writer) (err error) {
+	if o.tune != "" {
+		return tune(o.tune, tuneSizes, o.st, stderr)
+	}
 	var targets []target
 	if o.check { // before the run, so that a bad file costs no minutes
 		if o.targets, err = findTargets(o.targets, o.tgtSet); err != nil {

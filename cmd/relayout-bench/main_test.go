@@ -98,7 +98,7 @@ func parseBench(t *testing.T, text string) (config map[string]string, results []
 }
 
 func TestBenchmarkFormat(t *testing.T) {
-	code, out, errOut := runArgs(t, append(tiny, "-case", "f32-transpose|s8")...)
+	code, out, errOut := runArgs(t, append(tiny, "-case", "f32-transpose|s8-rowmajor-to-T32")...)
 	if code != 0 {
 		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
 	}
@@ -146,7 +146,7 @@ func TestBenchmarkFormat(t *testing.T) {
 		}
 	}
 	if len(cases) != 2 || !cases["f32-transpose"] || !cases["s8-rowmajor-to-T32x128-4x1"] {
-		t.Errorf("-case f32-transpose|s8 ran %v", cases)
+		t.Errorf("-case f32-transpose|s8-rowmajor-to-T32 ran %v", cases)
 	}
 	if len(perName) != 2*2*4 { // cases × workers (1, GOMAXPROCS or just 1) × impls
 		if w := defaultWorkers(); w != "1" || len(perName) != 2*4 {
@@ -309,7 +309,7 @@ func TestCaseFilter(t *testing.T) {
 
 // -list prints the selected cases and measures nothing.
 func TestList(t *testing.T) {
-	code, out, errOut := runArgs(t, "-list", "-size", "both", "-case", "transpose")
+	code, out, errOut := runArgs(t, "-list", "-size", "both", "-case", "^f32-transpose$")
 	if code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}

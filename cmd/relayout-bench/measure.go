@@ -20,6 +20,7 @@ type settings struct {
 	benchtime time.Duration
 	workers   []int
 	kernels   []string
+	stores    relayout.Stores
 	progress  func(format string, args ...any) // milestones; nil: no progress
 	tick      func(format string, args ...any) // per-sample updates; nil: none
 }
@@ -295,7 +296,7 @@ func timeSample(j job, benchtime time.Duration, opts ...relayout.Option) (nsPerB
 // measure runs one case at one worker count and implementation: count interleaved
 // pairs of (case sample, copy sample).
 func measure(j job, b *buffers, w int, impl string, ref refSample, st settings) (*result, error) {
-	p, err := relayout.NewPlan(j.dst, j.src, relayout.WithWorkers(w), relayout.WithKernel(impl))
+	p, err := relayout.NewPlan(j.dst, j.src, relayout.WithWorkers(w), relayout.WithKernel(impl), relayout.WithStores(st.stores))
 	if err != nil {
 		return nil, err
 	}
@@ -324,7 +325,7 @@ func measure(j job, b *buffers, w int, impl string, ref refSample, st settings) 
 		r.ntNs = append(r.ntNs, float64(tn)/float64(r.ntIters))
 	}
 	if ref.nsPerB > 0 { // the reference factor: both paths timed on the sample shape
-		fast, _, err := timeSample(ref.small, st.benchtime, relayout.WithWorkers(w), relayout.WithKernel(impl))
+		fast, _, err := timeSample(ref.small, st.benchtime, relayout.WithWorkers(w), relayout.WithKernel(impl), relayout.WithStores(st.stores))
 		if err != nil {
 			return nil, err
 		}

@@ -29,6 +29,10 @@ var suite = []benchCase{
 	{"f32-perm3210", "f32[%d,%d,%d,%d]{3,2,1,0}", "f32[%d,%d,%d,%d]{0,1,2,3}", true},
 	{"bf16-T8x128-2x1-to-T16x128-2x1", "bf16[%d,%d]{1,0:T(8,128)(2,1)}", "bf16[%d,%d]{1,0:T(16,128)(2,1)}", false},
 	{"s8-rowmajor-to-T32x128-4x1", "s8[%d,%d]{1,0}", "s8[%d,%d]{1,0:T(32,128)(4,1)}", false},
+	{"f32-to-f8e4m3fn-T8x128-4x1", "f32[%d,%d]{1,0}", "f8e4m3fn[%d,%d]{1,0:T(8,128)(4,1)}", false},
+	{"s8-rowmajor-to-T8x128-4x1-transposed", "s8[%d,%d]{1,0}", "s8[%d,%d]{0,1:T(8,128)(4,1)}", false},
+	{"s4-rowmajor-to-T8x128-8x1", "s4[%d,%d]{1,0}", "s4[%d,%d]{1,0:T(8,128)(8,1)E(4)}", false},
+	{"s4-T8x128-8x1-to-rowmajor", "s4[%d,%d]{1,0:T(8,128)(8,1)E(4)}", "s4[%d,%d]{1,0}", false},
 }
 
 // shapes are relayouts of awkward real shapes, run as they are by -size shapes: dims that

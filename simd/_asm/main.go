@@ -60,6 +60,17 @@ func main() {
 			genF16ToF32(x, m)
 		}
 	}
+	for _, x := range []isa{avx2, avx512} {
+		for _, m := range []mode{batched, batchedStreaming} {
+			genF32ToF8Interleave(x, f8E4M3FN, m)
+			genF32ToF8Interleave(x, f8E5M2, m)
+			genSplitNibbles(x, m)
+			genF32ToF8(x, f8E4M3FN, m)
+			genF32ToF8(x, f8E5M2, m)
+			genF8DeinterleaveToF32(x, widenE4M3FN, m)
+			genF8DeinterleaveToF32(x, widenE5M2, m)
+		}
+	}
 	for _, m := range []mode{ordinary, streaming} {
 		genTransposeLanes(avx2, 4, m, false)
 		genTransposeLanes(avx2, 2, m, false)
@@ -74,8 +85,10 @@ func main() {
 		for _, m := range []mode{ordinary, streaming} {
 			genTranspose32Tiles(x, 8, m)
 			genTranspose32Tiles(x, 4, m)
+			genTranspose32Tiles(x, 2, m)
 			genTranspose32FromTiles(x, 8, m)
 			genTranspose32FromTiles(x, 4, m)
+			genTranspose32FromTiles(x, 2, m)
 		}
 	}
 	genTransposeLanes(avx2, 4, ordinary, true)

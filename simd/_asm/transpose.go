@@ -460,7 +460,8 @@ func log2(n int) int {
 }
 
 // genTranspose32Tiles emits the 32-bit transpose of 16×16 blocks whose destination
-// rows come in groups of g (4 or 8: the rows of a TPU tile of 32-bit units),
+// rows come in groups of g (2, 4 or 8: the rows of a TPU tile of 32-bit units; 2 is
+// an 8-bit T(8,128)(4,1) tile),
 // groupStride bytes apart: output row r goes to dst + (r/g)*groupStride +
 // (r%g)*dstStride. A source line of 16 units then feeds two or four tiles with whole
 // lines, where blocks one tile wide load half lines and store 16-byte pieces. The
@@ -546,7 +547,7 @@ func genTranspose32Tiles(x isa, g int, m mode) {
 }
 
 // genTranspose32FromTiles emits genTranspose32Tiles's inverse: the 32-bit transpose
-// of 16×16 blocks whose source rows come in groups of g (4 or 8), groupStride apart:
+// of 16×16 blocks whose source rows come in groups of g (2, 4 or 8), groupStride apart:
 // source row r is at src + (r/g)*groupStride + (r%g)*srcStride (the rows of 16/g TPU
 // tiles of 32-bit units, read back into 64-byte destination rows). Register i of
 // column group J gathers, in lane L, source row 4L+i, as genTransposeLanes's loads
@@ -566,15 +567,26 @@ func genTranspose32FromTiles(x isa, g int, m mode) {
 	d, ds := param("dst"), param("dstStride")
 	s, ss, gs := param("src"), param("srcStride"), param("groupStride")
 	n := param("n")
-	// Row 4L's offset from the running pointer: L*groupStride (g = 4), or
-	// 0, 4*srcStride, groupStride, groupStride + 4*srcStride (g = 8).
+	// Row 4L's offset from the running pointer: 2L*groupStride (g = 2), L*groupStride
+	// (g = 4), or 0, 4*srcStride, groupStride, groupStride + 4*srcStride (g = 8).
 	var a1, a2, a3 reg.GPVirtual
 	a1, a2, a3 = GP64(), GP64(), GP64()
-	if g == 4 {
+	// With g = 2, row 4L+2 starts the next group: the step from row 4L+1 to it.
+	var next reg.GPVirtual
+	switch g {
+	case 2:
+		MOVQ(gs, a1)
+		SHLQ(U8(1), a1)
+		LEAQ(Mem{Base: a1, Index: a1, Scale: 1}, a2)
+		LEAQ(Mem{Base: a2, Index: a1, Scale: 1}, a3)
+		next = GP64()
+		MOVQ(gs, next)
+		SUBQ(ss, next)
+	case 4:
 		MOVQ(gs, a1)
 		LEAQ(Mem{Base: gs, Index: gs, Scale: 1}, a2)
 		LEAQ(Mem{Base: gs, Index: gs, Scale: 2}, a3)
-	} else {
+	default:
 		MOVQ(ss, a1)
 		SHLQ(U8(2), a1)
 		MOVQ(gs, a2)
@@ -613,7 +625,11 @@ func genTranspose32FromTiles(x isa, g int, m mode) {
 					x.insert128(L, lane(p, v*h+L, 16*J), r)
 				}
 				rows[i] = r
-				if i < e-1 {
+				switch {
+				case i == e-1:
+				case g == 2 && i == 1:
+					ADDQ(next, p)
+				default:
 					ADDQ(ss, p)
 				}
 			}

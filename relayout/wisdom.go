@@ -1,0 +1,113 @@
+package relayout
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+)
+
+// Wisdom holds choices measured on one machine that plans use instead of the ones they
+// derive from the cache sizes the CPU reports, in the spirit of FFTW's wisdom:
+// `relayout-bench -tune FILE` measures them and writes the file, and plans read it when
+// [WisdomEnv] names it (or after [SetWisdom]). A choice changes how fast a copy runs,
+// never its bytes.
+type Wisdom struct {
+	// CPU is the machine it was measured on, for people reading the file.
+	CPU string `json:"cpu"`
+	// StreamingBytes is the size of source and destination together from which plans
+	// store non-temporally ([StoresAuto]); 0 keeps the default, half the last-level
+	// cache. Virtual machines can report a cache far larger than the share they get.
+	StreamingBytes int64 `json:"streaming_bytes"`
+}
+
+// WisdomEnv names the environment variable that, when set to a file written by
+// relayout-bench -tune, makes plans use its choices. It is read once, by the first
+// [NewPlan]; a file that cannot be read or parsed is that call's error, and every
+// later one's.
+const WisdomEnv = "TPULAYOUT_WISDOM"
+
+var (
+	wisdom     atomic.Pointer[Wisdom]
+	wisdomOnce sync.Once
+	wisdomErr  error
+)
+
+// loadWisdom reads the file WisdomEnv names, once.
+func loadWisdom() error {
+	wisdomOnce.Do(func() {
+		path := os.Getenv(WisdomEnv)
+		if path == "" {
+			return
+		}
+		w, err := ReadWisdom(path)
+		if err != nil {
+			wisdomErr = fmt.Errorf("%s: %w", WisdomEnv, err)
+			return
+		}
+		wisdom.CompareAndSwap(nil, w)
+	})
+	return wisdomErr
+}
+
+// ReadWisdom reads a wisdom file: JSON with the fields of [Wisdom].
+func ReadWisdom(path string) (*Wisdom, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("relayout: wisdom: %w", err)
+	}
+	var w Wisdom
+	if err := json.Unmarshal(b, &w); err != nil {
+		return nil, fmt.Errorf("relayout: wisdom %s: %w", path, err)
+	}
+	if w.StreamingBytes < 0 || w.StreamingBytes > 1<<50 {
+		return nil, fmt.Errorf("relayout: wisdom %s: streaming_bytes %d: want 0 (the default) to 2^50", path, w.StreamingBytes)
+	}
+	return &w, nil
+}
+
+// WriteWisdom writes w to path as JSON, through a temporary file renamed over it.
+func WriteWisdom(path string, w *Wisdom) error {
+	if w == nil {
+		return errors.New("relayout: WriteWisdom: nil wisdom")
+	}
+	b, err := json.MarshalIndent(w, "", "  ")
+	if err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dirOf(path), ".wisdom-*")
+	if err != nil {
+		return fmt.Errorf("relayout: wisdom: %w", err)
+	}
+	_, err = f.Write(append(b, '\n'))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name()) // ours: made above
+		return fmt.Errorf("relayout: wisdom: %w", err)
+	}
+	return nil
+}
+
+func dirOf(path string) string {
+	for i := len(path) - 1; i >= 0; i-- {
+		if os.IsPathSeparator(path[i]) {
+			return path[:i+1]
+		}
+	}
+	return "."
+}
+
+// SetWisdom makes plans made from now on use w's choices (nil: the defaults), and
+// returns a function that restores the previous wisdom. Plans already made keep theirs.
+func SetWisdom(w *Wisdom) (restore func()) {
+	loadWisdom() // so that the environment's file, read later, does not replace w
+	prev := wisdom.Swap(w)
+	return func() { wisdom.Store(prev) }
+}

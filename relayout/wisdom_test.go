@@ -1,0 +1,98 @@
+package relayout
+
+import (
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tpulayout/tpulayout/layout"
+)
+
+// TestStores checks that every way of storing gives the reference's bytes: the issue's
+// cases and random pairs, each with stores chosen from the sizes, streamed and cached,
+// for every SIMD implementation; and that the plans store as they were told.
+func TestStores(t *testing.T) {
+	r := rand.New(rand.NewPCG(91, 92))
+	var cases []pairCase
+	for _, c := range benchCases {
+		for _, d := range [][2]int64{{24, 384}, {130, 129}} {
+			dst, src := c.shapes(d[0], d[1])
+			cases = append(cases, pairCase{dst: dst, src: src})
+		}
+	}
+	for range sized(60, 15, 5) {
+		cases = append(cases, randomPair(r))
+	}
+	for _, c := range cases {
+		for _, s := range []Stores{StoresAuto, StoresStream, StoresCache} {
+			v := c
+			v.stream = false
+			v.opts = append(append([]Option(nil), c.opts...), WithStores(s))
+			for _, k := range implementations() {
+				checkPair(t, r, v, k.Name)
+			}
+			p, err := NewPlan(v.dst, v.src, v.opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, ok := p.exec.(*loopNest); ok && p.kern.kind != kElem && s != StoresAuto && p.stream != (s == StoresStream) {
+				t.Errorf("%s, stores %s: streams %v", p, s, p.stream)
+			}
+		}
+	}
+	if _, err := ParseStores("fast"); err == nil || !strings.Contains(err.Error(), `"fast"`) {
+		t.Errorf("ParseStores(fast): %v, want an error naming it", err)
+	}
+	if _, err := NewPlan(cases[0].dst, cases[0].src, WithStores(7)); err == nil {
+		t.Error("WithStores(7): no error")
+	}
+}
+
+// TestWisdom round-trips a wisdom file, checks that its streaming size is the one plans
+// use (and the bytes unchanged), and that bad files are errors naming the file.
+func TestWisdom(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "wisdom.json")
+	if err := WriteWisdom(path, &Wisdom{CPU: "test", StreamingBytes: 4096}); err != nil {
+		t.Fatal(err)
+	}
+	w, err := ReadWisdom(path)
+	if err != nil || w.CPU != "test" || w.StreamingBytes != 4096 {
+		t.Fatalf("ReadWisdom: %+v, %v", w, err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("%d files in the directory, want the wisdom alone", len(ents))
+	}
+	c := pairCase{dst: layout.MustParse("f32[64,256]{1,0:T(8,128)}"), src: layout.MustParse("f32[64,256]{1,0}")}
+	r := rand.New(rand.NewPCG(93, 94))
+	restore := SetWisdom(w)
+	p, err := NewPlan(c.dst, c.src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.stream {
+		t.Errorf("%s: 128 KiB with wisdom of 4 KiB does not stream", p)
+	}
+	checkPair(t, r, c, "generic")
+	restore()
+	if p, _ := NewPlan(c.dst, c.src); p.stream {
+		t.Errorf("%s: streams without the wisdom", p)
+	}
+	for name, body := range map[string]string{
+		"bad.json":      `{"streaming_bytes": "big"}`,
+		"negative.json": `{"streaming_bytes": -1}`,
+	} {
+		f := filepath.Join(dir, name)
+		if err := os.WriteFile(f, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ReadWisdom(f); err == nil || !strings.Contains(err.Error(), f) {
+			t.Errorf("ReadWisdom(%s): %v, want an error naming the file", name, err)
+		}
+	}
+	if _, err := ReadWisdom(filepath.Join(dir, "none.json")); err == nil {
+		t.Error("ReadWisdom of a missing file: no error")
+	}
+}

@@ -1,0 +1,297 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	. "github.com/mmcloughlin/avo/build"
+	. "github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// f8Spec is an f8 format's constants for the integer rounding of f32 (see simd/f8.go,
+// F32ToF8E4M3FNBits and F32ToF8E5M2Bits, which these kernels agree with bit for bit).
+type f8Spec struct {
+	name    string
+	clamp   uint32 // larger magnitudes (overflow, Inf, NaN) clamp to one that rounds to the overflow code
+	normMin uint32 // the smallest normal f8 magnitude, as f32 bits
+	drop    uint8  // f32 mantissa bits dropped
+	rebias  uint32 // (127 - bias) << mbits
+	magic   uint32 // f32 bits of the power of two whose ulp is the f8 subnormals' step
+	nanTwo  bool   // NaN is the overflow code | 2 (f8e5m2), not the overflow code
+	bias    uint32 // half an f8 ulp less one, in f32 bits
+}
+
+var (
+	f8E4M3FN = f8Spec{name: "E4M3FN", clamp: 0x43f00000, normMin: 0x3c800000, drop: 20, rebias: 120 << 3, magic: 0x46800000, bias: 0x7ffff}
+	f8E5M2   = f8Spec{name: "E5M2", clamp: 0x47800000, normMin: 0x38800000, drop: 21, rebias: 112 << 2, magic: 0x43000000, bias: 0xfffff, nanTwo: true}
+)
+
+// f8Consts holds the constants in registers.
+type f8Consts struct {
+	abs, clamp, one, bias, normMin, magic, rebias, sign reg.VecVirtual
+	inf, two                                            Op // in memory: AVX2 has 16 registers
+}
+
+func newF8Consts(x isa, f f8Spec) f8Consts {
+	c := f8Consts{
+		abs: x.broadcast32(0x7fffffff), clamp: x.broadcast32(f.clamp), one: x.broadcast32(1),
+		bias: x.broadcast32(f.bias), normMin: x.broadcast32(f.normMin), magic: x.broadcast32(f.magic),
+		rebias: x.broadcast32(f.rebias), sign: x.broadcast32(0x80),
+	}
+	if f.nanTwo {
+		c.inf, c.two = table("inf32", dwordTable(0x7f800000), x.w), table("two32", dwordTable(2), x.w)
+	}
+	return c
+}
+
+// roundF8 returns a vector whose 32-bit elements hold, in their low byte, the f8
+// conversion of the f32 elements of v (the upper bytes zero):
+//
+//	a = min(|v|, clamp)
+//	a < normMin: bits(float(a) + magic) - bits(magic)              (subnormal, rounded by the FPU)
+//	otherwise:   (a + bias + ((a >> drop) & 1)) >> drop - rebias   (nearest even)
+//	| 2 where v is NaN (f8e5m2), | 0x80 where v is negative
+func roundF8(x isa, f f8Spec, c f8Consts, v reg.VecVirtual) reg.VecVirtual {
+	a, t, n, s := x.vec(), x.vec(), x.vec(), x.vec()
+	x.and(c.abs, v, a)
+	// Before the clamp: NaN's bits are above Inf's.
+	var nan reg.VecVirtual
+	var nanK reg.Register
+	if f.nanTwo {
+		if x.w == 64 {
+			k := K()
+			VPCMPGTD(c.inf, a, k)
+			nanK = k
+		} else {
+			nan = x.vec()
+			VPCMPGTD(c.inf, a, nan)
+			x.and(c.two, nan, nan)
+		}
+	}
+	VPMINUD(c.clamp, a, a)
+	// Normal: round to nearest even at bit drop.
+	VPSRLD(U8(f.drop), a, t)
+	x.and(c.one, t, t)
+	VPADDD(c.bias, t, t)
+	VPADDD(a, t, n)
+	VPSRLD(U8(f.drop), n, n)
+	VPSUBD(c.rebias, n, n)
+	// Subnormal: the float addition rounds at the f8 step.
+	VADDPS(c.magic, a, t)
+	VPSUBD(c.magic, t, t)
+	if x.w == 64 {
+		k := K()
+		VPCMPGTD(a, c.normMin, k) // normMin > a
+		VPBLENDMD(t, n, k, n)
+	} else {
+		m := x.vec()
+		VPCMPGTD(a, c.normMin, m)
+		VPBLENDVB(m, t, n, n)
+	}
+	VPSRLD(U8(24), v, s)
+	x.and(c.sign, s, s)
+	x.or(s, n, n)
+	if f.nanTwo {
+		if x.w == 64 {
+			VPORD(c.two, n, nanK, n)
+		} else {
+			x.or(nan, n, n)
+		}
+	}
+	return n
+}
+
+// genF32ToF8Interleave emits the f32 → f8 conversion of four rows packed in (4,1)
+// quads: dst[4i+k] = f8(rk[i]); AVX2 8 elements per step, AVX-512 16.
+func genF32ToF8Interleave(x isa, f f8Spec, m mode) {
+	e := x.w / 4
+	name := fname("f32ToF8"+f.name+"Interleave8x4", x, m)
+	TEXT(name, NOSPLIT, m.sig("func(dst, r0, r1, r2, r3 *byte, n int)"))
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s converts n*%d f32 elements of r0..r3 to f8%s and packs them in 32-bit quads of dst.%s", name, e, strings.ToLower(f.name), m.doc()))
+	dst := param("dst")
+	rp := []reg.GPVirtual{param("r0"), param("r1"), param("r2"), param("r3")}
+	n := param("n")
+	c := newF8Consts(x, f)
+	ss := []stream{{dst, x.w, true}}
+	for _, p := range rp {
+		ss = append(ss, stream{p, x.w, false})
+	}
+	m.loop(n, 1, ss, func(int) {
+		var out reg.VecVirtual
+		for k, p := range rp {
+			v := x.vec()
+			x.load(at(p, 0), v)
+			r := roundF8(x, f, c, v)
+			if k == 0 {
+				out = r
+				continue
+			}
+			VPSLLD(U8(8*k), r, r)
+			x.or(r, out, out)
+		}
+		x.store(out, at(dst, 0), m)
+	})
+	finish(m)
+}
+
+// genSplitNibbles emits the split of bytes into their nibbles, zero-extended:
+// lo[i] = src[i] & 15, hi[i] = src[i] >> 4; AVX2 32 bytes per step, AVX-512 64.
+func genSplitNibbles(x isa, m mode) {
+	name := fname("splitNibbles", x, m)
+	TEXT(name, NOSPLIT, m.sig("func(lo, hi, src *byte, n int)"))
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s splits n*%d bytes of src into their low nibbles (lo) and high nibbles (hi).%s", name, x.w, m.doc()))
+	lo, hi, src, n := param("lo"), param("hi"), param("src"), param("n")
+	mask := x.vec()
+	VPBROADCASTB(table("nibble", []byte{0x0f}, 1), mask)
+	m.loop(n, 1, []stream{{lo, x.w, true}, {hi, x.w, true}, {src, x.w, false}}, func(int) {
+		v, h := x.vec(), x.vec()
+		x.load(at(src, 0), v)
+		VPSRLW(U8(4), v, h)
+		x.and(mask, v, v)
+		x.and(mask, h, h)
+		x.store(v, at(lo, 0), m)
+		x.store(h, at(hi, 0), m)
+	})
+	finish(m)
+}
+
+// f8Widen is an f8 format's constants for widening to f32 (see simd/f8.go's tables,
+// which these kernels agree with bit for bit).
+type f8Widen struct {
+	name    string
+	shift   uint8  // f32 exponent field's place minus the f8's: 23 - mbits
+	rebias  uint32 // (127 - bias) << 23
+	subMax  uint32 // magnitudes below it are subnormal (1 << mbits)
+	scale   uint32 // f32 bits of 2^(1 - bias - mbits), a subnormal's step
+	infCode uint32 // the magnitude that is Inf (f8e5m2), or 0 (none)
+	nanFrom uint32 // magnitudes above it are NaN
+}
+
+var (
+	widenE4M3FN = f8Widen{name: "E4M3FN", shift: 20, rebias: 120 << 23, subMax: 8, scale: 0x3b000000, nanFrom: 0x7e}
+	widenE5M2   = f8Widen{name: "E5M2", shift: 21, rebias: 112 << 23, subMax: 4, scale: 0x37800000, infCode: 0x7c, nanFrom: 0x7c}
+)
+
+// blendAbove sets res to val where a > thr (signed 32-bit compares: a is below 2^8).
+func blendAbove(x isa, a, thr, val, res reg.VecVirtual) {
+	if x.w == 64 {
+		k := K()
+		VPCMPGTD(thr, a, k)
+		VPBLENDMD(val, res, k, res)
+		return
+	}
+	m := x.vec()
+	VPCMPGTD(thr, a, m)
+	VPBLENDVB(m, val, res, res)
+}
+
+// genF8DeinterleaveToF32 emits the inverse of genF32ToF8Interleave: (4,1) quads of f8
+// unpacked into four rows and widened to f32, rk[i] = f32(src[4i+k]); AVX2 8 quads per
+// step, AVX-512 16.
+func genF8DeinterleaveToF32(x isa, f f8Widen, m mode) {
+	e := x.w / 4
+	name := fname("f8"+f.name+"DeinterleaveToF32", x, m)
+	TEXT(name, NOSPLIT, m.sig("func(r0, r1, r2, r3, src *byte, n int)"))
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s unpacks n*%d 32-bit quads of f8%s from src into r0..r3, widened to f32.%s", name, e, strings.ToLower(f.name), m.doc()))
+	rp := []reg.GPVirtual{param("r0"), param("r1"), param("r2"), param("r3")}
+	src, n := param("src"), param("n")
+	byteMask, mag := x.broadcast32(0xff), x.broadcast32(0x7f)
+	rebias, subMax, scale := x.broadcast32(f.rebias), x.broadcast32(f.subMax), x.broadcast32(f.scale)
+	nanFrom, nan := x.broadcast32(f.nanFrom), x.broadcast32(0x7fc00000)
+	var infBelow, inf reg.VecVirtual
+	if f.infCode != 0 {
+		infBelow, inf = x.broadcast32(f.infCode-1), x.broadcast32(0x7f800000)
+	}
+	var ss []stream
+	for _, p := range rp {
+		ss = append(ss, stream{p, x.w, true})
+	}
+	ss = append(ss, stream{src, x.w, false})
+	m.loop(n, 1, ss, func(int) {
+		w := x.vec()
+		x.load(at(src, 0), w)
+		for k, p := range rp {
+			b, a, r, t := x.vec(), x.vec(), x.vec(), x.vec()
+			if k > 0 {
+				VPSRLD(U8(8*k), w, b)
+				x.and(byteMask, b, b)
+			} else {
+				x.and(byteMask, w, b)
+			}
+			x.and(mag, b, a)
+			// Normal: the fields shifted into place, the exponent rebiased.
+			VPSLLD(U8(f.shift), a, r)
+			VPADDD(rebias, r, r)
+			// Subnormal: the mantissa times the step, exact in f32.
+			VCVTDQ2PS(a, t)
+			VMULPS(scale, t, t)
+			if x.w == 64 {
+				k := K()
+				VPCMPGTD(a, subMax, k) // subMax > a
+				VPBLENDMD(t, r, k, r)
+			} else {
+				mk := x.vec()
+				VPCMPGTD(a, subMax, mk)
+				VPBLENDVB(mk, t, r, r)
+			}
+			if f.infCode != 0 {
+				blendAbove(x, a, infBelow, inf, r)
+			}
+			blendAbove(x, a, nanFrom, nan, r)
+			// The sign: bit 7 of the byte to bit 31.
+			VPSRLD(U8(7), b, b)
+			VPSLLD(U8(31), b, b)
+			x.or(b, r, r)
+			x.store(r, at(p, 0), m)
+		}
+	})
+	finish(m)
+}
+
+// genF32ToF8 emits the f32 → f8 conversion of runs: x.w f8 bytes per step from four
+// vectors of f32, narrowed with VPMOVDB (AVX-512) or two unsigned packs and a dword
+// permutation (AVX2).
+func genF32ToF8(x isa, f f8Spec, m mode) {
+	name := fname("f32ToF8"+f.name, x, m)
+	TEXT(name, NOSPLIT, m.sig("func(dst, src *byte, n int)"))
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s converts n*%d f32 elements of src to f8%s.%s", name, x.w, strings.ToLower(f.name), m.doc()))
+	dst, src, n := param("dst"), param("src"), param("n")
+	c := newF8Consts(x, f)
+	idx := table("permd04152637", dwordTable(0, 4, 1, 5, 2, 6, 3, 7), 32)
+	m.loop(n, 1, []stream{{dst, x.w, true}, {src, 4 * x.w, false}}, func(int) {
+		round := func(q int) reg.VecVirtual {
+			v := x.vec()
+			x.load(at(src, q*x.w), v)
+			return roundF8(x, f, c, v)
+		}
+		out := x.vec()
+		if x.w == 64 {
+			for q := range 4 {
+				b := XMM()
+				VPMOVDB(round(q), b)
+				if q == 0 {
+					VMOVDQA64(b.AsZ(), out)
+					continue
+				}
+				VINSERTI32X4(U8(q), b, out, out)
+			}
+		} else {
+			// Pairs packed as they come: AVX2 has 16 registers, ten of them constants.
+			w01 := round(0)
+			VPACKUSDW(round(1), w01, w01)
+			w23 := round(2)
+			VPACKUSDW(round(3), w23, w23)
+			VPACKUSWB(w23, w01, w01)
+			i := x.vec()
+			x.load(idx, i)
+			VPERMD(w01, i, out)
+		}
+		x.store(out, at(dst, 0), m)
+	})
+	finish(m)
+}

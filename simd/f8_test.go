@@ -1,0 +1,88 @@
+package simd
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// TestF8Kernels runs every implementation's f8 kernels over every bf16 value widened
+// to f32, the formats' edges and random f32s, and compares each element with the
+// scalar definitions (which TestF8Scalar checks against package buffer).
+func TestF8Kernels(t *testing.T) {
+	r := rand.New(rand.NewPCG(83, 84))
+	var in []uint32
+	for h := range 1 << 16 {
+		in = append(in, uint32(h)<<16)
+	}
+	for _, f := range []uint32{0x3b000000, 0x3b000001, 0x3a800000, 0x3c7fffff, 0x3c800000, 0x38600000, 0x387fffff, 0x38800000,
+		0x43e7ffff, 0x43e80000, 0x43e80001, 0x43efffff, 0x43f00001, 0x476fffff, 0x47700000, 0x47700001, 0x477fffff,
+		0x47800001, 0x7f7fffff, 0x7f800001, 0x7fffffff, 1, 0x007fffff} {
+		in = append(in, f, f|0x80000000)
+	}
+	for range 1 << 16 {
+		in = append(in, r.Uint32(), 0x36000000+r.Uint32N(0x12000000)|r.Uint32N(2)<<31)
+	}
+	for len(in)%64 != 0 {
+		in = append(in, r.Uint32())
+	}
+	n := len(in) / 4 // elements a row: four rows
+	src := make([]byte, 4*len(in))
+	for i, f := range in {
+		le.PutUint32(src[4*i:], f)
+	}
+	rows := [4][]byte{src[:4*n], src[4*n : 8*n], src[8*n : 12*n], src[12*n:]}
+	for _, k := range Available() {
+		for _, c := range []struct {
+			name   string
+			packed func(dst, r0, r1, r2, r3 []byte, n int, r Rows)
+			to     func(dst, src []byte, n int, r Rows)
+			scalar func(uint32) uint8
+		}{
+			{"e4m3fn", k.F32ToF8E4M3FNInterleave8x4Rows, k.F32ToF8E4M3FNRows, F32ToF8E4M3FNBits},
+			{"e5m2", k.F32ToF8E5M2Interleave8x4Rows, k.F32ToF8E5M2Rows, F32ToF8E5M2Bits},
+		} {
+			for _, stream := range []bool{false, true} {
+				dst := make([]byte, 4*n+64)
+				off := 64 - int(addr64(dst)%64) // line-aligned, so streaming can be taken
+				d := dst[off%64:][: 4*n : 4*n]
+				c.packed(d, rows[0], rows[1], rows[2], rows[3], n, Rows{N: 1, Stream: stream})
+				k.Fence()
+				for i := range n {
+					for q := range 4 {
+						if got, want := d[4*i+q], c.scalar(in[q*n+i]); got != want {
+							t.Fatalf("%s %s Interleave8x4 (stream %v): f32 %#08x → %#02x, want %#02x", k.Name, c.name, stream, in[q*n+i], got, want)
+						}
+					}
+				}
+			}
+			// Every f8 pattern in every place of a quad, widened back.
+			quads := make([]byte, 4*256)
+			for i := range 256 {
+				copy(quads[4*i:], []byte{byte(i), byte(255 - i), byte(i ^ 0x55), byte(i ^ 0xaa)})
+			}
+			var outs [4][]byte
+			for q := range outs {
+				outs[q] = make([]byte, 4*256)
+			}
+			widen, deint := F8E4M3FNBitsToF32, k.F8E4M3FNDeinterleave8x4ToF32Rows
+			if c.name == "e5m2" {
+				widen, deint = F8E5M2BitsToF32, k.F8E5M2Deinterleave8x4ToF32Rows
+			}
+			deint(outs[0], outs[1], outs[2], outs[3], quads, 256, Rows{N: 1})
+			for i := range 256 {
+				for q := range 4 {
+					if got, want := le.Uint32(outs[q][4*i:]), widen(quads[4*i+q]); got != want {
+						t.Fatalf("%s %s Deinterleave8x4ToF32: f8 %#02x → %#08x, want %#08x", k.Name, c.name, quads[4*i+q], got, want)
+					}
+				}
+			}
+			d := make([]byte, len(in))
+			c.to(d, src, len(in), Rows{N: 1})
+			for i, f := range in {
+				if got, want := d[i], c.scalar(f); got != want {
+					t.Fatalf("%s %s: f32 %#08x → %#02x, want %#02x", k.Name, c.name, f, got, want)
+				}
+			}
+		}
+	}
+}
