@@ -49,6 +49,7 @@ func WriteFileAtomicFile(path string, write func(f *os.File) error) (err error) 
 		return fmt.Errorf("buffer: write %s: %w", path, err)
 	}
 	tmp := f.Name()
+	lockFile(f)   // a rerun can tell it from a killed process's (see RemoveStaleTemps)
 	done := false // not err == nil: a panic leaves err nil
 	defer func() {
 		if !done {
