@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
@@ -37,6 +36,7 @@ func Gather(dir, out string) (*Manifest, error) {
 		pl  *Placement
 	}
 	var ts []tensor
+	dirs := map[string]string{} // tensor by directory
 	var infos []safetensors.TensorInfo
 	for _, mt := range m.Tensors {
 		dst, err := layout.Parse(mt.Layout)
@@ -51,14 +51,23 @@ func Gather(dir, out string) (*Manifest, error) {
 		if err != nil {
 			return nil, fmt.Errorf("tensor %q: %w", mt.Name, err)
 		}
-		if !slices.Equal(pl.ShardDims, dst.Dims) || len(pl.Shards) != len(mt.Shards) {
-			return nil, fmt.Errorf("tensor %q: the manifest's shards do not match spec %s on mesh %s", mt.Name, spec, mesh)
+		d, err := checkListed(&mt, pl, dst)
+		if err != nil {
+			return nil, fmt.Errorf("tensor %q: %w", mt.Name, err)
 		}
-		for k, ms := range mt.Shards {
-			s := pl.Shards[k]
-			if !slices.Equal(ms.Index, s.Index) || !slices.Equal(ms.Devices, s.Devices) {
-				return nil, fmt.Errorf("tensor %q: shard %s is listed for devices %v at %v; spec %s puts shard %v on devices %v",
-					mt.Name, ms.File, ms.Devices, ms.Index, spec, s.Index, s.Devices)
+		if prev, ok := dirs[d]; ok {
+			return nil, fmt.Errorf("tensors %q and %q both list files in %s/", prev, mt.Name, d)
+		}
+		dirs[d] = mt.Name
+		// Sizes before anything is allocated: the global array is then no larger than
+		// the shard files on disk make it.
+		for _, ms := range mt.Shards {
+			st, err := os.Stat(filepath.Join(dir, ms.File))
+			if err != nil {
+				return nil, fmt.Errorf("tensor %q: shard %s: %w", mt.Name, ms.File, err)
+			}
+			if st.Size() != ms.Bytes {
+				return nil, fmt.Errorf("tensor %q: %s has %d bytes, the manifest says %d", mt.Name, ms.File, st.Size(), ms.Bytes)
 			}
 		}
 		ts = append(ts, tensor{mt, dst, pl})
