@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -117,7 +118,13 @@ func (c *convertFlags) runAll(in, out string, padOpt relayout.Option, w io.Write
 		})
 		src.Close()
 		if err != nil {
-			return fmt.Errorf("tensor %q: %w", t.Name, err)
+			// Name OUT, not the temporary tree that becomes it.
+			msg := strings.ReplaceAll(err.Error(), tmp, filepath.Clean(out))
+			var ue *usageError
+			if errors.As(err, &ue) {
+				return usagef("tensor %q: %s", t.Name, msg)
+			}
+			return fmt.Errorf("tensor %q: %s", t.Name, msg)
 		}
 		prog.add(n)
 		m.Tensors = append(m.Tensors, manifestEntry{
