@@ -41,6 +41,16 @@ func planSubByte(p *Plan, dst, src layout.Shape, opts []Option) *subByte {
 	b.unpackSrc = func(out, in []byte, lo, hi int64) { unpackPart(out, in, b.sbits, lo, hi) }
 	b.unpackDst = func(out, in []byte, lo, hi int64) { unpackPart(out, in, b.dbits, lo, hi) }
 	b.packDst = func(out, in []byte, lo, hi int64) { packPart(out, in, b.dbits, lo, hi) }
+	if dst.DType == layout.Pred && p.dbits < p.sbits {
+		// Any nonzero pred is true: packing into fewer bits keeps the low ones
+		// alone, so 0x02 would turn false. (The inner plan copies pred bytes as they
+		// are, as a relayout between equal widths does.)
+		b.packDst = func(out, in []byte, lo, hi int64) {
+			per := int64(8 / b.dbits)
+			truthBytes(in[lo*per : min(hi*per, int64(len(in)))])
+			packPart(out, in, b.dbits, lo, hi)
+		}
+	}
 	b.bufs = newFreeList(1, 1, b.newBufs) // made now, so that Copy does not allocate
 	return b
 }
@@ -229,5 +239,14 @@ func pack(out, in []byte, w int) {
 			x = x&^(m<<(k*w)) | (e&m)<<(k*w)
 		}
 		out[full] = x
+	}
+}
+
+// truthBytes turns every nonzero byte of p into 1.
+func truthBytes(p []byte) {
+	for i, c := range p {
+		if c != 0 {
+			p[i] = 1
+		}
 	}
 }
