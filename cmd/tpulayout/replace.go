@@ -48,7 +48,7 @@ func checkReplace(out, in string) error {
 	}
 	if len(ents) > 0 {
 		if err := checkOwned(out); err != nil {
-			return usagef("--force replaces only a directory that --all wrote, and OUT %s %s", out, err)
+			return fmt.Errorf("--force replaces only a directory that --all wrote, and OUT %s %s", out, err)
 		}
 	}
 	return nil
