@@ -3,6 +3,7 @@ package sharding
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -91,4 +92,29 @@ func FuzzMergeInput(f *testing.F) {
 			t.Fatalf("Merge wrote a manifest that does not read back: %v", err)
 		}
 	})
+}
+
+// TestMarshalOneLineObjects: devices and source files print one a line, and the
+// printed manifest parses back to the same one.
+func TestMarshalOneLineObjects(t *testing.T) {
+	dir := partials(t)
+	m, err := Merge(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := m.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(js), "\n    {\"id\": 0, \"coords\": [0,0], \"files\": [") {
+		t.Errorf("a device is not on one line:\n%s", js)
+	}
+	back, err := ParseManifest(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js2, _ := back.Marshal()
+	if string(js2) != string(js) {
+		t.Errorf("the manifest does not print back the same:\n%s\n%s", js, js2)
+	}
 }
