@@ -102,6 +102,9 @@ func TestSIGKILLThenRerun(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("no SIGKILL of a child on Windows; staleness goes by age there")
 	}
+	if testing.Short() {
+		t.Skip("kills and reruns 64 MiB conversions, about 8 s; go test without -short (CI's first run) runs it")
+	}
 	dir := t.TempDir()
 	// 64 MiB of f32 that reads as zeros but the first row: 8 shards of 8 MiB, long
 	// enough to write that the kill lands mid-file.
@@ -166,6 +169,20 @@ func TestSIGKILLThenRerun(t *testing.T) {
 			if got[name] != sum {
 				t.Errorf("%s differs from the clean run's", name)
 			}
+		}
+	})
+
+	t.Run("file", func(t *testing.T) {
+		parent := t.TempDir()
+		out := filepath.Join(parent, "out.bin")
+		args := []string{"convert", in, out, "--to", "tpu:v5e", "--dtype", "bf16"}
+		killMidWrite(t, func() bool { return len(hidden(t, parent)) > 0 }, args...)
+		if left := hidden(t, parent); len(left) == 0 {
+			t.Fatal("the killed convert left nothing: the test did not kill it mid-write")
+		}
+		mustRun(t, args...)
+		if names := dirNames(t, parent); strings.Join(names, " ") != "out.bin" {
+			t.Errorf("beside OUT after the rerun: %q", names)
 		}
 	})
 

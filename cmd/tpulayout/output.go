@@ -145,6 +145,8 @@ func writeOutput(out string, write func(w imageWriter) error) error {
 		}
 		return err
 	}
+	// A killed earlier run left its temporary beside OUT: nobody holds it any more.
+	buffer.RemoveStaleTemps(linkTarget(out))
 	var tmp string
 	release := holdSignals() // the temporary file is made under the hold
 	defer release()
