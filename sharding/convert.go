@@ -308,9 +308,11 @@ func (j *Job) write(dir string, inTemp bool) (*Manifest, error) {
 			}
 			var n int64
 			err := j.writeFiles(paths, inTemp, func(ws []io.Writer) error {
-				var err error
-				n, err = t.plan.writeGroup(ws, hs, src, starts, sc)
-				return err
+				// A source truncated meanwhile is an error naming it, not SIGBUS.
+				return buffer.GuardFaults("source "+t.t.File.Path, func() (err error) {
+					n, err = t.plan.writeGroup(ws, hs, src, starts, sc)
+					return err
+				}, src)
 			})
 			if err != nil {
 				src.Close()

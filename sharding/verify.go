@@ -130,7 +130,15 @@ func Verify(dir, ckptPath string) (*Report, error) {
 			if d, _, ok := strings.Cut(ms.File, "/"); ok {
 				listed[d] = true
 			}
-			n, msg := verifyShard(filepath.Join(dir, ms.File), ms, dst, src, s.Start)
+			var n int64
+			var msg string
+			err := buffer.GuardFaults("source "+t.File.Path, func() error {
+				n, msg = verifyShard(filepath.Join(dir, ms.File), ms, dst, src, s.Start)
+				return nil
+			}, src)
+			if err != nil {
+				msg = err.Error()
+			}
 			r.Bytes += n
 			if msg != "" {
 				bad(mt.Name, ms.File, "%s", msg)
