@@ -85,3 +85,28 @@ func TestMergeManifestLink(t *testing.T) {
 		t.Error("merge wrote through the link")
 	}
 }
+
+// TestShardedOutLink: a one-process sharded conversion into a symbolic link to an
+// empty directory removed the link and put a directory in its place, leaving the
+// target empty; it writes the target, and the link stays.
+func TestShardedOutLink(t *testing.T) {
+	dir := shardCheckpoint(t)
+	d := t.TempDir()
+	target, link := filepath.Join(d, "target"), filepath.Join(d, "link")
+	if err := os.Mkdir(target, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("target", link); err != nil {
+		t.Fatal(err)
+	}
+	mustRun(t, "convert", filepath.Join(dir, "model.safetensors"), link, "--all", "--mesh", "d=2", "--spec", "P()", "--to", "tpu:v5e")
+	if st, err := os.Lstat(link); err != nil || st.Mode()&fs.ModeSymlink == 0 {
+		t.Errorf("the link %s was replaced (%v)", link, err)
+	}
+	if _, err := os.Stat(filepath.Join(target, "manifest.json")); err != nil {
+		t.Errorf("the link's target holds no manifest: %v", err)
+	}
+	if names := dirNames(t, d); len(names) != 2 {
+		t.Errorf("beside OUT: %q", names)
+	}
+}

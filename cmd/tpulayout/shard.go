@@ -123,7 +123,7 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 		return fmt.Errorf("%s", libErr(err))
 	}
 	prog = newProgress(c.progress, "convert", job.Bytes())
-	m, err := job.WriteDir(out)
+	m, err := job.WriteDir(linkTarget(out)) // a symlink OUTDIR: its target, and the link stays
 	if err != nil {
 		return fmt.Errorf("cannot write OUT %s: %s", out, libErr(err))
 	}
