@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/layout"
@@ -71,6 +72,7 @@ func Verify(dir, ckptPath string) (*Report, error) {
 		r.Problems = append(r.Problems, Problem{tensor, file, fmt.Sprintf(format, args...)})
 	}
 	files := map[int][]string{}
+	listed := map[string]bool{ManifestName: true}
 	for _, mt := range m.Tensors {
 		r.Tensors++
 		t, ok := ckpt.Tensor(mt.Name)
@@ -124,7 +126,19 @@ func Verify(dir, ckptPath string) (*Report, error) {
 			for _, d := range s.Devices {
 				files[d] = append(files[d], ms.File)
 			}
-			n, msg := verifyShard(filepath.Join(dir, ms.File), ms, dst, src, s.Start)
+			listed[ms.File] = true
+			if d, _, ok := strings.Cut(ms.File, "/"); ok {
+				listed[d] = true
+			}
+			var n int64
+			var msg string
+			err := buffer.GuardFaults("source "+t.File.Path, func() error {
+				n, msg = verifyShard(filepath.Join(dir, ms.File), ms, dst, src, s.Start)
+				return nil
+			}, src)
+			if err != nil {
+				msg = err.Error()
+			}
 			r.Bytes += n
 			if msg != "" {
 				bad(mt.Name, ms.File, "%s", msg)
@@ -132,8 +146,19 @@ func Verify(dir, ckptPath string) (*Report, error) {
 		}
 		src.Close()
 	}
+	// By id, once: a search per device made a mesh of 2^20 devices take hours.
+	byID := make(map[int]int, len(m.Devices))
+	for i, d := range m.Devices {
+		if _, dup := byID[d.ID]; dup {
+			bad("", "", "device %d is listed twice", d.ID)
+		}
+		byID[d.ID] = i
+	}
 	for pos, id := range mesh.Devices {
-		i := slices.IndexFunc(m.Devices, func(d ManifestDevice) bool { return d.ID == id })
+		i, ok := byID[id]
+		if !ok {
+			i = -1
+		}
 		switch {
 		case i < 0:
 			bad("", "", "device %d is not listed", id)
@@ -145,6 +170,12 @@ func Verify(dir, ckptPath string) (*Report, error) {
 	}
 	if len(m.Devices) != mesh.Size() {
 		bad("", "", "%d devices listed for a mesh of %d", len(m.Devices), mesh.Size())
+	}
+	// What the manifest does not list: a stale temporary of a killed run, a file of
+	// another conversion. Verify only reports it (a rerun or merge removes our stale
+	// temporaries).
+	for _, f := range unlistedFiles(dir, listed, false) {
+		bad("", f, "not listed in the manifest (a temporary left by a killed run, or a file of another conversion)")
 	}
 	return r, nil
 }

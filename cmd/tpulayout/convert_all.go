@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/relayout"
@@ -27,6 +29,7 @@ type manifestEntry struct {
 }
 
 type manifest struct {
+	Format  string          `json:"format"` // allFormat; absent before it was added
 	Source  string          `json:"source"`
 	To      string          `json:"to"`
 	Tensors []manifestEntry `json:"tensors"`
@@ -79,9 +82,10 @@ func (c *convertFlags) runAll(in, out string, padOpt relayout.Option, w io.Write
 	if note := guesses.line(len(sf.Tensors)); note != "" {
 		fmt.Fprintf(progressOut, "tpulayout convert: %s\n", note)
 	}
-	parent := filepath.Dir(filepath.Clean(dest))
+	// A killed earlier run left its temporary tree: nobody holds it any more.
+	buffer.RemoveStaleTemps(dest)
 	release := holdSignals()
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(filepath.Clean(dest))+".tmp*")
+	tmp, unlock, err := buffer.MkdirTempLocked(dest)
 	if err == nil {
 		trackHeld(tmp)
 	}
@@ -95,6 +99,7 @@ func (c *convertFlags) runAll(in, out string, padOpt relayout.Option, w io.Write
 			os.RemoveAll(tmp)
 		}
 		untrack(tmp)
+		unlock()
 	}()
 	var total int64
 	for _, t := range targets {
@@ -103,7 +108,7 @@ func (c *convertFlags) runAll(in, out string, padOpt relayout.Option, w io.Write
 		}
 	}
 	prog := newProgress(c.progress, "convert", total)
-	m := manifest{Source: filepath.Base(in), To: c.to, Tensors: []manifestEntry{}}
+	m := manifest{Format: allFormat, Source: filepath.Base(in), To: c.to, Tensors: []manifestEntry{}}
 	files := safetensors.UniqueNames{Suffix: ".bin"} // never manifest.json
 	for i, t := range sf.Tensors {
 		file := files.Name(t.Name)
@@ -118,7 +123,13 @@ func (c *convertFlags) runAll(in, out string, padOpt relayout.Option, w io.Write
 		})
 		src.Close()
 		if err != nil {
-			return fmt.Errorf("tensor %q: %w", t.Name, err)
+			// Name OUT, not the temporary tree that becomes it.
+			msg := strings.ReplaceAll(err.Error(), tmp, filepath.Clean(out))
+			var ue *usageError
+			if errors.As(err, &ue) {
+				return usagef("tensor %q: %s", t.Name, msg)
+			}
+			return fmt.Errorf("tensor %q: %s", t.Name, msg)
 		}
 		prog.add(n)
 		m.Tensors = append(m.Tensors, manifestEntry{
@@ -132,6 +143,9 @@ func (c *convertFlags) runAll(in, out string, padOpt relayout.Option, w io.Write
 	}
 	js = append(compactArrays(js), '\n')
 	if err := os.WriteFile(filepath.Join(tmp, "manifest.json"), js, 0o644); err != nil {
+		return fmt.Errorf("cannot write OUT %s: %s", out, fileErr(err))
+	}
+	if err := buffer.RemoveTempMarker(tmp); err != nil {
 		return fmt.Errorf("cannot write OUT %s: %s", out, fileErr(err))
 	}
 	if err := os.Chmod(tmp, 0o755); err != nil {

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
 	"strconv"
 	"strings"
@@ -82,9 +81,9 @@ pick element N of a tuple.`,
 
 // readModule reads and parses an HLO text file.
 func readModule(path string) (*hlo.Module, error) {
-	b, err := os.ReadFile(path)
+	b, err := readTextFile(path, "MODULE", maxModuleBytes)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read MODULE %s: %s", path, fileErr(err))
+		return nil, err
 	}
 	m, err := hlo.Parse(b)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"strings"
 
 	"github.com/tpulayout/tpulayout/buffer"
@@ -116,11 +117,35 @@ func checkPadValue(v float64, dt layout.DType) error {
 	if !buffer.CanConvert(dt, layout.F64) {
 		return fmt.Errorf("tpulayout: pad=%v: %s padding can only be 0 or 'leave'", v, dt)
 	}
+	if dt == layout.Pred || dt.IsInteger() {
+		// Range first: a saturated 2**63 reads back as 2**63 in float64 and passed.
+		lo, hi := intRange(dt)
+		if math.IsNaN(v) || math.IsInf(v, 0) || v != math.Trunc(v) {
+			return fmt.Errorf("tpulayout: pad=%v is not a whole number in %s's range %s to %s", v, dt, lo, hi)
+		}
+		x, _ := new(big.Float).SetFloat64(v).Int(nil)
+		if x.Cmp(lo) < 0 || x.Cmp(hi) > 0 {
+			return fmt.Errorf("tpulayout: pad=%s is outside %s's range %s to %s", x, dt, lo, hi)
+		}
+		return nil
+	}
 	back := math.Float64frombits(buffer.ConvertElement(layout.F64, dt, buffer.ConvertElement(dt, layout.F64, math.Float64bits(v))))
 	if math.IsNaN(v) && math.IsNaN(back) || back == v && (math.Signbit(back) == math.Signbit(v) || !dt.IsFloat()) {
 		return nil
 	}
 	return fmt.Errorf("tpulayout: pad=%v is not a value of %s, which would hold %v", v, dt, back)
+}
+
+// intRange is the range of an integer type (pred: 0 to 1), as the CLI's --pad has it.
+func intRange(dt layout.DType) (lo, hi *big.Int) {
+	n := uint(dt.Bits())
+	switch {
+	case dt == layout.Pred:
+		return big.NewInt(0), big.NewInt(1)
+	case dt.IsSigned():
+		return new(big.Int).Neg(new(big.Int).Lsh(big.NewInt(1), n-1)), new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), n-1), big.NewInt(1))
+	}
+	return big.NewInt(0), new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), n), big.NewInt(1))
 }
 
 // planJSON describes a plan for the Python Plan object.

@@ -249,6 +249,16 @@ def _pad_args(pad: Any) -> Tuple[bytes, float]:
         raise InputError(f"tpulayout: pad={pad!r}: want a number or 'leave'")
     if pad == 0 and not (isinstance(pad, float) and np.signbit(pad)):
         return b"zero", 0.0
+    if isinstance(pad, (int, np.integer)) and not isinstance(pad, bool):
+        # The pad travels as a float64: 2**53+1 would arrive as 2**53, unsaid. (The
+        # library checks the range of the destination's type: 2**63 for s64, say.)
+        try:
+            held = str(int(float(pad)))
+        except OverflowError:
+            held = "no such number (it overflows)"
+        if held != str(int(pad)):
+            raise InputError(f"tpulayout: pad={int(pad)} cannot be written exactly: the pad travels "
+                             f"as a float64, which holds {held}")
     return b"value", float(pad)
 
 
