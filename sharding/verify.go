@@ -19,8 +19,9 @@ import (
 
 // Problem is one thing Verify found wrong.
 type Problem struct {
-	Tensor, File string // may be empty
-	Msg          string
+	Tensor string `json:"tensor,omitempty"` // may be empty
+	File   string `json:"file,omitempty"`   // may be empty
+	Msg    string `json:"msg"`
 }
 
 func (p Problem) String() string {
@@ -36,11 +37,11 @@ func (p Problem) String() string {
 
 // Report is what Verify checked.
 type Report struct {
-	Manifest *Manifest
-	Tensors  int
-	Shards   int
-	Bytes    int64
-	Problems []Problem
+	Manifest *Manifest `json:"manifest"`
+	Tensors  int       `json:"tensors"`
+	Shards   int       `json:"shards"`
+	Bytes    int64     `json:"bytes"`
+	Problems []Problem `json:"problems"`
 }
 
 // Verify re-reads the images of the conversion in dir and checks them against its

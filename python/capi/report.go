@@ -3,17 +3,19 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/tpulayout/tpulayout/hlo"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/report"
+	"github.com/tpulayout/tpulayout/sharding"
 	"github.com/tpulayout/tpulayout/tpu"
 )
 
 // reportRequest is the JSON the Python package passes to tl_report: which report and
 // its arguments, named as the Python functions name them.
 type reportRequest struct {
-	Report string `json:"report"` // info, explain, hlo or blockspec
+	Report string `json:"report"` // info, explain, hlo, blockspec, verify or gather
 
 	Layout string  `json:"layout"` // info, explain: the array shape
 	Index  []int64 `json:"index"`  // explain: a logical index, or
@@ -28,6 +30,10 @@ type reportRequest struct {
 	Block    []int64 `json:"block"`
 	Gen      string  `json:"gen"` // blockspec, info
 	Operands int     `json:"operands"`
+
+	Dir    string `json:"dir"`    // verify, gather: a sharded conversion's directory
+	Source string `json:"source"` // verify: the checkpoint ("" for the manifest's)
+	Out    string `json:"out"`    // gather: the .safetensors file to write
 }
 
 // generation parses a generation name; "" is the default generation.
@@ -99,6 +105,24 @@ func buildReport(reqJSON string) ([]byte, error) {
 		if rep, err = report.CheckBlock(g, sh, q.Block, q.Operands); err != nil {
 			return nil, err
 		}
+	case "verify":
+		r, err := sharding.Verify(q.Dir, q.Source)
+		if err != nil {
+			return nil, err
+		}
+		if r.Problems == nil {
+			r.Problems = []sharding.Problem{}
+		}
+		rep = r
+	case "gather":
+		if !strings.HasSuffix(strings.ToLower(q.Out), ".safetensors") {
+			return nil, fmt.Errorf("tpulayout: gather writes a .safetensors file, not %q", q.Out)
+		}
+		m, err := sharding.Gather(q.Dir, q.Out)
+		if err != nil {
+			return nil, err
+		}
+		rep = m
 	default:
 		return nil, fmt.Errorf("tpulayout: unknown report %q", q.Report)
 	}

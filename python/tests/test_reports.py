@@ -117,3 +117,44 @@ def test_blockspec_errors():
         tpulayout.blockspec("bf16[4096,4096]{0,1}", (256, 512))
     with pytest.raises(tpulayout.InputError, match="operands must be 1 to 64"):
         tpulayout.blockspec("bf16[4096,4096]", (256, 512), operands=0)
+
+
+@pytest.fixture()
+def sharded(cli, tmp_path):
+    """A sharded conversion made by the CLI."""
+    out = tmp_path / "shards"
+    subprocess.run([cli, "convert", str(ROOT / "testdata" / "sharding" / "mesh2d_both.safetensors"),
+                    str(out), "--mesh", "data=2,model=2", "--spec", 'P("data","model")',
+                    "--to", "tpu:v5e", "--all"], check=True, capture_output=True)
+    return out
+
+
+def test_verify_matches_cli(cli, sharded):
+    r = tpulayout.verify(sharded)
+    assert r["problems"] == []
+    line = subprocess.run([cli, "verify", str(sharded)], capture_output=True, text=True,
+                          check=True).stdout.splitlines()[0]
+    assert line.startswith(f"{r['tensors']} tensor, {r['shards']} shard files, ")
+    with open(sharded / "manifest.json") as f:
+        assert r["manifest"] == json.load(f)
+
+
+def test_verify_finds_a_changed_image(cli, sharded):
+    img = sorted(p for p in sharded.rglob("*.bin"))[0]
+    data = bytearray(img.read_bytes())
+    data[0] ^= 1
+    img.write_bytes(bytes(data))
+    r = tpulayout.verify(sharded)
+    assert [p["file"] for p in r["problems"]] == [img.relative_to(sharded).as_posix()], r["problems"]
+    res = subprocess.run([cli, "verify", str(sharded)], capture_output=True, text=True)
+    assert res.returncode == 1 and r["problems"][0]["msg"] in res.stdout
+
+
+def test_gather_matches_cli(cli, sharded, tmp_path):
+    m = tpulayout.gather(sharded, tmp_path / "py.safetensors")
+    subprocess.run([cli, "gather", str(sharded), str(tmp_path / "cli.safetensors")], check=True,
+                   capture_output=True)
+    assert (tmp_path / "py.safetensors").read_bytes() == (tmp_path / "cli.safetensors").read_bytes()
+    assert [t["name"] for t in m["tensors"]] == ["x"]
+    with pytest.raises(tpulayout.InputError, match="safetensors"):
+        tpulayout.gather(sharded, tmp_path / "out.bin")

@@ -229,3 +229,21 @@ def blockspec(array: LayoutLike, block: Sequence[int], *, gen: Optional[str] = .
               operands: int = ...) -> BlockReport:
     """Legality, VMEM and grid of a Pallas TPU block shape: `tpulayout blockspec --json`
     (an illegal block is reported with legal False, not raised)."""
+class _Problem(TypedDict, total=False):
+    tensor: str
+    file: str
+    msg: str
+
+class VerifyReport(TypedDict):
+    manifest: dict  # the conversion's manifest.json
+    tensors: int
+    shards: int
+    bytes: int
+    problems: List[_Problem]  # empty when the conversion checks out
+
+def verify(outdir: Union[str, "os.PathLike[str]"],
+           source: Union[str, "os.PathLike[str]", None] = ...) -> VerifyReport:
+    """Checks a sharded conversion against its manifest and source, as `tpulayout verify`."""
+def gather(outdir: Union[str, "os.PathLike[str]"], out: Union[str, "os.PathLike[str]"]) -> dict:
+    """Reassembles a sharded conversion's global arrays into out (.safetensors), as
+    `tpulayout gather`; returns the manifest."""

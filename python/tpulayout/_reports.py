@@ -1,6 +1,7 @@
 """The reports of the CLI's inspection verbs (explain, hlo, blockspec), built by the Go
 package report and returned as the dicts `tpulayout VERB --json` prints: the same keys,
-described by the JSON schemas in the repository's docs/schema."""
+described by the JSON schemas in the repository's docs/schema; and verify and gather of
+a sharded conversion, over the Go package sharding."""
 
 from __future__ import annotations
 
@@ -75,3 +76,23 @@ def blockspec(array: Any, block: Sequence[int], *, gen: Optional[str] = None,
     Returns the dict of ``tpulayout blockspec --json``."""
     return _report(report="blockspec", array=str(array), block=_ints(block, "block"),
                    gen=gen or "", operands=int(operands))
+
+
+def verify(outdir: Any, source: Any = None) -> dict:
+    """Checks a sharded conversion (``tpulayout convert … --mesh …``) in outdir as
+    ``tpulayout verify`` does: every tensor's placement recomputed from its spec and the
+    mesh, each device's files, each file's size and SHA-256, and each image's contents
+    against the source checkpoint (the manifest's, or ``source``). Returns a dict:
+    ``tensors``, ``shards``, ``bytes`` checked, ``problems`` (dicts: tensor, file, msg;
+    empty when all is well) and the ``manifest``. Raises only when it cannot start."""
+    return _report(report="verify", dir=os.fspath(outdir),
+                   source=os.fspath(source) if source is not None else "")
+
+
+def gather(outdir: Any, out: Any) -> dict:
+    """Reassembles the global arrays of the sharded conversion in outdir into the
+    safetensors file ``out`` (row-major, in the images' dtype), as ``tpulayout gather``
+    does: each shard's file is checked against its size and SHA-256, and the shards must
+    cover every device once. ``out`` is written to a temporary file and renamed.
+    Returns the conversion's manifest as a dict."""
+    return _report(report="gather", dir=os.fspath(outdir), out=os.fspath(out))
