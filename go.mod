@@ -7,4 +7,9 @@ require (
 	golang.org/x/sys v0.49.0
 )
 
-require gonum.org/v1/gonum v0.17.0
+require (
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
+	gonum.org/v1/gonum v0.17.0
+)
+
+require golang.org/x/text v0.23.0 // indirect

@@ -13,7 +13,8 @@ import (
 // WriteFileAtomic writes a file through write: the bytes go to a temporary file in the
 // same directory, which is flushed, fsynced and then renamed over path. If write or any
 // step fails, the temporary file is removed and path is left as it was. A new file gets
-// mode 0644; an existing file keeps its mode.
+// mode 0644; an existing file keeps its mode. A path that is a symbolic link is written
+// at its target (see LinkTarget) and stays a link.
 func WriteFileAtomic(path string, write func(w io.Writer) error) error {
 	return WriteFileAtomicFile(path, func(f *os.File) error {
 		bw := bufio.NewWriterSize(ChunkedWriter{f}, 1<<20) // bufio passes large writes through whole
@@ -33,6 +34,7 @@ func WriteFileAtomic(path string, write func(w io.Writer) error) error {
 // as it is, so callers keep their own wording; the other steps' errors say what failed.
 // A panic in write removes the temporary file too, and goes on.
 func WriteFileAtomicFile(path string, write func(f *os.File) error) (err error) {
+	path = LinkTarget(path) // a symbolic link stays, and the file it names is replaced
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -49,6 +51,7 @@ func WriteFileAtomicFile(path string, write func(f *os.File) error) (err error) 
 		return fmt.Errorf("buffer: write %s: %w", path, err)
 	}
 	tmp := f.Name()
+	lockFile(f)   // a rerun can tell it from a killed process's (see RemoveStaleTemps)
 	done := false // not err == nil: a panic leaves err nil
 	defer func() {
 		if !done {
@@ -83,4 +86,27 @@ func syncDir(dir string) {
 		d.Sync()
 		d.Close()
 	}
+}
+
+// LinkTarget follows the symbolic links of path to the file they name (which need not
+// exist yet), so that an atomic write replaces that file and the links stay. A path
+// that is not a link, or a loop of links, is returned as it is (the write then reports
+// it).
+func LinkTarget(path string) string {
+	p := path
+	for range 40 {
+		st, err := os.Lstat(p)
+		if err != nil || st.Mode()&fs.ModeSymlink == 0 {
+			return p
+		}
+		dst, err := os.Readlink(p)
+		if err != nil {
+			return p
+		}
+		if !filepath.IsAbs(dst) {
+			dst = filepath.Join(filepath.Dir(p), dst)
+		}
+		p = dst
+	}
+	return path
 }

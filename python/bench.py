@@ -1,6 +1,6 @@
 """Speed of the Python package beside numpy.copyto of the same bytes, in the same run.
 
-    python3 python/bench.py [--workers N] [--samples N] [--go] [--memory]
+    python3 python/bench.py [--workers N] [--samples N] [--go] [--memory] [--small]
 
 Times to_device of an 8192x8192 f32 array to bf16 T(8,128)(2,1) and from_device of that
 image back to a row-major bf16 array, each paired sample beside numpy.copyto of the
@@ -10,7 +10,10 @@ conversion; and the per-call overhead of a reused Plan on 256x256 bf16 (its time
 Python less the same copies looped inside the Go library). --go also runs
 cmd/relayout-bench on the same cases (needs the Go toolchain) and prints the Python
 ratio as a share of Go's. --memory (alone) converts a 1 GiB f32
-array and back and reports the peak memory against the two arrays' size.
+array and back and reports the peak memory against the two arrays' size. --small (alone)
+times the small calls: a cached to_device and from_device with out= and a reused
+Plan.copy on bf16[8,128], beside an empty call into the library through ctypes and
+numpy.copyto of the same 2 KiB, interleaved in the same run.
 """
 
 import argparse
@@ -86,6 +89,37 @@ def memory(w):
     assert back is big
 
 
+def small(rounds=40, reps=5000):
+    """Small-call costs: each case's best of rounds (noise on a shared machine only
+    adds), the cases interleaved round by round, and each as a ratio to the empty call
+    and to numpy.copyto of the same bytes."""
+    from tpulayout._lib import lib
+    dev = "bf16[8,128]{1,0:T(8,128)(2,1)}"
+    x = np.arange(8 * 128, dtype=np.uint16).reshape(8, 128)  # bf16 bits
+    x_copy = np.empty_like(x)
+    img = tpulayout.empty(2048)
+    host = tpulayout.empty((8, 128), np.uint16)
+    plan = tpulayout.Plan("bf16[8,128]{1,0}", dev, workers=1)
+    cases = {
+        "empty ctypes call": lambda: lib.tl_free(None),
+        "numpy.copyto 2 KiB": lambda: np.copyto(x_copy, x),
+        "to_device(x, layout, out=img)": lambda: tpulayout.to_device(x, dev, out=img, workers=1),
+        "from_device(img, layout, out=host)": lambda: tpulayout.from_device(img, dev, out=host, workers=1),
+        "Plan.copy(x, img)": lambda: plan.copy(x, img),
+    }
+    best = {k: float("inf") for k in cases}
+    for f in cases.values():
+        f()  # warm up: plans compiled and cached
+    for _ in range(rounds):
+        for k, f in cases.items():
+            best[k] = min(best[k], timeit.timeit(f, number=reps) / reps)
+    assert np.array_equal(host, x), "from_device did not give back to_device's array"
+    empty, copyto = best["empty ctypes call"], best["numpy.copyto 2 KiB"]
+    print(f"small calls on bf16[8,128] (2 KiB), {dev}, 1 worker; best of {rounds} rounds of {reps}:")
+    for k, t in best.items():
+        print(f"  {k:36s} {t * 1e6:6.2f} us  {t / empty:5.1f}x the empty call  {t / copyto:5.2f}x numpy.copyto")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--workers", type=int, default=1)
@@ -93,8 +127,12 @@ def main():
     ap.add_argument("--go", action="store_true", help="also run relayout-bench on the same cases")
     ap.add_argument("--memory", action="store_true",
                     help="only measure the peak memory of a 1 GiB conversion")
+    ap.add_argument("--small", action="store_true",
+                    help="only time the small calls (bf16[8,128]) beside an empty call and numpy.copyto")
     args = ap.parse_args()
     w = args.workers
+    if args.small:
+        return small()
 
     if args.memory:
         return memory(w)

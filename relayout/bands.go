@@ -3,6 +3,7 @@ package relayout
 import (
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"slices"
 
 	"github.com/tpulayout/tpulayout/buffer"
@@ -303,6 +304,7 @@ func (b *Bands) CopyBand(k int, dst []byte, src *buffer.Buffer, scratch []byte) 
 		return fmt.Errorf("relayout: bands of %v given a source of %v", b.src, src.Shape)
 	}
 	bd := b.Band(k)
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true)) // as in Plan.CopyBytes
 	var in []byte
 	if b.gather {
 		if int64(len(scratch)) < bd.SrcLen {

@@ -63,10 +63,12 @@
 // Copy does not allocate (buffers that converting transposes and packings and two-pass
 // plans need are made by NewPlan): parallel copies ([WithWorkers]) run on a pool of long-lived
 // goroutines, each worker on a disjoint destination range. A panic in a worker's range,
-// or a memory fault there (such as reading a mapped source whose file was truncated,
-// which workers turn into a panic with [runtime/debug.SetPanicOnFault]), is raised again
-// in the goroutine that called Copy once every range has stopped, so that the caller
-// can recover it.
+// or a memory fault in any range (such as reading a mapped source whose file was
+// truncated, which Copy and the workers turn into a panic with
+// [runtime/debug.SetPanicOnFault], the calling goroutine's own range included), is
+// raised again in the goroutine that called Copy once every range has stopped, so that
+// the caller can recover it (its value has an Addr method) instead of the process
+// dying of SIGBUS.
 //
 // # Bands
 //

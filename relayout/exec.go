@@ -723,6 +723,8 @@ func (p *Plan) elem(dst, src []byte, dOff, sOff int64) {
 	v := buffer.LoadBits(src, sOff, p.sbits)
 	if p.conv != nil {
 		v = buffer.Widen(p.dt, p.dbits, p.conv(v))
+	} else if p.dt == layout.Pred && p.dbits < p.sbits && v != 0 {
+		v = 1 // any nonzero pred is true; narrower storage would keep its low bits
 	}
 	buffer.StoreBits(dst, dOff, p.dbits, v)
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"runtime/debug"
 	"slices"
 	"unsafe"
 
@@ -199,6 +200,9 @@ func (p *Plan) CopyBytes(dst, src []byte) error {
 	if len(dst) == 0 {
 		return nil
 	}
+	// The calling goroutine runs a part too: a fault there (a mapped source whose file
+	// was truncated) must panic, as in the workers, not crash the process.
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	p.exec.copy(dst, src)
 	if p.opts.pad != padLeave {
 		clearTail(dst, p.dst.FootprintElements(), p.dst.ElementBits())

@@ -35,6 +35,8 @@ func reference(dst, src *buffer.Buffer, fill uint64, leave bool) {
 			v := loadWide(src.Data, soff, sbits)
 			if dst.Shape.DType != src.Shape.DType {
 				v[0] = buffer.Widen(dst.Shape.DType, dbits, buffer.ConvertElement(dst.Shape.DType, src.Shape.DType, v[0]))
+			} else if dst.Shape.DType == layout.Pred && dbits < sbits && v[0] != 0 {
+				v[0] = 1 // a nonzero pred is true in any width, not only an odd one
 			}
 			storeWide(dst.Data, w.dst[i], dbits, v)
 		}

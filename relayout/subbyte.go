@@ -15,6 +15,7 @@ import (
 type subByte struct {
 	inner        *Plan                // the same footprints and options, on bytes
 	sbits, dbits int                  // the sides' element widths: below 8 is packed
+	predTruth    bool                 // pred into fewer bits: the source's nonzero become 1
 	bufs         *freeList[[2][]byte] // unpacked source and destination
 	// The passes' parts for the worker pool, over packed bytes: made once (see parallel).
 	unpackSrc, unpackDst, packDst func(dst, src []byte, lo, hi int64)
@@ -41,12 +42,18 @@ func planSubByte(p *Plan, dst, src layout.Shape, opts []Option) *subByte {
 	b.unpackSrc = func(out, in []byte, lo, hi int64) { unpackPart(out, in, b.sbits, lo, hi) }
 	b.unpackDst = func(out, in []byte, lo, hi int64) { unpackPart(out, in, b.dbits, lo, hi) }
 	b.packDst = func(out, in []byte, lo, hi int64) { packPart(out, in, b.dbits, lo, hi) }
+	// Any nonzero pred is true: packing into fewer bits keeps the low ones alone, so
+	// 0x02 would turn false. The inner plan copies pred bytes as they are (as a
+	// relayout between equal widths does), so the source's are made 0 or 1 first, in
+	// the unpacked copy (source padding is never read; the destination's, which a
+	// WithPadLeave keeps, is not touched).
+	b.predTruth = dst.DType == layout.Pred && src.DType == layout.Pred && p.dbits < p.sbits
 	b.bufs = newFreeList(1, 1, b.newBufs) // made now, so that Copy does not allocate
 	return b
 }
 
 func (b *subByte) newBufs() (bufs [2][]byte) {
-	if b.sbits < 8 {
+	if b.sbits < 8 || b.predTruth {
 		bufs[0] = make([]byte, b.inner.src.FootprintElements())
 	}
 	if b.dbits < 8 {
@@ -77,6 +84,12 @@ func (b *subByte) copy(dst, src []byte) {
 	if b.sbits < 8 {
 		s = bufs[0]
 		b.split(b.unpackSrc, s, src)
+	} else if b.predTruth {
+		s = bufs[0]
+		copy(s, src)
+	}
+	if b.predTruth {
+		truthBytes(s)
 	}
 	if b.dbits < 8 {
 		d = bufs[1]
@@ -229,5 +242,14 @@ func pack(out, in []byte, w int) {
 			x = x&^(m<<(k*w)) | (e&m)<<(k*w)
 		}
 		out[full] = x
+	}
+}
+
+// truthBytes turns every nonzero byte of p into 1.
+func truthBytes(p []byte) {
+	for i, c := range p {
+		if c != 0 {
+			p[i] = 1
+		}
 	}
 }

@@ -41,7 +41,7 @@ func OpenCheckpoint(path string) (*Checkpoint, error) {
 		c.sort()
 		return c, nil
 	}
-	data, err := os.ReadFile(path)
+	data, err := readLimited(path, "index", MaxIndexBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -50,6 +50,11 @@ func OpenCheckpoint(path string) (*Checkpoint, error) {
 	}
 	if err := json.Unmarshal(data, &idx); err != nil {
 		return nil, fmt.Errorf("sharding: index %s is not valid JSON: %w", path, err)
+	}
+	// A tensor mapped twice would silently take the last file; other keys
+	// ("metadata") are the index's own and stay allowed.
+	if err := checkDuplicateKeys(data); err != nil {
+		return nil, fmt.Errorf("sharding: index %s: %w", path, err)
 	}
 	if len(idx.WeightMap) == 0 {
 		return nil, fmt.Errorf("sharding: index %s has no \"weight_map\" (tensor name → file)", path)

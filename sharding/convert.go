@@ -105,9 +105,10 @@ func Prepare(ckpt *Checkpoint, opt Options) (*Job, error) {
 	// Directory names come from all tensors of the checkpoint in name order, so every
 	// process and every subset agrees on them.
 	dirs := map[string]string{}
-	used := map[string]bool{ManifestName: true}
+	// Never named like the manifests beside them.
+	unique := safetensors.UniqueNames{Reserved: "manifest"}
 	for _, t := range ckpt.Tensors {
-		dirs[t.Name] = dirNameFor(t.Name, used)
+		dirs[t.Name] = unique.Name(t.Name)
 	}
 	names := opt.Names
 	if names == nil {
@@ -274,6 +275,14 @@ func (j *Job) write(dir string, inTemp bool) (*Manifest, error) {
 	if j.opt.Processes > 1 {
 		m.Process = fmt.Sprintf("%d/%d", j.opt.Process, j.opt.Processes)
 	}
+	var srcFiles []string
+	for _, t := range j.tensors {
+		srcFiles = append(srcFiles, t.t.File.Path)
+	}
+	var err error
+	if m.Sources, err = sourcesOf(srcFiles); err != nil {
+		return nil, err
+	}
 	mine := map[int]bool{}
 	for _, d := range j.devices {
 		mine[d] = true
@@ -289,6 +298,11 @@ func (j *Job) write(dir string, inTemp bool) (*Manifest, error) {
 		release()
 		if err != nil {
 			return nil, err
+		}
+		if !inTemp {
+			// A killed earlier run of this or another process left its temporaries;
+			// one still being written is locked and stays.
+			buffer.RemoveStaleTempsIn(filepath.Join(dir, t.dir))
 		}
 		mt := ManifestTensor{Name: t.t.Name, DType: t.t.DType.String(), Shape: nonNil(t.t.Shape),
 			SourceFile: filepath.Base(t.t.File.Path), Spec: t.pl.Spec.String(),
@@ -310,9 +324,11 @@ func (j *Job) write(dir string, inTemp bool) (*Manifest, error) {
 			}
 			var n int64
 			err := j.writeFiles(paths, inTemp, func(ws []io.Writer) error {
-				var err error
-				n, err = t.plan.writeGroup(ws, hs, src, starts, sc)
-				return err
+				// A source truncated meanwhile is an error naming it, not SIGBUS.
+				return buffer.GuardFaults("source "+t.t.File.Path, func() (err error) {
+					n, err = t.plan.writeGroup(ws, hs, src, starts, sc)
+					return err
+				}, src)
 			})
 			if err != nil {
 				src.Close()
@@ -347,6 +363,9 @@ func (j *Job) write(dir string, inTemp bool) (*Manifest, error) {
 		return nil, err
 	}
 	name := ManifestName
+	if !inTemp {
+		buffer.RemoveStaleTempsIn(dir)
+	}
 	if m.Process != "" {
 		name = PartialName(j.opt.Process, j.opt.Processes)
 	}
@@ -399,9 +418,10 @@ func (j *Job) WriteDir(dir string) (*Manifest, error) {
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, err
 	}
-	clean := filepath.Clean(dir)
+	// A killed earlier run left its temporary directory; nobody holds it any more.
+	buffer.RemoveStaleTemps(dir)
 	release := j.opt.hold()
-	tmp, err := os.MkdirTemp(filepath.Dir(clean), "."+filepath.Base(clean)+".tmp*")
+	tmp, unlock, err := buffer.MkdirTempLocked(dir)
 	if err == nil {
 		j.opt.track(tmp)
 	}
@@ -410,7 +430,11 @@ func (j *Job) WriteDir(dir string) (*Manifest, error) {
 		return nil, err
 	}
 	defer j.opt.untrack(tmp)
+	defer unlock()
 	m, err := j.write(tmp, true)
+	if err == nil {
+		err = buffer.RemoveTempMarker(tmp)
+	}
 	if err == nil {
 		err = os.Chmod(tmp, 0o755)
 	}
@@ -423,22 +447,6 @@ func (j *Job) WriteDir(dir string) (*Manifest, error) {
 		return nil, err
 	}
 	return m, nil
-}
-
-// dirNameFor turns a tensor name into a unique directory name: safetensors.FileStem,
-// unique ignoring case (for file systems that ignore it) and never starting with
-// "manifest", whose files sit beside the directories.
-func dirNameFor(name string, used map[string]bool) string {
-	stem := safetensors.FileStem(name)
-	d := stem
-	for i := 2; used[strings.ToLower(d)] || strings.HasPrefix(d, "manifest"); i++ {
-		d = fmt.Sprintf("%s-%d", stem, i)
-		if strings.HasPrefix(stem, "manifest") {
-			d = "t." + d
-		}
-	}
-	used[strings.ToLower(d)] = true
-	return d
 }
 
 func nonNil[T any](s []T) []T {

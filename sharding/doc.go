@@ -19,7 +19,14 @@
 // stays bounded; manifest.json lists per device its coordinates and files, and per
 // tensor its spec, shard shape, layout and shards (index ranges, devices, file, size,
 // SHA-256). A conversion can be split over N processes as JAX multi-host splits
-// devices (Mesh.ProcessDevices); Merge joins their partial manifests. Verify re-reads
-// the images and checks them against the manifest and the source; Gather reassembles
-// the global arrays.
+// devices (Mesh.ProcessDevices); Merge joins their partial manifests after checking
+// the files they list (sizes and checksums), that every process read the same source
+// (ManifestSource fingerprints) and that nothing else is in the directory. Verify
+// re-reads the images and checks them against the manifest and the source; Gather
+// reassembles the global arrays, checking each shard's file and placement first.
+//
+// Manifests and rules files are read strictly (ParseManifest, ParseRules): an unknown
+// key, a key given twice or a checksum other than sha256 is an error, never ignored.
+// Temporaries are held locked while written, so that a rerun after SIGKILL removes
+// the stale ones of a killed run (see buffer.RemoveStaleTemps) and no others.
 package sharding

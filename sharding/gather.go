@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
@@ -24,6 +23,27 @@ import (
 // banded along dim 0 (the default layouts') are read band by band, so that memory holds
 // about 32 MiB of global rows (gatherBandBytes); others one global tensor at a time.
 func Gather(dir, out string) (*Manifest, error) {
+	var m *Manifest
+	err := buffer.WriteFileAtomicFile(out, func(f *os.File) error {
+		var err error
+		m, err = GatherTo(f, dir)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+type gatherTensor struct {
+	mt  ManifestTensor
+	dst layout.Shape
+	pl  *Placement
+}
+
+// GatherTo is Gather writing the safetensors file to w, in order (a stream will do):
+// everything in the manifest is checked before the first byte.
+func GatherTo(w io.Writer, dir string) (*Manifest, error) {
 	m, err := ReadManifest(filepath.Join(dir, ManifestName))
 	if err != nil {
 		return nil, err
@@ -32,12 +52,8 @@ func Gather(dir, out string) (*Manifest, error) {
 	if err != nil {
 		return nil, fmt.Errorf("manifest: %w", err)
 	}
-	type tensor struct {
-		mt  ManifestTensor
-		dst layout.Shape
-		pl  *Placement
-	}
-	var ts []tensor
+	var ts []gatherTensor
+	dirs := map[string]string{} // tensor by directory
 	var infos []safetensors.TensorInfo
 	for _, mt := range m.Tensors {
 		dst, err := layout.Parse(mt.Layout)
@@ -52,59 +68,66 @@ func Gather(dir, out string) (*Manifest, error) {
 		if err != nil {
 			return nil, fmt.Errorf("tensor %q: %w", mt.Name, err)
 		}
-		if !slices.Equal(pl.ShardDims, dst.Dims) || len(pl.Shards) != len(mt.Shards) {
-			return nil, fmt.Errorf("tensor %q: the manifest's shards do not match spec %s on mesh %s", mt.Name, spec, mesh)
+		d, err := checkListed(&mt, pl, dst)
+		if err != nil {
+			return nil, fmt.Errorf("tensor %q: %w", mt.Name, err)
 		}
-		for k, ms := range mt.Shards {
-			s := pl.Shards[k]
-			if !slices.Equal(ms.Index, s.Index) || !slices.Equal(ms.Devices, s.Devices) {
-				return nil, fmt.Errorf("tensor %q: shard %s is listed for devices %v at %v; spec %s puts shard %v on devices %v",
-					mt.Name, ms.File, ms.Devices, ms.Index, spec, s.Index, s.Devices)
+		if prev, ok := dirs[d]; ok {
+			return nil, fmt.Errorf("tensors %q and %q both list files in %s/", prev, mt.Name, d)
+		}
+		dirs[d] = mt.Name
+		// Sizes before anything is allocated: the global array is then no larger than
+		// the shard files on disk make it.
+		for _, ms := range mt.Shards {
+			st, err := os.Stat(filepath.Join(dir, ms.File))
+			if err != nil {
+				return nil, fmt.Errorf("tensor %q: shard %s: %w", mt.Name, ms.File, err)
+			}
+			if st.Size() != ms.Bytes {
+				return nil, fmt.Errorf("tensor %q: %s has %d bytes, the manifest says %d", mt.Name, ms.File, st.Size(), ms.Bytes)
 			}
 		}
-		ts = append(ts, tensor{mt, dst, pl})
+		ts = append(ts, gatherTensor{mt, dst, pl})
 		infos = append(infos, safetensors.TensorInfo{Name: mt.Name, DType: dst.DType, Shape: mt.Shape})
 	}
 	hdr, err := safetensors.HeaderFor(infos, nil)
 	if err != nil {
 		return nil, err
 	}
-	err = buffer.WriteFileAtomicFile(out, func(f *os.File) error {
-		if _, err := f.Write(hdr); err != nil {
-			return err
-		}
-		off := int64(len(hdr))
-		sc := &scratch{} // reused from shard to shard
-		var buf []byte   // the global tensor, reused from tensor to tensor
-		for _, t := range ts {
-			eb := int64(t.dst.DType.StorageBits() / 8)
-			size := elems(t.mt.Shape) * eb
-			if ok, err := gatherBanded(f, off, dir, t.mt, t.dst, t.pl, sc); ok {
-				if err != nil {
-					return fmt.Errorf("tensor %q: %w", t.mt.Name, err)
-				}
-				off += size
-				continue
-			}
-			global := grow(&buf, size)
-			for k, ms := range t.mt.Shards {
-				shard, err := readShard(filepath.Join(dir, ms.File), ms, t.dst, sc)
-				if err != nil {
-					return fmt.Errorf("tensor %q: %w", t.mt.Name, err)
-				}
-				scatterWindow(global, t.mt.Shape, shard, t.pl.Shards[k].Start, t.dst.Dims, eb)
-			}
-			if _, err := f.WriteAt(global, off); err != nil {
-				return err
-			}
-			off += int64(len(global))
-		}
-		return nil
-	})
-	if err != nil {
+	if err := writeGathered(w, dir, hdr, ts); err != nil {
 		return nil, err
 	}
 	return m, nil
+}
+
+// writeGathered writes the safetensors file: hdr, then each tensor in order.
+func writeGathered(f io.Writer, dir string, hdr []byte, ts []gatherTensor) error {
+	if _, err := f.Write(hdr); err != nil {
+		return err
+	}
+	sc := &scratch{} // reused from shard to shard
+	var buf []byte   // the global tensor, reused from tensor to tensor
+	for _, t := range ts {
+		eb := int64(t.dst.DType.StorageBits() / 8)
+		if ok, err := gatherBanded(f, dir, t.mt, t.dst, t.pl, sc); ok {
+			if err != nil {
+				return fmt.Errorf("tensor %q: %w", t.mt.Name, err)
+			}
+			continue
+		}
+		global := grow(&buf, elems(t.mt.Shape)*eb)
+		for k, ms := range t.mt.Shards {
+			shard, err := readShard(filepath.Join(dir, ms.File), ms, t.dst, sc)
+			if err != nil {
+				return fmt.Errorf("tensor %q: %w", t.mt.Name, err)
+			}
+			scatterWindow(global, t.mt.Shape, shard, t.pl.Shards[k].Start, t.dst.Dims, eb)
+		}
+		if _, err := (buffer.ChunkedWriter{W: f}).Write(global); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // readShard reads an image file into sc, checks its size and checksum, and returns it

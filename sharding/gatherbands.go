@@ -1,12 +1,15 @@
 package sharding
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
 	"hash"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/layout"
@@ -18,12 +21,14 @@ import (
 // relaid out to row-major and placed at its columns, and the rows written.
 var gatherBandBytes int64 = 32 << 20
 
-// gatherBanded writes tensor t's global array (row-major, rows of dims[0]) at off in
-// w, reading its shard images from dir band by band: memory holds about
-// gatherBandBytes of global rows, however large the tensor. ok is false, with nothing
-// done, when the images cannot be read in bands of dim 0 (their majormost dim must be
-// 0); the caller then gathers the tensor whole.
-func gatherBanded(w *os.File, off int64, dir string, mt ManifestTensor, dst layout.Shape, pl *Placement, sc *scratch) (ok bool, err error) {
+// gatherBanded writes tensor t's global array (row-major) to w, in order, reading its
+// shard images from dir band by band: memory holds about gatherBandBytes of global
+// rows, however large the tensor. ok is false, with nothing done, when the images
+// cannot be read in bands of dim 0 (their majormost dim must be 0) or their rows do not
+// follow one another; the caller then gathers the tensor whole. A shard's checksum is
+// known after its last band: on a mismatch the rows before it are written already (a
+// file is then removed, as on any error; a stream gets the error after them).
+func gatherBanded(w io.Writer, dir string, mt ManifestTensor, dst layout.Shape, pl *Placement, sc *scratch) (ok bool, err error) {
 	g := mt.Shape
 	if len(g) < 2 || elems(g) == 0 {
 		return false, nil
@@ -42,6 +47,16 @@ func gatherBanded(w *os.File, off int64, dir string, mt ManifestTensor, dst layo
 		}
 		at[r] = len(groups)
 		groups = append(groups, []int{k})
+	}
+	// In order of rows, each group's rows right after the last one's.
+	slices.SortFunc(groups, func(a, b []int) int { return cmp.Compare(pl.Shards[a[0]].Start[0], pl.Shards[b[0]].Start[0]) })
+	for i, grp := range groups {
+		if pl.Shards[grp[0]].Start[0] != int64(i)*dst.Dims[0] {
+			return false, nil
+		}
+	}
+	if int64(len(groups))*dst.Dims[0] != g[0] {
+		return false, nil
 	}
 	per := int64(len(groups[0]))
 	b, banded := relayout.PlanBands(rowMajor(dst.DType, dst.Dims), dst, max(gatherBandBytes/max(per, 1), 1))
@@ -79,7 +94,6 @@ func gatherBanded(w *os.File, off int64, dir string, mt ManifestTensor, dst layo
 			}
 			fs[i], hs[i] = f, sha256.New()
 		}
-		r0 := pl.Shards[grp[0]].Start[0]
 		for k := range b.Len() {
 			bd := b.Band(k)
 			band := global[:bd.Rows*rowBytes]
@@ -97,7 +111,7 @@ func gatherBanded(w *os.File, off int64, dir string, mt ManifestTensor, dst layo
 				start := append([]int64{0}, pl.Shards[sk].Start[1:]...)
 				scatterWindow(band, bdims, rm[:bd.DstLen], start, wdims, eb)
 			}
-			if _, err := cw.WriteAt(band, off+(r0+bd.Row)*rowBytes); err != nil {
+			if _, err := cw.Write(band); err != nil {
 				return true, err
 			}
 		}

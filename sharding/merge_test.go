@@ -12,7 +12,7 @@ import (
 
 // partials converts the mesh2d_repl_f32 fixture (mesh data=2,model=2, P("model"):
 // every shard on one device of each process) as two processes into a new directory.
-func partials(t *testing.T) string {
+func partials(t testing.TB) string {
 	t.Helper()
 	ckpt, err := OpenCheckpoint(filepath.Join(fixtureDir, "mesh2d_repl_f32.safetensors"))
 	if err != nil {

@@ -3,7 +3,6 @@ package sharding
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"regexp"
 )
 
@@ -26,41 +25,64 @@ type Rule struct {
 //	{"rules": [{"match": "attn\\.w[qkv]$", "spec": "P(None, \"model\")"}, …],
 //	 "default": "P()"}
 func ReadRules(path string) (*Rules, error) {
-	data, err := os.ReadFile(path)
+	data, err := readLimited(path, "rules file", MaxRulesBytes)
 	if err != nil {
 		return nil, err
 	}
-	var f struct {
-		Rules []struct {
-			Match string `json:"match"`
-			Spec  string `json:"spec"`
-		} `json:"rules"`
-		Default *string `json:"default"`
+	r, err := ParseRules(data)
+	if err != nil {
+		return nil, fmt.Errorf("sharding: rules file %s: %w", path, err)
 	}
-	if err := json.Unmarshal(data, &f); err != nil {
-		return nil, fmt.Errorf("sharding: rules file %s is not valid JSON: %w", path, err)
+	return r, nil
+}
+
+// ParseRules parses the text of a rules file (see ReadRules). It is strict: a key it
+// does not know, a key given twice, a rule without "match" or "spec" or with an empty
+// "match" (which would match every tensor) are errors naming the rule.
+func ParseRules(data []byte) (*Rules, error) {
+	var f struct {
+		Rules   []json.RawMessage `json:"rules"`
+		Default *string           `json:"default"`
+	}
+	if err := decodeStrict(data, &f); err != nil {
+		return nil, fmt.Errorf("not a valid rules file: %w", err)
 	}
 	r := &Rules{}
-	for i, e := range f.Rules {
-		re, err := regexp.Compile(e.Match)
-		if err != nil {
-			return nil, fmt.Errorf("sharding: rules file %s: rule %d: bad regular expression %q: %w", path, i+1, e.Match, err)
+	for i, raw := range f.Rules {
+		var e struct {
+			Match *string `json:"match"`
+			Spec  *string `json:"spec"`
 		}
-		s, err := ParseSpec(e.Spec)
+		if err := decodeStrict(raw, &e); err != nil {
+			return nil, fmt.Errorf("rule %d: %w (a rule is {\"match\": REGEX, \"spec\": SPEC})", i+1, err)
+		}
+		switch {
+		case e.Match == nil:
+			return nil, fmt.Errorf("rule %d has no \"match\" (a regular expression on the tensor name)", i+1)
+		case *e.Match == "":
+			return nil, fmt.Errorf("rule %d has an empty \"match\", which would match every tensor; use \"default\" for that", i+1)
+		case e.Spec == nil:
+			return nil, fmt.Errorf("rule %d (match %q) has no \"spec\"", i+1, *e.Match)
+		}
+		re, err := regexp.Compile(*e.Match)
 		if err != nil {
-			return nil, fmt.Errorf("sharding: rules file %s: rule %d: %w", path, i+1, err)
+			return nil, fmt.Errorf("rule %d: bad regular expression %q: %w", i+1, *e.Match, err)
+		}
+		s, err := ParseSpec(*e.Spec)
+		if err != nil {
+			return nil, fmt.Errorf("rule %d (match %q): %w", i+1, *e.Match, err)
 		}
 		r.Rules = append(r.Rules, Rule{re, s})
 	}
 	if f.Default != nil {
 		s, err := ParseSpec(*f.Default)
 		if err != nil {
-			return nil, fmt.Errorf("sharding: rules file %s: default: %w", path, err)
+			return nil, fmt.Errorf("default: %w", err)
 		}
 		r.Default = s
 	}
 	if len(r.Rules) == 0 && r.Default == nil {
-		return nil, fmt.Errorf("sharding: rules file %s has no rules and no default", path)
+		return nil, fmt.Errorf("no rules and no default")
 	}
 	return r, nil
 }

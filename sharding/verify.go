@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/layout"
@@ -18,8 +19,9 @@ import (
 
 // Problem is one thing Verify found wrong.
 type Problem struct {
-	Tensor, File string // may be empty
-	Msg          string
+	Tensor string `json:"tensor,omitempty"` // may be empty
+	File   string `json:"file,omitempty"`   // may be empty
+	Msg    string `json:"msg"`
 }
 
 func (p Problem) String() string {
@@ -35,11 +37,11 @@ func (p Problem) String() string {
 
 // Report is what Verify checked.
 type Report struct {
-	Manifest *Manifest
-	Tensors  int
-	Shards   int
-	Bytes    int64
-	Problems []Problem
+	Manifest *Manifest `json:"manifest"`
+	Tensors  int       `json:"tensors"`
+	Shards   int       `json:"shards"`
+	Bytes    int64     `json:"bytes"`
+	Problems []Problem `json:"problems"`
 }
 
 // Verify re-reads the images of the conversion in dir and checks them against its
@@ -72,6 +74,7 @@ func Verify(dir, ckptPath string) (*Report, error) {
 	}
 	files := map[int][]string{}
 	vs := &vscratch{}
+	listed := map[string]bool{ManifestName: true}
 	for _, mt := range m.Tensors {
 		r.Tensors++
 		t, ok := ckpt.Tensor(mt.Name)
@@ -125,7 +128,19 @@ func Verify(dir, ckptPath string) (*Report, error) {
 			for _, d := range s.Devices {
 				files[d] = append(files[d], ms.File)
 			}
-			n, msg := verifyShard(filepath.Join(dir, ms.File), ms, dst, src, s.Start, vs)
+			listed[ms.File] = true
+			if d, _, ok := strings.Cut(ms.File, "/"); ok {
+				listed[d] = true
+			}
+			var n int64
+			var msg string
+			err := buffer.GuardFaults("source "+t.File.Path, func() error {
+				n, msg = verifyShard(filepath.Join(dir, ms.File), ms, dst, src, s.Start, vs)
+				return nil
+			}, src)
+			if err != nil {
+				msg = err.Error()
+			}
 			r.Bytes += n
 			if msg != "" {
 				bad(mt.Name, ms.File, "%s", msg)
@@ -133,8 +148,19 @@ func Verify(dir, ckptPath string) (*Report, error) {
 		}
 		src.Close()
 	}
+	// By id, once: a search per device made a mesh of 2^20 devices take hours.
+	byID := make(map[int]int, len(m.Devices))
+	for i, d := range m.Devices {
+		if _, dup := byID[d.ID]; dup {
+			bad("", "", "device %d is listed twice", d.ID)
+		}
+		byID[d.ID] = i
+	}
 	for pos, id := range mesh.Devices {
-		i := slices.IndexFunc(m.Devices, func(d ManifestDevice) bool { return d.ID == id })
+		i, ok := byID[id]
+		if !ok {
+			i = -1
+		}
 		switch {
 		case i < 0:
 			bad("", "", "device %d is not listed", id)
@@ -146,6 +172,12 @@ func Verify(dir, ckptPath string) (*Report, error) {
 	}
 	if len(m.Devices) != mesh.Size() {
 		bad("", "", "%d devices listed for a mesh of %d", len(m.Devices), mesh.Size())
+	}
+	// What the manifest does not list: a stale temporary of a killed run, a file of
+	// another conversion. Verify only reports it (a rerun or merge removes our stale
+	// temporaries).
+	for _, f := range unlistedFiles(dir, listed, false) {
+		bad("", f, "not listed in the manifest (a temporary left by a killed run, or a file of another conversion)")
 	}
 	return r, nil
 }

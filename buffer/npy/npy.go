@@ -102,14 +102,14 @@ func parseDescr(d string, o npyOptions) (dt layout.DType, size int, big bool, er
 	}
 	dt, ok := npyTypes[code]
 	if !ok {
-		return 0, 0, false, fmt.Errorf("%w: .npy descr %q", buffer.ErrDType, d)
+		return 0, 0, false, errorf(buffer.ErrDType, ".npy descr %q", d)
 	}
 	if dt == layout.U16 && o.u2bf16 {
 		dt = layout.BF16
 	}
 	size, _ = strconv.Atoi(code[1:])
 	if order == '|' && size > 1 && code[0] != 'V' {
-		return 0, 0, false, fmt.Errorf("%w: .npy descr %q: byte order '|' on a %d-byte type", buffer.ErrDType, d, size)
+		return 0, 0, false, errorf(buffer.ErrDType, ".npy descr %q: byte order '|' on a %d-byte type", d, size)
 	}
 	big = order == '>' && size > 1 && code[0] != 'V'
 	return dt, size, big, nil
@@ -137,10 +137,10 @@ func ReadHeader(r io.Reader, opts ...Option) (*Header, error) {
 	o := npyOpts(opts)
 	var pre [8]byte
 	if _, err := io.ReadFull(r, pre[:]); err != nil {
-		return nil, fmt.Errorf("%w: .npy header: %w", buffer.ErrFormat, err)
+		return nil, errorf(buffer.ErrFormat, ".npy header: %w", err)
 	}
 	if string(pre[:6]) != npyMagic {
-		return nil, fmt.Errorf("%w: not a .npy file (bad magic %q)", buffer.ErrFormat, pre[:6])
+		return nil, errorf(buffer.ErrFormat, "not a .npy file (bad magic %q)", pre[:6])
 	}
 	h := &Header{Major: int(pre[6]), Minor: int(pre[7])}
 	var hlen int64
@@ -148,29 +148,29 @@ func ReadHeader(r io.Reader, opts ...Option) (*Header, error) {
 	case 1:
 		var l [2]byte
 		if _, err := io.ReadFull(r, l[:]); err != nil {
-			return nil, fmt.Errorf("%w: .npy header length: %w", buffer.ErrFormat, err)
+			return nil, errorf(buffer.ErrFormat, ".npy header length: %w", err)
 		}
 		hlen = int64(binary.LittleEndian.Uint16(l[:]))
 		h.DataOffset = 10 + hlen
 	case 2, 3:
 		var l [4]byte
 		if _, err := io.ReadFull(r, l[:]); err != nil {
-			return nil, fmt.Errorf("%w: .npy header length: %w", buffer.ErrFormat, err)
+			return nil, errorf(buffer.ErrFormat, ".npy header length: %w", err)
 		}
 		hlen = int64(binary.LittleEndian.Uint32(l[:]))
 		h.DataOffset = 12 + hlen
 	default:
-		return nil, fmt.Errorf("%w: .npy version %d.%d (1.0, 2.0 and 3.0 are supported)", buffer.ErrFormat, h.Major, h.Minor)
+		return nil, errorf(buffer.ErrFormat, ".npy version %d.%d (1.0, 2.0 and 3.0 are supported)", h.Major, h.Minor)
 	}
 	if h.Minor != 0 {
-		return nil, fmt.Errorf("%w: .npy version %d.%d (1.0, 2.0 and 3.0 are supported)", buffer.ErrFormat, h.Major, h.Minor)
+		return nil, errorf(buffer.ErrFormat, ".npy version %d.%d (1.0, 2.0 and 3.0 are supported)", h.Major, h.Minor)
 	}
 	if hlen > npyMaxHeader {
-		return nil, fmt.Errorf("%w: .npy header of %d bytes (limit %d)", buffer.ErrFormat, hlen, npyMaxHeader)
+		return nil, errorf(buffer.ErrFormat, ".npy header of %d bytes (limit %d)", hlen, npyMaxHeader)
 	}
 	text := make([]byte, hlen)
 	if _, err := io.ReadFull(r, text); err != nil {
-		return nil, fmt.Errorf("%w: .npy header (%d bytes): %w", buffer.ErrFormat, hlen, err)
+		return nil, errorf(buffer.ErrFormat, ".npy header (%d bytes): %w", hlen, err)
 	}
 	if err := h.parseDict(text, o); err != nil {
 		return nil, err
@@ -181,41 +181,41 @@ func ReadHeader(r io.Reader, opts ...Option) (*Header, error) {
 func (h *Header) parseDict(text []byte, o npyOptions) error {
 	v, err := parsePyLiteral(text)
 	if err != nil {
-		return fmt.Errorf("%w: .npy %w", buffer.ErrFormat, err)
+		return errorf(buffer.ErrFormat, ".npy %w", err)
 	}
 	d, ok := v.(pyDict)
 	if !ok {
-		return fmt.Errorf("%w: .npy header is not a dict", buffer.ErrFormat)
+		return errorf(buffer.ErrFormat, ".npy header is not a dict")
 	}
 	for _, k := range d.keys {
 		switch k {
 		case "descr", "fortran_order", "shape":
 		default:
-			return fmt.Errorf("%w: .npy header has an unexpected key %q", buffer.ErrFormat, k)
+			return errorf(buffer.ErrFormat, ".npy header has an unexpected key %q", k)
 		}
 	}
 	descr, ok := d.vals["descr"].(string)
 	if !ok {
 		if _, isList := d.vals["descr"].([]any); isList {
-			return fmt.Errorf("%w: .npy structured dtype (descr is a list)", buffer.ErrDType)
+			return errorf(buffer.ErrDType, ".npy structured dtype (descr is a list)")
 		}
-		return fmt.Errorf("%w: .npy header: 'descr' missing or not a string", buffer.ErrFormat)
+		return errorf(buffer.ErrFormat, ".npy header: 'descr' missing or not a string")
 	}
 	h.Descr = descr
 	fo, ok := d.vals["fortran_order"].(bool)
 	if !ok {
-		return fmt.Errorf("%w: .npy header: 'fortran_order' missing or not a bool", buffer.ErrFormat)
+		return errorf(buffer.ErrFormat, ".npy header: 'fortran_order' missing or not a bool")
 	}
 	h.Fortran = fo
 	shape, ok := d.vals["shape"].([]any)
 	if !ok {
-		return fmt.Errorf("%w: .npy header: 'shape' missing or not a tuple", buffer.ErrFormat)
+		return errorf(buffer.ErrFormat, ".npy header: 'shape' missing or not a tuple")
 	}
 	h.Shape = make([]int64, len(shape))
 	for i, x := range shape {
 		n, ok := x.(int64)
 		if !ok || n < 0 {
-			return fmt.Errorf("%w: .npy header: shape entry %d is %v, not a size", buffer.ErrFormat, i, x)
+			return errorf(buffer.ErrFormat, ".npy header: shape entry %d is %v, not a size", i, x)
 		}
 		h.Shape[i] = n
 	}
@@ -223,7 +223,7 @@ func (h *Header) parseDict(text []byte, o npyOptions) error {
 		return err
 	}
 	if _, ok := npyDataBytes(h.Shape, h.ItemSize); !ok {
-		return fmt.Errorf("%w: .npy shape %v is too large", buffer.ErrFormat, h.Shape)
+		return errorf(buffer.ErrFormat, ".npy shape %v is too large", h.Shape)
 	}
 	return nil
 }
@@ -239,7 +239,7 @@ func (h *Header) parseDict(text []byte, o npyOptions) error {
 func Read(path string, opts ...Option) (*buffer.Buffer, error) {
 	f, size, err := buffer.OpenSized(path)
 	if err != nil {
-		return nil, fmt.Errorf("buffer: read npy: %w", err)
+		return nil, fmt.Errorf("npy: %w", err)
 	}
 	defer f.Close()
 	h, err := ReadHeader(bufio.NewReaderSize(f, 4096), opts...)
@@ -248,8 +248,8 @@ func Read(path string, opts ...Option) (*buffer.Buffer, error) {
 	}
 	want := h.DataBytes()
 	if got := size - h.DataOffset; got != want {
-		return nil, fmt.Errorf("%w: %s: shape %v of %s needs %d data bytes, the file has %d",
-			buffer.ErrSize, path, h.Shape, h.Descr, want, max(got, 0))
+		return nil, errorf(buffer.ErrSize, "%s: shape %v of %s needs %d data bytes, the file has %d",
+			path, h.Shape, h.Descr, want, max(got, 0))
 	}
 	if h.BigEndian {
 		b, err := buffer.New(h.BufferShape())
@@ -257,7 +257,7 @@ func Read(path string, opts ...Option) (*buffer.Buffer, error) {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 		if _, err := f.ReadAt(b.Data, h.DataOffset); err != nil && want > 0 {
-			return nil, fmt.Errorf("buffer: read %s: %w", path, err)
+			return nil, fmt.Errorf("npy: read %s: %w", path, err)
 		}
 		swapBytes(b.Data, h.ItemSize, h.DType.IsComplex())
 		return b, nil
@@ -266,7 +266,7 @@ func Read(path string, opts ...Option) (*buffer.Buffer, error) {
 	if errors.Is(err, buffer.ErrShape) {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	} else if err != nil {
-		return nil, fmt.Errorf("buffer: read %s: %w", path, err)
+		return nil, fmt.Errorf("npy: read %s: %w", path, err)
 	}
 	return b, nil
 }
@@ -324,7 +324,7 @@ func npyDescr(dt layout.DType, o npyOptions) (string, error) {
 		}
 		return "<V2", nil
 	}
-	return "", fmt.Errorf("%w: %v has no .npy descr", buffer.ErrDType, dt)
+	return "", errorf(buffer.ErrDType, "%v has no .npy descr", dt)
 }
 
 // HeaderFor returns the header Write writes before the row-major (C order) data of
@@ -406,4 +406,10 @@ func WriteTo(w io.Writer, b *buffer.Buffer, opts ...Option) error {
 // Write writes b to a .npy file atomically (see [WriteTo] and [buffer.WriteFileAtomic]).
 func Write(path string, b *buffer.Buffer, opts ...Option) error {
 	return buffer.WriteFileAtomic(path, func(w io.Writer) error { return WriteTo(w, b, opts...) })
+}
+
+// errorf returns an error of this package of the given kind (buffer.ErrFormat, …):
+// "npy: invalid file format: …".
+func errorf(kind error, format string, args ...any) error {
+	return buffer.Errorf("npy", kind, format, args...)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -260,5 +261,23 @@ func TestPyLiteral(t *testing.T) {
 		if (err == nil) != c.ok || err != nil && !strings.Contains(err.Error(), c.want) {
 			t.Errorf("parsePyLiteral(%q) = %v", c.in, err)
 		}
+	}
+}
+
+// Errors name this package, not buffer, and still match buffer's kinds and the errors
+// they wrap.
+func TestErrorsNameThePackage(t *testing.T) {
+	_, err := ReadHeader(strings.NewReader("garbage-garbage"))
+	if err == nil || !strings.HasPrefix(err.Error(), "npy: invalid file format: not a .npy file") || !errors.Is(err, buffer.ErrFormat) {
+		t.Errorf("bad magic: %v", err)
+	}
+	_, err = ReadHeader(strings.NewReader("\x93NUMPY\x01\x00\x40"))
+	if err == nil || !strings.HasPrefix(err.Error(), "npy: invalid file format: ") || !errors.Is(err, buffer.ErrFormat) ||
+		!errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("truncated header: %v", err)
+	}
+	_, err = HeaderFor(layout.S4, []int64{2})
+	if err == nil || !strings.HasPrefix(err.Error(), "npy: unsupported element type: ") || !errors.Is(err, buffer.ErrDType) {
+		t.Errorf("s4: %v", err)
 	}
 }

@@ -3,6 +3,7 @@ package safetensors
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"strings"
 )
 
@@ -35,4 +36,33 @@ func FileStem(name string) string {
 	}
 	sum := sha256.Sum256([]byte(name))
 	return strings.TrimRight(stem[:maxStem], "._-") + "-" + hex.EncodeToString(sum[:8])
+}
+
+// UniqueNames hands out the file names of several tensors written side by side: each
+// tensor name's [FileStem] followed by Suffix, unique ignoring case (for file systems
+// that ignore it): a repeat takes "-2", "-3", … before the suffix. A stem starting with
+// Reserved (the prefix of other files beside them, such as "manifest") is renamed as a
+// repeat is, with "t." in front. The zero value is ready to use.
+type UniqueNames struct {
+	Suffix   string // such as ".bin"; "" for directories
+	Reserved string // a prefix no name may start with; "" for none
+	used     map[string]bool
+}
+
+// Name returns the file name for the tensor name.
+func (u *UniqueNames) Name(tensor string) string {
+	if u.used == nil {
+		u.used = map[string]bool{}
+	}
+	reserved := func(f string) bool { return u.Reserved != "" && strings.HasPrefix(f, u.Reserved) }
+	stem := FileStem(tensor)
+	f := stem + u.Suffix
+	for i := 2; u.used[strings.ToLower(f)] || reserved(f); i++ {
+		f = fmt.Sprintf("%s-%d%s", stem, i, u.Suffix)
+		if reserved(stem) {
+			f = "t." + f
+		}
+	}
+	u.used[strings.ToLower(f)] = true
+	return f
 }

@@ -80,7 +80,7 @@ func (s *File) Tensor(name string) (TensorInfo, bool) {
 func Open(path string) (*File, error) {
 	f, size, err := buffer.OpenSized(path)
 	if err != nil {
-		return nil, fmt.Errorf("buffer: safetensors: %w", err)
+		return nil, fmt.Errorf("safetensors: %w", err)
 	}
 	defer f.Close()
 	s, err := readHeader(f, size)
@@ -94,18 +94,18 @@ func Open(path string) (*File, error) {
 func readHeader(r io.Reader, size int64) (*File, error) {
 	var l [8]byte
 	if _, err := io.ReadFull(r, l[:]); err != nil {
-		return nil, fmt.Errorf("%w: safetensors header length: %w", buffer.ErrFormat, err)
+		return nil, errorf(buffer.ErrFormat, "header length: %w", err)
 	}
 	n := binary.LittleEndian.Uint64(l[:])
 	if n > MaxHeader {
-		return nil, fmt.Errorf("%w: safetensors header of %d bytes (limit %d)", buffer.ErrFormat, n, MaxHeader)
+		return nil, errorf(buffer.ErrFormat, "header of %d bytes (limit %d)", n, MaxHeader)
 	}
 	if int64(n) > size-8 {
-		return nil, fmt.Errorf("%w: safetensors header of %d bytes in a file of %d", buffer.ErrFormat, n, size)
+		return nil, errorf(buffer.ErrFormat, "header of %d bytes in a file of %d", n, size)
 	}
 	hdr := make([]byte, n)
 	if _, err := io.ReadFull(r, hdr); err != nil {
-		return nil, fmt.Errorf("%w: safetensors header: %w", buffer.ErrFormat, err)
+		return nil, errorf(buffer.ErrFormat, "header: %w", err)
 	}
 	return parseHeader(hdr, size-8-int64(n))
 }
@@ -122,7 +122,7 @@ func parseHeader(hdr []byte, dataLen int64) (*File, error) {
 	dec := json.NewDecoder(bytes.NewReader(hdr))
 	dec.UseNumber()
 	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: safetensors header: "+format, append([]any{buffer.ErrFormat}, args...)...)
+		return errorf(buffer.ErrFormat, "header: "+format, args...)
 	}
 	tok, err := dec.Token()
 	if err != nil {
@@ -183,8 +183,8 @@ func parseHeader(hdr []byte, dataLen int64) (*File, error) {
 		if i > 0 {
 			p, t := s.Tensors[i-1], s.Tensors[i]
 			if t.Begin < p.End {
-				return nil, fmt.Errorf("%w: safetensors: tensor %q [%d, %d) overlaps tensor %q [%d, %d)",
-					buffer.ErrFormat, t.Name, t.Begin, t.End, p.Name, p.Begin, p.End)
+				return nil, errorf(buffer.ErrFormat, "tensor %q [%d, %d) overlaps tensor %q [%d, %d)",
+					t.Name, t.Begin, t.End, p.Name, p.Begin, p.End)
 			}
 		}
 	}
@@ -194,14 +194,14 @@ func parseHeader(hdr []byte, dataLen int64) (*File, error) {
 func (e *safeEntry) check(name string, dataLen int64) (TensorInfo, error) {
 	t := TensorInfo{Name: name, SafeType: e.DType}
 	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: safetensors: tensor %q: "+format, append([]any{buffer.ErrFormat, name}, args...)...)
+		return errorf(buffer.ErrFormat, "tensor %q: "+format, append([]any{name}, args...)...)
 	}
 	if e.DType == "" {
 		return t, bad("no dtype")
 	}
 	dt, ok := safeTypes[e.DType]
 	if !ok {
-		return t, fmt.Errorf("%w: safetensors: tensor %q: dtype %q", buffer.ErrDType, name, e.DType)
+		return t, errorf(buffer.ErrDType, "tensor %q: dtype %q", name, e.DType)
 	}
 	t.DType = dt
 	if e.Shape == nil {
@@ -261,11 +261,11 @@ func List(path string) ([]TensorInfo, error) {
 func (s *File) Read(name string) (*buffer.Buffer, error) {
 	t, ok := s.Tensor(name)
 	if !ok {
-		return nil, fmt.Errorf("%w: %q in %s", buffer.ErrNotFound, name, s.Path)
+		return nil, errorf(buffer.ErrNotFound, "%q in %s", name, s.Path)
 	}
 	f, size, err := buffer.OpenSized(s.Path)
 	if err != nil {
-		return nil, fmt.Errorf("buffer: safetensors: %w", err)
+		return nil, fmt.Errorf("safetensors: %w", err)
 	}
 	defer f.Close()
 	b, err := buffer.ReadAt(f, t.Offset, size, t.BufferShape())
@@ -331,12 +331,12 @@ func HeaderFor(tensors []TensorInfo, metadata map[string]string) ([]byte, error)
 	var off int64
 	for i, t := range tensors {
 		if t.Name == "__metadata__" || t.Name == "" || seen[t.Name] {
-			return nil, fmt.Errorf("%w: safetensors: tensor %d has an empty, reserved or repeated name %q", buffer.ErrFormat, i, t.Name)
+			return nil, errorf(buffer.ErrFormat, "tensor %d has an empty, reserved or repeated name %q", i, t.Name)
 		}
 		seen[t.Name] = true
 		st, ok := safeTypeName(t.DType)
 		if !ok {
-			return nil, fmt.Errorf("%w: safetensors: tensor %q of type %v", buffer.ErrDType, t.Name, t.DType)
+			return nil, errorf(buffer.ErrDType, "tensor %q of type %v", t.Name, t.DType)
 		}
 		n := int64(t.DType.StorageBits() / 8)
 		for _, d := range t.Shape {
@@ -368,4 +368,10 @@ func HeaderFor(tensors []TensorInfo, metadata map[string]string) ([]byte, error)
 // Write writes a safetensors file atomically (see [WriteTo]).
 func Write(path string, tensors []NamedBuffer, metadata map[string]string) error {
 	return buffer.WriteFileAtomic(path, func(w io.Writer) error { return WriteTo(w, tensors, metadata) })
+}
+
+// errorf returns an error of this package of the given kind (buffer.ErrFormat, …):
+// "safetensors: invalid file format: …".
+func errorf(kind error, format string, args ...any) error {
+	return buffer.Errorf("safetensors", kind, format, args...)
 }

@@ -185,3 +185,18 @@ func TestSafetensorsErrors(t *testing.T) {
 		}
 	}
 }
+
+// Errors name this package, not buffer, once, and still match buffer's kinds.
+func TestErrorsNameThePackage(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "bad.safetensors")
+	hdr := `{"a":1}`
+	b := binary.LittleEndian.AppendUint64(nil, uint64(len(hdr)))
+	if err := os.WriteFile(path, append(b, hdr...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(path)
+	if err == nil || !strings.Contains(err.Error(), ": safetensors: invalid file format: header: tensor \"a\"") ||
+		strings.Count(err.Error(), " safetensors:") != 1 || strings.Contains(err.Error(), "buffer:") || !errors.Is(err, buffer.ErrFormat) {
+		t.Errorf("bad header: %v", err)
+	}
+}

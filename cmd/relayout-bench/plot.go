@@ -5,7 +5,9 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
+	"os"
 	"strings"
 
 	"github.com/tpulayout/tpulayout/buffer"
@@ -106,8 +108,21 @@ func esc(s string) string {
 }
 
 // writeFileAtomic writes data through buffer.WriteFileAtomic: a failure leaves no partial
-// file, and an existing file is replaced only when the new one is complete.
+// file, and an existing file is replaced only when the new one is complete; a symbolic
+// link is written at its target and stays. A FIFO or a character device (/dev/stdout,
+// say) is written in place, as tpulayout's OUT is: renaming over it would replace it.
 func writeFileAtomic(path string, data []byte) error {
+	if st, err := os.Stat(path); err == nil && st.Mode()&(fs.ModeNamedPipe|fs.ModeCharDevice) != 0 {
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return err
+		}
+		if _, err := f.Write(data); err != nil {
+			f.Close()
+			return err
+		}
+		return f.Close()
+	}
 	return buffer.WriteFileAtomic(path, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err

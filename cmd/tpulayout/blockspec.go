@@ -8,7 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/report"
 	"github.com/tpulayout/tpulayout/tpu"
 )
 
@@ -61,8 +61,8 @@ default device layout; any other is an error.`,
 			if err != nil {
 				return fmt.Errorf("bad --array %q: %s", *array, cleanErr(err))
 			}
-			if err := checkPallasLayout(g, sh); err != nil {
-				return usagef("--array %s: %s", *array, err)
+			if err := report.PallasLayout(g, sh); err != nil {
+				return usagef("--array %s: %s", *array, report.ErrorText(err))
 			}
 			bl, err := parseBlock(*block)
 			if err != nil {
@@ -72,11 +72,11 @@ default device layout; any other is an error.`,
 			if err != nil {
 				return usagef("--array %s --block %s: %s", *array, *block, strings.TrimPrefix(err.Error(), "tpu: "))
 			}
-			rep := newBlockReport(c, *operands)
+			rep := report.NewBlock(c, *operands)
 			if *asJSON {
 				err = writeJSON(w, rep)
 			} else {
-				err = rep.print(w)
+				err = printBlock(w, rep)
 			}
 			if err == nil && !c.Legal {
 				err = &mismatch{fmt.Errorf("block %s is not legal for %s: %s", fmtDims(bl), *array, strings.Join(c.Problems, "; "))}
@@ -104,29 +104,6 @@ func parseBlock(text string) ([]int64, error) {
 	return out, nil
 }
 
-type pipelineJSON struct {
-	Operands int     `json:"operands"`
-	Bytes    int64   `json:"bytes"`
-	Fraction float64 `json:"vmem_fraction"`
-	Fits     bool    `json:"fits"`
-}
-
-type blockReport struct {
-	tpu.BlockCheck
-	DType       string         `json:"dtype"`
-	BlockLayout string         `json:"block_layout"`
-	Pipelined   []pipelineJSON `json:"double_buffered"`
-}
-
-func newBlockReport(c tpu.BlockCheck, operands int) *blockReport {
-	r := &blockReport{BlockCheck: c, DType: c.DType.String(), BlockLayout: c.BlockLayout.String()}
-	for n := 1; n <= operands; n++ {
-		b := c.Pipelined(n)
-		r.Pipelined = append(r.Pipelined, pipelineJSON{n, b, float64(b) / float64(c.VMEMBytes), b <= c.VMEMBytes})
-	}
-	return r
-}
-
 // mib prints a byte count with its size in KiB or MiB: "262144 bytes (256 KiB)".
 func mib(b int64) string {
 	if b < 1<<10 {
@@ -135,7 +112,7 @@ func mib(b int64) string {
 	return fmt.Sprintf("%s (%s)", plural(b, "byte"), mibShort(b))
 }
 
-func (r *blockReport) print(w io.Writer) error {
+func printBlock(w io.Writer, r *report.Block) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "array:\t%s%s on %s\n", r.DType, fmtDims(r.Array), r.Generation)
 	fmt.Fprintf(tw, "block:\t%s\n", fmtDims(r.Block))
@@ -204,28 +181,4 @@ func mibShort(b int64) string {
 	}
 	s := strings.TrimRight(strings.TrimRight(strconv.FormatFloat(f, 'f', 2, 64), "0"), ".")
 	return s + " " + unit
-}
-
-// checkPallasLayout rejects a layout that Pallas TPU operands cannot have: its
-// lowering takes arrays in the default layout, which the block rules and the VMEM
-// figures assume, so another one (transposed, other tiles) would be silently ignored.
-func checkPallasLayout(g tpu.Generation, sh layout.Shape) error {
-	l := sh.Layout
-	rowMajor := true
-	for i, d := range l.MinorToMajor {
-		rowMajor = rowMajor && d == len(l.MinorToMajor)-1-i
-	}
-	plain := layout.NewShape(sh.DType, sh.Dims...)
-	if rowMajor && l.Equal(layout.Layout{MinorToMajor: l.MinorToMajor}) {
-		return nil // no layout, or row-major untiled: the logical array Pallas sees
-	}
-	ds, err := tpu.DefaultShape(g, sh.DType, sh.Dims)
-	if err == nil && l.Equal(ds.Layout) {
-		return nil
-	}
-	want := plain.Layout.String()
-	if err == nil {
-		want += " or " + g.String() + "'s default " + ds.Layout.String()
-	}
-	return fmt.Errorf("layout %s is not one a Pallas TPU operand has; give no layout, %s", l, want)
 }

@@ -33,7 +33,7 @@ func checkCapacity(out string, fileBytes, memBytes int64) error {
 		return nil
 	}
 	if free, ok := freeDiskSpace(filepath.Dir(linkTarget(out))); ok && fileBytes > free {
-		return fmt.Errorf("cannot write OUT %s: it needs %s (%d bytes), but its file system has only %s (%d bytes) free",
+		return fmt.Errorf("cannot write OUT %s: no space left: it needs %s (%d bytes), but its file system has only %s (%d bytes) free",
 			out, sizeText(fileBytes), fileBytes, sizeText(free), free)
 	}
 	return nil

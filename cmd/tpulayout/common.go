@@ -194,13 +194,6 @@ func compactArrays(b []byte) []byte {
 	return out
 }
 
-// tileLevels returns, for each tile, the shape that tile produces (Levels() without the
-// "physical" and "combined" stages).
-func tileLevels(ix *layout.Indexer) []layout.Level {
-	lv := ix.Levels()
-	return lv[len(lv)-len(ix.Shape().Layout.Tiles):]
-}
-
 // plural prints n and the noun, adding "s" unless n is 1.
 func plural(n int64, noun string) string {
 	if n == 1 {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/relayout"
@@ -27,6 +29,7 @@ type manifestEntry struct {
 }
 
 type manifest struct {
+	Format  string          `json:"format"` // allFormat; absent before it was added
 	Source  string          `json:"source"`
 	To      string          `json:"to"`
 	Tensors []manifestEntry `json:"tensors"`
@@ -79,9 +82,10 @@ func (c *convertFlags) runAll(in, out string, padOpt relayout.Option, w io.Write
 	if note := guesses.line(len(sf.Tensors)); note != "" {
 		fmt.Fprintf(progressOut, "tpulayout convert: %s\n", note)
 	}
-	parent := filepath.Dir(filepath.Clean(dest))
+	// A killed earlier run left its temporary tree: nobody holds it any more.
+	buffer.RemoveStaleTemps(dest)
 	release := holdSignals()
-	tmp, err := os.MkdirTemp(parent, "."+filepath.Base(filepath.Clean(dest))+".tmp*")
+	tmp, unlock, err := buffer.MkdirTempLocked(dest)
 	if err == nil {
 		trackHeld(tmp)
 	}
@@ -95,6 +99,7 @@ func (c *convertFlags) runAll(in, out string, padOpt relayout.Option, w io.Write
 			os.RemoveAll(tmp)
 		}
 		untrack(tmp)
+		unlock()
 	}()
 	var total int64
 	for _, t := range targets {
@@ -103,10 +108,10 @@ func (c *convertFlags) runAll(in, out string, padOpt relayout.Option, w io.Write
 		}
 	}
 	prog := newProgress(c.progress, "convert", total)
-	m := manifest{Source: filepath.Base(in), To: c.to, Tensors: []manifestEntry{}}
-	used := map[string]bool{"manifest.json": true}
+	m := manifest{Format: allFormat, Source: filepath.Base(in), To: c.to, Tensors: []manifestEntry{}}
+	files := safetensors.UniqueNames{Suffix: ".bin"} // never manifest.json
 	for i, t := range sf.Tensors {
-		file := fileNameFor(t.Name, used)
+		file := files.Name(t.Name)
 		src, err := sf.Read(t.Name)
 		if err != nil {
 			return fmt.Errorf("cannot read tensor %q of IN %s: %s", t.Name, in, cleanErr(err))
@@ -118,7 +123,13 @@ func (c *convertFlags) runAll(in, out string, padOpt relayout.Option, w io.Write
 		})
 		src.Close()
 		if err != nil {
-			return fmt.Errorf("tensor %q: %w", t.Name, err)
+			// Name OUT, not the temporary tree that becomes it.
+			msg := strings.ReplaceAll(err.Error(), tmp, filepath.Clean(out))
+			var ue *usageError
+			if errors.As(err, &ue) {
+				return usagef("tensor %q: %s", t.Name, msg)
+			}
+			return fmt.Errorf("tensor %q: %s", t.Name, msg)
 		}
 		prog.add(n)
 		m.Tensors = append(m.Tensors, manifestEntry{
@@ -132,6 +143,9 @@ func (c *convertFlags) runAll(in, out string, padOpt relayout.Option, w io.Write
 	}
 	js = append(compactArrays(js), '\n')
 	if err := os.WriteFile(filepath.Join(tmp, "manifest.json"), js, 0o644); err != nil {
+		return fmt.Errorf("cannot write OUT %s: %s", out, fileErr(err))
+	}
+	if err := buffer.RemoveTempMarker(tmp); err != nil {
 		return fmt.Errorf("cannot write OUT %s: %s", out, fileErr(err))
 	}
 	if err := os.Chmod(tmp, 0o755); err != nil {
@@ -149,16 +163,4 @@ func (c *convertFlags) runAll(in, out string, padOpt relayout.Option, w io.Write
 	}
 	fmt.Fprintf(tw, "manifest\t\t%s\n", filepath.Join(out, "manifest.json"))
 	return tw.Flush()
-}
-
-// fileNameFor turns a tensor name into a unique file name: safetensors.FileStem and
-// ".bin", unique ignoring case, for file systems that ignore it.
-func fileNameFor(name string, used map[string]bool) string {
-	stem := safetensors.FileStem(name)
-	file := stem + ".bin"
-	for i := 2; used[strings.ToLower(file)]; i++ {
-		file = fmt.Sprintf("%s-%d.bin", stem, i)
-	}
-	used[strings.ToLower(file)] = true
-	return file
 }

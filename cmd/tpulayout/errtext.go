@@ -4,7 +4,8 @@ import (
 	"errors"
 	"io/fs"
 	"regexp"
-	"strings"
+
+	"github.com/tpulayout/tpulayout/report"
 )
 
 // fileErr describes a failed file operation without Go's "open PATH:" prefix.
@@ -18,19 +19,11 @@ func fileErr(err error) string {
 
 // cleanErr prints an error of the library packages without their package prefixes.
 func cleanErr(err error) string {
-	s := err.Error()
-	// Only where a package prefix starts a message (the start, or after ": ", "; " or
-	// "("): "layout: " inside a sentence ("has no TPU vreg layout: …") is a word.
-	for _, p := range []string{"buffer: ", "relayout: ", "tpu: ", "layout: "} {
-		s = strings.TrimPrefix(s, p)
-		for _, b := range []string{": ", "; ", "("} {
-			s = strings.ReplaceAll(s, b+p, b)
-		}
-	}
+	s := report.ErrorText(err)
 	return unknownSafeDType.ReplaceAllString(s, "tensor $1 has dtype $2, which tpulayout does not support")
 }
 
 // unknownSafeDType matches the safetensors reader's error for a dtype with no element
-// type here, which reads as three fragments ("unsupported element type: safetensors:
-// tensor "i4": dtype "I4"") once the "buffer: " prefix is gone.
-var unknownSafeDType = regexp.MustCompile(`unsupported element type: safetensors: tensor ("(?:[^"\\]|\\.)*"): dtype ("(?:[^"\\]|\\.)*")`)
+// type here, which reads as fragments ("unsupported element type: tensor "i4": dtype
+// "I4"") once the "safetensors: " prefix is gone.
+var unknownSafeDType = regexp.MustCompile(`unsupported element type: tensor ("(?:[^"\\]|\\.)*"): dtype ("(?:[^"\\]|\\.)*")`)

@@ -160,6 +160,13 @@ func TestConvertCapacity(t *testing.T) {
 	in := filepath.Join(dir, "s.raw")
 	writeF32(t, in, 1, 2, 3, 4)
 	out := filepath.Join(dir, "o.bin")
+	// An OUT that is mostly padding is written around its data, needing no memory for
+	// it (TestPaddingOnlyHugeOut): then only the disk refuses it.
+	wantFails(t, []string{"convert", "--from", "f32[2,2]", in, out, "--to", "f32[2,2]{1,0:T(1048576,1048576)}"},
+		"no space left", "4.00 TiB (4398046511104 bytes)", "1.00 TiB (1099511627776 bytes) free")
+	savedSparse := sparseMinBytes
+	defer func() { sparseMinBytes = savedSparse }()
+	sparseMinBytes = 1 << 62 // the whole image in memory, as for an OUT that is mostly data
 	wantFails(t, []string{"convert", "--from", "f32[2,2]", in, out, "--to", "f32[2,2]{1,0:T(1048576,1048576)}"},
 		"cannot hold OUT in memory", "4.00 TiB (4398046511104 bytes)", "8.00 GiB (8589934592 bytes) is available")
 	if names := dirNames(t, dir); !slices.Equal(names, []string{"s.raw"}) {

@@ -19,22 +19,36 @@ var gatherVerb = &verb{
 global arrays to OUT.safetensors, row-major in the images' dtype. Each shard's file is
 checked against its size and SHA-256 in the manifest (a replicated shard is one file that
 all its devices load, so this is where replicas are checked to agree), and the shards
-must place every device of the mesh as the spec says. OUT is written to a temporary
-file and renamed.`,
+must place every device of the mesh as the spec says, each shard in the file its
+index names. OUT is written to a temporary file and renamed (a symbolic link is written
+at its target); a FIFO, a character device or /dev/stdout is streamed into.`,
 	define: func(fs *flag.FlagSet) func([]string, io.Writer) error {
 		return func(pos []string, w io.Writer) error {
 			if err := needArgs(pos, "OUTDIR", "OUT"); err != nil {
 				return err
 			}
-			if !strings.HasSuffix(strings.ToLower(pos[1]), ".safetensors") {
+			if !isStream(pos[1]) && !strings.HasSuffix(strings.ToLower(pos[1]), ".safetensors") {
 				return usagef("OUT %s must be a .safetensors file", pos[1])
 			}
 			if err := gatherOverSource(pos[0], pos[1]); err != nil {
 				return err
 			}
-			m, err := sharding.Gather(pos[0], pos[1])
+			// As convert's OUT: a symlink is written at its target, a FIFO or
+			// /dev/stdout streamed into.
+			var m *sharding.Manifest
+			var inner error
+			err := writeOutput(pos[1], func(f imageWriter) error {
+				m, inner = sharding.GatherTo(f, pos[0])
+				return inner
+			})
 			if err != nil {
+				if err != inner {
+					return fmt.Errorf("cannot write OUT %s: %s", pos[1], fileErr(err))
+				}
 				return fmt.Errorf("%s", libErr(err))
+			}
+			if isStdout(pos[1]) { // stdout holds the file alone
+				return nil
 			}
 			_, err = fmt.Fprintf(w, "%s: %s\n", pos[1], plural(int64(len(m.Tensors)), "tensor"))
 			return err

@@ -5,15 +5,14 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/tpulayout/tpulayout/hlo"
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/report"
 	"github.com/tpulayout/tpulayout/tpu"
 )
 
@@ -62,41 +61,29 @@ pick element N of a tuple.`,
 			if err != nil {
 				return err
 			}
-			var retile func(layout.Shape) layout.Shape
+			o := report.HLOOptions{All: *all, SortByPadding: *sortBy == "padding"}
 			if *to != "" {
 				g, ok := strings.CutPrefix(*to, "tpu:")
 				gen, err := tpu.ParseGeneration(g)
 				if !ok || err != nil {
 					return usagef("bad --to %q: give tpu:GEN, such as tpu:v5e", *to)
 				}
-				retile = func(s layout.Shape) layout.Shape {
-					// A sparse layout is not untiled dense: a default would hide it.
-					if s.Kind != layout.Array || len(s.Layout.Tiles) > 0 || s.Layout.IsSparse() {
-						return s
-					}
-					if d, err := tpu.DefaultShape(gen, s.DType, s.Dims); err == nil {
-						return d
-					}
-					return s
-				}
+				o.Retile, o.Gen = true, gen
 			}
-			rep := newHLOReport(m, *all, retile)
-			if *sortBy == "padding" {
-				rep.sortByPadding()
-			}
+			rep := report.NewHLO(m, o)
 			if *asJSON {
 				return writeJSON(w, rep)
 			}
-			return rep.print(w)
+			return printHLO(w, rep)
 		}
 	},
 }
 
 // readModule reads and parses an HLO text file.
 func readModule(path string) (*hlo.Module, error) {
-	b, err := os.ReadFile(path)
+	b, err := readTextFile(path, "MODULE", maxModuleBytes)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read MODULE %s: %s", path, fileErr(err))
+		return nil, err
 	}
 	m, err := hlo.Parse(b)
 	if err != nil {
@@ -105,224 +92,10 @@ func readModule(path string) (*hlo.Module, error) {
 	return m, nil
 }
 
-type hloRow struct {
-	Kind      string  `json:"kind"` // parameter, result or instruction
-	Number    *int    `json:"number,omitempty"`
-	Index     string  `json:"index,omitempty"` // shape index within a tuple, "{1}"
-	Name      string  `json:"name"`
-	Opcode    string  `json:"opcode,omitempty"`
-	Line      int     `json:"line,omitempty"`
-	Shape     string  `json:"shape"`
-	Layout    string  `json:"layout"`
-	Logical   int64   `json:"logical_bytes"`
-	Footprint int64   `json:"footprint_bytes"`
-	Expansion float64 `json:"expansion"`
-	Sized     bool    `json:"sized"`
-	Retiled   bool    `json:"retiled,omitempty"` // the layout is --to's default, not the dump's
-	// From says where an entry parameter's or result's shape comes from: "header"
-	// (entry_computation_layout) or "body" (the instruction).
-	From string `json:"from,omitempty"`
-	// Body is the body's shape where it differs from the header's.
-	Body string `json:"body_shape,omitempty"`
-	// Inferred: the text wrote no shape and this is the one XLA infers; NotWritten: no
-	// shape was written and none is inferred here.
-	Inferred   bool   `json:"inferred,omitempty"`
-	NotWritten bool   `json:"shape_not_written,omitempty"`
-	Note       string `json:"note,omitempty"`
-}
-
-type hloReport struct {
-	Module      string   `json:"module"`
-	Entry       string   `json:"entry"`
-	EntryMarked bool     `json:"entry_marked"`
-	Rows        []hloRow `json:"rows"`
-	Logical     int64    `json:"total_logical_bytes"`
-	Footprint   int64    `json:"total_footprint_bytes"`
-	Expansion   float64  `json:"total_expansion"`
-	Unknown     []string `json:"unknown_opcodes,omitempty"` // "op (line N)"
-	// HeaderNote says where the entry_computation_layout header and the body differ
-	// in what they list (counts), beyond the rows' body_shape.
-	HeaderNote string `json:"header_note,omitempty"`
-
-	params int // how many of Rows are parameters, while they are listed
-}
-
-func newHLORow(kind, name string, s layout.Shape) hloRow {
-	r := hloRow{Kind: kind, Name: name, Shape: s.String(), Layout: "-"}
-	if s.Kind == layout.Array && s.DType == layout.Invalid { // no shape written or inferred
-		r.Shape, r.NotWritten = "-", true
-		return r
-	}
-	if s.Kind == layout.Array {
-		r.Shape = s.String()
-		if l := s.Layout.String(); strings.HasSuffix(r.Shape, l) {
-			r.Shape, r.Layout = strings.TrimSuffix(r.Shape, l), l
-		}
-		if r.Layout == "" || r.Layout == "-" {
-			r.Layout = "{}"
-		}
-		if s.Layout.IsSparse() {
-			r.Note = "sparse: footprint depends on the number of stored elements"
-		}
-		if ix, err := layout.Compile(s); err == nil {
-			r.Sized = true
-			r.Logical, r.Footprint = ix.LogicalBytes(), ix.FootprintBytes()
-			if r.Logical > 0 {
-				r.Expansion = float64(r.Footprint) / float64(r.Logical)
-			}
-		}
-	}
-	return r
-}
-
-// flatten lists the arrays of a shape with their shape indexes ("" for an array).
-func flatten(s layout.Shape, prefix []int, f func(idx string, s layout.Shape)) {
-	if s.Kind != layout.Tuple {
-		idx := ""
-		if len(prefix) > 0 {
-			idx = hlo.Result{Index: prefix}.IndexString()
-		}
-		f(idx, s)
-		return
-	}
-	for i, e := range s.Elements {
-		flatten(e, append(slices.Clone(prefix), i), f)
-	}
-}
-
-// newHLOReport lists the module's rows; retile, when not nil, replaces each array's
-// shape first (hlo --to tpu:GEN).
-func newHLOReport(m *hlo.Module, all bool, retile func(layout.Shape) layout.Shape) *hloReport {
-	rep := &hloReport{Module: m.Name, Entry: m.Entry.Name, EntryMarked: m.EntryMarked, Rows: []hloRow{}}
-	newHLORow := func(kind, name string, s layout.Shape) hloRow {
-		if retile != nil {
-			if t := retile(s); t.String() != s.String() {
-				r := newHLORow(kind, name, t)
-				r.Retiled = true
-				return r
-			}
-		}
-		return newHLORow(kind, name, s)
-	}
-	if all {
-		for _, c := range m.Computations {
-			for _, in := range c.Instructions {
-				flatten(in.Shape, nil, func(idx string, s layout.Shape) {
-					r := newHLORow("instruction", c.Name+"/"+in.Name, s)
-					r.Index, r.Opcode, r.Line, r.Inferred = idx, in.Opcode, in.Line, in.Inferred && !in.NoShape
-					rep.Rows = append(rep.Rows, r)
-				})
-			}
-		}
-	} else {
-		rep.entryRows(m, newHLORow)
-	}
-	for _, r := range rep.Rows {
-		rep.Logical += r.Logical
-		rep.Footprint += r.Footprint
-	}
-	if rep.Logical > 0 {
-		rep.Expansion = float64(rep.Footprint) / float64(rep.Logical)
-	}
-	for _, c := range m.Computations {
-		for _, in := range c.Instructions {
-			if !in.Known {
-				rep.Unknown = append(rep.Unknown, fmt.Sprintf("%s (line %d)", in.Opcode, in.Line))
-			}
-		}
-	}
-	return rep
-}
-
-// entryRows lists the entry parameters and results. When the header has an
-// entry_computation_layout, its shapes are the ones listed (they are what callers
-// pass and get back) and a body shape that differs is kept beside them.
-func (rep *hloReport) entryRows(m *hlo.Module, newRow func(kind, name string, s layout.Shape) hloRow) {
-	el := m.EntryLayout
-	params := m.Entry.Parameters()
-	if el != nil && len(el.Params) != len(params) {
-		rep.HeaderNote = fmt.Sprintf("the entry_computation_layout header lists %s, the entry computation %s has %s",
-			plural(int64(len(el.Params)), "parameter"), m.Entry.Name, plural(int64(len(params)), "parameter"))
-	}
-	// add lists the arrays of shape s (the header's when it has one) against body's.
-	add := func(kind, name string, number, line int, s layout.Shape, header *layout.Shape, inferred bool) {
-		from := "body"
-		var bodyArrays map[string]layout.Shape
-		body := s
-		if header != nil {
-			from, bodyArrays = "header", map[string]layout.Shape{}
-			flatten(s, nil, func(idx string, b layout.Shape) { bodyArrays[idx] = b })
-			s = *header
-		}
-		flatten(s, nil, func(idx string, e layout.Shape) {
-			r := newRow(kind, name, e)
-			n := number
-			r.Number, r.Index, r.Line, r.From, r.Inferred = &n, idx, line, from, inferred && !r.NotWritten && header == nil
-			if kind == "result" {
-				n = len(rep.Rows) - rep.params
-				r.Number = &n
-				var full []int
-				if idx != "" {
-					for part := range strings.SplitSeq(strings.Trim(idx, "{}"), ",") {
-						v, _ := strconv.Atoi(part)
-						full = append(full, v)
-					}
-				}
-				r.Index = hlo.Result{Index: full}.IndexString()
-			}
-			if bodyArrays != nil {
-				if b, ok := bodyArrays[idx]; !ok {
-					r.Body = "no such element (the body's is " + body.String() + ")"
-				} else if b.String() != e.String() {
-					r.Body = b.String()
-					if b.Kind == layout.Array && b.DType == layout.Invalid {
-						r.Body = "shape not written"
-					}
-				}
-			}
-			rep.Rows = append(rep.Rows, r)
-		})
-	}
-	for i, p := range params {
-		n, _ := p.ParameterNumber()
-		var header *layout.Shape
-		if el != nil && i < len(el.Params) && len(el.Params) == len(params) {
-			header = &el.Params[i]
-		}
-		add("parameter", p.Name, n, p.Line, p.Shape, header, false)
-	}
-	rep.params = len(rep.Rows)
-	root := m.Entry.Root
-	var header *layout.Shape
-	if el != nil {
-		header = &el.Result
-	}
-	add("result", root.Name, 0, root.Line, root.Shape, header, root.Inferred)
-}
-
-func (rep *hloReport) sortByPadding() {
-	slices.SortStableFunc(rep.Rows, func(a, b hloRow) int {
-		if a.Expansion != b.Expansion {
-			if a.Expansion > b.Expansion {
-				return -1
-			}
-			return 1
-		}
-		pa, pb := a.Footprint-a.Logical, b.Footprint-b.Logical
-		switch {
-		case pa > pb:
-			return -1
-		case pa < pb:
-			return 1
-		}
-		return 0
-	})
-}
-
 // factor prints an expansion factor as "1.33x".
 func factor(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) + "x" }
 
-func (rep *hloReport) print(w io.Writer) error {
+func printHLO(w io.Writer, rep *report.HLO) error {
 	entry := rep.Entry
 	if !rep.EntryMarked {
 		entry += " (no ENTRY: the last computation, as XLA takes it)"
@@ -381,7 +154,7 @@ func (rep *hloReport) print(w io.Writer) error {
 	} else if !tiled && len(rep.Rows) > 0 {
 		fmt.Fprintf(w, "note: no tiled layouts (a dump before layout assignment?); --to tpu:GEN shows a generation's defaults\n")
 	}
-	rep.printHeaderNotes(w)
+	printHeaderNotes(w, rep)
 	noted := map[string]bool{}
 	for _, r := range rep.Rows {
 		if n := fmt.Sprintf("note: %s %s%s: %s\n", r.Name, r.Shape, r.Layout, r.Note); r.Note != "" && !noted[n] {
@@ -398,7 +171,7 @@ func (rep *hloReport) print(w io.Writer) error {
 
 // printHeaderNotes says that the entry rows come from the entry_computation_layout
 // header, and where the body's instructions have other shapes.
-func (rep *hloReport) printHeaderNotes(w io.Writer) {
+func printHeaderNotes(w io.Writer, rep *report.HLO) {
 	var header bool
 	var differ []string
 	for _, r := range rep.Rows {
@@ -552,7 +325,7 @@ func hloRefShape(text string) (layout.Shape, error) {
 	rs := mod.Results()
 	if el != nil {
 		rs = nil
-		flatten(el.Result, nil, func(_ string, s layout.Shape) { rs = append(rs, hlo.Result{Shape: s}) })
+		report.FlattenShape(el.Result, nil, func(_ string, s layout.Shape) { rs = append(rs, hlo.Result{Shape: s}) })
 	}
 	if n >= len(rs) {
 		return layout.Shape{}, fmt.Errorf("%s: entry computation %s has %s, so no result %d",

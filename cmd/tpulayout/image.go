@@ -42,7 +42,15 @@ func convertFile(out string, hdr []byte, dst layout.Shape, src *buffer.Buffer, o
 	}
 	// Compile the plan(s) first: a shape pair relayout cannot do fails before any file.
 	b, banded := relayout.PlanBands(dst, src.Shape, bandBytes)
-	if err := checkCapacity(out, int64(len(hdr))+dstIx.FootprintBytes(), convertMemory(dstIx, src, b)); err != nil {
+	mem := convertMemory(dstIx, src, b)
+	var fill []byte // the padding's bytes, for an OUT that is mostly padding (sparse.go)
+	if !isStream(out) && sparseWorth(dstIx, src, b) {
+		if fill, err = padFill(dst, src.Shape, opts); err != nil {
+			return 0, fmt.Errorf("cannot convert %s to %s: %s", src.Shape, dst, cleanErr(err))
+		}
+		mem = sparseRun
+	}
+	if err := checkCapacity(out, int64(len(hdr))+dstIx.FootprintBytes(), mem); err != nil {
 		return 0, err
 	}
 	var whole *relayout.Plan
@@ -64,6 +72,14 @@ func convertFile(out string, hdr []byte, dst layout.Shape, src *buffer.Buffer, o
 	defer prog.finish() // on failure too: the error line must not land on the progress line
 	var inner error     // the callback's own errors are worded already
 	err = writeOutput(out, func(f imageWriter) error {
+		if file, ok := f.(*os.File); ok && fill != nil {
+			if _, err := f.Write(hdr); err != nil {
+				inner = wrap(err)
+				return inner
+			}
+			inner = writeSparse(file, base0, dstIx, src, fill, prog, wrap)
+			return inner
+		}
 		inner = writeImage(f, hdr, dst, src, whole, b, prog, wrap)
 		return inner
 	})

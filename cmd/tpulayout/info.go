@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/report"
 	"github.com/tpulayout/tpulayout/validate"
 )
 
@@ -69,31 +70,18 @@ no_tpu_layout, and host_row_blocks (run, rows, pieces, identical, bytes, note).`
 			if why := guessOf(*to, ix.Shape()); why != "" {
 				fmt.Fprintf(progressOut, "tpulayout info: %s\n", guessLine(*to, ix.Shape(), why, "tpulayout info hlo:FILE:param=N"))
 			}
-			info := newInfo(ix)
-			info.insightJSON = newInsight(ix, g)
+			info := report.NewInfo(ix).AddInsight(g)
 			if *asJSON {
 				return writeJSON(w, info)
 			}
-			return info.print(w)
+			return printInfo(w, info)
 		}
 	},
 }
 
-// infoJSON is `info --json`: the layout's description and, with a TPU generation, its
-// insight.
-type infoJSON struct {
-	layout.Description
-	*insightJSON
-
-	ix *layout.Indexer
-}
-
-func newInfo(ix *layout.Indexer) *infoJSON {
-	return &infoJSON{Description: layout.Describe(ix), ix: ix}
-}
-
-func (in *infoJSON) print(w io.Writer) error {
-	ix := in.ix
+// printInfo prints info's table, then the insight when the report has one.
+func printInfo(w io.Writer, in *report.Info) error {
+	ix := in.Indexer()
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "shape:\t%s\n", in.Shape)
 	fmt.Fprintf(tw, "dtype:\t%s\n", in.DType)
@@ -124,10 +112,10 @@ func (in *infoJSON) print(w io.Writer) error {
 	fmt.Fprintf(tw, "logical:\t%s, %s\n", plural(in.LogicalElements, "element"), plural(in.LogicalBytes, "byte"))
 	fmt.Fprintf(tw, "footprint:\t%s, %s\n", plural(in.FootprintElements, "element"), plural(in.FootprintBytes, "byte"))
 	fmt.Fprintf(tw, "padding:\t%s, %s of the footprint\n", plural(in.PaddingElements, "element"), percent(in.PaddingFraction))
-	if err := tw.Flush(); err != nil || in.insightJSON == nil {
+	if err := tw.Flush(); err != nil || in.Insight == nil {
 		return err
 	}
-	return in.insightJSON.print(w, ix)
+	return printInsight(w, in.Insight, ix)
 }
 
 // percent prints a fraction as a percentage with up to two decimals, more where they

@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/report"
 	"github.com/tpulayout/tpulayout/tpu"
 )
 
@@ -47,70 +48,6 @@ func infoTarget(ix *layout.Indexer, to, genText string) (*layout.Indexer, tpu.Ge
 	return nix, tg, nil
 }
 
-// insightJSON is what info adds about padding and host copies.
-type insightJSON struct {
-	// Expansion is footprint bytes over logical bytes.
-	Expansion  float64           `json:"expansion"`
-	Generation string            `json:"generation"`
-	Default    *tpu.Alternative  `json:"default_layout,omitempty"`
-	Cheapest   []tpu.Alternative `json:"cheapest,omitempty"`
-	NoTPU      string            `json:"no_tpu_layout,omitempty"` // why there are no alternatives
-	RowBlocks  rowBlocksJSON     `json:"host_row_blocks"`
-}
-
-type rowBlocksJSON struct {
-	layout.RowBlocks
-	Bytes float64 `json:"bytes"` // of one run
-	Note  string  `json:"note"`
-}
-
-// maxCheapest is how many physical orders info lists, cheapest first.
-const maxCheapest = 3
-
-func newInsight(ix *layout.Indexer, gen tpu.Generation) *insightJSON {
-	s := ix.Shape()
-	in := &insightJSON{Generation: gen.String()}
-	if lb := ix.LogicalBytes(); lb > 0 {
-		in.Expansion = float64(ix.FootprintBytes()) / float64(lb)
-	}
-	alts, err := tpu.Alternatives(gen, s.DType, s.Dims)
-	if err != nil {
-		in.NoTPU = strings.TrimPrefix(err.Error(), "tpu: ")
-	} else {
-		seen := map[string]bool{} // one per physical order: the best tiling for it
-		for _, a := range alts {
-			if a.Default {
-				in.Default = &a
-			}
-			if key := joinInts(a.Order); !seen[key] && len(in.Cheapest) < maxCheapest {
-				seen[key] = true
-				in.Cheapest = append(in.Cheapest, a)
-			}
-		}
-	}
-	rb, err := ix.RowBlocks()
-	in.RowBlocks.RowBlocks = rb
-	bits := float64(ix.ElementBits())
-	switch {
-	case err != nil:
-		in.RowBlocks.Note = cleanErr(err)
-	case ix.Rank() == 0:
-		in.RowBlocks.Note = "a scalar: copy its one element"
-	case rb.Identical:
-		in.RowBlocks.Note = "yes: the same bytes as the row-major array, one copy"
-	case rb.Rows > 0:
-		in.RowBlocks.Note = fmt.Sprintf("yes, in blocks of %s", plural(rb.Rows, "row"))
-	case rb.Run > 1:
-		in.RowBlocks.Note = "only in pieces of rows"
-	default:
-		in.RowBlocks.Note = "no: row-major neighbours are never neighbours here (packed rows or a transposed order); relayout"
-	}
-	if err == nil {
-		in.RowBlocks.Bytes = float64(rb.Run) * bits / 8
-	}
-	return in
-}
-
 // orderText describes a physical order: "dims 1,0,2 major to minor".
 func orderText(order []int) string {
 	if len(order) == 0 {
@@ -119,8 +56,8 @@ func orderText(order []int) string {
 	return "dims " + joinInts(order) + " major to minor"
 }
 
-// print writes the insight lines after info's table, aligned among themselves.
-func (in *insightJSON) print(out io.Writer, ix *layout.Indexer) error {
+// printInsight writes the insight lines after info's table, aligned among themselves.
+func printInsight(out io.Writer, in *report.Insight, ix *layout.Indexer) error {
 	// minwidth 17 lines the values up with info's table, whose labels are 15 wide.
 	w := tabwriter.NewWriter(out, 17, 0, 2, ' ', 0)
 	if ix.LogicalElements() == 0 {

@@ -17,10 +17,16 @@ var manifestVerb = &verb{
 conversion (tpulayout convert … --mesh … --process I/N OUTDIR) wrote into OUTDIR,
 manifest.process-I-of-N.json, into OUTDIR/manifest.json, and removes them: the directory
 then equals that of the same conversion run as one process, byte for byte. It checks
-that all N processes finished, that they converted the same source onto the same mesh
-and layout, that every device is covered once, and that a shard written by several
-processes (replicas on devices of different hosts) has the same checksum each time.`,
+that all N processes finished (and no manifest of a process I ≥ N is there), that they
+read the same source (each source file's size and a fingerprint of its contents) and
+converted it onto the same mesh and layout, that every device is covered once, that a
+shard written by several processes (replicas on devices of different hosts) has the
+same checksum each time, that each tensor's shards are where its spec puts them, and
+that every listed file is there with its size and SHA-256 (--quick: sizes only). It
+removes the temporaries a killed process left and refuses any other file that no
+manifest lists. verify compares the images with the source, element by element.`,
 	define: func(fs *flag.FlagSet) func([]string, io.Writer) error {
+		quick := fs.Bool("quick", false, "check the shard files' sizes only, not their SHA-256")
 		return func(pos []string, w io.Writer) error {
 			if len(pos) == 0 || pos[0] != "merge" {
 				return usagef("manifest takes the subcommand merge")
@@ -28,7 +34,7 @@ processes (replicas on devices of different hosts) has the same checksum each ti
 			if err := needArgs(pos[1:], "OUTDIR"); err != nil {
 				return err
 			}
-			m, err := sharding.Merge(pos[1])
+			m, err := sharding.MergeWith(pos[1], sharding.MergeOptions{Quick: *quick})
 			if err != nil {
 				return fmt.Errorf("%s", libErr(err))
 			}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -144,6 +145,8 @@ func writeOutput(out string, write func(w imageWriter) error) error {
 		}
 		return err
 	}
+	// A killed earlier run left its temporary beside OUT: nobody holds it any more.
+	buffer.RemoveStaleTemps(linkTarget(out))
 	var tmp string
 	release := holdSignals() // the temporary file is made under the hold
 	defer release()
@@ -183,7 +186,12 @@ func allTarget(out string, force bool) (string, error) {
 		return "", usagef("with --all OUT is a new directory; %s cannot be one", out)
 	}
 	dest := linkTarget(out)
-	if st, err := os.Stat(dest); err == nil && !force {
+	st, err := os.Stat(dest)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		// "afile/": a file named as a directory (ENOTDIR), found before any work.
+		return "", fmt.Errorf("cannot write OUT %s: %s", out, fileErr(err))
+	}
+	if err == nil && !force {
 		if !st.IsDir() {
 			return "", usagef("cannot write OUT %s: with --all OUT is a new directory, and this is a file", out)
 		}

@@ -23,8 +23,8 @@ var (
 
 // checkReplace checks, before any conversion, that --force may replace out with the
 // output of --all converting in: out is missing, or a directory (not a symbolic link)
-// that is empty or holds manifest.json, the mark of an earlier --all, and in does not
-// lie inside it.
+// that is empty or that an earlier --all wrote (checkOwned: our manifest, listing
+// everything there), and in does not lie inside it.
 func checkReplace(out, in string) error {
 	st, err := os.Lstat(out)
 	if errors.Is(err, os.ErrNotExist) {
@@ -43,13 +43,13 @@ func checkReplace(out, in string) error {
 	if err != nil {
 		return fmt.Errorf("cannot write OUT %s: %s", out, fileErr(err))
 	}
-	if len(ents) > 0 {
-		if _, err := os.Lstat(filepath.Join(out, "manifest.json")); err != nil {
-			return usagef("--force replaces only a directory that --all wrote, and OUT %s has no manifest.json", out)
-		}
-	}
 	if inside(in, out) {
 		return usagef("IN %s lies inside OUT %s, which --force would replace", in, out)
+	}
+	if len(ents) > 0 {
+		if err := checkOwned(out); err != nil {
+			return fmt.Errorf("--force replaces only a directory that --all wrote, and OUT %s %s", out, err)
+		}
 	}
 	return nil
 }
@@ -122,8 +122,18 @@ func replaceDir(tmp, out string) error {
 	return nil
 }
 
-// removeOld removes the replaced tree; a failure leaves it beside out, with a note.
+// removeOld removes the replaced tree; a failure leaves it beside out, with a note. It
+// checks the tree again first: what appeared in it since checkReplace is not ours to
+// remove, so the tree is then left beside out.
 func removeOld(old, out string) {
+	if ents, err := os.ReadDir(old); err == nil && len(ents) == 0 {
+		os.Remove(old)
+		return
+	}
+	if err := checkOwned(old); err != nil {
+		fmt.Fprintf(progressOut, "tpulayout convert: note: OUT %s is replaced; the old tree, left at %s, %s\n", out, old, err)
+		return
+	}
 	if err := os.RemoveAll(old); err != nil {
 		fmt.Fprintf(progressOut, "tpulayout convert: note: OUT %s is replaced, but the old tree could not be removed from %s: %s\n", out, old, fileErr(err))
 	}

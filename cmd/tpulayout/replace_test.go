@@ -47,8 +47,11 @@ func TestConvertAllForce(t *testing.T) {
 	}
 	out := filepath.Join(dir, "images")
 	mustRun(t, "convert", ckpt, out, "--all", "--to", "tpu:v5e")
-	tree(t, out, map[string]string{"stale.bin": "from an older run"})
 	wantUsageError(t, []string{"convert", ckpt, out, "--all", "--to", "tpu:v5e", "--dtype", "bf16"}, "not empty", "--force")
+	// A file the manifest does not list is not --force's to remove (TestForceReplacesOnlyOurs).
+	tree(t, out, map[string]string{"stale.bin": "from an older run"})
+	wantUsageError(t, []string{"convert", ckpt, out, "--all", "--to", "tpu:v5e", "--dtype", "bf16", "--force"}, "holds stale.bin")
+	os.Remove(filepath.Join(out, "stale.bin"))
 
 	got := mustRun(t, "convert", ckpt, out, "--all", "--to", "tpu:v5e", "--dtype", "bf16", "--force")
 	if !strings.Contains(got, "bf16[16,256]{1,0:T(8,128)(2,1)}") {
@@ -112,6 +115,7 @@ func TestConvertAllForce(t *testing.T) {
 	if link == file {
 		return
 	}
+	os.Remove(inner) // not --all's: --force would refuse OUT (TestForceReplacesOnlyOurs)
 	// Through a symbolic link --force replaces the link's target, and the link stays.
 	if code := run([]string{"convert", ckpt, link, "--all", "--to", "tpu:v5e", "--force"}, io.Discard, io.Discard); code != 0 {
 		t.Fatalf("--force through a symbolic link: exit %d", code)
@@ -119,7 +123,7 @@ func TestConvertAllForce(t *testing.T) {
 	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
 		t.Errorf("--force through %s replaced the link itself", link)
 	}
-	if got := treeOf(t, out); got["manifest.json"] == "" || got["model.safetensors"] != "" {
+	if got := treeOf(t, out); got["manifest.json"] == "" || got["w.bin"] == "" {
 		t.Errorf("--force through a link did not replace its target %s: %q", out, got)
 	}
 }
@@ -131,7 +135,9 @@ func TestReplaceDirFailures(t *testing.T) {
 	savedX, savedR := exchangeFn, renameFn
 	defer func() { exchangeFn, renameFn = savedX, savedR }()
 	noExchange := func(a, b string) error { return errNoExchange }
-	old := map[string]string{"manifest.json": "old", "a.bin": "A"}
+	// The old tree is one --all wrote: replaceDir removes only such a tree.
+	oldM := `{"format": "tpulayout-all-1", "source": "m.safetensors", "to": "tpu:v5e", "tensors": [{"name": "a", "file": "a.bin"}]}`
+	old := map[string]string{"manifest.json": oldM, "a.bin": "A"}
 	nu := map[string]string{"manifest.json": "new", "b.bin": "B"}
 
 	for _, c := range []struct {
@@ -172,7 +178,7 @@ func TestReplaceDirFailures(t *testing.T) {
 			}
 			continue
 		}
-		if !errors.Is(err, boom) || got["manifest.json"] != "old" || len(got) != 2 {
+		if !errors.Is(err, boom) || got["manifest.json"] != oldM || len(got) != 2 {
 			t.Errorf("%s: err %v, OUT %q; want boom and the old tree", c.name, err, got)
 		}
 		// Beside OUT: only the new tree, which runAll removes on the error.

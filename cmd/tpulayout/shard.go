@@ -139,7 +139,7 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 		fmt.Fprintf(progressOut, "tpulayout convert: %s\n", note)
 	}
 	prog = newProgress(c.progress, "convert", job.Bytes())
-	m, err := job.WriteDir(out)
+	m, err := job.WriteDir(linkTarget(out)) // a symlink OUTDIR: its target, and the link stays
 	if err != nil {
 		return fmt.Errorf("cannot write OUT %s: %s", out, libErr(err))
 	}
@@ -147,7 +147,7 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 	prog.finish()
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, t := range m.Tensors {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Name, t.Spec, t.Layout, plural(int64(len(t.Shards)), "shard"))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", nameText(t.Name), t.Spec, t.Layout, plural(int64(len(t.Shards)), "shard"))
 	}
 	name := sharding.ManifestName
 	if procs > 1 {

@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"strings"
 
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/relayout"
+	"github.com/tpulayout/tpulayout/report"
 	"github.com/tpulayout/tpulayout/tpu"
 )
 
@@ -115,11 +117,35 @@ func checkPadValue(v float64, dt layout.DType) error {
 	if !buffer.CanConvert(dt, layout.F64) {
 		return fmt.Errorf("tpulayout: pad=%v: %s padding can only be 0 or 'leave'", v, dt)
 	}
+	if dt == layout.Pred || dt.IsInteger() {
+		// Range first: a saturated 2**63 reads back as 2**63 in float64 and passed.
+		lo, hi := intRange(dt)
+		if math.IsNaN(v) || math.IsInf(v, 0) || v != math.Trunc(v) {
+			return fmt.Errorf("tpulayout: pad=%v is not a whole number in %s's range %s to %s", v, dt, lo, hi)
+		}
+		x, _ := new(big.Float).SetFloat64(v).Int(nil)
+		if x.Cmp(lo) < 0 || x.Cmp(hi) > 0 {
+			return fmt.Errorf("tpulayout: pad=%s is outside %s's range %s to %s", x, dt, lo, hi)
+		}
+		return nil
+	}
 	back := math.Float64frombits(buffer.ConvertElement(layout.F64, dt, buffer.ConvertElement(dt, layout.F64, math.Float64bits(v))))
 	if math.IsNaN(v) && math.IsNaN(back) || back == v && (math.Signbit(back) == math.Signbit(v) || !dt.IsFloat()) {
 		return nil
 	}
 	return fmt.Errorf("tpulayout: pad=%v is not a value of %s, which would hold %v", v, dt, back)
+}
+
+// intRange is the range of an integer type (pred: 0 to 1), as the CLI's --pad has it.
+func intRange(dt layout.DType) (lo, hi *big.Int) {
+	n := uint(dt.Bits())
+	switch {
+	case dt == layout.Pred:
+		return big.NewInt(0), big.NewInt(1)
+	case dt.IsSigned():
+		return new(big.Int).Neg(new(big.Int).Lsh(big.NewInt(1), n-1)), new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), n-1), big.NewInt(1))
+	}
+	return big.NewInt(0), new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), n), big.NewInt(1))
 }
 
 // planJSON describes a plan for the Python Plan object.
@@ -135,17 +161,10 @@ func planJSON(p *relayout.Plan, dst, src string) []byte {
 	return b
 }
 
-// shapeInfo is what parse and info return: the fields of `tpulayout info --json`,
-// the count of first-level tiles, and the TPU footprint when the layout loads into vregs.
-type shapeInfo struct {
-	layout.Description
-	TileCount int64          `json:"tile_count"`
-	TPU       *tpu.Footprint `json:"tpu"`
-}
-
-// info describes shape text; gen names the TPU generation of the footprint ("" for
-// the default one).
-func info(text, gen string) ([]byte, error) {
+// info describes shape text as the Python package's parse and info take it: `tpulayout
+// info --json`'s description and the tiling figures of generation gen ("" for the
+// default one), and with insight the CLI's insight on that generation too.
+func info(text, gen string, insight bool) ([]byte, error) {
 	// A sparse layout has no index math: it is described as `tpulayout info` does.
 	if sh, err := layout.Parse(text); err == nil && sh.Kind == layout.Array && sh.Layout.IsSparse() {
 		d, err := layout.DescribeSparse(sh)
@@ -164,34 +183,14 @@ func info(text, gen string) ([]byte, error) {
 			return nil, err
 		}
 	}
-	sh := ix.Shape()
-	in := shapeInfo{Description: layout.Describe(ix)}
-	if len(sh.Layout.Tiles) > 0 {
-		in.TileCount = tileCount(in.Levels, sh.Layout.Tiles[0])
-	}
-	if fp, err := tpu.FootprintOf(g, sh); err == nil && len(sh.Layout.Tiles) > 0 {
-		in.TPU = &fp
+	in := report.NewInfo(ix).AddTiling(g)
+	if insight {
+		if g == tpu.NoGeneration {
+			g = tpu.DefaultGeneration
+		}
+		in.AddInsight(g)
 	}
 	return json.Marshal(in)
-}
-
-// tileCount is the number of first-level tiles: the first tiling level's dims are
-// the tile grid followed by the tile's own dims. A first tile with combined dims `*`
-// is preceded by the "combined" level, and only its other entries are dims of the
-// tiling level.
-func tileCount(levels []layout.LevelDescription, first layout.Tile) int64 {
-	own := 0
-	for _, t := range first {
-		if t != layout.Combined {
-			own++
-		}
-	}
-	for _, lv := range levels {
-		if strings.HasPrefix(lv.Name, "T(") && len(lv.Dims) >= own {
-			return layout.Elements(lv.Dims[:len(lv.Dims)-own])
-		}
-	}
-	return 0
 }
 
 // defaultLayout is the TPU default shape of dtype and dims on generation gen ("" for
@@ -217,12 +216,4 @@ func defaultLayout(dtype string, dims []int64, gen string) (string, error) {
 		return "", err
 	}
 	return sh.String(), nil
-}
-
-// nonNil returns s, or an empty slice when s is nil, so JSON prints [] rather than null.
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }

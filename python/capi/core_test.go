@@ -11,6 +11,7 @@ import (
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/relayout"
+	"github.com/tpulayout/tpulayout/report"
 )
 
 func TestErrorJSONKinds(t *testing.T) {
@@ -47,21 +48,21 @@ func TestErrorJSONKinds(t *testing.T) {
 }
 
 func TestInfo(t *testing.T) {
-	b, err := info("bf16[300,1000]{1,0:T(8,128)(2,1)}", "")
+	b, err := info("bf16[300,1000]{1,0:T(8,128)(2,1)}", "", false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var in shapeInfo
+	var in report.Info
 	if err := json.Unmarshal(b, &in); err != nil {
 		t.Fatal(err)
 	}
 	if in.TileCount != 38*8 || in.FootprintBytes != 304*1024*2 || in.TPU == nil || in.TPU.Tiles != in.TileCount {
 		t.Errorf("info: %s", b)
 	}
-	if _, err := info("(f32[2], f32[3])", ""); err == nil || !strings.Contains(err.Error(), "not an array") {
+	if _, err := info("(f32[2], f32[3])", "", false); err == nil || !strings.Contains(err.Error(), "not an array") {
 		t.Errorf("tuple: %v", err)
 	}
-	if _, err := info("f32[2]", "v99"); err == nil {
+	if _, err := info("f32[2]", "v99", false); err == nil {
 		t.Error("unknown generation: no error")
 	}
 }
@@ -78,12 +79,12 @@ func TestInfoCombinedTile(t *testing.T) {
 		{"f32[4,4,4]{2,1,0:T(*,8,128)(2,1)}", 2 * 1},       // combined 16×4, (8,128) tiles
 		{"bf16[300,1000]{1,0:T(8,128)(2,1)}", 38 * 8},      // no combined dims
 	} {
-		b, err := info(c.shape, "")
+		b, err := info(c.shape, "", false)
 		if err != nil {
 			t.Errorf("%s: %v", c.shape, err)
 			continue
 		}
-		var in shapeInfo
+		var in report.Info
 		if err := json.Unmarshal(b, &in); err != nil {
 			t.Fatal(err)
 		}
@@ -91,7 +92,7 @@ func TestInfoCombinedTile(t *testing.T) {
 			t.Errorf("%s: %d tiles, want %d", c.shape, in.TileCount, c.tiles)
 		}
 	}
-	b, err := info("f32[10,10]{1,0:D(D,C)*(u32)}", "")
+	b, err := info("f32[10,10]{1,0:D(D,C)*(u32)}", "", false)
 	if err != nil || !strings.Contains(string(b), `"sparse":true`) || !strings.Contains(string(b), "stored elements") {
 		t.Errorf("sparse: %s %v", b, err)
 	}
@@ -209,6 +210,32 @@ func TestPadValueMustBeExact(t *testing.T) {
 		_, err := newPlan(dst, "f32[3,5]", 1, "value", c.v)
 		if (err == nil) != c.ok {
 			t.Errorf("pad %v into %s: error %v, want ok=%v", c.v, dst, err, c.ok)
+		}
+	}
+}
+
+func TestBuildReportRequests(t *testing.T) {
+	for _, c := range []struct{ req, want string }{
+		{`{"report":"explain","layout":"f32[3,5]","index":[1,2]}`, `"offset":7`},
+		{`{"report":"explain","layout":"f32[3,5]","offset":3}`, `"index":[0,3]`},
+		{`{"report":"blockspec","array":"bf16[4096,4096]","block":[256,512],"operands":2}`, `"legal":true`},
+		{`{"report":"hlo","text":"HloModule m\nENTRY e {\n ROOT p = f32[2]{0} parameter(0)\n}\n"}`, `"kind":"parameter"`},
+	} {
+		b, err := buildReport(c.req)
+		if err != nil || !strings.Contains(string(b), c.want) {
+			t.Errorf("%s: %s, %v; want %s", c.req, b, err, c.want)
+		}
+	}
+	for _, c := range []struct{ req, want string }{
+		{`{"report":"explain","layout":"f32[3,5]","index":[1,2],"offset":3}`, "not both"},
+		{`{"report":"explain","layout":"f32[3,5]"}`, "needs an index or an offset"},
+		{`{"report":"hlo","text":"HloModule m\n","sort":"size"}`, ""},
+		{`{"report":"blockspec","array":"bf16[64,128]","block":[8,128],"gen":"v99"}`, "v99"},
+		{`{"report":"shard"}`, `unknown report "shard"`},
+		{`{"report":`, "report request"},
+	} {
+		if _, err := buildReport(c.req); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want %q", c.req, err, c.want)
 		}
 	}
 }

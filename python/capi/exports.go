@@ -10,6 +10,7 @@ import "C"
 
 import (
 	"runtime/cgo"
+	"runtime/debug"
 	"time"
 	"unsafe"
 
@@ -28,9 +29,24 @@ func setErr(out **C.char, err error) C.int {
 	return 1
 }
 
-// guard turns a panic into an internal error; use as `defer guard(err, &rc)`.
+// guard turns a panic into an internal error; use as `defer guard(err, &rc)`. Every
+// export that reads Python's memory sets debug.SetPanicOnFault first (and names the
+// buffers with guardBufs): a memory-mapped buffer whose file another process truncated
+// faults, which would otherwise kill the interpreter with SIGBUS.
 func guard(out **C.char, rc *C.int) {
 	if v := recover(); v != nil {
+		*rc = setErr(out, internalError{v})
+	}
+}
+
+// guardBufs is guard for exports that read or write the named buffers: a memory fault
+// inside one of them is an input error naming it.
+func guardBufs(out **C.char, rc *C.int, bufs ...namedBuf) {
+	if v := recover(); v != nil {
+		if e := faultIn(v, bufs); e != nil {
+			*rc = setErr(out, e)
+			return
+		}
 		*rc = setErr(out, internalError{v})
 	}
 }
@@ -61,9 +77,11 @@ func tl_plan_new(dst, src *C.char, workers C.int, pad *C.char, padValue C.double
 
 //export tl_plan_copy
 func tl_plan_copy(handle C.uintptr_t, dst unsafe.Pointer, dstLen C.int64_t, src unsafe.Pointer, srcLen C.int64_t, err **C.char) (rc C.int) {
-	defer guard(err, &rc)
+	d, s := bytesOf(dst, dstLen), bytesOf(src, srcLen)
+	defer guardBufs(err, &rc, namedBuf{"source", s}, namedBuf{"destination", d})
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	p := cgo.Handle(handle).Value().(*relayout.Plan)
-	if e := p.CopyBytes(bytesOf(dst, dstLen), bytesOf(src, srcLen)); e != nil {
+	if e := p.CopyBytes(d, s); e != nil {
 		return setErr(err, e)
 	}
 	return 0
@@ -75,7 +93,21 @@ func tl_plan_free(handle C.uintptr_t) { cgo.Handle(handle).Delete() }
 //export tl_info
 func tl_info(shape, gen *C.char, out, err **C.char) (rc C.int) {
 	defer guard(err, &rc)
-	b, e := info(C.GoString(shape), C.GoString(gen))
+	b, e := info(C.GoString(shape), C.GoString(gen), false)
+	if e != nil {
+		return setErr(err, e)
+	}
+	*out = C.CString(string(b))
+	return 0
+}
+
+// tl_report builds the report a JSON request names (see reportRequest) and stores its
+// JSON in *out.
+//
+//export tl_report
+func tl_report(request *C.char, out, err **C.char) (rc C.int) {
+	defer guard(err, &rc)
+	b, e := buildReport(C.GoString(request))
 	if e != nil {
 		return setErr(err, e)
 	}
@@ -100,8 +132,10 @@ func tl_default_layout(dtype *C.char, dims *C.int64_t, rank C.int, gen *C.char, 
 
 //export tl_validate
 func tl_validate(dump unsafe.Pointer, dumpLen C.int64_t, dumpShape *C.char, ref unsafe.Pointer, refLen C.int64_t, refShape, opts *C.char, out, err **C.char) (rc C.int) {
-	defer guard(err, &rc)
-	b, e := compareBytes(bytesOf(dump, dumpLen), C.GoString(dumpShape), bytesOf(ref, refLen), C.GoString(refShape), C.GoString(opts))
+	d, r := bytesOf(dump, dumpLen), bytesOf(ref, refLen)
+	defer guardBufs(err, &rc, namedBuf{"dump", d}, namedBuf{"reference", r})
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	b, e := compareBytes(d, C.GoString(dumpShape), r, C.GoString(refShape), C.GoString(opts))
 	if e != nil {
 		return setErr(err, e)
 	}
@@ -114,9 +148,10 @@ func tl_validate(dump unsafe.Pointer, dumpLen C.int64_t, dumpShape *C.char, ref 
 //
 //export tl_plan_time
 func tl_plan_time(handle C.uintptr_t, dst unsafe.Pointer, dstLen C.int64_t, src unsafe.Pointer, srcLen C.int64_t, reps C.int64_t, ns *C.int64_t, err **C.char) (rc C.int) {
-	defer guard(err, &rc)
-	p := cgo.Handle(handle).Value().(*relayout.Plan)
 	d, s := bytesOf(dst, dstLen), bytesOf(src, srcLen)
+	defer guardBufs(err, &rc, namedBuf{"source", s}, namedBuf{"destination", d})
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	p := cgo.Handle(handle).Value().(*relayout.Plan)
 	start := time.Now()
 	for range int64(reps) {
 		if e := p.CopyBytes(d, s); e != nil {

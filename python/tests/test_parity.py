@@ -21,11 +21,14 @@ ROOT = Path(__file__).resolve().parents[2]
 DTYPE = r"(?:pred|bf16|f8e[0-9a-z]+|f4e2m1fn|[suf][0-9]+|c64|c128)"
 SHAPE = re.compile(DTYPE + r"\[[0-9,<=? ]*\](?:\{[^{}\n]*?(?:\{[^{}\n]*\}[^{}\n]*?)*\})?")
 
-# Keys of the CLI's JSON that Python's Info has under the same name; the rest are the
-# CLI's TPU insight (generation, cheapest layouts…), which Info does not carry.
+# Keys of the CLI's JSON: Python's Info has each under the same name (the insight's
+# optional ones default to None or empty when the CLI leaves them out).
 INFO_KEYS = ("shape", "dtype", "dims", "minor_to_major", "physical_order", "tiles",
              "tail_padding", "levels", "element_bits", "logical_elements", "logical_bytes",
-             "footprint_elements", "footprint_bytes", "padding_elements", "padding_fraction")
+             "footprint_elements", "footprint_bytes", "padding_elements", "padding_fraction",
+             "expansion", "generation", "default_layout", "cheapest", "no_tpu_layout",
+             "host_row_blocks")
+ABSENT = {"tail_padding": 0, "default_layout": None, "cheapest": [], "no_tpu_layout": ""}
 
 
 def corpus():
@@ -90,8 +93,9 @@ def test_info_parity(cli):
                 tpulayout.parse(text)
             sparse += 1
             continue
+        assert set(want) <= set(INFO_KEYS), set(want) - set(INFO_KEYS)
         for k in INFO_KEYS:
-            w = want.get(k, 0)
+            w = want.get(k, ABSENT.get(k))
             g = as_json(getattr(got, k))
             if k == "levels":
                 g = [{"name": n, "dims": d} for n, d in g]

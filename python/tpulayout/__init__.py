@@ -3,18 +3,25 @@
 Convert a host array to the bytes a TPU holds (:func:`to_device`), read a device image
 back (:func:`from_device`), relayout raw bytes between any two XLA layouts
 (:func:`relayout`, :class:`Plan`), check a dump against a reference (:func:`validate`,
-:func:`check`), and inspect layouts (:func:`parse`, :func:`info`, :func:`default_layout`).
-Copies read and write the caller's buffers in place and release the GIL.
+:func:`check`), and inspect layouts (:func:`parse`, :func:`info`, :func:`default_layout`, :func:`explain`),
+HLO dumps (:func:`hlo`) and Pallas block shapes (:func:`blockspec`), and check or
+reassemble a sharded conversion (:func:`verify`, :func:`gather`).
+Copies read and write the caller's buffers in place and release the GIL. The arrays
+they use are remembered by weak reference for their addresses, so NumPy's in-place
+``ndarray.resize`` refuses them afterwards (``np.resize`` makes a new array and is not
+affected).
 """
 
 from ._errors import (BufferArgumentError, InputError, InternalError, LayoutError,
                       LayoutMismatch, ShapeError, SizeError, TpulayoutError)
 from ._core import (Info, Plan, Shape, SparseInfo, default_layout, empty, from_device, info,
                     parse, relayout, to_device)
+from ._reports import blockspec, explain, gather, hlo, verify
 from ._validate import Report, check, validate
 
 __all__ = [
     "to_device", "from_device", "relayout", "Plan", "empty", "parse", "info", "default_layout",
+    "explain", "hlo", "blockspec", "verify", "gather",
     "validate", "check", "Report", "Shape", "Info", "SparseInfo",
     "TpulayoutError", "LayoutError", "ShapeError", "SizeError", "BufferArgumentError",
     "InputError", "InternalError", "LayoutMismatch",

@@ -1,6 +1,8 @@
 """Type hints of the tpulayout package."""
 
-from typing import Any, Optional, Protocol, Sequence, Tuple, Union
+from typing import Any, List, Optional, Protocol, Sequence, Tuple, TypedDict, Union
+
+import os
 
 import numpy as np
 import numpy.typing as npt
@@ -56,6 +58,12 @@ class Info:
     tile_count: int
     tpu: Optional[dict]
     physical_order: Tuple[int, ...]
+    expansion: float
+    generation: str
+    default_layout: Optional[dict]
+    cheapest: Tuple[dict, ...]
+    no_tpu_layout: str
+    host_row_blocks: Optional[dict]
 
 class SparseInfo:
     shape: str
@@ -72,6 +80,97 @@ class SparseInfo:
     meaning: str
     footprint: str
     sparse: bool
+
+# The reports of explain, hlo and blockspec are the dicts `tpulayout VERB --json` prints
+# (schemas: docs/schema/VERB.json in the repository; Go: package report). Keys that are
+# only present sometimes are in the *Optional bases.
+
+class _ExplainLevel(TypedDict):
+    tile: List[Union[int, str]]
+    tile_index: List[int]
+    tile_counts: List[int]
+    within_tile: List[int]
+
+class _ExplanationOptional(TypedDict, total=False):
+    index: List[int]  # absent for padding
+    tail_padding: bool  # padding from L(n), past the expanded shape
+    physical_index: List[int]
+    expanded_index: List[int]
+    reason: str  # for padding: which tile pads what
+
+class Explanation(_ExplanationOptional):
+    shape: str
+    padding: bool
+    offset: int  # in elements
+    byte_offset: int
+    bit_offset: int
+    bit_in_byte: int
+    element_bits: int
+    expanded_dims: List[int]
+    levels: List[_ExplainLevel]
+
+# Functional syntax: "from" is a Python keyword.
+_HLORowOptional = TypedDict("_HLORowOptional", {
+    "number": int,  # parameter or result number
+    "index": str,  # shape index within a tuple, "{1}"
+    "opcode": str,
+    "line": int,
+    "retiled": bool,  # the layout is the generation's default (hlo(to=...)), not the dump's
+    "from": str,  # "header" (entry_computation_layout) or "body"
+    "body_shape": str,  # the body's shape where it differs from the header's
+    "inferred": bool,
+    "shape_not_written": bool,
+    "note": str,
+}, total=False)
+
+class HLORow(_HLORowOptional):
+    kind: str  # parameter, result or instruction
+    name: str
+    shape: str
+    layout: str
+    logical_bytes: int
+    footprint_bytes: int
+    expansion: float
+    sized: bool
+
+class _HLOReportOptional(TypedDict, total=False):
+    unknown_opcodes: List[str]
+    header_note: str
+
+class HLOReport(_HLOReportOptional):
+    module: str
+    entry: str
+    entry_marked: bool
+    rows: List[HLORow]
+    total_logical_bytes: int
+    total_footprint_bytes: int
+    total_expansion: float
+
+class _Pipeline(TypedDict):
+    operands: int
+    bytes: int
+    vmem_fraction: float
+    fits: bool
+
+class _BlockReportOptional(TypedDict, total=False):
+    problems: List[str]  # when not legal
+    partial_dims: List[int]
+    nearest: List[List[int]]
+
+class BlockReport(_BlockReportOptional):
+    array: List[int]
+    block: List[int]
+    legal: bool
+    native_tile: List[int]
+    native_aligned: bool
+    block_bytes: int
+    grid: List[int]
+    steps: int
+    vmem_bytes: int
+    generation: str
+    dtype: str
+    block_layout: str
+    double_buffered: List[_Pipeline]
 
 class Plan:
     src: str
@@ -118,3 +217,33 @@ def empty(shape: Union[int, Sequence[int]], dtype: DTypeLike = ...) -> np.ndarra
 def parse(layout: LayoutLike) -> Shape: ...
 def info(layout: LayoutLike, gen: Optional[str] = ...) -> Union[Info, SparseInfo]: ...
 def default_layout(shape: Sequence[int], dtype: DTypeLike, gen: Optional[str] = ...) -> str: ...
+def explain(layout: LayoutLike, index: Union[Sequence[int], str, None] = ..., *,
+            offset: Optional[int] = ...) -> Explanation:
+    """Where the element at a logical index lives, or (offset=N) what lives at element
+    offset N: `tpulayout explain --json`."""
+def hlo(path_or_text: Union[str, "os.PathLike[str]", bytes], all: bool = ..., *,
+        to: Optional[str] = ..., sort: str = ...) -> HLOReport:
+    """The entry parameters and results (all=True: every instruction) of an HLO module
+    file or text, with sizes and padding: `tpulayout hlo --json`."""
+def blockspec(array: LayoutLike, block: Sequence[int], *, gen: Optional[str] = ...,
+              operands: int = ...) -> BlockReport:
+    """Legality, VMEM and grid of a Pallas TPU block shape: `tpulayout blockspec --json`
+    (an illegal block is reported with legal False, not raised)."""
+class _Problem(TypedDict, total=False):
+    tensor: str
+    file: str
+    msg: str
+
+class VerifyReport(TypedDict):
+    manifest: dict  # the conversion's manifest.json
+    tensors: int
+    shards: int
+    bytes: int
+    problems: List[_Problem]  # empty when the conversion checks out
+
+def verify(outdir: Union[str, "os.PathLike[str]"],
+           source: Union[str, "os.PathLike[str]", None] = ...) -> VerifyReport:
+    """Checks a sharded conversion against its manifest and source, as `tpulayout verify`."""
+def gather(outdir: Union[str, "os.PathLike[str]"], out: Union[str, "os.PathLike[str]"]) -> dict:
+    """Reassembles a sharded conversion's global arrays into out (.safetensors), as
+    `tpulayout gather`; returns the manifest."""

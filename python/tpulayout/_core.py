@@ -9,6 +9,7 @@ import math
 import operator
 import json
 import threading
+import weakref
 from collections import OrderedDict
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -51,6 +52,44 @@ def _raw(obj: Any, what: str, nbytes: int, writable: bool) -> Tuple[np.ndarray, 
     if a.nbytes != nbytes:
         raise SizeError(f"tpulayout: {what} has {a.nbytes} bytes, want {nbytes}")
     return a, a.ctypes.data
+
+
+# An array's data address: a.ctypes.data builds a ctypes object each time (about 1.5 µs,
+# most of a small copy's cost from Python), so the addresses of the arrays used last are
+# kept. An entry holds a weak reference, so a dead array whose id another takes misses;
+# NumPy refuses to resize an array that has weak references (the address stays), and
+# assigning .data, the other way to move it, changes .base, which is checked.
+_addrs: "dict[int, tuple]" = {}
+_ADDRS_MAX = 256
+
+
+def _address(a: np.ndarray) -> int:
+    e = _addrs.get(id(a))
+    if e is not None and e[0]() is a and e[1] == id(a.base):
+        return e[2]
+    addr = a.ctypes.data
+    if len(_addrs) >= _ADDRS_MAX:
+        _addrs.clear()
+    _addrs[id(a)] = (weakref.ref(a), id(a.base), addr)
+    return addr
+
+
+def _writable_address(out: Any, nbytes: int) -> int:
+    """The address of out, a writable contiguous buffer of nbytes."""
+    if type(out) is np.ndarray:
+        f = out.flags
+        if (f.c_contiguous or f.f_contiguous) and f.writeable and out.nbytes == nbytes:
+            return _address(out)
+    return _raw(out, "out", nbytes, True)[1]
+
+
+def _readable_address(buf: Any, what: str, nbytes: int) -> int:
+    """The address of buf, a readable contiguous buffer of nbytes."""
+    if type(buf) is np.ndarray:
+        f = buf.flags
+        if (f.c_contiguous or f.f_contiguous) and buf.nbytes == nbytes:
+            return _address(buf)
+    return _raw(buf, what, nbytes, False)[1]
 
 
 ALIGNMENT = 64
@@ -210,11 +249,20 @@ def _pad_args(pad: Any) -> Tuple[bytes, float]:
         raise InputError(f"tpulayout: pad={pad!r}: want a number or 'leave'")
     if pad == 0 and not (isinstance(pad, float) and np.signbit(pad)):
         return b"zero", 0.0
+    if isinstance(pad, (int, np.integer)) and not isinstance(pad, bool):
+        # The pad travels as a float64: 2**53+1 would arrive as 2**53, unsaid. (The
+        # library checks the range of the destination's type: 2**63 for s64, say.)
+        try:
+            held = str(int(float(pad)))
+        except OverflowError:
+            held = "no such number (it overflows)"
+        if held != str(int(pad)):
+            raise InputError(f"tpulayout: pad={int(pad)} cannot be written exactly: the pad travels "
+                             f"as a float64, which holds {held}")
     return b"value", float(pad)
 
 
 _plan_copy = lib.tl_plan_copy
-_tls = threading.local()  # each thread's error slot for copies
 
 
 class Plan:
@@ -256,19 +304,10 @@ class Plan:
         """Relays out the bytes of src (any readable contiguous buffer of ``src_bytes``)
         into out (any writable contiguous buffer of ``dst_bytes``; a new uint8 array when
         None) and returns out."""
-        s = src if type(src) is np.ndarray else _as_array(src, "src")
-        f = s.flags
-        if not (f.c_contiguous or f.f_contiguous) or s.nbytes != self.src_bytes:
-            _raw(s, "src", self.src_bytes, False)
+        saddr = _readable_address(src, "src", self.src_bytes)
         if out is None:
             out = empty(self.dst_bytes)
-            d = out
-        else:
-            d = out if type(out) is np.ndarray else _as_array(out, "out")
-            f = d.flags
-            if not ((f.c_contiguous or f.f_contiguous) and f.writeable) or d.nbytes != self.dst_bytes:
-                _raw(d, "out", self.dst_bytes, True)
-        self._copy(d.ctypes.data, s.ctypes.data)
+        self._copy(_writable_address(out, self.dst_bytes), saddr)
         return out
 
     def _copy(self, dst: int, src: int) -> None:
@@ -278,13 +317,12 @@ class Plan:
             raise InputError("tpulayout: the plan is closed")
         if _lib.forked:
             check_fork()
-        try:
-            ref = _tls.err_ref
-        except AttributeError:  # first copy on this thread
-            _tls.err = ctypes.c_void_p()
-            ref = _tls.err_ref = ctypes.byref(_tls.err)
-        if _plan_copy(h, dst, self.dst_bytes, src, self.src_bytes, ref) != 0:
-            raise_error(_tls.err)
+        # No error slot: the buffers were checked, so a failure is rare, and a failed
+        # copy (sizes, overlap, a recovered panic) is run again with one for its message.
+        if _plan_copy(h, dst, self.dst_bytes, src, self.src_bytes, None) != 0:
+            err = ctypes.c_void_p()
+            if _plan_copy(h, dst, self.dst_bytes, src, self.src_bytes, ctypes.byref(err)) != 0:
+                raise_error(err)
 
     __call__ = copy
 
@@ -331,6 +369,30 @@ _plans: "OrderedDict[tuple, Plan]" = OrderedDict()
 _plans_lock = threading.Lock()
 
 
+# The plans of recent small to_device and from_device calls by their arguments' types,
+# dims and strides, skipping the layout text building and parsing of a call like one
+# before. Only calls that read and write the arrays in place as dense layouts are kept
+# (not padded views, whose plans depend on the memory around them, nor copies).
+_fast: "dict[tuple, Plan]" = {}
+
+
+def _fast_key(kind: str, a: np.ndarray, layout: Any, dtype: Any, pad: Any, workers: Any) -> Optional[tuple]:
+    """The _fast key of a call, or None when its arguments are not simple enough to
+    key on exactly (a float pad: 0.0 and -0.0 are equal keys but other pads)."""
+    if (type(layout) is str and (dtype is None or type(dtype) is str) and type(pad) in (int, str)
+            and (workers is None or type(workers) is int)):
+        return (kind, layout, dtype, pad, workers, a.dtype, a.shape, a.strides)
+    return None
+
+
+def _keep_fast(key: Optional[tuple], p: "Plan") -> None:
+    with _plans_lock:
+        if key is not None and any(q is p for q in _plans.values()):
+            if len(_fast) >= 4 * _CACHE_MAX_PLANS:
+                _fast.clear()
+            _fast[key] = p
+
+
 @contextmanager
 def _cached_plan(src: str, dst: str, pad: Any, workers: Optional[int]) -> Iterator["Plan"]:
     key = (src, dst, _pad_args(pad), workers)
@@ -352,6 +414,7 @@ def _cached_plan(src: str, dst: str, pad: Any, workers: Optional[int]) -> Iterat
         _plans[key] = p
         while len(_plans) > _CACHE_MAX_PLANS:
             _plans.popitem(last=False)
+            _fast.clear()  # it may hold the evicted plan
     yield p
 
 
@@ -375,14 +438,22 @@ def to_device(array: Any, layout: Any, *, dtype: Any = None, pad: Any = 0,
     Returns a new 64-byte-aligned uint8
     array of the footprint, or ``out`` (any writable contiguous buffer of exactly that
     size) filled in."""
+    key = _fast_key("to", array, layout, dtype, pad, workers) if type(array) is np.ndarray else None
+    p = _fast.get(key) if key is not None else None
+    if p is not None and p._handle:  # a call like an earlier one: its plan, no text
+        if out is None:
+            out = empty(p.dst_bytes)
+        p._copy(_writable_address(out, p.dst_bytes), _address(array))
+        return out
     a = np.asarray(array)
     dev = _device_shape(layout, a.shape, dtype, a.dtype)
     a, host = _host(a, _device_dtype(dev))
     with _cached_plan(host, dev, pad, workers) as p:
         if out is None:
             out = empty(p.dst_bytes)
-        d, daddr = _raw(out, "out", p.dst_bytes, True)
-        p._copy(daddr, a.ctypes.data)
+        p._copy(_writable_address(out, p.dst_bytes), _address(a))
+        if a is array and ":T(" not in host:  # read in place as a dense layout
+            _keep_fast(key, p)
         return out
 
 
@@ -397,6 +468,11 @@ def from_device(buffer: Any, layout: Any, *, dtype: Any = None, out: Optional[np
     layout's dims, in C or Fortran order or any transpose of them, or a slice whose dims
     are padded (``big[:, 10:110]``: the elements around it are left as they are); other
     strides get the result through one more copy."""
+    key = _fast_key("from", out, layout, dtype, 0, workers) if type(out) is np.ndarray else None
+    p = _fast.get(key) if key is not None else None
+    if p is not None and p._handle and out.flags.writeable:  # a call like an earlier one
+        p._copy(_address(out), _readable_address(buffer, "buffer", p.src_bytes))
+        return out
     dev = str(layout).strip()
     shape = _parse_cached(dev)
     target = None  # an out that the library cannot write in place: filled from res
@@ -426,8 +502,9 @@ def from_device(buffer: Any, layout: Any, *, dtype: Any = None, out: Optional[np
                            list(range(res.ndim - 1, -1, -1)))
     # "leave": the padding of a padded out view holds the caller's other elements.
     with _cached_plan(dev, host, "leave", workers) as p:
-        _, saddr = _raw(buffer, "buffer", p.src_bytes, False)
-        p._copy(res.ctypes.data, saddr)
+        p._copy(_address(res), _readable_address(buffer, "buffer", p.src_bytes))
+        if res is out and ":T(" not in host:  # written in place as a dense layout
+            _keep_fast(key, p)
     if target is not None:
         np.copyto(target, res)
         return target
@@ -470,7 +547,11 @@ class Info:
     """What ``tpulayout info --json`` prints, plus the count of first-level tiles and
     the TPU view (``tpu``: bytes, padding, tiles, vregs, whether it fits HBM/VMEM on the
     generation; None when the layout has no tiles or does not load into vregs).
-    ``physical_order`` is the logical dims from major to minor (minor_to_major reversed)."""
+    ``physical_order`` is the logical dims from major to minor (minor_to_major reversed).
+    The insight on the generation follows as in the CLI: ``expansion`` (footprint /
+    logical bytes), ``default_layout`` and ``cheapest`` (dicts: shape, bytes, expansion,
+    order, tile_rows, default) or ``no_tpu_layout`` (why there are none), and
+    ``host_row_blocks`` (run, rows, pieces, identical, bytes, note)."""
     shape: str
     dtype: str
     dims: Tuple[int, ...]
@@ -488,6 +569,12 @@ class Info:
     tile_count: int
     tpu: Optional[dict] = field(default=None)
     physical_order: Tuple[int, ...] = ()
+    expansion: float = 0.0
+    generation: str = ""
+    default_layout: Optional[dict] = None
+    cheapest: Tuple[dict, ...] = ()
+    no_tpu_layout: str = ""
+    host_row_blocks: Optional[dict] = None
 
     def __str__(self) -> str:
         return self.shape
@@ -548,10 +635,12 @@ def _parse_cached(text: str) -> Shape:
 
 
 def info(layout: Any, gen: Optional[str] = None) -> Union[Info, SparseInfo]:
-    """Sizes, padding and tiles of an array shape (see :class:`Info`); gen picks the
-    TPU generation of the ``tpu`` view (default v5e). A sparse layout gives a
+    """Sizes, padding and tiles of an array shape, and the insight of ``tpulayout
+    info`` (see :class:`Info`); gen picks the TPU generation of the ``tpu`` view and the
+    insight (default v5e). A sparse layout gives a
     :class:`SparseInfo` instead."""
-    d = _info_json(layout, gen)
+    d = json.loads(call_string(lib.tl_report, json.dumps(
+        {"report": "info", "layout": str(layout), "gen": gen or ""}).encode()))
     if d.get("sparse"):
         return _sparse_info(d)
     return Info(
@@ -560,7 +649,9 @@ def info(layout: Any, gen: Optional[str] = None) -> Union[Info, SparseInfo]:
         tuple((lv["name"], tuple(lv["dims"])) for lv in d["levels"]),
         d["element_bits"], d["logical_elements"], d["logical_bytes"], d["footprint_elements"],
         d["footprint_bytes"], d["padding_elements"], d["padding_fraction"], d["tile_count"],
-        d["tpu"], tuple(d["physical_order"]))
+        d["tpu"], tuple(d["physical_order"]), d["expansion"], d["generation"],
+        d.get("default_layout"), tuple(d.get("cheapest", ())), d.get("no_tpu_layout", ""),
+        d["host_row_blocks"])
 
 
 def default_layout(shape: Sequence[int], dtype: Any, gen: Optional[str] = None) -> str:

@@ -1,0 +1,28 @@
+package buffer
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Error is an error of a package built on this one, such as a file format's reader
+// (npy, safetensors): it reads "PKG: KIND: …", naming the package that failed and the
+// kind of failure (ErrFormat reads "invalid file format"), and [errors.Is] finds both
+// the kind and any error its message wraps.
+type Error struct {
+	Pkg  string // such as "npy"
+	Kind error  // ErrFormat, ErrDType, ErrSize, ErrNotFound, …
+	Err  error  // the details
+}
+
+// Errorf returns an [Error] of package pkg and the given kind, with the details of
+// format (which may wrap errors with %w).
+func Errorf(pkg string, kind error, format string, args ...any) error {
+	return &Error{Pkg: pkg, Kind: kind, Err: fmt.Errorf(format, args...)}
+}
+
+func (e *Error) Error() string {
+	return e.Pkg + ": " + strings.TrimPrefix(e.Kind.Error(), "buffer: ") + ": " + e.Err.Error()
+}
+
+func (e *Error) Unwrap() []error { return []error{e.Kind, e.Err} }

@@ -1,0 +1,81 @@
+"""The README's Python examples, run as written (issue 27: its shell transcripts are a Go
+test; these are its Python ones).
+
+Every ```python block of README.md runs in order, in one namespace, in a scratch
+directory. Two kinds of comment are checked, not just read: an expression line
+followed by a comment line "# VALUE" must evaluate to something whose repr is VALUE,
+and a line ending in "# raises NAME:" must raise NAME with the message the comment
+lines after it give. The one input a block reads and no block makes, the "raw dump"
+kv_block.bin, is the first block's device image, written before the second block.
+"""
+
+import os
+import re
+
+import pytest
+
+README = os.path.join(os.path.dirname(__file__), "..", "..", "README.md")
+
+
+def python_blocks():
+    with open(README, encoding="utf-8") as f:
+        text = f.read()
+    return re.findall(r"^```python\n(.*?)^```$", text, flags=re.S | re.M)
+
+
+def statements(block):
+    """Splits a block into (source, expected) pairs: expected is None, ("repr", text) or
+    ("raises", name, message)."""
+    lines = block.splitlines()
+    out, cur, i = [], [], 0
+    while i < len(lines):
+        line = lines[i]
+        m = re.search(r"#\s*raises (\w+):\s*$", line)
+        if m:
+            msg = []
+            i += 1
+            while i < len(lines) and lines[i].startswith("# "):
+                msg.append(lines[i][2:])
+                i += 1
+            out.append(("\n".join(cur), None))
+            cur = []
+            out.append((line[: m.start()].rstrip(), ("raises", m.group(1), " ".join(msg))))
+            continue
+        nxt = lines[i + 1] if i + 1 < len(lines) else ""
+        if line and not line.startswith((" ", "#")) and re.match(r"# [(\['\d-]", nxt) and "=" not in line.split("#")[0].replace("==", ""):
+            out.append(("\n".join(cur), None))
+            cur = []
+            out.append((line.split("  #")[0], ("repr", nxt[2:])))
+            i += 2
+            continue
+        cur.append(line)
+        i += 1
+    out.append(("\n".join(cur), None))
+    return [(src, want) for src, want in out if src.strip()]
+
+
+def test_readme_python_examples(tmp_path, monkeypatch):
+    import tpulayout
+
+    blocks = python_blocks()
+    assert len(blocks) >= 2, "README.md has no ```python examples"
+    monkeypatch.chdir(tmp_path)
+    ns = {}
+    checked = 0
+    for n, block in enumerate(blocks):
+        if n == 1:
+            (tmp_path / "kv_block.bin").write_bytes(ns["img"].tobytes())
+        for src, want in statements(block):
+            if want is None:
+                exec(compile(src, f"README block {n + 1}", "exec"), ns)
+            elif want[0] == "repr":
+                got = eval(compile(src, f"README block {n + 1}", "eval"), ns)
+                assert repr(got) == want[1], f"README: {src}\n  shows {want[1]}\n  gives {got!r}"
+                checked += 1
+            else:
+                exc = getattr(tpulayout, want[1])
+                with pytest.raises(exc) as info:
+                    exec(compile(src, f"README block {n + 1}", "exec"), ns)
+                assert " ".join(str(info.value).split()) == " ".join(want[2].split()), f"README: {src}\n  shows {want[2]}\n  raised {info.value}"
+                checked += 1
+    assert checked >= 2, "no README output was checked"

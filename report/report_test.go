@@ -1,0 +1,132 @@
+package report_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/tpulayout/tpulayout/hlo"
+	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/report"
+	"github.com/tpulayout/tpulayout/tpu"
+)
+
+func compile(t *testing.T, text string) *layout.Indexer {
+	t.Helper()
+	sh, err := layout.Parse(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := layout.Compile(sh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ix
+}
+
+// Every offset of the footprint explains as the oracle decodes it: the element there,
+// or padding.
+func TestExplainOffsetMatchesOracle(t *testing.T) {
+	for _, text := range []string{"f32[3,5]{1,0:T(2,4)}", "bf16[5,130]{1,0:T(8,128)(2,1)}", "s4[3,7]{0,1:T(2,8)L(64)}", "f32[]"} {
+		ix := compile(t, text)
+		idx := make([]int64, ix.Rank())
+		for off := range ix.FootprintElements() {
+			ex, err := report.ExplainOffset(ix, off)
+			if err != nil {
+				t.Fatalf("%s offset %d: %v", text, off, err)
+			}
+			if ix.Index(off, idx) {
+				if ex.Padding || ex.Index == nil || fmt.Sprint(*ex.Index) != fmt.Sprint(idx) {
+					t.Fatalf("%s offset %d: got index %v padding %v, oracle %v", text, off, ex.Index, ex.Padding, idx)
+				}
+				continue
+			}
+			if !ex.Padding || ex.Index != nil || ex.Reason == "" {
+				t.Fatalf("%s offset %d: oracle says padding, got %+v", text, off, ex)
+			}
+		}
+	}
+}
+
+func TestExplainErrors(t *testing.T) {
+	ix := compile(t, "f32[3,5]{1,0:T(2,4)}")
+	for _, c := range []struct {
+		idx  []int64
+		want string
+	}{
+		{[]int64{1}, "has 1 coordinates, but the shape has rank 2 (dims [3,5])"},
+		{[]int64{1, 5}, "coordinate 5 is out of range for dimension 1 of size 5"},
+		{[]int64{-1, 0}, "coordinate -1 is out of range for dimension 0 of size 3"},
+	} {
+		if _, err := report.ExplainIndex(ix, c.idx); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ExplainIndex(%v) = %v, want %q", c.idx, err, c.want)
+		}
+	}
+	for _, off := range []int64{-1, 32} {
+		if _, err := report.ExplainOffset(ix, off); err == nil || !strings.Contains(err.Error(), "offsets run from 0 to 31") {
+			t.Errorf("ExplainOffset(%d) = %v", off, err)
+		}
+	}
+}
+
+func TestHLOTupleRowsAndSort(t *testing.T) {
+	m, err := hlo.Parse([]byte(`HloModule m
+ENTRY e {
+  p0 = f32[3,5]{1,0} parameter(0)
+  p1 = bf16[8,128]{1,0:T(8,128)(2,1)} parameter(1)
+  ROOT t = (f32[3,5]{1,0}, bf16[8,128]{1,0:T(8,128)(2,1)}) tuple(p0, p1)
+}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := report.NewHLO(m, report.HLOOptions{Retile: true, Gen: tpu.V5e, SortByPadding: true})
+	var got []string
+	for _, r := range rep.Rows {
+		got = append(got, fmt.Sprintf("%s%s %s%s retiled=%v", r.Kind, r.Index, r.Shape, r.Layout, r.Retiled))
+	}
+	// f32[3,5] takes v5e's default for it, T(4,128): 2048 bytes for 60, the worst expansion first.
+	want := []string{
+		"parameter f32[3,5]{1,0:T(4,128)} retiled=true",
+		"result{0} f32[3,5]{1,0:T(4,128)} retiled=true",
+		"parameter bf16[8,128]{1,0:T(8,128)(2,1)} retiled=false",
+		"result{1} bf16[8,128]{1,0:T(8,128)(2,1)} retiled=false",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("rows:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if rep.Logical != 2*(60+2048) || rep.Footprint != 2*(2048+2048) {
+		t.Errorf("totals %d logical, %d footprint", rep.Logical, rep.Footprint)
+	}
+}
+
+func TestCheckBlock(t *testing.T) {
+	sh, _ := layout.Parse("bf16[4096,4096]")
+	b, err := report.CheckBlock(tpu.V5e, sh, []int64{256, 500}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Legal || len(b.Problems) == 0 || len(b.Pipelined) != 2 || b.Pipelined[1].Operands != 2 {
+		t.Errorf("got %+v", b)
+	}
+	tr, _ := layout.Parse("bf16[4096,4096]{0,1}")
+	if _, err := report.CheckBlock(tpu.V5e, tr, []int64{256, 512}, 1); err == nil || !strings.Contains(err.Error(), "not one a Pallas TPU operand has") {
+		t.Errorf("transposed layout: %v", err)
+	}
+	if _, err := report.CheckBlock(tpu.V5e, sh, []int64{256, 512}, 65); err == nil {
+		t.Error("65 operands: no error")
+	}
+}
+
+func TestInfoTilingOmittedUnlessAdded(t *testing.T) {
+	ix := compile(t, "bf16[16,256]{1,0:T(8,128)(2,1)}")
+	b, _ := json.Marshal(report.NewInfo(ix).AddInsight(tpu.V5e))
+	if strings.Contains(string(b), "tile_count") || !strings.Contains(string(b), `"expansion":1`) {
+		t.Errorf("info with insight: %s", b)
+	}
+	in := report.NewInfo(ix).AddTiling(tpu.V5e)
+	if in.TileCount != 4 || in.TPU == nil || in.Insight != nil {
+		t.Errorf("tiling: %+v", in.Tiling)
+	}
+}

@@ -1,0 +1,48 @@
+package report
+
+import (
+	"strconv"
+	"strings"
+)
+
+// ErrorText prints an error of the library packages without their package prefixes
+// ("layout: ", "tpu: ", …), as reports quote errors inside their sentences. Only a
+// prefix that starts a message (the start, or after ": ", "; " or "(") is removed:
+// "layout: " inside a sentence ("has no TPU vreg layout: …") is a word.
+func ErrorText(err error) string {
+	s := err.Error()
+	for _, p := range []string{"buffer: ", "npy: ", "safetensors: ", "relayout: ", "tpu: ", "layout: ", "report: "} {
+		s = strings.TrimPrefix(s, p)
+		for _, b := range []string{": ", "; ", "("} {
+			s = strings.ReplaceAll(s, b+p, b)
+		}
+	}
+	return s
+}
+
+// plural prints n and the noun, adding "s" unless n is 1.
+func plural(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.FormatInt(n, 10) + " " + noun + "s"
+}
+
+func joinInts[T int | int64](d []T) string {
+	var b strings.Builder
+	for i, v := range d {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.FormatInt(int64(v), 10))
+	}
+	return b.String()
+}
+
+// nonNil returns s, or an empty slice when s is nil, so JSON prints [] rather than null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

@@ -1,0 +1,51 @@
+//go:build unix
+
+package sharding
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/buffer/safetensors"
+	"github.com/tpulayout/tpulayout/layout"
+)
+
+// TestTruncatedSourceIsAnError: a checkpoint truncated by another process while it is
+// converted killed a program using the library (SIGBUS reading the mapping); it is an
+// error naming the source, and nothing is left behind.
+func TestTruncatedSourceIsAnError(t *testing.T) {
+	saved := buffer.MmapThreshold
+	defer func() { buffer.MmapThreshold = saved }()
+	buffer.MmapThreshold = 1 // map even this small source
+	dir := t.TempDir()
+	in := filepath.Join(dir, "m.safetensors")
+	w := buffer.MustNew(layout.MustParse("f32[256,1024]"))
+	if err := safetensors.Write(in, []safetensors.NamedBuffer{{Name: "w", Buf: w}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	ckpt, err := OpenCheckpoint(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mesh, _ := ParseMesh("d=2", nil)
+	spec, _ := ParseSpec(`P("d")`)
+	out := filepath.Join(dir, "out")
+	// Once the first shard is written, the source shrinks under the second.
+	truncate := func(string, int64) {
+		if err := os.Truncate(in, 4096); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err = ConvertDir(ckpt, out, Options{Mesh: mesh, To: "f32", Written: truncate,
+		SpecFor: func(string) (Spec, error) { return spec, nil },
+		Target:  func(_ safetensors.TensorInfo, s layout.Shape) (layout.Shape, error) { return s, nil }})
+	if !errors.Is(err, buffer.ErrFault) {
+		t.Fatalf("ConvertDir of a truncated source: %v, want a memory-fault error", err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("left %d entries beside the source", len(ents)-1)
+	}
+}

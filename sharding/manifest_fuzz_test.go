@@ -1,0 +1,120 @@
+package sharding
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// copyTree copies the regular files of the tree src into dst.
+func copyTree(tb testing.TB, src, dst string) {
+	tb.Helper()
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// FuzzManifestGather: any manifest.json beside real images makes Gather write the
+// arrays or fail with an error, never panic or allocate what the files on disk do not
+// back; what ParseManifest takes, Marshal prints and ParseManifest takes again.
+func FuzzManifestGather(f *testing.F) {
+	dir := partials(f)
+	if _, err := Merge(dir); err != nil {
+		f.Fatal(err)
+	}
+	seed, err := os.ReadFile(filepath.Join(dir, ManifestName))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(seed)
+	f.Add([]byte(`{"format":"tpulayout-sharded-1","checksum":"sha256","mesh":{"axes":["d"],"sizes":[1048576]},"devices":[],"tensors":[]}`))
+	out := filepath.Join(f.TempDir(), "out.safetensors")
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := ParseManifest(data)
+		if err != nil {
+			return
+		}
+		js, err := m.Marshal()
+		if err != nil {
+			t.Fatalf("Marshal: %v", err)
+		}
+		if _, err := ParseManifest(js); err != nil {
+			t.Fatalf("a parsed manifest, printed, does not parse: %v\n%s", err, js)
+		}
+		if err := os.WriteFile(filepath.Join(dir, ManifestName), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		Gather(dir, out)
+	})
+}
+
+// FuzzMergeInput: any first partial manifest beside a real second one and the images
+// makes Merge write manifest.json or fail with an error, never panic; a merge that
+// succeeds leaves a manifest that ParseManifest takes.
+func FuzzMergeInput(f *testing.F) {
+	base := partials(f)
+	seed, err := os.ReadFile(filepath.Join(base, PartialName(0, 2)))
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(seed)
+	f.Add([]byte(`{"format":"tpulayout-sharded-1","checksum":"sha256","process":"0/2","mesh":{"axes":["d"],"sizes":[4]},"devices":[{"id":0}],"tensors":[]}`))
+	tmp := f.TempDir()
+	f.Fuzz(func(t *testing.T, data []byte) {
+		dir, err := os.MkdirTemp(tmp, "m")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer os.RemoveAll(dir)
+		copyTree(t, base, dir)
+		if err := os.WriteFile(filepath.Join(dir, PartialName(0, 2)), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Merge(dir); err != nil {
+			return
+		}
+		if _, err := ReadManifest(filepath.Join(dir, ManifestName)); err != nil {
+			t.Fatalf("Merge wrote a manifest that does not read back: %v", err)
+		}
+	})
+}
+
+// TestMarshalOneLineObjects: devices and source files print one a line, and the
+// printed manifest parses back to the same one.
+func TestMarshalOneLineObjects(t *testing.T) {
+	dir := partials(t)
+	m, err := Merge(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js, err := m.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(js), "\n    {\"id\": 0, \"coords\": [0,0], \"files\": [") {
+		t.Errorf("a device is not on one line:\n%s", js)
+	}
+	back, err := ParseManifest(js)
+	if err != nil {
+		t.Fatal(err)
+	}
+	js2, _ := back.Marshal()
+	if string(js2) != string(js) {
+		t.Errorf("the manifest does not print back the same:\n%s\n%s", js, js2)
+	}
+}
