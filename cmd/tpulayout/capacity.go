@@ -32,7 +32,7 @@ func checkCapacity(out string, fileBytes, memBytes int64) error {
 	if isStream(out) {
 		return nil
 	}
-	if free, ok := freeDiskSpace(filepath.Dir(linkTarget(out))); ok && fileBytes > free {
+	if free, ok := freeDiskSpace(filepath.Dir(buffer.LinkTarget(out))); ok && fileBytes > free {
 		return fmt.Errorf("cannot write OUT %s: no space left: it needs %s (%d bytes), but its file system has only %s (%d bytes) free",
 			out, sizeText(fileBytes), fileBytes, sizeText(free), free)
 	}

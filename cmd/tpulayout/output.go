@@ -107,28 +107,6 @@ func openStream(out string) (w io.Writer, close func() error, ok bool, err error
 	return f, f.Close, true, nil
 }
 
-// linkTarget follows the symlinks of path to the file they name (which need not exist
-// yet), so that an atomic write replaces that file and the links stay. A path that is
-// not a link, or a loop of links, is returned as it is (the write then reports it).
-func linkTarget(path string) string {
-	p := path
-	for range 40 {
-		st, err := os.Lstat(p)
-		if err != nil || st.Mode()&fs.ModeSymlink == 0 {
-			return p
-		}
-		dst, err := os.Readlink(p)
-		if err != nil {
-			return p
-		}
-		if !filepath.IsAbs(dst) {
-			dst = filepath.Join(filepath.Dir(p), dst)
-		}
-		p = dst
-	}
-	return path
-}
-
 // writeOutput writes OUT through write: streamed in place when OUT is a stream (see
 // openStream), else to a temporary file beside the file OUT names (through symlinks)
 // and renamed over it, so that a failure, a panic or a signal (see exitOnSignal) leaves
@@ -146,7 +124,7 @@ func writeOutput(out string, write func(w imageWriter) error) error {
 		return err
 	}
 	// A killed earlier run left its temporary beside OUT: nobody holds it any more.
-	buffer.RemoveStaleTemps(linkTarget(out))
+	buffer.RemoveStaleTemps(buffer.LinkTarget(out))
 	var tmp string
 	release := holdSignals() // the temporary file is made under the hold
 	defer release()
@@ -155,7 +133,7 @@ func writeOutput(out string, write func(w imageWriter) error) error {
 			untrack(tmp)
 		}
 	}()
-	err = buffer.WriteFileAtomicFile(linkTarget(out), func(f *os.File) error {
+	err = buffer.WriteFileAtomicFile(buffer.LinkTarget(out), func(f *os.File) error {
 		tmp = f.Name()
 		trackHeld(tmp) // until renamed: the fsync after this can be long
 		release()
@@ -185,7 +163,7 @@ func allTarget(out string, force bool) (string, error) {
 	if isStream(out) {
 		return "", usagef("with --all OUT is a new directory; %s cannot be one", out)
 	}
-	dest := linkTarget(out)
+	dest := buffer.LinkTarget(out)
 	st, err := os.Stat(dest)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		// "afile/": a file named as a directory (ENOTDIR), found before any work.

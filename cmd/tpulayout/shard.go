@@ -11,6 +11,7 @@ import (
 	"sync"
 	"text/tabwriter"
 
+	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/relayout"
@@ -139,7 +140,7 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 		fmt.Fprintf(progressOut, "tpulayout convert: %s\n", note)
 	}
 	prog = newProgress(c.progress, "convert", job.Bytes())
-	m, err := job.WriteDir(linkTarget(out)) // a symlink OUTDIR: its target, and the link stays
+	m, err := job.WriteDir(buffer.LinkTarget(out)) // a symlink OUTDIR: its target, and the link stays
 	if err != nil {
 		return fmt.Errorf("cannot write OUT %s: %s", out, libErr(err))
 	}
