@@ -35,7 +35,7 @@ func checkPad(text string, dt layout.DType) error {
 		}
 	}
 	if dt == layout.Pred || dt.IsInteger() {
-		lo, hi := intRange(dt)
+		lo, hi, _ := dt.IntRange()
 		switch {
 		case exact == nil || !exact.IsInt():
 			return usagef("--pad %s is not a whole number in %s's range %s to %s", text, dt, lo, hi)
@@ -64,18 +64,6 @@ func checkPad(text string, dt layout.DType) error {
 		return usagef("--pad %s is not exact in %s, which would hold %s", text, dt, held)
 	}
 	return nil
-}
-
-// intRange is the range of an integer type (pred: 0 to 1).
-func intRange(dt layout.DType) (lo, hi *big.Int) {
-	n := uint(dt.Bits())
-	switch {
-	case dt == layout.Pred:
-		return big.NewInt(0), big.NewInt(1)
-	case dt.IsSigned():
-		return big.NewInt(-1 << (n - 1)), big.NewInt(1<<(n-1) - 1)
-	}
-	return big.NewInt(0), new(big.Int).SetUint64(math.MaxUint64 >> (64 - n))
 }
 
 // floatRange is the range of the finite values of a floating-point type.

@@ -119,7 +119,7 @@ func checkPadValue(v float64, dt layout.DType) error {
 	}
 	if dt == layout.Pred || dt.IsInteger() {
 		// Range first: a saturated 2**63 reads back as 2**63 in float64 and passed.
-		lo, hi := intRange(dt)
+		lo, hi, _ := dt.IntRange()
 		if math.IsNaN(v) || math.IsInf(v, 0) || v != math.Trunc(v) {
 			return fmt.Errorf("tpulayout: pad=%v is not a whole number in %s's range %s to %s", v, dt, lo, hi)
 		}
@@ -134,18 +134,6 @@ func checkPadValue(v float64, dt layout.DType) error {
 		return nil
 	}
 	return fmt.Errorf("tpulayout: pad=%v is not a value of %s, which would hold %v", v, dt, back)
-}
-
-// intRange is the range of an integer type (pred: 0 to 1), as the CLI's --pad has it.
-func intRange(dt layout.DType) (lo, hi *big.Int) {
-	n := uint(dt.Bits())
-	switch {
-	case dt == layout.Pred:
-		return big.NewInt(0), big.NewInt(1)
-	case dt.IsSigned():
-		return new(big.Int).Neg(new(big.Int).Lsh(big.NewInt(1), n-1)), new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), n-1), big.NewInt(1))
-	}
-	return big.NewInt(0), new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), n), big.NewInt(1))
 }
 
 // planJSON describes a plan for the Python Plan object.
