@@ -142,6 +142,20 @@ func genericSplitNibbles(lo, hi, src []byte, n int) {
 	}
 }
 
+// genericJoinNibbles is JoinNibbles: out[i] = lo[i]&15 | hi[i]<<4.
+func genericJoinNibbles(out, lo, hi []byte, n int) {
+	checkN(n)
+	out, lo, hi = out[:n:len(out)], lo[:n:len(lo)], hi[:n:len(hi)]
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		x, y := le.Uint64(lo[i:]), le.Uint64(hi[i:])
+		le.PutUint64(out[i:], x&0x0f0f0f0f0f0f0f0f|y<<4&0xf0f0f0f0f0f0f0f0)
+	}
+	for ; i < n; i++ {
+		out[i] = lo[i]&0x0f | hi[i]<<4
+	}
+}
+
 // genericF8Deinterleave8x4ToF32 unpacks n quads of f8 from src into four f32 rows:
 // rk[i] = f32(src[4i+k]), t the format's table.
 func genericF8Deinterleave8x4ToF32(t *[256]uint32, r0, r1, r2, r3, src []byte, n int) {

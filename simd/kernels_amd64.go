@@ -604,6 +604,11 @@ func f32ToF8E5M2Interleave8x4RowsAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r
 //go:noescape
 func splitNibblesRowsAVX2(lo *byte, hi *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
+// joinNibblesRowsAVX2 joins n*32 bytes of a (low nibbles) and b (high nibbles) into out. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func joinNibblesRowsAVX2(out *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int)
+
 // f32ToF8E4M3FNRowsAVX2 converts n*32 f32 elements of src to f8e4m3fn. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
 //
 //go:noescape
@@ -638,6 +643,11 @@ func f32ToF8E5M2Interleave8x4RowsNTAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte,
 //
 //go:noescape
 func splitNibblesRowsNTAVX2(lo *byte, hi *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// joinNibblesRowsNTAVX2 joins n*32 bytes of a (low nibbles) and b (high nibbles) into out. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func joinNibblesRowsNTAVX2(out *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int)
 
 // f32ToF8E4M3FNRowsNTAVX2 converts n*32 f32 elements of src to f8e4m3fn. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
 //
@@ -674,6 +684,11 @@ func f32ToF8E5M2Interleave8x4RowsAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte,
 //go:noescape
 func splitNibblesRowsAVX512(lo *byte, hi *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
+// joinNibblesRowsAVX512 joins n*64 bytes of a (low nibbles) and b (high nibbles) into out. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func joinNibblesRowsAVX512(out *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int)
+
 // f32ToF8E4M3FNRowsAVX512 converts n*64 f32 elements of src to f8e4m3fn. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
 //
 //go:noescape
@@ -708,6 +723,11 @@ func f32ToF8E5M2Interleave8x4RowsNTAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byt
 //
 //go:noescape
 func splitNibblesRowsNTAVX512(lo *byte, hi *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// joinNibblesRowsNTAVX512 joins n*64 bytes of a (low nibbles) and b (high nibbles) into out. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func joinNibblesRowsNTAVX512(out *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int)
 
 // f32ToF8E4M3FNRowsNTAVX512 converts n*64 f32 elements of src to f8e4m3fn. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
 //

@@ -10254,6 +10254,60 @@ rowsdone:
 DATA nibble_1<>+0(SB)/1, $0x0f
 GLOBL nibble_1<>(SB), RODATA|NOPTR, $1
 
+// func joinNibblesRowsAVX2(out *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·joinNibblesRowsAVX2(SB), NOSPLIT, $0-56
+	MOVQ         out+0(FP), AX
+	MOVQ         a+8(FP), CX
+	MOVQ         b+16(FP), DX
+	MOVQ         n+24(FP), BX
+	VPBROADCASTB nibble_1<>+0(SB), Y0
+	VPBROADCASTB nibbleHigh_1<>+0(SB), Y1
+	MOVQ         rows+32(FP), SI
+	MOVQ         dstStride+40(FP), DI
+	MOVQ         srcStride+48(FP), R8
+	IMUL3Q       $0x00000020, BX, R9
+	NEGQ         R9
+	ADDQ         DI, R9
+	IMUL3Q       $0x00000020, BX, DI
+	NEGQ         DI
+	ADDQ         R8, DI
+	TESTQ        SI, SI
+	JZ           rowsdone
+
+row:
+	MOVQ  BX, R8
+	TESTQ R8, R8
+	JZ    done
+
+loop:
+	VMOVDQU (CX), Y2
+	VMOVDQU (DX), Y3
+	VPSLLW  $0x04, Y3, Y3
+	VPAND   Y0, Y2, Y2
+	VPAND   Y1, Y3, Y3
+	VPOR    Y2, Y3, Y2
+	VMOVDQU Y2, (AX)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	ADDQ    $0x00000020, DX
+	DECQ    R8
+	JNZ     loop
+
+done:
+	ADDQ R9, AX
+	ADDQ DI, CX
+	ADDQ DI, DX
+	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+DATA nibbleHigh_1<>+0(SB)/1, $0xf0
+GLOBL nibbleHigh_1<>(SB), RODATA|NOPTR, $1
+
 // func f32ToF8E4M3FNRowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 // Requires: AVX, AVX2
 TEXT ·f32ToF8E4M3FNRowsAVX2(SB), NOSPLIT, $0-48
@@ -11094,6 +11148,59 @@ loop:
 done:
 	ADDQ R9, AX
 	ADDQ R9, CX
+	ADDQ DI, DX
+	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func joinNibblesRowsNTAVX2(out *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2, MMX+
+TEXT ·joinNibblesRowsNTAVX2(SB), NOSPLIT, $0-56
+	MOVQ         out+0(FP), AX
+	MOVQ         a+8(FP), CX
+	MOVQ         b+16(FP), DX
+	MOVQ         n+24(FP), BX
+	VPBROADCASTB nibble_1<>+0(SB), Y0
+	VPBROADCASTB nibbleHigh_1<>+0(SB), Y1
+	MOVQ         rows+32(FP), SI
+	MOVQ         dstStride+40(FP), DI
+	MOVQ         srcStride+48(FP), R8
+	IMUL3Q       $0x00000020, BX, R9
+	NEGQ         R9
+	ADDQ         DI, R9
+	IMUL3Q       $0x00000020, BX, DI
+	NEGQ         DI
+	ADDQ         R8, DI
+	TESTQ        SI, SI
+	JZ           rowsdone
+
+row:
+	MOVQ  BX, R8
+	TESTQ R8, R8
+	JZ    done
+
+loop:
+	PREFETCHNTA 2048(CX)
+	PREFETCHNTA 2048(DX)
+	VMOVDQU     (CX), Y2
+	VMOVDQU     (DX), Y3
+	VPSLLW      $0x04, Y3, Y3
+	VPAND       Y0, Y2, Y2
+	VPAND       Y1, Y3, Y3
+	VPOR        Y2, Y3, Y2
+	VMOVNTDQ    Y2, (AX)
+	ADDQ        $0x00000020, AX
+	ADDQ        $0x00000020, CX
+	ADDQ        $0x00000020, DX
+	DECQ        R8
+	JNZ         loop
+
+done:
+	ADDQ R9, AX
+	ADDQ DI, CX
 	ADDQ DI, DX
 	DECQ SI
 	JNZ  row
@@ -12031,6 +12138,57 @@ rowsdone:
 	VZEROUPPER
 	RET
 
+// func joinNibblesRowsAVX512(out *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F
+TEXT ·joinNibblesRowsAVX512(SB), NOSPLIT, $0-56
+	MOVQ         out+0(FP), AX
+	MOVQ         a+8(FP), CX
+	MOVQ         b+16(FP), DX
+	MOVQ         n+24(FP), BX
+	VPBROADCASTB nibble_1<>+0(SB), Z0
+	VPBROADCASTB nibbleHigh_1<>+0(SB), Z1
+	MOVQ         rows+32(FP), SI
+	MOVQ         dstStride+40(FP), DI
+	MOVQ         srcStride+48(FP), R8
+	IMUL3Q       $0x00000040, BX, R9
+	NEGQ         R9
+	ADDQ         DI, R9
+	IMUL3Q       $0x00000040, BX, DI
+	NEGQ         DI
+	ADDQ         R8, DI
+	TESTQ        SI, SI
+	JZ           rowsdone
+
+row:
+	MOVQ  BX, R8
+	TESTQ R8, R8
+	JZ    done
+
+loop:
+	VMOVDQU64 (CX), Z2
+	VMOVDQU64 (DX), Z3
+	VPSLLW    $0x04, Z3, Z3
+	VPANDD    Z0, Z2, Z2
+	VPANDD    Z1, Z3, Z3
+	VPORD     Z2, Z3, Z2
+	VMOVDQU64 Z2, (AX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000040, CX
+	ADDQ      $0x00000040, DX
+	DECQ      R8
+	JNZ       loop
+
+done:
+	ADDQ R9, AX
+	ADDQ DI, CX
+	ADDQ DI, DX
+	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
 // func f32ToF8E4M3FNRowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 // Requires: AVX, AVX512F
 TEXT ·f32ToF8E4M3FNRowsAVX512(SB), NOSPLIT, $0-48
@@ -12830,6 +12988,59 @@ loop:
 done:
 	ADDQ R9, AX
 	ADDQ R9, CX
+	ADDQ DI, DX
+	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func joinNibblesRowsNTAVX512(out *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F, MMX+
+TEXT ·joinNibblesRowsNTAVX512(SB), NOSPLIT, $0-56
+	MOVQ         out+0(FP), AX
+	MOVQ         a+8(FP), CX
+	MOVQ         b+16(FP), DX
+	MOVQ         n+24(FP), BX
+	VPBROADCASTB nibble_1<>+0(SB), Z0
+	VPBROADCASTB nibbleHigh_1<>+0(SB), Z1
+	MOVQ         rows+32(FP), SI
+	MOVQ         dstStride+40(FP), DI
+	MOVQ         srcStride+48(FP), R8
+	IMUL3Q       $0x00000040, BX, R9
+	NEGQ         R9
+	ADDQ         DI, R9
+	IMUL3Q       $0x00000040, BX, DI
+	NEGQ         DI
+	ADDQ         R8, DI
+	TESTQ        SI, SI
+	JZ           rowsdone
+
+row:
+	MOVQ  BX, R8
+	TESTQ R8, R8
+	JZ    done
+
+loop:
+	PREFETCHNTA 2048(CX)
+	PREFETCHNTA 2048(DX)
+	VMOVDQU64   (CX), Z2
+	VMOVDQU64   (DX), Z3
+	VPSLLW      $0x04, Z3, Z3
+	VPANDD      Z0, Z2, Z2
+	VPANDD      Z1, Z3, Z3
+	VPORD       Z2, Z3, Z2
+	VMOVNTDQ    Z2, (AX)
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000040, DX
+	DECQ        R8
+	JNZ         loop
+
+done:
+	ADDQ R9, AX
+	ADDQ DI, CX
 	ADDQ DI, DX
 	DECQ SI
 	JNZ  row

@@ -50,6 +50,7 @@ var (
 	shFromF8      = shape{[5]int{4, 1}, [5]bool{true}, 4}                             // dst32, src8
 	shPackF8x4    = shape{[5]int{4, 4, 4, 4, 4}, [5]bool{true}, 4}                    // dst, r0..r3 f32
 	shSplit4      = shape{[5]int{1, 1, 1}, [5]bool{true, true}, 2}                    // lo, hi, src
+	shJoin4       = shape{[5]int{1, 1, 1}, [5]bool{true}, 1}                          // out, lo, hi
 	shUnpackF8x4  = shape{[5]int{4, 4, 4, 4, 4}, [5]bool{true, true, true, true}, 16} // r0..r3 f32, src quads
 )
 
@@ -247,7 +248,7 @@ type rowAsm struct {
 	interleave8x4, deinterleave8x4                                                        asm5
 	// f32 rows converted to f8 and packed in quads, vw/4 elements per iteration.
 	f32ToF8E4M3FNInterleave8x4, f32ToF8E5M2Interleave8x4 asm5
-	splitNibbles                                         asm3 // vw bytes per iteration
+	splitNibbles, joinNibbles                            asm3 // vw bytes per iteration
 	// f8 quads unpacked into f32 rows, vw/4 quads per iteration.
 	f8E4M3FNDeintToF32, f8E5M2DeintToF32 asm5
 	// f32 runs to f8, vw elements per iteration.
@@ -315,6 +316,13 @@ func addRows(k *Kernels, a, an, h rowAsm, ae, aw edgeAsm) *Kernels {
 	}
 	k.SplitNibblesRows = func(lo, hi, src []byte, n int, r Rows) {
 		rows3(&shSplit4, lo, hi, src, n, r, splitBlk, split, [2]asm3e{}, 0, genericSplitNibbles, genericSplitNibbles)
+	}
+	join, joinBlk := [3]asm3{a.joinNibbles, an.joinNibbles, h.joinNibbles}, 0
+	if a.joinNibbles != nil {
+		joinBlk = v
+	}
+	k.JoinNibblesRows = func(out, lo, hi []byte, n int, r Rows) {
+		rows3(&shJoin4, out, lo, hi, n, r, joinBlk, join, [2]asm3e{}, 0, genericJoinNibbles, genericJoinNibbles)
 	}
 	// The f8 conversions have no single-call form: where there is no batched assembly
 	// (blk 0) the rows run the generic code.
