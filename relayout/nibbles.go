@@ -1,7 +1,6 @@
 package relayout
 
 import (
-	"encoding/binary"
 	"fmt"
 	"runtime"
 
@@ -15,7 +14,7 @@ import (
 // way where the sub-byte executor took three (unpack, byte transpose, pack). Each
 // group of 8 rows is joined two rows a byte (rows 2m and 2m+1 as the low and high
 // nibble) into four byte rows in scratch, which the 8-bit quad packing kernel
-// interleaves into the words of the group's tile rows; reading tiles back runs the
+// interleaves into the words of the group's tile rows (simd JoinNibblesRows joins them); reading tiles back runs the
 // quad unpacking into scratch and splits the nibbles into the rows (simd
 // SplitNibblesRows, zero-extended as the sub-byte executor's unpacking writes them). Dims must be whole tiles (no
 // padding); other shapes take the sub-byte executor.
@@ -107,7 +106,7 @@ func (n *nibbleTiles) groups(dst, src []byte, lo, hi int64) {
 			if n.tiled {
 				for m := range rs {
 					r0 := (8*g+2*int64(m))*c + c0
-					joinNibbles(rs[m], src[r0:r0+cn], src[r0+c:r0+c+cn])
+					ks.JoinNibblesRows(rs[m], src[r0:r0+cn], src[r0+c:r0+c+cn], int(cn), simd.Rows{N: 1})
 				}
 				r.DstStride, r.SrcStride = int(tileBytes), 128
 				ks.Interleave8x4Rows(dst[words:], rs[0], rs[1], rs[2], rs[3], 128, r)
@@ -123,18 +122,6 @@ func (n *nibbleTiles) groups(dst, src []byte, lo, hi int64) {
 	}
 	if stream {
 		ks.Fence()
-	}
-}
-
-// joinNibbles sets out[i] to a[i]'s low nibble with b[i]'s above it.
-func joinNibbles(out, a, b []byte) {
-	i := 0
-	for ; i+8 <= len(out); i += 8 {
-		x, y := binary.LittleEndian.Uint64(a[i:]), binary.LittleEndian.Uint64(b[i:])
-		binary.LittleEndian.PutUint64(out[i:], x&0x0f0f0f0f0f0f0f0f|y<<4&0xf0f0f0f0f0f0f0f0)
-	}
-	for ; i < len(out); i++ {
-		out[i] = a[i]&0x0f | b[i]<<4
 	}
 }
 
