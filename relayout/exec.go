@@ -454,11 +454,10 @@ const f32Chunk = 1024
 // destination's bytes an element. Its scratch is made now, one a worker, so that copies
 // do not allocate.
 func (p *Plan) viaF32(widen, narrow func(dst, src []byte, n int, r simd.Rows), sw, dw int) func(dst, src []byte, n int, r simd.Rows) {
-	w := max(p.opts.workers, runtime.GOMAXPROCS(0))
-	scratch := newFreeList(w, p.opts.workers, func() []byte { return make([]byte, 4*f32Chunk) })
+	scratch := newSlots(max(p.opts.workers, runtime.GOMAXPROCS(0)), 4*f32Chunk)
 	return func(dst, src []byte, n int, r simd.Rows) {
-		s := scratch.get()
-		defer scratch.put(s)
+		s, slot := scratch.take()
+		defer scratch.give(slot)
 		for j := range r.N {
 			d, x := dst[j*r.DstStride:], src[j*r.SrcStride:]
 			for i := 0; i < n; i += f32Chunk {

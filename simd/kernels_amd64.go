@@ -629,6 +629,16 @@ func f8E4M3FNDeinterleaveToF32RowsAVX2(r0 *byte, r1 *byte, r2 *byte, r3 *byte, s
 //go:noescape
 func f8E5M2DeinterleaveToF32RowsAVX2(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
+// f8E4M3FNToF32RowsAVX2 widens n*8 f8e4m3fn of src to f32 in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f8E4M3FNToF32RowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E5M2ToF32RowsAVX2 widens n*8 f8e5m2 of src to f32 in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f8E5M2ToF32RowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
 // f32ToF8E4M3FNInterleave8x4RowsNTAVX2 converts n*8 f32 elements of r0..r3 to f8e4m3fn and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
 //
 //go:noescape
@@ -668,6 +678,16 @@ func f8E4M3FNDeinterleaveToF32RowsNTAVX2(r0 *byte, r1 *byte, r2 *byte, r3 *byte,
 //
 //go:noescape
 func f8E5M2DeinterleaveToF32RowsNTAVX2(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E4M3FNToF32RowsNTAVX2 widens n*8 f8e4m3fn of src to f32 in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f8E4M3FNToF32RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E5M2ToF32RowsNTAVX2 widens n*8 f8e5m2 of src to f32 in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f8E5M2ToF32RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
 // f32ToF8E4M3FNInterleave8x4RowsAVX512 converts n*16 f32 elements of r0..r3 to f8e4m3fn and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
 //
@@ -709,6 +729,16 @@ func f8E4M3FNDeinterleaveToF32RowsAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte,
 //go:noescape
 func f8E5M2DeinterleaveToF32RowsAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
+// f8E4M3FNToF32RowsAVX512 widens n*16 f8e4m3fn of src to f32 in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f8E4M3FNToF32RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E5M2ToF32RowsAVX512 widens n*16 f8e5m2 of src to f32 in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f8E5M2ToF32RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
 // f32ToF8E4M3FNInterleave8x4RowsNTAVX512 converts n*16 f32 elements of r0..r3 to f8e4m3fn and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
 //
 //go:noescape
@@ -748,6 +778,16 @@ func f8E4M3FNDeinterleaveToF32RowsNTAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byt
 //
 //go:noescape
 func f8E5M2DeinterleaveToF32RowsNTAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E4M3FNToF32RowsNTAVX512 widens n*16 f8e4m3fn of src to f32 in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f8E4M3FNToF32RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E5M2ToF32RowsNTAVX512 widens n*16 f8e5m2 of src to f32 in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f8E5M2ToF32RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
 // transpose32AVX2 transposes n 8×8 blocks of 32-bit elements, going down the source (src += 8*srcStride, dst += 32 bytes per block).
 //

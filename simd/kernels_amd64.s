@@ -10833,6 +10833,128 @@ GLOBL c32_0000007b<>(SB), RODATA|NOPTR, $4
 DATA c32_7f800000<>+0(SB)/4, $0x7f800000
 GLOBL c32_7f800000<>(SB), RODATA|NOPTR, $4
 
+// func f8E4M3FNToF32RowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·f8E4M3FNToF32RowsAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000007f<>+0(SB), Y0
+	VPBROADCASTD c32_3c000000<>+0(SB), Y1
+	VPBROADCASTD c32_00000008<>+0(SB), Y2
+	VPBROADCASTD c32_3b000000<>+0(SB), Y3
+	VPBROADCASTD c32_0000007e<>+0(SB), Y4
+	VPBROADCASTD c32_7fc00000<>+0(SB), Y5
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000008, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBD (CX), Y6
+	VPAND     Y0, Y6, Y7
+	VPSLLD    $0x14, Y7, Y8
+	VPADDD    Y1, Y8, Y8
+	VCVTDQ2PS Y7, Y9
+	VMULPS    Y3, Y9, Y9
+	VPCMPGTD  Y7, Y2, Y10
+	VPBLENDVB Y10, Y9, Y8, Y8
+	VPCMPGTD  Y4, Y7, Y7
+	VPBLENDVB Y7, Y5, Y8, Y8
+	VPSRLD    $0x07, Y6, Y6
+	VPSLLD    $0x1f, Y6, Y6
+	VPOR      Y6, Y8, Y8
+	VMOVDQU   Y8, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000008, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E5M2ToF32RowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·f8E5M2ToF32RowsAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000007f<>+0(SB), Y0
+	VPBROADCASTD c32_38000000<>+0(SB), Y1
+	VPBROADCASTD c32_00000004<>+0(SB), Y2
+	VPBROADCASTD c32_37800000<>+0(SB), Y3
+	VPBROADCASTD c32_0000007c<>+0(SB), Y4
+	VPBROADCASTD c32_7fc00000<>+0(SB), Y5
+	VPBROADCASTD c32_0000007b<>+0(SB), Y6
+	VPBROADCASTD c32_7f800000<>+0(SB), Y7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000008, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBD (CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPSLLD    $0x15, Y9, Y10
+	VPADDD    Y1, Y10, Y10
+	VCVTDQ2PS Y9, Y11
+	VMULPS    Y3, Y11, Y11
+	VPCMPGTD  Y9, Y2, Y12
+	VPBLENDVB Y12, Y11, Y10, Y10
+	VPCMPGTD  Y6, Y9, Y11
+	VPBLENDVB Y11, Y7, Y10, Y10
+	VPCMPGTD  Y4, Y9, Y9
+	VPBLENDVB Y9, Y5, Y10, Y10
+	VPSRLD    $0x07, Y8, Y8
+	VPSLLD    $0x1f, Y8, Y8
+	VPOR      Y8, Y10, Y10
+	VMOVDQU   Y10, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000008, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
 // func f32ToF8E4M3FNInterleave8x4RowsNTAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
 // Requires: AVX, AVX2, MMX+
 TEXT ·f32ToF8E4M3FNInterleave8x4RowsNTAVX2(SB), NOSPLIT, $0-72
@@ -11689,6 +11811,128 @@ done:
 	ADDQ R11, BX
 	ADDQ R9, SI
 	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E4M3FNToF32RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·f8E4M3FNToF32RowsNTAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000007f<>+0(SB), Y0
+	VPBROADCASTD c32_3c000000<>+0(SB), Y1
+	VPBROADCASTD c32_00000008<>+0(SB), Y2
+	VPBROADCASTD c32_3b000000<>+0(SB), Y3
+	VPBROADCASTD c32_0000007e<>+0(SB), Y4
+	VPBROADCASTD c32_7fc00000<>+0(SB), Y5
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000008, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBD (CX), Y6
+	VPAND     Y0, Y6, Y7
+	VPSLLD    $0x14, Y7, Y8
+	VPADDD    Y1, Y8, Y8
+	VCVTDQ2PS Y7, Y9
+	VMULPS    Y3, Y9, Y9
+	VPCMPGTD  Y7, Y2, Y10
+	VPBLENDVB Y10, Y9, Y8, Y8
+	VPCMPGTD  Y4, Y7, Y7
+	VPBLENDVB Y7, Y5, Y8, Y8
+	VPSRLD    $0x07, Y6, Y6
+	VPSLLD    $0x1f, Y6, Y6
+	VPOR      Y6, Y8, Y8
+	VMOVNTDQ  Y8, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000008, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E5M2ToF32RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·f8E5M2ToF32RowsNTAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000007f<>+0(SB), Y0
+	VPBROADCASTD c32_38000000<>+0(SB), Y1
+	VPBROADCASTD c32_00000004<>+0(SB), Y2
+	VPBROADCASTD c32_37800000<>+0(SB), Y3
+	VPBROADCASTD c32_0000007c<>+0(SB), Y4
+	VPBROADCASTD c32_7fc00000<>+0(SB), Y5
+	VPBROADCASTD c32_0000007b<>+0(SB), Y6
+	VPBROADCASTD c32_7f800000<>+0(SB), Y7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000008, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBD (CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPSLLD    $0x15, Y9, Y10
+	VPADDD    Y1, Y10, Y10
+	VCVTDQ2PS Y9, Y11
+	VMULPS    Y3, Y11, Y11
+	VPCMPGTD  Y9, Y2, Y12
+	VPBLENDVB Y12, Y11, Y10, Y10
+	VPCMPGTD  Y6, Y9, Y11
+	VPBLENDVB Y11, Y7, Y10, Y10
+	VPCMPGTD  Y4, Y9, Y9
+	VPBLENDVB Y9, Y5, Y10, Y10
+	VPSRLD    $0x07, Y8, Y8
+	VPSLLD    $0x1f, Y8, Y8
+	VPOR      Y8, Y10, Y10
+	VMOVNTDQ  Y10, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000008, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
 	JNZ  row
 
 rowsdone:
@@ -12677,6 +12921,128 @@ rowsdone:
 	VZEROUPPER
 	RET
 
+// func f8E4M3FNToF32RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f8E4M3FNToF32RowsAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000007f<>+0(SB), Z0
+	VPBROADCASTD c32_3c000000<>+0(SB), Z1
+	VPBROADCASTD c32_00000008<>+0(SB), Z2
+	VPBROADCASTD c32_3b000000<>+0(SB), Z3
+	VPBROADCASTD c32_0000007e<>+0(SB), Z4
+	VPBROADCASTD c32_7fc00000<>+0(SB), Z5
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000010, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBD (CX), Z6
+	VPANDD    Z0, Z6, Z7
+	VPSLLD    $0x14, Z7, Z8
+	VPADDD    Z1, Z8, Z8
+	VCVTDQ2PS Z7, Z9
+	VMULPS    Z3, Z9, Z9
+	VPCMPGTD  Z7, Z2, K1
+	VPBLENDMD Z9, Z8, K1, Z8
+	VPCMPGTD  Z4, Z7, K1
+	VPBLENDMD Z5, Z8, K1, Z8
+	VPSRLD    $0x07, Z6, Z6
+	VPSLLD    $0x1f, Z6, Z6
+	VPORD     Z6, Z8, Z8
+	VMOVDQU64 Z8, (AX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000010, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E5M2ToF32RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f8E5M2ToF32RowsAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000007f<>+0(SB), Z0
+	VPBROADCASTD c32_38000000<>+0(SB), Z1
+	VPBROADCASTD c32_00000004<>+0(SB), Z2
+	VPBROADCASTD c32_37800000<>+0(SB), Z3
+	VPBROADCASTD c32_0000007c<>+0(SB), Z4
+	VPBROADCASTD c32_7fc00000<>+0(SB), Z5
+	VPBROADCASTD c32_0000007b<>+0(SB), Z6
+	VPBROADCASTD c32_7f800000<>+0(SB), Z7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000010, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBD (CX), Z8
+	VPANDD    Z0, Z8, Z9
+	VPSLLD    $0x15, Z9, Z10
+	VPADDD    Z1, Z10, Z10
+	VCVTDQ2PS Z9, Z11
+	VMULPS    Z3, Z11, Z11
+	VPCMPGTD  Z9, Z2, K1
+	VPBLENDMD Z11, Z10, K1, Z10
+	VPCMPGTD  Z6, Z9, K1
+	VPBLENDMD Z7, Z10, K1, Z10
+	VPCMPGTD  Z4, Z9, K1
+	VPBLENDMD Z5, Z10, K1, Z10
+	VPSRLD    $0x07, Z8, Z8
+	VPSLLD    $0x1f, Z8, Z8
+	VPORD     Z8, Z10, Z10
+	VMOVDQU64 Z10, (AX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000010, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
 // func f32ToF8E4M3FNInterleave8x4RowsNTAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
 // Requires: AVX, AVX512F, MMX+
 TEXT ·f32ToF8E4M3FNInterleave8x4RowsNTAVX512(SB), NOSPLIT, $0-72
@@ -13531,6 +13897,128 @@ done:
 	ADDQ R11, BX
 	ADDQ R9, SI
 	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E4M3FNToF32RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f8E4M3FNToF32RowsNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000007f<>+0(SB), Z0
+	VPBROADCASTD c32_3c000000<>+0(SB), Z1
+	VPBROADCASTD c32_00000008<>+0(SB), Z2
+	VPBROADCASTD c32_3b000000<>+0(SB), Z3
+	VPBROADCASTD c32_0000007e<>+0(SB), Z4
+	VPBROADCASTD c32_7fc00000<>+0(SB), Z5
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000010, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBD (CX), Z6
+	VPANDD    Z0, Z6, Z7
+	VPSLLD    $0x14, Z7, Z8
+	VPADDD    Z1, Z8, Z8
+	VCVTDQ2PS Z7, Z9
+	VMULPS    Z3, Z9, Z9
+	VPCMPGTD  Z7, Z2, K1
+	VPBLENDMD Z9, Z8, K1, Z8
+	VPCMPGTD  Z4, Z7, K1
+	VPBLENDMD Z5, Z8, K1, Z8
+	VPSRLD    $0x07, Z6, Z6
+	VPSLLD    $0x1f, Z6, Z6
+	VPORD     Z6, Z8, Z8
+	VMOVNTDQ  Z8, (AX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000010, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E5M2ToF32RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f8E5M2ToF32RowsNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000007f<>+0(SB), Z0
+	VPBROADCASTD c32_38000000<>+0(SB), Z1
+	VPBROADCASTD c32_00000004<>+0(SB), Z2
+	VPBROADCASTD c32_37800000<>+0(SB), Z3
+	VPBROADCASTD c32_0000007c<>+0(SB), Z4
+	VPBROADCASTD c32_7fc00000<>+0(SB), Z5
+	VPBROADCASTD c32_0000007b<>+0(SB), Z6
+	VPBROADCASTD c32_7f800000<>+0(SB), Z7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000010, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBD (CX), Z8
+	VPANDD    Z0, Z8, Z9
+	VPSLLD    $0x15, Z9, Z10
+	VPADDD    Z1, Z10, Z10
+	VCVTDQ2PS Z9, Z11
+	VMULPS    Z3, Z11, Z11
+	VPCMPGTD  Z9, Z2, K1
+	VPBLENDMD Z11, Z10, K1, Z10
+	VPCMPGTD  Z6, Z9, K1
+	VPBLENDMD Z7, Z10, K1, Z10
+	VPCMPGTD  Z4, Z9, K1
+	VPBLENDMD Z5, Z10, K1, Z10
+	VPSRLD    $0x07, Z8, Z8
+	VPSLLD    $0x1f, Z8, Z8
+	VPORD     Z8, Z10, Z10
+	VMOVNTDQ  Z10, (AX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000010, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
 	JNZ  row
 
 rowsdone:

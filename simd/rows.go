@@ -251,8 +251,9 @@ type rowAsm struct {
 	splitNibbles, joinNibbles                            asm3 // vw bytes per iteration
 	// f8 quads unpacked into f32 rows, vw/4 quads per iteration.
 	f8E4M3FNDeintToF32, f8E5M2DeintToF32 asm5
-	// f32 runs to f8, vw elements per iteration.
+	// f32 runs to f8, vw elements per iteration; f8 runs to f32, vw/4.
 	f32ToF8E4M3FN, f32ToF8E5M2 asm2
+	f8E4M3FNToF32, f8E5M2ToF32 asm2
 }
 
 // addRows fills k's batched kernels from its single-call ones and the batched
@@ -336,13 +337,14 @@ func addRows(k *Kernels, a, an, h rowAsm, ae, aw edgeAsm) *Kernels {
 		deint  *func(r0, r1, r2, r3, src []byte, n int, r Rows)
 		dasm   [3]asm5
 		toAsm  [3]asm2
+		frAsm  [3]asm2
 	}{
 		{e4m3fn, &f8e4m3fnToF32, &k.F32ToF8E4M3FNRows, &k.F8E4M3FNToF32Rows, &k.F32ToF8E4M3FNInterleave8x4Rows, [3]asm5{a.f32ToF8E4M3FNInterleave8x4, an.f32ToF8E4M3FNInterleave8x4, h.f32ToF8E4M3FNInterleave8x4},
 			&k.F8E4M3FNDeinterleave8x4ToF32Rows, [3]asm5{a.f8E4M3FNDeintToF32, an.f8E4M3FNDeintToF32, h.f8E4M3FNDeintToF32},
-			[3]asm2{a.f32ToF8E4M3FN, an.f32ToF8E4M3FN, h.f32ToF8E4M3FN}},
+			[3]asm2{a.f32ToF8E4M3FN, an.f32ToF8E4M3FN, h.f32ToF8E4M3FN}, [3]asm2{a.f8E4M3FNToF32, an.f8E4M3FNToF32, h.f8E4M3FNToF32}},
 		{e5m2, &f8e5m2ToF32, &k.F32ToF8E5M2Rows, &k.F8E5M2ToF32Rows, &k.F32ToF8E5M2Interleave8x4Rows, [3]asm5{a.f32ToF8E5M2Interleave8x4, an.f32ToF8E5M2Interleave8x4, h.f32ToF8E5M2Interleave8x4},
 			&k.F8E5M2Deinterleave8x4ToF32Rows, [3]asm5{a.f8E5M2DeintToF32, an.f8E5M2DeintToF32, h.f8E5M2DeintToF32},
-			[3]asm2{a.f32ToF8E5M2, an.f32ToF8E5M2, h.f32ToF8E5M2}},
+			[3]asm2{a.f32ToF8E5M2, an.f32ToF8E5M2, h.f32ToF8E5M2}, [3]asm2{a.f8E5M2ToF32, an.f8E5M2ToF32, h.f8E5M2ToF32}},
 	} {
 		to := func(dst, src []byte, n int) { genericF32ToF8(c.f, dst, src, n) }
 		from := func(dst, src []byte, n int) { genericF8ToF32(c.t, dst, src, n) }
@@ -354,8 +356,12 @@ func addRows(k *Kernels, a, an, h rowAsm, ae, aw edgeAsm) *Kernels {
 		*c.to = func(dst, src []byte, n int, r Rows) {
 			rows2(&shToF8, dst, src, n, r, toBlk, c.toAsm, [2]asm2e{}, 0, to, to)
 		}
+		frBlk := 0
+		if c.frAsm[0] != nil {
+			frBlk = v / 4
+		}
 		*c.from = func(dst, src []byte, n int, r Rows) {
-			rows2(&shFromF8, dst, src, n, r, 0, [3]asm2{}, [2]asm2e{}, 0, from, from)
+			rows2(&shFromF8, dst, src, n, r, frBlk, c.frAsm, [2]asm2e{}, 0, from, from)
 		}
 		blk, one := 0, packed
 		if c.asm[0] != nil {

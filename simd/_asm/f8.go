@@ -200,6 +200,52 @@ var (
 	widenE5M2   = f8Widen{name: "E5M2", shift: 21, rebias: 112 << 23, subMax: 4, scale: 0x37800000, infCode: 0x7c, nanFrom: 0x7c}
 )
 
+// genF8ToF32 emits f8 runs widened to f32, dst[i] = f32(src[i]): the bytes
+// zero-extended to dwords (VPMOVZXBD), then genF8DeinterleaveToF32's arithmetic; AVX2 8
+// elements per step, AVX-512 16.
+func genF8ToF32(x isa, f f8Widen, m mode) {
+	e := x.w / 4
+	name := fname("f8"+f.name+"ToF32", x, m)
+	TEXT(name, NOSPLIT, m.sig("func(dst, src *byte, n int)"))
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s widens n*%d f8%s of src to f32 in dst.%s", name, e, strings.ToLower(f.name), m.doc()))
+	dst, src, n := param("dst"), param("src"), param("n")
+	mag := x.broadcast32(0x7f)
+	rebias, subMax, scale := x.broadcast32(f.rebias), x.broadcast32(f.subMax), x.broadcast32(f.scale)
+	nanFrom, nan := x.broadcast32(f.nanFrom), x.broadcast32(0x7fc00000)
+	var infBelow, inf reg.VecVirtual
+	if f.infCode != 0 {
+		infBelow, inf = x.broadcast32(f.infCode-1), x.broadcast32(0x7f800000)
+	}
+	m.loop(n, 1, []stream{{dst, x.w, true}, {src, e, false}}, func(int) {
+		b, a, r, t := x.vec(), x.vec(), x.vec(), x.vec()
+		VPMOVZXBD(at(src, 0), b)
+		x.and(mag, b, a)
+		VPSLLD(U8(f.shift), a, r)
+		VPADDD(rebias, r, r)
+		VCVTDQ2PS(a, t)
+		VMULPS(scale, t, t)
+		if x.w == 64 {
+			k := K()
+			VPCMPGTD(a, subMax, k) // subMax > a
+			VPBLENDMD(t, r, k, r)
+		} else {
+			mk := x.vec()
+			VPCMPGTD(a, subMax, mk)
+			VPBLENDVB(mk, t, r, r)
+		}
+		if f.infCode != 0 {
+			blendAbove(x, a, infBelow, inf, r)
+		}
+		blendAbove(x, a, nanFrom, nan, r)
+		VPSRLD(U8(7), b, b)
+		VPSLLD(U8(31), b, b)
+		x.or(b, r, r)
+		x.store(r, at(dst, 0), m)
+	})
+	finish(m)
+}
+
 // blendAbove sets res to val where a > thr (signed 32-bit compares: a is below 2^8).
 func blendAbove(x isa, a, thr, val, res reg.VecVirtual) {
 	if x.w == 64 {

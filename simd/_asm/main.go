@@ -70,6 +70,8 @@ func main() {
 			genF32ToF8(x, f8E5M2, m)
 			genF8DeinterleaveToF32(x, widenE4M3FN, m)
 			genF8DeinterleaveToF32(x, widenE5M2, m)
+			genF8ToF32(x, widenE4M3FN, m)
+			genF8ToF32(x, widenE5M2, m)
 		}
 	}
 	for _, m := range []mode{ordinary, streaming} {
