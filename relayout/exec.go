@@ -448,6 +448,12 @@ func (p *Plan) f8Run() func(dst, src []byte, n int, r simd.Rows) {
 // f32Chunk is the elements a run converts through f32 at a time: 4 KiB of scratch, in L1.
 const f32Chunk = 1024
 
+// viaF32Stream is the elements a call must convert before its stores stream: taking
+// and giving back scratch are locked instructions, which wait for the call's streamed
+// stores to drain, a fence a call (f8e5m2 T(8,128)(4,1) → bf16 8192², pieces of quads,
+// spent two thirds of its time there).
+const viaF32Stream = 1 << 14
+
 // viaF32 converts runs in two kernels through f32 scratch: widen (exact, from 16-bit
 // floats or f8) and then narrow (one rounding, the target type's), so each element is
 // the same as the per-element conversion through f32. sw and dw are the source's and
@@ -463,7 +469,7 @@ func (p *Plan) viaF32(widen, narrow func(dst, src []byte, n int, r simd.Rows), s
 			for i := 0; i < n; i += f32Chunk {
 				m := min(f32Chunk, n-i)
 				widen(s, x[i*sw:], m, simd.Rows{N: 1})
-				narrow(d[i*dw:], s, m, simd.Rows{N: 1, Stream: r.Stream})
+				narrow(d[i*dw:], s, m, simd.Rows{N: 1, Stream: r.Stream && n*r.N >= viaF32Stream})
 			}
 		}
 	}
