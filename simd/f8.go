@@ -156,6 +156,24 @@ func genericJoinNibbles(out, lo, hi []byte, n int) {
 	}
 }
 
+// genericPackNibblePairs is PackNibblePairs: out[i] = in[2i]&15 | in[2i+1]<<4.
+func genericPackNibblePairs(out, in []byte, n int) {
+	checkN(n)
+	out, in = out[:n:len(out)], in[:2*n:len(in)]
+	for i := range out {
+		out[i] = in[2*i]&0x0f | in[2*i+1]<<4
+	}
+}
+
+// genericUnpackNibblePairs is UnpackNibblePairs: out[2i] = in[i]&15, out[2i+1] = in[i]>>4.
+func genericUnpackNibblePairs(out, in []byte, n int) {
+	checkN(n)
+	out, in = out[:2*n:len(out)], in[:n:len(in)]
+	for i, b := range in {
+		out[2*i], out[2*i+1] = b&0x0f, b>>4
+	}
+}
+
 // genericF8Deinterleave8x4ToF32 unpacks n quads of f8 from src into four f32 rows:
 // rk[i] = f32(src[4i+k]), t the format's table.
 func genericF8Deinterleave8x4ToF32(t *[256]uint32, r0, r1, r2, r3, src []byte, n int) {

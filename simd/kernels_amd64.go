@@ -609,6 +609,16 @@ func splitNibblesRowsAVX2(lo *byte, hi *byte, src *byte, n int, rows int, dstStr
 //go:noescape
 func joinNibblesRowsAVX2(out *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int)
 
+// packNibblePairsRowsAVX2 packs n*32 byte pairs of in into out, in[2i]&15 | in[2i+1]<<4. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func packNibblePairsRowsAVX2(out *byte, in *byte, n int, rows int, dstStride int, srcStride int)
+
+// unpackNibblePairsRowsAVX2 unpacks n*16 bytes of in into their nibble pairs in out. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func unpackNibblePairsRowsAVX2(out *byte, in *byte, n int, rows int, dstStride int, srcStride int)
+
 // f32ToF8E4M3FNRowsAVX2 converts n*32 f32 elements of src to f8e4m3fn. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
 //
 //go:noescape
@@ -658,6 +668,16 @@ func splitNibblesRowsNTAVX2(lo *byte, hi *byte, src *byte, n int, rows int, dstS
 //
 //go:noescape
 func joinNibblesRowsNTAVX2(out *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int)
+
+// packNibblePairsRowsNTAVX2 packs n*32 byte pairs of in into out, in[2i]&15 | in[2i+1]<<4. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func packNibblePairsRowsNTAVX2(out *byte, in *byte, n int, rows int, dstStride int, srcStride int)
+
+// unpackNibblePairsRowsNTAVX2 unpacks n*16 bytes of in into their nibble pairs in out. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func unpackNibblePairsRowsNTAVX2(out *byte, in *byte, n int, rows int, dstStride int, srcStride int)
 
 // f32ToF8E4M3FNRowsNTAVX2 converts n*32 f32 elements of src to f8e4m3fn. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
 //
@@ -709,6 +729,16 @@ func splitNibblesRowsAVX512(lo *byte, hi *byte, src *byte, n int, rows int, dstS
 //go:noescape
 func joinNibblesRowsAVX512(out *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int)
 
+// packNibblePairsRowsAVX512 packs n*64 byte pairs of in into out, in[2i]&15 | in[2i+1]<<4. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func packNibblePairsRowsAVX512(out *byte, in *byte, n int, rows int, dstStride int, srcStride int)
+
+// unpackNibblePairsRowsAVX512 unpacks n*32 bytes of in into their nibble pairs in out. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func unpackNibblePairsRowsAVX512(out *byte, in *byte, n int, rows int, dstStride int, srcStride int)
+
 // f32ToF8E4M3FNRowsAVX512 converts n*64 f32 elements of src to f8e4m3fn. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
 //
 //go:noescape
@@ -758,6 +788,16 @@ func splitNibblesRowsNTAVX512(lo *byte, hi *byte, src *byte, n int, rows int, ds
 //
 //go:noescape
 func joinNibblesRowsNTAVX512(out *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int)
+
+// packNibblePairsRowsNTAVX512 packs n*64 byte pairs of in into out, in[2i]&15 | in[2i+1]<<4. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func packNibblePairsRowsNTAVX512(out *byte, in *byte, n int, rows int, dstStride int, srcStride int)
+
+// unpackNibblePairsRowsNTAVX512 unpacks n*32 bytes of in into their nibble pairs in out. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func unpackNibblePairsRowsNTAVX512(out *byte, in *byte, n int, rows int, dstStride int, srcStride int)
 
 // f32ToF8E4M3FNRowsNTAVX512 converts n*64 f32 elements of src to f8e4m3fn. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
 //

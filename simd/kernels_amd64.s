@@ -10308,6 +10308,116 @@ rowsdone:
 DATA nibbleHigh_1<>+0(SB)/1, $0xf0
 GLOBL nibbleHigh_1<>(SB), RODATA|NOPTR, $1
 
+// func packNibblePairsRowsAVX2(out *byte, in *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·packNibblePairsRowsAVX2(SB), NOSPLIT, $0-48
+	MOVQ         out+0(FP), AX
+	MOVQ         in+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_000f000f<>+0(SB), Y0
+	VPBROADCASTD c32_00f000f0<>+0(SB), Y1
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000040, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VMOVDQU   (CX), Y2
+	VPSRLW    $0x04, Y2, Y3
+	VPAND     Y0, Y2, Y2
+	VPAND     Y1, Y3, Y3
+	VPOR      Y3, Y2, Y2
+	VMOVDQU   32(CX), Y3
+	VPSRLW    $0x04, Y3, Y4
+	VPAND     Y0, Y3, Y3
+	VPAND     Y1, Y4, Y4
+	VPOR      Y4, Y3, Y3
+	VPACKUSWB Y3, Y2, Y2
+	VPERMQ    $0xd8, Y2, Y2
+	VMOVDQU   Y2, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000040, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+DATA c32_000f000f<>+0(SB)/4, $0x000f000f
+GLOBL c32_000f000f<>(SB), RODATA|NOPTR, $4
+
+DATA c32_00f000f0<>+0(SB)/4, $0x00f000f0
+GLOBL c32_00f000f0<>(SB), RODATA|NOPTR, $4
+
+// func unpackNibblePairsRowsAVX2(out *byte, in *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·unpackNibblePairsRowsAVX2(SB), NOSPLIT, $0-48
+	MOVQ         out+0(FP), AX
+	MOVQ         in+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_000f000f<>+0(SB), Y0
+	VPBROADCASTD c32_0f000f00<>+0(SB), Y1
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000010, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBW (CX), Y2
+	VPSLLW    $0x04, Y2, Y3
+	VPAND     Y0, Y2, Y2
+	VPAND     Y1, Y3, Y3
+	VPOR      Y3, Y2, Y2
+	VMOVDQU   Y2, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000010, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+DATA c32_0f000f00<>+0(SB)/4, $0x0f000f00
+GLOBL c32_0f000f00<>(SB), RODATA|NOPTR, $4
+
 // func f32ToF8E4M3FNRowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 // Requires: AVX, AVX2
 TEXT ·f32ToF8E4M3FNRowsAVX2(SB), NOSPLIT, $0-48
@@ -11325,6 +11435,107 @@ done:
 	ADDQ DI, CX
 	ADDQ DI, DX
 	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func packNibblePairsRowsNTAVX2(out *byte, in *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·packNibblePairsRowsNTAVX2(SB), NOSPLIT, $0-48
+	MOVQ         out+0(FP), AX
+	MOVQ         in+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_000f000f<>+0(SB), Y0
+	VPBROADCASTD c32_00f000f0<>+0(SB), Y1
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000040, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VMOVDQU   (CX), Y2
+	VPSRLW    $0x04, Y2, Y3
+	VPAND     Y0, Y2, Y2
+	VPAND     Y1, Y3, Y3
+	VPOR      Y3, Y2, Y2
+	VMOVDQU   32(CX), Y3
+	VPSRLW    $0x04, Y3, Y4
+	VPAND     Y0, Y3, Y3
+	VPAND     Y1, Y4, Y4
+	VPOR      Y4, Y3, Y3
+	VPACKUSWB Y3, Y2, Y2
+	VPERMQ    $0xd8, Y2, Y2
+	VMOVNTDQ  Y2, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000040, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func unpackNibblePairsRowsNTAVX2(out *byte, in *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·unpackNibblePairsRowsNTAVX2(SB), NOSPLIT, $0-48
+	MOVQ         out+0(FP), AX
+	MOVQ         in+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_000f000f<>+0(SB), Y0
+	VPBROADCASTD c32_0f000f00<>+0(SB), Y1
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000010, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBW (CX), Y2
+	VPSLLW    $0x04, Y2, Y3
+	VPAND     Y0, Y2, Y2
+	VPAND     Y1, Y3, Y3
+	VPOR      Y3, Y2, Y2
+	VMOVNTDQ  Y2, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000010, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
 	JNZ  row
 
 rowsdone:
@@ -12433,6 +12644,108 @@ rowsdone:
 	VZEROUPPER
 	RET
 
+// func packNibblePairsRowsAVX512(out *byte, in *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F
+TEXT ·packNibblePairsRowsAVX512(SB), NOSPLIT, $0-48
+	MOVQ         out+0(FP), AX
+	MOVQ         in+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_000f000f<>+0(SB), Z0
+	VPBROADCASTD c32_00f000f0<>+0(SB), Z1
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000080, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VMOVDQU64    (CX), Z2
+	VPSRLW       $0x04, Z2, Z3
+	VPANDD       Z0, Z2, Z2
+	VPANDD       Z1, Z3, Z3
+	VPORD        Z3, Z2, Z2
+	VMOVDQU64    64(CX), Z3
+	VPSRLW       $0x04, Z3, Z5
+	VPANDD       Z0, Z3, Z3
+	VPANDD       Z1, Z5, Z5
+	VPORD        Z5, Z3, Z3
+	VPMOVWB      Z2, Y4
+	VPMOVWB      Z3, Y2
+	VINSERTI64X4 $0x01, Y2, Z4, Z4
+	VMOVDQU64    Z4, (AX)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000080, CX
+	DECQ         DI
+	JNZ          loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func unpackNibblePairsRowsAVX512(out *byte, in *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F
+TEXT ·unpackNibblePairsRowsAVX512(SB), NOSPLIT, $0-48
+	MOVQ         out+0(FP), AX
+	MOVQ         in+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_000f000f<>+0(SB), Z0
+	VPBROADCASTD c32_0f000f00<>+0(SB), Z1
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000020, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBW (CX), Z2
+	VPSLLW    $0x04, Z2, Z3
+	VPANDD    Z0, Z2, Z2
+	VPANDD    Z1, Z3, Z3
+	VPORD     Z3, Z2, Z2
+	VMOVDQU64 Z2, (AX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000020, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
 // func f32ToF8E4M3FNRowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 // Requires: AVX, AVX512F
 TEXT ·f32ToF8E4M3FNRowsAVX512(SB), NOSPLIT, $0-48
@@ -13409,6 +13722,108 @@ done:
 	ADDQ DI, CX
 	ADDQ DI, DX
 	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func packNibblePairsRowsNTAVX512(out *byte, in *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F
+TEXT ·packNibblePairsRowsNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ         out+0(FP), AX
+	MOVQ         in+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_000f000f<>+0(SB), Z0
+	VPBROADCASTD c32_00f000f0<>+0(SB), Z1
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000080, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VMOVDQU64    (CX), Z2
+	VPSRLW       $0x04, Z2, Z3
+	VPANDD       Z0, Z2, Z2
+	VPANDD       Z1, Z3, Z3
+	VPORD        Z3, Z2, Z2
+	VMOVDQU64    64(CX), Z3
+	VPSRLW       $0x04, Z3, Z5
+	VPANDD       Z0, Z3, Z3
+	VPANDD       Z1, Z5, Z5
+	VPORD        Z5, Z3, Z3
+	VPMOVWB      Z2, Y4
+	VPMOVWB      Z3, Y2
+	VINSERTI64X4 $0x01, Y2, Z4, Z4
+	VMOVNTDQ     Z4, (AX)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000080, CX
+	DECQ         DI
+	JNZ          loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func unpackNibblePairsRowsNTAVX512(out *byte, in *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F
+TEXT ·unpackNibblePairsRowsNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ         out+0(FP), AX
+	MOVQ         in+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_000f000f<>+0(SB), Z0
+	VPBROADCASTD c32_0f000f00<>+0(SB), Z1
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000020, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBW (CX), Z2
+	VPSLLW    $0x04, Z2, Z3
+	VPANDD    Z0, Z2, Z2
+	VPANDD    Z1, Z3, Z3
+	VPORD     Z3, Z2, Z2
+	VMOVNTDQ  Z2, (AX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000020, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
 	JNZ  row
 
 rowsdone:

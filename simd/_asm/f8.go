@@ -246,6 +246,65 @@ func genF8ToF32(x isa, f f8Widen, m mode) {
 	finish(m)
 }
 
+// genPackNibblePairs emits int4 elements one a byte packed two a byte, neighbours
+// together: out[i] = in[2i]&15 | in[2i+1]<<4 (a row of (8,1)E(4) words); each word of
+// in becomes its byte, packed by VPMOVWB (AVX-512) or VPACKUSWB and VPERMQ (AVX2).
+// Out gets x.w bytes a step.
+func genPackNibblePairs(x isa, m mode) {
+	name := fname("packNibblePairs", x, m)
+	TEXT(name, NOSPLIT, m.sig("func(out, in *byte, n int)"))
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s packs n*%d byte pairs of in into out, in[2i]&15 | in[2i+1]<<4.%s", name, x.w, m.doc()))
+	out, in, n := param("out"), param("in"), param("n")
+	lo, hi := x.broadcast32(0x000f000f), x.broadcast32(0x00f000f0)
+	m.loop(n, 1, []stream{{out, x.w, true}, {in, 2 * x.w, false}}, func(int) {
+		var v [2]reg.VecVirtual
+		for k := range v {
+			v[k] = x.vec()
+			t := x.vec()
+			x.load(at(in, k*x.w), v[k])
+			VPSRLW(U8(4), v[k], t)
+			x.and(lo, v[k], v[k])
+			x.and(hi, t, t)
+			x.or(t, v[k], v[k])
+		}
+		r := x.vec()
+		if x.w == 64 {
+			VPMOVWB(v[0], r.AsY())
+			y := x.vec()
+			VPMOVWB(v[1], y.AsY())
+			VINSERTI64X4(U8(1), y.AsY(), r, r)
+		} else {
+			VPACKUSWB(v[1], v[0], r) // lanes: v0 low, v1 low, v0 high, v1 high
+			VPERMQ(U8(0xd8), r, r)
+		}
+		x.store(r, at(out, 0), m)
+	})
+	finish(m)
+}
+
+// genUnpackNibblePairs emits the inverse: out[2i] = in[i]&15, out[2i+1] = in[i]>>4,
+// each byte zero-extended to a word (VPMOVZXBW) and its high nibble shifted into the
+// word's high byte. Out gets x.w bytes a step.
+func genUnpackNibblePairs(x isa, m mode) {
+	name := fname("unpackNibblePairs", x, m)
+	TEXT(name, NOSPLIT, m.sig("func(out, in *byte, n int)"))
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s unpacks n*%d bytes of in into their nibble pairs in out.%s", name, x.w/2, m.doc()))
+	out, in, n := param("out"), param("in"), param("n")
+	lo, hi := x.broadcast32(0x000f000f), x.broadcast32(0x0f000f00)
+	m.loop(n, 1, []stream{{out, x.w, true}, {in, x.w / 2, false}}, func(int) {
+		v, t := x.vec(), x.vec()
+		VPMOVZXBW(at(in, 0), v)
+		VPSLLW(U8(4), v, t)
+		x.and(lo, v, v)
+		x.and(hi, t, t)
+		x.or(t, v, v)
+		x.store(v, at(out, 0), m)
+	})
+	finish(m)
+}
+
 // blendAbove sets res to val where a > thr (signed 32-bit compares: a is below 2^8).
 func blendAbove(x isa, a, thr, val, res reg.VecVirtual) {
 	if x.w == 64 {

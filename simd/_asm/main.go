@@ -66,6 +66,8 @@ func main() {
 			genF32ToF8Interleave(x, f8E5M2, m)
 			genSplitNibbles(x, m)
 			genJoinNibbles(x, m)
+			genPackNibblePairs(x, m)
+			genUnpackNibblePairs(x, m)
 			genF32ToF8(x, f8E4M3FN, m)
 			genF32ToF8(x, f8E5M2, m)
 			genF8DeinterleaveToF32(x, widenE4M3FN, m)
