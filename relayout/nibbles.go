@@ -129,9 +129,9 @@ func (n *nibbleTiles) groups(dst, src []byte, lo, hi int64) {
 // the transposed tiling {0,1:T(8,128)(8,1)E(4)}, whose words hold eight consecutive
 // elements of a row and whose tiles run down the columns: word j/8 of row i is at word
 // (j/8)*rows + i, so the tiling is a transpose of 32-bit words. Blocks of 16 rows are
-// packed eight elements a word into scratch and transposed into the destination with
+// packed eight elements a word into scratch (simd PackNibblePairsRows) and transposed into the destination with
 // the simd kernels, whose rows then get 64 bytes a block (and back: transposed into
-// scratch, unpacked). Dims must be whole tiles; other shapes take the sub-byte executor.
+// scratch, unpacked by UnpackNibblePairsRows). Dims must be whole tiles; other shapes take the sub-byte executor.
 type nibbleWords struct {
 	p          *Plan
 	tiled      bool
@@ -198,16 +198,12 @@ func (n *nibbleWords) blocks(dst, src []byte, lo, hi int64) {
 	for b := lo; b < hi; b++ {
 		i0 := b * nibbleBlock
 		if n.tiled {
-			for i := range int64(nibbleBlock) {
-				pack(s[i*words*4:(i+1)*words*4], src[(i0+i)*c:(i0+i+1)*c], 4)
-			}
+			ks.PackNibblePairsRows(s, src[i0*c:], int(c/2), simd.Rows{N: nibbleBlock, DstStride: int(words * 4), SrcStride: int(c)})
 			trans(dst[i0*4:], int(n.rows*4), s, int(words*4), nibbleBlock, int(words))
 			continue
 		}
 		ks.Transpose32(s, int(words*4), src[i0*4:], int(n.rows*4), int(words), nibbleBlock)
-		for i := range int64(nibbleBlock) {
-			unpack(dst[(i0+i)*c:(i0+i+1)*c], s[i*words*4:(i+1)*words*4], 4)
-		}
+		ks.UnpackNibblePairsRows(dst[i0*c:], s, int(c/2), simd.Rows{N: nibbleBlock, DstStride: int(c), SrcStride: int(words * 4), Stream: stream})
 	}
 	if stream {
 		ks.Fence()
