@@ -104,20 +104,17 @@ func (n *nibbleTiles) groups(dst, src []byte, lo, hi int64) {
 			words := base + c0/128*tileBytes
 			r := simd.Rows{N: int(cn / 128), DstStride: 128, SrcStride: int(tileBytes), Stream: stream}
 			if n.tiled {
-				for m := range rs {
-					r0 := (8*g+2*int64(m))*c + c0
-					ks.JoinNibblesRows(rs[m], src[r0:r0+cn], src[r0+c:r0+c+cn], int(cn), simd.Rows{N: 1})
-				}
+				// The four row pairs in one call: rows 2m and 2m+1 into scratch row m.
+				r0 := 8*g*c + c0
+				ks.JoinNibblesRows(s, src[r0:], src[r0+c:], int(cn), simd.Rows{N: 4, DstStride: int(cn), SrcStride: int(2 * c)})
 				r.DstStride, r.SrcStride = int(tileBytes), 128
 				ks.Interleave8x4Rows(dst[words:], rs[0], rs[1], rs[2], rs[3], 128, r)
 				continue
 			}
 			r.Stream = false // into scratch
 			ks.Deinterleave8x4Rows(rs[0], rs[1], rs[2], rs[3], src[words:], 128, r)
-			for m := range rs {
-				r0 := (8*g+2*int64(m))*c + c0
-				ks.SplitNibblesRows(dst[r0:r0+cn], dst[r0+c:r0+c+cn], rs[m], int(cn), simd.Rows{N: 1, Stream: stream})
-			}
+			r0 := 8*g*c + c0 // scratch row m into rows 2m and 2m+1, in one call
+			ks.SplitNibblesRows(dst[r0:], dst[r0+c:], s, int(cn), simd.Rows{N: 4, DstStride: int(2 * c), SrcStride: int(cn), Stream: stream})
 		}
 	}
 	if stream {
