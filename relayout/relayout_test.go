@@ -205,7 +205,7 @@ func randomPair(r *rand.Rand) pairCase {
 		// the f8 kernels and per-element runs (simd F32ToF8*Rows, f8Run)
 		{layout.F8E4M3FN, layout.F32}, {layout.F8E5M2, layout.F32}, {layout.F32, layout.F8E4M3FN},
 		{layout.F32, layout.F8E5M2}, {layout.F8E5M2, layout.F16}, {layout.BF16, layout.F8E5M2},
-		{layout.F8E4M3FN, layout.F8E4M3FN}, {layout.U8, layout.U8},
+		{layout.F8E4M3FN, layout.F8E4M3FN}, {layout.U8, layout.U8}, {layout.F16, layout.F8E4M3FN},
 		// buffer.Converter's run paths: a table, halves, float64 and integer passes
 		{layout.F32, layout.S8}, {layout.BF16, layout.F16}, {layout.F16, layout.BF16}, {layout.BF16, layout.F64},
 		{layout.S32, layout.S64}, {layout.U32, layout.F32}, {layout.Pred, layout.F32},
