@@ -32,7 +32,8 @@
 //
 // The innermost outer loop goes to the kernel as a batch of rows (simd.Rows), one call
 // per batch; when both arrays fit in L2 it is the largest loop. When source and
-// destination together take half the last-level cache, every kernel stores non-temporally
+// destination together take half the last-level cache (at most 48 MiB counted for each
+// logical CPU: virtual machines report their host's), every kernel stores non-temporally
 // (no read of each line before it is written) and each worker fences once at the end;
 // plain transposes do so from four L2 caches of destination on.
 //

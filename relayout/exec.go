@@ -2,6 +2,7 @@ package relayout
 
 import (
 	"encoding/binary"
+	"runtime"
 
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/layout"
@@ -403,27 +404,6 @@ func (p *Plan) runConv() func(dst, src []byte, n int, r simd.Rows) {
 	return nil
 }
 
-// bf16ToF8E4M3FNRows and bf16ToF8E5M2Rows convert runs of bf16 to f8 with the scalar
-// conversions called directly (through a function value, as for f16, they ran at a
-// seventh of the f32 kernels' speed).
-func bf16ToF8E4M3FNRows(dst, src []byte, n int, r simd.Rows) {
-	for j := range r.N {
-		d, s := dst[j*r.DstStride:][:n], src[j*r.SrcStride:][:2*n]
-		for i := range d {
-			d[i] = simd.F32ToF8E4M3FNBits(uint32(binary.LittleEndian.Uint16(s[2*i:])) << 16)
-		}
-	}
-}
-
-func bf16ToF8E5M2Rows(dst, src []byte, n int, r simd.Rows) {
-	for j := range r.N {
-		d, s := dst[j*r.DstStride:][:n], src[j*r.SrcStride:][:2*n]
-		for i := range d {
-			d[i] = simd.F32ToF8E5M2Bits(uint32(binary.LittleEndian.Uint16(s[2*i:])) << 16)
-		}
-	}
-}
-
 // f8Run converts runs between f32, bf16 or f16 and f8e4m3fn or f8e5m2 with the simd
 // kernels and their per-element definitions (bf16 and f16 widen to f32 exactly, so
 // one rounding), or is nil for other type pairs.
@@ -443,42 +423,56 @@ func (p *Plan) f8Run() func(dst, src []byte, n int, r simd.Rows) {
 		return ks.F8E4M3FNToF32Rows
 	case p.dt == layout.F32 && p.dbits == 32 && p.st == layout.F8E5M2:
 		return ks.F8E5M2ToF32Rows
-	case p.st == layout.BF16 && p.sbits == 16 && p.dt == layout.F8E4M3FN && p.dbits == 8:
-		return bf16ToF8E4M3FNRows
-	case p.st == layout.BF16 && p.sbits == 16 && p.dt == layout.F8E5M2 && p.dbits == 8:
-		return bf16ToF8E5M2Rows
 	case (p.dt == layout.F8E4M3FN || p.dt == layout.F8E5M2) && p.dbits == 8 && wide(p.st, p.sbits):
-		to := simd.F32ToF8E5M2Bits
+		widen, to := ks.F16ToF32Rows, ks.F32ToF8E5M2Rows
+		if p.st == layout.BF16 {
+			widen = ks.BF16ToF32Rows
+		}
 		if p.dt == layout.F8E4M3FN {
-			to = simd.F32ToF8E4M3FNBits
+			to = ks.F32ToF8E4M3FNRows
 		}
-		return func(dst, src []byte, n int, r simd.Rows) {
-			for j := range r.N {
-				d, s := dst[j*r.DstStride:][:n], src[j*r.SrcStride:][:2*n]
-				for i := range d {
-					d[i] = to(simd.F16BitsToF32(binary.LittleEndian.Uint16(s[2*i:])))
-				}
-			}
-		}
+		return p.viaF32(widen, to, 2, 1)
 	case (p.st == layout.F8E4M3FN || p.st == layout.F8E5M2) && p.sbits == 8 && (p.dt == layout.BF16 || p.dt == layout.F16) && p.dbits == 16:
-		from := simd.F8E5M2BitsToF32
+		from, to := ks.F8E5M2ToF32Rows, ks.F32ToBF16Rows
 		if p.st == layout.F8E4M3FN {
-			from = simd.F8E4M3FNBitsToF32
+			from = ks.F8E4M3FNToF32Rows
 		}
-		to := simd.F32ToBF16Bits
 		if p.dt == layout.F16 {
-			to = simd.F32ToF16Bits
+			to = ks.F32ToF16Rows
 		}
-		return func(dst, src []byte, n int, r simd.Rows) {
-			for j := range r.N {
-				d, s := dst[j*r.DstStride:][:2*n], src[j*r.SrcStride:][:n]
-				for i, b := range s {
-					binary.LittleEndian.PutUint16(d[2*i:], to(from(b)))
-				}
+		return p.viaF32(from, to, 1, 2)
+	}
+	return nil
+}
+
+// f32Chunk is the elements a run converts through f32 at a time: 4 KiB of scratch, in L1.
+const f32Chunk = 1024
+
+// viaF32Stream is the elements a call must convert before its stores stream: taking
+// and giving back scratch are locked instructions, which wait for the call's streamed
+// stores to drain, a fence a call (f8e5m2 T(8,128)(4,1) → bf16 8192², pieces of quads,
+// spent two thirds of its time there).
+const viaF32Stream = 1 << 14
+
+// viaF32 converts runs in two kernels through f32 scratch: widen (exact, from 16-bit
+// floats or f8) and then narrow (one rounding, the target type's), so each element is
+// the same as the per-element conversion through f32. sw and dw are the source's and
+// destination's bytes an element. Its scratch is made now, one a worker, so that copies
+// do not allocate.
+func (p *Plan) viaF32(widen, narrow func(dst, src []byte, n int, r simd.Rows), sw, dw int) func(dst, src []byte, n int, r simd.Rows) {
+	scratch := newSlots(max(p.opts.workers, runtime.GOMAXPROCS(0)), 4*f32Chunk)
+	return func(dst, src []byte, n int, r simd.Rows) {
+		s, slot := scratch.take()
+		defer scratch.give(slot)
+		for j := range r.N {
+			d, x := dst[j*r.DstStride:], src[j*r.SrcStride:]
+			for i := 0; i < n; i += f32Chunk {
+				m := min(f32Chunk, n-i)
+				widen(s, x[i*sw:], m, simd.Rows{N: 1})
+				narrow(d[i*dw:], s, m, simd.Rows{N: 1, Stream: r.Stream && n*r.N >= viaF32Stream})
 			}
 		}
 	}
-	return nil
 }
 
 // copySame copies r.N runs of n elements of the plan's one type.

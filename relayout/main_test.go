@@ -2,6 +2,7 @@ package relayout
 
 import (
 	"os"
+	"runtime"
 	"testing"
 
 	"github.com/tpulayout/tpulayout/simd"
@@ -14,15 +15,19 @@ import (
 // runs with these sizes, and TestHostCaches runs the oracle sweep with the host's own.
 func referenceCaches() (l2, l3 int) { return 1 << 20, 32 << 20 }
 
+// referenceCPUs is the logical CPUs of that model: enough that the last-level cache
+// counts whole (llcBytes).
+func referenceCPUs() int { return 8 }
+
 func TestMain(m *testing.M) {
-	cacheBytes = referenceCaches
+	cacheBytes, numCPU = referenceCaches, referenceCPUs
 	os.Exit(m.Run())
 }
 
 // withHostCaches runs f with the host's own cache sizes.
 func withHostCaches(f func()) {
-	defer func() { cacheBytes = referenceCaches }()
-	cacheBytes = simd.CacheBytes
+	defer func() { cacheBytes, numCPU = referenceCaches, referenceCPUs }()
+	cacheBytes, numCPU = simd.CacheBytes, runtime.NumCPU
 	f()
 }
 

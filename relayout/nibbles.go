@@ -1,7 +1,6 @@
 package relayout
 
 import (
-	"encoding/binary"
 	"fmt"
 	"runtime"
 
@@ -15,7 +14,7 @@ import (
 // way where the sub-byte executor took three (unpack, byte transpose, pack). Each
 // group of 8 rows is joined two rows a byte (rows 2m and 2m+1 as the low and high
 // nibble) into four byte rows in scratch, which the 8-bit quad packing kernel
-// interleaves into the words of the group's tile rows; reading tiles back runs the
+// interleaves into the words of the group's tile rows (simd JoinNibblesRows joins them); reading tiles back runs the
 // quad unpacking into scratch and splits the nibbles into the rows (simd
 // SplitNibblesRows, zero-extended as the sub-byte executor's unpacking writes them). Dims must be whole tiles (no
 // padding); other shapes take the sub-byte executor.
@@ -105,20 +104,17 @@ func (n *nibbleTiles) groups(dst, src []byte, lo, hi int64) {
 			words := base + c0/128*tileBytes
 			r := simd.Rows{N: int(cn / 128), DstStride: 128, SrcStride: int(tileBytes), Stream: stream}
 			if n.tiled {
-				for m := range rs {
-					r0 := (8*g+2*int64(m))*c + c0
-					joinNibbles(rs[m], src[r0:r0+cn], src[r0+c:r0+c+cn])
-				}
+				// The four row pairs in one call: rows 2m and 2m+1 into scratch row m.
+				r0 := 8*g*c + c0
+				ks.JoinNibblesRows(s, src[r0:], src[r0+c:], int(cn), simd.Rows{N: 4, DstStride: int(cn), SrcStride: int(2 * c)})
 				r.DstStride, r.SrcStride = int(tileBytes), 128
 				ks.Interleave8x4Rows(dst[words:], rs[0], rs[1], rs[2], rs[3], 128, r)
 				continue
 			}
 			r.Stream = false // into scratch
 			ks.Deinterleave8x4Rows(rs[0], rs[1], rs[2], rs[3], src[words:], 128, r)
-			for m := range rs {
-				r0 := (8*g+2*int64(m))*c + c0
-				ks.SplitNibblesRows(dst[r0:r0+cn], dst[r0+c:r0+c+cn], rs[m], int(cn), simd.Rows{N: 1, Stream: stream})
-			}
+			r0 := 8*g*c + c0 // scratch row m into rows 2m and 2m+1, in one call
+			ks.SplitNibblesRows(dst[r0:], dst[r0+c:], s, int(cn), simd.Rows{N: 4, DstStride: int(2 * c), SrcStride: int(cn), Stream: stream})
 		}
 	}
 	if stream {
@@ -126,25 +122,13 @@ func (n *nibbleTiles) groups(dst, src []byte, lo, hi int64) {
 	}
 }
 
-// joinNibbles sets out[i] to a[i]'s low nibble with b[i]'s above it.
-func joinNibbles(out, a, b []byte) {
-	i := 0
-	for ; i+8 <= len(out); i += 8 {
-		x, y := binary.LittleEndian.Uint64(a[i:]), binary.LittleEndian.Uint64(b[i:])
-		binary.LittleEndian.PutUint64(out[i:], x&0x0f0f0f0f0f0f0f0f|y<<4&0xf0f0f0f0f0f0f0f0)
-	}
-	for ; i < len(out); i++ {
-		out[i] = a[i]&0x0f | b[i]<<4
-	}
-}
-
 // nibbleWords relays out a 2-D 4-bit array between one element a byte, row-major, and
 // the transposed tiling {0,1:T(8,128)(8,1)E(4)}, whose words hold eight consecutive
 // elements of a row and whose tiles run down the columns: word j/8 of row i is at word
 // (j/8)*rows + i, so the tiling is a transpose of 32-bit words. Blocks of 16 rows are
-// packed eight elements a word into scratch and transposed into the destination with
+// packed eight elements a word into scratch (simd PackNibblePairsRows) and transposed into the destination with
 // the simd kernels, whose rows then get 64 bytes a block (and back: transposed into
-// scratch, unpacked). Dims must be whole tiles; other shapes take the sub-byte executor.
+// scratch, unpacked by UnpackNibblePairsRows). Dims must be whole tiles; other shapes take the sub-byte executor.
 type nibbleWords struct {
 	p          *Plan
 	tiled      bool
@@ -211,16 +195,12 @@ func (n *nibbleWords) blocks(dst, src []byte, lo, hi int64) {
 	for b := lo; b < hi; b++ {
 		i0 := b * nibbleBlock
 		if n.tiled {
-			for i := range int64(nibbleBlock) {
-				pack(s[i*words*4:(i+1)*words*4], src[(i0+i)*c:(i0+i+1)*c], 4)
-			}
+			ks.PackNibblePairsRows(s, src[i0*c:], int(c/2), simd.Rows{N: nibbleBlock, DstStride: int(words * 4), SrcStride: int(c)})
 			trans(dst[i0*4:], int(n.rows*4), s, int(words*4), nibbleBlock, int(words))
 			continue
 		}
 		ks.Transpose32(s, int(words*4), src[i0*4:], int(n.rows*4), int(words), nibbleBlock)
-		for i := range int64(nibbleBlock) {
-			unpack(dst[(i0+i)*c:(i0+i+1)*c], s[i*words*4:(i+1)*words*4], 4)
-		}
+		ks.UnpackNibblePairsRows(dst[i0*c:], s, int(c/2), simd.Rows{N: nibbleBlock, DstStride: int(c), SrcStride: int(words * 4), Stream: stream})
 	}
 	if stream {
 		ks.Fence()

@@ -205,7 +205,7 @@ func randomPair(r *rand.Rand) pairCase {
 		// the f8 kernels and per-element runs (simd F32ToF8*Rows, f8Run)
 		{layout.F8E4M3FN, layout.F32}, {layout.F8E5M2, layout.F32}, {layout.F32, layout.F8E4M3FN},
 		{layout.F32, layout.F8E5M2}, {layout.F8E5M2, layout.F16}, {layout.BF16, layout.F8E5M2},
-		{layout.F8E4M3FN, layout.F8E4M3FN}, {layout.U8, layout.U8},
+		{layout.F8E4M3FN, layout.F8E4M3FN}, {layout.U8, layout.U8}, {layout.F16, layout.F8E4M3FN},
 		// buffer.Converter's run paths: a table, halves, float64 and integer passes
 		{layout.F32, layout.S8}, {layout.BF16, layout.F16}, {layout.F16, layout.BF16}, {layout.BF16, layout.F64},
 		{layout.S32, layout.S64}, {layout.U32, layout.F32}, {layout.Pred, layout.F32},
@@ -401,7 +401,7 @@ func checkNamed(t *testing.T, seed uint64, pairs []namedPair, variants ...pairCa
 
 // TestF8 covers the conversions to and from f8e4m3fn and f8e5m2: f32 rows converted
 // and packed in (4,1) quads in one kernel, the other packings and transposes through
-// the f8 run kernels, from and to bf16 and f16 through their per-element form.
+// the f8 run kernels, from and to bf16 and f16 through f32 scratch (exec.go viaF32).
 func TestF8(t *testing.T) {
 	checkNamed(t, 31, []namedPair{
 		{"f32[%d,%d]{1,0}", "f8e4m3fn[%d,%d]{1,0:T(8,128)(4,1)}", "interleave"},
@@ -412,6 +412,9 @@ func TestF8(t *testing.T) {
 		{"bf16[%d,%d]{1,0}", "f8e5m2[%d,%d]{1,0}", "copy"},
 		{"f16[%d,%d]{1,0}", "f8e4m3fn[%d,%d]{1,0:T(8,128)(4,1)}", "interleave"},
 		{"f8e4m3fn[%d,%d]{1,0:T(32,128)(4,1)}", "bf16[%d,%d]{1,0}", "deinterleave"},
+		{"bf16[%d,%d]{1,0}", "f8e4m3fn[%d,%d]{1,0:T(8,128)(4,1)}", "interleave"},
+		{"f8e5m2[%d,%d]{1,0}", "f16[%d,%d]{1,0}", "copy"},
+		{"f16[%d,%d]{1,0}", "f8e5m2[%d,%d]{0,1:T(8,128)(4,1)}", "transpose"},
 	}, pairCase{stream: true}, pairCase{opts: []Option{WithPadLeave(), WithBlockBytes(256)}},
 		pairCase{opts: []Option{WithPadValue(-1.5), WithWorkers(3)}})
 }

@@ -142,6 +142,38 @@ func genericSplitNibbles(lo, hi, src []byte, n int) {
 	}
 }
 
+// genericJoinNibbles is JoinNibbles: out[i] = lo[i]&15 | hi[i]<<4.
+func genericJoinNibbles(out, lo, hi []byte, n int) {
+	checkN(n)
+	out, lo, hi = out[:n:len(out)], lo[:n:len(lo)], hi[:n:len(hi)]
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		x, y := le.Uint64(lo[i:]), le.Uint64(hi[i:])
+		le.PutUint64(out[i:], x&0x0f0f0f0f0f0f0f0f|y<<4&0xf0f0f0f0f0f0f0f0)
+	}
+	for ; i < n; i++ {
+		out[i] = lo[i]&0x0f | hi[i]<<4
+	}
+}
+
+// genericPackNibblePairs is PackNibblePairs: out[i] = in[2i]&15 | in[2i+1]<<4.
+func genericPackNibblePairs(out, in []byte, n int) {
+	checkN(n)
+	out, in = out[:n:len(out)], in[:2*n:len(in)]
+	for i := range out {
+		out[i] = in[2*i]&0x0f | in[2*i+1]<<4
+	}
+}
+
+// genericUnpackNibblePairs is UnpackNibblePairs: out[2i] = in[i]&15, out[2i+1] = in[i]>>4.
+func genericUnpackNibblePairs(out, in []byte, n int) {
+	checkN(n)
+	out, in = out[:2*n:len(out)], in[:n:len(in)]
+	for i, b := range in {
+		out[2*i], out[2*i+1] = b&0x0f, b>>4
+	}
+}
+
 // genericF8Deinterleave8x4ToF32 unpacks n quads of f8 from src into four f32 rows:
 // rk[i] = f32(src[4i+k]), t the format's table.
 func genericF8Deinterleave8x4ToF32(t *[256]uint32, r0, r1, r2, r3, src []byte, n int) {

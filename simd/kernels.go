@@ -125,6 +125,14 @@ type Kernels struct {
 	// lo[i] = src[i] & 15, hi[i] = src[i] >> 4 (int4 rows two a byte, read back
 	// from (8,1)E(4) tiles).
 	SplitNibblesRows func(lo, hi, src []byte, n int, r Rows)
+	// JoinNibblesRows is its inverse: out[i] = lo[i]&15 | hi[i]<<4 (int4 rows joined
+	// two a byte for (8,1)E(4) tiles; the bits of lo and hi above 4 are dropped).
+	JoinNibblesRows func(out, lo, hi []byte, n int, r Rows)
+	// PackNibblePairsRows packs n neighbouring pairs, out[i] = in[2i]&15 | in[2i+1]<<4
+	// (an int4 row into (8,1)E(4) words); UnpackNibblePairsRows is its inverse for n
+	// bytes of in, out[2i] = in[i]&15, out[2i+1] = in[i]>>4 (zero-extended).
+	PackNibblePairsRows   func(out, in []byte, n int, r Rows)
+	UnpackNibblePairsRows func(out, in []byte, n int, r Rows)
 
 	// Fence orders the non-temporal stores of earlier Rows batches with
 	// Stream set before any later store (SFENCE); a no-op where there are none.

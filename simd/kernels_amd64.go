@@ -604,6 +604,21 @@ func f32ToF8E5M2Interleave8x4RowsAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r
 //go:noescape
 func splitNibblesRowsAVX2(lo *byte, hi *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
+// joinNibblesRowsAVX2 joins n*32 bytes of a (low nibbles) and b (high nibbles) into out. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func joinNibblesRowsAVX2(out *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int)
+
+// packNibblePairsRowsAVX2 packs n*32 byte pairs of in into out, in[2i]&15 | in[2i+1]<<4. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func packNibblePairsRowsAVX2(out *byte, in *byte, n int, rows int, dstStride int, srcStride int)
+
+// unpackNibblePairsRowsAVX2 unpacks n*16 bytes of in into their nibble pairs in out. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func unpackNibblePairsRowsAVX2(out *byte, in *byte, n int, rows int, dstStride int, srcStride int)
+
 // f32ToF8E4M3FNRowsAVX2 converts n*32 f32 elements of src to f8e4m3fn. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
 //
 //go:noescape
@@ -624,6 +639,16 @@ func f8E4M3FNDeinterleaveToF32RowsAVX2(r0 *byte, r1 *byte, r2 *byte, r3 *byte, s
 //go:noescape
 func f8E5M2DeinterleaveToF32RowsAVX2(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
+// f8E4M3FNToF32RowsAVX2 widens n*8 f8e4m3fn of src to f32 in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f8E4M3FNToF32RowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E5M2ToF32RowsAVX2 widens n*8 f8e5m2 of src to f32 in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f8E5M2ToF32RowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
 // f32ToF8E4M3FNInterleave8x4RowsNTAVX2 converts n*8 f32 elements of r0..r3 to f8e4m3fn and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
 //
 //go:noescape
@@ -638,6 +663,21 @@ func f32ToF8E5M2Interleave8x4RowsNTAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte,
 //
 //go:noescape
 func splitNibblesRowsNTAVX2(lo *byte, hi *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// joinNibblesRowsNTAVX2 joins n*32 bytes of a (low nibbles) and b (high nibbles) into out. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func joinNibblesRowsNTAVX2(out *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int)
+
+// packNibblePairsRowsNTAVX2 packs n*32 byte pairs of in into out, in[2i]&15 | in[2i+1]<<4. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func packNibblePairsRowsNTAVX2(out *byte, in *byte, n int, rows int, dstStride int, srcStride int)
+
+// unpackNibblePairsRowsNTAVX2 unpacks n*16 bytes of in into their nibble pairs in out. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func unpackNibblePairsRowsNTAVX2(out *byte, in *byte, n int, rows int, dstStride int, srcStride int)
 
 // f32ToF8E4M3FNRowsNTAVX2 converts n*32 f32 elements of src to f8e4m3fn. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
 //
@@ -659,6 +699,16 @@ func f8E4M3FNDeinterleaveToF32RowsNTAVX2(r0 *byte, r1 *byte, r2 *byte, r3 *byte,
 //go:noescape
 func f8E5M2DeinterleaveToF32RowsNTAVX2(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
+// f8E4M3FNToF32RowsNTAVX2 widens n*8 f8e4m3fn of src to f32 in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f8E4M3FNToF32RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E5M2ToF32RowsNTAVX2 widens n*8 f8e5m2 of src to f32 in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f8E5M2ToF32RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
 // f32ToF8E4M3FNInterleave8x4RowsAVX512 converts n*16 f32 elements of r0..r3 to f8e4m3fn and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
 //
 //go:noescape
@@ -673,6 +723,21 @@ func f32ToF8E5M2Interleave8x4RowsAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte,
 //
 //go:noescape
 func splitNibblesRowsAVX512(lo *byte, hi *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// joinNibblesRowsAVX512 joins n*64 bytes of a (low nibbles) and b (high nibbles) into out. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func joinNibblesRowsAVX512(out *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int)
+
+// packNibblePairsRowsAVX512 packs n*64 byte pairs of in into out, in[2i]&15 | in[2i+1]<<4. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func packNibblePairsRowsAVX512(out *byte, in *byte, n int, rows int, dstStride int, srcStride int)
+
+// unpackNibblePairsRowsAVX512 unpacks n*32 bytes of in into their nibble pairs in out. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func unpackNibblePairsRowsAVX512(out *byte, in *byte, n int, rows int, dstStride int, srcStride int)
 
 // f32ToF8E4M3FNRowsAVX512 converts n*64 f32 elements of src to f8e4m3fn. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
 //
@@ -694,6 +759,16 @@ func f8E4M3FNDeinterleaveToF32RowsAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte,
 //go:noescape
 func f8E5M2DeinterleaveToF32RowsAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
+// f8E4M3FNToF32RowsAVX512 widens n*16 f8e4m3fn of src to f32 in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f8E4M3FNToF32RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E5M2ToF32RowsAVX512 widens n*16 f8e5m2 of src to f32 in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f8E5M2ToF32RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
 // f32ToF8E4M3FNInterleave8x4RowsNTAVX512 converts n*16 f32 elements of r0..r3 to f8e4m3fn and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
 //
 //go:noescape
@@ -708,6 +783,21 @@ func f32ToF8E5M2Interleave8x4RowsNTAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byt
 //
 //go:noescape
 func splitNibblesRowsNTAVX512(lo *byte, hi *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// joinNibblesRowsNTAVX512 joins n*64 bytes of a (low nibbles) and b (high nibbles) into out. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func joinNibblesRowsNTAVX512(out *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int)
+
+// packNibblePairsRowsNTAVX512 packs n*64 byte pairs of in into out, in[2i]&15 | in[2i+1]<<4. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func packNibblePairsRowsNTAVX512(out *byte, in *byte, n int, rows int, dstStride int, srcStride int)
+
+// unpackNibblePairsRowsNTAVX512 unpacks n*32 bytes of in into their nibble pairs in out. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func unpackNibblePairsRowsNTAVX512(out *byte, in *byte, n int, rows int, dstStride int, srcStride int)
 
 // f32ToF8E4M3FNRowsNTAVX512 converts n*64 f32 elements of src to f8e4m3fn. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
 //
@@ -728,6 +818,16 @@ func f8E4M3FNDeinterleaveToF32RowsNTAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byt
 //
 //go:noescape
 func f8E5M2DeinterleaveToF32RowsNTAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E4M3FNToF32RowsNTAVX512 widens n*16 f8e4m3fn of src to f32 in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f8E4M3FNToF32RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E5M2ToF32RowsNTAVX512 widens n*16 f8e5m2 of src to f32 in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f8E5M2ToF32RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
 // transpose32AVX2 transposes n 8×8 blocks of 32-bit elements, going down the source (src += 8*srcStride, dst += 32 bytes per block).
 //

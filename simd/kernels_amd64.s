@@ -10254,6 +10254,170 @@ rowsdone:
 DATA nibble_1<>+0(SB)/1, $0x0f
 GLOBL nibble_1<>(SB), RODATA|NOPTR, $1
 
+// func joinNibblesRowsAVX2(out *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·joinNibblesRowsAVX2(SB), NOSPLIT, $0-56
+	MOVQ         out+0(FP), AX
+	MOVQ         a+8(FP), CX
+	MOVQ         b+16(FP), DX
+	MOVQ         n+24(FP), BX
+	VPBROADCASTB nibble_1<>+0(SB), Y0
+	VPBROADCASTB nibbleHigh_1<>+0(SB), Y1
+	MOVQ         rows+32(FP), SI
+	MOVQ         dstStride+40(FP), DI
+	MOVQ         srcStride+48(FP), R8
+	IMUL3Q       $0x00000020, BX, R9
+	NEGQ         R9
+	ADDQ         DI, R9
+	IMUL3Q       $0x00000020, BX, DI
+	NEGQ         DI
+	ADDQ         R8, DI
+	TESTQ        SI, SI
+	JZ           rowsdone
+
+row:
+	MOVQ  BX, R8
+	TESTQ R8, R8
+	JZ    done
+
+loop:
+	VMOVDQU (CX), Y2
+	VMOVDQU (DX), Y3
+	VPSLLW  $0x04, Y3, Y3
+	VPAND   Y0, Y2, Y2
+	VPAND   Y1, Y3, Y3
+	VPOR    Y2, Y3, Y2
+	VMOVDQU Y2, (AX)
+	ADDQ    $0x00000020, AX
+	ADDQ    $0x00000020, CX
+	ADDQ    $0x00000020, DX
+	DECQ    R8
+	JNZ     loop
+
+done:
+	ADDQ R9, AX
+	ADDQ DI, CX
+	ADDQ DI, DX
+	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+DATA nibbleHigh_1<>+0(SB)/1, $0xf0
+GLOBL nibbleHigh_1<>(SB), RODATA|NOPTR, $1
+
+// func packNibblePairsRowsAVX2(out *byte, in *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·packNibblePairsRowsAVX2(SB), NOSPLIT, $0-48
+	MOVQ         out+0(FP), AX
+	MOVQ         in+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_000f000f<>+0(SB), Y0
+	VPBROADCASTD c32_00f000f0<>+0(SB), Y1
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000040, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VMOVDQU   (CX), Y2
+	VPSRLW    $0x04, Y2, Y3
+	VPAND     Y0, Y2, Y2
+	VPAND     Y1, Y3, Y3
+	VPOR      Y3, Y2, Y2
+	VMOVDQU   32(CX), Y3
+	VPSRLW    $0x04, Y3, Y4
+	VPAND     Y0, Y3, Y3
+	VPAND     Y1, Y4, Y4
+	VPOR      Y4, Y3, Y3
+	VPACKUSWB Y3, Y2, Y2
+	VPERMQ    $0xd8, Y2, Y2
+	VMOVDQU   Y2, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000040, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+DATA c32_000f000f<>+0(SB)/4, $0x000f000f
+GLOBL c32_000f000f<>(SB), RODATA|NOPTR, $4
+
+DATA c32_00f000f0<>+0(SB)/4, $0x00f000f0
+GLOBL c32_00f000f0<>(SB), RODATA|NOPTR, $4
+
+// func unpackNibblePairsRowsAVX2(out *byte, in *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·unpackNibblePairsRowsAVX2(SB), NOSPLIT, $0-48
+	MOVQ         out+0(FP), AX
+	MOVQ         in+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_000f000f<>+0(SB), Y0
+	VPBROADCASTD c32_0f000f00<>+0(SB), Y1
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000010, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBW (CX), Y2
+	VPSLLW    $0x04, Y2, Y3
+	VPAND     Y0, Y2, Y2
+	VPAND     Y1, Y3, Y3
+	VPOR      Y3, Y2, Y2
+	VMOVDQU   Y2, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000010, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+DATA c32_0f000f00<>+0(SB)/4, $0x0f000f00
+GLOBL c32_0f000f00<>(SB), RODATA|NOPTR, $4
+
 // func f32ToF8E4M3FNRowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 // Requires: AVX, AVX2
 TEXT ·f32ToF8E4M3FNRowsAVX2(SB), NOSPLIT, $0-48
@@ -10779,6 +10943,128 @@ GLOBL c32_0000007b<>(SB), RODATA|NOPTR, $4
 DATA c32_7f800000<>+0(SB)/4, $0x7f800000
 GLOBL c32_7f800000<>(SB), RODATA|NOPTR, $4
 
+// func f8E4M3FNToF32RowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·f8E4M3FNToF32RowsAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000007f<>+0(SB), Y0
+	VPBROADCASTD c32_3c000000<>+0(SB), Y1
+	VPBROADCASTD c32_00000008<>+0(SB), Y2
+	VPBROADCASTD c32_3b000000<>+0(SB), Y3
+	VPBROADCASTD c32_0000007e<>+0(SB), Y4
+	VPBROADCASTD c32_7fc00000<>+0(SB), Y5
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000008, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBD (CX), Y6
+	VPAND     Y0, Y6, Y7
+	VPSLLD    $0x14, Y7, Y8
+	VPADDD    Y1, Y8, Y8
+	VCVTDQ2PS Y7, Y9
+	VMULPS    Y3, Y9, Y9
+	VPCMPGTD  Y7, Y2, Y10
+	VPBLENDVB Y10, Y9, Y8, Y8
+	VPCMPGTD  Y4, Y7, Y7
+	VPBLENDVB Y7, Y5, Y8, Y8
+	VPSRLD    $0x07, Y6, Y6
+	VPSLLD    $0x1f, Y6, Y6
+	VPOR      Y6, Y8, Y8
+	VMOVDQU   Y8, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000008, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E5M2ToF32RowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·f8E5M2ToF32RowsAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000007f<>+0(SB), Y0
+	VPBROADCASTD c32_38000000<>+0(SB), Y1
+	VPBROADCASTD c32_00000004<>+0(SB), Y2
+	VPBROADCASTD c32_37800000<>+0(SB), Y3
+	VPBROADCASTD c32_0000007c<>+0(SB), Y4
+	VPBROADCASTD c32_7fc00000<>+0(SB), Y5
+	VPBROADCASTD c32_0000007b<>+0(SB), Y6
+	VPBROADCASTD c32_7f800000<>+0(SB), Y7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000008, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBD (CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPSLLD    $0x15, Y9, Y10
+	VPADDD    Y1, Y10, Y10
+	VCVTDQ2PS Y9, Y11
+	VMULPS    Y3, Y11, Y11
+	VPCMPGTD  Y9, Y2, Y12
+	VPBLENDVB Y12, Y11, Y10, Y10
+	VPCMPGTD  Y6, Y9, Y11
+	VPBLENDVB Y11, Y7, Y10, Y10
+	VPCMPGTD  Y4, Y9, Y9
+	VPBLENDVB Y9, Y5, Y10, Y10
+	VPSRLD    $0x07, Y8, Y8
+	VPSLLD    $0x1f, Y8, Y8
+	VPOR      Y8, Y10, Y10
+	VMOVDQU   Y10, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000008, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
 // func f32ToF8E4M3FNInterleave8x4RowsNTAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
 // Requires: AVX, AVX2, MMX+
 TEXT ·f32ToF8E4M3FNInterleave8x4RowsNTAVX2(SB), NOSPLIT, $0-72
@@ -11096,6 +11382,160 @@ done:
 	ADDQ R9, CX
 	ADDQ DI, DX
 	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func joinNibblesRowsNTAVX2(out *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2, MMX+
+TEXT ·joinNibblesRowsNTAVX2(SB), NOSPLIT, $0-56
+	MOVQ         out+0(FP), AX
+	MOVQ         a+8(FP), CX
+	MOVQ         b+16(FP), DX
+	MOVQ         n+24(FP), BX
+	VPBROADCASTB nibble_1<>+0(SB), Y0
+	VPBROADCASTB nibbleHigh_1<>+0(SB), Y1
+	MOVQ         rows+32(FP), SI
+	MOVQ         dstStride+40(FP), DI
+	MOVQ         srcStride+48(FP), R8
+	IMUL3Q       $0x00000020, BX, R9
+	NEGQ         R9
+	ADDQ         DI, R9
+	IMUL3Q       $0x00000020, BX, DI
+	NEGQ         DI
+	ADDQ         R8, DI
+	TESTQ        SI, SI
+	JZ           rowsdone
+
+row:
+	MOVQ  BX, R8
+	TESTQ R8, R8
+	JZ    done
+
+loop:
+	PREFETCHNTA 2048(CX)
+	PREFETCHNTA 2048(DX)
+	VMOVDQU     (CX), Y2
+	VMOVDQU     (DX), Y3
+	VPSLLW      $0x04, Y3, Y3
+	VPAND       Y0, Y2, Y2
+	VPAND       Y1, Y3, Y3
+	VPOR        Y2, Y3, Y2
+	VMOVNTDQ    Y2, (AX)
+	ADDQ        $0x00000020, AX
+	ADDQ        $0x00000020, CX
+	ADDQ        $0x00000020, DX
+	DECQ        R8
+	JNZ         loop
+
+done:
+	ADDQ R9, AX
+	ADDQ DI, CX
+	ADDQ DI, DX
+	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func packNibblePairsRowsNTAVX2(out *byte, in *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·packNibblePairsRowsNTAVX2(SB), NOSPLIT, $0-48
+	MOVQ         out+0(FP), AX
+	MOVQ         in+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_000f000f<>+0(SB), Y0
+	VPBROADCASTD c32_00f000f0<>+0(SB), Y1
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000040, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VMOVDQU   (CX), Y2
+	VPSRLW    $0x04, Y2, Y3
+	VPAND     Y0, Y2, Y2
+	VPAND     Y1, Y3, Y3
+	VPOR      Y3, Y2, Y2
+	VMOVDQU   32(CX), Y3
+	VPSRLW    $0x04, Y3, Y4
+	VPAND     Y0, Y3, Y3
+	VPAND     Y1, Y4, Y4
+	VPOR      Y4, Y3, Y3
+	VPACKUSWB Y3, Y2, Y2
+	VPERMQ    $0xd8, Y2, Y2
+	VMOVNTDQ  Y2, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000040, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func unpackNibblePairsRowsNTAVX2(out *byte, in *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·unpackNibblePairsRowsNTAVX2(SB), NOSPLIT, $0-48
+	MOVQ         out+0(FP), AX
+	MOVQ         in+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_000f000f<>+0(SB), Y0
+	VPBROADCASTD c32_0f000f00<>+0(SB), Y1
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000010, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBW (CX), Y2
+	VPSLLW    $0x04, Y2, Y3
+	VPAND     Y0, Y2, Y2
+	VPAND     Y1, Y3, Y3
+	VPOR      Y3, Y2, Y2
+	VMOVNTDQ  Y2, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000010, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
 	JNZ  row
 
 rowsdone:
@@ -11588,6 +12028,128 @@ rowsdone:
 	VZEROUPPER
 	RET
 
+// func f8E4M3FNToF32RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·f8E4M3FNToF32RowsNTAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000007f<>+0(SB), Y0
+	VPBROADCASTD c32_3c000000<>+0(SB), Y1
+	VPBROADCASTD c32_00000008<>+0(SB), Y2
+	VPBROADCASTD c32_3b000000<>+0(SB), Y3
+	VPBROADCASTD c32_0000007e<>+0(SB), Y4
+	VPBROADCASTD c32_7fc00000<>+0(SB), Y5
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000008, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBD (CX), Y6
+	VPAND     Y0, Y6, Y7
+	VPSLLD    $0x14, Y7, Y8
+	VPADDD    Y1, Y8, Y8
+	VCVTDQ2PS Y7, Y9
+	VMULPS    Y3, Y9, Y9
+	VPCMPGTD  Y7, Y2, Y10
+	VPBLENDVB Y10, Y9, Y8, Y8
+	VPCMPGTD  Y4, Y7, Y7
+	VPBLENDVB Y7, Y5, Y8, Y8
+	VPSRLD    $0x07, Y6, Y6
+	VPSLLD    $0x1f, Y6, Y6
+	VPOR      Y6, Y8, Y8
+	VMOVNTDQ  Y8, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000008, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E5M2ToF32RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·f8E5M2ToF32RowsNTAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000007f<>+0(SB), Y0
+	VPBROADCASTD c32_38000000<>+0(SB), Y1
+	VPBROADCASTD c32_00000004<>+0(SB), Y2
+	VPBROADCASTD c32_37800000<>+0(SB), Y3
+	VPBROADCASTD c32_0000007c<>+0(SB), Y4
+	VPBROADCASTD c32_7fc00000<>+0(SB), Y5
+	VPBROADCASTD c32_0000007b<>+0(SB), Y6
+	VPBROADCASTD c32_7f800000<>+0(SB), Y7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000008, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBD (CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPSLLD    $0x15, Y9, Y10
+	VPADDD    Y1, Y10, Y10
+	VCVTDQ2PS Y9, Y11
+	VMULPS    Y3, Y11, Y11
+	VPCMPGTD  Y9, Y2, Y12
+	VPBLENDVB Y12, Y11, Y10, Y10
+	VPCMPGTD  Y6, Y9, Y11
+	VPBLENDVB Y11, Y7, Y10, Y10
+	VPCMPGTD  Y4, Y9, Y9
+	VPBLENDVB Y9, Y5, Y10, Y10
+	VPSRLD    $0x07, Y8, Y8
+	VPSLLD    $0x1f, Y8, Y8
+	VPOR      Y8, Y10, Y10
+	VMOVNTDQ  Y10, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000008, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
 // func f32ToF8E4M3FNInterleave8x4RowsAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
 // Requires: AVX, AVX512F
 TEXT ·f32ToF8E4M3FNInterleave8x4RowsAVX512(SB), NOSPLIT, $0-72
@@ -12025,6 +12587,159 @@ done:
 	ADDQ R9, CX
 	ADDQ DI, DX
 	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func joinNibblesRowsAVX512(out *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F
+TEXT ·joinNibblesRowsAVX512(SB), NOSPLIT, $0-56
+	MOVQ         out+0(FP), AX
+	MOVQ         a+8(FP), CX
+	MOVQ         b+16(FP), DX
+	MOVQ         n+24(FP), BX
+	VPBROADCASTB nibble_1<>+0(SB), Z0
+	VPBROADCASTB nibbleHigh_1<>+0(SB), Z1
+	MOVQ         rows+32(FP), SI
+	MOVQ         dstStride+40(FP), DI
+	MOVQ         srcStride+48(FP), R8
+	IMUL3Q       $0x00000040, BX, R9
+	NEGQ         R9
+	ADDQ         DI, R9
+	IMUL3Q       $0x00000040, BX, DI
+	NEGQ         DI
+	ADDQ         R8, DI
+	TESTQ        SI, SI
+	JZ           rowsdone
+
+row:
+	MOVQ  BX, R8
+	TESTQ R8, R8
+	JZ    done
+
+loop:
+	VMOVDQU64 (CX), Z2
+	VMOVDQU64 (DX), Z3
+	VPSLLW    $0x04, Z3, Z3
+	VPANDD    Z0, Z2, Z2
+	VPANDD    Z1, Z3, Z3
+	VPORD     Z2, Z3, Z2
+	VMOVDQU64 Z2, (AX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000040, CX
+	ADDQ      $0x00000040, DX
+	DECQ      R8
+	JNZ       loop
+
+done:
+	ADDQ R9, AX
+	ADDQ DI, CX
+	ADDQ DI, DX
+	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func packNibblePairsRowsAVX512(out *byte, in *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F
+TEXT ·packNibblePairsRowsAVX512(SB), NOSPLIT, $0-48
+	MOVQ         out+0(FP), AX
+	MOVQ         in+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_000f000f<>+0(SB), Z0
+	VPBROADCASTD c32_00f000f0<>+0(SB), Z1
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000080, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VMOVDQU64    (CX), Z2
+	VPSRLW       $0x04, Z2, Z3
+	VPANDD       Z0, Z2, Z2
+	VPANDD       Z1, Z3, Z3
+	VPORD        Z3, Z2, Z2
+	VMOVDQU64    64(CX), Z3
+	VPSRLW       $0x04, Z3, Z5
+	VPANDD       Z0, Z3, Z3
+	VPANDD       Z1, Z5, Z5
+	VPORD        Z5, Z3, Z3
+	VPMOVWB      Z2, Y4
+	VPMOVWB      Z3, Y2
+	VINSERTI64X4 $0x01, Y2, Z4, Z4
+	VMOVDQU64    Z4, (AX)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000080, CX
+	DECQ         DI
+	JNZ          loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func unpackNibblePairsRowsAVX512(out *byte, in *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F
+TEXT ·unpackNibblePairsRowsAVX512(SB), NOSPLIT, $0-48
+	MOVQ         out+0(FP), AX
+	MOVQ         in+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_000f000f<>+0(SB), Z0
+	VPBROADCASTD c32_0f000f00<>+0(SB), Z1
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000020, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBW (CX), Z2
+	VPSLLW    $0x04, Z2, Z3
+	VPANDD    Z0, Z2, Z2
+	VPANDD    Z1, Z3, Z3
+	VPORD     Z3, Z2, Z2
+	VMOVDQU64 Z2, (AX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000020, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
 	JNZ  row
 
 rowsdone:
@@ -12519,6 +13234,128 @@ rowsdone:
 	VZEROUPPER
 	RET
 
+// func f8E4M3FNToF32RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f8E4M3FNToF32RowsAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000007f<>+0(SB), Z0
+	VPBROADCASTD c32_3c000000<>+0(SB), Z1
+	VPBROADCASTD c32_00000008<>+0(SB), Z2
+	VPBROADCASTD c32_3b000000<>+0(SB), Z3
+	VPBROADCASTD c32_0000007e<>+0(SB), Z4
+	VPBROADCASTD c32_7fc00000<>+0(SB), Z5
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000010, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBD (CX), Z6
+	VPANDD    Z0, Z6, Z7
+	VPSLLD    $0x14, Z7, Z8
+	VPADDD    Z1, Z8, Z8
+	VCVTDQ2PS Z7, Z9
+	VMULPS    Z3, Z9, Z9
+	VPCMPGTD  Z7, Z2, K1
+	VPBLENDMD Z9, Z8, K1, Z8
+	VPCMPGTD  Z4, Z7, K1
+	VPBLENDMD Z5, Z8, K1, Z8
+	VPSRLD    $0x07, Z6, Z6
+	VPSLLD    $0x1f, Z6, Z6
+	VPORD     Z6, Z8, Z8
+	VMOVDQU64 Z8, (AX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000010, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E5M2ToF32RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f8E5M2ToF32RowsAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000007f<>+0(SB), Z0
+	VPBROADCASTD c32_38000000<>+0(SB), Z1
+	VPBROADCASTD c32_00000004<>+0(SB), Z2
+	VPBROADCASTD c32_37800000<>+0(SB), Z3
+	VPBROADCASTD c32_0000007c<>+0(SB), Z4
+	VPBROADCASTD c32_7fc00000<>+0(SB), Z5
+	VPBROADCASTD c32_0000007b<>+0(SB), Z6
+	VPBROADCASTD c32_7f800000<>+0(SB), Z7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000010, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBD (CX), Z8
+	VPANDD    Z0, Z8, Z9
+	VPSLLD    $0x15, Z9, Z10
+	VPADDD    Z1, Z10, Z10
+	VCVTDQ2PS Z9, Z11
+	VMULPS    Z3, Z11, Z11
+	VPCMPGTD  Z9, Z2, K1
+	VPBLENDMD Z11, Z10, K1, Z10
+	VPCMPGTD  Z6, Z9, K1
+	VPBLENDMD Z7, Z10, K1, Z10
+	VPCMPGTD  Z4, Z9, K1
+	VPBLENDMD Z5, Z10, K1, Z10
+	VPSRLD    $0x07, Z8, Z8
+	VPSLLD    $0x1f, Z8, Z8
+	VPORD     Z8, Z10, Z10
+	VMOVDQU64 Z10, (AX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000010, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
 // func f32ToF8E4M3FNInterleave8x4RowsNTAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
 // Requires: AVX, AVX512F, MMX+
 TEXT ·f32ToF8E4M3FNInterleave8x4RowsNTAVX512(SB), NOSPLIT, $0-72
@@ -12832,6 +13669,161 @@ done:
 	ADDQ R9, CX
 	ADDQ DI, DX
 	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func joinNibblesRowsNTAVX512(out *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F, MMX+
+TEXT ·joinNibblesRowsNTAVX512(SB), NOSPLIT, $0-56
+	MOVQ         out+0(FP), AX
+	MOVQ         a+8(FP), CX
+	MOVQ         b+16(FP), DX
+	MOVQ         n+24(FP), BX
+	VPBROADCASTB nibble_1<>+0(SB), Z0
+	VPBROADCASTB nibbleHigh_1<>+0(SB), Z1
+	MOVQ         rows+32(FP), SI
+	MOVQ         dstStride+40(FP), DI
+	MOVQ         srcStride+48(FP), R8
+	IMUL3Q       $0x00000040, BX, R9
+	NEGQ         R9
+	ADDQ         DI, R9
+	IMUL3Q       $0x00000040, BX, DI
+	NEGQ         DI
+	ADDQ         R8, DI
+	TESTQ        SI, SI
+	JZ           rowsdone
+
+row:
+	MOVQ  BX, R8
+	TESTQ R8, R8
+	JZ    done
+
+loop:
+	PREFETCHNTA 2048(CX)
+	PREFETCHNTA 2048(DX)
+	VMOVDQU64   (CX), Z2
+	VMOVDQU64   (DX), Z3
+	VPSLLW      $0x04, Z3, Z3
+	VPANDD      Z0, Z2, Z2
+	VPANDD      Z1, Z3, Z3
+	VPORD       Z2, Z3, Z2
+	VMOVNTDQ    Z2, (AX)
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000040, DX
+	DECQ        R8
+	JNZ         loop
+
+done:
+	ADDQ R9, AX
+	ADDQ DI, CX
+	ADDQ DI, DX
+	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func packNibblePairsRowsNTAVX512(out *byte, in *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F
+TEXT ·packNibblePairsRowsNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ         out+0(FP), AX
+	MOVQ         in+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_000f000f<>+0(SB), Z0
+	VPBROADCASTD c32_00f000f0<>+0(SB), Z1
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000080, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VMOVDQU64    (CX), Z2
+	VPSRLW       $0x04, Z2, Z3
+	VPANDD       Z0, Z2, Z2
+	VPANDD       Z1, Z3, Z3
+	VPORD        Z3, Z2, Z2
+	VMOVDQU64    64(CX), Z3
+	VPSRLW       $0x04, Z3, Z5
+	VPANDD       Z0, Z3, Z3
+	VPANDD       Z1, Z5, Z5
+	VPORD        Z5, Z3, Z3
+	VPMOVWB      Z2, Y4
+	VPMOVWB      Z3, Y2
+	VINSERTI64X4 $0x01, Y2, Z4, Z4
+	VMOVNTDQ     Z4, (AX)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000080, CX
+	DECQ         DI
+	JNZ          loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func unpackNibblePairsRowsNTAVX512(out *byte, in *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F
+TEXT ·unpackNibblePairsRowsNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ         out+0(FP), AX
+	MOVQ         in+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_000f000f<>+0(SB), Z0
+	VPBROADCASTD c32_0f000f00<>+0(SB), Z1
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000020, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBW (CX), Z2
+	VPSLLW    $0x04, Z2, Z3
+	VPANDD    Z0, Z2, Z2
+	VPANDD    Z1, Z3, Z3
+	VPORD     Z3, Z2, Z2
+	VMOVNTDQ  Z2, (AX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000020, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
 	JNZ  row
 
 rowsdone:
@@ -13320,6 +14312,128 @@ done:
 	ADDQ R11, BX
 	ADDQ R9, SI
 	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E4M3FNToF32RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f8E4M3FNToF32RowsNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000007f<>+0(SB), Z0
+	VPBROADCASTD c32_3c000000<>+0(SB), Z1
+	VPBROADCASTD c32_00000008<>+0(SB), Z2
+	VPBROADCASTD c32_3b000000<>+0(SB), Z3
+	VPBROADCASTD c32_0000007e<>+0(SB), Z4
+	VPBROADCASTD c32_7fc00000<>+0(SB), Z5
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000010, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBD (CX), Z6
+	VPANDD    Z0, Z6, Z7
+	VPSLLD    $0x14, Z7, Z8
+	VPADDD    Z1, Z8, Z8
+	VCVTDQ2PS Z7, Z9
+	VMULPS    Z3, Z9, Z9
+	VPCMPGTD  Z7, Z2, K1
+	VPBLENDMD Z9, Z8, K1, Z8
+	VPCMPGTD  Z4, Z7, K1
+	VPBLENDMD Z5, Z8, K1, Z8
+	VPSRLD    $0x07, Z6, Z6
+	VPSLLD    $0x1f, Z6, Z6
+	VPORD     Z6, Z8, Z8
+	VMOVNTDQ  Z8, (AX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000010, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E5M2ToF32RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f8E5M2ToF32RowsNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000007f<>+0(SB), Z0
+	VPBROADCASTD c32_38000000<>+0(SB), Z1
+	VPBROADCASTD c32_00000004<>+0(SB), Z2
+	VPBROADCASTD c32_37800000<>+0(SB), Z3
+	VPBROADCASTD c32_0000007c<>+0(SB), Z4
+	VPBROADCASTD c32_7fc00000<>+0(SB), Z5
+	VPBROADCASTD c32_0000007b<>+0(SB), Z6
+	VPBROADCASTD c32_7f800000<>+0(SB), Z7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000010, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBD (CX), Z8
+	VPANDD    Z0, Z8, Z9
+	VPSLLD    $0x15, Z9, Z10
+	VPADDD    Z1, Z10, Z10
+	VCVTDQ2PS Z9, Z11
+	VMULPS    Z3, Z11, Z11
+	VPCMPGTD  Z9, Z2, K1
+	VPBLENDMD Z11, Z10, K1, Z10
+	VPCMPGTD  Z6, Z9, K1
+	VPBLENDMD Z7, Z10, K1, Z10
+	VPCMPGTD  Z4, Z9, K1
+	VPBLENDMD Z5, Z10, K1, Z10
+	VPSRLD    $0x07, Z8, Z8
+	VPSLLD    $0x1f, Z8, Z8
+	VPORD     Z8, Z10, Z10
+	VMOVNTDQ  Z10, (AX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000010, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
 	JNZ  row
 
 rowsdone:

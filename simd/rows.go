@@ -37,20 +37,23 @@ type shape struct {
 
 // Operand shapes of the batched kernels, in their argument order.
 var (
-	shCopy        = shape{[5]int{1, 1}, [5]bool{true}, 1}                             // dst, src (n bytes)
-	shNarrow      = shape{[5]int{2, 4}, [5]bool{true}, 2}                             // dst16, src32
-	shWiden       = shape{[5]int{4, 2}, [5]bool{true}, 4}                             // dst32, src16
-	shPack16      = shape{[5]int{4, 2, 2}, [5]bool{true}, 4}                          // dst, a16, b16
-	shUnpack16    = shape{[5]int{2, 2, 4}, [5]bool{true, true}, 4}                    // a16, b16, src
-	shPackF32     = shape{[5]int{4, 4, 4}, [5]bool{true}, 4}                          // dst, a32, b32
-	shUnpackToF32 = shape{[5]int{4, 4, 4}, [5]bool{true, true}, 8}                    // a32, b32, src
-	shPack8x4     = shape{[5]int{4, 1, 1, 1, 1}, [5]bool{true}, 4}                    // dst, r0..r3
-	shUnpack8x4   = shape{[5]int{1, 1, 1, 1, 4}, [5]bool{true, true, true, true}, 4}  // r0..r3, src
-	shToF8        = shape{[5]int{1, 4}, [5]bool{true}, 1}                             // dst8, src32
-	shFromF8      = shape{[5]int{4, 1}, [5]bool{true}, 4}                             // dst32, src8
-	shPackF8x4    = shape{[5]int{4, 4, 4, 4, 4}, [5]bool{true}, 4}                    // dst, r0..r3 f32
-	shSplit4      = shape{[5]int{1, 1, 1}, [5]bool{true, true}, 2}                    // lo, hi, src
-	shUnpackF8x4  = shape{[5]int{4, 4, 4, 4, 4}, [5]bool{true, true, true, true}, 16} // r0..r3 f32, src quads
+	shCopy         = shape{[5]int{1, 1}, [5]bool{true}, 1}                             // dst, src (n bytes)
+	shNarrow       = shape{[5]int{2, 4}, [5]bool{true}, 2}                             // dst16, src32
+	shWiden        = shape{[5]int{4, 2}, [5]bool{true}, 4}                             // dst32, src16
+	shPack16       = shape{[5]int{4, 2, 2}, [5]bool{true}, 4}                          // dst, a16, b16
+	shUnpack16     = shape{[5]int{2, 2, 4}, [5]bool{true, true}, 4}                    // a16, b16, src
+	shPackF32      = shape{[5]int{4, 4, 4}, [5]bool{true}, 4}                          // dst, a32, b32
+	shUnpackToF32  = shape{[5]int{4, 4, 4}, [5]bool{true, true}, 8}                    // a32, b32, src
+	shPack8x4      = shape{[5]int{4, 1, 1, 1, 1}, [5]bool{true}, 4}                    // dst, r0..r3
+	shUnpack8x4    = shape{[5]int{1, 1, 1, 1, 4}, [5]bool{true, true, true, true}, 4}  // r0..r3, src
+	shToF8         = shape{[5]int{1, 4}, [5]bool{true}, 1}                             // dst8, src32
+	shFromF8       = shape{[5]int{4, 1}, [5]bool{true}, 4}                             // dst32, src8
+	shPackF8x4     = shape{[5]int{4, 4, 4, 4, 4}, [5]bool{true}, 4}                    // dst, r0..r3 f32
+	shSplit4       = shape{[5]int{1, 1, 1}, [5]bool{true, true}, 2}                    // lo, hi, src
+	shJoin4        = shape{[5]int{1, 1, 1}, [5]bool{true}, 1}                          // out, lo, hi
+	shPackPairs4   = shape{[5]int{1, 2}, [5]bool{true}, 1}                             // out, in (a pair an element)
+	shUnpackPairs4 = shape{[5]int{2, 1}, [5]bool{true}, 2}                             // out (a pair an element), in
+	shUnpackF8x4   = shape{[5]int{4, 4, 4, 4, 4}, [5]bool{true, true, true, true}, 16} // r0..r3 f32, src quads
 )
 
 // stride returns operand i's row stride.
@@ -247,11 +250,13 @@ type rowAsm struct {
 	interleave8x4, deinterleave8x4                                                        asm5
 	// f32 rows converted to f8 and packed in quads, vw/4 elements per iteration.
 	f32ToF8E4M3FNInterleave8x4, f32ToF8E5M2Interleave8x4 asm5
-	splitNibbles                                         asm3 // vw bytes per iteration
+	splitNibbles, joinNibbles                            asm3 // vw bytes per iteration
+	packNibblePairs, unpackNibblePairs                   asm2 // vw bytes out per iteration
 	// f8 quads unpacked into f32 rows, vw/4 quads per iteration.
 	f8E4M3FNDeintToF32, f8E5M2DeintToF32 asm5
-	// f32 runs to f8, vw elements per iteration.
+	// f32 runs to f8, vw elements per iteration; f8 runs to f32, vw/4.
 	f32ToF8E4M3FN, f32ToF8E5M2 asm2
+	f8E4M3FNToF32, f8E5M2ToF32 asm2
 }
 
 // addRows fills k's batched kernels from its single-call ones and the batched
@@ -316,6 +321,24 @@ func addRows(k *Kernels, a, an, h rowAsm, ae, aw edgeAsm) *Kernels {
 	k.SplitNibblesRows = func(lo, hi, src []byte, n int, r Rows) {
 		rows3(&shSplit4, lo, hi, src, n, r, splitBlk, split, [2]asm3e{}, 0, genericSplitNibbles, genericSplitNibbles)
 	}
+	join, joinBlk := [3]asm3{a.joinNibbles, an.joinNibbles, h.joinNibbles}, 0
+	if a.joinNibbles != nil {
+		joinBlk = v
+	}
+	k.JoinNibblesRows = func(out, lo, hi []byte, n int, r Rows) {
+		rows3(&shJoin4, out, lo, hi, n, r, joinBlk, join, [2]asm3e{}, 0, genericJoinNibbles, genericJoinNibbles)
+	}
+	pairs, pairsBlk := [3]asm2{a.packNibblePairs, an.packNibblePairs, h.packNibblePairs}, 0
+	unpairs, unpairsBlk := [3]asm2{a.unpackNibblePairs, an.unpackNibblePairs, h.unpackNibblePairs}, 0
+	if a.packNibblePairs != nil {
+		pairsBlk, unpairsBlk = v, v/2
+	}
+	k.PackNibblePairsRows = func(out, in []byte, n int, r Rows) {
+		rows2(&shPackPairs4, out, in, n, r, pairsBlk, pairs, [2]asm2e{}, 0, genericPackNibblePairs, genericPackNibblePairs)
+	}
+	k.UnpackNibblePairsRows = func(out, in []byte, n int, r Rows) {
+		rows2(&shUnpackPairs4, out, in, n, r, unpairsBlk, unpairs, [2]asm2e{}, 0, genericUnpackNibblePairs, genericUnpackNibblePairs)
+	}
 	// The f8 conversions have no single-call form: where there is no batched assembly
 	// (blk 0) the rows run the generic code.
 	for _, c := range []struct {
@@ -328,13 +351,14 @@ func addRows(k *Kernels, a, an, h rowAsm, ae, aw edgeAsm) *Kernels {
 		deint  *func(r0, r1, r2, r3, src []byte, n int, r Rows)
 		dasm   [3]asm5
 		toAsm  [3]asm2
+		frAsm  [3]asm2
 	}{
 		{e4m3fn, &f8e4m3fnToF32, &k.F32ToF8E4M3FNRows, &k.F8E4M3FNToF32Rows, &k.F32ToF8E4M3FNInterleave8x4Rows, [3]asm5{a.f32ToF8E4M3FNInterleave8x4, an.f32ToF8E4M3FNInterleave8x4, h.f32ToF8E4M3FNInterleave8x4},
 			&k.F8E4M3FNDeinterleave8x4ToF32Rows, [3]asm5{a.f8E4M3FNDeintToF32, an.f8E4M3FNDeintToF32, h.f8E4M3FNDeintToF32},
-			[3]asm2{a.f32ToF8E4M3FN, an.f32ToF8E4M3FN, h.f32ToF8E4M3FN}},
+			[3]asm2{a.f32ToF8E4M3FN, an.f32ToF8E4M3FN, h.f32ToF8E4M3FN}, [3]asm2{a.f8E4M3FNToF32, an.f8E4M3FNToF32, h.f8E4M3FNToF32}},
 		{e5m2, &f8e5m2ToF32, &k.F32ToF8E5M2Rows, &k.F8E5M2ToF32Rows, &k.F32ToF8E5M2Interleave8x4Rows, [3]asm5{a.f32ToF8E5M2Interleave8x4, an.f32ToF8E5M2Interleave8x4, h.f32ToF8E5M2Interleave8x4},
 			&k.F8E5M2Deinterleave8x4ToF32Rows, [3]asm5{a.f8E5M2DeintToF32, an.f8E5M2DeintToF32, h.f8E5M2DeintToF32},
-			[3]asm2{a.f32ToF8E5M2, an.f32ToF8E5M2, h.f32ToF8E5M2}},
+			[3]asm2{a.f32ToF8E5M2, an.f32ToF8E5M2, h.f32ToF8E5M2}, [3]asm2{a.f8E5M2ToF32, an.f8E5M2ToF32, h.f8E5M2ToF32}},
 	} {
 		to := func(dst, src []byte, n int) { genericF32ToF8(c.f, dst, src, n) }
 		from := func(dst, src []byte, n int) { genericF8ToF32(c.t, dst, src, n) }
@@ -346,8 +370,12 @@ func addRows(k *Kernels, a, an, h rowAsm, ae, aw edgeAsm) *Kernels {
 		*c.to = func(dst, src []byte, n int, r Rows) {
 			rows2(&shToF8, dst, src, n, r, toBlk, c.toAsm, [2]asm2e{}, 0, to, to)
 		}
+		frBlk := 0
+		if c.frAsm[0] != nil {
+			frBlk = v / 4
+		}
 		*c.from = func(dst, src []byte, n int, r Rows) {
-			rows2(&shFromF8, dst, src, n, r, 0, [3]asm2{}, [2]asm2e{}, 0, from, from)
+			rows2(&shFromF8, dst, src, n, r, frBlk, c.frAsm, [2]asm2e{}, 0, from, from)
 		}
 		blk, one := 0, packed
 		if c.asm[0] != nil {

@@ -93,6 +93,27 @@ var rowsCases = []rowsCase{
 				o[0][i], o[1][i] = o[2][i]&15, o[2][i]>>4
 			}
 		}},
+	{"PackNibblePairs", &shPackPairs4, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.PackNibblePairsRows(o[0], o[1], n, r) },
+		func(_ *Kernels, o [][]byte, n int) {
+			for i := range n {
+				o[0][i] = o[1][2*i]&15 | o[1][2*i+1]<<4
+			}
+		}},
+	{"UnpackNibblePairs", &shUnpackPairs4, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.UnpackNibblePairsRows(o[0], o[1], n, r) },
+		func(_ *Kernels, o [][]byte, n int) {
+			for i := range n {
+				o[0][2*i], o[0][2*i+1] = o[1][i]&15, o[1][i]>>4
+			}
+		}},
+	{"JoinNibbles", &shJoin4, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.JoinNibblesRows(o[0], o[1], o[2], n, r) },
+		func(_ *Kernels, o [][]byte, n int) {
+			for i := range n {
+				o[0][i] = o[1][i]&15 | o[2][i]<<4
+			}
+		}},
 }
 
 // refF32ToF8, refF8ToF32 and refF32ToF8Quads are the f8 kernels element by element,

@@ -158,6 +158,31 @@ func genSplitNibbles(x isa, m mode) {
 	finish(m)
 }
 
+// genJoinNibbles emits the inverse of genSplitNibbles: two rows of 4-bit values, one
+// a byte, joined two a byte, out[i] = a[i]&15 | b[i]<<4 (int4 rows packed for (8,1)E(4)
+// tiles); AVX2 32 bytes per step, AVX-512 64.
+func genJoinNibbles(x isa, m mode) {
+	name := fname("joinNibbles", x, m)
+	TEXT(name, NOSPLIT, m.sig("func(out, a, b *byte, n int)"))
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s joins n*%d bytes of a (low nibbles) and b (high nibbles) into out.%s", name, x.w, m.doc()))
+	out, a, b, n := param("out"), param("a"), param("b"), param("n")
+	lo, hi := x.vec(), x.vec()
+	VPBROADCASTB(table("nibble", []byte{0x0f}, 1), lo)
+	VPBROADCASTB(table("nibbleHigh", []byte{0xf0}, 1), hi)
+	m.loop(n, 1, []stream{{out, x.w, true}, {a, x.w, false}, {b, x.w, false}}, func(int) {
+		v, h := x.vec(), x.vec()
+		x.load(at(a, 0), v)
+		x.load(at(b, 0), h)
+		VPSLLW(U8(4), h, h) // a word shift: the mask drops the bits of the byte below
+		x.and(lo, v, v)
+		x.and(hi, h, h)
+		x.or(v, h, v)
+		x.store(v, at(out, 0), m)
+	})
+	finish(m)
+}
+
 // f8Widen is an f8 format's constants for widening to f32 (see simd/f8.go's tables,
 // which these kernels agree with bit for bit).
 type f8Widen struct {
@@ -174,6 +199,111 @@ var (
 	widenE4M3FN = f8Widen{name: "E4M3FN", shift: 20, rebias: 120 << 23, subMax: 8, scale: 0x3b000000, nanFrom: 0x7e}
 	widenE5M2   = f8Widen{name: "E5M2", shift: 21, rebias: 112 << 23, subMax: 4, scale: 0x37800000, infCode: 0x7c, nanFrom: 0x7c}
 )
+
+// genF8ToF32 emits f8 runs widened to f32, dst[i] = f32(src[i]): the bytes
+// zero-extended to dwords (VPMOVZXBD), then genF8DeinterleaveToF32's arithmetic; AVX2 8
+// elements per step, AVX-512 16.
+func genF8ToF32(x isa, f f8Widen, m mode) {
+	e := x.w / 4
+	name := fname("f8"+f.name+"ToF32", x, m)
+	TEXT(name, NOSPLIT, m.sig("func(dst, src *byte, n int)"))
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s widens n*%d f8%s of src to f32 in dst.%s", name, e, strings.ToLower(f.name), m.doc()))
+	dst, src, n := param("dst"), param("src"), param("n")
+	mag := x.broadcast32(0x7f)
+	rebias, subMax, scale := x.broadcast32(f.rebias), x.broadcast32(f.subMax), x.broadcast32(f.scale)
+	nanFrom, nan := x.broadcast32(f.nanFrom), x.broadcast32(0x7fc00000)
+	var infBelow, inf reg.VecVirtual
+	if f.infCode != 0 {
+		infBelow, inf = x.broadcast32(f.infCode-1), x.broadcast32(0x7f800000)
+	}
+	m.loop(n, 1, []stream{{dst, x.w, true}, {src, e, false}}, func(int) {
+		b, a, r, t := x.vec(), x.vec(), x.vec(), x.vec()
+		VPMOVZXBD(at(src, 0), b)
+		x.and(mag, b, a)
+		VPSLLD(U8(f.shift), a, r)
+		VPADDD(rebias, r, r)
+		VCVTDQ2PS(a, t)
+		VMULPS(scale, t, t)
+		if x.w == 64 {
+			k := K()
+			VPCMPGTD(a, subMax, k) // subMax > a
+			VPBLENDMD(t, r, k, r)
+		} else {
+			mk := x.vec()
+			VPCMPGTD(a, subMax, mk)
+			VPBLENDVB(mk, t, r, r)
+		}
+		if f.infCode != 0 {
+			blendAbove(x, a, infBelow, inf, r)
+		}
+		blendAbove(x, a, nanFrom, nan, r)
+		VPSRLD(U8(7), b, b)
+		VPSLLD(U8(31), b, b)
+		x.or(b, r, r)
+		x.store(r, at(dst, 0), m)
+	})
+	finish(m)
+}
+
+// genPackNibblePairs emits int4 elements one a byte packed two a byte, neighbours
+// together: out[i] = in[2i]&15 | in[2i+1]<<4 (a row of (8,1)E(4) words); each word of
+// in becomes its byte, packed by VPMOVWB (AVX-512) or VPACKUSWB and VPERMQ (AVX2).
+// Out gets x.w bytes a step.
+func genPackNibblePairs(x isa, m mode) {
+	name := fname("packNibblePairs", x, m)
+	TEXT(name, NOSPLIT, m.sig("func(out, in *byte, n int)"))
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s packs n*%d byte pairs of in into out, in[2i]&15 | in[2i+1]<<4.%s", name, x.w, m.doc()))
+	out, in, n := param("out"), param("in"), param("n")
+	lo, hi := x.broadcast32(0x000f000f), x.broadcast32(0x00f000f0)
+	m.loop(n, 1, []stream{{out, x.w, true}, {in, 2 * x.w, false}}, func(int) {
+		var v [2]reg.VecVirtual
+		for k := range v {
+			v[k] = x.vec()
+			t := x.vec()
+			x.load(at(in, k*x.w), v[k])
+			VPSRLW(U8(4), v[k], t)
+			x.and(lo, v[k], v[k])
+			x.and(hi, t, t)
+			x.or(t, v[k], v[k])
+		}
+		r := x.vec()
+		if x.w == 64 {
+			VPMOVWB(v[0], r.AsY())
+			y := x.vec()
+			VPMOVWB(v[1], y.AsY())
+			VINSERTI64X4(U8(1), y.AsY(), r, r)
+		} else {
+			VPACKUSWB(v[1], v[0], r) // lanes: v0 low, v1 low, v0 high, v1 high
+			VPERMQ(U8(0xd8), r, r)
+		}
+		x.store(r, at(out, 0), m)
+	})
+	finish(m)
+}
+
+// genUnpackNibblePairs emits the inverse: out[2i] = in[i]&15, out[2i+1] = in[i]>>4,
+// each byte zero-extended to a word (VPMOVZXBW) and its high nibble shifted into the
+// word's high byte. Out gets x.w bytes a step.
+func genUnpackNibblePairs(x isa, m mode) {
+	name := fname("unpackNibblePairs", x, m)
+	TEXT(name, NOSPLIT, m.sig("func(out, in *byte, n int)"))
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s unpacks n*%d bytes of in into their nibble pairs in out.%s", name, x.w/2, m.doc()))
+	out, in, n := param("out"), param("in"), param("n")
+	lo, hi := x.broadcast32(0x000f000f), x.broadcast32(0x0f000f00)
+	m.loop(n, 1, []stream{{out, x.w, true}, {in, x.w / 2, false}}, func(int) {
+		v, t := x.vec(), x.vec()
+		VPMOVZXBW(at(in, 0), v)
+		VPSLLW(U8(4), v, t)
+		x.and(lo, v, v)
+		x.and(hi, t, t)
+		x.or(t, v, v)
+		x.store(v, at(out, 0), m)
+	})
+	finish(m)
+}
 
 // blendAbove sets res to val where a > thr (signed 32-bit compares: a is below 2^8).
 func blendAbove(x isa, a, thr, val, res reg.VecVirtual) {

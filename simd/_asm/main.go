@@ -65,10 +65,15 @@ func main() {
 			genF32ToF8Interleave(x, f8E4M3FN, m)
 			genF32ToF8Interleave(x, f8E5M2, m)
 			genSplitNibbles(x, m)
+			genJoinNibbles(x, m)
+			genPackNibblePairs(x, m)
+			genUnpackNibblePairs(x, m)
 			genF32ToF8(x, f8E4M3FN, m)
 			genF32ToF8(x, f8E5M2, m)
 			genF8DeinterleaveToF32(x, widenE4M3FN, m)
 			genF8DeinterleaveToF32(x, widenE5M2, m)
+			genF8ToF32(x, widenE4M3FN, m)
+			genF8ToF32(x, widenE5M2, m)
 		}
 	}
 	for _, m := range []mode{ordinary, streaming} {
