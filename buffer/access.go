@@ -278,7 +278,10 @@ func (b *Buffer) SetU64(idx []int64, v uint64) {
 }
 
 // Pred returns the pred element at idx (packed with E(1) or one byte each).
-func (b *Buffer) Pred(idx []int64) bool { b.want(layout.Pred); return b.Bits(idx) != 0 }
+func (b *Buffer) Pred(idx []int64) bool {
+	b.want(layout.Pred)
+	return LoadBits(b.Data, b.offset(idx), b.bits) != 0 // any nonzero stored bits, not only bit 0
+}
 
 // SetPred stores a pred element (as 1 or 0).
 func (b *Buffer) SetPred(idx []int64, v bool) {
