@@ -278,7 +278,7 @@ func (j *Job) write(dir string, inTemp bool) (*Manifest, error) {
 		mt := ManifestTensor{Name: t.t.Name, DType: t.t.DType.String(), Shape: nonNil(t.t.Shape),
 			SourceFile: filepath.Base(t.t.File.Path), Spec: t.pl.Spec.String(),
 			ShardShape: nonNil(t.pl.ShardDims), Layout: t.dst.String(), Shards: []ManifestShard{}}
-		src, err := t.t.File.Read(t.t.Name)
+		src, err := j.ckpt.source(t.t)
 		if err != nil {
 			return nil, fmt.Errorf("cannot read tensor %q: %w", t.t.Name, err)
 		}
