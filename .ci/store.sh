@@ -10,6 +10,9 @@
 # there, with other builds sharing the cores).
 #
 # Usage: .ci/store.sh [go test flags…], e.g. .ci/store.sh -run Faulty -v
+#        .ci/store.sh --exec CMD [ARGS…]: run CMD with the servers up instead (a shell,
+#        a benchmark), with TPULAYOUT_TEST_S3, AWS_ENDPOINT_URL_S3, TPULAYOUT_TEST_GCS
+#        and STORAGE_EMULATOR_HOST set, and the bucket "tpulayout" on each.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PATH:/usr/local/go/bin:$(go env GOPATH)/bin"
@@ -66,6 +69,16 @@ wait_up versitygw "http://127.0.0.1:$s3port" "$work/versitygw.log"
 wait_up fake-gcs-server "http://127.0.0.1:$gcsport" "$work/fake-gcs-server.log"
 
 export TPULAYOUT_TEST_S3="http://127.0.0.1:$s3port" TPULAYOUT_TEST_GCS="http://127.0.0.1:$gcsport"
+if [ "${1:-}" = --exec ]; then
+  shift
+  export AWS_ENDPOINT_URL_S3=$TPULAYOUT_TEST_S3 STORAGE_EMULATOR_HOST=$TPULAYOUT_TEST_GCS
+  curl -sf -X PUT "$TPULAYOUT_TEST_S3/tpulayout" --aws-sigv4 "aws:amz:us-east-1:s3" -H "x-amz-content-sha256: UNSIGNED-PAYLOAD" \
+    --user "$AWS_ACCESS_KEY_ID:$AWS_SECRET_ACCESS_KEY" >/dev/null
+  curl -sf -X POST "$TPULAYOUT_TEST_GCS/storage/v1/b?project=test" -H 'Content-Type: application/json' \
+    -d '{"name":"tpulayout"}' >/dev/null
+  "$@"
+  exit
+fi
 echo "== object-store tests (S3: versitygw at $TPULAYOUT_TEST_S3, GCS: fake-gcs-server at $TPULAYOUT_TEST_GCS)"
 if ! go test -count=1 -run 'Server|Faulty|Store' "$@" ./store/... ./sharding/... ./cmd/tpulayout/...; then
   echo "== versitygw log (tail)"; tail -20 "$work/versitygw.log"

@@ -34,6 +34,8 @@ type backend interface {
 	put(ctx context.Context, key string, r io.Reader, size int64, meta map[string]string) error
 	list(ctx context.Context, prefix string) ([]Attrs, error)
 	remove(ctx context.Context, key string) error
+	// bucketExists tells a missing bucket from a missing object after a 404.
+	bucketExists(ctx context.Context) (bool, error)
 }
 
 // Bucket is a bucket of an object store, or the local file system.
@@ -88,6 +90,11 @@ func (b *Bucket) Stat(ctx context.Context, key string) (Attrs, error) {
 		a, err = b.be.stat(ctx, key)
 		return err
 	})
+	if errors.Is(err, ErrNotExist) && !b.Local() {
+		if ok, berr := b.be.bucketExists(ctx); berr == nil && !ok {
+			err = fmt.Errorf("bucket %q %w", b.loc.Bucket, ErrNotExist)
+		}
+	}
 	if err != nil {
 		return Attrs{}, b.errf(key, err)
 	}

@@ -127,3 +127,5 @@ func (fileBackend) list(_ context.Context, prefix string) ([]Attrs, error) {
 func (fileBackend) remove(_ context.Context, key string) error {
 	return fileErr(os.Remove(key))
 }
+
+func (fileBackend) bucketExists(context.Context) (bool, error) { return true, nil }

@@ -260,3 +260,23 @@ func (g *gcsBackend) remove(ctx context.Context, key string) error {
 	io.Copy(io.Discard, resp.Body)
 	return resp.Body.Close()
 }
+
+func (g *gcsBackend) bucketExists(ctx context.Context) (bool, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, g.base+"/storage/v1/b/"+url.PathEscape(g.bucket), nil)
+	if err != nil {
+		return false, err
+	}
+	resp, err := g.hc.Do(req)
+	if err != nil {
+		return false, err
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	switch {
+	case resp.StatusCode == http.StatusNotFound:
+		return false, nil
+	case resp.StatusCode/100 == 2:
+		return true, nil
+	}
+	return false, &StatusError{Code: resp.StatusCode}
+}

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/minio/minio-go/v7"
 	"github.com/minio/minio-go/v7/pkg/credentials"
@@ -19,6 +20,13 @@ import (
 type s3Backend struct {
 	c      minio.Core
 	bucket string
+	creds  *credentials.Credentials
+}
+
+func init() {
+	// With MaxRetries 1 minio-go still sleeps up to this unit after a retryable
+	// failure before giving up; Bucket does the backing off, so minio-go need not.
+	minio.DefaultRetryUnit = time.Millisecond
 }
 
 // s3Endpoint is the endpoint from AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL (the AWS
@@ -73,14 +81,15 @@ func newS3(bucket string) (backend, error) {
 		return nil, err
 	}
 	tr.MaxIdleConnsPerHost = 64 // ranged reads in flight reuse their connections
+	creds := s3Credentials()
 	c, err := minio.NewCore(host, &minio.Options{
-		Creds: s3Credentials(), Secure: secure, Region: region, BucketLookup: lookup,
+		Creds: creds, Secure: secure, Region: region, BucketLookup: lookup,
 		Transport: tr, MaxRetries: 1, // Bucket retries, and sees each failure
 	})
 	if err != nil {
 		return nil, err
 	}
-	return &s3Backend{c: *c, bucket: bucket}, nil
+	return &s3Backend{c: *c, bucket: bucket, creds: creds}, nil
 }
 
 // s3Err turns minio's errors into this package's: ErrNotExist, StatusError.
@@ -96,6 +105,9 @@ func (s *s3Backend) s3Err(err error) error {
 		return fmt.Errorf("object %w", ErrNotExist)
 	case r.Code == "PreconditionFailed" || r.StatusCode == http.StatusPreconditionFailed:
 		return ErrChanged
+	case r.StatusCode == http.StatusForbidden && s.anonymous():
+		return &StatusError{Code: r.StatusCode, Msg: "access denied, and no S3 credentials were found " +
+			"(AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE with a shared credentials file, or a role)"}
 	case r.StatusCode != 0:
 		msg := r.Code
 		if r.Message != "" {
@@ -103,10 +115,18 @@ func (s *s3Backend) s3Err(err error) error {
 		}
 		return &StatusError{Code: r.StatusCode, Msg: msg}
 	}
-	if strings.Contains(err.Error(), "Access Key Id") || strings.Contains(err.Error(), "credentials") {
-		return fmt.Errorf("no S3 credentials (set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, or a role): %w", err)
-	}
 	return err
+}
+
+// anonymous reports whether the credential chain found nothing (requests then go
+// unsigned, which a public bucket allows).
+func (s *s3Backend) anonymous() bool {
+	v, err := s.creds.GetWithContext(nil)
+	return err != nil || v.SignerType == credentials.SignatureAnonymous || v.AccessKeyID == ""
+}
+
+func (s *s3Backend) bucketExists(ctx context.Context) (bool, error) {
+	return s.c.BucketExists(ctx, s.bucket)
 }
 
 func (s *s3Backend) stat(ctx context.Context, key string) (Attrs, error) {

@@ -81,7 +81,7 @@ func TestServerMissing(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err = b.Object(ctx, key)
-			if err == nil || !strings.Contains(err.Error(), "does not exist") || !strings.Contains(err.Error(), s.Scheme+"://no-such-bucket-tpl/x.bin") {
+			if err == nil || !strings.Contains(err.Error(), s.Scheme+`://no-such-bucket-tpl/x.bin: bucket "no-such-bucket-tpl" does not exist`) {
 				t.Errorf("missing bucket: %v", err)
 			}
 		})

@@ -94,7 +94,7 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 	}
 	ckpt, err := sharding.OpenCheckpoint(in)
 	if err != nil {
-		return fmt.Errorf("cannot read IN %s: %s", in, libErr(err))
+		return fmt.Errorf("cannot read IN %s: %s", in, storeReason(in, err))
 	}
 	var names []string
 	switch {
