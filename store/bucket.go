@@ -123,6 +123,18 @@ func (b *Bucket) Put(ctx context.Context, key string, r io.Reader, size int64, m
 	return nil
 }
 
+// PutFile writes the object key whole from the first size bytes of r (a local
+// file, say), retried as reads are: each try reads r again from the start.
+func (b *Bucket) PutFile(ctx context.Context, key string, r io.ReaderAt, size int64, meta map[string]string) error {
+	err := b.Retry.do(ctx, func(ctx context.Context) error {
+		return b.be.put(ctx, key, io.NewSectionReader(r, 0, size), size, meta)
+	})
+	if err != nil {
+		return b.errf(key, err)
+	}
+	return nil
+}
+
 // List returns the objects whose keys start with prefix, sorted by key.
 func (b *Bucket) List(ctx context.Context, prefix string) ([]Attrs, error) {
 	var as []Attrs

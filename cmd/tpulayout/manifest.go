@@ -4,9 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
-
-	"github.com/tpulayout/tpulayout/sharding"
 )
 
 var manifestVerb = &verb{
@@ -28,7 +25,7 @@ processes (replicas on devices of different hosts) has the same checksum each ti
 			if err := needArgs(pos[1:], "OUTDIR"); err != nil {
 				return err
 			}
-			m, err := sharding.Merge(pos[1])
+			m, err := mergeShards(pos[1])
 			if err != nil {
 				return fmt.Errorf("%s", libErr(err))
 			}
@@ -36,7 +33,7 @@ processes (replicas on devices of different hosts) has the same checksum each ti
 			for _, t := range m.Tensors {
 				shards += len(t.Shards)
 			}
-			_, err = fmt.Fprintf(w, "%s: %s, %s on %s\n", filepath.Join(pos[1], sharding.ManifestName),
+			_, err = fmt.Fprintf(w, "%s: %s, %s on %s\n", manifestPath(pos[1]),
 				plural(int64(len(m.Tensors)), "tensor"), plural(int64(shards), "shard file"), plural(int64(len(m.Devices)), "device"))
 			return err
 		}

@@ -123,7 +123,7 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 		return fmt.Errorf("%s", libErr(err))
 	}
 	prog = newProgress(c.progress, "convert", job.Bytes())
-	m, err := job.WriteDir(out)
+	m, err := writeShards(job, out)
 	if err != nil {
 		return fmt.Errorf("cannot write OUT %s: %s", out, libErr(err))
 	}
@@ -137,7 +137,7 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 	if procs > 1 {
 		name = sharding.PartialName(proc, procs)
 	}
-	fmt.Fprintf(tw, "manifest\t\t\t%s\n", out+"/"+name)
+	fmt.Fprintf(tw, "manifest\t\t\t%s\n", strings.TrimSuffix(out, "/")+"/"+name)
 	return tw.Flush()
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -151,6 +152,118 @@ func TestStoreBadInput(t *testing.T) {
 			wantUsageError(t, args(prefix+"model.safetensors"), prefix+"model.safetensors", "gave up after")
 			if _, err := os.Stat(out); err == nil {
 				t.Errorf("%s was created", out)
+			}
+		})
+	}
+}
+
+// download copies every object under the URL prefix into a new local directory,
+// checking each shard image against the SHA-256 in its metadata.
+func download(t *testing.T, prefix string) string {
+	t.Helper()
+	ctx := context.Background()
+	b, key, err := store.Open(ctx, prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	as, err := b.List(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, a := range as {
+		data, err := b.ReadAll(ctx, a.Key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel := strings.TrimPrefix(a.Key, key)
+		if strings.HasSuffix(rel, ".bin") {
+			st, err := b.Stat(ctx, a.Key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Metadata["sha256"] != sha256Hex(data) {
+				t.Errorf("%s: metadata sha256 %q, contents %s", a.Key, st.Metadata["sha256"], sha256Hex(data))
+			}
+		}
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		writeText(t, p, string(data))
+	}
+	return dir
+}
+
+// TestStoreConvertToBucket writes OUTDIR to a bucket: as one process, and as four
+// merged with manifest merge on the prefix, from a local and from a bucket
+// checkpoint: each equals the local conversion. A rerun of a process whose partial
+// manifest and one image were lost uploads just those two; a prefix holding another
+// object, or a finished conversion, is refused with nothing written.
+func TestStoreConvertToBucket(t *testing.T) {
+	fastRetry(t)
+	setShardBand(t, 64<<10)
+	dir := shardCheckpoint(t)
+	in := filepath.Join(dir, "model.safetensors")
+	common := []string{"--all", "--mesh", "data=2,model=4", "--rules", filepath.Join(dir, "rules.json"), "--to", "tpu:v5e", "--dtype", "bf16"}
+	local := filepath.Join(t.TempDir(), "local")
+	mustRun(t, append([]string{"convert", in, local}, common...)...)
+	ctx := context.Background()
+	for _, s := range storetest.Servers(t) {
+		t.Run(s.Scheme, func(t *testing.T) {
+			s.Point(t, s.Endpoint)
+			ckpts := uploadCheckpoint(t, s, dir)
+			root := strings.TrimSuffix(ckpts, "ckpt/")
+			b, _, _ := store.Open(ctx, root)
+
+			one := root + "one"
+			out := mustRun(t, append([]string{"convert", in, one}, common...)...)
+			if !strings.Contains(out, one+"/manifest.json") {
+				t.Errorf("convert says %q", out)
+			}
+			sameTree(t, local, download(t, one), in, in)
+
+			four := root + "four/"
+			for i := range 4 {
+				mustRun(t, append([]string{"convert", ckpts + "model.safetensors", four, "--process", fmt.Sprintf("%d/4", i)}, common...)...)
+			}
+			out = mustRun(t, "manifest", "merge", four)
+			if !strings.Contains(out, root+"four/manifest.json: 5 tensors") {
+				t.Errorf("merge says %q", out)
+			}
+			sameTree(t, local, download(t, four), in, ckpts+"model.safetensors")
+
+			// Process 2 of 4 was killed after all but one image: its partial manifest
+			// and one image are missing. The rerun uploads those two only.
+			resume := root + "resume/"
+			mustRun(t, append([]string{"convert", in, resume, "--process", "2/4"}, common...)...)
+			key := func(u string) string { _, k, _ := store.Open(ctx, u); return k }
+			if err := b.Delete(ctx, key(resume+"manifest.process-2-of-4.json")); err != nil {
+				t.Fatal(err)
+			}
+			if err := b.Delete(ctx, key(resume+"layers.0.mlp.w1/1_0.bin")); err != nil {
+				t.Fatal(err)
+			}
+			p, proxy := storetest.NewProxy(t, s.Endpoint, func(int) storetest.Fault { return storetest.Pass })
+			s.Point(t, proxy)
+			mustRun(t, append([]string{"convert", in, resume, "--process", "2/4"}, common...)...)
+			s.Point(t, s.Endpoint)
+			if up := p.Requests("PUT") + p.Requests("POST"); up != 2 {
+				t.Errorf("the rerun made %d uploads, want 2 (the lost image and the partial manifest)", up)
+			}
+			for _, i := range []int{0, 1, 3} {
+				mustRun(t, append([]string{"convert", in, resume, "--process", fmt.Sprintf("%d/4", i)}, common...)...)
+			}
+			mustRun(t, "manifest", "merge", resume)
+			sameTree(t, local, download(t, resume), in, in)
+
+			// A finished conversion, and a prefix holding someone else's object.
+			wantUsageError(t, append([]string{"convert", in, one}, common...), one, "already holds a complete conversion")
+			other := root + "other/"
+			if err := b.Put(ctx, key(other+"notes.txt"), strings.NewReader("mine"), 4, nil); err != nil {
+				t.Fatal(err)
+			}
+			wantUsageError(t, append([]string{"convert", in, other}, common...), other, "did not write", "notes.txt")
+			if as, err := b.List(ctx, key(other)); err != nil || len(as) != 1 {
+				t.Errorf("after the refusal %s holds %d objects (%v), want only notes.txt", other, len(as), err)
 			}
 		})
 	}

@@ -105,6 +105,7 @@ type Proxy struct {
 	pick   func(n int) Fault
 	mu     sync.Mutex
 	tries  map[string]int // by Range header
+	reqs   map[string]int // by method
 	seen   map[Fault]int  // how many requests got each fault
 }
 
@@ -113,7 +114,7 @@ func NewProxy(t *testing.T, target string, pick func(n int) Fault) (*Proxy, stri
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &Proxy{target: u, pick: pick, tries: map[string]int{}, seen: map[Fault]int{}}
+	p := &Proxy{target: u, pick: pick, tries: map[string]int{}, reqs: map[string]int{}, seen: map[Fault]int{}}
 	srv := httptest.NewServer(p)
 	t.Cleanup(srv.Close)
 	return p, srv.URL
@@ -127,6 +128,7 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.tries[rg]++
 	}
 	p.seen[f]++
+	p.reqs[r.Method]++
 	p.mu.Unlock()
 	if f == Status {
 		http.Error(w, "injected", http.StatusServiceUnavailable)
@@ -175,4 +177,11 @@ func (p *Proxy) Seen(f Fault) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.seen[f]
+}
+
+// Requests is how many requests of method (GET, PUT, POST, …) the proxy got.
+func (p *Proxy) Requests(method string) int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.reqs[method]
 }
