@@ -3,9 +3,14 @@ package sharding
 import (
 	"bytes"
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/tpulayout/tpulayout/buffer/safetensors"
+	"github.com/tpulayout/tpulayout/layout"
 
 	"github.com/tpulayout/tpulayout/store"
 	"github.com/tpulayout/tpulayout/store/storetest"
@@ -70,5 +75,46 @@ func TestFixturesFromServers(t *testing.T) {
 				return OpenCheckpoint(prefix + filepath.Base(path))
 			})
 		})
+	}
+}
+
+// TestCheckpointChangesDuringRun: the checkpoint object is replaced by a shorter one
+// between reading its header and its tensors; the conversion fails naming it, and
+// leaves no output directory.
+func TestCheckpointChangesDuringRun(t *testing.T) {
+	ctx := context.Background()
+	c := readFixtures(t)[0]
+	data, err := os.ReadFile(filepath.Join(fixtureDir, c.Name+".safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(t.TempDir(), "model.safetensors")
+	if err := os.WriteFile(src, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, key, err := store.Open(ctx, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ckpt, err := openBucketCheckpoint(ctx, b, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(src, data[:len(data)-8], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mesh, _ := ParseMesh(c.Mesh, c.Devices)
+	spec, _ := ParseSpec(c.Spec)
+	out := filepath.Join(t.TempDir(), "out")
+	_, err = ConvertDir(ckpt, out, Options{Mesh: mesh,
+		SpecFor: func(string) (Spec, error) { return spec, nil },
+		Target: func(_ safetensors.TensorInfo, shard layout.Shape) (layout.Shape, error) {
+			return rowMajor(shard.DType, shard.Dims), nil
+		}})
+	if !errors.Is(err, store.ErrChanged) || !strings.Contains(err.Error(), src) {
+		t.Errorf("conversion of a changed checkpoint: %v", err)
+	}
+	if ents, _ := os.ReadDir(filepath.Dir(out)); len(ents) != 0 {
+		t.Errorf("left %d entries beside OUT", len(ents))
 	}
 }
