@@ -29,10 +29,16 @@ file and renamed.`,
 			if !strings.HasSuffix(strings.ToLower(pos[1]), ".safetensors") {
 				return usagef("OUT %s must be a .safetensors file", pos[1])
 			}
-			if err := gatherOverSource(pos[0], pos[1]); err != nil {
+			dir, done, err := fetched(pos[0])
+			if err != nil {
+				return fmt.Errorf("%s", storeReason(pos[0], err))
+			}
+			defer done()
+			if err := gatherOverSource(dir, pos[1]); err != nil {
 				return err
 			}
-			m, err := sharding.Gather(pos[0], pos[1])
+			m, err := sharding.Gather(dir, pos[1])
+			err = inOutdir(err, dir, pos[0])
 			if err != nil {
 				return fmt.Errorf("%s", libErr(err))
 			}

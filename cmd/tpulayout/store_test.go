@@ -268,3 +268,46 @@ func TestStoreConvertToBucket(t *testing.T) {
 		})
 	}
 }
+
+// TestStoreVerifyGatherFromBucket: verify and gather read a conversion from a bucket
+// as from its directory; verify names an image made wrong in the bucket, and an
+// unfinished prefix is refused naming the manifest.
+func TestStoreVerifyGatherFromBucket(t *testing.T) {
+	fastRetry(t)
+	dir := shardCheckpoint(t)
+	in := filepath.Join(dir, "model.safetensors")
+	common := []string{"--all", "--mesh", "data=2,model=4", "--rules", filepath.Join(dir, "rules.json"), "--to", "tpu:v5e", "--dtype", "bf16"}
+	local := filepath.Join(t.TempDir(), "local")
+	mustRun(t, append([]string{"convert", in, local}, common...)...)
+	want := filepath.Join(t.TempDir(), "want.safetensors")
+	mustRun(t, "gather", local, want)
+	ctx := context.Background()
+	for _, s := range storetest.Servers(t) {
+		t.Run(s.Scheme, func(t *testing.T) {
+			s.Point(t, s.Endpoint)
+			root := strings.TrimSuffix(uploadCheckpoint(t, s, dir), "ckpt/")
+			out := root + "images"
+			mustRun(t, append([]string{"convert", in, out}, common...)...)
+			if v := mustRun(t, "verify", out); !strings.Contains(v, "result: OK") {
+				t.Errorf("verify: %q", v)
+			}
+			got := filepath.Join(t.TempDir(), "got.safetensors")
+			mustRun(t, "gather", out, got)
+			if !bytes.Equal(readFile(t, got), readFile(t, want)) {
+				t.Error("gather from the bucket differs from gather from the directory")
+			}
+			// An image overwritten with other bytes of its size: verify fails naming it.
+			b, key, _ := store.Open(ctx, out+"/layers.0.mlp.w1/0_0.bin")
+			img := readFile(t, filepath.Join(local, "layers.0.mlp.w1", "0_0.bin"))
+			img[0] ^= 1
+			if err := b.Put(ctx, key, bytes.NewReader(img), int64(len(img)), nil); err != nil {
+				t.Fatal(err)
+			}
+			v, _, code := runCmd(t, "verify", out)
+			if code != 1 || !strings.Contains(v, "layers.0.mlp.w1/0_0.bin") {
+				t.Errorf("verify of a changed image: exit %d, %q", code, v)
+			}
+			wantUsageError(t, []string{"verify", root + "nothing"}, root+"nothing/manifest.json", "does not exist")
+		})
+	}
+}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -31,4 +33,28 @@ func manifestPath(out string) string {
 		return strings.TrimSuffix(out, "/") + "/" + sharding.ManifestName
 	}
 	return filepath.Join(out, sharding.ManifestName)
+}
+
+// fetched is OUTDIR as a directory: itself, or a bucket prefix's conversion copied
+// into a temporary one (see sharding.FetchURL); done removes the copy.
+func fetched(out string) (dir string, done func(), err error) {
+	if !store.IsURL(out) {
+		return out, func() {}, nil
+	}
+	dir, err = sharding.FetchURL(out)
+	if err != nil {
+		return "", nil, err
+	}
+	release := holdSignals()
+	trackHeld(dir) // an interrupt removes the copy too
+	release()
+	return dir, func() { os.RemoveAll(dir); untrack(dir) }, nil
+}
+
+// inOutdir names OUTDIR in an error about its copy dir.
+func inOutdir(err error, dir, out string) error {
+	if err == nil || dir == out {
+		return err
+	}
+	return errors.New(strings.ReplaceAll(err.Error(), dir, strings.TrimSuffix(out, "/")))
 }
