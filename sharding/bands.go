@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash"
 	"io"
+	"math"
 
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/layout"
@@ -78,7 +79,7 @@ func grow(b *[]byte, n int64) []byte {
 // together: they share the source rows of each band (shards that differ only in dims
 // inside the band dim), whose pages are released once all have read them, so each
 // page is faulted in once. It returns each image's size.
-func (p *imagePlan) writeGroup(ws []io.Writer, hs []hash.Hash, src *buffer.Buffer, starts [][]int64, sc *scratch) (int64, error) {
+func (p *imagePlan) writeGroup(ws []io.Writer, hs []hash.Hash, src source, starts [][]int64, sc *scratch) (int64, error) {
 	out := func(i int, b []byte) error {
 		// A piece at a time, hashed and then written while it is in the cache: the
 		// kernel's copy into the page cache was the largest cost of this job with
@@ -106,7 +107,9 @@ func (p *imagePlan) writeGroup(ws []io.Writer, hs []hash.Hash, src *buffer.Buffe
 		slab := grow(&sc.slab, elems(p.dst.Dims)*eb)
 		img := grow(&sc.img, p.footprint)
 		for i, start := range starts {
-			gatherWindow(slab, src, start, p.dst.Dims, eb, true)
+			if _, _, err := src.gather(slab, start, p.dst.Dims, eb, true); err != nil {
+				return 0, err
+			}
 			clear(img)
 			if err := p.whole.CopyBytes(img, slab); err != nil {
 				return 0, fmt.Errorf("cannot convert the shard: %w", err)
@@ -132,11 +135,14 @@ func (p *imagePlan) writeGroup(ws []io.Writer, hs []hash.Hash, src *buffer.Buffe
 		}
 		_, bsrc := b.Shapes(k)
 		in := slab[:bd.SrcLen]
-		lo, hi := int64(len(src.Data)), int64(0)
+		lo, hi := int64(math.MaxInt64), int64(0)
 		for i, start := range starts {
 			copy(from, start)
 			from[d] = start[d] + bd.Row
-			a, e := gatherWindow(in, src, from, bsrc.Dims, eb, alone)
+			a, e, err := src.gather(in, from, bsrc.Dims, eb, alone)
+			if err != nil {
+				return n, err
+			}
 			lo, hi = min(lo, a), max(hi, e)
 			if err := b.CopyBandBytes(k, img[:dn], in); err != nil {
 				return n, fmt.Errorf("cannot convert band %d of the shard: %w", k, err)
@@ -145,8 +151,8 @@ func (p *imagePlan) writeGroup(ws []io.Writer, hs []hash.Hash, src *buffer.Buffe
 				return n, err
 			}
 		}
-		if !alone && src.Mapped() && hi > lo {
-			src.ReleasePages(lo, hi)
+		if !alone {
+			src.release(lo, hi)
 		}
 		n += dn
 	}

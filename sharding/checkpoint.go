@@ -9,13 +9,15 @@ import (
 	"strings"
 
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
+	"github.com/tpulayout/tpulayout/store"
 )
 
 // Checkpoint is a safetensors checkpoint: one file, or the files a
 // model.safetensors.index.json maps tensor names to.
 type Checkpoint struct {
-	Path    string        // what was opened
-	Tensors []TensorEntry // sorted by name
+	Path    string                              // what was opened
+	Tensors []TensorEntry                       // sorted by name
+	objects map[*safetensors.File]*store.Object // files in a bucket (see remote.go)
 }
 
 // TensorEntry is one tensor of a checkpoint and the file that holds it.
@@ -27,8 +29,20 @@ type TensorEntry struct {
 // OpenCheckpoint reads the headers of a .safetensors file, or of every file that a
 // sharded checkpoint's index (a .json file with a "weight_map" from tensor names to
 // files next to it) names. Every file must exist and hold exactly the tensors the
-// index maps to it.
+// index maps to it. Path may be an s3:// or gs:// URL (see package store): the
+// headers are then read from the bucket, and the tensors by ranges as they are
+// converted.
 func OpenCheckpoint(path string) (*Checkpoint, error) {
+	if store.IsURL(path) {
+		return openRemoteCheckpoint(path)
+	}
+	if strings.HasPrefix(path, "file://") {
+		loc, err := store.Parse(path)
+		if err != nil {
+			return nil, err
+		}
+		path = loc.Key
+	}
 	if !strings.HasSuffix(strings.ToLower(path), ".json") {
 		sf, err := safetensors.Open(path)
 		if err != nil {

@@ -73,7 +73,8 @@ type Job struct {
 	opt     Options
 	devices []int // this process's device ids, increasing
 	tensors []tensorJob
-	sync    *syncer // syncs and closes the files of a one-process conversion
+	sync    *syncer     // syncs and closes the files of a one-process conversion
+	sink    *bucketSink // set when writing to a bucket (see bucketout.go)
 }
 
 type tensorJob struct {
@@ -293,13 +294,15 @@ func (j *Job) write(dir string, inTemp bool) (*Manifest, error) {
 	}
 	sc := &scratch{}
 	for _, t := range j.tensors {
-		release := j.opt.hold()
-		err := os.MkdirAll(filepath.Join(dir, t.dir), 0o755)
-		release()
-		if err != nil {
-			return nil, err
+		if j.sink == nil { // a bucket has no directories
+			release := j.opt.hold()
+			err := os.MkdirAll(filepath.Join(dir, t.dir), 0o755)
+			release()
+			if err != nil {
+				return nil, err
+			}
 		}
-		if !inTemp {
+		if !inTemp && j.sink == nil {
 			// A killed earlier run of this or another process left its temporaries;
 			// one still being written is locked and stays.
 			buffer.RemoveStaleTempsIn(filepath.Join(dir, t.dir))
@@ -307,29 +310,32 @@ func (j *Job) write(dir string, inTemp bool) (*Manifest, error) {
 		mt := ManifestTensor{Name: t.t.Name, DType: t.t.DType.String(), Shape: nonNil(t.t.Shape),
 			SourceFile: filepath.Base(t.t.File.Path), Spec: t.pl.Spec.String(),
 			ShardShape: nonNil(t.pl.ShardDims), Layout: t.dst.String(), Shards: []ManifestShard{}}
-		src, err := t.t.File.Read(t.t.Name)
+		src, err := j.ckpt.source(t.t)
 		if err != nil {
 			return nil, fmt.Errorf("cannot read tensor %q: %w", t.t.Name, err)
 		}
 		for _, group := range t.groups() {
 			files := make([]string, len(group))
-			paths := make([]string, len(group))
 			hs := make([]hash.Hash, len(group))
 			starts := make([][]int64, len(group))
 			for i, k := range group {
 				files[i] = shardFile(t.dir, &t.pl.Shards[k])
-				paths[i] = filepath.Join(dir, files[i])
 				hs[i] = sha256.New()
 				starts[i] = t.pl.Shards[k].Start
 			}
 			var n int64
-			err := j.writeFiles(paths, inTemp, func(ws []io.Writer) error {
-				// A source truncated meanwhile is an error naming it, not SIGBUS.
-				return buffer.GuardFaults("source "+t.t.File.Path, func() (err error) {
-					n, err = t.plan.writeGroup(ws, hs, src, starts, sc)
-					return err
-				}, src)
-			})
+			sums, err := j.sink.present(files) // a rerun's shards already in the bucket
+			if sums == nil && err == nil {
+				err = j.output(dir, files, inTemp, func(ws []io.Writer) error {
+					// A mapped source truncated meanwhile is an error naming it, not SIGBUS.
+					return buffer.GuardFaults("source "+t.t.File.Path, func() (err error) {
+						n, err = t.plan.writeGroup(ws, hs, src, starts, sc)
+						return err
+					}, mappedBuffers(src)...)
+				})
+			} else if err == nil {
+				n = t.plan.footprint
+			}
 			if err != nil {
 				src.Close()
 				return nil, fmt.Errorf("tensor %q: shards %s: %w", t.t.Name, strings.Join(files, ", "), err)
@@ -345,8 +351,12 @@ func (j *Job) write(dir string, inTemp bool) (*Manifest, error) {
 						devs = append(devs, d)
 					}
 				}
+				sum := hex.EncodeToString(hs[i].Sum(nil))
+				if sums != nil {
+					sum = sums[i]
+				}
 				mt.Shards = append(mt.Shards, ManifestShard{Index: s.Index, Ranges: t.pl.Ranges(s), Devices: devs,
-					File: files[i], Bytes: n, SHA256: hex.EncodeToString(hs[i].Sum(nil))})
+					File: files[i], Bytes: n, SHA256: sum})
 			}
 		}
 		src.Close()
@@ -369,7 +379,7 @@ func (j *Job) write(dir string, inTemp bool) (*Manifest, error) {
 	if m.Process != "" {
 		name = PartialName(j.opt.Process, j.opt.Processes)
 	}
-	err = j.writeFiles([]string{filepath.Join(dir, name)}, inTemp, func(ws []io.Writer) error {
+	err = j.output(dir, []string{name}, inTemp, func(ws []io.Writer) error {
 		_, err := ws[0].Write(js)
 		return err
 	})

@@ -72,7 +72,7 @@ func checkFixture(t *testing.T, c fixtureCase) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ckpt, err := OpenCheckpoint(filepath.Join(fixtureDir, c.Name+".safetensors"))
+	ckpt, err := openFixture(filepath.Join(fixtureDir, c.Name+".safetensors"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -30,17 +30,26 @@ at its target); a FIFO, a character device or /dev/stdout is streamed into.`,
 			if !isStream(pos[1]) && !strings.HasSuffix(strings.ToLower(pos[1]), ".safetensors") {
 				return usagef("OUT %s must be a .safetensors file", pos[1])
 			}
-			if err := gatherOverSource(pos[0], pos[1]); err != nil {
+			dir, done, err := fetched(pos[0])
+			if err != nil {
+				return fmt.Errorf("%s", storeReason(pos[0], err))
+			}
+			defer done()
+			if err := gatherOverSource(dir, pos[1]); err != nil {
 				return err
 			}
 			// As convert's OUT: a symlink is written at its target, a FIFO or
 			// /dev/stdout streamed into.
 			var m *sharding.Manifest
 			var inner error
-			err := writeOutput(pos[1], func(f imageWriter) error {
-				m, inner = sharding.GatherTo(f, pos[0])
+			err = writeOutput(pos[1], func(f imageWriter) error {
+				m, inner = sharding.GatherTo(f, dir)
 				return inner
 			})
+			if err == inner {
+				err = inOutdir(err, dir, pos[0])
+				inner = err
+			}
 			if err != nil {
 				if err != inner {
 					return fmt.Errorf("cannot write OUT %s: %s", pos[1], fileErr(err))

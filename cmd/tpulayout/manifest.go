@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
 
 	"github.com/tpulayout/tpulayout/sharding"
 )
@@ -34,7 +33,7 @@ manifest lists. verify compares the images with the source, element by element.`
 			if err := needArgs(pos[1:], "OUTDIR"); err != nil {
 				return err
 			}
-			m, err := sharding.MergeWith(pos[1], sharding.MergeOptions{Quick: *quick})
+			m, err := mergeShards(pos[1], sharding.MergeOptions{Quick: *quick})
 			if err != nil {
 				return fmt.Errorf("%s", libErr(err))
 			}
@@ -42,7 +41,7 @@ manifest lists. verify compares the images with the source, element by element.`
 			for _, t := range m.Tensors {
 				shards += len(t.Shards)
 			}
-			_, err = fmt.Fprintf(w, "%s: %s, %s on %s\n", filepath.Join(pos[1], sharding.ManifestName),
+			_, err = fmt.Fprintf(w, "%s: %s, %s on %s\n", manifestPath(pos[1]),
 				plural(int64(len(m.Tensors)), "tensor"), plural(int64(shards), "shard file"), plural(int64(len(m.Devices)), "device"))
 			return err
 		}

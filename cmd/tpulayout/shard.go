@@ -11,7 +11,6 @@ import (
 	"sync"
 	"text/tabwriter"
 
-	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/relayout"
@@ -96,7 +95,7 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 	}
 	ckpt, err := sharding.OpenCheckpoint(in)
 	if err != nil {
-		return fmt.Errorf("cannot read IN %s: %s", in, libErr(err))
+		return fmt.Errorf("cannot read IN %s: %s", in, storeReason(in, err))
 	}
 	var names []string
 	switch {
@@ -140,7 +139,7 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 		fmt.Fprintf(progressOut, "tpulayout convert: %s\n", note)
 	}
 	prog = newProgress(c.progress, "convert", job.Bytes())
-	m, err := job.WriteDir(buffer.LinkTarget(out)) // a symlink OUTDIR: its target, and the link stays
+	m, err := writeShards(job, out)
 	if err != nil {
 		return fmt.Errorf("cannot write OUT %s: %s", out, libErr(err))
 	}
@@ -154,7 +153,7 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 	if procs > 1 {
 		name = sharding.PartialName(proc, procs)
 	}
-	fmt.Fprintf(tw, "manifest\t\t\t%s\n", out+"/"+name)
+	fmt.Fprintf(tw, "manifest\t\t\t%s\n", strings.TrimSuffix(out, "/")+"/"+name)
 	return tw.Flush()
 }
 

@@ -1,0 +1,313 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tpulayout/tpulayout/store"
+	"github.com/tpulayout/tpulayout/store/storetest"
+)
+
+// fastRetry makes the store's retries quick for the rest of the test: the faults
+// injected here fail at once or stall, and waiting seconds for each proves nothing.
+func fastRetry(t *testing.T) {
+	old := store.DefaultRetry
+	store.DefaultRetry = store.Retry{Tries: 6, First: time.Millisecond, Max: 10 * time.Millisecond, Timeout: time.Second}
+	t.Cleanup(func() { store.DefaultRetry = old })
+}
+
+// uploadCheckpoint puts the files of shardCheckpoint's directory into a new bucket
+// of s under ckpt/ and returns the prefix's URL.
+func uploadCheckpoint(t *testing.T, s storetest.Server, dir string) string {
+	t.Helper()
+	ctx := context.Background()
+	prefix := s.Scheme + "://" + s.NewBucket(t) + "/ckpt/"
+	b, key, err := store.Open(ctx, prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		data := readFile(t, filepath.Join(dir, e.Name()))
+		if err := b.Put(ctx, key+e.Name(), bytes.NewReader(data), int64(len(data)), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return prefix
+}
+
+// sameTree fails unless directories a and b hold the same files, byte for byte, but
+// for the source each manifest names.
+func sameTree(t *testing.T, a, b, srcA, srcB string) {
+	t.Helper()
+	fa, fb := treeFiles(t, a), treeFiles(t, b)
+	if len(fa) != len(fb) {
+		t.Errorf("%s has %d files, %s %d", a, len(fa), b, len(fb))
+	}
+	for name, data := range fa {
+		other := fb[name]
+		if strings.HasPrefix(name, "manifest") {
+			data = bytes.ReplaceAll(data, []byte(srcA), []byte("SOURCE"))
+			other = bytes.ReplaceAll(other, []byte(srcB), []byte("SOURCE"))
+		}
+		if !bytes.Equal(data, other) {
+			t.Errorf("%s differs between %s and %s", name, a, b)
+		}
+	}
+}
+
+// TestStoreConvertFromBucket converts a checkpoint read from a bucket (one file, and
+// an index with its two files), as one process (and the file as four merged),
+// directly and
+// through a proxy that fails each range's first three requests: every output
+// equals the conversion of the local files.
+func TestStoreConvertFromBucket(t *testing.T) {
+	setShardBand(t, 16<<10) // several bands a shard, so many ranged reads
+	fastRetry(t)
+	dir := shardCheckpoint(t)
+	for _, s := range storetest.Servers(t) {
+		t.Run(s.Scheme, func(t *testing.T) {
+			s.Point(t, s.Endpoint)
+			prefix := uploadCheckpoint(t, s, dir)
+			for _, ckpt := range []string{"model.safetensors", "model.safetensors.index.json"} {
+				common := []string{"--all", "--mesh", "data=2,model=4", "--rules", filepath.Join(dir, "rules.json"), "--to", "tpu:v5e", "--dtype", "bf16"}
+				local := filepath.Join(t.TempDir(), "local")
+				mustRun(t, append([]string{"convert", filepath.Join(dir, ckpt), local}, common...)...)
+
+				remote := filepath.Join(t.TempDir(), "remote")
+				mustRun(t, append([]string{"convert", prefix + ckpt, remote}, common...)...)
+				sameTree(t, local, remote, filepath.Join(dir, ckpt), prefix+ckpt)
+
+				if ckpt != "model.safetensors" {
+					continue
+				}
+				four := filepath.Join(t.TempDir(), "four")
+				for i := range 4 {
+					mustRun(t, append([]string{"convert", prefix + ckpt, four, "--process", string(rune('0'+i)) + "/4"}, common...)...)
+				}
+				mustRun(t, "manifest", "merge", four)
+				sameTree(t, local, four, filepath.Join(dir, ckpt), prefix+ckpt)
+			}
+			setShardBand(t, 64<<10)
+			p, proxy := storetest.NewProxy(t, s.Endpoint, func(n int) storetest.Fault { return storetest.Fault((n + 1) % 4) })
+			s.Point(t, proxy)
+			local := filepath.Join(t.TempDir(), "local")
+			common := []string{"--all", "--mesh", "data=2,model=4", "--rules", filepath.Join(dir, "rules.json"), "--to", "tpu:v5e"}
+			mustRun(t, append([]string{"convert", filepath.Join(dir, "model.safetensors"), local}, common...)...)
+			faulty := filepath.Join(t.TempDir(), "faulty")
+			mustRun(t, append([]string{"convert", prefix + "model.safetensors", faulty}, common...)...)
+			sameTree(t, local, faulty, filepath.Join(dir, "model.safetensors"), prefix+"model.safetensors")
+			if p.Seen(storetest.Status) == 0 || p.Seen(storetest.Drop) == 0 || p.Seen(storetest.Stall) == 0 {
+				t.Errorf("faults injected: %d 503s, %d drops, %d stalls; want each kind",
+					p.Seen(storetest.Status), p.Seen(storetest.Drop), p.Seen(storetest.Stall))
+			}
+		})
+	}
+}
+
+// TestStoreBadInput: a missing bucket or object, no credentials, a wrong endpoint:
+// exit 2, one line naming the URL, no output directory.
+func TestStoreBadInput(t *testing.T) {
+	fastRetry(t)
+	dir := shardCheckpoint(t)
+	for _, s := range storetest.Servers(t) {
+		t.Run(s.Scheme, func(t *testing.T) {
+			s.Point(t, s.Endpoint)
+			prefix := uploadCheckpoint(t, s, dir)
+			out := filepath.Join(t.TempDir(), "out")
+			args := func(in string) []string {
+				return []string{"convert", in, out, "--all", "--mesh", "data=2", "--spec", "P()", "--to", "tpu:v5e"}
+			}
+			missing := s.Scheme + "://no-such-bucket-tpl/model.safetensors"
+			wantUsageError(t, args(missing), missing, `bucket "no-such-bucket-tpl" does not exist`)
+			missing = prefix + "nothing.safetensors"
+			wantUsageError(t, args(missing), missing, ": object does not exist")
+			// An index naming a file that is not there.
+			ctx := context.Background()
+			b, _, _ := store.Open(ctx, prefix)
+			idx := `{"weight_map": {"embed": "gone.safetensors"}}`
+			if err := b.Put(ctx, "ckpt/bad.index.json", strings.NewReader(idx), int64(len(idx)), nil); err != nil {
+				t.Fatal(err)
+			}
+			wantUsageError(t, args(prefix+"bad.index.json"), prefix+"gone.safetensors", "does not exist")
+			if s.Scheme == "s3" {
+				// No credentials anywhere in the chain.
+				t.Setenv("AWS_ACCESS_KEY_ID", "")
+				t.Setenv("AWS_SECRET_ACCESS_KEY", "")
+				t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(dir, "none"))
+				t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+				wantUsageError(t, args(prefix+"model.safetensors"), prefix+"model.safetensors", "no S3 credentials were found")
+			}
+			// Nothing listens at the endpoint: connections refused until the last try.
+			s.Point(t, "http://127.0.0.1:1")
+			wantUsageError(t, args(prefix+"model.safetensors"), prefix+"model.safetensors", "gave up after")
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("%s was created", out)
+			}
+		})
+	}
+}
+
+// download copies every object under the URL prefix into a new local directory,
+// checking each shard image against the SHA-256 in its metadata.
+func download(t *testing.T, prefix string) string {
+	t.Helper()
+	ctx := context.Background()
+	b, key, err := store.Open(ctx, prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	as, err := b.List(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for _, a := range as {
+		data, err := b.ReadAll(ctx, a.Key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel := strings.TrimPrefix(a.Key, key)
+		if strings.HasSuffix(rel, ".bin") {
+			st, err := b.Stat(ctx, a.Key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Metadata["sha256"] != sha256Hex(data) {
+				t.Errorf("%s: metadata sha256 %q, contents %s", a.Key, st.Metadata["sha256"], sha256Hex(data))
+			}
+		}
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		writeText(t, p, string(data))
+	}
+	return dir
+}
+
+// TestStoreConvertToBucket writes OUTDIR to a bucket: as one process, and as four
+// merged with manifest merge on the prefix, from a local and from a bucket
+// checkpoint: each equals the local conversion. A rerun of a process whose partial
+// manifest and one image were lost uploads just those two; a prefix holding another
+// object, or a finished conversion, is refused with nothing written.
+func TestStoreConvertToBucket(t *testing.T) {
+	fastRetry(t)
+	setShardBand(t, 64<<10)
+	dir := shardCheckpoint(t)
+	in := filepath.Join(dir, "model.safetensors")
+	common := []string{"--all", "--mesh", "data=2,model=4", "--rules", filepath.Join(dir, "rules.json"), "--to", "tpu:v5e", "--dtype", "bf16"}
+	local := filepath.Join(t.TempDir(), "local")
+	mustRun(t, append([]string{"convert", in, local}, common...)...)
+	ctx := context.Background()
+	for _, s := range storetest.Servers(t) {
+		t.Run(s.Scheme, func(t *testing.T) {
+			s.Point(t, s.Endpoint)
+			ckpts := uploadCheckpoint(t, s, dir)
+			root := strings.TrimSuffix(ckpts, "ckpt/")
+			b, _, _ := store.Open(ctx, root)
+
+			one := root + "one"
+			out := mustRun(t, append([]string{"convert", in, one}, common...)...)
+			if !strings.Contains(out, one+"/manifest.json") {
+				t.Errorf("convert says %q", out)
+			}
+			sameTree(t, local, download(t, one), in, in)
+
+			four := root + "four/"
+			for i := range 4 {
+				mustRun(t, append([]string{"convert", ckpts + "model.safetensors", four, "--process", fmt.Sprintf("%d/4", i)}, common...)...)
+			}
+			out = mustRun(t, "manifest", "merge", four)
+			if !strings.Contains(out, root+"four/manifest.json: 5 tensors") {
+				t.Errorf("merge says %q", out)
+			}
+			sameTree(t, local, download(t, four), in, ckpts+"model.safetensors")
+
+			// Process 2 of 4 was killed after all but one image: its partial manifest
+			// and one image are missing. The rerun uploads those two only.
+			resume := root + "resume/"
+			mustRun(t, append([]string{"convert", in, resume, "--process", "2/4"}, common...)...)
+			key := func(u string) string { _, k, _ := store.Open(ctx, u); return k }
+			if err := b.Delete(ctx, key(resume+"manifest.process-2-of-4.json")); err != nil {
+				t.Fatal(err)
+			}
+			if err := b.Delete(ctx, key(resume+"layers.0.mlp.w1/1_0.bin")); err != nil {
+				t.Fatal(err)
+			}
+			p, proxy := storetest.NewProxy(t, s.Endpoint, func(int) storetest.Fault { return storetest.Pass })
+			s.Point(t, proxy)
+			mustRun(t, append([]string{"convert", in, resume, "--process", "2/4"}, common...)...)
+			s.Point(t, s.Endpoint)
+			if up := p.Requests("PUT") + p.Requests("POST"); up != 2 {
+				t.Errorf("the rerun made %d uploads, want 2 (the lost image and the partial manifest)", up)
+			}
+			for _, i := range []int{0, 1, 3} {
+				mustRun(t, append([]string{"convert", in, resume, "--process", fmt.Sprintf("%d/4", i)}, common...)...)
+			}
+			mustRun(t, "manifest", "merge", resume)
+			sameTree(t, local, download(t, resume), in, in)
+
+			// A finished conversion, and a prefix holding someone else's object.
+			wantUsageError(t, append([]string{"convert", in, one}, common...), one, "already holds a complete conversion")
+			other := root + "other/"
+			if err := b.Put(ctx, key(other+"notes.txt"), strings.NewReader("mine"), 4, nil); err != nil {
+				t.Fatal(err)
+			}
+			wantUsageError(t, append([]string{"convert", in, other}, common...), other, "did not write", "notes.txt")
+			if as, err := b.List(ctx, key(other)); err != nil || len(as) != 1 {
+				t.Errorf("after the refusal %s holds %d objects (%v), want only notes.txt", other, len(as), err)
+			}
+		})
+	}
+}
+
+// TestStoreVerifyGatherFromBucket: verify and gather read a conversion from a bucket
+// as from its directory; verify names an image made wrong in the bucket, and an
+// unfinished prefix is refused naming the manifest.
+func TestStoreVerifyGatherFromBucket(t *testing.T) {
+	fastRetry(t)
+	dir := shardCheckpoint(t)
+	in := filepath.Join(dir, "model.safetensors")
+	common := []string{"--all", "--mesh", "data=2,model=4", "--rules", filepath.Join(dir, "rules.json"), "--to", "tpu:v5e", "--dtype", "bf16"}
+	local := filepath.Join(t.TempDir(), "local")
+	mustRun(t, append([]string{"convert", in, local}, common...)...)
+	want := filepath.Join(t.TempDir(), "want.safetensors")
+	mustRun(t, "gather", local, want)
+	ctx := context.Background()
+	for _, s := range storetest.Servers(t) {
+		t.Run(s.Scheme, func(t *testing.T) {
+			s.Point(t, s.Endpoint)
+			root := strings.TrimSuffix(uploadCheckpoint(t, s, dir), "ckpt/")
+			out := root + "images"
+			mustRun(t, append([]string{"convert", in, out}, common...)...)
+			if v := mustRun(t, "verify", out); !strings.Contains(v, "result: OK") {
+				t.Errorf("verify: %q", v)
+			}
+			got := filepath.Join(t.TempDir(), "got.safetensors")
+			mustRun(t, "gather", out, got)
+			if !bytes.Equal(readFile(t, got), readFile(t, want)) {
+				t.Error("gather from the bucket differs from gather from the directory")
+			}
+			// An image overwritten with other bytes of its size: verify fails naming it.
+			b, key, _ := store.Open(ctx, out+"/layers.0.mlp.w1/0_0.bin")
+			img := readFile(t, filepath.Join(local, "layers.0.mlp.w1", "0_0.bin"))
+			img[0] ^= 1
+			if err := b.Put(ctx, key, bytes.NewReader(img), int64(len(img)), nil); err != nil {
+				t.Fatal(err)
+			}
+			v, _, code := runCmd(t, "verify", out)
+			if code != 1 || !strings.Contains(v, "layers.0.mlp.w1/0_0.bin") {
+				t.Errorf("verify of a changed image: exit %d, %q", code, v)
+			}
+			wantUsageError(t, []string{"verify", root + "nothing"}, root+"nothing/manifest.json", "does not exist")
+		})
+	}
+}

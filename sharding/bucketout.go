@@ -1,0 +1,343 @@
+package sharding
+
+// This file writes a conversion's output to a bucket (s3://, gs://): each shard
+// image one object, with its SHA-256 and the conversion's fingerprint in its
+// metadata, the manifest last, so its presence means the rest is complete. A rerun
+// (of a killed process, say) skips the shards already there with the right size
+// and fingerprint. Objects under the prefix that tpulayout did not write stop the
+// conversion before anything is written.
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/tpulayout/tpulayout/store"
+)
+
+// Metadata keys of the objects a conversion writes.
+const (
+	metaSHA256 = "sha256"
+	metaJob    = "tpulayout-job" // the fingerprint of the conversion and file
+)
+
+// bucketSink writes a job's files as objects under prefix in b.
+type bucketSink struct {
+	ctx    context.Context
+	b      *store.Bucket
+	prefix string            // ends in "/" (or is empty: the bucket's root)
+	fp     map[string]string // fingerprint by file name
+	found  map[string]store.Attrs
+	opt    *Options
+}
+
+// present returns the checksums of files when every one is already in the bucket
+// from an earlier run of this same conversion (right fingerprint and size); nil
+// otherwise. With no sink (a directory) it returns nil.
+func (s *bucketSink) present(files []string) ([]string, error) {
+	if s == nil {
+		return nil, nil
+	}
+	sums := make([]string, len(files))
+	for i, f := range files {
+		a, ok := s.found[f]
+		if !ok || a.Metadata[metaJob] != s.fp[f] || len(a.Metadata[metaSHA256]) != 64 {
+			return nil, nil
+		}
+		sums[i] = a.Metadata[metaSHA256]
+	}
+	return sums, nil
+}
+
+// output writes files (names relative to the output) at once, with write given all
+// of them: into dir as writeFiles does, or as objects through the sink.
+func (j *Job) output(dir string, files []string, inTemp bool, write func(ws []io.Writer) error) error {
+	if j.sink == nil {
+		paths := make([]string, len(files))
+		for i, f := range files {
+			paths[i] = filepath.Join(dir, f)
+		}
+		return j.writeFiles(paths, inTemp, write)
+	}
+	return j.sink.put(files, write)
+}
+
+// put spools each file to a temporary local file (its checksum goes into the
+// object's metadata, which an upload sets before the bytes), then uploads them.
+func (s *bucketSink) put(files []string, write func(ws []io.Writer) error) (err error) {
+	tmps := make([]*os.File, 0, len(files))
+	defer func() {
+		for _, f := range tmps {
+			f.Close()
+			os.Remove(f.Name())
+			s.opt.untrack(f.Name())
+		}
+	}()
+	ws := make([]io.Writer, len(files))
+	hs := make([]hash.Hash, len(files))
+	for i := range files {
+		release := s.opt.hold()
+		f, err := os.CreateTemp("", "tpulayout-shard-*.bin")
+		if err == nil {
+			s.opt.track(f.Name())
+			tmps = append(tmps, f)
+		}
+		release()
+		if err != nil {
+			return err
+		}
+		hs[i] = sha256.New()
+		ws[i] = io.MultiWriter(f, hs[i])
+	}
+	if err := write(ws); err != nil {
+		return err
+	}
+	for i, f := range files {
+		st, err := tmps[i].Stat()
+		if err != nil {
+			return err
+		}
+		meta := map[string]string{metaSHA256: hex.EncodeToString(hs[i].Sum(nil)), metaJob: s.fp[f]}
+		if a, ok := s.found[f]; ok && a.Size == st.Size() && a.Metadata[metaJob] == meta[metaJob] && a.Metadata[metaSHA256] == meta[metaSHA256] {
+			continue // already there: a group rewritten for another of its shards
+		}
+		if err := s.b.PutFile(s.ctx, s.prefix+f, tmps[i], st.Size(), meta); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteURL writes a prepared job under the bucket URL out (s3://bucket/prefix, or
+// gs://): one object per shard image, then the manifest (manifest.json, or this
+// process's partial manifest, which MergeURL joins). The prefix may hold only
+// objects of this conversion: a rerun skips the shards already written, with the
+// right size and fingerprint, and rewrites the others.
+func (j *Job) WriteURL(out string) (*Manifest, error) {
+	ctx := context.Background()
+	b, key, err := store.Open(ctx, out)
+	if err != nil {
+		return nil, err
+	}
+	prefix := strings.TrimSuffix(key, "/")
+	if prefix != "" {
+		prefix += "/"
+	}
+	s := &bucketSink{ctx: ctx, b: b, prefix: prefix, fp: map[string]string{}, found: map[string]store.Attrs{}, opt: &j.opt}
+	if err := s.plan(j); err != nil {
+		return nil, err
+	}
+	j.sink = s
+	defer func() { j.sink = nil }()
+	return j.write("", false)
+}
+
+// plan names every file of the conversion (of all processes), fingerprints them,
+// and checks what the prefix already holds.
+func (s *bucketSink) plan(j *Job) error {
+	id := sha256.New()
+	fmt.Fprintf(id, "source %q to %q mesh %v %v %v processes %d\n", j.opt.Source, j.opt.To,
+		j.opt.Mesh.Axes, j.opt.Mesh.Sizes, j.opt.Mesh.Devices, j.opt.Processes)
+	for _, t := range j.ckpt.Tensors {
+		fmt.Fprintf(id, "tensor %q %s %v at %d-%d of %s\n", t.Name, t.DType, t.Shape, t.Offset, t.End, j.ckpt.version(t))
+	}
+	job := id.Sum(nil)
+	for _, t := range j.tensors {
+		for k := range t.pl.Shards {
+			f := shardFile(t.dir, &t.pl.Shards[k])
+			h := sha256.New()
+			fmt.Fprintf(h, "%x %q %s %s %s %d", job, t.t.Name, t.pl.Spec, t.dst, f, t.plan.footprint)
+			s.fp[f] = hex.EncodeToString(h.Sum(nil))
+		}
+	}
+	partial := map[string]bool{}
+	if j.opt.Processes > 1 {
+		for i := range j.opt.Processes {
+			partial[PartialName(i, j.opt.Processes)] = true
+		}
+	}
+	mine := PartialName(j.opt.Process, j.opt.Processes)
+	as, err := s.b.List(s.ctx, s.prefix)
+	if err != nil {
+		return err
+	}
+	var foreign []string
+	for _, a := range as {
+		rel := strings.TrimPrefix(a.Key, s.prefix)
+		switch {
+		case rel == ManifestName:
+			return fmt.Errorf("sharding: %s already holds a complete conversion (%s)", s.b.URL(s.prefix), ManifestName)
+		case partial[rel]:
+			if j.opt.Processes > 1 && rel == mine {
+				continue // this process's own, from an earlier run: replaced at the end
+			}
+			continue
+		case s.fp[rel] == "":
+			foreign = append(foreign, rel)
+			continue
+		}
+		st, err := s.b.Stat(s.ctx, a.Key)
+		if errors.Is(err, store.ErrNotExist) {
+			continue // another process's, being replaced
+		}
+		if err != nil {
+			return err
+		}
+		if st.Metadata[metaJob] == "" {
+			foreign = append(foreign, rel)
+			continue
+		}
+		s.found[rel] = st
+	}
+	if len(foreign) > 0 {
+		return fmt.Errorf("sharding: %s holds %d object(s) this conversion did not write, such as %s; write to a new prefix",
+			s.b.URL(s.prefix), len(foreign), foreign[0])
+	}
+	return nil
+}
+
+// version identifies the bytes of the file that holds t: an object's ETag or
+// generation, or a local file's size and modification time.
+func (c *Checkpoint) version(t TensorEntry) string {
+	if o, ok := c.objects[t.File]; ok {
+		return o.Attrs().Version
+	}
+	if st, err := os.Stat(t.File.Path); err == nil {
+		return fmt.Sprintf("%d@%d", st.Size(), st.ModTime().UnixNano())
+	}
+	return ""
+}
+
+// MergeURL is Merge for a conversion written under a bucket URL: the partial
+// manifests are read from the bucket and checked by Merge, manifest.json is written
+// to the bucket, and then the partial manifests are deleted.
+func MergeURL(out string) (*Manifest, error) {
+	ctx := context.Background()
+	b, key, err := store.Open(ctx, out)
+	if err != nil {
+		return nil, err
+	}
+	prefix := strings.TrimSuffix(key, "/")
+	if prefix != "" {
+		prefix += "/"
+	}
+	as, err := b.List(ctx, prefix)
+	if err != nil {
+		return nil, err
+	}
+	tmp, err := os.MkdirTemp("", "tpulayout-merge-*")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(tmp)
+	var parts []string
+	for _, a := range as {
+		rel := strings.TrimPrefix(a.Key, prefix)
+		if !partialRE.MatchString(rel) {
+			continue
+		}
+		data, err := b.ReadAll(ctx, a.Key)
+		if err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(filepath.Join(tmp, rel), data, 0o644); err != nil {
+			return nil, err
+		}
+		parts = append(parts, a.Key)
+	}
+	m, err := Merge(tmp)
+	if err != nil { // name the prefix, not the temporary directory
+		return nil, errors.New(strings.ReplaceAll(err.Error(), tmp, b.URL(prefix)))
+	}
+	js, err := os.ReadFile(filepath.Join(tmp, ManifestName))
+	if err != nil {
+		return nil, err
+	}
+	if err := b.PutFile(ctx, prefix+ManifestName, bytes.NewReader(js), int64(len(js)), map[string]string{metaSHA256: sha256Hex(js)}); err != nil {
+		return nil, err
+	}
+	for _, p := range parts {
+		if err := b.Delete(ctx, p); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+func sha256Hex(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}
+
+// FetchURL copies a finished conversion under a bucket URL (its manifest.json and
+// every image that lists) into a new temporary directory, for Verify and Gather,
+// which read directories; remove it when done. It fails if the manifest is missing
+// (the conversion did not finish) or an image is not the size the manifest says.
+func FetchURL(out string) (string, error) {
+	ctx := context.Background()
+	b, key, err := store.Open(ctx, out)
+	if err != nil {
+		return "", err
+	}
+	prefix := strings.TrimSuffix(key, "/")
+	if prefix != "" {
+		prefix += "/"
+	}
+	js, err := b.ReadAll(ctx, prefix+ManifestName)
+	if err != nil {
+		return "", err
+	}
+	tmp, err := os.MkdirTemp("", "tpulayout-outdir-*")
+	if err != nil {
+		return "", err
+	}
+	fail := func(err error) (string, error) {
+		os.RemoveAll(tmp)
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(tmp, ManifestName), js, 0o644); err != nil {
+		return fail(err)
+	}
+	m, err := ReadManifest(filepath.Join(tmp, ManifestName))
+	if err != nil {
+		return fail(fmt.Errorf("%s: %w", b.URL(prefix+ManifestName), err))
+	}
+	for _, t := range m.Tensors {
+		for _, s := range t.Shards {
+			if strings.Contains(s.File, "..") || strings.HasPrefix(s.File, "/") {
+				return fail(fmt.Errorf("sharding: %s lists file %q, which is not under it", b.URL(prefix+ManifestName), s.File))
+			}
+			o, err := b.Object(ctx, prefix+s.File)
+			if err != nil {
+				return fail(err)
+			}
+			if o.Size() != s.Bytes {
+				return fail(fmt.Errorf("sharding: %s is %d bytes, the manifest says %d", o.URL(), o.Size(), s.Bytes))
+			}
+			p := filepath.Join(tmp, filepath.FromSlash(s.File))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				return fail(err)
+			}
+			f, err := os.Create(p)
+			if err != nil {
+				return fail(err)
+			}
+			_, err = io.Copy(f, io.NewSectionReader(o, 0, o.Size()))
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+			if err != nil {
+				return fail(err)
+			}
+		}
+	}
+	return tmp, nil
+}

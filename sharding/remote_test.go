@@ -1,0 +1,120 @@
+package sharding
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tpulayout/tpulayout/buffer/safetensors"
+	"github.com/tpulayout/tpulayout/layout"
+
+	"github.com/tpulayout/tpulayout/store"
+	"github.com/tpulayout/tpulayout/store/storetest"
+)
+
+// openFixture opens a fixture's checkpoint in checkFixture; the tests below point it
+// at a bucket.
+var openFixture = OpenCheckpoint
+
+// fixturesVia runs the NumPy fixtures with their checkpoints opened by open.
+func fixturesVia(t *testing.T, open func(path string) (*Checkpoint, error)) {
+	old := openFixture
+	openFixture = open
+	defer func() { openFixture = old }()
+	TestFixtures(t)
+}
+
+// TestFixturesByRanges converts every NumPy fixture reading its checkpoint by
+// ranges (through the store's file bucket, so without a server), with reads cut to
+// 64 bytes and gaps of up to 40 bytes read and dropped: each image equals NumPy's.
+func TestFixturesByRanges(t *testing.T) {
+	oldSpan, oldGap := maxSpan, maxGap
+	maxSpan, maxGap = 64, 40
+	defer func() { maxSpan, maxGap = oldSpan, oldGap }()
+	ctx := context.Background()
+	fixturesVia(t, func(path string) (*Checkpoint, error) {
+		b, key, err := store.Open(ctx, path)
+		if err != nil {
+			return nil, err
+		}
+		c, err := openBucketCheckpoint(ctx, b, key)
+		if err == nil && len(c.objects) == 0 {
+			t.Fatal("checkpoint not read by ranges")
+		}
+		return c, err
+	})
+}
+
+// TestFixturesFromServers converts every fixture from a checkpoint in a bucket of
+// each test server, as s3:// and gs:// URLs.
+func TestFixturesFromServers(t *testing.T) {
+	ctx := context.Background()
+	for _, s := range storetest.Servers(t) {
+		t.Run(s.Scheme, func(t *testing.T) {
+			s.Point(t, s.Endpoint)
+			bucket := s.NewBucket(t)
+			prefix := s.Scheme + "://" + bucket + "/ckpt/"
+			b, _, err := store.Open(ctx, prefix)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range readFixtures(t) {
+				data, err := os.ReadFile(filepath.Join(fixtureDir, c.Name+".safetensors"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := b.Put(ctx, "ckpt/"+c.Name+".safetensors", bytes.NewReader(data), int64(len(data)), nil); err != nil {
+					t.Fatal(err)
+				}
+			}
+			fixturesVia(t, func(path string) (*Checkpoint, error) {
+				return OpenCheckpoint(prefix + filepath.Base(path))
+			})
+		})
+	}
+}
+
+// TestCheckpointChangesDuringRun: the checkpoint object is replaced by a shorter one
+// between reading its header and its tensors; the conversion fails naming it, and
+// leaves no output directory.
+func TestCheckpointChangesDuringRun(t *testing.T) {
+	ctx := context.Background()
+	c := readFixtures(t)[0]
+	data, err := os.ReadFile(filepath.Join(fixtureDir, c.Name+".safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(t.TempDir(), "model.safetensors")
+	if err := os.WriteFile(src, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b, key, err := store.Open(ctx, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ckpt, err := openBucketCheckpoint(ctx, b, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(src, data[:len(data)-8], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mesh, _ := ParseMesh(c.Mesh, c.Devices)
+	spec, _ := ParseSpec(c.Spec)
+	out := filepath.Join(t.TempDir(), "out")
+	_, err = ConvertDir(ckpt, out, Options{Mesh: mesh,
+		SpecFor: func(string) (Spec, error) { return spec, nil },
+		Target: func(_ safetensors.TensorInfo, shard layout.Shape) (layout.Shape, error) {
+			return rowMajor(shard.DType, shard.Dims), nil
+		}})
+	if !errors.Is(err, store.ErrChanged) || !strings.Contains(err.Error(), src) {
+		t.Errorf("conversion of a changed checkpoint: %v", err)
+	}
+	if ents, _ := os.ReadDir(filepath.Dir(out)); len(ents) != 0 {
+		t.Errorf("left %d entries beside OUT", len(ents))
+	}
+}

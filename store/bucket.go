@@ -1,0 +1,261 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// ErrNotExist is wrapped by the errors for a missing bucket or object.
+var ErrNotExist = errors.New("does not exist")
+
+// ErrChanged is wrapped by the error of a read from an object that was replaced or
+// changed size since it was opened.
+var ErrChanged = errors.New("changed since it was opened")
+
+// Attrs describe an object.
+type Attrs struct {
+	Key      string
+	Size     int64
+	Version  string            // an ETag or generation: changes when the object does
+	Metadata map[string]string // user metadata, keys lower case
+}
+
+// backend is one kind of store, tried once per call: Bucket adds the retries and
+// names the object in its errors.
+type backend interface {
+	stat(ctx context.Context, key string) (Attrs, error)
+	// readAt fills p from off in the object a.Key, which must still be of a's
+	// version (when not empty) and size, else ErrChanged; a short read is an error.
+	readAt(ctx context.Context, a Attrs, p []byte, off int64) error
+	put(ctx context.Context, key string, r io.Reader, size int64, meta map[string]string) error
+	list(ctx context.Context, prefix string) ([]Attrs, error)
+	remove(ctx context.Context, key string) error
+	// bucketExists tells a missing bucket from a missing object after a 404.
+	bucketExists(ctx context.Context) (bool, error)
+}
+
+// Bucket is a bucket of an object store, or the local file system.
+type Bucket struct {
+	loc   Location // Scheme and Bucket
+	be    backend
+	Retry Retry // how reads are retried
+}
+
+// Open returns the bucket that holds the object at name (a URL or a path) and its
+// key. Nothing is contacted yet: a missing bucket or bad credentials show at the
+// first call.
+func Open(ctx context.Context, name string) (*Bucket, string, error) {
+	loc, err := Parse(name)
+	if err != nil {
+		return nil, "", err
+	}
+	b := &Bucket{loc: Location{Scheme: loc.Scheme, Bucket: loc.Bucket}, Retry: DefaultRetry}
+	switch loc.Scheme {
+	case "file":
+		b.be = fileBackend{}
+	case "s3":
+		b.be, err = newS3(loc.Bucket)
+	case "gs":
+		b.be, err = newGCS(ctx, loc.Bucket)
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("store: %s: %w", name, err)
+	}
+	return b, loc.Key, nil
+}
+
+// URL names key in b as a user wrote it.
+func (b *Bucket) URL(key string) string {
+	l := b.loc
+	l.Key = key
+	return l.String()
+}
+
+// Local reports whether b is the local file system (keys are paths).
+func (b *Bucket) Local() bool { return b.loc.Scheme == "file" }
+
+func (b *Bucket) errf(key string, err error) error {
+	return fmt.Errorf("store: %s: %w", b.URL(key), err)
+}
+
+// Stat returns the attributes of the object key.
+func (b *Bucket) Stat(ctx context.Context, key string) (Attrs, error) {
+	var a Attrs
+	err := b.Retry.do(ctx, func(ctx context.Context) error {
+		var err error
+		a, err = b.be.stat(ctx, key)
+		return err
+	})
+	if errors.Is(err, ErrNotExist) && !b.Local() {
+		if ok, berr := b.be.bucketExists(ctx); berr == nil && !ok {
+			err = fmt.Errorf("bucket %q %w", b.loc.Bucket, ErrNotExist)
+		}
+	}
+	if err != nil {
+		return Attrs{}, b.errf(key, err)
+	}
+	return a, nil
+}
+
+// ReadAll reads the whole object key (for small objects: headers, manifests).
+func (b *Bucket) ReadAll(ctx context.Context, key string) ([]byte, error) {
+	o, err := b.Object(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	p := make([]byte, o.Size())
+	if _, err := o.ReadAt(p, 0); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Put writes the object key whole from r, which holds size bytes, with user
+// metadata meta. The object appears under key only once complete.
+func (b *Bucket) Put(ctx context.Context, key string, r io.Reader, size int64, meta map[string]string) error {
+	if err := b.be.put(ctx, key, r, size, meta); err != nil {
+		return b.errf(key, err)
+	}
+	return nil
+}
+
+// PutFile writes the object key whole from the first size bytes of r (a local
+// file, say), retried as reads are: each try reads r again from the start.
+func (b *Bucket) PutFile(ctx context.Context, key string, r io.ReaderAt, size int64, meta map[string]string) error {
+	err := b.Retry.do(ctx, func(ctx context.Context) error {
+		return b.be.put(ctx, key, io.NewSectionReader(r, 0, size), size, meta)
+	})
+	if err != nil {
+		return b.errf(key, err)
+	}
+	return nil
+}
+
+// List returns the objects whose keys start with prefix, sorted by key.
+func (b *Bucket) List(ctx context.Context, prefix string) ([]Attrs, error) {
+	var as []Attrs
+	err := b.Retry.do(ctx, func(ctx context.Context) error {
+		var err error
+		as, err = b.be.list(ctx, prefix)
+		return err
+	})
+	if err != nil {
+		return nil, b.errf(prefix, err)
+	}
+	return as, nil
+}
+
+// Delete removes the object key.
+func (b *Bucket) Delete(ctx context.Context, key string) error {
+	if err := b.Retry.do(ctx, func(ctx context.Context) error { return b.be.remove(ctx, key) }); err != nil {
+		return b.errf(key, err)
+	}
+	return nil
+}
+
+// Object is an object opened for ranged reads: its size and version are read once,
+// and every read checks that the object is still that version.
+type Object struct {
+	b     *Bucket
+	ctx   context.Context
+	attrs Attrs
+}
+
+// Object opens key for ranged reads.
+func (b *Bucket) Object(ctx context.Context, key string) (*Object, error) {
+	a, err := b.Stat(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	a.Key = key
+	return &Object{b: b, ctx: ctx, attrs: a}, nil
+}
+
+// Size is the object's size when it was opened.
+func (o *Object) Size() int64 { return o.attrs.Size }
+
+// Attrs are the object's attributes when it was opened.
+func (o *Object) Attrs() Attrs { return o.attrs }
+
+// URL names the object.
+func (o *Object) URL() string { return o.b.URL(o.attrs.Key) }
+
+// ReadAt reads len(p) bytes from off, retrying as o's bucket says. Reading past the
+// end is io.EOF, as for a file.
+func (o *Object) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, fmt.Errorf("store: %s: negative offset %d", o.URL(), off)
+	}
+	if off >= o.attrs.Size {
+		if len(p) == 0 {
+			return 0, nil
+		}
+		return 0, io.EOF
+	}
+	n, short := len(p), false
+	if int64(n) > o.attrs.Size-off {
+		n, short = int(o.attrs.Size-off), true
+	}
+	if n > 0 {
+		err := o.b.Retry.do(o.ctx, func(ctx context.Context) error {
+			return o.b.be.readAt(ctx, o.attrs, p[:n], off)
+		})
+		if err != nil {
+			return 0, fmt.Errorf("store: %s: bytes %d–%d of %d: %w", o.URL(), off, off+int64(n), o.attrs.Size, err)
+		}
+	}
+	if short {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// Range is a byte range of an object and where its bytes go.
+type Range struct {
+	Off int64
+	Buf []byte
+}
+
+// ReadRanges reads every range, up to inFlight of them at once.
+func (o *Object) ReadRanges(rs []Range, inFlight int) error {
+	if inFlight < 1 {
+		inFlight = 1
+	}
+	errs := make(chan error, len(rs))
+	sem := make(chan struct{}, inFlight)
+	for _, r := range rs {
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem }()
+			_, err := o.ReadAt(r.Buf, r.Off)
+			errs <- err
+		}()
+	}
+	var first error
+	for range rs {
+		if err := <-errs; err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
+// checkContentRange checks the total size in an HTTP response's Content-Range
+// ("bytes a-b/total") against the object's size when opened.
+func checkContentRange(cr string, size int64) error {
+	_, total, ok := strings.Cut(cr, "/")
+	if !ok || total == "*" {
+		return nil
+	}
+	if n, err := strconv.ParseInt(total, 10, 64); err == nil && n != size {
+		return fmt.Errorf("%w (now %d bytes, was %d)", ErrChanged, n, size)
+	}
+	return nil
+}
+
+// trimKey is key without a leading "/", as object stores name them.
+func trimKey(key string) string { return strings.TrimPrefix(key, "/") }

@@ -1,0 +1,80 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tpulayout/tpulayout/store/storetest"
+)
+
+// TestFaultyServer reads an object through a proxy that fails most requests in
+// each of its ways: every range arrives exact.
+func TestFaultyServer(t *testing.T) {
+	for _, s := range storetest.Servers(t) {
+		t.Run(s.Scheme, func(t *testing.T) {
+			s.Point(t, s.Endpoint)
+			ctx := context.Background()
+			bucket := s.NewBucket(t)
+			b, key, err := Open(ctx, s.Scheme+"://"+bucket+"/ckpt.bin")
+			if err != nil {
+				t.Fatal(err)
+			}
+			data := make([]byte, 4<<20)
+			rng := rand.New(rand.NewPCG(1, 2))
+			for i := range data {
+				data[i] = byte(rng.Uint32())
+			}
+			if err := b.Put(ctx, key, bytes.NewReader(data), int64(len(data)), nil); err != nil {
+				t.Fatal(err)
+			}
+			// Each range's first three requests fail: a 503, a dropped connection, a
+			// read too slow for the attempt's timeout; the fourth passes.
+			p, proxy := storetest.NewProxy(t, s.Endpoint, func(n int) storetest.Fault { return storetest.Fault((n + 1) % 4) })
+			s.Point(t, proxy)
+			pb, _, err := Open(ctx, s.Scheme+"://"+bucket+"/ckpt.bin")
+			if err != nil {
+				t.Fatal(err)
+			}
+			pb.Retry = Retry{Tries: 8, First: time.Millisecond, Max: 20 * time.Millisecond, Timeout: 300 * time.Millisecond}
+			o, err := pb.Object(ctx, key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var rs []Range
+			for off := int64(0); off < int64(len(data)); off += 1 << 20 {
+				rs = append(rs, Range{Off: off, Buf: make([]byte, min(1<<20, int64(len(data))-off))})
+			}
+			if err := o.ReadRanges(rs, 4); err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range rs {
+				if !bytes.Equal(r.Buf, data[r.Off:r.Off+int64(len(r.Buf))]) {
+					t.Errorf("range at %d differs", r.Off)
+				}
+			}
+			if p.Seen(storetest.Status) == 0 || p.Seen(storetest.Drop) == 0 || p.Seen(storetest.Stall) == 0 {
+				t.Errorf("faults injected: %d 503s, %d drops, %d stalls; want each kind",
+					p.Seen(storetest.Status), p.Seen(storetest.Drop), p.Seen(storetest.Stall))
+			}
+
+			// A server that always fails: the error names the object after the last try.
+			_, bad := storetest.NewProxy(t, s.Endpoint, func(int) storetest.Fault { return storetest.Status })
+			s.Point(t, bad)
+			bb, _, _ := Open(ctx, s.Scheme+"://"+bucket+"/ckpt.bin")
+			bb.Retry = Retry{Tries: 3, First: time.Millisecond, Max: time.Millisecond}
+			bo, err := bb.Object(ctx, key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = bo.ReadAt(make([]byte, 10), 5)
+			want := s.Scheme + "://" + bucket + "/ckpt.bin: bytes 5–15 of 4194304: gave up after 3 tries: HTTP status 503"
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("always 503: %v; want %q", err, want)
+			}
+		})
+	}
+}
