@@ -253,7 +253,7 @@ func MergeURL(out string) (*Manifest, error) {
 		}
 		parts = append(parts, a.Key)
 	}
-	m, err := Merge(tmp)
+	m, err := MergeWith(tmp, MergeOptions{files: bucketFiles{ctx: ctx, b: b, prefix: prefix, objects: as}})
 	if err != nil { // name the prefix, not the temporary directory
 		return nil, errors.New(strings.ReplaceAll(err.Error(), tmp, b.URL(prefix)))
 	}
@@ -340,4 +340,51 @@ func FetchURL(out string) (string, error) {
 		}
 	}
 	return tmp, nil
+}
+
+// bucketFiles are the shard files of a merge on a bucket prefix, as its listing gives
+// them: each listed one there with its size and the SHA-256 its upload recorded (the
+// object's metadata; verify re-reads the bytes), and nothing else under the prefix but
+// the partial manifests.
+type bucketFiles struct {
+	ctx     context.Context
+	b       *store.Bucket
+	prefix  string
+	objects []store.Attrs // as listed: S3's listings carry no metadata
+}
+
+func (b bucketFiles) check(rel string, ms ManifestShard, hash bool) string {
+	for _, a := range b.objects {
+		if a.Key != b.prefix+rel {
+			continue
+		}
+		if a.Size != ms.Bytes {
+			return fmt.Sprintf("has %d bytes, the manifest says %d", a.Size, ms.Bytes)
+		}
+		if !hash {
+			return ""
+		}
+		if a.Metadata == nil {
+			o, err := b.b.Object(b.ctx, a.Key)
+			if err != nil {
+				return err.Error()
+			}
+			a = o.Attrs()
+		}
+		if sum := a.Metadata[metaSHA256]; sum != ms.SHA256 {
+			return fmt.Sprintf("has sha256 %q in its metadata, the manifest says %s", sum, ms.SHA256)
+		}
+		return ""
+	}
+	return "is missing"
+}
+
+func (b bucketFiles) unlisted(listed map[string]bool) string {
+	for _, a := range b.objects {
+		rel := strings.TrimPrefix(a.Key, b.prefix)
+		if !listed[rel] && !partialRE.MatchString(rel) {
+			return rel
+		}
+	}
+	return ""
 }

@@ -276,12 +276,8 @@ func (j *Job) write(dir string, inTemp bool) (*Manifest, error) {
 	if j.opt.Processes > 1 {
 		m.Process = fmt.Sprintf("%d/%d", j.opt.Process, j.opt.Processes)
 	}
-	var srcFiles []string
-	for _, t := range j.tensors {
-		srcFiles = append(srcFiles, t.t.File.Path)
-	}
 	var err error
-	if m.Sources, err = sourcesOf(srcFiles); err != nil {
+	if m.Sources, err = j.sources(); err != nil {
 		return nil, err
 	}
 	mine := map[int]bool{}

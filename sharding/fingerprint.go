@@ -8,6 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+
+	"github.com/tpulayout/tpulayout/buffer/safetensors"
 )
 
 // ManifestSource is one file of the source checkpoint as a process read it: its size
@@ -31,22 +34,13 @@ const (
 	fingerprintBlock   = 4096
 )
 
-// fingerprint returns the fingerprint of the file at path and its size.
-func fingerprint(path string) (string, int64, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", 0, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return "", 0, err
-	}
-	size := st.Size()
+// fingerprint returns the fingerprint of the size bytes r holds: a local file or an
+// object in a bucket, read by ranges.
+func fingerprint(r io.ReaderAt, size int64) (string, error) {
 	h := sha256.New()
 	head := int64(fingerprintSamples * fingerprintBlock)
-	if _, err := io.Copy(h, io.LimitReader(f, head)); err != nil {
-		return "", 0, err
+	if _, err := io.Copy(h, io.NewSectionReader(r, 0, min(head, size))); err != nil {
+		return "", err
 	}
 	if size > head {
 		buf := make([]byte, fingerprintBlock)
@@ -56,45 +50,57 @@ func fingerprint(path string) (string, int64, error) {
 			if span > 0 {
 				off += span * i / (fingerprintSamples - 1)
 			}
-			n, err := f.ReadAt(buf, off)
+			n, err := r.ReadAt(buf, off)
 			if err != nil && err != io.EOF {
-				return "", 0, err
+				return "", err
 			}
 			h.Write(buf[:n])
 		}
 	}
-	return hex.EncodeToString(h.Sum(nil)), size, nil
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
-// sourcesOf fingerprints the files of the checkpoint that hold the tensors a job
-// converts, by base name in sorted order.
-func sourcesOf(files []string) ([]ManifestSource, error) {
-	files = slices.Clone(files)
-	slices.Sort(files)
-	files = slices.Compact(files)
+// fingerprintFile is fingerprint of the file at path, and its size.
+func fingerprintFile(path string) (string, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", 0, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return "", 0, err
+	}
+	fp, err := fingerprint(f, st.Size())
+	return fp, st.Size(), err
+}
+
+// sources fingerprints the files of the checkpoint that hold the tensors the job
+// converts (objects by ranges where the checkpoint is in a bucket), by base name in
+// sorted order.
+func (j *Job) sources() ([]ManifestSource, error) {
+	seen := map[*safetensors.File]bool{}
 	out := []ManifestSource{}
-	for _, p := range files {
-		fp, n, err := fingerprint(p)
+	for _, t := range j.tensors {
+		f := t.t.File
+		if seen[f] {
+			continue
+		}
+		seen[f] = true
+		var fp string
+		var n int64
+		var err error
+		if o, ok := j.ckpt.objects[f]; ok {
+			n = o.Size()
+			fp, err = fingerprint(o, n)
+		} else {
+			fp, n, err = fingerprintFile(f.Path)
+		}
 		if err != nil {
-			return nil, fmt.Errorf("cannot read the source %s: %w", p, err)
+			return nil, fmt.Errorf("cannot read the source %s: %w", f.Path, err)
 		}
-		out = append(out, ManifestSource{File: filepath.Base(p), Bytes: n, Fingerprint: fp})
+		out = append(out, ManifestSource{File: filepath.Base(f.Path), Bytes: n, Fingerprint: fp})
 	}
+	slices.SortFunc(out, func(a, b ManifestSource) int { return strings.Compare(a.File, b.File) })
 	return out, nil
-}
-
-// checkSources compares the fingerprints of the checkpoint's files now with those in
-// a manifest and returns what differs ("" if nothing, or the manifest has none).
-func checkSources(listed []ManifestSource, dir string) string {
-	for _, s := range listed {
-		fp, n, err := fingerprint(filepath.Join(dir, s.File))
-		switch {
-		case err != nil:
-			return fmt.Sprintf("source file %s: %v", s.File, err)
-		case n != s.Bytes || fp != s.Fingerprint:
-			return fmt.Sprintf("source file %s is not the one converted: %d bytes, fingerprint %.12s…; the manifest says %d bytes, %.12s…",
-				s.File, n, fp, s.Bytes, s.Fingerprint)
-		}
-	}
-	return ""
 }

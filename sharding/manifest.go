@@ -161,7 +161,28 @@ type MergeOptions struct {
 	// Quick skips re-hashing the shard files: their existence and sizes are still
 	// checked (verify checks everything).
 	Quick bool
+
+	// files checks the listed shard files and finds unlisted ones where they are not
+	// in the directory merged (a bucket prefix: see MergeURL); nil for the directory.
+	files shardFiles
 }
+
+// shardFiles is where a merge looks for the shard files its manifests list.
+type shardFiles interface {
+	// check returns what is wrong with the listed file rel ("" if nothing).
+	check(rel string, ms ManifestShard, hash bool) string
+	// unlisted returns the first file that listed does not hold ("" if none).
+	unlisted(listed map[string]bool) string
+}
+
+// dirFiles is a directory's shard files.
+type dirFiles string
+
+func (d dirFiles) check(rel string, ms ManifestShard, hash bool) string {
+	return checkShardFile(filepath.Join(string(d), rel), ms, hash)
+}
+
+func (d dirFiles) unlisted(listed map[string]bool) string { return unlisted(string(d), listed) }
 
 // MergeWith is Merge with options. Besides what the partial manifests say of each
 // other, it checks the directory: every listed file is there with its listed size

@@ -21,6 +21,10 @@ func checkMergedFiles(dir string, m *Manifest, opt MergeOptions, parts map[int]s
 	if err != nil {
 		return fmt.Errorf("sharding: the partial manifests' mesh: %w", err)
 	}
+	files := opt.files
+	if files == nil {
+		files = dirFiles(dir)
+	}
 	listed := map[string]bool{}
 	for _, p := range parts {
 		listed[p] = true
@@ -49,12 +53,12 @@ func checkMergedFiles(dir string, m *Manifest, opt MergeOptions, parts map[int]s
 		listed[d] = true
 		for _, ms := range mt.Shards {
 			listed[ms.File] = true
-			if msg := checkShardFile(filepath.Join(dir, ms.File), ms, !opt.Quick); msg != "" {
+			if msg := files.check(ms.File, ms, !opt.Quick); msg != "" {
 				return fmt.Errorf("sharding: tensor %q: shard file %s %s", mt.Name, ms.File, msg)
 			}
 		}
 	}
-	if f := unlisted(dir, listed); f != "" {
+	if f := files.unlisted(listed); f != "" {
 		return fmt.Errorf("sharding: %s holds %s, which no partial manifest lists: a file of another conversion, or one being written; remove it", dir, f)
 	}
 	return nil

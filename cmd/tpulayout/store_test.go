@@ -231,6 +231,38 @@ func TestStoreConvertToBucket(t *testing.T) {
 			}
 			sameTree(t, local, download(t, four), in, ckpts+"model.safetensors")
 
+			// Merge on a prefix checks the images as on a directory: one replaced by
+			// other bytes of the same size, or deleted, after its process finished.
+			tampered := root + "tampered/"
+			for i := range 4 {
+				mustRun(t, append([]string{"convert", in, tampered, "--process", fmt.Sprintf("%d/4", i)}, common...)...)
+			}
+			_, tk, _ := store.Open(ctx, tampered)
+			as, err := b.List(ctx, tk)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var img store.Attrs
+			for _, a := range as {
+				if strings.HasSuffix(a.Key, ".bin") {
+					img = a
+					break
+				}
+			}
+			zeros := make([]byte, img.Size)
+			if err := b.Put(ctx, img.Key, bytes.NewReader(zeros), img.Size, nil); err != nil {
+				t.Fatal(err)
+			}
+			if _, errOut, code := runCmd(t, "manifest", "merge", tampered); code != 2 || !strings.Contains(errOut, "sha256") {
+				t.Errorf("merge after an image was replaced: exit %d, %q", code, errOut)
+			}
+			if err := b.Delete(ctx, img.Key); err != nil {
+				t.Fatal(err)
+			}
+			if _, errOut, code := runCmd(t, "manifest", "merge", tampered); code != 2 || !strings.Contains(errOut, "is missing") {
+				t.Errorf("merge after an image was deleted: exit %d, %q", code, errOut)
+			}
+
 			// Process 2 of 4 was killed after all but one image: its partial manifest
 			// and one image are missing. The rerun uploads those two only.
 			resume := root + "resume/"
