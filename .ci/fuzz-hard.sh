@@ -8,3 +8,4 @@ export PATH="$PATH:/usr/local/go/bin"
 go test -run '^$' -fuzz '^FuzzRules$' -fuzztime 20000x -parallel 1 ./sharding
 go test -run '^$' -fuzz '^FuzzManifestGather$' -fuzztime 3000x -parallel 1 ./sharding
 go test -run '^$' -fuzz '^FuzzMergeInput$' -fuzztime 300x -parallel 1 ./sharding
+go test -run '^$' -fuzz '^FuzzDeviceIDs$' -fuzztime 20000x -parallel 1 ./sharding

@@ -31,16 +31,16 @@ type Manifest struct {
 	Checksum string           `json:"checksum"`
 	Process  string           `json:"process,omitempty"` // "I/N" in a partial manifest
 	Mesh     ManifestMesh     `json:"mesh"`
-	Devices  []ManifestDevice `json:"devices"`
+	Devices  []ManifestDevice `json:"devices,omitempty"` // left out for meshes of over 64 devices
 	Tensors  []ManifestTensor `json:"tensors"`
 }
 
 // ManifestMesh is the mesh: axes majormost first, and the device ids in row-major
 // order of the axes.
 type ManifestMesh struct {
-	Axes    []string `json:"axes"`
-	Sizes   []int    `json:"sizes"`
-	Devices []int    `json:"devices"`
+	Axes    []string  `json:"axes"`
+	Sizes   []int     `json:"sizes"`
+	Devices DeviceIDs `json:"devices"`
 }
 
 // ManifestDevice is one device: its id, mesh coordinates and the image files it
@@ -69,7 +69,7 @@ type ManifestTensor struct {
 type ManifestShard struct {
 	Index   []int      `json:"index"`
 	Ranges  [][2]int64 `json:"ranges"`
-	Devices []int      `json:"devices"`
+	Devices DeviceIDs  `json:"devices"`
 	File    string     `json:"file"`
 	Bytes   int64      `json:"bytes"`
 	SHA256  string     `json:"sha256"`
@@ -103,15 +103,61 @@ func ParseManifest(data []byte) (*Manifest, error) {
 	if m.Checksum != "sha256" {
 		return nil, fmt.Errorf("checksum %q, want \"sha256\" (the only one written or checked)", m.Checksum)
 	}
+	if m.Devices == nil {
+		if err := m.deviceTable(); err != nil {
+			return nil, err
+		}
+	}
 	return &m, nil
+}
+
+// deviceTable rebuilds the per-device table that Marshal leaves out of a large mesh's
+// manifest: every device that holds a shard, with its mesh coordinates and files.
+func (m *Manifest) deviceTable() error {
+	mesh, err := NewMesh(m.Mesh.Axes, m.Mesh.Sizes, m.Mesh.Devices)
+	if err != nil {
+		return fmt.Errorf("mesh: %w", err)
+	}
+	pos := make(map[int]int, len(m.Mesh.Devices))
+	for p, id := range m.Mesh.Devices {
+		pos[id] = p
+	}
+	held := map[int]bool{}
+	for _, t := range m.Tensors {
+		for _, s := range t.Shards {
+			for _, d := range s.Devices {
+				if _, ok := pos[d]; !ok {
+					return fmt.Errorf("tensor %q: shard %s lists device %d, which the mesh does not have", t.Name, s.File, d)
+				}
+				held[d] = true
+			}
+		}
+	}
+	m.Devices = []ManifestDevice{}
+	for p, id := range m.Mesh.Devices {
+		if held[id] {
+			m.Devices = append(m.Devices, ManifestDevice{ID: id, Coords: mesh.Coords(p)})
+		}
+	}
+	m.normalize()
+	return nil
 }
 
 // Marshal prints the manifest as indented JSON with arrays of numbers, and objects of
 // numbers, strings and such arrays (a device, a source file), on one line: a mesh of a
 // million devices lists a million devices, and one line each makes the manifest a
 // quarter smaller (107 MB to 82 MB for one replicated tensor).
+//
+// The per-device table is left out for a mesh of over compactAbove devices: it follows
+// from the mesh and the shards, and ParseManifest rebuilds it.
 func (m *Manifest) Marshal() ([]byte, error) {
-	b, err := json.MarshalIndent(m, "", "  ")
+	out := m
+	if len(m.Mesh.Devices) > compactAbove && len(m.Tensors) > 0 {
+		c := *m
+		c.Devices = nil
+		out = &c
+	}
+	b, err := json.MarshalIndent(out, "", "  ")
 	if err != nil {
 		return nil, err
 	}

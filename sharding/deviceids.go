@@ -1,0 +1,104 @@
+package sharding
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// DeviceIDs lists device ids. In a manifest a long list that is a few runs of
+// consecutive ids is written as text, "0-1048575" or "0-3,8-11": a fully replicated
+// tensor on a mesh of a million devices lists them in a dozen bytes, not 8 MB. Short
+// lists and lists without runs stay JSON arrays; both forms are read.
+type DeviceIDs []int
+
+// compactAbove is the length from which a list with runs is written as text; the
+// meshes of everyday conversions (up to 64 devices) keep their arrays.
+const compactAbove = 64
+
+// maxDeviceIDs bounds what a text list may expand to: the largest mesh (see NewMesh).
+const maxDeviceIDs = 1 << 20
+
+func (d DeviceIDs) MarshalJSON() ([]byte, error) {
+	if len(d) <= compactAbove || !increasing(d) {
+		return json.Marshal([]int(d))
+	}
+	var b strings.Builder
+	runs := 0
+	for i := 0; i < len(d); {
+		j := i
+		for j+1 < len(d) && d[j+1] == d[j]+1 {
+			j++
+		}
+		if runs > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(d[i]))
+		if j > i {
+			b.WriteByte('-')
+			b.WriteString(strconv.Itoa(d[j]))
+		}
+		runs++
+		i = j + 1
+	}
+	if runs*4 > len(d) { // few runs: the array says it as well
+		return json.Marshal([]int(d))
+	}
+	return json.Marshal(b.String())
+}
+
+func (d *DeviceIDs) UnmarshalJSON(data []byte) error {
+	if len(data) == 0 || data[0] != '"' {
+		return json.Unmarshal(data, (*[]int)(d))
+	}
+	var s string
+	if err := json.Unmarshal(data, &s); err != nil {
+		return err
+	}
+	ids, err := parseDeviceRuns(s)
+	if err != nil {
+		return err
+	}
+	*d = ids
+	return nil
+}
+
+// parseDeviceRuns reads "a-b,c,…": each run increasing and after the one before, at
+// most maxDeviceIDs ids in all.
+func parseDeviceRuns(s string) (DeviceIDs, error) {
+	var ids DeviceIDs
+	next := 0
+	for i, run := range strings.Split(s, ",") {
+		lo, hi, isRange := strings.Cut(run, "-")
+		a, err1 := strconv.Atoi(lo)
+		b, err2 := a, error(nil)
+		if isRange {
+			b, err2 = strconv.Atoi(hi)
+		}
+		switch {
+		case err1 != nil || err2 != nil || a < 0:
+			return nil, fmt.Errorf("device list %q: run %d, %q, is not N or N-M", s, i+1, run)
+		case b < a || (i > 0 && a < next):
+			return nil, fmt.Errorf("device list %q: run %d, %q, does not increase", s, i+1, run)
+		case b-a >= maxDeviceIDs-len(ids):
+			return nil, fmt.Errorf("device list %q: more than %d devices", s, maxDeviceIDs)
+		}
+		for id := a; id <= b; id++ {
+			ids = append(ids, id)
+		}
+		next = b + 1
+	}
+	return ids, nil
+}
+
+// increasing reports whether d is non-negative and strictly increasing: the lists the
+// text form can say.
+func increasing(d DeviceIDs) bool {
+	for i, id := range d {
+		if id < 0 || i > 0 && id <= d[i-1] {
+			return false
+		}
+	}
+	return true
+}
