@@ -21,19 +21,7 @@ var errNoWriteAt = errors.New("buffer: ChunkedWriter.WriteAt on a writer without
 
 // Write writes p to W in pieces.
 func (c ChunkedWriter) Write(p []byte) (int, error) {
-	n := 0
-	for n < len(p) {
-		piece := p[n:min(len(p), n+WriteChunk)]
-		m, err := c.W.Write(piece)
-		n += m
-		if err == nil && m < len(piece) {
-			err = io.ErrShortWrite
-		}
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
+	return inPieces(p, func(piece []byte, _ int) (int, error) { return c.W.Write(piece) })
 }
 
 // WriteAt writes p at off in W, which must be an [io.WriterAt], in pieces.
@@ -42,10 +30,16 @@ func (c ChunkedWriter) WriteAt(p []byte, off int64) (int, error) {
 	if !ok {
 		return 0, errNoWriteAt
 	}
+	return inPieces(p, func(piece []byte, n int) (int, error) { return wa.WriteAt(piece, off+int64(n)) })
+}
+
+// inPieces writes p through write, WriteChunk bytes at a time (n: the bytes before
+// the piece), stopping at the first error or short write.
+func inPieces(p []byte, write func(piece []byte, n int) (int, error)) (int, error) {
 	n := 0
 	for n < len(p) {
 		piece := p[n:min(len(p), n+WriteChunk)]
-		m, err := wa.WriteAt(piece, off+int64(n))
+		m, err := write(piece, n)
 		n += m
 		if err == nil && m < len(piece) {
 			err = io.ErrShortWrite

@@ -90,8 +90,7 @@ func (n *nibbleTiles) groups(dst, src []byte, lo, hi int64) {
 	per := n.tileRows / 8           // word rows a tile
 	tileBytes := n.tileRows * 64    // R rows × 128 nibbles
 	rowTiles := c / 128 * tileBytes // a band of tiles across the array
-	// Streamed as other plans of that size (the tests force it through p.stream).
-	stream := n.p.stream || n.p.opts.storesOr(n.p.dst.FootprintBytes()+n.p.src.FootprintBytes() >= streamingBytes())
+	stream := n.p.nibbleStreams()
 	rs := [4][]byte{}
 	for g := lo; g < hi; g++ {
 		// The group's first word: its tile band, its word row within the tiles.
@@ -135,6 +134,12 @@ type nibbleWords struct {
 	rows, cols int64
 	scratch    *freeList[[]byte]
 	part       func(dst, src []byte, lo, hi int64) // blocks, made once
+}
+
+// nibbleStreams reports whether the nibble executors store non-temporally: as other
+// plans of their size (the tests force it through p.stream).
+func (p *Plan) nibbleStreams() bool {
+	return p.stream || p.opts.storesOr(p.dst.FootprintBytes()+p.src.FootprintBytes() >= streamingBytes())
 }
 
 // nibbleBlock is the rows of a block: 16 words a destination row, a whole line.
@@ -187,7 +192,7 @@ func (n *nibbleWords) blocks(dst, src []byte, lo, hi int64) {
 	s := n.scratch.get()
 	defer n.scratch.put(s)
 	c, words := n.cols, n.cols/8 // bytes a row, words a row
-	stream := n.p.stream || n.p.opts.storesOr(n.p.dst.FootprintBytes()+n.p.src.FootprintBytes() >= streamingBytes())
+	stream := n.p.nibbleStreams()
 	trans := ks.Transpose32
 	if stream {
 		trans = ks.Transpose32Stream

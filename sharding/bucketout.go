@@ -127,10 +127,7 @@ func (j *Job) WriteURL(out string) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	prefix := strings.TrimSuffix(key, "/")
-	if prefix != "" {
-		prefix += "/"
-	}
+	prefix := dirPrefix(key)
 	s := &bucketSink{ctx: ctx, b: b, prefix: prefix, fp: map[string]string{}, found: map[string]store.Attrs{}, opt: &j.opt}
 	if err := s.plan(j); err != nil {
 		return nil, err
@@ -225,10 +222,7 @@ func MergeURL(out string) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	prefix := strings.TrimSuffix(key, "/")
-	if prefix != "" {
-		prefix += "/"
-	}
+	prefix := dirPrefix(key)
 	as, err := b.List(ctx, prefix)
 	if err != nil {
 		return nil, err
@@ -287,10 +281,7 @@ func FetchURL(out string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	prefix := strings.TrimSuffix(key, "/")
-	if prefix != "" {
-		prefix += "/"
-	}
+	prefix := dirPrefix(key)
 	js, err := b.ReadAll(ctx, prefix+ManifestName)
 	if err != nil {
 		return "", err
@@ -387,4 +378,13 @@ func (b bucketFiles) unlisted(listed map[string]bool) string {
 		}
 	}
 	return ""
+}
+
+// dirPrefix is the key prefix of OUTDIR's objects: key with one trailing slash, or ""
+// for a bucket's root.
+func dirPrefix(key string) string {
+	if key = strings.TrimSuffix(key, "/"); key != "" {
+		key += "/"
+	}
+	return key
 }

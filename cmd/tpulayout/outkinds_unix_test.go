@@ -4,11 +4,9 @@ package main
 
 import (
 	"bytes"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 )
 
@@ -40,20 +38,7 @@ func TestGatherOutKinds(t *testing.T) {
 
 	// A FIFO: streamed into, stays a FIFO.
 	fifo := filepath.Join(d, "pipe")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
-	got := make(chan []byte)
-	go func() {
-		f, err := os.Open(fifo)
-		if err != nil {
-			got <- nil
-			return
-		}
-		b, _ := io.ReadAll(f)
-		f.Close()
-		got <- b
-	}()
+	got := readFIFO(t, fifo)
 	mustRun(t, "gather", images, fifo)
 	if b := <-got; !bytes.Equal(b, want) {
 		t.Errorf("the FIFO carried %d bytes, want %d", len(b), len(want))

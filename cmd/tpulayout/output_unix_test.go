@@ -20,20 +20,7 @@ func TestConvertToFIFO(t *testing.T) {
 		setBand(t, band)
 		dir := t.TempDir()
 		fifo := filepath.Join(dir, "pipe")
-		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-			t.Skipf("mkfifo: %v", err)
-		}
-		got := make(chan []byte)
-		go func() {
-			f, err := os.Open(fifo)
-			if err != nil {
-				got <- nil
-				return
-			}
-			b, _ := io.ReadAll(f)
-			f.Close()
-			got <- b
-		}()
+		got := readFIFO(t, fifo)
 		mustRun(t, "convert", outIn, fifo, "--to", outTo)
 		if b := <-got; !bytes.Equal(b, want) {
 			t.Errorf("band %d: the FIFO carried %d bytes, want the %d of %s", band, len(b), len(want), outWant)
@@ -45,4 +32,26 @@ func TestConvertToFIFO(t *testing.T) {
 			t.Errorf("band %d: directory holds %q", band, names)
 		}
 	}
+}
+
+// readFIFO makes a FIFO at path and reads it whole in the background: the channel
+// gets what was written once the writer closes it (nil if it could not be opened).
+// It skips the test where FIFOs cannot be made.
+func readFIFO(t *testing.T, path string) <-chan []byte {
+	t.Helper()
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	got := make(chan []byte, 1)
+	go func() {
+		f, err := os.Open(path)
+		if err != nil {
+			got <- nil
+			return
+		}
+		b, _ := io.ReadAll(f)
+		f.Close()
+		got <- b
+	}()
+	return got
 }

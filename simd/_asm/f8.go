@@ -210,37 +210,11 @@ func genF8ToF32(x isa, f f8Widen, m mode) {
 	Pragma("noescape")
 	Doc(fmt.Sprintf("%s widens n*%d f8%s of src to f32 in dst.%s", name, e, strings.ToLower(f.name), m.doc()))
 	dst, src, n := param("dst"), param("src"), param("n")
-	mag := x.broadcast32(0x7f)
-	rebias, subMax, scale := x.broadcast32(f.rebias), x.broadcast32(f.subMax), x.broadcast32(f.scale)
-	nanFrom, nan := x.broadcast32(f.nanFrom), x.broadcast32(0x7fc00000)
-	var infBelow, inf reg.VecVirtual
-	if f.infCode != 0 {
-		infBelow, inf = x.broadcast32(f.infCode-1), x.broadcast32(0x7f800000)
-	}
+	c := f.consts(x)
 	m.loop(n, 1, []stream{{dst, x.w, true}, {src, e, false}}, func(int) {
-		b, a, r, t := x.vec(), x.vec(), x.vec(), x.vec()
+		b := x.vec()
 		VPMOVZXBD(at(src, 0), b)
-		x.and(mag, b, a)
-		VPSLLD(U8(f.shift), a, r)
-		VPADDD(rebias, r, r)
-		VCVTDQ2PS(a, t)
-		VMULPS(scale, t, t)
-		if x.w == 64 {
-			k := K()
-			VPCMPGTD(a, subMax, k) // subMax > a
-			VPBLENDMD(t, r, k, r)
-		} else {
-			mk := x.vec()
-			VPCMPGTD(a, subMax, mk)
-			VPBLENDVB(mk, t, r, r)
-		}
-		if f.infCode != 0 {
-			blendAbove(x, a, infBelow, inf, r)
-		}
-		blendAbove(x, a, nanFrom, nan, r)
-		VPSRLD(U8(7), b, b)
-		VPSLLD(U8(31), b, b)
-		x.or(b, r, r)
+		r := c.widen(x, f, b)
 		x.store(r, at(dst, 0), m)
 	})
 	finish(m)
@@ -305,6 +279,51 @@ func genUnpackNibblePairs(x isa, m mode) {
 	finish(m)
 }
 
+// widenConsts are the broadcast constants of widening f8 to f32 (see widen).
+type widenConsts struct {
+	mag, rebias, subMax, scale, nanFrom, nan, infBelow, inf reg.VecVirtual
+}
+
+// consts broadcasts f's constants, once before a loop.
+func (f f8Widen) consts(x isa) widenConsts {
+	c := widenConsts{mag: x.broadcast32(0x7f)}
+	c.rebias, c.subMax, c.scale = x.broadcast32(f.rebias), x.broadcast32(f.subMax), x.broadcast32(f.scale)
+	c.nanFrom, c.nan = x.broadcast32(f.nanFrom), x.broadcast32(0x7fc00000)
+	if f.infCode != 0 {
+		c.infBelow, c.inf = x.broadcast32(f.infCode-1), x.broadcast32(0x7f800000)
+	}
+	return c
+}
+
+// widen returns the f32 values of the f8 bytes in the low byte of each dword of b
+// (b is clobbered): the normal fields shifted into place and rebiased, subnormals as
+// the mantissa times the step (exact in f32), infinities and NaNs, then the sign.
+func (c widenConsts) widen(x isa, f f8Widen, b reg.VecVirtual) reg.VecVirtual {
+	a, r, t := x.vec(), x.vec(), x.vec()
+	x.and(c.mag, b, a)
+	VPSLLD(U8(f.shift), a, r)
+	VPADDD(c.rebias, r, r)
+	VCVTDQ2PS(a, t)
+	VMULPS(c.scale, t, t)
+	if x.w == 64 {
+		k := K()
+		VPCMPGTD(a, c.subMax, k) // subMax > a
+		VPBLENDMD(t, r, k, r)
+	} else {
+		mk := x.vec()
+		VPCMPGTD(a, c.subMax, mk)
+		VPBLENDVB(mk, t, r, r)
+	}
+	if f.infCode != 0 {
+		blendAbove(x, a, c.infBelow, c.inf, r)
+	}
+	blendAbove(x, a, c.nanFrom, c.nan, r)
+	VPSRLD(U8(7), b, b)
+	VPSLLD(U8(31), b, b)
+	x.or(b, r, r)
+	return r
+}
+
 // blendAbove sets res to val where a > thr (signed 32-bit compares: a is below 2^8).
 func blendAbove(x isa, a, thr, val, res reg.VecVirtual) {
 	if x.w == 64 {
@@ -329,13 +348,8 @@ func genF8DeinterleaveToF32(x isa, f f8Widen, m mode) {
 	Doc(fmt.Sprintf("%s unpacks n*%d 32-bit quads of f8%s from src into r0..r3, widened to f32.%s", name, e, strings.ToLower(f.name), m.doc()))
 	rp := []reg.GPVirtual{param("r0"), param("r1"), param("r2"), param("r3")}
 	src, n := param("src"), param("n")
-	byteMask, mag := x.broadcast32(0xff), x.broadcast32(0x7f)
-	rebias, subMax, scale := x.broadcast32(f.rebias), x.broadcast32(f.subMax), x.broadcast32(f.scale)
-	nanFrom, nan := x.broadcast32(f.nanFrom), x.broadcast32(0x7fc00000)
-	var infBelow, inf reg.VecVirtual
-	if f.infCode != 0 {
-		infBelow, inf = x.broadcast32(f.infCode-1), x.broadcast32(0x7f800000)
-	}
+	byteMask := x.broadcast32(0xff)
+	c := f.consts(x)
 	var ss []stream
 	for _, p := range rp {
 		ss = append(ss, stream{p, x.w, true})
@@ -345,37 +359,14 @@ func genF8DeinterleaveToF32(x isa, f f8Widen, m mode) {
 		w := x.vec()
 		x.load(at(src, 0), w)
 		for k, p := range rp {
-			b, a, r, t := x.vec(), x.vec(), x.vec(), x.vec()
+			b := x.vec()
 			if k > 0 {
 				VPSRLD(U8(8*k), w, b)
 				x.and(byteMask, b, b)
 			} else {
 				x.and(byteMask, w, b)
 			}
-			x.and(mag, b, a)
-			// Normal: the fields shifted into place, the exponent rebiased.
-			VPSLLD(U8(f.shift), a, r)
-			VPADDD(rebias, r, r)
-			// Subnormal: the mantissa times the step, exact in f32.
-			VCVTDQ2PS(a, t)
-			VMULPS(scale, t, t)
-			if x.w == 64 {
-				k := K()
-				VPCMPGTD(a, subMax, k) // subMax > a
-				VPBLENDMD(t, r, k, r)
-			} else {
-				mk := x.vec()
-				VPCMPGTD(a, subMax, mk)
-				VPBLENDVB(mk, t, r, r)
-			}
-			if f.infCode != 0 {
-				blendAbove(x, a, infBelow, inf, r)
-			}
-			blendAbove(x, a, nanFrom, nan, r)
-			// The sign: bit 7 of the byte to bit 31.
-			VPSRLD(U8(7), b, b)
-			VPSLLD(U8(31), b, b)
-			x.or(b, r, r)
+			r := c.widen(x, f, b)
 			x.store(r, at(p, 0), m)
 		}
 	})
