@@ -26,6 +26,7 @@ removes the temporaries a killed process left and refuses any other file that no
 manifest lists. verify compares the images with the source, element by element.`,
 	define: func(fs *flag.FlagSet) func([]string, io.Writer) error {
 		quick := fs.Bool("quick", false, "check the shard files' sizes only, not their SHA-256")
+		asJSON := fs.Bool("json", false, "print the merged manifest as JSON")
 		return func(pos []string, w io.Writer) error {
 			if len(pos) == 0 || pos[0] != "merge" {
 				return usagef("manifest takes the subcommand merge")
@@ -33,15 +34,18 @@ manifest lists. verify compares the images with the source, element by element.`
 			if err := needArgs(pos[1:], "OUTDIR"); err != nil {
 				return err
 			}
-			m, err := mergeShards(pos[1], sharding.MergeOptions{Quick: *quick})
+			m, err := sharding.MergeOutdir(pos[1], sharding.MergeOptions{Quick: *quick})
 			if err != nil {
 				return fmt.Errorf("%s", libErr(err))
+			}
+			if *asJSON {
+				return writeJSON(w, m)
 			}
 			shards := 0
 			for _, t := range m.Tensors {
 				shards += len(t.Shards)
 			}
-			_, err = fmt.Fprintf(w, "%s: %s, %s on %s\n", manifestPath(pos[1]),
+			_, err = fmt.Fprintf(w, "%s: %s, %s on %s\n", sharding.OutdirManifest(pos[1]),
 				plural(int64(len(m.Tensors)), "tensor"), plural(int64(shards), "shard file"), plural(int64(len(m.Devices)), "device"))
 			return err
 		}

@@ -21,19 +21,24 @@ source's window converted to the image's dtype (and a sample of elements through
 layout's index math). Exit status 1 lists what differs.`,
 	define: func(fs *flag.FlagSet) func([]string, io.Writer) error {
 		source := fs.String("source", "", "the source checkpoint `CKPT` (default: the manifest's source)")
+		asJSON := fs.Bool("json", false, "print the report (tensors, shards, bytes, problems, manifest) as JSON")
 		return func(pos []string, w io.Writer) error {
 			if err := needArgs(pos, "OUTDIR"); err != nil {
 				return err
 			}
-			dir, done, err := fetched(pos[0])
+			r, err := sharding.VerifyOutdir(pos[0], *source, cleanup)
 			if err != nil {
-				return fmt.Errorf("%s", storeReason(pos[0], err))
+				return shardErr(err)
 			}
-			defer done()
-			r, err := sharding.Verify(dir, *source)
-			err = inOutdir(err, dir, pos[0])
-			if err != nil {
-				return fmt.Errorf("%s", libErr(err))
+			if *asJSON {
+				r.Problems = nonNil(r.Problems)
+				if err := writeJSON(w, r); err != nil {
+					return err
+				}
+				if len(r.Problems) > 0 {
+					return &mismatch{fmt.Errorf("%s found", plural(int64(len(r.Problems)), "problem"))}
+				}
+				return nil
 			}
 			for _, p := range r.Problems {
 				fmt.Fprintf(w, "FAIL  %s\n", p)

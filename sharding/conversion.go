@@ -1,0 +1,272 @@
+package sharding
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/buffer/safetensors"
+	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/relayout"
+	"github.com/tpulayout/tpulayout/report"
+	"github.com/tpulayout/tpulayout/store"
+)
+
+// ConvertOptions are a whole sharded conversion as `tpulayout convert --mesh` takes it,
+// field for flag: the checkpoint, OUTDIR, the mesh, the specs and the device layout.
+type ConvertOptions struct {
+	Checkpoint string // a .safetensors file or a sharded checkpoint's index .json: a path or a bucket URL
+	Out        string // OUTDIR: a new or empty directory, or a bucket prefix (s3://, gs://)
+	Mesh       string // the device mesh, axis names and sizes such as "data=2,model=4"
+	Devices    []int  // the device ids in row-major order of the mesh; nil: 0, 1, …
+	Spec       string // one PartitionSpec for every tensor, such as `P("data", "model")`; or
+	Rules      string // a rules file (see ReadRules): the first rule matching a tensor's name gives its spec
+	To         string // the shards' device layout: tpu:GEN, a layout alone {…}, a dtype or a shape (see ResolveTarget)
+	DType      string // the images' element type with a layout alone or tpu:GEN ("": the source's)
+	Tensor     string // convert this tensor only; or
+	All        bool   // every tensor, as the checkpoint must say when it holds several
+	// Process and Processes write only the devices of process I of N (JAX's
+	// multi-host split) and that process's partial manifest; MergeOutdir joins them.
+	// Processes 0 is one process.
+	Process, Processes int
+	RelayoutOptions    []relayout.Option
+	// Target, when set, replaces ResolveTarget(To, DType, shard, …) for each tensor.
+	Target func(t safetensors.TensorInfo, shard layout.Shape) (layout.Shape, error)
+	// Written, Hold, Track and Untrack are as in Options.
+	Written func(file string, bytes int64)
+	Hold    func() (release func())
+	Track   func(path string)
+	Untrack func(path string)
+}
+
+// ConvertError is a sharded conversion that could not start or finish. Usage marks
+// options that are wrong as given (the CLI's exit status 2). Msg says what failed and
+// Err why (either may be empty); Name, when set, is the path or URL that Err's store
+// prefix repeats.
+type ConvertError struct {
+	Usage bool
+	Msg   string
+	Name  string
+	Err   error
+}
+
+func (e *ConvertError) Error() string {
+	switch {
+	case e.Err == nil:
+		return "sharding: " + e.Msg
+	case e.Msg == "":
+		return e.Err.Error()
+	}
+	return "sharding: " + e.Msg + ": " + e.Err.Error()
+}
+
+func (e *ConvertError) Unwrap() error { return e.Err }
+
+// ErrorText is err as the CLI prints it: without the library packages' prefixes, and
+// for a read of a path or URL without the store's prefix and the name repeated.
+func ErrorText(err error) string {
+	var ce *ConvertError
+	if !errors.As(err, &ce) || ce.Err == nil {
+		return stripPrefixes(err.Error())
+	}
+	reason := stripPrefixes(ce.Err.Error())
+	if ce.Name != "" {
+		reason = strings.ReplaceAll(strings.TrimPrefix(reason, "store: "+ce.Name+": "), "store: ", "")
+	}
+	if ce.Msg == "" {
+		return reason
+	}
+	return stripPrefixes(ce.Msg) + ": " + reason
+}
+
+// stripPrefixes drops the library packages' "NAME: " prefixes where a message or a
+// wrapped one starts.
+func stripPrefixes(s string) string {
+	return strings.ReplaceAll(report.ErrorText(errors.New(s)), "sharding: ", "")
+}
+
+func usage(format string, args ...any) error {
+	return &ConvertError{Usage: true, Msg: fmt.Sprintf(format, args...)}
+}
+
+// Conversion is a checked sharded conversion, ready to Write: NewConversion finds
+// every error of the options and the checkpoint before anything is written.
+type Conversion struct {
+	opt   ConvertOptions
+	ckpt  *Checkpoint
+	job   *Job
+	count int // tensors converted
+}
+
+// ConvertSummary is what a sharded conversion wrote: the manifest (this process's
+// partial one, with Process set) and where, the image bytes, and per tensor its spec,
+// layout and number of distinct shards.
+type ConvertSummary struct {
+	ManifestPath string          `json:"manifest_path"`
+	Bytes        int64           `json:"bytes"` // of the images this process wrote
+	Tensors      []TensorSummary `json:"tensors"`
+	Manifest     *Manifest       `json:"manifest"`
+}
+
+// TensorSummary is one converted tensor: its name, spec, device layout and the number
+// of distinct shard images.
+type TensorSummary struct {
+	Name   string `json:"name"`
+	Spec   string `json:"spec"`
+	Layout string `json:"layout"`
+	Shards int    `json:"shards"`
+}
+
+// Convert converts a checkpoint as o says into per-device images and a manifest:
+// NewConversion, then Write.
+func Convert(o ConvertOptions) (*ConvertSummary, error) {
+	c, err := NewConversion(o)
+	if err != nil {
+		return nil, err
+	}
+	return c.Write()
+}
+
+// NewConversion checks o and the checkpoint it names, and plans the conversion of
+// every tensor; nothing is written. Errors are *ConvertError.
+func NewConversion(o ConvertOptions) (*Conversion, error) {
+	if o.Mesh == "" {
+		return nil, usage("missing --mesh: the device mesh, such as data=2,model=4")
+	}
+	lower := strings.ToLower(o.Checkpoint)
+	if !strings.HasSuffix(lower, ".safetensors") && !strings.HasSuffix(lower, ".json") {
+		return nil, usage("a sharded conversion reads a .safetensors checkpoint or its model.safetensors.index.json, not %s", o.Checkpoint)
+	}
+	if o.Out == "" {
+		return nil, usage("OUTDIR is empty: name a new directory or a bucket prefix")
+	}
+	if o.All && o.Tensor != "" {
+		return nil, usage("--all and --tensor exclude each other")
+	}
+	if (o.Spec == "") == (o.Rules == "") {
+		return nil, usage("a sharded conversion needs one of --spec (one PartitionSpec for all tensors) or --rules FILE")
+	}
+	if o.To == "" {
+		return nil, usage("missing --to: the device layout of the shards, tpu:GEN or a layout alone such as '{1,0:T(8,128)(2,1)}'")
+	}
+	mesh, err := ParseMesh(o.Mesh, o.Devices)
+	if err != nil {
+		return nil, &ConvertError{Usage: true, Msg: "--mesh", Err: err}
+	}
+	if o.Processes < 0 || o.Process < 0 || (o.Processes > 0 && o.Process >= o.Processes) || (o.Processes == 0 && o.Process != 0) {
+		return nil, usage("bad --process \"%d/%d\": want I/N with 0 ≤ I < N, such as 0/4", o.Process, o.Processes)
+	}
+	ckpt, err := OpenCheckpoint(o.Checkpoint)
+	if err != nil {
+		return nil, &ConvertError{Msg: "cannot read IN " + o.Checkpoint, Name: o.Checkpoint, Err: err}
+	}
+	var names []string
+	switch {
+	case o.Tensor != "":
+		names = []string{o.Tensor}
+	case !o.All && len(ckpt.Tensors) != 1:
+		return nil, usage("IN %s holds %d tensors; convert them all with --all or pick one with --tensor NAME", o.Checkpoint, len(ckpt.Tensors))
+	}
+	specFor, err := o.specs(ckpt, names)
+	if err != nil {
+		return nil, err
+	}
+	whole := o.All || len(names) == 0
+	target := o.Target
+	if target == nil {
+		target = func(_ safetensors.TensorInfo, shard layout.Shape) (layout.Shape, error) {
+			return ResolveTarget(o.To, o.DType, shard, whole)
+		}
+	}
+	job, err := Prepare(ckpt, Options{
+		Mesh: mesh, SpecFor: specFor, To: o.To, Source: o.Checkpoint, Names: names,
+		Process: o.Process, Processes: o.Processes, RelayoutOptions: o.RelayoutOptions,
+		Target: target, Written: o.Written, Hold: o.Hold, Track: o.Track, Untrack: o.Untrack,
+	})
+	if err != nil {
+		return nil, &ConvertError{Err: err}
+	}
+	count := len(names)
+	if count == 0 {
+		count = len(ckpt.Tensors)
+	}
+	return &Conversion{opt: o, ckpt: ckpt, job: job, count: count}, nil
+}
+
+// specs returns the spec of each tensor from Spec or Rules; with Rules over the whole
+// checkpoint, a rule that matches no tensor is an error (a typo, most likely), as is
+// a tensor that matches none when there is no default.
+func (o *ConvertOptions) specs(ckpt *Checkpoint, names []string) (func(string) (Spec, error), error) {
+	if o.Spec != "" {
+		spec, err := ParseSpec(o.Spec)
+		if err != nil {
+			return nil, &ConvertError{Usage: true, Msg: "--spec", Err: err}
+		}
+		return func(string) (Spec, error) { return spec, nil }, nil
+	}
+	rules, err := ReadRules(o.Rules)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) { // the reason alone; the file named once
+			return nil, &ConvertError{Msg: "--rules " + o.Rules, Err: pe.Err}
+		}
+		return nil, &ConvertError{Msg: "--rules", Err: err}
+	}
+	if names == nil {
+		hits := make([]int, len(rules.Rules)+1)
+		for _, t := range ckpt.Tensors {
+			_, k, err := rules.SpecFor(t.Name)
+			if err != nil {
+				return nil, &ConvertError{Msg: "--rules " + o.Rules, Err: err}
+			}
+			hits[k]++
+		}
+		for i, r := range rules.Rules {
+			if hits[i+1] == 0 {
+				return nil, &ConvertError{Msg: fmt.Sprintf("--rules %s: rule %d (%q) matches no tensor of the checkpoint, or only ones an earlier rule took", o.Rules, i+1, r.Pattern)}
+			}
+		}
+	}
+	return func(name string) (Spec, error) {
+		spec, _, err := rules.SpecFor(name)
+		return spec, err
+	}, nil
+}
+
+// Bytes is the size of the images this process writes.
+func (c *Conversion) Bytes() int64 { return c.job.Bytes() }
+
+// Tensors is the number of tensors converted.
+func (c *Conversion) Tensors() int { return c.count }
+
+// ManifestPath is where Write puts the manifest: OUTDIR's manifest.json, or with
+// several processes this process's partial manifest.
+func (c *Conversion) ManifestPath() string {
+	name := ManifestName
+	if c.opt.Processes > 1 {
+		name = PartialName(c.opt.Process, c.opt.Processes)
+	}
+	return strings.TrimSuffix(c.opt.Out, "/") + "/" + name
+}
+
+// Write writes the images and the manifest into OUTDIR (a symlink directory: at its
+// target) or under the bucket prefix.
+func (c *Conversion) Write() (*ConvertSummary, error) {
+	var m *Manifest
+	var err error
+	if store.IsURL(c.opt.Out) {
+		m, err = c.job.WriteURL(c.opt.Out)
+	} else {
+		m, err = c.job.WriteDir(buffer.LinkTarget(c.opt.Out))
+	}
+	if err != nil {
+		return nil, &ConvertError{Msg: "cannot write OUT " + c.opt.Out, Err: err}
+	}
+	s := &ConvertSummary{ManifestPath: c.ManifestPath(), Bytes: c.job.Bytes(), Manifest: m, Tensors: []TensorSummary{}}
+	for _, t := range m.Tensors {
+		s.Tensors = append(s.Tensors, TensorSummary{Name: t.Name, Spec: t.Spec, Layout: t.Layout, Shards: len(t.Shards)})
+	}
+	return s, nil
+}

@@ -1,0 +1,182 @@
+package sharding
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tpulayout/tpulayout/buffer/safetensors"
+	"github.com/tpulayout/tpulayout/layout"
+)
+
+// TestConvertOptions runs each NumPy fixture through Convert, the options struct with
+// the layout given as the CLI's --to, and checks the directory equals ConvertDir's
+// (which TestFixtures checks against NumPy's images) file for file, the summary agrees
+// with the manifest, and Verify finds nothing wrong.
+func TestConvertOptions(t *testing.T) {
+	for _, c := range readFixtures(t) {
+		t.Run(c.Name, func(t *testing.T) {
+			dst, err := layout.Parse(c.Layout)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ckptPath := filepath.Join(fixtureDir, c.Name+".safetensors")
+			to := dst.String()[strings.Index(dst.String(), "{"):] // the layout alone
+			tmp := t.TempDir()
+			got := filepath.Join(tmp, "lib")
+			sum, err := Convert(ConvertOptions{Checkpoint: ckptPath, Out: got, Mesh: c.Mesh,
+				Devices: c.Devices, Spec: c.Spec, To: to, DType: dst.DType.String(), All: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			mesh, _ := ParseMesh(c.Mesh, c.Devices)
+			spec, _ := ParseSpec(c.Spec)
+			ckpt, err := OpenCheckpoint(ckptPath)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := filepath.Join(tmp, "dir")
+			if _, err := ConvertDir(ckpt, want, Options{Mesh: mesh, To: to, Source: ckptPath,
+				SpecFor: func(string) (Spec, error) { return spec, nil },
+				Target:  func(safetensors.TensorInfo, layout.Shape) (layout.Shape, error) { return dst, nil },
+			}); err != nil {
+				t.Fatal(err)
+			}
+			sameTree(t, got, want)
+			if sum.ManifestPath != got+"/"+ManifestName || len(sum.Tensors) != len(sum.Manifest.Tensors) {
+				t.Errorf("summary names %s and %d tensors", sum.ManifestPath, len(sum.Tensors))
+			}
+			var bytes int64
+			for i, ts := range sum.Tensors {
+				mt := sum.Manifest.Tensors[i]
+				if ts.Name != mt.Name || ts.Spec != mt.Spec || ts.Layout != mt.Layout || ts.Shards != len(mt.Shards) {
+					t.Errorf("summary %+v, manifest %s %s %s %d shards", ts, mt.Name, mt.Spec, mt.Layout, len(mt.Shards))
+				}
+				for _, s := range mt.Shards {
+					bytes += s.Bytes
+				}
+			}
+			if sum.Bytes != bytes {
+				t.Errorf("summary says %d bytes, the shards %d", sum.Bytes, bytes)
+			}
+			r, err := VerifyOutdir(got, "", Cleanup{})
+			if err != nil || len(r.Problems) > 0 {
+				t.Errorf("verify: %v %v", err, r)
+			}
+		})
+	}
+}
+
+// sameTree fails unless directories a and b hold the same files with the same bytes.
+func sameTree(t *testing.T, a, b string) {
+	t.Helper()
+	read := func(root string) map[string][]byte {
+		files := map[string][]byte{}
+		filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !d.IsDir() {
+				data, _ := os.ReadFile(p)
+				rel, _ := filepath.Rel(root, p)
+				files[rel] = data
+			}
+			return nil
+		})
+		return files
+	}
+	fa, fb := read(a), read(b)
+	if len(fa) != len(fb) {
+		t.Fatalf("%d files against %d", len(fa), len(fb))
+	}
+	for name, data := range fa {
+		if !bytes.Equal(data, fb[name]) {
+			t.Errorf("%s differs", name)
+		}
+	}
+}
+
+// TestConvertErrors checks what each wrong option gives: the CLI's message, and Usage
+// where the options alone are wrong.
+func TestConvertErrors(t *testing.T) {
+	ckpt := filepath.Join(fixtureDir, "rows_x4.safetensors")
+	dir := t.TempDir()
+	rules := filepath.Join(dir, "rules.json")
+	os.WriteFile(rules, []byte(`{"rules": [{"match": "^nothing$", "spec": "P()"}], "default": "P()"}`), 0o644)
+	ok := ConvertOptions{Checkpoint: ckpt, Out: filepath.Join(dir, "out"), Mesh: "x=4", Spec: `P("x")`, To: "tpu:v5e"}
+	cases := []struct {
+		change func(o *ConvertOptions)
+		usage  bool
+		want   string
+	}{
+		{func(o *ConvertOptions) { o.Mesh = "" }, true, "missing --mesh: the device mesh, such as data=2,model=4"},
+		{func(o *ConvertOptions) { o.Checkpoint = "w.npy" }, true, "a sharded conversion reads a .safetensors checkpoint or its model.safetensors.index.json, not w.npy"},
+		{func(o *ConvertOptions) { o.Out = "" }, true, "OUTDIR is empty: name a new directory or a bucket prefix"},
+		{func(o *ConvertOptions) { o.All, o.Tensor = true, "w" }, true, "--all and --tensor exclude each other"},
+		{func(o *ConvertOptions) { o.Rules = rules }, true, "a sharded conversion needs one of --spec (one PartitionSpec for all tensors) or --rules FILE"},
+		{func(o *ConvertOptions) { o.To = "" }, true, "missing --to: the device layout of the shards, tpu:GEN or a layout alone such as '{1,0:T(8,128)(2,1)}'"},
+		{func(o *ConvertOptions) { o.Mesh = "x=0" }, true, "--mesh: "},
+		{func(o *ConvertOptions) { o.Process, o.Processes = 4, 4 }, true, `bad --process "4/4": want I/N with 0 ≤ I < N, such as 0/4`},
+		{func(o *ConvertOptions) { o.Checkpoint = filepath.Join(dir, "none.safetensors") }, false, "cannot read IN " + filepath.Join(dir, "none.safetensors") + ": "},
+		{func(o *ConvertOptions) { o.Spec = `P("y")` }, false, `"y"`},
+		{func(o *ConvertOptions) { o.Spec = "Q(" }, true, "--spec: "},
+		{func(o *ConvertOptions) { o.Spec, o.Rules, o.All = "", rules, true }, false, "--rules " + rules + `: rule 1 ("^nothing$") matches no tensor of the checkpoint, or only ones an earlier rule took`},
+		{func(o *ConvertOptions) { o.Spec, o.Rules = "", filepath.Join(dir, "none.json") }, false, "--rules " + filepath.Join(dir, "none.json") + ": no such file or directory"},
+		{func(o *ConvertOptions) { o.To = "tpu:v9" }, false, `bad --to "tpu:v9"`},
+		{func(o *ConvertOptions) { o.Tensor = "nope" }, false, `has no tensor "nope"`},
+	}
+	for _, c := range cases {
+		o := ok
+		c.change(&o)
+		_, err := Convert(o)
+		var ce *ConvertError
+		if !errors.As(err, &ce) {
+			t.Errorf("%+v: %v, not a *ConvertError", o, err)
+			continue
+		}
+		text := ErrorText(err)
+		if ce.Usage != c.usage || !strings.Contains(text, c.want) || strings.Contains(text, "sharding: ") {
+			t.Errorf("%+v: %q (usage %v), want %q (usage %v)", o, text, ce.Usage, c.want, c.usage)
+		}
+	}
+	if _, err := os.Stat(ok.Out); !os.IsNotExist(err) {
+		t.Errorf("a failed conversion left %s: %v", ok.Out, err)
+	}
+}
+
+// TestGatherOutdir gathers a conversion and refuses to write over its source or to a
+// file that is not .safetensors.
+func TestGatherOutdir(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "w.safetensors")
+	data, _ := os.ReadFile(filepath.Join(fixtureDir, "mesh2d_both.safetensors"))
+	os.WriteFile(src, data, 0o644)
+	out := filepath.Join(dir, "out")
+	if _, err := Convert(ConvertOptions{Checkpoint: src, Out: out, Mesh: "data=2,model=4",
+		Spec: `P("data", "model")`, To: "tpu:v5e"}); err != nil {
+		t.Fatal(err)
+	}
+	m, err := GatherOutdir(out, filepath.Join(dir, "g.safetensors"), Cleanup{})
+	if err != nil || len(m.Tensors) != 1 {
+		t.Fatalf("gather: %v", err)
+	}
+	g, _ := os.ReadFile(filepath.Join(dir, "g.safetensors"))
+	orig, _ := safetensors.List(src)
+	back, _ := safetensors.List(filepath.Join(dir, "g.safetensors"))
+	if len(g) == 0 || len(orig) != len(back) || orig[0].Name != back[0].Name {
+		t.Errorf("gathered %v from %v", back, orig)
+	}
+	for _, bad := range []string{src, filepath.Join(dir, "g.bin")} {
+		_, err := GatherOutdir(out, bad, Cleanup{})
+		var ce *ConvertError
+		if !errors.As(err, &ce) || !ce.Usage {
+			t.Errorf("gather to %s: %v", bad, err)
+		}
+	}
+	if now, _ := os.ReadFile(src); !bytes.Equal(now, data) {
+		t.Error("gather changed its source")
+	}
+}

@@ -1,0 +1,152 @@
+package sharding
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/tpulayout/tpulayout/store"
+)
+
+// The verbs on a finished conversion's OUTDIR, a directory or a bucket prefix (s3://,
+// gs://), as the CLI's manifest merge, verify and gather take it.
+
+// Cleanup lets a command remove what a call leaves while a signal stops it; see
+// Options' Hold, Track and Untrack. The zero value does nothing.
+type Cleanup struct {
+	Hold    func() (release func())
+	Track   func(path string)
+	Untrack func(path string)
+}
+
+// OutdirManifest names OUTDIR's manifest.json.
+func OutdirManifest(out string) string {
+	if store.IsURL(out) {
+		return strings.TrimSuffix(out, "/") + "/" + ManifestName
+	}
+	return filepath.Join(out, ManifestName)
+}
+
+// MergeOutdir is manifest merge on a directory (MergeWith) or a bucket prefix
+// (MergeURL, which always checks every SHA-256).
+func MergeOutdir(out string, opt MergeOptions) (*Manifest, error) {
+	if store.IsURL(out) {
+		return MergeURL(out)
+	}
+	return MergeWith(out, opt)
+}
+
+// Outdir is a finished conversion's OUTDIR opened for reading: a directory, or a
+// bucket prefix's conversion copied into a temporary one (see FetchURL) that Close
+// removes. Errors name OUTDIR, not the copy.
+type Outdir struct {
+	Name string // OUTDIR as given
+	Dir  string // the directory read: Name, or the copy
+	c    Options
+}
+
+// OpenOutdir opens OUTDIR out; c tracks a bucket's local copy until Close.
+func OpenOutdir(out string, c Cleanup) (*Outdir, error) {
+	o := &Outdir{Name: out, Dir: out, c: Options{Hold: c.Hold, Track: c.Track, Untrack: c.Untrack}}
+	if !store.IsURL(out) {
+		return o, nil
+	}
+	dir, err := FetchURL(out)
+	if err != nil {
+		return nil, &ConvertError{Name: out, Err: err}
+	}
+	release := o.c.hold()
+	o.Dir = dir
+	o.c.track(dir) // an interrupt removes the copy too
+	release()
+	return o, nil
+}
+
+// Close removes a bucket's local copy.
+func (o *Outdir) Close() {
+	if o.Dir != o.Name {
+		os.RemoveAll(o.Dir)
+		o.c.untrack(o.Dir)
+	}
+}
+
+// named names OUTDIR rather than its local copy in err.
+func (o *Outdir) named(err error) error {
+	if err == nil || o.Dir == o.Name {
+		return err
+	}
+	return errors.New(strings.ReplaceAll(err.Error(), o.Dir, strings.TrimSuffix(o.Name, "/")))
+}
+
+// Manifest reads OUTDIR's manifest.json.
+func (o *Outdir) Manifest() (*Manifest, error) {
+	m, err := ReadManifest(filepath.Join(o.Dir, ManifestName))
+	return m, o.named(err)
+}
+
+// Verify is Verify of the conversion; source "" is the manifest's.
+func (o *Outdir) Verify(source string) (*Report, error) {
+	r, err := Verify(o.Dir, source)
+	if err != nil {
+		return nil, o.named(err)
+	}
+	return r, nil
+}
+
+// CheckGatherOut refuses an OUT that is the checkpoint the images were made from:
+// the gathered arrays are in the images' dtype (bf16, say), so replacing an f32
+// source with them loses it, and verify reads it as the truth.
+func (o *Outdir) CheckGatherOut(out string) error {
+	m, err := ReadManifest(filepath.Join(o.Dir, ManifestName))
+	if err != nil || m.Source == "" {
+		return nil // Gather reports a bad manifest
+	}
+	src, err1 := os.Stat(m.Source)
+	dst, err2 := os.Stat(out)
+	if err1 == nil && err2 == nil && os.SameFile(src, dst) {
+		return usage("OUT %s is %s, the checkpoint the images were made from; write to another file", out, m.Source)
+	}
+	return nil
+}
+
+// GatherTo is GatherTo of the conversion.
+func (o *Outdir) GatherTo(w io.Writer) (*Manifest, error) {
+	m, err := GatherTo(w, o.Dir)
+	if err != nil {
+		return nil, o.named(err)
+	}
+	return m, nil
+}
+
+// VerifyOutdir verifies the conversion in OUTDIR out (see Outdir.Verify).
+func VerifyOutdir(out, source string, c Cleanup) (*Report, error) {
+	o, err := OpenOutdir(out, c)
+	if err != nil {
+		return nil, err
+	}
+	defer o.Close()
+	return o.Verify(source)
+}
+
+// GatherOutdir gathers the conversion in OUTDIR out into the .safetensors file
+// file, written to a temporary file and renamed (see Gather).
+func GatherOutdir(out, file string, c Cleanup) (*Manifest, error) {
+	if !strings.HasSuffix(strings.ToLower(file), ".safetensors") {
+		return nil, usage("OUT %s must be a .safetensors file", file)
+	}
+	o, err := OpenOutdir(out, c)
+	if err != nil {
+		return nil, err
+	}
+	defer o.Close()
+	if err := o.CheckGatherOut(file); err != nil {
+		return nil, err
+	}
+	m, err := Gather(o.Dir, file)
+	if err != nil {
+		return nil, o.named(err)
+	}
+	return m, nil
+}
