@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 
 	"github.com/tpulayout/tpulayout/hlo"
 	"github.com/tpulayout/tpulayout/layout"
@@ -15,7 +14,7 @@ import (
 // reportRequest is the JSON the Python package passes to tl_report: which report and
 // its arguments, named as the Python functions name them.
 type reportRequest struct {
-	Report string `json:"report"` // info, explain, hlo, blockspec, verify or gather
+	Report string `json:"report"` // info, explain, hlo, blockspec, verify, gather, shard, merge or open
 
 	Layout string  `json:"layout"` // info, explain: the array shape
 	Index  []int64 `json:"index"`  // explain: a logical index, or
@@ -31,9 +30,62 @@ type reportRequest struct {
 	Gen      string  `json:"gen"` // blockspec, info
 	Operands int     `json:"operands"`
 
-	Dir    string `json:"dir"`    // verify, gather: a sharded conversion's directory
+	Dir    string `json:"dir"`    // verify, gather, merge, open: a sharded conversion's OUTDIR (a directory or bucket prefix)
 	Source string `json:"source"` // verify: the checkpoint ("" for the manifest's)
-	Out    string `json:"out"`    // gather: the .safetensors file to write
+	Out    string `json:"out"`    // gather: the .safetensors file to write; shard: OUTDIR
+	Quick  bool   `json:"quick"`  // merge: sizes only, not SHA-256
+
+	// shard: the sharded conversion, as sharding.ConvertOptions names its fields.
+	Checkpoint string          `json:"checkpoint"`
+	Mesh       string          `json:"mesh"`
+	Devices    json.RawMessage `json:"devices"` // null, a list of ids, or text such as "0,1,2,3"
+	Spec       string          `json:"spec"`
+	Rules      string          `json:"rules"`
+	DType      string          `json:"dtype"`
+	Tensor     string          `json:"tensor"`
+	Process    int             `json:"process"`
+	Processes  int             `json:"processes"`
+	Pad        string          `json:"pad"` // zero, leave or value (with PadValue)
+	PadValue   float64         `json:"pad_value"`
+}
+
+// cliError is an error of the sharded conversion's verbs with the CLI's message (see
+// sharding.ErrorText), so Python raises what the command prints.
+type cliError struct{ err error }
+
+func (e cliError) Error() string { return sharding.ErrorText(e.err) }
+func (e cliError) Unwrap() error { return e.err }
+
+func asCLI(err error) error {
+	if err == nil {
+		return nil
+	}
+	return cliError{err}
+}
+
+// shardOptions are the request's sharded conversion.
+func (q *reportRequest) shardOptions() (sharding.ConvertOptions, error) {
+	o := sharding.ConvertOptions{Checkpoint: q.Checkpoint, Out: q.Out, Mesh: q.Mesh, Spec: q.Spec,
+		Rules: q.Rules, To: q.To, DType: q.DType, Tensor: q.Tensor, All: q.All,
+		Process: q.Process, Processes: q.Processes}
+	if len(q.Devices) > 0 && string(q.Devices) != "null" {
+		var text string
+		if json.Unmarshal(q.Devices, &text) == nil {
+			ids, err := sharding.ParseDevices(text)
+			if err != nil {
+				return o, fmt.Errorf("--devices: %s", sharding.ErrorText(err))
+			}
+			o.Devices = ids
+		} else if err := json.Unmarshal(q.Devices, &o.Devices); err != nil {
+			return o, fmt.Errorf("tpulayout: devices: want a list of device ids: %s", err)
+		}
+	}
+	opts, err := planOptions(0, q.Pad, q.PadValue)
+	if err != nil {
+		return o, err
+	}
+	o.RelayoutOptions = opts
+	return o, nil
 }
 
 // generation parses a generation name; "" is the default generation.
@@ -106,23 +158,53 @@ func buildReport(reqJSON string) ([]byte, error) {
 			return nil, err
 		}
 	case "verify":
-		r, err := sharding.Verify(q.Dir, q.Source)
+		r, err := sharding.VerifyOutdir(q.Dir, q.Source, sharding.Cleanup{})
 		if err != nil {
-			return nil, err
+			return nil, asCLI(err)
 		}
 		if r.Problems == nil {
 			r.Problems = []sharding.Problem{}
 		}
 		rep = r
 	case "gather":
-		if !strings.HasSuffix(strings.ToLower(q.Out), ".safetensors") {
-			return nil, fmt.Errorf("tpulayout: gather writes a .safetensors file, not %q", q.Out)
+		m, err := sharding.GatherOutdir(q.Dir, q.Out, sharding.Cleanup{})
+		if err != nil {
+			return nil, asCLI(err)
 		}
-		m, err := sharding.Gather(q.Dir, q.Out)
+		rep = m
+	case "shard":
+		o, err := q.shardOptions()
 		if err != nil {
 			return nil, err
 		}
+		sum, err := sharding.Convert(o)
+		if err != nil {
+			return nil, asCLI(err)
+		}
+		rep = sum
+	case "merge":
+		m, err := sharding.MergeOutdir(q.Dir, sharding.MergeOptions{Quick: q.Quick})
+		if err != nil {
+			return nil, asCLI(err)
+		}
 		rep = m
+	case "open":
+		// The manifest, and where the images are: OUTDIR, or a bucket's local copy that
+		// the caller removes.
+		o, err := sharding.OpenOutdir(q.Dir, sharding.Cleanup{})
+		if err != nil {
+			return nil, asCLI(err)
+		}
+		m, err := o.Manifest()
+		if err != nil {
+			o.Close()
+			return nil, asCLI(err)
+		}
+		rep = struct {
+			Manifest *sharding.Manifest `json:"manifest"`
+			Dir      string             `json:"dir"`
+			Copy     bool               `json:"copy"`
+		}{m, o.Dir, o.Dir != q.Dir}
 	default:
 		return nil, fmt.Errorf("tpulayout: unknown report %q", q.Report)
 	}

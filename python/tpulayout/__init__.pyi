@@ -234,16 +234,123 @@ class _Problem(TypedDict, total=False):
     file: str
     msg: str
 
+PathLike = Union[str, "os.PathLike[str]"]
+
+# A sharded conversion's manifest.json (Go: sharding.Manifest; docs/schema/manifest.json).
+class ManifestShard(TypedDict):
+    index: List[int]               # the shard's position along each dim
+    ranges: List[List[int]]        # [start, end) of the global array along each dim
+    devices: Union[List[int], str]  # ids; a long run-length list is text, "0-1048575"
+    file: str                      # the image, relative to OUTDIR
+    bytes: int
+    sha256: str
+
+class ManifestTensor(TypedDict):
+    name: str
+    dtype: str                     # the source's
+    shape: List[int]               # global
+    source_file: str
+    spec: str                      # PartitionSpec, P(...)
+    shard_shape: List[int]
+    layout: str                    # each shard image's device layout
+    shards: List[ManifestShard]
+
+class ManifestDevice(TypedDict):
+    id: int
+    coords: List[int]              # in the mesh
+    files: List[str]               # one image per tensor, in the order of tensors
+
+class ManifestMesh(TypedDict):
+    axes: List[str]
+    sizes: List[int]
+    devices: Union[List[int], str]  # row-major order of the axes
+
+class _ManifestSource(TypedDict):
+    file: str
+    bytes: int
+    fingerprint: str
+
+class _ManifestBase(TypedDict):
+    format: str                    # "tpulayout-sharded-1"
+    source: str                    # the checkpoint as named
+    to: str                        # the target as given
+    checksum: str                  # "sha256"
+    mesh: ManifestMesh
+    tensors: List[ManifestTensor]
+
+class Manifest(_ManifestBase, total=False):
+    sources: List[_ManifestSource]  # the checkpoint's files as read
+    process: str                   # "I/N" in a process's partial manifest
+    devices: List[ManifestDevice]  # left out of the file over 64 devices
+
+class TensorSummary(TypedDict):
+    name: str
+    spec: str
+    layout: str
+    shards: int                    # distinct shard images
+
+# tpulayout convert --mesh ... --json (Go: sharding.ConvertSummary; docs/schema/shard.json).
+class ShardSummary(TypedDict):
+    manifest_path: str             # OUTDIR/manifest.json, or this process's partial manifest
+    bytes: int                     # of the images this process wrote
+    tensors: List[TensorSummary]
+    manifest: Manifest
+
 class VerifyReport(TypedDict):
-    manifest: dict  # the conversion's manifest.json
+    manifest: Manifest
     tensors: int
     shards: int
     bytes: int
     problems: List[_Problem]  # empty when the conversion checks out
 
-def verify(outdir: Union[str, "os.PathLike[str]"],
-           source: Union[str, "os.PathLike[str]", None] = ...) -> VerifyReport:
-    """Checks a sharded conversion against its manifest and source, as `tpulayout verify`."""
-def gather(outdir: Union[str, "os.PathLike[str]"], out: Union[str, "os.PathLike[str]"]) -> dict:
+def shard(checkpoint: PathLike, out_dir: PathLike, *, mesh: str, spec: Optional[str] = ...,
+          rules: Optional[PathLike] = ..., to: str, dtype: Optional[str] = ...,
+          devices: Union[Sequence[int], str, None] = ..., process: Optional[Tuple[int, int]] = ...,
+          tensor: Optional[str] = ..., pad: Pad = ...) -> ShardSummary:
+    """Converts a safetensors checkpoint (a file or an index .json; a path or an s3://,
+    gs:// URL) into per-device images of the mesh in out_dir (a new or empty directory,
+    or a bucket prefix): `tpulayout convert CKPT OUT_DIR --mesh ... --all --json`. One of
+    spec (every tensor) or rules (a rules file); to is tpu:GEN, a layout alone {...}, a
+    dtype or a shape; dtype applies to floating-point tensors; devices are the ids in
+    row-major mesh order; process=(i, n) writes process i of n's devices and its
+    partial manifest (join with merge); tensor converts one tensor only. Bad input
+    raises InputError with the CLI's message."""
+def merge(out_dir: PathLike, *, quick: bool = ...) -> Manifest:
+    """Joins the processes' partial manifests in out_dir into manifest.json after
+    checking them and the files: `tpulayout manifest merge --json`."""
+def manifest(out_dir: PathLike) -> Manifest:
+    """The manifest of the finished conversion in out_dir (a directory or a bucket
+    prefix), with the per-device table even where the file leaves it out."""
+
+class Sharded:
+    """A finished sharded conversion opened for reading (a directory, or a bucket
+    prefix copied to a temporary directory until close()); images are checked against
+    their size and, with check=True, SHA-256, and read with from_device."""
+    path: str                      # out_dir as given
+    dir: str                       # where the images are read
+    manifest: Manifest
+    check: bool
+    def __init__(self, out_dir: PathLike, *, check: bool = ...) -> None: ...
+    @property
+    def devices(self) -> List[int]:
+        """The device ids in row-major order of the mesh."""
+    @property
+    def tensors(self) -> List[str]:
+        """The tensors' names in the manifest's order."""
+    def shard(self, tensor: str, device: int) -> np.ndarray:
+        """The shard of tensor that device holds (its shard_shape, the images' dtype)."""
+    def device_arrays(self, device: int) -> dict:
+        """Every tensor's shard on device: {name: array}."""
+    def array(self, tensor: str) -> np.ndarray:
+        """The global array of tensor, assembled from its shards: what gather writes."""
+    def close(self) -> None:
+        """Removes a bucket's local copy."""
+    def __enter__(self) -> "Sharded": ...
+    def __exit__(self, *exc: Any) -> None: ...
+
+def verify(outdir: PathLike, source: Optional[PathLike] = ...) -> VerifyReport:
+    """Checks a sharded conversion (a directory or a bucket prefix) against its manifest
+    and source: `tpulayout verify --json`."""
+def gather(outdir: PathLike, out: PathLike) -> Manifest:
     """Reassembles a sharded conversion's global arrays into out (.safetensors), as
-    `tpulayout gather`; returns the manifest."""
+    `tpulayout gather --json`; returns the manifest."""

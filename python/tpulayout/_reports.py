@@ -79,20 +79,22 @@ def blockspec(array: Any, block: Sequence[int], *, gen: Optional[str] = None,
 
 
 def verify(outdir: Any, source: Any = None) -> dict:
-    """Checks a sharded conversion (``tpulayout convert … --mesh …``) in outdir as
-    ``tpulayout verify`` does: every tensor's placement recomputed from its spec and the
+    """Checks a sharded conversion (:func:`shard`, ``tpulayout convert … --mesh …``) in
+    outdir, a directory or a bucket prefix, as ``tpulayout verify --json`` does: every tensor's placement recomputed from its spec and the
     mesh, each device's files, each file's size and SHA-256, and each image's contents
     against the source checkpoint (the manifest's, or ``source``). Returns a dict:
     ``tensors``, ``shards``, ``bytes`` checked, ``problems`` (dicts: tensor, file, msg;
-    empty when all is well) and the ``manifest``. Raises only when it cannot start."""
+    empty when all is well) and the ``manifest``. Raises only when it cannot start,
+    with the CLI's message."""
     return _report(report="verify", dir=os.fspath(outdir),
                    source=os.fspath(source) if source is not None else "")
 
 
 def gather(outdir: Any, out: Any) -> dict:
-    """Reassembles the global arrays of the sharded conversion in outdir into the
-    safetensors file ``out`` (row-major, in the images' dtype), as ``tpulayout gather``
-    does: each shard's file is checked against its size and SHA-256, and the shards must
-    cover every device once. ``out`` is written to a temporary file and renamed.
-    Returns the conversion's manifest as a dict."""
+    """Reassembles the global arrays of the sharded conversion in outdir (a directory or
+    a bucket prefix) into the safetensors file ``out`` (row-major, in the images'
+    dtype), as ``tpulayout gather --json`` does: each shard's file is checked against its
+    size and SHA-256, and the shards must cover every device once. ``out`` is written to a temporary file and renamed, and may
+    not be the checkpoint the images came from. Returns the conversion's manifest as a
+    dict."""
     return _report(report="gather", dir=os.fspath(outdir), out=os.fspath(out))

@@ -1,0 +1,165 @@
+"""The sharded conversion of a safetensors checkpoint onto a device mesh, over the Go
+package sharding (sharding.Convert, MergeOutdir, OpenOutdir): the same code and the same
+JSON as `tpulayout convert --mesh … --json` and `tpulayout manifest merge --json`, and a
+reader of its per-device images through :func:`from_device`."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+from typing import Any, Dict, List, Optional, Tuple
+
+import numpy as np
+
+from ._core import _pad_args, from_device
+from ._errors import InputError
+from ._reports import _report
+
+
+def _path(p: Any) -> str:
+    return os.fspath(p) if isinstance(p, os.PathLike) else str(p)
+
+
+def shard(checkpoint: Any, out_dir: Any, *, mesh: str, spec: Optional[str] = None,
+          rules: Any = None, to: str, dtype: Optional[str] = None,
+          devices: Any = None, process: Optional[Tuple[int, int]] = None,
+          tensor: Optional[str] = None, pad: Any = 0) -> dict:
+    """Converts a safetensors checkpoint (a file, or a sharded checkpoint's index
+    .json; a path or an s3:// or gs:// URL) into the per-device images of a mesh in
+    out_dir (a new or empty directory, or a bucket prefix), as ``tpulayout convert
+    CKPT OUT_DIR --mesh MESH --all`` does: ``mesh`` such as ``"data=2,model=4"``; one
+    ``spec`` for every tensor (``'P("data", "model")'``) or a ``rules`` file; ``to`` the
+    shards' layout (``"tpu:v5e"``, a layout alone ``"{1,0:T(8,128)(2,1)}"``, a dtype);
+    ``dtype`` the images' element type for floating-point tensors; ``devices`` the ids
+    in row-major mesh order (a list, or text "0,1,2,3"); ``process=(i, n)`` writes
+    process i of n's devices and its partial manifest (join them with :func:`merge`);
+    ``tensor`` converts one tensor only. Returns the dict ``--json`` prints:
+    ``manifest_path``, ``bytes``, ``tensors`` (name, spec, layout, shards) and the
+    ``manifest``. Bad options raise :class:`InputError` with the CLI's message."""
+    if process is None:
+        proc, procs = 0, 0
+    else:
+        try:
+            proc, procs = (int(x) for x in process)
+        except (TypeError, ValueError):
+            raise InputError(f"tpulayout: process={process!r}: want (i, n)") from None
+    if devices is not None and not isinstance(devices, str):
+        devices = [int(d) for d in devices]
+    padmode, padvalue = _pad_args(pad)
+    return _report(report="shard", checkpoint=_path(checkpoint), out=_path(out_dir), mesh=str(mesh),
+                   spec=spec or "", rules=_path(rules) if rules is not None else "", to=str(to),
+                   dtype=dtype or "", devices=devices, process=proc, processes=procs,
+                   tensor=tensor or "", all=tensor is None, pad=padmode.decode(), pad_value=padvalue)
+
+
+def merge(out_dir: Any, *, quick: bool = False) -> dict:
+    """Joins the partial manifests that the processes of a sharded conversion
+    (:func:`shard` with ``process=(i, n)``) wrote into out_dir's manifest.json, as
+    ``tpulayout manifest merge --json`` does, after checking that they agree and that
+    every listed file is there with its size and SHA-256 (``quick``: sizes only; a
+    bucket prefix always checks both). Returns the merged manifest."""
+    return _report(report="merge", dir=_path(out_dir), quick=bool(quick))
+
+
+def manifest(out_dir: Any) -> dict:
+    """The manifest of the finished sharded conversion in out_dir (a directory or a
+    bucket prefix), as a dict with the fields of its manifest.json; the per-device
+    table is there even where the file leaves it out (meshes of over 64 devices)."""
+    with Sharded(out_dir) as s:
+        return s.manifest
+
+
+class Sharded:
+    """A finished sharded conversion opened for reading: ``Sharded(out_dir)``, a
+    directory or a bucket prefix (whose images are copied to a temporary directory
+    that :meth:`close`, or leaving a ``with`` block, removes). ``manifest`` is its
+    manifest; :meth:`device_arrays` gives what one device holds, :meth:`shard` one
+    tensor's shard there, and :meth:`array` a tensor's global array, each read back
+    from the images with :func:`from_device`. Every image read is checked against its
+    size and (``check=True``, the default) its SHA-256 in the manifest."""
+
+    def __init__(self, out_dir: Any, *, check: bool = True):
+        self._copy: Optional[str] = None
+        r = _report(report="open", dir=_path(out_dir))
+        self.path = _path(out_dir)
+        self.dir: str = r["dir"]
+        if r["copy"]:
+            self._copy = self.dir
+        self.manifest: dict = r["manifest"]
+        self.check = check
+        self._tensors = {t["name"]: (k, t) for k, t in enumerate(self.manifest["tensors"])}
+        self._devices = {d["id"]: d for d in self.manifest.get("devices", [])}
+        self._files = {s["file"]: s for t in self.manifest["tensors"] for s in t["shards"]}
+
+    @property
+    def devices(self) -> List[int]:
+        """The device ids, in row-major order of the mesh."""
+        return [d["id"] for d in self.manifest.get("devices", [])]
+
+    @property
+    def tensors(self) -> List[str]:
+        """The tensors' names, in the manifest's order."""
+        return [t["name"] for t in self.manifest["tensors"]]
+
+    def _tensor(self, name: str) -> Tuple[int, dict]:
+        try:
+            return self._tensors[name]
+        except KeyError:
+            raise InputError(f"tpulayout: {self.path} has no tensor {name!r}") from None
+
+    def _read(self, s: dict, t: dict) -> np.ndarray:
+        path = os.path.join(self.dir, *s["file"].split("/"))
+        data = np.fromfile(path, dtype=np.uint8)
+        if data.size != s["bytes"]:
+            raise InputError(f"tpulayout: {s['file']} has {data.size} bytes, the manifest says {s['bytes']}")
+        if self.check and hashlib.sha256(data).hexdigest() != s["sha256"]:
+            raise InputError(f"tpulayout: {s['file']} does not match its sha256 in the manifest")
+        return from_device(data, t["layout"])
+
+    def shard(self, tensor: str, device: int) -> np.ndarray:
+        """The shard of ``tensor`` that ``device`` holds, row-major (its ``shard_shape``)
+        in the images' dtype."""
+        k, t = self._tensor(tensor)
+        d = self._devices.get(int(device))
+        if d is None:
+            raise InputError(f"tpulayout: {self.path}: no device {device} in the mesh (devices {self.devices})")
+        return self._read(self._files[d["files"][k]], t)
+
+    def device_arrays(self, device: int) -> Dict[str, np.ndarray]:
+        """Every tensor's shard on ``device``: {name: array}."""
+        return {name: self.shard(name, device) for name in self.tensors}
+
+    def array(self, tensor: str) -> np.ndarray:
+        """The global array of ``tensor`` (its ``shape``), assembled from its distinct
+        shards, in the images' dtype: what ``tpulayout gather`` writes for it."""
+        _, t = self._tensor(tensor)
+        out: Optional[np.ndarray] = None
+        for s in t["shards"]:
+            part = self._read(s, t)
+            if out is None:
+                out = np.empty(t["shape"], dtype=part.dtype)
+            out[tuple(slice(a, b) for a, b in s["ranges"])] = part
+        if out is None:  # no shards: an empty array
+            out = np.empty(t["shape"], dtype=np.uint8)
+        return out
+
+    def close(self) -> None:
+        """Removes a bucket's local copy."""
+        if self._copy is not None:
+            shutil.rmtree(self._copy, ignore_errors=True)
+            self._copy = None
+
+    def __enter__(self) -> "Sharded":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        m = self.manifest["mesh"]
+        mesh = ",".join(f"{a}={n}" for a, n in zip(m["axes"], m["sizes"]))
+        return f"<tpulayout.Sharded {self.path}: {len(self._tensors)} tensors on mesh {mesh}>"
