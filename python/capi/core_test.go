@@ -231,7 +231,11 @@ func TestBuildReportRequests(t *testing.T) {
 		{`{"report":"explain","layout":"f32[3,5]"}`, "needs an index or an offset"},
 		{`{"report":"hlo","text":"HloModule m\n","sort":"size"}`, ""},
 		{`{"report":"blockspec","array":"bf16[64,128]","block":[8,128],"gen":"v99"}`, "v99"},
-		{`{"report":"shard"}`, `unknown report "shard"`},
+		{`{"report":"shard"}`, "missing --mesh"},
+		{`{"report":"shard","mesh":"x=2","checkpoint":"c.safetensors","out":"o","spec":"P()","to":"tpu:v5e","devices":"0,x"}`, `--devices: bad device list "0,x"`},
+		{`{"report":"shard","mesh":"x=2","checkpoint":"c.safetensors","out":"o","spec":"P()","to":"tpu:v5e","devices":{}}`, "want a list of device ids"},
+		{`{"report":"merge","dir":"/nonexistent/pyshard"}`, "/nonexistent/pyshard"},
+		{`{"report":"shards"}`, `unknown report "shards"`},
 		{`{"report":`, "report request"},
 	} {
 		if _, err := buildReport(c.req); err == nil || !strings.Contains(err.Error(), c.want) {
