@@ -6,7 +6,6 @@ rejects is rejected here too."""
 import json
 import os
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -46,19 +45,6 @@ def corpus():
         for m in SHAPE.finditer(t):
             found.setdefault(m.group(0), None)
     return sorted(found)
-
-
-@pytest.fixture(scope="module")
-def cli(tmp_path_factory):
-    exe = os.environ.get("TPULAYOUT_CLI")
-    if exe:
-        return exe
-    go = shutil.which("go") or "/usr/local/go/bin/go"
-    if not os.path.exists(go):
-        pytest.skip("the Go toolchain is needed to build the CLI")
-    exe = str(tmp_path_factory.mktemp("cli") / "tpulayout")
-    subprocess.run([go, "build", "-o", exe, "./cmd/tpulayout"], cwd=ROOT, check=True)
-    return exe
 
 
 def as_json(v):

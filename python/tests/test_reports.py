@@ -3,7 +3,6 @@ same Go report, the same keys and values, on the CLI's own inputs."""
 
 import json
 import os
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -13,19 +12,6 @@ import tpulayout
 
 ROOT = Path(__file__).resolve().parents[2]
 HLO_DIR = ROOT / "testdata" / "hlo"
-
-
-@pytest.fixture(scope="module")
-def cli(tmp_path_factory):
-    exe = os.environ.get("TPULAYOUT_CLI")
-    if exe:
-        return exe
-    go = shutil.which("go") or "/usr/local/go/bin/go"
-    if not os.path.exists(go):
-        pytest.skip("the Go toolchain is needed to build the CLI")
-    exe = str(tmp_path_factory.mktemp("cli") / "tpulayout")
-    subprocess.run([go, "build", "-o", exe, "./cmd/tpulayout"], cwd=ROOT, check=True)
-    return exe
 
 
 def cli_json(cli, *args, ok=(0,)):

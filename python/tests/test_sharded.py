@@ -13,7 +13,6 @@ import numpy as np
 import pytest
 
 import tpulayout
-from test_reports import cli  # noqa: F401  (the fixture: the CLI built from this checkout)
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = ROOT / "testdata" / "sharding" / "mesh2d_both.safetensors"
