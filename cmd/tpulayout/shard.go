@@ -89,6 +89,9 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 	var guessMu sync.Mutex
 	o.Target = func(t safetensors.TensorInfo, shard layout.Shape) (layout.Shape, error) {
 		dst, err := resolveTarget(c.to, c.dtype, shard, kindRaw, c.all || c.tensor == "")
+		if err == nil { // as convert's: a pad the images' type does not hold is refused
+			err = checkPad(c.pad, dst.DType)
+		}
 		if err == nil {
 			guessMu.Lock()
 			guesses.add(t.Name, dst)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/hlo"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/report"
@@ -85,6 +86,16 @@ func (q *reportRequest) shardOptions() (sharding.ConvertOptions, error) {
 		return o, err
 	}
 	o.RelayoutOptions = opts
+	if q.Pad == "value" { // as to_device's: a pad the images' type does not hold is refused
+		whole := o.All || o.Tensor == ""
+		o.Target = func(_ safetensors.TensorInfo, shard layout.Shape) (layout.Shape, error) {
+			dst, err := sharding.ResolveTarget(o.To, o.DType, shard, whole)
+			if err == nil {
+				err = checkPadValue(q.PadValue, dst.DType)
+			}
+			return dst, err
+		}
+	}
 	return o, nil
 }
 

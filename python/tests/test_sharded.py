@@ -285,3 +285,17 @@ def test_stub_documents_every_export():
     for n in ["shard", "merge", "manifest", "Sharded", "verify", "gather"]:
         m = re.search(rf"^(def|class) {n}\b.*?:\n\s+\"\"\"", pyi, re.M | re.S)
         assert m, n
+
+
+def test_pad_the_images_do_not_hold(cli, tmp_path):
+    """A pad the images' type does not hold is refused before anything is written, as
+    the CLI's --pad and to_device's pad= are."""
+    for dtype, pad, msg in [("s8", 1.5, "pad=1.5 is not a whole number in s8's range -128 to 127"),
+                            ("bf16", 0.1, "pad=0.1 is not a value of bf16")]:
+        out = tmp_path / f"{dtype}"
+        with pytest.raises(tpulayout.InputError, match=msg):
+            tpulayout.shard(FIXTURE, out, mesh="x=2", spec="P()", to="tpu:v5e", dtype=dtype, pad=pad)
+        assert not out.exists()
+        run_cli(cli, "convert", FIXTURE, out, "--mesh", "x=2", "--spec", "P()", "--to", "tpu:v5e",
+                "--dtype", dtype, "--pad", str(pad), ok=(2,))
+    tpulayout.shard(FIXTURE, tmp_path / "ok", mesh="x=2", spec="P()", to="tpu:v5e", dtype="s8", pad=-7)
