@@ -25,6 +25,14 @@
 // re-reads the images and checks them against the manifest and the source; Gather
 // reassembles the global arrays, checking each shard's file and placement first.
 //
+// Convert is all of it as `tpulayout convert --mesh` does it, from a ConvertOptions
+// that names what the command's flags do (checkpoint and OUTDIR as paths or bucket
+// URLs, mesh, spec or rules file, target layout): it checks the options, resolves each
+// tensor's spec and layout (ResolveTarget), writes, and returns a ConvertSummary. Its
+// errors are *ConvertError (Usage marks wrong options), printed as the command prints
+// them by ErrorText. MergeOutdir, VerifyOutdir and GatherOutdir (or OpenOutdir) are
+// the command's manifest merge, verify and gather on a directory or bucket prefix.
+//
 // Manifests and rules files are read strictly (ParseManifest, ParseRules): an unknown
 // key, a key given twice or a checksum other than sha256 is an error, never ignored.
 // Temporaries are held locked while written, so that a rerun after SIGKILL removes

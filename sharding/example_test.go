@@ -2,6 +2,8 @@ package sharding_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 
 	"github.com/tpulayout/tpulayout/sharding"
 )
@@ -30,4 +32,35 @@ func Example() {
 	// columns [256 384] on devices [2 6]
 	// columns [384 512] on devices [3 7]
 	// sharding: dim 1 of size 510 is not divisible by 4, the product of the mesh axes model(4) that spec P(None, "model") shards it over
+}
+
+// A sharded conversion as one call: the checkpoint's tensor cut over a 2×4 mesh into
+// TPU v5e images, then checked against its source.
+func ExampleConvert() {
+	dir, _ := os.MkdirTemp("", "example")
+	defer os.RemoveAll(dir)
+	sum, err := sharding.Convert(sharding.ConvertOptions{
+		Checkpoint: "../testdata/sharding/mesh2d_both.safetensors",
+		Out:        filepath.Join(dir, "shards"),
+		Mesh:       "data=2,model=4",
+		Spec:       `P("data", "model")`,
+		To:         "tpu:v5e",
+	})
+	if err != nil {
+		fmt.Println(sharding.ErrorText(err))
+		return
+	}
+	for _, t := range sum.Tensors {
+		fmt.Println(t.Name, t.Spec, t.Layout, t.Shards, "shards")
+	}
+	r, _ := sharding.VerifyOutdir(filepath.Join(dir, "shards"), "", sharding.Cleanup{})
+	fmt.Println(r.Tensors, "tensor,", r.Shards, "shard files,", len(r.Problems), "problems")
+
+	_, err = sharding.Convert(sharding.ConvertOptions{Checkpoint: "../testdata/sharding/mesh2d_both.safetensors",
+		Out: filepath.Join(dir, "other"), Mesh: "data=2,model=3", Spec: `P("data", "model")`, To: "tpu:v5e"})
+	fmt.Println(sharding.ErrorText(err))
+	// Output:
+	// x P("data", "model") bf16[8,64]{1,0:T(8,128)(2,1)} 8 shards
+	// 1 tensor, 8 shard files, 0 problems
+	// tensor "x" (dims [16,256]): dim 1 of size 256 is not divisible by 3, the product of the mesh axes model(3) that spec P("data", "model") shards it over
 }
