@@ -222,7 +222,10 @@ def test_errors_match_cli(cli, ckpt, rules, tmp_path):
             tpulayout.shard(ckpt, out, **kw)
         assert str(e.value) == want, (kw, args)
         assert not out.exists()
-    for ck, o in [(ROOT / "README.md", out), (tmp_path / "none.safetensors", out), (ckpt, full)]:
+    i4 = tmp_path / "i4.safetensors"  # a dtype tpulayout has no element type for
+    h = json.dumps({"w": {"dtype": "I4", "shape": [2, 2], "data_offsets": [0, 2]}}).encode()
+    i4.write_bytes(struct.pack("<Q", len(h)) + h + b"\0\0")
+    for ck, o in [(ROOT / "README.md", out), (tmp_path / "none.safetensors", out), (ckpt, full), (i4, out)]:
         want = cli_error(cli, "convert", ck, o, "--mesh", "x=2", "--spec", "P()", "--to", "tpu:v5e", "--all")
         with pytest.raises(tpulayout.InputError) as e:
             tpulayout.shard(ck, o, mesh="x=2", spec="P()", to="tpu:v5e")
