@@ -105,7 +105,7 @@ type Conversion struct {
 // layout and number of distinct shards.
 type ConvertSummary struct {
 	ManifestPath string          `json:"manifest_path"`
-	Bytes        int64           `json:"bytes"` // of the images this process wrote
+	Bytes        int64           `json:"bytes"` // of this process's images (a resumed bucket run skips those already there)
 	Tensors      []TensorSummary `json:"tensors"`
 	Manifest     *Manifest       `json:"manifest"`
 }

@@ -292,7 +292,7 @@ class TensorSummary(TypedDict):
 # tpulayout convert --mesh ... --json (Go: sharding.ConvertSummary; docs/schema/shard.json).
 class ShardSummary(TypedDict):
     manifest_path: str             # OUTDIR/manifest.json, or this process's partial manifest
-    bytes: int                     # of the images this process wrote
+    bytes: int                     # of this process's images
     tensors: List[TensorSummary]
     manifest: Manifest
 
