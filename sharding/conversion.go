@@ -12,6 +12,7 @@ import (
 	"github.com/tpulayout/tpulayout/relayout"
 	"github.com/tpulayout/tpulayout/report"
 	"github.com/tpulayout/tpulayout/store"
+	"github.com/tpulayout/tpulayout/tpu"
 )
 
 // ConvertOptions are a whole sharded conversion as `tpulayout convert --mesh` takes it,
@@ -94,10 +95,11 @@ func usage(format string, args ...any) error {
 // Conversion is a checked sharded conversion, ready to Write: NewConversion finds
 // every error of the options and the checkpoint before anything is written.
 type Conversion struct {
-	opt   ConvertOptions
-	ckpt  *Checkpoint
-	job   *Job
-	count int // tensors converted
+	opt     ConvertOptions
+	ckpt    *Checkpoint
+	job     *Job
+	count   int // tensors converted
+	guessed []GuessedLayout
 }
 
 // ConvertSummary is what a sharded conversion wrote: the manifest (this process's
@@ -107,7 +109,17 @@ type ConvertSummary struct {
 	ManifestPath string          `json:"manifest_path"`
 	Bytes        int64           `json:"bytes"` // of this process's images (a resumed bucket run skips those already there)
 	Tensors      []TensorSummary `json:"tensors"`
+	Guessed      []GuessedLayout `json:"guessed"` // with To tpu:GEN: the defaults that are guesses
 	Manifest     *Manifest       `json:"manifest"`
+}
+
+// GuessedLayout is a tensor whose images take a tpu:GEN default layout that the XLA
+// dumps do not back (tpu.DefaultEvidence): a guess, and why. The program's own
+// layout (an HLO dump's) is exact.
+type GuessedLayout struct {
+	Tensor string `json:"tensor"`
+	Layout string `json:"layout"`
+	Why    string `json:"why"`
 }
 
 // TensorSummary is one converted tensor: its name, spec, device layout and the number
@@ -192,8 +204,21 @@ func NewConversion(o ConvertOptions) (*Conversion, error) {
 	if count == 0 {
 		count = len(ckpt.Tensors)
 	}
-	return &Conversion{opt: o, ckpt: ckpt, job: job, count: count}, nil
+	c := &Conversion{opt: o, ckpt: ckpt, job: job, count: count, guessed: []GuessedLayout{}}
+	if g, ok := strings.CutPrefix(o.To, "tpu:"); ok {
+		if gen, err := tpu.ParseGeneration(g); err == nil {
+			for _, t := range job.tensors {
+				if e := tpu.DefaultEvidence(gen, t.dst.DType, t.dst.Dims); e.Guess {
+					c.guessed = append(c.guessed, GuessedLayout{Tensor: t.t.Name, Layout: t.dst.String(), Why: e.Why})
+				}
+			}
+		}
+	}
+	return c, nil
 }
+
+// Guessed lists the tensors whose tpu:GEN default layout is a guess (see GuessedLayout).
+func (c *Conversion) Guessed() []GuessedLayout { return c.guessed }
 
 // specs returns the spec of each tensor from Spec or Rules; with Rules over the whole
 // checkpoint, a rule that matches no tensor is an error (a typo, most likely), as is
@@ -264,7 +289,7 @@ func (c *Conversion) Write() (*ConvertSummary, error) {
 	if err != nil {
 		return nil, &ConvertError{Msg: "cannot write OUT " + c.opt.Out, Err: err}
 	}
-	s := &ConvertSummary{ManifestPath: c.ManifestPath(), Bytes: c.job.Bytes(), Manifest: m, Tensors: []TensorSummary{}}
+	s := &ConvertSummary{ManifestPath: c.ManifestPath(), Bytes: c.job.Bytes(), Manifest: m, Tensors: []TensorSummary{}, Guessed: c.guessed}
 	for _, t := range m.Tensors {
 		s.Tensors = append(s.Tensors, TensorSummary{Name: t.Name, Spec: t.Spec, Layout: t.Layout, Shards: len(t.Shards)})
 	}

@@ -180,3 +180,27 @@ func TestGatherOutdir(t *testing.T) {
 		t.Error("gather changed its source")
 	}
 }
+
+// TestConvertGuessed: with To tpu:GEN the summary lists the tensors whose default
+// layout the XLA dumps do not back, as the CLI's note does; a layout given is no guess.
+func TestConvertGuessed(t *testing.T) {
+	for _, c := range []struct {
+		ckpt, to string
+		guess    bool
+	}{{"s8_quads", "tpu:v5e", true}, {"mesh2d_both", "tpu:v5e", false}, {"s8_quads", "{1,0:T(32,128)(4,1)}", false}} {
+		sum, err := Convert(ConvertOptions{Checkpoint: filepath.Join(fixtureDir, c.ckpt+".safetensors"),
+			Out: filepath.Join(t.TempDir(), "o"), Mesh: "x=2", Spec: "P()", To: c.to})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.guess != (len(sum.Guessed) == 1) || sum.Guessed == nil {
+			t.Fatalf("%s --to %s: guessed %+v", c.ckpt, c.to, sum.Guessed)
+		}
+		if c.guess {
+			g := sum.Guessed[0]
+			if g.Tensor != "x" || g.Layout != sum.Tensors[0].Layout || !strings.Contains(g.Why, "T(32,128)(4,1)") {
+				t.Errorf("guessed %+v for %s", g, sum.Tensors[0].Layout)
+			}
+		}
+	}
+}

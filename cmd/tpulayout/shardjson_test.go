@@ -74,6 +74,19 @@ func TestShardJSONSchemas(t *testing.T) {
 		t.Error("manifest merge --json is not the manifest written, or not that of one process")
 	}
 
+	// A guessed default: in the summary, and in the note on stderr.
+	notes := captureNotes(t)
+	out = mustRun(t, "convert", filepath.Join("..", "..", "testdata", "sharding", "s8_quads.safetensors"),
+		filepath.Join(dir, "s8"), "--mesh", "x=2", "--spec", "P()", "--to", "tpu:v5e", "--json")
+	checkSchema(t, shard, "convert --mesh --json with a guess", out)
+	var guessed struct {
+		Guessed []struct{ Tensor, Layout, Why string } `json:"guessed"`
+	}
+	json.Unmarshal([]byte(out), &guessed)
+	if g := guessed.Guessed; len(g) != 1 || !strings.Contains(notes.String(), "(first "+g[0].Tensor+" "+g[0].Layout+": "+g[0].Why+")") {
+		t.Errorf("guessed %+v; the note says %q", g, notes.String())
+	}
+
 	checkSchema(t, verify, "verify --json", mustRun(t, "verify", one, "--json"))
 	out = mustRun(t, "gather", one, filepath.Join(dir, "g.safetensors"), "--json")
 	checkSchema(t, manifest, "gather --json", out)

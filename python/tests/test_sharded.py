@@ -84,6 +84,8 @@ def summary_without_path(s):
 
 
 CASES = [  # (Python keywords, the CLI's flags)
+    (dict(mesh="data=2,model=2", rules="RULES", to="tpu:v5e", dtype="s8"),  # guessed defaults
+     ["--mesh", "data=2,model=2", "--rules", "RULES", "--to", "tpu:v5e", "--dtype", "s8", "--all"]),
     (dict(mesh="data=2,model=2", rules="RULES", to="tpu:v5e", dtype="bf16"),
      ["--mesh", "data=2,model=2", "--rules", "RULES", "--to", "tpu:v5e", "--dtype", "bf16", "--all"]),
     (dict(mesh="x=4", spec="P()", to="{1,0:T(8,128)}", devices=[3, 1, 0, 2]),
@@ -103,6 +105,7 @@ def test_shard_matches_cli(cli, ckpt, rules, tmp_path, kw, flags):
     got = tpulayout.shard(ckpt, tmp_path / "py", **kw)
     assert got["manifest_path"] == str(tmp_path / "py") + "/manifest.json"
     assert summary_without_path(got) == summary_without_path(want)
+    assert [g["tensor"] for g in got["guessed"]] == (["embed"] if kw.get("dtype") == "s8" else [])
     assert tree(tmp_path / "py") == tree(tmp_path / "cli")
     assert tpulayout.verify(tmp_path / "py") == cli_json(cli, "verify", tmp_path / "cli")
 

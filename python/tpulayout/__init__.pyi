@@ -289,11 +289,17 @@ class TensorSummary(TypedDict):
     layout: str
     shards: int                    # distinct shard images
 
+class GuessedLayout(TypedDict):
+    tensor: str
+    layout: str                    # the tpu:GEN default the images take
+    why: str                       # why the XLA dumps do not back it
+
 # tpulayout convert --mesh ... --json (Go: sharding.ConvertSummary; docs/schema/shard.json).
 class ShardSummary(TypedDict):
     manifest_path: str             # OUTDIR/manifest.json, or this process's partial manifest
     bytes: int                     # of this process's images
     tensors: List[TensorSummary]
+    guessed: List[GuessedLayout]   # to="tpu:GEN" defaults that are guesses (the CLI's note)
     manifest: Manifest
 
 class VerifyReport(TypedDict):

@@ -35,8 +35,9 @@ def shard(checkpoint: Any, out_dir: Any, *, mesh: str, spec: Optional[str] = Non
     in row-major mesh order (a list, or text "0,1,2,3"); ``process=(i, n)`` writes
     process i of n's devices and its partial manifest (join them with :func:`merge`);
     ``tensor`` converts one tensor only. Returns the dict ``--json`` prints:
-    ``manifest_path``, ``bytes``, ``tensors`` (name, spec, layout, shards) and the
-    ``manifest``. Bad options raise :class:`InputError` with the CLI's message."""
+    ``manifest_path``, ``bytes``, ``tensors`` (name, spec, layout, shards), ``guessed``
+    (with ``to="tpu:GEN"``, the tensors whose default layout is a guess: the CLI's note)
+    and the ``manifest``. Bad options raise :class:`InputError` with the CLI's message."""
     if process is None:
         proc, procs = 0, 0
     else:
