@@ -7,7 +7,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"sync"
 	"text/tabwriter"
 
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
@@ -84,18 +83,11 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 		}
 		o.Process, o.Processes = i, n
 	}
-	// The CLI's targets also take hlo: shapes, and it notes defaults that are guesses.
-	guesses := guessTally{to: c.to}
-	var guessMu sync.Mutex
-	o.Target = func(t safetensors.TensorInfo, shard layout.Shape) (layout.Shape, error) {
+	// The CLI's targets also take hlo: shapes and HLO lines.
+	o.Target = func(_ safetensors.TensorInfo, shard layout.Shape) (layout.Shape, error) {
 		dst, err := resolveTarget(c.to, c.dtype, shard, kindRaw, c.all || c.tensor == "")
 		if err == nil { // as convert's: a pad the images' type does not hold is refused
 			err = checkPad(c.pad, dst.DType)
-		}
-		if err == nil {
-			guessMu.Lock()
-			guesses.add(t.Name, dst)
-			guessMu.Unlock()
 		}
 		return dst, err
 	}
@@ -105,8 +97,9 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 	if err != nil {
 		return shardErr(err)
 	}
-	if note := guesses.line(conv.Tensors()); note != "" {
-		fmt.Fprintf(progressOut, "tpulayout convert: %s\n", note)
+	if g := conv.Guessed(); len(g) > 0 { // convert --all's note
+		t := guessTally{to: c.to, n: len(g), first: fmt.Sprintf("%s %s: %s", g[0].Tensor, g[0].Layout, g[0].Why)}
+		fmt.Fprintf(progressOut, "tpulayout convert: %s\n", t.line(conv.Tensors()))
 	}
 	prog = newProgress(c.progress, "convert", conv.Bytes())
 	sum, err := conv.Write()
