@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/tpulayout/tpulayout/convert"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/tpu"
 )
@@ -70,6 +71,13 @@ func (e *usageError) Error() string { return e.msg }
 
 func usagef(format string, args ...any) error {
 	return &usageError{fmt.Sprintf(format, args...)}
+}
+
+// isUsage reports whether err is bad usage: ours, or a job's (convert.Usage).
+func isUsage(err error) bool {
+	var ue *usageError
+	var je *convert.Error
+	return errors.As(err, &ue) || errors.As(err, &je) && je.Kind == convert.Usage
 }
 
 // mismatch is a validation that ran and found differences: exit status 1.
@@ -139,8 +147,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	}
 	if err != nil {
 		msg := oneLine(err.Error())
-		var ue *usageError
-		if errors.As(err, &ue) {
+		if isUsage(err) {
 			msg += fmt.Sprintf(" (usage: %s)", strings.TrimSpace("tpulayout "+v.name+" "+v.synopsis))
 		}
 		var m *mismatch

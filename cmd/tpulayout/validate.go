@@ -17,9 +17,6 @@ import (
 	"github.com/tpulayout/tpulayout/validate"
 )
 
-// stdin is where DUMP - is read from; tests replace it.
-var stdin io.Reader = os.Stdin
-
 var validateVerb = &verb{
 	name:     "validate",
 	synopsis: "DUMP --layout SHAPE --ref REF [flags]",

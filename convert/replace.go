@@ -1,4 +1,4 @@
-package main
+package convert
 
 import (
 	"errors"
@@ -8,8 +8,8 @@ import (
 	"strings"
 )
 
-// Replacing the output directory of convert --all --force: the new tree is built in a
-// temporary directory beside OUT (runAll does that) and swapped in here, so that OUT
+// Replacing the output directory of All with Force: the new tree is built in a
+// temporary directory beside Out (runAll does that) and swapped in here, so that Out
 // always holds either the old tree or the new one, never a mix, both or neither.
 
 // errNoExchange: the system cannot swap two paths atomically (see exchange).
@@ -21,34 +21,34 @@ var (
 	renameFn   = os.Rename
 )
 
-// checkReplace checks, before any conversion, that --force may replace out with the
-// output of --all converting in: out is missing, or a directory (not a symbolic link)
-// that is empty or that an earlier --all wrote (checkOwned: our manifest, listing
+// checkReplace checks, before any conversion, that Force may replace out with the
+// output of All converting in: out is missing, or a directory (not a symbolic link)
+// that is empty or that an earlier All wrote (CheckOwned: our manifest, listing
 // everything there), and in does not lie inside it.
-func checkReplace(out, in string) error {
+func (n Names) checkReplace(out, in string) error {
 	st, err := os.Lstat(out)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("cannot write OUT %s: %s", out, fileErr(err))
+		return n.errf(Output, "cannot write {out} %s: %s", out, FileErr(err))
 	}
 	switch {
 	case st.Mode()&os.ModeSymlink != 0:
-		return usagef("--force does not replace OUT %s: it is a symbolic link", out)
+		return n.errf(Usage, "{force} does not replace {out} %s: it is a symbolic link", out)
 	case !st.IsDir():
-		return usagef("--force replaces the directory of an earlier --all, and OUT %s is a file", out)
+		return n.errf(Usage, "{force} replaces the directory of an earlier {all}, and {out} %s is a file", out)
 	}
 	ents, err := os.ReadDir(out)
 	if err != nil {
-		return fmt.Errorf("cannot write OUT %s: %s", out, fileErr(err))
+		return n.errf(Output, "cannot write {out} %s: %s", out, FileErr(err))
 	}
 	if inside(in, out) {
-		return usagef("IN %s lies inside OUT %s, which --force would replace", in, out)
+		return n.errf(Usage, "{in} %s lies inside {out} %s, which {force} would replace", in, out)
 	}
 	if len(ents) > 0 {
-		if err := checkOwned(out); err != nil {
-			return fmt.Errorf("--force replaces only a directory that --all wrote, and OUT %s %s", out, err)
+		if err := n.checkOwned(out); err != nil {
+			return n.errf(Output, "{force} replaces only a directory that {all} wrote, and {out} %s %s", out, err)
 		}
 	}
 	return nil
@@ -70,11 +70,11 @@ func inside(path, dir string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
-// place moves the finished tree tmp to out: with --force it replaces an existing out,
+// place moves the finished tree tmp to out: with Force it replaces an existing out,
 // otherwise out is missing or an empty directory (runAll checked).
-func (c *convertFlags) place(tmp, out string) error {
-	if c.force {
-		return replaceDir(tmp, out)
+func (j *Job) place(tmp, out string) error {
+	if j.Force {
+		return j.replaceDir(tmp, out)
 	}
 	os.Remove(out) // an empty directory, checked before; the rename needs it gone
 	return os.Rename(tmp, out)
@@ -83,17 +83,17 @@ func (c *convertFlags) place(tmp, out string) error {
 // replaceDir puts the directory tmp in place of out and removes the old tree. Where the
 // system can swap the two atomically (Linux: renameat2 RENAME_EXCHANGE) it does;
 // elsewhere it renames out aside, renames tmp in, and on failure renames out back.
-// Signals are held during the renames; tmp is tracked as a temporary (runAll tracks it)
-// and after a swap holds the old tree, which an interrupt then removes.
-func replaceDir(tmp, out string) error {
+// Temporaries are held during the renames; tmp is tracked as a temporary (runAll
+// tracks it) and after a swap holds the old tree, which an interrupt then removes.
+func (j *Job) replaceDir(tmp, out string) error {
 	if _, err := os.Lstat(out); errors.Is(err, os.ErrNotExist) {
 		return renameFn(tmp, out)
 	}
-	release := holdSignals()
+	release := HoldTemps()
 	err := exchangeFn(tmp, out)
 	if err == nil {
 		release()
-		removeOld(tmp, out)
+		j.removeOld(tmp, out)
 		return nil
 	}
 	// No atomic swap: rename the old tree aside under a new name, then the new one in.
@@ -115,26 +115,27 @@ func replaceDir(tmp, out string) error {
 		release()
 		return err // the old tree is back
 	}
-	trackHeld(aside) // an interrupt now removes the old tree
+	TrackHeld(aside) // an interrupt now removes the old tree
 	release()
-	removeOld(aside, out)
-	untrack(aside)
+	j.removeOld(aside, out)
+	Untrack(aside)
 	return nil
 }
 
 // removeOld removes the replaced tree; a failure leaves it beside out, with a note. It
 // checks the tree again first: what appeared in it since checkReplace is not ours to
 // remove, so the tree is then left beside out.
-func removeOld(old, out string) {
+func (j *Job) removeOld(old, out string) {
+	n := j.Names.orDefault()
 	if ents, err := os.ReadDir(old); err == nil && len(ents) == 0 {
 		os.Remove(old)
 		return
 	}
-	if err := checkOwned(old); err != nil {
-		fmt.Fprintf(progressOut, "tpulayout convert: note: OUT %s is replaced; the old tree, left at %s, %s\n", out, old, err)
+	if err := n.checkOwned(old); err != nil {
+		j.note(fmt.Sprintf(n.words("note: {out} %s is replaced; the old tree, left at %s, %s"), out, old, err))
 		return
 	}
 	if err := os.RemoveAll(old); err != nil {
-		fmt.Fprintf(progressOut, "tpulayout convert: note: OUT %s is replaced, but the old tree could not be removed from %s: %s\n", out, old, fileErr(err))
+		j.note(fmt.Sprintf(n.words("note: {out} %s is replaced, but the old tree could not be removed from %s: %s"), out, old, FileErr(err)))
 	}
 }

@@ -1,7 +1,6 @@
-package main
+package convert
 
 import (
-	"fmt"
 	"os"
 	"runtime/debug"
 	"unsafe"
@@ -10,11 +9,11 @@ import (
 )
 
 // guardMapped runs convert, which reads src, and turns a memory fault inside src's
-// bytes into an error naming IN. src often maps IN: if another process truncates IN
+// bytes into an error naming in. src often maps in: if another process truncates it
 // meanwhile, reading the pages past its new end raises SIGBUS, which would kill the
 // process with its temporary output in place. With panics on faults (relayout's
 // workers hand theirs to the caller) the fault unwinds through the cleanups instead.
-func guardMapped(in string, src *buffer.Buffer, convert func() error) (err error) {
+func (n Names) guardMapped(in string, src *buffer.Buffer, convert func() error) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		r := recover()
@@ -28,7 +27,7 @@ func guardMapped(in string, src *buffer.Buffer, convert func() error) (err error
 				if st, serr := os.Stat(in); serr == nil {
 					now = "it has " + plural(st.Size(), "byte") + " now"
 				}
-				err = fmt.Errorf("cannot read IN %s: it shrank or failed while it was read (%s); OUT is left as it was", in, now)
+				err = n.errf(Input, "cannot read {in} %s: it shrank or failed while it was read (%s); {out} is left as it was", in, now)
 				return
 			}
 		}

@@ -1,4 +1,4 @@
-package main
+package convert
 
 import (
 	"bytes"
@@ -9,22 +9,21 @@ import (
 	"github.com/tpulayout/tpulayout/relayout"
 )
 
-// An OUT that is mostly padding (a tiny array in a huge tile, say bf16[5] with
+// An Out that is mostly padding (a tiny array in a huge tile, say bf16[5] with
 // T(2147483648)) is not built in memory: held whole it took 4 GiB and 100 s for 10
 // bytes of data. Instead the file is filled with the padding (a sparse extent when the
 // padding is zero) and each element written at its offset through the layout's index
 // math, converted as relayout's per-element path converts it (buffer.ConvertElement).
 //
-// sparseMinBytes is the footprint from which this pays; an OUT qualifies when at most
-// a quarter of it is data. Tests lower it.
-var sparseMinBytes int64 = 64 << 20
+// Limits.SparseMinBytes is the footprint from which this pays (DefaultSparseMinBytes);
+// an Out qualifies when at most a quarter of it is data.
 
 // sparseRun is how many bytes of consecutive elements are gathered before a write.
 const sparseRun = 1 << 20
 
-// sparseWorth reports whether OUT of dst, converted from src without bands, is written
+// sparseWorth reports whether Out of dst, converted from src without bands, is written
 // sparsely: mostly padding, whole-byte elements (no E(n) packing) of at most 64 bits.
-func sparseWorth(dst *layout.Indexer, src *buffer.Buffer, b *relayout.Bands) bool {
+func sparseWorth(dst *layout.Indexer, src *buffer.Buffer, b *relayout.Bands, sparseMinBytes int64) bool {
 	return b == nil && dst.Shape().Layout.PrefixBytes == 0 && dst.ElementBits()%8 == 0 && dst.ElementBits() <= 64 && src.Indexer().ElementBits() <= 64 &&
 		dst.FootprintBytes() >= sparseMinBytes && dst.LogicalBytes() <= dst.FootprintBytes()/4
 }
@@ -46,9 +45,9 @@ func padFill(dst, src layout.Shape, opts []relayout.Option) ([]byte, error) {
 	return out[len(out)/2:], nil
 }
 
-// writeSparse writes the image of src in dst at base in f, the temporary OUT file: the
+// writeSparse writes the image of src in dst at base in f, the temporary Out file: the
 // padding first, then the elements in runs of consecutive offsets.
-func writeSparse(f *os.File, base int64, dst *layout.Indexer, src *buffer.Buffer, fill []byte, prog *progress, wrap func(error) error) error {
+func writeSparse(f *os.File, base int64, dst *layout.Indexer, src *buffer.Buffer, fill []byte, prog Progress, wrap func(error) error) error {
 	total := dst.FootprintBytes()
 	if bytes.Count(fill, []byte{0}) == len(fill) {
 		// Zero padding: a hole the file system reads as zeros.
@@ -107,6 +106,6 @@ func writeSparse(f *os.File, base int64, dst *layout.Indexer, src *buffer.Buffer
 	if err := flush(); err != nil {
 		return err
 	}
-	prog.add(total)
+	prog.Add(total)
 	return nil
 }

@@ -1,4 +1,4 @@
-package main
+package convert
 
 import (
 	"errors"
@@ -14,10 +14,10 @@ import (
 // base bytes: the same bytes as [relayout.Bands.Run], but band k+1 is converted while
 // a second goroutine writes band k (two band buffers), the writes go to the system in
 // pieces of buffer.WriteChunk (see there for why), and the buffers are reused from one
-// file to the next (convert --all). The pages of a mapped src are released once the
+// file to the next (All). The pages of a mapped src are released once the
 // band that reads them is converted (only direct bands: a gathered band reads across
 // the whole source, and CopyBand releases those pages itself as it goes).
-func writeBands(f imageWriter, base int64, src *buffer.Buffer, b *relayout.Bands, prog *progress, wrap func(error) error) error {
+func writeBands(f ImageWriter, base int64, src *buffer.Buffer, b *relayout.Bands, prog Progress, wrap func(error) error) error {
 	type job struct {
 		bd relayout.Band
 		p  []byte
@@ -73,7 +73,7 @@ func writeBands(f imageWriter, base int64, src *buffer.Buffer, b *relayout.Bands
 	}()
 	show := func(s slot) {
 		if s.wrote > 0 {
-			prog.add(s.wrote)
+			prog.Add(s.wrote)
 		}
 	}
 	var scratch []byte
@@ -100,7 +100,7 @@ func writeBands(f imageWriter, base int64, src *buffer.Buffer, b *relayout.Bands
 			clear(out)
 		}
 		if err := b.CopyBand(k, out, src, scratch); err != nil {
-			cerr = errors.New(cleanErr(fmt.Errorf("relayout: cannot convert band %d: %w", k, err)))
+			cerr = errors.New(CleanErr(fmt.Errorf("relayout: cannot convert band %d: %w", k, err)))
 			break
 		}
 		if !bd.Gather {
@@ -123,7 +123,7 @@ func writeBands(f imageWriter, base int64, src *buffer.Buffer, b *relayout.Bands
 	return cerr
 }
 
-// bandPool keeps band buffers from one file to the next, so that convert --all does
+// bandPool keeps band buffers from one file to the next, so that All does
 // not leave the garbage collector two fresh buffers per tensor (the heap would grow
 // to twice the bands before they are collected). A buffer is zeroed when it is new
 // only: a plan with WithPadLeave relies on full bands' padding staying as it was, which

@@ -1,4 +1,4 @@
-package main
+package convert
 
 import (
 	"bytes"
@@ -72,7 +72,7 @@ func TestWriteBandsSameBytes(t *testing.T) {
 					t.Fatal(err)
 				}
 				got := &memAt{}
-				if err := writeBands(got, 7, src, b, nil, func(err error) error { return err }); err != nil {
+				if err := writeBands(got, 7, src, b, noProgress{}, func(err error) error { return err }); err != nil {
 					t.Fatal(err)
 				}
 				if !bytes.Equal(got.b, want.b) {
@@ -99,7 +99,7 @@ func TestWriteBandsFailure(t *testing.T) {
 	calls := int(b.Band(0).DstLen+buffer.WriteChunk-1) / buffer.WriteChunk * b.Len()
 	for failAt := 1; failAt <= calls; failAt++ {
 		w := &memAt{failAt: failAt}
-		err := writeBands(w, 0, src, b, nil, func(err error) error { return fmt.Errorf("OUT: %w", err) })
+		err := writeBands(w, 0, src, b, noProgress{}, func(err error) error { return fmt.Errorf("OUT: %w", err) })
 		if err == nil || !strings.Contains(err.Error(), "OUT: disk full") {
 			t.Errorf("failing at write %d: error %v", failAt, err)
 		}
@@ -109,7 +109,7 @@ func TestWriteBandsFailure(t *testing.T) {
 					t.Errorf("panicking at write %d: recovered %v", failAt, r)
 				}
 			}()
-			writeBands(&memAt{failAt: failAt, panics: true}, 0, src, b, nil, func(err error) error { return err })
+			writeBands(&memAt{failAt: failAt, panics: true}, 0, src, b, noProgress{}, func(err error) error { return err })
 		}()
 	}
 }

@@ -1,6 +1,7 @@
-package main
+package convert
 
 import (
+	"errors"
 	"math"
 	"math/big"
 	"strconv"
@@ -8,23 +9,48 @@ import (
 
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/relayout"
 )
 
-// checkPad checks that --pad's number is exactly a value of OUT's element type dt:
-// the pad is converted like an element (saturating, truncating, rounding), so a value
+// What Out's padding holds: "zero" (also ""), "leave" (not written), or a number that
+// Out's element type holds exactly.
+
+// PadOption reads a Pad setting as the relayout option it asks for; n names the setting
+// in errors.
+func PadOption(s string, n Names) (relayout.Option, error) {
+	n = n.orDefault()
+	switch strings.ToLower(s) {
+	case "", "zero", "zeros":
+		return relayout.WithPadZero(), nil
+	case "leave":
+		return relayout.WithPadLeave(), nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if errors.Is(err, strconv.ErrRange) {
+		return nil, n.errf(Usage, "{pad} %s is outside float64's range, the widest there is", s)
+	}
+	if err != nil {
+		return nil, n.errf(Usage, "bad {pad} %q: want zero, leave or a number", s)
+	}
+	return relayout.WithPadValue(v), nil
+}
+
+// CheckPad checks that a Pad number is exactly a value of Out's element type dt: the
+// pad is converted like an element (saturating, truncating, rounding), so a value
 // outside dt's range or between its values would be written as another one unsaid.
 // It travels to relayout as a float64, so it must be exact in float64 first.
-func checkPad(text string, dt layout.DType) error {
+func CheckPad(text string, dt layout.DType, n Names) error {
+	n = n.orDefault()
 	switch strings.ToLower(text) {
-	case "zero", "zeros", "leave":
+	case "", "zero", "zeros", "leave":
 		return nil
 	}
 	v, err := strconv.ParseFloat(text, 64)
 	if err != nil {
-		return nil // padOption has reported it
+		return nil // PadOption reports it
 	}
 	if !buffer.CanConvert(dt, layout.F64) {
-		return usagef("--pad %s: %s padding can only be zero or leave", text, dt)
+		return n.errf(Usage, "{pad} %s: %s padding can only be zero or leave", text, dt)
 	}
 	finite := !math.IsNaN(v) && !math.IsInf(v, 0)
 	var exact *big.Rat // the number the text means; nil for NaN and infinities
@@ -38,30 +64,30 @@ func checkPad(text string, dt layout.DType) error {
 		lo, hi, _ := dt.IntRange()
 		switch {
 		case exact == nil || !exact.IsInt():
-			return usagef("--pad %s is not a whole number in %s's range %s to %s", text, dt, lo, hi)
+			return n.errf(Usage, "{pad} %s is not a whole number in %s's range %s to %s", text, dt, lo, hi)
 		case exact.Num().Cmp(lo) < 0 || exact.Num().Cmp(hi) > 0:
-			return usagef("--pad %s is outside %s's range %s to %s", text, dt, lo, hi)
+			return n.errf(Usage, "{pad} %s is outside %s's range %s to %s", text, dt, lo, hi)
 		case exact.Cmp(new(big.Rat).SetFloat64(v)) != 0:
-			return usagef("--pad %s cannot be written exactly: the pad travels as a float64, which holds %s", text, numText(v))
+			return n.errf(Usage, "{pad} %s cannot be written exactly: the pad travels as a float64, which holds %s", text, numText(v))
 		}
 		return nil
 	}
 	if lo, hi := floatRange(dt); finite && (v < lo || v > hi) {
-		return usagef("--pad %s is outside %s's range %s to %s", text, dt, numText(lo), numText(hi))
+		return n.errf(Usage, "{pad} %s is outside %s's range %s to %s", text, dt, numText(lo), numText(hi))
 	}
 	back := math.Float64frombits(buffer.ConvertElement(layout.F64, dt, buffer.ConvertElement(dt, layout.F64, math.Float64bits(v))))
 	if !finite {
 		if math.IsNaN(v) && math.IsNaN(back) || back == v {
 			return nil
 		}
-		return usagef("--pad %s: %s has no %s (it would hold %s)", text, dt, strings.TrimPrefix(numText(v), "+"), numText(back))
+		return n.errf(Usage, "{pad} %s: %s has no %s (it would hold %s)", text, dt, strings.TrimPrefix(numText(v), "+"), numText(back))
 	}
 	if exact.Cmp(new(big.Rat).SetFloat64(v)) != 0 || back != v || math.Signbit(back) != math.Signbit(v) {
 		held := numText(back)
 		if r, _ := new(big.Rat).SetString(held); r.Cmp(new(big.Rat).SetFloat64(back)) != 0 {
 			held = strconv.FormatFloat(back, 'g', 30, 64) // the shortest form is the text again
 		}
-		return usagef("--pad %s is not exact in %s, which would hold %s", text, dt, held)
+		return n.errf(Usage, "{pad} %s is not exact in %s, which would hold %s", text, dt, held)
 	}
 	return nil
 }

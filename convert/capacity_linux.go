@@ -1,6 +1,6 @@
 //go:build linux
 
-package main
+package convert
 
 import (
 	"bufio"
@@ -11,9 +11,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// systemMemory is MemAvailable plus SwapFree from /proc/meminfo: what a new allocation
+// SystemMemory is MemAvailable plus SwapFree from /proc/meminfo: what a new allocation
 // can fill without the kernel killing something.
-func systemMemory() (int64, bool) {
+func SystemMemory() (int64, bool) {
 	f, err := os.Open("/proc/meminfo")
 	if err != nil {
 		return 0, false
@@ -37,8 +37,8 @@ func systemMemory() (int64, bool) {
 	return total, found
 }
 
-// systemFreeDisk is the space an unprivileged user may still write in dir's file system.
-func systemFreeDisk(dir string) (int64, bool) {
+// SystemFreeDisk is the space an unprivileged user may still write in dir's file system.
+func SystemFreeDisk(dir string) (int64, bool) {
 	var st unix.Statfs_t
 	if err := unix.Statfs(dir, &st); err != nil {
 		return 0, false
