@@ -12,6 +12,7 @@ import (
 
 	"github.com/tpulayout/tpulayout/convert"
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/report"
 	"github.com/tpulayout/tpulayout/tpu"
 )
 
@@ -73,11 +74,13 @@ func usagef(format string, args ...any) error {
 	return &usageError{fmt.Sprintf(format, args...)}
 }
 
-// isUsage reports whether err is bad usage: ours, or a job's (convert.Usage).
+// isUsage reports whether err is bad usage: ours, a job's (convert.Usage) or a
+// report's setting.
 func isUsage(err error) bool {
 	var ue *usageError
 	var je *convert.Error
-	return errors.As(err, &ue) || errors.As(err, &je) && je.Kind == convert.Usage
+	var se *report.SettingError
+	return errors.As(err, &ue) || errors.As(err, &je) && je.Kind == convert.Usage || errors.As(err, &se)
 }
 
 // mismatch is a validation that ran and found differences: exit status 1.

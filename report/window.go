@@ -1,10 +1,20 @@
-package main
+package report
 
 import (
 	"fmt"
 	"strconv"
 	"strings"
 )
+
+// SettingError is a setting of a report that cannot be: a window past the array's
+// end, say. Setting names it, in the words the caller gave.
+type SettingError struct{ Setting, Msg string }
+
+func (e *SettingError) Error() string { return e.Msg }
+
+func settingf(setting, format string, args ...any) error {
+	return &SettingError{setting, fmt.Sprintf(format, args...)}
+}
 
 // window is a half-open range [lo, hi) of one dim, as show's --rows and --cols give it
 // ("A:B", like a Python slice: "A:" runs to the end, ":B" from 0).
@@ -20,29 +30,29 @@ func parseWindow(flag, text string, dim int, n int64, what string, rank int) (wi
 		return window{lo: 0, hi: n}, nil
 	}
 	if dim < 0 {
-		return window{}, usagef("%s %s: an array of rank %d shows no %s", flag, text, rank, what)
+		return window{}, settingf(flag, "%s %s: an array of rank %d shows no %s", flag, text, rank, what)
 	}
 	a, b, ok := strings.Cut(text, ":")
 	if !ok {
-		return window{}, usagef("bad %s %q: want A:B, the %s from A up to but not including B", flag, text, what)
+		return window{}, settingf(flag, "bad %s %q: want A:B, the %s from A up to but not including B", flag, text, what)
 	}
 	lo, hi := int64(0), n
 	var err error
 	if a = strings.TrimSpace(a); a != "" {
 		if lo, err = strconv.ParseInt(a, 10, 64); err != nil || lo < 0 {
-			return window{}, usagef("bad %s %q: %q is not a %s number ≥ 0", flag, text, a, strings.TrimSuffix(what, "s"))
+			return window{}, settingf(flag, "bad %s %q: %q is not a %s number ≥ 0", flag, text, a, strings.TrimSuffix(what, "s"))
 		}
 	}
 	if b = strings.TrimSpace(b); b != "" {
 		if hi, err = strconv.ParseInt(b, 10, 64); err != nil || hi < 0 {
-			return window{}, usagef("bad %s %q: %q is not a %s number ≥ 0", flag, text, b, strings.TrimSuffix(what, "s"))
+			return window{}, settingf(flag, "bad %s %q: %q is not a %s number ≥ 0", flag, text, b, strings.TrimSuffix(what, "s"))
 		}
 	}
 	switch {
 	case hi > n:
-		return window{}, usagef("%s %s reaches past the end: dim %d has %d %s (0:%d)", flag, text, dim, n, what, n)
+		return window{}, settingf(flag, "%s %s reaches past the end: dim %d has %d %s (0:%d)", flag, text, dim, n, what, n)
 	case lo >= hi:
-		return window{}, usagef("%s %s is empty: A must be less than B", flag, text)
+		return window{}, settingf(flag, "%s %s is empty: A must be less than B", flag, text)
 	}
 	return window{text: text, lo: lo, hi: hi}, nil
 }

@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"bytes"
@@ -20,8 +20,8 @@ const (
 	svgMaxExtra = 3   // hatched padding cells drawn past each edge, at most
 )
 
-// svg draws the grid as an SVG figure. Every logical element is one <text class="off">.
-func (g *grid) svg() []byte {
+// SVG draws the grid as an SVG figure. Every logical element is one <text class="off">.
+func (g *Grid) SVG() []byte {
 	ix := g.ix
 	width := 1
 	for _, offs := range g.offsets {
@@ -167,7 +167,7 @@ func tileColour(outer []int64) int {
 // paddedExtent is how far the first tile extends logical dim dim (of size n): n rounded
 // up to the tile entry over it, or n when no tile entry covers it. A dim that the first
 // tile combines with another (a `*` over it or before it) is drawn without edge padding (n).
-func (g *grid) paddedExtent(dim int, n int64) int64 {
+func (g *Grid) paddedExtent(dim int, n int64) int64 {
 	if dim < 0 || n == 0 {
 		return n
 	}
@@ -182,14 +182,4 @@ func esc(s string) string {
 	var b strings.Builder
 	xml.EscapeText(&b, []byte(s))
 	return b.String()
-}
-
-// writeFileAtomic writes data as convert writes OUT (see writeOutput): a failure leaves
-// no partial file, and an existing file (or a symlink's target) is replaced only when
-// the new one is complete; a device or a FIFO is written in place.
-func writeFileAtomic(path string, data []byte) error {
-	return writeOutput(path, func(w imageWriter) error {
-		_, err := w.Write(data)
-		return err
-	})
 }
