@@ -52,11 +52,13 @@ func KindOf(err error) Kind {
 type Names struct {
 	In, Out                                        string // the files
 	To, From, DType, Tensor, Pad, View, All, Force string // the settings
+	Dump, Ref, Layout, RefShape                    string // a Check's
 }
 
-// LibraryNames names the Job's fields.
+// LibraryNames names the fields of Job and Check.
 var LibraryNames = Names{In: "In", Out: "Out", To: "To", From: "From", DType: "DType",
-	Tensor: "Tensor", Pad: "Pad", View: "View", All: "All", Force: "Force"}
+	Tensor: "Tensor", Pad: "Pad", View: "View", All: "All", Force: "Force",
+	Dump: "Dump", Ref: "Ref", Layout: "Layout", RefShape: "RefShape"}
 
 func (n Names) orDefault() Names {
 	if n == (Names{}) {
@@ -72,7 +74,8 @@ func (n Names) words(format string) string {
 	}
 	return strings.NewReplacer("{in}", n.In, "{out}", n.Out, "{to}", n.To, "{from}", n.From,
 		"{dtype}", n.DType, "{tensor}", n.Tensor, "{pad}", n.Pad, "{view}", n.View,
-		"{all}", n.All, "{force}", n.Force).Replace(format)
+		"{all}", n.All, "{force}", n.Force, "{dump}", n.Dump, "{ref}", n.Ref, "{layout}", n.Layout,
+		"{refshape}", n.RefShape).Replace(format)
 }
 
 // errf makes an error of kind k; format's placeholders name the job's parts (see words).

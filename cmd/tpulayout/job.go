@@ -16,7 +16,8 @@ import (
 // cliNames names the job's parts as the command line does, so that the library's
 // messages read "missing --to" and "cannot write OUT …".
 var cliNames = convert.Names{In: "IN", Out: "OUT", To: "--to", From: "--from", DType: "--dtype",
-	Tensor: "--tensor", Pad: "--pad", View: "--view", All: "--all", Force: "--force"}
+	Tensor: "--tensor", Pad: "--pad", View: "--view", All: "--all", Force: "--force",
+	Dump: "DUMP", Ref: "REF", Layout: "--layout", RefShape: "--ref-shape"}
 
 // Where the job reads and writes besides its files; tests replace them.
 var (
