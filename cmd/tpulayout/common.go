@@ -64,10 +64,7 @@ func parseIndex(text string, dims []int64) ([]int64, error) {
 }
 
 // fmtDims prints dims as "[3,5]".
-func fmtDims[T int | int64](d []T) string { return "[" + joinInts(d) + "]" }
-
-// fmtIndex prints an index as "(2,3)".
-func fmtIndex[T int | int64](d []T) string { return "(" + joinInts(d) + ")" }
+func fmtDims(d []int64) string { return "[" + joinInts(d) + "]" }
 
 func joinInts[T int | int64](d []T) string {
 	var b strings.Builder
@@ -76,18 +73,6 @@ func joinInts[T int | int64](d []T) string {
 			b.WriteByte(',')
 		}
 		b.WriteString(strconv.FormatInt(int64(v), 10))
-	}
-	return b.String()
-}
-
-// tilesText prints the tiles as "(8,128)(2,1)", or "none".
-func tilesText(ts []layout.Tile) string {
-	if len(ts) == 0 {
-		return "none"
-	}
-	var b strings.Builder
-	for _, t := range ts {
-		b.WriteString(t.String())
 	}
 	return b.String()
 }
@@ -115,21 +100,4 @@ func plural(n int64, noun string) string {
 		return "1 " + noun
 	}
 	return strconv.FormatInt(n, 10) + " " + noun + "s"
-}
-
-// elementBitsNote describes the storage width, e.g. "16 bits per element" or
-// "8 bits per element (s4 is a 4-bit type, unpacked without E(n))".
-func elementBitsNote(ix *layout.Indexer) string {
-	dt := ix.Shape().DType
-	bits := ix.ElementBits()
-	s := fmt.Sprintf("%d bits", bits)
-	switch {
-	case ix.Shape().Layout.ElementBits > 0 && int(ix.Shape().Layout.ElementBits) != dt.Bits():
-		s += fmt.Sprintf(" (E(%d); %s is a %d-bit type)", bits, dt, dt.Bits())
-	case ix.Shape().Layout.ElementBits > 0:
-		s += fmt.Sprintf(" (E(%d))", bits)
-	case bits != dt.Bits():
-		s += fmt.Sprintf(" (%s is a %d-bit type, stored unpacked without E(n))", dt, dt.Bits())
-	}
-	return s
 }

@@ -4,7 +4,6 @@ import (
 	"io"
 	"os"
 
-	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/convert"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/relayout"
@@ -40,28 +39,11 @@ func newJob(in, out string) *convert.Job {
 			Memory: availableMemory, FreeDisk: freeDiskSpace}}
 }
 
-type fileKind = convert.Format
+// kindRaw is a raw file (shard.go resolves the target of each shard's image).
+const kindRaw = convert.Raw
 
-const (
-	kindRaw         = convert.Raw
-	kindNPY         = convert.NPY
-	kindSafetensors = convert.Safetensors
-)
-
-func kindOf(path string) fileKind { return convert.FormatOf(path) }
-
-// openArray opens IN or REF (what); flagName gives a raw file's shape.
-func openArray(path string, kind fileKind, shapeText, flagName, tensor, what string) (*buffer.Buffer, string, error) {
-	return convert.OpenArray(path, kind, shapeText, tensor, convert.ArrayWords{What: what, Shape: flagName, Tensor: "--tensor"})
-}
-
-func viewArray(b *buffer.Buffer, name, what, path string) (*buffer.Buffer, error) {
-	return convert.ViewArray(b, name, "--view", what, path)
-}
-
-func viewNote(src, dst layout.DType) string { return convert.ViewNote(src, dst, "IN", "--view") }
-
-func resolveTarget(to, dtype string, src layout.Shape, outKind fileKind, floatOnly bool) (layout.Shape, error) {
+// resolveTarget is OUT's shape for src under --to and --dtype (see convert.Job.Target).
+func resolveTarget(to, dtype string, src layout.Shape, outKind convert.Format, floatOnly bool) (layout.Shape, error) {
 	return (&convert.Job{To: to, DType: dtype, Names: cliNames}).Target(src, outKind, floatOnly)
 }
 
@@ -71,12 +53,6 @@ func padOption(s string) (relayout.Option, error) {
 		return nil, usagef("bad --pad \"\": want zero, leave or a number")
 	}
 	return convert.PadOption(s, cliNames)
-}
-
-func guessOf(to string, dst layout.Shape) string { return convert.Guess(to, dst) }
-
-func guessLine(to string, dst layout.Shape, why, hint string) string {
-	return convert.GuessLine(to, dst, why, hint)
 }
 
 // guessTally gathers the guessed defaults of many tensors for one note.
@@ -107,7 +83,6 @@ func holdSignals() (release func()) { return convert.HoldTemps() }
 func trackHeld(path string)         { convert.TrackHeld(path) }
 func untrack(path string)           { convert.Untrack(path) }
 func setOutputInPlace(v bool)       { convert.SetPlaced(v) }
-func outputInPlace() bool           { return convert.Placed() }
 
 func fileErr(err error) string    { return convert.FileErr(err) }
 func cleanErr(err error) string   { return convert.CleanErr(err) }

@@ -166,7 +166,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	}
 	if _, err := stdout.Write(out.Bytes()); err != nil {
 		if errors.Is(err, syscall.EPIPE) { // SIGPIPE's handler may not have run yet
-			if outputInPlace() {
+			if convert.Placed() {
 				return exitOK // only the report of OUT is lost (see exitOnSignal)
 			}
 			return exitBrokenPipe

@@ -181,7 +181,7 @@ func (v *validateFlags) run(dumpPath string, w io.Writer) error {
 	}
 	if !r.OK {
 		msg := r.Summary()
-		if note := viewNote(res.RefDType, res.DumpDType); note != "" && v.view == "" {
+		if note := convert.ViewNote(res.RefDType, res.DumpDType, "IN", "--view"); note != "" && v.view == "" {
 			// A u16 REF holding bf16 bits (NumPy's bf16 without ml_dtypes) differs everywhere.
 			msg += " (" + strings.Replace(note, "note: IN", "REF", 1) + ")"
 		}
