@@ -13,6 +13,7 @@ import (
 	"github.com/tpulayout/tpulayout/buffer/npy"
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/sharding"
 )
 
 // The job driven from Go, without the command: every input kind, output rule and
@@ -228,7 +229,7 @@ func TestJobCapacity(t *testing.T) {
 		t.Errorf("memory: %v", err)
 	}
 	_, err = (&Job{In: in, Out: filepath.Join(dir, "o.bin"), To: huge,
-		Limits: Limits{FreeDisk: func(string) (int64, bool) { return 4096, true }}}).Run()
+		Limits: Limits{Memory: func() (int64, bool) { return 1 << 40, true }, FreeDisk: func(string) (int64, bool) { return 4096, true }}}).Run()
 	if KindOf(err) != Output || !strings.Contains(err.Error(), "no space left: it needs 4.00 GiB (4294967296 bytes), but its file system has only 4.00 KiB (4096 bytes) free") {
 		t.Errorf("disk: %v", err)
 	}
@@ -257,5 +258,18 @@ func TestCleanupOnSignal(t *testing.T) {
 	temps.Unlock() // CleanupOnSignal keeps the registry locked for the exit
 	if _, err := os.Stat(tmp); !os.IsNotExist(err) {
 		t.Errorf("the temporary is still there (%v)", err)
+	}
+}
+
+// TestShardedFormatPrefix: CheckOwned knows a sharded conversion's directory by its
+// format's text, without importing sharding.
+func TestShardedFormatPrefix(t *testing.T) {
+	if !strings.HasPrefix(sharding.ManifestFormat, shardedFormatPrefix) {
+		t.Errorf("sharding.ManifestFormat %q does not start with %q", sharding.ManifestFormat, shardedFormatPrefix)
+	}
+	dir := t.TempDir()
+	tree(t, dir, map[string]string{"manifest.json": `{"format": "` + sharding.ManifestFormat + `"}`})
+	if err := CheckOwned(dir); err == nil || !strings.Contains(err.Error(), "is a sharded conversion's directory") {
+		t.Errorf("CheckOwned(a sharded conversion): %v", err)
 	}
 }
