@@ -46,9 +46,8 @@ func KindOf(err error) Kind {
 }
 
 // Names are the words messages use for the job's inputs and settings. The zero value
-// means [LibraryNames], the Job's own field names; a command line passes the names of
-// its arguments and flags (see the tpulayout command's cliNames), so that "missing To"
-// reads "missing --to" there.
+// means [LibraryNames], the field names of Job and Check; a command line passes the
+// names of its arguments and flags, so that "missing To" reads "missing --to" there.
 type Names struct {
 	In, Out                                        string // the files
 	To, From, DType, Tensor, Pad, View, All, Force string // the settings
