@@ -59,3 +59,34 @@ func Example() {
 	// usage error: Pad 0.1 is not exact in bf16, which would hold 0.10009765625
 	// usage error: missing --to: the layout of the device image OUT, such as 'bf16[…]{1,0:T(8,128)(2,1)}', a layout '{1,0:T(8,128)(2,1)}' or tpu:v5e
 }
+
+// ExampleCheck compares a device image with the array it was made from, as the
+// command's validate does: once as written, once with one element changed.
+func ExampleCheck() {
+	dir, _ := os.MkdirTemp("", "check-example")
+	defer os.RemoveAll(dir)
+	host := buffer.MustNew(layout.MustParse("f32[20,300]"))
+	for i := range host.Len() {
+		host.SetF32([]int64{i / 300, i % 300}, float32(i%7)/4)
+	}
+	ref := filepath.Join(dir, "w.npy")
+	img := filepath.Join(dir, "w.bin")
+	npy.Write(ref, host)
+	r, err := (&convert.Job{In: ref, Out: img, To: "bf16[20,300]{1,0:T(8,128)(2,1)}"}).Run()
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	c := &convert.Check{Dump: img, Layout: r.Shape.String(), Ref: ref}
+	res, _ := c.Run()
+	fmt.Println(res.Report.OK, res.Report.Elements, "elements compared")
+
+	b, _ := os.ReadFile(img)
+	b[2] ^= 0x01 // one bit of element (0,1)
+	os.WriteFile(img, b, 0o644)
+	res, _ = c.Run()
+	fmt.Println(res.Report.OK, res.Report.Summary())
+	// Output:
+	// true 6000 elements compared
+	// false 1 of 6000 elements differ
+}
