@@ -12,6 +12,9 @@ import (
 // TestWriteKeepsAndRefuses: a second Write keeps every file; a file of other bytes is
 // an error and stays as it was.
 func TestWriteKeepsAndRefuses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("makes the files three times; the command's TestExample checks the same in -short runs")
+	}
 	dir := filepath.Join(t.TempDir(), "new")
 	ws, err := Write(dir)
 	if err != nil || len(ws) != len(Files()) {
