@@ -12,6 +12,7 @@
 #   SIZE_MIB=512 ROUNDS=3 bash bench/jobs.sh  # a quicker run
 #   BINS="old=/tmp/tl-old new=/tmp/tl-new" bash bench/jobs.sh   # alternate two builds
 #   WORK=/dev/shm/jobs bash bench/jobs.sh     # on tmpfs: fsync is free, no disk at all
+#   JOBS=convert bash bench/jobs.sh           # the convert rows only (--tensor, --all)
 #
 # The page cache is warmed (the checkpoint is read once) before the first round; every
 # output is removed after it is timed. Needs python3 (for the header) and /usr/bin/time
@@ -117,6 +118,7 @@ for ((r = 1; r <= ROUNDS; r++)); do
 		timed "convert --all" "$WORK/out" "$TL" convert "$CKPT" "$WORK/out" --all --to tpu:v5e
 		digest all "$WORK/out"
 		rm -rf "$WORK/out"
+		[ "${JOBS:-all}" = convert ] && continue
 		timed "sharded f32" "$WORK/out" "$TL" convert "$CKPT" "$WORK/out" --all "${MESH[@]}"
 		digest sharded "$WORK/out"
 		mv "$WORK/out" "$WORK/shards"

@@ -1,14 +1,11 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
-
-	"github.com/tpulayout/tpulayout/relayout"
+	"path/filepath"
+	"text/tabwriter"
 )
 
 var convertVerb = &verb{
@@ -71,33 +68,17 @@ or with --progress.`,
 			if err := needArgs(pos, "IN", "OUT"); err != nil {
 				return err
 			}
-			in := pos[0]
-			if in == "-" && (c.all || sh.active()) {
+			if pos[0] == "-" && (c.all || sh.active()) {
 				// Their manifests name IN, for verify to read again later.
 				return usagef("IN - (standard input) is for one array; --all and --mesh record IN in the manifest, so give a file")
 			}
-			if in == "-" {
-				tmp, cleanup, err := spoolStdin(stdin)
-				if err != nil {
-					return err
-				}
-				defer cleanup()
-				in = tmp
-				return renameStdin(c.run(in, pos[1], w), tmp)
-			}
 			if sh.active() {
-				return sh.run(c, in, pos[1], w)
+				return sh.run(c, pos[0], pos[1], w)
 			}
-			return c.run(in, pos[1], w)
+			return c.run(pos[0], pos[1], w)
 		}
 	},
 }
-
-// bandBytes is the size aimed at for one band of a banded conversion (see relayout.PlanBands);
-// tests lower it. Two bands of OUT are held at once (one converted while the other is
-// written) beside the mapped source's current band: with 64 MiB bands convert --all of
-// f32[16384,8192] tensors peaked at 263 MiB resident, with 32 MiB at 137 MiB, as fast.
-var bandBytes int64 = 32 << 20
 
 type convertFlags struct {
 	to, from, dtype, tensor, pad string
@@ -106,108 +87,31 @@ type convertFlags struct {
 	force                        bool
 }
 
+// run is convert without --mesh: the library's job, and its report on w.
 func (c *convertFlags) run(in, out string, w io.Writer) error {
-	if err := checkOutName(out); err != nil {
+	if c.pad == "" && out != "" { // the job would take it for zero
+		_, err := padOption(c.pad)
 		return err
 	}
-	inKind, outKind := kindOf(in), kindOf(out)
-	padOpt, err := padOption(c.pad)
+	j := newJob(in, out)
+	j.To, j.From, j.DType, j.Tensor, j.All, j.Force, j.Pad, j.View = c.to, c.from, c.dtype, c.tensor, c.all, c.force, c.pad, c.view
+	j.Note = func(s string) { fmt.Fprintf(progressOut, "tpulayout convert: %s\n", s) }
+	j.Progress = newProgress(c.progress, "convert", 0)
+	r, err := j.Run()
 	if err != nil {
 		return err
 	}
-	if c.force && !c.all {
-		return usagef("--force replaces the OUT directory of --all; a single OUT file is always replaced, atomically")
-	}
-	if c.from != "" && inKind != kindRaw {
-		return usagef("--from is for a raw IN; %s is a %s file with its own dtype and shape", in, inKind)
-	}
-	if c.all {
-		if inKind != kindSafetensors {
-			return usagef("--all converts every tensor of a .safetensors IN; %s is not one", in)
+	if r.Manifest != nil {
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		for _, e := range r.Manifest.Tensors {
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", nameText(e.Name), e.Layout, filepath.Join(out, e.File))
 		}
-		if c.tensor != "" {
-			return usagef("--all and --tensor exclude each other")
-		}
-		if c.view != "" {
-			return usagef("--view reads one array; with --all, store the tensors in their own dtype (safetensors has bf16)")
-		}
-		return c.runAll(in, out, padOpt, w)
-	}
-	if err := checkOut(out, in); err != nil {
-		return err
-	}
-	inTensor := ""
-	switch {
-	case inKind == kindSafetensors:
-		inTensor = c.tensor
-	case c.tensor != "" && outKind != kindSafetensors:
-		return usagef("--tensor names the tensor of a .safetensors IN or OUT; neither %s nor %s is one", in, out)
-	}
-	src, name, err := openArray(in, inKind, c.from, "--from", inTensor, "IN")
-	if err != nil {
-		return err
-	}
-	defer src.Close()
-	if src, err = viewArray(src, c.view, "IN", in); err != nil {
-		return err
-	}
-	dst, err := resolveTarget(c.to, c.dtype, src.Shape, outKind, false)
-	if err != nil {
-		return err
-	}
-	if why := guessOf(c.to, dst); why != "" {
-		fmt.Fprintf(progressOut, "tpulayout convert: %s\n", guessLine(c.to, dst, why, "--to hlo:FILE:param=N"))
-	}
-	if note := viewNote(src.DType(), dst.DType); note != "" && c.view == "" {
-		fmt.Fprintf(progressOut, "tpulayout convert: %s\n", note)
-	}
-	if err := checkPad(c.pad, dst.DType); err != nil {
-		return err
-	}
-	hdr, err := hostHeader(outKind, out, dst, outTensorName(c.tensor, name))
-	if err != nil {
-		return err
-	}
-	prog := newProgress(c.progress, "convert", 0)
-	if err := guardMapped(in, src, func() error {
-		_, err := convertFile(out, hdr, dst, src, []relayout.Option{padOpt}, prog)
-		return err
-	}); err != nil {
-		return err
+		fmt.Fprintf(tw, "manifest\t\t%s\n", filepath.Join(out, "manifest.json"))
+		return tw.Flush()
 	}
 	if isStdout(out) {
 		return nil // standard output holds the image alone
 	}
-	_, err = fmt.Fprintln(w, dst.String())
+	_, err = fmt.Fprintln(w, r.Shape.String())
 	return err
-}
-
-// outTensorName is the name of the tensor in a .safetensors OUT: --tensor, else the
-// source tensor's name, else "tensor".
-func outTensorName(flagName, srcName string) string {
-	switch {
-	case flagName != "":
-		return flagName
-	case srcName != "":
-		return srcName
-	}
-	return "tensor"
-}
-
-// padOption reads --pad.
-func padOption(s string) (relayout.Option, error) {
-	switch strings.ToLower(s) {
-	case "zero", "zeros":
-		return relayout.WithPadZero(), nil
-	case "leave":
-		return relayout.WithPadLeave(), nil
-	}
-	v, err := strconv.ParseFloat(s, 64)
-	if errors.Is(err, strconv.ErrRange) {
-		return nil, usagef("--pad %s is outside float64's range, the widest there is", s)
-	}
-	if err != nil {
-		return nil, usagef("bad --pad %q: want zero, leave or a number", s)
-	}
-	return relayout.WithPadValue(v), nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/buffer/npy"
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
+	"github.com/tpulayout/tpulayout/convert"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/relayout"
 	"github.com/tpulayout/tpulayout/tpu"
@@ -354,17 +355,17 @@ func TestConvertSafetensors(t *testing.T) {
 	if !strings.Contains(got, "layers.0/w") || !strings.Contains(got, "manifest.json") {
 		t.Errorf("convert --all printed:\n%s", got)
 	}
-	var m manifest
+	var m convert.Manifest
 	if err := json.Unmarshal(readFile(t, filepath.Join(out, "manifest.json")), &m); err != nil {
 		t.Fatal(err)
 	}
 	if len(m.Tensors) != 3 {
 		t.Fatalf("manifest: %+v", m)
 	}
-	want := map[string]manifestEntry{
-		"layers.0/w": {"layers.0/w", "f32", []int64{40, 256}, "bf16[40,256]{1,0:T(8,128)(2,1)}", "layers.0_w.bin", 40 * 256 * 2},
-		"embed":      {"embed", "bf16", []int64{300}, "bf16[300]{0:T(512)(128)(2,1)}", "embed.bin", 512 * 2},
-		"q":          {"q", "s8", []int64{64, 130}, "s8[64,130]{1,0:T(8,128)(4,1)}", "q.bin", 64 * 256},
+	want := map[string]convert.Entry{
+		"layers.0/w": {Name: "layers.0/w", SourceDType: "f32", SourceShape: []int64{40, 256}, Layout: "bf16[40,256]{1,0:T(8,128)(2,1)}", File: "layers.0_w.bin", Bytes: 40 * 256 * 2},
+		"embed":      {Name: "embed", SourceDType: "bf16", SourceShape: []int64{300}, Layout: "bf16[300]{0:T(512)(128)(2,1)}", File: "embed.bin", Bytes: 512 * 2},
+		"q":          {Name: "q", SourceDType: "s8", SourceShape: []int64{64, 130}, Layout: "s8[64,130]{1,0:T(8,128)(4,1)}", File: "q.bin", Bytes: 64 * 256},
 	}
 	for _, e := range m.Tensors {
 		w, ok := want[e.Name]

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
+	"github.com/tpulayout/tpulayout/convert"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/tpu"
 )
@@ -135,7 +136,7 @@ func TestCheckpointFootprints(t *testing.T) {
 	out := filepath.Join(dir, "images")
 	captureNotes(t)
 	mustRun(t, "convert", ckpt, out, "--all", "--to", "tpu:v6e")
-	var m manifest
+	var m convert.Manifest
 	if err := json.Unmarshal(readFile(t, filepath.Join(out, "manifest.json")), &m); err != nil {
 		t.Fatal(err)
 	}

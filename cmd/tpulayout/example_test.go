@@ -9,6 +9,7 @@ import (
 
 	"github.com/tpulayout/tpulayout/buffer/npy"
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
+	"github.com/tpulayout/tpulayout/walkthrough"
 )
 
 // The example directory is the same bytes every time, holds the arrays it promises, is
@@ -20,11 +21,11 @@ func TestExample(t *testing.T) {
 	if !strings.Contains(out, "written") {
 		t.Errorf("first run:\n%s", out)
 	}
-	for _, f := range exampleFiles() {
-		x, err1 := os.ReadFile(filepath.Join(a, f.name))
-		y, err2 := os.ReadFile(filepath.Join(b, f.name))
+	for _, f := range walkthrough.Files() {
+		x, err1 := os.ReadFile(filepath.Join(a, f.Name))
+		y, err2 := os.ReadFile(filepath.Join(b, f.Name))
 		if err1 != nil || err2 != nil || !bytes.Equal(x, y) || len(x) == 0 {
-			t.Errorf("%s differs between two runs (%v, %v)", f.name, err1, err2)
+			t.Errorf("%s differs between two runs (%v, %v)", f.Name, err1, err2)
 		}
 	}
 	if again := mustRun(t, "example", a); strings.Contains(again, "written") {

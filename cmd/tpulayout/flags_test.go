@@ -8,6 +8,7 @@ import (
 
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
+	"github.com/tpulayout/tpulayout/convert"
 	"github.com/tpulayout/tpulayout/layout"
 )
 
@@ -105,7 +106,7 @@ func TestConvertAllNames(t *testing.T) {
 			t.Errorf("the table does not show %s:\n%s", q, got)
 		}
 	}
-	var m manifest
+	var m convert.Manifest
 	if err := json.Unmarshal(readFile(t, filepath.Join(out, "manifest.json")), &m); err != nil {
 		t.Fatal(err)
 	}

@@ -117,16 +117,11 @@ func (p *progress) finish() {
 	}
 }
 
-// sizeText prints a byte count for people: "512 B", "1.50 KiB", "8.00 GiB".
-func sizeText(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
+// Total, Add and Done are the job's calls (convert.Progress).
+func (p *progress) Total(n int64) {
+	if p != nil {
+		p.total = n
 	}
-	f, i := float64(n)/unit, 0
-	for f >= unit && i < 4 {
-		f /= unit
-		i++
-	}
-	return fmt.Sprintf("%.2f %ciB", f, "KMGTP"[i])
 }
+func (p *progress) Add(n int64) { p.add(n) }
+func (p *progress) Done()       { p.finish() }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -11,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
+	"github.com/tpulayout/tpulayout/convert"
 )
 
 // tree writes files (name → content) into a new directory dir.
@@ -57,7 +57,7 @@ func TestConvertAllForce(t *testing.T) {
 	if !strings.Contains(got, "bf16[16,256]{1,0:T(8,128)(2,1)}") {
 		t.Errorf("--force printed:\n%s", got)
 	}
-	var m manifest
+	var m convert.Manifest
 	if err := json.Unmarshal(readFile(t, filepath.Join(out, "manifest.json")), &m); err != nil || m.Tensors[0].Layout[:4] != "bf16" {
 		t.Errorf("manifest after --force: %+v, %v", m, err)
 	}
@@ -125,65 +125,5 @@ func TestConvertAllForce(t *testing.T) {
 	}
 	if got := treeOf(t, out); got["manifest.json"] == "" || got["w.bin"] == "" {
 		t.Errorf("--force through a link did not replace its target %s: %q", out, got)
-	}
-}
-
-// TestReplaceDirFailures makes each step of replaceDir fail in turn: OUT must then hold
-// the old tree, and nothing may be left beside it but the new tree that runAll removes.
-func TestReplaceDirFailures(t *testing.T) {
-	boom := errors.New("boom")
-	savedX, savedR := exchangeFn, renameFn
-	defer func() { exchangeFn, renameFn = savedX, savedR }()
-	noExchange := func(a, b string) error { return errNoExchange }
-	// The old tree is one --all wrote: replaceDir removes only such a tree.
-	oldM := `{"format": "tpulayout-all-1", "source": "m.safetensors", "to": "tpu:v5e", "tensors": [{"name": "a", "file": "a.bin"}]}`
-	old := map[string]string{"manifest.json": oldM, "a.bin": "A"}
-	nu := map[string]string{"manifest.json": "new", "b.bin": "B"}
-
-	for _, c := range []struct {
-		name     string
-		exchange func(a, b string) error
-		failAt   int // the renameFn call that fails (1-based; 0: none)
-		wantNew  bool
-	}{
-		{"exchange", savedX, 0, true},
-		{"aside", noExchange, 0, true},
-		{"aside fails", noExchange, 1, false},
-		{"rename in fails", noExchange, 2, false},
-	} {
-		dir := t.TempDir()
-		out, tmp := filepath.Join(dir, "images"), filepath.Join(dir, ".images.tmp1")
-		tree(t, out, old)
-		tree(t, tmp, nu)
-		calls := 0
-		exchangeFn = c.exchange
-		renameFn = func(a, b string) error {
-			calls++
-			if calls == c.failAt {
-				return boom
-			}
-			return os.Rename(a, b)
-		}
-		err := replaceDir(tmp, out)
-		if c.name == "exchange" && calls > 0 {
-			t.Logf("no RENAME_EXCHANGE on this filesystem: replaced by renames")
-		}
-		got := treeOf(t, out)
-		if c.wantNew {
-			if err != nil || got["manifest.json"] != "new" || len(got) != 2 {
-				t.Errorf("%s: err %v, OUT %q", c.name, err, got)
-			}
-			if names := dirNames(t, dir); len(names) != 1 {
-				t.Errorf("%s: left %q", c.name, names)
-			}
-			continue
-		}
-		if !errors.Is(err, boom) || got["manifest.json"] != oldM || len(got) != 2 {
-			t.Errorf("%s: err %v, OUT %q; want boom and the old tree", c.name, err, got)
-		}
-		// Beside OUT: only the new tree, which runAll removes on the error.
-		if names := dirNames(t, dir); strings.Join(names, " ") != ".images.tmp1 images" {
-			t.Errorf("%s: left %q", c.name, names)
-		}
 	}
 }

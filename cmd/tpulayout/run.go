@@ -10,7 +10,9 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/tpulayout/tpulayout/convert"
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/report"
 	"github.com/tpulayout/tpulayout/tpu"
 )
 
@@ -70,6 +72,15 @@ func (e *usageError) Error() string { return e.msg }
 
 func usagef(format string, args ...any) error {
 	return &usageError{fmt.Sprintf(format, args...)}
+}
+
+// isUsage reports whether err is bad usage: ours, a job's (convert.Usage) or a
+// report's setting.
+func isUsage(err error) bool {
+	var ue *usageError
+	var je *convert.Error
+	var se *report.SettingError
+	return errors.As(err, &ue) || errors.As(err, &je) && je.Kind == convert.Usage || errors.As(err, &se)
 }
 
 // mismatch is a validation that ran and found differences: exit status 1.
@@ -139,8 +150,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	}
 	if err != nil {
 		msg := oneLine(err.Error())
-		var ue *usageError
-		if errors.As(err, &ue) {
+		if isUsage(err) {
 			msg += fmt.Sprintf(" (usage: %s)", strings.TrimSpace("tpulayout "+v.name+" "+v.synopsis))
 		}
 		var m *mismatch
@@ -156,7 +166,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	}
 	if _, err := stdout.Write(out.Bytes()); err != nil {
 		if errors.Is(err, syscall.EPIPE) { // SIGPIPE's handler may not have run yet
-			if outputInPlace() {
+			if convert.Placed() {
 				return exitOK // only the report of OUT is lost (see exitOnSignal)
 			}
 			return exitBrokenPipe

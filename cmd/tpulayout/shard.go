@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
+	"github.com/tpulayout/tpulayout/convert"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/relayout"
 	"github.com/tpulayout/tpulayout/sharding"
@@ -87,7 +88,7 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 	o.Target = func(_ safetensors.TensorInfo, shard layout.Shape) (layout.Shape, error) {
 		dst, err := resolveTarget(c.to, c.dtype, shard, kindRaw, c.all || c.tensor == "")
 		if err == nil { // as convert's: a pad the images' type does not hold is refused
-			err = checkPad(c.pad, dst.DType)
+			err = convert.CheckPad(c.pad, dst.DType, cliNames)
 		}
 		return dst, err
 	}
@@ -98,7 +99,10 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 		return shardErr(err)
 	}
 	if g := conv.Guessed(); len(g) > 0 { // convert --all's note
-		t := guessTally{to: c.to, n: len(g), first: fmt.Sprintf("%s %s: %s", g[0].Tensor, g[0].Layout, g[0].Why)}
+		t := guessTally{to: c.to}
+		for _, x := range g {
+			t.g.AddWhy(x.Tensor, x.Layout, x.Why)
+		}
 		fmt.Fprintf(progressOut, "tpulayout convert: %s\n", t.line(conv.Tensors()))
 	}
 	prog = newProgress(c.progress, "convert", conv.Bytes())

@@ -1,20 +1,15 @@
 package main
 
 import (
-	"bufio"
 	"flag"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 
-	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/report"
 )
 
-const (
-	defaultMaxSide   = 64 // rows and columns per slice
-	defaultMaxSlices = 16
-)
+// showWords names show's flags in the grid's messages.
+var showWords = report.GridWords{MaxSide: "--max", MaxSlices: "--max-slices", Rows: "--rows", Cols: "--cols"}
 
 var showVerb = &verb{
 	name:     "show",
@@ -33,8 +28,8 @@ of how many padding elements the footprint holds. The file is replaced atomicall
 FILE '-' writes the SVG to stdout instead of the grid.`,
 	define: func(fs *flag.FlagSet) func([]string, io.Writer) error {
 		svgFile := fs.String("svg", "", "also write the figure as SVG to `FILE` ('-': stdout, instead of the grid)")
-		maxSide := fs.Int64("max", defaultMaxSide, "show at most `N` rows and N columns per slice")
-		maxSlices := fs.Int64("max-slices", defaultMaxSlices, "show at most `N` slices")
+		maxSide := fs.Int64("max", report.DefaultMaxSide, "show at most `N` rows and N columns per slice")
+		maxSlices := fs.Int64("max-slices", report.DefaultMaxSlices, "show at most `N` slices")
 		rows := fs.String("rows", "", "show only rows `A:B` (of the second-minor dim)")
 		cols := fs.String("cols", "", "show only columns `C:D` (of the minor dim)")
 		return func(pos []string, w io.Writer) error {
@@ -53,210 +48,31 @@ FILE '-' writes the SVG to stdout instead of the grid.`,
 			if err != nil {
 				return err
 			}
-			g, err := newGrid(ix, *maxSide, *maxSlices, *rows, *cols, *svgFile != "")
+			g, err := report.NewGrid(ix, report.GridOptions{MaxSide: *maxSide, MaxSlices: *maxSlices,
+				Rows: *rows, Cols: *cols, SVG: *svgFile != "", Words: showWords})
 			if err != nil {
 				return err
 			}
 			if isStdout(*svgFile) {
-				_, err := w.Write(g.svg())
+				_, err := w.Write(g.SVG())
 				return err
 			}
 			if *svgFile != "" {
-				if err := writeFileAtomic(*svgFile, g.svg()); err != nil {
+				if err := writeFileAtomic(*svgFile, g.SVG()); err != nil {
 					return fmt.Errorf("writing the SVG %s: %s", *svgFile, fileErr(err)) // not the temporary file's name
 				}
 			}
-			g.print(w)
-			return nil
+			return g.WriteText(w)
 		}
 	},
 }
 
-// grid is the 2-D view of an array: the slices over the leading logical dims, each a
-// rows × cols grid over the two minor logical dims.
-type grid struct {
-	ix         *layout.Indexer
-	rank       int
-	rowDim     int   // logical dim of the rows, or -1 (rank < 2: one row)
-	colDim     int   // logical dim of the columns, or -1 (scalar: one column)
-	rows, cols int64 // shown: the window's
-	r0, c0     int64 // the window's first row and column
-	rowsWin    window
-	colsWin    window
-	fullRows   int64 // the array's rows and columns
-	fullCols   int64
-	slices     [][]int64 // leading index of each slice
-	offsets    [][]int64 // per slice, row-major rows × cols
-}
-
-func newGrid(ix *layout.Indexer, maxSide, maxSlices int64, rowsText, colsText string, svg bool) (*grid, error) {
-	dims := ix.Dims()
-	rank := len(dims)
-	g := &grid{ix: ix, rank: rank, rowDim: rank - 2, colDim: rank - 1, rows: 1, cols: 1}
-	if rank >= 2 {
-		g.rows = dims[rank-2]
-	}
-	if rank >= 1 {
-		g.cols = dims[rank-1]
-	}
-	if g.rowDim < 0 {
-		g.rowDim = -1
-	}
-	g.fullRows, g.fullCols = g.rows, g.cols
-	var err error
-	if g.rowsWin, err = parseWindow("--rows", rowsText, g.rowDim, g.rows, "rows", rank); err != nil {
-		return nil, err
-	}
-	if g.colsWin, err = parseWindow("--cols", colsText, g.colDim, g.cols, "columns", rank); err != nil {
-		return nil, err
-	}
-	g.r0, g.rows = g.rowsWin.lo, g.rowsWin.hi-g.rowsWin.lo
-	g.c0, g.cols = g.colsWin.lo, g.colsWin.hi-g.colsWin.lo
-	lead := dims[:max(rank-2, 0)]
-	nslices := int64(1)
-	for _, d := range lead {
-		if d == 0 {
-			nslices = 0
-			break
-		}
-		if nslices > maxSlices || d > maxSlices {
-			nslices = maxSlices + 1 // saturate; the exact count does not matter
-		} else {
-			nslices *= d
-		}
-	}
-	if g.rows > maxSide || g.cols > maxSide {
-		if rank < 2 {
-			return nil, fmt.Errorf("%s has %d elements in one row, more than the limit of %d; raise --max to show it, or show a window with --cols C:D",
-				ix.Shape(), g.cols, maxSide)
-		}
-		what := fmt.Sprintf("%d rows × %d columns", g.rows, g.cols)
-		if rank > 2 {
-			what += " per slice"
-		}
-		if g.rowsWin.text != "" || g.colsWin.text != "" {
-			what = "a window of " + what
-		}
-		return nil, fmt.Errorf("%s has %s, more than the limit of %d; raise --max to show it, or show a window with --rows A:B --cols C:D",
-			ix.Shape(), what, maxSide)
-	}
-	if nslices > maxSlices {
-		return nil, fmt.Errorf("%s has more than %d slices over dims %s; raise --max-slices to show them",
-			ix.Shape(), maxSlices, fmtDims(lead))
-	}
-	if nslices == 0 || g.rows == 0 || g.cols == 0 {
-		return g, nil
-	}
-	if err := checkShowCells(layout.Quote(ix.Shape().String()), satMul(satMul(nslices, g.rows), g.cols), svg); err != nil {
-		return nil, err
-	}
-	li := make([]int64, len(lead))
-	for {
-		g.slices = append(g.slices, append([]int64(nil), li...))
-		offs := make([]int64, 0, g.rows*g.cols)
-		for r := range g.rows {
-			for c := range g.cols {
-				offs = append(offs, ix.Offset(g.index(li, r, c)))
-			}
-		}
-		g.offsets = append(g.offsets, offs)
-		if !layout.NextIndex(li, lead) {
-			break
-		}
-	}
-	return g, nil
-}
-
-// index is the logical index of row r, column c of the slice at leading index lead.
-func (g *grid) index(lead []int64, r, c int64) []int64 {
-	idx := append(make([]int64, 0, g.rank), lead...)
-	if g.rank >= 2 {
-		idx = append(idx, g.r0+r)
-	}
-	if g.rank >= 1 {
-		idx = append(idx, g.c0+c)
-	}
-	return idx
-}
-
-// sliceHeader names a slice like [1,:,:].
-func (g *grid) sliceHeader(lead []int64) string {
-	return "[" + joinInts(lead) + ",:,:]"
-}
-
-// caption says what the rows and columns are, and which window of them is shown.
-func (g *grid) caption() string {
-	c := g.fullCaption()
-	var win []string
-	if g.rowsWin.text != "" {
-		win = append(win, g.rowsWin.describe("rows", g.rowDim))
-	}
-	if g.colsWin.text != "" {
-		win = append(win, g.colsWin.describe("columns", g.colDim))
-	}
-	if len(win) > 0 {
-		c += "; showing " + strings.Join(win, ", ")
-	}
-	return c
-}
-
-func (g *grid) fullCaption() string {
-	switch g.rank {
-	case 0:
-		return "the scalar's element offset"
-	case 1:
-		return "element offsets, one row over dim 0"
-	case 2:
-		return "element offsets, rows: dim 0, columns: dim 1"
-	}
-	lead := "dim 0"
-	if g.rank > 3 {
-		lead = fmt.Sprintf("dims 0..%d", g.rank-3)
-	}
-	return fmt.Sprintf("element offsets, rows: dim %d, columns: dim %d, one grid per index of %s",
-		g.rowDim, g.colDim, lead)
-}
-
-// paddingNote says how many padding elements the footprint holds.
-func (g *grid) paddingNote() string {
-	ix := g.ix
-	pad := ix.FootprintElements() - ix.LogicalElements()
-	if pad == 0 {
-		return fmt.Sprintf("footprint: %s, no padding", plural(ix.FootprintElements(), "element"))
-	}
-	return fmt.Sprintf("footprint: %s, %d logical and %d padding (%s)",
-		plural(ix.FootprintElements(), "element"), ix.LogicalElements(), pad, percent(ix.PaddingFraction()))
-}
-
-func (g *grid) print(w io.Writer) {
-	fmt.Fprintf(w, "%s: %s\n", g.ix.Shape(), g.caption())
-	if len(g.offsets) == 0 {
-		fmt.Fprintf(w, "(no elements)\n")
-	}
-	width := 1
-	for _, offs := range g.offsets {
-		for _, o := range offs {
-			width = max(width, len(strconv.FormatInt(o, 10)))
-		}
-	}
-	b := bufio.NewWriter(w) // written as it goes: a grid can be millions of cells
-	defer b.Flush()
-	for s, offs := range g.offsets {
-		if g.rank > 2 {
-			if s > 0 {
-				b.WriteByte('\n')
-			}
-			b.WriteString(g.sliceHeader(g.slices[s]) + "\n")
-		}
-		for r := range g.rows {
-			for c := range g.cols {
-				if c > 0 {
-					b.WriteByte(' ')
-				}
-				fmt.Fprintf(b, "%*d", width, offs[r*g.cols+c])
-			}
-			b.WriteByte('\n')
-		}
-	}
-	fmt.Fprintf(b, "%s\n", g.paddingNote())
+// writeFileAtomic writes data as convert writes OUT (see writeOutput): a failure leaves
+// no partial file, and an existing file (or a symlink's target) is replaced only when
+// the new one is complete; a device or a FIFO is written in place.
+func writeFileAtomic(path string, data []byte) error {
+	return writeOutput(path, func(w imageWriter) error {
+		_, err := w.Write(data)
+		return err
+	})
 }

@@ -6,19 +6,14 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/tpulayout/tpulayout/buffer"
-	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/convert"
 	"github.com/tpulayout/tpulayout/tpu"
 	"github.com/tpulayout/tpulayout/validate"
 )
-
-// stdin is where DUMP - is read from; tests replace it.
-var stdin io.Reader = os.Stdin
 
 var validateVerb = &verb{
 	name:     "validate",
@@ -160,81 +155,22 @@ func (v *validateFlags) run(dumpPath string, w io.Writer) error {
 	if _, err := tpu.ChipOf(gen); err != nil {
 		return usagef("bad --gen %q: %s", v.gen, cleanErr(err))
 	}
-	ix, err := compileShape(v.layout)
-	if err != nil {
-		return fmt.Errorf("--layout: %w", err)
-	}
-	refKind := kindOf(v.ref)
-	if v.refShape != "" && refKind != kindRaw {
-		return usagef("--ref-shape is for a raw REF; %s is a %s file with its own dtype and shape", v.ref, refKind)
-	}
-	if v.ref == "-" {
-		return usagef("- (standard input) is not supported for REF; use a file")
-	}
-	// DUMP - is standard input: a stream has no size to check first and cannot be
-	// mapped, so it is read whole.
-	var stdinDump []byte
-	var dumpSize int64
-	if dumpPath == "-" {
-		if stdinDump, err = io.ReadAll(stdin); err != nil {
-			return fmt.Errorf("cannot read DUMP - (standard input): %s", fileErr(err))
-		}
-		dumpSize = int64(len(stdinDump))
-	} else {
-		st, err := os.Stat(dumpPath)
-		if err != nil {
-			return fmt.Errorf("cannot read DUMP %s: %s", dumpPath, fileErr(err))
-		}
-		if st.IsDir() {
-			return fmt.Errorf("cannot read DUMP %s: it is a directory", dumpPath)
-		}
-		dumpSize = st.Size()
-	}
-	if want := ix.FootprintBytes(); dumpSize != want {
-		return fmt.Errorf("DUMP %s has %s, but the footprint of %s is %s",
-			dumpPath, plural(dumpSize, "byte"), ix.Shape(), plural(want, "byte"))
-	}
 	prog := newProgress(v.progress, "validate", 0)
 	defer prog.finish()
-	prog.stage("reading")
-	ref, _, err := openArray(v.ref, refKind, v.refShape, "--ref-shape", v.tensor, "REF")
-	if err != nil {
-		return err
-	}
-	defer ref.Close()
-	if ref, err = viewArray(ref, v.view, "REF", v.ref); err != nil {
-		return err
-	}
-	if !slices.Equal(ref.Dims(), ix.Dims()) {
-		return fmt.Errorf("REF %s is %s, but --layout %s has dims %s",
-			v.ref, layout.NewShape(ref.DType(), ref.Dims()...), ix.Shape(), fmtDims(ix.Dims()))
-	}
-	var dump *buffer.Buffer
-	if dumpPath == "-" {
-		if dump, err = buffer.New(ix.Shape()); err == nil {
-			copy(dump.Data, stdinDump)
-		}
-	} else {
-		dump, err = buffer.ReadRaw(dumpPath, ix.Shape())
-	}
-	if err != nil {
-		return fmt.Errorf("cannot read DUMP %s: %s", dumpPath, cleanErr(err))
-	}
-	defer dump.Close()
-
 	listed := v.max
 	if listed == 0 {
 		listed = -1 // Options.MaxListed reads 0 as its default
 	}
-	r, err := validate.Compare(dump, ref, validate.Options{
-		Tolerance: v.tol.Tolerance, CheckPadding: v.checkPadding, Gen: v.gen,
-		MaxListed: listed, Stage: prog.stage,
-	})
+	c := &convert.Check{Dump: dumpPath, Layout: v.layout, Ref: v.ref, RefShape: v.refShape, Tensor: v.tensor,
+		View: v.view, Stdin: stdin, Names: cliNames, Options: validate.Options{
+			Tolerance: v.tol.Tolerance, CheckPadding: v.checkPadding, Gen: v.gen,
+			MaxListed: listed, Stage: prog.stage,
+		}}
+	res, err := c.Run()
 	if err != nil {
-		return fmt.Errorf("cannot compare REF %s (%s) with DUMP (%s): %s", v.ref, ref.DType(), dump.DType(),
-			strings.TrimPrefix(cleanErr(err), "validate: "))
+		return err
 	}
-	r.Dump, r.Ref = dumpPath, v.ref
+	r := res.Report
 	if v.asJSON {
 		err = writeJSON(w, r)
 	} else {
@@ -245,7 +181,7 @@ func (v *validateFlags) run(dumpPath string, w io.Writer) error {
 	}
 	if !r.OK {
 		msg := r.Summary()
-		if note := viewNote(ref.DType(), dump.DType()); note != "" && v.view == "" {
+		if note := convert.ViewNote(res.RefDType, res.DumpDType, "IN", "--view"); note != "" && v.view == "" {
 			// A u16 REF holding bf16 bits (NumPy's bf16 without ml_dtypes) differs everywhere.
 			msg += " (" + strings.Replace(note, "note: IN", "REF", 1) + ")"
 		}

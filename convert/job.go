@@ -1,0 +1,317 @@
+package convert
+
+import (
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/buffer/safetensors"
+	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/relayout"
+	"github.com/tpulayout/tpulayout/report"
+)
+
+// Job converts the array in In into the layout To gives and writes it to Out (see
+// [Job.Run]). Its fields are the settings; the zero value of each is its default.
+type Job struct {
+	// In is a .npy file, a .safetensors file (Tensor picks the tensor, unless it holds
+	// one), or raw bytes of the shape From gives. "-" reads Stdin whole into a
+	// temporary file first (a .npy or .safetensors stream is known by its first bytes).
+	In string
+	// Out ending in .npy or .safetensors gets a row-major host array; any other Out
+	// gets the raw image, exactly the layout's footprint. Out is written to a temporary
+	// file in its directory and renamed into place (a symlink's target is replaced and
+	// the link stays); "-", /dev/stdout, a character device or a FIFO is streamed into.
+	// With All, Out is a new directory.
+	Out string
+	// To is Out's layout; see [Job.Target] for its forms. DType sets the element type
+	// with a layout alone or tpu:GEN (with All, of the floating-point tensors only).
+	To, DType string
+	// From is the shape, with its layout, of a raw In.
+	From string
+	// Tensor names the tensor to read from a .safetensors In, or to write to a
+	// .safetensors Out (default: the source tensor's name, else "tensor").
+	Tensor string
+	// All converts every tensor of a .safetensors In into the directory Out: one .bin
+	// per tensor and manifest.json ([Manifest]). To is then tpu:GEN or a layout alone.
+	All bool
+	// Force lets All replace an Out directory that an earlier All wrote (and only
+	// such a one), atomically.
+	Force bool
+	// Pad is what Out's padding holds: "zero" (also ""), "leave" (not written), or a
+	// number Out's element type holds exactly.
+	Pad string
+	// View reads In's elements as this type, of the same width, bit for bit.
+	View string
+
+	Stdin    io.Reader    // for In "-"; default os.Stdin
+	Stdout   io.Writer    // for Out "-" or /dev/stdout; default os.Stdout
+	Progress Progress     // hears the bytes written; may be nil
+	Note     func(string) // hears notes (a guessed default, integers read as numbers); may be nil
+	Names    Names        // the words of messages; zero: LibraryNames
+	Limits   Limits       // memory and disk; zero: the defaults and the system's
+}
+
+// Result is what a Job wrote.
+type Result struct {
+	Shape    layout.Shape // Out's shape and layout (one array)
+	Bytes    int64        // bytes written to Out (one array)
+	Manifest *Manifest    // with All: the directory's manifest
+}
+
+// Run does the job. Every error is an *[Error]; nothing is left beside Out when it
+// fails, and Out is as it was.
+func (j *Job) Run() (*Result, error) {
+	r, err := j.run()
+	return r, typed(err)
+}
+
+func (j *Job) note(s string) {
+	if j.Note != nil {
+		j.Note(s)
+	}
+}
+
+func (j *Job) run() (*Result, error) {
+	n := j.Names.orDefault()
+	if j.In != "-" {
+		return j.runFile()
+	}
+	if j.All {
+		return nil, n.errf(Usage, "{in} - (standard input) is for one array; {all} records {in} in its manifest, so give a file")
+	}
+	r := j.Stdin
+	if r == nil {
+		r = os.Stdin
+	}
+	tmp, cleanup, err := n.spoolStdin(r)
+	if err != nil {
+		return nil, err
+	}
+	defer cleanup()
+	sub := *j
+	sub.In = tmp
+	res, err := sub.runFile()
+	return res, renameStdin(err, tmp)
+}
+
+func (j *Job) runFile() (*Result, error) {
+	n := j.Names.orDefault()
+	in, out := j.In, j.Out
+	if err := n.checkOutName(out); err != nil {
+		return nil, err
+	}
+	inKind, outKind := FormatOf(in), FormatOf(out)
+	padOpt, err := PadOption(j.Pad, n)
+	if err != nil {
+		return nil, err
+	}
+	if j.Force && !j.All {
+		return nil, n.errf(Usage, "{force} replaces the {out} directory of {all}; a single {out} file is always replaced, atomically")
+	}
+	if j.From != "" && inKind != Raw {
+		return nil, n.errf(Usage, "{from} is for a raw {in}; %s is a %s file with its own dtype and shape", in, inKind)
+	}
+	if j.All {
+		if inKind != Safetensors {
+			return nil, n.errf(Usage, "{all} converts every tensor of a .safetensors {in}; %s is not one", in)
+		}
+		if j.Tensor != "" {
+			return nil, n.errf(Usage, "{all} and {tensor} exclude each other")
+		}
+		if j.View != "" {
+			return nil, n.errf(Usage, "{view} reads one array; with {all}, store the tensors in their own dtype (safetensors has bf16)")
+		}
+		return j.runAll(padOpt)
+	}
+	if err := j.checkOut(in); err != nil {
+		return nil, err
+	}
+	inTensor := ""
+	switch {
+	case inKind == Safetensors:
+		inTensor = j.Tensor
+	case j.Tensor != "" && outKind != Safetensors:
+		return nil, n.errf(Usage, "{tensor} names the tensor of a .safetensors {in} or {out}; neither %s nor %s is one", in, out)
+	}
+	src, name, err := OpenArray(in, inKind, j.From, inTensor, ArrayWords{What: n.In, Shape: n.From, Tensor: n.Tensor})
+	if err != nil {
+		return nil, err
+	}
+	defer src.Close()
+	if src, err = ViewArray(src, j.View, n.View, n.In, in); err != nil {
+		return nil, err
+	}
+	dst, err := j.Target(src.Shape, outKind, false)
+	if err != nil {
+		return nil, err
+	}
+	if why := Guess(j.To, dst); why != "" {
+		j.note(GuessLine(j.To, dst, why, n.To+" hlo:FILE:param=N"))
+	}
+	if note := ViewNote(src.DType(), dst.DType, n.In, n.View); note != "" && j.View == "" {
+		j.note(note)
+	}
+	if err := CheckPad(j.Pad, dst.DType, n); err != nil {
+		return nil, err
+	}
+	hdr, err := j.hostHeader(outKind, dst, outTensorName(j.Tensor, name))
+	if err != nil {
+		return nil, err
+	}
+	var written int64
+	if err := n.guardMapped(in, src, func() (err error) {
+		written, err = j.writeArray(hdr, dst, src, []relayout.Option{padOpt}, j.Progress)
+		return err
+	}); err != nil {
+		return nil, err
+	}
+	return &Result{Shape: dst, Bytes: written}, nil
+}
+
+// outTensorName is the name of the tensor in a .safetensors Out: Tensor, else the
+// source tensor's name, else "tensor".
+func outTensorName(setting, srcName string) string {
+	switch {
+	case setting != "":
+		return setting
+	case srcName != "":
+		return srcName
+	}
+	return "tensor"
+}
+
+// runAll converts every tensor of a safetensors In into the new directory Out.
+func (j *Job) runAll(padOpt relayout.Option) (*Result, error) {
+	n := j.Names.orDefault()
+	in, out := j.In, j.Out
+	if j.To == "" {
+		return nil, n.errf(Usage, "{all} needs {to} tpu:GEN or a layout alone such as '{1,0:T(8,128)}'")
+	}
+	if !strings.HasPrefix(j.To, "tpu:") && !strings.HasPrefix(strings.TrimSpace(j.To), "{") {
+		// Each tensor keeps its own dims, so To names no shape; a dtype alone would
+		// mean row-major host files, which All does not write.
+		hint := ""
+		if _, ok := layout.DTypeByName(strings.TrimSpace(j.To)); ok {
+			hint = n.words("; {dtype} sets the element type of the images")
+		}
+		return nil, n.errf(Usage, "{all} takes {to} tpu:GEN or a layout alone such as '{1,0:T(8,128)}', not %q%s", j.To, hint)
+	}
+	dest, err := j.allTarget() // a symlink's target, so that the link stays
+	if err != nil {
+		return nil, err
+	}
+	if j.Force {
+		if err := n.checkReplace(dest, in); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := os.Stat(in); err != nil {
+		return nil, n.errf(Input, "cannot read {in} %s: %s", in, FileErr(err))
+	}
+	sf, err := safetensors.Open(in)
+	if err != nil {
+		return nil, n.errf(Input, "cannot read {in} %s: %s", in, strings.TrimPrefix(CleanErr(err), in+": "))
+	}
+	// Resolve every target before writing anything.
+	targets := make([]layout.Shape, len(sf.Tensors))
+	guesses := Guesses{To: j.To}
+	for i, t := range sf.Tensors {
+		dst, err := j.Target(t.BufferShape(), Raw, true)
+		if err == nil {
+			err = CheckPad(j.Pad, dst.DType, n)
+		}
+		if err != nil {
+			return nil, n.wrapf(err, "tensor %q: %s", t.Name, err)
+		}
+		targets[i] = dst
+		guesses.Add(t.Name, dst)
+	}
+	if note := guesses.Line(len(sf.Tensors), n.To+" hlo:FILE:param=N"); note != "" {
+		j.note(note)
+	}
+	// A killed earlier run left its temporary tree: nobody holds it any more.
+	buffer.RemoveStaleTemps(dest)
+	release := HoldTemps()
+	tmp, unlock, err := buffer.MkdirTempLocked(dest)
+	if err == nil {
+		TrackHeld(tmp)
+	}
+	release()
+	if err != nil {
+		return nil, n.errf(Output, "cannot write {out} %s: %s", out, FileErr(err))
+	}
+	done := false
+	defer func() {
+		if !done {
+			os.RemoveAll(tmp)
+		}
+		Untrack(tmp)
+		unlock()
+	}()
+	var total int64
+	for _, t := range targets {
+		if ix, err := layout.Compile(t); err == nil {
+			total += ix.FootprintBytes()
+		}
+	}
+	prog := orNone(j.Progress)
+	prog.Total(total)
+	m := &Manifest{Format: AllFormat, Source: filepath.Base(in), To: j.To, Tensors: []Entry{}}
+	files := safetensors.UniqueNames{Suffix: ".bin"} // never manifest.json
+	for i, t := range sf.Tensors {
+		file := files.Name(t.Name)
+		src, err := sf.Read(t.Name)
+		if err != nil {
+			return nil, n.errf(Input, "cannot read tensor %q of {in} %s: %s", t.Name, in, CleanErr(err))
+		}
+		one := *j
+		one.Out = filepath.Join(tmp, file)
+		var k int64
+		err = n.guardMapped(in, src, func() (err error) {
+			k, err = one.writeArray(nil, targets[i], src, []relayout.Option{padOpt}, nil)
+			return err
+		})
+		src.Close()
+		if err != nil {
+			// Name Out, not the temporary tree that becomes it.
+			msg := strings.ReplaceAll(err.Error(), tmp, filepath.Clean(out))
+			return nil, n.wrapf(err, "tensor %q: %s", t.Name, msg)
+		}
+		prog.Add(k)
+		m.Tensors = append(m.Tensors, Entry{
+			Name: t.Name, SourceDType: t.DType.String(), SourceShape: nonNil(t.Shape),
+			Layout: targets[i].String(), File: file, Bytes: k,
+		})
+	}
+	js, err := report.JSON(m)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "manifest.json"), js, 0o644); err != nil {
+		return nil, n.errf(Output, "cannot write {out} %s: %s", out, FileErr(err))
+	}
+	if err := buffer.RemoveTempMarker(tmp); err != nil {
+		return nil, n.errf(Output, "cannot write {out} %s: %s", out, FileErr(err))
+	}
+	if err := os.Chmod(tmp, 0o755); err != nil {
+		return nil, n.errf(Output, "cannot write {out} %s: %s", out, FileErr(err))
+	}
+	if err := j.place(tmp, dest); err != nil {
+		return nil, n.errf(Output, "cannot write {out} %s: %s", out, FileErr(err))
+	}
+	done = true
+	SetPlaced(true)
+	prog.Done() // on success only: a failed All leaves the display as it was
+	return &Result{Manifest: m}, nil
+}
+
+// nonNil returns s, or an empty slice when s is nil, so JSON prints [] rather than null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

@@ -1,0 +1,275 @@
+package convert
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/buffer/npy"
+	"github.com/tpulayout/tpulayout/buffer/safetensors"
+	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/sharding"
+)
+
+// The job driven from Go, without the command: every input kind, output rule and
+// report the command's convert verb prints comes from here.
+
+// recorder is a Progress and a Note that keep what they heard.
+type recorder struct {
+	total, added int64
+	done         int
+	notes        []string
+}
+
+func (r *recorder) Total(n int64)   { r.total = n }
+func (r *recorder) Add(n int64)     { r.added += n }
+func (r *recorder) Done()           { r.done++ }
+func (r *recorder) note(s string)   { r.notes = append(r.notes, s) }
+func (r *recorder) job(j *Job) *Job { j.Progress, j.Note = r, r.note; return j }
+
+// checkImage compares every element of the image in path, of shape dst, with src
+// through the layout's index math (the oracle), converting as the job does.
+func checkImage(t *testing.T, path string, dst layout.Shape, src *buffer.Buffer) {
+	t.Helper()
+	img, err := buffer.ReadRaw(path, dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer img.Close()
+	ix, sx := img.Indexer(), src.Indexer()
+	idx := make([]int64, ix.Rank())
+	for {
+		got := buffer.LoadBits(img.Data, ix.Offset(idx), ix.ElementBits())
+		want := buffer.LoadBits(src.Data, sx.Offset(idx), sx.ElementBits())
+		if dst.DType != src.DType() {
+			want = buffer.ConvertElement(dst.DType, src.DType(), want)
+		}
+		if got != want {
+			t.Fatalf("%s at %v: %#x, want %#x", dst, idx, got, want)
+		}
+		if !layout.NextIndex(idx, dst.Dims) {
+			return
+		}
+	}
+}
+
+func TestJobRoundTripExact(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct{ host, to, dtype string }{
+		{"f32[20,300]", "tpu:v5e", "bf16"},
+		{"f32[20,300]", "{0,1:T(8,128)}", ""},
+		{"s8[3,70,200]", "s8[3,70,200]{0,2,1:T(32,128)(4,1)}", ""},
+		{"bf16[5]", "{0:T(1024)}", ""},
+	} {
+		src := randomBuffer(t, c.host, 3)
+		in := writeNPY(t, dir, "in.npy", src)
+		img := filepath.Join(dir, "img.bin")
+		var rec recorder
+		r, err := rec.job(&Job{In: in, Out: img, To: c.to, DType: c.dtype}).Run()
+		if err != nil {
+			t.Fatalf("%s → %s: %v", c.host, c.to, err)
+		}
+		checkImage(t, img, r.Shape, src)
+		if st, _ := os.Stat(img); st.Size() != r.Bytes || rec.total != r.Bytes || rec.added != r.Bytes || rec.done != 1 {
+			t.Errorf("%s: %d bytes written, %d on disk; progress heard total %d, added %d, done %d",
+				c.to, r.Bytes, st.Size(), rec.total, rec.added, rec.done)
+		}
+		back := filepath.Join(dir, "back.npy")
+		if _, err := (&Job{In: img, Out: back, From: r.Shape.String(), To: src.DType().String()}).Run(); err != nil {
+			t.Fatal(err)
+		}
+		b, err := npy.Read(back)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.dtype == "" && !bytes.Equal(b.Data, src.Data) {
+			t.Errorf("%s: the round trip changed the array", c.to)
+		}
+	}
+}
+
+// TestJobErrors: each error has its kind, and its message the Job's own words or,
+// through Names, a command's.
+func TestJobErrors(t *testing.T) {
+	dir := t.TempDir()
+	in := writeNPY(t, dir, "in.npy", randomBuffer(t, "f32[8,128]", 1))
+	os.Mkdir(filepath.Join(dir, "adir"), 0o755)
+	cli := Names{In: "IN", Out: "OUT", To: "--to", From: "--from", DType: "--dtype", Tensor: "--tensor",
+		Pad: "--pad", View: "--view", All: "--all", Force: "--force"}
+	for _, c := range []struct {
+		job       Job
+		kind      Kind
+		lib, with string // the message with LibraryNames and with cli
+	}{
+		{Job{In: in, Out: filepath.Join(dir, "o.bin")}, Usage, "missing To: the layout of the device image Out", "missing --to: the layout of the device image OUT"},
+		{Job{In: in, Out: "o.bin", Force: true}, Usage, "Force replaces the Out directory of All", "--force replaces the OUT directory of --all"},
+		{Job{In: in, Out: "o.bin", From: "f32[8,128]"}, Usage, "From is for a raw In; ", "--from is for a raw IN; "},
+		{Job{In: in, Out: "o.bin", To: "tpu:v5e", Pad: "1e999"}, Usage, "Pad 1e999 is outside float64's range", "--pad 1e999 is outside"},
+		{Job{In: in, Out: "o.bin", To: "f32", DType: "bf16"}, Usage, "To f32 and DType bf16 disagree", "--to f32 and --dtype bf16 disagree"},
+		{Job{In: in, Out: ""}, Usage, "Out is empty", "OUT is empty"},
+		{Job{In: filepath.Join(dir, "none.npy"), Out: "o.bin", To: "tpu:v5e"}, Input, "cannot read In " + dir, "cannot read IN " + dir},
+		{Job{In: in, Out: "o.bin", To: "f32[9,128]"}, Input, "To f32[9,128] has dims [9,128], but In f32[8,128]{1,0} has dims [8,128]", "--to f32[9,128] has dims"},
+		{Job{In: in, Out: filepath.Join(dir, "adir"), To: "tpu:v5e"}, Output, "cannot write Out " + dir + "/adir: it is not a regular file", "cannot write OUT"},
+		{Job{In: in, Out: in, To: "f32"}, Usage, "Out " + in + " is In itself", "OUT " + in + " is IN itself"},
+		{Job{In: in, Out: "o.bin", All: true, To: "tpu:v5e"}, Usage, "All converts every tensor of a .safetensors In", "--all converts every tensor of a .safetensors IN"},
+		{Job{In: "-", Out: "o", All: true, Stdin: strings.NewReader("")}, Usage, "In - (standard input) is for one array", "IN - (standard input)"},
+	} {
+		for _, names := range []Names{{}, cli} {
+			j := c.job
+			j.Names = names
+			_, err := j.Run()
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Errorf("%+v: error %v (%T), want an *Error", c.job, err, err)
+				continue
+			}
+			want := c.lib
+			if names != (Names{}) {
+				want = c.with
+			}
+			if e.Kind != c.kind || !strings.Contains(e.Msg, want) {
+				t.Errorf("%+v: %s error %q, want a %s error with %q", c.job, e.Kind, e.Msg, c.kind, want)
+			}
+		}
+	}
+	if names := dirNames(t, dir); strings.Join(names, " ") != "adir in.npy" {
+		t.Errorf("failed jobs left %q", names)
+	}
+}
+
+// TestJobStdinAndStdout: In "-" is read from Stdin (a .npy stream known by its
+// magic), Out "-" streams into Stdout, and messages name "-", not the spooled copy.
+func TestJobStdinAndStdout(t *testing.T) {
+	dir := t.TempDir()
+	src := randomBuffer(t, "f32[8,128]", 2)
+	npyBytes, _ := os.ReadFile(writeNPY(t, dir, "in.npy", src))
+	var out bytes.Buffer
+	r, err := (&Job{In: "-", Out: "-", To: "f32[8,128]{0,1:T(8,128)}", Stdin: bytes.NewReader(npyBytes), Stdout: &out}).Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if int64(out.Len()) != r.Bytes || r.Bytes == 0 {
+		t.Errorf("streamed %d bytes, the job says %d", out.Len(), r.Bytes)
+	}
+	img := filepath.Join(dir, "img.bin")
+	os.WriteFile(img, out.Bytes(), 0o644)
+	checkImage(t, img, r.Shape, src)
+
+	_, err = (&Job{In: "-", Out: filepath.Join(dir, "o.bin"), To: "tpu:v5e", Stdin: strings.NewReader("raw bytes")}).Run()
+	if err == nil || !strings.Contains(err.Error(), "In - (standard input) is raw bytes") || KindOf(err) != Usage {
+		t.Errorf("raw stdin without From: %v", err)
+	}
+}
+
+// TestJobAll converts every tensor into a directory with its manifest, notes the
+// guessed defaults once, replaces its own output with Force, and refuses to replace
+// a directory it did not write.
+func TestJobAll(t *testing.T) {
+	dir := t.TempDir()
+	ckpt := filepath.Join(dir, "m.safetensors")
+	if err := safetensors.Write(ckpt, []safetensors.NamedBuffer{
+		{Name: "a/w", Buf: randomBuffer(t, "f32[16,256]", 1)},
+		{Name: "q", Buf: randomBuffer(t, "s8[64,130]", 2)},
+	}, nil); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "images")
+	var rec recorder
+	r, err := rec.job(&Job{In: ckpt, Out: out, All: true, To: "tpu:v5e", DType: "bf16"}).Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := r.Manifest
+	if m == nil || len(m.Tensors) != 2 || m.Tensors[0].File != "a_w.bin" || m.Tensors[1].Layout != "s8[64,130]{1,0:T(8,128)(4,1)}" {
+		t.Fatalf("manifest %+v", m)
+	}
+	var onDisk Manifest
+	if b, _ := os.ReadFile(filepath.Join(out, "manifest.json")); json.Unmarshal(b, &onDisk) != nil || onDisk.Format != AllFormat {
+		t.Errorf("manifest.json: %s", b)
+	}
+	if len(rec.notes) != 1 || !strings.Contains(rec.notes[0], "defaults of 1 of 2 tensors are guesses (first q ") {
+		t.Errorf("notes %q", rec.notes)
+	}
+	if rec.added != m.Tensors[0].Bytes+m.Tensors[1].Bytes || rec.done != 1 {
+		t.Errorf("progress heard %d bytes, done %d", rec.added, rec.done)
+	}
+	if err := CheckOwned(out); err != nil {
+		t.Errorf("CheckOwned(our output): %v", err)
+	}
+	if _, err := (&Job{In: ckpt, Out: out, All: true, To: "tpu:v5e"}).Run(); KindOf(err) != Output || !strings.Contains(err.Error(), "not empty (Force replaces") {
+		t.Errorf("All over an existing output without Force: %v", err)
+	}
+	if _, err := (&Job{In: ckpt, Out: out, All: true, Force: true, To: "{1,0:T(8,128)}"}).Run(); err != nil {
+		t.Fatalf("Force: %v", err)
+	}
+	os.WriteFile(filepath.Join(out, "notes.txt"), []byte("mine"), 0o644)
+	_, err = (&Job{In: ckpt, Out: out, All: true, Force: true, To: "tpu:v5e"}).Run()
+	if err == nil || !strings.Contains(err.Error(), "holds notes.txt, which its manifest.json does not list") {
+		t.Errorf("Force over a foreign file: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, "notes.txt")); string(b) != "mine" {
+		t.Error("the foreign file is gone")
+	}
+}
+
+// TestJobCapacity: a footprint beyond the memory or disk Limits report fails before
+// any file is made, naming both sizes.
+func TestJobCapacity(t *testing.T) {
+	dir := t.TempDir()
+	in := writeNPY(t, dir, "in.npy", randomBuffer(t, "f32[8,128]", 1))
+	huge := "f32[8,128]{1,0:T(1048576,1024)}" // 4 GiB
+	_, err := (&Job{In: in, Out: filepath.Join(dir, "o.bin"), To: huge,
+		Limits: Limits{SparseMinBytes: 1 << 62, Memory: func() (int64, bool) { return 1 << 30, true }}}).Run()
+	if KindOf(err) != Output || !strings.Contains(err.Error(), "cannot hold Out in memory: converting needs 4.00 GiB (4294967296 bytes), but only 1.00 GiB (1073741824 bytes) is available") {
+		t.Errorf("memory: %v", err)
+	}
+	_, err = (&Job{In: in, Out: filepath.Join(dir, "o.bin"), To: huge,
+		Limits: Limits{Memory: func() (int64, bool) { return 1 << 40, true }, FreeDisk: func(string) (int64, bool) { return 4096, true }}}).Run()
+	if KindOf(err) != Output || !strings.Contains(err.Error(), "no space left: it needs 4.00 GiB (4294967296 bytes), but its file system has only 4.00 KiB (4096 bytes) free") {
+		t.Errorf("disk: %v", err)
+	}
+	if names := dirNames(t, dir); len(names) != 1 {
+		t.Errorf("left %q", names)
+	}
+}
+
+// TestCleanupOnSignal: the temporaries being written are removed, except on a broken
+// pipe once the output is placed.
+func TestCleanupOnSignal(t *testing.T) {
+	tmp := filepath.Join(t.TempDir(), "tmp")
+	os.WriteFile(tmp, nil, 0o644)
+	release := HoldTemps()
+	TrackHeld(tmp)
+	release()
+	defer Untrack(tmp)
+	SetPlaced(true)
+	if CleanupOnSignal(true) {
+		t.Fatal("a broken pipe after the output was placed cleaned up")
+	}
+	SetPlaced(false)
+	if !CleanupOnSignal(true) {
+		t.Fatal("a broken pipe before the output was placed did not clean up")
+	}
+	temps.Unlock() // CleanupOnSignal keeps the registry locked for the exit
+	if _, err := os.Stat(tmp); !os.IsNotExist(err) {
+		t.Errorf("the temporary is still there (%v)", err)
+	}
+}
+
+// TestShardedFormatPrefix: CheckOwned knows a sharded conversion's directory by its
+// format's text, without importing sharding.
+func TestShardedFormatPrefix(t *testing.T) {
+	if !strings.HasPrefix(sharding.ManifestFormat, shardedFormatPrefix) {
+		t.Errorf("sharding.ManifestFormat %q does not start with %q", sharding.ManifestFormat, shardedFormatPrefix)
+	}
+	dir := t.TempDir()
+	tree(t, dir, map[string]string{"manifest.json": `{"format": "` + sharding.ManifestFormat + `"}`})
+	if err := CheckOwned(dir); err == nil || !strings.Contains(err.Error(), "is a sharded conversion's directory") {
+		t.Errorf("CheckOwned(a sharded conversion): %v", err)
+	}
+}

@@ -1,0 +1,44 @@
+package convert
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tpulayout/tpulayout/layout"
+)
+
+// TestCheckPad: a Pad number the element type cannot hold exactly is a Usage error
+// naming the type's range (or the value it would become), not a silent clamp,
+// truncation or rounding; the values it holds pass.
+func TestCheckPad(t *testing.T) {
+	for _, c := range []struct {
+		dt, pad string
+		want    string // "" when the pad is exact
+	}{
+		{"u8", "300", "Pad 300 is outside u8's range 0 to 255"},
+		{"s32", "1.5", "Pad 1.5 is not a whole number in s32's range -2147483648 to 2147483647"},
+		{"s4", "9", "Pad 9 is outside s4's range -8 to 7"},
+		{"s64", "9007199254740993", "the pad travels as a float64, which holds 9007199254740992"},
+		{"bf16", "0.1", "Pad 0.1 is not exact in bf16, which would hold 0.10009765625"},
+		{"f8e4m3fn", "-inf", "Pad -inf: f8e4m3fn has no -Inf"},
+		{"c64", "1", "Pad 1: c64 padding can only be zero or leave"},
+		{"u8", "255", ""}, {"s4", "-8", ""}, {"bf16", "0.10009765625", ""}, {"f32", "-0", ""}, {"f32", "leave", ""}, {"f32", "", ""},
+	} {
+		dt, _ := layout.DTypeByName(c.dt)
+		err := CheckPad(c.pad, dt, Names{})
+		if c.want == "" {
+			if err != nil {
+				t.Errorf("%s Pad %q: %v", c.dt, c.pad, err)
+			}
+			continue
+		}
+		if KindOf(err) != Usage || err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s Pad %q: %v, want a usage error with %q", c.dt, c.pad, err, c.want)
+		}
+	}
+	for pad, want := range map[string]string{"abc": `bad Pad "abc": want zero, leave or a number`, "1e400": "Pad 1e400 is outside float64's range"} {
+		if _, err := PadOption(pad, Names{}); err == nil || KindOf(err) != Usage || !strings.Contains(err.Error(), want) {
+			t.Errorf("PadOption(%q): %v", pad, err)
+		}
+	}
+}

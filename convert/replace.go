@@ -1,0 +1,141 @@
+package convert
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Replacing the output directory of All with Force: the new tree is built in a
+// temporary directory beside Out (runAll does that) and swapped in here, so that Out
+// always holds either the old tree or the new one, never a mix, both or neither.
+
+// errNoExchange: the system cannot swap two paths atomically (see exchange).
+var errNoExchange = errors.New("atomic exchange not supported")
+
+// Function variables so that tests can make each step fail.
+var (
+	exchangeFn = exchange
+	renameFn   = os.Rename
+)
+
+// checkReplace checks, before any conversion, that Force may replace out with the
+// output of All converting in: out is missing, or a directory (not a symbolic link)
+// that is empty or that an earlier All wrote (CheckOwned: our manifest, listing
+// everything there), and in does not lie inside it.
+func (n Names) checkReplace(out, in string) error {
+	st, err := os.Lstat(out)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return n.errf(Output, "cannot write {out} %s: %s", out, FileErr(err))
+	}
+	switch {
+	case st.Mode()&os.ModeSymlink != 0:
+		return n.errf(Usage, "{force} does not replace {out} %s: it is a symbolic link", out)
+	case !st.IsDir():
+		return n.errf(Usage, "{force} replaces the directory of an earlier {all}, and {out} %s is a file", out)
+	}
+	ents, err := os.ReadDir(out)
+	if err != nil {
+		return n.errf(Output, "cannot write {out} %s: %s", out, FileErr(err))
+	}
+	if inside(in, out) {
+		return n.errf(Usage, "{in} %s lies inside {out} %s, which {force} would replace", in, out)
+	}
+	if len(ents) > 0 {
+		if err := n.checkOwned(out); err != nil {
+			return n.errf(Output, "{force} replaces only a directory that {all} wrote, and {out} %s %s", out, err)
+		}
+	}
+	return nil
+}
+
+// inside reports whether path lies inside the directory dir, symbolic links resolved.
+func inside(path, dir string) bool {
+	p, err1 := filepath.EvalSymlinks(path)
+	d, err2 := filepath.EvalSymlinks(dir)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	p, err1 = filepath.Abs(p)
+	d, err2 = filepath.Abs(d)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	rel, err := filepath.Rel(d, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// place moves the finished tree tmp to out: with Force it replaces an existing out,
+// otherwise out is missing or an empty directory (runAll checked).
+func (j *Job) place(tmp, out string) error {
+	if j.Force {
+		return j.replaceDir(tmp, out)
+	}
+	os.Remove(out) // an empty directory, checked before; the rename needs it gone
+	return os.Rename(tmp, out)
+}
+
+// replaceDir puts the directory tmp in place of out and removes the old tree. Where the
+// system can swap the two atomically (Linux: renameat2 RENAME_EXCHANGE) it does;
+// elsewhere it renames out aside, renames tmp in, and on failure renames out back.
+// Temporaries are held during the renames; tmp is tracked as a temporary (runAll
+// tracks it) and after a swap holds the old tree, which an interrupt then removes.
+func (j *Job) replaceDir(tmp, out string) error {
+	if _, err := os.Lstat(out); errors.Is(err, os.ErrNotExist) {
+		return renameFn(tmp, out)
+	}
+	release := HoldTemps()
+	err := exchangeFn(tmp, out)
+	if err == nil {
+		release()
+		j.removeOld(tmp, out)
+		return nil
+	}
+	// No atomic swap: rename the old tree aside under a new name, then the new one in.
+	aside, err := os.MkdirTemp(filepath.Dir(filepath.Clean(out)), "."+filepath.Base(filepath.Clean(out))+".old*")
+	if err != nil {
+		release()
+		return err
+	}
+	os.Remove(aside) // only its name is wanted: rename onto a directory fails on Windows
+	if err := renameFn(out, aside); err != nil {
+		release()
+		return err // nothing moved
+	}
+	if err := renameFn(tmp, out); err != nil {
+		if rerr := renameFn(aside, out); rerr != nil {
+			release()
+			return fmt.Errorf("%v; and the old directory could not be put back: it is at %s (%v)", err, aside, rerr)
+		}
+		release()
+		return err // the old tree is back
+	}
+	TrackHeld(aside) // an interrupt now removes the old tree
+	release()
+	j.removeOld(aside, out)
+	Untrack(aside)
+	return nil
+}
+
+// removeOld removes the replaced tree; a failure leaves it beside out, with a note. It
+// checks the tree again first: what appeared in it since checkReplace is not ours to
+// remove, so the tree is then left beside out.
+func (j *Job) removeOld(old, out string) {
+	n := j.Names.orDefault()
+	if ents, err := os.ReadDir(old); err == nil && len(ents) == 0 {
+		os.Remove(old)
+		return
+	}
+	if err := n.checkOwned(old); err != nil {
+		j.note(fmt.Sprintf(n.words("note: {out} %s is replaced; the old tree, left at %s, %s"), out, old, err))
+		return
+	}
+	if err := os.RemoveAll(old); err != nil {
+		j.note(fmt.Sprintf(n.words("note: {out} %s is replaced, but the old tree could not be removed from %s: %s"), out, old, FileErr(err)))
+	}
+}

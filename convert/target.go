@@ -1,0 +1,176 @@
+package convert
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/tpu"
+)
+
+// Target works out the shape Out gets from j.To and j.DType for a source of shape src:
+//
+//	bf16[4096,4096]{1,0:T(8,128)(2,1)}  a shape: its dims must be src's; another dtype converts
+//	{1,0:T(8,128)(2,1)}                 a layout alone, for src's dims and DType (default src's)
+//	tpu:v5e                             the generation's default device layout (see Guess)
+//	hlo:MODULE.txt:param=N              the layout a compiled program gives (see ParseShape)
+//	f32                                 a dtype alone: row-major, for host files
+//
+// out is the format of Out: a host file (.npy, .safetensors) holds row-major arrays
+// only, and a raw Out needs a To. floatOnly applies DType to floating-point sources
+// only (for All).
+func (j *Job) Target(src layout.Shape, out Format, floatOnly bool) (layout.Shape, error) {
+	n := j.Names.orDefault()
+	to, dtypeText := j.To, j.DType
+	dt := src.DType
+	if dtypeText != "" {
+		d, ok := layout.DTypeByName(dtypeText)
+		if !ok || !d.IsArray() {
+			return layout.Shape{}, n.errf(Usage, "unknown {dtype} %q (use XLA's names: f32, bf16, f16, s8, …)", dtypeText)
+		}
+		if !floatOnly || src.DType.IsFloat() {
+			dt = d
+		}
+	}
+	dims := src.Dims
+	srcText := layout.NewShape(src.DType, dims...).String()
+	var dst layout.Shape
+	switch {
+	case to == "":
+		if out == Raw {
+			return layout.Shape{}, n.errf(Usage, "missing {to}: the layout of the device image {out}, such as 'bf16[…]{1,0:T(8,128)(2,1)}', a layout '{1,0:T(8,128)(2,1)}' or tpu:v5e")
+		}
+		dst = layout.NewShape(dt, dims...)
+	case strings.HasPrefix(to, "tpu:"):
+		gen, err := tpu.ParseGeneration(strings.TrimPrefix(to, "tpu:"))
+		if err != nil {
+			return layout.Shape{}, n.errf(Usage, "bad {to} %q: %s", layout.Quote(to), CleanErr(err))
+		}
+		s, err := tpu.DefaultShape(gen, dt, dims)
+		if err != nil {
+			return layout.Shape{}, inputf("no default %s layout for %s: %s", gen, layout.NewShape(dt, dims...), CleanErr(err))
+		}
+		dst = s
+	case strings.HasPrefix(strings.TrimSpace(to), "{"):
+		if _, err := layout.ParseLayout(to); err != nil {
+			var pe *layout.ParseError
+			if errors.As(err, &pe) {
+				return layout.Shape{}, n.errf(Input, "bad {to} layout %q: at byte %d: %s", layout.Quote(pe.Input), pe.Pos, pe.Msg)
+			}
+			return layout.Shape{}, n.errf(Input, "bad {to} layout %q: %s", layout.Quote(to), CleanErr(err))
+		}
+		text := dt.String() + fmtDims(dims) + strings.TrimSpace(to)
+		s, err := layout.Parse(text)
+		if err != nil {
+			msg := CleanErr(err)
+			var pe *layout.ParseError
+			if errors.As(err, &pe) {
+				msg = pe.Msg
+			}
+			return layout.Shape{}, n.errf(Input, "{to} layout %s does not fit {in}'s %s: %s", to, srcText, msg)
+		}
+		dst = s
+	default:
+		if d, ok := layout.DTypeByName(to); ok && d.IsArray() {
+			if dtypeText != "" && d != dt {
+				return layout.Shape{}, n.errf(Usage, "{to} %s and {dtype} %s disagree", to, dtypeText)
+			}
+			dst = layout.NewShape(d, dims...)
+			break
+		}
+		ix, err := CompileShape(to)
+		if err != nil {
+			return layout.Shape{}, n.wrapf(err, "{to}: %s", err)
+		}
+		dst = ix.Shape()
+		if !slices.Equal(dst.Dims, dims) {
+			return layout.Shape{}, n.errf(Input, "{to} %s has dims %s, but {in} %s has dims %s", to, fmtDims(dst.Dims), srcText, fmtDims(dims))
+		}
+		if dtypeText != "" && dst.DType != dt {
+			return layout.Shape{}, n.errf(Usage, "{to} %s and {dtype} %s disagree", to, dtypeText)
+		}
+	}
+	ix, err := layout.Compile(dst)
+	if err != nil {
+		return layout.Shape{}, n.errf(Input, "{out} shape %s: %s", dst, CleanErr(err))
+	}
+	dst = ix.Shape()
+	if out != Raw && !isRowMajor(ix) {
+		return layout.Shape{}, n.errf(Usage, "{out} is a %s file, which holds a row-major host array, but {to} %s is a device layout; write the device image to a raw file (say {out}.bin)", out, to)
+	}
+	return dst, nil
+}
+
+// isRowMajor reports whether ix is the dense row-major layout of whole-byte elements.
+func isRowMajor(ix *layout.Indexer) bool {
+	return ix.IsRowMajorDense() && ix.Shape().Layout.PrefixBytes == 0
+}
+
+// Guess returns why the default layout dst that To tpu:GEN gave is a guess (where
+// XLA's dumps conflict or none speaks for the generation, see tpu.DefaultEvidence), or
+// "" when To is something else or the dumps back the default.
+func Guess(to string, dst layout.Shape) string {
+	g, ok := strings.CutPrefix(to, "tpu:")
+	if !ok {
+		return ""
+	}
+	gen, err := tpu.ParseGeneration(g)
+	if err != nil {
+		return ""
+	}
+	if e := tpu.DefaultEvidence(gen, dst.DType, dst.Dims); e.Guess {
+		return e.Why
+	}
+	return ""
+}
+
+// GuessLine is the note for one array whose To default dst is a guess for why; hint is
+// how to take the layout from the program instead.
+func GuessLine(to string, dst layout.Shape, why, hint string) string {
+	return fmt.Sprintf("note: the %s default %s is a guess: %s; the program's own layout is exact: %s", to, dst, why, hint)
+}
+
+// Guesses gathers the guessed defaults of a conversion of many tensors, to report
+// them in one line. Its zero value is ready once To is set.
+type Guesses struct {
+	To    string
+	n     int    // tensors whose default is a guess
+	first string // the first of them, with why
+	seen  map[string]bool
+}
+
+// Add notes tensor name's target dst (each name counts once: a sharded conversion
+// resolves every shard).
+func (g *Guesses) Add(name string, dst layout.Shape) {
+	if why := Guess(g.To, dst); why != "" {
+		g.AddWhy(name, dst.String(), why)
+	}
+}
+
+// AddWhy notes tensor name, whose default layout is a guess for why (as
+// sharding.Conversion.Guessed gives them).
+func (g *Guesses) AddWhy(name, dst, why string) {
+	if g.seen[name] {
+		return
+	}
+	if g.seen == nil {
+		g.seen = map[string]bool{}
+	}
+	g.seen[name] = true
+	if g.n == 0 {
+		g.first = fmt.Sprintf("%s %s: %s", name, dst, why)
+	}
+	g.n++
+}
+
+// Line is the note for total tensors, or "" when no default was a guess; hint is how
+// to take the layouts from the program instead.
+func (g *Guesses) Line(total int, hint string) string {
+	if g.n == 0 {
+		return ""
+	}
+	return fmt.Sprintf("note: the %s defaults of %d of %s are guesses (first %s); the program's own layouts are exact: %s",
+		g.To, g.n, plural(int64(total), "tensor"), g.first, hint)
+}
