@@ -58,6 +58,12 @@ var LibraryNames = Names{In: "In", Out: "Out", To: "To", From: "From", DType: "D
 	Tensor: "Tensor", Pad: "Pad", View: "View", All: "All", Force: "Force",
 	Dump: "Dump", Ref: "Ref", Layout: "Layout", RefShape: "RefShape"}
 
+// FlagNames names them as tpulayout's command line does (IN, OUT, --to, …). The
+// sharded conversion words its messages so too, for Go and Python callers alike.
+var FlagNames = Names{In: "IN", Out: "OUT", To: "--to", From: "--from", DType: "--dtype",
+	Tensor: "--tensor", Pad: "--pad", View: "--view", All: "--all", Force: "--force",
+	Dump: "DUMP", Ref: "REF", Layout: "--layout", RefShape: "--ref-shape"}
+
 func (n Names) orDefault() Names {
 	if n == (Names{}) {
 		return LibraryNames

@@ -13,7 +13,6 @@ import (
 	"github.com/tpulayout/tpulayout/buffer/npy"
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
-	"github.com/tpulayout/tpulayout/sharding"
 )
 
 // The job driven from Go, without the command: every input kind, output rule and
@@ -258,18 +257,5 @@ func TestCleanupOnSignal(t *testing.T) {
 	temps.Unlock() // CleanupOnSignal keeps the registry locked for the exit
 	if _, err := os.Stat(tmp); !os.IsNotExist(err) {
 		t.Errorf("the temporary is still there (%v)", err)
-	}
-}
-
-// TestShardedFormatPrefix: CheckOwned knows a sharded conversion's directory by its
-// format's text, without importing sharding.
-func TestShardedFormatPrefix(t *testing.T) {
-	if !strings.HasPrefix(sharding.ManifestFormat, shardedFormatPrefix) {
-		t.Errorf("sharding.ManifestFormat %q does not start with %q", sharding.ManifestFormat, shardedFormatPrefix)
-	}
-	dir := t.TempDir()
-	tree(t, dir, map[string]string{"manifest.json": `{"format": "` + sharding.ManifestFormat + `"}`})
-	if err := CheckOwned(dir); err == nil || !strings.Contains(err.Error(), "is a sharded conversion's directory") {
-		t.Errorf("CheckOwned(a sharded conversion): %v", err)
 	}
 }

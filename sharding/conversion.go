@@ -4,10 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
+	"github.com/tpulayout/tpulayout/convert"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/relayout"
 	"github.com/tpulayout/tpulayout/report"
@@ -32,8 +34,12 @@ type ConvertOptions struct {
 	// multi-host split) and that process's partial manifest; MergeOutdir joins them.
 	// Processes 0 is one process.
 	Process, Processes int
-	RelayoutOptions    []relayout.Option
-	// Target, when set, replaces ResolveTarget(To, DType, shard, …) for each tensor.
+	// Pad is what the images' padding holds, as convert's --pad: zero (also ""),
+	// leave, or a number each tensor's image type holds exactly (convert.CheckPad).
+	Pad             string
+	RelayoutOptions []relayout.Option
+	// Target, when set, replaces ResolveTarget(To, DType, shard, …) and the check of
+	// Pad for each tensor.
 	Target func(t safetensors.TensorInfo, shard layout.Shape) (layout.Shape, error)
 	// Written, Hold, Track and Untrack are as in Options.
 	Written func(file string, bytes int64)
@@ -161,7 +167,7 @@ func NewConversion(o ConvertOptions) (*Conversion, error) {
 		return nil, usage("a sharded conversion needs one of --spec (one PartitionSpec for all tensors) or --rules FILE")
 	}
 	if o.To == "" {
-		return nil, usage("missing --to: the device layout of the shards, tpu:GEN or a layout alone such as '{1,0:T(8,128)(2,1)}'")
+		return nil, usage(missingTo)
 	}
 	mesh, err := ParseMesh(o.Mesh, o.Devices)
 	if err != nil {
@@ -185,16 +191,28 @@ func NewConversion(o ConvertOptions) (*Conversion, error) {
 	if err != nil {
 		return nil, err
 	}
+	padOpt, err := convert.PadOption(o.Pad, convert.FlagNames)
+	if err != nil {
+		return nil, &ConvertError{Usage: true, Msg: err.Error()}
+	}
 	whole := o.All || len(names) == 0
 	target := o.Target
 	if target == nil {
 		target = func(_ safetensors.TensorInfo, shard layout.Shape) (layout.Shape, error) {
-			return ResolveTarget(o.To, o.DType, shard, whole)
+			dst, err := ResolveTarget(o.To, o.DType, shard, whole)
+			if err == nil { // as convert's: a pad the images' type does not hold is refused
+				err = convert.CheckPad(o.Pad, dst.DType, convert.FlagNames)
+			}
+			return dst, err
 		}
+	}
+	ropts := o.RelayoutOptions
+	if o.Pad != "" {
+		ropts = append(slices.Clip(ropts), padOpt)
 	}
 	job, err := Prepare(ckpt, Options{
 		Mesh: mesh, SpecFor: specFor, To: o.To, Source: o.Checkpoint, Names: names,
-		Process: o.Process, Processes: o.Processes, RelayoutOptions: o.RelayoutOptions,
+		Process: o.Process, Processes: o.Processes, RelayoutOptions: ropts,
 		Target: target, Written: o.Written, Hold: o.Hold, Track: o.Track, Untrack: o.Untrack,
 	})
 	if err != nil {

@@ -12,12 +12,6 @@ import (
 // The command's words for the conversion job's parts, and the one-line calls into
 // package convert that the verbs share (shard.go, gather.go and storeout.go among them).
 
-// cliNames names the job's parts as the command line does, so that the library's
-// messages read "missing --to" and "cannot write OUT …".
-var cliNames = convert.Names{In: "IN", Out: "OUT", To: "--to", From: "--from", DType: "--dtype",
-	Tensor: "--tensor", Pad: "--pad", View: "--view", All: "--all", Force: "--force",
-	Dump: "DUMP", Ref: "REF", Layout: "--layout", RefShape: "--ref-shape"}
-
 // Where the job reads and writes besides its files; tests replace them.
 var (
 	// stdin is where IN - and DUMP - are read from.
@@ -34,17 +28,9 @@ var (
 
 // newJob is a conversion job with the command's words, streams and limits.
 func newJob(in, out string) *convert.Job {
-	return &convert.Job{In: in, Out: out, Stdin: stdin, Stdout: streamOut, Names: cliNames,
+	return &convert.Job{In: in, Out: out, Stdin: stdin, Stdout: streamOut, Names: convert.FlagNames,
 		Limits: convert.Limits{BandBytes: bandBytes, SparseMinBytes: sparseMinBytes,
 			Memory: availableMemory, FreeDisk: freeDiskSpace}}
-}
-
-// kindRaw is a raw file (shard.go resolves the target of each shard's image).
-const kindRaw = convert.Raw
-
-// resolveTarget is OUT's shape for src under --to and --dtype (see convert.Job.Target).
-func resolveTarget(to, dtype string, src layout.Shape, outKind convert.Format, floatOnly bool) (layout.Shape, error) {
-	return (&convert.Job{To: to, DType: dtype, Names: cliNames}).Target(src, outKind, floatOnly)
 }
 
 // padOption reads --pad; the library takes "" for zero, the flag does not.
@@ -52,7 +38,7 @@ func padOption(s string) (relayout.Option, error) {
 	if s == "" {
 		return nil, usagef("bad --pad \"\": want zero, leave or a number")
 	}
-	return convert.PadOption(s, cliNames)
+	return convert.PadOption(s, convert.FlagNames)
 }
 
 // guessTally gathers the guessed defaults of many tensors for one note.

@@ -9,10 +9,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/tpulayout/tpulayout/buffer/safetensors"
-	"github.com/tpulayout/tpulayout/convert"
-	"github.com/tpulayout/tpulayout/layout"
-	"github.com/tpulayout/tpulayout/relayout"
 	"github.com/tpulayout/tpulayout/sharding"
 )
 
@@ -60,16 +56,16 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 	if c.view != "" || c.force {
 		return usagef("--view and --force are not for a sharded conversion (--mesh); its OUTDIR must be new or empty")
 	}
-	padOpt, err := padOption(c.pad)
-	if err != nil {
+	if _, err := padOption(c.pad); err != nil { // here, before the library's checks, as always
 		return err
 	}
 	o := sharding.ConvertOptions{
 		Checkpoint: in, Out: out, Mesh: s.mesh, Spec: s.spec, Rules: s.rules, To: c.to,
-		DType: c.dtype, Tensor: c.tensor, All: c.all, RelayoutOptions: []relayout.Option{padOpt},
+		DType: c.dtype, Tensor: c.tensor, All: c.all, Pad: c.pad,
 		// As convert's: an interrupt removes the temporary output.
 		Hold: holdSignals, Track: trackHeld, Untrack: untrack,
 	}
+	var err error
 	if s.devices != "" {
 		if o.Devices, err = sharding.ParseDevices(s.devices); err != nil {
 			return usagef("--devices: %s", libErr(err))
@@ -83,14 +79,6 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 			return usagef("bad --process %q: want I/N with 0 ≤ I < N, such as 0/4", s.process)
 		}
 		o.Process, o.Processes = i, n
-	}
-	// The CLI's targets also take hlo: shapes and HLO lines.
-	o.Target = func(_ safetensors.TensorInfo, shard layout.Shape) (layout.Shape, error) {
-		dst, err := resolveTarget(c.to, c.dtype, shard, kindRaw, c.all || c.tensor == "")
-		if err == nil { // as convert's: a pad the images' type does not hold is refused
-			err = convert.CheckPad(c.pad, dst.DType, cliNames)
-		}
-		return dst, err
 	}
 	var prog *progress
 	o.Written = func(_ string, n int64) { prog.add(n) }

@@ -162,7 +162,7 @@ func (v *validateFlags) run(dumpPath string, w io.Writer) error {
 		listed = -1 // Options.MaxListed reads 0 as its default
 	}
 	c := &convert.Check{Dump: dumpPath, Layout: v.layout, Ref: v.ref, RefShape: v.refShape, Tensor: v.tensor,
-		View: v.view, Stdin: stdin, Names: cliNames, Options: validate.Options{
+		View: v.view, Stdin: stdin, Names: convert.FlagNames, Options: validate.Options{
 			Tolerance: v.tol.Tolerance, CheckPadding: v.checkPadding, Gen: v.gen,
 			MaxListed: listed, Stage: prog.stage,
 		}}
