@@ -9,6 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/tpulayout/tpulayout/convert"
 	"github.com/tpulayout/tpulayout/sharding"
 )
 
@@ -80,8 +81,8 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 		}
 		o.Process, o.Processes = i, n
 	}
-	var prog *progress
-	o.Written = func(_ string, n int64) { prog.add(n) }
+	var prog *convert.TermProgress
+	o.Written = func(_ string, n int64) { prog.Add(n) }
 	conv, err := sharding.NewConversion(o)
 	if err != nil {
 		return shardErr(err)
@@ -93,13 +94,14 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 		}
 		fmt.Fprintf(progressOut, "tpulayout convert: %s\n", t.line(conv.Tensors()))
 	}
-	prog = newProgress(c.progress, "convert", conv.Bytes())
+	prog = newProgress(c.progress, "convert")
+	prog.Total(conv.Bytes())
 	sum, err := conv.Write()
 	if err != nil {
 		return shardErr(err)
 	}
 	setOutputInPlace(true)
-	prog.finish()
+	prog.Done()
 	if s.json {
 		return writeJSON(w, sum)
 	}

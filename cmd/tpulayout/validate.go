@@ -155,8 +155,8 @@ func (v *validateFlags) run(dumpPath string, w io.Writer) error {
 	if _, err := tpu.ChipOf(gen); err != nil {
 		return usagef("bad --gen %q: %s", v.gen, cleanErr(err))
 	}
-	prog := newProgress(v.progress, "validate", 0)
-	defer prog.finish()
+	prog := newProgress(v.progress, "validate")
+	defer prog.Done()
 	listed := v.max
 	if listed == 0 {
 		listed = -1 // Options.MaxListed reads 0 as its default
@@ -164,7 +164,7 @@ func (v *validateFlags) run(dumpPath string, w io.Writer) error {
 	c := &convert.Check{Dump: dumpPath, Layout: v.layout, Ref: v.ref, RefShape: v.refShape, Tensor: v.tensor,
 		View: v.view, Stdin: stdin, Names: convert.FlagNames, Options: validate.Options{
 			Tolerance: v.tol.Tolerance, CheckPadding: v.checkPadding, Gen: v.gen,
-			MaxListed: listed, Stage: prog.stage,
+			MaxListed: listed, Stage: prog.Stage,
 		}}
 	res, err := c.Run()
 	if err != nil {

@@ -1,42 +1,44 @@
-package main
+package convert
 
 import (
 	"bytes"
 	"testing"
 )
 
-// TestProgressLines checks both forms of the progress line: rewritten with "\r" on a
-// terminal, one whole line per step elsewhere (a log file of --progress).
-func TestProgressLines(t *testing.T) {
+// TestTermProgressLines checks both forms of the progress line: rewritten with "\r"
+// on a terminal, one whole line per step elsewhere (a log file of --progress).
+func TestTermProgressLines(t *testing.T) {
 	var buf bytes.Buffer
-	saved := progressOut
-	progressOut = &buf
-	defer func() { progressOut = saved }()
-
-	p := newProgress(true, "convert", 3<<10)
-	p.stage("reading")
-	p.add(1 << 10)
-	p.add(2 << 10)
-	p.finish() // nothing new to say: no repeated last line
+	p := NewTermProgress(&buf, "convert", true)
+	p.Total(3 << 10)
+	p.Stage("reading")
+	p.Add(1 << 10)
+	p.Add(2 << 10)
+	p.Done() // nothing new to say: no repeated last line
 	want := "convert: reading\n" +
 		"convert: 1.00 KiB of 3.00 KiB (33%)\n" +
 		"convert: 3.00 KiB of 3.00 KiB (100%)\n"
 	if got := buf.String(); got != want {
 		t.Errorf("progress into a file:\n%q\nwant\n%q", got, want)
 	}
-	if newProgress(false, "convert", 1) != nil {
-		t.Errorf("progress without --progress into a non-terminal")
+	if NewTermProgress(&buf, "convert", false) != nil {
+		t.Errorf("progress, not forced, into a non-terminal")
 	}
 
-	// The terminal form (newProgress picks it for a terminal, which tests do not have).
+	// The terminal form (NewTermProgress picks it for a terminal, which tests lack).
 	buf.Reset()
-	p = &progress{w: &buf, label: "convert", total: 2 << 10, shown: -1}
-	p.add(2 << 10)
-	p.finish()
+	p = &TermProgress{w: &buf, label: "convert", total: 2 << 10, shown: -1}
+	p.Add(2 << 10)
+	p.Done()
 	want = "\rconvert: 2.00 KiB of 2.00 KiB (100%)   \r\033[K" // erased at the end
 	if got := buf.String(); got != want {
 		t.Errorf("progress on a terminal: %q, want %q", got, want)
 	}
+	var none *TermProgress // shows nothing, and does not panic
+	none.Total(1)
+	none.Add(1)
+	none.Stage("x")
+	none.Done()
 }
 
 // Progress never shows 100% before the end, nor 0% once something is done.
