@@ -3,11 +3,7 @@ package main
 import (
 	"errors"
 	"flag"
-	"fmt"
 	"io"
-	"math"
-	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/tpulayout/tpulayout/convert"
@@ -83,59 +79,10 @@ be compared are bad input: exit 2.`,
 
 type validateFlags struct {
 	layout, ref, tensor, refShape, gen string
-	tol                                tolerance
+	tol                                validate.TolFlag
 	checkPadding, asJSON, progress     bool
 	max                                int
 	view                               string
-}
-
-// tolerance is the --tol flag: ulp=N, abs=X, rel=X, comma-joined or repeated.
-type tolerance struct {
-	validate.Tolerance
-	given uint8 // keys set so far, one bit each: a key given twice is an error
-}
-
-func (t *tolerance) String() string {
-	if t == nil {
-		return ""
-	}
-	return t.Tolerance.String()
-}
-
-func (t *tolerance) Set(s string) error {
-	for part := range strings.SplitSeq(s, ",") {
-		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
-		if !ok {
-			return fmt.Errorf("%q is not K=V (ulp=N, abs=X or rel=X)", part)
-		}
-		if i := slices.Index([]string{"ulp", "abs", "rel"}, strings.ToLower(k)); i >= 0 {
-			if t.given&(1<<i) != 0 {
-				return fmt.Errorf("%s given twice; give each of ulp, abs and rel once", k)
-			}
-			t.given |= 1 << i
-		}
-		switch strings.ToLower(k) {
-		case "ulp":
-			n, err := strconv.ParseUint(v, 10, 64)
-			if err != nil {
-				return fmt.Errorf("ulp=%s: want a whole number of units", v)
-			}
-			t.ULP = n
-		case "abs", "rel":
-			x, err := strconv.ParseFloat(v, 64)
-			if err != nil || x < 0 || math.IsNaN(x) {
-				return fmt.Errorf("%s=%s: want a number ≥ 0", k, v)
-			}
-			if k == "abs" {
-				t.Abs = x
-			} else {
-				t.Rel = x
-			}
-		default:
-			return fmt.Errorf("unknown tolerance %q (want ulp, abs or rel)", k)
-		}
-	}
-	return nil
 }
 
 func (v *validateFlags) run(dumpPath string, w io.Writer) error {

@@ -10,12 +10,10 @@ import (
 
 // validateOptions is the JSON the Python validate() passes.
 type validateOptions struct {
-	ULP          uint64  `json:"ulp"`
-	Abs          float64 `json:"abs"`
-	Rel          float64 `json:"rel"`
-	CheckPadding bool    `json:"check_padding"`
-	Gen          string  `json:"gen"`
-	MaxListed    int     `json:"max_listed"`
+	validate.Tolerance        // ulp, abs, rel
+	CheckPadding       bool   `json:"check_padding"`
+	Gen                string `json:"gen"`
+	MaxListed          int    `json:"max_listed"`
 }
 
 // compareBytes validates dump (the bytes of dumpShape) against ref (the bytes of
@@ -45,7 +43,7 @@ func compareBytes(dump []byte, dumpShape string, ref []byte, refShape, optsJSON 
 		return nil, fmt.Errorf("ref: %w", err)
 	}
 	r, err := validate.Compare(db, rb, validate.Options{
-		Tolerance:    validate.Tolerance{ULP: o.ULP, Abs: o.Abs, Rel: o.Rel},
+		Tolerance:    o.Tolerance,
 		CheckPadding: o.CheckPadding,
 		Gen:          o.Gen,
 		MaxListed:    o.MaxListed,
