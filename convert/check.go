@@ -8,6 +8,7 @@ import (
 
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/report"
 	"github.com/tpulayout/tpulayout/validate"
 )
 
@@ -85,7 +86,7 @@ func (c *Check) run() (*CheckResult, error) {
 	}
 	if want := ix.FootprintBytes(); dumpSize != want {
 		return nil, n.errf(Input, "{dump} %s has %s, but the footprint of %s is %s",
-			dumpPath, plural(dumpSize, "byte"), ix.Shape(), plural(want, "byte"))
+			dumpPath, report.Plural(dumpSize, "byte"), ix.Shape(), report.Plural(want, "byte"))
 	}
 	if c.Options.Stage != nil {
 		c.Options.Stage("reading")
@@ -100,7 +101,7 @@ func (c *Check) run() (*CheckResult, error) {
 	}
 	if !slices.Equal(ref.Dims(), ix.Dims()) {
 		return nil, n.errf(Input, "{ref} %s is %s, but {layout} %s has dims %s",
-			c.Ref, layout.NewShape(ref.DType(), ref.Dims()...), ix.Shape(), fmtDims(ix.Dims()))
+			c.Ref, layout.NewShape(ref.DType(), ref.Dims()...), ix.Shape(), report.DimsText(ix.Dims()))
 	}
 	var dump *buffer.Buffer
 	if dumpPath == "-" {

@@ -6,6 +6,7 @@ import (
 	"unsafe"
 
 	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/report"
 )
 
 // guardMapped runs convert, which reads src, and turns a memory fault inside src's
@@ -25,7 +26,7 @@ func (n Names) guardMapped(in string, src *buffer.Buffer, convert func() error) 
 			if a := f.Addr(); a >= lo && a-lo < uintptr(len(src.Data)) {
 				now := "it is gone"
 				if st, serr := os.Stat(in); serr == nil {
-					now = "it has " + plural(st.Size(), "byte") + " now"
+					now = "it has " + report.Plural(st.Size(), "byte") + " now"
 				}
 				err = n.errf(Input, "cannot read {in} %s: it shrank or failed while it was read (%s); {out} is left as it was", in, now)
 				return

@@ -11,6 +11,7 @@ import (
 	"github.com/tpulayout/tpulayout/buffer/npy"
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/report"
 )
 
 // Opening input arrays: .npy, a tensor of a .safetensors file, or raw bytes of a given
@@ -74,7 +75,7 @@ func OpenArray(path string, f Format, shapeText, tensor string, w ArrayWords) (*
 		if tensor == "" {
 			if len(sf.Tensors) != 1 {
 				return nil, "", usagef("%s %s holds %s (%s); pick one with %s NAME", what, path,
-					plural(int64(len(sf.Tensors)), "tensor"), tensorNames(sf.Tensors), w.Tensor)
+					report.Plural(int64(len(sf.Tensors)), "tensor"), tensorNames(sf.Tensors), w.Tensor)
 			}
 			tensor = sf.Tensors[0].Name
 		}
@@ -96,7 +97,7 @@ func OpenArray(path string, f Format, shapeText, tensor string, w ArrayWords) (*
 	}
 	if want := ix.FootprintBytes(); st.Size() != want {
 		return nil, "", inputf("%s %s has %s, but %s needs %s (its footprint)",
-			what, path, plural(st.Size(), "byte"), ix.Shape(), plural(want, "byte"))
+			what, path, report.Plural(st.Size(), "byte"), ix.Shape(), report.Plural(want, "byte"))
 	}
 	b, err := buffer.ReadRaw(path, ix.Shape())
 	if err != nil {

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/tpulayout/tpulayout/report"
 )
 
 // shardedFormatPrefix starts the format of a sharded conversion's manifest
@@ -87,7 +89,7 @@ func (n Names) checkOwned(dir string) error {
 	}
 	if len(foreign) > 0 {
 		slices.Sort(foreign)
-		return fmt.Errorf("holds %s, which its manifest.json does not list (%s)", NameText(foreign[0]), plural(int64(len(foreign)), "foreign entry"))
+		return fmt.Errorf("holds %s, which its manifest.json does not list (%s)", NameText(foreign[0]), report.Plural(int64(len(foreign)), "foreign entry"))
 	}
 	return nil
 }

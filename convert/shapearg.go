@@ -156,7 +156,7 @@ func pickElement(s layout.Shape, index []int) (layout.Shape, error) {
 			list = append(list, fmt.Sprintf("{%d} %s", i, e))
 		}
 		return layout.Shape{}, fmt.Errorf("it is a tuple of %s, not an array; append the index of one, such as ' {0}' (%s)",
-			plural(int64(len(s.Elements)), "element"), strings.Join(list, ", "))
+			report.Plural(int64(len(s.Elements)), "element"), strings.Join(list, ", "))
 	}
 	e, err := hlo.Element(s, index)
 	if err != nil {
@@ -202,7 +202,7 @@ func hloRefShape(text string) (layout.Shape, error) {
 	}
 	if n >= len(rs) {
 		return layout.Shape{}, fmt.Errorf("%s: entry computation %s has %s, so no result %d",
-			m[1], mod.Entry.Name, plural(int64(len(rs)), "result"), n)
+			m[1], mod.Entry.Name, report.Plural(int64(len(rs)), "result"), n)
 	}
 	if rs[n].NoShape {
 		return layout.Shape{}, fmt.Errorf("%s: result %d of entry computation %s has no shape written, and none is inferred here; write it in the file", m[1], n, mod.Entry.Name)

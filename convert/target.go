@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/report"
 	"github.com/tpulayout/tpulayout/tpu"
 )
 
@@ -61,7 +62,7 @@ func (j *Job) Target(src layout.Shape, out Format, floatOnly bool) (layout.Shape
 			}
 			return layout.Shape{}, n.errf(Input, "bad {to} layout %q: %s", layout.Quote(to), CleanErr(err))
 		}
-		text := dt.String() + fmtDims(dims) + strings.TrimSpace(to)
+		text := dt.String() + report.DimsText(dims) + strings.TrimSpace(to)
 		s, err := layout.Parse(text)
 		if err != nil {
 			msg := CleanErr(err)
@@ -86,7 +87,7 @@ func (j *Job) Target(src layout.Shape, out Format, floatOnly bool) (layout.Shape
 		}
 		dst = ix.Shape()
 		if !slices.Equal(dst.Dims, dims) {
-			return layout.Shape{}, n.errf(Input, "{to} %s has dims %s, but {in} %s has dims %s", to, fmtDims(dst.Dims), srcText, fmtDims(dims))
+			return layout.Shape{}, n.errf(Input, "{to} %s has dims %s, but {in} %s has dims %s", to, report.DimsText(dst.Dims), srcText, report.DimsText(dims))
 		}
 		if dtypeText != "" && dst.DType != dt {
 			return layout.Shape{}, n.errf(Usage, "{to} %s and {dtype} %s disagree", to, dtypeText)
@@ -172,5 +173,5 @@ func (g *Guesses) Line(total int, hint string) string {
 		return ""
 	}
 	return fmt.Sprintf("note: the %s defaults of %d of %s are guesses (first %s); the program's own layouts are exact: %s",
-		g.To, g.n, plural(int64(total), "tensor"), g.first, hint)
+		g.To, g.n, report.Plural(int64(total), "tensor"), g.first, hint)
 }

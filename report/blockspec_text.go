@@ -11,16 +11,16 @@ import (
 // mib prints a byte count with its size in KiB or MiB: "262144 bytes (256 KiB)".
 func mib(b int64) string {
 	if b < 1<<10 {
-		return plural(b, "byte")
+		return Plural(b, "byte")
 	}
-	return fmt.Sprintf("%s (%s)", plural(b, "byte"), mibShort(b))
+	return fmt.Sprintf("%s (%s)", Plural(b, "byte"), mibShort(b))
 }
 
 // WriteText prints the check as the tpulayout command's blockspec does.
 func (r *Block) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "array:\t%s%s on %s\n", r.DType, fmtDims(r.Array), r.Generation)
-	fmt.Fprintf(tw, "block:\t%s\n", fmtDims(r.Block))
+	fmt.Fprintf(tw, "array:\t%s%s on %s\n", r.DType, DimsText(r.Array), r.Generation)
+	fmt.Fprintf(tw, "block:\t%s\n", DimsText(r.Block))
 	if r.Legal {
 		fmt.Fprintf(tw, "legal:\tyes\n")
 	} else {
@@ -51,10 +51,10 @@ func (r *Block) WriteText(w io.Writer) error {
 		if !p.Fits {
 			fits = "does not fit"
 		}
-		fmt.Fprintf(tw, "%s\t%s: %s, %s of %s VMEM: %s\n", label, plural(int64(p.Operands), "operand"), mib(p.Bytes),
+		fmt.Fprintf(tw, "%s\t%s: %s, %s of %s VMEM: %s\n", label, Plural(int64(p.Operands), "operand"), mib(p.Bytes),
 			percent(p.Fraction), mibShort(r.VMEMBytes), fits)
 	}
-	grid := fmt.Sprintf("%s = %s", fmtIndex(r.Grid), plural(r.Steps, "step"))
+	grid := fmt.Sprintf("%s = %s", fmtIndex(r.Grid), Plural(r.Steps, "step"))
 	if len(r.Partial) > 0 {
 		var dims []string
 		for _, d := range r.Partial {

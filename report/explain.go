@@ -1,8 +1,11 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/tpulayout/tpulayout/layout"
 )
@@ -189,4 +192,41 @@ func paddingReason(ix *layout.Indexer, expandedIdx []int64) string {
 		work = work[:m]
 	}
 	return "the offset decodes to no logical element"
+}
+
+// ParseIndex reads a logical index such as "2,3", "(2,3)" or "[2,3]"; a scalar's index is
+// "" or "()". It checks the rank and every coordinate against dims.
+func ParseIndex(text string, dims []int64) ([]int64, error) {
+	s := strings.TrimSpace(text)
+	if len(s) >= 2 && (s[0] == '(' && s[len(s)-1] == ')' || s[0] == '[' && s[len(s)-1] == ']') {
+		s = strings.TrimSpace(s[1 : len(s)-1])
+	}
+	idx := []int64{}
+	if s != "" {
+		for part := range strings.SplitSeq(s, ",") {
+			p := strings.TrimSpace(part)
+			v, err := strconv.ParseInt(p, 10, 64)
+			if err != nil {
+				if p == "" {
+					return nil, fmt.Errorf("bad index %q: empty coordinate", layout.Quote(text))
+				}
+				if errors.Is(err, strconv.ErrRange) {
+					return nil, fmt.Errorf("bad index %q: coordinate %q is out of range", layout.Quote(text), layout.Quote(p))
+				}
+				return nil, fmt.Errorf("bad index %q: coordinate %q is not a number", layout.Quote(text), layout.Quote(p))
+			}
+			idx = append(idx, v)
+		}
+	}
+	if len(idx) != len(dims) {
+		return nil, fmt.Errorf("bad index %q: it has %d coordinates, but the shape has rank %d (dims %s)",
+			layout.Quote(text), len(idx), len(dims), DimsText(dims))
+	}
+	for i, v := range idx {
+		if v < 0 || v >= dims[i] {
+			return nil, fmt.Errorf("bad index %q: coordinate %d is out of range for dimension %d of size %d",
+				layout.Quote(text), v, i, dims[i])
+		}
+	}
+	return idx, nil
 }

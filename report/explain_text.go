@@ -41,15 +41,15 @@ func (ex *Explanation) WriteText(w io.Writer) error {
 		if len(lv) > 1 && lv[1].Name == "combined" {
 			pl = lv[1]
 		}
-		fmt.Fprintf(tw, "%s index:\t%s in %s\n", pl.Name, fmtIndex(ex.PhysicalIndex), fmtDims(pl.Dims))
+		fmt.Fprintf(tw, "%s index:\t%s in %s\n", pl.Name, fmtIndex(ex.PhysicalIndex), DimsText(pl.Dims))
 	}
 	for i, l := range ex.Levels {
 		fmt.Fprintf(tw, "tile level T%s:\ttile %s of %s, within tile %s\n",
-			ex.Tile(i), fmtIndex(l.TileIndex), fmtDims(l.TileCounts), fmtIndex(l.WithinTile))
+			ex.Tile(i), fmtIndex(l.TileIndex), DimsText(l.TileCounts), fmtIndex(l.WithinTile))
 	}
 	if ex.ExpandedIndex != nil {
 		fmt.Fprintf(tw, "expanded index:\t%s in %s; the offset is row-major over it\n",
-			fmtIndex(ex.ExpandedIndex), fmtDims(ex.ExpandedDims))
+			fmtIndex(ex.ExpandedIndex), DimsText(ex.ExpandedDims))
 	}
 	if ex.Reason != "" {
 		fmt.Fprintf(tw, "why:\t%s\n", ex.Reason)

@@ -207,10 +207,10 @@ func (g *Grid) paddingNote() string {
 	ix := g.ix
 	pad := ix.FootprintElements() - ix.LogicalElements()
 	if pad == 0 {
-		return fmt.Sprintf("footprint: %s, no padding", plural(ix.FootprintElements(), "element"))
+		return fmt.Sprintf("footprint: %s, no padding", Plural(ix.FootprintElements(), "element"))
 	}
 	return fmt.Sprintf("footprint: %s, %d logical and %d padding (%s)",
-		plural(ix.FootprintElements(), "element"), ix.LogicalElements(), pad, tpu.Percent(ix.PaddingFraction()))
+		Plural(ix.FootprintElements(), "element"), ix.LogicalElements(), pad, tpu.Percent(ix.PaddingFraction()))
 }
 
 func (g *Grid) WriteText(w io.Writer) error {

@@ -188,7 +188,7 @@ func (rep *HLO) entryRows(m *hlo.Module, newRow func(kind, name string, s layout
 	params := m.Entry.Parameters()
 	if el != nil && len(el.Params) != len(params) {
 		rep.HeaderNote = fmt.Sprintf("the entry_computation_layout header lists %s, the entry computation %s has %s",
-			plural(int64(len(el.Params)), "parameter"), m.Entry.Name, plural(int64(len(params)), "parameter"))
+			Plural(int64(len(el.Params)), "parameter"), m.Entry.Name, Plural(int64(len(params)), "parameter"))
 	}
 	// add lists the arrays of shape s (the header's when it has one) against body's.
 	add := func(kind, name string, number, line int, s layout.Shape, header *layout.Shape, inferred bool) {

@@ -60,8 +60,8 @@ func (rep *HLO) WriteText(w io.Writer) error {
 	if rep.Logical > 0 {
 		total = factor(rep.Expansion)
 	}
-	fmt.Fprintf(w, "total: %s, %s logical, %s footprint, %s\n", plural(int64(len(rep.Rows)), "array"),
-		plural(rep.Logical, "byte"), plural(rep.Footprint, "byte"), total)
+	fmt.Fprintf(w, "total: %s, %s logical, %s footprint, %s\n", Plural(int64(len(rep.Rows)), "array"),
+		Plural(rep.Logical, "byte"), Plural(rep.Footprint, "byte"), total)
 	tiled, retiled := false, false
 	for _, r := range rep.Rows {
 		tiled = tiled || strings.Contains(r.Layout, "T(")
@@ -82,7 +82,7 @@ func (rep *HLO) WriteText(w io.Writer) error {
 	}
 	if len(rep.Unknown) > 0 {
 		fmt.Fprintf(w, "note: %s XLA does not define, read anyway: %s\n",
-			plural(int64(len(rep.Unknown)), "opcode"), strings.Join(rep.Unknown, ", "))
+			Plural(int64(len(rep.Unknown)), "opcode"), strings.Join(rep.Unknown, ", "))
 	}
 	return nil
 }

@@ -88,7 +88,7 @@ func newInsight(ix *layout.Indexer, gen tpu.Generation) *Insight {
 	case rb.Identical:
 		in.RowBlocks.Note = "yes: the same bytes as the row-major array, one copy"
 	case rb.Rows > 0:
-		in.RowBlocks.Note = fmt.Sprintf("yes, in blocks of %s", plural(rb.Rows, "row"))
+		in.RowBlocks.Note = fmt.Sprintf("yes, in blocks of %s", Plural(rb.Rows, "row"))
 	case rb.Run > 1:
 		in.RowBlocks.Note = "only in pieces of rows"
 	default:

@@ -18,12 +18,12 @@ func (in *Info) WriteText(w io.Writer) error {
 	fmt.Fprintf(tw, "shape:\t%s\n", in.Shape)
 	fmt.Fprintf(tw, "dtype:\t%s\n", in.DType)
 	fmt.Fprintf(tw, "element size:\t%s\n", elementBitsNote(ix))
-	fmt.Fprintf(tw, "dims:\t%s\n", fmtDims(in.Dims))
+	fmt.Fprintf(tw, "dims:\t%s\n", DimsText(in.Dims))
 	fmt.Fprintf(tw, "minor_to_major:\t{%s}\n", joinInts(in.MinorToMajor))
 	phys := ix.Levels()[0].Dims
 	order := "none (scalar)"
 	if len(in.PhysicalOrder) > 0 {
-		order = fmt.Sprintf("%s, dims %s major to minor", fmtDims(phys), joinInts(in.PhysicalOrder))
+		order = fmt.Sprintf("%s, dims %s major to minor", DimsText(phys), joinInts(in.PhysicalOrder))
 	}
 	fmt.Fprintf(tw, "physical order:\t%s\n", order)
 	fmt.Fprintf(tw, "tiles:\t%s\n", tilesText(ix.Shape().Layout.Tiles))
@@ -32,7 +32,7 @@ func (in *Info) WriteText(w io.Writer) error {
 		if i == 0 {
 			label = "expanded shape:"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", label, lv.Name, fmtDims(lv.Dims))
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", label, lv.Name, DimsText(lv.Dims))
 	}
 	if in.TailPadding > 0 {
 		last := int64(1)
@@ -41,9 +41,9 @@ func (in *Info) WriteText(w io.Writer) error {
 		}
 		fmt.Fprintf(tw, "tail padding:\tL(%d) rounds %d elements up to %d\n", in.TailPadding, last, in.FootprintElements)
 	}
-	fmt.Fprintf(tw, "logical:\t%s, %s\n", plural(in.LogicalElements, "element"), plural(in.LogicalBytes, "byte"))
-	fmt.Fprintf(tw, "footprint:\t%s, %s\n", plural(in.FootprintElements, "element"), plural(in.FootprintBytes, "byte"))
-	fmt.Fprintf(tw, "padding:\t%s, %s of the footprint\n", plural(in.PaddingElements, "element"), percent(in.PaddingFraction))
+	fmt.Fprintf(tw, "logical:\t%s, %s\n", Plural(in.LogicalElements, "element"), Plural(in.LogicalBytes, "byte"))
+	fmt.Fprintf(tw, "footprint:\t%s, %s\n", Plural(in.FootprintElements, "element"), Plural(in.FootprintBytes, "byte"))
+	fmt.Fprintf(tw, "padding:\t%s, %s of the footprint\n", Plural(in.PaddingElements, "element"), percent(in.PaddingFraction))
 	if err := tw.Flush(); err != nil || in.Insight == nil {
 		return err
 	}
@@ -93,7 +93,7 @@ func (in *Insight) writeText(out io.Writer, ix *layout.Indexer) error {
 			if d.Shape.String() == cur {
 				note = " (this layout)"
 			}
-			fmt.Fprintf(w, "default (%s):\t%s, %s, %s%s\n", g, d.Shape, plural(d.Bytes, "byte"), factor(d.Expansion), note)
+			fmt.Fprintf(w, "default (%s):\t%s, %s, %s%s\n", g, d.Shape, Plural(d.Bytes, "byte"), factor(d.Expansion), note)
 		}
 		for i, a := range in.Cheapest {
 			label := ""
@@ -107,7 +107,7 @@ func (in *Insight) writeText(out io.Writer, ix *layout.Indexer) error {
 			case a.Default:
 				note = " (the default)"
 			}
-			fmt.Fprintf(w, "%s\t%s, %s, %s, %s%s\n", label, a.Shape, plural(a.Bytes, "byte"), factor(a.Expansion), orderText(a.Order), note)
+			fmt.Fprintf(w, "%s\t%s, %s, %s, %s%s\n", label, a.Shape, Plural(a.Bytes, "byte"), factor(a.Expansion), orderText(a.Order), note)
 		}
 	}
 	rb := in.RowBlocks
@@ -116,10 +116,10 @@ func (in *Insight) writeText(out io.Writer, ix *layout.Indexer) error {
 	case rb.Identical:
 		size = fmt.Sprintf(" of %s bytes", trimFloat(rb.Bytes))
 	case rb.Rows > 0:
-		size = fmt.Sprintf(": %s, %s bytes, contiguous in both; %s", plural(rb.Run, "element"), trimFloat(rb.Bytes), plural(rb.Pieces, "block"))
+		size = fmt.Sprintf(": %s, %s bytes, contiguous in both; %s", Plural(rb.Run, "element"), trimFloat(rb.Bytes), Plural(rb.Pieces, "block"))
 	case rb.Run > 1:
 		size = fmt.Sprintf(": %s, %s bytes from each row's start, contiguous in both (a row's last piece may be shorter); %s",
-			plural(rb.Run, "element"), trimFloat(rb.Bytes), plural(rb.Pieces, "piece"))
+			Plural(rb.Run, "element"), trimFloat(rb.Bytes), Plural(rb.Pieces, "piece"))
 	}
 	fmt.Fprintf(w, "row blocks:\t%s%s\n", rb.Note, size)
 	return w.Flush()

@@ -30,8 +30,8 @@ func ErrorText(err error) string {
 // "I4"") once the "safetensors: " prefix is gone.
 var unknownSafeDType = regexp.MustCompile(`unsupported element type: tensor ("(?:[^"\\]|\\.)*"): dtype ("(?:[^"\\]|\\.)*")`)
 
-// plural prints n and the noun, adding "s" unless n is 1.
-func plural(n int64, noun string) string {
+// Plural prints n and the noun, adding "s" unless n is 1: "1 tensor", "3 tensors".
+func Plural(n int64, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
@@ -57,8 +57,8 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
-// fmtDims prints dims as "[3,5]".
-func fmtDims[T int | int64](d []T) string { return "[" + joinInts(d) + "]" }
+// DimsText prints dims as XLA does: "[3,5]".
+func DimsText[T int | int64](d []T) string { return "[" + joinInts(d) + "]" }
 
 // fmtIndex prints an index as "(2,3)".
 func fmtIndex[T int | int64](d []T) string { return "(" + joinInts(d) + ")" }

@@ -127,7 +127,11 @@ func VerifyOutdir(out, source string, c Cleanup) (*Report, error) {
 		return nil, err
 	}
 	defer o.Close()
-	return o.Verify(source)
+	r, err := o.Verify(source)
+	if r != nil && r.Problems == nil {
+		r.Problems = []Problem{} // JSON's [], as Python's and the command's --json print
+	}
+	return r, err
 }
 
 // GatherOutdir gathers the conversion in OUTDIR out into the .safetensors file

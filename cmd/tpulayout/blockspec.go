@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tpulayout/tpulayout/convert"
 	"github.com/tpulayout/tpulayout/report"
 	"github.com/tpulayout/tpulayout/tpu"
 )
@@ -53,12 +54,12 @@ default device layout; any other is an error.`,
 			if *gen != "" {
 				var err error
 				if g, err = tpu.ParseGeneration(*gen); err != nil {
-					return usagef("bad --gen %q: %s", *gen, cleanErr(err))
+					return usagef("bad --gen %q: %s", *gen, convert.CleanErr(err))
 				}
 			}
-			sh, err := parseShapeArg(*array)
+			sh, err := convert.ParseShape(*array)
 			if err != nil {
-				return fmt.Errorf("bad --array %q: %s", *array, cleanErr(err))
+				return fmt.Errorf("bad --array %q: %s", *array, convert.CleanErr(err))
 			}
 			if err := report.PallasLayout(g, sh); err != nil {
 				return usagef("--array %s: %s", *array, report.ErrorText(err))
@@ -78,7 +79,7 @@ default device layout; any other is an error.`,
 				err = rep.WriteText(w)
 			}
 			if err == nil && !c.Legal {
-				err = &mismatch{fmt.Errorf("block %s is not legal for %s: %s", fmtDims(bl), *array, strings.Join(c.Problems, "; "))}
+				err = &mismatch{fmt.Errorf("block %s is not legal for %s: %s", report.DimsText(bl), *array, strings.Join(c.Problems, "; "))}
 			}
 			return err
 		}

@@ -6,6 +6,8 @@ import (
 	"io"
 	"path/filepath"
 	"text/tabwriter"
+
+	"github.com/tpulayout/tpulayout/convert"
 )
 
 var convertVerb = &verb{
@@ -104,12 +106,12 @@ func (c *convertFlags) run(in, out string, w io.Writer) error {
 	if r.Manifest != nil {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		for _, e := range r.Manifest.Tensors {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", nameText(e.Name), e.Layout, filepath.Join(out, e.File))
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", convert.NameText(e.Name), e.Layout, filepath.Join(out, e.File))
 		}
 		fmt.Fprintf(tw, "manifest\t\t%s\n", filepath.Join(out, "manifest.json"))
 		return tw.Flush()
 	}
-	if isStdout(out) {
+	if convert.IsStdout(out) {
 		return nil // standard output holds the image alone
 	}
 	_, err = fmt.Fprintln(w, r.Shape.String())

@@ -551,7 +551,7 @@ func TestConvertProgress(t *testing.T) {
 	if _, _, code := runCmd(t, "validate", out, "--layout", "f32[20,300]{1,0:T(8,128)}", "--ref", fixtures+"f32_20x300.npy", "--progress"); code != 0 || !strings.Contains(prog.String(), "validate: comparing") {
 		t.Errorf("validate --progress: exit %d, progress %q", code, prog.String())
 	}
-	if s := sizeText(8 << 30); s != "8.00 GiB" {
+	if s := convert.SizeText(8 << 30); s != "8.00 GiB" {
 		t.Errorf("sizeText = %q", s)
 	}
 }

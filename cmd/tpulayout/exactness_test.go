@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/report"
 )
 
 // writeF32 writes vals as a raw little-endian f32 file.
@@ -92,7 +93,7 @@ func TestConvertCombinedThenWiderTile(t *testing.T) {
 	// explain --offset decodes each element's offset back to its index.
 	for off, want := range []string{"[0,0]", "[0,1]", "[1,0]", "[1,1]"} {
 		m := runJSON(t, "explain", "f32[2,2]{1,0:T(*,4)(1,1,4)}", "--offset", string(rune('0'+off)), "--json")
-		if got := ints(t, m, "index"); fmtDims(got) != want {
+		if got := ints(t, m, "index"); report.DimsText(got) != want {
 			t.Errorf("explain --offset %d: index %v, want %s", off, got, want)
 		}
 	}

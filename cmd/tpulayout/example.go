@@ -6,6 +6,7 @@ import (
 	"io"
 	"text/tabwriter"
 
+	"github.com/tpulayout/tpulayout/convert"
 	"github.com/tpulayout/tpulayout/walkthrough"
 )
 
@@ -43,7 +44,7 @@ error (nothing is overwritten). Each file is written to a temporary file and ren
 				if f.Kept {
 					state = "kept"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f.Path, sizeText(f.Bytes), f.What, state)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", f.Path, convert.SizeText(f.Bytes), f.What, state)
 			}
 			return tw.Flush()
 		}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tpulayout/tpulayout/convert"
 	"github.com/tpulayout/tpulayout/report"
 )
 
@@ -42,7 +43,7 @@ and for padding tail_padding and reason.`,
 					}
 					return err
 				}
-				ix, err := compileShape(pos[0])
+				ix, err := convert.CompileShape(pos[0])
 				if err != nil {
 					return err
 				}
@@ -57,11 +58,11 @@ and for padding tail_padding and reason.`,
 				if err := needArgs(pos, "SHAPE", "INDEX (or --offset N)"); err != nil {
 					return err
 				}
-				ix, err := compileShape(pos[0])
+				ix, err := convert.CompileShape(pos[0])
 				if err != nil {
 					return err
 				}
-				idx, err := parseIndex(pos[1], ix.Dims())
+				idx, err := report.ParseIndex(pos[1], ix.Dims())
 				if err != nil {
 					return err
 				}

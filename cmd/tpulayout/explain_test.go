@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/report"
 )
 
 func TestExplainOffset17(t *testing.T) {
@@ -184,4 +185,10 @@ func TestExplainOffsetText(t *testing.T) {
 	if m["padding"] != true || m["tail_padding"] != true {
 		t.Errorf("tail padding: %v", m)
 	}
+}
+
+// joinInts prints an index as "2,3".
+func joinInts[T int | int64](d []T) string {
+	s := report.DimsText(d)
+	return s[1 : len(s)-1]
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/tpulayout/tpulayout/convert"
+	"github.com/tpulayout/tpulayout/report"
 	"github.com/tpulayout/tpulayout/sharding"
 )
 
@@ -26,10 +28,10 @@ at its target); a FIFO, a character device or /dev/stdout is streamed into.`,
 			if err := needArgs(pos, "OUTDIR", "OUT"); err != nil {
 				return err
 			}
-			if *asJSON && isStdout(pos[1]) {
+			if *asJSON && convert.IsStdout(pos[1]) {
 				return usagef("--json prints to standard output, which OUT %s already takes", pos[1])
 			}
-			if !isStream(pos[1]) && !strings.HasSuffix(strings.ToLower(pos[1]), ".safetensors") {
+			if !convert.IsStream(pos[1]) && !strings.HasSuffix(strings.ToLower(pos[1]), ".safetensors") {
 				return usagef("OUT %s must be a .safetensors file", pos[1])
 			}
 			o, err := sharding.OpenOutdir(pos[0], cleanup)
@@ -44,23 +46,23 @@ at its target); a FIFO, a character device or /dev/stdout is streamed into.`,
 			// /dev/stdout streamed into.
 			var m *sharding.Manifest
 			var inner error
-			err = writeOutput(pos[1], func(f imageWriter) error {
+			err = writeOutput(pos[1], func(f convert.ImageWriter) error {
 				m, inner = o.GatherTo(f)
 				return inner
 			})
 			if err != nil {
 				if err != inner {
-					return fmt.Errorf("cannot write OUT %s: %s", pos[1], fileErr(err))
+					return fmt.Errorf("cannot write OUT %s: %s", pos[1], convert.FileErr(err))
 				}
 				return shardErr(err)
 			}
-			if isStdout(pos[1]) { // stdout holds the file alone
+			if convert.IsStdout(pos[1]) { // stdout holds the file alone
 				return nil
 			}
 			if *asJSON {
 				return writeJSON(w, m)
 			}
-			_, err = fmt.Fprintf(w, "%s: %s\n", pos[1], plural(int64(len(m.Tensors)), "tensor"))
+			_, err = fmt.Fprintf(w, "%s: %s\n", pos[1], report.Plural(int64(len(m.Tensors)), "tensor"))
 			return err
 		}
 	},

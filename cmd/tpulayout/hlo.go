@@ -7,7 +7,6 @@ import (
 
 	"github.com/tpulayout/tpulayout/convert"
 	"github.com/tpulayout/tpulayout/hlo"
-	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/report"
 	"github.com/tpulayout/tpulayout/tpu"
 )
@@ -77,6 +76,3 @@ pick element N of a tuple.`,
 
 // readModule reads and parses an HLO text file.
 func readModule(path string) (*hlo.Module, error) { return convert.ReadModule(path) }
-
-// parseShapeArg reads a SHAPE argument (see convert.ParseShape).
-func parseShapeArg(text string) (layout.Shape, error) { return convert.ParseShape(text) }

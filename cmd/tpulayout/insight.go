@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/tpulayout/tpulayout/convert"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/tpu"
 )
@@ -15,7 +16,7 @@ func infoTarget(ix *layout.Indexer, to, genText string) (*layout.Indexer, tpu.Ge
 	if genText != "" {
 		g, err := tpu.ParseGeneration(genText)
 		if err != nil {
-			return nil, 0, usagef("bad --gen %q: %s", genText, cleanErr(err))
+			return nil, 0, usagef("bad --gen %q: %s", genText, convert.CleanErr(err))
 		}
 		gen = g
 	}
@@ -28,7 +29,7 @@ func infoTarget(ix *layout.Indexer, to, genText string) (*layout.Indexer, tpu.Ge
 	}
 	tg, err := tpu.ParseGeneration(g)
 	if err != nil {
-		return nil, 0, usagef("bad --to %q: %s", to, cleanErr(err))
+		return nil, 0, usagef("bad --to %q: %s", to, convert.CleanErr(err))
 	}
 	if genText != "" && tg != gen {
 		return nil, 0, usagef("--to %s and --gen %s disagree", to, genText)
@@ -36,11 +37,11 @@ func infoTarget(ix *layout.Indexer, to, genText string) (*layout.Indexer, tpu.Ge
 	s := ix.Shape()
 	ds, err := tpu.DefaultShape(tg, s.DType, s.Dims)
 	if err != nil {
-		return nil, 0, fmt.Errorf("no default %s layout for %s: %s", tg, layout.NewShape(s.DType, s.Dims...), cleanErr(err))
+		return nil, 0, fmt.Errorf("no default %s layout for %s: %s", tg, layout.NewShape(s.DType, s.Dims...), convert.CleanErr(err))
 	}
 	nix, err := layout.Compile(ds)
 	if err != nil {
-		return nil, 0, fmt.Errorf("default %s layout %s: %s", tg, ds, cleanErr(err))
+		return nil, 0, fmt.Errorf("default %s layout %s: %s", tg, ds, convert.CleanErr(err))
 	}
 	return nix, tg, nil
 }

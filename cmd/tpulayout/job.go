@@ -5,7 +5,6 @@ import (
 	"os"
 
 	"github.com/tpulayout/tpulayout/convert"
-	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/relayout"
 )
 
@@ -41,36 +40,7 @@ func padOption(s string) (relayout.Option, error) {
 	return convert.PadOption(s, convert.FlagNames)
 }
 
-// guessTally gathers the guessed defaults of many tensors for one note.
-type guessTally struct {
-	to string
-	g  convert.Guesses
-}
-
-func (g *guessTally) add(name string, dst layout.Shape) { g.g.To = g.to; g.g.Add(name, dst) }
-func (g *guessTally) line(total int) string {
-	g.g.To = g.to
-	return g.g.Line(total, "--to hlo:FILE:param=N")
-}
-
-type imageWriter = convert.ImageWriter
-
 // writeOutput writes OUT atomically, or streams it (see convert.Job.WriteOutput).
-func writeOutput(out string, write func(imageWriter) error) error {
+func writeOutput(out string, write func(convert.ImageWriter) error) error {
 	return newJob("", out).WriteOutput(write)
 }
-
-func checkOutName(out string) error { return newJob("", out).CheckOutName() }
-func isStdout(out string) bool      { return convert.IsStdout(out) }
-func isStream(out string) bool      { return convert.IsStream(out) }
-
-// Temporary outputs, which a signal removes (see exitOnSignal).
-func holdSignals() (release func()) { return convert.HoldTemps() }
-func trackHeld(path string)         { convert.TrackHeld(path) }
-func untrack(path string)           { convert.Untrack(path) }
-func setOutputInPlace(v bool)       { convert.SetPlaced(v) }
-
-func fileErr(err error) string    { return convert.FileErr(err) }
-func cleanErr(err error) string   { return convert.CleanErr(err) }
-func nameText(name string) string { return convert.NameText(name) }
-func sizeText(n int64) string     { return convert.SizeText(n) }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/tpulayout/tpulayout/report"
 	"github.com/tpulayout/tpulayout/sharding"
 )
 
@@ -46,7 +47,7 @@ manifest lists. verify compares the images with the source, element by element.`
 				shards += len(t.Shards)
 			}
 			_, err = fmt.Fprintf(w, "%s: %s, %s on %s\n", sharding.OutdirManifest(pos[1]),
-				plural(int64(len(m.Tensors)), "tensor"), plural(int64(shards), "shard file"), plural(int64(len(m.Devices)), "device"))
+				report.Plural(int64(len(m.Tensors)), "tensor"), report.Plural(int64(shards), "shard file"), report.Plural(int64(len(m.Devices)), "device"))
 			return err
 		}
 	},

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
+	"github.com/tpulayout/tpulayout/convert"
 )
 
 const (
@@ -50,8 +51,8 @@ func TestConvertToStdout(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"-", "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1"} {
-		if !isStdout(name) && runtime.GOOS != "windows" {
-			t.Errorf("isStdout(%q) is false", name)
+		if !convert.IsStdout(name) && runtime.GOOS != "windows" {
+			t.Errorf("convert.IsStdout(%q) is false", name)
 		}
 	}
 }

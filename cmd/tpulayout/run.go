@@ -108,7 +108,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 			code = exitUsage
 		}
 	}()
-	setOutputInPlace(false) // run is called once per process, but many times in tests
+	convert.SetPlaced(false) // run is called once per process, but many times in tests
 	if len(args) == 0 {
 		fmt.Fprintf(stderr, "%s: missing verb (%s); run 'tpulayout help' for usage\n", prefix, verbNames())
 		return exitUsage

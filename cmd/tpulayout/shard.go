@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/tpulayout/tpulayout/convert"
+	"github.com/tpulayout/tpulayout/report"
 	"github.com/tpulayout/tpulayout/sharding"
 )
 
@@ -45,10 +46,10 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 	if s.mesh == "" {
 		return usagef("--spec, --rules, --devices and --process need --mesh, the device mesh (such as data=2,model=4)")
 	}
-	if err := checkOutName(out); err != nil {
+	if err := newJob("", out).CheckOutName(); err != nil {
 		return err
 	}
-	if isStream(out) { // "-" would otherwise become a directory named "-"
+	if convert.IsStream(out) { // "-" would otherwise become a directory named "-"
 		return usagef("a sharded conversion writes OUT as a new directory; %s cannot be one", out)
 	}
 	if c.from != "" {
@@ -64,7 +65,7 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 		Checkpoint: in, Out: out, Mesh: s.mesh, Spec: s.spec, Rules: s.rules, To: c.to,
 		DType: c.dtype, Tensor: c.tensor, All: c.all, Pad: c.pad,
 		// As convert's: an interrupt removes the temporary output.
-		Hold: holdSignals, Track: trackHeld, Untrack: untrack,
+		Hold: convert.HoldTemps, Track: convert.TrackHeld, Untrack: convert.Untrack,
 	}
 	var err error
 	if s.devices != "" {
@@ -88,11 +89,11 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 		return shardErr(err)
 	}
 	if g := conv.Guessed(); len(g) > 0 { // convert --all's note
-		t := guessTally{to: c.to}
+		t := convert.Guesses{To: c.to}
 		for _, x := range g {
-			t.g.AddWhy(x.Tensor, x.Layout, x.Why)
+			t.AddWhy(x.Tensor, x.Layout, x.Why)
 		}
-		fmt.Fprintf(progressOut, "tpulayout convert: %s\n", t.line(conv.Tensors()))
+		fmt.Fprintf(progressOut, "tpulayout convert: %s\n", t.Line(conv.Tensors(), "--to hlo:FILE:param=N"))
 	}
 	prog = newProgress(c.progress, "convert")
 	prog.Total(conv.Bytes())
@@ -100,14 +101,14 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 	if err != nil {
 		return shardErr(err)
 	}
-	setOutputInPlace(true)
+	convert.SetPlaced(true)
 	prog.Done()
 	if s.json {
 		return writeJSON(w, sum)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, t := range sum.Tensors {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", nameText(t.Name), t.Spec, t.Layout, plural(int64(t.Shards), "shard"))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", convert.NameText(t.Name), t.Spec, t.Layout, report.Plural(int64(t.Shards), "shard"))
 	}
 	fmt.Fprintf(tw, "manifest\t\t\t%s\n", sum.ManifestPath)
 	return tw.Flush()
@@ -125,5 +126,5 @@ func shardErr(err error) error {
 
 // libErr prints an error of the library packages without their prefixes.
 func libErr(err error) string {
-	return strings.ReplaceAll(cleanErr(err), "sharding: ", "")
+	return strings.ReplaceAll(convert.CleanErr(err), "sharding: ", "")
 }

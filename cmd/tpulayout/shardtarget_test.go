@@ -34,8 +34,8 @@ func TestShardTargetsAsCLI(t *testing.T) {
 					switch {
 					case (werr == nil) != (gerr == nil):
 						t.Errorf("%s --to %q --dtype %q: CLI %v, library %v", sh, to, dtype, werr, gerr)
-					case werr != nil && cleanErr(werr) != cleanErr(gerr):
-						t.Errorf("%s --to %q --dtype %q:\nCLI     %s\nlibrary %s", sh, to, dtype, cleanErr(werr), cleanErr(gerr))
+					case werr != nil && convert.CleanErr(werr) != convert.CleanErr(gerr):
+						t.Errorf("%s --to %q --dtype %q:\nCLI     %s\nlibrary %s", sh, to, dtype, convert.CleanErr(werr), convert.CleanErr(gerr))
 					case werr == nil && want.String() != got.String():
 						t.Errorf("%s --to %q --dtype %q: CLI %s, library %s", sh, to, dtype, want, got)
 					}

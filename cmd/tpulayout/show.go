@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/tpulayout/tpulayout/convert"
 	"github.com/tpulayout/tpulayout/report"
 )
 
@@ -44,7 +45,7 @@ FILE '-' writes the SVG to stdout instead of the grid.`,
 			if svgSet && *svgFile == "" { // was ignored: the grid printed, no SVG, exit 0
 				return usagef("--svg FILE is empty: name a file, or - for standard output")
 			}
-			ix, err := compileShape(pos[0])
+			ix, err := convert.CompileShape(pos[0])
 			if err != nil {
 				return err
 			}
@@ -53,13 +54,13 @@ FILE '-' writes the SVG to stdout instead of the grid.`,
 			if err != nil {
 				return err
 			}
-			if isStdout(*svgFile) {
+			if convert.IsStdout(*svgFile) {
 				_, err := w.Write(g.SVG())
 				return err
 			}
 			if *svgFile != "" {
 				if err := writeFileAtomic(*svgFile, g.SVG()); err != nil {
-					return fmt.Errorf("writing the SVG %s: %s", *svgFile, fileErr(err)) // not the temporary file's name
+					return fmt.Errorf("writing the SVG %s: %s", *svgFile, convert.FileErr(err)) // not the temporary file's name
 				}
 			}
 			return g.WriteText(w)
@@ -71,7 +72,7 @@ FILE '-' writes the SVG to stdout instead of the grid.`,
 // no partial file, and an existing file (or a symlink's target) is replaced only when
 // the new one is complete; a device or a FIFO is written in place.
 func writeFileAtomic(path string, data []byte) error {
-	return writeOutput(path, func(w imageWriter) error {
+	return writeOutput(path, func(w convert.ImageWriter) error {
 		_, err := w.Write(data)
 		return err
 	})

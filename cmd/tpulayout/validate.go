@@ -97,10 +97,10 @@ func (v *validateFlags) run(dumpPath string, w io.Writer) error {
 	}
 	gen, err := tpu.ParseGeneration(v.gen)
 	if err != nil {
-		return usagef("bad --gen %q: %s", v.gen, cleanErr(err))
+		return usagef("bad --gen %q: %s", v.gen, convert.CleanErr(err))
 	}
 	if _, err := tpu.ChipOf(gen); err != nil {
-		return usagef("bad --gen %q: %s", v.gen, cleanErr(err))
+		return usagef("bad --gen %q: %s", v.gen, convert.CleanErr(err))
 	}
 	prog := newProgress(v.progress, "validate")
 	defer prog.Done()

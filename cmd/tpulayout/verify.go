@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/tpulayout/tpulayout/convert"
+	"github.com/tpulayout/tpulayout/report"
 	"github.com/tpulayout/tpulayout/sharding"
 )
 
@@ -31,12 +33,11 @@ layout's index math). Exit status 1 lists what differs.`,
 				return shardErr(err)
 			}
 			if *asJSON {
-				r.Problems = nonNil(r.Problems)
 				if err := writeJSON(w, r); err != nil {
 					return err
 				}
 				if len(r.Problems) > 0 {
-					return &mismatch{fmt.Errorf("%s found", plural(int64(len(r.Problems)), "problem"))}
+					return &mismatch{fmt.Errorf("%s found", report.Plural(int64(len(r.Problems)), "problem"))}
 				}
 				return nil
 			}
@@ -47,10 +48,10 @@ layout's index math). Exit status 1 lists what differs.`,
 			if *source != "" { // the file compared with, not the one the manifest names
 				against = *source
 			}
-			fmt.Fprintf(w, "%s, %s, %s on %s checked against %s\n", plural(int64(r.Tensors), "tensor"),
-				plural(int64(r.Shards), "shard file"), sizeText(r.Bytes), plural(int64(len(r.Manifest.Devices)), "device"), against)
+			fmt.Fprintf(w, "%s, %s, %s on %s checked against %s\n", report.Plural(int64(r.Tensors), "tensor"),
+				report.Plural(int64(r.Shards), "shard file"), convert.SizeText(r.Bytes), report.Plural(int64(len(r.Manifest.Devices)), "device"), against)
 			if len(r.Problems) > 0 {
-				return &mismatch{fmt.Errorf("%s found", plural(int64(len(r.Problems)), "problem"))}
+				return &mismatch{fmt.Errorf("%s found", report.Plural(int64(len(r.Problems)), "problem"))}
 			}
 			_, err = fmt.Fprintln(w, "result: OK")
 			return err

@@ -173,9 +173,6 @@ func buildReport(reqJSON string) ([]byte, error) {
 		if err != nil {
 			return nil, asCLI(err)
 		}
-		if r.Problems == nil {
-			r.Problems = []sharding.Problem{}
-		}
 		rep = r
 	case "gather":
 		m, err := sharding.GatherOutdir(q.Dir, q.Out, sharding.Cleanup{})
