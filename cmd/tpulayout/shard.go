@@ -5,12 +5,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/tpulayout/tpulayout/convert"
-	"github.com/tpulayout/tpulayout/report"
 	"github.com/tpulayout/tpulayout/sharding"
 )
 
@@ -69,18 +66,14 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 	}
 	var err error
 	if s.devices != "" {
-		if o.Devices, err = sharding.ParseDevices(s.devices); err != nil {
-			return usagef("--devices: %s", libErr(err))
+		if o.Devices, err = sharding.DevicesOption(s.devices); err != nil {
+			return shardErr(err)
 		}
 	}
 	if s.process != "" {
-		a, b, ok := strings.Cut(s.process, "/")
-		i, err1 := strconv.Atoi(a)
-		n, err2 := strconv.Atoi(b)
-		if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
-			return usagef("bad --process %q: want I/N with 0 ≤ I < N, such as 0/4", s.process)
+		if o.Process, o.Processes, err = sharding.ProcessOption(s.process); err != nil {
+			return shardErr(err)
 		}
-		o.Process, o.Processes = i, n
 	}
 	var prog *convert.TermProgress
 	o.Written = func(_ string, n int64) { prog.Add(n) }
@@ -88,12 +81,8 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 	if err != nil {
 		return shardErr(err)
 	}
-	if g := conv.Guessed(); len(g) > 0 { // convert --all's note
-		t := convert.Guesses{To: c.to}
-		for _, x := range g {
-			t.AddWhy(x.Tensor, x.Layout, x.Why)
-		}
-		fmt.Fprintf(progressOut, "tpulayout convert: %s\n", t.Line(conv.Tensors(), "--to hlo:FILE:param=N"))
+	if note := conv.GuessLine("--to hlo:FILE:param=N"); note != "" { // convert --all's note
+		fmt.Fprintf(progressOut, "tpulayout convert: %s\n", note)
 	}
 	prog = newProgress(c.progress, "convert")
 	prog.Total(conv.Bytes())
@@ -106,12 +95,7 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 	if s.json {
 		return writeJSON(w, sum)
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	for _, t := range sum.Tensors {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", convert.NameText(t.Name), t.Spec, t.Layout, report.Plural(int64(t.Shards), "shard"))
-	}
-	fmt.Fprintf(tw, "manifest\t\t\t%s\n", sum.ManifestPath)
-	return tw.Flush()
+	return sum.WriteText(w)
 }
 
 // shardErr is an error of the library's sharded conversion as the CLI prints it:

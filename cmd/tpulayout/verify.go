@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/tpulayout/tpulayout/convert"
 	"github.com/tpulayout/tpulayout/report"
 	"github.com/tpulayout/tpulayout/sharding"
 )
@@ -33,27 +32,13 @@ layout's index math). Exit status 1 lists what differs.`,
 				return shardErr(err)
 			}
 			if *asJSON {
-				if err := writeJSON(w, r); err != nil {
-					return err
-				}
-				if len(r.Problems) > 0 {
-					return &mismatch{fmt.Errorf("%s found", report.Plural(int64(len(r.Problems)), "problem"))}
-				}
-				return nil
+				err = writeJSON(w, r)
+			} else {
+				err = r.WriteText(w, *source)
 			}
-			for _, p := range r.Problems {
-				fmt.Fprintf(w, "FAIL  %s\n", p)
+			if err == nil && len(r.Problems) > 0 {
+				err = &mismatch{fmt.Errorf("%s found", report.Plural(int64(len(r.Problems)), "problem"))}
 			}
-			against := r.Manifest.Source
-			if *source != "" { // the file compared with, not the one the manifest names
-				against = *source
-			}
-			fmt.Fprintf(w, "%s, %s, %s on %s checked against %s\n", report.Plural(int64(r.Tensors), "tensor"),
-				report.Plural(int64(r.Shards), "shard file"), convert.SizeText(r.Bytes), report.Plural(int64(len(r.Manifest.Devices)), "device"), against)
-			if len(r.Problems) > 0 {
-				return &mismatch{fmt.Errorf("%s found", report.Plural(int64(len(r.Problems)), "problem"))}
-			}
-			_, err = fmt.Fprintln(w, "result: OK")
 			return err
 		}
 	},

@@ -72,9 +72,9 @@ func (q *reportRequest) shardOptions() (sharding.ConvertOptions, error) {
 	if len(q.Devices) > 0 && string(q.Devices) != "null" {
 		var text string
 		if json.Unmarshal(q.Devices, &text) == nil {
-			ids, err := sharding.ParseDevices(text)
+			ids, err := sharding.DevicesOption(text)
 			if err != nil {
-				return o, fmt.Errorf("--devices: %s", sharding.ErrorText(err))
+				return o, asCLI(err)
 			}
 			o.Devices = ids
 		} else if err := json.Unmarshal(q.Devices, &o.Devices); err != nil {
