@@ -141,3 +141,42 @@ func tileCount(levels []layout.LevelDescription, first layout.Tile) int64 {
 	}
 	return 0
 }
+
+// InfoTarget applies `tpulayout info`'s --to and --gen, as text ("" for none): --to
+// tpu:GEN replaces ix's layout with the generation's default for its dtype and dims
+// (and sets the generation, which is otherwise gen's, by default v5e). Settings that
+// cannot be are *SettingError.
+func InfoTarget(ix *layout.Indexer, to, genText string) (*layout.Indexer, tpu.Generation, error) {
+	gen := tpu.DefaultGeneration
+	if genText != "" {
+		g, err := tpu.ParseGeneration(genText)
+		if err != nil {
+			return nil, 0, settingf("--gen", "bad --gen %q: %s", genText, ErrorText(err))
+		}
+		gen = g
+	}
+	if to == "" {
+		return ix, gen, nil
+	}
+	g, ok := strings.CutPrefix(to, "tpu:")
+	if !ok {
+		return nil, 0, settingf("--to", "info --to takes tpu:GEN (such as tpu:v5e), not %q", to)
+	}
+	tg, err := tpu.ParseGeneration(g)
+	if err != nil {
+		return nil, 0, settingf("--to", "bad --to %q: %s", to, ErrorText(err))
+	}
+	if genText != "" && tg != gen {
+		return nil, 0, settingf("--to", "--to %s and --gen %s disagree", to, genText)
+	}
+	s := ix.Shape()
+	ds, err := tpu.DefaultShape(tg, s.DType, s.Dims)
+	if err != nil {
+		return nil, 0, fmt.Errorf("no default %s layout for %s: %s", tg, layout.NewShape(s.DType, s.Dims...), ErrorText(err))
+	}
+	nix, err := layout.Compile(ds)
+	if err != nil {
+		return nil, 0, fmt.Errorf("default %s layout %s: %s", tg, ds, ErrorText(err))
+	}
+	return nix, tg, nil
+}

@@ -56,7 +56,7 @@ no_tpu_layout, and host_row_blocks (run, rows, pieces, identical, bytes, note).`
 				return err
 			}
 			given := ix.Shape()
-			ix, g, err := infoTarget(ix, *to, *gen)
+			ix, g, err := report.InfoTarget(ix, *to, *gen)
 			if err != nil {
 				return err
 			}
