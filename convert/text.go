@@ -2,7 +2,10 @@ package convert
 
 import (
 	"fmt"
+	"io"
+	"path/filepath"
 	"strconv"
+	"text/tabwriter"
 	"unicode"
 )
 
@@ -33,4 +36,19 @@ func NameText(name string) string {
 		return `""`
 	}
 	return name
+}
+
+// WriteText prints what a job wrote to out (its Out) as `tpulayout convert` does:
+// Out's shape, or with All one line per tensor (name, layout, file) and the manifest.
+func (r *Result) WriteText(w io.Writer, out string) error {
+	if r.Manifest == nil {
+		_, err := fmt.Fprintln(w, r.Shape.String())
+		return err
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, e := range r.Manifest.Tensors {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", NameText(e.Name), e.Layout, filepath.Join(out, e.File))
+	}
+	fmt.Fprintf(tw, "manifest\t\t%s\n", filepath.Join(out, "manifest.json"))
+	return tw.Flush()
 }

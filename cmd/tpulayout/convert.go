@@ -4,8 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
-	"text/tabwriter"
 
 	"github.com/tpulayout/tpulayout/convert"
 )
@@ -103,17 +101,8 @@ func (c *convertFlags) run(in, out string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if r.Manifest != nil {
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		for _, e := range r.Manifest.Tensors {
-			fmt.Fprintf(tw, "%s\t%s\t%s\n", convert.NameText(e.Name), e.Layout, filepath.Join(out, e.File))
-		}
-		fmt.Fprintf(tw, "manifest\t\t%s\n", filepath.Join(out, "manifest.json"))
-		return tw.Flush()
-	}
-	if convert.IsStdout(out) {
+	if r.Manifest == nil && convert.IsStdout(out) {
 		return nil // standard output holds the image alone
 	}
-	_, err = fmt.Fprintln(w, r.Shape.String())
-	return err
+	return r.WriteText(w, out)
 }
