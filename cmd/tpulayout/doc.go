@@ -30,65 +30,13 @@
 // minor dims of the shape the previous one produced, with offsets row-major over the
 // final expanded shape (see [github.com/tpulayout/tpulayout/layout.Indexer]).
 //
-// # info
-//
-// Info prints the element type and storage width (E(n), or the type's storage width),
-// the dims, minor_to_major and the physical order it gives, the tiles, the expanded shape
-// after every stage (physical, combined when the first tile has '*', then one per tile),
-// the logical and footprint sizes in elements and bytes, and how much of the footprint
-// is padding. With --json it prints one object with the keys shape, dtype, dims,
-// minor_to_major, physical_order, tiles, tail_padding (when L(n) is set), levels,
-// element_bits, logical_elements, logical_bytes, footprint_elements, footprint_bytes,
-// padding_elements and padding_fraction. In tiles a combined dim is the string "*".
-//
-// # explain
-//
-// Explain SHAPE INDEX takes a logical index such as 2,3 or (2,3) (for a scalar, an empty
-// argument or ()) and prints the element offset, the byte offset (and, for element widths
-// that are not a whole number of bytes, the bit offset and which bits of the byte), the
-// physical index, and at every tile level the index of the element's tile and its index
-// within the tile.
-// For example 'f32[3,5]{1,0:T(2,2)}' 2,3 is at element offset 17, byte 68.
-//
-// Explain SHAPE --offset N goes the other way: it prints the logical element at element
-// offset N, or says that N is padding and which tile level padded which dim (or that it
-// is tail padding from L(n)). N must lie inside the footprint.
-//
-// With --json explain prints one object with the keys shape, index (absent for padding),
-// padding, offset (in elements), byte_offset, bit_offset, bit_in_byte, element_bits,
-// physical_index, expanded_index, expanded_dims, levels (tile, tile_index, tile_counts and
-// within_tile for each tile) and, for padding, tail_padding and reason.
-//
-// # show
-//
-// Show prints the element offset of every logical element as an aligned grid, rows
-// being the second-minor logical dim and columns the minor one, like this for
-// 'f32[3,5]{1,0:T(2,2)}':
-//
-//	 0  1  4  5  8
-//	 2  3  6  7 10
-//	12 13 16 17 20
-//
-// Arrays of rank 3 and more print one grid per 2-D slice under a header such as [1,:,:];
-// rank 0 and 1 print a single row. A header line names the shape and a footer the
-// footprint and its padding. Show refuses slices of more than 64 rows or columns and more
-// than 16 slices; --max and --max-slices raise the limits, and --rows A:B --cols C:D
-// show a window of a large array (rows A up to but not including B).
-//
-// With --svg FILE show also draws the figure: one cell per logical element with its offset
-// written in, coloured by its first-level tile, the padding that edge tiles add past the
-// array hatched, and a note of the footprint's padding. The file is written to a temporary
-// file in the same directory and renamed into place, so a failure leaves no file. FILE '-'
-// writes the SVG to stdout in place of the grid.
-//
-// # hlo and blockspec
-//
-// Hlo lists an HLO module dump's entry parameters and results (or with --all every
-// instruction) with layout, bytes and padding expansion; blockspec checks a Pallas TPU
-// block shape and its VMEM cost. 'tpulayout help hlo' and 'tpulayout help blockspec'
-// give the details. Every SHAPE argument may also be a pasted HLO instruction line, a
-// tuple shape followed by ' {N}' to pick an element, or hlo:MODULE.txt:param=N (or
-// result=N).
+// 'tpulayout help VERB' prints each verb's details, --json keys among them (this page
+// does not repeat them, so that the two cannot disagree). Every SHAPE argument may also
+// be a pasted HLO instruction line, a tuple shape followed by ' {N}' to pick an
+// element, or hlo:MODULE.txt:param=N (or result=N). Each verb is a call of the
+// library: convert.Job and convert.Check, the reports of package report (info,
+// explain, show's grid, hlo, blockspec) and package sharding's Convert and OUTDIR verbs;
+// the command adds flags, printing and exit statuses.
 //
 // # Sharded conversion
 //
