@@ -25,7 +25,8 @@ type ConvertOptions struct {
 	Mesh       string // the device mesh, axis names and sizes such as "data=2,model=4"
 	Devices    []int  // the device ids in row-major order of the mesh; nil: 0, 1, …
 	Spec       string // one PartitionSpec for every tensor, such as `P("data", "model")`; or
-	Rules      string // a rules file (see ReadRules): the first rule matching a tensor's name gives its spec
+	Rules      string // a rules file (see ReadRules): the first rule matching a tensor's name gives its spec; or
+	RulesJSON  []byte // a rules file's text (see ParseRules), given in place of the file
 	To         string // the shards' device layout: tpu:GEN, a layout alone {…}, a dtype or a shape (see ResolveTarget)
 	DType      string // the images' element type with a layout alone or tpu:GEN ("": the source's)
 	Tensor     string // convert this tensor only; or
@@ -92,6 +93,13 @@ func ErrorText(err error) string {
 // wrapped one starts.
 func stripPrefixes(s string) string {
 	return strings.ReplaceAll(report.ErrorText(errors.New(s)), "sharding: ", "")
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func usage(format string, args ...any) error {
@@ -163,7 +171,7 @@ func NewConversion(o ConvertOptions) (*Conversion, error) {
 	if o.All && o.Tensor != "" {
 		return nil, usage("--all and --tensor exclude each other")
 	}
-	if (o.Spec == "") == (o.Rules == "") {
+	if given := btoi(o.Spec != "") + btoi(o.Rules != "") + btoi(o.RulesJSON != nil); given != 1 {
 		return nil, usage("a sharded conversion needs one of --spec (one PartitionSpec for all tensors) or --rules FILE")
 	}
 	if o.To == "" {
@@ -249,11 +257,19 @@ func (o *ConvertOptions) specs(ckpt *Checkpoint, names []string) (func(string) (
 		}
 		return func(string) (Spec, error) { return spec, nil }, nil
 	}
-	rules, err := ReadRules(o.Rules)
+	var rules *Rules
+	var err error
+	label := "--rules " + o.Rules // in messages
+	if o.RulesJSON != nil {
+		label = "--rules"
+		rules, err = ParseRules(o.RulesJSON) // as a file's, without the file's name
+	} else {
+		rules, err = ReadRules(o.Rules)
+	}
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) { // the reason alone; the file named once
-			return nil, &ConvertError{Msg: "--rules " + o.Rules, Err: pe.Err}
+			return nil, &ConvertError{Msg: label, Err: pe.Err}
 		}
 		return nil, &ConvertError{Msg: "--rules", Err: err}
 	}
@@ -262,13 +278,13 @@ func (o *ConvertOptions) specs(ckpt *Checkpoint, names []string) (func(string) (
 		for _, t := range ckpt.Tensors {
 			_, k, err := rules.SpecFor(t.Name)
 			if err != nil {
-				return nil, &ConvertError{Msg: "--rules " + o.Rules, Err: err}
+				return nil, &ConvertError{Msg: label, Err: err}
 			}
 			hits[k]++
 		}
 		for i, r := range rules.Rules {
 			if hits[i+1] == 0 {
-				return nil, &ConvertError{Msg: fmt.Sprintf("--rules %s: rule %d (%q) matches no tensor of the checkpoint, or only ones an earlier rule took", o.Rules, i+1, r.Pattern)}
+				return nil, &ConvertError{Msg: fmt.Sprintf("%s: rule %d (%q) matches no tensor of the checkpoint, or only ones an earlier rule took", label, i+1, r.Pattern)}
 			}
 		}
 	}

@@ -41,7 +41,7 @@ type reportRequest struct {
 	Mesh       string          `json:"mesh"`
 	Devices    json.RawMessage `json:"devices"` // null, a list of ids, or text such as "0,1,2,3"
 	Spec       string          `json:"spec"`
-	Rules      string          `json:"rules"`
+	Rules      json.RawMessage `json:"rules"` // a rules file's path, or its object itself
 	DType      string          `json:"dtype"`
 	Tensor     string          `json:"tensor"`
 	Process    int             `json:"process"`
@@ -66,9 +66,13 @@ func asCLI(err error) error {
 
 // shardOptions are the request's sharded conversion.
 func (q *reportRequest) shardOptions() (sharding.ConvertOptions, error) {
-	o := sharding.ConvertOptions{Checkpoint: q.Checkpoint, Out: q.Out, Mesh: q.Mesh, Spec: q.Spec,
-		Rules: q.Rules, To: q.To, DType: q.DType, Tensor: q.Tensor, All: q.All,
+	o := sharding.ConvertOptions{Checkpoint: q.Checkpoint, Out: q.Out, Mesh: q.Mesh, Spec: q.Spec, To: q.To, DType: q.DType, Tensor: q.Tensor, All: q.All,
 		Process: q.Process, Processes: q.Processes}
+	if len(q.Rules) > 0 && string(q.Rules) != "null" {
+		if json.Unmarshal(q.Rules, &o.Rules) != nil { // not a path: the rules themselves
+			o.RulesJSON = q.Rules
+		}
+	}
 	if len(q.Devices) > 0 && string(q.Devices) != "null" {
 		var text string
 		if json.Unmarshal(q.Devices, &text) == nil {

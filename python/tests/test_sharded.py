@@ -305,3 +305,79 @@ def test_pad_the_images_do_not_hold(cli, tmp_path):
         run_cli(cli, "convert", FIXTURE, out, "--mesh", "x=2", "--spec", "P()", "--to", "tpu:v5e",
                 "--dtype", dtype, "--pad", str(pad), ok=(2,))
     tpulayout.shard(FIXTURE, tmp_path / "ok", mesh="x=2", spec="P()", to="tpu:v5e", dtype="s8", pad=-7)
+
+
+def test_rules_as_objects_match_cli(cli, ckpt, rules, tmp_path):
+    """rules= as the file's dict, or as a list of rules ({"match", "spec"} dicts or
+    (match, spec) pairs), converts as the CLI does with the same rules in a file."""
+    obj = json.loads(Path(rules).read_text())
+    pairs = [(r["match"], r["spec"]) for r in obj["rules"]] + [("^steps$", "P()")]
+    listed = tmp_path / "listed.json"
+    listed.write_text(json.dumps({"rules": [{"match": m, "spec": s} for m, s in pairs]}))
+    (tmp_path / "cli").mkdir()
+    for given, path in [(obj, rules), (pairs, listed), ([{"match": m, "spec": s} for m, s in pairs], listed)]:
+        out = tmp_path / f"py{uuid.uuid4().hex[:6]}"
+        want = cli_json(cli, "convert", ckpt, tmp_path / "cli" / out.name, "--mesh", "data=2,model=2",
+                        "--rules", path, "--to", "tpu:v5e", "--all")
+        got = tpulayout.shard(ckpt, out, mesh="data=2,model=2", rules=given, to="tpu:v5e")
+        assert summary_without_path(got) == summary_without_path(want)
+        assert tree(out) == tree(tmp_path / "cli" / out.name)
+
+
+def test_rules_object_errors_match_cli(cli, ckpt, tmp_path):
+    """A rules object is checked as the file is: the CLI's message for the same rules
+    in a file, without the file's name."""
+    bad = [
+        {"rules": [{"match": "^nothing$", "spec": "P()"}], "default": "P()"},
+        {"rules": [{"match": "", "spec": "P()"}]},
+        {"rules": [{"match": "x", "spec": "P(("}]},
+        {"rules": [{"match": "(", "spec": "P()"}]},
+        {"rules": [{"match": "x"}]},
+        {"rules": [{"match": "x", "spec": "P()", "extra": 1}]},
+        {"rules": [], "default": "P(("},
+        {"rulez": []},
+        {},
+        [],
+        [("^embed$", 'P("model")')],  # no default: the other tensors match nothing
+    ]
+    for k, given in enumerate(bad):
+        path = tmp_path / f"rules{k}.json"
+        path.write_text(json.dumps(given if isinstance(given, dict)
+                                   else {"rules": [{"match": m, "spec": s} for m, s in given]}))
+        want = cli_error(cli, "convert", ckpt, tmp_path / "out", "--mesh", "data=2,model=2",
+                         "--rules", path, "--to", "tpu:v5e", "--all")
+        want = want.replace(f"rules file {path}: ", "").replace(f"--rules {path}", "--rules")
+        assert str(path) not in want
+        with pytest.raises(tpulayout.InputError) as e:
+            tpulayout.shard(ckpt, tmp_path / "out", mesh="data=2,model=2", rules=given, to="tpu:v5e")
+        assert str(e.value) == want, given
+        assert not (tmp_path / "out").exists()
+    with pytest.raises(tpulayout.InputError, match="want a rules file's path"):
+        tpulayout.shard(ckpt, tmp_path / "out", mesh="x=2", rules=3, to="tpu:v5e")
+    with pytest.raises(tpulayout.InputError, match="not JSON serializable"):
+        tpulayout.shard(ckpt, tmp_path / "out", mesh="x=2", rules=[("x", object())], to="tpu:v5e")
+
+
+def test_hlo_target_matches_cli(cli, ckpt, tmp_path):
+    """to="hlo:MODULE.txt:param=N" gives each shard the layout the compiled program
+    gives that parameter, as the CLI's --to does, and the same images as that layout
+    given alone."""
+    module = tmp_path / "module.txt"
+    module.write_text("HloModule m\n\nENTRY main {\n"
+                      "  ROOT p0 = bf16[64,64]{1,0:T(8,128)(2,1)} parameter(0)\n}\n")
+    to = f"hlo:{module}:param=0"
+    kw = dict(mesh="model=4", spec='P(None, "model")', tensor="embed")
+    want = cli_json(cli, "convert", ckpt, tmp_path / "cli", "--mesh", "model=4", "--spec", 'P(None, "model")',
+                    "--tensor", "embed", "--to", to)
+    got = tpulayout.shard(ckpt, tmp_path / "py", to=to, **kw)
+    assert summary_without_path(got) == summary_without_path(want)
+    assert got["tensors"][0]["layout"] == "bf16[64,64]{1,0:T(8,128)(2,1)}"
+    assert tree(tmp_path / "py") == tree(tmp_path / "cli")
+    alone = tpulayout.shard(ckpt, tmp_path / "alone", to="{1,0:T(8,128)(2,1)}", dtype="bf16", **kw)
+    assert alone["manifest"]["tensors"] == got["manifest"]["tensors"]
+    bad = f"hlo:{module}:param=1"
+    want = cli_error(cli, "convert", ckpt, tmp_path / "bad", "--mesh", "model=4", "--spec", 'P(None, "model")',
+                     "--tensor", "embed", "--to", bad)
+    with pytest.raises(tpulayout.InputError) as e:
+        tpulayout.shard(ckpt, tmp_path / "bad", to=bad, **kw)
+    assert str(e.value) == want

@@ -1,6 +1,6 @@
 """Type hints of the tpulayout package."""
 
-from typing import Any, List, Optional, Protocol, Sequence, Tuple, TypedDict, Union
+from typing import Any, Dict, List, Optional, Protocol, Sequence, Tuple, TypedDict, Union
 
 import os
 
@@ -310,14 +310,15 @@ class VerifyReport(TypedDict):
     problems: List[_Problem]  # empty when the conversion checks out
 
 def shard(checkpoint: PathLike, out_dir: PathLike, *, mesh: str, spec: Optional[str] = ...,
-          rules: Optional[PathLike] = ..., to: str, dtype: Optional[str] = ...,
+          rules: Union[PathLike, Dict[str, Any], Sequence[Any], None] = ..., to: str, dtype: Optional[str] = ...,
           devices: Union[Sequence[int], str, None] = ..., process: Optional[Tuple[int, int]] = ...,
           tensor: Optional[str] = ..., pad: Pad = ...) -> ShardSummary:
     """Converts a safetensors checkpoint (a file or an index .json; a path or an s3://,
     gs:// URL) into per-device images of the mesh in out_dir (a new or empty directory,
     or a bucket prefix): `tpulayout convert CKPT OUT_DIR --mesh ... --all --json`. One of
-    spec (every tensor) or rules (a rules file); to is tpu:GEN, a layout alone {...}, a
-    dtype or a shape; dtype applies to floating-point tensors; devices are the ids in
+    spec (every tensor) or rules (a rules file, its object as a dict, or a list of
+    {"match", "spec"} dicts or (match, spec) pairs); to is tpu:GEN, a layout alone {...},
+    a dtype, a shape or hlo:MODULE.txt:param=N; dtype applies to floating-point tensors; devices are the ids in
     row-major mesh order; process=(i, n) writes process i of n's devices and its
     partial manifest (join with merge); tensor converts one tensor only. Bad input
     raises InputError with the CLI's message."""

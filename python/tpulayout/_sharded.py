@@ -6,6 +6,7 @@ reader of its per-device images through :func:`from_device`."""
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 from typing import Any, Dict, List, Optional, Tuple
@@ -21,6 +22,29 @@ def _path(p: Any) -> str:
     return os.fspath(p) if isinstance(p, os.PathLike) else str(p)
 
 
+def _rules(rules: Any) -> Any:
+    """The request's rules: a rules file's path, or the file's object itself (a dict as
+    the file holds it; a list of rules, each a {"match", "spec"} dict or a (match, spec)
+    pair, with no default), which Go checks as it checks the file."""
+    if rules is None:
+        return ""
+    if isinstance(rules, (str, os.PathLike)):
+        return _path(rules)
+    if isinstance(rules, dict):
+        obj: Any = rules
+    elif isinstance(rules, (list, tuple)):
+        obj = {"rules": [{"match": r[0], "spec": r[1]} if isinstance(r, (list, tuple)) and len(r) == 2 else r
+                         for r in rules]}
+    else:
+        raise InputError(f"tpulayout: rules={type(rules).__name__}: want a rules file's path, "
+                         "a dict as the file holds it, or a list of rules")
+    try:
+        json.dumps(obj)
+    except (TypeError, ValueError) as e:  # a PartitionSpec object, say, for a spec's text
+        raise InputError(f"tpulayout: rules: {e} (specs are text such as 'P(\"data\", None)')") from None
+    return obj
+
+
 def shard(checkpoint: Any, out_dir: Any, *, mesh: str, spec: Optional[str] = None,
           rules: Any = None, to: str, dtype: Optional[str] = None,
           devices: Any = None, process: Optional[Tuple[int, int]] = None,
@@ -31,7 +55,11 @@ def shard(checkpoint: Any, out_dir: Any, *, mesh: str, spec: Optional[str] = Non
     CKPT OUT_DIR --mesh MESH --all`` does: ``mesh`` such as ``"data=2,model=4"``; one
     ``spec`` for every tensor (``'P("data", "model")'``) or a ``rules`` file; ``to`` the
     shards' layout (``"tpu:v5e"``, a layout alone ``"{1,0:T(8,128)(2,1)}"``, a dtype);
-    ``dtype`` the images' element type for floating-point tensors; ``devices`` the ids
+    ``rules`` may also be the file's object itself, a dict
+    (``{"rules": [{"match": REGEX, "spec": SPEC}, …], "default": SPEC}``), or a list of
+    rules (``{"match", "spec"}`` dicts or ``(match, spec)`` pairs), checked as the file
+    is; ``to`` may also be ``hlo:MODULE.txt:param=N``, the layout a compiled program
+    gives each shard; ``dtype`` the images' element type for floating-point tensors; ``devices`` the ids
     in row-major mesh order (a list, or text "0,1,2,3"); ``process=(i, n)`` writes
     process i of n's devices and its partial manifest (join them with :func:`merge`);
     ``tensor`` converts one tensor only. Returns the dict ``--json`` prints:
@@ -49,7 +77,7 @@ def shard(checkpoint: Any, out_dir: Any, *, mesh: str, spec: Optional[str] = Non
         devices = [int(d) for d in devices]
     padmode, padvalue = _pad_args(pad)
     return _report(report="shard", checkpoint=_path(checkpoint), out=_path(out_dir), mesh=str(mesh),
-                   spec=spec or "", rules=_path(rules) if rules is not None else "", to=str(to),
+                   spec=spec or "", rules=_rules(rules), to=str(to),
                    dtype=dtype or "", devices=devices, process=proc, processes=procs,
                    tensor=tensor or "", all=tensor is None, pad=padmode.decode(), pad_value=padvalue)
 
