@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/internal/testfiles"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/relayout"
 )
@@ -55,7 +56,7 @@ func TestWriteBandsSameBytes(t *testing.T) {
 	for round := range 2 {
 		for i, c := range cases {
 			for j, pad := range pads {
-				src := randomBuffer(t, c.host, uint64(10*i+j))
+				src := testfiles.RandomBuffer(t, c.host, uint64(10*i+j))
 				dst := layout.MustParse(c.device)
 				b, ok := relayout.PlanBands(dst, src.Shape, 1<<12)
 				if !ok || b.Len() < 3 {
@@ -87,7 +88,7 @@ func TestWriteBandsSameBytes(t *testing.T) {
 // (wrapped as the caller says) and that a panicking writer's panic reaches the caller,
 // without a hang either way, whichever band it comes at.
 func TestWriteBandsFailure(t *testing.T) {
-	src := randomBuffer(t, "f32[203,300]", 5)
+	src := testfiles.RandomBuffer(t, "f32[203,300]", 5)
 	dst := layout.MustParse("bf16[203,300]{1,0:T(8,128)(2,1)}")
 	b, ok := relayout.PlanBands(dst, src.Shape, 1<<12)
 	if !ok {

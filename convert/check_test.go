@@ -6,13 +6,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tpulayout/tpulayout/internal/testfiles"
 )
 
 // TestCheck: an image the Job wrote matches its source; a changed byte is a mismatch
 // in the report, not an error; files that do not fit are errors of kind Input.
 func TestCheck(t *testing.T) {
 	dir := t.TempDir()
-	ref := writeNPY(t, dir, "ref.npy", randomBuffer(t, "f32[20,300]", 4))
+	ref := testfiles.WriteNPY(t, dir, "ref.npy", testfiles.RandomBuffer(t, "f32[20,300]", 4))
 	img := filepath.Join(dir, "img.bin")
 	r, err := (&Job{In: ref, Out: img, To: outTo}).Run()
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/buffer/npy"
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
+	"github.com/tpulayout/tpulayout/internal/testfiles"
 	"github.com/tpulayout/tpulayout/layout"
 )
 
@@ -65,8 +66,8 @@ func TestJobRoundTripExact(t *testing.T) {
 		{"s8[3,70,200]", "s8[3,70,200]{0,2,1:T(32,128)(4,1)}", ""},
 		{"bf16[5]", "{0:T(1024)}", ""},
 	} {
-		src := randomBuffer(t, c.host, 3)
-		in := writeNPY(t, dir, "in.npy", src)
+		src := testfiles.RandomBuffer(t, c.host, 3)
+		in := testfiles.WriteNPY(t, dir, "in.npy", src)
 		img := filepath.Join(dir, "img.bin")
 		var rec recorder
 		r, err := rec.job(&Job{In: in, Out: img, To: c.to, DType: c.dtype}).Run()
@@ -96,7 +97,7 @@ func TestJobRoundTripExact(t *testing.T) {
 // through Names, a command's.
 func TestJobErrors(t *testing.T) {
 	dir := t.TempDir()
-	in := writeNPY(t, dir, "in.npy", randomBuffer(t, "f32[8,128]", 1))
+	in := testfiles.WriteNPY(t, dir, "in.npy", testfiles.RandomBuffer(t, "f32[8,128]", 1))
 	os.Mkdir(filepath.Join(dir, "adir"), 0o755)
 	cli := Names{In: "IN", Out: "OUT", To: "--to", From: "--from", DType: "--dtype", Tensor: "--tensor",
 		Pad: "--pad", View: "--view", All: "--all", Force: "--force"}
@@ -136,7 +137,7 @@ func TestJobErrors(t *testing.T) {
 			}
 		}
 	}
-	if names := dirNames(t, dir); strings.Join(names, " ") != "adir in.npy" {
+	if names := testfiles.DirNames(t, dir); strings.Join(names, " ") != "adir in.npy" {
 		t.Errorf("failed jobs left %q", names)
 	}
 }
@@ -145,8 +146,8 @@ func TestJobErrors(t *testing.T) {
 // magic), Out "-" streams into Stdout, and messages name "-", not the spooled copy.
 func TestJobStdinAndStdout(t *testing.T) {
 	dir := t.TempDir()
-	src := randomBuffer(t, "f32[8,128]", 2)
-	npyBytes, _ := os.ReadFile(writeNPY(t, dir, "in.npy", src))
+	src := testfiles.RandomBuffer(t, "f32[8,128]", 2)
+	npyBytes, _ := os.ReadFile(testfiles.WriteNPY(t, dir, "in.npy", src))
 	var out bytes.Buffer
 	r, err := (&Job{In: "-", Out: "-", To: "f32[8,128]{0,1:T(8,128)}", Stdin: bytes.NewReader(npyBytes), Stdout: &out}).Run()
 	if err != nil {
@@ -172,8 +173,8 @@ func TestJobAll(t *testing.T) {
 	dir := t.TempDir()
 	ckpt := filepath.Join(dir, "m.safetensors")
 	if err := safetensors.Write(ckpt, []safetensors.NamedBuffer{
-		{Name: "a/w", Buf: randomBuffer(t, "f32[16,256]", 1)},
-		{Name: "q", Buf: randomBuffer(t, "s8[64,130]", 2)},
+		{Name: "a/w", Buf: testfiles.RandomBuffer(t, "f32[16,256]", 1)},
+		{Name: "q", Buf: testfiles.RandomBuffer(t, "s8[64,130]", 2)},
 	}, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +221,7 @@ func TestJobAll(t *testing.T) {
 // any file is made, naming both sizes.
 func TestJobCapacity(t *testing.T) {
 	dir := t.TempDir()
-	in := writeNPY(t, dir, "in.npy", randomBuffer(t, "f32[8,128]", 1))
+	in := testfiles.WriteNPY(t, dir, "in.npy", testfiles.RandomBuffer(t, "f32[8,128]", 1))
 	huge := "f32[8,128]{1,0:T(1048576,1024)}" // 4 GiB
 	_, err := (&Job{In: in, Out: filepath.Join(dir, "o.bin"), To: huge,
 		Limits: Limits{SparseMinBytes: 1 << 62, Memory: func() (int64, bool) { return 1 << 30, true }}}).Run()
@@ -232,7 +233,7 @@ func TestJobCapacity(t *testing.T) {
 	if KindOf(err) != Output || !strings.Contains(err.Error(), "no space left: it needs 4.00 GiB (4294967296 bytes), but its file system has only 4.00 KiB (4096 bytes) free") {
 		t.Errorf("disk: %v", err)
 	}
-	if names := dirNames(t, dir); len(names) != 1 {
+	if names := testfiles.DirNames(t, dir); len(names) != 1 {
 		t.Errorf("left %q", names)
 	}
 }

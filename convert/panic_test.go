@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/internal/testfiles"
 	"github.com/tpulayout/tpulayout/layout"
 )
 
@@ -24,7 +25,7 @@ func TestPanicRemovesTemp(t *testing.T) {
 	defer func(m int64) { buffer.MmapThreshold = m }(buffer.MmapThreshold)
 	buffer.MmapThreshold = 0
 	j := &Job{Out: filepath.Join(dir, "out.bin"), Limits: Limits{BandBytes: 1}}
-	src := randomBuffer(t, "f32[20,300]", 1)
+	src := testfiles.RandomBuffer(t, "f32[20,300]", 1)
 	func() {
 		defer func() {
 			if recover() == nil {
@@ -33,12 +34,12 @@ func TestPanicRemovesTemp(t *testing.T) {
 		}()
 		j.writeArray(nil, layout.MustParse(outTo), src, nil, panicProgress{})
 	}()
-	short := randomBuffer(t, "f32[20,300]", 1)
+	short := testfiles.RandomBuffer(t, "f32[20,300]", 1)
 	short.Data = short.Data[: len(short.Data)/2 : len(short.Data)/2]
 	if _, err := j.writeArray(nil, layout.MustParse(outTo), short, nil, nil); err == nil {
 		t.Error("a short source converts")
 	}
-	if names := dirNames(t, dir); len(names) != 0 {
+	if names := testfiles.DirNames(t, dir); len(names) != 0 {
 		t.Errorf("a panicking job left %q", names)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tpulayout/tpulayout/internal/testfiles"
 )
 
 // TestReplaceDirFailures makes each step of replaceDir fail in turn: OUT must then hold
@@ -33,8 +35,8 @@ func TestReplaceDirFailures(t *testing.T) {
 	} {
 		dir := t.TempDir()
 		out, tmp := filepath.Join(dir, "images"), filepath.Join(dir, ".images.tmp1")
-		tree(t, out, old)
-		tree(t, tmp, nu)
+		testfiles.Tree(t, out, old)
+		testfiles.Tree(t, tmp, nu)
 		calls := 0
 		exchangeFn = c.exchange
 		renameFn = func(a, b string) error {
@@ -48,12 +50,12 @@ func TestReplaceDirFailures(t *testing.T) {
 		if c.name == "exchange" && calls > 0 {
 			t.Logf("no RENAME_EXCHANGE on this filesystem: replaced by renames")
 		}
-		got := treeOf(t, out)
+		got := testfiles.TreeOf(t, out)
 		if c.wantNew {
 			if err != nil || got["manifest.json"] != "new" || len(got) != 2 {
 				t.Errorf("%s: err %v, OUT %q", c.name, err, got)
 			}
-			if names := dirNames(t, dir); len(names) != 1 {
+			if names := testfiles.DirNames(t, dir); len(names) != 1 {
 				t.Errorf("%s: left %q", c.name, names)
 			}
 			continue
@@ -62,7 +64,7 @@ func TestReplaceDirFailures(t *testing.T) {
 			t.Errorf("%s: err %v, OUT %q; want boom and the old tree", c.name, err, got)
 		}
 		// Beside OUT: only the new tree, which runAll removes on the error.
-		if names := dirNames(t, dir); strings.Join(names, " ") != ".images.tmp1 images" {
+		if names := testfiles.DirNames(t, dir); strings.Join(names, " ") != ".images.tmp1 images" {
 			t.Errorf("%s: left %q", c.name, names)
 		}
 	}

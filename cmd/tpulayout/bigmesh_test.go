@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
+	"github.com/tpulayout/tpulayout/internal/testfiles"
 )
 
 // A mesh of many devices that all hold the same shard keeps a small manifest (issue
@@ -18,8 +19,8 @@ func TestBigMeshCompactManifest(t *testing.T) {
 	dir := t.TempDir()
 	ckpt := filepath.Join(dir, "model.safetensors")
 	tensors := []safetensors.NamedBuffer{
-		{Name: "w", Buf: randomBuffer(t, "f32[16,256]", 1)},
-		{Name: "b", Buf: randomBuffer(t, "f32[256]", 2)},
+		{Name: "w", Buf: testfiles.RandomBuffer(t, "f32[16,256]", 1)},
+		{Name: "b", Buf: testfiles.RandomBuffer(t, "f32[256]", 2)},
 	}
 	if err := safetensors.Write(ckpt, tensors, nil); err != nil {
 		t.Fatal(err)

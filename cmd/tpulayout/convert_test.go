@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,52 +13,13 @@ import (
 	"github.com/tpulayout/tpulayout/buffer/npy"
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/convert"
+	"github.com/tpulayout/tpulayout/internal/testfiles"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/relayout"
 	"github.com/tpulayout/tpulayout/tpu"
 )
 
 const fixtures = "testdata/convert/"
-
-// randomBuffer returns a row-major buffer of shape text with random values: normals for
-// floats (some exact bf16 rounding ties among f32), random bits for integers.
-func randomBuffer(t *testing.T, text string, seed uint64) *buffer.Buffer {
-	t.Helper()
-	b := buffer.MustNew(layout.MustParse(text))
-	rng := rand.New(rand.NewPCG(seed, 7))
-	dims := b.Dims()
-	if b.Len() == 0 {
-		return b
-	}
-	idx := make([]int64, len(dims))
-	for {
-		switch dt := b.DType(); {
-		case dt == layout.F32:
-			if rng.IntN(8) == 0 { // an exact tie for bf16 rounding (finite: bit 30 clear)
-				b.SetBits(idx, uint64(rng.Uint32()&0xbfff0000|0x8000))
-				break
-			}
-			b.SetF32(idx, float32(rng.NormFloat64()))
-		case dt.IsFloat():
-			b.Set(idx, rng.NormFloat64())
-		default:
-			b.SetBits(idx, rng.Uint64())
-		}
-		if !layout.NextIndex(idx, dims) {
-			return b
-		}
-	}
-}
-
-// writeNPY saves b as dir/name and returns the path.
-func writeNPY(t *testing.T, dir, name string, b *buffer.Buffer) string {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := npy.Write(p, b); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
 
 func readFile(t *testing.T, p string) []byte {
 	t.Helper()
@@ -68,20 +28,6 @@ func readFile(t *testing.T, p string) []byte {
 		t.Fatal(err)
 	}
 	return b
-}
-
-// dirNames lists a directory, hidden files included.
-func dirNames(t *testing.T, dir string) []string {
-	t.Helper()
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range ents {
-		names = append(names, e.Name())
-	}
-	return names
 }
 
 // TestConvertFixtures compares device images with the ones NumPy made by
@@ -194,8 +140,8 @@ var roundTripCases = []struct {
 func TestConvertRoundTrip(t *testing.T) {
 	dir := t.TempDir()
 	for i, c := range roundTripCases {
-		src := randomBuffer(t, c.host, uint64(i))
-		in := writeNPY(t, dir, "in.npy", src)
+		src := testfiles.RandomBuffer(t, c.host, uint64(i))
+		in := testfiles.WriteNPY(t, dir, "in.npy", src)
 		dev := filepath.Join(dir, "dev.bin")
 		mustRun(t, "convert", in, dev, "--to", c.device)
 		ix, _ := layout.Compile(layout.MustParse(c.device))
@@ -251,7 +197,7 @@ func TestConvertRoundTrip(t *testing.T) {
 func TestConvertHostHeaders(t *testing.T) {
 	dir := t.TempDir()
 	for i, text := range []string{"f32[20,300]", "bf16[7]", "s8[2,3,4]", "f16[1,1]", "u8[0,4]", "s32[]"} {
-		src := randomBuffer(t, text, uint64(i))
+		src := testfiles.RandomBuffer(t, text, uint64(i))
 		raw := filepath.Join(dir, "raw.bin")
 		if err := buffer.WriteRaw(raw, src); err != nil {
 			t.Fatal(err)
@@ -302,8 +248,8 @@ func TestConvertBanded(t *testing.T) {
 	)
 	banded := 0
 	for i, c := range cases {
-		src := randomBuffer(t, c.host, uint64(100+i))
-		in := writeNPY(t, dir, "in.npy", src)
+		src := testfiles.RandomBuffer(t, c.host, uint64(100+i))
+		in := testfiles.WriteNPY(t, dir, "in.npy", src)
 		whole, piece := filepath.Join(dir, "whole.bin"), filepath.Join(dir, "banded.bin")
 		mustRun(t, "convert", in, whole, "--to", c.device)
 		func() {
@@ -337,9 +283,9 @@ func TestConvertBanded(t *testing.T) {
 // TestConvertSafetensors converts one tensor, and every tensor with --all.
 func TestConvertSafetensors(t *testing.T) {
 	dir := t.TempDir()
-	w := randomBuffer(t, "f32[40,256]", 1)
-	e := randomBuffer(t, "bf16[300]", 2)
-	s := randomBuffer(t, "s8[64,130]", 3)
+	w := testfiles.RandomBuffer(t, "f32[40,256]", 1)
+	e := testfiles.RandomBuffer(t, "bf16[300]", 2)
+	s := testfiles.RandomBuffer(t, "s8[64,130]", 3)
 	ckpt := filepath.Join(dir, "model.safetensors")
 	if err := safetensors.Write(ckpt, []safetensors.NamedBuffer{
 		{Name: "layers.0/w", Buf: w}, {Name: "embed", Buf: e}, {Name: "q", Buf: s},
@@ -392,14 +338,14 @@ func TestConvertSafetensors(t *testing.T) {
 	if !bytes.Equal(readFile(t, one), readFile(t, filepath.Join(out, "layers.0_w.bin"))) {
 		t.Errorf("--all and --tensor images of layers.0/w differ")
 	}
-	if names := dirNames(t, dir); len(names) != 3 {
+	if names := testfiles.DirNames(t, dir); len(names) != 3 {
 		t.Errorf("directory holds %q, want the checkpoint, w.bin and images", names)
 	}
 	// An empty OUT directory is fine; a non-empty one is refused.
 	empty := filepath.Join(dir, "empty")
 	os.Mkdir(empty, 0o755)
 	mustRun(t, "convert", ckpt, empty, "--all", "--to", "tpu:7x")
-	if names := dirNames(t, empty); len(names) != 4 {
+	if names := testfiles.DirNames(t, empty); len(names) != 4 {
 		t.Errorf("--all into an empty directory wrote %q", names)
 	}
 	wantUsageError(t, []string{"convert", ckpt, out, "--all", "--to", "tpu:v5e"}, "not empty")
@@ -408,7 +354,7 @@ func TestConvertSafetensors(t *testing.T) {
 	wantUsageError(t, []string{"convert", ckpt, filepath.Join(dir, "x"), "--all", "--to", "f32[40,256]"}, "--all takes --to tpu:GEN")
 	wantUsageError(t, []string{"convert", ckpt, filepath.Join(dir, "x.bin"), "--to", "tpu:v5e"}, "3 tensors", `"embed"`, "--tensor")
 	wantUsageError(t, []string{"convert", ckpt, filepath.Join(dir, "x.bin"), "--tensor", "nope", "--to", "tpu:v5e"}, `no tensor "nope"`)
-	if names := dirNames(t, dir); len(names) != 4 {
+	if names := testfiles.DirNames(t, dir); len(names) != 4 {
 		t.Errorf("failed conversions left files: %q", names)
 	}
 }
@@ -417,8 +363,8 @@ func TestConvertSafetensors(t *testing.T) {
 // file behind and an existing OUT untouched.
 func TestConvertErrors(t *testing.T) {
 	dir := t.TempDir()
-	src := randomBuffer(t, "f32[20,300]", 1)
-	in := writeNPY(t, dir, "in.npy", src)
+	src := testfiles.RandomBuffer(t, "f32[20,300]", 1)
+	in := testfiles.WriteNPY(t, dir, "in.npy", src)
 	raw := filepath.Join(dir, "in.bin")
 	if err := buffer.WriteRaw(raw, src); err != nil {
 		t.Fatal(err)
@@ -472,14 +418,14 @@ func TestConvertErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		wantUsageError(t, c.args, c.wants...)
-		if names := dirNames(t, dir); len(names) != 5 {
+		if names := testfiles.DirNames(t, dir); len(names) != 5 {
 			t.Fatalf("%q left files: %q", c.args, names)
 		}
 		if got := string(readFile(t, old)); got != "old contents" {
 			t.Fatalf("%q changed an existing OUT: %q", c.args, got)
 		}
 	}
-	if names := dirNames(t, sub); len(names) != 0 {
+	if names := testfiles.DirNames(t, sub); len(names) != 0 {
 		t.Errorf("sub holds %q", names)
 	}
 }

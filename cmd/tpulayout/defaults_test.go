@@ -11,6 +11,7 @@ import (
 
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/convert"
+	"github.com/tpulayout/tpulayout/internal/testfiles"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/tpu"
 )
@@ -54,7 +55,7 @@ func TestGuessNotes(t *testing.T) {
 
 	// convert of one array: the same line, with convert's way to the program's layout.
 	dir := t.TempDir()
-	in := writeNPY(t, dir, "q.npy", randomBuffer(t, "s8[64,256]", 7))
+	in := testfiles.WriteNPY(t, dir, "q.npy", testfiles.RandomBuffer(t, "s8[64,256]", 7))
 	notes := captureNotes(t)
 	mustRun(t, "convert", in, filepath.Join(dir, "q.bin"), "--to", "tpu:v5e")
 	if got := notes.String(); !strings.HasPrefix(got, "tpulayout convert: note: the tpu:v5e default s8[64,256]{1,0:T(8,128)(4,1)} is a guess") ||
@@ -74,11 +75,11 @@ func checkpointWithScalar(t *testing.T, dir string) string {
 	t.Helper()
 	ckpt := filepath.Join(dir, "model.safetensors")
 	if err := safetensors.Write(ckpt, []safetensors.NamedBuffer{
-		{Name: "step", Buf: randomBuffer(t, "s32[]", 1)},
-		{Name: "loss_scale", Buf: randomBuffer(t, "f32[]", 2)},
-		{Name: "w_q", Buf: randomBuffer(t, "s8[1,32,2048]", 3)},
-		{Name: "w_q2", Buf: randomBuffer(t, "s8[96,1000]", 4)},
-		{Name: "w_small", Buf: randomBuffer(t, "s8[1,4,4]", 5)},
+		{Name: "step", Buf: testfiles.RandomBuffer(t, "s32[]", 1)},
+		{Name: "loss_scale", Buf: testfiles.RandomBuffer(t, "f32[]", 2)},
+		{Name: "w_q", Buf: testfiles.RandomBuffer(t, "s8[1,32,2048]", 3)},
+		{Name: "w_q2", Buf: testfiles.RandomBuffer(t, "s8[96,1000]", 4)},
+		{Name: "w_small", Buf: testfiles.RandomBuffer(t, "s8[1,4,4]", 5)},
 	}, nil); err != nil {
 		t.Fatal(err)
 	}

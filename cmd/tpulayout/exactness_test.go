@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tpulayout/tpulayout/internal/testfiles"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/report"
 )
@@ -170,7 +171,7 @@ func TestConvertCapacity(t *testing.T) {
 	sparseMinBytes = 1 << 62 // the whole image in memory, as for an OUT that is mostly data
 	wantFails(t, []string{"convert", "--from", "f32[2,2]", in, out, "--to", "f32[2,2]{1,0:T(1048576,1048576)}"},
 		"cannot hold OUT in memory", "4.00 TiB (4398046511104 bytes)", "8.00 GiB (8589934592 bytes) is available")
-	if names := dirNames(t, dir); !slices.Equal(names, []string{"s.raw"}) {
+	if names := testfiles.DirNames(t, dir); !slices.Equal(names, []string{"s.raw"}) {
 		t.Errorf("the directory holds %v, want only s.raw", names)
 	}
 
@@ -184,7 +185,7 @@ func TestConvertCapacity(t *testing.T) {
 	if got := string(readFile(t, out)); got != "old" {
 		t.Errorf("OUT was changed to %q", got)
 	}
-	if names := dirNames(t, dir); !slices.Equal(names, []string{"o.bin", "s.raw"}) {
+	if names := testfiles.DirNames(t, dir); !slices.Equal(names, []string{"o.bin", "s.raw"}) {
 		t.Errorf("the directory holds %v", names)
 	}
 	freeDiskSpace = func(string) (int64, bool) { return 4096, true }
@@ -200,7 +201,7 @@ func TestShowBoundsWork(t *testing.T) {
 	wantFails(t, []string{"show", "f32[100000000,2,2]", "--max-slices", "1000000000"},
 		"400000000 elements to show", "at most 4194304")
 	wantFails(t, []string{"show", "u8[1000000000000000000,1,1]", "--max-slices", "9223372036854775807"}, "elements to show")
-	if names := dirNames(t, dir); len(names) != 0 {
+	if names := testfiles.DirNames(t, dir); len(names) != 0 {
 		t.Errorf("show left %v", names)
 	}
 	// Up to the bound it still shows.

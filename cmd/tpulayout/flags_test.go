@@ -9,6 +9,7 @@ import (
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/convert"
+	"github.com/tpulayout/tpulayout/internal/testfiles"
 	"github.com/tpulayout/tpulayout/layout"
 )
 
@@ -42,14 +43,14 @@ func TestConvertPadExact(t *testing.T) {
 	} {
 		wantUsageError(t, []string{"convert", in, out, "--to", to(c.dt), "--pad", c.pad}, c.wants...)
 	}
-	if names := dirNames(t, dir); len(names) != 0 {
+	if names := testfiles.DirNames(t, dir); len(names) != 0 {
 		t.Errorf("bad pads left %q", names)
 	}
 
 	// --all checks every tensor's type.
 	ckpt := filepath.Join(dir, "m.safetensors")
 	if err := safetensors.Write(ckpt, []safetensors.NamedBuffer{
-		{Name: "w", Buf: randomBuffer(t, "f32[8,128]", 1)}, {Name: "q", Buf: randomBuffer(t, "s8[8,100]", 2)},
+		{Name: "w", Buf: testfiles.RandomBuffer(t, "f32[8,128]", 1)}, {Name: "q", Buf: testfiles.RandomBuffer(t, "s8[8,100]", 2)},
 	}, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +91,7 @@ func TestConvertAllNames(t *testing.T) {
 	names := []string{"red\x1b[31m!", "tab\there", "nl\nx", long + "a", long + "b", "W", "w"}
 	var bufs []safetensors.NamedBuffer
 	for i, n := range names {
-		bufs = append(bufs, safetensors.NamedBuffer{Name: n, Buf: randomBuffer(t, "f32[8,128]", uint64(i))})
+		bufs = append(bufs, safetensors.NamedBuffer{Name: n, Buf: testfiles.RandomBuffer(t, "f32[8,128]", uint64(i))})
 	}
 	ckpt := filepath.Join(dir, "m.safetensors")
 	if err := safetensors.Write(ckpt, bufs, nil); err != nil {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
+	"github.com/tpulayout/tpulayout/internal/testfiles"
 )
 
 // TestFullFileSystem converts into a 1 MiB tmpfs: each form of convert exits 2 saying
@@ -29,7 +30,7 @@ func TestFullFileSystem(t *testing.T) {
 	dir := t.TempDir()
 	raw := filepath.Join(dir, "in.raw")
 	in := filepath.Join(dir, "in.safetensors")
-	buf := randomBuffer(t, "f32[1024,1024]", 3) // 4 MiB
+	buf := testfiles.RandomBuffer(t, "f32[1024,1024]", 3) // 4 MiB
 	if err := os.WriteFile(raw, buf.Data, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +65,7 @@ func TestFullFileSystem(t *testing.T) {
 		if left := treeSums(t, full); len(left) > 0 {
 			t.Errorf("%s: left %q", c.name, left)
 		}
-		if names := dirNames(t, full); len(names) > 0 {
+		if names := testfiles.DirNames(t, full); len(names) > 0 {
 			t.Errorf("%s: left %q", c.name, names)
 		}
 	}

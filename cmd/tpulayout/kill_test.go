@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
+	"github.com/tpulayout/tpulayout/internal/testfiles"
 	"github.com/tpulayout/tpulayout/layout"
 )
 
@@ -158,7 +159,7 @@ func TestSIGKILLThenRerun(t *testing.T) {
 			t.Fatalf("the killed run left %q, want its temporary directory", left)
 		}
 		mustRun(t, append([]string{"convert", in, out}, common...)...)
-		if names := dirNames(t, parent); strings.Join(names, " ") != "out" {
+		if names := testfiles.DirNames(t, parent); strings.Join(names, " ") != "out" {
 			t.Errorf("beside OUT after the rerun: %q", names)
 		}
 		got := treeSums(t, out)
@@ -181,7 +182,7 @@ func TestSIGKILLThenRerun(t *testing.T) {
 			t.Fatal("the killed convert left nothing: the test did not kill it mid-write")
 		}
 		mustRun(t, args...)
-		if names := dirNames(t, parent); strings.Join(names, " ") != "out.bin" {
+		if names := testfiles.DirNames(t, parent); strings.Join(names, " ") != "out.bin" {
 			t.Errorf("beside OUT after the rerun: %q", names)
 		}
 	})
@@ -195,7 +196,7 @@ func TestSIGKILLThenRerun(t *testing.T) {
 			t.Fatal("the killed --all left nothing: the test did not kill it mid-write")
 		}
 		mustRun(t, "convert", in, out, "--all", "--to", "tpu:v5e")
-		if names := dirNames(t, parent); strings.Join(names, " ") != "out" {
+		if names := testfiles.DirNames(t, parent); strings.Join(names, " ") != "out" {
 			t.Errorf("beside OUT after the rerun: %q", names)
 		}
 	})
@@ -216,7 +217,7 @@ func sparseCheckpoint(t *testing.T, dir string, rows, cols int64) string {
 	}
 	defer f.Close()
 	f.Write(hdr)
-	row := randomBuffer(t, fmt.Sprintf("f32[%d]", cols), 9).Data
+	row := testfiles.RandomBuffer(t, fmt.Sprintf("f32[%d]", cols), 9).Data
 	f.Write(row)
 	if err := f.Truncate(int64(len(hdr)) + rows*cols*4); err != nil {
 		t.Fatal(err)

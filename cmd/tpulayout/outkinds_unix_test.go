@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/tpulayout/tpulayout/internal/testfiles"
 )
 
 // TestGatherOutKinds: gather's OUT keeps convert's rules. A symbolic link was replaced
@@ -91,7 +93,7 @@ func TestShardedOutLink(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(target, "manifest.json")); err != nil {
 		t.Errorf("the link's target holds no manifest: %v", err)
 	}
-	if names := dirNames(t, d); len(names) != 2 {
+	if names := testfiles.DirNames(t, d); len(names) != 2 {
 		t.Errorf("beside OUT: %q", names)
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/convert"
+	"github.com/tpulayout/tpulayout/internal/testfiles"
 )
 
 const (
@@ -46,7 +47,7 @@ func TestConvertToStdout(t *testing.T) {
 		if !bytes.Equal(img.Bytes(), want) {
 			t.Errorf("band %d: streamed %d bytes, not the %d of %s", band, img.Len(), len(want), outWant)
 		}
-		if names := dirNames(t, dir); len(names) != 0 {
+		if names := testfiles.DirNames(t, dir); len(names) != 0 {
 			t.Errorf("band %d: OUT - left %q", band, names)
 		}
 	}
@@ -122,7 +123,7 @@ func TestConvertToDescriptor(t *testing.T) {
 	if got := readFile(t, f.Name()); !bytes.Equal(got, append([]byte("kept: "), want...)) {
 		t.Errorf("standard output's file holds %d bytes, want \"kept: \" and the %d of the image", len(got), len(want))
 	}
-	if names := dirNames(t, dir); len(names) != 1 {
+	if names := testfiles.DirNames(t, dir); len(names) != 1 {
 		t.Errorf("directory holds %q", names)
 	}
 
@@ -172,12 +173,12 @@ func TestConvertThroughSymlink(t *testing.T) {
 	if st, _ := os.Stat(real); st.Mode().Perm() != 0o600 {
 		t.Errorf("the target's mode became %v", st.Mode().Perm())
 	}
-	if names := dirNames(t, dir); len(names) != 5 {
+	if names := testfiles.DirNames(t, dir); len(names) != 5 {
 		t.Errorf("directory holds %q", names)
 	}
 
 	ckpt := filepath.Join(dir, "m.safetensors")
-	if err := safetensors.Write(ckpt, []safetensors.NamedBuffer{{Name: "w", Buf: randomBuffer(t, "f32[8,128]", 1)}}, nil); err != nil {
+	if err := safetensors.Write(ckpt, []safetensors.NamedBuffer{{Name: "w", Buf: testfiles.RandomBuffer(t, "f32[8,128]", 1)}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	os.Mkdir(filepath.Join(dir, "images"), 0o755)
@@ -186,7 +187,7 @@ func TestConvertThroughSymlink(t *testing.T) {
 	if st, err := os.Lstat(filepath.Join(dir, "imglink")); err != nil || st.Mode()&fs.ModeSymlink == 0 {
 		t.Errorf("--all OUT imglink is no longer a symlink (%v)", err)
 	}
-	if names := dirNames(t, filepath.Join(dir, "images")); len(names) != 2 {
+	if names := testfiles.DirNames(t, filepath.Join(dir, "images")); len(names) != 2 {
 		t.Errorf("--all through a link: images holds %q, want w.bin and manifest.json", names)
 	}
 }
@@ -197,7 +198,7 @@ func TestConvertBadOut(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
 	ckpt := filepath.Join(dir, "m.safetensors")
-	if err := safetensors.Write(ckpt, []safetensors.NamedBuffer{{Name: "w", Buf: randomBuffer(t, "f32[8,128]", 1)}}, nil); err != nil {
+	if err := safetensors.Write(ckpt, []safetensors.NamedBuffer{{Name: "w", Buf: testfiles.RandomBuffer(t, "f32[8,128]", 1)}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	file := filepath.Join(dir, "file")
@@ -212,7 +213,7 @@ func TestConvertBadOut(t *testing.T) {
 		{[]string{"convert", ckpt, "-", "--all", "--to", "tpu:v5e"}, []string{"new directory", "(usage:"}},
 	} {
 		wantUsageError(t, c.args, c.wants...)
-		if names := dirNames(t, dir); len(names) != 2 {
+		if names := testfiles.DirNames(t, dir); len(names) != 2 {
 			t.Errorf("%q left %q", c.args, names)
 		}
 	}
@@ -225,7 +226,7 @@ func TestConvertHugeTileLeavesNothing(t *testing.T) {
 	empty := filepath.Join(dir, "empty.bin")
 	os.WriteFile(empty, nil, 0o644)
 	runCmd(t, "convert", "--from", "f32[8,128]{1,0:T(9223372036854775807,128)}", empty, filepath.Join(dir, "back.npy"))
-	if names := dirNames(t, dir); len(names) != 1 {
+	if names := testfiles.DirNames(t, dir); len(names) != 1 {
 		t.Errorf("convert --from a huge tile left %q", names)
 	}
 }

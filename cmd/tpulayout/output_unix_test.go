@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
+
+	"github.com/tpulayout/tpulayout/internal/testfiles"
 )
 
 // TestConvertToFIFO checks that a FIFO OUT gets the image streamed into it and stays
@@ -28,7 +30,7 @@ func TestConvertToFIFO(t *testing.T) {
 		if st, err := os.Lstat(fifo); err != nil || st.Mode()&fs.ModeNamedPipe == 0 {
 			t.Errorf("band %d: OUT is no longer a FIFO (%v)", band, err)
 		}
-		if names := dirNames(t, dir); len(names) != 1 {
+		if names := testfiles.DirNames(t, dir); len(names) != 1 {
 			t.Errorf("band %d: directory holds %q", band, names)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
+	"github.com/tpulayout/tpulayout/internal/testfiles"
 )
 
 // TestForceReplacesOnlyOurs: --force replaced any directory holding a file named
@@ -15,15 +16,15 @@ import (
 func TestForceReplacesOnlyOurs(t *testing.T) {
 	dir := t.TempDir()
 	ckpt := filepath.Join(dir, "model.safetensors")
-	if err := safetensors.Write(ckpt, []safetensors.NamedBuffer{{Name: "w", Buf: randomBuffer(t, "f32[16,256]", 1)}}, nil); err != nil {
+	if err := safetensors.Write(ckpt, []safetensors.NamedBuffer{{Name: "w", Buf: testfiles.RandomBuffer(t, "f32[16,256]", 1)}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	all := []string{"convert", ckpt, "", "--all", "--to", "tpu:v5e", "--force"}
 	with := func(out string) []string { a := append([]string{}, all...); a[2] = out; return a }
 
 	web := filepath.Join(dir, "web")
-	tree(t, web, map[string]string{"manifest.json": `{"manifest_version": 3}`, "notes.txt": "keep"})
-	tree(t, filepath.Join(web, "src"), map[string]string{"main.js": "keep"})
+	testfiles.Tree(t, web, map[string]string{"manifest.json": `{"manifest_version": 3}`, "notes.txt": "keep"})
+	testfiles.Tree(t, filepath.Join(web, "src"), map[string]string{"main.js": "keep"})
 	wantUsageError(t, with(web), "--all did not write")
 
 	sharded := filepath.Join(dir, "sharded")
@@ -32,7 +33,7 @@ func TestForceReplacesOnlyOurs(t *testing.T) {
 
 	ours := filepath.Join(dir, "ours")
 	mustRun(t, with(ours)...)
-	tree(t, ours, map[string]string{"results.csv": "not ours"})
+	testfiles.Tree(t, ours, map[string]string{"results.csv": "not ours"})
 	wantUsageError(t, with(ours), `holds results.csv, which its manifest.json does not list`)
 	os.Remove(filepath.Join(ours, "results.csv"))
 	os.Mkdir(filepath.Join(ours, "sub"), 0o755)
@@ -49,7 +50,7 @@ func TestForceReplacesOnlyOurs(t *testing.T) {
 	}
 
 	for _, d := range []string{web, filepath.Join(web, "src")} {
-		for _, n := range dirNames(t, d) {
+		for _, n := range testfiles.DirNames(t, d) {
 			if n == "w.bin" {
 				t.Errorf("%s was replaced by the conversion", d)
 			}
@@ -68,7 +69,7 @@ func TestForceReplacesOnlyOurs(t *testing.T) {
 func TestAllOutIsFileWithSlash(t *testing.T) {
 	dir := t.TempDir()
 	ckpt := filepath.Join(dir, "model.safetensors")
-	if err := safetensors.Write(ckpt, []safetensors.NamedBuffer{{Name: "w", Buf: randomBuffer(t, "f32[16,256]", 1)}}, nil); err != nil {
+	if err := safetensors.Write(ckpt, []safetensors.NamedBuffer{{Name: "w", Buf: testfiles.RandomBuffer(t, "f32[16,256]", 1)}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	file := filepath.Join(dir, "afile")
@@ -83,7 +84,7 @@ func TestAllOutIsFileWithSlash(t *testing.T) {
 			t.Errorf("%q: exit %d, %q; want exit 2 saying not a directory before any work", args, code, errOut)
 		}
 	}
-	if names := dirNames(t, dir); len(names) != 2 {
+	if names := testfiles.DirNames(t, dir); len(names) != 2 {
 		t.Errorf("left %q", names)
 	}
 }

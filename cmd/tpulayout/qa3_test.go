@@ -11,6 +11,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/tpulayout/tpulayout/internal/testfiles"
 )
 
 // More regression tests from hostile-user QA: each names the command that went wrong.
@@ -19,7 +21,7 @@ import (
 // buffer: unsupported element type: s4 has no .npy descr", a package prefix mid-message.
 func TestQAHostOutCannotHoldDType(t *testing.T) {
 	dir := t.TempDir()
-	in := writeNPY(t, dir, "x.npy", randomBuffer(t, "f32[3,5]", 1))
+	in := testfiles.WriteNPY(t, dir, "x.npy", testfiles.RandomBuffer(t, "f32[3,5]", 1))
 	for _, out := range []string{"o.npy", "o.safetensors"} {
 		_, errOut, code := runCmd(t, "convert", in, filepath.Join(dir, out), "--to", "s4")
 		if code == 0 || !strings.Contains(errOut, "files cannot hold s4 elements;") ||
@@ -75,7 +77,7 @@ func TestQAAllToDTypeReason(t *testing.T) {
 func TestQAValidateDumpStdin(t *testing.T) {
 	dir := t.TempDir()
 	const shape = "f32[8,128]{1,0:T(8,128)}"
-	ref := writeNPY(t, dir, "r.npy", randomBuffer(t, "f32[8,128]", 3))
+	ref := testfiles.WriteNPY(t, dir, "r.npy", testfiles.RandomBuffer(t, "f32[8,128]", 3))
 	dump := filepath.Join(dir, "d.bin")
 	mustRun(t, "convert", ref, dump, "--to", shape)
 	defer func(r io.Reader) { stdin = r }(stdin)
@@ -138,7 +140,7 @@ func TestQABrokenPipeAfterOutIsInPlace(t *testing.T) {
 		t.Skip("no SIGPIPE")
 	}
 	dir := t.TempDir()
-	in := writeNPY(t, dir, "x.npy", randomBuffer(t, "f32[64,256]", 5))
+	in := testfiles.WriteNPY(t, dir, "x.npy", testfiles.RandomBuffer(t, "f32[64,256]", 5))
 	out := filepath.Join(dir, "out.bin")
 	const to = "bf16[64,256]{1,0:T(8,128)(2,1)}"
 	cmd := exec.Command(os.Args[0], "convert", in, out, "--progress", "--to", to)
@@ -166,7 +168,7 @@ func TestQABrokenPipeAfterOutIsInPlace(t *testing.T) {
 // handler has not run yet.
 func TestQABrokenStdoutAfterOutIsInPlace(t *testing.T) {
 	dir := t.TempDir()
-	in := writeNPY(t, dir, "x.npy", randomBuffer(t, "f32[8,128]", 6))
+	in := testfiles.WriteNPY(t, dir, "x.npy", testfiles.RandomBuffer(t, "f32[8,128]", 6))
 	var stderr strings.Builder
 	code := run([]string{"convert", in, filepath.Join(dir, "o.bin"), "--to", "tpu:v5e"}, epipeWriter{}, &stderr)
 	if code != exitOK || stderr.Len() != 0 {

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/tpulayout/tpulayout/internal/testfiles"
 )
 
 // Regression tests from hostile-user QA: each names the command that went wrong.
@@ -14,7 +16,7 @@ import (
 // elements must be …": cleanErr cut "layout: " out of the middle of the sentence.
 func TestQAErrorKeepsInnerLayoutWord(t *testing.T) {
 	dir := t.TempDir()
-	in := writeNPY(t, dir, "x.npy", randomBuffer(t, "f32[8,128]", 1))
+	in := testfiles.WriteNPY(t, dir, "x.npy", testfiles.RandomBuffer(t, "f32[8,128]", 1))
 	_, errOut, code := runCmd(t, "convert", in, filepath.Join(dir, "o.bin"), "--to", "tpu:v5e", "--dtype", "c64")
 	if code != 2 || !strings.Contains(errOut, "has no TPU vreg layout: elements must be") {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
@@ -119,8 +121,8 @@ func TestQARulesFileErrors(t *testing.T) {
 // element differed and nothing said why, where convert prints a note naming --view bf16.
 func TestQAValidateU16RefHintsView(t *testing.T) {
 	dir := t.TempDir()
-	ref := randomBuffer(t, "u16[8,128]", 3)
-	refPath := writeNPY(t, dir, "bits.npy", ref)
+	ref := testfiles.RandomBuffer(t, "u16[8,128]", 3)
+	refPath := testfiles.WriteNPY(t, dir, "bits.npy", ref)
 	dump := filepath.Join(dir, "dump.bin")
 	if err := os.WriteFile(dump, ref.Data, 0o644); err != nil {
 		t.Fatal(err)

@@ -11,29 +11,8 @@ import (
 
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/convert"
+	"github.com/tpulayout/tpulayout/internal/testfiles"
 )
-
-// tree writes files (name → content) into a new directory dir.
-func tree(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for name, content := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
-func treeOf(t *testing.T, dir string) map[string]string {
-	t.Helper()
-	m := map[string]string{}
-	for _, n := range dirNames(t, dir) {
-		m[n] = string(readFile(t, filepath.Join(dir, n)))
-	}
-	return m
-}
 
 // TestConvertAllForce replaces an earlier --all output with --force, and refuses what
 // --force must not replace.
@@ -41,7 +20,7 @@ func TestConvertAllForce(t *testing.T) {
 	dir := t.TempDir()
 	ckpt := filepath.Join(dir, "model.safetensors")
 	if err := safetensors.Write(ckpt, []safetensors.NamedBuffer{
-		{Name: "w", Buf: randomBuffer(t, "f32[16,256]", 1)}, {Name: "b", Buf: randomBuffer(t, "f32[256]", 2)},
+		{Name: "w", Buf: testfiles.RandomBuffer(t, "f32[16,256]", 1)}, {Name: "b", Buf: testfiles.RandomBuffer(t, "f32[256]", 2)},
 	}, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +28,7 @@ func TestConvertAllForce(t *testing.T) {
 	mustRun(t, "convert", ckpt, out, "--all", "--to", "tpu:v5e")
 	wantUsageError(t, []string{"convert", ckpt, out, "--all", "--to", "tpu:v5e", "--dtype", "bf16"}, "not empty", "--force")
 	// A file the manifest does not list is not --force's to remove (TestForceReplacesOnlyOurs).
-	tree(t, out, map[string]string{"stale.bin": "from an older run"})
+	testfiles.Tree(t, out, map[string]string{"stale.bin": "from an older run"})
 	wantUsageError(t, []string{"convert", ckpt, out, "--all", "--to", "tpu:v5e", "--dtype", "bf16", "--force"}, "holds stale.bin")
 	os.Remove(filepath.Join(out, "stale.bin"))
 
@@ -61,10 +40,10 @@ func TestConvertAllForce(t *testing.T) {
 	if err := json.Unmarshal(readFile(t, filepath.Join(out, "manifest.json")), &m); err != nil || m.Tensors[0].Layout[:4] != "bf16" {
 		t.Errorf("manifest after --force: %+v, %v", m, err)
 	}
-	if names := dirNames(t, out); strings.Join(names, " ") != "b.bin manifest.json w.bin" {
+	if names := testfiles.DirNames(t, out); strings.Join(names, " ") != "b.bin manifest.json w.bin" {
 		t.Errorf("OUT after --force holds %q", names)
 	}
-	if names := dirNames(t, dir); strings.Join(names, " ") != "images model.safetensors" {
+	if names := testfiles.DirNames(t, dir); strings.Join(names, " ") != "images model.safetensors" {
 		t.Errorf("--force left %q beside OUT", names)
 	}
 	// --force into a missing or an empty directory is a plain --all.
@@ -73,16 +52,16 @@ func TestConvertAllForce(t *testing.T) {
 			os.Mkdir(o, 0o755)
 		}
 		mustRun(t, "convert", ckpt, o, "--all", "--to", "tpu:v5e", "--force")
-		if names := dirNames(t, o); len(names) != 3 {
+		if names := testfiles.DirNames(t, o); len(names) != 3 {
 			t.Errorf("--force into %s wrote %q", o, names)
 		}
 	}
 
 	// What --force refuses, leaving it as it was.
 	other := filepath.Join(dir, "home")
-	tree(t, other, map[string]string{"notes.txt": "keep me"})
+	testfiles.Tree(t, other, map[string]string{"notes.txt": "keep me"})
 	file := filepath.Join(dir, "file.bin")
-	tree(t, dir, map[string]string{"file.bin": "a file"})
+	testfiles.Tree(t, dir, map[string]string{"file.bin": "a file"})
 	inner := filepath.Join(out, "model.safetensors")
 	if err := os.WriteFile(inner, readFile(t, ckpt), 0o644); err != nil {
 		t.Fatal(err)
@@ -94,7 +73,7 @@ func TestConvertAllForce(t *testing.T) {
 		}
 		link = file // no symbolic links without privileges: check the file case twice
 	}
-	before := treeOf(t, out)
+	before := testfiles.TreeOf(t, out)
 	for _, c := range []struct {
 		args  []string
 		wants []string
@@ -106,10 +85,10 @@ func TestConvertAllForce(t *testing.T) {
 	} {
 		wantUsageError(t, c.args, c.wants...)
 	}
-	if got := treeOf(t, other); got["notes.txt"] != "keep me" || len(got) != 1 {
+	if got := testfiles.TreeOf(t, other); got["notes.txt"] != "keep me" || len(got) != 1 {
 		t.Errorf("a refused --force changed %s: %q", other, got)
 	}
-	if got := treeOf(t, out); len(got) != len(before) {
+	if got := testfiles.TreeOf(t, out); len(got) != len(before) {
 		t.Errorf("a refused --force changed %s", out)
 	}
 	if link == file {
@@ -123,7 +102,7 @@ func TestConvertAllForce(t *testing.T) {
 	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
 		t.Errorf("--force through %s replaced the link itself", link)
 	}
-	if got := treeOf(t, out); got["manifest.json"] == "" || got["w.bin"] == "" {
+	if got := testfiles.TreeOf(t, out); got["manifest.json"] == "" || got["w.bin"] == "" {
 		t.Errorf("--force through a link did not replace its target %s: %q", out, got)
 	}
 }

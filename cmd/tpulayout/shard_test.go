@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
+	"github.com/tpulayout/tpulayout/internal/testfiles"
 	"github.com/tpulayout/tpulayout/sharding"
 )
 
@@ -25,11 +26,11 @@ func shardCheckpoint(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	tensors := []safetensors.NamedBuffer{
-		{Name: "embed", Buf: randomBuffer(t, "f32[100,256]", 1)},
-		{Name: "layers.0.attn.wq", Buf: randomBuffer(t, "f32[256,128]", 2)},
-		{Name: "layers.0.mlp.w1", Buf: randomBuffer(t, "f32[128,512]", 3)},
-		{Name: "layers.0.mlp.b1", Buf: randomBuffer(t, "bf16[512]", 4)},
-		{Name: "step", Buf: randomBuffer(t, "s32[]", 5)},
+		{Name: "embed", Buf: testfiles.RandomBuffer(t, "f32[100,256]", 1)},
+		{Name: "layers.0.attn.wq", Buf: testfiles.RandomBuffer(t, "f32[256,128]", 2)},
+		{Name: "layers.0.mlp.w1", Buf: testfiles.RandomBuffer(t, "f32[128,512]", 3)},
+		{Name: "layers.0.mlp.b1", Buf: testfiles.RandomBuffer(t, "bf16[512]", 4)},
+		{Name: "step", Buf: testfiles.RandomBuffer(t, "s32[]", 5)},
 	}
 	if err := safetensors.Write(filepath.Join(dir, "model.safetensors"), tensors, nil); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
+	"github.com/tpulayout/tpulayout/internal/testfiles"
 )
 
 // fourProcesses runs the sharded conversion of in as 4 processes, one after another
@@ -75,11 +76,11 @@ func TestMergeChecksFiles(t *testing.T) {
 				// From process 2 on, same names, dtypes and shapes: other data.
 				seed := uint64(1 + 10*(i/2))
 				tensors := []safetensors.NamedBuffer{
-					{Name: "embed", Buf: randomBuffer(t, "f32[100,256]", seed)},
-					{Name: "layers.0.attn.wq", Buf: randomBuffer(t, "f32[256,128]", seed+1)},
-					{Name: "layers.0.mlp.w1", Buf: randomBuffer(t, "f32[128,512]", seed+2)},
-					{Name: "layers.0.mlp.b1", Buf: randomBuffer(t, "bf16[512]", seed+3)},
-					{Name: "step", Buf: randomBuffer(t, "s32[]", seed+4)},
+					{Name: "embed", Buf: testfiles.RandomBuffer(t, "f32[100,256]", seed)},
+					{Name: "layers.0.attn.wq", Buf: testfiles.RandomBuffer(t, "f32[256,128]", seed+1)},
+					{Name: "layers.0.mlp.w1", Buf: testfiles.RandomBuffer(t, "f32[128,512]", seed+2)},
+					{Name: "layers.0.mlp.b1", Buf: testfiles.RandomBuffer(t, "bf16[512]", seed+3)},
+					{Name: "step", Buf: testfiles.RandomBuffer(t, "s32[]", seed+4)},
 				}
 				if err := safetensors.Write(in, tensors, nil); err != nil {
 					t.Fatal(err)
@@ -200,7 +201,7 @@ func TestShardTableQuotesNames(t *testing.T) {
 	names := []string{"a\nb", "t\tab", "\x1b[31mred", "nul\x00"}
 	var tensors []safetensors.NamedBuffer
 	for i, n := range names {
-		tensors = append(tensors, safetensors.NamedBuffer{Name: n, Buf: randomBuffer(t, "f32[8]", uint64(i))})
+		tensors = append(tensors, safetensors.NamedBuffer{Name: n, Buf: testfiles.RandomBuffer(t, "f32[8]", uint64(i))})
 	}
 	if err := safetensors.Write(in, tensors, nil); err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
+	"github.com/tpulayout/tpulayout/internal/testfiles"
 )
 
 // TestConvertView checks --view: a '<u2' .npy holding bf16 bits converts to the bf16
@@ -78,11 +79,11 @@ func TestConvertView(t *testing.T) {
 	wantUsageError(t, []string{"validate", image, "--layout", device, "--ref", bits, "--view", "s8"},
 		"--view s8 reads 8-bit elements", "REF "+bits)
 	ckpt := filepath.Join(dir, "m.safetensors")
-	if err := safetensors.Write(ckpt, []safetensors.NamedBuffer{{Name: "w", Buf: randomBuffer(t, "u16[4,4]", 1)}}, nil); err != nil {
+	if err := safetensors.Write(ckpt, []safetensors.NamedBuffer{{Name: "w", Buf: testfiles.RandomBuffer(t, "u16[4,4]", 1)}}, nil); err != nil {
 		t.Fatal(err)
 	}
 	wantUsageError(t, []string{"convert", ckpt, filepath.Join(dir, "all"), "--all", "--view", "bf16", "--to", "tpu:v5e"}, "--view reads one array")
-	if names := dirNames(t, dir); strings.Join(names, " ") != "bits.npy img.bin m.safetensors values.bin" {
+	if names := testfiles.DirNames(t, dir); strings.Join(names, " ") != "bits.npy img.bin m.safetensors values.bin" {
 		t.Errorf("directory holds %q", names)
 	}
 }

@@ -1,4 +1,6 @@
-package convert
+// Package testfiles makes and reads the arrays and directories that the tests of
+// convert and of the tpulayout command convert, so that both make them alike.
+package testfiles
 
 import (
 	"math/rand/v2"
@@ -11,8 +13,9 @@ import (
 	"github.com/tpulayout/tpulayout/layout"
 )
 
-// randomBuffer is an array of shape text with random elements (as the command's tests make).
-func randomBuffer(t *testing.T, text string, seed uint64) *buffer.Buffer {
+// RandomBuffer returns a row-major buffer of shape text with random values: normals
+// for floats (some exact bf16 rounding ties among f32), random bits for integers.
+func RandomBuffer(t testing.TB, text string, seed uint64) *buffer.Buffer {
 	t.Helper()
 	b := buffer.MustNew(layout.MustParse(text))
 	rng := rand.New(rand.NewPCG(seed, 7))
@@ -40,8 +43,8 @@ func randomBuffer(t *testing.T, text string, seed uint64) *buffer.Buffer {
 	}
 }
 
-// writeNPY saves b as dir/name and returns the path.
-func writeNPY(t *testing.T, dir, name string, b *buffer.Buffer) string {
+// WriteNPY saves b as dir/name and returns the path.
+func WriteNPY(t testing.TB, dir, name string, b *buffer.Buffer) string {
 	t.Helper()
 	p := filepath.Join(dir, name)
 	if err := npy.Write(p, b); err != nil {
@@ -50,8 +53,8 @@ func writeNPY(t *testing.T, dir, name string, b *buffer.Buffer) string {
 	return p
 }
 
-// dirNames lists a directory, hidden files included.
-func dirNames(t *testing.T, dir string) []string {
+// DirNames lists a directory, hidden files included.
+func DirNames(t testing.TB, dir string) []string {
 	t.Helper()
 	ents, err := os.ReadDir(dir)
 	if err != nil {
@@ -64,8 +67,8 @@ func dirNames(t *testing.T, dir string) []string {
 	return names
 }
 
-// tree makes the directory dir holding files.
-func tree(t *testing.T, dir string, files map[string]string) {
+// Tree makes the directory dir holding files (name → contents).
+func Tree(t testing.TB, dir string, files map[string]string) {
 	t.Helper()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -77,14 +80,16 @@ func tree(t *testing.T, dir string, files map[string]string) {
 	}
 }
 
-// treeOf reads the files of dir.
-func treeOf(t *testing.T, dir string) map[string]string {
+// TreeOf reads the files of dir (name → contents).
+func TreeOf(t testing.TB, dir string) map[string]string {
 	t.Helper()
 	got := map[string]string{}
-	ents, _ := os.ReadDir(dir)
-	for _, e := range ents {
-		b, _ := os.ReadFile(filepath.Join(dir, e.Name()))
-		got[e.Name()] = string(b)
+	for _, n := range DirNames(t, dir) {
+		b, err := os.ReadFile(filepath.Join(dir, n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[n] = string(b)
 	}
 	return got
 }
