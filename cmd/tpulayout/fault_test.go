@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/internal/testfiles"
 	"github.com/tpulayout/tpulayout/layout"
 )
 
@@ -55,7 +56,7 @@ func TestTruncatedInput(t *testing.T) {
 			// Wait for the temporary output (with --all, for the first tensor's in the
 			// temporary directory: IN is mapped by then), then truncate IN.
 			started := func() bool {
-				es := entries(t, dir)
+				es := testfiles.DirNames(t, dir)
 				if len(es) < 2 || tc.args[0] != "--all" {
 					return len(es) >= 2
 				}
@@ -87,7 +88,7 @@ func TestTruncatedInput(t *testing.T) {
 			if !strings.Contains(msg, "cannot read IN "+in) || !strings.Contains(msg, "shrank") || strings.Count(msg, "\n") != 1 {
 				t.Errorf("exit %v; stderr does not name IN on one line:\n%s", err, msg)
 			}
-			if got := entries(t, dir); len(got) != 1 || got[0] != filepath.Base(in) {
+			if got := testfiles.DirNames(t, dir); len(got) != 1 || got[0] != filepath.Base(in) {
 				t.Errorf("directory holds %q after the fault, want only %s", got, filepath.Base(in))
 			}
 		})

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tpulayout/tpulayout/internal/testfiles"
 )
 
 // TestMain lets a test run the command itself as a child process (TPULAYOUT_RUN_MAIN=1),
@@ -62,7 +64,7 @@ func TestInterruptRemovesTemporaryOutput(t *testing.T) {
 			}
 			// Wait for the temporary output to appear, then interrupt.
 			deadline := time.Now().Add(30 * time.Second)
-			for len(entries(t, dir)) < 2 {
+			for len(testfiles.DirNames(t, dir)) < 2 {
 				if time.Now().After(deadline) {
 					cmd.Process.Kill()
 					t.Fatalf("no temporary output after 30 s; stderr: %s", stderr.String())
@@ -81,24 +83,11 @@ func TestInterruptRemovesTemporaryOutput(t *testing.T) {
 			if !strings.Contains(stderr.String(), "stopped by") {
 				t.Errorf("stderr %q does not say it stopped", stderr.String())
 			}
-			if got := entries(t, dir); len(got) != 1 || got[0] != filepath.Base(in) {
+			if got := testfiles.DirNames(t, dir); len(got) != 1 || got[0] != filepath.Base(in) {
 				t.Errorf("directory holds %q after the interrupt, want only %s", got, filepath.Base(in))
 			}
 		})
 	}
-}
-
-func entries(t *testing.T, dir string) []string {
-	t.Helper()
-	es, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, e := range es {
-		names = append(names, e.Name())
-	}
-	return names
 }
 
 // TestBrokenPipeRemovesTemporaryOutput closes the pipe a child convert writes its
@@ -136,7 +125,7 @@ func TestBrokenPipeRemovesTemporaryOutput(t *testing.T) {
 	if exit.ExitCode() != exitBrokenPipe {
 		t.Errorf("exit status %d (%v), want %d", exit.ExitCode(), err, exitBrokenPipe)
 	}
-	if got := entries(t, dir); len(got) != 1 {
+	if got := testfiles.DirNames(t, dir); len(got) != 1 {
 		t.Errorf("directory holds %q after the broken pipe, want only in.raw", got)
 	}
 }
