@@ -40,7 +40,6 @@ func PadOption(s string, n Names) (relayout.Option, error) {
 // outside dt's range or between its values would be written as another one unsaid.
 // It travels to relayout as a float64, so it must be exact in float64 first.
 func CheckPad(text string, dt layout.DType, n Names) error {
-	n = n.orDefault()
 	switch strings.ToLower(text) {
 	case "", "zero", "zeros", "leave":
 		return nil
@@ -49,17 +48,34 @@ func CheckPad(text string, dt layout.DType, n Names) error {
 	if err != nil {
 		return nil // PadOption reports it
 	}
-	if !buffer.CanConvert(dt, layout.F64) {
-		return n.errf(Usage, "{pad} %s: %s padding can only be zero or leave", text, dt)
-	}
-	finite := !math.IsNaN(v) && !math.IsInf(v, 0)
 	var exact *big.Rat // the number the text means; nil for NaN and infinities
-	if finite {
+	if !math.IsNaN(v) && !math.IsInf(v, 0) {
 		var ok bool
 		if exact, ok = new(big.Rat).SetString(text); !ok {
 			exact = new(big.Rat).SetFloat64(v)
 		}
 	}
+	return checkPad(text, v, exact, dt, n.orDefault())
+}
+
+// CheckPadValue is CheckPad for a pad given as a float64 (an API's number, not text):
+// v must be exactly a value of dt. Messages print v shortest, and whole numbers below
+// 1e21 exactly.
+func CheckPadValue(v float64, dt layout.DType, n Names) error {
+	var exact *big.Rat
+	if !math.IsNaN(v) && !math.IsInf(v, 0) {
+		exact = new(big.Rat).SetFloat64(v)
+	}
+	return checkPad(numText(v), v, exact, dt, n.orDefault())
+}
+
+// checkPad checks the pad v, which text gave and which is exactly the number exact
+// (nil for NaN and infinities).
+func checkPad(text string, v float64, exact *big.Rat, dt layout.DType, n Names) error {
+	if !buffer.CanConvert(dt, layout.F64) {
+		return n.errf(Usage, "{pad} %s: %s padding can only be zero or leave", text, dt)
+	}
+	finite := exact != nil
 	if dt == layout.Pred || dt.IsInteger() {
 		lo, hi, _ := dt.IntRange()
 		switch {

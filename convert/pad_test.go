@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -40,5 +41,26 @@ func TestCheckPad(t *testing.T) {
 		if _, err := PadOption(pad, Names{}); err == nil || KindOf(err) != Usage || !strings.Contains(err.Error(), want) {
 			t.Errorf("PadOption(%q): %v", pad, err)
 		}
+	}
+}
+
+// TestCheckPadValue: a pad given as a float64 is judged as the same number given as
+// text, where the text is exactly that float64.
+func TestCheckPadValue(t *testing.T) {
+	for _, dt := range []layout.DType{layout.S8, layout.U8, layout.S64, layout.Pred, layout.BF16, layout.F16, layout.F32, layout.F64, layout.C64} {
+		for _, text := range []string{"1", "-1", "1.5", "0.5", "300", "-129", "255", "256", "-0", "65504", "65520", "1048576", "-2.5",
+			"9223372036854775808", "NaN", "+Inf", "-Inf"} {
+			v, err := strconv.ParseFloat(text, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, got := CheckPad(text, dt, Names{}), CheckPadValue(v, dt, Names{})
+			if (want == nil) != (got == nil) || want != nil && want.Error() != got.Error() {
+				t.Errorf("%s %s: CheckPad %v, CheckPadValue %v", dt, text, want, got)
+			}
+		}
+	}
+	if err := CheckPadValue(0.1, layout.F64, Names{}); err != nil { // 0.1 as text is not a float64; as a float64 it is one
+		t.Errorf("0.1 in f64: %v", err)
 	}
 }

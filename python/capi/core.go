@@ -4,11 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
-	"math/big"
 	"strings"
 
 	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/convert"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/relayout"
 	"github.com/tpulayout/tpulayout/report"
@@ -104,36 +103,20 @@ func newPlan(dst, src string, workers int, pad string, padValue float64) (*relay
 	}
 	if pad == "value" {
 		if err := checkPadValue(padValue, ds.Shape().DType); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("tpulayout: %w", err)
 		}
 	}
 	return relayout.NewPlan(ds.Shape(), ss.Shape(), opts...)
 }
 
+// pyNames are the words of the library's messages for Python's arguments.
+var pyNames = convert.Names{Pad: "pad"}
+
 // checkPadValue refuses a pad the destination type does not hold exactly: it would be
 // converted like an element (saturated, truncated, rounded) and written as another
-// number unsaid, as the CLI's --pad refuses too.
+// number unsaid, as the CLI's --pad refuses too (convert.CheckPadValue).
 func checkPadValue(v float64, dt layout.DType) error {
-	if !buffer.CanConvert(dt, layout.F64) {
-		return fmt.Errorf("tpulayout: pad=%v: %s padding can only be 0 or 'leave'", v, dt)
-	}
-	if dt == layout.Pred || dt.IsInteger() {
-		// Range first: a saturated 2**63 reads back as 2**63 in float64 and passed.
-		lo, hi, _ := dt.IntRange()
-		if math.IsNaN(v) || math.IsInf(v, 0) || v != math.Trunc(v) {
-			return fmt.Errorf("tpulayout: pad=%v is not a whole number in %s's range %s to %s", v, dt, lo, hi)
-		}
-		x, _ := new(big.Float).SetFloat64(v).Int(nil)
-		if x.Cmp(lo) < 0 || x.Cmp(hi) > 0 {
-			return fmt.Errorf("tpulayout: pad=%s is outside %s's range %s to %s", x, dt, lo, hi)
-		}
-		return nil
-	}
-	back := math.Float64frombits(buffer.ConvertElement(layout.F64, dt, buffer.ConvertElement(dt, layout.F64, math.Float64bits(v))))
-	if math.IsNaN(v) && math.IsNaN(back) || back == v && (math.Signbit(back) == math.Signbit(v) || !dt.IsFloat()) {
-		return nil
-	}
-	return fmt.Errorf("tpulayout: pad=%v is not a value of %s, which would hold %v", v, dt, back)
+	return convert.CheckPadValue(v, dt, pyNames)
 }
 
 // planJSON describes a plan for the Python Plan object.

@@ -295,15 +295,19 @@ def test_stub_documents_every_export():
 
 def test_pad_the_images_do_not_hold(cli, tmp_path):
     """A pad the images' type does not hold is refused before anything is written, as
-    the CLI's --pad and to_device's pad= are."""
-    for dtype, pad, msg in [("s8", 1.5, "pad=1.5 is not a whole number in s8's range -128 to 127"),
-                            ("bf16", 0.1, "pad=0.1 is not a value of bf16")]:
+    the CLI's --pad and to_device's pad= are, with the CLI's message (its --pad named
+    pad)."""
+    for dtype, pad, msg in [("s8", 1.5, "pad 1.5 is not a whole number in s8's range -128 to 127"),
+                            ("bf16", 0.1, "pad 0.1 is not exact in bf16, which would hold 0.10009765625"),
+                            ("bf16", 1e39, "pad 1e+39 is outside bf16's range")]:
         out = tmp_path / f"{dtype}"
-        with pytest.raises(tpulayout.InputError, match=msg):
+        with pytest.raises(tpulayout.InputError) as e:
             tpulayout.shard(FIXTURE, out, mesh="x=2", spec="P()", to="tpu:v5e", dtype=dtype, pad=pad)
+        assert msg in str(e.value)
         assert not out.exists()
-        run_cli(cli, "convert", FIXTURE, out, "--mesh", "x=2", "--spec", "P()", "--to", "tpu:v5e",
-                "--dtype", dtype, "--pad", str(pad), ok=(2,))
+        want = cli_error(cli, "convert", FIXTURE, out, "--mesh", "x=2", "--spec", "P()", "--to", "tpu:v5e",
+                         "--dtype", dtype, "--pad", repr(pad), "--all")
+        assert str(e.value) == want.replace("--pad ", "pad ")
     tpulayout.shard(FIXTURE, tmp_path / "ok", mesh="x=2", spec="P()", to="tpu:v5e", dtype="s8", pad=-7)
 
 
