@@ -47,8 +47,8 @@ default device layout; any other is an error.`,
 			if *array == "" || *block == "" {
 				return usagef("give the array and the block: --array 'bf16[4096,4096]' --block 256,512")
 			}
-			if *operands < 1 || *operands > 64 {
-				return usagef("--operands must be 1 to 64, not %d", *operands)
+			if *operands < 1 || *operands > report.MaxOperands {
+				return usagef("--operands must be 1 to %d, not %d", report.MaxOperands, *operands)
 			}
 			g := tpu.DefaultGeneration
 			if *gen != "" {

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/tpulayout/tpulayout/convert"
-	"github.com/tpulayout/tpulayout/hlo"
 	"github.com/tpulayout/tpulayout/report"
 	"github.com/tpulayout/tpulayout/tpu"
 )
@@ -52,7 +51,7 @@ pick element N of a tuple.`,
 			if *sortBy != "file" && *sortBy != "padding" {
 				return usagef("unknown --sort %q (file or padding)", *sortBy)
 			}
-			m, err := readModule(pos[0])
+			m, err := convert.ReadModule(pos[0])
 			if err != nil {
 				return err
 			}
@@ -73,6 +72,3 @@ pick element N of a tuple.`,
 		}
 	},
 }
-
-// readModule reads and parses an HLO text file.
-func readModule(path string) (*hlo.Module, error) { return convert.ReadModule(path) }
