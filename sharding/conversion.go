@@ -27,7 +27,7 @@ type ConvertOptions struct {
 	Spec       string // one PartitionSpec for every tensor, such as `P("data", "model")`; or
 	Rules      string // a rules file (see ReadRules): the first rule matching a tensor's name gives its spec; or
 	RulesJSON  []byte // a rules file's text (see ParseRules), given in place of the file
-	To         string // the shards' device layout: tpu:GEN, a layout alone {…}, a dtype or a shape (see ResolveTarget)
+	To         string // the shards' device layout: tpu:GEN, a layout alone {…}, a dtype, a shape or hlo:MODULE.txt:param=N (see ResolveTarget)
 	DType      string // the images' element type with a layout alone or tpu:GEN ("": the source's)
 	Tensor     string // convert this tensor only; or
 	All        bool   // every tensor, as the checkpoint must say when it holds several
