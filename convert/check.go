@@ -32,6 +32,19 @@ type Check struct {
 type CheckResult struct {
 	Report              *validate.Report
 	RefDType, DumpDType layout.DType
+	names               Names
+	viewed              bool // View was set
+}
+
+// Summary is the report's one-line summary; when Ref held integers compared by value
+// with floats of their width (and View was not set), it adds that they may be bits, as
+// a u16 Ref holding bf16 bits (NumPy's bf16 without ml_dtypes) differs everywhere.
+func (r *CheckResult) Summary() string {
+	msg := r.Report.Summary()
+	if hint := viewHint(r.RefDType, r.DumpDType, r.names.Ref, r.names.View); hint != "" && !r.viewed && !r.Report.OK {
+		msg += " (" + hint + ")"
+	}
+	return msg
 }
 
 // Run opens the files and compares them. A report with mismatches is a result, not an
@@ -121,5 +134,5 @@ func (c *Check) run() (*CheckResult, error) {
 			strings.TrimPrefix(CleanErr(err), "validate: "))
 	}
 	r.Dump, r.Ref = dumpPath, c.Ref
-	return &CheckResult{Report: r, RefDType: ref.DType(), DumpDType: dump.DType()}, nil
+	return &CheckResult{Report: r, RefDType: ref.DType(), DumpDType: dump.DType(), names: n, viewed: c.View != ""}, nil
 }

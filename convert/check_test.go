@@ -42,3 +42,27 @@ func TestCheck(t *testing.T) {
 		t.Errorf("another size: %v", err)
 	}
 }
+
+// TestCheckSummaryView: a u16 Ref holding bf16 bits differs everywhere from the image
+// made of those bits; the summary says it may be bits, unless View was set.
+func TestCheckSummaryView(t *testing.T) {
+	dir := t.TempDir()
+	ref := testfiles.WriteNPY(t, dir, "bits.npy", testfiles.RandomBuffer(t, "u16[8,128]", 5))
+	img := filepath.Join(dir, "img.bin")
+	layoutText := "bf16[8,128]{1,0:T(8,128)(2,1)}"
+	if _, err := (&Job{In: ref, Out: img, To: layoutText, View: "bf16"}).Run(); err != nil {
+		t.Fatal(err)
+	}
+	res, err := (&Check{Dump: img, Layout: layoutText, Ref: ref}).Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := " (Ref holds u16 integers, converted to bf16 by value; if they are bf16 bits, add View bf16)"
+	if res.Report.OK || res.Summary() != res.Report.Summary()+want {
+		t.Errorf("summary %q", res.Summary())
+	}
+	res, err = (&Check{Dump: img, Layout: layoutText, Ref: ref, View: "bf16"}).Run()
+	if err != nil || !res.Report.OK || res.Summary() != res.Report.Summary() {
+		t.Errorf("with View: %v %q", err, res.Summary())
+	}
+}

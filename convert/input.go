@@ -165,8 +165,15 @@ func sameWidth(d layout.DType) string {
 // bf16 without ml_dtypes, would otherwise turn silently into a wrong image. in names the
 // input; view the setting that reads it as bits. Empty when it does not apply.
 func ViewNote(src, dst layout.DType, in, view string) string {
+	if hint := viewHint(src, dst, in, view); hint != "" {
+		return "note: " + hint
+	}
+	return ""
+}
+
+func viewHint(src, dst layout.DType, in, view string) string {
 	if !src.IsInteger() || !dst.IsFloat() || src.Bits() != dst.Bits() {
 		return ""
 	}
-	return fmt.Sprintf("note: %s holds %s integers, converted to %s by value; if they are %s bits, add %s %s", in, src, dst, dst, view, dst)
+	return fmt.Sprintf("%s holds %s integers, converted to %s by value; if they are %s bits, add %s %s", in, src, dst, dst, view, dst)
 }
