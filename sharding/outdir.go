@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/tpulayout/tpulayout/convert"
 	"github.com/tpulayout/tpulayout/store"
 )
 
@@ -135,9 +136,9 @@ func VerifyOutdir(out, source string, c Cleanup) (*Report, error) {
 }
 
 // GatherOutdir gathers the conversion in OUTDIR out into the .safetensors file
-// file, written to a temporary file and renamed (see Gather).
+// file (see Outdir.GatherFile; "-" and /dev/stdout stream to os.Stdout).
 func GatherOutdir(out, file string, c Cleanup) (*Manifest, error) {
-	if !strings.HasSuffix(strings.ToLower(file), ".safetensors") {
+	if !convert.IsStream(file) && !strings.HasSuffix(strings.ToLower(file), ".safetensors") {
 		return nil, usage("OUT %s must be a .safetensors file", file)
 	}
 	o, err := OpenOutdir(out, c)
@@ -145,12 +146,30 @@ func GatherOutdir(out, file string, c Cleanup) (*Manifest, error) {
 		return nil, err
 	}
 	defer o.Close()
+	return o.GatherFile(file, nil)
+}
+
+// GatherFile gathers the conversion into file, written as `tpulayout convert` writes
+// OUT (convert.Job.WriteOutput): to a temporary file renamed into place (a symlink at
+// its target), or streamed into a FIFO, a character device, a descriptor such as
+// /dev/fd/N, or for "-" and /dev/stdout into stdout (nil: os.Stdout). A file that is
+// the checkpoint the images were made from is refused (CheckGatherOut).
+func (o *Outdir) GatherFile(file string, stdout io.Writer) (*Manifest, error) {
 	if err := o.CheckGatherOut(file); err != nil {
 		return nil, err
 	}
-	m, err := Gather(o.Dir, file)
-	if err != nil {
-		return nil, o.named(err)
+	var m *Manifest
+	var inner error
+	j := convert.Job{Out: file, Stdout: stdout, Names: convert.FlagNames}
+	err := j.WriteOutput(func(w convert.ImageWriter) error {
+		m, inner = o.GatherTo(w)
+		return inner
+	})
+	switch {
+	case err == nil:
+		return m, nil
+	case err == inner:
+		return nil, err
 	}
-	return m, nil
+	return nil, &ConvertError{Msg: "cannot write OUT " + file + ": " + convert.FileErr(err)}
 }

@@ -39,21 +39,8 @@ at its target); a FIFO, a character device or /dev/stdout is streamed into.`,
 				return shardErr(err)
 			}
 			defer o.Close()
-			if err := o.CheckGatherOut(pos[1]); err != nil {
-				return shardErr(err)
-			}
-			// As convert's OUT: a symlink is written at its target, a FIFO or
-			// /dev/stdout streamed into.
-			var m *sharding.Manifest
-			var inner error
-			err = writeOutput(pos[1], func(f convert.ImageWriter) error {
-				m, inner = o.GatherTo(f)
-				return inner
-			})
+			m, err := o.GatherFile(pos[1], streamOut)
 			if err != nil {
-				if err != inner {
-					return fmt.Errorf("cannot write OUT %s: %s", pos[1], convert.FileErr(err))
-				}
 				return shardErr(err)
 			}
 			if convert.IsStdout(pos[1]) { // stdout holds the file alone

@@ -39,8 +39,3 @@ func padOption(s string) (relayout.Option, error) {
 	}
 	return convert.PadOption(s, convert.FlagNames)
 }
-
-// writeOutput writes OUT atomically, or streams it (see convert.Job.WriteOutput).
-func writeOutput(out string, write func(convert.ImageWriter) error) error {
-	return newJob("", out).WriteOutput(write)
-}

@@ -68,11 +68,11 @@ FILE '-' writes the SVG to stdout instead of the grid.`,
 	},
 }
 
-// writeFileAtomic writes data as convert writes OUT (see writeOutput): a failure leaves
+// writeFileAtomic writes data as convert writes OUT (convert.Job.WriteOutput): a failure leaves
 // no partial file, and an existing file (or a symlink's target) is replaced only when
 // the new one is complete; a device or a FIFO is written in place.
 func writeFileAtomic(path string, data []byte) error {
-	return writeOutput(path, func(w convert.ImageWriter) error {
+	return newJob("", path).WriteOutput(func(w convert.ImageWriter) error {
 		_, err := w.Write(data)
 		return err
 	})
