@@ -27,11 +27,14 @@
 //
 // Convert is all of it as `tpulayout convert --mesh` does it, from a ConvertOptions
 // that names what the command's flags do (checkpoint and OUTDIR as paths or bucket
-// URLs, mesh, spec or rules file, target layout): it checks the options, resolves each
-// tensor's spec and layout (ResolveTarget), writes, and returns a ConvertSummary. Its
-// errors are *ConvertError (Usage marks wrong options), printed as the command prints
-// them by ErrorText. MergeOutdir, VerifyOutdir and GatherOutdir (or OpenOutdir) are
-// the command's manifest merge, verify and gather on a directory or bucket prefix.
+// URLs, mesh, spec or rules file or its text, target layout, pad): it checks the
+// options, resolves each tensor's spec and layout (ResolveTarget, which is package
+// convert's resolution of --to, hlo: targets included), writes, and returns a
+// ConvertSummary. Its errors are *ConvertError (Usage marks wrong options), printed as
+// the command prints them by ErrorText; DevicesOption and ProcessOption read
+// --devices and --process. MergeOutdir, VerifyOutdir and GatherOutdir (or OpenOutdir
+// and its GatherFile) are the command's manifest merge, verify and gather on a
+// directory or bucket prefix; ConvertSummary and Report print themselves (WriteText).
 //
 // Manifests and rules files are read strictly (ParseManifest, ParseRules): an unknown
 // key, a key given twice or a checksum other than sha256 is an error, never ignored.
