@@ -55,7 +55,7 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 	if c.view != "" || c.force {
 		return usagef("--view and --force are not for a sharded conversion (--mesh); its OUTDIR must be new or empty")
 	}
-	if _, err := padOption(c.pad); err != nil { // here, before the library's checks, as always
+	if _, err := padOption(c.pad); err != nil { // checked first, as before; and the library takes "" for zero
 		return err
 	}
 	o := sharding.ConvertOptions{
