@@ -149,7 +149,11 @@ func Prepare(ckpt *Checkpoint, opt Options) (*Job, error) {
 				per *= int64(c)
 			}
 		}
-		plan, err := newImagePlan(dst, t.DType, max(BandBytes/per, 1), opt.RelayoutOptions)
+		band := BandBytes
+		if _, remote := ckpt.objects[t.File]; remote {
+			band = RemoteBandBytes
+		}
+		plan, err := newImagePlan(dst, t.DType, max(band/per, 1), opt.RelayoutOptions)
 		if err != nil {
 			return nil, fmt.Errorf("tensor %q: cannot convert its %s shards to %s: %w", name, rowMajor(t.DType, pl.ShardDims), dst, err)
 		}
@@ -310,6 +314,7 @@ func (j *Job) write(dir string, inTemp bool) (*Manifest, error) {
 		if err != nil {
 			return nil, fmt.Errorf("cannot read tensor %q: %w", t.t.Name, err)
 		}
+		j.announce(src, &t)
 		for _, group := range t.groups() {
 			files := make([]string, len(group))
 			hs := make([]hash.Hash, len(group))

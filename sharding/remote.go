@@ -169,12 +169,17 @@ func (m mappedSource) release(lo, hi int64) {
 // remoteSource reads a tensor's windows by ranges of the object that holds it.
 type remoteSource struct {
 	obj   *store.Object
-	base  int64   // the tensor's first byte in the object
-	shape []int64 // the tensor's dims
+	base  int64     // the tensor's first byte in the object
+	shape []int64   // the tensor's dims
+	pf    *prefetch // the windows announced (see expect), or nil
 }
 
 func (r *remoteSource) release(int64, int64) {}
-func (r *remoteSource) Close() error         { return nil }
+
+func (r *remoteSource) Close() error {
+	r.pf.close()
+	return nil
+}
 
 // run is a contiguous piece of a window: n bytes at off in the tensor, at o in the
 // slab.
@@ -262,6 +267,9 @@ func pieces(rs []run) []piece {
 }
 
 func (r *remoteSource) gather(slab []byte, start, dims []int64, eb int64, _ bool) (lo, hi int64, err error) {
+	if lo, hi, ok, err := r.gatherAhead(slab, start, dims, eb); ok {
+		return lo, hi, err
+	}
 	ps := pieces(windowRuns(r.shape, start, dims, eb))
 	if len(ps) == 0 {
 		return 0, 0, nil
