@@ -164,7 +164,7 @@ func (r *remoteSource) fetch(pf *prefetch) {
 				return
 			}
 			if buf == nil {
-				buf = make([]byte, maxSpan)
+				buf = getSpan()
 			}
 			st.bufs[i] = buf[:p.n]
 			sem <- struct{}{}
@@ -246,9 +246,33 @@ func copyRun(dst []byte, off int64, st *fetchStep) {
 	}
 }
 
-// close stops the fetcher; buffers in flight are left to the garbage collector.
+// close stops the fetcher and gives the buffers back to spans (those still in
+// flight, after a failure, are left to the garbage collector).
 func (pf *prefetch) close() {
-	if pf != nil {
-		pf.once.Do(func() { close(pf.stop) })
+	if pf == nil {
+		return
 	}
+	pf.once.Do(func() { close(pf.stop) })
+	for {
+		select {
+		case b := <-pf.free:
+			if b != nil {
+				spans.Put(&b)
+			}
+		default:
+			return
+		}
+	}
+}
+
+// spans recycles read buffers from tensor to tensor: a new set for each would let
+// the heap grow to twice the bytes fetched ahead before a collection.
+var spans sync.Pool
+
+// getSpan returns a buffer of maxSpan bytes.
+func getSpan() []byte {
+	if b, ok := spans.Get().(*[]byte); ok && int64(cap(*b)) >= maxSpan {
+		return (*b)[:maxSpan]
+	}
+	return make([]byte, maxSpan)
 }
