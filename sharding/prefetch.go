@@ -9,6 +9,7 @@ package sharding
 // gap-spanning pass for each shard.
 
 import (
+	"cmp"
 	"errors"
 	"slices"
 	"sync"
@@ -133,7 +134,7 @@ func (r *remoteSource) expect(steps [][]window, eb int64) {
 
 // mergeRuns sorts runs by offset and merges those that overlap or touch.
 func mergeRuns(rs []run) []run {
-	slices.SortFunc(rs, func(a, b run) int { return int(min(max(a.off-b.off, -1), 1)) })
+	slices.SortFunc(rs, func(a, b run) int { return cmp.Compare(a.off, b.off) })
 	var out []run
 	for _, x := range rs {
 		if l := len(out) - 1; l >= 0 && x.off <= out[l].off+out[l].n {
@@ -234,7 +235,7 @@ func (r *remoteSource) gatherAhead(slab []byte, start, dims []int64, eb int64) (
 // cover them.
 func copyRun(dst []byte, off int64, st *fetchStep) {
 	// The last piece that starts at or before off.
-	i, _ := slices.BinarySearchFunc(st.ps, off, func(p piece, off int64) int { return int(min(max(p.off-off, -1), 1)) })
+	i, _ := slices.BinarySearchFunc(st.ps, off, func(p piece, off int64) int { return cmp.Compare(p.off, off) })
 	if i == len(st.ps) || st.ps[i].off > off {
 		i--
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/tpulayout/tpulayout/sharding"
@@ -30,11 +29,10 @@ at its target); a FIFO, a character device or /dev/stdout is streamed into.`,
 			if !isStream(pos[1]) && !strings.HasSuffix(strings.ToLower(pos[1]), ".safetensors") {
 				return usagef("OUT %s must be a .safetensors file", pos[1])
 			}
-			dir, done, err := fetched(pos[0])
-			if err != nil {
+			if err := bucketManifest(pos[0]); err != nil {
 				return fmt.Errorf("%s", storeReason(pos[0], err))
 			}
-			defer done()
+			dir := pos[0]
 			if err := gatherOverSource(dir, pos[1]); err != nil {
 				return err
 			}
@@ -42,14 +40,10 @@ at its target); a FIFO, a character device or /dev/stdout is streamed into.`,
 			// /dev/stdout streamed into.
 			var m *sharding.Manifest
 			var inner error
-			err = writeOutput(pos[1], func(f imageWriter) error {
+			err := writeOutput(pos[1], func(f imageWriter) error {
 				m, inner = sharding.GatherTo(f, dir)
 				return inner
 			})
-			if err == inner {
-				err = inOutdir(err, dir, pos[0])
-				inner = err
-			}
 			if err != nil {
 				if err != inner {
 					return fmt.Errorf("cannot write OUT %s: %s", pos[1], fileErr(err))
@@ -69,7 +63,7 @@ at its target); a FIFO, a character device or /dev/stdout is streamed into.`,
 // gathered arrays are in the images' dtype (bf16, say), so replacing an f32 source with
 // them loses it, and verify reads it as the truth.
 func gatherOverSource(dir, out string) error {
-	m, err := sharding.ReadManifest(filepath.Join(dir, sharding.ManifestName))
+	m, err := sharding.ReadManifestAt(dir)
 	if err != nil || m.Source == "" {
 		return nil // Gather reports a bad manifest
 	}

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -36,26 +34,13 @@ func manifestPath(out string) string {
 	return filepath.Join(out, sharding.ManifestName)
 }
 
-// fetched is OUTDIR as a directory: itself, or a bucket prefix's conversion copied
-// into a temporary one (see sharding.FetchURL); done removes the copy.
-func fetched(out string) (dir string, done func(), err error) {
+// bucketManifest reads a bucket OUTDIR's manifest.json up front, so that a missing
+// bucket, prefix or manifest is one line naming the URL; verify and gather then read
+// the objects by ranges.
+func bucketManifest(out string) error {
 	if !store.IsURL(out) {
-		return out, func() {}, nil
+		return nil
 	}
-	dir, err = sharding.FetchURL(out)
-	if err != nil {
-		return "", nil, err
-	}
-	release := holdSignals()
-	trackHeld(dir) // an interrupt removes the copy too
-	release()
-	return dir, func() { os.RemoveAll(dir); untrack(dir) }, nil
-}
-
-// inOutdir names OUTDIR in an error about its copy dir.
-func inOutdir(err error, dir, out string) error {
-	if err == nil || dir == out {
-		return err
-	}
-	return errors.New(strings.ReplaceAll(err.Error(), dir, strings.TrimSuffix(out, "/")))
+	_, err := sharding.ReadManifestAt(out)
+	return err
 }

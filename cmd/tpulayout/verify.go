@@ -25,13 +25,10 @@ layout's index math). Exit status 1 lists what differs.`,
 			if err := needArgs(pos, "OUTDIR"); err != nil {
 				return err
 			}
-			dir, done, err := fetched(pos[0])
-			if err != nil {
+			if err := bucketManifest(pos[0]); err != nil {
 				return fmt.Errorf("%s", storeReason(pos[0], err))
 			}
-			defer done()
-			r, err := sharding.Verify(dir, *source)
-			err = inOutdir(err, dir, pos[0])
+			r, err := sharding.Verify(pos[0], *source)
 			if err != nil {
 				return fmt.Errorf("%s", libErr(err))
 			}

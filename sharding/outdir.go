@@ -1,0 +1,267 @@
+package sharding
+
+// This file is where verify and gather read a finished conversion from: a
+// directory, or a bucket prefix (s3://, gs://) whose objects are read by ranges,
+// with nothing copied to local disk; and the source checkpoint as verify reads it,
+// mapped from a file or by ranges from a bucket.
+
+import (
+	"cmp"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/store"
+)
+
+// outDir holds a conversion's files, named as its manifest names them.
+type outDir interface {
+	open(rel string) (outFile, error)
+	// unlisted returns the files under it that listed does not name, sorted.
+	unlisted(listed map[string]bool) []string
+	// path is rel's local path, or "" in a bucket (whose objects cannot be mapped).
+	path(rel string) string
+	manifest() (*Manifest, error)
+}
+
+// outFile is one of its files opened for reading.
+type outFile interface {
+	io.ReaderAt
+	Size() int64
+	Close() error
+}
+
+// openOutDir opens out: a bucket URL, or a directory.
+func openOutDir(out string) (outDir, error) {
+	if !store.IsURL(out) {
+		return dirOut(out), nil
+	}
+	ctx := context.Background()
+	b, key, err := store.Open(ctx, out)
+	if err != nil {
+		return nil, err
+	}
+	if b.Local() {
+		return dirOut(key), nil
+	}
+	return bucketOut{ctx: ctx, b: b, prefix: dirPrefix(key)}, nil
+}
+
+type dirOut string
+
+func (d dirOut) path(rel string) string { return filepath.Join(string(d), filepath.FromSlash(rel)) }
+
+func (d dirOut) open(rel string) (outFile, error) {
+	f, err := os.Open(d.path(rel))
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return sizedFile{f, st.Size()}, nil
+}
+
+func (d dirOut) unlisted(listed map[string]bool) []string {
+	return unlistedFiles(string(d), listed, false)
+}
+
+func (d dirOut) manifest() (*Manifest, error) { return ReadManifest(d.path(ManifestName)) }
+
+type sizedFile struct {
+	*os.File
+	size int64
+}
+
+func (f sizedFile) Size() int64 { return f.size }
+
+// bucketOut is a conversion under a bucket prefix.
+type bucketOut struct {
+	ctx    context.Context
+	b      *store.Bucket
+	prefix string // ends in "/", or is empty
+}
+
+func (o bucketOut) path(string) string { return "" }
+
+func (o bucketOut) open(rel string) (outFile, error) {
+	obj, err := o.b.Object(o.ctx, o.prefix+rel)
+	if err != nil {
+		return nil, err
+	}
+	return objectFile{obj}, nil
+}
+
+type objectFile struct{ *store.Object }
+
+func (objectFile) Close() error { return nil }
+
+// unlisted lists the prefix: an object is unlisted when neither it nor the
+// directory it is in (for a directory's listing) is named.
+func (o bucketOut) unlisted(listed map[string]bool) []string {
+	as, err := o.b.List(o.ctx, o.prefix)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	var found []string
+	for _, a := range as {
+		if rel := strings.TrimPrefix(a.Key, o.prefix); !listed[rel] {
+			found = append(found, rel)
+		}
+	}
+	return found
+}
+
+func (o bucketOut) manifest() (*Manifest, error) {
+	url := o.b.URL(o.prefix + ManifestName)
+	f, err := o.open(ManifestName)
+	if err != nil {
+		return nil, err
+	}
+	if f.Size() > MaxManifestBytes {
+		return nil, fmt.Errorf("sharding: manifest %s has %d bytes, more than the %d a manifest may have", url, f.Size(), MaxManifestBytes)
+	}
+	data := make([]byte, f.Size())
+	if _, err := f.ReadAt(data, 0); err != nil {
+		return nil, err
+	}
+	m, err := ParseManifest(data)
+	if err != nil {
+		return nil, fmt.Errorf("sharding: manifest %s: %w", url, err)
+	}
+	return m, nil
+}
+
+// verifySource is a tensor of the checkpoint as verify reads it: windows (as the
+// conversion gathers them) and single elements, through the file's mapping or by
+// ranges of a bucket's object.
+type verifySource struct {
+	source
+	dt     layout.DType
+	shape  []int64
+	mapped *buffer.Buffer // nil in a bucket
+}
+
+func (c *Checkpoint) verifySource(t TensorEntry) (*verifySource, error) {
+	src, err := c.source(t)
+	if err != nil {
+		return nil, err
+	}
+	v := &verifySource{source: src, dt: t.DType, shape: t.Shape}
+	if m, ok := src.(mappedSource); ok {
+		v.mapped = m.Buffer
+	}
+	return v, nil
+}
+
+// bitsAt returns the raw bits of the elements at start+idx for each idx of idxs: from
+// the mapping (its pages released every 16, as random reads fault in whole pages), or
+// read from the bucket, RemoteInFlight at once.
+func (v *verifySource) bitsAt(idxs [][]int64, start []int64) ([]uint64, error) {
+	out := make([]uint64, len(idxs))
+	at := func(idx []int64, i int) []int64 {
+		s := make([]int64, len(idx))
+		for d := range idx {
+			s[d] = idx[d] + start[d]
+		}
+		return s
+	}
+	if v.mapped != nil {
+		for i, idx := range idxs {
+			if i%16 == 0 {
+				release(v.mapped)
+			}
+			out[i] = v.mapped.Bits(at(idx, i))
+		}
+		release(v.mapped)
+		return out, nil
+	}
+	// From a bucket: the elements' byte ranges as runs, grouped into reads as a
+	// window's are (nearby samples share one).
+	r := v.source.(*remoteSource)
+	eb := int64(v.dt.StorageBits() / 8)
+	offs := make([]int64, len(idxs))
+	rs := make([]run, len(idxs))
+	for i, idx := range idxs {
+		for d, x := range at(idx, i) {
+			offs[i] = offs[i]*v.shape[d] + x
+		}
+		offs[i] *= eb
+		rs[i] = run{off: offs[i], n: eb}
+	}
+	ps := pieces(mergeRuns(rs))
+	bufs := make([][]byte, len(ps))
+	errs := make([]error, len(ps))
+	sem := make(chan struct{}, max(RemoteInFlight, 1))
+	var wg sync.WaitGroup
+	for i, p := range ps {
+		sem <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-sem }()
+			bufs[i] = make([]byte, p.n)
+			_, errs[i] = r.obj.ReadAt(bufs[i], r.base+p.off)
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	for i, off := range offs {
+		k, _ := slices.BinarySearchFunc(ps, off, func(p piece, off int64) int { return cmp.Compare(p.off, off) })
+		if k == len(ps) || ps[k].off > off {
+			k--
+		}
+		var b [8]byte
+		copy(b[:eb], bufs[k][off-ps[k].off:])
+		out[i] = binary.LittleEndian.Uint64(b[:])
+	}
+	return out, nil
+}
+
+// releaseAll lets the pages of a mapped source go.
+func (v *verifySource) releaseAll() {
+	if v.mapped != nil {
+		release(v.mapped)
+	}
+}
+
+// buffers is what buffer.GuardFaults watches: the mapping, if any.
+func (v *verifySource) buffers() []*buffer.Buffer {
+	if v.mapped != nil {
+		return []*buffer.Buffer{v.mapped}
+	}
+	return nil
+}
+
+// readFull reads all of p from the start of f.
+func readFull(f outFile, p []byte) (int, error) {
+	n, err := f.ReadAt(p, 0)
+	if n == len(p) {
+		return n, nil
+	}
+	if err == nil || err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return n, err
+}
+
+// ReadManifestAt reads the manifest.json of the conversion in dir: a directory, or a
+// bucket URL.
+func ReadManifestAt(dir string) (*Manifest, error) {
+	od, err := openOutDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	return od.manifest()
+}
