@@ -293,6 +293,7 @@ func (j *Job) write(dir string, inTemp bool) (*Manifest, error) {
 		defer j.sync.wait() // on failures too: it closes the files
 	}
 	sc := &scratch{}
+	defer j.announce()() // a bucket's tensors are fetched ahead, in this order
 	for _, t := range j.tensors {
 		if j.sink == nil { // a bucket has no directories
 			release := j.opt.hold()
@@ -314,7 +315,6 @@ func (j *Job) write(dir string, inTemp bool) (*Manifest, error) {
 		if err != nil {
 			return nil, fmt.Errorf("cannot read tensor %q: %w", t.t.Name, err)
 		}
-		j.announce(src, &t)
 		for _, group := range t.groups() {
 			files := make([]string, len(group))
 			hs := make([]hash.Hash, len(group))

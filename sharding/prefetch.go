@@ -62,37 +62,78 @@ func (p *imagePlan) steps(starts [][]int64) [][]window {
 	return ss
 }
 
-// announce tells a bucket's source which windows the groups of t will gather, in
-// order: the groups a rerun skips (already in the bucket) are left out.
-func (j *Job) announce(src source, t *tensorJob) {
-	r, ok := src.(*remoteSource)
-	if !ok {
-		return
-	}
-	var ss [][]window
-	for _, group := range t.groups() {
-		files := make([]string, len(group))
-		starts := make([][]int64, len(group))
-		for i, k := range group {
-			files[i] = shardFile(t.dir, &t.pl.Shards[k])
-			starts[i] = t.pl.Shards[k].Start
-		}
-		if sums, err := j.sink.present(files); sums != nil || err != nil {
+// announce starts fetching ahead the job's tensors that are in a bucket, in the
+// order write converts them (the groups a rerun skips left out), and returns what
+// stops the fetchers, for write to call when it returns. write's source then hands
+// out each tensor's fetching source. The fetchers share RemoteAheadBytes of buffers
+// and run one after another: a tensor's reads start once the previous tensor's are
+// all issued, so the first band of each is in before it is needed, and the buffers
+// a tensor waits for are never held by one behind it.
+func (j *Job) announce() (stop func()) {
+	var pfs []*prefetch
+	most := 0
+	for i := range j.tensors {
+		t := &j.tensors[i]
+		o, ok := j.ckpt.objects[t.t.File]
+		if !ok {
 			continue
 		}
-		ss = append(ss, t.plan.steps(starts)...)
+		var ss [][]window
+		for _, group := range t.groups() {
+			files := make([]string, len(group))
+			starts := make([][]int64, len(group))
+			for i, k := range group {
+				files[i] = shardFile(t.dir, &t.pl.Shards[k])
+				starts[i] = t.pl.Shards[k].Start
+			}
+			if sums, err := j.sink.present(files); sums != nil || err != nil {
+				continue
+			}
+			ss = append(ss, t.plan.steps(starts)...)
+		}
+		r := &remoteSource{obj: o, base: t.t.Offset, shape: t.t.Shape}
+		pf := r.expect(ss, int64(t.t.DType.StorageBits()/8))
+		if n := len(pfs); n > 0 {
+			pf.after = pfs[n-1].issued
+		}
+		for _, st := range pf.steps {
+			most = max(most, len(st.ps))
+		}
+		pfs = append(pfs, pf)
+		if j.ckpt.ahead == nil {
+			j.ckpt.ahead = map[string]*remoteSource{}
+		}
+		j.ckpt.ahead[t.t.Name] = r
 	}
-	r.expect(ss, int64(t.t.DType.StorageBits()/8))
+	// Enough buffers for the largest step, so the fetcher can always finish the step
+	// the conversion waits for.
+	free := make(chan []byte, max(int(RemoteAheadBytes/maxSpan), most, 1))
+	for range cap(free) {
+		free <- nil // allocated when first used
+	}
+	for _, pf := range pfs {
+		pf.free = free
+		go pf.r.fetch(pf)
+	}
+	return func() {
+		for _, pf := range pfs {
+			pf.close()
+		}
+		clear(j.ckpt.ahead)
+	}
 }
 
 // prefetch holds a remoteSource's announced windows and the bytes fetched for them.
 type prefetch struct {
+	r     *remoteSource
 	steps []*fetchStep
 	s, w  int // the next window to gather: steps[s].wins[w]
 
-	free chan []byte   // buffers of maxSpan bytes, one per piece fetched and not yet gathered
-	stop chan struct{} // closed by Close: the fetcher stops
-	once sync.Once
+	free   chan []byte   // buffers of maxSpan bytes, one per piece fetched and not yet gathered
+	after  chan struct{} // closed when the previous tensor's reads are all issued; nil for the first
+	issued chan struct{} // closed when this one's are (or it stopped)
+	stop   chan struct{} // closed by close: the fetcher stops
+	once   sync.Once
 }
 
 // fetchStep is one step's windows and the pieces that hold their bytes.
@@ -104,14 +145,11 @@ type fetchStep struct {
 	err  error // set before done is closed
 }
 
-// expect starts fetching the windows of steps, which gather must then be asked for
-// in this order; a window asked for out of order is read on its own.
-func (r *remoteSource) expect(steps [][]window, eb int64) {
-	if len(steps) == 0 {
-		return
-	}
-	pf := &prefetch{stop: make(chan struct{})}
-	most := 0
+// expect sets r to gather the windows of steps, which it must then be asked for in
+// this order (a window asked for out of order is read on its own), from the pieces
+// the returned prefetch fetches once given its buffers (see announce).
+func (r *remoteSource) expect(steps [][]window, eb int64) *prefetch {
+	pf := &prefetch{r: r, issued: make(chan struct{}), stop: make(chan struct{})}
 	for _, wins := range steps {
 		var rs []run
 		for _, w := range wins {
@@ -119,17 +157,10 @@ func (r *remoteSource) expect(steps [][]window, eb int64) {
 		}
 		st := &fetchStep{wins: wins, ps: pieces(mergeRuns(rs)), done: make(chan struct{})}
 		st.bufs = make([][]byte, len(st.ps))
-		most = max(most, len(st.ps))
 		pf.steps = append(pf.steps, st)
 	}
-	// Enough buffers for the largest step, so the fetcher can always finish the step
-	// the conversion waits for.
-	pf.free = make(chan []byte, max(int(RemoteAheadBytes/maxSpan), most, 1))
-	for range cap(pf.free) {
-		pf.free <- nil // allocated when first used
-	}
 	r.pf = pf
-	go r.fetch(pf)
+	return pf
 }
 
 // mergeRuns sorts runs by offset and merges those that overlap or touch.
@@ -146,12 +177,28 @@ func mergeRuns(rs []run) []run {
 	return out
 }
 
-// fetch reads the pieces of every step in order, RemoteInFlight at once, each into
-// a buffer from pf.free (so at most cap(pf.free) pieces are held), and closes a
-// step's done when all its pieces are in.
+// fetch waits for the previous tensor's reads to be issued, then reads the pieces of
+// every step in order, RemoteInFlight at once, each into a buffer from pf.free (so
+// at most cap(pf.free) pieces are held), and closes a step's done when all its
+// pieces are in.
 func (r *remoteSource) fetch(pf *prefetch) {
+	defer close(pf.issued)
+	stopped := func(st *fetchStep) {
+		st.err = errStopped
+		close(st.done)
+	}
+	if pf.after != nil {
+		select {
+		case <-pf.after:
+		case <-pf.stop:
+			for _, st := range pf.steps {
+				stopped(st)
+			}
+			return
+		}
+	}
 	sem := make(chan struct{}, max(RemoteInFlight, 1))
-	for _, st := range pf.steps {
+	for s, st := range pf.steps {
 		var wg sync.WaitGroup
 		var mu sync.Mutex
 		for i, p := range st.ps {
@@ -160,12 +207,13 @@ func (r *remoteSource) fetch(pf *prefetch) {
 			case buf = <-pf.free:
 			case <-pf.stop:
 				wg.Wait()
-				st.err = errStopped
-				close(st.done)
+				for _, st := range pf.steps[s:] {
+					stopped(st)
+				}
 				return
 			}
 			if buf == nil {
-				buf = getSpan()
+				buf = make([]byte, maxSpan)
 			}
 			st.bufs[i] = buf[:p.n]
 			sem <- struct{}{}
@@ -247,33 +295,9 @@ func copyRun(dst []byte, off int64, st *fetchStep) {
 	}
 }
 
-// close stops the fetcher and gives the buffers back to spans (those still in
-// flight, after a failure, are left to the garbage collector).
+// close stops the fetcher; its buffers are left to the garbage collector.
 func (pf *prefetch) close() {
-	if pf == nil {
-		return
+	if pf != nil {
+		pf.once.Do(func() { close(pf.stop) })
 	}
-	pf.once.Do(func() { close(pf.stop) })
-	for {
-		select {
-		case b := <-pf.free:
-			if b != nil {
-				spans.Put(&b)
-			}
-		default:
-			return
-		}
-	}
-}
-
-// spans recycles read buffers from tensor to tensor: a new set for each would let
-// the heap grow to twice the bytes fetched ahead before a collection.
-var spans sync.Pool
-
-// getSpan returns a buffer of maxSpan bytes.
-func getSpan() []byte {
-	if b, ok := spans.Get().(*[]byte); ok && int64(cap(*b)) >= maxSpan {
-		return (*b)[:maxSpan]
-	}
-	return make([]byte, maxSpan)
 }

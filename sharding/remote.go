@@ -135,6 +135,10 @@ type source interface {
 // source opens tensor t for gathering: mapped from a local file, or read by ranges
 // from the object that holds it.
 func (c *Checkpoint) source(t TensorEntry) (source, error) {
+	if r, ok := c.ahead[t.Name]; ok {
+		delete(c.ahead, t.Name)
+		return r, nil
+	}
 	if o, ok := c.objects[t.File]; ok {
 		return &remoteSource{obj: o, base: t.Offset, shape: t.Shape}, nil
 	}
