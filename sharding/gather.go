@@ -143,7 +143,7 @@ func readShard(dir outDir, ms ManifestShard, dst layout.Shape, sc *scratch) ([]b
 	}
 	defer f.Close()
 	data := grow(&sc.img, ms.Bytes)
-	if _, err := readFull(f, data); err != nil {
+	if _, err := readAt(f, data, 0); err != nil {
 		return nil, err
 	}
 	sum := sha256.Sum256(data)

@@ -8,7 +8,9 @@ package sharding
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
 	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -187,18 +189,25 @@ func (v *verifySource) bitsAt(idxs [][]int64, start []int64) ([]uint64, error) {
 		release(v.mapped)
 		return out, nil
 	}
-	// From a bucket: the elements' byte ranges as runs, grouped into reads as a
-	// window's are (nearby samples share one).
 	r := v.source.(*remoteSource)
 	eb := int64(v.dt.StorageBits() / 8)
 	offs := make([]int64, len(idxs))
-	rs := make([]run, len(idxs))
 	for i, idx := range idxs {
 		for d, x := range at(idx, i) {
 			offs[i] = offs[i]*v.shape[d] + x
 		}
-		offs[i] *= eb
-		rs[i] = run{off: offs[i], n: eb}
+		offs[i] = r.base + offs[i]*eb
+	}
+	return readElements(r.obj, offs, eb)
+}
+
+// readElements reads the eb-byte little-endian elements at the byte offsets offs of
+// r, nearby ones in one read as a window's runs are grouped, RemoteInFlight reads at
+// once.
+func readElements(r io.ReaderAt, offs []int64, eb int64) ([]uint64, error) {
+	rs := make([]run, len(offs))
+	for i, off := range offs {
+		rs[i] = run{off: off, n: eb}
 	}
 	ps := pieces(mergeRuns(rs))
 	bufs := make([][]byte, len(ps))
@@ -210,13 +219,14 @@ func (v *verifySource) bitsAt(idxs [][]int64, start []int64) ([]uint64, error) {
 		wg.Go(func() {
 			defer func() { <-sem }()
 			bufs[i] = make([]byte, p.n)
-			_, errs[i] = r.obj.ReadAt(bufs[i], r.base+p.off)
+			_, errs[i] = readAt(r, bufs[i], p.off)
 		})
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
+	out := make([]uint64, len(offs))
 	for i, off := range offs {
 		k, _ := slices.BinarySearchFunc(ps, off, func(p piece, off int64) int { return cmp.Compare(p.off, off) })
 		if k == len(ps) || ps[k].off > off {
@@ -227,6 +237,88 @@ func (v *verifySource) bitsAt(idxs [][]int64, start []int64) ([]uint64, error) {
 		out[i] = binary.LittleEndian.Uint64(b[:])
 	}
 	return out, nil
+}
+
+// readAt reads all of p from off in r.
+func readAt(r io.ReaderAt, p []byte, off int64) (int, error) {
+	n, err := r.ReadAt(p, off)
+	if n == len(p) {
+		return n, nil
+	}
+	if err == nil || err == io.EOF {
+		err = io.ErrUnexpectedEOF
+	}
+	return n, err
+}
+
+// verifyStreamed is the rest of verifyShard for an image in a bucket at least
+// buffer.MmapThreshold long: read band by band as compareBands asks for it (hashed as
+// it comes, in order), the rest then hashed, and the sampled elements read by ranges,
+// so memory holds a band rather than the image. It returns the bytes read and what
+// is wrong (""); a wrong checksum is said first.
+func verifyStreamed(f outFile, ms ManifestShard, dst layout.Shape, ix *layout.Indexer, src *verifySource, start []int64, vs *vscratch) (int64, string) {
+	size := f.Size()
+	h := sha256.New()
+	var next int64 // the bytes before next are hashed
+	hashTo := func(end int64) error {
+		for next < end {
+			buf := grow(&vs.read, min(end-next, 1<<20))
+			if _, err := readAt(f, buf, next); err != nil {
+				return err
+			}
+			h.Write(buf)
+			next += int64(len(buf))
+		}
+		return nil
+	}
+	band := func(off, n int64) ([]byte, error) {
+		if err := hashTo(off); err != nil { // bands come in order: nothing to do
+			return nil, err
+		}
+		buf := grow(&vs.img, n)
+		if _, err := readAt(f, buf, off); err != nil {
+			return nil, err
+		}
+		if off == next {
+			h.Write(buf)
+			next += n
+		}
+		return buf, nil
+	}
+	var msg string
+	if ix.LogicalElements() > 0 {
+		msg = compareBands(band, dst, src, start, vs)
+	}
+	if err := hashTo(size); err != nil {
+		return next, err.Error()
+	}
+	if sum := hex.EncodeToString(h.Sum(nil)); sum != ms.SHA256 {
+		return size, fmt.Sprintf("sha256 %s, the manifest says %s", sum, ms.SHA256)
+	}
+	if msg != "" || ix.LogicalElements() == 0 {
+		return size, msg
+	}
+	// Independently of relayout: a sample of elements through the layout's index math.
+	idxs := sampleIndices(dst, size)
+	eb := int64(dst.DType.StorageBits() / 8)
+	offs := make([]int64, len(idxs))
+	for i, idx := range idxs {
+		offs[i] = ix.BitOffset(idx) / 8
+	}
+	got, err := readElements(f, offs, eb)
+	if err != nil {
+		return size, err.Error()
+	}
+	want, err := src.bitsAt(idxs, start)
+	if err != nil {
+		return size, err.Error()
+	}
+	for i, idx := range idxs {
+		if w := buffer.ConvertElement(dst.DType, src.dt, want[i]); got[i] != w {
+			return size, fmt.Sprintf("element %v of the shard holds %#x, want %#x (layout index math)", idx, got[i], w)
+		}
+	}
+	return size, ""
 }
 
 // releaseAll lets the pages of a mapped source go.
@@ -242,18 +334,6 @@ func (v *verifySource) buffers() []*buffer.Buffer {
 		return []*buffer.Buffer{v.mapped}
 	}
 	return nil
-}
-
-// readFull reads all of p from the start of f.
-func readFull(f outFile, p []byte) (int, error) {
-	n, err := f.ReadAt(p, 0)
-	if n == len(p) {
-		return n, nil
-	}
-	if err == nil || err == io.EOF {
-		err = io.ErrUnexpectedEOF
-	}
-	return n, err
 }
 
 // ReadManifestAt reads the manifest.json of the conversion in dir: a directory, or a

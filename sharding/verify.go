@@ -205,16 +205,20 @@ func verifyShard(od outDir, rel string, ms ManifestShard, dst layout.Shape, src 
 		f.Close()
 		return 0, fmt.Sprintf("%d bytes, the manifest says %d and %s needs %d", st.Size(), ms.Bytes, dst, ix.FootprintBytes())
 	}
+	if od.path(rel) == "" && st.Size() >= buffer.MmapThreshold {
+		defer f.Close()
+		return verifyStreamed(f, ms, dst, ix, src, start, vs)
+	}
 	h := sha256.New()
 	// A file under buffer.MmapThreshold is read once, into a buffer kept from shard to
 	// shard (a fresh one per shard was the garbage that doubled the heap); a larger one
 	// is hashed in 1 MiB reads (io.Copy would take os.File's WriteTo, 32 KiB at a time)
-	// and then mapped. An object of a bucket is read whole, by ranges.
+	// and then mapped. A small object of a bucket is read whole, by ranges.
 	small := st.Size() < buffer.MmapThreshold || od.path(rel) == ""
 	var data []byte
 	if small {
 		data = grow(&vs.img, st.Size())
-		if _, err = readFull(f, data); err == nil {
+		if _, err = readAt(f, data, 0); err == nil {
 			h.Write(data)
 		}
 	} else {
@@ -240,18 +244,17 @@ func verifyShard(od outDir, rel string, ms ManifestShard, dst layout.Shape, src 
 		return st.Size(), err.Error()
 	}
 	defer img.Close()
-	if msg := compareBands(img, dst, src, start, vs); msg != "" {
+	var done int64 // the bands before this are compared: their pages can go
+	band := func(off, n int64) ([]byte, error) {
+		img.ReleasePages(done, off)
+		done = off
+		return img.Data[off : off+n], nil
+	}
+	if msg := compareBands(band, dst, src, start, vs); msg != "" {
 		return st.Size(), msg
 	}
 	// Independently of relayout: a sample of elements through the layout's index math.
-	rng := rand.New(rand.NewPCG(uint64(len(img.Data)), 16))
-	idxs := make([][]int64, 256)
-	for i := range idxs {
-		idxs[i] = make([]int64, len(dst.Dims))
-		for d, n := range dst.Dims {
-			idxs[i][d] = rng.Int64N(n)
-		}
-	}
+	idxs := sampleIndices(dst, st.Size())
 	sbs, err := src.bitsAt(idxs, start)
 	if err != nil {
 		return st.Size(), err.Error()
@@ -276,10 +279,25 @@ func release(bs ...*buffer.Buffer) {
 	}
 }
 
-// compareBands reads img back to row-major through relayout and compares it with the
-// source window converted to its dtype, band by band when the image bands (as the
-// conversion does), so that memory stays bounded; it returns what differs ("").
-func compareBands(img *buffer.Buffer, dst layout.Shape, src *verifySource, start []int64, vs *vscratch) string {
+// sampleIndices are the indices of the elements of an image of dst that verify checks
+// through the layout's index math: 256, the same for the same image size.
+func sampleIndices(dst layout.Shape, size int64) [][]int64 {
+	rng := rand.New(rand.NewPCG(uint64(size), 16))
+	idxs := make([][]int64, 256)
+	for i := range idxs {
+		idxs[i] = make([]int64, len(dst.Dims))
+		for d, n := range dst.Dims {
+			idxs[i][d] = rng.Int64N(n)
+		}
+	}
+	return idxs
+}
+
+// compareBands reads an image of dst back to row-major through relayout and compares
+// it with the source window converted to its dtype, band by band when the image bands
+// (as the conversion does), so that memory stays bounded; band gives the image's n
+// bytes from off, asked for in order. It returns what differs ("").
+func compareBands(band func(off, n int64) ([]byte, error), dst layout.Shape, src *verifySource, start []int64, vs *vscratch) string {
 	p, err := newImagePlan(dst, src.dt, BandBytes, nil)
 	if err != nil {
 		return err.Error()
@@ -298,7 +316,11 @@ func compareBands(img *buffer.Buffer, dst layout.Shape, src *verifySource, start
 			size, row = bd.DstLen, bd.Row
 			from[p.bands.Dim()] = start[p.bands.Dim()] + row
 		}
-		bandImg, err := buffer.Wrap(bandShape, img.Data[off:off+size])
+		data, err := band(off, size)
+		if err != nil {
+			return err.Error()
+		}
+		bandImg, err := buffer.Wrap(bandShape, data)
 		if err != nil {
 			return err.Error()
 		}
@@ -324,7 +346,6 @@ func compareBands(img *buffer.Buffer, dst layout.Shape, src *verifySource, start
 			}
 			return fmt.Sprintf("element %v of the shard (global %v) differs from the source", idx, addInts(idx, start))
 		}
-		img.ReleasePages(off-int64(len(bandImg.Data)), off)
 	}
 	return ""
 }
