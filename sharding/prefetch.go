@@ -127,7 +127,8 @@ func (j *Job) announce() (stop func()) {
 type prefetch struct {
 	r     *remoteSource
 	steps []*fetchStep
-	s, w  int // the next window to gather: steps[s].wins[w]
+	s, w  int   // the next window to gather: steps[s].wins[w]
+	runs  []run // gatherAhead's, reused
 
 	free   chan []byte   // buffers of maxSpan bytes, one per piece fetched and not yet gathered
 	after  chan struct{} // closed when the previous tensor's reads are all issued; nil for the first
@@ -150,10 +151,11 @@ type fetchStep struct {
 // the returned prefetch fetches once given its buffers (see announce).
 func (r *remoteSource) expect(steps [][]window, eb int64) *prefetch {
 	pf := &prefetch{r: r, issued: make(chan struct{}), stop: make(chan struct{})}
+	var rs []run // reused: the garbage of a run per row let the heap grow with the checkpoint
 	for _, wins := range steps {
-		var rs []run
+		rs = rs[:0]
 		for _, w := range wins {
-			rs = append(rs, windowRuns(r.shape, w.start, w.dims, eb)...)
+			rs = appendWindowRuns(rs, r.shape, w.start, w.dims, eb)
 		}
 		st := &fetchStep{wins: wins, ps: pieces(mergeRuns(rs)), done: make(chan struct{})}
 		st.bufs = make([][]byte, len(st.ps))
@@ -261,7 +263,8 @@ func (r *remoteSource) gatherAhead(slab []byte, start, dims []int64, eb int64) (
 	if st.err != nil {
 		return 0, 0, true, st.err
 	}
-	rs := windowRuns(r.shape, start, dims, eb)
+	rs := appendWindowRuns(pf.runs[:0], r.shape, start, dims, eb)
+	pf.runs = rs
 	for _, x := range rs {
 		copyRun(slab[x.o:x.o+x.n], x.off, st)
 	}

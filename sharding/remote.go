@@ -193,9 +193,15 @@ type run struct{ off, o, n int64 }
 // starts at start and has dims, in order (off and o both increase), as gatherWindow
 // copies them.
 func windowRuns(g, start, dims []int64, eb int64) []run {
+	return appendWindowRuns(nil, g, start, dims, eb)
+}
+
+// appendWindowRuns is windowRuns appending to rs (whose last run it does not merge
+// with the window's first).
+func appendWindowRuns(rs []run, g, start, dims []int64, eb int64) []run {
 	rank := len(g)
 	if rank == 0 {
-		return []run{{0, 0, eb}}
+		return append(rs, run{0, 0, eb})
 	}
 	k := rank - 1
 	for k > 0 && dims[k] == g[k] && start[k] == 0 {
@@ -207,7 +213,7 @@ func windowRuns(g, start, dims []int64, eb int64) []run {
 	}
 	n := dims[k] * inner
 	if n == 0 {
-		return nil
+		return rs
 	}
 	strides := make([]int64, k+1)
 	strides[k] = inner
@@ -216,18 +222,18 @@ func windowRuns(g, start, dims []int64, eb int64) []run {
 	}
 	for _, d := range dims[:k] {
 		if d == 0 {
-			return nil
+			return rs
 		}
 	}
 	idx := make([]int64, k)
-	var rs []run
+	first := len(rs)
 	var o int64
 	for {
 		off := start[k] * strides[k]
 		for i := range k {
 			off += (start[i] + idx[i]) * strides[i]
 		}
-		if l := len(rs) - 1; l >= 0 && rs[l].off+rs[l].n == off { // contiguous: one run
+		if l := len(rs) - 1; l >= first && rs[l].off+rs[l].n == off { // contiguous: one run
 			rs[l].n += n
 		} else {
 			rs = append(rs, run{off, o, n})
