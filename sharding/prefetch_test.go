@@ -15,14 +15,14 @@ import (
 	"github.com/tpulayout/tpulayout/store/storetest"
 )
 
-// TestPrefetchManyTensors converts a checkpoint of several tensors (of two dtypes,
+// TestServerPrefetchManyTensors converts a checkpoint of several tensors (of two dtypes,
 // into tiled bf16 layouts, grouped bands and not) read by ranges, with reads of 256
 // bytes, small bands and two reads' worth of buffers shared by the tensors'
 // fetchers, against the same conversion of the mapped file: every image equal, and
 // every window gathered from bytes fetched ahead. Then a rerun after one image is
 // removed (as a killed process leaves it) skips the rest's groups and still gathers
 // every window it converts from the announced ones.
-func TestPrefetchManyTensors(t *testing.T) {
+func TestServerPrefetchManyTensors(t *testing.T) {
 	oldSpan, oldGap, oldAhead, oldBand := maxSpan, maxGap, RemoteAheadBytes, RemoteBandBytes
 	maxSpan, maxGap, RemoteAheadBytes, RemoteBandBytes = 256, 64, 2*256, 4096
 	defer func() { maxSpan, maxGap, RemoteAheadBytes, RemoteBandBytes = oldSpan, oldGap, oldAhead, oldBand }()

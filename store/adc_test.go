@@ -25,13 +25,13 @@ const (
 	adcToken   = "access-token-93bd-test"
 )
 
-// TestGCSApplicationDefaultCredentials: with GOOGLE_APPLICATION_CREDENTIALS naming an
+// TestServerGCSApplicationDefaultCredentials: with GOOGLE_APPLICATION_CREDENTIALS naming an
 // authorized_user file whose token_uri is a local token endpoint, and no emulator
 // setting, every request that reaches fake-gcs-server (through a proxy in front of it
 // that records them) carries the bearer token the endpoint issued; the refresh token
 // is exchanged once. Errors (a missing object, a token endpoint that refuses) name the
 // URL and show neither the token nor the file's secrets.
-func TestGCSApplicationDefaultCredentials(t *testing.T) {
+func TestServerGCSApplicationDefaultCredentials(t *testing.T) {
 	var gcs *storetest.Server
 	for _, s := range storetest.Servers(t) {
 		if s.Scheme == "gs" {
