@@ -20,8 +20,10 @@ import (
 // the reads of the next ones overlap the conversion of this one with little memory.
 var RemoteBandBytes int64 = 8 << 20
 
-// RemoteAheadBytes bounds the bytes of a bucket's tensor fetched and not yet
-// gathered (more when one band's reads need more).
+// RemoteAheadBytes bounds the bytes read from a bucket and not yet gathered, for all
+// the tensors of a conversion together (more when one band's reads need more). With
+// the bands it is most of a conversion's memory: the heap, about twice what is live
+// between collections, stays near 2 × (64 + 8) MiB however large the checkpoint.
 var RemoteAheadBytes int64 = 64 << 20
 
 // aheadHits and aheadMisses count the windows gathered from announced bytes and
