@@ -14,6 +14,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // RemoteBandBytes is BandBytes for a tensor read from a bucket: smaller bands let
@@ -109,12 +110,12 @@ func (j *Job) announce() (stop func()) {
 	}
 	// Enough buffers for the largest step, so the fetcher can always finish the step
 	// the conversion waits for.
-	free := make(chan []byte, max(int(RemoteAheadBytes/maxSpan), most, 1))
-	for range cap(free) {
-		free <- nil // allocated when first used
+	sp := &spans{free: make(chan []byte, max(int(RemoteAheadBytes/maxSpan), most, 1))}
+	for range cap(sp.free) {
+		sp.free <- nil // allocated when first used
 	}
 	for _, pf := range pfs {
-		pf.free = free
+		pf.sp = sp
 		go pf.r.fetch(pf)
 	}
 	return func() {
@@ -122,7 +123,71 @@ func (j *Job) announce() (stop func()) {
 			pf.close()
 		}
 		clear(j.ckpt.ahead)
+		go sp.release(pfs)
 	}
+}
+
+// spans are the read buffers that a conversion's fetchers share.
+type spans struct {
+	free   chan []byte    // maxSpan bytes each, or nil for one not yet allocated
+	reads  sync.WaitGroup // reads in flight into them
+	mu     sync.Mutex
+	mapped [][]byte // those outside the Go heap (see mapSpan)
+}
+
+// get takes a buffer, waiting for one to be free, or returns nil once stop is closed.
+func (sp *spans) get(stop chan struct{}) []byte {
+	select {
+	case b := <-sp.free:
+		if b != nil {
+			return b
+		}
+		if b = mapSpan(maxSpan); b == nil {
+			return make([]byte, maxSpan)
+		}
+		sp.mu.Lock()
+		sp.mapped = append(sp.mapped, b)
+		sp.mu.Unlock()
+		spansMapped.Add(1)
+		return b
+	case <-stop:
+		return nil
+	}
+}
+
+// release unmaps the buffers once nothing can write to them: every fetcher of pfs
+// has returned (no read starts after) and every read it started has ended (after a
+// failure some may still be retrying).
+func (sp *spans) release(pfs []*prefetch) {
+	for _, pf := range pfs {
+		<-pf.issued
+	}
+	sp.reads.Wait()
+	sp.unmap()
+}
+
+func (sp *spans) unmap() {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	for _, b := range sp.mapped {
+		unmapSpan(b)
+		spansMapped.Add(-1)
+	}
+	sp.mapped = nil
+}
+
+// spansMapped counts the buffers mapped and not yet unmapped, for tests.
+var spansMapped atomic.Int64
+
+// waitUnmapped waits up to d for every mapped buffer to be unmapped; it reports
+// whether they were.
+func waitUnmapped(d time.Duration) bool {
+	for end := time.Now().Add(d); spansMapped.Load() != 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(end) {
+			return false
+		}
+	}
+	return true
 }
 
 // prefetch holds a remoteSource's announced windows and the bytes fetched for them.
@@ -132,7 +197,7 @@ type prefetch struct {
 	s, w  int   // the next window to gather: steps[s].wins[w]
 	runs  []run // gatherAhead's, reused
 
-	free   chan []byte   // buffers of maxSpan bytes, one per piece fetched and not yet gathered
+	sp     *spans        // the buffers, one per piece fetched and not yet gathered
 	after  chan struct{} // closed when the previous tensor's reads are all issued; nil for the first
 	issued chan struct{} // closed when this one's are (or it stopped)
 	stop   chan struct{} // closed by close: the fetcher stops
@@ -182,8 +247,8 @@ func mergeRuns(rs []run) []run {
 }
 
 // fetch waits for the previous tensor's reads to be issued, then reads the pieces of
-// every step in order, RemoteInFlight at once, each into a buffer from pf.free (so
-// at most cap(pf.free) pieces are held), and closes a step's done when all its
+// every step in order, RemoteInFlight at once, each into a buffer from pf.sp (so at
+// most cap(pf.sp.free) pieces are held), and closes a step's done when all its
 // pieces are in.
 func (r *remoteSource) fetch(pf *prefetch) {
 	defer close(pf.issued)
@@ -206,24 +271,20 @@ func (r *remoteSource) fetch(pf *prefetch) {
 		var wg sync.WaitGroup
 		var mu sync.Mutex
 		for i, p := range st.ps {
-			var buf []byte
-			select {
-			case buf = <-pf.free:
-			case <-pf.stop:
+			buf := pf.sp.get(pf.stop)
+			if buf == nil {
 				wg.Wait()
 				for _, st := range pf.steps[s:] {
 					stopped(st)
 				}
 				return
 			}
-			if buf == nil {
-				buf = make([]byte, maxSpan)
-			}
 			st.bufs[i] = buf[:p.n]
 			sem <- struct{}{}
 			wg.Add(1)
+			pf.sp.reads.Add(1)
 			go func() {
-				defer func() { <-sem; wg.Done() }()
+				defer func() { <-sem; wg.Done(); pf.sp.reads.Done() }()
 				if _, err := r.obj.ReadAt(st.bufs[i], r.base+p.off); err != nil {
 					mu.Lock()
 					if st.err == nil {
@@ -272,7 +333,7 @@ func (r *remoteSource) gatherAhead(slab []byte, start, dims []int64, eb int64) (
 	}
 	if pf.w++; pf.w == len(st.wins) { // the step is gathered: its buffers go back
 		for i, b := range st.bufs {
-			pf.free <- b[:cap(b)]
+			pf.sp.free <- b[:cap(b)]
 			st.bufs[i] = nil
 		}
 		pf.s, pf.w = pf.s+1, 0
@@ -300,7 +361,7 @@ func copyRun(dst []byte, off int64, st *fetchStep) {
 	}
 }
 
-// close stops the fetcher; its buffers are left to the garbage collector.
+// close stops the fetcher.
 func (pf *prefetch) close() {
 	if pf != nil {
 		pf.once.Do(func() { close(pf.stop) })

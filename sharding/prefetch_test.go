@@ -1,12 +1,16 @@
 package sharding
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
@@ -91,6 +95,9 @@ func TestServerPrefetchManyTensors(t *testing.T) {
 	got := filepath.Join(dir, "got")
 	convert(got, 0)
 	sameFiles(t, want, got)
+	if !waitUnmapped(5 * time.Second) {
+		t.Errorf("%d read buffers still mapped after the conversion", spansMapped.Load())
+	}
 	// Into a bucket of each test server, the second of two processes; then one image
 	// deleted, as a killed process leaves it, and the process run again: the groups
 	// whose images are there are skipped, and left out of what is announced.
@@ -136,6 +143,44 @@ func TestServerPrefetchManyTensors(t *testing.T) {
 			if again := run(); again == 0 || again >= all {
 				t.Errorf("the rerun gathered %d windows, the first run %d", again, all)
 			}
+
+			// From the bucket through a proxy that, after the first reads, fails every
+			// other one and slows the rest: the conversion fails naming the object, and
+			// the read buffers are unmapped once the reads in flight have ended.
+			data, err := os.ReadFile(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ckptURL := srv.Scheme + "://" + srv.NewBucket(t) + "/m.safetensors"
+			cb, ckey, _ := store.Open(ctx, ckptURL)
+			if err := cb.Put(ctx, ckey, bytes.NewReader(data), int64(len(data)), nil); err != nil {
+				t.Fatal(err)
+			}
+			oldRetry := store.DefaultRetry
+			store.DefaultRetry = store.Retry{Tries: 2, First: time.Millisecond, Max: time.Millisecond, Timeout: 5 * time.Second}
+			defer func() { store.DefaultRetry = oldRetry }()
+			var mu sync.Mutex
+			n := 0
+			_, proxy := storetest.NewProxy(t, srv.Endpoint, func(int) storetest.Fault {
+				mu.Lock()
+				defer mu.Unlock()
+				if n++; n < 12 {
+					return storetest.Pass
+				}
+				return []storetest.Fault{storetest.Status, storetest.Stall}[n%2]
+			})
+			srv.Point(t, proxy)
+			ckpt, err := OpenCheckpoint(ckptURL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = ConvertDir(ckpt, filepath.Join(t.TempDir(), "out"), opt)
+			if err == nil || !strings.Contains(err.Error(), ckptURL) {
+				t.Errorf("conversion through the failing proxy: %v", err)
+			}
+			if !waitUnmapped(10 * time.Second) {
+				t.Errorf("%d read buffers still mapped after the failed conversion", spansMapped.Load())
+			}
 		})
 	}
 }
@@ -155,5 +200,29 @@ func sameFiles(t *testing.T, a, b string) {
 				t.Errorf("%s differs (%v, %v)", ms.File, err1, err2)
 			}
 		}
+	}
+}
+
+// TestSpansReleaseWaitsForReads: the read buffers are unmapped only after the
+// fetchers have returned and the reads in flight have ended, not before.
+func TestSpansReleaseWaitsForReads(t *testing.T) {
+	sp := &spans{free: make(chan []byte, 1)}
+	sp.free <- nil
+	buf := sp.get(nil)
+	pf := &prefetch{issued: make(chan struct{})}
+	sp.reads.Add(1) // a read into buf, still running
+	mapped := spansMapped.Load()
+	done := make(chan struct{})
+	go func() { sp.release([]*prefetch{pf}); close(done) }()
+	close(pf.issued)
+	time.Sleep(50 * time.Millisecond)
+	if spansMapped.Load() != mapped {
+		t.Fatal("the buffers were unmapped with a read in flight")
+	}
+	buf[len(buf)-1] = 1 // the read writes: still mapped
+	sp.reads.Done()
+	<-done
+	if mapped > 0 && spansMapped.Load() != mapped-1 {
+		t.Errorf("%d buffers mapped after the release, want %d", spansMapped.Load(), mapped-1)
 	}
 }

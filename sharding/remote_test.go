@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
@@ -124,6 +125,9 @@ func TestCheckpointChangesDuringRun(t *testing.T) {
 		}})
 	if !errors.Is(err, store.ErrChanged) || !strings.Contains(err.Error(), src) {
 		t.Errorf("conversion of a changed checkpoint: %v", err)
+	}
+	if !waitUnmapped(5 * time.Second) {
+		t.Errorf("%d read buffers still mapped after the failed conversion", spansMapped.Load())
 	}
 	if ents, _ := os.ReadDir(filepath.Dir(out)); len(ents) != 0 {
 		t.Errorf("left %d entries beside OUT", len(ents))
