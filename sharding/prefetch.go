@@ -23,8 +23,8 @@ var RemoteBandBytes int64 = 8 << 20
 
 // RemoteAheadBytes bounds the bytes read from a bucket and not yet gathered, for all
 // the tensors of a conversion together (more when one band's reads need more). With
-// the bands it is most of a conversion's memory: the heap, about twice what is live
-// between collections, stays near 2 × (64 + 8) MiB however large the checkpoint.
+// the bands it is most of a conversion's memory, however large the checkpoint; the
+// buffers are mapped outside the Go heap where they can be (see mapSpan).
 var RemoteAheadBytes int64 = 64 << 20
 
 // aheadHits and aheadMisses count the windows gathered from announced bytes and
