@@ -7,6 +7,9 @@
 #
 #   bash bench/store-throughput.sh            # 1 GiB
 #   SIZE_GIB=4 bash bench/store-throughput.sh # the issue's size (needs ~16 GiB of /tmp)
+#
+# Each line gives the client's CPU time (user+system) and the server's in that phase:
+# on one machine the server competes with the conversion for the same cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" != --inside ]; then
@@ -42,17 +45,30 @@ ARGS=(--all --mesh data=2,model=4 --spec 'P("data", "model")' --to tpu:v5e --dty
 /usr/bin/time -f '%e %M' "$WORK/tpulayout" convert "$CKPT" "$WORK/out" "${ARGS[@]}" >/dev/null 2>"$WORK/time.txt"
 read -r secs kib <"$WORK/time.txt"
 echo "convert from the local file: $data bytes in $secs s: $(python3 -c "print(f'{$data/$secs/2**20:.0f}')") MiB/s, peak RSS $((kib / 1024)) MiB"
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 rm -rf "$CKPT" "$WORK/out" # from here on, the bucket holds the only copy
 
+# The server shares the cores: its CPU time (clock ticks of user+system) in each phase.
+vgw=$(pgrep -f -- "--port 127.0.0.1:${AWS_ENDPOINT_URL_S3##*:}" | head -1)
+ticks() { awk '{print $14 + $15}' "/proc/$vgw/stat"; }
+hz=$(getconf CLK_TCK)
+
 for round in 1 2; do
-  read -r n secs < <("$WORK/storebench" get s3://tpulayout/model.safetensors $((size - data)) "$data")
-  echo "round $round: ranged GET (4 MiB, 8 in flight): $n bytes in $secs s: $(python3 -c "print(f'{$n/$secs/2**20:.0f}')") MiB/s"
+  t0=$(ticks)
+  /usr/bin/time -f '%U %S' -o "$WORK/get.txt" "$WORK/storebench" get s3://tpulayout/model.safetensors $((size - data)) "$data" >"$WORK/got.txt"
+  read -r n secs <"$WORK/got.txt"
+  t1=$(ticks)
+  gcpu=$(awk '{printf "%.2f", $1 + $2}' "$WORK/get.txt")
+  echo "round $round: ranged GET (4 MiB, 8 in flight): $n bytes in $secs s: $(python3 -c "print(f'{$n/$secs/2**20:.0f}')") MiB/s, CPU $gcpu s, server CPU $(python3 -c "print(f'{($t1-$t0)/$hz:.2f}')") s"
   rm -rf "$WORK/out"
+  t0=$(ticks)
   /usr/bin/time -v "$WORK/tpulayout" convert s3://tpulayout/model.safetensors "$WORK/out" "${ARGS[@]}" >/dev/null 2>"$WORK/time.txt"
+  t1=$(ticks)
   wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$WORK/time.txt")
   secs=$(python3 -c "p='$wall'.split(':'); print(sum(float(x)*60**i for i,x in enumerate(reversed(p))))")
   kib=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$WORK/time.txt")
-  echo "round $round: convert from s3://: $data bytes in $secs s: $(python3 -c "print(f'{$data/$secs/2**20:.0f}')") MiB/s, peak RSS $((kib / 1024)) MiB"
+  cpu=$(awk -F': ' '/User time|System time/ {s += $2} END {printf "%.2f", s}' "$WORK/time.txt")
+  echo "round $round: convert from s3://: $data bytes in $secs s: $(python3 -c "print(f'{$data/$secs/2**20:.0f}')") MiB/s, peak RSS $((kib / 1024)) MiB, CPU $cpu s, server CPU $(python3 -c "print(f'{($t1-$t0)/$hz:.2f}')") s"
 done
 grep -m1 'model name' /proc/cpuinfo
 echo "cores: $(nproc)"

@@ -18,6 +18,7 @@ type Checkpoint struct {
 	Path    string                              // what was opened
 	Tensors []TensorEntry                       // sorted by name
 	objects map[*safetensors.File]*store.Object // files in a bucket (see remote.go)
+	ahead   map[string]*remoteSource            // tensors being fetched ahead (see prefetch.go)
 }
 
 // TensorEntry is one tensor of a checkpoint and the file that holds it.

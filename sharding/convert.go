@@ -149,7 +149,11 @@ func Prepare(ckpt *Checkpoint, opt Options) (*Job, error) {
 				per *= int64(c)
 			}
 		}
-		plan, err := newImagePlan(dst, t.DType, max(BandBytes/per, 1), opt.RelayoutOptions)
+		band := BandBytes
+		if _, remote := ckpt.objects[t.File]; remote {
+			band = RemoteBandBytes
+		}
+		plan, err := newImagePlan(dst, t.DType, max(band/per, 1), opt.RelayoutOptions)
 		if err != nil {
 			return nil, fmt.Errorf("tensor %q: cannot convert its %s shards to %s: %w", name, rowMajor(t.DType, pl.ShardDims), dst, err)
 		}
@@ -289,6 +293,7 @@ func (j *Job) write(dir string, inTemp bool) (*Manifest, error) {
 		defer j.sync.wait() // on failures too: it closes the files
 	}
 	sc := &scratch{}
+	defer j.announce()() // a bucket's tensors are fetched ahead, in this order
 	for _, t := range j.tensors {
 		if j.sink == nil { // a bucket has no directories
 			release := j.opt.hold()

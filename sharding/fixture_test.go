@@ -47,15 +47,15 @@ func readFixtures(t *testing.T) []fixtureCase {
 
 // TestFixtures converts each NumPy fixture and compares every device's image, and
 // its index ranges, with what NumPy made, byte for byte. Small bands make the larger
-// images go through the banded path too.
+// images go through the banded path too (read from a file or from a bucket).
 func TestFixtures(t *testing.T) {
 	for _, band := range []int64{BandBytes, 1024} {
-		old := BandBytes
-		BandBytes = band
+		old, oldRemote := BandBytes, RemoteBandBytes
+		BandBytes, RemoteBandBytes = band, band
 		for _, c := range readFixtures(t) {
 			t.Run(c.Name, func(t *testing.T) { checkFixture(t, c) })
 		}
-		BandBytes = old
+		BandBytes, RemoteBandBytes = old, oldRemote
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
@@ -44,7 +43,11 @@ type gatherTensor struct {
 // GatherTo is Gather writing the safetensors file to w, in order (a stream will do):
 // everything in the manifest is checked before the first byte.
 func GatherTo(w io.Writer, dir string) (*Manifest, error) {
-	m, err := ReadManifest(filepath.Join(dir, ManifestName))
+	od, err := openOutDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	m, err := od.manifest()
 	if err != nil {
 		return nil, err
 	}
@@ -79,12 +82,13 @@ func GatherTo(w io.Writer, dir string) (*Manifest, error) {
 		// Sizes before anything is allocated: the global array is then no larger than
 		// the shard files on disk make it.
 		for _, ms := range mt.Shards {
-			st, err := os.Stat(filepath.Join(dir, ms.File))
+			f, err := od.open(ms.File)
 			if err != nil {
 				return nil, fmt.Errorf("tensor %q: shard %s: %w", mt.Name, ms.File, err)
 			}
-			if st.Size() != ms.Bytes {
-				return nil, fmt.Errorf("tensor %q: %s has %d bytes, the manifest says %d", mt.Name, ms.File, st.Size(), ms.Bytes)
+			f.Close()
+			if f.Size() != ms.Bytes {
+				return nil, fmt.Errorf("tensor %q: %s has %d bytes, the manifest says %d", mt.Name, ms.File, f.Size(), ms.Bytes)
 			}
 		}
 		ts = append(ts, gatherTensor{mt, dst, pl})
@@ -94,14 +98,14 @@ func GatherTo(w io.Writer, dir string) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := writeGathered(w, dir, hdr, ts); err != nil {
+	if err := writeGathered(w, od, hdr, ts); err != nil {
 		return nil, err
 	}
 	return m, nil
 }
 
 // writeGathered writes the safetensors file: hdr, then each tensor in order.
-func writeGathered(f io.Writer, dir string, hdr []byte, ts []gatherTensor) error {
+func writeGathered(f io.Writer, dir outDir, hdr []byte, ts []gatherTensor) error {
 	if _, err := f.Write(hdr); err != nil {
 		return err
 	}
@@ -117,7 +121,7 @@ func writeGathered(f io.Writer, dir string, hdr []byte, ts []gatherTensor) error
 		}
 		global := grow(&buf, elems(t.mt.Shape)*eb)
 		for k, ms := range t.mt.Shards {
-			shard, err := readShard(filepath.Join(dir, ms.File), ms, t.dst, sc)
+			shard, err := readShard(dir, ms, t.dst, sc)
 			if err != nil {
 				return fmt.Errorf("tensor %q: %w", t.mt.Name, err)
 			}
@@ -132,21 +136,14 @@ func writeGathered(f io.Writer, dir string, hdr []byte, ts []gatherTensor) error
 
 // readShard reads an image file into sc, checks its size and checksum, and returns it
 // row-major (in sc too: valid until the next call).
-func readShard(path string, ms ManifestShard, dst layout.Shape, sc *scratch) ([]byte, error) {
-	f, err := os.Open(path)
+func readShard(dir outDir, ms ManifestShard, dst layout.Shape, sc *scratch) ([]byte, error) {
+	f, err := openShard(dir, ms)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if st.Size() != ms.Bytes {
-		return nil, fmt.Errorf("%s has %d bytes, the manifest says %d", ms.File, st.Size(), ms.Bytes)
-	}
 	data := grow(&sc.img, ms.Bytes)
-	if _, err := io.ReadFull(f, data); err != nil {
+	if _, err := readAt(f, data, 0); err != nil {
 		return nil, err
 	}
 	sum := sha256.Sum256(data)

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/tpulayout/tpulayout/buffer"
@@ -28,7 +26,7 @@ var gatherBandBytes int64 = 32 << 20
 // follow one another; the caller then gathers the tensor whole. A shard's checksum is
 // known after its last band: on a mismatch the rows before it are written already (a
 // file is then removed, as on any error; a stream gets the error after them).
-func gatherBanded(w io.Writer, dir string, mt ManifestTensor, dst layout.Shape, pl *Placement, sc *scratch) (ok bool, err error) {
+func gatherBanded(w io.Writer, dir outDir, mt ManifestTensor, dst layout.Shape, pl *Placement, sc *scratch) (ok bool, err error) {
 	g := mt.Shape
 	if len(g) < 2 || elems(g) == 0 {
 		return false, nil
@@ -77,7 +75,7 @@ func gatherBanded(w io.Writer, dir string, mt ManifestTensor, dst layout.Shape, 
 	rm := grow(&sc.img2, b.Band(0).DstLen)
 	cw := buffer.ChunkedWriter{W: w}
 	for _, grp := range groups {
-		fs := make([]*os.File, len(grp))
+		fs := make([]outFile, len(grp))
 		hs := make([]hash.Hash, len(grp))
 		defer func() {
 			for _, f := range fs {
@@ -88,7 +86,7 @@ func gatherBanded(w io.Writer, dir string, mt ManifestTensor, dst layout.Shape, 
 		}()
 		for i, k := range grp {
 			ms := mt.Shards[k]
-			f, err := openShard(filepath.Join(dir, ms.File), ms)
+			f, err := openShard(dir, ms)
 			if err != nil {
 				return true, err
 			}
@@ -128,19 +126,14 @@ func gatherBanded(w io.Writer, dir string, mt ManifestTensor, dst layout.Shape, 
 }
 
 // openShard opens a shard's image file and checks its size against the manifest.
-func openShard(path string, ms ManifestShard) (*os.File, error) {
-	f, err := os.Open(path)
+func openShard(dir outDir, ms ManifestShard) (outFile, error) {
+	f, err := dir.open(ms.File)
 	if err != nil {
 		return nil, err
 	}
-	st, err := f.Stat()
-	if err != nil {
+	if f.Size() != ms.Bytes {
 		f.Close()
-		return nil, err
-	}
-	if st.Size() != ms.Bytes {
-		f.Close()
-		return nil, fmt.Errorf("%s has %d bytes, the manifest says %d", ms.File, st.Size(), ms.Bytes)
+		return nil, fmt.Errorf("%s has %d bytes, the manifest says %d", ms.File, f.Size(), ms.Bytes)
 	}
 	return f, nil
 }

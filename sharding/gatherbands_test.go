@@ -62,7 +62,7 @@ func TestGatherBanded(t *testing.T) {
 		}
 		tm := m.Tensors[0]
 		pl, _ := Place(mesh, spec, tm.Shape)
-		if ok, _ := gatherBanded(io.Discard, out, tm, dst, pl, &scratch{}); !ok {
+		if ok, _ := gatherBanded(io.Discard, dirOut(out), tm, dst, pl, &scratch{}); !ok {
 			continue // gathered whole both times
 		}
 		banded++

@@ -40,34 +40,50 @@ func MergeOutdir(out string, opt MergeOptions) (*Manifest, error) {
 }
 
 // Outdir is a finished conversion's OUTDIR opened for reading: a directory, or a
-// bucket prefix's conversion copied into a temporary one (see FetchURL) that Close
-// removes. Errors name OUTDIR, not the copy.
+// bucket prefix whose objects verify and gather read by ranges. Fetch copies a
+// bucket's conversion into a temporary directory for readers that need files (Python's
+// Sharded maps the images); Close removes it. Errors name OUTDIR, not the copy.
 type Outdir struct {
 	Name string // OUTDIR as given
-	Dir  string // the directory read: Name, or the copy
+	Dir  string // where the images are files: Name, a bucket's copy after Fetch, or "" for a bucket
 	c    Options
 }
 
-// OpenOutdir opens OUTDIR out; c tracks a bucket's local copy until Close.
+// OpenOutdir opens OUTDIR out, reading a bucket's manifest.json up front so that a
+// missing bucket, prefix or manifest is one error naming the URL; c tracks a copy
+// that Fetch makes until Close.
 func OpenOutdir(out string, c Cleanup) (*Outdir, error) {
 	o := &Outdir{Name: out, Dir: out, c: Options{Hold: c.Hold, Track: c.Track, Untrack: c.Untrack}}
 	if !store.IsURL(out) {
 		return o, nil
 	}
-	dir, err := FetchURL(out)
-	if err != nil {
+	if _, err := ReadManifestAt(out); err != nil {
 		return nil, &ConvertError{Name: out, Err: err}
+	}
+	o.Dir = ""
+	return o, nil
+}
+
+// Fetch copies a bucket's conversion (its manifest and every image it lists) into a
+// temporary directory, which Dir then names; a directory stays where it is.
+func (o *Outdir) Fetch() error {
+	if o.Dir != "" {
+		return nil
+	}
+	dir, err := FetchURL(o.Name)
+	if err != nil {
+		return &ConvertError{Name: o.Name, Err: err}
 	}
 	release := o.c.hold()
 	o.Dir = dir
 	o.c.track(dir) // an interrupt removes the copy too
 	release()
-	return o, nil
+	return nil
 }
 
 // Close removes a bucket's local copy.
 func (o *Outdir) Close() {
-	if o.Dir != o.Name {
+	if o.Dir != "" && o.Dir != o.Name {
 		os.RemoveAll(o.Dir)
 		o.c.untrack(o.Dir)
 	}
@@ -75,21 +91,29 @@ func (o *Outdir) Close() {
 
 // named names OUTDIR rather than its local copy in err.
 func (o *Outdir) named(err error) error {
-	if err == nil || o.Dir == o.Name {
+	if err == nil || o.Dir == "" || o.Dir == o.Name {
 		return err
 	}
 	return errors.New(strings.ReplaceAll(err.Error(), o.Dir, strings.TrimSuffix(o.Name, "/")))
 }
 
+// at is where the conversion is read: the copy after Fetch, else OUTDIR itself.
+func (o *Outdir) at() string {
+	if o.Dir != "" {
+		return o.Dir
+	}
+	return o.Name
+}
+
 // Manifest reads OUTDIR's manifest.json.
 func (o *Outdir) Manifest() (*Manifest, error) {
-	m, err := ReadManifest(filepath.Join(o.Dir, ManifestName))
+	m, err := ReadManifestAt(o.at())
 	return m, o.named(err)
 }
 
 // Verify is Verify of the conversion; source "" is the manifest's.
 func (o *Outdir) Verify(source string) (*Report, error) {
-	r, err := Verify(o.Dir, source)
+	r, err := Verify(o.at(), source)
 	if err != nil {
 		return nil, o.named(err)
 	}
@@ -100,7 +124,7 @@ func (o *Outdir) Verify(source string) (*Report, error) {
 // the gathered arrays are in the images' dtype (bf16, say), so replacing an f32
 // source with them loses it, and verify reads it as the truth.
 func (o *Outdir) CheckGatherOut(out string) error {
-	m, err := ReadManifest(filepath.Join(o.Dir, ManifestName))
+	m, err := ReadManifestAt(o.at())
 	if err != nil || m.Source == "" {
 		return nil // Gather reports a bad manifest
 	}
@@ -114,7 +138,7 @@ func (o *Outdir) CheckGatherOut(out string) error {
 
 // GatherTo is GatherTo of the conversion.
 func (o *Outdir) GatherTo(w io.Writer) (*Manifest, error) {
-	m, err := GatherTo(w, o.Dir)
+	m, err := GatherTo(w, o.at())
 	if err != nil {
 		return nil, o.named(err)
 	}

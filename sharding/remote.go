@@ -135,6 +135,10 @@ type source interface {
 // source opens tensor t for gathering: mapped from a local file, or read by ranges
 // from the object that holds it.
 func (c *Checkpoint) source(t TensorEntry) (source, error) {
+	if r, ok := c.ahead[t.Name]; ok {
+		delete(c.ahead, t.Name)
+		return r, nil
+	}
 	if o, ok := c.objects[t.File]; ok {
 		return &remoteSource{obj: o, base: t.Offset, shape: t.Shape}, nil
 	}
@@ -169,12 +173,17 @@ func (m mappedSource) release(lo, hi int64) {
 // remoteSource reads a tensor's windows by ranges of the object that holds it.
 type remoteSource struct {
 	obj   *store.Object
-	base  int64   // the tensor's first byte in the object
-	shape []int64 // the tensor's dims
+	base  int64     // the tensor's first byte in the object
+	shape []int64   // the tensor's dims
+	pf    *prefetch // the windows announced (see expect), or nil
 }
 
 func (r *remoteSource) release(int64, int64) {}
-func (r *remoteSource) Close() error         { return nil }
+
+func (r *remoteSource) Close() error {
+	r.pf.close()
+	return nil
+}
 
 // run is a contiguous piece of a window: n bytes at off in the tensor, at o in the
 // slab.
@@ -184,9 +193,15 @@ type run struct{ off, o, n int64 }
 // starts at start and has dims, in order (off and o both increase), as gatherWindow
 // copies them.
 func windowRuns(g, start, dims []int64, eb int64) []run {
+	return appendWindowRuns(nil, g, start, dims, eb)
+}
+
+// appendWindowRuns is windowRuns appending to rs (whose last run it does not merge
+// with the window's first).
+func appendWindowRuns(rs []run, g, start, dims []int64, eb int64) []run {
 	rank := len(g)
 	if rank == 0 {
-		return []run{{0, 0, eb}}
+		return append(rs, run{0, 0, eb})
 	}
 	k := rank - 1
 	for k > 0 && dims[k] == g[k] && start[k] == 0 {
@@ -198,7 +213,7 @@ func windowRuns(g, start, dims []int64, eb int64) []run {
 	}
 	n := dims[k] * inner
 	if n == 0 {
-		return nil
+		return rs
 	}
 	strides := make([]int64, k+1)
 	strides[k] = inner
@@ -207,18 +222,18 @@ func windowRuns(g, start, dims []int64, eb int64) []run {
 	}
 	for _, d := range dims[:k] {
 		if d == 0 {
-			return nil
+			return rs
 		}
 	}
 	idx := make([]int64, k)
-	var rs []run
+	first := len(rs)
 	var o int64
 	for {
 		off := start[k] * strides[k]
 		for i := range k {
 			off += (start[i] + idx[i]) * strides[i]
 		}
-		if l := len(rs) - 1; l >= 0 && rs[l].off+rs[l].n == off { // contiguous: one run
+		if l := len(rs) - 1; l >= first && rs[l].off+rs[l].n == off { // contiguous: one run
 			rs[l].n += n
 		} else {
 			rs = append(rs, run{off, o, n})
@@ -262,6 +277,9 @@ func pieces(rs []run) []piece {
 }
 
 func (r *remoteSource) gather(slab []byte, start, dims []int64, eb int64, _ bool) (lo, hi int64, err error) {
+	if lo, hi, ok, err := r.gatherAhead(slab, start, dims, eb); ok {
+		return lo, hi, err
+	}
 	ps := pieces(windowRuns(r.shape, start, dims, eb))
 	if len(ps) == 0 {
 		return 0, 0, nil

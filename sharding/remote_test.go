@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
@@ -30,11 +31,22 @@ func fixturesVia(t *testing.T, open func(path string) (*Checkpoint, error)) {
 
 // TestFixturesByRanges converts every NumPy fixture reading its checkpoint by
 // ranges (through the store's file bucket, so without a server), with reads cut to
-// 64 bytes and gaps of up to 40 bytes read and dropped: each image equals NumPy's.
+// 64 bytes, gaps of up to 40 bytes read and dropped, and three reads' worth fetched
+// ahead (so buffers are reused and the fetcher waits for the conversion): each
+// image equals NumPy's, and every window came from the bytes fetched ahead.
 func TestFixturesByRanges(t *testing.T) {
-	oldSpan, oldGap := maxSpan, maxGap
-	maxSpan, maxGap = 64, 40
-	defer func() { maxSpan, maxGap = oldSpan, oldGap }()
+	oldSpan, oldGap, oldAhead := maxSpan, maxGap, RemoteAheadBytes
+	maxSpan, maxGap, RemoteAheadBytes = 64, 40, 3*64
+	defer func() { maxSpan, maxGap, RemoteAheadBytes = oldSpan, oldGap, oldAhead }()
+	hits, misses := aheadHits.Load(), aheadMisses.Load()
+	defer func() {
+		if n := aheadMisses.Load() - misses; n != 0 {
+			t.Errorf("%d windows were not the next announced one (announce does not follow writeGroup)", n)
+		}
+		if aheadHits.Load() == hits {
+			t.Error("no window came from the bytes fetched ahead")
+		}
+	}()
 	ctx := context.Background()
 	fixturesVia(t, func(path string) (*Checkpoint, error) {
 		b, key, err := store.Open(ctx, path)
@@ -113,6 +125,9 @@ func TestCheckpointChangesDuringRun(t *testing.T) {
 		}})
 	if !errors.Is(err, store.ErrChanged) || !strings.Contains(err.Error(), src) {
 		t.Errorf("conversion of a changed checkpoint: %v", err)
+	}
+	if !waitUnmapped(5 * time.Second) {
+		t.Errorf("%d read buffers still mapped after the failed conversion", spansMapped.Load())
 	}
 	if ents, _ := os.ReadDir(filepath.Dir(out)); len(ents) != 0 {
 		t.Errorf("left %d entries beside OUT", len(ents))

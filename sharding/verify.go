@@ -4,17 +4,18 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/relayout"
+	"github.com/tpulayout/tpulayout/store"
 )
 
 // Problem is one thing Verify found wrong.
@@ -51,9 +52,14 @@ type Report struct {
 // row-major through relayout, compared with the source window converted to the
 // image's dtype; a sample of elements is also checked through the layout's
 // per-element index math. It returns an error only when it cannot start; what it
-// finds wrong is in Report.Problems.
+// finds wrong is in Report.Problems. dir may be a bucket URL (s3://, gs://), and the
+// checkpoint too: their objects are read by ranges, nothing copied to local disk.
 func Verify(dir, ckptPath string) (*Report, error) {
-	m, err := ReadManifest(filepath.Join(dir, ManifestName))
+	od, err := openOutDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	m, err := od.manifest()
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +118,7 @@ func Verify(dir, ckptPath string) (*Report, error) {
 			bad(mt.Name, "", "%d shards listed, the spec gives %d", len(mt.Shards), len(pl.Shards))
 			continue
 		}
-		src, err := t.File.Read(t.Name)
+		src, err := ckpt.verifySource(t)
 		if err != nil {
 			bad(mt.Name, "", "cannot read the source: %v", err)
 			continue
@@ -135,9 +141,9 @@ func Verify(dir, ckptPath string) (*Report, error) {
 			var n int64
 			var msg string
 			err := buffer.GuardFaults("source "+t.File.Path, func() error {
-				n, msg = verifyShard(filepath.Join(dir, ms.File), ms, dst, src, s.Start, vs)
+				n, msg = verifyShard(od, ms.File, ms, dst, src, s.Start, vs)
 				return nil
-			}, src)
+			}, src.buffers()...)
 			if err != nil {
 				msg = err.Error()
 			}
@@ -176,43 +182,47 @@ func Verify(dir, ckptPath string) (*Report, error) {
 	// What the manifest does not list: a stale temporary of a killed run, a file of
 	// another conversion. Verify only reports it (a rerun or merge removes our stale
 	// temporaries).
-	for _, f := range unlistedFiles(dir, listed, false) {
+	for _, f := range od.unlisted(listed) {
 		bad("", f, "not listed in the manifest (a temporary left by a killed run, or a file of another conversion)")
 	}
 	return r, nil
 }
 
 // verifyShard checks one image file; it returns the bytes read and what is wrong ("").
-func verifyShard(path string, ms ManifestShard, dst layout.Shape, src *buffer.Buffer, start []int64, vs *vscratch) (int64, string) {
+func verifyShard(od outDir, rel string, ms ManifestShard, dst layout.Shape, src *verifySource, start []int64, vs *vscratch) (int64, string) {
 	ix, err := layout.Compile(dst)
 	if err != nil {
 		return 0, err.Error()
 	}
-	st, err := os.Stat(path)
-	if err != nil {
+	f, err := od.open(rel)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, store.ErrNotExist) {
 		return 0, "missing"
+	} else if err != nil {
+		return 0, err.Error()
 	}
+	st := f
 	if st.Size() != ms.Bytes || st.Size() != ix.FootprintBytes() {
+		f.Close()
 		return 0, fmt.Sprintf("%d bytes, the manifest says %d and %s needs %d", st.Size(), ms.Bytes, dst, ix.FootprintBytes())
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return 0, err.Error()
+	if od.path(rel) == "" && st.Size() >= buffer.MmapThreshold {
+		defer f.Close()
+		return verifyStreamed(f, ms, dst, ix, src, start, vs)
 	}
 	h := sha256.New()
 	// A file under buffer.MmapThreshold is read once, into a buffer kept from shard to
 	// shard (a fresh one per shard was the garbage that doubled the heap); a larger one
 	// is hashed in 1 MiB reads (io.Copy would take os.File's WriteTo, 32 KiB at a time)
-	// and then mapped.
-	small := st.Size() < buffer.MmapThreshold
+	// and then mapped. A small object of a bucket is read whole, by ranges.
+	small := st.Size() < buffer.MmapThreshold || od.path(rel) == ""
 	var data []byte
 	if small {
 		data = grow(&vs.img, st.Size())
-		if _, err = io.ReadFull(f, data); err == nil {
+		if _, err = readAt(f, data, 0); err == nil {
 			h.Write(data)
 		}
 	} else {
-		_, err = io.CopyBuffer(h, struct{ io.Reader }{f}, grow(&vs.read, 1<<20))
+		_, err = io.CopyBuffer(h, io.NewSectionReader(f, 0, st.Size()), grow(&vs.read, 1<<20))
 	}
 	f.Close()
 	if err != nil {
@@ -228,34 +238,37 @@ func verifyShard(path string, ms ManifestShard, dst layout.Shape, src *buffer.Bu
 	if small {
 		img, err = buffer.Wrap(dst, data)
 	} else {
-		img, err = buffer.ReadRaw(path, dst)
+		img, err = buffer.ReadRaw(od.path(rel), dst)
 	}
 	if err != nil {
 		return st.Size(), err.Error()
 	}
 	defer img.Close()
-	if msg := compareBands(img, dst, src, start, vs); msg != "" {
+	var done int64 // the bands before this are compared: their pages can go
+	band := func(off, n int64) ([]byte, error) {
+		img.ReleasePages(done, off)
+		done = off
+		return img.Data[off : off+n], nil
+	}
+	if msg := compareBands(band, dst, src, start, vs); msg != "" {
 		return st.Size(), msg
 	}
 	// Independently of relayout: a sample of elements through the layout's index math.
-	rng := rand.New(rand.NewPCG(uint64(len(img.Data)), 16))
-	idx := make([]int64, len(dst.Dims))
-	sIdx := make([]int64, len(dst.Dims))
-	for i := range 256 {
+	idxs := sampleIndices(dst, st.Size())
+	sbs, err := src.bitsAt(idxs, start)
+	if err != nil {
+		return st.Size(), err.Error()
+	}
+	for i, idx := range idxs {
 		if i%16 == 0 {
-			// Random reads fault in whole (possibly huge) pages of the mappings.
-			release(src, img)
+			release(img) // random reads fault in whole (possibly huge) pages of the mapping
 		}
-		for d, n := range dst.Dims {
-			idx[d] = rng.Int64N(n)
-			sIdx[d] = idx[d] + start[d]
-		}
-		w := buffer.ConvertElement(dst.DType, src.Shape.DType, src.Bits(sIdx))
+		w := buffer.ConvertElement(dst.DType, src.dt, sbs[i])
 		if g := img.Bits(idx); g != w {
 			return st.Size(), fmt.Sprintf("element %v of the shard holds %#x, want %#x (layout index math)", idx, g, w)
 		}
 	}
-	release(src, img)
+	release(img)
 	return st.Size(), ""
 }
 
@@ -266,11 +279,26 @@ func release(bs ...*buffer.Buffer) {
 	}
 }
 
-// compareBands reads img back to row-major through relayout and compares it with the
-// source window converted to its dtype, band by band when the image bands (as the
-// conversion does), so that memory stays bounded; it returns what differs ("").
-func compareBands(img *buffer.Buffer, dst layout.Shape, src *buffer.Buffer, start []int64, vs *vscratch) string {
-	p, err := newImagePlan(dst, src.Shape.DType, BandBytes, nil)
+// sampleIndices are the indices of the elements of an image of dst that verify checks
+// through the layout's index math: 256, the same for the same image size.
+func sampleIndices(dst layout.Shape, size int64) [][]int64 {
+	rng := rand.New(rand.NewPCG(uint64(size), 16))
+	idxs := make([][]int64, 256)
+	for i := range idxs {
+		idxs[i] = make([]int64, len(dst.Dims))
+		for d, n := range dst.Dims {
+			idxs[i][d] = rng.Int64N(n)
+		}
+	}
+	return idxs
+}
+
+// compareBands reads an image of dst back to row-major through relayout and compares
+// it with the source window converted to its dtype, band by band when the image bands
+// (as the conversion does), so that memory stays bounded; band gives the image's n
+// bytes from off, asked for in order. It returns what differs ("").
+func compareBands(band func(off, n int64) ([]byte, error), dst layout.Shape, src *verifySource, start []int64, vs *vscratch) string {
+	p, err := newImagePlan(dst, src.dt, BandBytes, nil)
 	if err != nil {
 		return err.Error()
 	}
@@ -288,7 +316,11 @@ func compareBands(img *buffer.Buffer, dst layout.Shape, src *buffer.Buffer, star
 			size, row = bd.DstLen, bd.Row
 			from[p.bands.Dim()] = start[p.bands.Dim()] + row
 		}
-		bandImg, err := buffer.Wrap(bandShape, img.Data[off:off+size])
+		data, err := band(off, size)
+		if err != nil {
+			return err.Error()
+		}
+		bandImg, err := buffer.Wrap(bandShape, data)
 		if err != nil {
 			return err.Error()
 		}
@@ -314,7 +346,6 @@ func compareBands(img *buffer.Buffer, dst layout.Shape, src *buffer.Buffer, star
 			}
 			return fmt.Sprintf("element %v of the shard (global %v) differs from the source", idx, addInts(idx, start))
 		}
-		img.ReleasePages(off-int64(len(bandImg.Data)), off)
 	}
 	return ""
 }
@@ -358,14 +389,16 @@ func (vs *vscratch) toRowMajor(img *buffer.Buffer) ([]byte, error) {
 
 // sourceWindow gathers a window of the row-major src and converts it to dt (valid
 // until the next call).
-func (vs *vscratch) sourceWindow(src *buffer.Buffer, start, dims []int64, dt layout.DType) ([]byte, error) {
-	eb := int64(src.Shape.DType.StorageBits() / 8)
+func (vs *vscratch) sourceWindow(src *verifySource, start, dims []int64, dt layout.DType) ([]byte, error) {
+	eb := int64(src.dt.StorageBits() / 8)
 	slab := grow(&vs.slab, elems(dims)*eb)
-	gatherWindow(slab, src, start, dims, eb, true)
-	if dt == src.Shape.DType {
+	if _, _, err := src.gather(slab, start, dims, eb, true); err != nil {
+		return nil, err
+	}
+	if dt == src.dt {
 		return slab, nil
 	}
-	p, err := vs.plan(rowMajor(dt, dims), rowMajor(src.Shape.DType, dims))
+	p, err := vs.plan(rowMajor(dt, dims), rowMajor(src.dt, dims))
 	if err != nil {
 		return nil, err
 	}

@@ -27,6 +27,10 @@ type gcsBackend struct {
 	bucket string
 }
 
+// gcsAPI is where authorized requests go; tests point it at a server of their own
+// (STORAGE_EMULATOR_HOST, as Google's libraries do, turns authorization off).
+var gcsAPI = "https://storage.googleapis.com"
+
 func newGCS(ctx context.Context, bucket string) (backend, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.MaxIdleConnsPerHost = 64
@@ -41,7 +45,7 @@ func newGCS(ctx context.Context, bucket string) (backend, error) {
 		return nil, fmt.Errorf("no GCS credentials (Application Default Credentials: GOOGLE_APPLICATION_CREDENTIALS, gcloud auth application-default login, or the metadata server): %w", err)
 	}
 	hc := &http.Client{Transport: &oauth2.Transport{Source: creds.TokenSource, Base: tr}}
-	return &gcsBackend{hc: hc, base: "https://storage.googleapis.com", bucket: bucket}, nil
+	return &gcsBackend{hc: hc, base: gcsAPI, bucket: bucket}, nil
 }
 
 func (g *gcsBackend) objectURL(key string, q url.Values) string {
@@ -76,6 +80,11 @@ func (o gcsObject) attrs() (Attrs, error) {
 // errors (the body's message kept).
 func (g *gcsBackend) do(req *http.Request) (*http.Response, error) {
 	resp, err := g.hc.Do(req)
+	var re *oauth2.RetrieveError
+	if errors.As(err, &re) {
+		// Without the request's URL: the object is named by Bucket's error.
+		return nil, fmt.Errorf("no GCS access token from Application Default Credentials: %w", re)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,8 @@ import (
 	"net"
 	"syscall"
 	"time"
+
+	"golang.org/x/oauth2"
 )
 
 // Retry says how often and how patiently a failed request is tried again.
@@ -45,6 +47,12 @@ func transient(err error) bool {
 	}
 	if errors.Is(err, ErrNotExist) || errors.Is(err, ErrChanged) || errors.Is(err, context.Canceled) {
 		return false
+	}
+	// A token endpoint's answer: refused credentials stay refused (the url.Error
+	// around it would pass for a network failure below).
+	var re *oauth2.RetrieveError
+	if errors.As(err, &re) {
+		return re.Response != nil && (re.Response.StatusCode >= 500 || re.Response.StatusCode == 429)
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) ||
 		errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.ECONNREFUSED) ||

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/store"
 	"github.com/tpulayout/tpulayout/store/storetest"
 )
@@ -340,6 +341,85 @@ func TestStoreVerifyGatherFromBucket(t *testing.T) {
 				t.Errorf("verify of a changed image: exit %d, %q", code, v)
 			}
 			wantUsageError(t, []string{"verify", root + "nothing"}, root+"nothing/manifest.json", "does not exist")
+		})
+	}
+}
+
+// TestStoreVerifyGatherByRanges: a conversion of a checkpoint in a bucket, written to
+// a bucket, is verified against that checkpoint (the manifest's source) and gathered
+// with TMPDIR unwritable, so by ranges: no local copy of the images or the
+// checkpoint. An image changed in the bucket and a byte of the checkpoint changed
+// are both found.
+func TestStoreVerifyGatherByRanges(t *testing.T) {
+	fastRetry(t)
+	dir := shardCheckpoint(t)
+	in := filepath.Join(dir, "model.safetensors")
+	common := []string{"--all", "--mesh", "data=2,model=4", "--rules", filepath.Join(dir, "rules.json"), "--to", "tpu:v5e", "--dtype", "bf16"}
+	local := filepath.Join(t.TempDir(), "local")
+	mustRun(t, append([]string{"convert", in, local}, common...)...)
+	want := filepath.Join(t.TempDir(), "want.safetensors")
+	mustRun(t, "gather", local, want)
+	ctx := context.Background()
+	for _, s := range storetest.Servers(t) {
+		t.Run(s.Scheme, func(t *testing.T) {
+			s.Point(t, s.Endpoint)
+			ckpt := uploadCheckpoint(t, s, dir) + "model.safetensors"
+			out := strings.TrimSuffix(ckpt, "ckpt/model.safetensors") + "images"
+			mustRun(t, append([]string{"convert", ckpt, out}, common...)...)
+			got := filepath.Join(t.TempDir(), "got.safetensors")
+			tmp := t.TempDir()
+			if err := os.Chmod(tmp, 0o500); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { os.Chmod(tmp, 0o700) })
+			t.Setenv("TMPDIR", tmp)
+			// Images read whole, and (as those of at least buffer.MmapThreshold bytes
+			// are) band by band.
+			for _, threshold := range []int64{buffer.MmapThreshold, 1} {
+				old := buffer.MmapThreshold
+				buffer.MmapThreshold = threshold
+				if v := mustRun(t, "verify", out); !strings.Contains(v, "result: OK") || !strings.Contains(v, ckpt) {
+					t.Errorf("verify (images of %d bytes and more by bands): %q", threshold, v)
+				}
+				buffer.MmapThreshold = old
+			}
+			mustRun(t, "gather", out, got)
+			if !bytes.Equal(readFile(t, got), readFile(t, want)) {
+				t.Error("gather from the bucket differs from gather from the directory")
+			}
+			// One byte of the checkpoint's first tensor changed: verify finds it by
+			// comparing the images with the source read by ranges; then an image
+			// replaced by one of a byte changed: its checksum differs.
+			b, key, _ := store.Open(ctx, ckpt)
+			data := readFile(t, in)
+			data[len(data)-1] ^= 0x40
+			if err := b.Put(ctx, key, bytes.NewReader(data), int64(len(data)), nil); err != nil {
+				t.Fatal(err)
+			}
+			ib, ikey, _ := store.Open(ctx, out+"/layers.0.mlp.w1/0_0.bin")
+			img := readFile(t, filepath.Join(local, "layers.0.mlp.w1", "0_0.bin"))
+			img[len(img)/2] ^= 1
+			for _, threshold := range []int64{buffer.MmapThreshold, 1} {
+				old := buffer.MmapThreshold
+				buffer.MmapThreshold = threshold
+				v, _, code := runCmd(t, "verify", out)
+				if code != 1 || !strings.Contains(v, "differs from the source") {
+					t.Errorf("verify against a changed checkpoint (images of %d bytes and more by bands): exit %d, %q", threshold, code, v)
+				}
+				buffer.MmapThreshold = old
+			}
+			if err := ib.Put(ctx, ikey, bytes.NewReader(img), int64(len(img)), nil); err != nil {
+				t.Fatal(err)
+			}
+			for _, threshold := range []int64{buffer.MmapThreshold, 1} {
+				old := buffer.MmapThreshold
+				buffer.MmapThreshold = threshold
+				v, _, code := runCmd(t, "verify", out)
+				if code != 1 || !strings.Contains(v, "layers.0.mlp.w1/0_0.bin: sha256") {
+					t.Errorf("verify of a changed image (images of %d bytes and more by bands): exit %d, %q", threshold, code, v)
+				}
+				buffer.MmapThreshold = old
+			}
 		})
 	}
 }

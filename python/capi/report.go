@@ -204,6 +204,11 @@ func buildReport(reqJSON string) ([]byte, error) {
 		// The manifest, and where the images are: OUTDIR, or a bucket's local copy that
 		// the caller removes.
 		o, err := sharding.OpenOutdir(q.Dir, sharding.Cleanup{})
+		if err == nil {
+			if err = o.Fetch(); err != nil {
+				o.Close()
+			}
+		}
 		if err != nil {
 			return nil, asCLI(err)
 		}
