@@ -64,10 +64,11 @@ func newImagePlan(dst layout.Shape, srcType layout.DType, target int64, opts []r
 
 // scratch holds the band buffers, reused from shard to shard so that the garbage
 // collector does not let the heap grow to twice the bands. ring holds the image
-// buffers that writeGroup's lanes hash and write while the next band converts.
+// buffers that writeGroup's lanes hash and write while the next band converts (and
+// gatherBanded's read buffers); gband is gatherBanded's second buffer of rows.
 type scratch struct {
-	slab, img, img2 []byte
-	ring            [][]byte
+	slab, img, img2, gband []byte
+	ring                   [][]byte
 }
 
 func grow(b *[]byte, n int64) []byte {
@@ -97,6 +98,7 @@ func (p *imagePlan) writeGroup(ws []io.Writer, hs []hash.Hash, src source, start
 			}
 			b = b[n:]
 		}
+		buffer.StartWriteback(ws[i]) // the disk works while the next bands convert
 		return nil
 	}
 	eb := int64(p.srcType.StorageBits() / 8)
