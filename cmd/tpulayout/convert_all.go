@@ -94,7 +94,9 @@ func (c *convertFlags) runAll(in, out string, padOpt relayout.Option, w io.Write
 		return fmt.Errorf("cannot write OUT %s: %s", out, fileErr(err))
 	}
 	done := false
+	batch := buffer.DeferSync(tmp) // the files are synced together, before the rename
 	defer func() {
+		batch.Cancel()
 		if !done {
 			os.RemoveAll(tmp)
 		}
@@ -143,6 +145,10 @@ func (c *convertFlags) runAll(in, out string, padOpt relayout.Option, w io.Write
 	}
 	js = append(compactArrays(js), '\n')
 	if err := os.WriteFile(filepath.Join(tmp, "manifest.json"), js, 0o644); err != nil {
+		return fmt.Errorf("cannot write OUT %s: %s", out, fileErr(err))
+	}
+	batch.Add(filepath.Join(tmp, "manifest.json"))
+	if err := batch.Wait(); err != nil {
 		return fmt.Errorf("cannot write OUT %s: %s", out, fileErr(err))
 	}
 	if err := buffer.RemoveTempMarker(tmp); err != nil {
