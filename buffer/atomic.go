@@ -69,7 +69,7 @@ func WriteFileAtomicFile(path string, write func(f *os.File) error) (err error) 
 	batch := batchFor(path) // a SyncBatch syncs it later, with the others
 	if batch != nil {
 		StartWriteback(f)
-	} else if err = syncFile(f); err != nil {
+	} else if err = Sync(f); err != nil {
 		return fmt.Errorf("buffer: write %s: sync: %w", path, err)
 	}
 	if err = f.Close(); err != nil {
@@ -90,6 +90,9 @@ func WriteFileAtomicFile(path string, write func(f *os.File) error) (err error) 
 // syncDir makes a rename durable where the system allows it; failures are ignored (some
 // systems cannot fsync a directory).
 func syncDir(dir string) {
+	if !Durable() {
+		return
+	}
 	if d, err := os.Open(dir); err == nil {
 		d.Sync()
 		d.Close()

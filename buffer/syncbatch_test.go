@@ -101,3 +101,28 @@ func TestSyncBatchErrors(t *testing.T) {
 		t.Error("a batch outlives Cancel")
 	}
 }
+
+// TestNotDurable: after SetDurable(false) nothing is synced, by WriteFileAtomic or by
+// a batch's Wait, and the files are written all the same.
+func TestNotDurable(t *testing.T) {
+	synced := countSyncs(t)
+	SetDurable(false)
+	defer SetDurable(true)
+	dir := t.TempDir()
+	b := DeferSync(filepath.Join(dir, "batch"))
+	os.Mkdir(filepath.Join(dir, "batch"), 0o755)
+	for _, p := range []string{"a.bin", "batch/b.bin"} {
+		if err := WriteFileAtomic(filepath.Join(dir, p), func(w io.Writer) error { _, err := io.WriteString(w, p); return err }); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := os.ReadFile(filepath.Join(dir, p)); string(got) != p {
+			t.Errorf("%s holds %q", p, got)
+		}
+	}
+	if err := b.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if len(*synced) != 0 {
+		t.Errorf("synced %v", *synced)
+	}
+}

@@ -16,10 +16,11 @@ import (
 // or an fsync, which then waits for all of it: sent as it is written, the disk works
 // while the job converts, and the fsync before the rename waits for the last bytes
 // only. Anything else (a pipe, a terminal, a writer that is not a file) is left alone;
-// errors are ignored, as the fsync after reports what matters.
+// errors are ignored, as the fsync after reports what matters. Not after
+// SetDurable(false).
 func StartWriteback(w io.Writer) {
 	f, ok := w.(*os.File)
-	if !ok {
+	if !ok || !Durable() { // not durable: the system's own writeback, as for cat
 		return
 	}
 	rc, err := f.SyscallConn()

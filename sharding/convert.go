@@ -221,7 +221,7 @@ func (j *Job) writeFiles(paths []string, inTemp bool, write func(ws []io.Writer)
 			return nil
 		}
 		for _, f := range fs {
-			if err := f.Sync(); err != nil {
+			if err := buffer.Sync(f); err != nil {
 				return err
 			}
 		}

@@ -23,7 +23,9 @@ must place every device of the mesh as the spec says, each shard in the file its
 index names. OUT is written to a temporary file and renamed (a symbolic link is written
 at its target); a FIFO, a character device or /dev/stdout is streamed into.`,
 	define: func(fs *flag.FlagSet) func([]string, io.Writer) error {
+		durable := syncFlag(fs)
 		return func(pos []string, w io.Writer) error {
+			defer durable()()
 			if err := needArgs(pos, "OUTDIR", "OUT"); err != nil {
 				return err
 			}
