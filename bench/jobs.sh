@@ -117,7 +117,8 @@ for ((r = 1; r <= ROUNDS; r++)); do
 		DD_GBS=$LAST_GBS
 		rm -f "$WORK/out"
 		MODES=("")
-		if "$TL" convert --help 2>&1 | grep -q -- '-sync'; then
+		help=$("$TL" convert --help 2>&1 || true) # not piped to grep -q: SIGPIPE and pipefail
+		if [[ $help == *-sync* ]]; then
 			MODES+=(--sync=false)
 		fi
 		for mode in "${MODES[@]}"; do
