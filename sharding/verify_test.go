@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
 )
@@ -17,13 +18,17 @@ import (
 // TestVerifyFindsElement converts each NumPy fixture (the f32 ones to bf16 images as
 // well), changes one element of the last shard's image and writes its new checksum into
 // the manifest, and checks that Verify names that element, in whole images and in
-// bands; and that a changed byte with the old checksum is reported as a checksum.
+// bands, read whole and mapped (hashed in a read of its own); and that a changed byte
+// with the old checksum is reported as a checksum.
 func TestVerifyFindsElement(t *testing.T) {
-	saved := BandBytes
-	defer func() { BandBytes = saved }()
+	saved, savedMap := BandBytes, buffer.MmapThreshold
+	defer func() { BandBytes, buffer.MmapThreshold = saved, savedMap }()
 	checked := map[bool]int{} // by whether the image's dtype is the source's
-	for _, band := range []int64{saved, 1024} {
+	for k, band := range []int64{saved, 1024, 1024} {
 		BandBytes = band
+		if k == 2 {
+			buffer.MmapThreshold = 1 // every image mapped
+		}
 		for _, c := range readFixtures(t) {
 			dst, err := layout.Parse(c.Layout)
 			if err != nil {
@@ -38,7 +43,7 @@ func TestVerifyFindsElement(t *testing.T) {
 				targets = append(targets, bf)
 			}
 			for _, to := range targets {
-				name := fmt.Sprintf("%s to %s, bands of %d", c.Name, to, band)
+				name := fmt.Sprintf("%s to %s, bands of %d, mapped from %d bytes", c.Name, to, band, buffer.MmapThreshold)
 				n, same := verifyChanged(t, name, c, to)
 				checked[same] += n
 			}
