@@ -119,6 +119,9 @@ func (p *imagePlan) writeGroup(ws []io.Writer, hs []hash.Hash, src source, start
 	// previous shard's bytes where a --pad leave plan writes nothing).
 	ln := newLanes(min(len(ws), hashLanes()))
 	nbuf := ln.len() + 1
+	if p.whole != nil {
+		nbuf = 1 // a whole image each: no more of them held than before the lanes
+	}
 	for len(sc.ring) < nbuf {
 		sc.ring = append(sc.ring, nil)
 	}

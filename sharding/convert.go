@@ -149,7 +149,9 @@ func Prepare(ckpt *Checkpoint, opt Options) (*Job, error) {
 				per *= int64(c)
 			}
 		}
-		plan, err := newImagePlan(dst, t.DType, max(BandBytes/per, 1), opt.RelayoutOptions)
+		// Half bands: up to three are held at once (one converting, two in lanes),
+		// which with whole bands took a bf16 conversion to 205 MiB resident.
+		plan, err := newImagePlan(dst, t.DType, max(BandBytes/per/2, 1), opt.RelayoutOptions)
 		if err != nil {
 			return nil, fmt.Errorf("tensor %q: cannot convert its %s shards to %s: %w", name, rowMajor(t.DType, pl.ShardDims), dst, err)
 		}
