@@ -7,6 +7,9 @@
 # writes / wall time) is set beside `cat IN > OUT` (page cache only) and
 # `dd bs=1M conv=fsync` (durable, as the tool is: it fsyncs every file before its
 # rename) of the whole checkpoint, timed in the same round. Peak RSS from /usr/bin/time.
+# Each writing job runs twice: durable (the default; compare ×dd) and with
+# --sync=false, which leaves the writing to the disk to the system as cat does
+# (compare ×cat); a build without --sync runs the durable rows only.
 #
 #   bash bench/jobs.sh                        # 2 GiB, 2 rounds, in a new dir under /tmp
 #   SIZE_MIB=512 ROUNDS=3 bash bench/jobs.sh  # a quicker run
@@ -82,7 +85,7 @@ timed() {
 	local rc rd
 	rc=$(awk -v g="$gbs" -v c="${CAT_GBS:-0}" 'BEGIN { if (c > 0) printf "%.2f", g / c; else print "-" }')
 	rd=$(awk -v g="$gbs" -v c="${DD_GBS:-0}" 'BEGIN { if (c > 0) printf "%.2f", g / c; else print "-" }')
-	printf '%-5s %-21s %6.2fs user %5.2fs sys %5.2fs %6.2f GB/s of %5d MiB  ×cat %5s  ×dd %5s  RSS %4d MiB\n' \
+	printf '%-5s %-34s %6.2fs user %5.2fs sys %5.2fs %6.2f GB/s of %5d MiB  ×cat %5s  ×dd %5s  RSS %4d MiB\n' \
 		"$BIN_NAME" "$name" "$SECS" "$user" "$sys" "$gbs" $((bytes >> 20)) "$rc" "$rd" $((kib / 1024))
 	LAST_GBS=$gbs
 }
@@ -92,11 +95,13 @@ timed() {
 # check below that every build writes the same bytes.
 digest() {
 	[ "$r" = 1 ] || return 0
+	local to=$WORK/digests.$BIN_NAME
+	[ -z "$mode" ] || to=$WORK/nodurable.$BIN_NAME # checked against the durable ones
 	if [ -d "$2" ]; then
 		(cd "$2" && find . -type f ! -name 'manifest*.json' | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -c1-16)
 	else
 		sha256sum <"$2" | cut -c1-16
-	fi | sed "s/^/$1 /" >>"$WORK/digests.$BIN_NAME"
+	fi | sed "s/^/$1 /" >>"$to"
 }
 
 MESH=(--mesh data=2,model=4 --spec 'P("data", "model")' --to tpu:v5e)
@@ -112,26 +117,47 @@ for ((r = 1; r <= ROUNDS; r++)); do
 		timed "dd bs=1M conv=fsync" "$INBYTES" dd if="$CKPT" of="$WORK/out" bs=1M conv=fsync status=none
 		DD_GBS=$LAST_GBS
 		rm -f "$WORK/out"
-		timed "convert --tensor" "$WORK/out" "$TL" convert "$CKPT" "$WORK/out" --tensor layers.0.w --to tpu:v5e
-		digest tensor "$WORK/out"
-		rm -f "$WORK/out"
-		timed "convert --all" "$WORK/out" "$TL" convert "$CKPT" "$WORK/out" --all --to tpu:v5e
-		digest all "$WORK/out"
-		rm -rf "$WORK/out"
-		[ "${JOBS:-all}" = convert ] && continue
-		timed "sharded f32" "$WORK/out" "$TL" convert "$CKPT" "$WORK/out" --all "${MESH[@]}"
-		digest sharded "$WORK/out"
-		mv "$WORK/out" "$WORK/shards"
-		timed "verify (reads)" "$(du -sb "$WORK/shards" | cut -f1)" "$TL" verify "$WORK/shards"
-		timed "gather" "$WORK/out.safetensors" "$TL" gather "$WORK/shards" "$WORK/out.safetensors"
-		digest gather "$WORK/out.safetensors"
-		rm -rf "$WORK/shards" "$WORK/out.safetensors"
-		timed "sharded --dtype bf16" "$WORK/out" "$TL" convert "$CKPT" "$WORK/out" --all "${MESH[@]}" --dtype bf16
-		digest bf16 "$WORK/out"
-		rm -rf "$WORK/out"
+		MODES=("")
+		help=$("$TL" convert --help 2>&1 || true) # not piped to grep -q: SIGPIPE and pipefail
+		if [[ $help == *-sync* ]]; then
+			MODES+=(--sync=false)
+		fi
+		for mode in "${MODES[@]}"; do
+			# S: the row's suffix and the flag, none for the durable default.
+			S=${mode:+ $mode}
+			F=(${mode:+"$mode"})
+			timed "convert --tensor$S" "$WORK/out" "$TL" convert "$CKPT" "$WORK/out" --tensor layers.0.w --to tpu:v5e "${F[@]}"
+			digest tensor "$WORK/out"
+			rm -f "$WORK/out"
+			timed "convert --all$S" "$WORK/out" "$TL" convert "$CKPT" "$WORK/out" --all --to tpu:v5e "${F[@]}"
+			digest all "$WORK/out"
+			rm -rf "$WORK/out"
+			[ "${JOBS:-all}" = convert ] && continue
+			timed "sharded f32$S" "$WORK/out" "$TL" convert "$CKPT" "$WORK/out" --all "${MESH[@]}" "${F[@]}"
+			digest sharded "$WORK/out"
+			mv "$WORK/out" "$WORK/shards"
+			if [ -z "$mode" ]; then
+				timed "verify (reads)" "$(du -sb "$WORK/shards" | cut -f1)" "$TL" verify "$WORK/shards"
+			fi
+			timed "gather$S" "$WORK/out.safetensors" "$TL" gather "$WORK/shards" "$WORK/out.safetensors" "${F[@]}"
+			digest gather "$WORK/out.safetensors"
+			rm -rf "$WORK/shards" "$WORK/out.safetensors"
+			timed "sharded bf16$S" "$WORK/out" "$TL" convert "$CKPT" "$WORK/out" --all "${MESH[@]}" --dtype bf16 "${F[@]}"
+			digest bf16 "$WORK/out"
+			rm -rf "$WORK/out"
+		done
 	done
 done
 
+for f in "$WORK"/nodurable.*; do
+	[ -e "$f" ] || continue
+	if ! grep -qxFf "$f" "$WORK/digests.${f##*nodurable.}" || [ "$(grep -cxFf "$f" "$WORK/digests.${f##*nodurable.}")" != "$(wc -l <"$f")" ]; then
+		echo "--sync=false WROTE OTHER BYTES than the default with ${f##*nodurable.}" >&2
+		paste "$WORK/digests.${f##*nodurable.}" "$f" >&2
+		exit 1
+	fi
+	echo "# --sync=false wrote the same bytes as the default with ${f##*nodurable.}"
+done
 set -- "$WORK"/digests.*
 if [ $# -gt 1 ]; then
 	for f in "$@"; do

@@ -11,7 +11,8 @@ import (
 )
 
 // WriteFileAtomic writes a file through write: the bytes go to a temporary file in the
-// same directory, which is flushed, fsynced and then renamed over path. If write or any
+// same directory, which is flushed, fsynced (or, under a [SyncBatch]'s directory,
+// left to the batch) and then renamed over path. If write or any
 // step fails, the temporary file is removed and path is left as it was. A new file gets
 // mode 0644; an existing file keeps its mode. A path that is a symbolic link is written
 // at its target (see LinkTarget) and stays a link.
@@ -65,7 +66,10 @@ func WriteFileAtomicFile(path string, write func(f *os.File) error) (err error) 
 	if err = f.Chmod(mode); err != nil && !errors.Is(err, errors.ErrUnsupported) {
 		return fmt.Errorf("buffer: write %s: %w", path, err)
 	}
-	if err = f.Sync(); err != nil {
+	batch := batchFor(path) // a SyncBatch syncs it later, with the others
+	if batch != nil {
+		StartWriteback(f)
+	} else if err = Sync(f); err != nil {
 		return fmt.Errorf("buffer: write %s: sync: %w", path, err)
 	}
 	if err = f.Close(); err != nil {
@@ -75,6 +79,10 @@ func WriteFileAtomicFile(path string, write func(f *os.File) error) (err error) 
 		return fmt.Errorf("buffer: write %s: %w", path, err)
 	}
 	done = true
+	if batch != nil {
+		batch.Add(path)
+		return nil
+	}
 	syncDir(dir)
 	return nil
 }
@@ -82,6 +90,9 @@ func WriteFileAtomicFile(path string, write func(f *os.File) error) (err error) 
 // syncDir makes a rename durable where the system allows it; failures are ignored (some
 // systems cannot fsync a directory).
 func syncDir(dir string) {
+	if !Durable() {
+		return
+	}
 	if d, err := os.Open(dir); err == nil {
 		d.Sync()
 		d.Close()

@@ -244,7 +244,9 @@ func (j *Job) runAll(padOpt relayout.Option) (*Result, error) {
 		return nil, n.errf(Output, "cannot write {out} %s: %s", out, FileErr(err))
 	}
 	done := false
+	batch := buffer.DeferSync(tmp) // the files are synced together, before the rename
 	defer func() {
+		batch.Cancel()
 		if !done {
 			os.RemoveAll(tmp)
 		}
@@ -291,6 +293,10 @@ func (j *Job) runAll(padOpt relayout.Option) (*Result, error) {
 		return nil, err
 	}
 	if err := os.WriteFile(filepath.Join(tmp, "manifest.json"), js, 0o644); err != nil {
+		return nil, n.errf(Output, "cannot write {out} %s: %s", out, FileErr(err))
+	}
+	batch.Add(filepath.Join(tmp, "manifest.json"))
+	if err := batch.Wait(); err != nil {
 		return nil, n.errf(Output, "cannot write {out} %s: %s", out, FileErr(err))
 	}
 	if err := buffer.RemoveTempMarker(tmp); err != nil {

@@ -63,8 +63,13 @@ func newImagePlan(dst layout.Shape, srcType layout.DType, target int64, opts []r
 }
 
 // scratch holds the band buffers, reused from shard to shard so that the garbage
-// collector does not let the heap grow to twice the bands.
-type scratch struct{ slab, img, img2 []byte }
+// collector does not let the heap grow to twice the bands. ring holds the image
+// buffers that writeGroup's lanes hash and write while the next band converts (and
+// gatherBanded's read buffers); gband is gatherBanded's second buffer of rows.
+type scratch struct {
+	slab, img, img2, gband []byte
+	ring                   [][]byte
+}
 
 func grow(b *[]byte, n int64) []byte {
 	if int64(cap(*b)) < n {
@@ -78,8 +83,9 @@ func grow(b *[]byte, n int64) []byte {
 // order and fed to hs, using the buffers of sc. The shards of a group go band by band
 // together: they share the source rows of each band (shards that differ only in dims
 // inside the band dim), whose pages are released once all have read them, so each
-// page is faulted in once. It returns each image's size.
-func (p *imagePlan) writeGroup(ws []io.Writer, hs []hash.Hash, src source, starts [][]int64, sc *scratch) (int64, error) {
+// page is faulted in once. Each converted band is hashed and written in a lane of its
+// own file (see lanes) while the next one converts. It returns each image's size.
+func (p *imagePlan) writeGroup(ws []io.Writer, hs []hash.Hash, src source, starts [][]int64, sc *scratch) (n int64, err error) {
 	out := func(i int, b []byte) error {
 		// A piece at a time, hashed and then written while it is in the cache: the
 		// kernel's copy into the page cache was the largest cost of this job with
@@ -92,6 +98,7 @@ func (p *imagePlan) writeGroup(ws []io.Writer, hs []hash.Hash, src source, start
 			}
 			b = b[n:]
 		}
+		buffer.StartWriteback(ws[i]) // the disk works while the next bands convert
 		return nil
 	}
 	eb := int64(p.srcType.StorageBits() / 8)
@@ -103,36 +110,68 @@ func (p *imagePlan) writeGroup(ws []io.Writer, hs []hash.Hash, src source, start
 		}
 		return p.footprint, nil
 	}
+	size := p.footprint
+	if p.bands != nil {
+		size = p.bands.Band(0).DstLen
+	}
+	// Lanes hash and write; the ring's buffers go round: filled here, emptied in a
+	// lane, back on free. A buffer is cleared before its first band of the group (the
+	// previous shard's bytes where a --pad leave plan writes nothing).
+	ln := newLanes(min(len(ws), hashLanes()))
+	nbuf := ln.len() + 1
+	if p.whole != nil {
+		nbuf = 1 // a whole image each: no more of them held than before the lanes
+	}
+	for len(sc.ring) < nbuf {
+		sc.ring = append(sc.ring, nil)
+	}
+	free := make(chan int, nbuf)
+	for r := range nbuf {
+		free <- r
+	}
+	used := make([]bool, nbuf)
+	defer func() {
+		if cerr := ln.close(); err == nil {
+			err = cerr
+		}
+	}()
+	next := func() (int, []byte) {
+		r := <-free
+		b := grow(&sc.ring[r], size)
+		if !used[r] {
+			clear(b)
+			used[r] = true
+		}
+		return r, b
+	}
+	send := func(i, r int, b []byte) error {
+		ln.do(i, func() error { return out(i, b) }, func() { free <- r })
+		return ln.failed()
+	}
 	if p.whole != nil {
 		slab := grow(&sc.slab, elems(p.dst.Dims)*eb)
-		img := grow(&sc.img, p.footprint)
 		for i, start := range starts {
 			if _, _, err := src.gather(slab, start, p.dst.Dims, eb, true); err != nil {
 				return 0, err
 			}
-			clear(img)
+			r, img := next()
+			clear(img) // as a band's last rows: what a --pad leave plan does not write
 			if err := p.whole.CopyBytes(img, slab); err != nil {
 				return 0, fmt.Errorf("cannot convert the shard: %w", err)
 			}
-			if err := out(i, img); err != nil {
+			if err := send(i, r, img); err != nil {
 				return 0, err
 			}
 		}
-		return p.footprint, nil
+		return p.footprint, ln.wait()
 	}
 	b, d := p.bands, p.bands.Dim()
 	slab := grow(&sc.slab, b.Band(0).SrcLen)
-	img := grow(&sc.img, b.Band(0).DstLen)
-	clear(img) // the previous shard's bytes where a --pad leave plan writes nothing
 	from := make([]int64, len(p.dst.Dims))
 	alone := len(starts) == 1
-	var n int64
 	for k := range b.Len() {
 		bd := b.Band(k)
 		dn := bd.DstLen
-		if bd.Rows != b.Band(0).Rows {
-			clear(img[:dn]) // the last band: padding a --pad leave plan does not write
-		}
 		_, bsrc := b.Shapes(k)
 		in := slab[:bd.SrcLen]
 		lo, hi := int64(math.MaxInt64), int64(0)
@@ -144,10 +183,15 @@ func (p *imagePlan) writeGroup(ws []io.Writer, hs []hash.Hash, src source, start
 				return n, err
 			}
 			lo, hi = min(lo, a), max(hi, e)
-			if err := b.CopyBandBytes(k, img[:dn], in); err != nil {
+			r, img := next()
+			img = img[:dn]
+			if bd.Rows != b.Band(0).Rows {
+				clear(img) // the last band: padding a --pad leave plan does not write
+			}
+			if err := b.CopyBandBytes(k, img, in); err != nil {
 				return n, fmt.Errorf("cannot convert band %d of the shard: %w", k, err)
 			}
-			if err := out(i, img[:dn]); err != nil {
+			if err := send(i, r, img); err != nil {
 				return n, err
 			}
 		}
@@ -156,7 +200,7 @@ func (p *imagePlan) writeGroup(ws []io.Writer, hs []hash.Hash, src source, start
 		}
 		n += dn
 	}
-	return n, nil
+	return n, ln.wait()
 }
 
 func elems(dims []int64) int64 {
@@ -174,10 +218,21 @@ func elems(dims []int64) int64 {
 // again from the page cache), so resident memory stays bounded however large src is.
 // It returns the byte range of src it read.
 func gatherWindow(slab []byte, src *buffer.Buffer, start, dims []int64, eb int64, release bool) (lo, hi int64) {
+	return eachRun(src, start, dims, eb, release, func(o, off, run int64) bool {
+		copy(slab[o:o+run], src.Data[off:off+run])
+		return true
+	})
+}
+
+// eachRun calls run for each run of the window of src that gatherWindow copies, in
+// order: o is the run's offset in the window (row-major), off in src, n its bytes.
+// It stops when run returns false; pages are released as gatherWindow says. It returns
+// the byte range of src it went over.
+func eachRun(src *buffer.Buffer, start, dims []int64, eb int64, release bool, run func(o, off, n int64) bool) (lo, hi int64) {
 	g := src.Shape.Dims
 	rank := len(g)
 	if rank == 0 {
-		copy(slab, src.Data[:eb])
+		run(0, 0, eb)
 		return 0, eb
 	}
 	// k: the outermost dim of the run. Dims after k are whole in the window.
@@ -189,7 +244,7 @@ func gatherWindow(slab []byte, src *buffer.Buffer, start, dims []int64, eb int64
 	for _, x := range g[k+1:] {
 		inner *= x
 	}
-	run := dims[k] * inner
+	n := dims[k] * inner
 	strides := make([]int64, k+1) // bytes per index of dims 0 … k in src
 	strides[k] = inner
 	for i := k - 1; i >= 0; i-- {
@@ -211,17 +266,17 @@ func gatherWindow(slab []byte, src *buffer.Buffer, start, dims []int64, eb int64
 		if lo < 0 {
 			lo = off
 		}
-		copy(slab[o:o+run], src.Data[off:off+run])
-		o += run
-		if mapped && off+run-done >= releaseBytes {
-			src.ReleasePages(done, off+run)
-			done = off + run
+		more := run(o, off, n)
+		o += n
+		if mapped && off+n-done >= releaseBytes {
+			src.ReleasePages(done, off+n)
+			done = off + n
 		}
-		if !layout.NextIndex(idx, dims[:k]) {
-			if mapped && done >= 0 && off+run > done {
-				src.ReleasePages(done, off+run)
+		if !more || !layout.NextIndex(idx, dims[:k]) {
+			if mapped && done >= 0 && off+n > done {
+				src.ReleasePages(done, off+n)
 			}
-			return lo, off + run
+			return lo, off + n
 		}
 	}
 }

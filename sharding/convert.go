@@ -149,7 +149,9 @@ func Prepare(ckpt *Checkpoint, opt Options) (*Job, error) {
 				per *= int64(c)
 			}
 		}
-		band := BandBytes
+		// Half bands: up to three are held at once (one converting, two in lanes),
+		// which with whole bands took a bf16 conversion to 205 MiB resident.
+		band := BandBytes / 2
 		if _, remote := ckpt.objects[t.File]; remote {
 			band = RemoteBandBytes
 		}
@@ -225,7 +227,7 @@ func (j *Job) writeFiles(paths []string, inTemp bool, write func(ws []io.Writer)
 			return nil
 		}
 		for _, f := range fs {
-			if err := f.Sync(); err != nil {
+			if err := buffer.Sync(f); err != nil {
 				return err
 			}
 		}

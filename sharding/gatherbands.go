@@ -69,9 +69,27 @@ func gatherBanded(w io.Writer, dir outDir, mt ManifestTensor, dst layout.Shape, 
 			return false, nil // not one group per row range of equal size: gather whole
 		}
 	}
-	rows := b.Band(0).Rows
-	global := grow(&sc.slab, rows*rowBytes)
-	img := grow(&sc.img, b.Band(0).SrcLen)
+	// The shards' bytes are hashed in lanes (see lanes) while the next band is read
+	// and placed, and the assembled rows written in a lane of their own: read buffers
+	// go round a ring of lanes+1, the rows between two buffers.
+	hl, wl := newLanes(min(int(per), hashLanes())), newLanes(1)
+	defer func() {
+		hl.close()
+		if werr := wl.close(); err == nil {
+			err = werr
+		}
+	}()
+	nbuf := hl.len() + 1
+	for len(sc.ring) < nbuf {
+		sc.ring = append(sc.ring, nil)
+	}
+	free := make(chan int, nbuf)
+	for r := range nbuf {
+		free <- r
+	}
+	gfree := make(chan *[]byte, 2)
+	gfree <- &sc.slab
+	gfree <- &sc.gband
 	rm := grow(&sc.img2, b.Band(0).DstLen)
 	cw := buffer.ChunkedWriter{W: w}
 	for _, grp := range groups {
@@ -94,24 +112,31 @@ func gatherBanded(w io.Writer, dir outDir, mt ManifestTensor, dst layout.Shape, 
 		}
 		for k := range b.Len() {
 			bd := b.Band(k)
-			band := global[:bd.Rows*rowBytes]
+			gb := <-gfree
+			band := grow(gb, b.Band(0).Rows*rowBytes)[:bd.Rows*rowBytes]
 			bdims := append([]int64{bd.Rows}, g[1:]...)
 			wdims := append([]int64{bd.Rows}, dst.Dims[1:]...)
 			for i, sk := range grp {
-				in := img[:bd.SrcLen]
+				r := <-free
+				in := grow(&sc.ring[r], b.Band(0).SrcLen)[:bd.SrcLen]
 				if _, err := fs[i].ReadAt(in, bd.SrcOff); err != nil {
 					return true, fmt.Errorf("%s: %w", mt.Shards[sk].File, err)
 				}
-				hs[i].Write(in)
+				h := hs[i]
+				hl.do(i, func() error { h.Write(in); return nil }, func() { free <- r })
 				if err := b.CopyBandBytes(k, rm[:bd.DstLen], in); err != nil {
 					return true, err
 				}
 				start := append([]int64{0}, pl.Shards[sk].Start[1:]...)
 				scatterWindow(band, bdims, rm[:bd.DstLen], start, wdims, eb)
 			}
-			if _, err := cw.Write(band); err != nil {
+			wl.do(0, func() error { _, err := cw.Write(band); return err }, func() { gfree <- gb })
+			if err := wl.failed(); err != nil {
 				return true, err
 			}
+		}
+		if err := hl.wait(); err != nil {
+			return true, err
 		}
 		for i, sk := range grp {
 			ms := mt.Shards[sk]
@@ -122,7 +147,7 @@ func gatherBanded(w io.Writer, dir outDir, mt ManifestTensor, dst layout.Shape, 
 			fs[i] = nil
 		}
 	}
-	return true, nil
+	return true, wl.wait()
 }
 
 // openShard opens a shard's image file and checks its size against the manifest.

@@ -1,6 +1,10 @@
 package sharding
 
-import "os"
+import (
+	"os"
+
+	"github.com/tpulayout/tpulayout/buffer"
+)
 
 // syncer fsyncs and closes the image files of a one-process conversion in a goroutine
 // of its own, so that waiting for the disk overlaps the conversion of the next shards
@@ -20,7 +24,7 @@ func newSyncer() *syncer {
 	go func() {
 		defer close(s.done)
 		for f := range s.files {
-			err := f.Sync()
+			err := buffer.Sync(f)
 			if cerr := f.Close(); err == nil {
 				err = cerr
 			}

@@ -209,30 +209,56 @@ func verifyShard(od outDir, rel string, ms ManifestShard, dst layout.Shape, src 
 		defer f.Close()
 		return verifyStreamed(f, ms, dst, ix, src, start, vs)
 	}
+	// The file is hashed in a lane (see lanes) while it is read and compared. A file
+	// under buffer.MmapThreshold is read once, into a buffer kept from shard to shard (a
+	// fresh one per shard was the garbage that doubled the heap), each 1 MiB hashed as
+	// the next is read; a larger one is hashed in 1 MiB reads of its own (io.Copy would
+	// take os.File's WriteTo, 32 KiB at a time) and mapped.
 	h := sha256.New()
-	// A file under buffer.MmapThreshold is read once, into a buffer kept from shard to
-	// shard (a fresh one per shard was the garbage that doubled the heap); a larger one
-	// is hashed in 1 MiB reads (io.Copy would take os.File's WriteTo, 32 KiB at a time)
-	// and then mapped. A small object of a bucket is read whole, by ranges.
+	ln := newLanes(1)
+	defer ln.close()
+	// A bucket's object under buffer.MmapThreshold is read whole, by ranges, then hashed.
 	small := st.Size() < buffer.MmapThreshold || od.path(rel) == ""
 	var data []byte
-	if small {
+	switch {
+	case small && od.path(rel) == "":
 		data = grow(&vs.img, st.Size())
 		if _, err = readAt(f, data, 0); err == nil {
-			h.Write(data)
+			ln.do(0, func() error { h.Write(data); return nil }, nil)
 		}
-	} else {
-		_, err = io.CopyBuffer(h, io.NewSectionReader(f, 0, st.Size()), grow(&vs.read, 1<<20))
+		f.Close()
+	case small:
+		data = grow(&vs.img, st.Size())
+		for off := int64(0); off < st.Size() && err == nil; off += 1 << 20 {
+			piece := data[off:min(off+1<<20, st.Size())]
+			if _, err = readAt(f, piece, off); err == nil {
+				ln.do(0, func() error { h.Write(piece); return nil }, nil)
+			}
+		}
+		f.Close()
+	default:
+		rd := grow(&vs.read, 1<<20)
+		ln.do(0, func() error {
+			defer f.Close()
+			_, err := io.CopyBuffer(h, io.NewSectionReader(f, 0, st.Size()), rd)
+			return err
+		}, nil)
 	}
-	f.Close()
 	if err != nil {
 		return 0, err.Error()
 	}
-	if sum := hex.EncodeToString(h.Sum(nil)); sum != ms.SHA256 {
-		return st.Size(), fmt.Sprintf("sha256 %s, the manifest says %s", sum, ms.SHA256)
+	// checked is the file's checksum checked: "" when it matches.
+	checked := func() string {
+		if err := ln.close(); err != nil {
+			return err.Error()
+		}
+		if sum := hex.EncodeToString(h.Sum(nil)); sum != ms.SHA256 {
+			return fmt.Sprintf("sha256 %s, the manifest says %s", sum, ms.SHA256)
+		}
+		return ""
 	}
 	if ix.LogicalElements() == 0 {
-		return st.Size(), ""
+		return st.Size(), checked()
 	}
 	var img *buffer.Buffer
 	if small {
@@ -241,6 +267,9 @@ func verifyShard(od outDir, rel string, ms ManifestShard, dst layout.Shape, src 
 		img, err = buffer.ReadRaw(od.path(rel), dst)
 	}
 	if err != nil {
+		if msg := checked(); msg != "" {
+			return st.Size(), msg
+		}
 		return st.Size(), err.Error()
 	}
 	defer img.Close()
@@ -250,7 +279,11 @@ func verifyShard(od outDir, rel string, ms ManifestShard, dst layout.Shape, src 
 		done = off
 		return img.Data[off : off+n], nil
 	}
-	if msg := compareBands(band, dst, src, start, vs); msg != "" {
+	msg := compareBands(band, dst, src, start, vs)
+	if sum := checked(); sum != "" { // a wrong checksum is what is reported first
+		return st.Size(), sum
+	}
+	if msg != "" {
 		return st.Size(), msg
 	}
 	// Independently of relayout: a sample of elements through the layout's index math.
@@ -329,16 +362,27 @@ func compareBands(band func(off, n int64) ([]byte, error), dst layout.Shape, src
 		if err != nil {
 			return err.Error()
 		}
-		want, err := vs.sourceWindow(src, from, bandShape.Dims, dst.DType)
-		if err != nil {
-			return err.Error()
-		}
-		if !bytes.Equal(got, want) {
-			eb := int64(dst.DType.StorageBits() / 8)
-			i := int64(0)
-			for got[i] == want[i] {
-				i++
+		// i: the first byte that differs, -1 if none. A mapped source in the images'
+		// dtype is compared where it lies (gathering the window first was 12% of the time).
+		i := int64(-1)
+		if m := src.mapped; m != nil && dst.DType == src.dt {
+			eachRun(m, from, bandShape.Dims, int64(dst.DType.StorageBits()/8), true, func(o, at, n int64) bool {
+				if g, w := got[o:o+n], m.Data[at:at+n]; !bytes.Equal(g, w) {
+					i = o + firstDiff(g, w)
+				}
+				return i < 0
+			})
+		} else {
+			want, err := vs.sourceWindow(src, from, bandShape.Dims, dst.DType)
+			if err != nil {
+				return err.Error()
 			}
+			if !bytes.Equal(got, want) {
+				i = firstDiff(got, want)
+			}
+		}
+		if i >= 0 {
+			eb := int64(dst.DType.StorageBits() / 8)
 			idx := make([]int64, len(dst.Dims))
 			flatIndex(i/eb, bandShape.Dims, idx)
 			if banded {
@@ -404,6 +448,15 @@ func (vs *vscratch) sourceWindow(src *verifySource, start, dims []int64, dt layo
 	}
 	out := grow(&vs.conv, p.DstBytes())
 	return out, p.CopyBytes(out, slab)
+}
+
+// firstDiff is the first index where a and b, which differ, differ.
+func firstDiff(a, b []byte) int64 {
+	i := 0
+	for a[i] == b[i] {
+		i++
+	}
+	return int64(i)
 }
 
 func flatIndex(i int64, dims, idx []int64) {

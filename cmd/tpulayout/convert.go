@@ -35,8 +35,9 @@ OUT ending in .npy or .safetensors gets the host array back, row-major (the reve
 --from a device layout with a raw IN; --to, when given, sets the host dtype, and
 --tensor the tensor's name, default "tensor"). Any other OUT gets the raw device image:
 exactly the layout's footprint, padding filled as --pad says (a number must be one
-OUT's element type holds exactly). OUT is written to a temporary file in its directory
-and renamed into place, so a failure, a panic or a signal leaves no partial OUT; a
+OUT's element type holds exactly). OUT is written to a temporary file in its directory,
+fsynced (not with --sync=false) and renamed into place, so a failure, a panic, a signal
+or a crash leaves no partial OUT; a
 symlink OUT is replaced at its target and stays a link. OUT '-', /dev/stdout, a
 character device or a FIFO is streamed into in place (stdout then holds the image
 alone). IN is only read; an IN truncated meanwhile is an error naming it.
@@ -64,7 +65,9 @@ or with --progress.`,
 		fs.BoolVar(&c.force, "force", false, "with --all, replace an existing OUT directory of an earlier --all, atomically")
 		fs.StringVar(&c.view, "view", "", "read IN's elements as `T`, a type of the same width, bit for bit (a u16 .npy holding bf16 bits: --view bf16)")
 		sh := defineShardFlags(fs) // --mesh and company: shard.go
+		durable := syncFlag(fs)
 		return func(pos []string, w io.Writer) error {
+			defer durable()()
 			if err := needArgs(pos, "IN", "OUT"); err != nil {
 				return err
 			}

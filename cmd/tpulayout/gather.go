@@ -24,7 +24,9 @@ index names. OUT is written to a temporary file and renamed (a symbolic link is 
 at its target); a FIFO, a character device or /dev/stdout is streamed into.`,
 	define: func(fs *flag.FlagSet) func([]string, io.Writer) error {
 		asJSON := fs.Bool("json", false, "print the manifest of the gathered conversion as JSON")
+		durable := syncFlag(fs)
 		return func(pos []string, w io.Writer) error {
+			defer durable()()
 			if err := needArgs(pos, "OUTDIR", "OUT"); err != nil {
 				return err
 			}

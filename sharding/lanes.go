@@ -1,0 +1,98 @@
+package sharding
+
+import (
+	"runtime"
+	"sync"
+)
+
+// lanes run work beside the caller on goroutines of their own, in order within a lane.
+// SHA-256 was about half the CPU time of the sharded conversion, verify and gather
+// (perf record, bench/jobs-2026-11-27.md): hashing in lanes, a file always in the same
+// lane so that its bytes reach its hash in order, puts the second core to work while
+// the caller reads and converts the next band.
+type lanes struct {
+	qs      []chan laneItem
+	running sync.WaitGroup // the lanes' goroutines
+	pending sync.WaitGroup // queued items not yet done
+	mu      sync.Mutex
+	err     error // the first error of any item
+	closed  bool
+}
+
+type laneItem struct {
+	work  func() error
+	after func() // runs whether or not work ran (it returns a buffer)
+}
+
+// hashLanes is how many lanes hash: one a core, the caller's goroutine being the
+// other's work (at least one lane, so that the caller never hashes itself).
+func hashLanes() int { return max(1, min(2, runtime.GOMAXPROCS(0)-1)) }
+
+// newLanes starts n lanes.
+func newLanes(n int) *lanes {
+	l := &lanes{qs: make([]chan laneItem, max(n, 1))}
+	for i := range l.qs {
+		q := make(chan laneItem, 64)
+		l.qs[i] = q
+		l.running.Add(1)
+		go func() {
+			defer l.running.Done()
+			for it := range q {
+				if l.failed() == nil {
+					if err := it.work(); err != nil {
+						l.fail(err)
+					}
+				}
+				if it.after != nil {
+					it.after()
+				}
+				l.pending.Done()
+			}
+		}()
+	}
+	return l
+}
+
+// len is the number of lanes.
+func (l *lanes) len() int { return len(l.qs) }
+
+// do queues work in lane i (taken modulo the lanes); after runs once work has run or,
+// after an earlier error, been skipped.
+func (l *lanes) do(i int, work func() error, after func()) {
+	l.pending.Add(1)
+	l.qs[i%len(l.qs)] <- laneItem{work, after}
+}
+
+func (l *lanes) fail(err error) {
+	l.mu.Lock()
+	if l.err == nil {
+		l.err = err
+	}
+	l.mu.Unlock()
+}
+
+// failed returns the first error of any item so far.
+func (l *lanes) failed() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.err
+}
+
+// wait waits until every queued item is done and returns the first error.
+func (l *lanes) wait() error {
+	l.pending.Wait()
+	return l.failed()
+}
+
+// close waits for the queued items and ends the lanes; it may be called again. It
+// returns the first error.
+func (l *lanes) close() error {
+	if !l.closed {
+		l.closed = true
+		for _, q := range l.qs {
+			close(q)
+		}
+	}
+	l.running.Wait()
+	return l.failed()
+}
