@@ -142,6 +142,18 @@ func genericSplitNibbles(lo, hi, src []byte, n int) {
 	}
 }
 
+// genericSplitNibbleWords is SplitNibbleWordsRows' one call.
+func genericSplitNibbleWords(dst []byte, rowStride int, src []byte, n int) {
+	checkN(n)
+	src = src[: 4*n : len(src)]
+	for m := range 8 {
+		row, b, sh := dst[m*rowStride:m*rowStride+n], m/2, uint(4*(m%2))
+		for i := range row {
+			row[i] = src[4*i+b] >> sh & 15
+		}
+	}
+}
+
 // genericJoinNibbles is JoinNibbles: out[i] = lo[i]&15 | hi[i]<<4.
 func genericJoinNibbles(out, lo, hi []byte, n int) {
 	checkN(n)

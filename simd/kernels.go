@@ -125,6 +125,13 @@ type Kernels struct {
 	// lo[i] = src[i] & 15, hi[i] = src[i] >> 4 (int4 rows two a byte, read back
 	// from (8,1)E(4) tiles).
 	SplitNibblesRows func(lo, hi, src []byte, n int, r Rows)
+	// SplitNibbleWordsRows reads back (8,1)E(4) words: n 32-bit words of src, each
+	// holding eight rows' 4-bit elements of one column (row 2k in the low nibble of
+	// byte k, row 2k+1 in the high), into the eight rows of dst, rowStride bytes
+	// apart, one element a byte, zero-extended:
+	// dst[m*rowStride + i] = src[4i + m/2] >> (4*(m%2)) & 15 for m < 8. The rows of
+	// a batch's call must not overlap each other or another call's.
+	SplitNibbleWordsRows func(dst []byte, rowStride int, src []byte, n int, r Rows)
 	// JoinNibblesRows is its inverse: out[i] = lo[i]&15 | hi[i]<<4 (int4 rows joined
 	// two a byte for (8,1)E(4) tiles; the bits of lo and hi above 4 are dropped).
 	JoinNibblesRows func(out, lo, hi []byte, n int, r Rows)

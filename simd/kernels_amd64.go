@@ -604,6 +604,11 @@ func f32ToF8E5M2Interleave8x4RowsAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r
 //go:noescape
 func splitNibblesRowsAVX2(lo *byte, hi *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
+// splitNibbleWordsRowsAVX2 splits n*32 32-bit words of src, eight 4-bit elements each, into the eight rows of dst, rowStride bytes apart, one element a byte. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func splitNibbleWordsRowsAVX2(dst *byte, rowStride int, src *byte, n int, rows int, dstStride int, srcStride int)
+
 // joinNibblesRowsAVX2 joins n*32 bytes of a (low nibbles) and b (high nibbles) into out. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
 //
 //go:noescape
@@ -663,6 +668,11 @@ func f32ToF8E5M2Interleave8x4RowsNTAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte,
 //
 //go:noescape
 func splitNibblesRowsNTAVX2(lo *byte, hi *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// splitNibbleWordsRowsNTAVX2 splits n*32 32-bit words of src, eight 4-bit elements each, into the eight rows of dst, rowStride bytes apart, one element a byte. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func splitNibbleWordsRowsNTAVX2(dst *byte, rowStride int, src *byte, n int, rows int, dstStride int, srcStride int)
 
 // joinNibblesRowsNTAVX2 joins n*32 bytes of a (low nibbles) and b (high nibbles) into out. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
 //
@@ -724,6 +734,11 @@ func f32ToF8E5M2Interleave8x4RowsAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte,
 //go:noescape
 func splitNibblesRowsAVX512(lo *byte, hi *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
+// splitNibbleWordsRowsAVX512 splits n*64 32-bit words of src, eight 4-bit elements each, into the eight rows of dst, rowStride bytes apart, one element a byte. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func splitNibbleWordsRowsAVX512(dst *byte, rowStride int, src *byte, n int, rows int, dstStride int, srcStride int)
+
 // joinNibblesRowsAVX512 joins n*64 bytes of a (low nibbles) and b (high nibbles) into out. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
 //
 //go:noescape
@@ -783,6 +798,11 @@ func f32ToF8E5M2Interleave8x4RowsNTAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byt
 //
 //go:noescape
 func splitNibblesRowsNTAVX512(lo *byte, hi *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// splitNibbleWordsRowsNTAVX512 splits n*64 32-bit words of src, eight 4-bit elements each, into the eight rows of dst, rowStride bytes apart, one element a byte. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func splitNibbleWordsRowsNTAVX512(dst *byte, rowStride int, src *byte, n int, rows int, dstStride int, srcStride int)
 
 // joinNibblesRowsNTAVX512 joins n*64 bytes of a (low nibbles) and b (high nibbles) into out. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
 //

@@ -10254,6 +10254,92 @@ rowsdone:
 DATA nibble_1<>+0(SB)/1, $0x0f
 GLOBL nibble_1<>(SB), RODATA|NOPTR, $1
 
+// func splitNibbleWordsRowsAVX2(dst *byte, rowStride int, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·splitNibbleWordsRowsAVX2(SB), NOSPLIT, $0-56
+	MOVQ         dst+0(FP), AX
+	MOVQ         rowStride+8(FP), CX
+	MOVQ         src+16(FP), DX
+	MOVQ         n+24(FP), BX
+	LEAQ         (CX)(CX*2), SI
+	LEAQ         (CX)(CX*4), DI
+	LEAQ         (SI)(CX*4), R8
+	VMOVDQU      groupbytes4_32<>+0(SB), Y0
+	VMOVDQU      permd04152637_32<>+0(SB), Y1
+	VPBROADCASTB nibble_1<>+0(SB), Y2
+	MOVQ         rows+32(FP), R9
+	MOVQ         dstStride+40(FP), R10
+	MOVQ         srcStride+48(FP), R11
+	IMUL3Q       $0x00000020, BX, R12
+	NEGQ         R12
+	ADDQ         R10, R12
+	IMUL3Q       $0x00000080, BX, R10
+	NEGQ         R10
+	ADDQ         R11, R10
+	TESTQ        R9, R9
+	JZ           rowsdone
+
+row:
+	MOVQ  BX, R11
+	TESTQ R11, R11
+	JZ    done
+
+loop:
+	VMOVDQU     (DX), Y3
+	VPSHUFB     Y0, Y3, Y3
+	VPERMD      Y3, Y1, Y3
+	VMOVDQU     32(DX), Y4
+	VPSHUFB     Y0, Y4, Y4
+	VPERMD      Y4, Y1, Y4
+	VMOVDQU     64(DX), Y5
+	VPSHUFB     Y0, Y5, Y5
+	VPERMD      Y5, Y1, Y5
+	VMOVDQU     96(DX), Y6
+	VPSHUFB     Y0, Y6, Y6
+	VPERMD      Y6, Y1, Y6
+	VPUNPCKLQDQ Y4, Y3, Y7
+	VPUNPCKHQDQ Y4, Y3, Y8
+	VPUNPCKLQDQ Y6, Y5, Y9
+	VPUNPCKHQDQ Y6, Y5, Y6
+	VPERM2I128  $0x20, Y9, Y7, Y3
+	VPERM2I128  $0x20, Y6, Y8, Y4
+	VPERM2I128  $0x31, Y9, Y7, Y5
+	VPERM2I128  $0x31, Y6, Y8, Y6
+	VPSRLW      $0x04, Y3, Y7
+	VPAND       Y2, Y3, Y3
+	VPAND       Y2, Y7, Y7
+	VMOVDQU     Y3, (AX)
+	VMOVDQU     Y7, (AX)(CX*1)
+	VPSRLW      $0x04, Y4, Y3
+	VPAND       Y2, Y4, Y4
+	VPAND       Y2, Y3, Y3
+	VMOVDQU     Y4, (AX)(CX*2)
+	VMOVDQU     Y3, (AX)(SI*1)
+	VPSRLW      $0x04, Y5, Y3
+	VPAND       Y2, Y5, Y5
+	VPAND       Y2, Y3, Y3
+	VMOVDQU     Y5, (AX)(CX*4)
+	VMOVDQU     Y3, (AX)(DI*1)
+	VPSRLW      $0x04, Y6, Y3
+	VPAND       Y2, Y6, Y6
+	VPAND       Y2, Y3, Y3
+	VMOVDQU     Y6, (AX)(SI*2)
+	VMOVDQU     Y3, (AX)(R8*1)
+	ADDQ        $0x00000020, AX
+	ADDQ        $0x00000080, DX
+	DECQ        R11
+	JNZ         loop
+
+done:
+	ADDQ R12, AX
+	ADDQ R10, DX
+	DECQ R9
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
 // func joinNibblesRowsAVX2(out *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int)
 // Requires: AVX, AVX2
 TEXT ·joinNibblesRowsAVX2(SB), NOSPLIT, $0-56
@@ -11382,6 +11468,92 @@ done:
 	ADDQ R9, CX
 	ADDQ DI, DX
 	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func splitNibbleWordsRowsNTAVX2(dst *byte, rowStride int, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·splitNibbleWordsRowsNTAVX2(SB), NOSPLIT, $0-56
+	MOVQ         dst+0(FP), AX
+	MOVQ         rowStride+8(FP), CX
+	MOVQ         src+16(FP), DX
+	MOVQ         n+24(FP), BX
+	LEAQ         (CX)(CX*2), SI
+	LEAQ         (CX)(CX*4), DI
+	LEAQ         (SI)(CX*4), R8
+	VMOVDQU      groupbytes4_32<>+0(SB), Y0
+	VMOVDQU      permd04152637_32<>+0(SB), Y1
+	VPBROADCASTB nibble_1<>+0(SB), Y2
+	MOVQ         rows+32(FP), R9
+	MOVQ         dstStride+40(FP), R10
+	MOVQ         srcStride+48(FP), R11
+	IMUL3Q       $0x00000020, BX, R12
+	NEGQ         R12
+	ADDQ         R10, R12
+	IMUL3Q       $0x00000080, BX, R10
+	NEGQ         R10
+	ADDQ         R11, R10
+	TESTQ        R9, R9
+	JZ           rowsdone
+
+row:
+	MOVQ  BX, R11
+	TESTQ R11, R11
+	JZ    done
+
+loop:
+	VMOVDQU     (DX), Y3
+	VPSHUFB     Y0, Y3, Y3
+	VPERMD      Y3, Y1, Y3
+	VMOVDQU     32(DX), Y4
+	VPSHUFB     Y0, Y4, Y4
+	VPERMD      Y4, Y1, Y4
+	VMOVDQU     64(DX), Y5
+	VPSHUFB     Y0, Y5, Y5
+	VPERMD      Y5, Y1, Y5
+	VMOVDQU     96(DX), Y6
+	VPSHUFB     Y0, Y6, Y6
+	VPERMD      Y6, Y1, Y6
+	VPUNPCKLQDQ Y4, Y3, Y7
+	VPUNPCKHQDQ Y4, Y3, Y8
+	VPUNPCKLQDQ Y6, Y5, Y9
+	VPUNPCKHQDQ Y6, Y5, Y6
+	VPERM2I128  $0x20, Y9, Y7, Y3
+	VPERM2I128  $0x20, Y6, Y8, Y4
+	VPERM2I128  $0x31, Y9, Y7, Y5
+	VPERM2I128  $0x31, Y6, Y8, Y6
+	VPSRLW      $0x04, Y3, Y7
+	VPAND       Y2, Y3, Y3
+	VPAND       Y2, Y7, Y7
+	VMOVNTDQ    Y3, (AX)
+	VMOVNTDQ    Y7, (AX)(CX*1)
+	VPSRLW      $0x04, Y4, Y3
+	VPAND       Y2, Y4, Y4
+	VPAND       Y2, Y3, Y3
+	VMOVNTDQ    Y4, (AX)(CX*2)
+	VMOVNTDQ    Y3, (AX)(SI*1)
+	VPSRLW      $0x04, Y5, Y3
+	VPAND       Y2, Y5, Y5
+	VPAND       Y2, Y3, Y3
+	VMOVNTDQ    Y5, (AX)(CX*4)
+	VMOVNTDQ    Y3, (AX)(DI*1)
+	VPSRLW      $0x04, Y6, Y3
+	VPAND       Y2, Y6, Y6
+	VPAND       Y2, Y3, Y3
+	VMOVNTDQ    Y6, (AX)(SI*2)
+	VMOVNTDQ    Y3, (AX)(R8*1)
+	ADDQ        $0x00000020, AX
+	ADDQ        $0x00000080, DX
+	DECQ        R11
+	JNZ         loop
+
+done:
+	ADDQ R12, AX
+	ADDQ R10, DX
+	DECQ R9
 	JNZ  row
 
 rowsdone:
@@ -12593,6 +12765,92 @@ rowsdone:
 	VZEROUPPER
 	RET
 
+// func splitNibbleWordsRowsAVX512(dst *byte, rowStride int, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F
+TEXT ·splitNibbleWordsRowsAVX512(SB), NOSPLIT, $0-56
+	MOVQ         dst+0(FP), AX
+	MOVQ         rowStride+8(FP), CX
+	MOVQ         src+16(FP), DX
+	MOVQ         n+24(FP), BX
+	LEAQ         (CX)(CX*2), SI
+	LEAQ         (CX)(CX*4), DI
+	LEAQ         (SI)(CX*4), R8
+	VMOVDQU64    groupbytes4_64<>+0(SB), Z0
+	VMOVDQU64    permd048c_64<>+0(SB), Z1
+	VPBROADCASTB nibble_1<>+0(SB), Z2
+	MOVQ         rows+32(FP), R9
+	MOVQ         dstStride+40(FP), R10
+	MOVQ         srcStride+48(FP), R11
+	IMUL3Q       $0x00000040, BX, R12
+	NEGQ         R12
+	ADDQ         R10, R12
+	IMUL3Q       $0x00000100, BX, R10
+	NEGQ         R10
+	ADDQ         R11, R10
+	TESTQ        R9, R9
+	JZ           rowsdone
+
+row:
+	MOVQ  BX, R11
+	TESTQ R11, R11
+	JZ    done
+
+loop:
+	VMOVDQU64  (DX), Z3
+	VPSHUFB    Z0, Z3, Z3
+	VPERMD     Z3, Z1, Z3
+	VMOVDQU64  64(DX), Z4
+	VPSHUFB    Z0, Z4, Z4
+	VPERMD     Z4, Z1, Z4
+	VMOVDQU64  128(DX), Z5
+	VPSHUFB    Z0, Z5, Z5
+	VPERMD     Z5, Z1, Z5
+	VMOVDQU64  192(DX), Z6
+	VPSHUFB    Z0, Z6, Z6
+	VPERMD     Z6, Z1, Z6
+	VSHUFI32X4 $0x44, Z4, Z3, Z7
+	VSHUFI32X4 $0x44, Z6, Z5, Z8
+	VSHUFI32X4 $0xee, Z4, Z3, Z9
+	VSHUFI32X4 $0xee, Z6, Z5, Z6
+	VSHUFI32X4 $0x88, Z8, Z7, Z3
+	VSHUFI32X4 $0xdd, Z8, Z7, Z4
+	VSHUFI32X4 $0x88, Z6, Z9, Z5
+	VSHUFI32X4 $0xdd, Z6, Z9, Z6
+	VPSRLW     $0x04, Z3, Z7
+	VPANDD     Z2, Z3, Z3
+	VPANDD     Z2, Z7, Z7
+	VMOVDQU64  Z3, (AX)
+	VMOVDQU64  Z7, (AX)(CX*1)
+	VPSRLW     $0x04, Z4, Z3
+	VPANDD     Z2, Z4, Z4
+	VPANDD     Z2, Z3, Z3
+	VMOVDQU64  Z4, (AX)(CX*2)
+	VMOVDQU64  Z3, (AX)(SI*1)
+	VPSRLW     $0x04, Z5, Z3
+	VPANDD     Z2, Z5, Z5
+	VPANDD     Z2, Z3, Z3
+	VMOVDQU64  Z5, (AX)(CX*4)
+	VMOVDQU64  Z3, (AX)(DI*1)
+	VPSRLW     $0x04, Z6, Z3
+	VPANDD     Z2, Z6, Z6
+	VPANDD     Z2, Z3, Z3
+	VMOVDQU64  Z6, (AX)(SI*2)
+	VMOVDQU64  Z3, (AX)(R8*1)
+	ADDQ       $0x00000040, AX
+	ADDQ       $0x00000100, DX
+	DECQ       R11
+	JNZ        loop
+
+done:
+	ADDQ R12, AX
+	ADDQ R10, DX
+	DECQ R9
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
 // func joinNibblesRowsAVX512(out *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int)
 // Requires: AVX, AVX512BW, AVX512F
 TEXT ·joinNibblesRowsAVX512(SB), NOSPLIT, $0-56
@@ -13669,6 +13927,92 @@ done:
 	ADDQ R9, CX
 	ADDQ DI, DX
 	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func splitNibbleWordsRowsNTAVX512(dst *byte, rowStride int, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F
+TEXT ·splitNibbleWordsRowsNTAVX512(SB), NOSPLIT, $0-56
+	MOVQ         dst+0(FP), AX
+	MOVQ         rowStride+8(FP), CX
+	MOVQ         src+16(FP), DX
+	MOVQ         n+24(FP), BX
+	LEAQ         (CX)(CX*2), SI
+	LEAQ         (CX)(CX*4), DI
+	LEAQ         (SI)(CX*4), R8
+	VMOVDQU64    groupbytes4_64<>+0(SB), Z0
+	VMOVDQU64    permd048c_64<>+0(SB), Z1
+	VPBROADCASTB nibble_1<>+0(SB), Z2
+	MOVQ         rows+32(FP), R9
+	MOVQ         dstStride+40(FP), R10
+	MOVQ         srcStride+48(FP), R11
+	IMUL3Q       $0x00000040, BX, R12
+	NEGQ         R12
+	ADDQ         R10, R12
+	IMUL3Q       $0x00000100, BX, R10
+	NEGQ         R10
+	ADDQ         R11, R10
+	TESTQ        R9, R9
+	JZ           rowsdone
+
+row:
+	MOVQ  BX, R11
+	TESTQ R11, R11
+	JZ    done
+
+loop:
+	VMOVDQU64  (DX), Z3
+	VPSHUFB    Z0, Z3, Z3
+	VPERMD     Z3, Z1, Z3
+	VMOVDQU64  64(DX), Z4
+	VPSHUFB    Z0, Z4, Z4
+	VPERMD     Z4, Z1, Z4
+	VMOVDQU64  128(DX), Z5
+	VPSHUFB    Z0, Z5, Z5
+	VPERMD     Z5, Z1, Z5
+	VMOVDQU64  192(DX), Z6
+	VPSHUFB    Z0, Z6, Z6
+	VPERMD     Z6, Z1, Z6
+	VSHUFI32X4 $0x44, Z4, Z3, Z7
+	VSHUFI32X4 $0x44, Z6, Z5, Z8
+	VSHUFI32X4 $0xee, Z4, Z3, Z9
+	VSHUFI32X4 $0xee, Z6, Z5, Z6
+	VSHUFI32X4 $0x88, Z8, Z7, Z3
+	VSHUFI32X4 $0xdd, Z8, Z7, Z4
+	VSHUFI32X4 $0x88, Z6, Z9, Z5
+	VSHUFI32X4 $0xdd, Z6, Z9, Z6
+	VPSRLW     $0x04, Z3, Z7
+	VPANDD     Z2, Z3, Z3
+	VPANDD     Z2, Z7, Z7
+	VMOVNTDQ   Z3, (AX)
+	VMOVNTDQ   Z7, (AX)(CX*1)
+	VPSRLW     $0x04, Z4, Z3
+	VPANDD     Z2, Z4, Z4
+	VPANDD     Z2, Z3, Z3
+	VMOVNTDQ   Z4, (AX)(CX*2)
+	VMOVNTDQ   Z3, (AX)(SI*1)
+	VPSRLW     $0x04, Z5, Z3
+	VPANDD     Z2, Z5, Z5
+	VPANDD     Z2, Z3, Z3
+	VMOVNTDQ   Z5, (AX)(CX*4)
+	VMOVNTDQ   Z3, (AX)(DI*1)
+	VPSRLW     $0x04, Z6, Z3
+	VPANDD     Z2, Z6, Z6
+	VPANDD     Z2, Z3, Z3
+	VMOVNTDQ   Z6, (AX)(SI*2)
+	VMOVNTDQ   Z3, (AX)(R8*1)
+	ADDQ       $0x00000040, AX
+	ADDQ       $0x00000100, DX
+	DECQ       R11
+	JNZ        loop
+
+done:
+	ADDQ R12, AX
+	ADDQ R10, DX
+	DECQ R9
 	JNZ  row
 
 rowsdone:

@@ -53,6 +53,7 @@ var (
 	shJoin4        = shape{[5]int{1, 1, 1}, [5]bool{true}, 1}                          // out, lo, hi
 	shPackPairs4   = shape{[5]int{1, 2}, [5]bool{true}, 1}                             // out, in (a pair an element)
 	shUnpackPairs4 = shape{[5]int{2, 1}, [5]bool{true}, 2}                             // out (a pair an element), in
+	shSplitWords   = shape{[5]int{1, 4}, [5]bool{true}, 8}                             // dst (a row of the 8), src words
 	shUnpackF8x4   = shape{[5]int{4, 4, 4, 4, 4}, [5]bool{true, true, true, true}, 16} // r0..r3 f32, src quads
 )
 
@@ -238,6 +239,8 @@ type (
 	asm2 func(x, y *byte, it, rows, dstStride, srcStride int)
 	asm3 func(x, y, z *byte, it, rows, dstStride, srcStride int)
 	asm5 func(v, w, x, y, z *byte, it, rows, dstStride, srcStride int)
+	// asmWords has one destination of eight rows, rowStride bytes apart.
+	asmWords func(dst *byte, rowStride int, src *byte, it, rows, dstStride, srcStride int)
 )
 
 // rowAsm is one kind of batched assembly (ordinary or non-temporal stores);
@@ -250,8 +253,9 @@ type rowAsm struct {
 	interleave8x4, deinterleave8x4                                                        asm5
 	// f32 rows converted to f8 and packed in quads, vw/4 elements per iteration.
 	f32ToF8E4M3FNInterleave8x4, f32ToF8E5M2Interleave8x4 asm5
-	splitNibbles, joinNibbles                            asm3 // vw bytes per iteration
-	packNibblePairs, unpackNibblePairs                   asm2 // vw bytes out per iteration
+	splitNibbles, joinNibbles                            asm3     // vw bytes per iteration
+	splitNibbleWords                                     asmWords // vw words per iteration
+	packNibblePairs, unpackNibblePairs                   asm2     // vw bytes out per iteration
 	// f8 quads unpacked into f32 rows, vw/4 quads per iteration.
 	f8E4M3FNDeintToF32, f8E5M2DeintToF32 asm5
 	// f32 runs to f8, vw elements per iteration; f8 runs to f32, vw/4.
@@ -320,6 +324,10 @@ func addRows(k *Kernels, a, an, h rowAsm, ae, aw edgeAsm) *Kernels {
 	}
 	k.SplitNibblesRows = func(lo, hi, src []byte, n int, r Rows) {
 		rows3(&shSplit4, lo, hi, src, n, r, splitBlk, split, [2]asm3e{}, 0, genericSplitNibbles, genericSplitNibbles)
+	}
+	words := [2]asmWords{a.splitNibbleWords, an.splitNibbleWords}
+	k.SplitNibbleWordsRows = func(dst []byte, rowStride int, src []byte, n int, r Rows) {
+		splitNibbleWordsRows(words, v, dst, rowStride, src, n, r)
 	}
 	join, joinBlk := [3]asm3{a.joinNibbles, an.joinNibbles, h.joinNibbles}, 0
 	if a.joinNibbles != nil {
@@ -415,3 +423,32 @@ func b2i(b bool) int {
 func copyN(dst, src []byte, n int) { copy(dst[:n], src[:n]) }
 
 func (k *Kernels) copyNTN(dst, src []byte, n int) { k.CopyNT(dst[:n], src[:n]) }
+
+// splitNibbleWordsRows runs SplitNibbleWordsRows: the assembly (asm[1] with
+// non-temporal stores when asked for and every row is 64-byte aligned) on whole
+// iterations of blk words of each row, the generic code on the rest, and on all of
+// it without assembly or under the race detector.
+func splitNibbleWordsRows(asm [2]asmWords, blk int, dst []byte, rowStride int, src []byte, n int, r Rows) {
+	if !batch(r, n) {
+		return
+	}
+	if rowStride < 0 {
+		panicArgs(r, n)
+	}
+	// dst holds r.N blocks of 8 rows; the block's span is 7 strides and a row.
+	if hi, lo := bits.Mul64(7, uint64(rowStride)); hi != 0 || lo > uint64(len(dst)) {
+		panicShort(0, len(dst), 8, n, rowStride)
+	} else {
+		shSplitWords.fits(0, len(dst)-int(lo), r, n)
+	}
+	shSplitWords.fits(1, len(src), r, n)
+	e := 0
+	if asm[0] != nil && !raceEnabled && n >= blk {
+		e = n / blk * blk
+		nt := r.Stream && r.DstStride%64 == 0 && rowStride%64 == 0 && uintptr(unsafe.Pointer(&dst[0]))%64 == 0
+		asm[b2i(nt)](&dst[0], rowStride, &src[0], n/blk, r.N, r.DstStride, r.SrcStride)
+	}
+	for i := 0; e < n && i < r.N; i++ {
+		genericSplitNibbleWords(dst[i*r.DstStride+e:], rowStride, src[i*r.SrcStride+4*e:], n-e)
+	}
+}

@@ -158,6 +158,46 @@ func genSplitNibbles(x isa, m mode) {
 	finish(m)
 }
 
+// genSplitNibbleWords emits the read-back of (8,1)E(4) words in one pass: each
+// 32-bit word holds eight rows' 4-bit elements of one column (row 2k in the low
+// nibble of byte k, row 2k+1 in its high nibble), and row m of dst, rowStride bytes
+// after row m-1, gets them one a byte, zero-extended:
+// dst[m*rowStride + i] = src[4i + m/2] >> (4*(m%2)) & 15. It is deinterleave8x4
+// followed by splitNibbles without the four scratch rows between them (s4 8192²
+// tiles read back spent as long in the deinterleave into scratch as in the split).
+// AVX2 32 words per step, AVX-512 64.
+func genSplitNibbleWords(x isa, m mode) {
+	name := fname("splitNibbleWords", x, m)
+	TEXT(name, NOSPLIT, m.sig("func(dst *byte, rowStride int, src *byte, n int)"))
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s splits n*%d 32-bit words of src, eight 4-bit elements each, into the eight rows of dst, rowStride bytes apart, one element a byte.%s", name, x.w, m.doc()))
+	dst, rs, src, n := param("dst"), param("rowStride"), param("src"), param("n")
+	// Row m is at dst + m*rowStride: scaled indexes of rowStride and its 3, 5 and 7 multiples.
+	rs3, rs5, rs7 := GP64(), GP64(), GP64()
+	LEAQ(Mem{Base: rs, Index: rs, Scale: 2}, rs3)
+	LEAQ(Mem{Base: rs, Index: rs, Scale: 4}, rs5)
+	LEAQ(Mem{Base: rs3, Index: rs, Scale: 4}, rs7)
+	row := [8]Mem{
+		{Base: dst}, {Base: dst, Index: rs, Scale: 1}, {Base: dst, Index: rs, Scale: 2}, {Base: dst, Index: rs3, Scale: 1},
+		{Base: dst, Index: rs, Scale: 4}, {Base: dst, Index: rs5, Scale: 1}, {Base: dst, Index: rs3, Scale: 2}, {Base: dst, Index: rs7, Scale: 1},
+	}
+	shuf, perm := quadTables(x)
+	mask := x.vec()
+	VPBROADCASTB(table("nibble", []byte{0x0f}, 1), mask)
+	m.loop(n, 1, []stream{{dst, x.w, true}, {src, 4 * x.w, false}}, func(int) {
+		V := deinterleaveQuads(x, shuf, perm, src)
+		for k, v := range V {
+			h := x.vec()
+			VPSRLW(U8(4), v, h)
+			x.and(mask, v, v)
+			x.and(mask, h, h)
+			x.store(v, row[2*k], m)
+			x.store(h, row[2*k+1], m)
+		}
+	})
+	finish(m)
+}
+
 // genJoinNibbles emits the inverse of genSplitNibbles: two rows of 4-bit values, one
 // a byte, joined two a byte, out[i] = a[i]&15 | b[i]<<4 (int4 rows packed for (8,1)E(4)
 // tiles); AVX2 32 bytes per step, AVX-512 64.

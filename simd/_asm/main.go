@@ -65,6 +65,7 @@ func main() {
 			genF32ToF8Interleave(x, f8E4M3FN, m)
 			genF32ToF8Interleave(x, f8E5M2, m)
 			genSplitNibbles(x, m)
+			genSplitNibbleWords(x, m)
 			genJoinNibbles(x, m)
 			genPackNibblePairs(x, m)
 			genUnpackNibblePairs(x, m)
