@@ -433,14 +433,16 @@ func (p *Plan) f8Run() func(dst, src []byte, n int, r simd.Rows) {
 		}
 		return p.viaF32(widen, to, 2, 1)
 	case (p.st == layout.F8E4M3FN || p.st == layout.F8E5M2) && p.sbits == 8 && (p.dt == layout.BF16 || p.dt == layout.F16) && p.dbits == 16:
-		from, to := ks.F8E5M2ToF32Rows, ks.F32ToBF16Rows
-		if p.st == layout.F8E4M3FN {
-			from = ks.F8E4M3FNToF32Rows
+		// One pass: every f8 value is exact in both, so there is no rounding to share.
+		switch {
+		case p.st == layout.F8E4M3FN && p.dt == layout.BF16:
+			return ks.F8E4M3FNToBF16Rows
+		case p.st == layout.F8E4M3FN:
+			return ks.F8E4M3FNToF16Rows
+		case p.dt == layout.BF16:
+			return ks.F8E5M2ToBF16Rows
 		}
-		if p.dt == layout.F16 {
-			to = ks.F32ToF16Rows
-		}
-		return p.viaF32(from, to, 1, 2)
+		return ks.F8E5M2ToF16Rows
 	}
 	return nil
 }

@@ -50,6 +50,20 @@ func F8E5M2BitsToF32(b uint8) uint32 { return f8e5m2ToF32[b] }
 
 var f8e4m3fnToF32, f8e5m2ToF32 = f8Table(4, 3, true), f8Table(5, 2, false)
 
+// The f8 patterns' bf16 and f16 bits: their f32 values narrowed, which is exact (the
+// generic kernels' tables; the vector ones compute them).
+var (
+	f8e4m3fnToBF16, f8e4m3fnToF16 = table16(&f8e4m3fnToF32)
+	f8e5m2ToBF16, f8e5m2ToF16     = table16(&f8e5m2ToF32)
+)
+
+func table16(t *[256]uint32) (bf, h [256]uint16) {
+	for b, f := range t {
+		bf[b], h[b] = F32ToBF16Bits(f), F32ToF16Bits(f)
+	}
+	return bf, h
+}
+
 // f8Table lists the f32 bits of every f8 pattern with ebits exponent and mbits
 // mantissa bits (fn: no infinity, NaN only with all ones).
 func f8Table(ebits, mbits uint, fn bool) (t [256]uint32) {
@@ -111,6 +125,15 @@ func genericF8ToF32(t *[256]uint32, dst, src []byte, n int) {
 	dst, src = dst[:4*n:len(dst)], src[:n:len(src)]
 	for i, b := range src {
 		le.PutUint32(dst[4*i:], t[b])
+	}
+}
+
+// genericF8To16 widens n f8 bytes of src to the 16-bit elements of dst that t gives.
+func genericF8To16(t *[256]uint16, dst, src []byte, n int) {
+	checkN(n)
+	dst, src = dst[:2*n:len(dst)], src[:n:len(src)]
+	for i, b := range src {
+		le.PutUint16(dst[2*i:], t[b])
 	}
 }
 

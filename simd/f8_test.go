@@ -86,3 +86,44 @@ func TestF8Kernels(t *testing.T) {
 		}
 	}
 }
+
+// TestF8To16 widens every f8 pattern of both formats to bf16 and f16 with every
+// implementation, streamed or not, at every offset of a 64-element block (so that the
+// vector loop, the narrower set's half block and the generic tail each see every
+// pattern), and compares each element with the scalar definitions: the f8's f32 value
+// narrowed by F32ToBF16Bits or F32ToF16Bits (exact; NaNs the quiet NaN of the sign).
+func TestF8To16(t *testing.T) {
+	src := make([]byte, 256+64)
+	for i := range src {
+		src[i] = byte(i * 7) // 7 is odd: every pattern in the first 256
+	}
+	for _, k := range Available() {
+		for _, c := range []struct {
+			name   string
+			kern   func(dst, src []byte, n int, r Rows)
+			widen  func(uint8) uint32
+			narrow func(uint32) uint16
+		}{
+			{"e4m3fn→bf16", k.F8E4M3FNToBF16Rows, F8E4M3FNBitsToF32, F32ToBF16Bits},
+			{"e4m3fn→f16", k.F8E4M3FNToF16Rows, F8E4M3FNBitsToF32, F32ToF16Bits},
+			{"e5m2→bf16", k.F8E5M2ToBF16Rows, F8E5M2BitsToF32, F32ToBF16Bits},
+			{"e5m2→f16", k.F8E5M2ToF16Rows, F8E5M2BitsToF32, F32ToF16Bits},
+		} {
+			for _, stream := range []bool{false, true} {
+				for off := 0; off < 64; off += 5 {
+					n := 256 + 64 - off
+					buf := make([]byte, 2*n+128)
+					a := 64 - int(addr64(buf)%64) // line-aligned, so streaming can be taken
+					d := buf[a%64:][: 2*n : 2*n]
+					c.kern(d, src[off:], n, Rows{N: 1, Stream: stream})
+					k.Fence()
+					for i, b := range src[off:] {
+						if got, want := le.Uint16(d[2*i:]), c.narrow(c.widen(b)); got != want {
+							t.Fatalf("%s %s (stream %v, offset %d): f8 %#02x → %#04x, want %#04x", k.Name, c.name, stream, off, b, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}

@@ -654,6 +654,26 @@ func f8E4M3FNToF32RowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int,
 //go:noescape
 func f8E5M2ToF32RowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
+// f8E4M3FNToBF16RowsAVX2 widens n*16 f8e4m3fn of src to bf16 in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f8E4M3FNToBF16RowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E4M3FNToF16RowsAVX2 widens n*16 f8e4m3fn of src to f16 in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f8E4M3FNToF16RowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E5M2ToBF16RowsAVX2 widens n*16 f8e5m2 of src to bf16 in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f8E5M2ToBF16RowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E5M2ToF16RowsAVX2 widens n*16 f8e5m2 of src to f16 in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f8E5M2ToF16RowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
 // f32ToF8E4M3FNInterleave8x4RowsNTAVX2 converts n*8 f32 elements of r0..r3 to f8e4m3fn and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
 //
 //go:noescape
@@ -718,6 +738,26 @@ func f8E4M3FNToF32RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride in
 //
 //go:noescape
 func f8E5M2ToF32RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E4M3FNToBF16RowsNTAVX2 widens n*16 f8e4m3fn of src to bf16 in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f8E4M3FNToBF16RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E4M3FNToF16RowsNTAVX2 widens n*16 f8e4m3fn of src to f16 in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f8E4M3FNToF16RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E5M2ToBF16RowsNTAVX2 widens n*16 f8e5m2 of src to bf16 in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f8E5M2ToBF16RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E5M2ToF16RowsNTAVX2 widens n*16 f8e5m2 of src to f16 in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f8E5M2ToF16RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
 // f32ToF8E4M3FNInterleave8x4RowsAVX512 converts n*16 f32 elements of r0..r3 to f8e4m3fn and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
 //
@@ -784,6 +824,26 @@ func f8E4M3FNToF32RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride in
 //go:noescape
 func f8E5M2ToF32RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
+// f8E4M3FNToBF16RowsAVX512 widens n*32 f8e4m3fn of src to bf16 in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f8E4M3FNToBF16RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E4M3FNToF16RowsAVX512 widens n*32 f8e4m3fn of src to f16 in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f8E4M3FNToF16RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E5M2ToBF16RowsAVX512 widens n*32 f8e5m2 of src to bf16 in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f8E5M2ToBF16RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E5M2ToF16RowsAVX512 widens n*32 f8e5m2 of src to f16 in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f8E5M2ToF16RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
 // f32ToF8E4M3FNInterleave8x4RowsNTAVX512 converts n*16 f32 elements of r0..r3 to f8e4m3fn and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
 //
 //go:noescape
@@ -848,6 +908,26 @@ func f8E4M3FNToF32RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride 
 //
 //go:noescape
 func f8E5M2ToF32RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E4M3FNToBF16RowsNTAVX512 widens n*32 f8e4m3fn of src to bf16 in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f8E4M3FNToBF16RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E4M3FNToF16RowsNTAVX512 widens n*32 f8e4m3fn of src to f16 in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f8E4M3FNToF16RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E5M2ToBF16RowsNTAVX512 widens n*32 f8e5m2 of src to bf16 in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f8E5M2ToBF16RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E5M2ToF16RowsNTAVX512 widens n*32 f8e5m2 of src to f16 in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f8E5M2ToF16RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
 // transpose32AVX2 transposes n 8×8 blocks of 32-bit elements, going down the source (src += 8*srcStride, dst += 32 bytes per block).
 //

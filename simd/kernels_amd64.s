@@ -11151,6 +11151,320 @@ rowsdone:
 	VZEROUPPER
 	RET
 
+// func f8E4M3FNToBF16RowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·f8E4M3FNToBF16RowsAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000007f<>+0(SB), Y0
+	VPBROADCASTD c32_3c000000<>+0(SB), Y1
+	VPBROADCASTD c32_00000008<>+0(SB), Y2
+	VPBROADCASTD c32_3b000000<>+0(SB), Y3
+	VPBROADCASTD c32_0000007e<>+0(SB), Y4
+	VPBROADCASTD c32_7fc00000<>+0(SB), Y5
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000010, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBD (CX), Y6
+	VPAND     Y0, Y6, Y7
+	VPSLLD    $0x14, Y7, Y8
+	VPADDD    Y1, Y8, Y8
+	VCVTDQ2PS Y7, Y9
+	VMULPS    Y3, Y9, Y9
+	VPCMPGTD  Y7, Y2, Y10
+	VPBLENDVB Y10, Y9, Y8, Y8
+	VPCMPGTD  Y4, Y7, Y7
+	VPBLENDVB Y7, Y5, Y8, Y8
+	VPSRLD    $0x07, Y6, Y6
+	VPSLLD    $0x1f, Y6, Y6
+	VPOR      Y6, Y8, Y8
+	VPSRLD    $0x10, Y8, Y6
+	VPMOVZXBD 8(CX), Y7
+	VPAND     Y0, Y7, Y8
+	VPSLLD    $0x14, Y8, Y9
+	VPADDD    Y1, Y9, Y9
+	VCVTDQ2PS Y8, Y10
+	VMULPS    Y3, Y10, Y10
+	VPCMPGTD  Y8, Y2, Y11
+	VPBLENDVB Y11, Y10, Y9, Y9
+	VPCMPGTD  Y4, Y8, Y8
+	VPBLENDVB Y8, Y5, Y9, Y9
+	VPSRLD    $0x07, Y7, Y7
+	VPSLLD    $0x1f, Y7, Y7
+	VPOR      Y7, Y9, Y9
+	VPSRLD    $0x10, Y9, Y7
+	VPACKUSDW Y7, Y6, Y6
+	VPERMQ    $0xd8, Y6, Y6
+	VMOVDQU   Y6, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000010, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E4M3FNToF16RowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2, F16C
+TEXT ·f8E4M3FNToF16RowsAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000007f<>+0(SB), Y0
+	VPBROADCASTD c32_3c000000<>+0(SB), Y1
+	VPBROADCASTD c32_00000008<>+0(SB), Y2
+	VPBROADCASTD c32_3b000000<>+0(SB), Y3
+	VPBROADCASTD c32_0000007e<>+0(SB), Y4
+	VPBROADCASTD c32_7fc00000<>+0(SB), Y5
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000010, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBD   (CX), Y6
+	VPAND       Y0, Y6, Y7
+	VPSLLD      $0x14, Y7, Y8
+	VPADDD      Y1, Y8, Y8
+	VCVTDQ2PS   Y7, Y9
+	VMULPS      Y3, Y9, Y9
+	VPCMPGTD    Y7, Y2, Y10
+	VPBLENDVB   Y10, Y9, Y8, Y8
+	VPCMPGTD    Y4, Y7, Y7
+	VPBLENDVB   Y7, Y5, Y8, Y8
+	VPSRLD      $0x07, Y6, Y6
+	VPSLLD      $0x1f, Y6, Y6
+	VPOR        Y6, Y8, Y8
+	VCVTPS2PH   $0x00, Y8, X11
+	VPMOVZXBD   8(CX), Y6
+	VPAND       Y0, Y6, Y7
+	VPSLLD      $0x14, Y7, Y8
+	VPADDD      Y1, Y8, Y8
+	VCVTDQ2PS   Y7, Y9
+	VMULPS      Y3, Y9, Y9
+	VPCMPGTD    Y7, Y2, Y10
+	VPBLENDVB   Y10, Y9, Y8, Y8
+	VPCMPGTD    Y4, Y7, Y7
+	VPBLENDVB   Y7, Y5, Y8, Y8
+	VPSRLD      $0x07, Y6, Y6
+	VPSLLD      $0x1f, Y6, Y6
+	VPOR        Y6, Y8, Y8
+	VCVTPS2PH   $0x00, Y8, X6
+	VINSERTI128 $0x01, X6, Y11, Y11
+	VMOVDQU     Y11, (AX)
+	ADDQ        $0x00000020, AX
+	ADDQ        $0x00000010, CX
+	DECQ        DI
+	JNZ         loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E5M2ToBF16RowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·f8E5M2ToBF16RowsAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000007f<>+0(SB), Y0
+	VPBROADCASTD c32_38000000<>+0(SB), Y1
+	VPBROADCASTD c32_00000004<>+0(SB), Y2
+	VPBROADCASTD c32_37800000<>+0(SB), Y3
+	VPBROADCASTD c32_0000007c<>+0(SB), Y4
+	VPBROADCASTD c32_7fc00000<>+0(SB), Y5
+	VPBROADCASTD c32_0000007b<>+0(SB), Y6
+	VPBROADCASTD c32_7f800000<>+0(SB), Y7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000010, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBD (CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPSLLD    $0x15, Y9, Y10
+	VPADDD    Y1, Y10, Y10
+	VCVTDQ2PS Y9, Y11
+	VMULPS    Y3, Y11, Y11
+	VPCMPGTD  Y9, Y2, Y12
+	VPBLENDVB Y12, Y11, Y10, Y10
+	VPCMPGTD  Y6, Y9, Y11
+	VPBLENDVB Y11, Y7, Y10, Y10
+	VPCMPGTD  Y4, Y9, Y9
+	VPBLENDVB Y9, Y5, Y10, Y10
+	VPSRLD    $0x07, Y8, Y8
+	VPSLLD    $0x1f, Y8, Y8
+	VPOR      Y8, Y10, Y10
+	VPSRLD    $0x10, Y10, Y8
+	VPMOVZXBD 8(CX), Y9
+	VPAND     Y0, Y9, Y10
+	VPSLLD    $0x15, Y10, Y11
+	VPADDD    Y1, Y11, Y11
+	VCVTDQ2PS Y10, Y12
+	VMULPS    Y3, Y12, Y12
+	VPCMPGTD  Y10, Y2, Y13
+	VPBLENDVB Y13, Y12, Y11, Y11
+	VPCMPGTD  Y6, Y10, Y12
+	VPBLENDVB Y12, Y7, Y11, Y11
+	VPCMPGTD  Y4, Y10, Y10
+	VPBLENDVB Y10, Y5, Y11, Y11
+	VPSRLD    $0x07, Y9, Y9
+	VPSLLD    $0x1f, Y9, Y9
+	VPOR      Y9, Y11, Y11
+	VPSRLD    $0x10, Y11, Y9
+	VPACKUSDW Y9, Y8, Y8
+	VPERMQ    $0xd8, Y8, Y8
+	VMOVDQU   Y8, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000010, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E5M2ToF16RowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2, F16C
+TEXT ·f8E5M2ToF16RowsAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000007f<>+0(SB), Y0
+	VPBROADCASTD c32_38000000<>+0(SB), Y1
+	VPBROADCASTD c32_00000004<>+0(SB), Y2
+	VPBROADCASTD c32_37800000<>+0(SB), Y3
+	VPBROADCASTD c32_0000007c<>+0(SB), Y4
+	VPBROADCASTD c32_7fc00000<>+0(SB), Y5
+	VPBROADCASTD c32_0000007b<>+0(SB), Y6
+	VPBROADCASTD c32_7f800000<>+0(SB), Y7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000010, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBD   (CX), Y8
+	VPAND       Y0, Y8, Y9
+	VPSLLD      $0x15, Y9, Y10
+	VPADDD      Y1, Y10, Y10
+	VCVTDQ2PS   Y9, Y11
+	VMULPS      Y3, Y11, Y11
+	VPCMPGTD    Y9, Y2, Y12
+	VPBLENDVB   Y12, Y11, Y10, Y10
+	VPCMPGTD    Y6, Y9, Y11
+	VPBLENDVB   Y11, Y7, Y10, Y10
+	VPCMPGTD    Y4, Y9, Y9
+	VPBLENDVB   Y9, Y5, Y10, Y10
+	VPSRLD      $0x07, Y8, Y8
+	VPSLLD      $0x1f, Y8, Y8
+	VPOR        Y8, Y10, Y10
+	VCVTPS2PH   $0x00, Y10, X13
+	VPMOVZXBD   8(CX), Y8
+	VPAND       Y0, Y8, Y9
+	VPSLLD      $0x15, Y9, Y10
+	VPADDD      Y1, Y10, Y10
+	VCVTDQ2PS   Y9, Y11
+	VMULPS      Y3, Y11, Y11
+	VPCMPGTD    Y9, Y2, Y12
+	VPBLENDVB   Y12, Y11, Y10, Y10
+	VPCMPGTD    Y6, Y9, Y11
+	VPBLENDVB   Y11, Y7, Y10, Y10
+	VPCMPGTD    Y4, Y9, Y9
+	VPBLENDVB   Y9, Y5, Y10, Y10
+	VPSRLD      $0x07, Y8, Y8
+	VPSLLD      $0x1f, Y8, Y8
+	VPOR        Y8, Y10, Y10
+	VCVTPS2PH   $0x00, Y10, X8
+	VINSERTI128 $0x01, X8, Y13, Y13
+	VMOVDQU     Y13, (AX)
+	ADDQ        $0x00000020, AX
+	ADDQ        $0x00000010, CX
+	DECQ        DI
+	JNZ         loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
 // func f32ToF8E4M3FNInterleave8x4RowsNTAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
 // Requires: AVX, AVX2, MMX+
 TEXT ·f32ToF8E4M3FNInterleave8x4RowsNTAVX2(SB), NOSPLIT, $0-72
@@ -12311,6 +12625,320 @@ loop:
 	ADDQ      $0x00000008, CX
 	DECQ      DI
 	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E4M3FNToBF16RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·f8E4M3FNToBF16RowsNTAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000007f<>+0(SB), Y0
+	VPBROADCASTD c32_3c000000<>+0(SB), Y1
+	VPBROADCASTD c32_00000008<>+0(SB), Y2
+	VPBROADCASTD c32_3b000000<>+0(SB), Y3
+	VPBROADCASTD c32_0000007e<>+0(SB), Y4
+	VPBROADCASTD c32_7fc00000<>+0(SB), Y5
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000010, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBD (CX), Y6
+	VPAND     Y0, Y6, Y7
+	VPSLLD    $0x14, Y7, Y8
+	VPADDD    Y1, Y8, Y8
+	VCVTDQ2PS Y7, Y9
+	VMULPS    Y3, Y9, Y9
+	VPCMPGTD  Y7, Y2, Y10
+	VPBLENDVB Y10, Y9, Y8, Y8
+	VPCMPGTD  Y4, Y7, Y7
+	VPBLENDVB Y7, Y5, Y8, Y8
+	VPSRLD    $0x07, Y6, Y6
+	VPSLLD    $0x1f, Y6, Y6
+	VPOR      Y6, Y8, Y8
+	VPSRLD    $0x10, Y8, Y6
+	VPMOVZXBD 8(CX), Y7
+	VPAND     Y0, Y7, Y8
+	VPSLLD    $0x14, Y8, Y9
+	VPADDD    Y1, Y9, Y9
+	VCVTDQ2PS Y8, Y10
+	VMULPS    Y3, Y10, Y10
+	VPCMPGTD  Y8, Y2, Y11
+	VPBLENDVB Y11, Y10, Y9, Y9
+	VPCMPGTD  Y4, Y8, Y8
+	VPBLENDVB Y8, Y5, Y9, Y9
+	VPSRLD    $0x07, Y7, Y7
+	VPSLLD    $0x1f, Y7, Y7
+	VPOR      Y7, Y9, Y9
+	VPSRLD    $0x10, Y9, Y7
+	VPACKUSDW Y7, Y6, Y6
+	VPERMQ    $0xd8, Y6, Y6
+	VMOVNTDQ  Y6, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000010, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E4M3FNToF16RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2, F16C
+TEXT ·f8E4M3FNToF16RowsNTAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000007f<>+0(SB), Y0
+	VPBROADCASTD c32_3c000000<>+0(SB), Y1
+	VPBROADCASTD c32_00000008<>+0(SB), Y2
+	VPBROADCASTD c32_3b000000<>+0(SB), Y3
+	VPBROADCASTD c32_0000007e<>+0(SB), Y4
+	VPBROADCASTD c32_7fc00000<>+0(SB), Y5
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000010, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBD   (CX), Y6
+	VPAND       Y0, Y6, Y7
+	VPSLLD      $0x14, Y7, Y8
+	VPADDD      Y1, Y8, Y8
+	VCVTDQ2PS   Y7, Y9
+	VMULPS      Y3, Y9, Y9
+	VPCMPGTD    Y7, Y2, Y10
+	VPBLENDVB   Y10, Y9, Y8, Y8
+	VPCMPGTD    Y4, Y7, Y7
+	VPBLENDVB   Y7, Y5, Y8, Y8
+	VPSRLD      $0x07, Y6, Y6
+	VPSLLD      $0x1f, Y6, Y6
+	VPOR        Y6, Y8, Y8
+	VCVTPS2PH   $0x00, Y8, X11
+	VPMOVZXBD   8(CX), Y6
+	VPAND       Y0, Y6, Y7
+	VPSLLD      $0x14, Y7, Y8
+	VPADDD      Y1, Y8, Y8
+	VCVTDQ2PS   Y7, Y9
+	VMULPS      Y3, Y9, Y9
+	VPCMPGTD    Y7, Y2, Y10
+	VPBLENDVB   Y10, Y9, Y8, Y8
+	VPCMPGTD    Y4, Y7, Y7
+	VPBLENDVB   Y7, Y5, Y8, Y8
+	VPSRLD      $0x07, Y6, Y6
+	VPSLLD      $0x1f, Y6, Y6
+	VPOR        Y6, Y8, Y8
+	VCVTPS2PH   $0x00, Y8, X6
+	VINSERTI128 $0x01, X6, Y11, Y11
+	VMOVNTDQ    Y11, (AX)
+	ADDQ        $0x00000020, AX
+	ADDQ        $0x00000010, CX
+	DECQ        DI
+	JNZ         loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E5M2ToBF16RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·f8E5M2ToBF16RowsNTAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000007f<>+0(SB), Y0
+	VPBROADCASTD c32_38000000<>+0(SB), Y1
+	VPBROADCASTD c32_00000004<>+0(SB), Y2
+	VPBROADCASTD c32_37800000<>+0(SB), Y3
+	VPBROADCASTD c32_0000007c<>+0(SB), Y4
+	VPBROADCASTD c32_7fc00000<>+0(SB), Y5
+	VPBROADCASTD c32_0000007b<>+0(SB), Y6
+	VPBROADCASTD c32_7f800000<>+0(SB), Y7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000010, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBD (CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPSLLD    $0x15, Y9, Y10
+	VPADDD    Y1, Y10, Y10
+	VCVTDQ2PS Y9, Y11
+	VMULPS    Y3, Y11, Y11
+	VPCMPGTD  Y9, Y2, Y12
+	VPBLENDVB Y12, Y11, Y10, Y10
+	VPCMPGTD  Y6, Y9, Y11
+	VPBLENDVB Y11, Y7, Y10, Y10
+	VPCMPGTD  Y4, Y9, Y9
+	VPBLENDVB Y9, Y5, Y10, Y10
+	VPSRLD    $0x07, Y8, Y8
+	VPSLLD    $0x1f, Y8, Y8
+	VPOR      Y8, Y10, Y10
+	VPSRLD    $0x10, Y10, Y8
+	VPMOVZXBD 8(CX), Y9
+	VPAND     Y0, Y9, Y10
+	VPSLLD    $0x15, Y10, Y11
+	VPADDD    Y1, Y11, Y11
+	VCVTDQ2PS Y10, Y12
+	VMULPS    Y3, Y12, Y12
+	VPCMPGTD  Y10, Y2, Y13
+	VPBLENDVB Y13, Y12, Y11, Y11
+	VPCMPGTD  Y6, Y10, Y12
+	VPBLENDVB Y12, Y7, Y11, Y11
+	VPCMPGTD  Y4, Y10, Y10
+	VPBLENDVB Y10, Y5, Y11, Y11
+	VPSRLD    $0x07, Y9, Y9
+	VPSLLD    $0x1f, Y9, Y9
+	VPOR      Y9, Y11, Y11
+	VPSRLD    $0x10, Y11, Y9
+	VPACKUSDW Y9, Y8, Y8
+	VPERMQ    $0xd8, Y8, Y8
+	VMOVNTDQ  Y8, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000010, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E5M2ToF16RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2, F16C
+TEXT ·f8E5M2ToF16RowsNTAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000007f<>+0(SB), Y0
+	VPBROADCASTD c32_38000000<>+0(SB), Y1
+	VPBROADCASTD c32_00000004<>+0(SB), Y2
+	VPBROADCASTD c32_37800000<>+0(SB), Y3
+	VPBROADCASTD c32_0000007c<>+0(SB), Y4
+	VPBROADCASTD c32_7fc00000<>+0(SB), Y5
+	VPBROADCASTD c32_0000007b<>+0(SB), Y6
+	VPBROADCASTD c32_7f800000<>+0(SB), Y7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000010, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBD   (CX), Y8
+	VPAND       Y0, Y8, Y9
+	VPSLLD      $0x15, Y9, Y10
+	VPADDD      Y1, Y10, Y10
+	VCVTDQ2PS   Y9, Y11
+	VMULPS      Y3, Y11, Y11
+	VPCMPGTD    Y9, Y2, Y12
+	VPBLENDVB   Y12, Y11, Y10, Y10
+	VPCMPGTD    Y6, Y9, Y11
+	VPBLENDVB   Y11, Y7, Y10, Y10
+	VPCMPGTD    Y4, Y9, Y9
+	VPBLENDVB   Y9, Y5, Y10, Y10
+	VPSRLD      $0x07, Y8, Y8
+	VPSLLD      $0x1f, Y8, Y8
+	VPOR        Y8, Y10, Y10
+	VCVTPS2PH   $0x00, Y10, X13
+	VPMOVZXBD   8(CX), Y8
+	VPAND       Y0, Y8, Y9
+	VPSLLD      $0x15, Y9, Y10
+	VPADDD      Y1, Y10, Y10
+	VCVTDQ2PS   Y9, Y11
+	VMULPS      Y3, Y11, Y11
+	VPCMPGTD    Y9, Y2, Y12
+	VPBLENDVB   Y12, Y11, Y10, Y10
+	VPCMPGTD    Y6, Y9, Y11
+	VPBLENDVB   Y11, Y7, Y10, Y10
+	VPCMPGTD    Y4, Y9, Y9
+	VPBLENDVB   Y9, Y5, Y10, Y10
+	VPSRLD      $0x07, Y8, Y8
+	VPSLLD      $0x1f, Y8, Y8
+	VPOR        Y8, Y10, Y10
+	VCVTPS2PH   $0x00, Y10, X8
+	VINSERTI128 $0x01, X8, Y13, Y13
+	VMOVNTDQ    Y13, (AX)
+	ADDQ        $0x00000020, AX
+	ADDQ        $0x00000010, CX
+	DECQ        DI
+	JNZ         loop
 
 done:
 	ADDQ R8, AX
@@ -13614,6 +14242,322 @@ rowsdone:
 	VZEROUPPER
 	RET
 
+// func f8E4M3FNToBF16RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f8E4M3FNToBF16RowsAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000007f<>+0(SB), Z0
+	VPBROADCASTD c32_3c000000<>+0(SB), Z1
+	VPBROADCASTD c32_00000008<>+0(SB), Z2
+	VPBROADCASTD c32_3b000000<>+0(SB), Z3
+	VPBROADCASTD c32_0000007e<>+0(SB), Z4
+	VPBROADCASTD c32_7fc00000<>+0(SB), Z5
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000020, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBD    (CX), Z6
+	VPANDD       Z0, Z6, Z7
+	VPSLLD       $0x14, Z7, Z8
+	VPADDD       Z1, Z8, Z8
+	VCVTDQ2PS    Z7, Z9
+	VMULPS       Z3, Z9, Z9
+	VPCMPGTD     Z7, Z2, K1
+	VPBLENDMD    Z9, Z8, K1, Z8
+	VPCMPGTD     Z4, Z7, K1
+	VPBLENDMD    Z5, Z8, K1, Z8
+	VPSRLD       $0x07, Z6, Z6
+	VPSLLD       $0x1f, Z6, Z6
+	VPORD        Z6, Z8, Z8
+	VPSRLD       $0x10, Z8, Z6
+	VPMOVDW      Z6, Y6
+	VPMOVZXBD    16(CX), Z7
+	VPANDD       Z0, Z7, Z8
+	VPSLLD       $0x14, Z8, Z9
+	VPADDD       Z1, Z9, Z9
+	VCVTDQ2PS    Z8, Z10
+	VMULPS       Z3, Z10, Z10
+	VPCMPGTD     Z8, Z2, K1
+	VPBLENDMD    Z10, Z9, K1, Z9
+	VPCMPGTD     Z4, Z8, K1
+	VPBLENDMD    Z5, Z9, K1, Z9
+	VPSRLD       $0x07, Z7, Z7
+	VPSLLD       $0x1f, Z7, Z7
+	VPORD        Z7, Z9, Z9
+	VPSRLD       $0x10, Z9, Z7
+	VPMOVDW      Z7, Y7
+	VINSERTI64X4 $0x01, Y7, Z6, Z6
+	VMOVDQU64    Z6, (AX)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000020, CX
+	DECQ         DI
+	JNZ          loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E4M3FNToF16RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f8E4M3FNToF16RowsAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000007f<>+0(SB), Z0
+	VPBROADCASTD c32_3c000000<>+0(SB), Z1
+	VPBROADCASTD c32_00000008<>+0(SB), Z2
+	VPBROADCASTD c32_3b000000<>+0(SB), Z3
+	VPBROADCASTD c32_0000007e<>+0(SB), Z4
+	VPBROADCASTD c32_7fc00000<>+0(SB), Z5
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000020, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBD    (CX), Z6
+	VPANDD       Z0, Z6, Z7
+	VPSLLD       $0x14, Z7, Z8
+	VPADDD       Z1, Z8, Z8
+	VCVTDQ2PS    Z7, Z9
+	VMULPS       Z3, Z9, Z9
+	VPCMPGTD     Z7, Z2, K1
+	VPBLENDMD    Z9, Z8, K1, Z8
+	VPCMPGTD     Z4, Z7, K1
+	VPBLENDMD    Z5, Z8, K1, Z8
+	VPSRLD       $0x07, Z6, Z6
+	VPSLLD       $0x1f, Z6, Z6
+	VPORD        Z6, Z8, Z8
+	VCVTPS2PH    $0x00, Z8, Y10
+	VPMOVZXBD    16(CX), Z6
+	VPANDD       Z0, Z6, Z7
+	VPSLLD       $0x14, Z7, Z8
+	VPADDD       Z1, Z8, Z8
+	VCVTDQ2PS    Z7, Z9
+	VMULPS       Z3, Z9, Z9
+	VPCMPGTD     Z7, Z2, K1
+	VPBLENDMD    Z9, Z8, K1, Z8
+	VPCMPGTD     Z4, Z7, K1
+	VPBLENDMD    Z5, Z8, K1, Z8
+	VPSRLD       $0x07, Z6, Z6
+	VPSLLD       $0x1f, Z6, Z6
+	VPORD        Z6, Z8, Z8
+	VCVTPS2PH    $0x00, Z8, Y6
+	VINSERTI64X4 $0x01, Y6, Z10, Z10
+	VMOVDQU64    Z10, (AX)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000020, CX
+	DECQ         DI
+	JNZ          loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E5M2ToBF16RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f8E5M2ToBF16RowsAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000007f<>+0(SB), Z0
+	VPBROADCASTD c32_38000000<>+0(SB), Z1
+	VPBROADCASTD c32_00000004<>+0(SB), Z2
+	VPBROADCASTD c32_37800000<>+0(SB), Z3
+	VPBROADCASTD c32_0000007c<>+0(SB), Z4
+	VPBROADCASTD c32_7fc00000<>+0(SB), Z5
+	VPBROADCASTD c32_0000007b<>+0(SB), Z6
+	VPBROADCASTD c32_7f800000<>+0(SB), Z7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000020, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBD    (CX), Z8
+	VPANDD       Z0, Z8, Z9
+	VPSLLD       $0x15, Z9, Z10
+	VPADDD       Z1, Z10, Z10
+	VCVTDQ2PS    Z9, Z11
+	VMULPS       Z3, Z11, Z11
+	VPCMPGTD     Z9, Z2, K1
+	VPBLENDMD    Z11, Z10, K1, Z10
+	VPCMPGTD     Z6, Z9, K1
+	VPBLENDMD    Z7, Z10, K1, Z10
+	VPCMPGTD     Z4, Z9, K1
+	VPBLENDMD    Z5, Z10, K1, Z10
+	VPSRLD       $0x07, Z8, Z8
+	VPSLLD       $0x1f, Z8, Z8
+	VPORD        Z8, Z10, Z10
+	VPSRLD       $0x10, Z10, Z8
+	VPMOVDW      Z8, Y8
+	VPMOVZXBD    16(CX), Z9
+	VPANDD       Z0, Z9, Z10
+	VPSLLD       $0x15, Z10, Z11
+	VPADDD       Z1, Z11, Z11
+	VCVTDQ2PS    Z10, Z12
+	VMULPS       Z3, Z12, Z12
+	VPCMPGTD     Z10, Z2, K1
+	VPBLENDMD    Z12, Z11, K1, Z11
+	VPCMPGTD     Z6, Z10, K1
+	VPBLENDMD    Z7, Z11, K1, Z11
+	VPCMPGTD     Z4, Z10, K1
+	VPBLENDMD    Z5, Z11, K1, Z11
+	VPSRLD       $0x07, Z9, Z9
+	VPSLLD       $0x1f, Z9, Z9
+	VPORD        Z9, Z11, Z11
+	VPSRLD       $0x10, Z11, Z9
+	VPMOVDW      Z9, Y9
+	VINSERTI64X4 $0x01, Y9, Z8, Z8
+	VMOVDQU64    Z8, (AX)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000020, CX
+	DECQ         DI
+	JNZ          loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E5M2ToF16RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f8E5M2ToF16RowsAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000007f<>+0(SB), Z0
+	VPBROADCASTD c32_38000000<>+0(SB), Z1
+	VPBROADCASTD c32_00000004<>+0(SB), Z2
+	VPBROADCASTD c32_37800000<>+0(SB), Z3
+	VPBROADCASTD c32_0000007c<>+0(SB), Z4
+	VPBROADCASTD c32_7fc00000<>+0(SB), Z5
+	VPBROADCASTD c32_0000007b<>+0(SB), Z6
+	VPBROADCASTD c32_7f800000<>+0(SB), Z7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000020, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBD    (CX), Z8
+	VPANDD       Z0, Z8, Z9
+	VPSLLD       $0x15, Z9, Z10
+	VPADDD       Z1, Z10, Z10
+	VCVTDQ2PS    Z9, Z11
+	VMULPS       Z3, Z11, Z11
+	VPCMPGTD     Z9, Z2, K1
+	VPBLENDMD    Z11, Z10, K1, Z10
+	VPCMPGTD     Z6, Z9, K1
+	VPBLENDMD    Z7, Z10, K1, Z10
+	VPCMPGTD     Z4, Z9, K1
+	VPBLENDMD    Z5, Z10, K1, Z10
+	VPSRLD       $0x07, Z8, Z8
+	VPSLLD       $0x1f, Z8, Z8
+	VPORD        Z8, Z10, Z10
+	VCVTPS2PH    $0x00, Z10, Y12
+	VPMOVZXBD    16(CX), Z8
+	VPANDD       Z0, Z8, Z9
+	VPSLLD       $0x15, Z9, Z10
+	VPADDD       Z1, Z10, Z10
+	VCVTDQ2PS    Z9, Z11
+	VMULPS       Z3, Z11, Z11
+	VPCMPGTD     Z9, Z2, K1
+	VPBLENDMD    Z11, Z10, K1, Z10
+	VPCMPGTD     Z6, Z9, K1
+	VPBLENDMD    Z7, Z10, K1, Z10
+	VPCMPGTD     Z4, Z9, K1
+	VPBLENDMD    Z5, Z10, K1, Z10
+	VPSRLD       $0x07, Z8, Z8
+	VPSLLD       $0x1f, Z8, Z8
+	VPORD        Z8, Z10, Z10
+	VCVTPS2PH    $0x00, Z10, Y8
+	VINSERTI64X4 $0x01, Y8, Z12, Z12
+	VMOVDQU64    Z12, (AX)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000020, CX
+	DECQ         DI
+	JNZ          loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
 // func f32ToF8E4M3FNInterleave8x4RowsNTAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
 // Requires: AVX, AVX512F, MMX+
 TEXT ·f32ToF8E4M3FNInterleave8x4RowsNTAVX512(SB), NOSPLIT, $0-72
@@ -14773,6 +15717,322 @@ loop:
 	ADDQ      $0x00000010, CX
 	DECQ      DI
 	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E4M3FNToBF16RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f8E4M3FNToBF16RowsNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000007f<>+0(SB), Z0
+	VPBROADCASTD c32_3c000000<>+0(SB), Z1
+	VPBROADCASTD c32_00000008<>+0(SB), Z2
+	VPBROADCASTD c32_3b000000<>+0(SB), Z3
+	VPBROADCASTD c32_0000007e<>+0(SB), Z4
+	VPBROADCASTD c32_7fc00000<>+0(SB), Z5
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000020, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBD    (CX), Z6
+	VPANDD       Z0, Z6, Z7
+	VPSLLD       $0x14, Z7, Z8
+	VPADDD       Z1, Z8, Z8
+	VCVTDQ2PS    Z7, Z9
+	VMULPS       Z3, Z9, Z9
+	VPCMPGTD     Z7, Z2, K1
+	VPBLENDMD    Z9, Z8, K1, Z8
+	VPCMPGTD     Z4, Z7, K1
+	VPBLENDMD    Z5, Z8, K1, Z8
+	VPSRLD       $0x07, Z6, Z6
+	VPSLLD       $0x1f, Z6, Z6
+	VPORD        Z6, Z8, Z8
+	VPSRLD       $0x10, Z8, Z6
+	VPMOVDW      Z6, Y6
+	VPMOVZXBD    16(CX), Z7
+	VPANDD       Z0, Z7, Z8
+	VPSLLD       $0x14, Z8, Z9
+	VPADDD       Z1, Z9, Z9
+	VCVTDQ2PS    Z8, Z10
+	VMULPS       Z3, Z10, Z10
+	VPCMPGTD     Z8, Z2, K1
+	VPBLENDMD    Z10, Z9, K1, Z9
+	VPCMPGTD     Z4, Z8, K1
+	VPBLENDMD    Z5, Z9, K1, Z9
+	VPSRLD       $0x07, Z7, Z7
+	VPSLLD       $0x1f, Z7, Z7
+	VPORD        Z7, Z9, Z9
+	VPSRLD       $0x10, Z9, Z7
+	VPMOVDW      Z7, Y7
+	VINSERTI64X4 $0x01, Y7, Z6, Z6
+	VMOVNTDQ     Z6, (AX)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000020, CX
+	DECQ         DI
+	JNZ          loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E4M3FNToF16RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f8E4M3FNToF16RowsNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000007f<>+0(SB), Z0
+	VPBROADCASTD c32_3c000000<>+0(SB), Z1
+	VPBROADCASTD c32_00000008<>+0(SB), Z2
+	VPBROADCASTD c32_3b000000<>+0(SB), Z3
+	VPBROADCASTD c32_0000007e<>+0(SB), Z4
+	VPBROADCASTD c32_7fc00000<>+0(SB), Z5
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000020, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBD    (CX), Z6
+	VPANDD       Z0, Z6, Z7
+	VPSLLD       $0x14, Z7, Z8
+	VPADDD       Z1, Z8, Z8
+	VCVTDQ2PS    Z7, Z9
+	VMULPS       Z3, Z9, Z9
+	VPCMPGTD     Z7, Z2, K1
+	VPBLENDMD    Z9, Z8, K1, Z8
+	VPCMPGTD     Z4, Z7, K1
+	VPBLENDMD    Z5, Z8, K1, Z8
+	VPSRLD       $0x07, Z6, Z6
+	VPSLLD       $0x1f, Z6, Z6
+	VPORD        Z6, Z8, Z8
+	VCVTPS2PH    $0x00, Z8, Y10
+	VPMOVZXBD    16(CX), Z6
+	VPANDD       Z0, Z6, Z7
+	VPSLLD       $0x14, Z7, Z8
+	VPADDD       Z1, Z8, Z8
+	VCVTDQ2PS    Z7, Z9
+	VMULPS       Z3, Z9, Z9
+	VPCMPGTD     Z7, Z2, K1
+	VPBLENDMD    Z9, Z8, K1, Z8
+	VPCMPGTD     Z4, Z7, K1
+	VPBLENDMD    Z5, Z8, K1, Z8
+	VPSRLD       $0x07, Z6, Z6
+	VPSLLD       $0x1f, Z6, Z6
+	VPORD        Z6, Z8, Z8
+	VCVTPS2PH    $0x00, Z8, Y6
+	VINSERTI64X4 $0x01, Y6, Z10, Z10
+	VMOVNTDQ     Z10, (AX)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000020, CX
+	DECQ         DI
+	JNZ          loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E5M2ToBF16RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f8E5M2ToBF16RowsNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000007f<>+0(SB), Z0
+	VPBROADCASTD c32_38000000<>+0(SB), Z1
+	VPBROADCASTD c32_00000004<>+0(SB), Z2
+	VPBROADCASTD c32_37800000<>+0(SB), Z3
+	VPBROADCASTD c32_0000007c<>+0(SB), Z4
+	VPBROADCASTD c32_7fc00000<>+0(SB), Z5
+	VPBROADCASTD c32_0000007b<>+0(SB), Z6
+	VPBROADCASTD c32_7f800000<>+0(SB), Z7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000020, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBD    (CX), Z8
+	VPANDD       Z0, Z8, Z9
+	VPSLLD       $0x15, Z9, Z10
+	VPADDD       Z1, Z10, Z10
+	VCVTDQ2PS    Z9, Z11
+	VMULPS       Z3, Z11, Z11
+	VPCMPGTD     Z9, Z2, K1
+	VPBLENDMD    Z11, Z10, K1, Z10
+	VPCMPGTD     Z6, Z9, K1
+	VPBLENDMD    Z7, Z10, K1, Z10
+	VPCMPGTD     Z4, Z9, K1
+	VPBLENDMD    Z5, Z10, K1, Z10
+	VPSRLD       $0x07, Z8, Z8
+	VPSLLD       $0x1f, Z8, Z8
+	VPORD        Z8, Z10, Z10
+	VPSRLD       $0x10, Z10, Z8
+	VPMOVDW      Z8, Y8
+	VPMOVZXBD    16(CX), Z9
+	VPANDD       Z0, Z9, Z10
+	VPSLLD       $0x15, Z10, Z11
+	VPADDD       Z1, Z11, Z11
+	VCVTDQ2PS    Z10, Z12
+	VMULPS       Z3, Z12, Z12
+	VPCMPGTD     Z10, Z2, K1
+	VPBLENDMD    Z12, Z11, K1, Z11
+	VPCMPGTD     Z6, Z10, K1
+	VPBLENDMD    Z7, Z11, K1, Z11
+	VPCMPGTD     Z4, Z10, K1
+	VPBLENDMD    Z5, Z11, K1, Z11
+	VPSRLD       $0x07, Z9, Z9
+	VPSLLD       $0x1f, Z9, Z9
+	VPORD        Z9, Z11, Z11
+	VPSRLD       $0x10, Z11, Z9
+	VPMOVDW      Z9, Y9
+	VINSERTI64X4 $0x01, Y9, Z8, Z8
+	VMOVNTDQ     Z8, (AX)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000020, CX
+	DECQ         DI
+	JNZ          loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E5M2ToF16RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f8E5M2ToF16RowsNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000007f<>+0(SB), Z0
+	VPBROADCASTD c32_38000000<>+0(SB), Z1
+	VPBROADCASTD c32_00000004<>+0(SB), Z2
+	VPBROADCASTD c32_37800000<>+0(SB), Z3
+	VPBROADCASTD c32_0000007c<>+0(SB), Z4
+	VPBROADCASTD c32_7fc00000<>+0(SB), Z5
+	VPBROADCASTD c32_0000007b<>+0(SB), Z6
+	VPBROADCASTD c32_7f800000<>+0(SB), Z7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000020, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBD    (CX), Z8
+	VPANDD       Z0, Z8, Z9
+	VPSLLD       $0x15, Z9, Z10
+	VPADDD       Z1, Z10, Z10
+	VCVTDQ2PS    Z9, Z11
+	VMULPS       Z3, Z11, Z11
+	VPCMPGTD     Z9, Z2, K1
+	VPBLENDMD    Z11, Z10, K1, Z10
+	VPCMPGTD     Z6, Z9, K1
+	VPBLENDMD    Z7, Z10, K1, Z10
+	VPCMPGTD     Z4, Z9, K1
+	VPBLENDMD    Z5, Z10, K1, Z10
+	VPSRLD       $0x07, Z8, Z8
+	VPSLLD       $0x1f, Z8, Z8
+	VPORD        Z8, Z10, Z10
+	VCVTPS2PH    $0x00, Z10, Y12
+	VPMOVZXBD    16(CX), Z8
+	VPANDD       Z0, Z8, Z9
+	VPSLLD       $0x15, Z9, Z10
+	VPADDD       Z1, Z10, Z10
+	VCVTDQ2PS    Z9, Z11
+	VMULPS       Z3, Z11, Z11
+	VPCMPGTD     Z9, Z2, K1
+	VPBLENDMD    Z11, Z10, K1, Z10
+	VPCMPGTD     Z6, Z9, K1
+	VPBLENDMD    Z7, Z10, K1, Z10
+	VPCMPGTD     Z4, Z9, K1
+	VPBLENDMD    Z5, Z10, K1, Z10
+	VPSRLD       $0x07, Z8, Z8
+	VPSLLD       $0x1f, Z8, Z8
+	VPORD        Z8, Z10, Z10
+	VCVTPS2PH    $0x00, Z10, Y8
+	VINSERTI64X4 $0x01, Y8, Z12, Z12
+	VMOVNTDQ     Z12, (AX)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000020, CX
+	DECQ         DI
+	JNZ          loop
 
 done:
 	ADDQ R8, AX

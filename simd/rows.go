@@ -54,6 +54,7 @@ var (
 	shPackPairs4   = shape{[5]int{1, 2}, [5]bool{true}, 1}                             // out, in (a pair an element)
 	shUnpackPairs4 = shape{[5]int{2, 1}, [5]bool{true}, 2}                             // out (a pair an element), in
 	shSplitWords   = shape{[5]int{1, 4}, [5]bool{true}, 8}                             // dst (a row of the 8), src words
+	shFromF8To16   = shape{[5]int{2, 1}, [5]bool{true}, 2}                             // dst16, src8
 	shUnpackF8x4   = shape{[5]int{4, 4, 4, 4, 4}, [5]bool{true, true, true, true}, 16} // r0..r3 f32, src quads
 )
 
@@ -261,6 +262,8 @@ type rowAsm struct {
 	// f32 runs to f8, vw elements per iteration; f8 runs to f32, vw/4.
 	f32ToF8E4M3FN, f32ToF8E5M2 asm2
 	f8E4M3FNToF32, f8E5M2ToF32 asm2
+	// f8 runs to bf16 and f16, vw/2 elements per iteration.
+	f8E4M3FNToBF16, f8E4M3FNToF16, f8E5M2ToBF16, f8E5M2ToF16 asm2
 }
 
 // addRows fills k's batched kernels from its single-call ones and the batched
@@ -360,13 +363,20 @@ func addRows(k *Kernels, a, an, h rowAsm, ae, aw edgeAsm) *Kernels {
 		dasm   [3]asm5
 		toAsm  [3]asm2
 		frAsm  [3]asm2
+		t16    [2]*[256]uint16 // bf16, f16
+		from16 [2]*func(dst, src []byte, n int, r Rows)
+		asm16  [2][3]asm2
 	}{
 		{e4m3fn, &f8e4m3fnToF32, &k.F32ToF8E4M3FNRows, &k.F8E4M3FNToF32Rows, &k.F32ToF8E4M3FNInterleave8x4Rows, [3]asm5{a.f32ToF8E4M3FNInterleave8x4, an.f32ToF8E4M3FNInterleave8x4, h.f32ToF8E4M3FNInterleave8x4},
 			&k.F8E4M3FNDeinterleave8x4ToF32Rows, [3]asm5{a.f8E4M3FNDeintToF32, an.f8E4M3FNDeintToF32, h.f8E4M3FNDeintToF32},
-			[3]asm2{a.f32ToF8E4M3FN, an.f32ToF8E4M3FN, h.f32ToF8E4M3FN}, [3]asm2{a.f8E4M3FNToF32, an.f8E4M3FNToF32, h.f8E4M3FNToF32}},
+			[3]asm2{a.f32ToF8E4M3FN, an.f32ToF8E4M3FN, h.f32ToF8E4M3FN}, [3]asm2{a.f8E4M3FNToF32, an.f8E4M3FNToF32, h.f8E4M3FNToF32},
+			[2]*[256]uint16{&f8e4m3fnToBF16, &f8e4m3fnToF16}, [2]*func(dst, src []byte, n int, r Rows){&k.F8E4M3FNToBF16Rows, &k.F8E4M3FNToF16Rows},
+			[2][3]asm2{{a.f8E4M3FNToBF16, an.f8E4M3FNToBF16, h.f8E4M3FNToBF16}, {a.f8E4M3FNToF16, an.f8E4M3FNToF16, h.f8E4M3FNToF16}}},
 		{e5m2, &f8e5m2ToF32, &k.F32ToF8E5M2Rows, &k.F8E5M2ToF32Rows, &k.F32ToF8E5M2Interleave8x4Rows, [3]asm5{a.f32ToF8E5M2Interleave8x4, an.f32ToF8E5M2Interleave8x4, h.f32ToF8E5M2Interleave8x4},
 			&k.F8E5M2Deinterleave8x4ToF32Rows, [3]asm5{a.f8E5M2DeintToF32, an.f8E5M2DeintToF32, h.f8E5M2DeintToF32},
-			[3]asm2{a.f32ToF8E5M2, an.f32ToF8E5M2, h.f32ToF8E5M2}, [3]asm2{a.f8E5M2ToF32, an.f8E5M2ToF32, h.f8E5M2ToF32}},
+			[3]asm2{a.f32ToF8E5M2, an.f32ToF8E5M2, h.f32ToF8E5M2}, [3]asm2{a.f8E5M2ToF32, an.f8E5M2ToF32, h.f8E5M2ToF32},
+			[2]*[256]uint16{&f8e5m2ToBF16, &f8e5m2ToF16}, [2]*func(dst, src []byte, n int, r Rows){&k.F8E5M2ToBF16Rows, &k.F8E5M2ToF16Rows},
+			[2][3]asm2{{a.f8E5M2ToBF16, an.f8E5M2ToBF16, h.f8E5M2ToBF16}, {a.f8E5M2ToF16, an.f8E5M2ToF16, h.f8E5M2ToF16}}},
 	} {
 		to := func(dst, src []byte, n int) { genericF32ToF8(c.f, dst, src, n) }
 		from := func(dst, src []byte, n int) { genericF8ToF32(c.t, dst, src, n) }
@@ -375,15 +385,28 @@ func addRows(k *Kernels, a, an, h rowAsm, ae, aw edgeAsm) *Kernels {
 		if c.toAsm[0] != nil {
 			toBlk = v
 		}
+		toOne := longRows(&shToF8, c.toAsm, toBlk, to)
 		*c.to = func(dst, src []byte, n int, r Rows) {
-			rows2(&shToF8, dst, src, n, r, toBlk, c.toAsm, [2]asm2e{}, 0, to, to)
+			rows2(&shToF8, dst, src, n, r, toBlk, c.toAsm, [2]asm2e{}, 0, to, toOne[b2i(r.Stream)])
 		}
 		frBlk := 0
 		if c.frAsm[0] != nil {
 			frBlk = v / 4
 		}
+		frOne := longRows(&shFromF8, c.frAsm, frBlk, from)
 		*c.from = func(dst, src []byte, n int, r Rows) {
-			rows2(&shFromF8, dst, src, n, r, frBlk, c.frAsm, [2]asm2e{}, 0, from, from)
+			rows2(&shFromF8, dst, src, n, r, frBlk, c.frAsm, [2]asm2e{}, 0, from, frOne[b2i(r.Stream)])
+		}
+		for j, t := range c.t16 {
+			gen := func(dst, src []byte, n int) { genericF8To16(t, dst, src, n) }
+			blk, asm := 0, c.asm16[j]
+			if asm[0] != nil {
+				blk = v / 2
+			}
+			one := longRows(&shFromF8To16, asm, blk, gen)
+			*c.from16[j] = func(dst, src []byte, n int, r Rows) {
+				rows2(&shFromF8To16, dst, src, n, r, blk, asm, [2]asm2e{}, 0, gen, one[b2i(r.Stream)])
+			}
 		}
 		blk, one := 0, packed
 		if c.asm[0] != nil {
@@ -411,6 +434,33 @@ func addRows(k *Kernels, a, an, h rowAsm, ae, aw edgeAsm) *Kernels {
 		}
 	}
 	return k
+}
+
+// longRows returns the single-row forms of a batched two-operand kernel that has no
+// single-call kernel, for the rows rows2 does not batch (rows long enough to stream, or
+// under the race detector): the assembly on the row's whole blocks, with ordinary
+// stores ([0]) or, when the destination is 64-byte aligned, non-temporal ones without
+// the fence ([1], for Rows with Stream), and gen on the rest. Without assembly, or under
+// the race detector, gen on all of it. (Long f8 runs ran gen alone: f8e4m3fn → f16
+// 8192² as one run of 2^26 elements was 4 times slower than in short rows.)
+func longRows(sh *shape, asm [3]asm2, blk int, gen func(x, y []byte, n int)) [2]func(x, y []byte, n int) {
+	one := func(nt bool) func(x, y []byte, n int) {
+		return func(x, y []byte, n int) {
+			e := 0
+			if asm[0] != nil && !raceEnabled && n >= blk {
+				sh.fits(0, len(x), Rows{N: 1}, n)
+				sh.fits(1, len(y), Rows{N: 1}, n)
+				e = n / blk * blk
+				a := asm[0]
+				if nt && uintptr(unsafe.Pointer(&x[0]))%64 == 0 {
+					a = asm[1]
+				}
+				a(&x[0], &y[0], n/blk, 1, 0, 0)
+			}
+			gen(x[sh.w[0]*e:], y[sh.w[1]*e:], n-e)
+		}
+	}
+	return [2]func(x, y []byte, n int){one(false), one(true)}
 }
 
 func b2i(b bool) int {

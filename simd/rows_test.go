@@ -66,6 +66,18 @@ var rowsCases = []rowsCase{
 	{"F8E5M2ToF32", &shFromF8, false,
 		func(k *Kernels, o [][]byte, n int, r Rows) { k.F8E5M2ToF32Rows(o[0], o[1], n, r) },
 		func(_ *Kernels, o [][]byte, n int) { refF8ToF32(F8E5M2BitsToF32, o[0], o[1], n) }},
+	{"F8E4M3FNToBF16", &shFromF8To16, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.F8E4M3FNToBF16Rows(o[0], o[1], n, r) },
+		func(_ *Kernels, o [][]byte, n int) { refF8To16(F8E4M3FNBitsToF32, F32ToBF16Bits, o[0], o[1], n) }},
+	{"F8E4M3FNToF16", &shFromF8To16, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.F8E4M3FNToF16Rows(o[0], o[1], n, r) },
+		func(_ *Kernels, o [][]byte, n int) { refF8To16(F8E4M3FNBitsToF32, F32ToF16Bits, o[0], o[1], n) }},
+	{"F8E5M2ToBF16", &shFromF8To16, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.F8E5M2ToBF16Rows(o[0], o[1], n, r) },
+		func(_ *Kernels, o [][]byte, n int) { refF8To16(F8E5M2BitsToF32, F32ToBF16Bits, o[0], o[1], n) }},
+	{"F8E5M2ToF16", &shFromF8To16, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.F8E5M2ToF16Rows(o[0], o[1], n, r) },
+		func(_ *Kernels, o [][]byte, n int) { refF8To16(F8E5M2BitsToF32, F32ToF16Bits, o[0], o[1], n) }},
 	{"F32ToF8E4M3FNInterleave8x4", &shPackF8x4, true,
 		func(k *Kernels, o [][]byte, n int, r Rows) {
 			k.F32ToF8E4M3FNInterleave8x4Rows(o[0], o[1], o[2], o[3], o[4], n, r)
@@ -127,6 +139,12 @@ func refF32ToF8(f f8Format, dst, src []byte, n int) {
 func refF8ToF32(widen func(uint8) uint32, dst, src []byte, n int) {
 	for i := range n {
 		le.PutUint32(dst[4*i:], widen(src[i]))
+	}
+}
+
+func refF8To16(widen func(uint8) uint32, narrow func(uint32) uint16, dst, src []byte, n int) {
+	for i := range n {
+		le.PutUint16(dst[2*i:], narrow(widen(src[i])))
 	}
 }
 

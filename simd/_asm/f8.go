@@ -260,6 +260,53 @@ func genF8ToF32(x isa, f f8Widen, m mode) {
 	finish(m)
 }
 
+// genF8To16 emits f8 runs widened to bf16 or f16 in one pass, dst[i] = to(f32(src[i])):
+// genF8ToF32's arithmetic on each half, then the f32 values, all of which the 16-bit
+// type holds exactly (so no rounding), narrowed: bf16 as their upper halves, f16 by
+// VCVTPS2PH. The conversion through an f32 scratch row took two kernels and a rounding.
+// AVX2 16 elements per step, AVX-512 32.
+func genF8To16(x isa, f f8Widen, bf16 bool, m mode) {
+	e := x.w / 2
+	to := "F16"
+	if bf16 {
+		to = "BF16"
+	}
+	name := fname("f8"+f.name+"To"+to, x, m)
+	TEXT(name, NOSPLIT, m.sig("func(dst, src *byte, n int)"))
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s widens n*%d f8%s of src to %s in dst.%s", name, e, strings.ToLower(f.name), strings.ToLower(to), m.doc()))
+	dst, src, n := param("dst"), param("src"), param("n")
+	c := f.consts(x)
+	m.loop(n, 1, []stream{{dst, x.w, true}, {src, e, false}}, func(int) {
+		var h [2]reg.VecVirtual
+		for q := range h {
+			b := x.vec()
+			VPMOVZXBD(at(src, q*x.w/4), b)
+			r := c.widen(x, f, b)
+			h[q] = x.vec()
+			if bf16 {
+				VPSRLD(U8(16), r, h[q])
+				if x.w == 64 {
+					VPMOVDW(h[q], half(x, h[q]))
+				}
+				continue
+			}
+			VCVTPS2PH(U8(0), r, half(x, h[q]))
+		}
+		switch {
+		case bf16 && x.w == 32:
+			VPACKUSDW(h[1], h[0], h[0]) // lanes: h0 low, h1 low, h0 high, h1 high
+			VPERMQ(U8(0xd8), h[0], h[0])
+		case x.w == 64:
+			VINSERTI64X4(U8(1), half(x, h[1]), h[0], h[0])
+		default:
+			VINSERTI128(U8(1), half(x, h[1]), h[0], h[0])
+		}
+		x.store(h[0], at(dst, 0), m)
+	})
+	finish(m)
+}
+
 // genPackNibblePairs emits int4 elements one a byte packed two a byte, neighbours
 // together: out[i] = in[2i]&15 | in[2i+1]<<4 (a row of (8,1)E(4) words); each word of
 // in becomes its byte, packed by VPMOVWB (AVX-512) or VPACKUSWB and VPERMQ (AVX2).

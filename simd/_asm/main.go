@@ -75,6 +75,10 @@ func main() {
 			genF8DeinterleaveToF32(x, widenE5M2, m)
 			genF8ToF32(x, widenE4M3FN, m)
 			genF8ToF32(x, widenE5M2, m)
+			for _, f := range []f8Widen{widenE4M3FN, widenE5M2} {
+				genF8To16(x, f, true, m)
+				genF8To16(x, f, false, m)
+			}
 		}
 	}
 	for _, m := range []mode{ordinary, streaming} {
