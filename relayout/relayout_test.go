@@ -401,8 +401,7 @@ func checkNamed(t *testing.T, seed uint64, pairs []namedPair, variants ...pairCa
 
 // TestF8 covers the conversions to and from f8e4m3fn and f8e5m2: f32 rows converted
 // and packed in (4,1) quads in one kernel, the other packings and transposes through
-// the f8 run kernels: to f8 from bf16 and f16 through f32 scratch (exec.go viaF32), and
-// from f8 to them in one pass.
+// the f8 run kernels, to and from bf16 and f16 in one pass.
 func TestF8(t *testing.T) {
 	checkNamed(t, 31, []namedPair{
 		{"f32[%d,%d]{1,0}", "f8e4m3fn[%d,%d]{1,0:T(8,128)(4,1)}", "interleave"},

@@ -128,6 +128,15 @@ func genericF8ToF32(t *[256]uint32, dst, src []byte, n int) {
 	}
 }
 
+// genericF16ToF8 converts n 16-bit floats of src, which widen gives the f32 of, to f8.
+func genericF16ToF8(f f8Format, widen func(uint16) uint32, dst, src []byte, n int) {
+	checkN(n)
+	dst, src = dst[:n:len(dst)], src[:2*n:len(src)]
+	for i := range dst {
+		dst[i] = f.encode(widen(le.Uint16(src[2*i:])))
+	}
+}
+
 // genericF8To16 widens n f8 bytes of src to the 16-bit elements of dst that t gives.
 func genericF8To16(t *[256]uint16, dst, src []byte, n int) {
 	checkN(n)

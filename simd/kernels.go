@@ -117,10 +117,16 @@ type Kernels struct {
 	F8E5M2ToF32Rows   func(dst, src []byte, n int, r Rows)
 	// f8 runs widened to bf16 and f16 (2 bytes an element), exact: the 16-bit value
 	// of the f32 the f8 is, [F8E4M3FNBitsToF32] then [F32ToBF16Bits] or [F32ToF16Bits].
-	F8E4M3FNToBF16Rows             func(dst, src []byte, n int, r Rows)
-	F8E4M3FNToF16Rows              func(dst, src []byte, n int, r Rows)
-	F8E5M2ToBF16Rows               func(dst, src []byte, n int, r Rows)
-	F8E5M2ToF16Rows                func(dst, src []byte, n int, r Rows)
+	F8E4M3FNToBF16Rows func(dst, src []byte, n int, r Rows)
+	F8E4M3FNToF16Rows  func(dst, src []byte, n int, r Rows)
+	F8E5M2ToBF16Rows   func(dst, src []byte, n int, r Rows)
+	F8E5M2ToF16Rows    func(dst, src []byte, n int, r Rows)
+	// bf16 and f16 runs to f8, rounded once: f8(f32(x)), [BF16BitsToF32] or
+	// [F16BitsToF32] (exact) then [F32ToF8E4M3FNBits] or [F32ToF8E5M2Bits].
+	BF16ToF8E4M3FNRows             func(dst, src []byte, n int, r Rows)
+	BF16ToF8E5M2Rows               func(dst, src []byte, n int, r Rows)
+	F16ToF8E4M3FNRows              func(dst, src []byte, n int, r Rows)
+	F16ToF8E5M2Rows                func(dst, src []byte, n int, r Rows)
 	F32ToF8E4M3FNInterleave8x4Rows func(dst, r0, r1, r2, r3 []byte, n int, r Rows)
 	F32ToF8E5M2Interleave8x4Rows   func(dst, r0, r1, r2, r3 []byte, n int, r Rows)
 	// The inverse of the packing: rk[i] = f32(src[4i+k]) (exact).

@@ -674,6 +674,26 @@ func f8E5M2ToBF16RowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, 
 //go:noescape
 func f8E5M2ToF16RowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
+// bf16ToF8E4M3FNRowsAVX2 converts n*32 bf16 elements of src to f8e4m3fn. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func bf16ToF8E4M3FNRowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// bf16ToF8E5M2RowsAVX2 converts n*32 bf16 elements of src to f8e5m2. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func bf16ToF8E5M2RowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f16ToF8E4M3FNRowsAVX2 converts n*32 f16 elements of src to f8e4m3fn. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f16ToF8E4M3FNRowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f16ToF8E5M2RowsAVX2 converts n*32 f16 elements of src to f8e5m2. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f16ToF8E5M2RowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
 // f32ToF8E4M3FNInterleave8x4RowsNTAVX2 converts n*8 f32 elements of r0..r3 to f8e4m3fn and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
 //
 //go:noescape
@@ -758,6 +778,26 @@ func f8E5M2ToBF16RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int
 //
 //go:noescape
 func f8E5M2ToF16RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// bf16ToF8E4M3FNRowsNTAVX2 converts n*32 bf16 elements of src to f8e4m3fn. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func bf16ToF8E4M3FNRowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// bf16ToF8E5M2RowsNTAVX2 converts n*32 bf16 elements of src to f8e5m2. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func bf16ToF8E5M2RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f16ToF8E4M3FNRowsNTAVX2 converts n*32 f16 elements of src to f8e4m3fn. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f16ToF8E4M3FNRowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f16ToF8E5M2RowsNTAVX2 converts n*32 f16 elements of src to f8e5m2. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f16ToF8E5M2RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
 // f32ToF8E4M3FNInterleave8x4RowsAVX512 converts n*16 f32 elements of r0..r3 to f8e4m3fn and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
 //
@@ -844,6 +884,26 @@ func f8E5M2ToBF16RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int
 //go:noescape
 func f8E5M2ToF16RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
+// bf16ToF8E4M3FNRowsAVX512 converts n*64 bf16 elements of src to f8e4m3fn. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func bf16ToF8E4M3FNRowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// bf16ToF8E5M2RowsAVX512 converts n*64 bf16 elements of src to f8e5m2. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func bf16ToF8E5M2RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f16ToF8E4M3FNRowsAVX512 converts n*64 f16 elements of src to f8e4m3fn. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f16ToF8E4M3FNRowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f16ToF8E5M2RowsAVX512 converts n*64 f16 elements of src to f8e5m2. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f16ToF8E5M2RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
 // f32ToF8E4M3FNInterleave8x4RowsNTAVX512 converts n*16 f32 elements of r0..r3 to f8e4m3fn and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
 //
 //go:noescape
@@ -928,6 +988,26 @@ func f8E5M2ToBF16RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride i
 //
 //go:noescape
 func f8E5M2ToF16RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// bf16ToF8E4M3FNRowsNTAVX512 converts n*64 bf16 elements of src to f8e4m3fn. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func bf16ToF8E4M3FNRowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// bf16ToF8E5M2RowsNTAVX512 converts n*64 bf16 elements of src to f8e5m2. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func bf16ToF8E5M2RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f16ToF8E4M3FNRowsNTAVX512 converts n*64 f16 elements of src to f8e4m3fn. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f16ToF8E4M3FNRowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f16ToF8E5M2RowsNTAVX512 converts n*64 f16 elements of src to f8e5m2. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f16ToF8E5M2RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
 // transpose32AVX2 transposes n 8×8 blocks of 32-bit elements, going down the source (src += 8*srcStride, dst += 32 bytes per block).
 //

@@ -11465,6 +11465,506 @@ rowsdone:
 	VZEROUPPER
 	RET
 
+// func bf16ToF8E4M3FNRowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·bf16ToF8E4M3FNRowsAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_7fffffff<>+0(SB), Y0
+	VPBROADCASTD c32_43f00000<>+0(SB), Y1
+	VPBROADCASTD c32_00000001<>+0(SB), Y2
+	VPBROADCASTD c32_0007ffff<>+0(SB), Y3
+	VPBROADCASTD c32_3c800000<>+0(SB), Y4
+	VPBROADCASTD c32_46800000<>+0(SB), Y5
+	VPBROADCASTD c32_000003c0<>+0(SB), Y6
+	VPBROADCASTD c32_00000080<>+0(SB), Y7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000040, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXWD (CX), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y11
+	VPSRLD    $0x14, Y11, Y11
+	VPSUBD    Y6, Y11, Y11
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y11, Y11
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y11, Y11
+	VPMOVZXWD 16(CX), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x14, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPACKUSDW Y12, Y11, Y11
+	VPMOVZXWD 32(CX), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x14, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPMOVZXWD 48(CX), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y13
+	VPSRLD    $0x14, Y13, Y13
+	VPSUBD    Y6, Y13, Y13
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y13, Y13
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y13, Y13
+	VPACKUSDW Y13, Y12, Y12
+	VPACKUSWB Y12, Y11, Y11
+	VMOVDQU   permd04152637_32<>+0(SB), Y8
+	VPERMD    Y11, Y8, Y8
+	VMOVDQU   Y8, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000040, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func bf16ToF8E5M2RowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·bf16ToF8E5M2RowsAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_7fffffff<>+0(SB), Y0
+	VPBROADCASTD c32_47800000<>+0(SB), Y1
+	VPBROADCASTD c32_00000001<>+0(SB), Y2
+	VPBROADCASTD c32_000fffff<>+0(SB), Y3
+	VPBROADCASTD c32_38800000<>+0(SB), Y4
+	VPBROADCASTD c32_43000000<>+0(SB), Y5
+	VPBROADCASTD c32_000001c0<>+0(SB), Y6
+	VPBROADCASTD c32_00000080<>+0(SB), Y7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000040, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXWD (CX), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y12
+	VPAND     two32_32<>+0(SB), Y12, Y12
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y11
+	VPSRLD    $0x15, Y11, Y11
+	VPSUBD    Y6, Y11, Y11
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y11, Y11
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y11, Y11
+	VPOR      Y12, Y11, Y11
+	VPMOVZXWD 16(CX), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y13
+	VPAND     two32_32<>+0(SB), Y13, Y13
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x15, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPOR      Y13, Y12, Y12
+	VPACKUSDW Y12, Y11, Y11
+	VPMOVZXWD 32(CX), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y13
+	VPAND     two32_32<>+0(SB), Y13, Y13
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x15, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPOR      Y13, Y12, Y12
+	VPMOVZXWD 48(CX), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y14
+	VPAND     two32_32<>+0(SB), Y14, Y14
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y13
+	VPSRLD    $0x15, Y13, Y13
+	VPSUBD    Y6, Y13, Y13
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y13, Y13
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y13, Y13
+	VPOR      Y14, Y13, Y13
+	VPACKUSDW Y13, Y12, Y12
+	VPACKUSWB Y12, Y11, Y11
+	VMOVDQU   permd04152637_32<>+0(SB), Y8
+	VPERMD    Y11, Y8, Y8
+	VMOVDQU   Y8, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000040, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f16ToF8E4M3FNRowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2, F16C
+TEXT ·f16ToF8E4M3FNRowsAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_7fffffff<>+0(SB), Y0
+	VPBROADCASTD c32_43f00000<>+0(SB), Y1
+	VPBROADCASTD c32_00000001<>+0(SB), Y2
+	VPBROADCASTD c32_0007ffff<>+0(SB), Y3
+	VPBROADCASTD c32_3c800000<>+0(SB), Y4
+	VPBROADCASTD c32_46800000<>+0(SB), Y5
+	VPBROADCASTD c32_000003c0<>+0(SB), Y6
+	VPBROADCASTD c32_00000080<>+0(SB), Y7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000040, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VCVTPH2PS (CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y11
+	VPSRLD    $0x14, Y11, Y11
+	VPSUBD    Y6, Y11, Y11
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y11, Y11
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y11, Y11
+	VCVTPH2PS 16(CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x14, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPACKUSDW Y12, Y11, Y11
+	VCVTPH2PS 32(CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x14, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VCVTPH2PS 48(CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y13
+	VPSRLD    $0x14, Y13, Y13
+	VPSUBD    Y6, Y13, Y13
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y13, Y13
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y13, Y13
+	VPACKUSDW Y13, Y12, Y12
+	VPACKUSWB Y12, Y11, Y11
+	VMOVDQU   permd04152637_32<>+0(SB), Y8
+	VPERMD    Y11, Y8, Y8
+	VMOVDQU   Y8, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000040, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f16ToF8E5M2RowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2, F16C
+TEXT ·f16ToF8E5M2RowsAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_7fffffff<>+0(SB), Y0
+	VPBROADCASTD c32_47800000<>+0(SB), Y1
+	VPBROADCASTD c32_00000001<>+0(SB), Y2
+	VPBROADCASTD c32_000fffff<>+0(SB), Y3
+	VPBROADCASTD c32_38800000<>+0(SB), Y4
+	VPBROADCASTD c32_43000000<>+0(SB), Y5
+	VPBROADCASTD c32_000001c0<>+0(SB), Y6
+	VPBROADCASTD c32_00000080<>+0(SB), Y7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000040, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VCVTPH2PS (CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y12
+	VPAND     two32_32<>+0(SB), Y12, Y12
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y11
+	VPSRLD    $0x15, Y11, Y11
+	VPSUBD    Y6, Y11, Y11
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y11, Y11
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y11, Y11
+	VPOR      Y12, Y11, Y11
+	VCVTPH2PS 16(CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y13
+	VPAND     two32_32<>+0(SB), Y13, Y13
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x15, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPOR      Y13, Y12, Y12
+	VPACKUSDW Y12, Y11, Y11
+	VCVTPH2PS 32(CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y13
+	VPAND     two32_32<>+0(SB), Y13, Y13
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x15, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPOR      Y13, Y12, Y12
+	VCVTPH2PS 48(CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y14
+	VPAND     two32_32<>+0(SB), Y14, Y14
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y13
+	VPSRLD    $0x15, Y13, Y13
+	VPSUBD    Y6, Y13, Y13
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y13, Y13
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y13, Y13
+	VPOR      Y14, Y13, Y13
+	VPACKUSDW Y13, Y12, Y12
+	VPACKUSWB Y12, Y11, Y11
+	VMOVDQU   permd04152637_32<>+0(SB), Y8
+	VPERMD    Y11, Y8, Y8
+	VMOVDQU   Y8, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000040, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
 // func f32ToF8E4M3FNInterleave8x4RowsNTAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
 // Requires: AVX, AVX2, MMX+
 TEXT ·f32ToF8E4M3FNInterleave8x4RowsNTAVX2(SB), NOSPLIT, $0-72
@@ -12939,6 +13439,506 @@ loop:
 	ADDQ        $0x00000010, CX
 	DECQ        DI
 	JNZ         loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func bf16ToF8E4M3FNRowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·bf16ToF8E4M3FNRowsNTAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_7fffffff<>+0(SB), Y0
+	VPBROADCASTD c32_43f00000<>+0(SB), Y1
+	VPBROADCASTD c32_00000001<>+0(SB), Y2
+	VPBROADCASTD c32_0007ffff<>+0(SB), Y3
+	VPBROADCASTD c32_3c800000<>+0(SB), Y4
+	VPBROADCASTD c32_46800000<>+0(SB), Y5
+	VPBROADCASTD c32_000003c0<>+0(SB), Y6
+	VPBROADCASTD c32_00000080<>+0(SB), Y7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000040, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXWD (CX), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y11
+	VPSRLD    $0x14, Y11, Y11
+	VPSUBD    Y6, Y11, Y11
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y11, Y11
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y11, Y11
+	VPMOVZXWD 16(CX), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x14, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPACKUSDW Y12, Y11, Y11
+	VPMOVZXWD 32(CX), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x14, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPMOVZXWD 48(CX), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y13
+	VPSRLD    $0x14, Y13, Y13
+	VPSUBD    Y6, Y13, Y13
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y13, Y13
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y13, Y13
+	VPACKUSDW Y13, Y12, Y12
+	VPACKUSWB Y12, Y11, Y11
+	VMOVDQU   permd04152637_32<>+0(SB), Y8
+	VPERMD    Y11, Y8, Y8
+	VMOVNTDQ  Y8, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000040, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func bf16ToF8E5M2RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·bf16ToF8E5M2RowsNTAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_7fffffff<>+0(SB), Y0
+	VPBROADCASTD c32_47800000<>+0(SB), Y1
+	VPBROADCASTD c32_00000001<>+0(SB), Y2
+	VPBROADCASTD c32_000fffff<>+0(SB), Y3
+	VPBROADCASTD c32_38800000<>+0(SB), Y4
+	VPBROADCASTD c32_43000000<>+0(SB), Y5
+	VPBROADCASTD c32_000001c0<>+0(SB), Y6
+	VPBROADCASTD c32_00000080<>+0(SB), Y7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000040, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXWD (CX), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y12
+	VPAND     two32_32<>+0(SB), Y12, Y12
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y11
+	VPSRLD    $0x15, Y11, Y11
+	VPSUBD    Y6, Y11, Y11
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y11, Y11
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y11, Y11
+	VPOR      Y12, Y11, Y11
+	VPMOVZXWD 16(CX), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y13
+	VPAND     two32_32<>+0(SB), Y13, Y13
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x15, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPOR      Y13, Y12, Y12
+	VPACKUSDW Y12, Y11, Y11
+	VPMOVZXWD 32(CX), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y13
+	VPAND     two32_32<>+0(SB), Y13, Y13
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x15, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPOR      Y13, Y12, Y12
+	VPMOVZXWD 48(CX), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y14
+	VPAND     two32_32<>+0(SB), Y14, Y14
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y13
+	VPSRLD    $0x15, Y13, Y13
+	VPSUBD    Y6, Y13, Y13
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y13, Y13
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y13, Y13
+	VPOR      Y14, Y13, Y13
+	VPACKUSDW Y13, Y12, Y12
+	VPACKUSWB Y12, Y11, Y11
+	VMOVDQU   permd04152637_32<>+0(SB), Y8
+	VPERMD    Y11, Y8, Y8
+	VMOVNTDQ  Y8, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000040, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f16ToF8E4M3FNRowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2, F16C
+TEXT ·f16ToF8E4M3FNRowsNTAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_7fffffff<>+0(SB), Y0
+	VPBROADCASTD c32_43f00000<>+0(SB), Y1
+	VPBROADCASTD c32_00000001<>+0(SB), Y2
+	VPBROADCASTD c32_0007ffff<>+0(SB), Y3
+	VPBROADCASTD c32_3c800000<>+0(SB), Y4
+	VPBROADCASTD c32_46800000<>+0(SB), Y5
+	VPBROADCASTD c32_000003c0<>+0(SB), Y6
+	VPBROADCASTD c32_00000080<>+0(SB), Y7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000040, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VCVTPH2PS (CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y11
+	VPSRLD    $0x14, Y11, Y11
+	VPSUBD    Y6, Y11, Y11
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y11, Y11
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y11, Y11
+	VCVTPH2PS 16(CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x14, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPACKUSDW Y12, Y11, Y11
+	VCVTPH2PS 32(CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x14, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VCVTPH2PS 48(CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y13
+	VPSRLD    $0x14, Y13, Y13
+	VPSUBD    Y6, Y13, Y13
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y13, Y13
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y13, Y13
+	VPACKUSDW Y13, Y12, Y12
+	VPACKUSWB Y12, Y11, Y11
+	VMOVDQU   permd04152637_32<>+0(SB), Y8
+	VPERMD    Y11, Y8, Y8
+	VMOVNTDQ  Y8, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000040, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f16ToF8E5M2RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2, F16C
+TEXT ·f16ToF8E5M2RowsNTAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_7fffffff<>+0(SB), Y0
+	VPBROADCASTD c32_47800000<>+0(SB), Y1
+	VPBROADCASTD c32_00000001<>+0(SB), Y2
+	VPBROADCASTD c32_000fffff<>+0(SB), Y3
+	VPBROADCASTD c32_38800000<>+0(SB), Y4
+	VPBROADCASTD c32_43000000<>+0(SB), Y5
+	VPBROADCASTD c32_000001c0<>+0(SB), Y6
+	VPBROADCASTD c32_00000080<>+0(SB), Y7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000040, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VCVTPH2PS (CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y12
+	VPAND     two32_32<>+0(SB), Y12, Y12
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y11
+	VPSRLD    $0x15, Y11, Y11
+	VPSUBD    Y6, Y11, Y11
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y11, Y11
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y11, Y11
+	VPOR      Y12, Y11, Y11
+	VCVTPH2PS 16(CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y13
+	VPAND     two32_32<>+0(SB), Y13, Y13
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x15, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPOR      Y13, Y12, Y12
+	VPACKUSDW Y12, Y11, Y11
+	VCVTPH2PS 32(CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y13
+	VPAND     two32_32<>+0(SB), Y13, Y13
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x15, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPOR      Y13, Y12, Y12
+	VCVTPH2PS 48(CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y14
+	VPAND     two32_32<>+0(SB), Y14, Y14
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y13
+	VPSRLD    $0x15, Y13, Y13
+	VPSUBD    Y6, Y13, Y13
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y13, Y13
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y13, Y13
+	VPOR      Y14, Y13, Y13
+	VPACKUSDW Y13, Y12, Y12
+	VPACKUSWB Y12, Y11, Y11
+	VMOVDQU   permd04152637_32<>+0(SB), Y8
+	VPERMD    Y11, Y8, Y8
+	VMOVNTDQ  Y8, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000040, CX
+	DECQ      DI
+	JNZ       loop
 
 done:
 	ADDQ R8, AX
@@ -14558,6 +15558,510 @@ rowsdone:
 	VZEROUPPER
 	RET
 
+// func bf16ToF8E4M3FNRowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·bf16ToF8E4M3FNRowsAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_7fffffff<>+0(SB), Z0
+	VPBROADCASTD c32_43f00000<>+0(SB), Z1
+	VPBROADCASTD c32_00000001<>+0(SB), Z2
+	VPBROADCASTD c32_0007ffff<>+0(SB), Z3
+	VPBROADCASTD c32_3c800000<>+0(SB), Z4
+	VPBROADCASTD c32_46800000<>+0(SB), Z5
+	VPBROADCASTD c32_000003c0<>+0(SB), Z6
+	VPBROADCASTD c32_00000080<>+0(SB), Z7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000080, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXWD    (CX), Z8
+	VPSLLD       $0x10, Z8, Z8
+	VPANDD       Z0, Z8, Z10
+	VPMINUD      Z1, Z10, Z10
+	VPSRLD       $0x14, Z10, Z11
+	VPANDD       Z2, Z11, Z11
+	VPADDD       Z3, Z11, Z11
+	VPADDD       Z10, Z11, Z12
+	VPSRLD       $0x14, Z12, Z12
+	VPSUBD       Z6, Z12, Z12
+	VADDPS       Z5, Z10, Z11
+	VPSUBD       Z5, Z11, Z11
+	VPCMPGTD     Z10, Z4, K1
+	VPBLENDMD    Z11, Z12, K1, Z12
+	VPSRLD       $0x18, Z8, Z8
+	VPANDD       Z7, Z8, Z8
+	VPORD        Z8, Z12, Z12
+	VPMOVDB      Z12, X9
+	VMOVDQA64    Z9, Z8
+	VPMOVZXWD    32(CX), Z10
+	VPSLLD       $0x10, Z10, Z10
+	VPANDD       Z0, Z10, Z11
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x14, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x14, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K1
+	VPBLENDMD    Z12, Z13, K1, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x01, X9, Z8, Z8
+	VPMOVZXWD    64(CX), Z10
+	VPSLLD       $0x10, Z10, Z10
+	VPANDD       Z0, Z10, Z11
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x14, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x14, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K1
+	VPBLENDMD    Z12, Z13, K1, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x02, X9, Z8, Z8
+	VPMOVZXWD    96(CX), Z10
+	VPSLLD       $0x10, Z10, Z10
+	VPANDD       Z0, Z10, Z11
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x14, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x14, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K1
+	VPBLENDMD    Z12, Z13, K1, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x03, X9, Z8, Z8
+	VMOVDQU64    Z8, (AX)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000080, CX
+	DECQ         DI
+	JNZ          loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func bf16ToF8E5M2RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·bf16ToF8E5M2RowsAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_7fffffff<>+0(SB), Z0
+	VPBROADCASTD c32_47800000<>+0(SB), Z1
+	VPBROADCASTD c32_00000001<>+0(SB), Z2
+	VPBROADCASTD c32_000fffff<>+0(SB), Z3
+	VPBROADCASTD c32_38800000<>+0(SB), Z4
+	VPBROADCASTD c32_43000000<>+0(SB), Z5
+	VPBROADCASTD c32_000001c0<>+0(SB), Z6
+	VPBROADCASTD c32_00000080<>+0(SB), Z7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000080, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXWD    (CX), Z8
+	VPSLLD       $0x10, Z8, Z8
+	VPANDD       Z0, Z8, Z10
+	VPCMPGTD     inf32_64<>+0(SB), Z10, K1
+	VPMINUD      Z1, Z10, Z10
+	VPSRLD       $0x15, Z10, Z11
+	VPANDD       Z2, Z11, Z11
+	VPADDD       Z3, Z11, Z11
+	VPADDD       Z10, Z11, Z12
+	VPSRLD       $0x15, Z12, Z12
+	VPSUBD       Z6, Z12, Z12
+	VADDPS       Z5, Z10, Z11
+	VPSUBD       Z5, Z11, Z11
+	VPCMPGTD     Z10, Z4, K2
+	VPBLENDMD    Z11, Z12, K2, Z12
+	VPSRLD       $0x18, Z8, Z8
+	VPANDD       Z7, Z8, Z8
+	VPORD        Z8, Z12, Z12
+	VPORD        two32_64<>+0(SB), Z12, K1, Z12
+	VPMOVDB      Z12, X9
+	VMOVDQA64    Z9, Z8
+	VPMOVZXWD    32(CX), Z10
+	VPSLLD       $0x10, Z10, Z10
+	VPANDD       Z0, Z10, Z11
+	VPCMPGTD     inf32_64<>+0(SB), Z11, K1
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x15, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x15, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K2
+	VPBLENDMD    Z12, Z13, K2, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPORD        two32_64<>+0(SB), Z13, K1, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x01, X9, Z8, Z8
+	VPMOVZXWD    64(CX), Z10
+	VPSLLD       $0x10, Z10, Z10
+	VPANDD       Z0, Z10, Z11
+	VPCMPGTD     inf32_64<>+0(SB), Z11, K1
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x15, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x15, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K2
+	VPBLENDMD    Z12, Z13, K2, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPORD        two32_64<>+0(SB), Z13, K1, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x02, X9, Z8, Z8
+	VPMOVZXWD    96(CX), Z10
+	VPSLLD       $0x10, Z10, Z10
+	VPANDD       Z0, Z10, Z11
+	VPCMPGTD     inf32_64<>+0(SB), Z11, K1
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x15, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x15, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K2
+	VPBLENDMD    Z12, Z13, K2, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPORD        two32_64<>+0(SB), Z13, K1, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x03, X9, Z8, Z8
+	VMOVDQU64    Z8, (AX)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000080, CX
+	DECQ         DI
+	JNZ          loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f16ToF8E4M3FNRowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f16ToF8E4M3FNRowsAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_7fffffff<>+0(SB), Z0
+	VPBROADCASTD c32_43f00000<>+0(SB), Z1
+	VPBROADCASTD c32_00000001<>+0(SB), Z2
+	VPBROADCASTD c32_0007ffff<>+0(SB), Z3
+	VPBROADCASTD c32_3c800000<>+0(SB), Z4
+	VPBROADCASTD c32_46800000<>+0(SB), Z5
+	VPBROADCASTD c32_000003c0<>+0(SB), Z6
+	VPBROADCASTD c32_00000080<>+0(SB), Z7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000080, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VCVTPH2PS    (CX), Z8
+	VPANDD       Z0, Z8, Z10
+	VPMINUD      Z1, Z10, Z10
+	VPSRLD       $0x14, Z10, Z11
+	VPANDD       Z2, Z11, Z11
+	VPADDD       Z3, Z11, Z11
+	VPADDD       Z10, Z11, Z12
+	VPSRLD       $0x14, Z12, Z12
+	VPSUBD       Z6, Z12, Z12
+	VADDPS       Z5, Z10, Z11
+	VPSUBD       Z5, Z11, Z11
+	VPCMPGTD     Z10, Z4, K1
+	VPBLENDMD    Z11, Z12, K1, Z12
+	VPSRLD       $0x18, Z8, Z8
+	VPANDD       Z7, Z8, Z8
+	VPORD        Z8, Z12, Z12
+	VPMOVDB      Z12, X9
+	VMOVDQA64    Z9, Z8
+	VCVTPH2PS    32(CX), Z10
+	VPANDD       Z0, Z10, Z11
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x14, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x14, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K1
+	VPBLENDMD    Z12, Z13, K1, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x01, X9, Z8, Z8
+	VCVTPH2PS    64(CX), Z10
+	VPANDD       Z0, Z10, Z11
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x14, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x14, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K1
+	VPBLENDMD    Z12, Z13, K1, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x02, X9, Z8, Z8
+	VCVTPH2PS    96(CX), Z10
+	VPANDD       Z0, Z10, Z11
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x14, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x14, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K1
+	VPBLENDMD    Z12, Z13, K1, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x03, X9, Z8, Z8
+	VMOVDQU64    Z8, (AX)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000080, CX
+	DECQ         DI
+	JNZ          loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f16ToF8E5M2RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f16ToF8E5M2RowsAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_7fffffff<>+0(SB), Z0
+	VPBROADCASTD c32_47800000<>+0(SB), Z1
+	VPBROADCASTD c32_00000001<>+0(SB), Z2
+	VPBROADCASTD c32_000fffff<>+0(SB), Z3
+	VPBROADCASTD c32_38800000<>+0(SB), Z4
+	VPBROADCASTD c32_43000000<>+0(SB), Z5
+	VPBROADCASTD c32_000001c0<>+0(SB), Z6
+	VPBROADCASTD c32_00000080<>+0(SB), Z7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000080, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VCVTPH2PS    (CX), Z8
+	VPANDD       Z0, Z8, Z10
+	VPCMPGTD     inf32_64<>+0(SB), Z10, K1
+	VPMINUD      Z1, Z10, Z10
+	VPSRLD       $0x15, Z10, Z11
+	VPANDD       Z2, Z11, Z11
+	VPADDD       Z3, Z11, Z11
+	VPADDD       Z10, Z11, Z12
+	VPSRLD       $0x15, Z12, Z12
+	VPSUBD       Z6, Z12, Z12
+	VADDPS       Z5, Z10, Z11
+	VPSUBD       Z5, Z11, Z11
+	VPCMPGTD     Z10, Z4, K2
+	VPBLENDMD    Z11, Z12, K2, Z12
+	VPSRLD       $0x18, Z8, Z8
+	VPANDD       Z7, Z8, Z8
+	VPORD        Z8, Z12, Z12
+	VPORD        two32_64<>+0(SB), Z12, K1, Z12
+	VPMOVDB      Z12, X9
+	VMOVDQA64    Z9, Z8
+	VCVTPH2PS    32(CX), Z10
+	VPANDD       Z0, Z10, Z11
+	VPCMPGTD     inf32_64<>+0(SB), Z11, K1
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x15, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x15, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K2
+	VPBLENDMD    Z12, Z13, K2, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPORD        two32_64<>+0(SB), Z13, K1, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x01, X9, Z8, Z8
+	VCVTPH2PS    64(CX), Z10
+	VPANDD       Z0, Z10, Z11
+	VPCMPGTD     inf32_64<>+0(SB), Z11, K1
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x15, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x15, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K2
+	VPBLENDMD    Z12, Z13, K2, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPORD        two32_64<>+0(SB), Z13, K1, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x02, X9, Z8, Z8
+	VCVTPH2PS    96(CX), Z10
+	VPANDD       Z0, Z10, Z11
+	VPCMPGTD     inf32_64<>+0(SB), Z11, K1
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x15, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x15, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K2
+	VPBLENDMD    Z12, Z13, K2, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPORD        two32_64<>+0(SB), Z13, K1, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x03, X9, Z8, Z8
+	VMOVDQU64    Z8, (AX)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000080, CX
+	DECQ         DI
+	JNZ          loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
 // func f32ToF8E4M3FNInterleave8x4RowsNTAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
 // Requires: AVX, AVX512F, MMX+
 TEXT ·f32ToF8E4M3FNInterleave8x4RowsNTAVX512(SB), NOSPLIT, $0-72
@@ -16031,6 +17535,510 @@ loop:
 	VMOVNTDQ     Z12, (AX)
 	ADDQ         $0x00000040, AX
 	ADDQ         $0x00000020, CX
+	DECQ         DI
+	JNZ          loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func bf16ToF8E4M3FNRowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·bf16ToF8E4M3FNRowsNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_7fffffff<>+0(SB), Z0
+	VPBROADCASTD c32_43f00000<>+0(SB), Z1
+	VPBROADCASTD c32_00000001<>+0(SB), Z2
+	VPBROADCASTD c32_0007ffff<>+0(SB), Z3
+	VPBROADCASTD c32_3c800000<>+0(SB), Z4
+	VPBROADCASTD c32_46800000<>+0(SB), Z5
+	VPBROADCASTD c32_000003c0<>+0(SB), Z6
+	VPBROADCASTD c32_00000080<>+0(SB), Z7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000080, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXWD    (CX), Z8
+	VPSLLD       $0x10, Z8, Z8
+	VPANDD       Z0, Z8, Z10
+	VPMINUD      Z1, Z10, Z10
+	VPSRLD       $0x14, Z10, Z11
+	VPANDD       Z2, Z11, Z11
+	VPADDD       Z3, Z11, Z11
+	VPADDD       Z10, Z11, Z12
+	VPSRLD       $0x14, Z12, Z12
+	VPSUBD       Z6, Z12, Z12
+	VADDPS       Z5, Z10, Z11
+	VPSUBD       Z5, Z11, Z11
+	VPCMPGTD     Z10, Z4, K1
+	VPBLENDMD    Z11, Z12, K1, Z12
+	VPSRLD       $0x18, Z8, Z8
+	VPANDD       Z7, Z8, Z8
+	VPORD        Z8, Z12, Z12
+	VPMOVDB      Z12, X9
+	VMOVDQA64    Z9, Z8
+	VPMOVZXWD    32(CX), Z10
+	VPSLLD       $0x10, Z10, Z10
+	VPANDD       Z0, Z10, Z11
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x14, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x14, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K1
+	VPBLENDMD    Z12, Z13, K1, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x01, X9, Z8, Z8
+	VPMOVZXWD    64(CX), Z10
+	VPSLLD       $0x10, Z10, Z10
+	VPANDD       Z0, Z10, Z11
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x14, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x14, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K1
+	VPBLENDMD    Z12, Z13, K1, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x02, X9, Z8, Z8
+	VPMOVZXWD    96(CX), Z10
+	VPSLLD       $0x10, Z10, Z10
+	VPANDD       Z0, Z10, Z11
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x14, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x14, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K1
+	VPBLENDMD    Z12, Z13, K1, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x03, X9, Z8, Z8
+	VMOVNTDQ     Z8, (AX)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000080, CX
+	DECQ         DI
+	JNZ          loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func bf16ToF8E5M2RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·bf16ToF8E5M2RowsNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_7fffffff<>+0(SB), Z0
+	VPBROADCASTD c32_47800000<>+0(SB), Z1
+	VPBROADCASTD c32_00000001<>+0(SB), Z2
+	VPBROADCASTD c32_000fffff<>+0(SB), Z3
+	VPBROADCASTD c32_38800000<>+0(SB), Z4
+	VPBROADCASTD c32_43000000<>+0(SB), Z5
+	VPBROADCASTD c32_000001c0<>+0(SB), Z6
+	VPBROADCASTD c32_00000080<>+0(SB), Z7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000080, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXWD    (CX), Z8
+	VPSLLD       $0x10, Z8, Z8
+	VPANDD       Z0, Z8, Z10
+	VPCMPGTD     inf32_64<>+0(SB), Z10, K1
+	VPMINUD      Z1, Z10, Z10
+	VPSRLD       $0x15, Z10, Z11
+	VPANDD       Z2, Z11, Z11
+	VPADDD       Z3, Z11, Z11
+	VPADDD       Z10, Z11, Z12
+	VPSRLD       $0x15, Z12, Z12
+	VPSUBD       Z6, Z12, Z12
+	VADDPS       Z5, Z10, Z11
+	VPSUBD       Z5, Z11, Z11
+	VPCMPGTD     Z10, Z4, K2
+	VPBLENDMD    Z11, Z12, K2, Z12
+	VPSRLD       $0x18, Z8, Z8
+	VPANDD       Z7, Z8, Z8
+	VPORD        Z8, Z12, Z12
+	VPORD        two32_64<>+0(SB), Z12, K1, Z12
+	VPMOVDB      Z12, X9
+	VMOVDQA64    Z9, Z8
+	VPMOVZXWD    32(CX), Z10
+	VPSLLD       $0x10, Z10, Z10
+	VPANDD       Z0, Z10, Z11
+	VPCMPGTD     inf32_64<>+0(SB), Z11, K1
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x15, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x15, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K2
+	VPBLENDMD    Z12, Z13, K2, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPORD        two32_64<>+0(SB), Z13, K1, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x01, X9, Z8, Z8
+	VPMOVZXWD    64(CX), Z10
+	VPSLLD       $0x10, Z10, Z10
+	VPANDD       Z0, Z10, Z11
+	VPCMPGTD     inf32_64<>+0(SB), Z11, K1
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x15, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x15, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K2
+	VPBLENDMD    Z12, Z13, K2, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPORD        two32_64<>+0(SB), Z13, K1, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x02, X9, Z8, Z8
+	VPMOVZXWD    96(CX), Z10
+	VPSLLD       $0x10, Z10, Z10
+	VPANDD       Z0, Z10, Z11
+	VPCMPGTD     inf32_64<>+0(SB), Z11, K1
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x15, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x15, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K2
+	VPBLENDMD    Z12, Z13, K2, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPORD        two32_64<>+0(SB), Z13, K1, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x03, X9, Z8, Z8
+	VMOVNTDQ     Z8, (AX)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000080, CX
+	DECQ         DI
+	JNZ          loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f16ToF8E4M3FNRowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f16ToF8E4M3FNRowsNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_7fffffff<>+0(SB), Z0
+	VPBROADCASTD c32_43f00000<>+0(SB), Z1
+	VPBROADCASTD c32_00000001<>+0(SB), Z2
+	VPBROADCASTD c32_0007ffff<>+0(SB), Z3
+	VPBROADCASTD c32_3c800000<>+0(SB), Z4
+	VPBROADCASTD c32_46800000<>+0(SB), Z5
+	VPBROADCASTD c32_000003c0<>+0(SB), Z6
+	VPBROADCASTD c32_00000080<>+0(SB), Z7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000080, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VCVTPH2PS    (CX), Z8
+	VPANDD       Z0, Z8, Z10
+	VPMINUD      Z1, Z10, Z10
+	VPSRLD       $0x14, Z10, Z11
+	VPANDD       Z2, Z11, Z11
+	VPADDD       Z3, Z11, Z11
+	VPADDD       Z10, Z11, Z12
+	VPSRLD       $0x14, Z12, Z12
+	VPSUBD       Z6, Z12, Z12
+	VADDPS       Z5, Z10, Z11
+	VPSUBD       Z5, Z11, Z11
+	VPCMPGTD     Z10, Z4, K1
+	VPBLENDMD    Z11, Z12, K1, Z12
+	VPSRLD       $0x18, Z8, Z8
+	VPANDD       Z7, Z8, Z8
+	VPORD        Z8, Z12, Z12
+	VPMOVDB      Z12, X9
+	VMOVDQA64    Z9, Z8
+	VCVTPH2PS    32(CX), Z10
+	VPANDD       Z0, Z10, Z11
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x14, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x14, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K1
+	VPBLENDMD    Z12, Z13, K1, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x01, X9, Z8, Z8
+	VCVTPH2PS    64(CX), Z10
+	VPANDD       Z0, Z10, Z11
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x14, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x14, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K1
+	VPBLENDMD    Z12, Z13, K1, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x02, X9, Z8, Z8
+	VCVTPH2PS    96(CX), Z10
+	VPANDD       Z0, Z10, Z11
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x14, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x14, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K1
+	VPBLENDMD    Z12, Z13, K1, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x03, X9, Z8, Z8
+	VMOVNTDQ     Z8, (AX)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000080, CX
+	DECQ         DI
+	JNZ          loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f16ToF8E5M2RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f16ToF8E5M2RowsNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_7fffffff<>+0(SB), Z0
+	VPBROADCASTD c32_47800000<>+0(SB), Z1
+	VPBROADCASTD c32_00000001<>+0(SB), Z2
+	VPBROADCASTD c32_000fffff<>+0(SB), Z3
+	VPBROADCASTD c32_38800000<>+0(SB), Z4
+	VPBROADCASTD c32_43000000<>+0(SB), Z5
+	VPBROADCASTD c32_000001c0<>+0(SB), Z6
+	VPBROADCASTD c32_00000080<>+0(SB), Z7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000080, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VCVTPH2PS    (CX), Z8
+	VPANDD       Z0, Z8, Z10
+	VPCMPGTD     inf32_64<>+0(SB), Z10, K1
+	VPMINUD      Z1, Z10, Z10
+	VPSRLD       $0x15, Z10, Z11
+	VPANDD       Z2, Z11, Z11
+	VPADDD       Z3, Z11, Z11
+	VPADDD       Z10, Z11, Z12
+	VPSRLD       $0x15, Z12, Z12
+	VPSUBD       Z6, Z12, Z12
+	VADDPS       Z5, Z10, Z11
+	VPSUBD       Z5, Z11, Z11
+	VPCMPGTD     Z10, Z4, K2
+	VPBLENDMD    Z11, Z12, K2, Z12
+	VPSRLD       $0x18, Z8, Z8
+	VPANDD       Z7, Z8, Z8
+	VPORD        Z8, Z12, Z12
+	VPORD        two32_64<>+0(SB), Z12, K1, Z12
+	VPMOVDB      Z12, X9
+	VMOVDQA64    Z9, Z8
+	VCVTPH2PS    32(CX), Z10
+	VPANDD       Z0, Z10, Z11
+	VPCMPGTD     inf32_64<>+0(SB), Z11, K1
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x15, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x15, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K2
+	VPBLENDMD    Z12, Z13, K2, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPORD        two32_64<>+0(SB), Z13, K1, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x01, X9, Z8, Z8
+	VCVTPH2PS    64(CX), Z10
+	VPANDD       Z0, Z10, Z11
+	VPCMPGTD     inf32_64<>+0(SB), Z11, K1
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x15, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x15, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K2
+	VPBLENDMD    Z12, Z13, K2, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPORD        two32_64<>+0(SB), Z13, K1, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x02, X9, Z8, Z8
+	VCVTPH2PS    96(CX), Z10
+	VPANDD       Z0, Z10, Z11
+	VPCMPGTD     inf32_64<>+0(SB), Z11, K1
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x15, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x15, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K2
+	VPBLENDMD    Z12, Z13, K2, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPORD        two32_64<>+0(SB), Z13, K1, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x03, X9, Z8, Z8
+	VMOVNTDQ     Z8, (AX)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000080, CX
 	DECQ         DI
 	JNZ          loop
 

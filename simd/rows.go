@@ -55,6 +55,7 @@ var (
 	shUnpackPairs4 = shape{[5]int{2, 1}, [5]bool{true}, 2}                             // out (a pair an element), in
 	shSplitWords   = shape{[5]int{1, 4}, [5]bool{true}, 8}                             // dst (a row of the 8), src words
 	shFromF8To16   = shape{[5]int{2, 1}, [5]bool{true}, 2}                             // dst16, src8
+	shFrom16ToF8   = shape{[5]int{1, 2}, [5]bool{true}, 1}                             // dst8, src16
 	shUnpackF8x4   = shape{[5]int{4, 4, 4, 4, 4}, [5]bool{true, true, true, true}, 16} // r0..r3 f32, src quads
 )
 
@@ -264,6 +265,8 @@ type rowAsm struct {
 	f8E4M3FNToF32, f8E5M2ToF32 asm2
 	// f8 runs to bf16 and f16, vw/2 elements per iteration.
 	f8E4M3FNToBF16, f8E4M3FNToF16, f8E5M2ToBF16, f8E5M2ToF16 asm2
+	// bf16 and f16 runs to f8, vw elements per iteration.
+	bf16ToF8E4M3FN, bf16ToF8E5M2, f16ToF8E4M3FN, f16ToF8E5M2 asm2
 }
 
 // addRows fills k's batched kernels from its single-call ones and the batched
@@ -366,17 +369,23 @@ func addRows(k *Kernels, a, an, h rowAsm, ae, aw edgeAsm) *Kernels {
 		t16    [2]*[256]uint16 // bf16, f16
 		from16 [2]*func(dst, src []byte, n int, r Rows)
 		asm16  [2][3]asm2
+		to16   [2]*func(dst, src []byte, n int, r Rows) // from bf16, f16
+		asmTo  [2][3]asm2
 	}{
 		{e4m3fn, &f8e4m3fnToF32, &k.F32ToF8E4M3FNRows, &k.F8E4M3FNToF32Rows, &k.F32ToF8E4M3FNInterleave8x4Rows, [3]asm5{a.f32ToF8E4M3FNInterleave8x4, an.f32ToF8E4M3FNInterleave8x4, h.f32ToF8E4M3FNInterleave8x4},
 			&k.F8E4M3FNDeinterleave8x4ToF32Rows, [3]asm5{a.f8E4M3FNDeintToF32, an.f8E4M3FNDeintToF32, h.f8E4M3FNDeintToF32},
 			[3]asm2{a.f32ToF8E4M3FN, an.f32ToF8E4M3FN, h.f32ToF8E4M3FN}, [3]asm2{a.f8E4M3FNToF32, an.f8E4M3FNToF32, h.f8E4M3FNToF32},
 			[2]*[256]uint16{&f8e4m3fnToBF16, &f8e4m3fnToF16}, [2]*func(dst, src []byte, n int, r Rows){&k.F8E4M3FNToBF16Rows, &k.F8E4M3FNToF16Rows},
-			[2][3]asm2{{a.f8E4M3FNToBF16, an.f8E4M3FNToBF16, h.f8E4M3FNToBF16}, {a.f8E4M3FNToF16, an.f8E4M3FNToF16, h.f8E4M3FNToF16}}},
+			[2][3]asm2{{a.f8E4M3FNToBF16, an.f8E4M3FNToBF16, h.f8E4M3FNToBF16}, {a.f8E4M3FNToF16, an.f8E4M3FNToF16, h.f8E4M3FNToF16}},
+			[2]*func(dst, src []byte, n int, r Rows){&k.BF16ToF8E4M3FNRows, &k.F16ToF8E4M3FNRows},
+			[2][3]asm2{{a.bf16ToF8E4M3FN, an.bf16ToF8E4M3FN, h.bf16ToF8E4M3FN}, {a.f16ToF8E4M3FN, an.f16ToF8E4M3FN, h.f16ToF8E4M3FN}}},
 		{e5m2, &f8e5m2ToF32, &k.F32ToF8E5M2Rows, &k.F8E5M2ToF32Rows, &k.F32ToF8E5M2Interleave8x4Rows, [3]asm5{a.f32ToF8E5M2Interleave8x4, an.f32ToF8E5M2Interleave8x4, h.f32ToF8E5M2Interleave8x4},
 			&k.F8E5M2Deinterleave8x4ToF32Rows, [3]asm5{a.f8E5M2DeintToF32, an.f8E5M2DeintToF32, h.f8E5M2DeintToF32},
 			[3]asm2{a.f32ToF8E5M2, an.f32ToF8E5M2, h.f32ToF8E5M2}, [3]asm2{a.f8E5M2ToF32, an.f8E5M2ToF32, h.f8E5M2ToF32},
 			[2]*[256]uint16{&f8e5m2ToBF16, &f8e5m2ToF16}, [2]*func(dst, src []byte, n int, r Rows){&k.F8E5M2ToBF16Rows, &k.F8E5M2ToF16Rows},
-			[2][3]asm2{{a.f8E5M2ToBF16, an.f8E5M2ToBF16, h.f8E5M2ToBF16}, {a.f8E5M2ToF16, an.f8E5M2ToF16, h.f8E5M2ToF16}}},
+			[2][3]asm2{{a.f8E5M2ToBF16, an.f8E5M2ToBF16, h.f8E5M2ToBF16}, {a.f8E5M2ToF16, an.f8E5M2ToF16, h.f8E5M2ToF16}},
+			[2]*func(dst, src []byte, n int, r Rows){&k.BF16ToF8E5M2Rows, &k.F16ToF8E5M2Rows},
+			[2][3]asm2{{a.bf16ToF8E5M2, an.bf16ToF8E5M2, h.bf16ToF8E5M2}, {a.f16ToF8E5M2, an.f16ToF8E5M2, h.f16ToF8E5M2}}},
 	} {
 		to := func(dst, src []byte, n int) { genericF32ToF8(c.f, dst, src, n) }
 		from := func(dst, src []byte, n int) { genericF8ToF32(c.t, dst, src, n) }
@@ -406,6 +415,16 @@ func addRows(k *Kernels, a, an, h rowAsm, ae, aw edgeAsm) *Kernels {
 			one := longRows(&shFromF8To16, asm, blk, gen)
 			*c.from16[j] = func(dst, src []byte, n int, r Rows) {
 				rows2(&shFromF8To16, dst, src, n, r, blk, asm, [2]asm2e{}, 0, gen, one[b2i(r.Stream)])
+			}
+			widen := [2]func(uint16) uint32{BF16BitsToF32, F16BitsToF32}[j]
+			genTo := func(dst, src []byte, n int) { genericF16ToF8(c.f, widen, dst, src, n) }
+			blkTo, asmTo := 0, c.asmTo[j]
+			if asmTo[0] != nil {
+				blkTo = v
+			}
+			oneTo := longRows(&shFrom16ToF8, asmTo, blkTo, genTo)
+			*c.to16[j] = func(dst, src []byte, n int, r Rows) {
+				rows2(&shFrom16ToF8, dst, src, n, r, blkTo, asmTo, [2]asm2e{}, 0, genTo, oneTo[b2i(r.Stream)])
 			}
 		}
 		blk, one := 0, packed

@@ -78,6 +78,18 @@ var rowsCases = []rowsCase{
 	{"F8E5M2ToF16", &shFromF8To16, false,
 		func(k *Kernels, o [][]byte, n int, r Rows) { k.F8E5M2ToF16Rows(o[0], o[1], n, r) },
 		func(_ *Kernels, o [][]byte, n int) { refF8To16(F8E5M2BitsToF32, F32ToF16Bits, o[0], o[1], n) }},
+	{"BF16ToF8E4M3FN", &shFrom16ToF8, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.BF16ToF8E4M3FNRows(o[0], o[1], n, r) },
+		func(_ *Kernels, o [][]byte, n int) { ref16ToF8(BF16BitsToF32, e4m3fn, o[0], o[1], n) }},
+	{"BF16ToF8E5M2", &shFrom16ToF8, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.BF16ToF8E5M2Rows(o[0], o[1], n, r) },
+		func(_ *Kernels, o [][]byte, n int) { ref16ToF8(BF16BitsToF32, e5m2, o[0], o[1], n) }},
+	{"F16ToF8E4M3FN", &shFrom16ToF8, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.F16ToF8E4M3FNRows(o[0], o[1], n, r) },
+		func(_ *Kernels, o [][]byte, n int) { ref16ToF8(F16BitsToF32, e4m3fn, o[0], o[1], n) }},
+	{"F16ToF8E5M2", &shFrom16ToF8, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.F16ToF8E5M2Rows(o[0], o[1], n, r) },
+		func(_ *Kernels, o [][]byte, n int) { ref16ToF8(F16BitsToF32, e5m2, o[0], o[1], n) }},
 	{"F32ToF8E4M3FNInterleave8x4", &shPackF8x4, true,
 		func(k *Kernels, o [][]byte, n int, r Rows) {
 			k.F32ToF8E4M3FNInterleave8x4Rows(o[0], o[1], o[2], o[3], o[4], n, r)
@@ -145,6 +157,12 @@ func refF8ToF32(widen func(uint8) uint32, dst, src []byte, n int) {
 func refF8To16(widen func(uint8) uint32, narrow func(uint32) uint16, dst, src []byte, n int) {
 	for i := range n {
 		le.PutUint16(dst[2*i:], narrow(widen(src[i])))
+	}
+}
+
+func ref16ToF8(widen func(uint16) uint32, f f8Format, dst, src []byte, n int) {
+	for i := range n {
+		dst[i] = f.encode(widen(le.Uint16(src[2*i:])))
 	}
 }
 

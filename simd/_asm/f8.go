@@ -462,19 +462,34 @@ func genF8DeinterleaveToF32(x isa, f f8Widen, m mode) {
 
 // genF32ToF8 emits the f32 → f8 conversion of runs: x.w f8 bytes per step from four
 // vectors of f32, narrowed with VPMOVDB (AVX-512) or two unsigned packs and a dword
-// permutation (AVX2).
-func genF32ToF8(x isa, f f8Spec, m mode) {
-	name := fname("f32ToF8"+f.name, x, m)
+// permutation (AVX2). from is the source type: "F32", or "BF16" and "F16", widened
+// exactly to f32 as they are loaded (VPMOVZXWD and a shift, VCVTPH2PS), so that 16-bit
+// floats round once, in one pass, where they went through an f32 scratch row.
+func genF32ToF8(x isa, f f8Spec, from string, m mode) {
+	name := fname(map[string]string{"F32": "f32", "BF16": "bf16", "F16": "f16"}[from]+"ToF8"+f.name, x, m)
 	TEXT(name, NOSPLIT, m.sig("func(dst, src *byte, n int)"))
 	Pragma("noescape")
-	Doc(fmt.Sprintf("%s converts n*%d f32 elements of src to f8%s.%s", name, x.w, strings.ToLower(f.name), m.doc()))
+	Doc(fmt.Sprintf("%s converts n*%d %s elements of src to f8%s.%s", name, x.w, strings.ToLower(from), strings.ToLower(f.name), m.doc()))
 	dst, src, n := param("dst"), param("src"), param("n")
 	c := newF8Consts(x, f)
 	idx := table("permd04152637", dwordTable(0, 4, 1, 5, 2, 6, 3, 7), 32)
-	m.loop(n, 1, []stream{{dst, x.w, true}, {src, 4 * x.w, false}}, func(int) {
+	ew := 4 // source bytes an element
+	if from != "F32" {
+		ew = 2
+	}
+	m.loop(n, 1, []stream{{dst, x.w, true}, {src, ew * x.w, false}}, func(int) {
 		round := func(q int) reg.VecVirtual {
 			v := x.vec()
-			x.load(at(src, q*x.w), v)
+			mem := at(src, q*x.w*ew/4)
+			switch from {
+			case "F32":
+				x.load(mem, v)
+			case "BF16":
+				VPMOVZXWD(mem, v)
+				VPSLLD(U8(16), v, v)
+			default:
+				VCVTPH2PS(mem, v)
+			}
 			return roundF8(x, f, c, v)
 		}
 		out := x.vec()
