@@ -93,11 +93,18 @@ func TestF8Kernels(t *testing.T) {
 // pattern), and compares each element with the scalar definitions: the f8's f32 value
 // narrowed by F32ToBF16Bits or F32ToF16Bits (exact; NaNs the quiet NaN of the sign).
 func TestF8To16(t *testing.T) {
+	for _, k := range Available() {
+		checkF8To16(t, k)
+	}
+}
+
+func checkF8To16(t *testing.T, k *Kernels) {
+	t.Helper()
 	src := make([]byte, 256+64)
 	for i := range src {
 		src[i] = byte(i * 7) // 7 is odd: every pattern in the first 256
 	}
-	for _, k := range Available() {
+	{
 		for _, c := range []struct {
 			name   string
 			kern   func(dst, src []byte, n int, r Rows)

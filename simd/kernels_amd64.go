@@ -884,6 +884,26 @@ func f8E5M2ToBF16RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int
 //go:noescape
 func f8E5M2ToF16RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
+// f8E4M3FNToBF16VBMIRowsAVX512 widens n*64 f8e4m3fn of src to bf16 in dst by table lookup (AVX-512 VBMI). It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f8E4M3FNToBF16VBMIRowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E4M3FNToF16VBMIRowsAVX512 widens n*64 f8e4m3fn of src to f16 in dst by table lookup (AVX-512 VBMI). It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f8E4M3FNToF16VBMIRowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E5M2ToBF16VBMIRowsAVX512 widens n*64 f8e5m2 of src to bf16 in dst by table lookup (AVX-512 VBMI). It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f8E5M2ToBF16VBMIRowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E5M2ToF16VBMIRowsAVX512 widens n*64 f8e5m2 of src to f16 in dst by table lookup (AVX-512 VBMI). It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f8E5M2ToF16VBMIRowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
 // bf16ToF8E4M3FNRowsAVX512 converts n*64 bf16 elements of src to f8e4m3fn. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
 //
 //go:noescape
@@ -988,6 +1008,26 @@ func f8E5M2ToBF16RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride i
 //
 //go:noescape
 func f8E5M2ToF16RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E4M3FNToBF16VBMIRowsNTAVX512 widens n*64 f8e4m3fn of src to bf16 in dst by table lookup (AVX-512 VBMI). It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f8E4M3FNToBF16VBMIRowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E4M3FNToF16VBMIRowsNTAVX512 widens n*64 f8e4m3fn of src to f16 in dst by table lookup (AVX-512 VBMI). It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f8E4M3FNToF16VBMIRowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E5M2ToBF16VBMIRowsNTAVX512 widens n*64 f8e5m2 of src to bf16 in dst by table lookup (AVX-512 VBMI). It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f8E5M2ToBF16VBMIRowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E5M2ToF16VBMIRowsNTAVX512 widens n*64 f8e5m2 of src to f16 in dst by table lookup (AVX-512 VBMI). It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f8E5M2ToF16VBMIRowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
 // bf16ToF8E4M3FNRowsNTAVX512 converts n*64 bf16 elements of src to f8e4m3fn. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
 //

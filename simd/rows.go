@@ -265,6 +265,9 @@ type rowAsm struct {
 	f8E4M3FNToF32, f8E5M2ToF32 asm2
 	// f8 runs to bf16 and f16, vw/2 elements per iteration.
 	f8E4M3FNToBF16, f8E4M3FNToF16, f8E5M2ToBF16, f8E5M2ToF16 asm2
+	// The same by table lookup (AVX-512 VBMI), vw elements per iteration, or nil:
+	// e4m3fn → bf16, e4m3fn → f16, e5m2 → bf16, e5m2 → f16.
+	f8To16VBMI [4]asm2
 	// bf16 and f16 runs to f8, vw elements per iteration.
 	bf16ToF8E4M3FN, bf16ToF8E5M2, f16ToF8E4M3FN, f16ToF8E5M2 asm2
 }
@@ -411,6 +414,10 @@ func addRows(k *Kernels, a, an, h rowAsm, ae, aw edgeAsm) *Kernels {
 			blk, asm := 0, c.asm16[j]
 			if asm[0] != nil {
 				blk = v / 2
+			}
+			if lut := 2*int(c.f) + j; a.f8To16VBMI[lut] != nil {
+				// The lookup's block is twice the arithmetic's, which takes the half block of the tails.
+				blk, asm = v, [3]asm2{a.f8To16VBMI[lut], an.f8To16VBMI[lut], asm[0]}
 			}
 			one := longRows(&shFromF8To16, asm, blk, gen)
 			*c.from16[j] = func(dst, src []byte, n int, r Rows) {

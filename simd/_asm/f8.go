@@ -518,3 +518,112 @@ func genF32ToF8(x isa, f f8Spec, from string, m mode) {
 	})
 	finish(m)
 }
+
+// genF8To16VBMI emits genF8To16's kernels by table lookup, for AVX-512 with VBMI: the
+// 16-bit results of the 128 magnitudes are two 128-byte tables (low and high bytes),
+// which VPERMT2B indexes with the f8 bytes (it reads the low 7 bits of each), the sign
+// is or-ed into the high bytes, and the two are interleaved into words. The input's
+// quadwords are permuted first so that the lane-wise unpacks leave the words in order.
+// 64 elements a step, where the arithmetic takes about 80 instructions
+// per 32 and bound f8 → bf16 8192² (its kernel took more time than copy() did).
+func genF8To16VBMI(f f8Widen, bf16 bool, m mode) {
+	x := avx512
+	to := "F16"
+	if bf16 {
+		to = "BF16"
+	}
+	name := fname("f8"+f.name+"To"+to+"VBMI", x, m)
+	TEXT(name, NOSPLIT, m.sig("func(dst, src *byte, n int)"))
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s widens n*64 f8%s of src to %s in dst by table lookup (AVX-512 VBMI).%s", name, strings.ToLower(f.name), strings.ToLower(to), m.doc()))
+	dst, src, n := param("dst"), param("src"), param("n")
+	lo, hi := f.table16(bf16)
+	tn := "f8" + f.name + "To" + to
+	tl, th := table(tn+"Lo", lo, 128), table(tn+"Hi", hi, 128)
+	var tab [4]reg.VecVirtual
+	for i, mem := range []Mem{tl, tl.Offset(64), th, th.Offset(64)} {
+		tab[i] = x.vec()
+		x.load(mem, tab[i])
+	}
+	perm := x.loadTable("permq04152637", qwordTable(0, 4, 1, 5, 2, 6, 3, 7))
+	sign := x.vec()
+	VPBROADCASTB(table("signByte", []byte{0x80}, 1), sign)
+	m.loop(n, 1, []stream{{dst, 2 * x.w, true}, {src, x.w, false}}, func(int) {
+		b, l, h, s := x.vec(), x.vec(), x.vec(), x.vec()
+		VPERMQ(at(src, 0), perm, b)
+		VMOVDQA64(tab[0], l)
+		VPERMT2B(tab[1], b, l)
+		VMOVDQA64(tab[2], h)
+		VPERMT2B(tab[3], b, h)
+		x.and(sign, b, s)
+		x.or(s, h, h)
+		w0, w1 := x.vec(), x.vec()
+		VPUNPCKLBW(h, l, w0)
+		VPUNPCKHBW(h, l, w1)
+		x.store(w0, at(dst, 0), m)
+		x.store(w1, at(dst, x.w), m)
+	})
+	finish(m)
+}
+
+// table16 returns the low and high bytes of the bf16 or f16 bits of f's 128
+// magnitudes (sign clear): the value is exact in both; NaNs are the quiet NaN.
+func (f f8Widen) table16(bf16 bool) (lo, hi []byte) {
+	mbits := 23 - int(f.shift)
+	bias := 127 - int(f.rebias>>23)
+	for b := range 128 {
+		e, mant := b>>mbits, b&(1<<mbits-1)
+		var h uint16
+		switch {
+		case uint32(b) > f.nanFrom:
+			h = 0x7e00
+			if bf16 {
+				h = 0x7fc0
+			}
+		case f.infCode != 0 && uint32(b) == f.infCode:
+			h = 0x7c00
+			if bf16 {
+				h = 0x7f80
+			}
+		default:
+			// The value is v = q × 2^p with q an integer below 2^(mbits+1).
+			q, p := mant, 1-bias-mbits
+			if e > 0 {
+				q, p = mant|1<<mbits, e-bias-mbits
+			}
+			h = encode16(q, p, bf16)
+		}
+		lo, hi = append(lo, byte(h)), append(hi, byte(h>>8))
+	}
+	return lo, hi
+}
+
+// encode16 returns the bits of q × 2^p (q < 2^11, exact in the format) in bf16
+// (8 exponent bits, 7 mantissa bits) or f16 (5 and 10, subnormals from 2^-24).
+func encode16(q, p int, bf16 bool) uint16 {
+	if q == 0 {
+		return 0
+	}
+	ebias, mb := 15, 10
+	if bf16 {
+		ebias, mb = 127, 7
+	}
+	for q < 1<<mb { // normalize: q in [2^mb, 2^(mb+1))
+		q, p = q<<1, p-1
+	}
+	for q >= 1<<(mb+1) {
+		if q&1 != 0 {
+			panic("encode16: inexact")
+		}
+		q, p = q>>1, p+1
+	}
+	e := p + mb + ebias // biased exponent of q × 2^p = 1.m × 2^(p+mb)
+	if e <= 0 {         // subnormal: shift the mantissa down, exactly
+		sh := 1 - e
+		if q&(1<<sh-1) != 0 {
+			panic("encode16: inexact subnormal")
+		}
+		return uint16(q >> sh)
+	}
+	return uint16(e<<mb | q&(1<<mb-1))
+}

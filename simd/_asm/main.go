@@ -79,6 +79,12 @@ func main() {
 				genF8To16(x, f, true, m)
 				genF8To16(x, f, false, m)
 			}
+			if x.w == 64 {
+				for _, f := range []f8Widen{widenE4M3FN, widenE5M2} {
+					genF8To16VBMI(f, true, m)
+					genF8To16VBMI(f, false, m)
+				}
+			}
 			for _, from := range []string{"BF16", "F16"} {
 				genF32ToF8(x, f8E4M3FN, from, m)
 				genF32ToF8(x, f8E5M2, from, m)
