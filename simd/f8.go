@@ -137,6 +137,19 @@ func genericF16ToF8(f f8Format, widen func(uint16) uint32, dst, src []byte, n in
 	}
 }
 
+// genericF16ToF8Interleave8x4 converts n 16-bit floats (widen gives their f32) of each
+// of r0..r3 to f8 and packs them in quads: dst[4i+k] = f8(rk[i]).
+func genericF16ToF8Interleave8x4(f f8Format, widen func(uint16) uint32, dst, r0, r1, r2, r3 []byte, n int) {
+	checkN(n)
+	dst = dst[: 4*n : len(dst)]
+	r0, r1, r2, r3 = r0[:2*n:len(r0)], r1[:2*n:len(r1)], r2[:2*n:len(r2)], r3[:2*n:len(r3)]
+	for i := range n {
+		w := uint32(f.encode(widen(le.Uint16(r0[2*i:])))) | uint32(f.encode(widen(le.Uint16(r1[2*i:]))))<<8 |
+			uint32(f.encode(widen(le.Uint16(r2[2*i:]))))<<16 | uint32(f.encode(widen(le.Uint16(r3[2*i:]))))<<24
+		le.PutUint32(dst[4*i:], w)
+	}
+}
+
 // genericF8To16 widens n f8 bytes of src to the 16-bit elements of dst that t gives.
 func genericF8To16(t *[256]uint16, dst, src []byte, n int) {
 	checkN(n)

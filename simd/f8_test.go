@@ -149,14 +149,33 @@ func TestF16ToF8(t *testing.T) {
 		for _, c := range []struct {
 			name  string
 			kern  func(dst, src []byte, n int, r Rows)
+			quads func(dst, r0, r1, r2, r3 []byte, n int, r Rows)
 			widen func(uint16) uint32
 			f     f8Format
 		}{
-			{"bf16→e4m3fn", k.BF16ToF8E4M3FNRows, BF16BitsToF32, e4m3fn},
-			{"bf16→e5m2", k.BF16ToF8E5M2Rows, BF16BitsToF32, e5m2},
-			{"f16→e4m3fn", k.F16ToF8E4M3FNRows, F16BitsToF32, e4m3fn},
-			{"f16→e5m2", k.F16ToF8E5M2Rows, F16BitsToF32, e5m2},
+			{"bf16→e4m3fn", k.BF16ToF8E4M3FNRows, k.BF16ToF8E4M3FNInterleave8x4Rows, BF16BitsToF32, e4m3fn},
+			{"bf16→e5m2", k.BF16ToF8E5M2Rows, k.BF16ToF8E5M2Interleave8x4Rows, BF16BitsToF32, e5m2},
+			{"f16→e4m3fn", k.F16ToF8E4M3FNRows, k.F16ToF8E4M3FNInterleave8x4Rows, F16BitsToF32, e4m3fn},
+			{"f16→e5m2", k.F16ToF8E5M2Rows, k.F16ToF8E5M2Interleave8x4Rows, F16BitsToF32, e5m2},
 		} {
+			// Quads: every value in every place of a quad (four rows of 2^14 values).
+			for _, stream := range []bool{false, true} {
+				const n = 1 << 14
+				rows := [4][]byte{src[:2*n], src[2*n : 4*n], src[4*n : 6*n], src[6*n : 8*n]}
+				buf := make([]byte, 4*n+64)
+				a := 64 - int(addr64(buf)%64)
+				d := buf[a%64:][: 4*n : 4*n]
+				c.quads(d, rows[0], rows[1], rows[2], rows[3], n, Rows{N: 1, Stream: stream})
+				k.Fence()
+				for i := range n {
+					for q := range 4 {
+						h := le.Uint16(rows[q][2*i:])
+						if got, want := d[4*i+q], c.f.encode(c.widen(h)); got != want {
+							t.Fatalf("%s %s Interleave8x4 (stream %v): %#04x → %#02x, want %#02x", k.Name, c.name, stream, h, got, want)
+						}
+					}
+				}
+			}
 			for _, stream := range []bool{false, true} {
 				for _, off := range []int{0, 1, 33, 64} {
 					s := src[2*off:]

@@ -129,6 +129,11 @@ type Kernels struct {
 	F16ToF8E5M2Rows                func(dst, src []byte, n int, r Rows)
 	F32ToF8E4M3FNInterleave8x4Rows func(dst, r0, r1, r2, r3 []byte, n int, r Rows)
 	F32ToF8E5M2Interleave8x4Rows   func(dst, r0, r1, r2, r3 []byte, n int, r Rows)
+	// The same from bf16 and f16 rows (2 bytes an element), rounded once as the runs are.
+	BF16ToF8E4M3FNInterleave8x4Rows func(dst, r0, r1, r2, r3 []byte, n int, r Rows)
+	BF16ToF8E5M2Interleave8x4Rows   func(dst, r0, r1, r2, r3 []byte, n int, r Rows)
+	F16ToF8E4M3FNInterleave8x4Rows  func(dst, r0, r1, r2, r3 []byte, n int, r Rows)
+	F16ToF8E5M2Interleave8x4Rows    func(dst, r0, r1, r2, r3 []byte, n int, r Rows)
 	// The inverse of the packing: rk[i] = f32(src[4i+k]) (exact).
 	F8E4M3FNDeinterleave8x4ToF32Rows func(r0, r1, r2, r3, src []byte, n int, r Rows)
 	F8E5M2Deinterleave8x4ToF32Rows   func(r0, r1, r2, r3, src []byte, n int, r Rows)

@@ -684,6 +684,16 @@ func bf16ToF8E4M3FNRowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int
 //go:noescape
 func bf16ToF8E5M2RowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
+// bf16ToF8E4M3FNInterleave8x4RowsAVX2 converts n*8 bf16 elements of r0..r3 to f8e4m3fn and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func bf16ToF8E4M3FNInterleave8x4RowsAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+
+// bf16ToF8E5M2Interleave8x4RowsAVX2 converts n*8 bf16 elements of r0..r3 to f8e5m2 and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func bf16ToF8E5M2Interleave8x4RowsAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+
 // f16ToF8E4M3FNRowsAVX2 converts n*32 f16 elements of src to f8e4m3fn. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
 //
 //go:noescape
@@ -693,6 +703,16 @@ func f16ToF8E4M3FNRowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int,
 //
 //go:noescape
 func f16ToF8E5M2RowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f16ToF8E4M3FNInterleave8x4RowsAVX2 converts n*8 f16 elements of r0..r3 to f8e4m3fn and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f16ToF8E4M3FNInterleave8x4RowsAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+
+// f16ToF8E5M2Interleave8x4RowsAVX2 converts n*8 f16 elements of r0..r3 to f8e5m2 and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f16ToF8E5M2Interleave8x4RowsAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
 
 // f32ToF8E4M3FNInterleave8x4RowsNTAVX2 converts n*8 f32 elements of r0..r3 to f8e4m3fn and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
 //
@@ -789,6 +809,16 @@ func bf16ToF8E4M3FNRowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride i
 //go:noescape
 func bf16ToF8E5M2RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
+// bf16ToF8E4M3FNInterleave8x4RowsNTAVX2 converts n*8 bf16 elements of r0..r3 to f8e4m3fn and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func bf16ToF8E4M3FNInterleave8x4RowsNTAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+
+// bf16ToF8E5M2Interleave8x4RowsNTAVX2 converts n*8 bf16 elements of r0..r3 to f8e5m2 and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func bf16ToF8E5M2Interleave8x4RowsNTAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+
 // f16ToF8E4M3FNRowsNTAVX2 converts n*32 f16 elements of src to f8e4m3fn. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
 //
 //go:noescape
@@ -798,6 +828,16 @@ func f16ToF8E4M3FNRowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride in
 //
 //go:noescape
 func f16ToF8E5M2RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f16ToF8E4M3FNInterleave8x4RowsNTAVX2 converts n*8 f16 elements of r0..r3 to f8e4m3fn and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f16ToF8E4M3FNInterleave8x4RowsNTAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+
+// f16ToF8E5M2Interleave8x4RowsNTAVX2 converts n*8 f16 elements of r0..r3 to f8e5m2 and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f16ToF8E5M2Interleave8x4RowsNTAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
 
 // f32ToF8E4M3FNInterleave8x4RowsAVX512 converts n*16 f32 elements of r0..r3 to f8e4m3fn and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
 //
@@ -914,6 +954,16 @@ func bf16ToF8E4M3FNRowsAVX512(dst *byte, src *byte, n int, rows int, dstStride i
 //go:noescape
 func bf16ToF8E5M2RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
+// bf16ToF8E4M3FNInterleave8x4RowsAVX512 converts n*16 bf16 elements of r0..r3 to f8e4m3fn and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func bf16ToF8E4M3FNInterleave8x4RowsAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+
+// bf16ToF8E5M2Interleave8x4RowsAVX512 converts n*16 bf16 elements of r0..r3 to f8e5m2 and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func bf16ToF8E5M2Interleave8x4RowsAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+
 // f16ToF8E4M3FNRowsAVX512 converts n*64 f16 elements of src to f8e4m3fn. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
 //
 //go:noescape
@@ -923,6 +973,16 @@ func f16ToF8E4M3FNRowsAVX512(dst *byte, src *byte, n int, rows int, dstStride in
 //
 //go:noescape
 func f16ToF8E5M2RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f16ToF8E4M3FNInterleave8x4RowsAVX512 converts n*16 f16 elements of r0..r3 to f8e4m3fn and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f16ToF8E4M3FNInterleave8x4RowsAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+
+// f16ToF8E5M2Interleave8x4RowsAVX512 converts n*16 f16 elements of r0..r3 to f8e5m2 and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f16ToF8E5M2Interleave8x4RowsAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
 
 // f32ToF8E4M3FNInterleave8x4RowsNTAVX512 converts n*16 f32 elements of r0..r3 to f8e4m3fn and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
 //
@@ -1039,6 +1099,16 @@ func bf16ToF8E4M3FNRowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride
 //go:noescape
 func bf16ToF8E5M2RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
+// bf16ToF8E4M3FNInterleave8x4RowsNTAVX512 converts n*16 bf16 elements of r0..r3 to f8e4m3fn and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func bf16ToF8E4M3FNInterleave8x4RowsNTAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+
+// bf16ToF8E5M2Interleave8x4RowsNTAVX512 converts n*16 bf16 elements of r0..r3 to f8e5m2 and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func bf16ToF8E5M2Interleave8x4RowsNTAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+
 // f16ToF8E4M3FNRowsNTAVX512 converts n*64 f16 elements of src to f8e4m3fn. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
 //
 //go:noescape
@@ -1048,6 +1118,16 @@ func f16ToF8E4M3FNRowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride 
 //
 //go:noescape
 func f16ToF8E5M2RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f16ToF8E4M3FNInterleave8x4RowsNTAVX512 converts n*16 f16 elements of r0..r3 to f8e4m3fn and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f16ToF8E4M3FNInterleave8x4RowsNTAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+
+// f16ToF8E5M2Interleave8x4RowsNTAVX512 converts n*16 f16 elements of r0..r3 to f8e5m2 and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f16ToF8E5M2Interleave8x4RowsNTAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
 
 // transpose32AVX2 transposes n 8×8 blocks of 32-bit elements, going down the source (src += 8*srcStride, dst += 32 bytes per block).
 //

@@ -11719,6 +11719,280 @@ rowsdone:
 	VZEROUPPER
 	RET
 
+// func bf16ToF8E4M3FNInterleave8x4RowsAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·bf16ToF8E4M3FNInterleave8x4RowsAVX2(SB), NOSPLIT, $0-72
+	MOVQ         dst+0(FP), AX
+	MOVQ         r0+8(FP), CX
+	MOVQ         r1+16(FP), DX
+	MOVQ         r2+24(FP), BX
+	MOVQ         r3+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VPBROADCASTD c32_7fffffff<>+0(SB), Y0
+	VPBROADCASTD c32_43f00000<>+0(SB), Y1
+	VPBROADCASTD c32_00000001<>+0(SB), Y2
+	VPBROADCASTD c32_0007ffff<>+0(SB), Y3
+	VPBROADCASTD c32_3c800000<>+0(SB), Y4
+	VPBROADCASTD c32_46800000<>+0(SB), Y5
+	VPBROADCASTD c32_000003c0<>+0(SB), Y6
+	VPBROADCASTD c32_00000080<>+0(SB), Y7
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000020, DI, R11
+	NEGQ         R11
+	ADDQ         R9, R11
+	IMUL3Q       $0x00000010, DI, R9
+	NEGQ         R9
+	ADDQ         R10, R9
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	VPMOVZXWD (CX), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y11
+	VPSRLD    $0x14, Y11, Y11
+	VPSUBD    Y6, Y11, Y11
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y11, Y11
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y11, Y11
+	VPMOVZXWD (DX), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x14, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPSLLD    $0x08, Y12, Y12
+	VPOR      Y12, Y11, Y11
+	VPMOVZXWD (BX), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x14, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPSLLD    $0x10, Y12, Y12
+	VPOR      Y12, Y11, Y11
+	VPMOVZXWD (SI), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x14, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPSLLD    $0x18, Y12, Y12
+	VPOR      Y12, Y11, Y11
+	VMOVDQU   Y11, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000010, CX
+	ADDQ      $0x00000010, DX
+	ADDQ      $0x00000010, BX
+	ADDQ      $0x00000010, SI
+	DECQ      R10
+	JNZ       loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func bf16ToF8E5M2Interleave8x4RowsAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·bf16ToF8E5M2Interleave8x4RowsAVX2(SB), NOSPLIT, $0-72
+	MOVQ         dst+0(FP), AX
+	MOVQ         r0+8(FP), CX
+	MOVQ         r1+16(FP), DX
+	MOVQ         r2+24(FP), BX
+	MOVQ         r3+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VPBROADCASTD c32_7fffffff<>+0(SB), Y0
+	VPBROADCASTD c32_47800000<>+0(SB), Y1
+	VPBROADCASTD c32_00000001<>+0(SB), Y2
+	VPBROADCASTD c32_000fffff<>+0(SB), Y3
+	VPBROADCASTD c32_38800000<>+0(SB), Y4
+	VPBROADCASTD c32_43000000<>+0(SB), Y5
+	VPBROADCASTD c32_000001c0<>+0(SB), Y6
+	VPBROADCASTD c32_00000080<>+0(SB), Y7
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000020, DI, R11
+	NEGQ         R11
+	ADDQ         R9, R11
+	IMUL3Q       $0x00000010, DI, R9
+	NEGQ         R9
+	ADDQ         R10, R9
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	VPMOVZXWD (CX), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y12
+	VPAND     two32_32<>+0(SB), Y12, Y12
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y11
+	VPSRLD    $0x15, Y11, Y11
+	VPSUBD    Y6, Y11, Y11
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y11, Y11
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y11, Y11
+	VPOR      Y12, Y11, Y11
+	VPMOVZXWD (DX), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y13
+	VPAND     two32_32<>+0(SB), Y13, Y13
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x15, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPOR      Y13, Y12, Y12
+	VPSLLD    $0x08, Y12, Y12
+	VPOR      Y12, Y11, Y11
+	VPMOVZXWD (BX), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y13
+	VPAND     two32_32<>+0(SB), Y13, Y13
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x15, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPOR      Y13, Y12, Y12
+	VPSLLD    $0x10, Y12, Y12
+	VPOR      Y12, Y11, Y11
+	VPMOVZXWD (SI), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y13
+	VPAND     two32_32<>+0(SB), Y13, Y13
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x15, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPOR      Y13, Y12, Y12
+	VPSLLD    $0x18, Y12, Y12
+	VPOR      Y12, Y11, Y11
+	VMOVDQU   Y11, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000010, CX
+	ADDQ      $0x00000010, DX
+	ADDQ      $0x00000010, BX
+	ADDQ      $0x00000010, SI
+	DECQ      R10
+	JNZ       loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
 // func f16ToF8E4M3FNRowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 // Requires: AVX, AVX2, F16C
 TEXT ·f16ToF8E4M3FNRowsAVX2(SB), NOSPLIT, $0-48
@@ -11959,6 +12233,272 @@ done:
 	ADDQ R8, AX
 	ADDQ SI, CX
 	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f16ToF8E4M3FNInterleave8x4RowsAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2, F16C
+TEXT ·f16ToF8E4M3FNInterleave8x4RowsAVX2(SB), NOSPLIT, $0-72
+	MOVQ         dst+0(FP), AX
+	MOVQ         r0+8(FP), CX
+	MOVQ         r1+16(FP), DX
+	MOVQ         r2+24(FP), BX
+	MOVQ         r3+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VPBROADCASTD c32_7fffffff<>+0(SB), Y0
+	VPBROADCASTD c32_43f00000<>+0(SB), Y1
+	VPBROADCASTD c32_00000001<>+0(SB), Y2
+	VPBROADCASTD c32_0007ffff<>+0(SB), Y3
+	VPBROADCASTD c32_3c800000<>+0(SB), Y4
+	VPBROADCASTD c32_46800000<>+0(SB), Y5
+	VPBROADCASTD c32_000003c0<>+0(SB), Y6
+	VPBROADCASTD c32_00000080<>+0(SB), Y7
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000020, DI, R11
+	NEGQ         R11
+	ADDQ         R9, R11
+	IMUL3Q       $0x00000010, DI, R9
+	NEGQ         R9
+	ADDQ         R10, R9
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	VCVTPH2PS (CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y11
+	VPSRLD    $0x14, Y11, Y11
+	VPSUBD    Y6, Y11, Y11
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y11, Y11
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y11, Y11
+	VCVTPH2PS (DX), Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x14, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPSLLD    $0x08, Y12, Y12
+	VPOR      Y12, Y11, Y11
+	VCVTPH2PS (BX), Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x14, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPSLLD    $0x10, Y12, Y12
+	VPOR      Y12, Y11, Y11
+	VCVTPH2PS (SI), Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x14, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPSLLD    $0x18, Y12, Y12
+	VPOR      Y12, Y11, Y11
+	VMOVDQU   Y11, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000010, CX
+	ADDQ      $0x00000010, DX
+	ADDQ      $0x00000010, BX
+	ADDQ      $0x00000010, SI
+	DECQ      R10
+	JNZ       loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f16ToF8E5M2Interleave8x4RowsAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2, F16C
+TEXT ·f16ToF8E5M2Interleave8x4RowsAVX2(SB), NOSPLIT, $0-72
+	MOVQ         dst+0(FP), AX
+	MOVQ         r0+8(FP), CX
+	MOVQ         r1+16(FP), DX
+	MOVQ         r2+24(FP), BX
+	MOVQ         r3+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VPBROADCASTD c32_7fffffff<>+0(SB), Y0
+	VPBROADCASTD c32_47800000<>+0(SB), Y1
+	VPBROADCASTD c32_00000001<>+0(SB), Y2
+	VPBROADCASTD c32_000fffff<>+0(SB), Y3
+	VPBROADCASTD c32_38800000<>+0(SB), Y4
+	VPBROADCASTD c32_43000000<>+0(SB), Y5
+	VPBROADCASTD c32_000001c0<>+0(SB), Y6
+	VPBROADCASTD c32_00000080<>+0(SB), Y7
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000020, DI, R11
+	NEGQ         R11
+	ADDQ         R9, R11
+	IMUL3Q       $0x00000010, DI, R9
+	NEGQ         R9
+	ADDQ         R10, R9
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	VCVTPH2PS (CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y12
+	VPAND     two32_32<>+0(SB), Y12, Y12
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y11
+	VPSRLD    $0x15, Y11, Y11
+	VPSUBD    Y6, Y11, Y11
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y11, Y11
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y11, Y11
+	VPOR      Y12, Y11, Y11
+	VCVTPH2PS (DX), Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y13
+	VPAND     two32_32<>+0(SB), Y13, Y13
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x15, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPOR      Y13, Y12, Y12
+	VPSLLD    $0x08, Y12, Y12
+	VPOR      Y12, Y11, Y11
+	VCVTPH2PS (BX), Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y13
+	VPAND     two32_32<>+0(SB), Y13, Y13
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x15, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPOR      Y13, Y12, Y12
+	VPSLLD    $0x10, Y12, Y12
+	VPOR      Y12, Y11, Y11
+	VCVTPH2PS (SI), Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y13
+	VPAND     two32_32<>+0(SB), Y13, Y13
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x15, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPOR      Y13, Y12, Y12
+	VPSLLD    $0x18, Y12, Y12
+	VPOR      Y12, Y11, Y11
+	VMOVDQU   Y11, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000010, CX
+	ADDQ      $0x00000010, DX
+	ADDQ      $0x00000010, BX
+	ADDQ      $0x00000010, SI
+	DECQ      R10
+	JNZ       loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
 	JNZ  row
 
 rowsdone:
@@ -13704,6 +14244,288 @@ rowsdone:
 	VZEROUPPER
 	RET
 
+// func bf16ToF8E4M3FNInterleave8x4RowsNTAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2, MMX+
+TEXT ·bf16ToF8E4M3FNInterleave8x4RowsNTAVX2(SB), NOSPLIT, $0-72
+	MOVQ         dst+0(FP), AX
+	MOVQ         r0+8(FP), CX
+	MOVQ         r1+16(FP), DX
+	MOVQ         r2+24(FP), BX
+	MOVQ         r3+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VPBROADCASTD c32_7fffffff<>+0(SB), Y0
+	VPBROADCASTD c32_43f00000<>+0(SB), Y1
+	VPBROADCASTD c32_00000001<>+0(SB), Y2
+	VPBROADCASTD c32_0007ffff<>+0(SB), Y3
+	VPBROADCASTD c32_3c800000<>+0(SB), Y4
+	VPBROADCASTD c32_46800000<>+0(SB), Y5
+	VPBROADCASTD c32_000003c0<>+0(SB), Y6
+	VPBROADCASTD c32_00000080<>+0(SB), Y7
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000020, DI, R11
+	NEGQ         R11
+	ADDQ         R9, R11
+	IMUL3Q       $0x00000010, DI, R9
+	NEGQ         R9
+	ADDQ         R10, R9
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	PREFETCHNTA 2048(CX)
+	PREFETCHNTA 2048(DX)
+	PREFETCHNTA 2048(BX)
+	PREFETCHNTA 2048(SI)
+	VPMOVZXWD   (CX), Y8
+	VPSLLD      $0x10, Y8, Y8
+	VPAND       Y0, Y8, Y9
+	VPMINUD     Y1, Y9, Y9
+	VPSRLD      $0x14, Y9, Y10
+	VPAND       Y2, Y10, Y10
+	VPADDD      Y3, Y10, Y10
+	VPADDD      Y9, Y10, Y11
+	VPSRLD      $0x14, Y11, Y11
+	VPSUBD      Y6, Y11, Y11
+	VADDPS      Y5, Y9, Y10
+	VPSUBD      Y5, Y10, Y10
+	VPCMPGTD    Y9, Y4, Y9
+	VPBLENDVB   Y9, Y10, Y11, Y11
+	VPSRLD      $0x18, Y8, Y8
+	VPAND       Y7, Y8, Y8
+	VPOR        Y8, Y11, Y11
+	VPMOVZXWD   (DX), Y8
+	VPSLLD      $0x10, Y8, Y8
+	VPAND       Y0, Y8, Y9
+	VPMINUD     Y1, Y9, Y9
+	VPSRLD      $0x14, Y9, Y10
+	VPAND       Y2, Y10, Y10
+	VPADDD      Y3, Y10, Y10
+	VPADDD      Y9, Y10, Y12
+	VPSRLD      $0x14, Y12, Y12
+	VPSUBD      Y6, Y12, Y12
+	VADDPS      Y5, Y9, Y10
+	VPSUBD      Y5, Y10, Y10
+	VPCMPGTD    Y9, Y4, Y9
+	VPBLENDVB   Y9, Y10, Y12, Y12
+	VPSRLD      $0x18, Y8, Y8
+	VPAND       Y7, Y8, Y8
+	VPOR        Y8, Y12, Y12
+	VPSLLD      $0x08, Y12, Y12
+	VPOR        Y12, Y11, Y11
+	VPMOVZXWD   (BX), Y8
+	VPSLLD      $0x10, Y8, Y8
+	VPAND       Y0, Y8, Y9
+	VPMINUD     Y1, Y9, Y9
+	VPSRLD      $0x14, Y9, Y10
+	VPAND       Y2, Y10, Y10
+	VPADDD      Y3, Y10, Y10
+	VPADDD      Y9, Y10, Y12
+	VPSRLD      $0x14, Y12, Y12
+	VPSUBD      Y6, Y12, Y12
+	VADDPS      Y5, Y9, Y10
+	VPSUBD      Y5, Y10, Y10
+	VPCMPGTD    Y9, Y4, Y9
+	VPBLENDVB   Y9, Y10, Y12, Y12
+	VPSRLD      $0x18, Y8, Y8
+	VPAND       Y7, Y8, Y8
+	VPOR        Y8, Y12, Y12
+	VPSLLD      $0x10, Y12, Y12
+	VPOR        Y12, Y11, Y11
+	VPMOVZXWD   (SI), Y8
+	VPSLLD      $0x10, Y8, Y8
+	VPAND       Y0, Y8, Y9
+	VPMINUD     Y1, Y9, Y9
+	VPSRLD      $0x14, Y9, Y10
+	VPAND       Y2, Y10, Y10
+	VPADDD      Y3, Y10, Y10
+	VPADDD      Y9, Y10, Y12
+	VPSRLD      $0x14, Y12, Y12
+	VPSUBD      Y6, Y12, Y12
+	VADDPS      Y5, Y9, Y10
+	VPSUBD      Y5, Y10, Y10
+	VPCMPGTD    Y9, Y4, Y9
+	VPBLENDVB   Y9, Y10, Y12, Y12
+	VPSRLD      $0x18, Y8, Y8
+	VPAND       Y7, Y8, Y8
+	VPOR        Y8, Y12, Y12
+	VPSLLD      $0x18, Y12, Y12
+	VPOR        Y12, Y11, Y11
+	VMOVNTDQ    Y11, (AX)
+	ADDQ        $0x00000020, AX
+	ADDQ        $0x00000010, CX
+	ADDQ        $0x00000010, DX
+	ADDQ        $0x00000010, BX
+	ADDQ        $0x00000010, SI
+	DECQ        R10
+	JNZ         loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func bf16ToF8E5M2Interleave8x4RowsNTAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2, MMX+
+TEXT ·bf16ToF8E5M2Interleave8x4RowsNTAVX2(SB), NOSPLIT, $0-72
+	MOVQ         dst+0(FP), AX
+	MOVQ         r0+8(FP), CX
+	MOVQ         r1+16(FP), DX
+	MOVQ         r2+24(FP), BX
+	MOVQ         r3+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VPBROADCASTD c32_7fffffff<>+0(SB), Y0
+	VPBROADCASTD c32_47800000<>+0(SB), Y1
+	VPBROADCASTD c32_00000001<>+0(SB), Y2
+	VPBROADCASTD c32_000fffff<>+0(SB), Y3
+	VPBROADCASTD c32_38800000<>+0(SB), Y4
+	VPBROADCASTD c32_43000000<>+0(SB), Y5
+	VPBROADCASTD c32_000001c0<>+0(SB), Y6
+	VPBROADCASTD c32_00000080<>+0(SB), Y7
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000020, DI, R11
+	NEGQ         R11
+	ADDQ         R9, R11
+	IMUL3Q       $0x00000010, DI, R9
+	NEGQ         R9
+	ADDQ         R10, R9
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	PREFETCHNTA 2048(CX)
+	PREFETCHNTA 2048(DX)
+	PREFETCHNTA 2048(BX)
+	PREFETCHNTA 2048(SI)
+	VPMOVZXWD   (CX), Y8
+	VPSLLD      $0x10, Y8, Y8
+	VPAND       Y0, Y8, Y9
+	VPCMPGTD    inf32_32<>+0(SB), Y9, Y12
+	VPAND       two32_32<>+0(SB), Y12, Y12
+	VPMINUD     Y1, Y9, Y9
+	VPSRLD      $0x15, Y9, Y10
+	VPAND       Y2, Y10, Y10
+	VPADDD      Y3, Y10, Y10
+	VPADDD      Y9, Y10, Y11
+	VPSRLD      $0x15, Y11, Y11
+	VPSUBD      Y6, Y11, Y11
+	VADDPS      Y5, Y9, Y10
+	VPSUBD      Y5, Y10, Y10
+	VPCMPGTD    Y9, Y4, Y9
+	VPBLENDVB   Y9, Y10, Y11, Y11
+	VPSRLD      $0x18, Y8, Y8
+	VPAND       Y7, Y8, Y8
+	VPOR        Y8, Y11, Y11
+	VPOR        Y12, Y11, Y11
+	VPMOVZXWD   (DX), Y8
+	VPSLLD      $0x10, Y8, Y8
+	VPAND       Y0, Y8, Y9
+	VPCMPGTD    inf32_32<>+0(SB), Y9, Y13
+	VPAND       two32_32<>+0(SB), Y13, Y13
+	VPMINUD     Y1, Y9, Y9
+	VPSRLD      $0x15, Y9, Y10
+	VPAND       Y2, Y10, Y10
+	VPADDD      Y3, Y10, Y10
+	VPADDD      Y9, Y10, Y12
+	VPSRLD      $0x15, Y12, Y12
+	VPSUBD      Y6, Y12, Y12
+	VADDPS      Y5, Y9, Y10
+	VPSUBD      Y5, Y10, Y10
+	VPCMPGTD    Y9, Y4, Y9
+	VPBLENDVB   Y9, Y10, Y12, Y12
+	VPSRLD      $0x18, Y8, Y8
+	VPAND       Y7, Y8, Y8
+	VPOR        Y8, Y12, Y12
+	VPOR        Y13, Y12, Y12
+	VPSLLD      $0x08, Y12, Y12
+	VPOR        Y12, Y11, Y11
+	VPMOVZXWD   (BX), Y8
+	VPSLLD      $0x10, Y8, Y8
+	VPAND       Y0, Y8, Y9
+	VPCMPGTD    inf32_32<>+0(SB), Y9, Y13
+	VPAND       two32_32<>+0(SB), Y13, Y13
+	VPMINUD     Y1, Y9, Y9
+	VPSRLD      $0x15, Y9, Y10
+	VPAND       Y2, Y10, Y10
+	VPADDD      Y3, Y10, Y10
+	VPADDD      Y9, Y10, Y12
+	VPSRLD      $0x15, Y12, Y12
+	VPSUBD      Y6, Y12, Y12
+	VADDPS      Y5, Y9, Y10
+	VPSUBD      Y5, Y10, Y10
+	VPCMPGTD    Y9, Y4, Y9
+	VPBLENDVB   Y9, Y10, Y12, Y12
+	VPSRLD      $0x18, Y8, Y8
+	VPAND       Y7, Y8, Y8
+	VPOR        Y8, Y12, Y12
+	VPOR        Y13, Y12, Y12
+	VPSLLD      $0x10, Y12, Y12
+	VPOR        Y12, Y11, Y11
+	VPMOVZXWD   (SI), Y8
+	VPSLLD      $0x10, Y8, Y8
+	VPAND       Y0, Y8, Y9
+	VPCMPGTD    inf32_32<>+0(SB), Y9, Y13
+	VPAND       two32_32<>+0(SB), Y13, Y13
+	VPMINUD     Y1, Y9, Y9
+	VPSRLD      $0x15, Y9, Y10
+	VPAND       Y2, Y10, Y10
+	VPADDD      Y3, Y10, Y10
+	VPADDD      Y9, Y10, Y12
+	VPSRLD      $0x15, Y12, Y12
+	VPSUBD      Y6, Y12, Y12
+	VADDPS      Y5, Y9, Y10
+	VPSUBD      Y5, Y10, Y10
+	VPCMPGTD    Y9, Y4, Y9
+	VPBLENDVB   Y9, Y10, Y12, Y12
+	VPSRLD      $0x18, Y8, Y8
+	VPAND       Y7, Y8, Y8
+	VPOR        Y8, Y12, Y12
+	VPOR        Y13, Y12, Y12
+	VPSLLD      $0x18, Y12, Y12
+	VPOR        Y12, Y11, Y11
+	VMOVNTDQ    Y11, (AX)
+	ADDQ        $0x00000020, AX
+	ADDQ        $0x00000010, CX
+	ADDQ        $0x00000010, DX
+	ADDQ        $0x00000010, BX
+	ADDQ        $0x00000010, SI
+	DECQ        R10
+	JNZ         loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
 // func f16ToF8E4M3FNRowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 // Requires: AVX, AVX2, F16C
 TEXT ·f16ToF8E4M3FNRowsNTAVX2(SB), NOSPLIT, $0-48
@@ -13944,6 +14766,280 @@ done:
 	ADDQ R8, AX
 	ADDQ SI, CX
 	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f16ToF8E4M3FNInterleave8x4RowsNTAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2, F16C, MMX+
+TEXT ·f16ToF8E4M3FNInterleave8x4RowsNTAVX2(SB), NOSPLIT, $0-72
+	MOVQ         dst+0(FP), AX
+	MOVQ         r0+8(FP), CX
+	MOVQ         r1+16(FP), DX
+	MOVQ         r2+24(FP), BX
+	MOVQ         r3+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VPBROADCASTD c32_7fffffff<>+0(SB), Y0
+	VPBROADCASTD c32_43f00000<>+0(SB), Y1
+	VPBROADCASTD c32_00000001<>+0(SB), Y2
+	VPBROADCASTD c32_0007ffff<>+0(SB), Y3
+	VPBROADCASTD c32_3c800000<>+0(SB), Y4
+	VPBROADCASTD c32_46800000<>+0(SB), Y5
+	VPBROADCASTD c32_000003c0<>+0(SB), Y6
+	VPBROADCASTD c32_00000080<>+0(SB), Y7
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000020, DI, R11
+	NEGQ         R11
+	ADDQ         R9, R11
+	IMUL3Q       $0x00000010, DI, R9
+	NEGQ         R9
+	ADDQ         R10, R9
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	PREFETCHNTA 2048(CX)
+	PREFETCHNTA 2048(DX)
+	PREFETCHNTA 2048(BX)
+	PREFETCHNTA 2048(SI)
+	VCVTPH2PS   (CX), Y8
+	VPAND       Y0, Y8, Y9
+	VPMINUD     Y1, Y9, Y9
+	VPSRLD      $0x14, Y9, Y10
+	VPAND       Y2, Y10, Y10
+	VPADDD      Y3, Y10, Y10
+	VPADDD      Y9, Y10, Y11
+	VPSRLD      $0x14, Y11, Y11
+	VPSUBD      Y6, Y11, Y11
+	VADDPS      Y5, Y9, Y10
+	VPSUBD      Y5, Y10, Y10
+	VPCMPGTD    Y9, Y4, Y9
+	VPBLENDVB   Y9, Y10, Y11, Y11
+	VPSRLD      $0x18, Y8, Y8
+	VPAND       Y7, Y8, Y8
+	VPOR        Y8, Y11, Y11
+	VCVTPH2PS   (DX), Y8
+	VPAND       Y0, Y8, Y9
+	VPMINUD     Y1, Y9, Y9
+	VPSRLD      $0x14, Y9, Y10
+	VPAND       Y2, Y10, Y10
+	VPADDD      Y3, Y10, Y10
+	VPADDD      Y9, Y10, Y12
+	VPSRLD      $0x14, Y12, Y12
+	VPSUBD      Y6, Y12, Y12
+	VADDPS      Y5, Y9, Y10
+	VPSUBD      Y5, Y10, Y10
+	VPCMPGTD    Y9, Y4, Y9
+	VPBLENDVB   Y9, Y10, Y12, Y12
+	VPSRLD      $0x18, Y8, Y8
+	VPAND       Y7, Y8, Y8
+	VPOR        Y8, Y12, Y12
+	VPSLLD      $0x08, Y12, Y12
+	VPOR        Y12, Y11, Y11
+	VCVTPH2PS   (BX), Y8
+	VPAND       Y0, Y8, Y9
+	VPMINUD     Y1, Y9, Y9
+	VPSRLD      $0x14, Y9, Y10
+	VPAND       Y2, Y10, Y10
+	VPADDD      Y3, Y10, Y10
+	VPADDD      Y9, Y10, Y12
+	VPSRLD      $0x14, Y12, Y12
+	VPSUBD      Y6, Y12, Y12
+	VADDPS      Y5, Y9, Y10
+	VPSUBD      Y5, Y10, Y10
+	VPCMPGTD    Y9, Y4, Y9
+	VPBLENDVB   Y9, Y10, Y12, Y12
+	VPSRLD      $0x18, Y8, Y8
+	VPAND       Y7, Y8, Y8
+	VPOR        Y8, Y12, Y12
+	VPSLLD      $0x10, Y12, Y12
+	VPOR        Y12, Y11, Y11
+	VCVTPH2PS   (SI), Y8
+	VPAND       Y0, Y8, Y9
+	VPMINUD     Y1, Y9, Y9
+	VPSRLD      $0x14, Y9, Y10
+	VPAND       Y2, Y10, Y10
+	VPADDD      Y3, Y10, Y10
+	VPADDD      Y9, Y10, Y12
+	VPSRLD      $0x14, Y12, Y12
+	VPSUBD      Y6, Y12, Y12
+	VADDPS      Y5, Y9, Y10
+	VPSUBD      Y5, Y10, Y10
+	VPCMPGTD    Y9, Y4, Y9
+	VPBLENDVB   Y9, Y10, Y12, Y12
+	VPSRLD      $0x18, Y8, Y8
+	VPAND       Y7, Y8, Y8
+	VPOR        Y8, Y12, Y12
+	VPSLLD      $0x18, Y12, Y12
+	VPOR        Y12, Y11, Y11
+	VMOVNTDQ    Y11, (AX)
+	ADDQ        $0x00000020, AX
+	ADDQ        $0x00000010, CX
+	ADDQ        $0x00000010, DX
+	ADDQ        $0x00000010, BX
+	ADDQ        $0x00000010, SI
+	DECQ        R10
+	JNZ         loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f16ToF8E5M2Interleave8x4RowsNTAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2, F16C, MMX+
+TEXT ·f16ToF8E5M2Interleave8x4RowsNTAVX2(SB), NOSPLIT, $0-72
+	MOVQ         dst+0(FP), AX
+	MOVQ         r0+8(FP), CX
+	MOVQ         r1+16(FP), DX
+	MOVQ         r2+24(FP), BX
+	MOVQ         r3+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VPBROADCASTD c32_7fffffff<>+0(SB), Y0
+	VPBROADCASTD c32_47800000<>+0(SB), Y1
+	VPBROADCASTD c32_00000001<>+0(SB), Y2
+	VPBROADCASTD c32_000fffff<>+0(SB), Y3
+	VPBROADCASTD c32_38800000<>+0(SB), Y4
+	VPBROADCASTD c32_43000000<>+0(SB), Y5
+	VPBROADCASTD c32_000001c0<>+0(SB), Y6
+	VPBROADCASTD c32_00000080<>+0(SB), Y7
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000020, DI, R11
+	NEGQ         R11
+	ADDQ         R9, R11
+	IMUL3Q       $0x00000010, DI, R9
+	NEGQ         R9
+	ADDQ         R10, R9
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	PREFETCHNTA 2048(CX)
+	PREFETCHNTA 2048(DX)
+	PREFETCHNTA 2048(BX)
+	PREFETCHNTA 2048(SI)
+	VCVTPH2PS   (CX), Y8
+	VPAND       Y0, Y8, Y9
+	VPCMPGTD    inf32_32<>+0(SB), Y9, Y12
+	VPAND       two32_32<>+0(SB), Y12, Y12
+	VPMINUD     Y1, Y9, Y9
+	VPSRLD      $0x15, Y9, Y10
+	VPAND       Y2, Y10, Y10
+	VPADDD      Y3, Y10, Y10
+	VPADDD      Y9, Y10, Y11
+	VPSRLD      $0x15, Y11, Y11
+	VPSUBD      Y6, Y11, Y11
+	VADDPS      Y5, Y9, Y10
+	VPSUBD      Y5, Y10, Y10
+	VPCMPGTD    Y9, Y4, Y9
+	VPBLENDVB   Y9, Y10, Y11, Y11
+	VPSRLD      $0x18, Y8, Y8
+	VPAND       Y7, Y8, Y8
+	VPOR        Y8, Y11, Y11
+	VPOR        Y12, Y11, Y11
+	VCVTPH2PS   (DX), Y8
+	VPAND       Y0, Y8, Y9
+	VPCMPGTD    inf32_32<>+0(SB), Y9, Y13
+	VPAND       two32_32<>+0(SB), Y13, Y13
+	VPMINUD     Y1, Y9, Y9
+	VPSRLD      $0x15, Y9, Y10
+	VPAND       Y2, Y10, Y10
+	VPADDD      Y3, Y10, Y10
+	VPADDD      Y9, Y10, Y12
+	VPSRLD      $0x15, Y12, Y12
+	VPSUBD      Y6, Y12, Y12
+	VADDPS      Y5, Y9, Y10
+	VPSUBD      Y5, Y10, Y10
+	VPCMPGTD    Y9, Y4, Y9
+	VPBLENDVB   Y9, Y10, Y12, Y12
+	VPSRLD      $0x18, Y8, Y8
+	VPAND       Y7, Y8, Y8
+	VPOR        Y8, Y12, Y12
+	VPOR        Y13, Y12, Y12
+	VPSLLD      $0x08, Y12, Y12
+	VPOR        Y12, Y11, Y11
+	VCVTPH2PS   (BX), Y8
+	VPAND       Y0, Y8, Y9
+	VPCMPGTD    inf32_32<>+0(SB), Y9, Y13
+	VPAND       two32_32<>+0(SB), Y13, Y13
+	VPMINUD     Y1, Y9, Y9
+	VPSRLD      $0x15, Y9, Y10
+	VPAND       Y2, Y10, Y10
+	VPADDD      Y3, Y10, Y10
+	VPADDD      Y9, Y10, Y12
+	VPSRLD      $0x15, Y12, Y12
+	VPSUBD      Y6, Y12, Y12
+	VADDPS      Y5, Y9, Y10
+	VPSUBD      Y5, Y10, Y10
+	VPCMPGTD    Y9, Y4, Y9
+	VPBLENDVB   Y9, Y10, Y12, Y12
+	VPSRLD      $0x18, Y8, Y8
+	VPAND       Y7, Y8, Y8
+	VPOR        Y8, Y12, Y12
+	VPOR        Y13, Y12, Y12
+	VPSLLD      $0x10, Y12, Y12
+	VPOR        Y12, Y11, Y11
+	VCVTPH2PS   (SI), Y8
+	VPAND       Y0, Y8, Y9
+	VPCMPGTD    inf32_32<>+0(SB), Y9, Y13
+	VPAND       two32_32<>+0(SB), Y13, Y13
+	VPMINUD     Y1, Y9, Y9
+	VPSRLD      $0x15, Y9, Y10
+	VPAND       Y2, Y10, Y10
+	VPADDD      Y3, Y10, Y10
+	VPADDD      Y9, Y10, Y12
+	VPSRLD      $0x15, Y12, Y12
+	VPSUBD      Y6, Y12, Y12
+	VADDPS      Y5, Y9, Y10
+	VPSUBD      Y5, Y10, Y10
+	VPCMPGTD    Y9, Y4, Y9
+	VPBLENDVB   Y9, Y10, Y12, Y12
+	VPSRLD      $0x18, Y8, Y8
+	VPAND       Y7, Y8, Y8
+	VPOR        Y8, Y12, Y12
+	VPOR        Y13, Y12, Y12
+	VPSLLD      $0x18, Y12, Y12
+	VPOR        Y12, Y11, Y11
+	VMOVNTDQ    Y11, (AX)
+	ADDQ        $0x00000020, AX
+	ADDQ        $0x00000010, CX
+	ADDQ        $0x00000010, DX
+	ADDQ        $0x00000010, BX
+	ADDQ        $0x00000010, SI
+	DECQ        R10
+	JNZ         loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
 	JNZ  row
 
 rowsdone:
@@ -17081,6 +18177,276 @@ rowsdone:
 	VZEROUPPER
 	RET
 
+// func bf16ToF8E4M3FNInterleave8x4RowsAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·bf16ToF8E4M3FNInterleave8x4RowsAVX512(SB), NOSPLIT, $0-72
+	MOVQ         dst+0(FP), AX
+	MOVQ         r0+8(FP), CX
+	MOVQ         r1+16(FP), DX
+	MOVQ         r2+24(FP), BX
+	MOVQ         r3+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VPBROADCASTD c32_7fffffff<>+0(SB), Z0
+	VPBROADCASTD c32_43f00000<>+0(SB), Z1
+	VPBROADCASTD c32_00000001<>+0(SB), Z2
+	VPBROADCASTD c32_0007ffff<>+0(SB), Z3
+	VPBROADCASTD c32_3c800000<>+0(SB), Z4
+	VPBROADCASTD c32_46800000<>+0(SB), Z5
+	VPBROADCASTD c32_000003c0<>+0(SB), Z6
+	VPBROADCASTD c32_00000080<>+0(SB), Z7
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000040, DI, R11
+	NEGQ         R11
+	ADDQ         R9, R11
+	IMUL3Q       $0x00000020, DI, R9
+	NEGQ         R9
+	ADDQ         R10, R9
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	VPMOVZXWD (CX), Z8
+	VPSLLD    $0x10, Z8, Z8
+	VPANDD    Z0, Z8, Z9
+	VPMINUD   Z1, Z9, Z9
+	VPSRLD    $0x14, Z9, Z10
+	VPANDD    Z2, Z10, Z10
+	VPADDD    Z3, Z10, Z10
+	VPADDD    Z9, Z10, Z11
+	VPSRLD    $0x14, Z11, Z11
+	VPSUBD    Z6, Z11, Z11
+	VADDPS    Z5, Z9, Z10
+	VPSUBD    Z5, Z10, Z10
+	VPCMPGTD  Z9, Z4, K1
+	VPBLENDMD Z10, Z11, K1, Z11
+	VPSRLD    $0x18, Z8, Z8
+	VPANDD    Z7, Z8, Z8
+	VPORD     Z8, Z11, Z11
+	VPMOVZXWD (DX), Z8
+	VPSLLD    $0x10, Z8, Z8
+	VPANDD    Z0, Z8, Z9
+	VPMINUD   Z1, Z9, Z9
+	VPSRLD    $0x14, Z9, Z10
+	VPANDD    Z2, Z10, Z10
+	VPADDD    Z3, Z10, Z10
+	VPADDD    Z9, Z10, Z12
+	VPSRLD    $0x14, Z12, Z12
+	VPSUBD    Z6, Z12, Z12
+	VADDPS    Z5, Z9, Z10
+	VPSUBD    Z5, Z10, Z10
+	VPCMPGTD  Z9, Z4, K1
+	VPBLENDMD Z10, Z12, K1, Z12
+	VPSRLD    $0x18, Z8, Z8
+	VPANDD    Z7, Z8, Z8
+	VPORD     Z8, Z12, Z12
+	VPSLLD    $0x08, Z12, Z12
+	VPORD     Z12, Z11, Z11
+	VPMOVZXWD (BX), Z8
+	VPSLLD    $0x10, Z8, Z8
+	VPANDD    Z0, Z8, Z9
+	VPMINUD   Z1, Z9, Z9
+	VPSRLD    $0x14, Z9, Z10
+	VPANDD    Z2, Z10, Z10
+	VPADDD    Z3, Z10, Z10
+	VPADDD    Z9, Z10, Z12
+	VPSRLD    $0x14, Z12, Z12
+	VPSUBD    Z6, Z12, Z12
+	VADDPS    Z5, Z9, Z10
+	VPSUBD    Z5, Z10, Z10
+	VPCMPGTD  Z9, Z4, K1
+	VPBLENDMD Z10, Z12, K1, Z12
+	VPSRLD    $0x18, Z8, Z8
+	VPANDD    Z7, Z8, Z8
+	VPORD     Z8, Z12, Z12
+	VPSLLD    $0x10, Z12, Z12
+	VPORD     Z12, Z11, Z11
+	VPMOVZXWD (SI), Z8
+	VPSLLD    $0x10, Z8, Z8
+	VPANDD    Z0, Z8, Z9
+	VPMINUD   Z1, Z9, Z9
+	VPSRLD    $0x14, Z9, Z10
+	VPANDD    Z2, Z10, Z10
+	VPADDD    Z3, Z10, Z10
+	VPADDD    Z9, Z10, Z12
+	VPSRLD    $0x14, Z12, Z12
+	VPSUBD    Z6, Z12, Z12
+	VADDPS    Z5, Z9, Z10
+	VPSUBD    Z5, Z10, Z10
+	VPCMPGTD  Z9, Z4, K1
+	VPBLENDMD Z10, Z12, K1, Z12
+	VPSRLD    $0x18, Z8, Z8
+	VPANDD    Z7, Z8, Z8
+	VPORD     Z8, Z12, Z12
+	VPSLLD    $0x18, Z12, Z12
+	VPORD     Z12, Z11, Z11
+	VMOVDQU64 Z11, (AX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000020, CX
+	ADDQ      $0x00000020, DX
+	ADDQ      $0x00000020, BX
+	ADDQ      $0x00000020, SI
+	DECQ      R10
+	JNZ       loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func bf16ToF8E5M2Interleave8x4RowsAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·bf16ToF8E5M2Interleave8x4RowsAVX512(SB), NOSPLIT, $0-72
+	MOVQ         dst+0(FP), AX
+	MOVQ         r0+8(FP), CX
+	MOVQ         r1+16(FP), DX
+	MOVQ         r2+24(FP), BX
+	MOVQ         r3+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VPBROADCASTD c32_7fffffff<>+0(SB), Z0
+	VPBROADCASTD c32_47800000<>+0(SB), Z1
+	VPBROADCASTD c32_00000001<>+0(SB), Z2
+	VPBROADCASTD c32_000fffff<>+0(SB), Z3
+	VPBROADCASTD c32_38800000<>+0(SB), Z4
+	VPBROADCASTD c32_43000000<>+0(SB), Z5
+	VPBROADCASTD c32_000001c0<>+0(SB), Z6
+	VPBROADCASTD c32_00000080<>+0(SB), Z7
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000040, DI, R11
+	NEGQ         R11
+	ADDQ         R9, R11
+	IMUL3Q       $0x00000020, DI, R9
+	NEGQ         R9
+	ADDQ         R10, R9
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	VPMOVZXWD (CX), Z8
+	VPSLLD    $0x10, Z8, Z8
+	VPANDD    Z0, Z8, Z9
+	VPCMPGTD  inf32_64<>+0(SB), Z9, K1
+	VPMINUD   Z1, Z9, Z9
+	VPSRLD    $0x15, Z9, Z10
+	VPANDD    Z2, Z10, Z10
+	VPADDD    Z3, Z10, Z10
+	VPADDD    Z9, Z10, Z11
+	VPSRLD    $0x15, Z11, Z11
+	VPSUBD    Z6, Z11, Z11
+	VADDPS    Z5, Z9, Z10
+	VPSUBD    Z5, Z10, Z10
+	VPCMPGTD  Z9, Z4, K2
+	VPBLENDMD Z10, Z11, K2, Z11
+	VPSRLD    $0x18, Z8, Z8
+	VPANDD    Z7, Z8, Z8
+	VPORD     Z8, Z11, Z11
+	VPORD     two32_64<>+0(SB), Z11, K1, Z11
+	VPMOVZXWD (DX), Z8
+	VPSLLD    $0x10, Z8, Z8
+	VPANDD    Z0, Z8, Z9
+	VPCMPGTD  inf32_64<>+0(SB), Z9, K1
+	VPMINUD   Z1, Z9, Z9
+	VPSRLD    $0x15, Z9, Z10
+	VPANDD    Z2, Z10, Z10
+	VPADDD    Z3, Z10, Z10
+	VPADDD    Z9, Z10, Z12
+	VPSRLD    $0x15, Z12, Z12
+	VPSUBD    Z6, Z12, Z12
+	VADDPS    Z5, Z9, Z10
+	VPSUBD    Z5, Z10, Z10
+	VPCMPGTD  Z9, Z4, K2
+	VPBLENDMD Z10, Z12, K2, Z12
+	VPSRLD    $0x18, Z8, Z8
+	VPANDD    Z7, Z8, Z8
+	VPORD     Z8, Z12, Z12
+	VPORD     two32_64<>+0(SB), Z12, K1, Z12
+	VPSLLD    $0x08, Z12, Z12
+	VPORD     Z12, Z11, Z11
+	VPMOVZXWD (BX), Z8
+	VPSLLD    $0x10, Z8, Z8
+	VPANDD    Z0, Z8, Z9
+	VPCMPGTD  inf32_64<>+0(SB), Z9, K1
+	VPMINUD   Z1, Z9, Z9
+	VPSRLD    $0x15, Z9, Z10
+	VPANDD    Z2, Z10, Z10
+	VPADDD    Z3, Z10, Z10
+	VPADDD    Z9, Z10, Z12
+	VPSRLD    $0x15, Z12, Z12
+	VPSUBD    Z6, Z12, Z12
+	VADDPS    Z5, Z9, Z10
+	VPSUBD    Z5, Z10, Z10
+	VPCMPGTD  Z9, Z4, K2
+	VPBLENDMD Z10, Z12, K2, Z12
+	VPSRLD    $0x18, Z8, Z8
+	VPANDD    Z7, Z8, Z8
+	VPORD     Z8, Z12, Z12
+	VPORD     two32_64<>+0(SB), Z12, K1, Z12
+	VPSLLD    $0x10, Z12, Z12
+	VPORD     Z12, Z11, Z11
+	VPMOVZXWD (SI), Z8
+	VPSLLD    $0x10, Z8, Z8
+	VPANDD    Z0, Z8, Z9
+	VPCMPGTD  inf32_64<>+0(SB), Z9, K1
+	VPMINUD   Z1, Z9, Z9
+	VPSRLD    $0x15, Z9, Z10
+	VPANDD    Z2, Z10, Z10
+	VPADDD    Z3, Z10, Z10
+	VPADDD    Z9, Z10, Z12
+	VPSRLD    $0x15, Z12, Z12
+	VPSUBD    Z6, Z12, Z12
+	VADDPS    Z5, Z9, Z10
+	VPSUBD    Z5, Z10, Z10
+	VPCMPGTD  Z9, Z4, K2
+	VPBLENDMD Z10, Z12, K2, Z12
+	VPSRLD    $0x18, Z8, Z8
+	VPANDD    Z7, Z8, Z8
+	VPORD     Z8, Z12, Z12
+	VPORD     two32_64<>+0(SB), Z12, K1, Z12
+	VPSLLD    $0x18, Z12, Z12
+	VPORD     Z12, Z11, Z11
+	VMOVDQU64 Z11, (AX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000020, CX
+	ADDQ      $0x00000020, DX
+	ADDQ      $0x00000020, BX
+	ADDQ      $0x00000020, SI
+	DECQ      R10
+	JNZ       loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
 // func f16ToF8E4M3FNRowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 // Requires: AVX, AVX512F
 TEXT ·f16ToF8E4M3FNRowsAVX512(SB), NOSPLIT, $0-48
@@ -17323,6 +18689,268 @@ done:
 	ADDQ R8, AX
 	ADDQ SI, CX
 	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f16ToF8E4M3FNInterleave8x4RowsAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f16ToF8E4M3FNInterleave8x4RowsAVX512(SB), NOSPLIT, $0-72
+	MOVQ         dst+0(FP), AX
+	MOVQ         r0+8(FP), CX
+	MOVQ         r1+16(FP), DX
+	MOVQ         r2+24(FP), BX
+	MOVQ         r3+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VPBROADCASTD c32_7fffffff<>+0(SB), Z0
+	VPBROADCASTD c32_43f00000<>+0(SB), Z1
+	VPBROADCASTD c32_00000001<>+0(SB), Z2
+	VPBROADCASTD c32_0007ffff<>+0(SB), Z3
+	VPBROADCASTD c32_3c800000<>+0(SB), Z4
+	VPBROADCASTD c32_46800000<>+0(SB), Z5
+	VPBROADCASTD c32_000003c0<>+0(SB), Z6
+	VPBROADCASTD c32_00000080<>+0(SB), Z7
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000040, DI, R11
+	NEGQ         R11
+	ADDQ         R9, R11
+	IMUL3Q       $0x00000020, DI, R9
+	NEGQ         R9
+	ADDQ         R10, R9
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	VCVTPH2PS (CX), Z8
+	VPANDD    Z0, Z8, Z9
+	VPMINUD   Z1, Z9, Z9
+	VPSRLD    $0x14, Z9, Z10
+	VPANDD    Z2, Z10, Z10
+	VPADDD    Z3, Z10, Z10
+	VPADDD    Z9, Z10, Z11
+	VPSRLD    $0x14, Z11, Z11
+	VPSUBD    Z6, Z11, Z11
+	VADDPS    Z5, Z9, Z10
+	VPSUBD    Z5, Z10, Z10
+	VPCMPGTD  Z9, Z4, K1
+	VPBLENDMD Z10, Z11, K1, Z11
+	VPSRLD    $0x18, Z8, Z8
+	VPANDD    Z7, Z8, Z8
+	VPORD     Z8, Z11, Z11
+	VCVTPH2PS (DX), Z8
+	VPANDD    Z0, Z8, Z9
+	VPMINUD   Z1, Z9, Z9
+	VPSRLD    $0x14, Z9, Z10
+	VPANDD    Z2, Z10, Z10
+	VPADDD    Z3, Z10, Z10
+	VPADDD    Z9, Z10, Z12
+	VPSRLD    $0x14, Z12, Z12
+	VPSUBD    Z6, Z12, Z12
+	VADDPS    Z5, Z9, Z10
+	VPSUBD    Z5, Z10, Z10
+	VPCMPGTD  Z9, Z4, K1
+	VPBLENDMD Z10, Z12, K1, Z12
+	VPSRLD    $0x18, Z8, Z8
+	VPANDD    Z7, Z8, Z8
+	VPORD     Z8, Z12, Z12
+	VPSLLD    $0x08, Z12, Z12
+	VPORD     Z12, Z11, Z11
+	VCVTPH2PS (BX), Z8
+	VPANDD    Z0, Z8, Z9
+	VPMINUD   Z1, Z9, Z9
+	VPSRLD    $0x14, Z9, Z10
+	VPANDD    Z2, Z10, Z10
+	VPADDD    Z3, Z10, Z10
+	VPADDD    Z9, Z10, Z12
+	VPSRLD    $0x14, Z12, Z12
+	VPSUBD    Z6, Z12, Z12
+	VADDPS    Z5, Z9, Z10
+	VPSUBD    Z5, Z10, Z10
+	VPCMPGTD  Z9, Z4, K1
+	VPBLENDMD Z10, Z12, K1, Z12
+	VPSRLD    $0x18, Z8, Z8
+	VPANDD    Z7, Z8, Z8
+	VPORD     Z8, Z12, Z12
+	VPSLLD    $0x10, Z12, Z12
+	VPORD     Z12, Z11, Z11
+	VCVTPH2PS (SI), Z8
+	VPANDD    Z0, Z8, Z9
+	VPMINUD   Z1, Z9, Z9
+	VPSRLD    $0x14, Z9, Z10
+	VPANDD    Z2, Z10, Z10
+	VPADDD    Z3, Z10, Z10
+	VPADDD    Z9, Z10, Z12
+	VPSRLD    $0x14, Z12, Z12
+	VPSUBD    Z6, Z12, Z12
+	VADDPS    Z5, Z9, Z10
+	VPSUBD    Z5, Z10, Z10
+	VPCMPGTD  Z9, Z4, K1
+	VPBLENDMD Z10, Z12, K1, Z12
+	VPSRLD    $0x18, Z8, Z8
+	VPANDD    Z7, Z8, Z8
+	VPORD     Z8, Z12, Z12
+	VPSLLD    $0x18, Z12, Z12
+	VPORD     Z12, Z11, Z11
+	VMOVDQU64 Z11, (AX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000020, CX
+	ADDQ      $0x00000020, DX
+	ADDQ      $0x00000020, BX
+	ADDQ      $0x00000020, SI
+	DECQ      R10
+	JNZ       loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f16ToF8E5M2Interleave8x4RowsAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f16ToF8E5M2Interleave8x4RowsAVX512(SB), NOSPLIT, $0-72
+	MOVQ         dst+0(FP), AX
+	MOVQ         r0+8(FP), CX
+	MOVQ         r1+16(FP), DX
+	MOVQ         r2+24(FP), BX
+	MOVQ         r3+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VPBROADCASTD c32_7fffffff<>+0(SB), Z0
+	VPBROADCASTD c32_47800000<>+0(SB), Z1
+	VPBROADCASTD c32_00000001<>+0(SB), Z2
+	VPBROADCASTD c32_000fffff<>+0(SB), Z3
+	VPBROADCASTD c32_38800000<>+0(SB), Z4
+	VPBROADCASTD c32_43000000<>+0(SB), Z5
+	VPBROADCASTD c32_000001c0<>+0(SB), Z6
+	VPBROADCASTD c32_00000080<>+0(SB), Z7
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000040, DI, R11
+	NEGQ         R11
+	ADDQ         R9, R11
+	IMUL3Q       $0x00000020, DI, R9
+	NEGQ         R9
+	ADDQ         R10, R9
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	VCVTPH2PS (CX), Z8
+	VPANDD    Z0, Z8, Z9
+	VPCMPGTD  inf32_64<>+0(SB), Z9, K1
+	VPMINUD   Z1, Z9, Z9
+	VPSRLD    $0x15, Z9, Z10
+	VPANDD    Z2, Z10, Z10
+	VPADDD    Z3, Z10, Z10
+	VPADDD    Z9, Z10, Z11
+	VPSRLD    $0x15, Z11, Z11
+	VPSUBD    Z6, Z11, Z11
+	VADDPS    Z5, Z9, Z10
+	VPSUBD    Z5, Z10, Z10
+	VPCMPGTD  Z9, Z4, K2
+	VPBLENDMD Z10, Z11, K2, Z11
+	VPSRLD    $0x18, Z8, Z8
+	VPANDD    Z7, Z8, Z8
+	VPORD     Z8, Z11, Z11
+	VPORD     two32_64<>+0(SB), Z11, K1, Z11
+	VCVTPH2PS (DX), Z8
+	VPANDD    Z0, Z8, Z9
+	VPCMPGTD  inf32_64<>+0(SB), Z9, K1
+	VPMINUD   Z1, Z9, Z9
+	VPSRLD    $0x15, Z9, Z10
+	VPANDD    Z2, Z10, Z10
+	VPADDD    Z3, Z10, Z10
+	VPADDD    Z9, Z10, Z12
+	VPSRLD    $0x15, Z12, Z12
+	VPSUBD    Z6, Z12, Z12
+	VADDPS    Z5, Z9, Z10
+	VPSUBD    Z5, Z10, Z10
+	VPCMPGTD  Z9, Z4, K2
+	VPBLENDMD Z10, Z12, K2, Z12
+	VPSRLD    $0x18, Z8, Z8
+	VPANDD    Z7, Z8, Z8
+	VPORD     Z8, Z12, Z12
+	VPORD     two32_64<>+0(SB), Z12, K1, Z12
+	VPSLLD    $0x08, Z12, Z12
+	VPORD     Z12, Z11, Z11
+	VCVTPH2PS (BX), Z8
+	VPANDD    Z0, Z8, Z9
+	VPCMPGTD  inf32_64<>+0(SB), Z9, K1
+	VPMINUD   Z1, Z9, Z9
+	VPSRLD    $0x15, Z9, Z10
+	VPANDD    Z2, Z10, Z10
+	VPADDD    Z3, Z10, Z10
+	VPADDD    Z9, Z10, Z12
+	VPSRLD    $0x15, Z12, Z12
+	VPSUBD    Z6, Z12, Z12
+	VADDPS    Z5, Z9, Z10
+	VPSUBD    Z5, Z10, Z10
+	VPCMPGTD  Z9, Z4, K2
+	VPBLENDMD Z10, Z12, K2, Z12
+	VPSRLD    $0x18, Z8, Z8
+	VPANDD    Z7, Z8, Z8
+	VPORD     Z8, Z12, Z12
+	VPORD     two32_64<>+0(SB), Z12, K1, Z12
+	VPSLLD    $0x10, Z12, Z12
+	VPORD     Z12, Z11, Z11
+	VCVTPH2PS (SI), Z8
+	VPANDD    Z0, Z8, Z9
+	VPCMPGTD  inf32_64<>+0(SB), Z9, K1
+	VPMINUD   Z1, Z9, Z9
+	VPSRLD    $0x15, Z9, Z10
+	VPANDD    Z2, Z10, Z10
+	VPADDD    Z3, Z10, Z10
+	VPADDD    Z9, Z10, Z12
+	VPSRLD    $0x15, Z12, Z12
+	VPSUBD    Z6, Z12, Z12
+	VADDPS    Z5, Z9, Z10
+	VPSUBD    Z5, Z10, Z10
+	VPCMPGTD  Z9, Z4, K2
+	VPBLENDMD Z10, Z12, K2, Z12
+	VPSRLD    $0x18, Z8, Z8
+	VPANDD    Z7, Z8, Z8
+	VPORD     Z8, Z12, Z12
+	VPORD     two32_64<>+0(SB), Z12, K1, Z12
+	VPSLLD    $0x18, Z12, Z12
+	VPORD     Z12, Z11, Z11
+	VMOVDQU64 Z11, (AX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000020, CX
+	ADDQ      $0x00000020, DX
+	ADDQ      $0x00000020, BX
+	ADDQ      $0x00000020, SI
+	DECQ      R10
+	JNZ       loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
 	JNZ  row
 
 rowsdone:
@@ -19295,6 +20923,284 @@ rowsdone:
 	VZEROUPPER
 	RET
 
+// func bf16ToF8E4M3FNInterleave8x4RowsNTAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·bf16ToF8E4M3FNInterleave8x4RowsNTAVX512(SB), NOSPLIT, $0-72
+	MOVQ         dst+0(FP), AX
+	MOVQ         r0+8(FP), CX
+	MOVQ         r1+16(FP), DX
+	MOVQ         r2+24(FP), BX
+	MOVQ         r3+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VPBROADCASTD c32_7fffffff<>+0(SB), Z0
+	VPBROADCASTD c32_43f00000<>+0(SB), Z1
+	VPBROADCASTD c32_00000001<>+0(SB), Z2
+	VPBROADCASTD c32_0007ffff<>+0(SB), Z3
+	VPBROADCASTD c32_3c800000<>+0(SB), Z4
+	VPBROADCASTD c32_46800000<>+0(SB), Z5
+	VPBROADCASTD c32_000003c0<>+0(SB), Z6
+	VPBROADCASTD c32_00000080<>+0(SB), Z7
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000040, DI, R11
+	NEGQ         R11
+	ADDQ         R9, R11
+	IMUL3Q       $0x00000020, DI, R9
+	NEGQ         R9
+	ADDQ         R10, R9
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	PREFETCHNTA 2048(CX)
+	PREFETCHNTA 2048(DX)
+	PREFETCHNTA 2048(BX)
+	PREFETCHNTA 2048(SI)
+	VPMOVZXWD   (CX), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPANDD      Z0, Z8, Z9
+	VPMINUD     Z1, Z9, Z9
+	VPSRLD      $0x14, Z9, Z10
+	VPANDD      Z2, Z10, Z10
+	VPADDD      Z3, Z10, Z10
+	VPADDD      Z9, Z10, Z11
+	VPSRLD      $0x14, Z11, Z11
+	VPSUBD      Z6, Z11, Z11
+	VADDPS      Z5, Z9, Z10
+	VPSUBD      Z5, Z10, Z10
+	VPCMPGTD    Z9, Z4, K1
+	VPBLENDMD   Z10, Z11, K1, Z11
+	VPSRLD      $0x18, Z8, Z8
+	VPANDD      Z7, Z8, Z8
+	VPORD       Z8, Z11, Z11
+	VPMOVZXWD   (DX), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPANDD      Z0, Z8, Z9
+	VPMINUD     Z1, Z9, Z9
+	VPSRLD      $0x14, Z9, Z10
+	VPANDD      Z2, Z10, Z10
+	VPADDD      Z3, Z10, Z10
+	VPADDD      Z9, Z10, Z12
+	VPSRLD      $0x14, Z12, Z12
+	VPSUBD      Z6, Z12, Z12
+	VADDPS      Z5, Z9, Z10
+	VPSUBD      Z5, Z10, Z10
+	VPCMPGTD    Z9, Z4, K1
+	VPBLENDMD   Z10, Z12, K1, Z12
+	VPSRLD      $0x18, Z8, Z8
+	VPANDD      Z7, Z8, Z8
+	VPORD       Z8, Z12, Z12
+	VPSLLD      $0x08, Z12, Z12
+	VPORD       Z12, Z11, Z11
+	VPMOVZXWD   (BX), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPANDD      Z0, Z8, Z9
+	VPMINUD     Z1, Z9, Z9
+	VPSRLD      $0x14, Z9, Z10
+	VPANDD      Z2, Z10, Z10
+	VPADDD      Z3, Z10, Z10
+	VPADDD      Z9, Z10, Z12
+	VPSRLD      $0x14, Z12, Z12
+	VPSUBD      Z6, Z12, Z12
+	VADDPS      Z5, Z9, Z10
+	VPSUBD      Z5, Z10, Z10
+	VPCMPGTD    Z9, Z4, K1
+	VPBLENDMD   Z10, Z12, K1, Z12
+	VPSRLD      $0x18, Z8, Z8
+	VPANDD      Z7, Z8, Z8
+	VPORD       Z8, Z12, Z12
+	VPSLLD      $0x10, Z12, Z12
+	VPORD       Z12, Z11, Z11
+	VPMOVZXWD   (SI), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPANDD      Z0, Z8, Z9
+	VPMINUD     Z1, Z9, Z9
+	VPSRLD      $0x14, Z9, Z10
+	VPANDD      Z2, Z10, Z10
+	VPADDD      Z3, Z10, Z10
+	VPADDD      Z9, Z10, Z12
+	VPSRLD      $0x14, Z12, Z12
+	VPSUBD      Z6, Z12, Z12
+	VADDPS      Z5, Z9, Z10
+	VPSUBD      Z5, Z10, Z10
+	VPCMPGTD    Z9, Z4, K1
+	VPBLENDMD   Z10, Z12, K1, Z12
+	VPSRLD      $0x18, Z8, Z8
+	VPANDD      Z7, Z8, Z8
+	VPORD       Z8, Z12, Z12
+	VPSLLD      $0x18, Z12, Z12
+	VPORD       Z12, Z11, Z11
+	VMOVNTDQ    Z11, (AX)
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000020, CX
+	ADDQ        $0x00000020, DX
+	ADDQ        $0x00000020, BX
+	ADDQ        $0x00000020, SI
+	DECQ        R10
+	JNZ         loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func bf16ToF8E5M2Interleave8x4RowsNTAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·bf16ToF8E5M2Interleave8x4RowsNTAVX512(SB), NOSPLIT, $0-72
+	MOVQ         dst+0(FP), AX
+	MOVQ         r0+8(FP), CX
+	MOVQ         r1+16(FP), DX
+	MOVQ         r2+24(FP), BX
+	MOVQ         r3+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VPBROADCASTD c32_7fffffff<>+0(SB), Z0
+	VPBROADCASTD c32_47800000<>+0(SB), Z1
+	VPBROADCASTD c32_00000001<>+0(SB), Z2
+	VPBROADCASTD c32_000fffff<>+0(SB), Z3
+	VPBROADCASTD c32_38800000<>+0(SB), Z4
+	VPBROADCASTD c32_43000000<>+0(SB), Z5
+	VPBROADCASTD c32_000001c0<>+0(SB), Z6
+	VPBROADCASTD c32_00000080<>+0(SB), Z7
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000040, DI, R11
+	NEGQ         R11
+	ADDQ         R9, R11
+	IMUL3Q       $0x00000020, DI, R9
+	NEGQ         R9
+	ADDQ         R10, R9
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	PREFETCHNTA 2048(CX)
+	PREFETCHNTA 2048(DX)
+	PREFETCHNTA 2048(BX)
+	PREFETCHNTA 2048(SI)
+	VPMOVZXWD   (CX), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPANDD      Z0, Z8, Z9
+	VPCMPGTD    inf32_64<>+0(SB), Z9, K1
+	VPMINUD     Z1, Z9, Z9
+	VPSRLD      $0x15, Z9, Z10
+	VPANDD      Z2, Z10, Z10
+	VPADDD      Z3, Z10, Z10
+	VPADDD      Z9, Z10, Z11
+	VPSRLD      $0x15, Z11, Z11
+	VPSUBD      Z6, Z11, Z11
+	VADDPS      Z5, Z9, Z10
+	VPSUBD      Z5, Z10, Z10
+	VPCMPGTD    Z9, Z4, K2
+	VPBLENDMD   Z10, Z11, K2, Z11
+	VPSRLD      $0x18, Z8, Z8
+	VPANDD      Z7, Z8, Z8
+	VPORD       Z8, Z11, Z11
+	VPORD       two32_64<>+0(SB), Z11, K1, Z11
+	VPMOVZXWD   (DX), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPANDD      Z0, Z8, Z9
+	VPCMPGTD    inf32_64<>+0(SB), Z9, K1
+	VPMINUD     Z1, Z9, Z9
+	VPSRLD      $0x15, Z9, Z10
+	VPANDD      Z2, Z10, Z10
+	VPADDD      Z3, Z10, Z10
+	VPADDD      Z9, Z10, Z12
+	VPSRLD      $0x15, Z12, Z12
+	VPSUBD      Z6, Z12, Z12
+	VADDPS      Z5, Z9, Z10
+	VPSUBD      Z5, Z10, Z10
+	VPCMPGTD    Z9, Z4, K2
+	VPBLENDMD   Z10, Z12, K2, Z12
+	VPSRLD      $0x18, Z8, Z8
+	VPANDD      Z7, Z8, Z8
+	VPORD       Z8, Z12, Z12
+	VPORD       two32_64<>+0(SB), Z12, K1, Z12
+	VPSLLD      $0x08, Z12, Z12
+	VPORD       Z12, Z11, Z11
+	VPMOVZXWD   (BX), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPANDD      Z0, Z8, Z9
+	VPCMPGTD    inf32_64<>+0(SB), Z9, K1
+	VPMINUD     Z1, Z9, Z9
+	VPSRLD      $0x15, Z9, Z10
+	VPANDD      Z2, Z10, Z10
+	VPADDD      Z3, Z10, Z10
+	VPADDD      Z9, Z10, Z12
+	VPSRLD      $0x15, Z12, Z12
+	VPSUBD      Z6, Z12, Z12
+	VADDPS      Z5, Z9, Z10
+	VPSUBD      Z5, Z10, Z10
+	VPCMPGTD    Z9, Z4, K2
+	VPBLENDMD   Z10, Z12, K2, Z12
+	VPSRLD      $0x18, Z8, Z8
+	VPANDD      Z7, Z8, Z8
+	VPORD       Z8, Z12, Z12
+	VPORD       two32_64<>+0(SB), Z12, K1, Z12
+	VPSLLD      $0x10, Z12, Z12
+	VPORD       Z12, Z11, Z11
+	VPMOVZXWD   (SI), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPANDD      Z0, Z8, Z9
+	VPCMPGTD    inf32_64<>+0(SB), Z9, K1
+	VPMINUD     Z1, Z9, Z9
+	VPSRLD      $0x15, Z9, Z10
+	VPANDD      Z2, Z10, Z10
+	VPADDD      Z3, Z10, Z10
+	VPADDD      Z9, Z10, Z12
+	VPSRLD      $0x15, Z12, Z12
+	VPSUBD      Z6, Z12, Z12
+	VADDPS      Z5, Z9, Z10
+	VPSUBD      Z5, Z10, Z10
+	VPCMPGTD    Z9, Z4, K2
+	VPBLENDMD   Z10, Z12, K2, Z12
+	VPSRLD      $0x18, Z8, Z8
+	VPANDD      Z7, Z8, Z8
+	VPORD       Z8, Z12, Z12
+	VPORD       two32_64<>+0(SB), Z12, K1, Z12
+	VPSLLD      $0x18, Z12, Z12
+	VPORD       Z12, Z11, Z11
+	VMOVNTDQ    Z11, (AX)
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000020, CX
+	ADDQ        $0x00000020, DX
+	ADDQ        $0x00000020, BX
+	ADDQ        $0x00000020, SI
+	DECQ        R10
+	JNZ         loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
 // func f16ToF8E4M3FNRowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 // Requires: AVX, AVX512F
 TEXT ·f16ToF8E4M3FNRowsNTAVX512(SB), NOSPLIT, $0-48
@@ -19537,6 +21443,276 @@ done:
 	ADDQ R8, AX
 	ADDQ SI, CX
 	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f16ToF8E4M3FNInterleave8x4RowsNTAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·f16ToF8E4M3FNInterleave8x4RowsNTAVX512(SB), NOSPLIT, $0-72
+	MOVQ         dst+0(FP), AX
+	MOVQ         r0+8(FP), CX
+	MOVQ         r1+16(FP), DX
+	MOVQ         r2+24(FP), BX
+	MOVQ         r3+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VPBROADCASTD c32_7fffffff<>+0(SB), Z0
+	VPBROADCASTD c32_43f00000<>+0(SB), Z1
+	VPBROADCASTD c32_00000001<>+0(SB), Z2
+	VPBROADCASTD c32_0007ffff<>+0(SB), Z3
+	VPBROADCASTD c32_3c800000<>+0(SB), Z4
+	VPBROADCASTD c32_46800000<>+0(SB), Z5
+	VPBROADCASTD c32_000003c0<>+0(SB), Z6
+	VPBROADCASTD c32_00000080<>+0(SB), Z7
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000040, DI, R11
+	NEGQ         R11
+	ADDQ         R9, R11
+	IMUL3Q       $0x00000020, DI, R9
+	NEGQ         R9
+	ADDQ         R10, R9
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	PREFETCHNTA 2048(CX)
+	PREFETCHNTA 2048(DX)
+	PREFETCHNTA 2048(BX)
+	PREFETCHNTA 2048(SI)
+	VCVTPH2PS   (CX), Z8
+	VPANDD      Z0, Z8, Z9
+	VPMINUD     Z1, Z9, Z9
+	VPSRLD      $0x14, Z9, Z10
+	VPANDD      Z2, Z10, Z10
+	VPADDD      Z3, Z10, Z10
+	VPADDD      Z9, Z10, Z11
+	VPSRLD      $0x14, Z11, Z11
+	VPSUBD      Z6, Z11, Z11
+	VADDPS      Z5, Z9, Z10
+	VPSUBD      Z5, Z10, Z10
+	VPCMPGTD    Z9, Z4, K1
+	VPBLENDMD   Z10, Z11, K1, Z11
+	VPSRLD      $0x18, Z8, Z8
+	VPANDD      Z7, Z8, Z8
+	VPORD       Z8, Z11, Z11
+	VCVTPH2PS   (DX), Z8
+	VPANDD      Z0, Z8, Z9
+	VPMINUD     Z1, Z9, Z9
+	VPSRLD      $0x14, Z9, Z10
+	VPANDD      Z2, Z10, Z10
+	VPADDD      Z3, Z10, Z10
+	VPADDD      Z9, Z10, Z12
+	VPSRLD      $0x14, Z12, Z12
+	VPSUBD      Z6, Z12, Z12
+	VADDPS      Z5, Z9, Z10
+	VPSUBD      Z5, Z10, Z10
+	VPCMPGTD    Z9, Z4, K1
+	VPBLENDMD   Z10, Z12, K1, Z12
+	VPSRLD      $0x18, Z8, Z8
+	VPANDD      Z7, Z8, Z8
+	VPORD       Z8, Z12, Z12
+	VPSLLD      $0x08, Z12, Z12
+	VPORD       Z12, Z11, Z11
+	VCVTPH2PS   (BX), Z8
+	VPANDD      Z0, Z8, Z9
+	VPMINUD     Z1, Z9, Z9
+	VPSRLD      $0x14, Z9, Z10
+	VPANDD      Z2, Z10, Z10
+	VPADDD      Z3, Z10, Z10
+	VPADDD      Z9, Z10, Z12
+	VPSRLD      $0x14, Z12, Z12
+	VPSUBD      Z6, Z12, Z12
+	VADDPS      Z5, Z9, Z10
+	VPSUBD      Z5, Z10, Z10
+	VPCMPGTD    Z9, Z4, K1
+	VPBLENDMD   Z10, Z12, K1, Z12
+	VPSRLD      $0x18, Z8, Z8
+	VPANDD      Z7, Z8, Z8
+	VPORD       Z8, Z12, Z12
+	VPSLLD      $0x10, Z12, Z12
+	VPORD       Z12, Z11, Z11
+	VCVTPH2PS   (SI), Z8
+	VPANDD      Z0, Z8, Z9
+	VPMINUD     Z1, Z9, Z9
+	VPSRLD      $0x14, Z9, Z10
+	VPANDD      Z2, Z10, Z10
+	VPADDD      Z3, Z10, Z10
+	VPADDD      Z9, Z10, Z12
+	VPSRLD      $0x14, Z12, Z12
+	VPSUBD      Z6, Z12, Z12
+	VADDPS      Z5, Z9, Z10
+	VPSUBD      Z5, Z10, Z10
+	VPCMPGTD    Z9, Z4, K1
+	VPBLENDMD   Z10, Z12, K1, Z12
+	VPSRLD      $0x18, Z8, Z8
+	VPANDD      Z7, Z8, Z8
+	VPORD       Z8, Z12, Z12
+	VPSLLD      $0x18, Z12, Z12
+	VPORD       Z12, Z11, Z11
+	VMOVNTDQ    Z11, (AX)
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000020, CX
+	ADDQ        $0x00000020, DX
+	ADDQ        $0x00000020, BX
+	ADDQ        $0x00000020, SI
+	DECQ        R10
+	JNZ         loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f16ToF8E5M2Interleave8x4RowsNTAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·f16ToF8E5M2Interleave8x4RowsNTAVX512(SB), NOSPLIT, $0-72
+	MOVQ         dst+0(FP), AX
+	MOVQ         r0+8(FP), CX
+	MOVQ         r1+16(FP), DX
+	MOVQ         r2+24(FP), BX
+	MOVQ         r3+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VPBROADCASTD c32_7fffffff<>+0(SB), Z0
+	VPBROADCASTD c32_47800000<>+0(SB), Z1
+	VPBROADCASTD c32_00000001<>+0(SB), Z2
+	VPBROADCASTD c32_000fffff<>+0(SB), Z3
+	VPBROADCASTD c32_38800000<>+0(SB), Z4
+	VPBROADCASTD c32_43000000<>+0(SB), Z5
+	VPBROADCASTD c32_000001c0<>+0(SB), Z6
+	VPBROADCASTD c32_00000080<>+0(SB), Z7
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000040, DI, R11
+	NEGQ         R11
+	ADDQ         R9, R11
+	IMUL3Q       $0x00000020, DI, R9
+	NEGQ         R9
+	ADDQ         R10, R9
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	PREFETCHNTA 2048(CX)
+	PREFETCHNTA 2048(DX)
+	PREFETCHNTA 2048(BX)
+	PREFETCHNTA 2048(SI)
+	VCVTPH2PS   (CX), Z8
+	VPANDD      Z0, Z8, Z9
+	VPCMPGTD    inf32_64<>+0(SB), Z9, K1
+	VPMINUD     Z1, Z9, Z9
+	VPSRLD      $0x15, Z9, Z10
+	VPANDD      Z2, Z10, Z10
+	VPADDD      Z3, Z10, Z10
+	VPADDD      Z9, Z10, Z11
+	VPSRLD      $0x15, Z11, Z11
+	VPSUBD      Z6, Z11, Z11
+	VADDPS      Z5, Z9, Z10
+	VPSUBD      Z5, Z10, Z10
+	VPCMPGTD    Z9, Z4, K2
+	VPBLENDMD   Z10, Z11, K2, Z11
+	VPSRLD      $0x18, Z8, Z8
+	VPANDD      Z7, Z8, Z8
+	VPORD       Z8, Z11, Z11
+	VPORD       two32_64<>+0(SB), Z11, K1, Z11
+	VCVTPH2PS   (DX), Z8
+	VPANDD      Z0, Z8, Z9
+	VPCMPGTD    inf32_64<>+0(SB), Z9, K1
+	VPMINUD     Z1, Z9, Z9
+	VPSRLD      $0x15, Z9, Z10
+	VPANDD      Z2, Z10, Z10
+	VPADDD      Z3, Z10, Z10
+	VPADDD      Z9, Z10, Z12
+	VPSRLD      $0x15, Z12, Z12
+	VPSUBD      Z6, Z12, Z12
+	VADDPS      Z5, Z9, Z10
+	VPSUBD      Z5, Z10, Z10
+	VPCMPGTD    Z9, Z4, K2
+	VPBLENDMD   Z10, Z12, K2, Z12
+	VPSRLD      $0x18, Z8, Z8
+	VPANDD      Z7, Z8, Z8
+	VPORD       Z8, Z12, Z12
+	VPORD       two32_64<>+0(SB), Z12, K1, Z12
+	VPSLLD      $0x08, Z12, Z12
+	VPORD       Z12, Z11, Z11
+	VCVTPH2PS   (BX), Z8
+	VPANDD      Z0, Z8, Z9
+	VPCMPGTD    inf32_64<>+0(SB), Z9, K1
+	VPMINUD     Z1, Z9, Z9
+	VPSRLD      $0x15, Z9, Z10
+	VPANDD      Z2, Z10, Z10
+	VPADDD      Z3, Z10, Z10
+	VPADDD      Z9, Z10, Z12
+	VPSRLD      $0x15, Z12, Z12
+	VPSUBD      Z6, Z12, Z12
+	VADDPS      Z5, Z9, Z10
+	VPSUBD      Z5, Z10, Z10
+	VPCMPGTD    Z9, Z4, K2
+	VPBLENDMD   Z10, Z12, K2, Z12
+	VPSRLD      $0x18, Z8, Z8
+	VPANDD      Z7, Z8, Z8
+	VPORD       Z8, Z12, Z12
+	VPORD       two32_64<>+0(SB), Z12, K1, Z12
+	VPSLLD      $0x10, Z12, Z12
+	VPORD       Z12, Z11, Z11
+	VCVTPH2PS   (SI), Z8
+	VPANDD      Z0, Z8, Z9
+	VPCMPGTD    inf32_64<>+0(SB), Z9, K1
+	VPMINUD     Z1, Z9, Z9
+	VPSRLD      $0x15, Z9, Z10
+	VPANDD      Z2, Z10, Z10
+	VPADDD      Z3, Z10, Z10
+	VPADDD      Z9, Z10, Z12
+	VPSRLD      $0x15, Z12, Z12
+	VPSUBD      Z6, Z12, Z12
+	VADDPS      Z5, Z9, Z10
+	VPSUBD      Z5, Z10, Z10
+	VPCMPGTD    Z9, Z4, K2
+	VPBLENDMD   Z10, Z12, K2, Z12
+	VPSRLD      $0x18, Z8, Z8
+	VPANDD      Z7, Z8, Z8
+	VPORD       Z8, Z12, Z12
+	VPORD       two32_64<>+0(SB), Z12, K1, Z12
+	VPSLLD      $0x18, Z12, Z12
+	VPORD       Z12, Z11, Z11
+	VMOVNTDQ    Z11, (AX)
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000020, CX
+	ADDQ        $0x00000020, DX
+	ADDQ        $0x00000020, BX
+	ADDQ        $0x00000020, SI
+	DECQ        R10
+	JNZ         loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
 	JNZ  row
 
 rowsdone:

@@ -56,6 +56,7 @@ var (
 	shSplitWords   = shape{[5]int{1, 4}, [5]bool{true}, 8}                             // dst (a row of the 8), src words
 	shFromF8To16   = shape{[5]int{2, 1}, [5]bool{true}, 2}                             // dst16, src8
 	shFrom16ToF8   = shape{[5]int{1, 2}, [5]bool{true}, 1}                             // dst8, src16
+	shPack16F8x4   = shape{[5]int{4, 2, 2, 2, 2}, [5]bool{true}, 4}                    // dst, r0..r3 bf16 or f16
 	shUnpackF8x4   = shape{[5]int{4, 4, 4, 4, 4}, [5]bool{true, true, true, true}, 16} // r0..r3 f32, src quads
 )
 
@@ -227,11 +228,25 @@ func rows5(sh *shape, v, w, x, y, z []byte, n int, r Rows, blk int, asm [3]asm5,
 	}
 }
 
-// rows5check panics unless the operands of a quad packing of f32 rows hold n elements.
-func rows5check(dst, r0, r1, r2, r3 []byte, n int) {
-	shPackF8x4.fits(0, len(dst), Rows{N: 1}, n)
-	for i, x := range [][]byte{r0, r1, r2, r3} {
-		shPackF8x4.fits(i+1, len(x), Rows{N: 1}, n)
+// longQuads returns the single-call form of a quad packing of float rows into f8 that
+// has only batched assembly (asm[0], blk elements an iteration, or none), for the rows
+// rows5 does not batch (long ones, or under the race detector): the assembly on the
+// whole blocks and gen on the rest, or gen on all of it.
+func longQuads(sh *shape, asm [3]asm5, blk int, gen func(dst, r0, r1, r2, r3 []byte, n int)) func(dst, r0, r1, r2, r3 []byte, n int) {
+	if asm[0] == nil {
+		return gen
+	}
+	return func(dst, r0, r1, r2, r3 []byte, n int) {
+		e := 0
+		if !raceEnabled && n >= blk {
+			for i, x := range [][]byte{dst, r0, r1, r2, r3} {
+				sh.fits(i, len(x), Rows{N: 1}, n)
+			}
+			e = n / blk * blk
+			asm[0](&dst[0], &r0[0], &r1[0], &r2[0], &r3[0], n/blk, 1, 0, 0)
+		}
+		w := sh.w[1] * e
+		gen(dst[4*e:], r0[w:], r1[w:], r2[w:], r3[w:], n-e)
 	}
 }
 
@@ -270,6 +285,8 @@ type rowAsm struct {
 	f8To16VBMI [4]asm2
 	// bf16 and f16 runs to f8, vw elements per iteration.
 	bf16ToF8E4M3FN, bf16ToF8E5M2, f16ToF8E4M3FN, f16ToF8E5M2 asm2
+	// bf16 and f16 rows converted to f8 and packed in quads, vw/4 elements per iteration.
+	bf16ToF8E4M3FNInterleave8x4, bf16ToF8E5M2Interleave8x4, f16ToF8E4M3FNInterleave8x4, f16ToF8E5M2Interleave8x4 asm5
 }
 
 // addRows fills k's batched kernels from its single-call ones and the batched
@@ -374,6 +391,8 @@ func addRows(k *Kernels, a, an, h rowAsm, ae, aw edgeAsm) *Kernels {
 		asm16  [2][3]asm2
 		to16   [2]*func(dst, src []byte, n int, r Rows) // from bf16, f16
 		asmTo  [2][3]asm2
+		pack16 [2]*func(dst, r0, r1, r2, r3 []byte, n int, r Rows) // from bf16, f16
+		asmP16 [2][3]asm5
 	}{
 		{e4m3fn, &f8e4m3fnToF32, &k.F32ToF8E4M3FNRows, &k.F8E4M3FNToF32Rows, &k.F32ToF8E4M3FNInterleave8x4Rows, [3]asm5{a.f32ToF8E4M3FNInterleave8x4, an.f32ToF8E4M3FNInterleave8x4, h.f32ToF8E4M3FNInterleave8x4},
 			&k.F8E4M3FNDeinterleave8x4ToF32Rows, [3]asm5{a.f8E4M3FNDeintToF32, an.f8E4M3FNDeintToF32, h.f8E4M3FNDeintToF32},
@@ -381,14 +400,18 @@ func addRows(k *Kernels, a, an, h rowAsm, ae, aw edgeAsm) *Kernels {
 			[2]*[256]uint16{&f8e4m3fnToBF16, &f8e4m3fnToF16}, [2]*func(dst, src []byte, n int, r Rows){&k.F8E4M3FNToBF16Rows, &k.F8E4M3FNToF16Rows},
 			[2][3]asm2{{a.f8E4M3FNToBF16, an.f8E4M3FNToBF16, h.f8E4M3FNToBF16}, {a.f8E4M3FNToF16, an.f8E4M3FNToF16, h.f8E4M3FNToF16}},
 			[2]*func(dst, src []byte, n int, r Rows){&k.BF16ToF8E4M3FNRows, &k.F16ToF8E4M3FNRows},
-			[2][3]asm2{{a.bf16ToF8E4M3FN, an.bf16ToF8E4M3FN, h.bf16ToF8E4M3FN}, {a.f16ToF8E4M3FN, an.f16ToF8E4M3FN, h.f16ToF8E4M3FN}}},
+			[2][3]asm2{{a.bf16ToF8E4M3FN, an.bf16ToF8E4M3FN, h.bf16ToF8E4M3FN}, {a.f16ToF8E4M3FN, an.f16ToF8E4M3FN, h.f16ToF8E4M3FN}},
+			[2]*func(dst, r0, r1, r2, r3 []byte, n int, r Rows){&k.BF16ToF8E4M3FNInterleave8x4Rows, &k.F16ToF8E4M3FNInterleave8x4Rows},
+			[2][3]asm5{{a.bf16ToF8E4M3FNInterleave8x4, an.bf16ToF8E4M3FNInterleave8x4, h.bf16ToF8E4M3FNInterleave8x4}, {a.f16ToF8E4M3FNInterleave8x4, an.f16ToF8E4M3FNInterleave8x4, h.f16ToF8E4M3FNInterleave8x4}}},
 		{e5m2, &f8e5m2ToF32, &k.F32ToF8E5M2Rows, &k.F8E5M2ToF32Rows, &k.F32ToF8E5M2Interleave8x4Rows, [3]asm5{a.f32ToF8E5M2Interleave8x4, an.f32ToF8E5M2Interleave8x4, h.f32ToF8E5M2Interleave8x4},
 			&k.F8E5M2Deinterleave8x4ToF32Rows, [3]asm5{a.f8E5M2DeintToF32, an.f8E5M2DeintToF32, h.f8E5M2DeintToF32},
 			[3]asm2{a.f32ToF8E5M2, an.f32ToF8E5M2, h.f32ToF8E5M2}, [3]asm2{a.f8E5M2ToF32, an.f8E5M2ToF32, h.f8E5M2ToF32},
 			[2]*[256]uint16{&f8e5m2ToBF16, &f8e5m2ToF16}, [2]*func(dst, src []byte, n int, r Rows){&k.F8E5M2ToBF16Rows, &k.F8E5M2ToF16Rows},
 			[2][3]asm2{{a.f8E5M2ToBF16, an.f8E5M2ToBF16, h.f8E5M2ToBF16}, {a.f8E5M2ToF16, an.f8E5M2ToF16, h.f8E5M2ToF16}},
 			[2]*func(dst, src []byte, n int, r Rows){&k.BF16ToF8E5M2Rows, &k.F16ToF8E5M2Rows},
-			[2][3]asm2{{a.bf16ToF8E5M2, an.bf16ToF8E5M2, h.bf16ToF8E5M2}, {a.f16ToF8E5M2, an.f16ToF8E5M2, h.f16ToF8E5M2}}},
+			[2][3]asm2{{a.bf16ToF8E5M2, an.bf16ToF8E5M2, h.bf16ToF8E5M2}, {a.f16ToF8E5M2, an.f16ToF8E5M2, h.f16ToF8E5M2}},
+			[2]*func(dst, r0, r1, r2, r3 []byte, n int, r Rows){&k.BF16ToF8E5M2Interleave8x4Rows, &k.F16ToF8E5M2Interleave8x4Rows},
+			[2][3]asm5{{a.bf16ToF8E5M2Interleave8x4, an.bf16ToF8E5M2Interleave8x4, h.bf16ToF8E5M2Interleave8x4}, {a.f16ToF8E5M2Interleave8x4, an.f16ToF8E5M2Interleave8x4, h.f16ToF8E5M2Interleave8x4}}},
 	} {
 		to := func(dst, src []byte, n int) { genericF32ToF8(c.f, dst, src, n) }
 		from := func(dst, src []byte, n int) { genericF8ToF32(c.t, dst, src, n) }
@@ -433,20 +456,23 @@ func addRows(k *Kernels, a, an, h rowAsm, ae, aw edgeAsm) *Kernels {
 			*c.to16[j] = func(dst, src []byte, n int, r Rows) {
 				rows2(&shFrom16ToF8, dst, src, n, r, blkTo, asmTo, [2]asm2e{}, 0, genTo, oneTo[b2i(r.Stream)])
 			}
-		}
-		blk, one := 0, packed
-		if c.asm[0] != nil {
-			blk = v / 4
-			one = func(dst, r0, r1, r2, r3 []byte, n int) { // long rows, or under the race detector
-				e := 0
-				if !raceEnabled && n >= blk {
-					rows5check(dst, r0, r1, r2, r3, n)
-					e = n / blk * blk
-					c.asm[0](&dst[0], &r0[0], &r1[0], &r2[0], &r3[0], n/blk, 1, 0, 0)
-				}
-				packed(dst[4*e:], r0[4*e:], r1[4*e:], r2[4*e:], r3[4*e:], n-e)
+			genP := func(dst, r0, r1, r2, r3 []byte, n int) {
+				genericF16ToF8Interleave8x4(c.f, widen, dst, r0, r1, r2, r3, n)
+			}
+			blkP, asmP := 0, c.asmP16[j]
+			if asmP[0] != nil {
+				blkP = v / 4
+			}
+			oneP := longQuads(&shPack16F8x4, asmP, blkP, genP)
+			*c.pack16[j] = func(dst, r0, r1, r2, r3 []byte, n int, r Rows) {
+				rows5(&shPack16F8x4, dst, r0, r1, r2, r3, n, r, blkP, asmP, [2]asm5e{}, 0, genP, oneP)
 			}
 		}
+		blk := 0
+		if c.asm[0] != nil {
+			blk = v / 4
+		}
+		one := longQuads(&shPackF8x4, c.asm, blk, packed)
 		*c.packed = func(dst, r0, r1, r2, r3 []byte, n int, r Rows) {
 			rows5(&shPackF8x4, dst, r0, r1, r2, r3, n, r, blk, c.asm, [2]asm5e{}, 0, packed, one)
 		}

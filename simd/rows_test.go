@@ -90,6 +90,26 @@ var rowsCases = []rowsCase{
 	{"F16ToF8E5M2", &shFrom16ToF8, false,
 		func(k *Kernels, o [][]byte, n int, r Rows) { k.F16ToF8E5M2Rows(o[0], o[1], n, r) },
 		func(_ *Kernels, o [][]byte, n int) { ref16ToF8(F16BitsToF32, e5m2, o[0], o[1], n) }},
+	{"BF16ToF8E4M3FNInterleave8x4", &shPack16F8x4, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) {
+			k.BF16ToF8E4M3FNInterleave8x4Rows(o[0], o[1], o[2], o[3], o[4], n, r)
+		},
+		func(_ *Kernels, o [][]byte, n int) { ref16ToF8Quads(BF16BitsToF32, e4m3fn, o, n) }},
+	{"BF16ToF8E5M2Interleave8x4", &shPack16F8x4, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) {
+			k.BF16ToF8E5M2Interleave8x4Rows(o[0], o[1], o[2], o[3], o[4], n, r)
+		},
+		func(_ *Kernels, o [][]byte, n int) { ref16ToF8Quads(BF16BitsToF32, e5m2, o, n) }},
+	{"F16ToF8E4M3FNInterleave8x4", &shPack16F8x4, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) {
+			k.F16ToF8E4M3FNInterleave8x4Rows(o[0], o[1], o[2], o[3], o[4], n, r)
+		},
+		func(_ *Kernels, o [][]byte, n int) { ref16ToF8Quads(F16BitsToF32, e4m3fn, o, n) }},
+	{"F16ToF8E5M2Interleave8x4", &shPack16F8x4, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) {
+			k.F16ToF8E5M2Interleave8x4Rows(o[0], o[1], o[2], o[3], o[4], n, r)
+		},
+		func(_ *Kernels, o [][]byte, n int) { ref16ToF8Quads(F16BitsToF32, e5m2, o, n) }},
 	{"F32ToF8E4M3FNInterleave8x4", &shPackF8x4, true,
 		func(k *Kernels, o [][]byte, n int, r Rows) {
 			k.F32ToF8E4M3FNInterleave8x4Rows(o[0], o[1], o[2], o[3], o[4], n, r)
@@ -163,6 +183,14 @@ func refF8To16(widen func(uint8) uint32, narrow func(uint32) uint16, dst, src []
 func ref16ToF8(widen func(uint16) uint32, f f8Format, dst, src []byte, n int) {
 	for i := range n {
 		dst[i] = f.encode(widen(le.Uint16(src[2*i:])))
+	}
+}
+
+func ref16ToF8Quads(widen func(uint16) uint32, f f8Format, o [][]byte, n int) {
+	for i := range n {
+		for k := range 4 {
+			o[0][4*i+k] = f.encode(widen(le.Uint16(o[1+k][2*i:])))
+		}
 	}
 }
 

@@ -103,26 +103,27 @@ func roundF8(x isa, f f8Spec, c f8Consts, v reg.VecVirtual) reg.VecVirtual {
 }
 
 // genF32ToF8Interleave emits the f32 → f8 conversion of four rows packed in (4,1)
-// quads: dst[4i+k] = f8(rk[i]); AVX2 8 elements per step, AVX-512 16.
-func genF32ToF8Interleave(x isa, f f8Spec, m mode) {
+// quads: dst[4i+k] = f8(rk[i]); AVX2 8 elements per step, AVX-512 16. from is the rows'
+// type, as genF32ToF8's.
+func genF32ToF8Interleave(x isa, f f8Spec, from string, m mode) {
 	e := x.w / 4
-	name := fname("f32ToF8"+f.name+"Interleave8x4", x, m)
+	name := fname(lowerType[from]+"ToF8"+f.name+"Interleave8x4", x, m)
 	TEXT(name, NOSPLIT, m.sig("func(dst, r0, r1, r2, r3 *byte, n int)"))
 	Pragma("noescape")
-	Doc(fmt.Sprintf("%s converts n*%d f32 elements of r0..r3 to f8%s and packs them in 32-bit quads of dst.%s", name, e, strings.ToLower(f.name), m.doc()))
+	Doc(fmt.Sprintf("%s converts n*%d %s elements of r0..r3 to f8%s and packs them in 32-bit quads of dst.%s", name, e, strings.ToLower(from), strings.ToLower(f.name), m.doc()))
 	dst := param("dst")
 	rp := []reg.GPVirtual{param("r0"), param("r1"), param("r2"), param("r3")}
 	n := param("n")
 	c := newF8Consts(x, f)
 	ss := []stream{{dst, x.w, true}}
 	for _, p := range rp {
-		ss = append(ss, stream{p, x.w, false})
+		ss = append(ss, stream{p, e * typeBytes(from), false})
 	}
 	m.loop(n, 1, ss, func(int) {
 		var out reg.VecVirtual
 		for k, p := range rp {
 			v := x.vec()
-			x.load(at(p, 0), v)
+			loadAsF32(x, from, at(p, 0), v)
 			r := roundF8(x, f, c, v)
 			if k == 0 {
 				out = r
@@ -134,6 +135,31 @@ func genF32ToF8Interleave(x isa, f f8Spec, m mode) {
 		x.store(out, at(dst, 0), m)
 	})
 	finish(m)
+}
+
+// lowerType is a float type's name in kernel names.
+var lowerType = map[string]string{"F32": "f32", "BF16": "bf16", "F16": "f16"}
+
+// typeBytes is the bytes of an element of a float type.
+func typeBytes(t string) int {
+	if t == "F32" {
+		return 4
+	}
+	return 2
+}
+
+// loadAsF32 loads x.w/4 elements of type t at mem into v as f32, exactly: bf16 by
+// VPMOVZXWD and a shift, f16 by VCVTPH2PS.
+func loadAsF32(x isa, t string, mem Mem, v reg.VecVirtual) {
+	switch t {
+	case "F32":
+		x.load(mem, v)
+	case "BF16":
+		VPMOVZXWD(mem, v)
+		VPSLLD(U8(16), v, v)
+	default:
+		VCVTPH2PS(mem, v)
+	}
 }
 
 // genSplitNibbles emits the split of bytes into their nibbles, zero-extended:
@@ -466,30 +492,18 @@ func genF8DeinterleaveToF32(x isa, f f8Widen, m mode) {
 // exactly to f32 as they are loaded (VPMOVZXWD and a shift, VCVTPH2PS), so that 16-bit
 // floats round once, in one pass, where they went through an f32 scratch row.
 func genF32ToF8(x isa, f f8Spec, from string, m mode) {
-	name := fname(map[string]string{"F32": "f32", "BF16": "bf16", "F16": "f16"}[from]+"ToF8"+f.name, x, m)
+	name := fname(lowerType[from]+"ToF8"+f.name, x, m)
 	TEXT(name, NOSPLIT, m.sig("func(dst, src *byte, n int)"))
 	Pragma("noescape")
 	Doc(fmt.Sprintf("%s converts n*%d %s elements of src to f8%s.%s", name, x.w, strings.ToLower(from), strings.ToLower(f.name), m.doc()))
 	dst, src, n := param("dst"), param("src"), param("n")
 	c := newF8Consts(x, f)
 	idx := table("permd04152637", dwordTable(0, 4, 1, 5, 2, 6, 3, 7), 32)
-	ew := 4 // source bytes an element
-	if from != "F32" {
-		ew = 2
-	}
+	ew := typeBytes(from)
 	m.loop(n, 1, []stream{{dst, x.w, true}, {src, ew * x.w, false}}, func(int) {
 		round := func(q int) reg.VecVirtual {
 			v := x.vec()
-			mem := at(src, q*x.w*ew/4)
-			switch from {
-			case "F32":
-				x.load(mem, v)
-			case "BF16":
-				VPMOVZXWD(mem, v)
-				VPSLLD(U8(16), v, v)
-			default:
-				VCVTPH2PS(mem, v)
-			}
+			loadAsF32(x, from, at(src, q*x.w*ew/4), v)
 			return roundF8(x, f, c, v)
 		}
 		out := x.vec()

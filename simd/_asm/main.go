@@ -62,8 +62,8 @@ func main() {
 	}
 	for _, x := range []isa{avx2, avx512} {
 		for _, m := range []mode{batched, batchedStreaming} {
-			genF32ToF8Interleave(x, f8E4M3FN, m)
-			genF32ToF8Interleave(x, f8E5M2, m)
+			genF32ToF8Interleave(x, f8E4M3FN, "F32", m)
+			genF32ToF8Interleave(x, f8E5M2, "F32", m)
 			genSplitNibbles(x, m)
 			genSplitNibbleWords(x, m)
 			genJoinNibbles(x, m)
@@ -88,6 +88,8 @@ func main() {
 			for _, from := range []string{"BF16", "F16"} {
 				genF32ToF8(x, f8E4M3FN, from, m)
 				genF32ToF8(x, f8E5M2, from, m)
+				genF32ToF8Interleave(x, f8E4M3FN, from, m)
+				genF32ToF8Interleave(x, f8E5M2, from, m)
 			}
 		}
 	}
