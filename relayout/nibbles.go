@@ -116,7 +116,13 @@ func (n *nibbleTiles) groups(dst, src []byte, lo, hi int64) {
 				ks.Interleave8x4Rows(dst[words:], rs[0], rs[1], rs[2], rs[3], 128, r)
 				continue
 			}
-			// Each tile's 128 words of the group straight into the group's 8 rows.
+			// Each tile's 128 words of the group straight into the group's 8 rows; with
+			// 8-row tiles the group's words run on from tile to tile, one call's row.
+			if per == 1 {
+				r.N = 1
+				ks.SplitNibbleWordsRows(dst[8*g*c+c0:], int(c), src[words:], int(cn), r)
+				continue
+			}
 			ks.SplitNibbleWordsRows(dst[8*g*c+c0:], int(c), src[words:], 128, r)
 		}
 	}
