@@ -416,6 +416,7 @@ func TestF8(t *testing.T) {
 		{"f8e5m2[%d,%d]{1,0}", "f16[%d,%d]{1,0}", "copy"},
 		{"f16[%d,%d]{1,0}", "f8e5m2[%d,%d]{0,1:T(8,128)(4,1)}", "transpose"},
 		{"f8e5m2[%d,%d]{1,0:T(8,128)(4,1)}", "bf16[%d,%d]{1,0}", "deinterleave"},
+		{"f8e4m3fn[%d,%d]{1,0:T(8,128)(4,1)}", "f16[%d,%d]{1,0}", "deinterleave"},
 		{"f8e4m3fn[%d,%d]{1,0}", "f16[%d,%d]{1,0}", "copy"},
 		{"f8e4m3fn[%d,%d]{1,0}", "bf16[%d,%d]{0,1:T(8,128)(2,1)}", "transpose"},
 	}, pairCase{stream: true}, pairCase{opts: []Option{WithPadLeave(), WithBlockBytes(256)}},

@@ -150,6 +150,19 @@ func genericF16ToF8Interleave8x4(f f8Format, widen func(uint16) uint32, dst, r0,
 	}
 }
 
+// genericF8Deinterleave8x4To16 unpacks n quads of f8 from src into four rows of the
+// 16-bit values t gives: rk[i] = t[src[4i+k]].
+func genericF8Deinterleave8x4To16(t *[256]uint16, r0, r1, r2, r3, src []byte, n int) {
+	checkN(n)
+	src = src[: 4*n : len(src)]
+	rows := [4][]byte{r0[: 2*n : len(r0)], r1[: 2*n : len(r1)], r2[: 2*n : len(r2)], r3[: 2*n : len(r3)]}
+	for i := range n {
+		for k, r := range rows {
+			le.PutUint16(r[2*i:], t[src[4*i+k]])
+		}
+	}
+}
+
 // genericF8To16 widens n f8 bytes of src to the 16-bit elements of dst that t gives.
 func genericF8To16(t *[256]uint16, dst, src []byte, n int) {
 	checkN(n)

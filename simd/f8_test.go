@@ -108,14 +108,40 @@ func checkF8To16(t *testing.T, k *Kernels) {
 		for _, c := range []struct {
 			name   string
 			kern   func(dst, src []byte, n int, r Rows)
+			quads  func(r0, r1, r2, r3, src []byte, n int, r Rows)
 			widen  func(uint8) uint32
 			narrow func(uint32) uint16
 		}{
-			{"e4m3fn→bf16", k.F8E4M3FNToBF16Rows, F8E4M3FNBitsToF32, F32ToBF16Bits},
-			{"e4m3fn→f16", k.F8E4M3FNToF16Rows, F8E4M3FNBitsToF32, F32ToF16Bits},
-			{"e5m2→bf16", k.F8E5M2ToBF16Rows, F8E5M2BitsToF32, F32ToBF16Bits},
-			{"e5m2→f16", k.F8E5M2ToF16Rows, F8E5M2BitsToF32, F32ToF16Bits},
+			{"e4m3fn→bf16", k.F8E4M3FNToBF16Rows, k.F8E4M3FNDeinterleave8x4ToBF16Rows, F8E4M3FNBitsToF32, F32ToBF16Bits},
+			{"e4m3fn→f16", k.F8E4M3FNToF16Rows, k.F8E4M3FNDeinterleave8x4ToF16Rows, F8E4M3FNBitsToF32, F32ToF16Bits},
+			{"e5m2→bf16", k.F8E5M2ToBF16Rows, k.F8E5M2Deinterleave8x4ToBF16Rows, F8E5M2BitsToF32, F32ToBF16Bits},
+			{"e5m2→f16", k.F8E5M2ToF16Rows, k.F8E5M2Deinterleave8x4ToF16Rows, F8E5M2BitsToF32, F32ToF16Bits},
 		} {
+			// Quads: every pattern in every place of a quad, 256+37 quads (the
+			// kernel's blocks and a tail), streamed or not.
+			for _, stream := range []bool{false, true} {
+				const n = 256 + 37
+				quads := make([]byte, 4*n)
+				for i := range n {
+					copy(quads[4*i:], []byte{byte(i), byte(255 - i), byte(i ^ 0x55), byte(i*7 + 3)})
+				}
+				var outs [4][]byte
+				for q := range outs {
+					buf := make([]byte, 2*n+64)
+					a := 64 - int(addr64(buf)%64)
+					outs[q] = buf[a%64:][: 2*n : 2*n]
+				}
+				c.quads(outs[0], outs[1], outs[2], outs[3], quads, n, Rows{N: 1, Stream: stream})
+				k.Fence()
+				for i := range n {
+					for q := range 4 {
+						b := quads[4*i+q]
+						if got, want := le.Uint16(outs[q][2*i:]), c.narrow(c.widen(b)); got != want {
+							t.Fatalf("%s %s Deinterleave8x4 (stream %v): quad %d f8 %#02x → %#04x, want %#04x", k.Name, c.name, stream, i, b, got, want)
+						}
+					}
+				}
+			}
 			for _, stream := range []bool{false, true} {
 				for off := 0; off < 64; off += 5 {
 					n := 256 + 64 - off

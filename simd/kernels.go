@@ -138,6 +138,16 @@ type Kernels struct {
 	F8E4M3FNDeinterleave8x4ToF32Rows func(r0, r1, r2, r3, src []byte, n int, r Rows)
 	F8E5M2Deinterleave8x4ToF32Rows   func(r0, r1, r2, r3, src []byte, n int, r Rows)
 
+	// f8 quads unpacked into four bf16 or f16 rows, exact: rk[i] = to(src[4i+k]) as
+	// F8E4M3FNToBF16Rows and the others convert. F8QuadsTo16Kernel reports whether
+	// they have vector kernels (AVX-512 with VBMI); elsewhere they are Go, slower than
+	// the quad unpacking followed by the run conversion.
+	F8E4M3FNDeinterleave8x4ToBF16Rows func(r0, r1, r2, r3, src []byte, n int, r Rows)
+	F8E4M3FNDeinterleave8x4ToF16Rows  func(r0, r1, r2, r3, src []byte, n int, r Rows)
+	F8E5M2Deinterleave8x4ToBF16Rows   func(r0, r1, r2, r3, src []byte, n int, r Rows)
+	F8E5M2Deinterleave8x4ToF16Rows    func(r0, r1, r2, r3, src []byte, n int, r Rows)
+	F8QuadsTo16Kernel                 bool
+
 	// SplitNibblesRows splits n bytes of src into their nibbles, one a byte:
 	// lo[i] = src[i] & 15, hi[i] = src[i] >> 4 (int4 rows two a byte, read back
 	// from (8,1)E(4) tiles).

@@ -934,6 +934,16 @@ func f8E4M3FNToBF16VBMIRowsAVX512(dst *byte, src *byte, n int, rows int, dstStri
 //go:noescape
 func f8E4M3FNToF16VBMIRowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
+// f8E4M3FNDeinterleave8x4ToBF16VBMIRowsAVX512 unpacks n*32 32-bit quads of f8e4m3fn from src into r0..r3, widened to bf16 by table lookup (AVX-512 VBMI). It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f8E4M3FNDeinterleave8x4ToBF16VBMIRowsAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E4M3FNDeinterleave8x4ToF16VBMIRowsAVX512 unpacks n*32 32-bit quads of f8e4m3fn from src into r0..r3, widened to f16 by table lookup (AVX-512 VBMI). It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f8E4M3FNDeinterleave8x4ToF16VBMIRowsAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
 // f8E5M2ToBF16VBMIRowsAVX512 widens n*64 f8e5m2 of src to bf16 in dst by table lookup (AVX-512 VBMI). It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
 //
 //go:noescape
@@ -943,6 +953,16 @@ func f8E5M2ToBF16VBMIRowsAVX512(dst *byte, src *byte, n int, rows int, dstStride
 //
 //go:noescape
 func f8E5M2ToF16VBMIRowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E5M2Deinterleave8x4ToBF16VBMIRowsAVX512 unpacks n*32 32-bit quads of f8e5m2 from src into r0..r3, widened to bf16 by table lookup (AVX-512 VBMI). It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f8E5M2Deinterleave8x4ToBF16VBMIRowsAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E5M2Deinterleave8x4ToF16VBMIRowsAVX512 unpacks n*32 32-bit quads of f8e5m2 from src into r0..r3, widened to f16 by table lookup (AVX-512 VBMI). It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f8E5M2Deinterleave8x4ToF16VBMIRowsAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
 // bf16ToF8E4M3FNRowsAVX512 converts n*64 bf16 elements of src to f8e4m3fn. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
 //
@@ -1079,6 +1099,16 @@ func f8E4M3FNToBF16VBMIRowsNTAVX512(dst *byte, src *byte, n int, rows int, dstSt
 //go:noescape
 func f8E4M3FNToF16VBMIRowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
+// f8E4M3FNDeinterleave8x4ToBF16VBMIRowsNTAVX512 unpacks n*32 32-bit quads of f8e4m3fn from src into r0..r3, widened to bf16 by table lookup (AVX-512 VBMI). It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f8E4M3FNDeinterleave8x4ToBF16VBMIRowsNTAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E4M3FNDeinterleave8x4ToF16VBMIRowsNTAVX512 unpacks n*32 32-bit quads of f8e4m3fn from src into r0..r3, widened to f16 by table lookup (AVX-512 VBMI). It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f8E4M3FNDeinterleave8x4ToF16VBMIRowsNTAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
 // f8E5M2ToBF16VBMIRowsNTAVX512 widens n*64 f8e5m2 of src to bf16 in dst by table lookup (AVX-512 VBMI). It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
 //
 //go:noescape
@@ -1088,6 +1118,16 @@ func f8E5M2ToBF16VBMIRowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStri
 //
 //go:noescape
 func f8E5M2ToF16VBMIRowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E5M2Deinterleave8x4ToBF16VBMIRowsNTAVX512 unpacks n*32 32-bit quads of f8e5m2 from src into r0..r3, widened to bf16 by table lookup (AVX-512 VBMI). It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f8E5M2Deinterleave8x4ToBF16VBMIRowsNTAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E5M2Deinterleave8x4ToF16VBMIRowsNTAVX512 unpacks n*32 32-bit quads of f8e5m2 from src into r0..r3, widened to f16 by table lookup (AVX-512 VBMI). It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f8E5M2Deinterleave8x4ToF16VBMIRowsNTAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
 // bf16ToF8E4M3FNRowsNTAVX512 converts n*64 bf16 elements of src to f8e4m3fn. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
 //

@@ -17289,6 +17289,232 @@ DATA f8E4M3FNToF16Hi_128<>+126(SB)/1, $0x5f
 DATA f8E4M3FNToF16Hi_128<>+127(SB)/1, $0x7e
 GLOBL f8E4M3FNToF16Hi_128<>(SB), RODATA|NOPTR, $128
 
+// func f8E4M3FNDeinterleave8x4ToBF16VBMIRowsAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
+TEXT ·f8E4M3FNDeinterleave8x4ToBF16VBMIRowsAVX512(SB), NOSPLIT, $0-72
+	MOVQ         r0+0(FP), AX
+	MOVQ         r1+8(FP), CX
+	MOVQ         r2+16(FP), DX
+	MOVQ         r3+24(FP), BX
+	MOVQ         src+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VMOVDQU64    f8E4M3FNToBF16Lo_128<>+0(SB), Z0
+	VMOVDQU64    f8E4M3FNToBF16Lo_128<>+64(SB), Z1
+	VMOVDQU64    f8E4M3FNToBF16Hi_128<>+0(SB), Z2
+	VMOVDQU64    f8E4M3FNToBF16Hi_128<>+64(SB), Z3
+	VMOVDQU64    f8QuadRows_64<>+0(SB), Z4
+	VPBROADCASTB signByte_1<>+0(SB), Z5
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000080, DI, R11
+	NEGQ         R11
+	ADDQ         R10, R11
+	IMUL3Q       $0x00000040, DI, R10
+	NEGQ         R10
+	ADDQ         R9, R10
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R9
+	TESTQ R9, R9
+	JZ    done
+
+loop:
+	VPERMB     (SI), Z4, Z6
+	VMOVDQA64  Z0, Z7
+	VPERMT2B   Z1, Z6, Z7
+	VMOVDQA64  Z2, Z8
+	VPERMT2B   Z3, Z6, Z8
+	VPANDD     Z5, Z6, Z6
+	VPORD      Z6, Z8, Z8
+	VPUNPCKLBW Z8, Z7, Z6
+	VPUNPCKHBW Z8, Z7, Z7
+	VPERMB     64(SI), Z4, Z8
+	VMOVDQA64  Z0, Z9
+	VPERMT2B   Z1, Z8, Z9
+	VMOVDQA64  Z2, Z10
+	VPERMT2B   Z3, Z8, Z10
+	VPANDD     Z5, Z8, Z8
+	VPORD      Z8, Z10, Z10
+	VPUNPCKLBW Z10, Z9, Z8
+	VPUNPCKHBW Z10, Z9, Z9
+	VSHUFI64X2 $0x44, Z8, Z6, Z10
+	VMOVDQU64  Z10, (AX)
+	VSHUFI64X2 $0xee, Z8, Z6, Z6
+	VMOVDQU64  Z6, (CX)
+	VSHUFI64X2 $0x44, Z9, Z7, Z6
+	VMOVDQU64  Z6, (DX)
+	VSHUFI64X2 $0xee, Z9, Z7, Z6
+	VMOVDQU64  Z6, (BX)
+	ADDQ       $0x00000080, SI
+	ADDQ       $0x00000040, AX
+	ADDQ       $0x00000040, CX
+	ADDQ       $0x00000040, DX
+	ADDQ       $0x00000040, BX
+	DECQ       R9
+	JNZ        loop
+
+done:
+	ADDQ R11, SI
+	ADDQ R10, AX
+	ADDQ R10, CX
+	ADDQ R10, DX
+	ADDQ R10, BX
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+DATA f8QuadRows_64<>+0(SB)/1, $0x00
+DATA f8QuadRows_64<>+1(SB)/1, $0x04
+DATA f8QuadRows_64<>+2(SB)/1, $0x08
+DATA f8QuadRows_64<>+3(SB)/1, $0x0c
+DATA f8QuadRows_64<>+4(SB)/1, $0x10
+DATA f8QuadRows_64<>+5(SB)/1, $0x14
+DATA f8QuadRows_64<>+6(SB)/1, $0x18
+DATA f8QuadRows_64<>+7(SB)/1, $0x1c
+DATA f8QuadRows_64<>+8(SB)/1, $0x02
+DATA f8QuadRows_64<>+9(SB)/1, $0x06
+DATA f8QuadRows_64<>+10(SB)/1, $0x0a
+DATA f8QuadRows_64<>+11(SB)/1, $0x0e
+DATA f8QuadRows_64<>+12(SB)/1, $0x12
+DATA f8QuadRows_64<>+13(SB)/1, $0x16
+DATA f8QuadRows_64<>+14(SB)/1, $0x1a
+DATA f8QuadRows_64<>+15(SB)/1, $0x1e
+DATA f8QuadRows_64<>+16(SB)/1, $0x20
+DATA f8QuadRows_64<>+17(SB)/1, $0x24
+DATA f8QuadRows_64<>+18(SB)/1, $0x28
+DATA f8QuadRows_64<>+19(SB)/1, $0x2c
+DATA f8QuadRows_64<>+20(SB)/1, $0x30
+DATA f8QuadRows_64<>+21(SB)/1, $0x34
+DATA f8QuadRows_64<>+22(SB)/1, $0x38
+DATA f8QuadRows_64<>+23(SB)/1, $0x3c
+DATA f8QuadRows_64<>+24(SB)/1, $0x22
+DATA f8QuadRows_64<>+25(SB)/1, $0x26
+DATA f8QuadRows_64<>+26(SB)/1, $0x2a
+DATA f8QuadRows_64<>+27(SB)/1, $0x2e
+DATA f8QuadRows_64<>+28(SB)/1, $0x32
+DATA f8QuadRows_64<>+29(SB)/1, $0x36
+DATA f8QuadRows_64<>+30(SB)/1, $0x3a
+DATA f8QuadRows_64<>+31(SB)/1, $0x3e
+DATA f8QuadRows_64<>+32(SB)/1, $0x01
+DATA f8QuadRows_64<>+33(SB)/1, $0x05
+DATA f8QuadRows_64<>+34(SB)/1, $0x09
+DATA f8QuadRows_64<>+35(SB)/1, $0x0d
+DATA f8QuadRows_64<>+36(SB)/1, $0x11
+DATA f8QuadRows_64<>+37(SB)/1, $0x15
+DATA f8QuadRows_64<>+38(SB)/1, $0x19
+DATA f8QuadRows_64<>+39(SB)/1, $0x1d
+DATA f8QuadRows_64<>+40(SB)/1, $0x03
+DATA f8QuadRows_64<>+41(SB)/1, $0x07
+DATA f8QuadRows_64<>+42(SB)/1, $0x0b
+DATA f8QuadRows_64<>+43(SB)/1, $0x0f
+DATA f8QuadRows_64<>+44(SB)/1, $0x13
+DATA f8QuadRows_64<>+45(SB)/1, $0x17
+DATA f8QuadRows_64<>+46(SB)/1, $0x1b
+DATA f8QuadRows_64<>+47(SB)/1, $0x1f
+DATA f8QuadRows_64<>+48(SB)/1, $0x21
+DATA f8QuadRows_64<>+49(SB)/1, $0x25
+DATA f8QuadRows_64<>+50(SB)/1, $0x29
+DATA f8QuadRows_64<>+51(SB)/1, $0x2d
+DATA f8QuadRows_64<>+52(SB)/1, $0x31
+DATA f8QuadRows_64<>+53(SB)/1, $0x35
+DATA f8QuadRows_64<>+54(SB)/1, $0x39
+DATA f8QuadRows_64<>+55(SB)/1, $0x3d
+DATA f8QuadRows_64<>+56(SB)/1, $0x23
+DATA f8QuadRows_64<>+57(SB)/1, $0x27
+DATA f8QuadRows_64<>+58(SB)/1, $0x2b
+DATA f8QuadRows_64<>+59(SB)/1, $0x2f
+DATA f8QuadRows_64<>+60(SB)/1, $0x33
+DATA f8QuadRows_64<>+61(SB)/1, $0x37
+DATA f8QuadRows_64<>+62(SB)/1, $0x3b
+DATA f8QuadRows_64<>+63(SB)/1, $0x3f
+GLOBL f8QuadRows_64<>(SB), RODATA|NOPTR, $64
+
+// func f8E4M3FNDeinterleave8x4ToF16VBMIRowsAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
+TEXT ·f8E4M3FNDeinterleave8x4ToF16VBMIRowsAVX512(SB), NOSPLIT, $0-72
+	MOVQ         r0+0(FP), AX
+	MOVQ         r1+8(FP), CX
+	MOVQ         r2+16(FP), DX
+	MOVQ         r3+24(FP), BX
+	MOVQ         src+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VMOVDQU64    f8E4M3FNToF16Lo_128<>+0(SB), Z0
+	VMOVDQU64    f8E4M3FNToF16Lo_128<>+64(SB), Z1
+	VMOVDQU64    f8E4M3FNToF16Hi_128<>+0(SB), Z2
+	VMOVDQU64    f8E4M3FNToF16Hi_128<>+64(SB), Z3
+	VMOVDQU64    f8QuadRows_64<>+0(SB), Z4
+	VPBROADCASTB signByte_1<>+0(SB), Z5
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000080, DI, R11
+	NEGQ         R11
+	ADDQ         R10, R11
+	IMUL3Q       $0x00000040, DI, R10
+	NEGQ         R10
+	ADDQ         R9, R10
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R9
+	TESTQ R9, R9
+	JZ    done
+
+loop:
+	VPERMB     (SI), Z4, Z6
+	VMOVDQA64  Z0, Z7
+	VPERMT2B   Z1, Z6, Z7
+	VMOVDQA64  Z2, Z8
+	VPERMT2B   Z3, Z6, Z8
+	VPANDD     Z5, Z6, Z6
+	VPORD      Z6, Z8, Z8
+	VPUNPCKLBW Z8, Z7, Z6
+	VPUNPCKHBW Z8, Z7, Z7
+	VPERMB     64(SI), Z4, Z8
+	VMOVDQA64  Z0, Z9
+	VPERMT2B   Z1, Z8, Z9
+	VMOVDQA64  Z2, Z10
+	VPERMT2B   Z3, Z8, Z10
+	VPANDD     Z5, Z8, Z8
+	VPORD      Z8, Z10, Z10
+	VPUNPCKLBW Z10, Z9, Z8
+	VPUNPCKHBW Z10, Z9, Z9
+	VSHUFI64X2 $0x44, Z8, Z6, Z10
+	VMOVDQU64  Z10, (AX)
+	VSHUFI64X2 $0xee, Z8, Z6, Z6
+	VMOVDQU64  Z6, (CX)
+	VSHUFI64X2 $0x44, Z9, Z7, Z6
+	VMOVDQU64  Z6, (DX)
+	VSHUFI64X2 $0xee, Z9, Z7, Z6
+	VMOVDQU64  Z6, (BX)
+	ADDQ       $0x00000080, SI
+	ADDQ       $0x00000040, AX
+	ADDQ       $0x00000040, CX
+	ADDQ       $0x00000040, DX
+	ADDQ       $0x00000040, BX
+	DECQ       R9
+	JNZ        loop
+
+done:
+	ADDQ R11, SI
+	ADDQ R10, AX
+	ADDQ R10, CX
+	ADDQ R10, DX
+	ADDQ R10, BX
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
 // func f8E5M2ToBF16VBMIRowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 // Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
 TEXT ·f8E5M2ToBF16VBMIRowsAVX512(SB), NOSPLIT, $0-48
@@ -17920,6 +18146,166 @@ DATA f8E5M2ToF16Hi_128<>+125(SB)/1, $0x7e
 DATA f8E5M2ToF16Hi_128<>+126(SB)/1, $0x7e
 DATA f8E5M2ToF16Hi_128<>+127(SB)/1, $0x7e
 GLOBL f8E5M2ToF16Hi_128<>(SB), RODATA|NOPTR, $128
+
+// func f8E5M2Deinterleave8x4ToBF16VBMIRowsAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
+TEXT ·f8E5M2Deinterleave8x4ToBF16VBMIRowsAVX512(SB), NOSPLIT, $0-72
+	MOVQ         r0+0(FP), AX
+	MOVQ         r1+8(FP), CX
+	MOVQ         r2+16(FP), DX
+	MOVQ         r3+24(FP), BX
+	MOVQ         src+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VMOVDQU64    f8E5M2ToBF16Lo_128<>+0(SB), Z0
+	VMOVDQU64    f8E5M2ToBF16Lo_128<>+64(SB), Z1
+	VMOVDQU64    f8E5M2ToBF16Hi_128<>+0(SB), Z2
+	VMOVDQU64    f8E5M2ToBF16Hi_128<>+64(SB), Z3
+	VMOVDQU64    f8QuadRows_64<>+0(SB), Z4
+	VPBROADCASTB signByte_1<>+0(SB), Z5
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000080, DI, R11
+	NEGQ         R11
+	ADDQ         R10, R11
+	IMUL3Q       $0x00000040, DI, R10
+	NEGQ         R10
+	ADDQ         R9, R10
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R9
+	TESTQ R9, R9
+	JZ    done
+
+loop:
+	VPERMB     (SI), Z4, Z6
+	VMOVDQA64  Z0, Z7
+	VPERMT2B   Z1, Z6, Z7
+	VMOVDQA64  Z2, Z8
+	VPERMT2B   Z3, Z6, Z8
+	VPANDD     Z5, Z6, Z6
+	VPORD      Z6, Z8, Z8
+	VPUNPCKLBW Z8, Z7, Z6
+	VPUNPCKHBW Z8, Z7, Z7
+	VPERMB     64(SI), Z4, Z8
+	VMOVDQA64  Z0, Z9
+	VPERMT2B   Z1, Z8, Z9
+	VMOVDQA64  Z2, Z10
+	VPERMT2B   Z3, Z8, Z10
+	VPANDD     Z5, Z8, Z8
+	VPORD      Z8, Z10, Z10
+	VPUNPCKLBW Z10, Z9, Z8
+	VPUNPCKHBW Z10, Z9, Z9
+	VSHUFI64X2 $0x44, Z8, Z6, Z10
+	VMOVDQU64  Z10, (AX)
+	VSHUFI64X2 $0xee, Z8, Z6, Z6
+	VMOVDQU64  Z6, (CX)
+	VSHUFI64X2 $0x44, Z9, Z7, Z6
+	VMOVDQU64  Z6, (DX)
+	VSHUFI64X2 $0xee, Z9, Z7, Z6
+	VMOVDQU64  Z6, (BX)
+	ADDQ       $0x00000080, SI
+	ADDQ       $0x00000040, AX
+	ADDQ       $0x00000040, CX
+	ADDQ       $0x00000040, DX
+	ADDQ       $0x00000040, BX
+	DECQ       R9
+	JNZ        loop
+
+done:
+	ADDQ R11, SI
+	ADDQ R10, AX
+	ADDQ R10, CX
+	ADDQ R10, DX
+	ADDQ R10, BX
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E5M2Deinterleave8x4ToF16VBMIRowsAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
+TEXT ·f8E5M2Deinterleave8x4ToF16VBMIRowsAVX512(SB), NOSPLIT, $0-72
+	MOVQ         r0+0(FP), AX
+	MOVQ         r1+8(FP), CX
+	MOVQ         r2+16(FP), DX
+	MOVQ         r3+24(FP), BX
+	MOVQ         src+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VMOVDQU64    f8E5M2ToF16Lo_128<>+0(SB), Z0
+	VMOVDQU64    f8E5M2ToF16Lo_128<>+64(SB), Z1
+	VMOVDQU64    f8E5M2ToF16Hi_128<>+0(SB), Z2
+	VMOVDQU64    f8E5M2ToF16Hi_128<>+64(SB), Z3
+	VMOVDQU64    f8QuadRows_64<>+0(SB), Z4
+	VPBROADCASTB signByte_1<>+0(SB), Z5
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000080, DI, R11
+	NEGQ         R11
+	ADDQ         R10, R11
+	IMUL3Q       $0x00000040, DI, R10
+	NEGQ         R10
+	ADDQ         R9, R10
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R9
+	TESTQ R9, R9
+	JZ    done
+
+loop:
+	VPERMB     (SI), Z4, Z6
+	VMOVDQA64  Z0, Z7
+	VPERMT2B   Z1, Z6, Z7
+	VMOVDQA64  Z2, Z8
+	VPERMT2B   Z3, Z6, Z8
+	VPANDD     Z5, Z6, Z6
+	VPORD      Z6, Z8, Z8
+	VPUNPCKLBW Z8, Z7, Z6
+	VPUNPCKHBW Z8, Z7, Z7
+	VPERMB     64(SI), Z4, Z8
+	VMOVDQA64  Z0, Z9
+	VPERMT2B   Z1, Z8, Z9
+	VMOVDQA64  Z2, Z10
+	VPERMT2B   Z3, Z8, Z10
+	VPANDD     Z5, Z8, Z8
+	VPORD      Z8, Z10, Z10
+	VPUNPCKLBW Z10, Z9, Z8
+	VPUNPCKHBW Z10, Z9, Z9
+	VSHUFI64X2 $0x44, Z8, Z6, Z10
+	VMOVDQU64  Z10, (AX)
+	VSHUFI64X2 $0xee, Z8, Z6, Z6
+	VMOVDQU64  Z6, (CX)
+	VSHUFI64X2 $0x44, Z9, Z7, Z6
+	VMOVDQU64  Z6, (DX)
+	VSHUFI64X2 $0xee, Z9, Z7, Z6
+	VMOVDQU64  Z6, (BX)
+	ADDQ       $0x00000080, SI
+	ADDQ       $0x00000040, AX
+	ADDQ       $0x00000040, CX
+	ADDQ       $0x00000040, DX
+	ADDQ       $0x00000040, BX
+	DECQ       R9
+	JNZ        loop
+
+done:
+	ADDQ R11, SI
+	ADDQ R10, AX
+	ADDQ R10, CX
+	ADDQ R10, DX
+	ADDQ R10, BX
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
 
 // func bf16ToF8E4M3FNRowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 // Requires: AVX, AVX512F
@@ -20555,6 +20941,166 @@ rowsdone:
 	VZEROUPPER
 	RET
 
+// func f8E4M3FNDeinterleave8x4ToBF16VBMIRowsNTAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
+TEXT ·f8E4M3FNDeinterleave8x4ToBF16VBMIRowsNTAVX512(SB), NOSPLIT, $0-72
+	MOVQ         r0+0(FP), AX
+	MOVQ         r1+8(FP), CX
+	MOVQ         r2+16(FP), DX
+	MOVQ         r3+24(FP), BX
+	MOVQ         src+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VMOVDQU64    f8E4M3FNToBF16Lo_128<>+0(SB), Z0
+	VMOVDQU64    f8E4M3FNToBF16Lo_128<>+64(SB), Z1
+	VMOVDQU64    f8E4M3FNToBF16Hi_128<>+0(SB), Z2
+	VMOVDQU64    f8E4M3FNToBF16Hi_128<>+64(SB), Z3
+	VMOVDQU64    f8QuadRows_64<>+0(SB), Z4
+	VPBROADCASTB signByte_1<>+0(SB), Z5
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000080, DI, R11
+	NEGQ         R11
+	ADDQ         R10, R11
+	IMUL3Q       $0x00000040, DI, R10
+	NEGQ         R10
+	ADDQ         R9, R10
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R9
+	TESTQ R9, R9
+	JZ    done
+
+loop:
+	VPERMB     (SI), Z4, Z6
+	VMOVDQA64  Z0, Z7
+	VPERMT2B   Z1, Z6, Z7
+	VMOVDQA64  Z2, Z8
+	VPERMT2B   Z3, Z6, Z8
+	VPANDD     Z5, Z6, Z6
+	VPORD      Z6, Z8, Z8
+	VPUNPCKLBW Z8, Z7, Z6
+	VPUNPCKHBW Z8, Z7, Z7
+	VPERMB     64(SI), Z4, Z8
+	VMOVDQA64  Z0, Z9
+	VPERMT2B   Z1, Z8, Z9
+	VMOVDQA64  Z2, Z10
+	VPERMT2B   Z3, Z8, Z10
+	VPANDD     Z5, Z8, Z8
+	VPORD      Z8, Z10, Z10
+	VPUNPCKLBW Z10, Z9, Z8
+	VPUNPCKHBW Z10, Z9, Z9
+	VSHUFI64X2 $0x44, Z8, Z6, Z10
+	VMOVNTDQ   Z10, (AX)
+	VSHUFI64X2 $0xee, Z8, Z6, Z6
+	VMOVNTDQ   Z6, (CX)
+	VSHUFI64X2 $0x44, Z9, Z7, Z6
+	VMOVNTDQ   Z6, (DX)
+	VSHUFI64X2 $0xee, Z9, Z7, Z6
+	VMOVNTDQ   Z6, (BX)
+	ADDQ       $0x00000080, SI
+	ADDQ       $0x00000040, AX
+	ADDQ       $0x00000040, CX
+	ADDQ       $0x00000040, DX
+	ADDQ       $0x00000040, BX
+	DECQ       R9
+	JNZ        loop
+
+done:
+	ADDQ R11, SI
+	ADDQ R10, AX
+	ADDQ R10, CX
+	ADDQ R10, DX
+	ADDQ R10, BX
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E4M3FNDeinterleave8x4ToF16VBMIRowsNTAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
+TEXT ·f8E4M3FNDeinterleave8x4ToF16VBMIRowsNTAVX512(SB), NOSPLIT, $0-72
+	MOVQ         r0+0(FP), AX
+	MOVQ         r1+8(FP), CX
+	MOVQ         r2+16(FP), DX
+	MOVQ         r3+24(FP), BX
+	MOVQ         src+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VMOVDQU64    f8E4M3FNToF16Lo_128<>+0(SB), Z0
+	VMOVDQU64    f8E4M3FNToF16Lo_128<>+64(SB), Z1
+	VMOVDQU64    f8E4M3FNToF16Hi_128<>+0(SB), Z2
+	VMOVDQU64    f8E4M3FNToF16Hi_128<>+64(SB), Z3
+	VMOVDQU64    f8QuadRows_64<>+0(SB), Z4
+	VPBROADCASTB signByte_1<>+0(SB), Z5
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000080, DI, R11
+	NEGQ         R11
+	ADDQ         R10, R11
+	IMUL3Q       $0x00000040, DI, R10
+	NEGQ         R10
+	ADDQ         R9, R10
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R9
+	TESTQ R9, R9
+	JZ    done
+
+loop:
+	VPERMB     (SI), Z4, Z6
+	VMOVDQA64  Z0, Z7
+	VPERMT2B   Z1, Z6, Z7
+	VMOVDQA64  Z2, Z8
+	VPERMT2B   Z3, Z6, Z8
+	VPANDD     Z5, Z6, Z6
+	VPORD      Z6, Z8, Z8
+	VPUNPCKLBW Z8, Z7, Z6
+	VPUNPCKHBW Z8, Z7, Z7
+	VPERMB     64(SI), Z4, Z8
+	VMOVDQA64  Z0, Z9
+	VPERMT2B   Z1, Z8, Z9
+	VMOVDQA64  Z2, Z10
+	VPERMT2B   Z3, Z8, Z10
+	VPANDD     Z5, Z8, Z8
+	VPORD      Z8, Z10, Z10
+	VPUNPCKLBW Z10, Z9, Z8
+	VPUNPCKHBW Z10, Z9, Z9
+	VSHUFI64X2 $0x44, Z8, Z6, Z10
+	VMOVNTDQ   Z10, (AX)
+	VSHUFI64X2 $0xee, Z8, Z6, Z6
+	VMOVNTDQ   Z6, (CX)
+	VSHUFI64X2 $0x44, Z9, Z7, Z6
+	VMOVNTDQ   Z6, (DX)
+	VSHUFI64X2 $0xee, Z9, Z7, Z6
+	VMOVNTDQ   Z6, (BX)
+	ADDQ       $0x00000080, SI
+	ADDQ       $0x00000040, AX
+	ADDQ       $0x00000040, CX
+	ADDQ       $0x00000040, DX
+	ADDQ       $0x00000040, BX
+	DECQ       R9
+	JNZ        loop
+
+done:
+	ADDQ R11, SI
+	ADDQ R10, AX
+	ADDQ R10, CX
+	ADDQ R10, DX
+	ADDQ R10, BX
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
 // func f8E5M2ToBF16VBMIRowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 // Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
 TEXT ·f8E5M2ToBF16VBMIRowsNTAVX512(SB), NOSPLIT, $0-48
@@ -20661,6 +21207,166 @@ done:
 	ADDQ R8, AX
 	ADDQ SI, CX
 	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E5M2Deinterleave8x4ToBF16VBMIRowsNTAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
+TEXT ·f8E5M2Deinterleave8x4ToBF16VBMIRowsNTAVX512(SB), NOSPLIT, $0-72
+	MOVQ         r0+0(FP), AX
+	MOVQ         r1+8(FP), CX
+	MOVQ         r2+16(FP), DX
+	MOVQ         r3+24(FP), BX
+	MOVQ         src+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VMOVDQU64    f8E5M2ToBF16Lo_128<>+0(SB), Z0
+	VMOVDQU64    f8E5M2ToBF16Lo_128<>+64(SB), Z1
+	VMOVDQU64    f8E5M2ToBF16Hi_128<>+0(SB), Z2
+	VMOVDQU64    f8E5M2ToBF16Hi_128<>+64(SB), Z3
+	VMOVDQU64    f8QuadRows_64<>+0(SB), Z4
+	VPBROADCASTB signByte_1<>+0(SB), Z5
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000080, DI, R11
+	NEGQ         R11
+	ADDQ         R10, R11
+	IMUL3Q       $0x00000040, DI, R10
+	NEGQ         R10
+	ADDQ         R9, R10
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R9
+	TESTQ R9, R9
+	JZ    done
+
+loop:
+	VPERMB     (SI), Z4, Z6
+	VMOVDQA64  Z0, Z7
+	VPERMT2B   Z1, Z6, Z7
+	VMOVDQA64  Z2, Z8
+	VPERMT2B   Z3, Z6, Z8
+	VPANDD     Z5, Z6, Z6
+	VPORD      Z6, Z8, Z8
+	VPUNPCKLBW Z8, Z7, Z6
+	VPUNPCKHBW Z8, Z7, Z7
+	VPERMB     64(SI), Z4, Z8
+	VMOVDQA64  Z0, Z9
+	VPERMT2B   Z1, Z8, Z9
+	VMOVDQA64  Z2, Z10
+	VPERMT2B   Z3, Z8, Z10
+	VPANDD     Z5, Z8, Z8
+	VPORD      Z8, Z10, Z10
+	VPUNPCKLBW Z10, Z9, Z8
+	VPUNPCKHBW Z10, Z9, Z9
+	VSHUFI64X2 $0x44, Z8, Z6, Z10
+	VMOVNTDQ   Z10, (AX)
+	VSHUFI64X2 $0xee, Z8, Z6, Z6
+	VMOVNTDQ   Z6, (CX)
+	VSHUFI64X2 $0x44, Z9, Z7, Z6
+	VMOVNTDQ   Z6, (DX)
+	VSHUFI64X2 $0xee, Z9, Z7, Z6
+	VMOVNTDQ   Z6, (BX)
+	ADDQ       $0x00000080, SI
+	ADDQ       $0x00000040, AX
+	ADDQ       $0x00000040, CX
+	ADDQ       $0x00000040, DX
+	ADDQ       $0x00000040, BX
+	DECQ       R9
+	JNZ        loop
+
+done:
+	ADDQ R11, SI
+	ADDQ R10, AX
+	ADDQ R10, CX
+	ADDQ R10, DX
+	ADDQ R10, BX
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E5M2Deinterleave8x4ToF16VBMIRowsNTAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
+TEXT ·f8E5M2Deinterleave8x4ToF16VBMIRowsNTAVX512(SB), NOSPLIT, $0-72
+	MOVQ         r0+0(FP), AX
+	MOVQ         r1+8(FP), CX
+	MOVQ         r2+16(FP), DX
+	MOVQ         r3+24(FP), BX
+	MOVQ         src+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VMOVDQU64    f8E5M2ToF16Lo_128<>+0(SB), Z0
+	VMOVDQU64    f8E5M2ToF16Lo_128<>+64(SB), Z1
+	VMOVDQU64    f8E5M2ToF16Hi_128<>+0(SB), Z2
+	VMOVDQU64    f8E5M2ToF16Hi_128<>+64(SB), Z3
+	VMOVDQU64    f8QuadRows_64<>+0(SB), Z4
+	VPBROADCASTB signByte_1<>+0(SB), Z5
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000080, DI, R11
+	NEGQ         R11
+	ADDQ         R10, R11
+	IMUL3Q       $0x00000040, DI, R10
+	NEGQ         R10
+	ADDQ         R9, R10
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R9
+	TESTQ R9, R9
+	JZ    done
+
+loop:
+	VPERMB     (SI), Z4, Z6
+	VMOVDQA64  Z0, Z7
+	VPERMT2B   Z1, Z6, Z7
+	VMOVDQA64  Z2, Z8
+	VPERMT2B   Z3, Z6, Z8
+	VPANDD     Z5, Z6, Z6
+	VPORD      Z6, Z8, Z8
+	VPUNPCKLBW Z8, Z7, Z6
+	VPUNPCKHBW Z8, Z7, Z7
+	VPERMB     64(SI), Z4, Z8
+	VMOVDQA64  Z0, Z9
+	VPERMT2B   Z1, Z8, Z9
+	VMOVDQA64  Z2, Z10
+	VPERMT2B   Z3, Z8, Z10
+	VPANDD     Z5, Z8, Z8
+	VPORD      Z8, Z10, Z10
+	VPUNPCKLBW Z10, Z9, Z8
+	VPUNPCKHBW Z10, Z9, Z9
+	VSHUFI64X2 $0x44, Z8, Z6, Z10
+	VMOVNTDQ   Z10, (AX)
+	VSHUFI64X2 $0xee, Z8, Z6, Z6
+	VMOVNTDQ   Z6, (CX)
+	VSHUFI64X2 $0x44, Z9, Z7, Z6
+	VMOVNTDQ   Z6, (DX)
+	VSHUFI64X2 $0xee, Z9, Z7, Z6
+	VMOVNTDQ   Z6, (BX)
+	ADDQ       $0x00000080, SI
+	ADDQ       $0x00000040, AX
+	ADDQ       $0x00000040, CX
+	ADDQ       $0x00000040, DX
+	ADDQ       $0x00000040, BX
+	DECQ       R9
+	JNZ        loop
+
+done:
+	ADDQ R11, SI
+	ADDQ R10, AX
+	ADDQ R10, CX
+	ADDQ R10, DX
+	ADDQ R10, BX
+	DECQ R8
 	JNZ  row
 
 rowsdone:

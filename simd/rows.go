@@ -37,27 +37,28 @@ type shape struct {
 
 // Operand shapes of the batched kernels, in their argument order.
 var (
-	shCopy         = shape{[5]int{1, 1}, [5]bool{true}, 1}                             // dst, src (n bytes)
-	shNarrow       = shape{[5]int{2, 4}, [5]bool{true}, 2}                             // dst16, src32
-	shWiden        = shape{[5]int{4, 2}, [5]bool{true}, 4}                             // dst32, src16
-	shPack16       = shape{[5]int{4, 2, 2}, [5]bool{true}, 4}                          // dst, a16, b16
-	shUnpack16     = shape{[5]int{2, 2, 4}, [5]bool{true, true}, 4}                    // a16, b16, src
-	shPackF32      = shape{[5]int{4, 4, 4}, [5]bool{true}, 4}                          // dst, a32, b32
-	shUnpackToF32  = shape{[5]int{4, 4, 4}, [5]bool{true, true}, 8}                    // a32, b32, src
-	shPack8x4      = shape{[5]int{4, 1, 1, 1, 1}, [5]bool{true}, 4}                    // dst, r0..r3
-	shUnpack8x4    = shape{[5]int{1, 1, 1, 1, 4}, [5]bool{true, true, true, true}, 4}  // r0..r3, src
-	shToF8         = shape{[5]int{1, 4}, [5]bool{true}, 1}                             // dst8, src32
-	shFromF8       = shape{[5]int{4, 1}, [5]bool{true}, 4}                             // dst32, src8
-	shPackF8x4     = shape{[5]int{4, 4, 4, 4, 4}, [5]bool{true}, 4}                    // dst, r0..r3 f32
-	shSplit4       = shape{[5]int{1, 1, 1}, [5]bool{true, true}, 2}                    // lo, hi, src
-	shJoin4        = shape{[5]int{1, 1, 1}, [5]bool{true}, 1}                          // out, lo, hi
-	shPackPairs4   = shape{[5]int{1, 2}, [5]bool{true}, 1}                             // out, in (a pair an element)
-	shUnpackPairs4 = shape{[5]int{2, 1}, [5]bool{true}, 2}                             // out (a pair an element), in
-	shSplitWords   = shape{[5]int{1, 4}, [5]bool{true}, 8}                             // dst (a row of the 8), src words
-	shFromF8To16   = shape{[5]int{2, 1}, [5]bool{true}, 2}                             // dst16, src8
-	shFrom16ToF8   = shape{[5]int{1, 2}, [5]bool{true}, 1}                             // dst8, src16
-	shPack16F8x4   = shape{[5]int{4, 2, 2, 2, 2}, [5]bool{true}, 4}                    // dst, r0..r3 bf16 or f16
-	shUnpackF8x4   = shape{[5]int{4, 4, 4, 4, 4}, [5]bool{true, true, true, true}, 16} // r0..r3 f32, src quads
+	shCopy           = shape{[5]int{1, 1}, [5]bool{true}, 1}                             // dst, src (n bytes)
+	shNarrow         = shape{[5]int{2, 4}, [5]bool{true}, 2}                             // dst16, src32
+	shWiden          = shape{[5]int{4, 2}, [5]bool{true}, 4}                             // dst32, src16
+	shPack16         = shape{[5]int{4, 2, 2}, [5]bool{true}, 4}                          // dst, a16, b16
+	shUnpack16       = shape{[5]int{2, 2, 4}, [5]bool{true, true}, 4}                    // a16, b16, src
+	shPackF32        = shape{[5]int{4, 4, 4}, [5]bool{true}, 4}                          // dst, a32, b32
+	shUnpackToF32    = shape{[5]int{4, 4, 4}, [5]bool{true, true}, 8}                    // a32, b32, src
+	shPack8x4        = shape{[5]int{4, 1, 1, 1, 1}, [5]bool{true}, 4}                    // dst, r0..r3
+	shUnpack8x4      = shape{[5]int{1, 1, 1, 1, 4}, [5]bool{true, true, true, true}, 4}  // r0..r3, src
+	shToF8           = shape{[5]int{1, 4}, [5]bool{true}, 1}                             // dst8, src32
+	shFromF8         = shape{[5]int{4, 1}, [5]bool{true}, 4}                             // dst32, src8
+	shPackF8x4       = shape{[5]int{4, 4, 4, 4, 4}, [5]bool{true}, 4}                    // dst, r0..r3 f32
+	shSplit4         = shape{[5]int{1, 1, 1}, [5]bool{true, true}, 2}                    // lo, hi, src
+	shJoin4          = shape{[5]int{1, 1, 1}, [5]bool{true}, 1}                          // out, lo, hi
+	shPackPairs4     = shape{[5]int{1, 2}, [5]bool{true}, 1}                             // out, in (a pair an element)
+	shUnpackPairs4   = shape{[5]int{2, 1}, [5]bool{true}, 2}                             // out (a pair an element), in
+	shSplitWords     = shape{[5]int{1, 4}, [5]bool{true}, 8}                             // dst (a row of the 8), src words
+	shFromF8To16     = shape{[5]int{2, 1}, [5]bool{true}, 2}                             // dst16, src8
+	shFrom16ToF8     = shape{[5]int{1, 2}, [5]bool{true}, 1}                             // dst8, src16
+	shPack16F8x4     = shape{[5]int{4, 2, 2, 2, 2}, [5]bool{true}, 4}                    // dst, r0..r3 bf16 or f16
+	shUnpackF8x4To16 = shape{[5]int{2, 2, 2, 2, 4}, [5]bool{true, true, true, true}, 8}  // r0..r3 bf16 or f16, src quads
+	shUnpackF8x4     = shape{[5]int{4, 4, 4, 4, 4}, [5]bool{true, true, true, true}, 16} // r0..r3 f32, src quads
 )
 
 // stride returns operand i's row stride.
@@ -228,25 +229,24 @@ func rows5(sh *shape, v, w, x, y, z []byte, n int, r Rows, blk int, asm [3]asm5,
 	}
 }
 
-// longQuads returns the single-call form of a quad packing of float rows into f8 that
+// longQuads returns the single-call form of a quad packing or unpacking with f8 that
 // has only batched assembly (asm[0], blk elements an iteration, or none), for the rows
 // rows5 does not batch (long ones, or under the race detector): the assembly on the
 // whole blocks and gen on the rest, or gen on all of it.
-func longQuads(sh *shape, asm [3]asm5, blk int, gen func(dst, r0, r1, r2, r3 []byte, n int)) func(dst, r0, r1, r2, r3 []byte, n int) {
+func longQuads(sh *shape, asm [3]asm5, blk int, gen func(v, w, x, y, z []byte, n int)) func(v, w, x, y, z []byte, n int) {
 	if asm[0] == nil {
 		return gen
 	}
-	return func(dst, r0, r1, r2, r3 []byte, n int) {
+	return func(v, w, x, y, z []byte, n int) {
 		e := 0
 		if !raceEnabled && n >= blk {
-			for i, x := range [][]byte{dst, r0, r1, r2, r3} {
-				sh.fits(i, len(x), Rows{N: 1}, n)
+			for i, o := range [][]byte{v, w, x, y, z} {
+				sh.fits(i, len(o), Rows{N: 1}, n)
 			}
 			e = n / blk * blk
-			asm[0](&dst[0], &r0[0], &r1[0], &r2[0], &r3[0], n/blk, 1, 0, 0)
+			asm[0](&v[0], &w[0], &x[0], &y[0], &z[0], n/blk, 1, 0, 0)
 		}
-		w := sh.w[1] * e
-		gen(dst[4*e:], r0[w:], r1[w:], r2[w:], r3[w:], n-e)
+		gen(v[sh.w[0]*e:], w[sh.w[1]*e:], x[sh.w[2]*e:], y[sh.w[3]*e:], z[sh.w[4]*e:], n-e)
 	}
 }
 
@@ -283,6 +283,9 @@ type rowAsm struct {
 	// The same by table lookup (AVX-512 VBMI), vw elements per iteration, or nil:
 	// e4m3fn → bf16, e4m3fn → f16, e5m2 → bf16, e5m2 → f16.
 	f8To16VBMI [4]asm2
+	// f8 quads unpacked into four bf16 or f16 rows by table lookup (AVX-512 VBMI),
+	// vw/2 quads per iteration, or nil; the same order.
+	f8QuadsTo16VBMI [4]asm5
 	// bf16 and f16 runs to f8, vw elements per iteration.
 	bf16ToF8E4M3FN, bf16ToF8E5M2, f16ToF8E4M3FN, f16ToF8E5M2 asm2
 	// bf16 and f16 rows converted to f8 and packed in quads, vw/4 elements per iteration.
@@ -376,23 +379,24 @@ func addRows(k *Kernels, a, an, h rowAsm, ae, aw edgeAsm) *Kernels {
 	// The f8 conversions have no single-call form: where there is no batched assembly
 	// (blk 0) the rows run the generic code.
 	for _, c := range []struct {
-		f      f8Format
-		t      *[256]uint32
-		to     *func(dst, src []byte, n int, r Rows)
-		from   *func(dst, src []byte, n int, r Rows)
-		packed *func(dst, r0, r1, r2, r3 []byte, n int, r Rows)
-		asm    [3]asm5
-		deint  *func(r0, r1, r2, r3, src []byte, n int, r Rows)
-		dasm   [3]asm5
-		toAsm  [3]asm2
-		frAsm  [3]asm2
-		t16    [2]*[256]uint16 // bf16, f16
-		from16 [2]*func(dst, src []byte, n int, r Rows)
-		asm16  [2][3]asm2
-		to16   [2]*func(dst, src []byte, n int, r Rows) // from bf16, f16
-		asmTo  [2][3]asm2
-		pack16 [2]*func(dst, r0, r1, r2, r3 []byte, n int, r Rows) // from bf16, f16
-		asmP16 [2][3]asm5
+		f       f8Format
+		t       *[256]uint32
+		to      *func(dst, src []byte, n int, r Rows)
+		from    *func(dst, src []byte, n int, r Rows)
+		packed  *func(dst, r0, r1, r2, r3 []byte, n int, r Rows)
+		asm     [3]asm5
+		deint   *func(r0, r1, r2, r3, src []byte, n int, r Rows)
+		dasm    [3]asm5
+		toAsm   [3]asm2
+		frAsm   [3]asm2
+		t16     [2]*[256]uint16 // bf16, f16
+		from16  [2]*func(dst, src []byte, n int, r Rows)
+		asm16   [2][3]asm2
+		to16    [2]*func(dst, src []byte, n int, r Rows) // from bf16, f16
+		asmTo   [2][3]asm2
+		pack16  [2]*func(dst, r0, r1, r2, r3 []byte, n int, r Rows) // from bf16, f16
+		asmP16  [2][3]asm5
+		quads16 [2]*func(r0, r1, r2, r3, src []byte, n int, r Rows) // to bf16, f16
 	}{
 		{e4m3fn, &f8e4m3fnToF32, &k.F32ToF8E4M3FNRows, &k.F8E4M3FNToF32Rows, &k.F32ToF8E4M3FNInterleave8x4Rows, [3]asm5{a.f32ToF8E4M3FNInterleave8x4, an.f32ToF8E4M3FNInterleave8x4, h.f32ToF8E4M3FNInterleave8x4},
 			&k.F8E4M3FNDeinterleave8x4ToF32Rows, [3]asm5{a.f8E4M3FNDeintToF32, an.f8E4M3FNDeintToF32, h.f8E4M3FNDeintToF32},
@@ -402,7 +406,8 @@ func addRows(k *Kernels, a, an, h rowAsm, ae, aw edgeAsm) *Kernels {
 			[2]*func(dst, src []byte, n int, r Rows){&k.BF16ToF8E4M3FNRows, &k.F16ToF8E4M3FNRows},
 			[2][3]asm2{{a.bf16ToF8E4M3FN, an.bf16ToF8E4M3FN, h.bf16ToF8E4M3FN}, {a.f16ToF8E4M3FN, an.f16ToF8E4M3FN, h.f16ToF8E4M3FN}},
 			[2]*func(dst, r0, r1, r2, r3 []byte, n int, r Rows){&k.BF16ToF8E4M3FNInterleave8x4Rows, &k.F16ToF8E4M3FNInterleave8x4Rows},
-			[2][3]asm5{{a.bf16ToF8E4M3FNInterleave8x4, an.bf16ToF8E4M3FNInterleave8x4, h.bf16ToF8E4M3FNInterleave8x4}, {a.f16ToF8E4M3FNInterleave8x4, an.f16ToF8E4M3FNInterleave8x4, h.f16ToF8E4M3FNInterleave8x4}}},
+			[2][3]asm5{{a.bf16ToF8E4M3FNInterleave8x4, an.bf16ToF8E4M3FNInterleave8x4, h.bf16ToF8E4M3FNInterleave8x4}, {a.f16ToF8E4M3FNInterleave8x4, an.f16ToF8E4M3FNInterleave8x4, h.f16ToF8E4M3FNInterleave8x4}},
+			[2]*func(r0, r1, r2, r3, src []byte, n int, r Rows){&k.F8E4M3FNDeinterleave8x4ToBF16Rows, &k.F8E4M3FNDeinterleave8x4ToF16Rows}},
 		{e5m2, &f8e5m2ToF32, &k.F32ToF8E5M2Rows, &k.F8E5M2ToF32Rows, &k.F32ToF8E5M2Interleave8x4Rows, [3]asm5{a.f32ToF8E5M2Interleave8x4, an.f32ToF8E5M2Interleave8x4, h.f32ToF8E5M2Interleave8x4},
 			&k.F8E5M2Deinterleave8x4ToF32Rows, [3]asm5{a.f8E5M2DeintToF32, an.f8E5M2DeintToF32, h.f8E5M2DeintToF32},
 			[3]asm2{a.f32ToF8E5M2, an.f32ToF8E5M2, h.f32ToF8E5M2}, [3]asm2{a.f8E5M2ToF32, an.f8E5M2ToF32, h.f8E5M2ToF32},
@@ -411,7 +416,8 @@ func addRows(k *Kernels, a, an, h rowAsm, ae, aw edgeAsm) *Kernels {
 			[2]*func(dst, src []byte, n int, r Rows){&k.BF16ToF8E5M2Rows, &k.F16ToF8E5M2Rows},
 			[2][3]asm2{{a.bf16ToF8E5M2, an.bf16ToF8E5M2, h.bf16ToF8E5M2}, {a.f16ToF8E5M2, an.f16ToF8E5M2, h.f16ToF8E5M2}},
 			[2]*func(dst, r0, r1, r2, r3 []byte, n int, r Rows){&k.BF16ToF8E5M2Interleave8x4Rows, &k.F16ToF8E5M2Interleave8x4Rows},
-			[2][3]asm5{{a.bf16ToF8E5M2Interleave8x4, an.bf16ToF8E5M2Interleave8x4, h.bf16ToF8E5M2Interleave8x4}, {a.f16ToF8E5M2Interleave8x4, an.f16ToF8E5M2Interleave8x4, h.f16ToF8E5M2Interleave8x4}}},
+			[2][3]asm5{{a.bf16ToF8E5M2Interleave8x4, an.bf16ToF8E5M2Interleave8x4, h.bf16ToF8E5M2Interleave8x4}, {a.f16ToF8E5M2Interleave8x4, an.f16ToF8E5M2Interleave8x4, h.f16ToF8E5M2Interleave8x4}},
+			[2]*func(r0, r1, r2, r3, src []byte, n int, r Rows){&k.F8E5M2Deinterleave8x4ToBF16Rows, &k.F8E5M2Deinterleave8x4ToF16Rows}},
 	} {
 		to := func(dst, src []byte, n int) { genericF32ToF8(c.f, dst, src, n) }
 		from := func(dst, src []byte, n int) { genericF8ToF32(c.t, dst, src, n) }
@@ -441,6 +447,16 @@ func addRows(k *Kernels, a, an, h rowAsm, ae, aw edgeAsm) *Kernels {
 			if lut := 2*int(c.f) + j; a.f8To16VBMI[lut] != nil {
 				// The lookup's block is twice the arithmetic's, which takes the half block of the tails.
 				blk, asm = v, [3]asm2{a.f8To16VBMI[lut], an.f8To16VBMI[lut], asm[0]}
+			}
+			lut := 2*int(c.f) + j
+			qgen := func(r0, r1, r2, r3, src []byte, n int) { genericF8Deinterleave8x4To16(t, r0, r1, r2, r3, src, n) }
+			qasm, qblk := [3]asm5{a.f8QuadsTo16VBMI[lut], an.f8QuadsTo16VBMI[lut]}, 0
+			if qasm[0] != nil {
+				qblk = v / 2
+			}
+			qone := longQuads(&shUnpackF8x4To16, qasm, qblk, qgen)
+			*c.quads16[j] = func(r0, r1, r2, r3, src []byte, n int, r Rows) {
+				rows5(&shUnpackF8x4To16, r0, r1, r2, r3, src, n, r, qblk, qasm, [2]asm5e{}, 0, qgen, qone)
 			}
 			one := longRows(&shFromF8To16, asm, blk, gen)
 			*c.from16[j] = func(dst, src []byte, n int, r Rows) {
@@ -485,6 +501,7 @@ func addRows(k *Kernels, a, an, h rowAsm, ae, aw edgeAsm) *Kernels {
 			rows5(&shUnpackF8x4, r0, r1, r2, r3, src, n, r, dblk, c.dasm, [2]asm5e{}, 0, deint, deint)
 		}
 	}
+	k.F8QuadsTo16Kernel = a.f8QuadsTo16VBMI[0] != nil
 	return k
 }
 

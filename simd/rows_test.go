@@ -110,6 +110,26 @@ var rowsCases = []rowsCase{
 			k.F16ToF8E5M2Interleave8x4Rows(o[0], o[1], o[2], o[3], o[4], n, r)
 		},
 		func(_ *Kernels, o [][]byte, n int) { ref16ToF8Quads(F16BitsToF32, e5m2, o, n) }},
+	{"F8E4M3FNDeinterleave8x4ToBF16", &shUnpackF8x4To16, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) {
+			k.F8E4M3FNDeinterleave8x4ToBF16Rows(o[0], o[1], o[2], o[3], o[4], n, r)
+		},
+		func(_ *Kernels, o [][]byte, n int) { refF8QuadsTo16(F8E4M3FNBitsToF32, F32ToBF16Bits, o, n) }},
+	{"F8E4M3FNDeinterleave8x4ToF16", &shUnpackF8x4To16, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) {
+			k.F8E4M3FNDeinterleave8x4ToF16Rows(o[0], o[1], o[2], o[3], o[4], n, r)
+		},
+		func(_ *Kernels, o [][]byte, n int) { refF8QuadsTo16(F8E4M3FNBitsToF32, F32ToF16Bits, o, n) }},
+	{"F8E5M2Deinterleave8x4ToBF16", &shUnpackF8x4To16, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) {
+			k.F8E5M2Deinterleave8x4ToBF16Rows(o[0], o[1], o[2], o[3], o[4], n, r)
+		},
+		func(_ *Kernels, o [][]byte, n int) { refF8QuadsTo16(F8E5M2BitsToF32, F32ToBF16Bits, o, n) }},
+	{"F8E5M2Deinterleave8x4ToF16", &shUnpackF8x4To16, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) {
+			k.F8E5M2Deinterleave8x4ToF16Rows(o[0], o[1], o[2], o[3], o[4], n, r)
+		},
+		func(_ *Kernels, o [][]byte, n int) { refF8QuadsTo16(F8E5M2BitsToF32, F32ToF16Bits, o, n) }},
 	{"F32ToF8E4M3FNInterleave8x4", &shPackF8x4, true,
 		func(k *Kernels, o [][]byte, n int, r Rows) {
 			k.F32ToF8E4M3FNInterleave8x4Rows(o[0], o[1], o[2], o[3], o[4], n, r)
@@ -190,6 +210,14 @@ func ref16ToF8Quads(widen func(uint16) uint32, f f8Format, o [][]byte, n int) {
 	for i := range n {
 		for k := range 4 {
 			o[0][4*i+k] = f.encode(widen(le.Uint16(o[1+k][2*i:])))
+		}
+	}
+}
+
+func refF8QuadsTo16(widen func(uint8) uint32, narrow func(uint32) uint16, o [][]byte, n int) {
+	for i := range n {
+		for k := range 4 {
+			le.PutUint16(o[k][2*i:], narrow(widen(o[4][4*i+k])))
 		}
 	}
 }

@@ -13,8 +13,13 @@ func TestF8To16Arithmetic(t *testing.T) {
 	}
 	s := *avx512Set
 	s.rows.f8To16VBMI, s.rowsNT.f8To16VBMI = [4]asm2{}, [4]asm2{}
-	checkF8To16(t, s.kernels())
-	if cpuVBMI && avx512Set.rows.f8To16VBMI[0] == nil {
+	s.rows.f8QuadsTo16VBMI, s.rowsNT.f8QuadsTo16VBMI = [4]asm5{}, [4]asm5{}
+	k := s.kernels()
+	if k.F8QuadsTo16Kernel {
+		t.Error("F8QuadsTo16Kernel without the VBMI kernels")
+	}
+	checkF8To16(t, k)
+	if cpuVBMI && (avx512Set.rows.f8To16VBMI[0] == nil || !Default().F8QuadsTo16Kernel) {
 		t.Error("the CPU has VBMI but the AVX-512 set has no lookup kernels")
 	}
 }

@@ -641,3 +641,74 @@ func encode16(q, p int, bf16 bool) uint16 {
 	}
 	return uint16(e<<mb | q&(1<<mb-1))
 }
+
+// genF8QuadsTo16VBMI emits the inverse of the 16-bit → f8 quad packing for AVX-512
+// with VBMI: (4,1) quads of f8 unpacked into four rows and widened to bf16 or f16 by
+// genF8To16VBMI's table lookup, rk[i] = to(f8(src[4i+k])). One VPERMB puts each
+// input vector's bytes where the lane-wise unpacks of the looked-up low and high bytes
+// leave rows 0 and 1 in one vector and rows 2 and 3 in the other (each row's 16
+// elements as two 8-element halves in lanes 2r and 2r+1); two input vectors make 32
+// elements, a line, of each row. 32 quads a step.
+func genF8QuadsTo16VBMI(f f8Widen, bf16 bool, m mode) {
+	x := avx512
+	to := "F16"
+	if bf16 {
+		to = "BF16"
+	}
+	name := fname("f8"+f.name+"Deinterleave8x4To"+to+"VBMI", x, m)
+	TEXT(name, NOSPLIT, m.sig("func(r0, r1, r2, r3, src *byte, n int)"))
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s unpacks n*32 32-bit quads of f8%s from src into r0..r3, widened to %s by table lookup (AVX-512 VBMI).%s", name, strings.ToLower(f.name), strings.ToLower(to), m.doc()))
+	rp := []reg.GPVirtual{param("r0"), param("r1"), param("r2"), param("r3")}
+	src, n := param("src"), param("n")
+	lo, hi := f.table16(bf16)
+	tn := "f8" + f.name + "To" + to
+	tl, th := table(tn+"Lo", lo, 128), table(tn+"Hi", hi, 128)
+	var tab [4]reg.VecVirtual
+	for i, mem := range []Mem{tl, tl.Offset(64), th, th.Offset(64)} {
+		tab[i] = x.vec()
+		x.load(mem, tab[i])
+	}
+	// Byte p of the permuted vector: lane L = p/16, half = p%16/8 (unpacklo or hi),
+	// element e = p%8. Unpacklo lane L holds row L/2's elements 8(L%2)..+7; unpackhi
+	// lane L row 2+L/2's. Quad q's byte k is source byte 4q+k.
+	var idx []byte
+	for p := range 64 {
+		L, h, e := p/16, p%16/8, p%8
+		row, el := L/2+2*h, 8*(L%2)+e
+		idx = append(idx, byte(4*el+row))
+	}
+	perm := x.loadTable("f8QuadRows", idx)
+	sign := x.vec()
+	VPBROADCASTB(table("signByte", []byte{0x80}, 1), sign)
+	ss := []stream{{src, 2 * x.w, false}}
+	for _, p := range rp {
+		ss = append(ss, stream{p, x.w, true})
+	}
+	m.loop(n, 1, ss, func(int) {
+		var w [2][2]reg.VecVirtual // [input][rows 0,1 or rows 2,3]
+		for q := range 2 {
+			b, l, h, s := x.vec(), x.vec(), x.vec(), x.vec()
+			VPERMB(at(src, q*x.w), perm, b)
+			VMOVDQA64(tab[0], l)
+			VPERMT2B(tab[1], b, l)
+			VMOVDQA64(tab[2], h)
+			VPERMT2B(tab[3], b, h)
+			x.and(sign, b, s)
+			x.or(s, h, h)
+			w[q][0], w[q][1] = x.vec(), x.vec()
+			VPUNPCKLBW(h, l, w[q][0])
+			VPUNPCKHBW(h, l, w[q][1])
+		}
+		for k, p := range rp {
+			o := x.vec()
+			imm := U8(0x44) // lanes 0, 1 of each input: the pair's first row
+			if k%2 == 1 {
+				imm = U8(0xee)
+			}
+			VSHUFI64X2(imm, w[1][k/2], w[0][k/2], o)
+			x.store(o, at(p, 0), m)
+		}
+	})
+	finish(m)
+}

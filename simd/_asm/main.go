@@ -83,6 +83,8 @@ func main() {
 				for _, f := range []f8Widen{widenE4M3FN, widenE5M2} {
 					genF8To16VBMI(f, true, m)
 					genF8To16VBMI(f, false, m)
+					genF8QuadsTo16VBMI(f, true, m)
+					genF8QuadsTo16VBMI(f, false, m)
 				}
 			}
 			for _, from := range []string{"BF16", "F16"} {
