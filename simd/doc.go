@@ -38,7 +38,8 @@
 // rules: f8e4m3fn overflow becomes NaN, f8e5m2 overflow ±Inf (see
 // [F32ToF8E4M3FNBits] and [F32ToF8E5M2Bits]); bf16 and f16 round once, through
 // their exact f32 values, and f8 → bf16 or f16 is exact. All have AVX-512 and AVX2
-// kernels; on AVX-512 CPUs with VBMI, f8 → bf16 and f16 is a table lookup.
+// kernels; on AVX-512 CPUs with VBMI, f8 → bf16 and f16 (runs, and quads unpacked
+// into rows) is a table lookup.
 // SplitNibbleWordsRows reads (8,1)E(4) int4 words back into their eight rows.
 //
 // Conversions round to nearest, ties to even. Finite values too large for the
