@@ -97,6 +97,15 @@ func (n *nibbleTiles) groups(dst, src []byte, lo, hi int64) {
 	tileBytes := n.tileRows * 64    // R rows × 128 nibbles
 	rowTiles := c / 128 * tileBytes // a band of tiles across the array
 	stream := n.p.nibbleStreams()
+	if !n.tiled && per == 1 {
+		// With 8-row tiles a group's words run on from tile to tile, and the groups'
+		// bands follow each other: all the groups in one call, a group a batch row.
+		ks.SplitNibbleWordsRows(dst[8*lo*c:], int(c), src[lo*rowTiles:], int(c), simd.Rows{N: int(hi - lo), DstStride: int(8 * c), SrcStride: int(rowTiles), Stream: stream})
+		if stream {
+			ks.Fence()
+		}
+		return
+	}
 	rs := [4][]byte{}
 	for g := lo; g < hi; g++ {
 		// The group's first word: its tile band, its word row within the tiles.
@@ -116,13 +125,7 @@ func (n *nibbleTiles) groups(dst, src []byte, lo, hi int64) {
 				ks.Interleave8x4Rows(dst[words:], rs[0], rs[1], rs[2], rs[3], 128, r)
 				continue
 			}
-			// Each tile's 128 words of the group straight into the group's 8 rows; with
-			// 8-row tiles the group's words run on from tile to tile, one call's row.
-			if per == 1 {
-				r.N = 1
-				ks.SplitNibbleWordsRows(dst[8*g*c+c0:], int(c), src[words:], int(cn), r)
-				continue
-			}
+			// Each tile's 128 words of the group straight into the group's 8 rows.
 			ks.SplitNibbleWordsRows(dst[8*g*c+c0:], int(c), src[words:], 128, r)
 		}
 	}
