@@ -2,7 +2,6 @@ package relayout
 
 import (
 	"encoding/binary"
-	"runtime"
 
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/layout"
@@ -424,55 +423,29 @@ func (p *Plan) f8Run() func(dst, src []byte, n int, r simd.Rows) {
 	case p.dt == layout.F32 && p.dbits == 32 && p.st == layout.F8E5M2:
 		return ks.F8E5M2ToF32Rows
 	case (p.dt == layout.F8E4M3FN || p.dt == layout.F8E5M2) && p.dbits == 8 && wide(p.st, p.sbits):
-		widen, to := ks.F16ToF32Rows, ks.F32ToF8E5M2Rows
-		if p.st == layout.BF16 {
-			widen = ks.BF16ToF32Rows
+		// One pass, one rounding: bf16 and f16 widen to f32 exactly as they are loaded.
+		switch {
+		case p.st == layout.BF16 && p.dt == layout.F8E4M3FN:
+			return ks.BF16ToF8E4M3FNRows
+		case p.st == layout.BF16:
+			return ks.BF16ToF8E5M2Rows
+		case p.dt == layout.F8E4M3FN:
+			return ks.F16ToF8E4M3FNRows
 		}
-		if p.dt == layout.F8E4M3FN {
-			to = ks.F32ToF8E4M3FNRows
-		}
-		return p.viaF32(widen, to, 2, 1)
+		return ks.F16ToF8E5M2Rows
 	case (p.st == layout.F8E4M3FN || p.st == layout.F8E5M2) && p.sbits == 8 && (p.dt == layout.BF16 || p.dt == layout.F16) && p.dbits == 16:
-		from, to := ks.F8E5M2ToF32Rows, ks.F32ToBF16Rows
-		if p.st == layout.F8E4M3FN {
-			from = ks.F8E4M3FNToF32Rows
+		// One pass: every f8 value is exact in both, so there is no rounding to share.
+		switch {
+		case p.st == layout.F8E4M3FN && p.dt == layout.BF16:
+			return ks.F8E4M3FNToBF16Rows
+		case p.st == layout.F8E4M3FN:
+			return ks.F8E4M3FNToF16Rows
+		case p.dt == layout.BF16:
+			return ks.F8E5M2ToBF16Rows
 		}
-		if p.dt == layout.F16 {
-			to = ks.F32ToF16Rows
-		}
-		return p.viaF32(from, to, 1, 2)
+		return ks.F8E5M2ToF16Rows
 	}
 	return nil
-}
-
-// f32Chunk is the elements a run converts through f32 at a time: 4 KiB of scratch, in L1.
-const f32Chunk = 1024
-
-// viaF32Stream is the elements a call must convert before its stores stream: taking
-// and giving back scratch are locked instructions, which wait for the call's streamed
-// stores to drain, a fence a call (f8e5m2 T(8,128)(4,1) → bf16 8192², pieces of quads,
-// spent two thirds of its time there).
-const viaF32Stream = 1 << 14
-
-// viaF32 converts runs in two kernels through f32 scratch: widen (exact, from 16-bit
-// floats or f8) and then narrow (one rounding, the target type's), so each element is
-// the same as the per-element conversion through f32. sw and dw are the source's and
-// destination's bytes an element. Its scratch is made now, one a worker, so that copies
-// do not allocate.
-func (p *Plan) viaF32(widen, narrow func(dst, src []byte, n int, r simd.Rows), sw, dw int) func(dst, src []byte, n int, r simd.Rows) {
-	scratch := newSlots(max(p.opts.workers, runtime.GOMAXPROCS(0)), 4*f32Chunk)
-	return func(dst, src []byte, n int, r simd.Rows) {
-		s, slot := scratch.take()
-		defer scratch.give(slot)
-		for j := range r.N {
-			d, x := dst[j*r.DstStride:], src[j*r.SrcStride:]
-			for i := 0; i < n; i += f32Chunk {
-				m := min(f32Chunk, n-i)
-				widen(s, x[i*sw:], m, simd.Rows{N: 1})
-				narrow(d[i*dw:], s, m, simd.Rows{N: 1, Stream: r.Stream && n*r.N >= viaF32Stream})
-			}
-		}
-	}
 }
 
 // copySame copies r.N runs of n elements of the plan's one type.

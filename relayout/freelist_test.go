@@ -28,19 +28,3 @@ func TestFreeList(t *testing.T) {
 		t.Errorf("get and put allocate %v times", n)
 	}
 }
-
-// slots hands out each buffer once until it is given back, then a new one.
-func TestSlots(t *testing.T) {
-	s := newSlots(2, 8)
-	a, i := s.take()
-	b, j := s.take()
-	c, k := s.take()
-	if i < 0 || j < 0 || i == j || k != -1 || &a[0] == &b[0] || &c[0] == &a[0] || &c[0] == &b[0] || len(c) != 8 {
-		t.Fatalf("slots %d, %d, %d: want two distinct slots, then a new buffer", i, j, k)
-	}
-	s.give(k) // a new buffer's slot: nothing to give back
-	s.give(i)
-	if d, l := s.take(); l != i || &d[0] != &a[0] {
-		t.Errorf("after giving slot %d back, took slot %d", i, l)
-	}
-}

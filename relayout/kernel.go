@@ -639,31 +639,52 @@ func (p *Plan) fusedPack(pk int64, interleave bool) bool {
 }
 
 // f8Unquads is the simd kernel that unpacks (4,1) quads of the source's f8 type into
-// f32 rows in one pass, or nil.
+// f32 rows in one pass, or into bf16 or f16 rows where the kernel set has vector
+// kernels for them (elsewhere the quads are unpacked and then converted), or nil.
 func (p *Plan) f8Unquads() func(r0, r1, r2, r3, src []byte, n int, r simd.Rows) {
-	if p.dt != layout.F32 || p.dbits != 32 || p.sbits != 8 {
+	ks := p.k()
+	if p.sbits != 8 || (p.st != layout.F8E4M3FN && p.st != layout.F8E5M2) {
 		return nil
 	}
-	switch p.st {
-	case layout.F8E4M3FN:
-		return p.k().F8E4M3FNDeinterleave8x4ToF32Rows
-	case layout.F8E5M2:
-		return p.k().F8E5M2Deinterleave8x4ToF32Rows
+	e4 := p.st == layout.F8E4M3FN
+	switch {
+	case p.dt == layout.F32 && p.dbits == 32 && e4:
+		return ks.F8E4M3FNDeinterleave8x4ToF32Rows
+	case p.dt == layout.F32 && p.dbits == 32:
+		return ks.F8E5M2Deinterleave8x4ToF32Rows
+	case p.dbits != 16 || !ks.F8QuadsTo16Kernel:
+	case p.dt == layout.BF16 && e4:
+		return ks.F8E4M3FNDeinterleave8x4ToBF16Rows
+	case p.dt == layout.BF16:
+		return ks.F8E5M2Deinterleave8x4ToBF16Rows
+	case p.dt == layout.F16 && e4:
+		return ks.F8E4M3FNDeinterleave8x4ToF16Rows
+	case p.dt == layout.F16:
+		return ks.F8E5M2Deinterleave8x4ToF16Rows
 	}
 	return nil
 }
 
-// f8Quads is the simd kernel that converts f32 rows to the destination's f8 type and
-// packs them in (4,1) quads in one pass, or nil.
+// f8Quads is the simd kernel that converts f32, bf16 or f16 rows to the destination's
+// f8 type and packs them in (4,1) quads in one pass, or nil.
 func (p *Plan) f8Quads() func(dst, r0, r1, r2, r3 []byte, n int, r simd.Rows) {
-	if p.st != layout.F32 || p.sbits != 32 || p.dbits != 8 {
+	if p.dbits != 8 || (p.dt != layout.F8E4M3FN && p.dt != layout.F8E5M2) {
 		return nil
 	}
-	switch p.dt {
-	case layout.F8E4M3FN:
-		return p.k().F32ToF8E4M3FNInterleave8x4Rows
-	case layout.F8E5M2:
-		return p.k().F32ToF8E5M2Interleave8x4Rows
+	ks, e4 := p.k(), p.dt == layout.F8E4M3FN
+	switch {
+	case p.st == layout.F32 && p.sbits == 32 && e4:
+		return ks.F32ToF8E4M3FNInterleave8x4Rows
+	case p.st == layout.F32 && p.sbits == 32:
+		return ks.F32ToF8E5M2Interleave8x4Rows
+	case p.st == layout.BF16 && p.sbits == 16 && e4:
+		return ks.BF16ToF8E4M3FNInterleave8x4Rows
+	case p.st == layout.BF16 && p.sbits == 16:
+		return ks.BF16ToF8E5M2Interleave8x4Rows
+	case p.st == layout.F16 && p.sbits == 16 && e4:
+		return ks.F16ToF8E4M3FNInterleave8x4Rows
+	case p.st == layout.F16 && p.sbits == 16:
+		return ks.F16ToF8E5M2Interleave8x4Rows
 	}
 	return nil
 }

@@ -14,9 +14,10 @@ import (
 // way where the sub-byte executor took three (unpack, byte transpose, pack). Each
 // group of 8 rows is joined two rows a byte (rows 2m and 2m+1 as the low and high
 // nibble) into four byte rows in scratch, which the 8-bit quad packing kernel
-// interleaves into the words of the group's tile rows (simd JoinNibblesRows joins them); reading tiles back runs the
-// quad unpacking into scratch and splits the nibbles into the rows (simd
-// SplitNibblesRows, zero-extended as the sub-byte executor's unpacking writes them). Dims must be whole tiles (no
+// interleaves into the words of the group's tile rows (simd JoinNibblesRows joins them); reading tiles back
+// splits each word's nibbles straight into the group's 8 rows (simd SplitNibbleWordsRows,
+// zero-extended as the sub-byte executor's unpacking writes them; the quad unpacking
+// into scratch and a split from there took twice as long). Dims must be whole tiles (no
 // padding); other shapes take the sub-byte executor.
 type nibbleTiles struct {
 	p          *Plan
@@ -53,9 +54,11 @@ func planNibbleTiles(p *Plan, dst, src layout.Shape) *nibbleTiles {
 	}
 	n := &nibbleTiles{p: p, tiled: p.dbits == 4, rows: rows, cols: cols, tileRows: r[0]}
 	n.part = n.groups
-	// One scratch per worker now, so that Copy does not allocate.
-	w := max(p.opts.workers, runtime.GOMAXPROCS(0))
-	n.scratch = newFreeList(w, p.opts.workers, func() []byte { return make([]byte, 4*nibbleChunk) })
+	if n.tiled {
+		// One scratch per worker now, so that Copy does not allocate.
+		w := max(p.opts.workers, runtime.GOMAXPROCS(0))
+		n.scratch = newFreeList(w, p.opts.workers, func() []byte { return make([]byte, 4*nibbleChunk) })
+	}
 	return n
 }
 
@@ -84,25 +87,37 @@ func (n *nibbleTiles) copy(dst, src []byte) {
 // groups moves the groups of 8 rows [lo, hi).
 func (n *nibbleTiles) groups(dst, src []byte, lo, hi int64) {
 	ks := n.p.k()
-	s := n.scratch.get()
-	defer n.scratch.put(s)
+	var s []byte // the joined rows, into tiles only
+	if n.tiled {
+		s = n.scratch.get()
+		defer n.scratch.put(s)
+	}
 	c := n.cols
 	per := n.tileRows / 8           // word rows a tile
 	tileBytes := n.tileRows * 64    // R rows × 128 nibbles
 	rowTiles := c / 128 * tileBytes // a band of tiles across the array
 	stream := n.p.nibbleStreams()
+	if !n.tiled && per == 1 {
+		// With 8-row tiles a group's words run on from tile to tile, and the groups'
+		// bands follow each other: all the groups in one call, a group a batch row.
+		ks.SplitNibbleWordsRows(dst[8*lo*c:], int(c), src[lo*rowTiles:], int(c), simd.Rows{N: int(hi - lo), DstStride: int(8 * c), SrcStride: int(rowTiles), Stream: stream})
+		if stream {
+			ks.Fence()
+		}
+		return
+	}
 	rs := [4][]byte{}
 	for g := lo; g < hi; g++ {
 		// The group's first word: its tile band, its word row within the tiles.
 		base := g/per*rowTiles + g%per*512
 		for c0 := int64(0); c0 < c; c0 += nibbleChunk {
 			cn := min(nibbleChunk, c-c0)
-			for m := range rs {
-				rs[m] = s[int64(m)*cn : int64(m+1)*cn]
-			}
 			words := base + c0/128*tileBytes
 			r := simd.Rows{N: int(cn / 128), DstStride: 128, SrcStride: int(tileBytes), Stream: stream}
 			if n.tiled {
+				for m := range rs {
+					rs[m] = s[int64(m)*cn : int64(m+1)*cn]
+				}
 				// The four row pairs in one call: rows 2m and 2m+1 into scratch row m.
 				r0 := 8*g*c + c0
 				ks.JoinNibblesRows(s, src[r0:], src[r0+c:], int(cn), simd.Rows{N: 4, DstStride: int(cn), SrcStride: int(2 * c)})
@@ -110,10 +125,8 @@ func (n *nibbleTiles) groups(dst, src []byte, lo, hi int64) {
 				ks.Interleave8x4Rows(dst[words:], rs[0], rs[1], rs[2], rs[3], 128, r)
 				continue
 			}
-			r.Stream = false // into scratch
-			ks.Deinterleave8x4Rows(rs[0], rs[1], rs[2], rs[3], src[words:], 128, r)
-			r0 := 8*g*c + c0 // scratch row m into rows 2m and 2m+1, in one call
-			ks.SplitNibblesRows(dst[r0:], dst[r0+c:], s, int(cn), simd.Rows{N: 4, DstStride: int(2 * c), SrcStride: int(cn), Stream: stream})
+			// Each tile's 128 words of the group straight into the group's 8 rows.
+			ks.SplitNibbleWordsRows(dst[8*g*c+c0:], int(c), src[words:], 128, r)
 		}
 	}
 	if stream {

@@ -401,7 +401,7 @@ func checkNamed(t *testing.T, seed uint64, pairs []namedPair, variants ...pairCa
 
 // TestF8 covers the conversions to and from f8e4m3fn and f8e5m2: f32 rows converted
 // and packed in (4,1) quads in one kernel, the other packings and transposes through
-// the f8 run kernels, from and to bf16 and f16 through f32 scratch (exec.go viaF32).
+// the f8 run kernels, to and from bf16 and f16 in one pass.
 func TestF8(t *testing.T) {
 	checkNamed(t, 31, []namedPair{
 		{"f32[%d,%d]{1,0}", "f8e4m3fn[%d,%d]{1,0:T(8,128)(4,1)}", "interleave"},
@@ -415,6 +415,10 @@ func TestF8(t *testing.T) {
 		{"bf16[%d,%d]{1,0}", "f8e4m3fn[%d,%d]{1,0:T(8,128)(4,1)}", "interleave"},
 		{"f8e5m2[%d,%d]{1,0}", "f16[%d,%d]{1,0}", "copy"},
 		{"f16[%d,%d]{1,0}", "f8e5m2[%d,%d]{0,1:T(8,128)(4,1)}", "transpose"},
+		{"f8e5m2[%d,%d]{1,0:T(8,128)(4,1)}", "bf16[%d,%d]{1,0}", "deinterleave"},
+		{"f8e4m3fn[%d,%d]{1,0:T(8,128)(4,1)}", "f16[%d,%d]{1,0}", "deinterleave"},
+		{"f8e4m3fn[%d,%d]{1,0}", "f16[%d,%d]{1,0}", "copy"},
+		{"f8e4m3fn[%d,%d]{1,0}", "bf16[%d,%d]{0,1:T(8,128)(2,1)}", "transpose"},
 	}, pairCase{stream: true}, pairCase{opts: []Option{WithPadLeave(), WithBlockBytes(256)}},
 		pairCase{opts: []Option{WithPadValue(-1.5), WithWorkers(3)}})
 }

@@ -11,6 +11,8 @@ import (
 var (
 	cpuAVX2   = cpuid.CPU.Supports(cpuid.AVX2, cpuid.F16C)
 	cpuAVX512 = cpuAVX2 && cpuid.CPU.Supports(cpuid.AVX512F, cpuid.AVX512BW, cpuid.AVX512VL)
+	// VBMI's byte permutes of two tables (VPERMT2B) widen f8 to 16-bit floats by lookup.
+	cpuVBMI = cpuAVX512 && cpuid.CPU.Supports(cpuid.AVX512VBMI)
 )
 
 // prefetchToL2 says that Prefetch asks with PREFETCHT1 (into L2) rather than

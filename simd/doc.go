@@ -33,11 +33,14 @@
 // with Rows.Stream set uses non-temporal
 // stores without a fence; [Kernels.Fence] ends a series of them.
 //
-// The f8 kernels (f32 ↔ f8e4m3fn and f8e5m2, and f32 rows converted and packed in
-// (4,1) quads) round the same way and follow ml_dtypes' non-saturating rules:
-// f8e4m3fn overflow becomes NaN, f8e5m2 overflow ±Inf (see [F32ToF8E4M3FNBits]
-// and [F32ToF8E5M2Bits]); the quad packing and unpacking have AVX-512 and AVX2
-// kernels, the run conversions are Go.
+// The f8 kernels (f32, bf16 and f16 ↔ f8e4m3fn and f8e5m2, as runs and as rows
+// packed in (4,1) quads) round the same way and follow ml_dtypes' non-saturating
+// rules: f8e4m3fn overflow becomes NaN, f8e5m2 overflow ±Inf (see
+// [F32ToF8E4M3FNBits] and [F32ToF8E5M2Bits]); bf16 and f16 round once, through
+// their exact f32 values, and f8 → bf16 or f16 is exact. All have AVX-512 and AVX2
+// kernels; on AVX-512 CPUs with VBMI, f8 → bf16 and f16 (runs, and quads unpacked
+// into rows) is a table lookup.
+// SplitNibbleWordsRows reads (8,1)E(4) int4 words back into their eight rows.
 //
 // Conversions round to nearest, ties to even. Finite values too large for the
 // target become ±Inf; NaNs stay NaNs with their sign and become quiet; f16

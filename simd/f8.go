@@ -50,6 +50,20 @@ func F8E5M2BitsToF32(b uint8) uint32 { return f8e5m2ToF32[b] }
 
 var f8e4m3fnToF32, f8e5m2ToF32 = f8Table(4, 3, true), f8Table(5, 2, false)
 
+// The f8 patterns' bf16 and f16 bits: their f32 values narrowed, which is exact (the
+// generic kernels' tables; the vector ones compute them).
+var (
+	f8e4m3fnToBF16, f8e4m3fnToF16 = table16(&f8e4m3fnToF32)
+	f8e5m2ToBF16, f8e5m2ToF16     = table16(&f8e5m2ToF32)
+)
+
+func table16(t *[256]uint32) (bf, h [256]uint16) {
+	for b, f := range t {
+		bf[b], h[b] = F32ToBF16Bits(f), F32ToF16Bits(f)
+	}
+	return bf, h
+}
+
 // f8Table lists the f32 bits of every f8 pattern with ebits exponent and mbits
 // mantissa bits (fn: no infinity, NaN only with all ones).
 func f8Table(ebits, mbits uint, fn bool) (t [256]uint32) {
@@ -114,6 +128,50 @@ func genericF8ToF32(t *[256]uint32, dst, src []byte, n int) {
 	}
 }
 
+// genericF16ToF8 converts n 16-bit floats of src, which widen gives the f32 of, to f8.
+func genericF16ToF8(f f8Format, widen func(uint16) uint32, dst, src []byte, n int) {
+	checkN(n)
+	dst, src = dst[:n:len(dst)], src[:2*n:len(src)]
+	for i := range dst {
+		dst[i] = f.encode(widen(le.Uint16(src[2*i:])))
+	}
+}
+
+// genericF16ToF8Interleave8x4 converts n 16-bit floats (widen gives their f32) of each
+// of r0..r3 to f8 and packs them in quads: dst[4i+k] = f8(rk[i]).
+func genericF16ToF8Interleave8x4(f f8Format, widen func(uint16) uint32, dst, r0, r1, r2, r3 []byte, n int) {
+	checkN(n)
+	dst = dst[: 4*n : len(dst)]
+	r0, r1, r2, r3 = r0[:2*n:len(r0)], r1[:2*n:len(r1)], r2[:2*n:len(r2)], r3[:2*n:len(r3)]
+	for i := range n {
+		w := uint32(f.encode(widen(le.Uint16(r0[2*i:])))) | uint32(f.encode(widen(le.Uint16(r1[2*i:]))))<<8 |
+			uint32(f.encode(widen(le.Uint16(r2[2*i:]))))<<16 | uint32(f.encode(widen(le.Uint16(r3[2*i:]))))<<24
+		le.PutUint32(dst[4*i:], w)
+	}
+}
+
+// genericF8Deinterleave8x4To16 unpacks n quads of f8 from src into four rows of the
+// 16-bit values t gives: rk[i] = t[src[4i+k]].
+func genericF8Deinterleave8x4To16(t *[256]uint16, r0, r1, r2, r3, src []byte, n int) {
+	checkN(n)
+	src = src[: 4*n : len(src)]
+	rows := [4][]byte{r0[: 2*n : len(r0)], r1[: 2*n : len(r1)], r2[: 2*n : len(r2)], r3[: 2*n : len(r3)]}
+	for i := range n {
+		for k, r := range rows {
+			le.PutUint16(r[2*i:], t[src[4*i+k]])
+		}
+	}
+}
+
+// genericF8To16 widens n f8 bytes of src to the 16-bit elements of dst that t gives.
+func genericF8To16(t *[256]uint16, dst, src []byte, n int) {
+	checkN(n)
+	dst, src = dst[:2*n:len(dst)], src[:n:len(src)]
+	for i, b := range src {
+		le.PutUint16(dst[2*i:], t[b])
+	}
+}
+
 // genericF32ToF8Interleave8x4 converts n f32 elements of each of r0..r3 to f8 and
 // packs them in quads: dst[4i+k] = f8(rk[i]).
 func genericF32ToF8Interleave8x4(f f8Format, dst, r0, r1, r2, r3 []byte, n int) {
@@ -139,6 +197,18 @@ func genericSplitNibbles(lo, hi, src []byte, n int) {
 	}
 	for ; i < n; i++ {
 		lo[i], hi[i] = src[i]&0x0f, src[i]>>4
+	}
+}
+
+// genericSplitNibbleWords is SplitNibbleWordsRows' one call.
+func genericSplitNibbleWords(dst []byte, rowStride int, src []byte, n int) {
+	checkN(n)
+	src = src[: 4*n : len(src)]
+	for m := range 8 {
+		row, b, sh := dst[m*rowStride:m*rowStride+n], m/2, uint(4*(m%2))
+		for i := range row {
+			row[i] = src[4*i+b] >> sh & 15
+		}
 	}
 }
 

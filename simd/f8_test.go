@@ -86,3 +86,139 @@ func TestF8Kernels(t *testing.T) {
 		}
 	}
 }
+
+// TestF8To16 widens every f8 pattern of both formats to bf16 and f16 with every
+// implementation, streamed or not, at every offset of a 64-element block (so that the
+// vector loop, the narrower set's half block and the generic tail each see every
+// pattern), and compares each element with the scalar definitions: the f8's f32 value
+// narrowed by F32ToBF16Bits or F32ToF16Bits (exact; NaNs the quiet NaN of the sign).
+func TestF8To16(t *testing.T) {
+	for _, k := range Available() {
+		checkF8To16(t, k)
+	}
+}
+
+func checkF8To16(t *testing.T, k *Kernels) {
+	t.Helper()
+	src := make([]byte, 256+64)
+	for i := range src {
+		src[i] = byte(i * 7) // 7 is odd: every pattern in the first 256
+	}
+	{
+		for _, c := range []struct {
+			name   string
+			kern   func(dst, src []byte, n int, r Rows)
+			quads  func(r0, r1, r2, r3, src []byte, n int, r Rows)
+			widen  func(uint8) uint32
+			narrow func(uint32) uint16
+		}{
+			{"e4m3fn→bf16", k.F8E4M3FNToBF16Rows, k.F8E4M3FNDeinterleave8x4ToBF16Rows, F8E4M3FNBitsToF32, F32ToBF16Bits},
+			{"e4m3fn→f16", k.F8E4M3FNToF16Rows, k.F8E4M3FNDeinterleave8x4ToF16Rows, F8E4M3FNBitsToF32, F32ToF16Bits},
+			{"e5m2→bf16", k.F8E5M2ToBF16Rows, k.F8E5M2Deinterleave8x4ToBF16Rows, F8E5M2BitsToF32, F32ToBF16Bits},
+			{"e5m2→f16", k.F8E5M2ToF16Rows, k.F8E5M2Deinterleave8x4ToF16Rows, F8E5M2BitsToF32, F32ToF16Bits},
+		} {
+			// Quads: every pattern in every place of a quad, 256+37 quads (the
+			// kernel's blocks and a tail), streamed or not.
+			for _, stream := range []bool{false, true} {
+				const n = 256 + 37
+				quads := make([]byte, 4*n)
+				for i := range n {
+					copy(quads[4*i:], []byte{byte(i), byte(255 - i), byte(i ^ 0x55), byte(i*7 + 3)})
+				}
+				var outs [4][]byte
+				for q := range outs {
+					buf := make([]byte, 2*n+64)
+					a := 64 - int(addr64(buf)%64)
+					outs[q] = buf[a%64:][: 2*n : 2*n]
+				}
+				c.quads(outs[0], outs[1], outs[2], outs[3], quads, n, Rows{N: 1, Stream: stream})
+				k.Fence()
+				for i := range n {
+					for q := range 4 {
+						b := quads[4*i+q]
+						if got, want := le.Uint16(outs[q][2*i:]), c.narrow(c.widen(b)); got != want {
+							t.Fatalf("%s %s Deinterleave8x4 (stream %v): quad %d f8 %#02x → %#04x, want %#04x", k.Name, c.name, stream, i, b, got, want)
+						}
+					}
+				}
+			}
+			for _, stream := range []bool{false, true} {
+				for off := 0; off < 64; off += 5 {
+					n := 256 + 64 - off
+					buf := make([]byte, 2*n+128)
+					a := 64 - int(addr64(buf)%64) // line-aligned, so streaming can be taken
+					d := buf[a%64:][: 2*n : 2*n]
+					c.kern(d, src[off:], n, Rows{N: 1, Stream: stream})
+					k.Fence()
+					for i, b := range src[off:] {
+						if got, want := le.Uint16(d[2*i:]), c.narrow(c.widen(b)); got != want {
+							t.Fatalf("%s %s (stream %v, offset %d): f8 %#02x → %#04x, want %#04x", k.Name, c.name, stream, off, b, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestF16ToF8 converts every bf16 and every f16 value to both f8 formats with every
+// implementation, streamed or not, from several offsets (the vector loop, the narrower
+// set's half block and the generic tail each see most values), and compares each
+// element with the scalar definitions: the value widened exactly to f32, then
+// F32ToF8E4M3FNBits or F32ToF8E5M2Bits.
+func TestF16ToF8(t *testing.T) {
+	src := make([]byte, 2<<16+128)
+	for i := range (len(src)) / 2 {
+		le.PutUint16(src[2*i:], uint16(i))
+	}
+	for _, k := range Available() {
+		for _, c := range []struct {
+			name  string
+			kern  func(dst, src []byte, n int, r Rows)
+			quads func(dst, r0, r1, r2, r3 []byte, n int, r Rows)
+			widen func(uint16) uint32
+			f     f8Format
+		}{
+			{"bf16→e4m3fn", k.BF16ToF8E4M3FNRows, k.BF16ToF8E4M3FNInterleave8x4Rows, BF16BitsToF32, e4m3fn},
+			{"bf16→e5m2", k.BF16ToF8E5M2Rows, k.BF16ToF8E5M2Interleave8x4Rows, BF16BitsToF32, e5m2},
+			{"f16→e4m3fn", k.F16ToF8E4M3FNRows, k.F16ToF8E4M3FNInterleave8x4Rows, F16BitsToF32, e4m3fn},
+			{"f16→e5m2", k.F16ToF8E5M2Rows, k.F16ToF8E5M2Interleave8x4Rows, F16BitsToF32, e5m2},
+		} {
+			// Quads: every value in every place of a quad (four rows of 2^14 values).
+			for _, stream := range []bool{false, true} {
+				const n = 1 << 14
+				rows := [4][]byte{src[:2*n], src[2*n : 4*n], src[4*n : 6*n], src[6*n : 8*n]}
+				buf := make([]byte, 4*n+64)
+				a := 64 - int(addr64(buf)%64)
+				d := buf[a%64:][: 4*n : 4*n]
+				c.quads(d, rows[0], rows[1], rows[2], rows[3], n, Rows{N: 1, Stream: stream})
+				k.Fence()
+				for i := range n {
+					for q := range 4 {
+						h := le.Uint16(rows[q][2*i:])
+						if got, want := d[4*i+q], c.f.encode(c.widen(h)); got != want {
+							t.Fatalf("%s %s Interleave8x4 (stream %v): %#04x → %#02x, want %#02x", k.Name, c.name, stream, h, got, want)
+						}
+					}
+				}
+			}
+			for _, stream := range []bool{false, true} {
+				for _, off := range []int{0, 1, 33, 64} {
+					s := src[2*off:]
+					n := len(s) / 2
+					buf := make([]byte, n+64)
+					a := 64 - int(addr64(buf)%64) // line-aligned, so streaming can be taken
+					d := buf[a%64:][:n:n]
+					c.kern(d, s, n, Rows{N: 1, Stream: stream})
+					k.Fence()
+					for i := range n {
+						h := le.Uint16(s[2*i:])
+						if got, want := d[i], c.f.encode(c.widen(h)); got != want {
+							t.Fatalf("%s %s (stream %v, offset %d): %#04x → %#02x, want %#02x", k.Name, c.name, stream, off, h, got, want)
+						}
+					}
+				}
+			}
+		}
+	}
+}

@@ -111,20 +111,54 @@ type Kernels struct {
 	// (1 byte) and back, and f32 rows converted and packed in 8-bit quads,
 	// dst[4i+k] = f8(rk[i]). [F32ToF8E4M3FNBits], [F32ToF8E5M2Bits],
 	// [F8E4M3FNBitsToF32] and [F8E5M2BitsToF32] are the per-element results.
-	F32ToF8E4M3FNRows              func(dst, src []byte, n int, r Rows)
-	F32ToF8E5M2Rows                func(dst, src []byte, n int, r Rows)
-	F8E4M3FNToF32Rows              func(dst, src []byte, n int, r Rows)
-	F8E5M2ToF32Rows                func(dst, src []byte, n int, r Rows)
+	F32ToF8E4M3FNRows func(dst, src []byte, n int, r Rows)
+	F32ToF8E5M2Rows   func(dst, src []byte, n int, r Rows)
+	F8E4M3FNToF32Rows func(dst, src []byte, n int, r Rows)
+	F8E5M2ToF32Rows   func(dst, src []byte, n int, r Rows)
+	// f8 runs widened to bf16 and f16 (2 bytes an element), exact: the 16-bit value
+	// of the f32 the f8 is, [F8E4M3FNBitsToF32] then [F32ToBF16Bits] or [F32ToF16Bits].
+	F8E4M3FNToBF16Rows func(dst, src []byte, n int, r Rows)
+	F8E4M3FNToF16Rows  func(dst, src []byte, n int, r Rows)
+	F8E5M2ToBF16Rows   func(dst, src []byte, n int, r Rows)
+	F8E5M2ToF16Rows    func(dst, src []byte, n int, r Rows)
+	// bf16 and f16 runs to f8, rounded once: f8(f32(x)), [BF16BitsToF32] or
+	// [F16BitsToF32] (exact) then [F32ToF8E4M3FNBits] or [F32ToF8E5M2Bits].
+	BF16ToF8E4M3FNRows             func(dst, src []byte, n int, r Rows)
+	BF16ToF8E5M2Rows               func(dst, src []byte, n int, r Rows)
+	F16ToF8E4M3FNRows              func(dst, src []byte, n int, r Rows)
+	F16ToF8E5M2Rows                func(dst, src []byte, n int, r Rows)
 	F32ToF8E4M3FNInterleave8x4Rows func(dst, r0, r1, r2, r3 []byte, n int, r Rows)
 	F32ToF8E5M2Interleave8x4Rows   func(dst, r0, r1, r2, r3 []byte, n int, r Rows)
+	// The same from bf16 and f16 rows (2 bytes an element), rounded once as the runs are.
+	BF16ToF8E4M3FNInterleave8x4Rows func(dst, r0, r1, r2, r3 []byte, n int, r Rows)
+	BF16ToF8E5M2Interleave8x4Rows   func(dst, r0, r1, r2, r3 []byte, n int, r Rows)
+	F16ToF8E4M3FNInterleave8x4Rows  func(dst, r0, r1, r2, r3 []byte, n int, r Rows)
+	F16ToF8E5M2Interleave8x4Rows    func(dst, r0, r1, r2, r3 []byte, n int, r Rows)
 	// The inverse of the packing: rk[i] = f32(src[4i+k]) (exact).
 	F8E4M3FNDeinterleave8x4ToF32Rows func(r0, r1, r2, r3, src []byte, n int, r Rows)
 	F8E5M2Deinterleave8x4ToF32Rows   func(r0, r1, r2, r3, src []byte, n int, r Rows)
+
+	// f8 quads unpacked into four bf16 or f16 rows, exact: rk[i] = to(src[4i+k]) as
+	// F8E4M3FNToBF16Rows and the others convert. F8QuadsTo16Kernel reports whether
+	// they have vector kernels (AVX-512 with VBMI); elsewhere they are Go, slower than
+	// the quad unpacking followed by the run conversion.
+	F8E4M3FNDeinterleave8x4ToBF16Rows func(r0, r1, r2, r3, src []byte, n int, r Rows)
+	F8E4M3FNDeinterleave8x4ToF16Rows  func(r0, r1, r2, r3, src []byte, n int, r Rows)
+	F8E5M2Deinterleave8x4ToBF16Rows   func(r0, r1, r2, r3, src []byte, n int, r Rows)
+	F8E5M2Deinterleave8x4ToF16Rows    func(r0, r1, r2, r3, src []byte, n int, r Rows)
+	F8QuadsTo16Kernel                 bool
 
 	// SplitNibblesRows splits n bytes of src into their nibbles, one a byte:
 	// lo[i] = src[i] & 15, hi[i] = src[i] >> 4 (int4 rows two a byte, read back
 	// from (8,1)E(4) tiles).
 	SplitNibblesRows func(lo, hi, src []byte, n int, r Rows)
+	// SplitNibbleWordsRows reads back (8,1)E(4) words: n 32-bit words of src, each
+	// holding eight rows' 4-bit elements of one column (row 2k in the low nibble of
+	// byte k, row 2k+1 in the high), into the eight rows of dst, rowStride bytes
+	// apart, one element a byte, zero-extended:
+	// dst[m*rowStride + i] = src[4i + m/2] >> (4*(m%2)) & 15 for m < 8. The rows of
+	// a batch's call must not overlap each other or another call's.
+	SplitNibbleWordsRows func(dst []byte, rowStride int, src []byte, n int, r Rows)
 	// JoinNibblesRows is its inverse: out[i] = lo[i]&15 | hi[i]<<4 (int4 rows joined
 	// two a byte for (8,1)E(4) tiles; the bits of lo and hi above 4 are dropped).
 	JoinNibblesRows func(out, lo, hi []byte, n int, r Rows)

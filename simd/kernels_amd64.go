@@ -604,6 +604,11 @@ func f32ToF8E5M2Interleave8x4RowsAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r
 //go:noescape
 func splitNibblesRowsAVX2(lo *byte, hi *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
+// splitNibbleWordsRowsAVX2 splits n*32 32-bit words of src, eight 4-bit elements each, into the eight rows of dst, rowStride bytes apart, one element a byte. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func splitNibbleWordsRowsAVX2(dst *byte, rowStride int, src *byte, n int, rows int, dstStride int, srcStride int)
+
 // joinNibblesRowsAVX2 joins n*32 bytes of a (low nibbles) and b (high nibbles) into out. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
 //
 //go:noescape
@@ -649,6 +654,66 @@ func f8E4M3FNToF32RowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int,
 //go:noescape
 func f8E5M2ToF32RowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
+// f8E4M3FNToBF16RowsAVX2 widens n*16 f8e4m3fn of src to bf16 in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f8E4M3FNToBF16RowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E4M3FNToF16RowsAVX2 widens n*16 f8e4m3fn of src to f16 in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f8E4M3FNToF16RowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E5M2ToBF16RowsAVX2 widens n*16 f8e5m2 of src to bf16 in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f8E5M2ToBF16RowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E5M2ToF16RowsAVX2 widens n*16 f8e5m2 of src to f16 in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f8E5M2ToF16RowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// bf16ToF8E4M3FNRowsAVX2 converts n*32 bf16 elements of src to f8e4m3fn. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func bf16ToF8E4M3FNRowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// bf16ToF8E5M2RowsAVX2 converts n*32 bf16 elements of src to f8e5m2. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func bf16ToF8E5M2RowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// bf16ToF8E4M3FNInterleave8x4RowsAVX2 converts n*8 bf16 elements of r0..r3 to f8e4m3fn and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func bf16ToF8E4M3FNInterleave8x4RowsAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+
+// bf16ToF8E5M2Interleave8x4RowsAVX2 converts n*8 bf16 elements of r0..r3 to f8e5m2 and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func bf16ToF8E5M2Interleave8x4RowsAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+
+// f16ToF8E4M3FNRowsAVX2 converts n*32 f16 elements of src to f8e4m3fn. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f16ToF8E4M3FNRowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f16ToF8E5M2RowsAVX2 converts n*32 f16 elements of src to f8e5m2. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f16ToF8E5M2RowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f16ToF8E4M3FNInterleave8x4RowsAVX2 converts n*8 f16 elements of r0..r3 to f8e4m3fn and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f16ToF8E4M3FNInterleave8x4RowsAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+
+// f16ToF8E5M2Interleave8x4RowsAVX2 converts n*8 f16 elements of r0..r3 to f8e5m2 and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f16ToF8E5M2Interleave8x4RowsAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+
 // f32ToF8E4M3FNInterleave8x4RowsNTAVX2 converts n*8 f32 elements of r0..r3 to f8e4m3fn and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
 //
 //go:noescape
@@ -663,6 +728,11 @@ func f32ToF8E5M2Interleave8x4RowsNTAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte,
 //
 //go:noescape
 func splitNibblesRowsNTAVX2(lo *byte, hi *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// splitNibbleWordsRowsNTAVX2 splits n*32 32-bit words of src, eight 4-bit elements each, into the eight rows of dst, rowStride bytes apart, one element a byte. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func splitNibbleWordsRowsNTAVX2(dst *byte, rowStride int, src *byte, n int, rows int, dstStride int, srcStride int)
 
 // joinNibblesRowsNTAVX2 joins n*32 bytes of a (low nibbles) and b (high nibbles) into out. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
 //
@@ -709,6 +779,66 @@ func f8E4M3FNToF32RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride in
 //go:noescape
 func f8E5M2ToF32RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
+// f8E4M3FNToBF16RowsNTAVX2 widens n*16 f8e4m3fn of src to bf16 in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f8E4M3FNToBF16RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E4M3FNToF16RowsNTAVX2 widens n*16 f8e4m3fn of src to f16 in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f8E4M3FNToF16RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E5M2ToBF16RowsNTAVX2 widens n*16 f8e5m2 of src to bf16 in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f8E5M2ToBF16RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E5M2ToF16RowsNTAVX2 widens n*16 f8e5m2 of src to f16 in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f8E5M2ToF16RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// bf16ToF8E4M3FNRowsNTAVX2 converts n*32 bf16 elements of src to f8e4m3fn. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func bf16ToF8E4M3FNRowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// bf16ToF8E5M2RowsNTAVX2 converts n*32 bf16 elements of src to f8e5m2. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func bf16ToF8E5M2RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// bf16ToF8E4M3FNInterleave8x4RowsNTAVX2 converts n*8 bf16 elements of r0..r3 to f8e4m3fn and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func bf16ToF8E4M3FNInterleave8x4RowsNTAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+
+// bf16ToF8E5M2Interleave8x4RowsNTAVX2 converts n*8 bf16 elements of r0..r3 to f8e5m2 and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func bf16ToF8E5M2Interleave8x4RowsNTAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+
+// f16ToF8E4M3FNRowsNTAVX2 converts n*32 f16 elements of src to f8e4m3fn. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f16ToF8E4M3FNRowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f16ToF8E5M2RowsNTAVX2 converts n*32 f16 elements of src to f8e5m2. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f16ToF8E5M2RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f16ToF8E4M3FNInterleave8x4RowsNTAVX2 converts n*8 f16 elements of r0..r3 to f8e4m3fn and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f16ToF8E4M3FNInterleave8x4RowsNTAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+
+// f16ToF8E5M2Interleave8x4RowsNTAVX2 converts n*8 f16 elements of r0..r3 to f8e5m2 and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f16ToF8E5M2Interleave8x4RowsNTAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+
 // f32ToF8E4M3FNInterleave8x4RowsAVX512 converts n*16 f32 elements of r0..r3 to f8e4m3fn and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
 //
 //go:noescape
@@ -723,6 +853,11 @@ func f32ToF8E5M2Interleave8x4RowsAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte,
 //
 //go:noescape
 func splitNibblesRowsAVX512(lo *byte, hi *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// splitNibbleWordsRowsAVX512 splits n*64 32-bit words of src, eight 4-bit elements each, into the eight rows of dst, rowStride bytes apart, one element a byte. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func splitNibbleWordsRowsAVX512(dst *byte, rowStride int, src *byte, n int, rows int, dstStride int, srcStride int)
 
 // joinNibblesRowsAVX512 joins n*64 bytes of a (low nibbles) and b (high nibbles) into out. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
 //
@@ -769,6 +904,106 @@ func f8E4M3FNToF32RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride in
 //go:noescape
 func f8E5M2ToF32RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
 
+// f8E4M3FNToBF16RowsAVX512 widens n*32 f8e4m3fn of src to bf16 in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f8E4M3FNToBF16RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E4M3FNToF16RowsAVX512 widens n*32 f8e4m3fn of src to f16 in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f8E4M3FNToF16RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E5M2ToBF16RowsAVX512 widens n*32 f8e5m2 of src to bf16 in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f8E5M2ToBF16RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E5M2ToF16RowsAVX512 widens n*32 f8e5m2 of src to f16 in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f8E5M2ToF16RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E4M3FNToBF16VBMIRowsAVX512 widens n*64 f8e4m3fn of src to bf16 in dst by table lookup (AVX-512 VBMI). It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f8E4M3FNToBF16VBMIRowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E4M3FNToF16VBMIRowsAVX512 widens n*64 f8e4m3fn of src to f16 in dst by table lookup (AVX-512 VBMI). It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f8E4M3FNToF16VBMIRowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E4M3FNDeinterleave8x4ToBF16VBMIRowsAVX512 unpacks n*32 32-bit quads of f8e4m3fn from src into r0..r3, widened to bf16 by table lookup (AVX-512 VBMI). It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f8E4M3FNDeinterleave8x4ToBF16VBMIRowsAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E4M3FNDeinterleave8x4ToF16VBMIRowsAVX512 unpacks n*32 32-bit quads of f8e4m3fn from src into r0..r3, widened to f16 by table lookup (AVX-512 VBMI). It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f8E4M3FNDeinterleave8x4ToF16VBMIRowsAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E5M2ToBF16VBMIRowsAVX512 widens n*64 f8e5m2 of src to bf16 in dst by table lookup (AVX-512 VBMI). It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f8E5M2ToBF16VBMIRowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E5M2ToF16VBMIRowsAVX512 widens n*64 f8e5m2 of src to f16 in dst by table lookup (AVX-512 VBMI). It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f8E5M2ToF16VBMIRowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E5M2Deinterleave8x4ToBF16VBMIRowsAVX512 unpacks n*32 32-bit quads of f8e5m2 from src into r0..r3, widened to bf16 by table lookup (AVX-512 VBMI). It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f8E5M2Deinterleave8x4ToBF16VBMIRowsAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E5M2Deinterleave8x4ToF16VBMIRowsAVX512 unpacks n*32 32-bit quads of f8e5m2 from src into r0..r3, widened to f16 by table lookup (AVX-512 VBMI). It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f8E5M2Deinterleave8x4ToF16VBMIRowsAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// bf16ToF8E4M3FNRowsAVX512 converts n*64 bf16 elements of src to f8e4m3fn. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func bf16ToF8E4M3FNRowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// bf16ToF8E5M2RowsAVX512 converts n*64 bf16 elements of src to f8e5m2. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func bf16ToF8E5M2RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// bf16ToF8E4M3FNInterleave8x4RowsAVX512 converts n*16 bf16 elements of r0..r3 to f8e4m3fn and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func bf16ToF8E4M3FNInterleave8x4RowsAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+
+// bf16ToF8E5M2Interleave8x4RowsAVX512 converts n*16 bf16 elements of r0..r3 to f8e5m2 and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func bf16ToF8E5M2Interleave8x4RowsAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+
+// f16ToF8E4M3FNRowsAVX512 converts n*64 f16 elements of src to f8e4m3fn. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f16ToF8E4M3FNRowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f16ToF8E5M2RowsAVX512 converts n*64 f16 elements of src to f8e5m2. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f16ToF8E5M2RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f16ToF8E4M3FNInterleave8x4RowsAVX512 converts n*16 f16 elements of r0..r3 to f8e4m3fn and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f16ToF8E4M3FNInterleave8x4RowsAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+
+// f16ToF8E5M2Interleave8x4RowsAVX512 converts n*16 f16 elements of r0..r3 to f8e5m2 and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func f16ToF8E5M2Interleave8x4RowsAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+
 // f32ToF8E4M3FNInterleave8x4RowsNTAVX512 converts n*16 f32 elements of r0..r3 to f8e4m3fn and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
 //
 //go:noescape
@@ -783,6 +1018,11 @@ func f32ToF8E5M2Interleave8x4RowsNTAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byt
 //
 //go:noescape
 func splitNibblesRowsNTAVX512(lo *byte, hi *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// splitNibbleWordsRowsNTAVX512 splits n*64 32-bit words of src, eight 4-bit elements each, into the eight rows of dst, rowStride bytes apart, one element a byte. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func splitNibbleWordsRowsNTAVX512(dst *byte, rowStride int, src *byte, n int, rows int, dstStride int, srcStride int)
 
 // joinNibblesRowsNTAVX512 joins n*64 bytes of a (low nibbles) and b (high nibbles) into out. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
 //
@@ -828,6 +1068,106 @@ func f8E4M3FNToF32RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride 
 //
 //go:noescape
 func f8E5M2ToF32RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E4M3FNToBF16RowsNTAVX512 widens n*32 f8e4m3fn of src to bf16 in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f8E4M3FNToBF16RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E4M3FNToF16RowsNTAVX512 widens n*32 f8e4m3fn of src to f16 in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f8E4M3FNToF16RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E5M2ToBF16RowsNTAVX512 widens n*32 f8e5m2 of src to bf16 in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f8E5M2ToBF16RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E5M2ToF16RowsNTAVX512 widens n*32 f8e5m2 of src to f16 in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f8E5M2ToF16RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E4M3FNToBF16VBMIRowsNTAVX512 widens n*64 f8e4m3fn of src to bf16 in dst by table lookup (AVX-512 VBMI). It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f8E4M3FNToBF16VBMIRowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E4M3FNToF16VBMIRowsNTAVX512 widens n*64 f8e4m3fn of src to f16 in dst by table lookup (AVX-512 VBMI). It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f8E4M3FNToF16VBMIRowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E4M3FNDeinterleave8x4ToBF16VBMIRowsNTAVX512 unpacks n*32 32-bit quads of f8e4m3fn from src into r0..r3, widened to bf16 by table lookup (AVX-512 VBMI). It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f8E4M3FNDeinterleave8x4ToBF16VBMIRowsNTAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E4M3FNDeinterleave8x4ToF16VBMIRowsNTAVX512 unpacks n*32 32-bit quads of f8e4m3fn from src into r0..r3, widened to f16 by table lookup (AVX-512 VBMI). It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f8E4M3FNDeinterleave8x4ToF16VBMIRowsNTAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E5M2ToBF16VBMIRowsNTAVX512 widens n*64 f8e5m2 of src to bf16 in dst by table lookup (AVX-512 VBMI). It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f8E5M2ToBF16VBMIRowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E5M2ToF16VBMIRowsNTAVX512 widens n*64 f8e5m2 of src to f16 in dst by table lookup (AVX-512 VBMI). It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f8E5M2ToF16VBMIRowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E5M2Deinterleave8x4ToBF16VBMIRowsNTAVX512 unpacks n*32 32-bit quads of f8e5m2 from src into r0..r3, widened to bf16 by table lookup (AVX-512 VBMI). It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f8E5M2Deinterleave8x4ToBF16VBMIRowsNTAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f8E5M2Deinterleave8x4ToF16VBMIRowsNTAVX512 unpacks n*32 32-bit quads of f8e5m2 from src into r0..r3, widened to f16 by table lookup (AVX-512 VBMI). It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f8E5M2Deinterleave8x4ToF16VBMIRowsNTAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// bf16ToF8E4M3FNRowsNTAVX512 converts n*64 bf16 elements of src to f8e4m3fn. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func bf16ToF8E4M3FNRowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// bf16ToF8E5M2RowsNTAVX512 converts n*64 bf16 elements of src to f8e5m2. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func bf16ToF8E5M2RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// bf16ToF8E4M3FNInterleave8x4RowsNTAVX512 converts n*16 bf16 elements of r0..r3 to f8e4m3fn and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func bf16ToF8E4M3FNInterleave8x4RowsNTAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+
+// bf16ToF8E5M2Interleave8x4RowsNTAVX512 converts n*16 bf16 elements of r0..r3 to f8e5m2 and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func bf16ToF8E5M2Interleave8x4RowsNTAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+
+// f16ToF8E4M3FNRowsNTAVX512 converts n*64 f16 elements of src to f8e4m3fn. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f16ToF8E4M3FNRowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f16ToF8E5M2RowsNTAVX512 converts n*64 f16 elements of src to f8e5m2. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f16ToF8E5M2RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// f16ToF8E4M3FNInterleave8x4RowsNTAVX512 converts n*16 f16 elements of r0..r3 to f8e4m3fn and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f16ToF8E4M3FNInterleave8x4RowsNTAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+
+// f16ToF8E5M2Interleave8x4RowsNTAVX512 converts n*16 f16 elements of r0..r3 to f8e5m2 and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func f16ToF8E5M2Interleave8x4RowsNTAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
 
 // transpose32AVX2 transposes n 8×8 blocks of 32-bit elements, going down the source (src += 8*srcStride, dst += 32 bytes per block).
 //

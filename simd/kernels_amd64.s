@@ -10254,6 +10254,92 @@ rowsdone:
 DATA nibble_1<>+0(SB)/1, $0x0f
 GLOBL nibble_1<>(SB), RODATA|NOPTR, $1
 
+// func splitNibbleWordsRowsAVX2(dst *byte, rowStride int, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·splitNibbleWordsRowsAVX2(SB), NOSPLIT, $0-56
+	MOVQ         dst+0(FP), AX
+	MOVQ         rowStride+8(FP), CX
+	MOVQ         src+16(FP), DX
+	MOVQ         n+24(FP), BX
+	LEAQ         (CX)(CX*2), SI
+	LEAQ         (CX)(CX*4), DI
+	LEAQ         (SI)(CX*4), R8
+	VMOVDQU      groupbytes4_32<>+0(SB), Y0
+	VMOVDQU      permd04152637_32<>+0(SB), Y1
+	VPBROADCASTB nibble_1<>+0(SB), Y2
+	MOVQ         rows+32(FP), R9
+	MOVQ         dstStride+40(FP), R10
+	MOVQ         srcStride+48(FP), R11
+	IMUL3Q       $0x00000020, BX, R12
+	NEGQ         R12
+	ADDQ         R10, R12
+	IMUL3Q       $0x00000080, BX, R10
+	NEGQ         R10
+	ADDQ         R11, R10
+	TESTQ        R9, R9
+	JZ           rowsdone
+
+row:
+	MOVQ  BX, R11
+	TESTQ R11, R11
+	JZ    done
+
+loop:
+	VMOVDQU     (DX), Y3
+	VPSHUFB     Y0, Y3, Y3
+	VPERMD      Y3, Y1, Y3
+	VMOVDQU     32(DX), Y4
+	VPSHUFB     Y0, Y4, Y4
+	VPERMD      Y4, Y1, Y4
+	VMOVDQU     64(DX), Y5
+	VPSHUFB     Y0, Y5, Y5
+	VPERMD      Y5, Y1, Y5
+	VMOVDQU     96(DX), Y6
+	VPSHUFB     Y0, Y6, Y6
+	VPERMD      Y6, Y1, Y6
+	VPUNPCKLQDQ Y4, Y3, Y7
+	VPUNPCKHQDQ Y4, Y3, Y8
+	VPUNPCKLQDQ Y6, Y5, Y9
+	VPUNPCKHQDQ Y6, Y5, Y6
+	VPERM2I128  $0x20, Y9, Y7, Y3
+	VPERM2I128  $0x20, Y6, Y8, Y4
+	VPERM2I128  $0x31, Y9, Y7, Y5
+	VPERM2I128  $0x31, Y6, Y8, Y6
+	VPSRLW      $0x04, Y3, Y7
+	VPAND       Y2, Y3, Y3
+	VPAND       Y2, Y7, Y7
+	VMOVDQU     Y3, (AX)
+	VMOVDQU     Y7, (AX)(CX*1)
+	VPSRLW      $0x04, Y4, Y3
+	VPAND       Y2, Y4, Y4
+	VPAND       Y2, Y3, Y3
+	VMOVDQU     Y4, (AX)(CX*2)
+	VMOVDQU     Y3, (AX)(SI*1)
+	VPSRLW      $0x04, Y5, Y3
+	VPAND       Y2, Y5, Y5
+	VPAND       Y2, Y3, Y3
+	VMOVDQU     Y5, (AX)(CX*4)
+	VMOVDQU     Y3, (AX)(DI*1)
+	VPSRLW      $0x04, Y6, Y3
+	VPAND       Y2, Y6, Y6
+	VPAND       Y2, Y3, Y3
+	VMOVDQU     Y6, (AX)(SI*2)
+	VMOVDQU     Y3, (AX)(R8*1)
+	ADDQ        $0x00000020, AX
+	ADDQ        $0x00000080, DX
+	DECQ        R11
+	JNZ         loop
+
+done:
+	ADDQ R12, AX
+	ADDQ R10, DX
+	DECQ R9
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
 // func joinNibblesRowsAVX2(out *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int)
 // Requires: AVX, AVX2
 TEXT ·joinNibblesRowsAVX2(SB), NOSPLIT, $0-56
@@ -11065,6 +11151,1360 @@ rowsdone:
 	VZEROUPPER
 	RET
 
+// func f8E4M3FNToBF16RowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·f8E4M3FNToBF16RowsAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000007f<>+0(SB), Y0
+	VPBROADCASTD c32_3c000000<>+0(SB), Y1
+	VPBROADCASTD c32_00000008<>+0(SB), Y2
+	VPBROADCASTD c32_3b000000<>+0(SB), Y3
+	VPBROADCASTD c32_0000007e<>+0(SB), Y4
+	VPBROADCASTD c32_7fc00000<>+0(SB), Y5
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000010, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBD (CX), Y6
+	VPAND     Y0, Y6, Y7
+	VPSLLD    $0x14, Y7, Y8
+	VPADDD    Y1, Y8, Y8
+	VCVTDQ2PS Y7, Y9
+	VMULPS    Y3, Y9, Y9
+	VPCMPGTD  Y7, Y2, Y10
+	VPBLENDVB Y10, Y9, Y8, Y8
+	VPCMPGTD  Y4, Y7, Y7
+	VPBLENDVB Y7, Y5, Y8, Y8
+	VPSRLD    $0x07, Y6, Y6
+	VPSLLD    $0x1f, Y6, Y6
+	VPOR      Y6, Y8, Y8
+	VPSRLD    $0x10, Y8, Y6
+	VPMOVZXBD 8(CX), Y7
+	VPAND     Y0, Y7, Y8
+	VPSLLD    $0x14, Y8, Y9
+	VPADDD    Y1, Y9, Y9
+	VCVTDQ2PS Y8, Y10
+	VMULPS    Y3, Y10, Y10
+	VPCMPGTD  Y8, Y2, Y11
+	VPBLENDVB Y11, Y10, Y9, Y9
+	VPCMPGTD  Y4, Y8, Y8
+	VPBLENDVB Y8, Y5, Y9, Y9
+	VPSRLD    $0x07, Y7, Y7
+	VPSLLD    $0x1f, Y7, Y7
+	VPOR      Y7, Y9, Y9
+	VPSRLD    $0x10, Y9, Y7
+	VPACKUSDW Y7, Y6, Y6
+	VPERMQ    $0xd8, Y6, Y6
+	VMOVDQU   Y6, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000010, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E4M3FNToF16RowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2, F16C
+TEXT ·f8E4M3FNToF16RowsAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000007f<>+0(SB), Y0
+	VPBROADCASTD c32_3c000000<>+0(SB), Y1
+	VPBROADCASTD c32_00000008<>+0(SB), Y2
+	VPBROADCASTD c32_3b000000<>+0(SB), Y3
+	VPBROADCASTD c32_0000007e<>+0(SB), Y4
+	VPBROADCASTD c32_7fc00000<>+0(SB), Y5
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000010, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBD   (CX), Y6
+	VPAND       Y0, Y6, Y7
+	VPSLLD      $0x14, Y7, Y8
+	VPADDD      Y1, Y8, Y8
+	VCVTDQ2PS   Y7, Y9
+	VMULPS      Y3, Y9, Y9
+	VPCMPGTD    Y7, Y2, Y10
+	VPBLENDVB   Y10, Y9, Y8, Y8
+	VPCMPGTD    Y4, Y7, Y7
+	VPBLENDVB   Y7, Y5, Y8, Y8
+	VPSRLD      $0x07, Y6, Y6
+	VPSLLD      $0x1f, Y6, Y6
+	VPOR        Y6, Y8, Y8
+	VCVTPS2PH   $0x00, Y8, X11
+	VPMOVZXBD   8(CX), Y6
+	VPAND       Y0, Y6, Y7
+	VPSLLD      $0x14, Y7, Y8
+	VPADDD      Y1, Y8, Y8
+	VCVTDQ2PS   Y7, Y9
+	VMULPS      Y3, Y9, Y9
+	VPCMPGTD    Y7, Y2, Y10
+	VPBLENDVB   Y10, Y9, Y8, Y8
+	VPCMPGTD    Y4, Y7, Y7
+	VPBLENDVB   Y7, Y5, Y8, Y8
+	VPSRLD      $0x07, Y6, Y6
+	VPSLLD      $0x1f, Y6, Y6
+	VPOR        Y6, Y8, Y8
+	VCVTPS2PH   $0x00, Y8, X6
+	VINSERTI128 $0x01, X6, Y11, Y11
+	VMOVDQU     Y11, (AX)
+	ADDQ        $0x00000020, AX
+	ADDQ        $0x00000010, CX
+	DECQ        DI
+	JNZ         loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E5M2ToBF16RowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·f8E5M2ToBF16RowsAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000007f<>+0(SB), Y0
+	VPBROADCASTD c32_38000000<>+0(SB), Y1
+	VPBROADCASTD c32_00000004<>+0(SB), Y2
+	VPBROADCASTD c32_37800000<>+0(SB), Y3
+	VPBROADCASTD c32_0000007c<>+0(SB), Y4
+	VPBROADCASTD c32_7fc00000<>+0(SB), Y5
+	VPBROADCASTD c32_0000007b<>+0(SB), Y6
+	VPBROADCASTD c32_7f800000<>+0(SB), Y7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000010, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBD (CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPSLLD    $0x15, Y9, Y10
+	VPADDD    Y1, Y10, Y10
+	VCVTDQ2PS Y9, Y11
+	VMULPS    Y3, Y11, Y11
+	VPCMPGTD  Y9, Y2, Y12
+	VPBLENDVB Y12, Y11, Y10, Y10
+	VPCMPGTD  Y6, Y9, Y11
+	VPBLENDVB Y11, Y7, Y10, Y10
+	VPCMPGTD  Y4, Y9, Y9
+	VPBLENDVB Y9, Y5, Y10, Y10
+	VPSRLD    $0x07, Y8, Y8
+	VPSLLD    $0x1f, Y8, Y8
+	VPOR      Y8, Y10, Y10
+	VPSRLD    $0x10, Y10, Y8
+	VPMOVZXBD 8(CX), Y9
+	VPAND     Y0, Y9, Y10
+	VPSLLD    $0x15, Y10, Y11
+	VPADDD    Y1, Y11, Y11
+	VCVTDQ2PS Y10, Y12
+	VMULPS    Y3, Y12, Y12
+	VPCMPGTD  Y10, Y2, Y13
+	VPBLENDVB Y13, Y12, Y11, Y11
+	VPCMPGTD  Y6, Y10, Y12
+	VPBLENDVB Y12, Y7, Y11, Y11
+	VPCMPGTD  Y4, Y10, Y10
+	VPBLENDVB Y10, Y5, Y11, Y11
+	VPSRLD    $0x07, Y9, Y9
+	VPSLLD    $0x1f, Y9, Y9
+	VPOR      Y9, Y11, Y11
+	VPSRLD    $0x10, Y11, Y9
+	VPACKUSDW Y9, Y8, Y8
+	VPERMQ    $0xd8, Y8, Y8
+	VMOVDQU   Y8, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000010, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E5M2ToF16RowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2, F16C
+TEXT ·f8E5M2ToF16RowsAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000007f<>+0(SB), Y0
+	VPBROADCASTD c32_38000000<>+0(SB), Y1
+	VPBROADCASTD c32_00000004<>+0(SB), Y2
+	VPBROADCASTD c32_37800000<>+0(SB), Y3
+	VPBROADCASTD c32_0000007c<>+0(SB), Y4
+	VPBROADCASTD c32_7fc00000<>+0(SB), Y5
+	VPBROADCASTD c32_0000007b<>+0(SB), Y6
+	VPBROADCASTD c32_7f800000<>+0(SB), Y7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000010, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBD   (CX), Y8
+	VPAND       Y0, Y8, Y9
+	VPSLLD      $0x15, Y9, Y10
+	VPADDD      Y1, Y10, Y10
+	VCVTDQ2PS   Y9, Y11
+	VMULPS      Y3, Y11, Y11
+	VPCMPGTD    Y9, Y2, Y12
+	VPBLENDVB   Y12, Y11, Y10, Y10
+	VPCMPGTD    Y6, Y9, Y11
+	VPBLENDVB   Y11, Y7, Y10, Y10
+	VPCMPGTD    Y4, Y9, Y9
+	VPBLENDVB   Y9, Y5, Y10, Y10
+	VPSRLD      $0x07, Y8, Y8
+	VPSLLD      $0x1f, Y8, Y8
+	VPOR        Y8, Y10, Y10
+	VCVTPS2PH   $0x00, Y10, X13
+	VPMOVZXBD   8(CX), Y8
+	VPAND       Y0, Y8, Y9
+	VPSLLD      $0x15, Y9, Y10
+	VPADDD      Y1, Y10, Y10
+	VCVTDQ2PS   Y9, Y11
+	VMULPS      Y3, Y11, Y11
+	VPCMPGTD    Y9, Y2, Y12
+	VPBLENDVB   Y12, Y11, Y10, Y10
+	VPCMPGTD    Y6, Y9, Y11
+	VPBLENDVB   Y11, Y7, Y10, Y10
+	VPCMPGTD    Y4, Y9, Y9
+	VPBLENDVB   Y9, Y5, Y10, Y10
+	VPSRLD      $0x07, Y8, Y8
+	VPSLLD      $0x1f, Y8, Y8
+	VPOR        Y8, Y10, Y10
+	VCVTPS2PH   $0x00, Y10, X8
+	VINSERTI128 $0x01, X8, Y13, Y13
+	VMOVDQU     Y13, (AX)
+	ADDQ        $0x00000020, AX
+	ADDQ        $0x00000010, CX
+	DECQ        DI
+	JNZ         loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func bf16ToF8E4M3FNRowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·bf16ToF8E4M3FNRowsAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_7fffffff<>+0(SB), Y0
+	VPBROADCASTD c32_43f00000<>+0(SB), Y1
+	VPBROADCASTD c32_00000001<>+0(SB), Y2
+	VPBROADCASTD c32_0007ffff<>+0(SB), Y3
+	VPBROADCASTD c32_3c800000<>+0(SB), Y4
+	VPBROADCASTD c32_46800000<>+0(SB), Y5
+	VPBROADCASTD c32_000003c0<>+0(SB), Y6
+	VPBROADCASTD c32_00000080<>+0(SB), Y7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000040, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXWD (CX), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y11
+	VPSRLD    $0x14, Y11, Y11
+	VPSUBD    Y6, Y11, Y11
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y11, Y11
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y11, Y11
+	VPMOVZXWD 16(CX), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x14, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPACKUSDW Y12, Y11, Y11
+	VPMOVZXWD 32(CX), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x14, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPMOVZXWD 48(CX), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y13
+	VPSRLD    $0x14, Y13, Y13
+	VPSUBD    Y6, Y13, Y13
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y13, Y13
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y13, Y13
+	VPACKUSDW Y13, Y12, Y12
+	VPACKUSWB Y12, Y11, Y11
+	VMOVDQU   permd04152637_32<>+0(SB), Y8
+	VPERMD    Y11, Y8, Y8
+	VMOVDQU   Y8, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000040, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func bf16ToF8E5M2RowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·bf16ToF8E5M2RowsAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_7fffffff<>+0(SB), Y0
+	VPBROADCASTD c32_47800000<>+0(SB), Y1
+	VPBROADCASTD c32_00000001<>+0(SB), Y2
+	VPBROADCASTD c32_000fffff<>+0(SB), Y3
+	VPBROADCASTD c32_38800000<>+0(SB), Y4
+	VPBROADCASTD c32_43000000<>+0(SB), Y5
+	VPBROADCASTD c32_000001c0<>+0(SB), Y6
+	VPBROADCASTD c32_00000080<>+0(SB), Y7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000040, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXWD (CX), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y12
+	VPAND     two32_32<>+0(SB), Y12, Y12
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y11
+	VPSRLD    $0x15, Y11, Y11
+	VPSUBD    Y6, Y11, Y11
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y11, Y11
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y11, Y11
+	VPOR      Y12, Y11, Y11
+	VPMOVZXWD 16(CX), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y13
+	VPAND     two32_32<>+0(SB), Y13, Y13
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x15, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPOR      Y13, Y12, Y12
+	VPACKUSDW Y12, Y11, Y11
+	VPMOVZXWD 32(CX), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y13
+	VPAND     two32_32<>+0(SB), Y13, Y13
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x15, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPOR      Y13, Y12, Y12
+	VPMOVZXWD 48(CX), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y14
+	VPAND     two32_32<>+0(SB), Y14, Y14
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y13
+	VPSRLD    $0x15, Y13, Y13
+	VPSUBD    Y6, Y13, Y13
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y13, Y13
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y13, Y13
+	VPOR      Y14, Y13, Y13
+	VPACKUSDW Y13, Y12, Y12
+	VPACKUSWB Y12, Y11, Y11
+	VMOVDQU   permd04152637_32<>+0(SB), Y8
+	VPERMD    Y11, Y8, Y8
+	VMOVDQU   Y8, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000040, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func bf16ToF8E4M3FNInterleave8x4RowsAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·bf16ToF8E4M3FNInterleave8x4RowsAVX2(SB), NOSPLIT, $0-72
+	MOVQ         dst+0(FP), AX
+	MOVQ         r0+8(FP), CX
+	MOVQ         r1+16(FP), DX
+	MOVQ         r2+24(FP), BX
+	MOVQ         r3+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VPBROADCASTD c32_7fffffff<>+0(SB), Y0
+	VPBROADCASTD c32_43f00000<>+0(SB), Y1
+	VPBROADCASTD c32_00000001<>+0(SB), Y2
+	VPBROADCASTD c32_0007ffff<>+0(SB), Y3
+	VPBROADCASTD c32_3c800000<>+0(SB), Y4
+	VPBROADCASTD c32_46800000<>+0(SB), Y5
+	VPBROADCASTD c32_000003c0<>+0(SB), Y6
+	VPBROADCASTD c32_00000080<>+0(SB), Y7
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000020, DI, R11
+	NEGQ         R11
+	ADDQ         R9, R11
+	IMUL3Q       $0x00000010, DI, R9
+	NEGQ         R9
+	ADDQ         R10, R9
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	VPMOVZXWD (CX), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y11
+	VPSRLD    $0x14, Y11, Y11
+	VPSUBD    Y6, Y11, Y11
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y11, Y11
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y11, Y11
+	VPMOVZXWD (DX), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x14, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPSLLD    $0x08, Y12, Y12
+	VPOR      Y12, Y11, Y11
+	VPMOVZXWD (BX), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x14, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPSLLD    $0x10, Y12, Y12
+	VPOR      Y12, Y11, Y11
+	VPMOVZXWD (SI), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x14, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPSLLD    $0x18, Y12, Y12
+	VPOR      Y12, Y11, Y11
+	VMOVDQU   Y11, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000010, CX
+	ADDQ      $0x00000010, DX
+	ADDQ      $0x00000010, BX
+	ADDQ      $0x00000010, SI
+	DECQ      R10
+	JNZ       loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func bf16ToF8E5M2Interleave8x4RowsAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·bf16ToF8E5M2Interleave8x4RowsAVX2(SB), NOSPLIT, $0-72
+	MOVQ         dst+0(FP), AX
+	MOVQ         r0+8(FP), CX
+	MOVQ         r1+16(FP), DX
+	MOVQ         r2+24(FP), BX
+	MOVQ         r3+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VPBROADCASTD c32_7fffffff<>+0(SB), Y0
+	VPBROADCASTD c32_47800000<>+0(SB), Y1
+	VPBROADCASTD c32_00000001<>+0(SB), Y2
+	VPBROADCASTD c32_000fffff<>+0(SB), Y3
+	VPBROADCASTD c32_38800000<>+0(SB), Y4
+	VPBROADCASTD c32_43000000<>+0(SB), Y5
+	VPBROADCASTD c32_000001c0<>+0(SB), Y6
+	VPBROADCASTD c32_00000080<>+0(SB), Y7
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000020, DI, R11
+	NEGQ         R11
+	ADDQ         R9, R11
+	IMUL3Q       $0x00000010, DI, R9
+	NEGQ         R9
+	ADDQ         R10, R9
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	VPMOVZXWD (CX), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y12
+	VPAND     two32_32<>+0(SB), Y12, Y12
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y11
+	VPSRLD    $0x15, Y11, Y11
+	VPSUBD    Y6, Y11, Y11
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y11, Y11
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y11, Y11
+	VPOR      Y12, Y11, Y11
+	VPMOVZXWD (DX), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y13
+	VPAND     two32_32<>+0(SB), Y13, Y13
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x15, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPOR      Y13, Y12, Y12
+	VPSLLD    $0x08, Y12, Y12
+	VPOR      Y12, Y11, Y11
+	VPMOVZXWD (BX), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y13
+	VPAND     two32_32<>+0(SB), Y13, Y13
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x15, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPOR      Y13, Y12, Y12
+	VPSLLD    $0x10, Y12, Y12
+	VPOR      Y12, Y11, Y11
+	VPMOVZXWD (SI), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y13
+	VPAND     two32_32<>+0(SB), Y13, Y13
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x15, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPOR      Y13, Y12, Y12
+	VPSLLD    $0x18, Y12, Y12
+	VPOR      Y12, Y11, Y11
+	VMOVDQU   Y11, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000010, CX
+	ADDQ      $0x00000010, DX
+	ADDQ      $0x00000010, BX
+	ADDQ      $0x00000010, SI
+	DECQ      R10
+	JNZ       loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f16ToF8E4M3FNRowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2, F16C
+TEXT ·f16ToF8E4M3FNRowsAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_7fffffff<>+0(SB), Y0
+	VPBROADCASTD c32_43f00000<>+0(SB), Y1
+	VPBROADCASTD c32_00000001<>+0(SB), Y2
+	VPBROADCASTD c32_0007ffff<>+0(SB), Y3
+	VPBROADCASTD c32_3c800000<>+0(SB), Y4
+	VPBROADCASTD c32_46800000<>+0(SB), Y5
+	VPBROADCASTD c32_000003c0<>+0(SB), Y6
+	VPBROADCASTD c32_00000080<>+0(SB), Y7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000040, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VCVTPH2PS (CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y11
+	VPSRLD    $0x14, Y11, Y11
+	VPSUBD    Y6, Y11, Y11
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y11, Y11
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y11, Y11
+	VCVTPH2PS 16(CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x14, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPACKUSDW Y12, Y11, Y11
+	VCVTPH2PS 32(CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x14, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VCVTPH2PS 48(CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y13
+	VPSRLD    $0x14, Y13, Y13
+	VPSUBD    Y6, Y13, Y13
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y13, Y13
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y13, Y13
+	VPACKUSDW Y13, Y12, Y12
+	VPACKUSWB Y12, Y11, Y11
+	VMOVDQU   permd04152637_32<>+0(SB), Y8
+	VPERMD    Y11, Y8, Y8
+	VMOVDQU   Y8, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000040, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f16ToF8E5M2RowsAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2, F16C
+TEXT ·f16ToF8E5M2RowsAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_7fffffff<>+0(SB), Y0
+	VPBROADCASTD c32_47800000<>+0(SB), Y1
+	VPBROADCASTD c32_00000001<>+0(SB), Y2
+	VPBROADCASTD c32_000fffff<>+0(SB), Y3
+	VPBROADCASTD c32_38800000<>+0(SB), Y4
+	VPBROADCASTD c32_43000000<>+0(SB), Y5
+	VPBROADCASTD c32_000001c0<>+0(SB), Y6
+	VPBROADCASTD c32_00000080<>+0(SB), Y7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000040, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VCVTPH2PS (CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y12
+	VPAND     two32_32<>+0(SB), Y12, Y12
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y11
+	VPSRLD    $0x15, Y11, Y11
+	VPSUBD    Y6, Y11, Y11
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y11, Y11
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y11, Y11
+	VPOR      Y12, Y11, Y11
+	VCVTPH2PS 16(CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y13
+	VPAND     two32_32<>+0(SB), Y13, Y13
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x15, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPOR      Y13, Y12, Y12
+	VPACKUSDW Y12, Y11, Y11
+	VCVTPH2PS 32(CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y13
+	VPAND     two32_32<>+0(SB), Y13, Y13
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x15, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPOR      Y13, Y12, Y12
+	VCVTPH2PS 48(CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y14
+	VPAND     two32_32<>+0(SB), Y14, Y14
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y13
+	VPSRLD    $0x15, Y13, Y13
+	VPSUBD    Y6, Y13, Y13
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y13, Y13
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y13, Y13
+	VPOR      Y14, Y13, Y13
+	VPACKUSDW Y13, Y12, Y12
+	VPACKUSWB Y12, Y11, Y11
+	VMOVDQU   permd04152637_32<>+0(SB), Y8
+	VPERMD    Y11, Y8, Y8
+	VMOVDQU   Y8, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000040, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f16ToF8E4M3FNInterleave8x4RowsAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2, F16C
+TEXT ·f16ToF8E4M3FNInterleave8x4RowsAVX2(SB), NOSPLIT, $0-72
+	MOVQ         dst+0(FP), AX
+	MOVQ         r0+8(FP), CX
+	MOVQ         r1+16(FP), DX
+	MOVQ         r2+24(FP), BX
+	MOVQ         r3+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VPBROADCASTD c32_7fffffff<>+0(SB), Y0
+	VPBROADCASTD c32_43f00000<>+0(SB), Y1
+	VPBROADCASTD c32_00000001<>+0(SB), Y2
+	VPBROADCASTD c32_0007ffff<>+0(SB), Y3
+	VPBROADCASTD c32_3c800000<>+0(SB), Y4
+	VPBROADCASTD c32_46800000<>+0(SB), Y5
+	VPBROADCASTD c32_000003c0<>+0(SB), Y6
+	VPBROADCASTD c32_00000080<>+0(SB), Y7
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000020, DI, R11
+	NEGQ         R11
+	ADDQ         R9, R11
+	IMUL3Q       $0x00000010, DI, R9
+	NEGQ         R9
+	ADDQ         R10, R9
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	VCVTPH2PS (CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y11
+	VPSRLD    $0x14, Y11, Y11
+	VPSUBD    Y6, Y11, Y11
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y11, Y11
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y11, Y11
+	VCVTPH2PS (DX), Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x14, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPSLLD    $0x08, Y12, Y12
+	VPOR      Y12, Y11, Y11
+	VCVTPH2PS (BX), Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x14, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPSLLD    $0x10, Y12, Y12
+	VPOR      Y12, Y11, Y11
+	VCVTPH2PS (SI), Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x14, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPSLLD    $0x18, Y12, Y12
+	VPOR      Y12, Y11, Y11
+	VMOVDQU   Y11, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000010, CX
+	ADDQ      $0x00000010, DX
+	ADDQ      $0x00000010, BX
+	ADDQ      $0x00000010, SI
+	DECQ      R10
+	JNZ       loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f16ToF8E5M2Interleave8x4RowsAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2, F16C
+TEXT ·f16ToF8E5M2Interleave8x4RowsAVX2(SB), NOSPLIT, $0-72
+	MOVQ         dst+0(FP), AX
+	MOVQ         r0+8(FP), CX
+	MOVQ         r1+16(FP), DX
+	MOVQ         r2+24(FP), BX
+	MOVQ         r3+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VPBROADCASTD c32_7fffffff<>+0(SB), Y0
+	VPBROADCASTD c32_47800000<>+0(SB), Y1
+	VPBROADCASTD c32_00000001<>+0(SB), Y2
+	VPBROADCASTD c32_000fffff<>+0(SB), Y3
+	VPBROADCASTD c32_38800000<>+0(SB), Y4
+	VPBROADCASTD c32_43000000<>+0(SB), Y5
+	VPBROADCASTD c32_000001c0<>+0(SB), Y6
+	VPBROADCASTD c32_00000080<>+0(SB), Y7
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000020, DI, R11
+	NEGQ         R11
+	ADDQ         R9, R11
+	IMUL3Q       $0x00000010, DI, R9
+	NEGQ         R9
+	ADDQ         R10, R9
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	VCVTPH2PS (CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y12
+	VPAND     two32_32<>+0(SB), Y12, Y12
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y11
+	VPSRLD    $0x15, Y11, Y11
+	VPSUBD    Y6, Y11, Y11
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y11, Y11
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y11, Y11
+	VPOR      Y12, Y11, Y11
+	VCVTPH2PS (DX), Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y13
+	VPAND     two32_32<>+0(SB), Y13, Y13
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x15, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPOR      Y13, Y12, Y12
+	VPSLLD    $0x08, Y12, Y12
+	VPOR      Y12, Y11, Y11
+	VCVTPH2PS (BX), Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y13
+	VPAND     two32_32<>+0(SB), Y13, Y13
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x15, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPOR      Y13, Y12, Y12
+	VPSLLD    $0x10, Y12, Y12
+	VPOR      Y12, Y11, Y11
+	VCVTPH2PS (SI), Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y13
+	VPAND     two32_32<>+0(SB), Y13, Y13
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x15, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPOR      Y13, Y12, Y12
+	VPSLLD    $0x18, Y12, Y12
+	VPOR      Y12, Y11, Y11
+	VMOVDQU   Y11, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000010, CX
+	ADDQ      $0x00000010, DX
+	ADDQ      $0x00000010, BX
+	ADDQ      $0x00000010, SI
+	DECQ      R10
+	JNZ       loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
 // func f32ToF8E4M3FNInterleave8x4RowsNTAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
 // Requires: AVX, AVX2, MMX+
 TEXT ·f32ToF8E4M3FNInterleave8x4RowsNTAVX2(SB), NOSPLIT, $0-72
@@ -11382,6 +12822,92 @@ done:
 	ADDQ R9, CX
 	ADDQ DI, DX
 	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func splitNibbleWordsRowsNTAVX2(dst *byte, rowStride int, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·splitNibbleWordsRowsNTAVX2(SB), NOSPLIT, $0-56
+	MOVQ         dst+0(FP), AX
+	MOVQ         rowStride+8(FP), CX
+	MOVQ         src+16(FP), DX
+	MOVQ         n+24(FP), BX
+	LEAQ         (CX)(CX*2), SI
+	LEAQ         (CX)(CX*4), DI
+	LEAQ         (SI)(CX*4), R8
+	VMOVDQU      groupbytes4_32<>+0(SB), Y0
+	VMOVDQU      permd04152637_32<>+0(SB), Y1
+	VPBROADCASTB nibble_1<>+0(SB), Y2
+	MOVQ         rows+32(FP), R9
+	MOVQ         dstStride+40(FP), R10
+	MOVQ         srcStride+48(FP), R11
+	IMUL3Q       $0x00000020, BX, R12
+	NEGQ         R12
+	ADDQ         R10, R12
+	IMUL3Q       $0x00000080, BX, R10
+	NEGQ         R10
+	ADDQ         R11, R10
+	TESTQ        R9, R9
+	JZ           rowsdone
+
+row:
+	MOVQ  BX, R11
+	TESTQ R11, R11
+	JZ    done
+
+loop:
+	VMOVDQU     (DX), Y3
+	VPSHUFB     Y0, Y3, Y3
+	VPERMD      Y3, Y1, Y3
+	VMOVDQU     32(DX), Y4
+	VPSHUFB     Y0, Y4, Y4
+	VPERMD      Y4, Y1, Y4
+	VMOVDQU     64(DX), Y5
+	VPSHUFB     Y0, Y5, Y5
+	VPERMD      Y5, Y1, Y5
+	VMOVDQU     96(DX), Y6
+	VPSHUFB     Y0, Y6, Y6
+	VPERMD      Y6, Y1, Y6
+	VPUNPCKLQDQ Y4, Y3, Y7
+	VPUNPCKHQDQ Y4, Y3, Y8
+	VPUNPCKLQDQ Y6, Y5, Y9
+	VPUNPCKHQDQ Y6, Y5, Y6
+	VPERM2I128  $0x20, Y9, Y7, Y3
+	VPERM2I128  $0x20, Y6, Y8, Y4
+	VPERM2I128  $0x31, Y9, Y7, Y5
+	VPERM2I128  $0x31, Y6, Y8, Y6
+	VPSRLW      $0x04, Y3, Y7
+	VPAND       Y2, Y3, Y3
+	VPAND       Y2, Y7, Y7
+	VMOVNTDQ    Y3, (AX)
+	VMOVNTDQ    Y7, (AX)(CX*1)
+	VPSRLW      $0x04, Y4, Y3
+	VPAND       Y2, Y4, Y4
+	VPAND       Y2, Y3, Y3
+	VMOVNTDQ    Y4, (AX)(CX*2)
+	VMOVNTDQ    Y3, (AX)(SI*1)
+	VPSRLW      $0x04, Y5, Y3
+	VPAND       Y2, Y5, Y5
+	VPAND       Y2, Y3, Y3
+	VMOVNTDQ    Y5, (AX)(CX*4)
+	VMOVNTDQ    Y3, (AX)(DI*1)
+	VPSRLW      $0x04, Y6, Y3
+	VPAND       Y2, Y6, Y6
+	VPAND       Y2, Y3, Y3
+	VMOVNTDQ    Y6, (AX)(SI*2)
+	VMOVNTDQ    Y3, (AX)(R8*1)
+	ADDQ        $0x00000020, AX
+	ADDQ        $0x00000080, DX
+	DECQ        R11
+	JNZ         loop
+
+done:
+	ADDQ R12, AX
+	ADDQ R10, DX
+	DECQ R9
 	JNZ  row
 
 rowsdone:
@@ -12150,6 +13676,1376 @@ rowsdone:
 	VZEROUPPER
 	RET
 
+// func f8E4M3FNToBF16RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·f8E4M3FNToBF16RowsNTAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000007f<>+0(SB), Y0
+	VPBROADCASTD c32_3c000000<>+0(SB), Y1
+	VPBROADCASTD c32_00000008<>+0(SB), Y2
+	VPBROADCASTD c32_3b000000<>+0(SB), Y3
+	VPBROADCASTD c32_0000007e<>+0(SB), Y4
+	VPBROADCASTD c32_7fc00000<>+0(SB), Y5
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000010, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBD (CX), Y6
+	VPAND     Y0, Y6, Y7
+	VPSLLD    $0x14, Y7, Y8
+	VPADDD    Y1, Y8, Y8
+	VCVTDQ2PS Y7, Y9
+	VMULPS    Y3, Y9, Y9
+	VPCMPGTD  Y7, Y2, Y10
+	VPBLENDVB Y10, Y9, Y8, Y8
+	VPCMPGTD  Y4, Y7, Y7
+	VPBLENDVB Y7, Y5, Y8, Y8
+	VPSRLD    $0x07, Y6, Y6
+	VPSLLD    $0x1f, Y6, Y6
+	VPOR      Y6, Y8, Y8
+	VPSRLD    $0x10, Y8, Y6
+	VPMOVZXBD 8(CX), Y7
+	VPAND     Y0, Y7, Y8
+	VPSLLD    $0x14, Y8, Y9
+	VPADDD    Y1, Y9, Y9
+	VCVTDQ2PS Y8, Y10
+	VMULPS    Y3, Y10, Y10
+	VPCMPGTD  Y8, Y2, Y11
+	VPBLENDVB Y11, Y10, Y9, Y9
+	VPCMPGTD  Y4, Y8, Y8
+	VPBLENDVB Y8, Y5, Y9, Y9
+	VPSRLD    $0x07, Y7, Y7
+	VPSLLD    $0x1f, Y7, Y7
+	VPOR      Y7, Y9, Y9
+	VPSRLD    $0x10, Y9, Y7
+	VPACKUSDW Y7, Y6, Y6
+	VPERMQ    $0xd8, Y6, Y6
+	VMOVNTDQ  Y6, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000010, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E4M3FNToF16RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2, F16C
+TEXT ·f8E4M3FNToF16RowsNTAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000007f<>+0(SB), Y0
+	VPBROADCASTD c32_3c000000<>+0(SB), Y1
+	VPBROADCASTD c32_00000008<>+0(SB), Y2
+	VPBROADCASTD c32_3b000000<>+0(SB), Y3
+	VPBROADCASTD c32_0000007e<>+0(SB), Y4
+	VPBROADCASTD c32_7fc00000<>+0(SB), Y5
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000010, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBD   (CX), Y6
+	VPAND       Y0, Y6, Y7
+	VPSLLD      $0x14, Y7, Y8
+	VPADDD      Y1, Y8, Y8
+	VCVTDQ2PS   Y7, Y9
+	VMULPS      Y3, Y9, Y9
+	VPCMPGTD    Y7, Y2, Y10
+	VPBLENDVB   Y10, Y9, Y8, Y8
+	VPCMPGTD    Y4, Y7, Y7
+	VPBLENDVB   Y7, Y5, Y8, Y8
+	VPSRLD      $0x07, Y6, Y6
+	VPSLLD      $0x1f, Y6, Y6
+	VPOR        Y6, Y8, Y8
+	VCVTPS2PH   $0x00, Y8, X11
+	VPMOVZXBD   8(CX), Y6
+	VPAND       Y0, Y6, Y7
+	VPSLLD      $0x14, Y7, Y8
+	VPADDD      Y1, Y8, Y8
+	VCVTDQ2PS   Y7, Y9
+	VMULPS      Y3, Y9, Y9
+	VPCMPGTD    Y7, Y2, Y10
+	VPBLENDVB   Y10, Y9, Y8, Y8
+	VPCMPGTD    Y4, Y7, Y7
+	VPBLENDVB   Y7, Y5, Y8, Y8
+	VPSRLD      $0x07, Y6, Y6
+	VPSLLD      $0x1f, Y6, Y6
+	VPOR        Y6, Y8, Y8
+	VCVTPS2PH   $0x00, Y8, X6
+	VINSERTI128 $0x01, X6, Y11, Y11
+	VMOVNTDQ    Y11, (AX)
+	ADDQ        $0x00000020, AX
+	ADDQ        $0x00000010, CX
+	DECQ        DI
+	JNZ         loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E5M2ToBF16RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·f8E5M2ToBF16RowsNTAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000007f<>+0(SB), Y0
+	VPBROADCASTD c32_38000000<>+0(SB), Y1
+	VPBROADCASTD c32_00000004<>+0(SB), Y2
+	VPBROADCASTD c32_37800000<>+0(SB), Y3
+	VPBROADCASTD c32_0000007c<>+0(SB), Y4
+	VPBROADCASTD c32_7fc00000<>+0(SB), Y5
+	VPBROADCASTD c32_0000007b<>+0(SB), Y6
+	VPBROADCASTD c32_7f800000<>+0(SB), Y7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000010, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBD (CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPSLLD    $0x15, Y9, Y10
+	VPADDD    Y1, Y10, Y10
+	VCVTDQ2PS Y9, Y11
+	VMULPS    Y3, Y11, Y11
+	VPCMPGTD  Y9, Y2, Y12
+	VPBLENDVB Y12, Y11, Y10, Y10
+	VPCMPGTD  Y6, Y9, Y11
+	VPBLENDVB Y11, Y7, Y10, Y10
+	VPCMPGTD  Y4, Y9, Y9
+	VPBLENDVB Y9, Y5, Y10, Y10
+	VPSRLD    $0x07, Y8, Y8
+	VPSLLD    $0x1f, Y8, Y8
+	VPOR      Y8, Y10, Y10
+	VPSRLD    $0x10, Y10, Y8
+	VPMOVZXBD 8(CX), Y9
+	VPAND     Y0, Y9, Y10
+	VPSLLD    $0x15, Y10, Y11
+	VPADDD    Y1, Y11, Y11
+	VCVTDQ2PS Y10, Y12
+	VMULPS    Y3, Y12, Y12
+	VPCMPGTD  Y10, Y2, Y13
+	VPBLENDVB Y13, Y12, Y11, Y11
+	VPCMPGTD  Y6, Y10, Y12
+	VPBLENDVB Y12, Y7, Y11, Y11
+	VPCMPGTD  Y4, Y10, Y10
+	VPBLENDVB Y10, Y5, Y11, Y11
+	VPSRLD    $0x07, Y9, Y9
+	VPSLLD    $0x1f, Y9, Y9
+	VPOR      Y9, Y11, Y11
+	VPSRLD    $0x10, Y11, Y9
+	VPACKUSDW Y9, Y8, Y8
+	VPERMQ    $0xd8, Y8, Y8
+	VMOVNTDQ  Y8, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000010, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E5M2ToF16RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2, F16C
+TEXT ·f8E5M2ToF16RowsNTAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000007f<>+0(SB), Y0
+	VPBROADCASTD c32_38000000<>+0(SB), Y1
+	VPBROADCASTD c32_00000004<>+0(SB), Y2
+	VPBROADCASTD c32_37800000<>+0(SB), Y3
+	VPBROADCASTD c32_0000007c<>+0(SB), Y4
+	VPBROADCASTD c32_7fc00000<>+0(SB), Y5
+	VPBROADCASTD c32_0000007b<>+0(SB), Y6
+	VPBROADCASTD c32_7f800000<>+0(SB), Y7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000010, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBD   (CX), Y8
+	VPAND       Y0, Y8, Y9
+	VPSLLD      $0x15, Y9, Y10
+	VPADDD      Y1, Y10, Y10
+	VCVTDQ2PS   Y9, Y11
+	VMULPS      Y3, Y11, Y11
+	VPCMPGTD    Y9, Y2, Y12
+	VPBLENDVB   Y12, Y11, Y10, Y10
+	VPCMPGTD    Y6, Y9, Y11
+	VPBLENDVB   Y11, Y7, Y10, Y10
+	VPCMPGTD    Y4, Y9, Y9
+	VPBLENDVB   Y9, Y5, Y10, Y10
+	VPSRLD      $0x07, Y8, Y8
+	VPSLLD      $0x1f, Y8, Y8
+	VPOR        Y8, Y10, Y10
+	VCVTPS2PH   $0x00, Y10, X13
+	VPMOVZXBD   8(CX), Y8
+	VPAND       Y0, Y8, Y9
+	VPSLLD      $0x15, Y9, Y10
+	VPADDD      Y1, Y10, Y10
+	VCVTDQ2PS   Y9, Y11
+	VMULPS      Y3, Y11, Y11
+	VPCMPGTD    Y9, Y2, Y12
+	VPBLENDVB   Y12, Y11, Y10, Y10
+	VPCMPGTD    Y6, Y9, Y11
+	VPBLENDVB   Y11, Y7, Y10, Y10
+	VPCMPGTD    Y4, Y9, Y9
+	VPBLENDVB   Y9, Y5, Y10, Y10
+	VPSRLD      $0x07, Y8, Y8
+	VPSLLD      $0x1f, Y8, Y8
+	VPOR        Y8, Y10, Y10
+	VCVTPS2PH   $0x00, Y10, X8
+	VINSERTI128 $0x01, X8, Y13, Y13
+	VMOVNTDQ    Y13, (AX)
+	ADDQ        $0x00000020, AX
+	ADDQ        $0x00000010, CX
+	DECQ        DI
+	JNZ         loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func bf16ToF8E4M3FNRowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·bf16ToF8E4M3FNRowsNTAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_7fffffff<>+0(SB), Y0
+	VPBROADCASTD c32_43f00000<>+0(SB), Y1
+	VPBROADCASTD c32_00000001<>+0(SB), Y2
+	VPBROADCASTD c32_0007ffff<>+0(SB), Y3
+	VPBROADCASTD c32_3c800000<>+0(SB), Y4
+	VPBROADCASTD c32_46800000<>+0(SB), Y5
+	VPBROADCASTD c32_000003c0<>+0(SB), Y6
+	VPBROADCASTD c32_00000080<>+0(SB), Y7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000040, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXWD (CX), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y11
+	VPSRLD    $0x14, Y11, Y11
+	VPSUBD    Y6, Y11, Y11
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y11, Y11
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y11, Y11
+	VPMOVZXWD 16(CX), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x14, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPACKUSDW Y12, Y11, Y11
+	VPMOVZXWD 32(CX), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x14, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPMOVZXWD 48(CX), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y13
+	VPSRLD    $0x14, Y13, Y13
+	VPSUBD    Y6, Y13, Y13
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y13, Y13
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y13, Y13
+	VPACKUSDW Y13, Y12, Y12
+	VPACKUSWB Y12, Y11, Y11
+	VMOVDQU   permd04152637_32<>+0(SB), Y8
+	VPERMD    Y11, Y8, Y8
+	VMOVNTDQ  Y8, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000040, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func bf16ToF8E5M2RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·bf16ToF8E5M2RowsNTAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_7fffffff<>+0(SB), Y0
+	VPBROADCASTD c32_47800000<>+0(SB), Y1
+	VPBROADCASTD c32_00000001<>+0(SB), Y2
+	VPBROADCASTD c32_000fffff<>+0(SB), Y3
+	VPBROADCASTD c32_38800000<>+0(SB), Y4
+	VPBROADCASTD c32_43000000<>+0(SB), Y5
+	VPBROADCASTD c32_000001c0<>+0(SB), Y6
+	VPBROADCASTD c32_00000080<>+0(SB), Y7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000040, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXWD (CX), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y12
+	VPAND     two32_32<>+0(SB), Y12, Y12
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y11
+	VPSRLD    $0x15, Y11, Y11
+	VPSUBD    Y6, Y11, Y11
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y11, Y11
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y11, Y11
+	VPOR      Y12, Y11, Y11
+	VPMOVZXWD 16(CX), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y13
+	VPAND     two32_32<>+0(SB), Y13, Y13
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x15, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPOR      Y13, Y12, Y12
+	VPACKUSDW Y12, Y11, Y11
+	VPMOVZXWD 32(CX), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y13
+	VPAND     two32_32<>+0(SB), Y13, Y13
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x15, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPOR      Y13, Y12, Y12
+	VPMOVZXWD 48(CX), Y8
+	VPSLLD    $0x10, Y8, Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y14
+	VPAND     two32_32<>+0(SB), Y14, Y14
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y13
+	VPSRLD    $0x15, Y13, Y13
+	VPSUBD    Y6, Y13, Y13
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y13, Y13
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y13, Y13
+	VPOR      Y14, Y13, Y13
+	VPACKUSDW Y13, Y12, Y12
+	VPACKUSWB Y12, Y11, Y11
+	VMOVDQU   permd04152637_32<>+0(SB), Y8
+	VPERMD    Y11, Y8, Y8
+	VMOVNTDQ  Y8, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000040, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func bf16ToF8E4M3FNInterleave8x4RowsNTAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2, MMX+
+TEXT ·bf16ToF8E4M3FNInterleave8x4RowsNTAVX2(SB), NOSPLIT, $0-72
+	MOVQ         dst+0(FP), AX
+	MOVQ         r0+8(FP), CX
+	MOVQ         r1+16(FP), DX
+	MOVQ         r2+24(FP), BX
+	MOVQ         r3+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VPBROADCASTD c32_7fffffff<>+0(SB), Y0
+	VPBROADCASTD c32_43f00000<>+0(SB), Y1
+	VPBROADCASTD c32_00000001<>+0(SB), Y2
+	VPBROADCASTD c32_0007ffff<>+0(SB), Y3
+	VPBROADCASTD c32_3c800000<>+0(SB), Y4
+	VPBROADCASTD c32_46800000<>+0(SB), Y5
+	VPBROADCASTD c32_000003c0<>+0(SB), Y6
+	VPBROADCASTD c32_00000080<>+0(SB), Y7
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000020, DI, R11
+	NEGQ         R11
+	ADDQ         R9, R11
+	IMUL3Q       $0x00000010, DI, R9
+	NEGQ         R9
+	ADDQ         R10, R9
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	PREFETCHNTA 2048(CX)
+	PREFETCHNTA 2048(DX)
+	PREFETCHNTA 2048(BX)
+	PREFETCHNTA 2048(SI)
+	VPMOVZXWD   (CX), Y8
+	VPSLLD      $0x10, Y8, Y8
+	VPAND       Y0, Y8, Y9
+	VPMINUD     Y1, Y9, Y9
+	VPSRLD      $0x14, Y9, Y10
+	VPAND       Y2, Y10, Y10
+	VPADDD      Y3, Y10, Y10
+	VPADDD      Y9, Y10, Y11
+	VPSRLD      $0x14, Y11, Y11
+	VPSUBD      Y6, Y11, Y11
+	VADDPS      Y5, Y9, Y10
+	VPSUBD      Y5, Y10, Y10
+	VPCMPGTD    Y9, Y4, Y9
+	VPBLENDVB   Y9, Y10, Y11, Y11
+	VPSRLD      $0x18, Y8, Y8
+	VPAND       Y7, Y8, Y8
+	VPOR        Y8, Y11, Y11
+	VPMOVZXWD   (DX), Y8
+	VPSLLD      $0x10, Y8, Y8
+	VPAND       Y0, Y8, Y9
+	VPMINUD     Y1, Y9, Y9
+	VPSRLD      $0x14, Y9, Y10
+	VPAND       Y2, Y10, Y10
+	VPADDD      Y3, Y10, Y10
+	VPADDD      Y9, Y10, Y12
+	VPSRLD      $0x14, Y12, Y12
+	VPSUBD      Y6, Y12, Y12
+	VADDPS      Y5, Y9, Y10
+	VPSUBD      Y5, Y10, Y10
+	VPCMPGTD    Y9, Y4, Y9
+	VPBLENDVB   Y9, Y10, Y12, Y12
+	VPSRLD      $0x18, Y8, Y8
+	VPAND       Y7, Y8, Y8
+	VPOR        Y8, Y12, Y12
+	VPSLLD      $0x08, Y12, Y12
+	VPOR        Y12, Y11, Y11
+	VPMOVZXWD   (BX), Y8
+	VPSLLD      $0x10, Y8, Y8
+	VPAND       Y0, Y8, Y9
+	VPMINUD     Y1, Y9, Y9
+	VPSRLD      $0x14, Y9, Y10
+	VPAND       Y2, Y10, Y10
+	VPADDD      Y3, Y10, Y10
+	VPADDD      Y9, Y10, Y12
+	VPSRLD      $0x14, Y12, Y12
+	VPSUBD      Y6, Y12, Y12
+	VADDPS      Y5, Y9, Y10
+	VPSUBD      Y5, Y10, Y10
+	VPCMPGTD    Y9, Y4, Y9
+	VPBLENDVB   Y9, Y10, Y12, Y12
+	VPSRLD      $0x18, Y8, Y8
+	VPAND       Y7, Y8, Y8
+	VPOR        Y8, Y12, Y12
+	VPSLLD      $0x10, Y12, Y12
+	VPOR        Y12, Y11, Y11
+	VPMOVZXWD   (SI), Y8
+	VPSLLD      $0x10, Y8, Y8
+	VPAND       Y0, Y8, Y9
+	VPMINUD     Y1, Y9, Y9
+	VPSRLD      $0x14, Y9, Y10
+	VPAND       Y2, Y10, Y10
+	VPADDD      Y3, Y10, Y10
+	VPADDD      Y9, Y10, Y12
+	VPSRLD      $0x14, Y12, Y12
+	VPSUBD      Y6, Y12, Y12
+	VADDPS      Y5, Y9, Y10
+	VPSUBD      Y5, Y10, Y10
+	VPCMPGTD    Y9, Y4, Y9
+	VPBLENDVB   Y9, Y10, Y12, Y12
+	VPSRLD      $0x18, Y8, Y8
+	VPAND       Y7, Y8, Y8
+	VPOR        Y8, Y12, Y12
+	VPSLLD      $0x18, Y12, Y12
+	VPOR        Y12, Y11, Y11
+	VMOVNTDQ    Y11, (AX)
+	ADDQ        $0x00000020, AX
+	ADDQ        $0x00000010, CX
+	ADDQ        $0x00000010, DX
+	ADDQ        $0x00000010, BX
+	ADDQ        $0x00000010, SI
+	DECQ        R10
+	JNZ         loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func bf16ToF8E5M2Interleave8x4RowsNTAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2, MMX+
+TEXT ·bf16ToF8E5M2Interleave8x4RowsNTAVX2(SB), NOSPLIT, $0-72
+	MOVQ         dst+0(FP), AX
+	MOVQ         r0+8(FP), CX
+	MOVQ         r1+16(FP), DX
+	MOVQ         r2+24(FP), BX
+	MOVQ         r3+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VPBROADCASTD c32_7fffffff<>+0(SB), Y0
+	VPBROADCASTD c32_47800000<>+0(SB), Y1
+	VPBROADCASTD c32_00000001<>+0(SB), Y2
+	VPBROADCASTD c32_000fffff<>+0(SB), Y3
+	VPBROADCASTD c32_38800000<>+0(SB), Y4
+	VPBROADCASTD c32_43000000<>+0(SB), Y5
+	VPBROADCASTD c32_000001c0<>+0(SB), Y6
+	VPBROADCASTD c32_00000080<>+0(SB), Y7
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000020, DI, R11
+	NEGQ         R11
+	ADDQ         R9, R11
+	IMUL3Q       $0x00000010, DI, R9
+	NEGQ         R9
+	ADDQ         R10, R9
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	PREFETCHNTA 2048(CX)
+	PREFETCHNTA 2048(DX)
+	PREFETCHNTA 2048(BX)
+	PREFETCHNTA 2048(SI)
+	VPMOVZXWD   (CX), Y8
+	VPSLLD      $0x10, Y8, Y8
+	VPAND       Y0, Y8, Y9
+	VPCMPGTD    inf32_32<>+0(SB), Y9, Y12
+	VPAND       two32_32<>+0(SB), Y12, Y12
+	VPMINUD     Y1, Y9, Y9
+	VPSRLD      $0x15, Y9, Y10
+	VPAND       Y2, Y10, Y10
+	VPADDD      Y3, Y10, Y10
+	VPADDD      Y9, Y10, Y11
+	VPSRLD      $0x15, Y11, Y11
+	VPSUBD      Y6, Y11, Y11
+	VADDPS      Y5, Y9, Y10
+	VPSUBD      Y5, Y10, Y10
+	VPCMPGTD    Y9, Y4, Y9
+	VPBLENDVB   Y9, Y10, Y11, Y11
+	VPSRLD      $0x18, Y8, Y8
+	VPAND       Y7, Y8, Y8
+	VPOR        Y8, Y11, Y11
+	VPOR        Y12, Y11, Y11
+	VPMOVZXWD   (DX), Y8
+	VPSLLD      $0x10, Y8, Y8
+	VPAND       Y0, Y8, Y9
+	VPCMPGTD    inf32_32<>+0(SB), Y9, Y13
+	VPAND       two32_32<>+0(SB), Y13, Y13
+	VPMINUD     Y1, Y9, Y9
+	VPSRLD      $0x15, Y9, Y10
+	VPAND       Y2, Y10, Y10
+	VPADDD      Y3, Y10, Y10
+	VPADDD      Y9, Y10, Y12
+	VPSRLD      $0x15, Y12, Y12
+	VPSUBD      Y6, Y12, Y12
+	VADDPS      Y5, Y9, Y10
+	VPSUBD      Y5, Y10, Y10
+	VPCMPGTD    Y9, Y4, Y9
+	VPBLENDVB   Y9, Y10, Y12, Y12
+	VPSRLD      $0x18, Y8, Y8
+	VPAND       Y7, Y8, Y8
+	VPOR        Y8, Y12, Y12
+	VPOR        Y13, Y12, Y12
+	VPSLLD      $0x08, Y12, Y12
+	VPOR        Y12, Y11, Y11
+	VPMOVZXWD   (BX), Y8
+	VPSLLD      $0x10, Y8, Y8
+	VPAND       Y0, Y8, Y9
+	VPCMPGTD    inf32_32<>+0(SB), Y9, Y13
+	VPAND       two32_32<>+0(SB), Y13, Y13
+	VPMINUD     Y1, Y9, Y9
+	VPSRLD      $0x15, Y9, Y10
+	VPAND       Y2, Y10, Y10
+	VPADDD      Y3, Y10, Y10
+	VPADDD      Y9, Y10, Y12
+	VPSRLD      $0x15, Y12, Y12
+	VPSUBD      Y6, Y12, Y12
+	VADDPS      Y5, Y9, Y10
+	VPSUBD      Y5, Y10, Y10
+	VPCMPGTD    Y9, Y4, Y9
+	VPBLENDVB   Y9, Y10, Y12, Y12
+	VPSRLD      $0x18, Y8, Y8
+	VPAND       Y7, Y8, Y8
+	VPOR        Y8, Y12, Y12
+	VPOR        Y13, Y12, Y12
+	VPSLLD      $0x10, Y12, Y12
+	VPOR        Y12, Y11, Y11
+	VPMOVZXWD   (SI), Y8
+	VPSLLD      $0x10, Y8, Y8
+	VPAND       Y0, Y8, Y9
+	VPCMPGTD    inf32_32<>+0(SB), Y9, Y13
+	VPAND       two32_32<>+0(SB), Y13, Y13
+	VPMINUD     Y1, Y9, Y9
+	VPSRLD      $0x15, Y9, Y10
+	VPAND       Y2, Y10, Y10
+	VPADDD      Y3, Y10, Y10
+	VPADDD      Y9, Y10, Y12
+	VPSRLD      $0x15, Y12, Y12
+	VPSUBD      Y6, Y12, Y12
+	VADDPS      Y5, Y9, Y10
+	VPSUBD      Y5, Y10, Y10
+	VPCMPGTD    Y9, Y4, Y9
+	VPBLENDVB   Y9, Y10, Y12, Y12
+	VPSRLD      $0x18, Y8, Y8
+	VPAND       Y7, Y8, Y8
+	VPOR        Y8, Y12, Y12
+	VPOR        Y13, Y12, Y12
+	VPSLLD      $0x18, Y12, Y12
+	VPOR        Y12, Y11, Y11
+	VMOVNTDQ    Y11, (AX)
+	ADDQ        $0x00000020, AX
+	ADDQ        $0x00000010, CX
+	ADDQ        $0x00000010, DX
+	ADDQ        $0x00000010, BX
+	ADDQ        $0x00000010, SI
+	DECQ        R10
+	JNZ         loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f16ToF8E4M3FNRowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2, F16C
+TEXT ·f16ToF8E4M3FNRowsNTAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_7fffffff<>+0(SB), Y0
+	VPBROADCASTD c32_43f00000<>+0(SB), Y1
+	VPBROADCASTD c32_00000001<>+0(SB), Y2
+	VPBROADCASTD c32_0007ffff<>+0(SB), Y3
+	VPBROADCASTD c32_3c800000<>+0(SB), Y4
+	VPBROADCASTD c32_46800000<>+0(SB), Y5
+	VPBROADCASTD c32_000003c0<>+0(SB), Y6
+	VPBROADCASTD c32_00000080<>+0(SB), Y7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000040, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VCVTPH2PS (CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y11
+	VPSRLD    $0x14, Y11, Y11
+	VPSUBD    Y6, Y11, Y11
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y11, Y11
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y11, Y11
+	VCVTPH2PS 16(CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x14, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPACKUSDW Y12, Y11, Y11
+	VCVTPH2PS 32(CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x14, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VCVTPH2PS 48(CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x14, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y13
+	VPSRLD    $0x14, Y13, Y13
+	VPSUBD    Y6, Y13, Y13
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y13, Y13
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y13, Y13
+	VPACKUSDW Y13, Y12, Y12
+	VPACKUSWB Y12, Y11, Y11
+	VMOVDQU   permd04152637_32<>+0(SB), Y8
+	VPERMD    Y11, Y8, Y8
+	VMOVNTDQ  Y8, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000040, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f16ToF8E5M2RowsNTAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2, F16C
+TEXT ·f16ToF8E5M2RowsNTAVX2(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_7fffffff<>+0(SB), Y0
+	VPBROADCASTD c32_47800000<>+0(SB), Y1
+	VPBROADCASTD c32_00000001<>+0(SB), Y2
+	VPBROADCASTD c32_000fffff<>+0(SB), Y3
+	VPBROADCASTD c32_38800000<>+0(SB), Y4
+	VPBROADCASTD c32_43000000<>+0(SB), Y5
+	VPBROADCASTD c32_000001c0<>+0(SB), Y6
+	VPBROADCASTD c32_00000080<>+0(SB), Y7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000020, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000040, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VCVTPH2PS (CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y12
+	VPAND     two32_32<>+0(SB), Y12, Y12
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y11
+	VPSRLD    $0x15, Y11, Y11
+	VPSUBD    Y6, Y11, Y11
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y11, Y11
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y11, Y11
+	VPOR      Y12, Y11, Y11
+	VCVTPH2PS 16(CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y13
+	VPAND     two32_32<>+0(SB), Y13, Y13
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x15, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPOR      Y13, Y12, Y12
+	VPACKUSDW Y12, Y11, Y11
+	VCVTPH2PS 32(CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y13
+	VPAND     two32_32<>+0(SB), Y13, Y13
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y12
+	VPSRLD    $0x15, Y12, Y12
+	VPSUBD    Y6, Y12, Y12
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y12, Y12
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y12, Y12
+	VPOR      Y13, Y12, Y12
+	VCVTPH2PS 48(CX), Y8
+	VPAND     Y0, Y8, Y9
+	VPCMPGTD  inf32_32<>+0(SB), Y9, Y14
+	VPAND     two32_32<>+0(SB), Y14, Y14
+	VPMINUD   Y1, Y9, Y9
+	VPSRLD    $0x15, Y9, Y10
+	VPAND     Y2, Y10, Y10
+	VPADDD    Y3, Y10, Y10
+	VPADDD    Y9, Y10, Y13
+	VPSRLD    $0x15, Y13, Y13
+	VPSUBD    Y6, Y13, Y13
+	VADDPS    Y5, Y9, Y10
+	VPSUBD    Y5, Y10, Y10
+	VPCMPGTD  Y9, Y4, Y9
+	VPBLENDVB Y9, Y10, Y13, Y13
+	VPSRLD    $0x18, Y8, Y8
+	VPAND     Y7, Y8, Y8
+	VPOR      Y8, Y13, Y13
+	VPOR      Y14, Y13, Y13
+	VPACKUSDW Y13, Y12, Y12
+	VPACKUSWB Y12, Y11, Y11
+	VMOVDQU   permd04152637_32<>+0(SB), Y8
+	VPERMD    Y11, Y8, Y8
+	VMOVNTDQ  Y8, (AX)
+	ADDQ      $0x00000020, AX
+	ADDQ      $0x00000040, CX
+	DECQ      DI
+	JNZ       loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f16ToF8E4M3FNInterleave8x4RowsNTAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2, F16C, MMX+
+TEXT ·f16ToF8E4M3FNInterleave8x4RowsNTAVX2(SB), NOSPLIT, $0-72
+	MOVQ         dst+0(FP), AX
+	MOVQ         r0+8(FP), CX
+	MOVQ         r1+16(FP), DX
+	MOVQ         r2+24(FP), BX
+	MOVQ         r3+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VPBROADCASTD c32_7fffffff<>+0(SB), Y0
+	VPBROADCASTD c32_43f00000<>+0(SB), Y1
+	VPBROADCASTD c32_00000001<>+0(SB), Y2
+	VPBROADCASTD c32_0007ffff<>+0(SB), Y3
+	VPBROADCASTD c32_3c800000<>+0(SB), Y4
+	VPBROADCASTD c32_46800000<>+0(SB), Y5
+	VPBROADCASTD c32_000003c0<>+0(SB), Y6
+	VPBROADCASTD c32_00000080<>+0(SB), Y7
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000020, DI, R11
+	NEGQ         R11
+	ADDQ         R9, R11
+	IMUL3Q       $0x00000010, DI, R9
+	NEGQ         R9
+	ADDQ         R10, R9
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	PREFETCHNTA 2048(CX)
+	PREFETCHNTA 2048(DX)
+	PREFETCHNTA 2048(BX)
+	PREFETCHNTA 2048(SI)
+	VCVTPH2PS   (CX), Y8
+	VPAND       Y0, Y8, Y9
+	VPMINUD     Y1, Y9, Y9
+	VPSRLD      $0x14, Y9, Y10
+	VPAND       Y2, Y10, Y10
+	VPADDD      Y3, Y10, Y10
+	VPADDD      Y9, Y10, Y11
+	VPSRLD      $0x14, Y11, Y11
+	VPSUBD      Y6, Y11, Y11
+	VADDPS      Y5, Y9, Y10
+	VPSUBD      Y5, Y10, Y10
+	VPCMPGTD    Y9, Y4, Y9
+	VPBLENDVB   Y9, Y10, Y11, Y11
+	VPSRLD      $0x18, Y8, Y8
+	VPAND       Y7, Y8, Y8
+	VPOR        Y8, Y11, Y11
+	VCVTPH2PS   (DX), Y8
+	VPAND       Y0, Y8, Y9
+	VPMINUD     Y1, Y9, Y9
+	VPSRLD      $0x14, Y9, Y10
+	VPAND       Y2, Y10, Y10
+	VPADDD      Y3, Y10, Y10
+	VPADDD      Y9, Y10, Y12
+	VPSRLD      $0x14, Y12, Y12
+	VPSUBD      Y6, Y12, Y12
+	VADDPS      Y5, Y9, Y10
+	VPSUBD      Y5, Y10, Y10
+	VPCMPGTD    Y9, Y4, Y9
+	VPBLENDVB   Y9, Y10, Y12, Y12
+	VPSRLD      $0x18, Y8, Y8
+	VPAND       Y7, Y8, Y8
+	VPOR        Y8, Y12, Y12
+	VPSLLD      $0x08, Y12, Y12
+	VPOR        Y12, Y11, Y11
+	VCVTPH2PS   (BX), Y8
+	VPAND       Y0, Y8, Y9
+	VPMINUD     Y1, Y9, Y9
+	VPSRLD      $0x14, Y9, Y10
+	VPAND       Y2, Y10, Y10
+	VPADDD      Y3, Y10, Y10
+	VPADDD      Y9, Y10, Y12
+	VPSRLD      $0x14, Y12, Y12
+	VPSUBD      Y6, Y12, Y12
+	VADDPS      Y5, Y9, Y10
+	VPSUBD      Y5, Y10, Y10
+	VPCMPGTD    Y9, Y4, Y9
+	VPBLENDVB   Y9, Y10, Y12, Y12
+	VPSRLD      $0x18, Y8, Y8
+	VPAND       Y7, Y8, Y8
+	VPOR        Y8, Y12, Y12
+	VPSLLD      $0x10, Y12, Y12
+	VPOR        Y12, Y11, Y11
+	VCVTPH2PS   (SI), Y8
+	VPAND       Y0, Y8, Y9
+	VPMINUD     Y1, Y9, Y9
+	VPSRLD      $0x14, Y9, Y10
+	VPAND       Y2, Y10, Y10
+	VPADDD      Y3, Y10, Y10
+	VPADDD      Y9, Y10, Y12
+	VPSRLD      $0x14, Y12, Y12
+	VPSUBD      Y6, Y12, Y12
+	VADDPS      Y5, Y9, Y10
+	VPSUBD      Y5, Y10, Y10
+	VPCMPGTD    Y9, Y4, Y9
+	VPBLENDVB   Y9, Y10, Y12, Y12
+	VPSRLD      $0x18, Y8, Y8
+	VPAND       Y7, Y8, Y8
+	VPOR        Y8, Y12, Y12
+	VPSLLD      $0x18, Y12, Y12
+	VPOR        Y12, Y11, Y11
+	VMOVNTDQ    Y11, (AX)
+	ADDQ        $0x00000020, AX
+	ADDQ        $0x00000010, CX
+	ADDQ        $0x00000010, DX
+	ADDQ        $0x00000010, BX
+	ADDQ        $0x00000010, SI
+	DECQ        R10
+	JNZ         loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f16ToF8E5M2Interleave8x4RowsNTAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2, F16C, MMX+
+TEXT ·f16ToF8E5M2Interleave8x4RowsNTAVX2(SB), NOSPLIT, $0-72
+	MOVQ         dst+0(FP), AX
+	MOVQ         r0+8(FP), CX
+	MOVQ         r1+16(FP), DX
+	MOVQ         r2+24(FP), BX
+	MOVQ         r3+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VPBROADCASTD c32_7fffffff<>+0(SB), Y0
+	VPBROADCASTD c32_47800000<>+0(SB), Y1
+	VPBROADCASTD c32_00000001<>+0(SB), Y2
+	VPBROADCASTD c32_000fffff<>+0(SB), Y3
+	VPBROADCASTD c32_38800000<>+0(SB), Y4
+	VPBROADCASTD c32_43000000<>+0(SB), Y5
+	VPBROADCASTD c32_000001c0<>+0(SB), Y6
+	VPBROADCASTD c32_00000080<>+0(SB), Y7
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000020, DI, R11
+	NEGQ         R11
+	ADDQ         R9, R11
+	IMUL3Q       $0x00000010, DI, R9
+	NEGQ         R9
+	ADDQ         R10, R9
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	PREFETCHNTA 2048(CX)
+	PREFETCHNTA 2048(DX)
+	PREFETCHNTA 2048(BX)
+	PREFETCHNTA 2048(SI)
+	VCVTPH2PS   (CX), Y8
+	VPAND       Y0, Y8, Y9
+	VPCMPGTD    inf32_32<>+0(SB), Y9, Y12
+	VPAND       two32_32<>+0(SB), Y12, Y12
+	VPMINUD     Y1, Y9, Y9
+	VPSRLD      $0x15, Y9, Y10
+	VPAND       Y2, Y10, Y10
+	VPADDD      Y3, Y10, Y10
+	VPADDD      Y9, Y10, Y11
+	VPSRLD      $0x15, Y11, Y11
+	VPSUBD      Y6, Y11, Y11
+	VADDPS      Y5, Y9, Y10
+	VPSUBD      Y5, Y10, Y10
+	VPCMPGTD    Y9, Y4, Y9
+	VPBLENDVB   Y9, Y10, Y11, Y11
+	VPSRLD      $0x18, Y8, Y8
+	VPAND       Y7, Y8, Y8
+	VPOR        Y8, Y11, Y11
+	VPOR        Y12, Y11, Y11
+	VCVTPH2PS   (DX), Y8
+	VPAND       Y0, Y8, Y9
+	VPCMPGTD    inf32_32<>+0(SB), Y9, Y13
+	VPAND       two32_32<>+0(SB), Y13, Y13
+	VPMINUD     Y1, Y9, Y9
+	VPSRLD      $0x15, Y9, Y10
+	VPAND       Y2, Y10, Y10
+	VPADDD      Y3, Y10, Y10
+	VPADDD      Y9, Y10, Y12
+	VPSRLD      $0x15, Y12, Y12
+	VPSUBD      Y6, Y12, Y12
+	VADDPS      Y5, Y9, Y10
+	VPSUBD      Y5, Y10, Y10
+	VPCMPGTD    Y9, Y4, Y9
+	VPBLENDVB   Y9, Y10, Y12, Y12
+	VPSRLD      $0x18, Y8, Y8
+	VPAND       Y7, Y8, Y8
+	VPOR        Y8, Y12, Y12
+	VPOR        Y13, Y12, Y12
+	VPSLLD      $0x08, Y12, Y12
+	VPOR        Y12, Y11, Y11
+	VCVTPH2PS   (BX), Y8
+	VPAND       Y0, Y8, Y9
+	VPCMPGTD    inf32_32<>+0(SB), Y9, Y13
+	VPAND       two32_32<>+0(SB), Y13, Y13
+	VPMINUD     Y1, Y9, Y9
+	VPSRLD      $0x15, Y9, Y10
+	VPAND       Y2, Y10, Y10
+	VPADDD      Y3, Y10, Y10
+	VPADDD      Y9, Y10, Y12
+	VPSRLD      $0x15, Y12, Y12
+	VPSUBD      Y6, Y12, Y12
+	VADDPS      Y5, Y9, Y10
+	VPSUBD      Y5, Y10, Y10
+	VPCMPGTD    Y9, Y4, Y9
+	VPBLENDVB   Y9, Y10, Y12, Y12
+	VPSRLD      $0x18, Y8, Y8
+	VPAND       Y7, Y8, Y8
+	VPOR        Y8, Y12, Y12
+	VPOR        Y13, Y12, Y12
+	VPSLLD      $0x10, Y12, Y12
+	VPOR        Y12, Y11, Y11
+	VCVTPH2PS   (SI), Y8
+	VPAND       Y0, Y8, Y9
+	VPCMPGTD    inf32_32<>+0(SB), Y9, Y13
+	VPAND       two32_32<>+0(SB), Y13, Y13
+	VPMINUD     Y1, Y9, Y9
+	VPSRLD      $0x15, Y9, Y10
+	VPAND       Y2, Y10, Y10
+	VPADDD      Y3, Y10, Y10
+	VPADDD      Y9, Y10, Y12
+	VPSRLD      $0x15, Y12, Y12
+	VPSUBD      Y6, Y12, Y12
+	VADDPS      Y5, Y9, Y10
+	VPSUBD      Y5, Y10, Y10
+	VPCMPGTD    Y9, Y4, Y9
+	VPBLENDVB   Y9, Y10, Y12, Y12
+	VPSRLD      $0x18, Y8, Y8
+	VPAND       Y7, Y8, Y8
+	VPOR        Y8, Y12, Y12
+	VPOR        Y13, Y12, Y12
+	VPSLLD      $0x18, Y12, Y12
+	VPOR        Y12, Y11, Y11
+	VMOVNTDQ    Y11, (AX)
+	ADDQ        $0x00000020, AX
+	ADDQ        $0x00000010, CX
+	ADDQ        $0x00000010, DX
+	ADDQ        $0x00000010, BX
+	ADDQ        $0x00000010, SI
+	DECQ        R10
+	JNZ         loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
 // func f32ToF8E4M3FNInterleave8x4RowsAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
 // Requires: AVX, AVX512F
 TEXT ·f32ToF8E4M3FNInterleave8x4RowsAVX512(SB), NOSPLIT, $0-72
@@ -12587,6 +15483,92 @@ done:
 	ADDQ R9, CX
 	ADDQ DI, DX
 	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func splitNibbleWordsRowsAVX512(dst *byte, rowStride int, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F
+TEXT ·splitNibbleWordsRowsAVX512(SB), NOSPLIT, $0-56
+	MOVQ         dst+0(FP), AX
+	MOVQ         rowStride+8(FP), CX
+	MOVQ         src+16(FP), DX
+	MOVQ         n+24(FP), BX
+	LEAQ         (CX)(CX*2), SI
+	LEAQ         (CX)(CX*4), DI
+	LEAQ         (SI)(CX*4), R8
+	VMOVDQU64    groupbytes4_64<>+0(SB), Z0
+	VMOVDQU64    permd048c_64<>+0(SB), Z1
+	VPBROADCASTB nibble_1<>+0(SB), Z2
+	MOVQ         rows+32(FP), R9
+	MOVQ         dstStride+40(FP), R10
+	MOVQ         srcStride+48(FP), R11
+	IMUL3Q       $0x00000040, BX, R12
+	NEGQ         R12
+	ADDQ         R10, R12
+	IMUL3Q       $0x00000100, BX, R10
+	NEGQ         R10
+	ADDQ         R11, R10
+	TESTQ        R9, R9
+	JZ           rowsdone
+
+row:
+	MOVQ  BX, R11
+	TESTQ R11, R11
+	JZ    done
+
+loop:
+	VMOVDQU64  (DX), Z3
+	VPSHUFB    Z0, Z3, Z3
+	VPERMD     Z3, Z1, Z3
+	VMOVDQU64  64(DX), Z4
+	VPSHUFB    Z0, Z4, Z4
+	VPERMD     Z4, Z1, Z4
+	VMOVDQU64  128(DX), Z5
+	VPSHUFB    Z0, Z5, Z5
+	VPERMD     Z5, Z1, Z5
+	VMOVDQU64  192(DX), Z6
+	VPSHUFB    Z0, Z6, Z6
+	VPERMD     Z6, Z1, Z6
+	VSHUFI32X4 $0x44, Z4, Z3, Z7
+	VSHUFI32X4 $0x44, Z6, Z5, Z8
+	VSHUFI32X4 $0xee, Z4, Z3, Z9
+	VSHUFI32X4 $0xee, Z6, Z5, Z6
+	VSHUFI32X4 $0x88, Z8, Z7, Z3
+	VSHUFI32X4 $0xdd, Z8, Z7, Z4
+	VSHUFI32X4 $0x88, Z6, Z9, Z5
+	VSHUFI32X4 $0xdd, Z6, Z9, Z6
+	VPSRLW     $0x04, Z3, Z7
+	VPANDD     Z2, Z3, Z3
+	VPANDD     Z2, Z7, Z7
+	VMOVDQU64  Z3, (AX)
+	VMOVDQU64  Z7, (AX)(CX*1)
+	VPSRLW     $0x04, Z4, Z3
+	VPANDD     Z2, Z4, Z4
+	VPANDD     Z2, Z3, Z3
+	VMOVDQU64  Z4, (AX)(CX*2)
+	VMOVDQU64  Z3, (AX)(SI*1)
+	VPSRLW     $0x04, Z5, Z3
+	VPANDD     Z2, Z5, Z5
+	VPANDD     Z2, Z3, Z3
+	VMOVDQU64  Z5, (AX)(CX*4)
+	VMOVDQU64  Z3, (AX)(DI*1)
+	VPSRLW     $0x04, Z6, Z3
+	VPANDD     Z2, Z6, Z6
+	VPANDD     Z2, Z3, Z3
+	VMOVDQU64  Z6, (AX)(SI*2)
+	VMOVDQU64  Z3, (AX)(R8*1)
+	ADDQ       $0x00000040, AX
+	ADDQ       $0x00000100, DX
+	DECQ       R11
+	JNZ        loop
+
+done:
+	ADDQ R12, AX
+	ADDQ R10, DX
+	DECQ R9
 	JNZ  row
 
 rowsdone:
@@ -13356,6 +16338,3011 @@ rowsdone:
 	VZEROUPPER
 	RET
 
+// func f8E4M3FNToBF16RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f8E4M3FNToBF16RowsAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000007f<>+0(SB), Z0
+	VPBROADCASTD c32_3c000000<>+0(SB), Z1
+	VPBROADCASTD c32_00000008<>+0(SB), Z2
+	VPBROADCASTD c32_3b000000<>+0(SB), Z3
+	VPBROADCASTD c32_0000007e<>+0(SB), Z4
+	VPBROADCASTD c32_7fc00000<>+0(SB), Z5
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000020, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBD    (CX), Z6
+	VPANDD       Z0, Z6, Z7
+	VPSLLD       $0x14, Z7, Z8
+	VPADDD       Z1, Z8, Z8
+	VCVTDQ2PS    Z7, Z9
+	VMULPS       Z3, Z9, Z9
+	VPCMPGTD     Z7, Z2, K1
+	VPBLENDMD    Z9, Z8, K1, Z8
+	VPCMPGTD     Z4, Z7, K1
+	VPBLENDMD    Z5, Z8, K1, Z8
+	VPSRLD       $0x07, Z6, Z6
+	VPSLLD       $0x1f, Z6, Z6
+	VPORD        Z6, Z8, Z8
+	VPSRLD       $0x10, Z8, Z6
+	VPMOVDW      Z6, Y6
+	VPMOVZXBD    16(CX), Z7
+	VPANDD       Z0, Z7, Z8
+	VPSLLD       $0x14, Z8, Z9
+	VPADDD       Z1, Z9, Z9
+	VCVTDQ2PS    Z8, Z10
+	VMULPS       Z3, Z10, Z10
+	VPCMPGTD     Z8, Z2, K1
+	VPBLENDMD    Z10, Z9, K1, Z9
+	VPCMPGTD     Z4, Z8, K1
+	VPBLENDMD    Z5, Z9, K1, Z9
+	VPSRLD       $0x07, Z7, Z7
+	VPSLLD       $0x1f, Z7, Z7
+	VPORD        Z7, Z9, Z9
+	VPSRLD       $0x10, Z9, Z7
+	VPMOVDW      Z7, Y7
+	VINSERTI64X4 $0x01, Y7, Z6, Z6
+	VMOVDQU64    Z6, (AX)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000020, CX
+	DECQ         DI
+	JNZ          loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E4M3FNToF16RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f8E4M3FNToF16RowsAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000007f<>+0(SB), Z0
+	VPBROADCASTD c32_3c000000<>+0(SB), Z1
+	VPBROADCASTD c32_00000008<>+0(SB), Z2
+	VPBROADCASTD c32_3b000000<>+0(SB), Z3
+	VPBROADCASTD c32_0000007e<>+0(SB), Z4
+	VPBROADCASTD c32_7fc00000<>+0(SB), Z5
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000020, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBD    (CX), Z6
+	VPANDD       Z0, Z6, Z7
+	VPSLLD       $0x14, Z7, Z8
+	VPADDD       Z1, Z8, Z8
+	VCVTDQ2PS    Z7, Z9
+	VMULPS       Z3, Z9, Z9
+	VPCMPGTD     Z7, Z2, K1
+	VPBLENDMD    Z9, Z8, K1, Z8
+	VPCMPGTD     Z4, Z7, K1
+	VPBLENDMD    Z5, Z8, K1, Z8
+	VPSRLD       $0x07, Z6, Z6
+	VPSLLD       $0x1f, Z6, Z6
+	VPORD        Z6, Z8, Z8
+	VCVTPS2PH    $0x00, Z8, Y10
+	VPMOVZXBD    16(CX), Z6
+	VPANDD       Z0, Z6, Z7
+	VPSLLD       $0x14, Z7, Z8
+	VPADDD       Z1, Z8, Z8
+	VCVTDQ2PS    Z7, Z9
+	VMULPS       Z3, Z9, Z9
+	VPCMPGTD     Z7, Z2, K1
+	VPBLENDMD    Z9, Z8, K1, Z8
+	VPCMPGTD     Z4, Z7, K1
+	VPBLENDMD    Z5, Z8, K1, Z8
+	VPSRLD       $0x07, Z6, Z6
+	VPSLLD       $0x1f, Z6, Z6
+	VPORD        Z6, Z8, Z8
+	VCVTPS2PH    $0x00, Z8, Y6
+	VINSERTI64X4 $0x01, Y6, Z10, Z10
+	VMOVDQU64    Z10, (AX)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000020, CX
+	DECQ         DI
+	JNZ          loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E5M2ToBF16RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f8E5M2ToBF16RowsAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000007f<>+0(SB), Z0
+	VPBROADCASTD c32_38000000<>+0(SB), Z1
+	VPBROADCASTD c32_00000004<>+0(SB), Z2
+	VPBROADCASTD c32_37800000<>+0(SB), Z3
+	VPBROADCASTD c32_0000007c<>+0(SB), Z4
+	VPBROADCASTD c32_7fc00000<>+0(SB), Z5
+	VPBROADCASTD c32_0000007b<>+0(SB), Z6
+	VPBROADCASTD c32_7f800000<>+0(SB), Z7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000020, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBD    (CX), Z8
+	VPANDD       Z0, Z8, Z9
+	VPSLLD       $0x15, Z9, Z10
+	VPADDD       Z1, Z10, Z10
+	VCVTDQ2PS    Z9, Z11
+	VMULPS       Z3, Z11, Z11
+	VPCMPGTD     Z9, Z2, K1
+	VPBLENDMD    Z11, Z10, K1, Z10
+	VPCMPGTD     Z6, Z9, K1
+	VPBLENDMD    Z7, Z10, K1, Z10
+	VPCMPGTD     Z4, Z9, K1
+	VPBLENDMD    Z5, Z10, K1, Z10
+	VPSRLD       $0x07, Z8, Z8
+	VPSLLD       $0x1f, Z8, Z8
+	VPORD        Z8, Z10, Z10
+	VPSRLD       $0x10, Z10, Z8
+	VPMOVDW      Z8, Y8
+	VPMOVZXBD    16(CX), Z9
+	VPANDD       Z0, Z9, Z10
+	VPSLLD       $0x15, Z10, Z11
+	VPADDD       Z1, Z11, Z11
+	VCVTDQ2PS    Z10, Z12
+	VMULPS       Z3, Z12, Z12
+	VPCMPGTD     Z10, Z2, K1
+	VPBLENDMD    Z12, Z11, K1, Z11
+	VPCMPGTD     Z6, Z10, K1
+	VPBLENDMD    Z7, Z11, K1, Z11
+	VPCMPGTD     Z4, Z10, K1
+	VPBLENDMD    Z5, Z11, K1, Z11
+	VPSRLD       $0x07, Z9, Z9
+	VPSLLD       $0x1f, Z9, Z9
+	VPORD        Z9, Z11, Z11
+	VPSRLD       $0x10, Z11, Z9
+	VPMOVDW      Z9, Y9
+	VINSERTI64X4 $0x01, Y9, Z8, Z8
+	VMOVDQU64    Z8, (AX)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000020, CX
+	DECQ         DI
+	JNZ          loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E5M2ToF16RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f8E5M2ToF16RowsAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000007f<>+0(SB), Z0
+	VPBROADCASTD c32_38000000<>+0(SB), Z1
+	VPBROADCASTD c32_00000004<>+0(SB), Z2
+	VPBROADCASTD c32_37800000<>+0(SB), Z3
+	VPBROADCASTD c32_0000007c<>+0(SB), Z4
+	VPBROADCASTD c32_7fc00000<>+0(SB), Z5
+	VPBROADCASTD c32_0000007b<>+0(SB), Z6
+	VPBROADCASTD c32_7f800000<>+0(SB), Z7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000020, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBD    (CX), Z8
+	VPANDD       Z0, Z8, Z9
+	VPSLLD       $0x15, Z9, Z10
+	VPADDD       Z1, Z10, Z10
+	VCVTDQ2PS    Z9, Z11
+	VMULPS       Z3, Z11, Z11
+	VPCMPGTD     Z9, Z2, K1
+	VPBLENDMD    Z11, Z10, K1, Z10
+	VPCMPGTD     Z6, Z9, K1
+	VPBLENDMD    Z7, Z10, K1, Z10
+	VPCMPGTD     Z4, Z9, K1
+	VPBLENDMD    Z5, Z10, K1, Z10
+	VPSRLD       $0x07, Z8, Z8
+	VPSLLD       $0x1f, Z8, Z8
+	VPORD        Z8, Z10, Z10
+	VCVTPS2PH    $0x00, Z10, Y12
+	VPMOVZXBD    16(CX), Z8
+	VPANDD       Z0, Z8, Z9
+	VPSLLD       $0x15, Z9, Z10
+	VPADDD       Z1, Z10, Z10
+	VCVTDQ2PS    Z9, Z11
+	VMULPS       Z3, Z11, Z11
+	VPCMPGTD     Z9, Z2, K1
+	VPBLENDMD    Z11, Z10, K1, Z10
+	VPCMPGTD     Z6, Z9, K1
+	VPBLENDMD    Z7, Z10, K1, Z10
+	VPCMPGTD     Z4, Z9, K1
+	VPBLENDMD    Z5, Z10, K1, Z10
+	VPSRLD       $0x07, Z8, Z8
+	VPSLLD       $0x1f, Z8, Z8
+	VPORD        Z8, Z10, Z10
+	VCVTPS2PH    $0x00, Z10, Y8
+	VINSERTI64X4 $0x01, Y8, Z12, Z12
+	VMOVDQU64    Z12, (AX)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000020, CX
+	DECQ         DI
+	JNZ          loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E4M3FNToBF16VBMIRowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
+TEXT ·f8E4M3FNToBF16VBMIRowsAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VMOVDQU64    f8E4M3FNToBF16Lo_128<>+0(SB), Z0
+	VMOVDQU64    f8E4M3FNToBF16Lo_128<>+64(SB), Z1
+	VMOVDQU64    f8E4M3FNToBF16Hi_128<>+0(SB), Z2
+	VMOVDQU64    f8E4M3FNToBF16Hi_128<>+64(SB), Z3
+	VMOVDQU64    permq04152637_64<>+0(SB), Z4
+	VPBROADCASTB signByte_1<>+0(SB), Z5
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000080, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000040, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPERMQ     (CX), Z4, Z6
+	VMOVDQA64  Z0, Z7
+	VPERMT2B   Z1, Z6, Z7
+	VMOVDQA64  Z2, Z8
+	VPERMT2B   Z3, Z6, Z8
+	VPANDD     Z5, Z6, Z6
+	VPORD      Z6, Z8, Z8
+	VPUNPCKLBW Z8, Z7, Z6
+	VPUNPCKHBW Z8, Z7, Z7
+	VMOVDQU64  Z6, (AX)
+	VMOVDQU64  Z7, 64(AX)
+	ADDQ       $0x00000080, AX
+	ADDQ       $0x00000040, CX
+	DECQ       DI
+	JNZ        loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+DATA f8E4M3FNToBF16Lo_128<>+0(SB)/1, $0x00
+DATA f8E4M3FNToBF16Lo_128<>+1(SB)/1, $0x00
+DATA f8E4M3FNToBF16Lo_128<>+2(SB)/1, $0x80
+DATA f8E4M3FNToBF16Lo_128<>+3(SB)/1, $0xc0
+DATA f8E4M3FNToBF16Lo_128<>+4(SB)/1, $0x00
+DATA f8E4M3FNToBF16Lo_128<>+5(SB)/1, $0x20
+DATA f8E4M3FNToBF16Lo_128<>+6(SB)/1, $0x40
+DATA f8E4M3FNToBF16Lo_128<>+7(SB)/1, $0x60
+DATA f8E4M3FNToBF16Lo_128<>+8(SB)/1, $0x80
+DATA f8E4M3FNToBF16Lo_128<>+9(SB)/1, $0x90
+DATA f8E4M3FNToBF16Lo_128<>+10(SB)/1, $0xa0
+DATA f8E4M3FNToBF16Lo_128<>+11(SB)/1, $0xb0
+DATA f8E4M3FNToBF16Lo_128<>+12(SB)/1, $0xc0
+DATA f8E4M3FNToBF16Lo_128<>+13(SB)/1, $0xd0
+DATA f8E4M3FNToBF16Lo_128<>+14(SB)/1, $0xe0
+DATA f8E4M3FNToBF16Lo_128<>+15(SB)/1, $0xf0
+DATA f8E4M3FNToBF16Lo_128<>+16(SB)/1, $0x00
+DATA f8E4M3FNToBF16Lo_128<>+17(SB)/1, $0x10
+DATA f8E4M3FNToBF16Lo_128<>+18(SB)/1, $0x20
+DATA f8E4M3FNToBF16Lo_128<>+19(SB)/1, $0x30
+DATA f8E4M3FNToBF16Lo_128<>+20(SB)/1, $0x40
+DATA f8E4M3FNToBF16Lo_128<>+21(SB)/1, $0x50
+DATA f8E4M3FNToBF16Lo_128<>+22(SB)/1, $0x60
+DATA f8E4M3FNToBF16Lo_128<>+23(SB)/1, $0x70
+DATA f8E4M3FNToBF16Lo_128<>+24(SB)/1, $0x80
+DATA f8E4M3FNToBF16Lo_128<>+25(SB)/1, $0x90
+DATA f8E4M3FNToBF16Lo_128<>+26(SB)/1, $0xa0
+DATA f8E4M3FNToBF16Lo_128<>+27(SB)/1, $0xb0
+DATA f8E4M3FNToBF16Lo_128<>+28(SB)/1, $0xc0
+DATA f8E4M3FNToBF16Lo_128<>+29(SB)/1, $0xd0
+DATA f8E4M3FNToBF16Lo_128<>+30(SB)/1, $0xe0
+DATA f8E4M3FNToBF16Lo_128<>+31(SB)/1, $0xf0
+DATA f8E4M3FNToBF16Lo_128<>+32(SB)/1, $0x00
+DATA f8E4M3FNToBF16Lo_128<>+33(SB)/1, $0x10
+DATA f8E4M3FNToBF16Lo_128<>+34(SB)/1, $0x20
+DATA f8E4M3FNToBF16Lo_128<>+35(SB)/1, $0x30
+DATA f8E4M3FNToBF16Lo_128<>+36(SB)/1, $0x40
+DATA f8E4M3FNToBF16Lo_128<>+37(SB)/1, $0x50
+DATA f8E4M3FNToBF16Lo_128<>+38(SB)/1, $0x60
+DATA f8E4M3FNToBF16Lo_128<>+39(SB)/1, $0x70
+DATA f8E4M3FNToBF16Lo_128<>+40(SB)/1, $0x80
+DATA f8E4M3FNToBF16Lo_128<>+41(SB)/1, $0x90
+DATA f8E4M3FNToBF16Lo_128<>+42(SB)/1, $0xa0
+DATA f8E4M3FNToBF16Lo_128<>+43(SB)/1, $0xb0
+DATA f8E4M3FNToBF16Lo_128<>+44(SB)/1, $0xc0
+DATA f8E4M3FNToBF16Lo_128<>+45(SB)/1, $0xd0
+DATA f8E4M3FNToBF16Lo_128<>+46(SB)/1, $0xe0
+DATA f8E4M3FNToBF16Lo_128<>+47(SB)/1, $0xf0
+DATA f8E4M3FNToBF16Lo_128<>+48(SB)/1, $0x00
+DATA f8E4M3FNToBF16Lo_128<>+49(SB)/1, $0x10
+DATA f8E4M3FNToBF16Lo_128<>+50(SB)/1, $0x20
+DATA f8E4M3FNToBF16Lo_128<>+51(SB)/1, $0x30
+DATA f8E4M3FNToBF16Lo_128<>+52(SB)/1, $0x40
+DATA f8E4M3FNToBF16Lo_128<>+53(SB)/1, $0x50
+DATA f8E4M3FNToBF16Lo_128<>+54(SB)/1, $0x60
+DATA f8E4M3FNToBF16Lo_128<>+55(SB)/1, $0x70
+DATA f8E4M3FNToBF16Lo_128<>+56(SB)/1, $0x80
+DATA f8E4M3FNToBF16Lo_128<>+57(SB)/1, $0x90
+DATA f8E4M3FNToBF16Lo_128<>+58(SB)/1, $0xa0
+DATA f8E4M3FNToBF16Lo_128<>+59(SB)/1, $0xb0
+DATA f8E4M3FNToBF16Lo_128<>+60(SB)/1, $0xc0
+DATA f8E4M3FNToBF16Lo_128<>+61(SB)/1, $0xd0
+DATA f8E4M3FNToBF16Lo_128<>+62(SB)/1, $0xe0
+DATA f8E4M3FNToBF16Lo_128<>+63(SB)/1, $0xf0
+DATA f8E4M3FNToBF16Lo_128<>+64(SB)/1, $0x00
+DATA f8E4M3FNToBF16Lo_128<>+65(SB)/1, $0x10
+DATA f8E4M3FNToBF16Lo_128<>+66(SB)/1, $0x20
+DATA f8E4M3FNToBF16Lo_128<>+67(SB)/1, $0x30
+DATA f8E4M3FNToBF16Lo_128<>+68(SB)/1, $0x40
+DATA f8E4M3FNToBF16Lo_128<>+69(SB)/1, $0x50
+DATA f8E4M3FNToBF16Lo_128<>+70(SB)/1, $0x60
+DATA f8E4M3FNToBF16Lo_128<>+71(SB)/1, $0x70
+DATA f8E4M3FNToBF16Lo_128<>+72(SB)/1, $0x80
+DATA f8E4M3FNToBF16Lo_128<>+73(SB)/1, $0x90
+DATA f8E4M3FNToBF16Lo_128<>+74(SB)/1, $0xa0
+DATA f8E4M3FNToBF16Lo_128<>+75(SB)/1, $0xb0
+DATA f8E4M3FNToBF16Lo_128<>+76(SB)/1, $0xc0
+DATA f8E4M3FNToBF16Lo_128<>+77(SB)/1, $0xd0
+DATA f8E4M3FNToBF16Lo_128<>+78(SB)/1, $0xe0
+DATA f8E4M3FNToBF16Lo_128<>+79(SB)/1, $0xf0
+DATA f8E4M3FNToBF16Lo_128<>+80(SB)/1, $0x00
+DATA f8E4M3FNToBF16Lo_128<>+81(SB)/1, $0x10
+DATA f8E4M3FNToBF16Lo_128<>+82(SB)/1, $0x20
+DATA f8E4M3FNToBF16Lo_128<>+83(SB)/1, $0x30
+DATA f8E4M3FNToBF16Lo_128<>+84(SB)/1, $0x40
+DATA f8E4M3FNToBF16Lo_128<>+85(SB)/1, $0x50
+DATA f8E4M3FNToBF16Lo_128<>+86(SB)/1, $0x60
+DATA f8E4M3FNToBF16Lo_128<>+87(SB)/1, $0x70
+DATA f8E4M3FNToBF16Lo_128<>+88(SB)/1, $0x80
+DATA f8E4M3FNToBF16Lo_128<>+89(SB)/1, $0x90
+DATA f8E4M3FNToBF16Lo_128<>+90(SB)/1, $0xa0
+DATA f8E4M3FNToBF16Lo_128<>+91(SB)/1, $0xb0
+DATA f8E4M3FNToBF16Lo_128<>+92(SB)/1, $0xc0
+DATA f8E4M3FNToBF16Lo_128<>+93(SB)/1, $0xd0
+DATA f8E4M3FNToBF16Lo_128<>+94(SB)/1, $0xe0
+DATA f8E4M3FNToBF16Lo_128<>+95(SB)/1, $0xf0
+DATA f8E4M3FNToBF16Lo_128<>+96(SB)/1, $0x00
+DATA f8E4M3FNToBF16Lo_128<>+97(SB)/1, $0x10
+DATA f8E4M3FNToBF16Lo_128<>+98(SB)/1, $0x20
+DATA f8E4M3FNToBF16Lo_128<>+99(SB)/1, $0x30
+DATA f8E4M3FNToBF16Lo_128<>+100(SB)/1, $0x40
+DATA f8E4M3FNToBF16Lo_128<>+101(SB)/1, $0x50
+DATA f8E4M3FNToBF16Lo_128<>+102(SB)/1, $0x60
+DATA f8E4M3FNToBF16Lo_128<>+103(SB)/1, $0x70
+DATA f8E4M3FNToBF16Lo_128<>+104(SB)/1, $0x80
+DATA f8E4M3FNToBF16Lo_128<>+105(SB)/1, $0x90
+DATA f8E4M3FNToBF16Lo_128<>+106(SB)/1, $0xa0
+DATA f8E4M3FNToBF16Lo_128<>+107(SB)/1, $0xb0
+DATA f8E4M3FNToBF16Lo_128<>+108(SB)/1, $0xc0
+DATA f8E4M3FNToBF16Lo_128<>+109(SB)/1, $0xd0
+DATA f8E4M3FNToBF16Lo_128<>+110(SB)/1, $0xe0
+DATA f8E4M3FNToBF16Lo_128<>+111(SB)/1, $0xf0
+DATA f8E4M3FNToBF16Lo_128<>+112(SB)/1, $0x00
+DATA f8E4M3FNToBF16Lo_128<>+113(SB)/1, $0x10
+DATA f8E4M3FNToBF16Lo_128<>+114(SB)/1, $0x20
+DATA f8E4M3FNToBF16Lo_128<>+115(SB)/1, $0x30
+DATA f8E4M3FNToBF16Lo_128<>+116(SB)/1, $0x40
+DATA f8E4M3FNToBF16Lo_128<>+117(SB)/1, $0x50
+DATA f8E4M3FNToBF16Lo_128<>+118(SB)/1, $0x60
+DATA f8E4M3FNToBF16Lo_128<>+119(SB)/1, $0x70
+DATA f8E4M3FNToBF16Lo_128<>+120(SB)/1, $0x80
+DATA f8E4M3FNToBF16Lo_128<>+121(SB)/1, $0x90
+DATA f8E4M3FNToBF16Lo_128<>+122(SB)/1, $0xa0
+DATA f8E4M3FNToBF16Lo_128<>+123(SB)/1, $0xb0
+DATA f8E4M3FNToBF16Lo_128<>+124(SB)/1, $0xc0
+DATA f8E4M3FNToBF16Lo_128<>+125(SB)/1, $0xd0
+DATA f8E4M3FNToBF16Lo_128<>+126(SB)/1, $0xe0
+DATA f8E4M3FNToBF16Lo_128<>+127(SB)/1, $0xc0
+GLOBL f8E4M3FNToBF16Lo_128<>(SB), RODATA|NOPTR, $128
+
+DATA f8E4M3FNToBF16Hi_128<>+0(SB)/1, $0x00
+DATA f8E4M3FNToBF16Hi_128<>+1(SB)/1, $0x3b
+DATA f8E4M3FNToBF16Hi_128<>+2(SB)/1, $0x3b
+DATA f8E4M3FNToBF16Hi_128<>+3(SB)/1, $0x3b
+DATA f8E4M3FNToBF16Hi_128<>+4(SB)/1, $0x3c
+DATA f8E4M3FNToBF16Hi_128<>+5(SB)/1, $0x3c
+DATA f8E4M3FNToBF16Hi_128<>+6(SB)/1, $0x3c
+DATA f8E4M3FNToBF16Hi_128<>+7(SB)/1, $0x3c
+DATA f8E4M3FNToBF16Hi_128<>+8(SB)/1, $0x3c
+DATA f8E4M3FNToBF16Hi_128<>+9(SB)/1, $0x3c
+DATA f8E4M3FNToBF16Hi_128<>+10(SB)/1, $0x3c
+DATA f8E4M3FNToBF16Hi_128<>+11(SB)/1, $0x3c
+DATA f8E4M3FNToBF16Hi_128<>+12(SB)/1, $0x3c
+DATA f8E4M3FNToBF16Hi_128<>+13(SB)/1, $0x3c
+DATA f8E4M3FNToBF16Hi_128<>+14(SB)/1, $0x3c
+DATA f8E4M3FNToBF16Hi_128<>+15(SB)/1, $0x3c
+DATA f8E4M3FNToBF16Hi_128<>+16(SB)/1, $0x3d
+DATA f8E4M3FNToBF16Hi_128<>+17(SB)/1, $0x3d
+DATA f8E4M3FNToBF16Hi_128<>+18(SB)/1, $0x3d
+DATA f8E4M3FNToBF16Hi_128<>+19(SB)/1, $0x3d
+DATA f8E4M3FNToBF16Hi_128<>+20(SB)/1, $0x3d
+DATA f8E4M3FNToBF16Hi_128<>+21(SB)/1, $0x3d
+DATA f8E4M3FNToBF16Hi_128<>+22(SB)/1, $0x3d
+DATA f8E4M3FNToBF16Hi_128<>+23(SB)/1, $0x3d
+DATA f8E4M3FNToBF16Hi_128<>+24(SB)/1, $0x3d
+DATA f8E4M3FNToBF16Hi_128<>+25(SB)/1, $0x3d
+DATA f8E4M3FNToBF16Hi_128<>+26(SB)/1, $0x3d
+DATA f8E4M3FNToBF16Hi_128<>+27(SB)/1, $0x3d
+DATA f8E4M3FNToBF16Hi_128<>+28(SB)/1, $0x3d
+DATA f8E4M3FNToBF16Hi_128<>+29(SB)/1, $0x3d
+DATA f8E4M3FNToBF16Hi_128<>+30(SB)/1, $0x3d
+DATA f8E4M3FNToBF16Hi_128<>+31(SB)/1, $0x3d
+DATA f8E4M3FNToBF16Hi_128<>+32(SB)/1, $0x3e
+DATA f8E4M3FNToBF16Hi_128<>+33(SB)/1, $0x3e
+DATA f8E4M3FNToBF16Hi_128<>+34(SB)/1, $0x3e
+DATA f8E4M3FNToBF16Hi_128<>+35(SB)/1, $0x3e
+DATA f8E4M3FNToBF16Hi_128<>+36(SB)/1, $0x3e
+DATA f8E4M3FNToBF16Hi_128<>+37(SB)/1, $0x3e
+DATA f8E4M3FNToBF16Hi_128<>+38(SB)/1, $0x3e
+DATA f8E4M3FNToBF16Hi_128<>+39(SB)/1, $0x3e
+DATA f8E4M3FNToBF16Hi_128<>+40(SB)/1, $0x3e
+DATA f8E4M3FNToBF16Hi_128<>+41(SB)/1, $0x3e
+DATA f8E4M3FNToBF16Hi_128<>+42(SB)/1, $0x3e
+DATA f8E4M3FNToBF16Hi_128<>+43(SB)/1, $0x3e
+DATA f8E4M3FNToBF16Hi_128<>+44(SB)/1, $0x3e
+DATA f8E4M3FNToBF16Hi_128<>+45(SB)/1, $0x3e
+DATA f8E4M3FNToBF16Hi_128<>+46(SB)/1, $0x3e
+DATA f8E4M3FNToBF16Hi_128<>+47(SB)/1, $0x3e
+DATA f8E4M3FNToBF16Hi_128<>+48(SB)/1, $0x3f
+DATA f8E4M3FNToBF16Hi_128<>+49(SB)/1, $0x3f
+DATA f8E4M3FNToBF16Hi_128<>+50(SB)/1, $0x3f
+DATA f8E4M3FNToBF16Hi_128<>+51(SB)/1, $0x3f
+DATA f8E4M3FNToBF16Hi_128<>+52(SB)/1, $0x3f
+DATA f8E4M3FNToBF16Hi_128<>+53(SB)/1, $0x3f
+DATA f8E4M3FNToBF16Hi_128<>+54(SB)/1, $0x3f
+DATA f8E4M3FNToBF16Hi_128<>+55(SB)/1, $0x3f
+DATA f8E4M3FNToBF16Hi_128<>+56(SB)/1, $0x3f
+DATA f8E4M3FNToBF16Hi_128<>+57(SB)/1, $0x3f
+DATA f8E4M3FNToBF16Hi_128<>+58(SB)/1, $0x3f
+DATA f8E4M3FNToBF16Hi_128<>+59(SB)/1, $0x3f
+DATA f8E4M3FNToBF16Hi_128<>+60(SB)/1, $0x3f
+DATA f8E4M3FNToBF16Hi_128<>+61(SB)/1, $0x3f
+DATA f8E4M3FNToBF16Hi_128<>+62(SB)/1, $0x3f
+DATA f8E4M3FNToBF16Hi_128<>+63(SB)/1, $0x3f
+DATA f8E4M3FNToBF16Hi_128<>+64(SB)/1, $0x40
+DATA f8E4M3FNToBF16Hi_128<>+65(SB)/1, $0x40
+DATA f8E4M3FNToBF16Hi_128<>+66(SB)/1, $0x40
+DATA f8E4M3FNToBF16Hi_128<>+67(SB)/1, $0x40
+DATA f8E4M3FNToBF16Hi_128<>+68(SB)/1, $0x40
+DATA f8E4M3FNToBF16Hi_128<>+69(SB)/1, $0x40
+DATA f8E4M3FNToBF16Hi_128<>+70(SB)/1, $0x40
+DATA f8E4M3FNToBF16Hi_128<>+71(SB)/1, $0x40
+DATA f8E4M3FNToBF16Hi_128<>+72(SB)/1, $0x40
+DATA f8E4M3FNToBF16Hi_128<>+73(SB)/1, $0x40
+DATA f8E4M3FNToBF16Hi_128<>+74(SB)/1, $0x40
+DATA f8E4M3FNToBF16Hi_128<>+75(SB)/1, $0x40
+DATA f8E4M3FNToBF16Hi_128<>+76(SB)/1, $0x40
+DATA f8E4M3FNToBF16Hi_128<>+77(SB)/1, $0x40
+DATA f8E4M3FNToBF16Hi_128<>+78(SB)/1, $0x40
+DATA f8E4M3FNToBF16Hi_128<>+79(SB)/1, $0x40
+DATA f8E4M3FNToBF16Hi_128<>+80(SB)/1, $0x41
+DATA f8E4M3FNToBF16Hi_128<>+81(SB)/1, $0x41
+DATA f8E4M3FNToBF16Hi_128<>+82(SB)/1, $0x41
+DATA f8E4M3FNToBF16Hi_128<>+83(SB)/1, $0x41
+DATA f8E4M3FNToBF16Hi_128<>+84(SB)/1, $0x41
+DATA f8E4M3FNToBF16Hi_128<>+85(SB)/1, $0x41
+DATA f8E4M3FNToBF16Hi_128<>+86(SB)/1, $0x41
+DATA f8E4M3FNToBF16Hi_128<>+87(SB)/1, $0x41
+DATA f8E4M3FNToBF16Hi_128<>+88(SB)/1, $0x41
+DATA f8E4M3FNToBF16Hi_128<>+89(SB)/1, $0x41
+DATA f8E4M3FNToBF16Hi_128<>+90(SB)/1, $0x41
+DATA f8E4M3FNToBF16Hi_128<>+91(SB)/1, $0x41
+DATA f8E4M3FNToBF16Hi_128<>+92(SB)/1, $0x41
+DATA f8E4M3FNToBF16Hi_128<>+93(SB)/1, $0x41
+DATA f8E4M3FNToBF16Hi_128<>+94(SB)/1, $0x41
+DATA f8E4M3FNToBF16Hi_128<>+95(SB)/1, $0x41
+DATA f8E4M3FNToBF16Hi_128<>+96(SB)/1, $0x42
+DATA f8E4M3FNToBF16Hi_128<>+97(SB)/1, $0x42
+DATA f8E4M3FNToBF16Hi_128<>+98(SB)/1, $0x42
+DATA f8E4M3FNToBF16Hi_128<>+99(SB)/1, $0x42
+DATA f8E4M3FNToBF16Hi_128<>+100(SB)/1, $0x42
+DATA f8E4M3FNToBF16Hi_128<>+101(SB)/1, $0x42
+DATA f8E4M3FNToBF16Hi_128<>+102(SB)/1, $0x42
+DATA f8E4M3FNToBF16Hi_128<>+103(SB)/1, $0x42
+DATA f8E4M3FNToBF16Hi_128<>+104(SB)/1, $0x42
+DATA f8E4M3FNToBF16Hi_128<>+105(SB)/1, $0x42
+DATA f8E4M3FNToBF16Hi_128<>+106(SB)/1, $0x42
+DATA f8E4M3FNToBF16Hi_128<>+107(SB)/1, $0x42
+DATA f8E4M3FNToBF16Hi_128<>+108(SB)/1, $0x42
+DATA f8E4M3FNToBF16Hi_128<>+109(SB)/1, $0x42
+DATA f8E4M3FNToBF16Hi_128<>+110(SB)/1, $0x42
+DATA f8E4M3FNToBF16Hi_128<>+111(SB)/1, $0x42
+DATA f8E4M3FNToBF16Hi_128<>+112(SB)/1, $0x43
+DATA f8E4M3FNToBF16Hi_128<>+113(SB)/1, $0x43
+DATA f8E4M3FNToBF16Hi_128<>+114(SB)/1, $0x43
+DATA f8E4M3FNToBF16Hi_128<>+115(SB)/1, $0x43
+DATA f8E4M3FNToBF16Hi_128<>+116(SB)/1, $0x43
+DATA f8E4M3FNToBF16Hi_128<>+117(SB)/1, $0x43
+DATA f8E4M3FNToBF16Hi_128<>+118(SB)/1, $0x43
+DATA f8E4M3FNToBF16Hi_128<>+119(SB)/1, $0x43
+DATA f8E4M3FNToBF16Hi_128<>+120(SB)/1, $0x43
+DATA f8E4M3FNToBF16Hi_128<>+121(SB)/1, $0x43
+DATA f8E4M3FNToBF16Hi_128<>+122(SB)/1, $0x43
+DATA f8E4M3FNToBF16Hi_128<>+123(SB)/1, $0x43
+DATA f8E4M3FNToBF16Hi_128<>+124(SB)/1, $0x43
+DATA f8E4M3FNToBF16Hi_128<>+125(SB)/1, $0x43
+DATA f8E4M3FNToBF16Hi_128<>+126(SB)/1, $0x43
+DATA f8E4M3FNToBF16Hi_128<>+127(SB)/1, $0x7f
+GLOBL f8E4M3FNToBF16Hi_128<>(SB), RODATA|NOPTR, $128
+
+DATA signByte_1<>+0(SB)/1, $0x80
+GLOBL signByte_1<>(SB), RODATA|NOPTR, $1
+
+// func f8E4M3FNToF16VBMIRowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
+TEXT ·f8E4M3FNToF16VBMIRowsAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VMOVDQU64    f8E4M3FNToF16Lo_128<>+0(SB), Z0
+	VMOVDQU64    f8E4M3FNToF16Lo_128<>+64(SB), Z1
+	VMOVDQU64    f8E4M3FNToF16Hi_128<>+0(SB), Z2
+	VMOVDQU64    f8E4M3FNToF16Hi_128<>+64(SB), Z3
+	VMOVDQU64    permq04152637_64<>+0(SB), Z4
+	VPBROADCASTB signByte_1<>+0(SB), Z5
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000080, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000040, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPERMQ     (CX), Z4, Z6
+	VMOVDQA64  Z0, Z7
+	VPERMT2B   Z1, Z6, Z7
+	VMOVDQA64  Z2, Z8
+	VPERMT2B   Z3, Z6, Z8
+	VPANDD     Z5, Z6, Z6
+	VPORD      Z6, Z8, Z8
+	VPUNPCKLBW Z8, Z7, Z6
+	VPUNPCKHBW Z8, Z7, Z7
+	VMOVDQU64  Z6, (AX)
+	VMOVDQU64  Z7, 64(AX)
+	ADDQ       $0x00000080, AX
+	ADDQ       $0x00000040, CX
+	DECQ       DI
+	JNZ        loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+DATA f8E4M3FNToF16Lo_128<>+0(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+1(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+2(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+3(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+4(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+5(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+6(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+7(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+8(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+9(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+10(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+11(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+12(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+13(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+14(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+15(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+16(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+17(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+18(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+19(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+20(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+21(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+22(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+23(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+24(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+25(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+26(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+27(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+28(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+29(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+30(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+31(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+32(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+33(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+34(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+35(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+36(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+37(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+38(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+39(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+40(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+41(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+42(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+43(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+44(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+45(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+46(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+47(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+48(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+49(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+50(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+51(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+52(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+53(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+54(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+55(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+56(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+57(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+58(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+59(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+60(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+61(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+62(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+63(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+64(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+65(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+66(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+67(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+68(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+69(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+70(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+71(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+72(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+73(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+74(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+75(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+76(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+77(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+78(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+79(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+80(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+81(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+82(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+83(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+84(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+85(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+86(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+87(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+88(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+89(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+90(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+91(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+92(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+93(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+94(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+95(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+96(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+97(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+98(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+99(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+100(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+101(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+102(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+103(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+104(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+105(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+106(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+107(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+108(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+109(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+110(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+111(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+112(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+113(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+114(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+115(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+116(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+117(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+118(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+119(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+120(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+121(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+122(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+123(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+124(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+125(SB)/1, $0x80
+DATA f8E4M3FNToF16Lo_128<>+126(SB)/1, $0x00
+DATA f8E4M3FNToF16Lo_128<>+127(SB)/1, $0x00
+GLOBL f8E4M3FNToF16Lo_128<>(SB), RODATA|NOPTR, $128
+
+DATA f8E4M3FNToF16Hi_128<>+0(SB)/1, $0x00
+DATA f8E4M3FNToF16Hi_128<>+1(SB)/1, $0x18
+DATA f8E4M3FNToF16Hi_128<>+2(SB)/1, $0x1c
+DATA f8E4M3FNToF16Hi_128<>+3(SB)/1, $0x1e
+DATA f8E4M3FNToF16Hi_128<>+4(SB)/1, $0x20
+DATA f8E4M3FNToF16Hi_128<>+5(SB)/1, $0x21
+DATA f8E4M3FNToF16Hi_128<>+6(SB)/1, $0x22
+DATA f8E4M3FNToF16Hi_128<>+7(SB)/1, $0x23
+DATA f8E4M3FNToF16Hi_128<>+8(SB)/1, $0x24
+DATA f8E4M3FNToF16Hi_128<>+9(SB)/1, $0x24
+DATA f8E4M3FNToF16Hi_128<>+10(SB)/1, $0x25
+DATA f8E4M3FNToF16Hi_128<>+11(SB)/1, $0x25
+DATA f8E4M3FNToF16Hi_128<>+12(SB)/1, $0x26
+DATA f8E4M3FNToF16Hi_128<>+13(SB)/1, $0x26
+DATA f8E4M3FNToF16Hi_128<>+14(SB)/1, $0x27
+DATA f8E4M3FNToF16Hi_128<>+15(SB)/1, $0x27
+DATA f8E4M3FNToF16Hi_128<>+16(SB)/1, $0x28
+DATA f8E4M3FNToF16Hi_128<>+17(SB)/1, $0x28
+DATA f8E4M3FNToF16Hi_128<>+18(SB)/1, $0x29
+DATA f8E4M3FNToF16Hi_128<>+19(SB)/1, $0x29
+DATA f8E4M3FNToF16Hi_128<>+20(SB)/1, $0x2a
+DATA f8E4M3FNToF16Hi_128<>+21(SB)/1, $0x2a
+DATA f8E4M3FNToF16Hi_128<>+22(SB)/1, $0x2b
+DATA f8E4M3FNToF16Hi_128<>+23(SB)/1, $0x2b
+DATA f8E4M3FNToF16Hi_128<>+24(SB)/1, $0x2c
+DATA f8E4M3FNToF16Hi_128<>+25(SB)/1, $0x2c
+DATA f8E4M3FNToF16Hi_128<>+26(SB)/1, $0x2d
+DATA f8E4M3FNToF16Hi_128<>+27(SB)/1, $0x2d
+DATA f8E4M3FNToF16Hi_128<>+28(SB)/1, $0x2e
+DATA f8E4M3FNToF16Hi_128<>+29(SB)/1, $0x2e
+DATA f8E4M3FNToF16Hi_128<>+30(SB)/1, $0x2f
+DATA f8E4M3FNToF16Hi_128<>+31(SB)/1, $0x2f
+DATA f8E4M3FNToF16Hi_128<>+32(SB)/1, $0x30
+DATA f8E4M3FNToF16Hi_128<>+33(SB)/1, $0x30
+DATA f8E4M3FNToF16Hi_128<>+34(SB)/1, $0x31
+DATA f8E4M3FNToF16Hi_128<>+35(SB)/1, $0x31
+DATA f8E4M3FNToF16Hi_128<>+36(SB)/1, $0x32
+DATA f8E4M3FNToF16Hi_128<>+37(SB)/1, $0x32
+DATA f8E4M3FNToF16Hi_128<>+38(SB)/1, $0x33
+DATA f8E4M3FNToF16Hi_128<>+39(SB)/1, $0x33
+DATA f8E4M3FNToF16Hi_128<>+40(SB)/1, $0x34
+DATA f8E4M3FNToF16Hi_128<>+41(SB)/1, $0x34
+DATA f8E4M3FNToF16Hi_128<>+42(SB)/1, $0x35
+DATA f8E4M3FNToF16Hi_128<>+43(SB)/1, $0x35
+DATA f8E4M3FNToF16Hi_128<>+44(SB)/1, $0x36
+DATA f8E4M3FNToF16Hi_128<>+45(SB)/1, $0x36
+DATA f8E4M3FNToF16Hi_128<>+46(SB)/1, $0x37
+DATA f8E4M3FNToF16Hi_128<>+47(SB)/1, $0x37
+DATA f8E4M3FNToF16Hi_128<>+48(SB)/1, $0x38
+DATA f8E4M3FNToF16Hi_128<>+49(SB)/1, $0x38
+DATA f8E4M3FNToF16Hi_128<>+50(SB)/1, $0x39
+DATA f8E4M3FNToF16Hi_128<>+51(SB)/1, $0x39
+DATA f8E4M3FNToF16Hi_128<>+52(SB)/1, $0x3a
+DATA f8E4M3FNToF16Hi_128<>+53(SB)/1, $0x3a
+DATA f8E4M3FNToF16Hi_128<>+54(SB)/1, $0x3b
+DATA f8E4M3FNToF16Hi_128<>+55(SB)/1, $0x3b
+DATA f8E4M3FNToF16Hi_128<>+56(SB)/1, $0x3c
+DATA f8E4M3FNToF16Hi_128<>+57(SB)/1, $0x3c
+DATA f8E4M3FNToF16Hi_128<>+58(SB)/1, $0x3d
+DATA f8E4M3FNToF16Hi_128<>+59(SB)/1, $0x3d
+DATA f8E4M3FNToF16Hi_128<>+60(SB)/1, $0x3e
+DATA f8E4M3FNToF16Hi_128<>+61(SB)/1, $0x3e
+DATA f8E4M3FNToF16Hi_128<>+62(SB)/1, $0x3f
+DATA f8E4M3FNToF16Hi_128<>+63(SB)/1, $0x3f
+DATA f8E4M3FNToF16Hi_128<>+64(SB)/1, $0x40
+DATA f8E4M3FNToF16Hi_128<>+65(SB)/1, $0x40
+DATA f8E4M3FNToF16Hi_128<>+66(SB)/1, $0x41
+DATA f8E4M3FNToF16Hi_128<>+67(SB)/1, $0x41
+DATA f8E4M3FNToF16Hi_128<>+68(SB)/1, $0x42
+DATA f8E4M3FNToF16Hi_128<>+69(SB)/1, $0x42
+DATA f8E4M3FNToF16Hi_128<>+70(SB)/1, $0x43
+DATA f8E4M3FNToF16Hi_128<>+71(SB)/1, $0x43
+DATA f8E4M3FNToF16Hi_128<>+72(SB)/1, $0x44
+DATA f8E4M3FNToF16Hi_128<>+73(SB)/1, $0x44
+DATA f8E4M3FNToF16Hi_128<>+74(SB)/1, $0x45
+DATA f8E4M3FNToF16Hi_128<>+75(SB)/1, $0x45
+DATA f8E4M3FNToF16Hi_128<>+76(SB)/1, $0x46
+DATA f8E4M3FNToF16Hi_128<>+77(SB)/1, $0x46
+DATA f8E4M3FNToF16Hi_128<>+78(SB)/1, $0x47
+DATA f8E4M3FNToF16Hi_128<>+79(SB)/1, $0x47
+DATA f8E4M3FNToF16Hi_128<>+80(SB)/1, $0x48
+DATA f8E4M3FNToF16Hi_128<>+81(SB)/1, $0x48
+DATA f8E4M3FNToF16Hi_128<>+82(SB)/1, $0x49
+DATA f8E4M3FNToF16Hi_128<>+83(SB)/1, $0x49
+DATA f8E4M3FNToF16Hi_128<>+84(SB)/1, $0x4a
+DATA f8E4M3FNToF16Hi_128<>+85(SB)/1, $0x4a
+DATA f8E4M3FNToF16Hi_128<>+86(SB)/1, $0x4b
+DATA f8E4M3FNToF16Hi_128<>+87(SB)/1, $0x4b
+DATA f8E4M3FNToF16Hi_128<>+88(SB)/1, $0x4c
+DATA f8E4M3FNToF16Hi_128<>+89(SB)/1, $0x4c
+DATA f8E4M3FNToF16Hi_128<>+90(SB)/1, $0x4d
+DATA f8E4M3FNToF16Hi_128<>+91(SB)/1, $0x4d
+DATA f8E4M3FNToF16Hi_128<>+92(SB)/1, $0x4e
+DATA f8E4M3FNToF16Hi_128<>+93(SB)/1, $0x4e
+DATA f8E4M3FNToF16Hi_128<>+94(SB)/1, $0x4f
+DATA f8E4M3FNToF16Hi_128<>+95(SB)/1, $0x4f
+DATA f8E4M3FNToF16Hi_128<>+96(SB)/1, $0x50
+DATA f8E4M3FNToF16Hi_128<>+97(SB)/1, $0x50
+DATA f8E4M3FNToF16Hi_128<>+98(SB)/1, $0x51
+DATA f8E4M3FNToF16Hi_128<>+99(SB)/1, $0x51
+DATA f8E4M3FNToF16Hi_128<>+100(SB)/1, $0x52
+DATA f8E4M3FNToF16Hi_128<>+101(SB)/1, $0x52
+DATA f8E4M3FNToF16Hi_128<>+102(SB)/1, $0x53
+DATA f8E4M3FNToF16Hi_128<>+103(SB)/1, $0x53
+DATA f8E4M3FNToF16Hi_128<>+104(SB)/1, $0x54
+DATA f8E4M3FNToF16Hi_128<>+105(SB)/1, $0x54
+DATA f8E4M3FNToF16Hi_128<>+106(SB)/1, $0x55
+DATA f8E4M3FNToF16Hi_128<>+107(SB)/1, $0x55
+DATA f8E4M3FNToF16Hi_128<>+108(SB)/1, $0x56
+DATA f8E4M3FNToF16Hi_128<>+109(SB)/1, $0x56
+DATA f8E4M3FNToF16Hi_128<>+110(SB)/1, $0x57
+DATA f8E4M3FNToF16Hi_128<>+111(SB)/1, $0x57
+DATA f8E4M3FNToF16Hi_128<>+112(SB)/1, $0x58
+DATA f8E4M3FNToF16Hi_128<>+113(SB)/1, $0x58
+DATA f8E4M3FNToF16Hi_128<>+114(SB)/1, $0x59
+DATA f8E4M3FNToF16Hi_128<>+115(SB)/1, $0x59
+DATA f8E4M3FNToF16Hi_128<>+116(SB)/1, $0x5a
+DATA f8E4M3FNToF16Hi_128<>+117(SB)/1, $0x5a
+DATA f8E4M3FNToF16Hi_128<>+118(SB)/1, $0x5b
+DATA f8E4M3FNToF16Hi_128<>+119(SB)/1, $0x5b
+DATA f8E4M3FNToF16Hi_128<>+120(SB)/1, $0x5c
+DATA f8E4M3FNToF16Hi_128<>+121(SB)/1, $0x5c
+DATA f8E4M3FNToF16Hi_128<>+122(SB)/1, $0x5d
+DATA f8E4M3FNToF16Hi_128<>+123(SB)/1, $0x5d
+DATA f8E4M3FNToF16Hi_128<>+124(SB)/1, $0x5e
+DATA f8E4M3FNToF16Hi_128<>+125(SB)/1, $0x5e
+DATA f8E4M3FNToF16Hi_128<>+126(SB)/1, $0x5f
+DATA f8E4M3FNToF16Hi_128<>+127(SB)/1, $0x7e
+GLOBL f8E4M3FNToF16Hi_128<>(SB), RODATA|NOPTR, $128
+
+// func f8E4M3FNDeinterleave8x4ToBF16VBMIRowsAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
+TEXT ·f8E4M3FNDeinterleave8x4ToBF16VBMIRowsAVX512(SB), NOSPLIT, $0-72
+	MOVQ         r0+0(FP), AX
+	MOVQ         r1+8(FP), CX
+	MOVQ         r2+16(FP), DX
+	MOVQ         r3+24(FP), BX
+	MOVQ         src+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VMOVDQU64    f8E4M3FNToBF16Lo_128<>+0(SB), Z0
+	VMOVDQU64    f8E4M3FNToBF16Lo_128<>+64(SB), Z1
+	VMOVDQU64    f8E4M3FNToBF16Hi_128<>+0(SB), Z2
+	VMOVDQU64    f8E4M3FNToBF16Hi_128<>+64(SB), Z3
+	VMOVDQU64    f8QuadRows_64<>+0(SB), Z4
+	VPBROADCASTB signByte_1<>+0(SB), Z5
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000080, DI, R11
+	NEGQ         R11
+	ADDQ         R10, R11
+	IMUL3Q       $0x00000040, DI, R10
+	NEGQ         R10
+	ADDQ         R9, R10
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R9
+	TESTQ R9, R9
+	JZ    done
+
+loop:
+	VPERMB     (SI), Z4, Z6
+	VMOVDQA64  Z0, Z7
+	VPERMT2B   Z1, Z6, Z7
+	VMOVDQA64  Z2, Z8
+	VPERMT2B   Z3, Z6, Z8
+	VPANDD     Z5, Z6, Z6
+	VPORD      Z6, Z8, Z8
+	VPUNPCKLBW Z8, Z7, Z6
+	VPUNPCKHBW Z8, Z7, Z7
+	VPERMB     64(SI), Z4, Z8
+	VMOVDQA64  Z0, Z9
+	VPERMT2B   Z1, Z8, Z9
+	VMOVDQA64  Z2, Z10
+	VPERMT2B   Z3, Z8, Z10
+	VPANDD     Z5, Z8, Z8
+	VPORD      Z8, Z10, Z10
+	VPUNPCKLBW Z10, Z9, Z8
+	VPUNPCKHBW Z10, Z9, Z9
+	VSHUFI64X2 $0x44, Z8, Z6, Z10
+	VMOVDQU64  Z10, (AX)
+	VSHUFI64X2 $0xee, Z8, Z6, Z6
+	VMOVDQU64  Z6, (CX)
+	VSHUFI64X2 $0x44, Z9, Z7, Z6
+	VMOVDQU64  Z6, (DX)
+	VSHUFI64X2 $0xee, Z9, Z7, Z6
+	VMOVDQU64  Z6, (BX)
+	ADDQ       $0x00000080, SI
+	ADDQ       $0x00000040, AX
+	ADDQ       $0x00000040, CX
+	ADDQ       $0x00000040, DX
+	ADDQ       $0x00000040, BX
+	DECQ       R9
+	JNZ        loop
+
+done:
+	ADDQ R11, SI
+	ADDQ R10, AX
+	ADDQ R10, CX
+	ADDQ R10, DX
+	ADDQ R10, BX
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+DATA f8QuadRows_64<>+0(SB)/1, $0x00
+DATA f8QuadRows_64<>+1(SB)/1, $0x04
+DATA f8QuadRows_64<>+2(SB)/1, $0x08
+DATA f8QuadRows_64<>+3(SB)/1, $0x0c
+DATA f8QuadRows_64<>+4(SB)/1, $0x10
+DATA f8QuadRows_64<>+5(SB)/1, $0x14
+DATA f8QuadRows_64<>+6(SB)/1, $0x18
+DATA f8QuadRows_64<>+7(SB)/1, $0x1c
+DATA f8QuadRows_64<>+8(SB)/1, $0x02
+DATA f8QuadRows_64<>+9(SB)/1, $0x06
+DATA f8QuadRows_64<>+10(SB)/1, $0x0a
+DATA f8QuadRows_64<>+11(SB)/1, $0x0e
+DATA f8QuadRows_64<>+12(SB)/1, $0x12
+DATA f8QuadRows_64<>+13(SB)/1, $0x16
+DATA f8QuadRows_64<>+14(SB)/1, $0x1a
+DATA f8QuadRows_64<>+15(SB)/1, $0x1e
+DATA f8QuadRows_64<>+16(SB)/1, $0x20
+DATA f8QuadRows_64<>+17(SB)/1, $0x24
+DATA f8QuadRows_64<>+18(SB)/1, $0x28
+DATA f8QuadRows_64<>+19(SB)/1, $0x2c
+DATA f8QuadRows_64<>+20(SB)/1, $0x30
+DATA f8QuadRows_64<>+21(SB)/1, $0x34
+DATA f8QuadRows_64<>+22(SB)/1, $0x38
+DATA f8QuadRows_64<>+23(SB)/1, $0x3c
+DATA f8QuadRows_64<>+24(SB)/1, $0x22
+DATA f8QuadRows_64<>+25(SB)/1, $0x26
+DATA f8QuadRows_64<>+26(SB)/1, $0x2a
+DATA f8QuadRows_64<>+27(SB)/1, $0x2e
+DATA f8QuadRows_64<>+28(SB)/1, $0x32
+DATA f8QuadRows_64<>+29(SB)/1, $0x36
+DATA f8QuadRows_64<>+30(SB)/1, $0x3a
+DATA f8QuadRows_64<>+31(SB)/1, $0x3e
+DATA f8QuadRows_64<>+32(SB)/1, $0x01
+DATA f8QuadRows_64<>+33(SB)/1, $0x05
+DATA f8QuadRows_64<>+34(SB)/1, $0x09
+DATA f8QuadRows_64<>+35(SB)/1, $0x0d
+DATA f8QuadRows_64<>+36(SB)/1, $0x11
+DATA f8QuadRows_64<>+37(SB)/1, $0x15
+DATA f8QuadRows_64<>+38(SB)/1, $0x19
+DATA f8QuadRows_64<>+39(SB)/1, $0x1d
+DATA f8QuadRows_64<>+40(SB)/1, $0x03
+DATA f8QuadRows_64<>+41(SB)/1, $0x07
+DATA f8QuadRows_64<>+42(SB)/1, $0x0b
+DATA f8QuadRows_64<>+43(SB)/1, $0x0f
+DATA f8QuadRows_64<>+44(SB)/1, $0x13
+DATA f8QuadRows_64<>+45(SB)/1, $0x17
+DATA f8QuadRows_64<>+46(SB)/1, $0x1b
+DATA f8QuadRows_64<>+47(SB)/1, $0x1f
+DATA f8QuadRows_64<>+48(SB)/1, $0x21
+DATA f8QuadRows_64<>+49(SB)/1, $0x25
+DATA f8QuadRows_64<>+50(SB)/1, $0x29
+DATA f8QuadRows_64<>+51(SB)/1, $0x2d
+DATA f8QuadRows_64<>+52(SB)/1, $0x31
+DATA f8QuadRows_64<>+53(SB)/1, $0x35
+DATA f8QuadRows_64<>+54(SB)/1, $0x39
+DATA f8QuadRows_64<>+55(SB)/1, $0x3d
+DATA f8QuadRows_64<>+56(SB)/1, $0x23
+DATA f8QuadRows_64<>+57(SB)/1, $0x27
+DATA f8QuadRows_64<>+58(SB)/1, $0x2b
+DATA f8QuadRows_64<>+59(SB)/1, $0x2f
+DATA f8QuadRows_64<>+60(SB)/1, $0x33
+DATA f8QuadRows_64<>+61(SB)/1, $0x37
+DATA f8QuadRows_64<>+62(SB)/1, $0x3b
+DATA f8QuadRows_64<>+63(SB)/1, $0x3f
+GLOBL f8QuadRows_64<>(SB), RODATA|NOPTR, $64
+
+// func f8E4M3FNDeinterleave8x4ToF16VBMIRowsAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
+TEXT ·f8E4M3FNDeinterleave8x4ToF16VBMIRowsAVX512(SB), NOSPLIT, $0-72
+	MOVQ         r0+0(FP), AX
+	MOVQ         r1+8(FP), CX
+	MOVQ         r2+16(FP), DX
+	MOVQ         r3+24(FP), BX
+	MOVQ         src+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VMOVDQU64    f8E4M3FNToF16Lo_128<>+0(SB), Z0
+	VMOVDQU64    f8E4M3FNToF16Lo_128<>+64(SB), Z1
+	VMOVDQU64    f8E4M3FNToF16Hi_128<>+0(SB), Z2
+	VMOVDQU64    f8E4M3FNToF16Hi_128<>+64(SB), Z3
+	VMOVDQU64    f8QuadRows_64<>+0(SB), Z4
+	VPBROADCASTB signByte_1<>+0(SB), Z5
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000080, DI, R11
+	NEGQ         R11
+	ADDQ         R10, R11
+	IMUL3Q       $0x00000040, DI, R10
+	NEGQ         R10
+	ADDQ         R9, R10
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R9
+	TESTQ R9, R9
+	JZ    done
+
+loop:
+	VPERMB     (SI), Z4, Z6
+	VMOVDQA64  Z0, Z7
+	VPERMT2B   Z1, Z6, Z7
+	VMOVDQA64  Z2, Z8
+	VPERMT2B   Z3, Z6, Z8
+	VPANDD     Z5, Z6, Z6
+	VPORD      Z6, Z8, Z8
+	VPUNPCKLBW Z8, Z7, Z6
+	VPUNPCKHBW Z8, Z7, Z7
+	VPERMB     64(SI), Z4, Z8
+	VMOVDQA64  Z0, Z9
+	VPERMT2B   Z1, Z8, Z9
+	VMOVDQA64  Z2, Z10
+	VPERMT2B   Z3, Z8, Z10
+	VPANDD     Z5, Z8, Z8
+	VPORD      Z8, Z10, Z10
+	VPUNPCKLBW Z10, Z9, Z8
+	VPUNPCKHBW Z10, Z9, Z9
+	VSHUFI64X2 $0x44, Z8, Z6, Z10
+	VMOVDQU64  Z10, (AX)
+	VSHUFI64X2 $0xee, Z8, Z6, Z6
+	VMOVDQU64  Z6, (CX)
+	VSHUFI64X2 $0x44, Z9, Z7, Z6
+	VMOVDQU64  Z6, (DX)
+	VSHUFI64X2 $0xee, Z9, Z7, Z6
+	VMOVDQU64  Z6, (BX)
+	ADDQ       $0x00000080, SI
+	ADDQ       $0x00000040, AX
+	ADDQ       $0x00000040, CX
+	ADDQ       $0x00000040, DX
+	ADDQ       $0x00000040, BX
+	DECQ       R9
+	JNZ        loop
+
+done:
+	ADDQ R11, SI
+	ADDQ R10, AX
+	ADDQ R10, CX
+	ADDQ R10, DX
+	ADDQ R10, BX
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E5M2ToBF16VBMIRowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
+TEXT ·f8E5M2ToBF16VBMIRowsAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VMOVDQU64    f8E5M2ToBF16Lo_128<>+0(SB), Z0
+	VMOVDQU64    f8E5M2ToBF16Lo_128<>+64(SB), Z1
+	VMOVDQU64    f8E5M2ToBF16Hi_128<>+0(SB), Z2
+	VMOVDQU64    f8E5M2ToBF16Hi_128<>+64(SB), Z3
+	VMOVDQU64    permq04152637_64<>+0(SB), Z4
+	VPBROADCASTB signByte_1<>+0(SB), Z5
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000080, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000040, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPERMQ     (CX), Z4, Z6
+	VMOVDQA64  Z0, Z7
+	VPERMT2B   Z1, Z6, Z7
+	VMOVDQA64  Z2, Z8
+	VPERMT2B   Z3, Z6, Z8
+	VPANDD     Z5, Z6, Z6
+	VPORD      Z6, Z8, Z8
+	VPUNPCKLBW Z8, Z7, Z6
+	VPUNPCKHBW Z8, Z7, Z7
+	VMOVDQU64  Z6, (AX)
+	VMOVDQU64  Z7, 64(AX)
+	ADDQ       $0x00000080, AX
+	ADDQ       $0x00000040, CX
+	DECQ       DI
+	JNZ        loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+DATA f8E5M2ToBF16Lo_128<>+0(SB)/1, $0x00
+DATA f8E5M2ToBF16Lo_128<>+1(SB)/1, $0x80
+DATA f8E5M2ToBF16Lo_128<>+2(SB)/1, $0x00
+DATA f8E5M2ToBF16Lo_128<>+3(SB)/1, $0x40
+DATA f8E5M2ToBF16Lo_128<>+4(SB)/1, $0x80
+DATA f8E5M2ToBF16Lo_128<>+5(SB)/1, $0xa0
+DATA f8E5M2ToBF16Lo_128<>+6(SB)/1, $0xc0
+DATA f8E5M2ToBF16Lo_128<>+7(SB)/1, $0xe0
+DATA f8E5M2ToBF16Lo_128<>+8(SB)/1, $0x00
+DATA f8E5M2ToBF16Lo_128<>+9(SB)/1, $0x20
+DATA f8E5M2ToBF16Lo_128<>+10(SB)/1, $0x40
+DATA f8E5M2ToBF16Lo_128<>+11(SB)/1, $0x60
+DATA f8E5M2ToBF16Lo_128<>+12(SB)/1, $0x80
+DATA f8E5M2ToBF16Lo_128<>+13(SB)/1, $0xa0
+DATA f8E5M2ToBF16Lo_128<>+14(SB)/1, $0xc0
+DATA f8E5M2ToBF16Lo_128<>+15(SB)/1, $0xe0
+DATA f8E5M2ToBF16Lo_128<>+16(SB)/1, $0x00
+DATA f8E5M2ToBF16Lo_128<>+17(SB)/1, $0x20
+DATA f8E5M2ToBF16Lo_128<>+18(SB)/1, $0x40
+DATA f8E5M2ToBF16Lo_128<>+19(SB)/1, $0x60
+DATA f8E5M2ToBF16Lo_128<>+20(SB)/1, $0x80
+DATA f8E5M2ToBF16Lo_128<>+21(SB)/1, $0xa0
+DATA f8E5M2ToBF16Lo_128<>+22(SB)/1, $0xc0
+DATA f8E5M2ToBF16Lo_128<>+23(SB)/1, $0xe0
+DATA f8E5M2ToBF16Lo_128<>+24(SB)/1, $0x00
+DATA f8E5M2ToBF16Lo_128<>+25(SB)/1, $0x20
+DATA f8E5M2ToBF16Lo_128<>+26(SB)/1, $0x40
+DATA f8E5M2ToBF16Lo_128<>+27(SB)/1, $0x60
+DATA f8E5M2ToBF16Lo_128<>+28(SB)/1, $0x80
+DATA f8E5M2ToBF16Lo_128<>+29(SB)/1, $0xa0
+DATA f8E5M2ToBF16Lo_128<>+30(SB)/1, $0xc0
+DATA f8E5M2ToBF16Lo_128<>+31(SB)/1, $0xe0
+DATA f8E5M2ToBF16Lo_128<>+32(SB)/1, $0x00
+DATA f8E5M2ToBF16Lo_128<>+33(SB)/1, $0x20
+DATA f8E5M2ToBF16Lo_128<>+34(SB)/1, $0x40
+DATA f8E5M2ToBF16Lo_128<>+35(SB)/1, $0x60
+DATA f8E5M2ToBF16Lo_128<>+36(SB)/1, $0x80
+DATA f8E5M2ToBF16Lo_128<>+37(SB)/1, $0xa0
+DATA f8E5M2ToBF16Lo_128<>+38(SB)/1, $0xc0
+DATA f8E5M2ToBF16Lo_128<>+39(SB)/1, $0xe0
+DATA f8E5M2ToBF16Lo_128<>+40(SB)/1, $0x00
+DATA f8E5M2ToBF16Lo_128<>+41(SB)/1, $0x20
+DATA f8E5M2ToBF16Lo_128<>+42(SB)/1, $0x40
+DATA f8E5M2ToBF16Lo_128<>+43(SB)/1, $0x60
+DATA f8E5M2ToBF16Lo_128<>+44(SB)/1, $0x80
+DATA f8E5M2ToBF16Lo_128<>+45(SB)/1, $0xa0
+DATA f8E5M2ToBF16Lo_128<>+46(SB)/1, $0xc0
+DATA f8E5M2ToBF16Lo_128<>+47(SB)/1, $0xe0
+DATA f8E5M2ToBF16Lo_128<>+48(SB)/1, $0x00
+DATA f8E5M2ToBF16Lo_128<>+49(SB)/1, $0x20
+DATA f8E5M2ToBF16Lo_128<>+50(SB)/1, $0x40
+DATA f8E5M2ToBF16Lo_128<>+51(SB)/1, $0x60
+DATA f8E5M2ToBF16Lo_128<>+52(SB)/1, $0x80
+DATA f8E5M2ToBF16Lo_128<>+53(SB)/1, $0xa0
+DATA f8E5M2ToBF16Lo_128<>+54(SB)/1, $0xc0
+DATA f8E5M2ToBF16Lo_128<>+55(SB)/1, $0xe0
+DATA f8E5M2ToBF16Lo_128<>+56(SB)/1, $0x00
+DATA f8E5M2ToBF16Lo_128<>+57(SB)/1, $0x20
+DATA f8E5M2ToBF16Lo_128<>+58(SB)/1, $0x40
+DATA f8E5M2ToBF16Lo_128<>+59(SB)/1, $0x60
+DATA f8E5M2ToBF16Lo_128<>+60(SB)/1, $0x80
+DATA f8E5M2ToBF16Lo_128<>+61(SB)/1, $0xa0
+DATA f8E5M2ToBF16Lo_128<>+62(SB)/1, $0xc0
+DATA f8E5M2ToBF16Lo_128<>+63(SB)/1, $0xe0
+DATA f8E5M2ToBF16Lo_128<>+64(SB)/1, $0x00
+DATA f8E5M2ToBF16Lo_128<>+65(SB)/1, $0x20
+DATA f8E5M2ToBF16Lo_128<>+66(SB)/1, $0x40
+DATA f8E5M2ToBF16Lo_128<>+67(SB)/1, $0x60
+DATA f8E5M2ToBF16Lo_128<>+68(SB)/1, $0x80
+DATA f8E5M2ToBF16Lo_128<>+69(SB)/1, $0xa0
+DATA f8E5M2ToBF16Lo_128<>+70(SB)/1, $0xc0
+DATA f8E5M2ToBF16Lo_128<>+71(SB)/1, $0xe0
+DATA f8E5M2ToBF16Lo_128<>+72(SB)/1, $0x00
+DATA f8E5M2ToBF16Lo_128<>+73(SB)/1, $0x20
+DATA f8E5M2ToBF16Lo_128<>+74(SB)/1, $0x40
+DATA f8E5M2ToBF16Lo_128<>+75(SB)/1, $0x60
+DATA f8E5M2ToBF16Lo_128<>+76(SB)/1, $0x80
+DATA f8E5M2ToBF16Lo_128<>+77(SB)/1, $0xa0
+DATA f8E5M2ToBF16Lo_128<>+78(SB)/1, $0xc0
+DATA f8E5M2ToBF16Lo_128<>+79(SB)/1, $0xe0
+DATA f8E5M2ToBF16Lo_128<>+80(SB)/1, $0x00
+DATA f8E5M2ToBF16Lo_128<>+81(SB)/1, $0x20
+DATA f8E5M2ToBF16Lo_128<>+82(SB)/1, $0x40
+DATA f8E5M2ToBF16Lo_128<>+83(SB)/1, $0x60
+DATA f8E5M2ToBF16Lo_128<>+84(SB)/1, $0x80
+DATA f8E5M2ToBF16Lo_128<>+85(SB)/1, $0xa0
+DATA f8E5M2ToBF16Lo_128<>+86(SB)/1, $0xc0
+DATA f8E5M2ToBF16Lo_128<>+87(SB)/1, $0xe0
+DATA f8E5M2ToBF16Lo_128<>+88(SB)/1, $0x00
+DATA f8E5M2ToBF16Lo_128<>+89(SB)/1, $0x20
+DATA f8E5M2ToBF16Lo_128<>+90(SB)/1, $0x40
+DATA f8E5M2ToBF16Lo_128<>+91(SB)/1, $0x60
+DATA f8E5M2ToBF16Lo_128<>+92(SB)/1, $0x80
+DATA f8E5M2ToBF16Lo_128<>+93(SB)/1, $0xa0
+DATA f8E5M2ToBF16Lo_128<>+94(SB)/1, $0xc0
+DATA f8E5M2ToBF16Lo_128<>+95(SB)/1, $0xe0
+DATA f8E5M2ToBF16Lo_128<>+96(SB)/1, $0x00
+DATA f8E5M2ToBF16Lo_128<>+97(SB)/1, $0x20
+DATA f8E5M2ToBF16Lo_128<>+98(SB)/1, $0x40
+DATA f8E5M2ToBF16Lo_128<>+99(SB)/1, $0x60
+DATA f8E5M2ToBF16Lo_128<>+100(SB)/1, $0x80
+DATA f8E5M2ToBF16Lo_128<>+101(SB)/1, $0xa0
+DATA f8E5M2ToBF16Lo_128<>+102(SB)/1, $0xc0
+DATA f8E5M2ToBF16Lo_128<>+103(SB)/1, $0xe0
+DATA f8E5M2ToBF16Lo_128<>+104(SB)/1, $0x00
+DATA f8E5M2ToBF16Lo_128<>+105(SB)/1, $0x20
+DATA f8E5M2ToBF16Lo_128<>+106(SB)/1, $0x40
+DATA f8E5M2ToBF16Lo_128<>+107(SB)/1, $0x60
+DATA f8E5M2ToBF16Lo_128<>+108(SB)/1, $0x80
+DATA f8E5M2ToBF16Lo_128<>+109(SB)/1, $0xa0
+DATA f8E5M2ToBF16Lo_128<>+110(SB)/1, $0xc0
+DATA f8E5M2ToBF16Lo_128<>+111(SB)/1, $0xe0
+DATA f8E5M2ToBF16Lo_128<>+112(SB)/1, $0x00
+DATA f8E5M2ToBF16Lo_128<>+113(SB)/1, $0x20
+DATA f8E5M2ToBF16Lo_128<>+114(SB)/1, $0x40
+DATA f8E5M2ToBF16Lo_128<>+115(SB)/1, $0x60
+DATA f8E5M2ToBF16Lo_128<>+116(SB)/1, $0x80
+DATA f8E5M2ToBF16Lo_128<>+117(SB)/1, $0xa0
+DATA f8E5M2ToBF16Lo_128<>+118(SB)/1, $0xc0
+DATA f8E5M2ToBF16Lo_128<>+119(SB)/1, $0xe0
+DATA f8E5M2ToBF16Lo_128<>+120(SB)/1, $0x00
+DATA f8E5M2ToBF16Lo_128<>+121(SB)/1, $0x20
+DATA f8E5M2ToBF16Lo_128<>+122(SB)/1, $0x40
+DATA f8E5M2ToBF16Lo_128<>+123(SB)/1, $0x60
+DATA f8E5M2ToBF16Lo_128<>+124(SB)/1, $0x80
+DATA f8E5M2ToBF16Lo_128<>+125(SB)/1, $0xc0
+DATA f8E5M2ToBF16Lo_128<>+126(SB)/1, $0xc0
+DATA f8E5M2ToBF16Lo_128<>+127(SB)/1, $0xc0
+GLOBL f8E5M2ToBF16Lo_128<>(SB), RODATA|NOPTR, $128
+
+DATA f8E5M2ToBF16Hi_128<>+0(SB)/1, $0x00
+DATA f8E5M2ToBF16Hi_128<>+1(SB)/1, $0x37
+DATA f8E5M2ToBF16Hi_128<>+2(SB)/1, $0x38
+DATA f8E5M2ToBF16Hi_128<>+3(SB)/1, $0x38
+DATA f8E5M2ToBF16Hi_128<>+4(SB)/1, $0x38
+DATA f8E5M2ToBF16Hi_128<>+5(SB)/1, $0x38
+DATA f8E5M2ToBF16Hi_128<>+6(SB)/1, $0x38
+DATA f8E5M2ToBF16Hi_128<>+7(SB)/1, $0x38
+DATA f8E5M2ToBF16Hi_128<>+8(SB)/1, $0x39
+DATA f8E5M2ToBF16Hi_128<>+9(SB)/1, $0x39
+DATA f8E5M2ToBF16Hi_128<>+10(SB)/1, $0x39
+DATA f8E5M2ToBF16Hi_128<>+11(SB)/1, $0x39
+DATA f8E5M2ToBF16Hi_128<>+12(SB)/1, $0x39
+DATA f8E5M2ToBF16Hi_128<>+13(SB)/1, $0x39
+DATA f8E5M2ToBF16Hi_128<>+14(SB)/1, $0x39
+DATA f8E5M2ToBF16Hi_128<>+15(SB)/1, $0x39
+DATA f8E5M2ToBF16Hi_128<>+16(SB)/1, $0x3a
+DATA f8E5M2ToBF16Hi_128<>+17(SB)/1, $0x3a
+DATA f8E5M2ToBF16Hi_128<>+18(SB)/1, $0x3a
+DATA f8E5M2ToBF16Hi_128<>+19(SB)/1, $0x3a
+DATA f8E5M2ToBF16Hi_128<>+20(SB)/1, $0x3a
+DATA f8E5M2ToBF16Hi_128<>+21(SB)/1, $0x3a
+DATA f8E5M2ToBF16Hi_128<>+22(SB)/1, $0x3a
+DATA f8E5M2ToBF16Hi_128<>+23(SB)/1, $0x3a
+DATA f8E5M2ToBF16Hi_128<>+24(SB)/1, $0x3b
+DATA f8E5M2ToBF16Hi_128<>+25(SB)/1, $0x3b
+DATA f8E5M2ToBF16Hi_128<>+26(SB)/1, $0x3b
+DATA f8E5M2ToBF16Hi_128<>+27(SB)/1, $0x3b
+DATA f8E5M2ToBF16Hi_128<>+28(SB)/1, $0x3b
+DATA f8E5M2ToBF16Hi_128<>+29(SB)/1, $0x3b
+DATA f8E5M2ToBF16Hi_128<>+30(SB)/1, $0x3b
+DATA f8E5M2ToBF16Hi_128<>+31(SB)/1, $0x3b
+DATA f8E5M2ToBF16Hi_128<>+32(SB)/1, $0x3c
+DATA f8E5M2ToBF16Hi_128<>+33(SB)/1, $0x3c
+DATA f8E5M2ToBF16Hi_128<>+34(SB)/1, $0x3c
+DATA f8E5M2ToBF16Hi_128<>+35(SB)/1, $0x3c
+DATA f8E5M2ToBF16Hi_128<>+36(SB)/1, $0x3c
+DATA f8E5M2ToBF16Hi_128<>+37(SB)/1, $0x3c
+DATA f8E5M2ToBF16Hi_128<>+38(SB)/1, $0x3c
+DATA f8E5M2ToBF16Hi_128<>+39(SB)/1, $0x3c
+DATA f8E5M2ToBF16Hi_128<>+40(SB)/1, $0x3d
+DATA f8E5M2ToBF16Hi_128<>+41(SB)/1, $0x3d
+DATA f8E5M2ToBF16Hi_128<>+42(SB)/1, $0x3d
+DATA f8E5M2ToBF16Hi_128<>+43(SB)/1, $0x3d
+DATA f8E5M2ToBF16Hi_128<>+44(SB)/1, $0x3d
+DATA f8E5M2ToBF16Hi_128<>+45(SB)/1, $0x3d
+DATA f8E5M2ToBF16Hi_128<>+46(SB)/1, $0x3d
+DATA f8E5M2ToBF16Hi_128<>+47(SB)/1, $0x3d
+DATA f8E5M2ToBF16Hi_128<>+48(SB)/1, $0x3e
+DATA f8E5M2ToBF16Hi_128<>+49(SB)/1, $0x3e
+DATA f8E5M2ToBF16Hi_128<>+50(SB)/1, $0x3e
+DATA f8E5M2ToBF16Hi_128<>+51(SB)/1, $0x3e
+DATA f8E5M2ToBF16Hi_128<>+52(SB)/1, $0x3e
+DATA f8E5M2ToBF16Hi_128<>+53(SB)/1, $0x3e
+DATA f8E5M2ToBF16Hi_128<>+54(SB)/1, $0x3e
+DATA f8E5M2ToBF16Hi_128<>+55(SB)/1, $0x3e
+DATA f8E5M2ToBF16Hi_128<>+56(SB)/1, $0x3f
+DATA f8E5M2ToBF16Hi_128<>+57(SB)/1, $0x3f
+DATA f8E5M2ToBF16Hi_128<>+58(SB)/1, $0x3f
+DATA f8E5M2ToBF16Hi_128<>+59(SB)/1, $0x3f
+DATA f8E5M2ToBF16Hi_128<>+60(SB)/1, $0x3f
+DATA f8E5M2ToBF16Hi_128<>+61(SB)/1, $0x3f
+DATA f8E5M2ToBF16Hi_128<>+62(SB)/1, $0x3f
+DATA f8E5M2ToBF16Hi_128<>+63(SB)/1, $0x3f
+DATA f8E5M2ToBF16Hi_128<>+64(SB)/1, $0x40
+DATA f8E5M2ToBF16Hi_128<>+65(SB)/1, $0x40
+DATA f8E5M2ToBF16Hi_128<>+66(SB)/1, $0x40
+DATA f8E5M2ToBF16Hi_128<>+67(SB)/1, $0x40
+DATA f8E5M2ToBF16Hi_128<>+68(SB)/1, $0x40
+DATA f8E5M2ToBF16Hi_128<>+69(SB)/1, $0x40
+DATA f8E5M2ToBF16Hi_128<>+70(SB)/1, $0x40
+DATA f8E5M2ToBF16Hi_128<>+71(SB)/1, $0x40
+DATA f8E5M2ToBF16Hi_128<>+72(SB)/1, $0x41
+DATA f8E5M2ToBF16Hi_128<>+73(SB)/1, $0x41
+DATA f8E5M2ToBF16Hi_128<>+74(SB)/1, $0x41
+DATA f8E5M2ToBF16Hi_128<>+75(SB)/1, $0x41
+DATA f8E5M2ToBF16Hi_128<>+76(SB)/1, $0x41
+DATA f8E5M2ToBF16Hi_128<>+77(SB)/1, $0x41
+DATA f8E5M2ToBF16Hi_128<>+78(SB)/1, $0x41
+DATA f8E5M2ToBF16Hi_128<>+79(SB)/1, $0x41
+DATA f8E5M2ToBF16Hi_128<>+80(SB)/1, $0x42
+DATA f8E5M2ToBF16Hi_128<>+81(SB)/1, $0x42
+DATA f8E5M2ToBF16Hi_128<>+82(SB)/1, $0x42
+DATA f8E5M2ToBF16Hi_128<>+83(SB)/1, $0x42
+DATA f8E5M2ToBF16Hi_128<>+84(SB)/1, $0x42
+DATA f8E5M2ToBF16Hi_128<>+85(SB)/1, $0x42
+DATA f8E5M2ToBF16Hi_128<>+86(SB)/1, $0x42
+DATA f8E5M2ToBF16Hi_128<>+87(SB)/1, $0x42
+DATA f8E5M2ToBF16Hi_128<>+88(SB)/1, $0x43
+DATA f8E5M2ToBF16Hi_128<>+89(SB)/1, $0x43
+DATA f8E5M2ToBF16Hi_128<>+90(SB)/1, $0x43
+DATA f8E5M2ToBF16Hi_128<>+91(SB)/1, $0x43
+DATA f8E5M2ToBF16Hi_128<>+92(SB)/1, $0x43
+DATA f8E5M2ToBF16Hi_128<>+93(SB)/1, $0x43
+DATA f8E5M2ToBF16Hi_128<>+94(SB)/1, $0x43
+DATA f8E5M2ToBF16Hi_128<>+95(SB)/1, $0x43
+DATA f8E5M2ToBF16Hi_128<>+96(SB)/1, $0x44
+DATA f8E5M2ToBF16Hi_128<>+97(SB)/1, $0x44
+DATA f8E5M2ToBF16Hi_128<>+98(SB)/1, $0x44
+DATA f8E5M2ToBF16Hi_128<>+99(SB)/1, $0x44
+DATA f8E5M2ToBF16Hi_128<>+100(SB)/1, $0x44
+DATA f8E5M2ToBF16Hi_128<>+101(SB)/1, $0x44
+DATA f8E5M2ToBF16Hi_128<>+102(SB)/1, $0x44
+DATA f8E5M2ToBF16Hi_128<>+103(SB)/1, $0x44
+DATA f8E5M2ToBF16Hi_128<>+104(SB)/1, $0x45
+DATA f8E5M2ToBF16Hi_128<>+105(SB)/1, $0x45
+DATA f8E5M2ToBF16Hi_128<>+106(SB)/1, $0x45
+DATA f8E5M2ToBF16Hi_128<>+107(SB)/1, $0x45
+DATA f8E5M2ToBF16Hi_128<>+108(SB)/1, $0x45
+DATA f8E5M2ToBF16Hi_128<>+109(SB)/1, $0x45
+DATA f8E5M2ToBF16Hi_128<>+110(SB)/1, $0x45
+DATA f8E5M2ToBF16Hi_128<>+111(SB)/1, $0x45
+DATA f8E5M2ToBF16Hi_128<>+112(SB)/1, $0x46
+DATA f8E5M2ToBF16Hi_128<>+113(SB)/1, $0x46
+DATA f8E5M2ToBF16Hi_128<>+114(SB)/1, $0x46
+DATA f8E5M2ToBF16Hi_128<>+115(SB)/1, $0x46
+DATA f8E5M2ToBF16Hi_128<>+116(SB)/1, $0x46
+DATA f8E5M2ToBF16Hi_128<>+117(SB)/1, $0x46
+DATA f8E5M2ToBF16Hi_128<>+118(SB)/1, $0x46
+DATA f8E5M2ToBF16Hi_128<>+119(SB)/1, $0x46
+DATA f8E5M2ToBF16Hi_128<>+120(SB)/1, $0x47
+DATA f8E5M2ToBF16Hi_128<>+121(SB)/1, $0x47
+DATA f8E5M2ToBF16Hi_128<>+122(SB)/1, $0x47
+DATA f8E5M2ToBF16Hi_128<>+123(SB)/1, $0x47
+DATA f8E5M2ToBF16Hi_128<>+124(SB)/1, $0x7f
+DATA f8E5M2ToBF16Hi_128<>+125(SB)/1, $0x7f
+DATA f8E5M2ToBF16Hi_128<>+126(SB)/1, $0x7f
+DATA f8E5M2ToBF16Hi_128<>+127(SB)/1, $0x7f
+GLOBL f8E5M2ToBF16Hi_128<>(SB), RODATA|NOPTR, $128
+
+// func f8E5M2ToF16VBMIRowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
+TEXT ·f8E5M2ToF16VBMIRowsAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VMOVDQU64    f8E5M2ToF16Lo_128<>+0(SB), Z0
+	VMOVDQU64    f8E5M2ToF16Lo_128<>+64(SB), Z1
+	VMOVDQU64    f8E5M2ToF16Hi_128<>+0(SB), Z2
+	VMOVDQU64    f8E5M2ToF16Hi_128<>+64(SB), Z3
+	VMOVDQU64    permq04152637_64<>+0(SB), Z4
+	VPBROADCASTB signByte_1<>+0(SB), Z5
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000080, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000040, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPERMQ     (CX), Z4, Z6
+	VMOVDQA64  Z0, Z7
+	VPERMT2B   Z1, Z6, Z7
+	VMOVDQA64  Z2, Z8
+	VPERMT2B   Z3, Z6, Z8
+	VPANDD     Z5, Z6, Z6
+	VPORD      Z6, Z8, Z8
+	VPUNPCKLBW Z8, Z7, Z6
+	VPUNPCKHBW Z8, Z7, Z7
+	VMOVDQU64  Z6, (AX)
+	VMOVDQU64  Z7, 64(AX)
+	ADDQ       $0x00000080, AX
+	ADDQ       $0x00000040, CX
+	DECQ       DI
+	JNZ        loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+DATA f8E5M2ToF16Lo_128<>+0(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+1(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+2(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+3(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+4(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+5(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+6(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+7(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+8(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+9(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+10(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+11(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+12(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+13(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+14(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+15(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+16(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+17(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+18(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+19(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+20(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+21(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+22(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+23(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+24(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+25(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+26(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+27(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+28(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+29(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+30(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+31(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+32(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+33(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+34(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+35(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+36(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+37(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+38(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+39(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+40(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+41(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+42(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+43(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+44(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+45(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+46(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+47(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+48(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+49(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+50(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+51(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+52(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+53(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+54(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+55(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+56(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+57(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+58(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+59(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+60(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+61(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+62(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+63(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+64(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+65(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+66(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+67(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+68(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+69(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+70(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+71(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+72(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+73(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+74(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+75(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+76(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+77(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+78(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+79(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+80(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+81(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+82(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+83(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+84(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+85(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+86(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+87(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+88(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+89(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+90(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+91(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+92(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+93(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+94(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+95(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+96(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+97(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+98(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+99(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+100(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+101(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+102(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+103(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+104(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+105(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+106(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+107(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+108(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+109(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+110(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+111(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+112(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+113(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+114(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+115(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+116(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+117(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+118(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+119(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+120(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+121(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+122(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+123(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+124(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+125(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+126(SB)/1, $0x00
+DATA f8E5M2ToF16Lo_128<>+127(SB)/1, $0x00
+GLOBL f8E5M2ToF16Lo_128<>(SB), RODATA|NOPTR, $128
+
+DATA f8E5M2ToF16Hi_128<>+0(SB)/1, $0x00
+DATA f8E5M2ToF16Hi_128<>+1(SB)/1, $0x01
+DATA f8E5M2ToF16Hi_128<>+2(SB)/1, $0x02
+DATA f8E5M2ToF16Hi_128<>+3(SB)/1, $0x03
+DATA f8E5M2ToF16Hi_128<>+4(SB)/1, $0x04
+DATA f8E5M2ToF16Hi_128<>+5(SB)/1, $0x05
+DATA f8E5M2ToF16Hi_128<>+6(SB)/1, $0x06
+DATA f8E5M2ToF16Hi_128<>+7(SB)/1, $0x07
+DATA f8E5M2ToF16Hi_128<>+8(SB)/1, $0x08
+DATA f8E5M2ToF16Hi_128<>+9(SB)/1, $0x09
+DATA f8E5M2ToF16Hi_128<>+10(SB)/1, $0x0a
+DATA f8E5M2ToF16Hi_128<>+11(SB)/1, $0x0b
+DATA f8E5M2ToF16Hi_128<>+12(SB)/1, $0x0c
+DATA f8E5M2ToF16Hi_128<>+13(SB)/1, $0x0d
+DATA f8E5M2ToF16Hi_128<>+14(SB)/1, $0x0e
+DATA f8E5M2ToF16Hi_128<>+15(SB)/1, $0x0f
+DATA f8E5M2ToF16Hi_128<>+16(SB)/1, $0x10
+DATA f8E5M2ToF16Hi_128<>+17(SB)/1, $0x11
+DATA f8E5M2ToF16Hi_128<>+18(SB)/1, $0x12
+DATA f8E5M2ToF16Hi_128<>+19(SB)/1, $0x13
+DATA f8E5M2ToF16Hi_128<>+20(SB)/1, $0x14
+DATA f8E5M2ToF16Hi_128<>+21(SB)/1, $0x15
+DATA f8E5M2ToF16Hi_128<>+22(SB)/1, $0x16
+DATA f8E5M2ToF16Hi_128<>+23(SB)/1, $0x17
+DATA f8E5M2ToF16Hi_128<>+24(SB)/1, $0x18
+DATA f8E5M2ToF16Hi_128<>+25(SB)/1, $0x19
+DATA f8E5M2ToF16Hi_128<>+26(SB)/1, $0x1a
+DATA f8E5M2ToF16Hi_128<>+27(SB)/1, $0x1b
+DATA f8E5M2ToF16Hi_128<>+28(SB)/1, $0x1c
+DATA f8E5M2ToF16Hi_128<>+29(SB)/1, $0x1d
+DATA f8E5M2ToF16Hi_128<>+30(SB)/1, $0x1e
+DATA f8E5M2ToF16Hi_128<>+31(SB)/1, $0x1f
+DATA f8E5M2ToF16Hi_128<>+32(SB)/1, $0x20
+DATA f8E5M2ToF16Hi_128<>+33(SB)/1, $0x21
+DATA f8E5M2ToF16Hi_128<>+34(SB)/1, $0x22
+DATA f8E5M2ToF16Hi_128<>+35(SB)/1, $0x23
+DATA f8E5M2ToF16Hi_128<>+36(SB)/1, $0x24
+DATA f8E5M2ToF16Hi_128<>+37(SB)/1, $0x25
+DATA f8E5M2ToF16Hi_128<>+38(SB)/1, $0x26
+DATA f8E5M2ToF16Hi_128<>+39(SB)/1, $0x27
+DATA f8E5M2ToF16Hi_128<>+40(SB)/1, $0x28
+DATA f8E5M2ToF16Hi_128<>+41(SB)/1, $0x29
+DATA f8E5M2ToF16Hi_128<>+42(SB)/1, $0x2a
+DATA f8E5M2ToF16Hi_128<>+43(SB)/1, $0x2b
+DATA f8E5M2ToF16Hi_128<>+44(SB)/1, $0x2c
+DATA f8E5M2ToF16Hi_128<>+45(SB)/1, $0x2d
+DATA f8E5M2ToF16Hi_128<>+46(SB)/1, $0x2e
+DATA f8E5M2ToF16Hi_128<>+47(SB)/1, $0x2f
+DATA f8E5M2ToF16Hi_128<>+48(SB)/1, $0x30
+DATA f8E5M2ToF16Hi_128<>+49(SB)/1, $0x31
+DATA f8E5M2ToF16Hi_128<>+50(SB)/1, $0x32
+DATA f8E5M2ToF16Hi_128<>+51(SB)/1, $0x33
+DATA f8E5M2ToF16Hi_128<>+52(SB)/1, $0x34
+DATA f8E5M2ToF16Hi_128<>+53(SB)/1, $0x35
+DATA f8E5M2ToF16Hi_128<>+54(SB)/1, $0x36
+DATA f8E5M2ToF16Hi_128<>+55(SB)/1, $0x37
+DATA f8E5M2ToF16Hi_128<>+56(SB)/1, $0x38
+DATA f8E5M2ToF16Hi_128<>+57(SB)/1, $0x39
+DATA f8E5M2ToF16Hi_128<>+58(SB)/1, $0x3a
+DATA f8E5M2ToF16Hi_128<>+59(SB)/1, $0x3b
+DATA f8E5M2ToF16Hi_128<>+60(SB)/1, $0x3c
+DATA f8E5M2ToF16Hi_128<>+61(SB)/1, $0x3d
+DATA f8E5M2ToF16Hi_128<>+62(SB)/1, $0x3e
+DATA f8E5M2ToF16Hi_128<>+63(SB)/1, $0x3f
+DATA f8E5M2ToF16Hi_128<>+64(SB)/1, $0x40
+DATA f8E5M2ToF16Hi_128<>+65(SB)/1, $0x41
+DATA f8E5M2ToF16Hi_128<>+66(SB)/1, $0x42
+DATA f8E5M2ToF16Hi_128<>+67(SB)/1, $0x43
+DATA f8E5M2ToF16Hi_128<>+68(SB)/1, $0x44
+DATA f8E5M2ToF16Hi_128<>+69(SB)/1, $0x45
+DATA f8E5M2ToF16Hi_128<>+70(SB)/1, $0x46
+DATA f8E5M2ToF16Hi_128<>+71(SB)/1, $0x47
+DATA f8E5M2ToF16Hi_128<>+72(SB)/1, $0x48
+DATA f8E5M2ToF16Hi_128<>+73(SB)/1, $0x49
+DATA f8E5M2ToF16Hi_128<>+74(SB)/1, $0x4a
+DATA f8E5M2ToF16Hi_128<>+75(SB)/1, $0x4b
+DATA f8E5M2ToF16Hi_128<>+76(SB)/1, $0x4c
+DATA f8E5M2ToF16Hi_128<>+77(SB)/1, $0x4d
+DATA f8E5M2ToF16Hi_128<>+78(SB)/1, $0x4e
+DATA f8E5M2ToF16Hi_128<>+79(SB)/1, $0x4f
+DATA f8E5M2ToF16Hi_128<>+80(SB)/1, $0x50
+DATA f8E5M2ToF16Hi_128<>+81(SB)/1, $0x51
+DATA f8E5M2ToF16Hi_128<>+82(SB)/1, $0x52
+DATA f8E5M2ToF16Hi_128<>+83(SB)/1, $0x53
+DATA f8E5M2ToF16Hi_128<>+84(SB)/1, $0x54
+DATA f8E5M2ToF16Hi_128<>+85(SB)/1, $0x55
+DATA f8E5M2ToF16Hi_128<>+86(SB)/1, $0x56
+DATA f8E5M2ToF16Hi_128<>+87(SB)/1, $0x57
+DATA f8E5M2ToF16Hi_128<>+88(SB)/1, $0x58
+DATA f8E5M2ToF16Hi_128<>+89(SB)/1, $0x59
+DATA f8E5M2ToF16Hi_128<>+90(SB)/1, $0x5a
+DATA f8E5M2ToF16Hi_128<>+91(SB)/1, $0x5b
+DATA f8E5M2ToF16Hi_128<>+92(SB)/1, $0x5c
+DATA f8E5M2ToF16Hi_128<>+93(SB)/1, $0x5d
+DATA f8E5M2ToF16Hi_128<>+94(SB)/1, $0x5e
+DATA f8E5M2ToF16Hi_128<>+95(SB)/1, $0x5f
+DATA f8E5M2ToF16Hi_128<>+96(SB)/1, $0x60
+DATA f8E5M2ToF16Hi_128<>+97(SB)/1, $0x61
+DATA f8E5M2ToF16Hi_128<>+98(SB)/1, $0x62
+DATA f8E5M2ToF16Hi_128<>+99(SB)/1, $0x63
+DATA f8E5M2ToF16Hi_128<>+100(SB)/1, $0x64
+DATA f8E5M2ToF16Hi_128<>+101(SB)/1, $0x65
+DATA f8E5M2ToF16Hi_128<>+102(SB)/1, $0x66
+DATA f8E5M2ToF16Hi_128<>+103(SB)/1, $0x67
+DATA f8E5M2ToF16Hi_128<>+104(SB)/1, $0x68
+DATA f8E5M2ToF16Hi_128<>+105(SB)/1, $0x69
+DATA f8E5M2ToF16Hi_128<>+106(SB)/1, $0x6a
+DATA f8E5M2ToF16Hi_128<>+107(SB)/1, $0x6b
+DATA f8E5M2ToF16Hi_128<>+108(SB)/1, $0x6c
+DATA f8E5M2ToF16Hi_128<>+109(SB)/1, $0x6d
+DATA f8E5M2ToF16Hi_128<>+110(SB)/1, $0x6e
+DATA f8E5M2ToF16Hi_128<>+111(SB)/1, $0x6f
+DATA f8E5M2ToF16Hi_128<>+112(SB)/1, $0x70
+DATA f8E5M2ToF16Hi_128<>+113(SB)/1, $0x71
+DATA f8E5M2ToF16Hi_128<>+114(SB)/1, $0x72
+DATA f8E5M2ToF16Hi_128<>+115(SB)/1, $0x73
+DATA f8E5M2ToF16Hi_128<>+116(SB)/1, $0x74
+DATA f8E5M2ToF16Hi_128<>+117(SB)/1, $0x75
+DATA f8E5M2ToF16Hi_128<>+118(SB)/1, $0x76
+DATA f8E5M2ToF16Hi_128<>+119(SB)/1, $0x77
+DATA f8E5M2ToF16Hi_128<>+120(SB)/1, $0x78
+DATA f8E5M2ToF16Hi_128<>+121(SB)/1, $0x79
+DATA f8E5M2ToF16Hi_128<>+122(SB)/1, $0x7a
+DATA f8E5M2ToF16Hi_128<>+123(SB)/1, $0x7b
+DATA f8E5M2ToF16Hi_128<>+124(SB)/1, $0x7c
+DATA f8E5M2ToF16Hi_128<>+125(SB)/1, $0x7e
+DATA f8E5M2ToF16Hi_128<>+126(SB)/1, $0x7e
+DATA f8E5M2ToF16Hi_128<>+127(SB)/1, $0x7e
+GLOBL f8E5M2ToF16Hi_128<>(SB), RODATA|NOPTR, $128
+
+// func f8E5M2Deinterleave8x4ToBF16VBMIRowsAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
+TEXT ·f8E5M2Deinterleave8x4ToBF16VBMIRowsAVX512(SB), NOSPLIT, $0-72
+	MOVQ         r0+0(FP), AX
+	MOVQ         r1+8(FP), CX
+	MOVQ         r2+16(FP), DX
+	MOVQ         r3+24(FP), BX
+	MOVQ         src+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VMOVDQU64    f8E5M2ToBF16Lo_128<>+0(SB), Z0
+	VMOVDQU64    f8E5M2ToBF16Lo_128<>+64(SB), Z1
+	VMOVDQU64    f8E5M2ToBF16Hi_128<>+0(SB), Z2
+	VMOVDQU64    f8E5M2ToBF16Hi_128<>+64(SB), Z3
+	VMOVDQU64    f8QuadRows_64<>+0(SB), Z4
+	VPBROADCASTB signByte_1<>+0(SB), Z5
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000080, DI, R11
+	NEGQ         R11
+	ADDQ         R10, R11
+	IMUL3Q       $0x00000040, DI, R10
+	NEGQ         R10
+	ADDQ         R9, R10
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R9
+	TESTQ R9, R9
+	JZ    done
+
+loop:
+	VPERMB     (SI), Z4, Z6
+	VMOVDQA64  Z0, Z7
+	VPERMT2B   Z1, Z6, Z7
+	VMOVDQA64  Z2, Z8
+	VPERMT2B   Z3, Z6, Z8
+	VPANDD     Z5, Z6, Z6
+	VPORD      Z6, Z8, Z8
+	VPUNPCKLBW Z8, Z7, Z6
+	VPUNPCKHBW Z8, Z7, Z7
+	VPERMB     64(SI), Z4, Z8
+	VMOVDQA64  Z0, Z9
+	VPERMT2B   Z1, Z8, Z9
+	VMOVDQA64  Z2, Z10
+	VPERMT2B   Z3, Z8, Z10
+	VPANDD     Z5, Z8, Z8
+	VPORD      Z8, Z10, Z10
+	VPUNPCKLBW Z10, Z9, Z8
+	VPUNPCKHBW Z10, Z9, Z9
+	VSHUFI64X2 $0x44, Z8, Z6, Z10
+	VMOVDQU64  Z10, (AX)
+	VSHUFI64X2 $0xee, Z8, Z6, Z6
+	VMOVDQU64  Z6, (CX)
+	VSHUFI64X2 $0x44, Z9, Z7, Z6
+	VMOVDQU64  Z6, (DX)
+	VSHUFI64X2 $0xee, Z9, Z7, Z6
+	VMOVDQU64  Z6, (BX)
+	ADDQ       $0x00000080, SI
+	ADDQ       $0x00000040, AX
+	ADDQ       $0x00000040, CX
+	ADDQ       $0x00000040, DX
+	ADDQ       $0x00000040, BX
+	DECQ       R9
+	JNZ        loop
+
+done:
+	ADDQ R11, SI
+	ADDQ R10, AX
+	ADDQ R10, CX
+	ADDQ R10, DX
+	ADDQ R10, BX
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E5M2Deinterleave8x4ToF16VBMIRowsAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
+TEXT ·f8E5M2Deinterleave8x4ToF16VBMIRowsAVX512(SB), NOSPLIT, $0-72
+	MOVQ         r0+0(FP), AX
+	MOVQ         r1+8(FP), CX
+	MOVQ         r2+16(FP), DX
+	MOVQ         r3+24(FP), BX
+	MOVQ         src+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VMOVDQU64    f8E5M2ToF16Lo_128<>+0(SB), Z0
+	VMOVDQU64    f8E5M2ToF16Lo_128<>+64(SB), Z1
+	VMOVDQU64    f8E5M2ToF16Hi_128<>+0(SB), Z2
+	VMOVDQU64    f8E5M2ToF16Hi_128<>+64(SB), Z3
+	VMOVDQU64    f8QuadRows_64<>+0(SB), Z4
+	VPBROADCASTB signByte_1<>+0(SB), Z5
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000080, DI, R11
+	NEGQ         R11
+	ADDQ         R10, R11
+	IMUL3Q       $0x00000040, DI, R10
+	NEGQ         R10
+	ADDQ         R9, R10
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R9
+	TESTQ R9, R9
+	JZ    done
+
+loop:
+	VPERMB     (SI), Z4, Z6
+	VMOVDQA64  Z0, Z7
+	VPERMT2B   Z1, Z6, Z7
+	VMOVDQA64  Z2, Z8
+	VPERMT2B   Z3, Z6, Z8
+	VPANDD     Z5, Z6, Z6
+	VPORD      Z6, Z8, Z8
+	VPUNPCKLBW Z8, Z7, Z6
+	VPUNPCKHBW Z8, Z7, Z7
+	VPERMB     64(SI), Z4, Z8
+	VMOVDQA64  Z0, Z9
+	VPERMT2B   Z1, Z8, Z9
+	VMOVDQA64  Z2, Z10
+	VPERMT2B   Z3, Z8, Z10
+	VPANDD     Z5, Z8, Z8
+	VPORD      Z8, Z10, Z10
+	VPUNPCKLBW Z10, Z9, Z8
+	VPUNPCKHBW Z10, Z9, Z9
+	VSHUFI64X2 $0x44, Z8, Z6, Z10
+	VMOVDQU64  Z10, (AX)
+	VSHUFI64X2 $0xee, Z8, Z6, Z6
+	VMOVDQU64  Z6, (CX)
+	VSHUFI64X2 $0x44, Z9, Z7, Z6
+	VMOVDQU64  Z6, (DX)
+	VSHUFI64X2 $0xee, Z9, Z7, Z6
+	VMOVDQU64  Z6, (BX)
+	ADDQ       $0x00000080, SI
+	ADDQ       $0x00000040, AX
+	ADDQ       $0x00000040, CX
+	ADDQ       $0x00000040, DX
+	ADDQ       $0x00000040, BX
+	DECQ       R9
+	JNZ        loop
+
+done:
+	ADDQ R11, SI
+	ADDQ R10, AX
+	ADDQ R10, CX
+	ADDQ R10, DX
+	ADDQ R10, BX
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func bf16ToF8E4M3FNRowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·bf16ToF8E4M3FNRowsAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_7fffffff<>+0(SB), Z0
+	VPBROADCASTD c32_43f00000<>+0(SB), Z1
+	VPBROADCASTD c32_00000001<>+0(SB), Z2
+	VPBROADCASTD c32_0007ffff<>+0(SB), Z3
+	VPBROADCASTD c32_3c800000<>+0(SB), Z4
+	VPBROADCASTD c32_46800000<>+0(SB), Z5
+	VPBROADCASTD c32_000003c0<>+0(SB), Z6
+	VPBROADCASTD c32_00000080<>+0(SB), Z7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000080, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXWD    (CX), Z8
+	VPSLLD       $0x10, Z8, Z8
+	VPANDD       Z0, Z8, Z10
+	VPMINUD      Z1, Z10, Z10
+	VPSRLD       $0x14, Z10, Z11
+	VPANDD       Z2, Z11, Z11
+	VPADDD       Z3, Z11, Z11
+	VPADDD       Z10, Z11, Z12
+	VPSRLD       $0x14, Z12, Z12
+	VPSUBD       Z6, Z12, Z12
+	VADDPS       Z5, Z10, Z11
+	VPSUBD       Z5, Z11, Z11
+	VPCMPGTD     Z10, Z4, K1
+	VPBLENDMD    Z11, Z12, K1, Z12
+	VPSRLD       $0x18, Z8, Z8
+	VPANDD       Z7, Z8, Z8
+	VPORD        Z8, Z12, Z12
+	VPMOVDB      Z12, X9
+	VMOVDQA64    Z9, Z8
+	VPMOVZXWD    32(CX), Z10
+	VPSLLD       $0x10, Z10, Z10
+	VPANDD       Z0, Z10, Z11
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x14, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x14, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K1
+	VPBLENDMD    Z12, Z13, K1, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x01, X9, Z8, Z8
+	VPMOVZXWD    64(CX), Z10
+	VPSLLD       $0x10, Z10, Z10
+	VPANDD       Z0, Z10, Z11
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x14, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x14, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K1
+	VPBLENDMD    Z12, Z13, K1, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x02, X9, Z8, Z8
+	VPMOVZXWD    96(CX), Z10
+	VPSLLD       $0x10, Z10, Z10
+	VPANDD       Z0, Z10, Z11
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x14, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x14, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K1
+	VPBLENDMD    Z12, Z13, K1, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x03, X9, Z8, Z8
+	VMOVDQU64    Z8, (AX)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000080, CX
+	DECQ         DI
+	JNZ          loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func bf16ToF8E5M2RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·bf16ToF8E5M2RowsAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_7fffffff<>+0(SB), Z0
+	VPBROADCASTD c32_47800000<>+0(SB), Z1
+	VPBROADCASTD c32_00000001<>+0(SB), Z2
+	VPBROADCASTD c32_000fffff<>+0(SB), Z3
+	VPBROADCASTD c32_38800000<>+0(SB), Z4
+	VPBROADCASTD c32_43000000<>+0(SB), Z5
+	VPBROADCASTD c32_000001c0<>+0(SB), Z6
+	VPBROADCASTD c32_00000080<>+0(SB), Z7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000080, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXWD    (CX), Z8
+	VPSLLD       $0x10, Z8, Z8
+	VPANDD       Z0, Z8, Z10
+	VPCMPGTD     inf32_64<>+0(SB), Z10, K1
+	VPMINUD      Z1, Z10, Z10
+	VPSRLD       $0x15, Z10, Z11
+	VPANDD       Z2, Z11, Z11
+	VPADDD       Z3, Z11, Z11
+	VPADDD       Z10, Z11, Z12
+	VPSRLD       $0x15, Z12, Z12
+	VPSUBD       Z6, Z12, Z12
+	VADDPS       Z5, Z10, Z11
+	VPSUBD       Z5, Z11, Z11
+	VPCMPGTD     Z10, Z4, K2
+	VPBLENDMD    Z11, Z12, K2, Z12
+	VPSRLD       $0x18, Z8, Z8
+	VPANDD       Z7, Z8, Z8
+	VPORD        Z8, Z12, Z12
+	VPORD        two32_64<>+0(SB), Z12, K1, Z12
+	VPMOVDB      Z12, X9
+	VMOVDQA64    Z9, Z8
+	VPMOVZXWD    32(CX), Z10
+	VPSLLD       $0x10, Z10, Z10
+	VPANDD       Z0, Z10, Z11
+	VPCMPGTD     inf32_64<>+0(SB), Z11, K1
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x15, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x15, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K2
+	VPBLENDMD    Z12, Z13, K2, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPORD        two32_64<>+0(SB), Z13, K1, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x01, X9, Z8, Z8
+	VPMOVZXWD    64(CX), Z10
+	VPSLLD       $0x10, Z10, Z10
+	VPANDD       Z0, Z10, Z11
+	VPCMPGTD     inf32_64<>+0(SB), Z11, K1
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x15, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x15, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K2
+	VPBLENDMD    Z12, Z13, K2, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPORD        two32_64<>+0(SB), Z13, K1, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x02, X9, Z8, Z8
+	VPMOVZXWD    96(CX), Z10
+	VPSLLD       $0x10, Z10, Z10
+	VPANDD       Z0, Z10, Z11
+	VPCMPGTD     inf32_64<>+0(SB), Z11, K1
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x15, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x15, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K2
+	VPBLENDMD    Z12, Z13, K2, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPORD        two32_64<>+0(SB), Z13, K1, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x03, X9, Z8, Z8
+	VMOVDQU64    Z8, (AX)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000080, CX
+	DECQ         DI
+	JNZ          loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func bf16ToF8E4M3FNInterleave8x4RowsAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·bf16ToF8E4M3FNInterleave8x4RowsAVX512(SB), NOSPLIT, $0-72
+	MOVQ         dst+0(FP), AX
+	MOVQ         r0+8(FP), CX
+	MOVQ         r1+16(FP), DX
+	MOVQ         r2+24(FP), BX
+	MOVQ         r3+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VPBROADCASTD c32_7fffffff<>+0(SB), Z0
+	VPBROADCASTD c32_43f00000<>+0(SB), Z1
+	VPBROADCASTD c32_00000001<>+0(SB), Z2
+	VPBROADCASTD c32_0007ffff<>+0(SB), Z3
+	VPBROADCASTD c32_3c800000<>+0(SB), Z4
+	VPBROADCASTD c32_46800000<>+0(SB), Z5
+	VPBROADCASTD c32_000003c0<>+0(SB), Z6
+	VPBROADCASTD c32_00000080<>+0(SB), Z7
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000040, DI, R11
+	NEGQ         R11
+	ADDQ         R9, R11
+	IMUL3Q       $0x00000020, DI, R9
+	NEGQ         R9
+	ADDQ         R10, R9
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	VPMOVZXWD (CX), Z8
+	VPSLLD    $0x10, Z8, Z8
+	VPANDD    Z0, Z8, Z9
+	VPMINUD   Z1, Z9, Z9
+	VPSRLD    $0x14, Z9, Z10
+	VPANDD    Z2, Z10, Z10
+	VPADDD    Z3, Z10, Z10
+	VPADDD    Z9, Z10, Z11
+	VPSRLD    $0x14, Z11, Z11
+	VPSUBD    Z6, Z11, Z11
+	VADDPS    Z5, Z9, Z10
+	VPSUBD    Z5, Z10, Z10
+	VPCMPGTD  Z9, Z4, K1
+	VPBLENDMD Z10, Z11, K1, Z11
+	VPSRLD    $0x18, Z8, Z8
+	VPANDD    Z7, Z8, Z8
+	VPORD     Z8, Z11, Z11
+	VPMOVZXWD (DX), Z8
+	VPSLLD    $0x10, Z8, Z8
+	VPANDD    Z0, Z8, Z9
+	VPMINUD   Z1, Z9, Z9
+	VPSRLD    $0x14, Z9, Z10
+	VPANDD    Z2, Z10, Z10
+	VPADDD    Z3, Z10, Z10
+	VPADDD    Z9, Z10, Z12
+	VPSRLD    $0x14, Z12, Z12
+	VPSUBD    Z6, Z12, Z12
+	VADDPS    Z5, Z9, Z10
+	VPSUBD    Z5, Z10, Z10
+	VPCMPGTD  Z9, Z4, K1
+	VPBLENDMD Z10, Z12, K1, Z12
+	VPSRLD    $0x18, Z8, Z8
+	VPANDD    Z7, Z8, Z8
+	VPORD     Z8, Z12, Z12
+	VPSLLD    $0x08, Z12, Z12
+	VPORD     Z12, Z11, Z11
+	VPMOVZXWD (BX), Z8
+	VPSLLD    $0x10, Z8, Z8
+	VPANDD    Z0, Z8, Z9
+	VPMINUD   Z1, Z9, Z9
+	VPSRLD    $0x14, Z9, Z10
+	VPANDD    Z2, Z10, Z10
+	VPADDD    Z3, Z10, Z10
+	VPADDD    Z9, Z10, Z12
+	VPSRLD    $0x14, Z12, Z12
+	VPSUBD    Z6, Z12, Z12
+	VADDPS    Z5, Z9, Z10
+	VPSUBD    Z5, Z10, Z10
+	VPCMPGTD  Z9, Z4, K1
+	VPBLENDMD Z10, Z12, K1, Z12
+	VPSRLD    $0x18, Z8, Z8
+	VPANDD    Z7, Z8, Z8
+	VPORD     Z8, Z12, Z12
+	VPSLLD    $0x10, Z12, Z12
+	VPORD     Z12, Z11, Z11
+	VPMOVZXWD (SI), Z8
+	VPSLLD    $0x10, Z8, Z8
+	VPANDD    Z0, Z8, Z9
+	VPMINUD   Z1, Z9, Z9
+	VPSRLD    $0x14, Z9, Z10
+	VPANDD    Z2, Z10, Z10
+	VPADDD    Z3, Z10, Z10
+	VPADDD    Z9, Z10, Z12
+	VPSRLD    $0x14, Z12, Z12
+	VPSUBD    Z6, Z12, Z12
+	VADDPS    Z5, Z9, Z10
+	VPSUBD    Z5, Z10, Z10
+	VPCMPGTD  Z9, Z4, K1
+	VPBLENDMD Z10, Z12, K1, Z12
+	VPSRLD    $0x18, Z8, Z8
+	VPANDD    Z7, Z8, Z8
+	VPORD     Z8, Z12, Z12
+	VPSLLD    $0x18, Z12, Z12
+	VPORD     Z12, Z11, Z11
+	VMOVDQU64 Z11, (AX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000020, CX
+	ADDQ      $0x00000020, DX
+	ADDQ      $0x00000020, BX
+	ADDQ      $0x00000020, SI
+	DECQ      R10
+	JNZ       loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func bf16ToF8E5M2Interleave8x4RowsAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·bf16ToF8E5M2Interleave8x4RowsAVX512(SB), NOSPLIT, $0-72
+	MOVQ         dst+0(FP), AX
+	MOVQ         r0+8(FP), CX
+	MOVQ         r1+16(FP), DX
+	MOVQ         r2+24(FP), BX
+	MOVQ         r3+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VPBROADCASTD c32_7fffffff<>+0(SB), Z0
+	VPBROADCASTD c32_47800000<>+0(SB), Z1
+	VPBROADCASTD c32_00000001<>+0(SB), Z2
+	VPBROADCASTD c32_000fffff<>+0(SB), Z3
+	VPBROADCASTD c32_38800000<>+0(SB), Z4
+	VPBROADCASTD c32_43000000<>+0(SB), Z5
+	VPBROADCASTD c32_000001c0<>+0(SB), Z6
+	VPBROADCASTD c32_00000080<>+0(SB), Z7
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000040, DI, R11
+	NEGQ         R11
+	ADDQ         R9, R11
+	IMUL3Q       $0x00000020, DI, R9
+	NEGQ         R9
+	ADDQ         R10, R9
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	VPMOVZXWD (CX), Z8
+	VPSLLD    $0x10, Z8, Z8
+	VPANDD    Z0, Z8, Z9
+	VPCMPGTD  inf32_64<>+0(SB), Z9, K1
+	VPMINUD   Z1, Z9, Z9
+	VPSRLD    $0x15, Z9, Z10
+	VPANDD    Z2, Z10, Z10
+	VPADDD    Z3, Z10, Z10
+	VPADDD    Z9, Z10, Z11
+	VPSRLD    $0x15, Z11, Z11
+	VPSUBD    Z6, Z11, Z11
+	VADDPS    Z5, Z9, Z10
+	VPSUBD    Z5, Z10, Z10
+	VPCMPGTD  Z9, Z4, K2
+	VPBLENDMD Z10, Z11, K2, Z11
+	VPSRLD    $0x18, Z8, Z8
+	VPANDD    Z7, Z8, Z8
+	VPORD     Z8, Z11, Z11
+	VPORD     two32_64<>+0(SB), Z11, K1, Z11
+	VPMOVZXWD (DX), Z8
+	VPSLLD    $0x10, Z8, Z8
+	VPANDD    Z0, Z8, Z9
+	VPCMPGTD  inf32_64<>+0(SB), Z9, K1
+	VPMINUD   Z1, Z9, Z9
+	VPSRLD    $0x15, Z9, Z10
+	VPANDD    Z2, Z10, Z10
+	VPADDD    Z3, Z10, Z10
+	VPADDD    Z9, Z10, Z12
+	VPSRLD    $0x15, Z12, Z12
+	VPSUBD    Z6, Z12, Z12
+	VADDPS    Z5, Z9, Z10
+	VPSUBD    Z5, Z10, Z10
+	VPCMPGTD  Z9, Z4, K2
+	VPBLENDMD Z10, Z12, K2, Z12
+	VPSRLD    $0x18, Z8, Z8
+	VPANDD    Z7, Z8, Z8
+	VPORD     Z8, Z12, Z12
+	VPORD     two32_64<>+0(SB), Z12, K1, Z12
+	VPSLLD    $0x08, Z12, Z12
+	VPORD     Z12, Z11, Z11
+	VPMOVZXWD (BX), Z8
+	VPSLLD    $0x10, Z8, Z8
+	VPANDD    Z0, Z8, Z9
+	VPCMPGTD  inf32_64<>+0(SB), Z9, K1
+	VPMINUD   Z1, Z9, Z9
+	VPSRLD    $0x15, Z9, Z10
+	VPANDD    Z2, Z10, Z10
+	VPADDD    Z3, Z10, Z10
+	VPADDD    Z9, Z10, Z12
+	VPSRLD    $0x15, Z12, Z12
+	VPSUBD    Z6, Z12, Z12
+	VADDPS    Z5, Z9, Z10
+	VPSUBD    Z5, Z10, Z10
+	VPCMPGTD  Z9, Z4, K2
+	VPBLENDMD Z10, Z12, K2, Z12
+	VPSRLD    $0x18, Z8, Z8
+	VPANDD    Z7, Z8, Z8
+	VPORD     Z8, Z12, Z12
+	VPORD     two32_64<>+0(SB), Z12, K1, Z12
+	VPSLLD    $0x10, Z12, Z12
+	VPORD     Z12, Z11, Z11
+	VPMOVZXWD (SI), Z8
+	VPSLLD    $0x10, Z8, Z8
+	VPANDD    Z0, Z8, Z9
+	VPCMPGTD  inf32_64<>+0(SB), Z9, K1
+	VPMINUD   Z1, Z9, Z9
+	VPSRLD    $0x15, Z9, Z10
+	VPANDD    Z2, Z10, Z10
+	VPADDD    Z3, Z10, Z10
+	VPADDD    Z9, Z10, Z12
+	VPSRLD    $0x15, Z12, Z12
+	VPSUBD    Z6, Z12, Z12
+	VADDPS    Z5, Z9, Z10
+	VPSUBD    Z5, Z10, Z10
+	VPCMPGTD  Z9, Z4, K2
+	VPBLENDMD Z10, Z12, K2, Z12
+	VPSRLD    $0x18, Z8, Z8
+	VPANDD    Z7, Z8, Z8
+	VPORD     Z8, Z12, Z12
+	VPORD     two32_64<>+0(SB), Z12, K1, Z12
+	VPSLLD    $0x18, Z12, Z12
+	VPORD     Z12, Z11, Z11
+	VMOVDQU64 Z11, (AX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000020, CX
+	ADDQ      $0x00000020, DX
+	ADDQ      $0x00000020, BX
+	ADDQ      $0x00000020, SI
+	DECQ      R10
+	JNZ       loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f16ToF8E4M3FNRowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f16ToF8E4M3FNRowsAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_7fffffff<>+0(SB), Z0
+	VPBROADCASTD c32_43f00000<>+0(SB), Z1
+	VPBROADCASTD c32_00000001<>+0(SB), Z2
+	VPBROADCASTD c32_0007ffff<>+0(SB), Z3
+	VPBROADCASTD c32_3c800000<>+0(SB), Z4
+	VPBROADCASTD c32_46800000<>+0(SB), Z5
+	VPBROADCASTD c32_000003c0<>+0(SB), Z6
+	VPBROADCASTD c32_00000080<>+0(SB), Z7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000080, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VCVTPH2PS    (CX), Z8
+	VPANDD       Z0, Z8, Z10
+	VPMINUD      Z1, Z10, Z10
+	VPSRLD       $0x14, Z10, Z11
+	VPANDD       Z2, Z11, Z11
+	VPADDD       Z3, Z11, Z11
+	VPADDD       Z10, Z11, Z12
+	VPSRLD       $0x14, Z12, Z12
+	VPSUBD       Z6, Z12, Z12
+	VADDPS       Z5, Z10, Z11
+	VPSUBD       Z5, Z11, Z11
+	VPCMPGTD     Z10, Z4, K1
+	VPBLENDMD    Z11, Z12, K1, Z12
+	VPSRLD       $0x18, Z8, Z8
+	VPANDD       Z7, Z8, Z8
+	VPORD        Z8, Z12, Z12
+	VPMOVDB      Z12, X9
+	VMOVDQA64    Z9, Z8
+	VCVTPH2PS    32(CX), Z10
+	VPANDD       Z0, Z10, Z11
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x14, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x14, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K1
+	VPBLENDMD    Z12, Z13, K1, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x01, X9, Z8, Z8
+	VCVTPH2PS    64(CX), Z10
+	VPANDD       Z0, Z10, Z11
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x14, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x14, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K1
+	VPBLENDMD    Z12, Z13, K1, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x02, X9, Z8, Z8
+	VCVTPH2PS    96(CX), Z10
+	VPANDD       Z0, Z10, Z11
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x14, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x14, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K1
+	VPBLENDMD    Z12, Z13, K1, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x03, X9, Z8, Z8
+	VMOVDQU64    Z8, (AX)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000080, CX
+	DECQ         DI
+	JNZ          loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f16ToF8E5M2RowsAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f16ToF8E5M2RowsAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_7fffffff<>+0(SB), Z0
+	VPBROADCASTD c32_47800000<>+0(SB), Z1
+	VPBROADCASTD c32_00000001<>+0(SB), Z2
+	VPBROADCASTD c32_000fffff<>+0(SB), Z3
+	VPBROADCASTD c32_38800000<>+0(SB), Z4
+	VPBROADCASTD c32_43000000<>+0(SB), Z5
+	VPBROADCASTD c32_000001c0<>+0(SB), Z6
+	VPBROADCASTD c32_00000080<>+0(SB), Z7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000080, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VCVTPH2PS    (CX), Z8
+	VPANDD       Z0, Z8, Z10
+	VPCMPGTD     inf32_64<>+0(SB), Z10, K1
+	VPMINUD      Z1, Z10, Z10
+	VPSRLD       $0x15, Z10, Z11
+	VPANDD       Z2, Z11, Z11
+	VPADDD       Z3, Z11, Z11
+	VPADDD       Z10, Z11, Z12
+	VPSRLD       $0x15, Z12, Z12
+	VPSUBD       Z6, Z12, Z12
+	VADDPS       Z5, Z10, Z11
+	VPSUBD       Z5, Z11, Z11
+	VPCMPGTD     Z10, Z4, K2
+	VPBLENDMD    Z11, Z12, K2, Z12
+	VPSRLD       $0x18, Z8, Z8
+	VPANDD       Z7, Z8, Z8
+	VPORD        Z8, Z12, Z12
+	VPORD        two32_64<>+0(SB), Z12, K1, Z12
+	VPMOVDB      Z12, X9
+	VMOVDQA64    Z9, Z8
+	VCVTPH2PS    32(CX), Z10
+	VPANDD       Z0, Z10, Z11
+	VPCMPGTD     inf32_64<>+0(SB), Z11, K1
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x15, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x15, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K2
+	VPBLENDMD    Z12, Z13, K2, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPORD        two32_64<>+0(SB), Z13, K1, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x01, X9, Z8, Z8
+	VCVTPH2PS    64(CX), Z10
+	VPANDD       Z0, Z10, Z11
+	VPCMPGTD     inf32_64<>+0(SB), Z11, K1
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x15, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x15, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K2
+	VPBLENDMD    Z12, Z13, K2, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPORD        two32_64<>+0(SB), Z13, K1, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x02, X9, Z8, Z8
+	VCVTPH2PS    96(CX), Z10
+	VPANDD       Z0, Z10, Z11
+	VPCMPGTD     inf32_64<>+0(SB), Z11, K1
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x15, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x15, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K2
+	VPBLENDMD    Z12, Z13, K2, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPORD        two32_64<>+0(SB), Z13, K1, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x03, X9, Z8, Z8
+	VMOVDQU64    Z8, (AX)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000080, CX
+	DECQ         DI
+	JNZ          loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f16ToF8E4M3FNInterleave8x4RowsAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f16ToF8E4M3FNInterleave8x4RowsAVX512(SB), NOSPLIT, $0-72
+	MOVQ         dst+0(FP), AX
+	MOVQ         r0+8(FP), CX
+	MOVQ         r1+16(FP), DX
+	MOVQ         r2+24(FP), BX
+	MOVQ         r3+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VPBROADCASTD c32_7fffffff<>+0(SB), Z0
+	VPBROADCASTD c32_43f00000<>+0(SB), Z1
+	VPBROADCASTD c32_00000001<>+0(SB), Z2
+	VPBROADCASTD c32_0007ffff<>+0(SB), Z3
+	VPBROADCASTD c32_3c800000<>+0(SB), Z4
+	VPBROADCASTD c32_46800000<>+0(SB), Z5
+	VPBROADCASTD c32_000003c0<>+0(SB), Z6
+	VPBROADCASTD c32_00000080<>+0(SB), Z7
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000040, DI, R11
+	NEGQ         R11
+	ADDQ         R9, R11
+	IMUL3Q       $0x00000020, DI, R9
+	NEGQ         R9
+	ADDQ         R10, R9
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	VCVTPH2PS (CX), Z8
+	VPANDD    Z0, Z8, Z9
+	VPMINUD   Z1, Z9, Z9
+	VPSRLD    $0x14, Z9, Z10
+	VPANDD    Z2, Z10, Z10
+	VPADDD    Z3, Z10, Z10
+	VPADDD    Z9, Z10, Z11
+	VPSRLD    $0x14, Z11, Z11
+	VPSUBD    Z6, Z11, Z11
+	VADDPS    Z5, Z9, Z10
+	VPSUBD    Z5, Z10, Z10
+	VPCMPGTD  Z9, Z4, K1
+	VPBLENDMD Z10, Z11, K1, Z11
+	VPSRLD    $0x18, Z8, Z8
+	VPANDD    Z7, Z8, Z8
+	VPORD     Z8, Z11, Z11
+	VCVTPH2PS (DX), Z8
+	VPANDD    Z0, Z8, Z9
+	VPMINUD   Z1, Z9, Z9
+	VPSRLD    $0x14, Z9, Z10
+	VPANDD    Z2, Z10, Z10
+	VPADDD    Z3, Z10, Z10
+	VPADDD    Z9, Z10, Z12
+	VPSRLD    $0x14, Z12, Z12
+	VPSUBD    Z6, Z12, Z12
+	VADDPS    Z5, Z9, Z10
+	VPSUBD    Z5, Z10, Z10
+	VPCMPGTD  Z9, Z4, K1
+	VPBLENDMD Z10, Z12, K1, Z12
+	VPSRLD    $0x18, Z8, Z8
+	VPANDD    Z7, Z8, Z8
+	VPORD     Z8, Z12, Z12
+	VPSLLD    $0x08, Z12, Z12
+	VPORD     Z12, Z11, Z11
+	VCVTPH2PS (BX), Z8
+	VPANDD    Z0, Z8, Z9
+	VPMINUD   Z1, Z9, Z9
+	VPSRLD    $0x14, Z9, Z10
+	VPANDD    Z2, Z10, Z10
+	VPADDD    Z3, Z10, Z10
+	VPADDD    Z9, Z10, Z12
+	VPSRLD    $0x14, Z12, Z12
+	VPSUBD    Z6, Z12, Z12
+	VADDPS    Z5, Z9, Z10
+	VPSUBD    Z5, Z10, Z10
+	VPCMPGTD  Z9, Z4, K1
+	VPBLENDMD Z10, Z12, K1, Z12
+	VPSRLD    $0x18, Z8, Z8
+	VPANDD    Z7, Z8, Z8
+	VPORD     Z8, Z12, Z12
+	VPSLLD    $0x10, Z12, Z12
+	VPORD     Z12, Z11, Z11
+	VCVTPH2PS (SI), Z8
+	VPANDD    Z0, Z8, Z9
+	VPMINUD   Z1, Z9, Z9
+	VPSRLD    $0x14, Z9, Z10
+	VPANDD    Z2, Z10, Z10
+	VPADDD    Z3, Z10, Z10
+	VPADDD    Z9, Z10, Z12
+	VPSRLD    $0x14, Z12, Z12
+	VPSUBD    Z6, Z12, Z12
+	VADDPS    Z5, Z9, Z10
+	VPSUBD    Z5, Z10, Z10
+	VPCMPGTD  Z9, Z4, K1
+	VPBLENDMD Z10, Z12, K1, Z12
+	VPSRLD    $0x18, Z8, Z8
+	VPANDD    Z7, Z8, Z8
+	VPORD     Z8, Z12, Z12
+	VPSLLD    $0x18, Z12, Z12
+	VPORD     Z12, Z11, Z11
+	VMOVDQU64 Z11, (AX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000020, CX
+	ADDQ      $0x00000020, DX
+	ADDQ      $0x00000020, BX
+	ADDQ      $0x00000020, SI
+	DECQ      R10
+	JNZ       loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f16ToF8E5M2Interleave8x4RowsAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f16ToF8E5M2Interleave8x4RowsAVX512(SB), NOSPLIT, $0-72
+	MOVQ         dst+0(FP), AX
+	MOVQ         r0+8(FP), CX
+	MOVQ         r1+16(FP), DX
+	MOVQ         r2+24(FP), BX
+	MOVQ         r3+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VPBROADCASTD c32_7fffffff<>+0(SB), Z0
+	VPBROADCASTD c32_47800000<>+0(SB), Z1
+	VPBROADCASTD c32_00000001<>+0(SB), Z2
+	VPBROADCASTD c32_000fffff<>+0(SB), Z3
+	VPBROADCASTD c32_38800000<>+0(SB), Z4
+	VPBROADCASTD c32_43000000<>+0(SB), Z5
+	VPBROADCASTD c32_000001c0<>+0(SB), Z6
+	VPBROADCASTD c32_00000080<>+0(SB), Z7
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000040, DI, R11
+	NEGQ         R11
+	ADDQ         R9, R11
+	IMUL3Q       $0x00000020, DI, R9
+	NEGQ         R9
+	ADDQ         R10, R9
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	VCVTPH2PS (CX), Z8
+	VPANDD    Z0, Z8, Z9
+	VPCMPGTD  inf32_64<>+0(SB), Z9, K1
+	VPMINUD   Z1, Z9, Z9
+	VPSRLD    $0x15, Z9, Z10
+	VPANDD    Z2, Z10, Z10
+	VPADDD    Z3, Z10, Z10
+	VPADDD    Z9, Z10, Z11
+	VPSRLD    $0x15, Z11, Z11
+	VPSUBD    Z6, Z11, Z11
+	VADDPS    Z5, Z9, Z10
+	VPSUBD    Z5, Z10, Z10
+	VPCMPGTD  Z9, Z4, K2
+	VPBLENDMD Z10, Z11, K2, Z11
+	VPSRLD    $0x18, Z8, Z8
+	VPANDD    Z7, Z8, Z8
+	VPORD     Z8, Z11, Z11
+	VPORD     two32_64<>+0(SB), Z11, K1, Z11
+	VCVTPH2PS (DX), Z8
+	VPANDD    Z0, Z8, Z9
+	VPCMPGTD  inf32_64<>+0(SB), Z9, K1
+	VPMINUD   Z1, Z9, Z9
+	VPSRLD    $0x15, Z9, Z10
+	VPANDD    Z2, Z10, Z10
+	VPADDD    Z3, Z10, Z10
+	VPADDD    Z9, Z10, Z12
+	VPSRLD    $0x15, Z12, Z12
+	VPSUBD    Z6, Z12, Z12
+	VADDPS    Z5, Z9, Z10
+	VPSUBD    Z5, Z10, Z10
+	VPCMPGTD  Z9, Z4, K2
+	VPBLENDMD Z10, Z12, K2, Z12
+	VPSRLD    $0x18, Z8, Z8
+	VPANDD    Z7, Z8, Z8
+	VPORD     Z8, Z12, Z12
+	VPORD     two32_64<>+0(SB), Z12, K1, Z12
+	VPSLLD    $0x08, Z12, Z12
+	VPORD     Z12, Z11, Z11
+	VCVTPH2PS (BX), Z8
+	VPANDD    Z0, Z8, Z9
+	VPCMPGTD  inf32_64<>+0(SB), Z9, K1
+	VPMINUD   Z1, Z9, Z9
+	VPSRLD    $0x15, Z9, Z10
+	VPANDD    Z2, Z10, Z10
+	VPADDD    Z3, Z10, Z10
+	VPADDD    Z9, Z10, Z12
+	VPSRLD    $0x15, Z12, Z12
+	VPSUBD    Z6, Z12, Z12
+	VADDPS    Z5, Z9, Z10
+	VPSUBD    Z5, Z10, Z10
+	VPCMPGTD  Z9, Z4, K2
+	VPBLENDMD Z10, Z12, K2, Z12
+	VPSRLD    $0x18, Z8, Z8
+	VPANDD    Z7, Z8, Z8
+	VPORD     Z8, Z12, Z12
+	VPORD     two32_64<>+0(SB), Z12, K1, Z12
+	VPSLLD    $0x10, Z12, Z12
+	VPORD     Z12, Z11, Z11
+	VCVTPH2PS (SI), Z8
+	VPANDD    Z0, Z8, Z9
+	VPCMPGTD  inf32_64<>+0(SB), Z9, K1
+	VPMINUD   Z1, Z9, Z9
+	VPSRLD    $0x15, Z9, Z10
+	VPANDD    Z2, Z10, Z10
+	VPADDD    Z3, Z10, Z10
+	VPADDD    Z9, Z10, Z12
+	VPSRLD    $0x15, Z12, Z12
+	VPSUBD    Z6, Z12, Z12
+	VADDPS    Z5, Z9, Z10
+	VPSUBD    Z5, Z10, Z10
+	VPCMPGTD  Z9, Z4, K2
+	VPBLENDMD Z10, Z12, K2, Z12
+	VPSRLD    $0x18, Z8, Z8
+	VPANDD    Z7, Z8, Z8
+	VPORD     Z8, Z12, Z12
+	VPORD     two32_64<>+0(SB), Z12, K1, Z12
+	VPSLLD    $0x18, Z12, Z12
+	VPORD     Z12, Z11, Z11
+	VMOVDQU64 Z11, (AX)
+	ADDQ      $0x00000040, AX
+	ADDQ      $0x00000020, CX
+	ADDQ      $0x00000020, DX
+	ADDQ      $0x00000020, BX
+	ADDQ      $0x00000020, SI
+	DECQ      R10
+	JNZ       loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
 // func f32ToF8E4M3FNInterleave8x4RowsNTAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
 // Requires: AVX, AVX512F, MMX+
 TEXT ·f32ToF8E4M3FNInterleave8x4RowsNTAVX512(SB), NOSPLIT, $0-72
@@ -13669,6 +19656,92 @@ done:
 	ADDQ R9, CX
 	ADDQ DI, DX
 	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func splitNibbleWordsRowsNTAVX512(dst *byte, rowStride int, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F
+TEXT ·splitNibbleWordsRowsNTAVX512(SB), NOSPLIT, $0-56
+	MOVQ         dst+0(FP), AX
+	MOVQ         rowStride+8(FP), CX
+	MOVQ         src+16(FP), DX
+	MOVQ         n+24(FP), BX
+	LEAQ         (CX)(CX*2), SI
+	LEAQ         (CX)(CX*4), DI
+	LEAQ         (SI)(CX*4), R8
+	VMOVDQU64    groupbytes4_64<>+0(SB), Z0
+	VMOVDQU64    permd048c_64<>+0(SB), Z1
+	VPBROADCASTB nibble_1<>+0(SB), Z2
+	MOVQ         rows+32(FP), R9
+	MOVQ         dstStride+40(FP), R10
+	MOVQ         srcStride+48(FP), R11
+	IMUL3Q       $0x00000040, BX, R12
+	NEGQ         R12
+	ADDQ         R10, R12
+	IMUL3Q       $0x00000100, BX, R10
+	NEGQ         R10
+	ADDQ         R11, R10
+	TESTQ        R9, R9
+	JZ           rowsdone
+
+row:
+	MOVQ  BX, R11
+	TESTQ R11, R11
+	JZ    done
+
+loop:
+	VMOVDQU64  (DX), Z3
+	VPSHUFB    Z0, Z3, Z3
+	VPERMD     Z3, Z1, Z3
+	VMOVDQU64  64(DX), Z4
+	VPSHUFB    Z0, Z4, Z4
+	VPERMD     Z4, Z1, Z4
+	VMOVDQU64  128(DX), Z5
+	VPSHUFB    Z0, Z5, Z5
+	VPERMD     Z5, Z1, Z5
+	VMOVDQU64  192(DX), Z6
+	VPSHUFB    Z0, Z6, Z6
+	VPERMD     Z6, Z1, Z6
+	VSHUFI32X4 $0x44, Z4, Z3, Z7
+	VSHUFI32X4 $0x44, Z6, Z5, Z8
+	VSHUFI32X4 $0xee, Z4, Z3, Z9
+	VSHUFI32X4 $0xee, Z6, Z5, Z6
+	VSHUFI32X4 $0x88, Z8, Z7, Z3
+	VSHUFI32X4 $0xdd, Z8, Z7, Z4
+	VSHUFI32X4 $0x88, Z6, Z9, Z5
+	VSHUFI32X4 $0xdd, Z6, Z9, Z6
+	VPSRLW     $0x04, Z3, Z7
+	VPANDD     Z2, Z3, Z3
+	VPANDD     Z2, Z7, Z7
+	VMOVNTDQ   Z3, (AX)
+	VMOVNTDQ   Z7, (AX)(CX*1)
+	VPSRLW     $0x04, Z4, Z3
+	VPANDD     Z2, Z4, Z4
+	VPANDD     Z2, Z3, Z3
+	VMOVNTDQ   Z4, (AX)(CX*2)
+	VMOVNTDQ   Z3, (AX)(SI*1)
+	VPSRLW     $0x04, Z5, Z3
+	VPANDD     Z2, Z5, Z5
+	VPANDD     Z2, Z3, Z3
+	VMOVNTDQ   Z5, (AX)(CX*4)
+	VMOVNTDQ   Z3, (AX)(DI*1)
+	VPSRLW     $0x04, Z6, Z3
+	VPANDD     Z2, Z6, Z6
+	VPANDD     Z2, Z3, Z3
+	VMOVNTDQ   Z6, (AX)(SI*2)
+	VMOVNTDQ   Z3, (AX)(R8*1)
+	ADDQ       $0x00000040, AX
+	ADDQ       $0x00000100, DX
+	DECQ       R11
+	JNZ        loop
+
+done:
+	ADDQ R12, AX
+	ADDQ R10, DX
+	DECQ R9
 	JNZ  row
 
 rowsdone:
@@ -14434,6 +20507,1918 @@ done:
 	ADDQ R8, AX
 	ADDQ SI, CX
 	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E4M3FNToBF16RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f8E4M3FNToBF16RowsNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000007f<>+0(SB), Z0
+	VPBROADCASTD c32_3c000000<>+0(SB), Z1
+	VPBROADCASTD c32_00000008<>+0(SB), Z2
+	VPBROADCASTD c32_3b000000<>+0(SB), Z3
+	VPBROADCASTD c32_0000007e<>+0(SB), Z4
+	VPBROADCASTD c32_7fc00000<>+0(SB), Z5
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000020, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBD    (CX), Z6
+	VPANDD       Z0, Z6, Z7
+	VPSLLD       $0x14, Z7, Z8
+	VPADDD       Z1, Z8, Z8
+	VCVTDQ2PS    Z7, Z9
+	VMULPS       Z3, Z9, Z9
+	VPCMPGTD     Z7, Z2, K1
+	VPBLENDMD    Z9, Z8, K1, Z8
+	VPCMPGTD     Z4, Z7, K1
+	VPBLENDMD    Z5, Z8, K1, Z8
+	VPSRLD       $0x07, Z6, Z6
+	VPSLLD       $0x1f, Z6, Z6
+	VPORD        Z6, Z8, Z8
+	VPSRLD       $0x10, Z8, Z6
+	VPMOVDW      Z6, Y6
+	VPMOVZXBD    16(CX), Z7
+	VPANDD       Z0, Z7, Z8
+	VPSLLD       $0x14, Z8, Z9
+	VPADDD       Z1, Z9, Z9
+	VCVTDQ2PS    Z8, Z10
+	VMULPS       Z3, Z10, Z10
+	VPCMPGTD     Z8, Z2, K1
+	VPBLENDMD    Z10, Z9, K1, Z9
+	VPCMPGTD     Z4, Z8, K1
+	VPBLENDMD    Z5, Z9, K1, Z9
+	VPSRLD       $0x07, Z7, Z7
+	VPSLLD       $0x1f, Z7, Z7
+	VPORD        Z7, Z9, Z9
+	VPSRLD       $0x10, Z9, Z7
+	VPMOVDW      Z7, Y7
+	VINSERTI64X4 $0x01, Y7, Z6, Z6
+	VMOVNTDQ     Z6, (AX)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000020, CX
+	DECQ         DI
+	JNZ          loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E4M3FNToF16RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f8E4M3FNToF16RowsNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000007f<>+0(SB), Z0
+	VPBROADCASTD c32_3c000000<>+0(SB), Z1
+	VPBROADCASTD c32_00000008<>+0(SB), Z2
+	VPBROADCASTD c32_3b000000<>+0(SB), Z3
+	VPBROADCASTD c32_0000007e<>+0(SB), Z4
+	VPBROADCASTD c32_7fc00000<>+0(SB), Z5
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000020, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBD    (CX), Z6
+	VPANDD       Z0, Z6, Z7
+	VPSLLD       $0x14, Z7, Z8
+	VPADDD       Z1, Z8, Z8
+	VCVTDQ2PS    Z7, Z9
+	VMULPS       Z3, Z9, Z9
+	VPCMPGTD     Z7, Z2, K1
+	VPBLENDMD    Z9, Z8, K1, Z8
+	VPCMPGTD     Z4, Z7, K1
+	VPBLENDMD    Z5, Z8, K1, Z8
+	VPSRLD       $0x07, Z6, Z6
+	VPSLLD       $0x1f, Z6, Z6
+	VPORD        Z6, Z8, Z8
+	VCVTPS2PH    $0x00, Z8, Y10
+	VPMOVZXBD    16(CX), Z6
+	VPANDD       Z0, Z6, Z7
+	VPSLLD       $0x14, Z7, Z8
+	VPADDD       Z1, Z8, Z8
+	VCVTDQ2PS    Z7, Z9
+	VMULPS       Z3, Z9, Z9
+	VPCMPGTD     Z7, Z2, K1
+	VPBLENDMD    Z9, Z8, K1, Z8
+	VPCMPGTD     Z4, Z7, K1
+	VPBLENDMD    Z5, Z8, K1, Z8
+	VPSRLD       $0x07, Z6, Z6
+	VPSLLD       $0x1f, Z6, Z6
+	VPORD        Z6, Z8, Z8
+	VCVTPS2PH    $0x00, Z8, Y6
+	VINSERTI64X4 $0x01, Y6, Z10, Z10
+	VMOVNTDQ     Z10, (AX)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000020, CX
+	DECQ         DI
+	JNZ          loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E5M2ToBF16RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f8E5M2ToBF16RowsNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000007f<>+0(SB), Z0
+	VPBROADCASTD c32_38000000<>+0(SB), Z1
+	VPBROADCASTD c32_00000004<>+0(SB), Z2
+	VPBROADCASTD c32_37800000<>+0(SB), Z3
+	VPBROADCASTD c32_0000007c<>+0(SB), Z4
+	VPBROADCASTD c32_7fc00000<>+0(SB), Z5
+	VPBROADCASTD c32_0000007b<>+0(SB), Z6
+	VPBROADCASTD c32_7f800000<>+0(SB), Z7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000020, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBD    (CX), Z8
+	VPANDD       Z0, Z8, Z9
+	VPSLLD       $0x15, Z9, Z10
+	VPADDD       Z1, Z10, Z10
+	VCVTDQ2PS    Z9, Z11
+	VMULPS       Z3, Z11, Z11
+	VPCMPGTD     Z9, Z2, K1
+	VPBLENDMD    Z11, Z10, K1, Z10
+	VPCMPGTD     Z6, Z9, K1
+	VPBLENDMD    Z7, Z10, K1, Z10
+	VPCMPGTD     Z4, Z9, K1
+	VPBLENDMD    Z5, Z10, K1, Z10
+	VPSRLD       $0x07, Z8, Z8
+	VPSLLD       $0x1f, Z8, Z8
+	VPORD        Z8, Z10, Z10
+	VPSRLD       $0x10, Z10, Z8
+	VPMOVDW      Z8, Y8
+	VPMOVZXBD    16(CX), Z9
+	VPANDD       Z0, Z9, Z10
+	VPSLLD       $0x15, Z10, Z11
+	VPADDD       Z1, Z11, Z11
+	VCVTDQ2PS    Z10, Z12
+	VMULPS       Z3, Z12, Z12
+	VPCMPGTD     Z10, Z2, K1
+	VPBLENDMD    Z12, Z11, K1, Z11
+	VPCMPGTD     Z6, Z10, K1
+	VPBLENDMD    Z7, Z11, K1, Z11
+	VPCMPGTD     Z4, Z10, K1
+	VPBLENDMD    Z5, Z11, K1, Z11
+	VPSRLD       $0x07, Z9, Z9
+	VPSLLD       $0x1f, Z9, Z9
+	VPORD        Z9, Z11, Z11
+	VPSRLD       $0x10, Z11, Z9
+	VPMOVDW      Z9, Y9
+	VINSERTI64X4 $0x01, Y9, Z8, Z8
+	VMOVNTDQ     Z8, (AX)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000020, CX
+	DECQ         DI
+	JNZ          loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E5M2ToF16RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f8E5M2ToF16RowsNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_0000007f<>+0(SB), Z0
+	VPBROADCASTD c32_38000000<>+0(SB), Z1
+	VPBROADCASTD c32_00000004<>+0(SB), Z2
+	VPBROADCASTD c32_37800000<>+0(SB), Z3
+	VPBROADCASTD c32_0000007c<>+0(SB), Z4
+	VPBROADCASTD c32_7fc00000<>+0(SB), Z5
+	VPBROADCASTD c32_0000007b<>+0(SB), Z6
+	VPBROADCASTD c32_7f800000<>+0(SB), Z7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000020, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXBD    (CX), Z8
+	VPANDD       Z0, Z8, Z9
+	VPSLLD       $0x15, Z9, Z10
+	VPADDD       Z1, Z10, Z10
+	VCVTDQ2PS    Z9, Z11
+	VMULPS       Z3, Z11, Z11
+	VPCMPGTD     Z9, Z2, K1
+	VPBLENDMD    Z11, Z10, K1, Z10
+	VPCMPGTD     Z6, Z9, K1
+	VPBLENDMD    Z7, Z10, K1, Z10
+	VPCMPGTD     Z4, Z9, K1
+	VPBLENDMD    Z5, Z10, K1, Z10
+	VPSRLD       $0x07, Z8, Z8
+	VPSLLD       $0x1f, Z8, Z8
+	VPORD        Z8, Z10, Z10
+	VCVTPS2PH    $0x00, Z10, Y12
+	VPMOVZXBD    16(CX), Z8
+	VPANDD       Z0, Z8, Z9
+	VPSLLD       $0x15, Z9, Z10
+	VPADDD       Z1, Z10, Z10
+	VCVTDQ2PS    Z9, Z11
+	VMULPS       Z3, Z11, Z11
+	VPCMPGTD     Z9, Z2, K1
+	VPBLENDMD    Z11, Z10, K1, Z10
+	VPCMPGTD     Z6, Z9, K1
+	VPBLENDMD    Z7, Z10, K1, Z10
+	VPCMPGTD     Z4, Z9, K1
+	VPBLENDMD    Z5, Z10, K1, Z10
+	VPSRLD       $0x07, Z8, Z8
+	VPSLLD       $0x1f, Z8, Z8
+	VPORD        Z8, Z10, Z10
+	VCVTPS2PH    $0x00, Z10, Y8
+	VINSERTI64X4 $0x01, Y8, Z12, Z12
+	VMOVNTDQ     Z12, (AX)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000020, CX
+	DECQ         DI
+	JNZ          loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E4M3FNToBF16VBMIRowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
+TEXT ·f8E4M3FNToBF16VBMIRowsNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VMOVDQU64    f8E4M3FNToBF16Lo_128<>+0(SB), Z0
+	VMOVDQU64    f8E4M3FNToBF16Lo_128<>+64(SB), Z1
+	VMOVDQU64    f8E4M3FNToBF16Hi_128<>+0(SB), Z2
+	VMOVDQU64    f8E4M3FNToBF16Hi_128<>+64(SB), Z3
+	VMOVDQU64    permq04152637_64<>+0(SB), Z4
+	VPBROADCASTB signByte_1<>+0(SB), Z5
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000080, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000040, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPERMQ     (CX), Z4, Z6
+	VMOVDQA64  Z0, Z7
+	VPERMT2B   Z1, Z6, Z7
+	VMOVDQA64  Z2, Z8
+	VPERMT2B   Z3, Z6, Z8
+	VPANDD     Z5, Z6, Z6
+	VPORD      Z6, Z8, Z8
+	VPUNPCKLBW Z8, Z7, Z6
+	VPUNPCKHBW Z8, Z7, Z7
+	VMOVNTDQ   Z6, (AX)
+	VMOVNTDQ   Z7, 64(AX)
+	ADDQ       $0x00000080, AX
+	ADDQ       $0x00000040, CX
+	DECQ       DI
+	JNZ        loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E4M3FNToF16VBMIRowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
+TEXT ·f8E4M3FNToF16VBMIRowsNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VMOVDQU64    f8E4M3FNToF16Lo_128<>+0(SB), Z0
+	VMOVDQU64    f8E4M3FNToF16Lo_128<>+64(SB), Z1
+	VMOVDQU64    f8E4M3FNToF16Hi_128<>+0(SB), Z2
+	VMOVDQU64    f8E4M3FNToF16Hi_128<>+64(SB), Z3
+	VMOVDQU64    permq04152637_64<>+0(SB), Z4
+	VPBROADCASTB signByte_1<>+0(SB), Z5
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000080, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000040, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPERMQ     (CX), Z4, Z6
+	VMOVDQA64  Z0, Z7
+	VPERMT2B   Z1, Z6, Z7
+	VMOVDQA64  Z2, Z8
+	VPERMT2B   Z3, Z6, Z8
+	VPANDD     Z5, Z6, Z6
+	VPORD      Z6, Z8, Z8
+	VPUNPCKLBW Z8, Z7, Z6
+	VPUNPCKHBW Z8, Z7, Z7
+	VMOVNTDQ   Z6, (AX)
+	VMOVNTDQ   Z7, 64(AX)
+	ADDQ       $0x00000080, AX
+	ADDQ       $0x00000040, CX
+	DECQ       DI
+	JNZ        loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E4M3FNDeinterleave8x4ToBF16VBMIRowsNTAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
+TEXT ·f8E4M3FNDeinterleave8x4ToBF16VBMIRowsNTAVX512(SB), NOSPLIT, $0-72
+	MOVQ         r0+0(FP), AX
+	MOVQ         r1+8(FP), CX
+	MOVQ         r2+16(FP), DX
+	MOVQ         r3+24(FP), BX
+	MOVQ         src+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VMOVDQU64    f8E4M3FNToBF16Lo_128<>+0(SB), Z0
+	VMOVDQU64    f8E4M3FNToBF16Lo_128<>+64(SB), Z1
+	VMOVDQU64    f8E4M3FNToBF16Hi_128<>+0(SB), Z2
+	VMOVDQU64    f8E4M3FNToBF16Hi_128<>+64(SB), Z3
+	VMOVDQU64    f8QuadRows_64<>+0(SB), Z4
+	VPBROADCASTB signByte_1<>+0(SB), Z5
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000080, DI, R11
+	NEGQ         R11
+	ADDQ         R10, R11
+	IMUL3Q       $0x00000040, DI, R10
+	NEGQ         R10
+	ADDQ         R9, R10
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R9
+	TESTQ R9, R9
+	JZ    done
+
+loop:
+	VPERMB     (SI), Z4, Z6
+	VMOVDQA64  Z0, Z7
+	VPERMT2B   Z1, Z6, Z7
+	VMOVDQA64  Z2, Z8
+	VPERMT2B   Z3, Z6, Z8
+	VPANDD     Z5, Z6, Z6
+	VPORD      Z6, Z8, Z8
+	VPUNPCKLBW Z8, Z7, Z6
+	VPUNPCKHBW Z8, Z7, Z7
+	VPERMB     64(SI), Z4, Z8
+	VMOVDQA64  Z0, Z9
+	VPERMT2B   Z1, Z8, Z9
+	VMOVDQA64  Z2, Z10
+	VPERMT2B   Z3, Z8, Z10
+	VPANDD     Z5, Z8, Z8
+	VPORD      Z8, Z10, Z10
+	VPUNPCKLBW Z10, Z9, Z8
+	VPUNPCKHBW Z10, Z9, Z9
+	VSHUFI64X2 $0x44, Z8, Z6, Z10
+	VMOVNTDQ   Z10, (AX)
+	VSHUFI64X2 $0xee, Z8, Z6, Z6
+	VMOVNTDQ   Z6, (CX)
+	VSHUFI64X2 $0x44, Z9, Z7, Z6
+	VMOVNTDQ   Z6, (DX)
+	VSHUFI64X2 $0xee, Z9, Z7, Z6
+	VMOVNTDQ   Z6, (BX)
+	ADDQ       $0x00000080, SI
+	ADDQ       $0x00000040, AX
+	ADDQ       $0x00000040, CX
+	ADDQ       $0x00000040, DX
+	ADDQ       $0x00000040, BX
+	DECQ       R9
+	JNZ        loop
+
+done:
+	ADDQ R11, SI
+	ADDQ R10, AX
+	ADDQ R10, CX
+	ADDQ R10, DX
+	ADDQ R10, BX
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E4M3FNDeinterleave8x4ToF16VBMIRowsNTAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
+TEXT ·f8E4M3FNDeinterleave8x4ToF16VBMIRowsNTAVX512(SB), NOSPLIT, $0-72
+	MOVQ         r0+0(FP), AX
+	MOVQ         r1+8(FP), CX
+	MOVQ         r2+16(FP), DX
+	MOVQ         r3+24(FP), BX
+	MOVQ         src+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VMOVDQU64    f8E4M3FNToF16Lo_128<>+0(SB), Z0
+	VMOVDQU64    f8E4M3FNToF16Lo_128<>+64(SB), Z1
+	VMOVDQU64    f8E4M3FNToF16Hi_128<>+0(SB), Z2
+	VMOVDQU64    f8E4M3FNToF16Hi_128<>+64(SB), Z3
+	VMOVDQU64    f8QuadRows_64<>+0(SB), Z4
+	VPBROADCASTB signByte_1<>+0(SB), Z5
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000080, DI, R11
+	NEGQ         R11
+	ADDQ         R10, R11
+	IMUL3Q       $0x00000040, DI, R10
+	NEGQ         R10
+	ADDQ         R9, R10
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R9
+	TESTQ R9, R9
+	JZ    done
+
+loop:
+	VPERMB     (SI), Z4, Z6
+	VMOVDQA64  Z0, Z7
+	VPERMT2B   Z1, Z6, Z7
+	VMOVDQA64  Z2, Z8
+	VPERMT2B   Z3, Z6, Z8
+	VPANDD     Z5, Z6, Z6
+	VPORD      Z6, Z8, Z8
+	VPUNPCKLBW Z8, Z7, Z6
+	VPUNPCKHBW Z8, Z7, Z7
+	VPERMB     64(SI), Z4, Z8
+	VMOVDQA64  Z0, Z9
+	VPERMT2B   Z1, Z8, Z9
+	VMOVDQA64  Z2, Z10
+	VPERMT2B   Z3, Z8, Z10
+	VPANDD     Z5, Z8, Z8
+	VPORD      Z8, Z10, Z10
+	VPUNPCKLBW Z10, Z9, Z8
+	VPUNPCKHBW Z10, Z9, Z9
+	VSHUFI64X2 $0x44, Z8, Z6, Z10
+	VMOVNTDQ   Z10, (AX)
+	VSHUFI64X2 $0xee, Z8, Z6, Z6
+	VMOVNTDQ   Z6, (CX)
+	VSHUFI64X2 $0x44, Z9, Z7, Z6
+	VMOVNTDQ   Z6, (DX)
+	VSHUFI64X2 $0xee, Z9, Z7, Z6
+	VMOVNTDQ   Z6, (BX)
+	ADDQ       $0x00000080, SI
+	ADDQ       $0x00000040, AX
+	ADDQ       $0x00000040, CX
+	ADDQ       $0x00000040, DX
+	ADDQ       $0x00000040, BX
+	DECQ       R9
+	JNZ        loop
+
+done:
+	ADDQ R11, SI
+	ADDQ R10, AX
+	ADDQ R10, CX
+	ADDQ R10, DX
+	ADDQ R10, BX
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E5M2ToBF16VBMIRowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
+TEXT ·f8E5M2ToBF16VBMIRowsNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VMOVDQU64    f8E5M2ToBF16Lo_128<>+0(SB), Z0
+	VMOVDQU64    f8E5M2ToBF16Lo_128<>+64(SB), Z1
+	VMOVDQU64    f8E5M2ToBF16Hi_128<>+0(SB), Z2
+	VMOVDQU64    f8E5M2ToBF16Hi_128<>+64(SB), Z3
+	VMOVDQU64    permq04152637_64<>+0(SB), Z4
+	VPBROADCASTB signByte_1<>+0(SB), Z5
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000080, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000040, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPERMQ     (CX), Z4, Z6
+	VMOVDQA64  Z0, Z7
+	VPERMT2B   Z1, Z6, Z7
+	VMOVDQA64  Z2, Z8
+	VPERMT2B   Z3, Z6, Z8
+	VPANDD     Z5, Z6, Z6
+	VPORD      Z6, Z8, Z8
+	VPUNPCKLBW Z8, Z7, Z6
+	VPUNPCKHBW Z8, Z7, Z7
+	VMOVNTDQ   Z6, (AX)
+	VMOVNTDQ   Z7, 64(AX)
+	ADDQ       $0x00000080, AX
+	ADDQ       $0x00000040, CX
+	DECQ       DI
+	JNZ        loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E5M2ToF16VBMIRowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
+TEXT ·f8E5M2ToF16VBMIRowsNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VMOVDQU64    f8E5M2ToF16Lo_128<>+0(SB), Z0
+	VMOVDQU64    f8E5M2ToF16Lo_128<>+64(SB), Z1
+	VMOVDQU64    f8E5M2ToF16Hi_128<>+0(SB), Z2
+	VMOVDQU64    f8E5M2ToF16Hi_128<>+64(SB), Z3
+	VMOVDQU64    permq04152637_64<>+0(SB), Z4
+	VPBROADCASTB signByte_1<>+0(SB), Z5
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000080, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000040, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPERMQ     (CX), Z4, Z6
+	VMOVDQA64  Z0, Z7
+	VPERMT2B   Z1, Z6, Z7
+	VMOVDQA64  Z2, Z8
+	VPERMT2B   Z3, Z6, Z8
+	VPANDD     Z5, Z6, Z6
+	VPORD      Z6, Z8, Z8
+	VPUNPCKLBW Z8, Z7, Z6
+	VPUNPCKHBW Z8, Z7, Z7
+	VMOVNTDQ   Z6, (AX)
+	VMOVNTDQ   Z7, 64(AX)
+	ADDQ       $0x00000080, AX
+	ADDQ       $0x00000040, CX
+	DECQ       DI
+	JNZ        loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E5M2Deinterleave8x4ToBF16VBMIRowsNTAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
+TEXT ·f8E5M2Deinterleave8x4ToBF16VBMIRowsNTAVX512(SB), NOSPLIT, $0-72
+	MOVQ         r0+0(FP), AX
+	MOVQ         r1+8(FP), CX
+	MOVQ         r2+16(FP), DX
+	MOVQ         r3+24(FP), BX
+	MOVQ         src+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VMOVDQU64    f8E5M2ToBF16Lo_128<>+0(SB), Z0
+	VMOVDQU64    f8E5M2ToBF16Lo_128<>+64(SB), Z1
+	VMOVDQU64    f8E5M2ToBF16Hi_128<>+0(SB), Z2
+	VMOVDQU64    f8E5M2ToBF16Hi_128<>+64(SB), Z3
+	VMOVDQU64    f8QuadRows_64<>+0(SB), Z4
+	VPBROADCASTB signByte_1<>+0(SB), Z5
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000080, DI, R11
+	NEGQ         R11
+	ADDQ         R10, R11
+	IMUL3Q       $0x00000040, DI, R10
+	NEGQ         R10
+	ADDQ         R9, R10
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R9
+	TESTQ R9, R9
+	JZ    done
+
+loop:
+	VPERMB     (SI), Z4, Z6
+	VMOVDQA64  Z0, Z7
+	VPERMT2B   Z1, Z6, Z7
+	VMOVDQA64  Z2, Z8
+	VPERMT2B   Z3, Z6, Z8
+	VPANDD     Z5, Z6, Z6
+	VPORD      Z6, Z8, Z8
+	VPUNPCKLBW Z8, Z7, Z6
+	VPUNPCKHBW Z8, Z7, Z7
+	VPERMB     64(SI), Z4, Z8
+	VMOVDQA64  Z0, Z9
+	VPERMT2B   Z1, Z8, Z9
+	VMOVDQA64  Z2, Z10
+	VPERMT2B   Z3, Z8, Z10
+	VPANDD     Z5, Z8, Z8
+	VPORD      Z8, Z10, Z10
+	VPUNPCKLBW Z10, Z9, Z8
+	VPUNPCKHBW Z10, Z9, Z9
+	VSHUFI64X2 $0x44, Z8, Z6, Z10
+	VMOVNTDQ   Z10, (AX)
+	VSHUFI64X2 $0xee, Z8, Z6, Z6
+	VMOVNTDQ   Z6, (CX)
+	VSHUFI64X2 $0x44, Z9, Z7, Z6
+	VMOVNTDQ   Z6, (DX)
+	VSHUFI64X2 $0xee, Z9, Z7, Z6
+	VMOVNTDQ   Z6, (BX)
+	ADDQ       $0x00000080, SI
+	ADDQ       $0x00000040, AX
+	ADDQ       $0x00000040, CX
+	ADDQ       $0x00000040, DX
+	ADDQ       $0x00000040, BX
+	DECQ       R9
+	JNZ        loop
+
+done:
+	ADDQ R11, SI
+	ADDQ R10, AX
+	ADDQ R10, CX
+	ADDQ R10, DX
+	ADDQ R10, BX
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f8E5M2Deinterleave8x4ToF16VBMIRowsNTAVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F, AVX512VBMI
+TEXT ·f8E5M2Deinterleave8x4ToF16VBMIRowsNTAVX512(SB), NOSPLIT, $0-72
+	MOVQ         r0+0(FP), AX
+	MOVQ         r1+8(FP), CX
+	MOVQ         r2+16(FP), DX
+	MOVQ         r3+24(FP), BX
+	MOVQ         src+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VMOVDQU64    f8E5M2ToF16Lo_128<>+0(SB), Z0
+	VMOVDQU64    f8E5M2ToF16Lo_128<>+64(SB), Z1
+	VMOVDQU64    f8E5M2ToF16Hi_128<>+0(SB), Z2
+	VMOVDQU64    f8E5M2ToF16Hi_128<>+64(SB), Z3
+	VMOVDQU64    f8QuadRows_64<>+0(SB), Z4
+	VPBROADCASTB signByte_1<>+0(SB), Z5
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000080, DI, R11
+	NEGQ         R11
+	ADDQ         R10, R11
+	IMUL3Q       $0x00000040, DI, R10
+	NEGQ         R10
+	ADDQ         R9, R10
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R9
+	TESTQ R9, R9
+	JZ    done
+
+loop:
+	VPERMB     (SI), Z4, Z6
+	VMOVDQA64  Z0, Z7
+	VPERMT2B   Z1, Z6, Z7
+	VMOVDQA64  Z2, Z8
+	VPERMT2B   Z3, Z6, Z8
+	VPANDD     Z5, Z6, Z6
+	VPORD      Z6, Z8, Z8
+	VPUNPCKLBW Z8, Z7, Z6
+	VPUNPCKHBW Z8, Z7, Z7
+	VPERMB     64(SI), Z4, Z8
+	VMOVDQA64  Z0, Z9
+	VPERMT2B   Z1, Z8, Z9
+	VMOVDQA64  Z2, Z10
+	VPERMT2B   Z3, Z8, Z10
+	VPANDD     Z5, Z8, Z8
+	VPORD      Z8, Z10, Z10
+	VPUNPCKLBW Z10, Z9, Z8
+	VPUNPCKHBW Z10, Z9, Z9
+	VSHUFI64X2 $0x44, Z8, Z6, Z10
+	VMOVNTDQ   Z10, (AX)
+	VSHUFI64X2 $0xee, Z8, Z6, Z6
+	VMOVNTDQ   Z6, (CX)
+	VSHUFI64X2 $0x44, Z9, Z7, Z6
+	VMOVNTDQ   Z6, (DX)
+	VSHUFI64X2 $0xee, Z9, Z7, Z6
+	VMOVNTDQ   Z6, (BX)
+	ADDQ       $0x00000080, SI
+	ADDQ       $0x00000040, AX
+	ADDQ       $0x00000040, CX
+	ADDQ       $0x00000040, DX
+	ADDQ       $0x00000040, BX
+	DECQ       R9
+	JNZ        loop
+
+done:
+	ADDQ R11, SI
+	ADDQ R10, AX
+	ADDQ R10, CX
+	ADDQ R10, DX
+	ADDQ R10, BX
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func bf16ToF8E4M3FNRowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·bf16ToF8E4M3FNRowsNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_7fffffff<>+0(SB), Z0
+	VPBROADCASTD c32_43f00000<>+0(SB), Z1
+	VPBROADCASTD c32_00000001<>+0(SB), Z2
+	VPBROADCASTD c32_0007ffff<>+0(SB), Z3
+	VPBROADCASTD c32_3c800000<>+0(SB), Z4
+	VPBROADCASTD c32_46800000<>+0(SB), Z5
+	VPBROADCASTD c32_000003c0<>+0(SB), Z6
+	VPBROADCASTD c32_00000080<>+0(SB), Z7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000080, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXWD    (CX), Z8
+	VPSLLD       $0x10, Z8, Z8
+	VPANDD       Z0, Z8, Z10
+	VPMINUD      Z1, Z10, Z10
+	VPSRLD       $0x14, Z10, Z11
+	VPANDD       Z2, Z11, Z11
+	VPADDD       Z3, Z11, Z11
+	VPADDD       Z10, Z11, Z12
+	VPSRLD       $0x14, Z12, Z12
+	VPSUBD       Z6, Z12, Z12
+	VADDPS       Z5, Z10, Z11
+	VPSUBD       Z5, Z11, Z11
+	VPCMPGTD     Z10, Z4, K1
+	VPBLENDMD    Z11, Z12, K1, Z12
+	VPSRLD       $0x18, Z8, Z8
+	VPANDD       Z7, Z8, Z8
+	VPORD        Z8, Z12, Z12
+	VPMOVDB      Z12, X9
+	VMOVDQA64    Z9, Z8
+	VPMOVZXWD    32(CX), Z10
+	VPSLLD       $0x10, Z10, Z10
+	VPANDD       Z0, Z10, Z11
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x14, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x14, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K1
+	VPBLENDMD    Z12, Z13, K1, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x01, X9, Z8, Z8
+	VPMOVZXWD    64(CX), Z10
+	VPSLLD       $0x10, Z10, Z10
+	VPANDD       Z0, Z10, Z11
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x14, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x14, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K1
+	VPBLENDMD    Z12, Z13, K1, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x02, X9, Z8, Z8
+	VPMOVZXWD    96(CX), Z10
+	VPSLLD       $0x10, Z10, Z10
+	VPANDD       Z0, Z10, Z11
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x14, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x14, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K1
+	VPBLENDMD    Z12, Z13, K1, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x03, X9, Z8, Z8
+	VMOVNTDQ     Z8, (AX)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000080, CX
+	DECQ         DI
+	JNZ          loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func bf16ToF8E5M2RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·bf16ToF8E5M2RowsNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_7fffffff<>+0(SB), Z0
+	VPBROADCASTD c32_47800000<>+0(SB), Z1
+	VPBROADCASTD c32_00000001<>+0(SB), Z2
+	VPBROADCASTD c32_000fffff<>+0(SB), Z3
+	VPBROADCASTD c32_38800000<>+0(SB), Z4
+	VPBROADCASTD c32_43000000<>+0(SB), Z5
+	VPBROADCASTD c32_000001c0<>+0(SB), Z6
+	VPBROADCASTD c32_00000080<>+0(SB), Z7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000080, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VPMOVZXWD    (CX), Z8
+	VPSLLD       $0x10, Z8, Z8
+	VPANDD       Z0, Z8, Z10
+	VPCMPGTD     inf32_64<>+0(SB), Z10, K1
+	VPMINUD      Z1, Z10, Z10
+	VPSRLD       $0x15, Z10, Z11
+	VPANDD       Z2, Z11, Z11
+	VPADDD       Z3, Z11, Z11
+	VPADDD       Z10, Z11, Z12
+	VPSRLD       $0x15, Z12, Z12
+	VPSUBD       Z6, Z12, Z12
+	VADDPS       Z5, Z10, Z11
+	VPSUBD       Z5, Z11, Z11
+	VPCMPGTD     Z10, Z4, K2
+	VPBLENDMD    Z11, Z12, K2, Z12
+	VPSRLD       $0x18, Z8, Z8
+	VPANDD       Z7, Z8, Z8
+	VPORD        Z8, Z12, Z12
+	VPORD        two32_64<>+0(SB), Z12, K1, Z12
+	VPMOVDB      Z12, X9
+	VMOVDQA64    Z9, Z8
+	VPMOVZXWD    32(CX), Z10
+	VPSLLD       $0x10, Z10, Z10
+	VPANDD       Z0, Z10, Z11
+	VPCMPGTD     inf32_64<>+0(SB), Z11, K1
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x15, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x15, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K2
+	VPBLENDMD    Z12, Z13, K2, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPORD        two32_64<>+0(SB), Z13, K1, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x01, X9, Z8, Z8
+	VPMOVZXWD    64(CX), Z10
+	VPSLLD       $0x10, Z10, Z10
+	VPANDD       Z0, Z10, Z11
+	VPCMPGTD     inf32_64<>+0(SB), Z11, K1
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x15, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x15, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K2
+	VPBLENDMD    Z12, Z13, K2, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPORD        two32_64<>+0(SB), Z13, K1, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x02, X9, Z8, Z8
+	VPMOVZXWD    96(CX), Z10
+	VPSLLD       $0x10, Z10, Z10
+	VPANDD       Z0, Z10, Z11
+	VPCMPGTD     inf32_64<>+0(SB), Z11, K1
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x15, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x15, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K2
+	VPBLENDMD    Z12, Z13, K2, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPORD        two32_64<>+0(SB), Z13, K1, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x03, X9, Z8, Z8
+	VMOVNTDQ     Z8, (AX)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000080, CX
+	DECQ         DI
+	JNZ          loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func bf16ToF8E4M3FNInterleave8x4RowsNTAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·bf16ToF8E4M3FNInterleave8x4RowsNTAVX512(SB), NOSPLIT, $0-72
+	MOVQ         dst+0(FP), AX
+	MOVQ         r0+8(FP), CX
+	MOVQ         r1+16(FP), DX
+	MOVQ         r2+24(FP), BX
+	MOVQ         r3+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VPBROADCASTD c32_7fffffff<>+0(SB), Z0
+	VPBROADCASTD c32_43f00000<>+0(SB), Z1
+	VPBROADCASTD c32_00000001<>+0(SB), Z2
+	VPBROADCASTD c32_0007ffff<>+0(SB), Z3
+	VPBROADCASTD c32_3c800000<>+0(SB), Z4
+	VPBROADCASTD c32_46800000<>+0(SB), Z5
+	VPBROADCASTD c32_000003c0<>+0(SB), Z6
+	VPBROADCASTD c32_00000080<>+0(SB), Z7
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000040, DI, R11
+	NEGQ         R11
+	ADDQ         R9, R11
+	IMUL3Q       $0x00000020, DI, R9
+	NEGQ         R9
+	ADDQ         R10, R9
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	PREFETCHNTA 2048(CX)
+	PREFETCHNTA 2048(DX)
+	PREFETCHNTA 2048(BX)
+	PREFETCHNTA 2048(SI)
+	VPMOVZXWD   (CX), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPANDD      Z0, Z8, Z9
+	VPMINUD     Z1, Z9, Z9
+	VPSRLD      $0x14, Z9, Z10
+	VPANDD      Z2, Z10, Z10
+	VPADDD      Z3, Z10, Z10
+	VPADDD      Z9, Z10, Z11
+	VPSRLD      $0x14, Z11, Z11
+	VPSUBD      Z6, Z11, Z11
+	VADDPS      Z5, Z9, Z10
+	VPSUBD      Z5, Z10, Z10
+	VPCMPGTD    Z9, Z4, K1
+	VPBLENDMD   Z10, Z11, K1, Z11
+	VPSRLD      $0x18, Z8, Z8
+	VPANDD      Z7, Z8, Z8
+	VPORD       Z8, Z11, Z11
+	VPMOVZXWD   (DX), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPANDD      Z0, Z8, Z9
+	VPMINUD     Z1, Z9, Z9
+	VPSRLD      $0x14, Z9, Z10
+	VPANDD      Z2, Z10, Z10
+	VPADDD      Z3, Z10, Z10
+	VPADDD      Z9, Z10, Z12
+	VPSRLD      $0x14, Z12, Z12
+	VPSUBD      Z6, Z12, Z12
+	VADDPS      Z5, Z9, Z10
+	VPSUBD      Z5, Z10, Z10
+	VPCMPGTD    Z9, Z4, K1
+	VPBLENDMD   Z10, Z12, K1, Z12
+	VPSRLD      $0x18, Z8, Z8
+	VPANDD      Z7, Z8, Z8
+	VPORD       Z8, Z12, Z12
+	VPSLLD      $0x08, Z12, Z12
+	VPORD       Z12, Z11, Z11
+	VPMOVZXWD   (BX), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPANDD      Z0, Z8, Z9
+	VPMINUD     Z1, Z9, Z9
+	VPSRLD      $0x14, Z9, Z10
+	VPANDD      Z2, Z10, Z10
+	VPADDD      Z3, Z10, Z10
+	VPADDD      Z9, Z10, Z12
+	VPSRLD      $0x14, Z12, Z12
+	VPSUBD      Z6, Z12, Z12
+	VADDPS      Z5, Z9, Z10
+	VPSUBD      Z5, Z10, Z10
+	VPCMPGTD    Z9, Z4, K1
+	VPBLENDMD   Z10, Z12, K1, Z12
+	VPSRLD      $0x18, Z8, Z8
+	VPANDD      Z7, Z8, Z8
+	VPORD       Z8, Z12, Z12
+	VPSLLD      $0x10, Z12, Z12
+	VPORD       Z12, Z11, Z11
+	VPMOVZXWD   (SI), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPANDD      Z0, Z8, Z9
+	VPMINUD     Z1, Z9, Z9
+	VPSRLD      $0x14, Z9, Z10
+	VPANDD      Z2, Z10, Z10
+	VPADDD      Z3, Z10, Z10
+	VPADDD      Z9, Z10, Z12
+	VPSRLD      $0x14, Z12, Z12
+	VPSUBD      Z6, Z12, Z12
+	VADDPS      Z5, Z9, Z10
+	VPSUBD      Z5, Z10, Z10
+	VPCMPGTD    Z9, Z4, K1
+	VPBLENDMD   Z10, Z12, K1, Z12
+	VPSRLD      $0x18, Z8, Z8
+	VPANDD      Z7, Z8, Z8
+	VPORD       Z8, Z12, Z12
+	VPSLLD      $0x18, Z12, Z12
+	VPORD       Z12, Z11, Z11
+	VMOVNTDQ    Z11, (AX)
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000020, CX
+	ADDQ        $0x00000020, DX
+	ADDQ        $0x00000020, BX
+	ADDQ        $0x00000020, SI
+	DECQ        R10
+	JNZ         loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func bf16ToF8E5M2Interleave8x4RowsNTAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·bf16ToF8E5M2Interleave8x4RowsNTAVX512(SB), NOSPLIT, $0-72
+	MOVQ         dst+0(FP), AX
+	MOVQ         r0+8(FP), CX
+	MOVQ         r1+16(FP), DX
+	MOVQ         r2+24(FP), BX
+	MOVQ         r3+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VPBROADCASTD c32_7fffffff<>+0(SB), Z0
+	VPBROADCASTD c32_47800000<>+0(SB), Z1
+	VPBROADCASTD c32_00000001<>+0(SB), Z2
+	VPBROADCASTD c32_000fffff<>+0(SB), Z3
+	VPBROADCASTD c32_38800000<>+0(SB), Z4
+	VPBROADCASTD c32_43000000<>+0(SB), Z5
+	VPBROADCASTD c32_000001c0<>+0(SB), Z6
+	VPBROADCASTD c32_00000080<>+0(SB), Z7
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000040, DI, R11
+	NEGQ         R11
+	ADDQ         R9, R11
+	IMUL3Q       $0x00000020, DI, R9
+	NEGQ         R9
+	ADDQ         R10, R9
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	PREFETCHNTA 2048(CX)
+	PREFETCHNTA 2048(DX)
+	PREFETCHNTA 2048(BX)
+	PREFETCHNTA 2048(SI)
+	VPMOVZXWD   (CX), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPANDD      Z0, Z8, Z9
+	VPCMPGTD    inf32_64<>+0(SB), Z9, K1
+	VPMINUD     Z1, Z9, Z9
+	VPSRLD      $0x15, Z9, Z10
+	VPANDD      Z2, Z10, Z10
+	VPADDD      Z3, Z10, Z10
+	VPADDD      Z9, Z10, Z11
+	VPSRLD      $0x15, Z11, Z11
+	VPSUBD      Z6, Z11, Z11
+	VADDPS      Z5, Z9, Z10
+	VPSUBD      Z5, Z10, Z10
+	VPCMPGTD    Z9, Z4, K2
+	VPBLENDMD   Z10, Z11, K2, Z11
+	VPSRLD      $0x18, Z8, Z8
+	VPANDD      Z7, Z8, Z8
+	VPORD       Z8, Z11, Z11
+	VPORD       two32_64<>+0(SB), Z11, K1, Z11
+	VPMOVZXWD   (DX), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPANDD      Z0, Z8, Z9
+	VPCMPGTD    inf32_64<>+0(SB), Z9, K1
+	VPMINUD     Z1, Z9, Z9
+	VPSRLD      $0x15, Z9, Z10
+	VPANDD      Z2, Z10, Z10
+	VPADDD      Z3, Z10, Z10
+	VPADDD      Z9, Z10, Z12
+	VPSRLD      $0x15, Z12, Z12
+	VPSUBD      Z6, Z12, Z12
+	VADDPS      Z5, Z9, Z10
+	VPSUBD      Z5, Z10, Z10
+	VPCMPGTD    Z9, Z4, K2
+	VPBLENDMD   Z10, Z12, K2, Z12
+	VPSRLD      $0x18, Z8, Z8
+	VPANDD      Z7, Z8, Z8
+	VPORD       Z8, Z12, Z12
+	VPORD       two32_64<>+0(SB), Z12, K1, Z12
+	VPSLLD      $0x08, Z12, Z12
+	VPORD       Z12, Z11, Z11
+	VPMOVZXWD   (BX), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPANDD      Z0, Z8, Z9
+	VPCMPGTD    inf32_64<>+0(SB), Z9, K1
+	VPMINUD     Z1, Z9, Z9
+	VPSRLD      $0x15, Z9, Z10
+	VPANDD      Z2, Z10, Z10
+	VPADDD      Z3, Z10, Z10
+	VPADDD      Z9, Z10, Z12
+	VPSRLD      $0x15, Z12, Z12
+	VPSUBD      Z6, Z12, Z12
+	VADDPS      Z5, Z9, Z10
+	VPSUBD      Z5, Z10, Z10
+	VPCMPGTD    Z9, Z4, K2
+	VPBLENDMD   Z10, Z12, K2, Z12
+	VPSRLD      $0x18, Z8, Z8
+	VPANDD      Z7, Z8, Z8
+	VPORD       Z8, Z12, Z12
+	VPORD       two32_64<>+0(SB), Z12, K1, Z12
+	VPSLLD      $0x10, Z12, Z12
+	VPORD       Z12, Z11, Z11
+	VPMOVZXWD   (SI), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VPANDD      Z0, Z8, Z9
+	VPCMPGTD    inf32_64<>+0(SB), Z9, K1
+	VPMINUD     Z1, Z9, Z9
+	VPSRLD      $0x15, Z9, Z10
+	VPANDD      Z2, Z10, Z10
+	VPADDD      Z3, Z10, Z10
+	VPADDD      Z9, Z10, Z12
+	VPSRLD      $0x15, Z12, Z12
+	VPSUBD      Z6, Z12, Z12
+	VADDPS      Z5, Z9, Z10
+	VPSUBD      Z5, Z10, Z10
+	VPCMPGTD    Z9, Z4, K2
+	VPBLENDMD   Z10, Z12, K2, Z12
+	VPSRLD      $0x18, Z8, Z8
+	VPANDD      Z7, Z8, Z8
+	VPORD       Z8, Z12, Z12
+	VPORD       two32_64<>+0(SB), Z12, K1, Z12
+	VPSLLD      $0x18, Z12, Z12
+	VPORD       Z12, Z11, Z11
+	VMOVNTDQ    Z11, (AX)
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000020, CX
+	ADDQ        $0x00000020, DX
+	ADDQ        $0x00000020, BX
+	ADDQ        $0x00000020, SI
+	DECQ        R10
+	JNZ         loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f16ToF8E4M3FNRowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f16ToF8E4M3FNRowsNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_7fffffff<>+0(SB), Z0
+	VPBROADCASTD c32_43f00000<>+0(SB), Z1
+	VPBROADCASTD c32_00000001<>+0(SB), Z2
+	VPBROADCASTD c32_0007ffff<>+0(SB), Z3
+	VPBROADCASTD c32_3c800000<>+0(SB), Z4
+	VPBROADCASTD c32_46800000<>+0(SB), Z5
+	VPBROADCASTD c32_000003c0<>+0(SB), Z6
+	VPBROADCASTD c32_00000080<>+0(SB), Z7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000080, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VCVTPH2PS    (CX), Z8
+	VPANDD       Z0, Z8, Z10
+	VPMINUD      Z1, Z10, Z10
+	VPSRLD       $0x14, Z10, Z11
+	VPANDD       Z2, Z11, Z11
+	VPADDD       Z3, Z11, Z11
+	VPADDD       Z10, Z11, Z12
+	VPSRLD       $0x14, Z12, Z12
+	VPSUBD       Z6, Z12, Z12
+	VADDPS       Z5, Z10, Z11
+	VPSUBD       Z5, Z11, Z11
+	VPCMPGTD     Z10, Z4, K1
+	VPBLENDMD    Z11, Z12, K1, Z12
+	VPSRLD       $0x18, Z8, Z8
+	VPANDD       Z7, Z8, Z8
+	VPORD        Z8, Z12, Z12
+	VPMOVDB      Z12, X9
+	VMOVDQA64    Z9, Z8
+	VCVTPH2PS    32(CX), Z10
+	VPANDD       Z0, Z10, Z11
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x14, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x14, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K1
+	VPBLENDMD    Z12, Z13, K1, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x01, X9, Z8, Z8
+	VCVTPH2PS    64(CX), Z10
+	VPANDD       Z0, Z10, Z11
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x14, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x14, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K1
+	VPBLENDMD    Z12, Z13, K1, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x02, X9, Z8, Z8
+	VCVTPH2PS    96(CX), Z10
+	VPANDD       Z0, Z10, Z11
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x14, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x14, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K1
+	VPBLENDMD    Z12, Z13, K1, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x03, X9, Z8, Z8
+	VMOVNTDQ     Z8, (AX)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000080, CX
+	DECQ         DI
+	JNZ          loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f16ToF8E5M2RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F
+TEXT ·f16ToF8E5M2RowsNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ         dst+0(FP), AX
+	MOVQ         src+8(FP), CX
+	MOVQ         n+16(FP), DX
+	VPBROADCASTD c32_7fffffff<>+0(SB), Z0
+	VPBROADCASTD c32_47800000<>+0(SB), Z1
+	VPBROADCASTD c32_00000001<>+0(SB), Z2
+	VPBROADCASTD c32_000fffff<>+0(SB), Z3
+	VPBROADCASTD c32_38800000<>+0(SB), Z4
+	VPBROADCASTD c32_43000000<>+0(SB), Z5
+	VPBROADCASTD c32_000001c0<>+0(SB), Z6
+	VPBROADCASTD c32_00000080<>+0(SB), Z7
+	MOVQ         rows+24(FP), BX
+	MOVQ         dstStride+32(FP), SI
+	MOVQ         srcStride+40(FP), DI
+	IMUL3Q       $0x00000040, DX, R8
+	NEGQ         R8
+	ADDQ         SI, R8
+	IMUL3Q       $0x00000080, DX, SI
+	NEGQ         SI
+	ADDQ         DI, SI
+	TESTQ        BX, BX
+	JZ           rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VCVTPH2PS    (CX), Z8
+	VPANDD       Z0, Z8, Z10
+	VPCMPGTD     inf32_64<>+0(SB), Z10, K1
+	VPMINUD      Z1, Z10, Z10
+	VPSRLD       $0x15, Z10, Z11
+	VPANDD       Z2, Z11, Z11
+	VPADDD       Z3, Z11, Z11
+	VPADDD       Z10, Z11, Z12
+	VPSRLD       $0x15, Z12, Z12
+	VPSUBD       Z6, Z12, Z12
+	VADDPS       Z5, Z10, Z11
+	VPSUBD       Z5, Z11, Z11
+	VPCMPGTD     Z10, Z4, K2
+	VPBLENDMD    Z11, Z12, K2, Z12
+	VPSRLD       $0x18, Z8, Z8
+	VPANDD       Z7, Z8, Z8
+	VPORD        Z8, Z12, Z12
+	VPORD        two32_64<>+0(SB), Z12, K1, Z12
+	VPMOVDB      Z12, X9
+	VMOVDQA64    Z9, Z8
+	VCVTPH2PS    32(CX), Z10
+	VPANDD       Z0, Z10, Z11
+	VPCMPGTD     inf32_64<>+0(SB), Z11, K1
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x15, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x15, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K2
+	VPBLENDMD    Z12, Z13, K2, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPORD        two32_64<>+0(SB), Z13, K1, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x01, X9, Z8, Z8
+	VCVTPH2PS    64(CX), Z10
+	VPANDD       Z0, Z10, Z11
+	VPCMPGTD     inf32_64<>+0(SB), Z11, K1
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x15, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x15, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K2
+	VPBLENDMD    Z12, Z13, K2, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPORD        two32_64<>+0(SB), Z13, K1, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x02, X9, Z8, Z8
+	VCVTPH2PS    96(CX), Z10
+	VPANDD       Z0, Z10, Z11
+	VPCMPGTD     inf32_64<>+0(SB), Z11, K1
+	VPMINUD      Z1, Z11, Z11
+	VPSRLD       $0x15, Z11, Z12
+	VPANDD       Z2, Z12, Z12
+	VPADDD       Z3, Z12, Z12
+	VPADDD       Z11, Z12, Z13
+	VPSRLD       $0x15, Z13, Z13
+	VPSUBD       Z6, Z13, Z13
+	VADDPS       Z5, Z11, Z12
+	VPSUBD       Z5, Z12, Z12
+	VPCMPGTD     Z11, Z4, K2
+	VPBLENDMD    Z12, Z13, K2, Z13
+	VPSRLD       $0x18, Z10, Z10
+	VPANDD       Z7, Z10, Z10
+	VPORD        Z10, Z13, Z13
+	VPORD        two32_64<>+0(SB), Z13, K1, Z13
+	VPMOVDB      Z13, X9
+	VINSERTI32X4 $0x03, X9, Z8, Z8
+	VMOVNTDQ     Z8, (AX)
+	ADDQ         $0x00000040, AX
+	ADDQ         $0x00000080, CX
+	DECQ         DI
+	JNZ          loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f16ToF8E4M3FNInterleave8x4RowsNTAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·f16ToF8E4M3FNInterleave8x4RowsNTAVX512(SB), NOSPLIT, $0-72
+	MOVQ         dst+0(FP), AX
+	MOVQ         r0+8(FP), CX
+	MOVQ         r1+16(FP), DX
+	MOVQ         r2+24(FP), BX
+	MOVQ         r3+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VPBROADCASTD c32_7fffffff<>+0(SB), Z0
+	VPBROADCASTD c32_43f00000<>+0(SB), Z1
+	VPBROADCASTD c32_00000001<>+0(SB), Z2
+	VPBROADCASTD c32_0007ffff<>+0(SB), Z3
+	VPBROADCASTD c32_3c800000<>+0(SB), Z4
+	VPBROADCASTD c32_46800000<>+0(SB), Z5
+	VPBROADCASTD c32_000003c0<>+0(SB), Z6
+	VPBROADCASTD c32_00000080<>+0(SB), Z7
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000040, DI, R11
+	NEGQ         R11
+	ADDQ         R9, R11
+	IMUL3Q       $0x00000020, DI, R9
+	NEGQ         R9
+	ADDQ         R10, R9
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	PREFETCHNTA 2048(CX)
+	PREFETCHNTA 2048(DX)
+	PREFETCHNTA 2048(BX)
+	PREFETCHNTA 2048(SI)
+	VCVTPH2PS   (CX), Z8
+	VPANDD      Z0, Z8, Z9
+	VPMINUD     Z1, Z9, Z9
+	VPSRLD      $0x14, Z9, Z10
+	VPANDD      Z2, Z10, Z10
+	VPADDD      Z3, Z10, Z10
+	VPADDD      Z9, Z10, Z11
+	VPSRLD      $0x14, Z11, Z11
+	VPSUBD      Z6, Z11, Z11
+	VADDPS      Z5, Z9, Z10
+	VPSUBD      Z5, Z10, Z10
+	VPCMPGTD    Z9, Z4, K1
+	VPBLENDMD   Z10, Z11, K1, Z11
+	VPSRLD      $0x18, Z8, Z8
+	VPANDD      Z7, Z8, Z8
+	VPORD       Z8, Z11, Z11
+	VCVTPH2PS   (DX), Z8
+	VPANDD      Z0, Z8, Z9
+	VPMINUD     Z1, Z9, Z9
+	VPSRLD      $0x14, Z9, Z10
+	VPANDD      Z2, Z10, Z10
+	VPADDD      Z3, Z10, Z10
+	VPADDD      Z9, Z10, Z12
+	VPSRLD      $0x14, Z12, Z12
+	VPSUBD      Z6, Z12, Z12
+	VADDPS      Z5, Z9, Z10
+	VPSUBD      Z5, Z10, Z10
+	VPCMPGTD    Z9, Z4, K1
+	VPBLENDMD   Z10, Z12, K1, Z12
+	VPSRLD      $0x18, Z8, Z8
+	VPANDD      Z7, Z8, Z8
+	VPORD       Z8, Z12, Z12
+	VPSLLD      $0x08, Z12, Z12
+	VPORD       Z12, Z11, Z11
+	VCVTPH2PS   (BX), Z8
+	VPANDD      Z0, Z8, Z9
+	VPMINUD     Z1, Z9, Z9
+	VPSRLD      $0x14, Z9, Z10
+	VPANDD      Z2, Z10, Z10
+	VPADDD      Z3, Z10, Z10
+	VPADDD      Z9, Z10, Z12
+	VPSRLD      $0x14, Z12, Z12
+	VPSUBD      Z6, Z12, Z12
+	VADDPS      Z5, Z9, Z10
+	VPSUBD      Z5, Z10, Z10
+	VPCMPGTD    Z9, Z4, K1
+	VPBLENDMD   Z10, Z12, K1, Z12
+	VPSRLD      $0x18, Z8, Z8
+	VPANDD      Z7, Z8, Z8
+	VPORD       Z8, Z12, Z12
+	VPSLLD      $0x10, Z12, Z12
+	VPORD       Z12, Z11, Z11
+	VCVTPH2PS   (SI), Z8
+	VPANDD      Z0, Z8, Z9
+	VPMINUD     Z1, Z9, Z9
+	VPSRLD      $0x14, Z9, Z10
+	VPANDD      Z2, Z10, Z10
+	VPADDD      Z3, Z10, Z10
+	VPADDD      Z9, Z10, Z12
+	VPSRLD      $0x14, Z12, Z12
+	VPSUBD      Z6, Z12, Z12
+	VADDPS      Z5, Z9, Z10
+	VPSUBD      Z5, Z10, Z10
+	VPCMPGTD    Z9, Z4, K1
+	VPBLENDMD   Z10, Z12, K1, Z12
+	VPSRLD      $0x18, Z8, Z8
+	VPANDD      Z7, Z8, Z8
+	VPORD       Z8, Z12, Z12
+	VPSLLD      $0x18, Z12, Z12
+	VPORD       Z12, Z11, Z11
+	VMOVNTDQ    Z11, (AX)
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000020, CX
+	ADDQ        $0x00000020, DX
+	ADDQ        $0x00000020, BX
+	ADDQ        $0x00000020, SI
+	DECQ        R10
+	JNZ         loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func f16ToF8E5M2Interleave8x4RowsNTAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·f16ToF8E5M2Interleave8x4RowsNTAVX512(SB), NOSPLIT, $0-72
+	MOVQ         dst+0(FP), AX
+	MOVQ         r0+8(FP), CX
+	MOVQ         r1+16(FP), DX
+	MOVQ         r2+24(FP), BX
+	MOVQ         r3+32(FP), SI
+	MOVQ         n+40(FP), DI
+	VPBROADCASTD c32_7fffffff<>+0(SB), Z0
+	VPBROADCASTD c32_47800000<>+0(SB), Z1
+	VPBROADCASTD c32_00000001<>+0(SB), Z2
+	VPBROADCASTD c32_000fffff<>+0(SB), Z3
+	VPBROADCASTD c32_38800000<>+0(SB), Z4
+	VPBROADCASTD c32_43000000<>+0(SB), Z5
+	VPBROADCASTD c32_000001c0<>+0(SB), Z6
+	VPBROADCASTD c32_00000080<>+0(SB), Z7
+	MOVQ         rows+48(FP), R8
+	MOVQ         dstStride+56(FP), R9
+	MOVQ         srcStride+64(FP), R10
+	IMUL3Q       $0x00000040, DI, R11
+	NEGQ         R11
+	ADDQ         R9, R11
+	IMUL3Q       $0x00000020, DI, R9
+	NEGQ         R9
+	ADDQ         R10, R9
+	TESTQ        R8, R8
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	PREFETCHNTA 2048(CX)
+	PREFETCHNTA 2048(DX)
+	PREFETCHNTA 2048(BX)
+	PREFETCHNTA 2048(SI)
+	VCVTPH2PS   (CX), Z8
+	VPANDD      Z0, Z8, Z9
+	VPCMPGTD    inf32_64<>+0(SB), Z9, K1
+	VPMINUD     Z1, Z9, Z9
+	VPSRLD      $0x15, Z9, Z10
+	VPANDD      Z2, Z10, Z10
+	VPADDD      Z3, Z10, Z10
+	VPADDD      Z9, Z10, Z11
+	VPSRLD      $0x15, Z11, Z11
+	VPSUBD      Z6, Z11, Z11
+	VADDPS      Z5, Z9, Z10
+	VPSUBD      Z5, Z10, Z10
+	VPCMPGTD    Z9, Z4, K2
+	VPBLENDMD   Z10, Z11, K2, Z11
+	VPSRLD      $0x18, Z8, Z8
+	VPANDD      Z7, Z8, Z8
+	VPORD       Z8, Z11, Z11
+	VPORD       two32_64<>+0(SB), Z11, K1, Z11
+	VCVTPH2PS   (DX), Z8
+	VPANDD      Z0, Z8, Z9
+	VPCMPGTD    inf32_64<>+0(SB), Z9, K1
+	VPMINUD     Z1, Z9, Z9
+	VPSRLD      $0x15, Z9, Z10
+	VPANDD      Z2, Z10, Z10
+	VPADDD      Z3, Z10, Z10
+	VPADDD      Z9, Z10, Z12
+	VPSRLD      $0x15, Z12, Z12
+	VPSUBD      Z6, Z12, Z12
+	VADDPS      Z5, Z9, Z10
+	VPSUBD      Z5, Z10, Z10
+	VPCMPGTD    Z9, Z4, K2
+	VPBLENDMD   Z10, Z12, K2, Z12
+	VPSRLD      $0x18, Z8, Z8
+	VPANDD      Z7, Z8, Z8
+	VPORD       Z8, Z12, Z12
+	VPORD       two32_64<>+0(SB), Z12, K1, Z12
+	VPSLLD      $0x08, Z12, Z12
+	VPORD       Z12, Z11, Z11
+	VCVTPH2PS   (BX), Z8
+	VPANDD      Z0, Z8, Z9
+	VPCMPGTD    inf32_64<>+0(SB), Z9, K1
+	VPMINUD     Z1, Z9, Z9
+	VPSRLD      $0x15, Z9, Z10
+	VPANDD      Z2, Z10, Z10
+	VPADDD      Z3, Z10, Z10
+	VPADDD      Z9, Z10, Z12
+	VPSRLD      $0x15, Z12, Z12
+	VPSUBD      Z6, Z12, Z12
+	VADDPS      Z5, Z9, Z10
+	VPSUBD      Z5, Z10, Z10
+	VPCMPGTD    Z9, Z4, K2
+	VPBLENDMD   Z10, Z12, K2, Z12
+	VPSRLD      $0x18, Z8, Z8
+	VPANDD      Z7, Z8, Z8
+	VPORD       Z8, Z12, Z12
+	VPORD       two32_64<>+0(SB), Z12, K1, Z12
+	VPSLLD      $0x10, Z12, Z12
+	VPORD       Z12, Z11, Z11
+	VCVTPH2PS   (SI), Z8
+	VPANDD      Z0, Z8, Z9
+	VPCMPGTD    inf32_64<>+0(SB), Z9, K1
+	VPMINUD     Z1, Z9, Z9
+	VPSRLD      $0x15, Z9, Z10
+	VPANDD      Z2, Z10, Z10
+	VPADDD      Z3, Z10, Z10
+	VPADDD      Z9, Z10, Z12
+	VPSRLD      $0x15, Z12, Z12
+	VPSUBD      Z6, Z12, Z12
+	VADDPS      Z5, Z9, Z10
+	VPSUBD      Z5, Z10, Z10
+	VPCMPGTD    Z9, Z4, K2
+	VPBLENDMD   Z10, Z12, K2, Z12
+	VPSRLD      $0x18, Z8, Z8
+	VPANDD      Z7, Z8, Z8
+	VPORD       Z8, Z12, Z12
+	VPORD       two32_64<>+0(SB), Z12, K1, Z12
+	VPSLLD      $0x18, Z12, Z12
+	VPORD       Z12, Z11, Z11
+	VMOVNTDQ    Z11, (AX)
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000020, CX
+	ADDQ        $0x00000020, DX
+	ADDQ        $0x00000020, BX
+	ADDQ        $0x00000020, SI
+	DECQ        R10
+	JNZ         loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
 	JNZ  row
 
 rowsdone:

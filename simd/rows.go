@@ -37,23 +37,28 @@ type shape struct {
 
 // Operand shapes of the batched kernels, in their argument order.
 var (
-	shCopy         = shape{[5]int{1, 1}, [5]bool{true}, 1}                             // dst, src (n bytes)
-	shNarrow       = shape{[5]int{2, 4}, [5]bool{true}, 2}                             // dst16, src32
-	shWiden        = shape{[5]int{4, 2}, [5]bool{true}, 4}                             // dst32, src16
-	shPack16       = shape{[5]int{4, 2, 2}, [5]bool{true}, 4}                          // dst, a16, b16
-	shUnpack16     = shape{[5]int{2, 2, 4}, [5]bool{true, true}, 4}                    // a16, b16, src
-	shPackF32      = shape{[5]int{4, 4, 4}, [5]bool{true}, 4}                          // dst, a32, b32
-	shUnpackToF32  = shape{[5]int{4, 4, 4}, [5]bool{true, true}, 8}                    // a32, b32, src
-	shPack8x4      = shape{[5]int{4, 1, 1, 1, 1}, [5]bool{true}, 4}                    // dst, r0..r3
-	shUnpack8x4    = shape{[5]int{1, 1, 1, 1, 4}, [5]bool{true, true, true, true}, 4}  // r0..r3, src
-	shToF8         = shape{[5]int{1, 4}, [5]bool{true}, 1}                             // dst8, src32
-	shFromF8       = shape{[5]int{4, 1}, [5]bool{true}, 4}                             // dst32, src8
-	shPackF8x4     = shape{[5]int{4, 4, 4, 4, 4}, [5]bool{true}, 4}                    // dst, r0..r3 f32
-	shSplit4       = shape{[5]int{1, 1, 1}, [5]bool{true, true}, 2}                    // lo, hi, src
-	shJoin4        = shape{[5]int{1, 1, 1}, [5]bool{true}, 1}                          // out, lo, hi
-	shPackPairs4   = shape{[5]int{1, 2}, [5]bool{true}, 1}                             // out, in (a pair an element)
-	shUnpackPairs4 = shape{[5]int{2, 1}, [5]bool{true}, 2}                             // out (a pair an element), in
-	shUnpackF8x4   = shape{[5]int{4, 4, 4, 4, 4}, [5]bool{true, true, true, true}, 16} // r0..r3 f32, src quads
+	shCopy           = shape{[5]int{1, 1}, [5]bool{true}, 1}                             // dst, src (n bytes)
+	shNarrow         = shape{[5]int{2, 4}, [5]bool{true}, 2}                             // dst16, src32
+	shWiden          = shape{[5]int{4, 2}, [5]bool{true}, 4}                             // dst32, src16
+	shPack16         = shape{[5]int{4, 2, 2}, [5]bool{true}, 4}                          // dst, a16, b16
+	shUnpack16       = shape{[5]int{2, 2, 4}, [5]bool{true, true}, 4}                    // a16, b16, src
+	shPackF32        = shape{[5]int{4, 4, 4}, [5]bool{true}, 4}                          // dst, a32, b32
+	shUnpackToF32    = shape{[5]int{4, 4, 4}, [5]bool{true, true}, 8}                    // a32, b32, src
+	shPack8x4        = shape{[5]int{4, 1, 1, 1, 1}, [5]bool{true}, 4}                    // dst, r0..r3
+	shUnpack8x4      = shape{[5]int{1, 1, 1, 1, 4}, [5]bool{true, true, true, true}, 4}  // r0..r3, src
+	shToF8           = shape{[5]int{1, 4}, [5]bool{true}, 1}                             // dst8, src32
+	shFromF8         = shape{[5]int{4, 1}, [5]bool{true}, 4}                             // dst32, src8
+	shPackF8x4       = shape{[5]int{4, 4, 4, 4, 4}, [5]bool{true}, 4}                    // dst, r0..r3 f32
+	shSplit4         = shape{[5]int{1, 1, 1}, [5]bool{true, true}, 2}                    // lo, hi, src
+	shJoin4          = shape{[5]int{1, 1, 1}, [5]bool{true}, 1}                          // out, lo, hi
+	shPackPairs4     = shape{[5]int{1, 2}, [5]bool{true}, 1}                             // out, in (a pair an element)
+	shUnpackPairs4   = shape{[5]int{2, 1}, [5]bool{true}, 2}                             // out (a pair an element), in
+	shSplitWords     = shape{[5]int{1, 4}, [5]bool{true}, 8}                             // dst (a row of the 8), src words
+	shFromF8To16     = shape{[5]int{2, 1}, [5]bool{true}, 2}                             // dst16, src8
+	shFrom16ToF8     = shape{[5]int{1, 2}, [5]bool{true}, 1}                             // dst8, src16
+	shPack16F8x4     = shape{[5]int{4, 2, 2, 2, 2}, [5]bool{true}, 4}                    // dst, r0..r3 bf16 or f16
+	shUnpackF8x4To16 = shape{[5]int{2, 2, 2, 2, 4}, [5]bool{true, true, true, true}, 8}  // r0..r3 bf16 or f16, src quads
+	shUnpackF8x4     = shape{[5]int{4, 4, 4, 4, 4}, [5]bool{true, true, true, true}, 16} // r0..r3 f32, src quads
 )
 
 // stride returns operand i's row stride.
@@ -224,11 +229,24 @@ func rows5(sh *shape, v, w, x, y, z []byte, n int, r Rows, blk int, asm [3]asm5,
 	}
 }
 
-// rows5check panics unless the operands of a quad packing of f32 rows hold n elements.
-func rows5check(dst, r0, r1, r2, r3 []byte, n int) {
-	shPackF8x4.fits(0, len(dst), Rows{N: 1}, n)
-	for i, x := range [][]byte{r0, r1, r2, r3} {
-		shPackF8x4.fits(i+1, len(x), Rows{N: 1}, n)
+// longQuads returns the single-call form of a quad packing or unpacking with f8 that
+// has only batched assembly (asm[0], blk elements an iteration, or none), for the rows
+// rows5 does not batch (long ones, or under the race detector): the assembly on the
+// whole blocks and gen on the rest, or gen on all of it.
+func longQuads(sh *shape, asm [3]asm5, blk int, gen func(v, w, x, y, z []byte, n int)) func(v, w, x, y, z []byte, n int) {
+	if asm[0] == nil {
+		return gen
+	}
+	return func(v, w, x, y, z []byte, n int) {
+		e := 0
+		if !raceEnabled && n >= blk {
+			for i, o := range [][]byte{v, w, x, y, z} {
+				sh.fits(i, len(o), Rows{N: 1}, n)
+			}
+			e = n / blk * blk
+			asm[0](&v[0], &w[0], &x[0], &y[0], &z[0], n/blk, 1, 0, 0)
+		}
+		gen(v[sh.w[0]*e:], w[sh.w[1]*e:], x[sh.w[2]*e:], y[sh.w[3]*e:], z[sh.w[4]*e:], n-e)
 	}
 }
 
@@ -238,6 +256,8 @@ type (
 	asm2 func(x, y *byte, it, rows, dstStride, srcStride int)
 	asm3 func(x, y, z *byte, it, rows, dstStride, srcStride int)
 	asm5 func(v, w, x, y, z *byte, it, rows, dstStride, srcStride int)
+	// asmWords has one destination of eight rows, rowStride bytes apart.
+	asmWords func(dst *byte, rowStride int, src *byte, it, rows, dstStride, srcStride int)
 )
 
 // rowAsm is one kind of batched assembly (ordinary or non-temporal stores);
@@ -250,13 +270,26 @@ type rowAsm struct {
 	interleave8x4, deinterleave8x4                                                        asm5
 	// f32 rows converted to f8 and packed in quads, vw/4 elements per iteration.
 	f32ToF8E4M3FNInterleave8x4, f32ToF8E5M2Interleave8x4 asm5
-	splitNibbles, joinNibbles                            asm3 // vw bytes per iteration
-	packNibblePairs, unpackNibblePairs                   asm2 // vw bytes out per iteration
+	splitNibbles, joinNibbles                            asm3     // vw bytes per iteration
+	splitNibbleWords                                     asmWords // vw words per iteration
+	packNibblePairs, unpackNibblePairs                   asm2     // vw bytes out per iteration
 	// f8 quads unpacked into f32 rows, vw/4 quads per iteration.
 	f8E4M3FNDeintToF32, f8E5M2DeintToF32 asm5
 	// f32 runs to f8, vw elements per iteration; f8 runs to f32, vw/4.
 	f32ToF8E4M3FN, f32ToF8E5M2 asm2
 	f8E4M3FNToF32, f8E5M2ToF32 asm2
+	// f8 runs to bf16 and f16, vw/2 elements per iteration.
+	f8E4M3FNToBF16, f8E4M3FNToF16, f8E5M2ToBF16, f8E5M2ToF16 asm2
+	// The same by table lookup (AVX-512 VBMI), vw elements per iteration, or nil:
+	// e4m3fn → bf16, e4m3fn → f16, e5m2 → bf16, e5m2 → f16.
+	f8To16VBMI [4]asm2
+	// f8 quads unpacked into four bf16 or f16 rows by table lookup (AVX-512 VBMI),
+	// vw/2 quads per iteration, or nil; the same order.
+	f8QuadsTo16VBMI [4]asm5
+	// bf16 and f16 runs to f8, vw elements per iteration.
+	bf16ToF8E4M3FN, bf16ToF8E5M2, f16ToF8E4M3FN, f16ToF8E5M2 asm2
+	// bf16 and f16 rows converted to f8 and packed in quads, vw/4 elements per iteration.
+	bf16ToF8E4M3FNInterleave8x4, bf16ToF8E5M2Interleave8x4, f16ToF8E4M3FNInterleave8x4, f16ToF8E5M2Interleave8x4 asm5
 }
 
 // addRows fills k's batched kernels from its single-call ones and the batched
@@ -321,6 +354,10 @@ func addRows(k *Kernels, a, an, h rowAsm, ae, aw edgeAsm) *Kernels {
 	k.SplitNibblesRows = func(lo, hi, src []byte, n int, r Rows) {
 		rows3(&shSplit4, lo, hi, src, n, r, splitBlk, split, [2]asm3e{}, 0, genericSplitNibbles, genericSplitNibbles)
 	}
+	words := [2]asmWords{a.splitNibbleWords, an.splitNibbleWords}
+	k.SplitNibbleWordsRows = func(dst []byte, rowStride int, src []byte, n int, r Rows) {
+		splitNibbleWordsRows(words, v, dst, rowStride, src, n, r)
+	}
 	join, joinBlk := [3]asm3{a.joinNibbles, an.joinNibbles, h.joinNibbles}, 0
 	if a.joinNibbles != nil {
 		joinBlk = v
@@ -342,23 +379,45 @@ func addRows(k *Kernels, a, an, h rowAsm, ae, aw edgeAsm) *Kernels {
 	// The f8 conversions have no single-call form: where there is no batched assembly
 	// (blk 0) the rows run the generic code.
 	for _, c := range []struct {
-		f      f8Format
-		t      *[256]uint32
-		to     *func(dst, src []byte, n int, r Rows)
-		from   *func(dst, src []byte, n int, r Rows)
-		packed *func(dst, r0, r1, r2, r3 []byte, n int, r Rows)
-		asm    [3]asm5
-		deint  *func(r0, r1, r2, r3, src []byte, n int, r Rows)
-		dasm   [3]asm5
-		toAsm  [3]asm2
-		frAsm  [3]asm2
+		f       f8Format
+		t       *[256]uint32
+		to      *func(dst, src []byte, n int, r Rows)
+		from    *func(dst, src []byte, n int, r Rows)
+		packed  *func(dst, r0, r1, r2, r3 []byte, n int, r Rows)
+		asm     [3]asm5
+		deint   *func(r0, r1, r2, r3, src []byte, n int, r Rows)
+		dasm    [3]asm5
+		toAsm   [3]asm2
+		frAsm   [3]asm2
+		t16     [2]*[256]uint16 // bf16, f16
+		from16  [2]*func(dst, src []byte, n int, r Rows)
+		asm16   [2][3]asm2
+		to16    [2]*func(dst, src []byte, n int, r Rows) // from bf16, f16
+		asmTo   [2][3]asm2
+		pack16  [2]*func(dst, r0, r1, r2, r3 []byte, n int, r Rows) // from bf16, f16
+		asmP16  [2][3]asm5
+		quads16 [2]*func(r0, r1, r2, r3, src []byte, n int, r Rows) // to bf16, f16
 	}{
 		{e4m3fn, &f8e4m3fnToF32, &k.F32ToF8E4M3FNRows, &k.F8E4M3FNToF32Rows, &k.F32ToF8E4M3FNInterleave8x4Rows, [3]asm5{a.f32ToF8E4M3FNInterleave8x4, an.f32ToF8E4M3FNInterleave8x4, h.f32ToF8E4M3FNInterleave8x4},
 			&k.F8E4M3FNDeinterleave8x4ToF32Rows, [3]asm5{a.f8E4M3FNDeintToF32, an.f8E4M3FNDeintToF32, h.f8E4M3FNDeintToF32},
-			[3]asm2{a.f32ToF8E4M3FN, an.f32ToF8E4M3FN, h.f32ToF8E4M3FN}, [3]asm2{a.f8E4M3FNToF32, an.f8E4M3FNToF32, h.f8E4M3FNToF32}},
+			[3]asm2{a.f32ToF8E4M3FN, an.f32ToF8E4M3FN, h.f32ToF8E4M3FN}, [3]asm2{a.f8E4M3FNToF32, an.f8E4M3FNToF32, h.f8E4M3FNToF32},
+			[2]*[256]uint16{&f8e4m3fnToBF16, &f8e4m3fnToF16}, [2]*func(dst, src []byte, n int, r Rows){&k.F8E4M3FNToBF16Rows, &k.F8E4M3FNToF16Rows},
+			[2][3]asm2{{a.f8E4M3FNToBF16, an.f8E4M3FNToBF16, h.f8E4M3FNToBF16}, {a.f8E4M3FNToF16, an.f8E4M3FNToF16, h.f8E4M3FNToF16}},
+			[2]*func(dst, src []byte, n int, r Rows){&k.BF16ToF8E4M3FNRows, &k.F16ToF8E4M3FNRows},
+			[2][3]asm2{{a.bf16ToF8E4M3FN, an.bf16ToF8E4M3FN, h.bf16ToF8E4M3FN}, {a.f16ToF8E4M3FN, an.f16ToF8E4M3FN, h.f16ToF8E4M3FN}},
+			[2]*func(dst, r0, r1, r2, r3 []byte, n int, r Rows){&k.BF16ToF8E4M3FNInterleave8x4Rows, &k.F16ToF8E4M3FNInterleave8x4Rows},
+			[2][3]asm5{{a.bf16ToF8E4M3FNInterleave8x4, an.bf16ToF8E4M3FNInterleave8x4, h.bf16ToF8E4M3FNInterleave8x4}, {a.f16ToF8E4M3FNInterleave8x4, an.f16ToF8E4M3FNInterleave8x4, h.f16ToF8E4M3FNInterleave8x4}},
+			[2]*func(r0, r1, r2, r3, src []byte, n int, r Rows){&k.F8E4M3FNDeinterleave8x4ToBF16Rows, &k.F8E4M3FNDeinterleave8x4ToF16Rows}},
 		{e5m2, &f8e5m2ToF32, &k.F32ToF8E5M2Rows, &k.F8E5M2ToF32Rows, &k.F32ToF8E5M2Interleave8x4Rows, [3]asm5{a.f32ToF8E5M2Interleave8x4, an.f32ToF8E5M2Interleave8x4, h.f32ToF8E5M2Interleave8x4},
 			&k.F8E5M2Deinterleave8x4ToF32Rows, [3]asm5{a.f8E5M2DeintToF32, an.f8E5M2DeintToF32, h.f8E5M2DeintToF32},
-			[3]asm2{a.f32ToF8E5M2, an.f32ToF8E5M2, h.f32ToF8E5M2}, [3]asm2{a.f8E5M2ToF32, an.f8E5M2ToF32, h.f8E5M2ToF32}},
+			[3]asm2{a.f32ToF8E5M2, an.f32ToF8E5M2, h.f32ToF8E5M2}, [3]asm2{a.f8E5M2ToF32, an.f8E5M2ToF32, h.f8E5M2ToF32},
+			[2]*[256]uint16{&f8e5m2ToBF16, &f8e5m2ToF16}, [2]*func(dst, src []byte, n int, r Rows){&k.F8E5M2ToBF16Rows, &k.F8E5M2ToF16Rows},
+			[2][3]asm2{{a.f8E5M2ToBF16, an.f8E5M2ToBF16, h.f8E5M2ToBF16}, {a.f8E5M2ToF16, an.f8E5M2ToF16, h.f8E5M2ToF16}},
+			[2]*func(dst, src []byte, n int, r Rows){&k.BF16ToF8E5M2Rows, &k.F16ToF8E5M2Rows},
+			[2][3]asm2{{a.bf16ToF8E5M2, an.bf16ToF8E5M2, h.bf16ToF8E5M2}, {a.f16ToF8E5M2, an.f16ToF8E5M2, h.f16ToF8E5M2}},
+			[2]*func(dst, r0, r1, r2, r3 []byte, n int, r Rows){&k.BF16ToF8E5M2Interleave8x4Rows, &k.F16ToF8E5M2Interleave8x4Rows},
+			[2][3]asm5{{a.bf16ToF8E5M2Interleave8x4, an.bf16ToF8E5M2Interleave8x4, h.bf16ToF8E5M2Interleave8x4}, {a.f16ToF8E5M2Interleave8x4, an.f16ToF8E5M2Interleave8x4, h.f16ToF8E5M2Interleave8x4}},
+			[2]*func(r0, r1, r2, r3, src []byte, n int, r Rows){&k.F8E5M2Deinterleave8x4ToBF16Rows, &k.F8E5M2Deinterleave8x4ToF16Rows}},
 	} {
 		to := func(dst, src []byte, n int) { genericF32ToF8(c.f, dst, src, n) }
 		from := func(dst, src []byte, n int) { genericF8ToF32(c.t, dst, src, n) }
@@ -367,29 +426,69 @@ func addRows(k *Kernels, a, an, h rowAsm, ae, aw edgeAsm) *Kernels {
 		if c.toAsm[0] != nil {
 			toBlk = v
 		}
+		toOne := longRows(&shToF8, c.toAsm, toBlk, to)
 		*c.to = func(dst, src []byte, n int, r Rows) {
-			rows2(&shToF8, dst, src, n, r, toBlk, c.toAsm, [2]asm2e{}, 0, to, to)
+			rows2(&shToF8, dst, src, n, r, toBlk, c.toAsm, [2]asm2e{}, 0, to, toOne[b2i(r.Stream)])
 		}
 		frBlk := 0
 		if c.frAsm[0] != nil {
 			frBlk = v / 4
 		}
+		frOne := longRows(&shFromF8, c.frAsm, frBlk, from)
 		*c.from = func(dst, src []byte, n int, r Rows) {
-			rows2(&shFromF8, dst, src, n, r, frBlk, c.frAsm, [2]asm2e{}, 0, from, from)
+			rows2(&shFromF8, dst, src, n, r, frBlk, c.frAsm, [2]asm2e{}, 0, from, frOne[b2i(r.Stream)])
 		}
-		blk, one := 0, packed
-		if c.asm[0] != nil {
-			blk = v / 4
-			one = func(dst, r0, r1, r2, r3 []byte, n int) { // long rows, or under the race detector
-				e := 0
-				if !raceEnabled && n >= blk {
-					rows5check(dst, r0, r1, r2, r3, n)
-					e = n / blk * blk
-					c.asm[0](&dst[0], &r0[0], &r1[0], &r2[0], &r3[0], n/blk, 1, 0, 0)
-				}
-				packed(dst[4*e:], r0[4*e:], r1[4*e:], r2[4*e:], r3[4*e:], n-e)
+		for j, t := range c.t16 {
+			gen := func(dst, src []byte, n int) { genericF8To16(t, dst, src, n) }
+			blk, asm := 0, c.asm16[j]
+			if asm[0] != nil {
+				blk = v / 2
+			}
+			if lut := 2*int(c.f) + j; a.f8To16VBMI[lut] != nil {
+				// The lookup's block is twice the arithmetic's, which takes the half block of the tails.
+				blk, asm = v, [3]asm2{a.f8To16VBMI[lut], an.f8To16VBMI[lut], asm[0]}
+			}
+			lut := 2*int(c.f) + j
+			qgen := func(r0, r1, r2, r3, src []byte, n int) { genericF8Deinterleave8x4To16(t, r0, r1, r2, r3, src, n) }
+			qasm, qblk := [3]asm5{a.f8QuadsTo16VBMI[lut], an.f8QuadsTo16VBMI[lut]}, 0
+			if qasm[0] != nil {
+				qblk = v / 2
+			}
+			qone := longQuads(&shUnpackF8x4To16, qasm, qblk, qgen)
+			*c.quads16[j] = func(r0, r1, r2, r3, src []byte, n int, r Rows) {
+				rows5(&shUnpackF8x4To16, r0, r1, r2, r3, src, n, r, qblk, qasm, [2]asm5e{}, 0, qgen, qone)
+			}
+			one := longRows(&shFromF8To16, asm, blk, gen)
+			*c.from16[j] = func(dst, src []byte, n int, r Rows) {
+				rows2(&shFromF8To16, dst, src, n, r, blk, asm, [2]asm2e{}, 0, gen, one[b2i(r.Stream)])
+			}
+			widen := [2]func(uint16) uint32{BF16BitsToF32, F16BitsToF32}[j]
+			genTo := func(dst, src []byte, n int) { genericF16ToF8(c.f, widen, dst, src, n) }
+			blkTo, asmTo := 0, c.asmTo[j]
+			if asmTo[0] != nil {
+				blkTo = v
+			}
+			oneTo := longRows(&shFrom16ToF8, asmTo, blkTo, genTo)
+			*c.to16[j] = func(dst, src []byte, n int, r Rows) {
+				rows2(&shFrom16ToF8, dst, src, n, r, blkTo, asmTo, [2]asm2e{}, 0, genTo, oneTo[b2i(r.Stream)])
+			}
+			genP := func(dst, r0, r1, r2, r3 []byte, n int) {
+				genericF16ToF8Interleave8x4(c.f, widen, dst, r0, r1, r2, r3, n)
+			}
+			blkP, asmP := 0, c.asmP16[j]
+			if asmP[0] != nil {
+				blkP = v / 4
+			}
+			oneP := longQuads(&shPack16F8x4, asmP, blkP, genP)
+			*c.pack16[j] = func(dst, r0, r1, r2, r3 []byte, n int, r Rows) {
+				rows5(&shPack16F8x4, dst, r0, r1, r2, r3, n, r, blkP, asmP, [2]asm5e{}, 0, genP, oneP)
 			}
 		}
+		blk := 0
+		if c.asm[0] != nil {
+			blk = v / 4
+		}
+		one := longQuads(&shPackF8x4, c.asm, blk, packed)
 		*c.packed = func(dst, r0, r1, r2, r3 []byte, n int, r Rows) {
 			rows5(&shPackF8x4, dst, r0, r1, r2, r3, n, r, blk, c.asm, [2]asm5e{}, 0, packed, one)
 		}
@@ -402,7 +501,35 @@ func addRows(k *Kernels, a, an, h rowAsm, ae, aw edgeAsm) *Kernels {
 			rows5(&shUnpackF8x4, r0, r1, r2, r3, src, n, r, dblk, c.dasm, [2]asm5e{}, 0, deint, deint)
 		}
 	}
+	k.F8QuadsTo16Kernel = a.f8QuadsTo16VBMI[0] != nil
 	return k
+}
+
+// longRows returns the single-row forms of a batched two-operand kernel that has no
+// single-call kernel, for the rows rows2 does not batch (rows long enough to stream, or
+// under the race detector): the assembly on the row's whole blocks, with ordinary
+// stores ([0]) or, when the destination is 64-byte aligned, non-temporal ones without
+// the fence ([1], for Rows with Stream), and gen on the rest. Without assembly, or under
+// the race detector, gen on all of it. (Long f8 runs ran gen alone: f8e4m3fn → f16
+// 8192² as one run of 2^26 elements was 4 times slower than in short rows.)
+func longRows(sh *shape, asm [3]asm2, blk int, gen func(x, y []byte, n int)) [2]func(x, y []byte, n int) {
+	one := func(nt bool) func(x, y []byte, n int) {
+		return func(x, y []byte, n int) {
+			e := 0
+			if asm[0] != nil && !raceEnabled && n >= blk {
+				sh.fits(0, len(x), Rows{N: 1}, n)
+				sh.fits(1, len(y), Rows{N: 1}, n)
+				e = n / blk * blk
+				a := asm[0]
+				if nt && uintptr(unsafe.Pointer(&x[0]))%64 == 0 {
+					a = asm[1]
+				}
+				a(&x[0], &y[0], n/blk, 1, 0, 0)
+			}
+			gen(x[sh.w[0]*e:], y[sh.w[1]*e:], n-e)
+		}
+	}
+	return [2]func(x, y []byte, n int){one(false), one(true)}
 }
 
 func b2i(b bool) int {
@@ -415,3 +542,32 @@ func b2i(b bool) int {
 func copyN(dst, src []byte, n int) { copy(dst[:n], src[:n]) }
 
 func (k *Kernels) copyNTN(dst, src []byte, n int) { k.CopyNT(dst[:n], src[:n]) }
+
+// splitNibbleWordsRows runs SplitNibbleWordsRows: the assembly (asm[1] with
+// non-temporal stores when asked for and every row is 64-byte aligned) on whole
+// iterations of blk words of each row, the generic code on the rest, and on all of
+// it without assembly or under the race detector.
+func splitNibbleWordsRows(asm [2]asmWords, blk int, dst []byte, rowStride int, src []byte, n int, r Rows) {
+	if !batch(r, n) {
+		return
+	}
+	if rowStride < 0 {
+		panicArgs(r, n)
+	}
+	// dst holds r.N blocks of 8 rows; the block's span is 7 strides and a row.
+	if hi, lo := bits.Mul64(7, uint64(rowStride)); hi != 0 || lo > uint64(len(dst)) {
+		panicShort(0, len(dst), 8, n, rowStride)
+	} else {
+		shSplitWords.fits(0, len(dst)-int(lo), r, n)
+	}
+	shSplitWords.fits(1, len(src), r, n)
+	e := 0
+	if asm[0] != nil && !raceEnabled && n >= blk {
+		e = n / blk * blk
+		nt := r.Stream && r.DstStride%64 == 0 && rowStride%64 == 0 && uintptr(unsafe.Pointer(&dst[0]))%64 == 0
+		asm[b2i(nt)](&dst[0], rowStride, &src[0], n/blk, r.N, r.DstStride, r.SrcStride)
+	}
+	for i := 0; e < n && i < r.N; i++ {
+		genericSplitNibbleWords(dst[i*r.DstStride+e:], rowStride, src[i*r.SrcStride+4*e:], n-e)
+	}
+}

@@ -66,6 +66,70 @@ var rowsCases = []rowsCase{
 	{"F8E5M2ToF32", &shFromF8, false,
 		func(k *Kernels, o [][]byte, n int, r Rows) { k.F8E5M2ToF32Rows(o[0], o[1], n, r) },
 		func(_ *Kernels, o [][]byte, n int) { refF8ToF32(F8E5M2BitsToF32, o[0], o[1], n) }},
+	{"F8E4M3FNToBF16", &shFromF8To16, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.F8E4M3FNToBF16Rows(o[0], o[1], n, r) },
+		func(_ *Kernels, o [][]byte, n int) { refF8To16(F8E4M3FNBitsToF32, F32ToBF16Bits, o[0], o[1], n) }},
+	{"F8E4M3FNToF16", &shFromF8To16, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.F8E4M3FNToF16Rows(o[0], o[1], n, r) },
+		func(_ *Kernels, o [][]byte, n int) { refF8To16(F8E4M3FNBitsToF32, F32ToF16Bits, o[0], o[1], n) }},
+	{"F8E5M2ToBF16", &shFromF8To16, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.F8E5M2ToBF16Rows(o[0], o[1], n, r) },
+		func(_ *Kernels, o [][]byte, n int) { refF8To16(F8E5M2BitsToF32, F32ToBF16Bits, o[0], o[1], n) }},
+	{"F8E5M2ToF16", &shFromF8To16, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.F8E5M2ToF16Rows(o[0], o[1], n, r) },
+		func(_ *Kernels, o [][]byte, n int) { refF8To16(F8E5M2BitsToF32, F32ToF16Bits, o[0], o[1], n) }},
+	{"BF16ToF8E4M3FN", &shFrom16ToF8, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.BF16ToF8E4M3FNRows(o[0], o[1], n, r) },
+		func(_ *Kernels, o [][]byte, n int) { ref16ToF8(BF16BitsToF32, e4m3fn, o[0], o[1], n) }},
+	{"BF16ToF8E5M2", &shFrom16ToF8, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.BF16ToF8E5M2Rows(o[0], o[1], n, r) },
+		func(_ *Kernels, o [][]byte, n int) { ref16ToF8(BF16BitsToF32, e5m2, o[0], o[1], n) }},
+	{"F16ToF8E4M3FN", &shFrom16ToF8, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.F16ToF8E4M3FNRows(o[0], o[1], n, r) },
+		func(_ *Kernels, o [][]byte, n int) { ref16ToF8(F16BitsToF32, e4m3fn, o[0], o[1], n) }},
+	{"F16ToF8E5M2", &shFrom16ToF8, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.F16ToF8E5M2Rows(o[0], o[1], n, r) },
+		func(_ *Kernels, o [][]byte, n int) { ref16ToF8(F16BitsToF32, e5m2, o[0], o[1], n) }},
+	{"BF16ToF8E4M3FNInterleave8x4", &shPack16F8x4, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) {
+			k.BF16ToF8E4M3FNInterleave8x4Rows(o[0], o[1], o[2], o[3], o[4], n, r)
+		},
+		func(_ *Kernels, o [][]byte, n int) { ref16ToF8Quads(BF16BitsToF32, e4m3fn, o, n) }},
+	{"BF16ToF8E5M2Interleave8x4", &shPack16F8x4, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) {
+			k.BF16ToF8E5M2Interleave8x4Rows(o[0], o[1], o[2], o[3], o[4], n, r)
+		},
+		func(_ *Kernels, o [][]byte, n int) { ref16ToF8Quads(BF16BitsToF32, e5m2, o, n) }},
+	{"F16ToF8E4M3FNInterleave8x4", &shPack16F8x4, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) {
+			k.F16ToF8E4M3FNInterleave8x4Rows(o[0], o[1], o[2], o[3], o[4], n, r)
+		},
+		func(_ *Kernels, o [][]byte, n int) { ref16ToF8Quads(F16BitsToF32, e4m3fn, o, n) }},
+	{"F16ToF8E5M2Interleave8x4", &shPack16F8x4, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) {
+			k.F16ToF8E5M2Interleave8x4Rows(o[0], o[1], o[2], o[3], o[4], n, r)
+		},
+		func(_ *Kernels, o [][]byte, n int) { ref16ToF8Quads(F16BitsToF32, e5m2, o, n) }},
+	{"F8E4M3FNDeinterleave8x4ToBF16", &shUnpackF8x4To16, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) {
+			k.F8E4M3FNDeinterleave8x4ToBF16Rows(o[0], o[1], o[2], o[3], o[4], n, r)
+		},
+		func(_ *Kernels, o [][]byte, n int) { refF8QuadsTo16(F8E4M3FNBitsToF32, F32ToBF16Bits, o, n) }},
+	{"F8E4M3FNDeinterleave8x4ToF16", &shUnpackF8x4To16, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) {
+			k.F8E4M3FNDeinterleave8x4ToF16Rows(o[0], o[1], o[2], o[3], o[4], n, r)
+		},
+		func(_ *Kernels, o [][]byte, n int) { refF8QuadsTo16(F8E4M3FNBitsToF32, F32ToF16Bits, o, n) }},
+	{"F8E5M2Deinterleave8x4ToBF16", &shUnpackF8x4To16, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) {
+			k.F8E5M2Deinterleave8x4ToBF16Rows(o[0], o[1], o[2], o[3], o[4], n, r)
+		},
+		func(_ *Kernels, o [][]byte, n int) { refF8QuadsTo16(F8E5M2BitsToF32, F32ToBF16Bits, o, n) }},
+	{"F8E5M2Deinterleave8x4ToF16", &shUnpackF8x4To16, false,
+		func(k *Kernels, o [][]byte, n int, r Rows) {
+			k.F8E5M2Deinterleave8x4ToF16Rows(o[0], o[1], o[2], o[3], o[4], n, r)
+		},
+		func(_ *Kernels, o [][]byte, n int) { refF8QuadsTo16(F8E5M2BitsToF32, F32ToF16Bits, o, n) }},
 	{"F32ToF8E4M3FNInterleave8x4", &shPackF8x4, true,
 		func(k *Kernels, o [][]byte, n int, r Rows) {
 			k.F32ToF8E4M3FNInterleave8x4Rows(o[0], o[1], o[2], o[3], o[4], n, r)
@@ -127,6 +191,34 @@ func refF32ToF8(f f8Format, dst, src []byte, n int) {
 func refF8ToF32(widen func(uint8) uint32, dst, src []byte, n int) {
 	for i := range n {
 		le.PutUint32(dst[4*i:], widen(src[i]))
+	}
+}
+
+func refF8To16(widen func(uint8) uint32, narrow func(uint32) uint16, dst, src []byte, n int) {
+	for i := range n {
+		le.PutUint16(dst[2*i:], narrow(widen(src[i])))
+	}
+}
+
+func ref16ToF8(widen func(uint16) uint32, f f8Format, dst, src []byte, n int) {
+	for i := range n {
+		dst[i] = f.encode(widen(le.Uint16(src[2*i:])))
+	}
+}
+
+func ref16ToF8Quads(widen func(uint16) uint32, f f8Format, o [][]byte, n int) {
+	for i := range n {
+		for k := range 4 {
+			o[0][4*i+k] = f.encode(widen(le.Uint16(o[1+k][2*i:])))
+		}
+	}
+}
+
+func refF8QuadsTo16(widen func(uint8) uint32, narrow func(uint32) uint16, o [][]byte, n int) {
+	for i := range n {
+		for k := range 4 {
+			le.PutUint16(o[k][2*i:], narrow(widen(o[4][4*i+k])))
+		}
 	}
 }
 

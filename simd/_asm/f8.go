@@ -103,26 +103,27 @@ func roundF8(x isa, f f8Spec, c f8Consts, v reg.VecVirtual) reg.VecVirtual {
 }
 
 // genF32ToF8Interleave emits the f32 → f8 conversion of four rows packed in (4,1)
-// quads: dst[4i+k] = f8(rk[i]); AVX2 8 elements per step, AVX-512 16.
-func genF32ToF8Interleave(x isa, f f8Spec, m mode) {
+// quads: dst[4i+k] = f8(rk[i]); AVX2 8 elements per step, AVX-512 16. from is the rows'
+// type, as genF32ToF8's.
+func genF32ToF8Interleave(x isa, f f8Spec, from string, m mode) {
 	e := x.w / 4
-	name := fname("f32ToF8"+f.name+"Interleave8x4", x, m)
+	name := fname(lowerType[from]+"ToF8"+f.name+"Interleave8x4", x, m)
 	TEXT(name, NOSPLIT, m.sig("func(dst, r0, r1, r2, r3 *byte, n int)"))
 	Pragma("noescape")
-	Doc(fmt.Sprintf("%s converts n*%d f32 elements of r0..r3 to f8%s and packs them in 32-bit quads of dst.%s", name, e, strings.ToLower(f.name), m.doc()))
+	Doc(fmt.Sprintf("%s converts n*%d %s elements of r0..r3 to f8%s and packs them in 32-bit quads of dst.%s", name, e, strings.ToLower(from), strings.ToLower(f.name), m.doc()))
 	dst := param("dst")
 	rp := []reg.GPVirtual{param("r0"), param("r1"), param("r2"), param("r3")}
 	n := param("n")
 	c := newF8Consts(x, f)
 	ss := []stream{{dst, x.w, true}}
 	for _, p := range rp {
-		ss = append(ss, stream{p, x.w, false})
+		ss = append(ss, stream{p, e * typeBytes(from), false})
 	}
 	m.loop(n, 1, ss, func(int) {
 		var out reg.VecVirtual
 		for k, p := range rp {
 			v := x.vec()
-			x.load(at(p, 0), v)
+			loadAsF32(x, from, at(p, 0), v)
 			r := roundF8(x, f, c, v)
 			if k == 0 {
 				out = r
@@ -134,6 +135,31 @@ func genF32ToF8Interleave(x isa, f f8Spec, m mode) {
 		x.store(out, at(dst, 0), m)
 	})
 	finish(m)
+}
+
+// lowerType is a float type's name in kernel names.
+var lowerType = map[string]string{"F32": "f32", "BF16": "bf16", "F16": "f16"}
+
+// typeBytes is the bytes of an element of a float type.
+func typeBytes(t string) int {
+	if t == "F32" {
+		return 4
+	}
+	return 2
+}
+
+// loadAsF32 loads x.w/4 elements of type t at mem into v as f32, exactly: bf16 by
+// VPMOVZXWD and a shift, f16 by VCVTPH2PS.
+func loadAsF32(x isa, t string, mem Mem, v reg.VecVirtual) {
+	switch t {
+	case "F32":
+		x.load(mem, v)
+	case "BF16":
+		VPMOVZXWD(mem, v)
+		VPSLLD(U8(16), v, v)
+	default:
+		VCVTPH2PS(mem, v)
+	}
 }
 
 // genSplitNibbles emits the split of bytes into their nibbles, zero-extended:
@@ -154,6 +180,46 @@ func genSplitNibbles(x isa, m mode) {
 		x.and(mask, h, h)
 		x.store(v, at(lo, 0), m)
 		x.store(h, at(hi, 0), m)
+	})
+	finish(m)
+}
+
+// genSplitNibbleWords emits the read-back of (8,1)E(4) words in one pass: each
+// 32-bit word holds eight rows' 4-bit elements of one column (row 2k in the low
+// nibble of byte k, row 2k+1 in its high nibble), and row m of dst, rowStride bytes
+// after row m-1, gets them one a byte, zero-extended:
+// dst[m*rowStride + i] = src[4i + m/2] >> (4*(m%2)) & 15. It is deinterleave8x4
+// followed by splitNibbles without the four scratch rows between them (s4 8192²
+// tiles read back spent as long in the deinterleave into scratch as in the split).
+// AVX2 32 words per step, AVX-512 64.
+func genSplitNibbleWords(x isa, m mode) {
+	name := fname("splitNibbleWords", x, m)
+	TEXT(name, NOSPLIT, m.sig("func(dst *byte, rowStride int, src *byte, n int)"))
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s splits n*%d 32-bit words of src, eight 4-bit elements each, into the eight rows of dst, rowStride bytes apart, one element a byte.%s", name, x.w, m.doc()))
+	dst, rs, src, n := param("dst"), param("rowStride"), param("src"), param("n")
+	// Row m is at dst + m*rowStride: scaled indexes of rowStride and its 3, 5 and 7 multiples.
+	rs3, rs5, rs7 := GP64(), GP64(), GP64()
+	LEAQ(Mem{Base: rs, Index: rs, Scale: 2}, rs3)
+	LEAQ(Mem{Base: rs, Index: rs, Scale: 4}, rs5)
+	LEAQ(Mem{Base: rs3, Index: rs, Scale: 4}, rs7)
+	row := [8]Mem{
+		{Base: dst}, {Base: dst, Index: rs, Scale: 1}, {Base: dst, Index: rs, Scale: 2}, {Base: dst, Index: rs3, Scale: 1},
+		{Base: dst, Index: rs, Scale: 4}, {Base: dst, Index: rs5, Scale: 1}, {Base: dst, Index: rs3, Scale: 2}, {Base: dst, Index: rs7, Scale: 1},
+	}
+	shuf, perm := quadTables(x)
+	mask := x.vec()
+	VPBROADCASTB(table("nibble", []byte{0x0f}, 1), mask)
+	m.loop(n, 1, []stream{{dst, x.w, true}, {src, 4 * x.w, false}}, func(int) {
+		V := deinterleaveQuads(x, shuf, perm, src)
+		for k, v := range V {
+			h := x.vec()
+			VPSRLW(U8(4), v, h)
+			x.and(mask, v, v)
+			x.and(mask, h, h)
+			x.store(v, row[2*k], m)
+			x.store(h, row[2*k+1], m)
+		}
 	})
 	finish(m)
 }
@@ -216,6 +282,53 @@ func genF8ToF32(x isa, f f8Widen, m mode) {
 		VPMOVZXBD(at(src, 0), b)
 		r := c.widen(x, f, b)
 		x.store(r, at(dst, 0), m)
+	})
+	finish(m)
+}
+
+// genF8To16 emits f8 runs widened to bf16 or f16 in one pass, dst[i] = to(f32(src[i])):
+// genF8ToF32's arithmetic on each half, then the f32 values, all of which the 16-bit
+// type holds exactly (so no rounding), narrowed: bf16 as their upper halves, f16 by
+// VCVTPS2PH. The conversion through an f32 scratch row took two kernels and a rounding.
+// AVX2 16 elements per step, AVX-512 32.
+func genF8To16(x isa, f f8Widen, bf16 bool, m mode) {
+	e := x.w / 2
+	to := "F16"
+	if bf16 {
+		to = "BF16"
+	}
+	name := fname("f8"+f.name+"To"+to, x, m)
+	TEXT(name, NOSPLIT, m.sig("func(dst, src *byte, n int)"))
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s widens n*%d f8%s of src to %s in dst.%s", name, e, strings.ToLower(f.name), strings.ToLower(to), m.doc()))
+	dst, src, n := param("dst"), param("src"), param("n")
+	c := f.consts(x)
+	m.loop(n, 1, []stream{{dst, x.w, true}, {src, e, false}}, func(int) {
+		var h [2]reg.VecVirtual
+		for q := range h {
+			b := x.vec()
+			VPMOVZXBD(at(src, q*x.w/4), b)
+			r := c.widen(x, f, b)
+			h[q] = x.vec()
+			if bf16 {
+				VPSRLD(U8(16), r, h[q])
+				if x.w == 64 {
+					VPMOVDW(h[q], half(x, h[q]))
+				}
+				continue
+			}
+			VCVTPS2PH(U8(0), r, half(x, h[q]))
+		}
+		switch {
+		case bf16 && x.w == 32:
+			VPACKUSDW(h[1], h[0], h[0]) // lanes: h0 low, h1 low, h0 high, h1 high
+			VPERMQ(U8(0xd8), h[0], h[0])
+		case x.w == 64:
+			VINSERTI64X4(U8(1), half(x, h[1]), h[0], h[0])
+		default:
+			VINSERTI128(U8(1), half(x, h[1]), h[0], h[0])
+		}
+		x.store(h[0], at(dst, 0), m)
 	})
 	finish(m)
 }
@@ -375,19 +488,22 @@ func genF8DeinterleaveToF32(x isa, f f8Widen, m mode) {
 
 // genF32ToF8 emits the f32 → f8 conversion of runs: x.w f8 bytes per step from four
 // vectors of f32, narrowed with VPMOVDB (AVX-512) or two unsigned packs and a dword
-// permutation (AVX2).
-func genF32ToF8(x isa, f f8Spec, m mode) {
-	name := fname("f32ToF8"+f.name, x, m)
+// permutation (AVX2). from is the source type: "F32", or "BF16" and "F16", widened
+// exactly to f32 as they are loaded (VPMOVZXWD and a shift, VCVTPH2PS), so that 16-bit
+// floats round once, in one pass, where they went through an f32 scratch row.
+func genF32ToF8(x isa, f f8Spec, from string, m mode) {
+	name := fname(lowerType[from]+"ToF8"+f.name, x, m)
 	TEXT(name, NOSPLIT, m.sig("func(dst, src *byte, n int)"))
 	Pragma("noescape")
-	Doc(fmt.Sprintf("%s converts n*%d f32 elements of src to f8%s.%s", name, x.w, strings.ToLower(f.name), m.doc()))
+	Doc(fmt.Sprintf("%s converts n*%d %s elements of src to f8%s.%s", name, x.w, strings.ToLower(from), strings.ToLower(f.name), m.doc()))
 	dst, src, n := param("dst"), param("src"), param("n")
 	c := newF8Consts(x, f)
 	idx := table("permd04152637", dwordTable(0, 4, 1, 5, 2, 6, 3, 7), 32)
-	m.loop(n, 1, []stream{{dst, x.w, true}, {src, 4 * x.w, false}}, func(int) {
+	ew := typeBytes(from)
+	m.loop(n, 1, []stream{{dst, x.w, true}, {src, ew * x.w, false}}, func(int) {
 		round := func(q int) reg.VecVirtual {
 			v := x.vec()
-			x.load(at(src, q*x.w), v)
+			loadAsF32(x, from, at(src, q*x.w*ew/4), v)
 			return roundF8(x, f, c, v)
 		}
 		out := x.vec()
@@ -413,6 +529,186 @@ func genF32ToF8(x isa, f f8Spec, m mode) {
 			VPERMD(w01, i, out)
 		}
 		x.store(out, at(dst, 0), m)
+	})
+	finish(m)
+}
+
+// genF8To16VBMI emits genF8To16's kernels by table lookup, for AVX-512 with VBMI: the
+// 16-bit results of the 128 magnitudes are two 128-byte tables (low and high bytes),
+// which VPERMT2B indexes with the f8 bytes (it reads the low 7 bits of each), the sign
+// is or-ed into the high bytes, and the two are interleaved into words. The input's
+// quadwords are permuted first so that the lane-wise unpacks leave the words in order.
+// 64 elements a step, where the arithmetic takes about 80 instructions
+// per 32 and bound f8 → bf16 8192² (its kernel took more time than copy() did).
+func genF8To16VBMI(f f8Widen, bf16 bool, m mode) {
+	x := avx512
+	to := "F16"
+	if bf16 {
+		to = "BF16"
+	}
+	name := fname("f8"+f.name+"To"+to+"VBMI", x, m)
+	TEXT(name, NOSPLIT, m.sig("func(dst, src *byte, n int)"))
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s widens n*64 f8%s of src to %s in dst by table lookup (AVX-512 VBMI).%s", name, strings.ToLower(f.name), strings.ToLower(to), m.doc()))
+	dst, src, n := param("dst"), param("src"), param("n")
+	lo, hi := f.table16(bf16)
+	tn := "f8" + f.name + "To" + to
+	tl, th := table(tn+"Lo", lo, 128), table(tn+"Hi", hi, 128)
+	var tab [4]reg.VecVirtual
+	for i, mem := range []Mem{tl, tl.Offset(64), th, th.Offset(64)} {
+		tab[i] = x.vec()
+		x.load(mem, tab[i])
+	}
+	perm := x.loadTable("permq04152637", qwordTable(0, 4, 1, 5, 2, 6, 3, 7))
+	sign := x.vec()
+	VPBROADCASTB(table("signByte", []byte{0x80}, 1), sign)
+	m.loop(n, 1, []stream{{dst, 2 * x.w, true}, {src, x.w, false}}, func(int) {
+		b, l, h, s := x.vec(), x.vec(), x.vec(), x.vec()
+		VPERMQ(at(src, 0), perm, b)
+		VMOVDQA64(tab[0], l)
+		VPERMT2B(tab[1], b, l)
+		VMOVDQA64(tab[2], h)
+		VPERMT2B(tab[3], b, h)
+		x.and(sign, b, s)
+		x.or(s, h, h)
+		w0, w1 := x.vec(), x.vec()
+		VPUNPCKLBW(h, l, w0)
+		VPUNPCKHBW(h, l, w1)
+		x.store(w0, at(dst, 0), m)
+		x.store(w1, at(dst, x.w), m)
+	})
+	finish(m)
+}
+
+// table16 returns the low and high bytes of the bf16 or f16 bits of f's 128
+// magnitudes (sign clear): the value is exact in both; NaNs are the quiet NaN.
+func (f f8Widen) table16(bf16 bool) (lo, hi []byte) {
+	mbits := 23 - int(f.shift)
+	bias := 127 - int(f.rebias>>23)
+	for b := range 128 {
+		e, mant := b>>mbits, b&(1<<mbits-1)
+		var h uint16
+		switch {
+		case uint32(b) > f.nanFrom:
+			h = 0x7e00
+			if bf16 {
+				h = 0x7fc0
+			}
+		case f.infCode != 0 && uint32(b) == f.infCode:
+			h = 0x7c00
+			if bf16 {
+				h = 0x7f80
+			}
+		default:
+			// The value is v = q × 2^p with q an integer below 2^(mbits+1).
+			q, p := mant, 1-bias-mbits
+			if e > 0 {
+				q, p = mant|1<<mbits, e-bias-mbits
+			}
+			h = encode16(q, p, bf16)
+		}
+		lo, hi = append(lo, byte(h)), append(hi, byte(h>>8))
+	}
+	return lo, hi
+}
+
+// encode16 returns the bits of q × 2^p (q < 2^11, exact in the format) in bf16
+// (8 exponent bits, 7 mantissa bits) or f16 (5 and 10, subnormals from 2^-24).
+func encode16(q, p int, bf16 bool) uint16 {
+	if q == 0 {
+		return 0
+	}
+	ebias, mb := 15, 10
+	if bf16 {
+		ebias, mb = 127, 7
+	}
+	for q < 1<<mb { // normalize: q in [2^mb, 2^(mb+1))
+		q, p = q<<1, p-1
+	}
+	for q >= 1<<(mb+1) {
+		if q&1 != 0 {
+			panic("encode16: inexact")
+		}
+		q, p = q>>1, p+1
+	}
+	e := p + mb + ebias // biased exponent of q × 2^p = 1.m × 2^(p+mb)
+	if e <= 0 {         // subnormal: shift the mantissa down, exactly
+		sh := 1 - e
+		if q&(1<<sh-1) != 0 {
+			panic("encode16: inexact subnormal")
+		}
+		return uint16(q >> sh)
+	}
+	return uint16(e<<mb | q&(1<<mb-1))
+}
+
+// genF8QuadsTo16VBMI emits the inverse of the 16-bit → f8 quad packing for AVX-512
+// with VBMI: (4,1) quads of f8 unpacked into four rows and widened to bf16 or f16 by
+// genF8To16VBMI's table lookup, rk[i] = to(f8(src[4i+k])). One VPERMB puts each
+// input vector's bytes where the lane-wise unpacks of the looked-up low and high bytes
+// leave rows 0 and 1 in one vector and rows 2 and 3 in the other (each row's 16
+// elements as two 8-element halves in lanes 2r and 2r+1); two input vectors make 32
+// elements, a line, of each row. 32 quads a step.
+func genF8QuadsTo16VBMI(f f8Widen, bf16 bool, m mode) {
+	x := avx512
+	to := "F16"
+	if bf16 {
+		to = "BF16"
+	}
+	name := fname("f8"+f.name+"Deinterleave8x4To"+to+"VBMI", x, m)
+	TEXT(name, NOSPLIT, m.sig("func(r0, r1, r2, r3, src *byte, n int)"))
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s unpacks n*32 32-bit quads of f8%s from src into r0..r3, widened to %s by table lookup (AVX-512 VBMI).%s", name, strings.ToLower(f.name), strings.ToLower(to), m.doc()))
+	rp := []reg.GPVirtual{param("r0"), param("r1"), param("r2"), param("r3")}
+	src, n := param("src"), param("n")
+	lo, hi := f.table16(bf16)
+	tn := "f8" + f.name + "To" + to
+	tl, th := table(tn+"Lo", lo, 128), table(tn+"Hi", hi, 128)
+	var tab [4]reg.VecVirtual
+	for i, mem := range []Mem{tl, tl.Offset(64), th, th.Offset(64)} {
+		tab[i] = x.vec()
+		x.load(mem, tab[i])
+	}
+	// Byte p of the permuted vector: lane L = p/16, half = p%16/8 (unpacklo or hi),
+	// element e = p%8. Unpacklo lane L holds row L/2's elements 8(L%2)..+7; unpackhi
+	// lane L row 2+L/2's. Quad q's byte k is source byte 4q+k.
+	var idx []byte
+	for p := range 64 {
+		L, h, e := p/16, p%16/8, p%8
+		row, el := L/2+2*h, 8*(L%2)+e
+		idx = append(idx, byte(4*el+row))
+	}
+	perm := x.loadTable("f8QuadRows", idx)
+	sign := x.vec()
+	VPBROADCASTB(table("signByte", []byte{0x80}, 1), sign)
+	ss := []stream{{src, 2 * x.w, false}}
+	for _, p := range rp {
+		ss = append(ss, stream{p, x.w, true})
+	}
+	m.loop(n, 1, ss, func(int) {
+		var w [2][2]reg.VecVirtual // [input][rows 0,1 or rows 2,3]
+		for q := range 2 {
+			b, l, h, s := x.vec(), x.vec(), x.vec(), x.vec()
+			VPERMB(at(src, q*x.w), perm, b)
+			VMOVDQA64(tab[0], l)
+			VPERMT2B(tab[1], b, l)
+			VMOVDQA64(tab[2], h)
+			VPERMT2B(tab[3], b, h)
+			x.and(sign, b, s)
+			x.or(s, h, h)
+			w[q][0], w[q][1] = x.vec(), x.vec()
+			VPUNPCKLBW(h, l, w[q][0])
+			VPUNPCKHBW(h, l, w[q][1])
+		}
+		for k, p := range rp {
+			o := x.vec()
+			imm := U8(0x44) // lanes 0, 1 of each input: the pair's first row
+			if k%2 == 1 {
+				imm = U8(0xee)
+			}
+			VSHUFI64X2(imm, w[1][k/2], w[0][k/2], o)
+			x.store(o, at(p, 0), m)
+		}
 	})
 	finish(m)
 }

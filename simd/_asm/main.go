@@ -62,18 +62,37 @@ func main() {
 	}
 	for _, x := range []isa{avx2, avx512} {
 		for _, m := range []mode{batched, batchedStreaming} {
-			genF32ToF8Interleave(x, f8E4M3FN, m)
-			genF32ToF8Interleave(x, f8E5M2, m)
+			genF32ToF8Interleave(x, f8E4M3FN, "F32", m)
+			genF32ToF8Interleave(x, f8E5M2, "F32", m)
 			genSplitNibbles(x, m)
+			genSplitNibbleWords(x, m)
 			genJoinNibbles(x, m)
 			genPackNibblePairs(x, m)
 			genUnpackNibblePairs(x, m)
-			genF32ToF8(x, f8E4M3FN, m)
-			genF32ToF8(x, f8E5M2, m)
+			genF32ToF8(x, f8E4M3FN, "F32", m)
+			genF32ToF8(x, f8E5M2, "F32", m)
 			genF8DeinterleaveToF32(x, widenE4M3FN, m)
 			genF8DeinterleaveToF32(x, widenE5M2, m)
 			genF8ToF32(x, widenE4M3FN, m)
 			genF8ToF32(x, widenE5M2, m)
+			for _, f := range []f8Widen{widenE4M3FN, widenE5M2} {
+				genF8To16(x, f, true, m)
+				genF8To16(x, f, false, m)
+			}
+			if x.w == 64 {
+				for _, f := range []f8Widen{widenE4M3FN, widenE5M2} {
+					genF8To16VBMI(f, true, m)
+					genF8To16VBMI(f, false, m)
+					genF8QuadsTo16VBMI(f, true, m)
+					genF8QuadsTo16VBMI(f, false, m)
+				}
+			}
+			for _, from := range []string{"BF16", "F16"} {
+				genF32ToF8(x, f8E4M3FN, from, m)
+				genF32ToF8(x, f8E5M2, from, m)
+				genF32ToF8Interleave(x, f8E4M3FN, from, m)
+				genF32ToF8Interleave(x, f8E5M2, from, m)
+			}
 		}
 	}
 	for _, m := range []mode{ordinary, streaming} {

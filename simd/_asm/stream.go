@@ -410,42 +410,51 @@ func genDeinterleave8x4(x isa, m mode) {
 	for _, p := range rp {
 		ss = append(ss, stream{p, e, true})
 	}
-	shuf := x.loadTable("groupbytes4", []byte{0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15})
-	var perm reg.VecVirtual
+	shuf, perm := quadTables(x)
+	m.loop(n, 1, ss, func(int) {
+		V := deinterleaveQuads(x, shuf, perm, src)
+		for i := range V {
+			x.store(V[i], at(rp[i], 0), m)
+		}
+	})
+	finish(m)
+}
+
+// quadTables loads deinterleaveQuads' byte shuffle and dword permutation.
+func quadTables(x isa) (shuf, perm reg.VecVirtual) {
+	shuf = x.loadTable("groupbytes4", []byte{0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15})
 	if x.w == 64 {
 		perm = x.loadTable("permd048c", dwordTable(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15))
 	} else {
 		perm = x.loadTable("permd04152637", dwordTable(0, 4, 1, 5, 2, 6, 3, 7))
 	}
-	m.loop(n, 1, ss, func(int) {
-		V := make([]reg.VecVirtual, 4)
-		for i := range V {
-			V[i] = x.vec()
-			x.load(at(src, i*x.w), V[i])
-			VPSHUFB(shuf, V[i], V[i])
-			VPERMD(V[i], perm, V[i])
-		}
-		if x.w == 64 {
-			laneTranspose4(V)
-			for i := range V {
-				x.store(V[i], at(rp[i], 0), m)
-			}
-		} else {
-			a, b, c, d := x.vec(), x.vec(), x.vec(), x.vec()
-			VPUNPCKLQDQ(V[1], V[0], a)
-			VPUNPCKHQDQ(V[1], V[0], b)
-			VPUNPCKLQDQ(V[3], V[2], c)
-			VPUNPCKHQDQ(V[3], V[2], d)
-			VPERM2I128(U8(0x20), c, a, V[0])
-			VPERM2I128(U8(0x20), d, b, V[1])
-			VPERM2I128(U8(0x31), c, a, V[2])
-			VPERM2I128(U8(0x31), d, b, V[3])
-			for i := range V {
-				x.store(V[i], at(rp[i], 0), m)
-			}
-		}
-	})
-	finish(m)
+	return shuf, perm
+}
+
+// deinterleaveQuads loads 4*x.w bytes of 32-bit quads at src and returns four
+// vectors, byte k of each quad in vector k, in order.
+func deinterleaveQuads(x isa, shuf, perm reg.VecVirtual, src reg.GPVirtual) []reg.VecVirtual {
+	V := make([]reg.VecVirtual, 4)
+	for i := range V {
+		V[i] = x.vec()
+		x.load(at(src, i*x.w), V[i])
+		VPSHUFB(shuf, V[i], V[i])
+		VPERMD(V[i], perm, V[i])
+	}
+	if x.w == 64 {
+		laneTranspose4(V)
+		return V
+	}
+	a, b, c, d := x.vec(), x.vec(), x.vec(), x.vec()
+	VPUNPCKLQDQ(V[1], V[0], a)
+	VPUNPCKHQDQ(V[1], V[0], b)
+	VPUNPCKLQDQ(V[3], V[2], c)
+	VPUNPCKHQDQ(V[3], V[2], d)
+	VPERM2I128(U8(0x20), c, a, V[0])
+	VPERM2I128(U8(0x20), d, b, V[1])
+	VPERM2I128(U8(0x31), c, a, V[2])
+	VPERM2I128(U8(0x31), d, b, V[3])
+	return V
 }
 
 // half returns the register of half the width of v (ymm→xmm, zmm→ymm).
