@@ -24,9 +24,12 @@ type laneItem struct {
 	after func() // runs whether or not work ran (it returns a buffer)
 }
 
-// hashLanes is how many lanes hash: one a core, the caller's goroutine being the
-// other's work (at least one lane, so that the caller never hashes itself).
-func hashLanes() int { return max(1, min(2, runtime.GOMAXPROCS(0)-1)) }
+// hashLanes is how many lanes hash: one a core, up to two. The caller's goroutine
+// shares the cores with them rather than keeping one: converting a band takes a
+// fraction of the time hashing and writing it do, so with one lane on two cores the
+// sharded conversion used 1.3 of them (1 GiB f32 on data=2,model=4, 2 vCPUs: 1.00 s
+// with one lane, 0.67 s with two; bench/jobs-2026-11-27-lead.md).
+func hashLanes() int { return max(1, min(2, runtime.GOMAXPROCS(0))) }
 
 // newLanes starts n lanes.
 func newLanes(n int) *lanes {
