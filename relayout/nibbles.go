@@ -34,17 +34,25 @@ type nibbleTiles struct {
 // 0.8–1.6 GB/s).
 const nibbleChunk = 8192
 
-// planNibbleTiles returns the executor for dst ← src when they are such a pair.
-func planNibbleTiles(p *Plan, dst, src layout.Shape) *nibbleTiles {
+// nibblePair returns the tiled side of a 2-D int4 copy whose other side is row-major,
+// a byte an element (the tiled side is dst when the copy packs, src when it unpacks),
+// and the copy's dims.
+func nibblePair(p *Plan, dst, src layout.Shape) (tiled layout.Shape, rows, cols int64, ok bool) {
 	if p.opts.generic || p.dt != p.st || (p.dt != layout.S4 && p.dt != layout.U4) || len(dst.Dims) != 2 {
-		return nil
+		return layout.Shape{}, 0, 0, false
 	}
 	tiled, bytes := dst, src
 	if p.dbits == 8 {
 		tiled, bytes = src, dst
 	}
-	rows, cols := dst.Dims[0], dst.Dims[1]
-	if bytes.String() != fmt.Sprintf("%s[%d,%d]{1,0}", p.dt, rows, cols) || len(tiled.Layout.Tiles) != 2 {
+	rows, cols = dst.Dims[0], dst.Dims[1]
+	return tiled, rows, cols, bytes.String() == fmt.Sprintf("%s[%d,%d]{1,0}", p.dt, rows, cols)
+}
+
+// planNibbleTiles returns the executor for dst ← src when they are such a pair.
+func planNibbleTiles(p *Plan, dst, src layout.Shape) *nibbleTiles {
+	tiled, rows, cols, ok := nibblePair(p, dst, src)
+	if !ok || len(tiled.Layout.Tiles) != 2 {
 		return nil
 	}
 	r := tiled.Layout.Tiles[0]
@@ -159,15 +167,8 @@ func (p *Plan) nibbleStreams() bool {
 const nibbleBlock = 16
 
 func planNibbleWords(p *Plan, dst, src layout.Shape) *nibbleWords {
-	if p.opts.generic || p.dt != p.st || (p.dt != layout.S4 && p.dt != layout.U4) || len(dst.Dims) != 2 {
-		return nil
-	}
-	tiled, bytes := dst, src
-	if p.dbits == 8 {
-		tiled, bytes = src, dst
-	}
-	rows, cols := dst.Dims[0], dst.Dims[1]
-	if rows%128 != 0 || cols%8 != 0 || bytes.String() != fmt.Sprintf("%s[%d,%d]{1,0}", p.dt, rows, cols) ||
+	tiled, rows, cols, ok := nibblePair(p, dst, src)
+	if !ok || rows%128 != 0 || cols%8 != 0 ||
 		tiled.String() != fmt.Sprintf("%s[%d,%d]{0,1:T(8,128)(8,1)E(4)}", p.dt, rows, cols) {
 		return nil
 	}
