@@ -87,3 +87,42 @@ func TestReadAt(t *testing.T) {
 		t.Errorf("a tuple shape: %v", err)
 	}
 }
+
+// TestMapFile: MapFile maps a file below MmapThreshold, its Data the file's bytes, and
+// refuses a file shorter than the footprint before mapping it.
+func TestMapFile(t *testing.T) {
+	want := make([]byte, 3*4096+12)
+	for i := range want {
+		want[i] = byte(i*5 + i>>9)
+	}
+	path := filepath.Join(t.TempDir(), "a.raw")
+	if err := os.WriteFile(path, want, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	b, err := MapFile(f, layout.NewShape(layout.U8, int64(len(want))))
+	if errors.Is(err, ErrNotMapped) && !canMap {
+		t.Skip("no mmap here")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !b.Mapped() || !bytes.Equal(b.Data, want) {
+		t.Errorf("mapped %v, bytes equal %v", b.Mapped(), bytes.Equal(b.Data, want))
+	}
+	b.ReleasePages(4096, 2*4096)
+	if !bytes.Equal(b.Data, want) {
+		t.Error("released pages read back differently")
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	_, err = MapFile(f, layout.NewShape(layout.U8, int64(len(want))+1))
+	if !errors.Is(err, ErrSize) {
+		t.Errorf("MapFile of a short file: %v, want ErrSize", err)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"hash"
 	"io"
@@ -16,8 +17,11 @@ import (
 
 // gatherBandBytes is the size aimed at for the global rows gather assembles at once:
 // the images of the shards that hold the same rows are read band by band, each band
-// relaid out to row-major and placed at its columns, and the rows written.
+// relaid out to row-major into its columns of the rows, and the rows written.
 var gatherBandBytes int64 = 32 << 20
+
+// mapShards lets gather map local shard images (tests turn it off to cover reading).
+var mapShards = true
 
 // gatherBanded writes tensor t's global array (row-major) to w, in order, reading its
 // shard images from dir band by band: memory holds about gatherBandBytes of global
@@ -61,93 +65,256 @@ func gatherBanded(w io.Writer, dir outDir, mt ManifestTensor, dst layout.Shape, 
 	if !banded || b.Dim() != 0 || b.Gather() {
 		return false, nil
 	}
-	if err := b.Compile(); err != nil {
-		return false, nil
-	}
 	for _, grp := range groups {
 		if len(grp) != int(per) {
 			return false, nil // not one group per row range of equal size: gather whole
 		}
 	}
-	// The shards' bytes are hashed in lanes (see lanes) while the next band is read
-	// and placed, and the assembled rows written in a lane of their own: read buffers
-	// go round a ring of lanes+1, the rows between two buffers.
-	hl, wl := newLanes(min(int(per), hashLanes())), newLanes(1)
+	gb := &groupBands{w: buffer.ChunkedWriter{W: w}, dir: dir, mt: mt, dst: dst, pl: pl, b: b, g: g, eb: eb, rowBytes: rowBytes, sc: sc}
+	if gb.win, err = newWindowPlans(b, g, dst); err != nil {
+		if err := b.Compile(); err != nil {
+			return false, nil
+		}
+	}
+	// The shards' bytes are hashed in lanes (see lanes) while the next one is placed,
+	// and the assembled rows written in a lane of their own: read buffers go round a
+	// ring of lanes+1, the rows between two buffers.
+	gb.hl, gb.wl = newLanes(min(int(per), hashLanes())), newLanes(1)
 	defer func() {
-		hl.close()
-		if werr := wl.close(); err == nil {
+		gb.hl.close()
+		if werr := gb.wl.close(); err == nil {
 			err = werr
 		}
 	}()
-	nbuf := hl.len() + 1
+	nbuf := gb.hl.len() + 1
 	for len(sc.ring) < nbuf {
 		sc.ring = append(sc.ring, nil)
 	}
-	free := make(chan int, nbuf)
+	gb.free = make(chan int, nbuf)
 	for r := range nbuf {
-		free <- r
+		gb.free <- r
 	}
-	gfree := make(chan *[]byte, 2)
-	gfree <- &sc.slab
-	gfree <- &sc.gband
-	rm := grow(&sc.img2, b.Band(0).DstLen)
-	cw := buffer.ChunkedWriter{W: w}
+	gb.rows = make(chan *[]byte, 2)
+	gb.rows <- &sc.slab
+	gb.rows <- &sc.gband
 	for _, grp := range groups {
-		fs := make([]outFile, len(grp))
-		hs := make([]hash.Hash, len(grp))
-		defer func() {
-			for _, f := range fs {
-				if f != nil {
-					f.Close()
-				}
-			}
-		}()
-		for i, k := range grp {
-			ms := mt.Shards[k]
-			f, err := openShard(dir, ms)
-			if err != nil {
-				return true, err
-			}
-			fs[i], hs[i] = f, sha256.New()
-		}
-		for k := range b.Len() {
-			bd := b.Band(k)
-			gb := <-gfree
-			band := grow(gb, b.Band(0).Rows*rowBytes)[:bd.Rows*rowBytes]
-			bdims := append([]int64{bd.Rows}, g[1:]...)
-			wdims := append([]int64{bd.Rows}, dst.Dims[1:]...)
-			for i, sk := range grp {
-				r := <-free
-				in := grow(&sc.ring[r], b.Band(0).SrcLen)[:bd.SrcLen]
-				if _, err := fs[i].ReadAt(in, bd.SrcOff); err != nil {
-					return true, fmt.Errorf("%s: %w", mt.Shards[sk].File, err)
-				}
-				h := hs[i]
-				hl.do(i, func() error { h.Write(in); return nil }, func() { free <- r })
-				if err := b.CopyBandBytes(k, rm[:bd.DstLen], in); err != nil {
-					return true, err
-				}
-				start := append([]int64{0}, pl.Shards[sk].Start[1:]...)
-				scatterWindow(band, bdims, rm[:bd.DstLen], start, wdims, eb)
-			}
-			wl.do(0, func() error { _, err := cw.Write(band); return err }, func() { gfree <- gb })
-			if err := wl.failed(); err != nil {
-				return true, err
-			}
-		}
-		if err := hl.wait(); err != nil {
+		if err := gb.group(grp); err != nil {
 			return true, err
 		}
-		for i, sk := range grp {
-			ms := mt.Shards[sk]
-			if hex.EncodeToString(hs[i].Sum(nil)) != ms.SHA256 {
-				return true, fmt.Errorf("%s does not match its sha256 in the manifest: the replicas of shard %v would disagree", ms.File, ms.Index)
-			}
-			fs[i].Close()
-			fs[i] = nil
+	}
+	return true, gb.wl.wait()
+}
+
+// groupBands is the state of one tensor's banded gather.
+type groupBands struct {
+	w        buffer.ChunkedWriter
+	dir      outDir
+	mt       ManifestTensor
+	dst      layout.Shape // a shard's image
+	pl       *Placement
+	b        *relayout.Bands // bands of a shard's image, into row-major
+	win      *windowPlans    // nil: each band relaid out row-major, then scattered
+	g        []int64
+	eb       int64
+	rowBytes int64
+	sc       *scratch
+	hl, wl   *lanes
+	free     chan int     // ring buffers free to read into
+	rows     chan *[]byte // buffers of global rows free to fill
+}
+
+// shardIn is one shard's image as a group reads it: mapped, or read band by band.
+type shardIn struct {
+	ms  ManifestShard
+	f   outFile
+	img *buffer.Buffer // the mapped image, or nil
+	h   hash.Hash
+}
+
+// guard runs f, which reads the shard's mapped image, so that its file shrinking
+// meanwhile is an error naming it, not SIGBUS (see buffer.GuardFaults).
+func (s *shardIn) guard(f func() error) error {
+	if s.img == nil {
+		return f()
+	}
+	return buffer.GuardFaults(s.ms.File, f, s.img)
+}
+
+func (s *shardIn) close() {
+	if s.img != nil {
+		s.img.Close()
+		s.img = nil
+	}
+	if s.f != nil {
+		s.f.Close()
+		s.f = nil
+	}
+}
+
+// openShardIn opens a shard's image, mapped when it is a local file that can be.
+func (gb *groupBands) openShardIn(ms ManifestShard) (*shardIn, error) {
+	f, err := openShard(gb.dir, ms)
+	if err != nil {
+		return nil, err
+	}
+	s := &shardIn{ms: ms, f: f, h: sha256.New()}
+	if sf, ok := f.(sizedFile); ok && mapShards {
+		img, err := buffer.MapFile(sf.File, gb.dst)
+		switch {
+		case err == nil:
+			s.img = img
+		case !errors.Is(err, buffer.ErrNotMapped):
+			f.Close()
+			return nil, fmt.Errorf("%s: %w", ms.File, err)
 		}
 	}
-	return true, wl.wait()
+	return s, nil
+}
+
+// group writes the global rows of the shards grp, band by band: each shard's band,
+// from its mapping (or read into a ring buffer), is relaid out into its columns of the
+// rows, then hashed in its lane, which releases its mapped pages; the rows go to the
+// write lane. Nothing is copied between the page cache and the rows but the write.
+func (gb *groupBands) group(grp []int) (err error) {
+	b, mt := gb.b, gb.mt
+	ss := make([]*shardIn, len(grp))
+	defer func() {
+		// The lanes may still read the mappings after an error.
+		if werr := gb.hl.wait(); err == nil {
+			err = werr
+		}
+		for _, s := range ss {
+			if s != nil {
+				s.close()
+			}
+		}
+	}()
+	for i, k := range grp {
+		if ss[i], err = gb.openShardIn(mt.Shards[k]); err != nil {
+			return err
+		}
+	}
+	var rm []byte
+	if gb.win == nil {
+		rm = grow(&gb.sc.img2, b.Band(0).DstLen)
+	}
+	for k := range b.Len() {
+		bd := b.Band(k)
+		rb := <-gb.rows
+		// One row more than the band: a window plan's footprint runs past the band's
+		// end by the window's offset in a row (padding it leaves alone).
+		all := grow(rb, (b.Band(0).Rows+1)*gb.rowBytes)
+		band := all[:bd.Rows*gb.rowBytes]
+		for i, sk := range grp {
+			s := ss[i]
+			// A ring buffer also when mapped: the bands not yet hashed, whose pages
+			// are not yet released, are no more than the ring.
+			r := <-gb.free
+			var in []byte
+			if s.img != nil {
+				in = s.img.Data[bd.SrcOff : bd.SrcOff+bd.SrcLen]
+			} else {
+				in = grow(&gb.sc.ring[r], b.Band(0).SrcLen)[:bd.SrcLen]
+				if _, err := s.f.ReadAt(in, bd.SrcOff); err != nil {
+					gb.free <- r
+					return fmt.Errorf("%s: %w", s.ms.File, err)
+				}
+			}
+			start := gb.pl.Shards[sk].Start
+			err := s.guard(func() error {
+				if gb.win != nil {
+					return gb.win.copy(k, all, in, start, gb.g, gb.eb)
+				}
+				if err := b.CopyBandBytes(k, rm[:bd.DstLen], in); err != nil {
+					return err
+				}
+				bdims := append([]int64{bd.Rows}, gb.g[1:]...)
+				wdims := append([]int64{bd.Rows}, gb.dst.Dims[1:]...)
+				scatterWindow(band, bdims, rm[:bd.DstLen], append([]int64{0}, start[1:]...), wdims, gb.eb)
+				return nil
+			})
+			if err != nil {
+				gb.free <- r
+				return err
+			}
+			gb.hl.do(i, func() error {
+				err := s.guard(func() error { s.h.Write(in); return nil })
+				if s.img != nil {
+					// Read once: its pages go, so resident memory stays a few bands.
+					s.img.ReleasePages(bd.SrcOff, bd.SrcOff+bd.SrcLen)
+				}
+				return err
+			}, func() { gb.free <- r })
+		}
+		gb.wl.do(0, func() error { _, err := gb.w.Write(band); return err }, func() { gb.rows <- rb })
+		if err := gb.wl.failed(); err != nil {
+			return err
+		}
+		if err := gb.hl.failed(); err != nil {
+			return err
+		}
+	}
+	if err := gb.hl.wait(); err != nil {
+		return err
+	}
+	for _, s := range ss {
+		if hex.EncodeToString(s.h.Sum(nil)) != s.ms.SHA256 {
+			return fmt.Errorf("%s does not match its sha256 in the manifest: the replicas of shard %v would disagree", s.ms.File, s.ms.Index)
+		}
+	}
+	return nil
+}
+
+// windowPlans relay out a band of a shard's image straight into the shard's window of
+// the band of global rows: the destination is the band's row-major [rows, dims 1…]
+// tiled by the global dims 1… (T(g1, …)), so that its rows lie at the global rows'
+// stride, and the plan leaves that tiling's padding (the other shards' columns) alone.
+// That saves a copy of every byte (the row-major band, then scattered into the rows).
+type windowPlans struct {
+	full, tail *relayout.Plan
+	n          int // the index of the tail band
+}
+
+// newWindowPlans plans band b's images into windows of rows of the global dims g, or
+// returns an error when they cannot be (the caller then scatters).
+func newWindowPlans(b *relayout.Bands, g []int64, img layout.Shape) (*windowPlans, error) {
+	if img.DType.StorageBits()%8 != 0 {
+		return nil, fmt.Errorf("%s elements are not whole bytes", img.DType)
+	}
+	plan := func(k int) (*relayout.Plan, error) {
+		_, src := b.Shapes(k)
+		win := rowMajor(img.DType, src.Dims)
+		win.Layout.Tiles = []layout.Tile{slices.Clone(g[1:])}
+		return relayout.NewPlan(win, src, relayout.WithPadLeave())
+	}
+	w := &windowPlans{n: b.Len() - 1}
+	var err error
+	if w.full, err = plan(0); err != nil {
+		return nil, err
+	}
+	if last := b.Len() - 1; b.Band(last).Rows != b.Band(0).Rows {
+		if w.tail, err = plan(last); err != nil {
+			return nil, err
+		}
+	}
+	return w, nil
+}
+
+// copy relays out band k of a shard's image, in, into rows (the band's global rows,
+// with one spare row after them), at the shard's columns: start is its first index.
+func (w *windowPlans) copy(k int, rows, in []byte, start, g []int64, eb int64) error {
+	p := w.full
+	if k == w.n && w.tail != nil {
+		p = w.tail
+	}
+	// The window's first byte: start's offset in a global row.
+	var off int64
+	stride := eb
+	for i := len(g) - 1; i >= 1; i-- {
+		off += start[i] * stride
+		stride *= g[i]
+	}
+	return p.CopyBytes(rows[off:off+p.DstBytes()], in)
 }
 
 // openShard opens a shard's image file and checks its size against the manifest.
