@@ -71,7 +71,7 @@ func gatherBanded(w io.Writer, dir outDir, mt ManifestTensor, dst layout.Shape, 
 		}
 	}
 	gb := &groupBands{w: buffer.ChunkedWriter{W: w}, dir: dir, mt: mt, dst: dst, pl: pl, b: b, g: g, eb: eb, rowBytes: rowBytes, sc: sc}
-	if gb.win, err = newWindowPlans(b, g, dst); err != nil {
+	if gb.win, err = newWindowPlans(b, g, true); err != nil {
 		if err := b.Compile(); err != nil {
 			return false, nil
 		}
@@ -223,7 +223,7 @@ func (gb *groupBands) group(grp []int) (err error) {
 			start := gb.pl.Shards[sk].Start
 			err := s.guard(func() error {
 				if gb.win != nil {
-					return gb.win.copy(k, all, in, start, gb.g, gb.eb)
+					return gb.win.copy(k, all, in, start)
 				}
 				if err := b.CopyBandBytes(k, rm[:bd.DstLen], in); err != nil {
 					return err
@@ -265,29 +265,43 @@ func (gb *groupBands) group(grp []int) (err error) {
 	return nil
 }
 
-// windowPlans relay out a band of a shard's image straight into the shard's window of
-// the band of global rows: the destination is the band's row-major [rows, dims 1…]
-// tiled by the global dims 1… (T(g1, …)), so that its rows lie at the global rows'
-// stride, and the plan leaves that tiling's padding (the other shards' columns) alone.
-// That saves a copy of every byte (the row-major band, then scattered into the rows).
+// windowPlans relay out the bands of a shard's image between the image and the
+// shard's window of the row-major global array, with no row-major copy of the window
+// between: the window side is the band's row-major [rows, dims 1…] tiled by the global
+// dims 1… (T(g1, …)), so that its rows lie at the global rows' stride. Into the window
+// (gather) the plans leave that tiling's padding (the other shards' columns) alone; out
+// of it (a conversion from a mapped checkpoint) padding is never read. That saves a copy
+// of every byte: the row-major band, scattered into the rows or gathered from them.
 type windowPlans struct {
 	full, tail *relayout.Plan
-	n          int // the index of the tail band
+	n          int     // the index of the tail band
+	g          []int64 // the global dims
+	eb         int64   // bytes of an element on the window side
 }
 
-// newWindowPlans plans band b's images into windows of rows of the global dims g, or
-// returns an error when they cannot be (the caller then scatters).
-func newWindowPlans(b *relayout.Bands, g []int64, img layout.Shape) (*windowPlans, error) {
-	if img.DType.StorageBits()%8 != 0 {
-		return nil, fmt.Errorf("%s elements are not whole bytes", img.DType)
+// newWindowPlans plans the bands b, whose dim is 0, into windows of the global dims g
+// (toWindow: b's destination is the window's dtype, row-major) or out of them (b's
+// source is), or returns an error when they cannot be planned (the caller then goes
+// through a row-major band).
+func newWindowPlans(b *relayout.Bands, g []int64, toWindow bool, opts ...relayout.Option) (*windowPlans, error) {
+	dst, src := b.Shapes(0)
+	win := src
+	if toWindow {
+		win = dst
+	}
+	if b.Dim() != 0 || win.DType.StorageBits()%8 != 0 || len(win.Dims) != len(g) || len(g) < 2 {
+		return nil, fmt.Errorf("no window plans for %s ← %s", dst, src)
 	}
 	plan := func(k int) (*relayout.Plan, error) {
-		_, src := b.Shapes(k)
-		win := rowMajor(img.DType, src.Dims)
-		win.Layout.Tiles = []layout.Tile{slices.Clone(g[1:])}
-		return relayout.NewPlan(win, src, relayout.WithPadLeave())
+		dst, src := b.Shapes(k)
+		if toWindow {
+			dst.Layout.Tiles = []layout.Tile{slices.Clone(g[1:])}
+			return relayout.NewPlan(dst, src, append(slices.Clone(opts), relayout.WithPadLeave())...)
+		}
+		src.Layout.Tiles = []layout.Tile{slices.Clone(g[1:])}
+		return relayout.NewPlan(dst, src, opts...)
 	}
-	w := &windowPlans{n: b.Len() - 1}
+	w := &windowPlans{n: b.Len() - 1, g: g, eb: int64(win.DType.StorageBits() / 8)}
 	var err error
 	if w.full, err = plan(0); err != nil {
 		return nil, err
@@ -300,21 +314,46 @@ func newWindowPlans(b *relayout.Bands, g []int64, img layout.Shape) (*windowPlan
 	return w, nil
 }
 
+// plan is band k's plan.
+func (w *windowPlans) plan(k int) *relayout.Plan {
+	if k == w.n && w.tail != nil {
+		return w.tail
+	}
+	return w.full
+}
+
+// offset is the byte offset in the row-major global array of the element at idx.
+func (w *windowPlans) offset(idx []int64) int64 {
+	var off int64
+	stride := w.eb
+	for i := len(w.g) - 1; i >= 0; i-- {
+		off += idx[i] * stride
+		stride *= w.g[i]
+	}
+	return off
+}
+
 // copy relays out band k of a shard's image, in, into rows (the band's global rows,
 // with one spare row after them), at the shard's columns: start is its first index.
-func (w *windowPlans) copy(k int, rows, in []byte, start, g []int64, eb int64) error {
-	p := w.full
-	if k == w.n && w.tail != nil {
-		p = w.tail
-	}
-	// The window's first byte: start's offset in a global row.
-	var off int64
-	stride := eb
-	for i := len(g) - 1; i >= 1; i-- {
-		off += start[i] * stride
-		stride *= g[i]
-	}
+func (w *windowPlans) copy(k int, rows, in []byte, start []int64) error {
+	p := w.plan(k)
+	off := w.offset(append([]int64{0}, start[1:]...))
 	return p.CopyBytes(rows[off:off+p.DstBytes()], in)
+}
+
+// from relays out band k of a shard's image into img from global, the whole row-major
+// array, where the band's window starts at index from. ok is false, with nothing done,
+// when the window's footprint runs past global's end (its last rows, in a shard that
+// is not the last of its rows: the caller gathers that band), else it returns the
+// bytes of global the band spans.
+func (w *windowPlans) from(k int, img, global []byte, from []int64) (lo, hi int64, ok bool, err error) {
+	p := w.plan(k)
+	off := w.offset(from)
+	end := off + p.SrcBytes()
+	if end > int64(len(global)) {
+		return 0, 0, false, nil
+	}
+	return off, end, true, p.CopyBytes(img, global[off:end])
 }
 
 // openShard opens a shard's image file and checks its size against the manifest.
