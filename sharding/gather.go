@@ -20,7 +20,7 @@ import (
 // that all its devices load), and the shards must cover every device of the mesh once
 // and tile the whole array. out is written to a temporary file and renamed. Images
 // banded along dim 0 (the default layouts') are read band by band, so that memory holds
-// about 32 MiB of global rows (gatherBandBytes); others one global tensor at a time.
+// about 8 MiB of global rows (gatherBandBytes); others one global tensor at a time.
 func Gather(dir, out string) (*Manifest, error) {
 	var m *Manifest
 	err := buffer.WriteFileAtomicFile(out, func(f *os.File) error {

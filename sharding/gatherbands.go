@@ -17,8 +17,10 @@ import (
 
 // gatherBandBytes is the size aimed at for the global rows gather assembles at once:
 // the images of the shards that hold the same rows are read band by band, each band
-// relaid out to row-major into its columns of the rows, and the rows written.
-var gatherBandBytes int64 = 32 << 20
+// relaid out to row-major into its columns of the rows, and the rows written. 8 MiB
+// rather than 32: the rows are still in the cache when the write lane copies them to
+// the file (2 GiB, data=2,model=4, task-clock 2.78 -> 2.58 s, RSS 104 -> 36 MiB).
+var gatherBandBytes int64 = 8 << 20
 
 // mapShards lets gather map local shard images (tests turn it off to cover reading).
 var mapShards = true
