@@ -73,8 +73,8 @@ func newImagePlan(dst layout.Shape, srcType layout.DType, target int64, opts []r
 // buffers that writeGroup's lanes hash and write while the next band converts (and
 // gatherBanded's read buffers); gband is gatherBanded's second buffer of rows.
 type scratch struct {
-	slab, img, img2, gband []byte
-	ring                   [][]byte
+	slab, img, gband []byte
+	ring             [][]byte
 }
 
 func grow(b *[]byte, n int64) []byte {

@@ -29,7 +29,8 @@ var mapShards = true
 // shard images from dir band by band: memory holds about gatherBandBytes of global
 // rows, however large the tensor. ok is false, with nothing done, when the images
 // cannot be read in bands of dim 0 (their majormost dim must be 0) or their rows do not
-// follow one another; the caller then gathers the tensor whole. A shard's checksum is
+// follow one another, or cannot be relaid out into their columns of the rows (see
+// windowPlans); the caller then gathers the tensor whole. A shard's checksum is
 // known after its last band: on a mismatch the rows before it are written already (a
 // file is then removed, as on any error; a stream gets the error after them).
 func gatherBanded(w io.Writer, dir outDir, mt ManifestTensor, dst layout.Shape, pl *Placement, sc *scratch) (ok bool, err error) {
@@ -72,12 +73,11 @@ func gatherBanded(w io.Writer, dir outDir, mt ManifestTensor, dst layout.Shape, 
 			return false, nil // not one group per row range of equal size: gather whole
 		}
 	}
-	gb := &groupBands{w: buffer.ChunkedWriter{W: w}, dir: dir, mt: mt, dst: dst, pl: pl, b: b, g: g, eb: eb, rowBytes: rowBytes, sc: sc}
-	if gb.win, err = newWindowPlans(b, g, true); err != nil {
-		if err := b.Compile(); err != nil {
-			return false, nil
-		}
+	win, werr := newWindowPlans(b, g, true)
+	if werr != nil {
+		return false, nil
 	}
+	gb := &groupBands{w: buffer.ChunkedWriter{W: w}, dir: dir, mt: mt, dst: dst, pl: pl, b: b, win: win, rowBytes: rowBytes, sc: sc}
 	// The shards' bytes are hashed in lanes (see lanes) while the next one is placed,
 	// and the assembled rows written in a lane of their own: read buffers go round a
 	// ring of lanes+1, the rows between two buffers.
@@ -115,9 +115,7 @@ type groupBands struct {
 	dst      layout.Shape // a shard's image
 	pl       *Placement
 	b        *relayout.Bands // bands of a shard's image, into row-major
-	win      *windowPlans    // nil: each band relaid out row-major, then scattered
-	g        []int64
-	eb       int64
+	win      *windowPlans    // the bands, into a shard's columns of the rows
 	rowBytes int64
 	sc       *scratch
 	hl, wl   *lanes
@@ -196,10 +194,6 @@ func (gb *groupBands) group(grp []int) (err error) {
 			return err
 		}
 	}
-	var rm []byte
-	if gb.win == nil {
-		rm = grow(&gb.sc.img2, b.Band(0).DstLen)
-	}
 	for k := range b.Len() {
 		bd := b.Band(k)
 		rb := <-gb.rows
@@ -223,18 +217,7 @@ func (gb *groupBands) group(grp []int) (err error) {
 				}
 			}
 			start := gb.pl.Shards[sk].Start
-			err := s.guard(func() error {
-				if gb.win != nil {
-					return gb.win.copy(k, all, in, start)
-				}
-				if err := b.CopyBandBytes(k, rm[:bd.DstLen], in); err != nil {
-					return err
-				}
-				bdims := append([]int64{bd.Rows}, gb.g[1:]...)
-				wdims := append([]int64{bd.Rows}, gb.dst.Dims[1:]...)
-				scatterWindow(band, bdims, rm[:bd.DstLen], append([]int64{0}, start[1:]...), wdims, gb.eb)
-				return nil
-			})
+			err := s.guard(func() error { return gb.win.copy(k, all, in, start) })
 			if err != nil {
 				gb.free <- r
 				return err
