@@ -2,8 +2,6 @@ package sharding
 
 import (
 	"cmp"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"hash"
 	"io"
@@ -108,7 +106,7 @@ func gatherBanded(w io.Writer, dir outDir, mt ManifestTensor, dst layout.Shape, 
 			if err != nil {
 				return true, err
 			}
-			fs[i], hs[i] = f, sha256.New()
+			fs[i], hs[i] = f, ms.newHash()
 		}
 		for k := range b.Len() {
 			bd := b.Band(k)
@@ -140,8 +138,8 @@ func gatherBanded(w io.Writer, dir outDir, mt ManifestTensor, dst layout.Shape, 
 		}
 		for i, sk := range grp {
 			ms := mt.Shards[sk]
-			if hex.EncodeToString(hs[i].Sum(nil)) != ms.SHA256 {
-				return true, fmt.Errorf("%s does not match its sha256 in the manifest: the replicas of shard %v would disagree", ms.File, ms.Index)
+			if ms.sumDiffers(hs[i]) != "" {
+				return true, ms.mismatch()
 			}
 			fs[i].Close()
 			fs[i] = nil
