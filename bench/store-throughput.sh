@@ -7,6 +7,7 @@
 #
 #   bash bench/store-throughput.sh            # 1 GiB
 #   SIZE_GIB=4 bash bench/store-throughput.sh # the issue's size (needs ~16 GiB of /tmp)
+#   TPULAYOUT=/tmp/tl-old bash bench/store-throughput.sh  # time that build, not this tree's
 #
 # Each line gives the client's CPU time (user+system) and the server's in that phase:
 # on one machine the server competes with the conversion for the same cores.
@@ -21,7 +22,11 @@ COLS=4096
 ROWS=$((SIZE_GIB * (1 << 30) / (4 * 4 * COLS)))
 WORK=$(mktemp -d /tmp/store-bench.XXXXXX)
 trap 'rm -rf "$WORK"' EXIT
-go build -o "$WORK/tpulayout" ./cmd/tpulayout
+if [ -n "${TPULAYOUT:-}" ]; then
+  cp "$TPULAYOUT" "$WORK/tpulayout"
+else
+  go build -o "$WORK/tpulayout" ./cmd/tpulayout
+fi
 go build -o "$WORK/storebench" ./bench/storebench
 
 CKPT="$WORK/model.safetensors"

@@ -1,8 +1,9 @@
 package sharding
 
 // This file writes a conversion's output to a bucket (s3://, gs://): each shard
-// image one object, with its SHA-256 and the conversion's fingerprint in its
-// metadata, the manifest last, so its presence means the rest is complete. A rerun
+// image one object, with its checksum (of the manifest's algorithm, under its name)
+// and the conversion's fingerprint in its metadata, and its CRC-32C handed to the
+// service, which refuses an upload whose bytes do not match it; the manifest last, so its presence means the rest is complete. A rerun
 // (of a killed process, say) skips the shards already there with the right size
 // and fingerprint. Objects under the prefix that tpulayout did not write stop the
 // conversion before anything is written.
@@ -23,9 +24,10 @@ import (
 	"github.com/tpulayout/tpulayout/store"
 )
 
-// Metadata keys of the objects a conversion writes.
+// Metadata keys of the objects a conversion writes; the checksum's key is its
+// algorithm's name (ChecksumCRC32C, ChecksumSHA256).
 const (
-	metaSHA256 = "sha256"
+	metaSHA256 = ChecksumSHA256  // the manifest's own
 	metaJob    = "tpulayout-job" // the fingerprint of the conversion and file
 )
 
@@ -37,6 +39,7 @@ type bucketSink struct {
 	fp     map[string]string // fingerprint by file name
 	found  map[string]store.Attrs
 	opt    *Options
+	sum    checksum // the job's
 }
 
 // present returns the checksums of files when every one is already in the bucket
@@ -49,17 +52,19 @@ func (s *bucketSink) present(files []string) ([]string, error) {
 	sums := make([]string, len(files))
 	for i, f := range files {
 		a, ok := s.found[f]
-		if !ok || a.Metadata[metaJob] != s.fp[f] || len(a.Metadata[metaSHA256]) != 64 {
+		if !ok || a.Metadata[metaJob] != s.fp[f] || !s.sum.valid(a.Metadata[s.sum.name]) {
 			return nil, nil
 		}
-		sums[i] = a.Metadata[metaSHA256]
+		sums[i] = a.Metadata[s.sum.name]
 	}
 	return sums, nil
 }
 
 // output writes files (names relative to the output) at once, with write given all
-// of them: into dir as writeFiles does, or as objects through the sink.
-func (j *Job) output(dir string, files []string, inTemp bool, write func(ws []io.Writer) error) error {
+// of them: into dir as writeFiles does, or as objects through the sink. hs, when
+// not nil, are hashes of the job's checksum that write feeds each file's bytes (the
+// sink then hashes nothing of its own).
+func (j *Job) output(dir string, files []string, inTemp bool, hs []hash.Hash, write func(ws []io.Writer) error) error {
 	if j.sink == nil {
 		paths := make([]string, len(files))
 		for i, f := range files {
@@ -67,12 +72,17 @@ func (j *Job) output(dir string, files []string, inTemp bool, write func(ws []io
 		}
 		return j.writeFiles(paths, inTemp, write)
 	}
-	return j.sink.put(files, write)
+	return j.sink.put(files, hs, write)
 }
 
-// put spools each file to a temporary local file (its checksum goes into the
-// object's metadata, which an upload sets before the bytes), then uploads them.
-func (s *bucketSink) put(files []string, write func(ws []io.Writer) error) (err error) {
+// put spools each file to a temporary local file, then uploads them. The spool is
+// kept, rather than streaming each object as it is converted: an upload declares its
+// checksum before its bytes (GCS's multipart upload, S3's PutObject header; a
+// trailing checksum fake-gcs-server does not check), and a failed upload is retried
+// from the file, not by converting again. hs are the files' hashes of the job's
+// checksum that write feeds (nil: put hashes); a CRC-32C for the service is that
+// hash when the job's checksum is CRC-32C, else one more, cheap, beside it.
+func (s *bucketSink) put(files []string, hs []hash.Hash, write func(ws []io.Writer) error) (err error) {
 	tmps := make([]*os.File, 0, len(files))
 	defer func() {
 		for _, f := range tmps {
@@ -82,7 +92,11 @@ func (s *bucketSink) put(files []string, write func(ws []io.Writer) error) (err 
 		}
 	}()
 	ws := make([]io.Writer, len(files))
-	hs := make([]hash.Hash, len(files))
+	own := hs == nil
+	if own {
+		hs = make([]hash.Hash, len(files))
+	}
+	crcs := make([]hash.Hash, len(files))
 	for i := range files {
 		release := s.opt.hold()
 		f, err := os.CreateTemp("", "tpulayout-shard-*.bin")
@@ -94,8 +108,15 @@ func (s *bucketSink) put(files []string, write func(ws []io.Writer) error) (err 
 		if err != nil {
 			return err
 		}
-		hs[i] = sha256.New()
-		ws[i] = io.MultiWriter(f, hs[i])
+		ws[i] = f
+		if own {
+			hs[i] = s.sum.New()
+			ws[i] = io.MultiWriter(ws[i], hs[i])
+		}
+		if crcs[i] = hs[i]; s.sum != sumCRC32C {
+			crcs[i] = sumCRC32C.New()
+			ws[i] = io.MultiWriter(ws[i], crcs[i])
+		}
 	}
 	if err := write(ws); err != nil {
 		return err
@@ -105,11 +126,12 @@ func (s *bucketSink) put(files []string, write func(ws []io.Writer) error) (err 
 		if err != nil {
 			return err
 		}
-		meta := map[string]string{metaSHA256: hex.EncodeToString(hs[i].Sum(nil)), metaJob: s.fp[f]}
-		if a, ok := s.found[f]; ok && a.Size == st.Size() && a.Metadata[metaJob] == meta[metaJob] && a.Metadata[metaSHA256] == meta[metaSHA256] {
+		key := s.sum.name
+		meta := map[string]string{key: s.sum.hex(hs[i]), metaJob: s.fp[f]}
+		if a, ok := s.found[f]; ok && a.Size == st.Size() && a.Metadata[metaJob] == meta[metaJob] && a.Metadata[key] == meta[key] {
 			continue // already there: a group rewritten for another of its shards
 		}
-		if err := s.b.PutFile(s.ctx, s.prefix+f, tmps[i], st.Size(), meta); err != nil {
+		if err := s.b.PutFileCRC32C(s.ctx, s.prefix+f, tmps[i], st.Size(), meta, crcs[i].Sum(nil)); err != nil {
 			return err
 		}
 	}
@@ -128,7 +150,7 @@ func (j *Job) WriteURL(out string) (*Manifest, error) {
 		return nil, err
 	}
 	prefix := dirPrefix(key)
-	s := &bucketSink{ctx: ctx, b: b, prefix: prefix, fp: map[string]string{}, found: map[string]store.Attrs{}, opt: &j.opt}
+	s := &bucketSink{ctx: ctx, b: b, prefix: prefix, fp: map[string]string{}, found: map[string]store.Attrs{}, opt: &j.opt, sum: j.sum}
 	if err := s.plan(j); err != nil {
 		return nil, err
 	}
@@ -272,7 +294,7 @@ func sha256Hex(b []byte) string {
 }
 
 // bucketFiles are the shard files of a merge on a bucket prefix, as its listing gives
-// them: each listed one there with its size and the SHA-256 its upload recorded (the
+// them: each listed one there with its size and the checksum its upload recorded (the
 // object's metadata; verify re-reads the bytes), and nothing else under the prefix but
 // the partial manifests.
 type bucketFiles struct {
@@ -300,8 +322,8 @@ func (b bucketFiles) check(rel string, ms ManifestShard, hash bool) string {
 			}
 			a = o.Attrs()
 		}
-		if sum := a.Metadata[metaSHA256]; sum != ms.SHA256 {
-			return fmt.Sprintf("has sha256 %q in its metadata, the manifest says %s", sum, ms.SHA256)
+		if c, want := ms.sum(); a.Metadata[c.name] != want {
+			return fmt.Sprintf("has %s %q in its metadata, the manifest says %s", c.name, a.Metadata[c.name], want)
 		}
 		return ""
 	}

@@ -37,7 +37,10 @@ type ConvertOptions struct {
 	Process, Processes int
 	// Pad is what the images' padding holds, as convert's --pad: zero (also ""),
 	// leave, or a number each tensor's image type holds exactly (convert.CheckPad).
-	Pad             string
+	Pad string
+	// Checksum is the images' checksum in the manifest: ChecksumCRC32C (also "") or
+	// ChecksumSHA256.
+	Checksum        string
 	RelayoutOptions []relayout.Option
 	// Target, when set, replaces ResolveTarget(To, DType, shard, …) and the check of
 	// Pad for each tensor.
@@ -177,6 +180,9 @@ func NewConversion(o ConvertOptions) (*Conversion, error) {
 	if o.To == "" {
 		return nil, usage(missingTo)
 	}
+	if _, err := checksumNamed(o.Checksum); err != nil {
+		return nil, usage("bad --checksum %q: want %s (the default) or %s", o.Checksum, ChecksumCRC32C, ChecksumSHA256)
+	}
 	mesh, err := ParseMesh(o.Mesh, o.Devices)
 	if err != nil {
 		return nil, &ConvertError{Usage: true, Msg: "--mesh", Err: err}
@@ -220,7 +226,7 @@ func NewConversion(o ConvertOptions) (*Conversion, error) {
 	}
 	job, err := Prepare(ckpt, Options{
 		Mesh: mesh, SpecFor: specFor, To: o.To, Source: o.Checkpoint, Names: names,
-		Process: o.Process, Processes: o.Processes, RelayoutOptions: ropts,
+		Process: o.Process, Processes: o.Processes, RelayoutOptions: ropts, Checksum: o.Checksum,
 		Target: target, Written: o.Written, Hold: o.Hold, Track: o.Track, Untrack: o.Untrack,
 	})
 	if err != nil {

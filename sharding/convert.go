@@ -1,8 +1,6 @@
 package sharding
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash"
@@ -34,6 +32,8 @@ type Options struct {
 	// means one process.
 	Process, Processes int
 	RelayoutOptions    []relayout.Option
+	// Checksum is the images' checksum: ChecksumCRC32C (also ""), or ChecksumSHA256.
+	Checksum string
 	// Written, when set, is called after each image file with its name and size.
 	Written func(file string, bytes int64)
 	// Hold, Track and Untrack let a command remove temporary output when a signal
@@ -75,6 +75,7 @@ type Job struct {
 	tensors []tensorJob
 	sync    *syncer     // syncs and closes the files of a one-process conversion
 	sink    *bucketSink // set when writing to a bucket (see bucketout.go)
+	sum     checksum    // the images' checksum (Options.Checksum)
 }
 
 type tensorJob struct {
@@ -91,6 +92,10 @@ type tensorJob struct {
 // tensors' dims, targets, plans; nothing is written.
 func Prepare(ckpt *Checkpoint, opt Options) (*Job, error) {
 	j := &Job{ckpt: ckpt, opt: opt}
+	var err error
+	if j.sum, err = checksumNamed(opt.Checksum); err != nil {
+		return nil, err
+	}
 	if opt.Processes == 0 {
 		opt.Processes, j.opt.Processes = 1, 1
 	}
@@ -277,7 +282,7 @@ func (j *Job) Bytes() int64 {
 // process (dir is then its temporary directory, inTemp), or this process's partial
 // manifest (see Merge). The manifest comes last.
 func (j *Job) write(dir string, inTemp bool) (*Manifest, error) {
-	m := &Manifest{Format: ManifestFormat, Source: j.opt.Source, To: j.opt.To, Checksum: "sha256",
+	m := &Manifest{Format: ManifestFormat, Source: j.opt.Source, To: j.opt.To, Checksum: j.sum.name,
 		Mesh: ManifestMesh{Axes: j.opt.Mesh.Axes, Sizes: j.opt.Mesh.Sizes, Devices: j.opt.Mesh.Devices}}
 	if j.opt.Processes > 1 {
 		m.Process = fmt.Sprintf("%d/%d", j.opt.Process, j.opt.Processes)
@@ -323,13 +328,13 @@ func (j *Job) write(dir string, inTemp bool) (*Manifest, error) {
 			starts := make([][]int64, len(group))
 			for i, k := range group {
 				files[i] = shardFile(t.dir, &t.pl.Shards[k])
-				hs[i] = sha256.New()
+				hs[i] = j.sum.New()
 				starts[i] = t.pl.Shards[k].Start
 			}
 			var n int64
 			sums, err := j.sink.present(files) // a rerun's shards already in the bucket
 			if sums == nil && err == nil {
-				err = j.output(dir, files, inTemp, func(ws []io.Writer) error {
+				err = j.output(dir, files, inTemp, hs, func(ws []io.Writer) error {
 					// A mapped source truncated meanwhile is an error naming it, not SIGBUS.
 					return buffer.GuardFaults("source "+t.t.File.Path, func() (err error) {
 						n, err = t.plan.writeGroup(ws, hs, src, starts, sc)
@@ -354,12 +359,13 @@ func (j *Job) write(dir string, inTemp bool) (*Manifest, error) {
 						devs = append(devs, d)
 					}
 				}
-				sum := hex.EncodeToString(hs[i].Sum(nil))
+				sum := j.sum.hex(hs[i])
 				if sums != nil {
 					sum = sums[i]
 				}
-				mt.Shards = append(mt.Shards, ManifestShard{Index: s.Index, Ranges: t.pl.Ranges(s), Devices: devs,
-					File: files[i], Bytes: n, SHA256: sum})
+				ms := ManifestShard{Index: s.Index, Ranges: t.pl.Ranges(s), Devices: devs, File: files[i], Bytes: n}
+				ms.setSum(j.sum, sum)
+				mt.Shards = append(mt.Shards, ms)
 			}
 		}
 		src.Close()
@@ -382,7 +388,7 @@ func (j *Job) write(dir string, inTemp bool) (*Manifest, error) {
 	if m.Process != "" {
 		name = PartialName(j.opt.Process, j.opt.Processes)
 	}
-	err = j.output(dir, []string{name}, inTemp, func(ws []io.Writer) error {
+	err = j.output(dir, []string{name}, inTemp, nil, func(ws []io.Writer) error {
 		_, err := ws[0].Write(js)
 		return err
 	})

@@ -18,7 +18,8 @@
 // default layout), gathered band by band from the memory-mapped source so that memory
 // stays bounded; manifest.json lists per device its coordinates and files, and per
 // tensor its spec, shard shape, layout and shards (index ranges, devices, file, size,
-// SHA-256). A conversion can be split over N processes as JAX multi-host splits
+// checksum: CRC-32C by default, or SHA-256, as Options.Checksum says; see ChecksumCRC32C).
+// A conversion can be split over N processes as JAX multi-host splits
 // devices (Mesh.ProcessDevices); Merge joins their partial manifests after checking
 // the files they list (sizes and checksums), that every process read the same source
 // (ManifestSource fingerprints) and that nothing else is in the directory. Verify
@@ -37,7 +38,8 @@
 // directory or bucket prefix; ConvertSummary and Report print themselves (WriteText).
 //
 // Manifests and rules files are read strictly (ParseManifest, ParseRules): an unknown
-// key, a key given twice or a checksum other than sha256 is an error, never ignored.
+// key, a key given twice, a checksum other than crc32c or sha256, or a shard's sum not
+// of the manifest's algorithm is an error, never ignored.
 // Temporaries are held locked while written, so that a rerun after SIGKILL removes
 // the stale ones of a killed run (see buffer.RemoveStaleTemps) and no others.
 package sharding

@@ -1,8 +1,6 @@
 package sharding
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -146,9 +144,10 @@ func readShard(dir outDir, ms ManifestShard, dst layout.Shape, sc *scratch) ([]b
 	if _, err := readAt(f, data, 0); err != nil {
 		return nil, err
 	}
-	sum := sha256.Sum256(data)
-	if hex.EncodeToString(sum[:]) != ms.SHA256 {
-		return nil, fmt.Errorf("%s does not match its sha256 in the manifest: the replicas of shard %v would disagree", ms.File, ms.Index)
+	h := ms.newHash()
+	h.Write(data)
+	if ms.sumDiffers(h) != "" {
+		return nil, ms.mismatch()
 	}
 	img, err := buffer.Wrap(dst, data)
 	if err != nil {

@@ -2,8 +2,6 @@ package sharding
 
 import (
 	"cmp"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"hash"
@@ -157,7 +155,7 @@ func (gb *groupBands) openShardIn(ms ManifestShard) (*shardIn, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &shardIn{ms: ms, f: f, h: sha256.New()}
+	s := &shardIn{ms: ms, f: f, h: ms.newHash()}
 	if sf, ok := f.(sizedFile); ok && mapShards {
 		img, err := buffer.MapFile(sf.File, gb.dst)
 		switch {
@@ -243,8 +241,8 @@ func (gb *groupBands) group(grp []int) (err error) {
 		return err
 	}
 	for _, s := range ss {
-		if hex.EncodeToString(s.h.Sum(nil)) != s.ms.SHA256 {
-			return fmt.Errorf("%s does not match its sha256 in the manifest: the replicas of shard %v would disagree", s.ms.File, s.ms.Index)
+		if s.ms.sumDiffers(s.h) != "" {
+			return s.ms.mismatch()
 		}
 	}
 	return nil

@@ -71,7 +71,7 @@ func TestGatherBanded(t *testing.T) {
 		img, _ := os.ReadFile(last)
 		img[len(img)-1] ^= 1
 		os.WriteFile(last, img, 0o644)
-		if _, err := Gather(out, piece); err == nil || !strings.Contains(err.Error(), "does not match its sha256") {
+		if _, err := Gather(out, piece); err == nil || !strings.Contains(err.Error(), "does not match its crc32c") {
 			t.Errorf("%s: banded gather of a changed shard: %v", c.Name, err)
 		}
 	}

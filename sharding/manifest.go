@@ -22,7 +22,8 @@ const ManifestFormat = "tpulayout-sharded-1"
 const ManifestName = "manifest.json"
 
 // Manifest describes a sharded conversion: the mesh, each device's files and each
-// tensor's shards. Checksums are SHA-256 of the image files.
+// tensor's shards. Checksum names the algorithm of the image files' checksums:
+// ChecksumCRC32C or ChecksumSHA256.
 type Manifest struct {
 	Format   string           `json:"format"`
 	Source   string           `json:"source"`
@@ -65,14 +66,15 @@ type ManifestTensor struct {
 
 // ManifestShard is one distinct shard, written once for all the devices that hold
 // it: its position, index ranges [start, end) per dim, devices, file, size and
-// SHA-256.
+// checksum, of the algorithm the manifest names (see Checksum).
 type ManifestShard struct {
 	Index   []int      `json:"index"`
 	Ranges  [][2]int64 `json:"ranges"`
 	Devices DeviceIDs  `json:"devices"`
 	File    string     `json:"file"`
 	Bytes   int64      `json:"bytes"`
-	SHA256  string     `json:"sha256"`
+	SHA256  string     `json:"sha256,omitempty"` // when the manifest's checksum is sha256
+	CRC32C  string     `json:"crc32c,omitempty"` // when it is crc32c (8 hex digits, big-endian)
 }
 
 // ReadManifest reads a manifest file (at most MaxManifestBytes), strictly: see
@@ -90,7 +92,8 @@ func ReadManifest(path string) (*Manifest, error) {
 }
 
 // ParseManifest parses a manifest's text. A key it does not know, a key given twice,
-// another format or a checksum other than sha256 are errors: a manifest is what merge,
+// another format, a checksum other than crc32c or sha256, or a shard whose checksum
+// is not one well-formed sum of the manifest's algorithm are errors: a manifest is what merge,
 // verify and gather trust, so nothing in it may be silently ignored.
 func ParseManifest(data []byte) (*Manifest, error) {
 	var m Manifest
@@ -100,13 +103,17 @@ func ParseManifest(data []byte) (*Manifest, error) {
 	if m.Format != ManifestFormat {
 		return nil, fmt.Errorf("format %q, want %q", m.Format, ManifestFormat)
 	}
-	if m.Checksum != "sha256" {
-		return nil, fmt.Errorf("checksum %q, want \"sha256\" (the only one written or checked)", m.Checksum)
+	if err := m.checkSums(); err != nil {
+		return nil, err
 	}
 	if m.Devices == nil {
 		if err := m.deviceTable(); err != nil {
 			return nil, err
 		}
+	} else if _, err := NewMesh(m.Mesh.Axes, m.Mesh.Sizes, m.Mesh.Devices); err != nil {
+		// Checked here too: Marshal leaves an empty device table out, and the
+		// manifest it prints must parse again (FuzzManifestGather found one that did not).
+		return nil, fmt.Errorf("mesh: %w", err)
 	}
 	return &m, nil
 }
@@ -232,7 +239,7 @@ func (d dirFiles) unlisted(listed map[string]bool) string { return unlisted(stri
 
 // MergeWith is Merge with options. Besides what the partial manifests say of each
 // other, it checks the directory: every listed file is there with its listed size
-// and (unless Quick) SHA-256, each tensor's shards are where its spec puts them, all
+// and (unless Quick) checksum, each tensor's shards are where its spec puts them, all
 // processes read the same source (sizes and fingerprints of its files), and nothing
 // is there that no manifest lists, but for stale temporaries of a killed run, which it
 // removes (see buffer.RemoveStaleTemps).
@@ -287,8 +294,9 @@ func MergeWith(dir string, opt MergeOptions) (*Manifest, error) {
 		}
 		if out == nil {
 			out = &Manifest{Format: p.Format, Source: p.Source, To: p.To, Sources: p.Sources, Checksum: p.Checksum, Mesh: p.Mesh}
-		} else if p.Source != out.Source || p.To != out.To || !sameMesh(p.Mesh, out.Mesh) || !slices.Equal(p.Sources, out.Sources) {
+		} else if p.Source != out.Source || p.To != out.To || p.Checksum != out.Checksum || !sameMesh(p.Mesh, out.Mesh) || !slices.Equal(p.Sources, out.Sources) {
 			var d []string
+			d = differ(d, "checksum", out.Checksum, p.Checksum)
 			d = differ(d, "source", out.Source, p.Source)
 			d = differ(d, "--to", out.To, p.To)
 			for k := range max(len(p.Sources), len(out.Sources)) {
@@ -339,10 +347,11 @@ func MergeWith(dir string, opt MergeOptions) (*Manifest, error) {
 			}
 			for _, s := range t.Shards {
 				if prev, ok := shards[t.Name][s.File]; ok {
-					if prev.SHA256 != s.SHA256 || prev.Bytes != s.Bytes {
+					if prev.SHA256 != s.SHA256 || prev.CRC32C != s.CRC32C || prev.Bytes != s.Bytes {
 						var d []string
 						d = differ(d, "bytes", prev.Bytes, s.Bytes)
 						d = differ(d, "sha256", prev.SHA256, s.SHA256)
+						d = differ(d, "crc32c", prev.CRC32C, s.CRC32C)
 						return nil, fmt.Errorf("sharding: shard %s (tensor %q, shard %v) was written with different contents by two processes, %s and %s: %s",
 							s.File, t.Name, s.Index, shardFrom[[2]string{t.Name, s.File}], parts[i], strings.Join(d, "; "))
 					}

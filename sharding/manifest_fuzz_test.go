@@ -1,6 +1,7 @@
 package sharding
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,6 +44,12 @@ func FuzzManifestGather(f *testing.F) {
 	}
 	f.Add(seed)
 	f.Add([]byte(`{"format":"tpulayout-sharded-1","checksum":"sha256","mesh":{"axes":["d"],"sizes":[1048576]},"devices":[],"tensors":[]}`))
+	f.Add([]byte(`{"format":"tpulayout-sharded-1","checksum":"crc32c","mesh":{"axes":["d"],"sizes":[2]},"devices":[],"tensors":[]}`))
+	// A manifest of before crc32c, naming sha256: the images beside it are the same.
+	if old, err := os.ReadFile(filepath.Join(fixtureDir, "v1-sha256", "whole", ManifestName)); err == nil {
+		f.Add(old)
+		f.Add(bytes.Replace(old, []byte(`"checksum": "sha256"`), []byte(`"checksum": "crc32c"`), 1))
+	}
 	out := filepath.Join(f.TempDir(), "out.safetensors")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := ParseManifest(data)
@@ -74,6 +81,10 @@ func FuzzMergeInput(f *testing.F) {
 	}
 	f.Add(seed)
 	f.Add([]byte(`{"format":"tpulayout-sharded-1","checksum":"sha256","process":"0/2","mesh":{"axes":["d"],"sizes":[4]},"devices":[{"id":0}],"tensors":[]}`))
+	// Process 0's of a sha256 conversion beside process 1's of a crc32c one.
+	if old, err := os.ReadFile(filepath.Join(fixtureDir, "v1-sha256", "partial", PartialName(0, 2))); err == nil {
+		f.Add(old)
+	}
 	tmp := f.TempDir()
 	f.Fuzz(func(t *testing.T, data []byte) {
 		dir, err := os.MkdirTemp(tmp, "m")

@@ -20,8 +20,8 @@ func TestMergeNamesWhatDiffers(t *testing.T) {
 			[]string{"layout f32[8,256]{1,0} in the first, f32[8,256]{0,1} in the second"}},
 		{"shape", `"shape": [16,256]`, `"shape": [16,128]`,
 			[]string{"shape [16 256] in the first, [16 128] in the second"}},
-		{"checksum", `"sha256": "9eeb`, `"sha256": "0eeb`,
-			[]string{`shard x/0_0.bin (tensor "x", shard [0 0]) was written with different contents by two processes, ` + p0 + ` and ` + p1 + `: sha256 9eeb`, "in the first, 0eeb"}},
+		{"checksum", `"crc32c": "b4b3`, `"crc32c": "04b3`,
+			[]string{`shard x/0_0.bin (tensor "x", shard [0 0]) was written with different contents by two processes, ` + p0 + ` and ` + p1 + `: crc32c b4b3`, "in the first, 04b3"}},
 		{"target", `"to": "f32"`, `"to": "bf16"`,
 			[]string{p0 + ` and ` + p1 + ` describe different conversions: --to f32 in the first, bf16 in the second`}},
 	}

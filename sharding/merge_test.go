@@ -12,7 +12,10 @@ import (
 
 // partials converts the mesh2d_repl_f32 fixture (mesh data=2,model=2, P("model"):
 // every shard on one device of each process) as two processes into a new directory.
-func partials(t testing.TB) string {
+func partials(t testing.TB) string { return partialsSummed(t, "", "") }
+
+// partialsSummed is partials with the checksum of each process's images.
+func partialsSummed(t testing.TB, sums ...string) string {
 	t.Helper()
 	ckpt, err := OpenCheckpoint(filepath.Join(fixtureDir, "mesh2d_repl_f32.safetensors"))
 	if err != nil {
@@ -22,7 +25,7 @@ func partials(t testing.TB) string {
 	spec, _ := ParseSpec(`P("model")`)
 	dir := filepath.Join(t.TempDir(), "out")
 	for i := range 2 {
-		_, err := ConvertDir(ckpt, dir, Options{Mesh: mesh, Process: i, Processes: 2, To: "f32",
+		_, err := ConvertDir(ckpt, dir, Options{Mesh: mesh, Process: i, Processes: 2, To: "f32", Checksum: sums[i],
 			SpecFor: func(string) (Spec, error) { return spec, nil },
 			Target:  func(_ safetensors.TensorInfo, s layout.Shape) (layout.Shape, error) { return s, nil }})
 		if err != nil {
@@ -72,7 +75,8 @@ func TestMergeErrors(t *testing.T) {
 		}, "of 2 and of 3"},
 		{"replica", func(t *testing.T, dir string) {
 			m, _ := ReadManifest(filepath.Join(dir, PartialName(1, 2)))
-			edit(t, filepath.Join(dir, PartialName(1, 2)), m.Tensors[0].Shards[0].SHA256, strings.Repeat("0", 64))
+			_, sum := m.Tensors[0].Shards[0].Checksum()
+			edit(t, filepath.Join(dir, PartialName(1, 2)), sum, strings.Repeat("0", len(sum)))
 		}, "different contents"},
 		{"target", func(t *testing.T, dir string) {
 			edit(t, filepath.Join(dir, PartialName(1, 2)), `"to": "f32"`, `"to": "bf16"`)

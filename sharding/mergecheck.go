@@ -1,8 +1,6 @@
 package sharding
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -64,7 +62,7 @@ func checkMergedFiles(dir string, m *Manifest, opt MergeOptions, parts map[int]s
 	return nil
 }
 
-// checkShardFile checks one listed image file's size and, with hash, its SHA-256; it
+// checkShardFile checks one listed image file's size and, with hash, its checksum; it
 // returns what is wrong ("").
 func checkShardFile(path string, ms ManifestShard, hash bool) string {
 	f, err := os.Open(path)
@@ -88,12 +86,12 @@ func checkShardFile(path string, ms ManifestShard, hash bool) string {
 	if !hash {
 		return ""
 	}
-	h := sha256.New()
+	h := ms.newHash()
 	if _, err := io.Copy(h, f); err != nil {
 		return err.Error()
 	}
-	if sum := hex.EncodeToString(h.Sum(nil)); sum != ms.SHA256 {
-		return fmt.Sprintf("has sha256 %s, the manifest says %s", sum, ms.SHA256)
+	if msg := ms.sumDiffers(h); msg != "" {
+		return "has " + msg
 	}
 	return ""
 }

@@ -8,9 +8,7 @@ package sharding
 import (
 	"cmp"
 	"context"
-	"crypto/sha256"
 	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -258,7 +256,7 @@ func readAt(r io.ReaderAt, p []byte, off int64) (int, error) {
 // is wrong (""); a wrong checksum is said first.
 func verifyStreamed(f outFile, ms ManifestShard, dst layout.Shape, ix *layout.Indexer, src *verifySource, start []int64, vs *vscratch) (int64, string) {
 	size := f.Size()
-	h := sha256.New()
+	h := ms.newHash()
 	var next int64 // the bytes before next are hashed
 	hashTo := func(end int64) error {
 		for next < end {
@@ -292,8 +290,8 @@ func verifyStreamed(f outFile, ms ManifestShard, dst layout.Shape, ix *layout.In
 	if err := hashTo(size); err != nil {
 		return next, err.Error()
 	}
-	if sum := hex.EncodeToString(h.Sum(nil)); sum != ms.SHA256 {
-		return size, fmt.Sprintf("sha256 %s, the manifest says %s", sum, ms.SHA256)
+	if msg := ms.sumDiffers(h); msg != "" {
+		return size, msg
 	}
 	if msg != "" || ix.LogicalElements() == 0 {
 		return size, msg

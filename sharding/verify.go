@@ -2,8 +2,6 @@ package sharding
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -214,7 +212,7 @@ func verifyShard(od outDir, rel string, ms ManifestShard, dst layout.Shape, src 
 	// fresh one per shard was the garbage that doubled the heap), each 1 MiB hashed as
 	// the next is read; a larger one is hashed in 1 MiB reads of its own (io.Copy would
 	// take os.File's WriteTo, 32 KiB at a time) and mapped.
-	h := sha256.New()
+	h := ms.newHash()
 	ln := newLanes(1)
 	defer ln.close()
 	// A bucket's object under buffer.MmapThreshold is read whole, by ranges, then hashed.
@@ -252,10 +250,7 @@ func verifyShard(od outDir, rel string, ms ManifestShard, dst layout.Shape, src 
 		if err := ln.close(); err != nil {
 			return err.Error()
 		}
-		if sum := hex.EncodeToString(h.Sum(nil)); sum != ms.SHA256 {
-			return fmt.Sprintf("sha256 %s, the manifest says %s", sum, ms.SHA256)
-		}
-		return ""
+		return ms.sumDiffers(h)
 	}
 	if ix.LogicalElements() == 0 {
 		return st.Size(), checked()

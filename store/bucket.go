@@ -12,6 +12,10 @@ import (
 // ErrNotExist is wrapped by the errors for a missing bucket or object.
 var ErrNotExist = errors.New("does not exist")
 
+// ErrChecksum is wrapped by the error of an upload whose bytes, as the store received
+// them, do not match the checksum it was given.
+var ErrChecksum = errors.New("does not match its checksum")
+
 // ErrChanged is wrapped by the error of a read from an object that was replaced or
 // changed size since it was opened.
 var ErrChanged = errors.New("changed since it was opened")
@@ -31,7 +35,10 @@ type backend interface {
 	// readAt fills p from off in the object a.Key, which must still be of a's
 	// version (when not empty) and size, else ErrChanged; a short read is an error.
 	readAt(ctx context.Context, a Attrs, p []byte, off int64) error
-	put(ctx context.Context, key string, r io.Reader, size int64, meta map[string]string) error
+	// put writes the object whole; crc32c, when not nil, is the CRC-32C (Castagnoli,
+	// 4 big-endian bytes) of its bytes, which the store checks (refusing the upload
+	// when they differ) and keeps.
+	put(ctx context.Context, key string, r io.Reader, size int64, meta map[string]string, crc32c []byte) error
 	list(ctx context.Context, prefix string) ([]Attrs, error)
 	remove(ctx context.Context, key string) error
 	// bucketExists tells a missing bucket from a missing object after a 404.
@@ -117,7 +124,7 @@ func (b *Bucket) ReadAll(ctx context.Context, key string) ([]byte, error) {
 // Put writes the object key whole from r, which holds size bytes, with user
 // metadata meta. The object appears under key only once complete.
 func (b *Bucket) Put(ctx context.Context, key string, r io.Reader, size int64, meta map[string]string) error {
-	if err := b.be.put(ctx, key, r, size, meta); err != nil {
+	if err := b.be.put(ctx, key, r, size, meta, nil); err != nil {
 		return b.errf(key, err)
 	}
 	return nil
@@ -126,8 +133,20 @@ func (b *Bucket) Put(ctx context.Context, key string, r io.Reader, size int64, m
 // PutFile writes the object key whole from the first size bytes of r (a local
 // file, say), retried as reads are: each try reads r again from the start.
 func (b *Bucket) PutFile(ctx context.Context, key string, r io.ReaderAt, size int64, meta map[string]string) error {
+	return b.PutFileCRC32C(ctx, key, r, size, meta, nil)
+}
+
+// PutFileCRC32C is PutFile with the CRC-32C (Castagnoli) of the bytes, 4 bytes
+// big-endian, computed where they were made: the store checks the bytes it receives
+// against it and refuses the upload when they differ (S3's x-amz-checksum-crc32c,
+// GCS's crc32c; the file system checks it before the rename), so nothing changed on
+// the way is kept. That refusal is an error wrapping ErrChecksum.
+func (b *Bucket) PutFileCRC32C(ctx context.Context, key string, r io.ReaderAt, size int64, meta map[string]string, crc32c []byte) error {
+	if crc32c != nil && len(crc32c) != 4 {
+		return b.errf(key, fmt.Errorf("a CRC-32C has 4 bytes, not %d", len(crc32c)))
+	}
 	err := b.Retry.do(ctx, func(ctx context.Context) error {
-		return b.be.put(ctx, key, io.NewSectionReader(r, 0, size), size, meta)
+		return b.be.put(ctx, key, io.NewSectionReader(r, 0, size), size, meta, crc32c)
 	})
 	if err != nil {
 		return b.errf(key, err)

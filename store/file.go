@@ -1,9 +1,11 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"io/fs"
 	"os"
@@ -61,8 +63,10 @@ func (fileBackend) readAt(_ context.Context, a Attrs, p []byte, off int64) error
 	return err
 }
 
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
 // put writes through a temporary file beside key, renamed into place.
-func (fileBackend) put(_ context.Context, key string, r io.Reader, size int64, _ map[string]string) (err error) {
+func (fileBackend) put(_ context.Context, key string, r io.Reader, size int64, _ map[string]string, crc []byte) (err error) {
 	dir := filepath.Dir(key)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -77,12 +81,16 @@ func (fileBackend) put(_ context.Context, key string, r io.Reader, size int64, _
 			os.Remove(f.Name())
 		}
 	}()
-	n, err := io.Copy(f, r)
+	h := crc32.New(castagnoli)
+	n, err := io.Copy(io.MultiWriter(f, h), r)
 	if err != nil {
 		return err
 	}
 	if size >= 0 && n != size {
 		return fmt.Errorf("wrote %d bytes, want %d", n, size)
+	}
+	if got := h.Sum(nil); crc != nil && !bytes.Equal(got, crc) {
+		return fmt.Errorf("%w: CRC-32C %x, the upload said %x", ErrChecksum, got, crc)
 	}
 	if err := f.Chmod(0o644); err != nil {
 		return err

@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -62,6 +63,7 @@ type gcsObject struct {
 	Size       string            `json:"size"`
 	Generation string            `json:"generation"`
 	Metadata   map[string]string `json:"metadata,omitempty"`
+	CRC32C     string            `json:"crc32c,omitempty"` // base64 of the 4 big-endian bytes
 }
 
 func (o gcsObject) attrs() (Attrs, error) {
@@ -169,8 +171,15 @@ func (g *gcsBackend) readAt(ctx context.Context, a Attrs, p []byte, off int64) e
 
 // put is a multipart upload: the object's metadata, then its bytes, in one request,
 // so the object appears whole or not at all.
-func (g *gcsBackend) put(ctx context.Context, key string, r io.Reader, size int64, meta map[string]string) error {
-	js, err := json.Marshal(gcsObject{Name: trimKey(key), Metadata: meta})
+//
+// A crc32c given goes in the metadata part; GCS checks the bytes against it and
+// answers 400 when they differ.
+func (g *gcsBackend) put(ctx context.Context, key string, r io.Reader, size int64, meta map[string]string, crc32c []byte) error {
+	o := gcsObject{Name: trimKey(key), Metadata: meta}
+	if crc32c != nil {
+		o.CRC32C = base64.StdEncoding.EncodeToString(crc32c)
+	}
+	js, err := json.Marshal(o)
 	if err != nil {
 		return err
 	}
@@ -210,6 +219,10 @@ func (g *gcsBackend) put(ctx context.Context, key string, r io.Reader, size int6
 	req.Header.Set("Content-Type", "multipart/related; boundary="+mw.Boundary())
 	resp, err := g.do(req)
 	pr.CloseWithError(errors.New("upload ended")) // stops the writer if the request did
+	var se *StatusError
+	if crc32c != nil && errors.As(err, &se) && se.Code == http.StatusBadRequest && strings.Contains(strings.ToLower(se.Msg), "crc32c") {
+		return fmt.Errorf("%w (%s)", ErrChecksum, se.Msg)
+	}
 	if err != nil {
 		return err
 	}

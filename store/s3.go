@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -105,6 +106,8 @@ func (s *s3Backend) s3Err(err error) error {
 		return fmt.Errorf("object %w", ErrNotExist)
 	case r.Code == "PreconditionFailed" || r.StatusCode == http.StatusPreconditionFailed:
 		return ErrChanged
+	case r.Code == "BadDigest" || r.Code == "InvalidChecksum":
+		return fmt.Errorf("%w (%s: %s)", ErrChecksum, r.Code, r.Message)
 	case r.StatusCode == http.StatusForbidden && s.anonymous():
 		return &StatusError{Code: r.StatusCode, Msg: "access denied, and no S3 credentials were found " +
 			"(AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE with a shared credentials file, or a role)"}
@@ -166,7 +169,26 @@ func (s *s3Backend) readAt(ctx context.Context, a Attrs, p []byte, off int64) er
 	return nil
 }
 
-func (s *s3Backend) put(ctx context.Context, key string, r io.Reader, size int64, meta map[string]string) error {
+// maxSinglePut is the largest object S3 takes in one PutObject.
+const maxSinglePut = 5 << 30
+
+// put uploads the object. With a crc32c, an object up to maxSinglePut goes in one
+// PutObject declaring it (x-amz-checksum-crc32c), which the server checks, answering
+// BadDigest when the bytes differ; the payload is then not also signed with SHA-256
+// (UNSIGNED-PAYLOAD over plain HTTP too), since the CRC-32C already covers it. Larger
+// ones, and uploads without a crc32c, go in parts of 16 MiB as before.
+func (s *s3Backend) put(ctx context.Context, key string, r io.Reader, size int64, meta map[string]string, crc32c []byte) error {
+	if crc32c != nil && size >= 0 && size <= maxSinglePut {
+		um := make(map[string]string, len(meta)+1)
+		for k, v := range meta {
+			um[k] = v
+		}
+		um["x-amz-checksum-crc32c"] = base64.StdEncoding.EncodeToString(crc32c)
+		_, err := s.c.PutObject(ctx, s.bucket, trimKey(key), r, size, "", "", minio.PutObjectOptions{
+			UserMetadata: um, ContentType: "application/octet-stream", DisableContentSha256: true,
+		})
+		return s.s3Err(err)
+	}
 	_, err := s.c.Client.PutObject(ctx, s.bucket, trimKey(key), r, size, minio.PutObjectOptions{
 		UserMetadata: meta, ContentType: "application/octet-stream", PartSize: 16 << 20, // one part buffered at a time: bounded memory
 	})

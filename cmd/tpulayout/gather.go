@@ -17,7 +17,7 @@ var gatherVerb = &verb{
 	summary:  "reassemble the global arrays of a sharded conversion",
 	detail: `Gather reads the device images of a sharded conversion in OUTDIR and writes the
 global arrays to OUT.safetensors, row-major in the images' dtype. Each shard's file is
-checked against its size and SHA-256 in the manifest (a replicated shard is one file that
+checked against its size and checksum in the manifest (CRC-32C or SHA-256, as it names) (a replicated shard is one file that
 all its devices load, so this is where replicas are checked to agree), and the shards
 must place every device of the mesh as the spec says, each shard in the file its
 index names. OUT is written to a temporary file and renamed (a symbolic link is written

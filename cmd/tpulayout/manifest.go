@@ -22,11 +22,12 @@ read the same source (each source file's size and a fingerprint of its contents)
 converted it onto the same mesh and layout, that every device is covered once, that a
 shard written by several processes (replicas on devices of different hosts) has the
 same checksum each time, that each tensor's shards are where its spec puts them, and
-that every listed file is there with its size and SHA-256 (--quick: sizes only). It
+that every listed file is there with its size and checksum (--quick: sizes only);
+partial manifests of different checksums (convert --checksum) do not merge. It
 removes the temporaries a killed process left and refuses any other file that no
 manifest lists. verify compares the images with the source, element by element.`,
 	define: func(fs *flag.FlagSet) func([]string, io.Writer) error {
-		quick := fs.Bool("quick", false, "check the shard files' sizes only, not their SHA-256")
+		quick := fs.Bool("quick", false, "check the shard files' sizes only, not their checksums")
 		asJSON := fs.Bool("json", false, "print the merged manifest as JSON")
 		return func(pos []string, w io.Writer) error {
 			if len(pos) == 0 || pos[0] != "merge" {

@@ -13,8 +13,8 @@ import (
 
 // shardFlags are convert's flags for a sharded conversion (--mesh and its company).
 type shardFlags struct {
-	mesh, spec, rules, devices, process string
-	json                                bool
+	mesh, spec, rules, devices, process, checksum string
+	json                                          bool
 }
 
 // defineShardFlags adds the sharded conversion's flags to convert's flag set.
@@ -25,13 +25,14 @@ func defineShardFlags(fs *flag.FlagSet) *shardFlags {
 	fs.StringVar(&s.rules, "rules", "", "sharded conversion: a JSON `FILE` of rules (regex on tensor name → PartitionSpec, first match wins; a default)")
 	fs.StringVar(&s.devices, "devices", "", "sharded conversion: the device `IDS` in row-major order of the mesh (default 0,1,…)")
 	fs.StringVar(&s.process, "process", "", "sharded conversion: write only the devices of process `I/N` (JAX multi-host split); merge with 'tpulayout manifest merge'")
+	fs.StringVar(&s.checksum, "checksum", "", "sharded conversion: the images' checksum `ALGO` in the manifest: crc32c (the default; what GCS and S3 check, at memory speed) or sha256 (also tamper evidence, about 15x slower)")
 	fs.BoolVar(&s.json, "json", false, "sharded conversion: print the summary (manifest path, bytes, tensors, manifest) as JSON")
 	return s
 }
 
 // active reports whether any sharding flag was given.
 func (s *shardFlags) active() bool {
-	return s.mesh != "" || s.spec != "" || s.rules != "" || s.devices != "" || s.process != "" || s.json
+	return s.mesh != "" || s.spec != "" || s.rules != "" || s.devices != "" || s.process != "" || s.checksum != "" || s.json
 }
 
 // run is convert with --mesh: CKPT (a .safetensors file or a sharded checkpoint's
@@ -41,7 +42,7 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 		return usagef("--json is for a sharded conversion (--mesh); convert prints no report otherwise")
 	}
 	if s.mesh == "" {
-		return usagef("--spec, --rules, --devices and --process need --mesh, the device mesh (such as data=2,model=4)")
+		return usagef("--spec, --rules, --devices, --process and --checksum need --mesh, the device mesh (such as data=2,model=4)")
 	}
 	if err := newJob("", out).CheckOutName(); err != nil {
 		return err
@@ -60,7 +61,7 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 	}
 	o := sharding.ConvertOptions{
 		Checkpoint: in, Out: out, Mesh: s.mesh, Spec: s.spec, Rules: s.rules, To: c.to,
-		DType: c.dtype, Tensor: c.tensor, All: c.all, Pad: c.pad,
+		DType: c.dtype, Tensor: c.tensor, All: c.all, Pad: c.pad, Checksum: s.checksum,
 		// As convert's: an interrupt removes the temporary output.
 		Hold: convert.HoldTemps, Track: convert.TrackHeld, Untrack: convert.Untrack,
 	}

@@ -56,7 +56,7 @@ func TestMergeChecksFiles(t *testing.T) {
 				f.Write([]byte{0})
 				f.Close()
 			}},
-		{name: "byte changed", want: "has sha256",
+		{name: "byte changed", want: "has crc32c",
 			spoil: func(out string) {
 				f, _ := os.OpenFile(filepath.Join(out, shard), os.O_WRONLY, 0)
 				f.WriteAt([]byte{0x5a}, 100)
@@ -138,7 +138,8 @@ func TestRulesFileStrict(t *testing.T) {
 }
 
 // TestManifestStrict: "checksum": "md5" was accepted and sha256 used anyway; an
-// unknown key was ignored.
+// unknown key was ignored. A manifest naming one checksum over shards of the other
+// is refused too.
 func TestManifestStrict(t *testing.T) {
 	dir := shardCheckpoint(t)
 	out := filepath.Join(t.TempDir(), "out")
@@ -146,9 +147,10 @@ func TestManifestStrict(t *testing.T) {
 	mp := filepath.Join(out, "manifest.json")
 	good := string(readFile(t, mp))
 	for _, c := range []struct{ old, new, want string }{
-		{`"checksum": "sha256"`, `"checksum": "md5"`, `checksum "md5"`},
-		{`"checksum": "sha256"`, `"checksum": "sha256", "signed": true`, `unknown key "signed"`},
-		{`"checksum": "sha256"`, `"checksum": "sha256", "checksum": "sha256"`, `key "checksum" is given twice`},
+		{`"checksum": "crc32c"`, `"checksum": "md5"`, `checksum "md5"`},
+		{`"checksum": "crc32c"`, `"checksum": "sha256"`, `has crc32c, the manifest's checksum is sha256`},
+		{`"checksum": "crc32c"`, `"checksum": "crc32c", "signed": true`, `unknown key "signed"`},
+		{`"checksum": "crc32c"`, `"checksum": "crc32c", "checksum": "crc32c"`, `key "checksum" is given twice`},
 	} {
 		writeText(t, mp, strings.Replace(good, c.old, c.new, 1))
 		wantUsageError(t, []string{"gather", out, filepath.Join(t.TempDir(), "g.safetensors")}, c.want)
@@ -164,7 +166,7 @@ func TestGatherChecksShardFiles(t *testing.T) {
 	mustRun(t, "convert", filepath.Join(dir, "model.safetensors"), out, "--all", "--mesh", "data=2,model=4", "--rules", embedRules(t), "--to", "tpu:v5e")
 	mp := filepath.Join(out, "manifest.json")
 	good := string(readFile(t, mp))
-	// Swap embed's two shards' "file" and "sha256" lines.
+	// Swap embed's two shards' "file" and "crc32c" lines.
 	lines := strings.Split(good, "\n")
 	var at []int
 	for i, l := range lines {
@@ -176,7 +178,7 @@ func TestGatherChecksShardFiles(t *testing.T) {
 		t.Fatalf("embed has %d shard files in the manifest", len(at))
 	}
 	lines[at[0]], lines[at[1]] = lines[at[1]], lines[at[0]]
-	lines[at[0]+2], lines[at[1]+2] = lines[at[1]+2], lines[at[0]+2] // sha256 two lines below
+	lines[at[0]+2], lines[at[1]+2] = lines[at[1]+2], lines[at[0]+2] // crc32c two lines below
 	writeText(t, mp, strings.Join(lines, "\n"))
 	g := filepath.Join(t.TempDir(), "g.safetensors")
 	wantUsageError(t, []string{"gather", out, g}, `shard [0 0] is in file "embed/1_0.bin", want "embed/0_0.bin"`)

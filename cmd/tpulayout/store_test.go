@@ -183,8 +183,8 @@ func download(t *testing.T, prefix string) string {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if st.Metadata["sha256"] != sha256Hex(data) {
-				t.Errorf("%s: metadata sha256 %q, contents %s", a.Key, st.Metadata["sha256"], sha256Hex(data))
+			if st.Metadata["crc32c"] != crc32cHex(data) {
+				t.Errorf("%s: metadata crc32c %q, contents %s", a.Key, st.Metadata["crc32c"], crc32cHex(data))
 			}
 		}
 		p := filepath.Join(dir, filepath.FromSlash(rel))
@@ -254,7 +254,7 @@ func TestStoreConvertToBucket(t *testing.T) {
 			if err := b.Put(ctx, img.Key, bytes.NewReader(zeros), img.Size, nil); err != nil {
 				t.Fatal(err)
 			}
-			if _, errOut, code := runCmd(t, "manifest", "merge", tampered); code != 2 || !strings.Contains(errOut, "sha256") {
+			if _, errOut, code := runCmd(t, "manifest", "merge", tampered); code != 2 || !strings.Contains(errOut, "crc32c") {
 				t.Errorf("merge after an image was replaced: exit %d, %q", code, errOut)
 			}
 			if err := b.Delete(ctx, img.Key); err != nil {
@@ -415,7 +415,7 @@ func TestStoreVerifyGatherByRanges(t *testing.T) {
 				old := buffer.MmapThreshold
 				buffer.MmapThreshold = threshold
 				v, _, code := runCmd(t, "verify", out)
-				if code != 1 || !strings.Contains(v, "layers.0.mlp.w1/0_0.bin: sha256") {
+				if code != 1 || !strings.Contains(v, "layers.0.mlp.w1/0_0.bin: crc32c") {
 					t.Errorf("verify of a changed image (images of %d bytes and more by bands): exit %d, %q", threshold, code, v)
 				}
 				buffer.MmapThreshold = old

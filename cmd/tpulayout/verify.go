@@ -17,7 +17,7 @@ var verifyVerb = &verb{
 tpulayout convert … --mesh …) and checks it against OUTDIR/manifest.json and the source
 checkpoint (the manifest's source, or --source): each tensor's placement is recomputed
 from its spec and the mesh, each device's file list checked, each file's size and
-SHA-256, and each image's contents, read back to row-major and compared with the
+checksum (the manifest's: CRC-32C or SHA-256), and each image's contents, read back to row-major and compared with the
 source's window converted to the image's dtype (and a sample of elements through the
 layout's index math). Exit status 1 lists what differs.`,
 	define: func(fs *flag.FlagSet) func([]string, io.Writer) error {

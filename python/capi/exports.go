@@ -15,6 +15,7 @@ import (
 	"unsafe"
 
 	"github.com/tpulayout/tpulayout/relayout"
+	"github.com/tpulayout/tpulayout/sharding"
 )
 
 // Every export returns 0 on success; on failure it returns 1 and sets *err to the
@@ -140,6 +141,23 @@ func tl_validate(dump unsafe.Pointer, dumpLen C.int64_t, dumpShape *C.char, ref 
 		return setErr(err, e)
 	}
 	*out = C.CString(string(b))
+	return 0
+}
+
+// tl_checksum stores in *out the checksum alg (crc32c, sha256: a manifest's
+// "checksum") of the n bytes at p, in lowercase hex as the manifest writes it: Python's
+// check of an image against its manifest (its standard library has no CRC-32C).
+//
+//export tl_checksum
+func tl_checksum(alg *C.char, p unsafe.Pointer, n C.int64_t, out, err **C.char) (rc C.int) {
+	data := bytesOf(p, n)
+	defer guardBufs(err, &rc, namedBuf{"image", data})
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	sum, e := sharding.ChecksumOf(C.GoString(alg), data)
+	if e != nil {
+		return setErr(err, e)
+	}
+	*out = C.CString(sum)
 	return 0
 }
 

@@ -34,7 +34,7 @@ type reportRequest struct {
 	Dir    string `json:"dir"`    // verify, gather, merge, open: a sharded conversion's OUTDIR (a directory or bucket prefix)
 	Source string `json:"source"` // verify: the checkpoint ("" for the manifest's)
 	Out    string `json:"out"`    // gather: the .safetensors file to write; shard: OUTDIR
-	Quick  bool   `json:"quick"`  // merge: sizes only, not SHA-256
+	Quick  bool   `json:"quick"`  // merge: sizes only, not checksums
 
 	// shard: the sharded conversion, as sharding.ConvertOptions names its fields.
 	Checkpoint string          `json:"checkpoint"`
@@ -48,6 +48,7 @@ type reportRequest struct {
 	Processes  int             `json:"processes"`
 	Pad        string          `json:"pad"` // zero, leave or value (with PadValue)
 	PadValue   float64         `json:"pad_value"`
+	Checksum   string          `json:"checksum"` // crc32c ("") or sha256
 }
 
 // cliError is an error of the sharded conversion's verbs with the CLI's message (see
@@ -67,7 +68,7 @@ func asCLI(err error) error {
 // shardOptions are the request's sharded conversion.
 func (q *reportRequest) shardOptions() (sharding.ConvertOptions, error) {
 	o := sharding.ConvertOptions{Checkpoint: q.Checkpoint, Out: q.Out, Mesh: q.Mesh, Spec: q.Spec, To: q.To, DType: q.DType, Tensor: q.Tensor, All: q.All,
-		Process: q.Process, Processes: q.Processes}
+		Process: q.Process, Processes: q.Processes, Checksum: q.Checksum}
 	if len(q.Rules) > 0 && string(q.Rules) != "null" {
 		if json.Unmarshal(q.Rules, &o.Rules) != nil { // not a path: the rules themselves
 			o.RulesJSON = q.Rules

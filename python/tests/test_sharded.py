@@ -92,6 +92,8 @@ CASES = [  # (Python keywords, the CLI's flags)
      ["--mesh", "x=4", "--spec", "P()", "--to", "{1,0:T(8,128)}", "--devices", "3,1,0,2", "--all"]),
     (dict(mesh="data=2,model=2", rules="RULES", to="tpu:v4", pad=7),
      ["--mesh", "data=2,model=2", "--rules", "RULES", "--to", "tpu:v4", "--pad", "7", "--all"]),
+    (dict(mesh="data=2,model=2", rules="RULES", to="tpu:v5e", checksum="sha256"),
+     ["--mesh", "data=2,model=2", "--rules", "RULES", "--to", "tpu:v5e", "--checksum", "sha256", "--all"]),
     (dict(mesh="model=4", spec='P(None, "model")', to="tpu:v5e", tensor="embed", devices="0,1,2,3"),
      ["--mesh", "model=4", "--spec", 'P(None, "model")', "--to", "tpu:v5e", "--tensor", "embed", "--devices", "0,1,2,3"]),
 ]
@@ -170,9 +172,43 @@ def test_sharded_reads_what_gather_writes(cli, ckpt, rules, tmp_path):
     data = bytearray(img.read_bytes())
     data[0] ^= 1
     img.write_bytes(bytes(data))
-    with pytest.raises(tpulayout.InputError, match="does not match its sha256"):
+    with pytest.raises(tpulayout.InputError, match="does not match its crc32c"):
         tpulayout.Sharded(out).array("embed")
     assert tpulayout.Sharded(out, check=False).array("embed").shape == (64, 256)
+
+
+@pytest.mark.parametrize("checksum", ["crc32c", "sha256"])
+def test_sharded_checks_either_checksum(ckpt, rules, tmp_path, checksum):
+    out = tmp_path / "out"
+    tpulayout.shard(ckpt, out, mesh="data=2,model=2", rules=rules, to="tpu:v5e", checksum=checksum)
+    with tpulayout.Sharded(out) as s:
+        assert s.manifest["checksum"] == checksum
+        shard = s.manifest["tensors"][0]["shards"][0]
+        assert set(shard) & {"crc32c", "sha256"} == {checksum}
+        a = s.array(s.tensors[0])
+    img = out / shard["file"]
+    data = bytearray(img.read_bytes())
+    data[-1] ^= 0x01
+    img.write_bytes(bytes(data))
+    with pytest.raises(tpulayout.InputError, match=f"does not match its {checksum}"):
+        tpulayout.Sharded(out).array(s.tensors[0])
+    assert tpulayout.Sharded(out, check=False).array(s.tensors[0]).shape == a.shape
+
+
+def test_sharded_reads_old_sha256_outdirs(cli, tmp_path):
+    """The output of a version that wrote only sha256 manifests still loads, verifies and
+    merges, and reads as gather writes it."""
+    old = ROOT / "testdata" / "sharding" / "v1-sha256"
+    src = ROOT / "testdata" / "sharding" / "mesh2d_repl_f32.safetensors"
+    assert tpulayout.verify(old / "whole", src)["problems"] == []
+    run_cli(cli, "gather", old / "whole", tmp_path / "g.safetensors")
+    gathered = read_safetensors(tmp_path / "g.safetensors")
+    with tpulayout.Sharded(old / "whole") as s:
+        assert s.manifest["checksum"] == "sha256"
+        assert s.array("x").tobytes() == gathered["x"][1]
+    import shutil
+    shutil.copytree(old / "partial", tmp_path / "partial")
+    assert tpulayout.merge(tmp_path / "partial") == json.loads((old / "whole" / "manifest.json").read_text())
 
 
 def cli_error(cli, *args):

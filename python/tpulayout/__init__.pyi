@@ -312,7 +312,7 @@ class VerifyReport(TypedDict):
 def shard(checkpoint: PathLike, out_dir: PathLike, *, mesh: str, spec: Optional[str] = ...,
           rules: Union[PathLike, Dict[str, Any], Sequence[Any], None] = ..., to: str, dtype: Optional[str] = ...,
           devices: Union[Sequence[int], str, None] = ..., process: Optional[Tuple[int, int]] = ...,
-          tensor: Optional[str] = ..., pad: Pad = ...) -> ShardSummary:
+          tensor: Optional[str] = ..., pad: Pad = ..., checksum: Optional[str] = ...) -> ShardSummary:
     """Converts a safetensors checkpoint (a file or an index .json; a path or an s3://,
     gs:// URL) into per-device images of the mesh in out_dir (a new or empty directory,
     or a bucket prefix): `tpulayout convert CKPT OUT_DIR --mesh ... --all --json`. One of
@@ -320,7 +320,8 @@ def shard(checkpoint: PathLike, out_dir: PathLike, *, mesh: str, spec: Optional[
     {"match", "spec"} dicts or (match, spec) pairs); to is tpu:GEN, a layout alone {...},
     a dtype, a shape or hlo:MODULE.txt:param=N; dtype applies to floating-point tensors; devices are the ids in
     row-major mesh order; process=(i, n) writes process i of n's devices and its
-    partial manifest (join with merge); tensor converts one tensor only. Bad input
+    partial manifest (join with merge); tensor converts one tensor only; checksum is
+    the images' checksum, "crc32c" (the default) or "sha256" (--checksum). Bad input
     raises InputError with the CLI's message."""
 def merge(out_dir: PathLike, *, quick: bool = ...) -> Manifest:
     """Joins the processes' partial manifests in out_dir into manifest.json after
@@ -332,7 +333,8 @@ def manifest(out_dir: PathLike) -> Manifest:
 class Sharded:
     """A finished sharded conversion opened for reading (a directory, or a bucket
     prefix copied to a temporary directory until close()); images are checked against
-    their size and, with check=True, SHA-256, and read with from_device."""
+    their size and, with check=True, the checksum the manifest names (crc32c or sha256,
+    computed by the Go library), and read with from_device."""
     path: str                      # out_dir as given
     dir: str                       # where the images are read
     manifest: Manifest

@@ -81,7 +81,7 @@ def blockspec(array: Any, block: Sequence[int], *, gen: Optional[str] = None,
 def verify(outdir: Any, source: Any = None) -> dict:
     """Checks a sharded conversion (:func:`shard`, ``tpulayout convert … --mesh …``) in
     outdir, a directory or a bucket prefix, as ``tpulayout verify --json`` does: every tensor's placement recomputed from its spec and the
-    mesh, each device's files, each file's size and SHA-256, and each image's contents
+    mesh, each device's files, each file's size and checksum, and each image's contents
     against the source checkpoint (the manifest's, or ``source``). Returns a dict:
     ``tensors``, ``shards``, ``bytes`` checked, ``problems`` (dicts: tensor, file, msg;
     empty when all is well) and the ``manifest``. Raises only when it cannot start,

@@ -5,7 +5,6 @@ reader of its per-device images through :func:`from_device`."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import shutil
@@ -15,6 +14,7 @@ import numpy as np
 
 from ._core import _pad_args, from_device
 from ._errors import InputError
+from ._lib import call_string, lib
 from ._reports import _report
 
 
@@ -48,7 +48,7 @@ def _rules(rules: Any) -> Any:
 def shard(checkpoint: Any, out_dir: Any, *, mesh: str, spec: Optional[str] = None,
           rules: Any = None, to: str, dtype: Optional[str] = None,
           devices: Any = None, process: Optional[Tuple[int, int]] = None,
-          tensor: Optional[str] = None, pad: Any = 0) -> dict:
+          tensor: Optional[str] = None, pad: Any = 0, checksum: Optional[str] = None) -> dict:
     """Converts a safetensors checkpoint (a file, or a sharded checkpoint's index
     .json; a path or an s3:// or gs:// URL) into the per-device images of a mesh in
     out_dir (a new or empty directory, or a bucket prefix), as ``tpulayout convert
@@ -62,7 +62,8 @@ def shard(checkpoint: Any, out_dir: Any, *, mesh: str, spec: Optional[str] = Non
     gives each shard; ``dtype`` the images' element type for floating-point tensors; ``devices`` the ids
     in row-major mesh order (a list, or text "0,1,2,3"); ``process=(i, n)`` writes
     process i of n's devices and its partial manifest (join them with :func:`merge`);
-    ``tensor`` converts one tensor only. Returns the dict ``--json`` prints:
+    ``tensor`` converts one tensor only; ``checksum`` is the images' checksum in the
+    manifest, ``"crc32c"`` (the default, as ``--checksum``) or ``"sha256"``. Returns the dict ``--json`` prints:
     ``manifest_path``, ``bytes``, ``tensors`` (name, spec, layout, shards), ``guessed``
     (with ``to="tpu:GEN"``, the tensors whose default layout is a guess: the CLI's note)
     and the ``manifest``. Bad options raise :class:`InputError` with the CLI's message."""
@@ -79,14 +80,15 @@ def shard(checkpoint: Any, out_dir: Any, *, mesh: str, spec: Optional[str] = Non
     return _report(report="shard", checkpoint=_path(checkpoint), out=_path(out_dir), mesh=str(mesh),
                    spec=spec or "", rules=_rules(rules), to=str(to),
                    dtype=dtype or "", devices=devices, process=proc, processes=procs,
-                   tensor=tensor or "", all=tensor is None, pad=padmode.decode(), pad_value=padvalue)
+                   tensor=tensor or "", all=tensor is None, pad=padmode.decode(), pad_value=padvalue,
+                   checksum=checksum or "")
 
 
 def merge(out_dir: Any, *, quick: bool = False) -> dict:
     """Joins the partial manifests that the processes of a sharded conversion
     (:func:`shard` with ``process=(i, n)``) wrote into out_dir's manifest.json, as
     ``tpulayout manifest merge --json`` does, after checking that they agree and that
-    every listed file is there with its size and SHA-256 (``quick``: sizes only; a
+    every listed file is there with its size and checksum (``quick``: sizes only; a
     bucket prefix always checks both). Returns the merged manifest."""
     return _report(report="merge", dir=_path(out_dir), quick=bool(quick))
 
@@ -106,7 +108,8 @@ class Sharded:
     manifest; :meth:`device_arrays` gives what one device holds, :meth:`shard` one
     tensor's shard there, and :meth:`array` a tensor's global array, each read back
     from the images with :func:`from_device`. Every image read is checked against its
-    size and (``check=True``, the default) its SHA-256 in the manifest."""
+    size and (``check=True``, the default) its checksum in the manifest, of the
+    algorithm the manifest names (crc32c or sha256), computed by the Go library."""
 
     def __init__(self, out_dir: Any, *, check: bool = True):
         self._copy: Optional[str] = None
@@ -142,8 +145,11 @@ class Sharded:
         data = np.fromfile(path, dtype=np.uint8)
         if data.size != s["bytes"]:
             raise InputError(f"tpulayout: {s['file']} has {data.size} bytes, the manifest says {s['bytes']}")
-        if self.check and hashlib.sha256(data).hexdigest() != s["sha256"]:
-            raise InputError(f"tpulayout: {s['file']} does not match its sha256 in the manifest")
+        if self.check:
+            alg = self.manifest["checksum"]  # Go checked that every shard carries it
+            got = call_string(lib.tl_checksum, alg.encode(), data.ctypes.data, data.nbytes)
+            if got != s[alg]:
+                raise InputError(f"tpulayout: {s['file']} does not match its {alg} in the manifest")
         return from_device(data, t["layout"])
 
     def shard(self, tensor: str, device: int) -> np.ndarray:
