@@ -44,12 +44,13 @@ func openRemoteCheckpoint(url string) (*Checkpoint, error) {
 // openBucketCheckpoint reads the checkpoint at key in b by ranges.
 func openBucketCheckpoint(ctx context.Context, b *store.Bucket, key string) (*Checkpoint, error) {
 	url := b.URL(key)
-	c := &Checkpoint{Path: url, objects: map[*safetensors.File]*store.Object{}}
+	c := &Checkpoint{Path: url, objects: map[*safetensors.File]*store.Object{}, samples: map[*store.Object]*fpSampler{}}
 	open := func(key string) (*safetensors.File, error) {
 		o, err := b.Object(ctx, key)
 		if err != nil {
 			return nil, err
 		}
+		c.samples[o] = sample(o) // from the header's read on
 		sf, err := safetensors.OpenReader(o, o.Size(), o.URL())
 		if err != nil {
 			return nil, err
