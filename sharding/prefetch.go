@@ -36,18 +36,20 @@ var aheadHits, aheadMisses atomic.Int64
 type window struct{ start, dims []int64 }
 
 // steps lists, in the order writeGroup gathers them, the windows of starts: one
-// step a band of the group (its shards read the same source rows), or one shard of
-// a plan without bands. It must follow writeGroup's loops exactly.
+// step a band of the group, or the whole group for a plan without bands (its shards
+// read the same source rows, fetched once: as a step a shard, a group of four
+// shards of a small tensor read four times its bytes, the gaps between one shard's
+// rows spanned). It must follow writeGroup's loops exactly.
 func (p *imagePlan) steps(starts [][]int64) [][]window {
 	if p.bands == nil && p.whole == nil {
 		return nil
 	}
 	if p.whole != nil {
-		var ss [][]window
+		var step []window
 		for _, start := range starts {
-			ss = append(ss, []window{{slices.Clone(start), slices.Clone(p.dst.Dims)}})
+			step = append(step, window{slices.Clone(start), slices.Clone(p.dst.Dims)})
 		}
-		return ss
+		return [][]window{step}
 	}
 	b, d := p.bands, p.bands.Dim()
 	var ss [][]window
@@ -110,7 +112,8 @@ func (j *Job) announce() (stop func()) {
 	}
 	// Enough buffers for the largest step, so the fetcher can always finish the step
 	// the conversion waits for.
-	sp := &spans{free: make(chan []byte, max(int(RemoteAheadBytes/maxSpan), most, 1))}
+	sp := &spans{free: make(chan []byte, max(int(RemoteAheadBytes/maxSpan), most, 1)),
+		inFlight: make(chan struct{}, max(RemoteInFlight, 1))}
 	for range cap(sp.free) {
 		sp.free <- nil // allocated when first used
 	}
@@ -129,10 +132,11 @@ func (j *Job) announce() (stop func()) {
 
 // spans are the read buffers that a conversion's fetchers share.
 type spans struct {
-	free   chan []byte    // maxSpan bytes each, or nil for one not yet allocated
-	reads  sync.WaitGroup // reads in flight into them
-	mu     sync.Mutex
-	mapped [][]byte // those outside the Go heap (see mapSpan)
+	free     chan []byte    // maxSpan bytes each, or nil for one not yet allocated
+	inFlight chan struct{}  // a token a read: RemoteInFlight for all the fetchers
+	reads    sync.WaitGroup // reads in flight into them
+	mu       sync.Mutex
+	mapped   [][]byte // those outside the Go heap (see mapSpan)
 }
 
 // get takes a buffer, waiting for one to be free, or returns nil once stop is closed.
@@ -266,7 +270,7 @@ func (r *remoteSource) fetch(pf *prefetch) {
 			return
 		}
 	}
-	sem := make(chan struct{}, max(RemoteInFlight, 1))
+	sem := pf.sp.inFlight // shared: the next tensor's reads start while this one's end
 	for s, st := range pf.steps {
 		var wg sync.WaitGroup
 		var mu sync.Mutex
