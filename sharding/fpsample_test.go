@@ -90,9 +90,7 @@ func writeTemp(t *testing.T, data []byte) string {
 // anyway, reading few blocks of it again, and the fingerprint is the file's. A
 // process that converts half the shards reads the blocks it did not see.
 func TestFingerprintFromReads(t *testing.T) {
-	oldSpan := maxSpan
-	maxSpan = 64 << 10
-	defer func() { maxSpan = oldSpan }()
+	defer setSpans(64<<10, maxGap, RemoteAheadBytes)()
 	in := filepath.Join(t.TempDir(), "m.safetensors")
 	rng := rand.New(rand.NewPCG(7, 8))
 	var bufs []safetensors.NamedBuffer

@@ -27,9 +27,10 @@ import (
 // removed (as a killed process leaves it) skips the rest's groups and still gathers
 // every window it converts from the announced ones.
 func TestServerPrefetchManyTensors(t *testing.T) {
-	oldSpan, oldGap, oldAhead, oldBand := maxSpan, maxGap, RemoteAheadBytes, RemoteBandBytes
-	maxSpan, maxGap, RemoteAheadBytes, RemoteBandBytes = 256, 64, 2*256, 4096
-	defer func() { maxSpan, maxGap, RemoteAheadBytes, RemoteBandBytes = oldSpan, oldGap, oldAhead, oldBand }()
+	defer setSpans(256, 64, 2*256)()
+	oldBand := RemoteBandBytes
+	RemoteBandBytes = 4096
+	defer func() { RemoteBandBytes = oldBand }()
 	dir := t.TempDir()
 	in := filepath.Join(dir, "m.safetensors")
 	rng := rand.New(rand.NewPCG(3, 4))

@@ -23,7 +23,7 @@ import (
 var RemoteInFlight = 8
 
 var (
-	// maxSpan is the most one ranged read asks for.
+	// maxSpan is the most one ranged read asks for, but for reads ahead (aheadSpan).
 	maxSpan int64 = 4 << 20
 	// maxGap is the widest gap between two runs of a window that one read spans
 	// (the gap's bytes are read and dropped) rather than making two requests.
@@ -255,21 +255,24 @@ type piece struct {
 
 // pieces groups runs into reads of at most maxSpan bytes, spanning gaps of up to
 // maxGap; a run longer than maxSpan is split.
-func pieces(rs []run) []piece {
+func pieces(rs []run) []piece { return piecesOf(rs, maxSpan) }
+
+// piecesOf is pieces with reads of at most span bytes.
+func piecesOf(rs []run, span int64) []piece {
 	var ps []piece
 	for _, r := range rs {
 		for r.n > 0 {
 			if l := len(ps) - 1; l >= 0 {
 				p := &ps[l]
 				gap := r.off - (p.off + p.n)
-				if gap <= maxGap && p.n+gap+r.n <= maxSpan {
+				if gap <= maxGap && p.n+gap+r.n <= span {
 					p.n += gap + r.n
 					p.rs = append(p.rs, r)
 					break
 				}
 			}
 			c := r
-			c.n = min(r.n, maxSpan)
+			c.n = min(r.n, span)
 			ps = append(ps, piece{off: c.off, n: c.n, rs: []run{c}})
 			r.off, r.o, r.n = r.off+c.n, r.o+c.n, r.n-c.n
 		}

@@ -20,9 +20,7 @@ import (
 // about once per read of maxSpan bytes (its fingerprint taken from those reads, not
 // from 257 requests of its own), over about as many connections as reads in flight.
 func TestServerConversionRequests(t *testing.T) {
-	oldSpan := maxSpan
-	maxSpan = 256 << 10
-	defer func() { maxSpan = oldSpan }()
+	defer setSpans(256<<10, maxGap, RemoteAheadBytes)()
 	dir := t.TempDir()
 	in := filepath.Join(dir, "m.safetensors")
 	rng := rand.New(rand.NewPCG(9, 10))
