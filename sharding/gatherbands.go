@@ -69,6 +69,7 @@ func gatherBanded(w io.Writer, dir outDir, mt ManifestTensor, dst layout.Shape, 
 			return false, nil // not one group per row range of equal size: gather whole
 		}
 	}
+	defer dir.ahead(gatherReads(mt, groups, b))() // a bucket's images: read ahead
 	// The shards' bytes are hashed in lanes (see lanes) while the next band is read
 	// and placed, and the assembled rows written in a lane of their own: read buffers
 	// go round a ring of lanes+1, the rows between two buffers.
@@ -118,13 +119,15 @@ func gatherBanded(w io.Writer, dir outDir, mt ManifestTensor, dst layout.Shape, 
 			wdims := append([]int64{bd.Rows}, dst.Dims[1:]...)
 			for i, sk := range grp {
 				r := <-free
-				in := grow(&sc.ring[r], b.Band(0).SrcLen)[:bd.SrcLen]
-				if _, err := fs[i].ReadAt(in, bd.SrcOff); err != nil {
+				in, release, err := readBand(fs[i], grow(&sc.ring[r], b.Band(0).SrcLen)[:bd.SrcLen], bd.SrcOff)
+				if err != nil {
 					return true, fmt.Errorf("%s: %w", mt.Shards[sk].File, err)
 				}
 				h := hs[i]
-				hl.do(i, func() error { h.Write(in); return nil }, func() { free <- r })
-				if err := b.CopyBandBytes(k, rm[:bd.DstLen], in); err != nil {
+				hl.do(i, func() error { h.Write(in); return nil }, func() { release(); free <- r })
+				err = b.CopyBandBytes(k, rm[:bd.DstLen], in)
+				release()
+				if err != nil {
 					return true, err
 				}
 				start := append([]int64{0}, pl.Shards[sk].Start[1:]...)

@@ -109,6 +109,8 @@ type Proxy struct {
 	seen   map[Fault]int  // how many requests got each fault
 	conns  int            // client connections accepted
 	closes int            // requests that asked to close their connection
+	now    int            // GETs of a range being answered
+	most   int            // the most of them at once
 }
 
 func NewProxy(t *testing.T, target string, pick func(n int) Fault) (*Proxy, string) {
@@ -142,7 +144,19 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Close {
 		p.closes++
 	}
+	ranged := r.Method == http.MethodGet && r.Header.Get("Range") != ""
+	if ranged {
+		p.now++
+		p.most = max(p.most, p.now)
+	}
 	p.mu.Unlock()
+	if ranged {
+		defer func() {
+			p.mu.Lock()
+			p.now--
+			p.mu.Unlock()
+		}()
+	}
 	if f == Status {
 		http.Error(w, "injected", http.StatusServiceUnavailable)
 		return
@@ -202,6 +216,13 @@ func (p *Proxy) Conns() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.conns
+}
+
+// MostInFlight is the most ranged GETs the proxy answered at once.
+func (p *Proxy) MostInFlight() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.most
 }
 
 // Closes is how many requests asked for their connection to be closed after them.
