@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tpulayout/tpulayout/buffer"
@@ -86,6 +87,40 @@ func TestServerConversionRequests(t *testing.T) {
 			}
 			if c := p.Conns(); c > RemoteInFlight+2 {
 				t.Errorf("%d connections for %d reads in flight", c, RemoteInFlight)
+			}
+		})
+	}
+}
+
+// TestServerReadImageURL reads an object of each test server whole by ranges into a
+// buffer of the manifest's size for it, and refuses one of another size naming it and
+// both sizes, and a name that leaves the prefix.
+func TestServerReadImageURL(t *testing.T) {
+	defer setSpans(maxSpan, maxGap, RemoteAheadBytes)()
+	aheadSpan = 1000 // several reads
+	ctx := context.Background()
+	data := make([]byte, 4321)
+	for i := range data {
+		data[i] = byte(i * 29)
+	}
+	for _, srv := range storetest.Servers(t) {
+		t.Run(srv.Scheme, func(t *testing.T) {
+			srv.Point(t, srv.Endpoint)
+			out := srv.Scheme + "://" + srv.NewBucket(t) + "/conv"
+			b, key, _ := store.Open(ctx, out+"/w/0_0.bin")
+			if err := b.Put(ctx, key, bytes.NewReader(data), int64(len(data)), nil); err != nil {
+				t.Fatal(err)
+			}
+			got := make([]byte, len(data))
+			if err := ReadImageURL(out, "w/0_0.bin", got); err != nil || !bytes.Equal(got, data) {
+				t.Errorf("read %v, equal %v", err, bytes.Equal(got, data))
+			}
+			err := ReadImageURL(out+"/", "w/0_0.bin", make([]byte, 10))
+			if want := out + "/w/0_0.bin is 4321 bytes, the manifest says 10"; err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("wrong size: %v; want %q", err, want)
+			}
+			if err := ReadImageURL(out, "../x.bin", got); err == nil || !strings.Contains(err.Error(), "is not a file under") {
+				t.Errorf("../x.bin: %v", err)
 			}
 		})
 	}
