@@ -230,12 +230,14 @@ type fetchStep struct {
 func (r *remoteSource) expect(steps [][]window, eb int64) *prefetch {
 	pf := &prefetch{r: r, issued: make(chan struct{}), stop: make(chan struct{})}
 	var rs []run // reused: the garbage of a run per row let the heap grow with the checkpoint
+	var ends []int
 	for _, wins := range steps {
-		rs = rs[:0]
+		rs, ends = rs[:0], ends[:0]
 		for _, w := range wins {
 			rs = appendWindowRuns(rs, r.shape, w.start, w.dims, eb)
+			ends = append(ends, len(rs))
 		}
-		st := &fetchStep{wins: wins, ps: piecesOf(mergeRuns(rs), aheadSpan), done: make(chan struct{})}
+		st := &fetchStep{wins: wins, ps: piecesOf(mergeLists(rs, ends), aheadSpan), done: make(chan struct{})}
 		st.bufs = make([][]byte, len(st.ps))
 		pf.steps = append(pf.steps, st)
 	}
@@ -248,13 +250,47 @@ func mergeRuns(rs []run) []run {
 	slices.SortFunc(rs, func(a, b run) int { return cmp.Compare(a.off, b.off) })
 	var out []run
 	for _, x := range rs {
-		if l := len(out) - 1; l >= 0 && x.off <= out[l].off+out[l].n {
-			out[l].n = max(out[l].n, x.off+x.n-out[l].off)
-			continue
-		}
-		out = append(out, run{off: x.off, n: x.n})
+		out = joinRun(out, x)
 	}
 	return out
+}
+
+// joinRun appends x to out, sorted by offset, merged with out's last run when they
+// overlap or touch.
+func joinRun(out []run, x run) []run {
+	if l := len(out) - 1; l >= 0 && x.off <= out[l].off+out[l].n {
+		out[l].n = max(out[l].n, x.off+x.n-out[l].off)
+		return out
+	}
+	return append(out, run{off: x.off, n: x.n})
+}
+
+// mergeLists is mergeRuns for runs that are sorted within each of the lists that end
+// at ends (a step's windows, each in order): a merge of the few lists rather than a
+// sort. Planning a GiB's reads, before the first is issued, took 32-227 ms with the
+// sort (load 5-8), 8-14 ms with the merge.
+func mergeLists(rs []run, ends []int) []run {
+	if len(ends) > 8 {
+		return mergeRuns(rs)
+	}
+	var heads [8]int
+	for i := 1; i < len(ends); i++ {
+		heads[i] = ends[i-1]
+	}
+	out := make([]run, 0, len(rs))
+	for {
+		best := -1
+		for i, e := range ends {
+			if heads[i] < e && (best < 0 || rs[heads[i]].off < rs[heads[best]].off) {
+				best = i
+			}
+		}
+		if best < 0 {
+			return out
+		}
+		out = joinRun(out, rs[heads[best]])
+		heads[best]++
+	}
 }
 
 // fetch waits for the previous tensor's reads to be issued, then reads the pieces of
