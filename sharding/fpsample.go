@@ -21,12 +21,12 @@ import (
 	"github.com/tpulayout/tpulayout/store"
 )
 
-// fpHeldMost bounds the bytes of blocks held out of order by all samplers together
-// (a block is hashed as soon as those before it are); past it, blocks are dropped
-// and read again at the end.
+// fpHeldMost bounds the bytes of blocks held out of order by the samplers of one
+// checkpoint's objects together (a block is hashed as soon as those before it are;
+// one object's blocks are 1 MiB): past it, blocks are dropped and read again at the
+// end. Per checkpoint, so that one never fingerprinted (opened for verify, say) holds
+// no one else's share.
 const fpHeldMost = 16 << 20
-
-var fpHeld atomic.Int64
 
 // fpLate counts the blocks read at the end, no read having held them: tests check
 // that a conversion leaves few.
@@ -34,21 +34,23 @@ var fpLate atomic.Int64
 
 // fpSampler collects the blocks of one object's fingerprint from its reads.
 type fpSampler struct {
-	blocks []run // fpBlocks: off and n in the object, in hashing order
+	blocks []run         // fpBlocks: off and n in the object, in hashing order
+	budget *atomic.Int64 // bytes held by the checkpoint's samplers (fpHeldMost)
 	mu     sync.Mutex
 	h      hash.Hash
 	next   int      // blocks[:next] are hashed
 	held   [][]byte // a block's bytes, taken out of order
 }
 
-func newFPSampler(size int64) *fpSampler {
+func newFPSampler(size int64, budget *atomic.Int64) *fpSampler {
 	bs := fpBlocks(size)
-	return &fpSampler{blocks: bs, h: sha256.New(), held: make([][]byte, len(bs))}
+	return &fpSampler{blocks: bs, budget: budget, h: sha256.New(), held: make([][]byte, len(bs))}
 }
 
-// sample has o's reads feed a new sampler of its fingerprint.
-func sample(o *store.Object) *fpSampler {
-	s := newFPSampler(o.Size())
+// sample has o's reads feed a new sampler of its fingerprint, which shares budget
+// with the other objects' of the checkpoint.
+func sample(o *store.Object, budget *atomic.Int64) *fpSampler {
+	s := newFPSampler(o.Size(), budget)
 	o.Observe(s.observe)
 	return s
 }
@@ -75,8 +77,8 @@ func (s *fpSampler) observe(off int64, p []byte) {
 			s.drain()
 			continue
 		}
-		if fpHeld.Add(b.n) > fpHeldMost {
-			fpHeld.Add(-b.n)
+		if s.budget.Add(b.n) > fpHeldMost {
+			s.budget.Add(-b.n)
 			continue
 		}
 		s.held[i] = slices.Clone(bytes)
@@ -87,7 +89,7 @@ func (s *fpSampler) observe(off int64, p []byte) {
 func (s *fpSampler) drain() {
 	for s.next < len(s.blocks) && s.held[s.next] != nil {
 		s.h.Write(s.held[s.next])
-		fpHeld.Add(-int64(len(s.held[s.next])))
+		s.budget.Add(-int64(len(s.held[s.next])))
 		s.held[s.next] = nil
 		s.next++
 	}
@@ -114,7 +116,7 @@ func (s *fpSampler) sum(o *store.Object) (string, error) {
 	}
 	for k, i := range at {
 		s.held[i] = rs[k].Buf
-		fpHeld.Add(int64(len(rs[k].Buf)))
+		s.budget.Add(int64(len(rs[k].Buf)))
 	}
 	s.drain()
 	return hex.EncodeToString(s.h.Sum(nil)), nil
@@ -125,7 +127,7 @@ func (s *fpSampler) sum(o *store.Object) (string, error) {
 func (c *Checkpoint) fingerprint(o *store.Object) (string, error) {
 	s := c.samples[o]
 	if s == nil {
-		s = newFPSampler(o.Size())
+		s = newFPSampler(o.Size(), new(atomic.Int64))
 	}
 	return s.sum(o)
 }

@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 
 	"github.com/tpulayout/tpulayout/buffer"
@@ -56,7 +57,7 @@ func TestFingerprintBlocksUnchanged(t *testing.T) {
 			t.Errorf("%d bytes: fingerprint %s, first definition %s", n, got, want)
 		}
 		// From reads that hold some blocks (in any order), the rest read at the end.
-		s := newFPSampler(int64(n))
+		s := newFPSampler(int64(n), new(atomic.Int64))
 		for _, off := range []int{2 << 20, 0, head + 8000, 1 << 20} {
 			if off < n {
 				s.observe(int64(off), data[off:min(off+300000, n)])
@@ -141,5 +142,41 @@ func TestFingerprintFromReads(t *testing.T) {
 		if processes == 0 && late > 24 || processes == 2 && (late < 64 || late > 192) {
 			t.Errorf("processes %d: %d of the fingerprint's blocks read again", processes, late)
 		}
+	}
+}
+
+// TestFingerprintHeldBound: blocks that come out of order are held only within the
+// checkpoint's budget; past it they are read again at the end, the fingerprint the
+// same, and the budget is whole again once the fingerprint is taken.
+func TestFingerprintHeldBound(t *testing.T) {
+	data := make([]byte, 3<<20)
+	for i := range data {
+		data[i] = byte(i * 31 >> 5)
+	}
+	b, key, err := store.Open(context.Background(), writeTemp(t, data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o, err := b.Object(context.Background(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := oldFingerprint(bytes.NewReader(data), int64(len(data)))
+	budget := new(atomic.Int64)
+	budget.Store(fpHeldMost - 3*fingerprintBlock) // room for three blocks
+	s := newFPSampler(int64(len(data)), budget)
+	s.observe(2<<20, data[2<<20:]) // out of order: the head is not in yet
+	if held := budget.Load() - (fpHeldMost - 3*fingerprintBlock); held != 3*fingerprintBlock {
+		t.Errorf("%d bytes held; want the three blocks the budget has room for", held)
+	}
+	late := fpLate.Load()
+	if got, err := s.sum(o); err != nil || got != want {
+		t.Errorf("fingerprint %s, %v; want %s", got, err, want)
+	}
+	if n := fpLate.Load() - late; n != 257-3 {
+		t.Errorf("%d blocks read at the end; want all but the three held", n)
+	}
+	if budget.Load() != fpHeldMost-3*fingerprintBlock {
+		t.Errorf("budget %d after the fingerprint; want %d back", budget.Load(), fpHeldMost-3*fingerprintBlock)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
@@ -45,12 +46,13 @@ func openRemoteCheckpoint(url string) (*Checkpoint, error) {
 func openBucketCheckpoint(ctx context.Context, b *store.Bucket, key string) (*Checkpoint, error) {
 	url := b.URL(key)
 	c := &Checkpoint{Path: url, objects: map[*safetensors.File]*store.Object{}, samples: map[*store.Object]*fpSampler{}}
+	held := new(atomic.Int64) // by the objects' fingerprint samplers
 	open := func(key string) (*safetensors.File, error) {
 		o, err := b.Object(ctx, key)
 		if err != nil {
 			return nil, err
 		}
-		c.samples[o] = sample(o) // from the header's read on
+		c.samples[o] = sample(o, held) // from the header's read on
 		sf, err := safetensors.OpenReader(o, o.Size(), o.URL())
 		if err != nil {
 			return nil, err
