@@ -19,7 +19,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/layout"
@@ -59,7 +58,7 @@ func openOutDir(out string) (outDir, error) {
 	if b.Local() {
 		return dirOut(key), nil
 	}
-	return bucketOut{ctx: ctx, b: b, prefix: dirPrefix(key), ra: new(atomic.Pointer[readAhead])}, nil
+	return bucketOut{ctx: ctx, b: b, prefix: dirPrefix(key), ra: newAheadState()}, nil
 }
 
 type dirOut string
@@ -98,15 +97,15 @@ func (f sizedFile) Size() int64 { return f.size }
 type bucketOut struct {
 	ctx    context.Context
 	b      *store.Bucket
-	prefix string                     // ends in "/", or is empty
-	ra     *atomic.Pointer[readAhead] // the reads announced, if any
+	prefix string      // ends in "/", or is empty
+	ra     *aheadState // the reads announced, if any
 }
 
 func (o bucketOut) path(string) string { return "" }
 
 func (o bucketOut) open(rel string) (outFile, error) {
 	if o.ra != nil {
-		if ra := o.ra.Load(); ra != nil { // opened once, by whichever comes first
+		if ra := o.ra.cur.Load(); ra != nil { // opened once, by whichever comes first
 			obj, err := ra.object(rel)
 			if err != nil {
 				return nil, err

@@ -11,6 +11,7 @@ package sharding
 import (
 	"cmp"
 	"errors"
+	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -190,13 +191,15 @@ func (sp *spans) unmap() {
 // spansMapped counts the buffers mapped and not yet unmapped, for tests.
 var spansMapped atomic.Int64
 
-// waitUnmapped waits up to d for every mapped buffer to be unmapped; it reports
+// waitUnmapped waits up to d for every mapped buffer to be unmapped, collecting
+// garbage meanwhile (gather's are unmapped when its outDir is collected); it reports
 // whether they were.
 func waitUnmapped(d time.Duration) bool {
 	for end := time.Now().Add(d); spansMapped.Load() != 0; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(end) {
 			return false
 		}
+		runtime.GC()
 	}
 	return true
 }
