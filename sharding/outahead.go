@@ -167,14 +167,19 @@ func (o bucketOut) ahead(reads []fileRange) (stop func()) {
 	return func() {
 		o.ra.cur.CompareAndSwap(ra, nil)
 		close(ra.stop)
-		go func() { // back to the pool once no read can write to them
+		back := func() { // to the pool once no read can write to them
 			<-ra.done
 			ra.inFlight.Wait()
 			ra.mu.Lock()
 			defer ra.mu.Unlock()
 			o.ra.pool.put(ra.own)
 			ra.own = nil
-		}()
+		}
+		if ra.next == len(ra.reads) {
+			back() // every read taken: none in flight, and the next tensor's reads find them
+		} else {
+			go back() // after a failure, reads may be retrying
+		}
 	}
 }
 
