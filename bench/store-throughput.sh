@@ -5,12 +5,18 @@
 # f32[R,4096] tensors of random data, converted with P("data", "model") on
 # data=2,model=4 to the v5e bf16 layout (each source byte is read once).
 #
-#   bash bench/store-throughput.sh            # 1 GiB
-#   SIZE_GIB=4 bash bench/store-throughput.sh # the issue's size (needs ~16 GiB of /tmp)
-#   TPULAYOUT=/tmp/tl-old bash bench/store-throughput.sh  # time that build, not this tree's
+#   bash bench/store-throughput.sh                     # 1 GiB, 2 rounds
+#   SIZE_GIB=4 bash bench/store-throughput.sh          # the issue's size (needs ~16 GiB of /tmp)
+#   OLD=/path/to/old/tpulayout ROUNDS=3 bash bench/store-throughput.sh
+#   TPULAYOUT=/tmp/tl-new bash bench/store-throughput.sh    # time that build, not this tree's
 #
-# Each line gives the client's CPU time (user+system) and the server's in that phase:
-# on one machine the server competes with the conversion for the same cores.
+# The GETs: 4 MiB ranges 8 in flight (the conversion's reads until 2026-11-27) and
+# 16 MiB ranges 4 in flight (its reads ahead since), both into reused buffers. With
+# OLD set, that binary's conversion runs beside this tree's in every round, in
+# alternating order, and so does gather from a conversion in the bucket
+# (GATHER=0 leaves gather out). Each line gives the client's CPU time (user+system)
+# and the server's in that phase, and how many requests the server answered (its
+# log lines): on one machine the server competes with the client for the same cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" != --inside ]; then
@@ -18,6 +24,8 @@ if [ "${1:-}" != --inside ]; then
 fi
 
 SIZE_GIB=${SIZE_GIB:-1}
+ROUNDS=${ROUNDS:-2}
+GATHER=${GATHER:-1}
 COLS=4096
 ROWS=$((SIZE_GIB * (1 << 30) / (4 * 4 * COLS)))
 WORK=$(mktemp -d /tmp/store-bench.XXXXXX)
@@ -28,6 +36,16 @@ else
   go build -o "$WORK/tpulayout" ./cmd/tpulayout
 fi
 go build -o "$WORK/storebench" ./bench/storebench
+BINS=(new)
+declare -A BIN=([new]="$WORK/tpulayout")
+if [ -n "${OLD:-}" ]; then
+  BINS=(old new)
+  BIN[old]=$OLD
+fi
+
+echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), cpuid family $(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2 | tr -d ' ') model $(grep -m1 '^model[[:space:]]*:' /proc/cpuinfo | cut -d: -f2 | tr -d ' '), $(nproc) vCPUs"
+"$WORK/storebench" copy
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 CKPT="$WORK/model.safetensors"
 python3 - "$CKPT" "$ROWS" "$COLS" <<'PY'
@@ -50,30 +68,59 @@ ARGS=(--all --mesh data=2,model=4 --spec 'P("data", "model")' --to tpu:v5e --dty
 /usr/bin/time -f '%e %M' "$WORK/tpulayout" convert "$CKPT" "$WORK/out" "${ARGS[@]}" >/dev/null 2>"$WORK/time.txt"
 read -r secs kib <"$WORK/time.txt"
 echo "convert from the local file: $data bytes in $secs s: $(python3 -c "print(f'{$data/$secs/2**20:.0f}')") MiB/s, peak RSS $((kib / 1024)) MiB"
-echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 rm -rf "$CKPT" "$WORK/out" # from here on, the bucket holds the only copy
+if [ "$GATHER" = 1 ]; then
+  "$WORK/tpulayout" convert s3://tpulayout/model.safetensors s3://tpulayout/conv "${ARGS[@]}" >/dev/null
+fi
 
-# The server shares the cores: its CPU time (clock ticks of user+system) in each phase.
-vgw=$(pgrep -f -- "--port 127.0.0.1:${AWS_ENDPOINT_URL_S3##*:}" | head -1)
+# The server shares the cores: its CPU time (clock ticks of user+system) in each phase,
+# and its requests (one log line each).
+port=${AWS_ENDPOINT_URL_S3##*:}
+vgw=$(pgrep -f -- "--port 127.0.0.1:$port" | head -1)
+vlog=$(tr '\0' ' ' <"/proc/$vgw/cmdline" | grep -o '/tmp/[^ ]*/s3' | sed 's|/s3$|/versitygw.log|')
 ticks() { awk '{print $14 + $15}' "/proc/$vgw/stat"; }
+lines() { if [ -r "$vlog" ]; then wc -l <"$vlog"; else echo 0; fi; }
 hz=$(getconf CLK_TCK)
+secs() { python3 -c "p='$1'.split(':'); print(sum(float(x)*60**i for i,x in enumerate(reversed(p))))"; }
 
-for round in 1 2; do
-  t0=$(ticks)
-  /usr/bin/time -f '%U %S' -o "$WORK/get.txt" "$WORK/storebench" get s3://tpulayout/model.safetensors $((size - data)) "$data" >"$WORK/got.txt"
-  read -r n secs <"$WORK/got.txt"
-  t1=$(ticks)
-  gcpu=$(awk '{printf "%.2f", $1 + $2}' "$WORK/get.txt")
-  echo "round $round: ranged GET (4 MiB, 8 in flight): $n bytes in $secs s: $(python3 -c "print(f'{$n/$secs/2**20:.0f}')") MiB/s, CPU $gcpu s, server CPU $(python3 -c "print(f'{($t1-$t0)/$hz:.2f}')") s"
-  rm -rf "$WORK/out"
-  t0=$(ticks)
-  /usr/bin/time -v "$WORK/tpulayout" convert s3://tpulayout/model.safetensors "$WORK/out" "${ARGS[@]}" >/dev/null 2>"$WORK/time.txt"
-  t1=$(ticks)
-  wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$WORK/time.txt")
-  secs=$(python3 -c "p='$wall'.split(':'); print(sum(float(x)*60**i for i,x in enumerate(reversed(p))))")
+# phase NAME CMD…: runs CMD under /usr/bin/time -v; prints its line (MiB/s of
+# $pbytes, else of the source's bytes), sets $wall.
+phase() {
+  local name=$1 t0 t1 l0 l1 kib cpu
+  shift
+  t0=$(ticks) l0=$(lines)
+  /usr/bin/time -v "$@" >"$WORK/out.txt" 2>"$WORK/time.txt"
+  t1=$(ticks) l1=$(lines)
+  wall=$(secs "$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$WORK/time.txt")")
   kib=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$WORK/time.txt")
   cpu=$(awk -F': ' '/User time|System time/ {s += $2} END {printf "%.2f", s}' "$WORK/time.txt")
-  echo "round $round: convert from s3://: $data bytes in $secs s: $(python3 -c "print(f'{$data/$secs/2**20:.0f}')") MiB/s, peak RSS $((kib / 1024)) MiB, CPU $cpu s, server CPU $(python3 -c "print(f'{($t1-$t0)/$hz:.2f}')") s"
+  if [ -s "$WORK/out.txt" ] && read -r _ s <"$WORK/out.txt" && [[ $s =~ ^[0-9.]+$ ]]; then
+    wall=$s # storebench get times its reads alone
+  fi
+  printf '%-34s %6.3f s %6.0f MiB/s  peak RSS %4d MiB  CPU %5.2f s  server CPU %5.2f s  requests %d\n' \
+    "$name" "$wall" "$(python3 -c "print(${pbytes:-$data}/$wall/2**20)")" $((kib / 1024)) "$cpu" \
+    "$(python3 -c "print(($t1-$t0)/$hz)")" $((l1 - l0))
+}
+
+for round in $(seq "$ROUNDS"); do
+  echo "round $round (load average $(cut -d' ' -f1-3 /proc/loadavg))"
+  phase "ranged GET 4 MiB x8" "$WORK/storebench" get s3://tpulayout/model.safetensors $((size - data)) "$data"
+  g4=$wall
+  phase "ranged GET 16 MiB x4" "$WORK/storebench" get -span $((16 << 20)) -inflight 4 s3://tpulayout/model.safetensors $((size - data)) "$data"
+  g16=$wall
+  order=("${BINS[@]}")
+  if [ $((round % 2)) = 0 ]; then order=($(printf '%s\n' "${BINS[@]}" | tac)); fi
+  for b in "${order[@]}"; do
+    rm -rf "$WORK/out"
+    phase "convert from s3:// ($b)" "${BIN[$b]}" convert s3://tpulayout/model.safetensors "$WORK/out" "${ARGS[@]}"
+    echo "  $b: $(python3 -c "print(f'{$g4/$wall:.2f}x of the 4 MiB GET, {$g16/$wall:.2f}x of the 16 MiB GET')")"
+  done
+  if [ "$GATHER" = 1 ]; then
+    for b in "${order[@]}"; do
+      rm -f "$WORK/gathered.safetensors"
+      pbytes=$((data / 2)) phase "gather from s3:// ($b)" "${BIN[$b]}" gather s3://tpulayout/conv "$WORK/gathered.safetensors"
+    done
+  fi
 done
-grep -m1 'model name' /proc/cpuinfo
-echo "cores: $(nproc)"
+rm -rf "$WORK/out" "$WORK/gathered.safetensors"
+echo "load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"

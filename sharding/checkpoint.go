@@ -19,6 +19,7 @@ type Checkpoint struct {
 	Tensors []TensorEntry                       // sorted by name
 	objects map[*safetensors.File]*store.Object // files in a bucket (see remote.go)
 	ahead   map[string]*remoteSource            // tensors being fetched ahead (see prefetch.go)
+	samples map[*store.Object]*fpSampler        // the objects' fingerprints, taken from their reads
 }
 
 // TensorEntry is one tensor of a checkpoint and the file that holds it.

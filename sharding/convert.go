@@ -287,10 +287,6 @@ func (j *Job) write(dir string, inTemp bool) (*Manifest, error) {
 	if j.opt.Processes > 1 {
 		m.Process = fmt.Sprintf("%d/%d", j.opt.Process, j.opt.Processes)
 	}
-	var err error
-	if m.Sources, err = j.sources(); err != nil {
-		return nil, err
-	}
 	mine := map[int]bool{}
 	for _, d := range j.devices {
 		mine[d] = true
@@ -375,6 +371,11 @@ func (j *Job) write(dir string, inTemp bool) (*Manifest, error) {
 		if mine[id] {
 			m.Devices = append(m.Devices, ManifestDevice{ID: id, Coords: j.opt.Mesh.Coords(pos)})
 		}
+	}
+	// After the images: a bucket's objects are fingerprinted from their reads.
+	var err error
+	if m.Sources, err = j.sources(); err != nil {
+		return nil, err
 	}
 	m.normalize()
 	js, err := m.Marshal()

@@ -34,28 +34,33 @@ const (
 	fingerprintBlock   = 4096
 )
 
-// fingerprint returns the fingerprint of the size bytes r holds: a local file or an
-// object in a bucket, read by ranges.
-func fingerprint(r io.ReaderAt, size int64) (string, error) {
-	h := sha256.New()
+// fpBlocks lists the byte ranges the fingerprint of size bytes hashes, in order
+// (run.o unused): the first MiB (or the whole file), then the sampled blocks.
+func fpBlocks(size int64) []run {
 	head := int64(fingerprintSamples * fingerprintBlock)
-	if _, err := io.Copy(h, io.NewSectionReader(r, 0, min(head, size))); err != nil {
-		return "", err
-	}
+	bs := []run{{off: 0, n: min(head, size)}}
 	if size > head {
-		buf := make([]byte, fingerprintBlock)
 		span := size - head - fingerprintBlock
 		for i := range int64(fingerprintSamples) {
 			off := head
 			if span > 0 {
 				off += span * i / (fingerprintSamples - 1)
 			}
-			n, err := r.ReadAt(buf, off)
-			if err != nil && err != io.EOF {
-				return "", err
-			}
-			h.Write(buf[:n])
+			bs = append(bs, run{off: off, n: min(fingerprintBlock, size-off)})
 		}
+	}
+	return bs
+}
+
+// fingerprint returns the fingerprint of the size bytes r holds, a local file.
+func fingerprint(r io.ReaderAt, size int64) (string, error) {
+	h := sha256.New()
+	buf := make([]byte, fingerprintSamples*fingerprintBlock)
+	for _, b := range fpBlocks(size) {
+		if _, err := readAt(r, buf[:b.n], b.off); err != nil {
+			return "", err
+		}
+		h.Write(buf[:b.n])
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
 }
@@ -76,8 +81,7 @@ func fingerprintFile(path string) (string, int64, error) {
 }
 
 // sources fingerprints the files of the checkpoint that hold the tensors the job
-// converts (objects by ranges where the checkpoint is in a bucket), by base name in
-// sorted order.
+// converts (objects from their reads, see fpsample.go), by base name in sorted order.
 func (j *Job) sources() ([]ManifestSource, error) {
 	seen := map[*safetensors.File]bool{}
 	out := []ManifestSource{}
@@ -92,7 +96,7 @@ func (j *Job) sources() ([]ManifestSource, error) {
 		var err error
 		if o, ok := j.ckpt.objects[f]; ok {
 			n = o.Size()
-			fp, err = fingerprint(o, n)
+			fp, err = j.ckpt.fingerprint(o)
 		} else {
 			fp, n, err = fingerprintFile(f.Path)
 		}

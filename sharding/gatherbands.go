@@ -76,9 +76,10 @@ func gatherBanded(w io.Writer, dir outDir, mt ManifestTensor, dst layout.Shape, 
 		return false, nil
 	}
 	gb := &groupBands{w: buffer.ChunkedWriter{W: w}, dir: dir, mt: mt, dst: dst, pl: pl, b: b, win: win, rowBytes: rowBytes, sc: sc}
-	// The shards' bytes are hashed in lanes (see lanes) while the next one is placed,
-	// and the assembled rows written in a lane of their own: read buffers go round a
-	// ring of lanes+1, the rows between two buffers.
+	defer dir.ahead(gatherReads(mt, groups, b))() // a bucket's images: read ahead
+	// The shards' bytes are hashed in lanes (see lanes) while the next band is read
+	// and placed, and the assembled rows written in a lane of their own: read buffers
+	// go round a ring of lanes+1, the rows between two buffers.
 	gb.hl, gb.wl = newLanes(min(int(per), hashLanes())), newLanes(1)
 	defer func() {
 		gb.hl.close()
@@ -204,18 +205,22 @@ func (gb *groupBands) group(grp []int) (err error) {
 			// A ring buffer also when mapped: the bands not yet hashed, whose pages
 			// are not yet released, are no more than the ring.
 			r := <-gb.free
-			var in []byte
+			in, release := []byte(nil), func() {}
 			if s.img != nil {
 				in = s.img.Data[bd.SrcOff : bd.SrcOff+bd.SrcLen]
 			} else {
-				in = grow(&gb.sc.ring[r], b.Band(0).SrcLen)[:bd.SrcLen]
-				if _, err := s.f.ReadAt(in, bd.SrcOff); err != nil {
+				var err error
+				// A bucket's band comes from its reads ahead; release, once by the
+				// relayout and once by the hash, gives that buffer back.
+				in, release, err = readBand(s.f, grow(&gb.sc.ring[r], b.Band(0).SrcLen)[:bd.SrcLen], bd.SrcOff)
+				if err != nil {
 					gb.free <- r
 					return fmt.Errorf("%s: %w", s.ms.File, err)
 				}
 			}
 			start := gb.pl.Shards[sk].Start
 			err := s.guard(func() error { return gb.win.copy(k, all, in, start) })
+			release()
 			if err != nil {
 				gb.free <- r
 				return err
@@ -227,7 +232,7 @@ func (gb *groupBands) group(grp []int) (err error) {
 					s.img.ReleasePages(bd.SrcOff, bd.SrcOff+bd.SrcLen)
 				}
 				return err
-			}, func() { gb.free <- r })
+			}, func() { release(); gb.free <- r })
 		}
 		gb.wl.do(0, func() error { _, err := gb.w.Write(band); return err }, func() { gb.rows <- rb })
 		if err := gb.wl.failed(); err != nil {

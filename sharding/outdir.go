@@ -42,7 +42,8 @@ func MergeOutdir(out string, opt MergeOptions) (*Manifest, error) {
 // Outdir is a finished conversion's OUTDIR opened for reading: a directory, or a
 // bucket prefix whose objects verify and gather read by ranges. Fetch copies a
 // bucket's conversion into a temporary directory for readers that need files (Python's
-// Sharded maps the images); Close removes it. Errors name OUTDIR, not the copy.
+// Sharded reads by ranges instead: ReadImageURL); Close removes it. Errors name
+// OUTDIR, not the copy.
 type Outdir struct {
 	Name string // OUTDIR as given
 	Dir  string // where the images are files: Name, a bucket's copy after Fetch, or "" for a bucket

@@ -31,6 +31,9 @@ type outDir interface {
 	// path is rel's local path, or "" in a bucket (whose objects cannot be mapped).
 	path(rel string) string
 	manifest() (*Manifest, error)
+	// ahead has the files' reads, when they are made in this order, served from
+	// reads made ahead (see outahead.go; a directory's are not); stop ends it.
+	ahead(reads []fileRange) (stop func())
 }
 
 // outFile is one of its files opened for reading.
@@ -53,7 +56,7 @@ func openOutDir(out string) (outDir, error) {
 	if b.Local() {
 		return dirOut(key), nil
 	}
-	return bucketOut{ctx: ctx, b: b, prefix: dirPrefix(key)}, nil
+	return bucketOut{ctx: ctx, b: b, prefix: dirPrefix(key), ra: newAheadState()}, nil
 }
 
 type dirOut string
@@ -79,6 +82,8 @@ func (d dirOut) unlisted(listed map[string]bool) []string {
 
 func (d dirOut) manifest() (*Manifest, error) { return ReadManifest(d.path(ManifestName)) }
 
+func (d dirOut) ahead([]fileRange) func() { return func() {} }
+
 type sizedFile struct {
 	*os.File
 	size int64
@@ -90,15 +95,28 @@ func (f sizedFile) Size() int64 { return f.size }
 type bucketOut struct {
 	ctx    context.Context
 	b      *store.Bucket
-	prefix string // ends in "/", or is empty
+	prefix string      // ends in "/", or is empty
+	ra     *aheadState // the reads announced, if any
 }
 
 func (o bucketOut) path(string) string { return "" }
 
 func (o bucketOut) open(rel string) (outFile, error) {
+	if o.ra != nil {
+		if ra := o.ra.cur.Load(); ra != nil { // opened once, by whichever comes first
+			obj, err := ra.object(rel)
+			if err != nil {
+				return nil, err
+			}
+			return aheadFile{objectFile{obj}, rel, o.ra}, nil
+		}
+	}
 	obj, err := o.b.Object(o.ctx, o.prefix+rel)
 	if err != nil {
 		return nil, err
+	}
+	if o.ra != nil {
+		return aheadFile{objectFile{obj}, rel, o.ra}, nil
 	}
 	return objectFile{obj}, nil
 }

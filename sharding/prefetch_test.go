@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -27,9 +28,10 @@ import (
 // removed (as a killed process leaves it) skips the rest's groups and still gathers
 // every window it converts from the announced ones.
 func TestServerPrefetchManyTensors(t *testing.T) {
-	oldSpan, oldGap, oldAhead, oldBand := maxSpan, maxGap, RemoteAheadBytes, RemoteBandBytes
-	maxSpan, maxGap, RemoteAheadBytes, RemoteBandBytes = 256, 64, 2*256, 4096
-	defer func() { maxSpan, maxGap, RemoteAheadBytes, RemoteBandBytes = oldSpan, oldGap, oldAhead, oldBand }()
+	defer setSpans(256, 64, 2*256)()
+	oldBand := RemoteBandBytes
+	RemoteBandBytes = 4096
+	defer func() { RemoteBandBytes = oldBand }()
 	dir := t.TempDir()
 	in := filepath.Join(dir, "m.safetensors")
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -224,5 +226,31 @@ func TestSpansReleaseWaitsForReads(t *testing.T) {
 	<-done
 	if mapped > 0 && spansMapped.Load() != mapped-1 {
 		t.Errorf("%d buffers mapped after the release, want %d", spansMapped.Load(), mapped-1)
+	}
+}
+
+// TestMergeLists: merging sorted lists gives what sorting them all does, for lists
+// that interleave, overlap, touch and are empty, and for more lists than it merges.
+func TestMergeLists(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	for trial := range 200 {
+		k := 1 + trial%11
+		var rs []run
+		var ends []int
+		for range k {
+			var off int64
+			for range rng.IntN(6) {
+				off += rng.Int64N(5)
+				n := 1 + rng.Int64N(4)
+				rs = append(rs, run{off: off, n: n})
+				off += n
+			}
+			ends = append(ends, len(rs))
+		}
+		got := mergeLists(slices.Clone(rs), ends)
+		want := mergeRuns(slices.Clone(rs))
+		if !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
+			t.Fatalf("lists %v ending at %v: merged %v, sorted %v", rs, ends, got, want)
+		}
 	}
 }

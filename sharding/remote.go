@@ -11,6 +11,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
@@ -23,7 +24,7 @@ import (
 var RemoteInFlight = 8
 
 var (
-	// maxSpan is the most one ranged read asks for.
+	// maxSpan is the most one ranged read asks for, but for reads ahead (aheadSpan).
 	maxSpan int64 = 4 << 20
 	// maxGap is the widest gap between two runs of a window that one read spans
 	// (the gap's bytes are read and dropped) rather than making two requests.
@@ -44,12 +45,14 @@ func openRemoteCheckpoint(url string) (*Checkpoint, error) {
 // openBucketCheckpoint reads the checkpoint at key in b by ranges.
 func openBucketCheckpoint(ctx context.Context, b *store.Bucket, key string) (*Checkpoint, error) {
 	url := b.URL(key)
-	c := &Checkpoint{Path: url, objects: map[*safetensors.File]*store.Object{}}
+	c := &Checkpoint{Path: url, objects: map[*safetensors.File]*store.Object{}, samples: map[*store.Object]*fpSampler{}}
+	held := new(atomic.Int64) // by the objects' fingerprint samplers
 	open := func(key string) (*safetensors.File, error) {
 		o, err := b.Object(ctx, key)
 		if err != nil {
 			return nil, err
 		}
+		c.samples[o] = sample(o, held) // from the header's read on
 		sf, err := safetensors.OpenReader(o, o.Size(), o.URL())
 		if err != nil {
 			return nil, err
@@ -254,21 +257,24 @@ type piece struct {
 
 // pieces groups runs into reads of at most maxSpan bytes, spanning gaps of up to
 // maxGap; a run longer than maxSpan is split.
-func pieces(rs []run) []piece {
+func pieces(rs []run) []piece { return piecesOf(rs, maxSpan) }
+
+// piecesOf is pieces with reads of at most span bytes.
+func piecesOf(rs []run, span int64) []piece {
 	var ps []piece
 	for _, r := range rs {
 		for r.n > 0 {
 			if l := len(ps) - 1; l >= 0 {
 				p := &ps[l]
 				gap := r.off - (p.off + p.n)
-				if gap <= maxGap && p.n+gap+r.n <= maxSpan {
+				if gap <= maxGap && p.n+gap+r.n <= span {
 					p.n += gap + r.n
 					p.rs = append(p.rs, r)
 					break
 				}
 			}
 			c := r
-			c.n = min(r.n, maxSpan)
+			c.n = min(r.n, span)
 			ps = append(ps, piece{off: c.off, n: c.n, rs: []run{c}})
 			r.off, r.o, r.n = r.off+c.n, r.o+c.n, r.n-c.n
 		}

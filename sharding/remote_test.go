@@ -29,15 +29,21 @@ func fixturesVia(t *testing.T, open func(path string) (*Checkpoint, error)) {
 	TestFixtures(t)
 }
 
+// setSpans sets the reads' sizes (maxSpan and aheadSpan both span), the widest gap
+// read and dropped, and the bytes read ahead, and returns what restores them.
+func setSpans(span, gap, ahead int64) (restore func()) {
+	old := []int64{maxSpan, aheadSpan, maxGap, RemoteAheadBytes}
+	maxSpan, aheadSpan, maxGap, RemoteAheadBytes = span, span, gap, ahead
+	return func() { maxSpan, aheadSpan, maxGap, RemoteAheadBytes = old[0], old[1], old[2], old[3] }
+}
+
 // TestFixturesByRanges converts every NumPy fixture reading its checkpoint by
 // ranges (through the store's file bucket, so without a server), with reads cut to
 // 64 bytes, gaps of up to 40 bytes read and dropped, and three reads' worth fetched
 // ahead (so buffers are reused and the fetcher waits for the conversion): each
 // image equals NumPy's, and every window came from the bytes fetched ahead.
 func TestFixturesByRanges(t *testing.T) {
-	oldSpan, oldGap, oldAhead := maxSpan, maxGap, RemoteAheadBytes
-	maxSpan, maxGap, RemoteAheadBytes = 64, 40, 3*64
-	defer func() { maxSpan, maxGap, RemoteAheadBytes = oldSpan, oldGap, oldAhead }()
+	defer setSpans(64, 40, 3*64)()
 	hits, misses := aheadHits.Load(), aheadMisses.Load()
 	defer func() {
 		if n := aheadMisses.Load() - misses; n != 0 {

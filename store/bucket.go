@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
 // ErrNotExist is wrapped by the errors for a missing bucket or object.
@@ -182,6 +183,7 @@ type Object struct {
 	b     *Bucket
 	ctx   context.Context
 	attrs Attrs
+	seen  atomic.Pointer[func(off int64, p []byte)] // see Observe
 }
 
 // Object opens key for ranged reads.
@@ -226,11 +228,27 @@ func (o *Object) ReadAt(p []byte, off int64) (int, error) {
 		if err != nil {
 			return 0, fmt.Errorf("store: %s: bytes %d–%d of %d: %w", o.URL(), off, off+int64(n), o.attrs.Size, err)
 		}
+		if f := o.seen.Load(); f != nil {
+			(*f)(off, p[:n])
+		}
 	}
 	if short {
 		return n, io.EOF
 	}
 	return n, nil
+}
+
+// Observe has f called with the bytes of every read of o that succeeds from then on
+// (p holds the object's bytes from off; f must not keep or change p), from the
+// goroutine that read them: readers of the same bytes for other purposes (a
+// fingerprint of sampled blocks, say) can take them from reads made anyway rather
+// than ask the store again. f must be safe for concurrent use; nil stops it.
+func (o *Object) Observe(f func(off int64, p []byte)) {
+	if f == nil {
+		o.seen.Store(nil)
+		return
+	}
+	o.seen.Store(&f)
 }
 
 // Range is a byte range of an object and where its bytes go.

@@ -63,6 +63,18 @@ func bytesOf(p unsafe.Pointer, n C.int64_t) []byte {
 //export tl_free
 func tl_free(p unsafe.Pointer) { C.free(p) }
 
+// tl_read_image reads the image rel of the conversion under the bucket URL dir into
+// buf, n bytes: the manifest's size for it, which the object must have.
+//
+//export tl_read_image
+func tl_read_image(dir, rel *C.char, buf unsafe.Pointer, n C.int64_t, err **C.char) (rc C.int) {
+	defer guard(err, &rc)
+	if e := sharding.ReadImageURL(C.GoString(dir), C.GoString(rel), bytesOf(buf, n)); e != nil {
+		return setErr(err, asCLI(e))
+	}
+	return 0
+}
+
 //export tl_plan_new
 func tl_plan_new(dst, src *C.char, workers C.int, pad *C.char, padValue C.double, handle *C.uintptr_t, desc **C.char, err **C.char) (rc C.int) {
 	defer guard(err, &rc)

@@ -202,27 +202,20 @@ func buildReport(reqJSON string) ([]byte, error) {
 		}
 		rep = m
 	case "open":
-		// The manifest, and where the images are: OUTDIR, or a bucket's local copy that
-		// the caller removes.
+		// The manifest, and where the images are: OUTDIR, or "" for a bucket, whose
+		// images the caller reads by ranges (tl_read_image).
 		o, err := sharding.OpenOutdir(q.Dir, sharding.Cleanup{})
-		if err == nil {
-			if err = o.Fetch(); err != nil {
-				o.Close()
-			}
-		}
 		if err != nil {
 			return nil, asCLI(err)
 		}
 		m, err := o.Manifest()
 		if err != nil {
-			o.Close()
 			return nil, asCLI(err)
 		}
 		rep = struct {
 			Manifest *sharding.Manifest `json:"manifest"`
 			Dir      string             `json:"dir"`
-			Copy     bool               `json:"copy"`
-		}{m, o.Dir, o.Dir != q.Dir}
+		}{m, o.Dir}
 	default:
 		return nil, fmt.Errorf("tpulayout: unknown report %q", q.Report)
 	}

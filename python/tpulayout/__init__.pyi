@@ -332,11 +332,11 @@ def manifest(out_dir: PathLike) -> Manifest:
 
 class Sharded:
     """A finished sharded conversion opened for reading (a directory, or a bucket
-    prefix copied to a temporary directory until close()); images are checked against
-    their size and, with check=True, the checksum the manifest names (crc32c or sha256,
-    computed by the Go library), and read with from_device."""
+    prefix whose images are read by ranges as they are asked for); images are checked
+    against their size and, with check=True, the checksum the manifest names (crc32c
+    or sha256, computed by the Go library), and read with from_device."""
     path: str                      # out_dir as given
-    dir: str                       # where the images are read
+    dir: str                       # the directory of the images; "" for a bucket
     manifest: Manifest
     check: bool
     def __init__(self, out_dir: PathLike, *, check: bool = ...) -> None: ...
@@ -353,7 +353,7 @@ class Sharded:
     def array(self, tensor: str) -> np.ndarray:
         """The global array of tensor, assembled from its shards: what gather writes."""
     def close(self) -> None:
-        """Removes a bucket's local copy."""
+        """Nothing to release (kept for code written when a bucket was copied)."""
     def __enter__(self) -> "Sharded": ...
     def __exit__(self, *exc: Any) -> None: ...
 

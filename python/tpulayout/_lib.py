@@ -57,6 +57,8 @@ def _load() -> ctypes.CDLL:
     lib.tl_report.restype = ctypes.c_int
     lib.tl_checksum.argtypes = [cp, vp, i64, out, out]
     lib.tl_checksum.restype = ctypes.c_int
+    lib.tl_read_image.argtypes = [cp, cp, vp, i64, out]
+    lib.tl_read_image.restype = ctypes.c_int
     if hasattr(lib, "tl_validate"):
         lib.tl_validate.argtypes = [vp, i64, cp, vp, i64, cp, cp, out, out]
         lib.tl_validate.restype = ctypes.c_int

@@ -5,16 +5,16 @@ reader of its per-device images through :func:`from_device`."""
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
-import shutil
 from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
 from ._core import _pad_args, from_device
 from ._errors import InputError
-from ._lib import call_string, lib
+from ._lib import call_string, check_fork, lib, raise_error
 from ._reports import _report
 
 
@@ -103,21 +103,18 @@ def manifest(out_dir: Any) -> dict:
 
 class Sharded:
     """A finished sharded conversion opened for reading: ``Sharded(out_dir)``, a
-    directory or a bucket prefix (whose images are copied to a temporary directory
-    that :meth:`close`, or leaving a ``with`` block, removes). ``manifest`` is its
-    manifest; :meth:`device_arrays` gives what one device holds, :meth:`shard` one
-    tensor's shard there, and :meth:`array` a tensor's global array, each read back
-    from the images with :func:`from_device`. Every image read is checked against its
-    size and (``check=True``, the default) its checksum in the manifest, of the
-    algorithm the manifest names (crc32c or sha256), computed by the Go library."""
+    directory or a bucket prefix (whose images are read by ranges as they are asked
+    for, nothing copied to local disk). ``manifest`` is its manifest;
+    :meth:`device_arrays` gives what one device holds, :meth:`shard` one tensor's shard
+    there, and :meth:`array` a tensor's global array, each read back from the images
+    with :func:`from_device`. Every image read is checked against its size and
+    (``check=True``, the default) its checksum in the manifest, of the algorithm the
+    manifest names (crc32c or sha256), computed by the Go library."""
 
     def __init__(self, out_dir: Any, *, check: bool = True):
-        self._copy: Optional[str] = None
         r = _report(report="open", dir=_path(out_dir))
         self.path = _path(out_dir)
-        self.dir: str = r["dir"]
-        if r["copy"]:
-            self._copy = self.dir
+        self.dir: str = r["dir"]  # "" for a bucket
         self.manifest: dict = r["manifest"]
         self.check = check
         self._tensors = {t["name"]: (k, t) for k, t in enumerate(self.manifest["tensors"])}
@@ -141,8 +138,15 @@ class Sharded:
             raise InputError(f"tpulayout: {self.path} has no tensor {name!r}") from None
 
     def _read(self, s: dict, t: dict) -> np.ndarray:
-        path = os.path.join(self.dir, *s["file"].split("/"))
-        data = np.fromfile(path, dtype=np.uint8)
+        if not self.dir:  # a bucket: the object by ranges, which checks its size
+            data = np.empty(s["bytes"], dtype=np.uint8)
+            check_fork()
+            err = ctypes.c_void_p()
+            if lib.tl_read_image(self.path.encode(), s["file"].encode(), data.ctypes.data, data.size,
+                                 ctypes.byref(err)) != 0:
+                raise_error(err)
+        else:
+            data = np.fromfile(os.path.join(self.dir, *s["file"].split("/")), dtype=np.uint8)
         if data.size != s["bytes"]:
             raise InputError(f"tpulayout: {s['file']} has {data.size} bytes, the manifest says {s['bytes']}")
         if self.check:
@@ -180,18 +184,13 @@ class Sharded:
         return out
 
     def close(self) -> None:
-        """Removes a bucket's local copy."""
-        if self._copy is not None:
-            shutil.rmtree(self._copy, ignore_errors=True)
-            self._copy = None
+        """Nothing to release: images are read as they are asked for (kept so that
+        code written when a bucket's images were copied still runs)."""
 
     def __enter__(self) -> "Sharded":
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        self.close()
-
-    def __del__(self) -> None:
         self.close()
 
     def __repr__(self) -> str:

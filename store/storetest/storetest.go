@@ -107,6 +107,10 @@ type Proxy struct {
 	tries  map[string]int // by Range header
 	reqs   map[string]int // by method
 	seen   map[Fault]int  // how many requests got each fault
+	conns  int            // client connections accepted
+	closes int            // requests that asked to close their connection
+	now    int            // GETs of a range being answered
+	most   int            // the most of them at once
 }
 
 func NewProxy(t *testing.T, target string, pick func(n int) Fault) (*Proxy, string) {
@@ -115,7 +119,15 @@ func NewProxy(t *testing.T, target string, pick func(n int) Fault) (*Proxy, stri
 		t.Fatal(err)
 	}
 	p := &Proxy{target: u, pick: pick, tries: map[string]int{}, reqs: map[string]int{}, seen: map[Fault]int{}}
-	srv := httptest.NewServer(p)
+	srv := httptest.NewUnstartedServer(p)
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			p.mu.Lock()
+			p.conns++
+			p.mu.Unlock()
+		}
+	}
+	srv.Start()
 	t.Cleanup(srv.Close)
 	return p, srv.URL
 }
@@ -129,7 +141,22 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	p.seen[f]++
 	p.reqs[r.Method]++
+	if r.Close {
+		p.closes++
+	}
+	ranged := r.Method == http.MethodGet && r.Header.Get("Range") != ""
+	if ranged {
+		p.now++
+		p.most = max(p.most, p.now)
+	}
 	p.mu.Unlock()
+	if ranged {
+		defer func() {
+			p.mu.Lock()
+			p.now--
+			p.mu.Unlock()
+		}()
+	}
 	if f == Status {
 		http.Error(w, "injected", http.StatusServiceUnavailable)
 		return
@@ -145,7 +172,11 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	defer resp.Body.Close()
 	for k, v := range resp.Header {
-		w.Header()[k] = v
+		// Hop by hop: the client's connection is the proxy's to keep or close
+		// (versitygw closes every one unless started with --keep-alive).
+		if k != "Connection" {
+			w.Header()[k] = v
+		}
 	}
 	w.WriteHeader(resp.StatusCode)
 	switch f {
@@ -177,6 +208,28 @@ func (p *Proxy) Seen(f Fault) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.seen[f]
+}
+
+// Conns is how many connections clients opened to the proxy, which keeps them open
+// between requests unless the client asks otherwise.
+func (p *Proxy) Conns() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.conns
+}
+
+// MostInFlight is the most ranged GETs the proxy answered at once.
+func (p *Proxy) MostInFlight() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.most
+}
+
+// Closes is how many requests asked for their connection to be closed after them.
+func (p *Proxy) Closes() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.closes
 }
 
 // Requests is how many requests of method (GET, PUT, POST, …) the proxy got.
