@@ -1,0 +1,106 @@
+package sharding
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"testing"
+
+	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/buffer/safetensors"
+	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/store"
+)
+
+// TestFromAheadBands converts a checkpoint read by ranges (the store's file bucket)
+// whose bands are relaid out straight from the fetched buffers (fromAhead), against
+// the conversion of the mapped file, byte for byte. The shards have odd sizes (image
+// padding in both dims, a last band shorter than the others, rows of 400 to 16000
+// bytes), two targets, one process and two. With buffers that hold a step, every
+// band goes straight from them; with reads smaller than a step (windows across two
+// pieces, whose bytes past the first are not in its buffer, slack or not) and with no
+// slack after the buffers (the footprints of shards right of the first column run
+// past them), some bands are copied first and the rest still go straight.
+func TestFromAheadBands(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "m.safetensors")
+	rng := rand.New(rand.NewPCG(5, 6))
+	var bufs []safetensors.NamedBuffer
+	for i, s := range []string{"f32[36,100]", "f32[64,96]", "bf16[40,264]", "f32[32,4000]", "f32[104,8]"} {
+		b := buffer.MustNew(layout.MustParse(s))
+		for j := range b.Data {
+			b.Data[j] = byte(rng.Uint32())
+		}
+		bufs = append(bufs, safetensors.NamedBuffer{Name: string(rune('a' + i)), Buf: b})
+	}
+	if err := safetensors.Write(in, bufs, nil); err != nil {
+		t.Fatal(err)
+	}
+	mesh, _ := ParseMesh("data=2,model=4", nil)
+	opt := Options{Mesh: mesh,
+		SpecFor: func(string) (Spec, error) { return ParseSpec(`P("data", "model")`) },
+		Target: func(ti safetensors.TensorInfo, s layout.Shape) (layout.Shape, error) {
+			if ti.Name == "c" {
+				return layout.Parse(fmt.Sprintf("f32[%d,%d]{1,0:T(8,128)}", s.Dims[0], s.Dims[1]))
+			}
+			return layout.Parse(fmt.Sprintf("bf16[%d,%d]{1,0:T(8,128)(2,1)}", s.Dims[0], s.Dims[1]))
+		}}
+	local, err := OpenCheckpoint(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join(dir, "want")
+	if _, err := ConvertDir(local, want, opt); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	b, key, err := store.Open(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	oldBand, oldSlack := RemoteBandBytes, aheadSlack
+	defer func() { RemoteBandBytes, aheadSlack = oldBand, oldSlack }()
+	RemoteBandBytes = 8192 // a few rows a band, the last one shorter
+	for _, c := range []struct {
+		name        string
+		span, slack int64
+		processes   int
+		all         bool // every band straight from the buffers
+	}{
+		{"steps in one buffer", 1 << 20, 1 << 20, 0, true},
+		{"two processes", 1 << 20, 1 << 20, 2, true},
+		{"steps across buffers", 3000, 1 << 20, 0, false},
+		{"steps across buffers, no slack", 3000, 0, 0, false},
+		{"two processes, steps across buffers", 3000, 0, 2, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			defer setSpans(c.span, 64, 4*c.span)()
+			aheadSlack = c.slack
+			got := filepath.Join(t.TempDir(), "got")
+			hits, misses, direct := aheadHits.Load(), aheadMisses.Load(), aheadDirect.Load()
+			for p := range max(c.processes, 1) {
+				ckpt, err := openBucketCheckpoint(ctx, b, key)
+				if err != nil {
+					t.Fatal(err)
+				}
+				o := opt
+				o.Process, o.Processes = p, c.processes
+				if _, err := ConvertDir(ckpt, got, o); err != nil {
+					t.Fatal(err)
+				}
+			}
+			sameFiles(t, want, got)
+			hits, direct = aheadHits.Load()-hits, aheadDirect.Load()-direct
+			if n := aheadMisses.Load() - misses; n != 0 {
+				t.Errorf("%d windows were not the next announced one", n)
+			}
+			if c.all && (hits == 0 || direct != hits) {
+				t.Errorf("%d of %d windows relaid out straight from the fetched bytes, want all", direct, hits)
+			}
+			if !c.all && (direct == 0 || direct == hits) {
+				t.Errorf("%d of %d windows relaid out straight from the fetched bytes, want some and not all", direct, hits)
+			}
+		})
+	}
+}
