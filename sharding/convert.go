@@ -157,10 +157,15 @@ func Prepare(ckpt *Checkpoint, opt Options) (*Job, error) {
 		// Half bands: up to three are held at once (one converting, two in lanes),
 		// which with whole bands took a bf16 conversion to 205 MiB resident.
 		band := BandBytes / 2
+		ropts := opt.RelayoutOptions
 		if _, remote := ckpt.objects[t.File]; remote {
 			band = RemoteBandBytes
+			// One goroutine a band: the reads, the server (on the same machine, often)
+			// and the lanes keep the cores busy, and a second worker's half made the
+			// first wait spinning (9% of a conversion's CPU from versitygw).
+			ropts = append([]relayout.Option{relayout.WithWorkers(1)}, ropts...)
 		}
-		plan, err := newImagePlan(dst, t.DType, max(band/per, 1), opt.RelayoutOptions)
+		plan, err := newImagePlan(dst, t.DType, max(band/per, 1), ropts)
 		if err != nil {
 			return nil, fmt.Errorf("tensor %q: cannot convert its %s shards to %s: %w", name, rowMajor(t.DType, pl.ShardDims), dst, err)
 		}
