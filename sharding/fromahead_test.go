@@ -1,9 +1,11 @@
 package sharding
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"testing"
 
@@ -11,6 +13,7 @@ import (
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/store"
+	"github.com/tpulayout/tpulayout/store/storetest"
 )
 
 // TestFromAheadBands converts a checkpoint read by ranges (the store's file bucket)
@@ -24,6 +27,54 @@ import (
 // past them), some bands are copied first and the rest still go straight. Bands
 // whose rows would not fit a buffer are narrowed until they do.
 func TestFromAheadBands(t *testing.T) {
+	in, want := fromAheadCheckpoint(t)
+	b, key, err := store.Open(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromAheadCases(t, b, key, want, false)
+}
+
+// TestServerFromAheadBands is TestFromAheadBands reading from each test server.
+func TestServerFromAheadBands(t *testing.T) {
+	in, want := fromAheadCheckpoint(t)
+	data, err := os.ReadFile(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for _, srv := range storetest.Servers(t) {
+		t.Run(srv.Scheme, func(t *testing.T) {
+			srv.Point(t, srv.Endpoint)
+			b, key, err := store.Open(ctx, srv.Scheme+"://"+srv.NewBucket(t)+"/m.safetensors")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := b.Put(ctx, key, bytes.NewReader(data), int64(len(data)), nil); err != nil {
+				t.Fatal(err)
+			}
+			fromAheadCases(t, b, key, want, true)
+		})
+	}
+}
+
+// fromAheadOptions convert every tensor with P("data", "model") on data=2,model=4:
+// c into f32 T(8,128), the others into bf16 T(8,128)(2,1).
+func fromAheadOptions() Options {
+	mesh, _ := ParseMesh("data=2,model=4", nil)
+	return Options{Mesh: mesh,
+		SpecFor: func(string) (Spec, error) { return ParseSpec(`P("data", "model")`) },
+		Target: func(ti safetensors.TensorInfo, s layout.Shape) (layout.Shape, error) {
+			if ti.Name == "c" {
+				return layout.Parse(fmt.Sprintf("f32[%d,%d]{1,0:T(8,128)}", s.Dims[0], s.Dims[1]))
+			}
+			return layout.Parse(fmt.Sprintf("bf16[%d,%d]{1,0:T(8,128)(2,1)}", s.Dims[0], s.Dims[1]))
+		}}
+}
+
+// fromAheadCheckpoint writes the tests' checkpoint and returns its path and what
+// gives the local conversion of the names (nil: all) with fromAheadOptions.
+func fromAheadCheckpoint(t *testing.T) (string, func(names []string) string) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "m.safetensors")
 	rng := rand.New(rand.NewPCG(5, 6))
@@ -38,25 +89,16 @@ func TestFromAheadBands(t *testing.T) {
 	if err := safetensors.Write(in, bufs, nil); err != nil {
 		t.Fatal(err)
 	}
-	mesh, _ := ParseMesh("data=2,model=4", nil)
-	opt := Options{Mesh: mesh,
-		SpecFor: func(string) (Spec, error) { return ParseSpec(`P("data", "model")`) },
-		Target: func(ti safetensors.TensorInfo, s layout.Shape) (layout.Shape, error) {
-			if ti.Name == "c" {
-				return layout.Parse(fmt.Sprintf("f32[%d,%d]{1,0:T(8,128)}", s.Dims[0], s.Dims[1]))
-			}
-			return layout.Parse(fmt.Sprintf("bf16[%d,%d]{1,0:T(8,128)(2,1)}", s.Dims[0], s.Dims[1]))
-		}}
 	local, err := OpenCheckpoint(in)
 	if err != nil {
 		t.Fatal(err)
 	}
 	wants := map[string]string{} // the local conversion of the names, by them
-	want := func(names []string) string {
+	return in, func(names []string) string {
 		k := fmt.Sprint(names)
 		if wants[k] == "" {
 			wants[k] = filepath.Join(dir, fmt.Sprint("want", len(wants)))
-			o := opt
+			o := fromAheadOptions()
 			o.Names = names
 			if _, err := ConvertDir(local, wants[k], o); err != nil {
 				t.Fatal(err)
@@ -64,11 +106,12 @@ func TestFromAheadBands(t *testing.T) {
 		}
 		return wants[k]
 	}
+}
+
+// fromAheadCases converts the checkpoint at key in b as TestFromAheadBands says;
+// short leaves out the cases of two processes.
+func fromAheadCases(t *testing.T, b *store.Bucket, key string, want func([]string) string, short bool) {
 	ctx := context.Background()
-	b, key, err := store.Open(ctx, in)
-	if err != nil {
-		t.Fatal(err)
-	}
 	oldBand, oldSlack := RemoteBandBytes, aheadSlack
 	defer func() { RemoteBandBytes, aheadSlack = oldBand, oldSlack }()
 	for _, c := range []struct {
@@ -88,6 +131,9 @@ func TestFromAheadBands(t *testing.T) {
 		// bands are narrowed to 8 rows (125 KiB) to fit a buffer (fitSteps).
 		{"bands narrowed to fit", 128 << 10, 160 << 10, 1 << 20, 0, true, []string{"d"}},
 	} {
+		if short && c.processes > 1 {
+			continue
+		}
 		t.Run(c.name, func(t *testing.T) {
 			defer setSpans(c.span, 64, 4*c.span)()
 			RemoteBandBytes, aheadSlack = c.band, c.slack
@@ -98,7 +144,7 @@ func TestFromAheadBands(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				o := opt
+				o := fromAheadOptions()
 				o.Process, o.Processes, o.Names = p, c.processes, c.names
 				if _, err := ConvertDir(ckpt, got, o); err != nil {
 					t.Fatal(err)
