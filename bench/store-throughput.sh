@@ -13,8 +13,8 @@
 # The GETs: 4 MiB ranges 8 in flight (the conversion's reads until 2026-11-27) and
 # 16 MiB ranges 4 in flight (its reads ahead since), both into reused buffers. With
 # OLD set, that binary's conversion runs beside this tree's in every round, in
-# alternating order, and so does gather from a conversion in the bucket
-# (GATHER=0 leaves gather out). Each line gives the client's CPU time (user+system)
+# alternating order, and so does gather from a conversion in the bucket, each build
+# from one it wrote (GATHER=0 leaves gather out). Each line gives the client's CPU time (user+system)
 # and the server's in that phase, and how many requests the server answered (its
 # log lines): on one machine the server competes with the client for the same cores.
 set -euo pipefail
@@ -70,7 +70,11 @@ read -r secs kib <"$WORK/time.txt"
 echo "convert from the local file: $data bytes in $secs s: $(python3 -c "print(f'{$data/$secs/2**20:.0f}')") MiB/s, peak RSS $((kib / 1024)) MiB"
 rm -rf "$CKPT" "$WORK/out" # from here on, the bucket holds the only copy
 if [ "$GATHER" = 1 ]; then
-  "$WORK/tpulayout" convert s3://tpulayout/model.safetensors s3://tpulayout/conv "${ARGS[@]}" >/dev/null
+  # Each build gathers a conversion it wrote itself: an older one may not read a newer
+  # one's manifest (one before CRC-32C cannot read a crc32c manifest).
+  for b in "${BINS[@]}"; do
+    "${BIN[$b]}" convert s3://tpulayout/model.safetensors "s3://tpulayout/conv-$b" "${ARGS[@]}" >/dev/null
+  done
 fi
 
 # The server shares the cores: its CPU time (clock ticks of user+system) in each phase,
@@ -118,7 +122,7 @@ for round in $(seq "$ROUNDS"); do
   if [ "$GATHER" = 1 ]; then
     for b in "${order[@]}"; do
       rm -f "$WORK/gathered.safetensors"
-      pbytes=$((data / 2)) phase "gather from s3:// ($b)" "${BIN[$b]}" gather s3://tpulayout/conv "$WORK/gathered.safetensors"
+      pbytes=$((data / 2)) phase "gather from s3:// ($b)" "${BIN[$b]}" gather "s3://tpulayout/conv-$b" "$WORK/gathered.safetensors"
     done
   fi
 done

@@ -157,12 +157,21 @@ func Prepare(ckpt *Checkpoint, opt Options) (*Job, error) {
 		// Half bands: up to three are held at once (one converting, two in lanes),
 		// which with whole bands took a bf16 conversion to 205 MiB resident.
 		band := BandBytes / 2
-		if _, remote := ckpt.objects[t.File]; remote {
+		ropts := opt.RelayoutOptions
+		_, remote := ckpt.objects[t.File]
+		if remote {
 			band = RemoteBandBytes
+			// One goroutine a band: the reads, the server (on the same machine, often)
+			// and the lanes keep the cores busy, and a second worker's half made the
+			// first wait spinning (9% of a conversion's CPU from versitygw).
+			ropts = append([]relayout.Option{relayout.WithWorkers(1)}, ropts...)
 		}
-		plan, err := newImagePlan(dst, t.DType, max(band/per, 1), opt.RelayoutOptions)
+		plan, err := newImagePlan(dst, t.DType, max(band/per, 1), ropts)
 		if err != nil {
 			return nil, fmt.Errorf("tensor %q: cannot convert its %s shards to %s: %w", name, rowMajor(t.DType, pl.ShardDims), dst, err)
+		}
+		if remote {
+			plan = fitSteps(plan, dst, t.DType, per, ropts)
 		}
 		tj := tensorJob{t: t, pl: pl, dst: dst, plan: plan, dir: dirs[name], grouped: grouped && per > 1}
 		for k, s := range pl.Shards {
@@ -474,4 +483,30 @@ func nonNil[T any](s []T) []T {
 		return []T{}
 	}
 	return s
+}
+
+// fitSteps returns plan, or a plan of narrower bands whose rows for a group of per
+// shards fit in one read buffer (aheadSpan) if it has one: a band's rows are fetched
+// as one step, and a shard's window is relaid out straight from the buffer only when
+// it lies in one (fromAhead); across two it is copied into a slab first. Bands of
+// 8 MiB of image fetch 32 MiB of f32 rows for an 8-bit image: two buffers, every
+// window across them. A plan that cannot be narrowed enough (a band is at least a
+// tile's rows) is the narrowest found.
+func fitSteps(plan *imagePlan, dst layout.Shape, dt layout.DType, per int64, opts []relayout.Option) *imagePlan {
+	for range 4 {
+		if plan.bands == nil || plan.bands.Dim() != 0 {
+			return plan
+		}
+		step := per * plan.bands.Band(0).SrcLen
+		if step <= aheadSpan {
+			return plan
+		}
+		target := max(plan.bands.Band(0).DstLen*aheadSpan/step, 1)
+		p, err := newImagePlan(dst, dt, target, opts)
+		if err != nil || p.bands == nil || p.bands.Band(0).SrcLen >= plan.bands.Band(0).SrcLen {
+			return plan
+		}
+		plan = p
+	}
+	return plan
 }
