@@ -20,6 +20,14 @@ import (
 // the file (2 GiB, data=2,model=4, task-clock 2.78 -> 2.58 s, RSS 104 -> 36 MiB).
 var gatherBandBytes int64 = 8 << 20
 
+// gatherBucketBandBytes is gatherBandBytes for images in a bucket, where each shard's
+// band is one request, and a request costs the server about as much CPU as a MiB of
+// reply (bench/store-2026-11-27-s3.md). Gathering 512 MiB of bf16 images from
+// versitygw, data=2,model=4, alternated on the 2-vCPU VM: 8 MiB of rows made 326
+// requests, 0.56 s of server CPU, 0.77-0.78 s, 102 MiB RSS; 16 MiB 198, 0.43-0.44 s,
+// 0.71-0.77 s, 115 MiB; 32 MiB 134, 0.33-0.37 s, 0.68-0.73 s, 145 MiB.
+var gatherBucketBandBytes int64 = 32 << 20
+
 // mapShards lets gather map local shard images (tests turn it off to cover reading).
 var mapShards = true
 
@@ -62,7 +70,11 @@ func gatherBanded(w io.Writer, dir outDir, mt ManifestTensor, dst layout.Shape, 
 		return false, nil
 	}
 	per := int64(len(groups[0]))
-	b, banded := relayout.PlanBands(rowMajor(dst.DType, dst.Dims), dst, max(gatherBandBytes/max(per, 1), 1))
+	bandBytes := gatherBandBytes
+	if _, remote := dir.(bucketOut); remote {
+		bandBytes = gatherBucketBandBytes
+	}
+	b, banded := relayout.PlanBands(rowMajor(dst.DType, dst.Dims), dst, max(bandBytes/max(per, 1), 1))
 	if !banded || b.Dim() != 0 || b.Gather() {
 		return false, nil
 	}

@@ -55,9 +55,9 @@ func TestServerGatherAhead(t *testing.T) {
 	if _, err := ConvertDir(ckpt, conv, opt); err != nil {
 		t.Fatal(err)
 	}
-	oldBand := gatherBandBytes
-	gatherBandBytes = 8 << 10
-	defer func() { gatherBandBytes = oldBand }()
+	oldBand, oldBucketBand := gatherBandBytes, gatherBucketBandBytes
+	gatherBandBytes, gatherBucketBandBytes = 8<<10, 8<<10
+	defer func() { gatherBandBytes, gatherBucketBandBytes = oldBand, oldBucketBand }()
 	defer setSpans(1<<10, maxGap, 3*(4<<10))()
 	var want bytes.Buffer
 	if _, err := GatherTo(&want, conv); err != nil {
