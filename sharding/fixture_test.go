@@ -3,11 +3,13 @@ package sharding
 import (
 	"bytes"
 	"encoding/json"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"testing"
 
+	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
 )
@@ -123,5 +125,23 @@ func checkFixture(t *testing.T, c fixtureCase) {
 			}
 			t.Errorf("device %d: image %s (%d bytes) differs from NumPy's (%d bytes) first at byte %d", img.Device, sh.File, len(got), len(exp), i)
 		}
+	}
+}
+
+// writeRandomCheckpoint writes a safetensors checkpoint to path whose tensors, named
+// a, b, c…, have the shapes given and random bytes from the PCG seed (s1, s2).
+func writeRandomCheckpoint(t *testing.T, path string, s1, s2 uint64, shapes ...string) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(s1, s2))
+	var bufs []safetensors.NamedBuffer
+	for i, s := range shapes {
+		b := buffer.MustNew(layout.MustParse(s))
+		for j := range b.Data {
+			b.Data[j] = byte(rng.Uint32())
+		}
+		bufs = append(bufs, safetensors.NamedBuffer{Name: string(rune('a' + i)), Buf: b})
+	}
+	if err := safetensors.Write(path, bufs, nil); err != nil {
+		t.Fatal(err)
 	}
 }

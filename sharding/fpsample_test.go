@@ -12,7 +12,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/store"
@@ -93,18 +92,7 @@ func writeTemp(t *testing.T, data []byte) string {
 func TestFingerprintFromReads(t *testing.T) {
 	defer setSpans(64<<10, maxGap, RemoteAheadBytes)()
 	in := filepath.Join(t.TempDir(), "m.safetensors")
-	rng := rand.New(rand.NewPCG(7, 8))
-	var bufs []safetensors.NamedBuffer
-	for i, s := range []string{"f32[512,512]", "f32[256,1024]", "bf16[64,96]"} {
-		b := buffer.MustNew(layout.MustParse(s))
-		for j := range b.Data {
-			b.Data[j] = byte(rng.Uint32())
-		}
-		bufs = append(bufs, safetensors.NamedBuffer{Name: string(rune('a' + i)), Buf: b})
-	}
-	if err := safetensors.Write(in, bufs, nil); err != nil {
-		t.Fatal(err)
-	}
+	writeRandomCheckpoint(t, in, 7, 8, "f32[512,512]", "f32[256,1024]", "bf16[64,96]")
 	want, _, err := fingerprintFile(in)
 	if err != nil {
 		t.Fatal(err)

@@ -4,12 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
 
-	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/store"
@@ -77,18 +75,7 @@ func fromAheadOptions() Options {
 func fromAheadCheckpoint(t *testing.T) (string, func(names []string) string) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "m.safetensors")
-	rng := rand.New(rand.NewPCG(5, 6))
-	var bufs []safetensors.NamedBuffer
-	for i, s := range []string{"f32[36,100]", "f32[64,96]", "bf16[40,264]", "f32[64,4000]", "f32[104,8]"} {
-		b := buffer.MustNew(layout.MustParse(s))
-		for j := range b.Data {
-			b.Data[j] = byte(rng.Uint32())
-		}
-		bufs = append(bufs, safetensors.NamedBuffer{Name: string(rune('a' + i)), Buf: b})
-	}
-	if err := safetensors.Write(in, bufs, nil); err != nil {
-		t.Fatal(err)
-	}
+	writeRandomCheckpoint(t, in, 5, 6, "f32[36,100]", "f32[64,96]", "bf16[40,264]", "f32[64,4000]", "f32[104,8]")
 	local, err := OpenCheckpoint(in)
 	if err != nil {
 		t.Fatal(err)

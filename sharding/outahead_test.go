@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/store"
@@ -29,18 +27,7 @@ import (
 func TestServerGatherAhead(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "m.safetensors")
-	rng := rand.New(rand.NewPCG(11, 12))
-	var bufs []safetensors.NamedBuffer
-	for i, s := range []string{"f32[256,384]", "f32[64,256]"} {
-		b := buffer.MustNew(layout.MustParse(s))
-		for j := range b.Data {
-			b.Data[j] = byte(rng.Uint32())
-		}
-		bufs = append(bufs, safetensors.NamedBuffer{Name: string(rune('a' + i)), Buf: b})
-	}
-	if err := safetensors.Write(in, bufs, nil); err != nil {
-		t.Fatal(err)
-	}
+	writeRandomCheckpoint(t, in, 11, 12, "f32[256,384]", "f32[64,256]")
 	mesh, _ := ParseMesh("data=2,model=2", nil)
 	opt := Options{Mesh: mesh,
 		SpecFor: func(string) (Spec, error) { return ParseSpec(`P("data", "model")`) },

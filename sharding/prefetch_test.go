@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/store"
@@ -34,18 +33,7 @@ func TestServerPrefetchManyTensors(t *testing.T) {
 	defer func() { RemoteBandBytes = oldBand }()
 	dir := t.TempDir()
 	in := filepath.Join(dir, "m.safetensors")
-	rng := rand.New(rand.NewPCG(3, 4))
-	var bufs []safetensors.NamedBuffer
-	for i, s := range []string{"f32[64,96]", "bf16[48,256]", "f32[128,40]", "f32[16]", "bf16[8,8,24]"} {
-		b := buffer.MustNew(layout.MustParse(s))
-		for j := range b.Data {
-			b.Data[j] = byte(rng.Uint32())
-		}
-		bufs = append(bufs, safetensors.NamedBuffer{Name: string(rune('a' + i)), Buf: b})
-	}
-	if err := safetensors.Write(in, bufs, nil); err != nil {
-		t.Fatal(err)
-	}
+	writeRandomCheckpoint(t, in, 3, 4, "f32[64,96]", "bf16[48,256]", "f32[128,40]", "f32[16]", "bf16[8,8,24]")
 	mesh, _ := ParseMesh("data=2,model=4", nil)
 	opt := Options{Mesh: mesh,
 		SpecFor: func(name string) (Spec, error) {

@@ -3,13 +3,11 @@ package sharding
 import (
 	"bytes"
 	"context"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/store"
@@ -24,18 +22,7 @@ func TestServerConversionRequests(t *testing.T) {
 	defer setSpans(256<<10, maxGap, RemoteAheadBytes)()
 	dir := t.TempDir()
 	in := filepath.Join(dir, "m.safetensors")
-	rng := rand.New(rand.NewPCG(9, 10))
-	var bufs []safetensors.NamedBuffer
-	for i, s := range []string{"f32[512,1024]", "f32[512,1024]"} {
-		b := buffer.MustNew(layout.MustParse(s))
-		for j := range b.Data {
-			b.Data[j] = byte(rng.Uint32())
-		}
-		bufs = append(bufs, safetensors.NamedBuffer{Name: string(rune('a' + i)), Buf: b})
-	}
-	if err := safetensors.Write(in, bufs, nil); err != nil {
-		t.Fatal(err)
-	}
+	writeRandomCheckpoint(t, in, 9, 10, "f32[512,1024]", "f32[512,1024]")
 	data, err := os.ReadFile(in)
 	if err != nil {
 		t.Fatal(err)
