@@ -62,7 +62,7 @@ func TestConvertOptions(t *testing.T) {
 			if sum.Bytes != bytes {
 				t.Errorf("summary says %d bytes, the shards %d", sum.Bytes, bytes)
 			}
-			r, err := VerifyOutdir(got, "", Cleanup{})
+			r, err := VerifyOutdir(got, "")
 			if err != nil || len(r.Problems) > 0 {
 				t.Errorf("verify: %v %v", err, r)
 			}
@@ -159,7 +159,7 @@ func TestGatherOutdir(t *testing.T) {
 		Spec: `P("data", "model")`, To: "tpu:v5e"}); err != nil {
 		t.Fatal(err)
 	}
-	m, err := GatherOutdir(out, filepath.Join(dir, "g.safetensors"), Cleanup{})
+	m, err := GatherOutdir(out, filepath.Join(dir, "g.safetensors"))
 	if err != nil || len(m.Tensors) != 1 {
 		t.Fatalf("gather: %v", err)
 	}
@@ -170,7 +170,7 @@ func TestGatherOutdir(t *testing.T) {
 		t.Errorf("gathered %v from %v", back, orig)
 	}
 	for _, bad := range []string{src, filepath.Join(dir, "g.bin")} {
-		_, err := GatherOutdir(out, bad, Cleanup{})
+		_, err := GatherOutdir(out, bad)
 		var ce *ConvertError
 		if !errors.As(err, &ce) || !ce.Usage {
 			t.Errorf("gather to %s: %v", bad, err)

@@ -53,7 +53,7 @@ func ExampleConvert() {
 	for _, t := range sum.Tensors {
 		fmt.Println(t.Name, t.Spec, t.Layout, t.Shards, "shards")
 	}
-	r, _ := sharding.VerifyOutdir(filepath.Join(dir, "shards"), "", sharding.Cleanup{})
+	r, _ := sharding.VerifyOutdir(filepath.Join(dir, "shards"), "")
 	fmt.Println(r.Tensors, "tensor,", r.Shards, "shard files,", len(r.Problems), "problems")
 
 	_, err = sharding.Convert(sharding.ConvertOptions{Checkpoint: "../testdata/sharding/mesh2d_both.safetensors",

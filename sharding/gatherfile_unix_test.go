@@ -22,7 +22,7 @@ func TestGatherOutdirOutputs(t *testing.T) {
 		t.Fatal(err)
 	}
 	plain := filepath.Join(dir, "plain.safetensors")
-	if _, err := GatherOutdir(out, plain, Cleanup{}); err != nil {
+	if _, err := GatherOutdir(out, plain); err != nil {
 		t.Fatal(err)
 	}
 	want, _ := os.ReadFile(plain)
@@ -31,7 +31,7 @@ func TestGatherOutdirOutputs(t *testing.T) {
 	if err := os.Symlink(target, link); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := GatherOutdir(out, link, Cleanup{}); err != nil {
+	if _, err := GatherOutdir(out, link); err != nil {
 		t.Fatal(err)
 	}
 	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
@@ -56,7 +56,7 @@ func TestGatherOutdirOutputs(t *testing.T) {
 		b, _ := io.ReadAll(f)
 		read <- b
 	}()
-	if _, err := GatherOutdir(out, fifo, Cleanup{}); err != nil {
+	if _, err := GatherOutdir(out, fifo); err != nil {
 		t.Fatalf("gather into a FIFO: %v", err)
 	}
 	if got := <-read; !bytes.Equal(got, want) {
@@ -64,11 +64,10 @@ func TestGatherOutdirOutputs(t *testing.T) {
 	}
 
 	var buf bytes.Buffer
-	o, err := OpenOutdir(out, Cleanup{})
+	o, err := OpenOutdir(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer o.Close()
 	if _, err := o.GatherFile("-", &buf); err != nil || !bytes.Equal(buf.Bytes(), want) {
 		t.Errorf("gather to stdout: %v, %d bytes, want %d", err, buf.Len(), len(want))
 	}

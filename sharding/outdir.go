@@ -1,7 +1,6 @@
 package sharding
 
 import (
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,14 +13,6 @@ import (
 // The verbs on a finished conversion's OUTDIR, a directory or a bucket prefix (s3://,
 // gs://), as the CLI's manifest merge, verify and gather take it.
 
-// Cleanup lets a command remove what a call leaves while a signal stops it; see
-// Options' Hold, Track and Untrack. The zero value does nothing.
-type Cleanup struct {
-	Hold    func() (release func())
-	Track   func(path string)
-	Untrack func(path string)
-}
-
 // OutdirManifest names OUTDIR's manifest.json.
 func OutdirManifest(out string) string {
 	if store.IsURL(out) {
@@ -31,7 +22,7 @@ func OutdirManifest(out string) string {
 }
 
 // MergeOutdir is manifest merge on a directory (MergeWith) or a bucket prefix
-// (MergeURL, which always checks every SHA-256).
+// (MergeURL, which always checks every checksum).
 func MergeOutdir(out string, opt MergeOptions) (*Manifest, error) {
 	if store.IsURL(out) {
 		return MergeURL(out)
@@ -40,92 +31,39 @@ func MergeOutdir(out string, opt MergeOptions) (*Manifest, error) {
 }
 
 // Outdir is a finished conversion's OUTDIR opened for reading: a directory, or a
-// bucket prefix whose objects verify and gather read by ranges. Fetch copies a
-// bucket's conversion into a temporary directory for readers that need files (Python's
-// Sharded reads by ranges instead: ReadImageURL); Close removes it. Errors name
-// OUTDIR, not the copy.
+// bucket prefix whose objects verify, gather and Python's Sharded read by ranges.
 type Outdir struct {
 	Name string // OUTDIR as given
-	Dir  string // where the images are files: Name, a bucket's copy after Fetch, or "" for a bucket
-	c    Options
+	Dir  string // where the images are files: Name, or "" for a bucket
 }
 
 // OpenOutdir opens OUTDIR out, reading a bucket's manifest.json up front so that a
-// missing bucket, prefix or manifest is one error naming the URL; c tracks a copy
-// that Fetch makes until Close.
-func OpenOutdir(out string, c Cleanup) (*Outdir, error) {
-	o := &Outdir{Name: out, Dir: out, c: Options{Hold: c.Hold, Track: c.Track, Untrack: c.Untrack}}
+// missing bucket, prefix or manifest is one error naming the URL.
+func OpenOutdir(out string) (*Outdir, error) {
 	if !store.IsURL(out) {
-		return o, nil
+		return &Outdir{Name: out, Dir: out}, nil
 	}
 	if _, err := ReadManifestAt(out); err != nil {
 		return nil, &ConvertError{Name: out, Err: err}
 	}
-	o.Dir = ""
-	return o, nil
-}
-
-// Fetch copies a bucket's conversion (its manifest and every image it lists) into a
-// temporary directory, which Dir then names; a directory stays where it is.
-func (o *Outdir) Fetch() error {
-	if o.Dir != "" {
-		return nil
-	}
-	dir, err := FetchURL(o.Name)
-	if err != nil {
-		return &ConvertError{Name: o.Name, Err: err}
-	}
-	release := o.c.hold()
-	o.Dir = dir
-	o.c.track(dir) // an interrupt removes the copy too
-	release()
-	return nil
-}
-
-// Close removes a bucket's local copy.
-func (o *Outdir) Close() {
-	if o.Dir != "" && o.Dir != o.Name {
-		os.RemoveAll(o.Dir)
-		o.c.untrack(o.Dir)
-	}
-}
-
-// named names OUTDIR rather than its local copy in err.
-func (o *Outdir) named(err error) error {
-	if err == nil || o.Dir == "" || o.Dir == o.Name {
-		return err
-	}
-	return errors.New(strings.ReplaceAll(err.Error(), o.Dir, strings.TrimSuffix(o.Name, "/")))
-}
-
-// at is where the conversion is read: the copy after Fetch, else OUTDIR itself.
-func (o *Outdir) at() string {
-	if o.Dir != "" {
-		return o.Dir
-	}
-	return o.Name
+	return &Outdir{Name: out}, nil
 }
 
 // Manifest reads OUTDIR's manifest.json.
 func (o *Outdir) Manifest() (*Manifest, error) {
-	m, err := ReadManifestAt(o.at())
-	return m, o.named(err)
+	return ReadManifestAt(o.Name)
 }
 
 // Verify is Verify of the conversion; source "" is the manifest's.
 func (o *Outdir) Verify(source string) (*Report, error) {
-	r, err := Verify(o.at(), source)
-	if err != nil {
-		return nil, o.named(err)
-	}
-	return r, nil
+	return Verify(o.Name, source)
 }
 
 // CheckGatherOut refuses an OUT that is the checkpoint the images were made from:
 // the gathered arrays are in the images' dtype (bf16, say), so replacing an f32
 // source with them loses it, and verify reads it as the truth.
 func (o *Outdir) CheckGatherOut(out string) error {
-	m, err := ReadManifestAt(o.at())
+	m, err := ReadManifestAt(o.Name)
 	if err != nil || m.Source == "" {
 		return nil // Gather reports a bad manifest
 	}
@@ -139,20 +77,15 @@ func (o *Outdir) CheckGatherOut(out string) error {
 
 // GatherTo is GatherTo of the conversion.
 func (o *Outdir) GatherTo(w io.Writer) (*Manifest, error) {
-	m, err := GatherTo(w, o.at())
-	if err != nil {
-		return nil, o.named(err)
-	}
-	return m, nil
+	return GatherTo(w, o.Name)
 }
 
 // VerifyOutdir verifies the conversion in OUTDIR out (see Outdir.Verify).
-func VerifyOutdir(out, source string, c Cleanup) (*Report, error) {
-	o, err := OpenOutdir(out, c)
+func VerifyOutdir(out, source string) (*Report, error) {
+	o, err := OpenOutdir(out)
 	if err != nil {
 		return nil, err
 	}
-	defer o.Close()
 	r, err := o.Verify(source)
 	if r != nil && r.Problems == nil {
 		r.Problems = []Problem{} // JSON's [], as Python's and the command's --json print
@@ -162,15 +95,14 @@ func VerifyOutdir(out, source string, c Cleanup) (*Report, error) {
 
 // GatherOutdir gathers the conversion in OUTDIR out into the .safetensors file
 // file (see Outdir.GatherFile; "-" and /dev/stdout stream to os.Stdout).
-func GatherOutdir(out, file string, c Cleanup) (*Manifest, error) {
+func GatherOutdir(out, file string) (*Manifest, error) {
 	if !convert.IsStream(file) && !strings.HasSuffix(strings.ToLower(file), ".safetensors") {
 		return nil, usage("OUT %s must be a .safetensors file", file)
 	}
-	o, err := OpenOutdir(out, c)
+	o, err := OpenOutdir(out)
 	if err != nil {
 		return nil, err
 	}
-	defer o.Close()
 	return o.GatherFile(file, nil)
 }
 

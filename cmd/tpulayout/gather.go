@@ -36,11 +36,10 @@ at its target); a FIFO, a character device or /dev/stdout is streamed into.`,
 			if !convert.IsStream(pos[1]) && !strings.HasSuffix(strings.ToLower(pos[1]), ".safetensors") {
 				return usagef("OUT %s must be a .safetensors file", pos[1])
 			}
-			o, err := sharding.OpenOutdir(pos[0], sharding.Cleanup{})
+			o, err := sharding.OpenOutdir(pos[0])
 			if err != nil {
 				return shardErr(err)
 			}
-			defer o.Close()
 			m, err := o.GatherFile(pos[1], streamOut)
 			if err != nil {
 				return shardErr(err)

@@ -27,7 +27,7 @@ layout's index math). Exit status 1 lists what differs.`,
 			if err := needArgs(pos, "OUTDIR"); err != nil {
 				return err
 			}
-			r, err := sharding.VerifyOutdir(pos[0], *source, sharding.Cleanup{})
+			r, err := sharding.VerifyOutdir(pos[0], *source)
 			if err != nil {
 				return shardErr(err)
 			}

@@ -174,13 +174,13 @@ func buildReport(reqJSON string) ([]byte, error) {
 			return nil, err
 		}
 	case "verify":
-		r, err := sharding.VerifyOutdir(q.Dir, q.Source, sharding.Cleanup{})
+		r, err := sharding.VerifyOutdir(q.Dir, q.Source)
 		if err != nil {
 			return nil, asCLI(err)
 		}
 		rep = r
 	case "gather":
-		m, err := sharding.GatherOutdir(q.Dir, q.Out, sharding.Cleanup{})
+		m, err := sharding.GatherOutdir(q.Dir, q.Out)
 		if err != nil {
 			return nil, asCLI(err)
 		}
@@ -204,7 +204,7 @@ func buildReport(reqJSON string) ([]byte, error) {
 	case "open":
 		// The manifest, and where the images are: OUTDIR, or "" for a bucket, whose
 		// images the caller reads by ranges (tl_read_image).
-		o, err := sharding.OpenOutdir(q.Dir, sharding.Cleanup{})
+		o, err := sharding.OpenOutdir(q.Dir)
 		if err != nil {
 			return nil, asCLI(err)
 		}
