@@ -3,10 +3,11 @@ package sharding
 // This file writes a conversion's output to a bucket (s3://, gs://): each shard
 // image one object, with its checksum (of the manifest's algorithm, under its name)
 // and the conversion's fingerprint in its metadata, and its CRC-32C handed to the
-// service, which refuses an upload whose bytes do not match it; the manifest last, so its presence means the rest is complete. A rerun
-// (of a killed process, say) skips the shards already there with the right size
-// and fingerprint. Objects under the prefix that tpulayout did not write stop the
-// conversion before anything is written.
+// service, which refuses an upload whose bytes do not match it; the manifest last,
+// so its presence means the rest is complete. A rerun (of a killed process, say)
+// skips the shards already there with the right size and fingerprint. Objects under
+// the prefix that tpulayout did not write stop the conversion before anything is
+// written.
 
 import (
 	"bytes"

@@ -38,10 +38,10 @@ var (
 	sumSHA256 = checksum{ChecksumSHA256, 64}
 )
 
-// checksumNamed returns the algorithm called name ("" is the default).
+// checksumNamed returns the algorithm called name.
 func checksumNamed(name string) (checksum, error) {
 	switch name {
-	case ChecksumCRC32C, "":
+	case ChecksumCRC32C:
 		return sumCRC32C, nil
 	case ChecksumSHA256:
 		return sumSHA256, nil
@@ -118,8 +118,8 @@ func (s ManifestShard) sumDiffers(h hash.Hash) string {
 // manifest names and no other.
 func (m *Manifest) checkSums() error {
 	c, err := checksumNamed(m.Checksum)
-	if err != nil || m.Checksum == "" {
-		return fmt.Errorf("checksum %q, want %q or %q", m.Checksum, ChecksumCRC32C, ChecksumSHA256)
+	if err != nil {
+		return err
 	}
 	for _, t := range m.Tensors {
 		for _, s := range t.Shards {
@@ -152,8 +152,8 @@ func (s ManifestShard) mismatch() error {
 // a manifest's shards carry it.
 func ChecksumOf(alg string, data []byte) (string, error) {
 	c, err := checksumNamed(alg)
-	if err != nil || alg == "" {
-		return "", fmt.Errorf("sharding: checksum %q, want %q or %q", alg, ChecksumCRC32C, ChecksumSHA256)
+	if err != nil {
+		return "", fmt.Errorf("sharding: %w", err)
 	}
 	return c.of(data), nil
 }

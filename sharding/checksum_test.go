@@ -26,11 +26,10 @@ func TestChecksumVectors(t *testing.T) {
 			t.Errorf("%s(%q) = %s, want %s", c.alg, c.in, got, c.want)
 		}
 	}
-	if s, _ := checksumNamed(""); s != sumCRC32C {
-		t.Errorf("the default checksum is %s", s.name)
-	}
-	if _, err := checksumNamed("md5"); err == nil {
-		t.Error("md5 taken")
+	for _, bad := range []string{"", "md5", "CRC32C"} {
+		if _, err := checksumNamed(bad); err == nil {
+			t.Errorf("%q taken", bad)
+		}
 	}
 }
 

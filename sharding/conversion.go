@@ -1,6 +1,7 @@
 package sharding
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -180,7 +181,7 @@ func NewConversion(o ConvertOptions) (*Conversion, error) {
 	if o.To == "" {
 		return nil, usage(missingTo)
 	}
-	if _, err := checksumNamed(o.Checksum); err != nil {
+	if _, err := checksumNamed(cmp.Or(o.Checksum, DefaultChecksum)); err != nil {
 		return nil, usage("bad --checksum %q: want %s (the default) or %s", o.Checksum, ChecksumCRC32C, ChecksumSHA256)
 	}
 	mesh, err := ParseMesh(o.Mesh, o.Devices)

@@ -1,6 +1,7 @@
 package sharding
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"hash"
@@ -93,7 +94,7 @@ type tensorJob struct {
 func Prepare(ckpt *Checkpoint, opt Options) (*Job, error) {
 	j := &Job{ckpt: ckpt, opt: opt}
 	var err error
-	if j.sum, err = checksumNamed(opt.Checksum); err != nil {
+	if j.sum, err = checksumNamed(cmp.Or(opt.Checksum, DefaultChecksum)); err != nil {
 		return nil, err
 	}
 	if opt.Processes == 0 {
