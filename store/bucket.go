@@ -35,7 +35,8 @@ type backend interface {
 	stat(ctx context.Context, key string) (Attrs, error)
 	// readAt fills p from off in the object a.Key, which must still be of a's
 	// version (when not empty) and size, else ErrChanged; a short read is an error.
-	readAt(ctx context.Context, a Attrs, p []byte, off int64) error
+	// n is how many of p's first bytes it filled, all of them but for an error.
+	readAt(ctx context.Context, a Attrs, p []byte, off int64) (n int, err error)
 	// put writes the object whole; crc32c, when not nil, is the CRC-32C (Castagnoli,
 	// 4 big-endian bytes) of its bytes, which the store checks (refusing the upload
 	// when they differ) and keeps.
@@ -222,11 +223,29 @@ func (o *Object) ReadAt(p []byte, off int64) (int, error) {
 		n, short = int(o.attrs.Size-off), true
 	}
 	if n > 0 {
-		err := o.b.Retry.do(o.ctx, func(ctx context.Context) error {
-			return o.b.be.readAt(ctx, o.attrs, p[:n], off)
-		})
-		if err != nil {
-			return 0, fmt.Errorf("store: %s: bytes %d–%d of %d: %w", o.URL(), off, off+int64(n), o.attrs.Size, err)
+		// A try that fails after bringing half of what it asked for, or resumeBytes,
+		// is not counted as a failure: the read resumes after those bytes, with its
+		// tries afresh, so a connection that keeps dropping mid-body still ends it.
+		// Any other failed try is made again from the same byte.
+		done := 0
+		for {
+			err := o.b.Retry.do(o.ctx, func(ctx context.Context) error {
+				k, err := o.b.be.readAt(ctx, o.attrs, p[done:n], off+int64(done))
+				if err == nil {
+					done = n
+				} else if k > 0 && k >= min(resumeBytes, (n-done)/2) {
+					done += k
+					return progressed{err} // resumed at once below
+				}
+				return err
+			})
+			if _, ok := err.(progressed); ok {
+				continue
+			}
+			if err != nil {
+				return 0, fmt.Errorf("store: %s: bytes %d–%d of %d: %w", o.URL(), off, off+int64(n), o.attrs.Size, err)
+			}
+			break
 		}
 		if f := o.seen.Load(); f != nil {
 			(*f)(off, p[:n])
@@ -236,6 +255,23 @@ func (o *Object) ReadAt(p []byte, off int64) (int, error) {
 		return n, io.EOF
 	}
 	return n, nil
+}
+
+// resumeBytes is enough for a failed try of ReadAt to have brought for the read to
+// go on with its tries afresh.
+const resumeBytes = 1 << 20
+
+// progressed is a failed try of ReadAt that brought enough to go on afresh.
+type progressed struct{ error }
+
+// readBody fills p from a response body; a body that ends early is
+// io.ErrUnexpectedEOF. n is how many bytes it filled.
+func readBody(body io.Reader, p []byte) (n int, err error) {
+	n, err = io.ReadFull(body, p)
+	if errors.Is(err, io.EOF) {
+		err = io.ErrUnexpectedEOF // an empty body where bytes were due: dropped
+	}
+	return n, err
 }
 
 // Observe has f called with the bytes of every read of o that succeeds from then on

@@ -6,8 +6,9 @@
 // A Bucket reads byte ranges of an object (ReadAt, Object), writes whole objects
 // (Put, which a reader never sees half-written), lists a prefix and deletes what
 // its caller wrote. Reads are retried with exponential backoff on 5xx responses,
-// timeouts and dropped connections; after the last try the error names the object
-// and the byte range.
+// timeouts and dropped connections; a read cut off after half of its bytes (or
+// 1 MiB) resumes after them, its tries afresh. After the last try the error names
+// the object and the byte range.
 //
 // Credentials come only from the standard chains, never from flags, and are never
 // printed: for S3, AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN),

@@ -61,6 +61,28 @@ func TestFaultyServer(t *testing.T) {
 					p.Seen(storetest.Status), p.Seen(storetest.Drop), p.Seen(storetest.Stall))
 			}
 
+			// A server that drops every response halfway: each try resumes where the
+			// last stopped and, bringing half of what it asked for, does not count as
+			// a failure (read again from the start, every try would end the same).
+			dp, dropping := storetest.NewProxy(t, s.Endpoint, func(int) storetest.Fault { return storetest.Drop })
+			s.Point(t, dropping)
+			db, _, _ := Open(ctx, s.Scheme+"://"+bucket+"/ckpt.bin")
+			db.Retry = Retry{Tries: 8, First: time.Millisecond, Max: time.Millisecond}
+			do, err := db.Object(ctx, key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			whole := make([]byte, len(data))
+			if _, err := do.ReadAt(whole, 0); err != nil {
+				t.Fatalf("always dropped halfway: %v", err)
+			}
+			if !bytes.Equal(whole, data) {
+				t.Error("always dropped halfway: the bytes differ")
+			}
+			if n := dp.Seen(storetest.Drop); n < 2 || n > 60 {
+				t.Errorf("always dropped halfway: %d tries, want about log2 of %d", n, len(data))
+			}
+
 			// A server that always fails: the error names the object after the last try.
 			_, bad := storetest.NewProxy(t, s.Endpoint, func(int) storetest.Fault { return storetest.Status })
 			s.Point(t, bad)

@@ -41,26 +41,26 @@ func fileVersion(st fs.FileInfo) string {
 	return strconv.FormatInt(st.Size(), 10) + "@" + strconv.FormatInt(st.ModTime().UnixNano(), 10)
 }
 
-func (fileBackend) readAt(_ context.Context, a Attrs, p []byte, off int64) error {
+func (fileBackend) readAt(_ context.Context, a Attrs, p []byte, off int64) (int, error) {
 	f, err := os.Open(a.Key)
 	if err != nil {
-		return fileErr(err)
+		return 0, fileErr(err)
 	}
 	defer f.Close()
 	if a.Version != "" {
 		st, err := f.Stat()
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if fileVersion(st) != a.Version {
-			return fmt.Errorf("%w (now %d bytes)", ErrChanged, st.Size())
+			return 0, fmt.Errorf("%w (now %d bytes)", ErrChanged, st.Size())
 		}
 	}
-	_, err = f.ReadAt(p, off)
+	n, err := f.ReadAt(p, off)
 	if errors.Is(err, io.EOF) {
-		return fmt.Errorf("%w: the file is shorter than when opened", ErrChanged)
+		return n, fmt.Errorf("%w: the file is shorter than when opened", ErrChanged)
 	}
-	return err
+	return n, err
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)

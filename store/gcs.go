@@ -135,38 +135,32 @@ func (g *gcsBackend) stat(ctx context.Context, key string) (Attrs, error) {
 	return a, err
 }
 
-func (g *gcsBackend) readAt(ctx context.Context, a Attrs, p []byte, off int64) error {
+func (g *gcsBackend) readAt(ctx context.Context, a Attrs, p []byte, off int64) (int, error) {
 	q := url.Values{"alt": {"media"}}
 	if a.Version != "" {
 		q.Set("ifGenerationMatch", a.Version)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, g.objectURL(a.Key, q), nil)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	req.Header.Set("Range", fmt.Sprintf("bytes=%d-%d", off, off+int64(len(p))-1))
 	resp, err := g.do(req)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer resp.Body.Close()
 	// Emulators may ignore ifGenerationMatch: the headers say what was served.
 	if gen := resp.Header.Get("X-Goog-Generation"); gen != "" && a.Version != "" && gen != a.Version {
-		return fmt.Errorf("%w (generation %s, was %s)", ErrChanged, gen, a.Version)
+		return 0, fmt.Errorf("%w (generation %s, was %s)", ErrChanged, gen, a.Version)
 	}
 	if err := checkContentRange(resp.Header.Get("Content-Range"), a.Size); err != nil {
-		return err
+		return 0, err
 	}
 	if resp.StatusCode != http.StatusPartialContent && !(off == 0 && resp.ContentLength == int64(len(p))) {
-		return fmt.Errorf("asked for bytes %d–%d, got status %d without that range", off, off+int64(len(p)), resp.StatusCode)
+		return 0, fmt.Errorf("asked for bytes %d–%d, got status %d without that range", off, off+int64(len(p)), resp.StatusCode)
 	}
-	if _, err := io.ReadFull(resp.Body, p); err != nil {
-		if errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF
-		}
-		return err
-	}
-	return nil
+	return readBody(resp.Body, p)
 }
 
 // put is a multipart upload: the object's metadata, then its bytes, in one request,

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"encoding/base64"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -144,29 +143,23 @@ func (s *s3Backend) stat(ctx context.Context, key string) (Attrs, error) {
 	return Attrs{Key: key, Size: oi.Size, Version: oi.ETag, Metadata: meta}, nil
 }
 
-func (s *s3Backend) readAt(ctx context.Context, a Attrs, p []byte, off int64) error {
+func (s *s3Backend) readAt(ctx context.Context, a Attrs, p []byte, off int64) (int, error) {
 	var o minio.GetObjectOptions
 	if err := o.SetRange(off, off+int64(len(p))-1); err != nil {
-		return err
+		return 0, err
 	}
 	if a.Version != "" {
 		o.SetMatchETag(a.Version)
 	}
 	body, _, h, err := s.c.GetObject(ctx, s.bucket, trimKey(a.Key), o)
 	if err != nil {
-		return s.s3Err(err)
+		return 0, s.s3Err(err)
 	}
 	defer body.Close()
 	if err := checkContentRange(h.Get("Content-Range"), a.Size); err != nil {
-		return err
+		return 0, err
 	}
-	if _, err := io.ReadFull(body, p); err != nil {
-		if errors.Is(err, io.EOF) {
-			err = io.ErrUnexpectedEOF // an empty body where bytes were due: dropped
-		}
-		return err
-	}
-	return nil
+	return readBody(body, p)
 }
 
 // maxSinglePut is the largest object S3 takes in one PutObject.
