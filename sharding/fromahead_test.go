@@ -1,7 +1,6 @@
 package sharding
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -40,17 +39,9 @@ func TestServerFromAheadBands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
 	for _, srv := range storetest.Servers(t) {
 		t.Run(srv.Scheme, func(t *testing.T) {
-			srv.Point(t, srv.Endpoint)
-			b, key, err := store.Open(ctx, srv.Scheme+"://"+srv.NewBucket(t)+"/m.safetensors")
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := b.Put(ctx, key, bytes.NewReader(data), int64(len(data)), nil); err != nil {
-				t.Fatal(err)
-			}
+			b, key, _ := store.Open(context.Background(), uploadTo(t, srv, "m.safetensors", data))
 			fromAheadCases(t, b, key, want, true)
 		})
 	}

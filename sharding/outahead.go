@@ -216,26 +216,16 @@ func (ra *readAhead) fetch() {
 			fail(i, err)
 			return
 		}
-		var wg sync.WaitGroup
-		var mu sync.Mutex
+		reads := new(fanOut)
 		for at := int64(0); at < r.n; at += aheadSpan {
 			part := g.buf[at:min(at+aheadSpan, r.n)]
-			sem <- struct{}{}
-			wg.Add(1)
-			ra.inFlight.Add(1)
-			go func() {
-				defer func() { <-sem; wg.Done(); ra.inFlight.Done() }()
-				if _, err := readAt(obj, part, r.off+at); err != nil {
-					mu.Lock()
-					if g.err == nil {
-						g.err = err
-					}
-					mu.Unlock()
-				}
-			}()
+			reads.goRead(sem, &ra.inFlight, func() error {
+				_, err := readAt(obj, part, r.off+at)
+				return err
+			})
 		}
 		go func() {
-			wg.Wait()
+			g.err = reads.wait()
 			close(g.done)
 		}()
 	}

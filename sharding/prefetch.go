@@ -325,36 +325,26 @@ func (r *remoteSource) fetch(pf *prefetch) {
 	}
 	sem := pf.sp.inFlight // shared: the next tensor's reads start while this one's end
 	for s, st := range pf.steps {
-		var wg sync.WaitGroup
-		var mu sync.Mutex
+		reads := new(fanOut)
 		for i, p := range st.ps {
 			buf := pf.sp.get(pf.stop)
 			if buf == nil {
-				wg.Wait()
+				reads.wait()
 				for _, st := range pf.steps[s:] {
 					stopped(st)
 				}
 				return
 			}
 			st.bufs[i] = buf[:p.n]
-			sem <- struct{}{}
-			wg.Add(1)
-			pf.sp.reads.Add(1)
-			go func() {
-				defer func() { <-sem; wg.Done(); pf.sp.reads.Done() }()
-				if _, err := r.obj.ReadAt(st.bufs[i], r.base+p.off); err != nil {
-					mu.Lock()
-					if st.err == nil {
-						st.err = err
-					}
-					mu.Unlock()
-				}
-			}()
+			reads.goRead(sem, &pf.sp.reads, func() error {
+				_, err := r.obj.ReadAt(st.bufs[i], r.base+p.off)
+				return err
+			})
 		}
 		// The next step's reads start as soon as this one's are issued; done waits
 		// for this one's only.
 		go func() {
-			wg.Wait()
+			st.err = reads.wait()
 			close(st.done)
 		}()
 	}

@@ -37,6 +37,23 @@ func setSpans(span, gap, ahead int64) (restore func()) {
 	return func() { maxSpan, aheadSpan, maxGap, RemoteAheadBytes = old[0], old[1], old[2], old[3] }
 }
 
+// uploadTo points srv's scheme at it and puts data in a new bucket of it as name,
+// returning the object's URL.
+func uploadTo(t *testing.T, srv storetest.Server, name string, data []byte) string {
+	t.Helper()
+	srv.Point(t, srv.Endpoint)
+	url := srv.Scheme + "://" + srv.NewBucket(t) + "/" + name
+	ctx := context.Background()
+	b, key, err := store.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Put(ctx, key, bytes.NewReader(data), int64(len(data)), nil); err != nil {
+		t.Fatal(err)
+	}
+	return url
+}
+
 // TestFixturesByRanges converts every NumPy fixture reading its checkpoint by
 // ranges (through the store's file bucket, so without a server), with reads cut to
 // 64 bytes, gaps of up to 40 bytes read and dropped, and three reads' worth fetched

@@ -2,7 +2,6 @@ package sharding
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
-	"github.com/tpulayout/tpulayout/store"
 	"github.com/tpulayout/tpulayout/store/storetest"
 )
 
@@ -42,15 +40,9 @@ func TestServerConversionRequests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
 	for _, srv := range storetest.Servers(t) {
 		t.Run(srv.Scheme, func(t *testing.T) {
-			srv.Point(t, srv.Endpoint)
-			url := srv.Scheme + "://" + srv.NewBucket(t) + "/m.safetensors"
-			b, key, _ := store.Open(ctx, url)
-			if err := b.Put(ctx, key, bytes.NewReader(data), int64(len(data)), nil); err != nil {
-				t.Fatal(err)
-			}
+			url := uploadTo(t, srv, "m.safetensors", data)
 			p, proxy := storetest.NewProxy(t, srv.Endpoint, func(int) storetest.Fault { return storetest.Pass })
 			srv.Point(t, proxy)
 			ckpt, err := OpenCheckpoint(url)
@@ -85,19 +77,13 @@ func TestServerConversionRequests(t *testing.T) {
 func TestServerReadImageURL(t *testing.T) {
 	defer setSpans(maxSpan, maxGap, RemoteAheadBytes)()
 	aheadSpan = 1000 // several reads
-	ctx := context.Background()
 	data := make([]byte, 4321)
 	for i := range data {
 		data[i] = byte(i * 29)
 	}
 	for _, srv := range storetest.Servers(t) {
 		t.Run(srv.Scheme, func(t *testing.T) {
-			srv.Point(t, srv.Endpoint)
-			out := srv.Scheme + "://" + srv.NewBucket(t) + "/conv"
-			b, key, _ := store.Open(ctx, out+"/w/0_0.bin")
-			if err := b.Put(ctx, key, bytes.NewReader(data), int64(len(data)), nil); err != nil {
-				t.Fatal(err)
-			}
+			out := strings.TrimSuffix(uploadTo(t, srv, "conv/w/0_0.bin", data), "/w/0_0.bin")
 			got := make([]byte, len(data))
 			if err := ReadImageURL(out, "w/0_0.bin", got); err != nil || !bytes.Equal(got, data) {
 				t.Errorf("read %v, equal %v", err, bytes.Equal(got, data))

@@ -31,19 +31,26 @@ func TestFaultyServer(t *testing.T) {
 			if err := b.Put(ctx, key, bytes.NewReader(data), int64(len(data)), nil); err != nil {
 				t.Fatal(err)
 			}
+			// through opens the object through a proxy that does what pick says to
+			// each request, retried as r says.
+			through := func(pick func(n int) storetest.Fault, r Retry) (*storetest.Proxy, *Object) {
+				p, proxy := storetest.NewProxy(t, s.Endpoint, pick)
+				s.Point(t, proxy)
+				pb, _, err := Open(ctx, s.Scheme+"://"+bucket+"/ckpt.bin")
+				if err != nil {
+					t.Fatal(err)
+				}
+				pb.Retry = r
+				o, err := pb.Object(ctx, key)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return p, o
+			}
 			// Each range's first three requests fail: a 503, a dropped connection, a
 			// read too slow for the attempt's timeout; the fourth passes.
-			p, proxy := storetest.NewProxy(t, s.Endpoint, func(n int) storetest.Fault { return storetest.Fault((n + 1) % 4) })
-			s.Point(t, proxy)
-			pb, _, err := Open(ctx, s.Scheme+"://"+bucket+"/ckpt.bin")
-			if err != nil {
-				t.Fatal(err)
-			}
-			pb.Retry = Retry{Tries: 8, First: time.Millisecond, Max: 20 * time.Millisecond, Timeout: 300 * time.Millisecond}
-			o, err := pb.Object(ctx, key)
-			if err != nil {
-				t.Fatal(err)
-			}
+			p, o := through(func(n int) storetest.Fault { return storetest.Fault((n + 1) % 4) },
+				Retry{Tries: 8, First: time.Millisecond, Max: 20 * time.Millisecond, Timeout: 300 * time.Millisecond})
 			var rs []Range
 			for off := int64(0); off < int64(len(data)); off += 1 << 20 {
 				rs = append(rs, Range{Off: off, Buf: make([]byte, min(1<<20, int64(len(data))-off))})
@@ -64,14 +71,7 @@ func TestFaultyServer(t *testing.T) {
 			// A server that drops every response halfway: each try resumes where the
 			// last stopped and, bringing half of what it asked for, does not count as
 			// a failure (read again from the start, every try would end the same).
-			dp, dropping := storetest.NewProxy(t, s.Endpoint, func(int) storetest.Fault { return storetest.Drop })
-			s.Point(t, dropping)
-			db, _, _ := Open(ctx, s.Scheme+"://"+bucket+"/ckpt.bin")
-			db.Retry = Retry{Tries: 8, First: time.Millisecond, Max: time.Millisecond}
-			do, err := db.Object(ctx, key)
-			if err != nil {
-				t.Fatal(err)
-			}
+			dp, do := through(func(int) storetest.Fault { return storetest.Drop }, Retry{Tries: 8, First: time.Millisecond, Max: time.Millisecond})
 			whole := make([]byte, len(data))
 			if _, err := do.ReadAt(whole, 0); err != nil {
 				t.Fatalf("always dropped halfway: %v", err)
@@ -84,14 +84,7 @@ func TestFaultyServer(t *testing.T) {
 			}
 
 			// A server that always fails: the error names the object after the last try.
-			_, bad := storetest.NewProxy(t, s.Endpoint, func(int) storetest.Fault { return storetest.Status })
-			s.Point(t, bad)
-			bb, _, _ := Open(ctx, s.Scheme+"://"+bucket+"/ckpt.bin")
-			bb.Retry = Retry{Tries: 3, First: time.Millisecond, Max: time.Millisecond}
-			bo, err := bb.Object(ctx, key)
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, bo := through(func(int) storetest.Fault { return storetest.Status }, Retry{Tries: 3, First: time.Millisecond, Max: time.Millisecond})
 			_, err = bo.ReadAt(make([]byte, 10), 5)
 			want := s.Scheme + "://" + bucket + "/ckpt.bin: bytes 5–15 of 4194304: gave up after 3 tries: HTTP status 503"
 			if err == nil || !strings.Contains(err.Error(), want) {
