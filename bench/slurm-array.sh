@@ -150,11 +150,15 @@ for _ in $(seq 1200); do
   sleep 0.05
 done
 [ -n "$victim" ] || { echo "no array task was seen running"; exit 1; }
-sleep 0.5
 echo "cancelling task $victim while it runs ($(squeue -h -r -j "$victim" -o %T))"
 scancel "$victim"
 await "$jobid" 300
 task=${victim#*_}
+# A process writes its partial manifest last: none means it was stopped mid-run.
+if [ -e "images/manifest.process-$task-of-4.json" ]; then
+  echo "task $victim finished before it was cancelled: try a larger SIZE_MIB"
+  exit 1
+fi
 echo "array job done; the merge job is $(squeue -h -j "$merge" -o '%T (%r)')"
 scancel "$merge" # its dependency can no longer be met
 [ ! -e images/manifest.json ] || { echo "merged despite the cancelled task"; exit 1; }
