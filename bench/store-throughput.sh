@@ -15,8 +15,9 @@
 # OLD set, that binary's conversion runs beside this tree's in every round, in
 # alternating order, and so does gather from a conversion in the bucket, each build
 # from one it wrote (GATHER=0 leaves gather out). Each line gives the client's CPU time (user+system)
-# and the server's in that phase, and how many requests the server answered (its
-# log lines): on one machine the server competes with the client for the same cores.
+# and the server's in that phase, how many requests the server answered (its log
+# lines), and how busy the machine's CPUs were (all processes, from /proc/stat): on
+# one machine the server competes with the client for the same cores.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ "${1:-}" != --inside ]; then
@@ -83,6 +84,7 @@ port=${AWS_ENDPOINT_URL_S3##*:}
 vgw=$(pgrep -f -- "--port 127.0.0.1:$port" | head -1)
 vlog=$(tr '\0' ' ' <"/proc/$vgw/cmdline" | grep -o '/tmp/[^ ]*/s3' | sed 's|/s3$|/versitygw.log|')
 ticks() { awk '{print $14 + $15}' "/proc/$vgw/stat"; }
+cpus() { awk '/^cpu / {print $2 + $3 + $4 + $7 + $8 + $9, $5 + $6}' /proc/stat; } # busy, idle
 lines() { if [ -r "$vlog" ]; then wc -l <"$vlog"; else echo 0; fi; }
 hz=$(getconf CLK_TCK)
 secs() { python3 -c "p='$1'.split(':'); print(sum(float(x)*60**i for i,x in enumerate(reversed(p))))"; }
@@ -90,10 +92,12 @@ secs() { python3 -c "p='$1'.split(':'); print(sum(float(x)*60**i for i,x in enum
 # phase NAME CMD…: runs CMD under /usr/bin/time -v; prints its line (MiB/s of
 # $pbytes, else of the source's bytes), sets $wall.
 phase() {
-  local name=$1 t0 t1 l0 l1 kib cpu
+  local name=$1 t0 t1 l0 l1 kib cpu b0 i0 b1 i1
   shift
   t0=$(ticks) l0=$(lines)
+  read -r b0 i0 < <(cpus)
   /usr/bin/time -v "$@" >"$WORK/out.txt" 2>"$WORK/time.txt"
+  read -r b1 i1 < <(cpus)
   t1=$(ticks) l1=$(lines)
   wall=$(secs "$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$WORK/time.txt")")
   kib=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$WORK/time.txt")
@@ -101,9 +105,9 @@ phase() {
   if [ -s "$WORK/out.txt" ] && read -r _ s <"$WORK/out.txt" && [[ $s =~ ^[0-9.]+$ ]]; then
     wall=$s # storebench get times its reads alone
   fi
-  printf '%-34s %6.3f s %6.0f MiB/s  peak RSS %4d MiB  CPU %5.2f s  server CPU %5.2f s  requests %d\n' \
+  printf '%-34s %6.3f s %6.0f MiB/s  peak RSS %4d MiB  CPU %5.2f s  server CPU %5.2f s  requests %d  CPUs busy %d%%\n' \
     "$name" "$wall" "$(python3 -c "print(${pbytes:-$data}/$wall/2**20)")" $((kib / 1024)) "$cpu" \
-    "$(python3 -c "print(($t1-$t0)/$hz)")" $((l1 - l0))
+    "$(python3 -c "print(($t1-$t0)/$hz)")" $((l1 - l0)) $((100 * (b1 - b0) / (b1 - b0 + i1 - i0 + 1)))
 }
 
 for round in $(seq "$ROUNDS"); do
