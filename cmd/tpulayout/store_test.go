@@ -66,6 +66,22 @@ func sameTree(t *testing.T, a, b, srcA, srcB string) {
 	}
 }
 
+// bucketArgs are the conversion flags of the bucket tests for the checkpoint in dir
+// (see shardCheckpoint).
+func bucketArgs(dir string) []string {
+	return []string{"--all", "--mesh", "data=2,model=4", "--rules", filepath.Join(dir, "rules.json"), "--to", "tpu:v5e", "--dtype", "bf16"}
+}
+
+// convertedLocally converts dir's model.safetensors with bucketArgs into a new local
+// directory, what the bucket tests compare with, and returns both paths.
+func convertedLocally(t *testing.T, dir string) (in, local string) {
+	t.Helper()
+	in = filepath.Join(dir, "model.safetensors")
+	local = filepath.Join(t.TempDir(), "local")
+	mustRun(t, append([]string{"convert", in, local}, bucketArgs(dir)...)...)
+	return in, local
+}
+
 // TestStoreConvertFromBucket converts a checkpoint read from a bucket (one file, and
 // an index with its two files), as one process (and the file as four merged),
 // directly and
@@ -80,7 +96,7 @@ func TestStoreConvertFromBucket(t *testing.T) {
 			s.Point(t, s.Endpoint)
 			prefix := uploadCheckpoint(t, s, dir)
 			for _, ckpt := range []string{"model.safetensors", "model.safetensors.index.json"} {
-				common := []string{"--all", "--mesh", "data=2,model=4", "--rules", filepath.Join(dir, "rules.json"), "--to", "tpu:v5e", "--dtype", "bf16"}
+				common := bucketArgs(dir)
 				local := filepath.Join(t.TempDir(), "local")
 				mustRun(t, append([]string{"convert", filepath.Join(dir, ckpt), local}, common...)...)
 
@@ -203,10 +219,8 @@ func TestStoreConvertToBucket(t *testing.T) {
 	fastRetry(t)
 	setShardBand(t, 64<<10)
 	dir := shardCheckpoint(t)
-	in := filepath.Join(dir, "model.safetensors")
-	common := []string{"--all", "--mesh", "data=2,model=4", "--rules", filepath.Join(dir, "rules.json"), "--to", "tpu:v5e", "--dtype", "bf16"}
-	local := filepath.Join(t.TempDir(), "local")
-	mustRun(t, append([]string{"convert", in, local}, common...)...)
+	in, local := convertedLocally(t, dir)
+	common := bucketArgs(dir)
 	ctx := context.Background()
 	for _, s := range storetest.Servers(t) {
 		t.Run(s.Scheme, func(t *testing.T) {
@@ -308,10 +322,8 @@ func TestStoreConvertToBucket(t *testing.T) {
 func TestStoreVerifyGatherFromBucket(t *testing.T) {
 	fastRetry(t)
 	dir := shardCheckpoint(t)
-	in := filepath.Join(dir, "model.safetensors")
-	common := []string{"--all", "--mesh", "data=2,model=4", "--rules", filepath.Join(dir, "rules.json"), "--to", "tpu:v5e", "--dtype", "bf16"}
-	local := filepath.Join(t.TempDir(), "local")
-	mustRun(t, append([]string{"convert", in, local}, common...)...)
+	in, local := convertedLocally(t, dir)
+	common := bucketArgs(dir)
 	want := filepath.Join(t.TempDir(), "want.safetensors")
 	mustRun(t, "gather", local, want)
 	ctx := context.Background()
@@ -353,10 +365,8 @@ func TestStoreVerifyGatherFromBucket(t *testing.T) {
 func TestStoreVerifyGatherByRanges(t *testing.T) {
 	fastRetry(t)
 	dir := shardCheckpoint(t)
-	in := filepath.Join(dir, "model.safetensors")
-	common := []string{"--all", "--mesh", "data=2,model=4", "--rules", filepath.Join(dir, "rules.json"), "--to", "tpu:v5e", "--dtype", "bf16"}
-	local := filepath.Join(t.TempDir(), "local")
-	mustRun(t, append([]string{"convert", in, local}, common...)...)
+	in, local := convertedLocally(t, dir)
+	common := bucketArgs(dir)
 	want := filepath.Join(t.TempDir(), "want.safetensors")
 	mustRun(t, "gather", local, want)
 	ctx := context.Background()
