@@ -163,7 +163,7 @@ func Convert(o ConvertOptions) (*ConvertSummary, error) {
 // every tensor; nothing is written. Errors are *ConvertError.
 func NewConversion(o ConvertOptions) (*Conversion, error) {
 	if o.Mesh == "" {
-		return nil, usage("missing --mesh: the device mesh, such as data=2,model=4")
+		return nil, usage(missingMesh)
 	}
 	lower := strings.ToLower(o.Checkpoint)
 	if !strings.HasSuffix(lower, ".safetensors") && !strings.HasSuffix(lower, ".json") {
@@ -175,8 +175,8 @@ func NewConversion(o ConvertOptions) (*Conversion, error) {
 	if o.All && o.Tensor != "" {
 		return nil, usage("--all and --tensor exclude each other")
 	}
-	if given := btoi(o.Spec != "") + btoi(o.Rules != "") + btoi(o.RulesJSON != nil); given != 1 {
-		return nil, usage("a sharded conversion needs one of --spec (one PartitionSpec for all tensors) or --rules FILE")
+	if err := o.oneSpec("a sharded conversion"); err != nil {
+		return nil, err
 	}
 	if o.To == "" {
 		return nil, usage(missingTo)
@@ -184,9 +184,9 @@ func NewConversion(o ConvertOptions) (*Conversion, error) {
 	if _, err := checksumNamed(cmp.Or(o.Checksum, DefaultChecksum)); err != nil {
 		return nil, usage("bad --checksum %q: want %s (the default) or %s", o.Checksum, ChecksumCRC32C, ChecksumSHA256)
 	}
-	mesh, err := ParseMesh(o.Mesh, o.Devices)
+	mesh, err := o.mesh()
 	if err != nil {
-		return nil, &ConvertError{Usage: true, Msg: "--mesh", Err: err}
+		return nil, err
 	}
 	if o.Processes < 0 || o.Process < 0 || (o.Processes > 0 && o.Process >= o.Processes) || (o.Processes == 0 && o.Process != 0) {
 		return nil, usage("bad --process \"%d/%d\": want I/N with 0 ≤ I < N, such as 0/4", o.Process, o.Processes)
@@ -248,6 +248,26 @@ func NewConversion(o ConvertOptions) (*Conversion, error) {
 		}
 	}
 	return c, nil
+}
+
+const missingMesh = "missing --mesh: the device mesh, such as data=2,model=4"
+
+// oneSpec checks that exactly one of Spec, Rules and RulesJSON is given; what names
+// the job in the message ("a sharded conversion").
+func (o *ConvertOptions) oneSpec(what string) error {
+	if btoi(o.Spec != "")+btoi(o.Rules != "")+btoi(o.RulesJSON != nil) != 1 {
+		return usage("%s needs one of --spec (one PartitionSpec for all tensors) or --rules FILE", what)
+	}
+	return nil
+}
+
+// mesh reads Mesh and Devices; its error is a usage *ConvertError.
+func (o *ConvertOptions) mesh() (*Mesh, error) {
+	mesh, err := ParseMesh(o.Mesh, o.Devices)
+	if err != nil {
+		return nil, &ConvertError{Usage: true, Msg: "--mesh", Err: err}
+	}
+	return mesh, nil
 }
 
 // Guessed lists the tensors whose tpu:GEN default layout is a guess (see GuessedLayout).

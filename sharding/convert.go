@@ -138,9 +138,9 @@ func Prepare(ckpt *Checkpoint, opt Options) (*Job, error) {
 		if err != nil {
 			return nil, err
 		}
-		pl, err := Place(opt.Mesh, spec, t.Shape)
+		pl, err := placeTensor(opt.Mesh, spec, name, t.Shape)
 		if err != nil {
-			return nil, fmt.Errorf("tensor %q (dims [%s]): %w", name, strings.ReplaceAll(fmtInts(t.Shape), "_", ","), err)
+			return nil, err
 		}
 		dst, err := opt.Target(t.TensorInfo, rowMajor(t.DType, pl.ShardDims))
 		if err != nil {

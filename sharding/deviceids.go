@@ -24,6 +24,21 @@ func (d DeviceIDs) MarshalJSON() ([]byte, error) {
 	if len(d) <= compactAbove || !increasing(d) {
 		return json.Marshal([]int(d))
 	}
+	text, runs := d.runText()
+	if runs*4 > len(d) { // few runs: the array says it as well
+		return json.Marshal([]int(d))
+	}
+	return json.Marshal(text)
+}
+
+// RunText writes d in the text form, whatever its length: each run of consecutive ids
+// as "a-b" (one id alone), the runs separated by commas: "0-3,8-11", "0,4".
+func (d DeviceIDs) RunText() string {
+	text, _ := d.runText()
+	return text
+}
+
+func (d DeviceIDs) runText() (string, int) {
 	var b strings.Builder
 	runs := 0
 	for i := 0; i < len(d); {
@@ -42,10 +57,7 @@ func (d DeviceIDs) MarshalJSON() ([]byte, error) {
 		runs++
 		i = j + 1
 	}
-	if runs*4 > len(d) { // few runs: the array says it as well
-		return json.Marshal([]int(d))
-	}
-	return json.Marshal(b.String())
+	return b.String(), runs
 }
 
 func (d *DeviceIDs) UnmarshalJSON(data []byte) error {

@@ -50,8 +50,7 @@ func Place(m *Mesh, spec Spec, dims []int64) (*Placement, error) {
 			}
 		}
 		if dims[d]%int64(n) != 0 {
-			return nil, fmt.Errorf("sharding: dim %d of size %d is not divisible by %d, the product of the mesh axes %s that spec %s shards it over",
-				d, dims[d], n, strings.Join(names, "×"), spec)
+			return nil, &IndivisibleError{Spec: spec, Dim: d, Size: dims[d], Count: n, Axes: names}
 		}
 		p.Counts[d], p.ShardDims[d] = n, dims[d]/int64(n)
 	}
@@ -103,6 +102,22 @@ func Place(m *Mesh, spec Spec, dims []int64) (*Placement, error) {
 		p.devShard[id] = newPos[k]
 	}
 	return p, nil
+}
+
+// IndivisibleError is a dim that the mesh axes its spec shards it over do not divide
+// evenly: Place refuses it as jax.device_put refuses such a NamedSharding
+// (IndivisibleError there too).
+type IndivisibleError struct {
+	Spec  Spec
+	Dim   int      // the first such dim
+	Size  int64    // its size
+	Count int      // the pieces the spec cuts it into: the product of Axes' sizes
+	Axes  []string // the dim's mesh axes as "name(size)", majormost first
+}
+
+func (e *IndivisibleError) Error() string {
+	return fmt.Sprintf("sharding: dim %d of size %d is not divisible by %d, the product of the mesh axes %s that spec %s shards it over",
+		e.Dim, e.Size, e.Count, strings.Join(e.Axes, "×"), e.Spec)
 }
 
 // ShardOf returns the shard that device id holds, and false for an id not in the mesh.
