@@ -17,6 +17,7 @@
 //	tpulayout verify OUTDIR [--source CKPT]
 //	tpulayout gather OUTDIR OUT.safetensors
 //	tpulayout manifest merge OUTDIR
+//	tpulayout place SHAPE --mesh AXIS=N,… --spec SPEC|--rules FILE --tensor NAME [--devices IDS] [--json]
 //	tpulayout version
 //	tpulayout completion bash|zsh
 //	tpulayout help [VERB]
@@ -45,6 +46,7 @@
 // with a manifest (see package [github.com/tpulayout/tpulayout/sharding]); verify
 // checks such a directory against its source, gather reassembles the global arrays, and
 // manifest merge joins the partial manifests of a conversion split with --process.
+// Place says, without converting, which device would hold which ranges of a tensor.
 //
 // # Exit status
 //

@@ -54,6 +54,7 @@ var verbs = []*verb{
 	verifyVerb,   // verify.go
 	gatherVerb,   // gather.go
 	manifestVerb, // manifest.go
+	placeVerb,    // place.go
 }
 
 func lookupVerb(name string) *verb {

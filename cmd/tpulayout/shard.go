@@ -11,19 +11,44 @@ import (
 	"github.com/tpulayout/tpulayout/sharding"
 )
 
+// meshFlags say where the shards of tensors go: --mesh, --spec, --rules and
+// --devices, as a sharded conversion and place take them.
+type meshFlags struct {
+	mesh, spec, rules, devices string
+}
+
+// define adds the flags to fs, each usage line starting with prefix; specOf says
+// whose PartitionSpec --spec is.
+func (m *meshFlags) define(fs *flag.FlagSet, prefix, specOf string) {
+	fs.StringVar(&m.mesh, "mesh", "", prefix+"the device `MESH`, axis names and sizes such as data=2,model=4")
+	fs.StringVar(&m.spec, "spec", "", prefix+"the PartitionSpec of "+specOf+", such as 'P(\"data\", \"model\")'")
+	fs.StringVar(&m.rules, "rules", "", prefix+"a JSON `FILE` of rules (regex on tensor name → PartitionSpec, first match wins; a default)")
+	fs.StringVar(&m.devices, "devices", "", prefix+"the device `IDS` in row-major order of the mesh (default 0,1,…)")
+}
+
+// deviceIDs reads --devices (nil when not given).
+func (m *meshFlags) deviceIDs() ([]int, error) {
+	if m.devices == "" {
+		return nil, nil
+	}
+	ids, err := sharding.DevicesOption(m.devices)
+	if err != nil {
+		return nil, shardErr(err)
+	}
+	return ids, nil
+}
+
 // shardFlags are convert's flags for a sharded conversion (--mesh and its company).
 type shardFlags struct {
-	mesh, spec, rules, devices, process, checksum string
-	json                                          bool
+	meshFlags
+	process, checksum string
+	json              bool
 }
 
 // defineShardFlags adds the sharded conversion's flags to convert's flag set.
 func defineShardFlags(fs *flag.FlagSet) *shardFlags {
 	s := &shardFlags{}
-	fs.StringVar(&s.mesh, "mesh", "", "sharded conversion: the device `MESH`, axis names and sizes such as data=2,model=4")
-	fs.StringVar(&s.spec, "spec", "", "sharded conversion: the PartitionSpec of every tensor, such as 'P(\"data\", \"model\")'")
-	fs.StringVar(&s.rules, "rules", "", "sharded conversion: a JSON `FILE` of rules (regex on tensor name → PartitionSpec, first match wins; a default)")
-	fs.StringVar(&s.devices, "devices", "", "sharded conversion: the device `IDS` in row-major order of the mesh (default 0,1,…)")
+	s.meshFlags.define(fs, "sharded conversion: ", "every tensor")
 	fs.StringVar(&s.process, "process", "", "sharded conversion: write only the devices of process `I/N` (JAX multi-host split); merge with 'tpulayout manifest merge'")
 	fs.StringVar(&s.checksum, "checksum", "", "sharded conversion: the images' checksum `ALGO` in the manifest: crc32c (the default; what GCS and S3 check, at memory speed) or sha256 (also tamper evidence, about 15x slower)")
 	fs.BoolVar(&s.json, "json", false, "sharded conversion: print the summary (manifest path, bytes, tensors, manifest) as JSON")
@@ -66,10 +91,8 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 		Hold: convert.HoldTemps, Track: convert.TrackHeld, Untrack: convert.Untrack,
 	}
 	var err error
-	if s.devices != "" {
-		if o.Devices, err = sharding.DevicesOption(s.devices); err != nil {
-			return shardErr(err)
-		}
+	if o.Devices, err = s.deviceIDs(); err != nil {
+		return err
 	}
 	if s.process != "" {
 		if o.Process, o.Processes, err = sharding.ProcessOption(s.process); err != nil {

@@ -1,0 +1,149 @@
+package sharding
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tpulayout/tpulayout/layout"
+)
+
+// PlaceTensor takes the spec from rules by the tensor's name, as a conversion does.
+func TestPlaceTensorRules(t *testing.T) {
+	rules := []byte(`{"rules": [{"match": "attn", "spec": "P(None, \"model\")"}], "default": "P(\"data\")"}`)
+	sh := layout.NewShape(layout.F32, 8, 16)
+	for _, c := range []struct{ name, spec string }{{"layer0/attn/w", `P(None, "model")`}, {"mlp/w", `P("data")`}} {
+		r, err := PlaceTensor(PlaceOptions{Mesh: "data=2,model=4", RulesJSON: rules, Tensor: c.name}, sh)
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if r.Spec != c.spec || r.Name != c.name {
+			t.Errorf("%s: spec %s, name %q; want %s", c.name, r.Spec, r.Name, c.spec)
+		}
+	}
+	path := filepath.Join(t.TempDir(), "rules.json")
+	if err := os.WriteFile(path, []byte(`{"rules": [{"match": "attn", "spec": "P(\"model\")"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := PlaceTensor(PlaceOptions{Mesh: "data=2,model=4", Rules: path, Tensor: "attn"}, sh)
+	if err != nil || r.Spec != `P("model")` || len(r.Shards) != 4 || len(r.Shards[0].Devices) != 2 {
+		t.Fatalf("%+v, %v", r, err)
+	}
+	_, err = PlaceTensor(PlaceOptions{Mesh: "data=2,model=4", Rules: path, Tensor: "mlp"}, sh)
+	if err == nil || ErrorText(err) != `tensor "mlp" matches no rule and the rules have no default` {
+		t.Errorf("a name no rule matches: %v", err)
+	}
+}
+
+// The query refuses wrong options as a conversion does, with usage errors, and an
+// indivisible dim with the conversion's error, which names the tensor when it has a name.
+func TestPlaceTensorErrors(t *testing.T) {
+	sh := layout.NewShape(layout.BF16, 16, 6)
+	dyn, err := layout.Parse("f32[<=8,4]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tuple, err := layout.Parse("(f32[8], f32[4])")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		o     PlaceOptions
+		sh    layout.Shape
+		usage bool
+		want  string
+	}{
+		{PlaceOptions{Spec: `P("x")`}, sh, true, "missing --mesh: the device mesh, such as data=2,model=4"},
+		{PlaceOptions{Mesh: "x=8"}, sh, true, "a placement needs one of --spec (one PartitionSpec for all tensors) or --rules FILE"},
+		{PlaceOptions{Mesh: "x=8", Spec: `P("x")`, Rules: "r.json"}, sh, true, "a placement needs one of --spec"},
+		{PlaceOptions{Mesh: "x=8", Rules: "r.json"}, sh, true, "--rules needs --tensor NAME, the tensor's name that the rules match"},
+		{PlaceOptions{Mesh: "x=8", Spec: `P("x")`}, dyn, true, "dim 0 of f32[<=8,4]{1,0} is dynamic: a placement needs every dim's size"},
+		{PlaceOptions{Mesh: "x=8", Spec: `P("x")`}, tuple, true, "is not an array"},
+		{PlaceOptions{Mesh: "x=8,x=2", Spec: `P("x")`}, sh, true, `--mesh: mesh axis "x" appears twice`},
+		{PlaceOptions{Mesh: "x=8", Devices: []int{0, 1}, Spec: `P("x")`}, sh, true, "--mesh: mesh x=8 has 8 devices, but only 2 device ids are given"},
+		{PlaceOptions{Mesh: "x=8", Spec: `P(x)`}, sh, true, "--spec: bad spec"},
+		{PlaceOptions{Mesh: "x=8", Spec: `P("y")`}, sh, false, `spec P("y") names mesh axis "y", which mesh x=8 does not have`},
+		{PlaceOptions{Mesh: "x=8", Spec: `P(None, "x")`}, sh, false,
+			`dims [16,6]: dim 1 of size 6 is not divisible by 8, the product of the mesh axes x(8) that spec P(None, "x") shards it over`},
+		{PlaceOptions{Mesh: "x=8", Spec: `P(None, "x")`, Tensor: "w"}, sh, false,
+			`tensor "w" (dims [16,6]): dim 1 of size 6 is not divisible by 8, the product of the mesh axes x(8) that spec P(None, "x") shards it over`},
+	} {
+		_, err := PlaceTensor(c.o, c.sh)
+		var ce *ConvertError
+		if !errors.As(err, &ce) || ce.Usage != c.usage || !strings.Contains(ErrorText(err), c.want) {
+			t.Errorf("%+v %s: %v (%T), want usage %v and %q", c.o, c.sh, err, err, c.usage, c.want)
+		}
+	}
+}
+
+// A conversion refuses an indivisible dim with the same text as the query.
+func TestPlaceTensorErrorIsConversions(t *testing.T) {
+	m, err := ParseMesh("x=8", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := ParseSpec(`P(None, "x")`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, perr := PlaceTensor(PlaceOptions{Mesh: "x=8", Spec: spec.String(), Tensor: "w"}, layout.NewShape(layout.F32, 16, 6))
+	_, cerr := placeTensor(m, spec, "w", []int64{16, 6})
+	var ie *IndivisibleError
+	if perr == nil || ErrorText(perr) != ErrorText(cerr) || !errors.As(perr, &ie) || ie.Dim != 1 || ie.Count != 8 {
+		t.Errorf("query: %v; conversion: %v", perr, cerr)
+	}
+}
+
+// The text form: a line on the array and how it is cut, then each shard's index,
+// ranges and devices in runs.
+func TestPlacementReportText(t *testing.T) {
+	r, err := PlaceTensor(PlaceOptions{Mesh: "data=2,model=4", Spec: `P(None, "data")`, Devices: []int{0, 1, 2, 3, 7, 6, 5, 4}},
+		layout.NewShape(layout.BF16, 4096, 1024))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := r.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := `bf16[4096,1024], spec P(None, "data"), mesh data=2,model=4 (8 devices): 2 shards of [4096,512], each on 4 devices
+index  ranges               devices
+[0,0]  [0,4096)×[0,512)     0-3
+[0,1]  [0,4096)×[512,1024)  4-7
+`
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+	r, err = PlaceTensor(PlaceOptions{Mesh: "x=2", Spec: "P()", Tensor: "step"}, layout.NewShape(layout.S32))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Reset()
+	if err := r.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	want = `"step" s32[], spec P(), mesh x=2 (2 devices): 1 shard of [], each on 2 devices
+index  ranges  devices
+[]     -       0-1
+`
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+func TestDeviceIDsRunText(t *testing.T) {
+	for _, c := range []struct {
+		ids  DeviceIDs
+		want string
+	}{
+		{DeviceIDs{0}, "0"}, {DeviceIDs{0, 4}, "0,4"}, {DeviceIDs{0, 1, 2, 3, 8, 9, 10, 11}, "0-3,8-11"},
+		{DeviceIDs{5, 6, 9}, "5-6,9"}, {DeviceIDs{}, ""},
+	} {
+		if got := c.ids.RunText(); got != c.want {
+			t.Errorf("%v: %q, want %q", c.ids, got, c.want)
+		}
+	}
+}
