@@ -220,6 +220,7 @@ func TestBuildReportRequests(t *testing.T) {
 		{`{"report":"explain","layout":"f32[3,5]","offset":3}`, `"index":[0,3]`},
 		{`{"report":"blockspec","array":"bf16[4096,4096]","block":[256,512],"operands":2}`, `"legal":true`},
 		{`{"report":"hlo","text":"HloModule m\nENTRY e {\n ROOT p = f32[2]{0} parameter(0)\n}\n"}`, `"kind":"parameter"`},
+		{`{"report":"place","layout":"f32[8,4]","mesh":"x=2","spec":"P(\"x\")","devices":[1,0]}`, `"shards":[{"index":[0,0],"ranges":[[0,4],[0,4]],"devices":[1]},`},
 	} {
 		b, err := buildReport(c.req)
 		if err != nil || !strings.Contains(string(b), c.want) {
@@ -234,6 +235,8 @@ func TestBuildReportRequests(t *testing.T) {
 		{`{"report":"shard"}`, "missing --mesh"},
 		{`{"report":"shard","mesh":"x=2","checkpoint":"c.safetensors","out":"o","spec":"P()","to":"tpu:v5e","devices":"0,x"}`, `--devices: bad device list "0,x"`},
 		{`{"report":"shard","mesh":"x=2","checkpoint":"c.safetensors","out":"o","spec":"P()","to":"tpu:v5e","devices":{}}`, "want a list of device ids"},
+		{`{"report":"place","layout":"f32[8,4]","mesh":"x=3","spec":"P(\"x\")"}`, "dims [8,4]: dim 0 of size 8 is not divisible by 3"},
+		{`{"report":"place","layout":"f32[8,","mesh":"x=2","spec":"P()"}`, "f32[8,"},
 		{`{"report":"merge","dir":"/nonexistent/pyshard"}`, "/nonexistent/pyshard"},
 		{`{"report":"shards"}`, `unknown report "shards"`},
 		{`{"report":`, "report request"},

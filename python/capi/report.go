@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
+	"github.com/tpulayout/tpulayout/convert"
 	"github.com/tpulayout/tpulayout/hlo"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/report"
@@ -15,9 +16,9 @@ import (
 // reportRequest is the JSON the Python package passes to tl_report: which report and
 // its arguments, named as the Python functions name them.
 type reportRequest struct {
-	Report string `json:"report"` // info, explain, hlo, blockspec, verify, gather, shard, merge or open
+	Report string `json:"report"` // info, explain, hlo, blockspec, verify, gather, shard, merge, open or place
 
-	Layout string  `json:"layout"` // info, explain: the array shape
+	Layout string  `json:"layout"` // info, explain, place: the array shape
 	Index  []int64 `json:"index"`  // explain: a logical index, or
 	Offset *int64  `json:"offset"` // explain: an element offset
 
@@ -36,7 +37,8 @@ type reportRequest struct {
 	Out    string `json:"out"`    // gather: the .safetensors file to write; shard: OUTDIR
 	Quick  bool   `json:"quick"`  // merge: sizes only, not checksums
 
-	// shard: the sharded conversion, as sharding.ConvertOptions names its fields.
+	// shard: the sharded conversion, as sharding.ConvertOptions names its fields;
+	// place: its Mesh, Devices, Spec, Rules and Tensor (sharding.PlaceOptions).
 	Checkpoint string          `json:"checkpoint"`
 	Mesh       string          `json:"mesh"`
 	Devices    json.RawMessage `json:"devices"` // null, a list of ids, or text such as "0,1,2,3"
@@ -195,6 +197,21 @@ func buildReport(reqJSON string) ([]byte, error) {
 			return nil, asCLI(err)
 		}
 		rep = sum
+	case "place":
+		o, err := q.shardOptions()
+		if err != nil {
+			return nil, err
+		}
+		sh, err := convert.ParseShape(q.Layout)
+		if err != nil {
+			return nil, err
+		}
+		r, err := sharding.PlaceTensor(sharding.PlaceOptions{Mesh: o.Mesh, Devices: o.Devices, Spec: o.Spec,
+			Rules: o.Rules, RulesJSON: o.RulesJSON, Tensor: o.Tensor}, sh)
+		if err != nil {
+			return nil, asCLI(err)
+		}
+		rep = r
 	case "merge":
 		m, err := sharding.MergeOutdir(q.Dir, sharding.MergeOptions{Quick: q.Quick})
 		if err != nil {

@@ -5,7 +5,8 @@ back (:func:`from_device`), relayout raw bytes between any two XLA layouts
 (:func:`relayout`, :class:`Plan`), check a dump against a reference (:func:`validate`,
 :func:`check`), and inspect layouts (:func:`parse`, :func:`info`, :func:`default_layout`, :func:`explain`),
 HLO dumps (:func:`hlo`) and Pallas block shapes (:func:`blockspec`), and convert a
-checkpoint onto a device mesh (:func:`shard`, :func:`merge`), check it (:func:`verify`),
+checkpoint onto a device mesh (:func:`shard`, :func:`merge`; :func:`place` says where a
+tensor's pieces would go), check it (:func:`verify`),
 read it back per device (:func:`manifest`, :class:`Sharded`) or reassemble it
 (:func:`gather`).
 Copies read and write the caller's buffers in place and release the GIL. The arrays
@@ -19,12 +20,12 @@ from ._errors import (BufferArgumentError, InputError, InternalError, LayoutErro
 from ._core import (Info, Plan, Shape, SparseInfo, default_layout, empty, from_device, info,
                     parse, relayout, to_device)
 from ._reports import blockspec, explain, gather, hlo, verify
-from ._sharded import Sharded, manifest, merge, shard
+from ._sharded import Sharded, manifest, merge, place, shard
 from ._validate import Report, check, validate
 
 __all__ = [
     "to_device", "from_device", "relayout", "Plan", "empty", "parse", "info", "default_layout",
-    "explain", "hlo", "blockspec", "verify", "gather", "shard", "merge", "manifest", "Sharded",
+    "explain", "hlo", "blockspec", "verify", "gather", "shard", "merge", "manifest", "place", "Sharded",
     "validate", "check", "Report", "Shape", "Info", "SparseInfo",
     "TpulayoutError", "LayoutError", "ShapeError", "SizeError", "BufferArgumentError",
     "InputError", "InternalError", "LayoutMismatch",

@@ -302,6 +302,23 @@ class ShardSummary(TypedDict):
     guessed: List[GuessedLayout]   # to="tpu:GEN" defaults that are guesses (the CLI's note)
     manifest: Manifest
 
+# tpulayout place --json (Go: sharding.PlacementReport; docs/schema/place.json).
+class PlacedShard(TypedDict):
+    index: List[int]               # the shard's position along each dim
+    ranges: List[List[int]]        # [start, end) of the global array along each dim
+    devices: Union[List[int], str]  # ids, increasing; a long run-length list is text, "0-255"
+
+class _PlacementBase(TypedDict):
+    dtype: str
+    shape: List[int]               # global
+    spec: str                      # PartitionSpec, P(...)
+    mesh: ManifestMesh
+    shard_shape: List[int]
+    shards: List[PlacedShard]      # one per distinct shard, its replicas together
+
+class Placement(_PlacementBase, total=False):
+    name: str                      # the tensor's, when given
+
 class VerifyReport(TypedDict):
     manifest: Manifest
     tensors: int
@@ -323,6 +340,13 @@ def shard(checkpoint: PathLike, out_dir: PathLike, *, mesh: str, spec: Optional[
     partial manifest (join with merge); tensor converts one tensor only; checksum is
     the images' checksum, "crc32c" (the default) or "sha256" (--checksum). Bad input
     raises InputError with the CLI's message."""
+def place(shape: Union[str, Shape], *, mesh: str, spec: Optional[str] = ...,
+          rules: Union[PathLike, Dict[str, Any], Sequence[Any], None] = ..., tensor: Optional[str] = ...,
+          devices: Union[Sequence[int], str, None] = ...) -> Placement:
+    """Where each piece of an array of shape (an XLA shape; its layout does not matter)
+    goes on the mesh under spec, or the rule of rules matching tensor, without reading or
+    writing data: `tpulayout place SHAPE --json`. A dim its mesh axes do not divide
+    raises InputError with the conversion's message, as jax.device_put refuses it."""
 def merge(out_dir: PathLike, *, quick: bool = ...) -> Manifest:
     """Joins the processes' partial manifests in out_dir into manifest.json after
     checking them and the files: `tpulayout manifest merge --json`."""

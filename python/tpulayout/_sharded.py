@@ -84,6 +84,26 @@ def shard(checkpoint: Any, out_dir: Any, *, mesh: str, spec: Optional[str] = Non
                    checksum=checksum or "")
 
 
+def place(shape: Any, *, mesh: str, spec: Optional[str] = None, rules: Any = None,
+          tensor: Optional[str] = None, devices: Any = None) -> dict:
+    """Where the pieces of an array of ``shape`` go on a mesh, without reading or
+    writing data, as ``tpulayout place SHAPE --json`` says and a sharded conversion
+    (:func:`shard`) would place them: ``shape`` an XLA shape such as
+    ``"bf16[4096,1024]"`` (a layout, if given, does not change the ranges); ``mesh``,
+    ``spec``, ``rules`` and ``devices`` as for :func:`shard`; ``tensor`` the tensor's
+    name, which ``rules`` match (needed with them). Returns the dict ``--json`` prints:
+    ``name`` (with ``tensor``), ``dtype``, ``shape``, ``spec``, ``mesh``,
+    ``shard_shape`` and ``shards``, one ``{"index", "ranges", "devices"}`` per distinct
+    shard, its ``ranges`` ``[start, end)`` per dim and the ``devices`` holding it (as in
+    a manifest, a long list of consecutive ids on a mesh of over 64 devices is the text
+    ``"0-255"``). A dim that its mesh axes do not divide raises :class:`InputError` with
+    the conversion's message, as ``jax.device_put`` refuses it."""
+    if devices is not None and not isinstance(devices, str):
+        devices = [int(d) for d in devices]
+    return _report(report="place", layout=str(shape), mesh=str(mesh), spec=spec or "",
+                   rules=_rules(rules), tensor=tensor or "", devices=devices)
+
+
 def merge(out_dir: Any, *, quick: bool = False) -> dict:
     """Joins the partial manifests that the processes of a sharded conversion
     (:func:`shard` with ``process=(i, n)``) wrote into out_dir's manifest.json, as
