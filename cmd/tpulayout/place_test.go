@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
 	"github.com/tpulayout/tpulayout/internal/testfiles"
 	"github.com/tpulayout/tpulayout/sharding"
 )
@@ -131,6 +133,22 @@ index  ranges                devices
 `
 	if js != want {
 		t.Errorf("place --json: got\n%s\nwant\n%s", js, want)
+	}
+	// The schema can fail: a manifest shard's file, or a shard without devices.
+	schema := compileShardSchema(t, "place")
+	checkSchema(t, schema, "place --json", js)
+	for _, bad := range []string{
+		strings.Replace(js, `"devices": [0]`, `"devices": [0], "file": "w/0_0.bin"`, 1),
+		strings.Replace(js, `,
+      "devices": [0]`, "", 1),
+	} {
+		v, err := jsonschema.UnmarshalJSON(strings.NewReader(bad))
+		if err != nil || bad == js {
+			t.Fatalf("%v\n%s", err, bad)
+		}
+		if schema.Validate(v) == nil {
+			t.Errorf("docs/schema/place.json accepts:\n%s", bad)
+		}
 	}
 	rules := filepath.Join(t.TempDir(), "rules.json")
 	if err := os.WriteFile(rules, []byte(`{"rules": [{"match": "embed", "spec": "P(None, \"model\")"}], "default": "P()"}`), 0o644); err != nil {
