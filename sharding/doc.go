@@ -11,7 +11,10 @@
 // device at mesh coordinates c holds, along d, piece number c[a1]·size(a2)·… + … +
 // c[ak] for the dim's axes a1 … ak. These are the slices that JAX's
 // devices_indices_map gives; testdata/sharding/gen.py checks them independently with
-// NumPy.
+// NumPy, and the tests hold them to 718 placements recorded from JAX itself
+// (testdata/jax). A dim its axes do not divide is an *IndivisibleError. PlaceTensor
+// answers, from a conversion's options and without any data, where one tensor's
+// shards would go (`tpulayout place`), as a PlacementReport in the manifest's words.
 //
 // Prepare and Job.WriteDir (or ConvertDir) write each distinct shard's device image
 // once, in the layout a target function gives for the shard's shape (such as the TPU
