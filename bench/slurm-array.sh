@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The README's Slurm array job, run as the README writes it on a one-node Slurm:
+# The Slurm array job of docs/sharding.md ("Many hosts"), run as written there on a one-node Slurm:
 # installs slurm-wlm and munge (Debian's, as root) if missing, starts munged,
 # slurmctld and slurmd for this host with a configuration in a temporary directory,
-# submits the README's convert.sh array job and its dependent merge, cancels one
+# submits the guide's convert.sh array job and its dependent merge, cancels one
 # array task while it runs, resubmits it (with a new merge, since the first one's
 # dependency can no longer be met), and checks that the merged directory equals a
 # one-process conversion byte for byte and passes verify.
@@ -125,11 +125,11 @@ cat >rules.json <<'R'
 }
 R
 
-echo "== convert.sh: the README's array job, as written"
+echo "== convert.sh: the array job of docs/sharding.md, as written"
 awk '/^```bash$/ {b=1; s=""; next} b && /^```$/ {if (s ~ /SBATCH --array/) {printf "%s", s; exit} b=0; next} b {s = s $0 "\n"}' \
-  "$repo/README.md" >convert.sh
+  "$repo/docs/sharding.md" >convert.sh
 cat convert.sh
-grep -q 'SBATCH --array=0-3' convert.sh || { echo "README's array job not found"; exit 1; }
+grep -q 'SBATCH --array=0-3' convert.sh || { echo "docs/sharding.md's array job not found"; exit 1; }
 
 echo "== submitted, with the dependent merge"
 jobid=$(sbatch --parsable convert.sh)

@@ -5,11 +5,9 @@ import (
 	"io"
 )
 
-// WriteChunk is the largest piece ChunkedWriter hands the system in one call. Measured
-// on Linux 6.18 / ext4 (bench/jobs-2026-11-26.md): writing 512 MiB to the page cache
-// from a buffer just filled took 0.9–1.9 s in calls of 64 MiB and 0.4–0.6 s in calls
-// of 1 MiB, the kernel's copy into the page cache (copy_folio_from_iter_atomic) taking
-// most of the difference; calls of 2 MiB and more were as slow as 64 MiB ones.
+// WriteChunk is the largest piece ChunkedWriter hands the system in one call: the
+// kernel's copy into the page cache runs faster in pieces of 1 MiB than in larger ones
+// (bench/design-notes.md).
 const WriteChunk = 1 << 20
 
 // ChunkedWriter passes writes on to W (and WriteAt to W's WriteAt, when it has one) in

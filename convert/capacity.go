@@ -29,12 +29,13 @@ type Limits struct {
 }
 
 // DefaultBandBytes: two bands of Out are held at once (one converted while the other
-// is written) beside the mapped source's current band: with 64 MiB bands All of
-// f32[16384,8192] tensors peaked at 263 MiB resident, with 32 MiB at 137 MiB, as fast.
+// is written) beside the mapped source's current band, so a conversion's memory is
+// about three bands whatever the array's size; larger bands were no faster
+// (bench/design-notes.md).
 const DefaultBandBytes = 32 << 20
 
-// DefaultSparseMinBytes: held whole, bf16[5] with T(2147483648) took 4 GiB and 100 s
-// for 10 bytes of data.
+// DefaultSparseMinBytes: held whole, bf16[5] with T(2147483648) would take 4 GiB for
+// 10 bytes of data.
 const DefaultSparseMinBytes = 64 << 20
 
 func (l Limits) orDefault() Limits {

@@ -36,9 +36,8 @@ type ahead struct {
 
 // readsAhead reports whether the plan should ask for its source ahead at all: not when
 // the source fits in L2, where the lines are near already and the calls would cost.
-// From there on it pays whether or not the copy streams: with the arrays in the
-// last-level cache (bf16 2048² → T(8,128)(2,1), 8 MiB a side: 0.63–0.69 of copy() →
-// 1.01–1.02).
+// From there on it pays whether or not the copy streams, the arrays in the last-level
+// cache included (bench/design-notes.md).
 func (p *Plan) readsAhead() bool {
 	return p.src.FootprintBytes() > l2Bytes()
 }
@@ -80,16 +79,17 @@ func (p *Plan) planAhead(k kernel) ahead {
 
 // chunkBytes is the source a packing call reads before asking for the same part of the
 // next call's rows: bf16 8192² → T(8,128)(2,1) reads two 16 KiB rows a call; asking for
-// them 2 KiB at a time gained a tenth of copy()'s speed, 1 KiB lost to the calls and
-// 4 KiB (more lines asked for at once than are in flight) most of the gain.
+// them 2 KiB at a time gained most: 1 KiB costs more calls, 4 KiB asks for more lines
+// at once than are in flight (bench/design-notes.md).
 const chunkBytes = 2 << 10
 
 // planChunk returns, for a same-type packing kernel whose calls read their p source rows
 // over several chunks and whose next call reads the rows after them (pieces too long for
 // planAhead), the repeats per chunk; else 0. Each row is a stream the hardware picks up
 // afresh at every page; asking for the next call's rows while this call works keeps them
-// in flight. Copy kernels read one stream that runs on into the next call's and gained
-// nothing; f32 → bf16 packing (twice the bytes read as written) lost 1.13–1.18 → 1.05.
+// in flight. Copy kernels read one stream that runs on into the next call's and gain
+// nothing, and converting packings (f32 → bf16: twice the bytes read as written) lose,
+// so neither asks (bench/design-notes.md).
 func (p *Plan) planChunk(k kernel) int64 {
 	if !p.readAhead || k.kind != kInterleave || p.sbits != p.dbits || p.ahead.piece > 0 || len(p.outer) == 0 || p.outer[len(p.outer)-1].tab != nil {
 		return 0

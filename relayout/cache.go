@@ -16,14 +16,10 @@ var cacheBytes = simd.CacheBytes
 var numCPU = runtime.NumCPU
 
 // llcPerCPU bounds the last-level cache counted for each logical CPU: 48 MiB, the most
-// L3 a core of any x86 part we know (EPYC 9184X: 768 MiB over 16 cores). A virtual machine can
-// report its host's whole L3 (a 2-vCPU Xeon VM, family 6 model 207: 260 MiB) while
-// sharing it with other guests; there `relayout-bench -tune` found streaming ahead from
-// 3 MiB at every size to 253 MiB moved, and with this bound (streaming from 48 MiB)
-// s4 8192² (96 MiB moved) read back from T(8,128)(8,1)E(4) ran at 0.71–0.78 of copy()
-// against 0.38, s8 8192² into T(32,128)(4,1) at 1.28–1.48 against 0.57–0.70
-// (bench/narrow2-2026-11-26.txt). On machines where the OS sees the cores the cache serves the
-// bound changes nothing.
+// L3 a core of any x86 part we know (EPYC 9184X: 768 MiB over 16 cores). A virtual
+// machine can report its host's whole L3 while sharing it with other guests; the bound
+// keeps such a machine from waiting far too long to stream (bench/design-notes.md). On
+// machines where the OS sees the cores the cache serves the bound changes nothing.
 const llcPerCPU = 48 << 20
 
 // llcBytes is the last-level cache plans count on: the reported one, at most
@@ -63,9 +59,8 @@ func streamingBytes() int64 {
 }
 
 // transposeStreamingBytes is the destination size from which plain transposes stream
-// even inside the last-level cache: four L2s. Below it, bf16 and s8 transposes lost
-// (1024²: 0.63 → 0.58 and 0.70 → 0.59 of copy()); from it all three types gained
-// (2048²: f32 0.40 → 0.74, bf16 0.28 → 0.64, s8 0.46 → 0.56; s8 4096² 0.08 → 0.30).
+// even inside the last-level cache: four L2s. Below it streaming lost for bf16 and s8,
+// from it every type gained (bench/design-notes.md).
 func transposeStreamingBytes() int64 {
 	return 4 * l2Bytes()
 }

@@ -12,7 +12,7 @@ func TestStreamingBytesPerCPU(t *testing.T) {
 		l2, l3, cpus int
 		want         int64
 	}{
-		{2 << 20, 260 << 20, 2, 48 << 20},  // the Xeon VM of bench/narrow2-2026-11-26.txt
+		{2 << 20, 260 << 20, 2, 48 << 20},  // a VM reporting its host's whole L3
 		{2 << 20, 260 << 20, 1, 24 << 20},  // one CPU
 		{2 << 20, 260 << 20, 8, 130 << 20}, // 384 MiB of bound: the reported cache
 		{1 << 20, 32 << 20, 2, 16 << 20},   // the EPYC VM: unchanged

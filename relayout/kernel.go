@@ -279,13 +279,12 @@ func (p *Plan) bind(k *kernel) {
 }
 
 // streams reports whether the plan stores non-temporally: from streamingBytes of source
-// and destination together (bf16 2304² → T(8,128)(2,1), 10 MiB each side: 0.56–0.62
-// of copy() with ordinary stores, 1.01 streamed); and for same-type transposes from
-// transposeStreamingBytes, whose blocks store a line to each of many destination rows a
-// power of two apart: stored in the cache, those lines evict each other before they are
-// written whole (f32 1024² transpose: 0.40 of copy() with ordinary stores, 0.81 streamed).
-// Not the transposes into tiles of 4 or 8 rows, whose lines go 4 or 8 rows to a tile (f32 1024² →
-// {0,1:T(8,128)}: 1.08–1.10 with ordinary stores, 0.68–0.69 streamed).
+// and destination together; and for same-type transposes from transposeStreamingBytes,
+// whose blocks store a line to each of many destination rows a power of two apart:
+// stored in the cache, those lines evict each other before they are written whole. Not
+// the transposes into tiles of 4 or 8 rows, whose lines go 4 or 8 rows to a tile and
+// stay in the cache until whole. The choice changes speed only, never the bytes written;
+// bench/design-notes.md has what each threshold measured.
 func (p *Plan) streams(k kernel) bool {
 	b := p.dst.FootprintBytes()
 	switch {
@@ -296,12 +295,11 @@ func (p *Plan) streams(k kernel) bool {
 	}
 	ub := k.unit * int64(p.dbits/8)
 	// Tiles of two word rows (s8 {0,1:T(8,128)(4,1)}) take 16 rows a block, each in a
-	// different tile a power of two apart, as plain transposes do (s8 4096² on a Xeon
-	// VM of family 6 model 207: 0.9 GB/s with ordinary stores, 3.3 streamed).
+	// different tile a power of two apart, as plain transposes do, so they stream as
+	// plain transposes do (bench/design-notes.md).
 	plain := k.kind == kTranspose && p.dt == p.st && p.dbits == p.sbits && (!p.writesTiles(&k, ub) || k.cols == 2)
 	// Reading tiles back stores whole lines into 4 or 8 rows at a time: only rows a page
-	// apart fall in one L1 set (f32 1024² ← {0,1:T(8,128)}: 0.53 → 0.89–1.00 streamed;
-	// s8 2048² quads, rows 2 KiB apart: 1.07 → 0.92).
+	// apart fall in one L1 set, so only those stream (bench/design-notes.md).
 	if p.stagesRows(&k) && (!p.readsTiles(&k, ub) || k.dstRow*int64(p.dbits/8)%4096 != 0) {
 		plain = false
 	}
@@ -349,8 +347,8 @@ func (p *Plan) readsTiles(k *kernel, ub int64) bool {
 // continue. Unless the tile kernels read them (readsTiles), such transposes go through
 // scratch like converting ones (see convTranspose): stored in place, every line of the
 // destination was written in pieces, to rows a power of two apart that share a few L1
-// sets; built in scratch, the rows go out in runs of many blocks, streamed or not (f32
-// 1024², in the cache, AVX-512 before the tile kernels: 0.06 → 0.52 of copy()).
+// sets; built in scratch, the rows go out in runs of many blocks, streamed or not
+// (bench/design-notes.md).
 func (p *Plan) stagesRows(k *kernel) bool {
 	return k.rows*k.unit*int64(p.dbits/8) < 64 && k.repDst == k.rows*k.unit && k.rep > 1
 }
@@ -360,8 +358,7 @@ func (p *Plan) stagesRows(k *kernel) bool {
 // 4-D permutations of odd dims: 63 f32 a block row, 13 blocks a run). The transpose
 // kernels stream only into rows whole lines apart, so these were stored ordinarily,
 // each line read before it was written; built in scratch, the rows stream out through
-// the copy kernel's per-row edges (f32 [63,65,67,61] reversed: 0.28 → 0.48–0.52 of
-// copy(), bench/design-notes.md).
+// the copy kernel's per-row edges (bench/design-notes.md).
 func (p *Plan) stagesOddRows(k *kernel) bool {
 	return p.stream && k.dstRow*int64(p.dbits/8)%64 != 0 && k.repDst == k.rows*k.unit && k.rep > 1
 }

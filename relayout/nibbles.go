@@ -28,10 +28,8 @@ type nibbleTiles struct {
 	part       func(dst, src []byte, lo, hi int64) // groups, made once: a method value allocates
 }
 
-// nibbleChunk is the columns of a group moved at a time, its byte rows in L2: s4 8192²
-// into T(8,128)(8,1) on a Xeon VM of family 6 model 207, streamed, ran at 0.94–1.42
-// GB/s with whole 8192-column rows, 0.60–0.90 with 2048 (a busy machine: copy() at
-// 0.8–1.6 GB/s).
+// nibbleChunk is the columns of a group moved at a time, its byte rows in L2: whole
+// 8192-column rows beat narrower chunks (bench/design-notes.md).
 const nibbleChunk = 8192
 
 // nibblePair returns the tiled side of a 2-D int4 copy whose other side is row-major,

@@ -10,8 +10,8 @@ import (
 // A transpose block that reaches past the data along its own two loops (an odd dim, or
 // one that the block size does not divide: 1000×1000 in 512² blocks) is still a
 // transpose, of fewer rows or columns: its data is a rectangle at the block's corner.
-// Walked element by element instead, such blocks made the whole copy run at 0.02–0.07
-// of copy() (bench/design-notes.md). A block beyond the data along an outer loop (an
+// Walked element by element instead, such blocks dominated the whole copy's time
+// (bench/design-notes.md). A block beyond the data along an outer loop (an
 // uneven split of permuteOrder) holds no data at all.
 
 // transEdge says how a transpose kernel's blocks can be clipped: its column loop (x,

@@ -21,9 +21,8 @@ import (
 const wideTiles = 4
 
 // wideShared says that the ranges of several workers stage too, not only a range that
-// is the whole nest. On the Intel Xeon (Cascade Lake) two workers gained with it (bf16
-// [8191,8190] → row-major 0.38–0.42 → 0.72–0.80 of copy(), [200000,200] 0.54–0.56 →
-// 0.77–0.79); on the AMD Zen 5 EPYC they lost (0.72–0.77 → 0.64–0.70).
+// is the whole nest: on Intel CPUs, where two staging workers gained; on AMD they lost
+// (bench/design-notes.md). It changes speed only, never the bytes written.
 var wideShared = cpuid.CPU.VendorID == cpuid.Intel
 
 // wideMax bounds the staging buffer of a worker (a plan's repeats of 2 rows each),

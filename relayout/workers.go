@@ -10,8 +10,8 @@ import (
 // A pool of long-lived goroutines runs the parts of parallel copies, so that Copy does
 // not allocate: tasks travel by value over a channel, and the calling goroutine waits
 // for them on a counter from a free list. Blocking instead (a WaitGroup) made the
-// runtime allocate a waiter record whenever a GC had emptied its caches: the benchmark
-// saw 0.25 allocations per 2-worker copy.
+// runtime allocate a waiter record whenever a GC had emptied its caches, so a copy
+// could allocate.
 type task struct {
 	part     func(dst, src []byte, lo, hi int64) // a plan's runRange, or another pass's part
 	dst, src []byte
@@ -97,10 +97,9 @@ func parallel(part func(dst, src []byte, lo, hi int64), dst, src []byte, total, 
 // workersFor is how many of want workers a copy that moves bytes (source and
 // destination) in total parts should use: one for each workerBytes. A worker that
 // moves less costs more than it saves: it starts on a core whose caches hold none of the
-// data, and when that core is busy (another process) the copy waits for it. On the
-// 2-core Zen 5 VM, two workers did not beat one on any kernel up to 4 MiB arrays (8 MiB
-// moved); at 8 MiB arrays bf16 tiling gained 1.5× and f32 kernels lost 5–10%, at 16 MiB
-// all gained (bench/design-notes.md).
+// data, and when that core is busy (another process) the copy waits for it. The
+// threshold is where a second worker started to gain on every kernel
+// (bench/design-notes.md).
 func workersFor(want, bytes, total int64) int64 {
 	return max(1, min(want, bytes/workerBytes, total))
 }

@@ -155,8 +155,8 @@ func Prepare(ckpt *Checkpoint, opt Options) (*Job, error) {
 				per *= int64(c)
 			}
 		}
-		// Half bands: up to three are held at once (one converting, two in lanes),
-		// which with whole bands took a bf16 conversion to 205 MiB resident.
+		// Half bands: up to three are held at once (one converting, two in lanes), so
+		// memory stays near what one band at a time held.
 		band := BandBytes / 2
 		ropts := opt.RelayoutOptions
 		_, remote := ckpt.objects[t.File]

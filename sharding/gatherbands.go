@@ -17,15 +17,12 @@ import (
 // the images of the shards that hold the same rows are read band by band, each band
 // relaid out to row-major into its columns of the rows, and the rows written. 8 MiB
 // rather than 32: the rows are still in the cache when the write lane copies them to
-// the file (2 GiB, data=2,model=4, task-clock 2.78 -> 2.58 s, RSS 104 -> 36 MiB).
+// the file, and memory stays small (bench/design-notes.md).
 var gatherBandBytes int64 = 8 << 20
 
 // gatherBucketBandBytes is gatherBandBytes for images in a bucket, where each shard's
-// band is one request, and a request costs the server about as much CPU as a MiB of
-// reply (bench/store-2026-11-27-s3.md). Gathering 512 MiB of bf16 images from
-// versitygw, data=2,model=4, alternated on the 2-vCPU VM: 8 MiB of rows made 326
-// requests, 0.56 s of server CPU, 0.77-0.78 s, 102 MiB RSS; 16 MiB 198, 0.43-0.44 s,
-// 0.71-0.77 s, 115 MiB; 32 MiB 134, 0.33-0.37 s, 0.68-0.73 s, 145 MiB.
+// band is one request and a request costs the server CPU of its own: larger bands
+// mean fewer requests, for somewhat more memory (bench/design-notes.md).
 var gatherBucketBandBytes int64 = 32 << 20
 
 // mapShards lets gather map local shard images (tests turn it off to cover reading).

@@ -6,10 +6,9 @@ import (
 )
 
 // lanes run work beside the caller on goroutines of their own, in order within a lane.
-// SHA-256 was about half the CPU time of the sharded conversion, verify and gather
-// (perf record, bench/jobs-2026-11-27.md): hashing in lanes, a file always in the same
-// lane so that its bytes reach its hash in order, puts the second core to work while
-// the caller reads and converts the next band.
+// Hashing in lanes, a file always in the same lane so that its bytes reach its hash in
+// order, puts a second core to work while the caller reads and converts the next band
+// (bench/design-notes.md).
 type lanes struct {
 	qs      []chan laneItem
 	running sync.WaitGroup // the lanes' goroutines
@@ -27,8 +26,7 @@ type laneItem struct {
 // hashLanes is how many lanes hash: one a core, up to two. The caller's goroutine
 // shares the cores with them rather than keeping one: converting a band takes a
 // fraction of the time hashing and writing it do, so with one lane on two cores the
-// sharded conversion used 1.3 of them (1 GiB f32 on data=2,model=4, 2 vCPUs: 1.00 s
-// with one lane, 0.67 s with two; bench/jobs-2026-11-27-lead.md).
+// caller would wait on the lane (bench/design-notes.md).
 func hashLanes() int { return max(1, min(2, runtime.GOMAXPROCS(0))) }
 
 // newLanes starts n lanes.

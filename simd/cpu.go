@@ -18,9 +18,8 @@ var (
 // prefetchToL2 says that Prefetch asks with PREFETCHT1 (into L2) rather than
 // PREFETCHNTA. The relayout plans ask for lines a whole kernel call ahead, tens of KiB
 // of traffic before they are read. Intel CPUs put NTA lines in L1 alone, which evicts
-// them first, so they came from memory twice (Xeon Cascade Lake: bf16 → T(8,128)(2,1)
-// 0.52 of copy() with NTA, 1.13 with T1); on AMD (Zen 5) NTA gained and T1 is
-// unmeasured (bench/design-notes.md).
+// them first, so they came from memory twice; on AMD NTA gains (bench/design-notes.md).
+// The hint changes speed only.
 var prefetchToL2 = cpuid.CPU.VendorID == cpuid.Intel
 
 // ntThreshold is the destination size (bytes written by one call) from which

@@ -510,8 +510,8 @@ func addRows(k *Kernels, a, an, h rowAsm, ae, aw edgeAsm) *Kernels {
 // under the race detector): the assembly on the row's whole blocks, with ordinary
 // stores ([0]) or, when the destination is 64-byte aligned, non-temporal ones without
 // the fence ([1], for Rows with Stream), and gen on the rest. Without assembly, or under
-// the race detector, gen on all of it. (Long f8 runs ran gen alone: f8e4m3fn → f16
-// 8192² as one run of 2^26 elements was 4 times slower than in short rows.)
+// the race detector, gen on all of it. (Long runs must not fall back to gen alone: an
+// 8192² array is one run of 2^26 elements; bench/design-notes.md.)
 func longRows(sh *shape, asm [3]asm2, blk int, gen func(x, y []byte, n int)) [2]func(x, y []byte, n int) {
 	one := func(nt bool) func(x, y []byte, n int) {
 		return func(x, y []byte, n int) {

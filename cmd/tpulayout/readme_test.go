@@ -11,20 +11,22 @@ import (
 	"time"
 )
 
-// TestREADME runs the README's transcripts: every ```console block of README.md, in
-// order, as one session from a scratch copy of the checkout's root (symlinks to its
-// files), with freshly built tpulayout and relayout-bench first on PATH. Each "$ "
-// line (with "\" continuation lines) is a command run by bash; the lines after it, up
-// to the next command or the block's end, are its output, stdout and stderr together
-// as a terminal shows them. They must match exactly, except for a command marked
-// "# varies…" (speed, dates, versions), whose output is shown but not compared. A
-// command may fail only when its shown output says why. "cd DIR" moves the session.
+// TestREADME runs the transcripts of README.md and of every guide in docs/*.md: each
+// file's ```console blocks, in order, as one session of its own from a scratch copy of
+// the checkout's root (symlinks to its files), with freshly built tpulayout and
+// relayout-bench first on PATH. Each "$ " line (with "\" continuation lines) is a
+// command run by bash; the lines after it, up to the next command or the block's end,
+// are its output, stdout and stderr together as a terminal shows them. They must match
+// exactly, except for a command marked "# varies…" (speed, dates, versions), whose
+// output is shown but not compared. A command may fail only when its shown output says
+// why. "cd DIR" moves the session. Across the files, every verb is shown at work.
 //
-// After a deliberate change to what the commands print, refresh the README with
+// After a deliberate change to what the commands print, refresh the files with
 //
 //	go test ./cmd/tpulayout -run TestREADME -update
 //
 // which rewrites the shown outputs from real runs (marked ones are left as they are).
+// One file alone: -run 'TestREADME/docs/converting.md'.
 func TestREADME(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("no bash")
@@ -36,29 +38,79 @@ func TestREADME(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	readme := filepath.Join(root, "README.md")
-	text, err := os.ReadFile(readme)
+	files, err := transcriptFiles(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "bin")
+	build := exec.Command("go", "build", "-o", bin+string(filepath.Separator), "./cmd/tpulayout", "./cmd/relayout-bench")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	ran, done := map[string]bool{}, 0
+	for _, rel := range files {
+		t.Run(rel, func(t *testing.T) {
+			for _, c := range runTranscript(t, root, rel, bin) {
+				for _, m := range verbUse.FindAllStringSubmatch(c.text, -1) {
+					ran[m[1]] = true
+				}
+			}
+			if !t.Failed() {
+				done++
+			}
+		})
+	}
+	if done < len(files) {
+		return // a file failed or was filtered out by -run: the verbs' count would mislead
+	}
+	for _, v := range verbs {
+		if !ran[v.name] {
+			t.Errorf("the transcripts of README.md and docs/*.md never run tpulayout %s", v.name)
+		}
+	}
+}
+
+// transcriptFiles lists README.md and the guides in docs/, relative to root.
+func transcriptFiles(root string) ([]string, error) {
+	guides, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	if err != nil {
+		return nil, err
+	}
+	files := []string{"README.md"}
+	for _, g := range guides {
+		rel, err := filepath.Rel(root, g)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, filepath.ToSlash(rel))
+	}
+	return files, nil
+}
+
+// runTranscript runs the console blocks of the file rel (under root) as one session in
+// a scratch copy of root, checks their outputs (or rewrites them with -update), and
+// returns the commands it ran.
+func runTranscript(t *testing.T, root, rel, bin string) []*transcriptCmd {
+	path := filepath.Join(root, filepath.FromSlash(rel))
+	text, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(string(text), "\n")
 	cmds := parseTranscript(lines)
 	if len(cmds) == 0 {
-		t.Fatal("README.md has no ```console transcripts")
+		if rel == "README.md" {
+			t.Fatal("README.md has no ```console transcripts")
+		}
+		return nil
 	}
-
 	work := t.TempDir()
-	bin := filepath.Join(work, ".bin")
-	build := exec.Command("go", "build", "-o", bin+string(filepath.Separator), "./cmd/tpulayout", "./cmd/relayout-bench")
-	build.Dir = root
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
 	entries, err := os.ReadDir(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, e := range entries { // the checkout's files, without what the README makes
+	for _, e := range entries { // the checkout's files, without what the transcripts make
 		if n := e.Name(); n != ".git" && n != "example" && n != ".venv" {
 			if err := os.Symlink(filepath.Join(root, n), filepath.Join(work, n)); err != nil {
 				t.Fatal(err)
@@ -69,7 +121,7 @@ func TestREADME(t *testing.T) {
 		"TZ=UTC", "LC_ALL=C", "COLUMNS=80", "NO_COLOR=1")
 
 	cwd := work
-	// -update's rewrite: new output lines inserted before a README line, old ones skipped.
+	// -update's rewrite: new output lines inserted before a line of the file, old ones skipped.
 	inserts, skipped := map[int][]string{}, map[int]bool{}
 	for _, c := range cmds {
 		if dir, ok := strings.CutPrefix(c.text, "cd "); ok && !strings.ContainsAny(dir, ";&|") {
@@ -78,10 +130,10 @@ func TestREADME(t *testing.T) {
 		}
 		got, code, err := runShell(c.text, cwd, env)
 		if err != nil {
-			t.Fatalf("README.md:%d: %s: %v", c.line, c.text, err)
+			t.Fatalf("%s:%d: %s: %v", rel, c.line, c.text, err)
 		}
 		if code != 0 && len(c.want) == 0 {
-			t.Errorf("README.md:%d: %s: exit status %d and no output shown:\n%s", c.line, c.text, code, got)
+			t.Errorf("%s:%d: %s: exit status %d and no output shown:\n%s", rel, c.line, c.text, code, got)
 			continue
 		}
 		if c.varies {
@@ -98,50 +150,44 @@ func TestREADME(t *testing.T) {
 			}
 			continue
 		}
-		t.Errorf("README.md:%d: %s\n--- shown\n%s\n--- printed (exit %d)\n%s\n(refresh with: go test ./cmd/tpulayout -run TestREADME -update)",
-			c.line, c.text, strings.Join(c.want, "\n"), code, strings.Join(gotLines, "\n"))
+		t.Errorf("%s:%d: %s\n--- shown\n%s\n--- printed (exit %d)\n%s\n(refresh with: go test ./cmd/tpulayout -run TestREADME -update)",
+			rel, c.line, c.text, strings.Join(c.want, "\n"), code, strings.Join(gotLines, "\n"))
 	}
 	if len(inserts) > 0 {
-		var out []string
-		for i, l := range lines {
-			out = append(out, inserts[i]...)
-			if !skipped[i] {
-				out = append(out, l)
-			}
-		}
-		tmp := readme + ".tmp"
-		if err := os.WriteFile(tmp, []byte(strings.Join(out, "\n")), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Rename(tmp, readme); err != nil {
-			t.Fatal(err)
-		}
-		t.Logf("rewrote outputs in %s", readme)
+		rewrite(t, path, lines, inserts, skipped)
 	}
+	return cmds
+}
 
-	// Every verb is shown at work.
-	ran := map[string]bool{}
-	for _, c := range cmds {
-		for _, m := range verbUse.FindAllStringSubmatch(c.text, -1) {
-			ran[m[1]] = true
+// rewrite writes lines to path with the lines of inserts put before the lines they are
+// keyed by and the skipped ones left out.
+func rewrite(t *testing.T, path string, lines []string, inserts map[int][]string, skipped map[int]bool) {
+	var out []string
+	for i, l := range lines {
+		out = append(out, inserts[i]...)
+		if !skipped[i] {
+			out = append(out, l)
 		}
 	}
-	for _, v := range verbs {
-		if !ran[v.name] {
-			t.Errorf("README.md's transcripts never run tpulayout %s", v.name)
-		}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, []byte(strings.Join(out, "\n")), 0o644); err != nil {
+		t.Fatal(err)
 	}
+	if err := os.Rename(tmp, path); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("rewrote outputs in %s", path)
 }
 
 var verbUse = regexp.MustCompile(`(?:^|[;&|(]\s*|\bdo\s+)tpulayout\s+([a-z]+)`)
 
 // transcriptCmd is one command of a transcript and the output shown after it.
 type transcriptCmd struct {
-	line   int // 1-based line of the "$ " in README.md
+	line   int // 1-based line of the "$ " in its file
 	text   string
 	varies bool
 	want   []string
-	// the README lines of the shown output: [first, end)
+	// the lines of the shown output in its file: [first, end)
 	first, end int
 }
 

@@ -1,12 +1,13 @@
-"""The README's Python examples, run as written (issue 27: its shell transcripts are a Go
-test; these are its Python ones).
+"""The Python examples of the README and the guides, run as written (their shell
+transcripts are a Go test, TestREADME; these are their Python ones).
 
-Every ```python block of README.md runs in order, in one namespace, in a scratch
-directory. Two kinds of comment are checked, not just read: an expression line
-followed by a comment line "# VALUE" must evaluate to something whose repr is VALUE,
-and a line ending in "# raises NAME:" must raise NAME with the message the comment
-lines after it give. The one input a block reads and no block makes, the "raw dump"
-kv_block.bin, is the first block's device image, written before the second block.
+Every ```python block of README.md, then of docs/*.md in name order, runs in order, in one
+namespace, in a scratch directory holding the example checkpoint and its rules. Two
+kinds of comment are checked, not just read: an expression line followed by a comment
+line "# VALUE" must evaluate to something whose repr is VALUE, and a line ending in
+"# raises NAME:" must raise NAME with the message the comment lines after it give. The
+one input a block reads and no block makes, the "raw dump" kv_block.bin, is the device
+image `img` of the blocks before it, written before the block that opens it.
 """
 
 import os
@@ -15,13 +16,24 @@ import re
 import pytest
 
 
-README = os.path.join(os.path.dirname(__file__), "..", "..", "README.md")
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
+
+
+def doc_files():
+    docs = os.path.join(ROOT, "docs")
+    return [os.path.join(ROOT, "README.md")] + sorted(
+        os.path.join(docs, n) for n in os.listdir(docs) if n.endswith(".md"))
 
 
 def python_blocks():
-    with open(README, encoding="utf-8") as f:
-        text = f.read()
-    return re.findall(r"^```python\n(.*?)^```$", text, flags=re.S | re.M)
+    """(file name, block) for every ```python block of the README and the guides."""
+    out = []
+    for path in doc_files():
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        name = os.path.relpath(path, ROOT)
+        out += [(name, b) for b in re.findall(r"^```python\n(.*?)^```$", text, flags=re.S | re.M)]
+    return out
 
 
 def statements(block):
@@ -65,24 +77,25 @@ def test_readme_python_examples(tmp_path, monkeypatch, cli):
         os.symlink(tmp_path / "example" / name, tmp_path / name)
 
     blocks = python_blocks()
-    assert len(blocks) >= 2, "README.md has no ```python examples"
+    assert len(blocks) >= 2, "README.md and docs/*.md have no ```python examples"
     monkeypatch.chdir(tmp_path)
     ns = {}
     checked = 0
-    for n, block in enumerate(blocks):
-        if n == 1:
+    for n, (name, block) in enumerate(blocks):
+        where = f"{name} block {n + 1}"
+        if "kv_block.bin" in block and not (tmp_path / "kv_block.bin").exists():
             (tmp_path / "kv_block.bin").write_bytes(ns["img"].tobytes())
         for src, want in statements(block):
             if want is None:
-                exec(compile(src, f"README block {n + 1}", "exec"), ns)
+                exec(compile(src, where, "exec"), ns)
             elif want[0] == "repr":
-                got = eval(compile(src, f"README block {n + 1}", "eval"), ns)
-                assert repr(got) == want[1], f"README: {src}\n  shows {want[1]}\n  gives {got!r}"
+                got = eval(compile(src, where, "eval"), ns)
+                assert repr(got) == want[1], f"{where}: {src}\n  shows {want[1]}\n  gives {got!r}"
                 checked += 1
             else:
                 exc = getattr(tpulayout, want[1])
                 with pytest.raises(exc) as info:
-                    exec(compile(src, f"README block {n + 1}", "exec"), ns)
-                assert " ".join(str(info.value).split()) == " ".join(want[2].split()), f"README: {src}\n  shows {want[2]}\n  raised {info.value}"
+                    exec(compile(src, where, "exec"), ns)
+                assert " ".join(str(info.value).split()) == " ".join(want[2].split()), f"{where}: {src}\n  shows {want[2]}\n  raised {info.value}"
                 checked += 1
-    assert checked >= 2, "no README output was checked"
+    assert checked >= 2, "no output of a Python example was checked"
