@@ -99,13 +99,6 @@ func stripPrefixes(s string) string {
 	return strings.ReplaceAll(report.ErrorText(errors.New(s)), "sharding: ", "")
 }
 
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 func usage(format string, args ...any) error {
 	return &ConvertError{Usage: true, Msg: fmt.Sprintf(format, args...)}
 }
@@ -175,7 +168,12 @@ func NewConversion(o ConvertOptions) (*Conversion, error) {
 	if o.All && o.Tensor != "" {
 		return nil, usage("--all and --tensor exclude each other")
 	}
-	if given := btoi(o.Spec != "") + btoi(o.Rules != "") + btoi(o.RulesJSON != nil); given != 1 {
+	switch {
+	case o.Spec != "" && (o.Rules != "" || o.RulesJSON != nil):
+		return nil, usage("--spec and --rules exclude each other: give one PartitionSpec for all tensors (--spec) or a rules FILE (--rules)")
+	case o.Rules != "" && o.RulesJSON != nil:
+		return nil, usage("Rules and RulesJSON exclude each other: give the rules file's name or its text")
+	case o.Spec == "" && o.Rules == "" && o.RulesJSON == nil:
 		return nil, usage("a sharded conversion needs one of --spec (one PartitionSpec for all tensors) or --rules FILE")
 	}
 	if o.To == "" {
