@@ -46,6 +46,10 @@ type ConvertOptions struct {
 	// Target, when set, replaces ResolveTarget(To, DType, shard, …) and the check of
 	// Pad for each tensor.
 	Target func(t safetensors.TensorInfo, shard layout.Shape) (layout.Shape, error)
+	// Force replaces an OUTDIR that a sharded conversion wrote (see CheckOwned) once
+	// the new one is complete; Note hears why an old tree is left beside it.
+	Force bool
+	Note  func(string)
 	// Written, Hold, Track and Untrack are as in Options.
 	Written func(file string, bytes int64)
 	Hold    func() (release func())
@@ -179,6 +183,12 @@ func NewConversion(o ConvertOptions) (*Conversion, error) {
 	if o.To == "" {
 		return nil, usage(missingTo)
 	}
+	if o.Force && store.IsURL(o.Out) {
+		return nil, usage("--force replaces a directory OUTDIR, not a bucket prefix such as %s", o.Out)
+	}
+	if o.Force && o.Processes > 1 {
+		return nil, usage("--force is for a conversion run as one process; the %d processes of --process share OUTDIR", o.Processes)
+	}
 	if _, err := checksumNamed(cmp.Or(o.Checksum, DefaultChecksum)); err != nil {
 		return nil, usage("bad --checksum %q: want %s (the default) or %s", o.Checksum, ChecksumCRC32C, ChecksumSHA256)
 	}
@@ -227,6 +237,7 @@ func NewConversion(o ConvertOptions) (*Conversion, error) {
 		Mesh: mesh, SpecFor: specFor, To: o.To, Source: o.Checkpoint, Names: names,
 		Process: o.Process, Processes: o.Processes, RelayoutOptions: ropts, Checksum: o.Checksum,
 		Target: target, Written: o.Written, Hold: o.Hold, Track: o.Track, Untrack: o.Untrack,
+		Force: o.Force, Note: o.Note,
 	})
 	if err != nil {
 		return nil, &ConvertError{Err: err}
