@@ -21,8 +21,8 @@ type shardFlags struct {
 func defineShardFlags(fs *flag.FlagSet) *shardFlags {
 	s := &shardFlags{}
 	fs.StringVar(&s.mesh, "mesh", "", "sharded conversion: the device `MESH`, axis names and sizes such as data=2,model=4")
-	fs.StringVar(&s.spec, "spec", "", "sharded conversion: the PartitionSpec of every tensor, such as 'P(\"data\", \"model\")'")
-	fs.StringVar(&s.rules, "rules", "", "sharded conversion: a JSON `FILE` of rules (regex on tensor name → PartitionSpec, first match wins; a default)")
+	fs.StringVar(&s.spec, "spec", "", "sharded conversion: the PartitionSpec `SPEC` of every tensor, such as 'P(\"data\", \"model\")'")
+	fs.StringVar(&s.rules, "rules", "", "sharded conversion: a JSON `FILE` of rules (regex on tensor name → PartitionSpec, first match wins; a default; see above)")
 	fs.StringVar(&s.devices, "devices", "", "sharded conversion: the device `IDS` in row-major order of the mesh (default 0,1,…)")
 	fs.StringVar(&s.process, "process", "", "sharded conversion: write only the devices of process `I/N` (JAX multi-host split); merge with 'tpulayout manifest merge'")
 	fs.StringVar(&s.checksum, "checksum", "", "sharded conversion: the images' checksum `ALGO` in the manifest: crc32c (the default; what GCS and S3 check, at memory speed) or sha256 (also tamper evidence, about 15x slower)")
@@ -53,15 +53,16 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 	if c.from != "" {
 		return usagef("--from is for a raw IN; a sharded conversion reads a safetensors checkpoint")
 	}
-	if c.view != "" || c.force {
-		return usagef("--view and --force are not for a sharded conversion (--mesh); its OUTDIR must be new or empty")
+	if c.view != "" {
+		return usagef("--view is not for a sharded conversion (--mesh)")
 	}
 	if _, err := padOption(c.pad); err != nil { // checked first, as before; and the library takes "" for zero
 		return err
 	}
 	o := sharding.ConvertOptions{
 		Checkpoint: in, Out: out, Mesh: s.mesh, Spec: s.spec, Rules: s.rules, To: c.to,
-		DType: c.dtype, Tensor: c.tensor, All: c.all, Pad: c.pad, Checksum: s.checksum,
+		DType: c.dtype, Tensor: c.tensor, All: c.all, Pad: c.pad, Checksum: s.checksum, Force: c.force,
+		Note: func(s string) { fmt.Fprintf(progressOut, "tpulayout convert: %s\n", s) },
 		// As convert's: an interrupt removes the temporary output.
 		Hold: convert.HoldTemps, Track: convert.TrackHeld, Untrack: convert.Untrack,
 	}
