@@ -68,4 +68,7 @@ def run_go_build(args, env, name: str) -> None:
 
 
 if __name__ == "__main__":
-    print(build_library(HERE / "tpulayout"))
+    try:
+        print(build_library(HERE / "tpulayout"))
+    except subprocess.CalledProcessError as e:
+        sys.exit(e.returncode)  # the log and what failed are printed already

@@ -450,7 +450,7 @@ func (j *Job) WriteDir(dir string) (*Manifest, error) {
 		}
 		if ents, err := os.ReadDir(dir); err != nil || len(ents) > 0 {
 			if !j.opt.Force {
-				return nil, fmt.Errorf("sharding: %s is not empty; the output goes into a new or empty directory", dir)
+				return nil, fmt.Errorf("sharding: %s is not empty; the output goes into a new or empty directory (--force replaces one that a sharded conversion wrote)", dir)
 			}
 			if err := CheckOwned(dir); err != nil {
 				return nil, &OwnedError{Dir: dir, Err: err}

@@ -24,7 +24,7 @@ func TestShardForce(t *testing.T) {
 		return append([]string{"convert", in, o, "--all", "--mesh", "data=2,model=2", "--to", "tpu:v5e"}, extra...)
 	}
 	mustRun(t, conv(out, "--spec", "P()")...)
-	wantUsageError(t, conv(out, "--rules", rules), "not empty")
+	wantUsageError(t, conv(out, "--rules", rules), "not empty", "--force replaces one that a sharded conversion wrote")
 
 	// The replacement equals a conversion into a new directory.
 	mustRun(t, conv(out, "--rules", rules, "--force")...)
