@@ -80,12 +80,22 @@ func (j *Job) place(tmp, out string) error {
 	return os.Rename(tmp, out)
 }
 
-// replaceDir puts the directory tmp in place of out and removes the old tree. Where the
-// system can swap the two atomically (Linux: renameat2 RENAME_EXCHANGE) it does;
-// elsewhere it renames out aside, renames tmp in, and on failure renames out back.
-// Temporaries are held during the renames; tmp is tracked as a temporary (runAll
-// tracks it) and after a swap holds the old tree, which an interrupt then removes.
+// replaceDir is ReplaceDir for All: the old tree must be one All wrote.
 func (j *Job) replaceDir(tmp, out string) error {
+	n := j.Names.orDefault()
+	return ReplaceDir(tmp, out, n.words("{out}"), n.checkOwned, j.note)
+}
+
+// ReplaceDir puts the finished directory tmp in place of the directory out and removes
+// the old tree. Where the system can swap the two atomically (Linux: renameat2
+// RENAME_EXCHANGE) it does; elsewhere it renames out aside, renames tmp in, and on
+// failure renames out back. Temporaries are held during the renames; the caller
+// tracks tmp as a temporary, which after a swap holds the old tree, so that an
+// interrupt then removes it. The old tree is removed only when owned, checking it
+// again, accepts it (what appeared in it meanwhile is not ours to remove); otherwise,
+// or when removing fails, it is left beside out and note hears where and why, out
+// named by what ("OUT", "OUTDIR").
+func ReplaceDir(tmp, out, what string, owned func(dir string) error, note func(string)) error {
 	if _, err := os.Lstat(out); errors.Is(err, os.ErrNotExist) {
 		return renameFn(tmp, out)
 	}
@@ -93,7 +103,7 @@ func (j *Job) replaceDir(tmp, out string) error {
 	err := exchangeFn(tmp, out)
 	if err == nil {
 		release()
-		j.removeOld(tmp, out)
+		removeOld(tmp, out, what, owned, note)
 		return nil
 	}
 	// No atomic swap: rename the old tree aside under a new name, then the new one in.
@@ -117,25 +127,23 @@ func (j *Job) replaceDir(tmp, out string) error {
 	}
 	TrackHeld(aside) // an interrupt now removes the old tree
 	release()
-	j.removeOld(aside, out)
+	removeOld(aside, out, what, owned, note)
 	Untrack(aside)
 	return nil
 }
 
-// removeOld removes the replaced tree; a failure leaves it beside out, with a note. It
-// checks the tree again first: what appeared in it since checkReplace is not ours to
-// remove, so the tree is then left beside out.
-func (j *Job) removeOld(old, out string) {
-	n := j.Names.orDefault()
+// removeOld removes the replaced tree old if owned accepts it; otherwise, or when
+// removing fails, it leaves it beside out, with a note.
+func removeOld(old, out, what string, owned func(string) error, note func(string)) {
 	if ents, err := os.ReadDir(old); err == nil && len(ents) == 0 {
 		os.Remove(old)
 		return
 	}
-	if err := n.checkOwned(old); err != nil {
-		j.note(fmt.Sprintf(n.words("note: {out} %s is replaced; the old tree, left at %s, %s"), out, old, err))
+	if err := owned(old); err != nil {
+		note(fmt.Sprintf("note: %s %s is replaced; the old tree, left at %s, %s", what, out, old, err))
 		return
 	}
 	if err := os.RemoveAll(old); err != nil {
-		j.note(fmt.Sprintf(n.words("note: {out} %s is replaced, but the old tree could not be removed from %s: %s"), out, old, FileErr(err)))
+		note(fmt.Sprintf("note: %s %s is replaced, but the old tree could not be removed from %s: %s", what, out, old, FileErr(err)))
 	}
 }

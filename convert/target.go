@@ -83,6 +83,9 @@ func (j *Job) Target(src layout.Shape, out Format, floatOnly bool) (layout.Shape
 		}
 		ix, err := CompileShape(to)
 		if err != nil {
+			if gen, gerr := tpu.ParseGeneration(to); gerr == nil { // "v5e" for "tpu:v5e"
+				return layout.Shape{}, n.wrapf(err, "{to}: %s (did you mean tpu:%s?)", err, gen)
+			}
 			return layout.Shape{}, n.wrapf(err, "{to}: %s", err)
 		}
 		dst = ix.Shape()

@@ -1,12 +1,14 @@
 package convert
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/tpu"
 )
 
 // TestTarget: each form of To gives Out's shape for a source; a host Out takes only
@@ -53,5 +55,28 @@ ENTRY %main (p: bf16[20,300]) -> bf16[20,300] {
 	// With floatOnly (All), DType converts floating-point tensors only.
 	if dst, err := (&Job{To: "tpu:v5e", DType: "bf16"}).Target(layout.MustParse("s8[64,130]"), Raw, true); err != nil || dst.DType != layout.S8 {
 		t.Errorf("an s8 tensor with DType bf16 under All: %v, %v", dst, err)
+	}
+}
+
+// TestTargetGenerationAlone: To naming a TPU generation without "tpu:" suggests the
+// tpu:GEN form, for every generation and its other names, in the shape error's words.
+func TestTargetGenerationAlone(t *testing.T) {
+	src := layout.MustParse("f32[20,300]")
+	cases := map[string]string{"trillium": "tpu:v6e", "ironwood": "tpu:7x", "TPU-v5e": "tpu:v5e"}
+	for _, g := range tpu.Generations() {
+		cases[g.String()] = "tpu:" + g.String()
+	}
+	for to, want := range cases {
+		_, err := (&Job{To: to}).Target(src, Raw, false)
+		if err == nil || !strings.Contains(err.Error(), "(did you mean "+want+"?") || !strings.Contains(err.Error(), "bad shape") {
+			t.Errorf("To %q: %v, want the shape error and a suggestion of %s", to, err, want)
+		}
+		var e *Error
+		if !errors.As(err, &e) {
+			t.Errorf("To %q: %#v, want an *Error", to, err)
+		}
+	}
+	if _, err := (&Job{To: "f33"}).Target(src, Raw, false); err == nil || strings.Contains(err.Error(), "did you mean") {
+		t.Errorf("To f33: %v, want an error without a generation's suggestion", err)
 	}
 }

@@ -46,6 +46,10 @@ type ConvertOptions struct {
 	// Target, when set, replaces ResolveTarget(To, DType, shard, …) and the check of
 	// Pad for each tensor.
 	Target func(t safetensors.TensorInfo, shard layout.Shape) (layout.Shape, error)
+	// Force replaces an OUTDIR that a sharded conversion wrote (see CheckOwned) once
+	// the new one is complete; Note hears why an old tree is left beside it.
+	Force bool
+	Note  func(string)
 	// Written, Hold, Track and Untrack are as in Options.
 	Written func(file string, bytes int64)
 	Hold    func() (release func())
@@ -97,13 +101,6 @@ func ErrorText(err error) string {
 // wrapped one starts.
 func stripPrefixes(s string) string {
 	return strings.ReplaceAll(report.ErrorText(errors.New(s)), "sharding: ", "")
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 func usage(format string, args ...any) error {
@@ -181,6 +178,12 @@ func NewConversion(o ConvertOptions) (*Conversion, error) {
 	if o.To == "" {
 		return nil, usage(missingTo)
 	}
+	if o.Force && store.IsURL(o.Out) {
+		return nil, usage("--force replaces a directory OUTDIR, not a bucket prefix such as %s", o.Out)
+	}
+	if o.Force && o.Processes > 1 {
+		return nil, usage("--force is for a conversion run as one process; the %d processes of --process share OUTDIR", o.Processes)
+	}
 	if _, err := checksumNamed(cmp.Or(o.Checksum, DefaultChecksum)); err != nil {
 		return nil, usage("bad --checksum %q: want %s (the default) or %s", o.Checksum, ChecksumCRC32C, ChecksumSHA256)
 	}
@@ -229,6 +232,7 @@ func NewConversion(o ConvertOptions) (*Conversion, error) {
 		Mesh: mesh, SpecFor: specFor, To: o.To, Source: o.Checkpoint, Names: names,
 		Process: o.Process, Processes: o.Processes, RelayoutOptions: ropts, Checksum: o.Checksum,
 		Target: target, Written: o.Written, Hold: o.Hold, Track: o.Track, Untrack: o.Untrack,
+		Force: o.Force, Note: o.Note,
 	})
 	if err != nil {
 		return nil, &ConvertError{Err: err}
@@ -255,7 +259,12 @@ const missingMesh = "missing --mesh: the device mesh, such as data=2,model=4"
 // oneSpec checks that exactly one of Spec, Rules and RulesJSON is given; what names
 // the job in the message ("a sharded conversion").
 func (o *ConvertOptions) oneSpec(what string) error {
-	if btoi(o.Spec != "")+btoi(o.Rules != "")+btoi(o.RulesJSON != nil) != 1 {
+	switch {
+	case o.Spec != "" && (o.Rules != "" || o.RulesJSON != nil):
+		return usage("--spec and --rules exclude each other: give one PartitionSpec for all tensors (--spec) or a rules FILE (--rules)")
+	case o.Rules != "" && o.RulesJSON != nil:
+		return usage("Rules and RulesJSON exclude each other: give the rules file's name or its text")
+	case o.Spec == "" && o.Rules == "" && o.RulesJSON == nil:
 		return usage("%s needs one of --spec (one PartitionSpec for all tensors) or --rules FILE", what)
 	}
 	return nil

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
+	"github.com/tpulayout/tpulayout/convert"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/relayout"
 )
@@ -37,6 +38,11 @@ type Options struct {
 	Checksum string
 	// Written, when set, is called after each image file with its name and size.
 	Written func(file string, bytes int64)
+	// Force lets WriteDir replace a directory that a sharded conversion wrote (see
+	// CheckOwned), once the new one is complete; Note, when set, hears why an old
+	// tree is left beside it.
+	Force bool
+	Note  func(string)
 	// Hold, Track and Untrack let a command remove temporary output when a signal
 	// stops it: every file or directory is created between a Hold and the release it
 	// returns, each temporary one (the one-process conversion's directory, a shared
@@ -443,7 +449,12 @@ func (j *Job) WriteDir(dir string) (*Manifest, error) {
 			return nil, fmt.Errorf("sharding: %s is a file, not a new directory", dir)
 		}
 		if ents, err := os.ReadDir(dir); err != nil || len(ents) > 0 {
-			return nil, fmt.Errorf("sharding: %s is not empty; the output goes into a new or empty directory", dir)
+			if !j.opt.Force {
+				return nil, fmt.Errorf("sharding: %s is not empty; the output goes into a new or empty directory (--force replaces one that a sharded conversion wrote)", dir)
+			}
+			if err := CheckOwned(dir); err != nil {
+				return nil, &OwnedError{Dir: dir, Err: err}
+			}
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, err
@@ -469,14 +480,20 @@ func (j *Job) WriteDir(dir string) (*Manifest, error) {
 		err = os.Chmod(tmp, 0o755)
 	}
 	if err == nil {
-		os.Remove(dir) // an empty directory, checked above
-		err = os.Rename(tmp, dir)
+		os.Remove(dir) // an empty directory, checked above; or, with Force, ours (kept)
+		err = convert.ReplaceDir(tmp, dir, "OUTDIR", CheckOwned, j.note)
 	}
 	if err != nil {
 		os.RemoveAll(tmp)
 		return nil, err
 	}
 	return m, nil
+}
+
+func (j *Job) note(s string) {
+	if j.opt.Note != nil {
+		j.opt.Note(s)
+	}
 }
 
 func nonNil[T any](s []T) []T {

@@ -40,7 +40,10 @@ type gatherTensor struct {
 
 // GatherTo is Gather writing the safetensors file to w, in order (a stream will do):
 // everything in the manifest is checked before the first byte.
-func GatherTo(w io.Writer, dir string) (*Manifest, error) {
+func GatherTo(w io.Writer, dir string) (*Manifest, error) { return gatherTo(w, dir, noProgress{}) }
+
+// gatherTo is GatherTo telling p of the bytes written.
+func gatherTo(w io.Writer, dir string, p Progress) (*Manifest, error) {
 	od, err := openOutDir(dir)
 	if err != nil {
 		return nil, err
@@ -96,7 +99,12 @@ func GatherTo(w io.Writer, dir string) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := writeGathered(w, od, hdr, ts); err != nil {
+	total := int64(len(hdr))
+	for _, t := range ts {
+		total += elems(t.mt.Shape) * int64(t.dst.DType.StorageBits()/8)
+	}
+	p.Total(total)
+	if err := writeGathered(countingWriter{w, p}, od, hdr, ts); err != nil {
 		return nil, err
 	}
 	return m, nil

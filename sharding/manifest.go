@@ -214,6 +214,8 @@ type MergeOptions struct {
 	// Quick skips re-hashing the shard files: their existence and sizes are still
 	// checked (verify checks everything).
 	Quick bool
+	// Progress, when set, hears how far the check of the shard files has got.
+	Progress Progress
 
 	// files checks the listed shard files and finds unlisted ones where they are not
 	// in the directory merged (a bucket prefix: see MergeURL); nil for the directory.

@@ -27,6 +27,8 @@ func checkMergedFiles(dir string, m *Manifest, opt MergeOptions, parts map[int]s
 	for _, p := range parts {
 		listed[p] = true
 	}
+	prog := orNone(opt.Progress)
+	prog.Total(shardBytes(m))
 	for i := range m.Tensors {
 		mt := &m.Tensors[i]
 		dst, err := layout.Parse(mt.Layout)
@@ -54,6 +56,7 @@ func checkMergedFiles(dir string, m *Manifest, opt MergeOptions, parts map[int]s
 			if msg := files.check(ms.File, ms, !opt.Quick); msg != "" {
 				return fmt.Errorf("sharding: tensor %q: shard file %s %s", mt.Name, ms.File, msg)
 			}
+			prog.Add(ms.Bytes)
 		}
 	}
 	if f := files.unlisted(listed); f != "" {

@@ -35,6 +35,8 @@ func MergeOutdir(out string, opt MergeOptions) (*Manifest, error) {
 type Outdir struct {
 	Name string // OUTDIR as given
 	Dir  string // where the images are files: Name, or "" for a bucket
+	// Progress, when set, hears how far Verify and GatherTo (GatherFile) have got.
+	Progress Progress
 }
 
 // OpenOutdir opens OUTDIR out, reading a bucket's manifest.json up front so that a
@@ -54,9 +56,15 @@ func (o *Outdir) Manifest() (*Manifest, error) {
 	return ReadManifestAt(o.Name)
 }
 
-// Verify is Verify of the conversion; source "" is the manifest's.
+// Verify is Verify of the conversion; source "" is the manifest's. A report without
+// problems has an empty Problems, not nil (JSON's [], as Python's and the command's
+// --json print).
 func (o *Outdir) Verify(source string) (*Report, error) {
-	return Verify(o.Name, source)
+	r, err := verify(o.Name, source, orNone(o.Progress))
+	if r != nil && r.Problems == nil {
+		r.Problems = []Problem{}
+	}
+	return r, err
 }
 
 // CheckGatherOut refuses an OUT that is the checkpoint the images were made from:
@@ -77,7 +85,7 @@ func (o *Outdir) CheckGatherOut(out string) error {
 
 // GatherTo is GatherTo of the conversion.
 func (o *Outdir) GatherTo(w io.Writer) (*Manifest, error) {
-	return GatherTo(w, o.Name)
+	return gatherTo(w, o.Name, orNone(o.Progress))
 }
 
 // VerifyOutdir verifies the conversion in OUTDIR out (see Outdir.Verify).
@@ -86,11 +94,7 @@ func VerifyOutdir(out, source string) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
-	r, err := o.Verify(source)
-	if r != nil && r.Problems == nil {
-		r.Problems = []Problem{} // JSON's [], as Python's and the command's --json print
-	}
-	return r, err
+	return o.Verify(source)
 }
 
 // GatherOutdir gathers the conversion in OUTDIR out into the .safetensors file

@@ -1,8 +1,10 @@
 package sharding
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -21,4 +23,81 @@ func TestConvertKnowsOutdir(t *testing.T) {
 	if err := convert.CheckOwned(dir); err == nil || !strings.Contains(err.Error(), "is a sharded conversion's directory") {
 		t.Errorf("convert.CheckOwned(a sharded conversion's directory): %v", err)
 	}
+}
+
+// TestForceReplacesOwned: with Force a sharded conversion replaces an OUTDIR that one
+// wrote, and refuses (leaving it as it was) one that holds anything its manifest does
+// not list, one without a sharded manifest, a bucket prefix and a split run.
+func TestForceReplacesOwned(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "out")
+	o := ConvertOptions{Checkpoint: filepath.Join(fixtureDir, "rows_x4.safetensors"), Out: out, Mesh: "x=4", Spec: `P("x")`, To: "tpu:v5e"}
+	if _, err := Convert(o); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckOwned(out); err != nil {
+		t.Fatalf("CheckOwned(a conversion's OUTDIR): %v", err)
+	}
+	if _, err := Convert(o); err == nil || !strings.Contains(err.Error(), "not empty") {
+		t.Errorf("a second conversion without Force: %v", err)
+	}
+	o.Force, o.Spec = true, "P()"
+	if _, err := Convert(o); err != nil {
+		t.Fatalf("Force onto a conversion's OUTDIR: %v", err)
+	}
+	m, err := ReadManifest(filepath.Join(out, ManifestName))
+	if err != nil || m.Tensors[0].Spec != "P()" || len(m.Tensors[0].Shards) != 1 {
+		t.Fatalf("after Force: %+v, %v", m, err)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("Force left %d entries beside OUTDIR", len(ents))
+	}
+	shard := filepath.Join(out, filepath.FromSlash(m.Tensors[0].Shards[0].File))
+	for _, c := range []struct {
+		make, undo func()
+		want       string
+	}{
+		{func() { os.WriteFile(filepath.Join(out, "notes.txt"), nil, 0o644) }, func() { os.Remove(filepath.Join(out, "notes.txt")) }, "holds notes.txt"},
+		{func() { os.WriteFile(filepath.Join(filepath.Dir(shard), "x.bin"), nil, 0o644) }, func() { os.Remove(filepath.Join(filepath.Dir(shard), "x.bin")) }, "x.bin"},
+		{func() { os.Rename(shard, shard+".keep"); os.Mkdir(shard, 0o755) }, func() { os.Remove(shard); os.Rename(shard+".keep", shard) }, "holds "},
+		{func() { os.Rename(filepath.Join(out, ManifestName), filepath.Join(dir, "m")) }, func() { os.Rename(filepath.Join(dir, "m"), filepath.Join(out, ManifestName)) }, "has no manifest.json"},
+	} {
+		c.make()
+		before := treeNames(t, out)
+		_, err := Convert(o)
+		var oe *OwnedError
+		if err == nil || !errors.As(err, &oe) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Force onto a tree that is not all ours: %v, want an *OwnedError saying %q", err, c.want)
+		}
+		if after := treeNames(t, out); !slices.Equal(before, after) {
+			t.Errorf("a refused Force changed OUTDIR: %q, was %q", after, before)
+		}
+		c.undo()
+	}
+	if err := CheckOwned(out); err != nil {
+		t.Errorf("CheckOwned after undoing: %v", err)
+	}
+	for _, change := range []func(o *ConvertOptions){
+		func(o *ConvertOptions) { o.Out = "s3://bucket/prefix" },
+		func(o *ConvertOptions) { o.Process, o.Processes = 0, 2 },
+	} {
+		p := o
+		change(&p)
+		var ce *ConvertError
+		if _, err := Convert(p); !errors.As(err, &ce) || !ce.Usage || !strings.Contains(err.Error(), "--force") {
+			t.Errorf("Force with %+v: %v, want a usage error", p, err)
+		}
+	}
+}
+
+// treeNames lists every path under dir, relative to it.
+func treeNames(t *testing.T, dir string) []string {
+	t.Helper()
+	var names []string
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		rel, _ := filepath.Rel(dir, p)
+		names = append(names, rel)
+		return nil
+	})
+	return names
 }

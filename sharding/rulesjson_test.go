@@ -47,7 +47,7 @@ func TestConvertRulesJSON(t *testing.T) {
 	}
 	both := base
 	both.Rules, both.RulesJSON, both.Out = "r.json", []byte(`{}`), filepath.Join(dir, "both")
-	if _, err := Convert(both); err == nil || !strings.Contains(err.Error(), "needs one of --spec") {
+	if _, err := Convert(both); err == nil || !strings.Contains(err.Error(), "Rules and RulesJSON exclude each other") {
 		t.Errorf("Rules and RulesJSON both: %v", err)
 	}
 }

@@ -52,7 +52,10 @@ type Report struct {
 // per-element index math. It returns an error only when it cannot start; what it
 // finds wrong is in Report.Problems. dir may be a bucket URL (s3://, gs://), and the
 // checkpoint too: their objects are read by ranges, nothing copied to local disk.
-func Verify(dir, ckptPath string) (*Report, error) {
+func Verify(dir, ckptPath string) (*Report, error) { return verify(dir, ckptPath, noProgress{}) }
+
+// verify is Verify telling p of each shard file checked.
+func verify(dir, ckptPath string, p Progress) (*Report, error) {
 	od, err := openOutDir(dir)
 	if err != nil {
 		return nil, err
@@ -72,6 +75,7 @@ func Verify(dir, ckptPath string) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("manifest: %w", err)
 	}
+	p.Total(shardBytes(m))
 	r := &Report{Manifest: m}
 	bad := func(tensor, file, format string, args ...any) {
 		r.Problems = append(r.Problems, Problem{tensor, file, fmt.Sprintf(format, args...)})
@@ -146,6 +150,7 @@ func Verify(dir, ckptPath string) (*Report, error) {
 				msg = err.Error()
 			}
 			r.Bytes += n
+			p.Add(ms.Bytes)
 			if msg != "" {
 				bad(mt.Name, ms.File, "%s", msg)
 			}

@@ -16,12 +16,13 @@ var completionVerb = &verb{
 	name:     "completion",
 	synopsis: "bash|zsh",
 	summary:  "print a shell completion script for bash or zsh",
-	detail: `Completion prints a script that completes tpulayout's verbs, their flags, and the
+	detail: `Completion prints a script that completes tpulayout's verbs, manifest's sub-verb
+(merge), their flags, and the
 values of --gen, --to tpu:GEN, --dtype, --view and --pad; other arguments complete as
 file names. The lists come from the verb table, so they always match this binary.
 
-  bash:  source <(tpulayout completion bash)        (in ~/.bashrc)
-  zsh:   tpulayout completion zsh > "${fpath[1]}/_tpulayout"   (then start a new zsh)`,
+  bash:  source <(tpulayout completion bash)                (in ~/.bashrc)
+  zsh:   tpulayout completion zsh > "${fpath[1]}/_tpulayout"  (then a new zsh)`,
 }
 
 // The completion verb lists every verb, itself included: its define is set here, since
@@ -115,7 +116,11 @@ _tpulayout() {
 			fl = append(fl, "--"+f.name)
 		}
 		fl = append(fl, "--help")
-		fmt.Fprintf(&b, "        %s) flags=%s ;;\n", v.name, shQuote(strings.Join(fl, " ")))
+		subs := ""
+		if len(v.subverbs) > 0 { // the sub-verb comes first; flags still complete after a dash
+			subs = fmt.Sprintf("; (( ${#words[@]} == 2 )) && [[ $cur != -* ]] && values=%s", shQuote(strings.Join(v.subverbs, " ")))
+		}
+		fmt.Fprintf(&b, "        %s) flags=%s%s ;;\n", v.name, shQuote(strings.Join(fl, " ")), subs)
 	}
 	fmt.Fprintf(&b, "        help) (( ${#words[@]} == 2 )) && values=%s ;;\n", shQuote(strings.Join(names, " ")))
 	b.WriteString("        esac\n")
@@ -201,6 +206,9 @@ _tpulayout() {
 		if v == completionVerb {
 			b.WriteString("      '1:shell:(bash zsh)'\n    ;;\n")
 			continue
+		}
+		if len(v.subverbs) > 0 {
+			fmt.Fprintf(&b, "      %s \\\n", shQuote("1:subcommand:("+strings.Join(v.subverbs, " ")+")"))
 		}
 		b.WriteString("      '*:argument:_files'\n    ;;\n")
 	}

@@ -90,6 +90,11 @@ func TestCompletionBash(t *testing.T) {
 		{"tpulayout completion ", []string{"bash", "zsh"}},
 		{"tpulayout help val", []string{"validate"}},
 		{"tpulayout convert a.npy ", nil}, // file names, by -o default
+		{"tpulayout manifest ", []string{"merge"}},
+		{"tpulayout manifest m", []string{"merge"}},
+		{"tpulayout manifest --q", []string{"--quick"}},
+		{"tpulayout manifest merge --", []string{"--help", "--json", "--progress", "--quick"}},
+		{"tpulayout manifest merge ", nil}, // OUTDIR: file names
 	} {
 		want := slices.Clone(c.want)
 		slices.Sort(want)

@@ -17,7 +17,7 @@
 //	tpulayout verify OUTDIR [--source CKPT]
 //	tpulayout gather OUTDIR OUT.safetensors
 //	tpulayout manifest merge OUTDIR
-//	tpulayout place SHAPE --mesh AXIS=N,… --spec SPEC|--rules FILE --tensor NAME [--devices IDS] [--json]
+//	tpulayout place SHAPE --mesh MESH --spec SPEC|--rules FILE [--tensor NAME] [--devices IDS] [--json]
 //	tpulayout version
 //	tpulayout completion bash|zsh
 //	tpulayout help [VERB]

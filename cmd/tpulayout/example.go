@@ -18,12 +18,14 @@ var exampleVerb = &verb{
 the same bytes on every machine (values from a fixed seed, computed without
 floating-point library calls):
 
-  weights.npy        f32[256,1024]   a weight matrix
-  small.npy          f32[20,300]     a small array (rows and columns not tile multiples)
-  model.safetensors  a three-tensor f32 checkpoint: layers.0.attn.wq f32[512,512],
-                     layers.0.mlp.w1 f32[512,2048], norm.scale f32[512]
-  truncated.bin      small.npy as a device dump with a bug: f32 truncated to bf16
-                     instead of rounded, in bf16[20,300]{1,0:T(8,128)(2,1)}
+  weights.npy        f32[256,1024]: a weight matrix
+  small.npy          f32[20,300]: a small array (rows and columns not tile
+                     multiples)
+  model.safetensors  a three-tensor f32 checkpoint: layers.0.attn.wq
+                     f32[512,512], layers.0.mlp.w1 f32[512,2048], norm.scale
+                     f32[512]
+  truncated.bin      small.npy as a device dump with a bug: f32 truncated to
+                     bf16 instead of rounded, in bf16[20,300]{1,0:T(8,128)(2,1)}
   module.txt         a one-parameter HLO module dump
   rules.json         sharding rules for model.safetensors on a data×model mesh
 

@@ -11,8 +11,8 @@ import (
 // Flags are written --name everywhere people read them (help, errors, the README), as
 // the prose writes them; the flag package accepts -name and --name alike.
 
-// printFlags lists fs's flags as "  --name VALUE" with the usage on the next line, the
-// layout of flag.PrintDefaults with the prose's two dashes.
+// printFlags lists fs's flags as "  --name VALUE" with the usage on the next lines,
+// filled to helpWidth: the layout of flag.PrintDefaults with the prose's two dashes.
 func printFlags(w io.Writer, fs *flag.FlagSet) {
 	fs.VisitAll(func(f *flag.Flag) {
 		name, usage := flag.UnquoteUsage(f)
@@ -30,7 +30,7 @@ func printFlags(w io.Writer, fs *flag.FlagSet) {
 				usage += fmt.Sprintf(" (default %s)", def)
 			}
 		}
-		fmt.Fprintf(w, "%s\n    \t%s\n", line, strings.ReplaceAll(usage, "\n", "\n    \t"))
+		fmt.Fprintf(w, "%s\n%s\n", line, strings.Join(fill(usage, helpWidth, "    \t", "    \t"), "\n"))
 	})
 }
 

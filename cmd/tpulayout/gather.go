@@ -21,10 +21,12 @@ checked against its size and checksum in the manifest (CRC-32C or SHA-256, as it
 all its devices load, so this is where replicas are checked to agree), and the shards
 must place every device of the mesh as the spec says, each shard in the file its
 index names. OUT is written to a temporary file and renamed (a symbolic link is written
-at its target); a FIFO, a character device or /dev/stdout is streamed into.`,
+at its target); a FIFO, a character device or /dev/stdout is streamed into. Progress
+goes to stderr when it is a terminal, or with --progress.`,
 	define: func(fs *flag.FlagSet) func([]string, io.Writer) error {
 		asJSON := fs.Bool("json", false, "print the manifest of the gathered conversion as JSON")
 		durable := syncFlag(fs)
+		progress := progressFlag(fs)
 		return func(pos []string, w io.Writer) error {
 			defer durable()()
 			if err := needArgs(pos, "OUTDIR", "OUT"); err != nil {
@@ -40,7 +42,10 @@ at its target); a FIFO, a character device or /dev/stdout is streamed into.`,
 			if err != nil {
 				return shardErr(err)
 			}
+			prog := newProgress(*progress, "gather")
+			o.Progress = prog
 			m, err := o.GatherFile(pos[1], streamOut)
+			prog.Done()
 			if err != nil {
 				return shardErr(err)
 			}

@@ -36,9 +36,10 @@ column; opcodes XLA does not define are listed in a note.
 A parameter's or result's shape can be used wherever a shape is taken, as
 hlo:MODULE.txt:param=N or hlo:MODULE.txt:result=N, with the header's layout when
 it has one (say convert --to hlo:module.txt:param=0; ' {I}' after it picks element I of a tuple parameter), and a
-pasted instruction line or tuple shape works too:
-'%p0 = bf16[8,128]{1,0:T(8,128)(2,1)} parameter(0), ...', with ' {N}' appended to
-pick element N of a tuple.`,
+pasted instruction line or tuple shape works too, with ' {N}' appended to pick
+element N of a tuple:
+
+  '%p0 = bf16[8,128]{1,0:T(8,128)(2,1)} parameter(0), ...'`,
 	define: func(fs *flag.FlagSet) func([]string, io.Writer) error {
 		all := fs.Bool("all", false, "list every instruction, not only the entry parameters and results")
 		to := fs.String("to", "", "give untiled arrays (a dump before layout assignment) the default layout of `tpu:GEN`")

@@ -12,6 +12,7 @@ import (
 var manifestVerb = &verb{
 	name:     "manifest",
 	synopsis: "merge OUTDIR",
+	subverbs: []string{"merge"},
 	summary:  "merge the partial manifests of a sharded conversion run as N processes",
 	detail: `Manifest merge combines the partial manifests that the N processes of a sharded
 conversion (tpulayout convert … --mesh … --process I/N OUTDIR) wrote into OUTDIR,
@@ -25,10 +26,12 @@ same checksum each time, that each tensor's shards are where its spec puts them,
 that every listed file is there with its size and checksum (--quick: sizes only);
 partial manifests of different checksums (convert --checksum) do not merge. It
 removes the temporaries a killed process left and refuses any other file that no
-manifest lists. verify compares the images with the source, element by element.`,
+manifest lists. verify compares the images with the source, element by element.
+Progress goes to stderr when it is a terminal, or with --progress.`,
 	define: func(fs *flag.FlagSet) func([]string, io.Writer) error {
 		quick := fs.Bool("quick", false, "check the shard files' sizes only, not their checksums")
 		asJSON := fs.Bool("json", false, "print the merged manifest as JSON")
+		progress := progressFlag(fs)
 		return func(pos []string, w io.Writer) error {
 			if len(pos) == 0 || pos[0] != "merge" {
 				return usagef("manifest takes the subcommand merge")
@@ -36,7 +39,9 @@ manifest lists. verify compares the images with the source, element by element.`
 			if err := needArgs(pos[1:], "OUTDIR"); err != nil {
 				return err
 			}
-			m, err := sharding.MergeOutdir(pos[1], sharding.MergeOptions{Quick: *quick})
+			prog := newProgress(*progress, "manifest merge")
+			m, err := sharding.MergeOutdir(pos[1], sharding.MergeOptions{Quick: *quick, Progress: prog})
+			prog.Done()
 			if err != nil {
 				return fmt.Errorf("%s", libErr(err))
 			}

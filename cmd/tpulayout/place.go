@@ -10,7 +10,7 @@ import (
 
 var placeVerb = &verb{
 	name:     "place",
-	synopsis: "SHAPE --mesh AXIS=N,… (--spec SPEC | --rules FILE --tensor NAME) [flags]",
+	synopsis: "SHAPE --mesh MESH --spec SPEC|--rules FILE [flags]",
 	summary:  "which device holds which ranges of a tensor on a mesh, without converting",
 	detail: `Place answers what a sharded conversion (convert … --mesh) would put where, without
 reading or writing any data: for an array of SHAPE (bf16[4096,1024]; its layout, if

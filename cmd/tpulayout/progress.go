@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"io"
 	"os"
 
@@ -14,4 +15,10 @@ var progressOut io.Writer = os.Stderr
 // newProgress is the display of --progress (forced) or of a terminal stderr, or nil.
 func newProgress(forced bool, label string) *convert.TermProgress {
 	return convert.NewTermProgress(progressOut, label, forced)
+}
+
+// progressFlag declares --progress, as convert has it, for a verb that reads or writes
+// for long.
+func progressFlag(fs *flag.FlagSet) *bool {
+	return fs.Bool("progress", false, "show progress on stderr even when it is not a terminal")
 }

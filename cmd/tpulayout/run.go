@@ -29,9 +29,11 @@ const (
 // verb is one subcommand. Adding a verb is one entry in [verbs] and one file defining it.
 type verb struct {
 	name     string
-	synopsis string // arguments after the verb name, for usage lines
-	summary  string // one line for the verb list
-	detail   string // paragraph(s) for `tpulayout help VERB`
+	synopsis string   // arguments after the verb name, for usage lines
+	summary  string   // one line for the verb list
+	detail   string   // paragraph(s) for `tpulayout help VERB`
+	more     []string // further synopses, for another form of the verb (convert --mesh)
+	subverbs []string // the words the first argument may be (manifest merge), for completion
 	// define declares the verb's flags on fs and returns the function that runs the verb
 	// on the positional arguments, once the flags are parsed. It writes its output to
 	// stdout; run discards that output when the verb fails.
@@ -111,7 +113,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	}()
 	convert.SetPlaced(false) // run is called once per process, but many times in tests
 	if len(args) == 0 {
-		fmt.Fprintf(stderr, "%s: missing verb (%s); run 'tpulayout help' for usage\n", prefix, verbNames())
+		printShortUsage(stderr)
 		return exitUsage
 	}
 	name, rest := args[0], args[1:]
@@ -247,24 +249,15 @@ func verbList() []string {
 
 func verbNames() string { return strings.Join(verbList(), ", ") }
 
-func printUsage(w io.Writer) {
-	fmt.Fprintf(w, "tpulayout inspects XLA shapes with tiled layouts, such as 'bf16[256,1024]{1,0:T(8,128)(2,1)}'.\n\n")
-	fmt.Fprintf(w, "Usage:\n\n")
-	width := len("help [VERB]")
-	for _, v := range verbs {
-		width = max(width, len(v.name)+1+len(v.synopsis))
-	}
-	for _, v := range verbs {
-		fmt.Fprintf(w, "  tpulayout %-*s  %s\n", width, strings.TrimSpace(v.name+" "+v.synopsis), v.summary)
-	}
-	fmt.Fprintf(w, "  tpulayout %-*s  %s\n", width, "help [VERB]", "print this help, or a verb's")
-	fmt.Fprintf(w, "\nQuote SHAPE for the shell. Flags may come before or after the arguments.\n")
-	fmt.Fprintf(w, "TPU generations (tpu:GEN, --gen GEN): %s.\n", tpu.GenerationNames())
-	fmt.Fprintf(w, "Exit status: 0 on success, 1 when validate finds mismatches or blockspec an illegal block, 2 on bad usage or input,\n130 when interrupted (SIGINT, SIGTERM, SIGHUP or SIGQUIT), 141 on a broken pipe;\ntemporary output is removed first.\n")
-}
-
 func printVerbUsage(w io.Writer, v *verb, fs *flag.FlagSet) {
-	fmt.Fprintf(w, "Usage: %s\n\n%s\n", strings.TrimSpace("tpulayout "+v.name+" "+v.synopsis), v.detail)
+	for i, s := range v.synopses() {
+		lead := "Usage:"
+		if i > 0 {
+			lead = "      "
+		}
+		fmt.Fprintf(w, "%s tpulayout %s\n", lead, s)
+	}
+	fmt.Fprintf(w, "\n%s\n", wrapText(v.detail, helpWidth))
 	n := 0
 	fs.VisitAll(func(*flag.Flag) { n++ })
 	if n > 0 {

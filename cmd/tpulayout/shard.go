@@ -21,7 +21,7 @@ type meshFlags struct {
 // whose PartitionSpec --spec is.
 func (m *meshFlags) define(fs *flag.FlagSet, prefix, specOf string) {
 	fs.StringVar(&m.mesh, "mesh", "", prefix+"the device `MESH`, axis names and sizes such as data=2,model=4")
-	fs.StringVar(&m.spec, "spec", "", prefix+"the PartitionSpec of "+specOf+", such as 'P(\"data\", \"model\")'")
+	fs.StringVar(&m.spec, "spec", "", prefix+"the PartitionSpec `SPEC` of "+specOf+", such as 'P(\"data\", \"model\")'")
 	fs.StringVar(&m.rules, "rules", "", prefix+"a JSON `FILE` of rules (regex on tensor name → PartitionSpec, first match wins; a default)")
 	fs.StringVar(&m.devices, "devices", "", prefix+"the device `IDS` in row-major order of the mesh (default 0,1,…)")
 }
@@ -78,15 +78,16 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 	if c.from != "" {
 		return usagef("--from is for a raw IN; a sharded conversion reads a safetensors checkpoint")
 	}
-	if c.view != "" || c.force {
-		return usagef("--view and --force are not for a sharded conversion (--mesh); its OUTDIR must be new or empty")
+	if c.view != "" {
+		return usagef("--view is not for a sharded conversion (--mesh)")
 	}
 	if _, err := padOption(c.pad); err != nil { // checked first, as before; and the library takes "" for zero
 		return err
 	}
 	o := sharding.ConvertOptions{
 		Checkpoint: in, Out: out, Mesh: s.mesh, Spec: s.spec, Rules: s.rules, To: c.to,
-		DType: c.dtype, Tensor: c.tensor, All: c.all, Pad: c.pad, Checksum: s.checksum,
+		DType: c.dtype, Tensor: c.tensor, All: c.all, Pad: c.pad, Checksum: s.checksum, Force: c.force,
+		Note: func(s string) { fmt.Fprintf(progressOut, "tpulayout convert: %s\n", s) },
 		// As convert's: an interrupt removes the temporary output.
 		Hold: convert.HoldTemps, Track: convert.TrackHeld, Untrack: convert.Untrack,
 	}

@@ -267,7 +267,7 @@ func TestShardBadInput(t *testing.T) {
 		{[]string{in, "--mesh", "data=2"}, []string{"--spec", "--rules"}},
 		{[]string{in, "--mesh", "data=2", "--spec", "P()", "--process", "2/2"}, []string{"bad --process"}},
 		{[]string{in, "--mesh", "data=2", "--spec", "P()", "--process", "0/3"}, []string{"3 processes", "2 devices"}},
-		{[]string{in, "--mesh", "data=2", "--spec", "P()", "--force"}, []string{"--force", "sharded"}},
+		{[]string{in, "--mesh", "data=2", "--spec", "P()", "--view", "bf16"}, []string{"--view", "sharded"}},
 	}
 	for _, c := range cases {
 		out := filepath.Join(t.TempDir(), "out")

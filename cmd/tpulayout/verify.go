@@ -19,15 +19,24 @@ checkpoint (the manifest's source, or --source): each tensor's placement is reco
 from its spec and the mesh, each device's file list checked, each file's size and
 checksum (the manifest's: CRC-32C or SHA-256), and each image's contents, read back to row-major and compared with the
 source's window converted to the image's dtype (and a sample of elements through the
-layout's index math). Exit status 1 lists what differs.`,
+layout's index math). Exit status 1 lists what differs. Progress goes to stderr
+when it is a terminal, or with --progress.`,
 	define: func(fs *flag.FlagSet) func([]string, io.Writer) error {
 		source := fs.String("source", "", "the source checkpoint `CKPT` (default: the manifest's source)")
 		asJSON := fs.Bool("json", false, "print the report (tensors, shards, bytes, problems, manifest) as JSON")
+		progress := progressFlag(fs)
 		return func(pos []string, w io.Writer) error {
 			if err := needArgs(pos, "OUTDIR"); err != nil {
 				return err
 			}
-			r, err := sharding.VerifyOutdir(pos[0], *source)
+			o, err := sharding.OpenOutdir(pos[0])
+			if err != nil {
+				return shardErr(err)
+			}
+			prog := newProgress(*progress, "verify")
+			o.Progress = prog
+			r, err := o.Verify(*source)
+			prog.Done()
 			if err != nil {
 				return shardErr(err)
 			}

@@ -1,0 +1,71 @@
+package sharding
+
+import (
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+
+	"github.com/tpulayout/tpulayout/convert"
+	"github.com/tpulayout/tpulayout/report"
+)
+
+// OwnedError is a directory that Force may not replace: Err says why, as a phrase
+// after the directory's name.
+type OwnedError struct {
+	Dir string
+	Err error
+}
+
+func (e *OwnedError) Error() string {
+	return fmt.Sprintf("sharding: --force replaces only a directory that a sharded conversion wrote, and OUTDIR %s %v", e.Dir, e.Err)
+}
+
+func (e *OwnedError) Unwrap() error { return e.Err }
+
+// CheckOwned checks that dir is the directory of a sharded conversion, which Force may
+// therefore replace (and its old tree be removed): its manifest.json is a sharded
+// conversion's (read strictly, see ParseManifest), and every entry in it is the
+// manifest, a tensor's directory or a shard file that the manifest lists, each of its
+// kind (a directory, a regular file). The error, a phrase after the directory's name,
+// names the first entry that is not.
+func CheckOwned(dir string) error {
+	mp := filepath.Join(dir, ManifestName)
+	if st, err := os.Lstat(mp); err != nil || !st.Mode().IsRegular() {
+		return fmt.Errorf("has no %s, the mark of a sharded conversion", ManifestName)
+	}
+	m, err := ReadManifest(mp)
+	if err != nil {
+		return fmt.Errorf("has a %s that a sharded conversion did not write: %s", ManifestName, stripPrefixes(strings.TrimPrefix(err.Error(), "sharding: manifest "+mp+": ")))
+	}
+	listed := map[string]bool{ManifestName: true}
+	dirs := map[string]bool{}
+	for _, t := range m.Tensors {
+		for _, s := range t.Shards {
+			d, f, ok := strings.Cut(s.File, "/")
+			if s.File == "" || path.Clean(s.File) != s.File || !filepath.IsLocal(filepath.FromSlash(s.File)) || strings.Contains(f, "/") || s.File == ManifestName {
+				return fmt.Errorf("has a %s that lists %q, which a sharded conversion does not write", ManifestName, s.File)
+			}
+			listed[s.File] = true
+			if ok {
+				listed[d], dirs[d] = true, true
+			}
+		}
+	}
+	foreign := unlistedFiles(dir, listed, false)
+	for rel := range listed { // each of its kind: a shard file's place may hold a directory
+		st, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(rel)))
+		if err == nil && (dirs[rel] && !st.IsDir() || !dirs[rel] && !st.Mode().IsRegular()) {
+			foreign = append(foreign, rel)
+		}
+	}
+	if len(foreign) > 0 {
+		first := foreign[0]
+		for _, f := range foreign {
+			first = min(first, f)
+		}
+		return fmt.Errorf("holds %s, which its %s does not list (%s)", convert.NameText(first), ManifestName, report.Plural(int64(len(foreign)), "foreign entry"))
+	}
+	return nil
+}
