@@ -175,7 +175,7 @@ func (b *Buffer) BF16(idx []int64) float32 {
 	return BF16ToF32(binary.LittleEndian.Uint16(b.Data[b.offset(idx)*2:]))
 }
 
-// SetBF16 rounds v to bf16 (nearest even, NaN quieted) and stores it.
+// SetBF16 rounds v to bf16 (nearest even, a NaN the quiet NaN with its sign) and stores it.
 func (b *Buffer) SetBF16(idx []int64, v float32) {
 	b.want(layout.BF16)
 	binary.LittleEndian.PutUint16(b.Data[b.offset(idx)*2:], F32ToBF16(v))

@@ -8,8 +8,9 @@ import (
 	"github.com/tpulayout/tpulayout/simd"
 )
 
-// F32ToBF16 rounds x to bfloat16 bits: round to nearest, ties to even; NaN stays NaN
-// (quieted, sign kept); overflow becomes ±Inf. It is simd.F32ToBF16Bits.
+// F32ToBF16 rounds x to bfloat16 bits: round to nearest, ties to even; NaN becomes the
+// quiet NaN 0x7fc0 with its sign (0xffc0), as XLA converts it; overflow becomes ±Inf.
+// It is simd.F32ToBF16Bits.
 func F32ToBF16(x float32) uint16 { return simd.F32ToBF16Bits(math.Float32bits(x)) }
 
 // BF16ToF32 returns the value of bfloat16 bits (exact).
@@ -95,7 +96,7 @@ func ConvertElement(dst, src layout.DType, b uint64) uint64 {
 			}
 		}
 		// Widening to f32 is exact and shares the SIMD kernels' scalars, so every relayout
-		// path gives the same bits (bf16 NaN payloads are kept bit for bit).
+		// path gives the same bits (bf16 NaN payloads are kept bit for bit, as XLA widens them).
 		if dst == layout.F32 {
 			switch src {
 			case layout.BF16:

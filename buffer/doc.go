@@ -31,7 +31,9 @@
 // # Conversions
 //
 // f32↔bf16 and f32↔f16 round to nearest even and keep NaN a (quiet) NaN, through the
-// scalars of package simd. The f8 formats (and f4e2m1fn) round to nearest even and
+// scalars of package simd: to bf16 the canonical 0x7fc0 with the sign, to f16 with its
+// upper payload bits, as XLA's convert gives them (checked against XLA's recorded
+// conversions in testdata/xla; docs/conversions.md). The f8 formats (and f4e2m1fn) round to nearest even and
 // follow ml_dtypes' non-saturating conversion, as JAX does: f8e5m2 overflows to ±Inf,
 // f8e4m3fn (no Inf, largest finite 448) overflows to NaN ([F32ToF8E4M3FN],
 // [F32ToF8E5M2]); f4e2m1fn saturates. [ConvertElement] converts one element between any

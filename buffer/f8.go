@@ -20,8 +20,10 @@ import (
 //     0x80, and have no negative zero (-0 becomes +0);
 //   - f4e2m1fn has neither infinity nor NaN: overflow and ±Inf saturate to ±6, and NaN
 //     becomes 0b1000 (-0), as in ml_dtypes;
-//   - f8e8m0fnu (unsigned powers of two, no zero): NaN, negative values and overflow
-//     become NaN (0xFF); values below 2^-127, zero included, become 2^-127 (0x00).
+//   - f8e8m0fnu (unsigned powers of two, no zero) rounds as XLA's convert does, not to
+//     nearest even: a tie 1.5·2^e goes up, values between 2^-127 and 2^-126 become
+//     2^-126, smaller ones 2^-127 (0x00); NaN, zero, negative values and overflow
+//     become NaN (0xFF). See e8m0Encode.
 //
 // NaN inputs become the format's quiet NaN with the input's sign where the format has
 // signed NaNs.
@@ -218,30 +220,30 @@ func e8m0Decode(b uint64) float64 {
 	return math.Ldexp(1, int(b)-127)
 }
 
+// e8m0Encode rounds x to f8e8m0fnu as XLA's convert does (the recording in
+// testdata/xla): a value in [2^e, 2^(e+1)) from 2^-126 on becomes 2^(e+1) from
+// 1.5·2^e on (ties up, not to even) and 2^e below; a smaller positive value becomes
+// 2^-126 (0x01) above 2^-127 and 2^-127 (0x00) up to it; NaN, zero, negative values,
+// +Inf and values rounding past 2^127 become NaN (0xFF).
 func e8m0Encode(x float64) uint64 {
-	if math.IsNaN(x) || x < 0 || math.IsInf(x, 1) {
+	if !(x > 0) || math.IsInf(x, 1) { // NaN, ±0, negative values, +Inf
 		return 0xFF
 	}
-	if x == 0 {
+	if x < 0x1p-126 {
+		if x > 0x1p-127 {
+			return 1
+		}
 		return 0
 	}
 	frac, e := math.Frexp(x) // frac in [0.5, 1)
 	e--
-	frac *= 2 // [1, 2)
-	switch {
-	case frac > 1.5:
-		e++
-	case frac == 1.5 && (e+127)&1 == 1: // tie: to the even exponent field
+	if frac >= 0.75 { // x >= 1.5·2^e
 		e++
 	}
-	b := e + 127
-	switch {
-	case b < 0:
-		return 0
-	case b > 254:
-		return 0xFF
+	if b := e + 127; b <= 254 {
+		return uint64(b)
 	}
-	return uint64(b)
+	return 0xFF
 }
 
 // F8E4M3FNToF32 returns the value of an f8e4m3fn bit pattern (exact).

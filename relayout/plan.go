@@ -154,7 +154,8 @@ func (p *Plan) DstBytes() int64 { return p.dst.FootprintBytes() }
 
 // Copy relays out src into dst. Their shapes must be the plan's (dims, dtype and layout).
 // Elements are converted when the dtypes differ: f32→bf16 and f32→f16 round to nearest
-// even with NaN kept (quiet), and any other numeric pair follows buffer.ConvertElement.
+// even (a NaN becomes the quiet NaN with its sign, as XLA converts it), and any other
+// numeric pair follows buffer.ConvertElement.
 // Destination padding is written as the plan's options say (zeros by default); source
 // padding is never read. Copy does not allocate: the buffers some plans need (a scratch
 // block per worker for transposes and packings that convert, a row-major array for

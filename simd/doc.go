@@ -43,8 +43,9 @@
 // SplitNibbleWordsRows reads (8,1)E(4) int4 words back into their eight rows.
 //
 // Conversions round to nearest, ties to even. Finite values too large for the
-// target become ±Inf; NaNs stay NaNs with their sign and become quiet; f16
-// subnormals are exact. [F32ToBF16Bits], [F32ToF16Bits], [BF16BitsToF32] and
+// target become ±Inf; NaNs stay NaNs with their sign and become quiet (to bf16
+// the canonical 0x7fc0, to f16 with the upper payload bits, as XLA converts
+// them); f16 subnormals are exact. [F32ToBF16Bits], [F32ToF16Bits], [BF16BitsToF32] and
 // [F16BitsToF32] are the per-element definitions, and every kernel agrees
 // with them bit for bit (checked exhaustively over all 2^32 f32 inputs for
 // F32ToBF16 and F32ToF16).

@@ -2,11 +2,12 @@ package simd
 
 // F32ToBF16Bits converts the bits of an IEEE binary32 value to bfloat16 bits
 // with round to nearest, ties to even. Finite values that round past the
-// largest bfloat16 become ±Inf. A NaN stays a NaN with the same sign and the
-// upper payload bits, and is made quiet (bit 0x0040 set).
+// largest bfloat16 become ±Inf. A NaN becomes the quiet NaN 0x7fc0 with the
+// input's sign (0xffc0 when negative), its payload dropped, as XLA's convert and
+// ml_dtypes give it.
 func F32ToBF16Bits(f uint32) uint16 {
 	if f&0x7fffffff > 0x7f800000 {
-		return uint16(f>>16) | 0x0040
+		return uint16(f>>16)&0x8000 | 0x7fc0
 	}
 	return uint16((f + 0x7fff + (f>>16)&1) >> 16)
 }

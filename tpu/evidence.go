@@ -77,7 +77,7 @@ func DefaultEvidence(g Generation, dt layout.DType, dims []int64) Evidence {
 	case b < 8:
 		return guess("%d-bit arrays appear in one module only, both T(8,128)(%d,1) and T(64,128)(%d,1)", b, 32/b, 32/b)
 	case b == 8 && n == 1:
-		return guess("XLA's dumps disagree on 1-D 8-bit arrays (s8[2]{0:T(128)} and pred[1]{0:T(128)} are unpacked)")
+		return guess("the only 1-D 8-bit arrays in XLA's dumps, in two modules of no named generation, are unpacked (s8[2]{0:T(128)}, pred[1]{0:T(128)}), and no dump writes one packed")
 	case b == 8 && dims[n-2] >= 32 && dims[n-2]%32 == 0:
 		return guess("XLA's dumps write 8-bit arrays T(8,128)(4,1) in %d files and T(32,128)(4,1) in %d (a v6e dump has both), and tpu_info.py says T(32,128)(4,1)", eightBitFiles[0], eightBitFiles[1])
 	}

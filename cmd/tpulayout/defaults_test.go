@@ -40,6 +40,14 @@ func TestGuessNotes(t *testing.T) {
 		{"f32[]", "tpu:v5e", ""},
 		{"pred[]", "tpu:v5e", "tpulayout info: note: the tpu:v5e default pred[]{:T(512)} is a guess"},
 		{"bf16[1024,1024]", "tpu:7x", "the tpu:7x default bf16[1024,1024]{1,0:T(16,128)(2,1)} is a guess: no 7x dump found"},
+		// The groups XLA's dumps write otherwise (issue 41): evidenced where a dated dump
+		// backs the default (v6e: f32[5], f32[1,5]), a guess where two undated modules
+		// alone speak (8-bit 1-D, unpacked there).
+		{"f32[8]", "tpu:v5e", ""},
+		{"f32[1,2]", "tpu:v5e", ""},
+		{"f32[1024]", "tpu:v5e", ""},
+		{"s8[2]", "tpu:v5e", "the tpu:v5e default s8[2]{0:T(512)(128)(4,1)} is a guess"},
+		{"pred[1]", "tpu:v5e", "the tpu:v5e default pred[1]{0:T(512)(128)(4,1)} is a guess"},
 	} {
 		notes := captureNotes(t)
 		mustRun(t, "info", c.shape, "--to", c.to)
@@ -252,6 +260,12 @@ func TestInfoMatchesDumps(t *testing.T) {
 		{"v6e", "u32[2]{0:T(128)}"}, {"v6e", "u32[2048]{0:T(1024)}"}, {"v6e", "f32[1,5]{1,0:T(1,128)}"},
 		{"v6e", "s8[1,4,4]{2,1,0:T(4,128)(4,1)}"}, {"v6e", "u8[8,2048,128]{2,1,0:T(8,128)(4,1)}"},
 		{"v6e", "bf16[8,2048,128]{2,1,0:T(8,128)(2,1)}"},
+		// Small 1-D 32-bit arrays and a second-minor dim of 1: the v6e dump writes the
+		// compact tiles the default gives (f32[1,5] takes 512 bytes there, one T(1,128)
+		// tile), where some undated XLA tests write T(256) and T(2,128), the v2/v3 rule's.
+		{"v6e", "f32[5]{0:T(128)}"}, {"v6e", "f32[16]{0:T(128)}"}, {"v6e", "u32[8]{0:T(128)}"}, {"v6e", "u32[64]{0:T(128)}"},
+		{"v5e", "s32[32]{0:T(128)}"}, {"v5e", "u32[10]{0:T(128)}"},
+		{"v3", "f32[8]{0:T(256)}"}, {"v3", "f32[100]{0:T(256)}"}, {"v3", "f32[1,1,1]{2,1,0:T(2,128)}"},
 	} {
 		s := xlaWrote(t, c.text)
 		plain := layout.NewShape(s.DType, s.Dims...).String()

@@ -199,16 +199,16 @@ func genBF16ExtractToF32(x isa, m mode, high bool) {
 
 // bf16Consts are the constants of the integer round-to-nearest-even f32→bf16
 // conversion.
-type bf16Consts struct{ one, bias, quiet reg.VecVirtual }
+type bf16Consts struct{ one, bias, sign, qnan reg.VecVirtual }
 
 func newBF16Consts(x isa) bf16Consts {
-	return bf16Consts{x.broadcast32(1), x.broadcast32(0x7fff), x.broadcast32(0x00400000)}
+	return bf16Consts{x.broadcast32(1), x.broadcast32(0x7fff), x.broadcast32(0x80000000), x.broadcast32(0x7fc00000)}
 }
 
 // roundBF16 returns a vector whose 32-bit elements hold, in their upper 16
 // bits, the bf16 conversion of the f32 elements of v:
 //
-//	NaN:   v | 0x00400000                (quiet, sign and payload kept)
+//	NaN:   v&0x80000000 | 0x7fc00000      (the quiet NaN with v's sign, as XLA converts)
 //	other: v + 0x7fff + ((v >> 16) & 1)  (round to nearest even; overflow → Inf)
 func roundBF16(x isa, c bf16Consts, v reg.VecVirtual) reg.VecVirtual {
 	t := x.vec()
@@ -219,11 +219,13 @@ func roundBF16(x isa, c bf16Consts, v reg.VecVirtual) reg.VecVirtual {
 	if x.w == 64 {
 		k := K()
 		VCMPPS(U8(3), v, v, k) // unordered: NaN
-		VPORD(c.quiet, v, k, t)
+		VPANDD(c.sign, v, k, t)
+		VPORD(c.qnan, t, k, t)
 	} else {
 		m, q := x.vec(), x.vec()
 		VCMPPS(U8(3), v, v, m)
-		VPOR(c.quiet, v, q)
+		VPAND(c.sign, v, q)
+		VPOR(c.qnan, q, q)
 		VPBLENDVB(m, q, t, t)
 	}
 	return t
