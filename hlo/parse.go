@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/tpulayout/tpulayout/layout"
 )
@@ -30,15 +31,38 @@ type scanner struct {
 	// anon counts the names given to them, per computation.
 	nested []*Instruction
 	anon   map[string]int
+	// shapes holds the shapes read so far by their text, shared with the scanners of
+	// nested operands.
+	shapes map[string]layout.Shape
 	// lineAt and lineNo cache the last line lookup: instructions come in file order.
 	lineAt, lineNo int
 }
 
+// posError is a SyntaxError whose position is still a byte offset: the scanner builds
+// one wherever a probe fails (most are discarded), so the line and column are worked
+// out only for the error Parse or ParseInstruction returns (see syntaxError).
+type posError struct {
+	pos int
+	msg string
+}
+
+func (e *posError) Error() string { return fmt.Sprintf("hlo: at byte %d: %s", e.pos, e.msg) }
+
 func (s *scanner) errAt(pos int, format string, args ...any) error {
-	pos = min(max(pos, 0), len(s.in))
-	line := 1 + strings.Count(s.in[:pos], "\n")
-	col := pos - strings.LastIndexByte(s.in[:pos], '\n')
-	return &SyntaxError{Line: line, Col: col, Msg: fmt.Sprintf(format, args...)}
+	return &posError{pos: min(max(pos, 0), len(s.in)), msg: fmt.Sprintf(format, args...)}
+}
+
+// syntaxError turns a *posError from reading text into the *SyntaxError that names its
+// line and column; other errors pass through.
+func syntaxError(text string, err error) error {
+	pe, ok := err.(*posError)
+	if !ok {
+		return err
+	}
+	pos := min(pe.pos, len(text))
+	line := 1 + strings.Count(text[:pos], "\n")
+	col := pos - strings.LastIndexByte(text[:pos], '\n')
+	return &SyntaxError{Line: line, Col: col, Msg: pe.msg}
 }
 
 func (s *scanner) errf(format string, args ...any) error { return s.errAt(s.pos, format, args...) }
@@ -212,45 +236,18 @@ func (s *scanner) str() error {
 }
 
 // shape reads a shape: a tuple `(…)`, a buffer `b(…)`, or `type[dims]` with an
-// optional `{layout}`, and parses it with layout.Parse.
+// optional `{layout}`, and parses it with layout.Parse. A text read before gives the
+// same Shape again, its slices shared.
 func (s *scanner) shape() (layout.Shape, error) {
 	s.space(false)
 	start := s.pos
-	switch {
-	case s.peek() == '(':
-		if _, err := s.group(); err != nil {
-			return layout.Shape{}, err
-		}
-	default:
-		t := s.name()
-		if t == "" || s.in[start] == '%' {
-			s.pos = start
-			return layout.Shape{}, s.errf("expected a shape, found %s", s.describe())
-		}
-		switch {
-		case t == "b" && s.pos < len(s.in) && s.in[s.pos] == '(':
-			if _, err := s.group(); err != nil {
-				return layout.Shape{}, err
-			}
-		case s.pos < len(s.in) && s.in[s.pos] == '[':
-			if _, err := s.group(); err != nil {
-				return layout.Shape{}, err
-			}
-			// '{' starts a layout only when a number, '-' or ':' follows, as in XLA.
-			if s.pos < len(s.in) && s.in[s.pos] == '{' {
-				rest := strings.TrimLeft(s.in[s.pos+1:], " ")
-				if rest != "" && (rest[0] >= '0' && rest[0] <= '9' || rest[0] == '-' || rest[0] == ':' || rest[0] == '}') {
-					if _, err := s.group(); err != nil {
-						return layout.Shape{}, err
-					}
-				}
-			}
-		default:
-			s.pos = start
-			return layout.Shape{}, s.errf("expected a shape such as f32[8,128], found %s", s.describe())
-		}
+	if err := s.skipShape(); err != nil {
+		return layout.Shape{}, err
 	}
 	text := s.in[start:s.pos]
+	if sh, ok := s.shapes[text]; ok {
+		return sh, nil
+	}
 	sh, err := layout.Parse(text)
 	if err != nil {
 		var pe *layout.ParseError
@@ -259,7 +256,46 @@ func (s *scanner) shape() (layout.Shape, error) {
 		}
 		return layout.Shape{}, s.errAt(start, "bad shape %s: %s", text, strings.TrimPrefix(err.Error(), "layout: "))
 	}
+	if s.shapes != nil {
+		s.shapes[text] = sh
+	}
 	return sh, nil
+}
+
+// skipShape moves s.pos past the text of a shape (see shape) without parsing it.
+func (s *scanner) skipShape() error {
+	s.space(false)
+	start := s.pos
+	if s.peek() == '(' {
+		_, err := s.group()
+		return err
+	}
+	t := s.name()
+	if t == "" || s.in[start] == '%' {
+		s.pos = start
+		return s.errf("expected a shape, found %s", s.describe())
+	}
+	switch {
+	case t == "b" && s.pos < len(s.in) && s.in[s.pos] == '(':
+		_, err := s.group()
+		return err
+	case s.pos < len(s.in) && s.in[s.pos] == '[':
+		if _, err := s.group(); err != nil {
+			return err
+		}
+		// '{' starts a layout only when a number, '-', ':' or '}' follows, as in XLA.
+		if s.pos < len(s.in) && s.in[s.pos] == '{' {
+			rest := strings.TrimLeft(s.in[s.pos+1:], " ")
+			if rest != "" && (rest[0] >= '0' && rest[0] <= '9' || rest[0] == '-' || rest[0] == ':' || rest[0] == '}') {
+				if _, err := s.group(); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	s.pos = start
+	return s.errf("expected a shape such as f32[8,128], found %s", s.describe())
 }
 
 // value reads an attribute value: text up to a ',' or newline outside brackets, or a
@@ -453,7 +489,7 @@ func (s *scanner) operands(in *Instruction) error {
 	for _, r := range splitTopAt(s.in[open+1 : end-1]) {
 		a, b := open+1+r[0], open+1+r[1]
 		text := stripComments(s.in[a:b])
-		if sub := (&scanner{in: s.in[:b], pos: a, anon: s.anon}); sub.nestedFollows() {
+		if sub := (&scanner{in: s.in[:b], pos: a, anon: s.anon, shapes: s.shapes}); sub.nestedFollows() {
 			n := &Instruction{Line: s.line(sub.pos)}
 			if err := sub.rhs(n, true); err != nil {
 				return err
@@ -477,10 +513,8 @@ func (s *scanner) nestedFollows() bool {
 	s.space(false)
 	start := s.pos
 	defer func() { s.pos = start }()
-	if !s.opcodeFollows() {
-		if _, err := s.shape(); err != nil {
-			return false
-		}
+	if !s.opcodeFollows() && s.skipShape() != nil {
+		return false
 	}
 	at := s.pos
 	n := s.name()
@@ -520,21 +554,43 @@ func (s *scanner) opcodeFollows() bool {
 // ParseInstruction reads one instruction, such as a line pasted from a dump:
 // `%p0 = bf16[8,128]{1,0:T(8,128)(2,1)} parameter(0), sharding={replicated}`.
 func ParseInstruction(text string) (*Instruction, error) {
-	s := &scanner{in: text}
+	s := &scanner{in: text, shapes: map[string]layout.Shape{}}
 	in, err := s.instruction()
-	if err != nil {
-		return nil, err
+	if err == nil && s.peek() != 0 {
+		err = s.errf("unexpected %s after the instruction", s.describe())
 	}
-	if s.peek() != 0 {
-		return nil, s.errf("unexpected %s after the instruction", s.describe())
+	if err != nil {
+		return nil, syntaxError(text, err)
 	}
 	return in, nil
 }
 
 // Parse reads an HLO module's text. The `HloModule name` line may be left out, as
 // XLA's parser allows: the module is then unnamed and holds the computations.
+//
+// The module's strings (names, operands, attribute values) share text's memory rather
+// than copying it, so text must not be changed while the module is in use; and
+// instructions written with the same shape text share that Shape's slices, so a
+// caller changes a Shape only after cloning it.
 func Parse(text []byte) (*Module, error) {
-	s := &scanner{in: string(text)}
+	if len(text) == 0 {
+		return ParseString("")
+	}
+	return ParseString(unsafe.String(&text[0], len(text)))
+}
+
+// ParseString is [Parse] of text held as a string.
+func ParseString(text string) (*Module, error) {
+	s := &scanner{in: text, shapes: map[string]layout.Shape{}}
+	m, err := s.module()
+	if err != nil {
+		return nil, syntaxError(s.in, err)
+	}
+	return m, nil
+}
+
+// module reads a whole module's text.
+func (s *scanner) module() (*Module, error) {
 	m := &Module{}
 	if s.word("HloModule") {
 		m.HeaderLine = true
