@@ -130,3 +130,27 @@ func TestInfoTilingOmittedUnlessAdded(t *testing.T) {
 		t.Errorf("tiling: %+v", in.Tiling)
 	}
 }
+
+// An entry that returns the empty tuple has a result row: shape (), no bytes; the
+// total counts the arrays only.
+func TestHLOEmptyTupleResult(t *testing.T) {
+	m, err := hlo.Parse([]byte("HloModule m\nENTRY e {\n  p = f32[8]{0} parameter(0)\n  ROOT t = () tuple()\n}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := report.NewHLO(m, report.HLOOptions{})
+	if len(rep.Rows) != 2 {
+		t.Fatalf("rows %+v", rep.Rows)
+	}
+	r := rep.Rows[1]
+	if r.Kind != "result" || r.Name != "t" || r.Shape != "()" || !r.Sized || r.Logical != 0 || r.Footprint != 0 {
+		t.Errorf("result row %+v", r)
+	}
+	var b strings.Builder
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "total: 1 array, 32 bytes logical") {
+		t.Errorf("text:\n%s", b.String())
+	}
+}
