@@ -154,3 +154,30 @@ func TestHLOEmptyTupleResult(t *testing.T) {
 		t.Errorf("text:\n%s", b.String())
 	}
 }
+
+// info of a layout whose later tile pads beyond its first names XLA's ArraySize beside
+// the footprint; an untiled L(n) is said not to apply (XLA sizes it as its elements).
+func TestInfoXLAArraySize(t *testing.T) {
+	for shape, want := range map[string][]string{
+		"f32[3,5]{1,0:T(2,2)(3,1)}": {"footprint:       36 elements, 144 bytes", "XLA ArraySize:   96 bytes: from the first tile alone"},
+		"f32[10,10]{1,0:L(3)}":      {"L(3) not applied", "footprint:       100 elements, 400 bytes"},
+		"f32[3,5]{1,0:T(2,2)}":      {"footprint:       24 elements, 96 bytes"},
+	} {
+		ix, err := layout.Compile(layout.MustParse(shape))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		if err := report.NewInfo(ix).WriteText(&b); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range want {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("%s: no %q in\n%s", shape, w, b.String())
+			}
+		}
+		if strings.Contains(shape, "(3,1)") != strings.Contains(b.String(), "XLA ArraySize") {
+			t.Errorf("%s: XLA ArraySize line where sizes agree, or none where they differ:\n%s", shape, b.String())
+		}
+	}
+}

@@ -20,7 +20,8 @@ const hloCorpus = "../../testdata/hlo"
 // first tile's '*' entries merge their dims into the next more minor one; each tile
 // (t0…tk-1) turns the k most minor dims d into ceil(d/t) followed by t (padding the
 // shape with leading 1s when it has fewer dims); the product of the last shape,
-// rounded up to L(n), at E(n) or the type's bits per element.
+// rounded up to L(n) when tiled (XLA's ArraySize ignores L(n) on an untiled layout),
+// at E(n) or the type's bits per element.
 func footprintBytes(s layout.Shape) int64 {
 	l := s.Layout
 	rank := len(s.Dims)
@@ -60,7 +61,7 @@ func footprintBytes(s layout.Shape) int64 {
 	for _, d := range shape {
 		elems *= d
 	}
-	if a := l.TailPadding; a > 1 {
+	if a := l.TailPadding; a > 1 && len(l.Tiles) > 0 {
 		elems = (elems + a - 1) / a * a
 	}
 	bits := int64(s.DType.StorageBits())
