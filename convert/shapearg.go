@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -25,20 +26,47 @@ const (
 	MaxManifestBytes = 64 << 20
 )
 
-// ReadTextFile reads the file at path whole, at most limit bytes; what names it in
-// errors ("MODULE"), as "cannot read MODULE PATH: …".
+// ReadTextFile reads the text file at path whole, at most limit bytes; what names it in
+// errors ("MODULE"), as "cannot read MODULE PATH: …". The read is bounded as it goes: a
+// regular file over the limit is refused before any byte is read, and a stream (a
+// device, a pipe) as soon as it passes the limit or sends a NUL byte, which no text
+// file holds, so /dev/zero or a binary file named by mistake fails at once.
 func ReadTextFile(path, what string, limit int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, inputf("cannot read %s %s: %s", what, path, FileErr(err))
 	}
 	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, inputf("cannot read %s %s: %s", what, path, FileErr(err))
+	tooLarge := func() error {
+		return inputf("cannot read %s %s: it is larger than the limit of %s for a text file", what, path, SizeText(limit))
+	}
+	size := int64(512)
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		if fi.Size() > limit {
+			return nil, tooLarge()
+		}
+		size = fi.Size() + 1 // the +1 sees a file that grew, and EOF, without growing b
+	}
+	b := make([]byte, 0, size)
+	r := io.LimitReader(f, limit+1)
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := r.Read(b[len(b):cap(b)])
+		if i := bytes.IndexByte(b[len(b):len(b)+n], 0); i >= 0 {
+			return nil, inputf("cannot read %s %s: byte %d is NUL: it is not a text file", what, path, len(b)+i)
+		}
+		b = b[:len(b)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, inputf("cannot read %s %s: %s", what, path, FileErr(err))
+		}
 	}
 	if int64(len(b)) > limit {
-		return nil, inputf("cannot read %s %s: it is larger than the limit of %s for a text file", what, path, SizeText(limit))
+		return nil, tooLarge()
 	}
 	return b, nil
 }

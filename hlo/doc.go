@@ -27,7 +27,13 @@
 //
 // [Parse] never panics on malformed input: it returns a [*SyntaxError] with the line
 // and column where the text went wrong (a truncated file, a missing '=', a bad shape,
-// an unbalanced bracket, a repeated ENTRY or ROOT). An opcode XLA does not define is
-// not an error: the instruction is kept with [Instruction.Known] false, so dumps from
-// newer compilers still list their shapes.
+// an unbalanced bracket, a repeated ENTRY or ROOT). As XLA's parser, it also refuses an
+// operand or called computation not defined before its use, a parameter number used
+// twice or numbers with a gap, text after an attribute's value, a module without an
+// HloModule line that starts otherwise than with ENTRY or `name {`, and a sparse
+// layout's physical shape P(…), which newer XLA no longer reads. An opcode XLA does not
+// define is not an error: the instruction is kept with [Instruction.Known] false, so
+// dumps from newer compilers still list their shapes (`X-start`, `X-update` and
+// `X-done` of an opcode X are async wrappers, known). Parsing takes time and memory
+// linear in the text.
 package hlo

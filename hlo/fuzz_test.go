@@ -29,6 +29,19 @@ func FuzzParse(f *testing.F) {
 	}
 	f.Add([]byte("HloModule m\nENTRY e {\n  ROOT p = (f32[], /*index=1*/s32[]{:T(128)}) parameter(0)\n}\n"))
 	f.Add([]byte("HloModule m\nc {\n  p = f32[] parameter(0), x=\"\\\"}\"\n}\n"))
+	// What XLA refuses (TestParseRefusesWhatXLARefuses).
+	for _, seed := range []string{
+		"HloModule m\nENTRY e {\n  p = f32[8]{0} parameter(0)\n  q = f32[8]{0} parameter(0)\n  ROOT a = f32[8]{0} add(p, q)\n}\n",
+		"HloModule m\nENTRY e {\n  ROOT p = f32[8]{0} parameter(1)\n}\n",
+		"HloModule m\nENTRY e {\n  ROOT p = f32[8]{0} parameter(0), sharding={replicated} junk\n}\n",
+		"HloModule m\nENTRY e {\n  p = f32[8]{0} parameter(0)\n  ROOT c = f32[8]{0} copy(nothing)\n}\n",
+		"HloModule m\nENTRY e {\n  p = f32[8]{0} parameter(0)\n  ROOT r = f32[] reduce(p, p), dimensions={0}, to_apply=%nope\n}\n",
+		"%fused (p: f32[8]) -> f32[8] {\n  ROOT p = f32[8]{0} parameter(0)\n}\n",
+		"HloModule m\nENTRY e {\n  ROOT p = f32[10,10]{1,0:D(D,C)P((s32[10]{0}, f32[10]{0}))} parameter(0)\n}\n",
+		"HloModule m\nENTRY e {\n  p = f32[8]{0} parameter(0)\n  ROOT d = f32[8]{0} negate-done(((f32[8]{0}), f32[8]{0}) negate-start(p))\n}\n",
+	} {
+		f.Add([]byte(seed))
+	}
 	f.Fuzz(func(t *testing.T, in []byte) {
 		m, err := Parse(in)
 		if err != nil {

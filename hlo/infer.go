@@ -1,6 +1,7 @@
 package hlo
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -48,6 +49,9 @@ var sameShape = func() map[string]bool {
 func (c *Computation) inferShapes() {
 	// known holds the instructions whose shape is settled: written ones from the
 	// start, inferred ones once inferred (a later one is not yet).
+	if !slices.ContainsFunc(c.Instructions, func(in *Instruction) bool { return in.Inferred }) {
+		return
+	}
 	known := map[string]*Instruction{}
 	for _, in := range c.Instructions {
 		if !in.Inferred {

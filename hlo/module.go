@@ -78,6 +78,7 @@ type Instruction struct {
 	// unknown); Shape is then the zero Shape.
 	NoShape bool
 	Line    int
+	pos     int // byte offset in the text where it starts, for errors
 }
 
 // Attr returns the value of the attribute name, and whether it is present.
@@ -193,6 +194,21 @@ func joinIndex(idx []int) string {
 		parts[i] = strconv.Itoa(v)
 	}
 	return strings.Join(parts, ",")
+}
+
+// isKnownOpcode reports whether XLA's parser takes op: an opcode of HLO_OPCODE_LIST, or
+// an async wrapper `X-start`, `X-update` or `X-done` of one (ParseOpcode reads those as
+// async-start, async-update and async-done wrapping X).
+func isKnownOpcode(op string) bool {
+	if knownOpcodes[op] {
+		return true
+	}
+	for _, suffix := range []string{"-start", "-update", "-done"} {
+		if x, ok := strings.CutSuffix(op, suffix); ok && knownOpcodes[x] {
+			return true
+		}
+	}
+	return false
 }
 
 // knownOpcodes are the opcode names of XLA's HLO_OPCODE_LIST (hlo_opcode.h).

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/tpulayout/tpulayout/layout"
 )
@@ -30,15 +31,43 @@ type scanner struct {
 	// anon counts the names given to them, per computation.
 	nested []*Instruction
 	anon   map[string]int
+	// shapes holds the shapes read so far by their text, shared with the scanners of
+	// nested operands.
+	shapes map[string]layout.Shape
+	// names holds the instructions defined so far in the computation being read (by
+	// name, their line), against which operands are checked; nil when reading a lone
+	// instruction. calls collects the computations its attributes name.
+	names map[string]int
+	calls *[]callRef
 	// lineAt and lineNo cache the last line lookup: instructions come in file order.
 	lineAt, lineNo int
 }
 
+// posError is a SyntaxError whose position is still a byte offset: the scanner builds
+// one wherever a probe fails (most are discarded), so the line and column are worked
+// out only for the error Parse or ParseInstruction returns (see syntaxError).
+type posError struct {
+	pos int
+	msg string
+}
+
+func (e *posError) Error() string { return fmt.Sprintf("hlo: at byte %d: %s", e.pos, e.msg) }
+
 func (s *scanner) errAt(pos int, format string, args ...any) error {
-	pos = min(max(pos, 0), len(s.in))
-	line := 1 + strings.Count(s.in[:pos], "\n")
-	col := pos - strings.LastIndexByte(s.in[:pos], '\n')
-	return &SyntaxError{Line: line, Col: col, Msg: fmt.Sprintf(format, args...)}
+	return &posError{pos: min(max(pos, 0), len(s.in)), msg: fmt.Sprintf(format, args...)}
+}
+
+// syntaxError turns a *posError from reading text into the *SyntaxError that names its
+// line and column; other errors pass through.
+func syntaxError(text string, err error) error {
+	pe, ok := err.(*posError)
+	if !ok {
+		return err
+	}
+	pos := min(pe.pos, len(text))
+	line := 1 + strings.Count(text[:pos], "\n")
+	col := pos - strings.LastIndexByte(text[:pos], '\n')
+	return &SyntaxError{Line: line, Col: col, Msg: pe.msg}
 }
 
 func (s *scanner) errf(format string, args ...any) error { return s.errAt(s.pos, format, args...) }
@@ -212,45 +241,18 @@ func (s *scanner) str() error {
 }
 
 // shape reads a shape: a tuple `(…)`, a buffer `b(…)`, or `type[dims]` with an
-// optional `{layout}`, and parses it with layout.Parse.
+// optional `{layout}`, and parses it with layout.Parse. A text read before gives the
+// same Shape again, its slices shared.
 func (s *scanner) shape() (layout.Shape, error) {
 	s.space(false)
 	start := s.pos
-	switch {
-	case s.peek() == '(':
-		if _, err := s.group(); err != nil {
-			return layout.Shape{}, err
-		}
-	default:
-		t := s.name()
-		if t == "" || s.in[start] == '%' {
-			s.pos = start
-			return layout.Shape{}, s.errf("expected a shape, found %s", s.describe())
-		}
-		switch {
-		case t == "b" && s.pos < len(s.in) && s.in[s.pos] == '(':
-			if _, err := s.group(); err != nil {
-				return layout.Shape{}, err
-			}
-		case s.pos < len(s.in) && s.in[s.pos] == '[':
-			if _, err := s.group(); err != nil {
-				return layout.Shape{}, err
-			}
-			// '{' starts a layout only when a number, '-' or ':' follows, as in XLA.
-			if s.pos < len(s.in) && s.in[s.pos] == '{' {
-				rest := strings.TrimLeft(s.in[s.pos+1:], " ")
-				if rest != "" && (rest[0] >= '0' && rest[0] <= '9' || rest[0] == '-' || rest[0] == ':' || rest[0] == '}') {
-					if _, err := s.group(); err != nil {
-						return layout.Shape{}, err
-					}
-				}
-			}
-		default:
-			s.pos = start
-			return layout.Shape{}, s.errf("expected a shape such as f32[8,128], found %s", s.describe())
-		}
+	if err := s.skipShape(); err != nil {
+		return layout.Shape{}, err
 	}
 	text := s.in[start:s.pos]
+	if sh, ok := s.shapes[text]; ok {
+		return sh, nil
+	}
 	sh, err := layout.Parse(text)
 	if err != nil {
 		var pe *layout.ParseError
@@ -259,25 +261,99 @@ func (s *scanner) shape() (layout.Shape, error) {
 		}
 		return layout.Shape{}, s.errAt(start, "bad shape %s: %s", text, strings.TrimPrefix(err.Error(), "layout: "))
 	}
+	if i := physicalAt(sh, text); i >= 0 {
+		return layout.Shape{}, s.errAt(start+i, "bad shape %s: a sparse layout's physical shape P(…) is the older XLA form, which XLA's parser now refuses", text)
+	}
+	if s.shapes != nil {
+		s.shapes[text] = sh
+	}
 	return sh, nil
 }
 
-// value reads an attribute value: text up to a ',' or newline outside brackets, or a
-// '}' that closes the enclosing computation.
+// physicalAt returns where in text the first P(…) of shape sh is written, or -1 when
+// sh (or any element of a tuple) has none.
+func physicalAt(sh layout.Shape, text string) int {
+	has := false
+	var walk func(layout.Shape)
+	walk = func(s layout.Shape) {
+		has = has || s.Layout.Physical != nil
+		for _, e := range s.Elements {
+			walk(e)
+		}
+	}
+	walk(sh)
+	if !has {
+		return -1
+	}
+	for i := strings.Index(text, "P("); i >= 0; {
+		if i > 0 && (text[i-1] == ':' || text[i-1] == ')') {
+			return i
+		}
+		j := strings.Index(text[i+1:], "P(")
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return 0
+}
+
+// skipShape moves s.pos past the text of a shape (see shape) without parsing it.
+func (s *scanner) skipShape() error {
+	s.space(false)
+	start := s.pos
+	if s.peek() == '(' {
+		_, err := s.group()
+		return err
+	}
+	t := s.name()
+	if t == "" || s.in[start] == '%' {
+		s.pos = start
+		return s.errf("expected a shape, found %s", s.describe())
+	}
+	switch {
+	case t == "b" && s.pos < len(s.in) && s.in[s.pos] == '(':
+		_, err := s.group()
+		return err
+	case s.pos < len(s.in) && s.in[s.pos] == '[':
+		if _, err := s.group(); err != nil {
+			return err
+		}
+		// '{' starts a layout only when a number, '-', ':' or '}' follows, as in XLA.
+		if s.pos < len(s.in) && s.in[s.pos] == '{' {
+			rest := strings.TrimLeft(s.in[s.pos+1:], " ")
+			if rest != "" && (rest[0] >= '0' && rest[0] <= '9' || rest[0] == '-' || rest[0] == ':' || rest[0] == '}') {
+				if _, err := s.group(); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	s.pos = start
+	return s.errf("expected a shape such as f32[8,128], found %s", s.describe())
+}
+
+// value reads the value of attribute name: text up to a ',' or newline outside
+// brackets, or a '}' that closes the enclosing computation. Text after the value on its
+// line, past a blank (`sharding={replicated} junk`), is an error, as in XLA.
 //
 // Blanks and line breaks right after '=' are skipped, as XLA's lexer does: a value may
 // start on the next line (`sharding=` then `{replicated}`).
-func (s *scanner) value() (string, error) {
+func (s *scanner) value(name string) (string, error) {
 	s.space(false)
 	start := s.pos
 	for s.pos < len(s.in) {
 		switch c := s.in[s.pos]; c {
 		case ',', '\n', '}', ')', ']':
-			v := strings.TrimSpace(s.in[start:s.pos])
-			if v == "" {
-				return "", s.errf("missing attribute value")
+			return s.valueText(start, s.pos)
+		case ' ', '\t', '\r':
+			end := s.pos
+			s.space(true)
+			if s.pos < len(s.in) && !strings.ContainsRune(",\n})]", rune(s.in[s.pos])) {
+				return "", s.errf("unexpected %s after the value of attribute %s", s.describe(), name)
 			}
-			return v, nil
+			return s.valueText(start, end)
 		case '(', '[', '{':
 			if _, err := s.group(); err != nil {
 				return "", err
@@ -290,11 +366,28 @@ func (s *scanner) value() (string, error) {
 			s.pos++
 		}
 	}
-	v := strings.TrimSpace(s.in[start:])
+	return s.valueText(start, len(s.in))
+}
+
+func (s *scanner) valueText(start, end int) (string, error) {
+	v := strings.TrimSpace(s.in[start:end])
 	if v == "" {
 		return "", s.errf("missing attribute value")
 	}
 	return v, nil
+}
+
+// callRef is a computation named by an instruction's attribute, at byte pos.
+type callRef struct {
+	name string
+	pos  int
+}
+
+// callAttrs are the attributes whose value names computations: `%c` or `{%a, %b}`.
+var callAttrs = map[string]bool{
+	"to_apply": true, "calls": true, "condition": true, "body": true, "select": true,
+	"scatter": true, "branch_computations": true, "called_computations": true,
+	"true_computation": true, "false_computation": true,
 }
 
 // attrs reads `, name=value` pairs while a comma follows.
@@ -310,13 +403,29 @@ func (s *scanner) attrs() ([]Attr, error) {
 			return nil, s.errf("expected '=' after attribute %s, found %s", n, s.describe())
 		}
 		s.pos++
-		v, err := s.value()
+		s.space(false)
+		at := s.pos
+		v, err := s.value(n)
 		if err != nil {
 			return nil, err
+		}
+		if callAttrs[n] && s.calls != nil {
+			s.noteCalls(v, at)
 		}
 		as = append(as, Attr{n, v})
 	}
 	return as, nil
+}
+
+// noteCalls records the computations named by the value v, written at byte at.
+func (s *scanner) noteCalls(v string, at int) {
+	body := strings.TrimSuffix(strings.TrimPrefix(v, "{"), "}")
+	off := at + len(v) - len(strings.TrimPrefix(v, "{"))
+	for _, r := range splitTopAt(body) {
+		name := strings.TrimSpace(body[r[0]:r[1]])
+		lead := strings.Index(body[r[0]:r[1]], name)
+		*s.calls = append(*s.calls, callRef{strings.TrimPrefix(name, "%"), off + r[0] + lead})
+	}
 }
 
 // splitTop splits text at commas outside brackets and strings, trimming each part and
@@ -381,7 +490,7 @@ func stripComments(s string) string {
 // instruction reads `[ROOT] name = shape opcode(operands), attrs`.
 func (s *scanner) instruction() (*Instruction, error) {
 	s.space(false)
-	in := &Instruction{Line: s.line(s.pos)}
+	in := &Instruction{Line: s.line(s.pos), pos: s.pos}
 	in.Root = s.word("ROOT")
 	in.Name = s.name()
 	if in.Name == "" {
@@ -412,7 +521,7 @@ func (s *scanner) rhs(in *Instruction, nested bool) error {
 		s.pos = at
 		return s.errf("expected the opcode of %s after its shape, found %s", in.Name, s.describe())
 	}
-	in.Known = knownOpcodes[in.Opcode]
+	in.Known = isKnownOpcode(in.Opcode)
 	if s.pos >= len(s.in) || s.in[s.pos] != '(' {
 		return s.errf("expected '(' after opcode %s, found %s", in.Opcode, s.describe())
 	}
@@ -450,11 +559,13 @@ func (s *scanner) operands(in *Instruction) error {
 	if s.anon == nil {
 		s.anon = map[string]int{} // shared with the scanners of nested operands
 	}
-	for _, r := range splitTopAt(s.in[open+1 : end-1]) {
+	parts := splitTopAt(s.in[open+1 : end-1])
+	in.Operands = make([]string, 0, len(parts))
+	for _, r := range parts {
 		a, b := open+1+r[0], open+1+r[1]
 		text := stripComments(s.in[a:b])
-		if sub := (&scanner{in: s.in[:b], pos: a, anon: s.anon}); sub.nestedFollows() {
-			n := &Instruction{Line: s.line(sub.pos)}
+		if sub := (&scanner{in: s.in[:b], pos: a, anon: s.anon, shapes: s.shapes, names: s.names, calls: s.calls}); sub.nestedFollows() {
+			n := &Instruction{Line: s.line(sub.pos), pos: sub.pos}
 			if err := sub.rhs(n, true); err != nil {
 				return err
 			}
@@ -465,10 +576,42 @@ func (s *scanner) operands(in *Instruction) error {
 			s.nested = append(s.nested, sub.nested...)
 			s.nested = append(s.nested, n)
 			text = n.Name
+		} else if err := s.checkOperand(in, text, a, b); err != nil {
+			return err
 		}
 		in.Operands = append(in.Operands, text)
 	}
 	return nil
+}
+
+// checkOperand refuses an operand, written at s.in[a:b] as `[shape] name`, that names
+// no instruction defined before it in the computation, as XLA's parser does. The
+// operands of parameter (its number) and constant (its literal) are not names.
+func (s *scanner) checkOperand(in *Instruction, text string, a, b int) error {
+	if s.names == nil || in.Opcode == "parameter" || in.Opcode == "constant" {
+		return nil
+	}
+	name := text
+	if i := strings.LastIndexAny(text, " \t\r\n"); i >= 0 {
+		name = text[i+1:]
+	}
+	name = strings.TrimPrefix(name, "%")
+	if _, ok := s.names[name]; ok {
+		return nil
+	}
+	for _, n := range s.nested {
+		if n.Name == name {
+			return nil
+		}
+	}
+	at := a
+	if i := strings.LastIndex(s.in[a:b], name); i >= 0 {
+		at = a + i
+		if at > a && s.in[at-1] == '%' {
+			at--
+		}
+	}
+	return s.errAt(at, "operand %s of %s is not defined before it in this computation", name, in.Name)
 }
 
 // nestedFollows reports whether an instruction, `[shape] opcode(`, starts at s.pos
@@ -477,10 +620,8 @@ func (s *scanner) nestedFollows() bool {
 	s.space(false)
 	start := s.pos
 	defer func() { s.pos = start }()
-	if !s.opcodeFollows() {
-		if _, err := s.shape(); err != nil {
-			return false
-		}
+	if !s.opcodeFollows() && s.skipShape() != nil {
+		return false
 	}
 	at := s.pos
 	n := s.name()
@@ -520,21 +661,43 @@ func (s *scanner) opcodeFollows() bool {
 // ParseInstruction reads one instruction, such as a line pasted from a dump:
 // `%p0 = bf16[8,128]{1,0:T(8,128)(2,1)} parameter(0), sharding={replicated}`.
 func ParseInstruction(text string) (*Instruction, error) {
-	s := &scanner{in: text}
+	s := &scanner{in: text, shapes: map[string]layout.Shape{}}
 	in, err := s.instruction()
-	if err != nil {
-		return nil, err
+	if err == nil && s.peek() != 0 {
+		err = s.errf("unexpected %s after the instruction", s.describe())
 	}
-	if s.peek() != 0 {
-		return nil, s.errf("unexpected %s after the instruction", s.describe())
+	if err != nil {
+		return nil, syntaxError(text, err)
 	}
 	return in, nil
 }
 
 // Parse reads an HLO module's text. The `HloModule name` line may be left out, as
 // XLA's parser allows: the module is then unnamed and holds the computations.
+//
+// The module's strings (names, operands, attribute values) share text's memory rather
+// than copying it, so text must not be changed while the module is in use; and
+// instructions written with the same shape text share that Shape's slices, so a
+// caller changes a Shape only after cloning it.
 func Parse(text []byte) (*Module, error) {
-	s := &scanner{in: string(text)}
+	if len(text) == 0 {
+		return ParseString("")
+	}
+	return ParseString(unsafe.String(&text[0], len(text)))
+}
+
+// ParseString is [Parse] of text held as a string.
+func ParseString(text string) (*Module, error) {
+	s := &scanner{in: text, shapes: map[string]layout.Shape{}}
+	m, err := s.module()
+	if err != nil {
+		return nil, syntaxError(s.in, err)
+	}
+	return m, nil
+}
+
+// module reads a whole module's text.
+func (s *scanner) module() (*Module, error) {
 	m := &Module{}
 	if s.word("HloModule") {
 		m.HeaderLine = true
@@ -553,17 +716,25 @@ func Parse(text []byte) (*Module, error) {
 				return nil, s.errAt(strings.Index(s.in, v), "entry_computation_layout: %s", strings.TrimPrefix(err.Error(), "layout: "))
 			}
 		}
-	} else if s.peek() == 0 || !isNameStart(s.in[s.pos]) && s.in[s.pos] != '%' {
-		return nil, s.errf("expected 'HloModule name' or a computation at the start of an HLO module, found %s", s.describe())
+	} else if err := s.checkHeaderless(); err != nil {
+		return nil, err
 	}
 	names := map[string]int{}
+	var calls []callRef
+	s.calls = &calls
 	for s.peek() != 0 {
 		if s.skipStackFrameTables() {
 			continue
 		}
+		calls = calls[:0]
 		c, err := s.computation()
 		if err != nil {
 			return nil, err
+		}
+		for _, r := range calls {
+			if _, ok := names[r.name]; !ok {
+				return nil, s.errAt(r.pos, "computation %s, called from %s, is not defined before it", r.name, c.Name)
+			}
 		}
 		if l, dup := names[c.Name]; dup {
 			return nil, &SyntaxError{Line: c.Line, Col: 1, Msg: fmt.Sprintf("computation %s is defined twice (first on line %d)", c.Name, l)}
@@ -587,6 +758,26 @@ func Parse(text []byte) (*Module, error) {
 		m.Entry = m.Computations[len(m.Computations)-1]
 	}
 	return m, nil
+}
+
+// checkHeaderless checks the start of a module without an `HloModule` line: XLA's
+// parser reads such text as a module only when it starts with ENTRY or with a
+// computation's name and its '{'; anything else (`%name (…`, an instruction) it reads
+// as a single instruction, not a module.
+func (s *scanner) checkHeaderless() error {
+	save := s.pos
+	defer func() { s.pos = save }()
+	if s.word("ENTRY") {
+		return nil
+	}
+	n := s.name()
+	if n == "" {
+		return s.errf("expected 'HloModule name' or a computation at the start of an HLO module, found %s", s.describe())
+	}
+	if s.peek() != '{' {
+		return s.errf("a module without an HloModule line starts with ENTRY or a computation (%s {…}), as XLA's parser takes it; found %s after %s", n, s.describe(), n)
+	}
+	return nil
 }
 
 // skipStackFrameTables skips the stack-frame tables that newer XLA prints between
@@ -662,46 +853,82 @@ func (s *scanner) computation() (*Computation, error) {
 	}
 	open := s.pos
 	s.pos++
+	if err := s.instructionList(c, open); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// instructionList reads the instructions of c up to its closing '}' and the
+// attributes after it; open is where its '{' is.
+func (s *scanner) instructionList(c *Computation, open int) error {
 	names := map[string]int{}
+	s.names = names
+	defer func() { s.names = nil }()
 	for {
 		switch s.peek() {
 		case 0:
-			return nil, s.errAt(open, "computation %s is never closed: the text ends first (truncated?)", c.Name)
+			return s.errAt(open, "computation %s is never closed: the text ends first (truncated?)", c.Name)
 		case '}':
 			s.pos++
 			if len(c.Instructions) == 0 {
-				return nil, s.errAt(open, "computation %s has no instructions", c.Name)
+				return s.errAt(open, "computation %s has no instructions", c.Name)
 			}
 			if c.Root == nil {
 				c.Root = c.Instructions[len(c.Instructions)-1]
 			}
-			if _, err := s.attrs(); err != nil { // execution_thread="…"
-				return nil, err
+			if err := s.checkParameters(c); err != nil {
+				return err
 			}
-			return c, nil
+			_, err := s.attrs() // execution_thread="…"
+			return err
 		}
 		s.nested = nil
 		in, err := s.instruction()
 		if err != nil {
-			return nil, err
+			return err
 		}
 		for _, n := range s.nested {
 			if l, dup := names[n.Name]; dup {
-				return nil, &SyntaxError{Line: n.Line, Col: 1, Msg: fmt.Sprintf("instruction %s (written as an operand) is defined twice in %s (first on line %d)", n.Name, c.Name, l)}
+				return &SyntaxError{Line: n.Line, Col: 1, Msg: fmt.Sprintf("instruction %s (written as an operand) is defined twice in %s (first on line %d)", n.Name, c.Name, l)}
 			}
 			names[n.Name] = n.Line
 			c.Instructions = append(c.Instructions, n)
 		}
 		if l, dup := names[in.Name]; dup {
-			return nil, &SyntaxError{Line: in.Line, Col: 1, Msg: fmt.Sprintf("instruction %s is defined twice in %s (first on line %d)", in.Name, c.Name, l)}
+			return &SyntaxError{Line: in.Line, Col: 1, Msg: fmt.Sprintf("instruction %s is defined twice in %s (first on line %d)", in.Name, c.Name, l)}
 		}
 		names[in.Name] = in.Line
 		if in.Root {
 			if c.Root != nil {
-				return nil, &SyntaxError{Line: in.Line, Col: 1, Msg: fmt.Sprintf("second ROOT in %s: %s (the first is %s)", c.Name, in.Name, c.Root.Name)}
+				return &SyntaxError{Line: in.Line, Col: 1, Msg: fmt.Sprintf("second ROOT in %s: %s (the first is %s)", c.Name, in.Name, c.Root.Name)}
 			}
 			c.Root = in
 		}
 		c.Instructions = append(c.Instructions, in)
 	}
+}
+
+// checkParameters refuses what XLA refuses of c's parameter instructions: a number
+// used twice, and numbers other than 0…n-1 for n parameters (a gap).
+func (s *scanner) checkParameters(c *Computation) error {
+	var params []*Instruction
+	first := map[int]*Instruction{}
+	for _, in := range c.Instructions {
+		k, ok := in.ParameterNumber()
+		if !ok {
+			continue
+		}
+		if p, dup := first[k]; dup {
+			return s.errAt(in.pos, "parameter %s of %s has number %d, as %s (line %d) has: each number is used once", in.Name, c.Name, k, p.Name, p.Line)
+		}
+		first[k] = in
+		params = append(params, in)
+	}
+	for _, in := range params {
+		if k, _ := in.ParameterNumber(); k >= len(params) {
+			return s.errAt(in.pos, "parameter %s of %s has number %d, but %s has %d parameters: they are numbered 0 to %d without gaps", in.Name, c.Name, k, c.Name, len(params), len(params)-1)
+		}
+	}
+	return nil
 }

@@ -18,6 +18,10 @@ type Description struct {
 	FootprintBytes    int64              `json:"footprint_bytes"`
 	PaddingElements   int64              `json:"padding_elements"`
 	PaddingFraction   float64            `json:"padding_fraction"`
+	// XLAArraySizeBytes is XLA's ShapeUtil::ArraySize when it differs from
+	// FootprintBytes (a later tile that does not divide the tile above it pads beyond
+	// what the first tile gives); 0 when they agree or XLA's is not defined here.
+	XLAArraySizeBytes int64 `json:"xla_array_size_bytes,omitempty"`
 }
 
 // LevelDescription is one level of the expanded shape (see [Indexer.Levels]).
@@ -54,6 +58,9 @@ func Describe(ix *Indexer) Description {
 	}
 	if l.TailPadding > 1 {
 		d.TailPadding = l.TailPadding
+	}
+	if b, ok := XLAArraySize(sh); ok && b != d.FootprintBytes {
+		d.XLAArraySizeBytes = b
 	}
 	for _, t := range l.Tiles {
 		d.Tiles = append(d.Tiles, t.Values())

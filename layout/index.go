@@ -230,7 +230,9 @@ func compile(s Shape) (*Indexer, error) {
 		stride *= shape[j]
 	}
 	ix.expanded = foot
-	if a := l.TailPadding; a > 1 {
+	// XLA rounds up to L(n) only a tiled layout (ShapeUtil::ArraySize sizes an untiled
+	// one as its elements), so an untiled L(n) leaves the footprint as it is.
+	if a := l.TailPadding; a > 1 && len(l.Tiles) > 0 {
 		foot = mulCheck(ceilDiv(foot, a), a)
 		if foot < 0 {
 			return nil, fmt.Errorf("the footprint overflows int64: L(%d) rounds %d elements up past it", a, ix.expanded)

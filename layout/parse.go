@@ -435,6 +435,9 @@ func (p *parser) attrs(l *Layout, dense bool) error {
 		dense = dense && !l.IsSparse()
 	}
 	if next("T") {
+		if l.IsSparse() {
+			return p.errAt(p.pos-1, "a sparse layout (D(…) with C, S or H) cannot be tiled, as in XLA")
+		}
 		if err := p.tiles(l); err != nil {
 			return err
 		}
@@ -553,7 +556,9 @@ func (p *parser) dimLevelTypes(l *Layout) error {
 	}
 	for {
 		var d DimLevel
-		switch c := p.peek(); c {
+		c := p.peek()
+		at := p.pos
+		switch c {
 		case 'D', 'C', 'S', 'H':
 			p.pos++
 			d.Type = DimLevelType(c)
@@ -562,6 +567,9 @@ func (p *parser) dimLevelTypes(l *Layout) error {
 		}
 		d.NotUnique = p.accept('+')
 		d.NotOrdered = p.accept('~')
+		if d.Type == DimDense && (d.NotUnique || d.NotOrdered) {
+			return p.errAt(at, "a dense level D is unique and ordered: XLA refuses %s", d)
+		}
 		l.DimLevels = append(l.DimLevels, d)
 		if p.accept(')') {
 			return nil

@@ -45,7 +45,8 @@ var accepted = []struct{ in, out string }{
 	// XLA printed them; newer XLA parses and drops D(…), which would hide that the
 	// array is sparse).
 	{"f32[10,10]{1,0:D(D,C)}", "f32[10,10]{1,0:D(D,C)}"},
-	{"f32[2,3,4,5]{3,2,1,0:D(D+~,C~,S+,H)}", "f32[2,3,4,5]{3,2,1,0:D(D+~,C~,S+,H)}"},
+	{"f32[2,3,4,5]{3,2,1,0:D(D,C~,S+,H+~)}", "f32[2,3,4,5]{3,2,1,0:D(D,C~,S+,H+~)}"},
+	{"f32[10,10]{1,0:D(D,D)T(8,128)}", "f32[10,10]{1,0:D(D,D)T(8,128)}"},
 	{"f32[10,10]{1,0:D(D,C)*(u32)}", "f32[10,10]{1,0:D(D,C)*(u32)}"},
 	{"f32[10,10]{1,0:D(D, C) #(u16) *(u32) S(1)}", "f32[10,10]{1,0:D(D,C)#(u16)*(u32)S(1)}"},
 	{"f32[10,10]{1,0:D(C,S)#(u64)P(s32[10,20]{1,0})}", "f32[10,10]{1,0:D(C,S)#(u64)P(s32[10,20]{1,0})}"},
@@ -121,6 +122,11 @@ var rejected = []struct {
 	{"f32[10,10]{1,0:D(D,C,C)}", 15, "3 dim level types for 2 dimensions"},
 	{"f32[10,10]{1,0:D()}", 16, "empty D()"},
 	{"f32[10,10]{1,0:D(D,D)*(u32)}", 21, "dense"},
+	// XLA refuses a dense level that is not unique or not ordered, and a tiled sparse layout.
+	{"f32[10,10]{1,0:D(D+,C)}", 17, "a dense level D is unique and ordered: XLA refuses D+"},
+	{"f32[10,10]{1,0:D(D~,C)}", 17, "XLA refuses D~"},
+	{"f32[10,10]{1,0:D(C, D+~)}", 20, "XLA refuses D+~"},
+	{"f32[10,10]{1,0:D(D,C)T(8,128)}", 21, "a sparse layout (D(…) with C, S or H) cannot be tiled"},
 	{"f32[10,10]{1,0:D(D,C)*(f32)}", 23, "unsigned integer"},
 	{"f32[10,10]{1,0:T(128,8)P(f32[10,10])}", 23, "physical shape"},
 	{"F32[2]", 0, "unknown primitive type"},
@@ -169,9 +175,9 @@ var rejected = []struct {
 	// Footprints beyond int64 bytes (issue #14 item 2): ⌈a/b⌉ overflowed to 0 elements.
 	{"f32[2,2]{1,0:T(9223372036854775807,128)}", 8, "overflows int64"},
 	{"f32[2,2]{1,0:T(9223372036854775807)}", 8, "overflows int64"},
-	{"f32[2,2]{1,0:L(9223372036854775807)}", 8, "counted in bits"},
-	{"s8[4611686018427387905]{0:L(4611686018427387904)}", 23, "L(4611686018427387904) rounds 4611686018427387905 elements up"},
-	{"f32[]{:L(9223372036854775807)}", 5, "overflows int64"},
+	{"f32[2,2]{1,0:T(1)L(9223372036854775807)}", 8, "counted in bits"},
+	{"s8[4611686018427387905]{0:T(1)L(4611686018427387904)}", 23, "L(4611686018427387904) rounds 4611686018427387905 elements up"},
+	{"f32[]{:T(1)L(9223372036854775807)}", 5, "overflows int64"},
 	{"f32[2,2]{1,0:T(1152921504606846976)}", 8, "counted in bits"},
 	{"f32[2305843009213693952]", 0, "counted in bits"},
 	{"s8[4294967296,4294967296]", 0, "element count overflows"},

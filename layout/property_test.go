@@ -131,7 +131,8 @@ func model(s Shape) []int64 {
 		}
 		a = a.transpose(p)
 	}
-	if l := s.Layout.TailPadding; l > 1 {
+	// L(n) pads a tiled layout only, as XLA's ArraySize.
+	if l := s.Layout.TailPadding; l > 1 && len(s.Layout.Tiles) > 0 {
 		for int64(len(a.data))%l != 0 {
 			a.data = append(a.data, -1)
 		}

@@ -115,7 +115,8 @@ func TestDense(t *testing.T) {
 		{"f32[]", true, true},
 		{"f32[3,5]{1,0:T(2,2)}", false, false},
 		{"f32[4,4]{1,0:T(4,4)}", false, false}, // no padding, but tiled: not claimed
-		{"f32[3,5]{1,0:L(16)}", false, false},
+		{"f32[3,5]{1,0:L(16)}", true, false},   // L(n) pads tiled layouts only, as in XLA
+		{"f32[3,5]{1,0:T(1,1)L(16)}", false, false},
 		{"f32[3,5]{1,0:L(15)}", true, false},
 		{"f32[3,5]{1,0:M(8)}", true, false},
 		{"s4[4,6]{1,0:E(4)}", false, false},

@@ -73,6 +73,10 @@ type HLOOptions struct {
 
 func newHLORow(kind, name string, s layout.Shape) HLORow {
 	r := HLORow{Kind: kind, Name: name, Shape: s.String(), Layout: "-"}
+	if s.Kind == layout.Tuple && len(s.Elements) == 0 { // the empty tuple: no bytes
+		r.Sized = true
+		return r
+	}
 	if s.Kind == layout.Array && s.DType == layout.Invalid { // no shape written or inferred
 		r.Shape, r.NotWritten = "-", true
 		return r
@@ -200,7 +204,7 @@ func (rep *HLO) entryRows(m *hlo.Module, newRow func(kind, name string, s layout
 			FlattenShape(s, nil, func(idx string, b layout.Shape) { bodyArrays[idx] = b })
 			s = *header
 		}
-		FlattenShape(s, nil, func(idx string, e layout.Shape) {
+		emit := func(idx string, e layout.Shape) {
 			r := newRow(kind, name, e)
 			n := number
 			r.Number, r.Index, r.Line, r.From, r.Inferred = &n, idx, line, from, inferred && !r.NotWritten && header == nil
@@ -227,7 +231,11 @@ func (rep *HLO) entryRows(m *hlo.Module, newRow func(kind, name string, s layout
 				}
 			}
 			rep.Rows = append(rep.Rows, r)
-		})
+		}
+		FlattenShape(s, nil, emit)
+		if kind == "result" && s.Kind == layout.Tuple && len(s.Elements) == 0 {
+			emit("", s) // a computation that returns nothing: its row says so
+		}
 	}
 	for i, p := range params {
 		n, _ := p.ParameterNumber()

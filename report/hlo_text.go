@@ -60,7 +60,13 @@ func (rep *HLO) WriteText(w io.Writer) error {
 	if rep.Logical > 0 {
 		total = factor(rep.Expansion)
 	}
-	fmt.Fprintf(w, "total: %s, %s logical, %s footprint, %s\n", Plural(int64(len(rep.Rows)), "array"),
+	arrays := 0
+	for _, r := range rep.Rows {
+		if r.Shape != "()" {
+			arrays++
+		}
+	}
+	fmt.Fprintf(w, "total: %s, %s logical, %s footprint, %s\n", Plural(int64(arrays), "array"),
 		Plural(rep.Logical, "byte"), Plural(rep.Footprint, "byte"), total)
 	tiled, retiled := false, false
 	for _, r := range rep.Rows {

@@ -34,7 +34,9 @@ func (in *Info) WriteText(w io.Writer) error {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", label, lv.Name, DimsText(lv.Dims))
 	}
-	if in.TailPadding > 0 {
+	if in.TailPadding > 0 && len(in.Tiles) == 0 {
+		fmt.Fprintf(tw, "tail padding:\tL(%d) not applied: XLA pads to L(n) a tiled layout only\n", in.TailPadding)
+	} else if in.TailPadding > 0 {
 		last := int64(1)
 		for _, d := range ix.Levels()[len(ix.Levels())-1].Dims {
 			last *= d
@@ -43,6 +45,9 @@ func (in *Info) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(tw, "logical:\t%s, %s\n", Plural(in.LogicalElements, "element"), Plural(in.LogicalBytes, "byte"))
 	fmt.Fprintf(tw, "footprint:\t%s, %s\n", Plural(in.FootprintElements, "element"), Plural(in.FootprintBytes, "byte"))
+	if in.XLAArraySizeBytes > 0 {
+		fmt.Fprintf(tw, "XLA ArraySize:\t%s: from the first tile alone; a later tile that does not divide the one above pads more, and the footprint above holds every element's offset\n", Plural(in.XLAArraySizeBytes, "byte"))
+	}
 	fmt.Fprintf(tw, "padding:\t%s, %s of the footprint\n", Plural(in.PaddingElements, "element"), percent(in.PaddingFraction))
 	if err := tw.Flush(); err != nil || in.Insight == nil {
 		return err

@@ -130,3 +130,54 @@ func TestInfoTilingOmittedUnlessAdded(t *testing.T) {
 		t.Errorf("tiling: %+v", in.Tiling)
 	}
 }
+
+// An entry that returns the empty tuple has a result row: shape (), no bytes; the
+// total counts the arrays only.
+func TestHLOEmptyTupleResult(t *testing.T) {
+	m, err := hlo.Parse([]byte("HloModule m\nENTRY e {\n  p = f32[8]{0} parameter(0)\n  ROOT t = () tuple()\n}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := report.NewHLO(m, report.HLOOptions{})
+	if len(rep.Rows) != 2 {
+		t.Fatalf("rows %+v", rep.Rows)
+	}
+	r := rep.Rows[1]
+	if r.Kind != "result" || r.Name != "t" || r.Shape != "()" || !r.Sized || r.Logical != 0 || r.Footprint != 0 {
+		t.Errorf("result row %+v", r)
+	}
+	var b strings.Builder
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "total: 1 array, 32 bytes logical") {
+		t.Errorf("text:\n%s", b.String())
+	}
+}
+
+// info of a layout whose later tile pads beyond its first names XLA's ArraySize beside
+// the footprint; an untiled L(n) is said not to apply (XLA sizes it as its elements).
+func TestInfoXLAArraySize(t *testing.T) {
+	for shape, want := range map[string][]string{
+		"f32[3,5]{1,0:T(2,2)(3,1)}": {"footprint:       36 elements, 144 bytes", "XLA ArraySize:   96 bytes: from the first tile alone"},
+		"f32[10,10]{1,0:L(3)}":      {"L(3) not applied", "footprint:       100 elements, 400 bytes"},
+		"f32[3,5]{1,0:T(2,2)}":      {"footprint:       24 elements, 96 bytes"},
+	} {
+		ix, err := layout.Compile(layout.MustParse(shape))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		if err := report.NewInfo(ix).WriteText(&b); err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range want {
+			if !strings.Contains(b.String(), w) {
+				t.Errorf("%s: no %q in\n%s", shape, w, b.String())
+			}
+		}
+		if strings.Contains(shape, "(3,1)") != strings.Contains(b.String(), "XLA ArraySize") {
+			t.Errorf("%s: XLA ArraySize line where sizes agree, or none where they differ:\n%s", shape, b.String())
+		}
+	}
+}

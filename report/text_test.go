@@ -43,7 +43,7 @@ func TestWriteTextIsTheCommands(t *testing.T) {
 	}
 	for golden, write := range map[string]func(io.Writer) error{
 		"info_bf16_3x5":       NewInfo(compile("bf16[3,5]{1,0:T(8,128)(2,1)}")).AddInsight(tpu.DefaultGeneration).WriteText,
-		"info_s4_tail":        NewInfo(compile("s4[64,128]{1,0:L(10000)E(4)}")).AddInsight(tpu.DefaultGeneration).WriteText,
+		"info_s4_tail":        NewInfo(compile("s4[64,128]{1,0:T(8,128)L(10000)E(4)}")).AddInsight(tpu.DefaultGeneration).WriteText,
 		"explain_f32_3x5":     must(ExplainIndex(compile("f32[3,5]{1,0:T(2,2)}"), []int64{2, 3})),
 		"explain_padding":     must(ExplainOffset(compile("f32[3,5]{1,0:T(2,2)}"), 11)),
 		"show_rank3":          must(NewGrid(compile("f32[2,3,5]{1,2,0:T(2,2)}"), GridOptions{})),

@@ -31,7 +31,11 @@ written" where inferring it needs semantics not modelled here (dot, reduce, …)
 --sort padding lists the worst expansion first (then the most padding bytes); the
 default is the order in the file. --to tpu:GEN gives arrays the dump leaves untiled
 (a dump before layout assignment) the generation's default device layout, marked *. Malformed files are errors naming the line and
-column; opcodes XLA does not define are listed in a note.
+column, as is what XLA's parser refuses (an undefined operand or computation, a
+parameter number used twice or with a gap, text after an attribute); opcodes XLA
+does not define are listed in a note. Sparse layouts are read in the newer XLA form
+(D(…) with #(…), *(…)); the older form's P(…) is refused. MODULE.txt may have at most
+256 MiB.
 
 A parameter's or result's shape can be used wherever a shape is taken, as
 hlo:MODULE.txt:param=N or hlo:MODULE.txt:result=N, with the header's layout when

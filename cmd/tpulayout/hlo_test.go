@@ -89,7 +89,7 @@ func TestHLOBadFiles(t *testing.T) {
 	}
 	truncated := write("truncated.txt", string(good[:len(good)-200]))
 	wantUsageError(t, []string{"hlo", truncated}, "truncated.txt: line 36", "never closed", "truncated?")
-	wantUsageError(t, []string{"hlo", write("npy.txt", "\x93NUMPY\x01\x00v\x00{'descr': '<f4'}")}, "line 1, col 1", "expected 'HloModule name'")
+	wantUsageError(t, []string{"hlo", write("npy.txt", "\x93NUMPY\x01\x00v\x00{'descr': '<f4'}")}, "byte 7 is NUL: it is not a text file")
 	wantUsageError(t, []string{"hlo", write("empty.txt", "")}, "expected 'HloModule name'")
 	wantUsageError(t, []string{"hlo", write("nocomp.txt", "HloModule m, is_scheduled=true\n")}, "no computations")
 	wantUsageError(t, []string{"hlo", write("badshape.txt", "HloModule m\nENTRY e {\n  ROOT p = bf16[8,128]{1,0:T(8,128)(2,1} parameter(0)\n}\n")}, "line 3, col 40", "unbalanced")

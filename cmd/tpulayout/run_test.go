@@ -237,7 +237,7 @@ func TestGolden(t *testing.T) {
 		{"info_bf16_3x5", []string{"info", "bf16[3,5]{1,0:T(8,128)(2,1)}"}},
 		{"info_bf16_3x5_json", []string{"info", "bf16[3,5]{1,0:T(8,128)(2,1)}", "--json"}},
 		{"info_combined", []string{"info", "f32[2,7,8,11,10]{4,3,2,1,0:T(*,*,2,*,3)}"}},
-		{"info_s4_tail", []string{"info", "s4[64,128]{1,0:L(10000)E(4)}"}},
+		{"info_s4_tail", []string{"info", "s4[64,128]{1,0:T(8,128)L(10000)E(4)}"}},
 		{"info_scalar", []string{"info", "u32[]{:T(128)}"}},
 		{"explain_f32_3x5", []string{"explain", "f32[3,5]{1,0:T(2,2)}", "2,3"}},
 		{"explain_f32_3x5_json", []string{"explain", "f32[3,5]{1,0:T(2,2)}", "2,3", "--json"}},

@@ -22,7 +22,8 @@ type reportRequest struct {
 	Index  []int64 `json:"index"`  // explain: a logical index, or
 	Offset *int64  `json:"offset"` // explain: an element offset
 
-	Text string `json:"text"` // hlo: the module's text
+	Text string `json:"text"` // hlo: the module's text, or
+	Path string `json:"path"` // hlo: the module file's path, read as the CLI reads it
 	All  bool   `json:"all"`
 	To   string `json:"to"`   // hlo: a generation whose default layouts untiled arrays take
 	Sort string `json:"sort"` // hlo: "file" or "padding"
@@ -144,7 +145,7 @@ func buildReport(reqJSON string) ([]byte, error) {
 			return nil, err
 		}
 	case "hlo":
-		m, err := hlo.Parse([]byte(q.Text))
+		m, err := readModule(q.Path, q.Text)
 		if err != nil {
 			return nil, err
 		}
@@ -237,4 +238,16 @@ func buildReport(reqJSON string) ([]byte, error) {
 		return nil, fmt.Errorf("tpulayout: unknown report %q", q.Report)
 	}
 	return json.Marshal(rep)
+}
+
+// readModule reads the HLO module at path, under the command line's size limit, or
+// parses text when path is "".
+func readModule(path, text string) (*hlo.Module, error) {
+	if path != "" {
+		return convert.ReadModule(path)
+	}
+	if len(text) > convert.MaxModuleBytes {
+		return nil, fmt.Errorf("tpulayout: the module's text has %d bytes, more than the limit of %s for a module", len(text), convert.SizeText(convert.MaxModuleBytes))
+	}
+	return hlo.ParseString(text)
 }

@@ -79,6 +79,20 @@ def test_hlo_errors(tmp_path):
         tpulayout.hlo("HloModule m\nENTRY e {\n  p = f32[2 parameter(0)\n}\n")
 
 
+def test_hlo_file_limit(tmp_path):
+    """A path is read as the command line reads it: under its 256 MiB limit, refused
+    before reading a larger file, and at the first byte of /dev/zero (which was read
+    whole and never returned)."""
+    big = tmp_path / "big.hlo"
+    with open(big, "wb") as f:
+        f.truncate(256 << 20 | 1)
+    with pytest.raises(tpulayout.InputError, match=r"larger than the limit of 256\.00 MiB"):
+        tpulayout.hlo(str(big))
+    if os.path.exists("/dev/zero"):
+        with pytest.raises(tpulayout.InputError, match="byte 0 is NUL"):
+            tpulayout.hlo("/dev/zero")
+
+
 BLOCKS = [
     ("bf16[4096,4096]", (256, 512), {}),
     ("bf16[4096,4096]", (256, 500), {}),

@@ -55,16 +55,20 @@ def hlo(path_or_text: Any, all: bool = False, *, to: Optional[str] = None,
     is a file's path or the module's text (anything with a newline). ``to="v5e"`` gives
     arrays the dump leaves untiled that generation's default layout; ``sort="padding"``
     lists the worst expansion first. Returns the dict of ``tpulayout hlo --json``."""
+    source: dict
     if isinstance(path_or_text, bytes):
-        text = path_or_text.decode("utf-8")
+        source = {"text": path_or_text.decode("utf-8")}
     elif isinstance(path_or_text, os.PathLike) or "\n" not in str(path_or_text):
-        with open(path_or_text, encoding="utf-8") as f:
-            text = f.read()
+        path = os.fspath(path_or_text)
+        with open(path, "rb"):
+            pass  # a missing or unreadable file raises Python's own OSError
+        # The library reads it, under the command line's size limit.
+        source = {"path": path}
     else:
-        text = str(path_or_text)
+        source = {"text": str(path_or_text)}
     if to is not None and str(to).startswith("tpu:"):
         to = str(to)[4:]
-    return _report(report="hlo", text=text, all=bool(all), to=to or "", sort=sort)
+    return _report(report="hlo", **source, all=bool(all), to=to or "", sort=sort)
 
 
 def blockspec(array: Any, block: Sequence[int], *, gen: Optional[str] = None,

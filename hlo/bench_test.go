@@ -1,0 +1,62 @@
+package hlo
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// genModule writes a module whose entry computation has n instructions in the form
+// dumps after optimizations take: a parameter, then a chain of elementwise ops whose
+// operands carry their shapes and names, each with metadata.
+func genModule(n int) []byte {
+	var b strings.Builder
+	b.WriteString("HloModule big, entry_computation_layout={(f32[8,128]{1,0:T(8,128)})->f32[8,128]{1,0:T(8,128)}}\n\n")
+	b.WriteString("ENTRY %main (p: f32[8,128]) -> f32[8,128] {\n")
+	b.WriteString("  %i0 = f32[8,128]{1,0:T(8,128)} parameter(0), metadata={op_name=\"p\"}\n")
+	for i := 1; i < n; i++ {
+		root := ""
+		if i == n-1 {
+			root = "ROOT "
+		}
+		fmt.Fprintf(&b, "  %s%%i%d = f32[8,128]{1,0:T(8,128)} add(f32[8,128]{1,0:T(8,128)} %%i%d, f32[8,128]{1,0:T(8,128)} %%i%d), metadata={op_name=\"jit(f)/add\" source_file=\"f.py\" source_line=%d}\n", root, i, i-1, i/2, i)
+	}
+	b.WriteString("}\n")
+	return []byte(b.String())
+}
+
+// BenchmarkParse parses generated modules of growing size; the time per instruction
+// stays flat when parsing is linear in the text. The largest, 10^6 instructions, is the
+// size of the biggest real dumps.
+func BenchmarkParse(b *testing.B) {
+	for _, n := range []int{20_000, 80_000, 1_000_000} {
+		b.Run(fmt.Sprintf("instructions=%d", n), func(b *testing.B) {
+			text := genModule(n)
+			b.SetBytes(int64(len(text)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Parse(text); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/instruction")
+		})
+	}
+}
+
+// TestParseCostPerInstruction bounds what parsing allocates per instruction, which
+// grows with the size of the module when a reader builds (and discards) positioned
+// errors or reparses repeated shapes for every operand. Timing is left to
+// BenchmarkParse.
+func TestParseCostPerInstruction(t *testing.T) {
+	const n = 4000
+	text := genModule(n)
+	allocs := testing.AllocsPerRun(3, func() {
+		if _, err := Parse(text); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if per := allocs / n; per > 12 {
+		t.Errorf("%.1f allocations per instruction, want at most 12", per)
+	}
+}
