@@ -203,3 +203,18 @@ func Downcast(l Layout, n int64) (Layout, error) {
 	r := Layout{unflatten(sh, l.Shape), unflatten(st, l.Stride)}
 	return r, r.Check()
 }
+
+// Runs describes l's offsets as runs of consecutive offsets: with l's modes sorted by
+// stride, the modes from stride 1 that each start where the previous ends make one run of
+// length; the rest repeat it count times (length·count = Size). length is 1 when no mode
+// has stride 1.
+func Runs(l Layout) (length, count int64) {
+	length = 1
+	for _, m := range sortedModes(l) {
+		if m.d != length {
+			break
+		}
+		length *= m.n
+	}
+	return length, l.Size() / length
+}

@@ -33,6 +33,7 @@ type Mapping struct {
 	ElementBits int     // bits per element in memory (E(n), or the storage width)
 
 	modes []Layout // One's modes, one per logical dim
+	ix    *layout.Indexer
 }
 
 // Level is one stage of a chain. The first level maps the logical index (one coordinate
@@ -57,7 +58,7 @@ func FromXLA(s layout.Shape) (Mapping, error) {
 			return Mapping{}, fmt.Errorf("%w: dimension %d of %s is 0", ErrEmpty, k, layout.Quote(s.String()))
 		}
 	}
-	m := Mapping{Shape: s, Dims: append([]int64(nil), s.Dims...), Alloc: ix.FootprintElements(), ElementBits: ix.ElementBits()}
+	m := Mapping{Shape: s, Dims: append([]int64(nil), s.Dims...), Alloc: ix.FootprintElements(), ElementBits: ix.ElementBits(), ix: ix}
 	m.Chain = chain(s, ix)
 	modes, reason := oneLayout(s, ix)
 	if modes == nil {
@@ -247,4 +248,55 @@ func tileName(t layout.Tile) string {
 	}
 	b.WriteByte(')')
 	return b.String()
+}
+
+// Index is the logical index stored at element offset off, or ok false when off is
+// padding or outside [0, Alloc). With one layout it uses One's left inverse and checks
+// the answer maps back to off; a chain-only mapping uses package layout's inverse.
+func (m Mapping) Index(off int64) (idx []int64, ok bool, err error) {
+	if off < 0 || off >= m.Alloc {
+		return nil, false, nil
+	}
+	idx = make([]int64, len(m.Dims))
+	if m.modes == nil || len(m.Dims) == 0 {
+		if m.ix == nil {
+			return nil, false, fmt.Errorf("algebra: mapping of %s was not made by FromXLA", m.Shape.String())
+		}
+		return idx, m.ix.Index(off, idx), nil
+	}
+	li, err := LeftInverse(*m.One)
+	if err != nil {
+		return nil, false, err
+	}
+	if off >= li.Size() {
+		return nil, false, nil
+	}
+	c := li.at(off)
+	for k, e := range m.Extents {
+		idx[k] = c % e
+		c /= e
+		if idx[k] >= m.Dims[k] {
+			return nil, false, nil
+		}
+	}
+	back, err := m.Offset(idx)
+	if err != nil || back != off {
+		return nil, false, err
+	}
+	return idx, true, nil
+}
+
+// Padding is the complement of One in [0, Alloc): the layout of the offsets One does not
+// reach (with the holes of ragged extents, which are in One's domain, not counted), and
+// the number of allocated elements that hold no logical element.
+func (m Mapping) Padding() (Layout, int64, error) {
+	n := int64(1)
+	for _, d := range m.Dims {
+		n *= d // ≤ Alloc
+	}
+	if m.One == nil {
+		return Layout{}, m.Alloc - n, fmt.Errorf("algebra: %s is not one layout: %s", m.Shape.String(), m.Reason)
+	}
+	c, err := Complement(*m.One, m.Alloc)
+	return c, m.Alloc - n, err
 }
