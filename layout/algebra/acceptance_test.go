@@ -25,8 +25,8 @@ func mapping(t *testing.T, s string) Mapping {
 func TestCuteForms(t *testing.T) {
 	for _, c := range []struct {
 		xla, one, canonical, reason string
-		size, cosize, alloc      int64
-		extents                  []int64
+		size, cosize, alloc         int64
+		extents                     []int64
 	}{
 		{"f32[16,256]{1,0:T(8,128)}", "((8,2),(128,2)):((128,2048),(1,1024))", "((8,2),(128,2)):((128,2048),(1,1024))", "", 4096, 4096, 4096, []int64{16, 256}},
 		{"bf16[16,256]{1,0:T(8,128)(2,1)}", "((2,4,2),(128,2)):((1,256,2048),(2,1024))", "((2,4,2),(128,2)):((1,256,2048),(2,1024))", "", 4096, 4096, 4096, []int64{16, 256}},
@@ -150,7 +150,7 @@ func TestWhereisCases(t *testing.T) {
 func TestBlocksCases(t *testing.T) {
 	m := mapping(t, "f32[16,256]{1,0:T(8,128)}")
 	for _, c := range []struct {
-		block                 [2]int64
+		block                [2]int64
 		blocks, runs, runLen int64
 		have, need           int64 // a divisibility failure
 	}{
@@ -218,14 +218,3 @@ func TestComposeRefusesInexact(t *testing.T) {
 	}
 }
 
-// composeChain composes a chain's levels into one layout, last level outermost.
-func composeChain(levels []Level) (Layout, error) {
-	r := levels[0].Layout
-	for _, l := range levels[1:] {
-		var err error
-		if r, err = Compose(l.Layout, r); err != nil {
-			return Layout{}, err
-		}
-	}
-	return r, nil
-}

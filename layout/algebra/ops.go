@@ -14,7 +14,8 @@ var ErrNotComposable = errors.New("algebra: not composable")
 var ErrNotInjective = errors.New("algebra: layout is not injective")
 
 // DivisibilityError says which condition of composition (or complement) fails and on
-// which numbers: Condition is "stride" or "shape".
+// which numbers: Condition is "stride", "shape" or "disjointness" (two modes of b
+// whose offset ranges overlap: Have is a stride below the end Need of another mode).
 type DivisibilityError struct {
 	Op, Condition string
 	A, B          string // the two layouts
@@ -73,12 +74,14 @@ func CoalesceByMode(l Layout) Layout {
 	return concat(ms...)
 }
 
-// Compose returns R = a ∘ b with R(c) = a(b(c)) for every coordinate c of b, where a is
-// evaluated past its size by its last mode (as CuTe does). R has b's shape nesting. It
+// Compose returns R = a ∘ b with R(c) = a(b(c)) for every coordinate c of b; where b(c)
+// is past a's size, a is extended by the last mode of Coalesce(a) (as CuTe does). R has b's shape nesting. It
 // checks both of CuTe's conditions on every mode of a that b's modes cross: the stride
 // condition (a's mode shape and b's running stride divide one another) and the shape
-// condition (a mode of b that spans several modes of a splits exactly); when one fails
-// the map is not one layout and the error is a *DivisibilityError.
+// condition (a mode of b that spans several modes of a splits exactly). When a has more
+// than one mode, b's modes must also reach disjoint offset ranges (else a sum of them can
+// carry between a's modes). When a condition fails the error is a *DivisibilityError
+// rather than a layout that disagrees with the maps.
 func Compose(a, b Layout) (Layout, error) {
 	if err := a.Check(); err != nil {
 		return Layout{}, err
@@ -87,7 +90,25 @@ func Compose(a, b Layout) (Layout, error) {
 		return Layout{}, err
 	}
 	ca := Coalesce(a)
+	if ca.Shape.Rank() > 1 {
+		if err := checkDisjoint(a, b); err != nil {
+			return Layout{}, err
+		}
+	}
 	return compose(ca, a, b)
+}
+
+// checkDisjoint requires b's modes (sorted by stride) to cover disjoint ranges of
+// offsets, [d, d·n) each: then a is additive over them and composing mode by mode is
+// exact. With overlapping modes a sum can carry from one mode of a into the next.
+func checkDisjoint(a, b Layout) error {
+	ms := sortedModes(b)
+	for i := 1; i < len(ms); i++ {
+		if end := ms[i-1].n * ms[i-1].d; ms[i].d < end { // ≤ Cosize(b): no overflow
+			return &DivisibilityError{"compose", "disjointness", a.String(), b.String(), ms[i].d, end}
+		}
+	}
+	return nil
 }
 
 func compose(ca, a, b Layout) (Layout, error) {

@@ -34,6 +34,7 @@ type Mapping struct {
 
 	modes []Layout // One's modes, one per logical dim
 	ix    *layout.Indexer
+	li    *Layout // One's left inverse
 }
 
 // Level is one stage of a chain. The first level maps the logical index (one coordinate
@@ -61,6 +62,13 @@ func FromXLA(s layout.Shape) (Mapping, error) {
 	m := Mapping{Shape: s, Dims: append([]int64(nil), s.Dims...), Alloc: ix.FootprintElements(), ElementBits: ix.ElementBits(), ix: ix}
 	m.Chain = chain(s, ix)
 	modes, reason := oneLayout(s, ix)
+	if modes == nil && len(s.Dims) > 0 {
+		// The digit rule is sufficient, not necessary: composing the levels with
+		// Compose's checks can still give one (exact) layout.
+		if c, err := composeChain(m.Chain); err == nil {
+			modes = c.modes()
+		}
+	}
 	if modes == nil {
 		m.Reason = reason
 		return m, nil
@@ -68,6 +76,9 @@ func FromXLA(s layout.Shape) (Mapping, error) {
 	m.modes = modes
 	one := assemble(modes)
 	m.One = &one
+	if li, err := LeftInverse(one); err == nil {
+		m.li = &li
+	}
 	m.Extents = make([]int64, len(modes))
 	for k, md := range modes {
 		m.Extents[k] = md.Size()
@@ -251,23 +262,21 @@ func tileName(t layout.Tile) string {
 }
 
 // Index is the logical index stored at element offset off, or ok false when off is
-// padding or outside [0, Alloc). With one layout it uses One's left inverse and checks
-// the answer maps back to off; a chain-only mapping uses package layout's inverse.
+// padding or outside [0, Alloc). With one layout whose holes Complement can express it
+// uses One's left inverse and checks the answer maps back to off; otherwise (a chain, or
+// holes of a size that does not divide the next stride) package layout's inverse.
 func (m Mapping) Index(off int64) (idx []int64, ok bool, err error) {
 	if off < 0 || off >= m.Alloc {
 		return nil, false, nil
 	}
 	idx = make([]int64, len(m.Dims))
-	if m.modes == nil || len(m.Dims) == 0 {
+	if m.li == nil || len(m.Dims) == 0 {
 		if m.ix == nil {
 			return nil, false, fmt.Errorf("algebra: mapping of %s was not made by FromXLA", m.Shape.String())
 		}
 		return idx, m.ix.Index(off, idx), nil
 	}
-	li, err := LeftInverse(*m.One)
-	if err != nil {
-		return nil, false, err
-	}
+	li := *m.li
 	if off >= li.Size() {
 		return nil, false, nil
 	}
@@ -299,4 +308,17 @@ func (m Mapping) Padding() (Layout, int64, error) {
 	}
 	c, err := Complement(*m.One, m.Alloc)
 	return c, m.Alloc - n, err
+}
+
+// composeChain composes a chain's levels into one layout, the last level outermost; it
+// fails where Compose does.
+func composeChain(levels []Level) (Layout, error) {
+	r := levels[0].Layout
+	for _, l := range levels[1:] {
+		var err error
+		if r, err = Compose(l.Layout, r); err != nil {
+			return Layout{}, err
+		}
+	}
+	return r, nil
 }
