@@ -217,4 +217,3 @@ func TestComposeRefusesInexact(t *testing.T) {
 		t.Fatalf("compose: %v, want a stride divisibility error", err)
 	}
 }
-
