@@ -17,6 +17,8 @@
 //	tpulayout verify OUTDIR [--source CKPT]
 //	tpulayout gather OUTDIR OUT.safetensors
 //	tpulayout manifest merge OUTDIR
+//	tpulayout cute SHAPE [--words] [--json]
+//	tpulayout whereis SHAPE --byte N|--element N [--json]
 //	tpulayout version
 //	tpulayout completion bash|zsh
 //	tpulayout help [VERB]

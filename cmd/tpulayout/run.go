@@ -49,6 +49,8 @@ var verbs = []*verb{
 	validateVerb,
 	hloVerb,
 	blockspecVerb,
+	cuteVerb,    // cute.go
+	whereisVerb, // whereis.go
 	versionVerb,
 	completionVerb,
 	verifyVerb,   // verify.go
