@@ -214,7 +214,7 @@ func Runs(l Layout) (length, count int64) {
 		if m.d != length {
 			break
 		}
-		length *= m.n
+		length *= m.n // = m.n·m.d, the run's end: at most Size, as the run has distinct offsets
 	}
 	return length, l.Size() / length
 }

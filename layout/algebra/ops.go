@@ -52,9 +52,8 @@ func Coalesce(l Layout) Layout {
 	for i := range sh {
 		switch {
 		case sh[i] == 1:
-		case len(rs) > 0 && rs[len(rs)-1]*rd[len(rd)-1] == st[i]:
-			// rs×rd ≤ shape×stride of a valid layout's mode: cannot overflow.
-			rs[len(rs)-1] *= sh[i]
+		case len(rs) > 0 && extent(rs[len(rs)-1], rd[len(rd)-1]) == st[i]:
+			rs[len(rs)-1] *= sh[i] // ≤ Size
 		default:
 			rs, rd = append(rs, sh[i]), append(rd, st[i])
 		}
@@ -104,7 +103,7 @@ func Compose(a, b Layout) (Layout, error) {
 func checkDisjoint(a, b Layout) error {
 	ms := sortedModes(b)
 	for i := 1; i < len(ms); i++ {
-		if end := ms[i-1].n * ms[i-1].d; ms[i].d < end { // ≤ Cosize(b): no overflow
+		if end := extent(ms[i-1].n, ms[i-1].d); end < 0 || ms[i].d < end {
 			return &DivisibilityError{"compose", "disjointness", a.String(), b.String(), ms[i].d, end}
 		}
 	}
@@ -229,7 +228,7 @@ func RightInverse(l Layout) Layout {
 			break
 		}
 		rs, rd = append(rs, m.n), append(rd, m.place)
-		cur = m.n * m.d // ≤ Cosize: the modes so far tile [0, cur) exactly
+		cur = extent(m.n, m.d)
 	}
 	return Coalesce(fromFlat(rs, rd))
 }
@@ -250,4 +249,14 @@ func LeftInverse(l Layout) (Layout, error) {
 		return Layout{}, &InjectiveError{"left inverse", l.String(), err.Error()}
 	}
 	return RightInverse(concat(l, comp)), nil
+}
+
+// extent is n·d, the end of the offsets a mode n:d reaches, or -1 when it passes int64
+// (no stride can equal it then).
+func extent(n, d int64) int64 {
+	e, ok := mul(n, d)
+	if !ok {
+		return -1
+	}
+	return e
 }
