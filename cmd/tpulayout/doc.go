@@ -19,6 +19,10 @@
 //	tpulayout manifest merge OUTDIR
 //	tpulayout cute SHAPE [--words] [--json]
 //	tpulayout whereis SHAPE --byte N|--element N [--json]
+//	tpulayout equal A B [--json]
+//	tpulayout copymap SRC DST [--json]
+//	tpulayout blocks SHAPE --block B0,B1,... [--json]
+//	tpulayout padding SHAPE [--json]
 //	tpulayout version
 //	tpulayout completion bash|zsh
 //	tpulayout help [VERB]
@@ -53,7 +57,8 @@
 // 0 on success; 2 on bad usage or input (a malformed shape, with the byte where parsing
 // failed, a bad index or offset, an unknown flag or verb, missing or extra arguments,
 // a grid over the limits), with one line on stderr naming the problem and nothing on
-// stdout; 1 when validate finds mismatches or blockspec an illegal block (the report goes to stdout); 130 when
+// stdout; 1 when validate finds mismatches, blockspec an illegal block, equal a
+// difference or blocks a misaligned block (the report goes to stdout); 130 when
 // stopped by SIGINT, SIGTERM, SIGHUP or SIGQUIT, after removing the temporary output of
 // a convert in progress, so that OUT is left as it was and nothing is left beside it;
 // 141, silently and after the same cleanup, when stdout or stderr is a pipe whose

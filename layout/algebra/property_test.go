@@ -40,14 +40,19 @@ func randomXLA(r *rand.Rand) string {
 	for i := range dims {
 		dims[i] = fmt.Sprint(dimChoices[r.IntN(len(dimChoices))])
 	}
+	dt := dtypes[r.IntN(len(dtypes))]
+	return dt + "[" + strings.Join(dims, ",") + "]" + randomLayoutText(r, dt, rank)
+}
+
+// randomLayoutText is a random layout `{…}` for an array of the given type and rank.
+func randomLayoutText(r *rand.Rand, dt string, rank int) string {
 	m2m := r.Perm(rank)
 	ms := make([]string, rank)
 	for i, d := range m2m {
 		ms[i] = fmt.Sprint(d)
 	}
 	var b strings.Builder
-	dt := dtypes[r.IntN(len(dtypes))]
-	fmt.Fprintf(&b, "%s[%s]{%s", dt, strings.Join(dims, ","), strings.Join(ms, ","))
+	fmt.Fprintf(&b, "{%s", strings.Join(ms, ","))
 	nt := r.IntN(4)
 	if nt > 0 {
 		b.WriteString(":")
@@ -382,5 +387,52 @@ func TestOverflowIsAnError(t *testing.T) {
 	_, err = LogicalProduct(Leaf(1<<40, 1), Leaf(1<<30, 1))
 	if !errors.Is(err, ErrOverflow) {
 		t.Fatalf("logical product past int64: %v", err)
+	}
+}
+
+// CopyMap sends each source offset to the destination offset of the same element, for
+// random pairs of layouts of one shape; when it is not one layout it says so by a
+// divisibility error, and a source with holes by ErrNotInjective.
+func TestPropertyCopyMap(t *testing.T) {
+	n := trials(300)
+	r := rand.New(rand.NewPCG(9, 9))
+	made, shuffles := 0, 0
+	randomMappings(t, 5, n, 1<<14, func(text string, src Mapping, ix *layout.Indexer) {
+		dims := make([]string, len(src.Dims))
+		for k, d := range src.Dims {
+			dims[k] = fmt.Sprint(d)
+		}
+		dt := src.Shape.DType.String()
+		sh, err := layout.Parse(dt + "[" + strings.Join(dims, ",") + "]" + randomLayoutText(r, dt, len(dims)))
+		if err != nil {
+			return
+		}
+		dst, err := FromXLA(sh)
+		if err != nil || dst.ElementBits != src.ElementBits {
+			return
+		}
+		cm, err := CopyMap(src, dst)
+		var de *DivisibilityError
+		switch {
+		case errors.As(err, &de):
+			shuffles++
+			return
+		case errors.Is(err, ErrNotInjective) || errors.Is(err, ErrNotOne):
+			return
+		case err != nil:
+			t.Fatalf("%s → %s: %v", text, sh, err)
+		}
+		made++
+		forIndices(r, src.Dims, func(idx []int64) {
+			so, _ := src.Offset(idx)
+			do, _ := dst.Offset(idx)
+			if got, err := cm.Eval(so); err != nil || got != do {
+				t.Fatalf("%s → %s: copy map %s sends %d to %d (%v), element %v is at %d", text, sh, cm, so, got, err, idx, do)
+			}
+		})
+	})
+	t.Logf("%d pairs: %d copy maps, %d not one layout", n, made, shuffles)
+	if made == 0 {
+		t.Errorf("no pair gave a copy map")
 	}
 }

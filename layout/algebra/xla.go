@@ -3,6 +3,7 @@ package algebra
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/tpulayout/tpulayout/layout"
@@ -321,4 +322,56 @@ func composeChain(levels []Level) (Layout, error) {
 		}
 	}
 	return r, nil
+}
+
+// ErrNotOne is wrapped by the errors of operations that need one layout on the exact
+// dims when a Mapping has none.
+var ErrNotOne = errors.New("algebra: not one layout")
+
+// Exact is One on the exact dims: a tuple with mode k restricted to [0, Dims[k]) (the
+// mode itself for rank 1). It fails, wrapping ErrNotOne, for a chain or when a padded
+// dim's mode is not one layout without its padding (a ragged dim below another digit).
+func (m Mapping) Exact() (Layout, error) {
+	if m.One == nil {
+		return Layout{}, fmt.Errorf("%w: %s: %s", ErrNotOne, m.Shape.String(), m.Reason)
+	}
+	modes := make([]Layout, len(m.modes))
+	for k, md := range m.modes {
+		if m.Extents[k] != m.Dims[k] {
+			var err error
+			if md, err = Compose(md, Leaf(m.Dims[k], 1)); err != nil {
+				return Layout{}, fmt.Errorf("%w: %s: dim %d (%d) is not one layout without its padding to %d", ErrNotOne, m.Shape.String(), k, m.Dims[k], m.Extents[k])
+			}
+		}
+		modes[k] = md
+	}
+	if len(modes) == 0 {
+		return Leaf(1, 0), nil
+	}
+	return assemble(modes), nil
+}
+
+// CopyMap is the map from src's element offsets to dst's for the same logical element:
+// Exact(dst) ∘ RightInverse(Exact(src)), defined on [0, size). src must be hole-free
+// (its offsets are exactly [0, size)), else the error wraps ErrNotInjective; a map that
+// is not one layout gives Compose's *DivisibilityError.
+func CopyMap(src, dst Mapping) (Layout, error) {
+	if !slices.Equal(src.Dims, dst.Dims) {
+		return Layout{}, fmt.Errorf("algebra: copy map between dims %v and %v", src.Dims, dst.Dims)
+	}
+	s, err := src.Exact()
+	if err != nil {
+		return Layout{}, err
+	}
+	d, err := dst.Exact()
+	if err != nil {
+		return Layout{}, err
+	}
+	inv := RightInverse(s)
+	if inv.Size() != s.Size() {
+		return Layout{}, &InjectiveError{"copy map", s.String(), fmt.Sprintf("the source has holes: its offsets from 0 are contiguous for only %d of %d elements", inv.Size(), s.Size())}
+	}
+	// inv's coordinates are 1-D over the exact dims; d's modes have exactly those sizes,
+	// so d splits them alike.
+	return Compose(d, inv)
 }
