@@ -331,8 +331,9 @@ var paddingVerb = &verb{
 	summary:  "how much of the allocation is padding, and where it sits",
 	detail: `Padding prints how many allocated elements hold no element of SHAPE, their share, the
 padded extent of each dim that its tiles round up (holes at the end of a dim), and the
-complement layout: the offsets in the allocation that the layout does not reach, as
-CuTe's complement(layout, alloc), usable to zero-fill or check padding.
+complement layout C = CuTe's complement(layout, alloc): the padding sits at the offsets
+layout(x) + C(c) for c ≥ 1 (c = 0 is the elements themselves), usable to zero-fill or
+check padding.
 
 With --json it prints one object: shape, alloc, padding, fraction, extents, complement
 (absent for a chain or holes the complement cannot express).`,
@@ -362,7 +363,7 @@ With --json it prints one object: shape, alloc, padding, fraction, extents, comp
 				fmt.Fprintf(&b, "extents:    %s for dims %s\n", intList(r.Extents), intList(m.Dims))
 			}
 			if r.Complement != "" {
-				fmt.Fprintf(&b, "complement: %s\n", r.Complement)
+				fmt.Fprintf(&b, "complement: %s (padding at layout(x)+complement(c), c ≥ 1)\n", r.Complement)
 			} else {
 				fmt.Fprintf(&b, "complement: none (%v)\n", err)
 			}

@@ -30,7 +30,7 @@ func TestAlgebraVerbTranscripts(t *testing.T) {
 		{[]string{"blocks", "f32[16,256]{1,0:T(8,128)}", "--block", "16,128"}, 0, "blocks:     2\nruns:       2 per block, 1024 elements (4096 bytes) each\n"},
 		{[]string{"blocks", "f32[16,256]{1,0:T(8,128)}", "--block", "4,256"}, 0, "blocks:     4\nruns:       2 per block, 512 elements (2048 bytes) each\n"},
 		{[]string{"blocks", "f32[16,256]{1,0:T(8,128)}", "--block", "12,128"}, 1, "misaligned: block 12 not aligned to tile 8 (dim 0)\n"},
-		{[]string{"padding", "f32[8,256]{0,1:T(8,128)}"}, 0, "padding:    30720 of 32768 elements (93.8%)\ncomplement: 16:8\n"},
+		{[]string{"padding", "f32[8,256]{0,1:T(8,128)}"}, 0, "padding:    30720 of 32768 elements (93.8%)\ncomplement: 16:8 (padding at layout(x)+complement(c), c ≥ 1)\n"},
 		{[]string{"padding", "f32[300]{0:T(128)}"}, 0, "extents:    [384] for dims [300]\n"},
 	} {
 		out, errOut, code := runCmd(t, c.args...)

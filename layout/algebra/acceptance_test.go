@@ -217,3 +217,22 @@ func TestComposeRefusesInexact(t *testing.T) {
 		t.Fatalf("compose: %v, want a stride divisibility error", err)
 	}
 }
+
+// A scalar is the layout 1:0, like CuTe's, and its one element is at offset 0.
+func TestScalar(t *testing.T) {
+	m := mapping(t, "f32[]{:T(128)}")
+	off, err := m.Offset(nil)
+	if m.One == nil || m.One.String() != "1:0" || err != nil || off != 0 || m.Alloc != 128 {
+		t.Fatalf("scalar: %v, offset %d (%v), alloc %d", m.One, off, err, m.Alloc)
+	}
+	idx, ok, err := m.Index(0)
+	if !ok || err != nil || len(idx) != 0 {
+		t.Errorf("scalar index of 0: %v %v %v", idx, ok, err)
+	}
+	if _, ok, _ := m.Index(1); ok {
+		t.Errorf("scalar: offset 1 is not padding")
+	}
+	if e, err := m.Exact(); err != nil || e.String() != "1:0" {
+		t.Errorf("scalar exact: %s %v", e, err)
+	}
+}

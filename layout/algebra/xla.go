@@ -90,8 +90,12 @@ func FromXLA(s layout.Shape) (Mapping, error) {
 	return m, nil
 }
 
-// assemble is the layout of per-dim modes: the mode itself for rank 1, else a tuple.
+// assemble is the layout of per-dim modes: 1:0 for a scalar, the mode itself for rank
+// 1, else a tuple.
 func assemble(modes []Layout) Layout {
+	if len(modes) == 0 {
+		return Leaf(1, 0)
+	}
 	if len(modes) == 1 {
 		return modes[0]
 	}
