@@ -236,3 +236,24 @@ func TestScalar(t *testing.T) {
 		t.Errorf("scalar exact: %s %v", e, err)
 	}
 }
+
+// Operations on an invalid layout (a shape of 0, the zero Layout) return ErrInvalid.
+func TestInvalidLayoutIsAnError(t *testing.T) {
+	bad := Layout{Ints(0, 2), Ints(1, 1)}
+	if _, err := Upcast(bad, 2); !errors.Is(err, ErrInvalid) {
+		t.Errorf("upcast: %v", err)
+	}
+	if _, err := Downcast(bad, 2); !errors.Is(err, ErrInvalid) {
+		t.Errorf("downcast: %v", err)
+	}
+	if _, err := Compose(Layout{}, Leaf(2, 1)); !errors.Is(err, ErrInvalid) {
+		t.Errorf("compose: %v", err)
+	}
+	if _, err := Parse("(2,3):(1)"); !errors.Is(err, ErrInvalid) {
+		t.Errorf("parse of mismatched nesting: %v", err)
+	}
+	var pe *ParseError
+	if _, err := Parse("(2,3):(1,"); !errors.As(err, &pe) || pe.Pos != 9 {
+		t.Errorf("parse of cut text: %v", err)
+	}
+}

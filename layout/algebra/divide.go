@@ -166,6 +166,9 @@ func Upcast(l Layout, n int64) (Layout, error) {
 	if n < 1 {
 		return Layout{}, fmt.Errorf("algebra: upcast by %d", n)
 	}
+	if err := l.Check(); err != nil {
+		return Layout{}, err
+	}
 	sh, st := l.flat()
 	for i := range sh {
 		s, d := sh[i], st[i]
@@ -187,6 +190,9 @@ func Upcast(l Layout, n int64) (Layout, error) {
 func Downcast(l Layout, n int64) (Layout, error) {
 	if n < 1 {
 		return Layout{}, fmt.Errorf("algebra: downcast by %d", n)
+	}
+	if err := l.Check(); err != nil {
+		return Layout{}, err
 	}
 	sh, st := l.flat()
 	for i := range sh {
