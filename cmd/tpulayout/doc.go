@@ -41,7 +41,8 @@
 // be a pasted HLO instruction line, a tuple shape followed by ' {N}' to pick an
 // element, or hlo:MODULE.txt:param=N (or result=N). Each verb is a call of the
 // library: convert.Job and convert.Check, the reports of package report (info,
-// explain, show's grid, hlo, blockspec) and package sharding's Convert and OUTDIR verbs;
+// explain, show's grid, hlo, blockspec), package layout/algebra (cute, whereis, equal,
+// copymap, blocks, padding) and package sharding's Convert and OUTDIR verbs;
 // the command adds flags, printing and exit statuses.
 //
 // # Sharded conversion
