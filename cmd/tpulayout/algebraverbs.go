@@ -229,7 +229,7 @@ func copyMap(src, dst algebra.Mapping) (*copymapOut, error) {
 
 var blocksVerb = &verb{
 	name:     "blocks",
-	synopsis: "SHAPE --block B0,B1,… [--json]",
+	synopsis: "SHAPE --block B0,B1,... [--json]",
 	summary:  "how a block shape (a Pallas block, a shard) cuts the layout into runs",
 	detail: `Blocks divides SHAPE's layout by a block of the given dims (each dividing its dim),
 as CuTe's zipped_divide does, and prints the number of blocks, and for a block the
@@ -241,7 +241,7 @@ With --json it prints one object: shape, block, blocks, runs, run_elements, run_
 and for a misaligned block misaligned (the message).`,
 	define: func(fs *flag.FlagSet) func([]string, io.Writer) error {
 		asJSON := fs.Bool("json", false, "print JSON")
-		blockArg := fs.String("block", "", "the block `B0,B1,…`, one entry per dim")
+		blockArg := fs.String("block", "", "the block `B0,B1,...`, one entry per dim")
 		return func(pos []string, w io.Writer) error {
 			if err := needArgs(pos, "SHAPE"); err != nil {
 				return err
@@ -251,7 +251,7 @@ and for a misaligned block misaligned (the message).`,
 				return err
 			}
 			if *blockArg == "" {
-				return usagef("missing --block B0,B1,…")
+				return usagef("missing --block B0,B1,...")
 			}
 			bl, err := parseBlock(*blockArg)
 			if err != nil {

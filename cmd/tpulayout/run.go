@@ -265,7 +265,7 @@ func printUsage(w io.Writer) {
 	fmt.Fprintf(w, "  tpulayout %-*s  %s\n", width, "help [VERB]", "print this help, or a verb's")
 	fmt.Fprintf(w, "\nQuote SHAPE for the shell. Flags may come before or after the arguments.\n")
 	fmt.Fprintf(w, "TPU generations (tpu:GEN, --gen GEN): %s.\n", tpu.GenerationNames())
-	fmt.Fprintf(w, "Exit status: 0 on success, 1 when validate finds mismatches, blockspec an illegal block, equal\na difference or blocks a misaligned block, 2 on bad usage or input,\n130 when interrupted (SIGINT, SIGTERM, SIGHUP or SIGQUIT), 141 on a broken pipe;\ntemporary output is removed first.\n")
+	fmt.Fprintf(w, "Exit status: 0 on success, 1 when validate finds mismatches, blockspec an illegal block,\nequal a difference or blocks a misaligned block, 2 on bad usage or input,\n130 when interrupted (SIGINT, SIGTERM, SIGHUP or SIGQUIT), 141 on a broken pipe;\ntemporary output is removed first.\n")
 }
 
 func printVerbUsage(w io.Writer, v *verb, fs *flag.FlagSet) {
