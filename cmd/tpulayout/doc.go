@@ -18,6 +18,12 @@
 //	tpulayout gather OUTDIR OUT.safetensors
 //	tpulayout manifest merge OUTDIR
 //	tpulayout place SHAPE --mesh MESH --spec SPEC|--rules FILE [--tensor NAME] [--devices IDS] [--json]
+//	tpulayout cute SHAPE [--words] [--json]
+//	tpulayout whereis SHAPE --byte N|--element N [--json]
+//	tpulayout equal A B [--json]
+//	tpulayout copymap SRC DST [--json]
+//	tpulayout blocks SHAPE --block B0,B1,... [--json]
+//	tpulayout padding SHAPE [--json]
 //	tpulayout version
 //	tpulayout completion bash|zsh
 //	tpulayout help [VERB]
@@ -36,7 +42,8 @@
 // be a pasted HLO instruction line, a tuple shape followed by ' {N}' to pick an
 // element, or hlo:MODULE.txt:param=N (or result=N). Each verb is a call of the
 // library: convert.Job and convert.Check, the reports of package report (info,
-// explain, show's grid, hlo, blockspec) and package sharding's Convert and OUTDIR verbs;
+// explain, show's grid, hlo, blockspec), package layout/algebra (cute, whereis, equal,
+// copymap, blocks, padding) and package sharding's Convert and OUTDIR verbs;
 // the command adds flags, printing and exit statuses.
 //
 // # Sharded conversion
@@ -53,7 +60,8 @@
 // 0 on success; 2 on bad usage or input (a malformed shape, with the byte where parsing
 // failed, a bad index or offset, an unknown flag or verb, missing or extra arguments,
 // a grid over the limits), with one line on stderr naming the problem and nothing on
-// stdout; 1 when validate finds mismatches or blockspec an illegal block (the report goes to stdout); 130 when
+// stdout; 1 when validate finds mismatches, blockspec an illegal block, equal a
+// difference or blocks a misaligned block (the report goes to stdout); 130 when
 // stopped by SIGINT, SIGTERM, SIGHUP or SIGQUIT, after removing the temporary output of
 // a convert in progress, so that OUT is left as it was and nothing is left beside it;
 // 141, silently and after the same cleanup, when stdout or stderr is a pipe whose

@@ -24,6 +24,7 @@ var verbGroups = []verbGroup{
 	{title: "Convert and shard", verbs: []string{"convert", "place", "gather", "manifest"}},
 	{title: "Validate", verbs: []string{"validate", "verify"}},
 	{title: "Inspect layouts", verbs: []string{"info", "explain", "show", "hlo", "blockspec"}},
+	{title: "Layout algebra", verbs: []string{"cute", "whereis", "equal", "copymap", "blocks", "padding"}},
 	{title: "Benchmark", other: "relayout-bench, a separate command (go install ./cmd/relayout-bench), " +
 		"times each relayout beside a plain copy; relayout-bench --help lists its flags"},
 	{title: "Set up", verbs: []string{"example", "completion", "version", "help"}},
@@ -69,8 +70,8 @@ func printUsage(w io.Writer) {
 	fmt.Fprintf(w, "\n%s\n", wrapText(fmt.Sprintf(`Quote SHAPE for the shell. Flags may come before or after the arguments.
 TPU generations (tpu:GEN, --gen GEN): %s.
 
-Exit status: 0 on success, 1 when validate finds mismatches or blockspec an
-illegal block, 2 on bad usage or input, 130 when interrupted (SIGINT, SIGTERM,
+Exit status: 0 on success, 1 when validate finds mismatches, blockspec an illegal
+block, equal a difference or blocks a misaligned block, 2 on bad usage or input, 130 when interrupted (SIGINT, SIGTERM,
 SIGHUP or SIGQUIT), 141 on a broken pipe; temporary output is removed first.`, tpu.GenerationNames()), helpWidth))
 }
 

@@ -51,6 +51,12 @@ var verbs = []*verb{
 	validateVerb,
 	hloVerb,
 	blockspecVerb,
+	cuteVerb,    // cute.go
+	whereisVerb, // whereis.go
+	equalVerb,   // algebraverbs.go
+	copymapVerb,
+	blocksVerb,
+	paddingVerb,
 	versionVerb,
 	completionVerb,
 	verifyVerb,   // verify.go
