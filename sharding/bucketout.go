@@ -20,6 +20,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/tpulayout/tpulayout/store"
@@ -329,6 +330,10 @@ func (b bucketFiles) check(rel string, ms ManifestShard, hash bool) string {
 		return ""
 	}
 	return "is missing"
+}
+
+func (b bucketFiles) has(rel string) bool {
+	return slices.ContainsFunc(b.objects, func(a store.Attrs) bool { return a.Key == b.prefix+rel })
 }
 
 func (b bucketFiles) unlisted(listed map[string]bool) string {
