@@ -78,6 +78,12 @@ func (j *Job) note(s string) {
 
 func (j *Job) run() (*Result, error) {
 	n := j.Names.orDefault()
+	if err := n.localOnly("{in}", j.In); err != nil {
+		return nil, err
+	}
+	if err := n.localOnly("{out}", j.Out); err != nil {
+		return nil, err
+	}
 	if j.In != "-" && !isStream(j.In) {
 		return j.runFile()
 	}

@@ -1,6 +1,7 @@
 package sharding
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,5 +75,16 @@ func TestMergeTwice(t *testing.T) {
 	_, err = Merge(t.TempDir())
 	if err == nil || !strings.Contains(err.Error(), "no partial manifests (manifest.process-I-of-N.json") {
 		t.Errorf("Merge of an empty directory: %v, want one naming manifest.process-I-of-N.json", err)
+	}
+}
+
+// Gather's OUT is local: a bucket URL is refused as one, not "no such file" (issue
+// 44.9).
+func TestGatherOutBucketURL(t *testing.T) {
+	dir, _ := mergedManifest(t)
+	_, err := GatherOutdir(dir, "s3://b/g.safetensors")
+	var ce *ConvertError
+	if !errors.As(err, &ce) || !ce.Usage || !strings.Contains(err.Error(), "OUT s3://b/g.safetensors is a bucket URL, which gather does not write") {
+		t.Errorf("GatherOutdir: %v, want a usage error naming the bucket URL", err)
 	}
 }
