@@ -17,7 +17,10 @@ func TestBucketURLNotTaken(t *testing.T) {
 		run  func() error
 		want string
 	}{
-		{func() error { _, err := (&Job{In: "s3://b/in.npy", Out: filepath.Join(dir, "o"), To: "tpu:v5e"}).Run(); return err }, "In s3://b/in.npy is a bucket URL"},
+		{func() error {
+			_, err := (&Job{In: "s3://b/in.npy", Out: filepath.Join(dir, "o"), To: "tpu:v5e"}).Run()
+			return err
+		}, "In s3://b/in.npy is a bucket URL"},
 		{func() error { _, err := (&Job{In: npy, Out: "gs://b/o.bin", To: "tpu:v5e"}).Run(); return err }, "Out gs://b/o.bin is a bucket URL"},
 		{func() error {
 			_, err := (&Job{In: npy, Out: "gs://b/od", All: true, To: "tpu:v5e", Names: FlagNames}).Run()
