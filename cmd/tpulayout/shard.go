@@ -22,7 +22,7 @@ func defineShardFlags(fs *flag.FlagSet) *shardFlags {
 	s := &shardFlags{}
 	fs.StringVar(&s.mesh, "mesh", "", "sharded conversion: the device `MESH`, axis names and sizes such as data=2,model=4")
 	fs.StringVar(&s.spec, "spec", "", "sharded conversion: the PartitionSpec of every tensor, such as 'P(\"data\", \"model\")'")
-	fs.StringVar(&s.rules, "rules", "", "sharded conversion: a JSON `FILE` of rules (regex on tensor name → PartitionSpec, first match wins; a default)")
+	fs.StringVar(&s.rules, "rules", "", "sharded conversion: a JSON `FILE` of rules (regex on tensor name → PartitionSpec, first match wins; a default); - reads standard input")
 	fs.StringVar(&s.devices, "devices", "", "sharded conversion: the device `IDS` in row-major order of the mesh (default 0,1,…)")
 	fs.StringVar(&s.process, "process", "", "sharded conversion: write only the devices of process `I/N` (JAX multi-host split); merge with 'tpulayout manifest merge'")
 	fs.StringVar(&s.checksum, "checksum", "", "sharded conversion: the images' checksum `ALGO` in the manifest: crc32c (the default; what GCS and S3 check, at memory speed) or sha256 (also tamper evidence, about 15x slower)")
@@ -66,6 +66,12 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 		Hold: convert.HoldTemps, Track: convert.TrackHeld, Untrack: convert.Untrack,
 	}
 	var err error
+	if s.rules == "-" { // standard input, as IN - is elsewhere (a sharded IN is a file)
+		if o.RulesJSON, err = readRulesStdin(); err != nil {
+			return err
+		}
+		o.Rules = ""
+	}
 	if s.devices != "" {
 		if o.Devices, err = sharding.DevicesOption(s.devices); err != nil {
 			return shardErr(err)
@@ -112,4 +118,19 @@ func shardErr(err error) error {
 // libErr prints an error of the library packages without their prefixes.
 func libErr(err error) string {
 	return strings.ReplaceAll(convert.CleanErr(err), "sharding: ", "")
+}
+
+// readRulesStdin reads --rules - from standard input, at most sharding.MaxRulesBytes.
+func readRulesStdin() ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(stdin, sharding.MaxRulesBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("cannot read --rules - (standard input): %w", err)
+	}
+	if len(data) > sharding.MaxRulesBytes {
+		return nil, fmt.Errorf("--rules - (standard input) holds more than the %d bytes a rules file may have", sharding.MaxRulesBytes)
+	}
+	if len(data) == 0 {
+		return nil, usagef("--rules - (standard input) is empty: give the rules' JSON there, or a FILE")
+	}
+	return data, nil
 }
