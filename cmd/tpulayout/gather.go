@@ -30,6 +30,9 @@ at its target); a FIFO, a character device or /dev/stdout is streamed into.`,
 			if err := needArgs(pos, "OUTDIR", "OUT"); err != nil {
 				return err
 			}
+			if err := checkStdoutOut(pos[1]); err != nil {
+				return err
+			}
 			if *asJSON && convert.IsStdout(pos[1]) {
 				return usagef("--json prints to standard output, which OUT %s already takes", pos[1])
 			}
