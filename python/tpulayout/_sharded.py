@@ -14,7 +14,7 @@ import numpy as np
 
 from ._core import _pad_args, from_device
 from ._errors import InputError
-from ._lib import call_string, check_fork, lib, raise_error
+from ._lib import call_string, check_fork, cstr, lib, raise_error
 from ._reports import _report
 
 
@@ -142,7 +142,7 @@ class Sharded:
             data = np.empty(s["bytes"], dtype=np.uint8)
             check_fork()
             err = ctypes.c_void_p()
-            if lib.tl_read_image(self.path.encode(), s["file"].encode(), data.ctypes.data, data.size,
+            if lib.tl_read_image(cstr(self.path, "path"), cstr(s["file"], "file"), data.ctypes.data, data.size,
                                  ctypes.byref(err)) != 0:
                 raise_error(err)
         else:
