@@ -21,3 +21,25 @@ def test_layout_with_nul_is_refused(call):
 def test_gen_with_nul_is_refused():
     with pytest.raises(tl.InputError, match=r"gen 'v5e\\x00x' holds a NUL character at position 3"):
         tl.default_layout((8, 128), "f32", "v5e\x00x")
+
+
+@pytest.mark.parametrize("process", [(True, 2), (1.0, 2), ("1", 2), (1, 2.5), (np.bool_(True), 2), "12", 3])
+def test_process_not_ints_is_type_error(tmp_path, process):
+    # int() took True as process 1, 1.9 as 1 and "1" as 1.
+    with pytest.raises(TypeError, match="process="):
+        tl.shard(tmp_path / "none.safetensors", tmp_path / "out", mesh="x=2", spec="P()", to="tpu:v5e",
+                 process=process)
+    assert not (tmp_path / "out").exists()
+
+
+def test_devices_not_ints_is_type_error(tmp_path):
+    with pytest.raises(TypeError, match="device id True is a bool"):
+        tl.shard(tmp_path / "none.safetensors", tmp_path / "out", mesh="x=2", spec="P()", to="tpu:v5e",
+                 devices=[0, True])
+
+
+def test_process_ints_are_taken(tmp_path):
+    # np.int64 is an int here; the error is about the missing checkpoint, not the types.
+    with pytest.raises(tl.InputError, match="none.safetensors"):
+        tl.shard(tmp_path / "none.safetensors", tmp_path / "out", mesh="x=2", spec="P()", to="tpu:v5e",
+                 process=(np.int64(1), 2), devices=[np.int32(0), 1])
