@@ -43,3 +43,12 @@ def test_process_ints_are_taken(tmp_path):
     with pytest.raises(tl.InputError, match="none.safetensors"):
         tl.shard(tmp_path / "none.safetensors", tmp_path / "out", mesh="x=2", spec="P()", to="tpu:v5e",
                  process=(np.int64(1), 2), devices=[np.int32(0), 1])
+
+
+def test_wrong_type_errors_name_the_argument_in_plain_words(tmp_path):
+    # They said "json: cannot unmarshal number into Go struct field reportRequest.tensor
+    # of type string".
+    with pytest.raises(tl.InputError) as e:
+        tl.shard(tmp_path / "none.safetensors", tmp_path / "out", mesh="x=2", spec="P()", to="tpu:v5e", tensor=5)
+    msg = str(e.value)
+    assert "tensor: want a str, got a number" in msg and "Go " not in msg and "unmarshal" not in msg, msg
