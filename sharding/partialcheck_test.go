@@ -114,7 +114,8 @@ func TestProcessOfAnotherConversion(t *testing.T) {
 }
 
 // TestProcessOfAnotherConversionInBucket is TestProcessOfAnotherConversion under a
-// bucket prefix of each test server: refused before any object is written.
+// bucket prefix of each test server: refused before any object is written. Then the
+// right process 1, a merge, and a second merge, which says it is already merged.
 func TestProcessOfAnotherConversionInBucket(t *testing.T) {
 	ctx := context.Background()
 	ckpt, err := OpenCheckpoint(filepath.Join(fixtureDir, "mesh2d_repl_f32.safetensors"))
@@ -167,6 +168,16 @@ func TestProcessOfAnotherConversionInBucket(t *testing.T) {
 				return a.Key == b.Key && a.Size == b.Size && a.Version == b.Version
 			}) {
 				t.Errorf("objects before: %+v\nafter: %+v", before, after)
+			}
+			// The same conversion is taken and merges; a second merge says it is done.
+			if err := write(out, opt(1, ChecksumCRC32C)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := MergeURL(out); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := MergeURL(out); err == nil || !strings.Contains(err.Error(), out+"/ is already merged") {
+				t.Errorf("second MergeURL: %v, want one saying %s/ is already merged", err, out)
 			}
 		})
 	}
