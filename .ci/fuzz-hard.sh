@@ -9,3 +9,4 @@ go test -run '^$' -fuzz '^FuzzRules$' -fuzztime 20000x -parallel 1 ./sharding
 go test -run '^$' -fuzz '^FuzzManifestGather$' -fuzztime 3000x -parallel 1 ./sharding
 go test -run '^$' -fuzz '^FuzzMergeInput$' -fuzztime 300x -parallel 1 ./sharding
 go test -run '^$' -fuzz '^FuzzDeviceIDs$' -fuzztime 20000x -parallel 1 ./sharding
+go test -run '^$' -fuzz '^FuzzDeviceRuns$' -fuzztime 20000x -parallel 1 ./sharding

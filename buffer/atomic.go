@@ -46,6 +46,10 @@ func WriteFileAtomicFile(path string, write func(f *os.File) error) (err error) 
 			return fmt.Errorf("buffer: write %s: not a regular file", path)
 		}
 		mode = st.Mode().Perm()
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		// A loop of links (ELOOP) or a path through a file: replacing it would put a
+		// file where the links were.
+		return fmt.Errorf("buffer: write %s: %w", path, err)
 	}
 	f, err := os.CreateTemp(dir, "."+base+".tmp*")
 	if err != nil {
@@ -101,8 +105,8 @@ func syncDir(dir string) {
 
 // LinkTarget follows the symbolic links of path to the file they name (which need not
 // exist yet), so that an atomic write replaces that file and the links stay. A path
-// that is not a link, or a loop of links, is returned as it is (the write then reports
-// it).
+// that is not a link, or a loop of links, is returned as it is (WriteFileAtomicFile
+// then refuses a loop, which os.Stat reports as ELOOP).
 func LinkTarget(path string) string {
 	p := path
 	for range 40 {

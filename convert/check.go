@@ -66,6 +66,12 @@ func (c *Check) run() (*CheckResult, error) {
 	if err != nil {
 		return nil, n.wrapf(err, "{layout}: %s", err)
 	}
+	if err := n.localOnly("{dump}", c.Dump); err != nil {
+		return nil, err
+	}
+	if err := n.localOnly("{ref}", c.Ref); err != nil {
+		return nil, err
+	}
 	refKind := FormatOf(c.Ref)
 	if c.RefShape != "" && refKind != Raw {
 		return nil, n.errf(Usage, "{refshape} is for a raw {ref}; %s is a %s file with its own dtype and shape", c.Ref, refKind)

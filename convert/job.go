@@ -17,8 +17,10 @@ import (
 // [Job.Run]). Its fields are the settings; the zero value of each is its default.
 type Job struct {
 	// In is a .npy file, a .safetensors file (Tensor picks the tensor, unless it holds
-	// one), or raw bytes of the shape From gives. "-" reads Stdin whole into a
-	// temporary file first (a .npy or .safetensors stream is known by its first bytes).
+	// one), or raw bytes of the shape From gives. "-" reads Stdin, and an In that is
+	// not a regular file (a FIFO, /dev/stdin on a pipe) In itself, whole into a
+	// temporary file first (a .npy or .safetensors stream is known by its name's
+	// extension, or without one by its first bytes).
 	In string
 	// Out ending in .npy or .safetensors gets a row-major host array; any other Out
 	// gets the raw image, exactly the layout's footprint. Out is written to a temporary
@@ -76,17 +78,40 @@ func (j *Job) note(s string) {
 
 func (j *Job) run() (*Result, error) {
 	n := j.Names.orDefault()
-	if j.In != "-" {
+	if err := n.localOnly("{in}", j.In); err != nil {
+		return nil, err
+	}
+	if err := n.localOnly("{out}", j.Out); err != nil {
+		return nil, err
+	}
+	if j.In != "-" && !isStream(j.In) {
 		return j.runFile()
 	}
-	if j.All {
-		return nil, n.errf(Usage, "{in} - (standard input) is for one array; {all} records {in} in its manifest, so give a file")
+	name, ext := StdinName, ""
+	if j.In != "-" {
+		name = j.In
+		if k := FormatOf(j.In); k != Raw {
+			ext = filepath.Ext(j.In)
+		}
 	}
-	r := j.Stdin
-	if r == nil {
+	if j.All && j.In == "-" {
+		return nil, n.errf(Usage, "{in} %s is for one array; {all} records {in} in its manifest, so give a file", name)
+	}
+	if j.All {
+		return nil, n.errf(Usage, "{in} %s is not a regular file but a stream (a pipe or device), read once, for one array; {all} records {in} in its manifest, so give a file", name)
+	}
+	var r io.Reader = j.Stdin
+	if j.In != "-" {
+		f, err := os.Open(j.In)
+		if err != nil {
+			return nil, n.errf(Input, "cannot read {in} %s: %s", name, FileErr(err))
+		}
+		defer f.Close()
+		r = f
+	} else if r == nil {
 		r = os.Stdin
 	}
-	tmp, cleanup, err := n.spoolStdin(r)
+	tmp, cleanup, err := n.spool(r, name, ext)
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +119,7 @@ func (j *Job) run() (*Result, error) {
 	sub := *j
 	sub.In = tmp
 	res, err := sub.runFile()
-	return res, renameStdin(err, tmp)
+	return res, renameSpooled(err, tmp, name)
 }
 
 func (j *Job) runFile() (*Result, error) {

@@ -122,6 +122,9 @@ func (j *Job) openStream() (w io.Writer, close func() error, ok bool, err error)
 // they are; the others are the file system's, unworded.
 func (j *Job) WriteOutput(write func(w ImageWriter) error) error {
 	out, n := j.Out, j.Names.orDefault()
+	if err := n.localOnly("{out}", out); err != nil {
+		return err
+	}
 	w, closeStream, ok, err := j.openStream()
 	if err != nil {
 		return err
@@ -161,6 +164,22 @@ func (n Names) checkOutName(out string) error {
 		return n.errf(Usage, "{out} is empty: name a file, or - for standard output")
 	}
 	return nil
+}
+
+// bucketURL reports whether name is an s3:// or gs:// URL (as store.IsURL says).
+func bucketURL(name string) bool {
+	scheme, _, ok := strings.Cut(name, "://")
+	return ok && (scheme == "s3" || scheme == "gs")
+}
+
+// localOnly refuses a bucket URL given as what (words as in errf: "{in}") where only
+// local files and streams are taken: buckets are read and written by the sharded
+// conversion alone (package sharding; the command's --mesh).
+func (n Names) localOnly(what, name string) error {
+	if !bucketURL(name) {
+		return nil
+	}
+	return n.errf(Usage, what+" %s is a bucket URL, which is not taken here: give a local file (buckets are read and written by a sharded conversion, convert --mesh, and by verify, gather's OUTDIR and manifest merge)", name)
 }
 
 // CheckOutName fails when out cannot be written at all: an empty name.

@@ -9,27 +9,33 @@ import (
 	"strings"
 )
 
-// In "-" is standard input (Job.Stdin). A stream cannot be memory-mapped or read twice,
-// so it is copied into a temporary file first (memory stays bounded for any size),
-// named with the extension its first bytes call for: .npy for NumPy's magic,
+// In "-" is standard input (Job.Stdin); an In that is not a regular file (a FIFO,
+// <(…), /dev/stdin on a pipe, a character device) is a stream too. A stream cannot be
+// memory-mapped, sized or read twice, so it is copied into a temporary file first
+// (memory stays bounded for any size), named with the extension In's name has, or for
+// a name without one, the extension its first bytes call for: .npy for NumPy's magic,
 // .safetensors for a little-endian header length followed by '{', raw otherwise (which
-// needs From). Messages name "-", not the temporary file.
+// needs From). Messages name In, not the temporary file.
 
 // StdinName is how messages name In "-".
 const StdinName = "- (standard input)"
 
-// spoolStdin copies r into a temporary file and returns its path and a function that
-// removes it.
-func (n Names) spoolStdin(r io.Reader) (path string, cleanup func(), err error) {
+// spool copies r, the stream named name (as messages name it), into a temporary file
+// and returns its path and a function that removes it. ext is the extension of the
+// copy, or "" for the one r's first bytes call for.
+func (n Names) spool(r io.Reader, name, ext string) (path string, cleanup func(), err error) {
 	head := make([]byte, 9)
 	k, err := io.ReadFull(r, head)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return "", nil, n.errf(Input, "cannot read {in} %s: %s", StdinName, FileErr(err))
+		return "", nil, n.errf(Input, "cannot read {in} %s: %s", name, FileErr(err))
 	}
 	head = head[:k]
-	f, err := os.CreateTemp("", "tpulayout-stdin-*"+sniffExt(head))
+	if ext == "" {
+		ext = sniffExt(head)
+	}
+	f, err := os.CreateTemp("", "tpulayout-stdin-*"+ext)
 	if err != nil {
-		return "", nil, n.errf(Input, "cannot read {in} %s: no room for its copy: %s", StdinName, FileErr(err))
+		return "", nil, n.errf(Input, "cannot read {in} %s: no room for its copy: %s", name, FileErr(err))
 	}
 	cleanup = func() { os.Remove(f.Name()) }
 	_, err = io.Copy(f, io.MultiReader(bytes.NewReader(head), r))
@@ -38,7 +44,7 @@ func (n Names) spoolStdin(r io.Reader) (path string, cleanup func(), err error) 
 	}
 	if err != nil {
 		cleanup()
-		return "", nil, n.errf(Input, "cannot read {in} %s: %s", StdinName, FileErr(err))
+		return "", nil, n.errf(Input, "cannot read {in} %s: %s", name, FileErr(err))
 	}
 	return f.Name(), cleanup, nil
 }
@@ -54,11 +60,18 @@ func sniffExt(head []byte) string {
 	return ""
 }
 
-// renameStdin puts "-" back where a message names the temporary copy of standard
-// input, keeping the error's kind.
-func renameStdin(err error, tmp string) error {
+// renameSpooled puts name back where a message names the temporary copy of a
+// stream, keeping the error's kind.
+func renameSpooled(err error, tmp, name string) error {
 	if err == nil || !strings.Contains(err.Error(), tmp) {
 		return err
 	}
-	return &Error{Kind: KindOf(err), Msg: strings.ReplaceAll(err.Error(), tmp, StdinName)}
+	return &Error{Kind: KindOf(err), Msg: strings.ReplaceAll(err.Error(), tmp, name)}
+}
+
+// isStream reports whether path names something that is not a regular file (after
+// links): a FIFO, a socket, a character device. A missing path is not one.
+func isStream(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && !st.Mode().IsRegular() && !st.IsDir()
 }

@@ -20,6 +20,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/tpulayout/tpulayout/store"
@@ -217,11 +218,33 @@ func (s *bucketSink) plan(j *Job) error {
 		}
 		s.found[rel] = st
 	}
+	if j.opt.Processes > 1 {
+		if err := j.checkPartials(s.b.URL(s.prefix), s.partials(as)); err != nil {
+			return err
+		}
+	}
 	if len(foreign) > 0 {
 		return fmt.Errorf("sharding: %s holds %d object(s) this conversion did not write, such as %s; write to a new prefix",
 			s.b.URL(s.prefix), len(foreign), foreign[0])
 	}
 	return nil
+}
+
+// partials reads the partial manifests among the listed objects as.
+func (s *bucketSink) partials(as []store.Attrs) map[string]partialText {
+	out := map[string]partialText{}
+	for _, a := range as {
+		rel := strings.TrimPrefix(a.Key, s.prefix)
+		switch {
+		case !partialRE.MatchString(rel):
+		case a.Size > MaxManifestBytes:
+			out[rel] = partialText{err: fmt.Errorf("it has %d bytes, more than the %d a manifest may have", a.Size, MaxManifestBytes)}
+		default:
+			b, err := s.b.ReadAll(s.ctx, a.Key)
+			out[rel] = partialText{b, err}
+		}
+	}
+	return out
 }
 
 // version identifies the bytes of the file that holds t: an object's ETag or
@@ -329,6 +352,10 @@ func (b bucketFiles) check(rel string, ms ManifestShard, hash bool) string {
 		return ""
 	}
 	return "is missing"
+}
+
+func (b bucketFiles) has(rel string) bool {
+	return slices.ContainsFunc(b.objects, func(a store.Attrs) bool { return a.Key == b.prefix+rel })
 }
 
 func (b bucketFiles) unlisted(listed map[string]bool) string {

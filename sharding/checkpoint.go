@@ -2,6 +2,7 @@ package sharding
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -44,6 +45,9 @@ func OpenCheckpoint(path string) (*Checkpoint, error) {
 			return nil, err
 		}
 		path = loc.Key
+	}
+	if err := checkRegular(path); err != nil {
+		return nil, err
 	}
 	if !strings.HasSuffix(strings.ToLower(path), ".json") {
 		sf, err := safetensors.Open(path)
@@ -101,6 +105,9 @@ func OpenCheckpoint(path string) (*Checkpoint, error) {
 	}
 	c := &Checkpoint{Path: path}
 	for _, f := range files {
+		if err := checkRegular(filepath.Join(dir, f)); err != nil {
+			return nil, err
+		}
 		sf, err := safetensors.Open(filepath.Join(dir, f))
 		if err != nil {
 			return nil, err
@@ -128,4 +135,19 @@ func (c *Checkpoint) Tensor(name string) (TensorEntry, bool) {
 		return TensorEntry{}, false
 	}
 	return c.Tensors[i], true
+}
+
+// ErrStream is the cause of the error for a checkpoint path that names a pipe, a
+// socket or a device: a conversion reads its files by ranges and verify reads them
+// again later, which a stream cannot give.
+var ErrStream = errors.New("not a regular file but a stream (a pipe or device); a sharded conversion reads its checkpoint by ranges, and verify reads it again later, so give a file")
+
+// checkRegular returns an error wrapping ErrStream when path exists and is not a
+// regular file (after links), or a directory, whose errors are the opener's to give.
+func checkRegular(path string) error {
+	st, err := os.Stat(path)
+	if err != nil || st.Mode().IsRegular() || st.IsDir() {
+		return nil
+	}
+	return fmt.Errorf("sharding: checkpoint %s is %w", path, ErrStream)
 }

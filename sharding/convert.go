@@ -298,11 +298,8 @@ func (j *Job) Bytes() int64 {
 // process (dir is then its temporary directory, inTemp), or this process's partial
 // manifest (see Merge). The manifest comes last.
 func (j *Job) write(dir string, inTemp bool) (*Manifest, error) {
-	m := &Manifest{Format: ManifestFormat, Source: j.opt.Source, To: j.opt.To, Checksum: j.sum.name,
-		Mesh: ManifestMesh{Axes: j.opt.Mesh.Axes, Sizes: j.opt.Mesh.Sizes, Devices: j.opt.Mesh.Devices}}
-	if j.opt.Processes > 1 {
-		m.Process = fmt.Sprintf("%d/%d", j.opt.Process, j.opt.Processes)
-	}
+	m := j.head()
+	m.Tensors = nil
 	mine := map[int]bool{}
 	for _, d := range j.devices {
 		mine[d] = true
@@ -327,9 +324,7 @@ func (j *Job) write(dir string, inTemp bool) (*Manifest, error) {
 			// one still being written is locked and stays.
 			buffer.RemoveStaleTempsIn(filepath.Join(dir, t.dir))
 		}
-		mt := ManifestTensor{Name: t.t.Name, DType: t.t.DType.String(), Shape: nonNil(t.t.Shape),
-			SourceFile: filepath.Base(t.t.File.Path), Spec: t.pl.Spec.String(),
-			ShardShape: nonNil(t.pl.ShardDims), Layout: t.dst.String(), Shards: []ManifestShard{}}
+		mt := t.manifest()
 		src, err := j.ckpt.source(t.t)
 		if err != nil {
 			return nil, fmt.Errorf("cannot read tensor %q: %w", t.t.Name, err)
@@ -438,6 +433,10 @@ func (j *Job) WriteDir(dir string) (*Manifest, error) {
 	if j.opt.Processes > 1 {
 		if _, err := os.Stat(filepath.Join(dir, ManifestName)); err == nil {
 			return nil, fmt.Errorf("sharding: %s already holds a merged %s", dir, ManifestName)
+		}
+		// Refused before anything is written: the processes share replicas' files.
+		if err := j.checkPartials(dir, dirPartials(dir)); err != nil {
+			return nil, err
 		}
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, err

@@ -77,10 +77,11 @@ func (d *DeviceIDs) UnmarshalJSON(data []byte) error {
 }
 
 // parseDeviceRuns reads "a-b,c,…": each run increasing and after the one before, at
-// most maxDeviceIDs ids in all.
+// most maxDeviceIDs ids in all. Ids may reach the top of int; the arithmetic counts a
+// run's ids (b-a, which cannot overflow for 0 ≤ a ≤ b) and never steps past b, so no
+// input makes it loop or grow without bound.
 func parseDeviceRuns(s string) (DeviceIDs, error) {
 	var ids DeviceIDs
-	next := 0
 	for i, run := range strings.Split(s, ",") {
 		lo, hi, isRange := strings.Cut(run, "-")
 		a, err1 := strconv.Atoi(lo)
@@ -91,15 +92,14 @@ func parseDeviceRuns(s string) (DeviceIDs, error) {
 		switch {
 		case err1 != nil || err2 != nil || a < 0:
 			return nil, fmt.Errorf("device list %q: run %d, %q, is not N or N-M", s, i+1, run)
-		case b < a || (i > 0 && a < next):
+		case b < a || (len(ids) > 0 && a <= ids[len(ids)-1]):
 			return nil, fmt.Errorf("device list %q: run %d, %q, does not increase", s, i+1, run)
 		case b-a >= maxDeviceIDs-len(ids):
-			return nil, fmt.Errorf("device list %q: more than %d devices", s, maxDeviceIDs)
+			return nil, fmt.Errorf("device list %q: run %d, %q, would make more than %d devices, the most a mesh holds", s, i+1, run, maxDeviceIDs)
 		}
-		for id := a; id <= b; id++ {
-			ids = append(ids, id)
+		for k := 0; k <= b-a; k++ {
+			ids = append(ids, a+k)
 		}
-		next = b + 1
 	}
 	return ids, nil
 }

@@ -2,8 +2,11 @@ package sharding
 
 import (
 	"encoding/json"
+	"math"
 	"slices"
+	"strings"
 	"testing"
+	"time"
 )
 
 func TestDeviceIDsJSON(t *testing.T) {
@@ -66,6 +69,74 @@ func FuzzDeviceIDs(f *testing.F) {
 		var back DeviceIDs
 		if err := json.Unmarshal(b, &back); err != nil || !slices.Equal(back, d) {
 			t.Fatalf("%s → %s → %d ids, %v", data, b, len(back), err)
+		}
+	})
+}
+
+// Runs may end at the top of int: they read as the ids they say, at once (issue 44.1:
+// the run's counter wrapped and the reader looped while its memory grew).
+func TestDeviceRunsAtTopOfInt(t *testing.T) {
+	const top = math.MaxInt
+	for _, c := range []struct {
+		text string
+		want DeviceIDs
+		err  string // a part of the error, or "" for none
+	}{
+		{"9223372036854775807", DeviceIDs{top}, ""},
+		{"9223372036854775805-9223372036854775807", DeviceIDs{top - 2, top - 1, top}, ""},
+		{"0-1,9223372036854775806-9223372036854775807", DeviceIDs{0, 1, top - 1, top}, ""},
+		{"9223372036854775807,0", nil, `run 2, "0", does not increase`},
+		{"9223372036854775807,9223372036854775807", nil, "run 2"},
+		{"9223372036854775806-9223372036854775807,9223372036854775807", nil, "does not increase"},
+		{"0-9223372036854775807", nil, `run 1, "0-9223372036854775807", would make more than 1048576 devices`},
+		{"0-1048574,1048576-1048577", nil, `run 2, "1048576-1048577", would make more than`},
+		{"9223372036854775807-9223372036854775808", nil, "is not N or N-M"},
+	} {
+		done := make(chan struct{})
+		var got DeviceIDs
+		var err error
+		go func() {
+			defer close(done)
+			got, err = parseDeviceRuns(c.text)
+		}()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%q: still reading after 5 s", c.text)
+		}
+		switch {
+		case c.err == "" && (err != nil || !slices.Equal(got, c.want)):
+			t.Errorf("%q: %v, %v; want %v", c.text, got, err, c.want)
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+			t.Errorf("%q: %d ids, %v; want an error saying %q", c.text, len(got), err, c.err)
+		}
+	}
+}
+
+// Any text the run parser reads is a strictly increasing list of non-negative ids, at
+// most maxDeviceIDs of them, that its compact form says again; anything else is an
+// error, never a hang.
+func FuzzDeviceRuns(f *testing.F) {
+	for _, s := range []string{"0-1048575", "0-3,8-11", "7", "3-1", "", "1,1",
+		"9223372036854775807", "9223372036854775800-9223372036854775807",
+		"9223372036854775807,0", "0-9223372036854775807", "-5", "1-2-3"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		ids, err := parseDeviceRuns(s)
+		if err != nil {
+			return
+		}
+		if len(ids) == 0 || len(ids) > maxDeviceIDs || !increasing(ids) {
+			t.Fatalf("%q: %d ids, not 1 … %d increasing non-negative ones", s, len(ids), maxDeviceIDs)
+		}
+		b, err := json.Marshal(ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back DeviceIDs
+		if err := json.Unmarshal(b, &back); err != nil || !slices.Equal(back, ids) {
+			t.Fatalf("%q → %s → %d ids, %v", s, b, len(back), err)
 		}
 	})
 }

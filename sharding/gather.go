@@ -16,8 +16,8 @@ import (
 // (tensors in name order). Every shard's file is checked against its size and SHA-256
 // in the manifest, which is how the replicas agree (each distinct shard is one file
 // that all its devices load), and the shards must cover every device of the mesh once
-// and tile the whole array. out is written to a temporary file and renamed. Images
-// banded along dim 0 (the default layouts') are read band by band, so that memory holds
+// and tile the whole array; a manifest without tensors is an error. out is written
+// to a temporary file and renamed. Images banded along dim 0 (the default layouts') are read band by band, so that memory holds
 // about 8 MiB of global rows (gatherBandBytes); others one global tensor at a time.
 func Gather(dir, out string) (*Manifest, error) {
 	var m *Manifest
@@ -51,6 +51,9 @@ func gatherTo(w io.Writer, dir string, p Progress) (*Manifest, error) {
 	m, err := od.manifest()
 	if err != nil {
 		return nil, err
+	}
+	if len(m.Tensors) == 0 {
+		return nil, fmt.Errorf("sharding: the manifest of %s lists no tensors: there is nothing to gather", dir)
 	}
 	mesh, err := NewMesh(m.Mesh.Axes, m.Mesh.Sizes, m.Mesh.Devices)
 	if err != nil {

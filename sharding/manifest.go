@@ -92,8 +92,8 @@ func ReadManifest(path string) (*Manifest, error) {
 }
 
 // ParseManifest parses a manifest's text. A key it does not know, a key given twice,
-// another format, a checksum other than crc32c or sha256, or a shard whose checksum
-// is not one well-formed sum of the manifest's algorithm are errors: a manifest is what merge,
+// another format, a checksum other than crc32c or sha256, a tensor listed twice, or a
+// shard whose checksum is not one well-formed sum of the manifest's algorithm are errors: a manifest is what merge,
 // verify and gather trust, so nothing in it may be silently ignored.
 func ParseManifest(data []byte) (*Manifest, error) {
 	var m Manifest
@@ -106,6 +106,9 @@ func ParseManifest(data []byte) (*Manifest, error) {
 	if err := m.checkSums(); err != nil {
 		return nil, err
 	}
+	if err := m.checkNames(); err != nil {
+		return nil, err
+	}
 	if m.Devices == nil {
 		if err := m.deviceTable(); err != nil {
 			return nil, err
@@ -116,6 +119,19 @@ func ParseManifest(data []byte) (*Manifest, error) {
 		return nil, fmt.Errorf("mesh: %w", err)
 	}
 	return &m, nil
+}
+
+// checkNames reports a tensor listed twice: its shards would be read as two tensors of
+// one name, the later hiding the earlier.
+func (m *Manifest) checkNames() error {
+	first := make(map[string]int, len(m.Tensors))
+	for i, t := range m.Tensors {
+		if j, ok := first[t.Name]; ok {
+			return fmt.Errorf("tensor %q is listed twice (tensors %d and %d of %d)", t.Name, j+1, i+1, len(m.Tensors))
+		}
+		first[t.Name] = i
+	}
+	return nil
 }
 
 // deviceTable rebuilds the per-device table that Marshal leaves out of a large mesh's
@@ -228,6 +244,8 @@ type shardFiles interface {
 	check(rel string, ms ManifestShard, hash bool) string
 	// unlisted returns the first file that listed does not hold ("" if none).
 	unlisted(listed map[string]bool) string
+	// has reports whether the file rel is there.
+	has(rel string) bool
 }
 
 // dirFiles is a directory's shard files.
@@ -238,6 +256,11 @@ func (d dirFiles) check(rel string, ms ManifestShard, hash bool) string {
 }
 
 func (d dirFiles) unlisted(listed map[string]bool) string { return unlisted(string(d), listed) }
+
+func (d dirFiles) has(rel string) bool {
+	_, err := os.Stat(filepath.Join(string(d), rel))
+	return err == nil
+}
 
 // MergeWith is Merge with options. Besides what the partial manifests say of each
 // other, it checks the directory: every listed file is there with its listed size
@@ -269,7 +292,7 @@ func MergeWith(dir string, opt MergeOptions) (*Manifest, error) {
 		parts[i] = e.Name()
 	}
 	if n == 0 {
-		return nil, fmt.Errorf("sharding: %s holds no partial manifests (%s)", dir, PartialName(0, 4))
+		return nil, noPartials(dir, opt.files)
 	}
 	var missing []string
 	for i := range n {
@@ -400,6 +423,18 @@ func MergeWith(dir string, opt MergeOptions) (*Manifest, error) {
 		os.Remove(filepath.Join(dir, p))
 	}
 	return out, nil
+}
+
+// noPartials is Merge's error for a directory without partial manifests: already
+// merged when it holds manifest.json.
+func noPartials(dir string, files shardFiles) error {
+	if files == nil {
+		files = dirFiles(dir)
+	}
+	if files.has(ManifestName) {
+		return fmt.Errorf("sharding: %s is already merged: it holds %s and no partial manifests (manifest.process-I-of-N.json)", dir, ManifestName)
+	}
+	return fmt.Errorf("sharding: %s holds no partial manifests (manifest.process-I-of-N.json, written by --process I/N)", dir)
 }
 
 func sameMesh(a, b ManifestMesh) bool {

@@ -14,7 +14,10 @@ import (
 // every shard on one device of each process) as two processes into a new directory.
 func partials(t testing.TB) string { return partialsSummed(t, "", "") }
 
-// partialsSummed is partials with the checksum of each process's images.
+// partialsSummed is partials with the checksum of each process's images. A process
+// whose checksum is not the first's would be refused (see checkPartials); it writes
+// into a directory of its own, whose partial manifest is then copied beside the
+// first's, as processes started together would leave them.
 func partialsSummed(t testing.TB, sums ...string) string {
 	t.Helper()
 	ckpt, err := OpenCheckpoint(filepath.Join(fixtureDir, "mesh2d_repl_f32.safetensors"))
@@ -25,11 +28,21 @@ func partialsSummed(t testing.TB, sums ...string) string {
 	spec, _ := ParseSpec(`P("model")`)
 	dir := filepath.Join(t.TempDir(), "out")
 	for i := range 2 {
-		_, err := ConvertDir(ckpt, dir, Options{Mesh: mesh, Process: i, Processes: 2, To: "f32", Checksum: sums[i],
+		to := dir
+		if sums[i] != sums[0] {
+			to = dir + "-apart"
+		}
+		_, err := ConvertDir(ckpt, to, Options{Mesh: mesh, Process: i, Processes: 2, To: "f32", Checksum: sums[i],
 			SpecFor: func(string) (Spec, error) { return spec, nil },
 			Target:  func(_ safetensors.TensorInfo, s layout.Shape) (layout.Shape, error) { return s, nil }})
 		if err != nil {
 			t.Fatal(err)
+		}
+		if to != dir {
+			name := PartialName(i, 2)
+			if err := os.Rename(filepath.Join(to, name), filepath.Join(dir, name)); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 	return dir

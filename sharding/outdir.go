@@ -114,8 +114,12 @@ func GatherOutdir(out, file string) (*Manifest, error) {
 // OUT (convert.Job.WriteOutput): to a temporary file renamed into place (a symlink at
 // its target), or streamed into a FIFO, a character device, a descriptor such as
 // /dev/fd/N, or for "-" and /dev/stdout into stdout (nil: os.Stdout). A file that is
-// the checkpoint the images were made from is refused (CheckGatherOut).
+// the checkpoint the images were made from is refused (CheckGatherOut), and so is a
+// bucket URL.
 func (o *Outdir) GatherFile(file string, stdout io.Writer) (*Manifest, error) {
+	if store.IsURL(file) {
+		return nil, usage("OUT %s is a bucket URL, which gather does not write: give a local .safetensors file, or - for standard output (OUTDIR may be a bucket URL)", file)
+	}
 	if err := o.CheckGatherOut(file); err != nil {
 		return nil, err
 	}

@@ -112,6 +112,9 @@ images against the checkpoint, and 'tpulayout gather' reassembles the arrays.`,
 			if err := needArgs(pos, "IN", "OUT"); err != nil {
 				return err
 			}
+			if err := checkStdoutOut(pos[1]); err != nil {
+				return err
+			}
 			if pos[0] == "-" && (c.all || sh.active()) {
 				// Their manifests name IN, for verify to read again later.
 				return usagef("IN - (standard input) is for one array; --all and --mesh record IN in the manifest, so give a file")

@@ -32,6 +32,9 @@ goes to stderr when it is a terminal, or with --progress.`,
 			if err := needArgs(pos, "OUTDIR", "OUT"); err != nil {
 				return err
 			}
+			if err := checkStdoutOut(pos[1]); err != nil {
+				return err
+			}
 			if *asJSON && convert.IsStdout(pos[1]) {
 				return usagef("--json prints to standard output, which OUT %s already takes", pos[1])
 			}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tpulayout/tpulayout/convert"
+	"github.com/tpulayout/tpulayout/hlo"
 	"github.com/tpulayout/tpulayout/report"
 	"github.com/tpulayout/tpulayout/tpu"
 )
@@ -19,7 +20,7 @@ optimizations) and lists the entry computation's parameters and results (each el
 of a tuple result), or with --all every instruction of every computation (tuples one
 row per element), with shape, layout, logical bytes, footprint bytes and the padding
 expansion factor (footprint / logical), then the totals of the rows listed. Shapes
-that have no size (tokens, unbounded dims) show "-".
+that have no size (tokens, unbounded dims) show "-". MODULE - reads standard input.
 
 When the header has entry_computation_layout={(…)->…}, the entry parameters and
 results are listed with its layouts (what callers pass and get back; a dump before
@@ -56,7 +57,13 @@ element N of a tuple:
 			if *sortBy != "file" && *sortBy != "padding" {
 				return usagef("unknown --sort %q (file or padding)", *sortBy)
 			}
-			m, err := convert.ReadModule(pos[0])
+			var m *hlo.Module
+			var err error
+			if pos[0] == "-" { // standard input, as convert's IN -
+				m, err = convert.ReadModuleFrom(stdin, convert.StdinName)
+			} else {
+				m, err = convert.ReadModule(pos[0])
+			}
 			if err != nil {
 				return err
 			}

@@ -38,7 +38,10 @@ list of few runs is the text "0-1023").`,
 			if err != nil {
 				return err
 			}
-			o := sharding.PlaceOptions{Mesh: m.mesh, Spec: m.spec, Rules: m.rules, Tensor: *tensor}
+			o := sharding.PlaceOptions{Mesh: m.mesh, Spec: m.spec, Tensor: *tensor}
+			if o.Rules, o.RulesJSON, err = m.rulesOption(); err != nil {
+				return err
+			}
 			if o.Devices, err = m.deviceIDs(); err != nil {
 				return err
 			}

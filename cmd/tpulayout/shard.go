@@ -22,8 +22,18 @@ type meshFlags struct {
 func (m *meshFlags) define(fs *flag.FlagSet, prefix, specOf string) {
 	fs.StringVar(&m.mesh, "mesh", "", prefix+"the device `MESH`, axis names and sizes such as data=2,model=4")
 	fs.StringVar(&m.spec, "spec", "", prefix+"the PartitionSpec `SPEC` of "+specOf+", such as 'P(\"data\", \"model\")'")
-	fs.StringVar(&m.rules, "rules", "", prefix+"a JSON `FILE` of rules (regex on tensor name → PartitionSpec, first match wins; a default)")
+	fs.StringVar(&m.rules, "rules", "", prefix+"a JSON `FILE` of rules (regex on tensor name → PartitionSpec, first match wins; a default); - reads standard input")
 	fs.StringVar(&m.devices, "devices", "", prefix+"the device `IDS` in row-major order of the mesh (default 0,1,…)")
+}
+
+// rulesOption reads --rules: the file's name, or with "-" the rules' JSON from
+// standard input (as IN - is elsewhere).
+func (m *meshFlags) rulesOption() (string, []byte, error) {
+	if m.rules != "-" {
+		return m.rules, nil, nil
+	}
+	data, err := readRulesStdin()
+	return "", data, err
 }
 
 // deviceIDs reads --devices (nil when not given).
@@ -92,6 +102,9 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 		Hold: convert.HoldTemps, Track: convert.TrackHeld, Untrack: convert.Untrack,
 	}
 	var err error
+	if o.Rules, o.RulesJSON, err = s.rulesOption(); err != nil {
+		return err
+	}
 	if o.Devices, err = s.deviceIDs(); err != nil {
 		return err
 	}
@@ -136,4 +149,19 @@ func shardErr(err error) error {
 // libErr prints an error of the library packages without their prefixes.
 func libErr(err error) string {
 	return strings.ReplaceAll(convert.CleanErr(err), "sharding: ", "")
+}
+
+// readRulesStdin reads --rules - from standard input, at most sharding.MaxRulesBytes.
+func readRulesStdin() ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(stdin, sharding.MaxRulesBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("cannot read --rules - (standard input): %w", err)
+	}
+	if len(data) > sharding.MaxRulesBytes {
+		return nil, fmt.Errorf("--rules - (standard input) holds more than the %d bytes a rules file may have", sharding.MaxRulesBytes)
+	}
+	if len(data) == 0 {
+		return nil, usagef("--rules - (standard input) is empty: give the rules' JSON there, or a FILE")
+	}
+	return data, nil
 }

@@ -23,7 +23,7 @@ func compareBytes(dump []byte, dumpShape string, ref []byte, refShape, optsJSON 
 	var o validateOptions
 	if optsJSON != "" {
 		if err := json.Unmarshal([]byte(optsJSON), &o); err != nil {
-			return nil, fmt.Errorf("tpulayout: validate options: %w", err)
+			return nil, fmt.Errorf("tpulayout: validate options: %s", plainJSONError(err))
 		}
 	}
 	dix, err := parseArray(dumpShape)

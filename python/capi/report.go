@@ -2,7 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"reflect"
+	"strings"
 
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/convert"
@@ -86,7 +89,7 @@ func (q *reportRequest) shardOptions() (sharding.ConvertOptions, error) {
 			}
 			o.Devices = ids
 		} else if err := json.Unmarshal(q.Devices, &o.Devices); err != nil {
-			return o, fmt.Errorf("tpulayout: devices: want a list of device ids: %s", err)
+			return o, fmt.Errorf("tpulayout: devices: want a list of device ids (ints) or their text, such as \"0,1,2,3\"; got %s", jsonKind(q.Devices))
 		}
 	}
 	opts, err := planOptions(0, q.Pad, q.PadValue)
@@ -107,6 +110,66 @@ func (q *reportRequest) shardOptions() (sharding.ConvertOptions, error) {
 	return o, nil
 }
 
+// plainJSONError words encoding/json's errors for Python's callers, without Go's type
+// and struct names: a value of the wrong type names the argument (the key, as the
+// Python functions name their arguments), what it wants and what it got.
+func plainJSONError(err error) string {
+	var ute *json.UnmarshalTypeError
+	if errors.As(err, &ute) {
+		what := ute.Field
+		if what == "" {
+			what = "the request"
+		}
+		return fmt.Sprintf("%s: want %s, got a %s", what, pythonType(ute.Type), ute.Value)
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("not valid JSON at byte %d: %s", se.Offset, strings.TrimPrefix(se.Error(), "json: "))
+	}
+	return strings.TrimPrefix(err.Error(), "json: ")
+}
+
+// pythonType names the kind of Python value a Go type of a request's field takes.
+func pythonType(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a str"
+	case reflect.Bool:
+		return "a bool"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an int"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "a list of " + strings.TrimPrefix(strings.TrimPrefix(pythonType(t.Elem()), "a "), "an ") + "s"
+	case reflect.Pointer:
+		return pythonType(t.Elem())
+	}
+	return "a " + t.Kind().String()
+}
+
+// jsonKind names the kind of JSON value data holds (object, list, …).
+func jsonKind(data []byte) string {
+	var v any
+	if json.Unmarshal(data, &v) != nil {
+		return "invalid JSON"
+	}
+	switch v.(type) {
+	case map[string]any:
+		return "an object (a dict)"
+	case []any:
+		return "a list that is not all whole numbers"
+	case string:
+		return "a str"
+	case bool:
+		return "a bool"
+	case float64:
+		return "a number"
+	}
+	return "null"
+}
+
 // generation parses a generation name; "" is the default generation.
 func generation(name string) (tpu.Generation, error) {
 	if name == "" {
@@ -120,7 +183,7 @@ func generation(name string) (tpu.Generation, error) {
 func buildReport(reqJSON string) ([]byte, error) {
 	var q reportRequest
 	if err := json.Unmarshal([]byte(reqJSON), &q); err != nil {
-		return nil, fmt.Errorf("tpulayout: report request: %w", err)
+		return nil, fmt.Errorf("tpulayout: report request: %s", plainJSONError(err))
 	}
 	var rep any
 	switch q.Report {

@@ -20,7 +20,7 @@ import numpy as np
 from . import _dtypes
 from ._errors import BufferArgumentError, InputError, SizeError
 from . import _lib
-from ._lib import call_string, check_fork, lib, raise_error, take_string
+from ._lib import call_string, check_fork, cstr, lib, raise_error, take_string
 
 # ---------------------------------------------------------------------------------
 # Buffers
@@ -285,7 +285,7 @@ class Plan:
         h = ctypes.c_size_t()
         desc, err = ctypes.c_void_p(), ctypes.c_void_p()
         dst_layout = _dst_shape(src_layout, dst_layout)
-        rc = lib.tl_plan_new(str(dst_layout).encode(), str(src_layout).encode(),
+        rc = lib.tl_plan_new(cstr(str(dst_layout), "layout"), cstr(str(src_layout), "layout"),
                              int(workers or 0), padmode, padvalue, ctypes.byref(h),
                              ctypes.byref(desc), ctypes.byref(err))
         if rc != 0:
@@ -615,7 +615,7 @@ def _sparse_info(d: dict) -> SparseInfo:
 
 
 def _info_json(layout: Any, gen: Optional[str]) -> dict:
-    return json.loads(call_string(lib.tl_info, str(layout).encode(), (gen or "").encode()))
+    return json.loads(call_string(lib.tl_info, cstr(str(layout), "layout"), cstr(gen or "", "gen")))
 
 
 def parse(layout: Any) -> Shape:
@@ -661,4 +661,4 @@ def default_layout(shape: Sequence[int], dtype: Any, gen: Optional[str] = None) 
     dims = _dims(shape)
     arr = (ctypes.c_int64 * max(len(dims), 1))(*dims)
     return call_string(lib.tl_default_layout, _dtypes.xla_name(dtype).encode(), arr, len(dims),
-                       (gen or "").encode())
+                       cstr(gen or "", "gen"))

@@ -9,7 +9,7 @@ import os
 import sys
 from pathlib import Path
 
-from ._errors import from_json
+from ._errors import InputError, LayoutError, from_json
 
 
 def _libname() -> str:
@@ -25,6 +25,19 @@ def _find() -> Path:
     if env:
         return Path(env)
     return Path(__file__).with_name(_libname())
+
+
+def cstr(text: str, what: str) -> bytes:
+    """text as a C string argument of the library. A C string ends at its first NUL, so
+    a NUL inside text is refused, naming what and its position, rather than cut short:
+    LayoutError (with ``position``) for a layout, InputError otherwise."""
+    if "\0" not in text:
+        return text.encode()
+    pos = text.index("\0")
+    msg = f"tpulayout: {what} {text!r} holds a NUL character at position {pos}"
+    if what.endswith("layout"):
+        raise LayoutError(msg, pos, text)
+    raise InputError(msg)
 
 
 def _load() -> ctypes.CDLL:

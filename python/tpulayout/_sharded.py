@@ -14,7 +14,7 @@ import numpy as np
 
 from ._core import _pad_args, from_device
 from ._errors import InputError
-from ._lib import call_string, check_fork, lib, raise_error
+from ._lib import call_string, check_fork, cstr, lib, raise_error
 from ._reports import _report
 
 
@@ -45,6 +45,29 @@ def _rules(rules: Any) -> Any:
     return obj
 
 
+def _whole_int(x: Any, what: str) -> int:
+    """x as an int: an int or NumPy integer, not a bool (True is no process number), a
+    float or a string, which int() would take."""
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, np.integer)):
+        raise TypeError(f"tpulayout: {what} {x!r} is a {type(x).__name__}, want an int")
+    return int(x)
+
+
+def _process(process: Any) -> Tuple[int, int]:
+    """shard's process=(i, n) as two ints; None is one process."""
+    if process is None:
+        return 0, 0
+    if isinstance(process, (str, bytes)):
+        raise TypeError(f"tpulayout: process={process!r}: want a pair of ints (i, n)")
+    try:
+        items = tuple(process)
+    except TypeError:
+        raise TypeError(f"tpulayout: process={process!r}: want a pair of ints (i, n)") from None
+    if len(items) != 2:
+        raise InputError(f"tpulayout: process={process!r}: want (i, n)")
+    return (_whole_int(items[0], f"process={process!r}: i"), _whole_int(items[1], f"process={process!r}: n"))
+
+
 def shard(checkpoint: Any, out_dir: Any, *, mesh: str, spec: Optional[str] = None,
           rules: Any = None, to: str, dtype: Optional[str] = None,
           devices: Any = None, process: Optional[Tuple[int, int]] = None,
@@ -67,15 +90,9 @@ def shard(checkpoint: Any, out_dir: Any, *, mesh: str, spec: Optional[str] = Non
     ``manifest_path``, ``bytes``, ``tensors`` (name, spec, layout, shards), ``guessed``
     (with ``to="tpu:GEN"``, the tensors whose default layout is a guess: the CLI's note)
     and the ``manifest``. Bad options raise :class:`InputError` with the CLI's message."""
-    if process is None:
-        proc, procs = 0, 0
-    else:
-        try:
-            proc, procs = (int(x) for x in process)
-        except (TypeError, ValueError):
-            raise InputError(f"tpulayout: process={process!r}: want (i, n)") from None
+    proc, procs = _process(process)
     if devices is not None and not isinstance(devices, str):
-        devices = [int(d) for d in devices]
+        devices = [_whole_int(d, f"devices={devices!r}: device id") for d in devices]
     padmode, padvalue = _pad_args(pad)
     return _report(report="shard", checkpoint=_path(checkpoint), out=_path(out_dir), mesh=str(mesh),
                    spec=spec or "", rules=_rules(rules), to=str(to),
@@ -162,7 +179,7 @@ class Sharded:
             data = np.empty(s["bytes"], dtype=np.uint8)
             check_fork()
             err = ctypes.c_void_p()
-            if lib.tl_read_image(self.path.encode(), s["file"].encode(), data.ctypes.data, data.size,
+            if lib.tl_read_image(cstr(self.path, "path"), cstr(s["file"], "file"), data.ctypes.data, data.size,
                                  ctypes.byref(err)) != 0:
                 raise_error(err)
         else:

@@ -13,7 +13,7 @@ import numpy as np
 
 from ._core import _device_dtype, _host, _parse_cached as parse, _raw
 from ._errors import InputError, LayoutMismatch
-from ._lib import check_fork, lib, raise_error, take_string
+from ._lib import check_fork, cstr, lib, raise_error, take_string
 
 
 class Report:
@@ -124,7 +124,7 @@ def validate(dump: Any, layout: Any, ref: Any, *, ref_layout: Any = None, ulp: i
                        "max_listed": min(max_listed, (1 << 31) - 1) if max_listed > 0 else -1})
     check_fork()
     out, err = ctypes.c_void_p(), ctypes.c_void_p()
-    rc = lib.tl_validate(daddr, d.nbytes, dev.encode(), raddr, rlen, ref_shape.encode(),
+    rc = lib.tl_validate(daddr, d.nbytes, cstr(dev, "layout"), raddr, rlen, cstr(ref_shape, "ref layout"),
                          opts.encode(), ctypes.byref(out), ctypes.byref(err))
     if rc != 0:
         raise_error(err)

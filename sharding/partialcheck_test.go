@@ -1,0 +1,184 @@
+package sharding
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tpulayout/tpulayout/buffer/safetensors"
+	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/store"
+	"github.com/tpulayout/tpulayout/store/storetest"
+)
+
+// snapshot returns every file under dir with its bytes.
+func snapshot(t *testing.T, dir string) map[string][]byte {
+	t.Helper()
+	files := map[string][]byte{}
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		files[p] = b
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// A --process run whose options make another conversion than the partial manifests
+// already in its OUTDIR is refused before it writes, naming what differs and both
+// values (issue 44.5: it rewrote the replicas process 0 had written).
+func TestProcessOfAnotherConversion(t *testing.T) {
+	ckpt, err := OpenCheckpoint(filepath.Join(fixtureDir, "mesh2d_repl_f32.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mesh, _ := ParseMesh("data=2,model=2", nil)
+	asIs := func(_ safetensors.TensorInfo, s layout.Shape) (layout.Shape, error) { return s, nil }
+	toBF16 := func(_ safetensors.TensorInfo, s layout.Shape) (layout.Shape, error) {
+		s.DType = layout.BF16
+		return s, nil
+	}
+	opts := func(process int, spec string, edit func(*Options)) Options {
+		sp, err := ParseSpec(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := Options{Mesh: mesh, Process: process, Processes: 2, To: "f32", Checksum: ChecksumCRC32C,
+			SpecFor: func(string) (Spec, error) { return sp, nil }, Target: asIs}
+		if edit != nil {
+			edit(&o)
+		}
+		return o
+	}
+	for _, c := range []struct {
+		name string
+		opt  Options
+		want string
+	}{
+		{"checksum", opts(1, `P("model")`, func(o *Options) { o.Checksum = ChecksumSHA256 }), "checksum is crc32c there but sha256 in this run"},
+		{"dtype", opts(1, `P("model")`, func(o *Options) { o.Target = toBF16 }), `tensor "x": layout is f32[`},
+		{"to", opts(1, `P("model")`, func(o *Options) { o.To = "bf16" }), `--to is "f32" there but "bf16" in this run`},
+		{"spec", opts(1, `P("data")`, nil), `tensor "x": spec is P("model") there but P("data") in this run`},
+		{"processes", opts(1, `P("model")`, func(o *Options) { o.Processes = 4; o.Process = 1 }), `process count`},
+		{"mesh", opts(1, `P("model")`, func(o *Options) { o.Mesh, _ = ParseMesh("data=2,model=2", []int{3, 2, 1, 0}) }), "the mesh's devices is [0,1,2,3] there but [3,2,1,0]"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "out")
+			if _, err := ConvertDir(ckpt, dir, opts(0, `P("model")`, nil)); err != nil {
+				t.Fatal(err)
+			}
+			before := snapshot(t, dir)
+			_, err := ConvertDir(ckpt, dir, c.opt)
+			var ce *ConflictError
+			if !errors.As(err, &ce) || !strings.Contains(err.Error(), c.want) || ce.Partial != PartialName(0, 2) {
+				t.Fatalf("ConvertDir: %v, want a ConflictError over %s saying %q", err, PartialName(0, 2), c.want)
+			}
+			after := snapshot(t, dir)
+			if len(after) != len(before) {
+				t.Errorf("%d files before, %d after", len(before), len(after))
+			}
+			for p, b := range before {
+				if !bytes.Equal(after[p], b) {
+					t.Errorf("%s changed", p)
+				}
+			}
+		})
+	}
+	// The same conversion is taken, and a rerun of process 0 with other options
+	// replaces only its own partial manifest.
+	dir := filepath.Join(t.TempDir(), "out")
+	for i := range 2 {
+		if _, err := ConvertDir(ckpt, dir, opts(i, `P("model")`, nil)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Merge(dir); err != nil {
+		t.Fatal(err)
+	}
+	dir = filepath.Join(t.TempDir(), "out")
+	for _, o := range []Options{opts(0, `P("model")`, nil), opts(0, `P("model")`, func(o *Options) { o.Checksum = ChecksumSHA256 })} {
+		if _, err := ConvertDir(ckpt, dir, o); err != nil {
+			t.Fatalf("rerun of process 0: %v", err)
+		}
+	}
+}
+
+// TestProcessOfAnotherConversionInBucket is TestProcessOfAnotherConversion under a
+// bucket prefix of each test server: refused before any object is written. Then the
+// right process 1, a merge, and a second merge, which says it is already merged.
+func TestProcessOfAnotherConversionInBucket(t *testing.T) {
+	ctx := context.Background()
+	ckpt, err := OpenCheckpoint(filepath.Join(fixtureDir, "mesh2d_repl_f32.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mesh, _ := ParseMesh("data=2,model=2", nil)
+	spec, _ := ParseSpec(`P("model")`)
+	opt := func(process int, sum string) Options {
+		return Options{Mesh: mesh, Process: process, Processes: 2, To: "f32", Checksum: sum,
+			SpecFor: func(string) (Spec, error) { return spec, nil },
+			Target:  func(_ safetensors.TensorInfo, s layout.Shape) (layout.Shape, error) { return s, nil }}
+	}
+	write := func(out string, o Options) error {
+		j, err := Prepare(ckpt, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = j.WriteURL(out)
+		return err
+	}
+	for _, srv := range storetest.Servers(t) {
+		t.Run(srv.Scheme, func(t *testing.T) {
+			srv.Point(t, srv.Endpoint)
+			out := srv.Scheme + "://" + srv.NewBucket(t) + "/out"
+			if err := write(out, opt(0, ChecksumCRC32C)); err != nil {
+				t.Fatal(err)
+			}
+			b, key, err := store.Open(ctx, out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			list := func() []store.Attrs {
+				as, err := b.List(ctx, key+"/")
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := range as {
+					as[i].Metadata = nil
+				}
+				return as
+			}
+			before := list()
+			err = write(out, opt(1, ChecksumSHA256))
+			var ce *ConflictError
+			if !errors.As(err, &ce) || ce.Field != "checksum" || ce.Theirs != "crc32c" || ce.Ours != "sha256" {
+				t.Fatalf("WriteURL: %v, want a ConflictError over the checksum", err)
+			}
+			if after := list(); !slices.EqualFunc(before, after, func(a, b store.Attrs) bool {
+				return a.Key == b.Key && a.Size == b.Size && a.Version == b.Version
+			}) {
+				t.Errorf("objects before: %+v\nafter: %+v", before, after)
+			}
+			// The same conversion is taken and merges; a second merge says it is done.
+			if err := write(out, opt(1, ChecksumCRC32C)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := MergeURL(out); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := MergeURL(out); err == nil || !strings.Contains(err.Error(), out+"/ is already merged") {
+				t.Errorf("second MergeURL: %v, want one saying %s/ is already merged", err, out)
+			}
+		})
+	}
+}
