@@ -17,8 +17,9 @@ import (
 // such a run (splitRun) or such repeats (splitRepeats) into parts, so that the outer
 // iterations are at least unitsWanted when the array is large enough. Cuts only change
 // which kernel call moves which elements, never an element's offset: every element is
-// still moved once, the padding written once, and a packed unit (a (2,1) pair, a word
-// of sub-byte elements) is still moved whole by one call.
+// still moved once and the padding written once. A cut keeps the loops inside it whole,
+// so a (2,1) pair is still moved by one call; sub-byte elements are moved as bytes
+// (see subByte), whose packing passes split at whole bytes.
 
 // splitBytes is the least a unit of parallel work moves (source and destination bytes
 // together): below it the calls and the odometer cost more than an even split saves.
@@ -43,9 +44,9 @@ func (p *Plan) unitsWanted() int64 {
 // splitRun cuts a copy kernel's run, loops[run] (innermost first, contiguous on both
 // sides), when the loops outside it make fewer than want iterations: run loops from the
 // outermost in leave the run whole until the ones left make enough pieces, or one, cut
-// in two (see cut), does. It returns the loops (the cut one replaced by its inner part, the outer part
-// appended) and the indices of the run that is left. The innermost loop stays in the
-// run.
+// in two (see cut), does. It returns the loops (the cut one replaced by its inner part,
+// the outer part appended) and the indices of the run that is left. The innermost loop
+// stays in the run.
 func (p *Plan) splitRun(loops []loop, run []int, want int64) ([]loop, []int) {
 	others := int64(1)
 	for i, l := range loops {
