@@ -89,6 +89,7 @@ func (p *Plan) compile() {
 	// Table loops visit data only: padding, if the destination has any, is written first.
 	p.exec, p.bounds, p.prefill = &loopNest{p, p.runRange}, bounds, irregular && p.dst.ExpandedElements() > p.dst.LogicalElements()
 	sub := p.dbits%8 != 0 || p.sbits%8 != 0
+	want := p.unitsWanted()
 	n := len(loops)
 	var inner []int // indices into loops
 	var k kernel
@@ -115,6 +116,13 @@ func (p *Plan) compile() {
 		if run*int64(min(p.dbits, p.sbits)/8) <= 4 {
 			if kk, in, split, ok := p.transpose(loops); ok {
 				k, inner, loops = kk, in, split
+			}
+		}
+		if k.kind == kCopy {
+			loops, inner = p.splitRun(loops, inner, want)
+			k.n = 1
+			for _, i := range inner {
+				k.n *= loops[i].size
 			}
 		}
 	default:
@@ -172,6 +180,7 @@ func (p *Plan) compile() {
 		p.outer = p.outer[:n-1]
 		k.rep, k.repDst, k.repSrc, k.repDim, k.repPlace = l.size, l.dstStr, l.srcStr, l.dim, l.place
 	}
+	p.splitRepeats(&k, want)
 	k.maxBlock = slices.Clone(k.maxInner)
 	if k.rep > 1 {
 		k.maxBlock[k.repDim] += (k.rep - 1) * k.repPlace

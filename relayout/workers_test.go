@@ -41,8 +41,9 @@ func TestParallelPanic(t *testing.T) {
 }
 
 // The tests run their small arrays on as many workers as they ask for, from 64 KiB
-// moved (the threshold before workersFor), so that the parallel paths are tested.
-func init() { workerBytes = 64 << 10 }
+// moved (the threshold before workersFor), and cut their runs and repeats into units
+// of 4 KiB or more, so that the parallel paths and the cuts are tested.
+func init() { workerBytes, splitBytes = 64<<10, 4<<10 }
 
 // Copies use a second worker only from 4 L2 caches' worth of bytes moved, and never more
 // workers than parts.
