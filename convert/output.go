@@ -102,8 +102,12 @@ func (j *Job) openStream() (w io.Writer, close func() error, ok bool, err error)
 	case fd == 2:
 		return os.Stderr, none, true, nil
 	case fd > 2:
-		// The descriptor itself, as a shell's >&N: its offset and append mode hold.
-		return os.NewFile(uintptr(fd), out), none, true, nil
+		// The descriptor, as a shell's >&N: its offset and append mode hold.
+		f, closeFD, err := openFD(fd, out)
+		if err != nil {
+			return nil, nil, false, n.errf(Output, "cannot write {out} %s: %s", out, FileErr(err))
+		}
+		return f, closeFD, true, nil
 	}
 	if !isDevice(out) {
 		return nil, nil, false, nil

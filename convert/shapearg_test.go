@@ -1,65 +1,140 @@
-package convert
+package convert_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
+
+	"github.com/tpulayout/tpulayout/convert"
+	"github.com/tpulayout/tpulayout/layout"
 )
 
-// TestReadTextFileBounded: a text file over the limit, or one that is not text, is
-// refused without reading it whole: a regular file by its size, a stream as soon as it
-// passes the limit or sends a NUL byte (/dev/zero was read to 256 MiB first).
-func TestReadTextFileBounded(t *testing.T) {
+// writeModule writes an HLO module whose entry takes a tuple and a bf16 array and
+// returns a tuple of both arrays.
+func writeModule(t *testing.T, dir string) string {
+	t.Helper()
+	p := filepath.Join(dir, "m.txt")
+	text := `HloModule m
+
+ENTRY %main (p: (f32[2,3], s8[4]), q: bf16[8,128]) -> (f32[2,3], bf16[8,128]) {
+  %p = (f32[2,3]{1,0}, s8[4]{0}) parameter(0)
+  %q = bf16[8,128]{1,0:T(8,128)(2,1)} parameter(1)
+  %a = f32[2,3]{1,0} get-tuple-element(%p), index=0
+  ROOT %r = (f32[2,3]{1,0}, bf16[8,128]{1,0:T(8,128)(2,1)}) tuple(%a, %q)
+}
+`
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// TestParseShape: each form a shape argument takes, and what is refused, with the kind
+// of error.
+func TestParseShape(t *testing.T) {
 	dir := t.TempDir()
-	big := filepath.Join(dir, "big.hlo")
-	f, err := os.Create(big)
-	if err != nil {
+	mod := writeModule(t, dir)
+	bad := filepath.Join(dir, "bad.txt")
+	if err := os.WriteFile(bad, []byte("HloModule m\nENTRY {\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// A sparse file one byte over the limit: refused by its size, before any read.
-	if err := f.Truncate(MaxModuleBytes + 1); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	if _, err := ReadModule(big); err == nil || !strings.Contains(err.Error(), "larger than the limit of 256.00 MiB") {
-		t.Errorf("%s: %v", big, err)
-	}
-	if _, err := os.Stat("/dev/zero"); err == nil {
-		if _, err := ReadModule("/dev/zero"); err == nil || !strings.Contains(err.Error(), "byte 0 is NUL: it is not a text file") {
-			t.Errorf("/dev/zero: %v", err)
+	ten := "(" + strings.TrimSuffix(strings.Repeat("f32[1], ", 10), ", ") + ")"
+	for _, c := range []struct{ text, want string }{
+		{"f32[2,3]", "f32[2,3]{1,0}"},
+		{"(f32[2])", "f32[2]{0}"},
+		{"(f32[2], s8[3]{0}) {1}", "s8[3]{0}"},
+		{"(f32[2], s8[3]{0}) { 1 }", "s8[3]{0}"},
+		{"((f32[2], s8[3]), u8[4]) {0,1}", "s8[3]{0}"},
+		{"ROOT %p = bf16[20,300]{1,0} parameter(0)", "bf16[20,300]{1,0}"},
+		{"%t = (f32[2], s8[3]) parameter(0) {1}", "s8[3]{0}"},
+		{"hlo:" + mod + ":param=1", "bf16[8,128]{1,0:T(8,128)(2,1)}"},
+		{"hlo:" + mod + ":param=0 {1}", "s8[4]{0}"},
+		{"hlo:" + mod + ":result=1", "bf16[8,128]{1,0:T(8,128)(2,1)}"},
+	} {
+		if sh, err := convert.ParseShape(c.text); err != nil || sh.String() != c.want {
+			t.Errorf("%q: %v, %v; want %s", c.text, sh, err, c.want)
 		}
 	}
-	nul := filepath.Join(dir, "nul.hlo")
-	if err := os.WriteFile(nul, []byte("HloModule m\n\x00"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ReadModule(nul); err == nil || !strings.Contains(err.Error(), "byte 12 is NUL") {
-		t.Errorf("%s: %v", nul, err)
-	}
-	// A stream longer than the limit stops at limit+1 bytes.
-	fifo := filepath.Join(dir, "fifo")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skip("no FIFOs:", err)
-	}
-	go func() {
-		w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
-		if err != nil {
-			return
+	const untyped = convert.Kind(-1) // an error that is not a *convert.Error
+	for _, c := range []struct {
+		text string
+		want string // a part of the error
+		kind convert.Kind
+	}{
+		{"(f32[2], s8[3])", "it is a tuple of 2 elements, not an array; append the index of one, such as ' {0}' ({0} f32[2]{0}, {1} s8[3]{0})", untyped},
+		{ten, "{7} f32[1]{0}, …)", untyped},
+		{"((f32[2], s8[3]), u8[4]) {0}", "it is a tuple of 2 elements", untyped},
+		{"(f32[2], s8[3]) {5}", "5", untyped},
+		{"(f32[2], s8[3]) {99999999999999999999}", "", untyped},
+		{"%x = f32[2] bogus(", "bad HLO instruction", untyped},
+		{"hlo:" + mod, "write hlo:MODULE.txt:param=N", convert.Usage},
+		{"hlo:" + mod + ":param=99999999999999999999", "param 99999999999999999999 is out of range", convert.Usage},
+		{"hlo:" + mod + ":param=2", "m.txt", untyped},
+		{"hlo:" + mod + ":result=2", "has 2 results, so no result 2", untyped},
+		{"hlo:" + filepath.Join(dir, "none.txt") + ":param=0", "cannot read MODULE " + filepath.Join(dir, "none.txt"), convert.Input},
+		{"hlo:" + bad + ":param=0", bad + ": ", convert.Input},
+	} {
+		sh, err := convert.ParseShape(c.text)
+		if err == nil {
+			t.Errorf("%q: %v, want an error with %q", c.text, sh, c.want)
+			continue
 		}
-		defer w.Close()
-		w.Write([]byte(strings.Repeat("a", 5000)))
-	}()
-	if _, err := ReadTextFile(fifo, "MODULE", 1000); err == nil || !strings.Contains(err.Error(), "larger than the limit of") {
-		t.Errorf("FIFO: %v", err)
+		if !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: error %q, want %q in it", c.text, err, c.want)
+		}
+		var e *convert.Error
+		if c.kind != untyped && (!errors.As(err, &e) || e.Kind != c.kind) {
+			t.Errorf("%q: error %#v, want a convert.Error of kind %v", c.text, err, c.kind)
+		}
 	}
-	// At the limit exactly, the whole text comes back.
-	exact := filepath.Join(dir, "exact.txt")
-	if err := os.WriteFile(exact, []byte(strings.Repeat("b", 1000)), 0o644); err != nil {
+}
+
+// A plain shape's parse error is layout's, with the byte it went wrong at.
+func TestParseShapeError(t *testing.T) {
+	_, err := convert.ParseShape("f32[2,3]{1,0")
+	var pe *layout.ParseError
+	if !errors.As(err, &pe) || pe.Input != "f32[2,3]{1,0" || pe.Pos != 12 {
+		t.Errorf("%#v: want a *layout.ParseError at byte 12", err)
+	}
+	_, err = convert.CompileShape("f32[2,3]{1,0")
+	var ce *convert.Error
+	if !errors.As(err, &ce) || ce.Kind != convert.Input || !strings.Contains(ce.Msg, "at byte 12") {
+		t.Errorf("CompileShape: %#v", err)
+	}
+	_, err = convert.CompileShape("(f32[2], f32[3])")
+	if !errors.As(err, &ce) || ce.Kind != convert.Input || !strings.Contains(ce.Msg, "it is a tuple of 2 elements") {
+		t.Errorf("CompileShape of a tuple: %#v", err)
+	}
+	ix, err := convert.CompileShape("%p = f32[2,3]{0,1} parameter(0)")
+	if err != nil || ix.FootprintBytes() != 24 || ix.Shape().String() != "f32[2,3]{0,1}" {
+		t.Errorf("CompileShape of an instruction: %v, %v", ix, err)
+	}
+}
+
+func TestReadTextFile(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "a.txt")
+	if err := os.WriteFile(p, []byte("0123456789"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if b, err := ReadTextFile(exact, "MODULE", 1000); err != nil || len(b) != 1000 {
-		t.Errorf("exact: %d bytes, %v", len(b), err)
+	if b, err := convert.ReadTextFile(p, "MODULE", 10); err != nil || string(b) != "0123456789" {
+		t.Errorf("at the limit: %q, %v", b, err)
+	}
+	for _, c := range []struct {
+		path  string
+		limit int64
+		want  string
+	}{
+		{p, 9, "cannot read MODULE " + p + ": it is larger than the limit of 9 B for a text file"},
+		{dir, 10, "cannot read MODULE " + dir + ": "},
+		{filepath.Join(dir, "none"), 10, "cannot read MODULE " + filepath.Join(dir, "none") + ": "},
+	} {
+		_, err := convert.ReadTextFile(c.path, "MODULE", c.limit)
+		var e *convert.Error
+		if !errors.As(err, &e) || e.Kind != convert.Input || !strings.HasPrefix(e.Msg, c.want) {
+			t.Errorf("%s, limit %d: %v; want an input error starting %q", c.path, c.limit, err, c.want)
+		}
 	}
 }

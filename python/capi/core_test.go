@@ -246,3 +246,42 @@ func TestBuildReportRequests(t *testing.T) {
 		}
 	}
 }
+
+func TestInfoAndDefaultLayoutErrors(t *testing.T) {
+	for _, c := range []struct {
+		shape, gen string
+		insight    bool
+		want       string // in the JSON, or the error
+		ok         bool
+	}{
+		{"bf16[16,256]{1,0:T(8,128)(2,1)}", "", true, `"expansion":1`, true},
+		{"bf16[16,256]{1,0:T(8,128)(2,1)}", "v4", true, `"generation":"v4"`, true},
+		{"f32[10,10]{1,0:D(D,C)*(u32)}", "", false, `"sparse":true`, true},
+		{"f32[10", "", false, "f32[10", false},
+	} {
+		b, err := info(c.shape, c.gen, c.insight)
+		got := string(b)
+		if err != nil {
+			got = err.Error()
+		}
+		if (err == nil) != c.ok || !strings.Contains(got, c.want) {
+			t.Errorf("info(%q, %q, %v): %.200s; want %q", c.shape, c.gen, c.insight, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		dtype, gen string
+		dims       []int64
+		want       string
+	}{
+		{"bf16", "v99", []int64{8}, "v99"},
+		{"f32", "", []int64{-1}, "dim 0 is -1"},
+		{"f32", "", []int64{1 << 40, 1 << 40}, "the element count overflows int64"},
+	} {
+		if s, err := defaultLayout(c.dtype, c.dims, c.gen); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("defaultLayout(%s, %v, %q): %q, %v; want an error with %q", c.dtype, c.dims, c.gen, s, err, c.want)
+		}
+	}
+	if s, err := defaultLayout("bf16", []int64{256, 1024}, "v5e"); err != nil || s != "bf16[256,1024]{1,0:T(8,128)(2,1)}" {
+		t.Errorf("v5e: %q, %v", s, err)
+	}
+}

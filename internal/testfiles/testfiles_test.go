@@ -1,0 +1,179 @@
+package testfiles
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tpulayout/tpulayout/buffer/npy"
+	"github.com/tpulayout/tpulayout/layout"
+)
+
+// recorder is a testing.TB that records failures; Fatal stops the helper with a
+// panic that run recovers.
+type recorder struct {
+	testing.TB
+	errs []string
+}
+
+type fatalStop struct{}
+
+func (r *recorder) Helper() {}
+func (r *recorder) Errorf(format string, args ...any) {
+	r.errs = append(r.errs, fmt.Sprintf(format, args...))
+}
+func (r *recorder) Fatalf(format string, args ...any) { r.Errorf(format, args...); panic(fatalStop{}) }
+func (r *recorder) Fatal(args ...any) {
+	r.errs = append(r.errs, fmt.Sprint(args...))
+	panic(fatalStop{})
+}
+
+// run calls f with a recorder and returns what it recorded and whether it stopped.
+func run(t *testing.T, f func(tb testing.TB)) (errs []string, stopped bool) {
+	r := &recorder{TB: t}
+	func() {
+		defer func() {
+			if v := recover(); v != nil {
+				if _, ok := v.(fatalStop); !ok {
+					panic(v)
+				}
+				stopped = true
+			}
+		}()
+		f(r)
+	}()
+	return r.errs, stopped
+}
+
+func TestRandomBuffer(t *testing.T) {
+	for _, text := range []string{"f32[20,300]", "bf16[7,9]", "u16[8,128]", "s4[5,3]", "f32[0,3]"} {
+		a, b := RandomBuffer(t, text, 1), RandomBuffer(t, text, 1)
+		if a.Shape.String() != layout.MustParse(text).String() || !bytes.Equal(a.Data, b.Data) {
+			t.Errorf("%s: shape %s, or one seed gave two buffers", text, a.Shape)
+		}
+		if a.Len() == 0 {
+			continue
+		}
+		if c := RandomBuffer(t, text, 2); bytes.Equal(a.Data, c.Data) {
+			t.Errorf("%s: seeds 1 and 2 gave the same buffer", text)
+		}
+		idx := make([]int64, a.Rank())
+		for {
+			if v := a.At(idx); math.IsNaN(v) || math.IsInf(v, 0) {
+				t.Fatalf("%s %v: %v is not finite", text, idx, v)
+			}
+			if !layout.NextIndex(idx, a.Dims()) {
+				break
+			}
+		}
+	}
+}
+
+func TestWriteNPY(t *testing.T) {
+	dir := t.TempDir()
+	b := RandomBuffer(t, "f32[4,6]", 3)
+	p := WriteNPY(t, dir, "a.npy", b)
+	if p != filepath.Join(dir, "a.npy") {
+		t.Errorf("path %s", p)
+	}
+	back, err := npy.Read(p)
+	if err != nil || !bytes.Equal(back.Data, b.Data) || back.Shape.String() != b.Shape.String() {
+		t.Errorf("read back %v: %v", back, err)
+	}
+	if _, stopped := run(t, func(tb testing.TB) { WriteNPY(tb, filepath.Join(dir, "missing"), "a.npy", b) }); !stopped {
+		t.Error("writing into a missing directory did not fail the test")
+	}
+}
+
+func TestTree(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "d", "e")
+	files := map[string]string{"a.txt": "A", ".hidden": "", "b": "bee\n"}
+	Tree(t, dir, files)
+	got := TreeOf(t, dir)
+	if len(got) != len(files) {
+		t.Errorf("TreeOf: %v, want %v", got, files)
+	}
+	for k, v := range files {
+		if got[k] != v {
+			t.Errorf("%s: %q, want %q", k, got[k], v)
+		}
+	}
+	if names := DirNames(t, dir); !slices.Equal(names, []string{".hidden", "a.txt", "b"}) {
+		t.Errorf("DirNames: %v", names)
+	}
+	if _, stopped := run(t, func(tb testing.TB) { DirNames(tb, filepath.Join(dir, "none")) }); !stopped {
+		t.Error("listing a missing directory did not fail the test")
+	}
+}
+
+func TestReadJAXCases(t *testing.T) {
+	cases := ReadJAXCases(t, filepath.Join("..", ".."))
+	c := cases[0]
+	if c.MeshText() != "x=8" || c.DevicesText() != "0,1,2,3,4,5,6,7" || c.SpecText() != "P('x')" || !c.Placed() {
+		t.Errorf("first case: %s", &c)
+	}
+	if !strings.Contains(c.String(), "shape [16]") {
+		t.Errorf("String: %s", &c)
+	}
+	got := map[int][][2]int64{}
+	for d := range 8 {
+		got[d] = [][2]int64{{int64(2 * d), int64(2*d + 2)}}
+	}
+	if errs, _ := run(t, func(tb testing.TB) { c.CheckRanges(tb, got) }); len(errs) != 0 {
+		t.Errorf("JAX's own ranges: %v", errs)
+	}
+	got[3] = [][2]int64{{6, 7}}
+	delete(got, 5)
+	errs, _ := run(t, func(tb testing.TB) { c.CheckRanges(tb, got) })
+	if len(errs) != 3 || !strings.Contains(strings.Join(errs, "\n"), "device 5 holds nothing") {
+		t.Errorf("wrong ranges: %q", errs)
+	}
+	refused := 0
+	for _, c := range cases {
+		if c.Placed() {
+			continue
+		}
+		refused++
+		dim, size, count := c.Refusal(t)
+		if size != c.Shape[dim] || size%int64(count) == 0 {
+			t.Errorf("%s: dim %d of size %d is divisible by %d", &c, dim, size, count)
+		}
+		if want := fmt.Sprintf("dim %d of size %d is not divisible by %d", dim, size, count); c.RefusalText(t) != want {
+			t.Errorf("%s: %q", &c, c.RefusalText(t))
+		}
+	}
+	if refused != 194 {
+		t.Errorf("%d refused", refused)
+	}
+	if _, stopped := run(t, func(tb testing.TB) { ReadJAXCases(tb, t.TempDir()) }); !stopped {
+		t.Error("a root without the recording did not fail the test")
+	}
+}
+
+func TestJAXCaseText(t *testing.T) {
+	var c JAXCase
+	c.Mesh.Axes, c.Mesh.Sizes, c.Mesh.Devices = []string{"a", "b"}, []int{2, 1}, []int{1, 0}
+	for _, s := range []string{`null`, `"a"`, `["a","b"]`, `3`} {
+		c.Spec = append(c.Spec, json.RawMessage(s))
+	}
+	if got, want := c.SpecText(), "P(None, 'a', ('a', 'b'), <bad entry 3>)"; got != want {
+		t.Errorf("SpecText %s, want %s", got, want)
+	}
+	if c.MeshText() != "a=2,b=1" || c.DevicesText() != "1,0" {
+		t.Errorf("%s, %s", c.MeshText(), c.DevicesText())
+	}
+	c.DevicePut = "IndivisibleError: no reason given"
+	if errs, stopped := run(t, func(tb testing.TB) { c.Refusal(tb) }); !stopped || !strings.Contains(errs[0], "does not say why") {
+		t.Errorf("refusal without a reason: %v", errs)
+	}
+	c.Shape = []int64{4}
+	c.IndicesError = "implies that array axis 2 is partitioned 3 times"
+	if errs, stopped := run(t, func(tb testing.TB) { c.Refusal(tb) }); !stopped || !strings.Contains(errs[0], "array axis 2") {
+		t.Errorf("refusal of a missing axis: %v", errs)
+	}
+}
