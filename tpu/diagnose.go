@@ -352,7 +352,10 @@ func placements(s layout.Shape, ix *layout.Indexer, o CheckOptions) ([]arrangeme
 // [buffer.ConvertElement] does, and a NaN matches any NaN, as in [buffer.Compare]. Every candidate's positions come
 // from this package's own tile model, never from the relayout engine (the declared
 // layout of an image the TPU cannot load comes from the layout package's formula).
-// Arrays of more than about a million elements are sampled evenly.
+// Arrays of more than about a million elements are sampled evenly. The pages of mapped
+// buffers are released every sixteenth of the samples (see
+// [buffer.Buffer.ReleasePages]); candidates that read all over the image (transposed,
+// say) still bring much of it into the resident set between releases.
 //
 // A candidate is named (as Best) only when it explains more elements than the declared
 // layout and than any other arrangement; a tie names none ([Diagnosis.Tied]).
@@ -426,6 +429,10 @@ func Diagnose(image, reference *buffer.Buffer, opts CheckOptions) (*Diagnosis, e
 				}
 			}
 		}
+		if k%(stride*releaseSamples) == 0 {
+			image.ReleasePages(0, int64(len(image.Data)))
+			reference.ReleasePages(0, int64(len(reference.Data)))
+		}
 		if !layout.NextIndex(idx, dims) {
 			break
 		}
@@ -457,6 +464,10 @@ func Diagnose(image, reference *buffer.Buffer, opts CheckOptions) (*Diagnosis, e
 	}
 	return d, nil
 }
+
+// releaseSamples is how many samples Diagnose takes between releases of the pages of
+// mapped buffers: a sixteenth of the about a million it takes.
+const releaseSamples = 1 << 16
 
 // pick chooses the candidate to name among cands (sorted best first, the declared
 // layout among them): the top one when it explains more than the declared layout and
