@@ -3,13 +3,15 @@ package main
 import (
 	"os"
 	"testing"
+
+	"github.com/tpulayout/tpulayout/internal/testenv"
 )
 
 // TestTextInputLimits: a text input read whole grew without bound on /dev/zero
 // (--rules, hlo, info 'hlo:…'); each stops at its documented limit with an error.
 func TestTextInputLimits(t *testing.T) {
-	if testing.Short() {
-		t.Skip("reads 256 MiB of /dev/zero")
+	if testing.Short() || !testenv.Long() {
+		t.Skip("reads 2 × 256 MiB of /dev/zero: runs with " + testenv.LongEnv + "=1")
 	}
 	if _, err := os.Stat("/dev/zero"); err != nil {
 		t.Skip("no /dev/zero")
