@@ -129,7 +129,10 @@ func CompareType(expected, actual layout.DType) layout.DType {
 // must have the same logical dims but may differ in layout and type. Each element is
 // read from both (padding is ignored), converted to the comparison type (see
 // [CompareOptions.In]) and matched as the options say. It allocates only for the
-// result; it visits tens of millions of elements per second.
+// result; it visits tens of millions of elements per second. The pages of a mapped
+// buffer leave the resident set as they are compared (see [Buffer.ReleasePages]), so
+// that comparing large mapped files keeps resident memory flat when both are read in
+// about their storage order.
 func Compare(expected, actual *Buffer, opts CompareOptions) (*CompareResult, error) {
 	if !slices.Equal(expected.dims, actual.dims) {
 		return nil, fmt.Errorf("%w: compare: dims %v and %v differ", ErrShape, expected.dims, actual.dims)
@@ -169,6 +172,9 @@ func Compare(expected, actual *Buffer, opts CompareOptions) (*CompareResult, err
 	if rank > 0 {
 		n = expected.dims[rank-1]
 	}
+	ewin, awin := newPageWindow(expected), newPageWindow(actual)
+	emin, emax := spanOf(etab)
+	amin, amax := spanOf(atab)
 	for {
 		var ebase, abase int64
 		if rank > 0 {
@@ -271,10 +277,22 @@ func Compare(expected, actual *Buffer, opts CompareOptions) (*CompareResult, err
 				}
 			}
 		}
+		if etab != nil {
+			ewin.add(ebase+emin, ebase+emax, n)
+		} else {
+			ewin.addAll(n)
+		}
+		if atab != nil {
+			awin.add(abase+amin, abase+amax, n)
+		} else {
+			awin.addAll(n)
+		}
 		if rank == 0 || !layout.NextIndex(idx[:rank-1], expected.dims[:rank-1]) {
 			break
 		}
 	}
+	ewin.release()
+	awin.release()
 	if haveAbs {
 		r.MaxAbsIndex, r.MaxRelIndex, r.MaxULPIndex = absIdx, relIdx, ulpIdx
 	}
@@ -338,6 +356,14 @@ func (b *Buffer) rowTable() []int64 {
 		return nil
 	}
 	return b.ix.DimOffsets(rank - 1)
+}
+
+// spanOf returns the least and the greatest offset of a row table (0, 0 for none).
+func spanOf(tab []int64) (lo, hi int64) {
+	if len(tab) == 0 {
+		return 0, 0
+	}
+	return slices.Min(tab), slices.Max(tab)
 }
 
 // converter returns a function converting src bits to dst bits, nil for the identity:

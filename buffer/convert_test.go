@@ -3,9 +3,11 @@ package buffer
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 
+	"github.com/tpulayout/tpulayout/internal/testenv"
 	"github.com/tpulayout/tpulayout/layout"
 )
 
@@ -141,11 +143,14 @@ func TestF16RoundTripAll(t *testing.T) {
 
 // sweepF32 checks conv on every float32 bit pattern, split across two goroutines: the
 // value of the result (from the independent field formula) must be the reference's
-// rounded value, sign included; NaN must give a quiet NaN of the same sign.
-func sweepF32(t *testing.T, name string, conv func(uint32) uint16, ref func(uint32) float64, values []float64, quiet uint16) {
+// rounded value, sign included; NaN must give a quiet NaN of the same sign. Outside the
+// long run (testenv.Long) it takes the patterns of the f32 exponents exps (both signs)
+// and every 64th block of 2^16 patterns.
+func sweepF32(t *testing.T, name string, conv func(uint32) uint16, ref func(uint32) float64, values []float64, quiet uint16, exps []int) {
 	if testing.Short() {
 		t.Skip("exhaustive 2^32 sweep skipped in -short mode")
 	}
+	long := testenv.Long()
 	var wg sync.WaitGroup
 	errs := make([]string, 2)
 	for g := range 2 {
@@ -154,6 +159,10 @@ func sweepF32(t *testing.T, name string, conv func(uint32) uint16, ref func(uint
 			defer wg.Done()
 			lo := uint64(g) << 31
 			for u64 := lo; u64 < lo+1<<31; u64++ {
+				if hi := uint16(u64 >> 16); !long && hi%64 != 0 && !slices.Contains(exps, int(hi>>7&0xff)) {
+					u64 |= 0xffff // the next block
+					continue
+				}
 				u := uint32(u64)
 				got := conv(u)
 				v := values[got]
@@ -191,12 +200,18 @@ func hexN(u uint64, n int) string {
 	return string(b)
 }
 
+// Outside the long run the sweeps take the f32 exponents where bf16 rounds to zero,
+// goes subnormal or overflows (0, 1, 254, 255), and every 64th block of 2^16 patterns.
 func TestF32ToBF16All(t *testing.T) {
-	sweepF32(t, "f32→bf16", func(u uint32) uint16 { return F32ToBF16(math.Float32frombits(u)) }, refF32ToBF16, valueTable(refBF16Value), 0x40)
+	sweepF32(t, "f32→bf16", func(u uint32) uint16 { return F32ToBF16(math.Float32frombits(u)) }, refF32ToBF16, valueTable(refBF16Value), 0x40,
+		[]int{0, 1, 254, 255})
 }
 
+// For f16: the exponents where it rounds to zero or to its least subnormal (102, 103),
+// turns normal (112, 113) and overflows (142, 143), besides those of bf16.
 func TestF32ToF16All(t *testing.T) {
-	sweepF32(t, "f32→f16", func(u uint32) uint16 { return F32ToF16(math.Float32frombits(u)) }, refF32ToF16, valueTable(refF16Value), 0x200)
+	sweepF32(t, "f32→f16", func(u uint32) uint16 { return F32ToF16(math.Float32frombits(u)) }, refF32ToF16, valueTable(refF16Value), 0x200,
+		[]int{0, 1, 102, 103, 112, 113, 142, 143, 254, 255})
 }
 
 // TestF32ToNarrowSample runs the same references on a sample in -short mode too.

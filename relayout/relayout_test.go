@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/internal/testenv"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/simd"
 )
@@ -304,17 +305,19 @@ func checkPairInto(t *testing.T, r *rand.Rand, c pairCase, kernels string, got *
 	return p.Kernel()
 }
 
-// sized is a sweep's count in the ordinary run, the -short run and the -race run: the
-// race detector makes the oracle checks 10–20× slower, and the run is there for the
-// workers' sharing, which small sweeps reach as well.
+// sized is a sweep's count: full in the long run (testenv.Long, which CI's long run
+// sets), race under -race, short otherwise (the default and the -short run). The race
+// detector makes the oracle checks 10–20× slower, and the run is there for the
+// workers' sharing, which small sweeps reach as well; the short counts still reach
+// every kernel (TestRandomPairs checks it) and the named cases run whole.
 func sized(full, short, race int) int {
 	switch {
 	case raceBuild:
 		return race
-	case testing.Short():
-		return short
+	case testenv.Long():
+		return full
 	}
-	return full
+	return short
 }
 
 // implementations are the kernel sets the checks run: every one available, or under
@@ -329,9 +332,9 @@ func implementations() []*simd.Kernels {
 	return all
 }
 
-// quick says the sweeps are sampled (-short and -race runs); the ordinary run covers
-// them whole.
-func quick() bool { return testing.Short() || raceBuild }
+// quick says the sweeps are sampled (all but the long run, and -race); the long run
+// covers them whole.
+func quick() bool { return !testenv.Long() || raceBuild }
 
 func TestRandomPairs(t *testing.T) {
 	n := sized(2000, 400, 60)

@@ -5,21 +5,23 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/tpulayout/tpulayout/internal/testenv"
 )
 
 // TestRowsMisaligned checks every batched kernel of every implementation, streaming,
 // on destination rows a multiple of 64 bytes apart that start m bytes past a 64-byte
-// boundary, every m in 0..63 (all destinations at the same m, or, for the kernels
-// with several, at different ones), against the generic kernel run row by row. The
-// sources are cut to their last row, so that the tail blocks of the last row would
-// read past them.
+// boundary, every m in 0..63 in the long run and every 5th otherwise (all destinations
+// at the same m, or, for the kernels with several, at different ones), against the
+// generic kernel run row by row. The sources are cut to their last row, so that the
+// tail blocks of the last row would read past them.
 func TestRowsMisaligned(t *testing.T) {
 	lengths := []int{1, 7, 16, 31, 33, 63, 64, 65, 95, 127, 128, 129, 191, 255, 256, 257, 300, 511, 513}
 	for _, c := range rowsCases {
 		t.Run(c.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(9, 10))
 			for _, k := range Available() {
-				for m := 0; m < 64; m += raceStep(1, 9) {
+				for m := 0; m < 64; m += raceStep(testenv.Pick(5, 1), 9) {
 					for _, n := range lengths {
 						rows := Rows{N: 1 + r.IntN(4), Stream: true}
 						checkMisaligned(t, c, k, r, n, rows, m, r.IntN(3) == 0)
@@ -31,7 +33,9 @@ func TestRowsMisaligned(t *testing.T) {
 }
 
 // raceStep is a sweep's step, larger under -race: the race detector slows the
-// generic reference 10–20× and the package has no sharing for it to check.
+// generic reference 10–20× and the package has no sharing for it to check. The
+// misalignment sweeps step by 1–3 bytes in the long run (testenv.Long) and by 5–10
+// otherwise, which still meets every residue of 4 and 8.
 func raceStep(step, race int) int {
 	if raceEnabled {
 		return race
@@ -170,7 +174,7 @@ func TestRowsOddStride(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(13, 14))
 			for _, k := range Available() {
-				for m := 0; m < 64; m += raceStep(1+r.IntN(3), 7) {
+				for m := 0; m < 64; m += raceStep(testenv.Pick(6+r.IntN(5), 1+r.IntN(3)), 7) {
 					for _, n := range lengths {
 						row := 0
 						for i := range c.operands() {

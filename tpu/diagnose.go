@@ -352,7 +352,10 @@ func placements(s layout.Shape, ix *layout.Indexer, o CheckOptions) ([]arrangeme
 // [buffer.ConvertElement] does, and a NaN matches any NaN, as in [buffer.Compare]. Every candidate's positions come
 // from this package's own tile model, never from the relayout engine (the declared
 // layout of an image the TPU cannot load comes from the layout package's formula).
-// Arrays of more than about a million elements are sampled evenly.
+// Arrays of more than about a million elements are sampled evenly. The image is read a
+// batch of samples at a time in its own order, and the pages of mapped buffers are
+// released as they are read (see [buffer.Buffer.ReleasePages]), so that resident memory
+// stays a few dozen MiB whatever the sizes and the candidates' arrangements.
 //
 // A candidate is named (as Best) only when it explains more elements than the declared
 // layout and than any other arrangement; a tie names none ([Diagnosis.Tied]).
@@ -396,6 +399,7 @@ func Diagnose(image, reference *buffer.Buffer, opts CheckOptions) (*Diagnosis, e
 	if idt.IsFloat() {
 		isNaN = nanTest(idt, ibits)
 	}
+	pr := newProber(image, len(cands), isNaN)
 	idx := make([]int64, len(dims))
 	for k := int64(0); ; k++ {
 		if k%stride == 0 {
@@ -414,22 +418,18 @@ func Diagnose(image, reference *buffer.Buffer, opts CheckOptions) (*Diagnosis, e
 					continue
 				}
 				c.Compared++
-				v := readBits(image.Data, off, c.bits)
-				if c.conv != nil {
-					v = c.conv(v)
-				}
-				switch {
-				case v == e, c.match != nil && c.match(v, e):
-					c.Matched++
-				case isNaN != nil && (c.bits == ibits || c.conv != nil) && isNaN(v) && isNaN(e):
-					c.Matched++
-				}
+				pr.add(i, off, e)
+			}
+			if d.Examined%probeBatch == 0 {
+				pr.flush(cands)
+				reference.ReleasePages(0, int64(len(reference.Data)))
 			}
 		}
 		if !layout.NextIndex(idx, dims) {
 			break
 		}
 	}
+	pr.flush(cands)
 	for i := range cands {
 		c := &cands[i]
 		c.Fraction = float64(c.Matched) / float64(d.Examined)
@@ -456,6 +456,102 @@ func Diagnose(image, reference *buffer.Buffer, opts CheckOptions) (*Diagnosis, e
 		d.Candidates = append(d.Candidates, c.Candidate)
 	}
 	return d, nil
+}
+
+// probeBatch is how many examined elements Diagnose gathers before it reads their
+// places in the image.
+const probeBatch = 1 << 14
+
+// releaseBytes is how much of a mapped image the prober reads between releases.
+const releaseBytes = 16 << 20
+
+// probe is an examined element's place in the image under one candidate (a bit offset)
+// and the bits the candidate expects there.
+type probe struct {
+	off int64
+	e   uint64
+}
+
+// prober matches the examined elements of each candidate against the image a batch at
+// a time, each batch in the image's order, one releaseBytes region after the other,
+// releasing each region's pages of a mapped image once read: candidates that place
+// elements all over the image (transposed, say) then keep little of it resident.
+type prober struct {
+	image  *buffer.Buffer
+	ibits  int
+	isNaN  func(uint64) bool
+	probes [][]probe // by candidate
+	order  []probe   // a candidate's probes sorted by region
+	count  []int     // probes per region
+}
+
+func newProber(image *buffer.Buffer, cands int, isNaN func(uint64) bool) *prober {
+	regions := int64(len(image.Data))/releaseBytes + 1
+	return &prober{image: image, ibits: int(image.Indexer().ElementBits()), isNaN: isNaN,
+		probes: make([][]probe, cands), count: make([]int, regions+1)}
+}
+
+func (p *prober) add(cand int, off int64, e uint64) {
+	p.probes[cand] = append(p.probes[cand], probe{off, e})
+}
+
+// flush matches the gathered probes of every candidate and counts the matches.
+func (p *prober) flush(cands []arrangement) {
+	for i := range cands {
+		ps := p.probes[i]
+		if !p.image.Mapped() {
+			p.match(&cands[i], ps)
+		} else {
+			p.byRegion(&cands[i], ps)
+		}
+		p.probes[i] = ps[:0]
+	}
+}
+
+// byRegion matches ps in the order of the image's regions, releasing each once read.
+func (p *prober) byRegion(c *arrangement, ps []probe) {
+	clear(p.count)
+	region := func(pb probe) int { return int(pb.off / 8 / releaseBytes) }
+	for _, pb := range ps {
+		p.count[region(pb)+1]++
+	}
+	for r := 1; r < len(p.count); r++ {
+		p.count[r] += p.count[r-1]
+	}
+	p.order = slices.Grow(p.order[:0], len(ps))[:len(ps)]
+	for _, pb := range ps {
+		r := region(pb)
+		p.order[p.count[r]] = pb
+		p.count[r]++
+	}
+	start := 0
+	for r := 0; start < len(p.order); r++ {
+		end := p.count[r]
+		if end > start {
+			p.match(c, p.order[start:end])
+			from := int64(r) * releaseBytes
+			p.image.ReleasePages(from, min(from+releaseBytes+8, int64(len(p.image.Data))))
+		}
+		start = end
+	}
+}
+
+// match counts the probes whose image bits are what c expects there. The comparison's
+// rule (buffer.Compare): any NaN matches any NaN; candidates with the image's width, or
+// converted to its type, hold image-type bits.
+func (p *prober) match(c *arrangement, ps []probe) {
+	for _, pb := range ps {
+		v := readBits(p.image.Data, pb.off, c.bits)
+		if c.conv != nil {
+			v = c.conv(v)
+		}
+		switch {
+		case v == pb.e, c.match != nil && c.match(v, pb.e):
+			c.Matched++
+		case p.isNaN != nil && (c.bits == p.ibits || c.conv != nil) && p.isNaN(v) && p.isNaN(pb.e):
+			c.Matched++
+		}
+	}
 }
 
 // pick chooses the candidate to name among cands (sorted best first, the declared

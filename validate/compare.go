@@ -188,13 +188,19 @@ func rounding(res *buffer.CompareResult) string {
 // smallULP bounds the errors the rounding line describes.
 const smallULP = 8
 
-// checkPadding counts padding elements of dump that are not zero.
+// checkPadding counts padding elements of dump that are not zero. The pages of a mapped
+// dump are released as the pass goes, every releaseBytes.
 func (r *Report) checkPadding(dump *buffer.Buffer, ix *layout.Indexer, keep int) {
 	idx := make([]int64, ix.Rank())
 	n := ix.FootprintElements()
 	bits := int64(ix.ElementBits())
 	digits := (ix.ElementBits() + 3) / 4
+	var done int64 // bytes of dump released
 	for off := range n {
+		if b := off * bits / 8; b-done >= releaseBytes {
+			dump.ReleasePages(done, b)
+			done = b
+		}
 		if ix.Index(off, idx) {
 			continue
 		}
@@ -207,6 +213,9 @@ func (r *Report) checkPadding(dump *buffer.Buffer, ix *layout.Indexer, keep int)
 		}
 	}
 }
+
+// releaseBytes is how much of a mapped dump checkPadding reads between releases.
+const releaseBytes = 16 << 20
 
 // cleanErr drops the package prefixes of an error for a report.
 func cleanErr(err error) string {

@@ -2,23 +2,28 @@ package main
 
 import (
 	"bytes"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"text/tabwriter"
 )
 
-// defaultTargets is where -check looks for the targets, from the working directory
-// and then from each directory above it (so that it works anywhere in the repository).
-const defaultTargets = "bench/targets.json"
+// embeddedTargets is targets.json, built into the command so that --check finds its
+// targets wherever it runs; --targets FILE reads another file instead.
+//
+//go:embed targets.json
+var embeddedTargets []byte
 
-// target is one line of bench/targets.json: a case at a size and worker count, and the
+// embeddedName names the built-in targets in messages.
+const embeddedName = "cmd/relayout-bench/targets.json (built in)"
+
+// target is one line of a targets file: a case at a size and worker count, and the
 // least value of one metric, ratio_to_copy or speedup_over_1_worker.
 type target struct {
 	Case     string   `json:"case"`
@@ -36,27 +41,15 @@ type targetsFile struct {
 	Targets []target `json:"targets"`
 }
 
-// findTargets resolves the -targets flag: a path given explicitly is used as it is;
-// the default is looked up from the working directory upward.
-func findTargets(name string, explicit bool) (string, error) {
-	if explicit || filepath.IsAbs(name) {
-		return name, nil
+// readTargets returns the targets of path, or the built-in ones when path is "", and
+// the name messages give them.
+func readTargets(path string) ([]target, string, error) {
+	if path == "" {
+		ts, err := parseTargets(embeddedTargets, embeddedName)
+		return ts, embeddedName, err
 	}
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		p := filepath.Join(dir, name)
-		if _, err := os.Stat(p); err == nil {
-			return p, nil
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			return "", fmt.Errorf("-check: %s not found in the working directory or above it (give -targets FILE)", name)
-		}
-		dir = up
-	}
+	ts, err := loadTargets(path)
+	return ts, path, err
 }
 
 // loadTargets reads and validates a targets file.
@@ -64,24 +57,29 @@ func loadTargets(path string) ([]target, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("-check: %s: no such file", path)
+			return nil, fmt.Errorf("--check: %s: no such file", path)
 		}
-		return nil, fmt.Errorf("-check: %w", err)
+		return nil, fmt.Errorf("--check: %w", err)
 	}
+	return parseTargets(data, path)
+}
+
+// parseTargets validates the targets of data, named path in messages.
+func parseTargets(data []byte, path string) ([]target, error) {
 	var f targetsFile
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.DisallowUnknownFields()
 	if err := d.Decode(&f); err != nil {
-		return nil, fmt.Errorf("-check: %s: %v", path, err)
+		return nil, fmt.Errorf("--check: %s: %v", path, err)
 	}
 	if len(f.Targets) == 0 {
-		return nil, fmt.Errorf("-check: %s holds no targets", path)
+		return nil, fmt.Errorf("--check: %s holds no targets", path)
 	}
 	for i := range f.Targets {
 		t := &f.Targets[i]
 		t.fromFile = path
 		bad := func(why string) error {
-			return fmt.Errorf("-check: %s: target %d (%q): %s", path, i+1, t.Case, why)
+			return fmt.Errorf("--check: %s: target %d (%q): %s", path, i+1, t.Case, why)
 		}
 		if t.Case == "" || t.Size == "" {
 			return nil, bad("needs case and size")
@@ -153,7 +151,7 @@ func checkResults(targets []target, rs []*result) []checkLine {
 	return out
 }
 
-// errShort is the -check failure: some measured value is below its target.
+// errShort is the --check failure: some measured value is below its target.
 var errShort = errors.New("below their targets")
 
 // writeCheck prints the check table and the bandwidths it was measured against; it
@@ -161,7 +159,7 @@ var errShort = errors.New("below their targets")
 // applied to the cases run.
 func writeCheck(w io.Writer, lines []checkLine, rs []*result, path string) error {
 	if len(lines) == 0 {
-		return fmt.Errorf("-check: no target of %s applies to the cases, sizes and worker counts run", path)
+		return fmt.Errorf("--check: no target of %s applies to the cases, sizes and worker counts run", path)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "case\tsize\tworkers\tkernel\tmetric\tmeasured\ttarget\tcopy GB/s\tNT copy GB/s\t\n")
@@ -186,13 +184,13 @@ func writeCheck(w io.Writer, lines []checkLine, rs []*result, path string) error
 	}
 	fmt.Fprintf(w, "%d of %d checks meet the targets of %s (%s).\n", len(lines)-short, len(lines), path, cpuName())
 	if short > 0 {
-		return fmt.Errorf("-check: %d of %d %w", short, len(lines), errShort)
+		return fmt.Errorf("--check: %d of %d %w", short, len(lines), errShort)
 	}
 	return nil
 }
 
 // targetsApply checks, before any timing, that some target's case, size and worker
-// count is among those the run will measure, so that -check fails in a second, naming
+// count is among those the run will measure, so that --check fails in a second, naming
 // the sizes it has targets for, rather than after minutes of measurement.
 func targetsApply(targets []target, jobs []job, workers []int, path string) error {
 	var sizes []string
@@ -209,5 +207,5 @@ func targetsApply(targets []target, jobs []job, workers []int, path string) erro
 			}
 		}
 	}
-	return fmt.Errorf("-check: no target of %s applies to the cases, sizes and worker counts to run (it has targets at %s)", path, strings.Join(sizes, ", "))
+	return fmt.Errorf("--check: no target of %s applies to the cases, sizes and worker counts to run (it has targets at %s)", path, strings.Join(sizes, ", "))
 }

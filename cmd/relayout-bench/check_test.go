@@ -17,14 +17,10 @@ func writeTargets(t *testing.T, body string) string {
 	return name
 }
 
-// The repository's targets name suite cases at the suite's sizes, and both sizes have
-// targets, so that -size small -check and -size large -check each check something.
+// The built-in targets name suite cases at the suite's sizes, and both sizes have
+// targets, so that --size small --check and --size large --check each check something.
 func TestRepoTargets(t *testing.T) {
-	path, err := findTargets(defaultTargets, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts, err := loadTargets(path)
+	ts, path, err := readTargets("")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,5 +144,17 @@ func TestCheckExit(t *testing.T) {
 	code, _, errOut := runArgs(t, append(tiny, "-workers", "1", "-case", "^f32-transpose$", "-check", "-targets", filepath.Join(t.TempDir(), "none.json"))...)
 	if code != 1 || !strings.Contains(errOut, "no such file") {
 		t.Errorf("missing targets: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// --check reads the targets built into the command, wherever it runs: outside the
+// repository it still finds them (and fails at once here only because the run's size
+// has none, naming the sizes that have).
+func TestCheckBuiltInTargets(t *testing.T) {
+	t.Chdir(t.TempDir())
+	code, out, errOut := runArgs(t, append(tiny, "--workers", "1", "--case", "^f32-transpose$", "--check")...)
+	if code != 1 || out != "" || !strings.Contains(errOut, "no target of "+embeddedName) ||
+		!strings.Contains(errOut, "1024x1024") {
+		t.Errorf("--check outside the repository: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }

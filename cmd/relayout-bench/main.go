@@ -12,32 +12,32 @@
 // with as many goroutines, and the ratio to copy is the median of those per-pair ratios,
 // so it holds up when the machine's speed drifts. The per-element reference path is
 // timed once per case on a smaller shape, beside the measured implementation on the
-// same shape, and reported as how many times slower it is.
+// same shape; the table reports how many times faster the implementation is.
 //
 // Output is the Go benchmark format on stdout, one line per sample, which benchstat
-// reads (`benchstat -col /impl results.txt`), and a summary table on stderr. -json
-// prints one JSON object per case instead, -table the summary on stdout. Before each
+// reads (`benchstat -col /impl results.txt`), and a summary table on stderr. --json
+// prints one JSON object per case instead, --table the summary on stdout. Before each
 // case's results comes a line (starting with '#', which benchstat skips) with the
 // machine's copy() and non-temporal copy bandwidth at the case's size and worker count,
 // timed in the same pairs (impl=gocopy and impl=ntcopy lines), so that every ratio can
 // also be read against the physical limit.
 //
-// -check prints each case's ratio beside its target in bench/targets.json (looked up
-// from the working directory upward, or -targets FILE) and exits 1 when one is short.
+// --check prints each case's ratio beside its target in targets.json (built into the
+// command, or --targets FILE) and exits 1 when one is short.
 // It is for people tuning the kernels on a quiet machine, not for CI: timings move
 // with the machine and its load.
 //
 // Usage:
 //
-//	relayout-bench [-case REGEXP] [-size small|large|both|NxM] [-workers 1,2] [-count N]
-//	               [-benchtime D] [-kernel generic|avx2|avx512|all] [-json | -table]
-//	               [-plot FILE.svg] [-cpuprofile FILE] [-progress] [-check [-targets FILE]]
-//	relayout-bench -from SHAPE -to SHAPE [flags]
-//	relayout-bench -list [-case REGEXP] [-size …]
-//	relayout-bench -tune FILE [-count N] [-benchtime D]
+//	relayout-bench [--case REGEXP] [--size small|large|both|NxM] [--workers 1,2] [--count N]
+//	               [--benchtime D] [--kernel generic|avx2|avx512|all] [--json | --table]
+//	               [--plot FILE.svg] [--cpuprofile FILE] [--progress] [--check [--targets FILE]]
+//	relayout-bench --from SHAPE --to SHAPE [flags]
+//	relayout-bench --list [--case REGEXP] [--size …]
+//	relayout-bench --tune FILE [--count N] [--benchtime D]
 //
-// -stores stream or cache forces how the plans store, to compare the two on a machine;
-// -tune measures from which size streaming wins (f32 row-major → T(8,128) at 4 to 256
+// --stores stream or cache forces how the plans store, to compare the two on a machine;
+// --tune measures from which size streaming wins (f32 row-major → T(8,128) at 4 to 256
 // MiB moved, the two ways alternated) and writes a wisdom file that plans read when
 // TPULAYOUT_WISDOM names it, in place of the size they derive from the last-level cache
 // the CPU reports (virtual machines can report far more than they get). Neither changes
@@ -95,11 +95,10 @@ type options struct {
 	plot     string
 	cpuprof  string
 	progress bool
-	list     bool   // -list: print the selected cases and exit
-	check    bool   // -check: compare with the targets, exit 1 when short
-	targets  string // the targets file (-targets, or the default looked up)
-	tgtSet   bool   // -targets was given
-	tune     string // -tune: the wisdom file to write
+	list     bool   // --list: print the selected cases and exit
+	check    bool   // --check: compare with the targets, exit 1 when short
+	targets  string // the targets file (--targets); "" is the built-in targets
+	tune     string // --tune: the wisdom file to write
 }
 
 func defaultWorkers() string {
@@ -111,51 +110,51 @@ func defaultWorkers() string {
 
 func newFlagSet() (*flag.FlagSet, func() (*options, error)) {
 	fs := flag.NewFlagSet("relayout-bench", flag.ContinueOnError)
-	caseRE := fs.String("case", "", "run only the cases whose name matches `regexp`")
-	size := fs.String("size", "both", "array `size`: small (1024x1024, 32^4), large (8192x8192, 64^4), both, shapes (a fixed set of odd, narrow and 3-row shapes), or NxM")
-	workers := fs.String("workers", defaultWorkers(), "comma-separated worker `counts` (goroutines per copy)")
-	count := fs.Int("count", defaultCount, "samples (benchmark lines) per case")
-	benchtime := fs.Duration("benchtime", defaultBenchtime, "minimum `duration` of one sample")
-	kernel := fs.String("kernel", simd.Default().Name, "SIMD implementation(s): generic, avx2, avx512, a comma-separated `list`, or all")
+	caseRE := fs.String("case", "", "run only the cases whose name matches `REGEXP`")
+	size := fs.String("size", "both", "array `SIZE`: small (1024x1024, 32^4), large (8192x8192, 64^4), both, shapes (a fixed set of odd, narrow and 3-row shapes), or NxM")
+	workers := fs.String("workers", defaultWorkers(), "comma-separated worker `COUNTS` (goroutines per copy)")
+	count := fs.Int("count", defaultCount, "`N` samples (benchmark lines) per case")
+	benchtime := fs.Duration("benchtime", defaultBenchtime, "minimum `DURATION` of one sample")
+	kernel := fs.String("kernel", simd.Default().Name, "SIMD implementation(s): generic, avx2, avx512, a comma-separated `LIST`, or all")
 	jsonOut := fs.Bool("json", false, "print one JSON object per case on stdout instead of benchmark lines")
 	table := fs.Bool("table", false, "print the summary table on stdout instead of benchmark lines")
-	plot := fs.String("plot", "", "write an SVG bar chart of GB/s per case beside copy() to `file`")
-	cpuprof := fs.String("cpuprofile", "", "write a CPU profile to `file`")
-	from := fs.String("from", "", "source `shape` of a custom case, e.g. 'f32[512,512]{1,0}' (needs -to; replaces the suite)")
-	to := fs.String("to", "", "destination `shape` of the custom case (needs -from)")
+	plot := fs.String("plot", "", "write an SVG bar chart of GB/s per case beside copy() to `FILE`")
+	cpuprof := fs.String("cpuprofile", "", "write a CPU profile to `FILE`")
+	from := fs.String("from", "", "source `SHAPE` of a custom case, e.g. 'f32[512,512]{1,0}' (needs --to; replaces the suite)")
+	to := fs.String("to", "", "destination `SHAPE` of the custom case (needs --from)")
 	progress := fs.Bool("progress", false, "report progress on stderr even when it is not a terminal")
 	check := fs.Bool("check", false, "print each case's ratio beside its target in the targets file and exit 1 when one is short (for tuning, not for CI)")
-	list := fs.Bool("list", false, "list the cases that -case and -size select (name, size, source and destination shape) and exit")
-	stores := fs.String("stores", "auto", "how plans store: auto (from the sizes, or the wisdom file "+relayout.WisdomEnv+" names), stream (non-temporal) or cache; results are the same")
-	tune := fs.String("tune", "", "measure from which size non-temporal stores win on this machine and write the wisdom `file` that plans read when "+relayout.WisdomEnv+" names it (instead of the suite; -count and -benchtime apply)")
-	targets := fs.String("targets", defaultTargets, "`file` of targets for -check; the default is looked up from the working directory upward")
+	list := fs.Bool("list", false, "list the cases that --case and --size select (name, size, source and destination shape) and exit")
+	stores := fs.String("stores", "auto", "how plans store (`MODE`): auto (from the sizes, or the wisdom file "+relayout.WisdomEnv+" names), stream (non-temporal) or cache; results are the same")
+	tune := fs.String("tune", "", "measure from which size non-temporal stores win on this machine and write the wisdom `FILE` that plans read when "+relayout.WisdomEnv+" names it (instead of the suite; --count and --benchtime apply)")
+	targets := fs.String("targets", "", "`FILE` of targets for --check (default: the built-in cmd/relayout-bench/targets.json)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `usage: relayout-bench [flags]
 
-Relayout-bench times the relayout package on its benchmark suite (or on one -from/-to
+Relayout-bench times the relayout package on its benchmark suite (or on one --from/--to
 pair) beside Go's copy() of the same bytes, and prints Go benchmark lines that benchstat
 reads (benchstat -col /impl FILE), then a summary table on stderr.
 
 Flags:
 `)
-		fs.PrintDefaults()
+		printFlags(fs.Output(), fs)
 	}
 	parse := func() (*options, error) {
 		o := &options{json: *jsonOut, table: *table, plot: *plot, cpuprof: *cpuprof, progress: *progress, check: *check, targets: *targets, tune: *tune, list: *list}
 		if o.json && o.table {
-			return nil, usagef("-json and -table both choose stdout's format; give one")
+			return nil, usagef("--json and --table both choose stdout's format; give one")
 		}
 		if *count < 1 {
-			return nil, usagef("-count %d: want at least 1", *count)
+			return nil, usagef("--count %d: want at least 1", *count)
 		}
 		if *benchtime < 0 {
-			return nil, usagef("-benchtime %v: want a duration >= 0", *benchtime)
+			return nil, usagef("--benchtime %v: want a duration >= 0", *benchtime)
 		}
 		o.st.count, o.st.benchtime = *count, *benchtime
 		for _, s := range strings.Split(*workers, ",") {
 			n, err := strconv.Atoi(strings.TrimSpace(s))
 			if err != nil || n < 1 || n > 1024 {
-				return nil, usagef("-workers %q: want comma-separated counts from 1 to 1024", *workers)
+				return nil, usagef("--workers %q: want comma-separated counts from 1 to 1024", *workers)
 			}
 			if !slices.Contains(o.st.workers, n) {
 				o.st.workers = append(o.st.workers, n)
@@ -167,31 +166,30 @@ Flags:
 		}
 		o.st.kernels = ks
 		if o.st.stores, err = relayout.ParseStores(*stores); err != nil {
-			return nil, usagef("-stores %q: want auto, stream or cache", *stores)
+			return nil, usagef("--stores %q: want auto, stream or cache", *stores)
 		}
 		set := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 		if o.tune != "" {
 			for _, f := range []string{"case", "size", "from", "to", "check", "json", "table", "plot", "stores", "workers", "kernel"} {
 				if set[f] {
-					return nil, usagef("-tune measures its own plans: -%s does not apply", f)
+					return nil, usagef("--tune measures its own plans: --%s does not apply", f)
 				}
 			}
 			return o, nil
 		}
-		o.tgtSet = set["targets"]
-		if o.tgtSet && !o.check {
-			return nil, usagef("-targets is read by -check; give -check too")
+		if set["targets"] && !o.check {
+			return nil, usagef("--targets is read by --check; give --check too")
 		}
 		if set["from"] || set["to"] {
 			if o.check {
-				return nil, usagef("-check compares the suite's cases with their targets; -from/-to have none")
+				return nil, usagef("--check compares the suite's cases with their targets; --from/--to have none")
 			}
 			if *from == "" || *to == "" {
-				return nil, usagef("-from and -to go together")
+				return nil, usagef("--from and --to go together")
 			}
 			if set["case"] || set["size"] {
-				return nil, usagef("-from/-to replace the suite: -case and -size do not apply")
+				return nil, usagef("--from/--to replace the suite: --case and --size do not apply")
 			}
 			j, err := customJob(*from, *to)
 			if err != nil {
@@ -203,7 +201,7 @@ Flags:
 		var re *regexp.Regexp
 		if *caseRE != "" {
 			if re, err = regexp.Compile(*caseRE); err != nil {
-				return nil, usagef("-case: %v", err)
+				return nil, usagef("--case: %v", err)
 			}
 		}
 		sizes, err := parseSizes(*size)
@@ -211,14 +209,14 @@ Flags:
 			return nil, usageError{err.Error()}
 		}
 		if o.jobs = selectJobs(re, sizes); len(o.jobs) == 0 {
-			return nil, usagef("-case %q matches no case", *caseRE)
+			return nil, usagef("--case %q matches no case", *caseRE)
 		}
 		return o, nil
 	}
 	return fs, parse
 }
 
-// parseKernels reads -kernel: names simd.Lookup accepts, comma-separated, or "all".
+// parseKernels reads --kernel: names simd.Lookup accepts, comma-separated, or "all".
 func parseKernels(s string) ([]string, error) {
 	var have []string
 	for _, k := range simd.Available() {
@@ -231,7 +229,7 @@ func parseKernels(s string) ([]string, error) {
 	for _, name := range strings.Split(s, ",") {
 		name = strings.TrimSpace(name)
 		if _, ok := simd.Lookup(name); !ok {
-			return nil, usagef("-kernel %q: not available on this machine (have %s, or all)", name, strings.Join(have, ", "))
+			return nil, usagef("--kernel %q: not available on this machine (have %s, or all)", name, strings.Join(have, ", "))
 		}
 		if !slices.Contains(out, name) {
 			out = append(out, name)
@@ -251,11 +249,11 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fs.Usage()
 			return exitOK
 		}
-		fmt.Fprintf(stderr, "relayout-bench: %v (see relayout-bench -h)\n", err)
+		fmt.Fprintf(stderr, "relayout-bench: %v (see relayout-bench --help)\n", flagError(err))
 		return exitUsage
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "relayout-bench: unexpected argument %q (see relayout-bench -h)\n", fs.Arg(0))
+		fmt.Fprintf(stderr, "relayout-bench: unexpected argument %q (see relayout-bench --help)\n", fs.Arg(0))
 		return exitUsage
 	}
 	o, err := parse()
@@ -293,10 +291,7 @@ func bench(o *options, stdout, stderr io.Writer) (err error) {
 	}
 	var targets []target
 	if o.check { // before the run, so that a bad file costs no minutes
-		if o.targets, err = findTargets(o.targets, o.tgtSet); err != nil {
-			return err
-		}
-		if targets, err = loadTargets(o.targets); err != nil {
+		if targets, o.targets, err = readTargets(o.targets); err != nil {
 			return err
 		}
 		if err := targetsApply(targets, o.jobs, o.st.workers, o.targets); err != nil {
@@ -320,7 +315,7 @@ func bench(o *options, stdout, stderr io.Writer) (err error) {
 		}()
 	}
 
-	// Progress: a self-overwriting line on a terminal, milestone lines with -progress.
+	// Progress: a self-overwriting line on a terminal, milestone lines with --progress.
 	clearLine := func() {}
 	switch {
 	case isTerminal(stderr):

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"flag"
 	"io"
 	"math"
 	"os"
@@ -476,5 +477,60 @@ func TestCPUProfile(t *testing.T) {
 	code, _, errOut = runArgs(t, append(tiny, "-case", "^s8", "-cpuprofile", filepath.Join(t.TempDir(), "no", "such", "dir"))...)
 	if code != 1 || strings.Count(errOut, "\n") != 1 {
 		t.Errorf("unwritable profile: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// Help lists every flag as --name, the tpulayout command's style; -name still works.
+func TestHelpDoubleDash(t *testing.T) {
+	_, _, help := runArgs(t, "--help")
+	fs, _ := newFlagSet()
+	fs.VisitAll(func(f *flag.Flag) {
+		if !strings.Contains(help, "\n  --"+f.Name+" ") && !strings.Contains(help, "\n  --"+f.Name+"\n") {
+			t.Errorf("help does not list --%s", f.Name)
+		}
+	})
+	if regexp.MustCompile(`(?m)^\s+-[a-z]`).MatchString(help) {
+		t.Errorf("help lists a flag with one dash:\n%s", help)
+	}
+	_, one, _ := runArgs(t, "-list", "-case", "^f32-transpose$")
+	_, two, _ := runArgs(t, "--list", "--case", "^f32-transpose$")
+	if one == "" || one != two {
+		t.Errorf("-list and --list differ:\n%s\n%s", one, two)
+	}
+}
+
+// The flag package's errors, which name flags with one dash, are rewritten to --name.
+func TestFlagErrorsDoubleDash(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-nosuch"}, "unknown flag --nosuch"},
+		{[]string{"--nosuch"}, "unknown flag --nosuch"},
+		{[]string{"-count", "many"}, `invalid value "many" for flag --count`},
+		{[]string{"-json=maybe"}, `invalid boolean value "maybe" for --json`},
+		{[]string{"--size"}, "flag --size needs an argument"},
+		{[]string{"-count", "0"}, "--count 0: want at least 1"},
+	} {
+		code, _, errOut := runArgs(t, c.args...)
+		if code != exitUsage || !strings.Contains(errOut, c.want) {
+			t.Errorf("%q: exit %d, stderr %q, want %q", c.args, code, errOut, c.want)
+		}
+	}
+}
+
+// The table's last column is how many times faster the measured kernel is than the
+// per-element reference path, and says so.
+func TestTableSpeedupColumn(t *testing.T) {
+	r := fakeResult("a", 1, 4, 0.6)
+	r.kernel, r.ref.slowdown = "copy", 435
+	var b strings.Builder
+	if err := writeTable(&b, []*result{r}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(b.String(), "\n")
+	if !strings.HasSuffix(strings.TrimSpace(lines[0]), "speedup vs per-element") ||
+		!strings.HasSuffix(strings.TrimSpace(lines[1]), " 435x") || strings.Contains(b.String(), "slower") {
+		t.Errorf("table:\n%s", b.String())
 	}
 }

@@ -35,7 +35,7 @@ var suite = []benchCase{
 	{"s4-T8x128-8x1-to-rowmajor", "s4[%d,%d]{1,0:T(8,128)(8,1)E(4)}", "s4[%d,%d]{1,0}", false},
 }
 
-// shapes are relayouts of awkward real shapes, run as they are by -size shapes: dims that
+// shapes are relayouts of awkward real shapes, run as they are by --size shapes: dims that
 // are not tile multiples, narrow arrays whose rows are one or two tiles, a dim of 3 in
 // tiles of 4 rows (TPU's default tiling for bf16[N,3,M]). Each took an element-by-element
 // or per-row path at some point (bench/design-notes.md).
@@ -66,7 +66,7 @@ var (
 	sizeLarge = sizeSpec{rows: 8192, cols: 8192, a: 64} // f32: 256 MiB (64 MiB for 64^4), DRAM
 )
 
-// parseSizes reads -size: small, large, both, shapes, or NxM (N alone means NxN).
+// parseSizes reads --size: small, large, both, shapes, or NxM (N alone means NxN).
 func parseSizes(s string) ([]sizeSpec, error) {
 	switch s {
 	case "shapes":
@@ -85,7 +85,7 @@ func parseSizes(s string) ([]sizeSpec, error) {
 	rows, err1 := strconv.ParseInt(r, 10, 64)
 	cols, err2 := strconv.ParseInt(c, 10, 64)
 	if err1 != nil || err2 != nil || rows < 1 || cols < 1 || rows > 1<<20 || cols > 1<<20 {
-		return nil, fmt.Errorf("-size %q: want small, large, both, shapes or NxM with N, M from 1 to 1048576", s)
+		return nil, fmt.Errorf("--size %q: want small, large, both, shapes or NxM with N, M from 1 to 1048576", s)
 	}
 	// The 4-D case gets about as many elements: a = (rows·cols)^(1/4).
 	a := max(int64(math.Sqrt(math.Sqrt(float64(rows*cols)))+1e-9), 1)
@@ -142,15 +142,15 @@ func selectJobs(re *regexp.Regexp, sizes []sizeSpec) []job {
 	return jobs
 }
 
-// customJob is the -from/-to pair.
+// customJob is the --from/--to pair.
 func customJob(from, to string) (job, error) {
 	src, err := layout.Parse(from)
 	if err != nil {
-		return job{}, fmt.Errorf("-from: %v", err)
+		return job{}, fmt.Errorf("--from: %v", err)
 	}
 	dst, err := layout.Parse(to)
 	if err != nil {
-		return job{}, fmt.Errorf("-to: %v", err)
+		return job{}, fmt.Errorf("--to: %v", err)
 	}
 	return job{name: "custom", size: dimsName(src.Dims), dst: dst, src: src}, nil
 }

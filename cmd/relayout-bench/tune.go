@@ -9,7 +9,7 @@ import (
 	"github.com/tpulayout/tpulayout/relayout"
 )
 
-// tuneSizes are the bytes of source and destination together at which -tune times
+// tuneSizes are the bytes of source and destination together at which --tune times
 // streamed against cached stores: from the L2 caches' sizes to well past any
 // last-level cache.
 var tuneSizes = []int64{4 << 20, 8 << 20, 16 << 20, 32 << 20, 64 << 20, 128 << 20, 256 << 20}

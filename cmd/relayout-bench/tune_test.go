@@ -50,10 +50,10 @@ func TestTune(t *testing.T) {
 	if !strings.Contains(log.String(), "wrote "+path) {
 		t.Errorf("log %q does not name the file", log.String())
 	}
-	if code, _, errOut := runArgs(t, "-tune", path, "-case", "f32"); code != exitUsage || !strings.Contains(errOut, "-case does not apply") {
+	if code, _, errOut := runArgs(t, "-tune", path, "-case", "f32"); code != exitUsage || !strings.Contains(errOut, "--case does not apply") {
 		t.Errorf("-tune with -case: exit %d, %q", code, errOut)
 	}
-	if code, _, errOut := runArgs(t, "-stores", "fast"); code != exitUsage || !strings.Contains(errOut, `-stores "fast"`) {
+	if code, _, errOut := runArgs(t, "-stores", "fast"); code != exitUsage || !strings.Contains(errOut, `--stores "fast"`) {
 		t.Errorf("-stores fast: exit %d, %q", code, errOut)
 	}
 }
