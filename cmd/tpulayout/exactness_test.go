@@ -110,7 +110,7 @@ func TestFootprintOverflowRejected(t *testing.T) {
 	for _, s := range []string{
 		"f32[2,2]{1,0:T(9223372036854775807,128)}",
 		"f32[2,2]{1,0:T(9223372036854775807)}",
-		"f32[2,2]{1,0:L(9223372036854775807)}",
+		"f32[2,2]{1,0:T(2,2)L(9223372036854775807)}", // L(n) counts on tiled layouts only, as in XLA
 	} {
 		wantFails(t, []string{"info", s}, "bad shape", "at byte 8", "overflows int64")
 		wantFails(t, []string{"show", s}, "overflows int64")
