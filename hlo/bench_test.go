@@ -2,6 +2,7 @@ package hlo
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -58,5 +59,28 @@ func TestParseCostPerInstruction(t *testing.T) {
 	})
 	if per := allocs / n; per > 12 {
 		t.Errorf("%.1f allocations per instruction, want at most 12", per)
+	}
+}
+
+// TestParseMemoryPerInstruction bounds the heap a parsed module keeps per instruction
+// (the text itself excluded): instructions share the Shape of their shape text rather
+// than holding a copy each.
+func TestParseMemoryPerInstruction(t *testing.T) {
+	const n = 20_000
+	text := genModule(n)
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	m, err := Parse(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(m)
+	per := (int64(after.HeapAlloc) - int64(before.HeapAlloc)) / n
+	t.Logf("%d bytes kept per instruction", per)
+	if per > 300 {
+		t.Errorf("the module keeps %d bytes per instruction, want at most 300", per)
 	}
 }
