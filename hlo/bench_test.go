@@ -45,10 +45,10 @@ func BenchmarkParse(b *testing.B) {
 	}
 }
 
-// TestParseCostPerInstruction bounds what parsing allocates per instruction, which
-// grows with the size of the module when a reader builds (and discards) positioned
-// errors or reparses repeated shapes for every operand. Timing is left to
-// BenchmarkParse.
+// TestParseCostPerInstruction bounds what parsing allocates per instruction: the
+// instruction and its lists of operands and attributes, not positioned errors built and
+// discarded, repeated shapes reparsed, or scanners and splits made for every operand.
+// Timing is left to BenchmarkParse.
 func TestParseCostPerInstruction(t *testing.T) {
 	const n = 4000
 	text := genModule(n)
@@ -57,8 +57,9 @@ func TestParseCostPerInstruction(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
-	if per := allocs / n; per > 12 {
-		t.Errorf("%.1f allocations per instruction, want at most 12", per)
+	t.Logf("%.1f allocations per instruction", allocs/n)
+	if per := allocs / n; per > 5 {
+		t.Errorf("%.1f allocations per instruction, want at most 5", per)
 	}
 }
 

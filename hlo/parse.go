@@ -421,7 +421,7 @@ func (s *scanner) attrs() ([]Attr, error) {
 func (s *scanner) noteCalls(v string, at int) {
 	body := strings.TrimSuffix(strings.TrimPrefix(v, "{"), "}")
 	off := at + len(v) - len(strings.TrimPrefix(v, "{"))
-	for _, r := range splitTopAt(body) {
+	for _, r := range splitTopAt(nil, body) {
 		name := strings.TrimSpace(body[r[0]:r[1]])
 		lead := strings.Index(body[r[0]:r[1]], name)
 		*s.calls = append(*s.calls, callRef{strings.TrimPrefix(name, "%"), off + r[0] + lead})
@@ -432,15 +432,14 @@ func (s *scanner) noteCalls(v string, at int) {
 // dropping /*…*/ comments; an empty text gives no parts.
 func splitTop(text string) []string {
 	var parts []string
-	for _, r := range splitTopAt(text) {
+	for _, r := range splitTopAt(nil, text) {
 		parts = append(parts, stripComments(text[r[0]:r[1]]))
 	}
 	return parts
 }
 
-// splitTopAt is splitTop as byte ranges of text, untrimmed.
-func splitTopAt(text string) [][2]int {
-	var parts [][2]int
+// splitTopAt is splitTop as byte ranges of text, untrimmed, appended to parts.
+func splitTopAt(parts [][2]int, text string) [][2]int {
 	depth, start := 0, 0
 	for i := 0; i < len(text); i++ {
 		switch c := text[i]; c {
@@ -559,12 +558,14 @@ func (s *scanner) operands(in *Instruction) error {
 	if s.anon == nil {
 		s.anon = map[string]int{} // shared with the scanners of nested operands
 	}
-	parts := splitTopAt(s.in[open+1 : end-1])
+	var buf [4][2]int
+	parts := splitTopAt(buf[:0], s.in[open+1:end-1])
 	in.Operands = make([]string, 0, len(parts))
 	for _, r := range parts {
 		a, b := open+1+r[0], open+1+r[1]
 		text := stripComments(s.in[a:b])
-		if sub := (&scanner{in: s.in[:b], pos: a, anon: s.anon, shapes: s.shapes, names: s.names, calls: s.calls}); sub.nestedFollows() {
+		if probe := (scanner{in: s.in[:b], pos: a}); probe.nestedFollows() {
+			sub := &scanner{in: s.in[:b], pos: a, anon: s.anon, shapes: s.shapes, names: s.names, calls: s.calls}
 			n := &Instruction{Line: s.line(sub.pos), pos: sub.pos}
 			if err := sub.rhs(n, true); err != nil {
 				return err
