@@ -163,7 +163,7 @@ func ParseShape(text string) (layout.Shape, error) {
 		if ierr != nil {
 			return layout.Shape{}, fmt.Errorf("bad HLO instruction %q: %s", body, strings.TrimPrefix(ierr.Error(), "hlo: "))
 		}
-		return pickElement(in.Shape, index)
+		return pickElement(*in.Shape, index)
 	}
 	return layout.Shape{}, err
 }
@@ -221,7 +221,7 @@ func hloRefShape(text string) (layout.Shape, error) {
 		if el != nil && len(el.Params) == len(mod.Entry.Parameters()) {
 			return el.Params[n], nil
 		}
-		return p.Shape, nil
+		return *p.Shape, nil
 	}
 	rs := mod.Results()
 	if el != nil {

@@ -63,7 +63,7 @@ func (c *Computation) inferShapes() {
 			continue
 		}
 		if sh, ok := infer(in, known); ok {
-			in.Shape = sh
+			in.Shape = &sh
 			known[in.Name] = in
 		} else {
 			in.NoShape = true
@@ -83,7 +83,7 @@ func operandShape(text string, byName map[string]*Instruction) (layout.Shape, bo
 	if in == nil {
 		return layout.Shape{}, false
 	}
-	return in.Shape, true
+	return *in.Shape, true
 }
 
 func infer(in *Instruction, byName map[string]*Instruction) (layout.Shape, bool) {

@@ -60,14 +60,18 @@ type Param struct {
 
 // Instruction is one HLO instruction.
 type Instruction struct {
-	Name   string // without the leading '%'
-	Root   bool   // marked ROOT
-	Shape  layout.Shape
+	Name string // without the leading '%'
+	// Shape is never nil. Instructions written with the same shape text share one
+	// Shape (and the Shape its slices), so a caller changes it only after cloning it.
+	Shape  *layout.Shape
 	Opcode string
 	// Operands are the operand texts as written, such as "bf16[8]{0} %p0" or "p0"
 	// (for parameter, the number; for constant, the literal).
 	Operands []string
 	Attrs    []Attr
+	Line     int
+	pos      int  // byte offset in the text where it starts, for errors
+	Root     bool // marked ROOT
 	// Known reports whether Opcode is one XLA defines.
 	Known bool
 	// Inferred reports that the text wrote no shape (`ROOT t = tuple(p)`): Shape is
@@ -75,10 +79,8 @@ type Instruction struct {
 	Inferred bool
 	// NoShape reports an unwritten shape this package does not infer (the opcode needs
 	// semantics it does not model, such as dot or reduce, or an operand's shape is
-	// unknown); Shape is then the zero Shape.
+	// unknown); Shape then points to a zero Shape.
 	NoShape bool
-	Line    int
-	pos     int // byte offset in the text where it starts, for errors
 }
 
 // Attr returns the value of the attribute name, and whether it is present.
@@ -169,7 +171,7 @@ func (m *Module) Results() []Result {
 	if m.Entry.Root.NoShape {
 		return []Result{{Index: []int{}, NoShape: true}}
 	}
-	walk(m.Entry.Root.Shape, []int{})
+	walk(*m.Entry.Root.Shape, []int{})
 	return out
 }
 

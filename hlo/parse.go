@@ -33,7 +33,7 @@ type scanner struct {
 	anon   map[string]int
 	// shapes holds the shapes read so far by their text, shared with the scanners of
 	// nested operands.
-	shapes map[string]layout.Shape
+	shapes map[string]*layout.Shape
 	// names holds the instructions defined so far in the computation being read (by
 	// name, their line), against which operands are checked; nil when reading a lone
 	// instruction. calls collects the computations its attributes name.
@@ -242,12 +242,12 @@ func (s *scanner) str() error {
 
 // shape reads a shape: a tuple `(…)`, a buffer `b(…)`, or `type[dims]` with an
 // optional `{layout}`, and parses it with layout.Parse. A text read before gives the
-// same Shape again, its slices shared.
-func (s *scanner) shape() (layout.Shape, error) {
+// same *Shape again.
+func (s *scanner) shape() (*layout.Shape, error) {
 	s.space(false)
 	start := s.pos
 	if err := s.skipShape(); err != nil {
-		return layout.Shape{}, err
+		return nil, err
 	}
 	text := s.in[start:s.pos]
 	if sh, ok := s.shapes[text]; ok {
@@ -257,17 +257,17 @@ func (s *scanner) shape() (layout.Shape, error) {
 	if err != nil {
 		var pe *layout.ParseError
 		if errors.As(err, &pe) {
-			return layout.Shape{}, s.errAt(start+pe.Pos, "bad shape %s: %s", text, pe.Msg)
+			return nil, s.errAt(start+pe.Pos, "bad shape %s: %s", text, pe.Msg)
 		}
-		return layout.Shape{}, s.errAt(start, "bad shape %s: %s", text, strings.TrimPrefix(err.Error(), "layout: "))
+		return nil, s.errAt(start, "bad shape %s: %s", text, strings.TrimPrefix(err.Error(), "layout: "))
 	}
 	if i := physicalAt(sh, text); i >= 0 {
-		return layout.Shape{}, s.errAt(start+i, "bad shape %s: a sparse layout's physical shape P(…) is the older XLA form, which XLA's parser now refuses", text)
+		return nil, s.errAt(start+i, "bad shape %s: a sparse layout's physical shape P(…) is the older XLA form, which XLA's parser now refuses", text)
 	}
 	if s.shapes != nil {
-		s.shapes[text] = sh
+		s.shapes[text] = &sh
 	}
-	return sh, nil
+	return &sh, nil
 }
 
 // physicalAt returns where in text the first P(…) of shape sh is written, or -1 when
@@ -421,7 +421,7 @@ func (s *scanner) attrs() ([]Attr, error) {
 func (s *scanner) noteCalls(v string, at int) {
 	body := strings.TrimSuffix(strings.TrimPrefix(v, "{"), "}")
 	off := at + len(v) - len(strings.TrimPrefix(v, "{"))
-	for _, r := range splitTopAt(body) {
+	for _, r := range splitTopAt(nil, body) {
 		name := strings.TrimSpace(body[r[0]:r[1]])
 		lead := strings.Index(body[r[0]:r[1]], name)
 		*s.calls = append(*s.calls, callRef{strings.TrimPrefix(name, "%"), off + r[0] + lead})
@@ -432,15 +432,14 @@ func (s *scanner) noteCalls(v string, at int) {
 // dropping /*…*/ comments; an empty text gives no parts.
 func splitTop(text string) []string {
 	var parts []string
-	for _, r := range splitTopAt(text) {
+	for _, r := range splitTopAt(nil, text) {
 		parts = append(parts, stripComments(text[r[0]:r[1]]))
 	}
 	return parts
 }
 
-// splitTopAt is splitTop as byte ranges of text, untrimmed.
-func splitTopAt(text string) [][2]int {
-	var parts [][2]int
+// splitTopAt is splitTop as byte ranges of text, untrimmed, appended to parts.
+func splitTopAt(parts [][2]int, text string) [][2]int {
 	depth, start := 0, 0
 	for i := 0; i < len(text); i++ {
 		switch c := text[i]; c {
@@ -512,7 +511,7 @@ func (s *scanner) rhs(in *Instruction, nested bool) error {
 	var err error
 	if s.opcodeFollows() {
 		// No shape written: XLA infers it for some opcodes (see inferShapes).
-		in.Inferred = true
+		in.Inferred, in.Shape = true, &layout.Shape{}
 	} else if in.Shape, err = s.shape(); err != nil {
 		return err
 	}
@@ -559,12 +558,14 @@ func (s *scanner) operands(in *Instruction) error {
 	if s.anon == nil {
 		s.anon = map[string]int{} // shared with the scanners of nested operands
 	}
-	parts := splitTopAt(s.in[open+1 : end-1])
+	var buf [4][2]int
+	parts := splitTopAt(buf[:0], s.in[open+1:end-1])
 	in.Operands = make([]string, 0, len(parts))
 	for _, r := range parts {
 		a, b := open+1+r[0], open+1+r[1]
 		text := stripComments(s.in[a:b])
-		if sub := (&scanner{in: s.in[:b], pos: a, anon: s.anon, shapes: s.shapes, names: s.names, calls: s.calls}); sub.nestedFollows() {
+		if probe := (scanner{in: s.in[:b], pos: a}); probe.nestedFollows() {
+			sub := &scanner{in: s.in[:b], pos: a, anon: s.anon, shapes: s.shapes, names: s.names, calls: s.calls}
 			n := &Instruction{Line: s.line(sub.pos), pos: sub.pos}
 			if err := sub.rhs(n, true); err != nil {
 				return err
@@ -661,7 +662,7 @@ func (s *scanner) opcodeFollows() bool {
 // ParseInstruction reads one instruction, such as a line pasted from a dump:
 // `%p0 = bf16[8,128]{1,0:T(8,128)(2,1)} parameter(0), sharding={replicated}`.
 func ParseInstruction(text string) (*Instruction, error) {
-	s := &scanner{in: text, shapes: map[string]layout.Shape{}}
+	s := &scanner{in: text, shapes: map[string]*layout.Shape{}}
 	in, err := s.instruction()
 	if err == nil && s.peek() != 0 {
 		err = s.errf("unexpected %s after the instruction", s.describe())
@@ -688,7 +689,7 @@ func Parse(text []byte) (*Module, error) {
 
 // ParseString is [Parse] of text held as a string.
 func ParseString(text string) (*Module, error) {
-	s := &scanner{in: text, shapes: map[string]layout.Shape{}}
+	s := &scanner{in: text, shapes: map[string]*layout.Shape{}}
 	m, err := s.module()
 	if err != nil {
 		return nil, syntaxError(s.in, err)
@@ -846,7 +847,7 @@ func (s *scanner) computation() (*Computation, error) {
 		if err != nil {
 			return nil, err
 		}
-		c.Result = &res
+		c.Result = res
 	}
 	if s.peek() != '{' {
 		return nil, s.errf("expected '{' to open computation %s, found %s", c.Name, s.describe())

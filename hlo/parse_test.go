@@ -199,14 +199,14 @@ func TestParseInstruction(t *testing.T) {
 	if !in.Root || len(in.Shape.Elements) != 3 || len(in.Operands) != 3 || in.Operands[2] != "%c" {
 		t.Errorf("root %v, shape %s, operands %q", in.Root, in.Shape, in.Operands)
 	}
-	e, err := Element(in.Shape, []int{2})
+	e, err := Element(*in.Shape, []int{2})
 	if err != nil || e.String() != "bf16[8,128]{1,0:T(8,128)(2,1)}" {
 		t.Errorf("element 2 = %s, %v", e, err)
 	}
-	if _, err := Element(in.Shape, []int{3}); err == nil || !strings.Contains(err.Error(), "has 3 elements") {
+	if _, err := Element(*in.Shape, []int{3}); err == nil || !strings.Contains(err.Error(), "has 3 elements") {
 		t.Errorf("element 3: %v", err)
 	}
-	if _, err := Element(in.Shape, []int{0, 0}); err == nil || !strings.Contains(err.Error(), "not a tuple") {
+	if _, err := Element(*in.Shape, []int{0, 0}); err == nil || !strings.Contains(err.Error(), "not a tuple") {
 		t.Errorf("element 0,0: %v", err)
 	}
 	for _, bad := range []string{"", "f32[8]", "%p = f32[8] parameter(0) extra", "%p = parameter(0)"} {

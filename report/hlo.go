@@ -154,7 +154,7 @@ func NewHLO(m *hlo.Module, o HLOOptions) *HLO {
 	if o.All {
 		for _, c := range m.Computations {
 			for _, in := range c.Instructions {
-				FlattenShape(in.Shape, nil, func(idx string, s layout.Shape) {
+				FlattenShape(*in.Shape, nil, func(idx string, s layout.Shape) {
 					r := newRow("instruction", c.Name+"/"+in.Name, s)
 					r.Index, r.Opcode, r.Line, r.Inferred = idx, in.Opcode, in.Line, in.Inferred && !in.NoShape
 					rep.Rows = append(rep.Rows, r)
@@ -243,7 +243,7 @@ func (rep *HLO) entryRows(m *hlo.Module, newRow func(kind, name string, s layout
 		if el != nil && i < len(el.Params) && len(el.Params) == len(params) {
 			header = &el.Params[i]
 		}
-		add("parameter", p.Name, n, p.Line, p.Shape, header, false)
+		add("parameter", p.Name, n, p.Line, *p.Shape, header, false)
 	}
 	rep.params = len(rep.Rows)
 	root := m.Entry.Root
@@ -251,7 +251,7 @@ func (rep *HLO) entryRows(m *hlo.Module, newRow func(kind, name string, s layout
 	if el != nil {
 		header = &el.Result
 	}
-	add("result", root.Name, 0, root.Line, root.Shape, header, root.Inferred)
+	add("result", root.Name, 0, root.Line, *root.Shape, header, root.Inferred)
 }
 
 func (rep *HLO) sortByPadding() {

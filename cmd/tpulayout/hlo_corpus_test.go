@@ -164,7 +164,7 @@ func TestHLOCorpus(t *testing.T) {
 		}
 		for _, c := range m.Computations {
 			for _, in := range c.Instructions {
-				count(in.Shape)
+				count(*in.Shape)
 			}
 		}
 		for _, args := range [][]string{{"hlo", f, "--all", "--json"}, {"hlo", f, "--json"}} {
