@@ -18,8 +18,8 @@
 //   - [Compose](a, b): a ∘ b. CuTe's implementations check only the stride condition and
 //     can return a layout that disagrees with the composed maps; Compose checks the
 //     stride and the shape divisibility conditions (and, when a has several modes, that
-//     b's modes reach disjoint offset ranges) and returns a [*DivisibilityError]
-//     wrapping [ErrNotComposable] instead.
+//     b's modes below the last mode of Coalesce(a) reach disjoint offset ranges) and
+//     returns a [*DivisibilityError] wrapping [ErrNotComposable] instead.
 //   - [Complement](l, cotarget): the offsets below cotarget that l does not reach.
 //   - [RightInverse], [LeftInverse]: offset → coordinate.
 //   - [LogicalDivide], [LogicalDivideModes], [ZippedDivide], [TiledDivide]: a layout cut

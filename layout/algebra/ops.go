@@ -74,12 +74,13 @@ func CoalesceByMode(l Layout) Layout {
 }
 
 // Compose returns R = a ∘ b with R(c) = a(b(c)) for every coordinate c of b; where b(c)
-// is past a's size, a is extended by the last mode of Coalesce(a) (as CuTe does). R has b's shape nesting. It
-// checks both of CuTe's conditions on every mode of a that b's modes cross: the stride
-// condition (a's mode shape and b's running stride divide one another) and the shape
-// condition (a mode of b that spans several modes of a splits exactly). When a has more
-// than one mode, b's modes must also reach disjoint offset ranges (else a sum of them can
-// carry between a's modes). When a condition fails the error is a *DivisibilityError
+// is past a's size, a is extended by the last mode of Coalesce(a) (as CuTe does). R has
+// b's shape nesting. It checks both of CuTe's conditions on every mode of a that b's
+// modes cross: the stride condition (a's mode shape and b's running stride divide one
+// another) and the shape condition (a mode of b that spans several modes of a splits
+// exactly). When a has more than one mode, b's modes must also reach disjoint offset
+// ranges (else a sum of them can carry between a's modes), except modes that land in the
+// last mode of Coalesce(a). When a condition fails the error is a *DivisibilityError
 // rather than a layout that disagrees with the maps.
 func Compose(a, b Layout) (Layout, error) {
 	if err := a.Check(); err != nil {
@@ -90,7 +91,7 @@ func Compose(a, b Layout) (Layout, error) {
 	}
 	ca := Coalesce(a)
 	if ca.Shape.Rank() > 1 {
-		if err := checkDisjoint(a, b); err != nil {
+		if err := checkDisjoint(a, b, ca); err != nil {
 			return Layout{}, err
 		}
 	}
@@ -99,9 +100,22 @@ func Compose(a, b Layout) (Layout, error) {
 
 // checkDisjoint requires b's modes (sorted by stride) to cover disjoint ranges of
 // offsets, [d, d·n) each: then a is additive over them and composing mode by mode is
-// exact. With overlapping modes a sum can carry from one mode of a into the next.
-func checkDisjoint(a, b Layout) error {
-	ms := sortedModes(b)
+// exact. With overlapping modes a sum can carry from one mode of a into the next. Modes
+// whose stride is a multiple of the product of ca's shapes but the last (ca = Coalesce(a))
+// land in ca's last mode, where a is linear (a(x + k·M) = a(x) + k·a(M)); they are left
+// out of the check.
+func checkDisjoint(a, b, ca Layout) error {
+	sh, _ := ca.flat()
+	m := int64(1)
+	for _, s := range sh[:len(sh)-1] {
+		m *= s // ≤ Size(a)
+	}
+	var ms []struct{ n, d, place int64 }
+	for _, x := range sortedModes(b) {
+		if x.d%m != 0 {
+			ms = append(ms, x)
+		}
+	}
 	for i := 1; i < len(ms); i++ {
 		if end := extent(ms[i-1].n, ms[i-1].d); end < 0 || ms[i].d < end {
 			return &DivisibilityError{"compose", "disjointness", a.String(), b.String(), ms[i].d, end}
