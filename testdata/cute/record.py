@@ -210,6 +210,13 @@ def main():
         cases.append(run("logical_product", lambda: (cute.logical_product(A, B),
                                                      text(cute.complement(A, cute.size(A) * cute.cosize(B)))),
                          a=text(A), b=text(B)))
+    # f32[16,256]{1,0:T(8,128)} cut by Pallas-style blocks (design note, `blocks`).
+    xla = parse("((8,2),(128,2)):((128,2048),(1,1024))")
+    for block in [(8, 128), (8, 256), (16, 128), (4, 256), (12, 128), (16, 256), (2, 64)]:
+        tiler = tuple(cute.Layout(n, 1) for n in block)
+        aux = lambda: [text(cute.complement(tiler[i], cute.size(xla[i]))) for i in range(2)]
+        for op, fn in (("zipped_divide", cute.zipped_divide), ("tiled_divide", cute.tiled_divide)):
+            cases.append(run(op, lambda: (fn(xla, tiler), aux()), a=text(xla), b=[text(t) for t in tiler]))
     for _ in range(24):
         A = random_layout(rng)
         k = rng.randint(1, len(A))
