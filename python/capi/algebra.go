@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/tpulayout/tpulayout/convert"
+	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/layout/algebra"
 	"github.com/tpulayout/tpulayout/report"
 )
@@ -60,9 +61,15 @@ func algebraReport(q *reportRequest) (rep any, ok bool, err error) {
 	return rep, true, err
 }
 
-// mapping reads a shape argument as the CLI does, as an algebra Mapping.
+// mapping reads a shape argument (any form the CLI takes) as an algebra Mapping; text
+// that does not parse is the *layout.ParseError, which Python raises as LayoutError
+// with its position.
 func mapping(text string) (algebra.Mapping, error) {
-	ix, err := convert.CompileShape(text)
+	sh, err := convert.ParseShape(text)
+	if err != nil {
+		return algebra.Mapping{}, err
+	}
+	ix, err := layout.Compile(sh)
 	if err != nil {
 		return algebra.Mapping{}, err
 	}

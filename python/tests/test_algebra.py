@@ -29,7 +29,8 @@ def doc_commands():
                 cmds.append(args)
     for m in re.finditer(r"^\| `([^`]+)` \|", text, re.M):
         cmds.append(["cute", m.group(1)])
-        cmds.append(["cute", m.group(1), "--words"])
+        if not m.group(1).startswith(("f32", "s32", "u32")):
+            cmds.append(["cute", m.group(1), "--words"])  # packed types only
         cmds.append(["padding", m.group(1)])
     return cmds
 
@@ -110,7 +111,7 @@ def test_refusals_same_as_cli(cli):
         ["equal", "f32[4]", "bf16[4]"],
         ["copymap", "f32[20,256]{1,0:T(8,128)}", "f32[20,256]{1,0}"],
         ["blocks", "f32[16,256]{1,0:T(8,128)}", "--block", "16"],
-        ["blocks", "f32[16,256]{1,0:T(8,128)}", "--block", "16,96"],
+        ["blocks", "f32[20,256]{1,0:T(8,128)}", "--block", "4,256"],
         ["cute", "f32[16,256]{1,0:T(8,128)}", "--words"],
     ]:
         msg = cli_refusal(cli, args)
