@@ -2,10 +2,11 @@ package main
 
 import (
 	"flag"
-	"fmt"
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/tpulayout/tpulayout/report"
 )
 
 var whereisVerb = &verb{
@@ -44,64 +45,14 @@ each with element, padding and index (absent for padding).`,
 			if err != nil || n < 0 {
 				return usagef("bad --%s %q: not a non-negative number", name, text)
 			}
-			bits := int64(m.ElementBits)
-			first, last := n, n
-			if set["byte"] {
-				if n >= (m.Alloc*bits+7)/8 {
-					return usagef("--byte %d is outside the allocation of %d bytes", n, (m.Alloc*bits+7)/8)
-				}
-				first, last = n*8/bits, min((n*8+7)/bits, m.Alloc-1)
-			} else if n >= m.Alloc {
-				return usagef("--element %d is outside the allocation of %d elements", n, m.Alloc)
-			}
-			r := whereisOut{Shape: m.Shape.String(), ElementBits: m.ElementBits}
-			if set["byte"] {
-				r.Byte = &n
-			}
-			for e := first; e <= last; e++ {
-				idx, ok, err := m.Index(e)
-				if err != nil {
-					return err
-				}
-				r.Elements = append(r.Elements, whereisElem{Element: e, Padding: !ok, Index: idx})
-				if !ok {
-					r.Elements[len(r.Elements)-1].Index = nil
-				}
+			r, err := report.NewWhereIs(m, n, set["byte"])
+			if err != nil {
+				return err
 			}
 			if *asJSON {
 				return writeJSON(w, r)
 			}
-			return r.writeText(w)
+			return r.WriteText(w)
 		}
 	},
-}
-
-type whereisElem struct {
-	Element int64   `json:"element"`
-	Padding bool    `json:"padding"`
-	Index   []int64 `json:"index,omitempty"`
-}
-
-type whereisOut struct {
-	Shape       string        `json:"shape"`
-	Byte        *int64        `json:"byte,omitempty"`
-	ElementBits int           `json:"element_bits"`
-	Elements    []whereisElem `json:"elements"`
-}
-
-func (r whereisOut) writeText(w io.Writer) error {
-	var b strings.Builder
-	for _, e := range r.Elements {
-		if r.Byte != nil {
-			fmt.Fprintf(&b, "byte %d: ", *r.Byte)
-		}
-		fmt.Fprintf(&b, "element %d: ", e.Element)
-		if e.Padding {
-			b.WriteString("padding\n")
-		} else {
-			fmt.Fprintf(&b, "%s\n", intList(e.Index))
-		}
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
 }

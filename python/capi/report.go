@@ -19,9 +19,9 @@ import (
 // reportRequest is the JSON the Python package passes to tl_report: which report and
 // its arguments, named as the Python functions name them.
 type reportRequest struct {
-	Report string `json:"report"` // info, explain, hlo, blockspec, verify, gather, shard, merge, open or place
+	Report string `json:"report"` // info, explain, hlo, blockspec, verify, gather, shard, merge, open, place, or cute, whereis, equal, copymap, blocks, padding
 
-	Layout string  `json:"layout"` // info, explain, place: the array shape
+	Layout string  `json:"layout"` // info, explain, place, cute, whereis, blocks, padding: the array shape
 	Index  []int64 `json:"index"`  // explain: a logical index, or
 	Offset *int64  `json:"offset"` // explain: an element offset
 
@@ -32,14 +32,22 @@ type reportRequest struct {
 	Sort string `json:"sort"` // hlo: "file" or "padding"
 
 	Array    string  `json:"array"` // blockspec: the array's shape
-	Block    []int64 `json:"block"`
-	Gen      string  `json:"gen"` // blockspec, info
+	Block    []int64 `json:"block"` // blockspec, blocks
+	Gen      string  `json:"gen"`   // blockspec, info
 	Operands int     `json:"operands"`
 
 	Dir    string `json:"dir"`    // verify, gather, merge, open: a sharded conversion's OUTDIR (a directory or bucket prefix)
 	Source string `json:"source"` // verify: the checkpoint ("" for the manifest's)
 	Out    string `json:"out"`    // gather: the .safetensors file to write; shard: OUTDIR
 	Quick  bool   `json:"quick"`  // merge: sizes only, not checksums
+
+	Words   bool   `json:"words"`   // cute: the 32-bit word view too
+	Byte    *int64 `json:"byte"`    // whereis: a byte offset, or
+	Element *int64 `json:"element"` // whereis: an element offset
+	A       string `json:"a"`       // equal: the two shapes
+	B       string `json:"b"`
+	Src     string `json:"src"` // copymap: the two shapes
+	Dst     string `json:"dst"`
 
 	// shard: the sharded conversion, as sharding.ConvertOptions names its fields;
 	// place: its Mesh, Devices, Spec, Rules and Tensor (sharding.PlaceOptions).
@@ -185,7 +193,13 @@ func buildReport(reqJSON string) ([]byte, error) {
 	if err := json.Unmarshal([]byte(reqJSON), &q); err != nil {
 		return nil, fmt.Errorf("tpulayout: report request: %s", plainJSONError(err))
 	}
-	var rep any
+	rep, ok, err := algebraReport(&q)
+	if ok {
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(rep)
+	}
 	switch q.Report {
 	case "info":
 		return info(q.Layout, q.Gen, true)

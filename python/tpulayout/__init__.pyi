@@ -229,6 +229,110 @@ def blockspec(array: LayoutLike, block: Sequence[int], *, gen: Optional[str] = .
               operands: int = ...) -> BlockReport:
     """Legality, VMEM and grid of a Pallas TPU block shape: `tpulayout blockspec --json`
     (an illegal block is reported with legal False, not raised)."""
+# The layout algebra's reports (Go: package report; docs/algebra.md).
+# tpulayout cute --json (Go: report.Cute).
+class CuteLevel(TypedDict):
+    name: str
+    layout: str
+
+class _CuteBase(TypedDict):
+    shape: str
+    element_bits: int
+    alloc: int                     # elements
+    alloc_bytes: int
+    padding: int                   # allocated elements that hold no element
+    chain: Optional[List[CuteLevel]]  # the levels; None when one layout holds the map
+
+class CuteReport(_CuteBase, total=False):
+    one: str                       # shape:stride, absent for a chain
+    coalesced: str
+    reason: str                    # why no single layout exists
+    size: int
+    cosize: int
+    extents: List[int]             # the padded domain of one
+    complement: str                # where the padding sits
+    words: str                     # words=True: the 32-bit word view
+
+# tpulayout whereis --json (Go: report.WhereIs).
+class _WhereIsElementBase(TypedDict):
+    element: int
+    padding: bool
+
+class WhereIsElement(_WhereIsElementBase, total=False):
+    index: List[int]               # absent for padding
+
+class _WhereIsBase(TypedDict):
+    shape: str
+    element_bits: int
+    elements: List[WhereIsElement]  # several for a byte of a sub-byte type
+
+class WhereIsReport(_WhereIsBase, total=False):
+    byte: int                      # with byte=N
+
+# tpulayout equal --json (Go: report.Equal).
+class _EqualBase(TypedDict):
+    a: str
+    b: str
+    equal: bool
+    same_map: bool
+    alloc_a: int
+    alloc_b: int
+
+class EqualReport(_EqualBase, total=False):
+    index: List[int]               # the first element whose offsets differ
+    offset_a: int
+    offset_b: int
+
+# tpulayout copymap --json (Go: report.CopyMap).
+# "class" is a Python keyword: the functional form.
+CopyMapReport = TypedDict("CopyMapReport", {
+    "src": str,
+    "dst": str,
+    "copy_map": str,               # shape:stride, or "none: why"
+    "vector": int,                 # the longest common contiguous run, in elements
+    "vector_bytes": int,
+    "bitcast": bool,
+    "class": str,                  # bitcast, memcpy, strided runs of N elements, element shuffle
+})
+
+# tpulayout blocks --json (Go: report.Blocks).
+class _BlocksBase(TypedDict):
+    shape: str
+    block: List[int]
+
+class BlocksReport(_BlocksBase, total=False):
+    blocks: int
+    runs: int                      # per block
+    run_elements: int
+    run_bytes: int
+    misaligned: str                # the block dim that cuts a tile (then no counts)
+
+# tpulayout padding --json (Go: report.Padding).
+class _PaddingBase(TypedDict):
+    shape: str
+    alloc: int
+    padding: int
+    fraction: float
+
+class PaddingReport(_PaddingBase, total=False):
+    extents: List[int]
+    complement: str
+
+def cute(shape: LayoutLike, words: bool = ...) -> CuteReport:
+    """The layout as a CuTe layout (or the chain of levels and why), size, cosize,
+    extents, allocation, padding: `tpulayout cute --json`."""
+def whereis(shape: LayoutLike, byte: Optional[int] = ..., element: Optional[int] = ...) -> WhereIsReport:
+    """The logical index at byte N or element offset N (one of them), or padding:
+    `tpulayout whereis --json`."""
+def equal(a: LayoutLike, b: LayoutLike) -> EqualReport:
+    """Whether two layouts of one shape are the same bytes: `tpulayout equal --json`."""
+def copymap(src: LayoutLike, dst: LayoutLike) -> CopyMapReport:
+    """The copy map from src to dst offsets, its vector and class: `tpulayout copymap --json`."""
+def blocks(shape: LayoutLike, block: Sequence[int]) -> BlocksReport:
+    """How a block shape cuts the layout into runs: `tpulayout blocks --json`."""
+def padding(shape: LayoutLike) -> PaddingReport:
+    """How much of the allocation is padding, and where: `tpulayout padding --json`."""
+
 class _Problem(TypedDict, total=False):
     tensor: str
     file: str
