@@ -3,6 +3,10 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"hash/crc32"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -175,7 +179,7 @@ func TestStoreBadInput(t *testing.T) {
 }
 
 // download copies every object under the URL prefix into a new local directory,
-// checking each shard image against the SHA-256 in its metadata.
+// checking each shard image against the checksum (SHA-256 or CRC-32C) in its metadata.
 func download(t *testing.T, prefix string) string {
 	t.Helper()
 	ctx := context.Background()
@@ -199,7 +203,11 @@ func download(t *testing.T, prefix string) string {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if st.Metadata["crc32c"] != crc32cHex(data) {
+			if sum, ok := st.Metadata["sha256"]; ok {
+				if h := sha256.Sum256(data); sum != hex.EncodeToString(h[:]) {
+					t.Errorf("%s: metadata sha256 %q, contents %x", a.Key, sum, h)
+				}
+			} else if st.Metadata["crc32c"] != crc32cHex(data) {
 				t.Errorf("%s: metadata crc32c %q, contents %s", a.Key, st.Metadata["crc32c"], crc32cHex(data))
 			}
 		}
@@ -431,5 +439,64 @@ func TestStoreVerifyGatherByRanges(t *testing.T) {
 				buffer.MmapThreshold = old
 			}
 		})
+	}
+}
+
+// TestStoreLyingMetadata: an image replaced by other bytes of the same size,
+// uploaded with the original's metadata (what copying another conversion's object
+// carries) and its own CRC-32C, as a conversion uploads: merge refuses it, naming it
+// and both checksums, and a rerun of the processes does not take it for its own (it
+// uploads it again), after which merge succeeds with the right bytes. Against the
+// fake servers (plain go test) and the real ones.
+func TestStoreLyingMetadata(t *testing.T) {
+	fastRetry(t)
+	dir := shardCheckpoint(t)
+	in, local := convertedLocally(t, dir)
+	ctx := context.Background()
+	for _, sum := range []string{"crc32c", "sha256"} {
+		common := append(bucketArgs(dir), "--checksum", sum)
+		for _, s := range storetest.All(t) {
+			t.Run(sum+"/"+s.Name(), func(t *testing.T) {
+				s.Point(t, s.Endpoint)
+				prefix := s.Scheme + "://" + s.NewBucket(t) + "/liar/"
+				b, pk, _ := store.Open(ctx, prefix)
+				for i := range 4 {
+					mustRun(t, append([]string{"convert", in, prefix, "--process", fmt.Sprintf("%d/4", i)}, common...)...)
+				}
+				as, err := b.List(ctx, pk)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var img store.Attrs
+				for _, a := range as {
+					if strings.HasSuffix(a.Key, ".bin") {
+						img, err = b.Stat(ctx, a.Key)
+						if err != nil {
+							t.Fatal(err)
+						}
+						break
+					}
+				}
+				other := bytes.Repeat([]byte{0x5a}, int(img.Size))
+				crc := crc32.Checksum(other, crc32.MakeTable(crc32.Castagnoli))
+				if err := b.PutFileCRC32C(ctx, img.Key, bytes.NewReader(other), img.Size, img.Metadata,
+					binary.BigEndian.AppendUint32(nil, crc)); err != nil {
+					t.Fatal(err)
+				}
+				name := strings.TrimPrefix(img.Key, pk)
+				_, errOut, code := runCmd(t, "manifest", "merge", prefix)
+				if code != 2 || !strings.Contains(errOut, name) || !strings.Contains(errOut, sum) {
+					t.Errorf("merge after an image was replaced with its metadata kept: exit %d, %q", code, errOut)
+				}
+				for i := range 4 {
+					mustRun(t, append([]string{"convert", in, prefix, "--process", fmt.Sprintf("%d/4", i)}, common...)...)
+				}
+				mustRun(t, "manifest", "merge", prefix)
+				got := download(t, prefix)
+				if !bytes.Equal(readFile(t, filepath.Join(got, name)), readFile(t, filepath.Join(local, name))) {
+					t.Errorf("after the reruns %s still holds the other bytes", name)
+				}
+			})
+		}
 	}
 }

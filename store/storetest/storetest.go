@@ -133,7 +133,7 @@ const (
 	Stall        // forward, then send the body slowly (a slow read)
 	// The misbehaviours below are never in the rotation of a pick that counts
 	// Fault(n % 4); Stall's pace depends on how fast the client reads, these do not.
-	WrongRange   // forward for the range of the same length after (or before) the one asked for, and answer with that range's header and bytes
+	WrongRange   // forward for the range of the same length after (or before) the one asked for, and answer with that range's header and bytes (of a signed request, which the proxy cannot change, with that range's header only)
 	Silent       // send nothing until the client gives up
 	StallHeaders // forward, send the headers, then nothing until the client gives up
 	StallMid     // forward, send the headers and half the body, then nothing until the client gives up
@@ -235,7 +235,8 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	out.RequestURI = ""
 	out.URL.Scheme, out.URL.Host = p.target.Scheme, p.target.Host
 	out.Host = r.Host
-	if f == WrongRange {
+	signed := r.Header.Get("Authorization") != "" // an S3 signature covers the Range
+	if f == WrongRange && !signed {
 		out.Header.Set("Range", otherRange(r.Header.Get("Range")))
 	}
 	resp, err := http.DefaultTransport.RoundTrip(out)
@@ -249,6 +250,15 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// (versitygw closes every one unless started with --keep-alive).
 		if k != "Connection" {
 			w.Header()[k] = v
+		}
+	}
+	if cr := resp.Header.Get("Content-Range"); f == WrongRange && signed && cr != "" {
+		// The bytes asked for, said to be another range's: a server that sends
+		// another range's bytes says so in the same way.
+		var a, b, total int64
+		if _, err := fmt.Sscanf(cr, "bytes %d-%d/%d", &a, &b, &total); err == nil {
+			rg := otherRange(fmt.Sprintf("bytes=%d-%d", a, b))
+			w.Header().Set("Content-Range", strings.Replace(rg, "=", " ", 1)+fmt.Sprintf("/%d", total))
 		}
 	}
 	w.WriteHeader(resp.StatusCode)
