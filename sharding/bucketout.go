@@ -41,6 +41,7 @@ type bucketSink struct {
 	found  map[string]store.Attrs
 	opt    *Options
 	sum    checksum // the job's
+	stage  *staging // where images wait for their upload
 }
 
 // present returns the checksums of files when every one is already in the bucket
@@ -107,7 +108,7 @@ func (s *bucketSink) put(files []string, hs []hash.Hash, write func(ws []io.Writ
 	crcs := make([]hash.Hash, len(files))
 	for i := range files {
 		release := s.opt.hold()
-		f, err := os.CreateTemp("", "tpulayout-shard-*.bin")
+		f, err := os.CreateTemp(s.stage.dir, stagedPattern)
 		if err == nil {
 			s.opt.track(f.Name())
 			tmps = append(tmps, f)
@@ -164,6 +165,16 @@ func (j *Job) WriteURL(out string) (*Manifest, error) {
 	if err := s.plan(j); err != nil {
 		return nil, err
 	}
+	if s.stage, err = newStaging(); err != nil {
+		return nil, err
+	}
+	release := j.opt.hold()
+	j.opt.track(s.stage.dir) // removed whole if a signal ends the process
+	release()
+	defer func() {
+		s.stage.close()
+		j.opt.untrack(s.stage.dir)
+	}()
 	j.sink = s
 	defer func() { j.sink = nil }()
 	return j.write("", false)

@@ -8,9 +8,11 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash/crc32"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -498,5 +500,47 @@ func TestStoreLyingMetadata(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestStoreSIGKILLLeavesNoStaging: a conversion to a bucket killed with SIGKILL
+// while its uploads hang leaves its staged images behind; the next conversion
+// removes them (their owner is gone) and, when it ends, its own, so nothing of
+// either is left in $TMPDIR.
+func TestStoreSIGKILLLeavesNoStaging(t *testing.T) {
+	fastRetry(t)
+	dir := shardCheckpoint(t)
+	in := filepath.Join(dir, "model.safetensors")
+	staged := func(tmp string) []string {
+		var fs []string
+		filepath.WalkDir(tmp, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasPrefix(d.Name(), "tpulayout-shard-") {
+				fs = append(fs, p)
+			}
+			return nil
+		})
+		return fs
+	}
+	for _, s := range storetest.All(t)[:2] { // the fakes: the point is the local files
+		t.Run(s.Name(), func(t *testing.T) {
+			tmp := t.TempDir()
+			t.Setenv("TMPDIR", tmp)
+			var hang atomic.Bool
+			hang.Store(true)
+			_, proxy := storetest.NewProxyRule(t, s.Endpoint, func(r *http.Request, _ int) storetest.Fault {
+				if hang.Load() && (r.Method == http.MethodPut || r.Method == http.MethodPost) {
+					return storetest.Silent
+				}
+				return storetest.Pass
+			})
+			s.Point(t, proxy)
+			out := s.Scheme + "://" + s.NewBucket(t) + "/out/"
+			killMidWrite(t, func() bool { return len(staged(tmp)) > 0 }, append([]string{"convert", in, out}, bucketArgs(dir)...)...)
+			hang.Store(false)
+			mustRun(t, append([]string{"convert", in, out}, bucketArgs(dir)...)...)
+			if fs := staged(tmp); len(fs) != 0 {
+				t.Errorf("after a killed conversion and a finished one, %d staged images are left, such as %s", len(fs), fs[0])
+			}
+		})
 	}
 }
