@@ -10,6 +10,7 @@ import (
 	"hash/crc32"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -540,6 +541,65 @@ func TestStoreSIGKILLLeavesNoStaging(t *testing.T) {
 			mustRun(t, append([]string{"convert", in, out}, bucketArgs(dir)...)...)
 			if fs := staged(tmp); len(fs) != 0 {
 				t.Errorf("after a killed conversion and a finished one, %d staged images are left, such as %s", len(fs), fs[0])
+			}
+		})
+	}
+}
+
+// TestStoreMisbehavingServer converts a checkpoint read through a proxy that
+// misbehaves: a server that stalls fails the conversion saying the server sent
+// nothing, one that answers with another range fails it naming both ranges, and
+// the command itself (main, in a child process) prints a line for each retried try.
+func TestStoreMisbehavingServer(t *testing.T) {
+	dir := shardCheckpoint(t)
+	args := bucketArgs(dir)
+	for _, s := range storetest.All(t) {
+		t.Run(s.Name(), func(t *testing.T) {
+			s.Point(t, s.Endpoint)
+			prefix := uploadCheckpoint(t, s, dir)
+			through := func(f storetest.Fault) string {
+				_, proxy := storetest.NewProxyRule(t, s.Endpoint, func(r *http.Request, n int) storetest.Fault {
+					if storetest.IsRange(r) && (f != storetest.Status || n == 0) {
+						return f
+					}
+					return storetest.Pass
+				})
+				s.Point(t, proxy)
+				return filepath.Join(t.TempDir(), "out")
+			}
+			old := store.DefaultRetry
+			store.DefaultRetry = store.Retry{Tries: 6, First: time.Millisecond, Max: 10 * time.Millisecond, Stall: 200 * time.Millisecond, StallTries: 2}
+			defer func() { store.DefaultRetry = old }()
+			for _, c := range []struct {
+				f    storetest.Fault
+				want []string
+			}{
+				{storetest.StallHeaders, []string{"gave up after 2 tries: the server sent nothing for 200ms"}},
+				{storetest.StallMid, []string{"the server sent nothing for 200ms"}},
+				{storetest.WrongRange, []string{"asked for bytes=", "the server answered with Content-Range bytes "}},
+			} {
+				start := time.Now()
+				_, errOut, code := runCmd(t, append([]string{"convert", prefix + "model.safetensors", through(c.f)}, args...)...)
+				for _, w := range c.want {
+					if code != 2 || !strings.Contains(errOut, w) {
+						t.Errorf("fault %d: exit %d, %q; want it to say %q", c.f, code, errOut, w)
+					}
+				}
+				if d := time.Since(start); d > 30*time.Second {
+					t.Errorf("fault %d: failed after %v", c.f, d)
+				}
+			}
+			store.DefaultRetry = old
+			cmd := exec.Command(os.Args[0], append([]string{"convert", prefix + "model.safetensors", through(storetest.Status)}, args...)...)
+			cmd.Env = append(os.Environ(), "TPULAYOUT_RUN_MAIN=1")
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("%v; stderr %q", err, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), "tpulayout: store: "+prefix+"model.safetensors: bytes ") ||
+				!strings.Contains(stderr.String(), "try 1 of 6 failed (HTTP status 503") {
+				t.Errorf("a retried read printed %q; want a line naming the object and the failed try", stderr.String())
 			}
 		})
 	}

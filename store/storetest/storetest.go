@@ -133,7 +133,7 @@ const (
 	Stall        // forward, then send the body slowly (a slow read)
 	// The misbehaviours below are never in the rotation of a pick that counts
 	// Fault(n % 4); Stall's pace depends on how fast the client reads, these do not.
-	WrongRange   // forward for the range of the same length after (or before) the one asked for, and answer with that range's header and bytes (of a signed request, which the proxy cannot change, with that range's header only)
+	WrongRange   // forward for another range (see otherRange), and answer with that range's header and bytes (of a signed request, which the proxy cannot change, with that range's header only)
 	Silent       // send nothing until the client gives up
 	StallHeaders // forward, send the headers, then nothing until the client gives up
 	StallMid     // forward, send the headers and half the body, then nothing until the client gives up
@@ -323,16 +323,19 @@ func garble(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprintf(w, "<Error><Code>SlowDown</Code><Message>%s</Message></Error>", Garbled)
 }
 
-// otherRange is the range of the same length after rg ("bytes=a-b"), or before it
-// when it does not start at 0 and is at least as long as its start.
+// otherRange is the range of the same length before rg ("bytes=a-b") when there is
+// one, else without its first byte when it starts at 0, else the one after it.
 func otherRange(rg string) string {
 	var a, b int64
 	if _, err := fmt.Sscanf(rg, "bytes=%d-%d", &a, &b); err != nil {
 		return rg
 	}
 	n := b - a + 1
-	if a >= n {
+	switch {
+	case a >= n:
 		return fmt.Sprintf("bytes=%d-%d", a-n, b-n)
+	case a == 0: // perhaps the whole object: the range without its first byte
+		return fmt.Sprintf("bytes=1-%d", max(b, 1))
 	}
 	return fmt.Sprintf("bytes=%d-%d", a+n, b+n)
 }
