@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -55,18 +54,9 @@ func TestFaultyServer(t *testing.T) {
 			// the range's end, and so its count), a server that sends the headers and
 			// then nothing; the fourth passes. No try has a deadline that a read
 			// slowed by a busy machine could miss: a stall is no byte for 2 s.
-			var mu sync.Mutex
-			byEnd := map[string]int{}
-			rotate := func(r *http.Request, _ int) storetest.Fault {
-				if !storetest.IsRange(r) {
-					return storetest.Pass
-				}
-				_, end, _ := strings.Cut(r.Header.Get("Range"), "-")
-				mu.Lock()
-				defer mu.Unlock()
-				byEnd[end]++
-				return []storetest.Fault{storetest.Status, storetest.Drop, storetest.StallHeaders, storetest.Pass}[min(byEnd[end]-1, 3)]
-			}
+			rotate := storetest.ByEnd(func(n int) storetest.Fault {
+				return []storetest.Fault{storetest.Status, storetest.Drop, storetest.StallHeaders, storetest.Pass}[min(n, 3)]
+			})
 			p, o := through(rotate, Retry{Tries: 8, First: time.Millisecond, Max: 20 * time.Millisecond, Stall: 2 * time.Second})
 			var rs []Range
 			for off := int64(0); off < int64(len(data)); off += 1 << 20 {

@@ -194,6 +194,25 @@ func NewProxyRule(t *testing.T, target string, rule func(r *http.Request, n int)
 	return p, srv.URL
 }
 
+// ByEnd is a rule that does to each GET of a byte range what pick says, given how
+// many GETs of a range with the same last byte came before, and passes the rest: a
+// read resumed after part of its bytes keeps its end, and so its count, whatever
+// part of them arrived.
+func ByEnd(pick func(n int) Fault) func(r *http.Request, n int) Fault {
+	var mu sync.Mutex
+	byEnd := map[string]int{}
+	return func(r *http.Request, _ int) Fault {
+		if !IsRange(r) {
+			return Pass
+		}
+		_, end, _ := strings.Cut(r.Header.Get("Range"), "-")
+		mu.Lock()
+		defer mu.Unlock()
+		byEnd[end]++
+		return pick(byEnd[end] - 1)
+	}
+}
+
 // IsRange reports whether r is a GET of a byte range.
 func IsRange(r *http.Request) bool { return r.Method == http.MethodGet && r.Header.Get("Range") != "" }
 
