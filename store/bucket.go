@@ -110,7 +110,7 @@ func (b *Bucket) errf(key string, err error) error {
 // Stat returns the attributes of the object key.
 func (b *Bucket) Stat(ctx context.Context, key string) (Attrs, error) {
 	var a Attrs
-	err := b.Retry.do(ctx, &call{what: b.URL(key), read: true}, func(ctx context.Context) error {
+	err := b.Retry.do(ctx, &call{what: b.URL(key), read: !b.Local()}, func(ctx context.Context) error {
 		var err error
 		a, err = b.be.stat(ctx, key)
 		return err
@@ -175,7 +175,7 @@ func (b *Bucket) PutFileCRC32C(ctx context.Context, key string, r io.ReaderAt, s
 // List returns the objects whose keys start with prefix, sorted by key.
 func (b *Bucket) List(ctx context.Context, prefix string) ([]Attrs, error) {
 	var as []Attrs
-	err := b.Retry.do(ctx, &call{what: b.URL(prefix), read: true}, func(ctx context.Context) error {
+	err := b.Retry.do(ctx, &call{what: b.URL(prefix), read: !b.Local()}, func(ctx context.Context) error {
 		var err error
 		as, err = b.be.list(ctx, prefix)
 		return err
@@ -244,7 +244,7 @@ func (o *Object) ReadAt(p []byte, off int64) (int, error) {
 		// tries afresh, so a connection that keeps dropping mid-body still ends it.
 		// Any other failed try is made again from the same byte.
 		done := 0
-		c := &call{what: fmt.Sprintf("%s: bytes %d–%d", o.URL(), off, off+int64(n)), read: true}
+		c := &call{what: fmt.Sprintf("%s: bytes %d–%d", o.URL(), off, off+int64(n)), read: !o.b.Local()}
 		for {
 			err := o.b.Retry.do(o.ctx, c, func(ctx context.Context) error {
 				k, err := o.b.be.readAt(ctx, o.attrs, p[done:n], off+int64(done))

@@ -71,8 +71,13 @@ func firstTry(f storetest.Fault) func(*http.Request, int) storetest.Fault {
 
 func anyRequest(*http.Request) bool { return true }
 
-// quick retries without waiting, a stall of 100 ms failing a try.
-var quick = Retry{Tries: 6, First: time.Millisecond, Max: 2 * time.Millisecond, Stall: 100 * time.Millisecond, StallTries: 2}
+// patient retries without waiting, a try failing when no byte came for 2 s: no
+// answer of a working server, on however busy a machine, is that slow. quick fails
+// a try after 100 ms without a byte: only for reads from a server made to stall.
+var (
+	patient = Retry{Tries: 6, First: time.Millisecond, Max: 2 * time.Millisecond, Stall: 2 * time.Second, StallTries: 2}
+	quick   = Retry{Tries: 6, First: time.Millisecond, Max: 2 * time.Millisecond, Stall: 100 * time.Millisecond, StallTries: 2}
+)
 
 // TestMisbehavingServer reads through a proxy that answers wrongly in each of its
 // ways, in front of the fake and the real servers: every misbehaviour either reads
@@ -82,7 +87,7 @@ func TestMisbehavingServer(t *testing.T) {
 	for _, s := range storetest.All(t) {
 		t.Run(s.Name(), func(t *testing.T) {
 			t.Run("wrong range", func(t *testing.T) {
-				_, b, _ := misbehaving(t, s, size, always(storetest.WrongRange, storetest.IsRange), quick)
+				_, b, _ := misbehaving(t, s, size, always(storetest.WrongRange, storetest.IsRange), patient)
 				o := object(t, b)
 				_, err := o.ReadAt(make([]byte, 1<<20), 1<<20)
 				var re *RangeError
@@ -97,8 +102,9 @@ func TestMisbehavingServer(t *testing.T) {
 			})
 			for _, f := range []storetest.Fault{storetest.StallHeaders, storetest.StallMid, storetest.Silent} {
 				t.Run("stall "+faultName(f), func(t *testing.T) {
-					_, b, p := misbehaving(t, s, size, always(f, storetest.IsRange), quick)
+					_, b, p := misbehaving(t, s, size, always(f, storetest.IsRange), patient)
 					o := object(t, b)
+					b.Retry = quick // for o's reads, which all stall
 					var notes []Note
 					var mu sync.Mutex
 					b.Retry.Notify = func(n Note) { mu.Lock(); notes = append(notes, n); mu.Unlock() }
@@ -135,7 +141,7 @@ func TestMisbehavingServer(t *testing.T) {
 			})
 			for _, f := range []storetest.Fault{storetest.Cut, storetest.Drop, storetest.StallMid, storetest.Status} {
 				t.Run("once "+faultName(f), func(t *testing.T) {
-					data, b, p := misbehaving(t, s, size, firstTry(f), quick)
+					data, b, p := misbehaving(t, s, size, firstTry(f), patient)
 					o := object(t, b)
 					got := make([]byte, size)
 					if _, err := o.ReadAt(got, 0); err != nil {
@@ -163,7 +169,7 @@ func TestMisbehavingServer(t *testing.T) {
 				}
 			})
 			t.Run("service checksum", func(t *testing.T) {
-				data, b, _ := misbehaving(t, s, 1000, always(storetest.Pass, anyRequest), quick)
+				data, b, _ := misbehaving(t, s, 1000, always(storetest.Pass, anyRequest), patient)
 				a, err := b.Stat(context.Background(), "ckpt.bin")
 				if err != nil {
 					t.Fatal(err)

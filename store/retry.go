@@ -82,7 +82,7 @@ func transient(err error) bool {
 // call is one operation of a Bucket, as its retries see it.
 type call struct {
 	what   string // names what is read or written, for Notify
-	read   bool   // whether Stall applies: the server sends bytes as it goes
+	read   bool   // whether Stall applies: a read from a server, which sends bytes as it goes (a local file's read does not tell of its progress)
 	stalls int    // tries that stalled, across every do of this call
 }
 
