@@ -1,8 +1,11 @@
-// Package storetest starts nothing: it finds the test servers that .ci/store.sh
-// started (an S3 server, versitygw, and a GCS emulator, fake-gcs-server), whose
-// endpoints it reads from TPULAYOUT_TEST_S3 (credentials in AWS_ACCESS_KEY_ID and
-// AWS_SECRET_ACCESS_KEY) and TPULAYOUT_TEST_GCS, makes buckets on them, and puts
-// a fault-injecting proxy in front of them. It is for tests only.
+// Package storetest is for tests of object stores. It finds the test servers that
+// .ci/store.sh started (an S3 server, versitygw, and a GCS emulator,
+// fake-gcs-server), whose endpoints it reads from TPULAYOUT_TEST_S3 (credentials in
+// AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY) and TPULAYOUT_TEST_GCS, and makes
+// buckets on them; it starts an in-memory Fake that answers as both (All returns it
+// with the real servers, so tests run in a plain go test too); and it puts a Proxy in
+// front of either that misbehaves on purpose: failed statuses, dropped, cut, slow or
+// stalled bodies, another range's bytes, error text with terminal escapes.
 package storetest
 
 import (
