@@ -42,6 +42,7 @@ type bucketSink struct {
 	found  map[string]store.Attrs
 	opt    *Options
 	sum    checksum // the job's
+	stage  *staging // where images wait for their upload
 }
 
 // present returns the checksums of files when every one is already in the bucket
@@ -55,6 +56,13 @@ func (s *bucketSink) present(files []string) ([]string, error) {
 	for i, f := range files {
 		a, ok := s.found[f]
 		if !ok || a.Metadata[metaJob] != s.fp[f] || !s.sum.valid(a.Metadata[s.sum.name]) {
+			return nil, nil
+		}
+		// The metadata is the uploader's word; the bytes must have the checksum it
+		// gives (an object copied from elsewhere carries its metadata along).
+		if msg, err := sameBytes(s.ctx, s.b, a, s.sum, a.Metadata[s.sum.name]); err != nil {
+			return nil, err
+		} else if msg != "" {
 			return nil, nil
 		}
 		sums[i] = a.Metadata[s.sum.name]
@@ -101,7 +109,7 @@ func (s *bucketSink) put(files []string, hs []hash.Hash, write func(ws []io.Writ
 	crcs := make([]hash.Hash, len(files))
 	for i := range files {
 		release := s.opt.hold()
-		f, err := os.CreateTemp("", "tpulayout-shard-*.bin")
+		f, err := os.CreateTemp(s.stage.dir, stagedPattern)
 		if err == nil {
 			s.opt.track(f.Name())
 			tmps = append(tmps, f)
@@ -130,10 +138,12 @@ func (s *bucketSink) put(files []string, hs []hash.Hash, write func(ws []io.Writ
 		}
 		key := s.sum.name
 		meta := map[string]string{key: s.sum.hex(hs[i]), metaJob: s.fp[f]}
-		if a, ok := s.found[f]; ok && a.Size == st.Size() && a.Metadata[metaJob] == meta[metaJob] && a.Metadata[key] == meta[key] {
-			continue // already there: a group rewritten for another of its shards
+		crc := crcs[i].Sum(nil)
+		if a, ok := s.found[f]; ok && a.Size == st.Size() && a.Metadata[metaJob] == meta[metaJob] && a.Metadata[key] == meta[key] &&
+			bytes.Equal(a.CRC32C, crc) {
+			continue // already there (the service's CRC-32C of its bytes says so): a group rewritten for another of its shards
 		}
-		if err := s.b.PutFileCRC32C(s.ctx, s.prefix+f, tmps[i], st.Size(), meta, crcs[i].Sum(nil)); err != nil {
+		if err := s.b.PutFileCRC32C(s.ctx, s.prefix+f, tmps[i], st.Size(), meta, crc); err != nil {
 			return err
 		}
 	}
@@ -156,6 +166,16 @@ func (j *Job) WriteURL(out string) (*Manifest, error) {
 	if err := s.plan(j); err != nil {
 		return nil, err
 	}
+	if s.stage, err = newStaging(); err != nil {
+		return nil, err
+	}
+	release := j.opt.hold()
+	j.opt.track(s.stage.dir) // removed whole if a signal ends the process
+	release()
+	defer func() {
+		s.stage.close()
+		j.opt.untrack(s.stage.dir)
+	}()
 	j.sink = s
 	defer func() { j.sink = nil }()
 	return j.write("", false)
@@ -318,9 +338,8 @@ func sha256Hex(b []byte) string {
 }
 
 // bucketFiles are the shard files of a merge on a bucket prefix, as its listing gives
-// them: each listed one there with its size and the checksum its upload recorded (the
-// object's metadata; verify re-reads the bytes), and nothing else under the prefix but
-// the partial manifests.
+// them: each listed one there with its size and bytes of its checksum (see
+// sameBytes), and nothing else under the prefix but the partial manifests.
 type bucketFiles struct {
 	ctx     context.Context
 	b       *store.Bucket
@@ -339,23 +358,53 @@ func (b bucketFiles) check(rel string, ms ManifestShard, hash bool) string {
 		if !hash {
 			return ""
 		}
-		if a.Metadata == nil {
-			o, err := b.b.Object(b.ctx, a.Key)
-			if err != nil {
-				return err.Error()
-			}
-			a = o.Attrs()
+		c, want := ms.sum()
+		msg, err := sameBytes(b.ctx, b.b, a, c, want)
+		if err != nil {
+			return err.Error()
 		}
-		if c, want := ms.sum(); a.Metadata[c.name] != want {
-			return fmt.Sprintf("has %s %q in its metadata, the manifest says %s", c.name, a.Metadata[c.name], want)
-		}
-		return ""
+		return msg
 	}
 	return "is missing"
 }
 
 func (b bucketFiles) has(rel string) bool {
 	return slices.ContainsFunc(b.objects, func(a store.Attrs) bool { return a.Key == b.prefix+rel })
+}
+
+// sameBytes returns "" when the object a (as listed or stated) holds bytes whose
+// checksum c is want, else what differs. It trusts no metadata, which whoever
+// uploaded the object chose: a crc32c is compared with the one the service computed
+// from the bytes (Attrs.CRC32C, stated again where a listing lacks it), and anything
+// else, or an object the service gives no CRC-32C for, is read and hashed.
+func sameBytes(ctx context.Context, b *store.Bucket, a store.Attrs, c checksum, want string) (string, error) {
+	if c.name == ChecksumCRC32C {
+		if a.CRC32C == nil {
+			st, err := b.Stat(ctx, a.Key)
+			if err != nil {
+				return "", err
+			}
+			a.CRC32C = st.CRC32C
+		}
+		if a.CRC32C != nil {
+			if got := hex.EncodeToString(a.CRC32C); got != want {
+				return fmt.Sprintf("has crc32c %s (as the service computed it from its bytes), the manifest says %s", got, want), nil
+			}
+			return "", nil
+		}
+	}
+	o, err := b.Object(ctx, a.Key)
+	if err != nil {
+		return "", err
+	}
+	h := c.New()
+	if _, err := io.Copy(h, io.NewSectionReader(o, 0, o.Size())); err != nil {
+		return "", err
+	}
+	if got := c.hex(h); got != want {
+		return fmt.Sprintf("has %s %s (read from its bytes), the manifest says %s", c.name, got, want), nil
+	}
+	return "", nil
 }
 
 func (b bucketFiles) unlisted(listed map[string]bool) string {

@@ -2,12 +2,15 @@ package store
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"unicode"
+	"unicode/utf8"
 )
 
 // ErrNotExist is wrapped by the errors for a missing bucket or object.
@@ -27,6 +30,19 @@ type Attrs struct {
 	Size     int64
 	Version  string            // an ETag or generation: changes when the object does
 	Metadata map[string]string // user metadata, keys lower case
+	// CRC32C is the CRC-32C (Castagnoli, 4 bytes big-endian) that the service
+	// computed from the object's bytes (GCS's crc32c; S3's x-amz-checksum-crc32c of an
+	// object uploaded with one), or nil where it gives none: unlike Metadata, which the
+	// uploader chose, it describes the bytes.
+	CRC32C []byte
+}
+
+// ServiceCRC32C is a.CRC32C as a number, and whether the service gave one.
+func (a Attrs) ServiceCRC32C() (uint32, bool) {
+	if len(a.CRC32C) != 4 {
+		return 0, false
+	}
+	return binary.BigEndian.Uint32(a.CRC32C), true
 }
 
 // backend is one kind of store, tried once per call: Bucket adds the retries and
@@ -94,7 +110,7 @@ func (b *Bucket) errf(key string, err error) error {
 // Stat returns the attributes of the object key.
 func (b *Bucket) Stat(ctx context.Context, key string) (Attrs, error) {
 	var a Attrs
-	err := b.Retry.do(ctx, func(ctx context.Context) error {
+	err := b.Retry.do(ctx, &call{what: b.URL(key), read: !b.Local()}, func(ctx context.Context) error {
 		var err error
 		a, err = b.be.stat(ctx, key)
 		return err
@@ -147,7 +163,7 @@ func (b *Bucket) PutFileCRC32C(ctx context.Context, key string, r io.ReaderAt, s
 	if crc32c != nil && len(crc32c) != 4 {
 		return b.errf(key, fmt.Errorf("a CRC-32C has 4 bytes, not %d", len(crc32c)))
 	}
-	err := b.Retry.do(ctx, func(ctx context.Context) error {
+	err := b.Retry.do(ctx, &call{what: b.URL(key)}, func(ctx context.Context) error {
 		return b.be.put(ctx, key, io.NewSectionReader(r, 0, size), size, meta, crc32c)
 	})
 	if err != nil {
@@ -159,7 +175,7 @@ func (b *Bucket) PutFileCRC32C(ctx context.Context, key string, r io.ReaderAt, s
 // List returns the objects whose keys start with prefix, sorted by key.
 func (b *Bucket) List(ctx context.Context, prefix string) ([]Attrs, error) {
 	var as []Attrs
-	err := b.Retry.do(ctx, func(ctx context.Context) error {
+	err := b.Retry.do(ctx, &call{what: b.URL(prefix), read: !b.Local()}, func(ctx context.Context) error {
 		var err error
 		as, err = b.be.list(ctx, prefix)
 		return err
@@ -172,7 +188,7 @@ func (b *Bucket) List(ctx context.Context, prefix string) ([]Attrs, error) {
 
 // Delete removes the object key.
 func (b *Bucket) Delete(ctx context.Context, key string) error {
-	if err := b.Retry.do(ctx, func(ctx context.Context) error { return b.be.remove(ctx, key) }); err != nil {
+	if err := b.Retry.do(ctx, &call{what: b.URL(key)}, func(ctx context.Context) error { return b.be.remove(ctx, key) }); err != nil {
 		return b.errf(key, err)
 	}
 	return nil
@@ -228,8 +244,9 @@ func (o *Object) ReadAt(p []byte, off int64) (int, error) {
 		// tries afresh, so a connection that keeps dropping mid-body still ends it.
 		// Any other failed try is made again from the same byte.
 		done := 0
+		c := &call{what: fmt.Sprintf("%s: bytes %d–%d", o.URL(), off, off+int64(n)), read: !o.b.Local()}
 		for {
-			err := o.b.Retry.do(o.ctx, func(ctx context.Context) error {
+			err := o.b.Retry.do(o.ctx, c, func(ctx context.Context) error {
 				k, err := o.b.be.readAt(ctx, o.attrs, p[done:n], off+int64(done))
 				if err == nil {
 					done = n
@@ -264,10 +281,22 @@ const resumeBytes = 1 << 20
 // progressed is a failed try of ReadAt that brought enough to go on afresh.
 type progressed struct{ error }
 
-// readBody fills p from a response body; a body that ends early is
-// io.ErrUnexpectedEOF. n is how many bytes it filled.
-func readBody(body io.Reader, p []byte) (n int, err error) {
-	n, err = io.ReadFull(body, p)
+// readBody fills p from a response body, telling ctx's stall timeout of every
+// byte that comes; a body that ends early is io.ErrUnexpectedEOF. n is how many
+// bytes it filled.
+func readBody(ctx context.Context, body io.Reader, p []byte) (n int, err error) {
+	received(ctx) // the headers
+	for n < len(p) && err == nil {
+		var k int
+		k, err = body.Read(p[n:])
+		if k > 0 {
+			received(ctx)
+		}
+		n += k
+	}
+	if n == len(p) {
+		return n, nil
+	}
 	if errors.Is(err, io.EOF) {
 		err = io.ErrUnexpectedEOF // an empty body where bytes were due: dropped
 	}
@@ -317,18 +346,85 @@ func (o *Object) ReadRanges(rs []Range, inFlight int) error {
 	return first
 }
 
-// checkContentRange checks the total size in an HTTP response's Content-Range
-// ("bytes a-b/total") against the object's size when opened.
-func checkContentRange(cr string, size int64) error {
-	_, total, ok := strings.Cut(cr, "/")
-	if !ok || total == "*" {
-		return nil
+// checkContentRange checks an HTTP response's Content-Range against the request
+// for n bytes from off of an object of size bytes (when opened): a total other than
+// size is ErrChanged; another range, a malformed one, or none at all for a range not
+// at the start (whose bytes a whole object's answer would not begin with) is a
+// RangeError.
+func checkContentRange(cr string, off int64, n int, size int64) error {
+	bad := &RangeError{Off: off, Len: int64(n), Size: size, ContentRange: quoteControls(cr)}
+	if cr == "" {
+		if off == 0 {
+			return nil
+		}
+		return bad
 	}
-	if n, err := strconv.ParseInt(total, 10, 64); err == nil && n != size {
-		return fmt.Errorf("%w (now %d bytes, was %d)", ErrChanged, n, size)
+	first, last, total, err := parseContentRange(cr)
+	if err != nil {
+		return bad
+	}
+	if total >= 0 && total != size {
+		return fmt.Errorf("%w (now %d bytes, was %d)", ErrChanged, total, size)
+	}
+	if first != off || last != off+int64(n)-1 {
+		return bad
 	}
 	return nil
 }
+
+// parseContentRange parses "bytes first-last/total" (total -1 for "*"): decimal
+// numbers without signs that fit an int64, first ≤ last < total.
+func parseContentRange(cr string) (first, last, total int64, err error) {
+	rest, ok := strings.CutPrefix(cr, "bytes ")
+	rg, tot, ok2 := strings.Cut(rest, "/")
+	a, b, ok3 := strings.Cut(rg, "-")
+	if !ok || !ok2 || !ok3 {
+		return 0, 0, 0, fmt.Errorf("Content-Range %q is not bytes FIRST-LAST/TOTAL", cr)
+	}
+	num := func(s string) (int64, bool) {
+		if s == "" || strings.Trim(s, "0123456789") != "" {
+			return 0, false
+		}
+		v, err := strconv.ParseInt(s, 10, 64)
+		return v, err == nil
+	}
+	first, ok = num(a)
+	last, ok2 = num(b)
+	total, ok3 = -1, true
+	if tot != "*" {
+		total, ok3 = num(tot)
+	}
+	if !ok || !ok2 || !ok3 || first > last || (total >= 0 && last >= total) {
+		return 0, 0, 0, fmt.Errorf("Content-Range %q is not bytes FIRST-LAST/TOTAL with FIRST ≤ LAST < TOTAL", cr)
+	}
+	return first, last, total, nil
+}
+
+// quoteControls is s with its control and format characters (terminal escapes,
+// carriage returns, bidirectional overrides) and invalid UTF-8 written as Go
+// escapes (\x1b), so that text a server sent prints as it is.
+func quoteControls(s string) string {
+	if strings.IndexFunc(s, needsQuote) < 0 && utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	for len(s) > 0 {
+		r, size := utf8.DecodeRuneInString(s)
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[0])
+		case needsQuote(r):
+			q := strconv.QuoteRune(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteString(s[:size])
+		}
+		s = s[size:]
+	}
+	return b.String()
+}
+
+func needsQuote(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }
 
 // trimKey is key without a leading "/", as object stores name them.
 func trimKey(key string) string { return strings.TrimPrefix(key, "/") }

@@ -52,8 +52,8 @@ func TestPutCRC32CFile(t *testing.T) {
 }
 
 func TestServerPutCRC32C(t *testing.T) {
-	for _, s := range storetest.Servers(t) {
-		t.Run(s.Scheme, func(t *testing.T) {
+	for _, s := range storetest.All(t) {
+		t.Run(s.Name(), func(t *testing.T) {
 			s.Point(t, s.Endpoint)
 			b, key, err := Open(context.Background(), s.Scheme+"://"+s.NewBucket(t)+"/dir/x.bin")
 			if err != nil {

@@ -14,8 +14,8 @@ import (
 // one a read. (versitygw itself closes every connection unless started with
 // --keep-alive; the proxy stands for a store that does not.)
 func TestServerConnectionReuse(t *testing.T) {
-	for _, s := range storetest.Servers(t) {
-		t.Run(s.Scheme, func(t *testing.T) {
+	for _, s := range storetest.All(t) {
+		t.Run(s.Name(), func(t *testing.T) {
 			s.Point(t, s.Endpoint)
 			ctx := context.Background()
 			bucket := s.NewBucket(t)
@@ -57,8 +57,12 @@ func TestServerConnectionReuse(t *testing.T) {
 			if got := p.Requests("GET"); got < 2*len(rs) {
 				t.Fatalf("the proxy saw %d GETs, want at least %d", got, 2*len(rs))
 			}
-			if c := p.Conns(); c > 4+1 || p.Closes() > 0 {
-				t.Errorf("%d ranged reads, 4 at once, opened %d connections (%d requests asked to close); want at most 5",
+			// 4 at once need 4 connections, and the stat's may be one more; net/http
+			// closes, rather than reuses, one whose request it did not see written
+			// within 50 ms (a busy machine), so a few more are no failure. Without
+			// reuse there would be one per read.
+			if c := p.Conns(); c > 4+1+8 || p.Closes() > 0 {
+				t.Errorf("%d ranged reads, 4 at once, opened %d connections (%d requests asked to close); want at most 13",
 					2*len(rs), c, p.Closes())
 			}
 		})

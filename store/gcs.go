@@ -75,7 +75,15 @@ func (o gcsObject) attrs() (Attrs, error) {
 	for k, v := range o.Metadata {
 		meta[strings.ToLower(k)] = v
 	}
-	return Attrs{Key: o.Name, Size: n, Version: o.Generation, Metadata: meta}, nil
+	a := Attrs{Key: o.Name, Size: n, Version: o.Generation, Metadata: meta}
+	if o.CRC32C != "" {
+		c, err := base64.StdEncoding.DecodeString(o.CRC32C)
+		if err != nil || len(c) != 4 {
+			return Attrs{}, fmt.Errorf("object %q: crc32c %q is not 4 bytes in base64", o.Name, quoteControls(o.CRC32C))
+		}
+		a.CRC32C = c
+	}
+	return a, nil
 }
 
 // do sends req and returns the response of a 2xx status; other statuses become
@@ -104,6 +112,7 @@ func (g *gcsBackend) do(req *http.Request) (*http.Response, error) {
 	if json.Unmarshal(body, &e) == nil && e.Error.Message != "" {
 		msg = e.Error.Message
 	}
+	msg = quoteControls(msg)
 	switch resp.StatusCode {
 	case http.StatusNotFound:
 		if strings.Contains(strings.ToLower(msg), "bucket") {
@@ -154,13 +163,13 @@ func (g *gcsBackend) readAt(ctx context.Context, a Attrs, p []byte, off int64) (
 	if gen := resp.Header.Get("X-Goog-Generation"); gen != "" && a.Version != "" && gen != a.Version {
 		return 0, fmt.Errorf("%w (generation %s, was %s)", ErrChanged, gen, a.Version)
 	}
-	if err := checkContentRange(resp.Header.Get("Content-Range"), a.Size); err != nil {
+	if err := checkContentRange(resp.Header.Get("Content-Range"), off, len(p), a.Size); err != nil {
 		return 0, err
 	}
 	if resp.StatusCode != http.StatusPartialContent && !(off == 0 && resp.ContentLength == int64(len(p))) {
 		return 0, fmt.Errorf("asked for bytes %d–%d, got status %d without that range", off, off+int64(len(p)), resp.StatusCode)
 	}
-	return readBody(resp.Body, p)
+	return readBody(ctx, resp.Body, p)
 }
 
 // put is a multipart upload: the object's metadata, then its bytes, in one request,
@@ -247,6 +256,7 @@ func (g *gcsBackend) list(ctx context.Context, prefix string) ([]Attrs, error) {
 		}
 		err = json.NewDecoder(resp.Body).Decode(&page)
 		resp.Body.Close()
+		received(ctx)
 		if err != nil {
 			return nil, fmt.Errorf("bad object list: %w", err)
 		}

@@ -36,12 +36,12 @@ func TestTransient(t *testing.T) {
 func TestRetryGivesUp(t *testing.T) {
 	r := Retry{Tries: 4, First: time.Millisecond, Max: 2 * time.Millisecond}
 	n := 0
-	err := r.do(context.Background(), func(context.Context) error { n++; return &StatusError{Code: 503, Msg: "SlowDown"} })
+	err := r.do(context.Background(), &call{}, func(context.Context) error { n++; return &StatusError{Code: 503, Msg: "SlowDown"} })
 	if n != 4 || err == nil || !strings.Contains(err.Error(), "gave up after 4 tries: HTTP status 503: SlowDown") {
 		t.Errorf("after %d calls: %v", n, err)
 	}
 	n = 0
-	err = r.do(context.Background(), func(context.Context) error {
+	err = r.do(context.Background(), &call{}, func(context.Context) error {
 		n++
 		if n < 3 {
 			return io.ErrUnexpectedEOF
@@ -52,7 +52,7 @@ func TestRetryGivesUp(t *testing.T) {
 		t.Errorf("after %d calls: %v; want success on the third", n, err)
 	}
 	n = 0
-	err = r.do(context.Background(), func(context.Context) error { n++; return &StatusError{Code: 403} })
+	err = r.do(context.Background(), &call{}, func(context.Context) error { n++; return &StatusError{Code: 403} })
 	if n != 1 || err == nil {
 		t.Errorf("a 403 was tried %d times (%v); want once", n, err)
 	}
@@ -61,7 +61,7 @@ func TestRetryGivesUp(t *testing.T) {
 func TestRetryTimeoutPerAttempt(t *testing.T) {
 	r := Retry{Tries: 3, First: time.Millisecond, Max: time.Millisecond, Timeout: 20 * time.Millisecond}
 	n := 0
-	err := r.do(context.Background(), func(ctx context.Context) error {
+	err := r.do(context.Background(), &call{}, func(ctx context.Context) error {
 		n++
 		if n == 1 { // a stalled first attempt
 			<-ctx.Done()

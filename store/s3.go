@@ -98,6 +98,7 @@ func (s *s3Backend) s3Err(err error) error {
 		return nil
 	}
 	r := minio.ToErrorResponse(err)
+	r.Code, r.Message = quoteControls(r.Code), quoteControls(r.Message)
 	switch {
 	case r.Code == "NoSuchBucket":
 		return fmt.Errorf("bucket %q %w", s.bucket, ErrNotExist)
@@ -132,7 +133,9 @@ func (s *s3Backend) bucketExists(ctx context.Context) (bool, error) {
 }
 
 func (s *s3Backend) stat(ctx context.Context, key string) (Attrs, error) {
-	oi, err := s.c.StatObject(ctx, s.bucket, trimKey(key), minio.StatObjectOptions{})
+	// With the checksum mode on, the answer carries the CRC-32C that the server
+	// checked the upload's bytes against, when the upload declared one.
+	oi, err := s.c.StatObject(ctx, s.bucket, trimKey(key), minio.StatObjectOptions{Checksum: true})
 	if err != nil {
 		return Attrs{}, s.s3Err(err)
 	}
@@ -140,7 +143,15 @@ func (s *s3Backend) stat(ctx context.Context, key string) (Attrs, error) {
 	for k, v := range oi.UserMetadata {
 		meta[strings.ToLower(k)] = v
 	}
-	return Attrs{Key: key, Size: oi.Size, Version: oi.ETag, Metadata: meta}, nil
+	a := Attrs{Key: key, Size: oi.Size, Version: oi.ETag, Metadata: meta}
+	if oi.ChecksumCRC32C != "" {
+		c, err := base64.StdEncoding.DecodeString(oi.ChecksumCRC32C)
+		if err != nil || len(c) != 4 {
+			return Attrs{}, fmt.Errorf("x-amz-checksum-crc32c %q is not 4 bytes in base64", quoteControls(oi.ChecksumCRC32C))
+		}
+		a.CRC32C = c
+	}
+	return a, nil
 }
 
 func (s *s3Backend) readAt(ctx context.Context, a Attrs, p []byte, off int64) (int, error) {
@@ -156,10 +167,10 @@ func (s *s3Backend) readAt(ctx context.Context, a Attrs, p []byte, off int64) (i
 		return 0, s.s3Err(err)
 	}
 	defer body.Close()
-	if err := checkContentRange(h.Get("Content-Range"), a.Size); err != nil {
+	if err := checkContentRange(h.Get("Content-Range"), off, len(p), a.Size); err != nil {
 		return 0, err
 	}
-	return readBody(body, p)
+	return readBody(ctx, body, p)
 }
 
 // maxSinglePut is the largest object S3 takes in one PutObject.
@@ -194,6 +205,7 @@ func (s *s3Backend) list(ctx context.Context, prefix string) ([]Attrs, error) {
 		if oi.Err != nil {
 			return nil, s.s3Err(oi.Err)
 		}
+		received(ctx)
 		as = append(as, Attrs{Key: oi.Key, Size: oi.Size, Version: oi.ETag})
 	}
 	return as, nil

@@ -12,8 +12,8 @@ import (
 )
 
 func TestServerRoundTrip(t *testing.T) {
-	for _, s := range storetest.Servers(t) {
-		t.Run(s.Scheme, func(t *testing.T) {
+	for _, s := range storetest.All(t) {
+		t.Run(s.Name(), func(t *testing.T) {
 			s.Point(t, s.Endpoint)
 			ctx := context.Background()
 			bucket := s.NewBucket(t)

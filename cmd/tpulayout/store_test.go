@@ -3,10 +3,17 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
 	"fmt"
+	"hash/crc32"
+	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -115,7 +122,9 @@ func TestStoreConvertFromBucket(t *testing.T) {
 				sameTree(t, local, four, filepath.Join(dir, ckpt), prefix+ckpt)
 			}
 			setShardBand(t, 64<<10)
-			p, proxy := storetest.NewProxy(t, s.Endpoint, func(n int) storetest.Fault { return storetest.Fault((n + 1) % 4) })
+			// Counted by the range's end: a drop's resumed read keeps it, so each range
+			// meets each fault whatever part of the dropped body arrived.
+			p, proxy := storetest.NewProxyRule(t, s.Endpoint, storetest.ByEnd(func(n int) storetest.Fault { return storetest.Fault((n + 1) % 4) }))
 			s.Point(t, proxy)
 			local := filepath.Join(t.TempDir(), "local")
 			common := []string{"--all", "--mesh", "data=2,model=4", "--rules", filepath.Join(dir, "rules.json"), "--to", "tpu:v5e"}
@@ -175,7 +184,7 @@ func TestStoreBadInput(t *testing.T) {
 }
 
 // download copies every object under the URL prefix into a new local directory,
-// checking each shard image against the SHA-256 in its metadata.
+// checking each shard image against the checksum (SHA-256 or CRC-32C) in its metadata.
 func download(t *testing.T, prefix string) string {
 	t.Helper()
 	ctx := context.Background()
@@ -199,7 +208,11 @@ func download(t *testing.T, prefix string) string {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if st.Metadata["crc32c"] != crc32cHex(data) {
+			if sum, ok := st.Metadata["sha256"]; ok {
+				if h := sha256.Sum256(data); sum != hex.EncodeToString(h[:]) {
+					t.Errorf("%s: metadata sha256 %q, contents %x", a.Key, sum, h)
+				}
+			} else if st.Metadata["crc32c"] != crc32cHex(data) {
 				t.Errorf("%s: metadata crc32c %q, contents %s", a.Key, st.Metadata["crc32c"], crc32cHex(data))
 			}
 		}
@@ -429,6 +442,167 @@ func TestStoreVerifyGatherByRanges(t *testing.T) {
 					t.Errorf("verify of a changed image (images of %d bytes and more by bands): exit %d, %q", threshold, code, v)
 				}
 				buffer.MmapThreshold = old
+			}
+		})
+	}
+}
+
+// TestStoreLyingMetadata: an image replaced by other bytes of the same size,
+// uploaded with the original's metadata (what copying another conversion's object
+// carries) and its own CRC-32C, as a conversion uploads: merge refuses it, naming it
+// and both checksums, and a rerun of the processes does not take it for its own (it
+// uploads it again), after which merge succeeds with the right bytes. Against the
+// fake servers (plain go test) and the real ones.
+func TestStoreLyingMetadata(t *testing.T) {
+	fastRetry(t)
+	dir := shardCheckpoint(t)
+	in, local := convertedLocally(t, dir)
+	ctx := context.Background()
+	for _, sum := range []string{"crc32c", "sha256"} {
+		common := append(bucketArgs(dir), "--checksum", sum)
+		for _, s := range storetest.All(t) {
+			t.Run(sum+"/"+s.Name(), func(t *testing.T) {
+				s.Point(t, s.Endpoint)
+				prefix := s.Scheme + "://" + s.NewBucket(t) + "/liar/"
+				b, pk, _ := store.Open(ctx, prefix)
+				for i := range 4 {
+					mustRun(t, append([]string{"convert", in, prefix, "--process", fmt.Sprintf("%d/4", i)}, common...)...)
+				}
+				as, err := b.List(ctx, pk)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var img store.Attrs
+				for _, a := range as {
+					if strings.HasSuffix(a.Key, ".bin") {
+						img, err = b.Stat(ctx, a.Key)
+						if err != nil {
+							t.Fatal(err)
+						}
+						break
+					}
+				}
+				other := bytes.Repeat([]byte{0x5a}, int(img.Size))
+				crc := crc32.Checksum(other, crc32.MakeTable(crc32.Castagnoli))
+				if err := b.PutFileCRC32C(ctx, img.Key, bytes.NewReader(other), img.Size, img.Metadata,
+					binary.BigEndian.AppendUint32(nil, crc)); err != nil {
+					t.Fatal(err)
+				}
+				name := strings.TrimPrefix(img.Key, pk)
+				_, errOut, code := runCmd(t, "manifest", "merge", prefix)
+				if code != 2 || !strings.Contains(errOut, name) || !strings.Contains(errOut, sum) {
+					t.Errorf("merge after an image was replaced with its metadata kept: exit %d, %q", code, errOut)
+				}
+				for i := range 4 {
+					mustRun(t, append([]string{"convert", in, prefix, "--process", fmt.Sprintf("%d/4", i)}, common...)...)
+				}
+				mustRun(t, "manifest", "merge", prefix)
+				got := download(t, prefix)
+				if !bytes.Equal(readFile(t, filepath.Join(got, name)), readFile(t, filepath.Join(local, name))) {
+					t.Errorf("after the reruns %s still holds the other bytes", name)
+				}
+			})
+		}
+	}
+}
+
+// TestStoreSIGKILLLeavesNoStaging: a conversion to a bucket killed with SIGKILL
+// while its uploads hang leaves its staged images behind; the next conversion
+// removes them (their owner is gone) and, when it ends, its own, so nothing of
+// either is left in $TMPDIR.
+func TestStoreSIGKILLLeavesNoStaging(t *testing.T) {
+	fastRetry(t)
+	dir := shardCheckpoint(t)
+	in := filepath.Join(dir, "model.safetensors")
+	staged := func(tmp string) []string {
+		var fs []string
+		filepath.WalkDir(tmp, func(p string, d os.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && strings.HasPrefix(d.Name(), "tpulayout-shard-") {
+				fs = append(fs, p)
+			}
+			return nil
+		})
+		return fs
+	}
+	for _, s := range storetest.All(t)[:2] { // the fakes: the point is the local files
+		t.Run(s.Name(), func(t *testing.T) {
+			tmp := t.TempDir()
+			t.Setenv("TMPDIR", tmp)
+			var hang atomic.Bool
+			hang.Store(true)
+			_, proxy := storetest.NewProxyRule(t, s.Endpoint, func(r *http.Request, _ int) storetest.Fault {
+				if hang.Load() && (r.Method == http.MethodPut || r.Method == http.MethodPost) {
+					return storetest.Silent
+				}
+				return storetest.Pass
+			})
+			s.Point(t, proxy)
+			out := s.Scheme + "://" + s.NewBucket(t) + "/out/"
+			killMidWrite(t, func() bool { return len(staged(tmp)) > 0 }, append([]string{"convert", in, out}, bucketArgs(dir)...)...)
+			hang.Store(false)
+			mustRun(t, append([]string{"convert", in, out}, bucketArgs(dir)...)...)
+			if fs := staged(tmp); len(fs) != 0 {
+				t.Errorf("after a killed conversion and a finished one, %d staged images are left, such as %s", len(fs), fs[0])
+			}
+		})
+	}
+}
+
+// TestStoreMisbehavingServer converts a checkpoint read through a proxy that
+// misbehaves: a server that stalls fails the conversion saying the server sent
+// nothing, one that answers with another range fails it naming both ranges, and
+// the command itself (main, in a child process) prints a line for each retried try.
+func TestStoreMisbehavingServer(t *testing.T) {
+	dir := shardCheckpoint(t)
+	args := bucketArgs(dir)
+	for _, s := range storetest.All(t) {
+		t.Run(s.Name(), func(t *testing.T) {
+			s.Point(t, s.Endpoint)
+			prefix := uploadCheckpoint(t, s, dir)
+			through := func(f storetest.Fault) string {
+				_, proxy := storetest.NewProxyRule(t, s.Endpoint, func(r *http.Request, n int) storetest.Fault {
+					if storetest.IsRange(r) && (f != storetest.Status || n == 0) {
+						return f
+					}
+					return storetest.Pass
+				})
+				s.Point(t, proxy)
+				return filepath.Join(t.TempDir(), "out")
+			}
+			old := store.DefaultRetry
+			defer func() { store.DefaultRetry = old }()
+			for _, c := range []struct {
+				f     storetest.Fault
+				stall time.Duration // short only where every range stalls anyway
+				want  []string
+			}{
+				{storetest.StallHeaders, 200 * time.Millisecond, []string{"gave up after 2 tries: the server sent nothing for 200ms"}},
+				{storetest.StallMid, 200 * time.Millisecond, []string{"the server sent nothing for 200ms"}},
+				{storetest.WrongRange, 0, []string{"asked for bytes=", "the server answered with Content-Range bytes "}},
+			} {
+				store.DefaultRetry = store.Retry{Tries: 6, First: time.Millisecond, Max: 10 * time.Millisecond, Stall: c.stall, StallTries: 2}
+				start := time.Now()
+				_, errOut, code := runCmd(t, append([]string{"convert", prefix + "model.safetensors", through(c.f)}, args...)...)
+				for _, w := range c.want {
+					if code != 2 || !strings.Contains(errOut, w) {
+						t.Errorf("fault %d: exit %d, %q; want it to say %q", c.f, code, errOut, w)
+					}
+				}
+				if d := time.Since(start); d > 30*time.Second {
+					t.Errorf("fault %d: failed after %v", c.f, d)
+				}
+			}
+			store.DefaultRetry = old
+			cmd := exec.Command(os.Args[0], append([]string{"convert", prefix + "model.safetensors", through(storetest.Status)}, args...)...)
+			cmd.Env = append(os.Environ(), "TPULAYOUT_RUN_MAIN=1")
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("%v; stderr %q", err, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), "tpulayout: store: "+prefix+"model.safetensors: bytes ") ||
+				!strings.Contains(stderr.String(), "try 1 of 6 failed (HTTP status 503") {
+				t.Errorf("a retried read printed %q; want a line naming the object and the failed try", stderr.String())
 			}
 		})
 	}
