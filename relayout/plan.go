@@ -53,7 +53,12 @@ func NewPlan(dst, src layout.Shape, opts ...Option) (*Plan, error) {
 		return nil, err
 	}
 	if p.cmap.bitcast {
-		dst = src // the same dtype and offsets: the executors plan the identical-layout copy
+		// The same dtype and offsets: the loop nest is the identical-layout copy, which
+		// for sub-byte elements the byte copy of planSubByte does better.
+		if e := planSubByte(p, src, src, opts); e != nil {
+			p.exec = e
+		}
+		return p, nil
 	}
 	if e := planTwoPass(p, dst, src, opts); e != nil {
 		p.exec = e
