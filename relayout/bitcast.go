@@ -7,47 +7,55 @@ import (
 	"github.com/tpulayout/tpulayout/layout/algebra"
 )
 
-// copyMap is what the layout algebra says of a plan's source → destination offsets (see
-// algebra.CopyMap), computed once by NewPlan.
-type copyMap struct {
-	// bitcast: every element is at the same offset of the same width on both sides, and
-	// neither side has padding, so the relayout moves the bytes as they are. The plan then
-	// runs as the copy between identical layouts, whatever the layouts' text says.
-	bitcast bool
-	// run is the longest run of consecutive source elements, from the first, that is
-	// contiguous on both sides (algebra.MaxCommonVector); 0 when the algebra has no single
-	// layout for one of the sides.
-	run int64
-}
-
-// planCopyMap asks the algebra for the copy map of src → dst. A pair is a bitcast only
-// when the copy cannot differ from the identical-layout copy in any byte: the same dtype
-// (a conversion rewrites the bits), the same element width, no padding in either
-// allocation (padding is written with the plan's fill, never copied), the map the
-// identity on [0, elements), and, when a sub-byte array ends inside a byte and the plan
-// leaves padding alone, not at all (the last byte's spare bits are then the
-// destination's own).
-func planCopyMap(dst, src layout.Shape, o options) copyMap {
+// planBitcast asks the layout algebra whether src → dst is a bitcast: every element at
+// the same offset of the same width on both sides, and neither side with padding, so the
+// relayout moves the bytes as they are and the plan runs as the copy between identical
+// layouts, whatever the layouts' text says. A pair is a bitcast only when the copy cannot
+// differ from the identical-layout copy in any byte: the same dtype (a conversion
+// rewrites the bits), the same element width, no padding in either allocation (padding is
+// written with the plan's fill, never copied), the copy map the identity on
+// [0, elements), and not when a sub-byte array ends inside a byte and the plan leaves
+// padding alone (the last byte's spare bits are then the destination's own). An empty
+// array is none. The cheap conditions, and a few elements' offsets, are checked on the
+// compiled indexers before the algebra is asked.
+func planBitcast(p *Plan, dst, src layout.Shape) bool {
+	if p.opts.generic || p.dst.LogicalElements() == 0 || p.dt != p.st || p.dbits != p.sbits ||
+		p.dst.FootprintElements() != p.dst.LogicalElements() || p.src.FootprintElements() != p.src.LogicalElements() ||
+		p.opts.pad == padLeave && p.dst.FootprintElements()*int64(p.dbits)%8 != 0 {
+		return false
+	}
+	if !sameProbes(p.dst, p.src) {
+		return false
+	}
 	md, err := algebra.FromXLA(dst)
 	if err != nil {
-		return copyMap{}
+		return false
 	}
 	ms, err := algebra.FromXLA(src)
 	if err != nil {
-		return copyMap{}
+		return false
 	}
-	var c copyMap
-	d, errD := md.Exact()
-	s, errS := ms.Exact()
-	if errD == nil && errS == nil {
-		if n, err := algebra.MaxCommonVector(d, s); err == nil {
-			c.run = n
+	return md.ElementBits == ms.ElementBits && unpadded(md) && unpadded(ms) && identity(ms, md)
+}
+
+// sameProbes reports whether a few elements (the last, and each dim's second) are at the
+// same offset in both layouts: a bitcast's necessary condition, which most pairs fail.
+func sameProbes(d, s *layout.Indexer) bool {
+	dims := d.Dims()
+	idx := make([]int64, len(dims))
+	for k, n := range dims {
+		if n > 1 {
+			idx[k] = 1
+			if d.Offset(idx) != s.Offset(idx) {
+				return false
+			}
+			idx[k] = 0
 		}
 	}
-	c.bitcast = !o.generic && dst.DType == src.DType && md.ElementBits == ms.ElementBits &&
-		unpadded(md) && unpadded(ms) && identity(ms, md) &&
-		(o.pad != padLeave || md.Alloc*int64(md.ElementBits)%8 == 0)
-	return c
+	for k, n := range dims {
+		idx[k] = n - 1
+	}
+	return d.Offset(idx) == s.Offset(idx)
 }
 
 // unpadded reports whether m's allocation holds only its elements.
@@ -72,13 +80,37 @@ func identity(src, dst algebra.Mapping) bool {
 	return c.Size() == 1 || c.Stride.Value() == 1
 }
 
-// describe is the copy map's part of Plan.String.
-func (c copyMap) describe() string {
-	switch {
-	case c.bitcast:
+// commonRun is the longest run of consecutive source elements, from the first, that is
+// contiguous on both sides (algebra.MaxCommonVector); ok is false when the algebra has no
+// single layout on the exact dims for one of the sides.
+func (p *Plan) commonRun() (n int64, ok bool) {
+	md, err := algebra.FromXLA(p.dst.Shape())
+	if err != nil {
+		return 0, false
+	}
+	ms, err := algebra.FromXLA(p.src.Shape())
+	if err != nil {
+		return 0, false
+	}
+	d, err := md.Exact()
+	if err != nil {
+		return 0, false
+	}
+	s, err := ms.Exact()
+	if err != nil {
+		return 0, false
+	}
+	n, err = algebra.MaxCommonVector(d, s)
+	return n, err == nil
+}
+
+// describeMap is the copy map's part of Plan.String.
+func (p *Plan) describeMap() string {
+	if p.bitcast {
 		return "; bitcast: every element keeps its offset"
-	case c.run > 0:
-		return fmt.Sprintf("; longest common run %d elements", c.run)
+	}
+	if n, ok := p.commonRun(); ok {
+		return fmt.Sprintf("; longest common run %d elements", n)
 	}
 	return ""
 }

@@ -114,8 +114,8 @@ func checkBitcastPair(t *testing.T, dst, src layout.Shape) bool {
 		t.Fatalf("NewPlan(%s, %s): %v", dst, src, err)
 	}
 	want := bitcastOracle(t, dst, src)
-	if p.cmap.bitcast != want {
-		t.Errorf("%s ← %s: planner bitcast %v, oracle %v", dst, src, p.cmap.bitcast, want)
+	if p.bitcast != want {
+		t.Errorf("%s ← %s: planner bitcast %v, oracle %v", dst, src, p.bitcast, want)
 	}
 	if want && (p.Kernel() != "copy" || !strings.Contains(p.String(), "bitcast")) {
 		t.Errorf("%s: a bitcast plan must be the plain copy, got kernel %q", p, p.Kernel())
@@ -297,14 +297,16 @@ func TestBitcastOptions(t *testing.T) {
 		{"s4[3,3]{1,0:E(4)}", "s4[3,3]{1,0:E(4)}", nil, true},
 		{"s4[3,3]{1,0:E(4)}", "s4[3,3]{1,0:E(4)}", []Option{WithPadLeave()}, false},
 		{"s4[4,4]{1,0:E(4)}", "s4[4,4]{1,0:E(4)}", []Option{WithPadLeave()}, true},
+		{"f32[0,128]{1,0:T(8,128)}", "f32[0,128]{1,0}", nil, false},
+		{"f32[]", "f32[]", nil, true},
 	}
 	for _, c := range cases {
 		p, err := NewPlan(layout.MustParse(c.dst), layout.MustParse(c.src), c.opts...)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p.cmap.bitcast != c.bitcast {
-			t.Errorf("%s: bitcast %v, want %v", p, p.cmap.bitcast, c.bitcast)
+		if p.bitcast != c.bitcast {
+			t.Errorf("%s: bitcast %v, want %v", p, p.bitcast, c.bitcast)
 		}
 	}
 }

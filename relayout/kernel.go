@@ -83,7 +83,7 @@ type kernel struct {
 // compile finds the fast path: the common loops, the inner kernel and the outer loops.
 func (p *Plan) compile() {
 	di := p.dst
-	if p.cmap.bitcast {
+	if p.bitcast {
 		di = p.src // same offsets, no padding: the loops of the identical-layout copy
 	}
 	loops, tables, bounds, irregular, ok := commonLoops(planIndexer(di), planIndexer(p.src))

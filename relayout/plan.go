@@ -42,7 +42,7 @@ type Plan struct {
 	scratch    *freeList[[]byte] // buffers for converting transposes and packings (nil: none needed)
 	stage      *freeList[[]byte] // buffers for edge runs stored whole (nil: none needed, see makeStage)
 	wide       *freeList[[]byte] // staging of consecutive pair-unpacked tiles (nil: none, see planWide)
-	cmap       copyMap           // the algebra's copy map (see planCopyMap)
+	bitcast    bool              // every element keeps its offset: the identical-layout copy (see planBitcast)
 }
 
 // NewPlan compiles a relayout from src's layout to dst's. The logical dims must be equal;
@@ -52,7 +52,7 @@ func NewPlan(dst, src layout.Shape, opts ...Option) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.cmap.bitcast {
+	if p.bitcast {
 		// The same dtype and offsets: the loop nest is the identical-layout copy, which
 		// for sub-byte elements the byte copy of planSubByte does better.
 		if e := planSubByte(p, src, src, opts); e != nil {
@@ -126,7 +126,7 @@ func newPlan(dst, src layout.Shape, opts []Option) (*Plan, error) {
 		// Pairs without a SIMD kernel convert whole runs; sub-byte E(n) cannot (nil).
 		p.converter, _ = buffer.NewConverter(dt, p.dbits, st, p.sbits)
 	}
-	p.cmap = planCopyMap(dst, src, o)
+	p.bitcast = planBitcast(p, dst, src)
 	if !o.generic {
 		p.compile()
 	}
@@ -150,7 +150,7 @@ func sameDims(dst, src layout.Shape) error {
 // copy between identical layouts), else the longest run of elements contiguous on both
 // sides, when the algebra reads both layouts as single layouts.
 func (p *Plan) String() string {
-	return fmt.Sprintf("%s ← %s: %s%s", p.dst.Shape(), p.src.Shape(), p.exec.describe(), p.cmap.describe())
+	return fmt.Sprintf("%s ← %s: %s%s", p.dst.Shape(), p.src.Shape(), p.exec.describe(), p.describeMap())
 }
 
 // Kernel names the inner kernel the plan uses: "copy", "interleave", "deinterleave",
