@@ -114,3 +114,29 @@ func (p *Plan) describeMap() string {
 	}
 	return ""
 }
+
+// packedCopy is a bitcast of packed sub-byte elements (E(4), E(2), E(1)) run as the
+// identical-layout copy of the footprint's bytes: the elements move in whole bytes,
+// where the sub-byte executor would unpack, copy and pack them.
+type packedCopy struct {
+	inner *Plan // u8[footprint bytes] to itself, with the plan's options
+}
+
+// planPackedCopy returns the byte copy for a sub-byte bitcast p.
+func planPackedCopy(p *Plan, opts []Option) *packedCopy {
+	if !p.bitcast || p.dbits >= 8 {
+		return nil
+	}
+	s := layout.Shape{Kind: layout.Array, DType: layout.U8, Dims: []int64{p.dst.FootprintBytes()}, Layout: layout.Layout{MinorToMajor: []int{0}}}
+	inner, err := newPlan(s, s, opts)
+	if err != nil || inner.isReference() {
+		return nil
+	}
+	return &packedCopy{inner}
+}
+
+func (e *packedCopy) copy(dst, src []byte) { e.inner.exec.copy(dst, src) }
+func (e *packedCopy) kernel() string       { return e.inner.exec.kernel() }
+func (e *packedCopy) describe() string {
+	return fmt.Sprintf("on bytes (%s): %s", e.inner.exec.kernel(), e.inner.exec.describe())
+}

@@ -135,7 +135,13 @@ func TestBitcastSuiteShapes(t *testing.T) {
 				s.Layout = layout.Layout{MinorToMajor: layout.RowMajor(len(s.Dims))}
 				return s
 			}
-			for _, pr := range [][2]layout.Shape{{dst, src}, {src, dst}, {dst, rm(dst)}, {rm(dst), dst}, {src, rm(src)}} {
+			rmE := func(s layout.Shape) layout.Shape { // row-major, the same E(n)
+				e := s.Layout.ElementBits
+				s = rm(s)
+				s.Layout.ElementBits = e
+				return s
+			}
+			for _, pr := range [][2]layout.Shape{{dst, src}, {src, dst}, {dst, rm(dst)}, {rm(dst), dst}, {src, rm(src)}, {rmE(dst), dst}, {src, rmE(src)}} {
 				if checkBitcastPair(t, pr[0], pr[1]) {
 					found++
 				}
@@ -284,7 +290,8 @@ func TestBitcastNearMisses(t *testing.T) {
 
 // TestBitcastOptions: the copy path is taken only where no option can make the bytes
 // differ: the reference kernel never takes it, and a packed array ending inside a byte
-// takes it only when the plan writes the spare bits (the padding) itself.
+// takes it only when the plan writes the spare bits (the padding) itself. Packed
+// bitcasts copy bytes.
 func TestBitcastOptions(t *testing.T) {
 	cases := []struct {
 		dst, src string
@@ -299,6 +306,9 @@ func TestBitcastOptions(t *testing.T) {
 		{"s4[4,4]{1,0:E(4)}", "s4[4,4]{1,0:E(4)}", []Option{WithPadLeave()}, true},
 		{"f32[0,128]{1,0:T(8,128)}", "f32[0,128]{1,0}", nil, false},
 		{"f32[]", "f32[]", nil, true},
+		{"s4[8,256]{1,0:E(4)}", "s4[8,256]{1,0:T(8,256)E(4)}", nil, true},
+		{"u2[3,5]{0,1:E(2)}", "u2[3,5]{0,1:E(2)}", nil, true},
+		{"pred[8,9]{1,0:E(1)}", "pred[8,9]{1,0:T(8,9)E(1)}", nil, true},
 	}
 	for _, c := range cases {
 		p, err := NewPlan(layout.MustParse(c.dst), layout.MustParse(c.src), c.opts...)
@@ -307,6 +317,12 @@ func TestBitcastOptions(t *testing.T) {
 		}
 		if p.bitcast != c.bitcast {
 			t.Errorf("%s: bitcast %v, want %v", p, p.bitcast, c.bitcast)
+		}
+		if c.bitcast && p.Kernel() != "copy" {
+			t.Errorf("%s: a bitcast plan must be the plain copy, got kernel %q", p, p.Kernel())
+		}
+		if c.opts == nil {
+			checkAgainstOracle(t, p, layout.MustParse(c.dst), layout.MustParse(c.src))
 		}
 	}
 }

@@ -53,9 +53,11 @@ func NewPlan(dst, src layout.Shape, opts ...Option) (*Plan, error) {
 		return nil, err
 	}
 	if p.bitcast {
-		// The same dtype and offsets: the loop nest is the identical-layout copy, which
-		// for sub-byte elements the byte copy of planSubByte does better.
-		if e := planSubByte(p, src, src, opts); e != nil {
+		// The same dtype and offsets: the loop nest is the identical-layout copy; packed
+		// sub-byte elements copy their bytes.
+		if e := planPackedCopy(p, opts); e != nil {
+			p.exec = e
+		} else if e := planSubByte(p, src, src, opts); e != nil {
 			p.exec = e
 		}
 		return p, nil
