@@ -82,7 +82,11 @@ type kernel struct {
 
 // compile finds the fast path: the common loops, the inner kernel and the outer loops.
 func (p *Plan) compile() {
-	loops, tables, bounds, irregular, ok := commonLoops(planIndexer(p.dst), planIndexer(p.src))
+	di := p.dst
+	if p.bitcast {
+		di = p.src // same offsets, no padding: the loops of the identical-layout copy
+	}
+	loops, tables, bounds, irregular, ok := commonLoops(planIndexer(di), planIndexer(p.src))
 	if !ok || len(bounds) > maxDims {
 		return
 	}

@@ -42,6 +42,7 @@ type Plan struct {
 	scratch    *freeList[[]byte] // buffers for converting transposes and packings (nil: none needed)
 	stage      *freeList[[]byte] // buffers for edge runs stored whole (nil: none needed, see makeStage)
 	wide       *freeList[[]byte] // staging of consecutive pair-unpacked tiles (nil: none, see planWide)
+	bitcast    bool              // every element keeps its offset: the identical-layout copy (see planBitcast)
 }
 
 // NewPlan compiles a relayout from src's layout to dst's. The logical dims must be equal;
@@ -50,6 +51,16 @@ func NewPlan(dst, src layout.Shape, opts ...Option) (*Plan, error) {
 	p, err := newPlan(dst, src, opts)
 	if err != nil {
 		return nil, err
+	}
+	if p.bitcast {
+		// The same dtype and offsets: the loop nest is the identical-layout copy; packed
+		// sub-byte elements copy their bytes.
+		if e := planPackedCopy(p, opts); e != nil {
+			p.exec = e
+		} else if e := planSubByte(p, src, src, opts); e != nil {
+			p.exec = e
+		}
+		return p, nil
 	}
 	if e := planTwoPass(p, dst, src, opts); e != nil {
 		p.exec = e
@@ -117,6 +128,7 @@ func newPlan(dst, src layout.Shape, opts []Option) (*Plan, error) {
 		// Pairs without a SIMD kernel convert whole runs; sub-byte E(n) cannot (nil).
 		p.converter, _ = buffer.NewConverter(dt, p.dbits, st, p.sbits)
 	}
+	p.bitcast = planBitcast(p, dst, src)
 	if !o.generic {
 		p.compile()
 	}
@@ -135,9 +147,12 @@ func sameDims(dst, src layout.Shape) error {
 	return nil
 }
 
-// String describes the plan: shapes, path, kernel and loops.
+// String describes the plan: shapes, path, kernel and loops, then what the layout
+// algebra found: "bitcast" when every element keeps its offset (the plan is then the
+// copy between identical layouts), else the longest run of elements contiguous on both
+// sides, when the algebra reads both layouts as single layouts.
 func (p *Plan) String() string {
-	return fmt.Sprintf("%s ← %s: %s", p.dst.Shape(), p.src.Shape(), p.exec.describe())
+	return fmt.Sprintf("%s ← %s: %s%s", p.dst.Shape(), p.src.Shape(), p.exec.describe(), p.describeMap())
 }
 
 // Kernel names the inner kernel the plan uses: "copy", "interleave", "deinterleave",

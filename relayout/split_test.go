@@ -13,13 +13,15 @@ import (
 
 // units is the outer iterations a plan's copies split over workers: its loop nest's, or
 // the fewest of its passes' loop nests (the passes of sub-byte plans that unpack and
-// pack split over packed bytes on their own).
+// pack split over packed bytes on their own), or its byte copy's.
 func units(t *testing.T, p *Plan) int64 {
 	t.Helper()
 	switch e := p.exec.(type) {
 	case *loopNest:
 		return p.chunks
 	case *subByte:
+		return units(t, e.inner)
+	case *packedCopy:
 		return units(t, e.inner)
 	case *twoPass:
 		return min(units(t, e.first), units(t, e.second))
