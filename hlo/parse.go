@@ -34,10 +34,10 @@ type scanner struct {
 	// shapes holds the shapes read so far by their text, shared with the scanners of
 	// nested operands.
 	shapes map[string]*layout.Shape
-	// names holds the instructions defined so far in the computation being read (by
-	// name, their line), against which operands are checked; nil when reading a lone
+	// names holds the names of the instructions defined so far in the computation
+	// being read, against which operands are checked; nil when reading a lone
 	// instruction. calls collects the computations its attributes name.
-	names map[string]int
+	names map[string]struct{}
 	calls *[]callRef
 	// lineAt and lineNo cache the last line lookup: instructions come in file order.
 	lineAt, lineNo int
@@ -390,8 +390,8 @@ var callAttrs = map[string]bool{
 	"true_computation": true, "false_computation": true,
 }
 
-// attrs reads `, name=value` pairs while a comma follows.
-func (s *scanner) attrs() ([]Attr, error) {
+// attrs reads `, name=value` pairs while a comma follows; it returns them when keep.
+func (s *scanner) attrs(keep bool) ([]Attr, error) {
 	var as []Attr
 	for s.peek() == ',' {
 		s.pos++
@@ -412,7 +412,9 @@ func (s *scanner) attrs() ([]Attr, error) {
 		if callAttrs[n] && s.calls != nil {
 			s.noteCalls(v, at)
 		}
-		as = append(as, Attr{n, v})
+		if keep {
+			as = append(as, Attr{n, v})
+		}
 	}
 	return as, nil
 }
@@ -530,9 +532,11 @@ func (s *scanner) rhs(in *Instruction, nested bool) error {
 	}
 	ops := s.in[open:s.pos]
 	if !nested {
-		if in.Attrs, err = s.attrs(); err != nil {
+		start := s.pos
+		if _, err = s.attrs(false); err != nil {
 			return err
 		}
+		in.attrs = s.in[start:s.pos]
 	}
 	if in.Inferred && !inferable[in.Opcode] {
 		return s.errAt(at, "%s = %s(…) has no shape: XLA infers a shape only for opcodes such as tuple, get-tuple-element and elementwise ops, not for %s; write it, as in %s = f32[8]{0} %s(…)", in.Name, in.Opcode, in.Opcode, in.Name, in.Opcode)
@@ -545,10 +549,10 @@ func (s *scanner) rhs(in *Instruction, nested bool) error {
 	return nil
 }
 
-// operands reads `(a, b, …)` at s.pos into in.Operands, as written. An operand
-// written as an instruction, as XLA's parser allows (`add(f32[10] parameter(0), x)`),
-// becomes an instruction of its own, named as XLA names it (`parameter.anon`), put
-// in s.nested to precede in; the operand is then its name.
+// operands reads `(a, b, …)` at s.pos into in.ops (see [Instruction.Operands]). An
+// operand written as an instruction, as XLA's parser allows (`add(f32[10]
+// parameter(0), x)`), becomes an instruction of its own, named as XLA names it
+// (`parameter.anon`), put in s.nested to precede in; the operand is then its name.
 func (s *scanner) operands(in *Instruction) error {
 	open := s.pos
 	if _, err := s.group(); err != nil {
@@ -560,8 +564,8 @@ func (s *scanner) operands(in *Instruction) error {
 	}
 	var buf [4][2]int
 	parts := splitTopAt(buf[:0], s.in[open+1:end-1])
-	in.Operands = make([]string, 0, len(parts))
-	for _, r := range parts {
+	var texts []string // the operand texts, once one is written as an instruction
+	for i, r := range parts {
 		a, b := open+1+r[0], open+1+r[1]
 		text := stripComments(s.in[a:b])
 		if probe := (scanner{in: s.in[:b], pos: a}); probe.nestedFollows() {
@@ -577,10 +581,24 @@ func (s *scanner) operands(in *Instruction) error {
 			s.nested = append(s.nested, sub.nested...)
 			s.nested = append(s.nested, n)
 			text = n.Name
+			if texts == nil {
+				texts = make([]string, 0, len(parts))
+				for _, q := range parts[:i] {
+					texts = append(texts, stripComments(s.in[open+1+q[0]:open+1+q[1]]))
+				}
+			}
 		} else if err := s.checkOperand(in, text, a, b); err != nil {
 			return err
 		}
-		in.Operands = append(in.Operands, text)
+		if texts != nil {
+			texts = append(texts, text)
+		}
+	}
+	in.ops = s.in[open+1 : end-1]
+	if texts != nil {
+		// Operands splits this as it split the text: each part has no comma outside
+		// brackets, and splitting trims it.
+		in.ops = strings.Join(texts, ", ")
 	}
 	return nil
 }
@@ -709,7 +727,7 @@ func (s *scanner) module() (*Module, error) {
 			s.pos++ // older XLA printed `HloModule name:`
 		}
 		var err error
-		if m.Attrs, err = s.attrs(); err != nil {
+		if m.Attrs, err = s.attrs(true); err != nil {
 			return nil, err
 		}
 		if v, ok := m.Attr("entry_computation_layout"); ok {
@@ -863,7 +881,7 @@ func (s *scanner) computation() (*Computation, error) {
 // instructionList reads the instructions of c up to its closing '}' and the
 // attributes after it; open is where its '{' is.
 func (s *scanner) instructionList(c *Computation, open int) error {
-	names := map[string]int{}
+	names := map[string]struct{}{}
 	s.names = names
 	defer func() { s.names = nil }()
 	for {
@@ -881,7 +899,7 @@ func (s *scanner) instructionList(c *Computation, open int) error {
 			if err := s.checkParameters(c); err != nil {
 				return err
 			}
-			_, err := s.attrs() // execution_thread="…"
+			_, err := s.attrs(false) // execution_thread="…"
 			return err
 		}
 		s.nested = nil
@@ -890,16 +908,16 @@ func (s *scanner) instructionList(c *Computation, open int) error {
 			return err
 		}
 		for _, n := range s.nested {
-			if l, dup := names[n.Name]; dup {
-				return &SyntaxError{Line: n.Line, Col: 1, Msg: fmt.Sprintf("instruction %s (written as an operand) is defined twice in %s (first on line %d)", n.Name, c.Name, l)}
+			if _, dup := names[n.Name]; dup {
+				return &SyntaxError{Line: n.Line, Col: 1, Msg: fmt.Sprintf("instruction %s (written as an operand) is defined twice in %s (first on line %d)", n.Name, c.Name, c.lineOf(n.Name))}
 			}
-			names[n.Name] = n.Line
+			names[n.Name] = struct{}{}
 			c.Instructions = append(c.Instructions, n)
 		}
-		if l, dup := names[in.Name]; dup {
-			return &SyntaxError{Line: in.Line, Col: 1, Msg: fmt.Sprintf("instruction %s is defined twice in %s (first on line %d)", in.Name, c.Name, l)}
+		if _, dup := names[in.Name]; dup {
+			return &SyntaxError{Line: in.Line, Col: 1, Msg: fmt.Sprintf("instruction %s is defined twice in %s (first on line %d)", in.Name, c.Name, c.lineOf(in.Name))}
 		}
-		names[in.Name] = in.Line
+		names[in.Name] = struct{}{}
 		if in.Root {
 			if c.Root != nil {
 				return &SyntaxError{Line: in.Line, Col: 1, Msg: fmt.Sprintf("second ROOT in %s: %s (the first is %s)", c.Name, in.Name, c.Root.Name)}
@@ -908,6 +926,16 @@ func (s *scanner) instructionList(c *Computation, open int) error {
 		}
 		c.Instructions = append(c.Instructions, in)
 	}
+}
+
+// lineOf returns the line of c's first instruction named name, 0 when none is.
+func (c *Computation) lineOf(name string) int {
+	for _, in := range c.Instructions {
+		if in.Name == name {
+			return in.Line
+		}
+	}
+	return 0
 }
 
 // checkParameters refuses what XLA refuses of c's parameter instructions: a number
