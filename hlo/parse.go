@@ -37,7 +37,7 @@ type scanner struct {
 	// names holds the names of the instructions defined so far in the computation
 	// being read, against which operands are checked; nil when reading a lone
 	// instruction. calls collects the computations its attributes name.
-	names map[string]struct{}
+	names *nameSet
 	calls *[]callRef
 	// lineAt and lineNo cache the last line lookup: instructions come in file order.
 	lineAt, lineNo int
@@ -615,7 +615,7 @@ func (s *scanner) checkOperand(in *Instruction, text string, a, b int) error {
 		name = text[i+1:]
 	}
 	name = strings.TrimPrefix(name, "%")
-	if _, ok := s.names[name]; ok {
+	if s.names.has(name) {
 		return nil
 	}
 	for _, n := range s.nested {
@@ -881,15 +881,17 @@ func (s *scanner) computation() (*Computation, error) {
 // instructionList reads the instructions of c up to its closing '}' and the
 // attributes after it; open is where its '{' is.
 func (s *scanner) instructionList(c *Computation, open int) error {
-	names := map[string]struct{}{}
+	names := newNameSet(s.in)
 	s.names = names
 	defer func() { s.names = nil }()
+	var list blockList
 	for {
 		switch s.peek() {
 		case 0:
 			return s.errAt(open, "computation %s is never closed: the text ends first (truncated?)", c.Name)
 		case '}':
 			s.pos++
+			c.Instructions = list.all()
 			if len(c.Instructions) == 0 {
 				return s.errAt(open, "computation %s has no instructions", c.Name)
 			}
@@ -908,31 +910,65 @@ func (s *scanner) instructionList(c *Computation, open int) error {
 			return err
 		}
 		for _, n := range s.nested {
-			if _, dup := names[n.Name]; dup {
-				return &SyntaxError{Line: n.Line, Col: 1, Msg: fmt.Sprintf("instruction %s (written as an operand) is defined twice in %s (first on line %d)", n.Name, c.Name, c.lineOf(n.Name))}
+			if names.has(n.Name) {
+				return &SyntaxError{Line: n.Line, Col: 1, Msg: fmt.Sprintf("instruction %s (written as an operand) is defined twice in %s (first on line %d)", n.Name, c.Name, list.lineOf(n.Name))}
 			}
-			names[n.Name] = struct{}{}
-			c.Instructions = append(c.Instructions, n)
+			names.add(n, false)
+			list.add(n)
 		}
-		if _, dup := names[in.Name]; dup {
-			return &SyntaxError{Line: in.Line, Col: 1, Msg: fmt.Sprintf("instruction %s is defined twice in %s (first on line %d)", in.Name, c.Name, c.lineOf(in.Name))}
+		if names.has(in.Name) {
+			return &SyntaxError{Line: in.Line, Col: 1, Msg: fmt.Sprintf("instruction %s is defined twice in %s (first on line %d)", in.Name, c.Name, list.lineOf(in.Name))}
 		}
-		names[in.Name] = struct{}{}
+		names.add(in, true)
 		if in.Root {
 			if c.Root != nil {
 				return &SyntaxError{Line: in.Line, Col: 1, Msg: fmt.Sprintf("second ROOT in %s: %s (the first is %s)", c.Name, in.Name, c.Root.Name)}
 			}
 			c.Root = in
 		}
-		c.Instructions = append(c.Instructions, in)
+		list.add(in)
 	}
 }
 
-// lineOf returns the line of c's first instruction named name, 0 when none is.
-func (c *Computation) lineOf(name string) int {
-	for _, in := range c.Instructions {
-		if in.Name == name {
-			return in.Line
+// blockList collects a computation's instructions in blocks that double up to
+// maxBlock, so a long computation is listed without append's repeated copies and
+// discarded arrays, and a short one without a large block.
+type blockList struct {
+	blocks [][]*Instruction
+	n      int
+}
+
+const maxBlock = 1 << 14
+
+func (l *blockList) add(in *Instruction) {
+	if k := len(l.blocks); k == 0 || len(l.blocks[k-1]) == cap(l.blocks[k-1]) {
+		size := 8
+		if k > 0 {
+			size = min(2*cap(l.blocks[k-1]), maxBlock)
+		}
+		l.blocks = append(l.blocks, make([]*Instruction, 0, size))
+	}
+	b := &l.blocks[len(l.blocks)-1]
+	*b = append(*b, in)
+	l.n++
+}
+
+// all returns the instructions in order, in a slice of their number.
+func (l *blockList) all() []*Instruction {
+	out := make([]*Instruction, 0, l.n)
+	for _, b := range l.blocks {
+		out = append(out, b...)
+	}
+	return out
+}
+
+// lineOf returns the line of the first instruction named name, 0 when none is.
+func (l *blockList) lineOf(name string) int {
+	for _, b := range l.blocks {
+		for _, in := range b {
+			if in.Name == name {
+				return in.Line
+			}
 		}
 	}
 	return 0
