@@ -7,11 +7,14 @@ import "hash/maphash"
 // written in the text is held as the byte offset where the instruction starts (4
 // bytes in an open-addressed table, rather than a map entry of a string per
 // instruction); a name the parser gives (an operand written as an instruction) and
-// an instruction past offset 2^32-2 are held in a map.
+// an instruction past offset 2^32-2 are held in a map. Each slot has a tag of 8 bits
+// of its name's hash, so a probe reads the text of a name only when the tag matches,
+// and the table is at most half full.
 type nameSet struct {
 	text  string
 	seed  maphash.Seed
 	slots []uint32 // 1 + the offset of an instruction in text; 0 is empty
+	tags  []uint8  // the top 8 bits of the hash of the name in the slot
 	n     int      // slots in use
 	other map[string]struct{}
 }
@@ -37,8 +40,9 @@ func (t *nameSet) has(name string) bool {
 		return false
 	}
 	mask := uint64(len(t.slots) - 1)
-	for i := maphash.String(t.seed, name) & mask; t.slots[i] != 0; i = (i + 1) & mask {
-		if t.nameAt(int(t.slots[i]-1)) == name {
+	h := maphash.String(t.seed, name)
+	for i := h & mask; t.slots[i] != 0; i = (i + 1) & mask {
+		if t.tags[i] == uint8(h>>56) && t.nameAt(int(t.slots[i]-1)) == name {
 			return true
 		}
 	}
@@ -54,7 +58,7 @@ func (t *nameSet) add(in *Instruction, inText bool) {
 		t.other[in.Name] = struct{}{}
 		return
 	}
-	if 4*(t.n+1) > 3*len(t.slots) {
+	if 2*(t.n+1) > len(t.slots) {
 		t.grow()
 	}
 	t.insert(in.Name, uint32(in.pos)+1)
@@ -63,17 +67,19 @@ func (t *nameSet) add(in *Instruction, inText bool) {
 
 func (t *nameSet) insert(name string, slot uint32) {
 	mask := uint64(len(t.slots) - 1)
-	i := maphash.String(t.seed, name) & mask
+	h := maphash.String(t.seed, name)
+	i := h & mask
 	for t.slots[i] != 0 {
 		i = (i + 1) & mask
 	}
-	t.slots[i] = slot
+	t.slots[i], t.tags[i] = slot, uint8(h>>56)
 }
 
 // grow doubles the table (16 slots at first) and puts the names back.
 func (t *nameSet) grow() {
 	old := t.slots
 	t.slots = make([]uint32, max(16, 2*len(old)))
+	t.tags = make([]uint8, len(t.slots))
 	for _, v := range old {
 		if v != 0 {
 			t.insert(t.nameAt(int(v-1)), v)
