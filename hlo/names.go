@@ -4,17 +4,16 @@ import "hash/maphash"
 
 // nameSet is the set of the instruction names defined so far in a computation, for
 // checking operands and refusing a name defined twice. An instruction whose name is
-// written in the text is held as the byte offset where the instruction starts (4
-// bytes in an open-addressed table, rather than a map entry of a string per
-// instruction); a name the parser gives (an operand written as an instruction) and
-// an instruction past offset 2^32-2 are held in a map. Each slot has a tag of 8 bits
-// of its name's hash, so a probe reads the text of a name only when the tag matches,
-// and the table is at most half full.
+// written in the text is held as the byte offset where the instruction starts and 32
+// bits of its name's hash (8 bytes in an open-addressed table at most half full,
+// rather than a map entry of a string per instruction); a probe reads a name's text
+// only when the hash bits match, and growing the table reads none. A name the parser
+// gives (an operand written as an instruction) and an instruction past offset 2^32-2
+// are held in a map.
 type nameSet struct {
 	text  string
 	seed  maphash.Seed
-	slots []uint32 // 1 + the offset of an instruction in text; 0 is empty
-	tags  []uint8  // the top 8 bits of the hash of the name in the slot
+	slots []uint64 // hash<<32 | 1 + the offset of an instruction in text; 0 is empty
 	n     int      // slots in use
 	other map[string]struct{}
 }
@@ -31,6 +30,8 @@ func (t *nameSet) nameAt(off int) string {
 	return s.name()
 }
 
+func (t *nameSet) hash(name string) uint64 { return maphash.String(t.seed, name) & (1<<32 - 1) }
+
 // has reports whether name is in the set.
 func (t *nameSet) has(name string) bool {
 	if _, ok := t.other[name]; ok {
@@ -40,9 +41,9 @@ func (t *nameSet) has(name string) bool {
 		return false
 	}
 	mask := uint64(len(t.slots) - 1)
-	h := maphash.String(t.seed, name)
+	h := t.hash(name)
 	for i := h & mask; t.slots[i] != 0; i = (i + 1) & mask {
-		if t.tags[i] == uint8(h>>56) && t.nameAt(int(t.slots[i]-1)) == name {
+		if v := t.slots[i]; v>>32 == h && t.nameAt(int(uint32(v)-1)) == name {
 			return true
 		}
 	}
@@ -61,28 +62,27 @@ func (t *nameSet) add(in *Instruction, inText bool) {
 	if 2*(t.n+1) > len(t.slots) {
 		t.grow()
 	}
-	t.insert(in.Name, uint32(in.pos)+1)
+	t.insert(t.hash(in.Name)<<32 | uint64(in.pos+1))
 	t.n++
 }
 
-func (t *nameSet) insert(name string, slot uint32) {
+// insert puts slot value v in the first free slot from its hash on.
+func (t *nameSet) insert(v uint64) {
 	mask := uint64(len(t.slots) - 1)
-	h := maphash.String(t.seed, name)
-	i := h & mask
+	i := v >> 32 & mask
 	for t.slots[i] != 0 {
 		i = (i + 1) & mask
 	}
-	t.slots[i], t.tags[i] = slot, uint8(h>>56)
+	t.slots[i] = v
 }
 
 // grow doubles the table (16 slots at first) and puts the names back.
 func (t *nameSet) grow() {
 	old := t.slots
-	t.slots = make([]uint32, max(16, 2*len(old)))
-	t.tags = make([]uint8, len(t.slots))
+	t.slots = make([]uint64, max(16, 2*len(old)))
 	for _, v := range old {
 		if v != 0 {
-			t.insert(t.nameAt(int(v-1)), v)
+			t.insert(v)
 		}
 	}
 }
