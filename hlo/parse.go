@@ -86,6 +86,9 @@ func (s *scanner) line(pos int) int {
 func (s *scanner) space(stopAtNewline bool) {
 	for s.pos < len(s.in) {
 		c := s.in[s.pos]
+		if c > ' ' && c != '/' {
+			return // neither a blank nor a comment
+		}
 		switch {
 		case c == '\n' && stopAtNewline:
 			return
