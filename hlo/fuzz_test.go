@@ -61,6 +61,12 @@ func FuzzParse(f *testing.F) {
 				if in.NoShape && (!in.Inferred || !empty) || !in.NoShape && empty {
 					t.Fatalf("%s: inferred %v, no shape %v, shape %s", in.Name, in.Inferred, in.NoShape, in.Shape)
 				}
+				// The attributes' text kept reads again whole, as Attrs reads it.
+				s := scanner{in: in.attrs}
+				if _, err := s.attrs(true); err != nil || s.pos != len(in.attrs) {
+					t.Fatalf("%s: attributes %q read again: %v at byte %d", in.Name, in.attrs, err, s.pos)
+				}
+				_ = in.Operands()
 			}
 		}
 		_ = m.Results()

@@ -87,8 +87,9 @@ func operandShape(text string, byName map[string]*Instruction) (layout.Shape, bo
 }
 
 func infer(in *Instruction, byName map[string]*Instruction) (layout.Shape, bool) {
-	ops := make([]layout.Shape, len(in.Operands))
-	for i, o := range in.Operands {
+	texts := in.Operands()
+	ops := make([]layout.Shape, len(texts))
+	for i, o := range texts {
 		sh, ok := operandShape(o, byName)
 		if !ok {
 			return layout.Shape{}, false

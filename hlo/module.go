@@ -65,13 +65,16 @@ type Instruction struct {
 	// Shape (and the Shape its slices), so a caller changes it only after cloning it.
 	Shape  *layout.Shape
 	Opcode string
-	// Operands are the operand texts as written, such as "bf16[8]{0} %p0" or "p0"
-	// (for parameter, the number; for constant, the literal).
-	Operands []string
-	Attrs    []Attr
-	Line     int
-	pos      int  // byte offset in the text where it starts, for errors
-	Root     bool // marked ROOT
+	Line   int
+	// ops is the text between the operands' parentheses, as written (sharing the
+	// module's text), or, when an operand was written as an instruction, the operand
+	// texts joined by ", " with that operand replaced by its name; attrs is the text of
+	// the attributes (`, name=value, …`) after them. [Instruction.Operands] and
+	// [Instruction.Attrs] split them on demand, so a module keeps no list per
+	// instruction.
+	ops, attrs string
+	pos        int  // byte offset in the text where it starts, for errors
+	Root       bool // marked ROOT
 	// Known reports whether Opcode is one XLA defines.
 	Known bool
 	// Inferred reports that the text wrote no shape (`ROOT t = tuple(p)`): Shape is
@@ -83,8 +86,22 @@ type Instruction struct {
 	NoShape bool
 }
 
+// Operands returns the operand texts as written, comments dropped, such as
+// "bf16[8]{0} %p0" or "p0" (for parameter, the number; for constant, the literal); an
+// operand written as an instruction is that instruction's name (`parameter.anon`).
+// Each call returns a new slice.
+func (in *Instruction) Operands() []string { return splitTop(in.ops) }
+
+// Attrs returns the instruction's `name=value` attributes in order, values as
+// written. Each call returns a new slice.
+func (in *Instruction) Attrs() []Attr {
+	s := scanner{in: in.attrs}
+	as, _ := s.attrs(true) // read once already: it cannot fail
+	return as
+}
+
 // Attr returns the value of the attribute name, and whether it is present.
-func (in *Instruction) Attr(name string) (string, bool) { return findAttr(in.Attrs, name) }
+func (in *Instruction) Attr(name string) (string, bool) { return findAttr(in.Attrs(), name) }
 
 // Attr returns the value of the header attribute name, and whether it is present.
 func (m *Module) Attr(name string) (string, bool) { return findAttr(m.Attrs, name) }
@@ -100,10 +117,14 @@ func findAttr(as []Attr, name string) (string, bool) {
 
 // ParameterNumber returns N for a `parameter(N)` instruction.
 func (in *Instruction) ParameterNumber() (int, bool) {
-	if in.Opcode != "parameter" || len(in.Operands) != 1 {
+	if in.Opcode != "parameter" {
 		return 0, false
 	}
-	n, err := strconv.Atoi(in.Operands[0])
+	ops := in.Operands()
+	if len(ops) != 1 {
+		return 0, false
+	}
+	n, err := strconv.Atoi(ops[0])
 	if err != nil || n < 0 {
 		return 0, false
 	}

@@ -34,10 +34,10 @@ type scanner struct {
 	// shapes holds the shapes read so far by their text, shared with the scanners of
 	// nested operands.
 	shapes map[string]*layout.Shape
-	// names holds the instructions defined so far in the computation being read (by
-	// name, their line), against which operands are checked; nil when reading a lone
+	// names holds the names of the instructions defined so far in the computation
+	// being read, against which operands are checked; nil when reading a lone
 	// instruction. calls collects the computations its attributes name.
-	names map[string]int
+	names *nameSet
 	calls *[]callRef
 	// lineAt and lineNo cache the last line lookup: instructions come in file order.
 	lineAt, lineNo int
@@ -86,6 +86,9 @@ func (s *scanner) line(pos int) int {
 func (s *scanner) space(stopAtNewline bool) {
 	for s.pos < len(s.in) {
 		c := s.in[s.pos]
+		if c > ' ' && c != '/' {
+			return // neither a blank nor a comment
+		}
 		switch {
 		case c == '\n' && stopAtNewline:
 			return
@@ -390,8 +393,8 @@ var callAttrs = map[string]bool{
 	"true_computation": true, "false_computation": true,
 }
 
-// attrs reads `, name=value` pairs while a comma follows.
-func (s *scanner) attrs() ([]Attr, error) {
+// attrs reads `, name=value` pairs while a comma follows; it returns them when keep.
+func (s *scanner) attrs(keep bool) ([]Attr, error) {
 	var as []Attr
 	for s.peek() == ',' {
 		s.pos++
@@ -412,7 +415,9 @@ func (s *scanner) attrs() ([]Attr, error) {
 		if callAttrs[n] && s.calls != nil {
 			s.noteCalls(v, at)
 		}
-		as = append(as, Attr{n, v})
+		if keep {
+			as = append(as, Attr{n, v})
+		}
 	}
 	return as, nil
 }
@@ -530,9 +535,11 @@ func (s *scanner) rhs(in *Instruction, nested bool) error {
 	}
 	ops := s.in[open:s.pos]
 	if !nested {
-		if in.Attrs, err = s.attrs(); err != nil {
+		start := s.pos
+		if _, err = s.attrs(false); err != nil {
 			return err
 		}
+		in.attrs = s.in[start:s.pos]
 	}
 	if in.Inferred && !inferable[in.Opcode] {
 		return s.errAt(at, "%s = %s(…) has no shape: XLA infers a shape only for opcodes such as tuple, get-tuple-element and elementwise ops, not for %s; write it, as in %s = f32[8]{0} %s(…)", in.Name, in.Opcode, in.Opcode, in.Name, in.Opcode)
@@ -545,10 +552,10 @@ func (s *scanner) rhs(in *Instruction, nested bool) error {
 	return nil
 }
 
-// operands reads `(a, b, …)` at s.pos into in.Operands, as written. An operand
-// written as an instruction, as XLA's parser allows (`add(f32[10] parameter(0), x)`),
-// becomes an instruction of its own, named as XLA names it (`parameter.anon`), put
-// in s.nested to precede in; the operand is then its name.
+// operands reads `(a, b, …)` at s.pos into in.ops (see [Instruction.Operands]). An
+// operand written as an instruction, as XLA's parser allows (`add(f32[10]
+// parameter(0), x)`), becomes an instruction of its own, named as XLA names it
+// (`parameter.anon`), put in s.nested to precede in; the operand is then its name.
 func (s *scanner) operands(in *Instruction) error {
 	open := s.pos
 	if _, err := s.group(); err != nil {
@@ -560,8 +567,8 @@ func (s *scanner) operands(in *Instruction) error {
 	}
 	var buf [4][2]int
 	parts := splitTopAt(buf[:0], s.in[open+1:end-1])
-	in.Operands = make([]string, 0, len(parts))
-	for _, r := range parts {
+	var texts []string // the operand texts, once one is written as an instruction
+	for i, r := range parts {
 		a, b := open+1+r[0], open+1+r[1]
 		text := stripComments(s.in[a:b])
 		if probe := (scanner{in: s.in[:b], pos: a}); probe.nestedFollows() {
@@ -577,10 +584,24 @@ func (s *scanner) operands(in *Instruction) error {
 			s.nested = append(s.nested, sub.nested...)
 			s.nested = append(s.nested, n)
 			text = n.Name
+			if texts == nil {
+				texts = make([]string, 0, len(parts))
+				for _, q := range parts[:i] {
+					texts = append(texts, stripComments(s.in[open+1+q[0]:open+1+q[1]]))
+				}
+			}
 		} else if err := s.checkOperand(in, text, a, b); err != nil {
 			return err
 		}
-		in.Operands = append(in.Operands, text)
+		if texts != nil {
+			texts = append(texts, text)
+		}
+	}
+	in.ops = s.in[open+1 : end-1]
+	if texts != nil {
+		// Operands splits this as it split the text: each part has no comma outside
+		// brackets, and splitting trims it.
+		in.ops = strings.Join(texts, ", ")
 	}
 	return nil
 }
@@ -597,7 +618,7 @@ func (s *scanner) checkOperand(in *Instruction, text string, a, b int) error {
 		name = text[i+1:]
 	}
 	name = strings.TrimPrefix(name, "%")
-	if _, ok := s.names[name]; ok {
+	if s.names.has(name) {
 		return nil
 	}
 	for _, n := range s.nested {
@@ -709,7 +730,7 @@ func (s *scanner) module() (*Module, error) {
 			s.pos++ // older XLA printed `HloModule name:`
 		}
 		var err error
-		if m.Attrs, err = s.attrs(); err != nil {
+		if m.Attrs, err = s.attrs(true); err != nil {
 			return nil, err
 		}
 		if v, ok := m.Attr("entry_computation_layout"); ok {
@@ -863,15 +884,17 @@ func (s *scanner) computation() (*Computation, error) {
 // instructionList reads the instructions of c up to its closing '}' and the
 // attributes after it; open is where its '{' is.
 func (s *scanner) instructionList(c *Computation, open int) error {
-	names := map[string]int{}
+	names := newNameSet(s.in)
 	s.names = names
 	defer func() { s.names = nil }()
+	var list blockList
 	for {
 		switch s.peek() {
 		case 0:
 			return s.errAt(open, "computation %s is never closed: the text ends first (truncated?)", c.Name)
 		case '}':
 			s.pos++
+			c.Instructions = list.all()
 			if len(c.Instructions) == 0 {
 				return s.errAt(open, "computation %s has no instructions", c.Name)
 			}
@@ -881,7 +904,7 @@ func (s *scanner) instructionList(c *Computation, open int) error {
 			if err := s.checkParameters(c); err != nil {
 				return err
 			}
-			_, err := s.attrs() // execution_thread="…"
+			_, err := s.attrs(false) // execution_thread="…"
 			return err
 		}
 		s.nested = nil
@@ -890,24 +913,68 @@ func (s *scanner) instructionList(c *Computation, open int) error {
 			return err
 		}
 		for _, n := range s.nested {
-			if l, dup := names[n.Name]; dup {
-				return &SyntaxError{Line: n.Line, Col: 1, Msg: fmt.Sprintf("instruction %s (written as an operand) is defined twice in %s (first on line %d)", n.Name, c.Name, l)}
+			if names.has(n.Name) {
+				return &SyntaxError{Line: n.Line, Col: 1, Msg: fmt.Sprintf("instruction %s (written as an operand) is defined twice in %s (first on line %d)", n.Name, c.Name, list.lineOf(n.Name))}
 			}
-			names[n.Name] = n.Line
-			c.Instructions = append(c.Instructions, n)
+			names.add(n, false)
+			list.add(n)
 		}
-		if l, dup := names[in.Name]; dup {
-			return &SyntaxError{Line: in.Line, Col: 1, Msg: fmt.Sprintf("instruction %s is defined twice in %s (first on line %d)", in.Name, c.Name, l)}
+		if names.has(in.Name) {
+			return &SyntaxError{Line: in.Line, Col: 1, Msg: fmt.Sprintf("instruction %s is defined twice in %s (first on line %d)", in.Name, c.Name, list.lineOf(in.Name))}
 		}
-		names[in.Name] = in.Line
+		names.add(in, true)
 		if in.Root {
 			if c.Root != nil {
 				return &SyntaxError{Line: in.Line, Col: 1, Msg: fmt.Sprintf("second ROOT in %s: %s (the first is %s)", c.Name, in.Name, c.Root.Name)}
 			}
 			c.Root = in
 		}
-		c.Instructions = append(c.Instructions, in)
+		list.add(in)
 	}
+}
+
+// blockList collects a computation's instructions in blocks that double up to
+// maxBlock, so a long computation is listed without append's repeated copies and
+// discarded arrays, and a short one without a large block.
+type blockList struct {
+	blocks [][]*Instruction
+	n      int
+}
+
+const maxBlock = 1 << 14
+
+func (l *blockList) add(in *Instruction) {
+	if k := len(l.blocks); k == 0 || len(l.blocks[k-1]) == cap(l.blocks[k-1]) {
+		size := 8
+		if k > 0 {
+			size = min(2*cap(l.blocks[k-1]), maxBlock)
+		}
+		l.blocks = append(l.blocks, make([]*Instruction, 0, size))
+	}
+	b := &l.blocks[len(l.blocks)-1]
+	*b = append(*b, in)
+	l.n++
+}
+
+// all returns the instructions in order, in a slice of their number.
+func (l *blockList) all() []*Instruction {
+	out := make([]*Instruction, 0, l.n)
+	for _, b := range l.blocks {
+		out = append(out, b...)
+	}
+	return out
+}
+
+// lineOf returns the line of the first instruction named name, 0 when none is.
+func (l *blockList) lineOf(name string) int {
+	for _, b := range l.blocks {
+		for _, in := range b {
+			if in.Name == name {
+				return in.Line
+			}
+		}
+	}
+	return 0
 }
 
 // checkParameters refuses what XLA refuses of c's parameter instructions: a number

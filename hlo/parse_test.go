@@ -69,7 +69,7 @@ func TestParseAfterOptimizations(t *testing.T) {
 	if v, _ := fc.Instructions[4].Attr("slice"); v != "{[0:2048], [0:2048]}" {
 		t.Errorf("multi-line slice attribute = %q", v)
 	}
-	if got := fc.Root.Operands; len(got) != 2 || got[1] != "bf16[2048,2048]{1,0:T(8,128)(2,1)} %slice.5" {
+	if got := fc.Root.Operands(); len(got) != 2 || got[1] != "bf16[2048,2048]{1,0:T(8,128)(2,1)} %slice.5" {
 		t.Errorf("operands %q", got)
 	}
 	for _, c := range m.Computations {
@@ -196,8 +196,8 @@ func TestParseInstruction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !in.Root || len(in.Shape.Elements) != 3 || len(in.Operands) != 3 || in.Operands[2] != "%c" {
-		t.Errorf("root %v, shape %s, operands %q", in.Root, in.Shape, in.Operands)
+	if !in.Root || len(in.Shape.Elements) != 3 || len(in.Operands()) != 3 || in.Operands()[2] != "%c" {
+		t.Errorf("root %v, shape %s, operands %q", in.Root, in.Shape, in.Operands())
 	}
 	e, err := Element(*in.Shape, []int{2})
 	if err != nil || e.String() != "bf16[8,128]{1,0:T(8,128)(2,1)}" {

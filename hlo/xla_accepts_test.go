@@ -117,7 +117,7 @@ func TestParseNestedInstructions(t *testing.T) {
 	}
 	var got []string
 	for _, in := range m.Entry.Instructions {
-		got = append(got, in.Name+" = "+in.Shape.String()+" "+in.Opcode+"("+strings.Join(in.Operands, ", ")+")")
+		got = append(got, in.Name+" = "+in.Shape.String()+" "+in.Opcode+"("+strings.Join(in.Operands(), ", ")+")")
 	}
 	want := []string{
 		"parameter.anon = f32[10]{0} parameter(0)",
@@ -136,8 +136,8 @@ func TestParseNestedInstructions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := m.Entry.Root; r.Shape.String() != "f32[10]{0}" || r.Operands[0] != "tuple.anon" || len(m.Entry.Instructions) != 4 {
-		t.Errorf("root %s = %s %q, %d instructions", r.Name, r.Shape, r.Operands, len(m.Entry.Instructions))
+	if r := m.Entry.Root; r.Shape.String() != "f32[10]{0}" || r.Operands()[0] != "tuple.anon" || len(m.Entry.Instructions) != 4 {
+		t.Errorf("root %s = %s %q, %d instructions", r.Name, r.Shape, r.Operands(), len(m.Entry.Instructions))
 	}
 	// `HloModule name:` as older XLA printed it.
 	if m, err := Parse([]byte("HloModule layout:\nENTRY e {\n  ROOT p = f32[8]{0} parameter(0)\n}\n")); err != nil || m.Name != "layout" {
