@@ -88,6 +88,13 @@ func ReadModule(path string) (*hlo.Module, error) {
 // names the byte where the text went wrong.
 func CompileShape(text string) (*layout.Indexer, error) {
 	sh, err := ParseShape(text)
+	return CompileParsed(text, sh, err)
+}
+
+// CompileParsed is [CompileShape] for a text already given to [ParseShape], with what
+// it returned: a caller that looks at the shape first need not parse it (an HLO
+// module, say) twice.
+func CompileParsed(text string, sh layout.Shape, err error) (*layout.Indexer, error) {
 	if err != nil {
 		var pe *layout.ParseError
 		if errors.As(err, &pe) {

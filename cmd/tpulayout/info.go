@@ -41,7 +41,8 @@ no_tpu_layout, and host_row_blocks (run, rows, pieces, identical, bytes, note).`
 				return err
 			}
 			// A sparse layout has no index math to report: say what it means instead.
-			if sh, err := convert.ParseShape(pos[0]); err == nil && sh.Kind == layout.Array && sh.Layout.IsSparse() && *to == "" {
+			sh, perr := convert.ParseShape(pos[0])
+			if perr == nil && sh.Kind == layout.Array && sh.Layout.IsSparse() && *to == "" {
 				d, err := layout.DescribeSparse(sh)
 				if err != nil {
 					return err
@@ -51,7 +52,7 @@ no_tpu_layout, and host_row_blocks (run, rows, pieces, identical, bytes, note).`
 				}
 				return report.WriteSparseText(w, d)
 			}
-			ix, err := convert.CompileShape(pos[0])
+			ix, err := convert.CompileParsed(pos[0], sh, perr)
 			if err != nil {
 				return err
 			}
