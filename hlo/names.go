@@ -52,7 +52,7 @@ func (t *nameSet) has(name string) bool {
 
 // add puts in the name of in, which is not in the set yet.
 func (t *nameSet) add(in *Instruction, inText bool) {
-	if !inText || in.pos >= 1<<32-2 {
+	if !inText || uint64(in.pos) >= 1<<32-2 {
 		if t.other == nil {
 			t.other = map[string]struct{}{}
 		}
