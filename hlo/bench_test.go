@@ -51,6 +51,9 @@ func BenchmarkParse(b *testing.B) {
 // splits made for every operand.
 // Timing is left to BenchmarkParse.
 func TestParseCostPerInstruction(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates: the counts would be its own")
+	}
 	const n = 4000
 	text := genModule(n)
 	allocs := testing.AllocsPerRun(3, func() {
@@ -71,6 +74,9 @@ func TestParseCostPerInstruction(t *testing.T) {
 // table of names as strings, no list regrown by copying), which is what a process
 // holds at its peak before the collector runs.
 func TestParseMemoryPerInstruction(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates: the counts would be its own")
+	}
 	const n = 30_000
 	text := genModule(n)
 	var before, after runtime.MemStats
