@@ -2,32 +2,13 @@ package buffer
 
 import (
 	"bytes"
-	"errors"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
-	"sync"
 	"testing"
-	"time"
 
+	"github.com/tpulayout/tpulayout/internal/testenv"
 	"github.com/tpulayout/tpulayout/layout"
 )
-
-// rssFile is the process's resident memory backed by files (mapped), from /proc.
-func rssFile() (int64, error) {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0, err
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "RssFile:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return kb << 10, err
-		}
-	}
-	return 0, errors.New("no RssFile line")
-}
 
 // Comparing two mapped files keeps a few windows of them resident, not their size:
 // the pages are released as the comparison goes.
@@ -53,32 +34,14 @@ func TestCompareMappedStaysFlat(t *testing.T) {
 		bufs = append(bufs, b)
 	}
 	data = nil
-	base, err := rssFile()
+	var r *CompareResult
+	var ferr error
+	peak, err := testenv.PeakRSSFileRise(func() { r, ferr = Compare(bufs[0], bufs[1], CompareOptions{}) })
 	if err != nil {
 		t.Skipf("/proc/self/status: %v", err)
 	}
-	var peak int64
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			if v, err := rssFile(); err == nil {
-				peak = max(peak, v-base)
-			}
-			select {
-			case <-done:
-				return
-			case <-time.After(time.Millisecond):
-			}
-		}
-	}()
-	r, err := Compare(bufs[0], bufs[1], CompareOptions{})
-	close(done)
-	wg.Wait()
-	if err != nil || r.Identical != 4096*4096 {
-		t.Fatalf("Compare: %+v, %v", r, err)
+	if ferr != nil || r.Identical != 4096*4096 {
+		t.Fatalf("Compare: %+v, %v", r, ferr)
 	}
 	if peak > 3*releaseBytes {
 		t.Errorf("comparing two mapped files of %d MiB: resident file memory rose by %d MiB, want at most %d",

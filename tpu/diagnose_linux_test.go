@@ -1,33 +1,15 @@
 package tpu
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/internal/testenv"
 	"github.com/tpulayout/tpulayout/layout"
 )
-
-// rssFile is the process's resident memory backed by files (mapped), from /proc.
-func rssFile() (int64, error) {
-	data, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0, err
-	}
-	for _, line := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(line, "RssFile:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return kb << 10, err
-		}
-	}
-	return 0, errors.New("no RssFile line")
-}
 
 // Diagnosing a mapped image against a mapped reference keeps a few dozen MiB of them
 // resident, not their size, though some candidates (transposed) read all over the image.
@@ -58,32 +40,14 @@ func TestDiagnoseMappedStaysFlat(t *testing.T) {
 		bufs = append(bufs, b)
 	}
 	data = nil
-	base, err := rssFile()
+	var d *Diagnosis
+	var ferr error
+	peak, err := testenv.PeakRSSFileRise(func() { d, ferr = Diagnose(bufs[0], bufs[1], CheckOptions{}) })
 	if err != nil {
 		t.Skipf("/proc/self/status: %v", err)
 	}
-	var peak int64
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			if v, err := rssFile(); err == nil {
-				peak = max(peak, v-base)
-			}
-			select {
-			case <-done:
-				return
-			case <-time.After(time.Millisecond):
-			}
-		}
-	}()
-	d, err := Diagnose(bufs[0], bufs[1], CheckOptions{})
-	close(done)
-	wg.Wait()
-	if err != nil {
-		t.Fatal(err)
+	if ferr != nil {
+		t.Fatal(ferr)
 	}
 	if d.Best.Arrangement == ArrDeclared || d.Best.Matched != d.Best.Compared {
 		t.Errorf("diagnosis %+v, want an arrangement that explains every element (row-major)", d.Best)

@@ -1,0 +1,56 @@
+package testenv
+
+import (
+	"errors"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// rssFile is this process's resident file-backed memory (RssFile in
+// /proc/self/status), in bytes.
+func rssFile() (int64, error) {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "RssFile:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			return kb << 10, err
+		}
+	}
+	return 0, errors.New("no RssFile line")
+}
+
+// PeakRSSFileRise runs fn and returns by how much this process's resident
+// file-backed memory rose above its level before fn at most, sampled every
+// millisecond while fn runs. Its error is only that /proc/self/status cannot be
+// read, before fn runs.
+func PeakRSSFileRise(fn func()) (int64, error) {
+	base, err := rssFile()
+	if err != nil {
+		return 0, err
+	}
+	var peak int64
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for {
+			if v, err := rssFile(); err == nil {
+				peak = max(peak, v-base)
+			}
+			select {
+			case <-done:
+				return
+			case <-time.After(time.Millisecond):
+			}
+		}
+	})
+	fn()
+	close(done)
+	wg.Wait()
+	return peak, nil
+}
