@@ -809,3 +809,13 @@ func TestPartialPackedRows(t *testing.T) {
 		}
 	}
 }
+
+// mustPlan is the plan from src to dst (shape texts), failing t when there is none.
+func mustPlan(t testing.TB, dst, src string, opts ...Option) *Plan {
+	t.Helper()
+	p, err := NewPlan(layout.MustParse(dst), layout.MustParse(src), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
