@@ -3,6 +3,8 @@
 package testfiles
 
 import (
+	"encoding/binary"
+	"encoding/json"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -92,4 +94,17 @@ func TreeOf(t testing.TB, dir string) map[string]string {
 		got[n] = string(b)
 	}
 	return got
+}
+
+// WriteSafetensors writes a safetensors file of one tensor with any header dtype,
+// even one the library's writer has no element type for.
+func WriteSafetensors(path, name, dtype string, shape []int, data []byte) error {
+	h, err := json.Marshal(map[string]any{name: map[string]any{
+		"dtype": dtype, "shape": shape, "data_offsets": []int{0, len(data)}}})
+	if err != nil {
+		return err
+	}
+	f := binary.LittleEndian.AppendUint64(nil, uint64(len(h)))
+	f = append(append(f, h...), data...)
+	return os.WriteFile(path, f, 0o644)
 }
