@@ -28,6 +28,7 @@ import (
 //	safetensors FILE NAME DTYPE DIMS BYTES
 //	                        write a one-tensor safetensors file of zero bytes with any
 //	                        header dtype; DIMS is comma-separated
+//	truncate FILE N         cut FILE to N bytes
 //
 // go test -update rewrites the expected files of failing "cmp stdout|stderr" lines.
 func TestScript(t *testing.T) {
@@ -55,6 +56,7 @@ func TestScript(t *testing.T) {
 			"randnpy":     scriptRandNPY,
 			"rawnpy":      scriptRawNPY,
 			"safetensors": scriptSafetensors,
+			"truncate":    scriptTruncate,
 		},
 	})
 }
@@ -128,4 +130,13 @@ func scriptSafetensors(ts *testscript.TestScript, neg bool, args []string) {
 	n, err := strconv.Atoi(args[4])
 	ts.Check(err)
 	ts.Check(testfiles.WriteSafetensors(ts.MkAbs(args[0]), args[1], args[2], dims, make([]byte, n)))
+}
+
+func scriptTruncate(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: truncate FILE N")
+	}
+	n, err := strconv.ParseInt(args[1], 10, 64)
+	ts.Check(err)
+	ts.Check(os.Truncate(ts.MkAbs(args[0]), n))
 }
