@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"encoding/hex"
 	"errors"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +15,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/tpulayout/tpulayout/buffer/npy"
+	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/internal/testfiles"
 )
 
@@ -29,6 +33,12 @@ import (
 //	                        write a one-tensor safetensors file of zero bytes with any
 //	                        header dtype; DIMS is comma-separated
 //	truncate FILE N         cut FILE to N bytes
+//	writehex FILE HEX       write the bytes HEX spells (spaces allowed) to FILE
+//	cmphex FILE HEX         FILE holds the bytes HEX spells
+//	cmptree DIR1 DIR2       the directories hold the same files, byte for byte
+//	shardckpt DIR           write testfiles.ShardCheckpoint into DIR
+//	randsafetensors FILE NAME=SHAPE:SEED...
+//	                        write random tensors to a safetensors file
 //
 // go test -update rewrites the expected files of failing "cmp stdout|stderr" lines.
 func TestScript(t *testing.T) {
@@ -51,12 +61,17 @@ func TestScript(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(*testscript.TestScript, bool, []string){
-			"tpulayout":   func(ts *testscript.TestScript, neg bool, args []string) { runScriptCmd(ts, neg, bin, args) },
-			"status":      scriptStatus,
-			"randnpy":     scriptRandNPY,
-			"rawnpy":      scriptRawNPY,
-			"safetensors": scriptSafetensors,
-			"truncate":    scriptTruncate,
+			"tpulayout":       func(ts *testscript.TestScript, neg bool, args []string) { runScriptCmd(ts, neg, bin, args) },
+			"status":          scriptStatus,
+			"randnpy":         scriptRandNPY,
+			"rawnpy":          scriptRawNPY,
+			"safetensors":     scriptSafetensors,
+			"truncate":        scriptTruncate,
+			"writehex":        scriptWriteHex,
+			"cmphex":          scriptCmpHex,
+			"cmptree":         scriptCmpTree,
+			"shardckpt":       scriptShardCheckpoint,
+			"randsafetensors": scriptRandSafetensors,
 		},
 	})
 }
@@ -139,4 +154,87 @@ func scriptTruncate(ts *testscript.TestScript, neg bool, args []string) {
 	n, err := strconv.ParseInt(args[1], 10, 64)
 	ts.Check(err)
 	ts.Check(os.Truncate(ts.MkAbs(args[0]), n))
+}
+
+func scriptWriteHex(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 1 {
+		ts.Fatalf("usage: writehex FILE HEX...")
+	}
+	b, err := hex.DecodeString(strings.Join(args[1:], ""))
+	ts.Check(err)
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), b, 0o644))
+}
+
+func scriptCmpHex(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 1 {
+		ts.Fatalf("usage: cmphex FILE HEX...")
+	}
+	want, err := hex.DecodeString(strings.Join(args[1:], ""))
+	ts.Check(err)
+	got, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	if bytes.Equal(got, want) == neg {
+		ts.Fatalf("%s holds % x", args[0], got)
+	}
+}
+
+func scriptCmpTree(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: cmptree DIR1 DIR2")
+	}
+	a, b := treeOf(ts, args[0]), treeOf(ts, args[1])
+	for name, data := range a {
+		if other, ok := b[name]; !ok {
+			ts.Fatalf("%s is in %s only", name, args[0])
+		} else if data != other {
+			ts.Fatalf("%s differs between %s and %s", name, args[0], args[1])
+		}
+	}
+	for name := range b {
+		if _, ok := a[name]; !ok {
+			ts.Fatalf("%s is in %s only", name, args[1])
+		}
+	}
+}
+
+// treeOf reads every file under dir, by slash path relative to it.
+func treeOf(ts *testscript.TestScript, dir string) map[string]string {
+	root := ts.MkAbs(dir)
+	files := map[string]string{}
+	ts.Check(filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(root, p)
+		files[filepath.ToSlash(rel)] = string(data)
+		return err
+	}))
+	return files
+}
+
+func scriptShardCheckpoint(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: shardckpt DIR")
+	}
+	dir := ts.MkAbs(args[0])
+	ts.Check(os.MkdirAll(dir, 0o755))
+	testfiles.ShardCheckpoint(scriptT{ts: ts}, dir)
+}
+
+func scriptRandSafetensors(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: randsafetensors FILE NAME=SHAPE:SEED...")
+	}
+	var tensors []safetensors.NamedBuffer
+	for _, a := range args[1:] {
+		name, rest, ok1 := strings.Cut(a, "=")
+		shape, seedText, ok2 := strings.Cut(rest, ":")
+		seed, err := strconv.ParseUint(seedText, 10, 64)
+		if !ok1 || !ok2 || err != nil {
+			ts.Fatalf("randsafetensors: bad tensor %q, want NAME=SHAPE:SEED", a)
+		}
+		tensors = append(tensors, safetensors.NamedBuffer{Name: name, Buf: testfiles.RandomBuffer(scriptT{ts: ts}, shape, seed)})
+	}
+	ts.Check(safetensors.Write(ts.MkAbs(args[0]), tensors, nil))
 }
