@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -39,6 +40,8 @@ import (
 //	shardckpt DIR           write testfiles.ShardCheckpoint into DIR
 //	randsafetensors FILE NAME=SHAPE:SEED...
 //	                        write random tensors to a safetensors file
+//	ls DIR                  print the names in DIR, hidden ones too, one a line
+//	cpdir SRC DST           copy the directory SRC to the new directory DST
 //
 // go test -update rewrites the expected files of failing "cmp stdout|stderr" lines.
 func TestScript(t *testing.T) {
@@ -72,6 +75,8 @@ func TestScript(t *testing.T) {
 			"cmptree":         scriptCmpTree,
 			"shardckpt":       scriptShardCheckpoint,
 			"randsafetensors": scriptRandSafetensors,
+			"ls":              scriptLs,
+			"cpdir":           scriptCpDir,
 		},
 	})
 }
@@ -237,4 +242,20 @@ func scriptRandSafetensors(ts *testscript.TestScript, neg bool, args []string) {
 		tensors = append(tensors, safetensors.NamedBuffer{Name: name, Buf: testfiles.RandomBuffer(scriptT{ts: ts}, shape, seed)})
 	}
 	ts.Check(safetensors.Write(ts.MkAbs(args[0]), tensors, nil))
+}
+
+func scriptLs(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: ls DIR")
+	}
+	for _, n := range testfiles.DirNames(scriptT{ts: ts}, ts.MkAbs(args[0])) {
+		fmt.Fprintln(ts.Stdout(), n)
+	}
+}
+
+func scriptCpDir(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: cpdir SRC DST")
+	}
+	ts.Check(os.CopyFS(ts.MkAbs(args[1]), os.DirFS(ts.MkAbs(args[0]))))
 }
