@@ -13,6 +13,7 @@ import (
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/relayout"
+	"github.com/tpulayout/tpulayout/sharding/placement"
 	"github.com/tpulayout/tpulayout/store"
 )
 
@@ -71,7 +72,7 @@ func verify(dir, ckptPath string, p Progress) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot open the source checkpoint %s: %w", ckptPath, err)
 	}
-	mesh, err := NewMesh(m.Mesh.Axes, m.Mesh.Sizes, m.Mesh.Devices)
+	mesh, err := placement.NewMesh(m.Mesh.Axes, m.Mesh.Sizes, m.Mesh.Devices)
 	if err != nil {
 		return nil, fmt.Errorf("manifest: %w", err)
 	}
@@ -94,12 +95,12 @@ func verify(dir, ckptPath string, p Progress) (*Report, error) {
 			bad(mt.Name, "", "the source holds %s%v, the manifest says %s%v", t.DType, t.Shape, mt.DType, mt.Shape)
 			continue
 		}
-		spec, err := ParseSpec(mt.Spec)
+		spec, err := placement.ParseSpec(mt.Spec)
 		if err != nil {
 			bad(mt.Name, "", "%v", err)
 			continue
 		}
-		pl, err := Place(mesh, spec, t.Shape)
+		pl, err := placement.Place(mesh, spec, t.Shape)
 		if err != nil {
 			bad(mt.Name, "", "%v", err)
 			continue
