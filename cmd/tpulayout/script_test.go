@@ -22,7 +22,8 @@ import (
 
 // TestScript runs the scenarios in testdata/script, one per file, in the way of
 // cmd/go's script tests (github.com/rogpeppe/go-internal/testscript). Each runs in its
-// own directory, where $TESTDATA is the repository's testdata. Besides testscript's
+// own directory, where $TESTDATA is the repository's testdata and $FIXTURES this
+// package's testdata/convert (arrays NumPy made). Besides testscript's
 // commands a scenario has:
 //
 //	tpulayout ARGS...       run the command (this test binary as the real process);
@@ -53,6 +54,10 @@ func TestScript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	fixtures, err := filepath.Abs(fixtures)
+	if err != nil {
+		t.Fatal(err)
+	}
 	testscript.Run(t, testscript.Params{
 		Dir:                 filepath.Join("testdata", "script"),
 		UpdateScripts:       *update,
@@ -60,6 +65,7 @@ func TestScript(t *testing.T) {
 		RequireExplicitExec: true,
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("TESTDATA", testdata)
+			e.Setenv("FIXTURES", fixtures)
 			e.Setenv(runMainEnv, "1")
 			return nil
 		},
