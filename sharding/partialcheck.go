@@ -2,6 +2,7 @@ package sharding
 
 import (
 	"fmt"
+	"github.com/tpulayout/tpulayout/sharding/manifest"
 	"maps"
 	"os"
 	"path/filepath"
@@ -32,9 +33,9 @@ func (e *ConflictError) Unwrap() error { return e.Err }
 
 // head is the manifest of the job without its shards, devices and sources: what
 // every process of one conversion writes alike.
-func (j *Job) head() *Manifest {
-	m := &Manifest{Format: ManifestFormat, Source: j.opt.Source, To: j.opt.To, Checksum: j.sum.name,
-		Mesh: ManifestMesh{Axes: j.opt.Mesh.Axes, Sizes: j.opt.Mesh.Sizes, Devices: j.opt.Mesh.Devices}}
+func (j *Job) head() *manifest.Manifest {
+	m := &manifest.Manifest{Format: manifest.Format, Source: j.opt.Source, To: j.opt.To, Checksum: j.sum.Name(),
+		Mesh: manifest.Mesh{Axes: j.opt.Mesh.Axes, Sizes: j.opt.Mesh.Sizes, Devices: j.opt.Mesh.Devices}}
 	if j.opt.Processes > 1 {
 		m.Process = fmt.Sprintf("%d/%d", j.opt.Process, j.opt.Processes)
 	}
@@ -45,10 +46,10 @@ func (j *Job) head() *Manifest {
 }
 
 // manifest is t's entry in the manifest, without its shards.
-func (t *tensorJob) manifest() ManifestTensor {
-	return ManifestTensor{Name: t.t.Name, DType: t.t.DType.String(), Shape: nonNil(t.t.Shape),
+func (t *tensorJob) manifest() manifest.Tensor {
+	return manifest.Tensor{Name: t.t.Name, DType: t.t.DType.String(), Shape: nonNil(t.t.Shape),
 		SourceFile: filepath.Base(t.t.File.Path), Spec: t.pl.Spec.String(),
-		ShardShape: nonNil(t.pl.ShardDims), Layout: t.dst.String(), Shards: []ManifestShard{}}
+		ShardShape: nonNil(t.pl.ShardDims), Layout: t.dst.String(), Shards: []manifest.Shard{}}
 }
 
 // partialText is a partial manifest as read: its bytes, or the error reading them.
@@ -61,7 +62,7 @@ type partialText struct {
 // in out (by name): each must be of this conversion. This process's own, from an
 // earlier run, is not checked: the run replaces it.
 func (j *Job) checkPartials(out string, partials map[string]partialText) error {
-	mine := PartialName(j.opt.Process, j.opt.Processes)
+	mine := manifest.PartialName(j.opt.Process, j.opt.Processes)
 	names := slices.Sorted(maps.Keys(partials))
 	ours := j.head()
 	for _, name := range names {
@@ -74,7 +75,7 @@ func (j *Job) checkPartials(out string, partials map[string]partialText) error {
 		if err := partials[name].err; err != nil {
 			return &ConflictError{Out: out, Partial: name, Err: err}
 		}
-		p, err := ParseManifest(partials[name].data)
+		p, err := manifest.Parse(partials[name].data)
 		if err != nil {
 			return &ConflictError{Out: out, Partial: name, Err: err}
 		}
@@ -96,7 +97,7 @@ func partialProcess(s string) (i, n int, ok bool) {
 
 // sameConversion compares what p and ours say of the conversion, the first
 // difference as conflict(field, p's, ours).
-func sameConversion(p, ours *Manifest, conflict func(field string, theirs, ours any) error) error {
+func sameConversion(p, ours *manifest.Manifest, conflict func(field string, theirs, ours any) error) error {
 	switch {
 	case p.Checksum != ours.Checksum:
 		return conflict("checksum", p.Checksum, ours.Checksum)
@@ -109,7 +110,7 @@ func sameConversion(p, ours *Manifest, conflict func(field string, theirs, ours 
 	case !slices.Equal(p.Mesh.Devices, ours.Mesh.Devices):
 		return conflict("the mesh's devices", deviceText(p.Mesh.Devices), deviceText(ours.Mesh.Devices))
 	}
-	theirs := map[string]ManifestTensor{}
+	theirs := map[string]manifest.Tensor{}
 	for _, t := range p.Tensors {
 		theirs[t.Name] = t
 	}
@@ -141,7 +142,7 @@ func sameConversion(p, ours *Manifest, conflict func(field string, theirs, ours 
 	return nil
 }
 
-func allListed(theirs map[string]ManifestTensor, ours []ManifestTensor) bool {
+func allListed(theirs map[string]manifest.Tensor, ours []manifest.Tensor) bool {
 	for _, t := range ours {
 		if _, ok := theirs[t.Name]; !ok {
 			return false
@@ -153,7 +154,7 @@ func allListed(theirs map[string]ManifestTensor, ours []ManifestTensor) bool {
 func q(s string) string { return fmt.Sprintf("%q", s) }
 
 // deviceText is a device list as a manifest prints it, briefly.
-func deviceText(d DeviceIDs) string {
+func deviceText(d manifest.DeviceIDs) string {
 	b, err := d.MarshalJSON()
 	if err != nil || len(b) > 80 {
 		return fmt.Sprintf("%d ids", len(d))
@@ -166,8 +167,8 @@ func dirPartials(dir string) map[string]partialText {
 	ents, _ := os.ReadDir(dir) // none in a new directory
 	out := map[string]partialText{}
 	for _, e := range ents {
-		if partialRE.MatchString(e.Name()) {
-			b, err := readLimited(filepath.Join(dir, e.Name()), "manifest", MaxManifestBytes)
+		if manifest.IsPartialName(e.Name()) {
+			b, err := readLimited(filepath.Join(dir, e.Name()), "manifest", manifest.MaxBytes)
 			out[e.Name()] = partialText{b, err}
 		}
 	}

@@ -148,7 +148,7 @@ func shardErr(err error) error {
 
 // libErr prints an error of the library packages without their prefixes.
 func libErr(err error) string {
-	return strings.ReplaceAll(convert.CleanErr(err), "sharding: ", "")
+	return withManifestFlags(err, strings.ReplaceAll(convert.CleanErr(err), "sharding: ", ""))
 }
 
 // readRulesStdin reads --rules - from standard input, at most sharding.MaxRulesBytes.

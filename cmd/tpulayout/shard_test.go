@@ -19,6 +19,7 @@ import (
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/internal/testfiles"
 	"github.com/tpulayout/tpulayout/sharding"
+	"github.com/tpulayout/tpulayout/sharding/manifest"
 )
 
 // shardCheckpoint writes a small model as one safetensors file and as a two-file
@@ -117,7 +118,7 @@ func TestShardProcessesMerge(t *testing.T) {
 		}
 		wg.Wait()
 		for i := range 4 {
-			if fails[i] != nil || !strings.Contains(outs[i].String(), sharding.PartialName(i, 4)) {
+			if fails[i] != nil || !strings.Contains(outs[i].String(), manifest.PartialName(i, 4)) {
 				t.Fatalf("process %d/4: %v, stdout %q, stderr %q", i, fails[i], outs[i].String(), errs[i].String())
 			}
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/report"
 	"github.com/tpulayout/tpulayout/sharding"
+	"github.com/tpulayout/tpulayout/sharding/manifest"
 	"github.com/tpulayout/tpulayout/tpu"
 )
 
@@ -308,7 +309,7 @@ func buildReport(reqJSON string) ([]byte, error) {
 			return nil, asCLI(err)
 		}
 		rep = struct {
-			Manifest *sharding.Manifest `json:"manifest"`
+			Manifest *manifest.Manifest `json:"manifest"`
 			Dir      string             `json:"dir"`
 		}{m, o.Dir}
 	default:
