@@ -69,7 +69,7 @@ func TestProcessOfAnotherConversion(t *testing.T) {
 	}{
 		{"checksum", opts(1, `P("model")`, func(o *Options) { o.Checksum = manifest.SHA256 }), "checksum is crc32c there but sha256 in this run"},
 		{"dtype", opts(1, `P("model")`, func(o *Options) { o.Target = toBF16 }), `tensor "x": layout is f32[`},
-		{"to", opts(1, `P("model")`, func(o *Options) { o.To = "bf16" }), `--to is "f32" there but "bf16" in this run`},
+		{"to", opts(1, `P("model")`, func(o *Options) { o.To = "bf16" }), `to is "f32" there but "bf16" in this run`},
 		{"spec", opts(1, `P("data")`, nil), `tensor "x": spec is P("model") there but P("data") in this run`},
 		{"processes", opts(1, `P("model")`, func(o *Options) { o.Processes = 4; o.Process = 1 }), `process count`},
 		{"mesh", opts(1, `P("model")`, func(o *Options) { o.Mesh, _ = placement.ParseMesh("data=2,model=2", []int{3, 2, 1, 0}) }), "the mesh's devices is [0,1,2,3] there but [3,2,1,0]"},
@@ -81,7 +81,7 @@ func TestProcessOfAnotherConversion(t *testing.T) {
 			}
 			before := snapshot(t, dir)
 			_, err := ConvertDir(ckpt, dir, c.opt)
-			var ce *ConflictError
+			var ce *manifest.ConflictError
 			if !errors.As(err, &ce) || !strings.Contains(err.Error(), c.want) || ce.Partial != manifest.PartialName(0, 2) {
 				t.Fatalf("ConvertDir: %v, want a ConflictError over %s saying %q", err, manifest.PartialName(0, 2), c.want)
 			}
@@ -162,8 +162,8 @@ func TestProcessOfAnotherConversionInBucket(t *testing.T) {
 			}
 			before := list()
 			err = write(out, opt(1, manifest.SHA256))
-			var ce *ConflictError
-			if !errors.As(err, &ce) || ce.Field != "checksum" || ce.Theirs != "crc32c" || ce.Ours != "sha256" {
+			var ce *manifest.ConflictError
+			if !errors.As(err, &ce) || ce.Diff.Field != "checksum" || ce.Diff.Theirs != "crc32c" || ce.Diff.Ours != "sha256" {
 				t.Fatalf("WriteURL: %v, want a ConflictError over the checksum", err)
 			}
 			if after := list(); !slices.EqualFunc(before, after, func(a, b store.Attrs) bool {

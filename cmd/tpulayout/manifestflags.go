@@ -30,6 +30,11 @@ func withManifestFlags(err error, text string) string {
 			}
 		}
 	}
+	var ce *manifest.ConflictError
+	if errors.As(err, &ce) && ce.Err == nil {
+		lib, cli := ce.Diff.Field+" is ", manifestFlag(ce.Diff.Field)+" is "
+		text = strings.Replace(text, ": "+lib+ce.Diff.Theirs+" there", ": "+cli+ce.Diff.Theirs+" there", 1)
+	}
 	var np *manifest.NoPartialsError
 	if errors.As(err, &np) {
 		text = strings.Replace(text, "written by "+manifest.Label("Process"), "written by "+manifestFlag("Process"), 1)

@@ -161,7 +161,10 @@ func TestMergeRefusals(t *testing.T) {
 		{"no process", func(d memDir) { d["manifest.process-2-of-2.json"] = nil }, "which no process writes", nil},
 		{"two counts", func(d memDir) { d[PartialName(0, 3)] = nil }, "partial manifests of 2 and of 3 processes", nil},
 		{"none", func(d memDir) { delete(d, p0); delete(d, p1) }, "out holds no partial manifests (manifest.process-I-of-N.json, written by process I/N)",
-			func(err error) bool { var ne *NoPartialsError; return errors.As(err, &ne) && !ne.Merged && ne.Dir == "out" }},
+			func(err error) bool {
+				var ne *NoPartialsError
+				return errors.As(err, &ne) && !ne.Merged && ne.Dir == "out"
+			}},
 		{"merged", func(d memDir) { delete(d, p0); delete(d, p1); d[FileName] = nil }, "out is already merged",
 			func(err error) bool { var ne *NoPartialsError; return errors.As(err, &ne) && ne.Merged }},
 		{"parse", edit(p1, `"format"`, `"formats"`), "manifest out/" + p1 + `: not a valid manifest: unknown key "formats"`,
