@@ -23,7 +23,8 @@ import (
 // TestScript runs the scenarios in testdata/script, one per file, in the way of
 // cmd/go's script tests (github.com/rogpeppe/go-internal/testscript). Each runs in its
 // own directory, where $TESTDATA is the repository's testdata and $FIXTURES this
-// package's testdata/convert (arrays NumPy made). Besides testscript's
+// package's testdata/convert (arrays NumPy made), and $GOLDEN holds the outputs
+// that report's tests also compare with (testdata/*.golden). Besides testscript's
 // commands a scenario has:
 //
 //	tpulayout ARGS...       run the command (this test binary as the real process);
@@ -58,6 +59,10 @@ func TestScript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	golden, err := filepath.Abs("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
 	testscript.Run(t, testscript.Params{
 		Dir:                 filepath.Join("testdata", "script"),
 		UpdateScripts:       *update,
@@ -66,6 +71,8 @@ func TestScript(t *testing.T) {
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("TESTDATA", testdata)
 			e.Setenv("FIXTURES", fixtures)
+			e.Setenv("GOLDEN", golden)
+			e.Setenv("NL", "\n") // a newline inside an argument
 			e.Setenv(runMainEnv, "1")
 			return nil
 		},
