@@ -44,6 +44,7 @@ import (
 //	                        write random tensors to a safetensors file
 //	ls DIR                  print the names in DIR, hidden ones too, one a line
 //	cpdir SRC DST           copy the directory SRC to the new directory DST
+//	tailhex FILE N          print the last N bytes of FILE in hex
 //
 // go test -update rewrites the expected files of failing "cmp stdout|stderr" lines.
 func TestScript(t *testing.T) {
@@ -90,6 +91,7 @@ func TestScript(t *testing.T) {
 			"randsafetensors": scriptRandSafetensors,
 			"ls":              scriptLs,
 			"cpdir":           scriptCpDir,
+			"tailhex":         scriptTailHex,
 		},
 	})
 }
@@ -271,4 +273,18 @@ func scriptCpDir(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: cpdir SRC DST")
 	}
 	ts.Check(os.CopyFS(ts.MkAbs(args[1]), os.DirFS(ts.MkAbs(args[0]))))
+}
+
+func scriptTailHex(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: tailhex FILE N")
+	}
+	n, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	b, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	if n > len(b) {
+		ts.Fatalf("%s has %d bytes", args[0], len(b))
+	}
+	fmt.Fprintf(ts.Stdout(), "%x\n", b[len(b)-n:])
 }
