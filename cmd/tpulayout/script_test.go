@@ -45,6 +45,7 @@ import (
 //	ls DIR                  print the names in DIR, hidden ones too, one a line
 //	cpdir SRC DST           copy the directory SRC to the new directory DST
 //	tailhex FILE N          print the last N bytes of FILE in hex
+//	replace FILE OLD NEW    replace the first OLD in FILE with NEW (OLD must be there)
 //
 // go test -update rewrites the expected files of failing "cmp stdout|stderr" lines.
 func TestScript(t *testing.T) {
@@ -92,6 +93,7 @@ func TestScript(t *testing.T) {
 			"ls":              scriptLs,
 			"cpdir":           scriptCpDir,
 			"tailhex":         scriptTailHex,
+			"replace":         scriptReplace,
 		},
 	})
 }
@@ -287,4 +289,16 @@ func scriptTailHex(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("%s has %d bytes", args[0], len(b))
 	}
 	fmt.Fprintf(ts.Stdout(), "%x\n", b[len(b)-n:])
+}
+
+func scriptReplace(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: replace FILE OLD NEW")
+	}
+	b, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	if !strings.Contains(string(b), args[1]) {
+		ts.Fatalf("%s does not hold %q", args[0], args[1])
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(strings.Replace(string(b), args[1], args[2], 1)), 0o644))
 }
