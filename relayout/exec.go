@@ -185,64 +185,104 @@ func (p *Plan) dataReps(e *[maxDims]int64) int64 {
 // kernel runs the inner kernel rows times, each a repeat further along, on elements
 // that are all data; n is the run length of copy, interleave and deinterleave kernels
 // (the kernel's own, or a clipped one). The simd kernels take the repeats as one batch.
-func (p *Plan) kernel(dst, src, scratch []byte, dOff, sOff, n64, rows int64) {
-	p.kernelTo(dst, dOff, p.kern.repDst, p.stream, src, scratch, sOff, n64, rows)
+func (p *Plan) kernel(dst, src, scratch []byte, dOff, sOff, n, rows int64) {
+	p.kernelTo(blockCall{dst, src, scratch, dOff, sOff, p.kern.repDst, n, rows, p.stream})
 }
 
-// kernelTo is kernel with the repeats dstRep elements apart in dst, with streaming
-// stores or not (see clipped).
-func (p *Plan) kernelTo(dst []byte, dOff, dstRep int64, stream bool, src, scratch []byte, sOff, n64, rows int64) {
+// blockCall is one call of the kernel: rows repeats at dOff in dst and sOff in src,
+// dstRep and the kernel's repSrc elements apart, runs of n elements, with streaming
+// stores or not (see clipped, which stages runs with other repeats).
+type blockCall struct {
+	dst, src, scratch           []byte
+	dOff, sOff, dstRep, n, rows int64
+	stream                      bool
+}
+
+// kernelTo runs a call of the plan's kernel, by its kind.
+func (p *Plan) kernelTo(c blockCall) {
+	switch p.kern.kind {
+	case kCopy:
+		p.copyRuns(c)
+	case kInterleave, kDeinterleave:
+		p.packRuns(c)
+	case kTranspose:
+		p.transposeBlocks(c)
+	default:
+		p.elementwise(c)
+	}
+}
+
+// rowsOf is the simd batch of a call's repeats.
+func (p *Plan) rowsOf(c *blockCall) simd.Rows {
+	return simd.Rows{N: int(c.rows), DstStride: int(c.dstRep * int64(p.dbits/8)), SrcStride: int(p.kern.repSrc * int64(p.sbits/8)), Stream: c.stream}
+}
+
+// copyRuns runs a copy kernel's call: runs copied, converting or not.
+func (p *Plan) copyRuns(c blockCall) {
+	db, sb := int64(p.dbits/8), int64(p.sbits/8)
+	p.kern.conv(c.dst[c.dOff*db:], c.src[c.sOff*sb:], int(c.n), p.rowsOf(&c))
+}
+
+// packRuns runs an interleave or deinterleave kernel's call: p rows into or out of
+// p-element words.
+func (p *Plan) packRuns(c blockCall) {
 	k := &p.kern
 	db, sb := int64(p.dbits/8), int64(p.sbits/8)
-	n := int(n64)
-	r := simd.Rows{N: int(rows), DstStride: int(dstRep * db), SrcStride: int(k.repSrc * sb), Stream: stream}
-	switch k.kind {
-	case kCopy:
-		k.conv(dst[dOff*db:], src[sOff*sb:], n, r)
-	case kInterleave:
-		var rows [4][]byte
+	var rows [4][]byte
+	if k.kind == kInterleave {
 		for j := range k.p {
-			rows[j] = src[(sOff+j*k.pstr)*sb:]
+			rows[j] = c.src[(c.sOff+j*k.pstr)*sb:]
 		}
-		p.interleave(scratch, dst[dOff*db:], &rows, n, r)
-	case kDeinterleave:
-		var rows [4][]byte
-		for j := range k.p {
-			rows[j] = dst[(dOff+j*k.pstr)*db:]
+		p.interleave(c.scratch, c.dst[c.dOff*db:], &rows, int(c.n), p.rowsOf(&c))
+		return
+	}
+	for j := range k.p {
+		rows[j] = c.dst[(c.dOff+j*k.pstr)*db:]
+	}
+	p.deinterleave(c.scratch, &rows, c.src[c.sOff*sb:], int(c.n), p.rowsOf(&c))
+}
+
+// transposeBlocks runs a transpose kernel's call: a block a repeat, or the repeats
+// together where they fill tiles (see tileRepeats).
+func (p *Plan) transposeBlocks(c blockCall) {
+	k := &p.kern
+	db, sb := int64(p.dbits/8), int64(p.sbits/8)
+	dst, src, dOff, sOff, dstRep, rows := c.dst, c.src, c.dOff, c.sOff, c.dstRep, c.rows
+	if k.conv != nil {
+		p.convTranspose(dst, src, c.scratch, dOff, sOff, rows)
+		return
+	}
+	if n := p.tileRepeats(dst, dOff, dstRep, src[sOff*sb:], k.srcRow*sb, rows, c.stream); n > 0 {
+		dOff, sOff, rows = dOff+n*dstRep, sOff+n*k.repSrc, rows-n
+	}
+	if k.fromTiles != nil && rows >= k.tileReps && dstRep == k.rows*k.unit {
+		// The inverse: the repeats continue the destination rows, each from a tile.
+		n := rows / k.tileReps * k.tileReps
+		k.fromTiles(dst[dOff*db:], int(k.dstRow*db), src[sOff*sb:], int(k.srcRow*sb), int(k.repSrc*sb), int(k.rows), int(n*k.rows), int(k.cols), c.stream)
+		dOff, sOff, rows = dOff+n*dstRep, sOff+n*k.repSrc, rows-n
+	}
+	trans := k.trans // whole lines on both sides, or too short for any: one call a block
+	if p.splitLines(int(k.rows), int(k.cols)) {
+		trans = p.transLines
+	}
+	for range rows {
+		if p.blockAhead > 0 {
+			p.prefetchBlock(src, sOff+k.repSrc)
 		}
-		p.deinterleave(scratch, &rows, src[sOff*sb:], n, r)
-	case kTranspose:
-		if k.conv != nil {
-			p.convTranspose(dst, src, scratch, dOff, sOff, rows)
-			return
+		trans(dst[dOff*db:], int(k.dstRow*db), src[sOff*sb:], int(k.srcRow*sb), int(k.rows), int(k.cols))
+		dOff, sOff = dOff+dstRep, sOff+k.repSrc
+	}
+}
+
+// elementwise runs an elementwise kernel's call, an element at a time.
+func (p *Plan) elementwise(c blockCall) {
+	k := &p.kern
+	dOff, sOff := c.dOff, c.sOff
+	for range c.rows {
+		for i := int64(0); i < k.n; i++ {
+			p.elem(c.dst, c.src, dOff+i*k.dstStr, sOff+i*k.srcStr)
 		}
-		if n := p.tileRepeats(dst, dOff, dstRep, src[sOff*sb:], k.srcRow*sb, rows, stream); n > 0 {
-			dOff, sOff, rows = dOff+n*dstRep, sOff+n*k.repSrc, rows-n
-		}
-		if k.fromTiles != nil && rows >= k.tileReps && dstRep == k.rows*k.unit {
-			// The inverse: the repeats continue the destination rows, each from a tile.
-			n := rows / k.tileReps * k.tileReps
-			k.fromTiles(dst[dOff*db:], int(k.dstRow*db), src[sOff*sb:], int(k.srcRow*sb), int(k.repSrc*sb), int(k.rows), int(n*k.rows), int(k.cols), stream)
-			dOff, sOff, rows = dOff+n*dstRep, sOff+n*k.repSrc, rows-n
-		}
-		trans := k.trans // whole lines on both sides, or too short for any: one call a block
-		if p.splitLines(int(k.rows), int(k.cols)) {
-			trans = p.transLines
-		}
-		for range rows {
-			if p.blockAhead > 0 {
-				p.prefetchBlock(src, sOff+k.repSrc)
-			}
-			trans(dst[dOff*db:], int(k.dstRow*db), src[sOff*sb:], int(k.srcRow*sb), int(k.rows), int(k.cols))
-			dOff, sOff = dOff+dstRep, sOff+k.repSrc
-		}
-	default:
-		for range rows {
-			for i := int64(0); i < k.n; i++ {
-				p.elem(dst, src, dOff+i*k.dstStr, sOff+i*k.srcStr)
-			}
-			dOff, sOff = dOff+dstRep, sOff+k.repSrc
-		}
+		dOff, sOff = dOff+c.dstRep, sOff+k.repSrc
 	}
 }
 
@@ -381,71 +421,52 @@ func (p *Plan) unpackRows(rows *[4][]byte, s []byte, n int, r simd.Rows) {
 	}
 }
 
-// runConv returns the contiguous converting kernel for the plan's types, if any.
+// runConv returns the contiguous converting kernel for the plan's types, if any:
+// a copy between one type, simd's conversion, or the plan's converter.
 func (p *Plan) runConv() func(dst, src []byte, n int, r simd.Rows) {
-	ks := p.k()
-	switch {
-	case p.dt == p.st && p.dbits == p.sbits && p.dbits%8 == 0:
+	if p.dt == p.st && p.dbits == p.sbits && p.dbits%8 == 0 {
 		return p.copySame
-	case p.st == layout.F32 && p.sbits == 32 && p.dbits == 16 && p.dt == layout.BF16:
-		return ks.F32ToBF16Rows
-	case p.st == layout.F32 && p.sbits == 32 && p.dbits == 16 && p.dt == layout.F16:
-		return ks.F32ToF16Rows
-	case p.dt == layout.F32 && p.dbits == 32 && p.sbits == 16 && p.st == layout.BF16:
-		return ks.BF16ToF32Rows
-	case p.dt == layout.F32 && p.dbits == 32 && p.sbits == 16 && p.st == layout.F16:
-		return ks.F16ToF32Rows
-	case p.f8Run() != nil:
-		return p.f8Run()
-	case p.converter != nil:
+	}
+	if from, to, ok := p.kernTypes(); ok {
+		if c := p.k().Convert(from, to); c != nil {
+			return c
+		}
+	}
+	if p.converter != nil {
 		return p.convertRun
 	}
 	return nil
 }
 
-// f8Run converts runs between f32, bf16 or f16 and f8e4m3fn or f8e5m2 with the simd
-// kernels and their per-element definitions (bf16 and f16 widen to f32 exactly, so
-// one rounding), or is nil for other type pairs.
-func (p *Plan) f8Run() func(dst, src []byte, n int, r simd.Rows) {
-	ks := p.k()
-	wide := func(t layout.DType, bits int) bool {
-		return t == layout.F32 && bits == 32 || (t == layout.BF16 || t == layout.F16) && bits == 16
+// kernTypes returns the simd keys of the plan's source and destination types: one
+// type by its width, copied bit for bit; two types only where simd converts
+// between them (f32, bf16, f16 and the f8 types at their own widths; bf16 and f16
+// widen to f32 exactly as they are loaded, so f8 from them is rounded once).
+func (p *Plan) kernTypes() (from, to simd.DType, ok bool) {
+	if p.dt == p.st && p.dbits == p.sbits {
+		w, ok := map[int]simd.DType{8: simd.Bits8, 16: simd.Bits16, 32: simd.Bits32}[p.dbits]
+		return w, w, ok
 	}
+	from, ok1 := floatType(p.st, p.sbits)
+	to, ok2 := floatType(p.dt, p.dbits)
+	return from, to, ok1 && ok2
+}
+
+// floatType is simd's key of the float type t stored in its own width.
+func floatType(t layout.DType, bits int) (simd.DType, bool) {
 	switch {
-	case p.dbits != 8 && p.sbits != 8:
-		return nil
-	case p.st == layout.F32 && p.sbits == 32 && p.dt == layout.F8E4M3FN:
-		return ks.F32ToF8E4M3FNRows
-	case p.st == layout.F32 && p.sbits == 32 && p.dt == layout.F8E5M2:
-		return ks.F32ToF8E5M2Rows
-	case p.dt == layout.F32 && p.dbits == 32 && p.st == layout.F8E4M3FN:
-		return ks.F8E4M3FNToF32Rows
-	case p.dt == layout.F32 && p.dbits == 32 && p.st == layout.F8E5M2:
-		return ks.F8E5M2ToF32Rows
-	case (p.dt == layout.F8E4M3FN || p.dt == layout.F8E5M2) && p.dbits == 8 && wide(p.st, p.sbits):
-		// One pass, one rounding: bf16 and f16 widen to f32 exactly as they are loaded.
-		switch {
-		case p.st == layout.BF16 && p.dt == layout.F8E4M3FN:
-			return ks.BF16ToF8E4M3FNRows
-		case p.st == layout.BF16:
-			return ks.BF16ToF8E5M2Rows
-		case p.dt == layout.F8E4M3FN:
-			return ks.F16ToF8E4M3FNRows
-		}
-		return ks.F16ToF8E5M2Rows
-	case (p.st == layout.F8E4M3FN || p.st == layout.F8E5M2) && p.sbits == 8 && (p.dt == layout.BF16 || p.dt == layout.F16) && p.dbits == 16:
-		// One pass: every f8 value is exact in both, so there is no rounding to share.
-		switch {
-		case p.st == layout.F8E4M3FN && p.dt == layout.BF16:
-			return ks.F8E4M3FNToBF16Rows
-		case p.st == layout.F8E4M3FN:
-			return ks.F8E4M3FNToF16Rows
-		case p.dt == layout.BF16:
-			return ks.F8E5M2ToBF16Rows
-		}
-		return ks.F8E5M2ToF16Rows
+	case t == layout.F32 && bits == 32:
+		return simd.F32, true
+	case t == layout.BF16 && bits == 16:
+		return simd.BF16, true
+	case t == layout.F16 && bits == 16:
+		return simd.F16, true
+	case t == layout.F8E4M3FN && bits == 8:
+		return simd.F8E4M3FN, true
+	case t == layout.F8E5M2 && bits == 8:
+		return simd.F8E5M2, true
 	}
-	return nil
+	return 0, false
 }
 
 // copySame copies r.N runs of n elements of the plan's one type.
@@ -609,7 +630,7 @@ func (p *Plan) clipped(dst, src, scratch, stage []byte, dOff, sOff, data, inDst,
 		return
 	}
 	if data > 0 {
-		p.kernelTo(stage, 0, run, false, src, scratch, sOff, p.stagedRun(src, sOff, data, inDst, rows), rows)
+		p.kernelTo(blockCall{stage, src, scratch, 0, sOff, run, p.stagedRun(src, sOff, data, inDst, rows), rows, false})
 	}
 	for i := range rows {
 		p.pad(stage, i*run+data*w, (i+1)*run)

@@ -23,25 +23,17 @@ func (k kernelKind) String() string {
 	return [...]string{"copy", "interleave", "deinterleave", "transpose", "elementwise"}[k]
 }
 
-// kernel is the plan's innermost loop nest, run at each outer iteration.
+// kernel is the plan's innermost loop nest, run at each outer iteration. The fields
+// of its kind are in the embedded type of that kind (packing, transposing, strided);
+// the others are zero.
 type kernel struct {
 	kind kernelKind
 	n    int64 // run length: copy, interleave, deinterleave, elementwise
-	p    int64 // rows packed per word (2 or 4)
-	pstr int64 // element stride between packed rows (source for interleave, destination for deinterleave)
-	// transpose: rows along the destination-contiguous loop, cols along the source-contiguous
-	// one, of units of `unit` elements that are contiguous on both sides
-	rows, cols     int64
-	dstRow, srcRow int64 // element strides
-	unit           int64
-	// A converting transpose goes through scratch: it converts the source block and
-	// transposes that when the destination's units are 1, 2 or 4 bytes (convFirst), else
-	// transposes the source's units and converts the result (bf16 pairs to f32 pairs).
-	convFirst bool
-	permuted  bool      // permuteOrder blocked the outer loops (permute.go)
-	tedge     transEdge // how edge blocks clip (transedge.go)
-	// elementwise
-	dstStr, srcStr int64
+	// conv copies runs, converting or not (copy kernels), or converts a converting
+	// transpose's block through scratch; bound at plan time, as the kinds' simd
+	// functions are.
+	conv     func(dst, src []byte, n int, r simd.Rows)
+	permuted bool // permuteOrder blocked the outer loops (permute.go)
 
 	// clip: the run is the lowest n values of dim clipDim (e = base + i), so an edge block
 	// can copy its data prefix and pad the rest instead of going element by element.
@@ -55,29 +47,57 @@ type kernel struct {
 	clipOuter           []loop
 	clipSize, clipPlace int64
 	clipUnit            int64
-	rowDim              int   // interleave, deinterleave: the packed rows' dim
-	rowPlace            int64 // and their place in it
 
 	maxInner []int64 // per dim: the largest coordinate the kernel adds
-
-	// The simd functions the kernel calls, bound at plan time: pair is (dst, a, b) for
-	// interleave and (a, b, src) for deinterleave, quad likewise with four rows.
-	conv  func(dst, src []byte, n int, r simd.Rows) // copy runs, converting or not
-	pair  func(x, y, z []byte, n int, r simd.Rows)
-	quad  func(v, w, x, y, z []byte, n int, r simd.Rows)
-	trans func(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int)
-	// tiles, or fromTiles, runs tileReps repeats of a transpose at once (see planTiles).
-	tiles     func(dst []byte, dstStride, groupStride, g int, src []byte, srcStride int, rows, cols int, stream bool)
-	fromTiles func(dst []byte, dstStride int, src []byte, srcStride, groupStride, g int, rows, cols int, stream bool)
-	tileReps  int64
-	// packConv converts the rows of a packing whose types have no fused kernel (f16 →
-	// bf16 (2,1)): pair and quad are then the converted side's same-type kernels.
-	packConv func(dst, src []byte, n int, r simd.Rows)
 
 	// A block is rep kernel calls, each rep* further along one outer loop.
 	rep, repDst, repSrc, repPlace int64
 	repDim                        int
 	maxBlock                      []int64 // maxInner plus the repeats' reach
+
+	packing     // interleave, deinterleave
+	transposing // transpose
+	strided     // elementwise
+}
+
+// packing is the part of an interleave or deinterleave kernel: p rows of a run, pstr
+// elements apart on the unpacked side, into or out of one row of p-element words.
+type packing struct {
+	p        int64 // rows packed per word (2 or 4)
+	pstr     int64 // element stride between packed rows (source for interleave, destination for deinterleave)
+	rowDim   int   // the packed rows' dim
+	rowPlace int64 // and their place in it
+	// The simd functions, bound at plan time: pair is (dst, a, b) for interleave and
+	// (a, b, src) for deinterleave, quad likewise with four rows.
+	pair func(x, y, z []byte, n int, r simd.Rows)
+	quad func(v, w, x, y, z []byte, n int, r simd.Rows)
+	// packConv converts the rows of a packing whose types have no fused kernel (f16 →
+	// bf16 (2,1)): pair and quad are then the converted side's same-type kernels.
+	packConv func(dst, src []byte, n int, r simd.Rows)
+}
+
+// transposing is the part of a transpose kernel: rows along the destination-contiguous
+// loop, cols along the source-contiguous one, of units of `unit` elements that are
+// contiguous on both sides.
+type transposing struct {
+	rows, cols     int64
+	dstRow, srcRow int64 // element strides
+	unit           int64
+	// A converting transpose goes through scratch: it converts the source block and
+	// transposes that when the destination's units are 1, 2 or 4 bytes (convFirst), else
+	// transposes the source's units and converts the result (bf16 pairs to f32 pairs).
+	convFirst bool
+	tedge     transEdge // how edge blocks clip (transedge.go)
+	trans     func(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int)
+	// tiles, or fromTiles, runs tileReps repeats of a transpose at once (see planTiles).
+	tiles     func(dst []byte, dstStride, groupStride, g int, src []byte, srcStride int, rows, cols int, stream bool)
+	fromTiles func(dst []byte, dstStride int, src []byte, srcStride, groupStride, g int, rows, cols int, stream bool)
+	tileReps  int64
+}
+
+// strided is the part of an elementwise kernel: n elements these strides apart.
+type strided struct {
+	dstStr, srcStr int64
 }
 
 // compile finds the fast path: the common loops, the inner kernel and the outer loops.
@@ -102,7 +122,7 @@ func (p *Plan) compile() {
 	case sub && n == 0:
 		k = kernel{kind: kElem, n: 1}
 	case sub:
-		k = kernel{kind: kElem, n: loops[last].size, dstStr: loops[last].dstStr, srcStr: loops[last].srcStr}
+		k = kernel{kind: kElem, n: loops[last].size, strided: strided{loops[last].dstStr, loops[last].srcStr}}
 		inner = []int{last}
 	case n == 0:
 		k = kernel{kind: kCopy, n: 1, conv: p.runConv()}
@@ -136,7 +156,7 @@ func (p *Plan) compile() {
 			k, inner = kk, in
 			loops = split
 		} else {
-			k = kernel{kind: kElem, n: loops[last].size, dstStr: loops[last].dstStr, srcStr: loops[last].srcStr}
+			k = kernel{kind: kElem, n: loops[last].size, strided: strided{loops[last].dstStr, loops[last].srcStr}}
 			inner = []int{last}
 		}
 	}
@@ -151,19 +171,7 @@ func (p *Plan) compile() {
 	bySrc := p.orderOuter(k)
 	p.groupStreams(k, bySrc)
 	k.permuted = p.permuteOrder(&k)
-	// Bounds bookkeeping: which dims can leave the data, and how far the kernel reaches.
-	k.maxInner = make([]int64, len(bounds))
-	covered := make([]int64, len(bounds))
-	for _, l := range p.inner {
-		k.maxInner[l.dim] += (l.size - 1) * l.place
-	}
-	for _, l := range append(loops, tables...) {
-		covered[l.dim] += (l.size - 1) * l.place
-	}
-	p.ragged = make([]bool, len(bounds))
-	for d, b := range bounds {
-		p.ragged[d] = covered[d]+1 > b.size
-	}
+	p.reach(&k, append(loops, tables...), bounds)
 	if k.kind != kTranspose && k.kind != kElem {
 		k.clip, k.clipDim = p.runIsLowest(k)
 		k.clip = k.clip && !(k.p > 0 && k.rowDim == k.clipDim)
@@ -175,20 +183,7 @@ func (p *Plan) compile() {
 	p.cacheOrder()
 	p.batchOrder(k)
 	p.outer = append(tables, p.outer...) // they have no strides: outermost, never a repeat
-	// Fold the innermost outer loop into each kernel call as a repeat, so the odometer
-	// and the edge checks run once per batch of runs: 256² bf16 → T(8,128)(2,1) makes
-	// 256 calls of 128 elements, where that bookkeeping cost as much as the copying.
-	k.rep = 1
-	if n := len(p.outer); n >= 2 && p.outer[n-1].tab == nil {
-		l := p.outer[n-1]
-		p.outer = p.outer[:n-1]
-		k.rep, k.repDst, k.repSrc, k.repDim, k.repPlace = l.size, l.dstStr, l.srcStr, l.dim, l.place
-	}
-	p.splitRepeats(&k, want)
-	k.maxBlock = slices.Clone(k.maxInner)
-	if k.rep > 1 {
-		k.maxBlock[k.repDim] += (k.rep - 1) * k.repPlace
-	}
+	p.foldRepeat(&k, want)
 	// Non-temporal stores save the read of each destination line when the arrays do
 	// not fit in the cache (see streams). The batched kernels leave the SFENCE to the
 	// end of the range (a fence per run costs more than the stores save), and so do the
@@ -201,6 +196,41 @@ func (p *Plan) compile() {
 	p.chunks = 1
 	for _, l := range p.outer {
 		p.chunks *= l.size
+	}
+}
+
+// reach does the bounds bookkeeping of a kernel over all (the plan's loops, table
+// loops included) within bounds: how far the kernel reaches along each dim, and which
+// dims can leave the data.
+func (p *Plan) reach(k *kernel, all []loop, bounds []bound) {
+	k.maxInner = make([]int64, len(bounds))
+	covered := make([]int64, len(bounds))
+	for _, l := range p.inner {
+		k.maxInner[l.dim] += (l.size - 1) * l.place
+	}
+	for _, l := range all {
+		covered[l.dim] += (l.size - 1) * l.place
+	}
+	p.ragged = make([]bool, len(bounds))
+	for d, b := range bounds {
+		p.ragged[d] = covered[d]+1 > b.size
+	}
+}
+
+// foldRepeat folds the innermost outer loop into each kernel call as a repeat, so the
+// odometer and the edge checks run once per batch of runs: 256² bf16 → T(8,128)(2,1)
+// makes 256 calls of 128 elements, where that bookkeeping cost as much as the copying.
+func (p *Plan) foldRepeat(k *kernel, want int64) {
+	k.rep = 1
+	if n := len(p.outer); n >= 2 && p.outer[n-1].tab == nil {
+		l := p.outer[n-1]
+		p.outer = p.outer[:n-1]
+		k.rep, k.repDst, k.repSrc, k.repDim, k.repPlace = l.size, l.dstStr, l.srcStr, l.dim, l.place
+	}
+	p.splitRepeats(k, want)
+	k.maxBlock = slices.Clone(k.maxInner)
+	if k.rep > 1 {
+		k.maxBlock[k.repDim] += (k.rep - 1) * k.repPlace
 	}
 }
 
@@ -237,33 +267,13 @@ func (p *Plan) settle(k *kernel) {
 
 // bind picks the simd functions for the kernel's kind and the plan's types.
 func (p *Plan) bind(k *kernel) {
-	ks := p.k()
 	switch k.kind {
 	case kInterleave, kDeinterleave:
 		in := k.kind == kInterleave
-		if !p.fusedPack(k.p, in) {
+		if k.pair, k.quad = p.packKernel(k.p, in, true); k.pair == nil && k.quad == nil {
 			k.packConv = p.runConv()
 			p.makeScratch(k)
-		}
-		switch {
-		case k.p == 4 && in && k.packConv == nil && p.f8Quads() != nil:
-			k.quad = p.f8Quads()
-		case k.p == 4 && in:
-			k.quad = ks.Interleave8x4Rows
-		case k.p == 4 && k.packConv == nil && p.f8Unquads() != nil:
-			k.quad = p.f8Unquads()
-		case k.p == 4:
-			k.quad = ks.Deinterleave8x4Rows
-		case (k.packConv != nil || p.dt == p.st) && in:
-			k.pair = ks.Interleave16Rows
-		case k.packConv != nil || p.dt == p.st:
-			k.pair = ks.Deinterleave16Rows
-		case in && p.dt == layout.BF16:
-			k.pair = ks.F32ToBF16InterleaveRows
-		case in:
-			k.pair = ks.F32ToF16InterleaveRows
-		default:
-			k.pair = ks.BF16DeinterleaveToF32Rows
+			k.pair, k.quad = p.packKernel(k.p, in, false)
 		}
 	case kTranspose:
 		ub, toScratch := k.unit*int64(p.dbits/8), false
@@ -277,14 +287,15 @@ func (p *Plan) bind(k *kernel) {
 			k.conv, k.convFirst, toScratch = p.runConv(), false, true
 			p.makeScratch(k)
 		}
-		k.trans = [...]func([]byte, int, []byte, int, int, int){1: ks.Transpose8, 2: ks.Transpose16, 4: ks.Transpose32}[ub]
+		stores := simd.Ordinary
 		switch {
 		case p.stream && !toScratch && k.permuted:
 			// Many short blocks: the fence comes once, at the end of runRange's range.
-			k.trans = [...]func([]byte, int, []byte, int, int, int){1: ks.Transpose8Stream, 2: ks.Transpose16Stream, 4: ks.Transpose32Stream}[ub]
+			stores = simd.Streaming
 		case p.stream && !toScratch:
-			k.trans = [...]func([]byte, int, []byte, int, int, int){1: ks.Transpose8NT, 2: ks.Transpose16NT, 4: ks.Transpose32NT}[ub]
+			stores = simd.NonTemporal
 		}
+		k.trans = p.k().Transpose(int(ub), stores)
 		if k.conv == nil || k.convFirst {
 			p.planTiles(k, ub)
 		}
@@ -598,7 +609,7 @@ func (p *Plan) packing(loops []loop) (kernel, []int, bool) {
 				run *= loops[i].size
 				inner = append(inner, i)
 			}
-			return kernel{kind: kInterleave, n: run, p: pk, pstr: rows.srcStr, rowDim: rows.dim, rowPlace: rows.place}, inner, true
+			return kernel{kind: kInterleave, n: run, packing: packing{p: pk, pstr: rows.srcStr, rowDim: rows.dim, rowPlace: rows.place}}, inner, true
 		}
 	}
 	// Deinterleave: the source-contiguous loop has p values and destination stride pstr.
@@ -616,7 +627,7 @@ func (p *Plan) packing(loops []loop) (kernel, []int, bool) {
 			run *= loops[i].size
 			inner = append(inner, i)
 		}
-		return kernel{kind: kDeinterleave, n: run, p: pk, pstr: loops[c].dstStr, rowDim: loops[c].dim, rowPlace: loops[c].place}, inner, true
+		return kernel{kind: kDeinterleave, n: run, packing: packing{p: pk, pstr: loops[c].dstStr, rowDim: loops[c].dim, rowPlace: loops[c].place}}, inner, true
 	}
 	return kernel{}, nil, false
 }
@@ -634,69 +645,34 @@ func (p *Plan) packable(pk int64, interleave bool) bool {
 
 // fusedPack says whether one simd kernel packs (or unpacks) and converts the types.
 func (p *Plan) fusedPack(pk int64, interleave bool) bool {
-	same := p.dt == p.st && p.dbits == p.sbits
-	switch {
-	case pk == 2 && interleave:
-		return same && p.dbits == 16 || p.st == layout.F32 && p.sbits == 32 && (p.dt == layout.BF16 || p.dt == layout.F16) && p.dbits == 16
-	case pk == 2:
-		return same && p.dbits == 16 || p.st == layout.BF16 && p.sbits == 16 && p.dt == layout.F32 && p.dbits == 32
-	case pk == 4 && interleave:
-		return same && p.dbits == 8 || p.f8Quads() != nil
-	case pk == 4:
-		return same && p.dbits == 8 || p.f8Unquads() != nil
-	}
-	return false
+	pair, quad := p.packKernel(pk, interleave, true)
+	return pair != nil || quad != nil
 }
 
-// f8Unquads is the simd kernel that unpacks (4,1) quads of the source's f8 type into
-// f32 rows in one pass, or into bf16 or f16 rows where the kernel set has vector
-// kernels for them (elsewhere the quads are unpacked and then converted), or nil.
-func (p *Plan) f8Unquads() func(r0, r1, r2, r3, src []byte, n int, r simd.Rows) {
+// packKernel returns the simd kernel that packs (interleave) or unpacks pk rows
+// (pair for 2, quad for 4): with conv, of the plan's types, converted in the same
+// pass, or nil where simd has none (f8 quads unpacked into bf16 or f16 only where
+// the kernel set has vector kernels for them: elsewhere the quads are unpacked and
+// then converted); without, of the packed width, bit for bit.
+func (p *Plan) packKernel(pk int64, interleave, conv bool) (pair func(x, y, z []byte, n int, r simd.Rows), quad func(v, w, x, y, z []byte, n int, r simd.Rows)) {
 	ks := p.k()
-	if p.sbits != 8 || (p.st != layout.F8E4M3FN && p.st != layout.F8E5M2) {
-		return nil
+	raw := map[int64]simd.DType{2: simd.Bits16, 4: simd.Bits8}[pk]
+	from, to, ok := raw, raw, true
+	if conv {
+		from, to, ok = p.kernTypes()
 	}
-	e4 := p.st == layout.F8E4M3FN
 	switch {
-	case p.dt == layout.F32 && p.dbits == 32 && e4:
-		return ks.F8E4M3FNDeinterleave8x4ToF32Rows
-	case p.dt == layout.F32 && p.dbits == 32:
-		return ks.F8E5M2Deinterleave8x4ToF32Rows
-	case p.dbits != 16 || !ks.F8QuadsTo16Kernel:
-	case p.dt == layout.BF16 && e4:
-		return ks.F8E4M3FNDeinterleave8x4ToBF16Rows
-	case p.dt == layout.BF16:
-		return ks.F8E5M2Deinterleave8x4ToBF16Rows
-	case p.dt == layout.F16 && e4:
-		return ks.F8E4M3FNDeinterleave8x4ToF16Rows
-	case p.dt == layout.F16:
-		return ks.F8E5M2Deinterleave8x4ToF16Rows
+	case !ok:
+	case pk == 4 && interleave:
+		quad = ks.Pack4(from, to)
+	case pk == 4 && (to.Bytes() != 2 || from == to || ks.F8QuadsTo16Kernel):
+		quad = ks.Unpack4(from, to)
+	case pk == 2 && interleave:
+		pair = ks.Pack2(from, to)
+	case pk == 2:
+		pair = ks.Unpack2(from, to)
 	}
-	return nil
-}
-
-// f8Quads is the simd kernel that converts f32, bf16 or f16 rows to the destination's
-// f8 type and packs them in (4,1) quads in one pass, or nil.
-func (p *Plan) f8Quads() func(dst, r0, r1, r2, r3 []byte, n int, r simd.Rows) {
-	if p.dbits != 8 || (p.dt != layout.F8E4M3FN && p.dt != layout.F8E5M2) {
-		return nil
-	}
-	ks, e4 := p.k(), p.dt == layout.F8E4M3FN
-	switch {
-	case p.st == layout.F32 && p.sbits == 32 && e4:
-		return ks.F32ToF8E4M3FNInterleave8x4Rows
-	case p.st == layout.F32 && p.sbits == 32:
-		return ks.F32ToF8E5M2Interleave8x4Rows
-	case p.st == layout.BF16 && p.sbits == 16 && e4:
-		return ks.BF16ToF8E4M3FNInterleave8x4Rows
-	case p.st == layout.BF16 && p.sbits == 16:
-		return ks.BF16ToF8E5M2Interleave8x4Rows
-	case p.st == layout.F16 && p.sbits == 16 && e4:
-		return ks.F16ToF8E4M3FNInterleave8x4Rows
-	case p.st == layout.F16 && p.sbits == 16:
-		return ks.F16ToF8E5M2Interleave8x4Rows
-	}
-	return nil
+	return pair, quad
 }
 
 // transpose finds a block transpose between the destination-contiguous loop and the
@@ -746,7 +722,7 @@ func (p *Plan) transpose(loops []loop) (kernel, []int, []loop, bool) {
 			inner = append(inner, i)
 		}
 	}
-	k := kernel{kind: kTranspose, rows: y[0].size, cols: x[0].size, dstRow: x[0].dstStr, srcRow: y[0].srcStr, unit: unit, convFirst: convFirst}
+	k := kernel{kind: kTranspose, transposing: transposing{rows: y[0].size, cols: x[0].size, dstRow: x[0].dstStr, srcRow: y[0].srcStr, unit: unit, convFirst: convFirst}}
 	return k, inner, out, true
 }
 

@@ -14,6 +14,8 @@ import (
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/relayout"
 	"github.com/tpulayout/tpulayout/report"
+	"github.com/tpulayout/tpulayout/sharding/manifest"
+	"github.com/tpulayout/tpulayout/sharding/placement"
 	"github.com/tpulayout/tpulayout/store"
 	"github.com/tpulayout/tpulayout/tpu"
 )
@@ -121,11 +123,11 @@ type Conversion struct {
 // partial one, with Process set) and where, the image bytes, and per tensor its spec,
 // layout and number of distinct shards.
 type ConvertSummary struct {
-	ManifestPath string          `json:"manifest_path"`
-	Bytes        int64           `json:"bytes"` // of this process's images (a resumed bucket run skips those already there)
-	Tensors      []TensorSummary `json:"tensors"`
-	Guessed      []GuessedLayout `json:"guessed"` // with To tpu:GEN: the defaults that are guesses
-	Manifest     *Manifest       `json:"manifest"`
+	ManifestPath string             `json:"manifest_path"`
+	Bytes        int64              `json:"bytes"` // of this process's images (a resumed bucket run skips those already there)
+	Tensors      []TensorSummary    `json:"tensors"`
+	Guessed      []GuessedLayout    `json:"guessed"` // with To tpu:GEN: the defaults that are guesses
+	Manifest     *manifest.Manifest `json:"manifest"`
 }
 
 // GuessedLayout is a tensor whose images take a tpu:GEN default layout that the XLA
@@ -184,8 +186,8 @@ func NewConversion(o ConvertOptions) (*Conversion, error) {
 	if o.Force && o.Processes > 1 {
 		return nil, usage("--force is for a conversion run as one process; the %d processes of --process share OUTDIR", o.Processes)
 	}
-	if _, err := checksumNamed(cmp.Or(o.Checksum, DefaultChecksum)); err != nil {
-		return nil, usage("bad --checksum %q: want %s (the default) or %s", o.Checksum, ChecksumCRC32C, ChecksumSHA256)
+	if _, err := manifest.ChecksumNamed(cmp.Or(o.Checksum, manifest.DefaultChecksum)); err != nil {
+		return nil, usage("bad --checksum %q: want %s (the default) or %s", o.Checksum, manifest.CRC32C, manifest.SHA256)
 	}
 	mesh, err := o.mesh()
 	if err != nil {
@@ -271,8 +273,8 @@ func (o *ConvertOptions) oneSpec(what string) error {
 }
 
 // mesh reads Mesh and Devices; its error is a usage *ConvertError.
-func (o *ConvertOptions) mesh() (*Mesh, error) {
-	mesh, err := ParseMesh(o.Mesh, o.Devices)
+func (o *ConvertOptions) mesh() (*placement.Mesh, error) {
+	mesh, err := placement.ParseMesh(o.Mesh, o.Devices)
 	if err != nil {
 		return nil, &ConvertError{Usage: true, Msg: "--mesh", Err: err}
 	}
@@ -285,20 +287,20 @@ func (c *Conversion) Guessed() []GuessedLayout { return c.guessed }
 // specs returns the spec of each tensor from Spec or Rules; with Rules over the whole
 // checkpoint, a rule that matches no tensor is an error (a typo, most likely), as is
 // a tensor that matches none when there is no default.
-func (o *ConvertOptions) specs(ckpt *Checkpoint, names []string) (func(string) (Spec, error), error) {
+func (o *ConvertOptions) specs(ckpt *Checkpoint, names []string) (func(string) (placement.Spec, error), error) {
 	if o.Spec != "" {
-		spec, err := ParseSpec(o.Spec)
+		spec, err := placement.ParseSpec(o.Spec)
 		if err != nil {
 			return nil, &ConvertError{Usage: true, Msg: "--spec", Err: err}
 		}
-		return func(string) (Spec, error) { return spec, nil }, nil
+		return func(string) (placement.Spec, error) { return spec, nil }, nil
 	}
-	var rules *Rules
+	var rules *placement.Rules
 	var err error
 	label := "--rules " + o.Rules // in messages
 	if o.RulesJSON != nil {
 		label = "--rules"
-		rules, err = ParseRules(o.RulesJSON) // as a file's, without the file's name
+		rules, err = placement.ParseRules(o.RulesJSON) // as a file's, without the file's name
 	} else {
 		rules, err = ReadRules(o.Rules)
 	}
@@ -324,7 +326,7 @@ func (o *ConvertOptions) specs(ckpt *Checkpoint, names []string) (func(string) (
 			}
 		}
 	}
-	return func(name string) (Spec, error) {
+	return func(name string) (placement.Spec, error) {
 		spec, _, err := rules.SpecFor(name)
 		return spec, err
 	}, nil
@@ -339,9 +341,9 @@ func (c *Conversion) Tensors() int { return c.count }
 // ManifestPath is where Write puts the manifest: OUTDIR's manifest.json, or with
 // several processes this process's partial manifest.
 func (c *Conversion) ManifestPath() string {
-	name := ManifestName
+	name := manifest.FileName
 	if c.opt.Processes > 1 {
-		name = PartialName(c.opt.Process, c.opt.Processes)
+		name = manifest.PartialName(c.opt.Process, c.opt.Processes)
 	}
 	return strings.TrimSuffix(c.opt.Out, "/") + "/" + name
 }
@@ -349,7 +351,7 @@ func (c *Conversion) ManifestPath() string {
 // Write writes the images and the manifest into OUTDIR (a symlink directory: at its
 // target) or under the bucket prefix.
 func (c *Conversion) Write() (*ConvertSummary, error) {
-	var m *Manifest
+	var m *manifest.Manifest
 	var err error
 	if store.IsURL(c.opt.Out) {
 		m, err = c.job.WriteURL(c.opt.Out)

@@ -1,31 +1,22 @@
 // Package sharding converts a checkpoint into per-device images for a TPU mesh, as
 // jax.device_put with a jax.sharding.NamedSharding would place it.
 //
-// A Mesh names its axes and sizes and lays device ids over them in row-major order
-// (the last axis varies fastest). A Spec is a PartitionSpec: for each leading dim of
-// an array, the mesh axes that shard it (a tuple shards one dim over several axes,
-// the first majormost); dims past its end and mesh axes it does not name are not
-// sharded, so devices that differ only in unnamed axes hold the same shard (a
-// replica). Place works out the shards of an array: along dim d the array is cut into
-// the product of its axes' sizes, which must divide the dim (as JAX requires), and
-// device at mesh coordinates c holds, along d, piece number c[a1]·size(a2)·… + … +
-// c[ak] for the dim's axes a1 … ak. These are the slices that JAX's
-// devices_indices_map gives; testdata/sharding/gen.py checks them independently with
-// NumPy, and the tests hold them to 718 placements recorded from JAX itself
-// (testdata/jax). A dim its axes do not divide is an *IndivisibleError. PlaceTensor
+// The model, mesh, PartitionSpec, rules and the JAX placement maths, is package
+// placement; this package reads, converts and writes. PlaceTensor
 // answers, from a conversion's options and without any data, where one tensor's
 // shards would go (`tpulayout place`), as a PlacementReport in the manifest's words.
 //
 // Prepare and Job.WriteDir (or ConvertDir) write each distinct shard's device image
 // once, in the layout a target function gives for the shard's shape (such as the TPU
 // default layout), gathered band by band from the memory-mapped source so that memory
-// stays bounded; manifest.json lists per device its coordinates and files, and per
-// tensor its spec, shard shape, layout and shards (index ranges, devices, file, size,
-// checksum: CRC-32C by default, or SHA-256, as Options.Checksum says; see ChecksumCRC32C).
-// A conversion can be split over N processes as JAX multi-host splits
-// devices (Mesh.ProcessDevices); Merge joins their partial manifests after checking
-// the files they list (sizes and checksums), that every process read the same source
-// (ManifestSource fingerprints) and that nothing else is in the directory. Verify
+// stays bounded; manifest.json (package manifest) lists per device its coordinates and
+// files, and per tensor its spec, shard shape, layout and shards (index ranges,
+// devices, file, size, checksum: CRC-32C by default, or SHA-256, as Options.Checksum
+// says). A conversion can be split over N processes as JAX multi-host splits
+// devices (placement.Mesh.ProcessDevices); Merge joins their partial manifests in a
+// directory (manifest.Merge) after checking the files they list (sizes and checksums),
+// that every process read the same source (manifest.Source fingerprints) and that
+// nothing else is in the directory. Verify
 // re-reads the images and checks them against the manifest and the source; Gather
 // reassembles the global arrays, checking each shard's file and placement first.
 //
@@ -40,9 +31,7 @@
 // and its GatherFile) are the command's manifest merge, verify and gather on a
 // directory or bucket prefix; ConvertSummary and Report print themselves (WriteText).
 //
-// Manifests and rules files are read strictly (ParseManifest, ParseRules): an unknown
-// key, a key given twice, a checksum other than crc32c or sha256, or a shard's sum not
-// of the manifest's algorithm is an error, never ignored.
+// Manifests and rules files are read strictly (ReadManifest, ReadRules).
 // Temporaries are held locked while written, so that a rerun after SIGKILL removes
 // the stale ones of a killed run (see buffer.RemoveStaleTemps) and no others.
 package sharding

@@ -11,6 +11,8 @@ import (
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/sharding/manifest"
+	"github.com/tpulayout/tpulayout/sharding/placement"
 )
 
 // TestVerifyFindsElement converts each NumPy fixture (the f32 ones to bf16 images as
@@ -55,11 +57,11 @@ func TestVerifyFindsElement(t *testing.T) {
 // verifyChanged runs one case of TestVerifyFindsElement; it returns how many changes
 // it checked and whether the image's dtype is the source's.
 func verifyChanged(t *testing.T, name string, c fixtureCase, dst layout.Shape) (int, bool) {
-	mesh, err := ParseMesh(c.Mesh, c.Devices)
+	mesh, err := placement.ParseMesh(c.Mesh, c.Devices)
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, err := ParseSpec(c.Spec)
+	spec, err := placement.ParseSpec(c.Spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +77,7 @@ func verifyChanged(t *testing.T, name string, c fixtureCase, dst layout.Shape) (
 	out := filepath.Join(t.TempDir(), "out")
 	m, err := ConvertDir(ckpt, out, Options{
 		Mesh:    mesh,
-		SpecFor: func(string) (Spec, error) { return spec, nil },
+		SpecFor: func(string) (placement.Spec, error) { return spec, nil },
 		Target: func(_ safetensors.TensorInfo, shard layout.Shape) (layout.Shape, error) {
 			s := dst
 			s.Dims = shard.Dims
@@ -128,12 +130,13 @@ func verifyChanged(t *testing.T, name string, c fixtureCase, dst layout.Shape) (
 		m2 := *m
 		m2.Tensors = slices.Clone(m.Tensors)
 		m2.Tensors[0].Shards = slices.Clone(mt.Shards)
-		m2.Tensors[0].Shards[len(mt.Shards)-1].setSum(sumCRC32C, sumCRC32C.of(img))
+		crc, _ := manifest.ChecksumNamed(manifest.CRC32C)
+		m2.Tensors[0].Shards[len(mt.Shards)-1].SetSum(crc, crc.Of(img))
 		js, err := m2.Marshal()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(out, ManifestName), js, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(out, manifest.FileName), js, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		want := fmt.Sprintf("element %v of the shard (global %v) differs from the source", idx, addInts(idx, start))

@@ -27,13 +27,13 @@ func classify(err error) apiError {
 	var pe *layout.ParseError
 	switch {
 	case errors.As(err, &pe):
-		return apiError{Kind: "layout", Msg: err.Error(), Pos: pe.Pos, In: pe.Input}
+		return apiError{Kind: "layout", Msg: pyText(err), Pos: pe.Pos, In: pe.Input}
 	case errors.Is(err, relayout.ErrShape):
-		return apiError{Kind: "shape", Msg: err.Error(), Pos: -1}
+		return apiError{Kind: "shape", Msg: pyText(err), Pos: -1}
 	case errors.Is(err, buffer.ErrSize):
-		return apiError{Kind: "size", Msg: err.Error(), Pos: -1}
+		return apiError{Kind: "size", Msg: pyText(err), Pos: -1}
 	}
-	return apiError{Kind: "value", Msg: err.Error(), Pos: -1}
+	return apiError{Kind: "value", Msg: pyText(err), Pos: -1}
 }
 
 // errorJSON is the JSON form of err.
@@ -41,7 +41,7 @@ func errorJSON(err error) []byte {
 	var e apiError
 	var ie internalError
 	if errors.As(err, &ie) {
-		e = apiError{Kind: "internal", Msg: err.Error(), Pos: -1}
+		e = apiError{Kind: "internal", Msg: pyText(err), Pos: -1}
 	} else {
 		e = classify(err)
 	}
@@ -109,14 +109,14 @@ func newPlan(dst, src string, workers int, pad string, padValue float64) (*relay
 	return relayout.NewPlan(ds.Shape(), ss.Shape(), opts...)
 }
 
-// pyNames are the words of the library's messages for Python's arguments.
-var pyNames = convert.Names{Pad: "pad"}
-
 // checkPadValue refuses a pad the destination type does not hold exactly: it would be
 // converted like an element (saturated, truncated, rounded) and written as another
 // number unsaid, as the CLI's --pad refuses too (convert.CheckPadValue).
 func checkPadValue(v float64, dt layout.DType) error {
-	return convert.CheckPadValue(v, dt, pyNames)
+	if err := convert.CheckPadValue(v, dt, convert.Names{}); err != nil {
+		return pyError{err}
+	}
+	return nil
 }
 
 // planJSON describes a plan for the Python Plan object.
