@@ -205,8 +205,18 @@ func (s *scanner) word(w string) bool {
 // up to its matching close, skipping strings and comments; it returns the text
 // inside, brackets excluded.
 func (s *scanner) group() (string, error) {
+	text, _, _, err := s.groupSplit(nil, false)
+	return text, err
+}
+
+// groupSplit is group that, with split, also splits the text inside at its commas
+// outside nested brackets, strings and comments, returning the parts' byte ranges
+// (from the text's start, untrimmed) appended to parts as splitTopAt does, and marks
+// with bit i those of parts i < 64 that hold a '(' outside nested brackets or a '/'.
+func (s *scanner) groupSplit(parts [][2]int, split bool) (text string, _ [][2]int, marks uint64, err error) {
 	in, start := s.in, s.pos
 	var stack []byte
+	part := start + 1 // where the current part starts
 	for p := start; p < len(in); p++ {
 		c := in[p]
 		if !groupBytes[c] {
@@ -215,40 +225,54 @@ func (s *scanner) group() (string, error) {
 		switch c {
 		case '(', '[', '{':
 			if len(stack) == maxDepth {
-				return "", s.errAt(p, "brackets nested more than %d deep", maxDepth)
+				return "", nil, 0, s.errAt(p, "brackets nested more than %d deep", maxDepth)
+			}
+			if c == '(' && len(stack) == 1 && split && len(parts) < 64 {
+				marks |= 1 << len(parts)
 			}
 			stack = append(stack, closer(c))
 		case ')', ']', '}':
 			if len(stack) == 0 || stack[len(stack)-1] != c {
-				return "", s.errAt(p, "unbalanced %q", c)
+				return "", nil, 0, s.errAt(p, "unbalanced %q", c)
 			}
 			stack = stack[:len(stack)-1]
 			if len(stack) == 0 {
 				s.pos = p + 1
-				return in[start+1 : p], nil
+				if split && (len(parts) > 0 || stripComments(in[part:p]) != "") {
+					parts = append(parts, [2]int{part - start - 1, p - start - 1})
+				}
+				return in[start+1 : p], parts, marks, nil
+			}
+		case ',':
+			if len(stack) == 1 && split {
+				parts = append(parts, [2]int{part - start - 1, p - start - 1})
+				part = p + 1
 			}
 		case '"':
 			s.pos = p
 			if err := s.str(); err != nil {
-				return "", err
+				return "", nil, 0, err
 			}
 			p = s.pos - 1
 		case '/':
+			if split && len(parts) < 64 {
+				marks |= 1 << len(parts)
+			}
 			if p+1 < len(in) && in[p+1] == '*' {
 				end := strings.Index(in[p+2:], "*/")
 				if end < 0 {
-					return "", s.errAt(p, "unterminated /* comment")
+					return "", nil, 0, s.errAt(p, "unterminated /* comment")
 				}
 				p += end + 3
 			}
 		}
 	}
 	s.pos = len(in)
-	return "", s.errAt(start, "%q is never closed: the text ends first (truncated?)", in[start])
+	return "", nil, 0, s.errAt(start, "%q is never closed: the text ends first (truncated?)", in[start])
 }
 
-// groupBytes are the bytes group acts on: brackets, '"' and '/'.
-var groupBytes = [256]bool{'(': true, '[': true, '{': true, ')': true, ']': true, '}': true, '"': true, '/': true}
+// groupBytes are the bytes groupSplit acts on: brackets, ',', '"' and '/'.
+var groupBytes = [256]bool{'(': true, '[': true, '{': true, ')': true, ']': true, '}': true, ',': true, '"': true, '/': true}
 
 func closer(open byte) byte {
 	switch open {
@@ -601,20 +625,20 @@ func (s *scanner) rhs(in *Instruction, nested bool) error {
 // (`parameter.anon`), put in s.nested to precede in; the operand is then its name.
 func (s *scanner) operands(in *Instruction) error {
 	open := s.pos
-	if _, err := s.group(); err != nil {
+	var buf [4][2]int
+	_, parts, marks, err := s.groupSplit(buf[:0], true) // marks: see nestedFollows
+	if err != nil {
 		return err
 	}
 	end := s.pos
 	if s.anon == nil {
 		s.anon = map[string]int{} // shared with the scanners of nested operands
 	}
-	var buf [4][2]int
-	parts := splitTopAt(buf[:0], s.in[open+1:end-1])
 	var texts []string // the operand texts, once one is written as an instruction
 	for i, r := range parts {
 		a, b := open+1+r[0], open+1+r[1]
 		text := stripComments(s.in[a:b])
-		if probe := (scanner{in: s.in[:b], pos: a}); probe.nestedFollows() {
+		if probe := (scanner{in: s.in[:b], pos: a}); (i >= 64 || marks>>i&1 != 0) && probe.nestedFollows() {
 			sub := &scanner{in: s.in[:b], pos: a, anon: s.anon, shapes: s.shapes, names: s.names, calls: s.calls}
 			n := &Instruction{Line: s.line(sub.pos), pos: sub.pos}
 			if err := sub.rhs(n, true); err != nil {
@@ -680,7 +704,10 @@ func (s *scanner) checkOperand(in *Instruction, text string, a, b int) error {
 }
 
 // nestedFollows reports whether an instruction, `[shape] opcode(`, starts at s.pos
-// (rather than `[shape] name`); s.pos is left at its start.
+// (rather than `[shape] name`); s.pos is left at its start. It is false for a part
+// of an operand list that holds neither a '(' outside nested brackets nor a '/' (the
+// start of a comment, which group does not skip as space does when it is `//`), as
+// groupSplit marks them: the '(' after an opcode, or around a tuple shape, is one.
 func (s *scanner) nestedFollows() bool {
 	s.space(false)
 	start := s.pos
