@@ -1,4 +1,7 @@
-package main
+// Package flagwords names the settings that library errors name by field (such as a
+// manifest's "to") by the flags of cmd/tpulayout that set them (--to): the command and
+// the Python package, which speaks the command's words, print the same messages.
+package flagwords
 
 import (
 	"errors"
@@ -19,9 +22,9 @@ func manifestFlag(field string) string {
 	return manifest.Label(field)
 }
 
-// withManifestFlags rewrites text, the message of err, so that the settings that
+// Manifest rewrites text, the message of err, so that the settings that
 // package manifest's errors in err's chain name by field are named by their flags.
-func withManifestFlags(err error, text string) string {
+func Manifest(err error, text string) string {
 	var me *manifest.MismatchError
 	if errors.As(err, &me) {
 		for _, d := range me.Diffs {
