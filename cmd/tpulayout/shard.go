@@ -114,7 +114,7 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 			return shardErr(err)
 		}
 	}
-	var prog *convert.TermProgress
+	var prog *termProgress
 	o.Written = func(_ string, n int64) { prog.Add(n) }
 	conv, err := sharding.NewConversion(o)
 	if err != nil {
