@@ -25,7 +25,7 @@ func (j *Job) writeArray(hdr []byte, dst layout.Shape, src *buffer.Buffer, opts 
 		return 0, names.errf(Input, "{Out} shape %s: %s", dst, err)
 	}
 	// Compile the plan(s) first: a shape pair relayout cannot do fails before any file.
-	b, banded := relayout.PlanBands(dst, src.Shape, l.BandBytes)
+	b, banded := relayout.PlanBandsCompiled(dstIx, src.Indexer(), l.BandBytes)
 	mem := convertMemory(dstIx, src, b)
 	var fill []byte // the padding's bytes, for an Out that is mostly padding (sparse.go)
 	if !IsStream(out) && sparseWorth(dstIx, src, b, l.SparseMinBytes) {
@@ -41,7 +41,7 @@ func (j *Job) writeArray(hdr []byte, dst layout.Shape, src *buffer.Buffer, opts 
 	if banded {
 		err = b.Compile(opts...)
 	} else {
-		whole, err = relayout.NewPlan(dst, src.Shape, opts...)
+		whole, err = relayout.NewPlanCompiled(dstIx, src.Indexer(), opts...)
 	}
 	if err != nil {
 		return 0, inputf("cannot convert %s to %s: %s", src.Shape, dst, err)
