@@ -1,10 +1,12 @@
-package sharding
+package manifest
 
 import (
 	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/tpulayout/tpulayout/sharding/placement"
 )
 
 // DeviceIDs lists device ids. In a manifest a long list that is a few runs of
@@ -16,9 +18,6 @@ type DeviceIDs []int
 // compactAbove is the length from which a list with runs is written as text; the
 // meshes of everyday conversions (up to 64 devices) keep their arrays.
 const compactAbove = 64
-
-// maxDeviceIDs bounds what a text list may expand to: the largest mesh (see NewMesh).
-const maxDeviceIDs = 1 << 20
 
 func (d DeviceIDs) MarshalJSON() ([]byte, error) {
 	if len(d) <= compactAbove || !increasing(d) {
@@ -77,7 +76,7 @@ func (d *DeviceIDs) UnmarshalJSON(data []byte) error {
 }
 
 // parseDeviceRuns reads "a-b,c,…": each run increasing and after the one before, at
-// most maxDeviceIDs ids in all. Ids may reach the top of int; the arithmetic counts a
+// most placement.MaxDevices ids in all. Ids may reach the top of int; the arithmetic counts a
 // run's ids (b-a, which cannot overflow for 0 ≤ a ≤ b) and never steps past b, so no
 // input makes it loop or grow without bound.
 func parseDeviceRuns(s string) (DeviceIDs, error) {
@@ -91,11 +90,11 @@ func parseDeviceRuns(s string) (DeviceIDs, error) {
 		}
 		switch {
 		case err1 != nil || err2 != nil || a < 0:
-			return nil, fmt.Errorf("device list %q: run %d, %q, is not N or N-M", s, i+1, run)
+			return nil, &FormatError{Msg: fmt.Sprintf("device list %q: run %d, %q, is not N or N-M", s, i+1, run)}
 		case b < a || (len(ids) > 0 && a <= ids[len(ids)-1]):
-			return nil, fmt.Errorf("device list %q: run %d, %q, does not increase", s, i+1, run)
-		case b-a >= maxDeviceIDs-len(ids):
-			return nil, fmt.Errorf("device list %q: run %d, %q, would make more than %d devices, the most a mesh holds", s, i+1, run, maxDeviceIDs)
+			return nil, &FormatError{Msg: fmt.Sprintf("device list %q: run %d, %q, does not increase", s, i+1, run)}
+		case b-a >= placement.MaxDevices-len(ids):
+			return nil, &FormatError{Msg: fmt.Sprintf("device list %q: run %d, %q, would make more than %d devices, the most a mesh holds", s, i+1, run, placement.MaxDevices)}
 		}
 		for k := 0; k <= b-a; k++ {
 			ids = append(ids, a+k)

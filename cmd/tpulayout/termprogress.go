@@ -1,23 +1,25 @@
-package convert
+package main
 
 import (
 	"fmt"
 	"io"
 	"os"
 	"time"
+
+	"github.com/tpulayout/tpulayout/convert"
 )
 
 // progressEvery is the least time between two rewrites of a terminal's line.
 const progressEvery = 200 * time.Millisecond
 
-// TermProgress is a [Progress] for people: a throttled "\r"-rewritten line such as
+// termProgress is a convert.Progress (and a sharding one) for people: a throttled "\r"-rewritten line such as
 //
 //	convert: 1.50 GiB of 8.00 GiB (18%)
 //
 // on a terminal, or elsewhere (a log file, a pipe) one whole line per step, without
-// "\r", so that a log reads cleanly. A nil *TermProgress shows nothing, so callers
+// "\r", so that a log reads cleanly. A nil *termProgress shows nothing, so callers
 // need not check.
-type TermProgress struct {
+type termProgress struct {
 	w       io.Writer
 	label   string
 	total   int64
@@ -28,26 +30,26 @@ type TermProgress struct {
 	shown   int64 // done when last printed, in lines mode
 }
 
-// NewTermProgress returns a display labelled label on w when w is a terminal, or
+// newTermProgress returns a display labelled label on w when w is a terminal, or
 // when forced (then as lines where w is not a terminal), and nil otherwise.
-func NewTermProgress(w io.Writer, label string, forced bool) *TermProgress {
+func newTermProgress(w io.Writer, label string, forced bool) *termProgress {
 	f, ok := w.(*os.File)
 	term := ok && isTerminal(f)
 	if !forced && !term {
 		return nil
 	}
-	return &TermProgress{w: w, label: label, lines: !term, shown: -1}
+	return &termProgress{w: w, label: label, lines: !term, shown: -1}
 }
 
 // Total sets the bytes that make 100%.
-func (p *TermProgress) Total(n int64) {
+func (p *termProgress) Total(n int64) {
 	if p != nil {
 		p.total = n
 	}
 }
 
 // Add records n more bytes done and prints the line if enough time has passed.
-func (p *TermProgress) Add(n int64) {
+func (p *termProgress) Add(n int64) {
 	if p == nil {
 		return
 	}
@@ -64,7 +66,7 @@ func (p *TermProgress) Add(n int64) {
 
 // Stage replaces the line with a message such as "validate: comparing" (a
 // validate.Options.Stage).
-func (p *TermProgress) Stage(msg string) {
+func (p *termProgress) Stage(msg string) {
 	if p == nil {
 		return
 	}
@@ -76,7 +78,7 @@ func (p *TermProgress) Stage(msg string) {
 	p.printed = true
 }
 
-func (p *TermProgress) print() {
+func (p *termProgress) print() {
 	pct := 100.0
 	if p.total > 0 {
 		pct = 100 * float64(p.done) / float64(p.total)
@@ -84,11 +86,11 @@ func (p *TermProgress) print() {
 	if p.lines {
 		if p.done != p.shown {
 			p.shown = p.done
-			fmt.Fprintf(p.w, "%s: %s of %s (%s)\n", p.label, SizeText(p.done), SizeText(p.total), wholePercent(pct))
+			fmt.Fprintf(p.w, "%s: %s of %s (%s)\n", p.label, convert.SizeText(p.done), convert.SizeText(p.total), wholePercent(pct))
 		}
 		return
 	}
-	fmt.Fprintf(p.w, "\r%s: %s of %s (%s)   ", p.label, SizeText(p.done), SizeText(p.total), wholePercent(pct))
+	fmt.Fprintf(p.w, "\r%s: %s of %s (%s)   ", p.label, convert.SizeText(p.done), convert.SizeText(p.total), wholePercent(pct))
 	p.printed = true
 }
 
@@ -104,7 +106,7 @@ func wholePercent(pct float64) string {
 // Done ends the display. In a log (lines mode) it prints the final state; on a
 // terminal it erases the rewritten line, so that the screen holds what the program
 // printed (a report, an error) and not a stale "100%" or "comparing" between them.
-func (p *TermProgress) Done() {
+func (p *termProgress) Done() {
 	if p == nil {
 		return
 	}

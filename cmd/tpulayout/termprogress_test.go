@@ -1,4 +1,4 @@
-package convert
+package main
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 // on a terminal, one whole line per step elsewhere (a log file of --progress).
 func TestTermProgressLines(t *testing.T) {
 	var buf bytes.Buffer
-	p := NewTermProgress(&buf, "convert", true)
+	p := newTermProgress(&buf, "convert", true)
 	p.Total(3 << 10)
 	p.Stage("reading")
 	p.Add(1 << 10)
@@ -21,20 +21,20 @@ func TestTermProgressLines(t *testing.T) {
 	if got := buf.String(); got != want {
 		t.Errorf("progress into a file:\n%q\nwant\n%q", got, want)
 	}
-	if NewTermProgress(&buf, "convert", false) != nil {
+	if newTermProgress(&buf, "convert", false) != nil {
 		t.Errorf("progress, not forced, into a non-terminal")
 	}
 
-	// The terminal form (NewTermProgress picks it for a terminal, which tests lack).
+	// The terminal form (newTermProgress picks it for a terminal, which tests lack).
 	buf.Reset()
-	p = &TermProgress{w: &buf, label: "convert", total: 2 << 10, shown: -1}
+	p = &termProgress{w: &buf, label: "convert", total: 2 << 10, shown: -1}
 	p.Add(2 << 10)
 	p.Done()
 	want = "\rconvert: 2.00 KiB of 2.00 KiB (100%)   \r\033[K" // erased at the end
 	if got := buf.String(); got != want {
 		t.Errorf("progress on a terminal: %q, want %q", got, want)
 	}
-	var none *TermProgress // shows nothing, and does not panic
+	var none *termProgress // shows nothing, and does not panic
 	none.Total(1)
 	none.Add(1)
 	none.Stage("x")

@@ -1,4 +1,4 @@
-package sharding
+package manifest
 
 import (
 	"encoding/json"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/tpulayout/tpulayout/sharding/placement"
 )
 
 func TestDeviceIDsJSON(t *testing.T) {
@@ -114,7 +116,7 @@ func TestDeviceRunsAtTopOfInt(t *testing.T) {
 }
 
 // Any text the run parser reads is a strictly increasing list of non-negative ids, at
-// most maxDeviceIDs of them, that its compact form says again; anything else is an
+// most placement.MaxDevices of them, that its compact form says again; anything else is an
 // error, never a hang.
 func FuzzDeviceRuns(f *testing.F) {
 	for _, s := range []string{"0-1048575", "0-3,8-11", "7", "3-1", "", "1,1",
@@ -127,8 +129,8 @@ func FuzzDeviceRuns(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if len(ids) == 0 || len(ids) > maxDeviceIDs || !increasing(ids) {
-			t.Fatalf("%q: %d ids, not 1 … %d increasing non-negative ones", s, len(ids), maxDeviceIDs)
+		if len(ids) == 0 || len(ids) > placement.MaxDevices || !increasing(ids) {
+			t.Fatalf("%q: %d ids, not 1 … %d increasing non-negative ones", s, len(ids), placement.MaxDevices)
 		}
 		b, err := json.Marshal(ids)
 		if err != nil {
