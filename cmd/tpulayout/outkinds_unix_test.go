@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-
 )
 
 // TestGatherOutKinds: gather's OUT keeps convert's rules. A symbolic link was replaced
