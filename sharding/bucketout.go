@@ -23,13 +23,14 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tpulayout/tpulayout/sharding/manifest"
 	"github.com/tpulayout/tpulayout/store"
 )
 
 // Metadata keys of the objects a conversion writes; the checksum's key is its
 // algorithm's name (ChecksumCRC32C, ChecksumSHA256).
 const (
-	metaSHA256 = ChecksumSHA256  // the manifest's own
+	metaSHA256 = manifest.SHA256 // the manifest's own
 	metaJob    = "tpulayout-job" // the fingerprint of the conversion and file
 )
 
@@ -41,8 +42,8 @@ type bucketSink struct {
 	fp     map[string]string // fingerprint by file name
 	found  map[string]store.Attrs
 	opt    *Options
-	sum    checksum // the job's
-	stage  *staging // where images wait for their upload
+	sum    manifest.Checksum // the job's
+	stage  *staging          // where images wait for their upload
 }
 
 // present returns the checksums of files when every one is already in the bucket
@@ -55,17 +56,17 @@ func (s *bucketSink) present(files []string) ([]string, error) {
 	sums := make([]string, len(files))
 	for i, f := range files {
 		a, ok := s.found[f]
-		if !ok || a.Metadata[metaJob] != s.fp[f] || !s.sum.valid(a.Metadata[s.sum.name]) {
+		if !ok || a.Metadata[metaJob] != s.fp[f] || !s.sum.Valid(a.Metadata[s.sum.Name()]) {
 			return nil, nil
 		}
 		// The metadata is the uploader's word; the bytes must have the checksum it
 		// gives (an object copied from elsewhere carries its metadata along).
-		if msg, err := sameBytes(s.ctx, s.b, a, s.sum, a.Metadata[s.sum.name]); err != nil {
+		if msg, err := sameBytes(s.ctx, s.b, a, s.sum, a.Metadata[s.sum.Name()]); err != nil {
 			return nil, err
 		} else if msg != "" {
 			return nil, nil
 		}
-		sums[i] = a.Metadata[s.sum.name]
+		sums[i] = a.Metadata[s.sum.Name()]
 	}
 	return sums, nil
 }
@@ -123,8 +124,8 @@ func (s *bucketSink) put(files []string, hs []hash.Hash, write func(ws []io.Writ
 			hs[i] = s.sum.New()
 			ws[i] = io.MultiWriter(ws[i], hs[i])
 		}
-		if crcs[i] = hs[i]; s.sum != sumCRC32C {
-			crcs[i] = sumCRC32C.New()
+		if crcs[i] = hs[i]; s.sum.Name() != manifest.CRC32C {
+			crcs[i] = manifest.NewCRC32C()
 			ws[i] = io.MultiWriter(ws[i], crcs[i])
 		}
 	}
@@ -136,8 +137,8 @@ func (s *bucketSink) put(files []string, hs []hash.Hash, write func(ws []io.Writ
 		if err != nil {
 			return err
 		}
-		key := s.sum.name
-		meta := map[string]string{key: s.sum.hex(hs[i]), metaJob: s.fp[f]}
+		key := s.sum.Name()
+		meta := map[string]string{key: s.sum.Hex(hs[i]), metaJob: s.fp[f]}
 		crc := crcs[i].Sum(nil)
 		if a, ok := s.found[f]; ok && a.Size == st.Size() && a.Metadata[metaJob] == meta[metaJob] && a.Metadata[key] == meta[key] &&
 			bytes.Equal(a.CRC32C, crc) {
@@ -155,7 +156,7 @@ func (s *bucketSink) put(files []string, hs []hash.Hash, write func(ws []io.Writ
 // process's partial manifest, which MergeURL joins). The prefix may hold only
 // objects of this conversion: a rerun skips the shards already written, with the
 // right size and fingerprint, and rewrites the others.
-func (j *Job) WriteURL(out string) (*Manifest, error) {
+func (j *Job) WriteURL(out string) (*manifest.Manifest, error) {
 	ctx := context.Background()
 	b, key, err := store.Open(ctx, out)
 	if err != nil {
@@ -193,7 +194,7 @@ func (s *bucketSink) plan(j *Job) error {
 	job := id.Sum(nil)
 	for _, t := range j.tensors {
 		for k := range t.pl.Shards {
-			f := shardFile(t.dir, &t.pl.Shards[k])
+			f := manifest.ShardFile(t.dir, t.pl.Shards[k].Index)
 			h := sha256.New()
 			fmt.Fprintf(h, "%x %q %s %s %s %d", job, t.t.Name, t.pl.Spec, t.dst, f, t.plan.footprint)
 			s.fp[f] = hex.EncodeToString(h.Sum(nil))
@@ -202,10 +203,10 @@ func (s *bucketSink) plan(j *Job) error {
 	partial := map[string]bool{}
 	if j.opt.Processes > 1 {
 		for i := range j.opt.Processes {
-			partial[PartialName(i, j.opt.Processes)] = true
+			partial[manifest.PartialName(i, j.opt.Processes)] = true
 		}
 	}
-	mine := PartialName(j.opt.Process, j.opt.Processes)
+	mine := manifest.PartialName(j.opt.Process, j.opt.Processes)
 	as, err := s.b.List(s.ctx, s.prefix)
 	if err != nil {
 		return err
@@ -214,8 +215,8 @@ func (s *bucketSink) plan(j *Job) error {
 	for _, a := range as {
 		rel := strings.TrimPrefix(a.Key, s.prefix)
 		switch {
-		case rel == ManifestName:
-			return fmt.Errorf("sharding: %s already holds a complete conversion (%s)", s.b.URL(s.prefix), ManifestName)
+		case rel == manifest.FileName:
+			return fmt.Errorf("sharding: %s already holds a complete conversion (%s)", s.b.URL(s.prefix), manifest.FileName)
 		case partial[rel]:
 			if j.opt.Processes > 1 && rel == mine {
 				continue // this process's own, from an earlier run: replaced at the end
@@ -256,9 +257,9 @@ func (s *bucketSink) partials(as []store.Attrs) map[string]partialText {
 	for _, a := range as {
 		rel := strings.TrimPrefix(a.Key, s.prefix)
 		switch {
-		case !partialRE.MatchString(rel):
-		case a.Size > MaxManifestBytes:
-			out[rel] = partialText{err: fmt.Errorf("it has %d bytes, more than the %d a manifest may have", a.Size, MaxManifestBytes)}
+		case !manifest.IsPartialName(rel):
+		case a.Size > manifest.MaxBytes:
+			out[rel] = partialText{err: fmt.Errorf("it has %d bytes, more than the %d a manifest may have", a.Size, manifest.MaxBytes)}
 		default:
 			b, err := s.b.ReadAll(s.ctx, a.Key)
 			out[rel] = partialText{b, err}
@@ -282,7 +283,7 @@ func (c *Checkpoint) version(t TensorEntry) string {
 // MergeURL is Merge for a conversion written under a bucket URL: the partial
 // manifests are read from the bucket and checked by Merge, manifest.json is written
 // to the bucket, and then the partial manifests are deleted.
-func MergeURL(out string) (*Manifest, error) {
+func MergeURL(out string) (*manifest.Manifest, error) {
 	ctx := context.Background()
 	b, key, err := store.Open(ctx, out)
 	if err != nil {
@@ -301,7 +302,7 @@ func MergeURL(out string) (*Manifest, error) {
 	var parts []string
 	for _, a := range as {
 		rel := strings.TrimPrefix(a.Key, prefix)
-		if !partialRE.MatchString(rel) {
+		if !manifest.IsPartialName(rel) {
 			continue
 		}
 		data, err := b.ReadAll(ctx, a.Key)
@@ -315,13 +316,13 @@ func MergeURL(out string) (*Manifest, error) {
 	}
 	m, err := MergeWith(tmp, MergeOptions{files: bucketFiles{ctx: ctx, b: b, prefix: prefix, objects: as}})
 	if err != nil { // name the prefix, not the temporary directory
-		return nil, errors.New(strings.ReplaceAll(err.Error(), tmp, b.URL(prefix)))
+		return nil, renameErr(err, tmp, b.URL(prefix))
 	}
-	js, err := os.ReadFile(filepath.Join(tmp, ManifestName))
+	js, err := os.ReadFile(filepath.Join(tmp, manifest.FileName))
 	if err != nil {
 		return nil, err
 	}
-	if err := b.PutFile(ctx, prefix+ManifestName, bytes.NewReader(js), int64(len(js)), map[string]string{metaSHA256: sha256Hex(js)}); err != nil {
+	if err := b.PutFile(ctx, prefix+manifest.FileName, bytes.NewReader(js), int64(len(js)), map[string]string{metaSHA256: sha256Hex(js)}); err != nil {
 		return nil, err
 	}
 	for _, p := range parts {
@@ -347,7 +348,7 @@ type bucketFiles struct {
 	objects []store.Attrs // as listed: S3's listings carry no metadata
 }
 
-func (b bucketFiles) check(rel string, ms ManifestShard, hash bool) string {
+func (b bucketFiles) check(rel string, ms manifest.Shard, hash bool) string {
 	for _, a := range b.objects {
 		if a.Key != b.prefix+rel {
 			continue
@@ -358,7 +359,7 @@ func (b bucketFiles) check(rel string, ms ManifestShard, hash bool) string {
 		if !hash {
 			return ""
 		}
-		c, want := ms.sum()
+		c, want := ms.Sum()
 		msg, err := sameBytes(b.ctx, b.b, a, c, want)
 		if err != nil {
 			return err.Error()
@@ -377,8 +378,8 @@ func (b bucketFiles) has(rel string) bool {
 // uploaded the object chose: a crc32c is compared with the one the service computed
 // from the bytes (Attrs.CRC32C, stated again where a listing lacks it), and anything
 // else, or an object the service gives no CRC-32C for, is read and hashed.
-func sameBytes(ctx context.Context, b *store.Bucket, a store.Attrs, c checksum, want string) (string, error) {
-	if c.name == ChecksumCRC32C {
+func sameBytes(ctx context.Context, b *store.Bucket, a store.Attrs, c manifest.Checksum, want string) (string, error) {
+	if c.Name() == manifest.CRC32C {
 		if a.CRC32C == nil {
 			st, err := b.Stat(ctx, a.Key)
 			if err != nil {
@@ -401,8 +402,8 @@ func sameBytes(ctx context.Context, b *store.Bucket, a store.Attrs, c checksum, 
 	if _, err := io.Copy(h, io.NewSectionReader(o, 0, o.Size())); err != nil {
 		return "", err
 	}
-	if got := c.hex(h); got != want {
-		return fmt.Sprintf("has %s %s (read from its bytes), the manifest says %s", c.name, got, want), nil
+	if got := c.Hex(h); got != want {
+		return fmt.Sprintf("has %s %s (read from its bytes), the manifest says %s", c.Name(), got, want), nil
 	}
 	return "", nil
 }
@@ -410,7 +411,7 @@ func sameBytes(ctx context.Context, b *store.Bucket, a store.Attrs, c checksum, 
 func (b bucketFiles) unlisted(listed map[string]bool) string {
 	for _, a := range b.objects {
 		rel := strings.TrimPrefix(a.Key, b.prefix)
-		if !listed[rel] && !partialRE.MatchString(rel) {
+		if !listed[rel] && !manifest.IsPartialName(rel) {
 			return rel
 		}
 	}

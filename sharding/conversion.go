@@ -14,6 +14,7 @@ import (
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/relayout"
 	"github.com/tpulayout/tpulayout/report"
+	"github.com/tpulayout/tpulayout/sharding/manifest"
 	"github.com/tpulayout/tpulayout/sharding/placement"
 	"github.com/tpulayout/tpulayout/store"
 	"github.com/tpulayout/tpulayout/tpu"
@@ -122,11 +123,11 @@ type Conversion struct {
 // partial one, with Process set) and where, the image bytes, and per tensor its spec,
 // layout and number of distinct shards.
 type ConvertSummary struct {
-	ManifestPath string          `json:"manifest_path"`
-	Bytes        int64           `json:"bytes"` // of this process's images (a resumed bucket run skips those already there)
-	Tensors      []TensorSummary `json:"tensors"`
-	Guessed      []GuessedLayout `json:"guessed"` // with To tpu:GEN: the defaults that are guesses
-	Manifest     *Manifest       `json:"manifest"`
+	ManifestPath string             `json:"manifest_path"`
+	Bytes        int64              `json:"bytes"` // of this process's images (a resumed bucket run skips those already there)
+	Tensors      []TensorSummary    `json:"tensors"`
+	Guessed      []GuessedLayout    `json:"guessed"` // with To tpu:GEN: the defaults that are guesses
+	Manifest     *manifest.Manifest `json:"manifest"`
 }
 
 // GuessedLayout is a tensor whose images take a tpu:GEN default layout that the XLA
@@ -185,8 +186,8 @@ func NewConversion(o ConvertOptions) (*Conversion, error) {
 	if o.Force && o.Processes > 1 {
 		return nil, usage("--force is for a conversion run as one process; the %d processes of --process share OUTDIR", o.Processes)
 	}
-	if _, err := checksumNamed(cmp.Or(o.Checksum, DefaultChecksum)); err != nil {
-		return nil, usage("bad --checksum %q: want %s (the default) or %s", o.Checksum, ChecksumCRC32C, ChecksumSHA256)
+	if _, err := manifest.ChecksumNamed(cmp.Or(o.Checksum, manifest.DefaultChecksum)); err != nil {
+		return nil, usage("bad --checksum %q: want %s (the default) or %s", o.Checksum, manifest.CRC32C, manifest.SHA256)
 	}
 	mesh, err := o.mesh()
 	if err != nil {
@@ -340,9 +341,9 @@ func (c *Conversion) Tensors() int { return c.count }
 // ManifestPath is where Write puts the manifest: OUTDIR's manifest.json, or with
 // several processes this process's partial manifest.
 func (c *Conversion) ManifestPath() string {
-	name := ManifestName
+	name := manifest.FileName
 	if c.opt.Processes > 1 {
-		name = PartialName(c.opt.Process, c.opt.Processes)
+		name = manifest.PartialName(c.opt.Process, c.opt.Processes)
 	}
 	return strings.TrimSuffix(c.opt.Out, "/") + "/" + name
 }
@@ -350,7 +351,7 @@ func (c *Conversion) ManifestPath() string {
 // Write writes the images and the manifest into OUTDIR (a symlink directory: at its
 // target) or under the bucket prefix.
 func (c *Conversion) Write() (*ConvertSummary, error) {
-	var m *Manifest
+	var m *manifest.Manifest
 	var err error
 	if store.IsURL(c.opt.Out) {
 		m, err = c.job.WriteURL(c.opt.Out)

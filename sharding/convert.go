@@ -16,6 +16,7 @@ import (
 	"github.com/tpulayout/tpulayout/convert"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/relayout"
+	"github.com/tpulayout/tpulayout/sharding/manifest"
 	"github.com/tpulayout/tpulayout/sharding/placement"
 )
 
@@ -81,9 +82,9 @@ type Job struct {
 	opt     Options
 	devices []int // this process's device ids, increasing
 	tensors []tensorJob
-	sync    *syncer     // syncs and closes the files of a one-process conversion
-	sink    *bucketSink // set when writing to a bucket (see bucketout.go)
-	sum     checksum    // the images' checksum (Options.Checksum)
+	sync    *syncer           // syncs and closes the files of a one-process conversion
+	sink    *bucketSink       // set when writing to a bucket (see bucketout.go)
+	sum     manifest.Checksum // the images' checksum (Options.Checksum)
 }
 
 type tensorJob struct {
@@ -101,7 +102,7 @@ type tensorJob struct {
 func Prepare(ckpt *Checkpoint, opt Options) (*Job, error) {
 	j := &Job{ckpt: ckpt, opt: opt}
 	var err error
-	if j.sum, err = checksumNamed(cmp.Or(opt.Checksum, DefaultChecksum)); err != nil {
+	if j.sum, err = manifest.ChecksumNamed(cmp.Or(opt.Checksum, manifest.DefaultChecksum)); err != nil {
 		return nil, err
 	}
 	if opt.Processes == 0 {
@@ -278,14 +279,6 @@ func (j *Job) writeFiles(paths []string, inTemp bool, write func(ws []io.Writer)
 	return nest(0)
 }
 
-// shardFile is the image file of shard s of a tensor written under dir.
-func shardFile(dir string, s *placement.Shard) string {
-	if len(s.Index) == 0 {
-		return dir + "/shard.bin"
-	}
-	return dir + "/" + fmtInts(s.Index) + ".bin"
-}
-
 // Bytes is the total size of the images this process writes.
 func (j *Job) Bytes() int64 {
 	var n int64
@@ -298,7 +291,7 @@ func (j *Job) Bytes() int64 {
 // write writes the images into dir and returns the manifest: manifest.json for one
 // process (dir is then its temporary directory, inTemp), or this process's partial
 // manifest (see Merge). The manifest comes last.
-func (j *Job) write(dir string, inTemp bool) (*Manifest, error) {
+func (j *Job) write(dir string, inTemp bool) (*manifest.Manifest, error) {
 	m := j.head()
 	m.Tensors = nil
 	mine := map[int]bool{}
@@ -335,7 +328,7 @@ func (j *Job) write(dir string, inTemp bool) (*Manifest, error) {
 			hs := make([]hash.Hash, len(group))
 			starts := make([][]int64, len(group))
 			for i, k := range group {
-				files[i] = shardFile(t.dir, &t.pl.Shards[k])
+				files[i] = manifest.ShardFile(t.dir, t.pl.Shards[k].Index)
 				hs[i] = j.sum.New()
 				starts[i] = t.pl.Shards[k].Start
 			}
@@ -367,12 +360,12 @@ func (j *Job) write(dir string, inTemp bool) (*Manifest, error) {
 						devs = append(devs, d)
 					}
 				}
-				sum := j.sum.hex(hs[i])
+				sum := j.sum.Hex(hs[i])
 				if sums != nil {
 					sum = sums[i]
 				}
-				ms := ManifestShard{Index: s.Index, Ranges: t.pl.Ranges(s), Devices: devs, File: files[i], Bytes: n}
-				ms.setSum(j.sum, sum)
+				ms := manifest.Shard{Index: s.Index, Ranges: t.pl.Ranges(s), Devices: devs, File: files[i], Bytes: n}
+				ms.SetSum(j.sum, sum)
 				mt.Shards = append(mt.Shards, ms)
 			}
 		}
@@ -381,7 +374,7 @@ func (j *Job) write(dir string, inTemp bool) (*Manifest, error) {
 	}
 	for pos, id := range j.opt.Mesh.Devices {
 		if mine[id] {
-			m.Devices = append(m.Devices, ManifestDevice{ID: id, Coords: j.opt.Mesh.Coords(pos)})
+			m.Devices = append(m.Devices, manifest.Device{ID: id, Coords: j.opt.Mesh.Coords(pos)})
 		}
 	}
 	// After the images: a bucket's objects are fingerprinted from their reads.
@@ -389,17 +382,17 @@ func (j *Job) write(dir string, inTemp bool) (*Manifest, error) {
 	if m.Sources, err = j.sources(); err != nil {
 		return nil, err
 	}
-	m.normalize()
+	m.Normalize()
 	js, err := m.Marshal()
 	if err != nil {
 		return nil, err
 	}
-	name := ManifestName
+	name := manifest.FileName
 	if !inTemp {
 		buffer.RemoveStaleTempsIn(dir)
 	}
 	if m.Process != "" {
-		name = PartialName(j.opt.Process, j.opt.Processes)
+		name = manifest.PartialName(j.opt.Process, j.opt.Processes)
 	}
 	err = j.output(dir, []string{name}, inTemp, nil, func(ws []io.Writer) error {
 		_, err := ws[0].Write(js)
@@ -421,7 +414,7 @@ func (j *Job) write(dir string, inTemp bool) (*Manifest, error) {
 // renamed into place at the end, so a failure leaves nothing. With several, dir is
 // shared by the processes (created if missing) and each writes its own files and
 // partial manifest.
-func ConvertDir(ckpt *Checkpoint, dir string, opt Options) (*Manifest, error) {
+func ConvertDir(ckpt *Checkpoint, dir string, opt Options) (*manifest.Manifest, error) {
 	j, err := Prepare(ckpt, opt)
 	if err != nil {
 		return nil, err
@@ -430,10 +423,10 @@ func ConvertDir(ckpt *Checkpoint, dir string, opt Options) (*Manifest, error) {
 }
 
 // WriteDir writes a prepared job into dir, as ConvertDir says.
-func (j *Job) WriteDir(dir string) (*Manifest, error) {
+func (j *Job) WriteDir(dir string) (*manifest.Manifest, error) {
 	if j.opt.Processes > 1 {
-		if _, err := os.Stat(filepath.Join(dir, ManifestName)); err == nil {
-			return nil, fmt.Errorf("sharding: %s already holds a merged %s", dir, ManifestName)
+		if _, err := os.Stat(filepath.Join(dir, manifest.FileName)); err == nil {
+			return nil, fmt.Errorf("sharding: %s already holds a merged %s", dir, manifest.FileName)
 		}
 		// Refused before anything is written: the processes share replicas' files.
 		if err := j.checkPartials(dir, dirPartials(dir)); err != nil {

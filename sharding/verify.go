@@ -13,6 +13,7 @@ import (
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/relayout"
+	"github.com/tpulayout/tpulayout/sharding/manifest"
 	"github.com/tpulayout/tpulayout/sharding/placement"
 	"github.com/tpulayout/tpulayout/store"
 )
@@ -37,11 +38,11 @@ func (p Problem) String() string {
 
 // Report is what Verify checked.
 type Report struct {
-	Manifest *Manifest `json:"manifest"`
-	Tensors  int       `json:"tensors"`
-	Shards   int       `json:"shards"`
-	Bytes    int64     `json:"bytes"`
-	Problems []Problem `json:"problems"`
+	Manifest *manifest.Manifest `json:"manifest"`
+	Tensors  int                `json:"tensors"`
+	Shards   int                `json:"shards"`
+	Bytes    int64              `json:"bytes"`
+	Problems []Problem          `json:"problems"`
 }
 
 // Verify re-reads the images of the conversion in dir and checks them against its
@@ -83,7 +84,7 @@ func verify(dir, ckptPath string, p Progress) (*Report, error) {
 	}
 	files := map[int][]string{}
 	vs := &vscratch{}
-	listed := map[string]bool{ManifestName: true}
+	listed := map[string]bool{manifest.FileName: true}
 	for _, mt := range m.Tensors {
 		r.Tensors++
 		t, ok := ckpt.Tensor(mt.Name)
@@ -193,7 +194,7 @@ func verify(dir, ckptPath string, p Progress) (*Report, error) {
 }
 
 // verifyShard checks one image file; it returns the bytes read and what is wrong ("").
-func verifyShard(od outDir, rel string, ms ManifestShard, dst layout.Shape, src *verifySource, start []int64, vs *vscratch) (int64, string) {
+func verifyShard(od outDir, rel string, ms manifest.Shard, dst layout.Shape, src *verifySource, start []int64, vs *vscratch) (int64, string) {
 	ix, err := layout.Compile(dst)
 	if err != nil {
 		return 0, err.Error()
@@ -218,7 +219,7 @@ func verifyShard(od outDir, rel string, ms ManifestShard, dst layout.Shape, src 
 	// fresh one per shard was the garbage that doubled the heap), each 1 MiB hashed as
 	// the next is read; a larger one is hashed in 1 MiB reads of its own (io.Copy would
 	// take os.File's WriteTo, 32 KiB at a time) and mapped.
-	h := ms.newHash()
+	h := ms.NewHash()
 	ln := newLanes(1)
 	defer ln.close()
 	// A bucket's object under buffer.MmapThreshold is read whole, by ranges, then hashed.
@@ -256,7 +257,7 @@ func verifyShard(od outDir, rel string, ms ManifestShard, dst layout.Shape, src 
 		if err := ln.close(); err != nil {
 			return err.Error()
 		}
-		return ms.sumDiffers(h)
+		return ms.SumDiffers(h)
 	}
 	if ix.LogicalElements() == 0 {
 		return st.Size(), checked()
