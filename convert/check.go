@@ -4,7 +4,6 @@ import (
 	"io"
 	"os"
 	"slices"
-	"strings"
 
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/layout"
@@ -134,8 +133,7 @@ func (c *Check) run() (*CheckResult, error) {
 	defer dump.Close()
 	r, err := validate.Compare(dump, ref, c.Options)
 	if err != nil {
-		return nil, n.errf(Input, "cannot compare {Ref} %s (%s) with {Dump} (%s): %s", c.Ref, ref.DType(), dump.DType(),
-			strings.TrimPrefix(CleanErr(err), "validate: "))
+		return nil, n.errf(Input, "cannot compare {Ref} %s (%s) with {Dump} (%s): %s", c.Ref, ref.DType(), dump.DType(), err)
 	}
 	r.Dump, r.Ref = dumpPath, c.Ref
 	return &CheckResult{Report: r, RefDType: ref.DType(), DumpDType: dump.DType(), viewed: c.View != ""}, nil

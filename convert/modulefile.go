@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"strconv"
-	"strings"
 
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/hlo"
@@ -82,7 +81,7 @@ func mapText(path string) (*buffer.Buffer, error) {
 func parseModule(path string, text []byte) (*hlo.Module, error) {
 	m, err := hlo.Parse(text)
 	if err != nil {
-		return nil, inputf("%s: %s", path, strings.TrimPrefix(err.Error(), "hlo: "))
+		return nil, inputf("%s: %s", path, err)
 	}
 	return m, nil
 }

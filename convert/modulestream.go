@@ -2,7 +2,6 @@ package convert
 
 import (
 	"io"
-	"strings"
 
 	"github.com/tpulayout/tpulayout/hlo"
 )
@@ -19,7 +18,7 @@ func ReadModuleFrom(r io.Reader, name string) (*hlo.Module, error) {
 	}
 	m, err := hlo.Parse(b)
 	if err != nil {
-		return nil, inputf("%s: %s", name, strings.TrimPrefix(err.Error(), "hlo: "))
+		return nil, inputf("%s: %s", name, err)
 	}
 	return m, nil
 }

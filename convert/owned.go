@@ -53,9 +53,9 @@ func (n Names) checkOwned(dir string) error {
 	if err != nil || !st.Mode().IsRegular() {
 		return n.errf(Input, "has no manifest.json, the mark of an earlier {All}")
 	}
-	data, err := ReadTextFile(mp, "manifest", MaxManifestBytes)
+	data, err := readText(mp, "manifest", MaxManifestBytes, "")
 	if err != nil {
-		return fmt.Errorf("%s", strings.TrimPrefix(CleanErr(err), "cannot read "))
+		return err
 	}
 	var probe struct {
 		Format string `json:"format"`

@@ -32,13 +32,20 @@ const (
 // device, a pipe) as soon as it passes the limit or sends a NUL byte, which no text
 // file holds, so /dev/zero or a binary file named by mistake fails at once.
 func ReadTextFile(path, what string, limit int64) ([]byte, error) {
+	return readText(path, what, limit, "cannot read ")
+}
+
+// readText is ReadTextFile whose errors begin with lead ("cannot read ", or "" for a
+// phrase that follows the caller's own words) rather than "cannot read ".
+func readText(path, what string, limit int64, lead string) ([]byte, error) {
+	lead = strings.ReplaceAll(lead, "%", "%%")
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, inputf("cannot read %s %s: %s", what, path, err)
+		return nil, inputf(lead+"%s %s: %s", what, path, err)
 	}
 	defer f.Close()
 	tooLarge := func() error {
-		return inputf("cannot read %s %s: it is larger than the limit of %s for a text file", what, path, SizeText(limit))
+		return inputf(lead+"%s %s: it is larger than the limit of %s for a text file", what, path, SizeText(limit))
 	}
 	size := int64(512)
 	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
@@ -55,14 +62,14 @@ func ReadTextFile(path, what string, limit int64) ([]byte, error) {
 		}
 		n, err := r.Read(b[len(b):cap(b)])
 		if i := bytes.IndexByte(b[len(b):len(b)+n], 0); i >= 0 {
-			return nil, inputf("cannot read %s %s: byte %d is NUL: it is not a text file", what, path, len(b)+i)
+			return nil, inputf(lead+"%s %s: byte %d is NUL: it is not a text file", what, path, len(b)+i)
 		}
 		b = b[:len(b)+n]
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return nil, inputf("cannot read %s %s: %s", what, path, err)
+			return nil, inputf(lead+"%s %s: %s", what, path, err)
 		}
 	}
 	if int64(len(b)) > limit {
@@ -164,7 +171,7 @@ func ParseShape(text string) (layout.Shape, error) {
 	if instructionStart.MatchString(body) {
 		in, ierr := hlo.ParseInstruction(body)
 		if ierr != nil {
-			return layout.Shape{}, fmt.Errorf("bad HLO instruction %q: %s", body, strings.TrimPrefix(ierr.Error(), "hlo: "))
+			return layout.Shape{}, fmt.Errorf("bad HLO instruction %q: %w", body, ierr)
 		}
 		return pickElement(*in.Shape, index)
 	}
@@ -191,7 +198,7 @@ func pickElement(s layout.Shape, index []int) (layout.Shape, error) {
 	}
 	e, err := hlo.Element(s, index)
 	if err != nil {
-		return layout.Shape{}, errors.New(strings.TrimPrefix(err.Error(), "hlo: "))
+		return layout.Shape{}, err
 	}
 	if e.Kind == layout.Tuple {
 		return pickElement(e, nil)
@@ -227,7 +234,7 @@ func entryShape(text string, m []string, mod *hlo.Module) (layout.Shape, error) 
 	if m[2] == "param" {
 		p, err := mod.Parameter(n)
 		if err != nil {
-			return layout.Shape{}, fmt.Errorf("%s: %s", m[1], strings.TrimPrefix(err.Error(), "hlo: "))
+			return layout.Shape{}, fmt.Errorf("%s: %w", m[1], err)
 		}
 		if el != nil && len(el.Params) == len(mod.Entry.Parameters()) {
 			return el.Params[n], nil

@@ -24,9 +24,18 @@ type RowBlocks struct {
 	Identical bool `json:"identical"`
 }
 
-// ErrRowBlocks is returned when a layout's runs cannot be worked out: combined dims,
-// or a tiling whose period is too large to scan.
+// ErrRowBlocks is wrapped by the *RowBlocksError returned when a layout's runs cannot be
+// worked out: combined dims, or a tiling whose period is too large to scan.
 var ErrRowBlocks = errors.New("layout: row blocks not analysed")
+
+// RowBlocksError says why a layout's runs cannot be worked out; it unwraps to
+// [ErrRowBlocks].
+type RowBlocksError struct {
+	Reason string // "the array is empty", "the layout combines dims", …
+}
+
+func (e *RowBlocksError) Error() string { return ErrRowBlocks.Error() + ": " + e.Reason }
+func (e *RowBlocksError) Unwrap() error { return ErrRowBlocks }
 
 // rowScanLimit bounds the offsets computed per dim.
 const rowScanLimit = 1 << 22
@@ -42,7 +51,7 @@ const rowScanLimit = 1 << 22
 func (ix *Indexer) RowBlocks() (RowBlocks, error) {
 	n := len(ix.dims)
 	if ix.logical == 0 {
-		return RowBlocks{}, fmt.Errorf("%w: the array is empty", ErrRowBlocks)
+		return RowBlocks{}, &RowBlocksError{"the array is empty"}
 	}
 	if n == 0 {
 		return RowBlocks{Run: 1, Pieces: 1, Identical: ix.footprint == 1}, nil
@@ -51,7 +60,7 @@ func (ix *Indexer) RowBlocks() (RowBlocks, error) {
 	for _, t := range ix.shape.Layout.Tiles {
 		for _, e := range t {
 			if e == Combined {
-				return RowBlocks{}, fmt.Errorf("%w: the layout combines dims", ErrRowBlocks)
+				return RowBlocks{}, &RowBlocksError{"the layout combines dims"}
 			}
 			if period > rowScanLimit || e > rowScanLimit {
 				period = rowScanLimit + 1
@@ -74,7 +83,7 @@ func (ix *Indexer) RowBlocks() (RowBlocks, error) {
 		if period <= rowScanLimit {
 			scan = min(size, 2*period+2)
 		} else if size > rowScanLimit {
-			return RowBlocks{}, fmt.Errorf("%w: dim %d of size %d is too large to scan", ErrRowBlocks, d, size)
+			return RowBlocks{}, &RowBlocksError{fmt.Sprintf("dim %d of size %d is too large to scan", d, size)}
 		}
 		run := int64(0) // gcd of the break points; 0 = none yet
 		prev := g(d, 0)

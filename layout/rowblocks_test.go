@@ -107,7 +107,12 @@ func TestRowBlocksExamples(t *testing.T) {
 		}
 	}
 	ix, _ := Compile(MustParse("f32[4,8]{1,0:T(*,2)}"))
-	if _, err := ix.RowBlocks(); !errors.Is(err, ErrRowBlocks) {
-		t.Errorf("combined dims: %v", err)
+	_, err := ix.RowBlocks()
+	var re *RowBlocksError
+	if !errors.Is(err, ErrRowBlocks) || !errors.As(err, &re) || re.Reason != "the layout combines dims" {
+		t.Errorf("combined dims: %v, want a RowBlocksError that the layout combines dims", err)
+	}
+	if got, want := err.Error(), "layout: row blocks not analysed: the layout combines dims"; got != want {
+		t.Errorf("combined dims: %q, want %q", got, want)
 	}
 }

@@ -233,7 +233,7 @@ func NewCopyMap(src, dst algebra.Mapping) (*CopyMap, error) {
 	switch {
 	case errors.As(err, &de):
 		// Not one layout: the copy still exists, element by element.
-		r.CopyMap, r.Vector, r.Class = "none: "+ErrorText(err), 1, "element shuffle"
+		r.CopyMap, r.Vector, r.Class = "none: "+de.Error(), 1, "element shuffle"
 	case errors.Is(err, algebra.ErrNotInjective):
 		return nil, settingf("Src", "{Src} %s has holes: the copy map needs a source whose offsets are exactly [0, size)", src.Shape.String())
 	case err != nil:

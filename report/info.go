@@ -1,6 +1,7 @@
 package report
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -82,7 +83,7 @@ func newInsight(ix *layout.Indexer, gen tpu.Generation) *Insight {
 	bits := float64(ix.ElementBits())
 	switch {
 	case err != nil:
-		in.RowBlocks.Note = ErrorText(err)
+		in.RowBlocks.Note = rowBlocksNote(err)
 	case ix.Rank() == 0:
 		in.RowBlocks.Note = "a scalar: copy its one element"
 	case rb.Identical:
@@ -172,11 +173,20 @@ func InfoTarget(ix *layout.Indexer, to, genText string) (*layout.Indexer, tpu.Ge
 	s := ix.Shape()
 	ds, err := tpu.DefaultShape(tg, s.DType, s.Dims)
 	if err != nil {
-		return nil, 0, fmt.Errorf("no default %s layout for %s: %s", tg, layout.NewShape(s.DType, s.Dims...), ErrorText(err))
+		return nil, 0, &DefaultLayoutError{Gen: tg, Shape: layout.NewShape(s.DType, s.Dims...), NoDefault: true, Err: err}
 	}
 	nix, err := layout.Compile(ds)
 	if err != nil {
-		return nil, 0, fmt.Errorf("default %s layout %s: %s", tg, ds, ErrorText(err))
+		return nil, 0, &DefaultLayoutError{Gen: tg, Shape: ds, Err: err}
 	}
 	return nix, tg, nil
+}
+
+// rowBlocksNote is the note for a layout whose row blocks were not worked out: why.
+func rowBlocksNote(err error) string {
+	var re *layout.RowBlocksError
+	if errors.As(err, &re) {
+		return "row blocks not analysed: " + re.Reason
+	}
+	return err.Error()
 }

@@ -33,3 +33,28 @@ func TestInfoTarget(t *testing.T) {
 		}
 	}
 }
+
+// TestInfoTargetNoDefault: a dtype with no default layout is a *DefaultLayoutError
+// naming the generation and the array, unwrapping to tpu's cause, which a caller
+// words its own way.
+func TestInfoTargetNoDefault(t *testing.T) {
+	ix, err := layout.Compile(layout.NewShape(layout.C64, 8, 128))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = InfoTarget(ix, "tpu:v5e", "")
+	var de *DefaultLayoutError
+	if !errors.As(err, &de) || !de.NoDefault || de.Gen != tpu.V5e || de.Shape.String() != "c64[8,128]{1,0}" || errors.Unwrap(err) == nil {
+		t.Fatalf("c64: %#v, want a DefaultLayoutError of v5e for c64[8,128]", err)
+	}
+	if got, want := de.Words(nil, func(error) string { return "CAUSE" }), "no default v5e layout for c64[8,128]{1,0}: CAUSE"; got != want {
+		t.Errorf("Words: %q, want %q", got, want)
+	}
+	de.NoDefault = false
+	if got, want := de.Words(nil, func(error) string { return "CAUSE" }), "default v5e layout c64[8,128]{1,0}: CAUSE"; got != want {
+		t.Errorf("Words: %q, want %q", got, want)
+	}
+	if got := de.Error(); got != "default v5e layout c64[8,128]{1,0}: "+de.Err.Error() {
+		t.Errorf("Error: %q", got)
+	}
+}

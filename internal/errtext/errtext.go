@@ -52,7 +52,7 @@ func Cause(c error, name func(field string) string) string {
 // reader's error for a dtype it has no element type for is reworded as a sentence.
 func Clean(err error) string {
 	s := err.Error()
-	for _, p := range []string{"buffer: ", "npy: ", "safetensors: ", "relayout: ", "tpu: ", "layout: ", "report: "} {
+	for _, p := range []string{"buffer: ", "npy: ", "safetensors: ", "relayout: ", "tpu: ", "layout: ", "report: ", "hlo: ", "validate: "} {
 		s = strings.TrimPrefix(s, p)
 		for _, b := range []string{": ", "; ", "("} {
 			s = strings.ReplaceAll(s, b+p, b)
