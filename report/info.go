@@ -64,7 +64,7 @@ func newInsight(ix *layout.Indexer, gen tpu.Generation) *Insight {
 	}
 	alts, err := tpu.Alternatives(gen, s.DType, s.Dims)
 	if err != nil {
-		in.NoTPU = strings.TrimPrefix(err.Error(), "tpu: ")
+		in.NoTPU = noTPU(err)
 	} else {
 		seen := map[string]bool{} // one per physical order: the best tiling for it
 		for _, a := range alts {
@@ -187,6 +187,16 @@ func rowBlocksNote(err error) string {
 	var re *layout.RowBlocksError
 	if errors.As(err, &re) {
 		return "row blocks not analysed: " + re.Reason
+	}
+	return err.Error()
+}
+
+// noTPU is the note for an array that has no TPU layout: why, as tpu's typed errors
+// give it without their package's prefix.
+func noTPU(err error) string {
+	var r interface{ Reason() string }
+	if errors.As(err, &r) {
+		return r.Reason()
 	}
 	return err.Error()
 }

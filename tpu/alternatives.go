@@ -2,7 +2,6 @@ package tpu
 
 import (
 	"cmp"
-	"fmt"
 	"slices"
 
 	"github.com/tpulayout/tpulayout/layout"
@@ -52,7 +51,7 @@ func Alternatives(g Generation, dt layout.DType, dims []int64) ([]Alternative, e
 		seen[key] = true
 		ix, err := layout.Compile(s)
 		if err != nil {
-			return fmt.Errorf("tpu: %s: %w", s, err)
+			return &AlternativeError{Shape: s, Err: err}
 		}
 		a := Alternative{Shape: ix.Shape(), Bytes: ix.FootprintBytes(), TileRows: rows, Default: isDefault}
 		if logical > 0 {

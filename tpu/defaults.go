@@ -60,7 +60,7 @@ func Scratch() Option { return func(c *defaultsConfig) { c.scratch = true } }
 // sub-byte types (stored with E(n)), else the storage width. pred counts as 8 bits.
 func elementBits(dt layout.DType) (int, error) {
 	if !dt.IsArray() {
-		return 0, fmt.Errorf("tpu: %s is not an array element type", dt)
+		return 0, &ElementError{DType: dt}
 	}
 	b := dt.StorageBits()
 	if dt.IsSubByte() {
@@ -70,7 +70,7 @@ func elementBits(dt layout.DType) (int, error) {
 	case 2, 4, 8, 16, 32:
 		return b, nil
 	}
-	return 0, fmt.Errorf("tpu: %s (%d bits) has no TPU vreg layout: elements must be 2, 4, 8, 16 or 32 bits", dt, b)
+	return 0, &ElementError{DType: dt, Bits: b}
 }
 
 // TileRows is Mosaic's getTilingFactor (spec §2.3): the first tile's row count for an
