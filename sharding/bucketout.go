@@ -47,11 +47,8 @@ type bucketSink struct {
 
 // present returns the checksums of files when every one is already in the bucket
 // from an earlier run of this same conversion (right fingerprint and size); nil
-// otherwise. With no sink (a directory) it returns nil.
+// otherwise.
 func (s *bucketSink) present(files []string) ([]string, error) {
-	if s == nil {
-		return nil, nil
-	}
 	sums := make([]string, len(files))
 	for i, f := range files {
 		a, ok := s.found[f]
@@ -70,20 +67,9 @@ func (s *bucketSink) present(files []string) ([]string, error) {
 	return sums, nil
 }
 
-// output writes files (names relative to the output) at once, with write given all
-// of them: into dir as writeFiles does, or as objects through the sink. hs, when
-// not nil, are hashes of the job's checksum that write feeds each file's bytes (the
-// sink then hashes nothing of its own).
-func (j *Job) output(dir string, files []string, inTemp bool, hs []hash.Hash, write func(ws []io.Writer) error) error {
-	if j.sink == nil {
-		paths := make([]string, len(files))
-		for i, f := range files {
-			paths[i] = filepath.Join(dir, f)
-		}
-		return j.writeFiles(paths, inTemp, write)
-	}
-	return j.sink.put(files, hs, write)
-}
+func (s *bucketSink) prepare(string) error { return nil } // a bucket has no folders
+
+func (s *bucketSink) flush() error { return nil } // put's uploads are complete
 
 // put spools each file to a temporary local file, then uploads them. The spool is
 // kept, rather than streaming each object as it is converted: an upload declares its
@@ -176,9 +162,7 @@ func (j *Job) WriteURL(out string) (*Manifest, error) {
 		s.stage.close()
 		j.opt.untrack(s.stage.dir)
 	}()
-	j.sink = s
-	defer func() { j.sink = nil }()
-	return j.write("", false)
+	return j.write(s)
 }
 
 // plan names every file of the conversion (of all processes), fingerprints them,

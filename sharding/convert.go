@@ -80,8 +80,7 @@ type Job struct {
 	opt     Options
 	devices []int // this process's device ids, increasing
 	tensors []tensorJob
-	sync    *syncer     // syncs and closes the files of a one-process conversion
-	sink    *bucketSink // set when writing to a bucket (see bucketout.go)
+	sink    sink        // where write writes, while it does
 	sum     checksum    // the images' checksum (Options.Checksum)
 }
 
@@ -209,74 +208,6 @@ func (t *tensorJob) groups() [][]int {
 	return gs
 }
 
-// writeFiles writes the files at paths at once, with write given all of them. Inside
-// the one-process temporary directory (inTemp) they are plain files, synced and closed
-// (the directory is renamed as a whole); in a shared directory each goes through its
-// own temporary file renamed into place (buffer.WriteFileAtomicFile, nested).
-func (j *Job) writeFiles(paths []string, inTemp bool, write func(ws []io.Writer) error) (err error) {
-	ws := make([]io.Writer, len(paths))
-	if inTemp {
-		fs := make([]*os.File, 0, len(paths))
-		defer func() {
-			if fs == nil {
-				return // handed to j.sync
-			}
-			for _, f := range fs {
-				if cerr := f.Close(); err == nil {
-					err = cerr
-				}
-			}
-		}()
-		for i, p := range paths {
-			release := j.opt.hold()
-			f, err := os.Create(p)
-			release()
-			if err != nil {
-				return err
-			}
-			fs = append(fs, f)
-			ws[i] = f
-		}
-		if err := write(ws); err != nil {
-			return err
-		}
-		if j.sync != nil {
-			for _, f := range fs {
-				j.sync.add(f)
-			}
-			fs = nil
-			return nil
-		}
-		for _, f := range fs {
-			if err := buffer.Sync(f); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	var nest func(i int) error
-	nest = func(i int) error {
-		if i == len(paths) {
-			return write(ws)
-		}
-		release := j.opt.hold()
-		defer release()
-		var tmp string
-		err := buffer.WriteFileAtomicFile(paths[i], func(f *os.File) error {
-			tmp = f.Name()
-			j.opt.track(tmp)
-			release()
-			ws[i] = f
-			return nest(i + 1)
-		})
-		if tmp != "" {
-			j.opt.untrack(tmp)
-		}
-		return err
-	}
-	return nest(0)
-}
-
 // shardFile is the image file of shard s of a tensor written under dir.
 func shardFile(dir string, s *Shard) string {
 	if len(s.Index) == 0 {
@@ -294,88 +225,26 @@ func (j *Job) Bytes() int64 {
 	return n
 }
 
-// write writes the images into dir and returns the manifest: manifest.json for one
-// process (dir is then its temporary directory, inTemp), or this process's partial
-// manifest (see Merge). The manifest comes last.
-func (j *Job) write(dir string, inTemp bool) (*Manifest, error) {
+// write writes the images through s and returns the manifest: manifest.json for
+// one process, or this process's partial manifest (see Merge). The manifest comes
+// last, once every image is complete.
+func (j *Job) write(s sink) (*Manifest, error) {
+	defer s.flush() // on failures too: it closes the files
+	j.sink = s
+	defer func() { j.sink = nil }()
 	m := j.head()
 	m.Tensors = nil
 	mine := map[int]bool{}
 	for _, d := range j.devices {
 		mine[d] = true
 	}
-	if inTemp {
-		j.sync = newSyncer()
-		defer j.sync.wait() // on failures too: it closes the files
-	}
 	sc := &scratch{}
 	defer j.announce()() // a bucket's tensors are fetched ahead, in this order
-	for _, t := range j.tensors {
-		if j.sink == nil { // a bucket has no directories
-			release := j.opt.hold()
-			err := os.MkdirAll(filepath.Join(dir, t.dir), 0o755)
-			release()
-			if err != nil {
-				return nil, err
-			}
-		}
-		if !inTemp && j.sink == nil {
-			// A killed earlier run of this or another process left its temporaries;
-			// one still being written is locked and stays.
-			buffer.RemoveStaleTempsIn(filepath.Join(dir, t.dir))
-		}
-		mt := t.manifest()
-		src, err := j.ckpt.source(t.t)
+	for i := range j.tensors {
+		mt, err := j.writeTensor(s, &j.tensors[i], mine, sc)
 		if err != nil {
-			return nil, fmt.Errorf("cannot read tensor %q: %w", t.t.Name, err)
+			return nil, err
 		}
-		for _, group := range t.groups() {
-			files := make([]string, len(group))
-			hs := make([]hash.Hash, len(group))
-			starts := make([][]int64, len(group))
-			for i, k := range group {
-				files[i] = shardFile(t.dir, &t.pl.Shards[k])
-				hs[i] = j.sum.New()
-				starts[i] = t.pl.Shards[k].Start
-			}
-			var n int64
-			sums, err := j.sink.present(files) // a rerun's shards already in the bucket
-			if sums == nil && err == nil {
-				err = j.output(dir, files, inTemp, hs, func(ws []io.Writer) error {
-					// A mapped source truncated meanwhile is an error naming it, not SIGBUS.
-					return buffer.GuardFaults("source "+t.t.File.Path, func() (err error) {
-						n, err = t.plan.writeGroup(ws, hs, src, starts, sc)
-						return err
-					}, mappedBuffers(src)...)
-				})
-			} else if err == nil {
-				n = t.plan.footprint
-			}
-			if err != nil {
-				src.Close()
-				return nil, fmt.Errorf("tensor %q: shards %s: %w", t.t.Name, strings.Join(files, ", "), err)
-			}
-			for i, k := range group {
-				s := &t.pl.Shards[k]
-				if j.opt.Written != nil {
-					j.opt.Written(files[i], n)
-				}
-				var devs []int
-				for _, d := range s.Devices {
-					if mine[d] {
-						devs = append(devs, d)
-					}
-				}
-				sum := j.sum.hex(hs[i])
-				if sums != nil {
-					sum = sums[i]
-				}
-				ms := ManifestShard{Index: s.Index, Ranges: t.pl.Ranges(s), Devices: devs, File: files[i], Bytes: n}
-				ms.setSum(j.sum, sum)
-				mt.Shards = append(mt.Shards, ms)
-			}
-		}
-		src.Close()
 		m.Tensors = append(m.Tensors, mt)
 	}
 	for pos, id := range j.opt.Mesh.Devices {
@@ -393,26 +262,84 @@ func (j *Job) write(dir string, inTemp bool) (*Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	name := ManifestName
-	if !inTemp {
-		buffer.RemoveStaleTempsIn(dir)
+	if err := s.prepare(""); err != nil {
+		return nil, err
 	}
+	name := ManifestName
 	if m.Process != "" {
 		name = PartialName(j.opt.Process, j.opt.Processes)
 	}
-	err = j.output(dir, []string{name}, inTemp, nil, func(ws []io.Writer) error {
+	err = s.put([]string{name}, nil, func(ws []io.Writer) error {
 		_, err := ws[0].Write(js)
 		return err
 	})
+	if err == nil {
+		err = s.flush()
+	}
 	if err != nil {
 		return nil, err
 	}
-	if inTemp {
-		if err := j.sync.wait(); err != nil {
-			return nil, err
+	return m, nil
+}
+
+// writeTensor writes the shards of t that this process writes (mine are its
+// devices) through s, group by group, and returns the tensor's manifest entry.
+func (j *Job) writeTensor(s sink, t *tensorJob, mine map[int]bool, sc *scratch) (ManifestTensor, error) {
+	mt := t.manifest()
+	if err := s.prepare(t.dir); err != nil {
+		return mt, err
+	}
+	src, err := j.ckpt.source(t.t)
+	if err != nil {
+		return mt, fmt.Errorf("cannot read tensor %q: %w", t.t.Name, err)
+	}
+	defer src.Close()
+	for _, group := range t.groups() {
+		files := make([]string, len(group))
+		hs := make([]hash.Hash, len(group))
+		starts := make([][]int64, len(group))
+		for i, k := range group {
+			files[i] = shardFile(t.dir, &t.pl.Shards[k])
+			hs[i] = j.sum.New()
+			starts[i] = t.pl.Shards[k].Start
+		}
+		var n int64
+		sums, err := s.present(files) // a rerun's shards already there
+		if sums == nil && err == nil {
+			err = s.put(files, hs, func(ws []io.Writer) error {
+				// A mapped source truncated meanwhile is an error naming it, not SIGBUS.
+				return buffer.GuardFaults("source "+t.t.File.Path, func() (err error) {
+					n, err = t.plan.writeGroup(ws, hs, src, starts, sc)
+					return err
+				}, mappedBuffers(src)...)
+			})
+		} else if err == nil {
+			n = t.plan.footprint
+		}
+		if err != nil {
+			return mt, fmt.Errorf("tensor %q: shards %s: %w", t.t.Name, strings.Join(files, ", "), err)
+		}
+		for i, k := range group {
+			sh := &t.pl.Shards[k]
+			if j.opt.Written != nil {
+				j.opt.Written(files[i], n)
+			}
+			var devs []int
+			for _, d := range sh.Devices {
+				if mine[d] {
+					devs = append(devs, d)
+				}
+			}
+			sum := j.sum.hex(hs[i])
+			if sums != nil {
+				sum = sums[i]
+			}
+			ms := ManifestShard{Index: sh.Index, Ranges: t.pl.Ranges(sh), Devices: devs, File: files[i], Bytes: n}
+			ms.setSum(j.sum, sum)
+			mt.Shards = append(mt.Shards, ms)
 		}
 	}
-	return m, nil
+	return mt, nil
 }
 
 // ConvertDir prepares and writes a conversion into dir. With one process dir must be
@@ -441,7 +368,7 @@ func (j *Job) WriteDir(dir string) (*Manifest, error) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, err
 		}
-		return j.write(dir, false)
+		return j.write(newDirSink(dir, false, &j.opt))
 	}
 	if st, err := os.Stat(dir); err == nil {
 		if !st.IsDir() {
@@ -471,7 +398,7 @@ func (j *Job) WriteDir(dir string) (*Manifest, error) {
 	}
 	defer j.opt.untrack(tmp)
 	defer unlock()
-	m, err := j.write(tmp, true)
+	m, err := j.write(newDirSink(tmp, true, &j.opt))
 	if err == nil {
 		err = buffer.RemoveTempMarker(tmp)
 	}
