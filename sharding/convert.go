@@ -80,8 +80,8 @@ type Job struct {
 	opt     Options
 	devices []int // this process's device ids, increasing
 	tensors []tensorJob
-	sink    sink        // where write writes, while it does
-	sum     checksum    // the images' checksum (Options.Checksum)
+	sink    sink     // where write writes, while it does
+	sum     checksum // the images' checksum (Options.Checksum)
 }
 
 type tensorJob struct {
