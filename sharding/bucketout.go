@@ -254,13 +254,7 @@ func (s *bucketSink) partials(as []store.Attrs) map[string]partialText {
 // version identifies the bytes of the file that holds t: an object's ETag or
 // generation, or a local file's size and modification time.
 func (c *Checkpoint) version(t TensorEntry) string {
-	if o, ok := c.objects[t.File]; ok {
-		return o.Attrs().Version
-	}
-	if st, err := os.Stat(t.File.Path); err == nil {
-		return fmt.Sprintf("%d@%d", st.Size(), st.ModTime().UnixNano())
-	}
-	return ""
+	return c.file(t.File).version()
 }
 
 // MergeURL is Merge for a conversion written under a bucket URL: the partial

@@ -160,23 +160,12 @@ func Prepare(ckpt *Checkpoint, opt Options) (*Job, error) {
 				per *= int64(c)
 			}
 		}
-		// Half bands: up to three are held at once (one converting, two in lanes), so
-		// memory stays near what one band at a time held.
-		band := BandBytes / 2
-		ropts := opt.RelayoutOptions
-		_, remote := ckpt.objects[t.File]
-		if remote {
-			band = RemoteBandBytes
-			// One goroutine a band: the reads, the server (on the same machine, often)
-			// and the lanes keep the cores busy, and a second worker's half made the
-			// first wait spinning (9% of a conversion's CPU from versitygw).
-			ropts = append([]relayout.Option{relayout.WithWorkers(1)}, ropts...)
-		}
+		band, ropts, fit := ckpt.file(t.File).bands(opt.RelayoutOptions)
 		plan, err := newImagePlan(dst, t.DType, max(band/per, 1), ropts)
 		if err != nil {
 			return nil, fmt.Errorf("tensor %q: cannot convert its %s shards to %s: %w", name, rowMajor(t.DType, pl.ShardDims), dst, err)
 		}
-		if remote {
+		if fit {
 			plan = fitSteps(plan, dst, t.DType, per, ropts)
 		}
 		tj := tensorJob{t: t, pl: pl, dst: dst, plan: plan, dir: dirs[name], grouped: grouped && per > 1}

@@ -91,15 +91,7 @@ func (j *Job) sources() ([]ManifestSource, error) {
 			continue
 		}
 		seen[f] = true
-		var fp string
-		var n int64
-		var err error
-		if o, ok := j.ckpt.objects[f]; ok {
-			n = o.Size()
-			fp, err = j.ckpt.fingerprint(o)
-		} else {
-			fp, n, err = fingerprintFile(f.Path)
-		}
+		fp, n, err := j.ckpt.file(f).fingerprint()
 		if err != nil {
 			return nil, fmt.Errorf("cannot read the source %s: %w", f.Path, err)
 		}

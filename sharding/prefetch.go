@@ -94,9 +94,9 @@ func (j *Job) announce() (stop func()) {
 	most := 0
 	for i := range j.tensors {
 		t := &j.tensors[i]
-		o, ok := j.ckpt.objects[t.t.File]
-		if !ok {
-			continue
+		r := j.ckpt.file(t.t.File).aheadSource(t.t)
+		if r == nil {
+			continue // read as it is needed
 		}
 		var ss [][]window
 		for _, group := range t.groups() {
@@ -111,7 +111,6 @@ func (j *Job) announce() (stop func()) {
 			}
 			ss = append(ss, t.plan.steps(starts)...)
 		}
-		r := &remoteSource{obj: o, base: t.t.Offset, shape: t.t.Shape}
 		pf := r.expect(ss, int64(t.t.DType.StorageBits()/8))
 		if n := len(pfs); n > 0 {
 			pf.after = pfs[n-1].issued

@@ -77,7 +77,7 @@ func TestFixturesByRanges(t *testing.T) {
 			return nil, err
 		}
 		c, err := openBucketCheckpoint(ctx, b, key)
-		if err == nil && len(c.objects) == 0 {
+		if err == nil && len(c.files) == 0 {
 			t.Fatal("checkpoint not read by ranges")
 		}
 		return c, err
