@@ -34,7 +34,7 @@
 // URLs, mesh, spec or rules file or its text, target layout, pad): it checks the
 // options, resolves each tensor's spec and layout (ResolveTarget, which is package
 // convert's resolution of --to, hlo: targets included), writes, and returns a
-// ConvertSummary. Its errors are *ConvertError (Usage marks wrong options), printed as
+// ConvertSummary. Its errors are *ConvertError (Setting marks wrong options), printed as
 // the command prints them by ErrorText; DevicesOption and ProcessOption read
 // --devices and --process. MergeOutdir, VerifyOutdir and GatherOutdir (or OpenOutdir
 // and its GatherFile) are the command's manifest merge, verify and gather on a

@@ -78,12 +78,12 @@ func TestPlaceTensorAgainstJAX(t *testing.T) {
 		if !c.Placed() {
 			checkJAXRefusal(t, &c, err)
 			var ce *ConvertError
-			if !errors.As(err, &ce) || ce.Usage {
+			if !errors.As(err, &ce) || ce.Setting {
 				t.Errorf("%s: %T %v, want a *ConvertError that is not a usage error", &c, err, err)
 			}
 			dims := strings.ReplaceAll(fmtInts(c.Shape), "_", ",")
-			if !strings.HasPrefix(ErrorText(err), "dims ["+dims+"]: "+c.RefusalText(t)) {
-				t.Errorf("%s: %q does not start with the dims", &c, ErrorText(err))
+			if !strings.HasPrefix(ErrorText(err, nil), "dims ["+dims+"]: "+c.RefusalText(t)) {
+				t.Errorf("%s: %q does not start with the dims", &c, ErrorText(err, nil))
 			}
 			continue
 		}

@@ -136,5 +136,5 @@ func (o *Outdir) GatherFile(file string, stdout io.Writer) (*Manifest, error) {
 	case err == inner:
 		return nil, err
 	}
-	return nil, &ConvertError{Msg: "cannot write OUT " + file + ": " + convert.FileErr(err)}
+	return nil, &ConvertError{Field: "Out", format: "cannot write OUT %s: %s", args: []any{file, convert.FileErr(err)}}
 }

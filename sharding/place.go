@@ -49,7 +49,7 @@ type PlacedShard struct {
 // o gives it, as a sharded conversion would place it; nothing is read or written, and
 // sh's layout does not matter. A dim that its mesh axes do not divide is refused with
 // the conversion's error (wrapping an *IndivisibleError), as jax.device_put refuses it.
-// Errors are *ConvertError (Usage marks wrong options).
+// Errors are *ConvertError (Setting marks wrong options).
 func PlaceTensor(o PlaceOptions, sh layout.Shape) (*PlacementReport, error) {
 	c := ConvertOptions{Mesh: o.Mesh, Devices: o.Devices, Spec: o.Spec, Rules: o.Rules, RulesJSON: o.RulesJSON}
 	if o.Mesh == "" {

@@ -1,7 +1,6 @@
 package sharding
 
 import (
-	"errors"
 
 	"github.com/tpulayout/tpulayout/convert"
 	"github.com/tpulayout/tpulayout/layout"
@@ -18,10 +17,10 @@ import (
 // (convert.FlagNames), which names the options --to and --dtype.
 func ResolveTarget(to, dtype string, shard layout.Shape, floatOnly bool) (layout.Shape, error) {
 	if to == "" { // convert's own message speaks of one OUT file
-		return layout.Shape{}, errors.New(missingTo)
+		return layout.Shape{}, usage(missingTo)
 	}
 	j := convert.Job{To: to, DType: dtype, Names: convert.FlagNames}
 	return j.Target(shard, convert.Raw, floatOnly)
 }
 
-const missingTo = "missing --to: the device layout of the shards, tpu:GEN or a layout alone such as '{1,0:T(8,128)(2,1)}'"
+const missingTo = "missing {To}: the device layout of the shards, tpu:GEN or a layout alone such as '{1,0:T(8,128)(2,1)}'"

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tpulayout/tpulayout/convert"
+	"github.com/tpulayout/tpulayout/internal/flagwords"
 	"github.com/tpulayout/tpulayout/sharding"
 )
 
@@ -140,10 +141,10 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 // a usage error (exit status 2) where the options were wrong.
 func shardErr(err error) error {
 	var ce *sharding.ConvertError
-	if errors.As(err, &ce) && ce.Usage {
-		return usagef("%s", sharding.ErrorText(err))
+	if errors.As(err, &ce) && ce.Setting {
+		return usagef("%s", sharding.ErrorText(err, flagwords.Shard))
 	}
-	return errors.New(sharding.ErrorText(err))
+	return errors.New(sharding.ErrorText(err, flagwords.Shard))
 }
 
 // libErr prints an error of the library packages without their prefixes.
