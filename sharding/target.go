@@ -1,7 +1,6 @@
 package sharding
 
 import (
-
 	"github.com/tpulayout/tpulayout/convert"
 	"github.com/tpulayout/tpulayout/layout"
 )
