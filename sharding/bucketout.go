@@ -229,7 +229,7 @@ func (s *bucketSink) plan(j *Job) error {
 	}
 	if len(foreign) > 0 {
 		return fmt.Errorf("sharding: %s holds %d object(s) this conversion did not write, such as %s; write to a new prefix",
-			s.b.URL(s.prefix), len(foreign), foreign[0])
+			s.b.URL(s.prefix), len(foreign), store.Escape(foreign[0]))
 	}
 	return nil
 }
@@ -389,7 +389,7 @@ func (b bucketFiles) unlisted(listed map[string]bool) string {
 	for _, a := range b.objects {
 		rel := strings.TrimPrefix(a.Key, b.prefix)
 		if !listed[rel] && !partialRE.MatchString(rel) {
-			return rel
+			return store.Escape(rel) // a server's text, printed
 		}
 	}
 	return ""
