@@ -134,40 +134,50 @@ func CompareType(expected, actual layout.DType) layout.DType {
 // that comparing large mapped files keeps resident memory flat when both are read in
 // about their storage order.
 func Compare(expected, actual *Buffer, opts CompareOptions) (*CompareResult, error) {
-	if !slices.Equal(expected.dims, actual.dims) {
-		return nil, fmt.Errorf("%w: compare: dims %v and %v differ", ErrShape, expected.dims, actual.dims)
-	}
-	edt, adt := expected.dt, actual.dt
-	if !isReal(edt) || !isReal(adt) {
-		return nil, fmt.Errorf("%w: compare: %v against %v (only real types)", ErrDType, edt, adt)
-	}
-	in := opts.In
-	if in == layout.Invalid {
-		in = CompareType(edt, adt)
-	} else if !isReal(in) {
-		return nil, fmt.Errorf("%w: compare in %v", ErrDType, in)
-	}
-	maxFirst := opts.MaxMismatches
-	if maxFirst == 0 {
-		maxFirst = 10
+	in, err := compareIn(expected, actual, opts)
+	if err != nil {
+		return nil, err
 	}
 	r := &CompareResult{In: in, Elements: expected.Len()}
 	if r.Elements == 0 {
 		return r, nil
 	}
-	rank := len(expected.dims)
-	absIdx := make([]int64, rank)
-	relIdx := make([]int64, rank)
-	ulpIdx := make([]int64, rank)
-	haveAbs, haveRel, haveULP := false, false, false
-	tol := opts.Abs > 0 || opts.Rel > 0
-	isFloat := in.IsFloat()
-	inBits := in.Bits()
+	t := newTally(r, opts, len(expected.dims))
+	compareRows(expected, actual, t)
+	t.finish()
+	return r, nil
+}
 
+// compareIn checks that two buffers can be compared and returns the comparison type.
+func compareIn(expected, actual *Buffer, opts CompareOptions) (layout.DType, error) {
+	if !slices.Equal(expected.dims, actual.dims) {
+		return layout.Invalid, fmt.Errorf("%w: compare: dims %v and %v differ", ErrShape, expected.dims, actual.dims)
+	}
+	edt, adt := expected.dt, actual.dt
+	if !isReal(edt) || !isReal(adt) {
+		return layout.Invalid, fmt.Errorf("%w: compare: %v against %v (only real types)", ErrDType, edt, adt)
+	}
+	in := opts.In
+	if in == layout.Invalid {
+		return CompareType(edt, adt), nil
+	}
+	if !isReal(in) {
+		return layout.Invalid, fmt.Errorf("%w: compare in %v", ErrDType, in)
+	}
+	return in, nil
+}
+
+// compareRows visits every logical index of two buffers of the same dims in row-major
+// order, a row (the last dimension) at a time, reading offsets from the row tables where
+// the layouts allow it. It counts the elements identical in the comparison type itself
+// and hands the others to the tally. Pages of mapped buffers are released row by row.
+func compareRows(expected, actual *Buffer, t *tally) {
+	r, in := t.r, t.r.In
+	rank := len(expected.dims)
 	idx := make([]int64, rank)
 	eix, aix := expected.ix, actual.ix
 	etab, atab := expected.rowTable(), actual.rowTable()
-	econv, aconv := converter(in, edt), converter(in, adt)
+	econv, aconv := converter(in, expected.dt), converter(in, actual.dt)
 	n := int64(1)
 	if rank > 0 {
 		n = expected.dims[rank-1]
@@ -213,68 +223,7 @@ func Compare(expected, actual *Buffer, opts CompareOptions) (*CompareResult, err
 			if ec == ac {
 				r.Identical++
 			} else {
-				ev, av := valueOf(in, ec), valueOf(in, ac)
-				enan, anan := math.IsNaN(ev), math.IsNaN(av)
-				switch {
-				case enan && anan:
-					r.NaNBitsDiffer++
-					if !opts.NaNBits {
-						r.Identical++
-					} else {
-						r.Mismatches++
-						r.record(maxFirst, idx, ev, av, eb, ab, 0)
-					}
-				case enan || anan:
-					r.Mismatches++
-					r.NaNMismatches++
-					r.record(maxFirst, idx, ev, av, eb, ab, 0)
-				default:
-					d := math.Abs(av - ev)
-					if math.IsNaN(d) { // Inf - Inf of the same sign cannot happen (bits differ)
-						d = math.Inf(1)
-					}
-					rel := math.Inf(1)
-					if ev != 0 {
-						rel = d / math.Abs(ev)
-					} else if d == 0 {
-						rel = 0
-					}
-					if isFloat {
-						if av == 0 && ev == 0 {
-							r.SignedZeros++
-						}
-						if math.Abs(av) < math.Abs(ev) {
-							r.TowardZero++
-						} else if math.Abs(av) > math.Abs(ev) {
-							r.AwayFromZero++
-						}
-					}
-					var u uint64
-					if isFloat && in != layout.F8E8M0FNU {
-						u = ulpDistance(ec, ac, inBits)
-					} else {
-						u = intDistance(in, ec, ac)
-					}
-					if !haveAbs || d > r.MaxAbs {
-						r.MaxAbs, haveAbs = d, true
-						copy(absIdx, idx)
-					}
-					if !haveRel || rel > r.MaxRel {
-						r.MaxRel, haveRel = rel, true
-						copy(relIdx, idx)
-					}
-					if !haveULP || u > r.MaxULP {
-						r.MaxULP, haveULP = u, true
-						copy(ulpIdx, idx)
-					}
-					inf := math.IsInf(ev, 0) || math.IsInf(av, 0)
-					if !inf && (opts.ULP > 0 && u <= opts.ULP || tol && d <= opts.Abs+opts.Rel*math.Abs(ev)) {
-						r.Within++
-					} else {
-						r.Mismatches++
-						r.record(maxFirst, idx, ev, av, eb, ab, u)
-					}
-				}
+				t.differ(idx, eb, ab, ec, ac)
 			}
 		}
 		if etab != nil {
@@ -293,10 +242,123 @@ func Compare(expected, actual *Buffer, opts CompareOptions) (*CompareResult, err
 	}
 	ewin.release()
 	awin.release()
-	if haveAbs {
-		r.MaxAbsIndex, r.MaxRelIndex, r.MaxULPIndex = absIdx, relIdx, ulpIdx
+}
+
+// tally classifies the elements of a comparison that are not identical and keeps the
+// worst errors with where they occur.
+type tally struct {
+	r        *CompareResult
+	opts     CompareOptions
+	maxFirst int  // how many mismatches to record
+	tol      bool // Abs or Rel is set
+	isFloat  bool // the comparison type is a float type
+	inBits   int  // its width
+
+	absIdx, relIdx, ulpIdx []int64
+	haveWorst              bool // a not-identical number pair was seen
+}
+
+func newTally(r *CompareResult, opts CompareOptions, rank int) *tally {
+	maxFirst := opts.MaxMismatches
+	if maxFirst == 0 {
+		maxFirst = 10
 	}
-	return r, nil
+	return &tally{
+		r: r, opts: opts, maxFirst: maxFirst,
+		tol:     opts.Abs > 0 || opts.Rel > 0,
+		isFloat: r.In.IsFloat(), inBits: r.In.Bits(),
+		absIdx: make([]int64, rank), relIdx: make([]int64, rank), ulpIdx: make([]int64, rank),
+	}
+}
+
+// differ takes one element at idx whose bits in the comparison type, ec and ac, differ
+// (eb and ab as stored): NaNs on both sides, a NaN against a number, or two numbers.
+func (t *tally) differ(idx []int64, eb, ab, ec, ac uint64) {
+	r, in := t.r, t.r.In
+	ev, av := valueOf(in, ec), valueOf(in, ac)
+	enan, anan := math.IsNaN(ev), math.IsNaN(av)
+	switch {
+	case enan && anan:
+		r.NaNBitsDiffer++
+		if !t.opts.NaNBits {
+			r.Identical++
+		} else {
+			r.Mismatches++
+			r.record(t.maxFirst, idx, ev, av, eb, ab, 0)
+		}
+	case enan || anan:
+		r.Mismatches++
+		r.NaNMismatches++
+		r.record(t.maxFirst, idx, ev, av, eb, ab, 0)
+	default:
+		t.numbers(idx, eb, ab, ec, ac, ev, av)
+	}
+}
+
+// numbers takes two different numbers at idx: it counts their direction, updates the
+// worst errors and decides whether they are within tolerance.
+func (t *tally) numbers(idx []int64, eb, ab, ec, ac uint64, ev, av float64) {
+	r, in, opts := t.r, t.r.In, &t.opts
+	d := math.Abs(av - ev)
+	if math.IsNaN(d) { // Inf - Inf of the same sign cannot happen (bits differ)
+		d = math.Inf(1)
+	}
+	rel := math.Inf(1)
+	if ev != 0 {
+		rel = d / math.Abs(ev)
+	} else if d == 0 {
+		rel = 0
+	}
+	if t.isFloat {
+		if av == 0 && ev == 0 {
+			r.SignedZeros++
+		}
+		if math.Abs(av) < math.Abs(ev) {
+			r.TowardZero++
+		} else if math.Abs(av) > math.Abs(ev) {
+			r.AwayFromZero++
+		}
+	}
+	var u uint64
+	if t.isFloat && in != layout.F8E8M0FNU {
+		u = ulpDistance(ec, ac, t.inBits)
+	} else {
+		u = intDistance(in, ec, ac)
+	}
+	t.worst(idx, d, rel, u)
+	inf := math.IsInf(ev, 0) || math.IsInf(av, 0)
+	if !inf && (opts.ULP > 0 && u <= opts.ULP || t.tol && d <= opts.Abs+opts.Rel*math.Abs(ev)) {
+		r.Within++
+	} else {
+		r.Mismatches++
+		r.record(t.maxFirst, idx, ev, av, eb, ab, u)
+	}
+}
+
+// worst keeps the greatest absolute, relative and ulp errors seen, each with the first
+// index where it occurs.
+func (t *tally) worst(idx []int64, d, rel float64, u uint64) {
+	r, first := t.r, !t.haveWorst
+	t.haveWorst = true
+	if first || d > r.MaxAbs {
+		r.MaxAbs = d
+		copy(t.absIdx, idx)
+	}
+	if first || rel > r.MaxRel {
+		r.MaxRel = rel
+		copy(t.relIdx, idx)
+	}
+	if first || u > r.MaxULP {
+		r.MaxULP = u
+		copy(t.ulpIdx, idx)
+	}
+}
+
+// finish sets the indices of the worst errors, when there are any.
+func (t *tally) finish() {
+	if t.haveWorst {
+		t.r.MaxAbsIndex, t.r.MaxRelIndex, t.r.MaxULPIndex = t.absIdx, t.relIdx, t.ulpIdx
+	}
 }
 
 func (r *CompareResult) record(maxFirst int, idx []int64, ev, av float64, eb, ab, u uint64) {

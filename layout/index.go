@@ -93,11 +93,46 @@ func Compile(s Shape) (*Indexer, error) {
 }
 
 // compile is Compile on an array shape with sizes; its errors do not name the shape.
+// It follows the layout's stages: physical order, combined dims, then each tile, and
+// ends with the digits of the final expanded shape and the footprint.
 func compile(s Shape) (*Indexer, error) {
+	s, logical, err := normalize(s)
+	if err != nil {
+		return nil, err
+	}
+	l := s.Layout
+	ix := &Indexer{shape: s, dims: s.Dims, logical: logical}
+	ix.bits = s.DType.StorageBits()
+	if l.ElementBits > 0 {
+		ix.bits = int(l.ElementBits)
+	}
+	phys, groups := physicalDims(s.Dims, l.MinorToMajor)
+	ix.levels = append(ix.levels, Level{"physical", append([]int64(nil), phys...)})
+	tiles := l.Tiles
+	if len(tiles) > 0 && hasCombined(tiles[0]) {
+		var first Tile
+		phys, groups, first, err = combineDims(phys, groups, tiles[0])
+		if err != nil {
+			return nil, err
+		}
+		tiles = append([]Tile{first}, tiles[1:]...)
+		ix.levels = append(ix.levels, Level{"combined", append([]int64(nil), phys...)})
+	}
+	ix.addBaseDims(groups)
+	shape, ds, err := ix.applyTiles(phys, tiles)
+	if err != nil {
+		return nil, err
+	}
+	return ix, ix.setDigits(shape, ds, l)
+}
+
+// normalize checks the dims and the layout of s, gives it the row-major order when it
+// has none, and returns it with its count of logical elements.
+func normalize(s Shape) (Shape, int64, error) {
 	rank := len(s.Dims)
 	for i, d := range s.Dims {
 		if d < 0 {
-			return nil, fmt.Errorf("dimension %d is negative", i)
+			return s, 0, fmt.Errorf("dimension %d is negative", i)
 		}
 	}
 	l := s.Layout
@@ -105,7 +140,7 @@ func compile(s Shape) (*Indexer, error) {
 		l.MinorToMajor = RowMajor(rank)
 	}
 	if err := l.validate(s.DType, rank); err != nil {
-		return nil, err
+		return s, 0, err
 	}
 	s.Layout = l
 	logical := int64(1)
@@ -113,116 +148,130 @@ func compile(s Shape) (*Indexer, error) {
 		logical = mulCheck(logical, d)
 	}
 	if logical < 0 {
-		return nil, errors.New("the element count overflows int64")
+		return s, 0, errors.New("the element count overflows int64")
 	}
-	ix := &Indexer{shape: s, dims: s.Dims, logical: logical}
-	ix.bits = s.DType.StorageBits()
-	if l.ElementBits > 0 {
-		ix.bits = int(l.ElementBits)
-	}
+	return s, logical, nil
+}
 
-	// Physical dims, major to minor.
-	phys := make([]int64, rank)
+// physicalDims returns the dims in physical order, major to minor, and for each the
+// logical dims it holds (one each, until dims are combined).
+func physicalDims(dims []int64, minorToMajor []int) (phys []int64, groups [][]int) {
+	rank := len(dims)
+	phys = make([]int64, rank)
+	groups = make([][]int, rank)
 	for j := range phys {
-		phys[j] = s.Dims[l.MinorToMajor[rank-1-j]]
+		phys[j] = dims[minorToMajor[rank-1-j]]
+		groups[j] = []int{minorToMajor[rank-1-j]}
 	}
-	ix.levels = append(ix.levels, Level{"physical", append([]int64(nil), phys...)})
-	groups := make([][]int, rank) // logical dims in each physical dim, major first
-	for j := range groups {
-		groups[j] = []int{l.MinorToMajor[rank-1-j]}
-	}
+	return phys, groups
+}
 
-	tiles := l.Tiles
-	if len(tiles) > 0 && hasCombined(tiles[0]) {
-		// Pad to the tile's rank, then merge each '*' dim into the next more minor one.
-		t := tiles[0]
-		for len(phys) < len(t) {
-			phys = append([]int64{1}, phys...)
-			groups = append([][]int{nil}, groups...)
-		}
-		off := len(phys) - len(t)
-		var np []int64
-		var ng [][]int
-		var nt Tile
-		carry, carryG := int64(1), []int(nil)
-		for j := range phys {
-			k := j - off
-			if k >= 0 && t[k] == Combined {
-				carry = mulCheck(carry, phys[j])
-				carryG = append(carryG, groups[j]...)
-				continue
-			}
-			np = append(np, mulCheck(carry, phys[j]))
-			if np[len(np)-1] < 0 { // only when another dim is 0
-				return nil, errors.New("combining dims '*' overflows int64")
-			}
-			ng = append(ng, append(carryG, groups[j]...))
-			carry, carryG = 1, nil
-			if k >= 0 {
-				nt = append(nt, t[k])
-			}
-		}
-		phys, groups = np, ng
-		tiles = append([]Tile{nt}, tiles[1:]...)
-		ix.levels = append(ix.levels, Level{"combined", append([]int64(nil), phys...)})
+// combineDims pads the physical dims to the rank of tile t, then merges each dim under a
+// '*' of t into the next more minor one. It returns the merged dims, their logical dims
+// and t without its '*' entries.
+func combineDims(phys []int64, groups [][]int, t Tile) ([]int64, [][]int, Tile, error) {
+	for len(phys) < len(t) {
+		phys = append([]int64{1}, phys...)
+		groups = append([][]int{nil}, groups...)
 	}
+	off := len(phys) - len(t)
+	var np []int64
+	var ng [][]int
+	var nt Tile
+	carry, carryG := int64(1), []int(nil)
+	for j := range phys {
+		k := j - off
+		if k >= 0 && t[k] == Combined {
+			carry = mulCheck(carry, phys[j])
+			carryG = append(carryG, groups[j]...)
+			continue
+		}
+		np = append(np, mulCheck(carry, phys[j]))
+		if np[len(np)-1] < 0 { // only when another dim is 0
+			return nil, nil, nil, errors.New("combining dims '*' overflows int64")
+		}
+		ng = append(ng, append(carryG, groups[j]...))
+		carry, carryG = 1, nil
+		if k >= 0 {
+			nt = append(nt, t[k])
+		}
+	}
+	return np, ng, nt, nil
+}
+
+// addBaseDims records each physical dim as a mixed-radix number of its logical dims.
+func (ix *Indexer) addBaseDims(groups [][]int) {
 	for _, g := range groups {
 		bd := baseDim{first: len(ix.baseTerm), n: len(g)}
 		mult := int64(1)
 		for i := len(g) - 1; i >= 0; i-- {
-			ix.baseTerm = append(ix.baseTerm, baseTerm{dim: g[i], mult: mult, size: s.Dims[g[i]]})
-			mult *= s.Dims[g[i]] // no overflow: at most the combined dim
+			ix.baseTerm = append(ix.baseTerm, baseTerm{dim: g[i], mult: mult, size: ix.dims[g[i]]})
+			mult *= ix.dims[g[i]] // no overflow: at most the combined dim
 		}
 		ix.base = append(ix.base, bd)
 	}
+}
 
-	// Each current dim is a digit: base dim and its op chain.
-	type cur struct {
-		base int
-		ops  []Op
-	}
+// digitOf is a dim of a shape being tiled: the base dim it is a function of (-1 for a
+// leading 1 a tile added) and the ops that compute it from that base dim.
+type digitOf struct {
+	base int
+	ops  []Op
+}
+
+// applyTiles applies the tiles in turn to the dims phys: each splits the minor dims it
+// covers into (tile count, in-tile) pairs, the in-tile dims moving to the minor end. It
+// records a step and a level for each tile and returns the final expanded shape with
+// the formula of each of its dims.
+func (ix *Indexer) applyTiles(phys []int64, tiles []Tile) ([]int64, []digitOf, error) {
 	shape := append([]int64(nil), phys...)
-	ds := make([]cur, len(shape))
+	ds := make([]digitOf, len(shape))
 	for j := range ds {
-		ds[j] = cur{base: j}
+		ds[j] = digitOf{base: j}
 	}
 	for _, t := range tiles {
 		k := len(t)
 		lead := 0
 		for len(shape) < k {
 			shape = append([]int64{1}, shape...)
-			ds = append([]cur{{base: -1}}, ds...)
+			ds = append([]digitOf{{base: -1}}, ds...)
 			lead++
 		}
 		ix.steps = append(ix.steps, step{before: append([]int64(nil), shape...), lead: lead, tile: t})
 		n := len(shape)
 		nshape := append([]int64(nil), shape[:n-k]...)
-		nds := append([]cur(nil), ds[:n-k]...)
+		nds := append([]digitOf(nil), ds[:n-k]...)
 		for i := 0; i < k; i++ {
 			d := ds[n-k+i]
 			nshape = append(nshape, ceilDiv(shape[n-k+i], t[i]))
-			nds = append(nds, cur{d.base, appendOp(d.ops, Op{Div: t[i]})})
+			nds = append(nds, digitOf{d.base, appendOp(d.ops, Op{Div: t[i]})})
 		}
 		for i := 0; i < k; i++ {
 			d := ds[n-k+i]
 			nshape = append(nshape, t[i])
-			nds = append(nds, cur{d.base, appendOp(d.ops, Op{Mod: t[i]})})
+			nds = append(nds, digitOf{d.base, appendOp(d.ops, Op{Mod: t[i]})})
 		}
 		shape, ds = nshape, nds
 		// Checked per tile: each adds dims, and thousands of tiles would cost quadratic
 		// time and memory before a check at the end.
 		if len(shape) > maxDigits {
-			return nil, fmt.Errorf("the tiles expand it to more than the %d dims supported", maxDigits)
+			return nil, nil, fmt.Errorf("the tiles expand it to more than the %d dims supported", maxDigits)
 		}
 		ix.levels = append(ix.levels, Level{"T" + t.String(), append([]int64(nil), shape...)})
 	}
+	return shape, ds, nil
+}
+
+// setDigits sets the digits of the final expanded shape, row-major, and the footprint:
+// the elements of that shape, rounded up to the tail padding L(n) of a tiled layout l.
+func (ix *Indexer) setDigits(shape []int64, ds []digitOf, l Layout) error {
 	stride := int64(1)
 	foot := int64(1)
 	for _, d := range shape {
 		foot = mulCheck(foot, d)
 	}
 	if foot < 0 {
-		return nil, errors.New("the footprint (elements of the tiled shape) overflows int64")
+		return errors.New("the footprint (elements of the tiled shape) overflows int64")
 	}
 	ix.digits = make([]Digit, len(shape))
 	for j := len(shape) - 1; j >= 0; j-- {
@@ -235,15 +284,15 @@ func compile(s Shape) (*Indexer, error) {
 	if a := l.TailPadding; a > 1 && len(l.Tiles) > 0 {
 		foot = mulCheck(ceilDiv(foot, a), a)
 		if foot < 0 {
-			return nil, fmt.Errorf("the footprint overflows int64: L(%d) rounds %d elements up past it", a, ix.expanded)
+			return fmt.Errorf("the footprint overflows int64: L(%d) rounds %d elements up past it", a, ix.expanded)
 		}
 	}
 	ix.footprint = foot
 	if ix.FootprintBytes() < 0 {
 		// Counted in bits, so that every bit offset fits too.
-		return nil, fmt.Errorf("the footprint of %d elements of %d bits overflows int64 (sizes are counted in bits)", foot, ix.bits)
+		return fmt.Errorf("the footprint of %d elements of %d bits overflows int64 (sizes are counted in bits)", foot, ix.bits)
 	}
-	return ix, nil
+	return nil
 }
 
 func hasCombined(t Tile) bool {

@@ -414,27 +414,14 @@ func (p *parser) layout(rank int, dense bool) (Layout, error) {
 // attrs reads the attributes in XLA's fixed order; anything out of order is left for the
 // caller's "expected '}'" error, as in XLA.
 func (p *parser) attrs(l *Layout, dense bool) error {
-	next := func(prefix string) bool {
-		p.space()
-		if len(p.in)-p.pos < len(prefix) || p.in[p.pos:p.pos+len(prefix)] != prefix {
-			return false
-		}
-		after := p.pos + len(prefix)
-		// "S" must not swallow the "S" of "SC".
-		if prefix == "S" && after < len(p.in) && p.in[after] == 'C' {
-			return false
-		}
-		p.pos = after
-		return true
-	}
-	if next("D") {
+	if p.attr("D") {
 		if err := p.dimLevelTypes(l); err != nil {
 			return err
 		}
 		// XLA takes #, * and P only on a sparse array.
 		dense = dense && !l.IsSparse()
 	}
-	if next("T") {
+	if p.attr("T") {
 		if l.IsSparse() {
 			return p.errAt(p.pos-1, "a sparse layout (D(…) with C, S or H) cannot be tiled, as in XLA")
 		}
@@ -442,22 +429,85 @@ func (p *parser) attrs(l *Layout, dense bool) error {
 			return err
 		}
 	}
-	if next("L") {
-		v, at, err := p.paren("L")
-		if err != nil {
+	var err error
+	if p.attr("L") {
+		if l.TailPadding, _, err = p.number("L", func(v int64) bool { return v >= 1 },
+			"L(%d): tail padding alignment must be at least 1"); err != nil {
 			return err
 		}
-		if v < 1 {
-			return p.errAt(at, "L(%d): tail padding alignment must be at least 1", v)
-		}
-		l.TailPadding = v
 	}
+	if err := p.sparseTypes(l, dense); err != nil {
+		return err
+	}
+	if p.attr("E") {
+		if l.ElementBits, p.eAt, err = p.number("E", func(v int64) bool { return v >= 0 },
+			"E(%d): element size in bits must not be negative"); err != nil {
+			return err
+		}
+	}
+	if p.attr("S") {
+		if l.MemorySpace, _, err = p.number("S", func(v int64) bool { return v >= math.MinInt8 && v <= math.MaxInt8 },
+			"S(%d): memory space must fit in int8"); err != nil {
+			return err
+		}
+	}
+	if p.attr("SC") {
+		if err := p.splits(l); err != nil {
+			return err
+		}
+	}
+	if p.attr("P") {
+		if err := p.physicalShape(l, dense); err != nil {
+			return err
+		}
+	}
+	if p.attr("M") {
+		if l.PrefixBytes, _, err = p.number("M", func(v int64) bool { return v >= 0 },
+			"M(%d): prefix bytes must not be negative"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// attr reports whether the next attribute, after spaces, starts with prefix, and if so
+// reads the prefix.
+func (p *parser) attr(prefix string) bool {
+	p.space()
+	if len(p.in)-p.pos < len(prefix) || p.in[p.pos:p.pos+len(prefix)] != prefix {
+		return false
+	}
+	after := p.pos + len(prefix)
+	// "S" must not swallow the "S" of "SC".
+	if prefix == "S" && after < len(p.in) && p.in[after] == 'C' {
+		return false
+	}
+	p.pos = after
+	return true
+}
+
+// number reads the (n) of attribute name and its position, and fails with the message
+// bad (which formats n) unless ok(n).
+func (p *parser) number(name string, ok func(int64) bool, bad string) (int64, int, error) {
+	v, at, err := p.paren(name)
+	if err != nil {
+		return 0, 0, err
+	}
+	if !ok(v) {
+		return 0, 0, p.errAt(at, bad, v)
+	}
+	return v, at, nil
+}
+
+// sparseTypes reads the #(index type) and *(pointer type) attributes, each optional and
+// allowed only on a sparse array.
+func (p *parser) sparseTypes(l *Layout, dense bool) error {
 	for _, a := range []struct {
 		prefix string
 		dst    *DType
 		what   string
 	}{{"#", &l.IndexType, "index"}, {"*", &l.PointerType, "pointer"}} {
-		if !next(a.prefix) {
+		if !p.attr(a.prefix) {
 			continue
 		}
 		at := p.pos - 1
@@ -477,59 +527,24 @@ func (p *parser) attrs(l *Layout, dense bool) error {
 			return err
 		}
 	}
-	if next("E") {
-		v, at, err := p.paren("E")
-		if err != nil {
-			return err
-		}
-		if v < 0 {
-			return p.errAt(at, "E(%d): element size in bits must not be negative", v)
-		}
-		l.ElementBits, p.eAt = v, at
-	}
-	if next("S") {
-		v, at, err := p.paren("S")
-		if err != nil {
-			return err
-		}
-		if v < math.MinInt8 || v > math.MaxInt8 {
-			return p.errAt(at, "S(%d): memory space must fit in int8", v)
-		}
-		l.MemorySpace = v
-	}
-	if next("SC") {
-		if err := p.splits(l); err != nil {
-			return err
-		}
-	}
-	if next("P") {
-		at := p.pos - 1
-		if dense {
-			return p.errAt(at, "layout has physical shape P(…), but is not for a sparse array")
-		}
-		if err := p.expect('(', "after P"); err != nil {
-			return err
-		}
-		ps, err := p.shape()
-		if err != nil {
-			return err
-		}
-		l.Physical = &ps
-		if err := p.expect(')', "after the physical shape"); err != nil {
-			return err
-		}
-	}
-	if next("M") {
-		v, at, err := p.paren("M")
-		if err != nil {
-			return err
-		}
-		if v < 0 {
-			return p.errAt(at, "M(%d): prefix bytes must not be negative", v)
-		}
-		l.PrefixBytes = v
-	}
 	return nil
+}
+
+// physicalShape reads the (shape) of a P attribute, allowed only on a sparse array.
+func (p *parser) physicalShape(l *Layout, dense bool) error {
+	at := p.pos - 1
+	if dense {
+		return p.errAt(at, "layout has physical shape P(…), but is not for a sparse array")
+	}
+	if err := p.expect('(', "after P"); err != nil {
+		return err
+	}
+	ps, err := p.shape()
+	if err != nil {
+		return err
+	}
+	l.Physical = &ps
+	return p.expect(')', "after the physical shape")
 }
 
 func (p *parser) paren(name string) (int64, int, error) {

@@ -1,6 +1,8 @@
 package sharding
 
 import (
+	"github.com/tpulayout/tpulayout/sharding/internal/strictjson"
+
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -72,7 +74,7 @@ func OpenCheckpoint(path string) (*Checkpoint, error) {
 	}
 	// A tensor mapped twice would silently take the last file; other keys
 	// ("metadata") are the index's own and stay allowed.
-	if err := checkDuplicateKeys(data); err != nil {
+	if err := strictjson.CheckDuplicateKeys(data); err != nil {
 		return nil, fmt.Errorf("sharding: index %s: %w", path, err)
 	}
 	if len(idx.WeightMap) == 0 {

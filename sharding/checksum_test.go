@@ -9,6 +9,7 @@ import (
 
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/sharding/placement"
 )
 
 func TestChecksumVectors(t *testing.T) {
@@ -42,12 +43,12 @@ func convertSummed(t *testing.T, alg string, processes int) (string, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mesh, _ := ParseMesh("data=2,model=2", nil)
-	spec, _ := ParseSpec(`P("model")`)
+	mesh, _ := placement.ParseMesh("data=2,model=2", nil)
+	spec, _ := placement.ParseSpec(`P("model")`)
 	dir := filepath.Join(t.TempDir(), "out")
 	for i := range processes {
 		_, err := ConvertDir(ckpt, dir, Options{Mesh: mesh, Process: i, Processes: processes, To: "f32", Checksum: alg,
-			SpecFor: func(string) (Spec, error) { return spec, nil },
+			SpecFor: func(string) (placement.Spec, error) { return spec, nil },
 			Target:  func(_ safetensors.TensorInfo, s layout.Shape) (layout.Shape, error) { return s, nil }})
 		if err != nil {
 			t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"github.com/tpulayout/tpulayout/convert"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/relayout"
+	"github.com/tpulayout/tpulayout/sharding/placement"
 	"github.com/tpulayout/tpulayout/store"
 	"github.com/tpulayout/tpulayout/tpu"
 )
@@ -219,8 +220,8 @@ func (o *ConvertOptions) oneSpec(what string) error {
 }
 
 // mesh reads Mesh and Devices; its error is a usage *ConvertError.
-func (o *ConvertOptions) mesh() (*Mesh, error) {
-	mesh, err := ParseMesh(o.Mesh, o.Devices)
+func (o *ConvertOptions) mesh() (*placement.Mesh, error) {
+	mesh, err := placement.ParseMesh(o.Mesh, o.Devices)
 	if err != nil {
 		return nil, settingErr("Mesh", err)
 	}
@@ -233,20 +234,20 @@ func (c *Conversion) Guessed() []GuessedLayout { return c.guessed }
 // specs returns the spec of each tensor from Spec or Rules; with Rules over the whole
 // checkpoint, a rule that matches no tensor is an error (a typo, most likely), as is
 // a tensor that matches none when there is no default.
-func (o *ConvertOptions) specs(ckpt *Checkpoint, names []string) (func(string) (Spec, error), error) {
+func (o *ConvertOptions) specs(ckpt *Checkpoint, names []string) (func(string) (placement.Spec, error), error) {
 	if o.Spec != "" {
-		spec, err := ParseSpec(o.Spec)
+		spec, err := placement.ParseSpec(o.Spec)
 		if err != nil {
 			return nil, settingErr("Spec", err)
 		}
-		return func(string) (Spec, error) { return spec, nil }, nil
+		return func(string) (placement.Spec, error) { return spec, nil }, nil
 	}
-	var rules *Rules
+	var rules *placement.Rules
 	var err error
 	label, args := "{Rules} %s", []any{o.Rules} // in messages
 	if o.RulesJSON != nil {
 		label, args = "{Rules}", nil
-		rules, err = ParseRules(o.RulesJSON) // as a file's, without the file's name
+		rules, err = placement.ParseRules(o.RulesJSON) // as a file's, without the file's name
 	} else {
 		rules, err = ReadRules(o.Rules)
 	}
@@ -273,7 +274,7 @@ func (o *ConvertOptions) specs(ckpt *Checkpoint, names []string) (func(string) (
 			}
 		}
 	}
-	return func(name string) (Spec, error) {
+	return func(name string) (placement.Spec, error) {
 		spec, _, err := rules.SpecFor(name)
 		return spec, err
 	}, nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/sharding/placement"
 )
 
 // TestConvertOptions runs each NumPy fixture through Convert, the options struct with
@@ -32,15 +33,15 @@ func TestConvertOptions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			mesh, _ := ParseMesh(c.Mesh, c.Devices)
-			spec, _ := ParseSpec(c.Spec)
+			mesh, _ := placement.ParseMesh(c.Mesh, c.Devices)
+			spec, _ := placement.ParseSpec(c.Spec)
 			ckpt, err := OpenCheckpoint(ckptPath)
 			if err != nil {
 				t.Fatal(err)
 			}
 			want := filepath.Join(tmp, "dir")
 			if _, err := ConvertDir(ckpt, want, Options{Mesh: mesh, To: to, Source: ckptPath,
-				SpecFor: func(string) (Spec, error) { return spec, nil },
+				SpecFor: func(string) (placement.Spec, error) { return spec, nil },
 				Target:  func(safetensors.TensorInfo, layout.Shape) (layout.Shape, error) { return dst, nil },
 			}); err != nil {
 				t.Fatal(err)

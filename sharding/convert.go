@@ -16,13 +16,14 @@ import (
 	"github.com/tpulayout/tpulayout/convert"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/relayout"
+	"github.com/tpulayout/tpulayout/sharding/placement"
 )
 
 // Options say how Convert shards a checkpoint.
 type Options struct {
-	Mesh *Mesh
+	Mesh *placement.Mesh
 	// SpecFor gives the spec of each tensor (a Rules' SpecFor, or one spec for all).
-	SpecFor func(name string) (Spec, error)
+	SpecFor func(name string) (placement.Spec, error)
 	// Target gives the device layout of a tensor's shard: shard is the row-major
 	// shape of the shard in the source dtype.
 	Target func(t safetensors.TensorInfo, shard layout.Shape) (layout.Shape, error)
@@ -86,7 +87,7 @@ type Job struct {
 
 type tensorJob struct {
 	t       TensorEntry
-	pl      *Placement
+	pl      *placement.Placement
 	dst     layout.Shape
 	plan    *imagePlan
 	dir     string
@@ -198,7 +199,7 @@ func (t *tensorJob) groups() [][]int {
 }
 
 // shardFile is the image file of shard s of a tensor written under dir.
-func shardFile(dir string, s *Shard) string {
+func shardFile(dir string, s *placement.Shard) string {
 	if len(s.Index) == 0 {
 		return dir + "/shard.bin"
 	}

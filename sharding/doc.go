@@ -1,18 +1,8 @@
 // Package sharding converts a checkpoint into per-device images for a TPU mesh, as
 // jax.device_put with a jax.sharding.NamedSharding would place it.
 //
-// A Mesh names its axes and sizes and lays device ids over them in row-major order
-// (the last axis varies fastest). A Spec is a PartitionSpec: for each leading dim of
-// an array, the mesh axes that shard it (a tuple shards one dim over several axes,
-// the first majormost); dims past its end and mesh axes it does not name are not
-// sharded, so devices that differ only in unnamed axes hold the same shard (a
-// replica). Place works out the shards of an array: along dim d the array is cut into
-// the product of its axes' sizes, which must divide the dim (as JAX requires), and
-// device at mesh coordinates c holds, along d, piece number c[a1]·size(a2)·… + … +
-// c[ak] for the dim's axes a1 … ak. These are the slices that JAX's
-// devices_indices_map gives; testdata/sharding/gen.py checks them independently with
-// NumPy, and the tests hold them to 718 placements recorded from JAX itself
-// (testdata/jax). A dim its axes do not divide is an *IndivisibleError. PlaceTensor
+// The model, mesh, PartitionSpec, rules and the JAX placement maths, is package
+// placement; this package reads, converts and writes. PlaceTensor
 // answers, from a conversion's options and without any data, where one tensor's
 // shards would go (`tpulayout place`), as a PlacementReport in the manifest's words.
 //

@@ -11,6 +11,7 @@ import (
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/sharding/placement"
 )
 
 // TestTruncatedSourceIsAnError: a checkpoint truncated by another process while it is
@@ -30,8 +31,8 @@ func TestTruncatedSourceIsAnError(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mesh, _ := ParseMesh("d=2", nil)
-	spec, _ := ParseSpec(`P("d")`)
+	mesh, _ := placement.ParseMesh("d=2", nil)
+	spec, _ := placement.ParseSpec(`P("d")`)
 	out := filepath.Join(dir, "out")
 	// Once the first shard is written, the source shrinks under the second.
 	truncate := func(string, int64) {
@@ -40,7 +41,7 @@ func TestTruncatedSourceIsAnError(t *testing.T) {
 		}
 	}
 	_, err = ConvertDir(ckpt, out, Options{Mesh: mesh, To: "f32", Written: truncate,
-		SpecFor: func(string) (Spec, error) { return spec, nil },
+		SpecFor: func(string) (placement.Spec, error) { return spec, nil },
 		Target:  func(_ safetensors.TensorInfo, s layout.Shape) (layout.Shape, error) { return s, nil }})
 	if !errors.Is(err, buffer.ErrFault) {
 		t.Fatalf("ConvertDir of a truncated source: %v, want a memory-fault error", err)

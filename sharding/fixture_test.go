@@ -12,6 +12,7 @@ import (
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/sharding/placement"
 )
 
 // fixtureCase is one entry of testdata/sharding/cases.json, made by gen.py with NumPy.
@@ -62,11 +63,11 @@ func TestFixtures(t *testing.T) {
 }
 
 func checkFixture(t *testing.T, c fixtureCase) {
-	mesh, err := ParseMesh(c.Mesh, c.Devices)
+	mesh, err := placement.ParseMesh(c.Mesh, c.Devices)
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, err := ParseSpec(c.Spec)
+	spec, err := placement.ParseSpec(c.Spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +86,7 @@ func checkFixture(t *testing.T, c fixtureCase) {
 	out := filepath.Join(t.TempDir(), "out")
 	m, err := ConvertDir(ckpt, out, Options{
 		Mesh:    mesh,
-		SpecFor: func(string) (Spec, error) { return spec, nil },
+		SpecFor: func(string) (placement.Spec, error) { return spec, nil },
 		Target: func(_ safetensors.TensorInfo, shard layout.Shape) (layout.Shape, error) {
 			if !slices.Equal(shard.Dims, dst.Dims) {
 				t.Fatalf("shard dims %v, NumPy's %v", shard.Dims, dst.Dims)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/sharding/placement"
 	"github.com/tpulayout/tpulayout/store"
 	"github.com/tpulayout/tpulayout/store/storetest"
 )
@@ -50,9 +51,9 @@ func TestServerFromAheadBands(t *testing.T) {
 // fromAheadOptions convert every tensor with P("data", "model") on data=2,model=4:
 // c into f32 T(8,128), the others into bf16 T(8,128)(2,1).
 func fromAheadOptions() Options {
-	mesh, _ := ParseMesh("data=2,model=4", nil)
+	mesh, _ := placement.ParseMesh("data=2,model=4", nil)
 	return Options{Mesh: mesh,
-		SpecFor: func(string) (Spec, error) { return ParseSpec(`P("data", "model")`) },
+		SpecFor: func(string) (placement.Spec, error) { return placement.ParseSpec(`P("data", "model")`) },
 		Target: func(ti safetensors.TensorInfo, s layout.Shape) (layout.Shape, error) {
 			if ti.Name == "c" {
 				return layout.Parse(fmt.Sprintf("f32[%d,%d]{1,0:T(8,128)}", s.Dims[0], s.Dims[1]))

@@ -9,6 +9,7 @@ import (
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/relayout"
+	"github.com/tpulayout/tpulayout/sharding/placement"
 )
 
 // Gather reassembles the global arrays of the conversion in dir from its device
@@ -35,7 +36,7 @@ func Gather(dir, out string) (*Manifest, error) {
 type gatherTensor struct {
 	mt  ManifestTensor
 	dst layout.Shape
-	pl  *Placement
+	pl  *placement.Placement
 }
 
 // GatherTo is Gather writing the safetensors file to w, in order (a stream will do):
@@ -55,7 +56,7 @@ func gatherTo(w io.Writer, dir string, p Progress) (*Manifest, error) {
 	if len(m.Tensors) == 0 {
 		return nil, fmt.Errorf("sharding: the manifest of %s lists no tensors: there is nothing to gather", dir)
 	}
-	mesh, err := NewMesh(m.Mesh.Axes, m.Mesh.Sizes, m.Mesh.Devices)
+	mesh, err := placement.NewMesh(m.Mesh.Axes, m.Mesh.Sizes, m.Mesh.Devices)
 	if err != nil {
 		return nil, fmt.Errorf("manifest: %w", err)
 	}
@@ -67,11 +68,11 @@ func gatherTo(w io.Writer, dir string, p Progress) (*Manifest, error) {
 		if err != nil {
 			return nil, fmt.Errorf("tensor %q: layout %s: %w", mt.Name, mt.Layout, err)
 		}
-		spec, err := ParseSpec(mt.Spec)
+		spec, err := placement.ParseSpec(mt.Spec)
 		if err != nil {
 			return nil, fmt.Errorf("tensor %q: %w", mt.Name, err)
 		}
-		pl, err := Place(mesh, spec, mt.Shape)
+		pl, err := placement.Place(mesh, spec, mt.Shape)
 		if err != nil {
 			return nil, fmt.Errorf("tensor %q: %w", mt.Name, err)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/relayout"
+	"github.com/tpulayout/tpulayout/sharding/placement"
 )
 
 // gatherBandBytes is the size aimed at for the global rows gather assembles at once:
@@ -36,7 +37,7 @@ var mapShards = true
 // windowPlans); the caller then gathers the tensor whole. A shard's checksum is
 // known after its last band: on a mismatch the rows before it are written already (a
 // file is then removed, as on any error; a stream gets the error after them).
-func gatherBanded(w io.Writer, dir outDir, mt ManifestTensor, dst layout.Shape, pl *Placement, sc *scratch) (ok bool, err error) {
+func gatherBanded(w io.Writer, dir outDir, mt ManifestTensor, dst layout.Shape, pl *placement.Placement, sc *scratch) (ok bool, err error) {
 	g := mt.Shape
 	if len(g) < 2 || elems(g) == 0 {
 		return false, nil
@@ -121,7 +122,7 @@ type groupBands struct {
 	dir      outDir
 	mt       ManifestTensor
 	dst      layout.Shape // a shard's image
-	pl       *Placement
+	pl       *placement.Placement
 	b        *relayout.Bands // bands of a shard's image, into row-major
 	win      *windowPlans    // the bands, into a shard's columns of the rows
 	rowBytes int64

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/sharding/placement"
 )
 
 // TestGatherBanded gathers every NumPy fixture's conversion twice, band by band (tiny
@@ -20,11 +21,11 @@ func TestGatherBanded(t *testing.T) {
 	defer func() { gatherBandBytes = saved }()
 	banded := 0
 	for _, c := range readFixtures(t) {
-		mesh, err := ParseMesh(c.Mesh, c.Devices)
+		mesh, err := placement.ParseMesh(c.Mesh, c.Devices)
 		if err != nil {
 			t.Fatal(err)
 		}
-		spec, err := ParseSpec(c.Spec)
+		spec, err := placement.ParseSpec(c.Spec)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -40,7 +41,7 @@ func TestGatherBanded(t *testing.T) {
 		out := filepath.Join(dir, "out")
 		m, err := ConvertDir(ckpt, out, Options{
 			Mesh:    mesh,
-			SpecFor: func(string) (Spec, error) { return spec, nil },
+			SpecFor: func(string) (placement.Spec, error) { return spec, nil },
 			Target:  func(safetensors.TensorInfo, layout.Shape) (layout.Shape, error) { return dst, nil },
 		})
 		if err != nil {
@@ -61,7 +62,7 @@ func TestGatherBanded(t *testing.T) {
 			t.Errorf("%s (%s, %s on %s): the banded gather differs from the whole one", c.Name, c.Layout, c.Spec, c.Mesh)
 		}
 		tm := m.Tensors[0]
-		pl, _ := Place(mesh, spec, tm.Shape)
+		pl, _ := placement.Place(mesh, spec, tm.Shape)
 		if ok, _ := gatherBanded(io.Discard, dirOut(out), tm, dst, pl, &scratch{}); !ok {
 			continue // gathered whole both times
 		}

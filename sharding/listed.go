@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/sharding/placement"
 )
 
 // checkListed checks what a manifest says of one tensor's shards against what its spec
@@ -15,7 +16,7 @@ import (
 // conversion's (DIR/I_J.bin, DIR/shard.bin for a scalar) under one directory per
 // tensor, returned: a hand-edited manifest that swaps two shards' files, or points
 // outside the output, is an error rather than blocks gathered in the wrong place.
-func checkListed(mt *ManifestTensor, pl *Placement, dst layout.Shape) (dir string, err error) {
+func checkListed(mt *ManifestTensor, pl *placement.Placement, dst layout.Shape) (dir string, err error) {
 	if _, ok := layout.DTypeByName(mt.DType); !ok {
 		return "", fmt.Errorf("dtype %q is not a dtype", mt.DType)
 	}

@@ -13,6 +13,8 @@ import (
 	"strings"
 
 	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/sharding/internal/strictjson"
+	"github.com/tpulayout/tpulayout/sharding/placement"
 )
 
 // ManifestFormat names the manifest's format and version.
@@ -42,6 +44,12 @@ type ManifestMesh struct {
 	Axes    []string  `json:"axes"`
 	Sizes   []int     `json:"sizes"`
 	Devices DeviceIDs `json:"devices"`
+}
+
+// String prints the mesh's axes and sizes as placement.ParseMesh reads them:
+// "data=2,model=4".
+func (m ManifestMesh) String() string {
+	return (&placement.Mesh{Axes: m.Axes, Sizes: m.Sizes}).String()
 }
 
 // ManifestDevice is one device: its id, mesh coordinates and the image files it
@@ -97,7 +105,7 @@ func ReadManifest(path string) (*Manifest, error) {
 // verify and gather trust, so nothing in it may be silently ignored.
 func ParseManifest(data []byte) (*Manifest, error) {
 	var m Manifest
-	if err := decodeStrict(data, &m); err != nil {
+	if err := strictjson.Decode(data, &m); err != nil {
 		return nil, fmt.Errorf("not a valid manifest: %w", err)
 	}
 	if m.Format != ManifestFormat {
@@ -113,7 +121,7 @@ func ParseManifest(data []byte) (*Manifest, error) {
 		if err := m.deviceTable(); err != nil {
 			return nil, err
 		}
-	} else if _, err := NewMesh(m.Mesh.Axes, m.Mesh.Sizes, m.Mesh.Devices); err != nil {
+	} else if _, err := placement.NewMesh(m.Mesh.Axes, m.Mesh.Sizes, m.Mesh.Devices); err != nil {
 		// Checked here too: Marshal leaves an empty device table out, and the
 		// manifest it prints must parse again (FuzzManifestGather found one that did not).
 		return nil, fmt.Errorf("mesh: %w", err)
@@ -137,7 +145,7 @@ func (m *Manifest) checkNames() error {
 // deviceTable rebuilds the per-device table that Marshal leaves out of a large mesh's
 // manifest: every device that holds a shard, with its mesh coordinates and files.
 func (m *Manifest) deviceTable() error {
-	mesh, err := NewMesh(m.Mesh.Axes, m.Mesh.Sizes, m.Mesh.Devices)
+	mesh, err := placement.NewMesh(m.Mesh.Axes, m.Mesh.Sizes, m.Mesh.Devices)
 	if err != nil {
 		return fmt.Errorf("mesh: %w", err)
 	}

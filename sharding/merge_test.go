@@ -8,6 +8,7 @@ import (
 
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/sharding/placement"
 )
 
 // partials converts the mesh2d_repl_f32 fixture (mesh data=2,model=2, P("model"):
@@ -24,8 +25,8 @@ func partialsSummed(t testing.TB, sums ...string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mesh, _ := ParseMesh("data=2,model=2", nil)
-	spec, _ := ParseSpec(`P("model")`)
+	mesh, _ := placement.ParseMesh("data=2,model=2", nil)
+	spec, _ := placement.ParseSpec(`P("model")`)
 	dir := filepath.Join(t.TempDir(), "out")
 	for i := range 2 {
 		to := dir
@@ -33,7 +34,7 @@ func partialsSummed(t testing.TB, sums ...string) string {
 			to = dir + "-apart"
 		}
 		_, err := ConvertDir(ckpt, to, Options{Mesh: mesh, Process: i, Processes: 2, To: "f32", Checksum: sums[i],
-			SpecFor: func(string) (Spec, error) { return spec, nil },
+			SpecFor: func(string) (placement.Spec, error) { return spec, nil },
 			Target:  func(_ safetensors.TensorInfo, s layout.Shape) (layout.Shape, error) { return s, nil }})
 		if err != nil {
 			t.Fatal(err)

@@ -9,13 +9,14 @@ import (
 
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/sharding/placement"
 )
 
 // checkMergedFiles checks the merged manifest m against the directory (see MergeWith):
 // placements, every listed file's size and checksum, and no file that no manifest
 // lists. parts are the partial manifests' names.
 func checkMergedFiles(dir string, m *Manifest, opt MergeOptions, parts map[int]string) error {
-	mesh, err := NewMesh(m.Mesh.Axes, m.Mesh.Sizes, m.Mesh.Devices)
+	mesh, err := placement.NewMesh(m.Mesh.Axes, m.Mesh.Sizes, m.Mesh.Devices)
 	if err != nil {
 		return fmt.Errorf("sharding: the partial manifests' mesh: %w", err)
 	}
@@ -35,11 +36,11 @@ func checkMergedFiles(dir string, m *Manifest, opt MergeOptions, parts map[int]s
 		if err != nil {
 			return fmt.Errorf("sharding: tensor %q: layout %s: %w", mt.Name, mt.Layout, err)
 		}
-		spec, err := ParseSpec(mt.Spec)
+		spec, err := placement.ParseSpec(mt.Spec)
 		if err != nil {
 			return fmt.Errorf("sharding: tensor %q: %w", mt.Name, err)
 		}
-		pl, err := Place(mesh, spec, mt.Shape)
+		pl, err := placement.Place(mesh, spec, mt.Shape)
 		if err != nil {
 			return fmt.Errorf("sharding: tensor %q: %w", mt.Name, err)
 		}

@@ -1,6 +1,7 @@
 package sharding
 
 import (
+	"github.com/tpulayout/tpulayout/sharding/placement"
 	"strconv"
 	"strings"
 )
@@ -11,7 +12,7 @@ import (
 // DevicesOption reads the text of Devices, the device ids in row-major order of the mesh, such
 // as "0,1,2,3", for ConvertOptions.Devices. Its error is a Setting *ConvertError.
 func DevicesOption(text string) ([]int, error) {
-	ids, err := ParseDevices(text)
+	ids, err := placement.ParseDevices(text)
 	if err != nil {
 		return nil, settingErr("Devices", err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/sharding/placement"
 	"github.com/tpulayout/tpulayout/store"
 	"github.com/tpulayout/tpulayout/store/storetest"
 )
@@ -28,9 +29,9 @@ func TestServerGatherAhead(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "m.safetensors")
 	writeRandomCheckpoint(t, in, 11, 12, "f32[256,384]", "f32[64,256]")
-	mesh, _ := ParseMesh("data=2,model=2", nil)
+	mesh, _ := placement.ParseMesh("data=2,model=2", nil)
 	opt := Options{Mesh: mesh,
-		SpecFor: func(string) (Spec, error) { return ParseSpec(`P("data", "model")`) },
+		SpecFor: func(string) (placement.Spec, error) { return placement.ParseSpec(`P("data", "model")`) },
 		Target: func(_ safetensors.TensorInfo, s layout.Shape) (layout.Shape, error) {
 			return layout.Parse(fmt.Sprintf("bf16[%d,%d]{1,0:T(8,128)(2,1)}", s.Dims[0], s.Dims[1]))
 		}}

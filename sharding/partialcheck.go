@@ -105,7 +105,7 @@ func sameConversion(p, ours *Manifest, conflict func(field string, theirs, ours 
 	case p.Source != ours.Source:
 		return conflict("source", q(p.Source), q(ours.Source))
 	case !slices.Equal(p.Mesh.Axes, ours.Mesh.Axes) || !slices.Equal(p.Mesh.Sizes, ours.Mesh.Sizes):
-		return conflict("mesh", meshText(p.Mesh.Axes, p.Mesh.Sizes), meshText(ours.Mesh.Axes, ours.Mesh.Sizes))
+		return conflict("mesh", p.Mesh.String(), ours.Mesh.String())
 	case !slices.Equal(p.Mesh.Devices, ours.Mesh.Devices):
 		return conflict("the mesh's devices", deviceText(p.Mesh.Devices), deviceText(ours.Mesh.Devices))
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/sharding/placement"
 	"github.com/tpulayout/tpulayout/store"
 	"github.com/tpulayout/tpulayout/store/storetest"
 )
@@ -42,19 +43,19 @@ func TestProcessOfAnotherConversion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mesh, _ := ParseMesh("data=2,model=2", nil)
+	mesh, _ := placement.ParseMesh("data=2,model=2", nil)
 	asIs := func(_ safetensors.TensorInfo, s layout.Shape) (layout.Shape, error) { return s, nil }
 	toBF16 := func(_ safetensors.TensorInfo, s layout.Shape) (layout.Shape, error) {
 		s.DType = layout.BF16
 		return s, nil
 	}
 	opts := func(process int, spec string, edit func(*Options)) Options {
-		sp, err := ParseSpec(spec)
+		sp, err := placement.ParseSpec(spec)
 		if err != nil {
 			t.Fatal(err)
 		}
 		o := Options{Mesh: mesh, Process: process, Processes: 2, To: "f32", Checksum: ChecksumCRC32C,
-			SpecFor: func(string) (Spec, error) { return sp, nil }, Target: asIs}
+			SpecFor: func(string) (placement.Spec, error) { return sp, nil }, Target: asIs}
 		if edit != nil {
 			edit(&o)
 		}
@@ -70,7 +71,7 @@ func TestProcessOfAnotherConversion(t *testing.T) {
 		{"to", opts(1, `P("model")`, func(o *Options) { o.To = "bf16" }), `--to is "f32" there but "bf16" in this run`},
 		{"spec", opts(1, `P("data")`, nil), `tensor "x": spec is P("model") there but P("data") in this run`},
 		{"processes", opts(1, `P("model")`, func(o *Options) { o.Processes = 4; o.Process = 1 }), `process count`},
-		{"mesh", opts(1, `P("model")`, func(o *Options) { o.Mesh, _ = ParseMesh("data=2,model=2", []int{3, 2, 1, 0}) }), "the mesh's devices is [0,1,2,3] there but [3,2,1,0]"},
+		{"mesh", opts(1, `P("model")`, func(o *Options) { o.Mesh, _ = placement.ParseMesh("data=2,model=2", []int{3, 2, 1, 0}) }), "the mesh's devices is [0,1,2,3] there but [3,2,1,0]"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "out")
@@ -122,11 +123,11 @@ func TestProcessOfAnotherConversionInBucket(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mesh, _ := ParseMesh("data=2,model=2", nil)
-	spec, _ := ParseSpec(`P("model")`)
+	mesh, _ := placement.ParseMesh("data=2,model=2", nil)
+	spec, _ := placement.ParseSpec(`P("model")`)
 	opt := func(process int, sum string) Options {
 		return Options{Mesh: mesh, Process: process, Processes: 2, To: "f32", Checksum: sum,
-			SpecFor: func(string) (Spec, error) { return spec, nil },
+			SpecFor: func(string) (placement.Spec, error) { return spec, nil },
 			Target:  func(_ safetensors.TensorInfo, s layout.Shape) (layout.Shape, error) { return s, nil }}
 	}
 	write := func(out string, o Options) error {

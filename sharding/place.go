@@ -9,6 +9,7 @@ import (
 
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/report"
+	"github.com/tpulayout/tpulayout/sharding/placement"
 )
 
 // PlaceOptions are a placement query as `tpulayout place` takes it: the sharding
@@ -90,8 +91,8 @@ func PlaceTensor(o PlaceOptions, sh layout.Shape) (*PlacementReport, error) {
 
 // placeTensor is Place with an error that names the tensor (when name is not "") and
 // its dims, as a conversion reports it.
-func placeTensor(m *Mesh, spec Spec, name string, dims []int64) (*Placement, error) {
-	pl, err := Place(m, spec, dims)
+func placeTensor(m *placement.Mesh, spec placement.Spec, name string, dims []int64) (*placement.Placement, error) {
+	pl, err := placement.Place(m, spec, dims)
 	if err != nil {
 		what := "dims [" + strings.ReplaceAll(fmtInts(dims), "_", ",") + "]"
 		if name != "" {
@@ -102,7 +103,7 @@ func placeTensor(m *Mesh, spec Spec, name string, dims []int64) (*Placement, err
 	return pl, nil
 }
 
-func newPlacementReport(name string, dt layout.DType, pl *Placement) *PlacementReport {
+func newPlacementReport(name string, dt layout.DType, pl *placement.Placement) *PlacementReport {
 	r := &PlacementReport{Name: name, DType: dt.String(), Shape: pl.Dims, Spec: pl.Spec.String(),
 		Mesh:       ManifestMesh{Axes: pl.Mesh.Axes, Sizes: pl.Mesh.Sizes, Devices: pl.Mesh.Devices},
 		ShardShape: pl.ShardDims, Shards: make([]PlacedShard, len(pl.Shards))}
@@ -128,7 +129,7 @@ func (r *PlacementReport) WriteText(w io.Writer) error {
 		}
 	}
 	if _, err := fmt.Fprintf(w, "%s, spec %s, mesh %s (%s): %s of [%s], %s\n", what, r.Spec,
-		meshText(r.Mesh.Axes, r.Mesh.Sizes), report.Plural(int64(len(r.Mesh.Devices)), "device"),
+		r.Mesh.String(), report.Plural(int64(len(r.Mesh.Devices)), "device"),
 		report.Plural(int64(len(r.Shards)), "shard"), strings.ReplaceAll(fmtInts(r.ShardShape), "_", ","), each); err != nil {
 		return err
 	}
@@ -145,4 +146,13 @@ func (r *PlacementReport) WriteText(w io.Writer) error {
 		fmt.Fprintf(tw, "[%s]\t%s\t%s\n", strings.ReplaceAll(fmtInts(s.Index), "_", ","), strings.Join(ranges, "×"), s.Devices.RunText())
 	}
 	return tw.Flush()
+}
+
+// fmtInts prints v's numbers separated by '_', as shard files are named.
+func fmtInts[T int | int64](v []T) string {
+	parts := make([]string, len(v))
+	for i, x := range v {
+		parts[i] = strconv.FormatInt(int64(x), 10)
+	}
+	return strings.Join(parts, "_")
 }

@@ -5,10 +5,13 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/tpulayout/tpulayout/internal/testfiles"
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/sharding/placement"
 )
 
 // PlaceTensor takes the spec from rules by the tensor's name, as a conversion does.
@@ -81,17 +84,17 @@ func TestPlaceTensorErrors(t *testing.T) {
 
 // A conversion refuses an indivisible dim with the same text as the query.
 func TestPlaceTensorErrorIsConversions(t *testing.T) {
-	m, err := ParseMesh("x=8", nil)
+	m, err := placement.ParseMesh("x=8", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, err := ParseSpec(`P(None, "x")`)
+	spec, err := placement.ParseSpec(`P(None, "x")`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, perr := PlaceTensor(PlaceOptions{Mesh: "x=8", Spec: spec.String(), Tensor: "w"}, layout.NewShape(layout.F32, 16, 6))
 	_, cerr := placeTensor(m, spec, "w", []int64{16, 6})
-	var ie *IndivisibleError
+	var ie *placement.IndivisibleError
 	if perr == nil || ErrorText(perr, nil) != ErrorText(cerr, nil) || !errors.As(perr, &ie) || ie.Dim != 1 || ie.Count != 8 {
 		t.Errorf("query: %v; conversion: %v", perr, cerr)
 	}
@@ -144,6 +147,57 @@ func TestDeviceIDsRunText(t *testing.T) {
 	} {
 		if got := c.ids.RunText(); got != c.want {
 			t.Errorf("%v: %q, want %q", c.ids, got, c.want)
+		}
+	}
+}
+
+// TestPlaceTensorAgainstJAX runs every recorded case through PlaceTensor, the query
+// of `tpulayout place`, with the mesh, devices and spec as text: replicas grouped
+// into one shard each, their ranges JAX's, and the refusals the conversion's error.
+func TestPlaceTensorAgainstJAX(t *testing.T) {
+	for _, c := range testfiles.ReadJAXCases(t, "..") {
+		o := PlaceOptions{Mesh: c.MeshText(), Devices: c.Mesh.Devices, Spec: c.SpecText()}
+		r, err := PlaceTensor(o, layout.NewShape(layout.BF16, c.Shape...))
+		if !c.Placed() {
+			dim, size, count := c.Refusal(t)
+			var ie *placement.IndivisibleError
+			if !errors.As(err, &ie) || ie.Dim != dim || ie.Count != count || ie.Size != size {
+				t.Errorf("%s: JAX refuses it (%s), here: %v", &c, c.RefusalText(t), err)
+			}
+			var ce *ConvertError
+			if !errors.As(err, &ce) || ce.Setting {
+				t.Errorf("%s: %T %v, want a *ConvertError that is not a usage error", &c, err, err)
+			}
+			dims := strings.ReplaceAll(fmtInts(c.Shape), "_", ",")
+			if !strings.HasPrefix(ErrorText(err, nil), "dims ["+dims+"]: "+c.RefusalText(t)) {
+				t.Errorf("%s: %q does not start with the dims", &c, ErrorText(err, nil))
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: JAX places it, here: %v", &c, err)
+			continue
+		}
+		ranges := map[int][][2]int64{}
+		for _, s := range r.Shards {
+			if len(s.Devices) != len(c.Mesh.Devices)/len(r.Shards) || !slices.IsSorted(s.Devices) {
+				t.Errorf("%s: shard %v is held by %v", &c, s.Index, s.Devices)
+			}
+			for _, id := range s.Devices {
+				if _, twice := ranges[id]; twice {
+					t.Errorf("%s: device %d holds two shards", &c, id)
+				}
+				ranges[id] = s.Ranges
+			}
+		}
+		c.CheckRanges(t, ranges)
+		// Devices holding the same ranges are one shard: no two shards alike.
+		for i := 1; i < len(r.Shards); i++ {
+			for j := range i {
+				if slices.Equal(r.Shards[i].Ranges, r.Shards[j].Ranges) {
+					t.Errorf("%s: shards %v and %v hold the same ranges", &c, r.Shards[i].Index, r.Shards[j].Index)
+				}
+			}
 		}
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/sharding/placement"
 	"github.com/tpulayout/tpulayout/store"
 	"github.com/tpulayout/tpulayout/store/storetest"
 )
@@ -34,13 +35,13 @@ func TestServerPrefetchManyTensors(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "m.safetensors")
 	writeRandomCheckpoint(t, in, 3, 4, "f32[64,96]", "bf16[48,256]", "f32[128,40]", "f32[16]", "bf16[8,8,24]")
-	mesh, _ := ParseMesh("data=2,model=4", nil)
+	mesh, _ := placement.ParseMesh("data=2,model=4", nil)
 	opt := Options{Mesh: mesh,
-		SpecFor: func(name string) (Spec, error) {
+		SpecFor: func(name string) (placement.Spec, error) {
 			if name == "d" {
-				return ParseSpec(`P("model")`)
+				return placement.ParseSpec(`P("model")`)
 			}
-			return ParseSpec(`P("data", "model")`)
+			return placement.ParseSpec(`P("data", "model")`)
 		},
 		Target: func(_ safetensors.TensorInfo, s layout.Shape) (layout.Shape, error) {
 			if len(s.Dims) != 2 {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/sharding/placement"
 
 	"github.com/tpulayout/tpulayout/store"
 	"github.com/tpulayout/tpulayout/store/storetest"
@@ -138,11 +139,11 @@ func TestCheckpointChangesDuringRun(t *testing.T) {
 	if err := os.WriteFile(src, data[:len(data)-8], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	mesh, _ := ParseMesh(c.Mesh, c.Devices)
-	spec, _ := ParseSpec(c.Spec)
+	mesh, _ := placement.ParseMesh(c.Mesh, c.Devices)
+	spec, _ := placement.ParseSpec(c.Spec)
 	out := filepath.Join(t.TempDir(), "out")
 	_, err = ConvertDir(ckpt, out, Options{Mesh: mesh,
-		SpecFor: func(string) (Spec, error) { return spec, nil },
+		SpecFor: func(string) (placement.Spec, error) { return spec, nil },
 		Target: func(_ safetensors.TensorInfo, shard layout.Shape) (layout.Shape, error) {
 			return rowMajor(shard.DType, shard.Dims), nil
 		}})

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/sharding/placement"
 	"github.com/tpulayout/tpulayout/store/storetest"
 )
 
@@ -25,9 +26,9 @@ func TestServerConversionRequests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mesh, _ := ParseMesh("data=2,model=4", nil)
+	mesh, _ := placement.ParseMesh("data=2,model=4", nil)
 	opt := Options{Mesh: mesh,
-		SpecFor: func(string) (Spec, error) { return ParseSpec(`P("data", "model")`) },
+		SpecFor: func(string) (placement.Spec, error) { return placement.ParseSpec(`P("data", "model")`) },
 		Target: func(_ safetensors.TensorInfo, s layout.Shape) (layout.Shape, error) {
 			return rowMajor(layout.BF16, s.Dims), nil
 		}}

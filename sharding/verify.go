@@ -14,6 +14,7 @@ import (
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/relayout"
+	"github.com/tpulayout/tpulayout/sharding/placement"
 	"github.com/tpulayout/tpulayout/store"
 )
 
@@ -72,7 +73,7 @@ func verify(dir, ckptPath string, p Progress) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot open the source checkpoint %s: %w", ckptPath, err)
 	}
-	mesh, err := NewMesh(m.Mesh.Axes, m.Mesh.Sizes, m.Mesh.Devices)
+	mesh, err := placement.NewMesh(m.Mesh.Axes, m.Mesh.Sizes, m.Mesh.Devices)
 	if err != nil {
 		return nil, fmt.Errorf("manifest: %w", err)
 	}
@@ -99,7 +100,7 @@ type verifier struct {
 	od       outDir
 	ckpt     *Checkpoint
 	ckptPath string
-	mesh     *Mesh
+	mesh     *placement.Mesh
 	p        Progress
 	files    map[int][]string // by device id
 	listed   map[string]bool
@@ -124,12 +125,12 @@ func (v *verifier) tensor(mt ManifestTensor) {
 		v.bad(mt.Name, "", "the source holds %s%v, the manifest says %s%v", t.DType, t.Shape, mt.DType, mt.Shape)
 		return
 	}
-	spec, err := ParseSpec(mt.Spec)
+	spec, err := placement.ParseSpec(mt.Spec)
 	if err != nil {
 		v.bad(mt.Name, "", "%v", err)
 		return
 	}
-	pl, err := Place(v.mesh, spec, t.Shape)
+	pl, err := placement.Place(v.mesh, spec, t.Shape)
 	if err != nil {
 		v.bad(mt.Name, "", "%v", err)
 		return
@@ -163,7 +164,7 @@ func (v *verifier) tensor(mt ManifestTensor) {
 
 // shard checks the manifest's shard ms of tensor t against s, the shard the spec
 // gives, and its file's bytes against the source.
-func (v *verifier) shard(name string, t TensorEntry, pl *Placement, s *Shard, ms ManifestShard, dst layout.Shape, src *verifySource) {
+func (v *verifier) shard(name string, t TensorEntry, pl *placement.Placement, s *placement.Shard, ms ManifestShard, dst layout.Shape, src *verifySource) {
 	v.r.Shards++
 	if !slices.Equal(ms.Index, s.Index) || !slices.Equal(ms.Devices, s.Devices) || !slices.Equal(ms.Ranges, pl.Ranges(s)) {
 		v.bad(name, ms.File, "shard %v on devices %v, ranges %v; the spec puts shard %v on devices %v, ranges %v",

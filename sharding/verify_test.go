@@ -11,6 +11,7 @@ import (
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/sharding/placement"
 )
 
 // TestVerifyFindsElement converts each NumPy fixture (the f32 ones to bf16 images as
@@ -55,11 +56,11 @@ func TestVerifyFindsElement(t *testing.T) {
 // verifyChanged runs one case of TestVerifyFindsElement; it returns how many changes
 // it checked and whether the image's dtype is the source's.
 func verifyChanged(t *testing.T, name string, c fixtureCase, dst layout.Shape) (int, bool) {
-	mesh, err := ParseMesh(c.Mesh, c.Devices)
+	mesh, err := placement.ParseMesh(c.Mesh, c.Devices)
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec, err := ParseSpec(c.Spec)
+	spec, err := placement.ParseSpec(c.Spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +76,7 @@ func verifyChanged(t *testing.T, name string, c fixtureCase, dst layout.Shape) (
 	out := filepath.Join(t.TempDir(), "out")
 	m, err := ConvertDir(ckpt, out, Options{
 		Mesh:    mesh,
-		SpecFor: func(string) (Spec, error) { return spec, nil },
+		SpecFor: func(string) (placement.Spec, error) { return spec, nil },
 		Target: func(_ safetensors.TensorInfo, shard layout.Shape) (layout.Shape, error) {
 			s := dst
 			s.Dims = shard.Dims

@@ -1,14 +1,11 @@
 package tpu
 
 import (
-	"os"
-	"path/filepath"
-	"strconv"
 	"testing"
 
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/internal/testenv"
-	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/internal/testfiles"
 )
 
 // Diagnosing a mapped image against a mapped reference keeps a few dozen MiB of them
@@ -23,22 +20,7 @@ func TestDiagnoseMappedStaysFlat(t *testing.T) {
 	for i := range data {
 		data[i] = byte(i*7 + i>>13)
 	}
-	var bufs []*buffer.Buffer
-	for _, s := range []string{"f32[2048,4096]{1,0:T(8,128)}", "f32[2048,4096]{1,0}"} {
-		p := filepath.Join(dir, strconv.Itoa(len(bufs)))
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		b, err := buffer.ReadRaw(p, layout.MustParse(s))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer b.Close()
-		if !b.Mapped() {
-			t.Skip("not mapped here")
-		}
-		bufs = append(bufs, b)
-	}
+	bufs := testfiles.MappedRaw(t, dir, data, "f32[2048,4096]{1,0:T(8,128)}", "f32[2048,4096]{1,0}")
 	data = nil
 	var d *Diagnosis
 	var ferr error

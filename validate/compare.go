@@ -35,37 +35,9 @@ var ErrInput = errors.New("validate")
 // expected array in any layout with the same dims. Bad input (dims or sizes that differ,
 // types that cannot be compared, an unknown generation) is an error wrapping [ErrInput].
 func Compare(dump, ref *buffer.Buffer, opts Options) (*Report, error) {
-	if dump == nil || ref == nil {
-		return nil, fmt.Errorf("%w: nil buffer", ErrInput)
-	}
-	genName := opts.Gen
-	if genName == "" {
-		genName = "v5e"
-	}
-	gen, err := tpu.ParseGeneration(genName)
+	gen, chip, err := checkInput(dump, ref, opts.Gen)
 	if err != nil {
-		return nil, fmt.Errorf("%w: generation %q: %w", ErrInput, genName, err)
-	}
-	chip, err := tpu.ChipOf(gen)
-	if err != nil {
-		return nil, fmt.Errorf("%w: generation %q: %w", ErrInput, genName, err)
-	}
-	ix := dump.Indexer()
-	for _, b := range []struct {
-		what string
-		buf  *buffer.Buffer
-	}{{"dump", dump}, {"reference", ref}} {
-		if want := b.buf.Indexer().FootprintBytes(); int64(len(b.buf.Data)) != want {
-			return nil, fmt.Errorf("%w: the %s has %d bytes, but the footprint of %s is %d bytes",
-				ErrInput, b.what, len(b.buf.Data), b.buf.Shape, want)
-		}
-	}
-	if !slices.Equal(ref.Dims(), dump.Dims()) {
-		return nil, fmt.Errorf("%w: the reference is %s, but the dump %s has dims %s",
-			ErrInput, layout.NewShape(ref.DType(), ref.Dims()...), dump.Shape, joinDims("[", dump.Dims(), "]"))
-	}
-	if !buffer.CanConvert(dump.DType(), ref.DType()) {
-		return nil, fmt.Errorf("%w: a %s reference cannot be compared with a %s dump", ErrInput, ref.DType(), dump.DType())
+		return nil, err
 	}
 	stage := func(s string) {
 		if opts.Stage != nil {
@@ -86,9 +58,67 @@ func Compare(dump, ref *buffer.Buffer, opts Options) (*Report, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrInput, err)
 	}
+	r := newReport(dump, ref, res, opts, gen)
+	mt := r.describeLoad(dump, chip)
+	r.listMismatches(dump, ref, res.First, mt)
+	if opts.CheckPadding {
+		stage("checking padding")
+		r.checkPadding(dump, dump.Indexer(), max(listed, 0))
+	}
+	r.OK = res.Mismatches == 0 && r.PaddingMismatch == 0
+	if res.Mismatches > 0 {
+		stage("diagnosing")
+		d, err := tpu.Diagnose(dump, ref, tpu.CheckOptions{Generation: gen})
+		if err != nil {
+			r.DiagnosisProblem = cleanErr(err)
+		} else {
+			r.Diagnosis = d
+		}
+	}
+	return r, nil
+}
+
+// checkInput checks that dump and ref can be compared and returns the generation named
+// gen ("" for a v5e) and its chip.
+func checkInput(dump, ref *buffer.Buffer, genName string) (gen tpu.Generation, chip tpu.Chip, err error) {
+	if dump == nil || ref == nil {
+		return gen, chip, fmt.Errorf("%w: nil buffer", ErrInput)
+	}
+	if genName == "" {
+		genName = "v5e"
+	}
+	gen, err = tpu.ParseGeneration(genName)
+	if err != nil {
+		return gen, chip, fmt.Errorf("%w: generation %q: %w", ErrInput, genName, err)
+	}
+	chip, err = tpu.ChipOf(gen)
+	if err != nil {
+		return gen, chip, fmt.Errorf("%w: generation %q: %w", ErrInput, genName, err)
+	}
+	for _, b := range []struct {
+		what string
+		buf  *buffer.Buffer
+	}{{"dump", dump}, {"reference", ref}} {
+		if want := b.buf.Indexer().FootprintBytes(); int64(len(b.buf.Data)) != want {
+			return gen, chip, fmt.Errorf("%w: the %s has %d bytes, but the footprint of %s is %d bytes",
+				ErrInput, b.what, len(b.buf.Data), b.buf.Shape, want)
+		}
+	}
+	if !slices.Equal(ref.Dims(), dump.Dims()) {
+		return gen, chip, fmt.Errorf("%w: the reference is %s, but the dump %s has dims %s",
+			ErrInput, layout.NewShape(ref.DType(), ref.Dims()...), dump.Shape, joinDims("[", dump.Dims(), "]"))
+	}
+	if !buffer.CanConvert(dump.DType(), ref.DType()) {
+		return gen, chip, fmt.Errorf("%w: a %s reference cannot be compared with a %s dump", ErrInput, ref.DType(), dump.DType())
+	}
+	return gen, chip, nil
+}
+
+// newReport starts the report of a comparison with its counts and worst errors.
+func newReport(dump, ref *buffer.Buffer, res *buffer.CompareResult, opts Options, gen tpu.Generation) *Report {
 	r := &Report{
 		Layout: dump.Shape.String(), DumpBytes: int64(len(dump.Data)),
-		RefShape: ref.Shape.String(), CompareDType: res.In.String(), Tolerance: tol,
+		RefShape: ref.Shape.String(), CompareDType: res.In.String(), Tolerance: opts.Tolerance,
 		Elements: res.Elements, Identical: res.Identical, Within: res.Within, Mismatches: res.Mismatches,
 		NaNMismatches: res.NaNMismatches, NaNBitsDiffer: res.NaNBitsDiffer, SignedZeros: res.SignedZeros,
 		MaxAbs: Float(res.MaxAbs), MaxULP: res.MaxULP, First: []Mismatch{},
@@ -105,16 +135,29 @@ func Compare(dump, ref *buffer.Buffer, opts Options) (*Report, error) {
 	if res.Elements > 0 {
 		r.Fraction = Float(float64(res.Mismatches) / float64(res.Elements))
 	}
-	mt, mtErr := tpu.NewMemTiling(chip.Target, dump.Shape)
-	r.Loadable = mtErr == nil
-	if mtErr != nil {
-		r.NotLoadable = cleanErr(mtErr)
-	} else {
-		r.VregLayout = mt.LoadLayout().String()
+	return r
+}
+
+// describeLoad says whether the dump's layout loads into vregs of chip and how, and
+// returns its memory tiling (nil when it does not load).
+func (r *Report) describeLoad(dump *buffer.Buffer, chip tpu.Chip) *tpu.MemTiling {
+	mt, err := tpu.NewMemTiling(chip.Target, dump.Shape)
+	r.Loadable = err == nil
+	if err != nil {
+		r.NotLoadable = cleanErr(err)
+		return nil
 	}
+	r.VregLayout = mt.LoadLayout().String()
+	return mt
+}
+
+// listMismatches lists the mismatches buffer.Compare kept, each with its bits in both
+// types, its byte offset and its place in tiles and (when mt is not nil) vregs.
+func (r *Report) listMismatches(dump, ref *buffer.Buffer, first []buffer.Mismatch, mt *tpu.MemTiling) {
+	ix := dump.Indexer()
 	digits := (dump.ElementBits() + 3) / 4
 	hex := func(b uint64) string { return fmt.Sprintf("0x%0*x", digits, b) }
-	for _, m := range res.First {
+	for _, m := range first {
 		e := Mismatch{
 			Index: m.Index, ByteOffset: ix.ByteOffset(m.Index),
 			Expected: Float(m.Expected), Actual: Float(m.Actual), ActualBits: hex(m.ActualBits),
@@ -131,21 +174,6 @@ func Compare(dump, ref *buffer.Buffer, opts Options) (*Report, error) {
 		}
 		r.First = append(r.First, e)
 	}
-	if opts.CheckPadding {
-		stage("checking padding")
-		r.checkPadding(dump, ix, max(listed, 0))
-	}
-	r.OK = res.Mismatches == 0 && r.PaddingMismatch == 0
-	if res.Mismatches > 0 {
-		stage("diagnosing")
-		d, err := tpu.Diagnose(dump, ref, tpu.CheckOptions{Generation: gen})
-		if err != nil {
-			r.DiagnosisProblem = cleanErr(err)
-		} else {
-			r.Diagnosis = d
-		}
-	}
-	return r, nil
 }
 
 // rounding describes the ulp profile of the float errors of res: how far and in which

@@ -113,6 +113,21 @@ func (r *Report) String() string {
 }
 
 func (r *Report) write(w *strings.Builder) {
+	r.writeInputs(w)
+	r.writeElements(w)
+	r.writeNotes(w)
+	if r.OK {
+		fmt.Fprintln(w, "result:   OK")
+		return
+	}
+	fmt.Fprintln(w, "result:   MISMATCH")
+	r.writeMismatches(w)
+	r.writeDiagnosis(w)
+}
+
+// writeInputs writes the lines that say what was compared: the dump, the reference
+// and how the dump's layout loads into vregs.
+func (r *Report) writeInputs(w *strings.Builder) {
 	named := func(name, rest string) string {
 		if name == "" {
 			return rest
@@ -130,6 +145,11 @@ func (r *Report) write(w *strings.Builder) {
 	} else {
 		fmt.Fprintf(w, "vregs:    none: %s\n", r.NotLoadable)
 	}
+}
+
+// writeElements writes the line that counts the elements that match or differ, with
+// the largest error.
+func (r *Report) writeElements(w *strings.Builder) {
 	switch {
 	case r.Mismatches == 0:
 		fmt.Fprintf(w, "elements: all %d match", r.Elements)
@@ -158,6 +178,11 @@ func (r *Report) write(w *strings.Builder) {
 		}
 		fmt.Fprintln(w)
 	}
+}
+
+// writeNotes writes the lines, each present only when there is something to say, on
+// rounding, NaN bits and padding.
+func (r *Report) writeNotes(w *strings.Builder) {
 	if r.Rounding != "" {
 		fmt.Fprintf(w, "rounding: %s\n", r.Rounding)
 	}
@@ -172,35 +197,40 @@ func (r *Report) write(w *strings.Builder) {
 				r.PaddingMismatch, r.PaddingElements, r.FirstPadding[0].ByteOffset, r.FirstPadding[0].Bits)
 		}
 	}
-	if r.OK {
-		fmt.Fprintln(w, "result:   OK")
+}
+
+// writeMismatches writes the table of the first mismatches with their places.
+func (r *Report) writeMismatches(w *strings.Builder) {
+	if len(r.First) == 0 {
 		return
 	}
-	fmt.Fprintln(w, "result:   MISMATCH")
-	if len(r.First) > 0 {
-		fmt.Fprintf(w, "\nfirst %d mismatches, in row-major order:\n", len(r.First))
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintf(tw, "index\tbyte\ttile\tvreg\tsublane\tlane\tslot\texpected\tactual\t\n")
-		for _, e := range r.First {
-			opt := func(p *int) string {
-				if p == nil {
-					return "-"
-				}
-				return strconv.Itoa(*p)
+	fmt.Fprintf(w, "\nfirst %d mismatches, in row-major order:\n", len(r.First))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "index\tbyte\ttile\tvreg\tsublane\tlane\tslot\texpected\tactual\t\n")
+	for _, e := range r.First {
+		opt := func(p *int) string {
+			if p == nil {
+				return "-"
 			}
-			tile, vreg := "-", "-"
-			if e.Tile != nil {
-				tile = joinDims("(", e.Tile, ")")
-			}
-			if e.Vreg != nil {
-				vreg = joinDims("(", e.Vreg, ")")
-			}
-			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s (%s)\t%s (%s)\t\n", joinDims("(", e.Index, ")"), e.ByteOffset, tile, vreg,
-				opt(e.Sublane), opt(e.Lane), opt(e.Slot),
-				fmtFloat(float64(e.Expected)), e.ExpectedBits, fmtFloat(float64(e.Actual)), e.ActualBits)
+			return strconv.Itoa(*p)
 		}
-		tw.Flush()
+		tile, vreg := "-", "-"
+		if e.Tile != nil {
+			tile = joinDims("(", e.Tile, ")")
+		}
+		if e.Vreg != nil {
+			vreg = joinDims("(", e.Vreg, ")")
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s (%s)\t%s (%s)\t\n", joinDims("(", e.Index, ")"), e.ByteOffset, tile, vreg,
+			opt(e.Sublane), opt(e.Lane), opt(e.Slot),
+			fmtFloat(float64(e.Expected)), e.ExpectedBits, fmtFloat(float64(e.Actual)), e.ActualBits)
 	}
+	tw.Flush()
+}
+
+// writeDiagnosis writes which arrangement of the elements explains the dump best, or
+// why there is no diagnosis.
+func (r *Report) writeDiagnosis(w *strings.Builder) {
 	switch {
 	case r.Diagnosis != nil:
 		d := r.Diagnosis

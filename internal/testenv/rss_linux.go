@@ -27,7 +27,7 @@ func rssFile() (int64, error) {
 
 // PeakRSSFileRise runs fn and returns by how much this process's resident
 // file-backed memory rose above its level before fn at most, sampled every
-// millisecond while fn runs. Its error is only that /proc/self/status cannot be
+// millisecond while fn runs and once after it returns. Its error is only that /proc/self/status cannot be
 // read, before fn runs.
 func PeakRSSFileRise(fn func()) (int64, error) {
 	base, err := rssFile()
@@ -52,5 +52,8 @@ func PeakRSSFileRise(fn func()) (int64, error) {
 	fn()
 	close(done)
 	wg.Wait()
+	if v, err := rssFile(); err == nil {
+		peak = max(peak, v-base)
+	}
 	return peak, nil
 }

@@ -1,11 +1,12 @@
-// Package testfiles makes and reads the arrays and directories that the tests of
-// convert and of the tpulayout command convert, so that both make them alike.
+// Package testfiles makes and reads the arrays, files and directories that the tests of
+// several packages (convert, tpu, the tpulayout command) use, so that all make them alike.
 package testfiles
 
 import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/tpulayout/tpulayout/buffer"
@@ -92,4 +93,28 @@ func TreeOf(t testing.TB, dir string) map[string]string {
 		got[n] = string(b)
 	}
 	return got
+}
+
+// MappedRaw writes data to a file in dir for each shape text and reads it back as
+// that shape with buffer.ReadRaw, closed when the test ends. It skips the test where
+// the files are read instead of mapped.
+func MappedRaw(t testing.TB, dir string, data []byte, shapes ...string) []*buffer.Buffer {
+	t.Helper()
+	var bufs []*buffer.Buffer
+	for i, s := range shapes {
+		p := filepath.Join(dir, strconv.Itoa(i)+".raw")
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		b, err := buffer.ReadRaw(p, layout.MustParse(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { b.Close() })
+		if !b.Mapped() {
+			t.Skip("not mapped here")
+		}
+		bufs = append(bufs, b)
+	}
+	return bufs
 }

@@ -10,45 +10,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/buffer/npy"
+	"github.com/tpulayout/tpulayout/internal/testenv"
 	"github.com/tpulayout/tpulayout/layout"
 )
-
-// recorder is a testing.TB that records failures; Fatal stops the helper with a
-// panic that run recovers.
-type recorder struct {
-	testing.TB
-	errs []string
-}
-
-type fatalStop struct{}
-
-func (r *recorder) Helper() {}
-func (r *recorder) Errorf(format string, args ...any) {
-	r.errs = append(r.errs, fmt.Sprintf(format, args...))
-}
-func (r *recorder) Fatalf(format string, args ...any) { r.Errorf(format, args...); panic(fatalStop{}) }
-func (r *recorder) Fatal(args ...any) {
-	r.errs = append(r.errs, fmt.Sprint(args...))
-	panic(fatalStop{})
-}
-
-// run calls f with a recorder and returns what it recorded and whether it stopped.
-func run(t *testing.T, f func(tb testing.TB)) (errs []string, stopped bool) {
-	r := &recorder{TB: t}
-	func() {
-		defer func() {
-			if v := recover(); v != nil {
-				if _, ok := v.(fatalStop); !ok {
-					panic(v)
-				}
-				stopped = true
-			}
-		}()
-		f(r)
-	}()
-	return r.errs, stopped
-}
 
 func TestRandomBuffer(t *testing.T) {
 	for _, text := range []string{"f32[20,300]", "bf16[7,9]", "u16[8,128]", "s4[5,3]", "f32[0,3]"} {
@@ -85,7 +51,7 @@ func TestWriteNPY(t *testing.T) {
 	if err != nil || !bytes.Equal(back.Data, b.Data) || back.Shape.String() != b.Shape.String() {
 		t.Errorf("read back %v: %v", back, err)
 	}
-	if _, stopped := run(t, func(tb testing.TB) { WriteNPY(tb, filepath.Join(dir, "missing"), "a.npy", b) }); !stopped {
+	if _, stopped := testenv.Record(t, func(tb testing.TB) { WriteNPY(tb, filepath.Join(dir, "missing"), "a.npy", b) }); !stopped {
 		t.Error("writing into a missing directory did not fail the test")
 	}
 }
@@ -106,7 +72,7 @@ func TestTree(t *testing.T) {
 	if names := DirNames(t, dir); !slices.Equal(names, []string{".hidden", "a.txt", "b"}) {
 		t.Errorf("DirNames: %v", names)
 	}
-	if _, stopped := run(t, func(tb testing.TB) { DirNames(tb, filepath.Join(dir, "none")) }); !stopped {
+	if _, stopped := testenv.Record(t, func(tb testing.TB) { DirNames(tb, filepath.Join(dir, "none")) }); !stopped {
 		t.Error("listing a missing directory did not fail the test")
 	}
 }
@@ -124,12 +90,12 @@ func TestReadJAXCases(t *testing.T) {
 	for d := range 8 {
 		got[d] = [][2]int64{{int64(2 * d), int64(2*d + 2)}}
 	}
-	if errs, _ := run(t, func(tb testing.TB) { c.CheckRanges(tb, got) }); len(errs) != 0 {
+	if errs, _ := testenv.Record(t, func(tb testing.TB) { c.CheckRanges(tb, got) }); len(errs) != 0 {
 		t.Errorf("JAX's own ranges: %v", errs)
 	}
 	got[3] = [][2]int64{{6, 7}}
 	delete(got, 5)
-	errs, _ := run(t, func(tb testing.TB) { c.CheckRanges(tb, got) })
+	errs, _ := testenv.Record(t, func(tb testing.TB) { c.CheckRanges(tb, got) })
 	if len(errs) != 3 || !strings.Contains(strings.Join(errs, "\n"), "device 5 holds nothing") {
 		t.Errorf("wrong ranges: %q", errs)
 	}
@@ -150,7 +116,7 @@ func TestReadJAXCases(t *testing.T) {
 	if refused != 194 {
 		t.Errorf("%d refused", refused)
 	}
-	if _, stopped := run(t, func(tb testing.TB) { ReadJAXCases(tb, t.TempDir()) }); !stopped {
+	if _, stopped := testenv.Record(t, func(tb testing.TB) { ReadJAXCases(tb, t.TempDir()) }); !stopped {
 		t.Error("a root without the recording did not fail the test")
 	}
 }
@@ -168,12 +134,40 @@ func TestJAXCaseText(t *testing.T) {
 		t.Errorf("%s, %s", c.MeshText(), c.DevicesText())
 	}
 	c.DevicePut = "IndivisibleError: no reason given"
-	if errs, stopped := run(t, func(tb testing.TB) { c.Refusal(tb) }); !stopped || !strings.Contains(errs[0], "does not say why") {
+	if errs, stopped := testenv.Record(t, func(tb testing.TB) { c.Refusal(tb) }); !stopped || !strings.Contains(errs[0], "does not say why") {
 		t.Errorf("refusal without a reason: %v", errs)
 	}
 	c.Shape = []int64{4}
 	c.IndicesError = "implies that array axis 2 is partitioned 3 times"
-	if errs, stopped := run(t, func(tb testing.TB) { c.Refusal(tb) }); !stopped || !strings.Contains(errs[0], "array axis 2") {
+	if errs, stopped := testenv.Record(t, func(tb testing.TB) { c.Refusal(tb) }); !stopped || !strings.Contains(errs[0], "array axis 2") {
 		t.Errorf("refusal of a missing axis: %v", errs)
+	}
+}
+
+func TestMappedRaw(t *testing.T) {
+	old := buffer.MmapThreshold
+	defer func() { buffer.MmapThreshold = old }()
+	buffer.MmapThreshold = 1 << 40
+	dir := t.TempDir()
+	data := []byte{1, 2, 3, 4, 5, 6, 7, 8}
+	if errs, stopped := testenv.Record(t, func(tb testing.TB) { MappedRaw(tb, dir, data, "u8[8]") }); !stopped || len(errs) != 0 {
+		t.Errorf("a file read, not mapped: %q, stopped %v; want a skip", errs, stopped)
+	}
+	buffer.MmapThreshold = 0
+	bufs := MappedRaw(t, dir, data, "u8[8]", "u16[2,2]")
+	if len(bufs) != 2 || !bytes.Equal(bufs[0].Data, data) || !bytes.Equal(bufs[1].Data, data) || bufs[1].Shape.String() != "u16[2,2]{1,0}" {
+		t.Fatalf("MappedRaw: %v", bufs)
+	}
+	for _, c := range []struct {
+		name  string
+		dir   string
+		shape string
+	}{
+		{"a missing directory", filepath.Join(dir, "none"), "u8[8]"},
+		{"a shape of other size", dir, "u8[9]"},
+	} {
+		if errs, stopped := testenv.Record(t, func(tb testing.TB) { MappedRaw(tb, c.dir, data, c.shape) }); !stopped || len(errs) != 1 {
+			t.Errorf("%s: %q, stopped %v", c.name, errs, stopped)
+		}
 	}
 }

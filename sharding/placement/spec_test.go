@@ -1,4 +1,4 @@
-package sharding
+package placement
 
 import (
 	"slices"

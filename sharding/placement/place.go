@@ -1,4 +1,4 @@
-package sharding
+package placement
 
 import (
 	"fmt"
@@ -69,7 +69,7 @@ func Place(m *Mesh, spec Spec, dims []int64) (*Placement, error) {
 				}
 			}
 		}
-		key := fmtInts(idx)
+		key := joinInts(idx, "_")
 		k, ok := byKey[key]
 		if !ok {
 			k = len(p.Shards)
@@ -104,22 +104,6 @@ func Place(m *Mesh, spec Spec, dims []int64) (*Placement, error) {
 	return p, nil
 }
 
-// IndivisibleError is a dim that the mesh axes its spec shards it over do not divide
-// evenly: Place refuses it as jax.device_put refuses such a NamedSharding
-// (IndivisibleError there too).
-type IndivisibleError struct {
-	Spec  Spec
-	Dim   int      // the first such dim
-	Size  int64    // its size
-	Count int      // the pieces the spec cuts it into: the product of Axes' sizes
-	Axes  []string // the dim's mesh axes as "name(size)", majormost first
-}
-
-func (e *IndivisibleError) Error() string {
-	return fmt.Sprintf("sharding: dim %d of size %d is not divisible by %d, the product of the mesh axes %s that spec %s shards it over",
-		e.Dim, e.Size, e.Count, strings.Join(e.Axes, "×"), e.Spec)
-}
-
 // ShardOf returns the shard that device id holds, and false for an id not in the mesh.
 func (p *Placement) ShardOf(id int) (*Shard, bool) {
 	k, ok := p.devShard[id]
@@ -141,10 +125,11 @@ func (p *Placement) Ranges(s *Shard) [][2]int64 {
 	return r
 }
 
-func fmtInts[T int | int64](v []T) string {
+// joinInts prints v's numbers separated by sep.
+func joinInts[T int | int64](v []T, sep string) string {
 	parts := make([]string, len(v))
 	for i, x := range v {
 		parts[i] = strconv.FormatInt(int64(x), 10)
 	}
-	return strings.Join(parts, "_")
+	return strings.Join(parts, sep)
 }

@@ -1,9 +1,11 @@
-package sharding
+package placement
 
 import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+
+	"github.com/tpulayout/tpulayout/sharding/internal/strictjson"
 )
 
 // Rules pick a spec per tensor name: the first rule whose regular expression matches
@@ -14,29 +16,18 @@ type Rules struct {
 	Default Spec // nil: no default, an unmatched tensor is an error
 }
 
-// Rule is one entry of a rules file.
+// Rule is one entry of a rules file: the first rule whose Pattern matches gives Spec.
 type Rule struct {
 	Pattern *regexp.Regexp
 	Spec    Spec
 }
 
-// ReadRules reads a rules file:
+// ParseRules parses the text of a rules file:
 //
 //	{"rules": [{"match": "attn\\.w[qkv]$", "spec": "P(None, \"model\")"}, …],
 //	 "default": "P()"}
-func ReadRules(path string) (*Rules, error) {
-	data, err := readLimited(path, "rules file", MaxRulesBytes)
-	if err != nil {
-		return nil, err
-	}
-	r, err := ParseRules(data)
-	if err != nil {
-		return nil, fmt.Errorf("sharding: rules file %s: %w", path, err)
-	}
-	return r, nil
-}
-
-// ParseRules parses the text of a rules file (see ReadRules). It is strict: a key it
+//
+// It is strict: a key it
 // does not know, a key given twice, a rule without "match" or "spec" or with an empty
 // "match" (which would match every tensor) are errors naming the rule.
 func ParseRules(data []byte) (*Rules, error) {
@@ -44,8 +35,8 @@ func ParseRules(data []byte) (*Rules, error) {
 		Rules   []json.RawMessage `json:"rules"`
 		Default *string           `json:"default"`
 	}
-	if err := decodeStrict(data, &f); err != nil {
-		return nil, fmt.Errorf("not a valid rules file: %w", err)
+	if err := strictjson.Decode(data, &f); err != nil {
+		return nil, &RulesError{Msg: "not a valid rules file", Err: err}
 	}
 	r := &Rules{}
 	for i, raw := range f.Rules {
@@ -53,36 +44,36 @@ func ParseRules(data []byte) (*Rules, error) {
 			Match *string `json:"match"`
 			Spec  *string `json:"spec"`
 		}
-		if err := decodeStrict(raw, &e); err != nil {
-			return nil, fmt.Errorf("rule %d: %w (a rule is {\"match\": REGEX, \"spec\": SPEC})", i+1, err)
+		if err := strictjson.Decode(raw, &e); err != nil {
+			return nil, &RulesError{Rule: i + 1, Msg: fmt.Sprintf("rule %d", i+1), Err: err, hint: ` (a rule is {"match": REGEX, "spec": SPEC})`}
 		}
 		switch {
 		case e.Match == nil:
-			return nil, fmt.Errorf("rule %d has no \"match\" (a regular expression on the tensor name)", i+1)
+			return nil, &RulesError{Rule: i + 1, Msg: fmt.Sprintf(`rule %d has no "match" (a regular expression on the tensor name)`, i+1)}
 		case *e.Match == "":
-			return nil, fmt.Errorf("rule %d has an empty \"match\", which would match every tensor; use \"default\" for that", i+1)
+			return nil, &RulesError{Rule: i + 1, Msg: fmt.Sprintf(`rule %d has an empty "match", which would match every tensor; use "default" for that`, i+1)}
 		case e.Spec == nil:
-			return nil, fmt.Errorf("rule %d (match %q) has no \"spec\"", i+1, *e.Match)
+			return nil, &RulesError{Rule: i + 1, Msg: fmt.Sprintf(`rule %d (match %q) has no "spec"`, i+1, *e.Match)}
 		}
 		re, err := regexp.Compile(*e.Match)
 		if err != nil {
-			return nil, fmt.Errorf("rule %d: bad regular expression %q: %w", i+1, *e.Match, err)
+			return nil, &RulesError{Rule: i + 1, Msg: fmt.Sprintf("rule %d: bad regular expression %q", i+1, *e.Match), Err: err}
 		}
 		s, err := ParseSpec(*e.Spec)
 		if err != nil {
-			return nil, fmt.Errorf("rule %d (match %q): %w", i+1, *e.Match, err)
+			return nil, &RulesError{Rule: i + 1, Msg: fmt.Sprintf("rule %d (match %q)", i+1, *e.Match), Err: err}
 		}
 		r.Rules = append(r.Rules, Rule{re, s})
 	}
 	if f.Default != nil {
 		s, err := ParseSpec(*f.Default)
 		if err != nil {
-			return nil, fmt.Errorf("default: %w", err)
+			return nil, &RulesError{Msg: "default", Err: err}
 		}
 		r.Default = s
 	}
 	if len(r.Rules) == 0 && r.Default == nil {
-		return nil, fmt.Errorf("no rules and no default")
+		return nil, &RulesError{Msg: "no rules and no default"}
 	}
 	return r, nil
 }
@@ -98,5 +89,5 @@ func (r *Rules) SpecFor(name string) (Spec, int, error) {
 	if r.Default != nil {
 		return r.Default, 0, nil
 	}
-	return nil, 0, fmt.Errorf("sharding: tensor %q matches no rule and the rules have no default", name)
+	return nil, 0, &UnmatchedError{Tensor: name}
 }

@@ -1,4 +1,4 @@
-package sharding
+package placement
 
 import (
 	"fmt"
@@ -16,28 +16,36 @@ type Mesh struct {
 	Devices []int // len = product of Sizes; Devices[p] sits at row-major position p
 }
 
+// MaxDevices is the most devices a mesh may have.
+const MaxDevices = 1 << 20
+
+// meshErr is a *MeshError for the mesh of axes and sizes.
+func meshErr(axes []string, sizes []int, format string, args ...any) error {
+	return &MeshError{Mesh: meshText(axes, sizes), Msg: fmt.Sprintf(format, args...)}
+}
+
 // NewMesh checks and builds a mesh. devices nil means ids 0 … n-1 in row-major order;
 // otherwise it must hold exactly one distinct non-negative id per position.
 func NewMesh(axes []string, sizes []int, devices []int) (*Mesh, error) {
 	if len(axes) == 0 {
-		return nil, fmt.Errorf("sharding: a mesh needs at least one axis")
+		return nil, &MeshError{Msg: "a mesh needs at least one axis"}
 	}
 	if len(axes) != len(sizes) {
-		return nil, fmt.Errorf("sharding: %d mesh axis names but %d sizes", len(axes), len(sizes))
+		return nil, &MeshError{Msg: fmt.Sprintf("%d mesh axis names but %d sizes", len(axes), len(sizes))}
 	}
 	n := 1
 	for i, a := range axes {
 		if !validName(a) {
-			return nil, fmt.Errorf("sharding: bad mesh axis name %q: want letters, digits and '_', not starting with a digit", a)
+			return nil, meshErr(axes, sizes, "bad mesh axis name %q: want letters, digits and '_', not starting with a digit", a)
 		}
 		if slices.Index(axes, a) != i {
-			return nil, fmt.Errorf("sharding: mesh axis %q appears twice", a)
+			return nil, meshErr(axes, sizes, "mesh axis %q appears twice", a)
 		}
 		if sizes[i] < 1 {
-			return nil, fmt.Errorf("sharding: mesh axis %q has size %d; sizes must be at least 1", a, sizes[i])
+			return nil, meshErr(axes, sizes, "mesh axis %q has size %d; sizes must be at least 1", a, sizes[i])
 		}
-		if n > 1<<20/sizes[i] {
-			return nil, fmt.Errorf("sharding: mesh %s has more than %d devices", meshText(axes, sizes), 1<<20)
+		if n > MaxDevices/sizes[i] {
+			return nil, meshErr(axes, sizes, "mesh %s has more than %d devices", meshText(axes, sizes), MaxDevices)
 		}
 		n *= sizes[i]
 	}
@@ -48,18 +56,18 @@ func NewMesh(axes []string, sizes []int, devices []int) (*Mesh, error) {
 		}
 	} else {
 		if len(devices) < n {
-			return nil, fmt.Errorf("sharding: mesh %s has %d devices, but only %d device ids are given", meshText(axes, sizes), n, len(devices))
+			return nil, meshErr(axes, sizes, "mesh %s has %d devices, but only %d device ids are given", meshText(axes, sizes), n, len(devices))
 		}
 		if len(devices) > n {
-			return nil, fmt.Errorf("sharding: mesh %s has %d devices, but %d device ids are given", meshText(axes, sizes), n, len(devices))
+			return nil, meshErr(axes, sizes, "mesh %s has %d devices, but %d device ids are given", meshText(axes, sizes), n, len(devices))
 		}
 		seen := map[int]bool{}
 		for _, d := range devices {
 			if d < 0 {
-				return nil, fmt.Errorf("sharding: device id %d is negative", d)
+				return nil, meshErr(axes, sizes, "device id %d is negative", d)
 			}
 			if seen[d] {
-				return nil, fmt.Errorf("sharding: device id %d is given twice", d)
+				return nil, meshErr(axes, sizes, "device id %d is given twice", d)
 			}
 			seen[d] = true
 		}
@@ -76,11 +84,11 @@ func ParseMesh(text string, devices []int) (*Mesh, error) {
 	for part := range strings.SplitSeq(text, ",") {
 		name, size, ok := strings.Cut(strings.TrimSpace(part), "=")
 		if !ok {
-			return nil, fmt.Errorf("sharding: bad mesh %q: %q is not AXIS=SIZE", text, strings.TrimSpace(part))
+			return nil, &SyntaxError{What: "mesh", Input: text, Pos: -1, Msg: fmt.Sprintf("%q is not AXIS=SIZE", strings.TrimSpace(part))}
 		}
 		n, err := strconv.Atoi(strings.TrimSpace(size))
 		if err != nil {
-			return nil, fmt.Errorf("sharding: bad mesh %q: size %q of axis %q is not a number", text, size, name)
+			return nil, &SyntaxError{What: "mesh", Input: text, Pos: -1, Msg: fmt.Sprintf("size %q of axis %q is not a number", size, name), Err: err}
 		}
 		axes = append(axes, strings.TrimSpace(name))
 		sizes = append(sizes, n)
@@ -96,7 +104,7 @@ func ParseDevices(text string) ([]int, error) {
 		p := strings.TrimSpace(part)
 		n, err := strconv.Atoi(p)
 		if err != nil {
-			return nil, fmt.Errorf("sharding: bad device list %q: %q is not a device id", text, p)
+			return nil, &SyntaxError{What: "device list", Input: text, Pos: -1, Msg: fmt.Sprintf("%q is not a device id", p), Err: err}
 		}
 		ids = append(ids, n)
 	}
@@ -136,10 +144,10 @@ func (m *Mesh) axis(name string) int { return slices.Index(m.Axes, name) }
 // and n = 4, process 1 holds devices 2 and 3.
 func (m *Mesh) ProcessDevices(i, n int) ([]int, error) {
 	if n < 1 || i < 0 || i >= n {
-		return nil, fmt.Errorf("sharding: bad process %d/%d: want I/N with 0 ≤ I < N", i, n)
+		return nil, &MeshError{Mesh: m.String(), Msg: fmt.Sprintf("bad process %d/%d: want I/N with 0 ≤ I < N", i, n)}
 	}
 	if m.Size()%n != 0 {
-		return nil, fmt.Errorf("sharding: %d processes cannot split the %d devices of mesh %s evenly", n, m.Size(), m)
+		return nil, &MeshError{Mesh: m.String(), Msg: fmt.Sprintf("%d processes cannot split the %d devices of mesh %s evenly", n, m.Size(), m)}
 	}
 	ids := slices.Sorted(slices.Values(m.Devices))
 	k := m.Size() / n

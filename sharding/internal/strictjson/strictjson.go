@@ -1,4 +1,7 @@
-package sharding
+// Package strictjson decodes JSON strictly: a key it does not know, a key given twice
+// in one object and anything after the value are errors, never ignored. The manifest,
+// the rules and the checkpoint index of package sharding are read with it.
+package strictjson
 
 import (
 	"bytes"
@@ -6,45 +9,28 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 )
 
-// Size limits of the JSON files the package reads whole: far above any real file (a
-// manifest of 1,048,576 devices that all hold one shard is a few KB, one that lists
-// each device's files about 100 bytes a device), low enough that /dev/zero or a
-// mistyped path to a checkpoint fails at once instead of filling memory.
-const (
-	MaxRulesBytes    = 16 << 20
-	MaxManifestBytes = 512 << 20
-	MaxIndexBytes    = 64 << 20
-)
-
-// readLimited reads the file at path whole, failing if it holds more than limit bytes
-// (it reads at most limit+1: a device or a FIFO never ends).
-func readLimited(path, what string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("sharding: %s %s: %w", what, path, err)
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("sharding: %s %s is larger than the limit of %d bytes", what, path, limit)
-	}
-	return data, nil
+// Error is a JSON text that Decode refuses for one key: Key is its path (rules[2].match),
+// Msg the whole message and Err encoding/json's error, when it gave one.
+type Error struct {
+	Key string
+	Msg string
+	Err error
 }
 
-// decodeStrict decodes one JSON value into v: unknown keys, a key given twice in one
+func (e *Error) Error() string { return e.Msg }
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Decode decodes one JSON value into v: unknown keys, a key given twice in one
 // object and anything after the value are errors, which name the key by its path
 // (rules[2].match). encoding/json alone would ignore the first and keep the last of
 // the second, silently.
-func decodeStrict(data []byte, v any) error {
-	if err := checkDuplicateKeys(data); err != nil {
+func Decode(data []byte, v any) error {
+	if err := CheckDuplicateKeys(data); err != nil {
 		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
@@ -52,10 +38,10 @@ func decodeStrict(data []byte, v any) error {
 	if err := dec.Decode(v); err != nil {
 		var ute *json.UnmarshalTypeError
 		if errors.As(err, &ute) && ute.Field != "" {
-			return fmt.Errorf("key %q holds a JSON %s, want %s", ute.Field, ute.Value, ute.Type)
+			return &Error{Key: ute.Field, Msg: fmt.Sprintf("key %q holds a JSON %s, want %s", ute.Field, ute.Value, ute.Type), Err: err}
 		}
 		if msg, ok := unknownField(err); ok {
-			return fmt.Errorf("unknown key %s", msg)
+			return &Error{Key: strings.Trim(msg, `"`), Msg: "unknown key " + msg, Err: err}
 		}
 		return err
 	}
@@ -75,11 +61,11 @@ func unknownField(err error) (string, bool) {
 	return "", false
 }
 
-// checkDuplicateKeys scans the JSON text and fails at the first object that holds a
+// CheckDuplicateKeys scans the JSON text and fails at the first object that holds a
 // key twice, naming it by its path. It only follows the nesting: what is not valid
 // JSON the decoder then reports. (encoding/json's Token API did the same at a fifth of
 // the speed, which a manifest of a million devices felt.)
-func checkDuplicateKeys(data []byte) error {
+func CheckDuplicateKeys(data []byte) error {
 	type frame struct {
 		obj     bool
 		wantKey bool
@@ -145,7 +131,7 @@ func checkDuplicateKeys(data []byte) error {
 					}
 				}
 				if dup {
-					return fmt.Errorf("key %q is given twice", path(k))
+					return &Error{Key: path(k), Msg: fmt.Sprintf("key %q is given twice", path(k))}
 				}
 				f.key, f.wantKey = k, false
 			}

@@ -1,4 +1,4 @@
-package sharding
+package placement
 
 import (
 	"fmt"
@@ -59,7 +59,7 @@ type specParser struct {
 }
 
 func (p *specParser) errorf(format string, args ...any) error {
-	return fmt.Errorf("sharding: bad spec %q: at byte %d: %s", p.s, p.i, fmt.Sprintf(format, args...))
+	return &SyntaxError{What: "spec", Input: p.s, Pos: p.i, Msg: fmt.Sprintf(format, args...)}
 }
 
 func (p *specParser) space() {
@@ -168,19 +168,19 @@ func (s Spec) Check(m *Mesh, rank int) error {
 		if len(s) == 1 {
 			entries = "entry"
 		}
-		return fmt.Errorf("sharding: spec %s has %d %s, but the array has rank %d", s, len(s), entries, rank)
+		return &SpecError{Spec: s, Msg: fmt.Sprintf("has %d %s, but the array has rank %d", len(s), entries, rank)}
 	}
 	used := map[string]int{}
 	for d, e := range s {
 		for _, a := range e {
 			if m.axis(a) < 0 {
-				return fmt.Errorf("sharding: spec %s names mesh axis %q, which mesh %s does not have", s, a, m)
+				return &SpecError{Spec: s, Axis: a, Msg: fmt.Sprintf("names mesh axis %q, which mesh %s does not have", a, m)}
 			}
 			if prev, ok := used[a]; ok {
 				if prev == d {
-					return fmt.Errorf("sharding: spec %s uses mesh axis %q twice on dim %d", s, a, d)
+					return &SpecError{Spec: s, Axis: a, Msg: fmt.Sprintf("uses mesh axis %q twice on dim %d", a, d)}
 				}
-				return fmt.Errorf("sharding: spec %s uses mesh axis %q twice (dims %d and %d)", s, a, prev, d)
+				return &SpecError{Spec: s, Axis: a, Msg: fmt.Sprintf("uses mesh axis %q twice (dims %d and %d)", a, prev, d)}
 			}
 			used[a] = d
 		}

@@ -1,0 +1,35 @@
+package sharding
+
+import (
+	"fmt"
+	"io"
+	"os"
+)
+
+// Size limits of the JSON files the package reads whole: far above any real file (a
+// manifest of 1,048,576 devices that all hold one shard is a few KB, one that lists
+// each device's files about 100 bytes a device), low enough that /dev/zero or a
+// mistyped path to a checkpoint fails at once instead of filling memory.
+const (
+	MaxRulesBytes    = 16 << 20
+	MaxManifestBytes = 512 << 20
+	MaxIndexBytes    = 64 << 20
+)
+
+// readLimited reads the file at path whole, failing if it holds more than limit bytes
+// (it reads at most limit+1: a device or a FIFO never ends).
+func readLimited(path, what string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("sharding: %s %s: %w", what, path, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("sharding: %s %s is larger than the limit of %d bytes", what, path, limit)
+	}
+	return data, nil
+}
