@@ -40,7 +40,7 @@ type bucketSink struct {
 	prefix string            // ends in "/" (or is empty: the bucket's root)
 	fp     map[string]string // fingerprint by file name
 	found  map[string]store.Attrs
-	opt    *Options
+	opt    *jobOptions
 	sum    checksum // the job's
 	stage  *staging // where images wait for their upload
 }
@@ -141,7 +141,7 @@ func (s *bucketSink) put(files []string, hs []hash.Hash, write func(ws []io.Writ
 // process's partial manifest, which MergeURL joins). The prefix may hold only
 // objects of this conversion: a rerun skips the shards already written, with the
 // right size and fingerprint, and rewrites the others.
-func (j *Job) WriteURL(out string) (*Manifest, error) {
+func (j *shardJob) writeURL(out string) (*Manifest, error) {
 	ctx := context.Background()
 	b, key, err := store.Open(ctx, out)
 	if err != nil {
@@ -167,7 +167,7 @@ func (j *Job) WriteURL(out string) (*Manifest, error) {
 
 // plan names every file of the conversion (of all processes), fingerprints them,
 // and checks what the prefix already holds.
-func (s *bucketSink) plan(j *Job) error {
+func (s *bucketSink) plan(j *shardJob) error {
 	id := sha256.New()
 	fmt.Fprintf(id, "source %q to %q mesh %v %v %v processes %d\n", j.opt.Source, j.opt.To,
 		j.opt.Mesh.Axes, j.opt.Mesh.Sizes, j.opt.Mesh.Devices, j.opt.Processes)

@@ -49,7 +49,14 @@ type ConvertOptions struct {
 	// the new one is complete; Note hears why an old tree is left beside it.
 	Force bool
 	Note  func(string)
-	// Written, Hold, Track and Untrack are as in Options.
+	// Written, when set, is called after each image file with its name and size.
+	// Hold, Track and Untrack let a command remove temporary output when a signal
+	// stops it: every file or directory is created between a Hold and the release it
+	// returns, each temporary one (the one-process conversion's directory, a shared
+	// directory's temporary files, a bucket conversion's staging directory) Tracked
+	// while held, and Untracked once renamed or removed. A signal handler that takes
+	// the same hold can then remove what is tracked with nothing new appearing in it.
+	// Unset, they do nothing.
 	Written func(file string, bytes int64)
 	Hold    func() (release func())
 	Track   func(path string)
@@ -61,7 +68,7 @@ type ConvertOptions struct {
 type Conversion struct {
 	opt     ConvertOptions
 	ckpt    *Checkpoint
-	job     *Job
+	job     *shardJob
 	count   int // tensors converted
 	guessed []GuessedLayout
 }
@@ -177,7 +184,7 @@ func NewConversion(o ConvertOptions) (*Conversion, error) {
 	if o.Pad != "" {
 		ropts = append(slices.Clip(ropts), padOpt)
 	}
-	job, err := Prepare(ckpt, Options{
+	job, err := prepare(ckpt, jobOptions{
 		Mesh: mesh, SpecFor: specFor, To: o.To, Source: o.Checkpoint, Names: names,
 		Process: o.Process, Processes: o.Processes, RelayoutOptions: ropts, Checksum: o.Checksum,
 		Target: target, Written: o.Written, Hold: o.Hold, Track: o.Track, Untrack: o.Untrack,
@@ -302,9 +309,9 @@ func (c *Conversion) Write() (*ConvertSummary, error) {
 	var m *Manifest
 	var err error
 	if store.IsURL(c.opt.Out) {
-		m, err = c.job.WriteURL(c.opt.Out)
+		m, err = c.job.writeURL(c.opt.Out)
 	} else {
-		m, err = c.job.WriteDir(buffer.LinkTarget(c.opt.Out))
+		m, err = c.job.writeDir(buffer.LinkTarget(c.opt.Out))
 	}
 	if err != nil {
 		return nil, &ConvertError{Field: "Out", format: "cannot write OUT %s", args: []any{c.opt.Out}, Err: err}

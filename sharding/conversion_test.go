@@ -40,7 +40,7 @@ func TestConvertOptions(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := filepath.Join(tmp, "dir")
-			if _, err := ConvertDir(ckpt, want, Options{Mesh: mesh, To: to, Source: ckptPath,
+			if _, err := convertDir(ckpt, want, jobOptions{Mesh: mesh, To: to, Source: ckptPath,
 				SpecFor: func(string) (placement.Spec, error) { return spec, nil },
 				Target:  func(safetensors.TensorInfo, layout.Shape) (layout.Shape, error) { return dst, nil },
 			}); err != nil {

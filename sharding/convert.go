@@ -19,8 +19,8 @@ import (
 	"github.com/tpulayout/tpulayout/sharding/placement"
 )
 
-// Options say how Convert shards a checkpoint.
-type Options struct {
+// jobOptions are ConvertOptions read: how a shardJob shards a checkpoint.
+type jobOptions struct {
 	Mesh *placement.Mesh
 	// SpecFor gives the spec of each tensor (a Rules' SpecFor, or one spec for all).
 	SpecFor func(name string) (placement.Spec, error)
@@ -55,34 +55,34 @@ type Options struct {
 	Untrack func(path string)
 }
 
-func (o *Options) hold() func() {
+func (o *jobOptions) hold() func() {
 	if o.Hold == nil {
 		return func() {}
 	}
 	return o.Hold()
 }
 
-func (o *Options) track(p string) {
+func (o *jobOptions) track(p string) {
 	if o.Track != nil {
 		o.Track(p)
 	}
 }
 
-func (o *Options) untrack(p string) {
+func (o *jobOptions) untrack(p string) {
 	if o.Untrack != nil {
 		o.Untrack(p)
 	}
 }
 
-// Job is a checked conversion, ready to write: Prepare finds every error of the input
+// shardJob is a checked conversion, ready to write: Prepare finds every error of the input
 // before anything is written.
-type Job struct {
+type shardJob struct {
 	ckpt    *Checkpoint
-	opt     Options
+	opt     jobOptions
 	devices []int // this process's device ids, increasing
 	tensors []tensorJob
 	sink    sink     // where write writes, while it does
-	sum     checksum // the images' checksum (Options.Checksum)
+	sum     checksum // the images' checksum (jobOptions.Checksum)
 }
 
 type tensorJob struct {
@@ -97,8 +97,8 @@ type tensorJob struct {
 
 // Prepare checks the conversion of ckpt with opt: specs against the mesh and the
 // tensors' dims, targets, plans; nothing is written.
-func Prepare(ckpt *Checkpoint, opt Options) (*Job, error) {
-	j := &Job{ckpt: ckpt, opt: opt}
+func prepare(ckpt *Checkpoint, opt jobOptions) (*shardJob, error) {
+	j := &shardJob{ckpt: ckpt, opt: opt}
 	var err error
 	if j.sum, err = checksumNamed(cmp.Or(opt.Checksum, DefaultChecksum)); err != nil {
 		return nil, err
@@ -207,7 +207,7 @@ func shardFile(dir string, s *placement.Shard) string {
 }
 
 // Bytes is the total size of the images this process writes.
-func (j *Job) Bytes() int64 {
+func (j *shardJob) Bytes() int64 {
 	var n int64
 	for _, t := range j.tensors {
 		n += int64(len(t.shards)) * t.plan.footprint
@@ -218,7 +218,7 @@ func (j *Job) Bytes() int64 {
 // write writes the images through s and returns the manifest: manifest.json for
 // one process, or this process's partial manifest (see Merge). The manifest comes
 // last, once every image is complete.
-func (j *Job) write(s sink) (*Manifest, error) {
+func (j *shardJob) write(s sink) (*Manifest, error) {
 	defer s.flush() // on failures too: it closes the files
 	j.sink = s
 	defer func() { j.sink = nil }()
@@ -274,7 +274,7 @@ func (j *Job) write(s sink) (*Manifest, error) {
 
 // writeTensor writes the shards of t that this process writes (mine are its
 // devices) through s, group by group, and returns the tensor's manifest entry.
-func (j *Job) writeTensor(s sink, t *tensorJob, mine map[int]bool, sc *scratch) (ManifestTensor, error) {
+func (j *shardJob) writeTensor(s sink, t *tensorJob, mine map[int]bool, sc *scratch) (ManifestTensor, error) {
 	mt := t.manifest()
 	if err := s.prepare(t.dir); err != nil {
 		return mt, err
@@ -337,16 +337,16 @@ func (j *Job) writeTensor(s sink, t *tensorJob, mine map[int]bool, sc *scratch) 
 // renamed into place at the end, so a failure leaves nothing. With several, dir is
 // shared by the processes (created if missing) and each writes its own files and
 // partial manifest.
-func ConvertDir(ckpt *Checkpoint, dir string, opt Options) (*Manifest, error) {
-	j, err := Prepare(ckpt, opt)
+func convertDir(ckpt *Checkpoint, dir string, opt jobOptions) (*Manifest, error) {
+	j, err := prepare(ckpt, opt)
 	if err != nil {
 		return nil, err
 	}
-	return j.WriteDir(dir)
+	return j.writeDir(dir)
 }
 
 // WriteDir writes a prepared job into dir, as ConvertDir says.
-func (j *Job) WriteDir(dir string) (*Manifest, error) {
+func (j *shardJob) writeDir(dir string) (*Manifest, error) {
 	if j.opt.Processes > 1 {
 		if _, err := os.Stat(filepath.Join(dir, ManifestName)); err == nil {
 			return nil, fmt.Errorf("sharding: %s already holds a merged %s", dir, ManifestName)
@@ -406,7 +406,7 @@ func (j *Job) WriteDir(dir string) (*Manifest, error) {
 	return m, nil
 }
 
-func (j *Job) note(s string) {
+func (j *shardJob) note(s string) {
 	if j.opt.Note != nil {
 		j.opt.Note(s)
 	}

@@ -82,7 +82,7 @@ func fingerprintFile(path string) (string, int64, error) {
 
 // sources fingerprints the files of the checkpoint that hold the tensors the job
 // converts (objects from their reads, see fpsample.go), by base name in sorted order.
-func (j *Job) sources() ([]ManifestSource, error) {
+func (j *shardJob) sources() ([]ManifestSource, error) {
 	seen := map[*safetensors.File]bool{}
 	out := []ManifestSource{}
 	for _, t := range j.tensors {

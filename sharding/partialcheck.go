@@ -32,7 +32,7 @@ func (e *ConflictError) Unwrap() error { return e.Err }
 
 // head is the manifest of the job without its shards, devices and sources: what
 // every process of one conversion writes alike.
-func (j *Job) head() *Manifest {
+func (j *shardJob) head() *Manifest {
 	m := &Manifest{Format: ManifestFormat, Source: j.opt.Source, To: j.opt.To, Checksum: j.sum.name,
 		Mesh: ManifestMesh{Axes: j.opt.Mesh.Axes, Sizes: j.opt.Mesh.Sizes, Devices: j.opt.Mesh.Devices}}
 	if j.opt.Processes > 1 {
@@ -60,7 +60,7 @@ type partialText struct {
 // checkPartials checks, before a --process run writes, the partial manifests already
 // in out (by name): each must be of this conversion. This process's own, from an
 // earlier run, is not checked: the run replaces it.
-func (j *Job) checkPartials(out string, partials map[string]partialText) error {
+func (j *shardJob) checkPartials(out string, partials map[string]partialText) error {
 	mine := PartialName(j.opt.Process, j.opt.Processes)
 	names := slices.Sorted(maps.Keys(partials))
 	ours := j.head()

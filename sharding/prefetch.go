@@ -89,7 +89,7 @@ func (p *imagePlan) steps(starts [][]int64) [][]window {
 // and run one after another: a tensor's reads start once the previous tensor's are
 // all issued, so the first band of each is in before it is needed, and the buffers
 // a tensor waits for are never held by one behind it.
-func (j *Job) announce() (stop func()) {
+func (j *shardJob) announce() (stop func()) {
 	var pfs []*prefetch
 	most := 0
 	for i := range j.tensors {

@@ -142,7 +142,7 @@ func TestCheckpointChangesDuringRun(t *testing.T) {
 	mesh, _ := placement.ParseMesh(c.Mesh, c.Devices)
 	spec, _ := placement.ParseSpec(c.Spec)
 	out := filepath.Join(t.TempDir(), "out")
-	_, err = ConvertDir(ckpt, out, Options{Mesh: mesh,
+	_, err = convertDir(ckpt, out, jobOptions{Mesh: mesh,
 		SpecFor: func(string) (placement.Spec, error) { return spec, nil },
 		Target: func(_ safetensors.TensorInfo, shard layout.Shape) (layout.Shape, error) {
 			return rowMajor(shard.DType, shard.Dims), nil

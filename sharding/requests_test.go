@@ -27,7 +27,7 @@ func TestServerConversionRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	mesh, _ := placement.ParseMesh("data=2,model=4", nil)
-	opt := Options{Mesh: mesh,
+	opt := jobOptions{Mesh: mesh,
 		SpecFor: func(string) (placement.Spec, error) { return placement.ParseSpec(`P("data", "model")`) },
 		Target: func(_ safetensors.TensorInfo, s layout.Shape) (layout.Shape, error) {
 			return rowMajor(layout.BF16, s.Dims), nil
@@ -37,7 +37,7 @@ func TestServerConversionRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := filepath.Join(dir, "want")
-	wm, err := ConvertDir(local, want, opt)
+	wm, err := convertDir(local, want, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestServerConversionRequests(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := filepath.Join(t.TempDir(), "out")
-			m, err := ConvertDir(ckpt, got, opt)
+			m, err := convertDir(ckpt, got, opt)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,7 +11,7 @@ import (
 
 // sink is where a job writes its files, named relative to the output (such as
 // "w/0.0.bin" and "manifest.json"): a directory (dirSink) or the objects under a
-// bucket prefix (bucketSink). Job.write writes through it as zip.Writer writes to
+// bucket prefix (bucketSink). shardJob.write writes through it as zip.Writer writes to
 // an io.Writer, never asking which it is.
 type sink interface {
 	// prepare readies the folder rel of the output ("" for its top) for the files
@@ -35,13 +35,13 @@ type sink interface {
 // (buffer.WriteFileAtomicFile), and what killed runs left is removed first.
 type dirSink struct {
 	dir  string
-	opt  *Options
+	opt  *jobOptions
 	sync *syncer // whole: syncs and closes the files; nil for a shared directory
 }
 
 // newDirSink returns the sink of dir; whole says dir is the job's own temporary
 // directory.
-func newDirSink(dir string, whole bool, opt *Options) *dirSink {
+func newDirSink(dir string, whole bool, opt *jobOptions) *dirSink {
 	s := &dirSink{dir: dir, opt: opt}
 	if whole {
 		s.sync = newSyncer()
