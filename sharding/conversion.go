@@ -7,13 +7,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/convert"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/relayout"
 	"github.com/tpulayout/tpulayout/sharding/placement"
-	"github.com/tpulayout/tpulayout/store"
 	"github.com/tpulayout/tpulayout/tpu"
 )
 
@@ -67,6 +65,7 @@ type ConvertOptions struct {
 // every error of the options and the checkpoint before anything is written.
 type Conversion struct {
 	opt     ConvertOptions
+	out     output
 	ckpt    *Checkpoint
 	job     *shardJob
 	count   int // tensors converted
@@ -134,7 +133,8 @@ func NewConversion(o ConvertOptions) (*Conversion, error) {
 	if o.To == "" {
 		return nil, usage(missingTo)
 	}
-	if o.Force && store.IsURL(o.Out) {
+	out := outputOf(o.Out)
+	if o.Force && !out.replaceable() {
 		return nil, usage("{Force} replaces a directory OUTDIR, not a bucket prefix such as %s", o.Out)
 	}
 	if o.Force && o.Processes > 1 {
@@ -197,7 +197,7 @@ func NewConversion(o ConvertOptions) (*Conversion, error) {
 	if count == 0 {
 		count = len(ckpt.Tensors)
 	}
-	c := &Conversion{opt: o, ckpt: ckpt, job: job, count: count, guessed: []GuessedLayout{}}
+	c := &Conversion{opt: o, out: out, ckpt: ckpt, job: job, count: count, guessed: []GuessedLayout{}}
 	if g, ok := strings.CutPrefix(o.To, "tpu:"); ok {
 		if gen, err := tpu.ParseGeneration(g); err == nil {
 			for _, t := range job.tensors {
@@ -306,13 +306,7 @@ func (c *Conversion) ManifestPath() string {
 // Write writes the images and the manifest into OUTDIR (a symlink directory: at its
 // target) or under the bucket prefix.
 func (c *Conversion) Write() (*ConvertSummary, error) {
-	var m *Manifest
-	var err error
-	if store.IsURL(c.opt.Out) {
-		m, err = c.job.writeURL(c.opt.Out)
-	} else {
-		m, err = c.job.writeDir(buffer.LinkTarget(c.opt.Out))
-	}
+	m, err := c.out.write(c.job)
 	if err != nil {
 		return nil, &ConvertError{Field: "Out", format: "cannot write OUT %s", args: []any{c.opt.Out}, Err: err}
 	}
