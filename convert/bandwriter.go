@@ -1,8 +1,6 @@
 package convert
 
 import (
-	"errors"
-	"fmt"
 	"sync"
 	"sync/atomic"
 
@@ -100,7 +98,7 @@ func writeBands(f ImageWriter, base int64, src *buffer.Buffer, b *relayout.Bands
 			clear(out)
 		}
 		if err := b.CopyBand(k, out, src, scratch); err != nil {
-			cerr = errors.New(CleanErr(fmt.Errorf("relayout: cannot convert band %d: %w", k, err)))
+			cerr = inputf("cannot convert band %d: %s", k, err)
 			break
 		}
 		if !bd.Gather {

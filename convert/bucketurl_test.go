@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,33 +15,34 @@ func TestBucketURLNotTaken(t *testing.T) {
 	dir := t.TempDir()
 	npy := testfiles.WriteNPY(t, dir, "in.npy", testfiles.RandomBuffer(t, "f32[8,128]", 2))
 	for _, c := range []struct {
-		run  func() error
-		want string
+		run   func() error
+		field string
+		want  string
 	}{
 		{func() error {
 			_, err := (&Job{In: "s3://b/in.npy", Out: filepath.Join(dir, "o"), To: "tpu:v5e"}).Run()
 			return err
-		}, "In s3://b/in.npy is a bucket URL"},
-		{func() error { _, err := (&Job{In: npy, Out: "gs://b/o.bin", To: "tpu:v5e"}).Run(); return err }, "Out gs://b/o.bin is a bucket URL"},
+		}, "In", "In s3://b/in.npy is a bucket URL"},
+		{func() error { _, err := (&Job{In: npy, Out: "gs://b/o.bin", To: "tpu:v5e"}).Run(); return err }, "Out", "Out gs://b/o.bin is a bucket URL"},
 		{func() error {
-			_, err := (&Job{In: npy, Out: "gs://b/od", All: true, To: "tpu:v5e", Names: FlagNames}).Run()
+			_, err := (&Job{In: npy, Out: "gs://b/od", All: true, To: "tpu:v5e"}).Run()
 			return err
-		}, "OUT gs://b/od is a bucket URL"},
+		}, "Out", "Out gs://b/od is a bucket URL"},
 		{func() error {
-			_, err := (&Check{Dump: "s3://b/d", Layout: "f32[8,128]", Ref: npy, Names: FlagNames}).Run()
+			_, err := (&Check{Dump: "s3://b/d", Layout: "f32[8,128]", Ref: npy}).Run()
 			return err
-		}, "DUMP s3://b/d is a bucket URL"},
+		}, "Dump", "Dump s3://b/d is a bucket URL"},
 		{func() error {
-			_, err := (&Check{Dump: npy, Layout: "f32[8,128]", Ref: "gs://b/r.npy", Names: FlagNames}).Run()
+			_, err := (&Check{Dump: npy, Layout: "f32[8,128]", Ref: "gs://b/r.npy"}).Run()
 			return err
-		}, "REF gs://b/r.npy is a bucket URL"},
+		}, "Ref", "Ref gs://b/r.npy is a bucket URL"},
 		{func() error {
 			return (&Job{Out: "s3://b/x.bin"}).WriteOutput(func(ImageWriter) error { return nil })
-		}, "Out s3://b/x.bin is a bucket URL"},
+		}, "Out", "Out s3://b/x.bin is a bucket URL"},
 	} {
-		err := c.run()
-		if err == nil || !strings.Contains(err.Error(), c.want) || KindOf(err) != Usage {
-			t.Errorf("%v; want a usage error saying %q", err, c.want)
+		var e *Error
+		if err := c.run(); !errors.As(err, &e) || e.Field != c.field || e.Kind != Setting || !strings.HasPrefix(err.Error(), c.want) {
+			t.Errorf("%v; want a setting error of %s saying %q", err, c.field, c.want)
 		}
 	}
 }

@@ -59,16 +59,16 @@ func (l Limits) orDefault() Limits {
 // free. An out written as a stream (a device, pipe or /dev/fd/N) takes no disk space;
 // a symlink's is taken where its target lies.
 func (j *Job) checkCapacity(out string, fileBytes, memBytes int64) error {
-	l, n := j.Limits.orDefault(), j.Names.orDefault()
+	l, n := j.Limits.orDefault(), j.Names
 	if avail, ok := l.Memory(); ok && memBytes > avail {
-		return n.errf(Output, "cannot hold {out} in memory: converting needs %s (%d bytes), but only %s (%d bytes) is available",
+		return n.errf(Output, "cannot hold {Out} in memory: converting needs %s (%d bytes), but only %s (%d bytes) is available",
 			SizeText(memBytes), memBytes, SizeText(avail), avail)
 	}
 	if IsStream(out) {
 		return nil
 	}
 	if free, ok := l.FreeDisk(filepath.Dir(buffer.LinkTarget(out))); ok && fileBytes > free {
-		return n.errf(Output, "cannot write {out} %s: no space left: it needs %s (%d bytes), but its file system has only %s (%d bytes) free",
+		return n.errf(Output, "cannot write {Out} %s: no space left: it needs %s (%d bytes), but its file system has only %s (%d bytes) free",
 			out, SizeText(fileBytes), fileBytes, SizeText(free), free)
 	}
 	return nil

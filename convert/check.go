@@ -25,26 +25,24 @@ type Check struct {
 	Ref, RefShape, Tensor, View string
 	Options                     validate.Options // tolerance, padding, vreg geometry, Stage
 	Stdin                       io.Reader        // for Dump "-"; default os.Stdin
-	Names                       Names            // the words of messages; zero: LibraryNames
 }
 
 // CheckResult is the comparison's report, and the element types compared.
 type CheckResult struct {
 	Report              *validate.Report
 	RefDType, DumpDType layout.DType
-	names               Names
 	viewed              bool // View was set
 }
 
 // Summary is the report's one-line summary; when Ref held integers compared by value
 // with floats of their width (and View was not set), it adds that they may be bits, as
 // a u16 Ref holding bf16 bits (NumPy's bf16 without ml_dtypes) differs everywhere.
-func (r *CheckResult) Summary() string {
+func (r *CheckResult) Summary() Message {
 	msg := r.Report.Summary()
-	if hint := viewHint(r.RefDType, r.DumpDType, r.names.Ref, r.names.View); hint != "" && !r.viewed && !r.Report.OK {
+	if hint := viewHint(r.RefDType, r.DumpDType, "{Ref}", "{View}"); hint != "" && !r.viewed && !r.Report.OK {
 		msg += " (" + hint + ")"
 	}
-	return msg
+	return textMessage(msg)
 }
 
 // Run opens the files and compares them. A report with mismatches is a result, not an
@@ -55,29 +53,29 @@ func (c *Check) Run() (*CheckResult, error) {
 }
 
 func (c *Check) run() (*CheckResult, error) {
-	n := c.Names.orDefault()
+	var n Names
 	if c.Layout == "" {
-		return nil, n.errf(Usage, "missing {layout} SHAPE: the shape and layout of {dump}")
+		return nil, n.errf(Setting, "missing {Layout} SHAPE: the shape and layout of {Dump}")
 	}
 	if c.Ref == "" {
-		return nil, n.errf(Usage, "missing {ref} REF: the expected array (.npy, .safetensors, or raw with {refshape})")
+		return nil, n.errf(Setting, "missing {Ref} REF: the expected array (.npy, .safetensors, or raw with {RefShape})")
 	}
 	ix, err := CompileShape(c.Layout)
 	if err != nil {
-		return nil, n.wrapf(err, "{layout}: %s", err)
+		return nil, n.wrapf(err, "{Layout}: %s", err)
 	}
-	if err := n.localOnly("{dump}", c.Dump); err != nil {
+	if err := n.localOnly("{Dump}", c.Dump); err != nil {
 		return nil, err
 	}
-	if err := n.localOnly("{ref}", c.Ref); err != nil {
+	if err := n.localOnly("{Ref}", c.Ref); err != nil {
 		return nil, err
 	}
 	refKind := FormatOf(c.Ref)
 	if c.RefShape != "" && refKind != Raw {
-		return nil, n.errf(Usage, "{refshape} is for a raw {ref}; %s is a %s file with its own dtype and shape", c.Ref, refKind)
+		return nil, n.errf(Setting, "{RefShape} is for a raw {Ref}; %s is a %s file with its own dtype and shape", c.Ref, refKind)
 	}
 	if c.Ref == "-" {
-		return nil, n.errf(Usage, "- (standard input) is not supported for {ref}; use a file")
+		return nil, n.errf(Setting, "- (standard input) is not supported for {Ref}; use a file")
 	}
 	// Dump "-" is standard input: a stream has no size to check first and cannot be
 	// mapped, so it is read whole.
@@ -90,36 +88,36 @@ func (c *Check) run() (*CheckResult, error) {
 			r = os.Stdin
 		}
 		if stdinDump, err = io.ReadAll(r); err != nil {
-			return nil, n.errf(Input, "cannot read {dump} - (standard input): %s", FileErr(err))
+			return nil, n.errf(Input, "cannot read {Dump} - (standard input): %s", err)
 		}
 		dumpSize = int64(len(stdinDump))
 	} else {
 		st, err := os.Stat(dumpPath)
 		if err != nil {
-			return nil, n.errf(Input, "cannot read {dump} %s: %s", dumpPath, FileErr(err))
+			return nil, n.errf(Input, "cannot read {Dump} %s: %s", dumpPath, err)
 		}
 		if st.IsDir() {
-			return nil, n.errf(Input, "cannot read {dump} %s: it is a directory", dumpPath)
+			return nil, n.errf(Input, "cannot read {Dump} %s: it is a directory", dumpPath)
 		}
 		dumpSize = st.Size()
 	}
 	if want := ix.FootprintBytes(); dumpSize != want {
-		return nil, n.errf(Input, "{dump} %s has %s, but the footprint of %s is %s",
+		return nil, n.errf(Input, "{Dump} %s has %s, but the footprint of %s is %s",
 			dumpPath, report.Plural(dumpSize, "byte"), ix.Shape(), report.Plural(want, "byte"))
 	}
 	if c.Options.Stage != nil {
 		c.Options.Stage("reading")
 	}
-	ref, _, err := OpenArray(c.Ref, refKind, c.RefShape, c.Tensor, ArrayWords{What: n.Ref, Shape: n.RefShape, Tensor: n.Tensor})
+	ref, _, err := OpenArray(c.Ref, refKind, c.RefShape, c.Tensor, ArrayWords{What: "Ref", Shape: "RefShape", Tensor: "Tensor"})
 	if err != nil {
 		return nil, err
 	}
 	defer ref.Close()
-	if ref, err = ViewArray(ref, c.View, n.View, n.Ref, c.Ref); err != nil {
+	if ref, err = ViewArray(ref, c.View, "View", "Ref", c.Ref); err != nil {
 		return nil, err
 	}
 	if !slices.Equal(ref.Dims(), ix.Dims()) {
-		return nil, n.errf(Input, "{ref} %s is %s, but {layout} %s has dims %s",
+		return nil, n.errf(Input, "{Ref} %s is %s, but {Layout} %s has dims %s",
 			c.Ref, layout.NewShape(ref.DType(), ref.Dims()...), ix.Shape(), report.DimsText(ix.Dims()))
 	}
 	var dump *buffer.Buffer
@@ -131,14 +129,14 @@ func (c *Check) run() (*CheckResult, error) {
 		dump, err = buffer.ReadRaw(dumpPath, ix.Shape())
 	}
 	if err != nil {
-		return nil, n.errf(Input, "cannot read {dump} %s: %s", dumpPath, CleanErr(err))
+		return nil, n.errf(Input, "cannot read {Dump} %s: %s", dumpPath, err)
 	}
 	defer dump.Close()
 	r, err := validate.Compare(dump, ref, c.Options)
 	if err != nil {
-		return nil, n.errf(Input, "cannot compare {ref} %s (%s) with {dump} (%s): %s", c.Ref, ref.DType(), dump.DType(),
+		return nil, n.errf(Input, "cannot compare {Ref} %s (%s) with {Dump} (%s): %s", c.Ref, ref.DType(), dump.DType(),
 			strings.TrimPrefix(CleanErr(err), "validate: "))
 	}
 	r.Dump, r.Ref = dumpPath, c.Ref
-	return &CheckResult{Report: r, RefDType: ref.DType(), DumpDType: dump.DType(), names: n, viewed: c.View != ""}, nil
+	return &CheckResult{Report: r, RefDType: ref.DType(), DumpDType: dump.DType(), viewed: c.View != ""}, nil
 }

@@ -58,11 +58,11 @@ func TestCheckSummaryView(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := " (Ref holds u16 integers, converted to bf16 by value; if they are bf16 bits, add View bf16)"
-	if res.Report.OK || res.Summary() != res.Report.Summary()+want {
+	if res.Report.OK || res.Summary().String() != res.Report.Summary()+want {
 		t.Errorf("summary %q", res.Summary())
 	}
 	res, err = (&Check{Dump: img, Layout: layoutText, Ref: ref, View: "bf16"}).Run()
-	if err != nil || !res.Report.OK || res.Summary() != res.Report.Summary() {
+	if err != nil || !res.Report.OK || res.Summary().String() != res.Report.Summary() {
 		t.Errorf("with View: %v %q", err, res.Summary())
 	}
 }

@@ -6,34 +6,124 @@ import (
 	"io/fs"
 	"strings"
 
-	"github.com/tpulayout/tpulayout/report"
+	"github.com/tpulayout/tpulayout/internal/errtext"
 )
 
-// Kind is what went wrong, so that a caller can tell bad settings from bad files (a
-// command line maps kinds to exit statuses; only [Usage] calls for its usage line).
+// Kind is what went wrong, so that a caller can tell bad settings from bad files.
 type Kind int
 
 const (
 	// Input: an input cannot be read or is not what the settings say (a missing file,
 	// a raw file of the wrong size, a tensor of other dims, a shape that does not parse).
 	Input Kind = iota
-	// Usage: settings that contradict each other or are missing (To and All together
+	// Setting: settings that contradict each other or are missing (To and All together
 	// with a shape, a Pad the element type cannot hold exactly, …).
-	Usage
+	Setting
 	// Output: Out cannot be written (no space, not a regular file, an I/O error).
 	Output
 )
 
-func (k Kind) String() string { return [...]string{"input", "usage", "output"}[k] }
+func (k Kind) String() string { return [...]string{"input", "setting", "output"}[k] }
 
-// Error is every error a Job returns: its kind and the message, which names the job's
-// parts with the words of [Names].
-type Error struct {
-	Kind Kind
-	Msg  string
+// Fields are the names of the settings and files of [Job] and [Check] that messages
+// name: a message's {In}, {To}, … stand for them (see [Message.Text]).
+var Fields = []string{"In", "Out", "To", "From", "DType", "Tensor", "Pad", "View", "All",
+	"Force", "Dump", "Ref", "Layout", "RefShape"}
+
+// Message is a sentence about a job. It names the job's settings and files by their
+// fields, and quotes its causes, which [Message.Text] lets a caller word its own way:
+// a command line names the fields by its flags, say.
+type Message struct {
+	format string // fmt's format, in which {Field} stands for a field of Fields
+	args   []any  // fmt's arguments; the errors among them are causes
+	names  Names  // the words of the deprecated Job.Names; zero: the fields' names
 }
 
-func (e *Error) Error() string { return e.Msg }
+// Text is the message with each field named by name and each cause worded by cause;
+// a nil name names a field by itself, a nil cause words it by its Error().
+func (m Message) Text(name func(field string) string, cause func(error) string) string {
+	if name == nil {
+		name = m.names.word
+	}
+	args := make([]any, len(m.args))
+	for i, a := range m.args {
+		args[i] = a
+		if err, ok := a.(error); ok {
+			if cause != nil {
+				args[i] = cause(err)
+			} else {
+				args[i] = err.Error()
+			}
+		}
+	}
+	return fmt.Sprintf(fieldWords(m.format, name), args...)
+}
+
+// String is the message naming the fields by their names, or the words of the
+// deprecated Job.Names.
+func (m Message) String() string { return m.Text(nil, nil) }
+
+// fieldWords replaces each {Field} of format, for a field of Fields, with name(Field).
+func fieldWords(format string, name func(string) string) string {
+	if !strings.Contains(format, "{") {
+		return format
+	}
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(format, '{')
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(format[i:], '}')
+		if j < 0 {
+			break
+		}
+		f := format[i+1 : i+j]
+		if !isField(f) {
+			b.WriteString(format[:i+1])
+			format = format[i+1:]
+			continue
+		}
+		b.WriteString(format[:i])
+		b.WriteString(name(f))
+		format = format[i+j+1:]
+	}
+	b.WriteString(format)
+	return b.String()
+}
+
+func isField(s string) bool {
+	for _, f := range Fields {
+		if f == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Error is every error a Job or a Check returns. Field and Path say what it is about;
+// Err is its cause, which it unwraps to (errors.Is(err, fs.ErrNotExist) holds for a
+// missing In).
+type Error struct {
+	Kind  Kind
+	Field string  // the field it is about, of Fields ("To", "In", …); "" for none
+	Path  string  // the file it is about, when there is one
+	Err   error   // the cause; nil when the settings alone are wrong
+	Msg   Message // the whole sentence, quoting Err
+}
+
+func (e *Error) Error() string { return e.Msg.String() }
+func (e *Error) Unwrap() error { return e.Err }
+
+// Words is the message with each field named by name and each cause worded by cause
+// (see [Message.Text]); a cause's words that begin with Path lose it, which the
+// message names already.
+func (e *Error) Words(name func(field string) string, cause func(error) string) string {
+	if cause == nil || e.Path == "" {
+		return e.Msg.Text(name, cause)
+	}
+	return e.Msg.Text(name, func(c error) string { return strings.TrimPrefix(cause(c), e.Path+": ") })
+}
 
 // KindOf returns the kind of err: that of the first *Error in its chain, else Input.
 func KindOf(err error) Kind {
@@ -44,67 +134,110 @@ func KindOf(err error) Kind {
 	return Input
 }
 
-// Names are the words messages use for the job's inputs and settings. The zero value
-// means [LibraryNames], the field names of Job and Check; a command line passes the
-// names of its arguments and flags, so that "missing To" reads "missing --to" there.
+// newError makes an error of kind k from a message format whose {Field}s name the
+// job's parts: Field is the first of them, and Err the first error among args.
+func (n Names) newError(k Kind, format string, args ...any) *Error {
+	e := &Error{Kind: k, Msg: Message{format: format, args: args, names: n}}
+	for s := format; ; {
+		i := strings.IndexByte(s, '{')
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(s[i:], '}')
+		if j < 0 {
+			break
+		}
+		if f := s[i+1 : i+j]; isField(f) {
+			e.Field = f
+			break
+		}
+		s = s[i+1:]
+	}
+	for _, a := range args {
+		if err, ok := a.(error); ok {
+			e.Err = err
+			break
+		}
+	}
+	return e
+}
+
+// errf makes an error of kind k (see newError).
+func (n Names) errf(k Kind, format string, args ...any) error {
+	return n.newError(k, format, args...)
+}
+
+// pathErrf is errf for an error about the file path.
+func (n Names) pathErrf(k Kind, path, format string, args ...any) error {
+	e := n.newError(k, format, args...)
+	e.Path = path
+	return e
+}
+
+// wrapf is errf keeping err's kind (Input when it has none) and field.
+func (n Names) wrapf(err error, format string, args ...any) error {
+	e := n.newError(KindOf(err), format, args...)
+	var inner *Error
+	if errors.As(err, &inner) {
+		e.Field, e.Path = inner.Field, inner.Path
+	}
+	e.Err = err
+	return e
+}
+
+// message is a note's sentence (see errf).
+func (n Names) message(format string, args ...any) Message {
+	return Message{format: format, args: args, names: n}
+}
+
+// textMessage is a sentence of finished text, whose {Field}s name fields.
+func textMessage(s string) Message {
+	return Message{format: strings.ReplaceAll(s, "%", "%%")}
+}
+
+// usagef makes a Setting error (see newError).
+func usagef(format string, args ...any) error {
+	return Names{}.newError(Setting, format, args...)
+}
+
+// inputf makes an Input error (see newError).
+func inputf(format string, args ...any) error {
+	return Names{}.newError(Input, format, args...)
+}
+
+// Names are the words of the deprecated Job.Names, Check.Names and the Names arguments.
+//
+// Deprecated: errors name fields ([Error.Field]); a caller words them with
+// [Message.Text]. Names remain for package sharding until it words its own.
 type Names struct {
 	In, Out                                        string // the files
 	To, From, DType, Tensor, Pad, View, All, Force string // the settings
 	Dump, Ref, Layout, RefShape                    string // a Check's
 }
 
-// LibraryNames names the fields of Job and Check.
-var LibraryNames = Names{In: "In", Out: "Out", To: "To", From: "From", DType: "DType",
-	Tensor: "Tensor", Pad: "Pad", View: "View", All: "All", Force: "Force",
-	Dump: "Dump", Ref: "Ref", Layout: "Layout", RefShape: "RefShape"}
-
-// FlagNames names them as tpulayout's command line does (IN, OUT, --to, …). The
-// sharded conversion words its messages so too, for Go and Python callers alike.
+// FlagNames are tpulayout's words for the fields.
+//
+// Deprecated: the command words errors itself; FlagNames remain for package sharding
+// until it words its own.
 var FlagNames = Names{In: "IN", Out: "OUT", To: "--to", From: "--from", DType: "--dtype",
 	Tensor: "--tensor", Pad: "--pad", View: "--view", All: "--all", Force: "--force",
 	Dump: "DUMP", Ref: "REF", Layout: "--layout", RefShape: "--ref-shape"}
 
-func (n Names) orDefault() Names {
-	if n == (Names{}) {
-		return LibraryNames
+// word is n's word for field, or field itself where n names none.
+func (n Names) word(field string) string {
+	w := map[string]string{"In": n.In, "Out": n.Out, "To": n.To, "From": n.From,
+		"DType": n.DType, "Tensor": n.Tensor, "Pad": n.Pad, "View": n.View, "All": n.All,
+		"Force": n.Force, "Dump": n.Dump, "Ref": n.Ref, "Layout": n.Layout,
+		"RefShape": n.RefShape}[field]
+	if w == "" {
+		return field
 	}
-	return n
-}
-
-// words replaces the placeholders {in}, {out}, {to}, … of a message format with n's words.
-func (n Names) words(format string) string {
-	if !strings.Contains(format, "{") {
-		return format
-	}
-	return strings.NewReplacer("{in}", n.In, "{out}", n.Out, "{to}", n.To, "{from}", n.From,
-		"{dtype}", n.DType, "{tensor}", n.Tensor, "{pad}", n.Pad, "{view}", n.View,
-		"{all}", n.All, "{force}", n.Force, "{dump}", n.Dump, "{ref}", n.Ref, "{layout}", n.Layout,
-		"{refshape}", n.RefShape).Replace(format)
-}
-
-// errf makes an error of kind k; format's placeholders name the job's parts (see words).
-func (n Names) errf(k Kind, format string, args ...any) error {
-	return &Error{Kind: k, Msg: fmt.Sprintf(n.words(format), args...)}
-}
-
-// wrapf is errf keeping err's kind (Input when it has none).
-func (n Names) wrapf(err error, format string, args ...any) error {
-	return &Error{Kind: KindOf(err), Msg: fmt.Sprintf(n.words(format), args...)}
-}
-
-// typed returns err as an *Error: nil stays nil, an *Error anywhere in the chain
-// lends its kind to the whole message.
-func typed(err error) error {
-	if err == nil {
-		return nil
-	}
-	if e, ok := err.(*Error); ok {
-		return e
-	}
-	return &Error{Kind: KindOf(err), Msg: err.Error()}
+	return w
 }
 
 // FileErr describes a failed file operation without Go's "open PATH:" prefix.
+//
+// Deprecated: for package sharding until it words its own errors.
 func FileErr(err error) string {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
@@ -113,15 +246,63 @@ func FileErr(err error) string {
 	return CleanErr(err)
 }
 
-// CleanErr prints an error of the library packages without their package prefixes.
-func CleanErr(err error) string { return report.ErrorText(err) }
-
-// usagef makes a Usage error whose message names nothing of the job's.
-func usagef(format string, args ...any) error {
-	return &Error{Kind: Usage, Msg: fmt.Sprintf(format, args...)}
+// CleanErr words an error as tpulayout prints it.
+//
+// Deprecated: for package sharding until it words its own errors.
+func CleanErr(err error) string {
+	if _, ok := err.(*Error); ok {
+		return errtext.Text(err, nil)
+	}
+	return errtext.Clean(err)
 }
 
-// inputf makes an Input error whose message names nothing of the job's.
-func inputf(format string, args ...any) error {
-	return &Error{Kind: Input, Msg: fmt.Sprintf(format, args...)}
+// renamePath is err naming the file old as new, where old is a temporary that
+// becomes new: in its message's text and, through [renamed], in its causes.
+func renamePath(err error, old, new string) error {
+	e, ok := err.(*Error)
+	if !ok {
+		return &renamed{err, old, new}
+	}
+	r := *e
+	if r.Path == old {
+		r.Path = new
+	}
+	r.Msg.args = make([]any, len(e.Msg.args))
+	for i, a := range e.Msg.args {
+		switch a := a.(type) {
+		case string:
+			r.Msg.args[i] = strings.ReplaceAll(a, old, new)
+		case error:
+			if strings.Contains(a.Error(), old) {
+				r.Msg.args[i] = renamePath(a, old, new)
+			} else {
+				r.Msg.args[i] = a
+			}
+		default:
+			r.Msg.args[i] = a
+		}
+	}
+	r.Msg.format = strings.ReplaceAll(e.Msg.format, old, strings.ReplaceAll(new, "%", "%%"))
+	return &r
+}
+
+// renamed is an error whose text names the file old as new.
+type renamed struct {
+	err      error
+	old, new string
+}
+
+func (r *renamed) Error() string { return strings.ReplaceAll(r.err.Error(), r.old, r.new) }
+func (r *renamed) Unwrap() error { return r.err }
+
+// typed returns err as an *Error: nil stays nil, an *Error is itself, and any other
+// error is the cause of one of its kind, worded as err.Error().
+func typed(err error) error {
+	if err == nil {
+		return nil
+	}
+	if e, ok := err.(*Error); ok {
+		return e
+	}
+	return &Error{Kind: KindOf(err), Err: err, Msg: Message{format: "%s", args: []any{err.Error()}}}
 }

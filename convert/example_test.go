@@ -46,18 +46,21 @@ func Example() {
 	b, _ := npy.Read(back)
 	fmt.Println(r.Shape, b.F32([]int64{19, 299}) == host.F32([]int64{19, 299}))
 
-	// Errors name the Job's fields, or a command's words through Names.
+	// Errors name the field they are about and the Job's fields in their message,
+	// which a caller words its own way (a command line by its flags).
 	_, err = (&convert.Job{In: in, Out: img, Pad: "0.1", To: "tpu:v5e", DType: "bf16"}).Run()
 	var e *convert.Error
 	errors.As(err, &e)
-	fmt.Println(e.Kind, "error:", e)
-	_, err = (&convert.Job{In: in, Out: img, Names: convert.Names{In: "IN", Out: "OUT", To: "--to"}}).Run()
-	fmt.Println(convert.KindOf(err), "error:", err)
+	fmt.Println(e.Kind, "error about", e.Field+":", e)
+	_, err = (&convert.Job{In: in, Out: img}).Run()
+	errors.As(err, &e)
+	flags := map[string]string{"In": "IN", "Out": "OUT", "To": "--to"}
+	fmt.Println(e.Kind, "error:", e.Words(func(f string) string { return flags[f] }, nil))
 	// Output:
 	// bf16[20,300]{1,0:T(8,128)(2,1)} 18432 bytes
 	// f32[20,300]{1,0} true
-	// usage error: Pad 0.1 is not exact in bf16, which would hold 0.10009765625
-	// usage error: missing --to: the layout of the device image OUT, such as 'bf16[…]{1,0:T(8,128)(2,1)}', a layout '{1,0:T(8,128)(2,1)}' or tpu:v5e
+	// setting error about Pad: Pad 0.1 is not exact in bf16, which would hold 0.10009765625
+	// setting error: missing --to: the layout of the device image OUT, such as 'bf16[…]{1,0:T(8,128)(2,1)}', a layout '{1,0:T(8,128)(2,1)}' or tpu:v5e
 }
 
 // ExampleCheck compares a device image with the array it was made from, as the

@@ -28,7 +28,7 @@ func (n Names) guardMapped(in string, src *buffer.Buffer, convert func() error) 
 				if st, serr := os.Stat(in); serr == nil {
 					now = "it has " + report.Plural(st.Size(), "byte") + " now"
 				}
-				err = n.errf(Input, "cannot read {in} %s: it shrank or failed while it was read (%s); {out} is left as it was", in, now)
+				err = n.errf(Input, "cannot read {In} %s: it shrank or failed while it was read (%s); {Out} is left as it was", in, now)
 				return
 			}
 		}

@@ -17,11 +17,11 @@ import (
 // into dst. It writes a temporary file in Out's directory and renames it into place, so
 // that a failure leaves Out as it was. It returns the bytes written.
 func (j *Job) writeArray(hdr []byte, dst layout.Shape, src *buffer.Buffer, opts []relayout.Option, prog Progress) (n int64, err error) {
-	out, names, l := j.Out, j.Names.orDefault(), j.Limits.orDefault()
+	out, names, l := j.Out, j.Names, j.Limits.orDefault()
 	prog = orNone(prog)
 	dstIx, err := layout.Compile(dst)
 	if err != nil {
-		return 0, names.errf(Input, "{out} shape %s: %s", dst, CleanErr(err))
+		return 0, names.errf(Input, "{Out} shape %s: %s", dst, err)
 	}
 	// Compile the plan(s) first: a shape pair relayout cannot do fails before any file.
 	b, banded := relayout.PlanBands(dst, src.Shape, l.BandBytes)
@@ -29,7 +29,7 @@ func (j *Job) writeArray(hdr []byte, dst layout.Shape, src *buffer.Buffer, opts 
 	var fill []byte // the padding's bytes, for an Out that is mostly padding (sparse.go)
 	if !IsStream(out) && sparseWorth(dstIx, src, b, l.SparseMinBytes) {
 		if fill, err = padFill(dst, src.Shape, opts); err != nil {
-			return 0, inputf("cannot convert %s to %s: %s", src.Shape, dst, CleanErr(err))
+			return 0, inputf("cannot convert %s to %s: %s", src.Shape, dst, err)
 		}
 		mem = sparseRun
 	}
@@ -43,10 +43,10 @@ func (j *Job) writeArray(hdr []byte, dst layout.Shape, src *buffer.Buffer, opts 
 		whole, err = relayout.NewPlan(dst, src.Shape, opts...)
 	}
 	if err != nil {
-		return 0, inputf("cannot convert %s to %s: %s", src.Shape, dst, CleanErr(err))
+		return 0, inputf("cannot convert %s to %s: %s", src.Shape, dst, err)
 	}
 
-	wrap := func(err error) error { return names.errf(Output, "cannot write {out} %s: %s", out, FileErr(err)) }
+	wrap := func(err error) error { return names.errf(Output, "cannot write {Out} %s: %s", out, err) }
 	total := dstIx.FootprintBytes()
 	prog.Total(total)
 	base0 := int64(len(hdr))
@@ -84,11 +84,11 @@ func (n Names) writeImage(f ImageWriter, hdr []byte, dst layout.Shape, src *buff
 	}
 	d, err := buffer.New(dst)
 	if err != nil {
-		return n.errf(Output, "cannot hold {out} in memory: %s", CleanErr(err))
+		return n.errf(Output, "cannot hold {Out} in memory: %s", err)
 	}
 	if src.Len() > 0 {
 		if err := whole.Copy(d, src); err != nil {
-			return inputf("cannot convert %s to %s: %s", src.Shape, dst, CleanErr(err))
+			return inputf("cannot convert %s to %s: %s", src.Shape, dst, err)
 		}
 	}
 	if _, err := (buffer.ChunkedWriter{W: f}).WriteAt(d.Data, base); err != nil {
@@ -101,7 +101,7 @@ func (n Names) writeImage(f ImageWriter, hdr []byte, dst layout.Shape, src *buff
 // hostHeader returns the header of a .npy or .safetensors Out holding one row-major
 // array of shape dst (nothing for a raw Out).
 func (j *Job) hostHeader(kind Format, dst layout.Shape, name string) ([]byte, error) {
-	out, n := j.Out, j.Names.orDefault()
+	out, n := j.Out, j.Names
 	var h []byte
 	var err error
 	switch kind {
@@ -109,16 +109,16 @@ func (j *Job) hostHeader(kind Format, dst layout.Shape, name string) ([]byte, er
 		h, err = npy.HeaderFor(dst.DType, dst.Dims)
 	case Safetensors:
 		if name == "__metadata__" {
-			return nil, n.errf(Usage, "{tensor}: %q is reserved in safetensors files", name)
+			return nil, n.errf(Setting, "{Tensor}: %q is reserved in safetensors files", name)
 		}
 		h, err = safetensors.HeaderFor([]safetensors.TensorInfo{{Name: name, DType: dst.DType, Shape: dst.Dims}}, nil)
 	}
 	if errors.Is(err, buffer.ErrDType) {
 		// The library's reason only repeats this one, with its package prefixes.
-		return nil, n.errf(Input, "{out} %s: %s files cannot hold %s elements; write a raw image ({out} of another name) or pick another dtype with {to}", out, kind, dst.DType)
+		return nil, n.errf(Input, "{Out} %s: %s files cannot hold %s elements; write a raw image ({Out} of another name) or pick another dtype with {To}", out, kind, dst.DType)
 	}
 	if err != nil {
-		return nil, n.errf(Input, "{out} %s: %s files cannot hold %s elements: %s", out, kind, dst.DType, CleanErr(err))
+		return nil, n.errf(Input, "{Out} %s: %s files cannot hold %s elements: %s", out, kind, dst.DType, err)
 	}
 	return h, nil
 }

@@ -41,67 +41,67 @@ func (f Format) String() string {
 	return [...]string{"raw", ".npy", ".safetensors"}[f]
 }
 
-// ArrayWords are the words messages about an input array use: What it is ("In",
-// "IN", "REF"), and the settings that give a raw file's Shape and pick a Tensor.
+// ArrayWords are the fields that messages about an input array name: What holds it
+// ("In", "Ref"), and the settings that give a raw file's Shape and pick a Tensor.
 type ArrayWords struct{ What, Shape, Tensor string }
 
 // OpenArray opens an input array: a .npy file, a tensor of a .safetensors file (tensor,
 // or the only one), or a raw file of the shape shapeText gives. It returns the buffer
 // (possibly a read-only mapping: Close it) and the tensor's name for safetensors.
 func OpenArray(path string, f Format, shapeText, tensor string, w ArrayWords) (*buffer.Buffer, string, error) {
-	what := w.What
+	what, shape, tensorField := "{"+w.What+"}", "{"+w.Shape+"}", "{"+w.Tensor+"}"
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, "", inputf("cannot read %s %s: %s", what, path, FileErr(err))
+		return nil, "", inputf("cannot read "+what+" %s: %s", path, err)
 	}
 	if st.IsDir() {
-		return nil, "", inputf("cannot read %s %s: it is a directory", what, path)
+		return nil, "", inputf("cannot read "+what+" %s: it is a directory", path)
 	}
 	if tensor != "" && f != Safetensors {
-		return nil, "", usagef("%s picks a tensor of a .safetensors %s; %s is a %s file", w.Tensor, what, path, f)
+		return nil, "", usagef(tensorField+" picks a tensor of a .safetensors "+what+"; %s is a %s file", path, f)
 	}
 	switch f {
 	case NPY:
 		b, err := npy.Read(path)
 		if err != nil {
-			return nil, "", inputf("cannot read %s %s: %s", what, path, strings.TrimPrefix(CleanErr(err), path+": "))
+			return nil, "", Names{}.pathErrf(Input, path, "cannot read "+what+" %s: %s", path, err)
 		}
 		return b, "", nil
 	case Safetensors:
 		sf, err := safetensors.Open(path)
 		if err != nil {
-			return nil, "", inputf("cannot read %s %s: %s", what, path, strings.TrimPrefix(CleanErr(err), path+": "))
+			return nil, "", Names{}.pathErrf(Input, path, "cannot read "+what+" %s: %s", path, err)
 		}
 		if tensor == "" {
 			if len(sf.Tensors) != 1 {
-				return nil, "", usagef("%s %s holds %s (%s); pick one with %s NAME", what, path,
-					report.Plural(int64(len(sf.Tensors)), "tensor"), tensorNames(sf.Tensors), w.Tensor)
+				return nil, "", usagef(what+" %s holds %s (%s); pick one with "+tensorField+" NAME", path,
+					report.Plural(int64(len(sf.Tensors)), "tensor"), tensorNames(sf.Tensors))
 			}
 			tensor = sf.Tensors[0].Name
 		}
 		if _, ok := sf.Tensor(tensor); !ok {
-			return nil, "", usagef("%s %s has no tensor %q (it has %s)", what, path, tensor, tensorNames(sf.Tensors))
+			return nil, "", usagef(what+" %s has no tensor %q (it has %s)", path, tensor, tensorNames(sf.Tensors))
 		}
 		b, err := sf.Read(tensor)
 		if err != nil {
-			return nil, "", inputf("cannot read %s %s: %s", what, path, CleanErr(err))
+			return nil, "", inputf("cannot read "+what+" %s: %s", path, err)
 		}
 		return b, tensor, nil
 	}
 	if shapeText == "" {
-		return nil, "", usagef("%s %s is raw bytes (not .npy or .safetensors): give its shape with %s SHAPE", what, path, w.Shape)
+		return nil, "", usagef(what+" %s is raw bytes (not .npy or .safetensors): give its shape with "+shape+" SHAPE", path)
 	}
 	ix, err := CompileShape(shapeText)
 	if err != nil {
-		return nil, "", inputf("%s: %s", w.Shape, err)
+		return nil, "", inputf(shape+": %s", err)
 	}
 	if want := ix.FootprintBytes(); st.Size() != want {
-		return nil, "", inputf("%s %s has %s, but %s needs %s (its footprint)",
-			what, path, report.Plural(st.Size(), "byte"), ix.Shape(), report.Plural(want, "byte"))
+		return nil, "", inputf(what+" %s has %s, but %s needs %s (its footprint)",
+			path, report.Plural(st.Size(), "byte"), ix.Shape(), report.Plural(want, "byte"))
 	}
 	b, err := buffer.ReadRaw(path, ix.Shape())
 	if err != nil {
-		return nil, "", inputf("cannot read %s %s: %s", what, path, CleanErr(err))
+		return nil, "", inputf("cannot read "+what+" %s: %s", path, err)
 	}
 	return b, "", nil
 }
@@ -123,25 +123,26 @@ func tensorNames(ts []safetensors.TensorInfo) string {
 }
 
 // ViewArray reads b's elements as the type named name, of the same width, bit for bit
-// (NumPy's .view), with the dims and layout kept; what and path name b in messages, and
-// view the setting. An empty name returns b itself. The view shares b's memory: b stays
+// (NumPy's .view), with the dims and layout kept; messages name b by the field what
+// and path, and the setting by the field view. An empty name returns b itself. The view shares b's memory: b stays
 // the one to close.
 func ViewArray(b *buffer.Buffer, name, view, what, path string) (*buffer.Buffer, error) {
 	if name == "" {
 		return b, nil
 	}
+	view, what = "{"+view+"}", "{"+what+"}"
 	dt, ok := layout.DTypeByName(name)
 	if !ok || !dt.IsArray() {
-		return nil, usagef("unknown %s %q (use XLA's names: bf16, f16, u16, s16, f32, …)", view, name)
+		return nil, usagef("unknown "+view+" %q (use XLA's names: bf16, f16, u16, s16, f32, …)", name)
 	}
 	from := b.DType()
 	if dt.Bits() != from.Bits() {
-		return nil, usagef("%s %s reads %d-bit elements, but %s %s holds %s, %d-bit ones; %s takes a type of the same width: %s",
-			view, dt, dt.Bits(), what, path, from, from.Bits(), view, sameWidth(from))
+		return nil, usagef(view+" %s reads %d-bit elements, but "+what+" %s holds %s, %d-bit ones; "+view+" takes a type of the same width: %s",
+			dt, dt.Bits(), path, from, from.Bits(), sameWidth(from))
 	}
 	v, err := b.View(dt)
 	if err != nil {
-		return nil, inputf("%s %s: %s", view, dt, CleanErr(err))
+		return nil, inputf(view+" %s: %s", dt, err)
 	}
 	return v, nil
 }

@@ -52,7 +52,7 @@ func writeFile(t *testing.T, p string, data []byte) string {
 // error of the right kind that names the input with the given words.
 func TestOpenArray(t *testing.T) {
 	dir := t.TempDir()
-	w := convert.ArrayWords{What: "REF", Shape: "--ref-shape", Tensor: "--tensor"}
+	w := convert.ArrayWords{What: "Ref", Shape: "RefShape", Tensor: "Tensor"}
 	arr := counting("s16[3,4]", 1)
 	npyPath := filepath.Join(dir, "a.npy")
 	if err := npy.Write(npyPath, arr); err != nil {
@@ -90,21 +90,21 @@ func TestOpenArray(t *testing.T) {
 		kind                convert.Kind
 		want                string
 	}{
-		{filepath.Join(dir, "none.npy"), "", "", convert.Input, "cannot read REF " + filepath.Join(dir, "none.npy") + ": no such file"},
-		{dir, "", "", convert.Input, "cannot read REF " + dir + ": it is a directory"},
-		{npyPath, "", "t0", convert.Usage, "--tensor picks a tensor of a .safetensors REF; " + npyPath + " is a .npy file"},
-		{badNPY, "", "", convert.Input, "cannot read REF " + badNPY + ": "},
-		{badST, "", "", convert.Input, "cannot read REF " + badST + ": "},
-		{three, "", "", convert.Usage, "REF " + three + ` holds 3 tensors ("t0", "t1", "t2"); pick one with --tensor NAME`},
-		{ten, "", "", convert.Usage, `"t7", and 2 more); pick one`},
-		{three, "", "w", convert.Usage, "REF " + three + ` has no tensor "w" (it has "t0", "t1", "t2")`},
-		{raw, "", "", convert.Usage, "REF " + raw + " is raw bytes (not .npy or .safetensors): give its shape with --ref-shape SHAPE"},
-		{raw, "s16[3,4", "", convert.Input, "--ref-shape: bad shape"},
-		{raw, "s16[3,5]", "", convert.Input, "REF " + raw + " has 24 bytes, but s16[3,5]{1,0} needs 30 bytes (its footprint)"},
+		{filepath.Join(dir, "none.npy"), "", "", convert.Input, "cannot read Ref " + filepath.Join(dir, "none.npy") + ": stat "},
+		{dir, "", "", convert.Input, "cannot read Ref " + dir + ": it is a directory"},
+		{npyPath, "", "t0", convert.Setting, "Tensor picks a tensor of a .safetensors Ref; " + npyPath + " is a .npy file"},
+		{badNPY, "", "", convert.Input, "cannot read Ref " + badNPY + ": "},
+		{badST, "", "", convert.Input, "cannot read Ref " + badST + ": "},
+		{three, "", "", convert.Setting, "Ref " + three + ` holds 3 tensors ("t0", "t1", "t2"); pick one with Tensor NAME`},
+		{ten, "", "", convert.Setting, `"t7", and 2 more); pick one`},
+		{three, "", "w", convert.Setting, "Ref " + three + ` has no tensor "w" (it has "t0", "t1", "t2")`},
+		{raw, "", "", convert.Setting, "Ref " + raw + " is raw bytes (not .npy or .safetensors): give its shape with RefShape SHAPE"},
+		{raw, "s16[3,4", "", convert.Input, "RefShape: bad shape"},
+		{raw, "s16[3,5]", "", convert.Input, "Ref " + raw + " has 24 bytes, but s16[3,5]{1,0} needs 30 bytes (its footprint)"},
 	} {
 		_, _, err := convert.OpenArray(c.path, convert.FormatOf(c.path), c.shape, c.tensor, w)
 		var e *convert.Error
-		if !errors.As(err, &e) || e.Kind != c.kind || !strings.Contains(e.Msg, c.want) {
+		if !errors.As(err, &e) || e.Kind != c.kind || !strings.Contains(e.Error(), c.want) {
 			t.Errorf("%s (shape %q, tensor %q): %v; want a %v error with %q", c.path, c.shape, c.tensor, err, c.kind, c.want)
 		}
 	}
@@ -112,23 +112,23 @@ func TestOpenArray(t *testing.T) {
 
 func TestViewArray(t *testing.T) {
 	b := counting("u16[2,3]", 0)
-	if v, err := convert.ViewArray(b, "", "--view", "IN", "a.npy"); err != nil || v != b {
+	if v, err := convert.ViewArray(b, "", "View", "In", "a.npy"); err != nil || v != b {
 		t.Errorf("no view: %v, %v", v, err)
 	}
-	v, err := convert.ViewArray(b, "bf16", "--view", "IN", "a.npy")
+	v, err := convert.ViewArray(b, "bf16", "View", "In", "a.npy")
 	if err != nil || v.DType() != layout.BF16 || !bytes.Equal(v.Data, b.Data) || v.Shape.String() != "bf16[2,3]{1,0}" {
 		t.Fatalf("bf16 view: %v, %v", v, err)
 	}
 	for _, c := range []struct {
 		name, want string
 	}{
-		{"f32", "--view f32 reads 32-bit elements, but IN a.npy holds u16, 16-bit ones; --view takes a type of the same width: "},
-		{"bf17", `unknown --view "bf17"`},
-		{"token", `unknown --view "token"`},
+		{"f32", "View f32 reads 32-bit elements, but In a.npy holds u16, 16-bit ones; View takes a type of the same width: "},
+		{"bf17", `unknown View "bf17"`},
+		{"token", `unknown View "token"`},
 	} {
-		_, err := convert.ViewArray(b, c.name, "--view", "IN", "a.npy")
+		_, err := convert.ViewArray(b, c.name, "View", "In", "a.npy")
 		var e *convert.Error
-		if !errors.As(err, &e) || e.Kind != convert.Usage || !strings.Contains(e.Msg, c.want) {
+		if !errors.As(err, &e) || e.Kind != convert.Setting || !strings.Contains(e.Error(), c.want) {
 			t.Errorf("view %s: %v; want a usage error with %q", c.name, err, c.want)
 		}
 	}

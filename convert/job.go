@@ -48,12 +48,15 @@ type Job struct {
 	// View reads In's elements as this type, of the same width, bit for bit.
 	View string
 
-	Stdin    io.Reader    // for In "-"; default os.Stdin
-	Stdout   io.Writer    // for Out "-" or /dev/stdout; default os.Stdout
-	Progress Progress     // hears the bytes written; may be nil
-	Note     func(string) // hears notes (a guessed default, integers read as numbers); may be nil
-	Names    Names        // the words of messages; zero: LibraryNames
-	Limits   Limits       // memory and disk; zero: the defaults and the system's
+	Stdin    io.Reader     // for In "-"; default os.Stdin
+	Stdout   io.Writer     // for Out "-" or /dev/stdout; default os.Stdout
+	Progress Progress      // hears the bytes written; may be nil
+	Note     func(Message) // hears notes (a guessed default, integers read as numbers); may be nil
+	// Names are the words of messages.
+	//
+	// Deprecated: for package sharding; errors name fields, see [Message.Text].
+	Names  Names
+	Limits Limits // memory and disk; zero: the defaults and the system's
 }
 
 // Result is what a Job wrote.
@@ -70,18 +73,18 @@ func (j *Job) Run() (*Result, error) {
 	return r, typed(err)
 }
 
-func (j *Job) note(s string) {
+func (j *Job) note(m Message) {
 	if j.Note != nil {
-		j.Note(s)
+		j.Note(m)
 	}
 }
 
 func (j *Job) run() (*Result, error) {
-	n := j.Names.orDefault()
-	if err := n.localOnly("{in}", j.In); err != nil {
+	n := j.Names
+	if err := n.localOnly("{In}", j.In); err != nil {
 		return nil, err
 	}
-	if err := n.localOnly("{out}", j.Out); err != nil {
+	if err := n.localOnly("{Out}", j.Out); err != nil {
 		return nil, err
 	}
 	if j.In != "-" && !isStream(j.In) {
@@ -95,16 +98,16 @@ func (j *Job) run() (*Result, error) {
 		}
 	}
 	if j.All && j.In == "-" {
-		return nil, n.errf(Usage, "{in} %s is for one array; {all} records {in} in its manifest, so give a file", name)
+		return nil, n.errf(Setting, "{In} %s is for one array; {All} records {In} in its manifest, so give a file", name)
 	}
 	if j.All {
-		return nil, n.errf(Usage, "{in} %s is not a regular file but a stream (a pipe or device), read once, for one array; {all} records {in} in its manifest, so give a file", name)
+		return nil, n.errf(Setting, "{In} %s is not a regular file but a stream (a pipe or device), read once, for one array; {All} records {In} in its manifest, so give a file", name)
 	}
 	var r io.Reader = j.Stdin
 	if j.In != "-" {
 		f, err := os.Open(j.In)
 		if err != nil {
-			return nil, n.errf(Input, "cannot read {in} %s: %s", name, FileErr(err))
+			return nil, n.errf(Input, "cannot read {In} %s: %s", name, err)
 		}
 		defer f.Close()
 		r = f
@@ -123,7 +126,7 @@ func (j *Job) run() (*Result, error) {
 }
 
 func (j *Job) runFile() (*Result, error) {
-	n := j.Names.orDefault()
+	n := j.Names
 	in, out := j.In, j.Out
 	if err := n.checkOutName(out); err != nil {
 		return nil, err
@@ -134,20 +137,20 @@ func (j *Job) runFile() (*Result, error) {
 		return nil, err
 	}
 	if j.Force && !j.All {
-		return nil, n.errf(Usage, "{force} replaces the {out} directory of {all}; a single {out} file is always replaced, atomically")
+		return nil, n.errf(Setting, "{Force} replaces the {Out} directory of {All}; a single {Out} file is always replaced, atomically")
 	}
 	if j.From != "" && inKind != Raw {
-		return nil, n.errf(Usage, "{from} is for a raw {in}; %s is a %s file with its own dtype and shape", in, inKind)
+		return nil, n.errf(Setting, "{From} is for a raw {In}; %s is a %s file with its own dtype and shape", in, inKind)
 	}
 	if j.All {
 		if inKind != Safetensors {
-			return nil, n.errf(Usage, "{all} converts every tensor of a .safetensors {in}; %s is not one", in)
+			return nil, n.errf(Setting, "{All} converts every tensor of a .safetensors {In}; %s is not one", in)
 		}
 		if j.Tensor != "" {
-			return nil, n.errf(Usage, "{all} and {tensor} exclude each other")
+			return nil, n.errf(Setting, "{All} and {Tensor} exclude each other")
 		}
 		if j.View != "" {
-			return nil, n.errf(Usage, "{view} reads one array; with {all}, store the tensors in their own dtype (safetensors has bf16)")
+			return nil, n.errf(Setting, "{View} reads one array; with {All}, store the tensors in their own dtype (safetensors has bf16)")
 		}
 		return j.runAll(padOpt)
 	}
@@ -159,14 +162,14 @@ func (j *Job) runFile() (*Result, error) {
 	case inKind == Safetensors:
 		inTensor = j.Tensor
 	case j.Tensor != "" && outKind != Safetensors:
-		return nil, n.errf(Usage, "{tensor} names the tensor of a .safetensors {in} or {out}; neither %s nor %s is one", in, out)
+		return nil, n.errf(Setting, "{Tensor} names the tensor of a .safetensors {In} or {Out}; neither %s nor %s is one", in, out)
 	}
-	src, name, err := OpenArray(in, inKind, j.From, inTensor, ArrayWords{What: n.In, Shape: n.From, Tensor: n.Tensor})
+	src, name, err := OpenArray(in, inKind, j.From, inTensor, ArrayWords{What: "In", Shape: "From", Tensor: "Tensor"})
 	if err != nil {
 		return nil, err
 	}
 	defer src.Close()
-	if src, err = ViewArray(src, j.View, n.View, n.In, in); err != nil {
+	if src, err = ViewArray(src, j.View, "View", "In", in); err != nil {
 		return nil, err
 	}
 	dst, err := j.Target(src.Shape, outKind, false)
@@ -174,10 +177,10 @@ func (j *Job) runFile() (*Result, error) {
 		return nil, err
 	}
 	if why := Guess(j.To, dst); why != "" {
-		j.note(GuessLine(j.To, dst, why, n.To+" hlo:FILE:param=N"))
+		j.note(textMessage(GuessLine(j.To, dst, why, "{To} hlo:FILE:param=N")))
 	}
-	if note := ViewNote(src.DType(), dst.DType, n.In, n.View); note != "" && j.View == "" {
-		j.note(note)
+	if note := ViewNote(src.DType(), dst.DType, "{In}", "{View}"); note != "" && j.View == "" {
+		j.note(textMessage(note))
 	}
 	if err := CheckPad(j.Pad, dst.DType, n); err != nil {
 		return nil, err
@@ -210,19 +213,19 @@ func outTensorName(setting, srcName string) string {
 
 // runAll converts every tensor of a safetensors In into the new directory Out.
 func (j *Job) runAll(padOpt relayout.Option) (*Result, error) {
-	n := j.Names.orDefault()
+	n := j.Names
 	in, out := j.In, j.Out
 	if j.To == "" {
-		return nil, n.errf(Usage, "{all} needs {to} tpu:GEN or a layout alone such as '{1,0:T(8,128)}'")
+		return nil, n.errf(Setting, "{All} needs {To} tpu:GEN or a layout alone such as '{1,0:T(8,128)}'")
 	}
 	if !strings.HasPrefix(j.To, "tpu:") && !strings.HasPrefix(strings.TrimSpace(j.To), "{") {
 		// Each tensor keeps its own dims, so To names no shape; a dtype alone would
 		// mean row-major host files, which All does not write.
 		hint := ""
 		if _, ok := layout.DTypeByName(strings.TrimSpace(j.To)); ok {
-			hint = n.words("; {dtype} sets the element type of the images")
+			hint = "; {DType} sets the element type of the images"
 		}
-		return nil, n.errf(Usage, "{all} takes {to} tpu:GEN or a layout alone such as '{1,0:T(8,128)}', not %q%s", j.To, hint)
+		return nil, n.errf(Setting, "{All} takes {To} tpu:GEN or a layout alone such as '{1,0:T(8,128)}', not %q"+hint, j.To)
 	}
 	dest, err := j.allTarget() // a symlink's target, so that the link stays
 	if err != nil {
@@ -234,11 +237,11 @@ func (j *Job) runAll(padOpt relayout.Option) (*Result, error) {
 		}
 	}
 	if _, err := os.Stat(in); err != nil {
-		return nil, n.errf(Input, "cannot read {in} %s: %s", in, FileErr(err))
+		return nil, n.errf(Input, "cannot read {In} %s: %s", in, err)
 	}
 	sf, err := safetensors.Open(in)
 	if err != nil {
-		return nil, n.errf(Input, "cannot read {in} %s: %s", in, strings.TrimPrefix(CleanErr(err), in+": "))
+		return nil, n.pathErrf(Input, in, "cannot read {In} %s: %s", in, err)
 	}
 	// Resolve every target before writing anything.
 	targets := make([]layout.Shape, len(sf.Tensors))
@@ -254,8 +257,8 @@ func (j *Job) runAll(padOpt relayout.Option) (*Result, error) {
 		targets[i] = dst
 		guesses.Add(t.Name, dst)
 	}
-	if note := guesses.Line(len(sf.Tensors), n.To+" hlo:FILE:param=N"); note != "" {
-		j.note(note)
+	if note := guesses.Line(len(sf.Tensors), "{To} hlo:FILE:param=N"); note != "" {
+		j.note(textMessage(note))
 	}
 	// A killed earlier run left its temporary tree: nobody holds it any more.
 	buffer.RemoveStaleTemps(dest)
@@ -266,7 +269,7 @@ func (j *Job) runAll(padOpt relayout.Option) (*Result, error) {
 	}
 	release()
 	if err != nil {
-		return nil, n.errf(Output, "cannot write {out} %s: %s", out, FileErr(err))
+		return nil, n.errf(Output, "cannot write {Out} %s: %s", out, err)
 	}
 	done := false
 	batch := buffer.DeferSync(tmp) // the files are synced together, before the rename
@@ -292,7 +295,7 @@ func (j *Job) runAll(padOpt relayout.Option) (*Result, error) {
 		file := files.Name(t.Name)
 		src, err := sf.Read(t.Name)
 		if err != nil {
-			return nil, n.errf(Input, "cannot read tensor %q of {in} %s: %s", t.Name, in, CleanErr(err))
+			return nil, n.errf(Input, "cannot read tensor %q of {In} %s: %s", t.Name, in, err)
 		}
 		one := *j
 		one.Out = filepath.Join(tmp, file)
@@ -304,8 +307,8 @@ func (j *Job) runAll(padOpt relayout.Option) (*Result, error) {
 		src.Close()
 		if err != nil {
 			// Name Out, not the temporary tree that becomes it.
-			msg := strings.ReplaceAll(err.Error(), tmp, filepath.Clean(out))
-			return nil, n.wrapf(err, "tensor %q: %s", t.Name, msg)
+			err = renamePath(err, tmp, filepath.Clean(out))
+			return nil, n.wrapf(err, "tensor %q: %s", t.Name, err)
 		}
 		prog.Add(k)
 		m.Tensors = append(m.Tensors, Entry{
@@ -318,20 +321,20 @@ func (j *Job) runAll(padOpt relayout.Option) (*Result, error) {
 		return nil, err
 	}
 	if err := os.WriteFile(filepath.Join(tmp, "manifest.json"), js, 0o644); err != nil {
-		return nil, n.errf(Output, "cannot write {out} %s: %s", out, FileErr(err))
+		return nil, n.errf(Output, "cannot write {Out} %s: %s", out, err)
 	}
 	batch.Add(filepath.Join(tmp, "manifest.json"))
 	if err := batch.Wait(); err != nil {
-		return nil, n.errf(Output, "cannot write {out} %s: %s", out, FileErr(err))
+		return nil, n.errf(Output, "cannot write {Out} %s: %s", out, err)
 	}
 	if err := buffer.RemoveTempMarker(tmp); err != nil {
-		return nil, n.errf(Output, "cannot write {out} %s: %s", out, FileErr(err))
+		return nil, n.errf(Output, "cannot write {Out} %s: %s", out, err)
 	}
 	if err := os.Chmod(tmp, 0o755); err != nil {
-		return nil, n.errf(Output, "cannot write {out} %s: %s", out, FileErr(err))
+		return nil, n.errf(Output, "cannot write {Out} %s: %s", out, err)
 	}
 	if err := j.place(tmp, dest); err != nil {
-		return nil, n.errf(Output, "cannot write {out} %s: %s", out, FileErr(err))
+		return nil, n.errf(Output, "cannot write {Out} %s: %s", out, err)
 	}
 	done = true
 	SetPlaced(true)

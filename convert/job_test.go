@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,7 +30,7 @@ type recorder struct {
 func (r *recorder) Total(n int64)   { r.total = n }
 func (r *recorder) Add(n int64)     { r.added += n }
 func (r *recorder) Done()           { r.done++ }
-func (r *recorder) note(s string)   { r.notes = append(r.notes, s) }
+func (r *recorder) note(m Message)  { r.notes = append(r.notes, m.String()) }
 func (r *recorder) job(j *Job) *Job { j.Progress, j.Note = r, r.note; return j }
 
 // checkImage compares every element of the image in path, of shape dst, with src
@@ -93,52 +94,74 @@ func TestJobRoundTripExact(t *testing.T) {
 	}
 }
 
-// TestJobErrors: each error has its kind, and its message the Job's own words or,
-// through Names, a command's.
+// TestJobErrors: each error has its kind and names the field it is about; its message
+// names the Job's fields, which a caller words its own way through Words.
 func TestJobErrors(t *testing.T) {
 	dir := t.TempDir()
 	in := testfiles.WriteNPY(t, dir, "in.npy", testfiles.RandomBuffer(t, "f32[8,128]", 1))
 	os.Mkdir(filepath.Join(dir, "adir"), 0o755)
-	cli := Names{In: "IN", Out: "OUT", To: "--to", From: "--from", DType: "--dtype", Tensor: "--tensor",
-		Pad: "--pad", View: "--view", All: "--all", Force: "--force"}
+	cli := map[string]string{"In": "IN", "Out": "OUT", "To": "--to", "From": "--from", "DType": "--dtype",
+		"Tensor": "--tensor", "Pad": "--pad", "View": "--view", "All": "--all", "Force": "--force"}
 	for _, c := range []struct {
 		job       Job
 		kind      Kind
-		lib, with string // the message with LibraryNames and with cli
+		field     string
+		lib, with string // the message with the fields' names and with cli's
 	}{
-		{Job{In: in, Out: filepath.Join(dir, "o.bin")}, Usage, "missing To: the layout of the device image Out", "missing --to: the layout of the device image OUT"},
-		{Job{In: in, Out: "o.bin", Force: true}, Usage, "Force replaces the Out directory of All", "--force replaces the OUT directory of --all"},
-		{Job{In: in, Out: "o.bin", From: "f32[8,128]"}, Usage, "From is for a raw In; ", "--from is for a raw IN; "},
-		{Job{In: in, Out: "o.bin", To: "tpu:v5e", Pad: "1e999"}, Usage, "Pad 1e999 is outside float64's range", "--pad 1e999 is outside"},
-		{Job{In: in, Out: "o.bin", To: "f32", DType: "bf16"}, Usage, "To f32 and DType bf16 disagree", "--to f32 and --dtype bf16 disagree"},
-		{Job{In: in, Out: ""}, Usage, "Out is empty", "OUT is empty"},
-		{Job{In: filepath.Join(dir, "none.npy"), Out: "o.bin", To: "tpu:v5e"}, Input, "cannot read In " + dir, "cannot read IN " + dir},
-		{Job{In: in, Out: "o.bin", To: "f32[9,128]"}, Input, "To f32[9,128] has dims [9,128], but In f32[8,128]{1,0} has dims [8,128]", "--to f32[9,128] has dims"},
-		{Job{In: in, Out: filepath.Join(dir, "adir"), To: "tpu:v5e"}, Output, "cannot write Out " + dir + "/adir: it is not a regular file", "cannot write OUT"},
-		{Job{In: in, Out: in, To: "f32"}, Usage, "Out " + in + " is In itself", "OUT " + in + " is IN itself"},
-		{Job{In: in, Out: "o.bin", All: true, To: "tpu:v5e"}, Usage, "All converts every tensor of a .safetensors In", "--all converts every tensor of a .safetensors IN"},
-		{Job{In: "-", Out: "o", All: true, Stdin: strings.NewReader("")}, Usage, "In - (standard input) is for one array", "IN - (standard input)"},
+		{Job{In: in, Out: filepath.Join(dir, "o.bin")}, Setting, "To", "missing To: the layout of the device image Out", "missing --to: the layout of the device image OUT"},
+		{Job{In: in, Out: "o.bin", Force: true}, Setting, "Force", "Force replaces the Out directory of All", "--force replaces the OUT directory of --all"},
+		{Job{In: in, Out: "o.bin", From: "f32[8,128]"}, Setting, "From", "From is for a raw In; ", "--from is for a raw IN; "},
+		{Job{In: in, Out: "o.bin", To: "tpu:v5e", Pad: "1e999"}, Setting, "Pad", "Pad 1e999 is outside float64's range", "--pad 1e999 is outside"},
+		{Job{In: in, Out: "o.bin", To: "f32", DType: "bf16"}, Setting, "To", "To f32 and DType bf16 disagree", "--to f32 and --dtype bf16 disagree"},
+		{Job{In: in, Out: ""}, Setting, "Out", "Out is empty", "OUT is empty"},
+		{Job{In: filepath.Join(dir, "none.npy"), Out: "o.bin", To: "tpu:v5e"}, Input, "In", "cannot read In " + dir, "cannot read IN " + dir},
+		{Job{In: in, Out: "o.bin", To: "f32[9,128]"}, Input, "To", "To f32[9,128] has dims [9,128], but In f32[8,128]{1,0} has dims [8,128]", "--to f32[9,128] has dims"},
+		{Job{In: in, Out: filepath.Join(dir, "adir"), To: "tpu:v5e"}, Output, "Out", "cannot write Out " + dir + "/adir: it is not a regular file", "cannot write OUT"},
+		{Job{In: in, Out: in, To: "f32"}, Setting, "Out", "Out " + in + " is In itself", "OUT " + in + " is IN itself"},
+		{Job{In: in, Out: "o.bin", All: true, To: "tpu:v5e"}, Setting, "All", "All converts every tensor of a .safetensors In", "--all converts every tensor of a .safetensors IN"},
+		{Job{In: "-", Out: "o", All: true, Stdin: strings.NewReader("")}, Setting, "In", "In - (standard input) is for one array", "IN - (standard input)"},
 	} {
-		for _, names := range []Names{{}, cli} {
-			j := c.job
-			j.Names = names
-			_, err := j.Run()
-			var e *Error
-			if !errors.As(err, &e) {
-				t.Errorf("%+v: error %v (%T), want an *Error", c.job, err, err)
-				continue
-			}
-			want := c.lib
-			if names != (Names{}) {
-				want = c.with
-			}
-			if e.Kind != c.kind || !strings.Contains(e.Msg, want) {
-				t.Errorf("%+v: %s error %q, want a %s error with %q", c.job, e.Kind, e.Msg, c.kind, want)
-			}
+		_, err := c.job.Run()
+		var e *Error
+		if !errors.As(err, &e) {
+			t.Errorf("%+v: error %v (%T), want an *Error", c.job, err, err)
+			continue
+		}
+		if e.Kind != c.kind || e.Field != c.field {
+			t.Errorf("%+v: %s error about %q, want a %s error about %q", c.job, e.Kind, e.Field, c.kind, c.field)
+		}
+		if !strings.Contains(e.Error(), c.lib) {
+			t.Errorf("%+v: %q, want %q in it", c.job, e.Error(), c.lib)
+		}
+		if got := e.Words(func(f string) string { return cli[f] }, nil); !strings.Contains(got, c.with) {
+			t.Errorf("%+v: in a command's words %q, want %q in it", c.job, got, c.with)
 		}
 	}
 	if names := testfiles.DirNames(t, dir); strings.Join(names, " ") != "adir in.npy" {
 		t.Errorf("failed jobs left %q", names)
+	}
+}
+
+// TestJobErrorCauses: an error unwraps to its cause, so that a missing input is
+// fs.ErrNotExist, for a file and for a tensor's file alike, and names its path.
+func TestJobErrorCauses(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "none.npy")
+	for _, j := range []*Job{
+		{In: missing, Out: filepath.Join(dir, "o.bin"), To: "tpu:v5e"},
+		{In: filepath.Join(dir, "none.safetensors"), Out: filepath.Join(dir, "od"), To: "tpu:v5e", All: true},
+		{In: filepath.Join(dir, "none.bin"), Out: filepath.Join(dir, "o.bin"), From: "f32[8]"},
+	} {
+		_, err := j.Run()
+		var e *Error
+		if !errors.Is(err, fs.ErrNotExist) || !errors.As(err, &e) || e.Kind != Input || e.Field != "In" {
+			t.Errorf("%+v: %v; want an Input error about In that is fs.ErrNotExist", j, err)
+		}
+	}
+	_, err := (&Check{Dump: missing, Layout: "f32[8]", Ref: missing}).Run()
+	var e *Error
+	if !errors.Is(err, fs.ErrNotExist) || !errors.As(err, &e) || e.Field != "Dump" {
+		t.Errorf("check: %v; want an error about Dump that is fs.ErrNotExist", err)
 	}
 }
 
@@ -161,7 +184,7 @@ func TestJobStdinAndStdout(t *testing.T) {
 	checkImage(t, img, r.Shape, src)
 
 	_, err = (&Job{In: "-", Out: filepath.Join(dir, "o.bin"), To: "tpu:v5e", Stdin: strings.NewReader("raw bytes")}).Run()
-	if err == nil || !strings.Contains(err.Error(), "In - (standard input) is raw bytes") || KindOf(err) != Usage {
+	if err == nil || !strings.Contains(err.Error(), "In - (standard input) is raw bytes") || KindOf(err) != Setting {
 		t.Errorf("raw stdin without From: %v", err)
 	}
 }

@@ -12,7 +12,7 @@ import (
 func ReadModuleFrom(r io.Reader, name string) (*hlo.Module, error) {
 	b, err := io.ReadAll(io.LimitReader(r, MaxModuleBytes+1))
 	if err != nil {
-		return nil, inputf("cannot read MODULE %s: %s", name, FileErr(err))
+		return nil, inputf("cannot read MODULE %s: %s", name, err)
 	}
 	if int64(len(b)) > MaxModuleBytes {
 		return nil, inputf("cannot read MODULE %s: it is larger than the limit of %s for a text file", name, SizeText(MaxModuleBytes))

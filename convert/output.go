@@ -94,7 +94,7 @@ func (j *Job) stdout() io.Writer {
 // temporary file: renaming over them would replace the device, or /dev/stdout's link,
 // with a file. close releases what openStream opened.
 func (j *Job) openStream() (w io.Writer, close func() error, ok bool, err error) {
-	out, n := j.Out, j.Names.orDefault()
+	out, n := j.Out, j.Names
 	none := func() error { return nil }
 	switch fd := namedFD(out); {
 	case fd == 1:
@@ -105,7 +105,7 @@ func (j *Job) openStream() (w io.Writer, close func() error, ok bool, err error)
 		// The descriptor, as a shell's >&N: its offset and append mode hold.
 		f, closeFD, err := openFD(fd, out)
 		if err != nil {
-			return nil, nil, false, n.errf(Output, "cannot write {out} %s: %s", out, FileErr(err))
+			return nil, nil, false, n.errf(Output, "cannot write {Out} %s: %s", out, err)
 		}
 		return f, closeFD, true, nil
 	}
@@ -114,7 +114,7 @@ func (j *Job) openStream() (w io.Writer, close func() error, ok bool, err error)
 	}
 	f, err := os.OpenFile(out, os.O_WRONLY, 0)
 	if err != nil {
-		return nil, nil, false, n.errf(Output, "cannot write {out} %s: %s", out, FileErr(err))
+		return nil, nil, false, n.errf(Output, "cannot write {Out} %s: %s", out, err)
 	}
 	return f, f.Close, true, nil
 }
@@ -125,8 +125,8 @@ func (j *Job) openStream() (w io.Writer, close func() error, ok bool, err error)
 // leaves that file as it was and nothing beside it. write's own errors are returned as
 // they are; the others are the file system's, unworded.
 func (j *Job) WriteOutput(write func(w ImageWriter) error) error {
-	out, n := j.Out, j.Names.orDefault()
-	if err := n.localOnly("{out}", out); err != nil {
+	out, n := j.Out, j.Names
+	if err := n.localOnly("{Out}", out); err != nil {
 		return err
 	}
 	w, closeStream, ok, err := j.openStream()
@@ -136,7 +136,7 @@ func (j *Job) WriteOutput(write func(w ImageWriter) error) error {
 	if ok {
 		err := write(&seqWriter{w: w})
 		if cerr := closeStream(); err == nil && cerr != nil {
-			err = n.errf(Output, "cannot write {out} %s: %s", out, FileErr(cerr))
+			err = n.errf(Output, "cannot write {Out} %s: %s", out, cerr)
 		}
 		return err
 	}
@@ -165,7 +165,7 @@ func (j *Job) WriteOutput(write func(w ImageWriter) error) error {
 // checkOutName fails before any work when Out cannot be written at all: an empty name.
 func (n Names) checkOutName(out string) error {
 	if out == "" {
-		return n.errf(Usage, "{out} is empty: name a file, or - for standard output")
+		return n.errf(Setting, "{Out} is empty: name a file, or - for standard output")
 	}
 	return nil
 }
@@ -176,22 +176,22 @@ func bucketURL(name string) bool {
 	return ok && (scheme == "s3" || scheme == "gs")
 }
 
-// localOnly refuses a bucket URL given as what (words as in errf: "{in}") where only
+// localOnly refuses a bucket URL given as what (words as in errf: "{In}") where only
 // local files and streams are taken: buckets are read and written by the sharded
 // conversion alone (package sharding; the command's --mesh).
 func (n Names) localOnly(what, name string) error {
 	if !bucketURL(name) {
 		return nil
 	}
-	return n.errf(Usage, what+" %s is a bucket URL, which is not taken here: give a local file (buckets are read and written by a sharded conversion, convert --mesh, and by verify, gather's OUTDIR and manifest merge)", name)
+	return n.errf(Setting, what+" %s is a bucket URL, which is not taken here: give a local file (buckets are read and written by a sharded conversion, convert --mesh, and by verify, gather's OUTDIR and manifest merge)", name)
 }
 
 // CheckOutName fails when out cannot be written at all: an empty name.
-func (j *Job) CheckOutName() error { return j.Names.orDefault().checkOutName(j.Out) }
+func (j *Job) CheckOutName() error { return j.Names.checkOutName(j.Out) }
 
 // checkOut fails early when Out cannot be a file we replace: a directory, or In itself.
 func (j *Job) checkOut(in string) error {
-	out, n := j.Out, j.Names.orDefault()
+	out, n := j.Out, j.Names
 	if IsStream(out) {
 		return nil // written in place (see openStream)
 	}
@@ -200,10 +200,10 @@ func (j *Job) checkOut(in string) error {
 		return nil // a missing Out is fine; an unwritable directory shows when we create it
 	}
 	if !st.Mode().IsRegular() {
-		return n.errf(Output, "cannot write {out} %s: it is not a regular file", out)
+		return n.errf(Output, "cannot write {Out} %s: it is not a regular file", out)
 	}
 	if ist, err := os.Stat(in); err == nil && os.SameFile(st, ist) {
-		return n.errf(Usage, "{out} %s is {in} itself; write to another file", out)
+		return n.errf(Setting, "{Out} %s is {In} itself; write to another file", out)
 	}
 	return nil
 }
@@ -212,25 +212,25 @@ func (j *Job) checkOut(in string) error {
 // which checkReplace then vets), before any work, and returns the path to create it
 // at: Out's symlink target if it is a link.
 func (j *Job) allTarget() (string, error) {
-	out, n := j.Out, j.Names.orDefault()
+	out, n := j.Out, j.Names
 	if err := n.checkOutName(out); err != nil {
 		return "", err
 	}
 	if IsStream(out) {
-		return "", n.errf(Usage, "with {all} {out} is a new directory; %s cannot be one", out)
+		return "", n.errf(Setting, "with {All} {Out} is a new directory; %s cannot be one", out)
 	}
 	dest := buffer.LinkTarget(out)
 	st, err := os.Stat(dest)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		// "afile/": a file named as a directory (ENOTDIR), found before any work.
-		return "", n.errf(Output, "cannot write {out} %s: %s", out, FileErr(err))
+		return "", n.errf(Output, "cannot write {Out} %s: %s", out, err)
 	}
 	if err == nil && !j.Force {
 		if !st.IsDir() {
-			return "", n.errf(Usage, "cannot write {out} %s: with {all} {out} is a new directory, and this is a file", out)
+			return "", n.errf(Setting, "cannot write {Out} %s: with {All} {Out} is a new directory, and this is a file", out)
 		}
 		if ents, err := os.ReadDir(dest); err != nil || len(ents) > 0 {
-			return "", n.errf(Output, "cannot write {out} %s: with {all} {out} is a new directory, and this one is not empty ({force} replaces an earlier {all} output)", out)
+			return "", n.errf(Output, "cannot write {Out} %s: with {All} {Out} is a new directory, and this one is not empty ({Force} replaces an earlier {All} output)", out)
 		}
 	}
 	return dest, nil

@@ -45,41 +45,41 @@ type Entry struct {
 // list. An All manifest from before the format key (source, to and tensors, nothing
 // else) counts as ours. The error, a phrase after the directory's name, names the
 // first foreign entry.
-func CheckOwned(dir string) error { return LibraryNames.checkOwned(dir) }
+func CheckOwned(dir string) error { return Names{}.checkOwned(dir) }
 
 func (n Names) checkOwned(dir string) error {
 	mp := filepath.Join(dir, "manifest.json")
 	st, err := os.Lstat(mp)
 	if err != nil || !st.Mode().IsRegular() {
-		return fmt.Errorf("%s", n.words("has no manifest.json, the mark of an earlier {all}"))
+		return n.errf(Input, "has no manifest.json, the mark of an earlier {All}")
 	}
 	data, err := ReadTextFile(mp, "manifest", MaxManifestBytes)
 	if err != nil {
-		return fmt.Errorf("%s", strings.TrimPrefix(err.Error(), "cannot read "))
+		return fmt.Errorf("%s", strings.TrimPrefix(CleanErr(err), "cannot read "))
 	}
 	var probe struct {
 		Format string `json:"format"`
 	}
 	json.Unmarshal(data, &probe) // a bad manifest fails below
 	if strings.HasPrefix(probe.Format, shardedFormatPrefix) {
-		return fmt.Errorf(n.words("is a sharded conversion's directory (format %s), not one of {all}"), probe.Format)
+		return n.errf(Input, "is a sharded conversion's directory (format %s), not one of {All}", probe.Format)
 	}
 	var m Manifest
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&m); err != nil || (m.Format != AllFormat && m.Format != "") || m.Source == "" || m.To == "" || m.Tensors == nil {
-		return fmt.Errorf(n.words("has a manifest.json that {all} did not write (format %q, want %q)"), m.Format, AllFormat)
+		return n.errf(Input, "has a manifest.json that {All} did not write (format %q, want %q)", m.Format, AllFormat)
 	}
 	listed := map[string]bool{"manifest.json": true}
 	for _, e := range m.Tensors {
 		if e.File == "" || strings.ContainsAny(e.File, `/\`) || strings.HasPrefix(e.File, ".") {
-			return fmt.Errorf(n.words("has a manifest.json that lists %q, which {all} does not write"), e.File)
+			return n.errf(Input, "has a manifest.json that lists %q, which {All} does not write", e.File)
 		}
 		listed[e.File] = true
 	}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return fmt.Errorf("cannot be read: %s", FileErr(err))
+		return fmt.Errorf("cannot be read: %s", err)
 	}
 	var foreign []string
 	for _, e := range ents {

@@ -15,10 +15,10 @@ import (
 // What Out's padding holds: "zero" (also ""), "leave" (not written), or a number that
 // Out's element type holds exactly.
 
-// PadOption reads a Pad setting as the relayout option it asks for; n names the setting
-// in errors.
+// PadOption reads a Pad setting as the relayout option it asks for. Errors are about
+// the field Pad (n is deprecated: the words of package sharding's messages; give the
+// zero Names).
 func PadOption(s string, n Names) (relayout.Option, error) {
-	n = n.orDefault()
 	switch strings.ToLower(s) {
 	case "", "zero", "zeros":
 		return relayout.WithPadZero(), nil
@@ -27,10 +27,10 @@ func PadOption(s string, n Names) (relayout.Option, error) {
 	}
 	v, err := strconv.ParseFloat(s, 64)
 	if errors.Is(err, strconv.ErrRange) {
-		return nil, n.errf(Usage, "{pad} %s is outside float64's range, the widest there is", s)
+		return nil, n.errf(Setting, "{Pad} %s is outside float64's range, the widest there is", s)
 	}
 	if err != nil {
-		return nil, n.errf(Usage, "bad {pad} %q: want zero, leave or a number", s)
+		return nil, n.errf(Setting, "bad {Pad} %q: want zero, leave or a number", s)
 	}
 	return relayout.WithPadValue(v), nil
 }
@@ -55,7 +55,7 @@ func CheckPad(text string, dt layout.DType, n Names) error {
 			exact = new(big.Rat).SetFloat64(v)
 		}
 	}
-	return checkPad(text, v, exact, dt, n.orDefault())
+	return checkPad(text, v, exact, dt, n)
 }
 
 // CheckPadValue is CheckPad for a pad given as a float64 (an API's number, not text):
@@ -66,44 +66,44 @@ func CheckPadValue(v float64, dt layout.DType, n Names) error {
 	if !math.IsNaN(v) && !math.IsInf(v, 0) {
 		exact = new(big.Rat).SetFloat64(v)
 	}
-	return checkPad(numText(v), v, exact, dt, n.orDefault())
+	return checkPad(numText(v), v, exact, dt, n)
 }
 
 // checkPad checks the pad v, which text gave and which is exactly the number exact
 // (nil for NaN and infinities).
 func checkPad(text string, v float64, exact *big.Rat, dt layout.DType, n Names) error {
 	if !buffer.CanConvert(dt, layout.F64) {
-		return n.errf(Usage, "{pad} %s: %s padding can only be zero or leave", text, dt)
+		return n.errf(Setting, "{Pad} %s: %s padding can only be zero or leave", text, dt)
 	}
 	finite := exact != nil
 	if dt == layout.Pred || dt.IsInteger() {
 		lo, hi, _ := dt.IntRange()
 		switch {
 		case exact == nil || !exact.IsInt():
-			return n.errf(Usage, "{pad} %s is not a whole number in %s's range %s to %s", text, dt, lo, hi)
+			return n.errf(Setting, "{Pad} %s is not a whole number in %s's range %s to %s", text, dt, lo, hi)
 		case exact.Num().Cmp(lo) < 0 || exact.Num().Cmp(hi) > 0:
-			return n.errf(Usage, "{pad} %s is outside %s's range %s to %s", text, dt, lo, hi)
+			return n.errf(Setting, "{Pad} %s is outside %s's range %s to %s", text, dt, lo, hi)
 		case exact.Cmp(new(big.Rat).SetFloat64(v)) != 0:
-			return n.errf(Usage, "{pad} %s cannot be written exactly: the pad travels as a float64, which holds %s", text, numText(v))
+			return n.errf(Setting, "{Pad} %s cannot be written exactly: the pad travels as a float64, which holds %s", text, numText(v))
 		}
 		return nil
 	}
 	if lo, hi := floatRange(dt); finite && (v < lo || v > hi) {
-		return n.errf(Usage, "{pad} %s is outside %s's range %s to %s", text, dt, numText(lo), numText(hi))
+		return n.errf(Setting, "{Pad} %s is outside %s's range %s to %s", text, dt, numText(lo), numText(hi))
 	}
 	back := math.Float64frombits(buffer.ConvertElement(layout.F64, dt, buffer.ConvertElement(dt, layout.F64, math.Float64bits(v))))
 	if !finite {
 		if math.IsNaN(v) && math.IsNaN(back) || back == v {
 			return nil
 		}
-		return n.errf(Usage, "{pad} %s: %s has no %s (it would hold %s)", text, dt, strings.TrimPrefix(numText(v), "+"), numText(back))
+		return n.errf(Setting, "{Pad} %s: %s has no %s (it would hold %s)", text, dt, strings.TrimPrefix(numText(v), "+"), numText(back))
 	}
 	if exact.Cmp(new(big.Rat).SetFloat64(v)) != 0 || back != v || math.Signbit(back) != math.Signbit(v) {
 		held := numText(back)
 		if r, _ := new(big.Rat).SetString(held); r.Cmp(new(big.Rat).SetFloat64(back)) != 0 {
 			held = strconv.FormatFloat(back, 'g', 30, 64) // the shortest form is the text again
 		}
-		return n.errf(Usage, "{pad} %s is not exact in %s, which would hold %s", text, dt, held)
+		return n.errf(Setting, "{Pad} %s is not exact in %s, which would hold %s", text, dt, held)
 	}
 	return nil
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/tpulayout/tpulayout/layout"
 )
 
-// TestCheckPad: a Pad number the element type cannot hold exactly is a Usage error
+// TestCheckPad: a Pad number the element type cannot hold exactly is a Setting error
 // naming the type's range (or the value it would become), not a silent clamp,
 // truncation or rounding; the values it holds pass.
 func TestCheckPad(t *testing.T) {
@@ -33,12 +33,12 @@ func TestCheckPad(t *testing.T) {
 			}
 			continue
 		}
-		if KindOf(err) != Usage || err == nil || !strings.Contains(err.Error(), c.want) {
+		if KindOf(err) != Setting || err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s Pad %q: %v, want a usage error with %q", c.dt, c.pad, err, c.want)
 		}
 	}
 	for pad, want := range map[string]string{"abc": `bad Pad "abc": want zero, leave or a number`, "1e400": "Pad 1e400 is outside float64's range"} {
-		if _, err := PadOption(pad, Names{}); err == nil || KindOf(err) != Usage || !strings.Contains(err.Error(), want) {
+		if _, err := PadOption(pad, Names{}); err == nil || KindOf(err) != Setting || !strings.Contains(err.Error(), want) {
 			t.Errorf("PadOption(%q): %v", pad, err)
 		}
 	}

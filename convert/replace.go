@@ -31,24 +31,24 @@ func (n Names) checkReplace(out, in string) error {
 		return nil
 	}
 	if err != nil {
-		return n.errf(Output, "cannot write {out} %s: %s", out, FileErr(err))
+		return n.errf(Output, "cannot write {Out} %s: %s", out, err)
 	}
 	switch {
 	case st.Mode()&os.ModeSymlink != 0:
-		return n.errf(Usage, "{force} does not replace {out} %s: it is a symbolic link", out)
+		return n.errf(Setting, "{Force} does not replace {Out} %s: it is a symbolic link", out)
 	case !st.IsDir():
-		return n.errf(Usage, "{force} replaces the directory of an earlier {all}, and {out} %s is a file", out)
+		return n.errf(Setting, "{Force} replaces the directory of an earlier {All}, and {Out} %s is a file", out)
 	}
 	ents, err := os.ReadDir(out)
 	if err != nil {
-		return n.errf(Output, "cannot write {out} %s: %s", out, FileErr(err))
+		return n.errf(Output, "cannot write {Out} %s: %s", out, err)
 	}
 	if inside(in, out) {
-		return n.errf(Usage, "{in} %s lies inside {out} %s, which {force} would replace", in, out)
+		return n.errf(Setting, "{In} %s lies inside {Out} %s, which {Force} would replace", in, out)
 	}
 	if len(ents) > 0 {
 		if err := n.checkOwned(out); err != nil {
-			return n.errf(Output, "{force} replaces only a directory that {all} wrote, and {out} %s %s", out, err)
+			return n.errf(Output, "{Force} replaces only a directory that {All} wrote, and {Out} %s %s", out, err)
 		}
 	}
 	return nil
@@ -82,8 +82,7 @@ func (j *Job) place(tmp, out string) error {
 
 // replaceDir is ReplaceDir for All: the old tree must be one All wrote.
 func (j *Job) replaceDir(tmp, out string) error {
-	n := j.Names.orDefault()
-	return ReplaceDir(tmp, out, n.words("{out}"), n.checkOwned, j.note)
+	return replaceDir(tmp, out, "{Out}", j.Names.checkOwned, j.note)
 }
 
 // ReplaceDir puts the finished directory tmp in place of the directory out and removes
@@ -96,6 +95,11 @@ func (j *Job) replaceDir(tmp, out string) error {
 // or when removing fails, it is left beside out and note hears where and why, out
 // named by what ("OUT", "OUTDIR").
 func ReplaceDir(tmp, out, what string, owned func(dir string) error, note func(string)) error {
+	return replaceDir(tmp, out, strings.ReplaceAll(what, "%", "%%"), owned, func(m Message) { note(m.String()) })
+}
+
+// replaceDir is ReplaceDir with notes as messages, whose format what is part of.
+func replaceDir(tmp, out, what string, owned func(dir string) error, note func(Message)) error {
 	if _, err := os.Lstat(out); errors.Is(err, os.ErrNotExist) {
 		return renameFn(tmp, out)
 	}
@@ -134,16 +138,16 @@ func ReplaceDir(tmp, out, what string, owned func(dir string) error, note func(s
 
 // removeOld removes the replaced tree old if owned accepts it; otherwise, or when
 // removing fails, it leaves it beside out, with a note.
-func removeOld(old, out, what string, owned func(string) error, note func(string)) {
+func removeOld(old, out, what string, owned func(string) error, note func(Message)) {
 	if ents, err := os.ReadDir(old); err == nil && len(ents) == 0 {
 		os.Remove(old)
 		return
 	}
 	if err := owned(old); err != nil {
-		note(fmt.Sprintf("note: %s %s is replaced; the old tree, left at %s, %s", what, out, old, err))
+		note(Names{}.message("note: "+what+" %s is replaced; the old tree, left at %s, %s", out, old, err))
 		return
 	}
 	if err := os.RemoveAll(old); err != nil {
-		note(fmt.Sprintf("note: %s %s is replaced, but the old tree could not be removed from %s: %s", what, out, old, FileErr(err)))
+		note(Names{}.message("note: "+what+" %s is replaced, but the old tree could not be removed from %s: %s", out, old, err))
 	}
 }

@@ -34,7 +34,7 @@ const (
 func ReadTextFile(path, what string, limit int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, inputf("cannot read %s %s: %s", what, path, FileErr(err))
+		return nil, inputf("cannot read %s %s: %s", what, path, err)
 	}
 	defer f.Close()
 	tooLarge := func() error {
@@ -62,7 +62,7 @@ func ReadTextFile(path, what string, limit int64) ([]byte, error) {
 			break
 		}
 		if err != nil {
-			return nil, inputf("cannot read %s %s: %s", what, path, FileErr(err))
+			return nil, inputf("cannot read %s %s: %s", what, path, err)
 		}
 	}
 	if int64(len(b)) > limit {
@@ -100,11 +100,11 @@ func CompileParsed(text string, sh layout.Shape, err error) (*layout.Indexer, er
 		if errors.As(err, &pe) {
 			return nil, inputf("bad shape %q: at byte %d: %s", layout.Quote(pe.Input), pe.Pos, pe.Msg)
 		}
-		return nil, inputf("bad shape %q: %s", layout.Quote(text), strings.TrimPrefix(err.Error(), "layout: "))
+		return nil, inputf("bad shape %q: %s", layout.Quote(text), err)
 	}
 	ix, err := layout.Compile(sh)
 	if err != nil {
-		return nil, inputf("shape %q: %s", layout.Quote(text), strings.TrimPrefix(err.Error(), "layout: "))
+		return nil, inputf("shape %q: %s", layout.Quote(text), err)
 	}
 	return ix, nil
 }

@@ -69,8 +69,8 @@ func TestParseShape(t *testing.T) {
 		{"(f32[2], s8[3]) {5}", "5", untyped},
 		{"(f32[2], s8[3]) {99999999999999999999}", "", untyped},
 		{"%x = f32[2] bogus(", "bad HLO instruction", untyped},
-		{"hlo:" + mod, "write hlo:MODULE.txt:param=N", convert.Usage},
-		{"hlo:" + mod + ":param=99999999999999999999", "param 99999999999999999999 is out of range", convert.Usage},
+		{"hlo:" + mod, "write hlo:MODULE.txt:param=N", convert.Setting},
+		{"hlo:" + mod + ":param=99999999999999999999", "param 99999999999999999999 is out of range", convert.Setting},
 		{"hlo:" + mod + ":param=2", "m.txt", untyped},
 		{"hlo:" + mod + ":result=2", "has 2 results, so no result 2", untyped},
 		{"hlo:" + filepath.Join(dir, "none.txt") + ":param=0", "cannot read MODULE " + filepath.Join(dir, "none.txt"), convert.Input},
@@ -100,11 +100,11 @@ func TestParseShapeError(t *testing.T) {
 	}
 	_, err = convert.CompileShape("f32[2,3]{1,0")
 	var ce *convert.Error
-	if !errors.As(err, &ce) || ce.Kind != convert.Input || !strings.Contains(ce.Msg, "at byte 12") {
+	if !errors.As(err, &ce) || ce.Kind != convert.Input || !strings.Contains(ce.Error(), "at byte 12") {
 		t.Errorf("CompileShape: %#v", err)
 	}
 	_, err = convert.CompileShape("(f32[2], f32[3])")
-	if !errors.As(err, &ce) || ce.Kind != convert.Input || !strings.Contains(ce.Msg, "it is a tuple of 2 elements") {
+	if !errors.As(err, &ce) || ce.Kind != convert.Input || !strings.Contains(ce.Error(), "it is a tuple of 2 elements") {
 		t.Errorf("CompileShape of a tuple: %#v", err)
 	}
 	ix, err := convert.CompileShape("%p = f32[2,3]{0,1} parameter(0)")
@@ -133,7 +133,7 @@ func TestReadTextFile(t *testing.T) {
 	} {
 		_, err := convert.ReadTextFile(c.path, "MODULE", c.limit)
 		var e *convert.Error
-		if !errors.As(err, &e) || e.Kind != convert.Input || !strings.HasPrefix(e.Msg, c.want) {
+		if !errors.As(err, &e) || e.Kind != convert.Input || !strings.HasPrefix(e.Error(), c.want) {
 			t.Errorf("%s, limit %d: %v; want an input error starting %q", c.path, c.limit, err, c.want)
 		}
 	}

@@ -27,7 +27,7 @@ func (n Names) spool(r io.Reader, name, ext string) (path string, cleanup func()
 	head := make([]byte, 9)
 	k, err := io.ReadFull(r, head)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
-		return "", nil, n.errf(Input, "cannot read {in} %s: %s", name, FileErr(err))
+		return "", nil, n.errf(Input, "cannot read {In} %s: %s", name, err)
 	}
 	head = head[:k]
 	if ext == "" {
@@ -35,7 +35,7 @@ func (n Names) spool(r io.Reader, name, ext string) (path string, cleanup func()
 	}
 	f, err := os.CreateTemp("", "tpulayout-stdin-*"+ext)
 	if err != nil {
-		return "", nil, n.errf(Input, "cannot read {in} %s: no room for its copy: %s", name, FileErr(err))
+		return "", nil, n.errf(Input, "cannot read {In} %s: no room for its copy: %s", name, err)
 	}
 	cleanup = func() { os.Remove(f.Name()) }
 	_, err = io.Copy(f, io.MultiReader(bytes.NewReader(head), r))
@@ -44,7 +44,7 @@ func (n Names) spool(r io.Reader, name, ext string) (path string, cleanup func()
 	}
 	if err != nil {
 		cleanup()
-		return "", nil, n.errf(Input, "cannot read {in} %s: %s", name, FileErr(err))
+		return "", nil, n.errf(Input, "cannot read {In} %s: %s", name, err)
 	}
 	return f.Name(), cleanup, nil
 }
@@ -66,7 +66,7 @@ func renameSpooled(err error, tmp, name string) error {
 	if err == nil || !strings.Contains(err.Error(), tmp) {
 		return err
 	}
-	return &Error{Kind: KindOf(err), Msg: strings.ReplaceAll(err.Error(), tmp, name)}
+	return renamePath(err, tmp, name)
 }
 
 // isStream reports whether path names something that is not a regular file (after

@@ -74,7 +74,7 @@ func TestJobInFIFO(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = (&Job{In: all, Out: filepath.Join(dir, "od"), All: true, To: "tpu:v5e"}).Run()
-	if err == nil || !strings.Contains(err.Error(), "is not a regular file but a stream") || KindOf(err) != Usage {
+	if err == nil || !strings.Contains(err.Error(), "is not a regular file but a stream") || KindOf(err) != Setting {
 		t.Errorf("All from a FIFO: %v", err)
 	}
 	if !bytes.Equal(npyBytes[:6], []byte("\x93NUMPY")) {

@@ -311,10 +311,7 @@ func TestBitcastOptions(t *testing.T) {
 		{"pred[8,9]{1,0:E(1)}", "pred[8,9]{1,0:T(8,9)E(1)}", nil, true},
 	}
 	for _, c := range cases {
-		p, err := NewPlan(layout.MustParse(c.dst), layout.MustParse(c.src), c.opts...)
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := mustPlan(t, c.dst, c.src, c.opts...)
 		if p.bitcast != c.bitcast {
 			t.Errorf("%s: bitcast %v, want %v", p, p.bitcast, c.bitcast)
 		}
@@ -337,10 +334,7 @@ func TestPlanStringCommonRun(t *testing.T) {
 		{"f32[24,256]{1,0:T(8,128)}", "f32[24,256]{1,0}", 128},
 		{"f32[24,128]{0,1}", "f32[24,128]{1,0}", 1},
 	} {
-		p, err := NewPlan(layout.MustParse(c.dst), layout.MustParse(c.src))
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := mustPlan(t, c.dst, c.src)
 		if want := fmt.Sprintf("longest common run %d elements", c.run); !strings.Contains(p.String(), want) {
 			t.Errorf("%s: want %q", p, want)
 		}

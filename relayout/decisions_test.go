@@ -28,10 +28,7 @@ func TestSourcePiece(t *testing.T) {
 		{"f32[1024,1024]{1,0}", "f32[1024,1024]{1,0:T(8,128)}", 4096},                 // beyond L2, no streaming
 		{"bf16[4096,3,4096]{2,1,0}", "bf16[4096,3,4096]{2,1,0:T(4,128)(2,1)}", 32768}, // two row-pair blocks a tile row
 	} {
-		p, err := NewPlan(layout.MustParse(c.dst), layout.MustParse(c.src))
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := mustPlan(t, c.dst, c.src)
 		if p.ahead.piece != c.want {
 			t.Errorf("%s ← %s: ahead %d, want %d", c.dst, c.src, p.ahead.piece, c.want)
 		}
@@ -47,10 +44,7 @@ func TestDeinterleaveClips(t *testing.T) {
 		{"s8[64,8191]{1,0}", "s8[64,8191]{1,0:T(32,128)(4,1)}"},
 		{"f32[13,300]{1,0:T(8,128)}", "bf16[13,300]{1,0:T(8,128)(2,1)}"},
 	} {
-		p, err := NewPlan(layout.MustParse(c[0]), layout.MustParse(c[1]))
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := mustPlan(t, c[0], c[1])
 		if k := p.kern; k.kind != kDeinterleave || !k.clip || k.clipDim != 1 {
 			t.Errorf("%s ← %s: %v kernel, clip %v on dim %d; want deinterleave clipped on dim 1", c[0], c[1], k.kind, k.clip, k.clipDim)
 		}
@@ -67,10 +61,7 @@ func TestBatchOrder(t *testing.T) {
 		{"bf16[200000,200]{1,0:T(8,128)(2,1)}", "bf16[200000,200]{1,0}", 4},
 		{"f32[8192,8192]{1,0:T(8,128)}", "f32[8192,8192]{1,0}", 64}, // 64 tile columns: too much for L1
 	} {
-		p, err := NewPlan(layout.MustParse(c.dst), layout.MustParse(c.src))
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := mustPlan(t, c.dst, c.src)
 		if p.kern.rep != c.rep {
 			t.Errorf("%s ← %s: batches of %d, want %d", c.dst, c.src, p.kern.rep, c.rep)
 		}
@@ -80,10 +71,7 @@ func TestBatchOrder(t *testing.T) {
 // A retiling's run spans several dims (row pairs, columns, pair halves); its edge
 // tiles clip at the column loop rather than going element by element.
 func TestSplitClip(t *testing.T) {
-	p, err := NewPlan(layout.MustParse("bf16[200,200]{1,0:T(16,128)(2,1)}"), layout.MustParse("bf16[200,200]{1,0:T(8,128)(2,1)}"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := mustPlan(t, "bf16[200,200]{1,0:T(16,128)(2,1)}", "bf16[200,200]{1,0:T(8,128)(2,1)}")
 	k := p.kern
 	if k.kind != kCopy || !k.clip || k.clipDim != 1 || len(k.clipOuter) != 1 || k.clipSize != 128 || k.clipUnit != 2 {
 		t.Errorf("%v kernel, clip %v on dim %d, %d outer loops, %d values of %d elements; want copy clipped on dim 1 inside 1 loop, 128 values of 2",
@@ -98,10 +86,7 @@ func TestPartialUnpackBuffer(t *testing.T) {
 		{"bf16[64,3,256]{2,1,0}", "bf16[64,3,256]{2,1,0:T(4,128)(2,1)}"},
 		{"s8[64,5,256]{2,1,0}", "s8[64,5,256]{2,1,0:T(32,128)(4,1)}"},
 	} {
-		p, err := NewPlan(layout.MustParse(c[0]), layout.MustParse(c[1]))
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := mustPlan(t, c[0], c[1])
 		if p.kern.kind != kDeinterleave || p.stage == nil {
 			t.Errorf("%s ← %s: %v kernel, buffer %v; want deinterleave with a buffer", c[0], c[1], p.kern.kind, p.stage != nil)
 		}
@@ -115,18 +100,12 @@ func TestPartialUnpackBuffer(t *testing.T) {
 // one at a time ask for the next block's tile, a page or more away.
 func TestStagedTranspose(t *testing.T) {
 	for _, n := range []int{8192, 1024} { // streamed, and in the last-level cache
-		p, err := NewPlan(layout.MustParse(fmt.Sprintf("f32[%d,%d]{1,0}", n, n)), layout.MustParse(fmt.Sprintf("f32[%d,%d]{0,1:T(8,128)}", n, n)))
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := mustPlan(t, fmt.Sprintf("f32[%d,%d]{1,0}", n, n), fmt.Sprintf("f32[%d,%d]{0,1:T(8,128)}", n, n))
 		if k, tiles := p.kern, p.k().TileKernels(8); k.kind != kTranspose || (k.conv == nil) != tiles || (k.fromTiles != nil) != tiles || p.blockAhead != 4096 {
 			t.Errorf("%d²: %v kernel, staged %v, from tiles %v (kernels %v), block ahead %d; want a transpose from tiles if there are kernels, else staged, 4096 ahead", n, k.kind, k.conv != nil, k.fromTiles != nil, tiles, p.blockAhead)
 		}
 	}
-	p, err := NewPlan(layout.MustParse("f32[8192,8192]{1,0}"), layout.MustParse("bf16[8192,8192]{0,1:T(8,128)(2,1)}"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := mustPlan(t, "f32[8192,8192]{1,0}", "bf16[8192,8192]{0,1:T(8,128)(2,1)}")
 	if k := p.kern; k.kind != kTranspose || k.conv == nil || k.convFirst || p.blockAhead != 2048 {
 		t.Errorf("%v kernel, staged %v (first %v), block ahead %d; want a transpose staged after, 2048 ahead", k.kind, k.conv != nil, k.convFirst, p.blockAhead)
 	}
@@ -146,10 +125,7 @@ func TestStagedOddRows(t *testing.T) {
 		{"f32[8192,8192]{0,1}", "f32[8192,8192]{1,0}", false},
 		{"f32[63,65,7,61]{0,1,2,3}", "f32[63,65,7,61]{3,2,1,0}", false}, // in the cache: no streaming
 	} {
-		p, err := NewPlan(layout.MustParse(c.dst), layout.MustParse(c.src), WithWorkers(1))
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := mustPlan(t, c.dst, c.src, WithWorkers(1))
 		if k := p.kern; k.kind != kTranspose || (k.conv != nil) != c.want {
 			t.Errorf("%s ← %s: %v kernel, staged %v (stream %v); want staged %v", c.dst, c.src, k.kind, k.conv != nil, p.stream, c.want)
 		}
@@ -195,10 +171,7 @@ func TestChunkedPacking(t *testing.T) {
 		{"bf16[64,1024]{1,0:T(8,128)(2,1)}", "bf16[64,1024]{1,0}", 0},       // in L2
 		{"bf16[256,8192]{1,0:T(8,128)(2,1)}", "bf16[256,8192]{1,0}", 4},     // beyond L2, no streaming
 	} {
-		p, err := NewPlan(layout.MustParse(c.dst), layout.MustParse(c.src))
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := mustPlan(t, c.dst, c.src)
 		if p.chunk != c.want {
 			t.Errorf("%s ← %s: chunks of %d repeats, want %d", c.dst, c.src, p.chunk, c.want)
 		}
@@ -289,10 +262,7 @@ func TestTransposeStreams(t *testing.T) {
 			t.Errorf("%s ← %s (%v kernel): streams %v, want %v", c.dst, c.src, p.kern.kind, p.stream, c.want)
 		}
 	}
-	p, err := NewPlan(layout.MustParse(fmt.Sprintf("f32[%d,1024]{0,1}", rows-8)), layout.MustParse(fmt.Sprintf("f32[%d,1024]{1,0}", rows-8)))
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := mustPlan(t, fmt.Sprintf("f32[%d,1024]{0,1}", rows-8), fmt.Sprintf("f32[%d,1024]{1,0}", rows-8))
 	if p.stream {
 		t.Errorf("%v: streams below the threshold", p)
 	}
@@ -308,10 +278,7 @@ func TestTransposeStreams(t *testing.T) {
 		{"f32[%d,1024]{1,0}", "f32[%d,1024]{0,1:T(8,128)}", rows, tiles},
 		{"f32[%d,512]{1,0}", "f32[%d,512]{0,1:T(8,128)}", 2 * rows, false}, // rows 2 KiB apart
 	} {
-		p, err := NewPlan(layout.MustParse(fmt.Sprintf(c.dst, c.rows)), layout.MustParse(fmt.Sprintf(c.src, c.rows)))
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := mustPlan(t, fmt.Sprintf(c.dst, c.rows), fmt.Sprintf(c.src, c.rows))
 		if p.stream != c.want {
 			t.Errorf("%v: streams %v, want %v", p, p.stream, c.want)
 		}

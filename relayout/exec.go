@@ -381,71 +381,52 @@ func (p *Plan) unpackRows(rows *[4][]byte, s []byte, n int, r simd.Rows) {
 	}
 }
 
-// runConv returns the contiguous converting kernel for the plan's types, if any.
+// runConv returns the contiguous converting kernel for the plan's types, if any:
+// a copy between one type, simd's conversion, or the plan's converter.
 func (p *Plan) runConv() func(dst, src []byte, n int, r simd.Rows) {
-	ks := p.k()
-	switch {
-	case p.dt == p.st && p.dbits == p.sbits && p.dbits%8 == 0:
+	if p.dt == p.st && p.dbits == p.sbits && p.dbits%8 == 0 {
 		return p.copySame
-	case p.st == layout.F32 && p.sbits == 32 && p.dbits == 16 && p.dt == layout.BF16:
-		return ks.F32ToBF16Rows
-	case p.st == layout.F32 && p.sbits == 32 && p.dbits == 16 && p.dt == layout.F16:
-		return ks.F32ToF16Rows
-	case p.dt == layout.F32 && p.dbits == 32 && p.sbits == 16 && p.st == layout.BF16:
-		return ks.BF16ToF32Rows
-	case p.dt == layout.F32 && p.dbits == 32 && p.sbits == 16 && p.st == layout.F16:
-		return ks.F16ToF32Rows
-	case p.f8Run() != nil:
-		return p.f8Run()
-	case p.converter != nil:
+	}
+	if from, to, ok := p.kernTypes(); ok {
+		if c := p.k().Convert(from, to); c != nil {
+			return c
+		}
+	}
+	if p.converter != nil {
 		return p.convertRun
 	}
 	return nil
 }
 
-// f8Run converts runs between f32, bf16 or f16 and f8e4m3fn or f8e5m2 with the simd
-// kernels and their per-element definitions (bf16 and f16 widen to f32 exactly, so
-// one rounding), or is nil for other type pairs.
-func (p *Plan) f8Run() func(dst, src []byte, n int, r simd.Rows) {
-	ks := p.k()
-	wide := func(t layout.DType, bits int) bool {
-		return t == layout.F32 && bits == 32 || (t == layout.BF16 || t == layout.F16) && bits == 16
+// kernTypes returns the simd keys of the plan's source and destination types: one
+// type by its width, copied bit for bit; two types only where simd converts
+// between them (f32, bf16, f16 and the f8 types at their own widths; bf16 and f16
+// widen to f32 exactly as they are loaded, so f8 from them is rounded once).
+func (p *Plan) kernTypes() (from, to simd.DType, ok bool) {
+	if p.dt == p.st && p.dbits == p.sbits {
+		w, ok := map[int]simd.DType{8: simd.Bits8, 16: simd.Bits16, 32: simd.Bits32}[p.dbits]
+		return w, w, ok
 	}
+	from, ok1 := floatType(p.st, p.sbits)
+	to, ok2 := floatType(p.dt, p.dbits)
+	return from, to, ok1 && ok2
+}
+
+// floatType is simd's key of the float type t stored in its own width.
+func floatType(t layout.DType, bits int) (simd.DType, bool) {
 	switch {
-	case p.dbits != 8 && p.sbits != 8:
-		return nil
-	case p.st == layout.F32 && p.sbits == 32 && p.dt == layout.F8E4M3FN:
-		return ks.F32ToF8E4M3FNRows
-	case p.st == layout.F32 && p.sbits == 32 && p.dt == layout.F8E5M2:
-		return ks.F32ToF8E5M2Rows
-	case p.dt == layout.F32 && p.dbits == 32 && p.st == layout.F8E4M3FN:
-		return ks.F8E4M3FNToF32Rows
-	case p.dt == layout.F32 && p.dbits == 32 && p.st == layout.F8E5M2:
-		return ks.F8E5M2ToF32Rows
-	case (p.dt == layout.F8E4M3FN || p.dt == layout.F8E5M2) && p.dbits == 8 && wide(p.st, p.sbits):
-		// One pass, one rounding: bf16 and f16 widen to f32 exactly as they are loaded.
-		switch {
-		case p.st == layout.BF16 && p.dt == layout.F8E4M3FN:
-			return ks.BF16ToF8E4M3FNRows
-		case p.st == layout.BF16:
-			return ks.BF16ToF8E5M2Rows
-		case p.dt == layout.F8E4M3FN:
-			return ks.F16ToF8E4M3FNRows
-		}
-		return ks.F16ToF8E5M2Rows
-	case (p.st == layout.F8E4M3FN || p.st == layout.F8E5M2) && p.sbits == 8 && (p.dt == layout.BF16 || p.dt == layout.F16) && p.dbits == 16:
-		// One pass: every f8 value is exact in both, so there is no rounding to share.
-		switch {
-		case p.st == layout.F8E4M3FN && p.dt == layout.BF16:
-			return ks.F8E4M3FNToBF16Rows
-		case p.st == layout.F8E4M3FN:
-			return ks.F8E4M3FNToF16Rows
-		case p.dt == layout.BF16:
-			return ks.F8E5M2ToBF16Rows
-		}
-		return ks.F8E5M2ToF16Rows
+	case t == layout.F32 && bits == 32:
+		return simd.F32, true
+	case t == layout.BF16 && bits == 16:
+		return simd.BF16, true
+	case t == layout.F16 && bits == 16:
+		return simd.F16, true
+	case t == layout.F8E4M3FN && bits == 8:
+		return simd.F8E4M3FN, true
+	case t == layout.F8E5M2 && bits == 8:
+		return simd.F8E5M2, true
 	}
-	return nil
+	return 0, false
 }
 
 // copySame copies r.N runs of n elements of the plan's one type.

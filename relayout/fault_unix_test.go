@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/tpulayout/tpulayout/layout"
 	"golang.org/x/sys/unix"
 )
 
@@ -36,10 +35,7 @@ func TestFaultPanics(t *testing.T) {
 	}
 	dst := make([]byte, n)
 	for _, workers := range []int{1, 4} {
-		p, err := NewPlan(layout.MustParse("f32[512,512]{1,0:T(8,128)}"), layout.MustParse("f32[512,512]"), WithWorkers(workers))
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := mustPlan(t, "f32[512,512]{1,0:T(8,128)}", "f32[512,512]", WithWorkers(workers))
 		func() {
 			defer func() {
 				r := recover()

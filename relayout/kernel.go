@@ -237,33 +237,13 @@ func (p *Plan) settle(k *kernel) {
 
 // bind picks the simd functions for the kernel's kind and the plan's types.
 func (p *Plan) bind(k *kernel) {
-	ks := p.k()
 	switch k.kind {
 	case kInterleave, kDeinterleave:
 		in := k.kind == kInterleave
-		if !p.fusedPack(k.p, in) {
+		if k.pair, k.quad = p.packKernel(k.p, in, true); k.pair == nil && k.quad == nil {
 			k.packConv = p.runConv()
 			p.makeScratch(k)
-		}
-		switch {
-		case k.p == 4 && in && k.packConv == nil && p.f8Quads() != nil:
-			k.quad = p.f8Quads()
-		case k.p == 4 && in:
-			k.quad = ks.Interleave8x4Rows
-		case k.p == 4 && k.packConv == nil && p.f8Unquads() != nil:
-			k.quad = p.f8Unquads()
-		case k.p == 4:
-			k.quad = ks.Deinterleave8x4Rows
-		case (k.packConv != nil || p.dt == p.st) && in:
-			k.pair = ks.Interleave16Rows
-		case k.packConv != nil || p.dt == p.st:
-			k.pair = ks.Deinterleave16Rows
-		case in && p.dt == layout.BF16:
-			k.pair = ks.F32ToBF16InterleaveRows
-		case in:
-			k.pair = ks.F32ToF16InterleaveRows
-		default:
-			k.pair = ks.BF16DeinterleaveToF32Rows
+			k.pair, k.quad = p.packKernel(k.p, in, false)
 		}
 	case kTranspose:
 		ub, toScratch := k.unit*int64(p.dbits/8), false
@@ -277,14 +257,15 @@ func (p *Plan) bind(k *kernel) {
 			k.conv, k.convFirst, toScratch = p.runConv(), false, true
 			p.makeScratch(k)
 		}
-		k.trans = [...]func([]byte, int, []byte, int, int, int){1: ks.Transpose8, 2: ks.Transpose16, 4: ks.Transpose32}[ub]
+		stores := simd.Ordinary
 		switch {
 		case p.stream && !toScratch && k.permuted:
 			// Many short blocks: the fence comes once, at the end of runRange's range.
-			k.trans = [...]func([]byte, int, []byte, int, int, int){1: ks.Transpose8Stream, 2: ks.Transpose16Stream, 4: ks.Transpose32Stream}[ub]
+			stores = simd.Streaming
 		case p.stream && !toScratch:
-			k.trans = [...]func([]byte, int, []byte, int, int, int){1: ks.Transpose8NT, 2: ks.Transpose16NT, 4: ks.Transpose32NT}[ub]
+			stores = simd.NonTemporal
 		}
+		k.trans = p.k().Transpose(int(ub), stores)
 		if k.conv == nil || k.convFirst {
 			p.planTiles(k, ub)
 		}
@@ -634,69 +615,34 @@ func (p *Plan) packable(pk int64, interleave bool) bool {
 
 // fusedPack says whether one simd kernel packs (or unpacks) and converts the types.
 func (p *Plan) fusedPack(pk int64, interleave bool) bool {
-	same := p.dt == p.st && p.dbits == p.sbits
-	switch {
-	case pk == 2 && interleave:
-		return same && p.dbits == 16 || p.st == layout.F32 && p.sbits == 32 && (p.dt == layout.BF16 || p.dt == layout.F16) && p.dbits == 16
-	case pk == 2:
-		return same && p.dbits == 16 || p.st == layout.BF16 && p.sbits == 16 && p.dt == layout.F32 && p.dbits == 32
-	case pk == 4 && interleave:
-		return same && p.dbits == 8 || p.f8Quads() != nil
-	case pk == 4:
-		return same && p.dbits == 8 || p.f8Unquads() != nil
-	}
-	return false
+	pair, quad := p.packKernel(pk, interleave, true)
+	return pair != nil || quad != nil
 }
 
-// f8Unquads is the simd kernel that unpacks (4,1) quads of the source's f8 type into
-// f32 rows in one pass, or into bf16 or f16 rows where the kernel set has vector
-// kernels for them (elsewhere the quads are unpacked and then converted), or nil.
-func (p *Plan) f8Unquads() func(r0, r1, r2, r3, src []byte, n int, r simd.Rows) {
+// packKernel returns the simd kernel that packs (interleave) or unpacks pk rows
+// (pair for 2, quad for 4): with conv, of the plan's types, converted in the same
+// pass, or nil where simd has none (f8 quads unpacked into bf16 or f16 only where
+// the kernel set has vector kernels for them: elsewhere the quads are unpacked and
+// then converted); without, of the packed width, bit for bit.
+func (p *Plan) packKernel(pk int64, interleave, conv bool) (pair func(x, y, z []byte, n int, r simd.Rows), quad func(v, w, x, y, z []byte, n int, r simd.Rows)) {
 	ks := p.k()
-	if p.sbits != 8 || (p.st != layout.F8E4M3FN && p.st != layout.F8E5M2) {
-		return nil
+	raw := map[int64]simd.DType{2: simd.Bits16, 4: simd.Bits8}[pk]
+	from, to, ok := raw, raw, true
+	if conv {
+		from, to, ok = p.kernTypes()
 	}
-	e4 := p.st == layout.F8E4M3FN
 	switch {
-	case p.dt == layout.F32 && p.dbits == 32 && e4:
-		return ks.F8E4M3FNDeinterleave8x4ToF32Rows
-	case p.dt == layout.F32 && p.dbits == 32:
-		return ks.F8E5M2Deinterleave8x4ToF32Rows
-	case p.dbits != 16 || !ks.F8QuadsTo16Kernel:
-	case p.dt == layout.BF16 && e4:
-		return ks.F8E4M3FNDeinterleave8x4ToBF16Rows
-	case p.dt == layout.BF16:
-		return ks.F8E5M2Deinterleave8x4ToBF16Rows
-	case p.dt == layout.F16 && e4:
-		return ks.F8E4M3FNDeinterleave8x4ToF16Rows
-	case p.dt == layout.F16:
-		return ks.F8E5M2Deinterleave8x4ToF16Rows
+	case !ok:
+	case pk == 4 && interleave:
+		quad = ks.Pack4(from, to)
+	case pk == 4 && (to.Bytes() != 2 || from == to || ks.F8QuadsTo16Kernel):
+		quad = ks.Unpack4(from, to)
+	case pk == 2 && interleave:
+		pair = ks.Pack2(from, to)
+	case pk == 2:
+		pair = ks.Unpack2(from, to)
 	}
-	return nil
-}
-
-// f8Quads is the simd kernel that converts f32, bf16 or f16 rows to the destination's
-// f8 type and packs them in (4,1) quads in one pass, or nil.
-func (p *Plan) f8Quads() func(dst, r0, r1, r2, r3 []byte, n int, r simd.Rows) {
-	if p.dbits != 8 || (p.dt != layout.F8E4M3FN && p.dt != layout.F8E5M2) {
-		return nil
-	}
-	ks, e4 := p.k(), p.dt == layout.F8E4M3FN
-	switch {
-	case p.st == layout.F32 && p.sbits == 32 && e4:
-		return ks.F32ToF8E4M3FNInterleave8x4Rows
-	case p.st == layout.F32 && p.sbits == 32:
-		return ks.F32ToF8E5M2Interleave8x4Rows
-	case p.st == layout.BF16 && p.sbits == 16 && e4:
-		return ks.BF16ToF8E4M3FNInterleave8x4Rows
-	case p.st == layout.BF16 && p.sbits == 16:
-		return ks.BF16ToF8E5M2Interleave8x4Rows
-	case p.st == layout.F16 && p.sbits == 16 && e4:
-		return ks.F16ToF8E4M3FNInterleave8x4Rows
-	case p.st == layout.F16 && p.sbits == 16:
-		return ks.F16ToF8E5M2Interleave8x4Rows
-	}
-	return nil
+	return pair, quad
 }
 
 // transpose finds a block transpose between the destination-contiguous loop and the

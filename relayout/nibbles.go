@@ -128,7 +128,7 @@ func (n *nibbleTiles) groups(dst, src []byte, lo, hi int64) {
 				r0 := 8*g*c + c0
 				ks.JoinNibblesRows(s, src[r0:], src[r0+c:], int(cn), simd.Rows{N: 4, DstStride: int(cn), SrcStride: int(2 * c)})
 				r.DstStride, r.SrcStride = int(tileBytes), 128
-				ks.Interleave8x4Rows(dst[words:], rs[0], rs[1], rs[2], rs[3], 128, r)
+				ks.Pack4(simd.Bits8, simd.Bits8)(dst[words:], rs[0], rs[1], rs[2], rs[3], 128, r)
 				continue
 			}
 			// Each tile's 128 words of the group straight into the group's 8 rows.
@@ -205,9 +205,9 @@ func (n *nibbleWords) blocks(dst, src []byte, lo, hi int64) {
 	defer n.scratch.put(s)
 	c, words := n.cols, n.cols/8 // bytes a row, words a row
 	stream := n.p.nibbleStreams()
-	trans := ks.Transpose32
+	trans := ks.Transpose(4, simd.Ordinary)
 	if stream {
-		trans = ks.Transpose32Stream
+		trans = ks.Transpose(4, simd.Streaming)
 	}
 	for b := lo; b < hi; b++ {
 		i0 := b * nibbleBlock
@@ -216,7 +216,7 @@ func (n *nibbleWords) blocks(dst, src []byte, lo, hi int64) {
 			trans(dst[i0*4:], int(n.rows*4), s, int(words*4), nibbleBlock, int(words))
 			continue
 		}
-		ks.Transpose32(s, int(words*4), src[i0*4:], int(n.rows*4), int(words), nibbleBlock)
+		ks.Transpose(4, simd.Ordinary)(s, int(words*4), src[i0*4:], int(n.rows*4), int(words), nibbleBlock)
 		ks.UnpackNibblePairsRows(dst[i0*c:], s, int(c/2), simd.Rows{N: nibbleBlock, DstStride: int(c), SrcStride: int(words * 4), Stream: stream})
 	}
 	if stream {

@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/simd"
 )
@@ -71,12 +70,8 @@ func TestNarrowAllocs(t *testing.T) {
 	} {
 		for _, workers := range []int{1, 2} {
 			dst, src := layout.MustParse(c[0]), layout.MustParse(c[1])
-			p, err := NewPlan(dst, src, WithWorkers(workers))
-			if err != nil {
-				t.Fatal(err)
-			}
-			d, s := buffer.MustNew(dst), buffer.MustNew(src)
-			if n := testing.AllocsPerRun(20, func() { _ = p.Copy(d, s) }); n != 0 {
+			_, copyAll := planCopy(t, dst, src, workers)
+			if n := testing.AllocsPerRun(20, copyAll); n != 0 {
 				t.Errorf("%s ← %s, %d workers: Copy allocates %v times", c[0], c[1], workers, n)
 			}
 		}

@@ -49,10 +49,7 @@ func TestPermuteCapStreams(t *testing.T) {
 		{"bf16[128,9,17,24]{0,1,2,3}", "bf16[128,9,17,24]{3,2,1,0}", 64},
 		{"f32[64,64,64,64]{0,1,2,3}", "f32[64,64,64,64]{3,2,1,0}", 64},
 	} {
-		p, err := NewPlan(layout.MustParse(c.dst), layout.MustParse(c.src), WithBlockBytes(1<<20))
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := mustPlan(t, c.dst, c.src, WithBlockBytes(1<<20))
 		if p.kern.kind != kTranspose || !p.kern.permuted || p.kern.rows != c.rows {
 			t.Errorf("%s: %s kernel, permuted %v, %d rows; want a permuted transpose of %d rows", c.src, p.kern.kind, p.kern.permuted, p.kern.rows, c.rows)
 		}
@@ -121,10 +118,7 @@ func TestPermuteOrderOddGroups(t *testing.T) {
 		{"bf16[4000,3000]{0,1:T(8,128)(2,1)}", "f32[4000,3000]{1,0}"},
 		{"f32[60,70,50,90]{0,1,2,3}", "f32[60,70,50,90]{3,2,1,0}"},
 	} {
-		p, err := NewPlan(layout.MustParse(c[0]), layout.MustParse(c[1]), WithWorkers(1), WithBlockBytes(1<<20))
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := mustPlan(t, c[0], c[1], WithWorkers(1), WithBlockBytes(1<<20))
 		k := p.kern
 		if !k.permuted || k.repSrc != k.cols*k.unit || k.rep*k.cols*k.unit*int64(p.sbits/8) < permRun {
 			t.Errorf("%s: permuted %v, repeat of %d with source stride %d over %d-unit rows: want source runs of %d bytes or more",

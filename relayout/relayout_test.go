@@ -680,16 +680,12 @@ func TestCopyDoesNotAllocate(t *testing.T) {
 		{"f32[513,256]", "f32[513,256]{0,1:T(8,128)}"}} {                   // Transpose32FromTiles
 		for _, workers := range []int{1, 2} {
 			dst, src := layout.MustParse(c[0]), layout.MustParse(c[1])
-			p, err := NewPlan(dst, src, WithWorkers(workers))
-			if err != nil {
-				t.Fatal(err)
-			}
-			d, s := buffer.MustNew(dst), buffer.MustNew(src)
+			p, copyAll := planCopy(t, dst, src, workers)
 			// AllocsPerRun's warm-up call would hide buffers made by the first Copy.
 			if p.scratch != nil && p.scratch.len() != workers {
 				t.Errorf("%s ← %s: NewPlan made %d scratch blocks for %d workers", c[0], c[1], p.scratch.len(), workers)
 			}
-			if n := testing.AllocsPerRun(20, func() { _ = p.Copy(d, s) }); n != 0 {
+			if n := testing.AllocsPerRun(20, copyAll); n != 0 {
 				t.Errorf("%s ← %s, %d workers: Copy allocates %v times", c[0], c[1], workers, n)
 			}
 		}
@@ -697,20 +693,16 @@ func TestCopyDoesNotAllocate(t *testing.T) {
 	for _, c := range benchCases {
 		for _, workers := range []int{1, 2} {
 			dst, src := c.shapes(250, 300) // ragged: the edge and padding paths too
-			p, err := NewPlan(dst, src, WithWorkers(workers))
-			if err != nil {
-				t.Fatal(err)
-			}
-			d, s := buffer.MustNew(dst), buffer.MustNew(src)
-			if n := testing.AllocsPerRun(20, func() { _ = p.Copy(d, s) }); n != 0 {
+			p, copyAll := planCopy(t, dst, src, workers)
+			if n := testing.AllocsPerRun(20, copyAll); n != 0 {
 				t.Errorf("%s, %d workers: Copy allocates %v times", c.name, workers, n)
 			}
-			if n := testing.AllocsPerRun(5, func() { runtime.GC(); _ = p.Copy(d, s) }); n != 0 {
+			if n := testing.AllocsPerRun(5, func() { runtime.GC(); copyAll() }); n != 0 {
 				t.Errorf("%s, %d workers: Copy after a GC allocates %v times", c.name, workers, n)
 			}
 			p.stream, p.readAhead = true, true // the non-temporal and read-ahead paths of large arrays
 			p.settle(&p.kern)
-			if n := testing.AllocsPerRun(20, func() { _ = p.Copy(d, s) }); n != 0 {
+			if n := testing.AllocsPerRun(20, copyAll); n != 0 {
 				t.Errorf("%s, %d workers, streaming: Copy allocates %v times", c.name, workers, n)
 			}
 		}
@@ -808,4 +800,26 @@ func TestPartialPackedRows(t *testing.T) {
 			}
 		}
 	}
+}
+
+// mustPlan is the plan from src to dst (shape texts), failing t when there is none.
+func mustPlan(t testing.TB, dst, src string, opts ...Option) *Plan {
+	t.Helper()
+	p, err := NewPlan(layout.MustParse(dst), layout.MustParse(src), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// planCopy plans dst ← src on workers workers and returns the plan and a call that
+// copies between buffers of the two shapes, for counting what a Copy allocates.
+func planCopy(t testing.TB, dst, src layout.Shape, workers int) (*Plan, func()) {
+	t.Helper()
+	p, err := NewPlan(dst, src, WithWorkers(workers))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, s := buffer.MustNew(dst), buffer.MustNew(src)
+	return p, func() { _ = p.Copy(d, s) }
 }

@@ -24,10 +24,7 @@ func TestStagedRun(t *testing.T) {
 			checkPair(t, r, pc, k.Name)
 		}
 	}
-	p, err := NewPlan(layout.MustParse("f32[16,200]{1,0:T(8,128)}"), layout.MustParse("f32[16,200]{1,0}"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := mustPlan(t, "f32[16,200]{1,0:T(8,128)}", "f32[16,200]{1,0}")
 	src := make([]byte, 16*200*4)
 	if got := p.stagedRun(src, 128, 72, 128, 8); got != 128 {
 		t.Errorf("first tile row's edge: stagedRun = %d, want the whole run 128", got)

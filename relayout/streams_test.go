@@ -15,10 +15,7 @@ func TestGroupStreamsTilingWholeRows(t *testing.T) {
 		{"s8[8192,8192]{1,0:T(32,128)(4,1)}", "s8[8192,8192]{1,0}"},
 		{"f32[1000,1000]{1,0:T(8,128)}", "f32[1000,1000]{1,0}"}, // ragged: 8 tiles, the last cut
 	} {
-		p, err := NewPlan(layout.MustParse(c.dst), layout.MustParse(c.src), WithWorkers(1))
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := mustPlan(t, c.dst, c.src, WithWorkers(1))
 		k := p.kern
 		cols := layout.MustParse(c.src).Dims[1]
 		if k.repSrc != k.n || k.n*k.rep < cols {
@@ -30,10 +27,7 @@ func TestGroupStreamsTilingWholeRows(t *testing.T) {
 // Untiling walks the source in order and leaves the destination rows of a pass as they
 // are when there are no more than 16 of them.
 func TestGroupStreamsUntilingUngrouped(t *testing.T) {
-	p, err := NewPlan(layout.MustParse("f32[8192,8192]{1,0}"), layout.MustParse("f32[8192,8192]{1,0:T(8,128)}"), WithWorkers(1))
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := mustPlan(t, "f32[8192,8192]{1,0}", "f32[8192,8192]{1,0:T(8,128)}", WithWorkers(1))
 	if k := p.kern; k.rep != 8 || k.repDst != 8192 {
 		t.Errorf("untiling repeats %d runs at destination stride %d; want the tile's 8 rows at 8192", k.rep, k.repDst)
 	}

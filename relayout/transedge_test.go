@@ -79,10 +79,7 @@ func TestTransposeEdgeClips(t *testing.T) {
 		{"f32[300,200]{0,1:T(8,128)}", "f32[300,200]{1,0}"},
 		{"bf16[4000,3000]{0,1:T(8,128)(2,1)}", "f32[4000,3000]{1,0}"}, // units of two along the unragged x dim
 	} {
-		p, err := NewPlan(layout.MustParse(c[0]), layout.MustParse(c[1]), WithWorkers(1))
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := mustPlan(t, c[0], c[1], WithWorkers(1))
 		if p.kern.kind != kTranspose || !p.kern.tedge.ok || !ragged(p) {
 			t.Errorf("%s: %s kernel, ragged %v, clipping %+v", p, p.kern.kind, p.ragged, p.kern.tedge)
 		}

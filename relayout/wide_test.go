@@ -25,10 +25,7 @@ func TestWidePlanned(t *testing.T) {
 		{"bf16[200000,200]{1,0}", "bf16[200000,200]{1,0:T(8,128)(2,1)}", true},
 		{"bf16[64,8190]{1,0}", "bf16[64,8190]{1,0:T(8,128)(2,1)}", false}, // in the cache: no streaming
 	} {
-		p, err := NewPlan(layout.MustParse(c.dst), layout.MustParse(c.src))
-		if err != nil {
-			t.Fatal(err)
-		}
+		p := mustPlan(t, c.dst, c.src)
 		if got := p.wide != nil; got != c.want {
 			t.Errorf("%s ← %s: wide staging %v, want %v", c.dst, c.src, got, c.want)
 		}

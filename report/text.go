@@ -2,33 +2,17 @@ package report
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/tpulayout/tpulayout/internal/errtext"
 	"github.com/tpulayout/tpulayout/layout"
 )
 
-// ErrorText prints an error of the library packages without their package prefixes
-// ("layout: ", "tpu: ", …), as reports quote errors inside their sentences. Only a
-// prefix that starts a message (the start, or after ": ", "; " or "(") is removed:
-// "layout: " inside a sentence ("has no TPU vreg layout: …") is a word. The safetensors
-// reader's error for a dtype it has no element type for is reworded as a sentence.
-func ErrorText(err error) string {
-	s := err.Error()
-	for _, p := range []string{"buffer: ", "npy: ", "safetensors: ", "relayout: ", "tpu: ", "layout: ", "report: "} {
-		s = strings.TrimPrefix(s, p)
-		for _, b := range []string{": ", "; ", "("} {
-			s = strings.ReplaceAll(s, b+p, b)
-		}
-	}
-	return unknownSafeDType.ReplaceAllString(s, "tensor $1 has dtype $2, which tpulayout does not support")
-}
-
-// unknownSafeDType matches the safetensors reader's error for a dtype with no element
-// type here, which reads as fragments ("unsupported element type: tensor "i4": dtype
-// "I4"") once the "safetensors: " prefix is gone.
-var unknownSafeDType = regexp.MustCompile(`unsupported element type: tensor ("(?:[^"\\]|\\.)*"): dtype ("(?:[^"\\]|\\.)*")`)
+// ErrorText prints an error of the library packages without their package prefixes.
+//
+// Deprecated: for package sharding until it words its own errors.
+func ErrorText(err error) string { return errtext.Clean(err) }
 
 // Plural prints n and the noun, adding "s" unless n is 1: "1 tensor", "3 tensors".
 func Plural(n int64, noun string) string {

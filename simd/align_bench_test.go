@@ -62,7 +62,7 @@ func BenchmarkTransposeDstOffset(b *testing.B) {
 				for b.Loop() {
 					for i := 0; i < n; i += blk {
 						for j := 0; j < n; j += blk {
-							k.Transpose32Stream(dst[4*(j*n+i):], 4*n, src[4*(i*n+j):], 4*n, blk, blk)
+							k.Transpose(4, Streaming)(dst[4*(j*n+i):], 4*n, src[4*(i*n+j):], 4*n, blk, blk)
 						}
 					}
 					k.Fence()

@@ -18,24 +18,14 @@ type asmSet struct {
 	name string
 	vw   int // vector width in bytes
 
-	copy, copyNT func(dst, src *byte, n int)
-	fill         func(dst, pat *byte, n int)
+	fill func(dst, pat *byte, n int)
 
-	interleave16, interleave16NT               func(dst, a, b *byte, n int)
-	deinterleave16, deinterleave16NT           func(a, b, src *byte, n int)
-	f32ToBF16Interleave, f32ToBF16InterleaveNT func(dst, a, b *byte, n int)
-	f32ToBF16, f32ToBF16NT                     func(dst, src *byte, n int)
-	bf16ToF32, bf16ToF32NT                     func(dst, src *byte, n int)
-	bf16DeintToF32, bf16DeintToF32NT           func(a, b, src *byte, n int)
-	interleave8x4, interleave8x4NT             func(dst, r0, r1, r2, r3 *byte, n int)
-	deinterleave8x4, deinterleave8x4NT         func(r0, r1, r2, r3, src *byte, n int)
-	f32ToF16, f32ToF16NT                       func(dst, src *byte, n int)
-	f32ToF16Interleave, f32ToF16InterleaveNT   func(dst, a, b *byte, n int)
-	f16ToF32, f16ToF32NT                       func(dst, src *byte, n int)
-
-	rows, rowsNT rowAsm // the batched kernels
-	rowsEdges    edgeAsm
-	rowsEdgesW   edgeAsm // per-row edges, for rows apart by other than whole lines
+	// The assembly keyed by kernel and types (filled by fillTables, generated):
+	// single-row with ordinary and non-temporal stores, batched likewise, and
+	// batched with edges (see edgeAsm).
+	one, oneNT            singleAsm
+	rows, rowsNT          rowAsm
+	rowsEdges, rowsEdgesW edgeAsm // rowsEdgesW: per-row edges, for rows apart by other than whole lines
 
 	transpose32, transpose16, transpose8 func(dst *byte, dstStride int, src *byte, srcStride int, n int)
 	// Non-temporal transposes without SFENCE (nil where a store is less than a cache line).
@@ -65,23 +55,8 @@ type asmSet struct {
 }
 
 var avx2Set = &asmSet{
-	name: "avx2", vw: 32,
-	copy: copyAVX2, copyNT: copyNTAVX2, fill: fillAVX2,
-	interleave16: interleave16AVX2, interleave16NT: interleave16NTAVX2,
-	deinterleave16: deinterleave16AVX2, deinterleave16NT: deinterleave16NTAVX2,
-	f32ToBF16Interleave: f32ToBF16InterleaveAVX2, f32ToBF16InterleaveNT: f32ToBF16InterleaveNTAVX2,
-	f32ToBF16: f32ToBF16AVX2, f32ToBF16NT: f32ToBF16NTAVX2,
-	bf16ToF32: bf16ToF32AVX2, bf16ToF32NT: bf16ToF32NTAVX2,
-	bf16DeintToF32: bf16DeinterleaveToF32AVX2, bf16DeintToF32NT: bf16DeinterleaveToF32NTAVX2,
-	interleave8x4: interleave8x4AVX2, interleave8x4NT: interleave8x4NTAVX2,
-	deinterleave8x4: deinterleave8x4AVX2, deinterleave8x4NT: deinterleave8x4NTAVX2,
-	f32ToF16: f32ToF16AVX2, f32ToF16NT: f32ToF16NTAVX2,
-	f32ToF16Interleave: f32ToF16InterleaveAVX2, f32ToF16InterleaveNT: f32ToF16InterleaveNTAVX2,
-	f16ToF32: f16ToF32AVX2, f16ToF32NT: f16ToF32NTAVX2,
-	rows:        rowAsm{vw: 32, copy: copyRowsAVX2, f32ToBF16: f32ToBF16RowsAVX2, f32ToF16: f32ToF16RowsAVX2, bf16ToF32: bf16ToF32RowsAVX2, f16ToF32: f16ToF32RowsAVX2, interleave16: interleave16RowsAVX2, deinterleave16: deinterleave16RowsAVX2, f32ToBF16Interleave: f32ToBF16InterleaveRowsAVX2, f32ToF16Interleave: f32ToF16InterleaveRowsAVX2, interleave8x4: interleave8x4RowsAVX2, deinterleave8x4: deinterleave8x4RowsAVX2, bf16DeintToF32: bf16DeinterleaveToF32RowsAVX2, f32ToF8E4M3FNInterleave8x4: f32ToF8E4M3FNInterleave8x4RowsAVX2, f32ToF8E5M2Interleave8x4: f32ToF8E5M2Interleave8x4RowsAVX2, splitNibbles: splitNibblesRowsAVX2, splitNibbleWords: splitNibbleWordsRowsAVX2, joinNibbles: joinNibblesRowsAVX2, packNibblePairs: packNibblePairsRowsAVX2, unpackNibblePairs: unpackNibblePairsRowsAVX2, f8E4M3FNDeintToF32: f8E4M3FNDeinterleaveToF32RowsAVX2, f8E5M2DeintToF32: f8E5M2DeinterleaveToF32RowsAVX2, f32ToF8E4M3FN: f32ToF8E4M3FNRowsAVX2, f32ToF8E5M2: f32ToF8E5M2RowsAVX2, f8E4M3FNToF32: f8E4M3FNToF32RowsAVX2, f8E5M2ToF32: f8E5M2ToF32RowsAVX2, f8E4M3FNToBF16: f8E4M3FNToBF16RowsAVX2, f8E4M3FNToF16: f8E4M3FNToF16RowsAVX2, f8E5M2ToBF16: f8E5M2ToBF16RowsAVX2, f8E5M2ToF16: f8E5M2ToF16RowsAVX2, bf16ToF8E4M3FN: bf16ToF8E4M3FNRowsAVX2, bf16ToF8E5M2: bf16ToF8E5M2RowsAVX2, f16ToF8E4M3FN: f16ToF8E4M3FNRowsAVX2, f16ToF8E5M2: f16ToF8E5M2RowsAVX2, bf16ToF8E4M3FNInterleave8x4: bf16ToF8E4M3FNInterleave8x4RowsAVX2, bf16ToF8E5M2Interleave8x4: bf16ToF8E5M2Interleave8x4RowsAVX2, f16ToF8E4M3FNInterleave8x4: f16ToF8E4M3FNInterleave8x4RowsAVX2, f16ToF8E5M2Interleave8x4: f16ToF8E5M2Interleave8x4RowsAVX2},
-	rowsNT:      rowAsm{vw: 32, copy: copyRowsNTAVX2, f32ToBF16: f32ToBF16RowsNTAVX2, f32ToF16: f32ToF16RowsNTAVX2, bf16ToF32: bf16ToF32RowsNTAVX2, f16ToF32: f16ToF32RowsNTAVX2, interleave16: interleave16RowsNTAVX2, deinterleave16: deinterleave16RowsNTAVX2, f32ToBF16Interleave: f32ToBF16InterleaveRowsNTAVX2, f32ToF16Interleave: f32ToF16InterleaveRowsNTAVX2, interleave8x4: interleave8x4RowsNTAVX2, deinterleave8x4: deinterleave8x4RowsNTAVX2, bf16DeintToF32: bf16DeinterleaveToF32RowsNTAVX2, f32ToF8E4M3FNInterleave8x4: f32ToF8E4M3FNInterleave8x4RowsNTAVX2, f32ToF8E5M2Interleave8x4: f32ToF8E5M2Interleave8x4RowsNTAVX2, splitNibbles: splitNibblesRowsNTAVX2, splitNibbleWords: splitNibbleWordsRowsNTAVX2, joinNibbles: joinNibblesRowsNTAVX2, packNibblePairs: packNibblePairsRowsNTAVX2, unpackNibblePairs: unpackNibblePairsRowsNTAVX2, f8E4M3FNDeintToF32: f8E4M3FNDeinterleaveToF32RowsNTAVX2, f8E5M2DeintToF32: f8E5M2DeinterleaveToF32RowsNTAVX2, f32ToF8E4M3FN: f32ToF8E4M3FNRowsNTAVX2, f32ToF8E5M2: f32ToF8E5M2RowsNTAVX2, f8E4M3FNToF32: f8E4M3FNToF32RowsNTAVX2, f8E5M2ToF32: f8E5M2ToF32RowsNTAVX2, f8E4M3FNToBF16: f8E4M3FNToBF16RowsNTAVX2, f8E4M3FNToF16: f8E4M3FNToF16RowsNTAVX2, f8E5M2ToBF16: f8E5M2ToBF16RowsNTAVX2, f8E5M2ToF16: f8E5M2ToF16RowsNTAVX2, bf16ToF8E4M3FN: bf16ToF8E4M3FNRowsNTAVX2, bf16ToF8E5M2: bf16ToF8E5M2RowsNTAVX2, f16ToF8E4M3FN: f16ToF8E4M3FNRowsNTAVX2, f16ToF8E5M2: f16ToF8E5M2RowsNTAVX2, bf16ToF8E4M3FNInterleave8x4: bf16ToF8E4M3FNInterleave8x4RowsNTAVX2, bf16ToF8E5M2Interleave8x4: bf16ToF8E5M2Interleave8x4RowsNTAVX2, f16ToF8E4M3FNInterleave8x4: f16ToF8E4M3FNInterleave8x4RowsNTAVX2, f16ToF8E5M2Interleave8x4: f16ToF8E5M2Interleave8x4RowsNTAVX2},
-	rowsEdgesW:  edgeAsm{copy: copyRowsNTWAVX2, deinterleave16: deinterleave16RowsNTWAVX2, bf16DeintToF32: bf16DeinterleaveToF32RowsNTWAVX2, lo16: extract16LoRowsNTWAVX2, hi16: extract16HiRowsNTWAVX2, loToF32: bf16ExtractLoToF32RowsNTWAVX2, hiToF32: bf16ExtractHiToF32RowsNTWAVX2},
-	rowsEdges:   edgeAsm{copy: copyRowsNTEAVX2, f32ToBF16: f32ToBF16RowsNTEAVX2, f32ToF16: f32ToF16RowsNTEAVX2, bf16ToF32: bf16ToF32RowsNTEAVX2, f16ToF32: f16ToF32RowsNTEAVX2, interleave16: interleave16RowsNTEAVX2, deinterleave16: deinterleave16RowsNTEAVX2, f32ToBF16Interleave: f32ToBF16InterleaveRowsNTEAVX2, f32ToF16Interleave: f32ToF16InterleaveRowsNTEAVX2, interleave8x4: interleave8x4RowsNTEAVX2, deinterleave8x4: deinterleave8x4RowsNTEAVX2, bf16DeintToF32: bf16DeinterleaveToF32RowsNTEAVX2},
+	name: "avx2", vw: 32, fill: fillAVX2,
+	rows: rowAsm{vw: 32}, rowsNT: rowAsm{vw: 32},
 	transpose32: transpose32AVX2, transpose16: transpose16AVX2, transpose8: transpose8AVX2,
 	transpose32NT: blockPairsNT(transpose32NTAVX2, transpose32AVX2, 8, 4),
 	transpose16NT: blockPairsNT(transpose16NTAVX2, transpose16AVX2, 16, 2),
@@ -94,23 +69,8 @@ var avx2Set = &asmSet{
 }
 
 var avx512Set = &asmSet{
-	name: "avx512", vw: 64,
-	copy: copyAVX512, copyNT: copyNTAVX512, fill: fillAVX512,
-	interleave16: interleave16AVX512, interleave16NT: interleave16NTAVX512,
-	deinterleave16: deinterleave16AVX512, deinterleave16NT: deinterleave16NTAVX512,
-	f32ToBF16Interleave: f32ToBF16InterleaveAVX512, f32ToBF16InterleaveNT: f32ToBF16InterleaveNTAVX512,
-	f32ToBF16: f32ToBF16AVX512, f32ToBF16NT: f32ToBF16NTAVX512,
-	bf16ToF32: bf16ToF32AVX512, bf16ToF32NT: bf16ToF32NTAVX512,
-	bf16DeintToF32: bf16DeinterleaveToF32AVX512, bf16DeintToF32NT: bf16DeinterleaveToF32NTAVX512,
-	interleave8x4: interleave8x4AVX512, interleave8x4NT: interleave8x4NTAVX512,
-	deinterleave8x4: deinterleave8x4AVX512, deinterleave8x4NT: deinterleave8x4NTAVX512,
-	f32ToF16: f32ToF16AVX512, f32ToF16NT: f32ToF16NTAVX512,
-	f32ToF16Interleave: f32ToF16InterleaveAVX512, f32ToF16InterleaveNT: f32ToF16InterleaveNTAVX512,
-	f16ToF32: f16ToF32AVX512, f16ToF32NT: f16ToF32NTAVX512,
-	rows:        rowAsm{vw: 64, copy: copyRowsAVX512, f32ToBF16: f32ToBF16RowsAVX512, f32ToF16: f32ToF16RowsAVX512, bf16ToF32: bf16ToF32RowsAVX512, f16ToF32: f16ToF32RowsAVX512, interleave16: interleave16RowsAVX512, deinterleave16: deinterleave16RowsAVX512, f32ToBF16Interleave: f32ToBF16InterleaveRowsAVX512, f32ToF16Interleave: f32ToF16InterleaveRowsAVX512, interleave8x4: interleave8x4RowsAVX512, deinterleave8x4: deinterleave8x4RowsAVX512, bf16DeintToF32: bf16DeinterleaveToF32RowsAVX512, f32ToF8E4M3FNInterleave8x4: f32ToF8E4M3FNInterleave8x4RowsAVX512, f32ToF8E5M2Interleave8x4: f32ToF8E5M2Interleave8x4RowsAVX512, splitNibbles: splitNibblesRowsAVX512, splitNibbleWords: splitNibbleWordsRowsAVX512, joinNibbles: joinNibblesRowsAVX512, packNibblePairs: packNibblePairsRowsAVX512, unpackNibblePairs: unpackNibblePairsRowsAVX512, f8E4M3FNDeintToF32: f8E4M3FNDeinterleaveToF32RowsAVX512, f8E5M2DeintToF32: f8E5M2DeinterleaveToF32RowsAVX512, f32ToF8E4M3FN: f32ToF8E4M3FNRowsAVX512, f32ToF8E5M2: f32ToF8E5M2RowsAVX512, f8E4M3FNToF32: f8E4M3FNToF32RowsAVX512, f8E5M2ToF32: f8E5M2ToF32RowsAVX512, f8E4M3FNToBF16: f8E4M3FNToBF16RowsAVX512, f8E4M3FNToF16: f8E4M3FNToF16RowsAVX512, f8E5M2ToBF16: f8E5M2ToBF16RowsAVX512, f8E5M2ToF16: f8E5M2ToF16RowsAVX512, bf16ToF8E4M3FN: bf16ToF8E4M3FNRowsAVX512, bf16ToF8E5M2: bf16ToF8E5M2RowsAVX512, f16ToF8E4M3FN: f16ToF8E4M3FNRowsAVX512, f16ToF8E5M2: f16ToF8E5M2RowsAVX512, bf16ToF8E4M3FNInterleave8x4: bf16ToF8E4M3FNInterleave8x4RowsAVX512, bf16ToF8E5M2Interleave8x4: bf16ToF8E5M2Interleave8x4RowsAVX512, f16ToF8E4M3FNInterleave8x4: f16ToF8E4M3FNInterleave8x4RowsAVX512, f16ToF8E5M2Interleave8x4: f16ToF8E5M2Interleave8x4RowsAVX512},
-	rowsNT:      rowAsm{vw: 64, copy: copyRowsNTAVX512, f32ToBF16: f32ToBF16RowsNTAVX512, f32ToF16: f32ToF16RowsNTAVX512, bf16ToF32: bf16ToF32RowsNTAVX512, f16ToF32: f16ToF32RowsNTAVX512, interleave16: interleave16RowsNTAVX512, deinterleave16: deinterleave16RowsNTAVX512, f32ToBF16Interleave: f32ToBF16InterleaveRowsNTAVX512, f32ToF16Interleave: f32ToF16InterleaveRowsNTAVX512, interleave8x4: interleave8x4RowsNTAVX512, deinterleave8x4: deinterleave8x4RowsNTAVX512, bf16DeintToF32: bf16DeinterleaveToF32RowsNTAVX512, f32ToF8E4M3FNInterleave8x4: f32ToF8E4M3FNInterleave8x4RowsNTAVX512, f32ToF8E5M2Interleave8x4: f32ToF8E5M2Interleave8x4RowsNTAVX512, splitNibbles: splitNibblesRowsNTAVX512, splitNibbleWords: splitNibbleWordsRowsNTAVX512, joinNibbles: joinNibblesRowsNTAVX512, packNibblePairs: packNibblePairsRowsNTAVX512, unpackNibblePairs: unpackNibblePairsRowsNTAVX512, f8E4M3FNDeintToF32: f8E4M3FNDeinterleaveToF32RowsNTAVX512, f8E5M2DeintToF32: f8E5M2DeinterleaveToF32RowsNTAVX512, f32ToF8E4M3FN: f32ToF8E4M3FNRowsNTAVX512, f32ToF8E5M2: f32ToF8E5M2RowsNTAVX512, f8E4M3FNToF32: f8E4M3FNToF32RowsNTAVX512, f8E5M2ToF32: f8E5M2ToF32RowsNTAVX512, f8E4M3FNToBF16: f8E4M3FNToBF16RowsNTAVX512, f8E4M3FNToF16: f8E4M3FNToF16RowsNTAVX512, f8E5M2ToBF16: f8E5M2ToBF16RowsNTAVX512, f8E5M2ToF16: f8E5M2ToF16RowsNTAVX512, bf16ToF8E4M3FN: bf16ToF8E4M3FNRowsNTAVX512, bf16ToF8E5M2: bf16ToF8E5M2RowsNTAVX512, f16ToF8E4M3FN: f16ToF8E4M3FNRowsNTAVX512, f16ToF8E5M2: f16ToF8E5M2RowsNTAVX512, bf16ToF8E4M3FNInterleave8x4: bf16ToF8E4M3FNInterleave8x4RowsNTAVX512, bf16ToF8E5M2Interleave8x4: bf16ToF8E5M2Interleave8x4RowsNTAVX512, f16ToF8E4M3FNInterleave8x4: f16ToF8E4M3FNInterleave8x4RowsNTAVX512, f16ToF8E5M2Interleave8x4: f16ToF8E5M2Interleave8x4RowsNTAVX512},
-	rowsEdgesW:  edgeAsm{narrow: true, copy: copyRowsNTWAVX2, deinterleave16: deinterleave16RowsNTWAVX2, bf16DeintToF32: bf16DeinterleaveToF32RowsNTWAVX2, lo16: extract16LoRowsNTWAVX2, hi16: extract16HiRowsNTWAVX2, loToF32: bf16ExtractLoToF32RowsNTWAVX2, hiToF32: bf16ExtractHiToF32RowsNTWAVX2},
-	rowsEdges:   edgeAsm{narrow: true, copy: copyRowsNTEAVX2, f32ToBF16: f32ToBF16RowsNTEAVX2, f32ToF16: f32ToF16RowsNTEAVX2, bf16ToF32: bf16ToF32RowsNTEAVX2, f16ToF32: f16ToF32RowsNTEAVX2, interleave16: interleave16RowsNTEAVX2, deinterleave16: deinterleave16RowsNTEAVX2, f32ToBF16Interleave: f32ToBF16InterleaveRowsNTEAVX2, f32ToF16Interleave: f32ToF16InterleaveRowsNTEAVX2, interleave8x4: interleave8x4RowsNTEAVX2, deinterleave8x4: deinterleave8x4RowsNTEAVX2, bf16DeintToF32: bf16DeinterleaveToF32RowsNTEAVX2},
+	name: "avx512", vw: 64, fill: fillAVX512,
+	rows: rowAsm{vw: 64}, rowsNT: rowAsm{vw: 64},
 	transpose32: transpose32AVX512, transpose16: transpose16AVX512, transpose8: transpose8AVX512,
 	transpose32NT: transpose32NTAVX512, transpose16NT: transpose16NTAVX512, transpose8NT: transpose8NTAVX512,
 	transpose32w4: transpose32w4AVX512, transpose32h4: transpose32h4AVX512, transpose8h8: transpose8h8AVX2, transpose8w8: transpose8w8AVX2,
@@ -122,15 +82,27 @@ var avx512Set = &asmSet{
 	narrower: avx2Set,
 }
 
+// singleAsm is a set's single-row assembly: n iterations of the kernel's block.
+type singleAsm struct {
+	copy    func(dst, src *byte, n int)
+	conv    [nDTypes][nDTypes]func(dst, src *byte, n int)
+	pack2   [nDTypes][nDTypes]func(dst, a, b *byte, n int)
+	unpack2 [nDTypes][nDTypes]func(a, b, src *byte, n int)
+	pack4   [nDTypes][nDTypes]func(dst, r0, r1, r2, r3 *byte, n int)
+	unpack4 [nDTypes][nDTypes]func(r0, r1, r2, r3, src *byte, n int)
+}
+
 func init() {
+	fillTables()
+	// The AVX-512 set runs AVX2's batches with edges, on blocks half its own.
+	avx512Set.rowsEdges, avx512Set.rowsEdgesW = avx2Set.rowsEdges, avx2Set.rowsEdgesW
+	avx512Set.rowsEdges.narrow, avx512Set.rowsEdgesW.narrow = true, true
+	if !cpuVBMI {
+		avx512Set.rows.convVBMI, avx512Set.rowsNT.convVBMI = [nDTypes][nDTypes]asm2{}, [nDTypes][nDTypes]asm2{}
+		avx512Set.rows.unpack4VBMI, avx512Set.rowsNT.unpack4VBMI = [nDTypes][nDTypes]asm5{}, [nDTypes][nDTypes]asm5{}
+	}
 	if cpuAVX2 {
 		register(avx2Set.kernels())
-	}
-	if cpuVBMI {
-		avx512Set.rows.f8To16VBMI = [4]asm2{f8E4M3FNToBF16VBMIRowsAVX512, f8E4M3FNToF16VBMIRowsAVX512, f8E5M2ToBF16VBMIRowsAVX512, f8E5M2ToF16VBMIRowsAVX512}
-		avx512Set.rowsNT.f8To16VBMI = [4]asm2{f8E4M3FNToBF16VBMIRowsNTAVX512, f8E4M3FNToF16VBMIRowsNTAVX512, f8E5M2ToBF16VBMIRowsNTAVX512, f8E5M2ToF16VBMIRowsNTAVX512}
-		avx512Set.rows.f8QuadsTo16VBMI = [4]asm5{f8E4M3FNDeinterleave8x4ToBF16VBMIRowsAVX512, f8E4M3FNDeinterleave8x4ToF16VBMIRowsAVX512, f8E5M2Deinterleave8x4ToBF16VBMIRowsAVX512, f8E5M2Deinterleave8x4ToF16VBMIRowsAVX512}
-		avx512Set.rowsNT.f8QuadsTo16VBMI = [4]asm5{f8E4M3FNDeinterleave8x4ToBF16VBMIRowsNTAVX512, f8E4M3FNDeinterleave8x4ToF16VBMIRowsNTAVX512, f8E5M2Deinterleave8x4ToBF16VBMIRowsNTAVX512, f8E5M2Deinterleave8x4ToF16VBMIRowsNTAVX512}
 	}
 	if cpuAVX512 {
 		register(avx512Set.kernels())
@@ -138,37 +110,49 @@ func init() {
 }
 
 func (s *asmSet) kernels() *Kernels {
-	return addRows(&Kernels{
-		Name:                  s.name,
-		Copy:                  s.copyOrd,
-		CopyNT:                s.copyNTW,
-		Transpose32:           s.transposeFunc(4, false),
-		Transpose16:           s.transposeFunc(2, false),
-		Transpose8:            s.transposeFunc(1, false),
-		Transpose32NT:         s.transposeFunc(4, true),
-		Transpose16NT:         s.transposeFunc(2, true),
-		Transpose8NT:          s.transposeFunc(1, true),
-		Transpose32Stream:     s.transposeStreamFunc(4),
-		Transpose16Stream:     s.transposeStreamFunc(2),
-		Transpose8Stream:      s.transposeStreamFunc(1),
-		Transpose32Tiles:      s.transpose32Tiles,
-		Transpose32FromTiles:  s.transpose32FromTiles,
-		TileKernels:           s.tileKernels,
-		Interleave16:          s.interleave16W,
-		Deinterleave16:        s.deinterleave16W,
-		Interleave8x4:         s.interleave8x4W,
-		Deinterleave8x4:       s.deinterleave8x4W,
-		F32ToBF16:             s.f32ToBF16W,
-		F32ToF16:              s.f32ToF16W,
-		BF16ToF32:             s.bf16ToF32W,
-		F16ToF32:              s.f16ToF32W,
-		F32ToBF16Interleave:   s.f32ToBF16InterleaveW,
-		F32ToF16Interleave:    s.f32ToF16InterleaveW,
-		BF16DeinterleaveToF32: s.bf16DeintToF32W,
-		Fill:                  s.fillW,
-		Fence:                 sfence,
-		Prefetch:              prefetch,
-	}, s.rows, s.rowsNT, s.narrowerRows(), s.rowsEdges, s.rowsEdgesW)
+	k := &Kernels{
+		Name:                 s.name,
+		Copy:                 s.copyOrd,
+		CopyNT:               s.copyNTW,
+		Transpose32Tiles:     s.transpose32Tiles,
+		Transpose32FromTiles: s.transpose32FromTiles,
+		TileKernels:          s.tileKernels,
+		Fill:                 s.fillW,
+		Fence:                sfence,
+		Prefetch:             prefetch,
+	}
+	k.transposes(func(w int, st Stores) TransposeFunc {
+		if st == Streaming {
+			return s.transposeStreamFunc(w)
+		}
+		return s.transposeFunc(w, st == NonTemporal)
+	})
+	s.singles(&k.one)
+	return addRows(k, s.rows, s.rowsNT, s.narrowerRows(), s.rowsEdges, s.rowsEdgesW)
+}
+
+// singles wraps the set's single-row assembly (see convert, pack and unpack).
+func (s *asmSet) singles(one *single) {
+	for _, c := range convKernels {
+		f, t, gen := c.from, c.to, c.gen
+		if ord, nt := s.one.conv[f][t], s.oneNT.conv[f][t]; ord != nil {
+			one.conv[f][t] = func(dst, src []byte, n int) { s.convert(dst, src, n, t.Bytes(), f.Bytes(), ord, nt, gen) }
+		}
+	}
+	for _, c := range pack2Kernels {
+		f, t, gen, w := c.from, c.to, c.gen, c.from.Bytes()
+		if ord, nt := s.one.pack2[f][t], s.oneNT.pack2[f][t]; ord != nil {
+			one.pack2[f][t] = func(dst, a, b []byte, n int) { s.pack(dst, a, b, n, w, 2*s.vw/w, ord, nt, gen) }
+		}
+	}
+	for _, c := range unpack2Kernels {
+		f, t, gen, w := c.from, c.to, c.gen, c.to.Bytes()
+		if ord, nt := s.one.unpack2[f][t], s.oneNT.unpack2[f][t]; ord != nil {
+			one.unpack2[f][t] = func(a, b, src []byte, n int) { s.unpack(a, b, src, n, w, 2*s.vw/w, ord, nt, gen) }
+		}
+	}
+	one.pack4[Bits8][Bits8] = s.interleave8x4W
+	one.unpack4[Bits8][Bits8] = s.deinterleave8x4W
 }
 
 // narrowerRows returns the narrower set's batched kernels, or none.
@@ -263,7 +247,7 @@ func (s *asmSet) copyOrd(dst, src []byte) {
 		raceRead(src[:it*chunk])
 		raceWrite(dst[:it*chunk])
 	}
-	s.copy(&dst[0], &src[0], it)
+	s.one.copy(&dst[0], &src[0], it)
 	copy(dst[it*chunk:], src[it*chunk:])
 }
 
@@ -283,7 +267,7 @@ func (s *asmSet) copyNTW(dst, src []byte) {
 		raceRead(src[h:e])
 		raceWrite(dst[h:e])
 	}
-	s.copyNT(&dst[h], &src[h], it)
+	s.oneNT.copy(&dst[h], &src[h], it)
 	copy(dst[e:], src[e:])
 }
 
@@ -310,27 +294,7 @@ func (s *asmSet) fillW(dst, pattern []byte) {
 	}
 }
 
-func (s *asmSet) interleave16W(dst, a, b []byte, n int) {
-	s.pack(dst, a, b, n, 2, s.vw, s.interleave16, s.interleave16NT, genericInterleave16)
-}
-
-func (s *asmSet) f32ToBF16InterleaveW(dst, a, b []byte, n int) {
-	s.pack(dst, a, b, n, 4, s.vw/2, s.f32ToBF16Interleave, s.f32ToBF16InterleaveNT, genericF32ToBF16Interleave)
-}
-
-func (s *asmSet) f32ToF16InterleaveW(dst, a, b []byte, n int) {
-	s.pack(dst, a, b, n, 4, s.vw/2, s.f32ToF16Interleave, s.f32ToF16InterleaveNT, genericF32ToF16Interleave)
-}
-
-func (s *asmSet) deinterleave16W(a, b, src []byte, n int) {
-	s.unpack(a, b, src, n, 2, s.vw, s.deinterleave16, s.deinterleave16NT, genericDeinterleave16)
-}
-
-func (s *asmSet) bf16DeintToF32W(a, b, src []byte, n int) {
-	s.unpack(a, b, src, n, 4, s.vw/2, s.bf16DeintToF32, s.bf16DeintToF32NT, genericBF16DeinterleaveToF32)
-}
-
-// pack is the wrapper of the pair-packing kernels (Interleave16 and the fused
+// pack is the wrapper of the pair-packing kernels (16-bit pairs and the fused
 // conversions): dst gets 4 bytes per pair from the w-byte elements of a and b;
 // the assembly does blk pairs per iteration.
 func (s *asmSet) pack(dst, a, b []byte, n, w, blk int, ord, ntf func(dst, a, b *byte, n int), gen func(dst, a, b []byte, n int)) {
@@ -357,7 +321,7 @@ func (s *asmSet) pack(dst, a, b []byte, n, w, blk int, ord, ntf func(dst, a, b *
 	}
 }
 
-// unpack is pack's inverse wrapper (Deinterleave16, BF16DeinterleaveToF32):
+// unpack is pack's inverse wrapper (Unpack2):
 // a and b get w bytes per element from each 4-byte pair of src.
 func (s *asmSet) unpack(a, b, src []byte, n, w, blk int, ord, ntf func(a, b, src *byte, n int), gen func(a, b, src []byte, n int)) {
 	checkN(n)
@@ -406,22 +370,6 @@ func (s *asmSet) convert(dst, src []byte, n, dw, sw int, ord, ntf func(dst, src 
 	gen(dst[dw*h:], src[sw*h:], n-h)
 }
 
-func (s *asmSet) f32ToBF16W(dst, src []byte, n int) {
-	s.convert(dst, src, n, 2, 4, s.f32ToBF16, s.f32ToBF16NT, genericF32ToBF16)
-}
-
-func (s *asmSet) f32ToF16W(dst, src []byte, n int) {
-	s.convert(dst, src, n, 2, 4, s.f32ToF16, s.f32ToF16NT, genericF32ToF16)
-}
-
-func (s *asmSet) bf16ToF32W(dst, src []byte, n int) {
-	s.convert(dst, src, n, 4, 2, s.bf16ToF32, s.bf16ToF32NT, genericBF16ToF32)
-}
-
-func (s *asmSet) f16ToF32W(dst, src []byte, n int) {
-	s.convert(dst, src, n, 4, 2, s.f16ToF32, s.f16ToF32NT, genericF16ToF32)
-}
-
 func (s *asmSet) interleave8x4W(dst, r0, r1, r2, r3 []byte, n int) {
 	checkN(n)
 	dst = dst[: 4*n : len(dst)]
@@ -440,7 +388,7 @@ func (s *asmSet) interleave8x4W(dst, r0, r1, r2, r3 []byte, n int) {
 			raceRead(r3[h:e])
 			raceWrite(dst[4*h : 4*e])
 		}
-		pick(nt, s.interleave8x4, s.interleave8x4NT)(&dst[4*h], &r0[h], &r1[h], &r2[h], &r3[h], it)
+		pick(nt, s.one.pack4[Bits8][Bits8], s.oneNT.pack4[Bits8][Bits8])(&dst[4*h], &r0[h], &r1[h], &r2[h], &r3[h], it)
 		h = e
 	} else {
 		h = 0
@@ -468,7 +416,7 @@ func (s *asmSet) deinterleave8x4W(r0, r1, r2, r3, src []byte, n int) {
 			raceWrite(r2[h:e])
 			raceWrite(r3[h:e])
 		}
-		pick(nt, s.deinterleave8x4, s.deinterleave8x4NT)(&r0[h], &r1[h], &r2[h], &r3[h], &src[4*h], it)
+		pick(nt, s.one.unpack4[Bits8][Bits8], s.oneNT.unpack4[Bits8][Bits8])(&r0[h], &r1[h], &r2[h], &r3[h], &src[4*h], it)
 		h = e
 	} else {
 		h = 0
@@ -655,7 +603,7 @@ func (s *asmSet) alignHead(w int, dst []byte, dstStride, rows, cols int, nt bool
 }
 
 // transpose32Tiles is Transpose32Tiles: the 16×16 kernels on whole blocks when g is 2,
-// 4 or 8 and the set has them, else Transpose32 one group at a time; the edges right of
+// 4 or 8 and the set has them, else the 32-bit transpose one group at a time; the edges right of
 // and below the whole blocks go to the generic code (the plans that call it hand it
 // whole blocks).
 func (s *asmSet) transpose32Tiles(dst []byte, ds, gs, g int, src []byte, ss int, rows, cols int, stream bool) {

@@ -24,10 +24,14 @@ type edges = [8]int
 type edgeAsm struct {
 	narrow bool
 
-	copy, f32ToBF16, f32ToF16, bf16ToF32, f16ToF32                                        asm2e
-	interleave16, deinterleave16, f32ToBF16Interleave, f32ToF16Interleave, bf16DeintToF32 asm3e
-	interleave8x4, deinterleave8x4                                                        asm5e
-	lo16, hi16, loToF32, hiToF32                                                          asm2e // per-row only: one half of deinterleave16, bf16DeintToF32
+	copy    asm2e
+	conv    [nDTypes][nDTypes]asm2e
+	pack2   [nDTypes][nDTypes]asm3e
+	unpack2 [nDTypes][nDTypes]asm3e
+	pack4   [nDTypes][nDTypes]asm5e
+	unpack4 [nDTypes][nDTypes]asm5e
+	// Per-row only: one destination of an unpack2 each, the low half and the high.
+	lo, hi [nDTypes][nDTypes]asm2e
 }
 
 // shExtract16 and shExtractToF32 are one destination of deinterleave16 (dst16,

@@ -21,7 +21,7 @@ func Example() {
 		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(odd[i]))
 	}
 	dst := make([]byte, 4*len(even))
-	simd.Default().F32ToBF16Interleave(dst, a, b, len(even))
+	simd.Default().Pack2(simd.F32, simd.BF16)(dst, a, b, len(even), simd.Rows{N: 1})
 	for i := 0; i < len(dst); i += 4 {
 		fmt.Printf("%#04x %#04x\n", binary.LittleEndian.Uint16(dst[i:]), binary.LittleEndian.Uint16(dst[i+2:]))
 	}

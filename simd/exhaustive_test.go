@@ -46,7 +46,7 @@ func exhaustive(t *testing.T, k *Kernels, conv func(dst, src []byte, n int), bf1
 				}
 				binary.LittleEndian.PutUint16(pat[:], uint16(c))
 				k.Fill(hi, pat[:])
-				k.Interleave16(src, lo, hi, chunk) // src[i] = c<<16 | i
+				k.one.pack2[Bits16][Bits16](src, lo, hi, chunk) // src[i] = c<<16 | i
 				conv(dst, src, chunk)
 				base := uint32(c) << 16
 				bad := -1
@@ -91,7 +91,7 @@ func TestF32ToBF16Exhaustive(t *testing.T) {
 	if !testenv.Long() {
 		skip = func(hi uint16) bool { return hi%64 != 0 && !slices.Contains(bf16Exps, hi>>7&0xff) }
 	}
-	exhaustive(t, k, k.F32ToBF16, true, skip)
+	exhaustive(t, k, k.one.conv[F32][BF16], true, skip)
 }
 
 // bf16Exps are the f32 exponents where bf16 rounds to zero, goes subnormal or
@@ -129,7 +129,7 @@ func TestF32ToF16Exhaustive(t *testing.T) {
 			return !(edge || a >= 0x3300 && a < 0x4780 && hi%16 == 0 || a >= 0x7f80 || hi%256 == 0)
 		}
 	}
-	exhaustive(t, k, k.F32ToF16, false, skip)
+	exhaustive(t, k, k.one.conv[F32][F16], false, skip)
 }
 
 // All 2^16 inputs of the widening conversions.
@@ -144,7 +144,7 @@ func TestWidenExhaustive(t *testing.T) {
 			name   string
 			conv   func(dst, src []byte, n int)
 			scalar func(uint16) uint32
-		}{{"BF16ToF32", k.BF16ToF32, BF16BitsToF32}, {"F16ToF32", k.F16ToF32, F16BitsToF32}} {
+		}{{"BF16ToF32", k.one.conv[BF16][F32], BF16BitsToF32}, {"F16ToF32", k.one.conv[F16][F32], F16BitsToF32}} {
 			c.conv(dst, src, 1<<16)
 			for i := 0; i < 1<<16; i++ {
 				if got, want := binary.LittleEndian.Uint32(dst[4*i:]), c.scalar(uint16(i)); got != want {

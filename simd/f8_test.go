@@ -38,8 +38,8 @@ func TestF8Kernels(t *testing.T) {
 			to     func(dst, src []byte, n int, r Rows)
 			scalar func(uint32) uint8
 		}{
-			{"e4m3fn", k.F32ToF8E4M3FNInterleave8x4Rows, k.F32ToF8E4M3FNRows, F32ToF8E4M3FNBits},
-			{"e5m2", k.F32ToF8E5M2Interleave8x4Rows, k.F32ToF8E5M2Rows, F32ToF8E5M2Bits},
+			{"e4m3fn", k.Pack4(F32, F8E4M3FN), k.Convert(F32, F8E4M3FN), F32ToF8E4M3FNBits},
+			{"e5m2", k.Pack4(F32, F8E5M2), k.Convert(F32, F8E5M2), F32ToF8E5M2Bits},
 		} {
 			for _, stream := range []bool{false, true} {
 				dst := make([]byte, 4*n+64)
@@ -64,9 +64,9 @@ func TestF8Kernels(t *testing.T) {
 			for q := range outs {
 				outs[q] = make([]byte, 4*256)
 			}
-			widen, deint := F8E4M3FNBitsToF32, k.F8E4M3FNDeinterleave8x4ToF32Rows
+			widen, deint := F8E4M3FNBitsToF32, k.Unpack4(F8E4M3FN, F32)
 			if c.name == "e5m2" {
-				widen, deint = F8E5M2BitsToF32, k.F8E5M2Deinterleave8x4ToF32Rows
+				widen, deint = F8E5M2BitsToF32, k.Unpack4(F8E5M2, F32)
 			}
 			deint(outs[0], outs[1], outs[2], outs[3], quads, 256, Rows{N: 1})
 			for i := range 256 {
@@ -112,10 +112,10 @@ func checkF8To16(t *testing.T, k *Kernels) {
 			widen  func(uint8) uint32
 			narrow func(uint32) uint16
 		}{
-			{"e4m3fn→bf16", k.F8E4M3FNToBF16Rows, k.F8E4M3FNDeinterleave8x4ToBF16Rows, F8E4M3FNBitsToF32, F32ToBF16Bits},
-			{"e4m3fn→f16", k.F8E4M3FNToF16Rows, k.F8E4M3FNDeinterleave8x4ToF16Rows, F8E4M3FNBitsToF32, F32ToF16Bits},
-			{"e5m2→bf16", k.F8E5M2ToBF16Rows, k.F8E5M2Deinterleave8x4ToBF16Rows, F8E5M2BitsToF32, F32ToBF16Bits},
-			{"e5m2→f16", k.F8E5M2ToF16Rows, k.F8E5M2Deinterleave8x4ToF16Rows, F8E5M2BitsToF32, F32ToF16Bits},
+			{"e4m3fn→bf16", k.Convert(F8E4M3FN, BF16), k.Unpack4(F8E4M3FN, BF16), F8E4M3FNBitsToF32, F32ToBF16Bits},
+			{"e4m3fn→f16", k.Convert(F8E4M3FN, F16), k.Unpack4(F8E4M3FN, F16), F8E4M3FNBitsToF32, F32ToF16Bits},
+			{"e5m2→bf16", k.Convert(F8E5M2, BF16), k.Unpack4(F8E5M2, BF16), F8E5M2BitsToF32, F32ToBF16Bits},
+			{"e5m2→f16", k.Convert(F8E5M2, F16), k.Unpack4(F8E5M2, F16), F8E5M2BitsToF32, F32ToF16Bits},
 		} {
 			// Quads: every pattern in every place of a quad, 256+37 quads (the
 			// kernel's blocks and a tail), streamed or not.
@@ -179,10 +179,10 @@ func TestF16ToF8(t *testing.T) {
 			widen func(uint16) uint32
 			f     f8Format
 		}{
-			{"bf16→e4m3fn", k.BF16ToF8E4M3FNRows, k.BF16ToF8E4M3FNInterleave8x4Rows, BF16BitsToF32, e4m3fn},
-			{"bf16→e5m2", k.BF16ToF8E5M2Rows, k.BF16ToF8E5M2Interleave8x4Rows, BF16BitsToF32, e5m2},
-			{"f16→e4m3fn", k.F16ToF8E4M3FNRows, k.F16ToF8E4M3FNInterleave8x4Rows, F16BitsToF32, e4m3fn},
-			{"f16→e5m2", k.F16ToF8E5M2Rows, k.F16ToF8E5M2Interleave8x4Rows, F16BitsToF32, e5m2},
+			{"bf16→e4m3fn", k.Convert(BF16, F8E4M3FN), k.Pack4(BF16, F8E4M3FN), BF16BitsToF32, e4m3fn},
+			{"bf16→e5m2", k.Convert(BF16, F8E5M2), k.Pack4(BF16, F8E5M2), BF16BitsToF32, e5m2},
+			{"f16→e4m3fn", k.Convert(F16, F8E4M3FN), k.Pack4(F16, F8E4M3FN), F16BitsToF32, e4m3fn},
+			{"f16→e5m2", k.Convert(F16, F8E5M2), k.Pack4(F16, F8E5M2), F16BitsToF32, e5m2},
 		} {
 			// Quads: every value in every place of a quad (four rows of 2^14 values).
 			for _, stream := range []bool{false, true} {

@@ -132,17 +132,17 @@ func FuzzFill(f *testing.F) {
 func (k *Kernels) transpose(w int, nt bool) func(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
 	switch {
 	case w == 4 && nt:
-		return k.Transpose32NT
+		return k.Transpose(4, NonTemporal)
 	case w == 4:
-		return k.Transpose32
+		return k.Transpose(4, Ordinary)
 	case w == 2 && nt:
-		return k.Transpose16NT
+		return k.Transpose(2, NonTemporal)
 	case w == 2:
-		return k.Transpose16
+		return k.Transpose(2, Ordinary)
 	case nt:
-		return k.Transpose8NT
+		return k.Transpose(1, NonTemporal)
 	}
-	return k.Transpose8
+	return k.Transpose(1, Ordinary)
 }
 
 // transposeStream returns the Transpose kernel for w-byte elements that leaves the
@@ -150,11 +150,11 @@ func (k *Kernels) transpose(w int, nt bool) func(dst []byte, dstStride int, src 
 func (k *Kernels) transposeStream(w int) func(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int) {
 	switch w {
 	case 4:
-		return k.Transpose32Stream
+		return k.Transpose(4, Streaming)
 	case 2:
-		return k.Transpose16Stream
+		return k.Transpose(2, Streaming)
 	}
-	return k.Transpose8Stream
+	return k.Transpose(1, Streaming)
 }
 
 // FuzzRows checks the batched kernels against row-by-row generic calls, with

@@ -12,37 +12,26 @@ import (
 
 var le = binary.LittleEndian
 
-var genericKernels = addRows(&Kernels{
-	Name:                  "generic",
-	Copy:                  genericCopy,
-	CopyNT:                genericCopy,
-	Transpose32:           genericTranspose32,
-	Transpose16:           genericTranspose16,
-	Transpose8:            genericTranspose8,
-	Transpose32NT:         genericTranspose32,
-	Transpose16NT:         genericTranspose16,
-	Transpose8NT:          genericTranspose8,
-	Transpose32Stream:     genericTranspose32,
-	Transpose16Stream:     genericTranspose16,
-	Transpose8Stream:      genericTranspose8,
-	Transpose32Tiles:      genericTranspose32Tiles,
-	Transpose32FromTiles:  genericTranspose32FromTiles,
-	TileKernels:           func(int) bool { return false },
-	Interleave16:          genericInterleave16,
-	Deinterleave16:        genericDeinterleave16,
-	Interleave8x4:         genericInterleave8x4,
-	Deinterleave8x4:       genericDeinterleave8x4,
-	F32ToBF16:             genericF32ToBF16,
-	F32ToF16:              genericF32ToF16,
-	BF16ToF32:             genericBF16ToF32,
-	F16ToF32:              genericF16ToF32,
-	F32ToBF16Interleave:   genericF32ToBF16Interleave,
-	F32ToF16Interleave:    genericF32ToF16Interleave,
-	BF16DeinterleaveToF32: genericBF16DeinterleaveToF32,
-	Fill:                  genericFill,
-	Fence:                 func() {},
-	Prefetch:              func([]byte) {},
-}, rowAsm{}, rowAsm{}, rowAsm{}, edgeAsm{}, edgeAsm{})
+var genericKernels = addRows(newGeneric(), rowAsm{}, rowAsm{}, rowAsm{}, edgeAsm{}, edgeAsm{})
+
+func newGeneric() *Kernels {
+	k := &Kernels{
+		Name:                 "generic",
+		Copy:                 genericCopy,
+		CopyNT:               genericCopy,
+		Transpose32Tiles:     genericTranspose32Tiles,
+		Transpose32FromTiles: genericTranspose32FromTiles,
+		TileKernels:          func(int) bool { return false },
+		Fill:                 genericFill,
+		Fence:                func() {},
+		Prefetch:             func([]byte) {},
+		one:                  genericSingles(),
+	}
+	k.transposes(func(w int, _ Stores) TransposeFunc {
+		return [...]TransposeFunc{1: genericTranspose8, 2: genericTranspose16, 4: genericTranspose32}[w]
+	})
+	return k
+}
 
 func genericCopy(dst, src []byte) {
 	copy(dst[:len(src):len(dst)], src)

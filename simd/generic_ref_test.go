@@ -94,18 +94,18 @@ func refTranspose(w int, dst []byte, ds int, src []byte, ss int, rows, cols int)
 // refKernels is a Kernels value made of the reference loops, so that the
 // kernelCases table can run it.
 var refKernels = &Kernels{
-	Name:                  "ref",
-	Interleave16:          refInterleave16,
-	Deinterleave16:        refDeinterleave16,
-	Interleave8x4:         refInterleave8x4,
-	Deinterleave8x4:       refDeinterleave8x4,
-	F32ToBF16:             refF32ToBF16,
-	F32ToF16:              refF32ToF16,
-	BF16ToF32:             refBF16ToF32,
-	F16ToF32:              refF16ToF32,
-	F32ToBF16Interleave:   refF32ToBF16Interleave,
-	F32ToF16Interleave:    refF32ToF16Interleave,
-	BF16DeinterleaveToF32: refBF16DeinterleaveToF32,
+	Name: "ref",
+	one: single{
+		conv: [nDTypes][nDTypes]func(dst, src []byte, n int){
+			F32:  {BF16: refF32ToBF16, F16: refF32ToF16},
+			BF16: {F32: refBF16ToF32},
+			F16:  {F32: refF16ToF32},
+		},
+		pack2:   [nDTypes][nDTypes]func(dst, a, b []byte, n int){Bits16: {Bits16: refInterleave16}, F32: {BF16: refF32ToBF16Interleave, F16: refF32ToF16Interleave}},
+		unpack2: [nDTypes][nDTypes]func(a, b, src []byte, n int){Bits16: {Bits16: refDeinterleave16}, BF16: {F32: refBF16DeinterleaveToF32}},
+		pack4:   [nDTypes][nDTypes]func(dst, r0, r1, r2, r3 []byte, n int){Bits8: {Bits8: refInterleave8x4}},
+		unpack4: [nDTypes][nDTypes]func(r0, r1, r2, r3, src []byte, n int){Bits8: {Bits8: refDeinterleave8x4}},
+	},
 }
 
 // nanHeavyF32 returns n f32 values of which about one in three is a NaN, so

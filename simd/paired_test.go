@@ -26,10 +26,10 @@ func BenchmarkPairedDRAM(b *testing.B) {
 		}{
 			{"Copy", func() { k.Copy(dst, src) }},
 			{"CopyNT", func() { k.CopyNT(dst, src) }},
-			{"Interleave16", func() { k.Interleave16(dst, src[:size/2], src[size/2:], size/4) }},
-			{"F32ToBF16Interleave", func() { k.F32ToBF16Interleave(dst[:size/2], src[:size/2], src[size/2:], size/8) }},
-			{"F32ToBF16", func() { k.F32ToBF16(dst[:size/2], src, size/4) }},
-			{"Transpose32", func() { k.Transpose32(dst, 4096*4, src, 4096*4, 4096, 4096) }},
+			{"Interleave16", func() { k.one.pack2[Bits16][Bits16](dst, src[:size/2], src[size/2:], size/4) }},
+			{"F32ToBF16Interleave", func() { k.one.pack2[F32][BF16](dst[:size/2], src[:size/2], src[size/2:], size/8) }},
+			{"F32ToBF16", func() { k.one.conv[F32][BF16](dst[:size/2], src, size/4) }},
+			{"Transpose32", func() { k.Transpose(4, Ordinary)(dst, 4096*4, src, 4096*4, 4096, 4096) }},
 		} {
 			b.Run("impl="+k.Name+"/kernel="+c.name, func(b *testing.B) {
 				b.SetBytes(size)

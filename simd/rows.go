@@ -260,45 +260,36 @@ type (
 	asmWords func(dst *byte, rowStride int, src *byte, it, rows, dstStride, srcStride int)
 )
 
-// rowAsm is one kind of batched assembly (ordinary or non-temporal stores);
-// the generic implementation has none (all nil, vw 0).
+// rowAsm is one kind of batched assembly (ordinary or non-temporal stores),
+// keyed as the lookups are; the generic implementation has none (all nil, vw 0).
+// The generator fills the tables (tables_amd64.go).
 type rowAsm struct {
-	vw int // vector width in bytes: 16-bit pairs and 8-bit quads take vw elements per iteration, f32 kernels vw/2, copy 4*vw bytes
+	vw int // vector width in bytes; rowKernels gives each kernel's elements per iteration
 
-	copy, f32ToBF16, f32ToF16, bf16ToF32, f16ToF32                                        asm2
-	interleave16, deinterleave16, f32ToBF16Interleave, f32ToF16Interleave, bf16DeintToF32 asm3
-	interleave8x4, deinterleave8x4                                                        asm5
-	// f32 rows converted to f8 and packed in quads, vw/4 elements per iteration.
-	f32ToF8E4M3FNInterleave8x4, f32ToF8E5M2Interleave8x4 asm5
-	splitNibbles, joinNibbles                            asm3     // vw bytes per iteration
-	splitNibbleWords                                     asmWords // vw words per iteration
-	packNibblePairs, unpackNibblePairs                   asm2     // vw bytes out per iteration
-	// f8 quads unpacked into f32 rows, vw/4 quads per iteration.
-	f8E4M3FNDeintToF32, f8E5M2DeintToF32 asm5
-	// f32 runs to f8, vw elements per iteration; f8 runs to f32, vw/4.
-	f32ToF8E4M3FN, f32ToF8E5M2 asm2
-	f8E4M3FNToF32, f8E5M2ToF32 asm2
-	// f8 runs to bf16 and f16, vw/2 elements per iteration.
-	f8E4M3FNToBF16, f8E4M3FNToF16, f8E5M2ToBF16, f8E5M2ToF16 asm2
-	// The same by table lookup (AVX-512 VBMI), vw elements per iteration, or nil:
-	// e4m3fn → bf16, e4m3fn → f16, e5m2 → bf16, e5m2 → f16.
-	f8To16VBMI [4]asm2
-	// f8 quads unpacked into four bf16 or f16 rows by table lookup (AVX-512 VBMI),
-	// vw/2 quads per iteration, or nil; the same order.
-	f8QuadsTo16VBMI [4]asm5
-	// bf16 and f16 runs to f8, vw elements per iteration.
-	bf16ToF8E4M3FN, bf16ToF8E5M2, f16ToF8E4M3FN, f16ToF8E5M2 asm2
-	// bf16 and f16 rows converted to f8 and packed in quads, vw/4 elements per iteration.
-	bf16ToF8E4M3FNInterleave8x4, bf16ToF8E5M2Interleave8x4, f16ToF8E4M3FNInterleave8x4, f16ToF8E5M2Interleave8x4 asm5
+	copy    asm2 // 4*vw bytes per iteration
+	conv    [nDTypes][nDTypes]asm2
+	pack2   [nDTypes][nDTypes]asm3
+	unpack2 [nDTypes][nDTypes]asm3
+	pack4   [nDTypes][nDTypes]asm5
+	unpack4 [nDTypes][nDTypes]asm5
+	// The f8 widenings to bf16 and f16 by table lookup (AVX-512 VBMI), or nil: vw
+	// elements per iteration (the arithmetic's then takes half a block of the tails),
+	// and vw/2 quads for the unpacking.
+	convVBMI    [nDTypes][nDTypes]asm2
+	unpack4VBMI [nDTypes][nDTypes]asm5
+
+	splitNibbles, joinNibbles          asm3     // vw bytes per iteration
+	splitNibbleWords                   asmWords // vw words per iteration
+	packNibblePairs, unpackNibblePairs asm2     // vw bytes out per iteration
 }
 
-// addRows fills k's batched kernels from its single-call ones and the batched
-// assembly with ordinary (a) and non-temporal (an) stores, and of the narrower
+// addRows fills k's batched kernels from its single-call ones (k.one) and the
+// batched assembly with ordinary (a) and non-temporal (an) stores, and of the narrower
 // set (h, with half the vector width; or none), which takes half a block of
 // the rows' tails: a T(8,128) edge tile's 44 leftover bf16 pairs are 32 for
 // AVX2's interleave and 12 for Go rather than 44 for Go.
 func addRows(k *Kernels, a, an, h rowAsm, ae, aw edgeAsm) *Kernels {
-	v, hv := a.vw, a.vw/2
+	v := a.vw
 	k.CopyRows = func(dst, src []byte, n int, r Rows) {
 		one := copyN
 		if r.Stream {
@@ -306,47 +297,90 @@ func addRows(k *Kernels, a, an, h rowAsm, ae, aw edgeAsm) *Kernels {
 		}
 		rows2(&shCopy, dst, src, n, r, 4*v, [3]asm2{a.copy, an.copy, nil}, [2]asm2e{ae.copy, aw.copy}, ae.blk(4*v), copyN, one)
 	}
-	k.F32ToBF16Rows = func(dst, src []byte, n int, r Rows) {
-		rows2(&shNarrow, dst, src, n, r, hv, [3]asm2{a.f32ToBF16, an.f32ToBF16, h.f32ToBF16}, [2]asm2e{ae.f32ToBF16, aw.f32ToBF16}, ae.blk(hv), genericF32ToBF16, k.F32ToBF16)
-	}
-	k.F32ToF16Rows = func(dst, src []byte, n int, r Rows) {
-		rows2(&shNarrow, dst, src, n, r, hv, [3]asm2{a.f32ToF16, an.f32ToF16, h.f32ToF16}, [2]asm2e{ae.f32ToF16, aw.f32ToF16}, ae.blk(hv), genericF32ToF16, k.F32ToF16)
-	}
-	k.BF16ToF32Rows = func(dst, src []byte, n int, r Rows) {
-		rows2(&shWiden, dst, src, n, r, hv, [3]asm2{a.bf16ToF32, an.bf16ToF32, h.bf16ToF32}, [2]asm2e{ae.bf16ToF32, aw.bf16ToF32}, ae.blk(hv), genericBF16ToF32, k.BF16ToF32)
-	}
-	k.F16ToF32Rows = func(dst, src []byte, n int, r Rows) {
-		rows2(&shWiden, dst, src, n, r, hv, [3]asm2{a.f16ToF32, an.f16ToF32, h.f16ToF32}, [2]asm2e{ae.f16ToF32, aw.f16ToF32}, ae.blk(hv), genericF16ToF32, k.F16ToF32)
-	}
-	k.Interleave16Rows = func(dst, x, y []byte, n int, r Rows) {
-		rows3(&shPack16, dst, x, y, n, r, v, [3]asm3{a.interleave16, an.interleave16, h.interleave16}, [2]asm3e{ae.interleave16, aw.interleave16}, ae.blk(v), genericInterleave16, k.Interleave16)
-	}
-	k.Deinterleave16Rows = func(x, y, src []byte, n int, r Rows) {
-		if skipRows(deinterleaveSplit(&shUnpack16, &shExtract16, x, y, src, n, r, ae.blk(v), aw.lo16, aw.hi16), &x, &y, &src, &r) {
-			return
+	for _, c := range convKernels {
+		f, t := c.from, c.to
+		asm := [3]asm2{a.conv[f][t], an.conv[f][t], h.conv[f][t]}
+		blk := c.blk(asm[0] != nil, v)
+		if vb := a.convVBMI[f][t]; vb != nil {
+			blk, asm = v, [3]asm2{vb, an.convVBMI[f][t], asm[0]}
 		}
-		rows3(&shUnpack16, x, y, src, n, r, v, [3]asm3{a.deinterleave16, an.deinterleave16, h.deinterleave16}, [2]asm3e{ae.deinterleave16, aw.deinterleave16}, ae.blk(v), genericDeinterleave16, k.Deinterleave16)
-	}
-	k.F32ToBF16InterleaveRows = func(dst, x, y []byte, n int, r Rows) {
-		rows3(&shPackF32, dst, x, y, n, r, hv, [3]asm3{a.f32ToBF16Interleave, an.f32ToBF16Interleave, h.f32ToBF16Interleave}, [2]asm3e{ae.f32ToBF16Interleave, aw.f32ToBF16Interleave}, ae.blk(hv), genericF32ToBF16Interleave, k.F32ToBF16Interleave)
-	}
-	k.F32ToF16InterleaveRows = func(dst, x, y []byte, n int, r Rows) {
-		rows3(&shPackF32, dst, x, y, n, r, hv, [3]asm3{a.f32ToF16Interleave, an.f32ToF16Interleave, h.f32ToF16Interleave}, [2]asm3e{ae.f32ToF16Interleave, aw.f32ToF16Interleave}, ae.blk(hv), genericF32ToF16Interleave, k.F32ToF16Interleave)
-	}
-	k.BF16DeinterleaveToF32Rows = func(x, y, src []byte, n int, r Rows) {
-		if skipRows(deinterleaveSplit(&shUnpackToF32, &shExtractToF32, x, y, src, n, r, ae.blk(hv), aw.loToF32, aw.hiToF32), &x, &y, &src, &r) {
-			return
+		ed, eblk := [2]asm2e{ae.conv[f][t], aw.conv[f][t]}, ae.blk(blk)
+		ones := longRows(c.sh, asm, blk, c.gen)
+		if one := k.one.conv[f][t]; one != nil {
+			ones = [2]func(x, y []byte, n int){one, one}
 		}
-		rows3(&shUnpackToF32, x, y, src, n, r, hv, [3]asm3{a.bf16DeintToF32, an.bf16DeintToF32, h.bf16DeintToF32}, [2]asm3e{ae.bf16DeintToF32, aw.bf16DeintToF32}, ae.blk(hv), genericBF16DeinterleaveToF32, k.BF16DeinterleaveToF32)
+		k.conv[f][t] = func(dst, src []byte, n int, r Rows) {
+			rows2(c.sh, dst, src, n, r, blk, asm, ed, eblk, c.gen, ones[b2i(r.Stream)])
+		}
 	}
-	k.Interleave8x4Rows = func(dst, r0, r1, r2, r3 []byte, n int, r Rows) {
-		rows5(&shPack8x4, dst, r0, r1, r2, r3, n, r, v, [3]asm5{a.interleave8x4, an.interleave8x4, h.interleave8x4}, [2]asm5e{ae.interleave8x4, aw.interleave8x4}, ae.blk(v), genericInterleave8x4, k.Interleave8x4)
+	for _, c := range pack2Kernels {
+		f, t := c.from, c.to
+		asm := [3]asm3{a.pack2[f][t], an.pack2[f][t], h.pack2[f][t]}
+		blk := c.blk(asm[0] != nil, v)
+		ed, eblk, one := [2]asm3e{ae.pack2[f][t], aw.pack2[f][t]}, ae.blk(blk), k.one.pack2[f][t]
+		if one == nil {
+			one = c.gen
+		}
+		k.pack2[f][t] = func(dst, x, y []byte, n int, r Rows) {
+			rows3(c.sh, dst, x, y, n, r, blk, asm, ed, eblk, c.gen, one)
+		}
 	}
-	k.Deinterleave8x4Rows = func(r0, r1, r2, r3, src []byte, n int, r Rows) {
-		rows5(&shUnpack8x4, r0, r1, r2, r3, src, n, r, v, [3]asm5{a.deinterleave8x4, an.deinterleave8x4, h.deinterleave8x4}, [2]asm5e{ae.deinterleave8x4, aw.deinterleave8x4}, ae.blk(v), genericDeinterleave8x4, k.Deinterleave8x4)
+	for _, c := range unpack2Kernels {
+		f, t := c.from, c.to
+		asm := [3]asm3{a.unpack2[f][t], an.unpack2[f][t], h.unpack2[f][t]}
+		blk := c.blk(asm[0] != nil, v)
+		ed, eblk, one := [2]asm3e{ae.unpack2[f][t], aw.unpack2[f][t]}, ae.blk(blk), k.one.unpack2[f][t]
+		if one == nil {
+			one = c.gen
+		}
+		lo, hi := aw.lo[f][t], aw.hi[f][t]
+		k.unpack2[f][t] = func(x, y, src []byte, n int, r Rows) {
+			if skipRows(deinterleaveSplit(c.sh, c.half, x, y, src, n, r, eblk, lo, hi), &x, &y, &src, &r) {
+				return
+			}
+			rows3(c.sh, x, y, src, n, r, blk, asm, ed, eblk, c.gen, one)
+		}
 	}
-	// SplitNibblesRows has no single-call form either: long rows, and the race
-	// detector's runs, take the generic code row by row.
+	for _, c := range pack4Kernels {
+		f, t := c.from, c.to
+		asm := [3]asm5{a.pack4[f][t], an.pack4[f][t], h.pack4[f][t]}
+		blk := c.blk(asm[0] != nil, v)
+		ed, eblk, one := [2]asm5e{ae.pack4[f][t], aw.pack4[f][t]}, ae.blk(blk), k.one.pack4[f][t]
+		if one == nil {
+			one = longQuads(c.sh, asm, blk, c.gen)
+		}
+		k.pack4[f][t] = func(dst, r0, r1, r2, r3 []byte, n int, r Rows) {
+			rows5(c.sh, dst, r0, r1, r2, r3, n, r, blk, asm, ed, eblk, c.gen, one)
+		}
+	}
+	for _, c := range unpack4Kernels {
+		f, t := c.from, c.to
+		asm := [3]asm5{a.unpack4[f][t], an.unpack4[f][t], h.unpack4[f][t]}
+		if vb := a.unpack4VBMI[f][t]; vb != nil {
+			asm = [3]asm5{vb, an.unpack4VBMI[f][t]}
+		}
+		blk := c.blk(asm[0] != nil, v)
+		ed, eblk, one := [2]asm5e{ae.unpack4[f][t], aw.unpack4[f][t]}, ae.blk(blk), k.one.unpack4[f][t]
+		switch {
+		case one != nil:
+		case c.long:
+			one = longQuads(c.sh, asm, blk, c.gen)
+		default:
+			one = c.gen
+		}
+		k.unpack4[f][t] = func(r0, r1, r2, r3, src []byte, n int, r Rows) {
+			rows5(c.sh, r0, r1, r2, r3, src, n, r, blk, asm, ed, eblk, c.gen, one)
+		}
+	}
+	k.F8QuadsTo16Kernel = a.unpack4VBMI[F8E4M3FN][BF16] != nil
+	addNibbleRows(k, a, an, h)
+	return k
+}
+
+// addNibbleRows fills k's int4 kernels. They have no single-call form: long rows,
+// and the race detector's runs, take the generic code row by row.
+func addNibbleRows(k *Kernels, a, an, h rowAsm) {
+	v := a.vw
 	split, splitBlk := [3]asm3{a.splitNibbles, an.splitNibbles, h.splitNibbles}, 0
 	if a.splitNibbles != nil {
 		splitBlk = v
@@ -376,133 +410,6 @@ func addRows(k *Kernels, a, an, h rowAsm, ae, aw edgeAsm) *Kernels {
 	k.UnpackNibblePairsRows = func(out, in []byte, n int, r Rows) {
 		rows2(&shUnpackPairs4, out, in, n, r, unpairsBlk, unpairs, [2]asm2e{}, 0, genericUnpackNibblePairs, genericUnpackNibblePairs)
 	}
-	// The f8 conversions have no single-call form: where there is no batched assembly
-	// (blk 0) the rows run the generic code.
-	for _, c := range []struct {
-		f       f8Format
-		t       *[256]uint32
-		to      *func(dst, src []byte, n int, r Rows)
-		from    *func(dst, src []byte, n int, r Rows)
-		packed  *func(dst, r0, r1, r2, r3 []byte, n int, r Rows)
-		asm     [3]asm5
-		deint   *func(r0, r1, r2, r3, src []byte, n int, r Rows)
-		dasm    [3]asm5
-		toAsm   [3]asm2
-		frAsm   [3]asm2
-		t16     [2]*[256]uint16 // bf16, f16
-		from16  [2]*func(dst, src []byte, n int, r Rows)
-		asm16   [2][3]asm2
-		to16    [2]*func(dst, src []byte, n int, r Rows) // from bf16, f16
-		asmTo   [2][3]asm2
-		pack16  [2]*func(dst, r0, r1, r2, r3 []byte, n int, r Rows) // from bf16, f16
-		asmP16  [2][3]asm5
-		quads16 [2]*func(r0, r1, r2, r3, src []byte, n int, r Rows) // to bf16, f16
-	}{
-		{e4m3fn, &f8e4m3fnToF32, &k.F32ToF8E4M3FNRows, &k.F8E4M3FNToF32Rows, &k.F32ToF8E4M3FNInterleave8x4Rows, [3]asm5{a.f32ToF8E4M3FNInterleave8x4, an.f32ToF8E4M3FNInterleave8x4, h.f32ToF8E4M3FNInterleave8x4},
-			&k.F8E4M3FNDeinterleave8x4ToF32Rows, [3]asm5{a.f8E4M3FNDeintToF32, an.f8E4M3FNDeintToF32, h.f8E4M3FNDeintToF32},
-			[3]asm2{a.f32ToF8E4M3FN, an.f32ToF8E4M3FN, h.f32ToF8E4M3FN}, [3]asm2{a.f8E4M3FNToF32, an.f8E4M3FNToF32, h.f8E4M3FNToF32},
-			[2]*[256]uint16{&f8e4m3fnToBF16, &f8e4m3fnToF16}, [2]*func(dst, src []byte, n int, r Rows){&k.F8E4M3FNToBF16Rows, &k.F8E4M3FNToF16Rows},
-			[2][3]asm2{{a.f8E4M3FNToBF16, an.f8E4M3FNToBF16, h.f8E4M3FNToBF16}, {a.f8E4M3FNToF16, an.f8E4M3FNToF16, h.f8E4M3FNToF16}},
-			[2]*func(dst, src []byte, n int, r Rows){&k.BF16ToF8E4M3FNRows, &k.F16ToF8E4M3FNRows},
-			[2][3]asm2{{a.bf16ToF8E4M3FN, an.bf16ToF8E4M3FN, h.bf16ToF8E4M3FN}, {a.f16ToF8E4M3FN, an.f16ToF8E4M3FN, h.f16ToF8E4M3FN}},
-			[2]*func(dst, r0, r1, r2, r3 []byte, n int, r Rows){&k.BF16ToF8E4M3FNInterleave8x4Rows, &k.F16ToF8E4M3FNInterleave8x4Rows},
-			[2][3]asm5{{a.bf16ToF8E4M3FNInterleave8x4, an.bf16ToF8E4M3FNInterleave8x4, h.bf16ToF8E4M3FNInterleave8x4}, {a.f16ToF8E4M3FNInterleave8x4, an.f16ToF8E4M3FNInterleave8x4, h.f16ToF8E4M3FNInterleave8x4}},
-			[2]*func(r0, r1, r2, r3, src []byte, n int, r Rows){&k.F8E4M3FNDeinterleave8x4ToBF16Rows, &k.F8E4M3FNDeinterleave8x4ToF16Rows}},
-		{e5m2, &f8e5m2ToF32, &k.F32ToF8E5M2Rows, &k.F8E5M2ToF32Rows, &k.F32ToF8E5M2Interleave8x4Rows, [3]asm5{a.f32ToF8E5M2Interleave8x4, an.f32ToF8E5M2Interleave8x4, h.f32ToF8E5M2Interleave8x4},
-			&k.F8E5M2Deinterleave8x4ToF32Rows, [3]asm5{a.f8E5M2DeintToF32, an.f8E5M2DeintToF32, h.f8E5M2DeintToF32},
-			[3]asm2{a.f32ToF8E5M2, an.f32ToF8E5M2, h.f32ToF8E5M2}, [3]asm2{a.f8E5M2ToF32, an.f8E5M2ToF32, h.f8E5M2ToF32},
-			[2]*[256]uint16{&f8e5m2ToBF16, &f8e5m2ToF16}, [2]*func(dst, src []byte, n int, r Rows){&k.F8E5M2ToBF16Rows, &k.F8E5M2ToF16Rows},
-			[2][3]asm2{{a.f8E5M2ToBF16, an.f8E5M2ToBF16, h.f8E5M2ToBF16}, {a.f8E5M2ToF16, an.f8E5M2ToF16, h.f8E5M2ToF16}},
-			[2]*func(dst, src []byte, n int, r Rows){&k.BF16ToF8E5M2Rows, &k.F16ToF8E5M2Rows},
-			[2][3]asm2{{a.bf16ToF8E5M2, an.bf16ToF8E5M2, h.bf16ToF8E5M2}, {a.f16ToF8E5M2, an.f16ToF8E5M2, h.f16ToF8E5M2}},
-			[2]*func(dst, r0, r1, r2, r3 []byte, n int, r Rows){&k.BF16ToF8E5M2Interleave8x4Rows, &k.F16ToF8E5M2Interleave8x4Rows},
-			[2][3]asm5{{a.bf16ToF8E5M2Interleave8x4, an.bf16ToF8E5M2Interleave8x4, h.bf16ToF8E5M2Interleave8x4}, {a.f16ToF8E5M2Interleave8x4, an.f16ToF8E5M2Interleave8x4, h.f16ToF8E5M2Interleave8x4}},
-			[2]*func(r0, r1, r2, r3, src []byte, n int, r Rows){&k.F8E5M2Deinterleave8x4ToBF16Rows, &k.F8E5M2Deinterleave8x4ToF16Rows}},
-	} {
-		to := func(dst, src []byte, n int) { genericF32ToF8(c.f, dst, src, n) }
-		from := func(dst, src []byte, n int) { genericF8ToF32(c.t, dst, src, n) }
-		packed := func(dst, r0, r1, r2, r3 []byte, n int) { genericF32ToF8Interleave8x4(c.f, dst, r0, r1, r2, r3, n) }
-		toBlk := 0
-		if c.toAsm[0] != nil {
-			toBlk = v
-		}
-		toOne := longRows(&shToF8, c.toAsm, toBlk, to)
-		*c.to = func(dst, src []byte, n int, r Rows) {
-			rows2(&shToF8, dst, src, n, r, toBlk, c.toAsm, [2]asm2e{}, 0, to, toOne[b2i(r.Stream)])
-		}
-		frBlk := 0
-		if c.frAsm[0] != nil {
-			frBlk = v / 4
-		}
-		frOne := longRows(&shFromF8, c.frAsm, frBlk, from)
-		*c.from = func(dst, src []byte, n int, r Rows) {
-			rows2(&shFromF8, dst, src, n, r, frBlk, c.frAsm, [2]asm2e{}, 0, from, frOne[b2i(r.Stream)])
-		}
-		for j, t := range c.t16 {
-			gen := func(dst, src []byte, n int) { genericF8To16(t, dst, src, n) }
-			blk, asm := 0, c.asm16[j]
-			if asm[0] != nil {
-				blk = v / 2
-			}
-			if lut := 2*int(c.f) + j; a.f8To16VBMI[lut] != nil {
-				// The lookup's block is twice the arithmetic's, which takes the half block of the tails.
-				blk, asm = v, [3]asm2{a.f8To16VBMI[lut], an.f8To16VBMI[lut], asm[0]}
-			}
-			lut := 2*int(c.f) + j
-			qgen := func(r0, r1, r2, r3, src []byte, n int) { genericF8Deinterleave8x4To16(t, r0, r1, r2, r3, src, n) }
-			qasm, qblk := [3]asm5{a.f8QuadsTo16VBMI[lut], an.f8QuadsTo16VBMI[lut]}, 0
-			if qasm[0] != nil {
-				qblk = v / 2
-			}
-			qone := longQuads(&shUnpackF8x4To16, qasm, qblk, qgen)
-			*c.quads16[j] = func(r0, r1, r2, r3, src []byte, n int, r Rows) {
-				rows5(&shUnpackF8x4To16, r0, r1, r2, r3, src, n, r, qblk, qasm, [2]asm5e{}, 0, qgen, qone)
-			}
-			one := longRows(&shFromF8To16, asm, blk, gen)
-			*c.from16[j] = func(dst, src []byte, n int, r Rows) {
-				rows2(&shFromF8To16, dst, src, n, r, blk, asm, [2]asm2e{}, 0, gen, one[b2i(r.Stream)])
-			}
-			widen := [2]func(uint16) uint32{BF16BitsToF32, F16BitsToF32}[j]
-			genTo := func(dst, src []byte, n int) { genericF16ToF8(c.f, widen, dst, src, n) }
-			blkTo, asmTo := 0, c.asmTo[j]
-			if asmTo[0] != nil {
-				blkTo = v
-			}
-			oneTo := longRows(&shFrom16ToF8, asmTo, blkTo, genTo)
-			*c.to16[j] = func(dst, src []byte, n int, r Rows) {
-				rows2(&shFrom16ToF8, dst, src, n, r, blkTo, asmTo, [2]asm2e{}, 0, genTo, oneTo[b2i(r.Stream)])
-			}
-			genP := func(dst, r0, r1, r2, r3 []byte, n int) {
-				genericF16ToF8Interleave8x4(c.f, widen, dst, r0, r1, r2, r3, n)
-			}
-			blkP, asmP := 0, c.asmP16[j]
-			if asmP[0] != nil {
-				blkP = v / 4
-			}
-			oneP := longQuads(&shPack16F8x4, asmP, blkP, genP)
-			*c.pack16[j] = func(dst, r0, r1, r2, r3 []byte, n int, r Rows) {
-				rows5(&shPack16F8x4, dst, r0, r1, r2, r3, n, r, blkP, asmP, [2]asm5e{}, 0, genP, oneP)
-			}
-		}
-		blk := 0
-		if c.asm[0] != nil {
-			blk = v / 4
-		}
-		one := longQuads(&shPackF8x4, c.asm, blk, packed)
-		*c.packed = func(dst, r0, r1, r2, r3 []byte, n int, r Rows) {
-			rows5(&shPackF8x4, dst, r0, r1, r2, r3, n, r, blk, c.asm, [2]asm5e{}, 0, packed, one)
-		}
-		deint := func(r0, r1, r2, r3, src []byte, n int) { genericF8Deinterleave8x4ToF32(c.t, r0, r1, r2, r3, src, n) }
-		dblk := 0
-		if c.dasm[0] != nil {
-			dblk = v / 4
-		}
-		*c.deint = func(r0, r1, r2, r3, src []byte, n int, r Rows) {
-			rows5(&shUnpackF8x4, r0, r1, r2, r3, src, n, r, dblk, c.dasm, [2]asm5e{}, 0, deint, deint)
-		}
-	}
-	k.F8QuadsTo16Kernel = a.f8QuadsTo16VBMI[0] != nil
-	return k
 }
 
 // longRows returns the single-row forms of a batched two-operand kernel that has no

@@ -21,133 +21,135 @@ var rowsCases = []rowsCase{
 		func(k *Kernels, o [][]byte, n int, r Rows) { k.CopyRows(o[0], o[1], n, r) },
 		func(k *Kernels, o [][]byte, n int) { k.Copy(o[0][:n], o[1][:n]) }},
 	{"F32ToBF16", &shNarrow, true,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.F32ToBF16Rows(o[0], o[1], n, r) },
-		func(k *Kernels, o [][]byte, n int) { k.F32ToBF16(o[0], o[1], n) }},
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.Convert(F32, BF16)(o[0], o[1], n, r) },
+		func(k *Kernels, o [][]byte, n int) { k.one.conv[F32][BF16](o[0], o[1], n) }},
 	{"F32ToF16", &shNarrow, true,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.F32ToF16Rows(o[0], o[1], n, r) },
-		func(k *Kernels, o [][]byte, n int) { k.F32ToF16(o[0], o[1], n) }},
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.Convert(F32, F16)(o[0], o[1], n, r) },
+		func(k *Kernels, o [][]byte, n int) { k.one.conv[F32][F16](o[0], o[1], n) }},
 	{"BF16ToF32", &shWiden, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.BF16ToF32Rows(o[0], o[1], n, r) },
-		func(k *Kernels, o [][]byte, n int) { k.BF16ToF32(o[0], o[1], n) }},
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.Convert(BF16, F32)(o[0], o[1], n, r) },
+		func(k *Kernels, o [][]byte, n int) { k.one.conv[BF16][F32](o[0], o[1], n) }},
 	{"F16ToF32", &shWiden, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.F16ToF32Rows(o[0], o[1], n, r) },
-		func(k *Kernels, o [][]byte, n int) { k.F16ToF32(o[0], o[1], n) }},
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.Convert(F16, F32)(o[0], o[1], n, r) },
+		func(k *Kernels, o [][]byte, n int) { k.one.conv[F16][F32](o[0], o[1], n) }},
 	{"Interleave16", &shPack16, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.Interleave16Rows(o[0], o[1], o[2], n, r) },
-		func(k *Kernels, o [][]byte, n int) { k.Interleave16(o[0], o[1], o[2], n) }},
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.Pack2(Bits16, Bits16)(o[0], o[1], o[2], n, r) },
+		func(k *Kernels, o [][]byte, n int) { k.one.pack2[Bits16][Bits16](o[0], o[1], o[2], n) }},
 	{"Deinterleave16", &shUnpack16, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.Deinterleave16Rows(o[0], o[1], o[2], n, r) },
-		func(k *Kernels, o [][]byte, n int) { k.Deinterleave16(o[0], o[1], o[2], n) }},
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.Unpack2(Bits16, Bits16)(o[0], o[1], o[2], n, r) },
+		func(k *Kernels, o [][]byte, n int) { k.one.unpack2[Bits16][Bits16](o[0], o[1], o[2], n) }},
 	{"F32ToBF16Interleave", &shPackF32, true,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.F32ToBF16InterleaveRows(o[0], o[1], o[2], n, r) },
-		func(k *Kernels, o [][]byte, n int) { k.F32ToBF16Interleave(o[0], o[1], o[2], n) }},
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.Pack2(F32, BF16)(o[0], o[1], o[2], n, r) },
+		func(k *Kernels, o [][]byte, n int) { k.one.pack2[F32][BF16](o[0], o[1], o[2], n) }},
 	{"F32ToF16Interleave", &shPackF32, true,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.F32ToF16InterleaveRows(o[0], o[1], o[2], n, r) },
-		func(k *Kernels, o [][]byte, n int) { k.F32ToF16Interleave(o[0], o[1], o[2], n) }},
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.Pack2(F32, F16)(o[0], o[1], o[2], n, r) },
+		func(k *Kernels, o [][]byte, n int) { k.one.pack2[F32][F16](o[0], o[1], o[2], n) }},
 	{"BF16DeinterleaveToF32", &shUnpackToF32, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.BF16DeinterleaveToF32Rows(o[0], o[1], o[2], n, r) },
-		func(k *Kernels, o [][]byte, n int) { k.BF16DeinterleaveToF32(o[0], o[1], o[2], n) }},
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.Unpack2(BF16, F32)(o[0], o[1], o[2], n, r) },
+		func(k *Kernels, o [][]byte, n int) { k.one.unpack2[BF16][F32](o[0], o[1], o[2], n) }},
 	{"Interleave8x4", &shPack8x4, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.Interleave8x4Rows(o[0], o[1], o[2], o[3], o[4], n, r) },
-		func(k *Kernels, o [][]byte, n int) { k.Interleave8x4(o[0], o[1], o[2], o[3], o[4], n) }},
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.Pack4(Bits8, Bits8)(o[0], o[1], o[2], o[3], o[4], n, r) },
+		func(k *Kernels, o [][]byte, n int) { k.one.pack4[Bits8][Bits8](o[0], o[1], o[2], o[3], o[4], n) }},
 	{"Deinterleave8x4", &shUnpack8x4, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.Deinterleave8x4Rows(o[0], o[1], o[2], o[3], o[4], n, r) },
-		func(k *Kernels, o [][]byte, n int) { k.Deinterleave8x4(o[0], o[1], o[2], o[3], o[4], n) }},
+		func(k *Kernels, o [][]byte, n int, r Rows) {
+			k.Unpack4(Bits8, Bits8)(o[0], o[1], o[2], o[3], o[4], n, r)
+		},
+		func(k *Kernels, o [][]byte, n int) { k.one.unpack4[Bits8][Bits8](o[0], o[1], o[2], o[3], o[4], n) }},
 	// The f8 kernels have no single-call form: the reference is the per-element code.
 	{"F32ToF8E4M3FN", &shToF8, true,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.F32ToF8E4M3FNRows(o[0], o[1], n, r) },
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.Convert(F32, F8E4M3FN)(o[0], o[1], n, r) },
 		func(_ *Kernels, o [][]byte, n int) { refF32ToF8(e4m3fn, o[0], o[1], n) }},
 	{"F32ToF8E5M2", &shToF8, true,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.F32ToF8E5M2Rows(o[0], o[1], n, r) },
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.Convert(F32, F8E5M2)(o[0], o[1], n, r) },
 		func(_ *Kernels, o [][]byte, n int) { refF32ToF8(e5m2, o[0], o[1], n) }},
 	{"F8E4M3FNToF32", &shFromF8, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.F8E4M3FNToF32Rows(o[0], o[1], n, r) },
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.Convert(F8E4M3FN, F32)(o[0], o[1], n, r) },
 		func(_ *Kernels, o [][]byte, n int) { refF8ToF32(F8E4M3FNBitsToF32, o[0], o[1], n) }},
 	{"F8E5M2ToF32", &shFromF8, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.F8E5M2ToF32Rows(o[0], o[1], n, r) },
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.Convert(F8E5M2, F32)(o[0], o[1], n, r) },
 		func(_ *Kernels, o [][]byte, n int) { refF8ToF32(F8E5M2BitsToF32, o[0], o[1], n) }},
 	{"F8E4M3FNToBF16", &shFromF8To16, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.F8E4M3FNToBF16Rows(o[0], o[1], n, r) },
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.Convert(F8E4M3FN, BF16)(o[0], o[1], n, r) },
 		func(_ *Kernels, o [][]byte, n int) { refF8To16(F8E4M3FNBitsToF32, F32ToBF16Bits, o[0], o[1], n) }},
 	{"F8E4M3FNToF16", &shFromF8To16, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.F8E4M3FNToF16Rows(o[0], o[1], n, r) },
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.Convert(F8E4M3FN, F16)(o[0], o[1], n, r) },
 		func(_ *Kernels, o [][]byte, n int) { refF8To16(F8E4M3FNBitsToF32, F32ToF16Bits, o[0], o[1], n) }},
 	{"F8E5M2ToBF16", &shFromF8To16, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.F8E5M2ToBF16Rows(o[0], o[1], n, r) },
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.Convert(F8E5M2, BF16)(o[0], o[1], n, r) },
 		func(_ *Kernels, o [][]byte, n int) { refF8To16(F8E5M2BitsToF32, F32ToBF16Bits, o[0], o[1], n) }},
 	{"F8E5M2ToF16", &shFromF8To16, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.F8E5M2ToF16Rows(o[0], o[1], n, r) },
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.Convert(F8E5M2, F16)(o[0], o[1], n, r) },
 		func(_ *Kernels, o [][]byte, n int) { refF8To16(F8E5M2BitsToF32, F32ToF16Bits, o[0], o[1], n) }},
 	{"BF16ToF8E4M3FN", &shFrom16ToF8, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.BF16ToF8E4M3FNRows(o[0], o[1], n, r) },
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.Convert(BF16, F8E4M3FN)(o[0], o[1], n, r) },
 		func(_ *Kernels, o [][]byte, n int) { ref16ToF8(BF16BitsToF32, e4m3fn, o[0], o[1], n) }},
 	{"BF16ToF8E5M2", &shFrom16ToF8, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.BF16ToF8E5M2Rows(o[0], o[1], n, r) },
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.Convert(BF16, F8E5M2)(o[0], o[1], n, r) },
 		func(_ *Kernels, o [][]byte, n int) { ref16ToF8(BF16BitsToF32, e5m2, o[0], o[1], n) }},
 	{"F16ToF8E4M3FN", &shFrom16ToF8, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.F16ToF8E4M3FNRows(o[0], o[1], n, r) },
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.Convert(F16, F8E4M3FN)(o[0], o[1], n, r) },
 		func(_ *Kernels, o [][]byte, n int) { ref16ToF8(F16BitsToF32, e4m3fn, o[0], o[1], n) }},
 	{"F16ToF8E5M2", &shFrom16ToF8, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.F16ToF8E5M2Rows(o[0], o[1], n, r) },
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.Convert(F16, F8E5M2)(o[0], o[1], n, r) },
 		func(_ *Kernels, o [][]byte, n int) { ref16ToF8(F16BitsToF32, e5m2, o[0], o[1], n) }},
 	{"BF16ToF8E4M3FNInterleave8x4", &shPack16F8x4, false,
 		func(k *Kernels, o [][]byte, n int, r Rows) {
-			k.BF16ToF8E4M3FNInterleave8x4Rows(o[0], o[1], o[2], o[3], o[4], n, r)
+			k.Pack4(BF16, F8E4M3FN)(o[0], o[1], o[2], o[3], o[4], n, r)
 		},
 		func(_ *Kernels, o [][]byte, n int) { ref16ToF8Quads(BF16BitsToF32, e4m3fn, o, n) }},
 	{"BF16ToF8E5M2Interleave8x4", &shPack16F8x4, false,
 		func(k *Kernels, o [][]byte, n int, r Rows) {
-			k.BF16ToF8E5M2Interleave8x4Rows(o[0], o[1], o[2], o[3], o[4], n, r)
+			k.Pack4(BF16, F8E5M2)(o[0], o[1], o[2], o[3], o[4], n, r)
 		},
 		func(_ *Kernels, o [][]byte, n int) { ref16ToF8Quads(BF16BitsToF32, e5m2, o, n) }},
 	{"F16ToF8E4M3FNInterleave8x4", &shPack16F8x4, false,
 		func(k *Kernels, o [][]byte, n int, r Rows) {
-			k.F16ToF8E4M3FNInterleave8x4Rows(o[0], o[1], o[2], o[3], o[4], n, r)
+			k.Pack4(F16, F8E4M3FN)(o[0], o[1], o[2], o[3], o[4], n, r)
 		},
 		func(_ *Kernels, o [][]byte, n int) { ref16ToF8Quads(F16BitsToF32, e4m3fn, o, n) }},
 	{"F16ToF8E5M2Interleave8x4", &shPack16F8x4, false,
 		func(k *Kernels, o [][]byte, n int, r Rows) {
-			k.F16ToF8E5M2Interleave8x4Rows(o[0], o[1], o[2], o[3], o[4], n, r)
+			k.Pack4(F16, F8E5M2)(o[0], o[1], o[2], o[3], o[4], n, r)
 		},
 		func(_ *Kernels, o [][]byte, n int) { ref16ToF8Quads(F16BitsToF32, e5m2, o, n) }},
 	{"F8E4M3FNDeinterleave8x4ToBF16", &shUnpackF8x4To16, false,
 		func(k *Kernels, o [][]byte, n int, r Rows) {
-			k.F8E4M3FNDeinterleave8x4ToBF16Rows(o[0], o[1], o[2], o[3], o[4], n, r)
+			k.Unpack4(F8E4M3FN, BF16)(o[0], o[1], o[2], o[3], o[4], n, r)
 		},
 		func(_ *Kernels, o [][]byte, n int) { refF8QuadsTo16(F8E4M3FNBitsToF32, F32ToBF16Bits, o, n) }},
 	{"F8E4M3FNDeinterleave8x4ToF16", &shUnpackF8x4To16, false,
 		func(k *Kernels, o [][]byte, n int, r Rows) {
-			k.F8E4M3FNDeinterleave8x4ToF16Rows(o[0], o[1], o[2], o[3], o[4], n, r)
+			k.Unpack4(F8E4M3FN, F16)(o[0], o[1], o[2], o[3], o[4], n, r)
 		},
 		func(_ *Kernels, o [][]byte, n int) { refF8QuadsTo16(F8E4M3FNBitsToF32, F32ToF16Bits, o, n) }},
 	{"F8E5M2Deinterleave8x4ToBF16", &shUnpackF8x4To16, false,
 		func(k *Kernels, o [][]byte, n int, r Rows) {
-			k.F8E5M2Deinterleave8x4ToBF16Rows(o[0], o[1], o[2], o[3], o[4], n, r)
+			k.Unpack4(F8E5M2, BF16)(o[0], o[1], o[2], o[3], o[4], n, r)
 		},
 		func(_ *Kernels, o [][]byte, n int) { refF8QuadsTo16(F8E5M2BitsToF32, F32ToBF16Bits, o, n) }},
 	{"F8E5M2Deinterleave8x4ToF16", &shUnpackF8x4To16, false,
 		func(k *Kernels, o [][]byte, n int, r Rows) {
-			k.F8E5M2Deinterleave8x4ToF16Rows(o[0], o[1], o[2], o[3], o[4], n, r)
+			k.Unpack4(F8E5M2, F16)(o[0], o[1], o[2], o[3], o[4], n, r)
 		},
 		func(_ *Kernels, o [][]byte, n int) { refF8QuadsTo16(F8E5M2BitsToF32, F32ToF16Bits, o, n) }},
 	{"F32ToF8E4M3FNInterleave8x4", &shPackF8x4, true,
 		func(k *Kernels, o [][]byte, n int, r Rows) {
-			k.F32ToF8E4M3FNInterleave8x4Rows(o[0], o[1], o[2], o[3], o[4], n, r)
+			k.Pack4(F32, F8E4M3FN)(o[0], o[1], o[2], o[3], o[4], n, r)
 		},
 		func(_ *Kernels, o [][]byte, n int) { refF32ToF8Quads(e4m3fn, o, n) }},
 	{"F32ToF8E5M2Interleave8x4", &shPackF8x4, true,
 		func(k *Kernels, o [][]byte, n int, r Rows) {
-			k.F32ToF8E5M2Interleave8x4Rows(o[0], o[1], o[2], o[3], o[4], n, r)
+			k.Pack4(F32, F8E5M2)(o[0], o[1], o[2], o[3], o[4], n, r)
 		},
 		func(_ *Kernels, o [][]byte, n int) { refF32ToF8Quads(e5m2, o, n) }},
 	{"F8E4M3FNDeinterleave8x4ToF32", &shUnpackF8x4, false,
 		func(k *Kernels, o [][]byte, n int, r Rows) {
-			k.F8E4M3FNDeinterleave8x4ToF32Rows(o[0], o[1], o[2], o[3], o[4], n, r)
+			k.Unpack4(F8E4M3FN, F32)(o[0], o[1], o[2], o[3], o[4], n, r)
 		},
 		func(_ *Kernels, o [][]byte, n int) { refF8Quads(F8E4M3FNBitsToF32, o, n) }},
 	{"F8E5M2Deinterleave8x4ToF32", &shUnpackF8x4, false,
 		func(k *Kernels, o [][]byte, n int, r Rows) {
-			k.F8E5M2Deinterleave8x4ToF32Rows(o[0], o[1], o[2], o[3], o[4], n, r)
+			k.Unpack4(F8E5M2, F32)(o[0], o[1], o[2], o[3], o[4], n, r)
 		},
 		func(_ *Kernels, o [][]byte, n int) { refF8Quads(F8E5M2BitsToF32, o, n) }},
 	{"SplitNibbles", &shSplit4, false,
@@ -353,14 +355,14 @@ func TestRowsPanics(t *testing.T) {
 			name string
 			f    func()
 		}{
-			{"short dst", func() { k.Interleave16Rows(b[:4*10*3-1], b, b, 10, Rows{N: 3, DstStride: 40}) }},
-			{"short src", func() { k.F32ToBF16Rows(b, b[:99], 10, Rows{N: 3, SrcStride: 30}) }},
-			{"negative stride", func() { k.Deinterleave8x4Rows(b, b, b, b, b, 1, Rows{N: 2, DstStride: -1}) }},
-			{"negative rows", func() { k.BF16ToF32Rows(b, b, 1, Rows{N: -1}) }},
-			{"huge stride", func() { k.Interleave16Rows(b, b, b, 1, Rows{N: 3, DstStride: hugeStride}) }},
+			{"short dst", func() { k.Pack2(Bits16, Bits16)(b[:4*10*3-1], b, b, 10, Rows{N: 3, DstStride: 40}) }},
+			{"short src", func() { k.Convert(F32, BF16)(b, b[:99], 10, Rows{N: 3, SrcStride: 30}) }},
+			{"negative stride", func() { k.Unpack4(Bits8, Bits8)(b, b, b, b, b, 1, Rows{N: 2, DstStride: -1}) }},
+			{"negative rows", func() { k.Convert(BF16, F32)(b, b, 1, Rows{N: -1}) }},
+			{"huge stride", func() { k.Pack2(Bits16, Bits16)(b, b, b, 1, Rows{N: 3, DstStride: hugeStride}) }},
 			// 4*n wraps to 64 bytes: a check on the row's bytes alone would pass.
-			{"huge n", func() { k.F32ToBF16InterleaveRows(b[:64], b[:64], b[:64], wraps4, Rows{N: 1}) }},
-			{"huge n unpack", func() { k.BF16DeinterleaveToF32Rows(b[:64], b[:64], b[:64], wraps4, Rows{N: 1}) }},
+			{"huge n", func() { k.Pack2(F32, BF16)(b[:64], b[:64], b[:64], wraps4, Rows{N: 1}) }},
+			{"huge n unpack", func() { k.Unpack2(BF16, F32)(b[:64], b[:64], b[:64], wraps4, Rows{N: 1}) }},
 		} {
 			func() {
 				defer func() {

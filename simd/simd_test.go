@@ -149,27 +149,27 @@ var kernelCases = []kernelCase{
 	{"CopyNT", []func(int) int{mul(1)}, []func(int) int{mul(1)}, false,
 		func(k *Kernels, o, i [][]byte, n int) { k.CopyNT(o[0], i[0]) }},
 	{"Interleave16", []func(int) int{mul(2), mul(2)}, []func(int) int{mul(4)}, false,
-		func(k *Kernels, o, i [][]byte, n int) { k.Interleave16(o[0], i[0], i[1], n) }},
+		func(k *Kernels, o, i [][]byte, n int) { k.one.pack2[Bits16][Bits16](o[0], i[0], i[1], n) }},
 	{"Deinterleave16", []func(int) int{mul(4)}, []func(int) int{mul(2), mul(2)}, false,
-		func(k *Kernels, o, i [][]byte, n int) { k.Deinterleave16(o[0], o[1], i[0], n) }},
+		func(k *Kernels, o, i [][]byte, n int) { k.one.unpack2[Bits16][Bits16](o[0], o[1], i[0], n) }},
 	{"Interleave8x4", []func(int) int{mul(1), mul(1), mul(1), mul(1)}, []func(int) int{mul(4)}, false,
-		func(k *Kernels, o, i [][]byte, n int) { k.Interleave8x4(o[0], i[0], i[1], i[2], i[3], n) }},
+		func(k *Kernels, o, i [][]byte, n int) { k.one.pack4[Bits8][Bits8](o[0], i[0], i[1], i[2], i[3], n) }},
 	{"Deinterleave8x4", []func(int) int{mul(4)}, []func(int) int{mul(1), mul(1), mul(1), mul(1)}, false,
-		func(k *Kernels, o, i [][]byte, n int) { k.Deinterleave8x4(o[0], o[1], o[2], o[3], i[0], n) }},
+		func(k *Kernels, o, i [][]byte, n int) { k.one.unpack4[Bits8][Bits8](o[0], o[1], o[2], o[3], i[0], n) }},
 	{"F32ToBF16", []func(int) int{mul(4)}, []func(int) int{mul(2)}, true,
-		func(k *Kernels, o, i [][]byte, n int) { k.F32ToBF16(o[0], i[0], n) }},
+		func(k *Kernels, o, i [][]byte, n int) { k.one.conv[F32][BF16](o[0], i[0], n) }},
 	{"F32ToF16", []func(int) int{mul(4)}, []func(int) int{mul(2)}, true,
-		func(k *Kernels, o, i [][]byte, n int) { k.F32ToF16(o[0], i[0], n) }},
+		func(k *Kernels, o, i [][]byte, n int) { k.one.conv[F32][F16](o[0], i[0], n) }},
 	{"BF16ToF32", []func(int) int{mul(2)}, []func(int) int{mul(4)}, false,
-		func(k *Kernels, o, i [][]byte, n int) { k.BF16ToF32(o[0], i[0], n) }},
+		func(k *Kernels, o, i [][]byte, n int) { k.one.conv[BF16][F32](o[0], i[0], n) }},
 	{"F16ToF32", []func(int) int{mul(2)}, []func(int) int{mul(4)}, false,
-		func(k *Kernels, o, i [][]byte, n int) { k.F16ToF32(o[0], i[0], n) }},
+		func(k *Kernels, o, i [][]byte, n int) { k.one.conv[F16][F32](o[0], i[0], n) }},
 	{"F32ToBF16Interleave", []func(int) int{mul(4), mul(4)}, []func(int) int{mul(4)}, true,
-		func(k *Kernels, o, i [][]byte, n int) { k.F32ToBF16Interleave(o[0], i[0], i[1], n) }},
+		func(k *Kernels, o, i [][]byte, n int) { k.one.pack2[F32][BF16](o[0], i[0], i[1], n) }},
 	{"F32ToF16Interleave", []func(int) int{mul(4), mul(4)}, []func(int) int{mul(4)}, true,
-		func(k *Kernels, o, i [][]byte, n int) { k.F32ToF16Interleave(o[0], i[0], i[1], n) }},
+		func(k *Kernels, o, i [][]byte, n int) { k.one.pack2[F32][F16](o[0], i[0], i[1], n) }},
 	{"BF16DeinterleaveToF32", []func(int) int{mul(4)}, []func(int) int{mul(4), mul(4)}, false,
-		func(k *Kernels, o, i [][]byte, n int) { k.BF16DeinterleaveToF32(o[0], o[1], i[0], n) }},
+		func(k *Kernels, o, i [][]byte, n int) { k.one.unpack2[BF16][F32](o[0], o[1], i[0], n) }},
 }
 
 // runCase runs kc with implementation k and with the generic one on the same
@@ -265,14 +265,14 @@ func TestGenericDefinitions(t *testing.T) {
 	g := Generic()
 	a, b := randBytes(r, 2*n), randBytes(r, 2*n)
 	d := make([]byte, 4*n)
-	g.Interleave16(d, a, b, n)
+	g.one.pack2[Bits16][Bits16](d, a, b, n)
 	for i := 0; i < n; i++ {
 		if !bytes.Equal(d[4*i:4*i+2], a[2*i:2*i+2]) || !bytes.Equal(d[4*i+2:4*i+4], b[2*i:2*i+2]) {
 			t.Fatalf("Interleave16 at %d", i)
 		}
 	}
 	q := [4][]byte{randBytes(r, n), randBytes(r, n), randBytes(r, n), randBytes(r, n)}
-	g.Interleave8x4(d, q[0], q[1], q[2], q[3], n)
+	g.one.pack4[Bits8][Bits8](d, q[0], q[1], q[2], q[3], n)
 	for i := 0; i < n; i++ {
 		for k := 0; k < 4; k++ {
 			if d[4*i+k] != q[k][i] {
@@ -281,7 +281,7 @@ func TestGenericDefinitions(t *testing.T) {
 		}
 	}
 	f := randF32(r, n)
-	g.F32ToBF16(d, f, n)
+	g.one.conv[F32][BF16](d, f, n)
 	for i := 0; i < n; i++ {
 		if got, want := le.Uint16(d[2*i:]), F32ToBF16Bits(le.Uint32(f[4*i:])); got != want {
 			t.Fatalf("F32ToBF16 at %d: %#x want %#x", i, got, want)
@@ -360,7 +360,7 @@ func TestGenericTranspose(t *testing.T) {
 	}
 	for _, k := range Available() {
 		dst := make([]byte, rows*cols*4)
-		k.Transpose32(dst, rows*4, src, cols*4, rows, cols)
+		k.Transpose(4, Ordinary)(dst, rows*4, src, cols*4, rows, cols)
 		for i := 0; i < rows; i++ {
 			for j := 0; j < cols; j++ {
 				if !bytes.Equal(dst[j*rows*4+4*i:][:4], src[i*cols*4+4*j:][:4]) {
@@ -429,17 +429,17 @@ func TestPanics(t *testing.T) {
 	}
 	for _, k := range Available() {
 		b := make([]byte, 100)
-		mustPanic(k.Name+" Interleave16 short dst", func() { k.Interleave16(b[:99], b, b, 25) })
-		mustPanic(k.Name+" Interleave16 short src", func() { k.Interleave16(b, b[:49], b, 25) })
+		mustPanic(k.Name+" Interleave16 short dst", func() { k.one.pack2[Bits16][Bits16](b[:99], b, b, 25) })
+		mustPanic(k.Name+" Interleave16 short src", func() { k.one.pack2[Bits16][Bits16](b, b[:49], b, 25) })
 		mustPanic(k.Name+" Copy short dst", func() { k.Copy(b[:10], b[:20]) })
-		mustPanic(k.Name+" F32ToBF16 negative", func() { k.F32ToBF16(b, b, -1) })
-		mustPanic(k.Name+" F32ToBF16Interleave huge n", func() { k.F32ToBF16Interleave(b[:64], b[:64], b[:64], wraps4) })
+		mustPanic(k.Name+" F32ToBF16 negative", func() { k.one.conv[F32][BF16](b, b, -1) })
+		mustPanic(k.Name+" F32ToBF16Interleave huge n", func() { k.one.pack2[F32][BF16](b[:64], b[:64], b[:64], wraps4) })
 		mustPanic(k.Name+" Fill pattern 3", func() { k.Fill(b[:99], b[:3]) })
 		mustPanic(k.Name+" Fill not multiple", func() { k.Fill(b[:99], b[:2]) })
-		mustPanic(k.Name+" Transpose32 short src", func() { k.Transpose32(make([]byte, 4096), 64, b, 40, 3, 10) })
-		mustPanic(k.Name+" Transpose32 short dst", func() { k.Transpose32(b, 12, make([]byte, 4096), 40, 10, 10) })
+		mustPanic(k.Name+" Transpose32 short src", func() { k.Transpose(4, Ordinary)(make([]byte, 4096), 64, b, 40, 3, 10) })
+		mustPanic(k.Name+" Transpose32 short dst", func() { k.Transpose(4, Ordinary)(b, 12, make([]byte, 4096), 40, 10, 10) })
 		big := make([]byte, 1<<14)
-		mustPanic(k.Name+" Transpose16 short dst", func() { k.Transpose16(big[:2000], 64, big, 64, 32, 32) })
+		mustPanic(k.Name+" Transpose16 short dst", func() { k.Transpose(2, Ordinary)(big[:2000], 64, big, 64, 32, 32) })
 	}
 }
 

@@ -12,14 +12,14 @@ func TestF8To16Arithmetic(t *testing.T) {
 		t.Skip("no AVX-512")
 	}
 	s := *avx512Set
-	s.rows.f8To16VBMI, s.rowsNT.f8To16VBMI = [4]asm2{}, [4]asm2{}
-	s.rows.f8QuadsTo16VBMI, s.rowsNT.f8QuadsTo16VBMI = [4]asm5{}, [4]asm5{}
+	s.rows.convVBMI, s.rowsNT.convVBMI = [nDTypes][nDTypes]asm2{}, [nDTypes][nDTypes]asm2{}
+	s.rows.unpack4VBMI, s.rowsNT.unpack4VBMI = [nDTypes][nDTypes]asm5{}, [nDTypes][nDTypes]asm5{}
 	k := s.kernels()
 	if k.F8QuadsTo16Kernel {
 		t.Error("F8QuadsTo16Kernel without the VBMI kernels")
 	}
 	checkF8To16(t, k)
-	if cpuVBMI && (avx512Set.rows.f8To16VBMI[0] == nil || !Default().F8QuadsTo16Kernel) {
+	if cpuVBMI && (avx512Set.rows.convVBMI[F8E4M3FN][BF16] == nil || !Default().F8QuadsTo16Kernel) {
 		t.Error("the CPU has VBMI but the AVX-512 set has no lookup kernels")
 	}
 }

@@ -270,29 +270,29 @@ func unquadRows(f func(r0, r1, r2, r3, src []byte, n int, r Rows)) func([][]byte
 // narrowing: f32 → bf16, f16, f8e4m3fn and f8e5m2.
 func (x xlaGoldens) narrowing(t *testing.T, k *Kernels) {
 	bf, h := x.fromF32("bf16", 2), x.fromF32("f16", 2)
-	bf.runs(t, k, k.F32ToBF16, k.F32ToBF16Rows)
-	h.runs(t, k, k.F32ToF16, k.F32ToF16Rows)
-	bf.packs(t, k, 2, pairs(k.F32ToBF16Interleave), pairRows(k.F32ToBF16InterleaveRows))
-	h.packs(t, k, 2, pairs(k.F32ToF16Interleave), pairRows(k.F32ToF16InterleaveRows))
+	bf.runs(t, k, k.one.conv[F32][BF16], k.Convert(F32, BF16))
+	h.runs(t, k, k.one.conv[F32][F16], k.Convert(F32, F16))
+	bf.packs(t, k, 2, pairs(k.one.pack2[F32][BF16]), pairRows(k.Pack2(F32, BF16)))
+	h.packs(t, k, 2, pairs(k.one.pack2[F32][F16]), pairRows(k.Pack2(F32, F16)))
 	e4, e5 := x.fromF32("f8e4m3fn", 1), x.fromF32("f8e5m2", 1)
-	e4.runs(t, k, nil, k.F32ToF8E4M3FNRows)
-	e5.runs(t, k, nil, k.F32ToF8E5M2Rows)
-	e4.packs(t, k, 4, nil, quadRows(k.F32ToF8E4M3FNInterleave8x4Rows))
-	e5.packs(t, k, 4, nil, quadRows(k.F32ToF8E5M2Interleave8x4Rows))
+	e4.runs(t, k, nil, k.Convert(F32, F8E4M3FN))
+	e5.runs(t, k, nil, k.Convert(F32, F8E5M2))
+	e4.packs(t, k, 4, nil, quadRows(k.Pack4(F32, F8E4M3FN)))
+	e5.packs(t, k, 4, nil, quadRows(k.Pack4(F32, F8E5M2)))
 }
 
 // widening: bf16, f16, f8e4m3fn and f8e5m2 → f32.
 func (x xlaGoldens) widening(t *testing.T, k *Kernels) {
 	bf := x.toF32("bf16", 2)
-	bf.runs(t, k, k.BF16ToF32, k.BF16ToF32Rows)
-	x.toF32("f16", 2).runs(t, k, k.F16ToF32, k.F16ToF32Rows)
-	bf.unpacks(t, k, 2, func(r [][]byte, src []byte, n int) { k.BF16DeinterleaveToF32(r[0], r[1], src, n) },
-		func(r [][]byte, src []byte, n int, rs Rows) { k.BF16DeinterleaveToF32Rows(r[0], r[1], src, n, rs) })
+	bf.runs(t, k, k.one.conv[BF16][F32], k.Convert(BF16, F32))
+	x.toF32("f16", 2).runs(t, k, k.one.conv[F16][F32], k.Convert(F16, F32))
+	bf.unpacks(t, k, 2, func(r [][]byte, src []byte, n int) { k.one.unpack2[BF16][F32](r[0], r[1], src, n) },
+		func(r [][]byte, src []byte, n int, rs Rows) { k.Unpack2(BF16, F32)(r[0], r[1], src, n, rs) })
 	e4, e5 := x.toF32("f8e4m3fn", 1), x.toF32("f8e5m2", 1)
-	e4.runs(t, k, nil, k.F8E4M3FNToF32Rows)
-	e5.runs(t, k, nil, k.F8E5M2ToF32Rows)
-	e4.unpacks(t, k, 4, nil, unquadRows(k.F8E4M3FNDeinterleave8x4ToF32Rows))
-	e5.unpacks(t, k, 4, nil, unquadRows(k.F8E5M2Deinterleave8x4ToF32Rows))
+	e4.runs(t, k, nil, k.Convert(F8E4M3FN, F32))
+	e5.runs(t, k, nil, k.Convert(F8E5M2, F32))
+	e4.unpacks(t, k, 4, nil, unquadRows(k.Unpack4(F8E4M3FN, F32)))
+	e5.unpacks(t, k, 4, nil, unquadRows(k.Unpack4(F8E5M2, F32)))
 }
 
 // f8From16: every bf16 and f16 pattern to f8e4m3fn and f8e5m2, in runs and quads.
@@ -304,10 +304,10 @@ func (x xlaGoldens) f8From16(t *testing.T, k *Kernels) {
 		rows     func(dst, src []byte, n int, r Rows)
 		quads    func(dst, r0, r1, r2, r3 []byte, n int, r Rows)
 	}{
-		{"bf16", "f8e4m3fn", bfIn, k.BF16ToF8E4M3FNRows, k.BF16ToF8E4M3FNInterleave8x4Rows},
-		{"bf16", "f8e5m2", bfIn, k.BF16ToF8E5M2Rows, k.BF16ToF8E5M2Interleave8x4Rows},
-		{"f16", "f8e4m3fn", f16Input, k.F16ToF8E4M3FNRows, k.F16ToF8E4M3FNInterleave8x4Rows},
-		{"f16", "f8e5m2", f16Input, k.F16ToF8E5M2Rows, k.F16ToF8E5M2Interleave8x4Rows},
+		{"bf16", "f8e4m3fn", bfIn, k.Convert(BF16, F8E4M3FN), k.Pack4(BF16, F8E4M3FN)},
+		{"bf16", "f8e5m2", bfIn, k.Convert(BF16, F8E5M2), k.Pack4(BF16, F8E5M2)},
+		{"f16", "f8e4m3fn", f16Input, k.Convert(F16, F8E4M3FN), k.Pack4(F16, F8E4M3FN)},
+		{"f16", "f8e5m2", f16Input, k.Convert(F16, F8E5M2), k.Pack4(F16, F8E5M2)},
 	} {
 		g := x.via(t, c.from, 2, all16(), c.input, c.to, 1)
 		g.runs(t, k, nil, c.rows)
@@ -323,10 +323,10 @@ func (x xlaGoldens) f8To16(t *testing.T, k *Kernels) {
 		rows     func(dst, src []byte, n int, r Rows)
 		quads    func(r0, r1, r2, r3, src []byte, n int, r Rows)
 	}{
-		{"f8e4m3fn", "bf16", k.F8E4M3FNToBF16Rows, k.F8E4M3FNDeinterleave8x4ToBF16Rows},
-		{"f8e4m3fn", "f16", k.F8E4M3FNToF16Rows, k.F8E4M3FNDeinterleave8x4ToF16Rows},
-		{"f8e5m2", "bf16", k.F8E5M2ToBF16Rows, k.F8E5M2Deinterleave8x4ToBF16Rows},
-		{"f8e5m2", "f16", k.F8E5M2ToF16Rows, k.F8E5M2Deinterleave8x4ToF16Rows},
+		{"f8e4m3fn", "bf16", k.Convert(F8E4M3FN, BF16), k.Unpack4(F8E4M3FN, BF16)},
+		{"f8e4m3fn", "f16", k.Convert(F8E4M3FN, F16), k.Unpack4(F8E4M3FN, F16)},
+		{"f8e5m2", "bf16", k.Convert(F8E5M2, BF16), k.Unpack4(F8E5M2, BF16)},
+		{"f8e5m2", "f16", k.Convert(F8E5M2, F16), k.Unpack4(F8E5M2, F16)},
 	} {
 		w := x.g.To[c.from]
 		f32Of := map[uint64]uint32{}

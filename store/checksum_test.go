@@ -52,14 +52,8 @@ func TestPutCRC32CFile(t *testing.T) {
 }
 
 func TestServerPutCRC32C(t *testing.T) {
-	for _, s := range storetest.All(t) {
-		t.Run(s.Name(), func(t *testing.T) {
-			s.Point(t, s.Endpoint)
-			b, key, err := Open(context.Background(), s.Scheme+"://"+s.NewBucket(t)+"/dir/x.bin")
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkPutCRC32C(t, b, key)
-		})
-	}
+	eachServer(t, func(t *testing.T, s storetest.Server) {
+		b, key := openNew(t, s, "dir/x.bin")
+		checkPutCRC32C(t, b, key)
+	})
 }

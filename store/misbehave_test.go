@@ -23,11 +23,7 @@ func misbehaving(t *testing.T, s storetest.Server, size int, rule func(r *http.R
 	t.Helper()
 	s.Point(t, s.Endpoint)
 	ctx := context.Background()
-	bucket := s.NewBucket(t)
-	b, key, err := Open(ctx, s.Scheme+"://"+bucket+"/ckpt.bin")
-	if err != nil {
-		t.Fatal(err)
-	}
+	b, key := openNew(t, s, "ckpt.bin")
 	data := make([]byte, size)
 	rng := rand.New(rand.NewPCG(3, 4))
 	for i := range data {
@@ -39,7 +35,7 @@ func misbehaving(t *testing.T, s storetest.Server, size int, rule func(r *http.R
 	}
 	p, proxy := storetest.NewProxyRule(t, s.Endpoint, rule)
 	s.Point(t, proxy)
-	pb, _, err := Open(ctx, s.Scheme+"://"+bucket+"/ckpt.bin")
+	pb, _, err := Open(ctx, b.URL(key))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,103 +80,101 @@ var (
 // the right bytes or fails with an error that says what the server did.
 func TestMisbehavingServer(t *testing.T) {
 	const size = 2 << 20
-	for _, s := range storetest.All(t) {
-		t.Run(s.Name(), func(t *testing.T) {
-			t.Run("wrong range", func(t *testing.T) {
-				_, b, _ := misbehaving(t, s, size, always(storetest.WrongRange, storetest.IsRange), patient)
+	eachServer(t, func(t *testing.T, s storetest.Server) {
+		t.Run("wrong range", func(t *testing.T) {
+			_, b, _ := misbehaving(t, s, size, always(storetest.WrongRange, storetest.IsRange), patient)
+			o := object(t, b)
+			_, err := o.ReadAt(make([]byte, 1<<20), 1<<20)
+			var re *RangeError
+			if !errors.As(err, &re) || re.Off != 1<<20 || re.Len != 1<<20 || re.Size != size {
+				t.Fatalf("a range's bytes for another's: %v; want a RangeError for 1 MiB at 1 MiB", err)
+			}
+			for _, want := range []string{"bytes=1048576-2097151", "bytes 0-1048575/2097152", "ckpt.bin"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("error %q does not name %q", err, want)
+				}
+			}
+		})
+		for _, f := range []storetest.Fault{storetest.StallHeaders, storetest.StallMid, storetest.Silent} {
+			t.Run("stall "+faultName(f), func(t *testing.T) {
+				_, b, p := misbehaving(t, s, size, always(f, storetest.IsRange), patient)
 				o := object(t, b)
-				_, err := o.ReadAt(make([]byte, 1<<20), 1<<20)
-				var re *RangeError
-				if !errors.As(err, &re) || re.Off != 1<<20 || re.Len != 1<<20 || re.Size != size {
-					t.Fatalf("a range's bytes for another's: %v; want a RangeError for 1 MiB at 1 MiB", err)
-				}
-				for _, want := range []string{"bytes=1048576-2097151", "bytes 0-1048575/2097152", "ckpt.bin"} {
-					if !strings.Contains(err.Error(), want) {
-						t.Errorf("error %q does not name %q", err, want)
-					}
-				}
-			})
-			for _, f := range []storetest.Fault{storetest.StallHeaders, storetest.StallMid, storetest.Silent} {
-				t.Run("stall "+faultName(f), func(t *testing.T) {
-					_, b, p := misbehaving(t, s, size, always(f, storetest.IsRange), patient)
-					o := object(t, b)
-					b.Retry = quick // for o's reads, which all stall
-					var notes []Note
-					var mu sync.Mutex
-					b.Retry.Notify = func(n Note) { mu.Lock(); notes = append(notes, n); mu.Unlock() }
-					start := time.Now()
-					_, err := o.ReadAt(make([]byte, size), 0)
-					var se *StallError
-					if !errors.As(err, &se) || se.After != quick.Stall {
-						t.Fatalf("a server that stalls: %v; want a StallError", err)
-					}
-					if !strings.Contains(err.Error(), "the server sent nothing for 100ms") {
-						t.Errorf("error %q does not say the server sent nothing", err)
-					}
-					if d := time.Since(start); d > 10*time.Second {
-						t.Errorf("a server that stalls held the read %v", d)
-					}
-					if n := p.Seen(f); n != quick.StallTries {
-						t.Errorf("%d stalled tries, want %d (StallTries)", n, quick.StallTries)
-					}
-					mu.Lock()
-					defer mu.Unlock()
-					if len(notes) != quick.StallTries-1 || !strings.Contains(notes[0].String(), "ckpt.bin") ||
-						!strings.Contains(notes[0].String(), "sent nothing") {
-						t.Errorf("notes while retrying: %v; want one naming the object and the stall", notes)
-					}
-				})
-			}
-			t.Run("stall stat", func(t *testing.T) {
-				_, b, _ := misbehaving(t, s, 10, always(storetest.Silent, anyRequest), quick)
-				_, err := b.Stat(context.Background(), "ckpt.bin")
+				b.Retry = quick // for o's reads, which all stall
+				var notes []Note
+				var mu sync.Mutex
+				b.Retry.Notify = func(n Note) { mu.Lock(); notes = append(notes, n); mu.Unlock() }
+				start := time.Now()
+				_, err := o.ReadAt(make([]byte, size), 0)
 				var se *StallError
-				if !errors.As(err, &se) {
-					t.Fatalf("a server that says nothing to a stat: %v; want a StallError", err)
+				if !errors.As(err, &se) || se.After != quick.Stall {
+					t.Fatalf("a server that stalls: %v; want a StallError", err)
+				}
+				if !strings.Contains(err.Error(), "the server sent nothing for 100ms") {
+					t.Errorf("error %q does not say the server sent nothing", err)
+				}
+				if d := time.Since(start); d > 10*time.Second {
+					t.Errorf("a server that stalls held the read %v", d)
+				}
+				if n := p.Seen(f); n != quick.StallTries {
+					t.Errorf("%d stalled tries, want %d (StallTries)", n, quick.StallTries)
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				if len(notes) != quick.StallTries-1 || !strings.Contains(notes[0].String(), "ckpt.bin") ||
+					!strings.Contains(notes[0].String(), "sent nothing") {
+					t.Errorf("notes while retrying: %v; want one naming the object and the stall", notes)
 				}
 			})
-			for _, f := range []storetest.Fault{storetest.Cut, storetest.Drop, storetest.StallMid, storetest.Status} {
-				t.Run("once "+faultName(f), func(t *testing.T) {
-					data, b, p := misbehaving(t, s, size, firstTry(f), patient)
-					o := object(t, b)
-					got := make([]byte, size)
-					if _, err := o.ReadAt(got, 0); err != nil {
-						t.Fatal(err)
-					}
-					if !bytes.Equal(got, data) {
-						t.Error("the bytes differ")
-					}
-					if p.Seen(f) != 1 {
-						t.Errorf("fault seen %d times", p.Seen(f))
-					}
-				})
+		}
+		t.Run("stall stat", func(t *testing.T) {
+			_, b, _ := misbehaving(t, s, 10, always(storetest.Silent, anyRequest), quick)
+			_, err := b.Stat(context.Background(), "ckpt.bin")
+			var se *StallError
+			if !errors.As(err, &se) {
+				t.Fatalf("a server that says nothing to a stat: %v; want a StallError", err)
 			}
-			t.Run("control characters", func(t *testing.T) {
-				_, b, _ := misbehaving(t, s, 10, always(storetest.Garble, storetest.IsRange), Retry{Tries: 1})
-				_, err := object(t, b).ReadAt(make([]byte, 10), 0)
-				if err == nil {
-					t.Fatal("a 503 read as success")
-				}
-				if i := strings.IndexFunc(err.Error(), unicode.IsControl); i >= 0 {
-					t.Errorf("error %q holds control character %q", err, err.Error()[i])
-				}
-				if !strings.Contains(err.Error(), `\x1b[31mslow down\x1b[0m\rOK\a`) {
-					t.Errorf("error %q does not show the server's message escaped", err)
-				}
-			})
-			t.Run("service checksum", func(t *testing.T) {
-				data, b, _ := misbehaving(t, s, 1000, always(storetest.Pass, anyRequest), patient)
-				a, err := b.Stat(context.Background(), "ckpt.bin")
-				if err != nil {
+		})
+		for _, f := range []storetest.Fault{storetest.Cut, storetest.Drop, storetest.StallMid, storetest.Status} {
+			t.Run("once "+faultName(f), func(t *testing.T) {
+				data, b, p := misbehaving(t, s, size, firstTry(f), patient)
+				o := object(t, b)
+				got := make([]byte, size)
+				if _, err := o.ReadAt(got, 0); err != nil {
 					t.Fatal(err)
 				}
-				want := crc32.Checksum(data, crc32.MakeTable(crc32.Castagnoli))
-				if got, ok := a.ServiceCRC32C(); !ok || got != want {
-					t.Errorf("the service's CRC-32C %08x (%v), want %08x of the bytes; metadata says %q", got, ok, want, a.Metadata["crc32c"])
+				if !bytes.Equal(got, data) {
+					t.Error("the bytes differ")
+				}
+				if p.Seen(f) != 1 {
+					t.Errorf("fault seen %d times", p.Seen(f))
 				}
 			})
+		}
+		t.Run("control characters", func(t *testing.T) {
+			_, b, _ := misbehaving(t, s, 10, always(storetest.Garble, storetest.IsRange), Retry{Tries: 1})
+			_, err := object(t, b).ReadAt(make([]byte, 10), 0)
+			if err == nil {
+				t.Fatal("a 503 read as success")
+			}
+			if i := strings.IndexFunc(err.Error(), unicode.IsControl); i >= 0 {
+				t.Errorf("error %q holds control character %q", err, err.Error()[i])
+			}
+			if !strings.Contains(err.Error(), `\x1b[31mslow down\x1b[0m\rOK\a`) {
+				t.Errorf("error %q does not show the server's message escaped", err)
+			}
 		})
-	}
+		t.Run("service checksum", func(t *testing.T) {
+			data, b, _ := misbehaving(t, s, 1000, always(storetest.Pass, anyRequest), patient)
+			a, err := b.Stat(context.Background(), "ckpt.bin")
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := crc32.Checksum(data, crc32.MakeTable(crc32.Castagnoli))
+			if got, ok := a.ServiceCRC32C(); !ok || got != want {
+				t.Errorf("the service's CRC-32C %08x (%v), want %08x of the bytes; metadata says %q", got, ok, want, a.Metadata["crc32c"])
+			}
+		})
+	})
 }
 
 func object(t *testing.T, b *Bucket) *Object {

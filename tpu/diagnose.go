@@ -210,83 +210,140 @@ func placements(s layout.Shape, ix *layout.Indexer, o CheckOptions) ([]arrangeme
 	if err != nil {
 		return nil, err
 	}
-	p := int64(32 / b)
-	n := len(s.Dims)
-	L := int64(o.Target.Lanes)
-	dt := s.DType
-	var out []arrangement
-	add := func(kind, desc, lay string, bits int, pos func([]int64) int64, conv func(uint64) uint64) {
-		out = append(out, arrangement{Candidate: Candidate{Arrangement: kind, Description: desc, Layout: lay},
-			bits: bits, pos: pos, conv: conv})
-	}
-	shapeStr := func(dt layout.DType, m2m []int, tiles ...layout.Tile) string {
-		l := layout.Layout{MinorToMajor: m2m, Tiles: tiles}
-		if dt.IsSubByte() {
-			l.ElementBits = int64(dt.Bits())
-		}
-		return layout.NewShape(dt, s.Dims...).WithLayout(l).String()
-	}
-	rowMajor := layout.RowMajor(n)
+	pl := &placer{s: s, o: o, b: b, p: int64(32 / b), L: int64(o.Target.Lanes), rowMajor: layout.RowMajor(len(s.Dims))}
 	// The declared layout by the layout package's formula, for a layout the TPU model
 	// cannot load: so that it is always a candidate, and first.
-	declaredPos := func(idx []int64) int64 { return ix.Offset(idx) * int64(ix.ElementBits()) }
 	if _, err := NewMemTiling(o.Target, s); err != nil {
-		add(ArrDeclared, "the declared layout "+s.Layout.String(), s.String(), b, declaredPos, nil)
+		pl.add(ArrDeclared, "the declared layout "+s.Layout.String(), s.String(), b,
+			func(idx []int64) int64 { return ix.Offset(idx) * int64(ix.ElementBits()) }, nil)
 	}
-	untiled := func() {
-		add(ArrUntiled, "untiled row-major", shapeStr(dt, rowMajor), b, rowMajorPos(s.Dims, b), nil)
+	if len(s.Dims) == 1 {
+		pl.vector()
+		return pl.out, nil
 	}
-	if n == 1 {
-		m, err := NewMemTiling(o.Target, s)
-		if err == nil {
-			add(ArrDeclared, "the declared layout "+s.Layout.String(), s.String(), b, func(idx []int64) int64 {
-				return m.Locate(idx).BitOffset
+	base, declared, err := pl.reference()
+	if err != nil {
+		return nil, err
+	}
+	pl.tilings(base)
+	pl.untiled()
+	if pl.p > 1 {
+		t := base
+		t.swap = true
+		desc := "the slots of each word reversed"
+		if b == 16 {
+			desc = "the 16-bit halves of each word swapped (first row in the high half)"
+		}
+		pl.add(ArrSwappedSlots, desc, "", b, t.pos, nil)
+	}
+	if err := pl.f32Values(); err != nil {
+		return nil, err
+	}
+	if declared {
+		for _, sh := range []int64{1, -1, 2, -2} {
+			t := base
+			t.shift = sh
+			pl.add(ArrShifted, fmt.Sprintf("the declared layout moved by %+d tile(s) (%+d bytes)", sh, sh*base.t0*pl.L*int64(b)/8),
+				"", b, t.pos, nil)
+		}
+	}
+	return pl.out, nil
+}
+
+// placer collects the placements of an image of shape s for [placements].
+type placer struct {
+	s        layout.Shape
+	o        CheckOptions
+	b        int   // bits per element
+	p        int64 // elements per 32-bit word
+	L        int64 // lanes
+	rowMajor []int
+	out      []arrangement
+}
+
+func (pl *placer) add(kind, desc, lay string, bits int, pos func([]int64) int64, conv func(uint64) uint64) {
+	pl.out = append(pl.out, arrangement{Candidate: Candidate{Arrangement: kind, Description: desc, Layout: lay},
+		bits: bits, pos: pos, conv: conv})
+}
+
+// shape writes the image's shape with type dt and the layout m2m and tiles.
+func (pl *placer) shape(dt layout.DType, m2m []int, tiles ...layout.Tile) string {
+	l := layout.Layout{MinorToMajor: m2m, Tiles: tiles}
+	if dt.IsSubByte() {
+		l.ElementBits = int64(dt.Bits())
+	}
+	return layout.NewShape(dt, pl.s.Dims...).WithLayout(l).String()
+}
+
+// packTile is the tiling with first tile (t0, L), packed when elements share words.
+func (pl *placer) packTile(t0 int64) []layout.Tile {
+	if pl.p == 1 {
+		return []layout.Tile{{t0, pl.L}}
+	}
+	return []layout.Tile{{t0, pl.L}, {pl.p, 1}}
+}
+
+func (pl *placer) untiled() {
+	pl.add(ArrUntiled, "untiled row-major", pl.shape(pl.s.DType, pl.rowMajor), pl.b, rowMajorPos(pl.s.Dims, pl.b), nil)
+}
+
+// vector adds the placements of a rank-1 image: the declared layout when the TPU model
+// loads it, untiled, and the declared layout with its slots reversed.
+func (pl *placer) vector() {
+	s, b, p := pl.s, pl.b, pl.p
+	m, err := NewMemTiling(pl.o.Target, s)
+	if err == nil {
+		pl.add(ArrDeclared, "the declared layout "+s.Layout.String(), s.String(), b, func(idx []int64) int64 {
+			return m.Locate(idx).BitOffset
+		}, nil)
+	}
+	pl.untiled()
+	if p > 1 && err == nil {
+		pl.add(ArrSwappedSlots, "the declared layout with the slots of each word reversed", "", b,
+			func(idx []int64) int64 {
+				loc := m.Locate(idx)
+				return loc.BitOffset + int64((int(p)-1-2*loc.Slot)*b)
 			}, nil)
-		}
-		untiled()
-		if p > 1 && err == nil {
-			add(ArrSwappedSlots, "the declared layout with the slots of each word reversed", "", b,
-				func(idx []int64) int64 {
-					loc := m.Locate(idx)
-					return loc.BitOffset + int64((int(p)-1-2*loc.Slot)*b)
-				}, nil)
-		}
-		return out, nil
 	}
-	// The reference tiling: the declared one when loadable, else the generation default.
-	t0 := int64(0)
-	declared := false
-	if m, err := NewMemTiling(o.Target, s); err == nil {
+}
+
+// reference adds the reference tiling, the declared one when the TPU model loads it
+// (declared is then true), else the generation's default, and returns its model.
+func (pl *placer) reference() (base tiled, declared bool, err error) {
+	s := pl.s
+	var t0 int64
+	if m, err := NewMemTiling(pl.o.Target, s); err == nil {
 		t0, declared = m.t0, true
 	} else {
-		l, err := DefaultLayout(o.Generation, dt, s.Dims)
+		l, err := DefaultLayout(pl.o.Generation, s.DType, s.Dims)
 		if err != nil {
-			return nil, err
+			return base, false, err
 		}
 		t0 = l.Tiles[0][0]
 	}
-	base := tiled{dims: s.Dims, bits: b, t0: t0, L: L, pack: p}
-	packTile := func(t0 int64) []layout.Tile {
-		if p == 1 {
-			return []layout.Tile{{t0, L}}
-		}
-		return []layout.Tile{{t0, L}, {p, 1}}
-	}
+	base = tiled{dims: s.Dims, bits: pl.b, t0: t0, L: pl.L, pack: pl.p}
 	if declared {
-		add(ArrDeclared, "the declared layout "+s.Layout.String(), s.String(), b, base.pos, nil)
+		pl.add(ArrDeclared, "the declared layout "+s.Layout.String(), s.String(), pl.b, base.pos, nil)
 	} else {
-		add(ArrDefaultTiling, fmt.Sprintf("the %s default tiling", o.Generation),
-			shapeStr(dt, rowMajor, packTile(t0)...), b, base.pos, nil)
+		pl.add(ArrDefaultTiling, fmt.Sprintf("the %s default tiling", pl.o.Generation),
+			pl.shape(s.DType, pl.rowMajor, pl.packTile(t0)...), pl.b, base.pos, nil)
 	}
+	return base, declared, nil
+}
+
+// tilings adds the other tilings of the reference one, base: without packing, with
+// stacked rows, with other first tiles, and with the last two dims transposed.
+func (pl *placer) tilings(base tiled) {
+	dt, b, p, L, t0 := pl.s.DType, pl.b, pl.p, pl.L, base.t0
 	if p > 1 {
 		t := base
 		t.pack = 1
-		add(ArrNoPacking, fmt.Sprintf("T(%d,%d) tiles without the (%d,1) packing", t0, L, p),
-			shapeStr(dt, rowMajor, layout.Tile{t0, L}), b, t.pos, nil)
+		pl.add(ArrNoPacking, fmt.Sprintf("T(%d,%d) tiles without the (%d,1) packing", t0, L, p),
+			pl.shape(dt, pl.rowMajor, layout.Tile{t0, L}), b, t.pos, nil)
 		t = base
 		t.stacked = true
-		add(ArrStackedRows, fmt.Sprintf("T(%d,%d)(%d,1,1,1): rows r and r+%d share a word", t0, L, p, t0),
-			shapeStr(dt, rowMajor, layout.Tile{t0, L}, layout.Tile{p, 1, 1, 1}), b, t.pos, nil)
+		pl.add(ArrStackedRows, fmt.Sprintf("T(%d,%d)(%d,1,1,1): rows r and r+%d share a word", t0, L, p, t0),
+			pl.shape(dt, pl.rowMajor, layout.Tile{t0, L}, layout.Tile{p, 1, 1, 1}), b, t.pos, nil)
 	}
 	for r := int64(1); r <= max(8*p, 2*t0); r *= 2 {
 		if r == t0 || r%p != 0 {
@@ -294,51 +351,38 @@ func placements(s layout.Shape, ix *layout.Indexer, o CheckOptions) ([]arrangeme
 		}
 		t := base
 		t.t0 = r
-		add(ArrFirstTile, fmt.Sprintf("first tile (%d,%d) instead of (%d,%d)", r, L, t0, L),
-			shapeStr(dt, rowMajor, packTile(r)...), b, t.pos, nil)
+		pl.add(ArrFirstTile, fmt.Sprintf("first tile (%d,%d) instead of (%d,%d)", r, L, t0, L),
+			pl.shape(dt, pl.rowMajor, pl.packTile(r)...), b, t.pos, nil)
 	}
-	{
-		t := base
-		t.trans = true
-		m2m := slices.Clone(rowMajor)
-		m2m[0], m2m[1] = m2m[1], m2m[0]
-		add(ArrTransposed, "the last two dims transposed", shapeStr(dt, m2m, packTile(t0)...), b, t.pos, nil)
+	t := base
+	t.trans = true
+	m2m := slices.Clone(pl.rowMajor)
+	m2m[0], m2m[1] = m2m[1], m2m[0]
+	pl.add(ArrTransposed, "the last two dims transposed", pl.shape(dt, m2m, pl.packTile(t0)...), b, t.pos, nil)
+}
+
+// f32Values adds, for a bf16 or f16 image, f32 values where the image's were expected,
+// tiled as the generation tiles f32 and untiled.
+func (pl *placer) f32Values() error {
+	dt, dims := pl.s.DType, pl.s.Dims
+	if dt != layout.BF16 && dt != layout.F16 {
+		return nil
 	}
-	untiled()
-	if p > 1 {
-		t := base
-		t.swap = true
-		desc := "the slots of each word reversed"
-		if b == 16 {
-			desc = "the 16-bit halves of each word swapped (first row in the high half)"
-		}
-		add(ArrSwappedSlots, desc, "", b, t.pos, nil)
+	round := func(v uint64) uint64 { return uint64(simd.F32ToBF16Bits(uint32(v))) }
+	if dt == layout.F16 {
+		round = func(v uint64) uint64 { return uint64(simd.F32ToF16Bits(uint32(v))) }
 	}
-	if dt == layout.BF16 || dt == layout.F16 {
-		round := func(v uint64) uint64 { return uint64(simd.F32ToBF16Bits(uint32(v))) }
-		if dt == layout.F16 {
-			round = func(v uint64) uint64 { return uint64(simd.F32ToF16Bits(uint32(v))) }
-		}
-		fl, err := DefaultLayout(o.Generation, layout.F32, s.Dims)
-		if err != nil {
-			return nil, err
-		}
-		ft0 := fl.Tiles[0][0]
-		t := tiled{dims: s.Dims, bits: 32, t0: ft0, L: L, pack: 1}
-		add(ArrF32, fmt.Sprintf("f32 values in T(%d,%d) where %s was expected", ft0, L, dt),
-			layout.NewShape(layout.F32, s.Dims...).WithLayout(fl).String(), 32, t.pos, round)
-		add(ArrF32, fmt.Sprintf("untiled f32 values where %s was expected", dt),
-			layout.NewShape(layout.F32, s.Dims...).String(), 32, rowMajorPos(s.Dims, 32), round)
+	fl, err := DefaultLayout(pl.o.Generation, layout.F32, dims)
+	if err != nil {
+		return err
 	}
-	if declared {
-		for _, sh := range []int64{1, -1, 2, -2} {
-			t := base
-			t.shift = sh
-			add(ArrShifted, fmt.Sprintf("the declared layout moved by %+d tile(s) (%+d bytes)", sh, sh*t0*L*int64(b)/8),
-				"", b, t.pos, nil)
-		}
-	}
-	return out, nil
+	ft0 := fl.Tiles[0][0]
+	t := tiled{dims: dims, bits: 32, t0: ft0, L: pl.L, pack: 1}
+	pl.add(ArrF32, fmt.Sprintf("f32 values in T(%d,%d) where %s was expected", ft0, pl.L, dt),
+		layout.NewShape(layout.F32, dims...).WithLayout(fl).String(), 32, t.pos, round)
+	pl.add(ArrF32, fmt.Sprintf("untiled f32 values where %s was expected", dt),
+		layout.NewShape(layout.F32, dims...).String(), 32, rowMajorPos(dims, 32), round)
+	return nil
 }
 
 // Diagnose tries candidate arrangements of the image's bytes against the reference and

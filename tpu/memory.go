@@ -72,109 +72,142 @@ type MemTiling struct {
 // and prepares its placement math. The error is a [*RuleError] naming the broken rule.
 func NewMemTiling(t Target, s layout.Shape) (*MemTiling, error) {
 	t = t.orDefault()
-	bad := func(rule, format string, args ...any) error {
-		return &RuleError{Shape: s.String(), Rule: rule, Detail: fmt.Sprintf(format, args...)}
+	b, err := checkLoadable(s)
+	if err != nil {
+		return nil, err
 	}
+	m := &MemTiling{shape: s, target: t, bits: b, p: int64(32 / b), dims: append([]int64(nil), s.Dims...)}
+	if len(s.Dims) == 1 {
+		err = m.tileVector()
+	} else {
+		err = m.tileRows()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// ruleError is the [*RuleError] of shape s breaking rule, its detail formatted.
+func ruleError(s layout.Shape, rule, format string, args ...any) error {
+	return &RuleError{Shape: s.String(), Rule: rule, Detail: fmt.Sprintf(format, args...)}
+}
+
+// checkLoadable checks the rules that do not depend on the rank: a sized array of a
+// modelled type, packed as its width says, row-major and tiled, without the attributes
+// the model leaves out. It returns the element width in bits.
+func checkLoadable(s layout.Shape) (int, error) {
 	if s.Kind != layout.Array || !s.DType.IsArray() {
-		return nil, bad(RuleArray, "not an array")
+		return 0, ruleError(s, RuleArray, "not an array")
 	}
 	for i, d := range s.Dims {
 		if d < 0 {
-			return nil, bad(RuleArray, "dim %d has no static size", i)
+			return 0, ruleError(s, RuleArray, "dim %d has no static size", i)
 		}
 	}
 	if len(s.Dims) == 0 {
-		return nil, bad(RuleArray, "a scalar has no vreg tiling here; reshape it to [1]")
+		return 0, ruleError(s, RuleArray, "a scalar has no vreg tiling here; reshape it to [1]")
 	}
 	l := s.Layout
 	if len(l.Splits) > 0 || l.PrefixBytes > 0 || l.IndexType != layout.Invalid || l.PointerType != layout.Invalid || l.Physical != nil {
-		return nil, bad(RuleNoExtraAttrs, "split configs, M(n) and sparse attributes are not modelled")
+		return 0, ruleError(s, RuleNoExtraAttrs, "split configs, M(n) and sparse attributes are not modelled")
 	}
 	b, err := elementBits(s.DType)
 	if err != nil {
-		return nil, bad(RuleDType, "%v", err)
+		return 0, ruleError(s, RuleDType, "%v", err)
 	}
 	if s.DType.IsSubByte() && l.ElementBits != int64(b) {
-		return nil, bad(RuleElementSize, "a %d-bit type must be packed with E(%d), have E(%d)", b, b, l.ElementBits)
+		return 0, ruleError(s, RuleElementSize, "a %d-bit type must be packed with E(%d), have E(%d)", b, b, l.ElementBits)
 	}
 	if !s.DType.IsSubByte() && l.ElementBits != 0 && l.ElementBits != int64(b) {
-		return nil, bad(RuleElementSize, "E(%d) differs from the %d-bit element width", l.ElementBits, b)
+		return 0, ruleError(s, RuleElementSize, "E(%d) differs from the %d-bit element width", l.ElementBits, b)
 	}
 	n := len(s.Dims)
-	if l.MinorToMajor != nil {
-		for i, d := range l.MinorToMajor {
-			if d != n-1-i {
-				return nil, bad(RuleRowMajor, "minor_to_major %v is not row-major; the last dim must map to lanes", l.MinorToMajor)
-			}
+	for i, d := range l.MinorToMajor {
+		if d != n-1-i {
+			return 0, ruleError(s, RuleRowMajor, "minor_to_major %v is not row-major; the last dim must map to lanes", l.MinorToMajor)
 		}
 	}
 	if len(l.Tiles) == 0 {
-		return nil, bad(RuleTiled, "an untiled layout has no vreg image; use T(8,128) or a default layout")
+		return 0, ruleError(s, RuleTiled, "an untiled layout has no vreg image; use T(8,128) or a default layout")
 	}
-	L := int64(t.Lanes)
-	p := int64(32 / b)
-	m := &MemTiling{shape: s, target: t, bits: b, p: p, dims: append([]int64(nil), s.Dims...)}
-	first := l.Tiles[0]
+	return b, nil
+}
+
+// tileVector checks the tiles of a 1-D array, [T(k·L)] or [T(k·L), T(L), T(p,1)], and
+// sets its placement math.
+func (m *MemTiling) tileVector() error {
+	s, b, p, L := m.shape, m.bits, m.p, int64(m.target.Lanes)
+	tiles := s.Layout.Tiles
+	first := tiles[0]
+	wantTiles := 1
+	if b < 32 {
+		wantTiles = 3
+	}
+	if len(first) != 1 {
+		return ruleError(s, RuleFirstTile, "a 1-D array needs a first tile (k·%d), have %s", L, first)
+	}
+	if first[0]%L != 0 || first[0] <= 0 {
+		return ruleError(s, RuleMinorTile, "first tile %s is not a multiple of %d", first, L)
+	}
+	if len(tiles) != wantTiles {
+		return ruleError(s, RulePackingTile, "a %d-bit 1-D array needs %s", b, oneDTiles(b, p, L))
+	}
+	if b < 32 {
+		if !slices.Equal(tiles[1], layout.Tile{L}) || !slices.Equal(tiles[2], layout.Tile{p, 1}) {
+			return ruleError(s, RulePackingTile, "a %d-bit 1-D array needs %s, have %s", b, oneDTiles(b, p, L), tilesString(tiles))
+		}
+		if (first[0]/L)%p != 0 {
+			return ruleError(s, RuleTileRows, "first tile %s holds %d rows of %d, not a multiple of p = %d", first, first[0]/L, L, p)
+		}
+	}
+	m.oneD = true
+	m.chunk = first[0]
+	m.rows, m.cols = 1, s.Dims[0]
+	m.padRows = 1
+	m.padCols = layout.CeilDiv(m.cols, m.chunk) * m.chunk
+	m.words = m.padCols / p
+	return nil
+}
+
+// tileRows checks the tiles of an array of rank 2 or more, [T(t0,L)] or
+// [T(t0,L), T(p,1)] with t0 a multiple of p, and sets its placement math.
+func (m *MemTiling) tileRows() error {
+	s, b, p, L := m.shape, m.bits, m.p, int64(m.target.Lanes)
+	tiles := s.Layout.Tiles
+	first := tiles[0]
 	wantTiles := 1
 	if b < 32 {
 		wantTiles = 2
 	}
-	if n == 1 {
-		if b < 32 {
-			wantTiles = 3
-		}
-		if len(first) != 1 {
-			return nil, bad(RuleFirstTile, "a 1-D array needs a first tile (k·%d), have %s", L, first)
-		}
-		if first[0]%L != 0 || first[0] <= 0 {
-			return nil, bad(RuleMinorTile, "first tile %s is not a multiple of %d", first, L)
-		}
-		if len(l.Tiles) != wantTiles {
-			return nil, bad(RulePackingTile, "a %d-bit 1-D array needs %s", b, oneDTiles(b, p, L))
-		}
-		if b < 32 {
-			if !slices.Equal(l.Tiles[1], layout.Tile{L}) || !slices.Equal(l.Tiles[2], layout.Tile{p, 1}) {
-				return nil, bad(RulePackingTile, "a %d-bit 1-D array needs %s, have %s", b, oneDTiles(b, p, L), tilesString(l.Tiles))
-			}
-			if (first[0]/L)%p != 0 {
-				return nil, bad(RuleTileRows, "first tile %s holds %d rows of %d, not a multiple of p = %d", first, first[0]/L, L, p)
-			}
-		}
-		m.oneD = true
-		m.chunk = first[0]
-		m.rows, m.cols = 1, s.Dims[0]
-		m.padRows = 1
-		m.padCols = layout.CeilDiv(m.cols, m.chunk) * m.chunk
-		m.words = m.padCols / p
-		return m, nil
-	}
 	if len(first) != 2 {
-		return nil, bad(RuleFirstTile, "the first tile must be (t0,%d), have %s", L, first)
+		return ruleError(s, RuleFirstTile, "the first tile must be (t0,%d), have %s", L, first)
 	}
 	if first[1] != L {
-		return nil, bad(RuleMinorTile, "the first tile's minor entry must be %d, have %s", L, first)
+		return ruleError(s, RuleMinorTile, "the first tile's minor entry must be %d, have %s", L, first)
 	}
 	if first[0] <= 0 {
-		return nil, bad(RuleFirstTile, "the first tile %s has no rows", first)
+		return ruleError(s, RuleFirstTile, "the first tile %s has no rows", first)
 	}
-	if len(l.Tiles) != wantTiles || b < 32 && !slices.Equal(l.Tiles[1], layout.Tile{p, 1}) {
+	if len(tiles) != wantTiles || b < 32 && !slices.Equal(tiles[1], layout.Tile{p, 1}) {
 		detail := fmt.Sprintf("a %d-bit array needs T(t0,%d)", b, L)
 		if b < 32 {
 			detail += fmt.Sprintf("(%d,1)", p)
 		}
-		detail += ", have T" + tilesString(l.Tiles)
-		if b < 32 && len(l.Tiles) == 2 && slices.Equal(l.Tiles[1], layout.Tile{p, 1, 1, 1}) {
+		detail += ", have T" + tilesString(tiles)
+		if b < 32 && len(tiles) == 2 && slices.Equal(tiles[1], layout.Tile{p, 1, 1, 1}) {
 			detail += fmt.Sprintf(" (XLA's alternative that pairs rows r and r+%d; Mosaic rejects it)", first[0])
 		}
-		return nil, bad(RulePackingTile, "%s", detail)
+		return ruleError(s, RulePackingTile, "%s", detail)
 	}
 	if first[0]%p != 0 {
-		return nil, bad(RuleTileRows, "first-tile rows %d are not a multiple of p = %d", first[0], p)
+		return ruleError(s, RuleTileRows, "first-tile rows %d are not a multiple of p = %d", first[0], p)
 	}
-	vl := VregLayout{Bits: b, Tiling: [2]int64{first[0], L}, Target: t}
+	vl := VregLayout{Bits: b, Tiling: [2]int64{first[0], L}, Target: m.target}
 	if err := vl.Validate(); err != nil {
-		return nil, bad(RuleVregLayout, "%v", err)
+		return ruleError(s, RuleVregLayout, "%v", err)
 	}
+	n := len(s.Dims)
 	m.t0 = first[0]
 	m.lead = append([]int64(nil), s.Dims[:n-2]...)
 	m.rows, m.cols = s.Dims[n-2], s.Dims[n-1]
@@ -182,7 +215,7 @@ func NewMemTiling(t Target, s layout.Shape) (*MemTiling, error) {
 	m.padRows, m.padCols = m.tilesR*m.t0, m.tilesC*L
 	m.tileWrds = m.t0 * L / p
 	m.words = layout.Elements(m.lead) * m.tilesR * m.tilesC * m.tileWrds
-	return m, nil
+	return nil
 }
 
 func oneDTiles(b int, p, L int64) string {

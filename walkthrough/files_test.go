@@ -3,10 +3,18 @@ package walkthrough
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/buffer/npy"
+	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/relayout"
 )
 
 // TestWriteKeepsAndRefuses: a second Write keeps every file; a file of other bytes is
@@ -38,6 +46,93 @@ func TestWriteKeepsAndRefuses(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(mine); !bytes.Equal(b, []byte("mine")) {
 		t.Error("the file of other bytes was overwritten")
+	}
+}
+
+// TestWriteErrors: a DIR that cannot be made and a file that cannot be written are
+// errors naming the path and the cause, and nothing is written past them.
+func TestWriteErrors(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		setup func(t *testing.T, root string) string // returns DIR
+		want  func(dir string) string
+		files int // files written before the error
+	}{
+		{"DIR is a file", func(t *testing.T, root string) string {
+			p := filepath.Join(root, "file")
+			if err := os.WriteFile(p, nil, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			return filepath.Join(p, "dir")
+		}, func(dir string) string { return "cannot make DIR " + dir + ": not a directory" }, 0},
+		{"a file is a directory", func(t *testing.T, root string) string {
+			if err := os.MkdirAll(filepath.Join(root, "weights.npy"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			return root
+		}, func(dir string) string {
+			return "cannot write " + filepath.Join(dir, "weights.npy") + ": is a directory"
+		}, 0},
+	} {
+		dir := c.setup(t, t.TempDir())
+		ws, err := Write(dir)
+		if err == nil || err.Error() != c.want(dir) || len(ws) != c.files {
+			t.Errorf("%s: %d written, error %v; want %q", c.name, len(ws), err, c.want(dir))
+		}
+	}
+}
+
+// The truncated dump holds small.npy's values cut to bf16 toward zero (the high half
+// of each f32), in bf16[20,300]{1,0:T(8,128)(2,1)}: read back to row-major, every
+// element is the high 16 bits of small.npy's.
+func TestTruncatedIsTheBug(t *testing.T) {
+	var small, trunc []byte
+	for _, f := range Files() {
+		b, err := f.Data()
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch f.Name {
+		case "small.npy":
+			small = b
+		case "truncated.bin":
+			trunc = b
+		}
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "small.npy")
+	if err := os.WriteFile(p, small, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src, err := npy.Read(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dump, err := buffer.Wrap(layout.MustParse("bf16[20,300]{1,0:T(8,128)(2,1)}"), trunc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := buffer.MustNew(layout.MustParse("bf16[20,300]"))
+	plan, err := relayout.NewPlan(rows.Shape, dump.Shape)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := plan.Copy(rows, dump); err != nil {
+		t.Fatal(err)
+	}
+	rounded := 0
+	for i := range src.Len() {
+		f := binary.LittleEndian.Uint32(src.Data[4*i:])
+		got := binary.LittleEndian.Uint16(rows.Data[2*i:])
+		if got != uint16(f>>16) {
+			t.Fatalf("element %d: %#04x, want %#04x, the high half of %#08x", i, got, f>>16, f)
+		}
+		if v := float64(math.Float32frombits(f)); math.Abs(float64(math.Float32frombits(uint32(got)<<16))) < math.Abs(v) {
+			rounded++
+		}
+	}
+	if rounded == 0 || !strings.HasSuffix(src.Shape.String(), "[20,300]{1,0}") {
+		t.Errorf("%d of %d elements cut toward zero; shape %s", rounded, src.Len(), src.Shape)
 	}
 }
 

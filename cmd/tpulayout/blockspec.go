@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/tpulayout/tpulayout/internal/errtext"
 	"io"
 	"strconv"
 	"strings"
@@ -54,15 +55,15 @@ default device layout; any other is an error.`,
 			if *gen != "" {
 				var err error
 				if g, err = tpu.ParseGeneration(*gen); err != nil {
-					return usagef("bad --gen %q: %s", *gen, convert.CleanErr(err))
+					return usagef("bad --gen %q: %s", *gen, errtext.Clean(err))
 				}
 			}
 			sh, err := convert.ParseShape(*array)
 			if err != nil {
-				return fmt.Errorf("bad --array %q: %s", *array, convert.CleanErr(err))
+				return fmt.Errorf("bad --array %q: %s", *array, errtext.Clean(err))
 			}
 			if err := report.PallasLayout(g, sh); err != nil {
-				return usagef("--array %s: %s", *array, report.ErrorText(err))
+				return usagef("--array %s: %s", *array, errtext.Clean(err))
 			}
 			bl, err := parseBlock(*block)
 			if err != nil {

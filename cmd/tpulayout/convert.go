@@ -142,7 +142,7 @@ func (c *convertFlags) run(in, out string, w io.Writer) error {
 	}
 	j := newJob(in, out)
 	j.To, j.From, j.DType, j.Tensor, j.All, j.Force, j.Pad, j.View = c.to, c.from, c.dtype, c.tensor, c.all, c.force, c.pad, c.view
-	j.Note = func(s string) { fmt.Fprintf(progressOut, "tpulayout convert: %s\n", s) }
+	j.Note = func(m convert.Message) { fmt.Fprintf(progressOut, "tpulayout convert: %s\n", messageText(m)) }
 	j.Progress = newProgress(c.progress, "convert")
 	r, err := j.Run()
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/tpulayout/tpulayout/internal/errtext"
 	"io"
 	"strconv"
 	"strings"
@@ -52,7 +53,7 @@ and for padding tail_padding and reason.`,
 					return fmt.Errorf("bad --offset %q: not a number", *offset)
 				}
 				if ex, err = report.ExplainOffset(ix, off); err != nil {
-					return errors.New("--" + report.ErrorText(err)) // "offset N is outside …"
+					return errors.New("--" + errtext.Clean(err)) // "offset N is outside …"
 				}
 			} else {
 				if err := needArgs(pos, "SHAPE", "INDEX (or --offset N)"); err != nil {

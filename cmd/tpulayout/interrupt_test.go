@@ -16,15 +16,6 @@ import (
 	"github.com/tpulayout/tpulayout/internal/testfiles"
 )
 
-// TestMain lets a test run the command itself as a child process (TPULAYOUT_RUN_MAIN=1),
-// so that signals reach a real process.
-func TestMain(m *testing.M) {
-	if os.Getenv("TPULAYOUT_RUN_MAIN") == "1" {
-		main()
-	}
-	os.Exit(m.Run())
-}
-
 // TestInterruptRemovesTemporaryOutput interrupts conversions of a 1 GiB sparse input
 // once their temporary output exists, and checks the exit status and that the directory
 // holds only the input.

@@ -27,7 +27,7 @@ var (
 
 // newJob is a conversion job with the command's words, streams and limits.
 func newJob(in, out string) *convert.Job {
-	return &convert.Job{In: in, Out: out, Stdin: stdin, Stdout: streamOut, Names: convert.FlagNames,
+	return &convert.Job{In: in, Out: out, Stdin: stdin, Stdout: streamOut,
 		Limits: convert.Limits{BandBytes: bandBytes, SparseMinBytes: sparseMinBytes,
 			Memory: availableMemory, FreeDisk: freeDiskSpace}}
 }
@@ -37,5 +37,5 @@ func padOption(s string) (relayout.Option, error) {
 	if s == "" {
 		return nil, usagef("bad --pad \"\": want zero, leave or a number")
 	}
-	return convert.PadOption(s, convert.FlagNames)
+	return convert.PadOption(s, convert.Names{})
 }

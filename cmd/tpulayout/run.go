@@ -89,7 +89,7 @@ func isUsage(err error) bool {
 	var ue *usageError
 	var je *convert.Error
 	var se *report.SettingError
-	return errors.As(err, &ue) || errors.As(err, &je) && je.Kind == convert.Usage || errors.As(err, &se)
+	return errors.As(err, &ue) || errors.As(err, &je) && je.Kind == convert.Setting || errors.As(err, &se)
 }
 
 // mismatch is a validation that ran and found differences: exit status 1.
@@ -158,7 +158,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		err = exec(pos, &out)
 	}
 	if err != nil {
-		msg := oneLine(err.Error())
+		msg := oneLine(errText(err))
 		if isUsage(err) {
 			msg += fmt.Sprintf(" (usage: %s)", strings.TrimSpace("tpulayout "+v.name+" "+v.synopsis))
 		}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"hash/crc32"
 	"io/fs"
@@ -21,39 +20,11 @@ import (
 	"github.com/tpulayout/tpulayout/sharding"
 )
 
-// shardCheckpoint writes a small model as one safetensors file and as a two-file
-// sharded checkpoint with its index, and a rules file; it returns the directory.
+// shardCheckpoint writes testfiles.ShardCheckpoint into a new directory and returns it.
 func shardCheckpoint(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	tensors := []safetensors.NamedBuffer{
-		{Name: "embed", Buf: testfiles.RandomBuffer(t, "f32[100,256]", 1)},
-		{Name: "layers.0.attn.wq", Buf: testfiles.RandomBuffer(t, "f32[256,128]", 2)},
-		{Name: "layers.0.mlp.w1", Buf: testfiles.RandomBuffer(t, "f32[128,512]", 3)},
-		{Name: "layers.0.mlp.b1", Buf: testfiles.RandomBuffer(t, "bf16[512]", 4)},
-		{Name: "step", Buf: testfiles.RandomBuffer(t, "s32[]", 5)},
-	}
-	if err := safetensors.Write(filepath.Join(dir, "model.safetensors"), tensors, nil); err != nil {
-		t.Fatal(err)
-	}
-	wm := map[string]string{}
-	for i, part := range [][]safetensors.NamedBuffer{tensors[:2], tensors[2:]} {
-		name := []string{"model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"}[i]
-		if err := safetensors.Write(filepath.Join(dir, name), part, nil); err != nil {
-			t.Fatal(err)
-		}
-		for _, nb := range part {
-			wm[nb.Name] = name
-		}
-	}
-	idx, _ := json.Marshal(map[string]any{"metadata": map[string]string{}, "weight_map": wm})
-	writeText(t, filepath.Join(dir, "model.safetensors.index.json"), string(idx))
-	writeText(t, filepath.Join(dir, "rules.json"), `{"rules": [
-		{"match": "attn\\.w[qkv]$", "spec": "P(None, \"model\")"},
-		{"match": "mlp\\.w1$", "spec": "P(\"data\", \"model\")"},
-		{"match": "^embed$", "spec": "P(None, (\"data\", \"model\"))"},
-		{"match": "mlp\\.b", "spec": "P(\"model\")"}],
-	 "default": "P()"}`)
+	testfiles.ShardCheckpoint(t, dir)
 	return dir
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/tpulayout/tpulayout/internal/errtext"
 	"io"
 
 	"github.com/tpulayout/tpulayout/convert"
@@ -60,7 +61,7 @@ FILE '-' writes the SVG to stdout instead of the grid.`,
 			}
 			if *svgFile != "" {
 				if err := writeFileAtomic(*svgFile, g.SVG()); err != nil {
-					return fmt.Errorf("writing the SVG %s: %s", *svgFile, convert.FileErr(err)) // not the temporary file's name
+					return fmt.Errorf("writing the SVG %s: %s", *svgFile, errtext.Cause(err, nil)) // not the temporary file's name
 				}
 			}
 			return g.WriteText(w)

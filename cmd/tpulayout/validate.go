@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"flag"
+	"github.com/tpulayout/tpulayout/internal/errtext"
 	"io"
 
 	"github.com/tpulayout/tpulayout/convert"
@@ -96,10 +97,10 @@ func (v *validateFlags) run(dumpPath string, w io.Writer) error {
 	}
 	gen, err := tpu.ParseGeneration(v.gen)
 	if err != nil {
-		return usagef("bad --gen %q: %s", v.gen, convert.CleanErr(err))
+		return usagef("bad --gen %q: %s", v.gen, errtext.Clean(err))
 	}
 	if _, err := tpu.ChipOf(gen); err != nil {
-		return usagef("bad --gen %q: %s", v.gen, convert.CleanErr(err))
+		return usagef("bad --gen %q: %s", v.gen, errtext.Clean(err))
 	}
 	prog := newProgress(v.progress, "validate")
 	defer prog.Done()
@@ -108,7 +109,7 @@ func (v *validateFlags) run(dumpPath string, w io.Writer) error {
 		listed = -1 // Options.MaxListed reads 0 as its default
 	}
 	c := &convert.Check{Dump: dumpPath, Layout: v.layout, Ref: v.ref, RefShape: v.refShape, Tensor: v.tensor,
-		View: v.view, Stdin: stdin, Names: convert.FlagNames, Options: validate.Options{
+		View: v.view, Stdin: stdin, Options: validate.Options{
 			Tolerance: v.tol.Tolerance, CheckPadding: v.checkPadding, Gen: v.gen,
 			MaxListed: listed, Stage: prog.Stage,
 		}}
@@ -126,7 +127,7 @@ func (v *validateFlags) run(dumpPath string, w io.Writer) error {
 		return err
 	}
 	if !r.OK {
-		return &mismatch{errors.New(res.Summary())}
+		return &mismatch{errors.New(messageText(res.Summary()))}
 	}
 	return nil
 }

@@ -3,6 +3,8 @@
 package testfiles
 
 import (
+	"encoding/binary"
+	"encoding/json"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/buffer/npy"
+	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
 )
 
@@ -93,6 +96,57 @@ func TreeOf(t testing.TB, dir string) map[string]string {
 		got[n] = string(b)
 	}
 	return got
+}
+
+// WriteSafetensors writes a safetensors file of one tensor with any header dtype,
+// even one the library's writer has no element type for.
+func WriteSafetensors(path, name, dtype string, shape []int, data []byte) error {
+	h, err := json.Marshal(map[string]any{name: map[string]any{
+		"dtype": dtype, "shape": shape, "data_offsets": []int{0, len(data)}}})
+	if err != nil {
+		return err
+	}
+	f := binary.LittleEndian.AppendUint64(nil, uint64(len(h)))
+	f = append(append(f, h...), data...)
+	return os.WriteFile(path, f, 0o644)
+}
+
+// ShardCheckpoint writes into dir a small model as one safetensors file
+// (model.safetensors) and as a two-file sharded checkpoint with its index
+// (model.safetensors.index.json), and a rules file (rules.json) for a mesh of axes
+// data and model.
+func ShardCheckpoint(t testing.TB, dir string) {
+	t.Helper()
+	tensors := []safetensors.NamedBuffer{
+		{Name: "embed", Buf: RandomBuffer(t, "f32[100,256]", 1)},
+		{Name: "layers.0.attn.wq", Buf: RandomBuffer(t, "f32[256,128]", 2)},
+		{Name: "layers.0.mlp.w1", Buf: RandomBuffer(t, "f32[128,512]", 3)},
+		{Name: "layers.0.mlp.b1", Buf: RandomBuffer(t, "bf16[512]", 4)},
+		{Name: "step", Buf: RandomBuffer(t, "s32[]", 5)},
+	}
+	if err := safetensors.Write(filepath.Join(dir, "model.safetensors"), tensors, nil); err != nil {
+		t.Fatal(err)
+	}
+	wm := map[string]string{}
+	for i, part := range [][]safetensors.NamedBuffer{tensors[:2], tensors[2:]} {
+		name := []string{"model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"}[i]
+		if err := safetensors.Write(filepath.Join(dir, name), part, nil); err != nil {
+			t.Fatal(err)
+		}
+		for _, nb := range part {
+			wm[nb.Name] = name
+		}
+	}
+	idx, _ := json.Marshal(map[string]any{"metadata": map[string]string{}, "weight_map": wm})
+	Tree(t, dir, map[string]string{
+		"model.safetensors.index.json": string(idx),
+		"rules.json": `{"rules": [
+		{"match": "attn\\.w[qkv]$", "spec": "P(None, \"model\")"},
+		{"match": "mlp\\.w1$", "spec": "P(\"data\", \"model\")"},
+		{"match": "^embed$", "spec": "P(None, (\"data\", \"model\"))"},
+		{"match": "mlp\\.b", "spec": "P(\"model\")"}],
+	 "default": "P()"}`,
+	})
 }
 
 // MappedRaw writes data to a file in dir for each shape text and reads it back as

@@ -109,14 +109,14 @@ func newPlan(dst, src string, workers int, pad string, padValue float64) (*relay
 	return relayout.NewPlan(ds.Shape(), ss.Shape(), opts...)
 }
 
-// pyNames are the words of the library's messages for Python's arguments.
-var pyNames = convert.Names{Pad: "pad"}
-
 // checkPadValue refuses a pad the destination type does not hold exactly: it would be
 // converted like an element (saturated, truncated, rounded) and written as another
 // number unsaid, as the CLI's --pad refuses too (convert.CheckPadValue).
 func checkPadValue(v float64, dt layout.DType) error {
-	return convert.CheckPadValue(v, dt, pyNames)
+	if err := convert.CheckPadValue(v, dt, convert.Names{}); err != nil {
+		return pyError{err}
+	}
+	return nil
 }
 
 // planJSON describes a plan for the Python Plan object.

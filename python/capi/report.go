@@ -195,127 +195,144 @@ func buildReport(reqJSON string) ([]byte, error) {
 		return nil, fmt.Errorf("tpulayout: report request: %s", plainJSONError(err))
 	}
 	rep, ok, err := algebraReport(&q)
-	if ok {
-		if err != nil {
-			return nil, err
+	if !ok {
+		switch q.Report {
+		case "info":
+			return info(q.Layout, q.Gen, true)
+		case "explain":
+			rep, err = explainReport(&q)
+		case "hlo":
+			rep, err = hloReport(&q)
+		case "blockspec":
+			rep, err = blockspecReport(&q)
+		case "verify", "gather", "shard", "place", "merge", "open":
+			rep, err = shardingReport(&q)
+		default:
+			return nil, fmt.Errorf("tpulayout: unknown report %q", q.Report)
 		}
-		return json.Marshal(rep)
 	}
-	switch q.Report {
-	case "info":
-		return info(q.Layout, q.Gen, true)
-	case "explain":
-		ix, err := parseArray(q.Layout)
-		if err != nil {
-			return nil, err
-		}
-		switch {
-		case q.Offset != nil && q.Index != nil:
-			return nil, fmt.Errorf("tpulayout: explain takes an index or an offset, not both")
-		case q.Offset != nil:
-			rep, err = report.ExplainOffset(ix, *q.Offset)
-		case q.Index != nil:
-			rep, err = report.ExplainIndex(ix, q.Index)
-		default:
-			return nil, fmt.Errorf("tpulayout: explain needs an index or an offset")
-		}
-		if err != nil {
-			return nil, err
-		}
-	case "hlo":
-		m, err := readModule(q.Path, q.Text)
-		if err != nil {
-			return nil, err
-		}
-		o := report.HLOOptions{All: q.All}
-		switch q.Sort {
-		case "", "file":
-		case "padding":
-			o.SortByPadding = true
-		default:
-			return nil, fmt.Errorf("tpulayout: sort %q: want file or padding", q.Sort)
-		}
-		if q.To != "" {
-			if o.Gen, err = tpu.ParseGeneration(q.To); err != nil {
-				return nil, err
-			}
-			o.Retile = true
-		}
-		rep = report.NewHLO(m, o)
-	case "blockspec":
-		g, err := generation(q.Gen)
-		if err != nil {
-			return nil, err
-		}
-		sh, err := layout.Parse(q.Array)
-		if err != nil {
-			return nil, err
-		}
-		if rep, err = report.CheckBlock(g, sh, q.Block, q.Operands); err != nil {
-			return nil, err
-		}
-	case "verify":
-		r, err := sharding.VerifyOutdir(q.Dir, q.Source)
-		if err != nil {
-			return nil, asCLI(err)
-		}
-		rep = r
-	case "gather":
-		m, err := sharding.GatherOutdir(q.Dir, q.Out)
-		if err != nil {
-			return nil, asCLI(err)
-		}
-		rep = m
-	case "shard":
-		o, err := q.shardOptions()
-		if err != nil {
-			return nil, err
-		}
-		sum, err := sharding.Convert(o)
-		if err != nil {
-			return nil, asCLI(err)
-		}
-		rep = sum
-	case "place":
-		o, err := q.shardOptions()
-		if err != nil {
-			return nil, err
-		}
-		sh, err := convert.ParseShape(q.Layout)
-		if err != nil {
-			return nil, err
-		}
-		r, err := sharding.PlaceTensor(sharding.PlaceOptions{Mesh: o.Mesh, Devices: o.Devices, Spec: o.Spec,
-			Rules: o.Rules, RulesJSON: o.RulesJSON, Tensor: o.Tensor}, sh)
-		if err != nil {
-			return nil, asCLI(err)
-		}
-		rep = r
-	case "merge":
-		m, err := sharding.MergeOutdir(q.Dir, sharding.MergeOptions{Quick: q.Quick})
-		if err != nil {
-			return nil, asCLI(err)
-		}
-		rep = m
-	case "open":
-		// The manifest, and where the images are: OUTDIR, or "" for a bucket, whose
-		// images the caller reads by ranges (tl_read_image).
-		o, err := sharding.OpenOutdir(q.Dir)
-		if err != nil {
-			return nil, asCLI(err)
-		}
-		m, err := o.Manifest()
-		if err != nil {
-			return nil, asCLI(err)
-		}
-		rep = struct {
-			Manifest *sharding.Manifest `json:"manifest"`
-			Dir      string             `json:"dir"`
-		}{m, o.Dir}
-	default:
-		return nil, fmt.Errorf("tpulayout: unknown report %q", q.Report)
+	if err != nil {
+		return nil, err
 	}
 	return json.Marshal(rep)
+}
+
+// explainReport is `tpulayout explain`'s report on an index or an offset.
+func explainReport(q *reportRequest) (any, error) {
+	ix, err := parseArray(q.Layout)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case q.Offset != nil && q.Index != nil:
+		return nil, fmt.Errorf("tpulayout: explain takes an index or an offset, not both")
+	case q.Offset != nil:
+		return report.ExplainOffset(ix, *q.Offset)
+	case q.Index != nil:
+		return report.ExplainIndex(ix, q.Index)
+	}
+	return nil, fmt.Errorf("tpulayout: explain needs an index or an offset")
+}
+
+// hloReport is `tpulayout hlo`'s report on a module's arrays.
+func hloReport(q *reportRequest) (any, error) {
+	m, err := readModule(q.Path, q.Text)
+	if err != nil {
+		return nil, err
+	}
+	o := report.HLOOptions{All: q.All}
+	switch q.Sort {
+	case "", "file":
+	case "padding":
+		o.SortByPadding = true
+	default:
+		return nil, fmt.Errorf("tpulayout: sort %q: want file or padding", q.Sort)
+	}
+	if q.To != "" {
+		if o.Gen, err = tpu.ParseGeneration(q.To); err != nil {
+			return nil, err
+		}
+		o.Retile = true
+	}
+	return report.NewHLO(m, o), nil
+}
+
+// blockspecReport is `tpulayout blockspec`'s check of a Pallas block.
+func blockspecReport(q *reportRequest) (any, error) {
+	g, err := generation(q.Gen)
+	if err != nil {
+		return nil, err
+	}
+	sh, err := layout.Parse(q.Array)
+	if err != nil {
+		return nil, err
+	}
+	return report.CheckBlock(g, sh, q.Block, q.Operands)
+}
+
+// shardingReport runs one of the sharded conversion's verbs, whose errors carry the
+// command's words (see asCLI).
+func shardingReport(q *reportRequest) (any, error) {
+	var rep any
+	var err error
+	switch q.Report {
+	case "verify":
+		rep, err = sharding.VerifyOutdir(q.Dir, q.Source)
+	case "gather":
+		rep, err = sharding.GatherOutdir(q.Dir, q.Out)
+	case "shard":
+		o, oerr := q.shardOptions()
+		if oerr != nil {
+			return nil, oerr
+		}
+		rep, err = sharding.Convert(o)
+	case "place":
+		return placeReport(q)
+	case "merge":
+		rep, err = sharding.MergeOutdir(q.Dir, sharding.MergeOptions{Quick: q.Quick})
+	case "open":
+		rep, err = openReport(q.Dir)
+	}
+	if err != nil {
+		return nil, asCLI(err)
+	}
+	return rep, nil
+}
+
+// placeReport is `tpulayout place`'s placement of one tensor over the devices.
+func placeReport(q *reportRequest) (any, error) {
+	o, err := q.shardOptions()
+	if err != nil {
+		return nil, err
+	}
+	sh, err := convert.ParseShape(q.Layout)
+	if err != nil {
+		return nil, err
+	}
+	r, err := sharding.PlaceTensor(sharding.PlaceOptions{Mesh: o.Mesh, Devices: o.Devices, Spec: o.Spec,
+		Rules: o.Rules, RulesJSON: o.RulesJSON, Tensor: o.Tensor}, sh)
+	if err != nil {
+		return nil, asCLI(err)
+	}
+	return r, nil
+}
+
+// openReport is the manifest of a sharded conversion's OUTDIR, and where the images
+// are: OUTDIR, or "" for a bucket, whose images the caller reads by ranges
+// (tl_read_image).
+func openReport(dir string) (any, error) {
+	o, err := sharding.OpenOutdir(dir)
+	if err != nil {
+		return nil, err
+	}
+	m, err := o.Manifest()
+	if err != nil {
+		return nil, err
+	}
+	return struct {
+		Manifest *sharding.Manifest `json:"manifest"`
+		Dir      string             `json:"dir"`
+	}{m, o.Dir}, nil
 }
 
 // readModule reads the HLO module at path, under the command line's size limit, or

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # check.sh regenerates the assembly of package simd into a temporary
-# directory and diffs it against the committed kernels_amd64.s and
-# kernels_amd64.go. It exits 0 with a "skipped" message when the generator's
+# directory and diffs it against the committed kernels_amd64.s,
+# kernels_amd64.go and tables_amd64.go. It exits 0 with a "skipped" message when the generator's
 # modules (avo, x/tools) cannot be downloaded, 1 when the committed files are
 # out of date. Usage (from anywhere): bash simd/_asm/check.sh
 set -euo pipefail
@@ -27,7 +27,7 @@ fi
 go run . -out ../kernels_amd64.s -stubs ../kernels_amd64.go -pkg simd
 
 status=0
-for f in kernels_amd64.s kernels_amd64.go; do
+for f in kernels_amd64.s kernels_amd64.go tables_amd64.go; do
 	if ! diff -u "$simd/$f" "$tmp/$f"; then
 		echo "simd/$f is out of date: run 'cd simd/_asm && go generate'" >&2
 		status=1

@@ -1,5 +1,8 @@
 // Command _asm generates the amd64 assembly of package simd with avo.
 //
+// Beside the assembly and its stubs it writes tables_amd64.go, which puts each
+// kernel in its set's tables under the key package simd's lookups take (tables.go).
+//
 // It lives in its own module so that avo and x/tools never enter the main
 // module's dependency graph. Regenerate with
 //
@@ -127,6 +130,7 @@ func main() {
 	genPrefetch()
 
 	Generate()
+	writeTables()
 }
 
 // isa describes one vector width and instruction set.
@@ -441,8 +445,11 @@ func finish(m mode) {
 	RET()
 }
 
+// fname names a kernel and records it for its set's table (see record).
 func fname(base string, x isa, m mode) string {
-	return base + [...]string{"", "NT", "Rows", "RowsNT", "RowsNTE", "RowsNTW"}[m] + x.name
+	name := base + [...]string{"", "NT", "Rows", "RowsNT", "RowsNTE", "RowsNTW"}[m] + x.name
+	record(name, base, x, m)
+	return name
 }
 
 func at(p reg.GPVirtual, disp int) Mem { return Mem{Base: p, Disp: disp} }

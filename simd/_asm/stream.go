@@ -13,9 +13,10 @@ import (
 
 func genCopy(x isa, m mode) {
 	chunk := 4 * x.w
-	TEXT(fname("copy", x, m), NOSPLIT, m.sig("func(dst, src *byte, n int)"))
+	name := fname("copy", x, m)
+	TEXT(name, NOSPLIT, m.sig("func(dst, src *byte, n int)"))
 	Pragma("noescape")
-	Doc(fmt.Sprintf("%s copies n*%d bytes from src to dst.%s", fname("copy", x, m), chunk, m.doc()))
+	Doc(fmt.Sprintf("%s copies n*%d bytes from src to dst.%s", name, chunk, m.doc()))
 	dst, src, n := param("dst"), param("src"), param("n")
 	m.loop(n, 1, []stream{{dst, chunk, true}, {src, chunk, false}}, func(int) {
 		if m == streaming {

@@ -1,0 +1,35 @@
+package main
+
+import (
+	"github.com/tpulayout/tpulayout/convert"
+	"github.com/tpulayout/tpulayout/internal/errtext"
+)
+
+// The command's words for the libraries' errors. A library error names the fields of
+// its settings ("To", "In") and keeps its causes as values; here, once, the fields get
+// the names of the arguments and flags that set them, and errors become the one line
+// run prints. A new flag that a library's error may name is one entry in flagWords.
+
+// flagWords maps a field of a library's settings to the argument or flag that sets it.
+var flagWords = map[string]string{
+	// convert.Job and convert.Check
+	"In": "IN", "Out": "OUT", "To": "--to", "From": "--from", "DType": "--dtype",
+	"Tensor": "--tensor", "Pad": "--pad", "View": "--view", "All": "--all", "Force": "--force",
+	"Dump": "DUMP", "Ref": "REF", "Layout": "--layout", "RefShape": "--ref-shape",
+}
+
+// flagWord is the command's word for a library's field: its flag, else the field.
+func flagWord(field string) string {
+	if w, ok := flagWords[field]; ok {
+		return w
+	}
+	return field
+}
+
+// errText is err in the command's words.
+func errText(err error) string { return errtext.Text(err, flagWord) }
+
+// messageText is a library's message in the command's words.
+func messageText(m convert.Message) string {
+	return m.Text(flagWord, func(c error) string { return errtext.Cause(c, flagWord) })
+}

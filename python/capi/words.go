@@ -1,0 +1,25 @@
+package main
+
+import "github.com/tpulayout/tpulayout/internal/errtext"
+
+// Python's words for the libraries' errors. A library error names the fields of its
+// settings ("Pad"); here, once, they get the names of the Python arguments that set
+// them. A new argument that a library's error may name is one entry in pyWords.
+
+// pyWords maps a field of a library's settings to the Python argument that sets it.
+var pyWords = map[string]string{
+	"Pad": "pad",
+}
+
+func pyWord(field string) string {
+	if w, ok := pyWords[field]; ok {
+		return w
+	}
+	return field
+}
+
+// pyError is a library error in Python's words.
+type pyError struct{ err error }
+
+func (e pyError) Error() string { return errtext.Text(e.err, pyWord) }
+func (e pyError) Unwrap() error { return e.err }
