@@ -40,8 +40,8 @@ func TestServerFromAheadBands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, srv := range storetest.Servers(t) {
-		t.Run(srv.Scheme, func(t *testing.T) {
+	for _, srv := range storetest.All(t) {
+		t.Run(srv.Name(), func(t *testing.T) {
 			b, key, _ := store.Open(context.Background(), uploadTo(t, srv, "m.safetensors", data))
 			fromAheadCases(t, b, key, want, true)
 		})

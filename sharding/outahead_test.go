@@ -54,8 +54,8 @@ func TestServerGatherAhead(t *testing.T) {
 	oldRetry := store.DefaultRetry
 	defer func() { store.DefaultRetry = oldRetry }()
 	ctx := context.Background()
-	for _, srv := range storetest.Servers(t) {
-		t.Run(srv.Scheme, func(t *testing.T) {
+	for _, srv := range storetest.All(t) {
+		t.Run(srv.Name(), func(t *testing.T) {
 			srv.Point(t, srv.Endpoint)
 			out := srv.Scheme + "://" + srv.NewBucket(t) + "/conv"
 			b, key, _ := store.Open(ctx, out)

@@ -138,8 +138,8 @@ func TestProcessOfAnotherConversionInBucket(t *testing.T) {
 		_, err = j.writeURL(out)
 		return err
 	}
-	for _, srv := range storetest.Servers(t) {
-		t.Run(srv.Scheme, func(t *testing.T) {
+	for _, srv := range storetest.All(t) {
+		t.Run(srv.Name(), func(t *testing.T) {
 			srv.Point(t, srv.Endpoint)
 			out := srv.Scheme + "://" + srv.NewBucket(t) + "/out"
 			if err := write(out, opt(0, ChecksumCRC32C)); err != nil {

@@ -92,8 +92,8 @@ func TestServerPrefetchManyTensors(t *testing.T) {
 	// Into a bucket of each test server, the second of two processes; then one image
 	// deleted, as a killed process leaves it, and the process run again: the groups
 	// whose images are there are skipped, and left out of what is announced.
-	for _, srv := range storetest.Servers(t) {
-		t.Run(srv.Scheme, func(t *testing.T) {
+	for _, srv := range storetest.All(t) {
+		t.Run(srv.Name(), func(t *testing.T) {
 			srv.Point(t, srv.Endpoint)
 			split := srv.Scheme + "://" + srv.NewBucket(t) + "/split"
 			run := func() int64 {

@@ -89,8 +89,8 @@ func TestFixturesByRanges(t *testing.T) {
 // each test server, as s3:// and gs:// URLs.
 func TestFixturesFromServers(t *testing.T) {
 	ctx := context.Background()
-	for _, s := range storetest.Servers(t) {
-		t.Run(s.Scheme, func(t *testing.T) {
+	for _, s := range storetest.All(t) {
+		t.Run(s.Name(), func(t *testing.T) {
 			s.Point(t, s.Endpoint)
 			bucket := s.NewBucket(t)
 			prefix := s.Scheme + "://" + bucket + "/ckpt/"

@@ -41,8 +41,8 @@ func TestServerConversionRequests(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, srv := range storetest.Servers(t) {
-		t.Run(srv.Scheme, func(t *testing.T) {
+	for _, srv := range storetest.All(t) {
+		t.Run(srv.Name(), func(t *testing.T) {
 			url := uploadTo(t, srv, "m.safetensors", data)
 			p, proxy := storetest.NewProxy(t, srv.Endpoint, func(int) storetest.Fault { return storetest.Pass })
 			srv.Point(t, proxy)
@@ -82,8 +82,8 @@ func TestServerReadImageURL(t *testing.T) {
 	for i := range data {
 		data[i] = byte(i * 29)
 	}
-	for _, srv := range storetest.Servers(t) {
-		t.Run(srv.Scheme, func(t *testing.T) {
+	for _, srv := range storetest.All(t) {
+		t.Run(srv.Name(), func(t *testing.T) {
 			out := strings.TrimSuffix(uploadTo(t, srv, "conv/w/0_0.bin", data), "/w/0_0.bin")
 			got := make([]byte, len(data))
 			if err := ReadImageURL(out, "w/0_0.bin", got); err != nil || !bytes.Equal(got, data) {
