@@ -122,7 +122,7 @@ func NewConversion(o ConvertOptions) (*Conversion, error) {
 		return nil, usage("a sharded conversion reads a .safetensors checkpoint or its model.safetensors.index.json, not %s", o.Checkpoint)
 	}
 	if o.Out == "" {
-		return nil, usage("{Out} is empty: name a new directory or a bucket prefix")
+		return nil, usage("OUTDIR is empty: name a new directory or a bucket prefix")
 	}
 	if o.All && o.Tensor != "" {
 		return nil, usage("{All} and {Tensor} exclude each other")

@@ -115,7 +115,7 @@ func TestConvertErrors(t *testing.T) {
 	}{
 		{func(o *ConvertOptions) { o.Mesh = "" }, true, "missing Mesh: the device mesh, such as data=2,model=4"},
 		{func(o *ConvertOptions) { o.Checkpoint = "w.npy" }, true, "a sharded conversion reads a .safetensors checkpoint or its model.safetensors.index.json, not w.npy"},
-		{func(o *ConvertOptions) { o.Out = "" }, true, "Out is empty: name a new directory or a bucket prefix"},
+		{func(o *ConvertOptions) { o.Out = "" }, true, "OUTDIR is empty: name a new directory or a bucket prefix"},
 		{func(o *ConvertOptions) { o.All, o.Tensor = true, "w" }, true, "All and Tensor exclude each other"},
 		{func(o *ConvertOptions) { o.Rules = rules }, true, "Spec and Rules exclude each other: give one PartitionSpec for all tensors (Spec) or a rules FILE (Rules)"},
 		{func(o *ConvertOptions) { o.Spec = "" }, true, "a sharded conversion needs one of Spec (one PartitionSpec for all tensors) or Rules FILE"},

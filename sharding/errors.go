@@ -26,7 +26,7 @@ type ConvertError struct {
 }
 
 // Fields are the options of ConvertOptions that messages name.
-var Fields = []string{"Checkpoint", "Out", "Mesh", "Devices", "Spec", "Rules", "To", "DType",
+var Fields = []string{"Mesh", "Devices", "Spec", "Rules", "To", "DType",
 	"Tensor", "All", "Process", "Pad", "Checksum", "Force"}
 
 func (e *ConvertError) Error() string {

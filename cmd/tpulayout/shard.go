@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/tpulayout/tpulayout/convert"
-	"github.com/tpulayout/tpulayout/internal/flagwords"
 	"github.com/tpulayout/tpulayout/sharding"
 )
 
@@ -142,9 +141,9 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 func shardErr(err error) error {
 	var ce *sharding.ConvertError
 	if errors.As(err, &ce) && ce.Setting {
-		return usagef("%s", sharding.ErrorText(err, flagwords.Shard))
+		return usagef("%s", sharding.ErrorText(err, flagWord))
 	}
-	return errors.New(sharding.ErrorText(err, flagwords.Shard))
+	return errors.New(sharding.ErrorText(err, flagWord))
 }
 
 // libErr prints an error of the library packages without their prefixes.

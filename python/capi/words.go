@@ -23,3 +23,18 @@ type pyError struct{ err error }
 
 func (e pyError) Error() string { return errtext.Text(e.err, pyWord) }
 func (e pyError) Unwrap() error { return e.err }
+
+// cliWords are the command line's words for the fields of sharding's options: the
+// sharded conversion's errors read in Python as the command prints them.
+var cliWords = map[string]string{
+	"Mesh": "--mesh", "Devices": "--devices", "Spec": "--spec", "Rules": "--rules", "To": "--to",
+	"DType": "--dtype", "Tensor": "--tensor", "All": "--all", "Process": "--process", "Pad": "--pad",
+	"Checksum": "--checksum", "Force": "--force",
+}
+
+func cliWord(field string) string {
+	if w, ok := cliWords[field]; ok {
+		return w
+	}
+	return field
+}
