@@ -165,9 +165,9 @@ func NewConversion(o ConvertOptions) (*Conversion, error) {
 	if err != nil {
 		return nil, err
 	}
-	padOpt, err := convert.PadOption(o.Pad, convert.FlagNames)
+	padOpt, err := convert.PadOption(o.Pad, convert.Names{})
 	if err != nil {
-		return nil, &ConvertError{Setting: true, Field: "Pad", format: "%s", args: []any{err.Error()}}
+		return nil, &ConvertError{Setting: true, Field: "Pad", Err: err}
 	}
 	whole := o.All || len(names) == 0
 	target := o.Target
@@ -175,7 +175,7 @@ func NewConversion(o ConvertOptions) (*Conversion, error) {
 		target = func(_ safetensors.TensorInfo, shard layout.Shape) (layout.Shape, error) {
 			dst, err := ResolveTarget(o.To, o.DType, shard, whole)
 			if err == nil { // as convert's: a pad the images' type does not hold is refused
-				err = convert.CheckPad(o.Pad, dst.DType, convert.FlagNames)
+				err = convert.CheckPad(o.Pad, dst.DType, convert.Names{})
 			}
 			return dst, err
 		}

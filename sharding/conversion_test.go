@@ -127,7 +127,7 @@ func TestConvertErrors(t *testing.T) {
 		{func(o *ConvertOptions) { o.Spec = "Q(" }, true, "Spec: "},
 		{func(o *ConvertOptions) { o.Spec, o.Rules, o.All = "", rules, true }, false, "Rules " + rules + `: rule 1 ("^nothing$") matches no tensor of the checkpoint, or only ones an earlier rule took`},
 		{func(o *ConvertOptions) { o.Spec, o.Rules = "", filepath.Join(dir, "none.json") }, false, "Rules " + filepath.Join(dir, "none.json") + ": no such file or directory"},
-		{func(o *ConvertOptions) { o.To = "tpu:v9" }, false, `bad --to "tpu:v9"`},
+		{func(o *ConvertOptions) { o.To = "tpu:v9" }, false, `bad To "tpu:v9"`},
 		{func(o *ConvertOptions) { o.Tensor = "nope" }, false, `has no tensor "nope"`},
 	}
 	for _, c := range cases {

@@ -150,7 +150,7 @@ func prepare(ckpt *Checkpoint, opt jobOptions) (*shardJob, error) {
 		}
 		dst, err := opt.Target(t.TensorInfo, rowMajor(t.DType, pl.ShardDims))
 		if err != nil {
-			return nil, fmt.Errorf("tensor %q: %w", name, err)
+			return nil, &TensorError{Tensor: name, Err: err}
 		}
 		// Shards that differ only in dims after 0 go band by band together when the
 		// image is banded along dim 0 (its majormost): the band target is shared.

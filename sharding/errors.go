@@ -70,7 +70,7 @@ func ErrorText(err error, name func(field string) string) string {
 	if ce.Err == nil {
 		return stripPrefixes(msg)
 	}
-	reason := stripPrefixes(ce.Err.Error())
+	reason := stripPrefixes(causeWords(ce.Err, name))
 	if ce.Name != "" {
 		reason = strings.ReplaceAll(strings.TrimPrefix(reason, "store: "+ce.Name+": "), "store: ", "")
 	}
@@ -78,6 +78,34 @@ func ErrorText(err error, name func(field string) string) string {
 		return reason
 	}
 	return stripPrefixes(msg) + ": " + reason
+}
+
+// worded is an error whose sentence names fields, worded by a caller (convert.Error).
+type worded interface {
+	Words(name func(field string) string, cause func(error) string) string
+}
+
+// causeWords is err's text with its fields named by name, where err is worded.
+func causeWords(err error, name func(field string) string) string {
+	if w, ok := err.(worded); ok && name != nil {
+		return w.Words(name, nil)
+	}
+	return err.Error()
+}
+
+// TensorError is an error about one tensor of the checkpoint: its name, and why.
+type TensorError struct {
+	Tensor string
+	Err    error
+}
+
+func (e *TensorError) Error() string { return fmt.Sprintf("tensor %q: %v", e.Tensor, e.Err) }
+
+func (e *TensorError) Unwrap() error { return e.Err }
+
+// Words is the error with the fields its cause names worded by name.
+func (e *TensorError) Words(name func(field string) string, _ func(error) string) string {
+	return fmt.Sprintf("tensor %q: %s", e.Tensor, causeWords(e.Err, name))
 }
 
 // stripPrefixes drops the library packages' "NAME: " prefixes where a message or a

@@ -27,7 +27,7 @@ func (e pyError) Unwrap() error { return e.err }
 // cliWords are the command line's words for the fields of sharding's options: the
 // sharded conversion's errors read in Python as the command prints them.
 var cliWords = map[string]string{
-	"Mesh": "--mesh", "Devices": "--devices", "Spec": "--spec", "Rules": "--rules", "To": "--to",
+	"In": "IN", "Out": "OUT", "Mesh": "--mesh", "Devices": "--devices", "Spec": "--spec", "Rules": "--rules", "To": "--to",
 	"DType": "--dtype", "Tensor": "--tensor", "All": "--all", "Process": "--process", "Pad": "--pad",
 	"Checksum": "--checksum", "Force": "--force",
 }
