@@ -7,11 +7,14 @@
 // shards would go (`tpulayout place`), as a PlacementReport in the manifest's words.
 //
 // A conversion (NewConversion, then Write; or Convert) writes each distinct shard's
-// device image once, in the layout a target function gives for the shard's shape (such as the TPU
-// default layout), gathered band by band from the memory-mapped source so that memory
-// stays bounded; manifest.json lists per device its coordinates and files, and per
-// tensor its spec, shard shape, layout and shards (index ranges, devices, file, size,
-// checksum: CRC-32C by default, or SHA-256, as ConvertOptions.Checksum says; see ChecksumCRC32C).
+// device image once, in the layout a target function gives for the shard's shape
+// (such as the TPU default layout), gathered band by band from the source (a file
+// mapped, or an object read by ranges) so that memory stays bounded;
+// manifest.json lists per device its coordinates and files, and per tensor its spec,
+// shard shape, layout and shards (index ranges, devices, file, size, checksum:
+// CRC-32C by default, or SHA-256, as ConvertOptions.Checksum says; see
+// ChecksumCRC32C). The job writes through one sink, as zip.Writer writes to an
+// io.Writer: a directory or a bucket prefix (sink.go), the manifest last.
 // A conversion can be split over N processes as JAX multi-host splits
 // devices (Mesh.ProcessDevices); Merge joins their partial manifests after checking
 // the files they list (sizes and checksums), that every process read the same source
@@ -25,10 +28,10 @@
 // options, resolves each tensor's spec and layout (ResolveTarget, which is package
 // convert's resolution of --to, hlo: targets included), writes, and returns a
 // ConvertSummary. Its errors are *ConvertError (Setting marks wrong options), printed as
-// a command prints them by ErrorText, which words each field as the caller names it;
-// DevicesOption and ProcessOption read the text of Devices and Process. MergeOutdir, VerifyOutdir and GatherOutdir (or OpenOutdir
-// and its GatherFile) are the command's manifest merge, verify and gather on a
-// directory or bucket prefix; ConvertSummary and Report print themselves (WriteText).
+// a command prints them by ErrorText, which words each field as the caller names
+// it; DevicesOption and ProcessOption read the text of Devices and Process.
+// MergeOutdir, VerifyOutdir and GatherOutdir (or OpenOutdir and its GatherFile) are
+// the command's manifest merge, verify and gather on a directory or bucket prefix; ConvertSummary and Report print themselves (WriteText).
 //
 // Manifests and rules files are read strictly (ParseManifest, ParseRules): an unknown
 // key, a key given twice, a checksum other than crc32c or sha256, or a shard's sum not
