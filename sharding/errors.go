@@ -3,8 +3,10 @@ package sharding
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 
+	"github.com/tpulayout/tpulayout/internal/errtext"
 	"github.com/tpulayout/tpulayout/report"
 )
 
@@ -23,6 +25,22 @@ type ConvertError struct {
 	// name of a field of ConvertOptions (see Text); "" for the cause alone
 	format string
 	args   []any
+	cause  error // what the error unwraps to when the message quotes it (a fileCause) and Err is nil
+}
+
+// fileCause is a failed file operation as a message quotes it: what failed, without
+// Go's "open PATH:" (the message names the file), its fields worded by the caller.
+type fileCause struct{ err error }
+
+func (c fileCause) words(name func(field string) string) string {
+	var pe *fs.PathError
+	if errors.As(c.err, &pe) {
+		return pe.Err.Error()
+	}
+	if _, ok := c.err.(worded); ok {
+		return errtext.Text(c.err, name)
+	}
+	return errtext.Clean(c.err)
 }
 
 // Fields are the options of ConvertOptions that messages name.
@@ -40,7 +58,12 @@ func (e *ConvertError) Error() string {
 	return "sharding: " + msg + ": " + e.Err.Error()
 }
 
-func (e *ConvertError) Unwrap() error { return e.Err }
+func (e *ConvertError) Unwrap() error {
+	if e.Err == nil {
+		return e.cause
+	}
+	return e.Err
+}
 
 // Text is what failed, without the cause, with each {Field} named by name (nil:
 // by the field's own name, such as Mesh); a command line names them by its flags.
@@ -55,7 +78,14 @@ func (e *ConvertError) Text(name func(field string) string) string {
 	for _, f := range Fields {
 		format = strings.ReplaceAll(format, "{"+f+"}", strings.ReplaceAll(name(f), "%", "%%"))
 	}
-	return fmt.Sprintf(format, e.args...)
+	args := make([]any, len(e.args))
+	for i, a := range e.args {
+		if c, ok := a.(fileCause); ok {
+			a = c.words(name)
+		}
+		args[i] = a
+	}
+	return fmt.Sprintf(format, args...)
 }
 
 // ErrorText is err as a command line prints it, each field named by name (see

@@ -125,7 +125,7 @@ func (o *Outdir) GatherFile(file string, stdout io.Writer) (*Manifest, error) {
 	}
 	var m *Manifest
 	var inner error
-	j := convert.Job{Out: file, Stdout: stdout, Names: convert.FlagNames}
+	j := convert.Job{Out: file, Stdout: stdout}
 	err := j.WriteOutput(func(w convert.ImageWriter) error {
 		m, inner = o.GatherTo(w)
 		return inner
@@ -136,5 +136,5 @@ func (o *Outdir) GatherFile(file string, stdout io.Writer) (*Manifest, error) {
 	case err == inner:
 		return nil, err
 	}
-	return nil, &ConvertError{Field: "Out", format: "cannot write OUT %s: %s", args: []any{file, convert.FileErr(err)}}
+	return nil, &ConvertError{Field: "Out", format: "cannot write OUT %s: %s", args: []any{file, fileCause{err}}, cause: err}
 }
