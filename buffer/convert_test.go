@@ -93,50 +93,39 @@ func refFieldValue(b uint64, eb, mb uint, bias int) float64 {
 	return v
 }
 
-func TestBF16RoundTripAll(t *testing.T) {
-	for i := range 1 << 16 {
-		h := uint16(i)
-		f := BF16ToF32(h)
-		want := refBF16Value(h)
-		if math.IsNaN(want) {
-			if !math.IsNaN(float64(f)) || math.Signbit(float64(f)) != (h&0x8000 != 0) {
-				t.Fatalf("bf16 %#04x → %v, want a NaN of the same sign", h, f)
+// Every 16-bit pattern of bf16 and f16 widens to its value (NaN to a NaN of its sign)
+// and narrows back to itself; a NaN narrows back to a quiet NaN of its sign.
+func TestHalfRoundTripAll(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		widen      func(uint16) float32
+		narrow     func(float32) uint16
+		ref        func(uint16) float64
+		inf, quiet uint16 // the bits of +Inf, the quiet bit of a NaN
+	}{
+		{"bf16", BF16ToF32, F32ToBF16, refBF16Value, 0x7F80, 0x40},
+		{"f16", F16ToF32, F32ToF16, refF16Value, 0x7C00, 0x200},
+	} {
+		for i := range 1 << 16 {
+			h := uint16(i)
+			f := c.widen(h)
+			want := c.ref(h)
+			if math.IsNaN(want) {
+				if !math.IsNaN(float64(f)) || math.Signbit(float64(f)) != (h&0x8000 != 0) {
+					t.Fatalf("%s %#04x → %v, want a NaN of the same sign", c.name, h, f)
+				}
+				back := c.narrow(f)
+				if back&0x7FFF <= c.inf || back&c.quiet == 0 || back&0x8000 != h&0x8000 {
+					t.Fatalf("%s NaN %#04x → f32 → %#04x, want a quiet NaN of the same sign", c.name, h, back)
+				}
+				continue
 			}
-			back := F32ToBF16(f)
-			if back&0x7FFF <= 0x7F80 || back&0x40 == 0 || back&0x8000 != h&0x8000 {
-				t.Fatalf("bf16 NaN %#04x → f32 → %#04x, want a quiet NaN of the same sign", h, back)
+			if float64(f) != want || math.Signbit(float64(f)) != math.Signbit(want) {
+				t.Fatalf("%s %#04x → %v, want %v", c.name, h, f, want)
 			}
-			continue
-		}
-		if float64(f) != want || math.Signbit(float64(f)) != math.Signbit(want) {
-			t.Fatalf("bf16 %#04x → %v, want %v", h, f, want)
-		}
-		if back := F32ToBF16(f); back != h {
-			t.Fatalf("bf16 %#04x → f32 %v → %#04x", h, f, back)
-		}
-	}
-}
-
-func TestF16RoundTripAll(t *testing.T) {
-	for i := range 1 << 16 {
-		h := uint16(i)
-		f := F16ToF32(h)
-		want := refF16Value(h)
-		if math.IsNaN(want) {
-			if !math.IsNaN(float64(f)) || math.Signbit(float64(f)) != (h&0x8000 != 0) {
-				t.Fatalf("f16 %#04x → %v, want a NaN of the same sign", h, f)
+			if back := c.narrow(f); back != h {
+				t.Fatalf("%s %#04x → f32 %v → %#04x", c.name, h, f, back)
 			}
-			back := F32ToF16(f)
-			if back&0x7FFF <= 0x7C00 || back&0x200 == 0 || back&0x8000 != h&0x8000 {
-				t.Fatalf("f16 NaN %#04x → f32 → %#04x, want a quiet NaN of the same sign", h, back)
-			}
-			continue
-		}
-		if float64(f) != want || math.Signbit(float64(f)) != math.Signbit(want) {
-			t.Fatalf("f16 %#04x → %v, want %v", h, f, want)
-		}
-		if back := F32ToF16(f); back != h {
-			t.Fatalf("f16 %#04x → f32 %v → %#04x", h, f, back)
 		}
 	}
 }

@@ -57,15 +57,7 @@ func TestReadAt(t *testing.T) {
 	for i := range data {
 		data[i] = byte(i * 13)
 	}
-	path := filepath.Join(t.TempDir(), "a.bin")
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := openWith(t, data)
 	shape := layout.MustParse("bf16[5,100]")
 	old := MmapThreshold
 	defer func() { MmapThreshold = old }()
@@ -95,15 +87,7 @@ func TestMapFile(t *testing.T) {
 	for i := range want {
 		want[i] = byte(i*5 + i>>9)
 	}
-	path := filepath.Join(t.TempDir(), "a.raw")
-	if err := os.WriteFile(path, want, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
+	f := openWith(t, want)
 	b, err := MapFile(f, layout.NewShape(layout.U8, int64(len(want))))
 	if errors.Is(err, ErrNotMapped) && !canMap {
 		t.Skip("no mmap here")
@@ -125,4 +109,19 @@ func TestMapFile(t *testing.T) {
 	if !errors.Is(err, ErrSize) {
 		t.Errorf("MapFile of a short file: %v, want ErrSize", err)
 	}
+}
+
+// openWith returns a file holding data, open for reading until the test ends.
+func openWith(t *testing.T, data []byte) *os.File {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "a.raw")
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
 }

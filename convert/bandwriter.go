@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"context"
 	"sync"
 	"sync/atomic"
 
@@ -15,61 +16,26 @@ import (
 // file to the next (All). The pages of a mapped src are released once the
 // band that reads them is converted (only direct bands: a gathered band reads across
 // the whole source, and CopyBand releases those pages itself as it goes).
-func writeBands(f ImageWriter, base int64, src *buffer.Buffer, b *relayout.Bands, prog Progress, wrap func(error) error) error {
-	type job struct {
-		bd relayout.Band
-		p  []byte
-	}
+func writeBands(ctx context.Context, f ImageWriter, base int64, src *buffer.Buffer, b *relayout.Bands, prog Progress, wrap func(error) error) error {
 	size := b.Band(0).DstLen
-	// A buffer comes back on free with the bytes of the band it held once written, so
-	// that progress is shown here, band by band, in order.
-	type slot struct {
-		p     []byte
-		wrote int64
-	}
-	free := make(chan slot, 2)
+	w := &bandWriter{f: f, base: base, size: size, wrap: wrap,
+		free: make(chan bandSlot, 2), jobs: make(chan bandJob, 1), done: make(chan struct{})}
 	bufs := [2]*[]byte{getBand(size), getBand(size)}
-	free <- slot{p: (*bufs[0])[:size]}
-	free <- slot{p: (*bufs[1])[:size]}
-	jobs := make(chan job, 1)
+	w.free <- bandSlot{p: (*bufs[0])[:size]}
+	w.free <- bandSlot{p: (*bufs[1])[:size]}
 	closed := false
-	done := make(chan struct{})
 	defer func() {
 		// Also on a panic here (a progress writer's): the writer must be done with
 		// the buffers before they go back to the pool, and must not outlive f.
 		if !closed {
-			close(jobs)
+			close(w.jobs)
 		}
-		<-done
+		<-w.done
 		putBand(bufs[0])
 		putBand(bufs[1])
 	}()
-	var failed atomic.Bool
-	var werr error // the writer's; read after done
-	var wpanic any // a panic in the writer, raised again here
-	go func() {
-		defer close(done)
-		defer func() {
-			if wpanic = recover(); wpanic != nil {
-				failed.Store(true) // the converting side stops at done
-			}
-		}()
-		w := buffer.ChunkedWriter{W: f}
-		for j := range jobs {
-			if werr == nil {
-				if _, err := w.WriteAt(j.p, base+j.bd.DstOff); err != nil {
-					werr = wrap(err)
-					failed.Store(true)
-				}
-			}
-			wrote := j.bd.DstLen
-			if werr != nil {
-				wrote = 0
-			}
-			free <- slot{j.p[:cap(j.p)][:size], wrote}
-		}
-	}()
-	show := func(s slot) {
+	go w.run()
+	show := func(s bandSlot) {
 		if s.wrote > 0 {
 			prog.Add(s.wrote)
 		}
@@ -82,12 +48,16 @@ func writeBands(f ImageWriter, base int64, src *buffer.Buffer, b *relayout.Bands
 	for k := range b.Len() {
 		var p []byte
 		select {
-		case s := <-free:
+		case s := <-w.free:
 			show(s)
 			p = s.p
-		case <-done: // the writer panicked
+		case <-w.done: // the writer panicked
 		}
-		if failed.Load() {
+		if w.failed.Load() {
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			cerr = wrap(err)
 			break
 		}
 		bd := b.Band(k)
@@ -104,21 +74,71 @@ func writeBands(f ImageWriter, base int64, src *buffer.Buffer, b *relayout.Bands
 		if !bd.Gather {
 			src.ReleasePages(bd.SrcOff, bd.SrcOff+bd.SrcLen)
 		}
-		jobs <- job{bd, out}
+		w.jobs <- bandJob{bd, out}
 	}
-	close(jobs)
+	close(w.jobs)
 	closed = true
-	<-done
-	if wpanic != nil {
-		panic(wpanic)
+	<-w.done
+	if w.panicked != nil {
+		panic(w.panicked)
 	}
-	for len(free) > 0 {
-		show(<-free)
+	for len(w.free) > 0 {
+		show(<-w.free)
 	}
-	if werr != nil {
-		return werr
+	if w.err != nil {
+		return w.err
 	}
 	return cerr
+}
+
+// bandJob is a converted band to write.
+type bandJob struct {
+	bd relayout.Band
+	p  []byte
+}
+
+// bandSlot is a band buffer coming back from the writer with the bytes it wrote, so
+// that progress is shown by writeBands, band by band, in order.
+type bandSlot struct {
+	p     []byte
+	wrote int64
+}
+
+// bandWriter is writeBands' second goroutine: it writes the bands of jobs and hands
+// their buffers back on free.
+type bandWriter struct {
+	f          ImageWriter
+	base, size int64
+	wrap       func(error) error
+	free       chan bandSlot
+	jobs       chan bandJob
+	done       chan struct{} // closed when run returns
+	failed     atomic.Bool   // a write failed or run panicked: converting stops
+	err        error         // the first write's error; read after done
+	panicked   any           // a panic in run, raised again by writeBands
+}
+
+func (w *bandWriter) run() {
+	defer close(w.done)
+	defer func() {
+		if w.panicked = recover(); w.panicked != nil {
+			w.failed.Store(true) // the converting side stops at done
+		}
+	}()
+	cw := buffer.ChunkedWriter{W: w.f}
+	for j := range w.jobs {
+		if w.err == nil {
+			if _, err := cw.WriteAt(j.p, w.base+j.bd.DstOff); err != nil {
+				w.err = w.wrap(err)
+				w.failed.Store(true)
+			}
+		}
+		wrote := j.bd.DstLen
+		if w.err != nil {
+			wrote = 0
+		}
+		w.free <- bandSlot{j.p[:cap(j.p)][:w.size], wrote}
+	}
 }
 
 // bandPool keeps band buffers from one file to the next, so that All does

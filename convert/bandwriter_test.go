@@ -2,6 +2,7 @@ package convert
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -73,7 +74,7 @@ func TestWriteBandsSameBytes(t *testing.T) {
 					t.Fatal(err)
 				}
 				got := &memAt{}
-				if err := writeBands(got, 7, src, b, noProgress{}, func(err error) error { return err }); err != nil {
+				if err := writeBands(context.Background(), got, 7, src, b, noProgress{}, func(err error) error { return err }); err != nil {
 					t.Fatal(err)
 				}
 				if !bytes.Equal(got.b, want.b) {
@@ -100,7 +101,7 @@ func TestWriteBandsFailure(t *testing.T) {
 	calls := int(b.Band(0).DstLen+buffer.WriteChunk-1) / buffer.WriteChunk * b.Len()
 	for failAt := 1; failAt <= calls; failAt++ {
 		w := &memAt{failAt: failAt}
-		err := writeBands(w, 0, src, b, noProgress{}, func(err error) error { return fmt.Errorf("OUT: %w", err) })
+		err := writeBands(context.Background(), w, 0, src, b, noProgress{}, func(err error) error { return fmt.Errorf("OUT: %w", err) })
 		if err == nil || !strings.Contains(err.Error(), "OUT: disk full") {
 			t.Errorf("failing at write %d: error %v", failAt, err)
 		}
@@ -110,7 +111,7 @@ func TestWriteBandsFailure(t *testing.T) {
 					t.Errorf("panicking at write %d: recovered %v", failAt, r)
 				}
 			}()
-			writeBands(&memAt{failAt: failAt, panics: true}, 0, src, b, noProgress{}, func(err error) error { return err })
+			writeBands(context.Background(), &memAt{failAt: failAt, panics: true}, 0, src, b, noProgress{}, func(err error) error { return err })
 		}()
 	}
 }

@@ -2,7 +2,6 @@ package convert
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"strings"
 
@@ -45,52 +44,12 @@ func (m Message) Text(name func(field string) string, cause func(error) string) 
 	if name == nil {
 		name = m.names.word
 	}
-	args := make([]any, len(m.args))
-	for i, a := range m.args {
-		args[i] = a
-		if err, ok := a.(error); ok {
-			if cause != nil {
-				args[i] = cause(err)
-			} else {
-				args[i] = err.Error()
-			}
-		}
-	}
-	return fmt.Sprintf(fieldWords(m.format, name), args...)
+	return errtext.Fill(m.format, m.args, isField, name, cause)
 }
 
 // String is the message naming the fields by their names, or the words of the
 // deprecated Job.Names.
 func (m Message) String() string { return m.Text(nil, nil) }
-
-// fieldWords replaces each {Field} of format, for a field of Fields, with name(Field).
-func fieldWords(format string, name func(string) string) string {
-	if !strings.Contains(format, "{") {
-		return format
-	}
-	var b strings.Builder
-	for {
-		i := strings.IndexByte(format, '{')
-		if i < 0 {
-			break
-		}
-		j := strings.IndexByte(format[i:], '}')
-		if j < 0 {
-			break
-		}
-		f := format[i+1 : i+j]
-		if !isField(f) {
-			b.WriteString(format[:i+1])
-			format = format[i+1:]
-			continue
-		}
-		b.WriteString(format[:i])
-		b.WriteString(name(f))
-		format = format[i+j+1:]
-	}
-	b.WriteString(format)
-	return b.String()
-}
 
 func isField(s string) bool {
 	for _, f := range Fields {
@@ -137,22 +96,7 @@ func KindOf(err error) Kind {
 // newError makes an error of kind k from a message format whose {Field}s name the
 // job's parts: Field is the first of them, and Err the first error among args.
 func (n Names) newError(k Kind, format string, args ...any) *Error {
-	e := &Error{Kind: k, Msg: Message{format: format, args: args, names: n}}
-	for s := format; ; {
-		i := strings.IndexByte(s, '{')
-		if i < 0 {
-			break
-		}
-		j := strings.IndexByte(s[i:], '}')
-		if j < 0 {
-			break
-		}
-		if f := s[i+1 : i+j]; isField(f) {
-			e.Field = f
-			break
-		}
-		s = s[i+1:]
-	}
+	e := &Error{Kind: k, Field: errtext.FirstField(format, isField), Msg: Message{format: format, args: args, names: n}}
 	for _, a := range args {
 		if err, ok := a.(error); ok {
 			e.Err = err

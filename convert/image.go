@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"context"
 	"errors"
 	"os"
 
@@ -24,7 +25,7 @@ func (j *Job) writeArray(hdr []byte, dst layout.Shape, src *buffer.Buffer, opts 
 		return 0, names.errf(Input, "{Out} shape %s: %s", dst, err)
 	}
 	// Compile the plan(s) first: a shape pair relayout cannot do fails before any file.
-	b, banded := relayout.PlanBands(dst, src.Shape, l.BandBytes)
+	b, banded := relayout.PlanBandsCompiled(dstIx, src.Indexer(), l.BandBytes)
 	mem := convertMemory(dstIx, src, b)
 	var fill []byte // the padding's bytes, for an Out that is mostly padding (sparse.go)
 	if !IsStream(out) && sparseWorth(dstIx, src, b, l.SparseMinBytes) {
@@ -40,7 +41,7 @@ func (j *Job) writeArray(hdr []byte, dst layout.Shape, src *buffer.Buffer, opts 
 	if banded {
 		err = b.Compile(opts...)
 	} else {
-		whole, err = relayout.NewPlan(dst, src.Shape, opts...)
+		whole, err = relayout.NewPlanCompiled(dstIx, src.Indexer(), opts...)
 	}
 	if err != nil {
 		return 0, inputf("cannot convert %s to %s: %s", src.Shape, dst, err)
@@ -61,7 +62,7 @@ func (j *Job) writeArray(hdr []byte, dst layout.Shape, src *buffer.Buffer, opts 
 			inner = writeSparse(file, base0, dstIx, src, fill, prog, wrap)
 			return inner
 		}
-		inner = names.writeImage(f, hdr, dst, src, whole, b, prog, wrap)
+		inner = names.writeImage(j.context(), f, hdr, dst, src, whole, b, prog, wrap)
 		return inner
 	})
 	if err != nil {
@@ -74,13 +75,13 @@ func (j *Job) writeArray(hdr []byte, dst layout.Shape, src *buffer.Buffer, opts 
 }
 
 // writeImage writes the header and then the device image (whole or band by band) into f.
-func (n Names) writeImage(f ImageWriter, hdr []byte, dst layout.Shape, src *buffer.Buffer, whole *relayout.Plan, b *relayout.Bands, prog Progress, wrap func(error) error) error {
+func (n Names) writeImage(ctx context.Context, f ImageWriter, hdr []byte, dst layout.Shape, src *buffer.Buffer, whole *relayout.Plan, b *relayout.Bands, prog Progress, wrap func(error) error) error {
 	if _, err := f.Write(hdr); err != nil {
 		return wrap(err)
 	}
 	base := int64(len(hdr))
 	if b != nil {
-		return writeBands(f, base, src, b, prog, wrap)
+		return writeBands(ctx, f, base, src, b, prog, wrap)
 	}
 	d, err := buffer.New(dst)
 	if err != nil {

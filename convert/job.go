@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"context"
 	"io"
 	"os"
 	"path/filepath"
@@ -57,6 +58,8 @@ type Job struct {
 	// Deprecated: for package sharding; errors name fields, see [Message.Text].
 	Names  Names
 	Limits Limits // memory and disk; zero: the defaults and the system's
+
+	ctx context.Context // RunContext's; nil: never done
 }
 
 // Result is what a Job wrote.
@@ -68,9 +71,24 @@ type Result struct {
 
 // Run does the job. Every error is an *[Error]; nothing is left beside Out when it
 // fails, and Out is as it was.
-func (j *Job) Run() (*Result, error) {
-	r, err := j.run()
+func (j *Job) Run() (*Result, error) { return j.RunContext(context.Background()) }
+
+// RunContext is Run, stopped when ctx is done: between bands of a large Out, and
+// between the tensors of All. The error then unwraps to ctx.Err(), and Out is as it
+// was.
+func (j *Job) RunContext(ctx context.Context) (*Result, error) {
+	c := *j
+	c.ctx = ctx
+	r, err := c.run()
 	return r, typed(err)
+}
+
+// context is the job's context (see RunContext).
+func (j *Job) context() context.Context {
+	if j.ctx == nil {
+		return context.Background()
+	}
+	return j.ctx
 }
 
 func (j *Job) note(m Message) {
@@ -243,22 +261,9 @@ func (j *Job) runAll(padOpt relayout.Option) (*Result, error) {
 	if err != nil {
 		return nil, n.pathErrf(Input, in, "cannot read {In} %s: %s", in, err)
 	}
-	// Resolve every target before writing anything.
-	targets := make([]layout.Shape, len(sf.Tensors))
-	guesses := Guesses{To: j.To}
-	for i, t := range sf.Tensors {
-		dst, err := j.Target(t.BufferShape(), Raw, true)
-		if err == nil {
-			err = CheckPad(j.Pad, dst.DType, n)
-		}
-		if err != nil {
-			return nil, n.wrapf(err, "tensor %q: %s", t.Name, err)
-		}
-		targets[i] = dst
-		guesses.Add(t.Name, dst)
-	}
-	if note := guesses.Line(len(sf.Tensors), "{To} hlo:FILE:param=N"); note != "" {
-		j.note(textMessage(note))
+	targets, err := j.allTargets(sf) // every one before anything is written
+	if err != nil {
+		return nil, err
 	}
 	// A killed earlier run left its temporary tree: nobody holds it any more.
 	buffer.RemoveStaleTemps(dest)
@@ -281,40 +286,10 @@ func (j *Job) runAll(padOpt relayout.Option) (*Result, error) {
 		Untrack(tmp)
 		unlock()
 	}()
-	var total int64
-	for _, t := range targets {
-		if ix, err := layout.Compile(t); err == nil {
-			total += ix.FootprintBytes()
-		}
-	}
 	prog := orNone(j.Progress)
-	prog.Total(total)
-	m := &Manifest{Format: AllFormat, Source: filepath.Base(in), To: j.To, Tensors: []Entry{}}
-	files := safetensors.UniqueNames{Suffix: ".bin"} // never manifest.json
-	for i, t := range sf.Tensors {
-		file := files.Name(t.Name)
-		src, err := sf.Read(t.Name)
-		if err != nil {
-			return nil, n.errf(Input, "cannot read tensor %q of {In} %s: %s", t.Name, in, err)
-		}
-		one := *j
-		one.Out = filepath.Join(tmp, file)
-		var k int64
-		err = n.guardMapped(in, src, func() (err error) {
-			k, err = one.writeArray(nil, targets[i], src, []relayout.Option{padOpt}, nil)
-			return err
-		})
-		src.Close()
-		if err != nil {
-			// Name Out, not the temporary tree that becomes it.
-			err = renamePath(err, tmp, filepath.Clean(out))
-			return nil, n.wrapf(err, "tensor %q: %s", t.Name, err)
-		}
-		prog.Add(k)
-		m.Tensors = append(m.Tensors, Entry{
-			Name: t.Name, SourceDType: t.DType.String(), SourceShape: nonNil(t.Shape),
-			Layout: targets[i].String(), File: file, Bytes: k,
-		})
+	m, err := j.writeTensors(sf, targets, tmp, padOpt, prog)
+	if err != nil {
+		return nil, err
 	}
 	js, err := report.JSON(m)
 	if err != nil {
@@ -340,6 +315,73 @@ func (j *Job) runAll(padOpt relayout.Option) (*Result, error) {
 	SetPlaced(true)
 	prog.Done() // on success only: a failed All leaves the display as it was
 	return &Result{Manifest: m}, nil
+}
+
+// allTargets resolves the layout of every tensor of sf for All, and notes the
+// defaults that are guesses.
+func (j *Job) allTargets(sf *safetensors.File) ([]layout.Shape, error) {
+	n := j.Names
+	targets := make([]layout.Shape, len(sf.Tensors))
+	guesses := Guesses{To: j.To}
+	for i, t := range sf.Tensors {
+		dst, err := j.Target(t.BufferShape(), Raw, true)
+		if err == nil {
+			err = CheckPad(j.Pad, dst.DType, n)
+		}
+		if err != nil {
+			return nil, n.wrapf(err, "tensor %q: %s", t.Name, err)
+		}
+		targets[i] = dst
+		guesses.Add(t.Name, dst)
+	}
+	if note := guesses.Line(len(sf.Tensors), "{To} hlo:FILE:param=N"); note != "" {
+		j.note(textMessage(note))
+	}
+	return targets, nil
+}
+
+// writeTensors writes every tensor of sf, relaid out into its target, as a file of the
+// directory tmp that becomes Out, and returns their manifest.
+func (j *Job) writeTensors(sf *safetensors.File, targets []layout.Shape, tmp string, padOpt relayout.Option, prog Progress) (*Manifest, error) {
+	n, in, out := j.Names, j.In, j.Out
+	var total int64
+	for _, t := range targets {
+		if ix, err := layout.Compile(t); err == nil {
+			total += ix.FootprintBytes()
+		}
+	}
+	prog.Total(total)
+	m := &Manifest{Format: AllFormat, Source: filepath.Base(in), To: j.To, Tensors: []Entry{}}
+	files := safetensors.UniqueNames{Suffix: ".bin"} // never manifest.json
+	for i, t := range sf.Tensors {
+		if err := j.context().Err(); err != nil {
+			return nil, n.errf(Output, "cannot write {Out} %s: %s", out, err)
+		}
+		file := files.Name(t.Name)
+		src, err := sf.Read(t.Name)
+		if err != nil {
+			return nil, n.errf(Input, "cannot read tensor %q of {In} %s: %s", t.Name, in, err)
+		}
+		one := *j
+		one.Out = filepath.Join(tmp, file)
+		var k int64
+		err = n.guardMapped(in, src, func() (err error) {
+			k, err = one.writeArray(nil, targets[i], src, []relayout.Option{padOpt}, nil)
+			return err
+		})
+		src.Close()
+		if err != nil {
+			// Name Out, not the temporary tree that becomes it.
+			err = renamePath(err, tmp, filepath.Clean(out))
+			return nil, n.wrapf(err, "tensor %q: %s", t.Name, err)
+		}
+		prog.Add(k)
+		m.Tensors = append(m.Tensors, Entry{
+			Name: t.Name, SourceDType: t.DType.String(), SourceShape: nonNil(t.Shape),
+			Layout: targets[i].String(), File: file, Bytes: k,
+		})
+	}
+	return m, nil
 }
 
 // nonNil returns s, or an empty slice when s is nil, so JSON prints [] rather than null.

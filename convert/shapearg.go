@@ -77,11 +77,7 @@ func ReadModule(path string) (*hlo.Module, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := hlo.Parse(b)
-	if err != nil {
-		return nil, inputf("%s: %s", path, strings.TrimPrefix(err.Error(), "hlo: "))
-	}
-	return m, nil
+	return parseModule(path, b)
 }
 
 // CompileShape parses and compiles a shape argument (see [ParseShape]). A parse error
@@ -209,10 +205,18 @@ func hloRefShape(text string) (layout.Shape, error) {
 	if m == nil {
 		return layout.Shape{}, usagef("bad %q: write hlo:MODULE.txt:param=N or hlo:MODULE.txt:result=N", text)
 	}
-	mod, err := ReadModule(m[1])
-	if err != nil {
-		return layout.Shape{}, err
-	}
+	var sh layout.Shape
+	err := WithModule(m[1], func(mod *hlo.Module) error {
+		var err error
+		sh, err = entryShape(text, m, mod)
+		return err
+	})
+	return sh, err
+}
+
+// entryShape returns the shape of the entry parameter or result that the match m of
+// hloRef in text names, in mod.
+func entryShape(text string, m []string, mod *hlo.Module) (layout.Shape, error) {
 	n, err := strconv.Atoi(m[3])
 	if err != nil {
 		return layout.Shape{}, usagef("bad %q: %s %s is out of range", text, m[2], m[3]) // not strconv's message

@@ -71,6 +71,7 @@ func TestParseAccepted(t *testing.T) {
 		if got := s.String(); got != c.out {
 			t.Errorf("Parse(%q).String() = %q, want %q", c.in, got, c.out)
 		}
+		checkAttrsKept(t, c.in, s.String())
 		again, err := Parse(s.String())
 		if err != nil || again.String() != c.out {
 			t.Errorf("round trip of %q: %v %q", c.out, err, again.String())

@@ -54,17 +54,23 @@ type Band struct {
 // the source side too unless it is gathered). A gathered conversion under 8 bands of
 // target bytes is not banded (one piece is faster), and its bands aim at twice target.
 func PlanBands(dst, src layout.Shape, target int64) (b *Bands, ok bool) {
+	sIx, err1 := layout.Compile(src)
+	dIx, err2 := layout.Compile(dst)
+	if err1 != nil || err2 != nil {
+		return nil, false
+	}
+	return PlanBandsCompiled(dIx, sIx, target)
+}
+
+// PlanBandsCompiled is [PlanBands] on shapes the caller has compiled already.
+func PlanBandsCompiled(dIx, sIx *layout.Indexer, target int64) (b *Bands, ok bool) {
+	dst, src := dIx.Shape(), sIx.Shape()
 	dims, rank := src.Dims, src.Rank()
 	if rank == 0 || !slices.Equal(dims, dst.Dims) || len(dst.Layout.MinorToMajor) != rank || src.LogicalElements() == 0 {
 		return nil, false
 	}
 	d := dst.Layout.MinorToMajor[rank-1]
 	if dims[d] < 2 {
-		return nil, false
-	}
-	sIx, err1 := layout.Compile(src)
-	dIx, err2 := layout.Compile(dst)
-	if err1 != nil || err2 != nil {
 		return nil, false
 	}
 	ed, ok := majorExtent(dIx, d)

@@ -185,64 +185,104 @@ func (p *Plan) dataReps(e *[maxDims]int64) int64 {
 // kernel runs the inner kernel rows times, each a repeat further along, on elements
 // that are all data; n is the run length of copy, interleave and deinterleave kernels
 // (the kernel's own, or a clipped one). The simd kernels take the repeats as one batch.
-func (p *Plan) kernel(dst, src, scratch []byte, dOff, sOff, n64, rows int64) {
-	p.kernelTo(dst, dOff, p.kern.repDst, p.stream, src, scratch, sOff, n64, rows)
+func (p *Plan) kernel(dst, src, scratch []byte, dOff, sOff, n, rows int64) {
+	p.kernelTo(blockCall{dst, src, scratch, dOff, sOff, p.kern.repDst, n, rows, p.stream})
 }
 
-// kernelTo is kernel with the repeats dstRep elements apart in dst, with streaming
-// stores or not (see clipped).
-func (p *Plan) kernelTo(dst []byte, dOff, dstRep int64, stream bool, src, scratch []byte, sOff, n64, rows int64) {
+// blockCall is one call of the kernel: rows repeats at dOff in dst and sOff in src,
+// dstRep and the kernel's repSrc elements apart, runs of n elements, with streaming
+// stores or not (see clipped, which stages runs with other repeats).
+type blockCall struct {
+	dst, src, scratch           []byte
+	dOff, sOff, dstRep, n, rows int64
+	stream                      bool
+}
+
+// kernelTo runs a call of the plan's kernel, by its kind.
+func (p *Plan) kernelTo(c blockCall) {
+	switch p.kern.kind {
+	case kCopy:
+		p.copyRuns(c)
+	case kInterleave, kDeinterleave:
+		p.packRuns(c)
+	case kTranspose:
+		p.transposeBlocks(c)
+	default:
+		p.elementwise(c)
+	}
+}
+
+// rowsOf is the simd batch of a call's repeats.
+func (p *Plan) rowsOf(c *blockCall) simd.Rows {
+	return simd.Rows{N: int(c.rows), DstStride: int(c.dstRep * int64(p.dbits/8)), SrcStride: int(p.kern.repSrc * int64(p.sbits/8)), Stream: c.stream}
+}
+
+// copyRuns runs a copy kernel's call: runs copied, converting or not.
+func (p *Plan) copyRuns(c blockCall) {
+	db, sb := int64(p.dbits/8), int64(p.sbits/8)
+	p.kern.conv(c.dst[c.dOff*db:], c.src[c.sOff*sb:], int(c.n), p.rowsOf(&c))
+}
+
+// packRuns runs an interleave or deinterleave kernel's call: p rows into or out of
+// p-element words.
+func (p *Plan) packRuns(c blockCall) {
 	k := &p.kern
 	db, sb := int64(p.dbits/8), int64(p.sbits/8)
-	n := int(n64)
-	r := simd.Rows{N: int(rows), DstStride: int(dstRep * db), SrcStride: int(k.repSrc * sb), Stream: stream}
-	switch k.kind {
-	case kCopy:
-		k.conv(dst[dOff*db:], src[sOff*sb:], n, r)
-	case kInterleave:
-		var rows [4][]byte
+	var rows [4][]byte
+	if k.kind == kInterleave {
 		for j := range k.p {
-			rows[j] = src[(sOff+j*k.pstr)*sb:]
+			rows[j] = c.src[(c.sOff+j*k.pstr)*sb:]
 		}
-		p.interleave(scratch, dst[dOff*db:], &rows, n, r)
-	case kDeinterleave:
-		var rows [4][]byte
-		for j := range k.p {
-			rows[j] = dst[(dOff+j*k.pstr)*db:]
+		p.interleave(c.scratch, c.dst[c.dOff*db:], &rows, int(c.n), p.rowsOf(&c))
+		return
+	}
+	for j := range k.p {
+		rows[j] = c.dst[(c.dOff+j*k.pstr)*db:]
+	}
+	p.deinterleave(c.scratch, &rows, c.src[c.sOff*sb:], int(c.n), p.rowsOf(&c))
+}
+
+// transposeBlocks runs a transpose kernel's call: a block a repeat, or the repeats
+// together where they fill tiles (see tileRepeats).
+func (p *Plan) transposeBlocks(c blockCall) {
+	k := &p.kern
+	db, sb := int64(p.dbits/8), int64(p.sbits/8)
+	dst, src, dOff, sOff, dstRep, rows := c.dst, c.src, c.dOff, c.sOff, c.dstRep, c.rows
+	if k.conv != nil {
+		p.convTranspose(dst, src, c.scratch, dOff, sOff, rows)
+		return
+	}
+	if n := p.tileRepeats(dst, dOff, dstRep, src[sOff*sb:], k.srcRow*sb, rows, c.stream); n > 0 {
+		dOff, sOff, rows = dOff+n*dstRep, sOff+n*k.repSrc, rows-n
+	}
+	if k.fromTiles != nil && rows >= k.tileReps && dstRep == k.rows*k.unit {
+		// The inverse: the repeats continue the destination rows, each from a tile.
+		n := rows / k.tileReps * k.tileReps
+		k.fromTiles(dst[dOff*db:], int(k.dstRow*db), src[sOff*sb:], int(k.srcRow*sb), int(k.repSrc*sb), int(k.rows), int(n*k.rows), int(k.cols), c.stream)
+		dOff, sOff, rows = dOff+n*dstRep, sOff+n*k.repSrc, rows-n
+	}
+	trans := k.trans // whole lines on both sides, or too short for any: one call a block
+	if p.splitLines(int(k.rows), int(k.cols)) {
+		trans = p.transLines
+	}
+	for range rows {
+		if p.blockAhead > 0 {
+			p.prefetchBlock(src, sOff+k.repSrc)
 		}
-		p.deinterleave(scratch, &rows, src[sOff*sb:], n, r)
-	case kTranspose:
-		if k.conv != nil {
-			p.convTranspose(dst, src, scratch, dOff, sOff, rows)
-			return
+		trans(dst[dOff*db:], int(k.dstRow*db), src[sOff*sb:], int(k.srcRow*sb), int(k.rows), int(k.cols))
+		dOff, sOff = dOff+dstRep, sOff+k.repSrc
+	}
+}
+
+// elementwise runs an elementwise kernel's call, an element at a time.
+func (p *Plan) elementwise(c blockCall) {
+	k := &p.kern
+	dOff, sOff := c.dOff, c.sOff
+	for range c.rows {
+		for i := int64(0); i < k.n; i++ {
+			p.elem(c.dst, c.src, dOff+i*k.dstStr, sOff+i*k.srcStr)
 		}
-		if n := p.tileRepeats(dst, dOff, dstRep, src[sOff*sb:], k.srcRow*sb, rows, stream); n > 0 {
-			dOff, sOff, rows = dOff+n*dstRep, sOff+n*k.repSrc, rows-n
-		}
-		if k.fromTiles != nil && rows >= k.tileReps && dstRep == k.rows*k.unit {
-			// The inverse: the repeats continue the destination rows, each from a tile.
-			n := rows / k.tileReps * k.tileReps
-			k.fromTiles(dst[dOff*db:], int(k.dstRow*db), src[sOff*sb:], int(k.srcRow*sb), int(k.repSrc*sb), int(k.rows), int(n*k.rows), int(k.cols), stream)
-			dOff, sOff, rows = dOff+n*dstRep, sOff+n*k.repSrc, rows-n
-		}
-		trans := k.trans // whole lines on both sides, or too short for any: one call a block
-		if p.splitLines(int(k.rows), int(k.cols)) {
-			trans = p.transLines
-		}
-		for range rows {
-			if p.blockAhead > 0 {
-				p.prefetchBlock(src, sOff+k.repSrc)
-			}
-			trans(dst[dOff*db:], int(k.dstRow*db), src[sOff*sb:], int(k.srcRow*sb), int(k.rows), int(k.cols))
-			dOff, sOff = dOff+dstRep, sOff+k.repSrc
-		}
-	default:
-		for range rows {
-			for i := int64(0); i < k.n; i++ {
-				p.elem(dst, src, dOff+i*k.dstStr, sOff+i*k.srcStr)
-			}
-			dOff, sOff = dOff+dstRep, sOff+k.repSrc
-		}
+		dOff, sOff = dOff+c.dstRep, sOff+k.repSrc
 	}
 }
 
@@ -590,7 +630,7 @@ func (p *Plan) clipped(dst, src, scratch, stage []byte, dOff, sOff, data, inDst,
 		return
 	}
 	if data > 0 {
-		p.kernelTo(stage, 0, run, false, src, scratch, sOff, p.stagedRun(src, sOff, data, inDst, rows), rows)
+		p.kernelTo(blockCall{stage, src, scratch, 0, sOff, run, p.stagedRun(src, sOff, data, inDst, rows), rows, false})
 	}
 	for i := range rows {
 		p.pad(stage, i*run+data*w, (i+1)*run)

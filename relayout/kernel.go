@@ -23,25 +23,17 @@ func (k kernelKind) String() string {
 	return [...]string{"copy", "interleave", "deinterleave", "transpose", "elementwise"}[k]
 }
 
-// kernel is the plan's innermost loop nest, run at each outer iteration.
+// kernel is the plan's innermost loop nest, run at each outer iteration. The fields
+// of its kind are in the embedded type of that kind (packing, transposing, strided);
+// the others are zero.
 type kernel struct {
 	kind kernelKind
 	n    int64 // run length: copy, interleave, deinterleave, elementwise
-	p    int64 // rows packed per word (2 or 4)
-	pstr int64 // element stride between packed rows (source for interleave, destination for deinterleave)
-	// transpose: rows along the destination-contiguous loop, cols along the source-contiguous
-	// one, of units of `unit` elements that are contiguous on both sides
-	rows, cols     int64
-	dstRow, srcRow int64 // element strides
-	unit           int64
-	// A converting transpose goes through scratch: it converts the source block and
-	// transposes that when the destination's units are 1, 2 or 4 bytes (convFirst), else
-	// transposes the source's units and converts the result (bf16 pairs to f32 pairs).
-	convFirst bool
-	permuted  bool      // permuteOrder blocked the outer loops (permute.go)
-	tedge     transEdge // how edge blocks clip (transedge.go)
-	// elementwise
-	dstStr, srcStr int64
+	// conv copies runs, converting or not (copy kernels), or converts a converting
+	// transpose's block through scratch; bound at plan time, as the kinds' simd
+	// functions are.
+	conv     func(dst, src []byte, n int, r simd.Rows)
+	permuted bool // permuteOrder blocked the outer loops (permute.go)
 
 	// clip: the run is the lowest n values of dim clipDim (e = base + i), so an edge block
 	// can copy its data prefix and pad the rest instead of going element by element.
@@ -55,29 +47,57 @@ type kernel struct {
 	clipOuter           []loop
 	clipSize, clipPlace int64
 	clipUnit            int64
-	rowDim              int   // interleave, deinterleave: the packed rows' dim
-	rowPlace            int64 // and their place in it
 
 	maxInner []int64 // per dim: the largest coordinate the kernel adds
-
-	// The simd functions the kernel calls, bound at plan time: pair is (dst, a, b) for
-	// interleave and (a, b, src) for deinterleave, quad likewise with four rows.
-	conv  func(dst, src []byte, n int, r simd.Rows) // copy runs, converting or not
-	pair  func(x, y, z []byte, n int, r simd.Rows)
-	quad  func(v, w, x, y, z []byte, n int, r simd.Rows)
-	trans func(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int)
-	// tiles, or fromTiles, runs tileReps repeats of a transpose at once (see planTiles).
-	tiles     func(dst []byte, dstStride, groupStride, g int, src []byte, srcStride int, rows, cols int, stream bool)
-	fromTiles func(dst []byte, dstStride int, src []byte, srcStride, groupStride, g int, rows, cols int, stream bool)
-	tileReps  int64
-	// packConv converts the rows of a packing whose types have no fused kernel (f16 →
-	// bf16 (2,1)): pair and quad are then the converted side's same-type kernels.
-	packConv func(dst, src []byte, n int, r simd.Rows)
 
 	// A block is rep kernel calls, each rep* further along one outer loop.
 	rep, repDst, repSrc, repPlace int64
 	repDim                        int
 	maxBlock                      []int64 // maxInner plus the repeats' reach
+
+	packing     // interleave, deinterleave
+	transposing // transpose
+	strided     // elementwise
+}
+
+// packing is the part of an interleave or deinterleave kernel: p rows of a run, pstr
+// elements apart on the unpacked side, into or out of one row of p-element words.
+type packing struct {
+	p        int64 // rows packed per word (2 or 4)
+	pstr     int64 // element stride between packed rows (source for interleave, destination for deinterleave)
+	rowDim   int   // the packed rows' dim
+	rowPlace int64 // and their place in it
+	// The simd functions, bound at plan time: pair is (dst, a, b) for interleave and
+	// (a, b, src) for deinterleave, quad likewise with four rows.
+	pair func(x, y, z []byte, n int, r simd.Rows)
+	quad func(v, w, x, y, z []byte, n int, r simd.Rows)
+	// packConv converts the rows of a packing whose types have no fused kernel (f16 →
+	// bf16 (2,1)): pair and quad are then the converted side's same-type kernels.
+	packConv func(dst, src []byte, n int, r simd.Rows)
+}
+
+// transposing is the part of a transpose kernel: rows along the destination-contiguous
+// loop, cols along the source-contiguous one, of units of `unit` elements that are
+// contiguous on both sides.
+type transposing struct {
+	rows, cols     int64
+	dstRow, srcRow int64 // element strides
+	unit           int64
+	// A converting transpose goes through scratch: it converts the source block and
+	// transposes that when the destination's units are 1, 2 or 4 bytes (convFirst), else
+	// transposes the source's units and converts the result (bf16 pairs to f32 pairs).
+	convFirst bool
+	tedge     transEdge // how edge blocks clip (transedge.go)
+	trans     func(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int)
+	// tiles, or fromTiles, runs tileReps repeats of a transpose at once (see planTiles).
+	tiles     func(dst []byte, dstStride, groupStride, g int, src []byte, srcStride int, rows, cols int, stream bool)
+	fromTiles func(dst []byte, dstStride int, src []byte, srcStride, groupStride, g int, rows, cols int, stream bool)
+	tileReps  int64
+}
+
+// strided is the part of an elementwise kernel: n elements these strides apart.
+type strided struct {
+	dstStr, srcStr int64
 }
 
 // compile finds the fast path: the common loops, the inner kernel and the outer loops.
@@ -102,7 +122,7 @@ func (p *Plan) compile() {
 	case sub && n == 0:
 		k = kernel{kind: kElem, n: 1}
 	case sub:
-		k = kernel{kind: kElem, n: loops[last].size, dstStr: loops[last].dstStr, srcStr: loops[last].srcStr}
+		k = kernel{kind: kElem, n: loops[last].size, strided: strided{loops[last].dstStr, loops[last].srcStr}}
 		inner = []int{last}
 	case n == 0:
 		k = kernel{kind: kCopy, n: 1, conv: p.runConv()}
@@ -136,7 +156,7 @@ func (p *Plan) compile() {
 			k, inner = kk, in
 			loops = split
 		} else {
-			k = kernel{kind: kElem, n: loops[last].size, dstStr: loops[last].dstStr, srcStr: loops[last].srcStr}
+			k = kernel{kind: kElem, n: loops[last].size, strided: strided{loops[last].dstStr, loops[last].srcStr}}
 			inner = []int{last}
 		}
 	}
@@ -151,19 +171,7 @@ func (p *Plan) compile() {
 	bySrc := p.orderOuter(k)
 	p.groupStreams(k, bySrc)
 	k.permuted = p.permuteOrder(&k)
-	// Bounds bookkeeping: which dims can leave the data, and how far the kernel reaches.
-	k.maxInner = make([]int64, len(bounds))
-	covered := make([]int64, len(bounds))
-	for _, l := range p.inner {
-		k.maxInner[l.dim] += (l.size - 1) * l.place
-	}
-	for _, l := range append(loops, tables...) {
-		covered[l.dim] += (l.size - 1) * l.place
-	}
-	p.ragged = make([]bool, len(bounds))
-	for d, b := range bounds {
-		p.ragged[d] = covered[d]+1 > b.size
-	}
+	p.reach(&k, append(loops, tables...), bounds)
 	if k.kind != kTranspose && k.kind != kElem {
 		k.clip, k.clipDim = p.runIsLowest(k)
 		k.clip = k.clip && !(k.p > 0 && k.rowDim == k.clipDim)
@@ -175,20 +183,7 @@ func (p *Plan) compile() {
 	p.cacheOrder()
 	p.batchOrder(k)
 	p.outer = append(tables, p.outer...) // they have no strides: outermost, never a repeat
-	// Fold the innermost outer loop into each kernel call as a repeat, so the odometer
-	// and the edge checks run once per batch of runs: 256² bf16 → T(8,128)(2,1) makes
-	// 256 calls of 128 elements, where that bookkeeping cost as much as the copying.
-	k.rep = 1
-	if n := len(p.outer); n >= 2 && p.outer[n-1].tab == nil {
-		l := p.outer[n-1]
-		p.outer = p.outer[:n-1]
-		k.rep, k.repDst, k.repSrc, k.repDim, k.repPlace = l.size, l.dstStr, l.srcStr, l.dim, l.place
-	}
-	p.splitRepeats(&k, want)
-	k.maxBlock = slices.Clone(k.maxInner)
-	if k.rep > 1 {
-		k.maxBlock[k.repDim] += (k.rep - 1) * k.repPlace
-	}
+	p.foldRepeat(&k, want)
 	// Non-temporal stores save the read of each destination line when the arrays do
 	// not fit in the cache (see streams). The batched kernels leave the SFENCE to the
 	// end of the range (a fence per run costs more than the stores save), and so do the
@@ -201,6 +196,41 @@ func (p *Plan) compile() {
 	p.chunks = 1
 	for _, l := range p.outer {
 		p.chunks *= l.size
+	}
+}
+
+// reach does the bounds bookkeeping of a kernel over all (the plan's loops, table
+// loops included) within bounds: how far the kernel reaches along each dim, and which
+// dims can leave the data.
+func (p *Plan) reach(k *kernel, all []loop, bounds []bound) {
+	k.maxInner = make([]int64, len(bounds))
+	covered := make([]int64, len(bounds))
+	for _, l := range p.inner {
+		k.maxInner[l.dim] += (l.size - 1) * l.place
+	}
+	for _, l := range all {
+		covered[l.dim] += (l.size - 1) * l.place
+	}
+	p.ragged = make([]bool, len(bounds))
+	for d, b := range bounds {
+		p.ragged[d] = covered[d]+1 > b.size
+	}
+}
+
+// foldRepeat folds the innermost outer loop into each kernel call as a repeat, so the
+// odometer and the edge checks run once per batch of runs: 256² bf16 → T(8,128)(2,1)
+// makes 256 calls of 128 elements, where that bookkeeping cost as much as the copying.
+func (p *Plan) foldRepeat(k *kernel, want int64) {
+	k.rep = 1
+	if n := len(p.outer); n >= 2 && p.outer[n-1].tab == nil {
+		l := p.outer[n-1]
+		p.outer = p.outer[:n-1]
+		k.rep, k.repDst, k.repSrc, k.repDim, k.repPlace = l.size, l.dstStr, l.srcStr, l.dim, l.place
+	}
+	p.splitRepeats(k, want)
+	k.maxBlock = slices.Clone(k.maxInner)
+	if k.rep > 1 {
+		k.maxBlock[k.repDim] += (k.rep - 1) * k.repPlace
 	}
 }
 
@@ -579,7 +609,7 @@ func (p *Plan) packing(loops []loop) (kernel, []int, bool) {
 				run *= loops[i].size
 				inner = append(inner, i)
 			}
-			return kernel{kind: kInterleave, n: run, p: pk, pstr: rows.srcStr, rowDim: rows.dim, rowPlace: rows.place}, inner, true
+			return kernel{kind: kInterleave, n: run, packing: packing{p: pk, pstr: rows.srcStr, rowDim: rows.dim, rowPlace: rows.place}}, inner, true
 		}
 	}
 	// Deinterleave: the source-contiguous loop has p values and destination stride pstr.
@@ -597,7 +627,7 @@ func (p *Plan) packing(loops []loop) (kernel, []int, bool) {
 			run *= loops[i].size
 			inner = append(inner, i)
 		}
-		return kernel{kind: kDeinterleave, n: run, p: pk, pstr: loops[c].dstStr, rowDim: loops[c].dim, rowPlace: loops[c].place}, inner, true
+		return kernel{kind: kDeinterleave, n: run, packing: packing{p: pk, pstr: loops[c].dstStr, rowDim: loops[c].dim, rowPlace: loops[c].place}}, inner, true
 	}
 	return kernel{}, nil, false
 }
@@ -692,7 +722,7 @@ func (p *Plan) transpose(loops []loop) (kernel, []int, []loop, bool) {
 			inner = append(inner, i)
 		}
 	}
-	k := kernel{kind: kTranspose, rows: y[0].size, cols: x[0].size, dstRow: x[0].dstStr, srcRow: y[0].srcStr, unit: unit, convFirst: convFirst}
+	k := kernel{kind: kTranspose, transposing: transposing{rows: y[0].size, cols: x[0].size, dstRow: x[0].dstStr, srcRow: y[0].srcStr, unit: unit, convFirst: convFirst}}
 	return k, inner, out, true
 }
 

@@ -48,10 +48,20 @@ type Plan struct {
 // NewPlan compiles a relayout from src's layout to dst's. The logical dims must be equal;
 // the element types may differ (the copy converts, see [Plan.Copy]).
 func NewPlan(dst, src layout.Shape, opts ...Option) (*Plan, error) {
-	p, err := newPlan(dst, src, opts)
+	di, si, err := compileBoth(dst, src)
 	if err != nil {
 		return nil, err
 	}
+	return NewPlanCompiled(di, si, opts...)
+}
+
+// NewPlanCompiled is [NewPlan] on shapes the caller has compiled already.
+func NewPlanCompiled(di, si *layout.Indexer, opts ...Option) (*Plan, error) {
+	p, err := newPlanCompiled(di, si, opts)
+	if err != nil {
+		return nil, err
+	}
+	dst, src := di.Shape(), si.Shape()
 	if p.bitcast {
 		// The same dtype and offsets: the loop nest is the identical-layout copy; packed
 		// sub-byte elements copy their bytes.
@@ -77,6 +87,26 @@ func NewPlan(dst, src layout.Shape, opts ...Option) (*Plan, error) {
 // newPlan is NewPlan without the two-pass and sub-byte executors: the loop nest, or the
 // per-element path when there is none.
 func newPlan(dst, src layout.Shape, opts []Option) (*Plan, error) {
+	di, si, err := compileBoth(dst, src)
+	if err != nil {
+		return nil, err
+	}
+	return newPlanCompiled(di, si, opts)
+}
+
+// compileBoth compiles a plan's two shapes.
+func compileBoth(dst, src layout.Shape) (di, si *layout.Indexer, err error) {
+	if di, err = layout.Compile(dst); err != nil {
+		return nil, nil, fmt.Errorf("relayout: destination: %w", err)
+	}
+	if si, err = layout.Compile(src); err != nil {
+		return nil, nil, fmt.Errorf("relayout: source: %w", err)
+	}
+	return di, si, nil
+}
+
+// newPlanCompiled is newPlan on compiled shapes.
+func newPlanCompiled(di, si *layout.Indexer, opts []Option) (*Plan, error) {
 	if err := loadWisdom(); err != nil {
 		return nil, err
 	}
@@ -86,14 +116,7 @@ func newPlan(dst, src layout.Shape, opts []Option) (*Plan, error) {
 			return nil, err
 		}
 	}
-	di, err := layout.Compile(dst)
-	if err != nil {
-		return nil, fmt.Errorf("relayout: destination: %w", err)
-	}
-	si, err := layout.Compile(src)
-	if err != nil {
-		return nil, fmt.Errorf("relayout: source: %w", err)
-	}
+	dst, src := di.Shape(), si.Shape()
 	if err := sameDims(dst, src); err != nil {
 		return nil, err
 	}

@@ -536,7 +536,7 @@ func TestPackPieces(t *testing.T) {
 		{2, 128, 8, 2, 1 << 10}, {2, 128, 8, 2, 256 << 10}, {4, 1000, 3, 4, 1 << 10},
 		{2, 5, 1, 8, 80}, {4, 3, 7, 1, 12}, {2, 300, 1, 2, 1000},
 	} {
-		p := &Plan{kern: kernel{p: int64(c.pk)}}
+		p := &Plan{kern: kernel{packing: packing{p: int64(c.pk)}}}
 		seen := make([]int, c.n*c.reps)
 		p.packPieces(make([]byte, c.scratch), c.n, c.reps, c.w, func(j, e, en, g, seg int) {
 			if seg*c.pk > c.scratch || g*en*c.w > seg || en < 1 || g < 1 || g > 1 && en != c.n {

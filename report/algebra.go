@@ -11,13 +11,13 @@ import (
 
 // The reports of the layout algebra: what `tpulayout cute`, `whereis`, `equal`,
 // `copymap`, `blocks` and `padding` print with --json, and the Python package returns.
-// Bad input is a *SettingError naming the argument in the command's words.
+// Bad input is a *SettingError naming the argument (see Settings).
 
 // LayoutMapping reads a compiled array layout as an algebra Mapping.
 func LayoutMapping(ix *layout.Indexer) (algebra.Mapping, error) {
 	m, err := algebra.FromXLA(ix.Shape())
 	if err != nil {
-		return algebra.Mapping{}, settingf("SHAPE", "%v", err)
+		return algebra.Mapping{}, settingf("Shape", "%s", err)
 	}
 	return m, nil
 }
@@ -76,7 +76,7 @@ func NewCute(m algebra.Mapping, words bool) (*Cute, error) {
 	if words {
 		wl, err := m.Words()
 		if err != nil {
-			return nil, settingf("--words", "--words: %v", err)
+			return nil, settingf("Words", "{Words}: %s", err)
 		}
 		r.Words = wl.String()
 	}
@@ -104,19 +104,19 @@ type WhereIs struct {
 
 // NewWhereIs reports what byte n (isByte) or element offset n of m's allocation holds.
 func NewWhereIs(m algebra.Mapping, n int64, isByte bool) (*WhereIs, error) {
-	name := map[bool]string{true: "--byte", false: "--element"}[isByte]
+	name := map[bool]string{true: "Byte", false: "Element"}[isByte]
 	if n < 0 {
-		return nil, settingf(name, "bad %s %d: not a non-negative number", name, n)
+		return nil, settingf(name, "bad {"+name+"} %d: not a non-negative number", n)
 	}
 	bits := int64(m.ElementBits)
 	first, last := n, n
 	if isByte {
 		if size := (m.Alloc*bits + 7) / 8; n >= size {
-			return nil, settingf(name, "--byte %d is outside the allocation of %d bytes", n, size)
+			return nil, settingf(name, "{Byte} %d is outside the allocation of %d bytes", n, size)
 		}
 		first, last = n*8/bits, min((n*8+7)/bits, m.Alloc-1)
 	} else if n >= m.Alloc {
-		return nil, settingf(name, "--element %d is outside the allocation of %d elements", n, m.Alloc)
+		return nil, settingf(name, "{Element} %d is outside the allocation of %d elements", n, m.Alloc)
 	}
 	r := &WhereIs{Shape: m.Shape.String(), ElementBits: m.ElementBits}
 	if isByte {
@@ -221,11 +221,11 @@ func NewCopyMap(src, dst algebra.Mapping) (*CopyMap, error) {
 	}
 	s, err := src.Exact()
 	if err != nil {
-		return nil, settingf("SRC", "SRC: %s", ErrorText(err))
+		return nil, settingf("Src", "{Src}: %s", err)
 	}
 	d, err := dst.Exact()
 	if err != nil {
-		return nil, settingf("DST", "DST: %s", ErrorText(err))
+		return nil, settingf("Dst", "{Dst}: %s", err)
 	}
 	r := &CopyMap{Src: src.Shape.String(), Dst: dst.Shape.String()}
 	cm, err := algebra.CopyMap(src, dst)
@@ -235,7 +235,7 @@ func NewCopyMap(src, dst algebra.Mapping) (*CopyMap, error) {
 		// Not one layout: the copy still exists, element by element.
 		r.CopyMap, r.Vector, r.Class = "none: "+ErrorText(err), 1, "element shuffle"
 	case errors.Is(err, algebra.ErrNotInjective):
-		return nil, settingf("SRC", "SRC %s has holes: the copy map needs a source whose offsets are exactly [0, size)", src.Shape.String())
+		return nil, settingf("Src", "{Src} %s has holes: the copy map needs a source whose offsets are exactly [0, size)", src.Shape.String())
 	case err != nil:
 		return nil, err
 	default:
@@ -285,16 +285,16 @@ type Blocks struct {
 // CuTe's zipped_divide does.
 func NewBlocks(m algebra.Mapping, bl []int64) (*Blocks, error) {
 	if len(bl) != len(m.Dims) {
-		return nil, settingf("--block", "--block has %d entries for %d dims", len(bl), len(m.Dims))
+		return nil, settingf("Block", "{Block} has %d entries for %d dims", len(bl), len(m.Dims))
 	}
 	for k, b := range bl {
 		if b <= 0 {
-			return nil, settingf("--block", "--block entry %d is %d: want a positive size", k, b)
+			return nil, settingf("Block", "{Block} entry %d is %d: want a positive size", k, b)
 		}
 	}
 	l, err := m.Exact()
 	if err != nil {
-		return nil, settingf("SHAPE", "%s", ErrorText(err))
+		return nil, settingf("Shape", "%s", err)
 	}
 	r := &Blocks{Shape: m.Shape.String(), Block: bl}
 	tiles := make([]algebra.Layout, len(bl))
@@ -311,7 +311,7 @@ func NewBlocks(m algebra.Mapping, bl []int64) (*Blocks, error) {
 	}
 	for k, b := range bl {
 		if m.Dims[k]%b != 0 {
-			return nil, settingf("--block", "--block %d does not divide dim %d (%d)", b, k, m.Dims[k])
+			return nil, settingf("Block", "{Block} %d does not divide dim %d (%d)", b, k, m.Dims[k])
 		}
 	}
 	if len(bl) == 1 {

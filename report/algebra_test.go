@@ -74,20 +74,20 @@ func TestAlgebraReportsRefuse(t *testing.T) {
 	check := func(err error, setting, msg string) {
 		t.Helper()
 		var se *report.SettingError
-		if !errors.As(err, &se) || se.Setting != setting || !strings.Contains(se.Msg, msg) {
+		if !errors.As(err, &se) || se.Setting != setting || !strings.Contains(se.Error(), msg) {
 			t.Errorf("got %v, want a SettingError of %s saying %q", err, setting, msg)
 		}
 	}
 	for _, bl := range [][]int64{{0, 128}, {-8, 128}, {16, 0}} {
 		_, err := report.NewBlocks(tiled, bl)
-		check(err, "--block", "want a positive size")
+		check(err, "Block", "want a positive size")
 	}
 	_, err := report.NewBlocks(tiled, []int64{16})
-	check(err, "--block", "1 entries for 2 dims")
+	check(err, "Block", "1 entries for 2 dims")
 	_, err = report.NewWhereIs(tiled, -1, false)
-	check(err, "--element", "not a non-negative number")
+	check(err, "Element", "not a non-negative number")
 	_, err = report.NewWhereIs(tiled, 16384, true)
-	check(err, "--byte", "outside the allocation of 16384 bytes")
+	check(err, "Byte", "outside the allocation of 16384 bytes")
 	_, err = report.CompareLayouts(tiled, mapping(t, "f32[16,128]"))
 	check(err, "B", "the dims differ: [16,256] vs [16,128]")
 	_, err = report.NewCopyMap(tiled, mapping(t, "bf16[16,256]"))

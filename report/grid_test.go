@@ -61,7 +61,7 @@ func TestGridSettings(t *testing.T) {
 	ix, _ := layout.Compile(layout.MustParse("f32[4096,4096]"))
 	_, err := NewGrid(ix, GridOptions{Rows: "4090:4100", Cols: "0:8", Words: GridWords{"--max", "--max-slices", "--rows", "--cols"}})
 	var se *SettingError
-	if !errors.As(err, &se) || se.Setting != "--rows" || !strings.Contains(se.Msg, "--rows 4090:4100 reaches past the end: dim 0 has 4096 rows") {
+	if !errors.As(err, &se) || se.Setting != "--rows" || !strings.Contains(se.Error(), "--rows 4090:4100 reaches past the end: dim 0 has 4096 rows") {
 		t.Errorf("window past the end: %v", err)
 	}
 	_, err = NewGrid(ix, GridOptions{})

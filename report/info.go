@@ -151,7 +151,7 @@ func InfoTarget(ix *layout.Indexer, to, genText string) (*layout.Indexer, tpu.Ge
 	if genText != "" {
 		g, err := tpu.ParseGeneration(genText)
 		if err != nil {
-			return nil, 0, settingf("--gen", "bad --gen %q: %s", genText, ErrorText(err))
+			return nil, 0, settingf("Gen", "bad {Gen} %q: %s", genText, err)
 		}
 		gen = g
 	}
@@ -160,14 +160,14 @@ func InfoTarget(ix *layout.Indexer, to, genText string) (*layout.Indexer, tpu.Ge
 	}
 	g, ok := strings.CutPrefix(to, "tpu:")
 	if !ok {
-		return nil, 0, settingf("--to", "info --to takes tpu:GEN (such as tpu:v5e), not %q", to)
+		return nil, 0, settingf("To", "info {To} takes tpu:GEN (such as tpu:v5e), not %q", to)
 	}
 	tg, err := tpu.ParseGeneration(g)
 	if err != nil {
-		return nil, 0, settingf("--to", "bad --to %q: %s", to, ErrorText(err))
+		return nil, 0, settingf("To", "bad {To} %q: %s", to, err)
 	}
 	if genText != "" && tg != gen {
-		return nil, 0, settingf("--to", "--to %s and --gen %s disagree", to, genText)
+		return nil, 0, settingf("To", "{To} %s and {Gen} %s disagree", to, genText)
 	}
 	s := ix.Shape()
 	ds, err := tpu.DefaultShape(tg, s.DType, s.Dims)

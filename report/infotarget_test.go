@@ -24,7 +24,7 @@ func TestInfoTarget(t *testing.T) {
 		t.Errorf("no --to: %v %v %v", same, g, err)
 	}
 	for _, c := range [][3]string{
-		{"", "v99", "--gen"}, {"v5e", "", "--to"}, {"tpu:v99", "", "--to"}, {"tpu:v4", "v5e", "--to"},
+		{"", "v99", "Gen"}, {"v5e", "", "To"}, {"tpu:v99", "", "To"}, {"tpu:v4", "v5e", "To"},
 	} {
 		_, _, err := InfoTarget(ix, c[0], c[1])
 		var se *SettingError

@@ -12,9 +12,10 @@ import (
 	"github.com/tpulayout/tpulayout/tpu"
 )
 
-// TestWriteTextIsTheCommands: the text the library writes for each report, built
-// from Go without the command, is the command's golden output byte for byte.
-func TestWriteTextIsTheCommands(t *testing.T) {
+// TestWriteTextGoldens: the text the library writes for each report, built from Go
+// without the command, is the golden in testdata/ byte for byte (the command's
+// scenarios in cmd/tpulayout/testdata/script pin the same words from the binary).
+func TestWriteTextGoldens(t *testing.T) {
 	compile := func(s string) *layout.Indexer {
 		ix, err := layout.Compile(layout.MustParse(s))
 		if err != nil {
@@ -50,7 +51,7 @@ func TestWriteTextIsTheCommands(t *testing.T) {
 		"hlo_after":           NewHLO(m, HLOOptions{}).WriteText,
 		"blockspec_bf16_4096": NewBlock(blk, 3).WriteText,
 	} {
-		want, err := os.ReadFile(filepath.Join("../cmd/tpulayout/testdata", golden+".golden"))
+		want, err := os.ReadFile(filepath.Join("testdata", golden+".golden"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,7 +60,7 @@ func TestWriteTextIsTheCommands(t *testing.T) {
 			t.Fatalf("%s: %v", golden, err)
 		}
 		if !bytes.Equal(got.Bytes(), want) {
-			t.Errorf("%s: the library writes\n%s\nthe command's golden is\n%s", golden, got.Bytes(), want)
+			t.Errorf("%s: the library writes\n%s\nthe golden is\n%s", golden, got.Bytes(), want)
 		}
 	}
 }

@@ -1,19 +1,50 @@
 package report
 
 import (
+	"slices"
+
 	"fmt"
+	"github.com/tpulayout/tpulayout/internal/errtext"
 	"strconv"
 	"strings"
 )
 
-// SettingError is a setting of a report that cannot be: a window past the array's
-// end, say. Setting names it, in the words the caller gave.
-type SettingError struct{ Setting, Msg string }
+// SettingError is a setting or an argument of a report that cannot be: a window past
+// the array's end, a generation that does not parse. Setting names it: a field or
+// parameter of this package's functions ("To", "Gen", "Src", "Block"; see Settings),
+// or the words a caller gave (GridWords). Err is the cause, which it unwraps to.
+type SettingError struct {
+	Setting string
+	Err     error
+	format  string // fmt's format, in which {Setting} stands for a setting of Settings
+	args    []any  // fmt's arguments; the errors among them are causes
+}
 
-func (e *SettingError) Error() string { return e.Msg }
+// Settings are the names of the settings and arguments that messages name as {Name}.
+var Settings = []string{"To", "Gen", "Words", "Byte", "Element", "Block", "Src", "Dst", "Shape"}
 
+func (e *SettingError) Error() string { return e.Words(nil, nil) }
+func (e *SettingError) Unwrap() error { return e.Err }
+
+// Words is the message with each setting named by name and each cause worded by
+// cause; a nil name names a setting by itself, a nil cause words it by its Error().
+func (e *SettingError) Words(name func(setting string) string, cause func(error) string) string {
+	return errtext.Fill(e.format, e.args, isSetting, name, cause)
+}
+
+func isSetting(s string) bool { return slices.Contains(Settings, s) }
+
+// settingf makes a SettingError about setting, whose message format names settings as
+// {Name}; its cause is the first error among args.
 func settingf(setting, format string, args ...any) error {
-	return &SettingError{setting, fmt.Sprintf(format, args...)}
+	e := &SettingError{Setting: setting, format: format, args: args}
+	for _, a := range args {
+		if err, ok := a.(error); ok {
+			e.Err = err
+			break
+		}
+	}
+	return e
 }
 
 // window is a half-open range [lo, hi) of one dim, as show's --rows and --cols give it

@@ -57,7 +57,7 @@ func TestGridWindow(t *testing.T) {
 	} {
 		_, err := report.NewGrid(c.ix, report.GridOptions{Rows: c.rows, Cols: c.cols, Words: words})
 		var se *report.SettingError
-		if !errors.As(err, &se) || se.Setting != c.setting || se.Msg != c.want || se.Error() != c.want {
+		if !errors.As(err, &se) || se.Setting != c.setting || se.Error() != c.want || se.Error() != c.want {
 			t.Errorf("rows %q cols %q: %v; want a SettingError of %s: %s", c.rows, c.cols, err, c.setting, c.want)
 		}
 	}

@@ -1,7 +1,7 @@
 package sharding
 
 // This file writes a conversion's output to a bucket (s3://, gs://): each shard
-// image one object, with its checksum (of the manifest's algorithm, under its name)
+// image one object, with its manifest.Checksum (of the manifest's algorithm, under its name)
 // and the conversion's fingerprint in its metadata, and its CRC-32C handed to the
 // service, which refuses an upload whose bytes do not match it; the manifest last,
 // so its presence means the rest is complete. A rerun (of a killed process, say)
@@ -23,13 +23,14 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tpulayout/tpulayout/sharding/manifest"
 	"github.com/tpulayout/tpulayout/store"
 )
 
 // Metadata keys of the objects a conversion writes; the checksum's key is its
 // algorithm's name (ChecksumCRC32C, ChecksumSHA256).
 const (
-	metaSHA256 = ChecksumSHA256  // the manifest's own
+	metaSHA256 = manifest.SHA256 // the manifest's own
 	metaJob    = "tpulayout-job" // the fingerprint of the conversion and file
 )
 
@@ -41,8 +42,8 @@ type bucketSink struct {
 	fp     map[string]string // fingerprint by file name
 	found  map[string]store.Attrs
 	opt    *jobOptions
-	sum    checksum // the job's
-	stage  *staging // where images wait for their upload
+	sum    manifest.Checksum // the job's
+	stage  *staging          // where images wait for their upload
 }
 
 // present returns the checksums of files when every one is already in the bucket
@@ -52,17 +53,17 @@ func (s *bucketSink) present(files []string) ([]string, error) {
 	sums := make([]string, len(files))
 	for i, f := range files {
 		a, ok := s.found[f]
-		if !ok || a.Metadata[metaJob] != s.fp[f] || !s.sum.valid(a.Metadata[s.sum.name]) {
+		if !ok || a.Metadata[metaJob] != s.fp[f] || !s.sum.Valid(a.Metadata[s.sum.Name()]) {
 			return nil, nil
 		}
-		// The metadata is the uploader's word; the bytes must have the checksum it
+		// The metadata is the uploader's word; the bytes must have the manifest.Checksum it
 		// gives (an object copied from elsewhere carries its metadata along).
-		if msg, err := sameBytes(s.ctx, s.b, a, s.sum, a.Metadata[s.sum.name]); err != nil {
+		if msg, err := sameBytes(s.ctx, s.b, a, s.sum, a.Metadata[s.sum.Name()]); err != nil {
 			return nil, err
 		} else if msg != "" {
 			return nil, nil
 		}
-		sums[i] = a.Metadata[s.sum.name]
+		sums[i] = a.Metadata[s.sum.Name()]
 	}
 	return sums, nil
 }
@@ -73,11 +74,11 @@ func (s *bucketSink) flush() error { return nil } // put's uploads are complete
 
 // put spools each file to a temporary local file, then uploads them. The spool is
 // kept, rather than streaming each object as it is converted: an upload declares its
-// checksum before its bytes (GCS's multipart upload, S3's PutObject header; a
-// trailing checksum fake-gcs-server does not check), and a failed upload is retried
+// manifest.Checksum before its bytes (GCS's multipart upload, S3's PutObject header; a
+// trailing manifest.Checksum fake-gcs-server does not check), and a failed upload is retried
 // from the file, not by converting again. hs are the files' hashes of the job's
-// checksum that write feeds (nil: put hashes); a CRC-32C for the service is that
-// hash when the job's checksum is CRC-32C, else one more, cheap, beside it.
+// manifest.Checksum that write feeds (nil: put hashes); a CRC-32C for the service is that
+// hash when the job's manifest.Checksum is CRC-32C, else one more, cheap, beside it.
 func (s *bucketSink) put(files []string, hs []hash.Hash, write func(ws []io.Writer) error) (err error) {
 	tmps := make([]*os.File, 0, len(files))
 	defer func() {
@@ -109,8 +110,8 @@ func (s *bucketSink) put(files []string, hs []hash.Hash, write func(ws []io.Writ
 			hs[i] = s.sum.New()
 			ws[i] = io.MultiWriter(ws[i], hs[i])
 		}
-		if crcs[i] = hs[i]; s.sum != sumCRC32C {
-			crcs[i] = sumCRC32C.New()
+		if crcs[i] = hs[i]; s.sum.Name() != manifest.CRC32C {
+			crcs[i] = manifest.NewCRC32C()
 			ws[i] = io.MultiWriter(ws[i], crcs[i])
 		}
 	}
@@ -122,8 +123,8 @@ func (s *bucketSink) put(files []string, hs []hash.Hash, write func(ws []io.Writ
 		if err != nil {
 			return err
 		}
-		key := s.sum.name
-		meta := map[string]string{key: s.sum.hex(hs[i]), metaJob: s.fp[f]}
+		key := s.sum.Name()
+		meta := map[string]string{key: s.sum.Hex(hs[i]), metaJob: s.fp[f]}
 		crc := crcs[i].Sum(nil)
 		if a, ok := s.found[f]; ok && a.Size == st.Size() && a.Metadata[metaJob] == meta[metaJob] && a.Metadata[key] == meta[key] &&
 			bytes.Equal(a.CRC32C, crc) {
@@ -141,7 +142,7 @@ func (s *bucketSink) put(files []string, hs []hash.Hash, write func(ws []io.Writ
 // process's partial manifest, which MergeURL joins). The prefix may hold only
 // objects of this conversion: a rerun skips the shards already written, with the
 // right size and fingerprint, and rewrites the others.
-func (j *shardJob) writeURL(out string) (*Manifest, error) {
+func (j *shardJob) writeURL(out string) (*manifest.Manifest, error) {
 	ctx := context.Background()
 	b, key, err := store.Open(ctx, out)
 	if err != nil {
@@ -177,7 +178,7 @@ func (s *bucketSink) plan(j *shardJob) error {
 	job := id.Sum(nil)
 	for _, t := range j.tensors {
 		for k := range t.pl.Shards {
-			f := shardFile(t.dir, &t.pl.Shards[k])
+			f := manifest.ShardFile(t.dir, t.pl.Shards[k].Index)
 			h := sha256.New()
 			fmt.Fprintf(h, "%x %q %s %s %s %d", job, t.t.Name, t.pl.Spec, t.dst, f, t.plan.footprint)
 			s.fp[f] = hex.EncodeToString(h.Sum(nil))
@@ -186,10 +187,10 @@ func (s *bucketSink) plan(j *shardJob) error {
 	partial := map[string]bool{}
 	if j.opt.Processes > 1 {
 		for i := range j.opt.Processes {
-			partial[PartialName(i, j.opt.Processes)] = true
+			partial[manifest.PartialName(i, j.opt.Processes)] = true
 		}
 	}
-	mine := PartialName(j.opt.Process, j.opt.Processes)
+	mine := manifest.PartialName(j.opt.Process, j.opt.Processes)
 	as, err := s.b.List(s.ctx, s.prefix)
 	if err != nil {
 		return err
@@ -198,8 +199,8 @@ func (s *bucketSink) plan(j *shardJob) error {
 	for _, a := range as {
 		rel := strings.TrimPrefix(a.Key, s.prefix)
 		switch {
-		case rel == ManifestName:
-			return fmt.Errorf("sharding: %s already holds a complete conversion (%s)", s.b.URL(s.prefix), ManifestName)
+		case rel == manifest.FileName:
+			return fmt.Errorf("sharding: %s already holds a complete conversion (%s)", s.b.URL(s.prefix), manifest.FileName)
 		case partial[rel]:
 			if j.opt.Processes > 1 && rel == mine {
 				continue // this process's own, from an earlier run: replaced at the end
@@ -240,9 +241,9 @@ func (s *bucketSink) partials(as []store.Attrs) map[string]partialText {
 	for _, a := range as {
 		rel := strings.TrimPrefix(a.Key, s.prefix)
 		switch {
-		case !partialRE.MatchString(rel):
-		case a.Size > MaxManifestBytes:
-			out[rel] = partialText{err: fmt.Errorf("it has %d bytes, more than the %d a manifest may have", a.Size, MaxManifestBytes)}
+		case !manifest.IsPartialName(rel):
+		case a.Size > manifest.MaxBytes:
+			out[rel] = partialText{err: fmt.Errorf("it has %d bytes, more than the %d a manifest may have", a.Size, manifest.MaxBytes)}
 		default:
 			b, err := s.b.ReadAll(s.ctx, a.Key)
 			out[rel] = partialText{b, err}
@@ -260,7 +261,7 @@ func (c *Checkpoint) version(t TensorEntry) string {
 // MergeURL is Merge for a conversion written under a bucket URL: the partial
 // manifests are read from the bucket and checked by Merge, manifest.json is written
 // to the bucket, and then the partial manifests are deleted.
-func MergeURL(out string) (*Manifest, error) {
+func MergeURL(out string) (*manifest.Manifest, error) {
 	ctx := context.Background()
 	b, key, err := store.Open(ctx, out)
 	if err != nil {
@@ -279,7 +280,7 @@ func MergeURL(out string) (*Manifest, error) {
 	var parts []string
 	for _, a := range as {
 		rel := strings.TrimPrefix(a.Key, prefix)
-		if !partialRE.MatchString(rel) {
+		if !manifest.IsPartialName(rel) {
 			continue
 		}
 		data, err := b.ReadAll(ctx, a.Key)
@@ -293,13 +294,13 @@ func MergeURL(out string) (*Manifest, error) {
 	}
 	m, err := MergeWith(tmp, MergeOptions{files: bucketFiles{ctx: ctx, b: b, prefix: prefix, objects: as}})
 	if err != nil { // name the prefix, not the temporary directory
-		return nil, errors.New(strings.ReplaceAll(err.Error(), tmp, b.URL(prefix)))
+		return nil, renameErr(err, tmp, b.URL(prefix))
 	}
-	js, err := os.ReadFile(filepath.Join(tmp, ManifestName))
+	js, err := os.ReadFile(filepath.Join(tmp, manifest.FileName))
 	if err != nil {
 		return nil, err
 	}
-	if err := b.PutFile(ctx, prefix+ManifestName, bytes.NewReader(js), int64(len(js)), map[string]string{metaSHA256: sha256Hex(js)}); err != nil {
+	if err := b.PutFile(ctx, prefix+manifest.FileName, bytes.NewReader(js), int64(len(js)), map[string]string{metaSHA256: sha256Hex(js)}); err != nil {
 		return nil, err
 	}
 	for _, p := range parts {
@@ -316,7 +317,7 @@ func sha256Hex(b []byte) string {
 }
 
 // bucketFiles are the shard files of a merge on a bucket prefix, as its listing gives
-// them: each listed one there with its size and bytes of its checksum (see
+// them: each listed one there with its size and bytes of its manifest.Checksum (see
 // sameBytes), and nothing else under the prefix but the partial manifests.
 type bucketFiles struct {
 	ctx     context.Context
@@ -325,7 +326,7 @@ type bucketFiles struct {
 	objects []store.Attrs // as listed: S3's listings carry no metadata
 }
 
-func (b bucketFiles) check(rel string, ms ManifestShard, hash bool) string {
+func (b bucketFiles) check(rel string, ms manifest.Shard, hash bool) string {
 	for _, a := range b.objects {
 		if a.Key != b.prefix+rel {
 			continue
@@ -336,7 +337,7 @@ func (b bucketFiles) check(rel string, ms ManifestShard, hash bool) string {
 		if !hash {
 			return ""
 		}
-		c, want := ms.sum()
+		c, want := ms.Sum()
 		msg, err := sameBytes(b.ctx, b.b, a, c, want)
 		if err != nil {
 			return err.Error()
@@ -351,12 +352,12 @@ func (b bucketFiles) has(rel string) bool {
 }
 
 // sameBytes returns "" when the object a (as listed or stated) holds bytes whose
-// checksum c is want, else what differs. It trusts no metadata, which whoever
+// manifest.Checksum c is want, else what differs. It trusts no metadata, which whoever
 // uploaded the object chose: a crc32c is compared with the one the service computed
 // from the bytes (Attrs.CRC32C, stated again where a listing lacks it), and anything
 // else, or an object the service gives no CRC-32C for, is read and hashed.
-func sameBytes(ctx context.Context, b *store.Bucket, a store.Attrs, c checksum, want string) (string, error) {
-	if c.name == ChecksumCRC32C {
+func sameBytes(ctx context.Context, b *store.Bucket, a store.Attrs, c manifest.Checksum, want string) (string, error) {
+	if c.Name() == manifest.CRC32C {
 		if a.CRC32C == nil {
 			st, err := b.Stat(ctx, a.Key)
 			if err != nil {
@@ -379,8 +380,8 @@ func sameBytes(ctx context.Context, b *store.Bucket, a store.Attrs, c checksum, 
 	if _, err := io.Copy(h, io.NewSectionReader(o, 0, o.Size())); err != nil {
 		return "", err
 	}
-	if got := c.hex(h); got != want {
-		return fmt.Sprintf("has %s %s (read from its bytes), the manifest says %s", c.name, got, want), nil
+	if got := c.Hex(h); got != want {
+		return fmt.Sprintf("has %s %s (read from its bytes), the manifest says %s", c.Name(), got, want), nil
 	}
 	return "", nil
 }
@@ -388,7 +389,7 @@ func sameBytes(ctx context.Context, b *store.Bucket, a store.Attrs, c checksum, 
 func (b bucketFiles) unlisted(listed map[string]bool) string {
 	for _, a := range b.objects {
 		rel := strings.TrimPrefix(a.Key, b.prefix)
-		if !listed[rel] && !partialRE.MatchString(rel) {
+		if !listed[rel] && !manifest.IsPartialName(rel) {
 			return store.Escape(rel) // a server's text, printed
 		}
 	}

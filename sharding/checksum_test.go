@@ -9,26 +9,27 @@ import (
 
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/sharding/manifest"
 	"github.com/tpulayout/tpulayout/sharding/placement"
 )
 
 func TestChecksumVectors(t *testing.T) {
 	for _, c := range []struct{ alg, in, want string }{
-		{ChecksumCRC32C, "123456789", "e3069283"}, // the CRC-32C check value (RFC 3720, B.4)
-		{ChecksumCRC32C, "", "00000000"},
-		{ChecksumCRC32C, string(make([]byte, 32)), "8a9136aa"}, // RFC 3720 B.4: 32 bytes of zeros
-		{ChecksumSHA256, "abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+		{manifest.CRC32C, "123456789", "e3069283"}, // the CRC-32C check value (RFC 3720, B.4)
+		{manifest.CRC32C, "", "00000000"},
+		{manifest.CRC32C, string(make([]byte, 32)), "8a9136aa"}, // RFC 3720 B.4: 32 bytes of zeros
+		{manifest.SHA256, "abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
 	} {
-		s, err := checksumNamed(c.alg)
+		s, err := manifest.ChecksumNamed(c.alg)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := s.of([]byte(c.in)); got != c.want || !s.valid(got) {
+		if got := s.Of([]byte(c.in)); got != c.want || !s.Valid(got) {
 			t.Errorf("%s(%q) = %s, want %s", c.alg, c.in, got, c.want)
 		}
 	}
 	for _, bad := range []string{"", "md5", "CRC32C"} {
-		if _, err := checksumNamed(bad); err == nil {
+		if _, err := manifest.ChecksumNamed(bad); err == nil {
 			t.Errorf("%q taken", bad)
 		}
 	}
@@ -62,32 +63,32 @@ func convertSummed(t *testing.T, alg string, processes int) (string, string) {
 // and a changed byte is found by verify, merge and gather.
 func TestChecksumKinds(t *testing.T) {
 	var gathered [][]byte
-	for _, alg := range []string{ChecksumCRC32C, ChecksumSHA256} {
+	for _, alg := range []string{manifest.CRC32C, manifest.SHA256} {
 		one, src := convertSummed(t, alg, 1)
 		two, _ := convertSummed(t, alg, 2)
 		if _, err := Merge(two); err != nil {
 			t.Fatalf("%s: merge: %v", alg, err)
 		}
-		m, err := ReadManifest(filepath.Join(one, ManifestName))
+		m, err := ReadManifest(filepath.Join(one, manifest.FileName))
 		if err != nil {
 			t.Fatal(err)
 		}
-		c, _ := checksumNamed(alg)
+		c, _ := manifest.ChecksumNamed(alg)
 		if m.Checksum != alg {
 			t.Errorf("%s: the manifest's checksum is %q", alg, m.Checksum)
 		}
 		for _, s := range m.Tensors[0].Shards {
 			name, sum := s.Checksum()
 			img, _ := os.ReadFile(filepath.Join(one, s.File))
-			if name != alg || sum != c.of(img) {
-				t.Errorf("%s: shard %s has %s %s, its file's is %s", alg, s.File, name, sum, c.of(img))
+			if name != alg || sum != c.Of(img) {
+				t.Errorf("%s: shard %s has %s %s, its file's is %s", alg, s.File, name, sum, c.Of(img))
 			}
 		}
 		js, _ := m.Marshal()
-		if b, _ := os.ReadFile(filepath.Join(one, ManifestName)); !bytes.Equal(js, b) {
+		if b, _ := os.ReadFile(filepath.Join(one, manifest.FileName)); !bytes.Equal(js, b) {
 			t.Errorf("%s: the manifest does not round-trip", alg)
 		}
-		if b, _ := os.ReadFile(filepath.Join(two, ManifestName)); !bytes.Equal(js, b) {
+		if b, _ := os.ReadFile(filepath.Join(two, manifest.FileName)); !bytes.Equal(js, b) {
 			t.Errorf("%s: the merged manifest differs from one process's", alg)
 		}
 		if r, err := Verify(one, src); err != nil || len(r.Problems) != 0 {
@@ -122,12 +123,12 @@ func TestChecksumKinds(t *testing.T) {
 
 // TestMergeMixedChecksums: partial manifests of different checksums do not merge.
 func TestMergeMixedChecksums(t *testing.T) {
-	dir := partialsSummed(t, ChecksumCRC32C, ChecksumSHA256)
+	dir := partialsSummed(t, manifest.CRC32C, manifest.SHA256)
 	_, err := Merge(dir)
 	if err == nil || !strings.Contains(err.Error(), "checksum crc32c in the first, sha256 in the second") {
 		t.Fatalf("Merge = %v, want the checksums named", err)
 	}
-	if _, err := os.Stat(filepath.Join(dir, ManifestName)); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, manifest.FileName)); err == nil {
 		t.Error("a manifest was written")
 	}
 }
@@ -135,12 +136,12 @@ func TestMergeMixedChecksums(t *testing.T) {
 // TestParseManifestChecksums: a shard's checksum must be one well-formed sum of the
 // algorithm its manifest names.
 func TestParseManifestChecksums(t *testing.T) {
-	dir, _ := convertSummed(t, ChecksumCRC32C, 1)
-	good, err := os.ReadFile(filepath.Join(dir, ManifestName))
+	dir, _ := convertSummed(t, manifest.CRC32C, 1)
+	good, err := os.ReadFile(filepath.Join(dir, manifest.FileName))
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, _ := ParseManifest(good)
+	m, _ := manifest.Parse(good)
 	_, sum := m.Tensors[0].Shards[0].Checksum()
 	line := `"crc32c": "` + sum + `"`
 	for _, c := range []struct{ old, new, want string }{
@@ -157,7 +158,7 @@ func TestParseManifestChecksums(t *testing.T) {
 		if text == string(good) {
 			t.Fatalf("%q is not in the manifest", c.old)
 		}
-		if _, err := ParseManifest([]byte(text)); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := manifest.Parse([]byte(text)); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s -> %s: %v, want %q", c.old, c.new, err, c.want)
 		}
 	}
@@ -169,7 +170,7 @@ func TestParseManifestChecksums(t *testing.T) {
 func TestOldSHA256Outdirs(t *testing.T) {
 	src := filepath.Join(fixtureDir, "mesh2d_repl_f32.safetensors")
 	old := filepath.Join(fixtureDir, "v1-sha256")
-	if r, err := Verify(filepath.Join(old, "whole"), src); err != nil || len(r.Problems) != 0 || r.Manifest.Checksum != ChecksumSHA256 {
+	if r, err := Verify(filepath.Join(old, "whole"), src); err != nil || len(r.Problems) != 0 || r.Manifest.Checksum != manifest.SHA256 {
 		t.Fatalf("verify of the old output: %v %+v", err, r)
 	}
 	part := filepath.Join(t.TempDir(), "partial")
@@ -180,7 +181,7 @@ func TestOldSHA256Outdirs(t *testing.T) {
 	if err != nil {
 		t.Fatalf("merge of the old partial manifests: %v", err)
 	}
-	whole, _ := os.ReadFile(filepath.Join(old, "whole", ManifestName))
+	whole, _ := os.ReadFile(filepath.Join(old, "whole", manifest.FileName))
 	if js, _ := m.Marshal(); !bytes.Equal(js, whole) {
 		t.Error("the old partial manifests merge to other than the old whole one")
 	}

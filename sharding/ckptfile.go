@@ -25,7 +25,7 @@ type ckptFile interface {
 	bands(opts []relayout.Option) (band int64, _ []relayout.Option, fit bool)
 	// version identifies the file's bytes.
 	version() string
-	// fingerprint returns the file's fingerprint (see ManifestSource) and size.
+	// fingerprint returns the file's fingerprint (see manifest.Source) and size.
 	fingerprint() (string, int64, error)
 }
 

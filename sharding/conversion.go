@@ -11,6 +11,8 @@ import (
 	"github.com/tpulayout/tpulayout/convert"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/relayout"
+
+	"github.com/tpulayout/tpulayout/sharding/manifest"
 	"github.com/tpulayout/tpulayout/sharding/placement"
 	"github.com/tpulayout/tpulayout/tpu"
 )
@@ -36,7 +38,7 @@ type ConvertOptions struct {
 	// Pad is what the images' padding holds, as convert's --pad: zero (also ""),
 	// leave, or a number each tensor's image type holds exactly (convert.CheckPad).
 	Pad string
-	// Checksum is the images' checksum in the manifest: ChecksumCRC32C (also "") or
+	// Checksum is the images' manifest.Checksum in the manifest: ChecksumCRC32C (also "") or
 	// ChecksumSHA256.
 	Checksum        string
 	RelayoutOptions []relayout.Option
@@ -76,11 +78,11 @@ type Conversion struct {
 // partial one, with Process set) and where, the image bytes, and per tensor its spec,
 // layout and number of distinct shards.
 type ConvertSummary struct {
-	ManifestPath string          `json:"manifest_path"`
-	Bytes        int64           `json:"bytes"` // of this process's images (a resumed bucket run skips those already there)
-	Tensors      []TensorSummary `json:"tensors"`
-	Guessed      []GuessedLayout `json:"guessed"` // with To tpu:GEN: the defaults that are guesses
-	Manifest     *Manifest       `json:"manifest"`
+	ManifestPath string             `json:"manifest_path"`
+	Bytes        int64              `json:"bytes"` // of this process's images (a resumed bucket run skips those already there)
+	Tensors      []TensorSummary    `json:"tensors"`
+	Guessed      []GuessedLayout    `json:"guessed"` // with To tpu:GEN: the defaults that are guesses
+	Manifest     *manifest.Manifest `json:"manifest"`
 }
 
 // GuessedLayout is a tensor whose images take a tpu:GEN default layout that the XLA
@@ -140,8 +142,8 @@ func NewConversion(o ConvertOptions) (*Conversion, error) {
 	if o.Force && o.Processes > 1 {
 		return nil, usage("{Force} is for a conversion run as one process; the %d processes of {Process} share OUTDIR", o.Processes)
 	}
-	if _, err := checksumNamed(cmp.Or(o.Checksum, DefaultChecksum)); err != nil {
-		return nil, usage("bad {Checksum} %q: want %s (the default) or %s", o.Checksum, ChecksumCRC32C, ChecksumSHA256)
+	if _, err := manifest.ChecksumNamed(cmp.Or(o.Checksum, manifest.DefaultChecksum)); err != nil {
+		return nil, usage("bad {Checksum} %q: want %s (the default) or %s", o.Checksum, manifest.CRC32C, manifest.SHA256)
 	}
 	mesh, err := o.mesh()
 	if err != nil {
@@ -296,9 +298,9 @@ func (c *Conversion) Tensors() int { return c.count }
 // ManifestPath is where Write puts the manifest: OUTDIR's manifest.json, or with
 // several processes this process's partial manifest.
 func (c *Conversion) ManifestPath() string {
-	name := ManifestName
+	name := manifest.FileName
 	if c.opt.Processes > 1 {
-		name = PartialName(c.opt.Process, c.opt.Processes)
+		name = manifest.PartialName(c.opt.Process, c.opt.Processes)
 	}
 	return strings.TrimSuffix(c.opt.Out, "/") + "/" + name
 }

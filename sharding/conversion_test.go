@@ -10,6 +10,7 @@ import (
 
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/sharding/manifest"
 	"github.com/tpulayout/tpulayout/sharding/placement"
 )
 
@@ -47,7 +48,7 @@ func TestConvertOptions(t *testing.T) {
 				t.Fatal(err)
 			}
 			sameTree(t, got, want)
-			if sum.ManifestPath != got+"/"+ManifestName || len(sum.Tensors) != len(sum.Manifest.Tensors) {
+			if sum.ManifestPath != got+"/"+manifest.FileName || len(sum.Tensors) != len(sum.Manifest.Tensors) {
 				t.Errorf("summary names %s and %d tensors", sum.ManifestPath, len(sum.Tensors))
 			}
 			var bytes int64

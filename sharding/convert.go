@@ -16,6 +16,7 @@ import (
 	"github.com/tpulayout/tpulayout/convert"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/relayout"
+	"github.com/tpulayout/tpulayout/sharding/manifest"
 	"github.com/tpulayout/tpulayout/sharding/placement"
 )
 
@@ -81,8 +82,8 @@ type shardJob struct {
 	opt     jobOptions
 	devices []int // this process's device ids, increasing
 	tensors []tensorJob
-	sink    sink     // where write writes, while it does
-	sum     checksum // the images' checksum (jobOptions.Checksum)
+	sink    sink              // where write writes, while it does
+	sum     manifest.Checksum // the images' manifest.Checksum (jobOptions.Checksum)
 }
 
 type tensorJob struct {
@@ -100,7 +101,7 @@ type tensorJob struct {
 func prepare(ckpt *Checkpoint, opt jobOptions) (*shardJob, error) {
 	j := &shardJob{ckpt: ckpt, opt: opt}
 	var err error
-	if j.sum, err = checksumNamed(cmp.Or(opt.Checksum, DefaultChecksum)); err != nil {
+	if j.sum, err = manifest.ChecksumNamed(cmp.Or(opt.Checksum, manifest.DefaultChecksum)); err != nil {
 		return nil, err
 	}
 	if opt.Processes == 0 {
@@ -198,14 +199,6 @@ func (t *tensorJob) groups() [][]int {
 	return gs
 }
 
-// shardFile is the image file of shard s of a tensor written under dir.
-func shardFile(dir string, s *placement.Shard) string {
-	if len(s.Index) == 0 {
-		return dir + "/shard.bin"
-	}
-	return dir + "/" + fmtInts(s.Index) + ".bin"
-}
-
 // Bytes is the total size of the images this process writes.
 func (j *shardJob) Bytes() int64 {
 	var n int64
@@ -218,7 +211,7 @@ func (j *shardJob) Bytes() int64 {
 // write writes the images through s and returns the manifest: manifest.json for
 // one process, or this process's partial manifest (see Merge). The manifest comes
 // last, once every image is complete.
-func (j *shardJob) write(s sink) (*Manifest, error) {
+func (j *shardJob) write(s sink) (*manifest.Manifest, error) {
 	defer s.flush() // on failures too: it closes the files
 	j.sink = s
 	defer func() { j.sink = nil }()
@@ -239,7 +232,7 @@ func (j *shardJob) write(s sink) (*Manifest, error) {
 	}
 	for pos, id := range j.opt.Mesh.Devices {
 		if mine[id] {
-			m.Devices = append(m.Devices, ManifestDevice{ID: id, Coords: j.opt.Mesh.Coords(pos)})
+			m.Devices = append(m.Devices, manifest.Device{ID: id, Coords: j.opt.Mesh.Coords(pos)})
 		}
 	}
 	// After the images: a bucket's objects are fingerprinted from their reads.
@@ -247,7 +240,7 @@ func (j *shardJob) write(s sink) (*Manifest, error) {
 	if m.Sources, err = j.sources(); err != nil {
 		return nil, err
 	}
-	m.normalize()
+	m.Normalize()
 	js, err := m.Marshal()
 	if err != nil {
 		return nil, err
@@ -255,9 +248,9 @@ func (j *shardJob) write(s sink) (*Manifest, error) {
 	if err := s.prepare(""); err != nil {
 		return nil, err
 	}
-	name := ManifestName
+	name := manifest.FileName
 	if m.Process != "" {
-		name = PartialName(j.opt.Process, j.opt.Processes)
+		name = manifest.PartialName(j.opt.Process, j.opt.Processes)
 	}
 	err = s.put([]string{name}, nil, func(ws []io.Writer) error {
 		_, err := ws[0].Write(js)
@@ -274,7 +267,7 @@ func (j *shardJob) write(s sink) (*Manifest, error) {
 
 // writeTensor writes the shards of t that this process writes (mine are its
 // devices) through s, group by group, and returns the tensor's manifest entry.
-func (j *shardJob) writeTensor(s sink, t *tensorJob, mine map[int]bool, sc *scratch) (ManifestTensor, error) {
+func (j *shardJob) writeTensor(s sink, t *tensorJob, mine map[int]bool, sc *scratch) (manifest.Tensor, error) {
 	mt := t.manifest()
 	if err := s.prepare(t.dir); err != nil {
 		return mt, err
@@ -289,7 +282,7 @@ func (j *shardJob) writeTensor(s sink, t *tensorJob, mine map[int]bool, sc *scra
 		hs := make([]hash.Hash, len(group))
 		starts := make([][]int64, len(group))
 		for i, k := range group {
-			files[i] = shardFile(t.dir, &t.pl.Shards[k])
+			files[i] = manifest.ShardFile(t.dir, t.pl.Shards[k].Index)
 			hs[i] = j.sum.New()
 			starts[i] = t.pl.Shards[k].Start
 		}
@@ -320,12 +313,12 @@ func (j *shardJob) writeTensor(s sink, t *tensorJob, mine map[int]bool, sc *scra
 					devs = append(devs, d)
 				}
 			}
-			sum := j.sum.hex(hs[i])
+			sum := j.sum.Hex(hs[i])
 			if sums != nil {
 				sum = sums[i]
 			}
-			ms := ManifestShard{Index: sh.Index, Ranges: t.pl.Ranges(sh), Devices: devs, File: files[i], Bytes: n}
-			ms.setSum(j.sum, sum)
+			ms := manifest.Shard{Index: sh.Index, Ranges: t.pl.Ranges(sh), Devices: devs, File: files[i], Bytes: n}
+			ms.SetSum(j.sum, sum)
 			mt.Shards = append(mt.Shards, ms)
 		}
 	}
@@ -337,7 +330,7 @@ func (j *shardJob) writeTensor(s sink, t *tensorJob, mine map[int]bool, sc *scra
 // renamed into place at the end, so a failure leaves nothing. With several, dir is
 // shared by the processes (created if missing) and each writes its own files and
 // partial manifest.
-func convertDir(ckpt *Checkpoint, dir string, opt jobOptions) (*Manifest, error) {
+func convertDir(ckpt *Checkpoint, dir string, opt jobOptions) (*manifest.Manifest, error) {
 	j, err := prepare(ckpt, opt)
 	if err != nil {
 		return nil, err
@@ -346,10 +339,10 @@ func convertDir(ckpt *Checkpoint, dir string, opt jobOptions) (*Manifest, error)
 }
 
 // WriteDir writes a prepared job into dir, as ConvertDir says.
-func (j *shardJob) writeDir(dir string) (*Manifest, error) {
+func (j *shardJob) writeDir(dir string) (*manifest.Manifest, error) {
 	if j.opt.Processes > 1 {
-		if _, err := os.Stat(filepath.Join(dir, ManifestName)); err == nil {
-			return nil, fmt.Errorf("sharding: %s already holds a merged %s", dir, ManifestName)
+		if _, err := os.Stat(filepath.Join(dir, manifest.FileName)); err == nil {
+			return nil, fmt.Errorf("sharding: %s already holds a merged %s", dir, manifest.FileName)
 		}
 		// Refused before anything is written: the processes share replicas' files.
 		if err := j.checkPartials(dir, dirPartials(dir)); err != nil {

@@ -9,16 +9,16 @@
 // A conversion (NewConversion, then Write; or Convert) writes each distinct shard's
 // device image once, in the layout a target function gives for the shard's shape
 // (such as the TPU default layout), gathered band by band from the source (a file
-// mapped, or an object read by ranges) so that memory stays bounded;
-// manifest.json lists per device its coordinates and files, and per tensor its spec,
-// shard shape, layout and shards (index ranges, devices, file, size, checksum:
-// CRC-32C by default, or SHA-256, as ConvertOptions.Checksum says; see
-// ChecksumCRC32C). The job writes through one sink, as zip.Writer writes to an
-// io.Writer: a directory or a bucket prefix (sink.go), the manifest last.
-// A conversion can be split over N processes as JAX multi-host splits
-// devices (Mesh.ProcessDevices); Merge joins their partial manifests after checking
-// the files they list (sizes and checksums), that every process read the same source
-// (ManifestSource fingerprints) and that nothing else is in the directory. Verify
+// mapped, or an object read by ranges) so that memory stays bounded; manifest.json
+// (package manifest) lists per device its coordinates and files, and per tensor its
+// spec, shard shape, layout and shards (index ranges, devices, file, size, checksum:
+// CRC-32C by default, or SHA-256, as ConvertOptions.Checksum says). The job writes
+// through one sink, as zip.Writer writes to an io.Writer: a directory or a bucket
+// prefix (sink.go), the manifest last. A conversion can be split over N processes as
+// JAX multi-host splits devices (placement.Mesh.ProcessDevices); Merge joins their
+// partial manifests in a directory (manifest.Merge) after checking the files they
+// list (sizes and checksums), that every process read the same source
+// (manifest.Source fingerprints) and that nothing else is in the directory. Verify
 // re-reads the images and checks them against the manifest and the source; Gather
 // reassembles the global arrays, checking each shard's file and placement first.
 //
@@ -33,9 +33,7 @@
 // MergeOutdir, VerifyOutdir and GatherOutdir (or OpenOutdir and its GatherFile) are
 // the command's manifest merge, verify and gather on a directory or bucket prefix; ConvertSummary and Report print themselves (WriteText).
 //
-// Manifests and rules files are read strictly (ParseManifest, ParseRules): an unknown
-// key, a key given twice, a checksum other than crc32c or sha256, or a shard's sum not
-// of the manifest's algorithm is an error, never ignored.
+// Manifests and rules files are read strictly (ReadManifest, ReadRules).
 // Temporaries are held locked while written, so that a rerun after SIGKILL removes
 // the stale ones of a killed run (see buffer.RemoveStaleTemps) and no others.
 package sharding

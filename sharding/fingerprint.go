@@ -11,16 +11,8 @@ import (
 	"strings"
 
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
+	"github.com/tpulayout/tpulayout/sharding/manifest"
 )
-
-// ManifestSource is one file of the source checkpoint as a process read it: its size
-// and a fingerprint of its contents. Merge compares them between processes, so that
-// a checkpoint replaced between runs (same names and shapes, other data) is caught.
-type ManifestSource struct {
-	File        string `json:"file"`
-	Bytes       int64  `json:"bytes"`
-	Fingerprint string `json:"fingerprint"`
-}
 
 // fingerprintSamples and fingerprintBlock: the fingerprint is the SHA-256 of the whole
 // file up to fingerprintSamples*fingerprintBlock bytes (1 MiB), else of its first MiB
@@ -82,9 +74,9 @@ func fingerprintFile(path string) (string, int64, error) {
 
 // sources fingerprints the files of the checkpoint that hold the tensors the job
 // converts (objects from their reads, see fpsample.go), by base name in sorted order.
-func (j *shardJob) sources() ([]ManifestSource, error) {
+func (j *shardJob) sources() ([]manifest.Source, error) {
 	seen := map[*safetensors.File]bool{}
-	out := []ManifestSource{}
+	out := []manifest.Source{}
 	for _, t := range j.tensors {
 		f := t.t.File
 		if seen[f] {
@@ -95,8 +87,8 @@ func (j *shardJob) sources() ([]ManifestSource, error) {
 		if err != nil {
 			return nil, fmt.Errorf("cannot read the source %s: %w", f.Path, err)
 		}
-		out = append(out, ManifestSource{File: filepath.Base(f.Path), Bytes: n, Fingerprint: fp})
+		out = append(out, manifest.Source{File: filepath.Base(f.Path), Bytes: n, Fingerprint: fp})
 	}
-	slices.SortFunc(out, func(a, b ManifestSource) int { return strings.Compare(a.File, b.File) })
+	slices.SortFunc(out, func(a, b manifest.Source) int { return strings.Compare(a.File, b.File) })
 	return out, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/sharding/manifest"
 	"github.com/tpulayout/tpulayout/sharding/placement"
 )
 
@@ -102,7 +103,7 @@ func checkFixture(t *testing.T, c fixtureCase) {
 		t.Fatalf("fixture has %d images for %d devices", len(c.Images), mesh.Size())
 	}
 	for _, img := range c.Images {
-		var sh *ManifestShard
+		var sh *manifest.Shard
 		for i := range tm.Shards {
 			if slices.Contains(tm.Shards[i].Devices, img.Device) {
 				sh = &tm.Shards[i]

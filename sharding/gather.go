@@ -9,6 +9,7 @@ import (
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/relayout"
+	"github.com/tpulayout/tpulayout/sharding/manifest"
 	"github.com/tpulayout/tpulayout/sharding/placement"
 )
 
@@ -20,8 +21,8 @@ import (
 // and tile the whole array; a manifest without tensors is an error. out is written
 // to a temporary file and renamed. Images banded along dim 0 (the default layouts') are read band by band, so that memory holds
 // about 8 MiB of global rows (gatherBandBytes); others one global tensor at a time.
-func Gather(dir, out string) (*Manifest, error) {
-	var m *Manifest
+func Gather(dir, out string) (*manifest.Manifest, error) {
+	var m *manifest.Manifest
 	err := buffer.WriteFileAtomicFile(out, func(f *os.File) error {
 		var err error
 		m, err = GatherTo(f, dir)
@@ -34,17 +35,19 @@ func Gather(dir, out string) (*Manifest, error) {
 }
 
 type gatherTensor struct {
-	mt  ManifestTensor
+	mt  manifest.Tensor
 	dst layout.Shape
 	pl  *placement.Placement
 }
 
 // GatherTo is Gather writing the safetensors file to w, in order (a stream will do):
 // everything in the manifest is checked before the first byte.
-func GatherTo(w io.Writer, dir string) (*Manifest, error) { return gatherTo(w, dir, noProgress{}) }
+func GatherTo(w io.Writer, dir string) (*manifest.Manifest, error) {
+	return gatherTo(w, dir, noProgress{})
+}
 
 // gatherTo is GatherTo telling p of the bytes written.
-func gatherTo(w io.Writer, dir string, p Progress) (*Manifest, error) {
+func gatherTo(w io.Writer, dir string, p Progress) (*manifest.Manifest, error) {
 	od, err := openOutDir(dir)
 	if err != nil {
 		return nil, err
@@ -76,7 +79,7 @@ func gatherTo(w io.Writer, dir string, p Progress) (*Manifest, error) {
 		if err != nil {
 			return nil, fmt.Errorf("tensor %q: %w", mt.Name, err)
 		}
-		d, err := checkListed(&mt, pl, dst)
+		d, err := manifest.CheckListed(&mt, pl, dst)
 		if err != nil {
 			return nil, fmt.Errorf("tensor %q: %w", mt.Name, err)
 		}
@@ -146,7 +149,7 @@ func writeGathered(f io.Writer, dir outDir, hdr []byte, ts []gatherTensor) error
 
 // readShard reads an image file into sc, checks its size and checksum, and returns it
 // row-major (in sc too: valid until the next call).
-func readShard(dir outDir, ms ManifestShard, dst layout.Shape, sc *scratch) ([]byte, error) {
+func readShard(dir outDir, ms manifest.Shard, dst layout.Shape, sc *scratch) ([]byte, error) {
 	f, err := openShard(dir, ms)
 	if err != nil {
 		return nil, err
@@ -156,10 +159,10 @@ func readShard(dir outDir, ms ManifestShard, dst layout.Shape, sc *scratch) ([]b
 	if _, err := readAt(f, data, 0); err != nil {
 		return nil, err
 	}
-	h := ms.newHash()
+	h := ms.NewHash()
 	h.Write(data)
-	if ms.sumDiffers(h) != "" {
-		return nil, ms.mismatch()
+	if ms.SumDiffers(h) != "" {
+		return nil, ms.Mismatch()
 	}
 	img, err := buffer.Wrap(dst, data)
 	if err != nil {

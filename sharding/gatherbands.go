@@ -11,6 +11,7 @@ import (
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/relayout"
+	"github.com/tpulayout/tpulayout/sharding/manifest"
 	"github.com/tpulayout/tpulayout/sharding/placement"
 )
 
@@ -37,7 +38,7 @@ var mapShards = true
 // windowPlans); the caller then gathers the tensor whole. A shard's checksum is
 // known after its last band: on a mismatch the rows before it are written already (a
 // file is then removed, as on any error; a stream gets the error after them).
-func gatherBanded(w io.Writer, dir outDir, mt ManifestTensor, dst layout.Shape, pl *placement.Placement, sc *scratch) (ok bool, err error) {
+func gatherBanded(w io.Writer, dir outDir, mt manifest.Tensor, dst layout.Shape, pl *placement.Placement, sc *scratch) (ok bool, err error) {
 	g := mt.Shape
 	if len(g) < 2 || elems(g) == 0 {
 		return false, nil
@@ -120,7 +121,7 @@ func gatherBanded(w io.Writer, dir outDir, mt ManifestTensor, dst layout.Shape, 
 type groupBands struct {
 	w        buffer.ChunkedWriter
 	dir      outDir
-	mt       ManifestTensor
+	mt       manifest.Tensor
 	dst      layout.Shape // a shard's image
 	pl       *placement.Placement
 	b        *relayout.Bands // bands of a shard's image, into row-major
@@ -134,7 +135,7 @@ type groupBands struct {
 
 // shardIn is one shard's image as a group reads it: mapped, or read band by band.
 type shardIn struct {
-	ms  ManifestShard
+	ms  manifest.Shard
 	f   outFile
 	img *buffer.Buffer // the mapped image, or nil
 	h   hash.Hash
@@ -161,12 +162,12 @@ func (s *shardIn) close() {
 }
 
 // openShardIn opens a shard's image, mapped when it is a local file that can be.
-func (gb *groupBands) openShardIn(ms ManifestShard) (*shardIn, error) {
+func (gb *groupBands) openShardIn(ms manifest.Shard) (*shardIn, error) {
 	f, err := openShard(gb.dir, ms)
 	if err != nil {
 		return nil, err
 	}
-	s := &shardIn{ms: ms, f: f, h: ms.newHash()}
+	s := &shardIn{ms: ms, f: f, h: ms.NewHash()}
 	if sf, ok := f.(sizedFile); ok && mapShards {
 		img, err := buffer.MapFile(sf.File, gb.dst)
 		switch {
@@ -256,8 +257,8 @@ func (gb *groupBands) group(grp []int) (err error) {
 		return err
 	}
 	for _, s := range ss {
-		if s.ms.sumDiffers(s.h) != "" {
-			return s.ms.mismatch()
+		if s.ms.SumDiffers(s.h) != "" {
+			return s.ms.Mismatch()
 		}
 	}
 	return nil
@@ -355,7 +356,7 @@ func (w *windowPlans) from(k int, img, global []byte, from []int64) (lo, hi int6
 }
 
 // openShard opens a shard's image file and checks its size against the manifest.
-func openShard(dir outDir, ms ManifestShard) (outFile, error) {
+func openShard(dir outDir, ms manifest.Shard) (outFile, error) {
 	f, err := dir.open(ms.File)
 	if err != nil {
 		return nil, err

@@ -13,6 +13,7 @@ import (
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/relayout"
+	"github.com/tpulayout/tpulayout/sharding/manifest"
 )
 
 // randomCheckpoint writes a safetensors file of one f32 tensor "w" of dims, of random
@@ -60,7 +61,7 @@ func TestGatherMapped(t *testing.T) {
 		if _, err := Convert(ConvertOptions{Checkpoint: ckpt, Out: out, Mesh: c.mesh, Spec: c.spec, To: "tpu:v5e", DType: c.dtype}); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		m, err := ReadManifest(filepath.Join(out, ManifestName))
+		m, err := ReadManifest(filepath.Join(out, manifest.FileName))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/sharding/manifest"
 )
 
 // truncWriter truncates files to 0 bytes at its second Write (the first rows, after
@@ -44,7 +45,7 @@ func TestGatherTruncatedShard(t *testing.T) {
 	if _, err := Convert(ConvertOptions{Checkpoint: ckpt, Out: out, Mesh: "data=2,model=2", Spec: `P("data", "model")`, To: "tpu:v5e"}); err != nil {
 		t.Fatal(err)
 	}
-	m, err := ReadManifest(filepath.Join(out, ManifestName))
+	m, err := ReadManifest(filepath.Join(out, manifest.FileName))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package sharding
 
 import (
 	"bytes"
+	"github.com/tpulayout/tpulayout/sharding/manifest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -38,7 +39,7 @@ func FuzzManifestGather(f *testing.F) {
 	if _, err := Merge(dir); err != nil {
 		f.Fatal(err)
 	}
-	seed, err := os.ReadFile(filepath.Join(dir, ManifestName))
+	seed, err := os.ReadFile(filepath.Join(dir, manifest.FileName))
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -46,13 +47,13 @@ func FuzzManifestGather(f *testing.F) {
 	f.Add([]byte(`{"format":"tpulayout-sharded-1","checksum":"sha256","mesh":{"axes":["d"],"sizes":[1048576]},"devices":[],"tensors":[]}`))
 	f.Add([]byte(`{"format":"tpulayout-sharded-1","checksum":"crc32c","mesh":{"axes":["d"],"sizes":[2]},"devices":[],"tensors":[]}`))
 	// A manifest of before crc32c, naming sha256: the images beside it are the same.
-	if old, err := os.ReadFile(filepath.Join(fixtureDir, "v1-sha256", "whole", ManifestName)); err == nil {
+	if old, err := os.ReadFile(filepath.Join(fixtureDir, "v1-sha256", "whole", manifest.FileName)); err == nil {
 		f.Add(old)
 		f.Add(bytes.Replace(old, []byte(`"checksum": "sha256"`), []byte(`"checksum": "crc32c"`), 1))
 	}
 	out := filepath.Join(f.TempDir(), "out.safetensors")
 	f.Fuzz(func(t *testing.T, data []byte) {
-		m, err := ParseManifest(data)
+		m, err := manifest.Parse(data)
 		if err != nil {
 			return
 		}
@@ -60,10 +61,10 @@ func FuzzManifestGather(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Marshal: %v", err)
 		}
-		if _, err := ParseManifest(js); err != nil {
+		if _, err := manifest.Parse(js); err != nil {
 			t.Fatalf("a parsed manifest, printed, does not parse: %v\n%s", err, js)
 		}
-		if err := os.WriteFile(filepath.Join(dir, ManifestName), data, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, manifest.FileName), data, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		Gather(dir, out)
@@ -75,14 +76,14 @@ func FuzzManifestGather(f *testing.F) {
 // succeeds leaves a manifest that ParseManifest takes.
 func FuzzMergeInput(f *testing.F) {
 	base := partials(f)
-	seed, err := os.ReadFile(filepath.Join(base, PartialName(0, 2)))
+	seed, err := os.ReadFile(filepath.Join(base, manifest.PartialName(0, 2)))
 	if err != nil {
 		f.Fatal(err)
 	}
 	f.Add(seed)
 	f.Add([]byte(`{"format":"tpulayout-sharded-1","checksum":"sha256","process":"0/2","mesh":{"axes":["d"],"sizes":[4]},"devices":[{"id":0}],"tensors":[]}`))
 	// Process 0's of a sha256 conversion beside process 1's of a crc32c one.
-	if old, err := os.ReadFile(filepath.Join(fixtureDir, "v1-sha256", "partial", PartialName(0, 2))); err == nil {
+	if old, err := os.ReadFile(filepath.Join(fixtureDir, "v1-sha256", "partial", manifest.PartialName(0, 2))); err == nil {
 		f.Add(old)
 	}
 	tmp := f.TempDir()
@@ -93,13 +94,13 @@ func FuzzMergeInput(f *testing.F) {
 		}
 		defer os.RemoveAll(dir)
 		copyTree(t, base, dir)
-		if err := os.WriteFile(filepath.Join(dir, PartialName(0, 2)), data, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, manifest.PartialName(0, 2)), data, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := Merge(dir); err != nil {
 			return
 		}
-		if _, err := ReadManifest(filepath.Join(dir, ManifestName)); err != nil {
+		if _, err := ReadManifest(filepath.Join(dir, manifest.FileName)); err != nil {
 			t.Fatalf("Merge wrote a manifest that does not read back: %v", err)
 		}
 	})
@@ -120,7 +121,7 @@ func TestMarshalOneLineObjects(t *testing.T) {
 	if !strings.Contains(string(js), "\n    {\"id\": 0, \"coords\": [0,0], \"files\": [") {
 		t.Errorf("a device is not on one line:\n%s", js)
 	}
-	back, err := ParseManifest(js)
+	back, err := manifest.Parse(js)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package sharding
 
 import (
 	"errors"
+	"github.com/tpulayout/tpulayout/sharding/manifest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,13 +10,13 @@ import (
 )
 
 // mergedManifest merges partials and returns the directory and its manifest.
-func mergedManifest(t *testing.T) (string, *Manifest) {
+func mergedManifest(t *testing.T) (string, *manifest.Manifest) {
 	t.Helper()
 	dir := partials(t)
 	if _, err := Merge(dir); err != nil {
 		t.Fatal(err)
 	}
-	m, err := ReadManifest(filepath.Join(dir, ManifestName))
+	m, err := ReadManifest(filepath.Join(dir, manifest.FileName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,13 +24,13 @@ func mergedManifest(t *testing.T) (string, *Manifest) {
 }
 
 // rewrite writes m as dir's manifest.
-func rewrite(t *testing.T, dir string, m *Manifest) {
+func rewrite(t *testing.T, dir string, m *manifest.Manifest) {
 	t.Helper()
 	js, err := m.Marshal()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, ManifestName), js, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, manifest.FileName), js, 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -41,7 +42,7 @@ func TestManifestTensorTwice(t *testing.T) {
 	m.Tensors = append(m.Tensors, m.Tensors[0])
 	rewrite(t, dir, m)
 	want := "tensor \"" + m.Tensors[0].Name + "\" is listed twice"
-	if _, err := ReadManifest(filepath.Join(dir, ManifestName)); err == nil || !strings.Contains(err.Error(), want) {
+	if _, err := ReadManifest(filepath.Join(dir, manifest.FileName)); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("ReadManifest: %v, want an error saying %q", err, want)
 	}
 	ckpt := filepath.Join(fixtureDir, "mesh2d_repl_f32.safetensors")
@@ -53,7 +54,7 @@ func TestManifestTensorTwice(t *testing.T) {
 // Gather refuses a manifest without tensors rather than write an empty checkpoint.
 func TestGatherNoTensors(t *testing.T) {
 	dir, m := mergedManifest(t)
-	m.Tensors, m.Devices = []ManifestTensor{}, nil
+	m.Tensors, m.Devices = []manifest.Tensor{}, nil
 	rewrite(t, dir, m)
 	out := filepath.Join(t.TempDir(), "g.safetensors")
 	if _, err := Gather(dir, out); err == nil || !strings.Contains(err.Error(), "lists no tensors") {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/sharding/manifest"
 	"github.com/tpulayout/tpulayout/sharding/placement"
 )
 
@@ -40,7 +41,7 @@ func partialsSummed(t testing.TB, sums ...string) string {
 			t.Fatal(err)
 		}
 		if to != dir {
-			name := PartialName(i, 2)
+			name := manifest.PartialName(i, 2)
 			if err := os.Rename(filepath.Join(to, name), filepath.Join(dir, name)); err != nil {
 				t.Fatal(err)
 			}
@@ -72,7 +73,7 @@ func TestMerge(t *testing.T) {
 	if len(m.Devices) != 4 || len(m.Tensors[0].Shards) != 2 || len(m.Tensors[0].Shards[0].Devices) != 2 {
 		t.Errorf("merged manifest: %d devices, shards %+v", len(m.Devices), m.Tensors[0].Shards)
 	}
-	if _, err := os.Stat(filepath.Join(dir, PartialName(0, 2))); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, manifest.PartialName(0, 2))); err == nil {
 		t.Error("the partial manifests are still there")
 	}
 }
@@ -83,20 +84,20 @@ func TestMergeErrors(t *testing.T) {
 		tweak func(t *testing.T, dir string)
 		want  string
 	}{
-		{"missing", func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, PartialName(1, 2))) }, "process(es) 1 of 2"},
+		{"missing", func(t *testing.T, dir string) { os.Remove(filepath.Join(dir, manifest.PartialName(1, 2))) }, "process(es) 1 of 2"},
 		{"mixed", func(t *testing.T, dir string) {
-			os.Rename(filepath.Join(dir, PartialName(1, 2)), filepath.Join(dir, PartialName(1, 3)))
+			os.Rename(filepath.Join(dir, manifest.PartialName(1, 2)), filepath.Join(dir, manifest.PartialName(1, 3)))
 		}, "of 2 and of 3"},
 		{"replica", func(t *testing.T, dir string) {
-			m, _ := ReadManifest(filepath.Join(dir, PartialName(1, 2)))
+			m, _ := ReadManifest(filepath.Join(dir, manifest.PartialName(1, 2)))
 			_, sum := m.Tensors[0].Shards[0].Checksum()
-			edit(t, filepath.Join(dir, PartialName(1, 2)), sum, strings.Repeat("0", len(sum)))
+			edit(t, filepath.Join(dir, manifest.PartialName(1, 2)), sum, strings.Repeat("0", len(sum)))
 		}, "different contents"},
 		{"target", func(t *testing.T, dir string) {
-			edit(t, filepath.Join(dir, PartialName(1, 2)), `"to": "f32"`, `"to": "bf16"`)
+			edit(t, filepath.Join(dir, manifest.PartialName(1, 2)), `"to": "f32"`, `"to": "bf16"`)
 		}, "different conversions"},
 		{"process", func(t *testing.T, dir string) {
-			edit(t, filepath.Join(dir, PartialName(1, 2)), `"process": "1/2"`, `"process": "0/2"`)
+			edit(t, filepath.Join(dir, manifest.PartialName(1, 2)), `"process": "1/2"`, `"process": "0/2"`)
 		}, "says it is process"},
 	}
 	for _, c := range cases {
@@ -107,7 +108,7 @@ func TestMergeErrors(t *testing.T) {
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("Merge = %v, want an error with %q", err, c.want)
 			}
-			if _, err := os.Stat(filepath.Join(dir, ManifestName)); err == nil {
+			if _, err := os.Stat(filepath.Join(dir, manifest.FileName)); err == nil {
 				t.Error("a failed merge wrote manifest.json")
 			}
 		})

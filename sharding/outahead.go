@@ -15,6 +15,7 @@ import (
 	"unsafe"
 
 	"github.com/tpulayout/tpulayout/relayout"
+	"github.com/tpulayout/tpulayout/sharding/manifest"
 	"github.com/tpulayout/tpulayout/store"
 )
 
@@ -27,7 +28,7 @@ type fileRange struct {
 
 // gatherReads lists the reads gatherBanded makes, in its order: for each group, each
 // band, each shard of the group. It must follow gatherBanded's loops exactly.
-func gatherReads(mt ManifestTensor, groups [][]int, b *relayout.Bands) []fileRange {
+func gatherReads(mt manifest.Tensor, groups [][]int, b *relayout.Bands) []fileRange {
 	var rs []fileRange
 	for _, grp := range groups {
 		for k := range b.Len() {

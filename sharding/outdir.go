@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/tpulayout/tpulayout/convert"
+	"github.com/tpulayout/tpulayout/sharding/manifest"
 	"github.com/tpulayout/tpulayout/store"
 )
 
@@ -16,14 +17,14 @@ import (
 // OutdirManifest names OUTDIR's manifest.json.
 func OutdirManifest(out string) string {
 	if store.IsURL(out) {
-		return strings.TrimSuffix(out, "/") + "/" + ManifestName
+		return strings.TrimSuffix(out, "/") + "/" + manifest.FileName
 	}
-	return filepath.Join(out, ManifestName)
+	return filepath.Join(out, manifest.FileName)
 }
 
 // MergeOutdir is manifest merge on a directory (MergeWith) or a bucket prefix
 // (MergeURL, which always checks every checksum).
-func MergeOutdir(out string, opt MergeOptions) (*Manifest, error) {
+func MergeOutdir(out string, opt MergeOptions) (*manifest.Manifest, error) {
 	if store.IsURL(out) {
 		return MergeURL(out)
 	}
@@ -52,7 +53,7 @@ func OpenOutdir(out string) (*Outdir, error) {
 }
 
 // Manifest reads OUTDIR's manifest.json.
-func (o *Outdir) Manifest() (*Manifest, error) {
+func (o *Outdir) Manifest() (*manifest.Manifest, error) {
 	return ReadManifestAt(o.Name)
 }
 
@@ -84,7 +85,7 @@ func (o *Outdir) CheckGatherOut(out string) error {
 }
 
 // GatherTo is GatherTo of the conversion.
-func (o *Outdir) GatherTo(w io.Writer) (*Manifest, error) {
+func (o *Outdir) GatherTo(w io.Writer) (*manifest.Manifest, error) {
 	return gatherTo(w, o.Name, orNone(o.Progress))
 }
 
@@ -99,7 +100,7 @@ func VerifyOutdir(out, source string) (*Report, error) {
 
 // GatherOutdir gathers the conversion in OUTDIR out into the .safetensors file
 // file (see Outdir.GatherFile; "-" and /dev/stdout stream to os.Stdout).
-func GatherOutdir(out, file string) (*Manifest, error) {
+func GatherOutdir(out, file string) (*manifest.Manifest, error) {
 	if !convert.IsStream(file) && !strings.HasSuffix(strings.ToLower(file), ".safetensors") {
 		return nil, usage("OUT %s must be a .safetensors file", file)
 	}
@@ -116,14 +117,14 @@ func GatherOutdir(out, file string) (*Manifest, error) {
 // /dev/fd/N, or for "-" and /dev/stdout into stdout (nil: os.Stdout). A file that is
 // the checkpoint the images were made from is refused (CheckGatherOut), and so is a
 // bucket URL.
-func (o *Outdir) GatherFile(file string, stdout io.Writer) (*Manifest, error) {
+func (o *Outdir) GatherFile(file string, stdout io.Writer) (*manifest.Manifest, error) {
 	if store.IsURL(file) {
 		return nil, usage("OUT %s is a bucket URL, which gather does not write: give a local .safetensors file, or - for standard output (OUTDIR may be a bucket URL)", file)
 	}
 	if err := o.CheckGatherOut(file); err != nil {
 		return nil, err
 	}
-	var m *Manifest
+	var m *manifest.Manifest
 	var inner error
 	j := convert.Job{Out: file, Stdout: stdout}
 	err := j.WriteOutput(func(w convert.ImageWriter) error {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tpulayout/tpulayout/sharding/manifest"
 	"github.com/tpulayout/tpulayout/store/storetest"
 )
 
@@ -40,7 +41,7 @@ func TestOutputs(t *testing.T) {
 						t.Errorf("summary %q, %v", text.String(), err)
 					}
 				}
-				var m *Manifest
+				var m *manifest.Manifest
 				var err error
 				if procs > 1 {
 					if m, err = MergeOutdir(out, MergeOptions{}); err != nil {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/sharding/manifest"
 	"github.com/tpulayout/tpulayout/store"
 )
 
@@ -30,7 +31,7 @@ type outDir interface {
 	unlisted(listed map[string]bool) []string
 	// path is rel's local path, or "" in a bucket (whose objects cannot be mapped).
 	path(rel string) string
-	manifest() (*Manifest, error)
+	manifest() (*manifest.Manifest, error)
 	// ahead has the files' reads, when they are made in this order, served from
 	// reads made ahead (see outahead.go; a directory's are not); stop ends it.
 	ahead(reads []fileRange) (stop func())
@@ -80,7 +81,9 @@ func (d dirOut) unlisted(listed map[string]bool) []string {
 	return unlistedFiles(string(d), listed, false)
 }
 
-func (d dirOut) manifest() (*Manifest, error) { return ReadManifest(d.path(ManifestName)) }
+func (d dirOut) manifest() (*manifest.Manifest, error) {
+	return ReadManifest(d.path(manifest.FileName))
+}
 
 func (d dirOut) ahead([]fileRange) func() { return func() {} }
 
@@ -141,20 +144,20 @@ func (o bucketOut) unlisted(listed map[string]bool) []string {
 	return found
 }
 
-func (o bucketOut) manifest() (*Manifest, error) {
-	url := o.b.URL(o.prefix + ManifestName)
-	f, err := o.open(ManifestName)
+func (o bucketOut) manifest() (*manifest.Manifest, error) {
+	url := o.b.URL(o.prefix + manifest.FileName)
+	f, err := o.open(manifest.FileName)
 	if err != nil {
 		return nil, err
 	}
-	if f.Size() > MaxManifestBytes {
-		return nil, fmt.Errorf("sharding: manifest %s has %d bytes, more than the %d a manifest may have", url, f.Size(), MaxManifestBytes)
+	if f.Size() > manifest.MaxBytes {
+		return nil, fmt.Errorf("sharding: manifest %s has %d bytes, more than the %d a manifest may have", url, f.Size(), manifest.MaxBytes)
 	}
 	data := make([]byte, f.Size())
 	if _, err := f.ReadAt(data, 0); err != nil {
 		return nil, err
 	}
-	m, err := ParseManifest(data)
+	m, err := manifest.Parse(data)
 	if err != nil {
 		return nil, fmt.Errorf("sharding: manifest %s: %w", url, err)
 	}
@@ -272,9 +275,9 @@ func readAt(r io.ReaderAt, p []byte, off int64) (int, error) {
 // it comes, in order), the rest then hashed, and the sampled elements read by ranges,
 // so memory holds a band rather than the image. It returns the bytes read and what
 // is wrong (""); a wrong checksum is said first.
-func verifyStreamed(f outFile, ms ManifestShard, dst layout.Shape, ix *layout.Indexer, src *verifySource, start []int64, vs *vscratch) (int64, string) {
+func verifyStreamed(f outFile, ms manifest.Shard, dst layout.Shape, ix *layout.Indexer, src *verifySource, start []int64, vs *vscratch) (int64, string) {
 	size := f.Size()
-	h := ms.newHash()
+	h := ms.NewHash()
 	var next int64 // the bytes before next are hashed
 	hashTo := func(end int64) error {
 		for next < end {
@@ -308,7 +311,7 @@ func verifyStreamed(f outFile, ms ManifestShard, dst layout.Shape, ix *layout.In
 	if err := hashTo(size); err != nil {
 		return next, err.Error()
 	}
-	if msg := ms.sumDiffers(h); msg != "" {
+	if msg := ms.SumDiffers(h); msg != "" {
 		return size, msg
 	}
 	if msg != "" || ix.LogicalElements() == 0 {
@@ -354,7 +357,7 @@ func (v *verifySource) buffers() []*buffer.Buffer {
 
 // ReadManifestAt reads the manifest.json of the conversion in dir: a directory, or a
 // bucket URL.
-func ReadManifestAt(dir string) (*Manifest, error) {
+func ReadManifestAt(dir string) (*manifest.Manifest, error) {
 	od, err := openOutDir(dir)
 	if err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tpulayout/tpulayout/convert"
 	"github.com/tpulayout/tpulayout/report"
+	"github.com/tpulayout/tpulayout/sharding/manifest"
 )
 
 // OwnedError is a directory that Force may not replace: Err says why, as a phrase
@@ -31,21 +32,21 @@ func (e *OwnedError) Unwrap() error { return e.Err }
 // kind (a directory, a regular file). The error, a phrase after the directory's name,
 // names the first entry that is not.
 func CheckOwned(dir string) error {
-	mp := filepath.Join(dir, ManifestName)
+	mp := filepath.Join(dir, manifest.FileName)
 	if st, err := os.Lstat(mp); err != nil || !st.Mode().IsRegular() {
-		return fmt.Errorf("has no %s, the mark of a sharded conversion", ManifestName)
+		return fmt.Errorf("has no %s, the mark of a sharded conversion", manifest.FileName)
 	}
 	m, err := ReadManifest(mp)
 	if err != nil {
-		return fmt.Errorf("has a %s that a sharded conversion did not write: %s", ManifestName, stripPrefixes(strings.TrimPrefix(err.Error(), "sharding: manifest "+mp+": ")))
+		return fmt.Errorf("has a %s that a sharded conversion did not write: %s", manifest.FileName, stripPrefixes(strings.TrimPrefix(err.Error(), "sharding: manifest "+mp+": ")))
 	}
-	listed := map[string]bool{ManifestName: true}
+	listed := map[string]bool{manifest.FileName: true}
 	dirs := map[string]bool{}
 	for _, t := range m.Tensors {
 		for _, s := range t.Shards {
 			d, f, ok := strings.Cut(s.File, "/")
-			if s.File == "" || path.Clean(s.File) != s.File || !filepath.IsLocal(filepath.FromSlash(s.File)) || strings.Contains(f, "/") || s.File == ManifestName {
-				return fmt.Errorf("has a %s that lists %q, which a sharded conversion does not write", ManifestName, s.File)
+			if s.File == "" || path.Clean(s.File) != s.File || !filepath.IsLocal(filepath.FromSlash(s.File)) || strings.Contains(f, "/") || s.File == manifest.FileName {
+				return fmt.Errorf("has a %s that lists %q, which a sharded conversion does not write", manifest.FileName, s.File)
 			}
 			listed[s.File] = true
 			if ok {
@@ -65,7 +66,7 @@ func CheckOwned(dir string) error {
 		for _, f := range foreign {
 			first = min(first, f)
 		}
-		return fmt.Errorf("holds %s, which its %s does not list (%s)", convert.NameText(first), ManifestName, report.Plural(int64(len(foreign)), "foreign entry"))
+		return fmt.Errorf("holds %s, which its %s does not list (%s)", convert.NameText(first), manifest.FileName, report.Plural(int64(len(foreign)), "foreign entry"))
 	}
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tpulayout/tpulayout/convert"
+	"github.com/tpulayout/tpulayout/sharding/manifest"
 )
 
 // TestConvertKnowsOutdir: convert.CheckOwned, which must not import this package, knows
@@ -16,8 +17,8 @@ import (
 // refuses to replace one.
 func TestConvertKnowsOutdir(t *testing.T) {
 	dir := t.TempDir()
-	m := []byte(`{"format": "` + ManifestFormat + `"}`)
-	if err := os.WriteFile(filepath.Join(dir, ManifestName), m, 0o644); err != nil {
+	m := []byte(`{"format": "` + manifest.Format + `"}`)
+	if err := os.WriteFile(filepath.Join(dir, manifest.FileName), m, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := convert.CheckOwned(dir); err == nil || !strings.Contains(err.Error(), "is a sharded conversion's directory") {
@@ -45,7 +46,7 @@ func TestForceReplacesOwned(t *testing.T) {
 	if _, err := Convert(o); err != nil {
 		t.Fatalf("Force onto a conversion's OUTDIR: %v", err)
 	}
-	m, err := ReadManifest(filepath.Join(out, ManifestName))
+	m, err := ReadManifest(filepath.Join(out, manifest.FileName))
 	if err != nil || m.Tensors[0].Spec != "P()" || len(m.Tensors[0].Shards) != 1 {
 		t.Fatalf("after Force: %+v, %v", m, err)
 	}
@@ -60,7 +61,7 @@ func TestForceReplacesOwned(t *testing.T) {
 		{func() { os.WriteFile(filepath.Join(out, "notes.txt"), nil, 0o644) }, func() { os.Remove(filepath.Join(out, "notes.txt")) }, "holds notes.txt"},
 		{func() { os.WriteFile(filepath.Join(filepath.Dir(shard), "x.bin"), nil, 0o644) }, func() { os.Remove(filepath.Join(filepath.Dir(shard), "x.bin")) }, "x.bin"},
 		{func() { os.Rename(shard, shard+".keep"); os.Mkdir(shard, 0o755) }, func() { os.Remove(shard); os.Rename(shard+".keep", shard) }, "holds "},
-		{func() { os.Rename(filepath.Join(out, ManifestName), filepath.Join(dir, "m")) }, func() { os.Rename(filepath.Join(dir, "m"), filepath.Join(out, ManifestName)) }, "has no manifest.json"},
+		{func() { os.Rename(filepath.Join(out, manifest.FileName), filepath.Join(dir, "m")) }, func() { os.Rename(filepath.Join(dir, "m"), filepath.Join(out, manifest.FileName)) }, "has no manifest.json"},
 	} {
 		c.make()
 		before := treeNames(t, out)

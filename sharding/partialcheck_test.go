@@ -12,6 +12,7 @@ import (
 
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/sharding/manifest"
 	"github.com/tpulayout/tpulayout/sharding/placement"
 	"github.com/tpulayout/tpulayout/store"
 	"github.com/tpulayout/tpulayout/store/storetest"
@@ -54,7 +55,7 @@ func TestProcessOfAnotherConversion(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		o := jobOptions{Mesh: mesh, Process: process, Processes: 2, To: "f32", Checksum: ChecksumCRC32C,
+		o := jobOptions{Mesh: mesh, Process: process, Processes: 2, To: "f32", Checksum: manifest.CRC32C,
 			SpecFor: func(string) (placement.Spec, error) { return sp, nil }, Target: asIs}
 		if edit != nil {
 			edit(&o)
@@ -66,9 +67,9 @@ func TestProcessOfAnotherConversion(t *testing.T) {
 		opt  jobOptions
 		want string
 	}{
-		{"checksum", opts(1, `P("model")`, func(o *jobOptions) { o.Checksum = ChecksumSHA256 }), "checksum is crc32c there but sha256 in this run"},
+		{"checksum", opts(1, `P("model")`, func(o *jobOptions) { o.Checksum = manifest.SHA256 }), "checksum is crc32c there but sha256 in this run"},
 		{"dtype", opts(1, `P("model")`, func(o *jobOptions) { o.Target = toBF16 }), `tensor "x": layout is f32[`},
-		{"to", opts(1, `P("model")`, func(o *jobOptions) { o.To = "bf16" }), `--to is "f32" there but "bf16" in this run`},
+		{"to", opts(1, `P("model")`, func(o *jobOptions) { o.To = "bf16" }), `to is "f32" there but "bf16" in this run`},
 		{"spec", opts(1, `P("data")`, nil), `tensor "x": spec is P("model") there but P("data") in this run`},
 		{"processes", opts(1, `P("model")`, func(o *jobOptions) { o.Processes = 4; o.Process = 1 }), `process count`},
 		{"mesh", opts(1, `P("model")`, func(o *jobOptions) { o.Mesh, _ = placement.ParseMesh("data=2,model=2", []int{3, 2, 1, 0}) }), "the mesh's devices is [0,1,2,3] there but [3,2,1,0]"},
@@ -80,9 +81,9 @@ func TestProcessOfAnotherConversion(t *testing.T) {
 			}
 			before := snapshot(t, dir)
 			_, err := convertDir(ckpt, dir, c.opt)
-			var ce *ConflictError
-			if !errors.As(err, &ce) || !strings.Contains(err.Error(), c.want) || ce.Partial != PartialName(0, 2) {
-				t.Fatalf("ConvertDir: %v, want a ConflictError over %s saying %q", err, PartialName(0, 2), c.want)
+			var ce *manifest.ConflictError
+			if !errors.As(err, &ce) || !strings.Contains(err.Error(), c.want) || ce.Partial != manifest.PartialName(0, 2) {
+				t.Fatalf("ConvertDir: %v, want a ConflictError over %s saying %q", err, manifest.PartialName(0, 2), c.want)
 			}
 			after := snapshot(t, dir)
 			if len(after) != len(before) {
@@ -107,7 +108,7 @@ func TestProcessOfAnotherConversion(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir = filepath.Join(t.TempDir(), "out")
-	for _, o := range []jobOptions{opts(0, `P("model")`, nil), opts(0, `P("model")`, func(o *jobOptions) { o.Checksum = ChecksumSHA256 })} {
+	for _, o := range []jobOptions{opts(0, `P("model")`, nil), opts(0, `P("model")`, func(o *jobOptions) { o.Checksum = manifest.SHA256 })} {
 		if _, err := convertDir(ckpt, dir, o); err != nil {
 			t.Fatalf("rerun of process 0: %v", err)
 		}
@@ -142,7 +143,7 @@ func TestProcessOfAnotherConversionInBucket(t *testing.T) {
 		t.Run(srv.Name(), func(t *testing.T) {
 			srv.Point(t, srv.Endpoint)
 			out := srv.Scheme + "://" + srv.NewBucket(t) + "/out"
-			if err := write(out, opt(0, ChecksumCRC32C)); err != nil {
+			if err := write(out, opt(0, manifest.CRC32C)); err != nil {
 				t.Fatal(err)
 			}
 			b, key, err := store.Open(ctx, out)
@@ -160,9 +161,9 @@ func TestProcessOfAnotherConversionInBucket(t *testing.T) {
 				return as
 			}
 			before := list()
-			err = write(out, opt(1, ChecksumSHA256))
-			var ce *ConflictError
-			if !errors.As(err, &ce) || ce.Field != "checksum" || ce.Theirs != "crc32c" || ce.Ours != "sha256" {
+			err = write(out, opt(1, manifest.SHA256))
+			var ce *manifest.ConflictError
+			if !errors.As(err, &ce) || ce.Diff.Field != "checksum" || ce.Diff.Theirs != "crc32c" || ce.Diff.Ours != "sha256" {
 				t.Fatalf("WriteURL: %v, want a ConflictError over the checksum", err)
 			}
 			if after := list(); !slices.EqualFunc(before, after, func(a, b store.Attrs) bool {
@@ -171,7 +172,7 @@ func TestProcessOfAnotherConversionInBucket(t *testing.T) {
 				t.Errorf("objects before: %+v\nafter: %+v", before, after)
 			}
 			// The same conversion is taken and merges; a second merge says it is done.
-			if err := write(out, opt(1, ChecksumCRC32C)); err != nil {
+			if err := write(out, opt(1, manifest.CRC32C)); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := MergeURL(out); err != nil {

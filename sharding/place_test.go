@@ -11,6 +11,7 @@ import (
 
 	"github.com/tpulayout/tpulayout/internal/testfiles"
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/sharding/manifest"
 	"github.com/tpulayout/tpulayout/sharding/placement"
 )
 
@@ -139,11 +140,11 @@ index  ranges  devices
 
 func TestDeviceIDsRunText(t *testing.T) {
 	for _, c := range []struct {
-		ids  DeviceIDs
+		ids  manifest.DeviceIDs
 		want string
 	}{
-		{DeviceIDs{0}, "0"}, {DeviceIDs{0, 4}, "0,4"}, {DeviceIDs{0, 1, 2, 3, 8, 9, 10, 11}, "0-3,8-11"},
-		{DeviceIDs{5, 6, 9}, "5-6,9"}, {DeviceIDs{}, ""},
+		{manifest.DeviceIDs{0}, "0"}, {manifest.DeviceIDs{0, 4}, "0,4"}, {manifest.DeviceIDs{0, 1, 2, 3, 8, 9, 10, 11}, "0-3,8-11"},
+		{manifest.DeviceIDs{5, 6, 9}, "5-6,9"}, {manifest.DeviceIDs{}, ""},
 	} {
 		if got := c.ids.RunText(); got != c.want {
 			t.Errorf("%v: %q, want %q", c.ids, got, c.want)

@@ -16,6 +16,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/tpulayout/tpulayout/sharding/manifest"
 )
 
 // RemoteBandBytes is BandBytes for a tensor read from a bucket: smaller bands let
@@ -103,7 +105,7 @@ func (j *shardJob) announce() (stop func()) {
 			files := make([]string, len(group))
 			starts := make([][]int64, len(group))
 			for i, k := range group {
-				files[i] = shardFile(t.dir, &t.pl.Shards[k])
+				files[i] = manifest.ShardFile(t.dir, t.pl.Shards[k].Index)
 				starts[i] = t.pl.Shards[k].Start
 			}
 			if sums, err := j.sink.present(files); sums != nil || err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/sharding/manifest"
 	"github.com/tpulayout/tpulayout/sharding/placement"
 	"github.com/tpulayout/tpulayout/store"
 	"github.com/tpulayout/tpulayout/store/storetest"
@@ -179,7 +180,7 @@ func TestServerPrefetchManyTensors(t *testing.T) {
 // sameFiles fails unless every image file of the conversion in a is in b, equal.
 func sameFiles(t *testing.T, a, b string) {
 	t.Helper()
-	m, err := ReadManifest(filepath.Join(a, ManifestName))
+	m, err := ReadManifest(filepath.Join(a, manifest.FileName))
 	if err != nil {
 		t.Fatal(err)
 	}

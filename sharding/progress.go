@@ -1,6 +1,9 @@
 package sharding
 
-import "io"
+import (
+	"github.com/tpulayout/tpulayout/sharding/manifest"
+	"io"
+)
 
 // Progress hears how far a long read of a conversion's files has got, in bytes: of
 // the shard files checked (verify, a merge's checksums) or of OUT written (gather).
@@ -25,7 +28,7 @@ func orNone(p Progress) Progress {
 }
 
 // shardBytes is the size of every shard file the manifest lists.
-func shardBytes(m *Manifest) int64 {
+func shardBytes(m *manifest.Manifest) int64 {
 	var n int64
 	for _, t := range m.Tensors {
 		for _, s := range t.Shards {

@@ -4,16 +4,32 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/tpulayout/tpulayout/sharding/manifest"
 )
 
-// Size limits of the JSON files the package reads whole: far above any real file (a
+// ReadManifest reads a manifest file (at most manifest.MaxBytes), strictly: see
+// manifest.Parse.
+func ReadManifest(path string) (*manifest.Manifest, error) {
+	data, err := readLimited(path, "manifest", manifest.MaxBytes)
+	if err != nil {
+		return nil, err
+	}
+	m, err := manifest.Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("sharding: manifest %s: %w", path, err)
+	}
+	return m, nil
+}
+
+// Size limits of the JSON files the package reads whole (a manifest's is
+// manifest.MaxBytes): far above any real file (a
 // manifest of 1,048,576 devices that all hold one shard is a few KB, one that lists
 // each device's files about 100 bytes a device), low enough that /dev/zero or a
 // mistyped path to a checkpoint fails at once instead of filling memory.
 const (
-	MaxRulesBytes    = 16 << 20
-	MaxManifestBytes = 512 << 20
-	MaxIndexBytes    = 64 << 20
+	MaxRulesBytes = 16 << 20
+	MaxIndexBytes = 64 << 20
 )
 
 // readLimited reads the file at path whole, failing if it holds more than limit bytes

@@ -1,6 +1,7 @@
 package sharding
 
 import (
+	"github.com/tpulayout/tpulayout/sharding/manifest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -35,8 +36,8 @@ func TestConvertRulesJSON(t *testing.T) {
 			t.Fatalf("%s: file %v, text %v", text, ferr, terr)
 		}
 		if ferr == nil {
-			os.Remove(filepath.Join(fromFile.Out, ManifestName)) // it names the source only
-			os.Remove(filepath.Join(fromText.Out, ManifestName))
+			os.Remove(filepath.Join(fromFile.Out, manifest.FileName)) // it names the source only
+			os.Remove(filepath.Join(fromText.Out, manifest.FileName))
 			sameTree(t, fromFile.Out, fromText.Out)
 			continue
 		}

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/sharding/manifest"
 	"github.com/tpulayout/tpulayout/store"
 )
 
@@ -22,7 +23,7 @@ type sink interface {
 	// an earlier run of this same conversion; nil otherwise.
 	present(files []string) ([]string, error)
 	// put writes files at once, with write given a writer for each. hs, when not
-	// nil, are hashes of the job's checksum that write feeds each file's bytes.
+	// nil, are hashes of the job's manifest.Checksum that write feeds each file's bytes.
 	put(files []string, hs []hash.Hash, write func(ws []io.Writer) error) error
 	// flush completes what put wrote (synced and closed) and returns its first
 	// error. It may be called again, and must be called on every path.
@@ -151,7 +152,7 @@ func (s *dirSink) putAtomic(paths []string, write func(ws []io.Writer) error) er
 // (dirOutput) or a bucket prefix (bucketOutput). Each opens its sink and writes the
 // job through it.
 type output interface {
-	write(j *shardJob) (*Manifest, error)
+	write(j *shardJob) (*manifest.Manifest, error)
 	// replaceable reports whether Force can replace an earlier conversion there.
 	replaceable() bool
 }
@@ -168,7 +169,7 @@ func outputOf(out string) output {
 // dirOutput is a directory (a symlink to one: its target).
 type dirOutput string
 
-func (d dirOutput) write(j *shardJob) (*Manifest, error) {
+func (d dirOutput) write(j *shardJob) (*manifest.Manifest, error) {
 	return j.writeDir(buffer.LinkTarget(string(d)))
 }
 
@@ -177,6 +178,6 @@ func (dirOutput) replaceable() bool { return true }
 // bucketOutput is a bucket URL, s3:// or gs://.
 type bucketOutput string
 
-func (b bucketOutput) write(j *shardJob) (*Manifest, error) { return j.writeURL(string(b)) }
+func (b bucketOutput) write(j *shardJob) (*manifest.Manifest, error) { return j.writeURL(string(b)) }
 
 func (bucketOutput) replaceable() bool { return false }

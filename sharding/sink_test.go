@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/tpulayout/tpulayout/sharding/manifest"
 	"github.com/tpulayout/tpulayout/store"
 	"github.com/tpulayout/tpulayout/store/storetest"
 )
@@ -45,7 +46,7 @@ func sinkCases(t *testing.T) []sinkCase {
 			}
 			t.Cleanup(st.close)
 			s := &bucketSink{ctx: ctx, b: b, prefix: "out/", fp: map[string]string{"t/a.bin": "fa", "t/b.bin": "fb"},
-				found: map[string]store.Attrs{}, opt: &jobOptions{}, sum: sumCRC32C, stage: st}
+				found: map[string]store.Attrs{}, opt: &jobOptions{}, sum: crc32cSum(t), stage: st}
 			return s, func(rel string) ([]byte, error) { return b.ReadAll(ctx, "out/"+rel) }
 		}})
 	}
@@ -67,7 +68,7 @@ func TestSinks(t *testing.T) {
 			if sums, err := s.present(files); sums != nil || err != nil {
 				t.Fatalf("present before any write: %v, %v", sums, err)
 			}
-			hs := []hash.Hash{sumCRC32C.New(), sumCRC32C.New()}
+			hs := []hash.Hash{manifest.NewCRC32C(), manifest.NewCRC32C()}
 			err := s.put(files, hs, func(ws []io.Writer) error {
 				for i, w := range ws {
 					b := []byte(files[i] + " bytes")
@@ -88,7 +89,7 @@ func TestSinks(t *testing.T) {
 			if err := s.prepare(""); err != nil {
 				t.Fatal(err)
 			}
-			if err := s.put([]string{ManifestName}, nil, func(ws []io.Writer) error {
+			if err := s.put([]string{manifest.FileName}, nil, func(ws []io.Writer) error {
 				_, err := ws[0].Write([]byte("{}"))
 				return err
 			}); err != nil {
@@ -102,12 +103,20 @@ func TestSinks(t *testing.T) {
 					t.Errorf("%s: %q, %v", f, got, err)
 				}
 			}
-			if got, err := read(ManifestName); err != nil || string(got) != "{}" {
-				t.Errorf("%s: %q, %v", ManifestName, got, err)
+			if got, err := read(manifest.FileName); err != nil || string(got) != "{}" {
+				t.Errorf("%s: %q, %v", manifest.FileName, got, err)
 			}
 			if _, err := read("t/c.bin"); err == nil && !c.whole {
 				t.Error("a failed write left its file")
 			}
 		})
 	}
+}
+
+func crc32cSum(t *testing.T) manifest.Checksum {
+	c, err := manifest.ChecksumNamed(manifest.CRC32C)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/sharding/manifest"
 )
 
 // TestConvertHLOTarget: To hlo:MODULE:param=N, which the CLI's convert --mesh took
@@ -45,7 +46,7 @@ func TestConvertHLOTarget(t *testing.T) {
 			}
 			// The manifests differ in To alone; the images are the same.
 			for _, dir := range []string{viaHLO.Out, alone.Out} {
-				if err := os.Remove(filepath.Join(dir, ManifestName)); err != nil {
+				if err := os.Remove(filepath.Join(dir, manifest.FileName)); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -14,6 +14,7 @@ import (
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/relayout"
+	"github.com/tpulayout/tpulayout/sharding/manifest"
 	"github.com/tpulayout/tpulayout/sharding/placement"
 	"github.com/tpulayout/tpulayout/store"
 )
@@ -38,11 +39,11 @@ func (p Problem) String() string {
 
 // Report is what Verify checked.
 type Report struct {
-	Manifest *Manifest `json:"manifest"`
-	Tensors  int       `json:"tensors"`
-	Shards   int       `json:"shards"`
-	Bytes    int64     `json:"bytes"`
-	Problems []Problem `json:"problems"`
+	Manifest *manifest.Manifest `json:"manifest"`
+	Tensors  int                `json:"tensors"`
+	Shards   int                `json:"shards"`
+	Bytes    int64              `json:"bytes"`
+	Problems []Problem          `json:"problems"`
 }
 
 // Verify re-reads the images of the conversion in dir and checks them against its
@@ -79,7 +80,7 @@ func verify(dir, ckptPath string, p Progress) (*Report, error) {
 	}
 	p.Total(shardBytes(m))
 	v := &verifier{r: &Report{Manifest: m}, od: od, ckpt: ckpt, ckptPath: ckptPath, mesh: mesh, p: p,
-		files: map[int][]string{}, listed: map[string]bool{ManifestName: true}, vs: &vscratch{}}
+		files: map[int][]string{}, listed: map[string]bool{manifest.FileName: true}, vs: &vscratch{}}
 	for _, mt := range m.Tensors {
 		v.tensor(mt)
 	}
@@ -114,7 +115,7 @@ func (v *verifier) bad(tensor, file, format string, args ...any) {
 
 // tensor checks the tensor mt of the manifest: its entry against the source and
 // its spec, then each shard's file.
-func (v *verifier) tensor(mt ManifestTensor) {
+func (v *verifier) tensor(mt manifest.Tensor) {
 	v.r.Tensors++
 	t, ok := v.ckpt.Tensor(mt.Name)
 	if !ok {
@@ -164,7 +165,7 @@ func (v *verifier) tensor(mt ManifestTensor) {
 
 // shard checks the manifest's shard ms of tensor t against s, the shard the spec
 // gives, and its file's bytes against the source.
-func (v *verifier) shard(name string, t TensorEntry, pl *placement.Placement, s *placement.Shard, ms ManifestShard, dst layout.Shape, src *verifySource) {
+func (v *verifier) shard(name string, t TensorEntry, pl *placement.Placement, s *placement.Shard, ms manifest.Shard, dst layout.Shape, src *verifySource) {
 	v.r.Shards++
 	if !slices.Equal(ms.Index, s.Index) || !slices.Equal(ms.Devices, s.Devices) || !slices.Equal(ms.Ranges, pl.Ranges(s)) {
 		v.bad(name, ms.File, "shard %v on devices %v, ranges %v; the spec puts shard %v on devices %v, ranges %v",
@@ -225,7 +226,7 @@ func (v *verifier) devices() {
 }
 
 // verifyShard checks one image file; it returns the bytes read and what is wrong ("").
-func verifyShard(od outDir, rel string, ms ManifestShard, dst layout.Shape, src *verifySource, start []int64, vs *vscratch) (int64, string) {
+func verifyShard(od outDir, rel string, ms manifest.Shard, dst layout.Shape, src *verifySource, start []int64, vs *vscratch) (int64, string) {
 	ix, err := layout.Compile(dst)
 	if err != nil {
 		return 0, err.Error()
@@ -250,7 +251,7 @@ func verifyShard(od outDir, rel string, ms ManifestShard, dst layout.Shape, src 
 	// fresh one per shard was the garbage that doubled the heap), each 1 MiB hashed as
 	// the next is read; a larger one is hashed in 1 MiB reads of its own (io.Copy would
 	// take os.File's WriteTo, 32 KiB at a time) and mapped.
-	h := ms.newHash()
+	h := ms.NewHash()
 	ln := newLanes(1)
 	defer ln.close()
 	// A bucket's object under buffer.MmapThreshold is read whole, by ranges, then hashed.
@@ -259,12 +260,12 @@ func verifyShard(od outDir, rel string, ms ManifestShard, dst layout.Shape, src 
 	if err != nil {
 		return 0, err.Error()
 	}
-	// checked is the file's checksum checked: "" when it matches.
+	// checked is the file's manifest.Checksum checked: "" when it matches.
 	checked := func() string {
 		if err := ln.close(); err != nil {
 			return err.Error()
 		}
-		return ms.sumDiffers(h)
+		return ms.SumDiffers(h)
 	}
 	if ix.LogicalElements() == 0 {
 		return st.Size(), checked()
@@ -289,7 +290,7 @@ func verifyShard(od outDir, rel string, ms ManifestShard, dst layout.Shape, src 
 		return img.Data[off : off+n], nil
 	}
 	msg := compareBands(band, dst, src, start, vs)
-	if sum := checked(); sum != "" { // a wrong checksum is what is reported first
+	if sum := checked(); sum != "" { // a wrong manifest.Checksum is what is reported first
 		return st.Size(), sum
 	}
 	if msg != "" {

@@ -11,6 +11,7 @@ import (
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/sharding/manifest"
 	"github.com/tpulayout/tpulayout/sharding/placement"
 )
 
@@ -129,12 +130,13 @@ func verifyChanged(t *testing.T, name string, c fixtureCase, dst layout.Shape) (
 		m2 := *m
 		m2.Tensors = slices.Clone(m.Tensors)
 		m2.Tensors[0].Shards = slices.Clone(mt.Shards)
-		m2.Tensors[0].Shards[len(mt.Shards)-1].setSum(sumCRC32C, sumCRC32C.of(img))
+		crc, _ := manifest.ChecksumNamed(manifest.CRC32C)
+		m2.Tensors[0].Shards[len(mt.Shards)-1].SetSum(crc, crc.Of(img))
 		js, err := m2.Marshal()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(filepath.Join(out, ManifestName), js, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(out, manifest.FileName), js, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		want := fmt.Sprintf("element %v of the shard (global %v) differs from the source", idx, addInts(idx, start))

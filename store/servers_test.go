@@ -1,6 +1,7 @@
 package store
 
-// Tests against real servers (see package storetest), skipped without them.
+// Tests against the servers of storetest.All: its Fake in every go test, and the real
+// servers that .ci/store.sh starts. eachServer and openNew serve the other files too.
 
 import (
 	"bytes"

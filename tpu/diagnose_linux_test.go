@@ -22,12 +22,7 @@ func TestDiagnoseMappedStaysFlat(t *testing.T) {
 	}
 	bufs := testfiles.MappedRaw(t, dir, data, "f32[2048,4096]{1,0:T(8,128)}", "f32[2048,4096]{1,0}")
 	data = nil
-	var d *Diagnosis
-	var ferr error
-	peak, err := testenv.PeakRSSFileRise(func() { d, ferr = Diagnose(bufs[0], bufs[1], CheckOptions{}) })
-	if err != nil {
-		t.Skipf("/proc/self/status: %v", err)
-	}
+	d, peak, ferr := testenv.FileRise(t, func() (*Diagnosis, error) { return Diagnose(bufs[0], bufs[1], CheckOptions{}) })
 	if ferr != nil {
 		t.Fatal(ferr)
 	}

@@ -352,25 +352,8 @@ func TestFact21TileRows(t *testing.T) {
 	}
 }
 
-func TestFact22ScratchLargeTile(t *testing.T) {
-	for _, c := range []struct {
-		g    Generation
-		rows int64
-		opts []Option
-		want string
-	}{
-		{V6e, 32, []Option{Scratch()}, "{1,0:T(16,128)(2,1)}"},
-		{V6e, 24, []Option{Scratch()}, "{1,0:T(8,128)(2,1)}"},
-		{V6e, 32, nil, "{1,0:T(8,128)(2,1)}"},                 // a kernel argument
-		{V5e, 32, []Option{Scratch()}, "{1,0:T(8,128)(2,1)}"}, // gen < 6
-		{TPU7x, 32, nil, "{1,0:T(16,128)(2,1)}"},              // large by default from TPU7x
-	} {
-		l, err := DefaultLayout(c.g, layout.BF16, []int64{c.rows, 512}, c.opts...)
-		if err != nil || l.String() != c.want {
-			t.Errorf("%s bf16[%d,512] %d opts: %s %v, want %s", c.g, c.rows, len(c.opts), l, err, c.want)
-		}
-	}
-}
+// Fact 22 (scratch arrays of 16-bit types take the large tile from v6e) is in
+// TestDefaultLayoutTable.
 
 func TestFact23OneDTiling(t *testing.T) {
 	l, err := DefaultLayout(V5e, layout.BF16, []int64{4096})

@@ -98,6 +98,12 @@ func TestDefaultLayoutTable(t *testing.T) {
 		{V3, "bf16[]", nil, "{:T(512)}"},
 		{V5e, "f32[5,100]", []Option{Scratch()}, "{1,0:T(1,128)}"},
 		{TPU8t, "f32[64,128]", nil, "{1,0:T(16,128)}"},
+		// Fact 22: scratch bf16 takes the large tile from v6e, where its rows allow.
+		{V6e, "bf16[32,512]", []Option{Scratch()}, "{1,0:T(16,128)(2,1)}"},
+		{V6e, "bf16[24,512]", []Option{Scratch()}, "{1,0:T(8,128)(2,1)}"},
+		{V6e, "bf16[32,512]", nil, "{1,0:T(8,128)(2,1)}"},                 // a kernel argument
+		{V5e, "bf16[32,512]", []Option{Scratch()}, "{1,0:T(8,128)(2,1)}"}, // gen < 6
+		{TPU7x, "bf16[32,512]", nil, "{1,0:T(16,128)(2,1)}"},              // large by default from TPU7x
 	} {
 		s := layout.MustParse(c.s)
 		l, err := DefaultLayout(c.g, s.DType, s.Dims, c.opts...)

@@ -57,30 +57,32 @@ element N of a tuple:
 			if *sortBy != "file" && *sortBy != "padding" {
 				return usagef("unknown --sort %q (file or padding)", *sortBy)
 			}
-			var m *hlo.Module
-			var err error
-			if pos[0] == "-" { // standard input, as convert's IN -
-				m, err = convert.ReadModuleFrom(stdin, convert.StdinName)
-			} else {
-				m, err = convert.ReadModule(pos[0])
+			list := func(m *hlo.Module) error {
+				o := report.HLOOptions{All: *all, SortByPadding: *sortBy == "padding"}
+				if *to != "" {
+					g, ok := strings.CutPrefix(*to, "tpu:")
+					gen, err := tpu.ParseGeneration(g)
+					if !ok || err != nil {
+						return usagef("bad --to %q: give tpu:GEN, such as tpu:v5e", *to)
+					}
+					o.Retile, o.Gen = true, gen
+				}
+				rep := report.NewHLO(m, o)
+				if *asJSON {
+					return writeJSON(w, rep)
+				}
+				return rep.WriteText(w)
 			}
+			if pos[0] != "-" {
+				// The module's text is mapped while list runs, which writes the
+				// report before it goes.
+				return convert.WithModule(pos[0], list)
+			}
+			m, err := convert.ReadModuleFrom(stdin, convert.StdinName) // as convert's IN -
 			if err != nil {
 				return err
 			}
-			o := report.HLOOptions{All: *all, SortByPadding: *sortBy == "padding"}
-			if *to != "" {
-				g, ok := strings.CutPrefix(*to, "tpu:")
-				gen, err := tpu.ParseGeneration(g)
-				if !ok || err != nil {
-					return usagef("bad --to %q: give tpu:GEN, such as tpu:v5e", *to)
-				}
-				o.Retile, o.Gen = true, gen
-			}
-			rep := report.NewHLO(m, o)
-			if *asJSON {
-				return writeJSON(w, rep)
-			}
-			return rep.WriteText(w)
+			return list(m)
 		}
 	},
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/tpulayout/tpulayout/internal/testfiles"
-	"github.com/tpulayout/tpulayout/sharding"
+	"github.com/tpulayout/tpulayout/sharding/manifest"
 )
 
 // TestPlaceJAX runs every placement JAX 0.11.2 recorded (testdata/jax) through
@@ -165,7 +165,7 @@ index  ranges                devices
 	if !strings.HasSuffix(out, "[0]    [0,4)   0-255\n") {
 		t.Errorf("a replicated tensor on 256 devices:\n%s", out)
 	}
-	var r sharding.PlacementReport
+	var r manifest.PlacementReport
 	if err := json.Unmarshal([]byte(mustRun(t, "place", "s8[4]", "--mesh", "x=256", "--spec", "P()", "--json")), &r); err != nil || len(r.Shards) != 1 || len(r.Shards[0].Devices) != 256 {
 		t.Errorf("%+v, %v", r, err)
 	}

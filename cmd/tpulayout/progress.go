@@ -4,8 +4,6 @@ import (
 	"flag"
 	"io"
 	"os"
-
-	"github.com/tpulayout/tpulayout/convert"
 )
 
 // progressOut is where long-running verbs report progress: standard error, whatever
@@ -13,8 +11,8 @@ import (
 var progressOut io.Writer = os.Stderr
 
 // newProgress is the display of --progress (forced) or of a terminal stderr, or nil.
-func newProgress(forced bool, label string) *convert.TermProgress {
-	return convert.NewTermProgress(progressOut, label, forced)
+func newProgress(forced bool, label string) *termProgress {
+	return newTermProgress(progressOut, label, forced)
 }
 
 // progressFlag declares --progress, as convert has it, for a verb that reads or writes

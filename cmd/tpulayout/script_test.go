@@ -23,7 +23,8 @@ import (
 // TestScript runs the scenarios in testdata/script, one per file, in the way of
 // cmd/go's script tests (github.com/rogpeppe/go-internal/testscript). Each runs in its
 // own directory, where $TESTDATA is the repository's testdata and $FIXTURES this
-// package's testdata/convert (arrays NumPy made). Besides testscript's
+// package's testdata/convert (arrays NumPy made), and $GOLDEN holds the outputs
+// that report's tests also compare with (testdata/*.golden). Besides testscript's
 // commands a scenario has:
 //
 //	tpulayout ARGS...       run the command (this test binary as the real process);
@@ -43,6 +44,8 @@ import (
 //	                        write random tensors to a safetensors file
 //	ls DIR                  print the names in DIR, hidden ones too, one a line
 //	cpdir SRC DST           copy the directory SRC to the new directory DST
+//	tailhex FILE N          print the last N bytes of FILE in hex
+//	replace FILE OLD NEW    replace the first OLD in FILE with NEW (OLD must be there)
 //
 // go test -update rewrites the expected files of failing "cmp stdout|stderr" lines.
 func TestScript(t *testing.T) {
@@ -58,6 +61,10 @@ func TestScript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	golden, err := filepath.Abs("testdata")
+	if err != nil {
+		t.Fatal(err)
+	}
 	testscript.Run(t, testscript.Params{
 		Dir:                 filepath.Join("testdata", "script"),
 		UpdateScripts:       *update,
@@ -66,6 +73,8 @@ func TestScript(t *testing.T) {
 		Setup: func(e *testscript.Env) error {
 			e.Setenv("TESTDATA", testdata)
 			e.Setenv("FIXTURES", fixtures)
+			e.Setenv("GOLDEN", golden)
+			e.Setenv("NL", "\n") // a newline inside an argument
 			e.Setenv(runMainEnv, "1")
 			return nil
 		},
@@ -83,6 +92,8 @@ func TestScript(t *testing.T) {
 			"randsafetensors": scriptRandSafetensors,
 			"ls":              scriptLs,
 			"cpdir":           scriptCpDir,
+			"tailhex":         scriptTailHex,
+			"replace":         scriptReplace,
 		},
 	})
 }
@@ -264,4 +275,30 @@ func scriptCpDir(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("usage: cpdir SRC DST")
 	}
 	ts.Check(os.CopyFS(ts.MkAbs(args[1]), os.DirFS(ts.MkAbs(args[0]))))
+}
+
+func scriptTailHex(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: tailhex FILE N")
+	}
+	n, err := strconv.Atoi(args[1])
+	ts.Check(err)
+	b, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	if n > len(b) {
+		ts.Fatalf("%s has %d bytes", args[0], len(b))
+	}
+	fmt.Fprintf(ts.Stdout(), "%x\n", b[len(b)-n:])
+}
+
+func scriptReplace(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: replace FILE OLD NEW")
+	}
+	b, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	if !strings.Contains(string(b), args[1]) {
+		ts.Fatalf("%s does not hold %q", args[0], args[1])
+	}
+	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(strings.Replace(string(b), args[1], args[2], 1)), 0o644))
 }

@@ -113,7 +113,7 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 			return shardErr(err)
 		}
 	}
-	var prog *convert.TermProgress
+	var prog *termProgress
 	o.Written = func(_ string, n int64) { prog.Add(n) }
 	conv, err := sharding.NewConversion(o)
 	if err != nil {
@@ -141,14 +141,14 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 func shardErr(err error) error {
 	var ce *sharding.ConvertError
 	if errors.As(err, &ce) && ce.Setting {
-		return usagef("%s", sharding.ErrorText(err, flagWord))
+		return usagef("%s", withManifestFlags(err, sharding.ErrorText(err, flagWord)))
 	}
-	return errors.New(sharding.ErrorText(err, flagWord))
+	return errors.New(withManifestFlags(err, sharding.ErrorText(err, flagWord)))
 }
 
 // libErr prints an error of the library packages without their prefixes.
 func libErr(err error) string {
-	return strings.ReplaceAll(convert.CleanErr(err), "sharding: ", "")
+	return withManifestFlags(err, strings.ReplaceAll(convert.CleanErr(err), "sharding: ", ""))
 }
 
 // readRulesStdin reads --rules - from standard input, at most sharding.MaxRulesBytes.

@@ -18,6 +18,7 @@ import (
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/internal/testfiles"
 	"github.com/tpulayout/tpulayout/sharding"
+	"github.com/tpulayout/tpulayout/sharding/manifest"
 )
 
 // shardCheckpoint writes testfiles.ShardCheckpoint into a new directory and returns it.
@@ -88,7 +89,7 @@ func TestShardProcessesMerge(t *testing.T) {
 		}
 		wg.Wait()
 		for i := range 4 {
-			if fails[i] != nil || !strings.Contains(outs[i].String(), sharding.PartialName(i, 4)) {
+			if fails[i] != nil || !strings.Contains(outs[i].String(), manifest.PartialName(i, 4)) {
 				t.Fatalf("process %d/4: %v, stdout %q, stderr %q", i, fails[i], outs[i].String(), errs[i].String())
 			}
 		}

@@ -16,6 +16,9 @@ var flagWords = map[string]string{
 	"In": "IN", "Out": "OUT", "To": "--to", "From": "--from", "DType": "--dtype",
 	"Tensor": "--tensor", "Pad": "--pad", "View": "--view", "All": "--all", "Force": "--force",
 	"Dump": "DUMP", "Ref": "REF", "Layout": "--layout", "RefShape": "--ref-shape",
+	// report's settings and arguments (report.Settings)
+	"Gen": "--gen", "Words": "--words", "Byte": "--byte", "Element": "--element",
+	"Block": "--block", "Src": "SRC", "Dst": "DST", "Shape": "SHAPE",
 	// sharding.ConvertOptions and PlaceOptions, beside the above
 	"Mesh": "--mesh", "Devices": "--devices", "Spec": "--spec", "Rules": "--rules",
 	"Process": "--process", "Checksum": "--checksum",

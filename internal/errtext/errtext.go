@@ -7,6 +7,7 @@ package errtext
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"regexp"
 	"strings"
@@ -64,3 +65,71 @@ func Clean(err error) string {
 // type here, which reads as fragments ("unsupported element type: tensor "i4": dtype
 // "I4"") once the "safetensors: " prefix is gone.
 var unknownSafeDType = regexp.MustCompile(`unsupported element type: tensor ("(?:[^"\\]|\\.)*"): dtype ("(?:[^"\\]|\\.)*")`)
+
+// Fill is fmt.Sprintf(format, args...) for a message that names fields: each {Field}
+// of format for which isField holds becomes name(Field) (nil name: Field itself), and
+// each error among args becomes cause(err) (nil cause: err.Error()).
+func Fill(format string, args []any, isField func(string) bool, name func(string) string, cause func(error) string) string {
+	if name == nil {
+		name = func(f string) string { return f }
+	}
+	out := make([]any, len(args))
+	for i, a := range args {
+		out[i] = a
+		if err, ok := a.(error); ok {
+			if cause != nil {
+				out[i] = cause(err)
+			} else {
+				out[i] = err.Error()
+			}
+		}
+	}
+	return fmt.Sprintf(fieldWords(format, isField, name), out...)
+}
+
+// FirstField is the first {Field} of format for which isField holds, or "".
+func FirstField(format string, isField func(string) bool) string {
+	for s := format; ; {
+		i := strings.IndexByte(s, '{')
+		if i < 0 {
+			return ""
+		}
+		j := strings.IndexByte(s[i:], '}')
+		if j < 0 {
+			return ""
+		}
+		if f := s[i+1 : i+j]; isField(f) {
+			return f
+		}
+		s = s[i+1:]
+	}
+}
+
+// fieldWords replaces each {Field} of format for which isField holds with name(Field).
+func fieldWords(format string, isField func(string) bool, name func(string) string) string {
+	if !strings.Contains(format, "{") {
+		return format
+	}
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(format, '{')
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(format[i:], '}')
+		if j < 0 {
+			break
+		}
+		f := format[i+1 : i+j]
+		if !isField(f) {
+			b.WriteString(format[:i+1])
+			format = format[i+1:]
+			continue
+		}
+		b.WriteString(format[:i])
+		b.WriteString(name(f))
+		format = format[i+j+1:]
+	}
+	b.WriteString(format)
+	return b.String()
+}

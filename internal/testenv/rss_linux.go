@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"testing"
 	"time"
 )
 
@@ -56,4 +57,17 @@ func PeakRSSFileRise(fn func()) (int64, error) {
 		peak = max(peak, v-base)
 	}
 	return peak, nil
+}
+
+// FileRise runs fn under PeakRSSFileRise and returns fn's value, the rise and fn's error;
+// it skips t where /proc/self/status cannot be read.
+func FileRise[T any](t testing.TB, fn func() (T, error)) (T, int64, error) {
+	t.Helper()
+	var v T
+	var err error
+	peak, perr := PeakRSSFileRise(func() { v, err = fn() })
+	if perr != nil {
+		t.Skipf("/proc/self/status: %v", perr)
+	}
+	return v, peak, err
 }

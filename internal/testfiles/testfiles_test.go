@@ -12,6 +12,7 @@ import (
 
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/buffer/npy"
+	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/internal/testenv"
 	"github.com/tpulayout/tpulayout/layout"
 )
@@ -169,5 +170,58 @@ func TestMappedRaw(t *testing.T) {
 		if errs, stopped := testenv.Record(t, func(tb testing.TB) { MappedRaw(tb, c.dir, data, c.shape) }); !stopped || len(errs) != 1 {
 			t.Errorf("%s: %q, stopped %v", c.name, errs, stopped)
 		}
+	}
+}
+
+// ShardCheckpoint's one-file model and its two shards hold the same tensors, the
+// index names the shard of each, and the rules are JSON.
+func TestShardCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	ShardCheckpoint(t, dir)
+	whole, err := safetensors.List(filepath.Join(dir, "model.safetensors"))
+	if err != nil || len(whole) != 5 {
+		t.Fatalf("model.safetensors: %d tensors, %v", len(whole), err)
+	}
+	files := TreeOf(t, dir)
+	var index struct {
+		WeightMap map[string]string `json:"weight_map"`
+	}
+	var rules map[string]any
+	if err := json.Unmarshal([]byte(files["model.safetensors.index.json"]), &index); err != nil || len(index.WeightMap) != 5 {
+		t.Fatalf("index: %v, %v", index, err)
+	}
+	if err := json.Unmarshal([]byte(files["rules.json"]), &rules); err != nil || rules["default"] != "P()" {
+		t.Errorf("rules.json: %v, %v", rules, err)
+	}
+	for _, ti := range whole {
+		a, err := safetensors.ReadTensor(filepath.Join(dir, "model.safetensors"), ti.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := safetensors.ReadTensor(filepath.Join(dir, index.WeightMap[ti.Name]), ti.Name)
+		if err != nil || !bytes.Equal(a.Data, b.Data) {
+			t.Errorf("%s in %s: %v, or other bytes than model.safetensors's", ti.Name, index.WeightMap[ti.Name], err)
+		}
+	}
+}
+
+// WriteSafetensors writes any dtype the header names, the library's or not.
+func TestWriteSafetensors(t *testing.T) {
+	dir := t.TempDir()
+	for _, c := range []struct {
+		dtype string
+		ok    bool // the library reads it
+	}{{"BF16", true}, {"NOT_A_TYPE", false}} {
+		p := filepath.Join(dir, c.dtype+".safetensors")
+		if err := WriteSafetensors(p, "x", c.dtype, []int{2, 2}, make([]byte, 8)); err != nil {
+			t.Fatal(err)
+		}
+		ts, err := safetensors.List(p)
+		if (err == nil) != c.ok || c.ok && (len(ts) != 1 || ts[0].Name != "x" || ts[0].BufferShape().String() != "bf16[2,2]{1,0}") {
+			t.Errorf("%s: %+v, %v", c.dtype, ts, err)
+		}
+	}
+	if err := WriteSafetensors(filepath.Join(dir, "none", "x"), "x", "F32", nil, nil); err == nil {
+		t.Error("a file in a missing directory written")
 	}
 }

@@ -33,7 +33,7 @@ func TestAlgebraRequests(t *testing.T) {
 		{`{"report":"blocks","layout":"f32[16,256]","block":[0,256]}`, "want a positive size"},
 		{`{"report":"cute","layout":"f32[16]","words":true}`, "--words"},
 	} {
-		if _, err := buildReport(c.req); err == nil || !strings.Contains(err.Error(), c.want) {
+		if _, err := buildReport(c.req); err == nil || !strings.Contains(pyText(err), c.want) {
 			t.Errorf("%s: error %v, want %q", c.req, err, c.want)
 		}
 	}

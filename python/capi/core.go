@@ -27,13 +27,13 @@ func classify(err error) apiError {
 	var pe *layout.ParseError
 	switch {
 	case errors.As(err, &pe):
-		return apiError{Kind: "layout", Msg: err.Error(), Pos: pe.Pos, In: pe.Input}
+		return apiError{Kind: "layout", Msg: pyText(err), Pos: pe.Pos, In: pe.Input}
 	case errors.Is(err, relayout.ErrShape):
-		return apiError{Kind: "shape", Msg: err.Error(), Pos: -1}
+		return apiError{Kind: "shape", Msg: pyText(err), Pos: -1}
 	case errors.Is(err, buffer.ErrSize):
-		return apiError{Kind: "size", Msg: err.Error(), Pos: -1}
+		return apiError{Kind: "size", Msg: pyText(err), Pos: -1}
 	}
-	return apiError{Kind: "value", Msg: err.Error(), Pos: -1}
+	return apiError{Kind: "value", Msg: pyText(err), Pos: -1}
 }
 
 // errorJSON is the JSON form of err.
@@ -41,7 +41,7 @@ func errorJSON(err error) []byte {
 	var e apiError
 	var ie internalError
 	if errors.As(err, &ie) {
-		e = apiError{Kind: "internal", Msg: err.Error(), Pos: -1}
+		e = apiError{Kind: "internal", Msg: pyText(err), Pos: -1}
 	} else {
 		e = classify(err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tpulayout/tpulayout/relayout"
 	"github.com/tpulayout/tpulayout/sharding"
+	"github.com/tpulayout/tpulayout/sharding/manifest"
 )
 
 // Every export returns 0 on success; on failure it returns 1 and sets *err to the
@@ -165,7 +166,7 @@ func tl_checksum(alg *C.char, p unsafe.Pointer, n C.int64_t, out, err **C.char) 
 	data := bytesOf(p, n)
 	defer guardBufs(err, &rc, namedBuf{"image", data})
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	sum, e := sharding.ChecksumOf(C.GoString(alg), data)
+	sum, e := manifest.ChecksumOf(C.GoString(alg), data)
 	if e != nil {
 		return setErr(err, e)
 	}

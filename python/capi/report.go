@@ -13,6 +13,7 @@ import (
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/report"
 	"github.com/tpulayout/tpulayout/sharding"
+	"github.com/tpulayout/tpulayout/sharding/manifest"
 	"github.com/tpulayout/tpulayout/tpu"
 )
 
@@ -329,7 +330,7 @@ func openReport(dir string) (any, error) {
 		return nil, err
 	}
 	return struct {
-		Manifest *sharding.Manifest `json:"manifest"`
+		Manifest *manifest.Manifest `json:"manifest"`
 		Dir      string             `json:"dir"`
 	}{m, o.Dir}, nil
 }

@@ -9,6 +9,9 @@ import "github.com/tpulayout/tpulayout/internal/errtext"
 // pyWords maps a field of a library's settings to the Python argument that sets it.
 var pyWords = map[string]string{
 	"Pad": "pad",
+	// report's settings and arguments (report.Settings), as the command names them
+	"To": "--to", "Gen": "--gen", "Words": "--words", "Byte": "--byte", "Element": "--element",
+	"Block": "--block", "Src": "SRC", "Dst": "DST", "Shape": "SHAPE",
 }
 
 func pyWord(field string) string {
@@ -18,10 +21,13 @@ func pyWord(field string) string {
 	return field
 }
 
+// pyText is err in Python's words.
+func pyText(err error) string { return errtext.Text(err, pyWord) }
+
 // pyError is a library error in Python's words.
 type pyError struct{ err error }
 
-func (e pyError) Error() string { return errtext.Text(e.err, pyWord) }
+func (e pyError) Error() string { return pyText(e.err) }
 func (e pyError) Unwrap() error { return e.err }
 
 // cliWords are the command line's words for the fields of sharding's options: the
