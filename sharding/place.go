@@ -36,7 +36,7 @@ func PlaceTensor(o PlaceOptions, sh layout.Shape) (*manifest.PlacementReport, er
 		return nil, err
 	}
 	if o.Spec == "" && o.Tensor == "" {
-		return nil, usage("--rules needs --tensor NAME, the tensor's name that the rules match")
+		return nil, usage("{Rules} needs {Tensor} NAME, the tensor's name that the rules match")
 	}
 	if sh.Kind != layout.Array {
 		return nil, usage("%s is not an array: a placement is of an array's elements", sh)

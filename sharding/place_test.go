@@ -63,7 +63,7 @@ func TestPlaceTensorErrors(t *testing.T) {
 		{PlaceOptions{Spec: `P("x")`}, sh, true, "missing Mesh: the device mesh, such as data=2,model=4"},
 		{PlaceOptions{Mesh: "x=8"}, sh, true, "a placement needs one of Spec (one PartitionSpec for all tensors) or Rules FILE"},
 		{PlaceOptions{Mesh: "x=8", Spec: `P("x")`, Rules: "r.json"}, sh, true, "Spec and Rules exclude each other"},
-		{PlaceOptions{Mesh: "x=8", Rules: "r.json"}, sh, true, "--rules needs --tensor NAME, the tensor's name that the rules match"},
+		{PlaceOptions{Mesh: "x=8", Rules: "r.json"}, sh, true, "Rules needs Tensor NAME, the tensor's name that the rules match"},
 		{PlaceOptions{Mesh: "x=8", Spec: `P("x")`}, dyn, true, "dim 0 of f32[<=8,4]{1,0} is dynamic: a placement needs every dim's size"},
 		{PlaceOptions{Mesh: "x=8", Spec: `P("x")`}, tuple, true, "is not an array"},
 		{PlaceOptions{Mesh: "x=8,x=2", Spec: `P("x")`}, sh, true, `Mesh: mesh axis "x" appears twice`},
