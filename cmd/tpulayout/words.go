@@ -19,7 +19,7 @@ var flagWords = map[string]string{
 	// report's settings and arguments (report.Settings)
 	"Gen": "--gen", "Words": "--words", "Byte": "--byte", "Element": "--element",
 	"Block": "--block", "Src": "SRC", "Dst": "DST", "Shape": "SHAPE",
-	// sharding.ConvertOptions and PlaceOptions, beside the above
+	// sharding.ConvertOptions and PlaceOptions, and sharding/manifest's errors
 	"Mesh": "--mesh", "Devices": "--devices", "Spec": "--spec", "Rules": "--rules",
 	"Process": "--process", "Checksum": "--checksum",
 }
