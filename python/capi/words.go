@@ -2,7 +2,6 @@ package main
 
 import (
 	"github.com/tpulayout/tpulayout/internal/errtext"
-	"github.com/tpulayout/tpulayout/sharding/manifest"
 )
 
 // Python's words for the libraries' errors. A library error names the fields of its
@@ -35,10 +34,17 @@ type pyError struct{ err error }
 func (e pyError) Error() string { return pyText(e.err) }
 func (e pyError) Unwrap() error { return e.err }
 
-// manifestWords words, in text, the sentences of sharding/manifest's errors in err's
-// chain, which a sharded job's message quotes, by name.
-func manifestWords(err error, text string, name func(string) string) string {
-	text = errtext.Within[*manifest.MismatchError](err, text, name)
-	text = errtext.Within[*manifest.NoPartialsError](err, text, name)
-	return errtext.Within[*manifest.ConflictError](err, text, name)
+// cliWords are the command line's words for the fields of sharding's options: the
+// sharded conversion's errors read in Python as the command prints them.
+var cliWords = map[string]string{
+	"In": "IN", "Out": "OUT", "Mesh": "--mesh", "Devices": "--devices", "Spec": "--spec", "Rules": "--rules", "To": "--to",
+	"DType": "--dtype", "Tensor": "--tensor", "All": "--all", "Process": "--process", "Pad": "--pad",
+	"Checksum": "--checksum", "Force": "--force",
+}
+
+func cliWord(field string) string {
+	if w, ok := cliWords[field]; ok {
+		return w
+	}
+	return field
 }
