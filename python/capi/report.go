@@ -70,7 +70,7 @@ type reportRequest struct {
 // sharding.ErrorText), so Python raises what the command prints.
 type cliError struct{ err error }
 
-func (e cliError) Error() string { return sharding.ErrorText(e.err) }
+func (e cliError) Error() string { return manifestWords(e.err, sharding.ErrorText(e.err), pyWord) }
 func (e cliError) Unwrap() error { return e.err }
 
 func asCLI(err error) error {
