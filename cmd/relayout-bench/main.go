@@ -60,6 +60,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tpulayout/tpulayout/cmd/internal/flagtext"
 	"github.com/tpulayout/tpulayout/relayout"
 	"github.com/tpulayout/tpulayout/simd"
 )
@@ -140,7 +141,7 @@ then a summary table on stderr.
 
 Flags:
 `)
-		printFlags(fs.Output(), fs)
+		flagtext.Print(fs.Output(), fs, 0)
 	}
 	parse := func() (*options, error) {
 		o := &options{json: *jsonOut, table: *table, plot: *plot, cpuprof: *cpuprof, progress: *progress, check: *check, targets: *targets, tune: *tune, list: *list}
@@ -154,20 +155,13 @@ Flags:
 			return nil, usagef("--benchtime %v: want a duration >= 0", *benchtime)
 		}
 		o.st.count, o.st.benchtime = *count, *benchtime
-		for _, s := range strings.Split(*workers, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(s))
-			if err != nil || n < 1 || n > 1024 {
-				return nil, usagef("--workers %q: want comma-separated counts from 1 to 1024", *workers)
-			}
-			if !slices.Contains(o.st.workers, n) {
-				o.st.workers = append(o.st.workers, n)
-			}
-		}
-		ks, err := parseKernels(*kernel)
-		if err != nil {
+		var err error
+		if o.st.workers, err = parseWorkers(*workers); err != nil {
 			return nil, err
 		}
-		o.st.kernels = ks
+		if o.st.kernels, err = parseKernels(*kernel); err != nil {
+			return nil, err
+		}
 		if o.st.stores, err = relayout.ParseStores(*stores); err != nil {
 			return nil, usagef("--stores %q: want auto, stream or cache", *stores)
 		}
@@ -194,29 +188,54 @@ Flags:
 			if set["case"] || set["size"] {
 				return nil, usagef("--from/--to replace the suite: --case and --size do not apply")
 			}
-			j, err := customJob(*from, *to)
-			if err != nil {
-				return nil, usagef("%v", err)
-			}
-			o.jobs = []job{j}
-			return o, nil
 		}
-		var re *regexp.Regexp
-		if *caseRE != "" {
-			if re, err = regexp.Compile(*caseRE); err != nil {
-				return nil, usagef("--case: %v", err)
-			}
-		}
-		sizes, err := parseSizes(*size)
-		if err != nil {
-			return nil, usageError{err.Error()}
-		}
-		if o.jobs = selectJobs(re, sizes); len(o.jobs) == 0 {
-			return nil, usagef("--case %q matches no case", *caseRE)
-		}
-		return o, nil
+		o.jobs, err = parseJobs(*caseRE, *size, *from, *to, set["from"] || set["to"])
+		return o, err
 	}
 	return fs, parse
+}
+
+// parseWorkers reads --workers: distinct counts from 1 to 1024, comma-separated.
+func parseWorkers(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 || n > 1024 {
+			return nil, usagef("--workers %q: want comma-separated counts from 1 to 1024", s)
+		}
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// parseJobs reads what to run: the one --from/--to case when custom, else the suite's
+// cases that --case and --size select.
+func parseJobs(caseRE, size, from, to string, custom bool) ([]job, error) {
+	if custom {
+		j, err := customJob(from, to)
+		if err != nil {
+			return nil, usagef("%v", err)
+		}
+		return []job{j}, nil
+	}
+	var re *regexp.Regexp
+	if caseRE != "" {
+		var err error
+		if re, err = regexp.Compile(caseRE); err != nil {
+			return nil, usagef("--case: %v", err)
+		}
+	}
+	sizes, err := parseSizes(size)
+	if err != nil {
+		return nil, usageError{err.Error()}
+	}
+	jobs := selectJobs(re, sizes)
+	if len(jobs) == 0 {
+		return nil, usagef("--case %q matches no case", caseRE)
+	}
+	return jobs, nil
 }
 
 // parseKernels reads --kernel: names simd.Lookup accepts, comma-separated, or "all".
@@ -252,7 +271,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fs.Usage()
 			return exitOK
 		}
-		fmt.Fprintf(stderr, "relayout-bench: %v (see relayout-bench --help)\n", flagError(err))
+		fmt.Fprintf(stderr, "relayout-bench: %s (see relayout-bench --help)\n", flagtext.Message(err.Error(), nil))
 		return exitUsage
 	}
 	if fs.NArg() > 0 {
