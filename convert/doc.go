@@ -12,12 +12,14 @@
 // bounded memory). It reports progress through [Progress] and notes through Job.Note,
 // and prints nothing.
 //
-// Errors are *[Error] values of a [Kind] (Input, Usage, Output) whose messages name
-// the job's parts with [Names]: the Job's field names by default, a command line's
-// flags when it passes its own.
+// Errors are *[Error] values of a [Kind] (Input, Setting, Output) that name the field
+// they are about ([Error.Field]) and unwrap to their cause; their messages name the
+// job's fields, which a caller words its own way ([Error.Words]; a command line by
+// its flags).
 //
-// A process that ends on a signal calls [CleanupOnSignal] first, which removes the
-// temporary outputs being written, so that an interrupted job leaves nothing behind.
+// A Job tells its [Temps] of the temporary outputs it writes, so that a process that
+// ends on a signal can remove them, and [Job.RunContext] stops a job when its context
+// is done.
 //
 // The same package holds what other jobs share with conversion: opening input arrays
 // ([OpenArray], [ViewArray]), shape arguments ([ParseShape], [CompileShape]), Pad

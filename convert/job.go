@@ -58,6 +58,7 @@ type Job struct {
 	// Deprecated: for package sharding; errors name fields, see [Message.Text].
 	Names  Names
 	Limits Limits // memory and disk; zero: the defaults and the system's
+	Temps  Temps  // hears of temporary outputs, to remove them on a signal; may be nil
 
 	ctx context.Context // RunContext's; nil: never done
 }
@@ -267,10 +268,11 @@ func (j *Job) runAll(padOpt relayout.Option) (*Result, error) {
 	}
 	// A killed earlier run left its temporary tree: nobody holds it any more.
 	buffer.RemoveStaleTemps(dest)
-	release := HoldTemps()
+	temps := j.temps()
+	release := temps.Hold()
 	tmp, unlock, err := buffer.MkdirTempLocked(dest)
 	if err == nil {
-		TrackHeld(tmp)
+		temps.Track(tmp)
 	}
 	release()
 	if err != nil {
@@ -283,7 +285,7 @@ func (j *Job) runAll(padOpt relayout.Option) (*Result, error) {
 		if !done {
 			os.RemoveAll(tmp)
 		}
-		Untrack(tmp)
+		temps.Untrack(tmp)
 		unlock()
 	}()
 	prog := orNone(j.Progress)
@@ -312,7 +314,7 @@ func (j *Job) runAll(padOpt relayout.Option) (*Result, error) {
 		return nil, n.errf(Output, "cannot write {Out} %s: %s", out, err)
 	}
 	done = true
-	SetPlaced(true)
+	temps.Placed()
 	prog.Done() // on success only: a failed All leaves the display as it was
 	return &Result{Manifest: m}, nil
 }

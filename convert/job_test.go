@@ -7,7 +7,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/tpulayout/tpulayout/buffer"
@@ -261,25 +263,46 @@ func TestJobCapacity(t *testing.T) {
 	}
 }
 
-// TestCleanupOnSignal: the temporaries being written are removed, except on a broken
-// pipe once the output is placed.
-func TestCleanupOnSignal(t *testing.T) {
-	tmp := filepath.Join(t.TempDir(), "tmp")
-	os.WriteFile(tmp, nil, 0o644)
-	release := HoldTemps()
-	TrackHeld(tmp)
-	release()
-	defer Untrack(tmp)
-	SetPlaced(true)
-	if CleanupOnSignal(true) {
-		t.Fatal("a broken pipe after the output was placed cleaned up")
+// tempsRecorder is a Temps that keeps what it heard.
+type tempsRecorder struct {
+	held            int
+	tracked, placed []string
+	untracked       []string
+}
+
+func (r *tempsRecorder) Hold() func()     { r.held++; return sync.OnceFunc(func() { r.held-- }) }
+func (r *tempsRecorder) Track(p string)   { r.tracked = append(r.tracked, p) }
+func (r *tempsRecorder) Untrack(p string) { r.untracked = append(r.untracked, p) }
+func (r *tempsRecorder) Placed()          { r.placed = append(r.placed, "placed") }
+func (r *tempsRecorder) check(t *testing.T, what string) {
+	t.Helper()
+	slices.Sort(r.tracked)
+	slices.Sort(r.untracked)
+	if len(r.tracked) == 0 || !slices.Equal(r.tracked, r.untracked) || len(r.placed) == 0 || r.held != 0 {
+		t.Errorf("%s: tracked %q, untracked %q, placed %d times, %d holds left", what, r.tracked, r.untracked, len(r.placed), r.held)
 	}
-	SetPlaced(false)
-	if !CleanupOnSignal(true) {
-		t.Fatal("a broken pipe before the output was placed did not clean up")
+}
+
+// TestJobTemps: a Job tells Temps of its temporary output, under a hold, and that Out
+// is placed; with All, of its temporary tree.
+func TestJobTemps(t *testing.T) {
+	dir := t.TempDir()
+	in := testfiles.WriteNPY(t, dir, "in.npy", testfiles.RandomBuffer(t, "f32[8,128]", 1))
+	var r tempsRecorder
+	if _, err := (&Job{In: in, Out: filepath.Join(dir, "o.bin"), To: "tpu:v5e", Temps: &r}).Run(); err != nil {
+		t.Fatal(err)
 	}
-	temps.Unlock() // CleanupOnSignal keeps the registry locked for the exit
-	if _, err := os.Stat(tmp); !os.IsNotExist(err) {
-		t.Errorf("the temporary is still there (%v)", err)
+	r.check(t, "one file")
+	ckpt := filepath.Join(dir, "m.safetensors")
+	if err := safetensors.Write(ckpt, []safetensors.NamedBuffer{{Name: "w", Buf: testfiles.RandomBuffer(t, "f32[8,128]", 2)}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	r = tempsRecorder{}
+	if _, err := (&Job{In: ckpt, Out: filepath.Join(dir, "od"), To: "tpu:v5e", All: true, Temps: &r}).Run(); err != nil {
+		t.Fatal(err)
+	}
+	r.check(t, "All")
+	if len(r.tracked) > 0 && filepath.Dir(r.tracked[0]) != dir {
+		t.Errorf("the temporary tree %s is not beside Out", r.tracked[0])
 	}
 }

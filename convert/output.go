@@ -121,7 +121,7 @@ func (j *Job) openStream() (w io.Writer, close func() error, ok bool, err error)
 
 // WriteOutput writes j.Out through write: streamed in place when Out is a stream (see
 // [IsStream]), else to a temporary file beside the file Out names (through symlinks)
-// and renamed over it, so that a failure, a panic or a signal (see [CleanupOnSignal])
+// and renamed over it, so that a failure, a panic or a signal (see [Temps])
 // leaves that file as it was and nothing beside it. write's own errors are returned as
 // they are; the others are the file system's, unworded.
 func (j *Job) WriteOutput(write func(w ImageWriter) error) error {
@@ -143,21 +143,22 @@ func (j *Job) WriteOutput(write func(w ImageWriter) error) error {
 	// A killed earlier run left its temporary beside Out: nobody holds it any more.
 	buffer.RemoveStaleTemps(buffer.LinkTarget(out))
 	var tmp string
-	release := HoldTemps() // the temporary file is made under the hold
+	temps := j.temps()
+	release := temps.Hold() // the temporary file is made under the hold
 	defer release()
 	defer func() {
 		if tmp != "" {
-			Untrack(tmp)
+			temps.Untrack(tmp)
 		}
 	}()
 	err = buffer.WriteFileAtomicFile(buffer.LinkTarget(out), func(f *os.File) error {
 		tmp = f.Name()
-		TrackHeld(tmp) // until renamed: the fsync after this can be long
+		temps.Track(tmp) // until renamed: the fsync after this can be long
 		release()
 		return write(f)
 	})
 	if err == nil {
-		SetPlaced(true)
+		temps.Placed()
 	}
 	return err
 }

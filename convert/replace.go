@@ -82,28 +82,31 @@ func (j *Job) place(tmp, out string) error {
 
 // replaceDir is ReplaceDir for All: the old tree must be one All wrote.
 func (j *Job) replaceDir(tmp, out string) error {
-	return replaceDir(tmp, out, "{Out}", j.Names.checkOwned, j.note)
+	return replaceDir(tmp, out, "{Out}", j.Names.checkOwned, j.note, j.temps())
 }
 
 // ReplaceDir puts the finished directory tmp in place of the directory out and removes
 // the old tree. Where the system can swap the two atomically (Linux: renameat2
 // RENAME_EXCHANGE) it does; elsewhere it renames out aside, renames tmp in, and on
-// failure renames out back. Temporaries are held during the renames; the caller
+// failure renames out back. temps (nil: none) is held during the renames; the caller
 // tracks tmp as a temporary, which after a swap holds the old tree, so that an
 // interrupt then removes it. The old tree is removed only when owned, checking it
 // again, accepts it (what appeared in it meanwhile is not ours to remove); otherwise,
 // or when removing fails, it is left beside out and note hears where and why, out
 // named by what ("OUT", "OUTDIR").
-func ReplaceDir(tmp, out, what string, owned func(dir string) error, note func(string)) error {
-	return replaceDir(tmp, out, strings.ReplaceAll(what, "%", "%%"), owned, func(m Message) { note(m.String()) })
+func ReplaceDir(tmp, out, what string, owned func(dir string) error, note func(string), temps Temps) error {
+	if temps == nil {
+		temps = TempFuncs{}
+	}
+	return replaceDir(tmp, out, strings.ReplaceAll(what, "%", "%%"), owned, func(m Message) { note(m.String()) }, temps)
 }
 
 // replaceDir is ReplaceDir with notes as messages, whose format what is part of.
-func replaceDir(tmp, out, what string, owned func(dir string) error, note func(Message)) error {
+func replaceDir(tmp, out, what string, owned func(dir string) error, note func(Message), temps Temps) error {
 	if _, err := os.Lstat(out); errors.Is(err, os.ErrNotExist) {
 		return renameFn(tmp, out)
 	}
-	release := HoldTemps()
+	release := temps.Hold()
 	err := exchangeFn(tmp, out)
 	if err == nil {
 		release()
@@ -129,10 +132,10 @@ func replaceDir(tmp, out, what string, owned func(dir string) error, note func(M
 		release()
 		return err // the old tree is back
 	}
-	TrackHeld(aside) // an interrupt now removes the old tree
+	temps.Track(aside) // an interrupt now removes the old tree
 	release()
 	removeOld(aside, out, what, owned, note)
-	Untrack(aside)
+	temps.Untrack(aside)
 	return nil
 }
 

@@ -1,72 +1,59 @@
 package convert
 
-import (
-	"os"
-	"sync"
-)
-
-// Temporary outputs. A Job writes Out to a temporary file (or, with All, a temporary
-// tree) and renames it into place. A signal that ends the process skips the deferred
-// cleanups that remove it after an error, so the process's handler calls
-// [CleanupOnSignal], which removes every temporary being written: an interrupted job
-// leaves Out as it was and nothing beside it. The registry is the process's, as
-// signals are.
-var temps = struct {
-	sync.Mutex
-	paths map[string]bool
-	// placed: Out is complete and renamed into place, so that a broken pipe from
-	// then on can only lose progress or a report, not output.
-	placed bool
-}{paths: map[string]bool{}}
-
-// SetPlaced records whether the output is in place (see [CleanupOnSignal]). A Job sets
-// it when it renames Out into place; a command clears it when it starts.
-func SetPlaced(v bool) {
-	temps.Lock()
-	temps.placed = v
-	temps.Unlock()
+// Temps hears of the temporary outputs a Job writes: Out's temporary file (or, with
+// All, its temporary tree) before it is renamed into place, and an old tree that Force
+// moves aside. A command that removes them when a signal ends the process passes one,
+// so that an interrupted job leaves Out as it was and nothing beside it.
+//
+// A temporary is created between Hold and the release it returns, and Tracked while
+// held, so that a cleanup that takes the same hold never misses one that exists;
+// Untrack follows once it is renamed or removed. Placed says that Out is complete
+// and in place: from then on only a report can be lost.
+type Temps interface {
+	Hold() (release func())
+	Track(path string)
+	Untrack(path string)
+	Placed()
 }
 
-// Placed reports whether the output is in place.
-func Placed() bool {
-	temps.Lock()
-	defer temps.Unlock()
-	return temps.placed
+// TempFuncs is a Temps made of functions, any of which may be nil (then it does
+// nothing); the zero TempFuncs hears nothing.
+type TempFuncs struct {
+	HoldFn    func() (release func())
+	TrackFn   func(path string)
+	UntrackFn func(path string)
+	PlacedFn  func()
 }
 
-// HoldTemps keeps [CleanupOnSignal] waiting until release is called (release may be
-// called more than once). A temporary output is created and registered with
-// [TrackHeld] in between, so that no signal can come after it exists and before it is
-// tracked: a test that signalled as soon as the file appeared caught that gap.
-func HoldTemps() (release func()) {
-	temps.Lock()
-	return sync.OnceFunc(temps.Unlock)
-}
-
-// TrackHeld registers a temporary file or directory; the temporaries must be held
-// (see [HoldTemps]).
-func TrackHeld(path string) { temps.paths[path] = true }
-
-// Untrack forgets a temporary output once it is renamed into place or removed.
-func Untrack(path string) {
-	temps.Lock()
-	delete(temps.paths, path)
-	temps.Unlock()
-}
-
-// CleanupOnSignal is for a signal handler about to end the process: it removes every
-// tracked temporary output and returns true, keeping the registry locked so that none
-// is made after. For a broken pipe (SIGPIPE) once the output is placed it does
-// nothing and returns false: only progress or a report can be lost then, and the job
-// may finish.
-func CleanupOnSignal(brokenPipe bool) bool {
-	temps.Lock()
-	if brokenPipe && temps.placed {
-		temps.Unlock()
-		return false
+func (t TempFuncs) Hold() func() {
+	if t.HoldFn == nil {
+		return func() {}
 	}
-	for p := range temps.paths {
-		os.RemoveAll(p)
+	return t.HoldFn()
+}
+
+func (t TempFuncs) Track(path string) {
+	if t.TrackFn != nil {
+		t.TrackFn(path)
 	}
-	return true
+}
+
+func (t TempFuncs) Untrack(path string) {
+	if t.UntrackFn != nil {
+		t.UntrackFn(path)
+	}
+}
+
+func (t TempFuncs) Placed() {
+	if t.PlacedFn != nil {
+		t.PlacedFn()
+	}
+}
+
+// temps is j.Temps, or one that hears nothing.
+func (j *Job) temps() Temps {
+	if j.Temps == nil {
+		return TempFuncs{}
+	}
+	return j.Temps
 }

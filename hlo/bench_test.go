@@ -12,6 +12,7 @@ import (
 // operands carry their shapes and names, each with metadata.
 func genModule(n int) []byte {
 	var b strings.Builder
+	b.Grow(200 * n) // each line is under 200 bytes
 	b.WriteString("HloModule big, entry_computation_layout={(f32[8,128]{1,0:T(8,128)})->f32[8,128]{1,0:T(8,128)}}\n\n")
 	b.WriteString("ENTRY %main (p: f32[8,128]) -> f32[8,128] {\n")
 	b.WriteString("  %i0 = f32[8,128]{1,0:T(8,128)} parameter(0), metadata={op_name=\"p\"}\n")

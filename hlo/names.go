@@ -50,20 +50,36 @@ func (t *nameSet) has(name string) bool {
 	return false
 }
 
-// add puts in the name of in, which is not in the set yet.
-func (t *nameSet) add(in *Instruction, inText bool) {
+// add puts in the name of in unless the set has it already; it reports whether it
+// did. inText tells an instruction whose name is written in the text, at in.pos.
+func (t *nameSet) add(in *Instruction, inText bool) bool {
 	if !inText || uint64(in.pos) >= 1<<32-2 {
+		if t.has(in.Name) {
+			return false
+		}
 		if t.other == nil {
 			t.other = map[string]struct{}{}
 		}
 		t.other[in.Name] = struct{}{}
-		return
+		return true
+	}
+	if _, ok := t.other[in.Name]; ok {
+		return false
 	}
 	if 2*(t.n+1) > len(t.slots) {
 		t.grow()
 	}
-	t.insert(t.hash(in.Name)<<32 | uint64(in.pos+1))
+	mask := uint64(len(t.slots) - 1)
+	h := t.hash(in.Name)
+	i := h & mask
+	for ; t.slots[i] != 0; i = (i + 1) & mask {
+		if v := t.slots[i]; v>>32 == h && t.nameAt(int(uint32(v)-1)) == in.Name {
+			return false
+		}
+	}
+	t.slots[i] = h<<32 | uint64(in.pos+1)
 	t.n++
+	return true
 }
 
 // insert puts slot value v in the first free slot from its hash on.

@@ -41,6 +41,29 @@ type scanner struct {
 	calls *[]callRef
 	// lineAt and lineNo cache the last line lookup: instructions come in file order.
 	lineAt, lineNo int
+	// slab holds instructions allocated together, handed out by newInstruction;
+	// slabSize is how many the last block held.
+	slab     []Instruction
+	slabSize int
+}
+
+// maxSlab bounds the instructions allocated together: as many as fill 32 KiB, the
+// largest size the Go allocator rounds to a size class, less the 8-byte header it
+// puts before an object of pointers that large (a block one byte over 32 KiB, or
+// rounded up to a class, would waste the difference on every block).
+const maxSlab = (32<<10 - 8) / int(unsafe.Sizeof(Instruction{}))
+
+// newInstruction returns a new zero Instruction, taken from a block of them allocated
+// together (blocks double from 4 to maxSlab instructions), so that a long computation
+// costs one allocation per block rather than one per instruction.
+func (s *scanner) newInstruction() *Instruction {
+	if len(s.slab) == 0 {
+		s.slabSize = min(maxSlab, max(4, 2*s.slabSize))
+		s.slab = make([]Instruction, s.slabSize)
+	}
+	in := &s.slab[0]
+	s.slab = s.slab[1:]
+	return in
 }
 
 // posError is a SyntaxError whose position is still a byte offset: the scanner builds
@@ -84,33 +107,36 @@ func (s *scanner) line(pos int) int {
 // space skips blanks, newlines and comments. With stopAtNewline it stops before a
 // newline (attribute values end at one).
 func (s *scanner) space(stopAtNewline bool) {
-	for s.pos < len(s.in) {
-		c := s.in[s.pos]
+	in, p := s.in, s.pos
+	for p < len(in) {
+		c := in[p]
 		if c > ' ' && c != '/' {
-			return // neither a blank nor a comment
+			break // neither a blank nor a comment
 		}
-		switch {
-		case c == '\n' && stopAtNewline:
-			return
-		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
-			s.pos++
-		case strings.HasPrefix(s.in[s.pos:], "/*"):
-			end := strings.Index(s.in[s.pos+2:], "*/")
-			if end < 0 {
-				return // unterminated: the caller meets "/*" and reports it
-			}
-			s.pos += end + 4
-		case strings.HasPrefix(s.in[s.pos:], "//"):
-			end := strings.IndexByte(s.in[s.pos:], '\n')
-			if end < 0 {
-				s.pos = len(s.in)
-				return
-			}
-			s.pos += end
-		default:
-			return
+		if c == ' ' || c == '\t' || c == '\r' || c == '\n' && !stopAtNewline {
+			p++
+			continue
 		}
+		if c == '/' && strings.HasPrefix(in[p:], "/*") {
+			end := strings.Index(in[p+2:], "*/")
+			if end < 0 {
+				break // unterminated: the caller meets "/*" and reports it
+			}
+			p += end + 4
+			continue
+		}
+		if c == '/' && strings.HasPrefix(in[p:], "//") {
+			end := strings.IndexByte(in[p:], '\n')
+			if end < 0 {
+				p = len(in)
+				break
+			}
+			p += end
+			continue
+		}
+		break
 	}
+	s.pos = p
 }
 
 func (s *scanner) peek() byte {
@@ -179,44 +205,74 @@ func (s *scanner) word(w string) bool {
 // up to its matching close, skipping strings and comments; it returns the text
 // inside, brackets excluded.
 func (s *scanner) group() (string, error) {
-	start := s.pos
+	text, _, _, err := s.groupSplit(nil, false)
+	return text, err
+}
+
+// groupSplit is group that, with split, also splits the text inside at its commas
+// outside nested brackets, strings and comments, returning the parts' byte ranges
+// (from the text's start, untrimmed) appended to parts as splitTopAt does, and marks
+// with bit i those of parts i < 64 that hold a '(' outside nested brackets or a '/'.
+func (s *scanner) groupSplit(parts [][2]int, split bool) (text string, _ [][2]int, marks uint64, err error) {
+	in, start := s.in, s.pos
 	var stack []byte
-	for s.pos < len(s.in) {
-		c := s.in[s.pos]
+	part := start + 1 // where the current part starts
+	for p := start; p < len(in); p++ {
+		c := in[p]
+		if !groupBytes[c] {
+			continue
+		}
 		switch c {
 		case '(', '[', '{':
 			if len(stack) == maxDepth {
-				return "", s.errf("brackets nested more than %d deep", maxDepth)
+				return "", nil, 0, s.errAt(p, "brackets nested more than %d deep", maxDepth)
+			}
+			if c == '(' && len(stack) == 1 && split && len(parts) < 64 {
+				marks |= 1 << len(parts)
 			}
 			stack = append(stack, closer(c))
 		case ')', ']', '}':
 			if len(stack) == 0 || stack[len(stack)-1] != c {
-				return "", s.errf("unbalanced %q", c)
+				return "", nil, 0, s.errAt(p, "unbalanced %q", c)
 			}
 			stack = stack[:len(stack)-1]
 			if len(stack) == 0 {
-				s.pos++
-				return s.in[start+1 : s.pos-1], nil
+				s.pos = p + 1
+				if split && (len(parts) > 0 || stripComments(in[part:p]) != "") {
+					parts = append(parts, [2]int{part - start - 1, p - start - 1})
+				}
+				return in[start+1 : p], parts, marks, nil
+			}
+		case ',':
+			if len(stack) == 1 && split {
+				parts = append(parts, [2]int{part - start - 1, p - start - 1})
+				part = p + 1
 			}
 		case '"':
+			s.pos = p
 			if err := s.str(); err != nil {
-				return "", err
+				return "", nil, 0, err
 			}
-			continue
+			p = s.pos - 1
 		case '/':
-			if strings.HasPrefix(s.in[s.pos:], "/*") {
-				end := strings.Index(s.in[s.pos+2:], "*/")
+			if split && len(parts) < 64 {
+				marks |= 1 << len(parts)
+			}
+			if p+1 < len(in) && in[p+1] == '*' {
+				end := strings.Index(in[p+2:], "*/")
 				if end < 0 {
-					return "", s.errf("unterminated /* comment")
+					return "", nil, 0, s.errAt(p, "unterminated /* comment")
 				}
-				s.pos += end + 4
-				continue
+				p += end + 3
 			}
 		}
-		s.pos++
 	}
-	return "", s.errAt(start, "%q is never closed: the text ends first (truncated?)", s.in[start])
+	s.pos = len(in)
+	return "", nil, 0, s.errAt(start, "%q is never closed: the text ends first (truncated?)", in[start])
 }
+
+// groupBytes are the bytes groupSplit acts on: brackets, ',', '"' and '/'.
+var groupBytes = [256]bool{'(': true, '[': true, '{': true, ')': true, ']': true, '}': true, ',': true, '"': true, '/': true}
 
 func closer(open byte) byte {
 	switch open {
@@ -230,16 +286,17 @@ func closer(open byte) byte {
 
 // str skips a double-quoted string with backslash escapes starting at s.pos.
 func (s *scanner) str() error {
-	start := s.pos
-	for s.pos++; s.pos < len(s.in); s.pos++ {
-		switch s.in[s.pos] {
+	in, start := s.in, s.pos
+	for p := start + 1; p < len(in); p++ {
+		switch in[p] {
 		case '\\':
-			s.pos++
+			p++
 		case '"':
-			s.pos++
+			s.pos = p + 1
 			return nil
 		}
 	}
+	s.pos = len(in)
 	return s.errAt(start, "string is never closed: the text ends first (truncated?)")
 }
 
@@ -345,18 +402,23 @@ func (s *scanner) skipShape() error {
 // start on the next line (`sharding=` then `{replicated}`).
 func (s *scanner) value(name string) (string, error) {
 	s.space(false)
-	start := s.pos
-	for s.pos < len(s.in) {
-		switch c := s.in[s.pos]; c {
+	in, start := s.in, s.pos
+	for p := start; p < len(in); {
+		c := in[p]
+		if !valueBytes[c] {
+			p++
+			continue
+		}
+		s.pos = p
+		switch c {
 		case ',', '\n', '}', ')', ']':
-			return s.valueText(start, s.pos)
+			return s.valueText(start, p)
 		case ' ', '\t', '\r':
-			end := s.pos
 			s.space(true)
-			if s.pos < len(s.in) && !strings.ContainsRune(",\n})]", rune(s.in[s.pos])) {
+			if s.pos < len(in) && !strings.ContainsRune(",\n})]", rune(in[s.pos])) {
 				return "", s.errf("unexpected %s after the value of attribute %s", s.describe(), name)
 			}
-			return s.valueText(start, end)
+			return s.valueText(start, p)
 		case '(', '[', '{':
 			if _, err := s.group(); err != nil {
 				return "", err
@@ -365,12 +427,16 @@ func (s *scanner) value(name string) (string, error) {
 			if err := s.str(); err != nil {
 				return "", err
 			}
-		default:
-			s.pos++
 		}
+		p = s.pos
 	}
-	return s.valueText(start, len(s.in))
+	s.pos = len(in)
+	return s.valueText(start, len(in))
 }
+
+// valueBytes are the bytes value acts on: those that end a value, blanks, opening
+// brackets and '"'.
+var valueBytes = [256]bool{',': true, '\n': true, '}': true, ')': true, ']': true, ' ': true, '\t': true, '\r': true, '(': true, '[': true, '{': true, '"': true}
 
 func (s *scanner) valueText(start, end int) (string, error) {
 	v := strings.TrimSpace(s.in[start:end])
@@ -494,7 +560,8 @@ func stripComments(s string) string {
 // instruction reads `[ROOT] name = shape opcode(operands), attrs`.
 func (s *scanner) instruction() (*Instruction, error) {
 	s.space(false)
-	in := &Instruction{Line: s.line(s.pos), pos: s.pos}
+	in := s.newInstruction()
+	in.Line, in.pos = s.line(s.pos), s.pos
 	in.Root = s.word("ROOT")
 	in.Name = s.name()
 	if in.Name == "" {
@@ -558,20 +625,20 @@ func (s *scanner) rhs(in *Instruction, nested bool) error {
 // (`parameter.anon`), put in s.nested to precede in; the operand is then its name.
 func (s *scanner) operands(in *Instruction) error {
 	open := s.pos
-	if _, err := s.group(); err != nil {
+	var buf [4][2]int
+	_, parts, marks, err := s.groupSplit(buf[:0], true) // marks: see nestedFollows
+	if err != nil {
 		return err
 	}
 	end := s.pos
 	if s.anon == nil {
 		s.anon = map[string]int{} // shared with the scanners of nested operands
 	}
-	var buf [4][2]int
-	parts := splitTopAt(buf[:0], s.in[open+1:end-1])
 	var texts []string // the operand texts, once one is written as an instruction
 	for i, r := range parts {
 		a, b := open+1+r[0], open+1+r[1]
 		text := stripComments(s.in[a:b])
-		if probe := (scanner{in: s.in[:b], pos: a}); probe.nestedFollows() {
+		if probe := (scanner{in: s.in[:b], pos: a}); (i >= 64 || marks>>i&1 != 0) && probe.nestedFollows() {
 			sub := &scanner{in: s.in[:b], pos: a, anon: s.anon, shapes: s.shapes, names: s.names, calls: s.calls}
 			n := &Instruction{Line: s.line(sub.pos), pos: sub.pos}
 			if err := sub.rhs(n, true); err != nil {
@@ -637,7 +704,10 @@ func (s *scanner) checkOperand(in *Instruction, text string, a, b int) error {
 }
 
 // nestedFollows reports whether an instruction, `[shape] opcode(`, starts at s.pos
-// (rather than `[shape] name`); s.pos is left at its start.
+// (rather than `[shape] name`); s.pos is left at its start. It is false for a part
+// of an operand list that holds neither a '(' outside nested brackets nor a '/' (the
+// start of a comment, which group does not skip as space does when it is `//`), as
+// groupSplit marks them: the '(' after an opcode, or around a tuple shape, is one.
 func (s *scanner) nestedFollows() bool {
 	s.space(false)
 	start := s.pos
@@ -913,16 +983,14 @@ func (s *scanner) instructionList(c *Computation, open int) error {
 			return err
 		}
 		for _, n := range s.nested {
-			if names.has(n.Name) {
+			if !names.add(n, false) {
 				return &SyntaxError{Line: n.Line, Col: 1, Msg: fmt.Sprintf("instruction %s (written as an operand) is defined twice in %s (first on line %d)", n.Name, c.Name, list.lineOf(n.Name))}
 			}
-			names.add(n, false)
 			list.add(n)
 		}
-		if names.has(in.Name) {
+		if !names.add(in, true) {
 			return &SyntaxError{Line: in.Line, Col: 1, Msg: fmt.Sprintf("instruction %s is defined twice in %s (first on line %d)", in.Name, c.Name, list.lineOf(in.Name))}
 		}
-		names.add(in, true)
 		if in.Root {
 			if c.Root != nil {
 				return &SyntaxError{Line: in.Line, Col: 1, Msg: fmt.Sprintf("second ROOT in %s: %s (the first is %s)", c.Name, in.Name, c.Root.Name)}

@@ -474,7 +474,7 @@ func (j *Job) WriteDir(dir string) (*manifest.Manifest, error) {
 	}
 	if err == nil {
 		os.Remove(dir) // an empty directory, checked above; or, with Force, ours (kept)
-		err = convert.ReplaceDir(tmp, dir, "OUTDIR", CheckOwned, j.note)
+		err = convert.ReplaceDir(tmp, dir, "OUTDIR", CheckOwned, j.note, convert.TempFuncs{HoldFn: j.opt.Hold, TrackFn: j.opt.Track, UntrackFn: j.opt.Untrack})
 	}
 	if err != nil {
 		os.RemoveAll(tmp)

@@ -2,10 +2,9 @@ package sharding
 
 import (
 	"fmt"
-	"strconv"
-	"strings"
 
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/report"
 	"github.com/tpulayout/tpulayout/sharding/manifest"
 	"github.com/tpulayout/tpulayout/sharding/placement"
 )
@@ -70,20 +69,11 @@ func PlaceTensor(o PlaceOptions, sh layout.Shape) (*manifest.PlacementReport, er
 func placeTensor(m *placement.Mesh, spec placement.Spec, name string, dims []int64) (*placement.Placement, error) {
 	pl, err := placement.Place(m, spec, dims)
 	if err != nil {
-		what := "dims [" + strings.ReplaceAll(fmtInts(dims), "_", ",") + "]"
+		what := "dims " + report.DimsText(dims)
 		if name != "" {
 			what = fmt.Sprintf("tensor %q (%s)", name, what)
 		}
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	return pl, nil
-}
-
-// fmtInts prints v's numbers separated by '_', as shard files are named.
-func fmtInts[T int | int64](v []T) string {
-	parts := make([]string, len(v))
-	for i, x := range v {
-		parts[i] = strconv.FormatInt(int64(x), 10)
-	}
-	return strings.Join(parts, "_")
 }

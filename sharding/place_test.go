@@ -11,6 +11,7 @@ import (
 
 	"github.com/tpulayout/tpulayout/internal/testfiles"
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/report"
 	"github.com/tpulayout/tpulayout/sharding/manifest"
 	"github.com/tpulayout/tpulayout/sharding/placement"
 )
@@ -169,8 +170,7 @@ func TestPlaceTensorAgainstJAX(t *testing.T) {
 			if !errors.As(err, &ce) || ce.Usage {
 				t.Errorf("%s: %T %v, want a *ConvertError that is not a usage error", &c, err, err)
 			}
-			dims := strings.ReplaceAll(fmtInts(c.Shape), "_", ",")
-			if !strings.HasPrefix(ErrorText(err), "dims ["+dims+"]: "+c.RefusalText(t)) {
+			if !strings.HasPrefix(ErrorText(err), "dims "+report.DimsText(c.Shape)+": "+c.RefusalText(t)) {
 				t.Errorf("%s: %q does not start with the dims", &c, ErrorText(err))
 			}
 			continue

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"io"
 
+	"github.com/tpulayout/tpulayout/convert"
 	"github.com/tpulayout/tpulayout/layout/algebra"
 	"github.com/tpulayout/tpulayout/report"
 )
@@ -21,44 +22,26 @@ their coalesced forms (see 'tpulayout help cute'); otherwise element by element.
 
 With --json it prints one object: a, b, equal, same_map, alloc_a, alloc_b, and when the
 maps differ index, offset_a, offset_b (absent when no element was compared).`,
-	define: func(fs *flag.FlagSet) func([]string, io.Writer) error {
-		asJSON := fs.Bool("json", false, "print JSON")
-		return func(pos []string, w io.Writer) error {
-			if err := needArgs(pos, "A", "B"); err != nil {
-				return err
-			}
-			a, b, err := mappingPair(pos[0], pos[1])
+	define: algebraDefine([]string{"A", "B"}, func(*flag.FlagSet) algebraBuild {
+		return func(read readLayouts) (algebraResult, error) {
+			ms, err := read()
 			if err != nil {
-				return err
+				return algebraResult{}, err
 			}
-			r, err := report.CompareLayouts(a, b)
+			r, err := report.CompareLayouts(ms[0], ms[1])
 			if err != nil {
+				return algebraResult{}, err
+			}
+			res := algebraResult{report: r, text: func(w io.Writer) error {
+				_, err := io.WriteString(w, r.Text()+"\n")
 				return err
+			}}
+			if !r.Equal {
+				res.mismatch = r.Text()
 			}
-			if *asJSON {
-				err = writeJSON(w, r)
-			} else {
-				_, err = io.WriteString(w, r.Text()+"\n")
-			}
-			if err == nil && !r.Equal {
-				err = &mismatch{errors.New(r.Text())}
-			}
-			return err
+			return res, nil
 		}
-	},
-}
-
-// mappingPair reads two SHAPE arguments of the same dims and element width.
-func mappingPair(x, y string) (algebra.Mapping, algebra.Mapping, error) {
-	a, err := mappingArg(x)
-	if err != nil {
-		return a, a, err
-	}
-	b, err := mappingArg(y)
-	if err != nil {
-		return a, b, err
-	}
-	return a, b, report.SamePair(a, b)
+	}),
 }
 
 var copymapVerb = &verb{
@@ -76,26 +59,15 @@ otherwise it says why.
 
 With --json it prints one object: src, dst, copy_map, vector, vector_bytes, bitcast,
 class.`,
-	define: func(fs *flag.FlagSet) func([]string, io.Writer) error {
-		asJSON := fs.Bool("json", false, "print JSON")
-		return func(pos []string, w io.Writer) error {
-			if err := needArgs(pos, "SRC", "DST"); err != nil {
-				return err
-			}
-			src, dst, err := mappingPair(pos[0], pos[1])
+	define: algebraDefine([]string{"SRC", "DST"}, func(*flag.FlagSet) algebraBuild {
+		return func(read readLayouts) (algebraResult, error) {
+			ms, err := read()
 			if err != nil {
-				return err
+				return algebraResult{}, err
 			}
-			r, err := report.NewCopyMap(src, dst)
-			if err != nil {
-				return err
-			}
-			if *asJSON {
-				return writeJSON(w, r)
-			}
-			return r.WriteText(w)
+			return textResult(report.NewCopyMap(ms[0], ms[1]))
 		}
-	},
+	}),
 }
 
 var blocksVerb = &verb{
@@ -110,39 +82,27 @@ block dim misaligns with which tile and exits 1.
 
 With --json it prints one object: shape, block, blocks, runs, run_elements, run_bytes,
 and for a misaligned block misaligned (the message).`,
-	define: func(fs *flag.FlagSet) func([]string, io.Writer) error {
-		asJSON := fs.Bool("json", false, "print JSON")
+	define: algebraDefine([]string{"SHAPE"}, func(fs *flag.FlagSet) algebraBuild {
 		blockArg := fs.String("block", "", "the block `B0,B1,...`, one entry per dim")
-		return func(pos []string, w io.Writer) error {
-			if err := needArgs(pos, "SHAPE"); err != nil {
-				return err
-			}
-			m, err := mappingArg(pos[0])
+		return func(read readLayouts) (algebraResult, error) {
+			ms, err := read()
 			if err != nil {
-				return err
+				return algebraResult{}, err
 			}
 			if *blockArg == "" {
-				return usagef("missing --block B0,B1,...")
+				return algebraResult{}, usagef("missing --block B0,B1,...")
 			}
 			bl, err := parseBlock(*blockArg)
 			if err != nil {
-				return err
+				return algebraResult{}, err
 			}
-			r, err := report.NewBlocks(m, bl)
+			r, err := report.NewBlocks(ms[0], bl)
 			if err != nil {
-				return err
+				return algebraResult{}, err
 			}
-			if *asJSON {
-				err = writeJSON(w, r)
-			} else {
-				err = r.WriteText(w)
-			}
-			if err == nil && r.Misaligned != "" {
-				err = &mismatch{errors.New(r.Misaligned)}
-			}
-			return err
+			return algebraResult{report: r, text: r.WriteText, mismatch: r.Misaligned}, nil
 		}
-	},
+	}),
 }
 
 var paddingVerb = &verb{
@@ -157,21 +117,87 @@ check padding.
 
 With --json it prints one object: shape, alloc, padding, fraction, extents, complement
 (absent for a chain or holes the complement cannot express).`,
-	define: func(fs *flag.FlagSet) func([]string, io.Writer) error {
+	define: algebraDefine([]string{"SHAPE"}, func(*flag.FlagSet) algebraBuild {
+		return func(read readLayouts) (algebraResult, error) {
+			ms, err := read()
+			if err != nil {
+				return algebraResult{}, err
+			}
+			return textResult(report.NewPadding(ms[0]), nil)
+		}
+	}),
+}
+
+// readLayouts reads the positional SHAPE arguments of an algebra verb as mappings.
+type readLayouts func() ([]algebra.Mapping, error)
+
+// algebraBuild checks an algebra verb's own flags, reads its layouts (through read, at the
+// point it chooses: that orders the usage errors) and makes the result to print.
+type algebraBuild func(read readLayouts) (algebraResult, error)
+
+// algebraResult is what an algebra verb prints: report as JSON with --json, else its
+// text. A non-empty mismatch makes the verb exit 1 with that message once the report is
+// printed.
+type algebraResult struct {
+	report   any
+	text     func(io.Writer) error
+	mismatch string
+}
+
+// textResult is the result of a report that writes its own text.
+func textResult[R interface{ WriteText(io.Writer) error }](r R, err error) (algebraResult, error) {
+	if err != nil {
+		return algebraResult{}, err
+	}
+	return algebraResult{report: r, text: r.WriteText}, nil
+}
+
+// algebraDefine is the define of a verb of the layout algebra (cute, whereis, equal,
+// copymap, blocks, padding): its positional arguments are the layouts named shapes, two
+// of them of the same dims and element width; it takes --json, and the flags that
+// declare declares, whose build makes the result.
+func algebraDefine(shapes []string, declare func(fs *flag.FlagSet) algebraBuild) func(*flag.FlagSet) func([]string, io.Writer) error {
+	return func(fs *flag.FlagSet) func([]string, io.Writer) error {
 		asJSON := fs.Bool("json", false, "print JSON")
+		build := declare(fs)
 		return func(pos []string, w io.Writer) error {
-			if err := needArgs(pos, "SHAPE"); err != nil {
+			if err := needArgs(pos, shapes...); err != nil {
 				return err
 			}
-			m, err := mappingArg(pos[0])
+			res, err := build(func() ([]algebra.Mapping, error) { return mappings(pos) })
 			if err != nil {
 				return err
 			}
-			r := report.NewPadding(m)
 			if *asJSON {
-				return writeJSON(w, r)
+				err = writeJSON(w, res.report)
+			} else {
+				err = res.text(w)
 			}
-			return r.WriteText(w)
+			if err == nil && res.mismatch != "" {
+				err = &mismatch{errors.New(res.mismatch)}
+			}
+			return err
 		}
-	},
+	}
+}
+
+// mappings reads SHAPE arguments (any form CompileShape takes) as algebra mappings; two
+// must have the same dims and element width.
+func mappings(args []string) ([]algebra.Mapping, error) {
+	ms := make([]algebra.Mapping, len(args))
+	for i, a := range args {
+		ix, err := convert.CompileShape(a)
+		if err != nil {
+			return nil, err
+		}
+		if ms[i], err = report.LayoutMapping(ix); err != nil {
+			return nil, err
+		}
+	}
+	if len(ms) == 2 {
+		if err := report.SamePair(ms[0], ms[1]); err != nil {
+			return nil, err
+		}
+	}
+	return ms, nil
 }

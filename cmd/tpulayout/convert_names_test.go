@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -50,5 +51,29 @@ func TestConvertAllNames(t *testing.T) {
 		if b := readFile(t, filepath.Join(out, e.File)); len(b) != 8*128*4 {
 			t.Errorf("tensor %q: %s holds %d bytes", e.Name, e.File, len(b))
 		}
+	}
+}
+
+// TestShardTableQuotesNames: the sharded conversion's table printed tensor names raw:
+// a newline, a tab, ESC [31m, NUL.
+func TestShardTableQuotesNames(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "m.safetensors")
+	names := []string{"a\nb", "t\tab", "\x1b[31mred", "nul\x00"}
+	var tensors []safetensors.NamedBuffer
+	for i, n := range names {
+		tensors = append(tensors, safetensors.NamedBuffer{Name: n, Buf: testfiles.RandomBuffer(t, "f32[8]", uint64(i))})
+	}
+	if err := safetensors.Write(in, tensors, nil); err != nil {
+		t.Fatal(err)
+	}
+	got := mustRun(t, "convert", in, filepath.Join(dir, "out"), "--all", "--mesh", "d=2", "--spec", "P()", "--to", "tpu:v5e")
+	for _, n := range names {
+		if !strings.Contains(got, fmt.Sprintf("%q", n)) {
+			t.Errorf("the table does not quote %q:\n%s", n, got)
+		}
+	}
+	if strings.ContainsAny(got, "\t\x1b\x00") || strings.Count(got, "\n") != len(names)+1 {
+		t.Errorf("the table holds raw control characters:\n%q", got)
 	}
 }

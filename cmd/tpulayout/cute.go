@@ -2,10 +2,7 @@ package main
 
 import (
 	"flag"
-	"io"
 
-	"github.com/tpulayout/tpulayout/convert"
-	"github.com/tpulayout/tpulayout/layout/algebra"
 	"github.com/tpulayout/tpulayout/report"
 )
 
@@ -27,34 +24,14 @@ one made), it prints "chain:" and the cut, then the levels that compose the map.
 With --json it prints one object: shape, element_bits, one (absent for a chain),
 coalesced, reason (for a chain), size, cosize, extents, alloc, alloc_bytes, padding,
 complement, words (with --words), chain (name and layout of each level).`,
-	define: func(fs *flag.FlagSet) func([]string, io.Writer) error {
-		asJSON := fs.Bool("json", false, "print JSON")
+	define: algebraDefine([]string{"SHAPE"}, func(fs *flag.FlagSet) algebraBuild {
 		words := fs.Bool("words", false, "also print the layout in 32-bit words (packed types)")
-		return func(pos []string, w io.Writer) error {
-			if err := needArgs(pos, "SHAPE"); err != nil {
-				return err
-			}
-			m, err := mappingArg(pos[0])
+		return func(read readLayouts) (algebraResult, error) {
+			ms, err := read()
 			if err != nil {
-				return err
+				return algebraResult{}, err
 			}
-			r, err := report.NewCute(m, *words)
-			if err != nil {
-				return err
-			}
-			if *asJSON {
-				return writeJSON(w, r)
-			}
-			return r.WriteText(w)
+			return textResult(report.NewCute(ms[0], *words))
 		}
-	},
-}
-
-// mappingArg reads a SHAPE argument (any form CompileShape takes) as an algebra Mapping.
-func mappingArg(text string) (algebra.Mapping, error) {
-	ix, err := convert.CompileShape(text)
-	if err != nil {
-		return algebra.Mapping{}, err
-	}
-	return report.LayoutMapping(ix)
+	}),
 }

@@ -75,38 +75,6 @@ func TestFlagMetavars(t *testing.T) {
 	}
 }
 
-// TestBareUsage: tpulayout without a verb prints a short usage, the verbs by job, on
-// stderr, and exits 2; help leads with converting and sharding.
-func TestBareUsage(t *testing.T) {
-	out, errOut, code := runCmd(t)
-	if code != exitUsage || out != "" {
-		t.Errorf("tpulayout: exit %d, stdout %q", code, out)
-	}
-	for _, want := range []string{"Usage: tpulayout VERB", "Convert and shard:", "Validate:", "Inspect layouts:", "Benchmark:", "tpulayout help"} {
-		if !strings.Contains(errOut, want) {
-			t.Errorf("tpulayout: stderr lacks %q:\n%s", want, errOut)
-		}
-	}
-	for _, v := range verbs {
-		if !strings.Contains(errOut, v.name) {
-			t.Errorf("tpulayout: stderr lacks the verb %s:\n%s", v.name, errOut)
-		}
-	}
-	if n := strings.Count(errOut, "\n"); n > 15 {
-		t.Errorf("tpulayout: %d lines, want a short usage:\n%s", n, errOut)
-	}
-	help := mustRun(t, "help")
-	first := strings.SplitN(help, "\n\n", 2)[0]
-	for _, want := range []string{"converts", "shard", "s3://", "gs://", "model.safetensors.index.json"} {
-		if !strings.Contains(first, want) {
-			t.Errorf("help's first paragraph lacks %q:\n%s", want, first)
-		}
-	}
-	if i, j := strings.Index(help, "Convert and shard:"), strings.Index(help, "Inspect layouts:"); i < 0 || j < i {
-		t.Errorf("help does not list converting and sharding first:\n%s", help)
-	}
-}
-
 // TestGroupsCoverVerbs: each verb is in exactly one group of the usage.
 func TestGroupsCoverVerbs(t *testing.T) {
 	seen := map[string]int{}
@@ -122,37 +90,5 @@ func TestGroupsCoverVerbs(t *testing.T) {
 	}
 	if len(seen) != len(verbList()) {
 		t.Errorf("the groups name %d verbs, the table has %d", len(seen), len(verbList()))
-	}
-}
-
-// TestConvertHelpSharding: convert's help says how to shard: the usage line, the rules
-// file's format, OUTDIR's layout, buckets and a sharded checkpoint's index.
-func TestConvertHelpSharding(t *testing.T) {
-	out := mustRun(t, "convert", "--help")
-	for _, want := range []string{
-		"tpulayout convert CKPT OUTDIR --mesh MESH --spec SPEC|--rules FILE",
-		`{"rules": [{"match":`, `"default":`,
-		"OUTDIR/manifest.json", ".bin",
-		"s3://", "gs://", "model.safetensors.index.json",
-		"--spec SPEC", "--force",
-	} {
-		if !strings.Contains(out, want) {
-			t.Errorf("convert --help lacks %q:\n%s", want, out)
-		}
-	}
-}
-
-// TestSpecAndRules: --spec with --rules says they exclude each other.
-func TestSpecAndRules(t *testing.T) {
-	dir := shardCheckpoint(t)
-	wantUsageError(t, []string{"convert", dir + "/model.safetensors", t.TempDir() + "/o", "--all", "--mesh", "data=2,model=2",
-		"--spec", "P()", "--rules", dir + "/rules.json", "--to", "tpu:v5e"}, "--spec and --rules exclude each other")
-}
-
-// TestToGenerationAlone: --to v5e suggests tpu:v5e.
-func TestToGenerationAlone(t *testing.T) {
-	_, errOut, code := runCmd(t, "convert", fixtures+"f32_20x300.npy", t.TempDir()+"/o.bin", "--to", "v5e")
-	if code != exitUsage || !strings.Contains(errOut, `unknown primitive type "v5e"`) || !strings.Contains(errOut, "did you mean tpu:v5e?") {
-		t.Errorf("--to v5e: exit %d, %q", code, errOut)
 	}
 }

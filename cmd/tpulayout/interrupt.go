@@ -6,8 +6,6 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-
-	"github.com/tpulayout/tpulayout/convert"
 )
 
 // stopSignals end the process after removing the temporary outputs. SIGHUP (the
@@ -18,7 +16,7 @@ var stopSignals = []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP, sys
 // exitBrokenPipe follows SIGPIPE: 128+13, as shells report a process that it killed.
 const exitBrokenPipe = 141
 
-// exitOnSignal removes the temporary outputs (convert.CleanupOnSignal) and exits with
+// exitOnSignal removes the running run's temporary outputs and exits with
 // [exitInterrupted] on the first of stopSignals. SIGPIPE (stdout or stderr is a pipe
 // whose reader has gone, say 'convert … --progress 2>&1 | head -1') would kill the
 // process without the cleanup too: it removes them and exits with [exitBrokenPipe],
@@ -31,7 +29,7 @@ func exitOnSignal(stderr io.Writer) {
 	go func() {
 		var sig os.Signal
 		for sig = range c {
-			if convert.CleanupOnSignal(sig == syscall.SIGPIPE) {
+			if t := running.Load(); t == nil || t.removeOnSignal(sig == syscall.SIGPIPE) {
 				break // the temporaries stay held: the process exits now
 			}
 		}

@@ -27,7 +27,7 @@ var (
 
 // newJob is a conversion job with the command's words, streams and limits.
 func newJob(in, out string) *convert.Job {
-	return &convert.Job{In: in, Out: out, Stdin: stdin, Stdout: streamOut,
+	return &convert.Job{In: in, Out: out, Stdin: stdin, Stdout: streamOut, Temps: runTemps(),
 		Limits: convert.Limits{BandBytes: bandBytes, SparseMinBytes: sparseMinBytes,
 			Memory: availableMemory, FreeDisk: freeDiskSpace}}
 }

@@ -118,7 +118,8 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 			code = exitUsage
 		}
 	}()
-	convert.SetPlaced(false) // run is called once per process, but many times in tests
+	temps := newTempOutputs() // run is called once per process, but many times in tests
+	running.Store(temps)
 	if len(args) == 0 {
 		printShortUsage(stderr)
 		return exitUsage
@@ -176,7 +177,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	}
 	if _, err := stdout.Write(out.Bytes()); err != nil {
 		if errors.Is(err, syscall.EPIPE) { // SIGPIPE's handler may not have run yet
-			if convert.Placed() {
+			if temps.isPlaced() {
 				return exitOK // only the report of OUT is lost (see exitOnSignal)
 			}
 			return exitBrokenPipe

@@ -46,6 +46,7 @@ import (
 //	cpdir SRC DST           copy the directory SRC to the new directory DST
 //	tailhex FILE N          print the last N bytes of FILE in hex
 //	replace FILE OLD NEW    replace the first OLD in FILE with NEW (OLD must be there)
+//	poke FILE OFFSET HEX    write the bytes HEX spells into FILE at OFFSET
 //
 // go test -update rewrites the expected files of failing "cmp stdout|stderr" lines.
 func TestScript(t *testing.T) {
@@ -94,6 +95,7 @@ func TestScript(t *testing.T) {
 			"cpdir":           scriptCpDir,
 			"tailhex":         scriptTailHex,
 			"replace":         scriptReplace,
+			"poke":            scriptPoke,
 		},
 	})
 }
@@ -301,4 +303,18 @@ func scriptReplace(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("%s does not hold %q", args[0], args[1])
 	}
 	ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(strings.Replace(string(b), args[1], args[2], 1)), 0o644))
+}
+
+func scriptPoke(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: poke FILE OFFSET HEX")
+	}
+	off, err := strconv.ParseInt(args[1], 10, 64)
+	ts.Check(err)
+	b, err := hex.DecodeString(args[2])
+	ts.Check(err)
+	f, err := os.OpenFile(ts.MkAbs(args[0]), os.O_WRONLY, 0)
+	ts.Check(err)
+	_, err = f.WriteAt(b, off)
+	ts.Check(errors.Join(err, f.Close()))
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/tpulayout/tpulayout/convert"
+	"github.com/tpulayout/tpulayout/internal/errtext"
 	"github.com/tpulayout/tpulayout/sharding"
 )
 
@@ -94,12 +95,13 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 	if _, err := padOption(c.pad); err != nil { // checked first, as before; and the library takes "" for zero
 		return err
 	}
+	temps := runTemps()
 	o := sharding.ConvertOptions{
 		Checkpoint: in, Out: out, Mesh: s.mesh, Spec: s.spec, Rules: s.rules, To: c.to,
 		DType: c.dtype, Tensor: c.tensor, All: c.all, Pad: c.pad, Checksum: s.checksum, Force: c.force,
 		Note: func(s string) { fmt.Fprintf(progressOut, "tpulayout convert: %s\n", s) },
 		// As convert's: an interrupt removes the temporary output.
-		Hold: convert.HoldTemps, Track: convert.TrackHeld, Untrack: convert.Untrack,
+		Hold: temps.Hold, Track: temps.Track, Untrack: temps.Untrack,
 	}
 	var err error
 	if o.Rules, o.RulesJSON, err = s.rulesOption(); err != nil {
@@ -128,7 +130,7 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 	if err != nil {
 		return shardErr(err)
 	}
-	convert.SetPlaced(true)
+	temps.Placed()
 	prog.Done()
 	if s.json {
 		return writeJSON(w, sum)
@@ -141,14 +143,14 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 func shardErr(err error) error {
 	var ce *sharding.ConvertError
 	if errors.As(err, &ce) && ce.Usage {
-		return usagef("%s", withManifestFlags(err, sharding.ErrorText(err)))
+		return usagef("%s", errtext.Within(err, sharding.ErrorText(err), flagWord))
 	}
-	return errors.New(withManifestFlags(err, sharding.ErrorText(err)))
+	return errors.New(errtext.Within(err, sharding.ErrorText(err), flagWord))
 }
 
 // libErr prints an error of the library packages without their prefixes.
 func libErr(err error) string {
-	return withManifestFlags(err, strings.ReplaceAll(convert.CleanErr(err), "sharding: ", ""))
+	return errtext.Within(err, strings.ReplaceAll(convert.CleanErr(err), "sharding: ", ""), flagWord)
 }
 
 // readRulesStdin reads --rules - from standard input, at most sharding.MaxRulesBytes.

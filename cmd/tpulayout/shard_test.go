@@ -122,20 +122,6 @@ func TestShardProcessesMerge(t *testing.T) {
 	}
 }
 
-// TestShardMergeIncomplete: a merge with a process missing fails and writes nothing.
-func TestShardMergeIncomplete(t *testing.T) {
-	dir := shardCheckpoint(t)
-	out := filepath.Join(t.TempDir(), "out")
-	for _, p := range []string{"0/4", "1/4", "3/4"} {
-		mustRun(t, "convert", filepath.Join(dir, "model.safetensors"), out, "--all", "--mesh", "data=2,model=4",
-			"--spec", "P()", "--to", "tpu:v5e", "--process", p)
-	}
-	wantUsageError(t, []string{"manifest", "merge", out}, "process(es) 2 of 4")
-	if _, err := os.Stat(filepath.Join(out, "manifest.json")); err == nil {
-		t.Error("a failed merge wrote manifest.json")
-	}
-}
-
 // TestShardGatherVerify: gather gives back the source converted to bf16 (as the
 // one-tensor convert writes it); verify passes, then fails on a changed byte and on
 // a missing file.
@@ -203,51 +189,6 @@ func TestShardGatherVerify(t *testing.T) {
 	stdout, _, code = runCmd(t, "verify", out)
 	if code != 1 || !strings.Contains(stdout, "1_2.bin: missing") {
 		t.Errorf("verify after a removed file: exit %d, %q", code, stdout)
-	}
-}
-
-// TestShardBadInput: clear errors, and no OUT.
-func TestShardBadInput(t *testing.T) {
-	dir := shardCheckpoint(t)
-	in := filepath.Join(dir, "model.safetensors")
-	writeText(t, filepath.Join(dir, "none.json"), `{"rules": [{"match": "^nothing$", "spec": "P()"}]}`)
-	writeText(t, filepath.Join(dir, "unused.json"), `{"rules": [{"match": "^nothing$", "spec": "P()"}], "default": "P()"}`)
-	partial := filepath.Join(t.TempDir(), "partial")
-	if err := os.Mkdir(partial, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []string{"model.safetensors.index.json", "model-00001-of-00002.safetensors"} {
-		writeText(t, filepath.Join(partial, f), string(readFile(t, filepath.Join(dir, f))))
-	}
-	base := []string{"--all", "--to", "tpu:v5e", "--dtype", "bf16"}
-	cases := []struct {
-		args  []string
-		wants []string
-	}{
-		{[]string{in, "--mesh", "data=2,model=4", "--spec", `P("expert")`}, []string{`mesh axis "expert"`, "data=2,model=4"}},
-		{[]string{in, "--mesh", "data=2,model=4", "--spec", `P("data", "data")`}, []string{`"data" twice`}},
-		{[]string{in, "--mesh", "data=2,model=4", "--spec", `P(("model", "model"))`}, []string{`"model" twice`}},
-		{[]string{in, "--mesh", "data=2,model=4", "--spec", `P(None, None)`}, []string{"2 entries", "rank 1", "layers.0.mlp.b1"}},
-		{[]string{in, "--mesh", "data=2,model=8", "--spec", `P("model")`}, []string{`"embed"`, "dim 0 of size 100", "not divisible by 8", "model(8)"}},
-		{[]string{in, "--mesh", "data=3,model=4", "--spec", `P(None, ("data", "model"))`}, []string{"dim 1 of size 256", "12", "data(3)×model(4)"}},
-		{[]string{in, "--mesh", "data=2,model=4", "--devices", "0,1,2,3", "--spec", "P()"}, []string{"8 devices", "only 4 device ids"}},
-		{[]string{filepath.Join(partial, "model.safetensors.index.json"), "--mesh", "data=2", "--spec", "P()"}, []string{"missing", "model-00002-of-00002.safetensors"}},
-		{[]string{in, "--mesh", "data=2", "--rules", filepath.Join(dir, "none.json")}, []string{"matches no rule", `"embed"`}},
-		{[]string{in, "--mesh", "data=2", "--rules", filepath.Join(dir, "unused.json")}, []string{"rule 1", "^nothing$", "matches no tensor"}},
-		{[]string{in, "--mesh", "data=2", "--spec", `P("data"`}, []string{"bad spec", "at byte 8"}},
-		{[]string{in, "--spec", `P("data")`}, []string{"need --mesh"}},
-		{[]string{in, "--mesh", "data=2"}, []string{"--spec", "--rules"}},
-		{[]string{in, "--mesh", "data=2", "--spec", "P()", "--process", "2/2"}, []string{"bad --process"}},
-		{[]string{in, "--mesh", "data=2", "--spec", "P()", "--process", "0/3"}, []string{"3 processes", "2 devices"}},
-		{[]string{in, "--mesh", "data=2", "--spec", "P()", "--view", "bf16"}, []string{"--view", "sharded"}},
-	}
-	for _, c := range cases {
-		out := filepath.Join(t.TempDir(), "out")
-		args := append(append([]string{"convert"}, c.args...), append(base, out)...)
-		wantUsageError(t, args, c.wants...)
-		if _, err := os.Stat(out); err == nil {
-			t.Errorf("tpulayout %q wrote %s", args, out)
-		}
 	}
 }
 

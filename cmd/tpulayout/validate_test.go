@@ -217,37 +217,6 @@ func TestValidatePadding(t *testing.T) {
 	}
 }
 
-func TestValidateErrors(t *testing.T) {
-	dir := t.TempDir()
-	short := filepath.Join(dir, "short.bin")
-	os.WriteFile(short, make([]byte, 1000), 0o644)
-	c64 := filepath.Join(dir, "c64.bin")
-	os.WriteFile(c64, make([]byte, 20*300*8), 0o644)
-	cases := []struct {
-		args  []string
-		wants []string
-	}{
-		{[]string{"validate"}, []string{"missing DUMP"}},
-		{[]string{"validate", goodBF16}, []string{"missing --layout"}},
-		{[]string{"validate", goodBF16, "--layout", bf16Layout}, []string{"missing --ref"}},
-		{[]string{"validate", goodBF16, refF32, "--layout", bf16Layout}, []string{"unexpected argument"}},
-		{[]string{"validate", short, "--layout", bf16Layout, "--ref", refF32}, []string{"1000 bytes", "18432 bytes"}},
-		{[]string{"validate", filepath.Join(dir, "none.bin"), "--layout", bf16Layout, "--ref", refF32}, []string{"cannot read DUMP", "no such file"}},
-		{[]string{"validate", goodBF16, "--layout", bf16Layout, "--ref", filepath.Join(dir, "none.npy")}, []string{"cannot read REF", "none.npy"}},
-		{[]string{"validate", goodBF16, "--layout", "bf16[20,300]{1,0:T(8,128)(2,1)", "--ref", refF32}, []string{"--layout", "at byte 30"}},
-		{[]string{"validate", fixtures + "s8_40x130.T32x128_4x1.bin", "--layout", "s8[40,130]{1,0:T(32,128)(4,1)}", "--ref", refF32}, []string{"REF", "f32[20,300]", "dims [40,130]"}},
-		{[]string{"validate", goodBF16, "--layout", bf16Layout, "--ref", goodBF16}, []string{"raw bytes", "--ref-shape"}},
-		{[]string{"validate", goodBF16, "--layout", bf16Layout, "--ref", refF32, "--ref-shape", "f32[20,300]"}, []string{"--ref-shape is for a raw REF"}},
-		{[]string{"validate", goodBF16, "--layout", bf16Layout, "--ref", goodBF16, "--ref-shape", "f32[20,300]"}, []string{"REF", "24000 bytes"}},
-		{[]string{"validate", goodBF16, "--layout", bf16Layout, "--ref", refF32, "--gen", "v99"}, []string{`bad --gen "v99"`, "(known: v2, v3, v4, v5e, v5p, v6e, 7x, 8i, 8t)"}},
-		{[]string{"validate", goodBF16, "--layout", bf16Layout, "--ref", refF32, "--tensor", "x"}, []string{"--tensor"}},
-		{[]string{"validate", c64, "--layout", "c64[20,300]", "--ref", refF32}, []string{"cannot compare", "c64"}},
-	}
-	for _, c := range cases {
-		wantUsageError(t, c.args, c.wants...)
-	}
-}
-
 // An s8 image made by convert from an f32 .npy matches it (compared in s8, as convert
 // converts); an integer error is a difference, not ulps (issue #14 item 3).
 func TestValidateIntegerImage(t *testing.T) {

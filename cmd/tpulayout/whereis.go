@@ -2,7 +2,6 @@ package main
 
 import (
 	"flag"
-	"io"
 	"strconv"
 	"strings"
 
@@ -20,22 +19,18 @@ and each is listed. N must lie within the allocation.
 
 With --json it prints one object: shape, byte (with --byte), element_bits, and elements,
 each with element, padding and index (absent for padding).`,
-	define: func(fs *flag.FlagSet) func([]string, io.Writer) error {
-		asJSON := fs.Bool("json", false, "print JSON")
+	define: algebraDefine([]string{"SHAPE"}, func(fs *flag.FlagSet) algebraBuild {
 		byteArg := fs.String("byte", "", "the byte offset `N`")
 		elemArg := fs.String("element", "", "the element offset `N`")
-		return func(pos []string, w io.Writer) error {
-			if err := needArgs(pos, "SHAPE"); err != nil {
-				return err
-			}
+		return func(read readLayouts) (algebraResult, error) {
 			set := map[string]bool{}
 			fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 			if set["byte"] == set["element"] {
-				return usagef("give one of --byte N and --element N")
+				return algebraResult{}, usagef("give one of --byte N and --element N")
 			}
-			m, err := mappingArg(pos[0])
+			ms, err := read()
 			if err != nil {
-				return err
+				return algebraResult{}, err
 			}
 			name, text := "element", *elemArg
 			if set["byte"] {
@@ -43,16 +38,9 @@ each with element, padding and index (absent for padding).`,
 			}
 			n, err := strconv.ParseInt(strings.TrimSpace(text), 10, 64)
 			if err != nil || n < 0 {
-				return usagef("bad --%s %q: not a non-negative number", name, text)
+				return algebraResult{}, usagef("bad --%s %q: not a non-negative number", name, text)
 			}
-			r, err := report.NewWhereIs(m, n, set["byte"])
-			if err != nil {
-				return err
-			}
-			if *asJSON {
-				return writeJSON(w, r)
-			}
-			return r.WriteText(w)
+			return textResult(report.NewWhereIs(ms[0], n, set["byte"]))
 		}
-	},
+	}),
 }

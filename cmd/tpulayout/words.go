@@ -19,6 +19,8 @@ var flagWords = map[string]string{
 	// report's settings and arguments (report.Settings)
 	"Gen": "--gen", "Words": "--words", "Byte": "--byte", "Element": "--element",
 	"Block": "--block", "Src": "SRC", "Dst": "DST", "Shape": "SHAPE",
+	// sharding/manifest's errors
+	"Process": "--process",
 }
 
 // flagWord is the command's word for a library's field: its flag, else the field.

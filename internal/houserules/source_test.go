@@ -111,7 +111,7 @@ func checkAllowlist(t *testing.T, list string, allow map[string]bool, found map[
 	t.Helper()
 	for _, k := range slices.Sorted(maps.Keys(allow)) {
 		if !found[k] {
-			t.Errorf("%s: %s no longer breaks the rule (split, renamed or gone): take it off the list", list, k)
+			t.Errorf("%s: %s no longer breaks the rule (fixed, renamed or gone): take it off the list", list, k)
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/convert"
 	"github.com/tpulayout/tpulayout/hlo"
+	"github.com/tpulayout/tpulayout/internal/errtext"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/report"
 	"github.com/tpulayout/tpulayout/sharding"
@@ -70,7 +71,7 @@ type reportRequest struct {
 // sharding.ErrorText), so Python raises what the command prints.
 type cliError struct{ err error }
 
-func (e cliError) Error() string { return sharding.ErrorText(e.err) }
+func (e cliError) Error() string { return errtext.Within(e.err, sharding.ErrorText(e.err), pyWord) }
 func (e cliError) Unwrap() error { return e.err }
 
 func asCLI(err error) error {

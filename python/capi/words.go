@@ -12,6 +12,8 @@ var pyWords = map[string]string{
 	// report's settings and arguments (report.Settings), as the command names them
 	"To": "--to", "Gen": "--gen", "Words": "--words", "Byte": "--byte", "Element": "--element",
 	"Block": "--block", "Src": "SRC", "Dst": "DST", "Shape": "SHAPE",
+	// sharding/manifest's errors, as the command names them
+	"Process": "--process",
 }
 
 func pyWord(field string) string {

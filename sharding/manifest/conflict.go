@@ -16,10 +16,11 @@ type ConflictError struct {
 	Err          error // reading Partial failed (Diff is then empty)
 }
 
-func (e *ConflictError) Error() string { return e.Text(Label) }
+func (e *ConflictError) Error() string { return e.Words(Label, nil) }
 
-// Text is the error's message with the settings named by label (see Label).
-func (e *ConflictError) Text(label func(field string) string) string {
+// Words is the error's message with the settings named by label (see Label); it makes
+// the error an errtext.Worded. Its cause is quoted whole.
+func (e *ConflictError) Words(label func(field string) string, _ func(error) string) string {
 	if e.Err != nil {
 		return fmt.Sprintf("sharding: %s holds %s, which cannot be read, so this process cannot tell whether it would overwrite another conversion's images: %v", e.Out, e.Partial, e.Err)
 	}
@@ -39,7 +40,7 @@ func partialProcess(s string) (i, n int, ok bool) {
 // one of processes processes is to write, and ours, that run's manifest without its
 // shards, devices and sources, say differently of the conversion; nil when they agree.
 // A Difference's Field is a phrase ("the mesh's devices", `tensor "w": layout`), or
-// "to" for the target.
+// "To" for the target.
 func Conflict(p, ours *Manifest, processes int) *Difference {
 	if _, n, ok := partialProcess(p.Process); !ok || n != processes {
 		return conflict("the process count (\"process\": \"I/N\")", p.Process, ours.Process)
@@ -48,7 +49,7 @@ func Conflict(p, ours *Manifest, processes int) *Difference {
 	case p.Checksum != ours.Checksum:
 		return conflict("checksum", p.Checksum, ours.Checksum)
 	case p.To != ours.To:
-		return conflict("to", q(p.To), q(ours.To))
+		return conflict("To", q(p.To), q(ours.To))
 	case p.Source != ours.Source:
 		return conflict("source", q(p.Source), q(ours.Source))
 	case !slices.Equal(p.Mesh.Axes, ours.Mesh.Axes) || !slices.Equal(p.Mesh.Sizes, ours.Mesh.Sizes):

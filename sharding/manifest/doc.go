@@ -20,6 +20,7 @@
 // manifest's words but without files.
 //
 // The package reads and writes only through the interfaces it is given. Its errors
-// name settings by their manifest keys ("to"); a command names them by its own flags
-// through the errors' Text methods (see Label).
+// name the settings of a conversion by field ("To", "Process"), worded by Label in
+// their Error; a command words them by its own flags through their Words methods
+// (internal/errtext.Worded).
 package manifest

@@ -48,28 +48,33 @@ type NoPartialsError struct {
 	Merged bool
 }
 
-func (e *NoPartialsError) Error() string { return e.Text(Label) }
+func (e *NoPartialsError) Error() string { return e.Words(Label, nil) }
 
-// Text is the error's message with the settings named by label (see Label).
-func (e *NoPartialsError) Text(label func(field string) string) string {
+// Words is the error's message with the settings named by name (see Label); it makes
+// the error an errtext.Worded.
+func (e *NoPartialsError) Words(name func(field string) string, _ func(error) string) string {
 	if e.Merged {
 		return fmt.Sprintf("sharding: %s is already merged: it holds %s and no partial manifests (manifest.process-I-of-N.json)", e.Dir, FileName)
 	}
-	return fmt.Sprintf("sharding: %s holds no partial manifests (manifest.process-I-of-N.json, written by %s)", e.Dir, label("Process"))
+	return fmt.Sprintf("sharding: %s holds no partial manifests (manifest.process-I-of-N.json, written by %s I/N)", e.Dir, name("Process"))
 }
 
-// Label names a setting of a conversion in the package's messages: "Process" as
-// "process I/N", any other by its manifest key ("to"). A command names them by its
-// own flags through the errors' Text methods.
+// Label names a setting of a conversion in the package's own messages: "To" as its
+// manifest key "to", "Process" as "process". A command names them by its own flags
+// through the errors' Words methods.
 func Label(field string) string {
-	if field == "Process" {
-		return "process I/N"
+	switch field {
+	case "To":
+		return "to"
+	case "Process":
+		return "process"
 	}
 	return field
 }
 
 // Difference is one field that two manifests give differently: Field is its manifest
-// key ("checksum", "to", "dtype", …), Theirs and Ours the two values as printed.
+// key ("checksum", "dtype", …) or, for the target, the setting "To"; Theirs and Ours
+// the two values as printed.
 type Difference struct {
 	Field        string
 	Theirs, Ours string
@@ -96,10 +101,11 @@ type MismatchError struct {
 	Diffs         []Difference
 }
 
-func (e *MismatchError) Error() string { return e.Text(Label) }
+func (e *MismatchError) Error() string { return e.Words(Label, nil) }
 
-// Text is the error's message with the settings named by label (see Label).
-func (e *MismatchError) Text(label func(field string) string) string {
+// Words is the error's message with the settings named by label (see Label); it makes
+// the error an errtext.Worded.
+func (e *MismatchError) Words(label func(field string) string, _ func(error) string) string {
 	d := make([]string, len(e.Diffs))
 	for i, x := range e.Diffs {
 		d[i] = x.Text(label)

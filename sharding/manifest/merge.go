@@ -254,7 +254,7 @@ func headDiffs(a, b *Manifest) []Difference {
 	var d []Difference
 	d = differ(d, "checksum", a.Checksum, b.Checksum)
 	d = differ(d, "source", a.Source, b.Source)
-	d = differ(d, "to", a.To, b.To)
+	d = differ(d, "To", a.To, b.To)
 	for k := range max(len(a.Sources), len(b.Sources)) {
 		var x, y Source
 		if k < len(a.Sources) {

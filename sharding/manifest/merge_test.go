@@ -143,7 +143,7 @@ func TestMergeRefusals(t *testing.T) {
 		{"to", edit(p1, `"to": "f32"`, `"to": "bf16"`), "describe different conversions: to f32 in the first, bf16 in the second",
 			func(err error) bool {
 				var me *MismatchError
-				return errors.As(err, &me) && me.First == p0 && me.Second == p1 && me.Diffs[0].Field == "to"
+				return errors.As(err, &me) && me.First == p0 && me.Second == p1 && me.Diffs[0].Field == "To"
 			}},
 		{"mesh", edit(p1, `"sizes": [2,2]`, `"sizes": [1,4]`), "describe different conversions: mesh", nil},
 		{"source", edit(p1, `"bytes": 8272`, `"bytes": 8273`), "source file multi_ab.safetensors: 8272 bytes, fingerprint 41b23d1ba857… in the first; multi_ab.safetensors: 8273 bytes", nil},
