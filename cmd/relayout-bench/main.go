@@ -40,8 +40,9 @@
 //
 // --stores stream or cache forces how the plans store, to compare the two on a machine;
 // --tune measures from which size streaming wins (f32 row-major → T(8,128) at 4 to 256
-// MiB moved, the two ways alternated) and writes a wisdom file that plans read when
-// TPULAYOUT_WISDOM names it, in place of the size they derive from the last-level cache
+// MiB moved, the two ways alternated) and which transpose block size is fastest (the
+// f32 transpose, blocks of 64 KiB to 4 MiB a side), and writes a wisdom file that plans
+// read when TPULAYOUT_WISDOM names it, in place of the sizes they derive from the caches
 // the CPU reports (virtual machines can report far more than they get). Neither changes
 // any result.
 package main
@@ -129,7 +130,7 @@ func newFlagSet() (*flag.FlagSet, func() (*options, error)) {
 	check := fs.Bool("check", false, "print each case's ratio beside its target in the targets file and exit 1 when one is short (for tuning, not for CI)")
 	list := fs.Bool("list", false, "list the cases that --case and --size select (name, size, source and destination shape) and exit")
 	stores := fs.String("stores", "auto", "how plans store (`MODE`): auto (from the sizes, or the wisdom file "+relayout.WisdomEnv+" names), stream (non-temporal) or cache; results are the same")
-	tune := fs.String("tune", "", "measure from which size non-temporal stores win on this machine and write the wisdom `FILE` that plans read when "+relayout.WisdomEnv+" names it (instead of the suite; --count and --benchtime apply)")
+	tune := fs.String("tune", "", "measure from which size non-temporal stores win on this machine, and the fastest transpose block size, and write the wisdom `FILE` that plans read when "+relayout.WisdomEnv+" names it (instead of the suite; --count and --benchtime apply)")
 	targets := fs.String("targets", "", "`FILE` of targets for --check (default: the built-in cmd/relayout-bench/targets.json)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `usage: relayout-bench [flags]
