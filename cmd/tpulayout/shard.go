@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/tpulayout/tpulayout/convert"
-	"github.com/tpulayout/tpulayout/internal/errtext"
 	"github.com/tpulayout/tpulayout/sharding"
 )
 
@@ -143,14 +142,14 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 func shardErr(err error) error {
 	var ce *sharding.ConvertError
 	if errors.As(err, &ce) && ce.Usage {
-		return usagef("%s", errtext.Within(err, sharding.ErrorText(err), flagWord))
+		return usagef("%s", manifestWords(err, sharding.ErrorText(err), flagWord))
 	}
-	return errors.New(errtext.Within(err, sharding.ErrorText(err), flagWord))
+	return errors.New(manifestWords(err, sharding.ErrorText(err), flagWord))
 }
 
 // libErr prints an error of the library packages without their prefixes.
 func libErr(err error) string {
-	return errtext.Within(err, strings.ReplaceAll(convert.CleanErr(err), "sharding: ", ""), flagWord)
+	return manifestWords(err, strings.ReplaceAll(convert.CleanErr(err), "sharding: ", ""), flagWord)
 }
 
 // readRulesStdin reads --rules - from standard input, at most sharding.MaxRulesBytes.

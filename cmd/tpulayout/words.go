@@ -3,6 +3,7 @@ package main
 import (
 	"github.com/tpulayout/tpulayout/convert"
 	"github.com/tpulayout/tpulayout/internal/errtext"
+	"github.com/tpulayout/tpulayout/sharding/manifest"
 )
 
 // The command's words for the libraries' errors. A library error names the fields of
@@ -37,4 +38,12 @@ func errText(err error) string { return errtext.Text(err, flagWord) }
 // messageText is a library's message in the command's words.
 func messageText(m convert.Message) string {
 	return m.Text(flagWord, func(c error) string { return errtext.Cause(c, flagWord) })
+}
+
+// manifestWords words, in text, the sentences of sharding/manifest's errors in err's
+// chain, which a sharded job's message quotes, by name.
+func manifestWords(err error, text string, name func(string) string) string {
+	text = errtext.Within[*manifest.MismatchError](err, text, name)
+	text = errtext.Within[*manifest.NoPartialsError](err, text, name)
+	return errtext.Within[*manifest.ConflictError](err, text, name)
 }

@@ -6,17 +6,15 @@ import (
 )
 
 // Within words, in text (a message that quotes err's chain, such as a library's
-// ErrorText of err, with "sharding: " prefixes dropped), the sentence of each Worded
-// error in err's chain by name, where the message around it is not Worded itself.
-func Within(err error, text string, name func(field string) string) string {
-	for e := err; e != nil; e = errors.Unwrap(e) {
-		w, ok := e.(Worded)
-		if !ok {
-			continue
-		}
-		lib := strings.ReplaceAll(w.Error(), "sharding: ", "")
-		ours := strings.ReplaceAll(Text(w, name), "sharding: ", "")
-		text = strings.Replace(text, lib, ours, 1)
+// ErrorText of err, with "sharding: " prefixes dropped), the sentence of the first
+// error of type E in err's chain by name: for a message around it that is not Worded
+// itself and quotes it in its own words.
+func Within[E Worded](err error, text string, name func(field string) string) string {
+	var w E
+	if !errors.As(err, &w) {
+		return text
 	}
-	return text
+	lib := strings.ReplaceAll(w.Error(), "sharding: ", "")
+	ours := strings.ReplaceAll(Text(w, name), "sharding: ", "")
+	return strings.Replace(text, lib, ours, 1)
 }

@@ -32,8 +32,14 @@ func TestWithin(t *testing.T) {
 			"o holds p, of another conversion: checksum is crc32c there but sha256 in this run; nothing was written (give the processes the same options, or write to a new place)"},
 	} {
 		text := strings.ReplaceAll(c.err.Error(), "sharding: ", "")
-		if got := Within(c.err, text, name); got != c.want {
+		if got := manifestWords(c.err, text, name); got != c.want {
 			t.Errorf("%T:\n got %s\nwant %s", c.err, got, c.want)
 		}
 	}
+}
+
+func manifestWords(err error, text string, name func(string) string) string {
+	text = Within[*manifest.MismatchError](err, text, name)
+	text = Within[*manifest.NoPartialsError](err, text, name)
+	return Within[*manifest.ConflictError](err, text, name)
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/convert"
 	"github.com/tpulayout/tpulayout/hlo"
-	"github.com/tpulayout/tpulayout/internal/errtext"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/report"
 	"github.com/tpulayout/tpulayout/sharding"
@@ -71,7 +70,7 @@ type reportRequest struct {
 // sharding.ErrorText), so Python raises what the command prints.
 type cliError struct{ err error }
 
-func (e cliError) Error() string { return errtext.Within(e.err, sharding.ErrorText(e.err), pyWord) }
+func (e cliError) Error() string { return manifestWords(e.err, sharding.ErrorText(e.err), pyWord) }
 func (e cliError) Unwrap() error { return e.err }
 
 func asCLI(err error) error {

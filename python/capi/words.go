@@ -1,6 +1,9 @@
 package main
 
-import "github.com/tpulayout/tpulayout/internal/errtext"
+import (
+	"github.com/tpulayout/tpulayout/internal/errtext"
+	"github.com/tpulayout/tpulayout/sharding/manifest"
+)
 
 // Python's words for the libraries' errors. A library error names the fields of its
 // settings ("Pad"); here, once, they get the names of the Python arguments that set
@@ -31,3 +34,11 @@ type pyError struct{ err error }
 
 func (e pyError) Error() string { return pyText(e.err) }
 func (e pyError) Unwrap() error { return e.err }
+
+// manifestWords words, in text, the sentences of sharding/manifest's errors in err's
+// chain, which a sharded job's message quotes, by name.
+func manifestWords(err error, text string, name func(string) string) string {
+	text = errtext.Within[*manifest.MismatchError](err, text, name)
+	text = errtext.Within[*manifest.NoPartialsError](err, text, name)
+	return errtext.Within[*manifest.ConflictError](err, text, name)
+}
