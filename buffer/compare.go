@@ -272,33 +272,29 @@ func newTally(r *CompareResult, opts CompareOptions, rank int) *tally {
 }
 
 // differ takes one element at idx whose bits in the comparison type, ec and ac, differ
-// (eb and ab as stored): NaNs on both sides, a NaN against a number, or two numbers.
+// (eb and ab as stored): NaNs on both sides, a NaN against a number, or two numbers,
+// whose direction it counts and whose error it measures, keeps if it is the worst and
+// checks against the tolerance.
 func (t *tally) differ(idx []int64, eb, ab, ec, ac uint64) {
-	r, in := t.r, t.r.In
+	r, in, opts := t.r, t.r.In, &t.opts
 	ev, av := valueOf(in, ec), valueOf(in, ac)
 	enan, anan := math.IsNaN(ev), math.IsNaN(av)
 	switch {
 	case enan && anan:
 		r.NaNBitsDiffer++
-		if !t.opts.NaNBits {
+		if !opts.NaNBits {
 			r.Identical++
 		} else {
 			r.Mismatches++
 			r.record(t.maxFirst, idx, ev, av, eb, ab, 0)
 		}
+		return
 	case enan || anan:
 		r.Mismatches++
 		r.NaNMismatches++
 		r.record(t.maxFirst, idx, ev, av, eb, ab, 0)
-	default:
-		t.numbers(idx, eb, ab, ec, ac, ev, av)
+		return
 	}
-}
-
-// numbers takes two different numbers at idx: it counts their direction, updates the
-// worst errors and decides whether they are within tolerance.
-func (t *tally) numbers(idx []int64, eb, ab, ec, ac uint64, ev, av float64) {
-	r, in, opts := t.r, t.r.In, &t.opts
 	d := math.Abs(av - ev)
 	if math.IsNaN(d) { // Inf - Inf of the same sign cannot happen (bits differ)
 		d = math.Inf(1)

@@ -29,10 +29,19 @@ func llcBytes() int64 {
 	return min(int64(l3), llcPerCPU*int64(max(numCPU(), 1)))
 }
 
-// defaultBlockBytes sizes one side of a transpose block to the L2 cache (a power of two
-// no larger): the simd kernels block for L1 inside it by walking 256-row strips, and
-// larger blocks mean fewer block edges (bench/design-notes.md).
+// defaultBlockBytes is the wisdom's block size (relayout-bench -tune) where it has one,
+// else one side of a transpose block sized to the L2 cache (a power of two no larger):
+// the simd kernels block for L1 inside it by walking 256-row strips, and larger blocks
+// mean fewer block edges (bench/design-notes.md).
 func defaultBlockBytes() int {
+	if w := wisdom.Load(); w != nil && w.BlockBytes > 0 {
+		return w.BlockBytes // measured (relayout-bench -tune)
+	}
+	return cacheBlockBytes()
+}
+
+// cacheBlockBytes is the block size derived from the L2 cache alone.
+func cacheBlockBytes() int {
 	l2 := int(l2Bytes())
 	b := 256
 	for b*2 <= l2 && b < 1<<24 {

@@ -15,13 +15,24 @@ import (
 // [WisdomEnv] names it (or after [SetWisdom]). A choice changes how fast a copy runs,
 // never its bytes.
 type Wisdom struct {
+	// Version is the file format: 1 (or absent) holds StreamingBytes only, 2 adds
+	// BlockBytes. A reader takes every version up to [WisdomVersion]; WriteWisdom
+	// writes WisdomVersion.
+	Version int `json:"version,omitempty"`
 	// CPU is the machine it was measured on, for people reading the file.
 	CPU string `json:"cpu"`
 	// StreamingBytes is the size of source and destination together from which plans
 	// store non-temporally ([StoresAuto]); 0 keeps the default, half the last-level
 	// cache. Virtual machines can report a cache far larger than the share they get.
 	StreamingBytes int64 `json:"streaming_bytes"`
+	// BlockBytes is the default of [WithBlockBytes], the bytes of one side of a
+	// transpose block (a power of two from 256 to 16 MiB); 0 keeps the default derived
+	// from the L2 cache.
+	BlockBytes int `json:"block_bytes,omitempty"`
 }
+
+// WisdomVersion is the newest wisdom file format this package reads and writes.
+const WisdomVersion = 2
 
 // WisdomEnv names the environment variable that, when set to a file written by
 // relayout-bench -tune, makes plans use its choices. It is read once, by the first
@@ -62,8 +73,14 @@ func ReadWisdom(path string) (*Wisdom, error) {
 	if err := json.Unmarshal(b, &w); err != nil {
 		return nil, fmt.Errorf("relayout: wisdom %s: %w", path, err)
 	}
+	if w.Version < 0 || w.Version > WisdomVersion {
+		return nil, fmt.Errorf("relayout: wisdom %s: version %d: want 1 to %d (a newer relayout-bench -tune wrote it)", path, w.Version, WisdomVersion)
+	}
 	if w.StreamingBytes < 0 || w.StreamingBytes > 1<<50 {
 		return nil, fmt.Errorf("relayout: wisdom %s: streaming_bytes %d: want 0 (the default) to 2^50", path, w.StreamingBytes)
+	}
+	if b := w.BlockBytes; b != 0 && (b < 256 || b > 1<<24 || b&(b-1) != 0) {
+		return nil, fmt.Errorf("relayout: wisdom %s: block_bytes %d: want 0 (the default) or a power of two from 256 to 16777216", path, b)
 	}
 	return &w, nil
 }
@@ -73,7 +90,9 @@ func WriteWisdom(path string, w *Wisdom) error {
 	if w == nil {
 		return errors.New("relayout: WriteWisdom: nil wisdom")
 	}
-	b, err := json.MarshalIndent(w, "", "  ")
+	v := *w
+	v.Version = WisdomVersion
+	b, err := json.MarshalIndent(&v, "", "  ")
 	if err != nil {
 		return err
 	}

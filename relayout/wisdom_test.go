@@ -96,3 +96,55 @@ func TestWisdom(t *testing.T) {
 		t.Error("ReadWisdom of a missing file: no error")
 	}
 }
+
+// TestWisdomBlockBytes: a version 1 file (streaming only) still reads and leaves the
+// block size to the cache; a version 2 file's block size is the plans' default, and
+// WithBlockBytes still overrides it; bad sizes and newer versions are errors.
+func TestWisdomBlockBytes(t *testing.T) {
+	dir := t.TempDir()
+	v1 := filepath.Join(dir, "v1.json")
+	if err := os.WriteFile(v1, []byte(`{"cpu": "old", "streaming_bytes": 4096}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w, err := ReadWisdom(v1)
+	if err != nil || w.StreamingBytes != 4096 || w.BlockBytes != 0 {
+		t.Fatalf("version 1: %+v, %v", w, err)
+	}
+	c := pairCase{dst: layout.MustParse("f32[256,128]{0,1}"), src: layout.MustParse("f32[256,128]{1,0}")}
+	restore := SetWisdom(w)
+	if p, err := NewPlan(c.dst, c.src); err != nil || p.opts.blockBytes != cacheBlockBytes() {
+		t.Errorf("version 1: block %d, want the cache's %d (%v)", p.opts.blockBytes, cacheBlockBytes(), err)
+	}
+	restore()
+
+	v2 := filepath.Join(dir, "v2.json")
+	if err := WriteWisdom(v2, &Wisdom{CPU: "test", BlockBytes: 4096}); err != nil {
+		t.Fatal(err)
+	}
+	if w, err = ReadWisdom(v2); err != nil || w.Version != WisdomVersion || w.BlockBytes != 4096 {
+		t.Fatalf("version 2: %+v, %v", w, err)
+	}
+	restore = SetWisdom(w)
+	defer restore()
+	if p, err := NewPlan(c.dst, c.src); err != nil || p.opts.blockBytes != 4096 {
+		t.Errorf("wisdom of 4 KiB blocks: plan's block %d (%v)", p.opts.blockBytes, err)
+	}
+	if p, err := NewPlan(c.dst, c.src, WithBlockBytes(1024)); err != nil || p.opts.blockBytes != 1024 {
+		t.Errorf("WithBlockBytes(1024) over the wisdom: %d (%v)", p.opts.blockBytes, err)
+	}
+	checkPair(t, rand.New(rand.NewPCG(95, 96)), c, "generic")
+
+	for name, body := range map[string]string{
+		"odd.json":    `{"block_bytes": 3000}`,
+		"small.json":  `{"block_bytes": 128}`,
+		"future.json": `{"version": 3, "streaming_bytes": 4096}`,
+	} {
+		f := filepath.Join(dir, name)
+		if err := os.WriteFile(f, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ReadWisdom(f); err == nil || !strings.Contains(err.Error(), f) {
+			t.Errorf("ReadWisdom(%s): %v, want an error naming the file", name, err)
+		}
+	}
+}

@@ -106,4 +106,4 @@ func workersFor(want, bytes, total int64) int64 {
 
 // workerBytes is four L2 caches' worth; the tests lower it, so that their small arrays
 // take the parallel paths too.
-var workerBytes = 4 * int64(defaultBlockBytes())
+var workerBytes = 4 * int64(cacheBlockBytes())

@@ -92,25 +92,10 @@ func grow(b *[]byte, n int64) []byte {
 // page is faulted in once. Each converted band is hashed and written in a lane of its
 // own file (see lanes) while the next one converts. It returns each image's size.
 func (p *imagePlan) writeGroup(ws []io.Writer, hs []hash.Hash, src source, starts [][]int64, sc *scratch) (n int64, err error) {
-	out := func(i int, b []byte) error {
-		// A piece at a time, hashed and then written while it is in the cache: the
-		// kernel's copy into the page cache was the largest cost of this job with
-		// whole bands (see buffer.WriteChunk).
-		for len(b) > 0 {
-			n := min(len(b), buffer.WriteChunk)
-			hs[i].Write(b[:n])
-			if _, err := ws[i].Write(b[:n]); err != nil {
-				return err
-			}
-			b = b[n:]
-		}
-		buffer.StartWriteback(ws[i]) // the disk works while the next bands convert
-		return nil
-	}
 	eb := int64(p.srcType.StorageBits() / 8)
 	if p.bands == nil && p.whole == nil { // no elements: the footprint is all padding
 		for i := range ws {
-			if err := out(i, make([]byte, p.footprint)); err != nil {
+			if err := writeHashed(ws[i], hs[i], make([]byte, p.footprint)); err != nil {
 				return 0, err
 			}
 		}
@@ -120,59 +105,116 @@ func (p *imagePlan) writeGroup(ws []io.Writer, hs []hash.Hash, src source, start
 	if p.bands != nil {
 		size = p.bands.Band(0).DstLen
 	}
-	// Lanes hash and write; the ring's buffers go round: filled here, emptied in a
-	// lane, back on free. A buffer is cleared before its first band of the group (the
-	// previous shard's bytes where a --pad leave plan writes nothing).
-	ln := newLanes(min(len(ws), hashLanes()))
-	nbuf := ln.len() + 1
+	nbuf := -1
 	if p.whole != nil {
 		nbuf = 1 // a whole image each: no more of them held than before the lanes
+	}
+	g := newGroupOut(ws, hs, sc, size, nbuf)
+	defer func() {
+		if cerr := g.ln.close(); err == nil {
+			err = cerr
+		}
+	}()
+	if p.whole != nil {
+		if err := p.writeWhole(g, src, starts, eb); err != nil {
+			return 0, err
+		}
+		return p.footprint, g.ln.wait()
+	}
+	if n, err = p.writeBands(g, src, starts, eb); err != nil {
+		return n, err
+	}
+	return n, g.ln.wait()
+}
+
+// writeHashed writes b to w and h a piece at a time, hashed and then written while
+// it is in the cache: the kernel's copy into the page cache was the largest cost of
+// this job with whole bands (see buffer.WriteChunk).
+func writeHashed(w io.Writer, h hash.Hash, b []byte) error {
+	for len(b) > 0 {
+		n := min(len(b), buffer.WriteChunk)
+		h.Write(b[:n])
+		if _, err := w.Write(b[:n]); err != nil {
+			return err
+		}
+		b = b[n:]
+	}
+	buffer.StartWriteback(w) // the disk works while the next bands convert
+	return nil
+}
+
+// groupOut hands a group's images to lanes that hash and write them. The ring's
+// buffers go round: filled by the conversion (next), emptied in a lane (send), back
+// on free. A buffer is cleared before its first band of the group (the previous
+// shard's bytes where a pad-leave plan writes nothing).
+type groupOut struct {
+	ws   []io.Writer
+	hs   []hash.Hash
+	ln   *lanes
+	sc   *scratch // its ring
+	free chan int
+	used []bool
+	size int64
+}
+
+// newGroupOut makes the lanes of ws and a ring of nbuf buffers of size bytes in
+// sc (nbuf -1: one more than the lanes).
+func newGroupOut(ws []io.Writer, hs []hash.Hash, sc *scratch, size int64, nbuf int) *groupOut {
+	ln := newLanes(min(len(ws), hashLanes()))
+	if nbuf < 0 {
+		nbuf = ln.len() + 1
 	}
 	for len(sc.ring) < nbuf {
 		sc.ring = append(sc.ring, nil)
 	}
-	free := make(chan int, nbuf)
+	g := &groupOut{ws: ws, hs: hs, ln: ln, sc: sc, free: make(chan int, nbuf), used: make([]bool, nbuf), size: size}
 	for r := range nbuf {
-		free <- r
+		g.free <- r
 	}
-	used := make([]bool, nbuf)
-	defer func() {
-		if cerr := ln.close(); err == nil {
-			err = cerr
+	return g
+}
+
+// next takes a free buffer of the ring: its number and its bytes.
+func (g *groupOut) next() (int, []byte) {
+	r := <-g.free
+	b := grow(&g.sc.ring[r], g.size)
+	if !g.used[r] {
+		clear(b)
+		g.used[r] = true
+	}
+	return r, b
+}
+
+// send has a lane write b, of buffer r, as the next bytes of image i.
+func (g *groupOut) send(i, r int, b []byte) error {
+	g.ln.do(i, func() error { return writeHashed(g.ws[i], g.hs[i], b) }, func() { g.free <- r })
+	return g.ln.failed()
+}
+
+// writeWhole converts each shard's window whole (a plan without bands).
+func (p *imagePlan) writeWhole(g *groupOut, src source, starts [][]int64, eb int64) error {
+	slab := grow(&g.sc.slab, elems(p.dst.Dims)*eb)
+	for i, start := range starts {
+		if _, _, err := src.gather(slab, start, p.dst.Dims, eb, true); err != nil {
+			return err
 		}
-	}()
-	next := func() (int, []byte) {
-		r := <-free
-		b := grow(&sc.ring[r], size)
-		if !used[r] {
-			clear(b)
-			used[r] = true
+		r, img := g.next()
+		clear(img) // as a band's last rows: what a pad-leave plan does not write
+		if err := p.whole.CopyBytes(img, slab); err != nil {
+			return fmt.Errorf("cannot convert the shard: %w", err)
 		}
-		return r, b
-	}
-	send := func(i, r int, b []byte) error {
-		ln.do(i, func() error { return out(i, b) }, func() { free <- r })
-		return ln.failed()
-	}
-	if p.whole != nil {
-		slab := grow(&sc.slab, elems(p.dst.Dims)*eb)
-		for i, start := range starts {
-			if _, _, err := src.gather(slab, start, p.dst.Dims, eb, true); err != nil {
-				return 0, err
-			}
-			r, img := next()
-			clear(img) // as a band's last rows: what a --pad leave plan does not write
-			if err := p.whole.CopyBytes(img, slab); err != nil {
-				return 0, fmt.Errorf("cannot convert the shard: %w", err)
-			}
-			if err := send(i, r, img); err != nil {
-				return 0, err
-			}
+		if err := g.send(i, r, img); err != nil {
+			return err
 		}
-		return p.footprint, ln.wait()
 	}
+	return nil
+}
+
+// writeBands converts the shards band by band, each band of every shard of the
+// group in turn, and returns the bytes of each image.
+func (p *imagePlan) writeBands(g *groupOut, src source, starts [][]int64, eb int64) (n int64, err error) {
 	b, d := p.bands, p.bands.Dim()
-	slab := grow(&sc.slab, b.Band(0).SrcLen)
+	slab := grow(&g.sc.slab, b.Band(0).SrcLen)
 	from := make([]int64, len(p.dst.Dims))
 	alone := len(starts) == 1
 	// A source in memory (a mapped file, mostly) is read where it lies: no copy of
@@ -186,7 +228,6 @@ func (p *imagePlan) writeGroup(ws []io.Writer, hs []hash.Hash, src source, start
 	}
 	for k := range b.Len() {
 		bd := b.Band(k)
-		dn := bd.DstLen
 		_, bsrc := b.Shapes(k)
 		in := slab[:bd.SrcLen]
 		lo, hi := int64(math.MaxInt64), int64(0)
@@ -194,10 +235,10 @@ func (p *imagePlan) writeGroup(ws []io.Writer, hs []hash.Hash, src source, start
 		for i, start := range starts {
 			copy(from, start)
 			from[d] = start[d] + bd.Row
-			r, img := next()
-			img = img[:dn]
+			r, img := g.next()
+			img = img[:bd.DstLen]
 			if bd.Rows != b.Band(0).Rows {
-				clear(img) // the last band: padding a --pad leave plan does not write
+				clear(img) // the last band: padding a pad-leave plan does not write
 			}
 			a, e, ok, err := int64(0), int64(0), false, error(nil)
 			if global != nil {
@@ -211,21 +252,21 @@ func (p *imagePlan) writeGroup(ws []io.Writer, hs []hash.Hash, src source, start
 				}
 			}
 			if err != nil {
-				free <- r
+				g.free <- r
 				return n, fmt.Errorf("cannot convert band %d of the shard: %w", k, err)
 			}
 			direct = direct || ok
 			lo, hi = min(lo, a), max(hi, e)
-			if err := send(i, r, img); err != nil {
+			if err := g.send(i, r, img); err != nil {
 				return n, err
 			}
 		}
 		if !alone || direct {
 			src.release(lo, hi)
 		}
-		n += dn
+		n += bd.DstLen
 	}
-	return n, ln.wait()
+	return n, nil
 }
 
 // window reports whether the bands can be converted straight out of windows of a

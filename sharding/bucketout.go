@@ -1,7 +1,7 @@
 package sharding
 
 // This file writes a conversion's output to a bucket (s3://, gs://): each shard
-// image one object, with its checksum (of the manifest's algorithm, under its name)
+// image one object, with its manifest.Checksum (of the manifest's algorithm, under its name)
 // and the conversion's fingerprint in its metadata, and its CRC-32C handed to the
 // service, which refuses an upload whose bytes do not match it; the manifest last,
 // so its presence means the rest is complete. A rerun (of a killed process, say)
@@ -41,25 +41,22 @@ type bucketSink struct {
 	prefix string            // ends in "/" (or is empty: the bucket's root)
 	fp     map[string]string // fingerprint by file name
 	found  map[string]store.Attrs
-	opt    *Options
+	opt    *jobOptions
 	sum    manifest.Checksum // the job's
 	stage  *staging          // where images wait for their upload
 }
 
 // present returns the checksums of files when every one is already in the bucket
 // from an earlier run of this same conversion (right fingerprint and size); nil
-// otherwise. With no sink (a directory) it returns nil.
+// otherwise.
 func (s *bucketSink) present(files []string) ([]string, error) {
-	if s == nil {
-		return nil, nil
-	}
 	sums := make([]string, len(files))
 	for i, f := range files {
 		a, ok := s.found[f]
 		if !ok || a.Metadata[metaJob] != s.fp[f] || !s.sum.Valid(a.Metadata[s.sum.Name()]) {
 			return nil, nil
 		}
-		// The metadata is the uploader's word; the bytes must have the checksum it
+		// The metadata is the uploader's word; the bytes must have the manifest.Checksum it
 		// gives (an object copied from elsewhere carries its metadata along).
 		if msg, err := sameBytes(s.ctx, s.b, a, s.sum, a.Metadata[s.sum.Name()]); err != nil {
 			return nil, err
@@ -71,28 +68,17 @@ func (s *bucketSink) present(files []string) ([]string, error) {
 	return sums, nil
 }
 
-// output writes files (names relative to the output) at once, with write given all
-// of them: into dir as writeFiles does, or as objects through the sink. hs, when
-// not nil, are hashes of the job's checksum that write feeds each file's bytes (the
-// sink then hashes nothing of its own).
-func (j *Job) output(dir string, files []string, inTemp bool, hs []hash.Hash, write func(ws []io.Writer) error) error {
-	if j.sink == nil {
-		paths := make([]string, len(files))
-		for i, f := range files {
-			paths[i] = filepath.Join(dir, f)
-		}
-		return j.writeFiles(paths, inTemp, write)
-	}
-	return j.sink.put(files, hs, write)
-}
+func (s *bucketSink) prepare(string) error { return nil } // a bucket has no folders
+
+func (s *bucketSink) flush() error { return nil } // put's uploads are complete
 
 // put spools each file to a temporary local file, then uploads them. The spool is
 // kept, rather than streaming each object as it is converted: an upload declares its
-// checksum before its bytes (GCS's multipart upload, S3's PutObject header; a
-// trailing checksum fake-gcs-server does not check), and a failed upload is retried
+// manifest.Checksum before its bytes (GCS's multipart upload, S3's PutObject header; a
+// trailing manifest.Checksum fake-gcs-server does not check), and a failed upload is retried
 // from the file, not by converting again. hs are the files' hashes of the job's
-// checksum that write feeds (nil: put hashes); a CRC-32C for the service is that
-// hash when the job's checksum is CRC-32C, else one more, cheap, beside it.
+// manifest.Checksum that write feeds (nil: put hashes); a CRC-32C for the service is that
+// hash when the job's manifest.Checksum is CRC-32C, else one more, cheap, beside it.
 func (s *bucketSink) put(files []string, hs []hash.Hash, write func(ws []io.Writer) error) (err error) {
 	tmps := make([]*os.File, 0, len(files))
 	defer func() {
@@ -156,7 +142,7 @@ func (s *bucketSink) put(files []string, hs []hash.Hash, write func(ws []io.Writ
 // process's partial manifest, which MergeURL joins). The prefix may hold only
 // objects of this conversion: a rerun skips the shards already written, with the
 // right size and fingerprint, and rewrites the others.
-func (j *Job) WriteURL(out string) (*manifest.Manifest, error) {
+func (j *shardJob) writeURL(out string) (*manifest.Manifest, error) {
 	ctx := context.Background()
 	b, key, err := store.Open(ctx, out)
 	if err != nil {
@@ -177,14 +163,12 @@ func (j *Job) WriteURL(out string) (*manifest.Manifest, error) {
 		s.stage.close()
 		j.opt.untrack(s.stage.dir)
 	}()
-	j.sink = s
-	defer func() { j.sink = nil }()
-	return j.write("", false)
+	return j.write(s)
 }
 
 // plan names every file of the conversion (of all processes), fingerprints them,
 // and checks what the prefix already holds.
-func (s *bucketSink) plan(j *Job) error {
+func (s *bucketSink) plan(j *shardJob) error {
 	id := sha256.New()
 	fmt.Fprintf(id, "source %q to %q mesh %v %v %v processes %d\n", j.opt.Source, j.opt.To,
 		j.opt.Mesh.Axes, j.opt.Mesh.Sizes, j.opt.Mesh.Devices, j.opt.Processes)
@@ -246,7 +230,7 @@ func (s *bucketSink) plan(j *Job) error {
 	}
 	if len(foreign) > 0 {
 		return fmt.Errorf("sharding: %s holds %d object(s) this conversion did not write, such as %s; write to a new prefix",
-			s.b.URL(s.prefix), len(foreign), foreign[0])
+			s.b.URL(s.prefix), len(foreign), store.Escape(foreign[0]))
 	}
 	return nil
 }
@@ -271,13 +255,7 @@ func (s *bucketSink) partials(as []store.Attrs) map[string]partialText {
 // version identifies the bytes of the file that holds t: an object's ETag or
 // generation, or a local file's size and modification time.
 func (c *Checkpoint) version(t TensorEntry) string {
-	if o, ok := c.objects[t.File]; ok {
-		return o.Attrs().Version
-	}
-	if st, err := os.Stat(t.File.Path); err == nil {
-		return fmt.Sprintf("%d@%d", st.Size(), st.ModTime().UnixNano())
-	}
-	return ""
+	return c.file(t.File).version()
 }
 
 // MergeURL is Merge for a conversion written under a bucket URL: the partial
@@ -339,7 +317,7 @@ func sha256Hex(b []byte) string {
 }
 
 // bucketFiles are the shard files of a merge on a bucket prefix, as its listing gives
-// them: each listed one there with its size and bytes of its checksum (see
+// them: each listed one there with its size and bytes of its manifest.Checksum (see
 // sameBytes), and nothing else under the prefix but the partial manifests.
 type bucketFiles struct {
 	ctx     context.Context
@@ -374,7 +352,7 @@ func (b bucketFiles) has(rel string) bool {
 }
 
 // sameBytes returns "" when the object a (as listed or stated) holds bytes whose
-// checksum c is want, else what differs. It trusts no metadata, which whoever
+// manifest.Checksum c is want, else what differs. It trusts no metadata, which whoever
 // uploaded the object chose: a crc32c is compared with the one the service computed
 // from the bytes (Attrs.CRC32C, stated again where a listing lacks it), and anything
 // else, or an object the service gives no CRC-32C for, is read and hashed.
@@ -412,7 +390,7 @@ func (b bucketFiles) unlisted(listed map[string]bool) string {
 	for _, a := range b.objects {
 		rel := strings.TrimPrefix(a.Key, b.prefix)
 		if !listed[rel] && !manifest.IsPartialName(rel) {
-			return rel
+			return store.Escape(rel) // a server's text, printed
 		}
 	}
 	return ""

@@ -18,11 +18,10 @@ import (
 // Checkpoint is a safetensors checkpoint: one file, or the files a
 // model.safetensors.index.json maps tensor names to.
 type Checkpoint struct {
-	Path    string                              // what was opened
-	Tensors []TensorEntry                       // sorted by name
-	objects map[*safetensors.File]*store.Object // files in a bucket (see remote.go)
-	ahead   map[string]*remoteSource            // tensors being fetched ahead (see prefetch.go)
-	samples map[*store.Object]*fpSampler        // the objects' fingerprints, taken from their reads
+	Path    string                         // what was opened
+	Tensors []TensorEntry                  // sorted by name
+	files   map[*safetensors.File]ckptFile // where the files' bytes come from, when not local (see file)
+	ahead   map[string]*remoteSource       // tensors being fetched ahead (see prefetch.go)
 }
 
 // TensorEntry is one tensor of a checkpoint and the file that holds it.

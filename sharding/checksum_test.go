@@ -48,7 +48,7 @@ func convertSummed(t *testing.T, alg string, processes int) (string, string) {
 	spec, _ := placement.ParseSpec(`P("model")`)
 	dir := filepath.Join(t.TempDir(), "out")
 	for i := range processes {
-		_, err := ConvertDir(ckpt, dir, Options{Mesh: mesh, Process: i, Processes: processes, To: "f32", Checksum: alg,
+		_, err := convertDir(ckpt, dir, jobOptions{Mesh: mesh, Process: i, Processes: processes, To: "f32", Checksum: alg,
 			SpecFor: func(string) (placement.Spec, error) { return spec, nil },
 			Target:  func(_ safetensors.TensorInfo, s layout.Shape) (layout.Shape, error) { return s, nil }})
 		if err != nil {

@@ -3,20 +3,17 @@ package sharding
 import (
 	"cmp"
 	"errors"
-	"fmt"
 	"io/fs"
 	"slices"
 	"strings"
 
-	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/convert"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/relayout"
-	"github.com/tpulayout/tpulayout/report"
+
 	"github.com/tpulayout/tpulayout/sharding/manifest"
 	"github.com/tpulayout/tpulayout/sharding/placement"
-	"github.com/tpulayout/tpulayout/store"
 	"github.com/tpulayout/tpulayout/tpu"
 )
 
@@ -41,7 +38,7 @@ type ConvertOptions struct {
 	// Pad is what the images' padding holds, as convert's --pad: zero (also ""),
 	// leave, or a number each tensor's image type holds exactly (convert.CheckPad).
 	Pad string
-	// Checksum is the images' checksum in the manifest: ChecksumCRC32C (also "") or
+	// Checksum is the images' manifest.Checksum in the manifest: ChecksumCRC32C (also "") or
 	// ChecksumSHA256.
 	Checksum        string
 	RelayoutOptions []relayout.Option
@@ -52,69 +49,27 @@ type ConvertOptions struct {
 	// the new one is complete; Note hears why an old tree is left beside it.
 	Force bool
 	Note  func(string)
-	// Written, Hold, Track and Untrack are as in Options.
+	// Written, when set, is called after each image file with its name and size.
+	// Hold, Track and Untrack let a command remove temporary output when a signal
+	// stops it: every file or directory is created between a Hold and the release it
+	// returns, each temporary one (the one-process conversion's directory, a shared
+	// directory's temporary files, a bucket conversion's staging directory) Tracked
+	// while held, and Untracked once renamed or removed. A signal handler that takes
+	// the same hold can then remove what is tracked with nothing new appearing in it.
+	// Unset, they do nothing.
 	Written func(file string, bytes int64)
 	Hold    func() (release func())
 	Track   func(path string)
 	Untrack func(path string)
 }
 
-// ConvertError is a sharded conversion that could not start or finish. Usage marks
-// options that are wrong as given (the CLI's exit status 2). Msg says what failed and
-// Err why (either may be empty); Name, when set, is the path or URL that Err's store
-// prefix repeats.
-type ConvertError struct {
-	Usage bool
-	Msg   string
-	Name  string
-	Err   error
-}
-
-func (e *ConvertError) Error() string {
-	switch {
-	case e.Err == nil:
-		return "sharding: " + e.Msg
-	case e.Msg == "":
-		return e.Err.Error()
-	}
-	return "sharding: " + e.Msg + ": " + e.Err.Error()
-}
-
-func (e *ConvertError) Unwrap() error { return e.Err }
-
-// ErrorText is err as the CLI prints it: without the library packages' prefixes, and
-// for a read of a path or URL without the store's prefix and the name repeated.
-func ErrorText(err error) string {
-	var ce *ConvertError
-	if !errors.As(err, &ce) || ce.Err == nil {
-		return stripPrefixes(err.Error())
-	}
-	reason := stripPrefixes(ce.Err.Error())
-	if ce.Name != "" {
-		reason = strings.ReplaceAll(strings.TrimPrefix(reason, "store: "+ce.Name+": "), "store: ", "")
-	}
-	if ce.Msg == "" {
-		return reason
-	}
-	return stripPrefixes(ce.Msg) + ": " + reason
-}
-
-// stripPrefixes drops the library packages' "NAME: " prefixes where a message or a
-// wrapped one starts.
-func stripPrefixes(s string) string {
-	return strings.ReplaceAll(report.ErrorText(errors.New(s)), "sharding: ", "")
-}
-
-func usage(format string, args ...any) error {
-	return &ConvertError{Usage: true, Msg: fmt.Sprintf(format, args...)}
-}
-
 // Conversion is a checked sharded conversion, ready to Write: NewConversion finds
 // every error of the options and the checkpoint before anything is written.
 type Conversion struct {
 	opt     ConvertOptions
+	out     output
 	ckpt    *Checkpoint
-	job     *Job
+	job     *shardJob
 	count   int // tensors converted
 	guessed []GuessedLayout
 }
@@ -172,7 +127,7 @@ func NewConversion(o ConvertOptions) (*Conversion, error) {
 		return nil, usage("OUTDIR is empty: name a new directory or a bucket prefix")
 	}
 	if o.All && o.Tensor != "" {
-		return nil, usage("--all and --tensor exclude each other")
+		return nil, usage("{All} and {Tensor} exclude each other")
 	}
 	if err := o.oneSpec("a sharded conversion"); err != nil {
 		return nil, err
@@ -180,40 +135,41 @@ func NewConversion(o ConvertOptions) (*Conversion, error) {
 	if o.To == "" {
 		return nil, usage(missingTo)
 	}
-	if o.Force && store.IsURL(o.Out) {
-		return nil, usage("--force replaces a directory OUTDIR, not a bucket prefix such as %s", o.Out)
+	out := outputOf(o.Out)
+	if o.Force && !out.replaceable() {
+		return nil, usage("{Force} replaces a directory OUTDIR, not a bucket prefix such as %s", o.Out)
 	}
 	if o.Force && o.Processes > 1 {
-		return nil, usage("--force is for a conversion run as one process; the %d processes of --process share OUTDIR", o.Processes)
+		return nil, usage("{Force} is for a conversion run as one process; the %d processes of {Process} share OUTDIR", o.Processes)
 	}
 	if _, err := manifest.ChecksumNamed(cmp.Or(o.Checksum, manifest.DefaultChecksum)); err != nil {
-		return nil, usage("bad --checksum %q: want %s (the default) or %s", o.Checksum, manifest.CRC32C, manifest.SHA256)
+		return nil, usage("bad {Checksum} %q: want %s (the default) or %s", o.Checksum, manifest.CRC32C, manifest.SHA256)
 	}
 	mesh, err := o.mesh()
 	if err != nil {
 		return nil, err
 	}
 	if o.Processes < 0 || o.Process < 0 || (o.Processes > 0 && o.Process >= o.Processes) || (o.Processes == 0 && o.Process != 0) {
-		return nil, usage("bad --process \"%d/%d\": want I/N with 0 ≤ I < N, such as 0/4", o.Process, o.Processes)
+		return nil, usage("bad {Process} \"%d/%d\": want I/N with 0 ≤ I < N, such as 0/4", o.Process, o.Processes)
 	}
 	ckpt, err := OpenCheckpoint(o.Checkpoint)
 	if err != nil {
-		return nil, &ConvertError{Msg: "cannot read IN " + o.Checkpoint, Name: o.Checkpoint, Err: err}
+		return nil, &ConvertError{Field: "Checkpoint", format: "cannot read IN %s", args: []any{o.Checkpoint}, Name: o.Checkpoint, Err: err}
 	}
 	var names []string
 	switch {
 	case o.Tensor != "":
 		names = []string{o.Tensor}
 	case !o.All && len(ckpt.Tensors) != 1:
-		return nil, usage("IN %s holds %d tensors; convert them all with --all or pick one with --tensor NAME", o.Checkpoint, len(ckpt.Tensors))
+		return nil, usage("IN %s holds %d tensors; convert them all with {All} or pick one with {Tensor} NAME", o.Checkpoint, len(ckpt.Tensors))
 	}
 	specFor, err := o.specs(ckpt, names)
 	if err != nil {
 		return nil, err
 	}
-	padOpt, err := convert.PadOption(o.Pad, convert.FlagNames)
+	padOpt, err := convert.PadOption(o.Pad, convert.Names{})
 	if err != nil {
-		return nil, &ConvertError{Usage: true, Msg: err.Error()}
+		return nil, &ConvertError{Setting: true, Field: "Pad", Err: err}
 	}
 	whole := o.All || len(names) == 0
 	target := o.Target
@@ -221,7 +177,7 @@ func NewConversion(o ConvertOptions) (*Conversion, error) {
 		target = func(_ safetensors.TensorInfo, shard layout.Shape) (layout.Shape, error) {
 			dst, err := ResolveTarget(o.To, o.DType, shard, whole)
 			if err == nil { // as convert's: a pad the images' type does not hold is refused
-				err = convert.CheckPad(o.Pad, dst.DType, convert.FlagNames)
+				err = convert.CheckPad(o.Pad, dst.DType, convert.Names{})
 			}
 			return dst, err
 		}
@@ -230,7 +186,7 @@ func NewConversion(o ConvertOptions) (*Conversion, error) {
 	if o.Pad != "" {
 		ropts = append(slices.Clip(ropts), padOpt)
 	}
-	job, err := Prepare(ckpt, Options{
+	job, err := prepare(ckpt, jobOptions{
 		Mesh: mesh, SpecFor: specFor, To: o.To, Source: o.Checkpoint, Names: names,
 		Process: o.Process, Processes: o.Processes, RelayoutOptions: ropts, Checksum: o.Checksum,
 		Target: target, Written: o.Written, Hold: o.Hold, Track: o.Track, Untrack: o.Untrack,
@@ -243,7 +199,7 @@ func NewConversion(o ConvertOptions) (*Conversion, error) {
 	if count == 0 {
 		count = len(ckpt.Tensors)
 	}
-	c := &Conversion{opt: o, ckpt: ckpt, job: job, count: count, guessed: []GuessedLayout{}}
+	c := &Conversion{opt: o, out: out, ckpt: ckpt, job: job, count: count, guessed: []GuessedLayout{}}
 	if g, ok := strings.CutPrefix(o.To, "tpu:"); ok {
 		if gen, err := tpu.ParseGeneration(g); err == nil {
 			for _, t := range job.tensors {
@@ -256,18 +212,18 @@ func NewConversion(o ConvertOptions) (*Conversion, error) {
 	return c, nil
 }
 
-const missingMesh = "missing --mesh: the device mesh, such as data=2,model=4"
+const missingMesh = "missing {Mesh}: the device mesh, such as data=2,model=4"
 
 // oneSpec checks that exactly one of Spec, Rules and RulesJSON is given; what names
 // the job in the message ("a sharded conversion").
 func (o *ConvertOptions) oneSpec(what string) error {
 	switch {
 	case o.Spec != "" && (o.Rules != "" || o.RulesJSON != nil):
-		return usage("--spec and --rules exclude each other: give one PartitionSpec for all tensors (--spec) or a rules FILE (--rules)")
+		return usage("{Spec} and {Rules} exclude each other: give one PartitionSpec for all tensors ({Spec}) or a rules FILE ({Rules})")
 	case o.Rules != "" && o.RulesJSON != nil:
 		return usage("Rules and RulesJSON exclude each other: give the rules file's name or its text")
 	case o.Spec == "" && o.Rules == "" && o.RulesJSON == nil:
-		return usage("%s needs one of --spec (one PartitionSpec for all tensors) or --rules FILE", what)
+		return usage("%s needs one of {Spec} (one PartitionSpec for all tensors) or {Rules} FILE", what)
 	}
 	return nil
 }
@@ -276,7 +232,7 @@ func (o *ConvertOptions) oneSpec(what string) error {
 func (o *ConvertOptions) mesh() (*placement.Mesh, error) {
 	mesh, err := placement.ParseMesh(o.Mesh, o.Devices)
 	if err != nil {
-		return nil, &ConvertError{Usage: true, Msg: "--mesh", Err: err}
+		return nil, settingErr("Mesh", err)
 	}
 	return mesh, nil
 }
@@ -291,15 +247,15 @@ func (o *ConvertOptions) specs(ckpt *Checkpoint, names []string) (func(string) (
 	if o.Spec != "" {
 		spec, err := placement.ParseSpec(o.Spec)
 		if err != nil {
-			return nil, &ConvertError{Usage: true, Msg: "--spec", Err: err}
+			return nil, settingErr("Spec", err)
 		}
 		return func(string) (placement.Spec, error) { return spec, nil }, nil
 	}
 	var rules *placement.Rules
 	var err error
-	label := "--rules " + o.Rules // in messages
+	label, args := "{Rules} %s", []any{o.Rules} // in messages
 	if o.RulesJSON != nil {
-		label = "--rules"
+		label, args = "{Rules}", nil
 		rules, err = placement.ParseRules(o.RulesJSON) // as a file's, without the file's name
 	} else {
 		rules, err = ReadRules(o.Rules)
@@ -307,22 +263,23 @@ func (o *ConvertOptions) specs(ckpt *Checkpoint, names []string) (func(string) (
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) { // the reason alone; the file named once
-			return nil, &ConvertError{Msg: label, Err: pe.Err}
+			return nil, &ConvertError{Field: "Rules", format: label, args: args, Err: pe.Err}
 		}
-		return nil, &ConvertError{Msg: "--rules", Err: err}
+		return nil, &ConvertError{Field: "Rules", format: "{Rules}", Err: err}
 	}
 	if names == nil {
 		hits := make([]int, len(rules.Rules)+1)
 		for _, t := range ckpt.Tensors {
 			_, k, err := rules.SpecFor(t.Name)
 			if err != nil {
-				return nil, &ConvertError{Msg: label, Err: err}
+				return nil, &ConvertError{Field: "Rules", format: label, args: args, Err: err}
 			}
 			hits[k]++
 		}
 		for i, r := range rules.Rules {
 			if hits[i+1] == 0 {
-				return nil, &ConvertError{Msg: fmt.Sprintf("%s: rule %d (%q) matches no tensor of the checkpoint, or only ones an earlier rule took", label, i+1, r.Pattern)}
+				return nil, &ConvertError{Field: "Rules", format: label + ": rule %d (%q) matches no tensor of the checkpoint, or only ones an earlier rule took",
+					args: append(slices.Clip(args), i+1, r.Pattern)}
 			}
 		}
 	}
@@ -351,15 +308,9 @@ func (c *Conversion) ManifestPath() string {
 // Write writes the images and the manifest into OUTDIR (a symlink directory: at its
 // target) or under the bucket prefix.
 func (c *Conversion) Write() (*ConvertSummary, error) {
-	var m *manifest.Manifest
-	var err error
-	if store.IsURL(c.opt.Out) {
-		m, err = c.job.WriteURL(c.opt.Out)
-	} else {
-		m, err = c.job.WriteDir(buffer.LinkTarget(c.opt.Out))
-	}
+	m, err := c.out.write(c.job)
 	if err != nil {
-		return nil, &ConvertError{Msg: "cannot write OUT " + c.opt.Out, Err: err}
+		return nil, &ConvertError{Field: "Out", format: "cannot write OUT %s", args: []any{c.opt.Out}, Err: err}
 	}
 	s := &ConvertSummary{ManifestPath: c.ManifestPath(), Bytes: c.job.Bytes(), Manifest: m, Tensors: []TensorSummary{}, Guessed: c.guessed}
 	for _, t := range m.Tensors {

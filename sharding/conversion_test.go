@@ -41,7 +41,7 @@ func TestConvertOptions(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := filepath.Join(tmp, "dir")
-			if _, err := ConvertDir(ckpt, want, Options{Mesh: mesh, To: to, Source: ckptPath,
+			if _, err := convertDir(ckpt, want, jobOptions{Mesh: mesh, To: to, Source: ckptPath,
 				SpecFor: func(string) (placement.Spec, error) { return spec, nil },
 				Target:  func(safetensors.TensorInfo, layout.Shape) (layout.Shape, error) { return dst, nil },
 			}); err != nil {
@@ -114,21 +114,21 @@ func TestConvertErrors(t *testing.T) {
 		usage  bool
 		want   string
 	}{
-		{func(o *ConvertOptions) { o.Mesh = "" }, true, "missing --mesh: the device mesh, such as data=2,model=4"},
+		{func(o *ConvertOptions) { o.Mesh = "" }, true, "missing Mesh: the device mesh, such as data=2,model=4"},
 		{func(o *ConvertOptions) { o.Checkpoint = "w.npy" }, true, "a sharded conversion reads a .safetensors checkpoint or its model.safetensors.index.json, not w.npy"},
 		{func(o *ConvertOptions) { o.Out = "" }, true, "OUTDIR is empty: name a new directory or a bucket prefix"},
-		{func(o *ConvertOptions) { o.All, o.Tensor = true, "w" }, true, "--all and --tensor exclude each other"},
-		{func(o *ConvertOptions) { o.Rules = rules }, true, "--spec and --rules exclude each other: give one PartitionSpec for all tensors (--spec) or a rules FILE (--rules)"},
-		{func(o *ConvertOptions) { o.Spec = "" }, true, "a sharded conversion needs one of --spec (one PartitionSpec for all tensors) or --rules FILE"},
-		{func(o *ConvertOptions) { o.To = "" }, true, "missing --to: the device layout of the shards, tpu:GEN or a layout alone such as '{1,0:T(8,128)(2,1)}'"},
-		{func(o *ConvertOptions) { o.Mesh = "x=0" }, true, "--mesh: "},
-		{func(o *ConvertOptions) { o.Process, o.Processes = 4, 4 }, true, `bad --process "4/4": want I/N with 0 ≤ I < N, such as 0/4`},
+		{func(o *ConvertOptions) { o.All, o.Tensor = true, "w" }, true, "All and Tensor exclude each other"},
+		{func(o *ConvertOptions) { o.Rules = rules }, true, "Spec and Rules exclude each other: give one PartitionSpec for all tensors (Spec) or a rules FILE (Rules)"},
+		{func(o *ConvertOptions) { o.Spec = "" }, true, "a sharded conversion needs one of Spec (one PartitionSpec for all tensors) or Rules FILE"},
+		{func(o *ConvertOptions) { o.To = "" }, true, "missing To: the device layout of the shards, tpu:GEN or a layout alone such as '{1,0:T(8,128)(2,1)}'"},
+		{func(o *ConvertOptions) { o.Mesh = "x=0" }, true, "Mesh: "},
+		{func(o *ConvertOptions) { o.Process, o.Processes = 4, 4 }, true, `bad Process "4/4": want I/N with 0 ≤ I < N, such as 0/4`},
 		{func(o *ConvertOptions) { o.Checkpoint = filepath.Join(dir, "none.safetensors") }, false, "cannot read IN " + filepath.Join(dir, "none.safetensors") + ": "},
 		{func(o *ConvertOptions) { o.Spec = `P("y")` }, false, `"y"`},
-		{func(o *ConvertOptions) { o.Spec = "Q(" }, true, "--spec: "},
-		{func(o *ConvertOptions) { o.Spec, o.Rules, o.All = "", rules, true }, false, "--rules " + rules + `: rule 1 ("^nothing$") matches no tensor of the checkpoint, or only ones an earlier rule took`},
-		{func(o *ConvertOptions) { o.Spec, o.Rules = "", filepath.Join(dir, "none.json") }, false, "--rules " + filepath.Join(dir, "none.json") + ": no such file or directory"},
-		{func(o *ConvertOptions) { o.To = "tpu:v9" }, false, `bad --to "tpu:v9"`},
+		{func(o *ConvertOptions) { o.Spec = "Q(" }, true, "Spec: "},
+		{func(o *ConvertOptions) { o.Spec, o.Rules, o.All = "", rules, true }, false, "Rules " + rules + `: rule 1 ("^nothing$") matches no tensor of the checkpoint, or only ones an earlier rule took`},
+		{func(o *ConvertOptions) { o.Spec, o.Rules = "", filepath.Join(dir, "none.json") }, false, "Rules " + filepath.Join(dir, "none.json") + ": no such file or directory"},
+		{func(o *ConvertOptions) { o.To = "tpu:v9" }, false, `bad To "tpu:v9"`},
 		{func(o *ConvertOptions) { o.Tensor = "nope" }, false, `has no tensor "nope"`},
 	}
 	for _, c := range cases {
@@ -140,9 +140,9 @@ func TestConvertErrors(t *testing.T) {
 			t.Errorf("%+v: %v, not a *ConvertError", o, err)
 			continue
 		}
-		text := ErrorText(err)
-		if ce.Usage != c.usage || !strings.Contains(text, c.want) || strings.Contains(text, "sharding: ") {
-			t.Errorf("%+v: %q (usage %v), want %q (usage %v)", o, text, ce.Usage, c.want, c.usage)
+		text := ErrorText(err, nil)
+		if ce.Setting != c.usage || !strings.Contains(text, c.want) || strings.Contains(text, "sharding: ") {
+			t.Errorf("%+v: %q (usage %v), want %q (usage %v)", o, text, ce.Setting, c.want, c.usage)
 		}
 	}
 	if _, err := os.Stat(ok.Out); !os.IsNotExist(err) {
@@ -175,7 +175,7 @@ func TestGatherOutdir(t *testing.T) {
 	for _, bad := range []string{src, filepath.Join(dir, "g.bin")} {
 		_, err := GatherOutdir(out, bad)
 		var ce *ConvertError
-		if !errors.As(err, &ce) || !ce.Usage {
+		if !errors.As(err, &ce) || !ce.Setting {
 			t.Errorf("gather to %s: %v", bad, err)
 		}
 	}

@@ -20,8 +20,8 @@ import (
 	"github.com/tpulayout/tpulayout/sharding/placement"
 )
 
-// Options say how Convert shards a checkpoint.
-type Options struct {
+// jobOptions are ConvertOptions read: how a shardJob shards a checkpoint.
+type jobOptions struct {
 	Mesh *placement.Mesh
 	// SpecFor gives the spec of each tensor (a Rules' SpecFor, or one spec for all).
 	SpecFor func(name string) (placement.Spec, error)
@@ -56,35 +56,34 @@ type Options struct {
 	Untrack func(path string)
 }
 
-func (o *Options) hold() func() {
+func (o *jobOptions) hold() func() {
 	if o.Hold == nil {
 		return func() {}
 	}
 	return o.Hold()
 }
 
-func (o *Options) track(p string) {
+func (o *jobOptions) track(p string) {
 	if o.Track != nil {
 		o.Track(p)
 	}
 }
 
-func (o *Options) untrack(p string) {
+func (o *jobOptions) untrack(p string) {
 	if o.Untrack != nil {
 		o.Untrack(p)
 	}
 }
 
-// Job is a checked conversion, ready to write: Prepare finds every error of the input
+// shardJob is a checked conversion, ready to write: Prepare finds every error of the input
 // before anything is written.
-type Job struct {
+type shardJob struct {
 	ckpt    *Checkpoint
-	opt     Options
+	opt     jobOptions
 	devices []int // this process's device ids, increasing
 	tensors []tensorJob
-	sync    *syncer           // syncs and closes the files of a one-process conversion
-	sink    *bucketSink       // set when writing to a bucket (see bucketout.go)
-	sum     manifest.Checksum // the images' checksum (Options.Checksum)
+	sink    sink              // where write writes, while it does
+	sum     manifest.Checksum // the images' manifest.Checksum (jobOptions.Checksum)
 }
 
 type tensorJob struct {
@@ -99,8 +98,8 @@ type tensorJob struct {
 
 // Prepare checks the conversion of ckpt with opt: specs against the mesh and the
 // tensors' dims, targets, plans; nothing is written.
-func Prepare(ckpt *Checkpoint, opt Options) (*Job, error) {
-	j := &Job{ckpt: ckpt, opt: opt}
+func prepare(ckpt *Checkpoint, opt jobOptions) (*shardJob, error) {
+	j := &shardJob{ckpt: ckpt, opt: opt}
 	var err error
 	if j.sum, err = manifest.ChecksumNamed(cmp.Or(opt.Checksum, manifest.DefaultChecksum)); err != nil {
 		return nil, err
@@ -152,7 +151,7 @@ func Prepare(ckpt *Checkpoint, opt Options) (*Job, error) {
 		}
 		dst, err := opt.Target(t.TensorInfo, rowMajor(t.DType, pl.ShardDims))
 		if err != nil {
-			return nil, fmt.Errorf("tensor %q: %w", name, err)
+			return nil, &TensorError{Tensor: name, Err: err}
 		}
 		// Shards that differ only in dims after 0 go band by band together when the
 		// image is banded along dim 0 (its majormost): the band target is shared.
@@ -163,23 +162,12 @@ func Prepare(ckpt *Checkpoint, opt Options) (*Job, error) {
 				per *= int64(c)
 			}
 		}
-		// Half bands: up to three are held at once (one converting, two in lanes), so
-		// memory stays near what one band at a time held.
-		band := BandBytes / 2
-		ropts := opt.RelayoutOptions
-		_, remote := ckpt.objects[t.File]
-		if remote {
-			band = RemoteBandBytes
-			// One goroutine a band: the reads, the server (on the same machine, often)
-			// and the lanes keep the cores busy, and a second worker's half made the
-			// first wait spinning (9% of a conversion's CPU from versitygw).
-			ropts = append([]relayout.Option{relayout.WithWorkers(1)}, ropts...)
-		}
+		band, ropts, fit := ckpt.file(t.File).bands(opt.RelayoutOptions)
 		plan, err := newImagePlan(dst, t.DType, max(band/per, 1), ropts)
 		if err != nil {
 			return nil, fmt.Errorf("tensor %q: cannot convert its %s shards to %s: %w", name, rowMajor(t.DType, pl.ShardDims), dst, err)
 		}
-		if remote {
+		if fit {
 			plan = fitSteps(plan, dst, t.DType, per, ropts)
 		}
 		tj := tensorJob{t: t, pl: pl, dst: dst, plan: plan, dir: dirs[name], grouped: grouped && per > 1}
@@ -211,76 +199,8 @@ func (t *tensorJob) groups() [][]int {
 	return gs
 }
 
-// writeFiles writes the files at paths at once, with write given all of them. Inside
-// the one-process temporary directory (inTemp) they are plain files, synced and closed
-// (the directory is renamed as a whole); in a shared directory each goes through its
-// own temporary file renamed into place (buffer.WriteFileAtomicFile, nested).
-func (j *Job) writeFiles(paths []string, inTemp bool, write func(ws []io.Writer) error) (err error) {
-	ws := make([]io.Writer, len(paths))
-	if inTemp {
-		fs := make([]*os.File, 0, len(paths))
-		defer func() {
-			if fs == nil {
-				return // handed to j.sync
-			}
-			for _, f := range fs {
-				if cerr := f.Close(); err == nil {
-					err = cerr
-				}
-			}
-		}()
-		for i, p := range paths {
-			release := j.opt.hold()
-			f, err := os.Create(p)
-			release()
-			if err != nil {
-				return err
-			}
-			fs = append(fs, f)
-			ws[i] = f
-		}
-		if err := write(ws); err != nil {
-			return err
-		}
-		if j.sync != nil {
-			for _, f := range fs {
-				j.sync.add(f)
-			}
-			fs = nil
-			return nil
-		}
-		for _, f := range fs {
-			if err := buffer.Sync(f); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	var nest func(i int) error
-	nest = func(i int) error {
-		if i == len(paths) {
-			return write(ws)
-		}
-		release := j.opt.hold()
-		defer release()
-		var tmp string
-		err := buffer.WriteFileAtomicFile(paths[i], func(f *os.File) error {
-			tmp = f.Name()
-			j.opt.track(tmp)
-			release()
-			ws[i] = f
-			return nest(i + 1)
-		})
-		if tmp != "" {
-			j.opt.untrack(tmp)
-		}
-		return err
-	}
-	return nest(0)
-}
-
 // Bytes is the total size of the images this process writes.
-func (j *Job) Bytes() int64 {
+func (j *shardJob) Bytes() int64 {
 	var n int64
 	for _, t := range j.tensors {
 		n += int64(len(t.shards)) * t.plan.footprint
@@ -288,88 +208,26 @@ func (j *Job) Bytes() int64 {
 	return n
 }
 
-// write writes the images into dir and returns the manifest: manifest.json for one
-// process (dir is then its temporary directory, inTemp), or this process's partial
-// manifest (see Merge). The manifest comes last.
-func (j *Job) write(dir string, inTemp bool) (*manifest.Manifest, error) {
+// write writes the images through s and returns the manifest: manifest.json for
+// one process, or this process's partial manifest (see Merge). The manifest comes
+// last, once every image is complete.
+func (j *shardJob) write(s sink) (*manifest.Manifest, error) {
+	defer s.flush() // on failures too: it closes the files
+	j.sink = s
+	defer func() { j.sink = nil }()
 	m := j.head()
 	m.Tensors = nil
 	mine := map[int]bool{}
 	for _, d := range j.devices {
 		mine[d] = true
 	}
-	if inTemp {
-		j.sync = newSyncer()
-		defer j.sync.wait() // on failures too: it closes the files
-	}
 	sc := &scratch{}
 	defer j.announce()() // a bucket's tensors are fetched ahead, in this order
-	for _, t := range j.tensors {
-		if j.sink == nil { // a bucket has no directories
-			release := j.opt.hold()
-			err := os.MkdirAll(filepath.Join(dir, t.dir), 0o755)
-			release()
-			if err != nil {
-				return nil, err
-			}
-		}
-		if !inTemp && j.sink == nil {
-			// A killed earlier run of this or another process left its temporaries;
-			// one still being written is locked and stays.
-			buffer.RemoveStaleTempsIn(filepath.Join(dir, t.dir))
-		}
-		mt := t.manifest()
-		src, err := j.ckpt.source(t.t)
+	for i := range j.tensors {
+		mt, err := j.writeTensor(s, &j.tensors[i], mine, sc)
 		if err != nil {
-			return nil, fmt.Errorf("cannot read tensor %q: %w", t.t.Name, err)
+			return nil, err
 		}
-		for _, group := range t.groups() {
-			files := make([]string, len(group))
-			hs := make([]hash.Hash, len(group))
-			starts := make([][]int64, len(group))
-			for i, k := range group {
-				files[i] = manifest.ShardFile(t.dir, t.pl.Shards[k].Index)
-				hs[i] = j.sum.New()
-				starts[i] = t.pl.Shards[k].Start
-			}
-			var n int64
-			sums, err := j.sink.present(files) // a rerun's shards already in the bucket
-			if sums == nil && err == nil {
-				err = j.output(dir, files, inTemp, hs, func(ws []io.Writer) error {
-					// A mapped source truncated meanwhile is an error naming it, not SIGBUS.
-					return buffer.GuardFaults("source "+t.t.File.Path, func() (err error) {
-						n, err = t.plan.writeGroup(ws, hs, src, starts, sc)
-						return err
-					}, mappedBuffers(src)...)
-				})
-			} else if err == nil {
-				n = t.plan.footprint
-			}
-			if err != nil {
-				src.Close()
-				return nil, fmt.Errorf("tensor %q: shards %s: %w", t.t.Name, strings.Join(files, ", "), err)
-			}
-			for i, k := range group {
-				s := &t.pl.Shards[k]
-				if j.opt.Written != nil {
-					j.opt.Written(files[i], n)
-				}
-				var devs []int
-				for _, d := range s.Devices {
-					if mine[d] {
-						devs = append(devs, d)
-					}
-				}
-				sum := j.sum.Hex(hs[i])
-				if sums != nil {
-					sum = sums[i]
-				}
-				ms := manifest.Shard{Index: s.Index, Ranges: t.pl.Ranges(s), Devices: devs, File: files[i], Bytes: n}
-				ms.SetSum(j.sum, sum)
-				mt.Shards = append(mt.Shards, ms)
-			}
-		}
-		src.Close()
 		m.Tensors = append(m.Tensors, mt)
 	}
 	for pos, id := range j.opt.Mesh.Devices {
@@ -387,26 +245,84 @@ func (j *Job) write(dir string, inTemp bool) (*manifest.Manifest, error) {
 	if err != nil {
 		return nil, err
 	}
-	name := manifest.FileName
-	if !inTemp {
-		buffer.RemoveStaleTempsIn(dir)
+	if err := s.prepare(""); err != nil {
+		return nil, err
 	}
+	name := manifest.FileName
 	if m.Process != "" {
 		name = manifest.PartialName(j.opt.Process, j.opt.Processes)
 	}
-	err = j.output(dir, []string{name}, inTemp, nil, func(ws []io.Writer) error {
+	err = s.put([]string{name}, nil, func(ws []io.Writer) error {
 		_, err := ws[0].Write(js)
 		return err
 	})
+	if err == nil {
+		err = s.flush()
+	}
 	if err != nil {
 		return nil, err
 	}
-	if inTemp {
-		if err := j.sync.wait(); err != nil {
-			return nil, err
+	return m, nil
+}
+
+// writeTensor writes the shards of t that this process writes (mine are its
+// devices) through s, group by group, and returns the tensor's manifest entry.
+func (j *shardJob) writeTensor(s sink, t *tensorJob, mine map[int]bool, sc *scratch) (manifest.Tensor, error) {
+	mt := t.manifest()
+	if err := s.prepare(t.dir); err != nil {
+		return mt, err
+	}
+	src, err := j.ckpt.source(t.t)
+	if err != nil {
+		return mt, fmt.Errorf("cannot read tensor %q: %w", t.t.Name, err)
+	}
+	defer src.Close()
+	for _, group := range t.groups() {
+		files := make([]string, len(group))
+		hs := make([]hash.Hash, len(group))
+		starts := make([][]int64, len(group))
+		for i, k := range group {
+			files[i] = manifest.ShardFile(t.dir, t.pl.Shards[k].Index)
+			hs[i] = j.sum.New()
+			starts[i] = t.pl.Shards[k].Start
+		}
+		var n int64
+		sums, err := s.present(files) // a rerun's shards already there
+		if sums == nil && err == nil {
+			err = s.put(files, hs, func(ws []io.Writer) error {
+				// A mapped source truncated meanwhile is an error naming it, not SIGBUS.
+				return buffer.GuardFaults("source "+t.t.File.Path, func() (err error) {
+					n, err = t.plan.writeGroup(ws, hs, src, starts, sc)
+					return err
+				}, mappedBuffers(src)...)
+			})
+		} else if err == nil {
+			n = t.plan.footprint
+		}
+		if err != nil {
+			return mt, fmt.Errorf("tensor %q: shards %s: %w", t.t.Name, strings.Join(files, ", "), err)
+		}
+		for i, k := range group {
+			sh := &t.pl.Shards[k]
+			if j.opt.Written != nil {
+				j.opt.Written(files[i], n)
+			}
+			var devs []int
+			for _, d := range sh.Devices {
+				if mine[d] {
+					devs = append(devs, d)
+				}
+			}
+			sum := j.sum.Hex(hs[i])
+			if sums != nil {
+				sum = sums[i]
+			}
+			ms := manifest.Shard{Index: sh.Index, Ranges: t.pl.Ranges(sh), Devices: devs, File: files[i], Bytes: n}
+			ms.SetSum(j.sum, sum)
+			mt.Shards = append(mt.Shards, ms)
 		}
 	}
-	return m, nil
+	return mt, nil
 }
 
 // ConvertDir prepares and writes a conversion into dir. With one process dir must be
@@ -414,16 +330,16 @@ func (j *Job) write(dir string, inTemp bool) (*manifest.Manifest, error) {
 // renamed into place at the end, so a failure leaves nothing. With several, dir is
 // shared by the processes (created if missing) and each writes its own files and
 // partial manifest.
-func ConvertDir(ckpt *Checkpoint, dir string, opt Options) (*manifest.Manifest, error) {
-	j, err := Prepare(ckpt, opt)
+func convertDir(ckpt *Checkpoint, dir string, opt jobOptions) (*manifest.Manifest, error) {
+	j, err := prepare(ckpt, opt)
 	if err != nil {
 		return nil, err
 	}
-	return j.WriteDir(dir)
+	return j.writeDir(dir)
 }
 
 // WriteDir writes a prepared job into dir, as ConvertDir says.
-func (j *Job) WriteDir(dir string) (*manifest.Manifest, error) {
+func (j *shardJob) writeDir(dir string) (*manifest.Manifest, error) {
 	if j.opt.Processes > 1 {
 		if _, err := os.Stat(filepath.Join(dir, manifest.FileName)); err == nil {
 			return nil, fmt.Errorf("sharding: %s already holds a merged %s", dir, manifest.FileName)
@@ -435,7 +351,7 @@ func (j *Job) WriteDir(dir string) (*manifest.Manifest, error) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return nil, err
 		}
-		return j.write(dir, false)
+		return j.write(newDirSink(dir, false, &j.opt))
 	}
 	if st, err := os.Stat(dir); err == nil {
 		if !st.IsDir() {
@@ -465,7 +381,7 @@ func (j *Job) WriteDir(dir string) (*manifest.Manifest, error) {
 	}
 	defer j.opt.untrack(tmp)
 	defer unlock()
-	m, err := j.write(tmp, true)
+	m, err := j.write(newDirSink(tmp, true, &j.opt))
 	if err == nil {
 		err = buffer.RemoveTempMarker(tmp)
 	}
@@ -483,7 +399,7 @@ func (j *Job) WriteDir(dir string) (*manifest.Manifest, error) {
 	return m, nil
 }
 
-func (j *Job) note(s string) {
+func (j *shardJob) note(s string) {
 	if j.opt.Note != nil {
 		j.opt.Note(s)
 	}

@@ -21,7 +21,7 @@ func ExampleConvert() {
 		To:         "tpu:v5e",
 	})
 	if err != nil {
-		fmt.Println(sharding.ErrorText(err))
+		fmt.Println(sharding.ErrorText(err, nil))
 		return
 	}
 	for _, t := range sum.Tensors {
@@ -32,7 +32,7 @@ func ExampleConvert() {
 
 	_, err = sharding.Convert(sharding.ConvertOptions{Checkpoint: "../testdata/sharding/mesh2d_both.safetensors",
 		Out: filepath.Join(dir, "other"), Mesh: "data=2,model=3", Spec: `P("data", "model")`, To: "tpu:v5e"})
-	fmt.Println(sharding.ErrorText(err))
+	fmt.Println(sharding.ErrorText(err, nil))
 	// Output:
 	// x P("data", "model") bf16[8,64]{1,0:T(8,128)(2,1)} 8 shards
 	// 1 tensor, 8 shard files, 0 problems

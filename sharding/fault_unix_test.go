@@ -40,7 +40,7 @@ func TestTruncatedSourceIsAnError(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	_, err = ConvertDir(ckpt, out, Options{Mesh: mesh, To: "f32", Written: truncate,
+	_, err = convertDir(ckpt, out, jobOptions{Mesh: mesh, To: "f32", Written: truncate,
 		SpecFor: func(string) (placement.Spec, error) { return spec, nil },
 		Target:  func(_ safetensors.TensorInfo, s layout.Shape) (layout.Shape, error) { return s, nil }})
 	if !errors.Is(err, buffer.ErrFault) {

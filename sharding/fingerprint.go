@@ -74,7 +74,7 @@ func fingerprintFile(path string) (string, int64, error) {
 
 // sources fingerprints the files of the checkpoint that hold the tensors the job
 // converts (objects from their reads, see fpsample.go), by base name in sorted order.
-func (j *Job) sources() ([]manifest.Source, error) {
+func (j *shardJob) sources() ([]manifest.Source, error) {
 	seen := map[*safetensors.File]bool{}
 	out := []manifest.Source{}
 	for _, t := range j.tensors {
@@ -83,15 +83,7 @@ func (j *Job) sources() ([]manifest.Source, error) {
 			continue
 		}
 		seen[f] = true
-		var fp string
-		var n int64
-		var err error
-		if o, ok := j.ckpt.objects[f]; ok {
-			n = o.Size()
-			fp, err = j.ckpt.fingerprint(o)
-		} else {
-			fp, n, err = fingerprintFile(f.Path)
-		}
+		fp, n, err := j.ckpt.file(f).fingerprint()
 		if err != nil {
 			return nil, fmt.Errorf("cannot read the source %s: %w", f.Path, err)
 		}

@@ -85,7 +85,7 @@ func checkFixture(t *testing.T, c fixtureCase) {
 		t.Fatal(err)
 	}
 	out := filepath.Join(t.TempDir(), "out")
-	m, err := ConvertDir(ckpt, out, Options{
+	m, err := convertDir(ckpt, out, jobOptions{
 		Mesh:    mesh,
 		SpecFor: func(string) (placement.Spec, error) { return spec, nil },
 		Target: func(_ safetensors.TensorInfo, shard layout.Shape) (layout.Shape, error) {

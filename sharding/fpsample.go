@@ -121,13 +121,3 @@ func (s *fpSampler) sum(o *store.Object) (string, error) {
 	s.drain()
 	return hex.EncodeToString(s.h.Sum(nil)), nil
 }
-
-// fingerprint returns the fingerprint of o, one of c's objects: sampled from its
-// reads since it was opened, the rest read now.
-func (c *Checkpoint) fingerprint(o *store.Object) (string, error) {
-	s := c.samples[o]
-	if s == nil {
-		s = newFPSampler(o.Size(), new(atomic.Int64))
-	}
-	return s.sum(o)
-}

@@ -99,7 +99,7 @@ func TestFingerprintFromReads(t *testing.T) {
 		t.Fatal(err)
 	}
 	mesh, _ := placement.ParseMesh("data=2,model=2", nil)
-	opt := Options{Mesh: mesh,
+	opt := jobOptions{Mesh: mesh,
 		SpecFor: func(string) (placement.Spec, error) { return placement.ParseSpec(`P("data", "model")`) },
 		Target: func(_ safetensors.TensorInfo, s layout.Shape) (layout.Shape, error) {
 			return rowMajor(layout.BF16, s.Dims), nil
@@ -117,7 +117,7 @@ func TestFingerprintFromReads(t *testing.T) {
 		o := opt
 		o.Processes = processes
 		late := fpLate.Load()
-		m, err := ConvertDir(ckpt, filepath.Join(t.TempDir(), "out"), o)
+		m, err := convertDir(ckpt, filepath.Join(t.TempDir(), "out"), o)
 		if err != nil {
 			t.Fatal(err)
 		}

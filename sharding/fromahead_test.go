@@ -40,8 +40,8 @@ func TestServerFromAheadBands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, srv := range storetest.Servers(t) {
-		t.Run(srv.Scheme, func(t *testing.T) {
+	for _, srv := range storetest.All(t) {
+		t.Run(srv.Name(), func(t *testing.T) {
 			b, key, _ := store.Open(context.Background(), uploadTo(t, srv, "m.safetensors", data))
 			fromAheadCases(t, b, key, want, true)
 		})
@@ -50,9 +50,9 @@ func TestServerFromAheadBands(t *testing.T) {
 
 // fromAheadOptions convert every tensor with P("data", "model") on data=2,model=4:
 // c into f32 T(8,128), the others into bf16 T(8,128)(2,1).
-func fromAheadOptions() Options {
+func fromAheadOptions() jobOptions {
 	mesh, _ := placement.ParseMesh("data=2,model=4", nil)
-	return Options{Mesh: mesh,
+	return jobOptions{Mesh: mesh,
 		SpecFor: func(string) (placement.Spec, error) { return placement.ParseSpec(`P("data", "model")`) },
 		Target: func(ti safetensors.TensorInfo, s layout.Shape) (layout.Shape, error) {
 			if ti.Name == "c" {
@@ -79,7 +79,7 @@ func fromAheadCheckpoint(t *testing.T) (string, func(names []string) string) {
 			wants[k] = filepath.Join(dir, fmt.Sprint("want", len(wants)))
 			o := fromAheadOptions()
 			o.Names = names
-			if _, err := ConvertDir(local, wants[k], o); err != nil {
+			if _, err := convertDir(local, wants[k], o); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -125,7 +125,7 @@ func fromAheadCases(t *testing.T, b *store.Bucket, key string, want func([]strin
 				}
 				o := fromAheadOptions()
 				o.Process, o.Processes, o.Names = p, c.processes, c.names
-				if _, err := ConvertDir(ckpt, got, o); err != nil {
+				if _, err := convertDir(ckpt, got, o); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -39,7 +39,7 @@ func TestGatherBanded(t *testing.T) {
 		}
 		dir := t.TempDir()
 		out := filepath.Join(dir, "out")
-		m, err := ConvertDir(ckpt, out, Options{
+		m, err := convertDir(ckpt, out, jobOptions{
 			Mesh:    mesh,
 			SpecFor: func(string) (placement.Spec, error) { return spec, nil },
 			Target:  func(safetensors.TensorInfo, layout.Shape) (layout.Shape, error) { return dst, nil },

@@ -85,7 +85,7 @@ func TestGatherOutBucketURL(t *testing.T) {
 	dir, _ := mergedManifest(t)
 	_, err := GatherOutdir(dir, "s3://b/g.safetensors")
 	var ce *ConvertError
-	if !errors.As(err, &ce) || !ce.Usage || !strings.Contains(err.Error(), "OUT s3://b/g.safetensors is a bucket URL, which gather does not write") {
+	if !errors.As(err, &ce) || !ce.Setting || !strings.Contains(err.Error(), "OUT s3://b/g.safetensors is a bucket URL, which gather does not write") {
 		t.Errorf("GatherOutdir: %v, want a usage error naming the bucket URL", err)
 	}
 }

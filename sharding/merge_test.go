@@ -34,7 +34,7 @@ func partialsSummed(t testing.TB, sums ...string) string {
 		if sums[i] != sums[0] {
 			to = dir + "-apart"
 		}
-		_, err := ConvertDir(ckpt, to, Options{Mesh: mesh, Process: i, Processes: 2, To: "f32", Checksum: sums[i],
+		_, err := convertDir(ckpt, to, jobOptions{Mesh: mesh, Process: i, Processes: 2, To: "f32", Checksum: sums[i],
 			SpecFor: func(string) (placement.Spec, error) { return spec, nil },
 			Target:  func(_ safetensors.TensorInfo, s layout.Shape) (layout.Shape, error) { return s, nil }})
 		if err != nil {

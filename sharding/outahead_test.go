@@ -30,7 +30,7 @@ func TestServerGatherAhead(t *testing.T) {
 	in := filepath.Join(dir, "m.safetensors")
 	writeRandomCheckpoint(t, in, 11, 12, "f32[256,384]", "f32[64,256]")
 	mesh, _ := placement.ParseMesh("data=2,model=2", nil)
-	opt := Options{Mesh: mesh,
+	opt := jobOptions{Mesh: mesh,
 		SpecFor: func(string) (placement.Spec, error) { return placement.ParseSpec(`P("data", "model")`) },
 		Target: func(_ safetensors.TensorInfo, s layout.Shape) (layout.Shape, error) {
 			return layout.Parse(fmt.Sprintf("bf16[%d,%d]{1,0:T(8,128)(2,1)}", s.Dims[0], s.Dims[1]))
@@ -40,7 +40,7 @@ func TestServerGatherAhead(t *testing.T) {
 		t.Fatal(err)
 	}
 	conv := filepath.Join(dir, "conv")
-	if _, err := ConvertDir(ckpt, conv, opt); err != nil {
+	if _, err := convertDir(ckpt, conv, opt); err != nil {
 		t.Fatal(err)
 	}
 	oldBand, oldBucketBand := gatherBandBytes, gatherBucketBandBytes
@@ -54,8 +54,8 @@ func TestServerGatherAhead(t *testing.T) {
 	oldRetry := store.DefaultRetry
 	defer func() { store.DefaultRetry = oldRetry }()
 	ctx := context.Background()
-	for _, srv := range storetest.Servers(t) {
-		t.Run(srv.Scheme, func(t *testing.T) {
+	for _, srv := range storetest.All(t) {
+		t.Run(srv.Name(), func(t *testing.T) {
 			srv.Point(t, srv.Endpoint)
 			out := srv.Scheme + "://" + srv.NewBucket(t) + "/conv"
 			b, key, _ := store.Open(ctx, out)

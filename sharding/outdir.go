@@ -126,7 +126,7 @@ func (o *Outdir) GatherFile(file string, stdout io.Writer) (*manifest.Manifest, 
 	}
 	var m *manifest.Manifest
 	var inner error
-	j := convert.Job{Out: file, Stdout: stdout, Names: convert.FlagNames}
+	j := convert.Job{Out: file, Stdout: stdout}
 	err := j.WriteOutput(func(w convert.ImageWriter) error {
 		m, inner = o.GatherTo(w)
 		return inner
@@ -137,5 +137,5 @@ func (o *Outdir) GatherFile(file string, stdout io.Writer) (*manifest.Manifest, 
 	case err == inner:
 		return nil, err
 	}
-	return nil, &ConvertError{Msg: "cannot write OUT " + file + ": " + convert.FileErr(err)}
+	return nil, &ConvertError{Field: "Out", format: "cannot write OUT %s: %s", args: []any{file, fileCause{err}}, cause: err}
 }

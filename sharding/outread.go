@@ -138,7 +138,7 @@ func (o bucketOut) unlisted(listed map[string]bool) []string {
 	var found []string
 	for _, a := range as {
 		if rel := strings.TrimPrefix(a.Key, o.prefix); !listed[rel] {
-			found = append(found, rel)
+			found = append(found, store.Escape(rel)) // a server's text, printed
 		}
 	}
 	return found

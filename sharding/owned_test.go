@@ -13,7 +13,7 @@ import (
 )
 
 // TestConvertKnowsOutdir: convert.CheckOwned, which must not import this package, knows
-// a sharded conversion's directory by its manifest's format, so convert --all --force
+// a sharded conversion's directory by its manifest's format, so convert All Force
 // refuses to replace one.
 func TestConvertKnowsOutdir(t *testing.T) {
 	dir := t.TempDir()
@@ -85,7 +85,7 @@ func TestForceReplacesOwned(t *testing.T) {
 		p := o
 		change(&p)
 		var ce *ConvertError
-		if _, err := Convert(p); !errors.As(err, &ce) || !ce.Usage || !strings.Contains(err.Error(), "--force") {
+		if _, err := Convert(p); !errors.As(err, &ce) || !ce.Setting || !strings.Contains(err.Error(), "Force") {
 			t.Errorf("Force with %+v: %v, want a usage error", p, err)
 		}
 	}

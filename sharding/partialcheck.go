@@ -11,7 +11,7 @@ import (
 
 // head is the manifest of the job without its shards, devices and sources: what
 // every process of one conversion writes alike.
-func (j *Job) head() *manifest.Manifest {
+func (j *shardJob) head() *manifest.Manifest {
 	m := &manifest.Manifest{Format: manifest.Format, Source: j.opt.Source, To: j.opt.To, Checksum: j.sum.Name(),
 		Mesh: manifest.Mesh{Axes: j.opt.Mesh.Axes, Sizes: j.opt.Mesh.Sizes, Devices: j.opt.Mesh.Devices}}
 	if j.opt.Processes > 1 {
@@ -39,7 +39,7 @@ type partialText struct {
 // checkPartials checks, before a --process run writes, the partial manifests already
 // in out (by name): each must be of this conversion. This process's own, from an
 // earlier run, is not checked: the run replaces it.
-func (j *Job) checkPartials(out string, partials map[string]partialText) error {
+func (j *shardJob) checkPartials(out string, partials map[string]partialText) error {
 	mine := manifest.PartialName(j.opt.Process, j.opt.Processes)
 	names := slices.Sorted(maps.Keys(partials))
 	ours := j.head()

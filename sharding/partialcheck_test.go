@@ -50,12 +50,12 @@ func TestProcessOfAnotherConversion(t *testing.T) {
 		s.DType = layout.BF16
 		return s, nil
 	}
-	opts := func(process int, spec string, edit func(*Options)) Options {
+	opts := func(process int, spec string, edit func(*jobOptions)) jobOptions {
 		sp, err := placement.ParseSpec(spec)
 		if err != nil {
 			t.Fatal(err)
 		}
-		o := Options{Mesh: mesh, Process: process, Processes: 2, To: "f32", Checksum: manifest.CRC32C,
+		o := jobOptions{Mesh: mesh, Process: process, Processes: 2, To: "f32", Checksum: manifest.CRC32C,
 			SpecFor: func(string) (placement.Spec, error) { return sp, nil }, Target: asIs}
 		if edit != nil {
 			edit(&o)
@@ -64,23 +64,23 @@ func TestProcessOfAnotherConversion(t *testing.T) {
 	}
 	for _, c := range []struct {
 		name string
-		opt  Options
+		opt  jobOptions
 		want string
 	}{
-		{"checksum", opts(1, `P("model")`, func(o *Options) { o.Checksum = manifest.SHA256 }), "checksum is crc32c there but sha256 in this run"},
-		{"dtype", opts(1, `P("model")`, func(o *Options) { o.Target = toBF16 }), `tensor "x": layout is f32[`},
-		{"to", opts(1, `P("model")`, func(o *Options) { o.To = "bf16" }), `to is "f32" there but "bf16" in this run`},
+		{"checksum", opts(1, `P("model")`, func(o *jobOptions) { o.Checksum = manifest.SHA256 }), "checksum is crc32c there but sha256 in this run"},
+		{"dtype", opts(1, `P("model")`, func(o *jobOptions) { o.Target = toBF16 }), `tensor "x": layout is f32[`},
+		{"to", opts(1, `P("model")`, func(o *jobOptions) { o.To = "bf16" }), `to is "f32" there but "bf16" in this run`},
 		{"spec", opts(1, `P("data")`, nil), `tensor "x": spec is P("model") there but P("data") in this run`},
-		{"processes", opts(1, `P("model")`, func(o *Options) { o.Processes = 4; o.Process = 1 }), `process count`},
-		{"mesh", opts(1, `P("model")`, func(o *Options) { o.Mesh, _ = placement.ParseMesh("data=2,model=2", []int{3, 2, 1, 0}) }), "the mesh's devices is [0,1,2,3] there but [3,2,1,0]"},
+		{"processes", opts(1, `P("model")`, func(o *jobOptions) { o.Processes = 4; o.Process = 1 }), `process count`},
+		{"mesh", opts(1, `P("model")`, func(o *jobOptions) { o.Mesh, _ = placement.ParseMesh("data=2,model=2", []int{3, 2, 1, 0}) }), "the mesh's devices is [0,1,2,3] there but [3,2,1,0]"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "out")
-			if _, err := ConvertDir(ckpt, dir, opts(0, `P("model")`, nil)); err != nil {
+			if _, err := convertDir(ckpt, dir, opts(0, `P("model")`, nil)); err != nil {
 				t.Fatal(err)
 			}
 			before := snapshot(t, dir)
-			_, err := ConvertDir(ckpt, dir, c.opt)
+			_, err := convertDir(ckpt, dir, c.opt)
 			var ce *manifest.ConflictError
 			if !errors.As(err, &ce) || !strings.Contains(err.Error(), c.want) || ce.Partial != manifest.PartialName(0, 2) {
 				t.Fatalf("ConvertDir: %v, want a ConflictError over %s saying %q", err, manifest.PartialName(0, 2), c.want)
@@ -100,7 +100,7 @@ func TestProcessOfAnotherConversion(t *testing.T) {
 	// replaces only its own partial manifest.
 	dir := filepath.Join(t.TempDir(), "out")
 	for i := range 2 {
-		if _, err := ConvertDir(ckpt, dir, opts(i, `P("model")`, nil)); err != nil {
+		if _, err := convertDir(ckpt, dir, opts(i, `P("model")`, nil)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -108,8 +108,8 @@ func TestProcessOfAnotherConversion(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir = filepath.Join(t.TempDir(), "out")
-	for _, o := range []Options{opts(0, `P("model")`, nil), opts(0, `P("model")`, func(o *Options) { o.Checksum = manifest.SHA256 })} {
-		if _, err := ConvertDir(ckpt, dir, o); err != nil {
+	for _, o := range []jobOptions{opts(0, `P("model")`, nil), opts(0, `P("model")`, func(o *jobOptions) { o.Checksum = manifest.SHA256 })} {
+		if _, err := convertDir(ckpt, dir, o); err != nil {
 			t.Fatalf("rerun of process 0: %v", err)
 		}
 	}
@@ -126,21 +126,21 @@ func TestProcessOfAnotherConversionInBucket(t *testing.T) {
 	}
 	mesh, _ := placement.ParseMesh("data=2,model=2", nil)
 	spec, _ := placement.ParseSpec(`P("model")`)
-	opt := func(process int, sum string) Options {
-		return Options{Mesh: mesh, Process: process, Processes: 2, To: "f32", Checksum: sum,
+	opt := func(process int, sum string) jobOptions {
+		return jobOptions{Mesh: mesh, Process: process, Processes: 2, To: "f32", Checksum: sum,
 			SpecFor: func(string) (placement.Spec, error) { return spec, nil },
 			Target:  func(_ safetensors.TensorInfo, s layout.Shape) (layout.Shape, error) { return s, nil }}
 	}
-	write := func(out string, o Options) error {
-		j, err := Prepare(ckpt, o)
+	write := func(out string, o jobOptions) error {
+		j, err := prepare(ckpt, o)
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = j.WriteURL(out)
+		_, err = j.writeURL(out)
 		return err
 	}
-	for _, srv := range storetest.Servers(t) {
-		t.Run(srv.Scheme, func(t *testing.T) {
+	for _, srv := range storetest.All(t) {
+		t.Run(srv.Name(), func(t *testing.T) {
 			srv.Point(t, srv.Endpoint)
 			out := srv.Scheme + "://" + srv.NewBucket(t) + "/out"
 			if err := write(out, opt(0, manifest.CRC32C)); err != nil {

@@ -25,7 +25,7 @@ type PlaceOptions struct {
 // o gives it, as a sharded conversion would place it; nothing is read or written, and
 // sh's layout does not matter. A dim that its mesh axes do not divide is refused with
 // the conversion's error (wrapping an *IndivisibleError), as jax.device_put refuses it.
-// Errors are *ConvertError (Usage marks wrong options).
+// Errors are *ConvertError (Setting marks wrong options).
 func PlaceTensor(o PlaceOptions, sh layout.Shape) (*manifest.PlacementReport, error) {
 	c := ConvertOptions{Mesh: o.Mesh, Devices: o.Devices, Spec: o.Spec, Rules: o.Rules, RulesJSON: o.RulesJSON}
 	if o.Mesh == "" {
@@ -35,7 +35,7 @@ func PlaceTensor(o PlaceOptions, sh layout.Shape) (*manifest.PlacementReport, er
 		return nil, err
 	}
 	if o.Spec == "" && o.Tensor == "" {
-		return nil, usage("--rules needs --tensor NAME, the tensor's name that the rules match")
+		return nil, usage("{Rules} needs {Tensor} NAME, the tensor's name that the rules match")
 	}
 	if sh.Kind != layout.Array {
 		return nil, usage("%s is not an array: a placement is of an array's elements", sh)

@@ -38,7 +38,7 @@ func TestPlaceTensorRules(t *testing.T) {
 		t.Fatalf("%+v, %v", r, err)
 	}
 	_, err = PlaceTensor(PlaceOptions{Mesh: "data=2,model=4", Rules: path, Tensor: "mlp"}, sh)
-	if err == nil || ErrorText(err) != `tensor "mlp" matches no rule and the rules have no default` {
+	if err == nil || ErrorText(err, nil) != `tensor "mlp" matches no rule and the rules have no default` {
 		t.Errorf("a name no rule matches: %v", err)
 	}
 }
@@ -61,15 +61,15 @@ func TestPlaceTensorErrors(t *testing.T) {
 		usage bool
 		want  string
 	}{
-		{PlaceOptions{Spec: `P("x")`}, sh, true, "missing --mesh: the device mesh, such as data=2,model=4"},
-		{PlaceOptions{Mesh: "x=8"}, sh, true, "a placement needs one of --spec (one PartitionSpec for all tensors) or --rules FILE"},
-		{PlaceOptions{Mesh: "x=8", Spec: `P("x")`, Rules: "r.json"}, sh, true, "--spec and --rules exclude each other"},
-		{PlaceOptions{Mesh: "x=8", Rules: "r.json"}, sh, true, "--rules needs --tensor NAME, the tensor's name that the rules match"},
+		{PlaceOptions{Spec: `P("x")`}, sh, true, "missing Mesh: the device mesh, such as data=2,model=4"},
+		{PlaceOptions{Mesh: "x=8"}, sh, true, "a placement needs one of Spec (one PartitionSpec for all tensors) or Rules FILE"},
+		{PlaceOptions{Mesh: "x=8", Spec: `P("x")`, Rules: "r.json"}, sh, true, "Spec and Rules exclude each other"},
+		{PlaceOptions{Mesh: "x=8", Rules: "r.json"}, sh, true, "Rules needs Tensor NAME, the tensor's name that the rules match"},
 		{PlaceOptions{Mesh: "x=8", Spec: `P("x")`}, dyn, true, "dim 0 of f32[<=8,4]{1,0} is dynamic: a placement needs every dim's size"},
 		{PlaceOptions{Mesh: "x=8", Spec: `P("x")`}, tuple, true, "is not an array"},
-		{PlaceOptions{Mesh: "x=8,x=2", Spec: `P("x")`}, sh, true, `--mesh: mesh axis "x" appears twice`},
-		{PlaceOptions{Mesh: "x=8", Devices: []int{0, 1}, Spec: `P("x")`}, sh, true, "--mesh: mesh x=8 has 8 devices, but only 2 device ids are given"},
-		{PlaceOptions{Mesh: "x=8", Spec: `P(x)`}, sh, true, "--spec: bad spec"},
+		{PlaceOptions{Mesh: "x=8,x=2", Spec: `P("x")`}, sh, true, `Mesh: mesh axis "x" appears twice`},
+		{PlaceOptions{Mesh: "x=8", Devices: []int{0, 1}, Spec: `P("x")`}, sh, true, "Mesh: mesh x=8 has 8 devices, but only 2 device ids are given"},
+		{PlaceOptions{Mesh: "x=8", Spec: `P(x)`}, sh, true, "Spec: bad spec"},
 		{PlaceOptions{Mesh: "x=8", Spec: `P("y")`}, sh, false, `spec P("y") names mesh axis "y", which mesh x=8 does not have`},
 		{PlaceOptions{Mesh: "x=8", Spec: `P(None, "x")`}, sh, false,
 			`dims [16,6]: dim 1 of size 6 is not divisible by 8, the product of the mesh axes x(8) that spec P(None, "x") shards it over`},
@@ -78,7 +78,7 @@ func TestPlaceTensorErrors(t *testing.T) {
 	} {
 		_, err := PlaceTensor(c.o, c.sh)
 		var ce *ConvertError
-		if !errors.As(err, &ce) || ce.Usage != c.usage || !strings.Contains(ErrorText(err), c.want) {
+		if !errors.As(err, &ce) || ce.Setting != c.usage || !strings.Contains(ErrorText(err, nil), c.want) {
 			t.Errorf("%+v %s: %v (%T), want usage %v and %q", c.o, c.sh, err, err, c.usage, c.want)
 		}
 	}
@@ -97,7 +97,7 @@ func TestPlaceTensorErrorIsConversions(t *testing.T) {
 	_, perr := PlaceTensor(PlaceOptions{Mesh: "x=8", Spec: spec.String(), Tensor: "w"}, layout.NewShape(layout.F32, 16, 6))
 	_, cerr := placeTensor(m, spec, "w", []int64{16, 6})
 	var ie *placement.IndivisibleError
-	if perr == nil || ErrorText(perr) != ErrorText(cerr) || !errors.As(perr, &ie) || ie.Dim != 1 || ie.Count != 8 {
+	if perr == nil || ErrorText(perr, nil) != ErrorText(cerr, nil) || !errors.As(perr, &ie) || ie.Dim != 1 || ie.Count != 8 {
 		t.Errorf("query: %v; conversion: %v", perr, cerr)
 	}
 }
@@ -167,11 +167,11 @@ func TestPlaceTensorAgainstJAX(t *testing.T) {
 				t.Errorf("%s: JAX refuses it (%s), here: %v", &c, c.RefusalText(t), err)
 			}
 			var ce *ConvertError
-			if !errors.As(err, &ce) || ce.Usage {
+			if !errors.As(err, &ce) || ce.Setting {
 				t.Errorf("%s: %T %v, want a *ConvertError that is not a usage error", &c, err, err)
 			}
-			if !strings.HasPrefix(ErrorText(err), "dims "+report.DimsText(c.Shape)+": "+c.RefusalText(t)) {
-				t.Errorf("%s: %q does not start with the dims", &c, ErrorText(err))
+			if !strings.HasPrefix(ErrorText(err, nil), "dims "+report.DimsText(c.Shape)+": "+c.RefusalText(t)) {
+				t.Errorf("%s: %q does not start with the dims", &c, ErrorText(err, nil))
 			}
 			continue
 		}

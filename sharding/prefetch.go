@@ -91,14 +91,14 @@ func (p *imagePlan) steps(starts [][]int64) [][]window {
 // and run one after another: a tensor's reads start once the previous tensor's are
 // all issued, so the first band of each is in before it is needed, and the buffers
 // a tensor waits for are never held by one behind it.
-func (j *Job) announce() (stop func()) {
+func (j *shardJob) announce() (stop func()) {
 	var pfs []*prefetch
 	most := 0
 	for i := range j.tensors {
 		t := &j.tensors[i]
-		o, ok := j.ckpt.objects[t.t.File]
-		if !ok {
-			continue
+		r := j.ckpt.file(t.t.File).aheadSource(t.t)
+		if r == nil {
+			continue // read as it is needed
 		}
 		var ss [][]window
 		for _, group := range t.groups() {
@@ -113,7 +113,6 @@ func (j *Job) announce() (stop func()) {
 			}
 			ss = append(ss, t.plan.steps(starts)...)
 		}
-		r := &remoteSource{obj: o, base: t.t.Offset, shape: t.t.Shape}
 		pf := r.expect(ss, int64(t.t.DType.StorageBits()/8))
 		if n := len(pfs); n > 0 {
 			pf.after = pfs[n-1].issued

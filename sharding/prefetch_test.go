@@ -37,7 +37,7 @@ func TestServerPrefetchManyTensors(t *testing.T) {
 	in := filepath.Join(dir, "m.safetensors")
 	writeRandomCheckpoint(t, in, 3, 4, "f32[64,96]", "bf16[48,256]", "f32[128,40]", "f32[16]", "bf16[8,8,24]")
 	mesh, _ := placement.ParseMesh("data=2,model=4", nil)
-	opt := Options{Mesh: mesh,
+	opt := jobOptions{Mesh: mesh,
 		SpecFor: func(name string) (placement.Spec, error) {
 			if name == "d" {
 				return placement.ParseSpec(`P("model")`)
@@ -55,7 +55,7 @@ func TestServerPrefetchManyTensors(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := filepath.Join(dir, "want")
-	if _, err := ConvertDir(local, want, opt); err != nil {
+	if _, err := convertDir(local, want, opt); err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
@@ -73,7 +73,7 @@ func TestServerPrefetchManyTensors(t *testing.T) {
 			}
 			o := opt
 			o.Process, o.Processes = p, processes
-			if _, err := ConvertDir(ckpt, out, o); err != nil {
+			if _, err := convertDir(ckpt, out, o); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -93,8 +93,8 @@ func TestServerPrefetchManyTensors(t *testing.T) {
 	// Into a bucket of each test server, the second of two processes; then one image
 	// deleted, as a killed process leaves it, and the process run again: the groups
 	// whose images are there are skipped, and left out of what is announced.
-	for _, srv := range storetest.Servers(t) {
-		t.Run(srv.Scheme, func(t *testing.T) {
+	for _, srv := range storetest.All(t) {
+		t.Run(srv.Name(), func(t *testing.T) {
 			srv.Point(t, srv.Endpoint)
 			split := srv.Scheme + "://" + srv.NewBucket(t) + "/split"
 			run := func() int64 {
@@ -105,12 +105,12 @@ func TestServerPrefetchManyTensors(t *testing.T) {
 				}
 				o := opt
 				o.Process, o.Processes = 1, 2
-				j, err := Prepare(ckpt, o)
+				j, err := prepare(ckpt, o)
 				if err != nil {
 					t.Fatal(err)
 				}
 				hits, misses := aheadHits.Load(), aheadMisses.Load()
-				m, err := j.WriteURL(split)
+				m, err := j.writeURL(split)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -166,7 +166,7 @@ func TestServerPrefetchManyTensors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = ConvertDir(ckpt, filepath.Join(t.TempDir(), "out"), opt)
+			_, err = convertDir(ckpt, filepath.Join(t.TempDir(), "out"), opt)
 			if err == nil || !strings.Contains(err.Error(), ckptURL) {
 				t.Errorf("conversion through the failing proxy: %v", err)
 			}

@@ -45,19 +45,19 @@ func openRemoteCheckpoint(url string) (*Checkpoint, error) {
 // openBucketCheckpoint reads the checkpoint at key in b by ranges.
 func openBucketCheckpoint(ctx context.Context, b *store.Bucket, key string) (*Checkpoint, error) {
 	url := b.URL(key)
-	c := &Checkpoint{Path: url, objects: map[*safetensors.File]*store.Object{}, samples: map[*store.Object]*fpSampler{}}
+	c := &Checkpoint{Path: url, files: map[*safetensors.File]ckptFile{}}
 	held := new(atomic.Int64) // by the objects' fingerprint samplers
 	open := func(key string) (*safetensors.File, error) {
 		o, err := b.Object(ctx, key)
 		if err != nil {
 			return nil, err
 		}
-		c.samples[o] = sample(o, held) // from the header's read on
+		of := &objectCkpt{o: o, sample: sample(o, held)} // from the header's read on
 		sf, err := safetensors.OpenReader(o, o.Size(), o.URL())
 		if err != nil {
 			return nil, err
 		}
-		c.objects[sf] = o
+		c.files[sf] = of
 		return sf, nil
 	}
 	if !strings.HasSuffix(strings.ToLower(key), ".json") {
@@ -142,14 +142,7 @@ func (c *Checkpoint) source(t TensorEntry) (source, error) {
 		delete(c.ahead, t.Name)
 		return r, nil
 	}
-	if o, ok := c.objects[t.File]; ok {
-		return &remoteSource{obj: o, base: t.Offset, shape: t.Shape}, nil
-	}
-	b, err := t.File.Read(t.Name)
-	if err != nil {
-		return nil, err
-	}
-	return mappedSource{b}, nil
+	return c.file(t.File).source(t)
 }
 
 type mappedSource struct{ *buffer.Buffer }

@@ -78,7 +78,7 @@ func TestFixturesByRanges(t *testing.T) {
 			return nil, err
 		}
 		c, err := openBucketCheckpoint(ctx, b, key)
-		if err == nil && len(c.objects) == 0 {
+		if err == nil && len(c.files) == 0 {
 			t.Fatal("checkpoint not read by ranges")
 		}
 		return c, err
@@ -89,8 +89,8 @@ func TestFixturesByRanges(t *testing.T) {
 // each test server, as s3:// and gs:// URLs.
 func TestFixturesFromServers(t *testing.T) {
 	ctx := context.Background()
-	for _, s := range storetest.Servers(t) {
-		t.Run(s.Scheme, func(t *testing.T) {
+	for _, s := range storetest.All(t) {
+		t.Run(s.Name(), func(t *testing.T) {
 			s.Point(t, s.Endpoint)
 			bucket := s.NewBucket(t)
 			prefix := s.Scheme + "://" + bucket + "/ckpt/"
@@ -142,7 +142,7 @@ func TestCheckpointChangesDuringRun(t *testing.T) {
 	mesh, _ := placement.ParseMesh(c.Mesh, c.Devices)
 	spec, _ := placement.ParseSpec(c.Spec)
 	out := filepath.Join(t.TempDir(), "out")
-	_, err = ConvertDir(ckpt, out, Options{Mesh: mesh,
+	_, err = convertDir(ckpt, out, jobOptions{Mesh: mesh,
 		SpecFor: func(string) (placement.Spec, error) { return spec, nil },
 		Target: func(_ safetensors.TensorInfo, shard layout.Shape) (layout.Shape, error) {
 			return rowMajor(shard.DType, shard.Dims), nil

@@ -27,7 +27,7 @@ func TestServerConversionRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	mesh, _ := placement.ParseMesh("data=2,model=4", nil)
-	opt := Options{Mesh: mesh,
+	opt := jobOptions{Mesh: mesh,
 		SpecFor: func(string) (placement.Spec, error) { return placement.ParseSpec(`P("data", "model")`) },
 		Target: func(_ safetensors.TensorInfo, s layout.Shape) (layout.Shape, error) {
 			return rowMajor(layout.BF16, s.Dims), nil
@@ -37,12 +37,12 @@ func TestServerConversionRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := filepath.Join(dir, "want")
-	wm, err := ConvertDir(local, want, opt)
+	wm, err := convertDir(local, want, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, srv := range storetest.Servers(t) {
-		t.Run(srv.Scheme, func(t *testing.T) {
+	for _, srv := range storetest.All(t) {
+		t.Run(srv.Name(), func(t *testing.T) {
 			url := uploadTo(t, srv, "m.safetensors", data)
 			p, proxy := storetest.NewProxy(t, srv.Endpoint, func(int) storetest.Fault { return storetest.Pass })
 			srv.Point(t, proxy)
@@ -51,7 +51,7 @@ func TestServerConversionRequests(t *testing.T) {
 				t.Fatal(err)
 			}
 			got := filepath.Join(t.TempDir(), "out")
-			m, err := ConvertDir(ckpt, got, opt)
+			m, err := convertDir(ckpt, got, opt)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -82,8 +82,8 @@ func TestServerReadImageURL(t *testing.T) {
 	for i := range data {
 		data[i] = byte(i * 29)
 	}
-	for _, srv := range storetest.Servers(t) {
-		t.Run(srv.Scheme, func(t *testing.T) {
+	for _, srv := range storetest.All(t) {
+		t.Run(srv.Name(), func(t *testing.T) {
 			out := strings.TrimSuffix(uploadTo(t, srv, "conv/w/0_0.bin", data), "/w/0_0.bin")
 			got := make([]byte, len(data))
 			if err := ReadImageURL(out, "w/0_0.bin", got); err != nil || !bytes.Equal(got, data) {

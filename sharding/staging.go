@@ -43,6 +43,7 @@ func newStaging() (*staging, error) {
 		return nil, fmt.Errorf("sharding: staging directory: %w", err)
 	}
 	cleanStaging(root)
+	cleanOldStaged(os.TempDir())
 	var r [8]byte
 	rand.Read(r[:])
 	name := fmt.Sprintf("%d-%s", os.Getpid(), hex.EncodeToString(r[:]))

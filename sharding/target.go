@@ -1,8 +1,6 @@
 package sharding
 
 import (
-	"errors"
-
 	"github.com/tpulayout/tpulayout/convert"
 	"github.com/tpulayout/tpulayout/layout"
 )
@@ -14,14 +12,14 @@ import (
 // (the layout a compiled program gives the shard). dtype ("" for the source's)
 // applies to a layout alone and tpu:GEN; with floatOnly, to floating-point sources
 // only (a conversion of every tensor keeps integer tensors as they are). It is
-// convert.Job.Target for a raw image, and its messages are the CLI's
-// (convert.FlagNames), which names the options --to and --dtype.
+// convert.Job.Target for a raw image; its errors are convert's, which name the
+// fields To and DType.
 func ResolveTarget(to, dtype string, shard layout.Shape, floatOnly bool) (layout.Shape, error) {
 	if to == "" { // convert's own message speaks of one OUT file
-		return layout.Shape{}, errors.New(missingTo)
+		return layout.Shape{}, usage(missingTo)
 	}
-	j := convert.Job{To: to, DType: dtype, Names: convert.FlagNames}
+	j := convert.Job{To: to, DType: dtype}
 	return j.Target(shard, convert.Raw, floatOnly)
 }
 
-const missingTo = "missing --to: the device layout of the shards, tpu:GEN or a layout alone such as '{1,0:T(8,128)(2,1)}'"
+const missingTo = "missing {To}: the device layout of the shards, tpu:GEN or a layout alone such as '{1,0:T(8,128)(2,1)}'"

@@ -55,20 +55,20 @@ func TestConvertHLOTarget(t *testing.T) {
 	}
 }
 
-// TestConvertPad: Pad is convert's --pad, checked against each tensor's image type
-// with the CLI's words.
+// TestConvertPad: Pad is convert's Pad, checked against each tensor's image type,
+// its errors naming the field Pad.
 func TestConvertPad(t *testing.T) {
 	c := readFixtures(t)[0] // bf16
 	for pad, want := range map[string]string{
 		"zero": "", "leave": "", "-2.5": "",
-		"0.1":  `tensor "x": --pad 0.1 is not exact in bf16, which would hold 0.10009765625`,
-		"nope": `bad --pad "nope": want zero, leave or a number`,
+		"0.1":  `tensor "x": Pad 0.1 is not exact in bf16, which would hold 0.10009765625`,
+		"nope": `bad Pad "nope": want zero, leave or a number`,
 	} {
 		_, err := Convert(ConvertOptions{Checkpoint: filepath.Join(fixtureDir, c.Name+".safetensors"),
 			Out: filepath.Join(t.TempDir(), "out"), Mesh: c.Mesh, Spec: c.Spec, All: true, To: "tpu:v5e", Pad: pad})
 		got := ""
 		if err != nil {
-			got = ErrorText(err)
+			got = ErrorText(err, nil)
 		}
 		if got != want {
 			t.Errorf("Pad %q: got %q, want %q", pad, got, want)

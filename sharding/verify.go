@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"math/rand/v2"
@@ -78,119 +79,150 @@ func verify(dir, ckptPath string, p Progress) (*Report, error) {
 		return nil, fmt.Errorf("manifest: %w", err)
 	}
 	p.Total(shardBytes(m))
-	r := &Report{Manifest: m}
-	bad := func(tensor, file, format string, args ...any) {
-		r.Problems = append(r.Problems, Problem{tensor, file, fmt.Sprintf(format, args...)})
-	}
-	files := map[int][]string{}
-	vs := &vscratch{}
-	listed := map[string]bool{manifest.FileName: true}
+	v := &verifier{r: &Report{Manifest: m}, od: od, ckpt: ckpt, ckptPath: ckptPath, mesh: mesh, p: p,
+		files: map[int][]string{}, listed: map[string]bool{manifest.FileName: true}, vs: &vscratch{}}
 	for _, mt := range m.Tensors {
-		r.Tensors++
-		t, ok := ckpt.Tensor(mt.Name)
-		if !ok {
-			bad(mt.Name, "", "not in the source checkpoint %s", ckptPath)
-			continue
-		}
-		if t.DType.String() != mt.DType || !slices.Equal(t.Shape, mt.Shape) {
-			bad(mt.Name, "", "the source holds %s%v, the manifest says %s%v", t.DType, t.Shape, mt.DType, mt.Shape)
-			continue
-		}
-		spec, err := placement.ParseSpec(mt.Spec)
-		if err != nil {
-			bad(mt.Name, "", "%v", err)
-			continue
-		}
-		pl, err := placement.Place(mesh, spec, t.Shape)
-		if err != nil {
-			bad(mt.Name, "", "%v", err)
-			continue
-		}
-		if !slices.Equal(pl.ShardDims, mt.ShardShape) {
-			bad(mt.Name, "", "shard shape %v, but the spec gives %v", mt.ShardShape, pl.ShardDims)
-			continue
-		}
-		dst, err := layout.Parse(mt.Layout)
-		if err == nil && !slices.Equal(dst.Dims, pl.ShardDims) {
-			err = fmt.Errorf("its dims are not the shard's %v", pl.ShardDims)
-		}
-		if err != nil {
-			bad(mt.Name, "", "layout %s: %v", mt.Layout, err)
-			continue
-		}
-		if len(mt.Shards) != len(pl.Shards) {
-			bad(mt.Name, "", "%d shards listed, the spec gives %d", len(mt.Shards), len(pl.Shards))
-			continue
-		}
-		src, err := ckpt.verifySource(t)
-		if err != nil {
-			bad(mt.Name, "", "cannot read the source: %v", err)
-			continue
-		}
-		for k, ms := range mt.Shards {
-			s := &pl.Shards[k]
-			r.Shards++
-			if !slices.Equal(ms.Index, s.Index) || !slices.Equal(ms.Devices, s.Devices) || !slices.Equal(ms.Ranges, pl.Ranges(s)) {
-				bad(mt.Name, ms.File, "shard %v on devices %v, ranges %v; the spec puts shard %v on devices %v, ranges %v",
-					ms.Index, ms.Devices, ms.Ranges, s.Index, s.Devices, pl.Ranges(s))
-				continue
-			}
-			for _, d := range s.Devices {
-				files[d] = append(files[d], ms.File)
-			}
-			listed[ms.File] = true
-			if d, _, ok := strings.Cut(ms.File, "/"); ok {
-				listed[d] = true
-			}
-			var n int64
-			var msg string
-			err := buffer.GuardFaults("source "+t.File.Path, func() error {
-				n, msg = verifyShard(od, ms.File, ms, dst, src, s.Start, vs)
-				return nil
-			}, src.buffers()...)
-			if err != nil {
-				msg = err.Error()
-			}
-			r.Bytes += n
-			p.Add(ms.Bytes)
-			if msg != "" {
-				bad(mt.Name, ms.File, "%s", msg)
-			}
-		}
-		src.Close()
+		v.tensor(mt)
 	}
+	v.devices()
+	// What the manifest does not list: a stale temporary of a killed run, a file of
+	// another conversion. Verify only reports it (a rerun or merge removes our stale
+	// temporaries).
+	for _, f := range od.unlisted(v.listed) {
+		v.bad("", f, "not listed in the manifest (a temporary left by a killed run, or a file of another conversion)")
+	}
+	return v.r, nil
+}
+
+// verifier is one verify's state: the report so far, and the files each device's
+// shards are in and all the files listed, as the tensors are checked.
+type verifier struct {
+	r        *Report
+	od       outDir
+	ckpt     *Checkpoint
+	ckptPath string
+	mesh     *placement.Mesh
+	p        Progress
+	files    map[int][]string // by device id
+	listed   map[string]bool
+	vs       *vscratch
+}
+
+// bad adds a problem to the report.
+func (v *verifier) bad(tensor, file, format string, args ...any) {
+	v.r.Problems = append(v.r.Problems, Problem{tensor, file, fmt.Sprintf(format, args...)})
+}
+
+// tensor checks the tensor mt of the manifest: its entry against the source and
+// its spec, then each shard's file.
+func (v *verifier) tensor(mt manifest.Tensor) {
+	v.r.Tensors++
+	t, ok := v.ckpt.Tensor(mt.Name)
+	if !ok {
+		v.bad(mt.Name, "", "not in the source checkpoint %s", v.ckptPath)
+		return
+	}
+	if t.DType.String() != mt.DType || !slices.Equal(t.Shape, mt.Shape) {
+		v.bad(mt.Name, "", "the source holds %s%v, the manifest says %s%v", t.DType, t.Shape, mt.DType, mt.Shape)
+		return
+	}
+	spec, err := placement.ParseSpec(mt.Spec)
+	if err != nil {
+		v.bad(mt.Name, "", "%v", err)
+		return
+	}
+	pl, err := placement.Place(v.mesh, spec, t.Shape)
+	if err != nil {
+		v.bad(mt.Name, "", "%v", err)
+		return
+	}
+	if !slices.Equal(pl.ShardDims, mt.ShardShape) {
+		v.bad(mt.Name, "", "shard shape %v, but the spec gives %v", mt.ShardShape, pl.ShardDims)
+		return
+	}
+	dst, err := layout.Parse(mt.Layout)
+	if err == nil && !slices.Equal(dst.Dims, pl.ShardDims) {
+		err = fmt.Errorf("its dims are not the shard's %v", pl.ShardDims)
+	}
+	if err != nil {
+		v.bad(mt.Name, "", "layout %s: %v", mt.Layout, err)
+		return
+	}
+	if len(mt.Shards) != len(pl.Shards) {
+		v.bad(mt.Name, "", "%d shards listed, the spec gives %d", len(mt.Shards), len(pl.Shards))
+		return
+	}
+	src, err := v.ckpt.verifySource(t)
+	if err != nil {
+		v.bad(mt.Name, "", "cannot read the source: %v", err)
+		return
+	}
+	defer src.Close()
+	for k, ms := range mt.Shards {
+		v.shard(mt.Name, t, pl, &pl.Shards[k], ms, dst, src)
+	}
+}
+
+// shard checks the manifest's shard ms of tensor t against s, the shard the spec
+// gives, and its file's bytes against the source.
+func (v *verifier) shard(name string, t TensorEntry, pl *placement.Placement, s *placement.Shard, ms manifest.Shard, dst layout.Shape, src *verifySource) {
+	v.r.Shards++
+	if !slices.Equal(ms.Index, s.Index) || !slices.Equal(ms.Devices, s.Devices) || !slices.Equal(ms.Ranges, pl.Ranges(s)) {
+		v.bad(name, ms.File, "shard %v on devices %v, ranges %v; the spec puts shard %v on devices %v, ranges %v",
+			ms.Index, ms.Devices, ms.Ranges, s.Index, s.Devices, pl.Ranges(s))
+		return
+	}
+	for _, d := range s.Devices {
+		v.files[d] = append(v.files[d], ms.File)
+	}
+	v.listed[ms.File] = true
+	if d, _, ok := strings.Cut(ms.File, "/"); ok {
+		v.listed[d] = true
+	}
+	var n int64
+	var msg string
+	err := buffer.GuardFaults("source "+t.File.Path, func() error {
+		n, msg = verifyShard(v.od, ms.File, ms, dst, src, s.Start, v.vs)
+		return nil
+	}, src.buffers()...)
+	if err != nil {
+		msg = err.Error()
+	}
+	v.r.Bytes += n
+	v.p.Add(ms.Bytes)
+	if msg != "" {
+		v.bad(name, ms.File, "%s", msg)
+	}
+}
+
+// devices checks the manifest's devices against the mesh and the shards' files.
+func (v *verifier) devices() {
+	m := v.r.Manifest
 	// By id, once: a search per device made a mesh of 2^20 devices take hours.
 	byID := make(map[int]int, len(m.Devices))
 	for i, d := range m.Devices {
 		if _, dup := byID[d.ID]; dup {
-			bad("", "", "device %d is listed twice", d.ID)
+			v.bad("", "", "device %d is listed twice", d.ID)
 		}
 		byID[d.ID] = i
 	}
-	for pos, id := range mesh.Devices {
+	for pos, id := range v.mesh.Devices {
 		i, ok := byID[id]
 		if !ok {
 			i = -1
 		}
 		switch {
 		case i < 0:
-			bad("", "", "device %d is not listed", id)
-		case !slices.Equal(m.Devices[i].Coords, mesh.Coords(pos)):
-			bad("", "", "device %d has coordinates %v, the mesh puts it at %v", id, m.Devices[i].Coords, mesh.Coords(pos))
-		case !slices.Equal(m.Devices[i].Files, nonNil(files[id])):
-			bad("", "", "device %d lists files %v, its shards are %v", id, m.Devices[i].Files, files[id])
+			v.bad("", "", "device %d is not listed", id)
+		case !slices.Equal(m.Devices[i].Coords, v.mesh.Coords(pos)):
+			v.bad("", "", "device %d has coordinates %v, the mesh puts it at %v", id, m.Devices[i].Coords, v.mesh.Coords(pos))
+		case !slices.Equal(m.Devices[i].Files, nonNil(v.files[id])):
+			v.bad("", "", "device %d lists files %v, its shards are %v", id, m.Devices[i].Files, v.files[id])
 		}
 	}
-	if len(m.Devices) != mesh.Size() {
-		bad("", "", "%d devices listed for a mesh of %d", len(m.Devices), mesh.Size())
+	if len(m.Devices) != v.mesh.Size() {
+		v.bad("", "", "%d devices listed for a mesh of %d", len(m.Devices), v.mesh.Size())
 	}
-	// What the manifest does not list: a stale temporary of a killed run, a file of
-	// another conversion. Verify only reports it (a rerun or merge removes our stale
-	// temporaries).
-	for _, f := range od.unlisted(listed) {
-		bad("", f, "not listed in the manifest (a temporary left by a killed run, or a file of another conversion)")
-	}
-	return r, nil
 }
 
 // verifyShard checks one image file; it returns the bytes read and what is wrong ("").
@@ -224,35 +256,11 @@ func verifyShard(od outDir, rel string, ms manifest.Shard, dst layout.Shape, src
 	defer ln.close()
 	// A bucket's object under buffer.MmapThreshold is read whole, by ranges, then hashed.
 	small := st.Size() < buffer.MmapThreshold || od.path(rel) == ""
-	var data []byte
-	switch {
-	case small && od.path(rel) == "":
-		data = grow(&vs.img, st.Size())
-		if _, err = readAt(f, data, 0); err == nil {
-			ln.do(0, func() error { h.Write(data); return nil }, nil)
-		}
-		f.Close()
-	case small:
-		data = grow(&vs.img, st.Size())
-		for off := int64(0); off < st.Size() && err == nil; off += 1 << 20 {
-			piece := data[off:min(off+1<<20, st.Size())]
-			if _, err = readAt(f, piece, off); err == nil {
-				ln.do(0, func() error { h.Write(piece); return nil }, nil)
-			}
-		}
-		f.Close()
-	default:
-		rd := grow(&vs.read, 1<<20)
-		ln.do(0, func() error {
-			defer f.Close()
-			_, err := io.CopyBuffer(h, io.NewSectionReader(f, 0, st.Size()), rd)
-			return err
-		}, nil)
-	}
+	data, err := readHashing(f, st.Size(), small, od.path(rel) == "", h, ln, vs)
 	if err != nil {
 		return 0, err.Error()
 	}
-	// checked is the file's checksum checked: "" when it matches.
+	// checked is the file's manifest.Checksum checked: "" when it matches.
 	checked := func() string {
 		if err := ln.close(); err != nil {
 			return err.Error()
@@ -282,29 +290,68 @@ func verifyShard(od outDir, rel string, ms manifest.Shard, dst layout.Shape, src
 		return img.Data[off : off+n], nil
 	}
 	msg := compareBands(band, dst, src, start, vs)
-	if sum := checked(); sum != "" { // a wrong checksum is what is reported first
+	if sum := checked(); sum != "" { // a wrong manifest.Checksum is what is reported first
 		return st.Size(), sum
 	}
 	if msg != "" {
 		return st.Size(), msg
 	}
-	// Independently of relayout: a sample of elements through the layout's index math.
-	idxs := sampleIndices(dst, st.Size())
+	return st.Size(), checkSampled(img, dst, src, start, st.Size())
+}
+
+// readHashing reads the size bytes of f, a shard's file, and has a lane hash them
+// into h; f is closed once read. A small file (or a whole one) is read into a buffer
+// kept from shard to shard, which it returns: by ranges all at once (whole), else
+// 1 MiB at a time, each hashed as the next is read. A large one is only hashed, in
+// 1 MiB reads, and read again mapped.
+func readHashing(f outFile, size int64, small, whole bool, h hash.Hash, ln *lanes, vs *vscratch) (data []byte, err error) {
+	switch {
+	case small && whole:
+		data = grow(&vs.img, size)
+		if _, err = readAt(f, data, 0); err == nil {
+			ln.do(0, func() error { h.Write(data); return nil }, nil)
+		}
+		f.Close()
+	case small:
+		data = grow(&vs.img, size)
+		for off := int64(0); off < size && err == nil; off += 1 << 20 {
+			piece := data[off:min(off+1<<20, size)]
+			if _, err = readAt(f, piece, off); err == nil {
+				ln.do(0, func() error { h.Write(piece); return nil }, nil)
+			}
+		}
+		f.Close()
+	default:
+		rd := grow(&vs.read, 1<<20)
+		ln.do(0, func() error {
+			defer f.Close()
+			_, err := io.CopyBuffer(h, io.NewSectionReader(f, 0, size), rd)
+			return err
+		}, nil)
+	}
+	return data, err
+}
+
+// checkSampled compares a sample of the image's elements, found through the
+// layout's index math independently of relayout, with the source's; "" when all
+// match.
+func checkSampled(img *buffer.Buffer, dst layout.Shape, src *verifySource, start []int64, size int64) string {
+	idxs := sampleIndices(dst, size)
 	sbs, err := src.bitsAt(idxs, start)
 	if err != nil {
-		return st.Size(), err.Error()
+		return err.Error()
 	}
+	defer release(img)
 	for i, idx := range idxs {
 		if i%16 == 0 {
 			release(img) // random reads fault in whole (possibly huge) pages of the mapping
 		}
 		w := buffer.ConvertElement(dst.DType, src.dt, sbs[i])
 		if g := img.Bits(idx); g != w {
-			return st.Size(), fmt.Sprintf("element %v of the shard holds %#x, want %#x (layout index math)", idx, g, w)
+			return fmt.Sprintf("element %v of the shard holds %#x, want %#x (layout index math)", idx, g, w)
 		}
 	}
-	release(img)
-	return st.Size(), ""
+	return ""
 }
 
 // release drops the pages of mapped buffers from the resident set.

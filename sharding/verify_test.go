@@ -75,7 +75,7 @@ func verifyChanged(t *testing.T, name string, c fixtureCase, dst layout.Shape) (
 		return 0, same
 	}
 	out := filepath.Join(t.TempDir(), "out")
-	m, err := ConvertDir(ckpt, out, Options{
+	m, err := convertDir(ckpt, out, jobOptions{
 		Mesh:    mesh,
 		SpecFor: func(string) (placement.Spec, error) { return spec, nil },
 		Target: func(_ safetensors.TensorInfo, shard layout.Shape) (layout.Shape, error) {

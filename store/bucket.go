@@ -424,6 +424,11 @@ func quoteControls(s string) string {
 	return b.String()
 }
 
+// Escape is text a server sent (a key of a listing, say) with its control and
+// format characters and invalid UTF-8 written as Go escapes (\x1b), as the errors
+// of this package print such text.
+func Escape(s string) string { return quoteControls(s) }
+
 func needsQuote(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }
 
 // trimKey is key without a leading "/", as object stores name them.

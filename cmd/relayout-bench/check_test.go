@@ -58,6 +58,7 @@ func TestLoadTargetsErrors(t *testing.T) {
 	for body, want := range map[string]string{
 		`{"targets": [{"case": "a", "size": "1x1", "workers": 1}]}`:                                                 "exactly one",
 		`{"targets": [{"case": "a", "size": "1x1", "workers": 1, "ratio_to_copy": 1, "speedup_over_1_worker": 2}]}`: "exactly one",
+		`{"targets": [{"case": "a", "size": "1x1", "workers": 1, "ratio_to_copy": 1, "ratio_to_fastest_copy": 1}]}`: "exactly one",
 		`{"targets": [{"case": "a", "size": "1x1", "workers": 1, "speedup_over_1_worker": 2}]}`:                     "workers > 1",
 		`{"targets": [{"case": "a", "size": "1x1", "workers": 0, "ratio_to_copy": 1}]}`:                             "workers >= 1",
 		`{"targets": [{"case": "a", "workers": 1, "ratio_to_copy": 1}]}`:                                            "case and size",

@@ -8,9 +8,12 @@
 // transposed {0,1:T(8,128)(4,1)}, and s4 one a byte ↔ T(8,128)(8,1)E(4)), each at a cache-resident size (1024×1024, 32^4) and a
 // DRAM-sized one (8192×8192, 64^4), with 1 worker and with GOMAXPROCS workers.
 //
-// Every sample of a case is followed by a sample of Go's copy() of the source's bytes
-// with as many goroutines, and the ratio to copy is the median of those per-pair ratios,
-// so it holds up when the machine's speed drifts. The per-element reference path is
+// Every sample of a case is followed by a sample of each copy of the source's bytes with
+// as many workers, split the same way: Go's copy(), the non-temporal copy and C's memcpy
+// (built in when the command is built with cgo; a run without it says so once). The
+// fastest copy of a sample is the least of their times, and the ratio every report
+// quotes is the median of the per-sample fastest_copy_time/case_time, so it holds up
+// when the machine's speed drifts. The per-element reference path is
 // timed once per case on a smaller shape, beside the measured implementation on the
 // same shape; the table reports how many times faster the implementation is.
 //
@@ -18,9 +21,8 @@
 // reads (`benchstat -col /impl results.txt`), and a summary table on stderr. --json
 // prints one JSON object per case instead, --table the summary on stdout. Before each
 // case's results comes a line (starting with '#', which benchstat skips) with the
-// machine's copy() and non-temporal copy bandwidth at the case's size and worker count,
-// timed in the same pairs (impl=gocopy and impl=ntcopy lines), so that every ratio can
-// also be read against the physical limit.
+// bandwidth of each copy at the case's size and worker count and the fastest of them,
+// timed beside the case (impl=gocopy, impl=ntcopy and impl=memcpy lines).
 //
 // --check prints each case's ratio beside its target in targets.json (built into the
 // command, or --targets FILE) and exits 1 when one is short.
@@ -38,8 +40,9 @@
 //
 // --stores stream or cache forces how the plans store, to compare the two on a machine;
 // --tune measures from which size streaming wins (f32 row-major → T(8,128) at 4 to 256
-// MiB moved, the two ways alternated) and writes a wisdom file that plans read when
-// TPULAYOUT_WISDOM names it, in place of the size they derive from the last-level cache
+// MiB moved, the two ways alternated) and which transpose block size is fastest (the
+// f32 transpose, blocks of 64 KiB to 4 MiB a side), and writes a wisdom file that plans
+// read when TPULAYOUT_WISDOM names it, in place of the sizes they derive from the caches
 // the CPU reports (virtual machines can report far more than they get). Neither changes
 // any result.
 package main
@@ -58,6 +61,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tpulayout/tpulayout/cmd/internal/flagtext"
 	"github.com/tpulayout/tpulayout/relayout"
 	"github.com/tpulayout/tpulayout/simd"
 )
@@ -118,7 +122,7 @@ func newFlagSet() (*flag.FlagSet, func() (*options, error)) {
 	kernel := fs.String("kernel", simd.Default().Name, "SIMD implementation(s): generic, avx2, avx512, a comma-separated `LIST`, or all")
 	jsonOut := fs.Bool("json", false, "print one JSON object per case on stdout instead of benchmark lines")
 	table := fs.Bool("table", false, "print the summary table on stdout instead of benchmark lines")
-	plot := fs.String("plot", "", "write an SVG bar chart of GB/s per case beside copy() to `FILE`")
+	plot := fs.String("plot", "", "write an SVG bar chart of GB/s per case beside the fastest copy to `FILE`")
 	cpuprof := fs.String("cpuprofile", "", "write a CPU profile to `FILE`")
 	from := fs.String("from", "", "source `SHAPE` of a custom case, e.g. 'f32[512,512]{1,0}' (needs --to; replaces the suite)")
 	to := fs.String("to", "", "destination `SHAPE` of the custom case (needs --from)")
@@ -126,18 +130,19 @@ func newFlagSet() (*flag.FlagSet, func() (*options, error)) {
 	check := fs.Bool("check", false, "print each case's ratio beside its target in the targets file and exit 1 when one is short (for tuning, not for CI)")
 	list := fs.Bool("list", false, "list the cases that --case and --size select (name, size, source and destination shape) and exit")
 	stores := fs.String("stores", "auto", "how plans store (`MODE`): auto (from the sizes, or the wisdom file "+relayout.WisdomEnv+" names), stream (non-temporal) or cache; results are the same")
-	tune := fs.String("tune", "", "measure from which size non-temporal stores win on this machine and write the wisdom `FILE` that plans read when "+relayout.WisdomEnv+" names it (instead of the suite; --count and --benchtime apply)")
+	tune := fs.String("tune", "", "measure from which size non-temporal stores win on this machine, and the fastest transpose block size, and write the wisdom `FILE` that plans read when "+relayout.WisdomEnv+" names it (instead of the suite; --count and --benchtime apply)")
 	targets := fs.String("targets", "", "`FILE` of targets for --check (default: the built-in cmd/relayout-bench/targets.json)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `usage: relayout-bench [flags]
 
 Relayout-bench times the relayout package on its benchmark suite (or on one --from/--to
-pair) beside Go's copy() of the same bytes, and prints Go benchmark lines that benchstat
-reads (benchstat -col /impl FILE), then a summary table on stderr.
+pair) beside the fastest copy of the same bytes (Go's copy(), a non-temporal copy, C's
+memcpy), and prints Go benchmark lines that benchstat reads (benchstat -col /impl FILE),
+then a summary table on stderr.
 
 Flags:
 `)
-		printFlags(fs.Output(), fs)
+		flagtext.Print(fs.Output(), fs, 0)
 	}
 	parse := func() (*options, error) {
 		o := &options{json: *jsonOut, table: *table, plot: *plot, cpuprof: *cpuprof, progress: *progress, check: *check, targets: *targets, tune: *tune, list: *list}
@@ -151,20 +156,13 @@ Flags:
 			return nil, usagef("--benchtime %v: want a duration >= 0", *benchtime)
 		}
 		o.st.count, o.st.benchtime = *count, *benchtime
-		for _, s := range strings.Split(*workers, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(s))
-			if err != nil || n < 1 || n > 1024 {
-				return nil, usagef("--workers %q: want comma-separated counts from 1 to 1024", *workers)
-			}
-			if !slices.Contains(o.st.workers, n) {
-				o.st.workers = append(o.st.workers, n)
-			}
-		}
-		ks, err := parseKernels(*kernel)
-		if err != nil {
+		var err error
+		if o.st.workers, err = parseWorkers(*workers); err != nil {
 			return nil, err
 		}
-		o.st.kernels = ks
+		if o.st.kernels, err = parseKernels(*kernel); err != nil {
+			return nil, err
+		}
 		if o.st.stores, err = relayout.ParseStores(*stores); err != nil {
 			return nil, usagef("--stores %q: want auto, stream or cache", *stores)
 		}
@@ -191,29 +189,54 @@ Flags:
 			if set["case"] || set["size"] {
 				return nil, usagef("--from/--to replace the suite: --case and --size do not apply")
 			}
-			j, err := customJob(*from, *to)
-			if err != nil {
-				return nil, usagef("%v", err)
-			}
-			o.jobs = []job{j}
-			return o, nil
 		}
-		var re *regexp.Regexp
-		if *caseRE != "" {
-			if re, err = regexp.Compile(*caseRE); err != nil {
-				return nil, usagef("--case: %v", err)
-			}
-		}
-		sizes, err := parseSizes(*size)
-		if err != nil {
-			return nil, usageError{err.Error()}
-		}
-		if o.jobs = selectJobs(re, sizes); len(o.jobs) == 0 {
-			return nil, usagef("--case %q matches no case", *caseRE)
-		}
-		return o, nil
+		o.jobs, err = parseJobs(*caseRE, *size, *from, *to, set["from"] || set["to"])
+		return o, err
 	}
 	return fs, parse
+}
+
+// parseWorkers reads --workers: distinct counts from 1 to 1024, comma-separated.
+func parseWorkers(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 || n > 1024 {
+			return nil, usagef("--workers %q: want comma-separated counts from 1 to 1024", s)
+		}
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// parseJobs reads what to run: the one --from/--to case when custom, else the suite's
+// cases that --case and --size select.
+func parseJobs(caseRE, size, from, to string, custom bool) ([]job, error) {
+	if custom {
+		j, err := customJob(from, to)
+		if err != nil {
+			return nil, usagef("%v", err)
+		}
+		return []job{j}, nil
+	}
+	var re *regexp.Regexp
+	if caseRE != "" {
+		var err error
+		if re, err = regexp.Compile(caseRE); err != nil {
+			return nil, usagef("--case: %v", err)
+		}
+	}
+	sizes, err := parseSizes(size)
+	if err != nil {
+		return nil, usageError{err.Error()}
+	}
+	jobs := selectJobs(re, sizes)
+	if len(jobs) == 0 {
+		return nil, usagef("--case %q matches no case", caseRE)
+	}
+	return jobs, nil
 }
 
 // parseKernels reads --kernel: names simd.Lookup accepts, comma-separated, or "all".
@@ -249,7 +272,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fs.Usage()
 			return exitOK
 		}
-		fmt.Fprintf(stderr, "relayout-bench: %v (see relayout-bench --help)\n", flagError(err))
+		fmt.Fprintf(stderr, "relayout-bench: %s (see relayout-bench --help)\n", flagtext.Message(err.Error(), nil))
 		return exitUsage
 	}
 	if fs.NArg() > 0 {
@@ -330,6 +353,9 @@ func bench(o *options, stdout, stderr io.Writer) (err error) {
 		}
 	}
 
+	if cMemcpy == nil {
+		io.WriteString(stderr, noMemcpyLine)
+	}
 	if !o.json && !o.table {
 		if err := writeConfig(stdout, o.st.kernels); err != nil {
 			return err
@@ -353,7 +379,7 @@ func bench(o *options, stdout, stderr io.Writer) (err error) {
 		return err
 	}
 	if o.plot != "" {
-		title := fmt.Sprintf("relayout GB/s beside Go copy() — %s, simd %s", strings.TrimSpace(cpuName()), strings.Join(o.st.kernels, ","))
+		title := fmt.Sprintf("relayout GB/s beside the fastest copy — %s, simd %s", strings.TrimSpace(cpuName()), strings.Join(o.st.kernels, ","))
 		if err := writeFileAtomic(o.plot, plotSVG(results, title)); err != nil {
 			return err
 		}

@@ -98,6 +98,15 @@ func parseBench(t *testing.T, text string) (config map[string]string, results []
 	return config, results
 }
 
+// linesPerResult is the benchmark lines of one result at --count 2: two of the case,
+// two of each copy (memcpy where built in), one of the reference.
+func linesPerResult() int {
+	if cMemcpy != nil {
+		return 9
+	}
+	return 7
+}
+
 func TestBenchmarkFormat(t *testing.T) {
 	code, out, errOut := runArgs(t, append(tiny, "-case", "f32-transpose|s8-rowmajor-to-T32")...)
 	if code != 0 {
@@ -112,7 +121,12 @@ func TestBenchmarkFormat(t *testing.T) {
 	if config["pkg"] != "github.com/tpulayout/tpulayout/relayout" {
 		t.Errorf("pkg: %q", config["pkg"])
 	}
-	// Per case and worker count: 2 case lines, 2 gocopy lines, 2 ntcopy lines, 1 reference line.
+	// Per case and worker count: 2 case lines, 2 lines of each copy (gocopy, ntcopy and,
+	// where built in, memcpy), 1 reference line.
+	impls := 4 // case, gocopy, ntcopy, reference
+	if cMemcpy != nil {
+		impls++
+	}
 	perName := map[string]int{}
 	cases := map[string]bool{}
 	for _, r := range results {
@@ -130,27 +144,27 @@ func TestBenchmarkFormat(t *testing.T) {
 			t.Errorf("%s: ns/op %v MB/s %v", r.name, r.values["ns/op"], r.values["MB/s"])
 		}
 		switch r.keys["impl"] {
-		case "gocopy", "ntcopy":
+		case "gocopy", "ntcopy", "memcpy":
 		case "reference":
 			if r.values["slowdown/op"] <= 0 {
 				t.Errorf("%s: no slowdown/op", r.name)
 			}
 		default:
-			for _, u := range []string{"ratio-to-copy/op", "allocs/op", "B/op"} {
+			for _, u := range []string{"ratio-to-fastest-copy/op", "allocs/op", "B/op"} {
 				if _, ok := r.values[u]; !ok {
 					t.Errorf("%s: no %s", r.name, u)
 				}
 			}
-			if r.values["ratio-to-copy/op"] <= 0 {
-				t.Errorf("%s: ratio %v", r.name, r.values["ratio-to-copy/op"])
+			if r.values["ratio-to-fastest-copy/op"] <= 0 {
+				t.Errorf("%s: ratio %v", r.name, r.values["ratio-to-fastest-copy/op"])
 			}
 		}
 	}
 	if len(cases) != 2 || !cases["f32-transpose"] || !cases["s8-rowmajor-to-T32x128-4x1"] {
 		t.Errorf("-case f32-transpose|s8-rowmajor-to-T32 ran %v", cases)
 	}
-	if len(perName) != 2*2*4 { // cases × workers (1, GOMAXPROCS or just 1) × impls
-		if w := defaultWorkers(); w != "1" || len(perName) != 2*4 {
+	if len(perName) != 2*2*impls { // cases × workers (1, GOMAXPROCS or just 1) × impls
+		if w := defaultWorkers(); w != "1" || len(perName) != 2*impls {
 			t.Errorf("%d distinct names: %v", len(perName), perName)
 		}
 	}
@@ -164,24 +178,32 @@ func TestBenchmarkFormat(t *testing.T) {
 		}
 	}
 	// One bandwidth line per result, before its lines, which benchstat skips.
-	bw := regexp.MustCompile(`(?m)^# bandwidth case=(\S+) size=(\S+) workers=(\d+): copy\(\) ([0-9.]+) GB/s, non-temporal copy ([0-9.]+) GB/s of [0-9.]+ [KMG]?i?B; this case [0-9.]+ GB/s = [0-9.]+x copy\(\), [0-9.]+x non-temporal copy$`)
+	bw := regexp.MustCompile(`(?m)^# bandwidth case=(\S+) size=(\S+) workers=(\d+): copy\(\) ([0-9.]+) GB/s, non-temporal copy ([0-9.]+) GB/s, memcpy ([0-9.]+ GB/s|not built in) of [0-9.]+ [KMG]?i?B; fastest copy \((gocopy|ntcopy|memcpy)\) ([0-9.]+) GB/s; this case [0-9.]+ GB/s = [0-9.]+x the fastest copy$`)
 	lines := bw.FindAllStringSubmatch(out, -1)
-	if len(lines)*4 != len(perName) {
-		t.Errorf("%d bandwidth lines for %d results:\n%s", len(lines), len(perName)/4, out)
+	if len(lines)*impls != len(perName) {
+		t.Errorf("%d bandwidth lines for %d results:\n%s", len(lines), len(perName)/impls, out)
 	}
 	for _, m := range lines {
-		if c, _ := strconv.ParseFloat(m[4], 64); c <= 0 {
+		c, _ := strconv.ParseFloat(m[4], 64)
+		if c <= 0 {
 			t.Errorf("copy bandwidth %q", m[0])
 		}
-		if n, _ := strconv.ParseFloat(m[5], 64); n <= 0 {
+		n, _ := strconv.ParseFloat(m[5], 64)
+		if n <= 0 {
 			t.Errorf("non-temporal copy bandwidth %q", m[0])
+		}
+		if f, _ := strconv.ParseFloat(m[8], 64); f < 0.99*max(c, n) {
+			t.Errorf("the fastest copy is slower than another: %q", m[0])
 		}
 		if perName["BenchmarkRelayout/case="+m[1]+"/size="+m[2]+"/workers="+m[3]+"/impl=ntcopy"] != 2 {
 			t.Errorf("no ntcopy lines for %q", m[0])
 		}
+		if (m[6] == "not built in") != (cMemcpy == nil) {
+			t.Errorf("memcpy %q with cMemcpy set %v", m[6], cMemcpy != nil)
+		}
 	}
 	// The summary goes to stderr.
-	if !strings.Contains(errOut, "ratio to copy") || !strings.Contains(errOut, "f32-transpose") {
+	if !strings.Contains(errOut, "ratio to fastest") || !strings.Contains(errOut, "f32-transpose") {
 		t.Errorf("no summary table on stderr:\n%s", errOut)
 	}
 }
@@ -200,13 +222,20 @@ func TestJSON(t *testing.T) {
 		if err := json.Unmarshal([]byte(l), &m); err != nil {
 			t.Fatalf("%v: %s", err, l)
 		}
-		for _, k := range []string{"case", "size", "workers", "kernel", "gbps", "copy_gbps", "nt_copy_gbps", "ratio_to_copy", "ratio_to_nt_copy", "spread", "allocs", "reference_slowdown", "impl"} {
+		for _, k := range []string{"case", "size", "workers", "kernel", "gbps", "copy_gbps", "nt_copy_gbps", "memcpy_gbps", "fastest_copy", "fastest_copy_gbps", "ratio_to_fastest_copy", "ratio_to_copy", "ratio_to_nt_copy", "spread", "allocs", "reference_slowdown", "impl"} {
 			if _, ok := m[k]; !ok {
 				t.Errorf("key %q missing: %s", k, l)
 			}
 		}
 		if g, _ := m["gbps"].(float64); g <= 0 {
 			t.Errorf("gbps %v", m["gbps"])
+		}
+		f, _ := m["fastest_copy_gbps"].(float64)
+		if c, _ := m["copy_gbps"].(float64); f < 0.99*c {
+			t.Errorf("fastest_copy_gbps %v below copy_gbps %v", f, c)
+		}
+		if mc, _ := m["memcpy_gbps"].(float64); (mc > 0) != (cMemcpy != nil) {
+			t.Errorf("memcpy_gbps %v with memcpy built in %v", mc, cMemcpy != nil)
 		}
 		if s, _ := m["spread"].(map[string]any); s == nil || s["min"] == nil || s["max"] == nil {
 			t.Errorf("spread %v", m["spread"])
@@ -225,10 +254,10 @@ func TestTable(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
 	}
-	if !strings.Contains(out, "ratio to copy") || !strings.Contains(out, "NT copy GB/s") || !strings.Contains(out, "copy/") || strings.Contains(out, "Benchmark") {
+	if !strings.Contains(out, "ratio to fastest") || !strings.Contains(out, "fastest copy GB/s") || !strings.Contains(out, "copy/") || strings.Contains(out, "Benchmark") {
 		t.Errorf("-table stdout:\n%s", out)
 	}
-	if strings.Contains(errOut, "ratio to copy") {
+	if strings.Contains(errOut, "ratio to fastest") {
 		t.Errorf("-table also wrote the table to stderr:\n%s", errOut)
 	}
 }
@@ -282,8 +311,8 @@ func TestFromTo(t *testing.T) {
 		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
 	}
 	_, results := parseBench(t, out)
-	if len(results) != 7 {
-		t.Fatalf("%d results, want 7:\n%s", len(results), out)
+	if len(results) != linesPerResult() {
+		t.Fatalf("%d results, want %d:\n%s", len(results), linesPerResult(), out)
 	}
 	for _, r := range results {
 		if r.keys["case"] != "custom" || r.keys["size"] != "48x300" || r.keys["workers"] != "1" {
@@ -298,8 +327,8 @@ func TestCaseFilter(t *testing.T) {
 		t.Fatalf("exit %d, stderr:\n%s", code, errOut)
 	}
 	_, results := parseBench(t, out)
-	if len(results) != 7 {
-		t.Fatalf("%d results, want 7", len(results))
+	if len(results) != linesPerResult() {
+		t.Fatalf("%d results, want %d", len(results), linesPerResult())
 	}
 	for _, r := range results {
 		if r.keys["case"] != "f32-T8x128-to-rowmajor" {

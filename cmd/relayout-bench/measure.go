@@ -26,7 +26,7 @@ type settings struct {
 }
 
 // result is one case at one size, worker count and kernel implementation, measured
-// beside Go's copy() of the source bytes.
+// beside copies of the source bytes.
 type result struct {
 	job
 	workers   int
@@ -40,6 +40,8 @@ type result struct {
 	copyNs    []float64 // copyNs[i] was timed right after caseNs[i]
 	ntIters   int       // iterations per non-temporal copy sample
 	ntNs      []float64 // ntNs[i], the non-temporal copy, was timed right after copyNs[i]
+	cIters    int       // iterations per memcpy sample
+	cNs       []float64 // cNs[i], C's memcpy, was timed right after ntNs[i]; nil without cgo
 	allocs    float64   // heap allocations per Copy
 	allocB    float64   // heap bytes per Copy
 	ref       refSample
@@ -59,23 +61,52 @@ func (r *result) copyGBps() []float64 { return rates(r.srcBytes, r.copyNs) }
 
 func (r *result) ntGBps() []float64 { return rates(r.srcBytes, r.ntNs) }
 
-// ratios are the per-pair copy_time/case_time.
-func (r *result) ratios() []float64 {
+func (r *result) memcpyGBps() []float64 { return rates(r.srcBytes, r.cNs) }
+
+// fastestNs are the per-pair times of the fastest copy: the least of copy(), the
+// non-temporal copy and memcpy (where built in) timed beside case sample i.
+func (r *result) fastestNs() []float64 {
 	out := make([]float64, len(r.caseNs))
-	for i := range r.caseNs {
-		out[i] = r.copyNs[i] / r.caseNs[i]
+	for i := range out {
+		out[i] = min(r.copyNs[i], r.ntNs[i])
+		if i < len(r.cNs) {
+			out[i] = min(out[i], r.cNs[i])
+		}
 	}
 	return out
 }
 
-// ntRatios are the per-pair nt_copy_time/case_time.
-func (r *result) ntRatios() []float64 {
+func (r *result) fastestGBps() []float64 { return rates(r.srcBytes, r.fastestNs()) }
+
+// fastestName names the copy with the highest median GB/s: gocopy, ntcopy or memcpy.
+func (r *result) fastestName() string {
+	name, best := "gocopy", median(r.copyGBps())
+	if g := median(r.ntGBps()); g > best {
+		name, best = "ntcopy", g
+	}
+	if len(r.cNs) > 0 && median(r.memcpyGBps()) > best {
+		name = "memcpy"
+	}
+	return name
+}
+
+// pairRatios are the per-pair ref[i]/case_time[i].
+func (r *result) pairRatios(ref []float64) []float64 {
 	out := make([]float64, len(r.caseNs))
 	for i := range r.caseNs {
-		out[i] = r.ntNs[i] / r.caseNs[i]
+		out[i] = ref[i] / r.caseNs[i]
 	}
 	return out
 }
+
+// ratios are the per-pair fastest_copy_time/case_time: the ratio every report quotes.
+func (r *result) ratios() []float64 { return r.pairRatios(r.fastestNs()) }
+
+// copyRatios are the per-pair copy_time/case_time, against Go's copy() alone.
+func (r *result) copyRatios() []float64 { return r.pairRatios(r.copyNs) }
+
+// ntRatios are the per-pair nt_copy_time/case_time.
+func (r *result) ntRatios() []float64 { return r.pairRatios(r.ntNs) }
 
 // refNsPerOp is the reference's time scaled per byte to the case's full size.
 func (r *result) refNsPerOp() float64 { return r.ref.nsPerB * float64(r.srcBytes) }
@@ -139,12 +170,12 @@ func fillSource(b []byte, dt layout.DType) {
 	}
 }
 
-// goCopy is the yardstick: Go's copy() of src into dst by w goroutines, each copying
-// one contiguous 1/w of the bytes (split at 64-byte boundaries); the calling goroutine
-// takes the first part, as relayout's executor does.
-func goCopy(dst, src []byte, w int) {
+// splitCopy copies src into dst by w goroutines with cp, each copying one contiguous
+// 1/w of the bytes (split at 64-byte boundaries); the calling goroutine takes the first
+// part, as relayout's executor does. Every copy yardstick uses this split.
+func splitCopy(dst, src []byte, w int, cp func(dst, src []byte)) {
 	if w <= 1 {
-		copy(dst, src)
+		cp(dst, src)
 		return
 	}
 	n := len(src)
@@ -161,38 +192,23 @@ func goCopy(dst, src []byte, w int) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			copy(dst[lo:hi], src[lo:hi])
+			cp(dst[lo:hi], src[lo:hi])
 		}()
 	}
 	lo, hi := part(0)
-	copy(dst[lo:hi], src[lo:hi])
+	cp(dst[lo:hi], src[lo:hi])
 	wg.Wait()
 }
 
-// ntCopy is the other physical limit: the same split as goCopy, each part copied by
-// simd's CopyNT, which writes lines that miss the cache without reading them first
-// (where the CPU has such stores) and ends with one fence per goroutine.
-func ntCopy(k *simd.Kernels, dst, src []byte, w int) {
-	if w <= 1 {
-		k.CopyNT(dst, src)
-		return
-	}
-	n := len(src)
-	var wg sync.WaitGroup
-	for i := 1; i < w; i++ {
-		lo, hi := n*i/w&^63, n*(i+1)/w&^63
-		if i == w-1 {
-			hi = n
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			k.CopyNT(dst[lo:hi], src[lo:hi])
-		}()
-	}
-	k.CopyNT(dst[:n/w&^63], src[:n/w&^63])
-	wg.Wait()
-}
+func copyBytes(dst, src []byte) { copy(dst, src) }
+
+// goCopy is Go's copy() of src into dst by w goroutines (see splitCopy).
+func goCopy(dst, src []byte, w int) { splitCopy(dst, src, w, copyBytes) }
+
+// ntCopy is the same split, each part copied by simd's CopyNT, which writes lines that
+// miss the cache without reading them first (where the CPU has such stores) and ends
+// with one fence per goroutine.
+func ntCopy(k *simd.Kernels, dst, src []byte, w int) { splitCopy(dst, src, w, k.CopyNT) }
 
 func timeN(op func(), n int) time.Duration {
 	t0 := time.Now()
@@ -294,7 +310,7 @@ func timeSample(j job, benchtime time.Duration, opts ...relayout.Option) (nsPerB
 }
 
 // measure runs one case at one worker count and implementation: count interleaved
-// pairs of (case sample, copy sample).
+// groups of (case sample, copy() sample, non-temporal copy sample, memcpy sample).
 func measure(j job, b *buffers, w int, impl string, ref refSample, st settings) (*result, error) {
 	p, err := relayout.NewPlan(j.dst, j.src, relayout.WithWorkers(w), relayout.WithKernel(impl), relayout.WithStores(st.stores))
 	if err != nil {
@@ -308,10 +324,17 @@ func measure(j job, b *buffers, w int, impl string, ref refSample, st settings) 
 	cp := func() { goCopy(b.cp, b.src, w) }
 	nk := simd.Default()
 	nt := func() { ntCopy(nk, b.cp, b.src, w) }
+	var mc func()
+	if cMemcpy != nil {
+		mc = func() { splitCopy(b.cp, b.src, w, cMemcpy) }
+	}
 	cp()
 	r.caseIters = calibrate(op, st.benchtime)
 	r.copyIters = calibrate(cp, st.benchtime)
 	r.ntIters = calibrate(nt, st.benchtime)
+	if mc != nil {
+		r.cIters = calibrate(mc, st.benchtime)
+	}
 	r.allocs, r.allocB = allocsPer(op, min(r.caseIters, 4))
 	for i := range st.count {
 		if st.tick != nil {
@@ -323,6 +346,9 @@ func measure(j job, b *buffers, w int, impl string, ref refSample, st settings) 
 		r.caseNs = append(r.caseNs, float64(tc)/float64(r.caseIters))
 		r.copyNs = append(r.copyNs, float64(tp)/float64(r.copyIters))
 		r.ntNs = append(r.ntNs, float64(tn)/float64(r.ntIters))
+		if mc != nil {
+			r.cNs = append(r.cNs, float64(timeN(mc, r.cIters))/float64(r.cIters))
+		}
 	}
 	if ref.nsPerB > 0 { // the reference factor: both paths timed on the sample shape
 		fast, _, err := timeSample(ref.small, st.benchtime, relayout.WithWorkers(w), relayout.WithKernel(impl), relayout.WithStores(st.stores))

@@ -25,11 +25,11 @@ const (
 )
 
 // plotSVG draws a horizontal bar chart: for every result the case's median GB/s and,
-// under it, copy()'s, each with a min–max whisker.
+// under it, the fastest copy's (see result.fastestNs), each with a min–max whisker.
 func plotSVG(rs []*result, title string) []byte {
 	top := 0.0
 	for _, r := range rs {
-		top = max(top, finite(quantile(r.gbps(), 1)), finite(quantile(r.copyGBps(), 1)))
+		top = max(top, finite(quantile(r.gbps(), 1)), finite(quantile(r.fastestGBps(), 1)))
 	}
 	step := niceStep(top / 5)
 	top = math.Max(step, math.Ceil(top/step)*step)
@@ -49,7 +49,7 @@ func plotSVG(rs []*result, title string) []byte {
 	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="white"/>`+"\n", w, h)
 	fmt.Fprintf(&b, `<text x="%d" y="20" font-size="14" font-weight="bold">%s</text>`+"\n", plotMargin, esc(title))
 	fmt.Fprintf(&b, `<rect x="%d" y="32" width="12" height="10" fill="#4e79a7"/><text x="%d" y="41">relayout (median, whisker min–max)</text>`+"\n", plotMargin, plotMargin+16)
-	fmt.Fprintf(&b, `<rect x="%d" y="32" width="12" height="10" fill="#bab0ac"/><text x="%d" y="41">Go copy() of the source bytes, same goroutines</text>`+"\n", plotMargin+250, plotMargin+266)
+	fmt.Fprintf(&b, `<rect x="%d" y="32" width="12" height="10" fill="#bab0ac"/><text x="%d" y="41">fastest copy of the source bytes (copy(), NT or memcpy), same workers</text>`+"\n", plotMargin+250, plotMargin+266)
 
 	// Grid and axis labels.
 	bottom := plotTop + len(rs)*plotGroupH
@@ -60,7 +60,7 @@ func plotSVG(rs []*result, title string) []byte {
 	}
 	fmt.Fprintf(&b, `<text x="%.1f" y="%d" text-anchor="middle" fill="#444">GB/s (source bytes, 1 GB = 1e9 B)</text>`+"\n", x0+plotBarW/2, bottom+30)
 
-	fmt.Fprintf(&b, `<text x="%.1f" y="%d" fill="#444">ratio to copy</text>`+"\n", x0+plotBarW+30, plotTop-10)
+	fmt.Fprintf(&b, `<text x="%.1f" y="%d" fill="#444">ratio to fastest copy</text>`+"\n", x0+plotBarW+30, plotTop-10)
 	for i, r := range rs {
 		y := plotTop + i*plotGroupH
 		fmt.Fprintf(&b, `<text x="%d" y="%d" text-anchor="end">%s</text>`+"\n", plotMargin+labelW-6, y+plotBarH+4, esc(labels[i]))
@@ -74,7 +74,7 @@ func plotSVG(rs []*result, title string) []byte {
 			fmt.Fprintf(&b, `<text x="%.1f" y="%d" fill="#222">%.2f</text>`+"\n", math.Max(scale(m), hi)+4, y+plotBarH-1, m)
 		}
 		bar(y, r.gbps(), "#4e79a7", "relayout")
-		bar(y+plotBarH, r.copyGBps(), "#bab0ac", "copy()")
+		bar(y+plotBarH, r.fastestGBps(), "#bab0ac", "fastest copy ("+r.fastestName()+")")
 		fmt.Fprintf(&b, `<text x="%.1f" y="%d" fill="#444">×%.2f</text>`+"\n", x0+plotBarW+40, y+plotBarH+4, finite(median(r.ratios())))
 	}
 	b.WriteString("</svg>\n")

@@ -58,25 +58,30 @@ func fmtNs(ns float64) string {
 func mbps(n int64, ns float64) float64 { return float64(n) / ns * 1e3 }
 
 // writeBench prints the bandwidth line (see bandwidthLine), then one result line per
-// sample of the case (impl=<simd impl>), one per sample of the copy() yardstick
-// (impl=gocopy) and of the non-temporal copy (impl=ntcopy), and one for the per-element
-// reference (impl=reference; its ns/op is the sample's time per byte scaled to the full
-// size). Custom units end in /op, as testing.B.ReportMetric asks, so benchstat reads them.
+// sample of the case (impl=<simd impl>), one per sample of each copy yardstick: Go's
+// copy() (impl=gocopy), the non-temporal copy (impl=ntcopy) and C's memcpy (impl=memcpy,
+// where built in), and one for the per-element reference (impl=reference; its ns/op is
+// the sample's time per byte scaled to the full size). Custom units end in /op, as
+// testing.B.ReportMetric asks, so benchstat reads them.
 func writeBench(w io.Writer, r *result) error {
 	var b strings.Builder
 	b.WriteString(bandwidthLine(r))
 	name := benchName(r, r.impl)
+	fast := r.fastestNs()
 	for i, ns := range r.caseNs {
-		fmt.Fprintf(&b, "%s\t%d\t%s ns/op\t%.2f MB/s\t%.4f ratio-to-copy/op\t%.0f B/op\t%.4g allocs/op\n",
-			name, r.caseIters, fmtNs(ns), mbps(r.srcBytes, ns), r.copyNs[i]/ns, r.allocB, r.allocs)
+		fmt.Fprintf(&b, "%s\t%d\t%s ns/op\t%.2f MB/s\t%.4f ratio-to-fastest-copy/op\t%.0f B/op\t%.4g allocs/op\n",
+			name, r.caseIters, fmtNs(ns), mbps(r.srcBytes, ns), fast[i]/ns, r.allocB, r.allocs)
 	}
-	name = benchName(r, "gocopy")
-	for _, ns := range r.copyNs {
-		fmt.Fprintf(&b, "%s\t%d\t%s ns/op\t%.2f MB/s\n", name, r.copyIters, fmtNs(ns), mbps(r.srcBytes, ns))
-	}
-	name = benchName(r, "ntcopy")
-	for _, ns := range r.ntNs {
-		fmt.Fprintf(&b, "%s\t%d\t%s ns/op\t%.2f MB/s\n", name, r.ntIters, fmtNs(ns), mbps(r.srcBytes, ns))
+	copies := []struct {
+		impl  string
+		iters int
+		ns    []float64
+	}{{"gocopy", r.copyIters, r.copyNs}, {"ntcopy", r.ntIters, r.ntNs}, {"memcpy", r.cIters, r.cNs}}
+	for _, c := range copies {
+		name = benchName(r, c.impl)
+		for _, ns := range c.ns {
+			fmt.Fprintf(&b, "%s\t%d\t%s ns/op\t%.2f MB/s\n", name, c.iters, fmtNs(ns), mbps(r.srcBytes, ns))
+		}
 	}
 	if r.ref.nsPerB > 0 {
 		ns := r.refNsPerOp()
@@ -87,14 +92,19 @@ func writeBench(w io.Writer, r *result) error {
 	return err
 }
 
-// bandwidthLine is the machine's two physical limits at the case's size and worker
-// count, measured in the same minutes as the case: Go's copy() and the non-temporal copy
-// of the source's bytes, medians in GB/s, and the case against each. It starts with '#',
-// so that benchstat neither reads it as a configuration line nor as a result.
+// bandwidthLine is the machine's copy bandwidths at the case's size and worker count,
+// measured in the same minutes as the case: Go's copy(), the non-temporal copy and C's
+// memcpy (where built in) of the source's bytes, medians in GB/s, the fastest of them,
+// and the case against it. It starts with '#', so that benchstat neither reads it as a
+// configuration line nor as a result.
 func bandwidthLine(r *result) string {
-	c, n, g := median(r.copyGBps()), median(r.ntGBps()), median(r.gbps())
-	return fmt.Sprintf("# bandwidth case=%s size=%s workers=%d: copy() %.2f GB/s, non-temporal copy %.2f GB/s of %s; this case %.2f GB/s = %.2fx copy(), %.2fx non-temporal copy\n",
-		r.name, r.size, r.workers, c, n, fmtBytes(r.srcBytes), g, finite(median(r.ratios())), finite(median(r.ntRatios())))
+	mc := "not built in"
+	if len(r.cNs) > 0 {
+		mc = fmt.Sprintf("%.2f GB/s", median(r.memcpyGBps()))
+	}
+	return fmt.Sprintf("# bandwidth case=%s size=%s workers=%d: copy() %.2f GB/s, non-temporal copy %.2f GB/s, memcpy %s of %s; fastest copy (%s) %.2f GB/s; this case %.2f GB/s = %.2fx the fastest copy\n",
+		r.name, r.size, r.workers, median(r.copyGBps()), median(r.ntGBps()), mc, fmtBytes(r.srcBytes),
+		r.fastestName(), median(r.fastestGBps()), median(r.gbps()), finite(median(r.ratios())))
 }
 
 // fmtBytes prints a byte count in binary units.
@@ -140,9 +150,14 @@ type jsonResult struct {
 	CopySpread        spread  `json:"copy_spread"`
 	NTCopyGBps        float64 `json:"nt_copy_gbps"`
 	NTCopySpread      spread  `json:"nt_copy_spread"`
+	MemcpyGBps        float64 `json:"memcpy_gbps"` // 0 when memcpy is not built in
+	MemcpySpread      spread  `json:"memcpy_spread"`
+	FastestCopy       string  `json:"fastest_copy"` // gocopy, ntcopy or memcpy
+	FastestCopyGBps   float64 `json:"fastest_copy_gbps"`
+	RatioToFastest    float64 `json:"ratio_to_fastest_copy"`
+	RatioSpread       spread  `json:"ratio_spread"` // of the ratio to the fastest copy
 	RatioToNTCopy     float64 `json:"ratio_to_nt_copy"`
 	RatioToCopy       float64 `json:"ratio_to_copy"`
-	RatioSpread       spread  `json:"ratio_spread"`
 	Allocs            float64 `json:"allocs"`
 	AllocBytes        float64 `json:"alloc_bytes"`
 	ReferenceSlowdown float64 `json:"reference_slowdown"`
@@ -151,13 +166,15 @@ type jsonResult struct {
 }
 
 func toJSON(r *result) jsonResult {
-	g, c, q, n := r.gbps(), r.copyGBps(), r.ratios(), r.ntGBps()
+	g, c, q, n, m := r.gbps(), r.copyGBps(), r.ratios(), r.ntGBps(), r.memcpyGBps()
 	j := jsonResult{
 		Case: r.name, Size: r.size, Src: r.src.String(), Dst: r.dst.String(), SrcBytes: r.srcBytes,
 		Workers: r.workers, Impl: r.impl, Kernel: r.kernel, Plan: r.plan, Samples: len(r.caseNs),
 		GBps: finite(median(g)), Spread: spreadOf(g), CopyGBps: finite(median(c)), CopySpread: spreadOf(c),
-		NTCopyGBps: finite(median(n)), NTCopySpread: spreadOf(n), RatioToNTCopy: finite(median(r.ntRatios())),
-		RatioToCopy: finite(median(q)), RatioSpread: spreadOf(q),
+		NTCopyGBps: finite(median(n)), NTCopySpread: spreadOf(n), MemcpyGBps: finite(median(m)), MemcpySpread: spreadOf(m),
+		FastestCopy: r.fastestName(), FastestCopyGBps: finite(median(r.fastestGBps())),
+		RatioToFastest: finite(median(q)), RatioSpread: spreadOf(q),
+		RatioToNTCopy: finite(median(r.ntRatios())), RatioToCopy: finite(median(r.copyRatios())),
 		Allocs: r.allocs, AllocBytes: r.allocB,
 		ReferenceSlowdown: finite(r.ref.slowdown), ReferenceSample: r.ref.small.src.String(),
 	}
@@ -179,24 +196,29 @@ func writeJSON(w io.Writer, r *result) error {
 // writeTable prints the human summary: one row per result, medians with min–max.
 func writeTable(w io.Writer, rs []*result) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "case\tsize\tworkers\tkernel\tGB/s\t(min–max)\tcopy GB/s\tNT copy GB/s\tratio to copy\tto NT copy\tallocs/op\tspeedup vs per-element")
+	fmt.Fprintln(tw, "case\tsize\tworkers\tkernel\tGB/s\t(min–max)\tfastest copy GB/s\t\tcopy()\tNT copy\tmemcpy\tratio to fastest\tallocs/op\tspeedup vs per-element")
 	for _, r := range rs {
-		g, c := r.gbps(), r.copyGBps()
-		ref := "-"
+		g := r.gbps()
+		ref, mc := "-", "-"
 		if r.ref.slowdown > 0 {
 			ref = fmt.Sprintf("%.0fx", r.ref.slowdown)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%s/%s\t%.2f\t(%.2f–%.2f)\t%.2f\t%.2f\t%.2fx\t%.2fx\t%.4g\t%s\n",
+		if len(r.cNs) > 0 {
+			mc = fmt.Sprintf("%.2f", median(r.memcpyGBps()))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s/%s\t%.2f\t(%.2f–%.2f)\t%.2f\t%s\t%.2f\t%.2f\t%s\t%.2fx\t%.4g\t%s\n",
 			r.name, r.size, r.workers, r.kernel, r.impl, median(g), quantile(g, 0), quantile(g, 1),
-			median(c), median(r.ntGBps()), median(r.ratios()), median(r.ntRatios()), r.allocs, ref)
+			median(r.fastestGBps()), r.fastestName(), median(r.copyGBps()), median(r.ntGBps()), mc,
+			median(r.ratios()), r.allocs, ref)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintln(w, "GB/s: source bytes per second (1 GB = 1e9 B), median over the samples. copy: Go's copy() of the\n"+
-		"same bytes by as many goroutines, timed right after each sample; NT copy: the same with\n"+
-		"non-temporal stores, timed right after that. ratio: median of the per-pair copy_time/case_time\n"+
-		"(and nt_copy_time/case_time). speedup vs per-element: how many times faster this kernel is than the\n"+
+	_, err := fmt.Fprintln(w, "GB/s: source bytes per second (1 GB = 1e9 B), median over the samples. The copies of the same\n"+
+		"bytes by as many workers, each timed right after every sample of the case: Go's copy(), the\n"+
+		"non-temporal copy (NT) and C's memcpy (where built in); fastest copy: the least of the three times\n"+
+		"in each sample, named by the copy with the highest median. ratio to fastest: median of the per-sample\n"+
+		"fastest_copy_time/case_time. speedup vs per-element: how many times faster this kernel is than the\n"+
 		"per-element reference path (the tests' oracle), both timed on a smaller shape of the case.")
 	return err
 }

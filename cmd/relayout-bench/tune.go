@@ -24,8 +24,10 @@ type tuneChoice struct {
 
 // tune measures from which size non-temporal stores win on this machine, on f32
 // row-major → T(8,128) (the copy kernel, the commonest plan), alternating the two ways
-// count times a size, and writes the wisdom file: the smallest size from which
-// streaming won at every larger one (past the largest measured when it never did).
+// count times a size, and which transpose block size is fastest, on the f32 transpose
+// at the largest size; it writes the wisdom file: the smallest size from which
+// streaming won at every larger one (past the largest measured when it never did), and
+// that block size.
 func tune(path string, sizes []int64, st settings, stderr io.Writer) error {
 	var cs []tuneChoice
 	for _, b := range sizes {
@@ -39,12 +41,56 @@ func tune(path string, sizes []int64, st settings, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "tune: f32[%d,%d] → T(8,128), %d MiB moved: streamed %.3f ns/B, cached %.3f ns/B\n", n, n, c.bytes>>20, c.stream, c.cache)
 		cs = append(cs, c)
 	}
-	w := &relayout.Wisdom{CPU: cpuName(), StreamingBytes: streamingFrom(cs)}
+	last := cs[len(cs)-1]
+	block, err := tuneBlock(last.rows, st, stderr)
+	if err != nil {
+		return err
+	}
+	w := &relayout.Wisdom{CPU: cpuName(), StreamingBytes: streamingFrom(cs), BlockBytes: block}
 	if err := relayout.WriteWisdom(path, w); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "tune: streaming from %d MiB; wrote %s (use it with %s=%s)\n", w.StreamingBytes>>20, path, relayout.WisdomEnv, path)
+	fmt.Fprintf(stderr, "tune: streaming from %d MiB, transpose blocks of %d KiB; wrote %s (use it with %s=%s)\n", w.StreamingBytes>>20, w.BlockBytes>>10, path, relayout.WisdomEnv, path)
 	return nil
+}
+
+// tuneBlocks are the transpose block sizes (one side) --tune tries.
+var tuneBlocks = []int{64 << 10, 128 << 10, 256 << 10, 512 << 10, 1 << 20, 2 << 20, 4 << 20}
+
+// tuneBlock times the f32 n×n transpose with each of tuneBlocks, one worker, the sizes
+// alternated count times, and returns the block with the least median time.
+func tuneBlock(n int64, st settings, stderr io.Writer) (int, error) {
+	j := job{name: "tune", dst: layout.MustParse(fmt.Sprintf("f32[%d,%d]{0,1}", n, n)), src: layout.MustParse(fmt.Sprintf("f32[%d,%d]{1,0}", n, n))}
+	b, err := newBuffers(j)
+	if err != nil {
+		return 0, err
+	}
+	ops := make([]func(), len(tuneBlocks))
+	for i, blk := range tuneBlocks {
+		p, err := relayout.NewPlan(j.dst, j.src, relayout.WithWorkers(1), relayout.WithBlockBytes(blk))
+		if err != nil {
+			return 0, err
+		}
+		if err := p.CopyBytes(b.dst, b.src); err != nil {
+			return 0, err
+		}
+		ops[i] = func() { _ = p.CopyBytes(b.dst, b.src) }
+	}
+	iters := calibrate(ops[0], st.benchtime)
+	ns := make([][]float64, len(ops))
+	for range st.count {
+		for i, op := range ops {
+			ns[i] = append(ns[i], float64(timeN(op, iters))/float64(iters)/float64(len(b.src)))
+		}
+	}
+	best := 0
+	for i := range ops {
+		fmt.Fprintf(stderr, "tune: f32[%d,%d] transpose, blocks of %d KiB: %.3f ns/B\n", n, n, tuneBlocks[i]>>10, median(ns[i]))
+		if median(ns[i]) < median(ns[best]) {
+			best = i
+		}
+	}
+	return tuneBlocks[best], nil
 }
 
 // streamingFrom is the smallest measured size from which streaming won at every larger

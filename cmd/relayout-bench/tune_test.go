@@ -47,6 +47,9 @@ func TestTune(t *testing.T) {
 	if !slices.Contains([]int64{1 << 17, 1 << 19, 1 << 20}, w.StreamingBytes) || w.CPU == "" {
 		t.Errorf("wisdom %+v; want streaming from a measured size or twice the largest", w)
 	}
+	if !slices.Contains(tuneBlocks, w.BlockBytes) || w.Version != relayout.WisdomVersion {
+		t.Errorf("wisdom %+v; want a block size of %v, version %d", w, tuneBlocks, relayout.WisdomVersion)
+	}
 	if !strings.Contains(log.String(), "wrote "+path) {
 		t.Errorf("log %q does not name the file", log.String())
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/tpulayout/tpulayout/cmd/internal/flagtext"
 	"github.com/tpulayout/tpulayout/tpu"
 )
 
@@ -98,7 +99,7 @@ func wrapText(s string, width int) string {
 	var out, para []string
 	flush := func() {
 		if len(para) > 0 {
-			out = append(out, fill(strings.Join(para, " "), width, "", "")...)
+			out = append(out, flagtext.Fill(strings.Join(para, " "), width, "", "")...)
 			para = nil
 		}
 	}
@@ -121,42 +122,5 @@ func wrapText(s string, width int) string {
 // indentText fills s to helpWidth, its first line after first and the others after
 // rest.
 func indentText(s, first, rest string) string {
-	return strings.Join(fill(s, helpWidth, first, rest), "\n")
-}
-
-// fill breaks the words of s into lines of at most width columns (a word longer than
-// that takes a line of its own), the first after the prefix first and the others
-// after rest.
-func fill(s string, width int, first, rest string) []string {
-	var lines []string
-	line, prefix := "", first
-	for _, word := range strings.Fields(s) {
-		if line != "" && columns(prefix+line+" "+word) > width {
-			lines = append(lines, prefix+line)
-			line, prefix = "", rest
-		}
-		if line == "" {
-			line = word
-		} else {
-			line += " " + word
-		}
-	}
-	if line != "" || len(lines) == 0 {
-		lines = append(lines, prefix+line)
-	}
-	return lines
-}
-
-// columns is the width of one line on a terminal: a rune a column, a tab to the next
-// multiple of 8.
-func columns(line string) int {
-	n := 0
-	for _, r := range line {
-		if r == '\t' {
-			n += 8 - n%8
-		} else {
-			n++
-		}
-	}
-	return n
+	return strings.Join(flagtext.Fill(s, helpWidth, first, rest), "\n")
 }

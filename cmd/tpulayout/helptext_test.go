@@ -4,6 +4,8 @@ import (
 	"flag"
 	"strings"
 	"testing"
+
+	"github.com/tpulayout/tpulayout/cmd/internal/flagtext"
 )
 
 // allHelp is every help text: the command's, each verb's, and a bare tpulayout's.
@@ -24,7 +26,7 @@ func TestHelpWidth(t *testing.T) {
 	for what, text := range allHelp(t) {
 		lines := strings.Split(text, "\n")
 		for i, line := range lines {
-			if n := columns(line); n > helpWidth {
+			if n := flagtext.Columns(line); n > helpWidth {
 				t.Errorf("tpulayout %s: line %d is %d columns wide: %q", what, i+1, n, line)
 			}
 		}
@@ -43,7 +45,7 @@ func TestHelpRagged(t *testing.T) {
 			if prev == "" || line == "" || line[0] == ' ' || prev[0] == ' ' || strings.HasPrefix(prev, "Usage:") {
 				continue
 			}
-			if first := strings.Fields(line)[0]; columns(prev)+1+len(first) <= helpWidth {
+			if first := strings.Fields(line)[0]; flagtext.Columns(prev)+1+len(first) <= helpWidth {
 				t.Errorf("help %s: %q would fit after %q", v.name, first, prev)
 			}
 		}

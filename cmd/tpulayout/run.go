@@ -10,6 +10,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/tpulayout/tpulayout/cmd/internal/flagtext"
 	"github.com/tpulayout/tpulayout/convert"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/report"
@@ -138,10 +139,10 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 		}
 		hint := ""
 		if what == "verb" {
-			if near := nearest(name, verbList()); near != "" {
+			if near := flagtext.Nearest(name, verbList()); near != "" {
 				hint = fmt.Sprintf(" (did you mean %s?)", near)
 			}
-		} else if near := nearest(strings.TrimLeft(name, "-"), []string{"help", "version"}); near != "" {
+		} else if near := flagtext.Nearest(strings.TrimLeft(name, "-"), []string{"help", "version"}); near != "" {
 			hint = fmt.Sprintf(" (did you mean --%s?)", near)
 		}
 		fmt.Fprintf(stderr, "%s: unknown %s %q%s (verbs: %s); run 'tpulayout help' for usage\n", prefix, what, layout.Quote(name), hint, verbNames())
@@ -234,7 +235,7 @@ func runHelp(args []string, stdout, stderr io.Writer) int {
 			return exitOK
 		}
 		hint := ""
-		if near := nearest(args[0], verbList()); near != "" {
+		if near := flagtext.Nearest(args[0], verbList()); near != "" {
 			hint = fmt.Sprintf(" (did you mean %s?)", near)
 		}
 		fmt.Fprintf(stderr, "tpulayout help: unknown verb %q%s (verbs: %s)\n", layout.Quote(args[0]), hint, verbNames())

@@ -176,12 +176,3 @@ func TestFlagStyle(t *testing.T) {
 		}
 	}
 }
-
-func TestNearest(t *testing.T) {
-	names := []string{"to", "from", "dtype", "tensor", "all", "progress"}
-	for s, want := range map[string]string{"too": "to", "ot": "to", "fro": "from", "dtpye": "dtype", "prog": "progress", "x": "", "mesh": ""} {
-		if got := nearest(s, names); got != want {
-			t.Errorf("nearest(%q) = %q, want %q", s, got, want)
-		}
-	}
-}

@@ -142,10 +142,10 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 // a usage error (exit status 2) where the options were wrong.
 func shardErr(err error) error {
 	var ce *sharding.ConvertError
-	if errors.As(err, &ce) && ce.Usage {
-		return usagef("%s", errtext.Within(err, sharding.ErrorText(err), flagWord))
+	if errors.As(err, &ce) && ce.Setting {
+		return usagef("%s", errtext.Within(err, sharding.ErrorText(err, flagWord), flagWord))
 	}
-	return errors.New(errtext.Within(err, sharding.ErrorText(err), flagWord))
+	return errors.New(errtext.Within(err, sharding.ErrorText(err, flagWord), flagWord))
 }
 
 // libErr prints an error of the library packages without their prefixes.

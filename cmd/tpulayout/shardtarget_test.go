@@ -29,13 +29,13 @@ func TestShardTargetsAsCLI(t *testing.T) {
 		for _, to := range tos {
 			for _, dtype := range []string{"", "bf16", "f32", "f99", "token"} {
 				for _, floatOnly := range []bool{false, true} {
-					want, werr := (&convert.Job{To: to, DType: dtype, Names: convert.FlagNames}).Target(sh, convert.Raw, floatOnly)
+					want, werr := (&convert.Job{To: to, DType: dtype}).Target(sh, convert.Raw, floatOnly)
 					got, gerr := sharding.ResolveTarget(to, dtype, sh, floatOnly)
 					switch {
 					case (werr == nil) != (gerr == nil):
 						t.Errorf("%s --to %q --dtype %q: CLI %v, library %v", sh, to, dtype, werr, gerr)
-					case werr != nil && convert.CleanErr(werr) != convert.CleanErr(gerr):
-						t.Errorf("%s --to %q --dtype %q:\nCLI     %s\nlibrary %s", sh, to, dtype, convert.CleanErr(werr), convert.CleanErr(gerr))
+					case werr != nil && errText(werr) != errText(gerr):
+						t.Errorf("%s --to %q --dtype %q:\nCLI     %s\nlibrary %s", sh, to, dtype, errText(werr), errText(gerr))
 					case werr == nil && want.String() != got.String():
 						t.Errorf("%s --to %q --dtype %q: CLI %s, library %s", sh, to, dtype, want, got)
 					}

@@ -19,8 +19,9 @@ var flagWords = map[string]string{
 	// report's settings and arguments (report.Settings)
 	"Gen": "--gen", "Words": "--words", "Byte": "--byte", "Element": "--element",
 	"Block": "--block", "Src": "SRC", "Dst": "DST", "Shape": "SHAPE",
-	// sharding/manifest's errors
-	"Process": "--process",
+	// sharding.ConvertOptions and PlaceOptions, and sharding/manifest's errors
+	"Mesh": "--mesh", "Devices": "--devices", "Spec": "--spec", "Rules": "--rules",
+	"Process": "--process", "Checksum": "--checksum",
 }
 
 // flagWord is the command's word for a library's field: its flag, else the field.

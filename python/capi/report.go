@@ -71,7 +71,9 @@ type reportRequest struct {
 // sharding.ErrorText), so Python raises what the command prints.
 type cliError struct{ err error }
 
-func (e cliError) Error() string { return errtext.Within(e.err, sharding.ErrorText(e.err), pyWord) }
+func (e cliError) Error() string {
+	return errtext.Within(e.err, sharding.ErrorText(e.err, cliWord), cliWord)
+}
 func (e cliError) Unwrap() error { return e.err }
 
 func asCLI(err error) error {

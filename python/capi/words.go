@@ -1,6 +1,8 @@
 package main
 
-import "github.com/tpulayout/tpulayout/internal/errtext"
+import (
+	"github.com/tpulayout/tpulayout/internal/errtext"
+)
 
 // Python's words for the libraries' errors. A library error names the fields of its
 // settings ("Pad"); here, once, they get the names of the Python arguments that set
@@ -31,3 +33,18 @@ type pyError struct{ err error }
 
 func (e pyError) Error() string { return pyText(e.err) }
 func (e pyError) Unwrap() error { return e.err }
+
+// cliWords are the command line's words for the fields of sharding's options: the
+// sharded conversion's errors read in Python as the command prints them.
+var cliWords = map[string]string{
+	"In": "IN", "Out": "OUT", "Mesh": "--mesh", "Devices": "--devices", "Spec": "--spec", "Rules": "--rules", "To": "--to",
+	"DType": "--dtype", "Tensor": "--tensor", "All": "--all", "Process": "--process", "Pad": "--pad",
+	"Checksum": "--checksum", "Force": "--force",
+}
+
+func cliWord(field string) string {
+	if w, ok := cliWords[field]; ok {
+		return w
+	}
+	return field
+}

@@ -26,8 +26,9 @@ INFO_KEYS = ("shape", "dtype", "dims", "minor_to_major", "physical_order", "tile
              "tail_padding", "levels", "element_bits", "logical_elements", "logical_bytes",
              "footprint_elements", "footprint_bytes", "padding_elements", "padding_fraction",
              "expansion", "generation", "default_layout", "cheapest", "no_tpu_layout",
-             "host_row_blocks")
-ABSENT = {"tail_padding": 0, "default_layout": None, "cheapest": [], "no_tpu_layout": ""}
+             "host_row_blocks", "xla_array_size_bytes")
+ABSENT = {"tail_padding": 0, "default_layout": None, "cheapest": [], "no_tpu_layout": "",
+          "xla_array_size_bytes": 0}
 
 
 def corpus():

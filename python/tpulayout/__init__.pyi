@@ -64,6 +64,7 @@ class Info:
     cheapest: Tuple[dict, ...]
     no_tpu_layout: str
     host_row_blocks: Optional[dict]
+    xla_array_size_bytes: int
 
 class SparseInfo:
     shape: str

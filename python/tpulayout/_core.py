@@ -551,7 +551,9 @@ class Info:
     The insight on the generation follows as in the CLI: ``expansion`` (footprint /
     logical bytes), ``default_layout`` and ``cheapest`` (dicts: shape, bytes, expansion,
     order, tile_rows, default) or ``no_tpu_layout`` (why there are none), and
-    ``host_row_blocks`` (run, rows, pieces, identical, bytes, note)."""
+    ``host_row_blocks`` (run, rows, pieces, identical, bytes, note).
+    ``xla_array_size_bytes`` is XLA's ShapeUtil::ArraySize where it differs from
+    ``footprint_bytes`` (a later tile that does not divide the one above), else 0."""
     shape: str
     dtype: str
     dims: Tuple[int, ...]
@@ -575,6 +577,7 @@ class Info:
     cheapest: Tuple[dict, ...] = ()
     no_tpu_layout: str = ""
     host_row_blocks: Optional[dict] = None
+    xla_array_size_bytes: int = 0
 
     def __str__(self) -> str:
         return self.shape
@@ -651,7 +654,7 @@ def info(layout: Any, gen: Optional[str] = None) -> Union[Info, SparseInfo]:
         d["footprint_bytes"], d["padding_elements"], d["padding_fraction"], d["tile_count"],
         d["tpu"], tuple(d["physical_order"]), d["expansion"], d["generation"],
         d.get("default_layout"), tuple(d.get("cheapest", ())), d.get("no_tpu_layout", ""),
-        d["host_row_blocks"])
+        d["host_row_blocks"], d.get("xla_array_size_bytes", 0))
 
 
 def default_layout(shape: Sequence[int], dtype: Any, gen: Optional[str] = None) -> str:
