@@ -59,7 +59,7 @@ func (l Limits) orDefault() Limits {
 // free. An out written as a stream (a device, pipe or /dev/fd/N) takes no disk space;
 // a symlink's is taken where its target lies.
 func (j *Job) checkCapacity(out string, fileBytes, memBytes int64) error {
-	l, n := j.Limits.orDefault(), j.Names
+	l, n := j.Limits.orDefault(), names{}
 	if avail, ok := l.Memory(); ok && memBytes > avail {
 		return n.errf(Output, "cannot hold {Out} in memory: converting needs %s (%d bytes), but only %s (%d bytes) is available",
 			SizeText(memBytes), memBytes, SizeText(avail), avail)

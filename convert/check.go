@@ -52,7 +52,7 @@ func (c *Check) Run() (*CheckResult, error) {
 }
 
 func (c *Check) run() (*CheckResult, error) {
-	var n Names
+	var n names
 	if c.Layout == "" {
 		return nil, n.errf(Setting, "missing {Layout} SHAPE: the shape and layout of {Dump}")
 	}

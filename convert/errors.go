@@ -2,7 +2,6 @@ package convert
 
 import (
 	"errors"
-	"io/fs"
 	"strings"
 
 	"github.com/tpulayout/tpulayout/internal/errtext"
@@ -35,20 +34,15 @@ var Fields = []string{"In", "Out", "To", "From", "DType", "Tensor", "Pad", "View
 type Message struct {
 	format string // fmt's format, in which {Field} stands for a field of Fields
 	args   []any  // fmt's arguments; the errors among them are causes
-	names  Names  // the words of the deprecated Job.Names; zero: the fields' names
 }
 
 // Text is the message with each field named by name and each cause worded by cause;
 // a nil name names a field by itself, a nil cause words it by its Error().
 func (m Message) Text(name func(field string) string, cause func(error) string) string {
-	if name == nil {
-		name = m.names.word
-	}
 	return errtext.Fill(m.format, m.args, isField, name, cause)
 }
 
-// String is the message naming the fields by their names, or the words of the
-// deprecated Job.Names.
+// String is the message naming the fields by their names.
 func (m Message) String() string { return m.Text(nil, nil) }
 
 func isField(s string) bool {
@@ -95,8 +89,8 @@ func KindOf(err error) Kind {
 
 // newError makes an error of kind k from a message format whose {Field}s name the
 // job's parts: Field is the first of them, and Err the first error among args.
-func (n Names) newError(k Kind, format string, args ...any) *Error {
-	e := &Error{Kind: k, Field: errtext.FirstField(format, isField), Msg: Message{format: format, args: args, names: n}}
+func (n names) newError(k Kind, format string, args ...any) *Error {
+	e := &Error{Kind: k, Field: errtext.FirstField(format, isField), Msg: Message{format: format, args: args}}
 	for _, a := range args {
 		if err, ok := a.(error); ok {
 			e.Err = err
@@ -107,19 +101,19 @@ func (n Names) newError(k Kind, format string, args ...any) *Error {
 }
 
 // errf makes an error of kind k (see newError).
-func (n Names) errf(k Kind, format string, args ...any) error {
+func (n names) errf(k Kind, format string, args ...any) error {
 	return n.newError(k, format, args...)
 }
 
 // pathErrf is errf for an error about the file path.
-func (n Names) pathErrf(k Kind, path, format string, args ...any) error {
+func (n names) pathErrf(k Kind, path, format string, args ...any) error {
 	e := n.newError(k, format, args...)
 	e.Path = path
 	return e
 }
 
 // wrapf is errf keeping err's kind (Input when it has none) and field.
-func (n Names) wrapf(err error, format string, args ...any) error {
+func (n names) wrapf(err error, format string, args ...any) error {
 	e := n.newError(KindOf(err), format, args...)
 	var inner *Error
 	if errors.As(err, &inner) {
@@ -130,8 +124,8 @@ func (n Names) wrapf(err error, format string, args ...any) error {
 }
 
 // message is a note's sentence (see errf).
-func (n Names) message(format string, args ...any) Message {
-	return Message{format: format, args: args, names: n}
+func (n names) message(format string, args ...any) Message {
+	return Message{format: format, args: args}
 }
 
 // textMessage is a sentence of finished text, whose {Field}s name fields.
@@ -141,64 +135,16 @@ func textMessage(s string) Message {
 
 // usagef makes a Setting error (see newError).
 func usagef(format string, args ...any) error {
-	return Names{}.newError(Setting, format, args...)
+	return names{}.newError(Setting, format, args...)
 }
 
 // inputf makes an Input error (see newError).
 func inputf(format string, args ...any) error {
-	return Names{}.newError(Input, format, args...)
+	return names{}.newError(Input, format, args...)
 }
 
-// Names are the words of the deprecated Job.Names, Check.Names and the Names arguments.
-//
-// Deprecated: errors name fields ([Error.Field]); a caller words them with
-// [Message.Text]. Names remain for package sharding until it words its own.
-type Names struct {
-	In, Out                                        string // the files
-	To, From, DType, Tensor, Pad, View, All, Force string // the settings
-	Dump, Ref, Layout, RefShape                    string // a Check's
-}
-
-// FlagNames are tpulayout's words for the fields.
-//
-// Deprecated: the command words errors itself; FlagNames remain for package sharding
-// until it words its own.
-var FlagNames = Names{In: "IN", Out: "OUT", To: "--to", From: "--from", DType: "--dtype",
-	Tensor: "--tensor", Pad: "--pad", View: "--view", All: "--all", Force: "--force",
-	Dump: "DUMP", Ref: "REF", Layout: "--layout", RefShape: "--ref-shape"}
-
-// word is n's word for field, or field itself where n names none.
-func (n Names) word(field string) string {
-	w := map[string]string{"In": n.In, "Out": n.Out, "To": n.To, "From": n.From,
-		"DType": n.DType, "Tensor": n.Tensor, "Pad": n.Pad, "View": n.View, "All": n.All,
-		"Force": n.Force, "Dump": n.Dump, "Ref": n.Ref, "Layout": n.Layout,
-		"RefShape": n.RefShape}[field]
-	if w == "" {
-		return field
-	}
-	return w
-}
-
-// FileErr describes a failed file operation without Go's "open PATH:" prefix.
-//
-// Deprecated: for package sharding until it words its own errors.
-func FileErr(err error) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return CleanErr(err)
-}
-
-// CleanErr words an error as tpulayout prints it.
-//
-// Deprecated: for package sharding until it words its own errors.
-func CleanErr(err error) string {
-	if _, ok := err.(*Error); ok {
-		return errtext.Text(err, nil)
-	}
-	return errtext.Clean(err)
-}
+// names is the receiver of the helpers that make errors and notes.
+type names struct{}
 
 // renamePath is err naming the file old as new, where old is a temporary that
 // becomes new: in its message's text and, through [renamed], in its causes.

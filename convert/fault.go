@@ -14,7 +14,7 @@ import (
 // meanwhile, reading the pages past its new end raises SIGBUS, which would kill the
 // process with its temporary output in place. With panics on faults (relayout's
 // workers hand theirs to the caller) the fault unwinds through the cleanups instead.
-func (n Names) guardMapped(in string, src *buffer.Buffer, convert func() error) (err error) {
+func (n names) guardMapped(in string, src *buffer.Buffer, convert func() error) (err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer func() {
 		r := recover()

@@ -18,7 +18,7 @@ import (
 // into dst. It writes a temporary file in Out's directory and renames it into place, so
 // that a failure leaves Out as it was. It returns the bytes written.
 func (j *Job) writeArray(hdr []byte, dst layout.Shape, src *buffer.Buffer, opts []relayout.Option, prog Progress) (n int64, err error) {
-	out, names, l := j.Out, j.Names, j.Limits.orDefault()
+	out, names, l := j.Out, names{}, j.Limits.orDefault()
 	prog = orNone(prog)
 	dstIx, err := layout.Compile(dst)
 	if err != nil {
@@ -75,7 +75,7 @@ func (j *Job) writeArray(hdr []byte, dst layout.Shape, src *buffer.Buffer, opts 
 }
 
 // writeImage writes the header and then the device image (whole or band by band) into f.
-func (n Names) writeImage(ctx context.Context, f ImageWriter, hdr []byte, dst layout.Shape, src *buffer.Buffer, whole *relayout.Plan, b *relayout.Bands, prog Progress, wrap func(error) error) error {
+func (n names) writeImage(ctx context.Context, f ImageWriter, hdr []byte, dst layout.Shape, src *buffer.Buffer, whole *relayout.Plan, b *relayout.Bands, prog Progress, wrap func(error) error) error {
 	if _, err := f.Write(hdr); err != nil {
 		return wrap(err)
 	}
@@ -102,7 +102,7 @@ func (n Names) writeImage(ctx context.Context, f ImageWriter, hdr []byte, dst la
 // hostHeader returns the header of a .npy or .safetensors Out holding one row-major
 // array of shape dst (nothing for a raw Out).
 func (j *Job) hostHeader(kind Format, dst layout.Shape, name string) ([]byte, error) {
-	out, n := j.Out, j.Names
+	out, n := j.Out, names{}
 	var h []byte
 	var err error
 	switch kind {

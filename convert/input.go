@@ -64,13 +64,13 @@ func OpenArray(path string, f Format, shapeText, tensor string, w ArrayWords) (*
 	case NPY:
 		b, err := npy.Read(path)
 		if err != nil {
-			return nil, "", Names{}.pathErrf(Input, path, "cannot read "+what+" %s: %s", path, err)
+			return nil, "", names{}.pathErrf(Input, path, "cannot read "+what+" %s: %s", path, err)
 		}
 		return b, "", nil
 	case Safetensors:
 		sf, err := safetensors.Open(path)
 		if err != nil {
-			return nil, "", Names{}.pathErrf(Input, path, "cannot read "+what+" %s: %s", path, err)
+			return nil, "", names{}.pathErrf(Input, path, "cannot read "+what+" %s: %s", path, err)
 		}
 		if tensor == "" {
 			if len(sf.Tensors) != 1 {

@@ -53,12 +53,8 @@ type Job struct {
 	Stdout   io.Writer     // for Out "-" or /dev/stdout; default os.Stdout
 	Progress Progress      // hears the bytes written; may be nil
 	Note     func(Message) // hears notes (a guessed default, integers read as numbers); may be nil
-	// Names are the words of messages.
-	//
-	// Deprecated: for package sharding; errors name fields, see [Message.Text].
-	Names  Names
-	Limits Limits // memory and disk; zero: the defaults and the system's
-	Temps  Temps  // hears of temporary outputs, to remove them on a signal; may be nil
+	Limits   Limits        // memory and disk; zero: the defaults and the system's
+	Temps    Temps         // hears of temporary outputs, to remove them on a signal; may be nil
 
 	ctx context.Context // RunContext's; nil: never done
 }
@@ -99,7 +95,7 @@ func (j *Job) note(m Message) {
 }
 
 func (j *Job) run() (*Result, error) {
-	n := j.Names
+	n := names{}
 	if err := n.localOnly("{In}", j.In); err != nil {
 		return nil, err
 	}
@@ -145,13 +141,13 @@ func (j *Job) run() (*Result, error) {
 }
 
 func (j *Job) runFile() (*Result, error) {
-	n := j.Names
+	n := names{}
 	in, out := j.In, j.Out
 	if err := n.checkOutName(out); err != nil {
 		return nil, err
 	}
 	inKind, outKind := FormatOf(in), FormatOf(out)
-	padOpt, err := PadOption(j.Pad, n)
+	padOpt, err := PadOption(j.Pad)
 	if err != nil {
 		return nil, err
 	}
@@ -201,7 +197,7 @@ func (j *Job) runFile() (*Result, error) {
 	if note := ViewNote(src.DType(), dst.DType, "{In}", "{View}"); note != "" && j.View == "" {
 		j.note(textMessage(note))
 	}
-	if err := CheckPad(j.Pad, dst.DType, n); err != nil {
+	if err := CheckPad(j.Pad, dst.DType); err != nil {
 		return nil, err
 	}
 	hdr, err := j.hostHeader(outKind, dst, outTensorName(j.Tensor, name))
@@ -232,7 +228,7 @@ func outTensorName(setting, srcName string) string {
 
 // runAll converts every tensor of a safetensors In into the new directory Out.
 func (j *Job) runAll(padOpt relayout.Option) (*Result, error) {
-	n := j.Names
+	n := names{}
 	in, out := j.In, j.Out
 	if j.To == "" {
 		return nil, n.errf(Setting, "{All} needs {To} tpu:GEN or a layout alone such as '{1,0:T(8,128)}'")
@@ -322,13 +318,13 @@ func (j *Job) runAll(padOpt relayout.Option) (*Result, error) {
 // allTargets resolves the layout of every tensor of sf for All, and notes the
 // defaults that are guesses.
 func (j *Job) allTargets(sf *safetensors.File) ([]layout.Shape, error) {
-	n := j.Names
+	n := names{}
 	targets := make([]layout.Shape, len(sf.Tensors))
 	guesses := Guesses{To: j.To}
 	for i, t := range sf.Tensors {
 		dst, err := j.Target(t.BufferShape(), Raw, true)
 		if err == nil {
-			err = CheckPad(j.Pad, dst.DType, n)
+			err = CheckPad(j.Pad, dst.DType)
 		}
 		if err != nil {
 			return nil, n.wrapf(err, "tensor %q: %s", t.Name, err)
@@ -345,7 +341,7 @@ func (j *Job) allTargets(sf *safetensors.File) ([]layout.Shape, error) {
 // writeTensors writes every tensor of sf, relaid out into its target, as a file of the
 // directory tmp that becomes Out, and returns their manifest.
 func (j *Job) writeTensors(sf *safetensors.File, targets []layout.Shape, tmp string, padOpt relayout.Option, prog Progress) (*Manifest, error) {
-	n, in, out := j.Names, j.In, j.Out
+	n, in, out := names{}, j.In, j.Out
 	var total int64
 	for _, t := range targets {
 		if ix, err := layout.Compile(t); err == nil {

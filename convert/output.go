@@ -94,7 +94,7 @@ func (j *Job) stdout() io.Writer {
 // temporary file: renaming over them would replace the device, or /dev/stdout's link,
 // with a file. close releases what openStream opened.
 func (j *Job) openStream() (w io.Writer, close func() error, ok bool, err error) {
-	out, n := j.Out, j.Names
+	out, n := j.Out, names{}
 	none := func() error { return nil }
 	switch fd := namedFD(out); {
 	case fd == 1:
@@ -125,7 +125,7 @@ func (j *Job) openStream() (w io.Writer, close func() error, ok bool, err error)
 // leaves that file as it was and nothing beside it. write's own errors are returned as
 // they are; the others are the file system's, unworded.
 func (j *Job) WriteOutput(write func(w ImageWriter) error) error {
-	out, n := j.Out, j.Names
+	out, n := j.Out, names{}
 	if err := n.localOnly("{Out}", out); err != nil {
 		return err
 	}
@@ -164,7 +164,7 @@ func (j *Job) WriteOutput(write func(w ImageWriter) error) error {
 }
 
 // checkOutName fails before any work when Out cannot be written at all: an empty name.
-func (n Names) checkOutName(out string) error {
+func (n names) checkOutName(out string) error {
 	if out == "" {
 		return n.errf(Setting, "{Out} is empty: name a file, or - for standard output")
 	}
@@ -180,7 +180,7 @@ func bucketURL(name string) bool {
 // localOnly refuses a bucket URL given as what (words as in errf: "{In}") where only
 // local files and streams are taken: buckets are read and written by the sharded
 // conversion alone (package sharding; the command's --mesh).
-func (n Names) localOnly(what, name string) error {
+func (n names) localOnly(what, name string) error {
 	if !bucketURL(name) {
 		return nil
 	}
@@ -188,11 +188,11 @@ func (n Names) localOnly(what, name string) error {
 }
 
 // CheckOutName fails when out cannot be written at all: an empty name.
-func (j *Job) CheckOutName() error { return j.Names.checkOutName(j.Out) }
+func (j *Job) CheckOutName() error { return names{}.checkOutName(j.Out) }
 
 // checkOut fails early when Out cannot be a file we replace: a directory, or In itself.
 func (j *Job) checkOut(in string) error {
-	out, n := j.Out, j.Names
+	out, n := j.Out, names{}
 	if IsStream(out) {
 		return nil // written in place (see openStream)
 	}
@@ -213,7 +213,7 @@ func (j *Job) checkOut(in string) error {
 // which checkReplace then vets), before any work, and returns the path to create it
 // at: Out's symlink target if it is a link.
 func (j *Job) allTarget() (string, error) {
-	out, n := j.Out, j.Names
+	out, n := j.Out, names{}
 	if err := n.checkOutName(out); err != nil {
 		return "", err
 	}

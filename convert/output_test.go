@@ -66,7 +66,7 @@ func TestCheckOutName(t *testing.T) {
 		err := c.job.CheckOutName()
 		var e *convert.Error
 		if !errors.As(err, &e) || e.Kind != convert.Setting || e.Field != "Out" || e.Error() != c.want {
-			t.Errorf("%+v: %v; want a usage error %q", c.job.Names, err, c.want)
+			t.Errorf("%+v: %v; want a usage error %q", c.job, err, c.want)
 		}
 	}
 	if err := (&convert.Job{Out: "x.bin"}).CheckOutName(); err != nil {

@@ -45,9 +45,9 @@ type Entry struct {
 // list. An All manifest from before the format key (source, to and tensors, nothing
 // else) counts as ours. The error, a phrase after the directory's name, names the
 // first foreign entry.
-func CheckOwned(dir string) error { return Names{}.checkOwned(dir) }
+func CheckOwned(dir string) error { return names{}.checkOwned(dir) }
 
-func (n Names) checkOwned(dir string) error {
+func (n names) checkOwned(dir string) error {
 	mp := filepath.Join(dir, "manifest.json")
 	st, err := os.Lstat(mp)
 	if err != nil || !st.Mode().IsRegular() {

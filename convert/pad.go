@@ -16,9 +16,8 @@ import (
 // Out's element type holds exactly.
 
 // PadOption reads a Pad setting as the relayout option it asks for. Errors are about
-// the field Pad (n is deprecated: the words of package sharding's messages; give the
-// zero Names).
-func PadOption(s string, n Names) (relayout.Option, error) {
+// the field Pad.
+func PadOption(s string) (relayout.Option, error) {
 	switch strings.ToLower(s) {
 	case "", "zero", "zeros":
 		return relayout.WithPadZero(), nil
@@ -27,10 +26,10 @@ func PadOption(s string, n Names) (relayout.Option, error) {
 	}
 	v, err := strconv.ParseFloat(s, 64)
 	if errors.Is(err, strconv.ErrRange) {
-		return nil, n.errf(Setting, "{Pad} %s is outside float64's range, the widest there is", s)
+		return nil, names{}.errf(Setting, "{Pad} %s is outside float64's range, the widest there is", s)
 	}
 	if err != nil {
-		return nil, n.errf(Setting, "bad {Pad} %q: want zero, leave or a number", s)
+		return nil, names{}.errf(Setting, "bad {Pad} %q: want zero, leave or a number", s)
 	}
 	return relayout.WithPadValue(v), nil
 }
@@ -39,7 +38,7 @@ func PadOption(s string, n Names) (relayout.Option, error) {
 // pad is converted like an element (saturating, truncating, rounding), so a value
 // outside dt's range or between its values would be written as another one unsaid.
 // It travels to relayout as a float64, so it must be exact in float64 first.
-func CheckPad(text string, dt layout.DType, n Names) error {
+func CheckPad(text string, dt layout.DType) error {
 	switch strings.ToLower(text) {
 	case "", "zero", "zeros", "leave":
 		return nil
@@ -55,55 +54,55 @@ func CheckPad(text string, dt layout.DType, n Names) error {
 			exact = new(big.Rat).SetFloat64(v)
 		}
 	}
-	return checkPad(text, v, exact, dt, n)
+	return checkPad(text, v, exact, dt)
 }
 
 // CheckPadValue is CheckPad for a pad given as a float64 (an API's number, not text):
 // v must be exactly a value of dt. Messages print v shortest, and whole numbers below
 // 1e21 exactly.
-func CheckPadValue(v float64, dt layout.DType, n Names) error {
+func CheckPadValue(v float64, dt layout.DType) error {
 	var exact *big.Rat
 	if !math.IsNaN(v) && !math.IsInf(v, 0) {
 		exact = new(big.Rat).SetFloat64(v)
 	}
-	return checkPad(numText(v), v, exact, dt, n)
+	return checkPad(numText(v), v, exact, dt)
 }
 
 // checkPad checks the pad v, which text gave and which is exactly the number exact
 // (nil for NaN and infinities).
-func checkPad(text string, v float64, exact *big.Rat, dt layout.DType, n Names) error {
+func checkPad(text string, v float64, exact *big.Rat, dt layout.DType) error {
 	if !buffer.CanConvert(dt, layout.F64) {
-		return n.errf(Setting, "{Pad} %s: %s padding can only be zero or leave", text, dt)
+		return names{}.errf(Setting, "{Pad} %s: %s padding can only be zero or leave", text, dt)
 	}
 	finite := exact != nil
 	if dt == layout.Pred || dt.IsInteger() {
 		lo, hi, _ := dt.IntRange()
 		switch {
 		case exact == nil || !exact.IsInt():
-			return n.errf(Setting, "{Pad} %s is not a whole number in %s's range %s to %s", text, dt, lo, hi)
+			return names{}.errf(Setting, "{Pad} %s is not a whole number in %s's range %s to %s", text, dt, lo, hi)
 		case exact.Num().Cmp(lo) < 0 || exact.Num().Cmp(hi) > 0:
-			return n.errf(Setting, "{Pad} %s is outside %s's range %s to %s", text, dt, lo, hi)
+			return names{}.errf(Setting, "{Pad} %s is outside %s's range %s to %s", text, dt, lo, hi)
 		case exact.Cmp(new(big.Rat).SetFloat64(v)) != 0:
-			return n.errf(Setting, "{Pad} %s cannot be written exactly: the pad travels as a float64, which holds %s", text, numText(v))
+			return names{}.errf(Setting, "{Pad} %s cannot be written exactly: the pad travels as a float64, which holds %s", text, numText(v))
 		}
 		return nil
 	}
 	if lo, hi := floatRange(dt); finite && (v < lo || v > hi) {
-		return n.errf(Setting, "{Pad} %s is outside %s's range %s to %s", text, dt, numText(lo), numText(hi))
+		return names{}.errf(Setting, "{Pad} %s is outside %s's range %s to %s", text, dt, numText(lo), numText(hi))
 	}
 	back := math.Float64frombits(buffer.ConvertElement(layout.F64, dt, buffer.ConvertElement(dt, layout.F64, math.Float64bits(v))))
 	if !finite {
 		if math.IsNaN(v) && math.IsNaN(back) || back == v {
 			return nil
 		}
-		return n.errf(Setting, "{Pad} %s: %s has no %s (it would hold %s)", text, dt, strings.TrimPrefix(numText(v), "+"), numText(back))
+		return names{}.errf(Setting, "{Pad} %s: %s has no %s (it would hold %s)", text, dt, strings.TrimPrefix(numText(v), "+"), numText(back))
 	}
 	if exact.Cmp(new(big.Rat).SetFloat64(v)) != 0 || back != v || math.Signbit(back) != math.Signbit(v) {
 		held := numText(back)
 		if r, _ := new(big.Rat).SetString(held); r.Cmp(new(big.Rat).SetFloat64(back)) != 0 {
 			held = strconv.FormatFloat(back, 'g', 30, 64) // the shortest form is the text again
 		}
-		return n.errf(Setting, "{Pad} %s is not exact in %s, which would hold %s", text, dt, held)
+		return names{}.errf(Setting, "{Pad} %s is not exact in %s, which would hold %s", text, dt, held)
 	}
 	return nil
 }

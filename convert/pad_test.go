@@ -26,7 +26,7 @@ func TestCheckPad(t *testing.T) {
 		{"u8", "255", ""}, {"s4", "-8", ""}, {"bf16", "0.10009765625", ""}, {"f32", "-0", ""}, {"f32", "leave", ""}, {"f32", "", ""},
 	} {
 		dt, _ := layout.DTypeByName(c.dt)
-		err := CheckPad(c.pad, dt, Names{})
+		err := CheckPad(c.pad, dt)
 		if c.want == "" {
 			if err != nil {
 				t.Errorf("%s Pad %q: %v", c.dt, c.pad, err)
@@ -38,7 +38,7 @@ func TestCheckPad(t *testing.T) {
 		}
 	}
 	for pad, want := range map[string]string{"abc": `bad Pad "abc": want zero, leave or a number`, "1e400": "Pad 1e400 is outside float64's range"} {
-		if _, err := PadOption(pad, Names{}); err == nil || KindOf(err) != Setting || !strings.Contains(err.Error(), want) {
+		if _, err := PadOption(pad); err == nil || KindOf(err) != Setting || !strings.Contains(err.Error(), want) {
 			t.Errorf("PadOption(%q): %v", pad, err)
 		}
 	}
@@ -54,13 +54,13 @@ func TestCheckPadValue(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, got := CheckPad(text, dt, Names{}), CheckPadValue(v, dt, Names{})
+			want, got := CheckPad(text, dt), CheckPadValue(v, dt)
 			if (want == nil) != (got == nil) || want != nil && want.Error() != got.Error() {
 				t.Errorf("%s %s: CheckPad %v, CheckPadValue %v", dt, text, want, got)
 			}
 		}
 	}
-	if err := CheckPadValue(0.1, layout.F64, Names{}); err != nil { // 0.1 as text is not a float64; as a float64 it is one
+	if err := CheckPadValue(0.1, layout.F64); err != nil { // 0.1 as text is not a float64; as a float64 it is one
 		t.Errorf("0.1 in f64: %v", err)
 	}
 }

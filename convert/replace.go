@@ -25,7 +25,7 @@ var (
 // output of All converting in: out is missing, or a directory (not a symbolic link)
 // that is empty or that an earlier All wrote (CheckOwned: our manifest, listing
 // everything there), and in does not lie inside it.
-func (n Names) checkReplace(out, in string) error {
+func (n names) checkReplace(out, in string) error {
 	st, err := os.Lstat(out)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -82,7 +82,7 @@ func (j *Job) place(tmp, out string) error {
 
 // replaceDir is ReplaceDir for All: the old tree must be one All wrote.
 func (j *Job) replaceDir(tmp, out string) error {
-	return replaceDir(tmp, out, "{Out}", j.Names.checkOwned, j.note, j.temps())
+	return replaceDir(tmp, out, "{Out}", names{}.checkOwned, j.note, j.temps())
 }
 
 // ReplaceDir puts the finished directory tmp in place of the directory out and removes
@@ -147,10 +147,10 @@ func removeOld(old, out, what string, owned func(string) error, note func(Messag
 		return
 	}
 	if err := owned(old); err != nil {
-		note(Names{}.message("note: "+what+" %s is replaced; the old tree, left at %s, %s", out, old, err))
+		note(names{}.message("note: "+what+" %s is replaced; the old tree, left at %s, %s", out, old, err))
 		return
 	}
 	if err := os.RemoveAll(old); err != nil {
-		note(Names{}.message("note: "+what+" %s is replaced, but the old tree could not be removed from %s: %s", out, old, err))
+		note(names{}.message("note: "+what+" %s is replaced, but the old tree could not be removed from %s: %s", out, old, err))
 	}
 }

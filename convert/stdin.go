@@ -23,7 +23,7 @@ const StdinName = "- (standard input)"
 // spool copies r, the stream named name (as messages name it), into a temporary file
 // and returns its path and a function that removes it. ext is the extension of the
 // copy, or "" for the one r's first bytes call for.
-func (n Names) spool(r io.Reader, name, ext string) (path string, cleanup func(), err error) {
+func (n names) spool(r io.Reader, name, ext string) (path string, cleanup func(), err error) {
 	head := make([]byte, 9)
 	k, err := io.ReadFull(r, head)
 	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {

@@ -23,7 +23,7 @@ import (
 // only, and a raw Out needs a To. floatOnly applies DType to floating-point sources
 // only (for All).
 func (j *Job) Target(src layout.Shape, out Format, floatOnly bool) (layout.Shape, error) {
-	n := j.Names
+	n := names{}
 	to, dtypeText := j.To, j.DType
 	dt := src.DType
 	if dtypeText != "" {

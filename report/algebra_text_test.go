@@ -67,9 +67,6 @@ func TestSettingErrorWords(t *testing.T) {
 	if want := "Words: " + se.Err.Error(); err.Error() != want {
 		t.Errorf("%q, want %q", err.Error(), want)
 	}
-	if report.ErrorText(errors.New("layout: bad: tpu: worse")) != "bad: worse" {
-		t.Errorf("ErrorText keeps the prefixes")
-	}
 }
 
 // An explanation as text, as `tpulayout explain` prints it.

@@ -5,14 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/tpulayout/tpulayout/internal/errtext"
 	"github.com/tpulayout/tpulayout/layout"
 )
-
-// ErrorText prints an error of the library packages without their package prefixes.
-//
-// Deprecated: for package sharding until it words its own errors.
-func ErrorText(err error) string { return errtext.Clean(err) }
 
 // Plural prints n and the noun, adding "s" unless n is 1: "1 tensor", "3 tensors".
 func Plural(n int64, noun string) string {

@@ -167,7 +167,7 @@ func NewConversion(o ConvertOptions) (*Conversion, error) {
 	if err != nil {
 		return nil, err
 	}
-	padOpt, err := convert.PadOption(o.Pad, convert.Names{})
+	padOpt, err := convert.PadOption(o.Pad)
 	if err != nil {
 		return nil, &ConvertError{Setting: true, Field: "Pad", Err: err}
 	}
@@ -177,7 +177,7 @@ func NewConversion(o ConvertOptions) (*Conversion, error) {
 		target = func(_ safetensors.TensorInfo, shard layout.Shape) (layout.Shape, error) {
 			dst, err := ResolveTarget(o.To, o.DType, shard, whole)
 			if err == nil { // as convert's: a pad the images' type does not hold is refused
-				err = convert.CheckPad(o.Pad, dst.DType, convert.Names{})
+				err = convert.CheckPad(o.Pad, dst.DType)
 			}
 			return dst, err
 		}

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/tpulayout/tpulayout/internal/errtext"
-	"github.com/tpulayout/tpulayout/report"
 )
 
 // ConvertError is a sharded conversion (or a placement, a verify, a gather) that
@@ -141,7 +140,7 @@ func (e *TensorError) Words(name func(field string) string, _ func(error) string
 // stripPrefixes drops the library packages' "NAME: " prefixes where a message or a
 // wrapped one starts.
 func stripPrefixes(s string) string {
-	return strings.ReplaceAll(report.ErrorText(errors.New(s)), "sharding: ", "")
+	return strings.ReplaceAll(errtext.Clean(errors.New(s)), "sharding: ", "")
 }
 
 // usage is a Setting error; format's first {Field} is its Field.

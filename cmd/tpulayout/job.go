@@ -37,5 +37,5 @@ func padOption(s string) (relayout.Option, error) {
 	if s == "" {
 		return nil, usagef("bad --pad \"\": want zero, leave or a number")
 	}
-	return convert.PadOption(s, convert.Names{})
+	return convert.PadOption(s)
 }

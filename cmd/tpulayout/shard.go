@@ -148,9 +148,14 @@ func shardErr(err error) error {
 	return errors.New(errtext.Within(err, sharding.ErrorText(err, flagWord), flagWord))
 }
 
-// libErr prints an error of the library packages without their prefixes.
+// libErr prints an error of the library packages without their prefixes: a job's
+// naming its fields by their own names.
 func libErr(err error) string {
-	return errtext.Within(err, strings.ReplaceAll(convert.CleanErr(err), "sharding: ", ""), flagWord)
+	text := errtext.Clean(err)
+	if je, ok := err.(*convert.Error); ok {
+		text = errtext.Text(je, nil)
+	}
+	return errtext.Within(err, strings.ReplaceAll(text, "sharding: ", ""), flagWord)
 }
 
 // readRulesStdin reads --rules - from standard input, at most sharding.MaxRulesBytes.

@@ -113,7 +113,7 @@ func newPlan(dst, src string, workers int, pad string, padValue float64) (*relay
 // converted like an element (saturated, truncated, rounded) and written as another
 // number unsaid, as the CLI's --pad refuses too (convert.CheckPadValue).
 func checkPadValue(v float64, dt layout.DType) error {
-	if err := convert.CheckPadValue(v, dt, convert.Names{}); err != nil {
+	if err := convert.CheckPadValue(v, dt); err != nil {
 		return pyError{err}
 	}
 	return nil
