@@ -38,6 +38,9 @@ type Outdir struct {
 	Dir  string // where the images are files: Name, or "" for a bucket
 	// Progress, when set, hears how far Verify and GatherTo (GatherFile) have got.
 	Progress Progress
+	// Temps, when set, hears of the temporary file GatherFile writes its file through,
+	// so that a command can remove it on a signal.
+	Temps convert.Temps
 }
 
 // OpenOutdir opens OUTDIR out, reading a bucket's manifest.json up front so that a
@@ -126,7 +129,7 @@ func (o *Outdir) GatherFile(file string, stdout io.Writer) (*manifest.Manifest, 
 	}
 	var m *manifest.Manifest
 	var inner error
-	j := convert.Job{Out: file, Stdout: stdout}
+	j := convert.Job{Out: file, Stdout: stdout, Temps: o.Temps}
 	err := j.WriteOutput(func(w convert.ImageWriter) error {
 		m, inner = o.GatherTo(w)
 		return inner

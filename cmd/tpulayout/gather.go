@@ -46,7 +46,7 @@ goes to stderr when it is a terminal, or with --progress.`,
 				return shardErr(err)
 			}
 			prog := newProgress(*progress, "gather")
-			o.Progress = prog
+			o.Progress, o.Temps = prog, runTemps()
 			m, err := o.GatherFile(pos[1], streamOut)
 			prog.Done()
 			if err != nil {
