@@ -49,6 +49,9 @@ func TestClean(t *testing.T) {
 		"layout: bad tile":                                              "bad tile",
 		"x: relayout: y; tpu: z (buffer: w)":                            "x: y; z (w)",
 		"has no TPU vreg layout: fine":                                  "has no TPU vreg layout: fine",
+		"m.txt: hlo: line 1, col 5: bad":                                "m.txt: line 1, col 5: bad",
+		"validate: generation \"v9\": tpu: unknown generation":          "generation \"v9\": unknown generation",
+		"write hlo:MODULE.txt:param=N":                                  "write hlo:MODULE.txt:param=N",
 		`safetensors: unsupported element type: tensor "a": dtype "I4"`: `tensor "a" has dtype "I4", which tpulayout does not support`,
 	} {
 		if got := Clean(errors.New(in)); got != want {
