@@ -2,6 +2,7 @@ package convert
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -65,4 +66,17 @@ func listing(t *testing.T, m *hlo.Module) string {
 		t.Fatal(err)
 	}
 	return b.String() + string(j)
+}
+
+// TestModuleSyntaxErrorIsCause: a module that does not parse is an Input *Error whose
+// cause is hlo's *SyntaxError, with its fields, which the caller words.
+func TestModuleSyntaxErrorIsCause(t *testing.T) {
+	_, err := ReadModuleFrom(strings.NewReader("HloModule m\n\nENTRY e {\n  p = f32[2 parameter(0)\n}\n"), "m.txt")
+	var se *hlo.SyntaxError
+	if KindOf(err) != Input || !errors.As(err, &se) || se.Line == 0 {
+		t.Fatalf("%v: want an Input error caused by an hlo.SyntaxError", err)
+	}
+	if got := err.Error(); !strings.HasPrefix(got, "m.txt: hlo: line ") {
+		t.Errorf("Error() %q, want hlo's error, prefix and all, after the name", got)
+	}
 }
