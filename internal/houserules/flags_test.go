@@ -12,17 +12,10 @@ import (
 // "--block has 3 entries".
 var flagLiteral = regexp.MustCompile(`^--[A-Za-z]`)
 
-// filesNamingFlags are the files outside cmd/ and python/ whose strings still start with
-// a flag, being rewritten so that their package returns typed errors with fields that
-// the command maps to flags. The list only shrinks: take a file off when it is done,
-// and add none.
-var filesNamingFlags = map[string]bool{}
-
 // TestNoFlagLiterals fails for each string literal that starts with a command-line flag
 // in a Go file outside cmd/ and python/: a library speaks Go (an error's fields name
 // what is wrong), and only the command and the Python binding speak flags.
 func TestNoFlagLiterals(t *testing.T) {
-	found := map[string]bool{}
 	for _, f := range moduleSource(t) {
 		if underAny(f.path, "cmd", "python") {
 			continue
@@ -36,13 +29,9 @@ func TestNoFlagLiterals(t *testing.T) {
 			if err != nil || !flagLiteral.MatchString(s) {
 				return true
 			}
-			found[f.path] = true
-			if !filesNamingFlags[f.path] {
-				t.Errorf("%s:%d: %s names a command-line flag: return a typed error whose fields say what is wrong, and let cmd/ name the flag",
-					f.path, fset.Position(lit.Pos()).Line, lit.Value)
-			}
+			t.Errorf("%s:%d: %s names a command-line flag: return a typed error whose fields say what is wrong, and let cmd/ name the flag",
+				f.path, fset.Position(lit.Pos()).Line, lit.Value)
 			return true
 		})
 	}
-	checkAllowlist(t, "filesNamingFlags", filesNamingFlags, found)
 }

@@ -9,15 +9,9 @@ import (
 // maxFuncLines bounds a function from its func keyword to its closing brace.
 const maxFuncLines = 100
 
-// longFuncsBeingSplit are the functions over maxFuncLines that other work in progress
-// is shortening; each is "path:Name" or "path:Recv.Name". The list only shrinks: take an
-// entry off when its function is split, and add none.
-var longFuncsBeingSplit = map[string]bool{}
-
 // TestFunctionLength fails for each function of the module longer than maxFuncLines,
 // but for the SIMD kernels of package simd, long for speed, and their generator.
 func TestFunctionLength(t *testing.T) {
-	found := map[string]bool{}
 	for _, f := range moduleSource(t) {
 		if underAny(f.path, "simd") {
 			continue
@@ -32,15 +26,10 @@ func TestFunctionLength(t *testing.T) {
 			if n <= maxFuncLines {
 				continue
 			}
-			key := f.path + ":" + funcName(fn)
-			found[key] = true
-			if !longFuncsBeingSplit[key] {
-				t.Errorf("%s:%d: %s is %d lines, over %d: split it into steps named for what they do",
-					f.path, start.Line, funcName(fn), n, maxFuncLines)
-			}
+			t.Errorf("%s:%d: %s is %d lines, over %d: split it into steps named for what they do",
+				f.path, start.Line, funcName(fn), n, maxFuncLines)
 		}
 	}
-	checkAllowlist(t, "longFuncsBeingSplit", longFuncsBeingSplit, found)
 }
 
 // funcName is Name for a function and Recv.Name for a method (Recv without its '*' and

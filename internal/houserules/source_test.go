@@ -6,7 +6,6 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -103,15 +102,4 @@ func moduleRoot() (string, error) {
 // underAny reports whether the slash-separated path p lies in one of the folders dirs.
 func underAny(p string, dirs ...string) bool {
 	return slices.ContainsFunc(dirs, func(d string) bool { return strings.HasPrefix(p, d+"/") })
-}
-
-// checkAllowlist reports the entries of allow that found names no longer: each marks a
-// place fixed since, to be taken off the list so that it cannot break the rule again.
-func checkAllowlist(t *testing.T, list string, allow map[string]bool, found map[string]bool) {
-	t.Helper()
-	for _, k := range slices.Sorted(maps.Keys(allow)) {
-		if !found[k] {
-			t.Errorf("%s: %s no longer breaks the rule (fixed, renamed or gone): take it off the list", list, k)
-		}
-	}
 }
