@@ -9,13 +9,7 @@ func compactArrays(b []byte) []byte {
 	for i := 0; i < len(b); i++ {
 		c := b[i]
 		if c == '"' {
-			j := i + 1
-			for j < len(b) && b[j] != '"' {
-				if b[j] == '\\' {
-					j++
-				}
-				j++
-			}
+			j := skipString(b, i)
 			out.Write(b[i : j+1])
 			i = j
 			continue
