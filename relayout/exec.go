@@ -15,7 +15,7 @@ const maxDims = 64
 // destination elements for the per-element path), split over workers, with the
 // destination's padding.
 func (p *Plan) run(dst, src []byte, part func(dst, src []byte, lo, hi int64), total int64) {
-	w := workersFor(int64(p.opts.workers), p.src.FootprintBytes()+p.dst.FootprintBytes(), total)
+	w := p.opts.split.workersFor(int64(p.opts.workers), p.src.FootprintBytes()+p.dst.FootprintBytes(), total)
 	if p.dbits%8 != 0 {
 		w = 1 // sub-byte elements of two workers could share a byte
 	}
