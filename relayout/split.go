@@ -161,7 +161,8 @@ const minRepeats = 8
 // from there that divide them exactly, or as many as there can be, each part an outer
 // iteration of minRepeats repeats or more (one or more for copy kernels). The repeats then reach exactly as far as
 // before, so the edge checks see the same blocks.
-func (p *Plan) splitRepeats(k *kernel, want int64) {
+func (p *Plan) splitRepeats(kern kernel, want int64) {
+	k := kern.base()
 	chunks := int64(1)
 	for _, l := range p.outer {
 		chunks *= l.size
@@ -170,7 +171,7 @@ func (p *Plan) splitRepeats(k *kernel, want int64) {
 		return
 	}
 	least := int64(minRepeats)
-	if k.kind == kCopy {
+	if kern.kind() == kCopy {
 		least = 1
 	}
 	need, d := layout.CeilDiv(want, chunks), int64(1)

@@ -37,7 +37,7 @@ func TestStores(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, ok := p.exec.(*loopNest); ok && p.kern.kind != kElem && s != StoresAuto && p.stream != (s == StoresStream) {
+			if _, ok := p.exec.(*loopNest); ok && kindOf(p) != "elementwise" && s != StoresAuto && p.stream != (s == StoresStream) {
 				t.Errorf("%s, stores %s: streams %v", p, s, p.stream)
 			}
 		}
