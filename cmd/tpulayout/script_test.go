@@ -20,6 +20,9 @@ import (
 	"github.com/tpulayout/tpulayout/internal/testfiles"
 )
 
+// fixtures holds arrays NumPy made and their device images (testdata/gen_fixtures.py).
+const fixtures = "testdata/convert/"
+
 // TestScript runs the scenarios in testdata/script, one per file, in the way of
 // cmd/go's script tests (github.com/rogpeppe/go-internal/testscript). Each runs in its
 // own directory, where $TESTDATA is the repository's testdata and $FIXTURES this
@@ -278,8 +281,9 @@ func scriptLs(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: ls DIR")
 	}
+	w := ts.Stdout() // an empty directory empties stdout too
 	for _, n := range testfiles.DirNames(scriptT{ts: ts}, ts.MkAbs(args[0])) {
-		fmt.Fprintln(ts.Stdout(), n)
+		fmt.Fprintln(w, n)
 	}
 }
 
