@@ -54,7 +54,9 @@ func TestJobLayouts(t *testing.T) {
 		if _, err := (&Job{In: in, Out: banded, To: c.device, Limits: Limits{BandBytes: 1}}).Run(); err != nil {
 			t.Fatal(err)
 		}
-		if a, b := readBytes(t, whole), readBytes(t, banded); !bytes.Equal(a, b) {
+		a, errA := os.ReadFile(whole)
+		b, errB := os.ReadFile(banded)
+		if errA != nil || errB != nil || !bytes.Equal(a, b) {
 			t.Errorf("%s ← %s: the bands differ from the whole", c.device, c.host)
 		}
 		back := filepath.Join(dir, "back.npy")
@@ -69,15 +71,6 @@ func TestJobLayouts(t *testing.T) {
 			t.Errorf("%s → %s → host: %v %+v", c.host, c.device, err, r)
 		}
 	}
-}
-
-func readBytes(t *testing.T, path string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 // checkPaddingZero fails the test unless every padding element of the image in path,
