@@ -41,8 +41,7 @@ func TestTruncatedSourceIsAnError(t *testing.T) {
 		}
 	}
 	_, err = convertDir(ckpt, out, jobOptions{Mesh: mesh, To: "f32", Written: truncate,
-		SpecFor: func(string) (placement.Spec, error) { return spec, nil },
-		Target:  func(_ safetensors.TensorInfo, s layout.Shape) (layout.Shape, error) { return s, nil }})
+		SpecFor: specAll(spec), Target: asIs})
 	if !errors.Is(err, buffer.ErrFault) {
 		t.Fatalf("ConvertDir of a truncated source: %v, want a memory-fault error", err)
 	}
