@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"testing"
+
+	"github.com/tpulayout/tpulayout/internal/testenv"
 )
 
 // Lengths around vector widths, unroll factors and tile sizes.
@@ -62,17 +64,6 @@ func (g *guarded) checkGuards(t testing.TB, what string) {
 			t.Fatalf("%s: guard byte at %d (view [%d,%d)) overwritten: %#x", what, i, s, s+g.n, c)
 		}
 	}
-}
-
-// mustPanic fails t unless f panics.
-func mustPanic(t *testing.T, name string, f func()) {
-	t.Helper()
-	defer func() {
-		if recover() == nil {
-			t.Errorf("%s did not panic", name)
-		}
-	}()
-	f()
 }
 
 // checkDst fills two guarded destinations of len(fill) bytes at offset off with
@@ -464,17 +455,17 @@ func TestPrefetch(t *testing.T) {
 func TestPanics(t *testing.T) {
 	for _, k := range Available() {
 		b := make([]byte, 100)
-		mustPanic(t, k.Name+" Interleave16 short dst", func() { k.one.pack2[Bits16][Bits16](b[:99], b, b, 25) })
-		mustPanic(t, k.Name+" Interleave16 short src", func() { k.one.pack2[Bits16][Bits16](b, b[:49], b, 25) })
-		mustPanic(t, k.Name+" Copy short dst", func() { k.Copy(b[:10], b[:20]) })
-		mustPanic(t, k.Name+" F32ToBF16 negative", func() { k.one.conv[F32][BF16](b, b, -1) })
-		mustPanic(t, k.Name+" F32ToBF16Interleave huge n", func() { k.one.pack2[F32][BF16](b[:64], b[:64], b[:64], wraps4) })
-		mustPanic(t, k.Name+" Fill pattern 3", func() { k.Fill(b[:99], b[:3]) })
-		mustPanic(t, k.Name+" Fill not multiple", func() { k.Fill(b[:99], b[:2]) })
-		mustPanic(t, k.Name+" Transpose32 short src", func() { k.Transpose(4, Ordinary)(make([]byte, 4096), 64, b, 40, 3, 10) })
-		mustPanic(t, k.Name+" Transpose32 short dst", func() { k.Transpose(4, Ordinary)(b, 12, make([]byte, 4096), 40, 10, 10) })
+		testenv.MustPanic(t, k.Name+" Interleave16 short dst", func() { k.one.pack2[Bits16][Bits16](b[:99], b, b, 25) })
+		testenv.MustPanic(t, k.Name+" Interleave16 short src", func() { k.one.pack2[Bits16][Bits16](b, b[:49], b, 25) })
+		testenv.MustPanic(t, k.Name+" Copy short dst", func() { k.Copy(b[:10], b[:20]) })
+		testenv.MustPanic(t, k.Name+" F32ToBF16 negative", func() { k.one.conv[F32][BF16](b, b, -1) })
+		testenv.MustPanic(t, k.Name+" F32ToBF16Interleave huge n", func() { k.one.pack2[F32][BF16](b[:64], b[:64], b[:64], wraps4) })
+		testenv.MustPanic(t, k.Name+" Fill pattern 3", func() { k.Fill(b[:99], b[:3]) })
+		testenv.MustPanic(t, k.Name+" Fill not multiple", func() { k.Fill(b[:99], b[:2]) })
+		testenv.MustPanic(t, k.Name+" Transpose32 short src", func() { k.Transpose(4, Ordinary)(make([]byte, 4096), 64, b, 40, 3, 10) })
+		testenv.MustPanic(t, k.Name+" Transpose32 short dst", func() { k.Transpose(4, Ordinary)(b, 12, make([]byte, 4096), 40, 10, 10) })
 		big := make([]byte, 1<<14)
-		mustPanic(t, k.Name+" Transpose16 short dst", func() { k.Transpose(2, Ordinary)(big[:2000], 64, big, 64, 32, 32) })
+		testenv.MustPanic(t, k.Name+" Transpose16 short dst", func() { k.Transpose(2, Ordinary)(big[:2000], 64, big, 64, 32, 32) })
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/tpulayout/tpulayout/internal/testenv"
 )
 
 // refTiles is Transpose32Tiles element by element, from its formula.
@@ -113,19 +115,19 @@ func TestTranspose32TilesBounds(t *testing.T) {
 	for _, k := range Available() {
 		src := make([]byte, 32*64)
 		// 32×16 into groups of 8: the last group's last row ends at 4096+7*128+128.
-		mustPanic(t, k.Name+" Transpose32Tiles short dst", func() {
+		testenv.MustPanic(t, k.Name+" Transpose32Tiles short dst", func() {
 			k.Transpose32Tiles(make([]byte, 4096+7*128+127), 128, 4096, 8, src, 64, 32, 16, false)
 		})
-		mustPanic(t, k.Name+" Transpose32Tiles short src", func() {
+		testenv.MustPanic(t, k.Name+" Transpose32Tiles short src", func() {
 			k.Transpose32Tiles(make([]byte, 8192), 128, 4096, 8, src[:31*64+63], 64, 32, 16, false)
 		})
 		k.Transpose32Tiles(make([]byte, 4096+7*128+128), 128, 4096, 8, src, 64, 32, 16, false)
 		// Its inverse: 32 source rows in groups of 8, 16 columns.
 		tiles := make([]byte, 4096*3+7*128+64)
-		mustPanic(t, k.Name+" Transpose32FromTiles short src", func() {
+		testenv.MustPanic(t, k.Name+" Transpose32FromTiles short src", func() {
 			k.Transpose32FromTiles(make([]byte, 15*128+128), 128, tiles[:len(tiles)-1], 128, 4096, 8, 32, 16, false)
 		})
-		mustPanic(t, k.Name+" Transpose32FromTiles short dst", func() {
+		testenv.MustPanic(t, k.Name+" Transpose32FromTiles short dst", func() {
 			k.Transpose32FromTiles(make([]byte, 15*128+127), 128, tiles, 128, 4096, 8, 32, 16, false)
 		})
 		k.Transpose32FromTiles(make([]byte, 15*128+128), 128, tiles, 128, 4096, 8, 32, 16, false)
