@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -48,6 +49,9 @@ import (
 //	replace FILE OLD NEW    replace the first OLD in FILE with NEW (OLD must be there)
 //	poke FILE OFFSET HEX    write the bytes HEX spells into FILE at OFFSET
 //
+// and those of moreScriptCmds (schema, cmpjson, npysafetensors). $TPULAYOUT is the
+// command's path, for "exec $TPULAYOUT ... &" (processes at the same time).
+//
 // go test -update rewrites the expected files of failing "cmp stdout|stderr" lines.
 func TestScript(t *testing.T) {
 	bin, err := os.Executable()
@@ -66,6 +70,25 @@ func TestScript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cmds := map[string]func(*testscript.TestScript, bool, []string){
+		"tpulayout":       func(ts *testscript.TestScript, neg bool, args []string) { runScriptCmd(ts, neg, bin, args) },
+		"status":          scriptStatus,
+		"randnpy":         scriptRandNPY,
+		"rawnpy":          scriptRawNPY,
+		"safetensors":     scriptSafetensors,
+		"truncate":        scriptTruncate,
+		"writehex":        scriptWriteHex,
+		"cmphex":          scriptCmpHex,
+		"cmptree":         scriptCmpTree,
+		"shardckpt":       scriptShardCheckpoint,
+		"randsafetensors": scriptRandSafetensors,
+		"ls":              scriptLs,
+		"cpdir":           scriptCpDir,
+		"tailhex":         scriptTailHex,
+		"replace":         scriptReplace,
+		"poke":            scriptPoke,
+	}
+	maps.Copy(cmds, moreScriptCmds)
 	testscript.Run(t, testscript.Params{
 		Dir:                 filepath.Join("testdata", "script"),
 		UpdateScripts:       *update,
@@ -77,26 +100,10 @@ func TestScript(t *testing.T) {
 			e.Setenv("GOLDEN", golden)
 			e.Setenv("NL", "\n") // a newline inside an argument
 			e.Setenv(runMainEnv, "1")
+			e.Setenv("TPULAYOUT", bin)
 			return nil
 		},
-		Cmds: map[string]func(*testscript.TestScript, bool, []string){
-			"tpulayout":       func(ts *testscript.TestScript, neg bool, args []string) { runScriptCmd(ts, neg, bin, args) },
-			"status":          scriptStatus,
-			"randnpy":         scriptRandNPY,
-			"rawnpy":          scriptRawNPY,
-			"safetensors":     scriptSafetensors,
-			"truncate":        scriptTruncate,
-			"writehex":        scriptWriteHex,
-			"cmphex":          scriptCmpHex,
-			"cmptree":         scriptCmpTree,
-			"shardckpt":       scriptShardCheckpoint,
-			"randsafetensors": scriptRandSafetensors,
-			"ls":              scriptLs,
-			"cpdir":           scriptCpDir,
-			"tailhex":         scriptTailHex,
-			"replace":         scriptReplace,
-			"poke":            scriptPoke,
-		},
+		Cmds: cmds,
 	})
 }
 

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/tpulayout/tpulayout/buffer/npy"
+	"github.com/tpulayout/tpulayout/buffer/safetensors"
+)
+
+// moreScriptCmds are scenario commands beside script_test.go's: JSON checks and a
+// file builder.
+//
+//	schema NAME FILE        FILE ("stdout" for the last command's) is valid under
+//	                        docs/schema/NAME.json; "! schema" expects it refused
+//	cmpjson FILE[#KEY] FILE2[#KEY]
+//	                        the two JSON documents (or the values under their
+//	                        top-level KEY) are equal, whatever their spacing
+//	npysafetensors OUT NAME=FILE.npy...
+//	                        write the arrays of .npy files as tensors of a safetensors file
+var moreScriptCmds = map[string]func(*testscript.TestScript, bool, []string){
+	"schema":         scriptSchema,
+	"cmpjson":        scriptCmpJSON,
+	"npysafetensors": scriptNPYSafetensors,
+}
+
+const schemaBase = "https://github.com/tpulayout/tpulayout/docs/schema/"
+
+// scriptFile reads FILE of a scenario, or "stdout" for the last command's.
+func scriptFile(ts *testscript.TestScript, name string) []byte {
+	if name == "stdout" {
+		return []byte(ts.ReadFile("stdout"))
+	}
+	b, err := os.ReadFile(ts.MkAbs(name))
+	ts.Check(err)
+	return b
+}
+
+// loadSchema compiles docs/schema/NAME.json, with manifest.json, which the sharded
+// conversion's reports refer to, loaded under its $id.
+func loadSchema(name string) (*jsonschema.Schema, error) {
+	c := jsonschema.NewCompiler()
+	files := []string{"manifest"}
+	if name != "manifest" {
+		files = append(files, name)
+	}
+	for _, f := range files {
+		file, err := os.Open(filepath.Join("..", "..", "docs", "schema", f+".json"))
+		if err != nil {
+			return nil, err
+		}
+		doc, err := jsonschema.UnmarshalJSON(file)
+		file.Close()
+		if err != nil {
+			return nil, err
+		}
+		if err := c.AddResource(schemaBase+f+".json", doc); err != nil {
+			return nil, err
+		}
+	}
+	return c.Compile(schemaBase + name + ".json")
+}
+
+// compileShardSchema is loadSchema for a Go test.
+func compileShardSchema(t *testing.T, name string) *jsonschema.Schema {
+	t.Helper()
+	s, err := loadSchema(name)
+	if err != nil {
+		t.Fatalf("schema of %s: %v", name, err)
+	}
+	return s
+}
+
+// checkSchema fails the test unless text is JSON that s accepts.
+func checkSchema(t *testing.T, s *jsonschema.Schema, what, text string) {
+	t.Helper()
+	v, err := jsonschema.UnmarshalJSON(strings.NewReader(text))
+	if err != nil {
+		t.Fatalf("%s: not JSON: %v", what, err)
+	}
+	if err := s.Validate(v); err != nil {
+		t.Errorf("%s does not match its schema: %v\n%s", what, err, text)
+	}
+}
+
+func scriptSchema(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: schema NAME FILE")
+	}
+	s, err := loadSchema(args[0])
+	ts.Check(err)
+	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(scriptFile(ts, args[1])))
+	if err != nil {
+		ts.Fatalf("%s is not JSON: %v", args[1], err)
+	}
+	err = s.Validate(v)
+	if neg && err == nil {
+		ts.Fatalf("docs/schema/%s.json accepts %s", args[0], args[1])
+	}
+	if !neg && err != nil {
+		ts.Fatalf("%s does not match docs/schema/%s.json: %v", args[1], args[0], err)
+	}
+}
+
+func scriptCmpJSON(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: cmpjson FILE[#KEY] FILE2[#KEY]")
+	}
+	var vals [2]string
+	for i, a := range args {
+		name, key, _ := strings.Cut(a, "#")
+		var v any
+		if err := json.Unmarshal(scriptFile(ts, name), &v); err != nil {
+			ts.Fatalf("%s is not JSON: %v", name, err)
+		}
+		if key != "" {
+			m, _ := v.(map[string]any)
+			if _, ok := m[key]; !ok {
+				ts.Fatalf("%s has no key %q", name, key)
+			}
+			v = m[key]
+		}
+		b, err := json.Marshal(v)
+		ts.Check(err)
+		vals[i] = string(b)
+	}
+	if (vals[0] == vals[1]) == neg {
+		ts.Fatalf("%s and %s: %s\n%s", args[0], args[1], vals[0], vals[1])
+	}
+}
+
+func scriptNPYSafetensors(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: npysafetensors OUT NAME=FILE.npy...")
+	}
+	var tensors []safetensors.NamedBuffer
+	for _, a := range args[1:] {
+		name, file, ok := strings.Cut(a, "=")
+		if !ok {
+			ts.Fatalf("npysafetensors: bad tensor %q, want NAME=FILE.npy", a)
+		}
+		b, err := npy.Read(ts.MkAbs(file))
+		ts.Check(err)
+		tensors = append(tensors, safetensors.NamedBuffer{Name: name, Buf: b})
+	}
+	ts.Check(safetensors.Write(ts.MkAbs(args[0]), tensors, nil))
+}
