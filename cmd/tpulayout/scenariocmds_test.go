@@ -20,9 +20,9 @@ import (
 //
 //	schema NAME FILE        FILE ("stdout" for the last command's) is valid under
 //	                        docs/schema/NAME.json; "! schema" expects it refused
-//	cmpjson FILE[#KEY] FILE2[#KEY]
-//	                        the two JSON documents (or the values under their
-//	                        top-level KEY) are equal, whatever their spacing
+//	cmpjson FILE FILE2 [KEY]
+//	                        the JSON documents in FILE (or the value of its
+//	                        top-level KEY) and FILE2 are equal, whatever their spacing
 //	npysafetensors OUT NAME=FILE.npy...
 //	                        write the arrays of .npy files as tensors of a safetensors file
 var moreScriptCmds = map[string]func(*testscript.TestScript, bool, []string){
@@ -110,22 +110,21 @@ func scriptSchema(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 func scriptCmpJSON(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 2 {
-		ts.Fatalf("usage: cmpjson FILE[#KEY] FILE2[#KEY]")
+	if len(args) != 2 && len(args) != 3 {
+		ts.Fatalf("usage: cmpjson FILE FILE2 [KEY]")
 	}
 	var vals [2]string
-	for i, a := range args {
-		name, key, _ := strings.Cut(a, "#")
+	for i, name := range args[:2] {
 		var v any
 		if err := json.Unmarshal(scriptFile(ts, name), &v); err != nil {
 			ts.Fatalf("%s is not JSON: %v", name, err)
 		}
-		if key != "" {
+		if i == 0 && len(args) == 3 {
 			m, _ := v.(map[string]any)
-			if _, ok := m[key]; !ok {
-				ts.Fatalf("%s has no key %q", name, key)
+			if _, ok := m[args[2]]; !ok {
+				ts.Fatalf("%s has no key %q", name, args[2])
 			}
-			v = m[key]
+			v = m[args[2]]
 		}
 		b, err := json.Marshal(v)
 		ts.Check(err)
