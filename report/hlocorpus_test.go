@@ -1,7 +1,6 @@
 package report_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -169,7 +168,8 @@ func TestHLOCorpus(t *testing.T) {
 	// The CRLF copy reads as its LF original does.
 	crlf := filepath.Join(hloCorpus, "CRLF_AliasInfo_DUSOutputFusionWithCollective.hlo")
 	lf := filepath.Join(hloCorpus, "AliasInfo_DUSOutputFusionWithCollective.hlo")
-	if a, b := hloText(t, crlf), hloText(t, lf); !bytes.Contains(readBytes(t, crlf), []byte("\r\n")) || a != b {
+	a, crlfText := hloText(t, crlf)
+	if b, _ := hloText(t, lf); !strings.Contains(crlfText, "\r\n") || a != b {
 		t.Errorf("%s has no CRLF line ends, or reads otherwise:\n%s\nLF:\n%s", crlf, a, b)
 	}
 	t.Logf("%d modules, %d rows: %d with figures (%d tiled), %d from entry_computation_layout headers, %d inferred, %d shapes not written, %d sparse",
@@ -179,19 +179,14 @@ func TestHLOCorpus(t *testing.T) {
 	}
 }
 
-func readBytes(t *testing.T, path string) []byte {
+// hloText is the text report, with All, of the module in path, and the file's text.
+func hloText(t *testing.T, path string) (rep, file string) {
 	t.Helper()
-	b, err := os.ReadFile(path)
+	text, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return b
-}
-
-// hloText is the text report of the module in path, with All.
-func hloText(t *testing.T, path string) string {
-	t.Helper()
-	m, err := hlo.Parse(readBytes(t, path))
+	m, err := hlo.Parse(text)
 	if err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
@@ -199,7 +194,7 @@ func hloText(t *testing.T, path string) string {
 	if err := report.NewHLO(m, report.HLOOptions{All: true}).WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
-	return b.String()
+	return b.String(), string(text)
 }
 
 // corpusCount counts the corpus's rows by kind, so that the test can tell when the

@@ -23,8 +23,9 @@ import (
 //	cmpjson FILE FILE2 [KEY]
 //	                        the JSON documents in FILE (or the value of its
 //	                        top-level KEY) and FILE2 are equal, whatever their spacing
-//	npysafetensors OUT NAME=FILE.npy...
-//	                        write the arrays of .npy files as tensors of a safetensors file
+//	npysafetensors OUT FILE.npy NAME...
+//	                        write a safetensors file whose tensors NAME... each hold
+//	                        the array of FILE.npy
 var moreScriptCmds = map[string]func(*testscript.TestScript, bool, []string){
 	"schema":         scriptSchema,
 	"cmpjson":        scriptCmpJSON,
@@ -136,18 +137,14 @@ func scriptCmpJSON(ts *testscript.TestScript, neg bool, args []string) {
 }
 
 func scriptNPYSafetensors(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) < 2 {
-		ts.Fatalf("usage: npysafetensors OUT NAME=FILE.npy...")
+	if neg || len(args) < 3 {
+		ts.Fatalf("usage: npysafetensors OUT FILE.npy NAME...")
 	}
-	var tensors []safetensors.NamedBuffer
-	for _, a := range args[1:] {
-		name, file, ok := strings.Cut(a, "=")
-		if !ok {
-			ts.Fatalf("npysafetensors: bad tensor %q, want NAME=FILE.npy", a)
-		}
-		b, err := npy.Read(ts.MkAbs(file))
-		ts.Check(err)
-		tensors = append(tensors, safetensors.NamedBuffer{Name: name, Buf: b})
+	b, err := npy.Read(ts.MkAbs(args[1]))
+	ts.Check(err)
+	tensors := make([]safetensors.NamedBuffer, len(args)-2)
+	for i, name := range args[2:] {
+		tensors[i] = safetensors.NamedBuffer{Name: name, Buf: b}
 	}
 	ts.Check(safetensors.Write(ts.MkAbs(args[0]), tensors, nil))
 }
