@@ -57,6 +57,27 @@ func TestNewErrors(t *testing.T) {
 	}
 }
 
+// NewCompiled makes New's buffer on the caller's indexer.
+func TestNewCompiled(t *testing.T) {
+	for _, s := range []string{"f32[3,5]{1,0:T(2,2)}", "bf16[17,130]{1,0:T(8,128)(2,1)}", "s4[9]{0:E(4)}", "f32[0,4]", "f32[2,3]"} {
+		ix, err := layout.Compile(layout.MustParse(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := NewCompiled(ix)
+		if err != nil {
+			t.Fatalf("NewCompiled(%s): %v", s, err)
+		}
+		want := MustNew(layout.MustParse(s))
+		if b.Indexer() != ix || b.Shape.String() != want.Shape.String() || len(b.Data) != len(want.Data) || b.ElementBits() != want.ElementBits() {
+			t.Errorf("NewCompiled(%s): %s, %d bytes, %d bits; want the indexer's %s, %d bytes, %d bits", s, b.Shape, len(b.Data), b.ElementBits(), want.Shape, len(want.Data), want.ElementBits())
+		}
+		if len(b.Data) > 0 && uintptr(unsafe.Pointer(&b.Data[0]))%Alignment != 0 {
+			t.Errorf("NewCompiled(%s): data not %d-byte aligned", s, Alignment)
+		}
+	}
+}
+
 func TestWrap(t *testing.T) {
 	sh := layout.MustParse("f32[3,5]{1,0:T(2,2)}") // footprint 4×6 = 24 elements = 96 bytes
 	if _, err := Wrap(sh, make([]byte, 96)); err != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/buffer/npy"
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
+	"github.com/tpulayout/tpulayout/internal/compilehook"
 	"github.com/tpulayout/tpulayout/internal/testfiles"
 	"github.com/tpulayout/tpulayout/layout"
 )
@@ -304,5 +305,45 @@ func TestJobTemps(t *testing.T) {
 	r.check(t, "All")
 	if len(r.tracked) > 0 && filepath.Dir(r.tracked[0]) != dir {
 		t.Errorf("the temporary tree %s is not beside Out", r.tracked[0])
+	}
+}
+
+// TestJobCompilesTargetOnce: a conversion compiles its destination shape once, in
+// Target, and passes the compiled shape down to the plan and the destination buffer,
+// whole or in bands, and for every tensor of All.
+func TestJobCompilesTargetOnce(t *testing.T) {
+	dir := t.TempDir()
+	in := testfiles.WriteNPY(t, dir, "in.npy", testfiles.RandomBuffer(t, "f32[24,136]", 1))
+	ckpt := filepath.Join(dir, "in.safetensors")
+	if err := safetensors.Write(ckpt, []safetensors.NamedBuffer{{Name: "w", Buf: testfiles.RandomBuffer(t, "f32[24,136]", 2)}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	const dst = "bf16[24,136]{1,0:T(8,128)(2,1)}"
+	for _, c := range []struct {
+		name string
+		job  Job
+	}{
+		{"whole", Job{In: in, Out: filepath.Join(dir, "whole.bin"), To: dst}},
+		{"bands", Job{In: in, Out: filepath.Join(dir, "bands.bin"), To: dst, Limits: Limits{BandBytes: 1}}},
+		{"layout", Job{In: in, Out: filepath.Join(dir, "layout.bin"), To: "{1,0:T(8,128)(2,1)}", DType: "bf16"}},
+		{"all", Job{In: ckpt, Out: filepath.Join(dir, "all"), To: "{1,0:T(8,128)(2,1)}", DType: "bf16", All: true}},
+	} {
+		var mu sync.Mutex
+		n := 0
+		restore := compilehook.Set(func(s string) {
+			mu.Lock()
+			defer mu.Unlock()
+			if s == dst {
+				n++
+			}
+		})
+		_, err := c.job.Run()
+		restore()
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if n != 1 {
+			t.Errorf("%s: %s compiled %d times, want once", c.name, dst, n)
+		}
 	}
 }
