@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -54,6 +55,9 @@ const fixtures = "testdata/convert/"
 //	kind PATH               print what PATH is, not following a link: file, dir,
 //	                        symlink, fifo, chardev or other
 //
+// and those of moreScriptCmds (schema, cmpjson, npysafetensors). $TPULAYOUT is the
+// command's path, for "exec $TPULAYOUT ... &" (processes at the same time).
+//
 // A scenario may also set the command's limits in its environment (main_test.go):
 // TPULAYOUT_TEST_BAND_BYTES, TPULAYOUT_TEST_MEMORY, TPULAYOUT_TEST_FREE_DISK and
 // TPULAYOUT_TEST_SPARSE_MIN.
@@ -76,6 +80,26 @@ func TestScript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cmds := map[string]func(*testscript.TestScript, bool, []string){
+		"tpulayout":       func(ts *testscript.TestScript, neg bool, args []string) { runScriptCmd(ts, neg, bin, args) },
+		"status":          scriptStatus,
+		"randnpy":         scriptRandNPY,
+		"rawnpy":          scriptRawNPY,
+		"safetensors":     scriptSafetensors,
+		"truncate":        scriptTruncate,
+		"writehex":        scriptWriteHex,
+		"cmphex":          scriptCmpHex,
+		"cmptree":         scriptCmpTree,
+		"shardckpt":       scriptShardCheckpoint,
+		"randsafetensors": scriptRandSafetensors,
+		"ls":              scriptLs,
+		"cpdir":           scriptCpDir,
+		"tailhex":         scriptTailHex,
+		"replace":         scriptReplace,
+		"poke":            scriptPoke,
+		"kind":            scriptKind,
+	}
+	maps.Copy(cmds, moreScriptCmds)
 	testscript.Run(t, testscript.Params{
 		Dir:                 filepath.Join("testdata", "script"),
 		UpdateScripts:       *update,
@@ -87,27 +111,10 @@ func TestScript(t *testing.T) {
 			e.Setenv("GOLDEN", golden)
 			e.Setenv("NL", "\n") // a newline inside an argument
 			e.Setenv(runMainEnv, "1")
+			e.Setenv("TPULAYOUT", bin)
 			return nil
 		},
-		Cmds: map[string]func(*testscript.TestScript, bool, []string){
-			"tpulayout":       func(ts *testscript.TestScript, neg bool, args []string) { runScriptCmd(ts, neg, bin, args) },
-			"status":          scriptStatus,
-			"randnpy":         scriptRandNPY,
-			"rawnpy":          scriptRawNPY,
-			"safetensors":     scriptSafetensors,
-			"truncate":        scriptTruncate,
-			"writehex":        scriptWriteHex,
-			"cmphex":          scriptCmpHex,
-			"cmptree":         scriptCmpTree,
-			"shardckpt":       scriptShardCheckpoint,
-			"randsafetensors": scriptRandSafetensors,
-			"ls":              scriptLs,
-			"cpdir":           scriptCpDir,
-			"tailhex":         scriptTailHex,
-			"replace":         scriptReplace,
-			"poke":            scriptPoke,
-			"kind":            scriptKind,
-		},
+		Cmds: cmds,
 	})
 }
 

@@ -1,17 +1,17 @@
-package main
+package sharding
 
 import (
 	"testing"
 
 	"github.com/tpulayout/tpulayout/convert"
+	"github.com/tpulayout/tpulayout/internal/errtext"
 	"github.com/tpulayout/tpulayout/layout"
-	"github.com/tpulayout/tpulayout/sharding"
 )
 
-// TestShardTargetsAsCLI checks that the library's target resolution, which Python's
-// shard uses, gives the CLI's layouts and the CLI's messages for every form of --to
-// a shard takes, hlo: shapes and HLO lines among them.
-func TestShardTargetsAsCLI(t *testing.T) {
+// TestResolveTargetAsConvert checks that ResolveTarget, which Python's shard uses,
+// gives convert.Job.Target's layouts and errors (the CLI's) for every form of To a
+// shard takes, hlo: shapes and HLO lines among them.
+func TestResolveTargetAsConvert(t *testing.T) {
 	shards := []layout.Shape{
 		layout.NewShape(layout.F32, 256, 512),
 		layout.NewShape(layout.BF16, 8, 128),
@@ -30,14 +30,14 @@ func TestShardTargetsAsCLI(t *testing.T) {
 			for _, dtype := range []string{"", "bf16", "f32", "f99", "token"} {
 				for _, floatOnly := range []bool{false, true} {
 					want, werr := (&convert.Job{To: to, DType: dtype}).Target(sh, convert.Raw, floatOnly)
-					got, gerr := sharding.ResolveTarget(to, dtype, sh, floatOnly)
+					got, gerr := ResolveTarget(to, dtype, sh, floatOnly)
 					switch {
 					case (werr == nil) != (gerr == nil):
-						t.Errorf("%s --to %q --dtype %q: CLI %v, library %v", sh, to, dtype, werr, gerr)
-					case werr != nil && errText(werr) != errText(gerr):
-						t.Errorf("%s --to %q --dtype %q:\nCLI     %s\nlibrary %s", sh, to, dtype, errText(werr), errText(gerr))
+						t.Errorf("%s To %q DType %q: convert %v, ResolveTarget %v", sh, to, dtype, werr, gerr)
+					case werr != nil && errtext.Text(werr, nil) != errtext.Text(gerr, nil):
+						t.Errorf("%s To %q DType %q:\nconvert       %s\nResolveTarget %s", sh, to, dtype, errtext.Text(werr, nil), errtext.Text(gerr, nil))
 					case werr == nil && want.String() != got.String():
-						t.Errorf("%s --to %q --dtype %q: CLI %s, library %s", sh, to, dtype, want, got)
+						t.Errorf("%s To %q DType %q: convert %s, ResolveTarget %s", sh, to, dtype, want, got)
 					}
 				}
 			}

@@ -1,11 +1,9 @@
-package main
+package report
 
 import (
 	"bytes"
 	"encoding/xml"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -81,9 +79,24 @@ func walkSVG(t *testing.T, data []byte) svgSummary {
 	return s
 }
 
-func TestSVG(t *testing.T) {
-	dir := t.TempDir()
-	cases := []struct {
+func svgOf(t *testing.T, shape string) (*layout.Indexer, svgSummary) {
+	t.Helper()
+	ix, err := layout.Compile(layout.MustParse(shape))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := NewGrid(ix, GridOptions{SVG: true})
+	if err != nil {
+		t.Fatalf("%s: %v", shape, err)
+	}
+	return ix, walkSVG(t, g.SVG())
+}
+
+// TestGridSVG: the figure is well-formed XML with one text cell per logical element
+// holding its offset (the layout's own, in index order), hatched cells exactly where
+// tiles pad past the edges, and a note giving the footprint's padding elements.
+func TestGridSVG(t *testing.T) {
+	for _, c := range []struct {
 		shape string
 		pads  bool // hatched edge padding expected
 	}{
@@ -97,26 +110,11 @@ func TestSVG(t *testing.T) {
 		{"f32[<=3,5]{1,0:T(2,2)}", true},     // '<' must be escaped
 		{"f32[2,3,4]{2,1,0:T(*,2,3)}", true}, // [6,4] T(2,3) after the merge: dim 2 pads to 6
 		{"f32[4,4]", false},
-	}
-	for i, c := range cases {
-		path := filepath.Join(dir, "fig"+strconv.Itoa(i)+".svg")
-		grid := mustRun(t, "show", c.shape, "--svg", path)
-		if grid != mustRun(t, "show", c.shape) {
-			t.Errorf("show %s --svg: stdout differs from show without --svg", c.shape)
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := walkSVG(t, data)
+	} {
+		ix, s := svgOf(t, c.shape)
 		if s.rootName != "svg" {
 			t.Errorf("%s: root element %q", c.shape, s.rootName)
 		}
-		ix, err := layout.Compile(layout.MustParse(c.shape))
-		if err != nil {
-			t.Fatal(err)
-		}
-		// One text cell per logical element, holding its offset.
 		var want []int64
 		idx := make([]int64, ix.Rank())
 		for {
@@ -125,7 +123,7 @@ func TestSVG(t *testing.T) {
 				break
 			}
 		}
-		if int64(len(s.offsets)) != ix.LogicalElements() || !slices.Equal(s.offsets, want) {
+		if !slices.Equal(s.offsets, want) {
 			t.Errorf("%s: offset cells %v, want %v", c.shape, s.offsets, want)
 		}
 		if (s.pads > 0) != c.pads {
@@ -139,67 +137,16 @@ func TestSVG(t *testing.T) {
 	}
 }
 
-// TestSVGTileColours checks that elements share a colour exactly when they share a
+// TestGridSVGTileColours: elements share a colour exactly when they share a
 // first-level tile, for a grid of 2×2 tiles.
-func TestSVGTileColours(t *testing.T) {
-	out := mustRun(t, "show", "f32[4,4]{1,0:T(2,2)}", "--svg", "-")
-	s := walkSVG(t, []byte(out))
+func TestGridSVGTileColours(t *testing.T) {
+	_, s := svgOf(t, "f32[4,4]{1,0:T(2,2)}")
 	// Offsets 0-3 are tile (0,0), 4-7 tile (0,1), 8-11 tile (1,0), 12-15 tile (1,1).
 	for off := range int64(16) {
 		for other := range int64(16) {
-			same := off/4 == other/4
-			if (s.fills[off] == s.fills[other]) != same {
+			if same := off/4 == other/4; (s.fills[off] == s.fills[other]) != same {
 				t.Errorf("offsets %d and %d: fills %q and %q", off, other, s.fills[off], s.fills[other])
 			}
 		}
-	}
-}
-
-func TestSVGStdout(t *testing.T) {
-	out := mustRun(t, "show", "--svg", "-", "f32[3,5]{1,0:T(2,2)}")
-	if !strings.HasPrefix(out, "<?xml") {
-		t.Fatalf("show --svg - does not print SVG:\n%s", out)
-	}
-	if s := walkSVG(t, []byte(out)); len(s.offsets) != 15 {
-		t.Errorf("%d offset cells, want 15", len(s.offsets))
-	}
-}
-
-// TestSVGAtomic checks that the figure replaces the file whole and that failures leave
-// nothing behind.
-func TestSVGAtomic(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "fig.svg")
-	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	mustRun(t, "show", "f32[3,5]{1,0:T(2,2)}", "--svg", path)
-	data, _ := os.ReadFile(path)
-	if !bytes.HasPrefix(data, []byte("<?xml")) {
-		t.Errorf("file not replaced: %q", data)
-	}
-	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o644 {
-		t.Errorf("stat: %v, %v", fi.Mode(), err)
-	}
-	// Bad input: the old file stays as it was.
-	wantUsageError(t, []string{"show", "f32[3,5]{1,0:T(2,2)", "--svg", path}, "at byte")
-	wantUsageError(t, []string{"show", "f32[300,5]", "--svg", path}, "--max")
-	if data2, _ := os.ReadFile(path); !bytes.Equal(data, data2) {
-		t.Errorf("a failed show changed the file")
-	}
-	// Unwritable targets: exit 1, one line, no stdout, no file and no temporary left.
-	for _, target := range []string{filepath.Join(dir, "missing", "fig.svg"), dir} {
-		out, errOut, code := runCmd(t, "show", "f32[3,5]{1,0:T(2,2)}", "--svg", target)
-		if code != exitUsage || out != "" || strings.Count(errOut, "\n") != 1 || !strings.Contains(errOut, "writing the SVG") {
-			t.Errorf("show --svg %s: exit %d, stdout %q, stderr %q", target, code, out, errOut)
-		}
-	}
-	entries, _ := os.ReadDir(dir)
-	var names []string
-	for _, e := range entries {
-		names = append(names, e.Name())
-	}
-	if !slices.Equal(names, []string{"fig.svg"}) {
-		t.Errorf("directory holds %v, want only fig.svg", names)
 	}
 }
