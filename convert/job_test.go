@@ -197,13 +197,9 @@ func TestJobStdinAndStdout(t *testing.T) {
 // a directory it did not write.
 func TestJobAll(t *testing.T) {
 	dir := t.TempDir()
-	ckpt := filepath.Join(dir, "m.safetensors")
-	if err := safetensors.Write(ckpt, []safetensors.NamedBuffer{
-		{Name: "a/w", Buf: testfiles.RandomBuffer(t, "f32[16,256]", 1)},
-		{Name: "q", Buf: testfiles.RandomBuffer(t, "s8[64,130]", 2)},
-	}, nil); err != nil {
-		t.Fatal(err)
-	}
+	ckpt := testfiles.WriteCheckpoint(t, dir, "m.safetensors",
+		safetensors.NamedBuffer{Name: "a/w", Buf: testfiles.RandomBuffer(t, "f32[16,256]", 1)},
+		safetensors.NamedBuffer{Name: "q", Buf: testfiles.RandomBuffer(t, "s8[64,130]", 2)})
 	out := filepath.Join(dir, "images")
 	var rec recorder
 	r, err := rec.job(&Job{In: ckpt, Out: out, All: true, To: "tpu:v5e", DType: "bf16"}).Run()
@@ -294,10 +290,8 @@ func TestJobTemps(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.check(t, "one file")
-	ckpt := filepath.Join(dir, "m.safetensors")
-	if err := safetensors.Write(ckpt, []safetensors.NamedBuffer{{Name: "w", Buf: testfiles.RandomBuffer(t, "f32[8,128]", 2)}}, nil); err != nil {
-		t.Fatal(err)
-	}
+	ckpt := testfiles.WriteCheckpoint(t, dir, "m.safetensors",
+		safetensors.NamedBuffer{Name: "w", Buf: testfiles.RandomBuffer(t, "f32[8,128]", 2)})
 	r = tempsRecorder{}
 	if _, err := (&Job{In: ckpt, Out: filepath.Join(dir, "od"), To: "tpu:v5e", All: true, Temps: &r}).Run(); err != nil {
 		t.Fatal(err)
