@@ -3,6 +3,7 @@ package relayout
 import (
 	"fmt"
 	"runtime"
+	"slices"
 
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/simd"
@@ -35,16 +36,57 @@ const nibbleChunk = 8192
 // nibblePair returns the tiled side of a 2-D int4 copy whose other side is row-major,
 // a byte an element (the tiled side is dst when the copy packs, src when it unpacks),
 // and the copy's dims.
+// Both are taken as the 2-D arrays they are in memory (see flatRows): the real int4
+// layouts XLA writes have more dims, s4[8,32768,1,256]{3,1,0,2:T(64,128)(8,1)E(4)}
+// among them.
 func nibblePair(p *Plan, dst, src layout.Shape) (tiled layout.Shape, rows, cols int64, ok bool) {
-	if p.opts.generic || p.dt != p.st || (p.dt != layout.S4 && p.dt != layout.U4) || len(dst.Dims) != 2 {
+	if p.opts.generic || p.dt != p.st || (p.dt != layout.S4 && p.dt != layout.U4) {
 		return layout.Shape{}, 0, 0, false
 	}
 	tiled, bytes := dst, src
 	if p.dbits == 8 {
 		tiled, bytes = src, dst
 	}
-	rows, cols = dst.Dims[0], dst.Dims[1]
+	tiled, bytes = flatRows(tiled), flatRows(bytes)
+	if len(tiled.Dims) != 2 || len(bytes.Dims) != 2 {
+		return layout.Shape{}, 0, 0, false
+	}
+	rows, cols = bytes.Dims[0], bytes.Dims[1]
 	return tiled, rows, cols, bytes.String() == fmt.Sprintf("%s[%d,%d]{1,0}", p.dt, rows, cols)
+}
+
+// flatRows returns s as the 2-D array it is in memory, or s itself when it is not one:
+// when its last dim is the minor-most, its other dims of more than one element are
+// ordered major to minor as their indexes are, and, where its first tile has two
+// entries, the dim that tile's rows run along (the second-minor) is a multiple of
+// them. Each element then has the offset it has in the array of the product of the
+// other dims by the last, of the same layout with {1,0}: tiles do not straddle the
+// merged dims, and dims of one element move nothing.
+func flatRows(s layout.Shape) layout.Shape {
+	n, l := len(s.Dims), s.Layout
+	m := l.MinorToMajor
+	if len(m) == 0 {
+		m = layout.RowMajor(n)
+	}
+	if n < 2 || s.Kind != layout.Array || slices.Contains(s.Dynamic, true) || len(m) != n || m[0] != n-1 ||
+		l.DimLevels != nil || l.Splits != nil || l.Physical != nil || slices.Contains(s.Dims, 0) {
+		return s
+	}
+	if len(l.Tiles) > 0 && len(l.Tiles[0]) == 2 && (l.Tiles[0][0] < 1 || s.Dims[m[1]]%l.Tiles[0][0] != 0) {
+		return s
+	}
+	prev, rows := n-1, int64(1)
+	for _, d := range m[1:] {
+		if s.Dims[d] == 1 {
+			continue
+		}
+		if d >= prev {
+			return s
+		}
+		prev, rows = d, rows*s.Dims[d]
+	}
+	l.MinorToMajor = []int{1, 0}
+	return layout.Shape{DType: s.DType, Dims: []int64{rows, s.Dims[n-1]}, Layout: l}
 }
 
 // planNibbleTiles returns the executor for dst ← src when they are such a pair.
