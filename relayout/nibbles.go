@@ -154,6 +154,10 @@ func (n *nibbleTiles) groups(dst, src []byte, lo, hi int64) {
 		}
 		return
 	}
+	if !n.tiled && c/128 < per {
+		n.bands(dst, src, lo, hi, stream)
+		return
+	}
 	rs := [4][]byte{}
 	for g := lo; g < hi; g++ {
 		// The group's first word: its tile band, its word row within the tiles.
@@ -260,6 +264,30 @@ func (n *nibbleWords) blocks(dst, src []byte, lo, hi int64) {
 		}
 		ks.Transpose(4, simd.Ordinary)(s, int(words*4), src[i0*4:], int(n.rows*4), int(words), nibbleBlock)
 		ks.UnpackNibblePairsRows(dst[i0*c:], s, int(c/2), simd.Rows{N: nibbleBlock, DstStride: int(c), SrcStride: int(words * 4), Stream: stream})
+	}
+	if stream {
+		ks.Fence()
+	}
+}
+
+// bands reads tiles back for groups [lo, hi) when a row of tiles has fewer tiles than
+// a tile has word rows (XLA's s4[…,256] in 64-row tiles: two tiles of eight): a call
+// takes one tile's word rows of the groups of a band, so that calls, whose cost is
+// that of moving a whole tile row at that width, are per tile rather than per group.
+func (n *nibbleTiles) bands(dst, src []byte, lo, hi int64, stream bool) {
+	ks := n.p.k()
+	c, per := n.cols, n.tileRows/8
+	tileBytes := n.tileRows * 64
+	rowTiles := c / 128 * tileBytes
+	for g := lo; g < hi; {
+		// The groups from g to the band's end (or hi): word rows j0.. of its tiles.
+		band, j0 := g/per, g%per
+		k := min(per-j0, hi-g)
+		r := simd.Rows{N: int(k), DstStride: int(8 * c), SrcStride: 512, Stream: stream}
+		for t := int64(0); t < c/128; t++ {
+			ks.SplitNibbleWordsRows(dst[8*g*c+t*128:], int(c), src[band*rowTiles+t*tileBytes+j0*512:], 128, r)
+		}
+		g += k
 	}
 	if stream {
 		ks.Fence()
