@@ -45,6 +45,10 @@ var benchCases = []benchCase{
 	{"s4-T8x128-8x1-to-rowmajor", "s4[%d,%d]{1,0:T(8,128)(8,1)E(4)}", "s4[%d,%d]{1,0}", "deinterleave+nibbles", false, nil},
 	{"s4-rowmajor-to-xla-T64x128-8x1", "s4[%d,%d,1,256]{3,2,1,0}", xlaInt4, "nibbles+interleave", false, xlaInt4Dims},
 	{"s4-xla-T64x128-8x1-to-rowmajor", xlaInt4, "s4[%d,%d,1,256]{3,2,1,0}", "deinterleave+nibbles", false, xlaInt4Dims},
+	// The copy path: identical layouts, and a conversion between dtypes in one layout.
+	{"f32-rowmajor-identical", "f32[%d,%d]{1,0}", "f32[%d,%d]{1,0}", "copy", false, nil},
+	{"f32-T8x128-identical", "f32[%d,%d]{1,0:T(8,128)}", "f32[%d,%d]{1,0:T(8,128)}", "copy", false, nil},
+	{"f32-to-bf16-rowmajor", "f32[%d,%d]{1,0}", "bf16[%d,%d]{1,0}", "copy", false, nil},
 }
 
 func (c benchCase) shapes(rows, cols int64) (dst, src layout.Shape) {

@@ -43,6 +43,10 @@ var suite = []benchCase{
 	{"s4-T8x128-8x1-to-rowmajor", "s4[%d,%d]{1,0:T(8,128)(8,1)E(4)}", "s4[%d,%d]{1,0}", false, nil},
 	{"s4-rowmajor-to-xla-T64x128-8x1", "s4[8,%d,1,256]{3,2,1,0}", xlaInt4, false, xlaInt4Dims},
 	{"s4-xla-T64x128-8x1-to-rowmajor", xlaInt4, "s4[8,%d,1,256]{3,2,1,0}", false, xlaInt4Dims},
+	// The copy path: identical layouts, and a conversion between dtypes in one layout.
+	{"f32-rowmajor-identical", "f32[%d,%d]{1,0}", "f32[%d,%d]{1,0}", false, nil},
+	{"f32-T8x128-identical", "f32[%d,%d]{1,0:T(8,128)}", "f32[%d,%d]{1,0:T(8,128)}", false, nil},
+	{"f32-to-bf16-rowmajor", "f32[%d,%d]{1,0}", "bf16[%d,%d]{1,0}", false, nil},
 }
 
 // shapes are relayouts of awkward real shapes, run as they are by --size shapes: dims that
