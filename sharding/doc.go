@@ -27,9 +27,10 @@
 // URLs, mesh, spec or rules file or its text, target layout, pad): it checks the
 // options, resolves each tensor's spec and layout (ResolveTarget, which is package
 // convert's resolution of --to, hlo: targets included), writes, and returns a
-// ConvertSummary. Its errors are *ConvertError (Setting marks wrong options), printed as
-// a command prints them by ErrorText, which words each field as the caller names
-// it; DevicesOption and ProcessOption read the text of Devices and Process.
+// ConvertSummary. Its errors are *ConvertError (Setting marks wrong options, Field
+// names the option, Err is the cause they unwrap to), whose Text a caller words by
+// naming each field its own way; DevicesOption and ProcessOption read the text of
+// Devices and Process.
 // MergeOutdir, VerifyOutdir and GatherOutdir (or OpenOutdir and its GatherFile) are
 // the command's manifest merge, verify and gather on a directory or bucket prefix; ConvertSummary and Report print themselves (WriteText).
 //

@@ -14,8 +14,9 @@ var pyWords = map[string]string{
 	// report's settings and arguments (report.Settings), as the command names them
 	"To": "--to", "Gen": "--gen", "Words": "--words", "Byte": "--byte", "Element": "--element",
 	"Block": "--block", "Src": "SRC", "Dst": "DST", "Shape": "SHAPE",
-	// sharding/manifest's errors, as the command names them
-	"Process": "--process",
+	// sharding/manifest's errors, and convert's word for where buckets are taken
+	// (a conversion with a mesh), as the command names them
+	"Process": "--process", "Mesh": "--mesh",
 }
 
 func pyWord(field string) string {
