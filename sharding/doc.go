@@ -14,7 +14,8 @@
 // spec, shard shape, layout and shards (index ranges, devices, file, size, checksum:
 // CRC-32C by default, or SHA-256, as ConvertOptions.Checksum says). The job writes
 // through one sink, as zip.Writer writes to an io.Writer: a directory or a bucket
-// prefix (sink.go), the manifest last. A conversion can be split over N processes as
+// prefix (sink.go, opened by output.go, which also opens the reader that verify,
+// gather and merge use), the manifest last. A conversion can be split over N processes as
 // JAX multi-host splits devices (placement.Mesh.ProcessDevices); Merge joins their
 // partial manifests in a directory (manifest.Merge) after checking the files they
 // list (sizes and checksums), that every process read the same source
