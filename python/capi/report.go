@@ -72,7 +72,7 @@ type reportRequest struct {
 type cliError struct{ err error }
 
 func (e cliError) Error() string {
-	return shardtext.Text(e.err, cliWord)
+	return shardtext.Text(e.err, word)
 }
 func (e cliError) Unwrap() error { return e.err }
 
