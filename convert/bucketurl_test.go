@@ -46,3 +46,20 @@ func TestBucketURLNotTaken(t *testing.T) {
 		}
 	}
 }
+
+// The refusal names the sharded conversion, which takes buckets, by its field Mesh, as
+// the caller words it.
+func TestBucketURLNamesMesh(t *testing.T) {
+	_, err := (&Job{In: "s3://b/in.npy", Out: "o.bin", To: "tpu:v5e"}).Run()
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Fatalf("%v, want an *Error", err)
+	}
+	flag := func(f string) string { return "--" + strings.ToLower(f) }
+	if got := e.Words(flag, nil); !strings.Contains(got, "a sharded conversion, convert --mesh, and by verify") || !strings.HasPrefix(got, "--in s3://b/in.npy") {
+		t.Errorf("in the caller's words: %q", got)
+	}
+	if got := err.Error(); !strings.Contains(got, "convert Mesh,") {
+		t.Errorf("in the package's words: %q", got)
+	}
+}

@@ -24,9 +24,11 @@ const (
 func (k Kind) String() string { return [...]string{"input", "setting", "output"}[k] }
 
 // Fields are the names of the settings and files of [Job] and [Check] that messages
-// name: a message's {In}, {To}, … stand for them (see [Message.Text]).
+// name: a message's {In}, {To}, … stand for them (see [Message.Text]). Mesh is not
+// theirs: it is the sharded conversion's (package sharding), which a message names as
+// where buckets are taken.
 var Fields = []string{"In", "Out", "To", "From", "DType", "Tensor", "Pad", "View", "All",
-	"Force", "Dump", "Ref", "Layout", "RefShape"}
+	"Force", "Dump", "Ref", "Layout", "RefShape", "Mesh"}
 
 // Message is a sentence about a job. It names the job's settings and files by their
 // fields, and quotes its causes, which [Message.Text] lets a caller word its own way:

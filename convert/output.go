@@ -179,12 +179,12 @@ func bucketURL(name string) bool {
 
 // localOnly refuses a bucket URL given as what (words as in errf: "{In}") where only
 // local files and streams are taken: buckets are read and written by the sharded
-// conversion alone (package sharding; the command's --mesh).
+// conversion alone (package sharding, which a conversion given a Mesh is).
 func (n names) localOnly(what, name string) error {
 	if !bucketURL(name) {
 		return nil
 	}
-	return n.errf(Setting, what+" %s is a bucket URL, which is not taken here: give a local file (buckets are read and written by a sharded conversion, convert --mesh, and by verify, gather's OUTDIR and manifest merge)", name)
+	return n.errf(Setting, what+" %s is a bucket URL, which is not taken here: give a local file (buckets are read and written by a sharded conversion, convert {Mesh}, and by verify, gather's OUTDIR and manifest merge)", name)
 }
 
 // CheckOutName fails when out cannot be written at all: an empty name.

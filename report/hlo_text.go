@@ -12,8 +12,17 @@ import (
 func factor(f float64) string { return strconv.FormatFloat(f, 'f', 2, 64) + "x" }
 
 // WriteText prints the report as the tpulayout command's hlo does: a table of the
-// arrays, totals and notes.
-func (rep *HLO) WriteText(w io.Writer) error {
+// arrays, totals and notes; the notes name the setting that gives default layouts
+// by its field, To (see WriteWords).
+func (rep *HLO) WriteText(w io.Writer) error { return rep.WriteWords(w, nil) }
+
+// WriteWords is WriteText with the notes naming the setting To (of Settings: the
+// target whose generation gives HLOOptions.Gen) by name("To"); a nil name names it To.
+func (rep *HLO) WriteWords(w io.Writer, name func(field string) string) error {
+	to := "To"
+	if name != nil {
+		to = name(to)
+	}
 	entry := rep.Entry
 	if !rep.EntryMarked {
 		entry += " (no ENTRY: the last computation, as XLA takes it)"
@@ -74,9 +83,9 @@ func (rep *HLO) WriteText(w io.Writer) error {
 		retiled = retiled || r.Retiled
 	}
 	if retiled {
-		fmt.Fprintf(w, "*: the dump has no tiled layout here; shown with --to's default device layout\n")
+		fmt.Fprintf(w, "*: the dump has no tiled layout here; shown with %s's default device layout\n", to)
 	} else if !tiled && len(rep.Rows) > 0 {
-		fmt.Fprintf(w, "note: no tiled layouts (a dump before layout assignment?); --to tpu:GEN shows a generation's defaults\n")
+		fmt.Fprintf(w, "note: no tiled layouts (a dump before layout assignment?); %s tpu:GEN shows a generation's defaults\n", to)
 	}
 	writeHeaderNotes(w, rep)
 	noted := map[string]bool{}

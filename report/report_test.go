@@ -158,6 +158,30 @@ func TestHLOEmptyTupleResult(t *testing.T) {
 	}
 }
 
+// The notes on untiled dumps name the setting To by the caller's word for it.
+func TestHLONotesNameTo(t *testing.T) {
+	m, err := hlo.Parse([]byte("HloModule m\nENTRY e {\n  ROOT p = f32[8]{0} parameter(0)\n}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		o    report.HLOOptions
+		want string
+	}{
+		{report.HLOOptions{}, "; <To> tpu:GEN shows a generation's defaults\n"},
+		{report.HLOOptions{Retile: true, Gen: tpu.V5e}, "shown with <To>'s default device layout\n"},
+	} {
+		var b, plain strings.Builder
+		rep := report.NewHLO(m, c.o)
+		if err := rep.WriteWords(&b, func(f string) string { return "<" + f + ">" }); err != nil || !strings.Contains(b.String(), c.want) {
+			t.Errorf("%+v: %v\n%s", c.o, err, b.String())
+		}
+		if err := rep.WriteText(&plain); err != nil || plain.String() != strings.ReplaceAll(b.String(), "<To>", "To") {
+			t.Errorf("%+v: WriteText %v\n%s", c.o, err, plain.String())
+		}
+	}
+}
+
 // info of a layout whose later tile pads beyond its first names XLA's ArraySize beside
 // the footprint; an untiled L(n) is said not to apply (XLA sizes it as its elements).
 func TestInfoXLAArraySize(t *testing.T) {

@@ -1,9 +1,6 @@
 package sharding
 
 import (
-	"github.com/tpulayout/tpulayout/sharding/internal/strictjson"
-
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -66,37 +63,13 @@ func OpenCheckpoint(path string) (*Checkpoint, error) {
 	if err != nil {
 		return nil, err
 	}
-	var idx struct {
-		WeightMap map[string]string `json:"weight_map"`
+	idx, err := parseIndex(path, data)
+	if err != nil {
+		return nil, err
 	}
-	if err := json.Unmarshal(data, &idx); err != nil {
-		return nil, fmt.Errorf("sharding: index %s is not valid JSON: %w", path, err)
-	}
-	// A tensor mapped twice would silently take the last file; other keys
-	// ("metadata") are the index's own and stay allowed.
-	if err := strictjson.CheckDuplicateKeys(data); err != nil {
-		return nil, fmt.Errorf("sharding: index %s: %w", path, err)
-	}
-	if len(idx.WeightMap) == 0 {
-		return nil, fmt.Errorf("sharding: index %s has no \"weight_map\" (tensor name → file)", path)
-	}
-	byFile := map[string][]string{}
-	for name, f := range idx.WeightMap {
-		if f == "" || filepath.IsAbs(f) || strings.Contains(filepath.ToSlash(f), "..") {
-			return nil, fmt.Errorf("sharding: index %s maps tensor %q to %q, which is not a file name beside it", path, name, f)
-		}
-		byFile[f] = append(byFile[f], name)
-	}
-	files := slices.Sorted(func(yield func(string) bool) {
-		for f := range byFile {
-			if !yield(f) {
-				return
-			}
-		}
-	})
 	dir := filepath.Dir(path)
 	var missing []string
-	for _, f := range files {
+	for _, f := range idx.files {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			missing = append(missing, f)
 		}
@@ -105,7 +78,7 @@ func OpenCheckpoint(path string) (*Checkpoint, error) {
 		return nil, fmt.Errorf("sharding: index %s names %d missing tensor file(s): %s", path, len(missing), strings.Join(missing, ", "))
 	}
 	c := &Checkpoint{Path: path}
-	for _, f := range files {
+	for _, f := range idx.files {
 		if err := checkRegular(filepath.Join(dir, f)); err != nil {
 			return nil, err
 		}
@@ -113,12 +86,8 @@ func OpenCheckpoint(path string) (*Checkpoint, error) {
 		if err != nil {
 			return nil, err
 		}
-		for _, name := range byFile[f] {
-			t, ok := sf.Tensor(name)
-			if !ok {
-				return nil, fmt.Errorf("sharding: index %s maps tensor %q to %s, which does not hold it", path, name, f)
-			}
-			c.Tensors = append(c.Tensors, TensorEntry{t, sf})
+		if err := idx.add(c, f, sf); err != nil {
+			return nil, err
 		}
 	}
 	c.sort()

@@ -131,7 +131,7 @@ func TestConvertErrors(t *testing.T) {
 			t.Errorf("%+v: %v, not a *ConvertError", o, err)
 			continue
 		}
-		text := ErrorText(err, nil)
+		text := errMsg(err)
 		if ce.Setting != c.usage || !strings.Contains(text, c.want) || strings.Contains(text, "sharding: ") {
 			t.Errorf("%+v: %q (usage %v), want %q (usage %v)", o, text, ce.Setting, c.want, c.usage)
 		}

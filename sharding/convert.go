@@ -359,7 +359,7 @@ func (j *shardJob) writeDir(dir string) (*manifest.Manifest, error) {
 		}
 		if ents, err := os.ReadDir(dir); err != nil || len(ents) > 0 {
 			if !j.opt.Force {
-				return nil, fmt.Errorf("sharding: %s is not empty; the output goes into a new or empty directory (--force replaces one that a sharded conversion wrote)", dir)
+				return nil, &NotEmptyError{Dir: dir}
 			}
 			if err := CheckOwned(dir); err != nil {
 				return nil, &OwnedError{Dir: dir, Err: err}

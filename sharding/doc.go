@@ -14,7 +14,8 @@
 // spec, shard shape, layout and shards (index ranges, devices, file, size, checksum:
 // CRC-32C by default, or SHA-256, as ConvertOptions.Checksum says). The job writes
 // through one sink, as zip.Writer writes to an io.Writer: a directory or a bucket
-// prefix (sink.go), the manifest last. A conversion can be split over N processes as
+// prefix (sink.go, opened by output.go, which also opens the reader that verify,
+// gather and merge use), the manifest last. A conversion can be split over N processes as
 // JAX multi-host splits devices (placement.Mesh.ProcessDevices); Merge joins their
 // partial manifests in a directory (manifest.Merge) after checking the files they
 // list (sizes and checksums), that every process read the same source
@@ -27,9 +28,10 @@
 // URLs, mesh, spec or rules file or its text, target layout, pad): it checks the
 // options, resolves each tensor's spec and layout (ResolveTarget, which is package
 // convert's resolution of --to, hlo: targets included), writes, and returns a
-// ConvertSummary. Its errors are *ConvertError (Setting marks wrong options), printed as
-// a command prints them by ErrorText, which words each field as the caller names
-// it; DevicesOption and ProcessOption read the text of Devices and Process.
+// ConvertSummary. Its errors are *ConvertError (Setting marks wrong options, Field
+// names the option, Err is the cause they unwrap to), whose Text a caller words by
+// naming each field its own way; DevicesOption and ProcessOption read the text of
+// Devices and Process.
 // MergeOutdir, VerifyOutdir and GatherOutdir (or OpenOutdir and its GatherFile) are
 // the command's manifest merge, verify and gather on a directory or bucket prefix; ConvertSummary and Report print themselves (WriteText).
 //

@@ -1,12 +1,8 @@
 package sharding
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"strings"
-
-	"github.com/tpulayout/tpulayout/internal/errtext"
 )
 
 // ConvertError is a sharded conversion (or a placement, a verify, a gather) that
@@ -27,27 +23,16 @@ type ConvertError struct {
 	cause  error // what the error unwraps to when the message quotes it (a fileCause) and Err is nil
 }
 
-// fileCause is a failed file operation as a message quotes it: what failed, without
-// Go's "open PATH:" (the message names the file), its fields worded by the caller.
+// fileCause is a failed file operation that a message quotes: a caller words it (see
+// ConvertError.Text), such as without Go's "open PATH:" since the message names the file.
 type fileCause struct{ err error }
-
-func (c fileCause) words(name func(field string) string) string {
-	var pe *fs.PathError
-	if errors.As(c.err, &pe) {
-		return pe.Err.Error()
-	}
-	if _, ok := c.err.(worded); ok {
-		return errtext.Text(c.err, name)
-	}
-	return errtext.Clean(c.err)
-}
 
 // Fields are the options of ConvertOptions that messages name.
 var Fields = []string{"Mesh", "Devices", "Spec", "Rules", "To", "DType",
 	"Tensor", "All", "Process", "Pad", "Checksum", "Force"}
 
 func (e *ConvertError) Error() string {
-	msg := e.Text(nil)
+	msg := e.Text(nil, nil)
 	switch {
 	case e.Err == nil:
 		return "sharding: " + msg
@@ -64,9 +49,10 @@ func (e *ConvertError) Unwrap() error {
 	return e.Err
 }
 
-// Text is what failed, without the cause, with each {Field} named by name (nil:
-// by the field's own name, such as Mesh); a command line names them by its flags.
-func (e *ConvertError) Text(name func(field string) string) string {
+// Text is what failed, without the cause, with each {Field} named by name (nil: by
+// the field's own name, such as Mesh) and each failed file operation it quotes worded
+// by cause (nil: by its Error()); a command line names the fields by its flags.
+func (e *ConvertError) Text(name func(field string) string, cause func(error) string) string {
 	if e.format == "" {
 		return ""
 	}
@@ -80,33 +66,14 @@ func (e *ConvertError) Text(name func(field string) string) string {
 	args := make([]any, len(e.args))
 	for i, a := range e.args {
 		if c, ok := a.(fileCause); ok {
-			a = c.words(name)
+			a = c.err.Error()
+			if cause != nil {
+				a = cause(c.err)
+			}
 		}
 		args[i] = a
 	}
 	return fmt.Sprintf(format, args...)
-}
-
-// ErrorText is err as a command line prints it, each field named by name (see
-// Text): without the library packages' prefixes, and for a read of a path or URL
-// without the store's prefix and the name repeated.
-func ErrorText(err error, name func(field string) string) string {
-	var ce *ConvertError
-	if !errors.As(err, &ce) {
-		return stripPrefixes(err.Error())
-	}
-	msg := ce.Text(name)
-	if ce.Err == nil {
-		return stripPrefixes(msg)
-	}
-	reason := stripPrefixes(causeWords(ce.Err, name))
-	if ce.Name != "" {
-		reason = strings.ReplaceAll(strings.TrimPrefix(reason, "store: "+ce.Name+": "), "store: ", "")
-	}
-	if msg == "" {
-		return reason
-	}
-	return stripPrefixes(msg) + ": " + reason
 }
 
 // worded is an error whose sentence names fields, worded by a caller (convert.Error).
@@ -135,12 +102,6 @@ func (e *TensorError) Unwrap() error { return e.Err }
 // Words is the error with the fields its cause names worded by name.
 func (e *TensorError) Words(name func(field string) string, _ func(error) string) string {
 	return fmt.Sprintf("tensor %q: %s", e.Tensor, causeWords(e.Err, name))
-}
-
-// stripPrefixes drops the library packages' "NAME: " prefixes where a message or a
-// wrapped one starts.
-func stripPrefixes(s string) string {
-	return strings.ReplaceAll(errtext.Clean(errors.New(s)), "sharding: ", "")
 }
 
 // usage is a Setting error; format's first {Field} is its Field.

@@ -1,11 +1,13 @@
 package sharding_test
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 
 	"github.com/tpulayout/tpulayout/sharding"
+	"github.com/tpulayout/tpulayout/sharding/placement"
 )
 
 // A sharded conversion as one call: the checkpoint's tensor cut over a 2×4 mesh into
@@ -21,7 +23,7 @@ func ExampleConvert() {
 		To:         "tpu:v5e",
 	})
 	if err != nil {
-		fmt.Println(sharding.ErrorText(err, nil))
+		fmt.Println(err)
 		return
 	}
 	for _, t := range sum.Tensors {
@@ -32,9 +34,12 @@ func ExampleConvert() {
 
 	_, err = sharding.Convert(sharding.ConvertOptions{Checkpoint: "../testdata/sharding/mesh2d_both.safetensors",
 		Out: filepath.Join(dir, "other"), Mesh: "data=2,model=3", Spec: `P("data", "model")`, To: "tpu:v5e"})
-	fmt.Println(sharding.ErrorText(err, nil))
+	var ie *placement.IndivisibleError
+	if errors.As(err, &ie) {
+		fmt.Println("dim", ie.Dim, "of size", ie.Size, "is not divisible by", ie.Count)
+	}
 	// Output:
 	// x P("data", "model") bf16[8,64]{1,0:T(8,128)(2,1)} 8 shards
 	// 1 tensor, 8 shard files, 0 problems
-	// tensor "x" (dims [16,256]): dim 1 of size 256 is not divisible by 3, the product of the mesh axes model(3) that spec P("data", "model") shards it over
+	// dim 1 of size 256 is not divisible by 3
 }

@@ -69,11 +69,7 @@ func gatherBanded(w io.Writer, dir outDir, mt manifest.Tensor, dst layout.Shape,
 		return false, nil
 	}
 	per := int64(len(groups[0]))
-	bandBytes := gatherBandBytes
-	if _, remote := dir.(bucketOut); remote {
-		bandBytes = gatherBucketBandBytes
-	}
-	b, banded := relayout.PlanBands(rowMajor(dst.DType, dst.Dims), dst, max(bandBytes/max(per, 1), 1))
+	b, banded := relayout.PlanBands(rowMajor(dst.DType, dst.Dims), dst, max(dir.bandBytes()/max(per, 1), 1))
 	if !banded || b.Dim() != 0 || b.Gather() {
 		return false, nil
 	}

@@ -3,7 +3,6 @@ package sharding
 import (
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/tpulayout/tpulayout/convert"
@@ -15,20 +14,12 @@ import (
 // gs://), as the CLI's manifest merge, verify and gather take it.
 
 // OutdirManifest names OUTDIR's manifest.json.
-func OutdirManifest(out string) string {
-	if store.IsURL(out) {
-		return strings.TrimSuffix(out, "/") + "/" + manifest.FileName
-	}
-	return filepath.Join(out, manifest.FileName)
-}
+func OutdirManifest(out string) string { return outputOf(out).manifestName() }
 
 // MergeOutdir is manifest merge on a directory (MergeWith) or a bucket prefix
 // (MergeURL, which always checks every checksum).
 func MergeOutdir(out string, opt MergeOptions) (*manifest.Manifest, error) {
-	if store.IsURL(out) {
-		return MergeURL(out)
-	}
-	return MergeWith(out, opt)
+	return outputOf(out).merge(opt)
 }
 
 // Outdir is a finished conversion's OUTDIR opened for reading: a directory, or a
@@ -46,13 +37,11 @@ type Outdir struct {
 // OpenOutdir opens OUTDIR out, reading a bucket's manifest.json up front so that a
 // missing bucket, prefix or manifest is one error naming the URL.
 func OpenOutdir(out string) (*Outdir, error) {
-	if !store.IsURL(out) {
-		return &Outdir{Name: out, Dir: out}, nil
-	}
-	if _, err := ReadManifestAt(out); err != nil {
+	o := outputOf(out)
+	if err := o.ready(); err != nil {
 		return nil, &ConvertError{Name: out, Err: err}
 	}
-	return &Outdir{Name: out}, nil
+	return &Outdir{Name: out, Dir: o.local()}, nil
 }
 
 // Manifest reads OUTDIR's manifest.json.

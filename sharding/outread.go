@@ -35,6 +35,8 @@ type outDir interface {
 	// ahead has the files' reads, when they are made in this order, served from
 	// reads made ahead (see outahead.go; a directory's are not); stop ends it.
 	ahead(reads []fileRange) (stop func())
+	// bandBytes is the size of the bands a gather reads its images in.
+	bandBytes() int64
 }
 
 // outFile is one of its files opened for reading.
@@ -44,21 +46,8 @@ type outFile interface {
 	Close() error
 }
 
-// openOutDir opens out: a bucket URL, or a directory.
-func openOutDir(out string) (outDir, error) {
-	if !store.IsURL(out) {
-		return dirOut(out), nil
-	}
-	ctx := context.Background()
-	b, key, err := store.Open(ctx, out)
-	if err != nil {
-		return nil, err
-	}
-	if b.Local() {
-		return dirOut(key), nil
-	}
-	return bucketOut{ctx: ctx, b: b, prefix: dirPrefix(key), ra: newAheadState()}, nil
-}
+// openOutDir opens out, a bucket URL or a directory, for reading.
+func openOutDir(out string) (outDir, error) { return outputOf(out).reader() }
 
 type dirOut string
 
@@ -87,6 +76,8 @@ func (d dirOut) manifest() (*manifest.Manifest, error) {
 
 func (d dirOut) ahead([]fileRange) func() { return func() {} }
 
+func (dirOut) bandBytes() int64 { return gatherBandBytes }
+
 type sizedFile struct {
 	*os.File
 	size int64
@@ -103,6 +94,8 @@ type bucketOut struct {
 }
 
 func (o bucketOut) path(string) string { return "" }
+
+func (bucketOut) bandBytes() int64 { return gatherBucketBandBytes }
 
 func (o bucketOut) open(rel string) (outFile, error) {
 	if o.ra != nil {

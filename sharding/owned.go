@@ -19,11 +19,33 @@ type OwnedError struct {
 	Err error
 }
 
-func (e *OwnedError) Error() string {
-	return fmt.Sprintf("sharding: --force replaces only a directory that a sharded conversion wrote, and OUTDIR %s %v", e.Dir, e.Err)
-}
+func (e *OwnedError) Error() string { return "sharding: " + e.Words(nil, nil) }
 
 func (e *OwnedError) Unwrap() error { return e.Err }
+
+// Words is the error with the option it names (Force) named by name (nil: Force).
+func (e *OwnedError) Words(name func(field string) string, _ func(error) string) string {
+	return fmt.Sprintf("%s replaces only a directory that a sharded conversion wrote, and OUTDIR %s %v", fieldName(name, "Force"), e.Dir, e.Err)
+}
+
+// NotEmptyError is a directory OUTDIR that holds files, which a conversion without
+// Force does not write into.
+type NotEmptyError struct{ Dir string }
+
+func (e *NotEmptyError) Error() string { return "sharding: " + e.Words(nil, nil) }
+
+// Words is the error with the option it names (Force) named by name (nil: Force).
+func (e *NotEmptyError) Words(name func(field string) string, _ func(error) string) string {
+	return fmt.Sprintf("%s is not empty; the output goes into a new or empty directory (%s replaces one that a sharded conversion wrote)", e.Dir, fieldName(name, "Force"))
+}
+
+// fieldName is name(field), or field for a nil name.
+func fieldName(name func(field string) string, field string) string {
+	if name == nil {
+		return field
+	}
+	return name(field)
+}
 
 // CheckOwned checks that dir is the directory of a sharded conversion, which Force may
 // therefore replace (and its old tree be removed): its manifest.json is a sharded
@@ -36,9 +58,13 @@ func CheckOwned(dir string) error {
 	if st, err := os.Lstat(mp); err != nil || !st.Mode().IsRegular() {
 		return fmt.Errorf("has no %s, the mark of a sharded conversion", manifest.FileName)
 	}
-	m, err := ReadManifest(mp)
+	data, err := readLimited(mp, "manifest", manifest.MaxBytes)
+	var m *manifest.Manifest
+	if err == nil {
+		m, err = manifest.Parse(data)
+	}
 	if err != nil {
-		return fmt.Errorf("has a %s that a sharded conversion did not write: %s", manifest.FileName, stripPrefixes(strings.TrimPrefix(err.Error(), "sharding: manifest "+mp+": ")))
+		return fmt.Errorf("has a %s that a sharded conversion did not write: %w", manifest.FileName, err)
 	}
 	listed := map[string]bool{manifest.FileName: true}
 	dirs := map[string]bool{}

@@ -39,8 +39,11 @@ func TestForceReplacesOwned(t *testing.T) {
 	if err := CheckOwned(out); err != nil {
 		t.Fatalf("CheckOwned(a conversion's OUTDIR): %v", err)
 	}
-	if _, err := Convert(o); err == nil || !strings.Contains(err.Error(), "not empty") {
-		t.Errorf("a second conversion without Force: %v", err)
+	var ne *NotEmptyError
+	if _, err := Convert(o); !errors.As(err, &ne) || ne.Dir != out || !strings.Contains(err.Error(), "not empty") {
+		t.Errorf("a second conversion without Force: %v, want a *NotEmptyError of %s", err, out)
+	} else if got := ne.Words(func(f string) string { return "<" + f + ">" }, nil); !strings.Contains(got, "(<Force> replaces one") {
+		t.Errorf("NotEmptyError in a caller's words: %q", got)
 	}
 	o.Force, o.Spec = true, "P()"
 	if _, err := Convert(o); err != nil {
@@ -67,8 +70,10 @@ func TestForceReplacesOwned(t *testing.T) {
 		before := treeNames(t, out)
 		_, err := Convert(o)
 		var oe *OwnedError
-		if err == nil || !errors.As(err, &oe) || !strings.Contains(err.Error(), c.want) {
+		if err == nil || !errors.As(err, &oe) || !strings.Contains(err.Error(), c.want) || oe.Dir != out {
 			t.Errorf("Force onto a tree that is not all ours: %v, want an *OwnedError saying %q", err, c.want)
+		} else if got := oe.Words(func(f string) string { return "<" + f + ">" }, nil); !strings.HasPrefix(got, "<Force> replaces only") {
+			t.Errorf("OwnedError in a caller's words: %q", got)
 		}
 		if after := treeNames(t, out); !slices.Equal(before, after) {
 			t.Errorf("a refused Force changed OUTDIR: %q, was %q", after, before)

@@ -38,7 +38,7 @@ func TestPlaceTensorRules(t *testing.T) {
 		t.Fatalf("%+v, %v", r, err)
 	}
 	_, err = PlaceTensor(PlaceOptions{Mesh: "data=2,model=4", Rules: path, Tensor: "mlp"}, sh)
-	if err == nil || ErrorText(err, nil) != `tensor "mlp" matches no rule and the rules have no default` {
+	if err == nil || errMsg(err) != `tensor "mlp" matches no rule and the rules have no default` {
 		t.Errorf("a name no rule matches: %v", err)
 	}
 }
@@ -78,7 +78,7 @@ func TestPlaceTensorErrors(t *testing.T) {
 	} {
 		_, err := PlaceTensor(c.o, c.sh)
 		var ce *ConvertError
-		if !errors.As(err, &ce) || ce.Setting != c.usage || !strings.Contains(ErrorText(err, nil), c.want) {
+		if !errors.As(err, &ce) || ce.Setting != c.usage || !strings.Contains(errMsg(err), c.want) {
 			t.Errorf("%+v %s: %v (%T), want usage %v and %q", c.o, c.sh, err, err, c.usage, c.want)
 		}
 	}
@@ -97,7 +97,7 @@ func TestPlaceTensorErrorIsConversions(t *testing.T) {
 	_, perr := PlaceTensor(PlaceOptions{Mesh: "x=8", Spec: spec.String(), Tensor: "w"}, layout.NewShape(layout.F32, 16, 6))
 	_, cerr := placeTensor(m, spec, "w", []int64{16, 6})
 	var ie *placement.IndivisibleError
-	if perr == nil || ErrorText(perr, nil) != ErrorText(cerr, nil) || !errors.As(perr, &ie) || ie.Dim != 1 || ie.Count != 8 {
+	if perr == nil || errMsg(perr) != errMsg(cerr) || !errors.As(perr, &ie) || ie.Dim != 1 || ie.Count != 8 {
 		t.Errorf("query: %v; conversion: %v", perr, cerr)
 	}
 }
@@ -170,8 +170,8 @@ func TestPlaceTensorAgainstJAX(t *testing.T) {
 			if !errors.As(err, &ce) || ce.Setting {
 				t.Errorf("%s: %T %v, want a *ConvertError that is not a usage error", &c, err, err)
 			}
-			if !strings.HasPrefix(ErrorText(err, nil), "dims "+report.DimsText(c.Shape)+": "+c.RefusalText(t)) {
-				t.Errorf("%s: %q does not start with the dims", &c, ErrorText(err, nil))
+			if !strings.HasPrefix(errMsg(err), "dims "+report.DimsText(c.Shape)+": "+c.RefusalText(t)) {
+				t.Errorf("%s: %q does not start with the dims", &c, errMsg(err))
 			}
 			continue
 		}

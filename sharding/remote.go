@@ -6,10 +6,8 @@ package sharding
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"path"
-	"slices"
 	"strings"
 	"sync/atomic"
 
@@ -75,21 +73,9 @@ func openBucketCheckpoint(ctx context.Context, b *store.Bucket, key string) (*Ch
 	if err != nil {
 		return nil, err
 	}
-	var idx struct {
-		WeightMap map[string]string `json:"weight_map"`
-	}
-	if err := json.Unmarshal(data, &idx); err != nil {
-		return nil, fmt.Errorf("sharding: index %s is not valid JSON: %w", url, err)
-	}
-	if len(idx.WeightMap) == 0 {
-		return nil, fmt.Errorf("sharding: index %s has no \"weight_map\" (tensor name → file)", url)
-	}
-	byFile := map[string][]string{}
-	for name, f := range idx.WeightMap {
-		if f == "" || strings.HasPrefix(f, "/") || strings.Contains(f, "..") || strings.Contains(f, "\\") {
-			return nil, fmt.Errorf("sharding: index %s maps tensor %q to %q, which is not a file name beside it", url, name, f)
-		}
-		byFile[f] = append(byFile[f], name)
+	idx, err := parseIndex(url, data)
+	if err != nil {
+		return nil, err
 	}
 	dir := path.Dir(key)
 	if dir == "." {
@@ -97,17 +83,13 @@ func openBucketCheckpoint(ctx context.Context, b *store.Bucket, key string) (*Ch
 	} else {
 		dir += "/"
 	}
-	for _, f := range slices.Sorted(mapKeys(byFile)) {
+	for _, f := range idx.files {
 		sf, err := open(dir + f)
 		if err != nil {
 			return nil, fmt.Errorf("sharding: index %s names %s: %w", url, f, err)
 		}
-		for _, name := range byFile[f] {
-			t, ok := sf.Tensor(name)
-			if !ok {
-				return nil, fmt.Errorf("sharding: index %s maps tensor %q to %s, which does not hold it", url, name, f)
-			}
-			c.Tensors = append(c.Tensors, TensorEntry{t, sf})
+		if err := idx.add(c, f, sf); err != nil {
+			return nil, err
 		}
 	}
 	c.sort()

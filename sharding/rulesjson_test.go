@@ -41,8 +41,8 @@ func TestConvertRulesJSON(t *testing.T) {
 			sameTree(t, fromFile.Out, fromText.Out)
 			continue
 		}
-		want := strings.NewReplacer("rules file "+file+": ", "", "Rules "+file, "Rules").Replace(ErrorText(ferr, nil))
-		if got := ErrorText(terr, nil); got != want {
+		want := strings.NewReplacer("rules file "+file+": ", "", "Rules "+file, "Rules").Replace(errMsg(ferr))
+		if got := errMsg(terr); got != want {
 			t.Errorf("%s:\ngot  %s\nwant %s", text, got, want)
 		}
 	}

@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 
 	"github.com/tpulayout/tpulayout/buffer"
-	"github.com/tpulayout/tpulayout/sharding/manifest"
-	"github.com/tpulayout/tpulayout/store"
 )
 
 // sink is where a job writes its files, named relative to the output (such as
@@ -147,37 +145,3 @@ func (s *dirSink) putAtomic(paths []string, write func(ws []io.Writer) error) er
 	}
 	return nest(0)
 }
-
-// output is where a conversion goes, as ConvertOptions.Out names it: a directory
-// (dirOutput) or a bucket prefix (bucketOutput). Each opens its sink and writes the
-// job through it.
-type output interface {
-	write(j *shardJob) (*manifest.Manifest, error)
-	// replaceable reports whether Force can replace an earlier conversion there.
-	replaceable() bool
-}
-
-// outputOf is the output that out names: the one place that tells a bucket URL
-// from a directory.
-func outputOf(out string) output {
-	if store.IsURL(out) {
-		return bucketOutput(out)
-	}
-	return dirOutput(out)
-}
-
-// dirOutput is a directory (a symlink to one: its target).
-type dirOutput string
-
-func (d dirOutput) write(j *shardJob) (*manifest.Manifest, error) {
-	return j.writeDir(buffer.LinkTarget(string(d)))
-}
-
-func (dirOutput) replaceable() bool { return true }
-
-// bucketOutput is a bucket URL, s3:// or gs://.
-type bucketOutput string
-
-func (b bucketOutput) write(j *shardJob) (*manifest.Manifest, error) { return j.writeURL(string(b)) }
-
-func (bucketOutput) replaceable() bool { return false }

@@ -63,7 +63,7 @@ func TestConvertPad(t *testing.T) {
 			Out: filepath.Join(t.TempDir(), "out"), Mesh: c.Mesh, Spec: c.Spec, All: true, To: "tpu:v5e", Pad: pad})
 		got := ""
 		if err != nil {
-			got = ErrorText(err, nil)
+			got = errMsg(err)
 		}
 		if got != want {
 			t.Errorf("Pad %q: got %q, want %q", pad, got, want)

@@ -71,7 +71,7 @@ element N of a tuple:
 				if *asJSON {
 					return writeJSON(w, rep)
 				}
-				return rep.WriteText(w)
+				return rep.WriteWords(w, flagWord)
 			}
 			if pos[0] != "-" {
 				// The module's text is mapped while list runs, which writes the

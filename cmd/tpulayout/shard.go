@@ -9,6 +9,7 @@ import (
 
 	"github.com/tpulayout/tpulayout/convert"
 	"github.com/tpulayout/tpulayout/internal/errtext"
+	"github.com/tpulayout/tpulayout/internal/errtext/shardtext"
 	"github.com/tpulayout/tpulayout/sharding"
 )
 
@@ -143,9 +144,9 @@ func (s *shardFlags) run(c *convertFlags, in, out string, w io.Writer) error {
 func shardErr(err error) error {
 	var ce *sharding.ConvertError
 	if errors.As(err, &ce) && ce.Setting {
-		return usagef("%s", errtext.Within(err, sharding.ErrorText(err, flagWord), flagWord))
+		return usagef("%s", shardtext.Text(err, flagWord))
 	}
-	return errors.New(errtext.Within(err, sharding.ErrorText(err, flagWord), flagWord))
+	return errors.New(shardtext.Text(err, flagWord))
 }
 
 // libErr prints an error of the library packages without their prefixes: a job's

@@ -5,8 +5,8 @@ import (
 	"strings"
 )
 
-// Within words, in text (a message that quotes err's chain, such as a library's
-// ErrorText of err, with "sharding: " prefixes dropped), the sentence of each Worded
+// Within words, in text (a message that quotes err's chain, such as shardtext's
+// wording of err, with "sharding: " prefixes dropped), the sentence of each Worded
 // error in err's chain by name, where the message around it is not Worded itself.
 func Within(err error, text string, name func(field string) string) string {
 	for e := err; e != nil; e = errors.Unwrap(e) {

@@ -8,11 +8,12 @@ import (
 	"testing"
 )
 
-// flagLiteral matches a string that starts with a command-line flag, such as "--to" or
-// "--block has 3 entries".
-var flagLiteral = regexp.MustCompile(`^--[A-Za-z]`)
+// flagLiteral matches a string that names a command-line flag anywhere, such as "--to",
+// "--block has 3 entries" or "a sharded conversion (convert --mesh)": a flag starts the
+// string or follows a space, a quote or an opening parenthesis.
+var flagLiteral = regexp.MustCompile(`(^|[\s"'(` + "`" + `])--[A-Za-z]`)
 
-// TestNoFlagLiterals fails for each string literal that starts with a command-line flag
+// TestNoFlagLiterals fails for each string literal that names a command-line flag
 // in a Go file outside cmd/ and python/: a library speaks Go (an error's fields name
 // what is wrong), and only the command and the Python binding speak flags.
 func TestNoFlagLiterals(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/convert"
 	"github.com/tpulayout/tpulayout/hlo"
-	"github.com/tpulayout/tpulayout/internal/errtext"
+	"github.com/tpulayout/tpulayout/internal/errtext/shardtext"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/report"
 	"github.com/tpulayout/tpulayout/sharding"
@@ -68,11 +68,11 @@ type reportRequest struct {
 }
 
 // cliError is an error of the sharded conversion's verbs with the CLI's message (see
-// sharding.ErrorText), so Python raises what the command prints.
+// shardtext.Text), so Python raises what the command prints.
 type cliError struct{ err error }
 
 func (e cliError) Error() string {
-	return errtext.Within(e.err, sharding.ErrorText(e.err, cliWord), cliWord)
+	return shardtext.Text(e.err, word)
 }
 func (e cliError) Unwrap() error { return e.err }
 

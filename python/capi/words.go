@@ -5,46 +5,38 @@ import (
 )
 
 // Python's words for the libraries' errors. A library error names the fields of its
-// settings ("Pad"); here, once, they get the names of the Python arguments that set
-// them. A new argument that a library's error may name is one entry in pyWords.
-
-// pyWords maps a field of a library's settings to the Python argument that sets it.
-var pyWords = map[string]string{
-	"Pad": "pad",
-	// report's settings and arguments (report.Settings), as the command names them
-	"To": "--to", "Gen": "--gen", "Words": "--words", "Byte": "--byte", "Element": "--element",
+// settings ("Pad", "Mesh"); here, once, they get the words Python's messages name them
+// by. The sharded conversion's errors read in Python as the command prints them
+// (Python's tests compare the two), so its fields are named by the command's flags,
+// as are report's settings; Pad alone is named by its Python argument, pad, which
+// to_device and shard both take and which the command's --pad does not reach here
+// (shard checks its pad as to_device does, checkPadValue). A new argument that a
+// library's error may name is one entry in words.
+var words = map[string]string{
+	// sharding.ConvertOptions and PlaceOptions, and sharding/manifest's errors
+	"In": "IN", "Out": "OUT", "Mesh": "--mesh", "Devices": "--devices", "Spec": "--spec", "Rules": "--rules", "To": "--to",
+	"DType": "--dtype", "Tensor": "--tensor", "All": "--all", "Process": "--process",
+	"Checksum": "--checksum", "Force": "--force",
+	// report's settings and arguments (report.Settings)
+	"Gen": "--gen", "Words": "--words", "Byte": "--byte", "Element": "--element",
 	"Block": "--block", "Src": "SRC", "Dst": "DST", "Shape": "SHAPE",
-	// sharding/manifest's errors, as the command names them
-	"Process": "--process",
+	// to_device's and shard's pad=
+	"Pad": "pad",
 }
 
-func pyWord(field string) string {
-	if w, ok := pyWords[field]; ok {
+// word is Python's word for a library's field: its entry in words, else the field.
+func word(field string) string {
+	if w, ok := words[field]; ok {
 		return w
 	}
 	return field
 }
 
 // pyText is err in Python's words.
-func pyText(err error) string { return errtext.Text(err, pyWord) }
+func pyText(err error) string { return errtext.Text(err, word) }
 
 // pyError is a library error in Python's words.
 type pyError struct{ err error }
 
 func (e pyError) Error() string { return pyText(e.err) }
 func (e pyError) Unwrap() error { return e.err }
-
-// cliWords are the command line's words for the fields of sharding's options: the
-// sharded conversion's errors read in Python as the command prints them.
-var cliWords = map[string]string{
-	"In": "IN", "Out": "OUT", "Mesh": "--mesh", "Devices": "--devices", "Spec": "--spec", "Rules": "--rules", "To": "--to",
-	"DType": "--dtype", "Tensor": "--tensor", "All": "--all", "Process": "--process", "Pad": "--pad",
-	"Checksum": "--checksum", "Force": "--force",
-}
-
-func cliWord(field string) string {
-	if w, ok := cliWords[field]; ok {
-		return w
-	}
-	return field
-}
