@@ -88,7 +88,7 @@ func Open(ctx context.Context, name string) (*Bucket, string, error) {
 		b.be, err = newGCS(ctx, loc.Bucket)
 	}
 	if err != nil {
-		return nil, "", fmt.Errorf("store: %s: %w", name, err)
+		return nil, "", &Error{Name: name, Err: err}
 	}
 	return b, loc.Key, nil
 }
@@ -104,7 +104,7 @@ func (b *Bucket) URL(key string) string {
 func (b *Bucket) Local() bool { return b.loc.Scheme == "file" }
 
 func (b *Bucket) errf(key string, err error) error {
-	return fmt.Errorf("store: %s: %w", b.URL(key), err)
+	return &Error{Name: b.URL(key), Err: err}
 }
 
 // Stat returns the attributes of the object key.
@@ -226,7 +226,7 @@ func (o *Object) URL() string { return o.b.URL(o.attrs.Key) }
 // end is io.EOF, as for a file.
 func (o *Object) ReadAt(p []byte, off int64) (int, error) {
 	if off < 0 {
-		return 0, fmt.Errorf("store: %s: negative offset %d", o.URL(), off)
+		return 0, &Error{Name: o.URL(), Err: fmt.Errorf("negative offset %d", off)}
 	}
 	if off >= o.attrs.Size {
 		if len(p) == 0 {
@@ -260,7 +260,7 @@ func (o *Object) ReadAt(p []byte, off int64) (int, error) {
 				continue
 			}
 			if err != nil {
-				return 0, fmt.Errorf("store: %s: bytes %d–%d of %d: %w", o.URL(), off, off+int64(n), o.attrs.Size, err)
+				return 0, &Error{Name: o.URL(), Err: fmt.Errorf("bytes %d–%d of %d: %w", off, off+int64(n), o.attrs.Size, err)}
 			}
 			break
 		}

@@ -5,6 +5,23 @@ import (
 	"time"
 )
 
+// Error is a failed operation of the store on the object (or bucket, or prefix)
+// Name, as the user wrote it, or on a name that is not a URL or path (Name "":
+// Err says which).
+type Error struct {
+	Name string // the URL or path; "" when Err names it
+	Err  error
+}
+
+func (e *Error) Error() string {
+	if e.Name == "" {
+		return "store: " + e.Err.Error()
+	}
+	return "store: " + e.Name + ": " + e.Err.Error()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
 // RangeError is a ranged read answered with other bytes than those asked for: a
 // Content-Range of another range, or none where one was due.
 type RangeError struct {

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"path/filepath"
@@ -35,7 +36,7 @@ func Parse(name string) (Location, error) {
 	scheme, rest, ok := strings.Cut(name, "://")
 	if !ok {
 		if name == "" {
-			return Location{}, fmt.Errorf("store: empty path")
+			return Location{}, &Error{Err: errors.New("empty path")}
 		}
 		return Location{Scheme: "file", Key: name}, nil
 	}
@@ -43,26 +44,26 @@ func Parse(name string) (Location, error) {
 	case "file":
 		u, err := url.Parse(name)
 		if err != nil {
-			return Location{}, fmt.Errorf("store: bad file URL %q: %w", name, err)
+			return Location{}, &Error{Err: fmt.Errorf("bad file URL %q: %w", name, err)}
 		}
 		if u.Host != "" && u.Host != "localhost" {
-			return Location{}, fmt.Errorf("store: file URL %q names host %q; only local files (file:///path) are read", name, u.Host)
+			return Location{}, &Error{Err: fmt.Errorf("file URL %q names host %q; only local files (file:///path) are read", name, u.Host)}
 		}
 		if u.Path == "" {
-			return Location{}, fmt.Errorf("store: file URL %q has no path", name)
+			return Location{}, &Error{Err: fmt.Errorf("file URL %q has no path", name)}
 		}
 		return Location{Scheme: "file", Key: filepath.FromSlash(u.Path)}, nil
 	case "s3", "gs":
 		bucket, key, _ := strings.Cut(rest, "/")
 		if bucket == "" {
-			return Location{}, fmt.Errorf("store: URL %q has no bucket (want %s://BUCKET/KEY)", name, scheme)
+			return Location{}, &Error{Err: fmt.Errorf("URL %q has no bucket (want %s://BUCKET/KEY)", name, scheme)}
 		}
 		if strings.ContainsAny(bucket, "?#") || strings.ContainsAny(key, "?#") {
-			return Location{}, fmt.Errorf("store: URL %q holds '?' or '#'; object keys here are plain paths", name)
+			return Location{}, &Error{Err: fmt.Errorf("URL %q holds '?' or '#'; object keys here are plain paths", name)}
 		}
 		return Location{Scheme: scheme, Bucket: bucket, Key: key}, nil
 	}
-	return Location{}, fmt.Errorf("store: URL %q has scheme %q; want s3://, gs://, file:// or a plain path", name, scheme)
+	return Location{}, &Error{Err: fmt.Errorf("URL %q has scheme %q; want s3://, gs://, file:// or a plain path", name, scheme)}
 }
 
 // Join appends slash-separated elements to a key or path.

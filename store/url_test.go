@@ -1,6 +1,8 @@
 package store
 
 import (
+	"context"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -47,5 +49,29 @@ func TestJoinAndURL(t *testing.T) {
 	}
 	if !IsURL("gs://b/x") || !IsURL("s3://b") || IsURL("file:///x") || IsURL("/x") {
 		t.Error("IsURL")
+	}
+}
+
+// TestErrorFields: the store's errors are *Error, naming the object as the user wrote
+// it (or none, for a name that is no URL or path) and unwrapping to the cause.
+func TestErrorFields(t *testing.T) {
+	_, err := Parse("s3://")
+	var se *Error
+	if !errors.As(err, &se) || se.Name != "" || se.Err == nil {
+		t.Errorf("Parse(s3://) = %#v, want an *Error without a Name", err)
+	}
+	t.Setenv("AWS_ENDPOINT_URL_S3", "ftp://x")
+	_, _, err = Open(context.Background(), "s3://b/k")
+	if !errors.As(err, &se) || se.Name != "s3://b/k" {
+		t.Errorf("Open with a bad endpoint = %#v, want an *Error named s3://b/k", err)
+	}
+	missing := filepath.Join(t.TempDir(), "none")
+	b, key, err := Open(context.Background(), missing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = b.Stat(context.Background(), key)
+	if !errors.As(err, &se) || se.Name != missing || !errors.Is(err, ErrNotExist) {
+		t.Errorf("Stat of a missing file = %#v, want an *Error named %s that is ErrNotExist", err, missing)
 	}
 }

@@ -2,12 +2,14 @@ package shardtext
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tpulayout/tpulayout/sharding"
+	"github.com/tpulayout/tpulayout/store"
 )
 
 const ckpt = "../../../testdata/sharding/mesh2d_both.safetensors"
@@ -73,6 +75,13 @@ func TestText(t *testing.T) {
 			_, err := sharding.Convert(o)
 			return err
 		}, `tensor "x" (dims [16,256]): dim 1 of size 256 is not divisible by 3, the product of the mesh axes model(3) that spec P("data", "model") shards it over`},
+		{"checkpoint URL's bucket unusable", func() error {
+			t.Setenv("AWS_ENDPOINT_URL_S3", "ftp://x")
+			o := ok
+			o.Checkpoint, o.Out = "s3://b/m.safetensors", filepath.Join(dir, "d")
+			_, err := sharding.Convert(o)
+			return err
+		}, `cannot read IN s3://b/m.safetensors: endpoint "ftp://x" (AWS_ENDPOINT_URL_S3 or AWS_ENDPOINT_URL) is not http(s)://HOST[:PORT]`},
 		{"not sharding's", func() error { return errors.New("sharding: layout: bad tile") }, "bad tile"},
 	} {
 		err := c.err()
@@ -82,6 +91,26 @@ func TestText(t *testing.T) {
 		}
 		if got := Text(err, flag); got != c.want {
 			t.Errorf("%s:\ngot  %s\nwant %s", c.name, got, c.want)
+		}
+	}
+}
+
+// TestStoreWords: a store.Error is quoted by its fields, the name dropped only for the
+// one that the error is on the object the message names; one it wraps keeps its name.
+func TestStoreWords(t *testing.T) {
+	inner := &store.Error{Name: "gs://b/shard-1.safetensors", Err: store.ErrNotExist}
+	outer := &store.Error{Name: "gs://b/index.json", Err: fmt.Errorf("index: %w", inner)}
+	for _, c := range []struct {
+		err        error
+		name, want string
+	}{
+		{outer, "gs://b/index.json", "index: gs://b/shard-1.safetensors: does not exist"},
+		{outer, "gs://b/other.json", "gs://b/index.json: index: gs://b/shard-1.safetensors: does not exist"},
+		{fmt.Errorf("reading: %w", inner), "gs://b/shard-1.safetensors", "reading: gs://b/shard-1.safetensors: does not exist"},
+		{&store.Error{Err: errors.New(`URL "s3://" has no bucket`)}, "s3://", `URL "s3://" has no bucket`},
+	} {
+		if got := storeWords(c.err, stripPrefixes(c.err.Error()), c.name); got != c.want {
+			t.Errorf("%v named %s:\ngot  %s\nwant %s", c.err, c.name, got, c.want)
 		}
 	}
 }
