@@ -292,9 +292,9 @@ func MergeURL(out string) (*manifest.Manifest, error) {
 		}
 		parts = append(parts, a.Key)
 	}
-	m, err := MergeWith(tmp, MergeOptions{files: bucketFiles{ctx: ctx, b: b, prefix: prefix, objects: as}})
-	if err != nil { // name the prefix, not the temporary directory
-		return nil, renameErr(err, tmp, b.URL(prefix))
+	m, err := MergeWith(tmp, MergeOptions{files: bucketFiles{ctx: ctx, b: b, prefix: prefix, objects: as}, shown: b.URL(prefix)})
+	if err != nil {
+		return nil, err
 	}
 	js, err := os.ReadFile(filepath.Join(tmp, manifest.FileName))
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/sharding/manifest"
@@ -27,6 +26,10 @@ type MergeOptions struct {
 	// files checks the listed shard files and finds unlisted ones where they are not
 	// in the directory merged (a bucket prefix: see MergeURL); nil for the directory.
 	files shardFiles
+	// shown names the directory merged in messages, where that is a temporary copy
+	// of another place (a bucket prefix's URL, ending in "/": see MergeURL); "" for
+	// the directory itself.
+	shown string
 }
 
 // shardFiles is where a merge looks for the shard files its manifests list.
@@ -42,18 +45,31 @@ type shardFiles interface {
 // MergeWith is Merge with options: manifest.Merge on the directory dir, whose stale
 // temporaries of a killed run it removes (see buffer.RemoveStaleTemps).
 func MergeWith(dir string, opt MergeOptions) (*manifest.Manifest, error) {
-	d := mergeDir{path: dir, files: opt.files}
+	d := mergeDir{path: dir, files: opt.files, shown: opt.shown}
 	if d.files == nil {
 		d.files = dirFiles(dir)
 	}
-	return manifest.Merge(dir, d, manifest.MergeOptions{Quick: opt.Quick, Progress: opt.Progress})
+	name := dir
+	if d.shown != "" {
+		name = d.shown
+	}
+	return manifest.Merge(name, d, manifest.MergeOptions{Quick: opt.Quick, Progress: opt.Progress})
 }
 
 // mergeDir is a directory as manifest.Merge reads and writes it; its shard files are
-// files's.
+// files's. Messages name it shown, and a file in it shown+file, where shown is not "".
 type mergeDir struct {
 	path  string
 	files shardFiles
+	shown string
+}
+
+// Name is the file name at the top of d as messages name it.
+func (d mergeDir) Name(name string) string {
+	if d.shown != "" {
+		return d.shown + name
+	}
+	return filepath.Join(d.path, name)
 }
 
 func (d mergeDir) Check(rel string, s manifest.Shard, hash bool) string {
@@ -67,6 +83,9 @@ func (d mergeDir) Has(rel string) bool { return d.files.has(rel) }
 func (d mergeDir) List() ([]string, error) {
 	ents, err := os.ReadDir(d.path)
 	if err != nil {
+		if d.shown != "" {
+			err = showPath(err, d.shown)
+		}
 		return nil, err
 	}
 	names := make([]string, len(ents))
@@ -77,17 +96,28 @@ func (d mergeDir) List() ([]string, error) {
 }
 
 func (d mergeDir) ReadFile(name string) ([]byte, error) {
-	return readLimited(filepath.Join(d.path, name), "manifest", manifest.MaxBytes)
+	return readLimitedAs(filepath.Join(d.path, name), d.Name(name), "manifest", manifest.MaxBytes)
 }
 
 func (d mergeDir) WriteFile(name string, data []byte) error {
-	return buffer.WriteFileAtomic(filepath.Join(d.path, name), func(w io.Writer) error {
+	return d.shownErr(name, buffer.WriteFileAtomic(filepath.Join(d.path, name), func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
-	})
+	}))
 }
 
-func (d mergeDir) Remove(name string) error { return os.Remove(filepath.Join(d.path, name)) }
+func (d mergeDir) Remove(name string) error {
+	return d.shownErr(name, os.Remove(filepath.Join(d.path, name)))
+}
+
+// shownErr is err, of an operation on the file name at the top of d, naming the file
+// as messages name it (see showPath) where d is shown by another name.
+func (d mergeDir) shownErr(name string, err error) error {
+	if err == nil || d.shown == "" {
+		return err
+	}
+	return showPath(err, d.Name(name))
+}
 
 // dirFiles is a directory's shard files.
 type dirFiles string
@@ -182,16 +212,3 @@ func unlistedFiles(dir string, listed map[string]bool, removeStale bool) []strin
 	sort.Strings(found)
 	return found
 }
-
-// renamedError is an error whose message names a place by another name: a merge's
-// temporary directory by the bucket prefix it stands for.
-type renamedError struct {
-	err      error
-	old, new string
-}
-
-func renameErr(err error, old, new string) error { return &renamedError{err, old, new} }
-
-func (e *renamedError) Error() string { return strings.ReplaceAll(e.err.Error(), e.old, e.new) }
-
-func (e *renamedError) Unwrap() error { return e.err }

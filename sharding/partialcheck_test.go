@@ -174,3 +174,32 @@ func TestProcessOfAnotherConversionInBucket(t *testing.T) {
 		})
 	}
 }
+
+// TestMergeURLNamesObjects: a merge under a bucket prefix, which merges a temporary
+// copy of the partial manifests, names the prefix and the object by their URLs (as
+// MergeError's fields and in its text), never the temporary directory.
+func TestMergeURLNamesObjects(t *testing.T) {
+	ctx := context.Background()
+	for _, srv := range storetest.All(t) {
+		t.Run(srv.Name(), func(t *testing.T) {
+			srv.Point(t, srv.Endpoint)
+			out := srv.Scheme + "://" + srv.NewBucket(t) + "/out"
+			b, key, err := store.Open(ctx, out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			part := manifest.PartialName(0, 1)
+			if err := b.Put(ctx, key+"/"+part, strings.NewReader("{"), 1, nil); err != nil {
+				t.Fatal(err)
+			}
+			_, err = MergeURL(out)
+			var me *manifest.MergeError
+			if !errors.As(err, &me) || me.Dir != out+"/" || me.Partial != part {
+				t.Fatalf("MergeURL: %#v, want a MergeError on %s/, partial %s", err, out, part)
+			}
+			if want := "sharding: manifest " + out + "/" + part + ": "; !strings.HasPrefix(err.Error(), want) {
+				t.Errorf("MergeURL: %v, want it to start %q", err, want)
+			}
+		})
+	}
+}

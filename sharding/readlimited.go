@@ -3,6 +3,7 @@ package sharding
 import (
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 
 	"github.com/tpulayout/tpulayout/sharding/manifest"
@@ -35,17 +36,35 @@ const (
 // readLimited reads the file at path whole, failing if it holds more than limit bytes
 // (it reads at most limit+1: a device or a FIFO never ends).
 func readLimited(path, what string, limit int64) ([]byte, error) {
+	return readLimitedAs(path, path, what, limit)
+}
+
+// readLimitedAs is readLimited naming the file shown in its errors (a failed open's
+// fs.PathError.Path included): the name that the user knows for path.
+func readLimitedAs(path, shown, what string, limit int64) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, showPath(err, shown)
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
-		return nil, fmt.Errorf("sharding: %s %s: %w", what, path, err)
+		return nil, fmt.Errorf("sharding: %s %s: %w", what, shown, err)
 	}
 	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("sharding: %s %s is larger than the limit of %d bytes", what, path, limit)
+		return nil, fmt.Errorf("sharding: %s %s is larger than the limit of %d bytes", what, shown, limit)
 	}
 	return data, nil
+}
+
+// showPath is err, where it is a failed file operation (*fs.PathError), with the
+// file named shown: the name that the user knows for it; any other err is itself.
+func showPath(err error, shown string) error {
+	pe, ok := err.(*fs.PathError)
+	if !ok {
+		return err
+	}
+	c := *pe
+	c.Path = shown
+	return &c
 }

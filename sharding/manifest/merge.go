@@ -46,6 +46,21 @@ type Dir interface {
 	Remove(name string) error
 }
 
+// Namer is a Dir that names the files at its top in messages itself (a bucket
+// prefix's objects, named by URL); a file of any other Dir named as messages name
+// the Dir is filepath.Join(name, file).
+type Namer interface {
+	Name(file string) string
+}
+
+// fileName is the file at the top of d, named name, as messages name it.
+func fileName(d Dir, name, file string) string {
+	if n, ok := d.(Namer); ok {
+		return n.Name(file)
+	}
+	return filepath.Join(name, file)
+}
+
 // Progress hears how far the check of the shard files has got, in bytes.
 type Progress interface {
 	Total(bytes int64)
@@ -82,7 +97,7 @@ func Merge(name string, d Dir, opt MergeOptions) (*Manifest, error) {
 			return nil, err
 		}
 		if ms[i], err = Parse(data); err != nil {
-			return nil, &MergeError{Dir: name, Partial: p, Msg: "manifest " + filepath.Join(name, p), Err: err}
+			return nil, &MergeError{Dir: name, Partial: p, Msg: "manifest " + fileName(d, name, p), Err: err}
 		}
 	}
 	out, err := join(parts, ms)
