@@ -195,10 +195,16 @@ func TestMergeURLNamesObjects(t *testing.T) {
 			_, err = MergeURL(out)
 			var me *manifest.MergeError
 			if !errors.As(err, &me) || me.Dir != out+"/" || me.Partial != part {
-				t.Fatalf("MergeURL: %#v, want a MergeError on %s/, partial %s", err, out, part)
+				t.Errorf("MergeURL: %#v, want a MergeError on %s/, partial %s", err, out, part)
 			}
 			if want := "sharding: manifest " + out + "/" + part + ": "; !strings.HasPrefix(err.Error(), want) {
 				t.Errorf("MergeURL: %v, want it to start %q", err, want)
+			}
+			// An empty prefix's error is the NoPartialsError itself, which a command
+			// words (its Process field by the flag), not one hidden in a wrapper.
+			_, err = MergeURL(out + "/none")
+			if np, ok := err.(*manifest.NoPartialsError); !ok || np.Dir != out+"/none/" {
+				t.Errorf("MergeURL of an empty prefix: %#v, want a *manifest.NoPartialsError on %s/none/", err, out)
 			}
 		})
 	}
