@@ -46,8 +46,9 @@ func (p *Plan) readsAhead() bool {
 // innermost outer loops around it) whose source is one contiguous piece of at most
 // maxPiece bytes (maxGroupPiece for several blocks), continued by the next iteration
 // of the loop outside the group.
-func (p *Plan) planAhead(k kernel) ahead {
-	if !p.readAhead || k.kind == kTranspose || k.kind == kElem {
+func (p *Plan) planAhead(kern kernel) ahead {
+	k := kern.base()
+	if !p.readAhead || kern.kind() == kTranspose || kern.kind() == kElem {
 		return ahead{}
 	}
 	sb := int64(p.sbits / 8)
@@ -90,8 +91,8 @@ const chunkBytes = 2 << 10
 // in flight. Copy kernels read one stream that runs on into the next call's and gain
 // nothing, and converting packings (f32 → bf16: twice the bytes read as written) lose,
 // so neither asks (bench/design-notes.md).
-func (p *Plan) planChunk(k kernel) int64 {
-	if !p.readAhead || k.kind != kInterleave || p.sbits != p.dbits || p.ahead.piece > 0 || len(p.outer) == 0 || p.outer[len(p.outer)-1].tab != nil {
+func (p *Plan) planChunk(k *packingKernel) int64 {
+	if !p.readAhead || !k.interleave || p.sbits != p.dbits || p.ahead.piece > 0 || len(p.outer) == 0 || p.outer[len(p.outer)-1].tab != nil {
 		return 0
 	}
 	reps := max(1, chunkBytes/(k.p*k.n*int64(p.sbits/8)))
@@ -105,14 +106,14 @@ func (p *Plan) planChunk(k kernel) int64 {
 // asked for it, each chunk then asking for the same part of the rows of the next outer
 // iteration.
 func (p *Plan) repeats(dst, src, scratch []byte, dOff, sOff, rows int64) {
-	k := &p.kern
-	if p.chunk == 0 || rows <= p.chunk {
-		p.kernel(dst, src, scratch, dOff, sOff, k.n, rows)
+	k, _ := p.kern.(*packingKernel)
+	if k == nil || k.chunk == 0 || rows <= k.chunk {
+		p.kernel(dst, src, scratch, dOff, sOff, p.kern.base().n, rows)
 		return
 	}
 	sb, next := int64(p.sbits/8), p.outer[len(p.outer)-1].srcStr
-	for c := int64(0); c < rows; c += p.chunk {
-		m := min(p.chunk, rows-c)
+	for c := int64(0); c < rows; c += k.chunk {
+		m := min(k.chunk, rows-c)
 		p.kernel(dst, src, scratch, dOff+c*k.repDst, sOff+c*k.repSrc, k.n, m)
 		for j := range k.p {
 			from := (sOff + next + c*k.repSrc + j*k.pstr) * sb
@@ -127,8 +128,8 @@ func (p *Plan) repeats(dst, src, scratch []byte, dOff, sOff, rows int64) {
 // of the source (a tile) that the next block does not continue (tiles a page or more
 // apart: untiling {0,1:T(8,128)}), the piece's bytes, which the transpose loops ask
 // for one block ahead; else 0.
-func (p *Plan) planBlockAhead(k kernel) int64 {
-	if !p.readAhead || k.kind != kTranspose || k.rep < 2 || k.srcRow != k.cols*k.unit {
+func (p *Plan) planBlockAhead(k *transposeKernel) int64 {
+	if !p.readAhead || k.rep < 2 || k.srcRow != k.cols*k.unit {
 		return 0
 	}
 	piece := k.rows * k.srcRow

@@ -68,9 +68,13 @@ func streamingBytes() int64 {
 }
 
 // transposeStreamingBytes is the destination size from which plain transposes stream
-// even inside the last-level cache: four L2s. Below it streaming lost for bf16 and s8,
-// from it every type gained (bench/design-notes.md).
+// even inside the last-level cache: the wisdom's (relayout-bench --tune) where it has
+// one, else four L2s. Below that streaming lost for bf16 and s8, from it every type
+// gained (bench/design-notes.md).
 func transposeStreamingBytes() int64 {
+	if w := wisdom.Load(); w != nil && w.TransposeStreamingBytes > 0 {
+		return w.TransposeStreamingBytes // measured
+	}
 	return 4 * l2Bytes()
 }
 

@@ -29,6 +29,10 @@ var benchCases = []benchCase{
 	{"s8-rowmajor-to-T8x128-4x1-transposed", "s8[%d,%d]{1,0}", "s8[%d,%d]{0,1:T(8,128)(4,1)}", "transpose", false},
 	{"s4-rowmajor-to-T8x128-8x1", "s4[%d,%d]{1,0}", "s4[%d,%d]{1,0:T(8,128)(8,1)E(4)}", "nibbles+interleave", false},
 	{"s4-T8x128-8x1-to-rowmajor", "s4[%d,%d]{1,0:T(8,128)(8,1)E(4)}", "s4[%d,%d]{1,0}", "deinterleave+nibbles", false},
+	// The copy path: identical layouts, and a conversion between dtypes in one layout.
+	{"f32-rowmajor-identical", "f32[%d,%d]{1,0}", "f32[%d,%d]{1,0}", "copy", false},
+	{"f32-T8x128-identical", "f32[%d,%d]{1,0:T(8,128)}", "f32[%d,%d]{1,0:T(8,128)}", "copy", false},
+	{"f32-to-bf16-rowmajor", "f32[%d,%d]{1,0}", "bf16[%d,%d]{1,0}", "copy", false},
 }
 
 func (c benchCase) shapes(rows, cols int64) (dst, src layout.Shape) {

@@ -45,8 +45,8 @@ func TestDeinterleaveClips(t *testing.T) {
 		{"f32[13,300]{1,0:T(8,128)}", "bf16[13,300]{1,0:T(8,128)(2,1)}"},
 	} {
 		p := mustPlan(t, c[0], c[1])
-		if k := p.kern; k.kind != kDeinterleave || !k.clip || k.clipDim != 1 {
-			t.Errorf("%s ← %s: %v kernel, clip %v on dim %d; want deinterleave clipped on dim 1", c[0], c[1], k.kind, k.clip, k.clipDim)
+		if k := baseOf(p); kindOf(p) != "deinterleave" || !k.clip || k.clipDim != 1 {
+			t.Errorf("%s ← %s: %v kernel, clip %v on dim %d; want deinterleave clipped on dim 1", c[0], c[1], kindOf(p), k.clip, k.clipDim)
 		}
 	}
 }
@@ -62,8 +62,8 @@ func TestBatchOrder(t *testing.T) {
 		{"f32[8192,8192]{1,0:T(8,128)}", "f32[8192,8192]{1,0}", 64}, // 64 tile columns: too much for L1
 	} {
 		p := mustPlan(t, c.dst, c.src)
-		if p.kern.rep != c.rep {
-			t.Errorf("%s ← %s: batches of %d, want %d", c.dst, c.src, p.kern.rep, c.rep)
+		if baseOf(p).rep != c.rep {
+			t.Errorf("%s ← %s: batches of %d, want %d", c.dst, c.src, baseOf(p).rep, c.rep)
 		}
 	}
 }
@@ -72,10 +72,10 @@ func TestBatchOrder(t *testing.T) {
 // tiles clip at the column loop rather than going element by element.
 func TestSplitClip(t *testing.T) {
 	p := mustPlan(t, "bf16[200,200]{1,0:T(16,128)(2,1)}", "bf16[200,200]{1,0:T(8,128)(2,1)}")
-	k := p.kern
-	if k.kind != kCopy || !k.clip || k.clipDim != 1 || len(k.clipOuter) != 1 || k.clipSize != 128 || k.clipUnit != 2 {
+	k := baseOf(p)
+	if kindOf(p) != "copy" || !k.clip || k.clipDim != 1 || len(k.clipOuter) != 1 || k.clipSize != 128 || k.clipUnit != 2 {
 		t.Errorf("%v kernel, clip %v on dim %d, %d outer loops, %d values of %d elements; want copy clipped on dim 1 inside 1 loop, 128 values of 2",
-			k.kind, k.clip, k.clipDim, len(k.clipOuter), k.clipSize, k.clipUnit)
+			kindOf(p), k.clip, k.clipDim, len(k.clipOuter), k.clipSize, k.clipUnit)
 	}
 }
 
@@ -87,8 +87,8 @@ func TestPartialUnpackBuffer(t *testing.T) {
 		{"s8[64,5,256]{2,1,0}", "s8[64,5,256]{2,1,0:T(32,128)(4,1)}"},
 	} {
 		p := mustPlan(t, c[0], c[1])
-		if p.kern.kind != kDeinterleave || p.stage == nil {
-			t.Errorf("%s ← %s: %v kernel, buffer %v; want deinterleave with a buffer", c[0], c[1], p.kern.kind, p.stage != nil)
+		if kindOf(p) != "deinterleave" || baseOf(p).stage == nil {
+			t.Errorf("%s ← %s: %v kernel, buffer %v; want deinterleave with a buffer", c[0], c[1], kindOf(p), baseOf(p).stage != nil)
 		}
 	}
 }
@@ -101,13 +101,13 @@ func TestPartialUnpackBuffer(t *testing.T) {
 func TestStagedTranspose(t *testing.T) {
 	for _, n := range []int{8192, 1024} { // streamed, and in the last-level cache
 		p := mustPlan(t, fmt.Sprintf("f32[%d,%d]{1,0}", n, n), fmt.Sprintf("f32[%d,%d]{0,1:T(8,128)}", n, n))
-		if k, tiles := p.kern, p.k().TileKernels(8); k.kind != kTranspose || (k.conv == nil) != tiles || (k.fromTiles != nil) != tiles || p.blockAhead != 4096 {
-			t.Errorf("%d²: %v kernel, staged %v, from tiles %v (kernels %v), block ahead %d; want a transpose from tiles if there are kernels, else staged, 4096 ahead", n, k.kind, k.conv != nil, k.fromTiles != nil, tiles, p.blockAhead)
+		if k, tiles := transposeOf(p), p.k().TileKernels(8); kindOf(p) != "transpose" || (k.conv == nil) != tiles || (k.fromTiles != nil) != tiles || k.blockAhead != 4096 {
+			t.Errorf("%d²: %v kernel, staged %v, from tiles %v (kernels %v), block ahead %d; want a transpose from tiles if there are kernels, else staged, 4096 ahead", n, kindOf(p), k.conv != nil, k.fromTiles != nil, tiles, k.blockAhead)
 		}
 	}
 	p := mustPlan(t, "f32[8192,8192]{1,0}", "bf16[8192,8192]{0,1:T(8,128)(2,1)}")
-	if k := p.kern; k.kind != kTranspose || k.conv == nil || k.convFirst || p.blockAhead != 2048 {
-		t.Errorf("%v kernel, staged %v (first %v), block ahead %d; want a transpose staged after, 2048 ahead", k.kind, k.conv != nil, k.convFirst, p.blockAhead)
+	if k := transposeOf(p); kindOf(p) != "transpose" || k.conv == nil || k.convFirst || k.blockAhead != 2048 {
+		t.Errorf("%v kernel, staged %v (first %v), block ahead %d; want a transpose staged after, 2048 ahead", kindOf(p), k.conv != nil, k.convFirst, k.blockAhead)
 	}
 }
 
@@ -126,8 +126,8 @@ func TestStagedOddRows(t *testing.T) {
 		{"f32[63,65,7,61]{0,1,2,3}", "f32[63,65,7,61]{3,2,1,0}", false}, // in the cache: no streaming
 	} {
 		p := mustPlan(t, c.dst, c.src, WithWorkers(1))
-		if k := p.kern; k.kind != kTranspose || (k.conv != nil) != c.want {
-			t.Errorf("%s ← %s: %v kernel, staged %v (stream %v); want staged %v", c.dst, c.src, k.kind, k.conv != nil, p.stream, c.want)
+		if k := transposeOf(p); kindOf(p) != "transpose" || (k.conv != nil) != c.want {
+			t.Errorf("%s ← %s: %v kernel, staged %v (stream %v); want staged %v", c.dst, c.src, kindOf(p), k.conv != nil, p.stream, c.want)
 		}
 	}
 	// Against the reference, streaming forced on small arrays of the same kind.
@@ -145,7 +145,7 @@ func TestStagedOddRows(t *testing.T) {
 		for _, k := range implementations() {
 			for _, w := range []int{1, 2} {
 				c := pairCase{dst: layout.MustParse(c.dst), src: layout.MustParse(c.src), opts: []Option{WithWorkers(w), WithBlockBytes(c.block)}, stream: true}
-				if p := planFor(t, c, k.Name); p.kern.conv == nil {
+				if p := planFor(t, c, k.Name); transposeOf(p).conv == nil {
 					t.Errorf("%s, streaming forced: not staged", p)
 				}
 				checkPair(t, r, c, k.Name)
@@ -172,8 +172,8 @@ func TestChunkedPacking(t *testing.T) {
 		{"bf16[256,8192]{1,0:T(8,128)(2,1)}", "bf16[256,8192]{1,0}", 4},     // beyond L2, no streaming
 	} {
 		p := mustPlan(t, c.dst, c.src)
-		if p.chunk != c.want {
-			t.Errorf("%s ← %s: chunks of %d repeats, want %d", c.dst, c.src, p.chunk, c.want)
+		if packingOf(p).chunk != c.want {
+			t.Errorf("%s ← %s: chunks of %d repeats, want %d", c.dst, c.src, packingOf(p).chunk, c.want)
 		}
 	}
 }
@@ -190,8 +190,8 @@ func TestChunkedAsksNextRows(t *testing.T) {
 			t.Fatal(err)
 		}
 		p.stream, p.readAhead = true, true
-		p.settle(&p.kern)
-		if p.chunk == 0 {
+		p.settle(p.kern)
+		if packingOf(p).chunk == 0 {
 			t.Fatalf("%v: not chunked", p)
 		}
 		asked := make([]int, len(src.Data))
@@ -259,7 +259,7 @@ func TestTransposeStreams(t *testing.T) {
 			t.Fatal(err)
 		}
 		if p.stream != c.want {
-			t.Errorf("%s ← %s (%v kernel): streams %v, want %v", c.dst, c.src, p.kern.kind, p.stream, c.want)
+			t.Errorf("%s ← %s (%v kernel): streams %v, want %v", c.dst, c.src, kindOf(p), p.stream, c.want)
 		}
 	}
 	p := mustPlan(t, fmt.Sprintf("f32[%d,1024]{0,1}", rows-8), fmt.Sprintf("f32[%d,1024]{1,0}", rows-8))

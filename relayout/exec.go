@@ -15,7 +15,7 @@ const maxDims = 64
 // destination elements for the per-element path), split over workers, with the
 // destination's padding.
 func (p *Plan) run(dst, src []byte, part func(dst, src []byte, lo, hi int64), total int64) {
-	w := workersFor(int64(p.opts.workers), p.src.FootprintBytes()+p.dst.FootprintBytes(), total)
+	w := p.opts.split.workersFor(int64(p.opts.workers), p.src.FootprintBytes()+p.dst.FootprintBytes(), total)
 	if p.dbits%8 != 0 {
 		w = 1 // sub-byte elements of two workers could share a byte
 	}
@@ -67,26 +67,27 @@ func (p *Plan) runRange(dst, src []byte, lo, hi int64) {
 		}
 		e[l.dim] += ctr[i] * l.place
 	}
-	k := &p.kern
+	k := p.kern.base()
 	var scratch []byte
-	if p.scratch != nil {
-		scratch = p.scratch.get()
-		defer p.scratch.put(scratch)
+	if k.scratch != nil {
+		scratch = k.scratch.get()
+		defer k.scratch.put(scratch)
 	}
 	var stage []byte
-	if p.stage != nil {
-		stage = p.stage.get()
-		defer p.stage.put(stage)
+	if k.stage != nil {
+		stage = k.stage.get()
+		defer k.stage.put(stage)
 	}
 	var wide []byte
-	if p.wide != nil && (wideShared || lo == 0 && hi == p.chunks) {
-		wide = p.wide.get()
-		defer p.wide.put(wide)
+	pk, _ := p.kern.(*packingKernel)
+	if pk != nil && pk.wide != nil && (wideShared || lo == 0 && hi == p.chunks) {
+		wide = pk.wide.get()
+		defer pk.wide.put(wide)
 	}
 	for it := lo; it < hi; it++ {
 		if wide != nil {
 			if g, last := p.wideReps(&ctr, &e, hi-it); g > 1 {
-				p.unpackWide(dst, src, wide, &ctr, &e, &dOff, &sOff, g, last)
+				p.unpackWide(pk, dst, src, wide, &ctr, &e, &dOff, &sOff, g, last)
 				it += g - 1
 				continue
 			}
@@ -154,7 +155,7 @@ func (p *Plan) interior(e *[maxDims]int64, reach []int64) bool {
 // the others go one at a time. (Small plans repeat their largest loop, often a ragged
 // one, which one repeat at a time made slow.)
 func (p *Plan) block(dst, src, scratch, stage []byte, dOff, sOff int64, e [maxDims]int64) {
-	k := &p.kern
+	k := p.kern.base()
 	for r := int64(0); r < k.rep; {
 		n := int64(1)
 		if r == 0 {
@@ -171,7 +172,7 @@ func (p *Plan) block(dst, src, scratch, stage []byte, dOff, sOff int64, e [maxDi
 // dataReps counts the leading repeats of the block at e whose reach along the repeats'
 // dim stays in the data.
 func (p *Plan) dataReps(e *[maxDims]int64) int64 {
-	k := &p.kern
+	k := p.kern.base()
 	if k.rep == 1 || !p.ragged[k.repDim] {
 		return k.rep
 	}
@@ -186,7 +187,7 @@ func (p *Plan) dataReps(e *[maxDims]int64) int64 {
 // that are all data; n is the run length of copy, interleave and deinterleave kernels
 // (the kernel's own, or a clipped one). The simd kernels take the repeats as one batch.
 func (p *Plan) kernel(dst, src, scratch []byte, dOff, sOff, n, rows int64) {
-	p.kernelTo(blockCall{dst, src, scratch, dOff, sOff, p.kern.repDst, n, rows, p.stream})
+	p.kern.call(p, blockCall{dst, src, scratch, dOff, sOff, p.kern.base().repDst, n, rows, p.stream})
 }
 
 // blockCall is one call of the kernel: rows repeats at dOff in dst and sOff in src,
@@ -198,61 +199,45 @@ type blockCall struct {
 	stream                      bool
 }
 
-// kernelTo runs a call of the plan's kernel, by its kind.
-func (p *Plan) kernelTo(c blockCall) {
-	switch p.kern.kind {
-	case kCopy:
-		p.copyRuns(c)
-	case kInterleave, kDeinterleave:
-		p.packRuns(c)
-	case kTranspose:
-		p.transposeBlocks(c)
-	default:
-		p.elementwise(c)
-	}
-}
-
-// rowsOf is the simd batch of a call's repeats.
-func (p *Plan) rowsOf(c *blockCall) simd.Rows {
-	return simd.Rows{N: int(c.rows), DstStride: int(c.dstRep * int64(p.dbits/8)), SrcStride: int(p.kern.repSrc * int64(p.sbits/8)), Stream: c.stream}
+// rowsOf is the simd batch of a call's repeats, k's repSrc apart in the source.
+func (p *Plan) rowsOf(k *kernelBase, c *blockCall) simd.Rows {
+	return simd.Rows{N: int(c.rows), DstStride: int(c.dstRep * int64(p.dbits/8)), SrcStride: int(k.repSrc * int64(p.sbits/8)), Stream: c.stream}
 }
 
 // copyRuns runs a copy kernel's call: runs copied, converting or not.
-func (p *Plan) copyRuns(c blockCall) {
+func (p *Plan) copyRuns(k *copyKernel, c blockCall) {
 	db, sb := int64(p.dbits/8), int64(p.sbits/8)
-	p.kern.conv(c.dst[c.dOff*db:], c.src[c.sOff*sb:], int(c.n), p.rowsOf(&c))
+	k.conv(c.dst[c.dOff*db:], c.src[c.sOff*sb:], int(c.n), p.rowsOf(&k.kernelBase, &c))
 }
 
 // packRuns runs an interleave or deinterleave kernel's call: p rows into or out of
 // p-element words.
-func (p *Plan) packRuns(c blockCall) {
-	k := &p.kern
+func (p *Plan) packRuns(k *packingKernel, c blockCall) {
 	db, sb := int64(p.dbits/8), int64(p.sbits/8)
 	var rows [4][]byte
-	if k.kind == kInterleave {
+	if k.interleave {
 		for j := range k.p {
 			rows[j] = c.src[(c.sOff+j*k.pstr)*sb:]
 		}
-		p.interleave(c.scratch, c.dst[c.dOff*db:], &rows, int(c.n), p.rowsOf(&c))
+		p.interleave(k, c.scratch, c.dst[c.dOff*db:], &rows, int(c.n), p.rowsOf(&k.kernelBase, &c))
 		return
 	}
 	for j := range k.p {
 		rows[j] = c.dst[(c.dOff+j*k.pstr)*db:]
 	}
-	p.deinterleave(c.scratch, &rows, c.src[c.sOff*sb:], int(c.n), p.rowsOf(&c))
+	p.deinterleave(k, c.scratch, &rows, c.src[c.sOff*sb:], int(c.n), p.rowsOf(&k.kernelBase, &c))
 }
 
 // transposeBlocks runs a transpose kernel's call: a block a repeat, or the repeats
 // together where they fill tiles (see tileRepeats).
-func (p *Plan) transposeBlocks(c blockCall) {
-	k := &p.kern
+func (p *Plan) transposeBlocks(k *transposeKernel, c blockCall) {
 	db, sb := int64(p.dbits/8), int64(p.sbits/8)
 	dst, src, dOff, sOff, dstRep, rows := c.dst, c.src, c.dOff, c.sOff, c.dstRep, c.rows
 	if k.conv != nil {
-		p.convTranspose(dst, src, c.scratch, dOff, sOff, rows)
+		p.convTranspose(k, dst, src, c.scratch, dOff, sOff, rows)
 		return
 	}
-	if n := p.tileRepeats(dst, dOff, dstRep, src[sOff*sb:], k.srcRow*sb, rows, c.stream); n > 0 {
+	if n := p.tileRepeats(k, dst, dOff, dstRep, src[sOff*sb:], k.srcRow*sb, rows, c.stream); n > 0 {
 		dOff, sOff, rows = dOff+n*dstRep, sOff+n*k.repSrc, rows-n
 	}
 	if k.fromTiles != nil && rows >= k.tileReps && dstRep == k.rows*k.unit {
@@ -262,12 +247,14 @@ func (p *Plan) transposeBlocks(c blockCall) {
 		dOff, sOff, rows = dOff+n*dstRep, sOff+n*k.repSrc, rows-n
 	}
 	trans := k.trans // whole lines on both sides, or too short for any: one call a block
-	if p.splitLines(int(k.rows), int(k.cols)) {
-		trans = p.transLines
+	if p.splitLines(k, int(k.rows), int(k.cols)) {
+		trans = func(dst []byte, ds int, src []byte, ss int, rows, cols int) {
+			p.transLines(k, dst, ds, src, ss, rows, cols)
+		}
 	}
 	for range rows {
-		if p.blockAhead > 0 {
-			p.prefetchBlock(src, sOff+k.repSrc)
+		if k.blockAhead > 0 {
+			p.prefetchBlock(k, src, sOff+k.repSrc)
 		}
 		trans(dst[dOff*db:], int(k.dstRow*db), src[sOff*sb:], int(k.srcRow*sb), int(k.rows), int(k.cols))
 		dOff, sOff = dOff+dstRep, sOff+k.repSrc
@@ -275,8 +262,7 @@ func (p *Plan) transposeBlocks(c blockCall) {
 }
 
 // elementwise runs an elementwise kernel's call, an element at a time.
-func (p *Plan) elementwise(c blockCall) {
-	k := &p.kern
+func (p *Plan) elementwise(k *elemKernel, c blockCall) {
 	dOff, sOff := c.dOff, c.sOff
 	for range c.rows {
 		for i := int64(0); i < k.n; i++ {
@@ -290,8 +276,7 @@ func (p *Plan) elementwise(c blockCall) {
 // tiles as single Transpose32Tiles calls (the repeats are the next columns of the same
 // source rows, src's, srcRow bytes apart; each repeat is a destination group, dstRep
 // elements apart) and returns how many repeats it ran; the rest go block by block.
-func (p *Plan) tileRepeats(dst []byte, dOff, dstRep int64, src []byte, srcRow, rows int64, stream bool) int64 {
-	k := &p.kern
+func (p *Plan) tileRepeats(k *transposeKernel, dst []byte, dOff, dstRep int64, src []byte, srcRow, rows int64, stream bool) int64 {
 	if k.tiles == nil || rows < k.tileReps {
 		return 0
 	}
@@ -303,30 +288,28 @@ func (p *Plan) tileRepeats(dst []byte, dOff, dstRep int64, src []byte, srcRow, r
 // packPartial runs an interleave kernel on rows repeats of n elements whose packed rows
 // from valid on lie in the destination's padding: they read the fill row instead, in one
 // batch when the fill row spans the batch's reach (see batchedRow).
-func (p *Plan) packPartial(dst, src, scratch []byte, dOff, sOff, n, valid, rows int64) {
-	k := &p.kern
+func (p *Plan) packPartial(k *packingKernel, dst, src, scratch []byte, dOff, sOff, n, valid, rows int64) {
 	db, sb := int64(p.dbits/8), int64(p.sbits/8)
 	r, step := simd.Rows{N: int(rows), DstStride: int(k.repDst * db), SrcStride: int(k.repSrc * sb), Stream: p.stream}, rows
-	if int64(len(p.fillRow)) < ((rows-1)*k.repSrc+n)*sb {
+	if int64(len(k.fillRow)) < ((rows-1)*k.repSrc+n)*sb {
 		r.N, step = 1, 1
 	}
 	for i := int64(0); i < rows; i += step {
 		var in [4][]byte
 		for j := range in[:k.p] {
-			in[j] = p.fillRow
+			in[j] = k.fillRow
 			if int64(j) < valid {
 				in[j] = src[(sOff+i*k.repSrc+int64(j)*k.pstr)*sb:]
 			}
 		}
-		p.interleave(scratch, dst[(dOff+i*k.repDst)*db:], &in, int(n), r)
+		p.interleave(k, scratch, dst[(dOff+i*k.repDst)*db:], &in, int(n), r)
 	}
 }
 
 // unpackPartial runs a deinterleave kernel on rows repeats of n elements whose packed
 // rows from valid on lie in the source's padding: their values go to discard, a worker's
 // staging buffer, in one batch when it spans the batch's reach (see batchedRow).
-func (p *Plan) unpackPartial(dst, src, scratch, discard []byte, dOff, sOff, n, valid, rows int64) {
-	k := &p.kern
+func (p *Plan) unpackPartial(k *packingKernel, dst, src, scratch, discard []byte, dOff, sOff, n, valid, rows int64) {
 	db, sb := int64(p.dbits/8), int64(p.sbits/8)
 	r, step := simd.Rows{N: int(rows), DstStride: int(k.repDst * db), SrcStride: int(k.repSrc * sb), Stream: p.stream}, rows
 	if int64(len(discard)) < ((rows-1)*k.repDst+n)*db {
@@ -340,43 +323,41 @@ func (p *Plan) unpackPartial(dst, src, scratch, discard []byte, dOff, sOff, n, v
 				out[j] = dst[(dOff+i*k.repDst+int64(j)*k.pstr)*db:]
 			}
 		}
-		p.deinterleave(scratch, &out, src[(sOff+i*k.repSrc)*sb:], int(n), r)
+		p.deinterleave(k, scratch, &out, src[(sOff+i*k.repSrc)*sb:], int(n), r)
 	}
 }
 
 // interleave packs k.p source rows into d, r.N times; deinterleave unpacks s into k.p
 // destination rows. A pair of types without a fused kernel goes through scratch in
 // pieces: convert the rows there and pack them, or unpack there and convert.
-func (p *Plan) interleave(scratch, d []byte, rows *[4][]byte, n int, r simd.Rows) {
-	k := &p.kern
+func (p *Plan) interleave(k *packingKernel, scratch, d []byte, rows *[4][]byte, n int, r simd.Rows) {
 	if k.packConv == nil {
-		p.packRows(d, rows, n, r)
+		k.packRows(d, rows, n, r)
 		return
 	}
 	db, sb := p.dbits/8, p.sbits/8
-	p.packPieces(scratch, n, r.N, db, func(j, c, cn, g, seg int) {
+	k.packPieces(scratch, n, r.N, db, func(j, c, cn, g, seg int) {
 		var conv [4][]byte
 		for q := range k.p {
 			conv[q] = scratch[q*int64(seg):]
 			k.packConv(conv[q], rows[q][j*r.SrcStride+c*sb:], cn, simd.Rows{N: g, DstStride: cn * db, SrcStride: r.SrcStride})
 		}
-		p.packRows(d[j*r.DstStride+c*int(k.p)*db:], &conv, cn, simd.Rows{N: g, DstStride: r.DstStride, SrcStride: cn * db, Stream: r.Stream})
+		k.packRows(d[j*r.DstStride+c*int(k.p)*db:], &conv, cn, simd.Rows{N: g, DstStride: r.DstStride, SrcStride: cn * db, Stream: r.Stream})
 	})
 }
 
-func (p *Plan) deinterleave(scratch []byte, rows *[4][]byte, s []byte, n int, r simd.Rows) {
-	k := &p.kern
+func (p *Plan) deinterleave(k *packingKernel, scratch []byte, rows *[4][]byte, s []byte, n int, r simd.Rows) {
 	if k.packConv == nil {
-		p.unpackRows(rows, s, n, r)
+		k.unpackRows(rows, s, n, r)
 		return
 	}
 	db, sb := p.dbits/8, p.sbits/8
-	p.packPieces(scratch, n, r.N, sb, func(j, c, cn, g, seg int) {
+	k.packPieces(scratch, n, r.N, sb, func(j, c, cn, g, seg int) {
 		var parts [4][]byte
 		for q := range k.p {
 			parts[q] = scratch[q*int64(seg):]
 		}
-		p.unpackRows(&parts, s[j*r.SrcStride+c*int(k.p)*sb:], cn, simd.Rows{N: g, DstStride: cn * sb, SrcStride: r.SrcStride})
+		k.unpackRows(&parts, s[j*r.SrcStride+c*int(k.p)*sb:], cn, simd.Rows{N: g, DstStride: cn * sb, SrcStride: r.SrcStride})
 		for q := range k.p {
 			k.packConv(rows[q][j*r.DstStride+c*db:], parts[q], cn, simd.Rows{N: g, DstStride: r.DstStride, SrcStride: cn * sb, Stream: r.Stream})
 		}
@@ -387,8 +368,8 @@ func (p *Plan) deinterleave(scratch []byte, rows *[4][]byte, s []byte, n int, r 
 // bytes an element) fit in scratch together: whole rows for g repeats at a time, or
 // cn elements of one. It calls do with the first repeat j, the first element c, and
 // the bytes of scratch each row has.
-func (p *Plan) packPieces(scratch []byte, n, reps, w int, do func(j, c, cn, g, seg int)) {
-	pk := int(p.kern.p)
+func (k *packingKernel) packPieces(scratch []byte, n, reps, w int, do func(j, c, cn, g, seg int)) {
+	pk := int(k.p)
 	seg := len(scratch) / pk
 	m := min(n, seg/w)
 	per := 1
@@ -405,16 +386,16 @@ func (p *Plan) packPieces(scratch []byte, n, reps, w int, do func(j, c, cn, g, s
 }
 
 // packRows and unpackRows call the same-type packing kernel.
-func (p *Plan) packRows(d []byte, rows *[4][]byte, n int, r simd.Rows) {
-	if k := &p.kern; k.quad != nil {
+func (k *packingKernel) packRows(d []byte, rows *[4][]byte, n int, r simd.Rows) {
+	if k.quad != nil {
 		k.quad(d, rows[0], rows[1], rows[2], rows[3], n, r)
 	} else {
 		k.pair(d, rows[0], rows[1], n, r)
 	}
 }
 
-func (p *Plan) unpackRows(rows *[4][]byte, s []byte, n int, r simd.Rows) {
-	if k := &p.kern; k.quad != nil {
+func (k *packingKernel) unpackRows(rows *[4][]byte, s []byte, n int, r simd.Rows) {
+	if k.quad != nil {
 		k.quad(rows[0], rows[1], rows[2], rows[3], s, n, r)
 	} else {
 		k.pair(rows[0], rows[1], s, n, r)
@@ -494,90 +475,23 @@ const (
 // to the data: all in it (one batch), or, when the run can be clipped, its data prefix
 // copied (one batch) and the rest padded; anything else goes element by element.
 func (p *Plan) edge(dst, src, scratch, stage []byte, dOff, sOff int64, e *[maxDims]int64, rows int64) {
-	k := &p.kern
+	k := p.kern.base()
 	if p.interior(e, k.maxInner) {
 		p.repeats(dst, src, scratch, dOff, sOff, rows)
 		return
 	}
-	if k.tedge.ok {
+	if t, ok := p.kern.(*transposeKernel); ok && t.tedge.ok {
 		ee := *e
 		for range rows {
-			p.transEdgeBlock(dst, src, scratch, dOff, sOff, &ee)
+			p.transEdgeBlock(t, dst, src, scratch, dOff, sOff, &ee)
 			dOff += k.repDst
 			sOff += k.repSrc
 			ee[k.repDim] += k.repPlace
 		}
 		return
 	}
-	if k.clip {
-		state := inData // along the dims other than the clipped one
-		packed := k.p   // interleave: the packed rows that are data
-		for d, r := range p.ragged {
-			if !r || d == k.clipDim {
-				continue
-			}
-			switch b := p.bounds[d]; {
-			case e[d] >= b.extent:
-				state = max(state, outside)
-			case e[d] >= b.size:
-				state = max(state, inPadding)
-			case e[d]+k.maxInner[d] < b.size:
-			case d == k.rowDim && (p.fillRow != nil || k.kind == kDeinterleave && stage != nil) && k.maxInner[d] == (k.p-1)*k.rowPlace:
-				packed = layout.CeilDiv(b.size-e[d], k.rowPlace) // the rest read the fill row
-			default:
-				state = mixed
-			}
-		}
-		if state != mixed {
-			if state == outside {
-				return
-			}
-			if k.clipOuter != nil {
-				p.edgeSplit(dst, src, scratch, stage, dOff, sOff, e, rows, state)
-				return
-			}
-			b := p.bounds[k.clipDim]
-			data := min(max(b.size-e[k.clipDim], 0), k.n)
-			inDst := min(max(b.extent-e[k.clipDim], 0), k.n)
-			if state == inPadding {
-				data = 0
-			}
-			switch {
-			case k.kind == kDeinterleave:
-				switch {
-				case data > 0 && packed < k.p:
-					p.unpackPartial(dst, src, scratch, stage, dOff, sOff, data, packed, rows)
-				case data > 0:
-					p.kernel(dst, src, scratch, dOff, sOff, data, rows)
-				}
-				if p.opts.pad != padLeave {
-					for i := range rows {
-						o := dOff + i*k.repDst
-						for j := range k.p { // each unpacked row has its own tail
-							if e[k.rowDim]+j*k.rowPlace >= p.bounds[k.rowDim].extent {
-								continue // the source's padding pairs it with a row the destination lacks
-							}
-							from := data
-							if j >= packed { // a row past the data: all padding
-								from = 0
-							}
-							p.pad(dst, o+j*k.pstr+from, o+j*k.pstr+inDst)
-						}
-					}
-				}
-			case data > 0 && packed < k.p:
-				p.packPartial(dst, src, scratch, dOff, sOff, data, packed, rows)
-				if p.opts.pad != padLeave {
-					for i := range rows {
-						o := dOff + i*k.repDst
-						p.pad(dst, o+data*k.p, o+inDst*k.p)
-					}
-				}
-			default:
-				p.clipped(dst, src, scratch, stage, dOff, sOff, data, inDst, max(k.p, 1), rows)
-			}
-			return
-		}
+	if k.clip && p.clipEdge(dst, src, scratch, stage, dOff, sOff, e, rows) {
+		return
 	}
 	ee := *e
 	for range rows {
@@ -588,10 +502,92 @@ func (p *Plan) edge(dst, src, scratch, stage []byte, dOff, sOff int64, e *[maxDi
 	}
 }
 
+// clipEdge runs edge's rows repeats of a clipping kernel when they lie alike along the
+// dims other than the clipped one (a packing's rows past the data may read the fill row,
+// or unpack into stage): each run's data prefix, then padding. It reports false, having
+// run nothing, when they do not.
+func (p *Plan) clipEdge(dst, src, scratch, stage []byte, dOff, sOff int64, e *[maxDims]int64, rows int64) bool {
+	k := p.kern.base()
+	pk, _ := p.kern.(*packingKernel)
+	state := inData              // along the dims other than the clipped one
+	packed := packedRows(p.kern) // packings: the packed rows that are data
+	for d, r := range p.ragged {
+		if !r || d == k.clipDim {
+			continue
+		}
+		switch b := p.bounds[d]; {
+		case e[d] >= b.extent:
+			state = max(state, outside)
+		case e[d] >= b.size:
+			state = max(state, inPadding)
+		case e[d]+k.maxInner[d] < b.size:
+		case pk != nil && d == pk.rowDim && (pk.fillRow != nil || !pk.interleave && stage != nil) && k.maxInner[d] == (pk.p-1)*pk.rowPlace:
+			packed = layout.CeilDiv(b.size-e[d], pk.rowPlace) // the rest read the fill row
+		default:
+			return false
+		}
+	}
+	switch {
+	case state == outside:
+		return true
+	case k.clipOuter != nil:
+		p.edgeSplit(dst, src, scratch, stage, dOff, sOff, e, rows, state)
+		return true
+	}
+	b := p.bounds[k.clipDim]
+	data := min(max(b.size-e[k.clipDim], 0), k.n)
+	inDst := min(max(b.extent-e[k.clipDim], 0), k.n)
+	if state == inPadding {
+		data = 0
+	}
+	switch {
+	case pk != nil && !pk.interleave:
+		p.unpackEdge(pk, dst, src, scratch, stage, dOff, sOff, e, rows, data, inDst, packed)
+	case pk != nil && data > 0 && packed < pk.p:
+		p.packPartial(pk, dst, src, scratch, dOff, sOff, data, packed, rows)
+		if p.opts.pad != padLeave {
+			for i := range rows {
+				o := dOff + i*k.repDst
+				p.pad(dst, o+data*pk.p, o+inDst*pk.p)
+			}
+		}
+	default:
+		p.clipped(dst, src, scratch, stage, dOff, sOff, data, inDst, max(packedRows(p.kern), 1), rows)
+	}
+	return true
+}
+
+// unpackEdge is clipEdge for a deinterleave: rows repeats at e whose runs have data
+// elements, in the packed rows that are data, and inDst in the destination.
+func (p *Plan) unpackEdge(k *packingKernel, dst, src, scratch, stage []byte, dOff, sOff int64, e *[maxDims]int64, rows, data, inDst, packed int64) {
+	switch {
+	case data > 0 && packed < k.p:
+		p.unpackPartial(k, dst, src, scratch, stage, dOff, sOff, data, packed, rows)
+	case data > 0:
+		p.kernel(dst, src, scratch, dOff, sOff, data, rows)
+	}
+	if p.opts.pad == padLeave {
+		return
+	}
+	for i := range rows {
+		o := dOff + i*k.repDst
+		for j := range k.p { // each unpacked row has its own tail
+			if e[k.rowDim]+j*k.rowPlace >= p.bounds[k.rowDim].extent {
+				continue // the source's padding pairs it with a row the destination lacks
+			}
+			from := data
+			if j >= packed { // a row past the data: all padding
+				from = 0
+			}
+			p.pad(dst, o+j*k.pstr+from, o+j*k.pstr+inDst)
+		}
+	}
+}
+
 // edgeSplit is edge's clipped path for a run clipped at an inner loop: per value of
 // the loops outside that loop, the data prefix of the rest of the run, then padding.
 func (p *Plan) edgeSplit(dst, src, scratch, stage []byte, dOff, sOff int64, e *[maxDims]int64, rows int64, state int) {
-	k := &p.kern
+	k := p.kern.base()
 	b := p.bounds[k.clipDim]
 	var ctr [maxDims]int64
 	ee := *e
@@ -615,7 +611,7 @@ func (p *Plan) edgeSplit(dst, src, scratch, stage []byte, dOff, sOff int64, e *[
 // written in place would read each of its lines from memory first, and the line shared
 // by data and padding would be written twice.
 func (p *Plan) clipped(dst, src, scratch, stage []byte, dOff, sOff, data, inDst, w, rows int64) {
-	k := &p.kern
+	k := p.kern.base()
 	run, db := inDst*w, int64(p.dbits/8)
 	if stage == nil || data == inDst || p.opts.pad == padLeave || run*db*rows > int64(len(stage)) {
 		if data > 0 {
@@ -630,7 +626,7 @@ func (p *Plan) clipped(dst, src, scratch, stage []byte, dOff, sOff, data, inDst,
 		return
 	}
 	if data > 0 {
-		p.kernelTo(blockCall{stage, src, scratch, 0, sOff, run, p.stagedRun(src, sOff, data, inDst, rows), rows, false})
+		p.kern.call(p, blockCall{stage, src, scratch, 0, sOff, run, p.stagedRun(src, sOff, data, inDst, rows), rows, false})
 	}
 	for i := range rows {
 		p.pad(stage, i*run+data*w, (i+1)*run)
@@ -642,12 +638,13 @@ func (p *Plan) clipped(dst, src, scratch, stage []byte, dOff, sOff, data, inDst,
 // source it reads stays in src, so the kernel has no short tail for generic code row by
 // row; what it reads past the data lands in stage where the padding overwrites it.
 func (p *Plan) stagedRun(src []byte, sOff, data, inDst, rows int64) int64 {
-	k := &p.kern
+	k := p.kern.base()
 	end := sOff + (rows-1)*k.repSrc + inDst
-	if k.kind == kInterleave {
-		end += (k.p - 1) * k.pstr
+	pk, _ := p.kern.(*packingKernel)
+	if pk != nil && pk.interleave {
+		end += (pk.p - 1) * pk.pstr
 	}
-	if k.kind != kCopy && k.kind != kInterleave || end*int64(p.sbits/8) > int64(len(src)) {
+	if p.kern.kind() != kCopy && p.kern.kind() != kInterleave || end*int64(p.sbits/8) > int64(len(src)) {
 		return data
 	}
 	return inDst
@@ -736,12 +733,13 @@ func (p *Plan) store(dst []byte, off int64, v uint64) {
 // converted side (a transposed tile walked in that side's order) are converted together,
 // as many as scratch holds: f32 → bf16 {0,1:T(8,128)(2,1)} has 8-element source rows
 // per block.
-func (p *Plan) convTranspose(dst, src, scratch []byte, dOff, sOff, rows int64) {
-	k := &p.kern
+func (p *Plan) convTranspose(k *transposeKernel, dst, src, scratch []byte, dOff, sOff, rows int64) {
 	db, sb := int64(p.dbits/8), int64(p.sbits/8)
 	trans := k.trans
-	if p.splitLines(int(k.rows), int(k.cols)) {
-		trans = p.transLines
+	if p.splitLines(k, int(k.rows), int(k.cols)) {
+		trans = func(dst []byte, ds int, src []byte, ss int, rows, cols int) {
+			p.transLines(k, dst, ds, src, ss, rows, cols)
+		}
 	}
 	if k.convFirst {
 		n := k.cols * k.unit // elements of a block's source row
@@ -753,7 +751,7 @@ func (p *Plan) convTranspose(dst, src, scratch []byte, dOff, sOff, rows int64) {
 			g := min(per, rows-r)
 			w := g * n * db
 			k.conv(scratch, src[sOff*sb:], int(g*n), simd.Rows{N: int(k.rows), DstStride: int(w), SrcStride: int(k.srcRow * sb)})
-			for j := p.tileRepeats(dst, dOff, k.repDst, scratch, w, g, p.stream); j < g; j++ {
+			for j := p.tileRepeats(k, dst, dOff, k.repDst, scratch, w, g, p.stream); j < g; j++ {
 				trans(dst[(dOff+j*k.repDst)*db:], int(k.dstRow*db), scratch[j*n*db:], int(w), int(k.rows), int(k.cols))
 			}
 			dOff, sOff = dOff+g*k.repDst, sOff+g*k.repSrc
@@ -774,8 +772,8 @@ func (p *Plan) convTranspose(dst, src, scratch []byte, dOff, sOff, rows int64) {
 			w += 64
 		}
 		for j := range g {
-			if p.blockAhead > 0 {
-				p.prefetchBlock(src, sOff+(j+1)*k.repSrc)
+			if k.blockAhead > 0 {
+				p.prefetchBlock(k, src, sOff+(j+1)*k.repSrc)
 			}
 			trans(scratch[j*n*sb:], int(w), src[(sOff+j*k.repSrc)*sb:], int(k.srcRow*sb), int(k.rows), int(k.cols))
 		}
@@ -785,9 +783,9 @@ func (p *Plan) convTranspose(dst, src, scratch []byte, dOff, sOff, rows int64) {
 }
 
 // prefetchBlock asks for the source block at off, when it lies in src.
-func (p *Plan) prefetchBlock(src []byte, off int64) {
+func (p *Plan) prefetchBlock(k *transposeKernel, src []byte, off int64) {
 	from := off * int64(p.sbits/8)
-	if to := min(from+p.blockAhead, int64(len(src))); from < to {
+	if to := min(from+k.blockAhead, int64(len(src))); from < to {
 		p.k().Prefetch(src[from:to])
 	}
 }

@@ -21,9 +21,9 @@ type loopNest struct {
 }
 
 func (e *loopNest) copy(dst, src []byte) { e.p.run(dst, src, e.part, e.p.chunks) }
-func (e *loopNest) kernel() string       { return e.p.kern.kind.String() }
+func (e *loopNest) kernel() string       { return e.p.kern.kind().String() }
 func (e *loopNest) describe() string {
-	return fmt.Sprintf("%s kernel (%s), %d outer iterations", e.p.kern.kind, e.p.opts.kernels.Name, e.p.chunks)
+	return fmt.Sprintf("%s kernel (%s), %d outer iterations", e.p.kern.kind(), e.p.opts.kernels.Name, e.p.chunks)
 }
 
 // perElement finds each destination slot's logical index through the layouts' index

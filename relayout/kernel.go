@@ -23,17 +23,24 @@ func (k kernelKind) String() string {
 	return [...]string{"copy", "interleave", "deinterleave", "transpose", "elementwise"}[k]
 }
 
-// kernel is the plan's innermost loop nest, run at each outer iteration. The fields
-// of its kind are in the embedded type of that kind (packing, transposing, strided);
-// the others are zero.
-type kernel struct {
-	kind kernelKind
-	n    int64 // run length: copy, interleave, deinterleave, elementwise
-	// conv copies runs, converting or not (copy kernels), or converts a converting
-	// transpose's block through scratch; bound at plan time, as the kinds' simd
-	// functions are.
-	conv     func(dst, src []byte, n int, r simd.Rows)
-	permuted bool // permuteOrder blocked the outer loops (permute.go)
+// kernel is the plan's innermost loop nest, run at each outer iteration: one type per
+// kind (copyKernel, packingKernel, transposeKernel, elemKernel), each holding its own
+// fields and sharing kernelBase. chooseKernel picks it for a layout pair.
+type kernel interface {
+	kind() kernelKind
+	// base is the state every kind has: its run, repeats, clipping and reach.
+	base() *kernelBase
+	// bind picks the simd functions and the kind's loop state, once the plan's loops,
+	// repeats and streaming are settled.
+	bind(p *Plan)
+	// call runs one call of the kernel (see blockCall) on elements that are all data,
+	// or into a staging buffer.
+	call(p *Plan, c blockCall)
+}
+
+// kernelBase is what every kernel kind has.
+type kernelBase struct {
+	n int64 // run length: copy, interleave, deinterleave, elementwise
 
 	// clip: the run is the lowest n values of dim clipDim (e = base + i), so an edge block
 	// can copy its data prefix and pad the rest instead of going element by element.
@@ -55,18 +62,31 @@ type kernel struct {
 	repDim                        int
 	maxBlock                      []int64 // maxInner plus the repeats' reach
 
-	packing     // interleave, deinterleave
-	transposing // transpose
-	strided     // elementwise
+	// The buffers a worker takes for its range (nil: none needed): scratch for
+	// converting transposes and packings (see makeScratch), stage for edge runs stored
+	// whole (see makeStage).
+	scratch, stage *freeList[[]byte]
 }
 
-// packing is the part of an interleave or deinterleave kernel: p rows of a run, pstr
-// elements apart on the unpacked side, into or out of one row of p-element words.
-type packing struct {
-	p        int64 // rows packed per word (2 or 4)
-	pstr     int64 // element stride between packed rows (source for interleave, destination for deinterleave)
-	rowDim   int   // the packed rows' dim
-	rowPlace int64 // and their place in it
+func (b *kernelBase) base() *kernelBase { return b }
+
+// copyKernel copies contiguous runs on both sides, converting or not.
+type copyKernel struct {
+	kernelBase
+	// conv copies runs, converting or not; bound at plan time, as the other kinds' simd
+	// functions are.
+	conv func(dst, src []byte, n int, r simd.Rows)
+}
+
+// packingKernel is an interleave or deinterleave kernel: p rows of a run, pstr elements
+// apart on the unpacked side, into or out of one row of p-element words.
+type packingKernel struct {
+	kernelBase
+	interleave bool  // packs rows into words; else unpacks them
+	p          int64 // rows packed per word (2 or 4)
+	pstr       int64 // element stride between packed rows (source for interleave, destination for deinterleave)
+	rowDim     int   // the packed rows' dim
+	rowPlace   int64 // and their place in it
 	// The simd functions, bound at plan time: pair is (dst, a, b) for interleave and
 	// (a, b, src) for deinterleave, quad likewise with four rows.
 	pair func(x, y, z []byte, n int, r simd.Rows)
@@ -74,30 +94,61 @@ type packing struct {
 	// packConv converts the rows of a packing whose types have no fused kernel (f16 →
 	// bf16 (2,1)): pair and quad are then the converted side's same-type kernels.
 	packConv func(dst, src []byte, n int, r simd.Rows)
+	chunk    int64             // repeats a call before asking for the next rows (see planChunk)
+	fillRow  []byte            // interleave: a source row that packs to the fill (see packFillRow)
+	wide     *freeList[[]byte] // staging of consecutive pair-unpacked tiles (nil: none, see planWide)
 }
 
-// transposing is the part of a transpose kernel: rows along the destination-contiguous
-// loop, cols along the source-contiguous one, of units of `unit` elements that are
-// contiguous on both sides.
-type transposing struct {
+// transposeKernel moves blocks between the destination-contiguous loop and the
+// source-contiguous one: rows along the first, cols along the second, of units of
+// `unit` elements that are contiguous on both sides.
+type transposeKernel struct {
+	kernelBase
 	rows, cols     int64
 	dstRow, srcRow int64 // element strides
 	unit           int64
 	// A converting transpose goes through scratch: it converts the source block and
 	// transposes that when the destination's units are 1, 2 or 4 bytes (convFirst), else
 	// transposes the source's units and converts the result (bf16 pairs to f32 pairs).
+	conv      func(dst, src []byte, n int, r simd.Rows)
 	convFirst bool
+	permuted  bool      // permuteOrder blocked the outer loops (permute.go)
 	tedge     transEdge // how edge blocks clip (transedge.go)
 	trans     func(dst []byte, dstStride int, src []byte, srcStride int, rows, cols int)
 	// tiles, or fromTiles, runs tileReps repeats of a transpose at once (see planTiles).
-	tiles     func(dst []byte, dstStride, groupStride, g int, src []byte, srcStride int, rows, cols int, stream bool)
-	fromTiles func(dst []byte, dstStride int, src []byte, srcStride, groupStride, g int, rows, cols int, stream bool)
-	tileReps  int64
+	tiles      func(dst []byte, dstStride, groupStride, g int, src []byte, srcStride int, rows, cols int, stream bool)
+	fromTiles  func(dst []byte, dstStride int, src []byte, srcStride, groupStride, g int, rows, cols int, stream bool)
+	tileReps   int64
+	blockAhead int64 // the bytes of a block's source, asked for a block ahead (see planBlockAhead)
 }
 
-// strided is the part of an elementwise kernel: n elements these strides apart.
-type strided struct {
+// elemKernel moves n elements these strides apart, one at a time.
+type elemKernel struct {
+	kernelBase
 	dstStr, srcStr int64
+}
+
+func (*copyKernel) kind() kernelKind      { return kCopy }
+func (*transposeKernel) kind() kernelKind { return kTranspose }
+func (*elemKernel) kind() kernelKind      { return kElem }
+func (k *packingKernel) kind() kernelKind {
+	if k.interleave {
+		return kInterleave
+	}
+	return kDeinterleave
+}
+
+func (k *copyKernel) call(p *Plan, c blockCall)      { p.copyRuns(k, c) }
+func (k *packingKernel) call(p *Plan, c blockCall)   { p.packRuns(k, c) }
+func (k *transposeKernel) call(p *Plan, c blockCall) { p.transposeBlocks(k, c) }
+func (k *elemKernel) call(p *Plan, c blockCall)      { p.elementwise(k, c) }
+
+// packedRows is the rows a packing kernel packs per word, else 0.
+func packedRows(k kernel) int64 {
+	if pk, ok := k.(*packingKernel); ok {
+		return pk.p
+	}
+	return 0
 }
 
 // compile finds the fast path: the common loops, the inner kernel and the outer loops.
@@ -112,54 +163,8 @@ func (p *Plan) compile() {
 	}
 	// Table loops visit data only: padding, if the destination has any, is written first.
 	p.exec, p.bounds, p.prefill = &loopNest{p, p.runRange}, bounds, irregular && p.dst.ExpandedElements() > p.dst.LogicalElements()
-	sub := p.dbits%8 != 0 || p.sbits%8 != 0
 	want := p.unitsWanted()
-	n := len(loops)
-	var inner []int // indices into loops
-	var k kernel
-	last := n - 1
-	switch {
-	case sub && n == 0:
-		k = kernel{kind: kElem, n: 1}
-	case sub:
-		k = kernel{kind: kElem, n: loops[last].size, strided: strided{loops[last].dstStr, loops[last].srcStr}}
-		inner = []int{last}
-	case n == 0:
-		k = kernel{kind: kCopy, n: 1, conv: p.runConv()}
-	case loops[last].dstStr == 1 && loops[last].srcStr == 1 && p.runConv() != nil:
-		run := loops[last].size
-		inner = []int{last}
-		for i := last - 1; i >= 0 && loops[i].dstStr == run && loops[i].srcStr == run; i-- {
-			run *= loops[i].size
-			inner = append(inner, i)
-		}
-		k = kernel{kind: kCopy, n: run, conv: p.runConv()}
-		// Runs of a word or less are better moved as the units of a transpose, when the
-		// loops around them are one: bf16 {1,0} → {0,1:T(8,128)(2,1)} pairs columns that
-		// are adjacent in the source, so it is a 32-bit transpose.
-		if run*int64(min(p.dbits, p.sbits)/8) <= 4 {
-			if kk, in, split, ok := p.transpose(loops); ok {
-				k, inner, loops = kk, in, split
-			}
-		}
-		if k.kind == kCopy {
-			loops, inner = p.splitRun(loops, inner, want)
-			k.n = 1
-			for _, i := range inner {
-				k.n *= loops[i].size
-			}
-		}
-	default:
-		if kk, in, ok := p.packing(loops); ok {
-			k, inner = kk, in
-		} else if kk, in, split, ok := p.transpose(loops); ok {
-			k, inner = kk, in
-			loops = split
-		} else {
-			k = kernel{kind: kElem, n: loops[last].size, strided: strided{loops[last].dstStr, loops[last].srcStr}}
-			inner = []int{last}
-		}
-	}
+	k, inner, loops := p.chooseKernel(loops, want)
 	for i, l := range loops {
 		if slices.Contains(inner, i) {
 			p.inner = append(p.inner, l)
@@ -170,39 +175,108 @@ func (p *Plan) compile() {
 	slices.SortStableFunc(p.inner, func(a, b loop) int { return cmpInt(b.dstStr, a.dstStr) })
 	bySrc := p.orderOuter(k)
 	p.groupStreams(k, bySrc)
-	k.permuted = p.permuteOrder(&k)
-	p.reach(&k, append(loops, tables...), bounds)
-	if k.kind != kTranspose && k.kind != kElem {
-		k.clip, k.clipDim = p.runIsLowest(k)
-		k.clip = k.clip && !(k.p > 0 && k.rowDim == k.clipDim)
-		if !k.clip && k.kind == kCopy {
-			p.splitClip(&k)
-		}
+	if t, ok := k.(*transposeKernel); ok {
+		t.permuted = p.permuteOrder(t)
 	}
-	p.clipTranspose(&k)
+	p.reach(k.base(), append(loops, tables...), bounds)
+	switch k := k.(type) {
+	case *copyKernel:
+		k.clip, k.clipDim = p.runIsLowest(k)
+		if !k.clip {
+			p.splitClip(&k.kernelBase)
+		}
+	case *packingKernel:
+		k.clip, k.clipDim = p.runIsLowest(k)
+		k.clip = k.clip && k.rowDim != k.clipDim
+	case *transposeKernel:
+		p.clipTranspose(k)
+	}
 	p.cacheOrder()
 	p.batchOrder(k)
 	p.outer = append(tables, p.outer...) // they have no strides: outermost, never a repeat
-	p.foldRepeat(&k, want)
+	p.foldRepeat(k, want)
 	// Non-temporal stores save the read of each destination line when the arrays do
 	// not fit in the cache (see streams). The batched kernels leave the SFENCE to the
 	// end of the range (a fence per run costs more than the stores save), and so do the
 	// short transpose blocks of permuted plans; other transposes fence once per block
 	// (bench/design-notes.md).
-	p.stream, p.readAhead = k.kind != kElem && p.opts.storesOr(p.streams(k)), p.readsAhead()
-	p.settle(&k)
+	p.stream, p.readAhead = k.kind() != kElem && p.opts.storesOr(p.streams(k)), p.readsAhead()
+	p.settle(k)
 	p.kern = k
-	p.fillRow = p.packFillRow()
 	p.chunks = 1
 	for _, l := range p.outer {
 		p.chunks *= l.size
 	}
 }
 
+// chooseKernel picks the kernel for a layout pair from its common loops (innermost
+// last), and returns it with the indices of its own loops among the loops it returns
+// (a transpose splits the loops it blocks):
+//   - sub-byte elements go element by element;
+//   - loops contiguous on both sides copy runs (runKernel);
+//   - the destination's fastest loop packing rows of the source, or the inverse, packs
+//     or unpacks them (packing);
+//   - the two sides' contiguous loops differing, a block transpose (transpose);
+//   - anything else goes element by element along the innermost loop.
+func (p *Plan) chooseKernel(loops []loop, want int64) (kernel, []int, []loop) {
+	n := len(loops)
+	last := n - 1
+	sub := p.dbits%8 != 0 || p.sbits%8 != 0
+	switch {
+	case sub && n == 0:
+		return &elemKernel{kernelBase: kernelBase{n: 1}}, nil, loops
+	case sub:
+		return elementwiseKernel(loops)
+	case n == 0:
+		return &copyKernel{kernelBase: kernelBase{n: 1}, conv: p.runConv()}, nil, loops
+	case loops[last].dstStr == 1 && loops[last].srcStr == 1 && p.runConv() != nil:
+		return p.runKernel(loops, want)
+	}
+	if k, in, ok := p.packing(loops); ok {
+		return k, in, loops
+	}
+	if k, in, split, ok := p.transpose(loops); ok {
+		return k, in, split
+	}
+	return elementwiseKernel(loops)
+}
+
+// elementwiseKernel walks the innermost loop element by element.
+func elementwiseKernel(loops []loop) (kernel, []int, []loop) {
+	l := loops[len(loops)-1]
+	return &elemKernel{kernelBase: kernelBase{n: l.size}, dstStr: l.dstStr, srcStr: l.srcStr}, []int{len(loops) - 1}, loops
+}
+
+// runKernel is the kernel for loops whose innermost is contiguous on both sides: a copy
+// of runs as long as the loops from there stay contiguous, cut for the workers (see
+// splitRun). Runs of a word or less are better moved as the units of a transpose, when
+// the loops around them are one: bf16 {1,0} → {0,1:T(8,128)(2,1)} pairs columns that
+// are adjacent in the source, so it is a 32-bit transpose.
+func (p *Plan) runKernel(loops []loop, want int64) (kernel, []int, []loop) {
+	last := len(loops) - 1
+	run := loops[last].size
+	inner := []int{last}
+	for i := last - 1; i >= 0 && loops[i].dstStr == run && loops[i].srcStr == run; i-- {
+		run *= loops[i].size
+		inner = append(inner, i)
+	}
+	if run*int64(min(p.dbits, p.sbits)/8) <= 4 {
+		if t, in, split, ok := p.transpose(loops); ok {
+			return t, in, split
+		}
+	}
+	loops, inner = p.splitRun(loops, inner, want)
+	k := &copyKernel{kernelBase: kernelBase{n: 1}, conv: p.runConv()}
+	for _, i := range inner {
+		k.n *= loops[i].size
+	}
+	return k, inner, loops
+}
+
 // reach does the bounds bookkeeping of a kernel over all (the plan's loops, table
 // loops included) within bounds: how far the kernel reaches along each dim, and which
 // dims can leave the data.
-func (p *Plan) reach(k *kernel, all []loop, bounds []bound) {
+func (p *Plan) reach(k *kernelBase, all []loop, bounds []bound) {
 	k.maxInner = make([]int64, len(bounds))
 	covered := make([]int64, len(bounds))
 	for _, l := range p.inner {
@@ -220,14 +294,15 @@ func (p *Plan) reach(k *kernel, all []loop, bounds []bound) {
 // foldRepeat folds the innermost outer loop into each kernel call as a repeat, so the
 // odometer and the edge checks run once per batch of runs: 256² bf16 → T(8,128)(2,1)
 // makes 256 calls of 128 elements, where that bookkeeping cost as much as the copying.
-func (p *Plan) foldRepeat(k *kernel, want int64) {
+func (p *Plan) foldRepeat(kern kernel, want int64) {
+	k := kern.base()
 	k.rep = 1
 	if n := len(p.outer); n >= 2 && p.outer[n-1].tab == nil {
 		l := p.outer[n-1]
 		p.outer = p.outer[:n-1]
 		k.rep, k.repDst, k.repSrc, k.repDim, k.repPlace = l.size, l.dstStr, l.srcStr, l.dim, l.place
 	}
-	p.splitRepeats(k, want)
+	p.splitRepeats(kern, want)
 	k.maxBlock = slices.Clone(k.maxInner)
 	if k.rep > 1 {
 		k.maxBlock[k.repDim] += (k.rep - 1) * k.repPlace
@@ -240,9 +315,8 @@ func (p *Plan) foldRepeat(k *kernel, want int64) {
 // kernel call rather than an element-by-element walk. It is nil when no such row exists:
 // padding left alone, or a converting kernel with a non-zero fill (whose source value
 // would have to round to it).
-func (p *Plan) packFillRow() []byte {
-	k := &p.kern
-	if k.kind != kInterleave || !p.ragged[k.rowDim] || p.opts.pad == padLeave || p.dt != p.st && p.fill != 0 {
+func (p *Plan) packFillRow(k *packingKernel) []byte {
+	if !k.interleave || !p.ragged[k.rowDim] || p.opts.pad == padLeave || p.dt != p.st && p.fill != 0 {
 		return nil
 	}
 	row := make([]byte, batchedRow(k.n, k.rep, k.repSrc)*int64(p.sbits/8))
@@ -256,50 +330,53 @@ func (p *Plan) packFillRow() []byte {
 
 // settle makes the choices that depend on whether the plan streams: the simd functions,
 // the source prefetch and the staging buffers.
-func (p *Plan) settle(k *kernel) {
-	p.bind(k)
-	p.ahead = p.planAhead(*k)
-	p.blockAhead = p.planBlockAhead(*k)
-	p.chunk = p.planChunk(*k)
-	p.makeStage(*k)
-	p.planWide(*k)
+func (p *Plan) settle(k kernel) {
+	p.ahead = p.planAhead(k)
+	k.bind(p)
+	p.makeStage(k)
 }
 
-// bind picks the simd functions for the kernel's kind and the plan's types.
-func (p *Plan) bind(k *kernel) {
-	switch k.kind {
-	case kInterleave, kDeinterleave:
-		in := k.kind == kInterleave
-		if k.pair, k.quad = p.packKernel(k.p, in, true); k.pair == nil && k.quad == nil {
-			k.packConv = p.runConv()
-			p.makeScratch(k)
-			k.pair, k.quad = p.packKernel(k.p, in, false)
-		}
-	case kTranspose:
-		ub, toScratch := k.unit*int64(p.dbits/8), false
-		if p.dt != p.st || p.dbits != p.sbits {
-			k.conv = p.runConv()
-			p.makeScratch(k)
-			if !k.convFirst {
-				ub, toScratch = k.unit*int64(p.sbits/8), true
-			}
-		} else if (p.stagesRows(k) || p.stagesOddRows(k)) && !p.readsTiles(k, ub) {
-			k.conv, k.convFirst, toScratch = p.runConv(), false, true
-			p.makeScratch(k)
-		}
-		stores := simd.Ordinary
-		switch {
-		case p.stream && !toScratch && k.permuted:
-			// Many short blocks: the fence comes once, at the end of runRange's range.
-			stores = simd.Streaming
-		case p.stream && !toScratch:
-			stores = simd.NonTemporal
-		}
-		k.trans = p.k().Transpose(int(ub), stores)
-		if k.conv == nil || k.convFirst {
-			p.planTiles(k, ub)
-		}
+func (*copyKernel) bind(*Plan) {}
+func (*elemKernel) bind(*Plan) {}
+
+// bind picks the simd functions for the plan's types, and the packing's loop state.
+func (k *packingKernel) bind(p *Plan) {
+	if k.pair, k.quad = p.packKernel(k.p, k.interleave, true); k.pair == nil && k.quad == nil {
+		k.packConv = p.runConv()
+		k.scratch = p.makeScratch(0)
+		k.pair, k.quad = p.packKernel(k.p, k.interleave, false)
 	}
+	k.chunk = p.planChunk(k)
+	k.wide = p.planWide(k)
+	k.fillRow = p.packFillRow(k)
+}
+
+// bind picks the simd functions for the plan's types, and the transpose's loop state.
+func (k *transposeKernel) bind(p *Plan) {
+	ub, toScratch := k.unit*int64(p.dbits/8), false
+	if p.dt != p.st || p.dbits != p.sbits {
+		k.conv = p.runConv()
+		k.scratch = p.makeScratch(k.rows * k.cols * k.unit)
+		if !k.convFirst {
+			ub, toScratch = k.unit*int64(p.sbits/8), true
+		}
+	} else if (p.stagesRows(k) || p.stagesOddRows(k)) && !p.readsTiles(k, ub) {
+		k.conv, k.convFirst, toScratch = p.runConv(), false, true
+		k.scratch = p.makeScratch(k.rows * k.cols * k.unit)
+	}
+	stores := simd.Ordinary
+	switch {
+	case p.stream && !toScratch && k.permuted:
+		// Many short blocks: the fence comes once, at the end of runRange's range.
+		stores = simd.Streaming
+	case p.stream && !toScratch:
+		stores = simd.NonTemporal
+	}
+	k.trans = p.k().Transpose(int(ub), stores)
+	if k.conv == nil || k.convFirst {
+		p.planTiles(k, ub)
+	}
+	k.blockAhead = p.planBlockAhead(k)
 }
 
 // streams reports whether the plan stores non-temporally: from streamingBytes of source
@@ -309,22 +386,26 @@ func (p *Plan) bind(k *kernel) {
 // the transposes into tiles of 4 or 8 rows, whose lines go 4 or 8 rows to a tile and
 // stay in the cache until whole. The choice changes speed only, never the bytes written;
 // bench/design-notes.md has what each threshold measured.
-func (p *Plan) streams(k kernel) bool {
+func (p *Plan) streams(kern kernel) bool {
 	b := p.dst.FootprintBytes()
 	switch {
-	case k.kind == kElem:
+	case kern.kind() == kElem:
 		return false
 	case b+p.src.FootprintBytes() >= streamingBytes():
 		return true
+	}
+	k, ok := kern.(*transposeKernel)
+	if !ok {
+		return false
 	}
 	ub := k.unit * int64(p.dbits/8)
 	// Tiles of two word rows (s8 {0,1:T(8,128)(4,1)}) take 16 rows a block, each in a
 	// different tile a power of two apart, as plain transposes do, so they stream as
 	// plain transposes do (bench/design-notes.md).
-	plain := k.kind == kTranspose && p.dt == p.st && p.dbits == p.sbits && (!p.writesTiles(&k, ub) || k.cols == 2)
+	plain := p.dt == p.st && p.dbits == p.sbits && (!p.writesTiles(k, ub) || k.cols == 2)
 	// Reading tiles back stores whole lines into 4 or 8 rows at a time: only rows a page
 	// apart fall in one L1 set, so only those stream (bench/design-notes.md).
-	if p.stagesRows(&k) && (!p.readsTiles(&k, ub) || k.dstRow*int64(p.dbits/8)%4096 != 0) {
+	if p.stagesRows(k) && (!p.readsTiles(k, ub) || k.dstRow*int64(p.dbits/8)%4096 != 0) {
 		plain = false
 	}
 	return plain && b >= transposeStreamingBytes()
@@ -342,7 +423,7 @@ func (p *Plan) streams(k kernel) bool {
 //
 // The inverse, reading such tiles back into rows ({0,1:T(8,128)} → {1,0}), sets
 // k.fromTiles (see readsTiles).
-func (p *Plan) planTiles(k *kernel, ub int64) {
+func (p *Plan) planTiles(k *transposeKernel, ub int64) {
 	switch {
 	case p.readsTiles(k, ub) && k.conv == nil:
 		k.fromTiles, k.tileReps = p.k().Transpose32FromTiles, 16/k.rows
@@ -354,7 +435,7 @@ func (p *Plan) planTiles(k *kernel, ub int64) {
 // writesTiles reports whether a transpose of ub-byte units writes tiles as planTiles
 // says: blocks an eighth, a quarter or half of a source line wide whose repeats continue the
 // source rows, each into its own destination tile.
-func (p *Plan) writesTiles(k *kernel, ub int64) bool {
+func (p *Plan) writesTiles(k *transposeKernel, ub int64) bool {
 	return ub == 4 && (k.cols == 2 || k.cols == 4 || k.cols == 8) && k.rows%16 == 0 && k.repSrc == k.cols*k.unit && k.rep >= 16/k.cols && p.k().TileKernels(int(k.cols))
 }
 
@@ -362,7 +443,7 @@ func (p *Plan) writesTiles(k *kernel, ub int64) bool {
 // planTiles says: blocks an eighth, a quarter or half of a destination line wide whose repeats
 // continue the destination rows, each from its own source tile. Their destination
 // rows are then whole lines, so they need no staging (stagesRows).
-func (p *Plan) readsTiles(k *kernel, ub int64) bool {
+func (p *Plan) readsTiles(k *transposeKernel, ub int64) bool {
 	return ub == 4 && p.dt == p.st && p.dbits == p.sbits && (k.rows == 2 || k.rows == 4 || k.rows == 8) && k.cols%16 == 0 && k.repDst == k.rows*k.unit && k.rep >= 16/k.rows && p.k().TileKernels(int(k.rows))
 }
 
@@ -373,7 +454,7 @@ func (p *Plan) readsTiles(k *kernel, ub int64) bool {
 // destination was written in pieces, to rows a power of two apart that share a few L1
 // sets; built in scratch, the rows go out in runs of many blocks, streamed or not
 // (bench/design-notes.md).
-func (p *Plan) stagesRows(k *kernel) bool {
+func (p *Plan) stagesRows(k *transposeKernel) bool {
 	return k.rows*k.unit*int64(p.dbits/8) < 64 && k.repDst == k.rows*k.unit && k.rep > 1
 }
 
@@ -383,16 +464,16 @@ func (p *Plan) stagesRows(k *kernel) bool {
 // kernels stream only into rows whole lines apart, so these were stored ordinarily,
 // each line read before it was written; built in scratch, the rows stream out through
 // the copy kernel's per-row edges (bench/design-notes.md).
-func (p *Plan) stagesOddRows(k *kernel) bool {
+func (p *Plan) stagesOddRows(k *transposeKernel) bool {
 	return p.stream && k.dstRow*int64(p.dbits/8)%64 != 0 && k.repDst == k.rows*k.unit && k.rep > 1
 }
 
 // makeScratch makes one scratch block per worker now, so that Copy does not allocate;
-// more concurrent copies than that make their own. A block holds one transpose block,
-// or more (in L2) when narrow blocks can be converted several at a time.
-func (p *Plan) makeScratch(k *kernel) {
-	n := max(scratchBytes, k.rows*k.cols*k.unit*int64(max(p.dbits, p.sbits)/8))
-	p.scratch = newFreeList(max(p.opts.workers, runtime.GOMAXPROCS(0)), p.opts.workers, func() []byte { return make([]byte, n) })
+// more concurrent copies than that make their own. A block holds one transpose block
+// of block elements, or more (in L2) when narrow blocks can be converted several at a time.
+func (p *Plan) makeScratch(block int64) *freeList[[]byte] {
+	n := max(scratchBytes, block*int64(max(p.dbits, p.sbits)/8))
+	return newFreeList(max(p.opts.workers, runtime.GOMAXPROCS(0)), p.opts.workers, func() []byte { return make([]byte, n) })
 }
 
 // stageMax bounds the staging buffer of a worker: the edge runs of one batch.
@@ -401,17 +482,18 @@ const stageMax = 64 << 10
 // makeStage makes one staging buffer per worker for plans that stream and clip copy or
 // interleave runs at their edges (see clipped), when one batch's runs fit in stageMax,
 // and for deinterleave plans whose packed rows can run past the data.
-func (p *Plan) makeStage(k kernel) {
-	if k.kind == kDeinterleave && k.clip && p.ragged[k.rowDim] {
+func (p *Plan) makeStage(kern kernel) {
+	k := kern.base()
+	if pk, ok := kern.(*packingKernel); ok && !pk.interleave && k.clip && p.ragged[pk.rowDim] {
 		// Rows past the data of a pair or quad unpack into it (see unpackPartial).
 		n := batchedRow(k.n, k.rep, k.repDst) * int64(p.dbits/8)
-		p.stage = newFreeList(max(p.opts.workers, runtime.GOMAXPROCS(0)), p.opts.workers, func() []byte { return lineAligned(n) })
+		k.stage = newFreeList(max(p.opts.workers, runtime.GOMAXPROCS(0)), p.opts.workers, func() []byte { return lineAligned(n) })
 		return
 	}
-	if !p.stream || !k.clip || k.kind != kCopy && k.kind != kInterleave {
+	if !p.stream || !k.clip || kern.kind() != kCopy && kern.kind() != kInterleave {
 		return
 	}
-	run := k.n * max(k.p, 1)
+	run := k.n * max(packedRows(kern), 1)
 	if k.clipOuter != nil {
 		run = k.clipSize * k.clipUnit
 	}
@@ -419,7 +501,7 @@ func (p *Plan) makeStage(k kernel) {
 	if n > stageMax {
 		return
 	}
-	p.stage = newFreeList(max(p.opts.workers, runtime.GOMAXPROCS(0)), p.opts.workers, func() []byte { return lineAligned(n) })
+	k.stage = newFreeList(max(p.opts.workers, runtime.GOMAXPROCS(0)), p.opts.workers, func() []byte { return lineAligned(n) })
 }
 
 // batchedRow is the elements of a row that stands for a packed row past the data in a
@@ -457,9 +539,9 @@ func (p *Plan) orderOuter(k kernel) (bySrc bool) {
 	}
 	src := slices.Clone(p.outer)
 	slices.SortStableFunc(src, func(a, b loop) int { return cmpInt(b.srcStr, a.srcStr) })
-	t := k.kind == kTranspose
-	narrowSrc := t && k.cols*k.unit*int64(p.sbits/8) < 64 && src[n-1].srcStr == k.cols*k.unit
-	narrowDst := t && k.rows*k.unit*int64(p.dbits/8) < 64 && p.outer[n-1].dstStr == k.rows*k.unit
+	t, ok := k.(*transposeKernel)
+	narrowSrc := ok && t.cols*t.unit*int64(p.sbits/8) < 64 && src[n-1].srcStr == t.cols*t.unit
+	narrowDst := ok && t.rows*t.unit*int64(p.dbits/8) < 64 && p.outer[n-1].dstStr == t.rows*t.unit
 	if narrowSrc || !narrowDst && src[n-1].size < p.outer[n-1].size {
 		p.outer = src
 		return true
@@ -497,14 +579,14 @@ const batchGroup = 128 << 10
 // row of tiles rather than a tile's two row pairs.
 func (p *Plan) batchOrder(k kernel) {
 	n := len(p.outer)
-	if n < 2 || k.kind == kTranspose || k.kind == kElem {
+	if n < 2 || k.kind() == kTranspose || k.kind() == kElem {
 		return
 	}
 	a, b := p.outer[n-2], p.outer[n-1]
 	if a.tab != nil || b.tab != nil || a.size <= b.size {
 		return
 	}
-	block := k.n * max(k.p, 1) * int64(p.sbits/8+p.dbits/8)
+	block := k.base().n * max(packedRows(k), 1) * int64(p.sbits/8+p.dbits/8)
 	if block*a.size*b.size > batchGroup {
 		return
 	}
@@ -523,22 +605,23 @@ func (p *Plan) batchOrder(k kernel) {
 // (bench/design-notes.md).
 func (p *Plan) groupStreams(k kernel, bySrc bool) {
 	n := len(p.outer)
-	if n < 2 || k.kind == kTranspose || k.kind == kElem {
+	if n < 2 || k.kind() == kTranspose || k.kind() == kElem {
 		return
 	}
-	streams := p.outer[n-1].size * max(k.p, 1)
+	streams := p.outer[n-1].size * max(packedRows(k), 1)
+	run := k.base().n
 	next := p.outer[n-2]
 	stride, width := next.srcStr, int64(p.sbits/8) // the side not walked in order
 	if bySrc {
 		stride, width = next.dstStr, int64(p.dbits/8)
 	}
-	if streams <= 1 || stride != k.n || bySrc && streams <= 16 {
+	if streams <= 1 || stride != run || bySrc && streams <= 16 {
 		return
 	}
 	g := next.size
 	if bySrc {
 		g = 1
-		for g*k.n*width < 1024 && next.size%(2*g) == 0 {
+		for g*run*width < 1024 && next.size%(2*g) == 0 {
 			g *= 2
 		}
 	}
@@ -557,11 +640,10 @@ func (p *Plan) groupStreams(k kernel, bySrc bool) {
 // consecutive, so that run element i has coordinate base+i.
 func (p *Plan) runIsLowest(k kernel) (bool, int) {
 	run := p.inner
-	switch k.kind {
-	case kInterleave:
+	if pk, ok := k.(*packingKernel); ok && pk.interleave {
 		run = run[:len(run)-1] // the last inner loop is the packed rows
-	case kDeinterleave:
-		run = slices.DeleteFunc(slices.Clone(run), func(l loop) bool { return l.dim == k.rowDim && l.place == k.rowPlace && l.size == k.p })
+	} else if ok {
+		run = slices.DeleteFunc(slices.Clone(run), func(l loop) bool { return l.dim == pk.rowDim && l.place == pk.rowPlace && l.size == pk.p })
 	}
 	if len(run) == 0 {
 		return false, 0
@@ -579,7 +661,7 @@ func (p *Plan) runIsLowest(k kernel) (bool, int) {
 
 // splitClip sets a copy kernel's run to clip at its outermost loop along a dim that the
 // loops inside it do not touch, when that dim can leave the data (see kernel.clipOuter).
-func (p *Plan) splitClip(k *kernel) {
+func (p *Plan) splitClip(k *kernelBase) {
 	for c, l := range p.inner { // outermost first
 		if !p.ragged[l.dim] || slices.ContainsFunc(p.inner[c+1:], func(i loop) bool { return i.dim == l.dim }) {
 			continue
@@ -593,11 +675,11 @@ func (p *Plan) splitClip(k *kernel) {
 
 // packing finds pair/quad packing: the destination's fastest loop is p rows of the
 // source (interleave), or the source's fastest is p rows of the destination (deinterleave).
-func (p *Plan) packing(loops []loop) (kernel, []int, bool) {
+func (p *Plan) packing(loops []loop) (*packingKernel, []int, bool) {
 	n := len(loops)
 	last := n - 1
 	if n < 2 || loops[last].dstStr != 1 {
-		return kernel{}, nil, false
+		return nil, nil, false
 	}
 	rows := loops[last]
 	if rows.size == 2 || rows.size == 4 {
@@ -609,13 +691,13 @@ func (p *Plan) packing(loops []loop) (kernel, []int, bool) {
 				run *= loops[i].size
 				inner = append(inner, i)
 			}
-			return kernel{kind: kInterleave, n: run, packing: packing{p: pk, pstr: rows.srcStr, rowDim: rows.dim, rowPlace: rows.place}}, inner, true
+			return &packingKernel{kernelBase: kernelBase{n: run}, interleave: true, p: pk, pstr: rows.srcStr, rowDim: rows.dim, rowPlace: rows.place}, inner, true
 		}
 	}
 	// Deinterleave: the source-contiguous loop has p values and destination stride pstr.
 	pk := loops[last].srcStr
 	if pk != 2 && pk != 4 || !p.packable(pk, false) {
-		return kernel{}, nil, false
+		return nil, nil, false
 	}
 	for c := range loops {
 		if loops[c].srcStr != 1 || loops[c].size != pk {
@@ -627,9 +709,9 @@ func (p *Plan) packing(loops []loop) (kernel, []int, bool) {
 			run *= loops[i].size
 			inner = append(inner, i)
 		}
-		return kernel{kind: kDeinterleave, n: run, packing: packing{p: pk, pstr: loops[c].dstStr, rowDim: loops[c].dim, rowPlace: loops[c].place}}, inner, true
+		return &packingKernel{kernelBase: kernelBase{n: run}, p: pk, pstr: loops[c].dstStr, rowDim: loops[c].dim, rowPlace: loops[c].place}, inner, true
 	}
-	return kernel{}, nil, false
+	return nil, nil, false
 }
 
 // packable says whether a packing kernel exists for the plan's types: a fused one, or
@@ -679,10 +761,10 @@ func (p *Plan) packKernel(pk int64, interleave, conv bool) (pair func(x, y, z []
 // source-contiguous one, splitting both into cache-sized blocks. Its elements are units
 // of the innermost loops that are contiguous on both sides (one element when there are
 // none), moved whole when they are 1, 2 or 4 bytes.
-func (p *Plan) transpose(loops []loop) (kernel, []int, []loop, bool) {
+func (p *Plan) transpose(loops []loop) (*transposeKernel, []int, []loop, bool) {
 	same := p.dt == p.st && p.dbits == p.sbits
 	if p.dbits%8 != 0 || p.sbits%8 != 0 || !same && p.runConv() == nil {
-		return kernel{}, nil, nil, false
+		return nil, nil, nil, false
 	}
 	unit, yi := int64(1), len(loops)-1
 	for ; yi >= 0 && loops[yi].dstStr == unit && loops[yi].srcStr == unit; yi-- {
@@ -694,7 +776,7 @@ func (p *Plan) transpose(loops []loop) (kernel, []int, []loop, bool) {
 		ub, convFirst = unit*int64(p.sbits/8), false
 	}
 	if !word(ub) || yi < 0 || loops[yi].dstStr != unit {
-		return kernel{}, nil, nil, false
+		return nil, nil, nil, false
 	}
 	xi := -1
 	for i, l := range loops[:yi] {
@@ -703,7 +785,7 @@ func (p *Plan) transpose(loops []loop) (kernel, []int, []loop, bool) {
 		}
 	}
 	if xi < 0 {
-		return kernel{}, nil, nil, false
+		return nil, nil, nil, false
 	}
 	blk := int64(8)
 	for blk*blk*ub*4 <= int64(p.opts.blockBytes) {
@@ -722,7 +804,7 @@ func (p *Plan) transpose(loops []loop) (kernel, []int, []loop, bool) {
 			inner = append(inner, i)
 		}
 	}
-	k := kernel{kind: kTranspose, transposing: transposing{rows: y[0].size, cols: x[0].size, dstRow: x[0].dstStr, srcRow: y[0].srcStr, unit: unit, convFirst: convFirst}}
+	k := &transposeKernel{rows: y[0].size, cols: x[0].size, dstRow: x[0].dstStr, srcRow: y[0].srcStr, unit: unit, convFirst: convFirst}
 	return k, inner, out, true
 }
 

@@ -82,7 +82,7 @@ func (n *nibbleTiles) describe() string {
 // copy runs the groups of 8 rows, split over the plan's workers.
 func (n *nibbleTiles) copy(dst, src []byte) {
 	groups := n.rows / 8
-	w := workersFor(int64(n.p.opts.workers), int64(len(dst)+len(src)), groups)
+	w := n.p.opts.split.workersFor(int64(n.p.opts.workers), int64(len(dst)+len(src)), groups)
 	if w > 1 {
 		parallel(n.part, dst, src, groups, w)
 	} else {
@@ -190,7 +190,7 @@ func (n *nibbleWords) describe() string {
 
 func (n *nibbleWords) copy(dst, src []byte) {
 	blocks := n.rows / nibbleBlock
-	w := workersFor(int64(n.p.opts.workers), int64(len(dst)+len(src)), blocks)
+	w := n.p.opts.split.workersFor(int64(n.p.opts.workers), int64(len(dst)+len(src)), blocks)
 	if w > 1 {
 		parallel(n.part, dst, src, blocks, w)
 	} else {

@@ -15,6 +15,7 @@ type Option func(*options) error
 type options struct {
 	workers    int
 	blockBytes int
+	split      workSplit // how the plan's copies split over workers
 	kernels    *simd.Kernels
 	pad        padPolicy
 	padValue   float64
@@ -85,7 +86,7 @@ const (
 )
 
 func defaultOptions() options {
-	return options{workers: runtime.GOMAXPROCS(0), blockBytes: defaultBlockBytes(), kernels: simd.Default()}
+	return options{workers: runtime.GOMAXPROCS(0), blockBytes: defaultBlockBytes(), split: defaultSplit(), kernels: simd.Default()}
 }
 
 // WithWorkers sets how many goroutines a Copy uses (default GOMAXPROCS). Each takes a

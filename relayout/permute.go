@@ -45,7 +45,7 @@ const (
 // capStreams cuts a block of more than permMaxStreams rows (the destination-contiguous
 // loop) to fewer; the rest of that loop becomes an outer loop, which continues the
 // destination rows and is ordered below like any other.
-func (p *Plan) capStreams(k *kernel, db int64) bool {
+func (p *Plan) capStreams(k *transposeKernel, db int64) bool {
 	if k.rows <= permMaxStreams || len(p.outer)+3 > maxDims {
 		return false
 	}
@@ -72,8 +72,8 @@ func (p *Plan) capStreams(k *kernel, db int64) bool {
 // are shorter than permRun on either side, in a plan too large for the cache order.
 // It returns whether it changed anything. Blocks of many rows are cut first (see
 // capStreams).
-func (p *Plan) permuteOrder(k *kernel) bool {
-	if k.kind != kTranspose || len(p.outer) < 2 || len(p.outer)+2 > maxDims { // runRange's counters
+func (p *Plan) permuteOrder(k *transposeKernel) bool {
+	if len(p.outer) < 2 || len(p.outer)+2 > maxDims { // runRange's counters
 		return false
 	}
 	budget := int64(p.opts.blockBytes) // the transpose block's budget, one side: L2 by default

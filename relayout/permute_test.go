@@ -17,9 +17,9 @@ func TestPermuteOrderPerm3210(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k := p.kern
-	if k.kind != kTranspose || !k.permuted {
-		t.Fatalf("%s: kernel %s, permuted %v", p, k.kind, k.permuted)
+	k := transposeOf(p)
+	if kindOf(p) != "transpose" || !k.permuted {
+		t.Fatalf("%s: kernel %s, permuted %v", p, kindOf(p), k.permuted)
 	}
 	srcRun := k.cols * k.unit * 4
 	if k.repSrc != k.cols*k.unit {
@@ -50,8 +50,8 @@ func TestPermuteCapStreams(t *testing.T) {
 		{"f32[64,64,64,64]{0,1,2,3}", "f32[64,64,64,64]{3,2,1,0}", 64},
 	} {
 		p := mustPlan(t, c.dst, c.src, WithBlockBytes(1<<20))
-		if p.kern.kind != kTranspose || !p.kern.permuted || p.kern.rows != c.rows {
-			t.Errorf("%s: %s kernel, permuted %v, %d rows; want a permuted transpose of %d rows", c.src, p.kern.kind, p.kern.permuted, p.kern.rows, c.rows)
+		if k := transposeOf(p); kindOf(p) != "transpose" || !k.permuted || k.rows != c.rows {
+			t.Errorf("%s: %s kernel, permuted %v, %d rows; want a permuted transpose of %d rows", c.src, kindOf(p), k.permuted, k.rows, c.rows)
 		}
 	}
 }
@@ -83,7 +83,7 @@ func TestPermuteOrderRandom(t *testing.T) {
 			for _, k := range implementations() {
 				checkPair(t, rf, c, k.Name)
 			}
-			if p, err := NewPlan(c.dst, c.src, c.opts...); err != nil || !p.kern.permuted {
+			if p, err := NewPlan(c.dst, c.src, c.opts...); err != nil || !transposeOf(p).permuted {
 				t.Errorf("%s ← %s: permuteOrder did not take it (%v)", c.dst, c.src, err)
 			}
 			continue
@@ -100,7 +100,7 @@ func TestPermuteOrderRandom(t *testing.T) {
 		for _, k := range implementations() {
 			checkPair(t, rf, c, k.Name)
 		}
-		if p, err := NewPlan(dst, src, opts...); err == nil && p.kern.permuted {
+		if p, err := NewPlan(dst, src, opts...); err == nil && transposeOf(p).permuted {
 			permuted++
 		}
 	}
@@ -119,7 +119,7 @@ func TestPermuteOrderOddGroups(t *testing.T) {
 		{"f32[60,70,50,90]{0,1,2,3}", "f32[60,70,50,90]{3,2,1,0}"},
 	} {
 		p := mustPlan(t, c[0], c[1], WithWorkers(1), WithBlockBytes(1<<20))
-		k := p.kern
+		k := transposeOf(p)
 		if !k.permuted || k.repSrc != k.cols*k.unit || k.rep*k.cols*k.unit*int64(p.sbits/8) < permRun {
 			t.Errorf("%s: permuted %v, repeat of %d with source stride %d over %d-unit rows: want source runs of %d bytes or more",
 				p, k.permuted, k.rep, k.repSrc, k.cols*k.unit, permRun)

@@ -22,27 +22,21 @@ type Plan struct {
 	opts         options
 	fill         uint64 // padding bits, unless opts.pad is padLeave
 	fillBytes    []byte // fill as one element's bytes (whole-byte elements)
-	fillRow      []byte // interleave: a source row that packs to the fill (see packFillRow)
 	conv         func(uint64) uint64
 	converter    *buffer.Converter // conv over runs
 
-	exec       executor // how Copy runs: the loops below, or another way (see executor)
-	outer      []loop   // outer loops, major first
-	inner      []loop   // the kernel's loops
-	bounds     []bound  // per dim (logical dims, then destination-only digits)
-	kern       kernel
-	chunks     int64 // iterations of the outer loops
-	ragged     []bool
-	stream     bool              // non-temporal stores: copy runs, transposes
-	ahead      ahead             // the source to ask for ahead of the blocks (see planAhead)
-	blockAhead int64             // transposes: the bytes of a block's source, asked for a block ahead (see planAhead)
-	chunk      int64             // packings: repeats a call before asking for the next rows (see planChunk)
-	readAhead  bool              // the source is large enough to ask for ahead (see readsAhead)
-	prefill    bool              // some dims are table loops: padding is written before the data
-	scratch    *freeList[[]byte] // buffers for converting transposes and packings (nil: none needed)
-	stage      *freeList[[]byte] // buffers for edge runs stored whole (nil: none needed, see makeStage)
-	wide       *freeList[[]byte] // staging of consecutive pair-unpacked tiles (nil: none, see planWide)
-	bitcast    bool              // every element keeps its offset: the identical-layout copy (see planBitcast)
+	exec      executor // how Copy runs: the loops below, or another way (see executor)
+	outer     []loop   // outer loops, major first
+	inner     []loop   // the kernel's loops
+	bounds    []bound  // per dim (logical dims, then destination-only digits)
+	kern      kernel   // the inner kernel, one type per kind (see chooseKernel)
+	chunks    int64    // iterations of the outer loops
+	ragged    []bool
+	stream    bool  // non-temporal stores: copy runs, transposes
+	ahead     ahead // the source to ask for ahead of the blocks (see planAhead)
+	readAhead bool  // the source is large enough to ask for ahead (see readsAhead)
+	prefill   bool  // some dims are table loops: padding is written before the data
+	bitcast   bool  // every element keeps its offset: the identical-layout copy (see planBitcast)
 }
 
 // NewPlan compiles a relayout from src's layout to dst's. The logical dims must be equal;

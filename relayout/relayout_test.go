@@ -275,8 +275,10 @@ func planFor(t *testing.T, c pairCase, kernels string) *Plan {
 		t.Fatalf("NewPlan(%s ← %s): %v", c.dst, c.src, err)
 	}
 	if c.stream {
-		p.stream, p.readAhead = p.kern.kind != kElem, true
-		p.settle(&p.kern)
+		p.stream, p.readAhead = kindOf(p) != "elementwise", true
+		if p.kern != nil {
+			p.settle(p.kern)
+		}
 	}
 	return p
 }
@@ -536,9 +538,9 @@ func TestPackPieces(t *testing.T) {
 		{2, 128, 8, 2, 1 << 10}, {2, 128, 8, 2, 256 << 10}, {4, 1000, 3, 4, 1 << 10},
 		{2, 5, 1, 8, 80}, {4, 3, 7, 1, 12}, {2, 300, 1, 2, 1000},
 	} {
-		p := &Plan{kern: kernel{packing: packing{p: int64(c.pk)}}}
+		k := &packingKernel{p: int64(c.pk)}
 		seen := make([]int, c.n*c.reps)
-		p.packPieces(make([]byte, c.scratch), c.n, c.reps, c.w, func(j, e, en, g, seg int) {
+		k.packPieces(make([]byte, c.scratch), c.n, c.reps, c.w, func(j, e, en, g, seg int) {
 			if seg*c.pk > c.scratch || g*en*c.w > seg || en < 1 || g < 1 || g > 1 && en != c.n {
 				t.Errorf("%+v: piece j=%d e=%d en=%d g=%d seg=%d does not fit", c, j, e, en, g, seg)
 			}
@@ -682,8 +684,8 @@ func TestCopyDoesNotAllocate(t *testing.T) {
 			dst, src := layout.MustParse(c[0]), layout.MustParse(c[1])
 			p, copyAll := planCopy(t, dst, src, workers)
 			// AllocsPerRun's warm-up call would hide buffers made by the first Copy.
-			if p.scratch != nil && p.scratch.len() != workers {
-				t.Errorf("%s ← %s: NewPlan made %d scratch blocks for %d workers", c[0], c[1], p.scratch.len(), workers)
+			if s := baseOf(p).scratch; s != nil && s.len() != workers {
+				t.Errorf("%s ← %s: NewPlan made %d scratch blocks for %d workers", c[0], c[1], s.len(), workers)
 			}
 			if n := testing.AllocsPerRun(20, copyAll); n != 0 {
 				t.Errorf("%s ← %s, %d workers: Copy allocates %v times", c[0], c[1], workers, n)
@@ -701,7 +703,9 @@ func TestCopyDoesNotAllocate(t *testing.T) {
 				t.Errorf("%s, %d workers: Copy after a GC allocates %v times", c.name, workers, n)
 			}
 			p.stream, p.readAhead = true, true // the non-temporal and read-ahead paths of large arrays
-			p.settle(&p.kern)
+			if p.kern != nil {
+				p.settle(p.kern)
+			}
 			if n := testing.AllocsPerRun(20, copyAll); n != 0 {
 				t.Errorf("%s, %d workers, streaming: Copy allocates %v times", c.name, workers, n)
 			}
@@ -790,7 +794,7 @@ func TestPartialPackedRows(t *testing.T) {
 				t.Fatal(err)
 			}
 			wantRow := p.opts.pad != padLeave && (dst.DType == src.DType || p.fill == 0)
-			if got := p.fillRow != nil; got != wantRow {
+			if got := packingOf(p).fillRow != nil; got != wantRow {
 				t.Errorf("%s ← %s, %d opts: fill row %v, want %v", dst, src, len(opts), got, wantRow)
 			}
 			for _, k := range implementations() {

@@ -21,24 +21,57 @@ import (
 // so a (2,1) pair is still moved by one call; sub-byte elements are moved as bytes
 // (see subByte), whose packing passes split at whole bytes.
 
-// splitBytes is the least a unit of parallel work moves (source and destination bytes
-// together): below it the calls and the odometer cost more than an even split saves.
-// The tests lower it with workerBytes, so that their small arrays are cut too.
+// workSplit is how a plan's copies split over workers: measured by relayout-bench --tune
+// where a wisdom has it (see defaultSplit), else the defaults below.
+type workSplit struct {
+	workerBytes    int64 // the least a worker moves (see workersFor)
+	splitBytes     int64 // the least a unit of parallel work moves
+	unitsPerWorker int64 // units a worker, where the array is large enough
+}
+
+// workerBytes is the default least a worker moves: four L2 caches' worth, where a
+// second worker started to gain on every kernel (bench/design-notes.md). The tests
+// lower it, so that their small arrays take the parallel paths too.
+var workerBytes = 4 * int64(cacheBlockBytes())
+
+// splitBytes is the default least a unit of parallel work moves (source and
+// destination bytes together): below it the calls and the odometer cost more than an
+// even split saves. The tests lower it with workerBytes, so that their small arrays
+// are cut too.
 var splitBytes = int64(256 << 10)
 
-// unitsPerWorker is how many units each worker should have: ranges of whole units
+// unitsPerWorker is the default units each worker should have: ranges of whole units
 // then differ by at most an eighth of a worker's share.
 const unitsPerWorker = 8
+
+// defaultSplit is the wisdom's split (relayout-bench --tune) where it has one, field
+// by field, else the defaults.
+func defaultSplit() workSplit {
+	s := workSplit{workerBytes: workerBytes, splitBytes: splitBytes, unitsPerWorker: unitsPerWorker}
+	if w := wisdom.Load(); w != nil {
+		if w.WorkerBytes > 0 {
+			s.workerBytes = w.WorkerBytes // measured
+		}
+		if w.SplitBytes > 0 {
+			s.splitBytes = w.SplitBytes
+		}
+		if w.UnitsPerWorker > 0 {
+			s.unitsPerWorker = int64(w.UnitsPerWorker)
+		}
+	}
+	return s
+}
 
 // unitsWanted is how many outer iterations the plan should have: 1 when it runs on one
 // worker (see workersFor), else unitsPerWorker a worker, no unit below splitBytes.
 func (p *Plan) unitsWanted() int64 {
 	bytes := p.src.FootprintBytes() + p.dst.FootprintBytes()
-	w := workersFor(int64(p.opts.workers), bytes, math.MaxInt64)
+	s := p.opts.split
+	w := s.workersFor(int64(p.opts.workers), bytes, math.MaxInt64)
 	if w <= 1 {
 		return 1
 	}
-	return max(w, min(unitsPerWorker*w, bytes/splitBytes))
+	return max(w, min(s.unitsPerWorker*w, bytes/s.splitBytes))
 }
 
 // splitRun cuts a copy kernel's run, loops[run] (innermost first, contiguous on both
@@ -128,7 +161,8 @@ const minRepeats = 8
 // from there that divide them exactly, or as many as there can be, each part an outer
 // iteration of minRepeats repeats or more (one or more for copy kernels). The repeats then reach exactly as far as
 // before, so the edge checks see the same blocks.
-func (p *Plan) splitRepeats(k *kernel, want int64) {
+func (p *Plan) splitRepeats(kern kernel, want int64) {
+	k := kern.base()
 	chunks := int64(1)
 	for _, l := range p.outer {
 		chunks *= l.size
@@ -137,7 +171,7 @@ func (p *Plan) splitRepeats(k *kernel, want int64) {
 		return
 	}
 	least := int64(minRepeats)
-	if k.kind == kCopy {
+	if kern.kind() == kCopy {
 		least = 1
 	}
 	need, d := layout.CeilDiv(want, chunks), int64(1)

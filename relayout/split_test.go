@@ -25,6 +25,10 @@ func units(t *testing.T, p *Plan) int64 {
 		return units(t, e.inner)
 	case *twoPass:
 		return min(units(t, e.first), units(t, e.second))
+	case *nibbleTiles:
+		return e.rows / 8
+	case *nibbleWords:
+		return e.rows / nibbleBlock
 	}
 	t.Fatalf("%s: no loop nest to count units in", p)
 	return 0
@@ -99,7 +103,7 @@ func TestSplitMatchesReference(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			granted := workersFor(int64(w), p.SrcBytes()+p.DstBytes(), math.MaxInt64)
+			granted := p.opts.split.workersFor(int64(w), p.SrcBytes()+p.DstBytes(), math.MaxInt64)
 			if u := units(t, p); granted > 1 && u < 2 {
 				t.Errorf("%s on %d workers: %d units of parallel work", p, w, u)
 			}
@@ -158,4 +162,58 @@ func splitImplementations() []*simd.Kernels {
 		return all[len(all)-1:]
 	}
 	return all
+}
+
+// largeCases are the suite's kinds of plan at the sizes relayout-bench --size large
+// runs, and the plans that once had one outer iteration there: identical layouts, a
+// conversion between dtypes in one layout, 1-D arrays, narrow and wide types.
+var largeCases = []struct{ src, dst string }{
+	{"f32[8192,8192]{1,0}", "f32[8192,8192]{1,0}"},
+	{"f32[8192,8192]{1,0:T(8,128)}", "f32[8192,8192]{1,0:T(8,128)}"},
+	{"bf16[8192,8192]{1,0:T(8,128)(2,1)}", "bf16[8192,8192]{1,0:T(8,128)(2,1)}"},
+	{"f32[4096,4096]{1,0}", "bf16[4096,4096]{1,0}"},
+	{"bf16[8192,8192]{1,0}", "f32[8192,8192]{1,0}"},
+	{"f32[8192,8192]{1,0}", "f8e4m3fn[8192,8192]{1,0}"},
+	{"f32[67108864]{0}", "f32[67108864]{0}"},
+	{"s8[67108864]{0}", "s8[67108864]{0}"},
+	{"f32[67108864]{0}", "bf16[67108864]{0}"},
+	{"c128[4096,4096]{1,0}", "c128[4096,4096]{1,0}"},
+	{"u8[8192,8192]{1,0}", "u8[8192,8192]{1,0}"},
+	{"s4[8192,8192]{1,0:E(4)}", "s4[8192,8192]{1,0:E(4)}"},
+	{"s4[8192,8192]{1,0:E(4)}", "s8[8192,8192]{1,0}"},
+	{"bf16[8192,8192]{1,0}", "bf16[8192,8192]{0,1}"},
+	{"s8[8192,8192]{1,0}", "s8[8192,8192]{0,1}"},
+	{"f64[4096,4096]{1,0}", "f64[4096,4096]{0,1}"},
+	{"f32[64,64,64,64]{3,2,1,0}", "f32[64,64,64,64]{1,3,0,2}"},
+	{"f32[8,4096,8,512]{3,2,1,0}", "f32[8,4096,8,512]{3,1,2,0}"},
+}
+
+// Every plan of a large array, the suite's included, has at least w units of parallel
+// work for w workers, with the library's own thresholds: identical layouts and
+// conversions between dtypes in one layout (which had one) as much as transposes.
+func TestSplitLarge(t *testing.T) {
+	defer func(w, s int64) { workerBytes, splitBytes = w, s }(workerBytes, splitBytes)
+	workerBytes, splitBytes = 4*int64(cacheBlockBytes()), 256<<10 // the library's own thresholds
+	var pairs [][2]layout.Shape
+	for _, c := range largeCases {
+		pairs = append(pairs, [2]layout.Shape{layout.MustParse(c.dst), layout.MustParse(c.src)})
+	}
+	for _, c := range benchCases {
+		dst, src := c.shapes(8192, 8192)
+		if c.four {
+			dst, src = fourD(c, 64)
+		}
+		pairs = append(pairs, [2]layout.Shape{dst, src})
+	}
+	for _, pr := range pairs {
+		for _, w := range []int{2, 3, 4, 8, 16} {
+			p, err := NewPlan(pr[0], pr[1], WithWorkers(w))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if u := units(t, p); u < int64(w) {
+				t.Errorf("%s on %d workers: %d units of parallel work, want %d or more", p, w, u, w)
+			}
+		}
+	}
 }

@@ -16,7 +16,7 @@ func TestGroupStreamsTilingWholeRows(t *testing.T) {
 		{"f32[1000,1000]{1,0:T(8,128)}", "f32[1000,1000]{1,0}"}, // ragged: 8 tiles, the last cut
 	} {
 		p := mustPlan(t, c.dst, c.src, WithWorkers(1))
-		k := p.kern
+		k := baseOf(p)
 		cols := layout.MustParse(c.src).Dims[1]
 		if k.repSrc != k.n || k.n*k.rep < cols {
 			t.Errorf("%s: a call reads %d runs of %d elements at source stride %d; want the whole %d-element row (stride %d)", c.dst, k.rep, k.n, k.repSrc, cols, k.n)
@@ -28,7 +28,7 @@ func TestGroupStreamsTilingWholeRows(t *testing.T) {
 // are when there are no more than 16 of them.
 func TestGroupStreamsUntilingUngrouped(t *testing.T) {
 	p := mustPlan(t, "f32[8192,8192]{1,0}", "f32[8192,8192]{1,0:T(8,128)}", WithWorkers(1))
-	if k := p.kern; k.rep != 8 || k.repDst != 8192 {
+	if k := baseOf(p); k.rep != 8 || k.repDst != 8192 {
 		t.Errorf("untiling repeats %d runs at destination stride %d; want the tile's 8 rows at 8192", k.rep, k.repDst)
 	}
 }

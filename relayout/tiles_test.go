@@ -75,14 +75,14 @@ func TestTilesChosen(t *testing.T) {
 		if err != nil {
 			continue
 		}
-		if k := p.kern; k.fromTiles != nil || k.conv == nil {
+		if k := transposeOf(p); k.fromTiles != nil || k.conv == nil {
 			t.Errorf("%s: from tiles %v, staged %v; want the staged plan", name, k.fromTiles != nil, k.conv != nil)
 		}
 		p, err = NewPlan(layout.MustParse("f32[8192,8192]{0,1:T(8,128)}"), layout.MustParse("f32[8192,8192]{1,0}"), WithKernel(name))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p.kern.tiles != nil {
+		if transposeOf(p).tiles != nil {
 			t.Errorf("%s: tiles; want the per-block transposes", name)
 		}
 	}
@@ -111,8 +111,8 @@ func TestTilesChosen(t *testing.T) {
 				continue // no such kernel set on this machine
 			}
 			from := strings.Contains(c.src, "T(")
-			if k := p.kern; k.kind != kTranspose || (k.tiles != nil) == from || (k.fromTiles != nil) != from || k.tileReps != c.reps || k.conv != nil && from {
-				t.Errorf("%s: %s ← %s: %v kernel, tiles %v, from tiles %v, %d repeats a call, staged %v; want transpose, %d repeats", name, c.dst, c.src, k.kind, k.tiles != nil, k.fromTiles != nil, k.tileReps, k.conv != nil, c.reps)
+			if k := transposeOf(p); kindOf(p) != "transpose" || (k.tiles != nil) == from || (k.fromTiles != nil) != from || k.tileReps != c.reps || k.conv != nil && from {
+				t.Errorf("%s: %s ← %s: %v kernel, tiles %v, from tiles %v, %d repeats a call, staged %v; want transpose, %d repeats", name, c.dst, c.src, kindOf(p), k.tiles != nil, k.fromTiles != nil, k.tileReps, k.conv != nil, c.reps)
 			}
 		}
 	}

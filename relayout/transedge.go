@@ -25,10 +25,7 @@ type transEdge struct {
 }
 
 // clipTranspose fills k.tedge for a transpose kernel, once p.inner and p.ragged are set.
-func (p *Plan) clipTranspose(k *kernel) {
-	if k.kind != kTranspose {
-		return
-	}
+func (p *Plan) clipTranspose(k *transposeKernel) {
 	x, y := -1, -1
 	for i, l := range p.inner {
 		switch {
@@ -63,8 +60,7 @@ func clipCount(e, pl, n, limit int64) int64 {
 
 // transEdgeBlock runs one transpose block at e that reaches past the data, for a kernel
 // whose tedge is ok: the data rectangle, then the destination padding around it.
-func (p *Plan) transEdgeBlock(dst, src, scratch []byte, dOff, sOff int64, e *[maxDims]int64) {
-	k := &p.kern
+func (p *Plan) transEdgeBlock(k *transposeKernel, dst, src, scratch []byte, dOff, sOff int64, e *[maxDims]int64) {
 	t := &k.tedge
 	inData := true
 	for d, r := range p.ragged {
@@ -88,7 +84,7 @@ func (p *Plan) transEdgeBlock(dst, src, scratch []byte, dOff, sOff int64, e *[ma
 		rr = clipCount(e[t.yDim], t.yPlace, k.rows, by.size)
 	}
 	if cc > 0 && rr > 0 {
-		p.transRect(dst, src, scratch, dOff, sOff, rr, cc)
+		p.transRect(k, dst, src, scratch, dOff, sOff, rr, cc)
 	}
 	if p.opts.pad == padLeave || cc == cx && rr == ry {
 		return
@@ -106,21 +102,20 @@ func (p *Plan) transEdgeBlock(dst, src, scratch []byte, dOff, sOff int64, e *[ma
 }
 
 // transRect transposes the rows×cols corner of a block (units of k.unit elements).
-func (p *Plan) transRect(dst, src, scratch []byte, dOff, sOff, rows, cols int64) {
-	k := &p.kern
+func (p *Plan) transRect(k *transposeKernel, dst, src, scratch []byte, dOff, sOff, rows, cols int64) {
 	db, sb := int64(p.dbits/8), int64(p.sbits/8)
 	if k.conv == nil {
-		p.transLines(dst[dOff*db:], int(k.dstRow*db), src[sOff*sb:], int(k.srcRow*sb), int(rows), int(cols))
+		p.transLines(k, dst[dOff*db:], int(k.dstRow*db), src[sOff*sb:], int(k.srcRow*sb), int(rows), int(cols))
 		return
 	}
 	if k.convFirst {
 		n := cols * k.unit
 		k.conv(scratch, src[sOff*sb:], int(n), simd.Rows{N: int(rows), DstStride: int(n * db), SrcStride: int(k.srcRow * sb)})
-		p.transLines(dst[dOff*db:], int(k.dstRow*db), scratch, int(n*db), int(rows), int(cols))
+		p.transLines(k, dst[dOff*db:], int(k.dstRow*db), scratch, int(n*db), int(rows), int(cols))
 		return
 	}
 	n := rows * k.unit
-	p.transLines(scratch, int(n*sb), src[sOff*sb:], int(k.srcRow*sb), int(rows), int(cols))
+	p.transLines(k, scratch, int(n*sb), src[sOff*sb:], int(k.srcRow*sb), int(rows), int(cols))
 	k.conv(dst[dOff*db:], scratch, int(n), simd.Rows{N: int(cols), DstStride: int(k.dstRow * db), SrcStride: int(n * sb), Stream: p.stream})
 }
 
@@ -131,9 +126,8 @@ func (p *Plan) transRect(dst, src, scratch []byte, dOff, sOff, rows, cols int64)
 // writes again with the same values. The simd kernels leave the units past their last
 // whole block to scalar code, which for odd blocks (63×61 f32, the 4-D permutations of
 // odd dims) took more time than the whole blocks (bench/design-notes.md).
-func (p *Plan) transLines(dst []byte, ds int, src []byte, ss int, rows, cols int) {
-	k := &p.kern
-	w := p.transUnit()
+func (p *Plan) transLines(k *transposeKernel, dst []byte, ds int, src []byte, ss int, rows, cols int) {
+	w := p.transUnit(k)
 	var rp, cp [2][2]int // the parts of each side: first unit and count
 	nr, nc := lineParts(rows, w, &rp), lineParts(cols, w, &cp)
 	for _, r := range rp[:nr] {
@@ -144,8 +138,7 @@ func (p *Plan) transLines(dst []byte, ds int, src []byte, ss int, rows, cols int
 }
 
 // transUnit is the bytes of a transpose unit where the kernel moves it (see bind).
-func (p *Plan) transUnit() int {
-	k := &p.kern
+func (p *Plan) transUnit(k *transposeKernel) int {
 	if k.conv != nil && !k.convFirst {
 		return int(k.unit) * p.sbits / 8
 	}
@@ -153,9 +146,9 @@ func (p *Plan) transUnit() int {
 }
 
 // splitLines reports whether transLines would cut a rows×cols transpose in parts.
-func (p *Plan) splitLines(rows, cols int) bool {
+func (p *Plan) splitLines(k *transposeKernel, rows, cols int) bool {
 	var parts [2][2]int
-	w := p.transUnit()
+	w := p.transUnit(k)
 	return lineParts(rows, w, &parts) > 1 || lineParts(cols, w, &parts) > 1
 }
 

@@ -51,7 +51,7 @@ func TestTransposeEdgeRandom(t *testing.T) {
 		for _, k := range implementations() {
 			checkPair(t, rf, c, k.Name)
 		}
-		if p, _ := NewPlan(dst, src, opts...); p.kern.tedge.ok && ragged(p) {
+		if p, _ := NewPlan(dst, src, opts...); transposeOf(p).tedge.ok && ragged(p) {
 			clipped++
 		}
 	}
@@ -80,8 +80,8 @@ func TestTransposeEdgeClips(t *testing.T) {
 		{"bf16[4000,3000]{0,1:T(8,128)(2,1)}", "f32[4000,3000]{1,0}"}, // units of two along the unragged x dim
 	} {
 		p := mustPlan(t, c[0], c[1], WithWorkers(1))
-		if p.kern.kind != kTranspose || !p.kern.tedge.ok || !ragged(p) {
-			t.Errorf("%s: %s kernel, ragged %v, clipping %+v", p, p.kern.kind, p.ragged, p.kern.tedge)
+		if k := transposeOf(p); kindOf(p) != "transpose" || !k.tedge.ok || !ragged(p) {
+			t.Errorf("%s: %s kernel, ragged %v, clipping %+v", p, kindOf(p), p.ragged, k.tedge)
 		}
 	}
 }
@@ -94,7 +94,7 @@ func TestTransLines(t *testing.T) {
 	for _, dt := range []string{"f32", "bf16", "s8"} {
 		for _, ks := range implementations() {
 			p, err := NewPlan(layout.MustParse(dt+"[256,256]{0,1}"), layout.MustParse(dt+"[256,256]{1,0}"), WithKernel(ks.Name))
-			if err != nil || p.kern.kind != kTranspose || p.kern.unit != 1 {
+			if err != nil || kindOf(p) != "transpose" || transposeOf(p).unit != 1 {
 				t.Fatalf("%s: %v, want a transpose of single elements", p, err)
 			}
 			w := p.dbits / 8
@@ -106,7 +106,7 @@ func TestTransLines(t *testing.T) {
 						src[i] = byte(r.Uint32())
 					}
 					got, want := make([]byte, cols*ds), make([]byte, cols*ds)
-					p.transLines(got, ds, src, ss, rows, cols)
+					p.transLines(transposeOf(p), got, ds, src, ss, rows, cols)
 					for i := range rows {
 						for j := range cols {
 							copy(want[j*ds+i*w:][:w], src[i*ss+j*w:])

@@ -19,14 +19,13 @@ type twoPass struct {
 // poor reports whether a compiled plan's inner kernel moves 16 bytes or less per run,
 // element by element or not at all (the per-element path).
 func (p *Plan) poor() bool {
-	k := &p.kern
 	switch {
-	case p.isReference() || k.kind == kElem:
+	case p.isReference() || p.kern.kind() == kElem:
 		return true
-	case k.kind == kTranspose:
+	case p.kern.kind() == kTranspose:
 		return false
 	}
-	return k.n*max(k.p, 1)*int64(min(p.dbits, p.sbits))/8 <= 16
+	return p.kern.base().n*max(packedRows(p.kern), 1)*int64(min(p.dbits, p.sbits))/8 <= 16
 }
 
 // planTwoPass returns the two-pass executor for dst ← src when the direct plan p is poor

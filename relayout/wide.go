@@ -32,26 +32,25 @@ const wideMax = 16 << 10
 // widePad keeps the staging rows off a power-of-two stride (without it the gain went).
 const widePad = 64
 
-// planWide makes the staging buffers of a plan that unpacks consecutive tiles of a
+// planWide returns the staging buffers of a plan that unpacks consecutive tiles of a
 // same-type pair deinterleave into rows of a staging buffer (see wideTiles), when it
 // streams, its destination rows are whole words but not lines apart (the copy
 // kernel's per-row edges; odd strides were level), and the next tile along the
 // innermost loop continues the destination rows, the repeats' rows in order.
-func (p *Plan) planWide(k kernel) {
-	p.wide = nil
-	if !p.stream || k.kind != kDeinterleave || k.p != 2 || k.packConv != nil || p.dt != p.st || p.dbits != p.sbits || len(p.outer) == 0 {
-		return
+func (p *Plan) planWide(k *packingKernel) *freeList[[]byte] {
+	if !p.stream || k.interleave || k.p != 2 || k.packConv != nil || p.dt != p.st || p.dbits != p.sbits || len(p.outer) == 0 {
+		return nil
 	}
 	db := int64(p.dbits / 8)
 	l := p.outer[len(p.outer)-1]
 	if l.tab != nil || l.size < 2 || l.dstStr != k.n || k.repDst != 2*k.pstr || k.pstr*db%64 == 0 || k.pstr*db%4 != 0 {
-		return
+		return nil
 	}
 	n := 2 * k.rep * (wideTiles*k.n*db + widePad)
 	if n > wideMax {
-		return // staging out of L1
+		return nil // staging out of L1
 	}
-	p.wide = newFreeList(max(p.opts.workers, runtime.GOMAXPROCS(0)), p.opts.workers, func() []byte { return lineAligned(n) })
+	return newFreeList(max(p.opts.workers, runtime.GOMAXPROCS(0)), p.opts.workers, func() []byte { return lineAligned(n) })
 }
 
 // wideReps returns how many outer iterations from the current one (at most left) run
@@ -59,7 +58,7 @@ func (p *Plan) planWide(k kernel) {
 // loop: interior ones, the last perhaps cut by the data's end along the loop's dim
 // only, and the elements of the group's last block that are data.
 func (p *Plan) wideReps(ctr, e *[maxDims]int64, left int64) (g, last int64) {
-	k := &p.kern
+	k := p.kern.base()
 	l := &p.outer[len(p.outer)-1]
 	g = min(wideTiles, l.size-ctr[len(p.outer)-1], left)
 	f := *e
@@ -86,8 +85,7 @@ func (p *Plan) wideReps(ctr, e *[maxDims]int64, left int64) (g, last int64) {
 // iteration, the last with last elements, through the staging buffer w, advancing the
 // odometer past them: repeat r's two rows are rows 2r and 2r+1 of w, as they are of
 // the destination.
-func (p *Plan) unpackWide(dst, src, w []byte, ctr, e *[maxDims]int64, dOff, sOff *int64, g, last int64) {
-	k := &p.kern
+func (p *Plan) unpackWide(k *packingKernel, dst, src, w []byte, ctr, e *[maxDims]int64, dOff, sOff *int64, g, last int64) {
 	db, sb := int64(p.dbits/8), int64(p.sbits/8)
 	row := wideTiles*k.n*db + widePad
 	// Whole rows (a group of data only, as long as the rows are apart, starts at the

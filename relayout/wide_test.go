@@ -26,7 +26,7 @@ func TestWidePlanned(t *testing.T) {
 		{"bf16[64,8190]{1,0}", "bf16[64,8190]{1,0:T(8,128)(2,1)}", false}, // in the cache: no streaming
 	} {
 		p := mustPlan(t, c.dst, c.src)
-		if got := p.wide != nil; got != c.want {
+		if got := packingOf(p).wide != nil; got != c.want {
 			t.Errorf("%s ← %s: wide staging %v, want %v", c.dst, c.src, got, c.want)
 		}
 	}
@@ -61,7 +61,7 @@ func TestWideUntilings(t *testing.T) {
 			c.opts = []Option{WithWorkers(workers)}
 			for _, k := range implementations() {
 				p := planFor(t, c, k.Name)
-				if p.wide == nil {
+				if packingOf(p).wide == nil {
 					t.Fatalf("%s ← %s: no wide staging", c.dst, c.src)
 				}
 				for off := 0; off < 64; off += step {

@@ -16,8 +16,9 @@ import (
 // never its bytes.
 type Wisdom struct {
 	// Version is the file format: 1 (or absent) holds StreamingBytes only, 2 adds
-	// BlockBytes. A reader takes every version up to [WisdomVersion]; WriteWisdom
-	// writes WisdomVersion.
+	// BlockBytes, 3 the worker split (WorkerBytes, SplitBytes, UnitsPerWorker) and
+	// TransposeStreamingBytes. A reader takes every version up to [WisdomVersion]
+	// (a field an older file lacks keeps its default); WriteWisdom writes WisdomVersion.
 	Version int `json:"version,omitempty"`
 	// CPU is the machine it was measured on, for people reading the file.
 	CPU string `json:"cpu"`
@@ -29,10 +30,26 @@ type Wisdom struct {
 	// transpose block (a power of two from 256 to 16 MiB); 0 keeps the default derived
 	// from the L2 cache.
 	BlockBytes int `json:"block_bytes,omitempty"`
+	// WorkerBytes is how much a worker must move to be worth starting: a copy of B
+	// bytes (source and destination together) uses at most B/WorkerBytes workers, so
+	// that the smallest copy that takes a second worker moves 2×WorkerBytes. 0 keeps
+	// the default, four L2 caches.
+	WorkerBytes int64 `json:"worker_bytes,omitempty"`
+	// SplitBytes is the least a unit of parallel work moves (source and destination
+	// together) when a plan cuts a run or repeats into units; 0 keeps the default,
+	// 256 KiB.
+	SplitBytes int64 `json:"split_bytes,omitempty"`
+	// UnitsPerWorker is how many units of parallel work a plan on several workers cuts
+	// for each worker where the array is large enough; 0 keeps the default, 8.
+	UnitsPerWorker int `json:"units_per_worker,omitempty"`
+	// TransposeStreamingBytes is the destination size from which plain transposes
+	// store non-temporally ([StoresAuto]) even below StreamingBytes; 0 keeps the
+	// default, four L2 caches.
+	TransposeStreamingBytes int64 `json:"transpose_streaming_bytes,omitempty"`
 }
 
 // WisdomVersion is the newest wisdom file format this package reads and writes.
-const WisdomVersion = 2
+const WisdomVersion = 3
 
 // WisdomEnv names the environment variable that, when set to a file written by
 // relayout-bench -tune, makes plans use its choices. It is read once, by the first
@@ -81,6 +98,21 @@ func ReadWisdom(path string) (*Wisdom, error) {
 	}
 	if b := w.BlockBytes; b != 0 && (b < 256 || b > 1<<24 || b&(b-1) != 0) {
 		return nil, fmt.Errorf("relayout: wisdom %s: block_bytes %d: want 0 (the default) or a power of two from 256 to 16777216", path, b)
+	}
+	for _, f := range []struct {
+		name     string
+		v, least int64
+	}{
+		{"worker_bytes", w.WorkerBytes, 4 << 10},
+		{"split_bytes", w.SplitBytes, 4 << 10},
+		{"transpose_streaming_bytes", w.TransposeStreamingBytes, 1},
+	} {
+		if f.v != 0 && (f.v < f.least || f.v > 1<<50) {
+			return nil, fmt.Errorf("relayout: wisdom %s: %s %d: want 0 (the default) or %d to 2^50", path, f.name, f.v, f.least)
+		}
+	}
+	if u := w.UnitsPerWorker; u < 0 || u > 64 {
+		return nil, fmt.Errorf("relayout: wisdom %s: units_per_worker %d: want 0 (the default) to 64", path, u)
 	}
 	return &w, nil
 }

@@ -37,7 +37,7 @@ func TestStores(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if _, ok := p.exec.(*loopNest); ok && p.kern.kind != kElem && s != StoresAuto && p.stream != (s == StoresStream) {
+			if _, ok := p.exec.(*loopNest); ok && kindOf(p) != "elementwise" && s != StoresAuto && p.stream != (s == StoresStream) {
 				t.Errorf("%s, stores %s: streams %v", p, s, p.stream)
 			}
 		}
@@ -137,7 +137,77 @@ func TestWisdomBlockBytes(t *testing.T) {
 	for name, body := range map[string]string{
 		"odd.json":    `{"block_bytes": 3000}`,
 		"small.json":  `{"block_bytes": 128}`,
-		"future.json": `{"version": 3, "streaming_bytes": 4096}`,
+		"future.json": `{"version": 4, "streaming_bytes": 4096}`,
+	} {
+		f := filepath.Join(dir, name)
+		if err := os.WriteFile(f, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ReadWisdom(f); err == nil || !strings.Contains(err.Error(), f) {
+			t.Errorf("ReadWisdom(%s): %v, want an error naming the file", name, err)
+		}
+	}
+}
+
+// TestWisdomSplit round-trips a version 3 file, whose worker split and transpose
+// streaming threshold are the ones plans then use: how many workers a copy takes, how
+// many units a plan cuts, whether a plain transpose streams; a version 2 file leaves
+// them at their defaults.
+func TestWisdomSplit(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "v3.json")
+	want := Wisdom{CPU: "test", StreamingBytes: 1 << 40, BlockBytes: 4096, WorkerBytes: 96 << 20, SplitBytes: 5 << 20, UnitsPerWorker: 3, TransposeStreamingBytes: 128 << 10}
+	if err := WriteWisdom(path, &want); err != nil {
+		t.Fatal(err)
+	}
+	w, err := ReadWisdom(path)
+	if want.Version = WisdomVersion; err != nil || *w != want {
+		t.Fatalf("ReadWisdom: %+v, %v; want %+v", w, err, want)
+	}
+	defer SetWisdom(w)()
+	// 512 MiB moved: 5 workers of 96 MiB; 3 units a worker, none under 5 MiB.
+	big := [2]layout.Shape{layout.MustParse("f32[8192,8192]{1,0}"), layout.MustParse("f32[8192,8192]{1,0}")}
+	for _, c := range []struct {
+		workers int
+		units   int64
+	}{{1, 1}, {2, 6}, {4, 12}, {8, 15}} {
+		p, err := NewPlan(big[0], big[1], WithWorkers(c.workers))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The cut divides the rows exactly: from the units wanted to twice as many.
+		if p.opts.split != (workSplit{96 << 20, 5 << 20, 3}) || p.unitsWanted() != c.units || p.chunks < c.units || p.chunks > 2*c.units {
+			t.Errorf("%s on %d workers: split %+v, %d units wanted, %d cut; want the wisdom's, %d wanted", p, c.workers, p.opts.split, p.unitsWanted(), p.chunks, c.units)
+		}
+	}
+	// 128 MiB moved: one worker, one unit, whatever the workers asked for.
+	p, err := NewPlan(layout.MustParse("f32[4096,4096]{1,0}"), layout.MustParse("f32[4096,4096]{1,0}"), WithWorkers(8))
+	if err != nil || p.chunks != 1 || p.opts.split.workersFor(8, p.SrcBytes()+p.DstBytes(), 1<<20) != 1 {
+		t.Errorf("128 MiB with workers of 96 MiB: %d units (%v), want one worker", p.chunks, err)
+	}
+	// A plain transpose of 256 KiB streams from the wisdom's 128 KiB, not the default 4 MiB.
+	tr := pairCase{dst: layout.MustParse("f32[256,256]{0,1}"), src: layout.MustParse("f32[256,256]{1,0}")}
+	if p, err := NewPlan(tr.dst, tr.src); err != nil || !p.stream {
+		t.Errorf("%s: does not stream with transpose streaming from 128 KiB (%v)", p, err)
+	}
+	checkPair(t, rand.New(rand.NewPCG(97, 98)), tr, "generic")
+
+	v2 := filepath.Join(dir, "v2.json")
+	if err := os.WriteFile(v2, []byte(`{"version": 2, "cpu": "old", "block_bytes": 4096}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if w, err = ReadWisdom(v2); err != nil || w.WorkerBytes != 0 || w.SplitBytes != 0 || w.UnitsPerWorker != 0 || w.TransposeStreamingBytes != 0 {
+		t.Fatalf("version 2: %+v, %v", w, err)
+	}
+	SetWisdom(w)
+	if p, err := NewPlan(tr.dst, tr.src); err != nil || p.stream || p.opts.split != (workSplit{workerBytes, splitBytes, unitsPerWorker}) {
+		t.Errorf("%s with a version 2 wisdom: split %+v, stream %v; want the defaults (%v)", p, p.opts.split, p.stream, err)
+	}
+	for name, body := range map[string]string{
+		"workers.json":   `{"version": 3, "worker_bytes": 100}`,
+		"split.json":     `{"version": 3, "split_bytes": -4096}`,
+		"units.json":     `{"version": 3, "units_per_worker": 65}`,
+		"transpose.json": `{"version": 3, "transpose_streaming_bytes": -1}`,
 	} {
 		f := filepath.Join(dir, name)
 		if err := os.WriteFile(f, []byte(body), 0o644); err != nil {

@@ -95,15 +95,9 @@ func parallel(part func(dst, src []byte, lo, hi int64), dst, src []byte, total, 
 }
 
 // workersFor is how many of want workers a copy that moves bytes (source and
-// destination) in total parts should use: one for each workerBytes. A worker that
-// moves less costs more than it saves: it starts on a core whose caches hold none of the
-// data, and when that core is busy (another process) the copy waits for it. The
-// threshold is where a second worker started to gain on every kernel
-// (bench/design-notes.md).
-func workersFor(want, bytes, total int64) int64 {
-	return max(1, min(want, bytes/workerBytes, total))
+// destination) in total parts should use: one for each s.workerBytes. A worker that
+// moves less costs more than it saves: it starts on a core whose caches hold none of
+// the data, and when that core is busy (another process) the copy waits for it.
+func (s workSplit) workersFor(want, bytes, total int64) int64 {
+	return max(1, min(want, bytes/s.workerBytes, total))
 }
-
-// workerBytes is four L2 caches' worth; the tests lower it, so that their small arrays
-// take the parallel paths too.
-var workerBytes = 4 * int64(cacheBlockBytes())

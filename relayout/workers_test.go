@@ -48,9 +48,8 @@ func init() { workerBytes, splitBytes = 64<<10, 4<<10 }
 // Copies use a second worker only from 4 L2 caches' worth of bytes moved, and never more
 // workers than parts.
 func TestWorkersFor(t *testing.T) {
-	defer func(b int64) { workerBytes = b }(workerBytes)
 	l2 := int64(defaultBlockBytes())
-	workerBytes = 4 * l2
+	s := workSplit{workerBytes: 4 * l2}
 	for _, c := range []struct{ want, bytes, total, got int64 }{
 		{2, 2 * 256 * 256 * 4, 1024, 1}, // the 256² f32 copy that Python saw at 45 µs with two workers
 		{2, 8*l2 - 1, 1024, 1},
@@ -60,7 +59,7 @@ func TestWorkersFor(t *testing.T) {
 		{2, 1 << 40, 0, 1},
 		{1, 1 << 40, 1024, 1},
 	} {
-		if got := workersFor(c.want, c.bytes, c.total); got != c.got {
+		if got := s.workersFor(c.want, c.bytes, c.total); got != c.got {
 			t.Errorf("workersFor(%d, %d, %d) = %d, want %d", c.want, c.bytes, c.total, got, c.got)
 		}
 	}

@@ -42,6 +42,28 @@ func TestRepoTargets(t *testing.T) {
 	if len(ts) < 2*len(suite) {
 		t.Errorf("%d targets for %d cases at two sizes", len(ts), len(suite))
 	}
+	// Every large case has the goals: one worker against the fastest copy (the
+	// copy path at 0.9 of it), and 2 workers at 1.7 times one.
+	for _, j := range selectJobs(nil, []sizeSpec{sizeLarge}) {
+		var fastest, speedup *target
+		for i, tg := range ts {
+			switch {
+			case tg.Case != j.name || tg.Size != j.size:
+			case tg.Workers == 1 && tg.Fastest != nil:
+				fastest = &ts[i]
+			case tg.Workers == 2 && tg.Speedup != nil:
+				speedup = &ts[i]
+			}
+		}
+		if fastest == nil {
+			t.Errorf("%s at %s: no ratio_to_fastest_copy target at 1 worker", j.name, j.size)
+		} else if strings.HasSuffix(j.name, "-identical") && fastest.least < 0.9 {
+			t.Errorf("%s at %s: the copy path's target is %.2f of the fastest copy, want 0.9", j.name, j.size, fastest.least)
+		}
+		if speedup == nil || speedup.least < 1.7 {
+			t.Errorf("%s at %s: want a speedup_over_1_worker target of 1.7 at 2 workers, have %+v", j.name, j.size, speedup)
+		}
+	}
 }
 
 // -check with no target for what would run fails before any timing, naming the sizes
@@ -110,13 +132,22 @@ func TestCheckResults(t *testing.T) {
 			t.Errorf("line %d (%s %s): %v ok=%v, want %v ok=%v", i, l.t.Case, l.t.metric, l.measured, l.ok, want[i].v, want[i].ok)
 		}
 	}
+	// The fastest copy's own speedups: a's copy went 4/0.6 → 7/0.6 GB/s, b's 4/0.4 → 5/0.4.
+	for i, want := range []float64{0, 0, 1.75, 1.25} {
+		if d := lines[i].copySpeedup - want; d > 1e-9 || d < -1e-9 {
+			t.Errorf("line %d (%s %s): copy's speedup %v, want %v", i, lines[i].t.Case, lines[i].t.metric, lines[i].copySpeedup, want)
+		}
+	}
 	var b strings.Builder
 	err := writeCheck(&b, lines, rs, "t.json")
 	if !errors.Is(err, errShort) || !strings.Contains(err.Error(), "2 of 4") {
 		t.Errorf("writeCheck: %v", err)
 	}
-	if strings.Count(b.String(), "SHORT") != 2 || !strings.Contains(b.String(), "2 of 4 checks meet") {
-		t.Errorf("check table:\n%s", b.String())
+	out := b.String()
+	if strings.Count(out, "SHORT") != 2 || !strings.Contains(out, "2 of 4 checks meet") ||
+		!strings.Contains(out, "copy's speedup") || !strings.Contains(out, " 1.75 ") ||
+		strings.Count(out, "SHORT, copy too") != 1 || !strings.Contains(out, "1 of the short speedups") {
+		t.Errorf("check table:\n%s", out)
 	}
 	if err := writeCheck(&b, lines[:1], rs, "t.json"); err != nil {
 		t.Errorf("all met: %v", err)

@@ -40,11 +40,14 @@
 //
 // --stores stream or cache forces how the plans store, to compare the two on a machine;
 // --tune measures from which size streaming wins (f32 row-major → T(8,128) at 4 to 256
-// MiB moved, the two ways alternated) and which transpose block size is fastest (the
-// f32 transpose, blocks of 64 KiB to 4 MiB a side), and writes a wisdom file that plans
-// read when TPULAYOUT_WISDOM names it, in place of the sizes they derive from the caches
-// the CPU reports (virtual machines can report far more than they get). Neither changes
-// any result.
+// MiB moved, the two ways alternated), which transpose block size is fastest (the f32
+// transpose, blocks of 64 KiB to 4 MiB a side), the worker split (the smallest copy
+// that gains from a second worker, f32 → T(8,128) and the transpose on one worker
+// against two at 256 KiB to 32 MiB moved; the units of parallel work, the identical-
+// layout copy on two workers) and from which size plain transposes stream (256 KiB to
+// 32 MiB a side), and writes a wisdom file that plans read when TPULAYOUT_WISDOM names
+// it, in place of the sizes they derive from the caches the CPU reports (virtual
+// machines can report far more than they get). Neither changes any result.
 package main
 
 import (
@@ -130,7 +133,7 @@ func newFlagSet() (*flag.FlagSet, func() (*options, error)) {
 	check := fs.Bool("check", false, "print each case's ratio beside its target in the targets file and exit 1 when one is short (for tuning, not for CI)")
 	list := fs.Bool("list", false, "list the cases that --case and --size select (name, size, source and destination shape) and exit")
 	stores := fs.String("stores", "auto", "how plans store (`MODE`): auto (from the sizes, or the wisdom file "+relayout.WisdomEnv+" names), stream (non-temporal) or cache; results are the same")
-	tune := fs.String("tune", "", "measure from which size non-temporal stores win on this machine, and the fastest transpose block size, and write the wisdom `FILE` that plans read when "+relayout.WisdomEnv+" names it (instead of the suite; --count and --benchtime apply)")
+	tune := fs.String("tune", "", "measure from which size non-temporal stores win on this machine, the fastest transpose block size, the worker split (with 1 and 2 workers) and from which size transposes stream, and write the wisdom `FILE` that plans read when "+relayout.WisdomEnv+" names it (instead of the suite; --count and --benchtime apply)")
 	targets := fs.String("targets", "", "`FILE` of targets for --check (default: the built-in cmd/relayout-bench/targets.json)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `usage: relayout-bench [flags]
@@ -310,7 +313,7 @@ func isTerminal(w io.Writer) bool {
 
 func bench(o *options, stdout, stderr io.Writer) (err error) {
 	if o.tune != "" {
-		return tune(o.tune, tuneSizes, o.st, stderr)
+		return tune(o.tune, tuneDefault, o.st, stderr)
 	}
 	var targets []target
 	if o.check { // before the run, so that a bad file costs no minutes

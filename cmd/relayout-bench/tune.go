@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
 
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/relayout"
@@ -14,120 +13,86 @@ import (
 // last-level cache.
 var tuneSizes = []int64{4 << 20, 8 << 20, 16 << 20, 32 << 20, 64 << 20, 128 << 20, 256 << 20}
 
-// tuneChoice is one size's measurement: the median ns per source byte of each way.
-type tuneChoice struct {
-	bytes         int64
-	stream, cache float64 // ns per source byte
-	streamWins    bool
-	rows, cols    int64
-}
-
-// tune measures from which size non-temporal stores win on this machine, on f32
-// row-major → T(8,128) (the copy kernel, the commonest plan), alternating the two ways
-// count times a size, and which transpose block size is fastest, on the f32 transpose
-// at the largest size; it writes the wisdom file: the smallest size from which
-// streaming won at every larger one (past the largest measured when it never did), and
-// that block size.
-func tune(path string, sizes []int64, st settings, stderr io.Writer) error {
-	var cs []tuneChoice
-	for _, b := range sizes {
-		n := max(128, int64(math.Sqrt(float64(b)/8))/128*128) // f32 n×n each side
-		j := job{name: "tune", dst: layout.MustParse(fmt.Sprintf("f32[%d,%d]{1,0:T(8,128)}", n, n)), src: layout.MustParse(fmt.Sprintf("f32[%d,%d]{1,0}", n, n))}
-		c, err := tuneOne(j, st)
+// tune measures this machine's choices and writes them to the wisdom file at path:
+// from which size non-temporal stores win (f32 row-major → T(8,128), the commonest
+// plan, streamed against cached), the fastest transpose block size (the f32 transpose
+// at the largest of those sizes), the worker split (see tuneWorkers and tuneUnitSize)
+// and from which size plain transposes stream (tuneTransposeStreaming). Each choice is
+// timed with the ones measured before it in force, its ways alternated st.count times.
+func tune(path string, sc tuneScale, st settings, stderr io.Writer) error {
+	var w relayout.Wisdom
+	wins := make([]bool, len(sc.stores))
+	moved := make([]int64, len(sc.stores))
+	var last job
+	for i, bytes := range sc.stores {
+		last = square("{1,0}", "{1,0:T(8,128)}", bytes)
+		ns, err := timeWays(last, w, st, relayout.WithStores(relayout.StoresStream), relayout.WithStores(relayout.StoresCache))
 		if err != nil {
 			return err
 		}
-		c.bytes, c.rows, c.cols = 8*n*n, n, n
-		fmt.Fprintf(stderr, "tune: f32[%d,%d] → T(8,128), %d MiB moved: streamed %.3f ns/B, cached %.3f ns/B\n", n, n, c.bytes>>20, c.stream, c.cache)
-		cs = append(cs, c)
+		wins[i], moved[i] = ns[0] < ns[1], 2*int64(last.src.Dims[0]*last.src.Dims[1]*4)
+		fmt.Fprintf(stderr, "tune: f32[%s] → T(8,128), %s moved: streamed %.3f ns/B, cached %.3f ns/B\n", last.size, fmtBytes(moved[i]), ns[0], ns[1])
 	}
-	last := cs[len(cs)-1]
-	block, err := tuneBlock(last.rows, st, stderr)
-	if err != nil {
+	w.StreamingBytes = winsFrom(moved, wins)
+	var err error
+	if w.BlockBytes, err = tuneBlock(last.src.Dims[0], w, st, stderr); err != nil {
 		return err
 	}
-	w := &relayout.Wisdom{CPU: cpuName(), StreamingBytes: streamingFrom(cs), BlockBytes: block}
-	if err := relayout.WriteWisdom(path, w); err != nil {
+	if w.WorkerBytes, err = tuneWorkers(w, sc.workers, st, stderr); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "tune: streaming from %d MiB, transpose blocks of %d KiB; wrote %s (use it with %s=%s)\n", w.StreamingBytes>>20, w.BlockBytes>>10, path, relayout.WisdomEnv, path)
+	if w.UnitsPerWorker, w.SplitBytes, err = tuneUnitSize(w, sc.units, sc.split, st, stderr); err != nil {
+		return err
+	}
+	if w.TransposeStreamingBytes, err = tuneTransposeStreaming(w, sc.transpose, st, stderr); err != nil {
+		return err
+	}
+	w.CPU = cpuName()
+	if err := relayout.WriteWisdom(path, &w); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "tune: streaming from %s moved, transpose blocks of %s, a worker for each %s moved, %d units a worker of %s or more, plain transposes streaming from %s; wrote %s (use it with %s=%s)\n",
+		fmtBytes(w.StreamingBytes), fmtBytes(int64(w.BlockBytes)), fmtBytes(w.WorkerBytes), w.UnitsPerWorker, fmtBytes(w.SplitBytes), fmtBytes(w.TransposeStreamingBytes), path, relayout.WisdomEnv, path)
 	return nil
+}
+
+// timeWays times j planned one worker each way (an option each) under the wisdom
+// base, the ways alternated, and returns their median ns per source byte.
+func timeWays(j job, base relayout.Wisdom, st settings, ways ...relayout.Option) ([]float64, error) {
+	b, err := newBuffers(j)
+	if err != nil {
+		return nil, err
+	}
+	ps := make([]*relayout.Plan, len(ways))
+	for i, o := range ways {
+		if ps[i], err = forced(j, base, func(*relayout.Wisdom) {}, relayout.WithWorkers(1), o); err != nil {
+			return nil, err
+		}
+	}
+	return alternate(ps, b, st)
 }
 
 // tuneBlocks are the transpose block sizes (one side) --tune tries.
 var tuneBlocks = []int{64 << 10, 128 << 10, 256 << 10, 512 << 10, 1 << 20, 2 << 20, 4 << 20}
 
 // tuneBlock times the f32 n×n transpose with each of tuneBlocks, one worker, the sizes
-// alternated count times, and returns the block with the least median time.
-func tuneBlock(n int64, st settings, stderr io.Writer) (int, error) {
+// alternated, and returns the block with the least median time.
+func tuneBlock(n int64, base relayout.Wisdom, st settings, stderr io.Writer) (int, error) {
 	j := job{name: "tune", dst: layout.MustParse(fmt.Sprintf("f32[%d,%d]{0,1}", n, n)), src: layout.MustParse(fmt.Sprintf("f32[%d,%d]{1,0}", n, n))}
-	b, err := newBuffers(j)
+	ways := make([]relayout.Option, len(tuneBlocks))
+	for i, blk := range tuneBlocks {
+		ways[i] = relayout.WithBlockBytes(blk)
+	}
+	ns, err := timeWays(j, base, st, ways...)
 	if err != nil {
 		return 0, err
 	}
-	ops := make([]func(), len(tuneBlocks))
-	for i, blk := range tuneBlocks {
-		p, err := relayout.NewPlan(j.dst, j.src, relayout.WithWorkers(1), relayout.WithBlockBytes(blk))
-		if err != nil {
-			return 0, err
-		}
-		if err := p.CopyBytes(b.dst, b.src); err != nil {
-			return 0, err
-		}
-		ops[i] = func() { _ = p.CopyBytes(b.dst, b.src) }
-	}
-	iters := calibrate(ops[0], st.benchtime)
-	ns := make([][]float64, len(ops))
-	for range st.count {
-		for i, op := range ops {
-			ns[i] = append(ns[i], float64(timeN(op, iters))/float64(iters)/float64(len(b.src)))
-		}
-	}
 	best := 0
-	for i := range ops {
-		fmt.Fprintf(stderr, "tune: f32[%d,%d] transpose, blocks of %d KiB: %.3f ns/B\n", n, n, tuneBlocks[i]>>10, median(ns[i]))
-		if median(ns[i]) < median(ns[best]) {
+	for i := range ns {
+		fmt.Fprintf(stderr, "tune: f32[%d,%d] transpose, blocks of %d KiB: %.3f ns/B\n", n, n, tuneBlocks[i]>>10, ns[i])
+		if ns[i] < ns[best] {
 			best = i
 		}
 	}
 	return tuneBlocks[best], nil
-}
-
-// streamingFrom is the smallest measured size from which streaming won at every larger
-// size, or twice the largest when it lost at the largest.
-func streamingFrom(cs []tuneChoice) int64 {
-	from := 2 * cs[len(cs)-1].bytes
-	for i := len(cs) - 1; i >= 0 && cs[i].streamWins; i-- {
-		from = cs[i].bytes
-	}
-	return from
-}
-
-// tuneOne times j streamed and cached, alternately, st.count times each.
-func tuneOne(j job, st settings) (tuneChoice, error) {
-	b, err := newBuffers(j)
-	if err != nil {
-		return tuneChoice{}, err
-	}
-	var ops [2]func()
-	for i, s := range []relayout.Stores{relayout.StoresStream, relayout.StoresCache} {
-		p, err := relayout.NewPlan(j.dst, j.src, relayout.WithWorkers(1), relayout.WithStores(s))
-		if err != nil {
-			return tuneChoice{}, err
-		}
-		if err := p.CopyBytes(b.dst, b.src); err != nil {
-			return tuneChoice{}, err
-		}
-		ops[i] = func() { _ = p.CopyBytes(b.dst, b.src) }
-	}
-	iters := calibrate(ops[0], st.benchtime)
-	var ns [2][]float64
-	for range st.count {
-		for i, op := range ops {
-			ns[i] = append(ns[i], float64(timeN(op, iters))/float64(iters)/float64(len(b.src)))
-		}
-	}
-	c := tuneChoice{stream: median(ns[0]), cache: median(ns[1])}
-	c.streamWins = c.stream < c.cache
-	return c, nil
 }

@@ -11,8 +11,8 @@ import (
 	"github.com/tpulayout/tpulayout/relayout"
 )
 
-// streamingFrom takes the smallest size from which streaming won at every larger one.
-func TestStreamingFrom(t *testing.T) {
+// winsFrom takes the smallest size from which a way won at every larger one.
+func TestWinsFrom(t *testing.T) {
 	for _, c := range []struct {
 		wins []bool
 		want int64
@@ -22,11 +22,11 @@ func TestStreamingFrom(t *testing.T) {
 		{[]bool{true, true, true, true}, 1},
 		{[]bool{true, true, true, false}, 8},
 	} {
-		var cs []tuneChoice
-		for i, w := range c.wins {
-			cs = append(cs, tuneChoice{bytes: int64(i + 1), streamWins: w})
+		var sizes []int64
+		for i := range c.wins {
+			sizes = append(sizes, int64(i+1))
 		}
-		if got := streamingFrom(cs); got != c.want {
+		if got := winsFrom(sizes, c.wins); got != c.want {
 			t.Errorf("%v: %d, want %d", c.wins, got, c.want)
 		}
 	}
@@ -35,9 +35,9 @@ func TestStreamingFrom(t *testing.T) {
 // TestTune runs the calibration on small sizes and reads back the file it wrote.
 func TestTune(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "wisdom.json")
-	sizes := []int64{1 << 17, 1 << 19}
+	sc := tuneScale{stores: []int64{1 << 17, 1 << 19}, workers: []int64{1 << 17, 1 << 19}, transpose: []int64{1 << 16, 1 << 18}, units: 1 << 19, split: 1 << 19}
 	var log bytes.Buffer
-	if err := tune(path, sizes, settings{count: 1, benchtime: time.Millisecond}, &log); err != nil {
+	if err := tune(path, sc, settings{count: 1, benchtime: time.Millisecond}, &log); err != nil {
 		t.Fatal(err)
 	}
 	w, err := relayout.ReadWisdom(path)
@@ -49,6 +49,21 @@ func TestTune(t *testing.T) {
 	}
 	if !slices.Contains(tuneBlocks, w.BlockBytes) || w.Version != relayout.WisdomVersion {
 		t.Errorf("wisdom %+v; want a block size of %v, version %d", w, tuneBlocks, relayout.WisdomVersion)
+	}
+	// A second worker from a measured size or twice the largest: half that a worker.
+	if !slices.Contains([]int64{1 << 16, 1 << 18, 1 << 19}, w.WorkerBytes) {
+		t.Errorf("wisdom %+v; want a worker for each half of a measured size, or of twice the largest", w)
+	}
+	if !slices.Contains(tuneUnits, w.UnitsPerWorker) || !slices.Contains(tuneSplits, w.SplitBytes) {
+		t.Errorf("wisdom %+v; want units a worker of %v and a unit size of %v", w, tuneUnits, tuneSplits)
+	}
+	if !slices.Contains([]int64{1 << 16, 1 << 18, 1 << 19}, w.TransposeStreamingBytes) {
+		t.Errorf("wisdom %+v; want transposes streaming from a measured size or twice the largest", w)
+	}
+	for _, what := range []string{"1 worker", "2 workers", "units a worker", "transpose, 256 KiB a side"} {
+		if !strings.Contains(log.String(), what) {
+			t.Errorf("log %q does not report %q", log.String(), what)
+		}
 	}
 	if !strings.Contains(log.String(), "wrote "+path) {
 		t.Errorf("log %q does not name the file", log.String())
