@@ -64,6 +64,20 @@ func New(shape layout.Shape) (*Buffer, error) {
 	if err != nil {
 		return nil, err
 	}
+	return allocate(b)
+}
+
+// NewCompiled is [New] on a shape the caller has compiled already.
+func NewCompiled(ix *layout.Indexer) (*Buffer, error) {
+	shape := ix.Shape()
+	if err := checkShape(shape); err != nil {
+		return nil, err
+	}
+	return allocate(header(ix))
+}
+
+// allocate gives b zeroed, 64-byte-aligned data of its footprint.
+func allocate(b *Buffer) (*Buffer, error) {
 	n := b.ix.FootprintBytes()
 	if tooBig(n) {
 		return nil, fmt.Errorf("%w: %v needs %d bytes", ErrShape, b.Shape, n)
@@ -114,30 +128,43 @@ func MustNew(shape layout.Shape) *Buffer {
 
 // newHeader compiles the shape and checks that this package can address its elements.
 func newHeader(shape layout.Shape) (*Buffer, error) {
-	if shape.Kind != layout.Array {
-		return nil, fmt.Errorf("%w: %v is not an array", ErrShape, shape)
-	}
-	dt := shape.DType
-	if !dt.IsArray() {
-		return nil, fmt.Errorf("%w: element type %v", ErrShape, dt)
-	}
 	if shape.Layout.MinorToMajor == nil && len(shape.Dims) > 0 {
 		shape.Layout.MinorToMajor = layout.RowMajor(len(shape.Dims))
 	}
-	e := shape.Layout.ElementBits
-	switch {
-	case e == 0:
-	case dt.Bits() >= 8 && e != int64(dt.Bits()):
-		return nil, fmt.Errorf("%w: %v: E(%d) on a %d-bit type", ErrShape, shape, e, dt.Bits())
-	case dt.Bits() < 8 && (e < int64(dt.Bits()) || e > 8):
-		return nil, fmt.Errorf("%w: %v: E(%d) must be between %d and 8", ErrShape, shape, e, dt.Bits())
+	if err := checkShape(shape); err != nil {
+		return nil, err
 	}
 	ix, err := layout.Compile(shape)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrShape, err)
 	}
-	b := &Buffer{Shape: ix.Shape(), ix: ix, dims: ix.Dims(), bits: ix.ElementBits(), vbits: dt.Bits(), dt: dt}
-	return b, nil
+	return header(ix), nil
+}
+
+// header is the buffer of ix's shape, without data.
+func header(ix *layout.Indexer) *Buffer {
+	dt := ix.Shape().DType
+	return &Buffer{Shape: ix.Shape(), ix: ix, dims: ix.Dims(), bits: ix.ElementBits(), vbits: dt.Bits(), dt: dt}
+}
+
+// checkShape checks that this package can address the elements of shape.
+func checkShape(shape layout.Shape) error {
+	if shape.Kind != layout.Array {
+		return fmt.Errorf("%w: %v is not an array", ErrShape, shape)
+	}
+	dt := shape.DType
+	if !dt.IsArray() {
+		return fmt.Errorf("%w: element type %v", ErrShape, dt)
+	}
+	e := shape.Layout.ElementBits
+	switch {
+	case e == 0:
+	case dt.Bits() >= 8 && e != int64(dt.Bits()):
+		return fmt.Errorf("%w: %v: E(%d) on a %d-bit type", ErrShape, shape, e, dt.Bits())
+	case dt.Bits() < 8 && (e < int64(dt.Bits()) || e > 8):
+		return fmt.Errorf("%w: %v: E(%d) must be between %d and 8", ErrShape, shape, e, dt.Bits())
+	}
+	return nil
 }
 
 // alignedBytes returns n zeroed bytes whose first byte is 64-byte aligned.

@@ -8,18 +8,9 @@ import (
 	"testing"
 	"unsafe"
 
+	"github.com/tpulayout/tpulayout/internal/testenv"
 	"github.com/tpulayout/tpulayout/layout"
 )
-
-func mustPanic(t *testing.T, what string, f func()) {
-	t.Helper()
-	defer func() {
-		if recover() == nil {
-			t.Errorf("%s: no panic", what)
-		}
-	}()
-	f()
-}
 
 func TestNewAlignedZeroed(t *testing.T) {
 	for _, s := range []string{"f32[3,5]{1,0:T(2,2)}", "bf16[17,130]{1,0:T(8,128)(2,1)}", "u8[1]", "f32[]", "s4[9]{0:E(4)}", "f32[0,4]"} {
@@ -53,6 +44,27 @@ func TestNewErrors(t *testing.T) {
 		}
 		if _, err := New(sh); !errors.Is(err, ErrShape) {
 			t.Errorf("New(%s) = %v, want ErrShape", s, err)
+		}
+	}
+}
+
+// NewCompiled makes New's buffer on the caller's indexer.
+func TestNewCompiled(t *testing.T) {
+	for _, s := range []string{"f32[3,5]{1,0:T(2,2)}", "bf16[17,130]{1,0:T(8,128)(2,1)}", "s4[9]{0:E(4)}", "f32[0,4]", "f32[2,3]"} {
+		ix, err := layout.Compile(layout.MustParse(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := NewCompiled(ix)
+		if err != nil {
+			t.Fatalf("NewCompiled(%s): %v", s, err)
+		}
+		want := MustNew(layout.MustParse(s))
+		if b.Indexer() != ix || b.Shape.String() != want.Shape.String() || len(b.Data) != len(want.Data) || b.ElementBits() != want.ElementBits() {
+			t.Errorf("NewCompiled(%s): %s, %d bytes, %d bits; want the indexer's %s, %d bytes, %d bits", s, b.Shape, len(b.Data), b.ElementBits(), want.Shape, len(want.Data), want.ElementBits())
+		}
+		if len(b.Data) > 0 && uintptr(unsafe.Pointer(&b.Data[0]))%Alignment != 0 {
+			t.Errorf("NewCompiled(%s): data not %d-byte aligned", s, Alignment)
 		}
 	}
 }
@@ -171,11 +183,11 @@ func TestTypedAccessors(t *testing.T) {
 
 func TestAccessorPanics(t *testing.T) {
 	b := MustNew(layout.MustParse("f32[3,5]"))
-	mustPanic(t, "row out of range", func() { b.F32([]int64{3, 0}) })
-	mustPanic(t, "negative", func() { b.F32([]int64{-1, 0}) })
-	mustPanic(t, "short index", func() { b.At([]int64{1}) })
-	mustPanic(t, "wrong type", func() { b.BF16([]int64{0, 0}) })
-	mustPanic(t, "Set on c64", func() {
+	testenv.MustPanic(t, "row out of range", func() { b.F32([]int64{3, 0}) })
+	testenv.MustPanic(t, "negative", func() { b.F32([]int64{-1, 0}) })
+	testenv.MustPanic(t, "short index", func() { b.At([]int64{1}) })
+	testenv.MustPanic(t, "wrong type", func() { b.BF16([]int64{0, 0}) })
+	testenv.MustPanic(t, "Set on c64", func() {
 		MustNew(layout.MustParse("c64[2]")).Set([]int64{0}, 1)
 	})
 }

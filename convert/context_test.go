@@ -15,12 +15,8 @@ import (
 func TestRunContext(t *testing.T) {
 	dir := t.TempDir()
 	in := testfiles.WriteNPY(t, dir, "in.npy", testfiles.RandomBuffer(t, "f32[64,256]", 1))
-	ckpt := filepath.Join(dir, "m.safetensors")
-	if err := safetensors.Write(ckpt, []safetensors.NamedBuffer{
-		{Name: "w", Buf: testfiles.RandomBuffer(t, "f32[16,256]", 2)},
-	}, nil); err != nil {
-		t.Fatal(err)
-	}
+	ckpt := testfiles.WriteCheckpoint(t, dir, "m.safetensors",
+		safetensors.NamedBuffer{Name: "w", Buf: testfiles.RandomBuffer(t, "f32[16,256]", 2)})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	for _, j := range []*Job{

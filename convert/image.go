@@ -15,15 +15,12 @@ import (
 // Writing a converted image to Out, whole or band by band.
 
 // writeArray writes j.Out: hdr (a host file's header, or nothing), then src relaid out
-// into dst. It writes a temporary file in Out's directory and renames it into place, so
+// into dstIx's shape. It writes a temporary file in Out's directory and renames it into place, so
 // that a failure leaves Out as it was. It returns the bytes written.
-func (j *Job) writeArray(hdr []byte, dst layout.Shape, src *buffer.Buffer, opts []relayout.Option, prog Progress) (n int64, err error) {
+func (j *Job) writeArray(hdr []byte, dstIx *layout.Indexer, src *buffer.Buffer, opts []relayout.Option, prog Progress) (n int64, err error) {
 	out, names, l := j.Out, names{}, j.Limits.orDefault()
 	prog = orNone(prog)
-	dstIx, err := layout.Compile(dst)
-	if err != nil {
-		return 0, names.errf(Input, "{Out} shape %s: %s", dst, err)
-	}
+	dst := dstIx.Shape()
 	// Compile the plan(s) first: a shape pair relayout cannot do fails before any file.
 	b, banded := relayout.PlanBandsCompiled(dstIx, src.Indexer(), l.BandBytes)
 	mem := convertMemory(dstIx, src, b)
@@ -62,7 +59,7 @@ func (j *Job) writeArray(hdr []byte, dst layout.Shape, src *buffer.Buffer, opts 
 			inner = writeSparse(file, base0, dstIx, src, fill, prog, wrap)
 			return inner
 		}
-		inner = names.writeImage(j.context(), f, hdr, dst, src, whole, b, prog, wrap)
+		inner = names.writeImage(j.context(), f, hdr, dstIx, src, whole, b, prog, wrap)
 		return inner
 	})
 	if err != nil {
@@ -75,7 +72,7 @@ func (j *Job) writeArray(hdr []byte, dst layout.Shape, src *buffer.Buffer, opts 
 }
 
 // writeImage writes the header and then the device image (whole or band by band) into f.
-func (n names) writeImage(ctx context.Context, f ImageWriter, hdr []byte, dst layout.Shape, src *buffer.Buffer, whole *relayout.Plan, b *relayout.Bands, prog Progress, wrap func(error) error) error {
+func (n names) writeImage(ctx context.Context, f ImageWriter, hdr []byte, dst *layout.Indexer, src *buffer.Buffer, whole *relayout.Plan, b *relayout.Bands, prog Progress, wrap func(error) error) error {
 	if _, err := f.Write(hdr); err != nil {
 		return wrap(err)
 	}
@@ -83,13 +80,13 @@ func (n names) writeImage(ctx context.Context, f ImageWriter, hdr []byte, dst la
 	if b != nil {
 		return writeBands(ctx, f, base, src, b, prog, wrap)
 	}
-	d, err := buffer.New(dst)
+	d, err := buffer.NewCompiled(dst)
 	if err != nil {
 		return n.errf(Output, "cannot hold {Out} in memory: %s", err)
 	}
 	if src.Len() > 0 {
 		if err := whole.Copy(d, src); err != nil {
-			return inputf("cannot convert %s to %s: %s", src.Shape, dst, err)
+			return inputf("cannot convert %s to %s: %s", src.Shape, dst.Shape(), err)
 		}
 	}
 	if _, err := (buffer.ChunkedWriter{W: f}).WriteAt(d.Data, base); err != nil {

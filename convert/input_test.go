@@ -14,6 +14,7 @@ import (
 	"github.com/tpulayout/tpulayout/buffer/npy"
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/convert"
+	"github.com/tpulayout/tpulayout/internal/testfiles"
 	"github.com/tpulayout/tpulayout/layout"
 )
 
@@ -33,11 +34,7 @@ func writeSafetensors(t *testing.T, dir, name string, n int) string {
 	for i := range n {
 		ts = append(ts, safetensors.NamedBuffer{Name: fmt.Sprintf("t%d", i), Buf: counting("u8[2]", byte(10*i))})
 	}
-	p := filepath.Join(dir, name)
-	if err := safetensors.Write(p, ts, nil); err != nil {
-		t.Fatal(err)
-	}
-	return p
+	return testfiles.WriteCheckpoint(t, dir, name, ts...)
 }
 
 func writeFile(t *testing.T, p string, data []byte) string {

@@ -187,10 +187,11 @@ func (j *Job) runFile() (*Result, error) {
 	if src, err = ViewArray(src, j.View, "View", "In", in); err != nil {
 		return nil, err
 	}
-	dst, err := j.Target(src.Shape, outKind, false)
+	dstIx, err := j.target(src.Shape, outKind, false)
 	if err != nil {
 		return nil, err
 	}
+	dst := dstIx.Shape()
 	if why := Guess(j.To, dst); why != "" {
 		j.note(textMessage(GuessLine(j.To, dst, why, "{To} hlo:FILE:param=N")))
 	}
@@ -206,7 +207,7 @@ func (j *Job) runFile() (*Result, error) {
 	}
 	var written int64
 	if err := n.guardMapped(in, src, func() (err error) {
-		written, err = j.writeArray(hdr, dst, src, []relayout.Option{padOpt}, j.Progress)
+		written, err = j.writeArray(hdr, dstIx, src, []relayout.Option{padOpt}, j.Progress)
 		return err
 	}); err != nil {
 		return nil, err
@@ -317,20 +318,20 @@ func (j *Job) runAll(padOpt relayout.Option) (*Result, error) {
 
 // allTargets resolves the layout of every tensor of sf for All, and notes the
 // defaults that are guesses.
-func (j *Job) allTargets(sf *safetensors.File) ([]layout.Shape, error) {
+func (j *Job) allTargets(sf *safetensors.File) ([]*layout.Indexer, error) {
 	n := names{}
-	targets := make([]layout.Shape, len(sf.Tensors))
+	targets := make([]*layout.Indexer, len(sf.Tensors))
 	guesses := Guesses{To: j.To}
 	for i, t := range sf.Tensors {
-		dst, err := j.Target(t.BufferShape(), Raw, true)
+		ix, err := j.target(t.BufferShape(), Raw, true)
 		if err == nil {
-			err = CheckPad(j.Pad, dst.DType)
+			err = CheckPad(j.Pad, ix.Shape().DType)
 		}
 		if err != nil {
 			return nil, n.wrapf(err, "tensor %q: %s", t.Name, err)
 		}
-		targets[i] = dst
-		guesses.Add(t.Name, dst)
+		targets[i] = ix
+		guesses.Add(t.Name, ix.Shape())
 	}
 	if note := guesses.Line(len(sf.Tensors), "{To} hlo:FILE:param=N"); note != "" {
 		j.note(textMessage(note))
@@ -340,13 +341,11 @@ func (j *Job) allTargets(sf *safetensors.File) ([]layout.Shape, error) {
 
 // writeTensors writes every tensor of sf, relaid out into its target, as a file of the
 // directory tmp that becomes Out, and returns their manifest.
-func (j *Job) writeTensors(sf *safetensors.File, targets []layout.Shape, tmp string, padOpt relayout.Option, prog Progress) (*Manifest, error) {
+func (j *Job) writeTensors(sf *safetensors.File, targets []*layout.Indexer, tmp string, padOpt relayout.Option, prog Progress) (*Manifest, error) {
 	n, in, out := names{}, j.In, j.Out
 	var total int64
-	for _, t := range targets {
-		if ix, err := layout.Compile(t); err == nil {
-			total += ix.FootprintBytes()
-		}
+	for _, ix := range targets {
+		total += ix.FootprintBytes()
 	}
 	prog.Total(total)
 	m := &Manifest{Format: AllFormat, Source: filepath.Base(in), To: j.To, Tensors: []Entry{}}
@@ -376,7 +375,7 @@ func (j *Job) writeTensors(sf *safetensors.File, targets []layout.Shape, tmp str
 		prog.Add(k)
 		m.Tensors = append(m.Tensors, Entry{
 			Name: t.Name, SourceDType: t.DType.String(), SourceShape: nonNil(t.Shape),
-			Layout: targets[i].String(), File: file, Bytes: k,
+			Layout: targets[i].Shape().String(), File: file, Bytes: k,
 		})
 	}
 	return m, nil

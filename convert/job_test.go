@@ -15,6 +15,7 @@ import (
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/buffer/npy"
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
+	"github.com/tpulayout/tpulayout/internal/compilehook"
 	"github.com/tpulayout/tpulayout/internal/testfiles"
 	"github.com/tpulayout/tpulayout/layout"
 )
@@ -196,13 +197,9 @@ func TestJobStdinAndStdout(t *testing.T) {
 // a directory it did not write.
 func TestJobAll(t *testing.T) {
 	dir := t.TempDir()
-	ckpt := filepath.Join(dir, "m.safetensors")
-	if err := safetensors.Write(ckpt, []safetensors.NamedBuffer{
-		{Name: "a/w", Buf: testfiles.RandomBuffer(t, "f32[16,256]", 1)},
-		{Name: "q", Buf: testfiles.RandomBuffer(t, "s8[64,130]", 2)},
-	}, nil); err != nil {
-		t.Fatal(err)
-	}
+	ckpt := testfiles.WriteCheckpoint(t, dir, "m.safetensors",
+		safetensors.NamedBuffer{Name: "a/w", Buf: testfiles.RandomBuffer(t, "f32[16,256]", 1)},
+		safetensors.NamedBuffer{Name: "q", Buf: testfiles.RandomBuffer(t, "s8[64,130]", 2)})
 	out := filepath.Join(dir, "images")
 	var rec recorder
 	r, err := rec.job(&Job{In: ckpt, Out: out, All: true, To: "tpu:v5e", DType: "bf16"}).Run()
@@ -293,10 +290,8 @@ func TestJobTemps(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.check(t, "one file")
-	ckpt := filepath.Join(dir, "m.safetensors")
-	if err := safetensors.Write(ckpt, []safetensors.NamedBuffer{{Name: "w", Buf: testfiles.RandomBuffer(t, "f32[8,128]", 2)}}, nil); err != nil {
-		t.Fatal(err)
-	}
+	ckpt := testfiles.WriteCheckpoint(t, dir, "m.safetensors",
+		safetensors.NamedBuffer{Name: "w", Buf: testfiles.RandomBuffer(t, "f32[8,128]", 2)})
 	r = tempsRecorder{}
 	if _, err := (&Job{In: ckpt, Out: filepath.Join(dir, "od"), To: "tpu:v5e", All: true, Temps: &r}).Run(); err != nil {
 		t.Fatal(err)
@@ -304,5 +299,45 @@ func TestJobTemps(t *testing.T) {
 	r.check(t, "All")
 	if len(r.tracked) > 0 && filepath.Dir(r.tracked[0]) != dir {
 		t.Errorf("the temporary tree %s is not beside Out", r.tracked[0])
+	}
+}
+
+// TestJobCompilesTargetOnce: a conversion compiles its destination shape once, in
+// Target, and passes the compiled shape down to the plan and the destination buffer,
+// whole or in bands, and for every tensor of All.
+func TestJobCompilesTargetOnce(t *testing.T) {
+	dir := t.TempDir()
+	in := testfiles.WriteNPY(t, dir, "in.npy", testfiles.RandomBuffer(t, "f32[24,136]", 1))
+	ckpt := filepath.Join(dir, "in.safetensors")
+	if err := safetensors.Write(ckpt, []safetensors.NamedBuffer{{Name: "w", Buf: testfiles.RandomBuffer(t, "f32[24,136]", 2)}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	const dst = "bf16[24,136]{1,0:T(8,128)(2,1)}"
+	for _, c := range []struct {
+		name string
+		job  Job
+	}{
+		{"whole", Job{In: in, Out: filepath.Join(dir, "whole.bin"), To: dst}},
+		{"bands", Job{In: in, Out: filepath.Join(dir, "bands.bin"), To: dst, Limits: Limits{BandBytes: 1}}},
+		{"layout", Job{In: in, Out: filepath.Join(dir, "layout.bin"), To: "{1,0:T(8,128)(2,1)}", DType: "bf16"}},
+		{"all", Job{In: ckpt, Out: filepath.Join(dir, "all"), To: "{1,0:T(8,128)(2,1)}", DType: "bf16", All: true}},
+	} {
+		var mu sync.Mutex
+		n := 0
+		restore := compilehook.Set(func(s string) {
+			mu.Lock()
+			defer mu.Unlock()
+			if s == dst {
+				n++
+			}
+		})
+		_, err := c.job.Run()
+		restore()
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if n != 1 {
+			t.Errorf("%s: %s compiled %d times, want once", c.name, dst, n)
+		}
 	}
 }

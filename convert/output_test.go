@@ -16,6 +16,7 @@ import (
 	"github.com/tpulayout/tpulayout/buffer/npy"
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/convert"
+	"github.com/tpulayout/tpulayout/internal/testfiles"
 	"github.com/tpulayout/tpulayout/layout"
 )
 
@@ -225,13 +226,9 @@ func TestWriteOutputStreamOrder(t *testing.T) {
 // when it holds a space or control character) and the manifest.
 func TestResultWriteText(t *testing.T) {
 	dir := t.TempDir()
-	ckpt := filepath.Join(dir, "m.safetensors")
-	if err := safetensors.Write(ckpt, []safetensors.NamedBuffer{
-		{Name: "w", Buf: buffer.MustNew(layout.MustParse("f32[8,128]"))},
-		{Name: "a b\x1b", Buf: buffer.MustNew(layout.MustParse("f32[8,128]"))},
-	}, nil); err != nil {
-		t.Fatal(err)
-	}
+	ckpt := testfiles.WriteCheckpoint(t, dir, "m.safetensors",
+		safetensors.NamedBuffer{Name: "w", Buf: buffer.MustNew(layout.MustParse("f32[8,128]"))},
+		safetensors.NamedBuffer{Name: "a b\x1b", Buf: buffer.MustNew(layout.MustParse("f32[8,128]"))})
 	out := filepath.Join(dir, "out")
 	r, err := (&convert.Job{In: ckpt, Out: out, All: true, To: "tpu:v5e"}).Run()
 	if err != nil {

@@ -23,13 +23,22 @@ import (
 // only, and a raw Out needs a To. floatOnly applies DType to floating-point sources
 // only (for All).
 func (j *Job) Target(src layout.Shape, out Format, floatOnly bool) (layout.Shape, error) {
+	ix, err := j.target(src, out, floatOnly)
+	if err != nil {
+		return layout.Shape{}, err
+	}
+	return ix.Shape(), nil
+}
+
+// target is [Job.Target], compiled: the shape is its Shape.
+func (j *Job) target(src layout.Shape, out Format, floatOnly bool) (*layout.Indexer, error) {
 	n := names{}
 	to, dtypeText := j.To, j.DType
 	dt := src.DType
 	if dtypeText != "" {
 		d, ok := layout.DTypeByName(dtypeText)
 		if !ok || !d.IsArray() {
-			return layout.Shape{}, n.errf(Setting, "unknown {DType} %q (use XLA's names: f32, bf16, f16, s8, …)", dtypeText)
+			return nil, n.errf(Setting, "unknown {DType} %q (use XLA's names: f32, bf16, f16, s8, …)", dtypeText)
 		}
 		if !floatOnly || src.DType.IsFloat() {
 			dt = d
@@ -38,29 +47,30 @@ func (j *Job) Target(src layout.Shape, out Format, floatOnly bool) (layout.Shape
 	dims := src.Dims
 	srcText := layout.NewShape(src.DType, dims...).String()
 	var dst layout.Shape
+	var ix *layout.Indexer // To's compiled shape, when To is one
 	switch {
 	case to == "":
 		if out == Raw {
-			return layout.Shape{}, n.errf(Setting, "missing {To}: the layout of the device image {Out}, such as 'bf16[…]{1,0:T(8,128)(2,1)}', a layout '{1,0:T(8,128)(2,1)}' or tpu:v5e")
+			return nil, n.errf(Setting, "missing {To}: the layout of the device image {Out}, such as 'bf16[…]{1,0:T(8,128)(2,1)}', a layout '{1,0:T(8,128)(2,1)}' or tpu:v5e")
 		}
 		dst = layout.NewShape(dt, dims...)
 	case strings.HasPrefix(to, "tpu:"):
 		gen, err := tpu.ParseGeneration(strings.TrimPrefix(to, "tpu:"))
 		if err != nil {
-			return layout.Shape{}, n.errf(Setting, "bad {To} %q: %s", layout.Quote(to), err)
+			return nil, n.errf(Setting, "bad {To} %q: %s", layout.Quote(to), err)
 		}
 		s, err := tpu.DefaultShape(gen, dt, dims)
 		if err != nil {
-			return layout.Shape{}, inputf("no default %s layout for %s: %s", gen, layout.NewShape(dt, dims...), err)
+			return nil, inputf("no default %s layout for %s: %s", gen, layout.NewShape(dt, dims...), err)
 		}
 		dst = s
 	case strings.HasPrefix(strings.TrimSpace(to), "{"):
 		if _, err := layout.ParseLayout(to); err != nil {
 			var pe *layout.ParseError
 			if errors.As(err, &pe) {
-				return layout.Shape{}, n.errf(Input, "bad {To} layout %q: at byte %d: %s", layout.Quote(pe.Input), pe.Pos, pe.Msg)
+				return nil, n.errf(Input, "bad {To} layout %q: at byte %d: %s", layout.Quote(pe.Input), pe.Pos, pe.Msg)
 			}
-			return layout.Shape{}, n.errf(Input, "bad {To} layout %q: %s", layout.Quote(to), err)
+			return nil, n.errf(Input, "bad {To} layout %q: %s", layout.Quote(to), err)
 		}
 		text := dt.String() + report.DimsText(dims) + strings.TrimSpace(to)
 		s, err := layout.Parse(text)
@@ -70,41 +80,42 @@ func (j *Job) Target(src layout.Shape, out Format, floatOnly bool) (layout.Shape
 			if errors.As(err, &pe) {
 				msg = pe.Msg
 			}
-			return layout.Shape{}, n.errf(Input, "{To} layout %s does not fit {In}'s %s: %s", to, srcText, msg)
+			return nil, n.errf(Input, "{To} layout %s does not fit {In}'s %s: %s", to, srcText, msg)
 		}
 		dst = s
 	default:
 		if d, ok := layout.DTypeByName(to); ok && d.IsArray() {
 			if dtypeText != "" && d != dt {
-				return layout.Shape{}, n.errf(Setting, "{To} %s and {DType} %s disagree", to, dtypeText)
+				return nil, n.errf(Setting, "{To} %s and {DType} %s disagree", to, dtypeText)
 			}
 			dst = layout.NewShape(d, dims...)
 			break
 		}
-		ix, err := CompileShape(to)
-		if err != nil {
+		var err error
+		if ix, err = CompileShape(to); err != nil {
 			if gen, gerr := tpu.ParseGeneration(to); gerr == nil { // "v5e" for "tpu:v5e"
-				return layout.Shape{}, n.wrapf(err, "{To}: %s (did you mean tpu:%s?)", err, gen)
+				return nil, n.wrapf(err, "{To}: %s (did you mean tpu:%s?)", err, gen)
 			}
-			return layout.Shape{}, n.wrapf(err, "{To}: %s", err)
+			return nil, n.wrapf(err, "{To}: %s", err)
 		}
 		dst = ix.Shape()
 		if !slices.Equal(dst.Dims, dims) {
-			return layout.Shape{}, n.errf(Input, "{To} %s has dims %s, but {In} %s has dims %s", to, report.DimsText(dst.Dims), srcText, report.DimsText(dims))
+			return nil, n.errf(Input, "{To} %s has dims %s, but {In} %s has dims %s", to, report.DimsText(dst.Dims), srcText, report.DimsText(dims))
 		}
 		if dtypeText != "" && dst.DType != dt {
-			return layout.Shape{}, n.errf(Setting, "{To} %s and {DType} %s disagree", to, dtypeText)
+			return nil, n.errf(Setting, "{To} %s and {DType} %s disagree", to, dtypeText)
 		}
 	}
-	ix, err := layout.Compile(dst)
-	if err != nil {
-		return layout.Shape{}, n.errf(Input, "{Out} shape %s: %s", dst, err)
+	if ix == nil {
+		var err error
+		if ix, err = layout.Compile(dst); err != nil {
+			return nil, n.errf(Input, "{Out} shape %s: %s", dst, err)
+		}
 	}
-	dst = ix.Shape()
 	if out != Raw && !isRowMajor(ix) {
-		return layout.Shape{}, n.errf(Setting, "{Out} is a %s file, which holds a row-major host array, but {To} %s is a device layout; write the device image to a raw file (say {Out}.bin)", out, to)
+		return nil, n.errf(Setting, "{Out} is a %s file, which holds a row-major host array, but {To} %s is a device layout; write the device image to a raw file (say {Out}.bin)", out, to)
 	}
-	return dst, nil
+	return ix, nil
 }
 
 // isRowMajor reports whether ix is the dense row-major layout of whole-byte elements.

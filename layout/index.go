@@ -3,6 +3,8 @@ package layout
 import (
 	"errors"
 	"fmt"
+
+	"github.com/tpulayout/tpulayout/internal/compilehook"
 )
 
 // maxDigits bounds the rank of the final expanded shape, so the inverse mapping can keep
@@ -84,6 +86,9 @@ func Compile(s Shape) (*Indexer, error) {
 		if d == Unbounded {
 			return nil, fmt.Errorf("%w: dimension %d of %s is unbounded dynamic '?'", ErrUnsized, i, Quote(s.String()))
 		}
+	}
+	if compilehook.On() {
+		compilehook.Compiled(s.String())
 	}
 	ix, err := compile(s)
 	if err != nil {

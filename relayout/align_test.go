@@ -15,16 +15,7 @@ import (
 // not, against the reference: the cases at odd and even sizes, and random pairs.
 func TestMisalignedDst(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 22))
-	var cases []pairCase
-	for _, c := range benchCases {
-		for _, d := range [][2]int64{{24, 384}, {13, 300}, {130, 129}, {64, 1000}} {
-			dst, src := c.shapes(d[0], d[1])
-			cases = append(cases, pairCase{dst: dst, src: src})
-		}
-	}
-	for range sized(300, 40, 10) {
-		cases = append(cases, randomPair(r))
-	}
+	cases := suitePairs(r, [][2]int64{{24, 384}, {13, 300}, {130, 129}, {64, 1000}}, sized(300, 40, 10))
 	offs := []int{16, 4, 2}
 	for i, c := range cases {
 		for j, off := range offs {

@@ -3,6 +3,7 @@ package relayout
 import (
 	"fmt"
 	"runtime"
+	"slices"
 
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/simd"
@@ -11,40 +12,75 @@ import (
 // nibbleTiles relays out a 2-D 4-bit array between one element a byte, row-major
 // ({1,0}, as int4 checkpoints are often stored), and TPU tiles of 32-bit words of
 // eight rows' nibbles ({1,0:T(R,128)(8,1)E(4)}, R a multiple of 8), in one pass each
-// way where the sub-byte executor took three (unpack, byte transpose, pack). Each
-// group of 8 rows is joined two rows a byte (rows 2m and 2m+1 as the low and high
-// nibble) into four byte rows in scratch, which the 8-bit quad packing kernel
-// interleaves into the words of the group's tile rows (simd JoinNibblesRows joins them); reading tiles back
-// splits each word's nibbles straight into the group's 8 rows (simd SplitNibbleWordsRows,
-// zero-extended as the sub-byte executor's unpacking writes them; the quad unpacking
-// into scratch and a split from there took twice as long). Dims must be whole tiles (no
-// padding); other shapes take the sub-byte executor.
+// way where the sub-byte executor took three (unpack, byte transpose, pack): each
+// group of 8 rows is joined into the words of the group's tile rows (simd
+// JoinNibbleWordsRows: the joins two rows a byte into scratch and the quad packing
+// from there took two passes), and reading tiles back splits each word's nibbles
+// straight into the group's 8 rows (simd SplitNibbleWordsRows, zero-extended as the
+// sub-byte executor's unpacking writes them). Dims must be whole tiles (no padding);
+// other shapes take the sub-byte executor.
 type nibbleTiles struct {
 	p          *Plan
-	tiled      bool  // the destination is the tiled side
-	rows, cols int64 // the array's dims
-	tileRows   int64 // R
-	scratch    *freeList[[]byte]
+	tiled      bool                                // the destination is the tiled side
+	rows, cols int64                               // the array's dims
+	tileRows   int64                               // R
 	part       func(dst, src []byte, lo, hi int64) // groups, made once: a method value allocates
 }
-
-// nibbleChunk is the columns of a group moved at a time, its byte rows in L2: whole
-// 8192-column rows beat narrower chunks (bench/design-notes.md).
-const nibbleChunk = 8192
 
 // nibblePair returns the tiled side of a 2-D int4 copy whose other side is row-major,
 // a byte an element (the tiled side is dst when the copy packs, src when it unpacks),
 // and the copy's dims.
+// Both are taken as the 2-D arrays they are in memory (see flatRows): the real int4
+// layouts XLA writes have more dims, s4[8,32768,1,256]{3,1,0,2:T(64,128)(8,1)E(4)}
+// among them.
 func nibblePair(p *Plan, dst, src layout.Shape) (tiled layout.Shape, rows, cols int64, ok bool) {
-	if p.opts.generic || p.dt != p.st || (p.dt != layout.S4 && p.dt != layout.U4) || len(dst.Dims) != 2 {
+	if p.opts.generic || p.dt != p.st || (p.dt != layout.S4 && p.dt != layout.U4) {
 		return layout.Shape{}, 0, 0, false
 	}
 	tiled, bytes := dst, src
 	if p.dbits == 8 {
 		tiled, bytes = src, dst
 	}
-	rows, cols = dst.Dims[0], dst.Dims[1]
+	tiled, bytes = flatRows(tiled), flatRows(bytes)
+	if len(tiled.Dims) != 2 || len(bytes.Dims) != 2 {
+		return layout.Shape{}, 0, 0, false
+	}
+	rows, cols = bytes.Dims[0], bytes.Dims[1]
 	return tiled, rows, cols, bytes.String() == fmt.Sprintf("%s[%d,%d]{1,0}", p.dt, rows, cols)
+}
+
+// flatRows returns s as the 2-D array it is in memory, or s itself when it is not one:
+// when its last dim is the minor-most, its other dims of more than one element are
+// ordered major to minor as their indexes are, and, where its first tile has two
+// entries, the dim that tile's rows run along (the second-minor) is a multiple of
+// them. Each element then has the offset it has in the array of the product of the
+// other dims by the last, of the same layout with {1,0}: tiles do not straddle the
+// merged dims, and dims of one element move nothing.
+func flatRows(s layout.Shape) layout.Shape {
+	n, l := len(s.Dims), s.Layout
+	m := l.MinorToMajor
+	if len(m) == 0 {
+		m = layout.RowMajor(n)
+	}
+	if n < 2 || s.Kind != layout.Array || slices.Contains(s.Dynamic, true) || len(m) != n || m[0] != n-1 ||
+		l.DimLevels != nil || l.Splits != nil || l.Physical != nil || slices.Contains(s.Dims, 0) {
+		return s
+	}
+	if len(l.Tiles) > 0 && len(l.Tiles[0]) == 2 && (l.Tiles[0][0] < 1 || s.Dims[m[1]]%l.Tiles[0][0] != 0) {
+		return s
+	}
+	prev, rows := n-1, int64(1)
+	for _, d := range m[1:] {
+		if s.Dims[d] == 1 {
+			continue
+		}
+		if d >= prev {
+			return s
+		}
+		prev, rows = d, rows*s.Dims[d]
+	}
+	l.MinorToMajor = []int{1, 0}
+	return layout.Shape{DType: s.DType, Dims: []int64{rows, s.Dims[n-1]}, Layout: l}
 }
 
 // planNibbleTiles returns the executor for dst ← src when they are such a pair.
@@ -60,11 +96,6 @@ func planNibbleTiles(p *Plan, dst, src layout.Shape) *nibbleTiles {
 	}
 	n := &nibbleTiles{p: p, tiled: p.dbits == 4, rows: rows, cols: cols, tileRows: r[0]}
 	n.part = n.groups
-	if n.tiled {
-		// One scratch per worker now, so that Copy does not allocate.
-		w := max(p.opts.workers, runtime.GOMAXPROCS(0))
-		n.scratch = newFreeList(w, p.opts.workers, func() []byte { return make([]byte, 4*nibbleChunk) })
-	}
 	return n
 }
 
@@ -90,54 +121,64 @@ func (n *nibbleTiles) copy(dst, src []byte) {
 	}
 }
 
-// groups moves the groups of 8 rows [lo, hi).
+// groups moves the groups of 8 rows [lo, hi). A group's words lie in word row g%per
+// of the tiles of its band (per = R/8 word rows a tile); a call moves 128 columns of
+// a tile at least, and batches what continues it: with 8-row tiles, the groups, whose
+// words run on from tile to tile and band to band; where a band has fewer tiles than
+// a tile has word rows (XLA's s4[…,256] in 64-row tiles: two of eight), one word row
+// of one tile in each of up to bandBlock whole bands, or, in a band that the range
+// cuts, its groups in one tile, since a call per band cost as much as the moving
+// (bench/design-notes.md); else a group's tiles.
 func (n *nibbleTiles) groups(dst, src []byte, lo, hi int64) {
-	ks := n.p.k()
-	var s []byte // the joined rows, into tiles only
-	if n.tiled {
-		s = n.scratch.get()
-		defer n.scratch.put(s)
-	}
-	c := n.cols
-	per := n.tileRows / 8           // word rows a tile
+	c, per := n.cols, n.tileRows/8
 	tileBytes := n.tileRows * 64    // R rows × 128 nibbles
 	rowTiles := c / 128 * tileBytes // a band of tiles across the array
 	stream := n.p.nibbleStreams()
-	if !n.tiled && per == 1 {
-		// With 8-row tiles a group's words run on from tile to tile, and the groups'
-		// bands follow each other: all the groups in one call, a group a batch row.
-		ks.SplitNibbleWordsRows(dst[8*lo*c:], int(c), src[lo*rowTiles:], int(c), simd.Rows{N: int(hi - lo), DstStride: int(8 * c), SrcStride: int(rowTiles), Stream: stream})
-		if stream {
-			ks.Fence()
-		}
-		return
-	}
-	rs := [4][]byte{}
-	for g := lo; g < hi; g++ {
-		// The group's first word: its tile band, its word row within the tiles.
-		base := g/per*rowTiles + g%per*512
-		for c0 := int64(0); c0 < c; c0 += nibbleChunk {
-			cn := min(nibbleChunk, c-c0)
-			words := base + c0/128*tileBytes
-			r := simd.Rows{N: int(cn / 128), DstStride: 128, SrcStride: int(tileBytes), Stream: stream}
-			if n.tiled {
-				for m := range rs {
-					rs[m] = s[int64(m)*cn : int64(m+1)*cn]
+	switch {
+	case per == 1:
+		n.words(dst, src, lo*rowTiles, 8*lo*c, c, rowTiles, 8*c, hi-lo, stream)
+	case c/128 < per:
+		for g := lo; g < hi; {
+			band, j0 := g/per, g%per
+			if nb := min((hi-g)/per, bandBlock); j0 == 0 && nb > 0 {
+				for j := range per {
+					for t := range c / 128 {
+						n.words(dst, src, band*rowTiles+t*tileBytes+j*512, 8*(g+j)*c+t*128, 128, rowTiles, 8*per*c, nb, stream)
+					}
 				}
-				// The four row pairs in one call: rows 2m and 2m+1 into scratch row m.
-				r0 := 8*g*c + c0
-				ks.JoinNibblesRows(s, src[r0:], src[r0+c:], int(cn), simd.Rows{N: 4, DstStride: int(cn), SrcStride: int(2 * c)})
-				r.DstStride, r.SrcStride = int(tileBytes), 128
-				ks.Pack4(simd.Bits8, simd.Bits8)(dst[words:], rs[0], rs[1], rs[2], rs[3], 128, r)
+				g += nb * per
 				continue
 			}
-			// Each tile's 128 words of the group straight into the group's 8 rows.
-			ks.SplitNibbleWordsRows(dst[8*g*c+c0:], int(c), src[words:], 128, r)
+			k := min(per-j0, hi-g)
+			for t := range c / 128 {
+				n.words(dst, src, band*rowTiles+t*tileBytes+j0*512, 8*g*c+t*128, 128, 512, 8*c, k, stream)
+			}
+			g += k
+		}
+	default:
+		for g := lo; g < hi; g++ {
+			n.words(dst, src, g/per*rowTiles+g%per*512, 8*g*c, 128, tileBytes, 128, c/128, stream)
 		}
 	}
 	if stream {
-		ks.Fence()
+		n.p.k().Fence()
 	}
+}
+
+// bandBlock is the whole bands a call of the narrow tilings takes (see groups): 512 KiB
+// of source at XLA's s4[…,256] in 64-row tiles.
+const bandBlock = 64
+
+// words moves calls×cols columns of 8 rows, c bytes apart, from the byte at off of the
+// row-major side, to or from their words at w of the tiled side: each call a batch row,
+// ts bytes further on the tiled side and rs on the row-major one.
+func (n *nibbleTiles) words(dst, src []byte, w, off, cols, ts, rs, calls int64, stream bool) {
+	ks := n.p.k()
+	if n.tiled {
+		ks.JoinNibbleWordsRows(dst[w:], src[off:], int(n.cols), int(cols), simd.Rows{N: int(calls), DstStride: int(ts), SrcStride: int(rs), Stream: stream})
+		return
+	}
+	ks.SplitNibbleWordsRows(dst[off:], int(n.cols), src[w:], int(cols), simd.Rows{N: int(calls), DstStride: int(rs), SrcStride: int(ts), Stream: stream})
 }
 
 // nibbleWords relays out a 2-D 4-bit array between one element a byte, row-major, and

@@ -307,6 +307,22 @@ func checkPairInto(t *testing.T, r *rand.Rand, c pairCase, kernels string, got *
 	return p.Kernel()
 }
 
+// suitePairs is the benchmark suite's pairs at each of the sizes (rows, cols), then n
+// random pairs from r.
+func suitePairs(r *rand.Rand, sizes [][2]int64, n int) []pairCase {
+	var cases []pairCase
+	for _, c := range benchCases {
+		for _, d := range sizes {
+			dst, src := c.shapes(d[0], d[1])
+			cases = append(cases, pairCase{dst: dst, src: src})
+		}
+	}
+	for range n {
+		cases = append(cases, randomPair(r))
+	}
+	return cases
+}
+
 // sized is a sweep's count: full in the long run (testenv.Long, which CI's long run
 // sets), race under -race, short otherwise (the default and the -short run). The race
 // detector makes the oracle checks 10–20× slower, and the run is there for the

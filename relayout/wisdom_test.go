@@ -15,16 +15,7 @@ import (
 // for every SIMD implementation; and that the plans store as they were told.
 func TestStores(t *testing.T) {
 	r := rand.New(rand.NewPCG(91, 92))
-	var cases []pairCase
-	for _, c := range benchCases {
-		for _, d := range [][2]int64{{24, 384}, {130, 129}} {
-			dst, src := c.shapes(d[0], d[1])
-			cases = append(cases, pairCase{dst: dst, src: src})
-		}
-	}
-	for range sized(60, 15, 5) {
-		cases = append(cases, randomPair(r))
-	}
+	cases := suitePairs(r, [][2]int64{{24, 384}, {130, 129}}, sized(60, 15, 5))
 	for _, c := range cases {
 		for _, s := range []Stores{StoresAuto, StoresStream, StoresCache} {
 			v := c

@@ -20,12 +20,17 @@ func TestGridOffsetsAreTheOracle(t *testing.T) {
 		{"bf16[2,20,300]{2,1,0:T(8,128)(2,1)}", "8:16", "250:"},
 		{"s4[300]{0:T(512)E(4)}", "", ":40"},
 		{"f32[]", "", ""},
+		{"f32[2,3,5]{1,2,0:T(2,2)}", "", ""},
+		{"f32[2,2,3,4]{0,1,2,3:T(2,2)}", "", ""},
+		{"bf16[2,3,1004]{2,1,0:T(2,*,128)}", "", ""},
+		{"f32[7]{0:T(4)}", "", ""},
+		{"s4[5,9]{0,1:T(2,4)(2,1)E(4)}", "", ""},
 	} {
 		ix, err := layout.Compile(layout.MustParse(c.shape))
 		if err != nil {
 			t.Fatal(err)
 		}
-		g, err := NewGrid(ix, GridOptions{Rows: c.rows, Cols: c.cols, SVG: true})
+		g, err := NewGrid(ix, GridOptions{Rows: c.rows, Cols: c.cols, SVG: true, MaxSide: 1004})
 		if err != nil {
 			t.Fatalf("%s: %v", c.shape, err)
 		}

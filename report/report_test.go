@@ -28,7 +28,10 @@ func compile(t *testing.T, text string) *layout.Indexer {
 // Every offset of the footprint explains as the oracle decodes it: the element there,
 // or padding.
 func TestExplainOffsetMatchesOracle(t *testing.T) {
-	for _, text := range []string{"f32[3,5]{1,0:T(2,4)}", "bf16[5,130]{1,0:T(8,128)(2,1)}", "s4[3,7]{0,1:T(2,8)L(64)}", "f32[]"} {
+	for _, text := range []string{"f32[3,5]{1,0:T(2,4)}", "bf16[5,130]{1,0:T(8,128)(2,1)}", "s4[3,7]{0,1:T(2,8)L(64)}", "f32[]",
+		"f32[3,5]{1,0:T(2,2)}", "f32[3,5]{0,1:T(2,2)}", "bf16[4,8]{1,0:T(2,4)(2,1)}", "f32[3,5]{1,0:T(2,2)(3,1)}",
+		"f32[3,5]{1,0:T(2,2)L(30)}", "f32[2,3,5]{1,2,0:T(2,2)}", "f32[2,3,4]{2,1,0:T(*,2,3)}", "s4[3,5]{1,0:T(2,4)E(4)}",
+		"f32[]{:T(4)}", "f32[7]{0:T(4)}"} {
 		ix := compile(t, text)
 		idx := make([]int64, ix.Rank())
 		for off := range ix.FootprintElements() {

@@ -7,10 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tpulayout/tpulayout/buffer/safetensors"
-	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/sharding/manifest"
-	"github.com/tpulayout/tpulayout/sharding/placement"
 )
 
 func TestChecksumVectors(t *testing.T) {
@@ -39,23 +36,15 @@ func TestChecksumVectors(t *testing.T) {
 // directory.
 func convertSummed(t *testing.T, alg string, processes int) (string, string) {
 	t.Helper()
-	src := filepath.Join(fixtureDir, "mesh2d_repl_f32.safetensors")
-	ckpt, err := OpenCheckpoint(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	mesh, _ := placement.ParseMesh("data=2,model=2", nil)
-	spec, _ := placement.ParseSpec(`P("model")`)
+	ckpt, o := openReplicated(t)
 	dir := filepath.Join(t.TempDir(), "out")
 	for i := range processes {
-		_, err := convertDir(ckpt, dir, jobOptions{Mesh: mesh, Process: i, Processes: processes, To: "f32", Checksum: alg,
-			SpecFor: func(string) (placement.Spec, error) { return spec, nil },
-			Target:  func(_ safetensors.TensorInfo, s layout.Shape) (layout.Shape, error) { return s, nil }})
-		if err != nil {
+		o.Process, o.Processes, o.Checksum = i, processes, alg
+		if _, err := convertDir(ckpt, dir, o); err != nil {
 			t.Fatal(err)
 		}
 	}
-	return dir, src
+	return dir, filepath.Join(fixtureDir, "mesh2d_repl_f32.safetensors")
 }
 
 // TestChecksumKinds: a conversion with either checksum writes it in every shard under

@@ -9,9 +9,7 @@ import (
 	"testing"
 
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
-	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/sharding/manifest"
-	"github.com/tpulayout/tpulayout/sharding/placement"
 )
 
 // TestConvertOptions runs each NumPy fixture through Convert, the options struct with
@@ -21,12 +19,9 @@ import (
 func TestConvertOptions(t *testing.T) {
 	for _, c := range readFixtures(t) {
 		t.Run(c.Name, func(t *testing.T) {
-			dst, err := layout.Parse(c.Layout)
-			if err != nil {
-				t.Fatal(err)
-			}
+			mesh, spec, dst := c.parse(t)
 			ckptPath := filepath.Join(fixtureDir, c.Name+".safetensors")
-			to := dst.String()[strings.Index(dst.String(), "{"):] // the layout alone
+			to := layoutAlone(dst)
 			tmp := t.TempDir()
 			got := filepath.Join(tmp, "lib")
 			sum, err := Convert(ConvertOptions{Checkpoint: ckptPath, Out: got, Mesh: c.Mesh,
@@ -34,17 +29,13 @@ func TestConvertOptions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			mesh, _ := placement.ParseMesh(c.Mesh, c.Devices)
-			spec, _ := placement.ParseSpec(c.Spec)
 			ckpt, err := OpenCheckpoint(ckptPath)
 			if err != nil {
 				t.Fatal(err)
 			}
 			want := filepath.Join(tmp, "dir")
 			if _, err := convertDir(ckpt, want, jobOptions{Mesh: mesh, To: to, Source: ckptPath,
-				SpecFor: func(string) (placement.Spec, error) { return spec, nil },
-				Target:  func(safetensors.TensorInfo, layout.Shape) (layout.Shape, error) { return dst, nil },
-			}); err != nil {
+				SpecFor: specAll(spec), Target: targetAll(dst)}); err != nil {
 				t.Fatal(err)
 			}
 			sameTree(t, got, want)

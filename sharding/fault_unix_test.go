@@ -10,6 +10,7 @@ import (
 
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
+	"github.com/tpulayout/tpulayout/internal/testfiles"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/sharding/placement"
 )
@@ -22,11 +23,8 @@ func TestTruncatedSourceIsAnError(t *testing.T) {
 	defer func() { buffer.MmapThreshold = saved }()
 	buffer.MmapThreshold = 1 // map even this small source
 	dir := t.TempDir()
-	in := filepath.Join(dir, "m.safetensors")
 	w := buffer.MustNew(layout.MustParse("f32[256,1024]"))
-	if err := safetensors.Write(in, []safetensors.NamedBuffer{{Name: "w", Buf: w}}, nil); err != nil {
-		t.Fatal(err)
-	}
+	in := testfiles.WriteCheckpoint(t, dir, "m.safetensors", safetensors.NamedBuffer{Name: "w", Buf: w})
 	ckpt, err := OpenCheckpoint(in)
 	if err != nil {
 		t.Fatal(err)
@@ -41,8 +39,7 @@ func TestTruncatedSourceIsAnError(t *testing.T) {
 		}
 	}
 	_, err = convertDir(ckpt, out, jobOptions{Mesh: mesh, To: "f32", Written: truncate,
-		SpecFor: func(string) (placement.Spec, error) { return spec, nil },
-		Target:  func(_ safetensors.TensorInfo, s layout.Shape) (layout.Shape, error) { return s, nil }})
+		SpecFor: specAll(spec), Target: asIs})
 	if !errors.Is(err, buffer.ErrFault) {
 		t.Fatalf("ConvertDir of a truncated source: %v, want a memory-fault error", err)
 	}

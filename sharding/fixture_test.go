@@ -3,10 +3,12 @@ package sharding
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/tpulayout/tpulayout/buffer"
@@ -49,6 +51,71 @@ func readFixtures(t *testing.T) []fixtureCase {
 	return cases
 }
 
+// parse parses the case's mesh, spec and layout.
+func (c fixtureCase) parse(t testing.TB) (*placement.Mesh, placement.Spec, layout.Shape) {
+	t.Helper()
+	mesh, err := placement.ParseMesh(c.Mesh, c.Devices)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := placement.ParseSpec(c.Spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dst, err := layout.Parse(c.Layout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mesh, spec, dst
+}
+
+// layoutAlone is dst's layout without its dtype and dims, as the CLI's --to takes it.
+func layoutAlone(dst layout.Shape) string {
+	return dst.String()[strings.Index(dst.String(), "{"):]
+}
+
+// specAll is a jobOptions.SpecFor that places every tensor by spec.
+func specAll(spec placement.Spec) func(string) (placement.Spec, error) {
+	return func(string) (placement.Spec, error) { return spec, nil }
+}
+
+// targetAll is a jobOptions.Target that converts every tensor to dst.
+func targetAll(dst layout.Shape) func(safetensors.TensorInfo, layout.Shape) (layout.Shape, error) {
+	return func(safetensors.TensorInfo, layout.Shape) (layout.Shape, error) { return dst, nil }
+}
+
+// asIs is a jobOptions.Target that keeps each shard's own shape and dtype.
+func asIs(_ safetensors.TensorInfo, s layout.Shape) (layout.Shape, error) { return s, nil }
+
+// tiledBF16 is a jobOptions.Target that converts 2-D tensors into bf16
+// T(8,128)(2,1) and the others into bf16 row-major.
+func tiledBF16(_ safetensors.TensorInfo, s layout.Shape) (layout.Shape, error) {
+	if len(s.Dims) != 2 {
+		return rowMajor(layout.BF16, s.Dims), nil
+	}
+	return layout.Parse(fmt.Sprintf("bf16[%d,%d]{1,0:T(8,128)(2,1)}", s.Dims[0], s.Dims[1]))
+}
+
+// openReplicated opens the mesh2d_repl_f32 fixture and returns it with the options
+// that place it on mesh data=2,model=2 by P("model") (every shard on one device of
+// each of two processes) and keep its shards' shapes, in f32.
+func openReplicated(t testing.TB) (*Checkpoint, jobOptions) {
+	t.Helper()
+	ckpt, err := OpenCheckpoint(filepath.Join(fixtureDir, "mesh2d_repl_f32.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mesh, err := placement.ParseMesh("data=2,model=2", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := placement.ParseSpec(`P("model")`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ckpt, jobOptions{Mesh: mesh, To: "f32", SpecFor: specAll(spec), Target: asIs}
+}
+
 // TestFixtures converts each NumPy fixture and compares every device's image, and
 // its index ranges, with what NumPy made, byte for byte. Small bands make the larger
 // images go through the banded path too (read from a file or from a bucket).
@@ -64,18 +131,7 @@ func TestFixtures(t *testing.T) {
 }
 
 func checkFixture(t *testing.T, c fixtureCase) {
-	mesh, err := placement.ParseMesh(c.Mesh, c.Devices)
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec, err := placement.ParseSpec(c.Spec)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dst, err := layout.Parse(c.Layout)
-	if err != nil {
-		t.Fatal(err)
-	}
+	mesh, spec, dst := c.parse(t)
 	ckpt, err := openFixture(filepath.Join(fixtureDir, c.Name+".safetensors"))
 	if err != nil {
 		t.Fatal(err)
@@ -87,7 +143,7 @@ func checkFixture(t *testing.T, c fixtureCase) {
 	out := filepath.Join(t.TempDir(), "out")
 	m, err := convertDir(ckpt, out, jobOptions{
 		Mesh:    mesh,
-		SpecFor: func(string) (placement.Spec, error) { return spec, nil },
+		SpecFor: specAll(spec),
 		Target: func(_ safetensors.TensorInfo, shard layout.Shape) (layout.Shape, error) {
 			if !slices.Equal(shard.Dims, dst.Dims) {
 				t.Fatalf("shard dims %v, NumPy's %v", shard.Dims, dst.Dims)

@@ -58,7 +58,7 @@ func fromAheadOptions() jobOptions {
 			if ti.Name == "c" {
 				return layout.Parse(fmt.Sprintf("f32[%d,%d]{1,0:T(8,128)}", s.Dims[0], s.Dims[1]))
 			}
-			return layout.Parse(fmt.Sprintf("bf16[%d,%d]{1,0:T(8,128)(2,1)}", s.Dims[0], s.Dims[1]))
+			return tiledBF16(ti, s)
 		}}
 }
 

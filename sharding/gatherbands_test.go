@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tpulayout/tpulayout/buffer/safetensors"
-	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/sharding/placement"
 )
 
@@ -21,29 +19,14 @@ func TestGatherBanded(t *testing.T) {
 	defer func() { gatherBandBytes = saved }()
 	banded := 0
 	for _, c := range readFixtures(t) {
-		mesh, err := placement.ParseMesh(c.Mesh, c.Devices)
-		if err != nil {
-			t.Fatal(err)
-		}
-		spec, err := placement.ParseSpec(c.Spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		dst, err := layout.Parse(c.Layout)
-		if err != nil {
-			t.Fatal(err)
-		}
+		mesh, spec, dst := c.parse(t)
 		ckpt, err := OpenCheckpoint(filepath.Join(fixtureDir, c.Name+".safetensors"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		dir := t.TempDir()
 		out := filepath.Join(dir, "out")
-		m, err := convertDir(ckpt, out, jobOptions{
-			Mesh:    mesh,
-			SpecFor: func(string) (placement.Spec, error) { return spec, nil },
-			Target:  func(safetensors.TensorInfo, layout.Shape) (layout.Shape, error) { return dst, nil },
-		})
+		m, err := convertDir(ckpt, out, jobOptions{Mesh: mesh, SpecFor: specAll(spec), Target: targetAll(dst)})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
+	"github.com/tpulayout/tpulayout/internal/testfiles"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/relayout"
 	"github.com/tpulayout/tpulayout/sharding/manifest"
@@ -25,11 +26,7 @@ func randomCheckpoint(t *testing.T, dir string, dims ...int64) (string, []byte) 
 	for i := 0; i < len(w.Data); i += 4 {
 		binary.LittleEndian.PutUint32(w.Data[i:], math.Float32bits(float32(r.NormFloat64())))
 	}
-	path := filepath.Join(dir, "w.safetensors")
-	if err := safetensors.Write(path, []safetensors.NamedBuffer{{Name: "w", Buf: w}}, nil); err != nil {
-		t.Fatal(err)
-	}
-	return path, w.Data
+	return testfiles.WriteCheckpoint(t, dir, "w.safetensors", safetensors.NamedBuffer{Name: "w", Buf: w}), w.Data
 }
 
 // TestGatherMapped gathers conversions of odd sizes (images with tile padding, a last

@@ -6,10 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tpulayout/tpulayout/buffer/safetensors"
-	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/sharding/manifest"
-	"github.com/tpulayout/tpulayout/sharding/placement"
 )
 
 // partials converts the mesh2d_repl_f32 fixture (mesh data=2,model=2, P("model"):
@@ -22,22 +19,15 @@ func partials(t testing.TB) string { return partialsSummed(t, "", "") }
 // first's, as processes started together would leave them.
 func partialsSummed(t testing.TB, sums ...string) string {
 	t.Helper()
-	ckpt, err := OpenCheckpoint(filepath.Join(fixtureDir, "mesh2d_repl_f32.safetensors"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	mesh, _ := placement.ParseMesh("data=2,model=2", nil)
-	spec, _ := placement.ParseSpec(`P("model")`)
+	ckpt, o := openReplicated(t)
 	dir := filepath.Join(t.TempDir(), "out")
 	for i := range 2 {
 		to := dir
 		if sums[i] != sums[0] {
 			to = dir + "-apart"
 		}
-		_, err := convertDir(ckpt, to, jobOptions{Mesh: mesh, Process: i, Processes: 2, To: "f32", Checksum: sums[i],
-			SpecFor: func(string) (placement.Spec, error) { return spec, nil },
-			Target:  func(_ safetensors.TensorInfo, s layout.Shape) (layout.Shape, error) { return s, nil }})
-		if err != nil {
+		o.Process, o.Processes, o.Checksum = i, 2, sums[i]
+		if _, err := convertDir(ckpt, to, o); err != nil {
 			t.Fatal(err)
 		}
 		if to != dir {

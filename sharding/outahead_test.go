@@ -3,7 +3,6 @@ package sharding
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,8 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tpulayout/tpulayout/buffer/safetensors"
-	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/sharding/placement"
 	"github.com/tpulayout/tpulayout/store"
 	"github.com/tpulayout/tpulayout/store/storetest"
@@ -32,9 +29,7 @@ func TestServerGatherAhead(t *testing.T) {
 	mesh, _ := placement.ParseMesh("data=2,model=2", nil)
 	opt := jobOptions{Mesh: mesh,
 		SpecFor: func(string) (placement.Spec, error) { return placement.ParseSpec(`P("data", "model")`) },
-		Target: func(_ safetensors.TensorInfo, s layout.Shape) (layout.Shape, error) {
-			return layout.Parse(fmt.Sprintf("bf16[%d,%d]{1,0:T(8,128)(2,1)}", s.Dims[0], s.Dims[1]))
-		}}
+		Target:  tiledBF16}
 	ckpt, err := OpenCheckpoint(in)
 	if err != nil {
 		t.Fatal(err)

@@ -40,12 +40,7 @@ func snapshot(t *testing.T, dir string) map[string][]byte {
 // already in its OUTDIR is refused before it writes, naming what differs and both
 // values (issue 44.5: it rewrote the replicas process 0 had written).
 func TestProcessOfAnotherConversion(t *testing.T) {
-	ckpt, err := OpenCheckpoint(filepath.Join(fixtureDir, "mesh2d_repl_f32.safetensors"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	mesh, _ := placement.ParseMesh("data=2,model=2", nil)
-	asIs := func(_ safetensors.TensorInfo, s layout.Shape) (layout.Shape, error) { return s, nil }
+	ckpt, base := openReplicated(t)
 	toBF16 := func(_ safetensors.TensorInfo, s layout.Shape) (layout.Shape, error) {
 		s.DType = layout.BF16
 		return s, nil
@@ -55,8 +50,8 @@ func TestProcessOfAnotherConversion(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		o := jobOptions{Mesh: mesh, Process: process, Processes: 2, To: "f32", Checksum: manifest.CRC32C,
-			SpecFor: func(string) (placement.Spec, error) { return sp, nil }, Target: asIs}
+		o := base
+		o.Process, o.Processes, o.Checksum, o.SpecFor = process, 2, manifest.CRC32C, specAll(sp)
 		if edit != nil {
 			edit(&o)
 		}
@@ -120,16 +115,11 @@ func TestProcessOfAnotherConversion(t *testing.T) {
 // right process 1, a merge, and a second merge, which says it is already merged.
 func TestProcessOfAnotherConversionInBucket(t *testing.T) {
 	ctx := context.Background()
-	ckpt, err := OpenCheckpoint(filepath.Join(fixtureDir, "mesh2d_repl_f32.safetensors"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	mesh, _ := placement.ParseMesh("data=2,model=2", nil)
-	spec, _ := placement.ParseSpec(`P("model")`)
+	ckpt, base := openReplicated(t)
 	opt := func(process int, sum string) jobOptions {
-		return jobOptions{Mesh: mesh, Process: process, Processes: 2, To: "f32", Checksum: sum,
-			SpecFor: func(string) (placement.Spec, error) { return spec, nil },
-			Target:  func(_ safetensors.TensorInfo, s layout.Shape) (layout.Shape, error) { return s, nil }}
+		o := base
+		o.Process, o.Processes, o.Checksum = process, 2, sum
+		return o
 	}
 	write := func(out string, o jobOptions) error {
 		j, err := prepare(ckpt, o)

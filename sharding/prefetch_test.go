@@ -3,7 +3,6 @@ package sharding
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -13,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tpulayout/tpulayout/buffer/safetensors"
-	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/sharding/manifest"
 	"github.com/tpulayout/tpulayout/sharding/placement"
 	"github.com/tpulayout/tpulayout/store"
@@ -44,12 +41,7 @@ func TestServerPrefetchManyTensors(t *testing.T) {
 			}
 			return placement.ParseSpec(`P("data", "model")`)
 		},
-		Target: func(_ safetensors.TensorInfo, s layout.Shape) (layout.Shape, error) {
-			if len(s.Dims) != 2 {
-				return rowMajor(layout.BF16, s.Dims), nil
-			}
-			return layout.Parse(fmt.Sprintf("bf16[%d,%d]{1,0:T(8,128)(2,1)}", s.Dims[0], s.Dims[1]))
-		}}
+		Target: tiledBF16}
 	local, err := OpenCheckpoint(in)
 	if err != nil {
 		t.Fatal(err)

@@ -12,7 +12,6 @@ import (
 
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
-	"github.com/tpulayout/tpulayout/sharding/placement"
 
 	"github.com/tpulayout/tpulayout/store"
 	"github.com/tpulayout/tpulayout/store/storetest"
@@ -139,11 +138,10 @@ func TestCheckpointChangesDuringRun(t *testing.T) {
 	if err := os.WriteFile(src, data[:len(data)-8], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	mesh, _ := placement.ParseMesh(c.Mesh, c.Devices)
-	spec, _ := placement.ParseSpec(c.Spec)
+	mesh, spec, _ := c.parse(t)
 	out := filepath.Join(t.TempDir(), "out")
 	_, err = convertDir(ckpt, out, jobOptions{Mesh: mesh,
-		SpecFor: func(string) (placement.Spec, error) { return spec, nil },
+		SpecFor: specAll(spec),
 		Target: func(_ safetensors.TensorInfo, shard layout.Shape) (layout.Shape, error) {
 			return rowMajor(shard.DType, shard.Dims), nil
 		}})

@@ -4,10 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
-	"strings"
 	"testing"
 
-	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/sharding/manifest"
 )
 
@@ -17,10 +15,7 @@ import (
 func TestConvertHLOTarget(t *testing.T) {
 	for _, c := range readFixtures(t) {
 		t.Run(c.Name, func(t *testing.T) {
-			dst, err := layout.Parse(c.Layout)
-			if err != nil {
-				t.Fatal(err)
-			}
+			_, _, dst := c.parse(t)
 			tmp := t.TempDir()
 			module := filepath.Join(tmp, "module.txt")
 			text := "HloModule m\n\nENTRY main {\n  ROOT p0 = " + c.Layout + " parameter(0)\n}\n"
@@ -31,7 +26,7 @@ func TestConvertHLOTarget(t *testing.T) {
 				Mesh: c.Mesh, Devices: c.Devices, Spec: c.Spec, All: true, Pad: "leave"}
 			viaHLO, alone := o, o
 			viaHLO.Out, viaHLO.To = filepath.Join(tmp, "hlo"), "hlo:"+module+":param=0"
-			alone.Out, alone.To = filepath.Join(tmp, "alone"), dst.String()[strings.Index(dst.String(), "{"):]
+			alone.Out, alone.To = filepath.Join(tmp, "alone"), layoutAlone(dst)
 			alone.DType = dst.DType.String()
 			got, err := Convert(viaHLO)
 			if err != nil {

@@ -12,7 +12,6 @@ import (
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/sharding/manifest"
-	"github.com/tpulayout/tpulayout/sharding/placement"
 )
 
 // TestVerifyFindsElement converts each NumPy fixture (the f32 ones to bf16 images as
@@ -57,14 +56,7 @@ func TestVerifyFindsElement(t *testing.T) {
 // verifyChanged runs one case of TestVerifyFindsElement; it returns how many changes
 // it checked and whether the image's dtype is the source's.
 func verifyChanged(t *testing.T, name string, c fixtureCase, dst layout.Shape) (int, bool) {
-	mesh, err := placement.ParseMesh(c.Mesh, c.Devices)
-	if err != nil {
-		t.Fatal(err)
-	}
-	spec, err := placement.ParseSpec(c.Spec)
-	if err != nil {
-		t.Fatal(err)
-	}
+	mesh, spec, _ := c.parse(t)
 	src := filepath.Join(fixtureDir, c.Name+".safetensors")
 	ckpt, err := OpenCheckpoint(src)
 	if err != nil {
@@ -77,7 +69,7 @@ func verifyChanged(t *testing.T, name string, c fixtureCase, dst layout.Shape) (
 	out := filepath.Join(t.TempDir(), "out")
 	m, err := convertDir(ckpt, out, jobOptions{
 		Mesh:    mesh,
-		SpecFor: func(string) (placement.Spec, error) { return spec, nil },
+		SpecFor: specAll(spec),
 		Target: func(_ safetensors.TensorInfo, shard layout.Shape) (layout.Shape, error) {
 			s := dst
 			s.Dims = shard.Dims

@@ -212,6 +212,23 @@ func genericSplitNibbleWords(dst []byte, rowStride int, src []byte, n int) {
 	}
 }
 
+// genericJoinNibbleWords is JoinNibbleWordsRows' one call.
+func genericJoinNibbleWords(dst, src []byte, rowStride int, n int) {
+	checkN(n)
+	dst = dst[: 4*n : len(dst)]
+	var r [8][]byte
+	for m := range r {
+		r[m] = src[m*rowStride : m*rowStride+n]
+	}
+	for i := range n {
+		w := uint32(0)
+		for m := range r {
+			w |= uint32(r[m][i]&15) << (4 * m)
+		}
+		le.PutUint32(dst[4*i:], w)
+	}
+}
+
 // genericJoinNibbles is JoinNibbles: out[i] = lo[i]&15 | hi[i]<<4.
 func genericJoinNibbles(out, lo, hi []byte, n int) {
 	checkN(n)

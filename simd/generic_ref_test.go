@@ -140,51 +140,12 @@ func TestGenericAgainstRef(t *testing.T) {
 							in[j] = randBytes(r, l(n))
 						}
 					}
-					runRefCase(t, kc, in, n, r.IntN(64), r.IntN(64))
+					offIn, offOut := r.IntN(64), r.IntN(64)
+					compareOn(t, kc, refKernels, Generic(), in, n,
+						func(j int) int { return (offIn + 5*j) % 64 }, func(j int) int { return (offOut + 3*j) % 64 })
 				}
 			}
 		})
-	}
-}
-
-// runRefCase runs kc with the generic kernels and with the reference loops
-// on the same inputs and compares, checking the guards.
-func runRefCase(t *testing.T, kc kernelCase, data [][]byte, n, offIn, offOut int) {
-	t.Helper()
-	in := make([][]byte, len(data))
-	for j, d := range data {
-		g := newGuarded(len(d), (offIn+5*j)%64)
-		copy(g.b(), d)
-		in[j] = g.b()
-	}
-	outs := func() ([]*guarded, [][]byte) {
-		gs := make([]*guarded, len(kc.outLen))
-		bs := make([][]byte, len(kc.outLen))
-		for j, l := range kc.outLen {
-			gs[j] = newGuarded(l(n), (offOut+3*j)%64)
-			bs[j] = gs[j].b()
-		}
-		return gs, bs
-	}
-	_, want := outs()
-	kc.run(refKernels, want, in, n)
-	gotG, got := outs()
-	kc.run(Generic(), got, in, n)
-	for j := range got {
-		gotG[j].checkGuards(t, fmt.Sprintf("%s n=%d out%d", kc.name, n, j))
-		if !bytes.Equal(got[j], want[j]) {
-			i := 0
-			for i < len(got[j]) && got[j][i] == want[j][i] {
-				i++
-			}
-			t.Fatalf("%s n=%d: out%d differs from the reference at byte %d: got % x, want % x",
-				kc.name, n, j, i, got[j][i:min(i+8, len(got[j]))], want[j][i:min(i+8, len(want[j]))])
-		}
-	}
-	for j, g := range in {
-		if !bytes.Equal(g, data[j]) {
-			t.Fatalf("%s n=%d: input %d modified", kc.name, n, j)
-		}
 	}
 }
 
@@ -220,21 +181,9 @@ func TestGenericTransposeAgainstRef(t *testing.T) {
 				sg := newGuarded(srcLen, r.IntN(64))
 				copy(sg.b(), randBytes(r, srcLen))
 				fill := randBytes(r, dstLen) // bytes between destination rows must survive
-				off := r.IntN(64)
-				wg, gg := newGuarded(dstLen, off), newGuarded(dstLen, off)
-				copy(wg.b(), fill)
-				copy(gg.b(), fill)
-				refTranspose(w, wg.b(), ds, sg.b(), ss, rows, cols)
-				gen[w](gg.b(), ds, sg.b(), ss, rows, cols)
-				gg.checkGuards(t, fmt.Sprintf("w=%d %dx%d", w, rows, cols))
-				if !bytes.Equal(gg.b(), wg.b()) {
-					i := 0
-					for gg.b()[i] == wg.b()[i] {
-						i++
-					}
-					t.Fatalf("w=%d rows=%d cols=%d ss=%d ds=%d: differs from the reference at byte %d (dst row %d)",
-						w, rows, cols, ss, ds, i, i/max(ds, 1))
-				}
+				checkDst(t, fmt.Sprintf("w=%d rows=%d cols=%d ss=%d ds=%d", w, rows, cols, ss, ds), fill, r.IntN(64),
+					func(dst []byte) { refTranspose(w, dst, ds, sg.b(), ss, rows, cols) },
+					func(dst []byte) { gen[w](dst, ds, sg.b(), ss, rows, cols) })
 			}
 		})
 	}

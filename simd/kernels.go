@@ -61,7 +61,12 @@ type Kernels struct {
 	// dst[m*rowStride + i] = src[4i + m/2] >> (4*(m%2)) & 15 for m < 8. The rows of
 	// a batch's call must not overlap each other or another call's.
 	SplitNibbleWordsRows func(dst []byte, rowStride int, src []byte, n int, r Rows)
-	// JoinNibblesRows is its inverse: out[i] = lo[i]&15 | hi[i]<<4 (int4 rows joined
+	// JoinNibbleWordsRows is its inverse, (8,1)E(4) words written: n columns of the
+	// eight rows of src, rowStride bytes apart, one element a byte (bits above 4
+	// dropped), into n 32-bit words of dst:
+	// dst[4i + k] = src[2k*rowStride + i]&15 | src[(2k+1)*rowStride + i]<<4 for k < 4.
+	JoinNibbleWordsRows func(dst, src []byte, rowStride int, n int, r Rows)
+	// JoinNibblesRows is SplitNibblesRows' inverse: out[i] = lo[i]&15 | hi[i]<<4 (int4 rows joined
 	// two a byte for (8,1)E(4) tiles; the bits of lo and hi above 4 are dropped).
 	JoinNibblesRows func(out, lo, hi []byte, n int, r Rows)
 	// PackNibblePairsRows packs n neighbouring pairs, out[i] = in[2i]&15 | in[2i+1]<<4

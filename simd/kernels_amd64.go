@@ -609,6 +609,11 @@ func splitNibblesRowsAVX2(lo *byte, hi *byte, src *byte, n int, rows int, dstStr
 //go:noescape
 func splitNibbleWordsRowsAVX2(dst *byte, rowStride int, src *byte, n int, rows int, dstStride int, srcStride int)
 
+// joinNibbleWordsRowsAVX2 joins n*32 columns of the eight rows of src, rowStride bytes apart, one 4-bit element a byte, into their 32-bit words in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func joinNibbleWordsRowsAVX2(dst *byte, rowStride int, src *byte, n int, rows int, dstStride int, srcStride int)
+
 // joinNibblesRowsAVX2 joins n*32 bytes of a (low nibbles) and b (high nibbles) into out. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
 //
 //go:noescape
@@ -734,6 +739,11 @@ func splitNibblesRowsNTAVX2(lo *byte, hi *byte, src *byte, n int, rows int, dstS
 //go:noescape
 func splitNibbleWordsRowsNTAVX2(dst *byte, rowStride int, src *byte, n int, rows int, dstStride int, srcStride int)
 
+// joinNibbleWordsRowsNTAVX2 joins n*32 columns of the eight rows of src, rowStride bytes apart, one 4-bit element a byte, into their 32-bit words in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func joinNibbleWordsRowsNTAVX2(dst *byte, rowStride int, src *byte, n int, rows int, dstStride int, srcStride int)
+
 // joinNibblesRowsNTAVX2 joins n*32 bytes of a (low nibbles) and b (high nibbles) into out. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
 //
 //go:noescape
@@ -858,6 +868,11 @@ func splitNibblesRowsAVX512(lo *byte, hi *byte, src *byte, n int, rows int, dstS
 //
 //go:noescape
 func splitNibbleWordsRowsAVX512(dst *byte, rowStride int, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// joinNibbleWordsRowsAVX512 joins n*64 columns of the eight rows of src, rowStride bytes apart, one 4-bit element a byte, into their 32-bit words in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
+//
+//go:noescape
+func joinNibbleWordsRowsAVX512(dst *byte, rowStride int, src *byte, n int, rows int, dstStride int, srcStride int)
 
 // joinNibblesRowsAVX512 joins n*64 bytes of a (low nibbles) and b (high nibbles) into out. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
 //
@@ -1023,6 +1038,11 @@ func splitNibblesRowsNTAVX512(lo *byte, hi *byte, src *byte, n int, rows int, ds
 //
 //go:noescape
 func splitNibbleWordsRowsNTAVX512(dst *byte, rowStride int, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// joinNibbleWordsRowsNTAVX512 joins n*64 columns of the eight rows of src, rowStride bytes apart, one 4-bit element a byte, into their 32-bit words in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func joinNibbleWordsRowsNTAVX512(dst *byte, rowStride int, src *byte, n int, rows int, dstStride int, srcStride int)
 
 // joinNibblesRowsNTAVX512 joins n*64 bytes of a (low nibbles) and b (high nibbles) into out. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
 //

@@ -10427,6 +10427,94 @@ rowsdone:
 	VZEROUPPER
 	RET
 
+// func joinNibbleWordsRowsAVX2(dst *byte, rowStride int, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·joinNibbleWordsRowsAVX2(SB), NOSPLIT, $0-56
+	MOVQ         dst+0(FP), AX
+	MOVQ         rowStride+8(FP), CX
+	MOVQ         src+16(FP), DX
+	MOVQ         n+24(FP), BX
+	LEAQ         (CX)(CX*2), SI
+	LEAQ         (CX)(CX*4), DI
+	LEAQ         (SI)(CX*4), R8
+	VPBROADCASTB nibble_1<>+0(SB), Y0
+	VPBROADCASTB nibbleHigh_1<>+0(SB), Y1
+	MOVQ         rows+32(FP), R9
+	MOVQ         dstStride+40(FP), R10
+	MOVQ         srcStride+48(FP), R11
+	IMUL3Q       $0x00000080, BX, R12
+	NEGQ         R12
+	ADDQ         R10, R12
+	IMUL3Q       $0x00000020, BX, R10
+	NEGQ         R10
+	ADDQ         R11, R10
+	TESTQ        R9, R9
+	JZ           rowsdone
+
+row:
+	MOVQ  BX, R11
+	TESTQ R11, R11
+	JZ    done
+
+loop:
+	VMOVDQU    (DX), Y2
+	VMOVDQU    (DX)(CX*1), Y3
+	VPSLLW     $0x04, Y3, Y3
+	VPAND      Y0, Y2, Y2
+	VPAND      Y1, Y3, Y3
+	VPOR       Y3, Y2, Y2
+	VMOVDQU    (DX)(CX*2), Y3
+	VMOVDQU    (DX)(SI*1), Y4
+	VPSLLW     $0x04, Y4, Y4
+	VPAND      Y0, Y3, Y3
+	VPAND      Y1, Y4, Y4
+	VPOR       Y4, Y3, Y3
+	VMOVDQU    (DX)(CX*4), Y4
+	VMOVDQU    (DX)(DI*1), Y5
+	VPSLLW     $0x04, Y5, Y5
+	VPAND      Y0, Y4, Y4
+	VPAND      Y1, Y5, Y5
+	VPOR       Y5, Y4, Y4
+	VMOVDQU    (DX)(SI*2), Y5
+	VMOVDQU    (DX)(R8*1), Y6
+	VPSLLW     $0x04, Y6, Y6
+	VPAND      Y0, Y5, Y5
+	VPAND      Y1, Y6, Y6
+	VPOR       Y6, Y5, Y5
+	VPUNPCKLBW Y3, Y2, Y6
+	VPUNPCKHBW Y3, Y2, Y7
+	VPUNPCKLBW Y5, Y4, Y3
+	VPUNPCKHBW Y5, Y4, Y5
+	VPUNPCKLWD Y3, Y6, Y2
+	VPUNPCKHWD Y3, Y6, Y3
+	VPUNPCKLWD Y5, Y7, Y4
+	VPUNPCKHWD Y5, Y7, Y5
+	VPERM2I128 $0x20, Y3, Y2, Y6
+	VPERM2I128 $0x20, Y5, Y4, Y7
+	VPERM2I128 $0x31, Y3, Y2, Y3
+	VPERM2I128 $0x31, Y5, Y4, Y5
+	VMOVDQU    Y6, (AX)
+	VMOVDQU    Y7, 32(AX)
+	VMOVDQU    Y3, 64(AX)
+	VMOVDQU    Y5, 96(AX)
+	ADDQ       $0x00000080, AX
+	ADDQ       $0x00000020, DX
+	DECQ       R11
+	JNZ        loop
+
+done:
+	ADDQ R12, AX
+	ADDQ R10, DX
+	DECQ R9
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+DATA nibbleHigh_1<>+0(SB)/1, $0xf0
+GLOBL nibbleHigh_1<>(SB), RODATA|NOPTR, $1
+
 // func joinNibblesRowsAVX2(out *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int)
 // Requires: AVX, AVX2
 TEXT ·joinNibblesRowsAVX2(SB), NOSPLIT, $0-56
@@ -10477,9 +10565,6 @@ done:
 rowsdone:
 	VZEROUPPER
 	RET
-
-DATA nibbleHigh_1<>+0(SB)/1, $0xf0
-GLOBL nibbleHigh_1<>(SB), RODATA|NOPTR, $1
 
 // func packNibblePairsRowsAVX2(out *byte, in *byte, n int, rows int, dstStride int, srcStride int)
 // Requires: AVX, AVX2
@@ -12987,6 +13072,91 @@ loop:
 	ADDQ        $0x00000080, DX
 	DECQ        R11
 	JNZ         loop
+
+done:
+	ADDQ R12, AX
+	ADDQ R10, DX
+	DECQ R9
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func joinNibbleWordsRowsNTAVX2(dst *byte, rowStride int, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX2
+TEXT ·joinNibbleWordsRowsNTAVX2(SB), NOSPLIT, $0-56
+	MOVQ         dst+0(FP), AX
+	MOVQ         rowStride+8(FP), CX
+	MOVQ         src+16(FP), DX
+	MOVQ         n+24(FP), BX
+	LEAQ         (CX)(CX*2), SI
+	LEAQ         (CX)(CX*4), DI
+	LEAQ         (SI)(CX*4), R8
+	VPBROADCASTB nibble_1<>+0(SB), Y0
+	VPBROADCASTB nibbleHigh_1<>+0(SB), Y1
+	MOVQ         rows+32(FP), R9
+	MOVQ         dstStride+40(FP), R10
+	MOVQ         srcStride+48(FP), R11
+	IMUL3Q       $0x00000080, BX, R12
+	NEGQ         R12
+	ADDQ         R10, R12
+	IMUL3Q       $0x00000020, BX, R10
+	NEGQ         R10
+	ADDQ         R11, R10
+	TESTQ        R9, R9
+	JZ           rowsdone
+
+row:
+	MOVQ  BX, R11
+	TESTQ R11, R11
+	JZ    done
+
+loop:
+	VMOVDQU    (DX), Y2
+	VMOVDQU    (DX)(CX*1), Y3
+	VPSLLW     $0x04, Y3, Y3
+	VPAND      Y0, Y2, Y2
+	VPAND      Y1, Y3, Y3
+	VPOR       Y3, Y2, Y2
+	VMOVDQU    (DX)(CX*2), Y3
+	VMOVDQU    (DX)(SI*1), Y4
+	VPSLLW     $0x04, Y4, Y4
+	VPAND      Y0, Y3, Y3
+	VPAND      Y1, Y4, Y4
+	VPOR       Y4, Y3, Y3
+	VMOVDQU    (DX)(CX*4), Y4
+	VMOVDQU    (DX)(DI*1), Y5
+	VPSLLW     $0x04, Y5, Y5
+	VPAND      Y0, Y4, Y4
+	VPAND      Y1, Y5, Y5
+	VPOR       Y5, Y4, Y4
+	VMOVDQU    (DX)(SI*2), Y5
+	VMOVDQU    (DX)(R8*1), Y6
+	VPSLLW     $0x04, Y6, Y6
+	VPAND      Y0, Y5, Y5
+	VPAND      Y1, Y6, Y6
+	VPOR       Y6, Y5, Y5
+	VPUNPCKLBW Y3, Y2, Y6
+	VPUNPCKHBW Y3, Y2, Y7
+	VPUNPCKLBW Y5, Y4, Y3
+	VPUNPCKHBW Y5, Y4, Y5
+	VPUNPCKLWD Y3, Y6, Y2
+	VPUNPCKHWD Y3, Y6, Y3
+	VPUNPCKLWD Y5, Y7, Y4
+	VPUNPCKHWD Y5, Y7, Y5
+	VPERM2I128 $0x20, Y3, Y2, Y6
+	VPERM2I128 $0x20, Y5, Y4, Y7
+	VPERM2I128 $0x31, Y3, Y2, Y3
+	VPERM2I128 $0x31, Y5, Y4, Y5
+	VMOVNTDQ   Y6, (AX)
+	VMOVNTDQ   Y7, 32(AX)
+	VMOVNTDQ   Y3, 64(AX)
+	VMOVNTDQ   Y5, 96(AX)
+	ADDQ       $0x00000080, AX
+	ADDQ       $0x00000020, DX
+	DECQ       R11
+	JNZ        loop
 
 done:
 	ADDQ R12, AX
@@ -15646,6 +15816,95 @@ loop:
 	VMOVDQU64  Z3, (AX)(R8*1)
 	ADDQ       $0x00000040, AX
 	ADDQ       $0x00000100, DX
+	DECQ       R11
+	JNZ        loop
+
+done:
+	ADDQ R12, AX
+	ADDQ R10, DX
+	DECQ R9
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func joinNibbleWordsRowsAVX512(dst *byte, rowStride int, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F
+TEXT ·joinNibbleWordsRowsAVX512(SB), NOSPLIT, $0-56
+	MOVQ         dst+0(FP), AX
+	MOVQ         rowStride+8(FP), CX
+	MOVQ         src+16(FP), DX
+	MOVQ         n+24(FP), BX
+	LEAQ         (CX)(CX*2), SI
+	LEAQ         (CX)(CX*4), DI
+	LEAQ         (SI)(CX*4), R8
+	VPBROADCASTB nibble_1<>+0(SB), Z0
+	VPBROADCASTB nibbleHigh_1<>+0(SB), Z1
+	MOVQ         rows+32(FP), R9
+	MOVQ         dstStride+40(FP), R10
+	MOVQ         srcStride+48(FP), R11
+	IMUL3Q       $0x00000100, BX, R12
+	NEGQ         R12
+	ADDQ         R10, R12
+	IMUL3Q       $0x00000040, BX, R10
+	NEGQ         R10
+	ADDQ         R11, R10
+	TESTQ        R9, R9
+	JZ           rowsdone
+
+row:
+	MOVQ  BX, R11
+	TESTQ R11, R11
+	JZ    done
+
+loop:
+	VMOVDQU64  (DX), Z2
+	VMOVDQU64  (DX)(CX*1), Z3
+	VPSLLW     $0x04, Z3, Z3
+	VPANDD     Z0, Z2, Z2
+	VPANDD     Z1, Z3, Z3
+	VPORD      Z3, Z2, Z2
+	VMOVDQU64  (DX)(CX*2), Z3
+	VMOVDQU64  (DX)(SI*1), Z4
+	VPSLLW     $0x04, Z4, Z4
+	VPANDD     Z0, Z3, Z3
+	VPANDD     Z1, Z4, Z4
+	VPORD      Z4, Z3, Z3
+	VMOVDQU64  (DX)(CX*4), Z4
+	VMOVDQU64  (DX)(DI*1), Z5
+	VPSLLW     $0x04, Z5, Z5
+	VPANDD     Z0, Z4, Z4
+	VPANDD     Z1, Z5, Z5
+	VPORD      Z5, Z4, Z4
+	VMOVDQU64  (DX)(SI*2), Z5
+	VMOVDQU64  (DX)(R8*1), Z6
+	VPSLLW     $0x04, Z6, Z6
+	VPANDD     Z0, Z5, Z5
+	VPANDD     Z1, Z6, Z6
+	VPORD      Z6, Z5, Z5
+	VPUNPCKLBW Z3, Z2, Z6
+	VPUNPCKHBW Z3, Z2, Z7
+	VPUNPCKLBW Z5, Z4, Z3
+	VPUNPCKHBW Z5, Z4, Z5
+	VPUNPCKLWD Z3, Z6, Z2
+	VPUNPCKHWD Z3, Z6, Z3
+	VPUNPCKLWD Z5, Z7, Z4
+	VPUNPCKHWD Z5, Z7, Z5
+	VSHUFI32X4 $0x44, Z3, Z2, Z6
+	VSHUFI32X4 $0x44, Z5, Z4, Z7
+	VSHUFI32X4 $0xee, Z3, Z2, Z8
+	VSHUFI32X4 $0xee, Z5, Z4, Z5
+	VSHUFI32X4 $0x88, Z7, Z6, Z2
+	VSHUFI32X4 $0xdd, Z7, Z6, Z3
+	VSHUFI32X4 $0x88, Z5, Z8, Z4
+	VSHUFI32X4 $0xdd, Z5, Z8, Z5
+	VMOVDQU64  Z2, (AX)
+	VMOVDQU64  Z3, 64(AX)
+	VMOVDQU64  Z4, 128(AX)
+	VMOVDQU64  Z5, 192(AX)
+	ADDQ       $0x00000100, AX
+	ADDQ       $0x00000040, DX
 	DECQ       R11
 	JNZ        loop
 
@@ -19821,6 +20080,103 @@ loop:
 	ADDQ       $0x00000100, DX
 	DECQ       R11
 	JNZ        loop
+
+done:
+	ADDQ R12, AX
+	ADDQ R10, DX
+	DECQ R9
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func joinNibbleWordsRowsNTAVX512(dst *byte, rowStride int, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F, MMX+
+TEXT ·joinNibbleWordsRowsNTAVX512(SB), NOSPLIT, $0-56
+	MOVQ         dst+0(FP), AX
+	MOVQ         rowStride+8(FP), CX
+	MOVQ         src+16(FP), DX
+	MOVQ         n+24(FP), BX
+	LEAQ         (CX)(CX*2), SI
+	LEAQ         (CX)(CX*4), DI
+	LEAQ         (SI)(CX*4), R8
+	VPBROADCASTB nibble_1<>+0(SB), Z0
+	VPBROADCASTB nibbleHigh_1<>+0(SB), Z1
+	MOVQ         rows+32(FP), R9
+	MOVQ         dstStride+40(FP), R10
+	MOVQ         srcStride+48(FP), R11
+	IMUL3Q       $0x00000100, BX, R12
+	NEGQ         R12
+	ADDQ         R10, R12
+	IMUL3Q       $0x00000040, BX, R10
+	NEGQ         R10
+	ADDQ         R11, R10
+	TESTQ        R9, R9
+	JZ           rowsdone
+
+row:
+	MOVQ  BX, R11
+	TESTQ R11, R11
+	JZ    done
+
+loop:
+	PREFETCHNTA 2048(DX)
+	PREFETCHNTA 2048(DX)(CX*1)
+	VMOVDQU64   (DX), Z2
+	VMOVDQU64   (DX)(CX*1), Z3
+	VPSLLW      $0x04, Z3, Z3
+	VPANDD      Z0, Z2, Z2
+	VPANDD      Z1, Z3, Z3
+	VPORD       Z3, Z2, Z2
+	PREFETCHNTA 2048(DX)(CX*2)
+	PREFETCHNTA 2048(DX)(SI*1)
+	VMOVDQU64   (DX)(CX*2), Z3
+	VMOVDQU64   (DX)(SI*1), Z4
+	VPSLLW      $0x04, Z4, Z4
+	VPANDD      Z0, Z3, Z3
+	VPANDD      Z1, Z4, Z4
+	VPORD       Z4, Z3, Z3
+	PREFETCHNTA 2048(DX)(CX*4)
+	PREFETCHNTA 2048(DX)(DI*1)
+	VMOVDQU64   (DX)(CX*4), Z4
+	VMOVDQU64   (DX)(DI*1), Z5
+	VPSLLW      $0x04, Z5, Z5
+	VPANDD      Z0, Z4, Z4
+	VPANDD      Z1, Z5, Z5
+	VPORD       Z5, Z4, Z4
+	PREFETCHNTA 2048(DX)(SI*2)
+	PREFETCHNTA 2048(DX)(R8*1)
+	VMOVDQU64   (DX)(SI*2), Z5
+	VMOVDQU64   (DX)(R8*1), Z6
+	VPSLLW      $0x04, Z6, Z6
+	VPANDD      Z0, Z5, Z5
+	VPANDD      Z1, Z6, Z6
+	VPORD       Z6, Z5, Z5
+	VPUNPCKLBW  Z3, Z2, Z6
+	VPUNPCKHBW  Z3, Z2, Z7
+	VPUNPCKLBW  Z5, Z4, Z3
+	VPUNPCKHBW  Z5, Z4, Z5
+	VPUNPCKLWD  Z3, Z6, Z2
+	VPUNPCKHWD  Z3, Z6, Z3
+	VPUNPCKLWD  Z5, Z7, Z4
+	VPUNPCKHWD  Z5, Z7, Z5
+	VSHUFI32X4  $0x44, Z3, Z2, Z6
+	VSHUFI32X4  $0x44, Z5, Z4, Z7
+	VSHUFI32X4  $0xee, Z3, Z2, Z8
+	VSHUFI32X4  $0xee, Z5, Z4, Z5
+	VSHUFI32X4  $0x88, Z7, Z6, Z2
+	VSHUFI32X4  $0xdd, Z7, Z6, Z3
+	VSHUFI32X4  $0x88, Z5, Z8, Z4
+	VSHUFI32X4  $0xdd, Z5, Z8, Z5
+	VMOVNTDQ    Z2, (AX)
+	VMOVNTDQ    Z3, 64(AX)
+	VMOVNTDQ    Z4, 128(AX)
+	VMOVNTDQ    Z5, 192(AX)
+	ADDQ        $0x00000100, AX
+	ADDQ        $0x00000040, DX
+	DECQ        R11
+	JNZ         loop
 
 done:
 	ADDQ R12, AX

@@ -54,6 +54,7 @@ var (
 	shPackPairs4     = shape{[5]int{1, 2}, [5]bool{true}, 1}                             // out, in (a pair an element)
 	shUnpackPairs4   = shape{[5]int{2, 1}, [5]bool{true}, 2}                             // out (a pair an element), in
 	shSplitWords     = shape{[5]int{1, 4}, [5]bool{true}, 8}                             // dst (a row of the 8), src words
+	shJoinWords      = shape{[5]int{4, 1}, [5]bool{true}, 4}                             // dst words, src (a row of the 8)
 	shFromF8To16     = shape{[5]int{2, 1}, [5]bool{true}, 2}                             // dst16, src8
 	shFrom16ToF8     = shape{[5]int{1, 2}, [5]bool{true}, 1}                             // dst8, src16
 	shPack16F8x4     = shape{[5]int{4, 2, 2, 2, 2}, [5]bool{true}, 4}                    // dst, r0..r3 bf16 or f16
@@ -279,7 +280,7 @@ type rowAsm struct {
 	unpack4VBMI [nDTypes][nDTypes]asm5
 
 	splitNibbles, joinNibbles          asm3     // vw bytes per iteration
-	splitNibbleWords                   asmWords // vw words per iteration
+	splitNibbleWords, joinNibbleWords  asmWords // vw words per iteration
 	packNibblePairs, unpackNibblePairs asm2     // vw bytes out per iteration
 }
 
@@ -392,6 +393,10 @@ func addNibbleRows(k *Kernels, a, an, h rowAsm) {
 	k.SplitNibbleWordsRows = func(dst []byte, rowStride int, src []byte, n int, r Rows) {
 		splitNibbleWordsRows(words, v, dst, rowStride, src, n, r)
 	}
+	joinWords := [2]asmWords{a.joinNibbleWords, an.joinNibbleWords}
+	k.JoinNibbleWordsRows = func(dst, src []byte, rowStride int, n int, r Rows) {
+		joinNibbleWordsRows(joinWords, v, dst, src, rowStride, n, r)
+	}
 	join, joinBlk := [3]asm3{a.joinNibbles, an.joinNibbles, h.joinNibbles}, 0
 	if a.joinNibbles != nil {
 		joinBlk = v
@@ -476,5 +481,32 @@ func splitNibbleWordsRows(asm [2]asmWords, blk int, dst []byte, rowStride int, s
 	}
 	for i := 0; e < n && i < r.N; i++ {
 		genericSplitNibbleWords(dst[i*r.DstStride+e:], rowStride, src[i*r.SrcStride+4*e:], n-e)
+	}
+}
+
+// joinNibbleWordsRows runs JoinNibbleWordsRows as splitNibbleWordsRows runs its
+// inverse, with the eight rows on the source side.
+func joinNibbleWordsRows(asm [2]asmWords, blk int, dst, src []byte, rowStride int, n int, r Rows) {
+	if !batch(r, n) {
+		return
+	}
+	if rowStride < 0 {
+		panicArgs(r, n)
+	}
+	shJoinWords.fits(0, len(dst), r, n)
+	// src holds r.N blocks of 8 rows; the block's span is 7 strides and a row.
+	if hi, lo := bits.Mul64(7, uint64(rowStride)); hi != 0 || lo > uint64(len(src)) {
+		panicShort(1, len(src), 8, n, rowStride)
+	} else {
+		shJoinWords.fits(1, len(src)-int(lo), r, n)
+	}
+	e := 0
+	if asm[0] != nil && !raceEnabled && n >= blk {
+		e = n / blk * blk
+		nt := r.Stream && r.DstStride%64 == 0 && uintptr(unsafe.Pointer(&dst[0]))%64 == 0
+		asm[b2i(nt)](&dst[0], rowStride, &src[0], n/blk, r.N, r.DstStride, r.SrcStride)
+	}
+	for i := 0; e < n && i < r.N; i++ {
+		genericJoinNibbleWords(dst[i*r.DstStride+4*e:], src[i*r.SrcStride+e:], rowStride, n-e)
 	}
 }

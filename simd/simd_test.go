@@ -8,6 +8,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"testing"
+
+	"github.com/tpulayout/tpulayout/internal/testenv"
 )
 
 // Lengths around vector widths, unroll factors and tile sizes.
@@ -61,6 +63,26 @@ func (g *guarded) checkGuards(t testing.TB, what string) {
 		if (i < s || i >= s+g.n) && c != guardByte {
 			t.Fatalf("%s: guard byte at %d (view [%d,%d)) overwritten: %#x", what, i, s, s+g.n, c)
 		}
+	}
+}
+
+// checkDst fills two guarded destinations of len(fill) bytes at offset off with
+// fill, writes one with ref and the other with got, and fails t at the first byte
+// where they differ or where got wrote outside its destination.
+func checkDst(t testing.TB, what string, fill []byte, off int, ref, got func(dst []byte)) {
+	t.Helper()
+	wg, gg := newGuarded(len(fill), off), newGuarded(len(fill), off)
+	copy(wg.b(), fill)
+	copy(gg.b(), fill)
+	ref(wg.b())
+	got(gg.b())
+	gg.checkGuards(t, what)
+	if !bytes.Equal(gg.b(), wg.b()) {
+		i := 0
+		for gg.b()[i] == wg.b()[i] {
+			i++
+		}
+		t.Fatalf("%s: differs from the reference at byte %d", what, i)
 	}
 }
 
@@ -187,12 +209,22 @@ func runCase(t testing.TB, kc kernelCase, k *Kernels, r *rand.Rand, n, offIn, of
 	runCaseData(t, kc, k, in, n, offIn, offOut)
 }
 
-// runCaseData is runCase with given input contents.
+// runCaseData is runCase with given input contents. Different outputs get different
+// offsets so that the multi-destination non-temporal paths see both cases.
 func runCaseData(t testing.TB, kc kernelCase, k *Kernels, data [][]byte, n, offIn, offOut int) {
+	t.Helper()
+	compareOn(t, kc, Generic(), k, data, n,
+		func(int) int { return offIn }, func(j int) int { return (offOut + j*offOut) % 64 })
+}
+
+// compareOn runs kc with ref and with k on the same data, input j at inOff(j) bytes
+// from a line and output j at outOff(j), and fails t where k's outputs differ from
+// ref's, where either writes outside its outputs, or where either changes its inputs.
+func compareOn(t testing.TB, kc kernelCase, ref, k *Kernels, data [][]byte, n int, inOff, outOff func(j int) int) {
 	t.Helper()
 	in := make([][]byte, len(data))
 	for j, d := range data {
-		g := newGuarded(len(d), offIn)
+		g := newGuarded(len(d), inOff(j))
 		copy(g.b(), d)
 		in[j] = g.b()
 	}
@@ -200,27 +232,30 @@ func runCaseData(t testing.TB, kc kernelCase, k *Kernels, data [][]byte, n, offI
 		gs := make([]*guarded, len(kc.outLen))
 		bs := make([][]byte, len(kc.outLen))
 		for j, l := range kc.outLen {
-			// Different outputs get different offsets so that the
-			// multi-destination non-temporal paths see both cases.
-			gs[j] = newGuarded(l(n), (offOut+j*offOut)%64)
+			gs[j] = newGuarded(l(n), outOff(j))
 			bs[j] = gs[j].b()
 		}
 		return gs, bs
 	}
 	wantG, want := outs()
-	kc.run(Generic(), want, in, n)
+	kc.run(ref, want, in, n)
 	gotG, got := outs()
 	kc.run(k, got, in, n)
 	for j := range got {
 		gotG[j].checkGuards(t, fmt.Sprintf("%s/%s n=%d out%d", kc.name, k.Name, n, j))
-		wantG[j].checkGuards(t, fmt.Sprintf("%s/generic n=%d out%d", kc.name, n, j))
+		wantG[j].checkGuards(t, fmt.Sprintf("%s/%s n=%d out%d", kc.name, ref.Name, n, j))
 		if !bytes.Equal(got[j], want[j]) {
 			i := 0
 			for i < len(got[j]) && got[j][i] == want[j][i] {
 				i++
 			}
-			t.Fatalf("%s/%s n=%d offIn=%d offOut=%d: out%d differs from generic at byte %d: got % x, want % x",
-				kc.name, k.Name, n, offIn, offOut, j, i, got[j][i:min(i+8, len(got[j]))], want[j][i:min(i+8, len(want[j]))])
+			t.Fatalf("%s/%s n=%d offIn=%d offOut=%d: out%d differs from %s at byte %d: got % x, want % x",
+				kc.name, k.Name, n, inOff(0), outOff(0), j, ref.Name, i, got[j][i:min(i+8, len(got[j]))], want[j][i:min(i+8, len(want[j]))])
+		}
+	}
+	for j, g := range in {
+		if !bytes.Equal(g, data[j]) {
+			t.Fatalf("%s/%s n=%d: input %d modified", kc.name, k.Name, n, j)
 		}
 	}
 }
@@ -418,28 +453,19 @@ func TestPrefetch(t *testing.T) {
 }
 
 func TestPanics(t *testing.T) {
-	mustPanic := func(name string, f func()) {
-		t.Helper()
-		defer func() {
-			if recover() == nil {
-				t.Errorf("%s did not panic", name)
-			}
-		}()
-		f()
-	}
 	for _, k := range Available() {
 		b := make([]byte, 100)
-		mustPanic(k.Name+" Interleave16 short dst", func() { k.one.pack2[Bits16][Bits16](b[:99], b, b, 25) })
-		mustPanic(k.Name+" Interleave16 short src", func() { k.one.pack2[Bits16][Bits16](b, b[:49], b, 25) })
-		mustPanic(k.Name+" Copy short dst", func() { k.Copy(b[:10], b[:20]) })
-		mustPanic(k.Name+" F32ToBF16 negative", func() { k.one.conv[F32][BF16](b, b, -1) })
-		mustPanic(k.Name+" F32ToBF16Interleave huge n", func() { k.one.pack2[F32][BF16](b[:64], b[:64], b[:64], wraps4) })
-		mustPanic(k.Name+" Fill pattern 3", func() { k.Fill(b[:99], b[:3]) })
-		mustPanic(k.Name+" Fill not multiple", func() { k.Fill(b[:99], b[:2]) })
-		mustPanic(k.Name+" Transpose32 short src", func() { k.Transpose(4, Ordinary)(make([]byte, 4096), 64, b, 40, 3, 10) })
-		mustPanic(k.Name+" Transpose32 short dst", func() { k.Transpose(4, Ordinary)(b, 12, make([]byte, 4096), 40, 10, 10) })
+		testenv.MustPanic(t, k.Name+" Interleave16 short dst", func() { k.one.pack2[Bits16][Bits16](b[:99], b, b, 25) })
+		testenv.MustPanic(t, k.Name+" Interleave16 short src", func() { k.one.pack2[Bits16][Bits16](b, b[:49], b, 25) })
+		testenv.MustPanic(t, k.Name+" Copy short dst", func() { k.Copy(b[:10], b[:20]) })
+		testenv.MustPanic(t, k.Name+" F32ToBF16 negative", func() { k.one.conv[F32][BF16](b, b, -1) })
+		testenv.MustPanic(t, k.Name+" F32ToBF16Interleave huge n", func() { k.one.pack2[F32][BF16](b[:64], b[:64], b[:64], wraps4) })
+		testenv.MustPanic(t, k.Name+" Fill pattern 3", func() { k.Fill(b[:99], b[:3]) })
+		testenv.MustPanic(t, k.Name+" Fill not multiple", func() { k.Fill(b[:99], b[:2]) })
+		testenv.MustPanic(t, k.Name+" Transpose32 short src", func() { k.Transpose(4, Ordinary)(make([]byte, 4096), 64, b, 40, 3, 10) })
+		testenv.MustPanic(t, k.Name+" Transpose32 short dst", func() { k.Transpose(4, Ordinary)(b, 12, make([]byte, 4096), 40, 10, 10) })
 		big := make([]byte, 1<<14)
-		mustPanic(k.Name+" Transpose16 short dst", func() { k.Transpose(2, Ordinary)(big[:2000], 64, big, 64, 32, 32) })
+		testenv.MustPanic(t, k.Name+" Transpose16 short dst", func() { k.Transpose(2, Ordinary)(big[:2000], 64, big, 64, 32, 32) })
 	}
 }
 

@@ -126,6 +126,7 @@ func fillTables() {
 	avx2Set.rows.pack4[F32][F8E5M2] = f32ToF8E5M2Interleave8x4RowsAVX2
 	avx2Set.rows.splitNibbles = splitNibblesRowsAVX2
 	avx2Set.rows.splitNibbleWords = splitNibbleWordsRowsAVX2
+	avx2Set.rows.joinNibbleWords = joinNibbleWordsRowsAVX2
 	avx2Set.rows.joinNibbles = joinNibblesRowsAVX2
 	avx2Set.rows.packNibblePairs = packNibblePairsRowsAVX2
 	avx2Set.rows.unpackNibblePairs = unpackNibblePairsRowsAVX2
@@ -151,6 +152,7 @@ func fillTables() {
 	avx2Set.rowsNT.pack4[F32][F8E5M2] = f32ToF8E5M2Interleave8x4RowsNTAVX2
 	avx2Set.rowsNT.splitNibbles = splitNibblesRowsNTAVX2
 	avx2Set.rowsNT.splitNibbleWords = splitNibbleWordsRowsNTAVX2
+	avx2Set.rowsNT.joinNibbleWords = joinNibbleWordsRowsNTAVX2
 	avx2Set.rowsNT.joinNibbles = joinNibblesRowsNTAVX2
 	avx2Set.rowsNT.packNibblePairs = packNibblePairsRowsNTAVX2
 	avx2Set.rowsNT.unpackNibblePairs = unpackNibblePairsRowsNTAVX2
@@ -176,6 +178,7 @@ func fillTables() {
 	avx512Set.rows.pack4[F32][F8E5M2] = f32ToF8E5M2Interleave8x4RowsAVX512
 	avx512Set.rows.splitNibbles = splitNibblesRowsAVX512
 	avx512Set.rows.splitNibbleWords = splitNibbleWordsRowsAVX512
+	avx512Set.rows.joinNibbleWords = joinNibbleWordsRowsAVX512
 	avx512Set.rows.joinNibbles = joinNibblesRowsAVX512
 	avx512Set.rows.packNibblePairs = packNibblePairsRowsAVX512
 	avx512Set.rows.unpackNibblePairs = unpackNibblePairsRowsAVX512
@@ -209,6 +212,7 @@ func fillTables() {
 	avx512Set.rowsNT.pack4[F32][F8E5M2] = f32ToF8E5M2Interleave8x4RowsNTAVX512
 	avx512Set.rowsNT.splitNibbles = splitNibblesRowsNTAVX512
 	avx512Set.rowsNT.splitNibbleWords = splitNibbleWordsRowsNTAVX512
+	avx512Set.rowsNT.joinNibbleWords = joinNibbleWordsRowsNTAVX512
 	avx512Set.rowsNT.joinNibbles = joinNibblesRowsNTAVX512
 	avx512Set.rowsNT.packNibblePairs = packNibblePairsRowsNTAVX512
 	avx512Set.rowsNT.unpackNibblePairs = unpackNibblePairsRowsNTAVX512

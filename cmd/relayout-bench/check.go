@@ -176,8 +176,8 @@ var errShort = errors.New("below their targets")
 // writeCheck prints the check table and the fastest copy it was measured beside (for a
 // speedup, the copy's own speedup too); it returns errShort when a value is short of
 // its target, and an error when no target applied to the cases run. A speedup short of
-// its target where the copy's is short too says so ("SHORT, copy too"): the machine's
-// memory, not the plan, is what stops it there.
+// its target where the copy's is short too says so ("SHORT, copy too"): the machine
+// (its memory, or other load), not the plan, is what stops it there.
 func writeCheck(w io.Writer, lines []checkLine, rs []*result, path string) error {
 	if len(lines) == 0 {
 		return fmt.Errorf("--check: no target of %s applies to the cases, sizes and worker counts run", path)
@@ -213,7 +213,7 @@ func writeCheck(w io.Writer, lines []checkLine, rs []*result, path string) error
 	}
 	fmt.Fprintf(w, "%d of %d checks meet the targets of %s (%s).\n", len(lines)-short, len(lines), path, cpuName())
 	if bound > 0 {
-		fmt.Fprintf(w, "%d of the short speedups are where the fastest copy of the same bytes did not reach the target either in this run: this machine's memory bounds them.\n", bound)
+		fmt.Fprintf(w, "%d of the short speedups are where the fastest copy of the same bytes did not reach the target either in this run: the machine (its memory, or other load on it) held the copy back too.\n", bound)
 	}
 	if short > 0 {
 		return fmt.Errorf("--check: %d of %d %w", short, len(lines), errShort)

@@ -11,32 +11,42 @@ import (
 )
 
 // benchCase is one relayout of the suite. src and dst are format strings taking the dims:
-// two (rows, cols) for a 2-D case, four (a, a, a, a) for a 4-D one.
+// two (rows, cols) for a 2-D case, four (a, a, a, a) for a 4-D one, or what dims returns.
 type benchCase struct {
 	name     string
 	src, dst string
 	fourD    bool
+	dims     func(sizeSpec) []any // the format's arguments, when set
 }
+
+// xlaInt4 is the layout XLA gives an int4 weight, s4[8,32768,1,256] at the large size:
+// the dim of 256 minor-most, tiles of 64 rows of 128 along the 32768, whose dim is
+// sized so that the array has as many elements as the 2-D cases (at least one).
+const xlaInt4 = "s4[8,%d,1,256]{3,1,0,2:T(64,128)(8,1)E(4)}"
+
+func xlaInt4Dims(sz sizeSpec) []any { return []any{max(sz.rows*sz.cols/2048, 1)} }
 
 // suite is the default set of cases, the same as relayout/cases_test.go.
 var suite = []benchCase{
-	{"f32-rowmajor-to-T8x128", "f32[%d,%d]{1,0}", "f32[%d,%d]{1,0:T(8,128)}", false},
-	{"f32-T8x128-to-rowmajor", "f32[%d,%d]{1,0:T(8,128)}", "f32[%d,%d]{1,0}", false},
-	{"bf16-rowmajor-to-T8x128-2x1", "bf16[%d,%d]{1,0}", "bf16[%d,%d]{1,0:T(8,128)(2,1)}", false},
-	{"bf16-T8x128-2x1-to-rowmajor", "bf16[%d,%d]{1,0:T(8,128)(2,1)}", "bf16[%d,%d]{1,0}", false},
-	{"f32-to-bf16-T8x128-2x1", "f32[%d,%d]{1,0}", "bf16[%d,%d]{1,0:T(8,128)(2,1)}", false},
-	{"f32-transpose", "f32[%d,%d]{1,0}", "f32[%d,%d]{0,1}", false},
-	{"f32-perm3210", "f32[%d,%d,%d,%d]{3,2,1,0}", "f32[%d,%d,%d,%d]{0,1,2,3}", true},
-	{"bf16-T8x128-2x1-to-T16x128-2x1", "bf16[%d,%d]{1,0:T(8,128)(2,1)}", "bf16[%d,%d]{1,0:T(16,128)(2,1)}", false},
-	{"s8-rowmajor-to-T32x128-4x1", "s8[%d,%d]{1,0}", "s8[%d,%d]{1,0:T(32,128)(4,1)}", false},
-	{"f32-to-f8e4m3fn-T8x128-4x1", "f32[%d,%d]{1,0}", "f8e4m3fn[%d,%d]{1,0:T(8,128)(4,1)}", false},
-	{"s8-rowmajor-to-T8x128-4x1-transposed", "s8[%d,%d]{1,0}", "s8[%d,%d]{0,1:T(8,128)(4,1)}", false},
-	{"s4-rowmajor-to-T8x128-8x1", "s4[%d,%d]{1,0}", "s4[%d,%d]{1,0:T(8,128)(8,1)E(4)}", false},
-	{"s4-T8x128-8x1-to-rowmajor", "s4[%d,%d]{1,0:T(8,128)(8,1)E(4)}", "s4[%d,%d]{1,0}", false},
+	{"f32-rowmajor-to-T8x128", "f32[%d,%d]{1,0}", "f32[%d,%d]{1,0:T(8,128)}", false, nil},
+	{"f32-T8x128-to-rowmajor", "f32[%d,%d]{1,0:T(8,128)}", "f32[%d,%d]{1,0}", false, nil},
+	{"bf16-rowmajor-to-T8x128-2x1", "bf16[%d,%d]{1,0}", "bf16[%d,%d]{1,0:T(8,128)(2,1)}", false, nil},
+	{"bf16-T8x128-2x1-to-rowmajor", "bf16[%d,%d]{1,0:T(8,128)(2,1)}", "bf16[%d,%d]{1,0}", false, nil},
+	{"f32-to-bf16-T8x128-2x1", "f32[%d,%d]{1,0}", "bf16[%d,%d]{1,0:T(8,128)(2,1)}", false, nil},
+	{"f32-transpose", "f32[%d,%d]{1,0}", "f32[%d,%d]{0,1}", false, nil},
+	{"f32-perm3210", "f32[%d,%d,%d,%d]{3,2,1,0}", "f32[%d,%d,%d,%d]{0,1,2,3}", true, nil},
+	{"bf16-T8x128-2x1-to-T16x128-2x1", "bf16[%d,%d]{1,0:T(8,128)(2,1)}", "bf16[%d,%d]{1,0:T(16,128)(2,1)}", false, nil},
+	{"s8-rowmajor-to-T32x128-4x1", "s8[%d,%d]{1,0}", "s8[%d,%d]{1,0:T(32,128)(4,1)}", false, nil},
+	{"f32-to-f8e4m3fn-T8x128-4x1", "f32[%d,%d]{1,0}", "f8e4m3fn[%d,%d]{1,0:T(8,128)(4,1)}", false, nil},
+	{"s8-rowmajor-to-T8x128-4x1-transposed", "s8[%d,%d]{1,0}", "s8[%d,%d]{0,1:T(8,128)(4,1)}", false, nil},
+	{"s4-rowmajor-to-T8x128-8x1", "s4[%d,%d]{1,0}", "s4[%d,%d]{1,0:T(8,128)(8,1)E(4)}", false, nil},
+	{"s4-T8x128-8x1-to-rowmajor", "s4[%d,%d]{1,0:T(8,128)(8,1)E(4)}", "s4[%d,%d]{1,0}", false, nil},
+	{"s4-rowmajor-to-xla-T64x128-8x1", "s4[8,%d,1,256]{3,2,1,0}", xlaInt4, false, xlaInt4Dims},
+	{"s4-xla-T64x128-8x1-to-rowmajor", xlaInt4, "s4[8,%d,1,256]{3,2,1,0}", false, xlaInt4Dims},
 	// The copy path: identical layouts, and a conversion between dtypes in one layout.
-	{"f32-rowmajor-identical", "f32[%d,%d]{1,0}", "f32[%d,%d]{1,0}", false},
-	{"f32-T8x128-identical", "f32[%d,%d]{1,0:T(8,128)}", "f32[%d,%d]{1,0:T(8,128)}", false},
-	{"f32-to-bf16-rowmajor", "f32[%d,%d]{1,0}", "bf16[%d,%d]{1,0}", false},
+	{"f32-rowmajor-identical", "f32[%d,%d]{1,0}", "f32[%d,%d]{1,0}", false, nil},
+	{"f32-T8x128-identical", "f32[%d,%d]{1,0:T(8,128)}", "f32[%d,%d]{1,0:T(8,128)}", false, nil},
+	{"f32-to-bf16-rowmajor", "f32[%d,%d]{1,0}", "bf16[%d,%d]{1,0}", false, nil},
 }
 
 // shapes are relayouts of awkward real shapes, run as they are by --size shapes: dims that
@@ -44,18 +54,18 @@ var suite = []benchCase{
 // tiles of 4 rows (TPU's default tiling for bf16[N,3,M]). Each took an element-by-element
 // or per-row path at some point (bench/design-notes.md).
 var shapes = []benchCase{
-	{"f32-odd-to-T8x128", "f32[8191,8190]{1,0}", "f32[8191,8190]{1,0:T(8,128)}", false},
-	{"f32-odd-T8x128-to-rowmajor", "f32[8191,8190]{1,0:T(8,128)}", "f32[8191,8190]{1,0}", false},
-	{"bf16-odd-to-T8x128-2x1", "bf16[8191,8190]{1,0}", "bf16[8191,8190]{1,0:T(8,128)(2,1)}", false},
-	{"bf16-odd-T8x128-2x1-to-rowmajor", "bf16[8191,8190]{1,0:T(8,128)(2,1)}", "bf16[8191,8190]{1,0}", false},
-	{"bf16-odd-T8x128-2x1-to-T16x128-2x1", "bf16[8191,8190]{1,0:T(8,128)(2,1)}", "bf16[8191,8190]{1,0:T(16,128)(2,1)}", false},
-	{"f32-odd-transpose", "f32[8191,8190]{1,0}", "f32[8191,8190]{0,1}", false},
-	{"f32-odd-perm3210", "f32[63,65,67,61]{3,2,1,0}", "f32[63,65,67,61]{0,1,2,3}", false},
-	{"f32-narrow-to-T8x128", "f32[200000,200]{1,0}", "f32[200000,200]{1,0:T(8,128)}", false},
-	{"bf16-narrow-to-T8x128-2x1", "bf16[200000,200]{1,0}", "bf16[200000,200]{1,0:T(8,128)(2,1)}", false},
-	{"bf16-narrow-T8x128-2x1-to-rowmajor", "bf16[200000,200]{1,0:T(8,128)(2,1)}", "bf16[200000,200]{1,0}", false},
-	{"bf16-3rows-to-T4x128-2x1", "bf16[4096,3,4096]{2,1,0}", "bf16[4096,3,4096]{2,1,0:T(4,128)(2,1)}", false},
-	{"bf16-3rows-T4x128-2x1-to-rowmajor", "bf16[4096,3,4096]{2,1,0:T(4,128)(2,1)}", "bf16[4096,3,4096]{2,1,0}", false},
+	{"f32-odd-to-T8x128", "f32[8191,8190]{1,0}", "f32[8191,8190]{1,0:T(8,128)}", false, nil},
+	{"f32-odd-T8x128-to-rowmajor", "f32[8191,8190]{1,0:T(8,128)}", "f32[8191,8190]{1,0}", false, nil},
+	{"bf16-odd-to-T8x128-2x1", "bf16[8191,8190]{1,0}", "bf16[8191,8190]{1,0:T(8,128)(2,1)}", false, nil},
+	{"bf16-odd-T8x128-2x1-to-rowmajor", "bf16[8191,8190]{1,0:T(8,128)(2,1)}", "bf16[8191,8190]{1,0}", false, nil},
+	{"bf16-odd-T8x128-2x1-to-T16x128-2x1", "bf16[8191,8190]{1,0:T(8,128)(2,1)}", "bf16[8191,8190]{1,0:T(16,128)(2,1)}", false, nil},
+	{"f32-odd-transpose", "f32[8191,8190]{1,0}", "f32[8191,8190]{0,1}", false, nil},
+	{"f32-odd-perm3210", "f32[63,65,67,61]{3,2,1,0}", "f32[63,65,67,61]{0,1,2,3}", false, nil},
+	{"f32-narrow-to-T8x128", "f32[200000,200]{1,0}", "f32[200000,200]{1,0:T(8,128)}", false, nil},
+	{"bf16-narrow-to-T8x128-2x1", "bf16[200000,200]{1,0}", "bf16[200000,200]{1,0:T(8,128)(2,1)}", false, nil},
+	{"bf16-narrow-T8x128-2x1-to-rowmajor", "bf16[200000,200]{1,0:T(8,128)(2,1)}", "bf16[200000,200]{1,0}", false, nil},
+	{"bf16-3rows-to-T4x128-2x1", "bf16[4096,3,4096]{2,1,0}", "bf16[4096,3,4096]{2,1,0:T(4,128)(2,1)}", false, nil},
+	{"bf16-3rows-T4x128-2x1-to-rowmajor", "bf16[4096,3,4096]{2,1,0:T(4,128)(2,1)}", "bf16[4096,3,4096]{2,1,0}", false, nil},
 }
 
 // sizeSpec is one size of the run: rows×cols for the 2-D cases and a^4 for the 4-D ones,
@@ -107,6 +117,8 @@ func (c benchCase) job(sz sizeSpec) job {
 	var dst, src string
 	if sz.shapes {
 		dst, src = c.dst, c.src
+	} else if c.dims != nil {
+		dst, src = fmt.Sprintf(c.dst, c.dims(sz)...), fmt.Sprintf(c.src, c.dims(sz)...)
 	} else if c.fourD {
 		dst = fmt.Sprintf(c.dst, sz.a, sz.a, sz.a, sz.a)
 		src = fmt.Sprintf(c.src, sz.a, sz.a, sz.a, sz.a)

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"math"
 
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/relayout"
@@ -25,7 +26,7 @@ func tune(path string, sc tuneScale, st settings, stderr io.Writer) error {
 	moved := make([]int64, len(sc.stores))
 	var last job
 	for i, bytes := range sc.stores {
-		last = square("{1,0}", "{1,0:T(8,128)}", bytes)
+		last = square("{1,0}", "{1,0:T(8,128)}", max(128, int64(math.Sqrt(float64(bytes)/8))/128*128))
 		ns, err := timeWays(last, w, st, relayout.WithStores(relayout.StoresStream), relayout.WithStores(relayout.StoresCache))
 		if err != nil {
 			return err

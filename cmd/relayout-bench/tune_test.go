@@ -35,7 +35,7 @@ func TestWinsFrom(t *testing.T) {
 // TestTune runs the calibration on small sizes and reads back the file it wrote.
 func TestTune(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "wisdom.json")
-	sc := tuneScale{stores: []int64{1 << 17, 1 << 19}, workers: []int64{1 << 17, 1 << 19}, transpose: []int64{1 << 16, 1 << 18}, units: 1 << 19, split: 1 << 19}
+	sc := tuneScale{stores: []int64{1 << 17, 1 << 19}, workers: []int64{128, 256}, transpose: []int64{128, 256}, units: 256, split: 256}
 	var log bytes.Buffer
 	if err := tune(path, sc, settings{count: 1, benchtime: time.Millisecond}, &log); err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"math"
 
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/relayout"
@@ -12,18 +11,18 @@ import (
 // tuneScale is the sizes --tune measures at (the tests pass small ones).
 type tuneScale struct {
 	stores    []int64 // bytes moved by f32 → T(8,128), streamed against cached
-	workers   []int64 // bytes moved by the copies timed on one worker against two
-	transpose []int64 // destination bytes of the f32 transposes, streamed against cached
-	units     int64   // bytes moved by the identical-layout copy whose units a worker are timed
-	split     int64   // bytes moved by the identical-layout copy whose unit size is timed
+	workers   []int64 // sides n of the f32 n×n copies timed on one worker against two
+	transpose []int64 // sides n of the f32 n×n transposes timed streamed against cached
+	units     int64   // side n of the f32 n×n identical-layout copy whose units a worker are timed
+	split     int64   // side n of the one whose least unit size is timed
 }
 
 var tuneDefault = tuneScale{
 	stores:    tuneSizes,
-	workers:   []int64{256 << 10, 512 << 10, 1 << 20, 2 << 20, 4 << 20, 8 << 20, 16 << 20, 32 << 20},
-	transpose: []int64{256 << 10, 512 << 10, 1 << 20, 2 << 20, 4 << 20, 8 << 20, 16 << 20, 32 << 20},
-	units:     256 << 20,
-	split:     16 << 20,
+	workers:   []int64{128, 256, 384, 512, 768, 1024, 1536, 2048, 2816}, // 128 KiB to 60.5 MiB moved
+	transpose: []int64{256, 384, 512, 768, 1024, 1536, 2048, 2816},      // 256 KiB to 30.25 MiB a side
+	units:     5760,                                                     // 253 MiB moved
+	split:     1408,                                                     // 15.1 MiB moved
 }
 
 // tuneUnits are the units a worker --tune tries, and tuneSplits the least bytes of a unit.
@@ -75,25 +74,23 @@ func winsFrom(sizes []int64, wins []bool) int64 {
 	return from
 }
 
-// square is f32 n×n from layout src to layout dst with about bytes moved (source and
-// destination together), n a multiple of 128 (at least 128).
-func square(src, dst string, bytes int64) job {
-	n := max(128, int64(math.Sqrt(float64(bytes)/8))/128*128)
+// square is f32 n×n from layout src to layout dst.
+func square(src, dst string, n int64) job {
 	return job{name: "tune", size: fmt.Sprintf("%dx%d", n, n),
 		dst: layout.MustParse(fmt.Sprintf("f32[%d,%d]%s", n, n, dst)), src: layout.MustParse(fmt.Sprintf("f32[%d,%d]%s", n, n, src))}
 }
 
 // tuneWorkers measures the smallest copy worth a second worker: f32 row-major →
 // T(8,128) and the f32 transpose, each on one worker against two, at each of sizes;
-// for each the smallest size from which two won at every larger one, and of the two
-// the larger. It returns the wisdom's WorkerBytes: half that (a copy takes a second
-// worker from two WorkerBytes), 4 KiB at least.
-func tuneWorkers(base relayout.Wisdom, sizes []int64, st settings, stderr io.Writer) (int64, error) {
+// for each the smallest size (bytes moved) from which two won at every larger one, and
+// of the two the larger. It returns the wisdom's WorkerBytes: half that (a copy takes a
+// second worker from two WorkerBytes), 4 KiB at least.
+func tuneWorkers(base relayout.Wisdom, sides []int64, st settings, stderr io.Writer) (int64, error) {
 	from := int64(0)
 	for _, to := range []string{"{1,0:T(8,128)}", "{0,1}"} {
-		wins := make([]bool, len(sizes))
-		for i, bytes := range sizes {
-			j := square("{1,0}", to, bytes)
+		wins, moved := make([]bool, len(sides)), make([]int64, len(sides))
+		for i, n := range sides {
+			j := square("{1,0}", to, n)
 			b, err := newBuffers(j)
 			if err != nil {
 				return 0, err
@@ -110,21 +107,21 @@ func tuneWorkers(base relayout.Wisdom, sizes []int64, st settings, stderr io.Wri
 			if err != nil {
 				return 0, err
 			}
-			wins[i] = ns[1] < ns[0]
-			fmt.Fprintf(stderr, "tune: f32[%s] %s → %s, %s moved: 1 worker %.3f ns/B, 2 workers %.3f ns/B\n", j.size, "{1,0}", to, fmtBytes(int64(len(b.src)+len(b.dst))), ns[0], ns[1])
+			wins[i], moved[i] = ns[1] < ns[0], int64(len(b.src)+len(b.dst))
+			fmt.Fprintf(stderr, "tune: f32[%s] {1,0} → %s, %s moved: 1 worker %.3f ns/B, 2 workers %.3f ns/B\n", j.size, to, fmtBytes(moved[i]), ns[0], ns[1])
 		}
-		from = max(from, winsFrom(sizes, wins))
+		from = max(from, winsFrom(moved, wins))
 	}
 	return max(4<<10, from/2), nil
 }
 
 // tuneUnitSize measures the unit of parallel work on the identical-layout f32 copy
 // with two workers (the plan whose one run compile cuts into units): the units a
-// worker, at unitsBytes moved with no least unit size, then the least unit size, at
-// splitBytes moved with as many units a worker as allowed, each the fastest tried.
-func tuneUnitSize(base relayout.Wisdom, unitsBytes, splitBytes int64, st settings, stderr io.Writer) (units int, split int64, err error) {
-	try := func(bytes int64, n int, set func(w *relayout.Wisdom, i int), name func(i int) string) (int, error) {
-		j := square("{1,0}", "{1,0}", bytes)
+// worker, on unitsSide² with no least unit size, then the least unit size, on
+// splitSide² with as many units a worker as allowed, each the fastest tried.
+func tuneUnitSize(base relayout.Wisdom, unitsSide, splitSide int64, st settings, stderr io.Writer) (units int, split int64, err error) {
+	try := func(side int64, n int, set func(w *relayout.Wisdom, i int), name func(i int) string) (int, error) {
+		j := square("{1,0}", "{1,0}", side)
 		b, err := newBuffers(j)
 		if err != nil {
 			return 0, err
@@ -148,25 +145,26 @@ func tuneUnitSize(base relayout.Wisdom, unitsBytes, splitBytes int64, st setting
 		}
 		return best, nil
 	}
-	u, err := try(unitsBytes, len(tuneUnits),
+	u, err := try(unitsSide, len(tuneUnits),
 		func(w *relayout.Wisdom, i int) { w.SplitBytes, w.UnitsPerWorker = 4<<10, tuneUnits[i] },
 		func(i int) string { return fmt.Sprintf("%d units a worker", tuneUnits[i]) })
 	if err != nil {
 		return 0, 0, err
 	}
-	s, err := try(splitBytes, len(tuneSplits),
+	s, err := try(splitSide, len(tuneSplits),
 		func(w *relayout.Wisdom, i int) { w.SplitBytes, w.UnitsPerWorker = tuneSplits[i], 64 },
 		func(i int) string { return "units of " + fmtBytes(tuneSplits[i]) + " or more" })
 	return tuneUnits[u], tuneSplits[s], err
 }
 
-// tuneTransposeStreaming measures from which destination size the f32 transpose gains
-// by streaming, one worker, streamed against cached at each of sizes: the smallest from
-// which streaming won at every larger one (twice the largest when it lost there).
-func tuneTransposeStreaming(base relayout.Wisdom, sizes []int64, st settings, stderr io.Writer) (int64, error) {
-	wins, got := make([]bool, len(sizes)), make([]int64, len(sizes))
-	for i, dstBytes := range sizes {
-		j := square("{1,0}", "{0,1}", 2*dstBytes)
+// tuneTransposeStreaming measures from which destination size the f32 n×n transpose
+// gains by streaming, one worker, streamed against cached for each of sides: the
+// smallest from which streaming won at every larger one (twice the largest when it lost
+// there).
+func tuneTransposeStreaming(base relayout.Wisdom, sides []int64, st settings, stderr io.Writer) (int64, error) {
+	wins, got := make([]bool, len(sides)), make([]int64, len(sides))
+	for i, n := range sides {
+		j := square("{1,0}", "{0,1}", n)
 		b, err := newBuffers(j)
 		if err != nil {
 			return 0, err

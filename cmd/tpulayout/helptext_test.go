@@ -6,7 +6,11 @@ import (
 	"testing"
 
 	"github.com/tpulayout/tpulayout/cmd/internal/flagtext"
+	"github.com/tpulayout/tpulayout/tpu"
 )
+
+// The rules every help text keeps, over the table of verbs: a scenario pins each
+// text's words (testdata/script/help*.txt), these hold for any verb added.
 
 // allHelp is every help text: the command's, each verb's, and a bare tpulayout's.
 func allHelp(t *testing.T) map[string]string {
@@ -90,5 +94,38 @@ func TestGroupsCoverVerbs(t *testing.T) {
 	}
 	if len(seen) != len(verbList()) {
 		t.Errorf("the groups name %d verbs, the table has %d", len(seen), len(verbList()))
+	}
+}
+
+// TestFlagStyle: help lists flags as the prose writes them (--name); the suggestions for
+// typos are scenarios (testdata/script/usage_errors_dispatch.txt).
+func TestFlagStyle(t *testing.T) {
+	for _, v := range verbs {
+		out, _, code := runCmd(t, v.name, "--help")
+		if code != 0 {
+			t.Fatalf("%s --help: exit %d", v.name, code)
+		}
+		_, flags, _ := strings.Cut(out, "\nFlags:\n")
+		for _, line := range strings.Split(flags, "\n") {
+			if strings.HasPrefix(line, "  -") && !strings.HasPrefix(line, "  --") {
+				t.Errorf("%s --help lists a flag with one dash: %q", v.name, line)
+			}
+		}
+	}
+}
+
+// TestGenerationsInHelp: the usage lists every TPU generation, and so does the help of
+// each verb that takes one; explain, which takes none, lists none.
+func TestGenerationsInHelp(t *testing.T) {
+	for _, args := range [][]string{{"help"}, {"help", "convert"}, {"help", "validate"}, {"help", "info"}, {"help", "hlo"}, {"help", "blockspec"}} {
+		out := mustRun(t, args...)
+		for _, g := range tpu.Generations() {
+			if !strings.Contains(out, " "+g.String()+",") && !strings.Contains(out, " "+g.String()+".") {
+				t.Errorf("%s does not list generation %s:\n%s", strings.Join(args, " "), g, out)
+			}
+		}
+	}
+	if out := mustRun(t, "help", "explain"); strings.Contains(out, "generations") {
+		t.Errorf("help explain lists generations, but explain takes none:\n%s", out)
 	}
 }

@@ -1,8 +1,12 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"strconv"
 	"testing"
+
+	"github.com/tpulayout/tpulayout/buffer"
 )
 
 // runMainEnv set to 1 makes this test binary the command itself, so that a test (or a
@@ -10,9 +14,61 @@ import (
 // statuses and standard streams of its own.
 const runMainEnv = "TPULAYOUT_RUN_MAIN"
 
+// The limits a scenario may set for the command it runs (testdata/script), each a
+// number of bytes, or "unknown" for the two the system reports (empty is unset):
+//
+//	TPULAYOUT_TEST_BAND_BYTES   convert band by band in bands of about N bytes, and map
+//	                            every input
+//	TPULAYOUT_TEST_MEMORY       the memory available
+//	TPULAYOUT_TEST_FREE_DISK    the free disk space
+//	TPULAYOUT_TEST_SPARSE_MIN   the smallest OUT written around its padding
+const (
+	bandBytesEnv = "TPULAYOUT_TEST_BAND_BYTES"
+	memoryEnv    = "TPULAYOUT_TEST_MEMORY"
+	freeDiskEnv  = "TPULAYOUT_TEST_FREE_DISK"
+	sparseMinEnv = "TPULAYOUT_TEST_SPARSE_MIN"
+)
+
 func TestMain(m *testing.M) {
 	if os.Getenv(runMainEnv) == "1" {
+		if err := setTestLimits(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(3)
+		}
 		main()
 	}
 	os.Exit(m.Run())
+}
+
+// setTestLimits applies the limits a scenario set in the environment.
+func setTestLimits() error {
+	for _, l := range []struct {
+		env  string
+		set  func(int64)
+		size func(int64, bool)
+	}{
+		{env: bandBytesEnv, set: func(n int64) { bandBytes, buffer.MmapThreshold = n, 0 }},
+		{env: sparseMinEnv, set: func(n int64) { sparseMinBytes = n }},
+		{env: memoryEnv, size: func(n int64, ok bool) { availableMemory = func() (int64, bool) { return n, ok } }},
+		{env: freeDiskEnv, size: func(n int64, ok bool) { freeDiskSpace = func(string) (int64, bool) { return n, ok } }},
+	} {
+		v := os.Getenv(l.env)
+		if v == "" {
+			continue
+		}
+		if v == "unknown" && l.size != nil {
+			l.size(0, false)
+			continue
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return fmt.Errorf("%s: %v", l.env, err)
+		}
+		if l.set != nil {
+			l.set(n)
+		} else {
+			l.size(n, true)
+		}
+	}
+	return nil
 }

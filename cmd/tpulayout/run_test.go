@@ -5,11 +5,31 @@ import (
 	"encoding/json"
 	"flag"
 	"io"
+	"os"
 	"strings"
 	"testing"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+func readFile(t *testing.T, p string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// captureNotes sends progressOut (where notes go) to a buffer for the test.
+func captureNotes(t *testing.T) *bytes.Buffer {
+	t.Helper()
+	var buf bytes.Buffer
+	saved := progressOut
+	progressOut = &buf
+	t.Cleanup(func() { progressOut = saved })
+	return &buf
+}
 
 // runCmd runs the command with args and returns its stdout, stderr and exit status.
 func runCmd(t *testing.T, args ...string) (string, string, int) {
@@ -102,37 +122,6 @@ func wantUsageError(t *testing.T, args []string, wants ...string) {
 	}
 }
 
-func TestHelp(t *testing.T) {
-	for _, args := range [][]string{{"help"}, {"-h"}, {"--help"}, {"-help"}, {"help", "help"}} {
-		out, errOut, code := runCmd(t, args...)
-		if code != 0 || errOut != "" {
-			t.Errorf("tpulayout %q: exit %d, stderr %q", args, code, errOut)
-		}
-		for _, v := range verbs {
-			if !strings.Contains(out, strings.TrimSpace("tpulayout "+v.name+" "+v.synopsis)+"\n") {
-				t.Errorf("tpulayout %q: usage does not list %q:\n%s", args, v.name, out)
-			}
-		}
-	}
-	for _, v := range verbs {
-		for _, args := range [][]string{{"help", v.name}, {v.name, "-h"}, {v.name, "--help"}, {v.name, "SHAPE", "-h"}} {
-			out, errOut, code := runCmd(t, args...)
-			if code != 0 || errOut != "" {
-				t.Errorf("tpulayout %q: exit %d, stderr %q", args, code, errOut)
-			}
-			if !strings.HasPrefix(out, "Usage: tpulayout "+v.name) {
-				t.Errorf("tpulayout %q: output does not start with the verb's usage:\n%s", args, out)
-			}
-		}
-	}
-	out := mustRun(t, "help", "show")
-	for _, f := range []string{"-svg FILE", "-max N", "-max-slices N"} {
-		if !strings.Contains(out, f) {
-			t.Errorf("help show does not document %s:\n%s", f, out)
-		}
-	}
-}
-
 func TestPanicIsOneLine(t *testing.T) {
 	saved := verbs
 	defer func() { verbs = saved }()
@@ -157,22 +146,5 @@ func TestReportBeforeSummary(t *testing.T) {
 	lines := strings.Split(strings.TrimSuffix(both.String(), "\n"), "\n")
 	if len(lines) < 2 || !strings.HasPrefix(lines[0], "array:") || !strings.HasPrefix(lines[len(lines)-1], "tpulayout blockspec: ") {
 		t.Errorf("want the report, then the summary last:\n%s", both.String())
-	}
-}
-
-// Help lists flags as the prose writes them (--name); the suggestions for typos are
-// scenarios (testdata/script/usage_errors_dispatch.txt).
-func TestFlagStyle(t *testing.T) {
-	for _, v := range verbs {
-		out, _, code := runCmd(t, v.name, "--help")
-		if code != 0 {
-			t.Fatalf("%s --help: exit %d", v.name, code)
-		}
-		_, flags, _ := strings.Cut(out, "\nFlags:\n")
-		for _, line := range strings.Split(flags, "\n") {
-			if strings.HasPrefix(line, "  -") && !strings.HasPrefix(line, "  --") {
-				t.Errorf("%s --help lists a flag with one dash: %q", v.name, line)
-			}
-		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +20,9 @@ import (
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/internal/testfiles"
 )
+
+// fixtures holds arrays NumPy made and their device images (testdata/gen_fixtures.py).
+const fixtures = "testdata/convert/"
 
 // TestScript runs the scenarios in testdata/script, one per file, in the way of
 // cmd/go's script tests (github.com/rogpeppe/go-internal/testscript). Each runs in its
@@ -41,12 +45,22 @@ import (
 //	cmptree DIR1 DIR2       the directories hold the same files, byte for byte
 //	shardckpt DIR           write testfiles.ShardCheckpoint into DIR
 //	randsafetensors FILE NAME=SHAPE:SEED...
-//	                        write random tensors to a safetensors file
+//	                        write random tensors to a safetensors file; a NAME in
+//	                        double quotes is a Go string ("a\nb")
 //	ls DIR                  print the names in DIR, hidden ones too, one a line
 //	cpdir SRC DST           copy the directory SRC to the new directory DST
 //	tailhex FILE N          print the last N bytes of FILE in hex
 //	replace FILE OLD NEW    replace the first OLD in FILE with NEW (OLD must be there)
 //	poke FILE OFFSET HEX    write the bytes HEX spells into FILE at OFFSET
+//	kind PATH               print what PATH is, not following a link: file, dir,
+//	                        symlink, fifo, chardev or other
+//
+// and those of moreScriptCmds (schema, cmpjson, npysafetensors). $TPULAYOUT is the
+// command's path, for "exec $TPULAYOUT ... &" (processes at the same time).
+//
+// A scenario may also set the command's limits in its environment (main_test.go):
+// TPULAYOUT_TEST_BAND_BYTES, TPULAYOUT_TEST_MEMORY, TPULAYOUT_TEST_FREE_DISK and
+// TPULAYOUT_TEST_SPARSE_MIN.
 //
 // go test -update rewrites the expected files of failing "cmp stdout|stderr" lines.
 func TestScript(t *testing.T) {
@@ -66,6 +80,26 @@ func TestScript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cmds := map[string]func(*testscript.TestScript, bool, []string){
+		"tpulayout":       func(ts *testscript.TestScript, neg bool, args []string) { runScriptCmd(ts, neg, bin, args) },
+		"status":          scriptStatus,
+		"randnpy":         scriptRandNPY,
+		"rawnpy":          scriptRawNPY,
+		"safetensors":     scriptSafetensors,
+		"truncate":        scriptTruncate,
+		"writehex":        scriptWriteHex,
+		"cmphex":          scriptCmpHex,
+		"cmptree":         scriptCmpTree,
+		"shardckpt":       scriptShardCheckpoint,
+		"randsafetensors": scriptRandSafetensors,
+		"ls":              scriptLs,
+		"cpdir":           scriptCpDir,
+		"tailhex":         scriptTailHex,
+		"replace":         scriptReplace,
+		"poke":            scriptPoke,
+		"kind":            scriptKind,
+	}
+	maps.Copy(cmds, moreScriptCmds)
 	testscript.Run(t, testscript.Params{
 		Dir:                 filepath.Join("testdata", "script"),
 		UpdateScripts:       *update,
@@ -77,26 +111,10 @@ func TestScript(t *testing.T) {
 			e.Setenv("GOLDEN", golden)
 			e.Setenv("NL", "\n") // a newline inside an argument
 			e.Setenv(runMainEnv, "1")
+			e.Setenv("TPULAYOUT", bin)
 			return nil
 		},
-		Cmds: map[string]func(*testscript.TestScript, bool, []string){
-			"tpulayout":       func(ts *testscript.TestScript, neg bool, args []string) { runScriptCmd(ts, neg, bin, args) },
-			"status":          scriptStatus,
-			"randnpy":         scriptRandNPY,
-			"rawnpy":          scriptRawNPY,
-			"safetensors":     scriptSafetensors,
-			"truncate":        scriptTruncate,
-			"writehex":        scriptWriteHex,
-			"cmphex":          scriptCmpHex,
-			"cmptree":         scriptCmpTree,
-			"shardckpt":       scriptShardCheckpoint,
-			"randsafetensors": scriptRandSafetensors,
-			"ls":              scriptLs,
-			"cpdir":           scriptCpDir,
-			"tailhex":         scriptTailHex,
-			"replace":         scriptReplace,
-			"poke":            scriptPoke,
-		},
+		Cmds: cmds,
 	})
 }
 
@@ -255,6 +273,9 @@ func scriptRandSafetensors(ts *testscript.TestScript, neg bool, args []string) {
 		name, rest, ok1 := strings.Cut(a, "=")
 		shape, seedText, ok2 := strings.Cut(rest, ":")
 		seed, err := strconv.ParseUint(seedText, 10, 64)
+		if strings.HasPrefix(name, `"`) && err == nil {
+			name, err = strconv.Unquote(name)
+		}
 		if !ok1 || !ok2 || err != nil {
 			ts.Fatalf("randsafetensors: bad tensor %q, want NAME=SHAPE:SEED", a)
 		}
@@ -267,8 +288,9 @@ func scriptLs(ts *testscript.TestScript, neg bool, args []string) {
 	if neg || len(args) != 1 {
 		ts.Fatalf("usage: ls DIR")
 	}
+	w := ts.Stdout() // an empty directory empties stdout too
 	for _, n := range testfiles.DirNames(scriptT{ts: ts}, ts.MkAbs(args[0])) {
-		fmt.Fprintln(ts.Stdout(), n)
+		fmt.Fprintln(w, n)
 	}
 }
 
@@ -317,4 +339,26 @@ func scriptPoke(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(err)
 	_, err = f.WriteAt(b, off)
 	ts.Check(errors.Join(err, f.Close()))
+}
+
+func scriptKind(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 1 {
+		ts.Fatalf("usage: kind PATH")
+	}
+	st, err := os.Lstat(ts.MkAbs(args[0]))
+	ts.Check(err)
+	kind := "other"
+	switch m := st.Mode(); {
+	case m.IsRegular():
+		kind = "file"
+	case m.IsDir():
+		kind = "dir"
+	case m&fs.ModeSymlink != 0:
+		kind = "symlink"
+	case m&fs.ModeNamedPipe != 0:
+		kind = "fifo"
+	case m&fs.ModeCharDevice != 0:
+		kind = "chardev"
+	}
+	fmt.Fprintln(ts.Stdout(), kind)
 }

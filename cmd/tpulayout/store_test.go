@@ -140,8 +140,9 @@ func TestStoreConvertFromBucket(t *testing.T) {
 	}
 }
 
-// TestStoreBadInput: a missing bucket or object, no credentials, a wrong endpoint:
-// exit 2, one line naming the URL, no output directory.
+// TestStoreBadInput: a missing object, no credentials, a wrong endpoint: exit 2,
+// one line naming the URL, no output directory (a missing bucket is a scenario of
+// testdata/store).
 func TestStoreBadInput(t *testing.T) {
 	fastRetry(t)
 	dir := shardCheckpoint(t)
@@ -153,9 +154,7 @@ func TestStoreBadInput(t *testing.T) {
 			args := func(in string) []string {
 				return []string{"convert", in, out, "--all", "--mesh", "data=2", "--spec", "P()", "--to", "tpu:v5e"}
 			}
-			missing := s.Scheme + "://no-such-bucket-tpl/model.safetensors"
-			wantUsageError(t, args(missing), missing, `bucket "no-such-bucket-tpl" does not exist`)
-			missing = prefix + "nothing.safetensors"
+			missing := prefix + "nothing.safetensors" // a missing bucket: testdata/store
 			wantUsageError(t, args(missing), missing, ": object does not exist")
 			// An index naming a file that is not there.
 			ctx := context.Background()

@@ -57,6 +57,17 @@ func WriteNPY(t testing.TB, dir, name string, b *buffer.Buffer) string {
 	return p
 }
 
+// WriteCheckpoint saves the tensors as the safetensors checkpoint dir/name and returns
+// the path.
+func WriteCheckpoint(t testing.TB, dir, name string, tensors ...safetensors.NamedBuffer) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := safetensors.Write(p, tensors, nil); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // DirNames lists a directory, hidden files included.
 func DirNames(t testing.TB, dir string) []string {
 	t.Helper()

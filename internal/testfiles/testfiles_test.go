@@ -57,6 +57,27 @@ func TestWriteNPY(t *testing.T) {
 	}
 }
 
+func TestWriteCheckpoint(t *testing.T) {
+	dir := t.TempDir()
+	a, b := RandomBuffer(t, "f32[4,6]", 3), RandomBuffer(t, "s8[5]", 4)
+	p := WriteCheckpoint(t, dir, "m.safetensors", safetensors.NamedBuffer{Name: "a", Buf: a}, safetensors.NamedBuffer{Name: "b", Buf: b})
+	if p != filepath.Join(dir, "m.safetensors") {
+		t.Errorf("path %s", p)
+	}
+	for _, want := range []struct {
+		name string
+		buf  *buffer.Buffer
+	}{{"a", a}, {"b", b}} {
+		got, err := safetensors.ReadTensor(p, want.name)
+		if err != nil || !bytes.Equal(got.Data, want.buf.Data) || got.Shape.String() != want.buf.Shape.String() {
+			t.Errorf("%s read back as %v: %v", want.name, got, err)
+		}
+	}
+	if _, stopped := testenv.Record(t, func(tb testing.TB) { WriteCheckpoint(tb, filepath.Join(dir, "missing"), "m.safetensors") }); !stopped {
+		t.Error("writing into a missing directory did not fail the test")
+	}
+}
+
 func TestTree(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "d", "e")
 	files := map[string]string{"a.txt": "A", ".hidden": "", "b": "bee\n"}

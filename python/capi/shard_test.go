@@ -10,6 +10,7 @@ import (
 
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
+	"github.com/tpulayout/tpulayout/internal/testfiles"
 	"github.com/tpulayout/tpulayout/layout"
 )
 
@@ -33,10 +34,7 @@ func TestShardRequestsRoundTrip(t *testing.T) {
 	for i := range w.Len() {
 		w.SetF32([]int64{i / 256, i % 256}, float32(i)*0.5)
 	}
-	ckpt := filepath.Join(dir, "model.safetensors")
-	if err := safetensors.Write(ckpt, []safetensors.NamedBuffer{{Name: "w", Buf: w}}, nil); err != nil {
-		t.Fatal(err)
-	}
+	ckpt := testfiles.WriteCheckpoint(t, dir, "model.safetensors", safetensors.NamedBuffer{Name: "w", Buf: w})
 	out := filepath.Join(dir, "out")
 	for p := range 2 {
 		req := request(t, map[string]any{"report": "shard", "checkpoint": ckpt, "out": out, "mesh": "x=2",

@@ -36,14 +36,8 @@ func TestDeviceIDsJSON(t *testing.T) {
 		{append(DeviceIDs{-1}, seq(0, 100)...), plain(append(DeviceIDs{-1}, seq(0, 100)...))}, // not what text says
 		{append(seq(0, 100), seq(0, 100)...), plain(append(seq(0, 100), seq(0, 100)...))},     // not increasing
 	} {
-		b, err := json.Marshal(c.ids)
-		if err != nil || string(b) != c.want {
-			t.Errorf("%d ids: %s, %v; want %s", len(c.ids), b, err, c.want)
-			continue
-		}
-		var back DeviceIDs
-		if err := json.Unmarshal(b, &back); err != nil || !slices.Equal(back, c.ids) {
-			t.Errorf("%s reads back as %d ids, %v", b, len(back), err)
+		if b := roundTrip(t, c.ids); string(b) != c.want {
+			t.Errorf("%d ids: %s; want %s", len(c.ids), b, c.want)
 		}
 	}
 	for _, bad := range []string{`"3-1"`, `"0-3,2-5"`, `"x"`, `"-1"`, `"0-"`, `""`, `"0-1048576"`, `"0-9999999999999"`, `"1,1"`} {
@@ -52,6 +46,21 @@ func TestDeviceIDsJSON(t *testing.T) {
 			t.Errorf("%s: read as %d ids, want an error", bad, len(d))
 		}
 	}
+}
+
+// roundTrip marshals ids and fails t unless the JSON reads back as the same list; it
+// returns the JSON.
+func roundTrip(t *testing.T, ids DeviceIDs) []byte {
+	t.Helper()
+	b, err := json.Marshal(ids)
+	if err != nil {
+		t.Fatalf("%d ids: %v", len(ids), err)
+	}
+	var back DeviceIDs
+	if err := json.Unmarshal(b, &back); err != nil || !slices.Equal(back, ids) {
+		t.Fatalf("%d ids → %s → %d ids, %v", len(ids), b, len(back), err)
+	}
+	return b
 }
 
 // Any device list that reads prints back as a list that reads the same.
@@ -64,14 +73,7 @@ func FuzzDeviceIDs(f *testing.F) {
 		if json.Unmarshal(data, &d) != nil {
 			return
 		}
-		b, err := json.Marshal(d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var back DeviceIDs
-		if err := json.Unmarshal(b, &back); err != nil || !slices.Equal(back, d) {
-			t.Fatalf("%s → %s → %d ids, %v", data, b, len(back), err)
-		}
+		roundTrip(t, d)
 	})
 }
 
@@ -132,13 +134,6 @@ func FuzzDeviceRuns(f *testing.F) {
 		if len(ids) == 0 || len(ids) > placement.MaxDevices || !increasing(ids) {
 			t.Fatalf("%q: %d ids, not 1 … %d increasing non-negative ones", s, len(ids), placement.MaxDevices)
 		}
-		b, err := json.Marshal(ids)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var back DeviceIDs
-		if err := json.Unmarshal(b, &back); err != nil || !slices.Equal(back, ids) {
-			t.Fatalf("%q → %s → %d ids, %v", s, b, len(back), err)
-		}
+		roundTrip(t, ids)
 	})
 }

@@ -224,6 +224,57 @@ func genSplitNibbleWords(x isa, m mode) {
 	finish(m)
 }
 
+// genJoinNibbleWords emits the inverse of genSplitNibbleWords, (8,1)E(4) words
+// written in one pass: eight rows of src, rowStride bytes apart, one 4-bit element a
+// byte (bits above 4 dropped), joined two rows a byte (joinNibbles) and the four
+// bytes of a column interleaved into its word (interleave8x4):
+// byte k of word i = src[2k*rowStride + i]&15 | src[(2k+1)*rowStride + i]<<4. The
+// joins into four scratch rows and their interleaving took two passes (s4 8192²
+// into tiles). With non-temporal stores it asks for each row's lines
+// prefetchAhead bytes ahead, as the packing kernels of several rows do.
+// AVX2 32 words per step, AVX-512 64.
+func genJoinNibbleWords(x isa, m mode) {
+	name := fname("joinNibbleWords", x, m)
+	TEXT(name, NOSPLIT, m.sig("func(dst *byte, rowStride int, src *byte, n int)"))
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s joins n*%d columns of the eight rows of src, rowStride bytes apart, one 4-bit element a byte, into their 32-bit words in dst.%s", name, x.w, m.doc()))
+	dst, rs, src, n := param("dst"), param("rowStride"), param("src"), param("n")
+	rs3, rs5, rs7 := GP64(), GP64(), GP64()
+	LEAQ(Mem{Base: rs, Index: rs, Scale: 2}, rs3)
+	LEAQ(Mem{Base: rs, Index: rs, Scale: 4}, rs5)
+	LEAQ(Mem{Base: rs3, Index: rs, Scale: 4}, rs7)
+	row := [8]Mem{
+		{Base: src}, {Base: src, Index: rs, Scale: 1}, {Base: src, Index: rs, Scale: 2}, {Base: src, Index: rs3, Scale: 1},
+		{Base: src, Index: rs, Scale: 4}, {Base: src, Index: rs5, Scale: 1}, {Base: src, Index: rs3, Scale: 2}, {Base: src, Index: rs7, Scale: 1},
+	}
+	lo, hi := x.vec(), x.vec()
+	VPBROADCASTB(table("nibble", []byte{0x0f}, 1), lo)
+	VPBROADCASTB(table("nibbleHigh", []byte{0xf0}, 1), hi)
+	m.loop(n, 1, []stream{{dst, 4 * x.w, true}, {src, x.w, false}}, func(int) {
+		var J [4]reg.VecVirtual
+		for k := range J {
+			if m.nt() && x.w == 64 { // a line of each row a step
+				for _, r := range row[2*k : 2*k+2] {
+					r.Disp = prefetchAhead
+					PREFETCHNTA(r)
+				}
+			}
+			J[k] = x.vec()
+			h := x.vec()
+			x.load(row[2*k], J[k])
+			x.load(row[2*k+1], h)
+			VPSLLW(U8(4), h, h) // a word shift: the mask drops the bits of the byte below
+			x.and(lo, J[k], J[k])
+			x.and(hi, h, h)
+			x.or(h, J[k], J[k])
+		}
+		for i, v := range interleaveQuads(x, J) {
+			x.store(v, at(dst, i*x.w), m)
+		}
+	})
+	finish(m)
+}
+
 // genJoinNibbles emits the inverse of genSplitNibbles: two rows of 4-bit values, one
 // a byte, joined two a byte, out[i] = a[i]&15 | b[i]<<4 (int4 rows packed for (8,1)E(4)
 // tiles); AVX2 32 bytes per step, AVX-512 64.

@@ -69,6 +69,7 @@ func main() {
 			genF32ToF8Interleave(x, f8E5M2, "F32", m)
 			genSplitNibbles(x, m)
 			genSplitNibbleWords(x, m)
+			genJoinNibbleWords(x, m)
 			genJoinNibbles(x, m)
 			genPackNibblePairs(x, m)
 			genUnpackNibblePairs(x, m)

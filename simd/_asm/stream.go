@@ -371,33 +371,36 @@ func genInterleave8x4(x isa, m mode) {
 			R[i] = x.vec()
 			x.load(at(rp[i], 0), R[i])
 		}
-		t0, t1, t2, t3 := x.vec(), x.vec(), x.vec(), x.vec()
-		VPUNPCKLBW(R[1], R[0], t0)
-		VPUNPCKHBW(R[1], R[0], t1)
-		VPUNPCKLBW(R[3], R[2], t2)
-		VPUNPCKHBW(R[3], R[2], t3)
-		u := []reg.VecVirtual{R[0], R[1], R[2], R[3]}
-		VPUNPCKLWD(t2, t0, u[0]) // per lane: quads 0..3
-		VPUNPCKHWD(t2, t0, u[1]) // 4..7
-		VPUNPCKLWD(t3, t1, u[2]) // 8..11
-		VPUNPCKHWD(t3, t1, u[3]) // 12..15
-		if x.w == 64 {
-			laneTranspose4(u)
-			for i := range u {
-				x.store(u[i], at(dst, i*x.w), m)
-			}
-		} else {
-			o := []reg.VecVirtual{t0, t1, t2, t3}
-			VPERM2I128(U8(0x20), u[1], u[0], o[0])
-			VPERM2I128(U8(0x20), u[3], u[2], o[1])
-			VPERM2I128(U8(0x31), u[1], u[0], o[2])
-			VPERM2I128(U8(0x31), u[3], u[2], o[3])
-			for i := range o {
-				x.store(o[i], at(dst, i*x.w), m)
-			}
+		for i, v := range interleaveQuads(x, R) {
+			x.store(v, at(dst, i*x.w), m)
 		}
 	})
 	finish(m)
+}
+
+// interleaveQuads returns the 32-bit quads of R's bytes in order, 4*x.w bytes in four
+// vectors: byte k of quad i is byte i of R[k]. R's registers are reused.
+func interleaveQuads(x isa, R [4]reg.VecVirtual) []reg.VecVirtual {
+	t0, t1, t2, t3 := x.vec(), x.vec(), x.vec(), x.vec()
+	VPUNPCKLBW(R[1], R[0], t0)
+	VPUNPCKHBW(R[1], R[0], t1)
+	VPUNPCKLBW(R[3], R[2], t2)
+	VPUNPCKHBW(R[3], R[2], t3)
+	u := []reg.VecVirtual{R[0], R[1], R[2], R[3]}
+	VPUNPCKLWD(t2, t0, u[0]) // per lane: quads 0..3
+	VPUNPCKHWD(t2, t0, u[1]) // 4..7
+	VPUNPCKLWD(t3, t1, u[2]) // 8..11
+	VPUNPCKHWD(t3, t1, u[3]) // 12..15
+	if x.w == 64 {
+		laneTranspose4(u)
+		return u
+	}
+	o := []reg.VecVirtual{t0, t1, t2, t3}
+	VPERM2I128(U8(0x20), u[1], u[0], o[0])
+	VPERM2I128(U8(0x20), u[3], u[2], o[1])
+	VPERM2I128(U8(0x31), u[1], u[0], o[2])
+	VPERM2I128(U8(0x31), u[3], u[2], o[3])
+	return o
 }
 
 // Deinterleave8x4: AVX2 32 elements per step, AVX-512 64.

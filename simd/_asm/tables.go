@@ -73,6 +73,7 @@ var slots = map[string]slot{
 
 	"splitNibbles":      {field: "splitNibbles"},
 	"splitNibbleWords":  {field: "splitNibbleWords"},
+	"joinNibbleWords":   {field: "joinNibbleWords"},
 	"joinNibbles":       {field: "joinNibbles"},
 	"packNibblePairs":   {field: "packNibblePairs"},
 	"unpackNibblePairs": {field: "unpackNibblePairs"},
