@@ -54,7 +54,8 @@ func laneNetwork(x isa, w int, rows []reg.VecVirtual) []reg.VecVirtual {
 // For group J, register i gathers, in lane L, the 16 bytes of source row
 // E*L+i at column E*J (one load and V-1 lane inserts from memory), so that an
 // in-lane E×E transpose of the E registers leaves output row E*J+j in
-// register j. Lane inserts from memory avoid cross-lane shuffles.
+// register j. Lane inserts from memory avoid cross-lane shuffles. AVX-512's
+// 32-bit blocks load whole lines instead (see transposeLines32).
 //
 // The streaming variant stores non-temporally and leaves the SFENCE to the
 // caller, which issues one after many calls (see sfence). Its stores are whole
@@ -86,11 +87,14 @@ func genTransposeLanes(x isa, w int, m mode, narrow bool) {
 	d, ds := param("dst"), param("dstStride")
 	s, ss := param("src"), param("srcStride")
 	n := param("n")
-	es := GP64() // E*srcStride: distance between lanes
-	MOVQ(ss, es)
-	SHLQ(U8(log2(e)), es)
-	var es3 reg.GPVirtual
-	if v == 4 {
+	lines := x.w == 64 && w == 4 && !narrow // see transposeLines32
+	var es, es3 reg.GPVirtual
+	if !lines {
+		es = GP64() // E*srcStride: distance between lanes
+		MOVQ(ss, es)
+		SHLQ(U8(log2(e)), es)
+	}
+	if v == 4 && !lines {
 		es3 = GP64()
 		LEAQ(Mem{Base: es, Index: es, Scale: 2}, es3)
 	}
@@ -110,6 +114,10 @@ func genTransposeLanes(x isa, w int, m mode, narrow bool) {
 	Label("loop")
 	q := GP64()
 	MOVQ(d, q)
+	if lines {
+		transposeLines32(m, s, ss, q, ds)
+		groups = 0
+	}
 	for J := 0; J < groups; J++ {
 		outs := make([][]reg.VecVirtual, stack)
 		for h := range stack {
@@ -142,6 +150,67 @@ func genTransposeLanes(x isa, w int, m mode, narrow bool) {
 	JNZ(LabelRef("loop"))
 	Label("done")
 	finish(ordinary) // no SFENCE: see above
+}
+
+// transposeLines32 transposes the 16×16 block of 32-bit elements at s (rows ss apart)
+// into q (rows ds apart) with AVX-512: it loads each source row as one whole line,
+// where the lane loads of transposeGroup read every line four times, 16 bytes at a
+// time; rows a multiple of 4 KiB apart share an L1 set, and the 16 lines of a block
+// did not stay in it between those reads. The network: 32-bit then 64-bit unpacks
+// within lanes, then two rounds of 128-bit lane shuffles.
+func transposeLines32(m mode, s, ss, q, ds reg.GPVirtual) {
+	p := GP64()
+	MOVQ(s, p)
+	rows := make([]reg.VecVirtual, 16)
+	for i := range rows {
+		rows[i] = ZMM()
+		VMOVDQU64(Mem{Base: p}, rows[i])
+		if m == streaming {
+			PREFETCHT0(Mem{Base: p, Disp: transposeAhead})
+		}
+		if i < 15 {
+			ADDQ(ss, p)
+		}
+	}
+	a := make([]reg.VecVirtual, 16)
+	for i := 0; i < 8; i++ {
+		a[2*i], a[2*i+1] = ZMM(), ZMM()
+		VPUNPCKLDQ(rows[2*i+1], rows[2*i], a[2*i])
+		VPUNPCKHDQ(rows[2*i+1], rows[2*i], a[2*i+1])
+	}
+	// b[4k+c], lane L: column 4L+c of rows 4k..4k+3.
+	b := make([]reg.VecVirtual, 16)
+	for k := 0; k < 4; k++ {
+		for h := 0; h < 2; h++ {
+			lo, hi := ZMM(), ZMM()
+			VPUNPCKLQDQ(a[4*k+2+h], a[4*k+h], lo)
+			VPUNPCKHQDQ(a[4*k+2+h], a[4*k+h], hi)
+			b[4*k+2*h], b[4*k+2*h+1] = lo, hi
+		}
+	}
+	out := make([]reg.VecVirtual, 16)
+	for c := 0; c < 4; c++ {
+		c1, c2, d1, d2 := ZMM(), ZMM(), ZMM(), ZMM()
+		VSHUFI32X4(U8(0x44), b[4+c], b[c], c1)    // lanes 0, 1 of rows 0-3, then of rows 4-7
+		VSHUFI32X4(U8(0xEE), b[4+c], b[c], c2)    // lanes 2, 3
+		VSHUFI32X4(U8(0x44), b[12+c], b[8+c], d1) // rows 8-15 likewise
+		VSHUFI32X4(U8(0xEE), b[12+c], b[8+c], d2)
+		for L, src := range [][2]reg.VecVirtual{{c1, d1}, {c1, d1}, {c2, d2}, {c2, d2}} {
+			o := ZMM()
+			imm := U8(0x88) // even lanes: column 4L+c for L = 0 (from c1/d1) or 2
+			if L%2 == 1 {
+				imm = U8(0xDD)
+			}
+			VSHUFI32X4(imm, src[1], src[0], o)
+			out[4*L+c] = o
+		}
+	}
+	for j, o := range out {
+		if j > 0 {
+			ADDQ(ds, q)
+		}
+		avx512.store(o, Mem{Base: q}, m)
+	}
 }
 
 // transposeGroup loads column group J of the h-th block down from s and transposes
