@@ -35,7 +35,23 @@ func WriteFileAtomic(path string, write func(w io.Writer) error) error {
 // as it is, so callers keep their own wording; the other steps' errors say what failed.
 // A panic in write removes the temporary file too, and goes on.
 func WriteFileAtomicFile(path string, write func(f *os.File) error) (err error) {
+	return WriteFileAtomicFileNamed(path, "", write)
+}
+
+// WriteFileAtomicFileNamed is [WriteFileAtomicFile] for a path in a directory that
+// becomes another: its errors call path name ("": path), and the files beside path
+// the same files beside name (see [PathsIn]). An error from write is returned as it is.
+func WriteFileAtomicFileNamed(path, name string, write func(f *os.File) error) (err error) {
 	path = LinkTarget(path) // a symbolic link stays, and the file it names is replaced
+	if name == "" {
+		name = path
+	}
+	failed := func(format string, err error) error {
+		if name != path {
+			err = PathsIn(err, filepath.Dir(path), filepath.Dir(name))
+		}
+		return fmt.Errorf(format, name, err)
+	}
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -43,17 +59,17 @@ func WriteFileAtomicFile(path string, write func(f *os.File) error) (err error) 
 	mode := fs.FileMode(0o644)
 	if st, err := os.Stat(path); err == nil {
 		if !st.Mode().IsRegular() {
-			return fmt.Errorf("buffer: write %s: not a regular file", path)
+			return fmt.Errorf("buffer: write %s: not a regular file", name)
 		}
 		mode = st.Mode().Perm()
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		// A loop of links (ELOOP) or a path through a file: replacing it would put a
 		// file where the links were.
-		return fmt.Errorf("buffer: write %s: %w", path, err)
+		return failed("buffer: write %s: %w", err)
 	}
 	f, err := os.CreateTemp(dir, "."+base+".tmp*")
 	if err != nil {
-		return fmt.Errorf("buffer: write %s: %w", path, err)
+		return failed("buffer: write %s: %w", err)
 	}
 	tmp := f.Name()
 	lockFile(f)   // a rerun can tell it from a killed process's (see RemoveStaleTemps)
@@ -68,19 +84,19 @@ func WriteFileAtomicFile(path string, write func(f *os.File) error) (err error) 
 		return err
 	}
 	if err = f.Chmod(mode); err != nil && !errors.Is(err, errors.ErrUnsupported) {
-		return fmt.Errorf("buffer: write %s: %w", path, err)
+		return failed("buffer: write %s: %w", err)
 	}
 	batch := batchFor(path) // a SyncBatch syncs it later, with the others
 	if batch != nil {
 		StartWriteback(f)
 	} else if err = Sync(f); err != nil {
-		return fmt.Errorf("buffer: write %s: sync: %w", path, err)
+		return failed("buffer: write %s: sync: %w", err)
 	}
 	if err = f.Close(); err != nil {
-		return fmt.Errorf("buffer: write %s: %w", path, err)
+		return failed("buffer: write %s: %w", err)
 	}
 	if err = os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("buffer: write %s: %w", path, err)
+		return failed("buffer: write %s: %w", err)
 	}
 	done = true
 	if batch != nil {

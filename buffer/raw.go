@@ -3,7 +3,9 @@ package buffer
 import (
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 
 	"github.com/tpulayout/tpulayout/layout"
 )
@@ -17,15 +19,23 @@ var MmapThreshold int64 = 64 << 20
 // wrapping [ErrSize] that names the expected and the actual byte counts. Files of at
 // least [MmapThreshold] bytes are mapped read-only (see [Buffer.Close]).
 func ReadRaw(path string, shape layout.Shape) (*Buffer, error) {
+	return ReadRawNamed(path, path, shape)
+}
+
+// ReadRawNamed is [ReadRaw] of the file path, whose errors call it name (a
+// *fs.PathError among them has Path name): for a temporary copy of a file known by
+// another name.
+func ReadRawNamed(path, name string, shape layout.Shape) (*Buffer, error) {
 	b, err := newHeader(shape)
 	if err != nil {
-		return nil, fmt.Errorf("buffer: read %s: %w", path, err)
+		return nil, fmt.Errorf("buffer: read %s: %w", name, err)
 	}
 	f, size, err := OpenSized(path)
 	if err != nil {
-		return nil, fmt.Errorf("buffer: read raw: %w", err)
+		return nil, fmt.Errorf("buffer: read raw: %w", NamePathError(err, name))
 	}
 	defer f.Close()
+	path = name // what errors call it
 	want := b.ix.FootprintBytes()
 	if size != want {
 		return nil, fmt.Errorf("%w: %s: %v needs %d bytes, the file has %d", ErrSize, path, b.Shape, want, size)
@@ -99,4 +109,40 @@ func WriteRaw(path string, buf *Buffer) error {
 		_, err := w.Write(buf.Data)
 		return err
 	})
+}
+
+// NamePathError is err with name for the Path of err when err is an *fs.PathError
+// (as [OpenSized]'s errors are): for an error about a temporary copy of a file known
+// by another name.
+func NamePathError(err error, name string) error {
+	if pe, ok := err.(*fs.PathError); ok && pe.Path != name {
+		c := *pe
+		c.Path = name
+		return &c
+	}
+	return err
+}
+
+// PathsIn is err naming the files of directory dir as the same files of directory
+// shown, when err is an *fs.PathError (its Path) or an *os.LinkError (its Old and
+// New) about them: for an error about a file of a temporary directory that becomes
+// shown. Other errors are returned as they are.
+func PathsIn(err error, dir, shown string) error {
+	in := func(p string) string {
+		if filepath.Dir(p) == filepath.Clean(dir) {
+			return filepath.Join(shown, filepath.Base(p))
+		}
+		return p
+	}
+	switch e := err.(type) {
+	case *fs.PathError:
+		c := *e
+		c.Path = in(e.Path)
+		return &c
+	case *os.LinkError:
+		c := *e
+		c.Old, c.New = in(e.Old), in(e.New)
+		return &c
+	}
+	return err
 }

@@ -56,9 +56,9 @@ func (l Limits) orDefault() Limits {
 
 // checkCapacity fails when converting into out needs more memory (memBytes: the
 // buffers held at once) or more disk (fileBytes: out's size) than the machine has
-// free. An out written as a stream (a device, pipe or /dev/fd/N) takes no disk space;
-// a symlink's is taken where its target lies.
-func (j *Job) checkCapacity(out string, fileBytes, memBytes int64) error {
+// free; messages call out shown. An out written as a stream (a device, pipe or
+// /dev/fd/N) takes no disk space; a symlink's is taken where its target lies.
+func (j *Job) checkCapacity(out, shown string, fileBytes, memBytes int64) error {
 	l, n := j.Limits.orDefault(), names{}
 	if avail, ok := l.Memory(); ok && memBytes > avail {
 		return n.errf(Output, "cannot hold {Out} in memory: converting needs %s (%d bytes), but only %s (%d bytes) is available",
@@ -69,7 +69,7 @@ func (j *Job) checkCapacity(out string, fileBytes, memBytes int64) error {
 	}
 	if free, ok := l.FreeDisk(filepath.Dir(buffer.LinkTarget(out))); ok && fileBytes > free {
 		return n.errf(Output, "cannot write {Out} %s: no space left: it needs %s (%d bytes), but its file system has only %s (%d bytes) free",
-			out, SizeText(fileBytes), fileBytes, SizeText(free), free)
+			shown, SizeText(fileBytes), fileBytes, SizeText(free), free)
 	}
 	return nil
 }

@@ -148,45 +148,6 @@ func inputf(format string, args ...any) error {
 // names is the receiver of the helpers that make errors and notes.
 type names struct{}
 
-// renamePath is err naming the file old as new, where old is a temporary that
-// becomes new: in its message's text and, through [renamed], in its causes.
-func renamePath(err error, old, new string) error {
-	e, ok := err.(*Error)
-	if !ok {
-		return &renamed{err, old, new}
-	}
-	r := *e
-	if r.Path == old {
-		r.Path = new
-	}
-	r.Msg.args = make([]any, len(e.Msg.args))
-	for i, a := range e.Msg.args {
-		switch a := a.(type) {
-		case string:
-			r.Msg.args[i] = strings.ReplaceAll(a, old, new)
-		case error:
-			if strings.Contains(a.Error(), old) {
-				r.Msg.args[i] = renamePath(a, old, new)
-			} else {
-				r.Msg.args[i] = a
-			}
-		default:
-			r.Msg.args[i] = a
-		}
-	}
-	r.Msg.format = strings.ReplaceAll(e.Msg.format, old, strings.ReplaceAll(new, "%", "%%"))
-	return &r
-}
-
-// renamed is an error whose text names the file old as new.
-type renamed struct {
-	err      error
-	old, new string
-}
-
-func (r *renamed) Error() string { return strings.ReplaceAll(r.err.Error(), r.old, r.new) }
-func (r *renamed) Unwrap() error { return r.err }
-
 // typed returns err as an *Error: nil stays nil, an *Error is itself, and any other
 // error is the cause of one of its kind, worded as err.Error().
 func typed(err error) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path/filepath"
 
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/buffer/npy"
@@ -31,7 +32,7 @@ func (j *Job) writeArray(hdr []byte, dstIx *layout.Indexer, src *buffer.Buffer, 
 		}
 		mem = sparseRun
 	}
-	if err := j.checkCapacity(out, int64(len(hdr))+dstIx.FootprintBytes(), mem); err != nil {
+	if err := j.checkCapacity(out, j.outShown(), int64(len(hdr))+dstIx.FootprintBytes(), mem); err != nil {
 		return 0, err
 	}
 	var whole *relayout.Plan
@@ -44,7 +45,12 @@ func (j *Job) writeArray(hdr []byte, dstIx *layout.Indexer, src *buffer.Buffer, 
 		return 0, inputf("cannot convert %s to %s: %s", src.Shape, dst, err)
 	}
 
-	wrap := func(err error) error { return names.errf(Output, "cannot write {Out} %s: %s", out, err) }
+	wrap := func(err error) error {
+		if j.outName != "" { // a file beside Out is one beside outName
+			err = buffer.PathsIn(err, filepath.Dir(out), filepath.Dir(j.outName))
+		}
+		return names.errf(Output, "cannot write {Out} %s: %s", j.outShown(), err)
+	}
 	total := dstIx.FootprintBytes()
 	prog.Total(total)
 	base0 := int64(len(hdr))

@@ -49,10 +49,15 @@ type ArrayWords struct{ What, Shape, Tensor string }
 // or the only one), or a raw file of the shape shapeText gives. It returns the buffer
 // (possibly a read-only mapping: Close it) and the tensor's name for safetensors.
 func OpenArray(path string, f Format, shapeText, tensor string, w ArrayWords) (*buffer.Buffer, string, error) {
+	return openArray(path, path, f, shapeText, tensor, w)
+}
+
+// openArray is OpenArray reading the file file, which messages call path.
+func openArray(file, path string, f Format, shapeText, tensor string, w ArrayWords) (*buffer.Buffer, string, error) {
 	what, shape, tensorField := "{"+w.What+"}", "{"+w.Shape+"}", "{"+w.Tensor+"}"
-	st, err := os.Stat(path)
+	st, err := os.Stat(file)
 	if err != nil {
-		return nil, "", inputf("cannot read "+what+" %s: %s", path, err)
+		return nil, "", inputf("cannot read "+what+" %s: %s", path, buffer.NamePathError(err, path))
 	}
 	if st.IsDir() {
 		return nil, "", inputf("cannot read "+what+" %s: it is a directory", path)
@@ -62,13 +67,13 @@ func OpenArray(path string, f Format, shapeText, tensor string, w ArrayWords) (*
 	}
 	switch f {
 	case NPY:
-		b, err := npy.Read(path)
+		b, err := npy.ReadNamed(file, path)
 		if err != nil {
 			return nil, "", names{}.pathErrf(Input, path, "cannot read "+what+" %s: %s", path, err)
 		}
 		return b, "", nil
 	case Safetensors:
-		sf, err := safetensors.Open(path)
+		sf, err := safetensors.OpenNamed(file, path)
 		if err != nil {
 			return nil, "", names{}.pathErrf(Input, path, "cannot read "+what+" %s: %s", path, err)
 		}
@@ -99,7 +104,7 @@ func OpenArray(path string, f Format, shapeText, tensor string, w ArrayWords) (*
 		return nil, "", inputf(what+" %s has %s, but %s needs %s (its footprint)",
 			path, report.Plural(st.Size(), "byte"), ix.Shape(), report.Plural(want, "byte"))
 	}
-	b, err := buffer.ReadRaw(path, ix.Shape())
+	b, err := buffer.ReadRawNamed(file, path, ix.Shape())
 	if err != nil {
 		return nil, "", inputf("cannot read "+what+" %s: %s", path, err)
 	}

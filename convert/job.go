@@ -56,7 +56,25 @@ type Job struct {
 	Limits   Limits        // memory and disk; zero: the defaults and the system's
 	Temps    Temps         // hears of temporary outputs, to remove them on a signal; may be nil
 
-	ctx context.Context // RunContext's; nil: never done
+	ctx     context.Context // RunContext's; nil: never done
+	inName  string          // what messages call In, when In is a temporary copy of it
+	outName string          // what messages call Out, when Out is a temporary that becomes it
+}
+
+// inShown is what messages call In.
+func (j *Job) inShown() string {
+	if j.inName != "" {
+		return j.inName
+	}
+	return j.In
+}
+
+// outShown is what messages call Out.
+func (j *Job) outShown() string {
+	if j.outName != "" {
+		return j.outName
+	}
+	return j.Out
 }
 
 // Result is what a Job wrote.
@@ -135,18 +153,17 @@ func (j *Job) run() (*Result, error) {
 	}
 	defer cleanup()
 	sub := *j
-	sub.In = tmp
-	res, err := sub.runFile()
-	return res, renameSpooled(err, tmp, name)
+	sub.In, sub.inName = tmp, name
+	return sub.runFile()
 }
 
 func (j *Job) runFile() (*Result, error) {
 	n := names{}
-	in, out := j.In, j.Out
+	in, out := j.inShown(), j.Out // in names In; j.In is the file read
 	if err := n.checkOutName(out); err != nil {
 		return nil, err
 	}
-	inKind, outKind := FormatOf(in), FormatOf(out)
+	inKind, outKind := FormatOf(j.In), FormatOf(out)
 	padOpt, err := PadOption(j.Pad)
 	if err != nil {
 		return nil, err
@@ -169,7 +186,7 @@ func (j *Job) runFile() (*Result, error) {
 		}
 		return j.runAll(padOpt)
 	}
-	if err := j.checkOut(in); err != nil {
+	if err := j.checkOut(j.In); err != nil {
 		return nil, err
 	}
 	inTensor := ""
@@ -179,7 +196,7 @@ func (j *Job) runFile() (*Result, error) {
 	case j.Tensor != "" && outKind != Safetensors:
 		return nil, n.errf(Setting, "{Tensor} names the tensor of a .safetensors {In} or {Out}; neither %s nor %s is one", in, out)
 	}
-	src, name, err := OpenArray(in, inKind, j.From, inTensor, ArrayWords{What: "In", Shape: "From", Tensor: "Tensor"})
+	src, name, err := openArray(j.In, in, inKind, j.From, inTensor, ArrayWords{What: "In", Shape: "From", Tensor: "Tensor"})
 	if err != nil {
 		return nil, err
 	}
@@ -206,7 +223,7 @@ func (j *Job) runFile() (*Result, error) {
 		return nil, err
 	}
 	var written int64
-	if err := n.guardMapped(in, src, func() (err error) {
+	if err := n.guardMapped(j.In, in, src, func() (err error) {
 		written, err = j.writeArray(hdr, dstIx, src, []relayout.Option{padOpt}, j.Progress)
 		return err
 	}); err != nil {
@@ -360,16 +377,14 @@ func (j *Job) writeTensors(sf *safetensors.File, targets []*layout.Indexer, tmp 
 			return nil, n.errf(Input, "cannot read tensor %q of {In} %s: %s", t.Name, in, err)
 		}
 		one := *j
-		one.Out = filepath.Join(tmp, file)
+		one.Out, one.outName = filepath.Join(tmp, file), filepath.Join(out, file) // tmp becomes Out
 		var k int64
-		err = n.guardMapped(in, src, func() (err error) {
+		err = n.guardMapped(in, in, src, func() (err error) {
 			k, err = one.writeArray(nil, targets[i], src, []relayout.Option{padOpt}, nil)
 			return err
 		})
 		src.Close()
 		if err != nil {
-			// Name Out, not the temporary tree that becomes it.
-			err = renamePath(err, tmp, filepath.Clean(out))
 			return nil, n.wrapf(err, "tensor %q: %s", t.Name, err)
 		}
 		prog.Add(k)

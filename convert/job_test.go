@@ -341,3 +341,38 @@ func TestJobCompilesTargetOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestJobStdinErrorsName: an error about a bad stream names it as In's name in every
+// error of its chain, not only in the outer text: no cause names the spooled copy.
+func TestJobStdinErrorsName(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	dir := t.TempDir()
+	for _, in := range []string{"\x93NUMPY\x01\x00\x02\x00{}", "\x40\x00\x00\x00\x00\x00\x00\x00{\"x\":"} {
+		_, err := (&Job{In: "-", Out: filepath.Join(dir, "o.bin"), To: "tpu:v5e", Stdin: strings.NewReader(in)}).Run()
+		var e *Error
+		if !errors.As(err, &e) || e.Path != StdinName || e.Err == nil {
+			t.Fatalf("%q: %#v", in, err)
+		}
+		for c := e.Err; c != nil; c = errors.Unwrap(c) {
+			if strings.Contains(c.Error(), "tpulayout-stdin") || !strings.Contains(c.Error(), StdinName) && c == e.Err {
+				t.Errorf("%q: cause %q (%T) names the copy, or not In", in, c, c)
+			}
+		}
+	}
+}
+
+// TestJobAllErrorsNameOut: an error about a tensor's file of All names it in Out, the
+// directory it is written for, not in the temporary tree that becomes Out (a
+// relative Out too).
+func TestJobAllErrorsNameOut(t *testing.T) {
+	dir := t.TempDir()
+	testfiles.WriteCheckpoint(t, dir, "m.safetensors",
+		safetensors.NamedBuffer{Name: "w", Buf: testfiles.RandomBuffer(t, "bf16[64,256]", 1)})
+	t.Chdir(dir)
+	_, err := (&Job{In: "m.safetensors", Out: "od", To: "tpu:v5e", All: true,
+		Limits: Limits{FreeDisk: func(string) (int64, bool) { return 4096, true }}}).Run()
+	want := "cannot write Out " + filepath.Join("od", "w.bin") + ": no space left"
+	if KindOf(err) != Output || err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), ".tmp") {
+		t.Errorf("got %v, want %q", err, want)
+	}
+}

@@ -151,7 +151,7 @@ func (j *Job) WriteOutput(write func(w ImageWriter) error) error {
 			temps.Untrack(tmp)
 		}
 	}()
-	err = buffer.WriteFileAtomicFile(buffer.LinkTarget(out), func(f *os.File) error {
+	err = buffer.WriteFileAtomicFileNamed(buffer.LinkTarget(out), j.outName, func(f *os.File) error {
 		tmp = f.Name()
 		temps.Track(tmp) // until renamed: the fsync after this can be long
 		release()

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"os"
-	"strings"
 )
 
 // In "-" is standard input (Job.Stdin); an In that is not a regular file (a FIFO,
@@ -58,15 +57,6 @@ func sniffExt(head []byte) string {
 		return ".safetensors"
 	}
 	return ""
-}
-
-// renameSpooled puts name back where a message names the temporary copy of a
-// stream, keeping the error's kind.
-func renameSpooled(err error, tmp, name string) error {
-	if err == nil || !strings.Contains(err.Error(), tmp) {
-		return err
-	}
-	return renamePath(err, tmp, name)
 }
 
 // isStream reports whether path names something that is not a regular file (after

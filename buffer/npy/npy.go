@@ -237,11 +237,18 @@ func (h *Header) parseDict(text []byte, o npyOptions) error {
 // in memory (such files are never mapped). Data of at least [buffer.MmapThreshold] bytes is
 // mapped read-only; call Close on the buffer.
 func Read(path string, opts ...Option) (*buffer.Buffer, error) {
+	return ReadNamed(path, path, opts...)
+}
+
+// ReadNamed is [Read] of the file path, whose errors call it name (a *fs.PathError
+// among them has Path name): for a temporary copy of a file known by another name.
+func ReadNamed(path, name string, opts ...Option) (*buffer.Buffer, error) {
 	f, size, err := buffer.OpenSized(path)
 	if err != nil {
-		return nil, fmt.Errorf("npy: %w", err)
+		return nil, fmt.Errorf("npy: %w", buffer.NamePathError(err, name))
 	}
 	defer f.Close()
+	path = name // what errors call it
 	h, err := ReadHeader(bufio.NewReaderSize(f, 4096), opts...)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -279,5 +280,22 @@ func TestErrorsNameThePackage(t *testing.T) {
 	_, err = HeaderFor(layout.S4, []int64{2})
 	if err == nil || !strings.HasPrefix(err.Error(), "npy: unsupported element type: ") || !errors.Is(err, buffer.ErrDType) {
 		t.Errorf("s4: %v", err)
+	}
+}
+
+// TestReadNamed: the errors of ReadNamed call the file by the name given, in their
+// text and in the Path of a *fs.PathError among them.
+func TestReadNamed(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "copy.npy")
+	os.WriteFile(bad, []byte("\x93NUMPY\x01\x00\x02\x00{}"), 0o644)
+	_, err := ReadNamed(bad, "shown.npy")
+	if err == nil || !strings.HasPrefix(err.Error(), "shown.npy: ") || strings.Contains(err.Error(), bad) {
+		t.Errorf("bad header: %v", err)
+	}
+	_, err = ReadNamed(filepath.Join(dir, "gone.npy"), "shown.npy")
+	var pe *fs.PathError
+	if !errors.As(err, &pe) || pe.Path != "shown.npy" || !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("missing file: %v", err)
 	}
 }

@@ -61,6 +61,7 @@ type File struct {
 	Metadata  map[string]string // "__metadata__", nil when absent
 	DataStart int64             // 8 + header length
 	byName    map[string]int
+	file      string // the file that Read opens, when it is not Path
 }
 
 // Tensor returns the named tensor's description.
@@ -78,16 +79,26 @@ func (s *File) Tensor(name string) (TensorInfo, bool) {
 // errors name the tensor and wrap [buffer.ErrFormat] or [buffer.ErrDType]. Gaps between tensors and
 // trailing bytes are allowed (the reference implementation refuses them).
 func Open(path string) (*File, error) {
+	return OpenNamed(path, path)
+}
+
+// OpenNamed is [Open] of the file path, which the File's Path and errors call name (a
+// *fs.PathError among them has Path name): for a temporary copy of a file known by
+// another name. [File.Read] reads path.
+func OpenNamed(path, name string) (*File, error) {
 	f, size, err := buffer.OpenSized(path)
 	if err != nil {
-		return nil, fmt.Errorf("safetensors: %w", err)
+		return nil, fmt.Errorf("safetensors: %w", buffer.NamePathError(err, name))
 	}
 	defer f.Close()
 	s, err := readHeader(f, size)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	s.Path = path
+	s.Path = name
+	if path != name {
+		s.file = path
+	}
 	return s, nil
 }
 
@@ -263,9 +274,13 @@ func (s *File) Read(name string) (*buffer.Buffer, error) {
 	if !ok {
 		return nil, errorf(buffer.ErrNotFound, "%q in %s", name, s.Path)
 	}
-	f, size, err := buffer.OpenSized(s.Path)
+	file := s.Path
+	if s.file != "" {
+		file = s.file
+	}
+	f, size, err := buffer.OpenSized(file)
 	if err != nil {
-		return nil, fmt.Errorf("safetensors: %w", err)
+		return nil, fmt.Errorf("safetensors: %w", buffer.NamePathError(err, s.Path))
 	}
 	defer f.Close()
 	b, err := buffer.ReadAt(f, t.Offset, size, t.BufferShape())

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -198,5 +199,37 @@ func TestErrorsNameThePackage(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), ": safetensors: invalid file format: header: tensor \"a\"") ||
 		strings.Count(err.Error(), " safetensors:") != 1 || strings.Contains(err.Error(), "buffer:") || !errors.Is(err, buffer.ErrFormat) {
 		t.Errorf("bad header: %v", err)
+	}
+}
+
+// TestOpenNamed: OpenNamed reads the file given and calls it by the name given, in
+// File.Path and in errors (the Path of a *fs.PathError among them too).
+func TestOpenNamed(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile(stPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := filepath.Join(dir, "copy.safetensors")
+	os.WriteFile(cp, data, 0o644)
+	s, err := OpenNamed(cp, "shown.safetensors")
+	if err != nil || s.Path != "shown.safetensors" {
+		t.Fatalf("OpenNamed: %v, %v", s, err)
+	}
+	b, err := s.Read(s.Tensors[0].Name)
+	if err != nil {
+		t.Fatalf("Read: %v", err)
+	}
+	b.Close()
+	os.Remove(cp)
+	_, err = s.Read(s.Tensors[0].Name)
+	var pe *fs.PathError
+	if !errors.As(err, &pe) || pe.Path != "shown.safetensors" || !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Read of a removed file: %v", err)
+	}
+	os.WriteFile(cp, data[:20], 0o644)
+	_, err = OpenNamed(cp, "shown.safetensors")
+	if err == nil || !strings.HasPrefix(err.Error(), "shown.safetensors: ") || strings.Contains(err.Error(), cp) {
+		t.Errorf("truncated: %v", err)
 	}
 }
