@@ -78,50 +78,43 @@ func (p *Plan) planAhead(kern kernel) ahead {
 	return ahead{}
 }
 
-// chunkBytes is the source a packing call reads before asking for the same part of the
-// next call's rows: bf16 8192² → T(8,128)(2,1) reads two 16 KiB rows a call; asking for
-// them 2 KiB at a time gained most: 1 KiB costs more calls, 4 KiB asks for more lines
-// at once than are in flight (bench/design-notes.md).
-const chunkBytes = 2 << 10
-
-// planChunk returns, for a same-type packing kernel whose calls read their p source rows
-// over several chunks and whose next call reads the rows after them (pieces too long for
-// planAhead), the repeats per chunk; else 0. Each row is a stream the hardware picks up
-// afresh at every page; asking for the next call's rows while this call works keeps them
-// in flight. Copy kernels read one stream that runs on into the next call's and gain
-// nothing, and converting packings (f32 → bf16: twice the bytes read as written) lose,
-// so neither asks (bench/design-notes.md).
-func (p *Plan) planChunk(k *packingKernel) int64 {
+// planNextRows returns, for a same-type packing kernel whose calls read their p source
+// rows whole and whose next call reads the rows after them (pieces too long for
+// planAhead), the bytes from a call's rows to the next call's; else 0. Each row is a
+// stream the hardware picks up afresh at every page; the kernel asks for the next
+// call's rows as it reads this call's (simd Rows.Ahead), which keeps them in flight.
+// Copy kernels read one stream that runs on into the next call's and gain nothing,
+// and converting packings (f32 → bf16: twice the bytes read as written) lose, so
+// neither asks (bench/design-notes.md).
+func (p *Plan) planNextRows(k *packingKernel) int64 {
 	if !p.readAhead || !k.interleave || p.sbits != p.dbits || p.ahead.piece > 0 || len(p.outer) == 0 || p.outer[len(p.outer)-1].tab != nil {
 		return 0
 	}
-	reps := max(1, chunkBytes/(k.p*k.n*int64(p.sbits/8)))
-	if k.rep <= reps {
+	if k.rep <= k.fewReps(p) {
 		return 0
 	}
-	return reps
+	return p.outer[len(p.outer)-1].srcStr * int64(p.sbits/8)
 }
 
-// repeats runs rows repeats of the kernel on data, a chunk at a time when planChunk
-// asked for it, each chunk then asking for the same part of the rows of the next outer
-// iteration.
+// fewReps is the most repeats of a packing call that do not ask ahead: those that
+// read at most nextRowsMin source bytes together (or one repeat).
+func (k *packingKernel) fewReps(p *Plan) int64 {
+	return max(1, nextRowsMin/(k.p*k.n*int64(p.sbits/8)))
+}
+
+// nextRowsMin: calls that read less ask for nothing; the lines they would ask for,
+// about as many as are in flight at once, are those the call itself reads
+// (bench/design-notes.md).
+const nextRowsMin = 2 << 10
+
+// repeats runs rows repeats of the kernel on data, asking for the same part of the
+// rows of the next outer iteration as it reads them where planNextRows says so.
 func (p *Plan) repeats(dst, src, scratch []byte, dOff, sOff, rows int64) {
-	k, _ := p.kern.(*packingKernel)
-	if k == nil || k.chunk == 0 || rows <= k.chunk {
-		p.kernel(dst, src, scratch, dOff, sOff, p.kern.base().n, rows)
-		return
+	c := blockCall{dst, src, scratch, dOff, sOff, p.kern.base().repDst, p.kern.base().n, rows, p.stream, 0}
+	if k, _ := p.kern.(*packingKernel); k != nil && k.nextRows != 0 && rows > k.fewReps(p) {
+		c.ahead = k.nextRows
 	}
-	sb, next := int64(p.sbits/8), p.outer[len(p.outer)-1].srcStr
-	for c := int64(0); c < rows; c += k.chunk {
-		m := min(k.chunk, rows-c)
-		p.kernel(dst, src, scratch, dOff+c*k.repDst, sOff+c*k.repSrc, k.n, m)
-		for j := range k.p {
-			from := (sOff + next + c*k.repSrc + j*k.pstr) * sb
-			if to := min(from+((m-1)*k.repSrc+k.n)*sb, int64(len(src))); from < to {
-				p.k().Prefetch(src[from:to])
-			}
-		}
-	}
+	p.kern.call(p, c)
 }
 
 // planBlockAhead returns, for a transpose whose blocks each read one contiguous piece

@@ -7,6 +7,7 @@ import (
 
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/simd"
 )
 
 // Untilings walked in source order ask for the next tile ahead, tilings of narrow arrays
@@ -154,35 +155,37 @@ func TestStagedOddRows(t *testing.T) {
 	}
 }
 
-// Packing wide arrays (bf16 8192² → T(8,128)(2,1): two 16 KiB rows a call) runs each call
-// in 2 KiB chunks of source and asks, after each, for the same part of the next call's
-// rows; copies and packings whose next rows planAhead asks for already do not.
-func TestChunkedPacking(t *testing.T) {
+// Packing wide arrays (bf16 8192² → T(8,128)(2,1): two 16 KiB rows a call) asks, as
+// each call reads its rows, for the same part of the next call's rows; copies,
+// packings whose next rows planAhead asks for already, and calls of 2 KiB or less do
+// not.
+func TestPackingAsksNextRows(t *testing.T) {
 	for _, c := range []struct {
 		dst, src string
 		want     int64
 	}{
-		{"bf16[8192,8192]{1,0:T(8,128)(2,1)}", "bf16[8192,8192]{1,0}", 4},
-		{"s8[8192,8192]{1,0:T(32,128)(4,1)}", "s8[8192,8192]{1,0}", 4},
+		{"bf16[8192,8192]{1,0:T(8,128)(2,1)}", "bf16[8192,8192]{1,0}", 2 * 16384},
+		{"s8[8192,8192]{1,0:T(32,128)(4,1)}", "s8[8192,8192]{1,0}", 4 * 8192},
 		{"bf16[8192,8192]{1,0:T(8,128)(2,1)}", "f32[8192,8192]{1,0}", 0},    // converts
 		{"f32[8192,8192]{1,0:T(8,128)}", "f32[8192,8192]{1,0}", 0},          // copy
 		{"bf16[200000,200]{1,0:T(8,128)(2,1)}", "bf16[200000,200]{1,0}", 0}, // planAhead's
 		{"bf16[8192,8192]{1,0}", "bf16[8192,8192]{1,0:T(8,128)(2,1)}", 0},   // deinterleave
 		{"bf16[64,1024]{1,0:T(8,128)(2,1)}", "bf16[64,1024]{1,0}", 0},       // in L2
-		{"bf16[256,8192]{1,0:T(8,128)(2,1)}", "bf16[256,8192]{1,0}", 4},     // beyond L2, no streaming
+		{"bf16[1024,512]{1,0:T(8,128)(2,1)}", "bf16[1024,512]{1,0}", 0},     // 2 KiB a call
+		{"bf16[256,8192]{1,0:T(8,128)(2,1)}", "bf16[256,8192]{1,0}", 32768}, // beyond L2, no streaming
 	} {
 		p := mustPlan(t, c.dst, c.src)
-		if packingOf(p).chunk != c.want {
-			t.Errorf("%s ← %s: chunks of %d repeats, want %d", c.dst, c.src, packingOf(p).chunk, c.want)
+		if got := packingOf(p).nextRows; got != c.want {
+			t.Errorf("%s ← %s: asks %d bytes ahead, want %d", c.dst, c.src, got, c.want)
 		}
 	}
 }
 
-// Each chunk asks for the same part of the next call's rows: over a whole copy, every
-// source byte of the repeats that are whole tiles of data, but the first call's rows',
-// is asked for exactly once, and none beyond.
-func TestChunkedAsksNextRows(t *testing.T) {
-	for _, cols := range []int{8192, 8300} { // 8300: edge blocks, their whole tiles chunked
+// The calls ask for the next call's rows: over a whole copy, every source byte of the
+// repeats that are whole tiles of data, but the first call's rows', is asked for
+// exactly once, and none beyond.
+func TestPackingAsksEachRowOnce(t *testing.T) {
+	for _, cols := range []int{8192, 8300} { // 8300: edge blocks, their whole tiles too
 		src := buffer.MustNew(layout.MustParse(fmt.Sprintf("bf16[32,%d]{1,0}", cols)))
 		dst := buffer.MustNew(layout.MustParse(fmt.Sprintf("bf16[32,%d]{1,0:T(8,128)(2,1)}", cols)))
 		p, err := NewPlan(dst.Shape, src.Shape, WithWorkers(1))
@@ -191,17 +194,23 @@ func TestChunkedAsksNextRows(t *testing.T) {
 		}
 		p.stream, p.readAhead = true, true
 		p.settle(p.kern)
-		if packingOf(p).chunk == 0 {
-			t.Fatalf("%v: not chunked", p)
+		pk := packingOf(p)
+		if pk.nextRows == 0 {
+			t.Fatalf("%v: asks for nothing ahead", p)
 		}
 		asked := make([]int, len(src.Data))
-		ks := *p.k()
-		ks.Prefetch = func(b []byte) {
-			for i := cap(src.Data) - cap(b); i < cap(src.Data)-cap(b)+len(b); i++ {
-				asked[i]++
+		pair := pk.pair
+		pk.pair = func(d, a, b []byte, n int, r simd.Rows) {
+			for _, row := range [][]byte{a, b} {
+				for j := 0; j < r.N && r.Ahead != 0; j++ {
+					from := cap(src.Data) - cap(row) + j*r.SrcStride + r.Ahead
+					for i := from; i < min(from+2*n, len(asked)); i++ {
+						asked[i]++
+					}
+				}
 			}
+			pair(d, a, b, n, r)
 		}
-		p.opts.kernels = &ks
 		if err := p.Copy(dst, src); err != nil {
 			t.Fatal(err)
 		}
@@ -218,8 +227,9 @@ func TestChunkedAsksNextRows(t *testing.T) {
 	}
 }
 
-// Chunked packings copy exactly, odd sizes, edge blocks and several workers included.
-func TestChunkedExact(t *testing.T) {
+// Packings that ask ahead copy exactly, odd sizes, edge blocks and several workers
+// included.
+func TestAskingPackingsExact(t *testing.T) {
 	r := rand.New(rand.NewPCG(41, 42))
 	for _, c := range [][2]string{
 		{"bf16[13,8300]{1,0:T(8,128)(2,1)}", "bf16[13,8300]{1,0}"},

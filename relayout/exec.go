@@ -187,21 +187,23 @@ func (p *Plan) dataReps(e *[maxDims]int64) int64 {
 // that are all data; n is the run length of copy, interleave and deinterleave kernels
 // (the kernel's own, or a clipped one). The simd kernels take the repeats as one batch.
 func (p *Plan) kernel(dst, src, scratch []byte, dOff, sOff, n, rows int64) {
-	p.kern.call(p, blockCall{dst, src, scratch, dOff, sOff, p.kern.base().repDst, n, rows, p.stream})
+	p.kern.call(p, blockCall{dst, src, scratch, dOff, sOff, p.kern.base().repDst, n, rows, p.stream, 0})
 }
 
 // blockCall is one call of the kernel: rows repeats at dOff in dst and sOff in src,
 // dstRep and the kernel's repSrc elements apart, runs of n elements, with streaming
-// stores or not (see clipped, which stages runs with other repeats).
+// stores or not (see clipped, which stages runs with other repeats), asking for the
+// source ahead bytes further as it is read or not (0; see planNextRows).
 type blockCall struct {
 	dst, src, scratch           []byte
 	dOff, sOff, dstRep, n, rows int64
 	stream                      bool
+	ahead                       int64
 }
 
 // rowsOf is the simd batch of a call's repeats, k's repSrc apart in the source.
 func (p *Plan) rowsOf(k *kernelBase, c *blockCall) simd.Rows {
-	return simd.Rows{N: int(c.rows), DstStride: int(c.dstRep * int64(p.dbits/8)), SrcStride: int(k.repSrc * int64(p.sbits/8)), Stream: c.stream}
+	return simd.Rows{N: int(c.rows), DstStride: int(c.dstRep * int64(p.dbits/8)), SrcStride: int(k.repSrc * int64(p.sbits/8)), Stream: c.stream, Ahead: int(c.ahead)}
 }
 
 // copyRuns runs a copy kernel's call: runs copied, converting or not.
@@ -626,7 +628,7 @@ func (p *Plan) clipped(dst, src, scratch, stage []byte, dOff, sOff, data, inDst,
 		return
 	}
 	if data > 0 {
-		p.kern.call(p, blockCall{stage, src, scratch, 0, sOff, run, p.stagedRun(src, sOff, data, inDst, rows), rows, false})
+		p.kern.call(p, blockCall{stage, src, scratch, 0, sOff, run, p.stagedRun(src, sOff, data, inDst, rows), rows, false, 0})
 	}
 	for i := range rows {
 		p.pad(stage, i*run+data*w, (i+1)*run)

@@ -94,7 +94,7 @@ type packingKernel struct {
 	// packConv converts the rows of a packing whose types have no fused kernel (f16 →
 	// bf16 (2,1)): pair and quad are then the converted side's same-type kernels.
 	packConv func(dst, src []byte, n int, r simd.Rows)
-	chunk    int64             // repeats a call before asking for the next rows (see planChunk)
+	nextRows int64             // bytes from a call's source rows to the next call's, asked for ahead (see planNextRows)
 	fillRow  []byte            // interleave: a source row that packs to the fill (see packFillRow)
 	wide     *freeList[[]byte] // staging of consecutive pair-unpacked tiles (nil: none, see planWide)
 }
@@ -346,7 +346,7 @@ func (k *packingKernel) bind(p *Plan) {
 		k.scratch = p.makeScratch(0)
 		k.pair, k.quad = p.packKernel(k.p, k.interleave, false)
 	}
-	k.chunk = p.planChunk(k)
+	k.nextRows = p.planNextRows(k)
 	k.wide = p.planWide(k)
 	k.fillRow = p.packFillRow(k)
 }

@@ -26,6 +26,9 @@ type asmSet struct {
 	one, oneNT            singleAsm
 	rows, rowsNT          rowAsm
 	rowsEdges, rowsEdgesW edgeAsm // rowsEdgesW: per-row edges, for rows apart by other than whole lines
+	// The same-type packings that ask ahead for the next batch's rows (Rows.Ahead),
+	// with Prefetch's hints: PREFETCHNTA, and PREFETCHT1 (prefetchToL2).
+	ahead, aheadT1 aheadAsm
 
 	transpose32, transpose16, transpose8 func(dst *byte, dstStride int, src *byte, srcStride int, n int)
 	// Non-temporal transposes without SFENCE (nil where a store is less than a cache line).
@@ -128,7 +131,9 @@ func (s *asmSet) kernels() *Kernels {
 		return s.transposeFunc(w, st == NonTemporal)
 	})
 	s.singles(&k.one)
-	return addRows(k, s.rows, s.rowsNT, s.narrowerRows(), s.rowsEdges, s.rowsEdgesW)
+	addRows(k, s.rows, s.rowsNT, s.narrowerRows(), s.rowsEdges, s.rowsEdgesW)
+	addAhead(k, pick(prefetchToL2, s.ahead, s.aheadT1), s.vw)
+	return k
 }
 
 // singles wraps the set's single-row assembly (see convert, pack and unpack).

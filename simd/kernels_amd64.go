@@ -344,6 +344,46 @@ func bf16ExtractLoToF32RowsNTWAVX2(dst *byte, src *byte, n int, rows int, dstStr
 //go:noescape
 func bf16ExtractHiToF32RowsNTWAVX2(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int, edges [8]int)
 
+// interleave16RowsAAVX2 interleaves n*32 16-bit elements of a and b into dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each source line read asks for the line ahead bytes further (PREFETCHNTA; PREFETCHT1 in the T1 forms).
+//
+//go:noescape
+func interleave16RowsAAVX2(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int, ahead int)
+
+// interleave8x4RowsAAVX2 interleaves n*32 bytes of r0..r3 into 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each source line read asks for the line ahead bytes further (PREFETCHNTA; PREFETCHT1 in the T1 forms).
+//
+//go:noescape
+func interleave8x4RowsAAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int, ahead int)
+
+// interleave16RowsNTAAVX2 interleaves n*32 16-bit elements of a and b into dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each source line read asks for the line ahead bytes further (PREFETCHNTA; PREFETCHT1 in the T1 forms). Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func interleave16RowsNTAAVX2(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int, ahead int)
+
+// interleave8x4RowsNTAAVX2 interleaves n*32 bytes of r0..r3 into 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each source line read asks for the line ahead bytes further (PREFETCHNTA; PREFETCHT1 in the T1 forms). Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func interleave8x4RowsNTAAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int, ahead int)
+
+// interleave16RowsA1AVX2 interleaves n*32 16-bit elements of a and b into dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each source line read asks for the line ahead bytes further (PREFETCHNTA; PREFETCHT1 in the T1 forms).
+//
+//go:noescape
+func interleave16RowsA1AVX2(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int, ahead int)
+
+// interleave8x4RowsA1AVX2 interleaves n*32 bytes of r0..r3 into 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each source line read asks for the line ahead bytes further (PREFETCHNTA; PREFETCHT1 in the T1 forms).
+//
+//go:noescape
+func interleave8x4RowsA1AVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int, ahead int)
+
+// interleave16RowsNTA1AVX2 interleaves n*32 16-bit elements of a and b into dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each source line read asks for the line ahead bytes further (PREFETCHNTA; PREFETCHT1 in the T1 forms). Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func interleave16RowsNTA1AVX2(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int, ahead int)
+
+// interleave8x4RowsNTA1AVX2 interleaves n*32 bytes of r0..r3 into 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each source line read asks for the line ahead bytes further (PREFETCHNTA; PREFETCHT1 in the T1 forms). Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func interleave8x4RowsNTA1AVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int, ahead int)
+
 // fillAVX512 stores the 64 bytes at pat n*4 times to dst.
 //
 //go:noescape
@@ -588,6 +628,46 @@ func f32ToF16InterleaveRowsNTAVX512(dst *byte, a *byte, b *byte, n int, rows int
 //
 //go:noescape
 func f16ToF32RowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
+// interleave16RowsAAVX512 interleaves n*64 16-bit elements of a and b into dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each source line read asks for the line ahead bytes further (PREFETCHNTA; PREFETCHT1 in the T1 forms).
+//
+//go:noescape
+func interleave16RowsAAVX512(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int, ahead int)
+
+// interleave8x4RowsAAVX512 interleaves n*64 bytes of r0..r3 into 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each source line read asks for the line ahead bytes further (PREFETCHNTA; PREFETCHT1 in the T1 forms).
+//
+//go:noescape
+func interleave8x4RowsAAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int, ahead int)
+
+// interleave16RowsNTAAVX512 interleaves n*64 16-bit elements of a and b into dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each source line read asks for the line ahead bytes further (PREFETCHNTA; PREFETCHT1 in the T1 forms). Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func interleave16RowsNTAAVX512(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int, ahead int)
+
+// interleave8x4RowsNTAAVX512 interleaves n*64 bytes of r0..r3 into 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each source line read asks for the line ahead bytes further (PREFETCHNTA; PREFETCHT1 in the T1 forms). Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func interleave8x4RowsNTAAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int, ahead int)
+
+// interleave16RowsA1AVX512 interleaves n*64 16-bit elements of a and b into dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each source line read asks for the line ahead bytes further (PREFETCHNTA; PREFETCHT1 in the T1 forms).
+//
+//go:noescape
+func interleave16RowsA1AVX512(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int, ahead int)
+
+// interleave8x4RowsA1AVX512 interleaves n*64 bytes of r0..r3 into 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each source line read asks for the line ahead bytes further (PREFETCHNTA; PREFETCHT1 in the T1 forms).
+//
+//go:noescape
+func interleave8x4RowsA1AVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int, ahead int)
+
+// interleave16RowsNTA1AVX512 interleaves n*64 16-bit elements of a and b into dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each source line read asks for the line ahead bytes further (PREFETCHNTA; PREFETCHT1 in the T1 forms). Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func interleave16RowsNTA1AVX512(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int, ahead int)
+
+// interleave8x4RowsNTA1AVX512 interleaves n*64 bytes of r0..r3 into 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Each source line read asks for the line ahead bytes further (PREFETCHNTA; PREFETCHT1 in the T1 forms). Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func interleave8x4RowsNTA1AVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int, ahead int)
 
 // f32ToF8E4M3FNInterleave8x4RowsAVX2 converts n*8 f32 elements of r0..r3 to f8e4m3fn and packs them in 32-bit quads of dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources.
 //

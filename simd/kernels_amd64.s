@@ -7196,6 +7196,554 @@ rowsdone:
 	VZEROUPPER
 	RET
 
+// func interleave16RowsAAVX2(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int, ahead int)
+// Requires: AVX, AVX2, MMX+
+TEXT ·interleave16RowsAAVX2(SB), NOSPLIT, $0-64
+	MOVQ   dst+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   b+16(FP), DX
+	MOVQ   n+24(FP), BX
+	MOVQ   rows+32(FP), SI
+	MOVQ   dstStride+40(FP), DI
+	MOVQ   srcStride+48(FP), R8
+	IMUL3Q $0x00000080, BX, R9
+	NEGQ   R9
+	ADDQ   DI, R9
+	IMUL3Q $0x00000040, BX, DI
+	NEGQ   DI
+	ADDQ   R8, DI
+	MOVQ   ahead+56(FP), R8
+	TESTQ  SI, SI
+	JZ     rowsdone
+
+row:
+	MOVQ  BX, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	PREFETCHNTA (CX)(R8*1)
+	PREFETCHNTA (DX)(R8*1)
+	VMOVDQU     (CX), Y0
+	VMOVDQU     (DX), Y1
+	VPUNPCKLWD  Y1, Y0, Y2
+	VPUNPCKHWD  Y1, Y0, Y0
+	VPERM2I128  $0x20, Y0, Y2, Y1
+	VPERM2I128  $0x31, Y0, Y2, Y0
+	VMOVDQU     Y1, (AX)
+	VMOVDQU     Y0, 32(AX)
+	VMOVDQU     32(CX), Y0
+	VMOVDQU     32(DX), Y1
+	VPUNPCKLWD  Y1, Y0, Y2
+	VPUNPCKHWD  Y1, Y0, Y0
+	VPERM2I128  $0x20, Y0, Y2, Y1
+	VPERM2I128  $0x31, Y0, Y2, Y0
+	VMOVDQU     Y1, 64(AX)
+	VMOVDQU     Y0, 96(AX)
+	ADDQ        $0x00000080, AX
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000040, DX
+	DECQ        R10
+	JNZ         loop
+
+done:
+	ADDQ R9, AX
+	ADDQ DI, CX
+	ADDQ DI, DX
+	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func interleave8x4RowsAAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int, ahead int)
+// Requires: AVX, AVX2, MMX+
+TEXT ·interleave8x4RowsAAVX2(SB), NOSPLIT, $0-80
+	MOVQ   dst+0(FP), AX
+	MOVQ   r0+8(FP), CX
+	MOVQ   r1+16(FP), DX
+	MOVQ   r2+24(FP), BX
+	MOVQ   r3+32(FP), SI
+	MOVQ   n+40(FP), DI
+	MOVQ   rows+48(FP), R8
+	MOVQ   dstStride+56(FP), R9
+	MOVQ   srcStride+64(FP), R10
+	IMUL3Q $0x00000080, DI, R11
+	NEGQ   R11
+	ADDQ   R9, R11
+	IMUL3Q $0x00000020, DI, R9
+	NEGQ   R9
+	ADDQ   R10, R9
+	MOVQ   ahead+72(FP), R10
+	TESTQ  R8, R8
+	JZ     rowsdone
+
+row:
+	MOVQ  DI, R12
+	TESTQ R12, R12
+	JZ    done
+
+loop:
+	PREFETCHNTA (CX)(R10*1)
+	PREFETCHNTA (DX)(R10*1)
+	PREFETCHNTA (BX)(R10*1)
+	PREFETCHNTA (SI)(R10*1)
+	VMOVDQU     (CX), Y0
+	VMOVDQU     (DX), Y1
+	VMOVDQU     (BX), Y2
+	VMOVDQU     (SI), Y3
+	VPUNPCKLBW  Y1, Y0, Y4
+	VPUNPCKHBW  Y1, Y0, Y5
+	VPUNPCKLBW  Y3, Y2, Y1
+	VPUNPCKHBW  Y3, Y2, Y3
+	VPUNPCKLWD  Y1, Y4, Y0
+	VPUNPCKHWD  Y1, Y4, Y1
+	VPUNPCKLWD  Y3, Y5, Y2
+	VPUNPCKHWD  Y3, Y5, Y3
+	VPERM2I128  $0x20, Y1, Y0, Y4
+	VPERM2I128  $0x20, Y3, Y2, Y5
+	VPERM2I128  $0x31, Y1, Y0, Y1
+	VPERM2I128  $0x31, Y3, Y2, Y3
+	VMOVDQU     Y4, (AX)
+	VMOVDQU     Y5, 32(AX)
+	VMOVDQU     Y1, 64(AX)
+	VMOVDQU     Y3, 96(AX)
+	ADDQ        $0x00000080, AX
+	ADDQ        $0x00000020, CX
+	ADDQ        $0x00000020, DX
+	ADDQ        $0x00000020, BX
+	ADDQ        $0x00000020, SI
+	DECQ        R12
+	JNZ         loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func interleave16RowsNTAAVX2(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int, ahead int)
+// Requires: AVX, AVX2, MMX+
+TEXT ·interleave16RowsNTAAVX2(SB), NOSPLIT, $0-64
+	MOVQ   dst+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   b+16(FP), DX
+	MOVQ   n+24(FP), BX
+	MOVQ   rows+32(FP), SI
+	MOVQ   dstStride+40(FP), DI
+	MOVQ   srcStride+48(FP), R8
+	IMUL3Q $0x00000080, BX, R9
+	NEGQ   R9
+	ADDQ   DI, R9
+	IMUL3Q $0x00000040, BX, DI
+	NEGQ   DI
+	ADDQ   R8, DI
+	MOVQ   ahead+56(FP), R8
+	TESTQ  SI, SI
+	JZ     rowsdone
+
+row:
+	MOVQ  BX, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	PREFETCHNTA 2048(CX)
+	PREFETCHNTA (CX)(R8*1)
+	PREFETCHNTA 2048(DX)
+	PREFETCHNTA (DX)(R8*1)
+	VMOVDQU     (CX), Y0
+	VMOVDQU     (DX), Y1
+	VPUNPCKLWD  Y1, Y0, Y2
+	VPUNPCKHWD  Y1, Y0, Y0
+	VPERM2I128  $0x20, Y0, Y2, Y1
+	VPERM2I128  $0x31, Y0, Y2, Y0
+	VMOVNTDQ    Y1, (AX)
+	VMOVNTDQ    Y0, 32(AX)
+	VMOVDQU     32(CX), Y0
+	VMOVDQU     32(DX), Y1
+	VPUNPCKLWD  Y1, Y0, Y2
+	VPUNPCKHWD  Y1, Y0, Y0
+	VPERM2I128  $0x20, Y0, Y2, Y1
+	VPERM2I128  $0x31, Y0, Y2, Y0
+	VMOVNTDQ    Y1, 64(AX)
+	VMOVNTDQ    Y0, 96(AX)
+	ADDQ        $0x00000080, AX
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000040, DX
+	DECQ        R10
+	JNZ         loop
+
+done:
+	ADDQ R9, AX
+	ADDQ DI, CX
+	ADDQ DI, DX
+	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func interleave8x4RowsNTAAVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int, ahead int)
+// Requires: AVX, AVX2, MMX+
+TEXT ·interleave8x4RowsNTAAVX2(SB), NOSPLIT, $0-80
+	MOVQ   dst+0(FP), AX
+	MOVQ   r0+8(FP), CX
+	MOVQ   r1+16(FP), DX
+	MOVQ   r2+24(FP), BX
+	MOVQ   r3+32(FP), SI
+	MOVQ   n+40(FP), DI
+	MOVQ   rows+48(FP), R8
+	MOVQ   dstStride+56(FP), R9
+	MOVQ   srcStride+64(FP), R10
+	IMUL3Q $0x00000080, DI, R11
+	NEGQ   R11
+	ADDQ   R9, R11
+	IMUL3Q $0x00000020, DI, R9
+	NEGQ   R9
+	ADDQ   R10, R9
+	MOVQ   ahead+72(FP), R10
+	TESTQ  R8, R8
+	JZ     rowsdone
+
+row:
+	MOVQ  DI, R12
+	TESTQ R12, R12
+	JZ    done
+
+loop:
+	PREFETCHNTA 2048(CX)
+	PREFETCHNTA (CX)(R10*1)
+	PREFETCHNTA 2048(DX)
+	PREFETCHNTA (DX)(R10*1)
+	PREFETCHNTA 2048(BX)
+	PREFETCHNTA (BX)(R10*1)
+	PREFETCHNTA 2048(SI)
+	PREFETCHNTA (SI)(R10*1)
+	VMOVDQU     (CX), Y0
+	VMOVDQU     (DX), Y1
+	VMOVDQU     (BX), Y2
+	VMOVDQU     (SI), Y3
+	VPUNPCKLBW  Y1, Y0, Y4
+	VPUNPCKHBW  Y1, Y0, Y5
+	VPUNPCKLBW  Y3, Y2, Y1
+	VPUNPCKHBW  Y3, Y2, Y3
+	VPUNPCKLWD  Y1, Y4, Y0
+	VPUNPCKHWD  Y1, Y4, Y1
+	VPUNPCKLWD  Y3, Y5, Y2
+	VPUNPCKHWD  Y3, Y5, Y3
+	VPERM2I128  $0x20, Y1, Y0, Y4
+	VPERM2I128  $0x20, Y3, Y2, Y5
+	VPERM2I128  $0x31, Y1, Y0, Y1
+	VPERM2I128  $0x31, Y3, Y2, Y3
+	VMOVNTDQ    Y4, (AX)
+	VMOVNTDQ    Y5, 32(AX)
+	VMOVNTDQ    Y1, 64(AX)
+	VMOVNTDQ    Y3, 96(AX)
+	ADDQ        $0x00000080, AX
+	ADDQ        $0x00000020, CX
+	ADDQ        $0x00000020, DX
+	ADDQ        $0x00000020, BX
+	ADDQ        $0x00000020, SI
+	DECQ        R12
+	JNZ         loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func interleave16RowsA1AVX2(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int, ahead int)
+// Requires: AVX, AVX2, MMX+
+TEXT ·interleave16RowsA1AVX2(SB), NOSPLIT, $0-64
+	MOVQ   dst+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   b+16(FP), DX
+	MOVQ   n+24(FP), BX
+	MOVQ   rows+32(FP), SI
+	MOVQ   dstStride+40(FP), DI
+	MOVQ   srcStride+48(FP), R8
+	IMUL3Q $0x00000080, BX, R9
+	NEGQ   R9
+	ADDQ   DI, R9
+	IMUL3Q $0x00000040, BX, DI
+	NEGQ   DI
+	ADDQ   R8, DI
+	MOVQ   ahead+56(FP), R8
+	TESTQ  SI, SI
+	JZ     rowsdone
+
+row:
+	MOVQ  BX, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	PREFETCHT1 (CX)(R8*1)
+	PREFETCHT1 (DX)(R8*1)
+	VMOVDQU    (CX), Y0
+	VMOVDQU    (DX), Y1
+	VPUNPCKLWD Y1, Y0, Y2
+	VPUNPCKHWD Y1, Y0, Y0
+	VPERM2I128 $0x20, Y0, Y2, Y1
+	VPERM2I128 $0x31, Y0, Y2, Y0
+	VMOVDQU    Y1, (AX)
+	VMOVDQU    Y0, 32(AX)
+	VMOVDQU    32(CX), Y0
+	VMOVDQU    32(DX), Y1
+	VPUNPCKLWD Y1, Y0, Y2
+	VPUNPCKHWD Y1, Y0, Y0
+	VPERM2I128 $0x20, Y0, Y2, Y1
+	VPERM2I128 $0x31, Y0, Y2, Y0
+	VMOVDQU    Y1, 64(AX)
+	VMOVDQU    Y0, 96(AX)
+	ADDQ       $0x00000080, AX
+	ADDQ       $0x00000040, CX
+	ADDQ       $0x00000040, DX
+	DECQ       R10
+	JNZ        loop
+
+done:
+	ADDQ R9, AX
+	ADDQ DI, CX
+	ADDQ DI, DX
+	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func interleave8x4RowsA1AVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int, ahead int)
+// Requires: AVX, AVX2, MMX+
+TEXT ·interleave8x4RowsA1AVX2(SB), NOSPLIT, $0-80
+	MOVQ   dst+0(FP), AX
+	MOVQ   r0+8(FP), CX
+	MOVQ   r1+16(FP), DX
+	MOVQ   r2+24(FP), BX
+	MOVQ   r3+32(FP), SI
+	MOVQ   n+40(FP), DI
+	MOVQ   rows+48(FP), R8
+	MOVQ   dstStride+56(FP), R9
+	MOVQ   srcStride+64(FP), R10
+	IMUL3Q $0x00000080, DI, R11
+	NEGQ   R11
+	ADDQ   R9, R11
+	IMUL3Q $0x00000020, DI, R9
+	NEGQ   R9
+	ADDQ   R10, R9
+	MOVQ   ahead+72(FP), R10
+	TESTQ  R8, R8
+	JZ     rowsdone
+
+row:
+	MOVQ  DI, R12
+	TESTQ R12, R12
+	JZ    done
+
+loop:
+	PREFETCHT1 (CX)(R10*1)
+	PREFETCHT1 (DX)(R10*1)
+	PREFETCHT1 (BX)(R10*1)
+	PREFETCHT1 (SI)(R10*1)
+	VMOVDQU    (CX), Y0
+	VMOVDQU    (DX), Y1
+	VMOVDQU    (BX), Y2
+	VMOVDQU    (SI), Y3
+	VPUNPCKLBW Y1, Y0, Y4
+	VPUNPCKHBW Y1, Y0, Y5
+	VPUNPCKLBW Y3, Y2, Y1
+	VPUNPCKHBW Y3, Y2, Y3
+	VPUNPCKLWD Y1, Y4, Y0
+	VPUNPCKHWD Y1, Y4, Y1
+	VPUNPCKLWD Y3, Y5, Y2
+	VPUNPCKHWD Y3, Y5, Y3
+	VPERM2I128 $0x20, Y1, Y0, Y4
+	VPERM2I128 $0x20, Y3, Y2, Y5
+	VPERM2I128 $0x31, Y1, Y0, Y1
+	VPERM2I128 $0x31, Y3, Y2, Y3
+	VMOVDQU    Y4, (AX)
+	VMOVDQU    Y5, 32(AX)
+	VMOVDQU    Y1, 64(AX)
+	VMOVDQU    Y3, 96(AX)
+	ADDQ       $0x00000080, AX
+	ADDQ       $0x00000020, CX
+	ADDQ       $0x00000020, DX
+	ADDQ       $0x00000020, BX
+	ADDQ       $0x00000020, SI
+	DECQ       R12
+	JNZ        loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func interleave16RowsNTA1AVX2(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int, ahead int)
+// Requires: AVX, AVX2, MMX+
+TEXT ·interleave16RowsNTA1AVX2(SB), NOSPLIT, $0-64
+	MOVQ   dst+0(FP), AX
+	MOVQ   a+8(FP), CX
+	MOVQ   b+16(FP), DX
+	MOVQ   n+24(FP), BX
+	MOVQ   rows+32(FP), SI
+	MOVQ   dstStride+40(FP), DI
+	MOVQ   srcStride+48(FP), R8
+	IMUL3Q $0x00000080, BX, R9
+	NEGQ   R9
+	ADDQ   DI, R9
+	IMUL3Q $0x00000040, BX, DI
+	NEGQ   DI
+	ADDQ   R8, DI
+	MOVQ   ahead+56(FP), R8
+	TESTQ  SI, SI
+	JZ     rowsdone
+
+row:
+	MOVQ  BX, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	PREFETCHNTA 2048(CX)
+	PREFETCHT1  (CX)(R8*1)
+	PREFETCHNTA 2048(DX)
+	PREFETCHT1  (DX)(R8*1)
+	VMOVDQU     (CX), Y0
+	VMOVDQU     (DX), Y1
+	VPUNPCKLWD  Y1, Y0, Y2
+	VPUNPCKHWD  Y1, Y0, Y0
+	VPERM2I128  $0x20, Y0, Y2, Y1
+	VPERM2I128  $0x31, Y0, Y2, Y0
+	VMOVNTDQ    Y1, (AX)
+	VMOVNTDQ    Y0, 32(AX)
+	VMOVDQU     32(CX), Y0
+	VMOVDQU     32(DX), Y1
+	VPUNPCKLWD  Y1, Y0, Y2
+	VPUNPCKHWD  Y1, Y0, Y0
+	VPERM2I128  $0x20, Y0, Y2, Y1
+	VPERM2I128  $0x31, Y0, Y2, Y0
+	VMOVNTDQ    Y1, 64(AX)
+	VMOVNTDQ    Y0, 96(AX)
+	ADDQ        $0x00000080, AX
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000040, DX
+	DECQ        R10
+	JNZ         loop
+
+done:
+	ADDQ R9, AX
+	ADDQ DI, CX
+	ADDQ DI, DX
+	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func interleave8x4RowsNTA1AVX2(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int, ahead int)
+// Requires: AVX, AVX2, MMX+
+TEXT ·interleave8x4RowsNTA1AVX2(SB), NOSPLIT, $0-80
+	MOVQ   dst+0(FP), AX
+	MOVQ   r0+8(FP), CX
+	MOVQ   r1+16(FP), DX
+	MOVQ   r2+24(FP), BX
+	MOVQ   r3+32(FP), SI
+	MOVQ   n+40(FP), DI
+	MOVQ   rows+48(FP), R8
+	MOVQ   dstStride+56(FP), R9
+	MOVQ   srcStride+64(FP), R10
+	IMUL3Q $0x00000080, DI, R11
+	NEGQ   R11
+	ADDQ   R9, R11
+	IMUL3Q $0x00000020, DI, R9
+	NEGQ   R9
+	ADDQ   R10, R9
+	MOVQ   ahead+72(FP), R10
+	TESTQ  R8, R8
+	JZ     rowsdone
+
+row:
+	MOVQ  DI, R12
+	TESTQ R12, R12
+	JZ    done
+
+loop:
+	PREFETCHNTA 2048(CX)
+	PREFETCHT1  (CX)(R10*1)
+	PREFETCHNTA 2048(DX)
+	PREFETCHT1  (DX)(R10*1)
+	PREFETCHNTA 2048(BX)
+	PREFETCHT1  (BX)(R10*1)
+	PREFETCHNTA 2048(SI)
+	PREFETCHT1  (SI)(R10*1)
+	VMOVDQU     (CX), Y0
+	VMOVDQU     (DX), Y1
+	VMOVDQU     (BX), Y2
+	VMOVDQU     (SI), Y3
+	VPUNPCKLBW  Y1, Y0, Y4
+	VPUNPCKHBW  Y1, Y0, Y5
+	VPUNPCKLBW  Y3, Y2, Y1
+	VPUNPCKHBW  Y3, Y2, Y3
+	VPUNPCKLWD  Y1, Y4, Y0
+	VPUNPCKHWD  Y1, Y4, Y1
+	VPUNPCKLWD  Y3, Y5, Y2
+	VPUNPCKHWD  Y3, Y5, Y3
+	VPERM2I128  $0x20, Y1, Y0, Y4
+	VPERM2I128  $0x20, Y3, Y2, Y5
+	VPERM2I128  $0x31, Y1, Y0, Y1
+	VPERM2I128  $0x31, Y3, Y2, Y3
+	VMOVNTDQ    Y4, (AX)
+	VMOVNTDQ    Y5, 32(AX)
+	VMOVNTDQ    Y1, 64(AX)
+	VMOVNTDQ    Y3, 96(AX)
+	ADDQ        $0x00000080, AX
+	ADDQ        $0x00000020, CX
+	ADDQ        $0x00000020, DX
+	ADDQ        $0x00000020, BX
+	ADDQ        $0x00000020, SI
+	DECQ        R12
+	JNZ         loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
 // func fillAVX512(dst *byte, pat *byte, n int)
 // Requires: AVX, AVX512F
 TEXT ·fillAVX512(SB), NOSPLIT, $0-24
@@ -7692,40 +8240,33 @@ done:
 // func interleave8x4AVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int)
 // Requires: AVX, AVX512BW, AVX512F
 TEXT ·interleave8x4AVX512(SB), NOSPLIT, $0-48
-	MOVQ  dst+0(FP), AX
-	MOVQ  r0+8(FP), CX
-	MOVQ  r1+16(FP), DX
-	MOVQ  r2+24(FP), BX
-	MOVQ  r3+32(FP), SI
-	MOVQ  n+40(FP), DI
-	TESTQ DI, DI
-	JZ    done
+	MOVQ      dst+0(FP), AX
+	MOVQ      r0+8(FP), CX
+	MOVQ      r1+16(FP), DX
+	MOVQ      r2+24(FP), BX
+	MOVQ      r3+32(FP), SI
+	MOVQ      n+40(FP), DI
+	VMOVDQU64 permd048c_64<>+0(SB), Z0
+	TESTQ     DI, DI
+	JZ        done
 
 loop:
-	VMOVDQU64  (CX), Z0
-	VMOVDQU64  (DX), Z1
-	VMOVDQU64  (BX), Z2
-	VMOVDQU64  (SI), Z3
-	VPUNPCKLBW Z1, Z0, Z4
-	VPUNPCKHBW Z1, Z0, Z5
-	VPUNPCKLBW Z3, Z2, Z1
-	VPUNPCKHBW Z3, Z2, Z3
-	VPUNPCKLWD Z1, Z4, Z0
-	VPUNPCKHWD Z1, Z4, Z1
-	VPUNPCKLWD Z3, Z5, Z2
-	VPUNPCKHWD Z3, Z5, Z3
-	VSHUFI32X4 $0x44, Z1, Z0, Z4
-	VSHUFI32X4 $0x44, Z3, Z2, Z5
-	VSHUFI32X4 $0xee, Z1, Z0, Z6
-	VSHUFI32X4 $0xee, Z3, Z2, Z3
-	VSHUFI32X4 $0x88, Z5, Z4, Z0
-	VSHUFI32X4 $0xdd, Z5, Z4, Z1
-	VSHUFI32X4 $0x88, Z3, Z6, Z2
-	VSHUFI32X4 $0xdd, Z3, Z6, Z3
-	VMOVDQU64  Z0, (AX)
-	VMOVDQU64  Z1, 64(AX)
-	VMOVDQU64  Z2, 128(AX)
-	VMOVDQU64  Z3, 192(AX)
+	VPERMD     (CX), Z0, Z1
+	VPERMD     (DX), Z0, Z2
+	VPERMD     (BX), Z0, Z3
+	VPERMD     (SI), Z0, Z4
+	VPUNPCKLBW Z2, Z1, Z5
+	VPUNPCKHBW Z2, Z1, Z6
+	VPUNPCKLBW Z4, Z3, Z2
+	VPUNPCKHBW Z4, Z3, Z4
+	VPUNPCKLWD Z2, Z5, Z1
+	VPUNPCKHWD Z2, Z5, Z2
+	VPUNPCKLWD Z4, Z6, Z3
+	VPUNPCKHWD Z4, Z6, Z4
+	VMOVDQU64  Z1, (AX)
+	VMOVDQU64  Z2, 64(AX)
+	VMOVDQU64  Z3, 128(AX)
+	VMOVDQU64  Z4, 192(AX)
 	ADDQ       $0x00000100, AX
 	ADDQ       $0x00000040, CX
 	ADDQ       $0x00000040, DX
@@ -7737,6 +8278,72 @@ loop:
 done:
 	VZEROUPPER
 	RET
+
+DATA permd048c_64<>+0(SB)/1, $0x00
+DATA permd048c_64<>+1(SB)/1, $0x00
+DATA permd048c_64<>+2(SB)/1, $0x00
+DATA permd048c_64<>+3(SB)/1, $0x00
+DATA permd048c_64<>+4(SB)/1, $0x04
+DATA permd048c_64<>+5(SB)/1, $0x00
+DATA permd048c_64<>+6(SB)/1, $0x00
+DATA permd048c_64<>+7(SB)/1, $0x00
+DATA permd048c_64<>+8(SB)/1, $0x08
+DATA permd048c_64<>+9(SB)/1, $0x00
+DATA permd048c_64<>+10(SB)/1, $0x00
+DATA permd048c_64<>+11(SB)/1, $0x00
+DATA permd048c_64<>+12(SB)/1, $0x0c
+DATA permd048c_64<>+13(SB)/1, $0x00
+DATA permd048c_64<>+14(SB)/1, $0x00
+DATA permd048c_64<>+15(SB)/1, $0x00
+DATA permd048c_64<>+16(SB)/1, $0x01
+DATA permd048c_64<>+17(SB)/1, $0x00
+DATA permd048c_64<>+18(SB)/1, $0x00
+DATA permd048c_64<>+19(SB)/1, $0x00
+DATA permd048c_64<>+20(SB)/1, $0x05
+DATA permd048c_64<>+21(SB)/1, $0x00
+DATA permd048c_64<>+22(SB)/1, $0x00
+DATA permd048c_64<>+23(SB)/1, $0x00
+DATA permd048c_64<>+24(SB)/1, $0x09
+DATA permd048c_64<>+25(SB)/1, $0x00
+DATA permd048c_64<>+26(SB)/1, $0x00
+DATA permd048c_64<>+27(SB)/1, $0x00
+DATA permd048c_64<>+28(SB)/1, $0x0d
+DATA permd048c_64<>+29(SB)/1, $0x00
+DATA permd048c_64<>+30(SB)/1, $0x00
+DATA permd048c_64<>+31(SB)/1, $0x00
+DATA permd048c_64<>+32(SB)/1, $0x02
+DATA permd048c_64<>+33(SB)/1, $0x00
+DATA permd048c_64<>+34(SB)/1, $0x00
+DATA permd048c_64<>+35(SB)/1, $0x00
+DATA permd048c_64<>+36(SB)/1, $0x06
+DATA permd048c_64<>+37(SB)/1, $0x00
+DATA permd048c_64<>+38(SB)/1, $0x00
+DATA permd048c_64<>+39(SB)/1, $0x00
+DATA permd048c_64<>+40(SB)/1, $0x0a
+DATA permd048c_64<>+41(SB)/1, $0x00
+DATA permd048c_64<>+42(SB)/1, $0x00
+DATA permd048c_64<>+43(SB)/1, $0x00
+DATA permd048c_64<>+44(SB)/1, $0x0e
+DATA permd048c_64<>+45(SB)/1, $0x00
+DATA permd048c_64<>+46(SB)/1, $0x00
+DATA permd048c_64<>+47(SB)/1, $0x00
+DATA permd048c_64<>+48(SB)/1, $0x03
+DATA permd048c_64<>+49(SB)/1, $0x00
+DATA permd048c_64<>+50(SB)/1, $0x00
+DATA permd048c_64<>+51(SB)/1, $0x00
+DATA permd048c_64<>+52(SB)/1, $0x07
+DATA permd048c_64<>+53(SB)/1, $0x00
+DATA permd048c_64<>+54(SB)/1, $0x00
+DATA permd048c_64<>+55(SB)/1, $0x00
+DATA permd048c_64<>+56(SB)/1, $0x0b
+DATA permd048c_64<>+57(SB)/1, $0x00
+DATA permd048c_64<>+58(SB)/1, $0x00
+DATA permd048c_64<>+59(SB)/1, $0x00
+DATA permd048c_64<>+60(SB)/1, $0x0f
+DATA permd048c_64<>+61(SB)/1, $0x00
+DATA permd048c_64<>+62(SB)/1, $0x00
+DATA permd048c_64<>+63(SB)/1, $0x00
+GLOBL permd048c_64<>(SB), RODATA|NOPTR, $64
 
 // func deinterleave8x4AVX512(r0 *byte, r1 *byte, r2 *byte, r3 *byte, src *byte, n int)
 // Requires: AVX, AVX512BW, AVX512F
@@ -7854,72 +8461,6 @@ DATA groupbytes4_64<>+61(SB)/1, $0x07
 DATA groupbytes4_64<>+62(SB)/1, $0x0b
 DATA groupbytes4_64<>+63(SB)/1, $0x0f
 GLOBL groupbytes4_64<>(SB), RODATA|NOPTR, $64
-
-DATA permd048c_64<>+0(SB)/1, $0x00
-DATA permd048c_64<>+1(SB)/1, $0x00
-DATA permd048c_64<>+2(SB)/1, $0x00
-DATA permd048c_64<>+3(SB)/1, $0x00
-DATA permd048c_64<>+4(SB)/1, $0x04
-DATA permd048c_64<>+5(SB)/1, $0x00
-DATA permd048c_64<>+6(SB)/1, $0x00
-DATA permd048c_64<>+7(SB)/1, $0x00
-DATA permd048c_64<>+8(SB)/1, $0x08
-DATA permd048c_64<>+9(SB)/1, $0x00
-DATA permd048c_64<>+10(SB)/1, $0x00
-DATA permd048c_64<>+11(SB)/1, $0x00
-DATA permd048c_64<>+12(SB)/1, $0x0c
-DATA permd048c_64<>+13(SB)/1, $0x00
-DATA permd048c_64<>+14(SB)/1, $0x00
-DATA permd048c_64<>+15(SB)/1, $0x00
-DATA permd048c_64<>+16(SB)/1, $0x01
-DATA permd048c_64<>+17(SB)/1, $0x00
-DATA permd048c_64<>+18(SB)/1, $0x00
-DATA permd048c_64<>+19(SB)/1, $0x00
-DATA permd048c_64<>+20(SB)/1, $0x05
-DATA permd048c_64<>+21(SB)/1, $0x00
-DATA permd048c_64<>+22(SB)/1, $0x00
-DATA permd048c_64<>+23(SB)/1, $0x00
-DATA permd048c_64<>+24(SB)/1, $0x09
-DATA permd048c_64<>+25(SB)/1, $0x00
-DATA permd048c_64<>+26(SB)/1, $0x00
-DATA permd048c_64<>+27(SB)/1, $0x00
-DATA permd048c_64<>+28(SB)/1, $0x0d
-DATA permd048c_64<>+29(SB)/1, $0x00
-DATA permd048c_64<>+30(SB)/1, $0x00
-DATA permd048c_64<>+31(SB)/1, $0x00
-DATA permd048c_64<>+32(SB)/1, $0x02
-DATA permd048c_64<>+33(SB)/1, $0x00
-DATA permd048c_64<>+34(SB)/1, $0x00
-DATA permd048c_64<>+35(SB)/1, $0x00
-DATA permd048c_64<>+36(SB)/1, $0x06
-DATA permd048c_64<>+37(SB)/1, $0x00
-DATA permd048c_64<>+38(SB)/1, $0x00
-DATA permd048c_64<>+39(SB)/1, $0x00
-DATA permd048c_64<>+40(SB)/1, $0x0a
-DATA permd048c_64<>+41(SB)/1, $0x00
-DATA permd048c_64<>+42(SB)/1, $0x00
-DATA permd048c_64<>+43(SB)/1, $0x00
-DATA permd048c_64<>+44(SB)/1, $0x0e
-DATA permd048c_64<>+45(SB)/1, $0x00
-DATA permd048c_64<>+46(SB)/1, $0x00
-DATA permd048c_64<>+47(SB)/1, $0x00
-DATA permd048c_64<>+48(SB)/1, $0x03
-DATA permd048c_64<>+49(SB)/1, $0x00
-DATA permd048c_64<>+50(SB)/1, $0x00
-DATA permd048c_64<>+51(SB)/1, $0x00
-DATA permd048c_64<>+52(SB)/1, $0x07
-DATA permd048c_64<>+53(SB)/1, $0x00
-DATA permd048c_64<>+54(SB)/1, $0x00
-DATA permd048c_64<>+55(SB)/1, $0x00
-DATA permd048c_64<>+56(SB)/1, $0x0b
-DATA permd048c_64<>+57(SB)/1, $0x00
-DATA permd048c_64<>+58(SB)/1, $0x00
-DATA permd048c_64<>+59(SB)/1, $0x00
-DATA permd048c_64<>+60(SB)/1, $0x0f
-DATA permd048c_64<>+61(SB)/1, $0x00
-DATA permd048c_64<>+62(SB)/1, $0x00
-DATA permd048c_64<>+63(SB)/1, $0x00
-GLOBL permd048c_64<>(SB), RODATA|NOPTR, $64
 
 // func f32ToF16AVX512(dst *byte, src *byte, n int)
 // Requires: AVX, AVX512F
@@ -8294,40 +8835,33 @@ done:
 // func interleave8x4NTAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int)
 // Requires: AVX, AVX512BW, AVX512F, MMX+
 TEXT ·interleave8x4NTAVX512(SB), NOSPLIT, $0-48
-	MOVQ  dst+0(FP), AX
-	MOVQ  r0+8(FP), CX
-	MOVQ  r1+16(FP), DX
-	MOVQ  r2+24(FP), BX
-	MOVQ  r3+32(FP), SI
-	MOVQ  n+40(FP), DI
-	TESTQ DI, DI
-	JZ    done
+	MOVQ      dst+0(FP), AX
+	MOVQ      r0+8(FP), CX
+	MOVQ      r1+16(FP), DX
+	MOVQ      r2+24(FP), BX
+	MOVQ      r3+32(FP), SI
+	MOVQ      n+40(FP), DI
+	VMOVDQU64 permd048c_64<>+0(SB), Z0
+	TESTQ     DI, DI
+	JZ        done
 
 loop:
-	VMOVDQU64  (CX), Z0
-	VMOVDQU64  (DX), Z1
-	VMOVDQU64  (BX), Z2
-	VMOVDQU64  (SI), Z3
-	VPUNPCKLBW Z1, Z0, Z4
-	VPUNPCKHBW Z1, Z0, Z5
-	VPUNPCKLBW Z3, Z2, Z1
-	VPUNPCKHBW Z3, Z2, Z3
-	VPUNPCKLWD Z1, Z4, Z0
-	VPUNPCKHWD Z1, Z4, Z1
-	VPUNPCKLWD Z3, Z5, Z2
-	VPUNPCKHWD Z3, Z5, Z3
-	VSHUFI32X4 $0x44, Z1, Z0, Z4
-	VSHUFI32X4 $0x44, Z3, Z2, Z5
-	VSHUFI32X4 $0xee, Z1, Z0, Z6
-	VSHUFI32X4 $0xee, Z3, Z2, Z3
-	VSHUFI32X4 $0x88, Z5, Z4, Z0
-	VSHUFI32X4 $0xdd, Z5, Z4, Z1
-	VSHUFI32X4 $0x88, Z3, Z6, Z2
-	VSHUFI32X4 $0xdd, Z3, Z6, Z3
-	VMOVNTDQ   Z0, (AX)
-	VMOVNTDQ   Z1, 64(AX)
-	VMOVNTDQ   Z2, 128(AX)
-	VMOVNTDQ   Z3, 192(AX)
+	VPERMD     (CX), Z0, Z1
+	VPERMD     (DX), Z0, Z2
+	VPERMD     (BX), Z0, Z3
+	VPERMD     (SI), Z0, Z4
+	VPUNPCKLBW Z2, Z1, Z5
+	VPUNPCKHBW Z2, Z1, Z6
+	VPUNPCKLBW Z4, Z3, Z2
+	VPUNPCKHBW Z4, Z3, Z4
+	VPUNPCKLWD Z2, Z5, Z1
+	VPUNPCKHWD Z2, Z5, Z2
+	VPUNPCKLWD Z4, Z6, Z3
+	VPUNPCKHWD Z4, Z6, Z4
+	VMOVNTDQ   Z1, (AX)
+	VMOVNTDQ   Z2, 64(AX)
+	VMOVNTDQ   Z3, 128(AX)
+	VMOVNTDQ   Z4, 192(AX)
 	ADDQ       $0x00000100, AX
 	ADDQ       $0x00000040, CX
 	ADDQ       $0x00000040, DX
@@ -8902,23 +9436,24 @@ rowsdone:
 // func interleave8x4RowsAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
 // Requires: AVX, AVX512BW, AVX512F
 TEXT ·interleave8x4RowsAVX512(SB), NOSPLIT, $0-72
-	MOVQ   dst+0(FP), AX
-	MOVQ   r0+8(FP), CX
-	MOVQ   r1+16(FP), DX
-	MOVQ   r2+24(FP), BX
-	MOVQ   r3+32(FP), SI
-	MOVQ   n+40(FP), DI
-	MOVQ   rows+48(FP), R8
-	MOVQ   dstStride+56(FP), R9
-	MOVQ   srcStride+64(FP), R10
-	IMUL3Q $0x00000100, DI, R11
-	NEGQ   R11
-	ADDQ   R9, R11
-	IMUL3Q $0x00000040, DI, R9
-	NEGQ   R9
-	ADDQ   R10, R9
-	TESTQ  R8, R8
-	JZ     rowsdone
+	MOVQ      dst+0(FP), AX
+	MOVQ      r0+8(FP), CX
+	MOVQ      r1+16(FP), DX
+	MOVQ      r2+24(FP), BX
+	MOVQ      r3+32(FP), SI
+	MOVQ      n+40(FP), DI
+	VMOVDQU64 permd048c_64<>+0(SB), Z0
+	MOVQ      rows+48(FP), R8
+	MOVQ      dstStride+56(FP), R9
+	MOVQ      srcStride+64(FP), R10
+	IMUL3Q    $0x00000100, DI, R11
+	NEGQ      R11
+	ADDQ      R9, R11
+	IMUL3Q    $0x00000040, DI, R9
+	NEGQ      R9
+	ADDQ      R10, R9
+	TESTQ     R8, R8
+	JZ        rowsdone
 
 row:
 	MOVQ  DI, R10
@@ -8926,30 +9461,22 @@ row:
 	JZ    done
 
 loop:
-	VMOVDQU64  (CX), Z0
-	VMOVDQU64  (DX), Z1
-	VMOVDQU64  (BX), Z2
-	VMOVDQU64  (SI), Z3
-	VPUNPCKLBW Z1, Z0, Z4
-	VPUNPCKHBW Z1, Z0, Z5
-	VPUNPCKLBW Z3, Z2, Z1
-	VPUNPCKHBW Z3, Z2, Z3
-	VPUNPCKLWD Z1, Z4, Z0
-	VPUNPCKHWD Z1, Z4, Z1
-	VPUNPCKLWD Z3, Z5, Z2
-	VPUNPCKHWD Z3, Z5, Z3
-	VSHUFI32X4 $0x44, Z1, Z0, Z4
-	VSHUFI32X4 $0x44, Z3, Z2, Z5
-	VSHUFI32X4 $0xee, Z1, Z0, Z6
-	VSHUFI32X4 $0xee, Z3, Z2, Z3
-	VSHUFI32X4 $0x88, Z5, Z4, Z0
-	VSHUFI32X4 $0xdd, Z5, Z4, Z1
-	VSHUFI32X4 $0x88, Z3, Z6, Z2
-	VSHUFI32X4 $0xdd, Z3, Z6, Z3
-	VMOVDQU64  Z0, (AX)
-	VMOVDQU64  Z1, 64(AX)
-	VMOVDQU64  Z2, 128(AX)
-	VMOVDQU64  Z3, 192(AX)
+	VPERMD     (CX), Z0, Z1
+	VPERMD     (DX), Z0, Z2
+	VPERMD     (BX), Z0, Z3
+	VPERMD     (SI), Z0, Z4
+	VPUNPCKLBW Z2, Z1, Z5
+	VPUNPCKHBW Z2, Z1, Z6
+	VPUNPCKLBW Z4, Z3, Z2
+	VPUNPCKHBW Z4, Z3, Z4
+	VPUNPCKLWD Z2, Z5, Z1
+	VPUNPCKHWD Z2, Z5, Z2
+	VPUNPCKLWD Z4, Z6, Z3
+	VPUNPCKHWD Z4, Z6, Z4
+	VMOVDQU64  Z1, (AX)
+	VMOVDQU64  Z2, 64(AX)
+	VMOVDQU64  Z3, 128(AX)
+	VMOVDQU64  Z4, 192(AX)
 	ADDQ       $0x00000100, AX
 	ADDQ       $0x00000040, CX
 	ADDQ       $0x00000040, DX
@@ -9620,23 +10147,24 @@ rowsdone:
 // func interleave8x4RowsNTAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int)
 // Requires: AVX, AVX512BW, AVX512F, MMX+
 TEXT ·interleave8x4RowsNTAVX512(SB), NOSPLIT, $0-72
-	MOVQ   dst+0(FP), AX
-	MOVQ   r0+8(FP), CX
-	MOVQ   r1+16(FP), DX
-	MOVQ   r2+24(FP), BX
-	MOVQ   r3+32(FP), SI
-	MOVQ   n+40(FP), DI
-	MOVQ   rows+48(FP), R8
-	MOVQ   dstStride+56(FP), R9
-	MOVQ   srcStride+64(FP), R10
-	IMUL3Q $0x00000100, DI, R11
-	NEGQ   R11
-	ADDQ   R9, R11
-	IMUL3Q $0x00000040, DI, R9
-	NEGQ   R9
-	ADDQ   R10, R9
-	TESTQ  R8, R8
-	JZ     rowsdone
+	MOVQ      dst+0(FP), AX
+	MOVQ      r0+8(FP), CX
+	MOVQ      r1+16(FP), DX
+	MOVQ      r2+24(FP), BX
+	MOVQ      r3+32(FP), SI
+	MOVQ      n+40(FP), DI
+	VMOVDQU64 permd048c_64<>+0(SB), Z0
+	MOVQ      rows+48(FP), R8
+	MOVQ      dstStride+56(FP), R9
+	MOVQ      srcStride+64(FP), R10
+	IMUL3Q    $0x00000100, DI, R11
+	NEGQ      R11
+	ADDQ      R9, R11
+	IMUL3Q    $0x00000040, DI, R9
+	NEGQ      R9
+	ADDQ      R10, R9
+	TESTQ     R8, R8
+	JZ        rowsdone
 
 row:
 	MOVQ  DI, R10
@@ -9648,30 +10176,22 @@ loop:
 	PREFETCHNTA 2048(DX)
 	PREFETCHNTA 2048(BX)
 	PREFETCHNTA 2048(SI)
-	VMOVDQU64   (CX), Z0
-	VMOVDQU64   (DX), Z1
-	VMOVDQU64   (BX), Z2
-	VMOVDQU64   (SI), Z3
-	VPUNPCKLBW  Z1, Z0, Z4
-	VPUNPCKHBW  Z1, Z0, Z5
-	VPUNPCKLBW  Z3, Z2, Z1
-	VPUNPCKHBW  Z3, Z2, Z3
-	VPUNPCKLWD  Z1, Z4, Z0
-	VPUNPCKHWD  Z1, Z4, Z1
-	VPUNPCKLWD  Z3, Z5, Z2
-	VPUNPCKHWD  Z3, Z5, Z3
-	VSHUFI32X4  $0x44, Z1, Z0, Z4
-	VSHUFI32X4  $0x44, Z3, Z2, Z5
-	VSHUFI32X4  $0xee, Z1, Z0, Z6
-	VSHUFI32X4  $0xee, Z3, Z2, Z3
-	VSHUFI32X4  $0x88, Z5, Z4, Z0
-	VSHUFI32X4  $0xdd, Z5, Z4, Z1
-	VSHUFI32X4  $0x88, Z3, Z6, Z2
-	VSHUFI32X4  $0xdd, Z3, Z6, Z3
-	VMOVNTDQ    Z0, (AX)
-	VMOVNTDQ    Z1, 64(AX)
-	VMOVNTDQ    Z2, 128(AX)
-	VMOVNTDQ    Z3, 192(AX)
+	VPERMD      (CX), Z0, Z1
+	VPERMD      (DX), Z0, Z2
+	VPERMD      (BX), Z0, Z3
+	VPERMD      (SI), Z0, Z4
+	VPUNPCKLBW  Z2, Z1, Z5
+	VPUNPCKHBW  Z2, Z1, Z6
+	VPUNPCKLBW  Z4, Z3, Z2
+	VPUNPCKHBW  Z4, Z3, Z4
+	VPUNPCKLWD  Z2, Z5, Z1
+	VPUNPCKHWD  Z2, Z5, Z2
+	VPUNPCKLWD  Z4, Z6, Z3
+	VPUNPCKHWD  Z4, Z6, Z4
+	VMOVNTDQ    Z1, (AX)
+	VMOVNTDQ    Z2, 64(AX)
+	VMOVNTDQ    Z3, 128(AX)
+	VMOVNTDQ    Z4, 192(AX)
 	ADDQ        $0x00000100, AX
 	ADDQ        $0x00000040, CX
 	ADDQ        $0x00000040, DX
@@ -9913,6 +10433,542 @@ done:
 	ADDQ R8, AX
 	ADDQ SI, CX
 	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func interleave16RowsAAVX512(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int, ahead int)
+// Requires: AVX, AVX512BW, AVX512F, MMX+
+TEXT ·interleave16RowsAAVX512(SB), NOSPLIT, $0-64
+	MOVQ      dst+0(FP), AX
+	MOVQ      a+8(FP), CX
+	MOVQ      b+16(FP), DX
+	MOVQ      n+24(FP), BX
+	VMOVDQU64 permq04152637_64<>+0(SB), Z0
+	MOVQ      rows+32(FP), SI
+	MOVQ      dstStride+40(FP), DI
+	MOVQ      srcStride+48(FP), R8
+	IMUL3Q    $0x00000100, BX, R9
+	NEGQ      R9
+	ADDQ      DI, R9
+	IMUL3Q    $0x00000080, BX, DI
+	NEGQ      DI
+	ADDQ      R8, DI
+	MOVQ      ahead+56(FP), R8
+	TESTQ     SI, SI
+	JZ        rowsdone
+
+row:
+	MOVQ  BX, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	PREFETCHNTA (CX)(R8*1)
+	PREFETCHNTA (DX)(R8*1)
+	VPERMQ      (CX), Z0, Z1
+	VPERMQ      (DX), Z0, Z2
+	VPUNPCKLWD  Z2, Z1, Z3
+	VPUNPCKHWD  Z2, Z1, Z1
+	VMOVDQU64   Z3, (AX)
+	VMOVDQU64   Z1, 64(AX)
+	PREFETCHNTA 64(CX)(R8*1)
+	PREFETCHNTA 64(DX)(R8*1)
+	VPERMQ      64(CX), Z0, Z1
+	VPERMQ      64(DX), Z0, Z2
+	VPUNPCKLWD  Z2, Z1, Z3
+	VPUNPCKHWD  Z2, Z1, Z1
+	VMOVDQU64   Z3, 128(AX)
+	VMOVDQU64   Z1, 192(AX)
+	ADDQ        $0x00000100, AX
+	ADDQ        $0x00000080, CX
+	ADDQ        $0x00000080, DX
+	DECQ        R10
+	JNZ         loop
+
+done:
+	ADDQ R9, AX
+	ADDQ DI, CX
+	ADDQ DI, DX
+	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func interleave8x4RowsAAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int, ahead int)
+// Requires: AVX, AVX512BW, AVX512F, MMX+
+TEXT ·interleave8x4RowsAAVX512(SB), NOSPLIT, $0-80
+	MOVQ      dst+0(FP), AX
+	MOVQ      r0+8(FP), CX
+	MOVQ      r1+16(FP), DX
+	MOVQ      r2+24(FP), BX
+	MOVQ      r3+32(FP), SI
+	MOVQ      n+40(FP), DI
+	VMOVDQU64 permd048c_64<>+0(SB), Z0
+	MOVQ      rows+48(FP), R8
+	MOVQ      dstStride+56(FP), R9
+	MOVQ      srcStride+64(FP), R10
+	IMUL3Q    $0x00000100, DI, R11
+	NEGQ      R11
+	ADDQ      R9, R11
+	IMUL3Q    $0x00000040, DI, R9
+	NEGQ      R9
+	ADDQ      R10, R9
+	MOVQ      ahead+72(FP), R10
+	TESTQ     R8, R8
+	JZ        rowsdone
+
+row:
+	MOVQ  DI, R12
+	TESTQ R12, R12
+	JZ    done
+
+loop:
+	PREFETCHNTA (CX)(R10*1)
+	PREFETCHNTA (DX)(R10*1)
+	PREFETCHNTA (BX)(R10*1)
+	PREFETCHNTA (SI)(R10*1)
+	VPERMD      (CX), Z0, Z1
+	VPERMD      (DX), Z0, Z2
+	VPERMD      (BX), Z0, Z3
+	VPERMD      (SI), Z0, Z4
+	VPUNPCKLBW  Z2, Z1, Z5
+	VPUNPCKHBW  Z2, Z1, Z6
+	VPUNPCKLBW  Z4, Z3, Z2
+	VPUNPCKHBW  Z4, Z3, Z4
+	VPUNPCKLWD  Z2, Z5, Z1
+	VPUNPCKHWD  Z2, Z5, Z2
+	VPUNPCKLWD  Z4, Z6, Z3
+	VPUNPCKHWD  Z4, Z6, Z4
+	VMOVDQU64   Z1, (AX)
+	VMOVDQU64   Z2, 64(AX)
+	VMOVDQU64   Z3, 128(AX)
+	VMOVDQU64   Z4, 192(AX)
+	ADDQ        $0x00000100, AX
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000040, DX
+	ADDQ        $0x00000040, BX
+	ADDQ        $0x00000040, SI
+	DECQ        R12
+	JNZ         loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func interleave16RowsNTAAVX512(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int, ahead int)
+// Requires: AVX, AVX512BW, AVX512F, MMX+
+TEXT ·interleave16RowsNTAAVX512(SB), NOSPLIT, $0-64
+	MOVQ      dst+0(FP), AX
+	MOVQ      a+8(FP), CX
+	MOVQ      b+16(FP), DX
+	MOVQ      n+24(FP), BX
+	VMOVDQU64 permq04152637_64<>+0(SB), Z0
+	MOVQ      rows+32(FP), SI
+	MOVQ      dstStride+40(FP), DI
+	MOVQ      srcStride+48(FP), R8
+	IMUL3Q    $0x00000100, BX, R9
+	NEGQ      R9
+	ADDQ      DI, R9
+	IMUL3Q    $0x00000080, BX, DI
+	NEGQ      DI
+	ADDQ      R8, DI
+	MOVQ      ahead+56(FP), R8
+	TESTQ     SI, SI
+	JZ        rowsdone
+
+row:
+	MOVQ  BX, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	PREFETCHNTA 2048(CX)
+	PREFETCHNTA (CX)(R8*1)
+	PREFETCHNTA 2048(DX)
+	PREFETCHNTA (DX)(R8*1)
+	VPERMQ      (CX), Z0, Z1
+	VPERMQ      (DX), Z0, Z2
+	VPUNPCKLWD  Z2, Z1, Z3
+	VPUNPCKHWD  Z2, Z1, Z1
+	VMOVNTDQ    Z3, (AX)
+	VMOVNTDQ    Z1, 64(AX)
+	PREFETCHNTA 2112(CX)
+	PREFETCHNTA 64(CX)(R8*1)
+	PREFETCHNTA 2112(DX)
+	PREFETCHNTA 64(DX)(R8*1)
+	VPERMQ      64(CX), Z0, Z1
+	VPERMQ      64(DX), Z0, Z2
+	VPUNPCKLWD  Z2, Z1, Z3
+	VPUNPCKHWD  Z2, Z1, Z1
+	VMOVNTDQ    Z3, 128(AX)
+	VMOVNTDQ    Z1, 192(AX)
+	ADDQ        $0x00000100, AX
+	ADDQ        $0x00000080, CX
+	ADDQ        $0x00000080, DX
+	DECQ        R10
+	JNZ         loop
+
+done:
+	ADDQ R9, AX
+	ADDQ DI, CX
+	ADDQ DI, DX
+	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func interleave8x4RowsNTAAVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int, ahead int)
+// Requires: AVX, AVX512BW, AVX512F, MMX+
+TEXT ·interleave8x4RowsNTAAVX512(SB), NOSPLIT, $0-80
+	MOVQ      dst+0(FP), AX
+	MOVQ      r0+8(FP), CX
+	MOVQ      r1+16(FP), DX
+	MOVQ      r2+24(FP), BX
+	MOVQ      r3+32(FP), SI
+	MOVQ      n+40(FP), DI
+	VMOVDQU64 permd048c_64<>+0(SB), Z0
+	MOVQ      rows+48(FP), R8
+	MOVQ      dstStride+56(FP), R9
+	MOVQ      srcStride+64(FP), R10
+	IMUL3Q    $0x00000100, DI, R11
+	NEGQ      R11
+	ADDQ      R9, R11
+	IMUL3Q    $0x00000040, DI, R9
+	NEGQ      R9
+	ADDQ      R10, R9
+	MOVQ      ahead+72(FP), R10
+	TESTQ     R8, R8
+	JZ        rowsdone
+
+row:
+	MOVQ  DI, R12
+	TESTQ R12, R12
+	JZ    done
+
+loop:
+	PREFETCHNTA 2048(CX)
+	PREFETCHNTA (CX)(R10*1)
+	PREFETCHNTA 2048(DX)
+	PREFETCHNTA (DX)(R10*1)
+	PREFETCHNTA 2048(BX)
+	PREFETCHNTA (BX)(R10*1)
+	PREFETCHNTA 2048(SI)
+	PREFETCHNTA (SI)(R10*1)
+	VPERMD      (CX), Z0, Z1
+	VPERMD      (DX), Z0, Z2
+	VPERMD      (BX), Z0, Z3
+	VPERMD      (SI), Z0, Z4
+	VPUNPCKLBW  Z2, Z1, Z5
+	VPUNPCKHBW  Z2, Z1, Z6
+	VPUNPCKLBW  Z4, Z3, Z2
+	VPUNPCKHBW  Z4, Z3, Z4
+	VPUNPCKLWD  Z2, Z5, Z1
+	VPUNPCKHWD  Z2, Z5, Z2
+	VPUNPCKLWD  Z4, Z6, Z3
+	VPUNPCKHWD  Z4, Z6, Z4
+	VMOVNTDQ    Z1, (AX)
+	VMOVNTDQ    Z2, 64(AX)
+	VMOVNTDQ    Z3, 128(AX)
+	VMOVNTDQ    Z4, 192(AX)
+	ADDQ        $0x00000100, AX
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000040, DX
+	ADDQ        $0x00000040, BX
+	ADDQ        $0x00000040, SI
+	DECQ        R12
+	JNZ         loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func interleave16RowsA1AVX512(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int, ahead int)
+// Requires: AVX, AVX512BW, AVX512F, MMX+
+TEXT ·interleave16RowsA1AVX512(SB), NOSPLIT, $0-64
+	MOVQ      dst+0(FP), AX
+	MOVQ      a+8(FP), CX
+	MOVQ      b+16(FP), DX
+	MOVQ      n+24(FP), BX
+	VMOVDQU64 permq04152637_64<>+0(SB), Z0
+	MOVQ      rows+32(FP), SI
+	MOVQ      dstStride+40(FP), DI
+	MOVQ      srcStride+48(FP), R8
+	IMUL3Q    $0x00000100, BX, R9
+	NEGQ      R9
+	ADDQ      DI, R9
+	IMUL3Q    $0x00000080, BX, DI
+	NEGQ      DI
+	ADDQ      R8, DI
+	MOVQ      ahead+56(FP), R8
+	TESTQ     SI, SI
+	JZ        rowsdone
+
+row:
+	MOVQ  BX, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	PREFETCHT1 (CX)(R8*1)
+	PREFETCHT1 (DX)(R8*1)
+	VPERMQ     (CX), Z0, Z1
+	VPERMQ     (DX), Z0, Z2
+	VPUNPCKLWD Z2, Z1, Z3
+	VPUNPCKHWD Z2, Z1, Z1
+	VMOVDQU64  Z3, (AX)
+	VMOVDQU64  Z1, 64(AX)
+	PREFETCHT1 64(CX)(R8*1)
+	PREFETCHT1 64(DX)(R8*1)
+	VPERMQ     64(CX), Z0, Z1
+	VPERMQ     64(DX), Z0, Z2
+	VPUNPCKLWD Z2, Z1, Z3
+	VPUNPCKHWD Z2, Z1, Z1
+	VMOVDQU64  Z3, 128(AX)
+	VMOVDQU64  Z1, 192(AX)
+	ADDQ       $0x00000100, AX
+	ADDQ       $0x00000080, CX
+	ADDQ       $0x00000080, DX
+	DECQ       R10
+	JNZ        loop
+
+done:
+	ADDQ R9, AX
+	ADDQ DI, CX
+	ADDQ DI, DX
+	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func interleave8x4RowsA1AVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int, ahead int)
+// Requires: AVX, AVX512BW, AVX512F, MMX+
+TEXT ·interleave8x4RowsA1AVX512(SB), NOSPLIT, $0-80
+	MOVQ      dst+0(FP), AX
+	MOVQ      r0+8(FP), CX
+	MOVQ      r1+16(FP), DX
+	MOVQ      r2+24(FP), BX
+	MOVQ      r3+32(FP), SI
+	MOVQ      n+40(FP), DI
+	VMOVDQU64 permd048c_64<>+0(SB), Z0
+	MOVQ      rows+48(FP), R8
+	MOVQ      dstStride+56(FP), R9
+	MOVQ      srcStride+64(FP), R10
+	IMUL3Q    $0x00000100, DI, R11
+	NEGQ      R11
+	ADDQ      R9, R11
+	IMUL3Q    $0x00000040, DI, R9
+	NEGQ      R9
+	ADDQ      R10, R9
+	MOVQ      ahead+72(FP), R10
+	TESTQ     R8, R8
+	JZ        rowsdone
+
+row:
+	MOVQ  DI, R12
+	TESTQ R12, R12
+	JZ    done
+
+loop:
+	PREFETCHT1 (CX)(R10*1)
+	PREFETCHT1 (DX)(R10*1)
+	PREFETCHT1 (BX)(R10*1)
+	PREFETCHT1 (SI)(R10*1)
+	VPERMD     (CX), Z0, Z1
+	VPERMD     (DX), Z0, Z2
+	VPERMD     (BX), Z0, Z3
+	VPERMD     (SI), Z0, Z4
+	VPUNPCKLBW Z2, Z1, Z5
+	VPUNPCKHBW Z2, Z1, Z6
+	VPUNPCKLBW Z4, Z3, Z2
+	VPUNPCKHBW Z4, Z3, Z4
+	VPUNPCKLWD Z2, Z5, Z1
+	VPUNPCKHWD Z2, Z5, Z2
+	VPUNPCKLWD Z4, Z6, Z3
+	VPUNPCKHWD Z4, Z6, Z4
+	VMOVDQU64  Z1, (AX)
+	VMOVDQU64  Z2, 64(AX)
+	VMOVDQU64  Z3, 128(AX)
+	VMOVDQU64  Z4, 192(AX)
+	ADDQ       $0x00000100, AX
+	ADDQ       $0x00000040, CX
+	ADDQ       $0x00000040, DX
+	ADDQ       $0x00000040, BX
+	ADDQ       $0x00000040, SI
+	DECQ       R12
+	JNZ        loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func interleave16RowsNTA1AVX512(dst *byte, a *byte, b *byte, n int, rows int, dstStride int, srcStride int, ahead int)
+// Requires: AVX, AVX512BW, AVX512F, MMX+
+TEXT ·interleave16RowsNTA1AVX512(SB), NOSPLIT, $0-64
+	MOVQ      dst+0(FP), AX
+	MOVQ      a+8(FP), CX
+	MOVQ      b+16(FP), DX
+	MOVQ      n+24(FP), BX
+	VMOVDQU64 permq04152637_64<>+0(SB), Z0
+	MOVQ      rows+32(FP), SI
+	MOVQ      dstStride+40(FP), DI
+	MOVQ      srcStride+48(FP), R8
+	IMUL3Q    $0x00000100, BX, R9
+	NEGQ      R9
+	ADDQ      DI, R9
+	IMUL3Q    $0x00000080, BX, DI
+	NEGQ      DI
+	ADDQ      R8, DI
+	MOVQ      ahead+56(FP), R8
+	TESTQ     SI, SI
+	JZ        rowsdone
+
+row:
+	MOVQ  BX, R10
+	TESTQ R10, R10
+	JZ    done
+
+loop:
+	PREFETCHNTA 2048(CX)
+	PREFETCHT1  (CX)(R8*1)
+	PREFETCHNTA 2048(DX)
+	PREFETCHT1  (DX)(R8*1)
+	VPERMQ      (CX), Z0, Z1
+	VPERMQ      (DX), Z0, Z2
+	VPUNPCKLWD  Z2, Z1, Z3
+	VPUNPCKHWD  Z2, Z1, Z1
+	VMOVNTDQ    Z3, (AX)
+	VMOVNTDQ    Z1, 64(AX)
+	PREFETCHNTA 2112(CX)
+	PREFETCHT1  64(CX)(R8*1)
+	PREFETCHNTA 2112(DX)
+	PREFETCHT1  64(DX)(R8*1)
+	VPERMQ      64(CX), Z0, Z1
+	VPERMQ      64(DX), Z0, Z2
+	VPUNPCKLWD  Z2, Z1, Z3
+	VPUNPCKHWD  Z2, Z1, Z1
+	VMOVNTDQ    Z3, 128(AX)
+	VMOVNTDQ    Z1, 192(AX)
+	ADDQ        $0x00000100, AX
+	ADDQ        $0x00000080, CX
+	ADDQ        $0x00000080, DX
+	DECQ        R10
+	JNZ         loop
+
+done:
+	ADDQ R9, AX
+	ADDQ DI, CX
+	ADDQ DI, DX
+	DECQ SI
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
+// func interleave8x4RowsNTA1AVX512(dst *byte, r0 *byte, r1 *byte, r2 *byte, r3 *byte, n int, rows int, dstStride int, srcStride int, ahead int)
+// Requires: AVX, AVX512BW, AVX512F, MMX+
+TEXT ·interleave8x4RowsNTA1AVX512(SB), NOSPLIT, $0-80
+	MOVQ      dst+0(FP), AX
+	MOVQ      r0+8(FP), CX
+	MOVQ      r1+16(FP), DX
+	MOVQ      r2+24(FP), BX
+	MOVQ      r3+32(FP), SI
+	MOVQ      n+40(FP), DI
+	VMOVDQU64 permd048c_64<>+0(SB), Z0
+	MOVQ      rows+48(FP), R8
+	MOVQ      dstStride+56(FP), R9
+	MOVQ      srcStride+64(FP), R10
+	IMUL3Q    $0x00000100, DI, R11
+	NEGQ      R11
+	ADDQ      R9, R11
+	IMUL3Q    $0x00000040, DI, R9
+	NEGQ      R9
+	ADDQ      R10, R9
+	MOVQ      ahead+72(FP), R10
+	TESTQ     R8, R8
+	JZ        rowsdone
+
+row:
+	MOVQ  DI, R12
+	TESTQ R12, R12
+	JZ    done
+
+loop:
+	PREFETCHNTA 2048(CX)
+	PREFETCHT1  (CX)(R10*1)
+	PREFETCHNTA 2048(DX)
+	PREFETCHT1  (DX)(R10*1)
+	PREFETCHNTA 2048(BX)
+	PREFETCHT1  (BX)(R10*1)
+	PREFETCHNTA 2048(SI)
+	PREFETCHT1  (SI)(R10*1)
+	VPERMD      (CX), Z0, Z1
+	VPERMD      (DX), Z0, Z2
+	VPERMD      (BX), Z0, Z3
+	VPERMD      (SI), Z0, Z4
+	VPUNPCKLBW  Z2, Z1, Z5
+	VPUNPCKHBW  Z2, Z1, Z6
+	VPUNPCKLBW  Z4, Z3, Z2
+	VPUNPCKHBW  Z4, Z3, Z4
+	VPUNPCKLWD  Z2, Z5, Z1
+	VPUNPCKHWD  Z2, Z5, Z2
+	VPUNPCKLWD  Z4, Z6, Z3
+	VPUNPCKHWD  Z4, Z6, Z4
+	VMOVNTDQ    Z1, (AX)
+	VMOVNTDQ    Z2, 64(AX)
+	VMOVNTDQ    Z3, 128(AX)
+	VMOVNTDQ    Z4, 192(AX)
+	ADDQ        $0x00000100, AX
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000040, DX
+	ADDQ        $0x00000040, BX
+	ADDQ        $0x00000040, SI
+	DECQ        R12
+	JNZ         loop
+
+done:
+	ADDQ R11, AX
+	ADDQ R9, CX
+	ADDQ R9, DX
+	ADDQ R9, BX
+	ADDQ R9, SI
+	DECQ R8
 	JNZ  row
 
 rowsdone:

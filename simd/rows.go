@@ -22,10 +22,17 @@ import (
 // read of each line before it is written. Such a batch does not end with a
 // fence, so that many can share one: call [Kernels.Fence] after the last,
 // before other goroutines may read the destinations.
+//
+// Ahead, where not 0, asks the same-type pair and quad packings (Pack2 and Pack4 of
+// a type to itself) to ask for the lines Ahead bytes past each source line they read
+// (the same part of the rows the caller's next batch reads), as Prefetch does; the
+// other kernels ignore it. It changes no result; the lines asked for may lie past the
+// operands (asking never faults).
 type Rows struct {
 	N                    int // calls; >= 0
 	DstStride, SrcStride int // bytes; >= 0
 	Stream               bool
+	Ahead                int // bytes
 }
 
 // shape describes a kernel's operands.

@@ -251,8 +251,8 @@ func (c *rowsCase) operands() int {
 // TestRows checks every batched kernel of every implementation against the
 // generic single-call kernel run once per row: random row counts, strides
 // with gaps (whose bytes must stay as they were), a shared source row
-// (stride 0), unaligned starts, and non-temporal stores (Stream, with
-// destination starts and strides aligned or not).
+// (stride 0), unaligned starts, non-temporal stores (Stream, with
+// destination starts and strides aligned or not), and asking ahead (Ahead).
 func TestRows(t *testing.T) {
 	withNT(t, func(t *testing.T) {
 		for _, c := range rowsCases {
@@ -260,7 +260,7 @@ func TestRows(t *testing.T) {
 				r := rand.New(rand.NewPCG(5, 6))
 				for _, k := range Available() {
 					for _, n := range testLengths[:30] {
-						rows := Rows{N: r.IntN(6), Stream: r.IntN(2) == 0}
+						rows := Rows{N: r.IntN(6), Stream: r.IntN(2) == 0, Ahead: []int{0, 0, 4096}[r.IntN(3)]}
 						dgap, sgap := r.IntN(70), r.IntN(70)
 						checkRowsCase(t, c, k, r, n, rows, dgap, sgap, r.IntN(2) == 0)
 					}

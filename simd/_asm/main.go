@@ -62,6 +62,12 @@ func main() {
 			genF32ToF16Interleave(x, m)
 			genF16ToF32(x, m)
 		}
+		// The same-type packings, whose callers ask ahead for the next batch's rows
+		// (Rows.Ahead).
+		for _, m := range []mode{batchedAhead, batchedStreamingAhead, batchedAheadT1, batchedStreamingAheadT1} {
+			genInterleave16(x, m)
+			genInterleave8x4(x, m)
+		}
 	}
 	for _, x := range []isa{avx2, avx512} {
 		for _, m := range []mode{batched, batchedStreaming} {
@@ -294,13 +300,22 @@ const (
 	// from row to row (rows not a multiple of 64 bytes apart): each row's head,
 	// iterations and tail are computed from its first destination's address.
 	batchedRowEdges
+	// batchedAhead and batchedStreamingAhead are batched and batchedStreaming that
+	// also ask for the lines ahead bytes past each source line they read (the
+	// same part of the rows the caller's next batch reads; see Rows.Ahead), with
+	// PREFETCHNTA; the T1 forms with PREFETCHT1 (the hint Prefetch gives on Intel).
+	batchedAhead
+	batchedStreamingAhead
+	batchedAheadT1
+	batchedStreamingAheadT1
 )
 
 func (m mode) nt() bool {
-	return m == streaming || m == batchedStreaming || m == batchedEdges || m == batchedRowEdges
+	return m == streaming || m == batchedStreaming || m == batchedEdges || m == batchedRowEdges || m == batchedStreamingAhead || m == batchedStreamingAheadT1
 }
-func (m mode) rows() bool {
-	return m == batched || m == batchedStreaming || m == batchedEdges || m == batchedRowEdges
+func (m mode) rows() bool { return m >= batched }
+func (m mode) ahead() bool {
+	return m == batchedAhead || m == batchedStreamingAhead || m == batchedAheadT1 || m == batchedStreamingAheadT1
 }
 func (m mode) edges() bool { return m == batchedEdges || m == batchedRowEdges }
 
@@ -309,6 +324,9 @@ func (m mode) edges() bool { return m == batchedEdges || m == batchedRowEdges }
 func (m mode) sig(s string) string {
 	if m.edges() {
 		return strings.Replace(s, "n int)", "n, rows, dstStride, srcStride int, edges [8]int)", 1)
+	}
+	if m.ahead() {
+		return strings.Replace(s, "n int)", "n, rows, dstStride, srcStride, ahead int)", 1)
 	}
 	if m.rows() {
 		return strings.Replace(s, "n int)", "n, rows, dstStride, srcStride int)", 1)
@@ -321,10 +339,13 @@ func (m mode) doc() string {
 	if m.rows() {
 		s = " It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources."
 	}
+	if m.ahead() {
+		s += " Each source line read asks for the line ahead bytes further (PREFETCHNTA; PREFETCHT1 in the T1 forms)."
+	}
 	switch m {
 	case streaming:
 		s += " Stores are non-temporal: destinations must be aligned to the vector width."
-	case batchedStreaming:
+	case batchedStreaming, batchedStreamingAhead, batchedStreamingAheadT1:
 		s += " Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width."
 	case batchedEdges:
 		s += " Each row is a head block (edges[0] words stored), n blocks from the line the destinations reach edges[5] bytes on (the sources edges[6]), and a tail block if edges[7] != 0; all stores non-temporal, without SFENCE (see simd/_asm edges.go)."
@@ -362,6 +383,10 @@ func (m mode) loop(n reg.GPVirtual, unroll int, streams []stream, body func(k in
 	if m.edges() {
 		edgeScratch = AllocLocal(64)
 	}
+	var ahead reg.GPVirtual
+	if m.ahead() {
+		ahead = param("ahead")
+	}
 	TESTQ(rows, rows)
 	JZ(LabelRef("rowsdone"))
 	Label("row")
@@ -381,11 +406,16 @@ func (m mode) loop(n reg.GPVirtual, unroll int, streams []stream, body func(k in
 		MOVQ(n, i)
 	}
 	inner := body
-	if m.nt() && prefetchable(streams) {
+	if m.nt() && prefetchable(streams) || m.ahead() {
 		body = func(k int) {
 			for _, s := range streams {
 				for off := 0; !s.out && off < s.step && (k*s.step)%64 == 0; off += 64 {
-					PREFETCHNTA(at(s.p, k*s.step+off+prefetchAhead))
+					if m.nt() {
+						PREFETCHNTA(at(s.p, k*s.step+off+prefetchAhead))
+					}
+					if m.ahead() {
+						prefetchHint(m, Mem{Base: s.p, Index: ahead, Scale: 1, Disp: k*s.step + off})
+					}
 				}
 			}
 			inner(k)
@@ -448,12 +478,21 @@ func finish(m mode) {
 
 // fname names a kernel and records it for its set's table (see record).
 func fname(base string, x isa, m mode) string {
-	name := base + [...]string{"", "NT", "Rows", "RowsNT", "RowsNTE", "RowsNTW"}[m] + x.name
+	name := base + [...]string{"", "NT", "Rows", "RowsNT", "RowsNTE", "RowsNTW", "RowsA", "RowsNTA", "RowsA1", "RowsNTA1"}[m] + x.name
 	record(name, base, x, m)
 	return name
 }
 
 func at(p reg.GPVirtual, disp int) Mem { return Mem{Base: p, Disp: disp} }
+
+// prefetchHint asks for the line at mem with the hint of an ahead mode m.
+func prefetchHint(m mode, mem Mem) {
+	if m == batchedAheadT1 || m == batchedStreamingAheadT1 {
+		PREFETCHT1(mem)
+	} else {
+		PREFETCHNTA(mem)
+	}
+}
 
 // prefetchAhead is how far ahead of each source stream a streaming batch with several
 // source rows prefetches (bench/design-notes.md).

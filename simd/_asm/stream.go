@@ -365,17 +365,49 @@ func genInterleave8x4(x isa, m mode) {
 	for _, p := range rp {
 		ss = append(ss, stream{p, e, false})
 	}
+	var perm reg.VecVirtual
+	if x.w == 64 {
+		perm = x.loadTable("permd048c", dwordTable(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15))
+	}
 	m.loop(n, 1, ss, func(int) {
 		var R [4]reg.VecVirtual
 		for i := range R {
 			R[i] = x.vec()
-			x.load(at(rp[i], 0), R[i])
+			if x.w == 64 {
+				VPERMD(at(rp[i], 0), perm, R[i])
+			} else {
+				x.load(at(rp[i], 0), R[i])
+			}
 		}
-		for i, v := range interleaveQuads(x, R) {
+		var out []reg.VecVirtual
+		if x.w == 64 {
+			out = interleaveQuadsPermuted(x, R)
+		} else {
+			out = interleaveQuads(x, R)
+		}
+		for i, v := range out {
 			x.store(v, at(dst, i*x.w), m)
 		}
 	})
 	finish(m)
+}
+
+// interleaveQuadsPermuted is interleaveQuads for zmm rows whose 32-bit words were
+// loaded through the permutation 0, 4, 8, 12, 1, 5, … (word 4L+k of a register is word
+// 4k+L of the row): lane L then holds columns 4L+16k…4L+16k+3 at its word k, and the
+// in-lane unpacks leave the quads in order without the lane transpose (12 shuffles
+// where interleaveQuads takes 16; bench/design-notes.md).
+func interleaveQuadsPermuted(x isa, R [4]reg.VecVirtual) []reg.VecVirtual {
+	t0, t1, t2, t3 := x.vec(), x.vec(), x.vec(), x.vec()
+	VPUNPCKLBW(R[1], R[0], t0)
+	VPUNPCKHBW(R[1], R[0], t1)
+	VPUNPCKLBW(R[3], R[2], t2)
+	VPUNPCKHBW(R[3], R[2], t3)
+	VPUNPCKLWD(t2, t0, R[0]) // columns 0..15
+	VPUNPCKHWD(t2, t0, R[1]) // 16..31
+	VPUNPCKLWD(t3, t1, R[2]) // 32..47
+	VPUNPCKHWD(t3, t1, R[3]) // 48..63
+	return R[:]
 }
 
 // interleaveQuads returns the 32-bit quads of R's bytes in order, 4*x.w bytes in four

@@ -87,6 +87,11 @@ var tables = [...]string{
 	batchedStreaming: "rowsNT",
 	batchedEdges:     "rowsEdges",
 	batchedRowEdges:  "rowsEdgesW",
+
+	batchedAhead:            "ahead.rows",
+	batchedStreamingAhead:   "ahead.rowsNT",
+	batchedAheadT1:          "aheadT1.rows",
+	batchedStreamingAheadT1: "aheadT1.rowsNT",
 }
 
 // assigned holds the table's lines, in the order the kernels are generated.
