@@ -303,3 +303,82 @@ func TestStreams(t *testing.T) {
 		}
 	}
 }
+
+// The streaming threshold counts at most llcPerCPU of last-level cache a logical CPU:
+// a 2-vCPU VM reporting its host's 260 MiB L3 streams from 48 MiB, not 130 MiB, and
+// machines whose OS sees the cores the cache serves keep half the reported cache.
+func TestStreamingBytesPerCPU(t *testing.T) {
+	defer func(c func() (int, int), n func() int) { cacheBytes, numCPU = c, n }(cacheBytes, numCPU)
+	defer SetWisdom(nil)() // the default rule, whatever TPULAYOUT_WISDOM names
+	for _, c := range []struct {
+		l2, l3, cpus int
+		want         int64
+	}{
+		{2 << 20, 260 << 20, 2, 48 << 20},  // a VM reporting its host's whole L3
+		{2 << 20, 260 << 20, 1, 24 << 20},  // one CPU
+		{2 << 20, 260 << 20, 8, 130 << 20}, // 384 MiB of bound: the reported cache
+		{1 << 20, 32 << 20, 2, 16 << 20},   // the EPYC VM: unchanged
+		{1 << 20, 0, 2, 2 << 20},           // no L3 reported: two L2s
+		{2 << 20, 260 << 20, 0, 24 << 20},  // a CPU count below one counts as one
+	} {
+		cacheBytes = func() (int, int) { return c.l2, c.l3 }
+		numCPU = func() int { return c.cpus }
+		if got := streamingBytes(); got != c.want {
+			t.Errorf("L2 %d MiB, L3 %d MiB, %d CPUs: streaming from %d MiB, want %d MiB", c.l2>>20, c.l3>>20, c.cpus, got>>20, c.want>>20)
+		}
+	}
+}
+
+// Tiling reads each source row from end to end in one kernel call: the repeat walks the
+// row's tiles (source stride one run), and the loop outside it the tile's rows.
+func TestGroupStreamsTilingWholeRows(t *testing.T) {
+	for _, c := range []struct{ dst, src string }{
+		{"f32[8192,8192]{1,0:T(8,128)}", "f32[8192,8192]{1,0}"},
+		{"bf16[8192,8192]{1,0:T(8,128)(2,1)}", "bf16[8192,8192]{1,0}"},
+		{"s8[8192,8192]{1,0:T(32,128)(4,1)}", "s8[8192,8192]{1,0}"},
+		{"f32[1000,1000]{1,0:T(8,128)}", "f32[1000,1000]{1,0}"}, // ragged: 8 tiles, the last cut
+	} {
+		p := mustPlan(t, c.dst, c.src, WithWorkers(1))
+		k := baseOf(p)
+		cols := layout.MustParse(c.src).Dims[1]
+		if k.repSrc != k.n || k.n*k.rep < cols {
+			t.Errorf("%s: a call reads %d runs of %d elements at source stride %d; want the whole %d-element row (stride %d)", c.dst, k.rep, k.n, k.repSrc, cols, k.n)
+		}
+	}
+}
+
+// Untiling walks the source in order and leaves the destination rows of a pass as they
+// are when there are no more than 16 of them.
+func TestGroupStreamsUntilingUngrouped(t *testing.T) {
+	p := mustPlan(t, "f32[8192,8192]{1,0}", "f32[8192,8192]{1,0:T(8,128)}", WithWorkers(1))
+	if k := baseOf(p); k.rep != 8 || k.repDst != 8192 {
+		t.Errorf("untiling repeats %d runs at destination stride %d; want the tile's 8 rows at 8192", k.rep, k.repDst)
+	}
+}
+
+// TestStagedRun checks that staged edge runs take the whole run where the source
+// allows (the kernel's reads past the data are overwritten by padding) and stay exact,
+// down to the last block, whose whole run would read past the source.
+func TestStagedRun(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 2))
+	for _, c := range [][2]string{
+		{"f32[37,200]{1,0}", "f32[37,200]{1,0:T(8,128)}"},
+		{"bf16[40,200]{1,0}", "bf16[40,200]{1,0:T(8,128)(2,1)}"},
+		{"bf16[41,72]{1,0}", "bf16[41,72]{1,0:T(8,128)(2,1)}"},
+		{"f32[16,3,100]{2,1,0}", "bf16[16,3,100]{2,1,0:T(4,128)(2,1)}"},
+		{"bf16[63,250]{1,0:T(8,128)(2,1)}", "bf16[63,250]{1,0:T(16,128)(2,1)}"},
+	} {
+		pc := pairCase{src: layout.MustParse(c[0]), dst: layout.MustParse(c[1]), stream: true}
+		for _, k := range implementations() {
+			checkPair(t, r, pc, k.Name)
+		}
+	}
+	p := mustPlan(t, "f32[16,200]{1,0:T(8,128)}", "f32[16,200]{1,0}")
+	src := make([]byte, 16*200*4)
+	if got := p.stagedRun(src, 128, 72, 128, 8); got != 128 {
+		t.Errorf("first tile row's edge: stagedRun = %d, want the whole run 128", got)
+	}
+	if got := p.stagedRun(src, 8*200+128, 72, 128, 8); got != 72 {
+		t.Errorf("last tile row's edge: stagedRun = %d, want the data 72", got)
+	}
+}
