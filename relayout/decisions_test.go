@@ -187,20 +187,12 @@ func TestChunkedAsksNextRows(t *testing.T) {
 
 // Chunked packings copy exactly, odd sizes, edge blocks and several workers included.
 func TestChunkedExact(t *testing.T) {
-	r := rand.New(rand.NewPCG(41, 42))
-	for _, c := range [][2]string{
+	checkPairs(t, rand.New(rand.NewPCG(41, 42)), [][2]string{
 		{"bf16[13,8300]{1,0:T(8,128)(2,1)}", "bf16[13,8300]{1,0}"},
 		{"bf16[13,8192]{1,0:T(8,128)(2,1)}", "bf16[13,8192]{1,0}"},
 		{"s8[37,4500]{1,0:T(32,128)(4,1)}", "s8[37,4500]{1,0}"},
 		{"u16[9,4200]{1,0:T(8,128)(2,1)}", "bf16[9,4200]{1,0}"},
-	} {
-		for _, k := range implementations() {
-			for _, w := range []int{1, 3} {
-				pc := pairCase{dst: layout.MustParse(c[0]), src: layout.MustParse(c[1]), opts: []Option{WithWorkers(w)}, stream: true}
-				checkPair(t, r, pc, k.Name)
-			}
-		}
-	}
+	}, pairCase{opts: []Option{WithWorkers(1)}, stream: true}, pairCase{opts: []Option{WithWorkers(3)}, stream: true})
 }
 
 // Plain transposes stream from four L2s on (f32 1024² on a 1 MiB L2), inside the
@@ -294,19 +286,13 @@ func TestGroupStreamsUntilingUngrouped(t *testing.T) {
 // allows (the kernel's reads past the data are overwritten by padding) and stay exact,
 // down to the last block, whose whole run would read past the source.
 func TestStagedRun(t *testing.T) {
-	r := rand.New(rand.NewPCG(17, 2))
-	for _, c := range [][2]string{
-		{"f32[37,200]{1,0}", "f32[37,200]{1,0:T(8,128)}"},
-		{"bf16[40,200]{1,0}", "bf16[40,200]{1,0:T(8,128)(2,1)}"},
-		{"bf16[41,72]{1,0}", "bf16[41,72]{1,0:T(8,128)(2,1)}"},
-		{"f32[16,3,100]{2,1,0}", "bf16[16,3,100]{2,1,0:T(4,128)(2,1)}"},
-		{"bf16[63,250]{1,0:T(8,128)(2,1)}", "bf16[63,250]{1,0:T(16,128)(2,1)}"},
-	} {
-		pc := pairCase{src: layout.MustParse(c[0]), dst: layout.MustParse(c[1]), stream: true}
-		for _, k := range implementations() {
-			checkPair(t, r, pc, k.Name)
-		}
-	}
+	checkPairs(t, rand.New(rand.NewPCG(17, 2)), [][2]string{
+		{"f32[37,200]{1,0:T(8,128)}", "f32[37,200]{1,0}"},
+		{"bf16[40,200]{1,0:T(8,128)(2,1)}", "bf16[40,200]{1,0}"},
+		{"bf16[41,72]{1,0:T(8,128)(2,1)}", "bf16[41,72]{1,0}"},
+		{"bf16[16,3,100]{2,1,0:T(4,128)(2,1)}", "f32[16,3,100]{2,1,0}"},
+		{"bf16[63,250]{1,0:T(16,128)(2,1)}", "bf16[63,250]{1,0:T(8,128)(2,1)}"},
+	}, pairCase{stream: true})
 	p := mustPlan(t, "f32[16,200]{1,0:T(8,128)}", "f32[16,200]{1,0}")
 	src := make([]byte, 16*200*4)
 	if got := p.stagedRun(src, 128, 72, 128, 8); got != 128 {

@@ -467,6 +467,21 @@ func checkNamed(t *testing.T, seed uint64, pairs []namedPair, variants ...pairCa
 	}
 }
 
+// checkPairs checks each layout pair, as texts with the destination first, against the
+// reference for every SIMD implementation, as each variant says (options, streaming).
+func checkPairs(t *testing.T, r *rand.Rand, pairs [][2]string, variants ...pairCase) {
+	t.Helper()
+	for _, c := range pairs {
+		dst, src := layout.MustParse(c[0]), layout.MustParse(c[1])
+		for _, k := range implementations() {
+			for _, v := range variants {
+				v.dst, v.src = dst, src
+				checkPair(t, r, v, k.Name)
+			}
+		}
+	}
+}
+
 // TestF8 covers the conversions to and from f8e4m3fn and f8e5m2: f32 rows converted
 // and packed in (4,1) quads in one kernel, the other packings and transposes through
 // the f8 run kernels, to and from bf16 and f16 in one pass.
