@@ -2,7 +2,10 @@
 
 package simd
 
-import "testing"
+import (
+	"math/rand/v2"
+	"testing"
+)
 
 // TestAlignHead checks that the non-temporal transposes of 32- and 16-bit elements on
 // destination rows a multiple of 64 bytes apart hand the narrower set just the source
@@ -48,5 +51,31 @@ func TestF8To16Arithmetic(t *testing.T) {
 	checkF8To16(t, k)
 	if cpuVBMI && (avx512Set.rows.convVBMI[F8E4M3FN][BF16] == nil || !Default().F8QuadsTo16Kernel) {
 		t.Error("the CPU has VBMI but the AVX-512 set has no lookup kernels")
+	}
+}
+
+// TestAheadOtherHint runs TestRows' checks of the packings that ask ahead on the sets
+// built with the other prefetch hint (PREFETCHT1 on this AMD CPU, PREFETCHNTA on an
+// Intel one), whose kernels TestRows does not reach here.
+func TestAheadOtherHint(t *testing.T) {
+	prefetchToL2 = !prefetchToL2
+	var sets []*Kernels
+	for _, s := range []*asmSet{avx2Set, avx512Set} {
+		if s.vw == 32 && cpuAVX2 || s.vw == 64 && cpuAVX512 {
+			sets = append(sets, s.kernels())
+		}
+	}
+	prefetchToL2 = !prefetchToL2
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, c := range rowsCases {
+		if c.name != "Interleave16" && c.name != "Interleave8x4" {
+			continue
+		}
+		for _, k := range sets {
+			for _, n := range testLengths[:30] {
+				rows := Rows{N: 1 + r.IntN(5), Stream: r.IntN(2) == 0, Ahead: 4096}
+				checkRowsCase(t, c, k, r, n, rows, r.IntN(70), r.IntN(70), false)
+			}
+		}
 	}
 }
