@@ -25,21 +25,11 @@ var rowsCases = append([]rowsCase{
 	convCase(F32, F16, &shNarrow, true, nil),
 	convCase(BF16, F32, &shWiden, false, nil),
 	convCase(F16, F32, &shWiden, false, nil),
-	{"Interleave16", &shPack16, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.Pack2(Bits16, Bits16)(o[0], o[1], o[2], n, r) },
-		func(k *Kernels, o [][]byte, n int) { k.one.pack2[Bits16][Bits16](o[0], o[1], o[2], n) }},
-	{"Deinterleave16", &shUnpack16, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.Unpack2(Bits16, Bits16)(o[0], o[1], o[2], n, r) },
-		func(k *Kernels, o [][]byte, n int) { k.one.unpack2[Bits16][Bits16](o[0], o[1], o[2], n) }},
-	{"F32ToBF16Interleave", &shPackF32, true,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.Pack2(F32, BF16)(o[0], o[1], o[2], n, r) },
-		func(k *Kernels, o [][]byte, n int) { k.one.pack2[F32][BF16](o[0], o[1], o[2], n) }},
-	{"F32ToF16Interleave", &shPackF32, true,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.Pack2(F32, F16)(o[0], o[1], o[2], n, r) },
-		func(k *Kernels, o [][]byte, n int) { k.one.pack2[F32][F16](o[0], o[1], o[2], n) }},
-	{"BF16DeinterleaveToF32", &shUnpackToF32, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.Unpack2(BF16, F32)(o[0], o[1], o[2], n, r) },
-		func(k *Kernels, o [][]byte, n int) { k.one.unpack2[BF16][F32](o[0], o[1], o[2], n) }},
+	pairsCase("Interleave16", Bits16, Bits16, true, &shPack16, false),
+	pairsCase("Deinterleave16", Bits16, Bits16, false, &shUnpack16, false),
+	pairsCase("F32ToBF16Interleave", F32, BF16, true, &shPackF32, true),
+	pairsCase("F32ToF16Interleave", F32, F16, true, &shPackF32, true),
+	pairsCase("BF16DeinterleaveToF32", BF16, F32, false, &shUnpackToF32, false),
 	{"Interleave8x4", &shPack8x4, false,
 		func(k *Kernels, o [][]byte, n int, r Rows) { k.Pack4(Bits8, Bits8)(o[0], o[1], o[2], o[3], o[4], n, r) },
 		func(k *Kernels, o [][]byte, n int) { k.one.pack4[Bits8][Bits8](o[0], o[1], o[2], o[3], o[4], n) }},
@@ -121,6 +111,19 @@ func convCase(from, to DType, sh *shape, f32In bool, ref func(o [][]byte, n int)
 	}
 	return rowsCase{kernelName(from) + "To" + kernelName(to), sh, f32In,
 		func(k *Kernels, o [][]byte, n int, r Rows) { k.Convert(from, to)(o[0], o[1], n, r) }, one}
+}
+
+// pairsCase is the batched Pack2(from, to), or Unpack2(from, to) where not pack,
+// against the set's single-call form.
+func pairsCase(name string, from, to DType, pack bool, sh *shape, f32In bool) rowsCase {
+	if !pack {
+		return rowsCase{name, sh, f32In,
+			func(k *Kernels, o [][]byte, n int, r Rows) { k.Unpack2(from, to)(o[0], o[1], o[2], n, r) },
+			func(k *Kernels, o [][]byte, n int) { k.one.unpack2[from][to](o[0], o[1], o[2], n) }}
+	}
+	return rowsCase{name, sh, f32In,
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.Pack2(from, to)(o[0], o[1], o[2], n, r) },
+		func(k *Kernels, o [][]byte, n int) { k.one.pack2[from][to](o[0], o[1], o[2], n) }}
 }
 
 // quadsCase is the batched Pack4(from, to) (into quads, when to is the narrower type)
