@@ -110,18 +110,6 @@ func TestChecksumKinds(t *testing.T) {
 	}
 }
 
-// TestMergeMixedChecksums: partial manifests of different checksums do not merge.
-func TestMergeMixedChecksums(t *testing.T) {
-	dir := partialsSummed(t, manifest.CRC32C, manifest.SHA256)
-	_, err := Merge(dir)
-	if err == nil || !strings.Contains(err.Error(), "checksum crc32c in the first, sha256 in the second") {
-		t.Fatalf("Merge = %v, want the checksums named", err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, manifest.FileName)); err == nil {
-		t.Error("a manifest was written")
-	}
-}
-
 // TestParseManifestChecksums: a shard's checksum must be one well-formed sum of the
 // algorithm its manifest names.
 func TestParseManifestChecksums(t *testing.T) {

@@ -186,6 +186,26 @@ func checkFixture(t *testing.T, c fixtureCase) {
 	}
 }
 
+// convertMesh2D copies the mesh2d_both fixture into dir as w.safetensors and converts
+// it into dir/out (mesh data=2,model=4, P("data", "model"), To tpu:v5e); it returns the
+// copy's path and the OUTDIR.
+func convertMesh2D(t *testing.T, dir string) (src, out string) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(fixtureDir, "mesh2d_both.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, out = filepath.Join(dir, "w.safetensors"), filepath.Join(dir, "out")
+	if err := os.WriteFile(src, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Convert(ConvertOptions{Checkpoint: src, Out: out, Mesh: "data=2,model=4",
+		Spec: `P("data", "model")`, To: "tpu:v5e"}); err != nil {
+		t.Fatal(err)
+	}
+	return src, out
+}
+
 // writeRandomCheckpoint writes a safetensors checkpoint to path whose tensors, named
 // a, b, c…, have the shapes given and random bytes from the PCG seed (s1, s2).
 func writeRandomCheckpoint(t *testing.T, path string, s1, s2 uint64, shapes ...string) {
@@ -202,4 +222,44 @@ func writeRandomCheckpoint(t *testing.T, path string, s1, s2 uint64, shapes ...s
 	if err := safetensors.Write(path, bufs, nil); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// readTree returns the files under root, by their slash-separated paths relative to
+// it, with their bytes.
+func readTree(t testing.TB, root string) map[string][]byte {
+	t.Helper()
+	files := map[string][]byte{}
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(root, p)
+		files[filepath.ToSlash(rel)] = data
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// sameContents fails unless got and want (as readTree returns them) hold the same files
+// with the same bytes.
+func sameContents(t *testing.T, got, want map[string][]byte) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%d files, want %d", len(got), len(want))
+	}
+	for name, data := range want {
+		if !bytes.Equal(got[name], data) {
+			t.Errorf("%s differs", name)
+		}
+	}
+}
+
+// sameTree fails unless directories a and b hold the same files with the same bytes.
+func sameTree(t *testing.T, a, b string) {
+	t.Helper()
+	sameContents(t, readTree(t, a), readTree(t, b))
 }

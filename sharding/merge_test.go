@@ -1,12 +1,16 @@
 package sharding
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tpulayout/tpulayout/sharding/manifest"
+	"github.com/tpulayout/tpulayout/store"
+	"github.com/tpulayout/tpulayout/store/storetest"
 )
 
 // partials converts the mesh2d_repl_f32 fixture (mesh data=2,model=2, P("model"):
@@ -100,6 +104,104 @@ func TestMergeErrors(t *testing.T) {
 			}
 			if _, err := os.Stat(filepath.Join(dir, manifest.FileName)); err == nil {
 				t.Error("a failed merge wrote manifest.json")
+			}
+		})
+	}
+}
+
+// QA: "tpulayout manifest merge" said only "tensor … differs between partial
+// manifests": neither the field nor the two files.
+func TestMergeNamesWhatDiffers(t *testing.T) {
+	p0, p1 := manifest.PartialName(0, 2), manifest.PartialName(1, 2)
+	cases := []struct {
+		name, old, new string
+		want           []string
+	}{
+		{"dtype", `"dtype": "f32"`, `"dtype": "bf16"`,
+			[]string{`tensor "x" differs between partial manifests ` + p0 + ` and ` + p1 + `: dtype f32 in the first, bf16 in the second`}},
+		{"layout", `"layout": "f32[8,256]{1,0}"`, `"layout": "f32[8,256]{0,1}"`,
+			[]string{"layout f32[8,256]{1,0} in the first, f32[8,256]{0,1} in the second"}},
+		{"shape", `"shape": [16,256]`, `"shape": [16,128]`,
+			[]string{"shape [16 256] in the first, [16 128] in the second"}},
+		{"checksum", `"crc32c": "b4b3`, `"crc32c": "04b3`,
+			[]string{`shard x/0_0.bin (tensor "x", shard [0 0]) was written with different contents by two processes, ` + p0 + ` and ` + p1 + `: crc32c b4b3`, "in the first, 04b3"}},
+		{"target", `"to": "f32"`, `"to": "bf16"`,
+			[]string{p0 + ` and ` + p1 + ` describe different conversions: to f32 in the first, bf16 in the second`}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			dir := partials(t)
+			edit(t, filepath.Join(dir, p1), c.old, c.new)
+			_, err := Merge(dir)
+			var me *manifest.MismatchError
+			if !errors.As(err, &me) || me.First != p0 || me.Second != p1 || len(me.Diffs) == 0 {
+				t.Fatalf("Merge = %#v, want a *manifest.MismatchError of %s and %s", err, p0, p1)
+			}
+			for _, w := range c.want {
+				if err == nil || !strings.Contains(err.Error(), w) {
+					t.Fatalf("Merge = %v, want an error with %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+// A second merge says the directory is already merged; a directory without any
+// manifest names the partial manifests' pattern, not one of 4 processes.
+func TestMergeTwice(t *testing.T) {
+	dir, _ := mergedManifest(t)
+	_, err := Merge(dir)
+	if err == nil || !strings.Contains(err.Error(), "already merged") || strings.Contains(err.Error(), "of-4") {
+		t.Errorf("second Merge: %v, want an error saying it is already merged", err)
+	}
+	_, err = Merge(t.TempDir())
+	if err == nil || !strings.Contains(err.Error(), "no partial manifests (manifest.process-I-of-N.json") {
+		t.Errorf("Merge of an empty directory: %v, want one naming manifest.process-I-of-N.json", err)
+	}
+}
+
+// TestMergeMixedChecksums: partial manifests of different checksums do not merge.
+func TestMergeMixedChecksums(t *testing.T) {
+	dir := partialsSummed(t, manifest.CRC32C, manifest.SHA256)
+	_, err := Merge(dir)
+	if err == nil || !strings.Contains(err.Error(), "checksum crc32c in the first, sha256 in the second") {
+		t.Fatalf("Merge = %v, want the checksums named", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, manifest.FileName)); err == nil {
+		t.Error("a manifest was written")
+	}
+}
+
+// TestMergeURLNamesObjects: a merge under a bucket prefix, which merges a temporary
+// copy of the partial manifests, names the prefix and the object by their URLs (as
+// MergeError's fields and in its text), never the temporary directory.
+func TestMergeURLNamesObjects(t *testing.T) {
+	ctx := context.Background()
+	for _, srv := range storetest.All(t) {
+		t.Run(srv.Name(), func(t *testing.T) {
+			srv.Point(t, srv.Endpoint)
+			out := srv.Scheme + "://" + srv.NewBucket(t) + "/out"
+			b, key, err := store.Open(ctx, out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			part := manifest.PartialName(0, 1)
+			if err := b.Put(ctx, key+"/"+part, strings.NewReader("{"), 1, nil); err != nil {
+				t.Fatal(err)
+			}
+			_, err = MergeURL(out)
+			var me *manifest.MergeError
+			if !errors.As(err, &me) || me.Dir != out+"/" || me.Partial != part {
+				t.Errorf("MergeURL: %#v, want a MergeError on %s/, partial %s", err, out, part)
+			}
+			if want := "sharding: manifest " + out + "/" + part + ": "; !strings.HasPrefix(err.Error(), want) {
+				t.Errorf("MergeURL: %v, want it to start %q", err, want)
+			}
+			// An empty prefix's error is the NoPartialsError itself, which a command
+			// words (its Process field by the flag), not one hidden in a wrapper.
+			_, err = MergeURL(out + "/none")
+			if np, ok := err.(*manifest.NoPartialsError); !ok || np.Dir != out+"/none/" {
+				t.Errorf("MergeURL of an empty prefix: %#v, want a *manifest.NoPartialsError on %s/none/", err, out)
 			}
 		})
 	}

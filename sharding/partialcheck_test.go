@@ -1,10 +1,8 @@
 package sharding
 
 import (
-	"bytes"
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,24 +15,6 @@ import (
 	"github.com/tpulayout/tpulayout/store"
 	"github.com/tpulayout/tpulayout/store/storetest"
 )
-
-// snapshot returns every file under dir with its bytes.
-func snapshot(t *testing.T, dir string) map[string][]byte {
-	t.Helper()
-	files := map[string][]byte{}
-	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		b, err := os.ReadFile(p)
-		files[p] = b
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return files
-}
 
 // A --process run whose options make another conversion than the partial manifests
 // already in its OUTDIR is refused before it writes, naming what differs and both
@@ -74,21 +54,13 @@ func TestProcessOfAnotherConversion(t *testing.T) {
 			if _, err := convertDir(ckpt, dir, opts(0, `P("model")`, nil)); err != nil {
 				t.Fatal(err)
 			}
-			before := snapshot(t, dir)
+			before := readTree(t, dir)
 			_, err := convertDir(ckpt, dir, c.opt)
 			var ce *manifest.ConflictError
 			if !errors.As(err, &ce) || !strings.Contains(err.Error(), c.want) || ce.Partial != manifest.PartialName(0, 2) {
 				t.Fatalf("ConvertDir: %v, want a ConflictError over %s saying %q", err, manifest.PartialName(0, 2), c.want)
 			}
-			after := snapshot(t, dir)
-			if len(after) != len(before) {
-				t.Errorf("%d files before, %d after", len(before), len(after))
-			}
-			for p, b := range before {
-				if !bytes.Equal(after[p], b) {
-					t.Errorf("%s changed", p)
-				}
-			}
+			sameContents(t, readTree(t, dir), before)
 		})
 	}
 	// The same conversion is taken, and a rerun of process 0 with other options
@@ -170,41 +142,6 @@ func TestProcessOfAnotherConversionInBucket(t *testing.T) {
 			}
 			if _, err := MergeURL(out); err == nil || !strings.Contains(err.Error(), out+"/ is already merged") {
 				t.Errorf("second MergeURL: %v, want one saying %s/ is already merged", err, out)
-			}
-		})
-	}
-}
-
-// TestMergeURLNamesObjects: a merge under a bucket prefix, which merges a temporary
-// copy of the partial manifests, names the prefix and the object by their URLs (as
-// MergeError's fields and in its text), never the temporary directory.
-func TestMergeURLNamesObjects(t *testing.T) {
-	ctx := context.Background()
-	for _, srv := range storetest.All(t) {
-		t.Run(srv.Name(), func(t *testing.T) {
-			srv.Point(t, srv.Endpoint)
-			out := srv.Scheme + "://" + srv.NewBucket(t) + "/out"
-			b, key, err := store.Open(ctx, out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			part := manifest.PartialName(0, 1)
-			if err := b.Put(ctx, key+"/"+part, strings.NewReader("{"), 1, nil); err != nil {
-				t.Fatal(err)
-			}
-			_, err = MergeURL(out)
-			var me *manifest.MergeError
-			if !errors.As(err, &me) || me.Dir != out+"/" || me.Partial != part {
-				t.Errorf("MergeURL: %#v, want a MergeError on %s/, partial %s", err, out, part)
-			}
-			if want := "sharding: manifest " + out + "/" + part + ": "; !strings.HasPrefix(err.Error(), want) {
-				t.Errorf("MergeURL: %v, want it to start %q", err, want)
-			}
-			// An empty prefix's error is the NoPartialsError itself, which a command
-			// words (its Process field by the flag), not one hidden in a wrapper.
-			_, err = MergeURL(out + "/none")
-			if np, ok := err.(*manifest.NoPartialsError); !ok || np.Dir != out+"/none/" {
-				t.Errorf("MergeURL of an empty prefix: %#v, want a *manifest.NoPartialsError on %s/none/", err, out)
 			}
 		})
 	}

@@ -2,32 +2,67 @@ package sharding
 
 import (
 	"bytes"
-	"github.com/tpulayout/tpulayout/sharding/manifest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tpulayout/tpulayout/sharding/manifest"
 )
+
+// mergedManifest merges partials and returns the directory and its manifest.
+func mergedManifest(t *testing.T) (string, *manifest.Manifest) {
+	t.Helper()
+	dir := partials(t)
+	if _, err := Merge(dir); err != nil {
+		t.Fatal(err)
+	}
+	m, err := ReadManifest(filepath.Join(dir, manifest.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir, m
+}
+
+// rewrite writes m as dir's manifest.
+func rewrite(t *testing.T, dir string, m *manifest.Manifest) {
+	t.Helper()
+	js, err := m.Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, manifest.FileName), js, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A manifest that lists a tensor twice is refused, naming it, by every reader (issue
+// 44.10: verify passed it).
+func TestManifestTensorTwice(t *testing.T) {
+	dir, m := mergedManifest(t)
+	m.Tensors = append(m.Tensors, m.Tensors[0])
+	rewrite(t, dir, m)
+	want := "tensor \"" + m.Tensors[0].Name + "\" is listed twice"
+	if _, err := ReadManifest(filepath.Join(dir, manifest.FileName)); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("ReadManifest: %v, want an error saying %q", err, want)
+	}
+	ckpt := filepath.Join(fixtureDir, "mesh2d_repl_f32.safetensors")
+	if _, err := Verify(dir, ckpt); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Verify: %v, want an error saying %q", err, want)
+	}
+}
 
 // copyTree copies the regular files of the tree src into dst.
 func copyTree(tb testing.TB, src, dst string) {
 	tb.Helper()
-	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
+	for rel, data := range readTree(tb, src) {
+		p := filepath.Join(dst, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			tb.Fatal(err)
 		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			tb.Fatal(err)
 		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
-		tb.Fatal(err)
 	}
 }
 
