@@ -96,6 +96,25 @@ func tiledBF16(_ safetensors.TensorInfo, s layout.Shape) (layout.Shape, error) {
 	return layout.Parse(fmt.Sprintf("bf16[%d,%d]{1,0:T(8,128)(2,1)}", s.Dims[0], s.Dims[1]))
 }
 
+// rowMajorBF16 is a jobOptions.Target that converts every tensor into bf16 row-major.
+func rowMajorBF16(_ safetensors.TensorInfo, s layout.Shape) (layout.Shape, error) {
+	return rowMajor(layout.BF16, s.Dims), nil
+}
+
+// gridOptions are the options that place every tensor by P("data", "model") on mesh
+// (data=2,model=4 and the like, its devices in order) and convert it by target.
+func gridOptions(mesh string, target func(safetensors.TensorInfo, layout.Shape) (layout.Shape, error)) jobOptions {
+	m, err := placement.ParseMesh(mesh, nil)
+	if err != nil {
+		panic(err)
+	}
+	spec, err := placement.ParseSpec(`P("data", "model")`)
+	if err != nil {
+		panic(err)
+	}
+	return jobOptions{Mesh: m, SpecFor: specAll(spec), Target: target}
+}
+
 // openReplicated opens the mesh2d_repl_f32 fixture and returns it with the options
 // that place it on mesh data=2,model=2 by P("model") (every shard on one device of
 // each of two processes) and keep its shards' shapes, in f32.

@@ -12,9 +12,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/tpulayout/tpulayout/buffer/safetensors"
-	"github.com/tpulayout/tpulayout/layout"
-	"github.com/tpulayout/tpulayout/sharding/placement"
 	"github.com/tpulayout/tpulayout/store"
 )
 
@@ -98,17 +95,9 @@ func TestFingerprintFromReads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mesh, _ := placement.ParseMesh("data=2,model=2", nil)
-	opt := jobOptions{Mesh: mesh,
-		SpecFor: func(string) (placement.Spec, error) { return placement.ParseSpec(`P("data", "model")`) },
-		Target: func(_ safetensors.TensorInfo, s layout.Shape) (layout.Shape, error) {
-			return rowMajor(layout.BF16, s.Dims), nil
-		}}
+	opt := gridOptions("data=2,model=2", rowMajorBF16)
 	ctx := context.Background()
-	b, key, err := store.Open(ctx, in)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b, key := openURL(t, in)
 	for _, processes := range []int{0, 2} {
 		ckpt, err := openBucketCheckpoint(ctx, b, key)
 		if err != nil {

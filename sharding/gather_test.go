@@ -2,7 +2,6 @@ package sharding
 
 import (
 	"bytes"
-	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -258,10 +257,7 @@ func TestServerGatherAhead(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "m.safetensors")
 	writeRandomCheckpoint(t, in, 11, 12, "f32[256,384]", "f32[64,256]")
-	mesh, _ := placement.ParseMesh("data=2,model=2", nil)
-	opt := jobOptions{Mesh: mesh,
-		SpecFor: func(string) (placement.Spec, error) { return placement.ParseSpec(`P("data", "model")`) },
-		Target:  tiledBF16}
+	opt := gridOptions("data=2,model=2", tiledBF16)
 	ckpt, err := OpenCheckpoint(in)
 	if err != nil {
 		t.Fatal(err)
@@ -280,16 +276,12 @@ func TestServerGatherAhead(t *testing.T) {
 	}
 	oldRetry := store.DefaultRetry
 	defer func() { store.DefaultRetry = oldRetry }()
-	ctx := context.Background()
 	for _, srv := range storetest.All(t) {
 		t.Run(srv.Name(), func(t *testing.T) {
-			srv.Point(t, srv.Endpoint)
-			out := srv.Scheme + "://" + srv.NewBucket(t) + "/conv"
-			b, key, _ := store.Open(ctx, out)
+			out := serverURL(t, srv, "conv")
+			b, key := openURL(t, out)
 			for rel, data := range readTree(t, conv) {
-				if err := b.Put(ctx, key+"/"+rel, bytes.NewReader(data), int64(len(data)), nil); err != nil {
-					t.Fatal(err)
-				}
+				put(t, b, key+"/"+rel, data)
 			}
 			store.DefaultRetry = store.Retry{Tries: 6, First: time.Millisecond, Max: 10 * time.Millisecond, Timeout: 2 * time.Second}
 			var mu sync.Mutex

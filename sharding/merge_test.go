@@ -1,7 +1,6 @@
 package sharding
 
 import (
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -9,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/tpulayout/tpulayout/sharding/manifest"
-	"github.com/tpulayout/tpulayout/store"
 	"github.com/tpulayout/tpulayout/store/storetest"
 )
 
@@ -176,20 +174,13 @@ func TestMergeMixedChecksums(t *testing.T) {
 // copy of the partial manifests, names the prefix and the object by their URLs (as
 // MergeError's fields and in its text), never the temporary directory.
 func TestMergeURLNamesObjects(t *testing.T) {
-	ctx := context.Background()
 	for _, srv := range storetest.All(t) {
 		t.Run(srv.Name(), func(t *testing.T) {
-			srv.Point(t, srv.Endpoint)
-			out := srv.Scheme + "://" + srv.NewBucket(t) + "/out"
-			b, key, err := store.Open(ctx, out)
-			if err != nil {
-				t.Fatal(err)
-			}
+			out := serverURL(t, srv, "out")
+			b, key := openURL(t, out)
 			part := manifest.PartialName(0, 1)
-			if err := b.Put(ctx, key+"/"+part, strings.NewReader("{"), 1, nil); err != nil {
-				t.Fatal(err)
-			}
-			_, err = MergeURL(out)
+			put(t, b, key+"/"+part, []byte("{"))
+			_, err := MergeURL(out)
 			var me *manifest.MergeError
 			if !errors.As(err, &me) || me.Dir != out+"/" || me.Partial != part {
 				t.Errorf("MergeURL: %#v, want a MergeError on %s/, partial %s", err, out, part)

@@ -103,15 +103,11 @@ func TestProcessOfAnotherConversionInBucket(t *testing.T) {
 	}
 	for _, srv := range storetest.All(t) {
 		t.Run(srv.Name(), func(t *testing.T) {
-			srv.Point(t, srv.Endpoint)
-			out := srv.Scheme + "://" + srv.NewBucket(t) + "/out"
+			out := serverURL(t, srv, "out")
 			if err := write(out, opt(0, manifest.CRC32C)); err != nil {
 				t.Fatal(err)
 			}
-			b, key, err := store.Open(ctx, out)
-			if err != nil {
-				t.Fatal(err)
-			}
+			b, key := openURL(t, out)
 			list := func() []store.Attrs {
 				as, err := b.List(ctx, key+"/")
 				if err != nil {
@@ -123,7 +119,7 @@ func TestProcessOfAnotherConversionInBucket(t *testing.T) {
 				return as
 			}
 			before := list()
-			err = write(out, opt(1, manifest.SHA256))
+			err := write(out, opt(1, manifest.SHA256))
 			var ce *manifest.ConflictError
 			if !errors.As(err, &ce) || ce.Diff.Field != "checksum" || ce.Diff.Theirs != "crc32c" || ce.Diff.Ours != "sha256" {
 				t.Fatalf("WriteURL: %v, want a ConflictError over the checksum", err)
