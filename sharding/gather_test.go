@@ -2,12 +2,9 @@ package sharding
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
-	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/convert"
 	"github.com/tpulayout/tpulayout/internal/testfiles"
@@ -164,11 +160,7 @@ func TestGatherBanded(t *testing.T) {
 // finite values, and returns its path and the tensor's bytes.
 func randomCheckpoint(t *testing.T, dir string, dims ...int64) (string, []byte) {
 	t.Helper()
-	w := buffer.MustNew(layout.NewShape(layout.F32, dims...))
-	r := rand.New(rand.NewPCG(uint64(len(dims)), uint64(dims[len(dims)-1])))
-	for i := 0; i < len(w.Data); i += 4 {
-		binary.LittleEndian.PutUint32(w.Data[i:], math.Float32bits(float32(r.NormFloat64())))
-	}
+	w := testfiles.RandomBuffer(t, layout.NewShape(layout.F32, dims...).String(), uint64(dims[len(dims)-1]))
 	return testfiles.WriteCheckpoint(t, dir, "w.safetensors", safetensors.NamedBuffer{Name: "w", Buf: w}), w.Data
 }
 
