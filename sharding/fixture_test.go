@@ -205,6 +205,21 @@ func checkFixture(t *testing.T, c fixtureCase) {
 	}
 }
 
+// convertLocal converts the checkpoint file in into the directory out with opt and
+// returns the manifest.
+func convertLocal(t *testing.T, in, out string, opt jobOptions) *manifest.Manifest {
+	t.Helper()
+	ckpt, err := OpenCheckpoint(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := convertDir(ckpt, out, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
 // convertMesh2D copies the mesh2d_both fixture into dir as w.safetensors and converts
 // it into dir/out (mesh data=2,model=4, P("data", "model"), To tpu:v5e); it returns the
 // copy's path and the OUTDIR.
@@ -225,10 +240,12 @@ func convertMesh2D(t *testing.T, dir string) (src, out string) {
 	return src, out
 }
 
-// writeRandomCheckpoint writes a safetensors checkpoint to path whose tensors, named
-// a, b, c…, have the shapes given and random bytes from the PCG seed (s1, s2).
-func writeRandomCheckpoint(t *testing.T, path string, s1, s2 uint64, shapes ...string) {
+// writeRandomCheckpoint writes the safetensors checkpoint dir/m.safetensors, whose
+// tensors, named a, b, c…, have the shapes given and random bytes from the PCG seed
+// (s1, s2), and returns its path.
+func writeRandomCheckpoint(t *testing.T, dir string, s1, s2 uint64, shapes ...string) string {
 	t.Helper()
+	path := filepath.Join(dir, "m.safetensors")
 	rng := rand.New(rand.NewPCG(s1, s2))
 	var bufs []safetensors.NamedBuffer
 	for i, s := range shapes {
@@ -241,6 +258,7 @@ func writeRandomCheckpoint(t *testing.T, path string, s1, s2 uint64, shapes ...s
 	if err := safetensors.Write(path, bufs, nil); err != nil {
 		t.Fatal(err)
 	}
+	return path
 }
 
 // readTree returns the files under root, by their slash-separated paths relative to

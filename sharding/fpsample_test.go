@@ -89,8 +89,7 @@ func writeTemp(t *testing.T, data []byte) string {
 // process that converts half the shards reads the blocks it did not see.
 func TestFingerprintFromReads(t *testing.T) {
 	defer setSpans(64<<10, maxGap, RemoteAheadBytes)()
-	in := filepath.Join(t.TempDir(), "m.safetensors")
-	writeRandomCheckpoint(t, in, 7, 8, "f32[512,512]", "f32[256,1024]", "bf16[64,96]")
+	in := writeRandomCheckpoint(t, t.TempDir(), 7, 8, "f32[512,512]", "f32[256,1024]", "bf16[64,96]")
 	want, _, err := fingerprintFile(in)
 	if err != nil {
 		t.Fatal(err)

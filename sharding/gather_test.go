@@ -247,17 +247,10 @@ func TestGatherMapped(t *testing.T) {
 // unmapped once the reads in flight have ended.
 func TestServerGatherAhead(t *testing.T) {
 	dir := t.TempDir()
-	in := filepath.Join(dir, "m.safetensors")
-	writeRandomCheckpoint(t, in, 11, 12, "f32[256,384]", "f32[64,256]")
+	in := writeRandomCheckpoint(t, dir, 11, 12, "f32[256,384]", "f32[64,256]")
 	opt := gridOptions("data=2,model=2", tiledBF16)
-	ckpt, err := OpenCheckpoint(in)
-	if err != nil {
-		t.Fatal(err)
-	}
 	conv := filepath.Join(dir, "conv")
-	if _, err := convertDir(ckpt, conv, opt); err != nil {
-		t.Fatal(err)
-	}
+	convertLocal(t, in, conv, opt)
 	oldBand, oldBucketBand := gatherBandBytes, gatherBucketBandBytes
 	gatherBandBytes, gatherBucketBandBytes = 8<<10, 8<<10
 	defer func() { gatherBandBytes, gatherBucketBandBytes = oldBand, oldBucketBand }()
@@ -318,7 +311,7 @@ func TestServerGatherAhead(t *testing.T) {
 				return storetest.Status
 			})
 			srv.Point(t, bad)
-			_, err = GatherTo(&got, out)
+			_, err := GatherTo(&got, out)
 			if err == nil || !strings.Contains(err.Error(), out) {
 				t.Errorf("gather through the failing proxy: %v", err)
 			}

@@ -33,8 +33,7 @@ func TestServerPrefetchManyTensors(t *testing.T) {
 	RemoteBandBytes = 4096
 	defer func() { RemoteBandBytes = oldBand }()
 	dir := t.TempDir()
-	in := filepath.Join(dir, "m.safetensors")
-	writeRandomCheckpoint(t, in, 3, 4, "f32[64,96]", "bf16[48,256]", "f32[128,40]", "f32[16]", "bf16[8,8,24]")
+	in := writeRandomCheckpoint(t, dir, 3, 4, "f32[64,96]", "bf16[48,256]", "f32[128,40]", "f32[16]", "bf16[8,8,24]")
 	mesh, _ := placement.ParseMesh("data=2,model=4", nil)
 	opt := jobOptions{Mesh: mesh,
 		SpecFor: func(name string) (placement.Spec, error) {
@@ -44,14 +43,8 @@ func TestServerPrefetchManyTensors(t *testing.T) {
 			return placement.ParseSpec(`P("data", "model")`)
 		},
 		Target: tiledBF16}
-	local, err := OpenCheckpoint(in)
-	if err != nil {
-		t.Fatal(err)
-	}
 	want := filepath.Join(dir, "want")
-	if _, err := convertDir(local, want, opt); err != nil {
-		t.Fatal(err)
-	}
+	convertLocal(t, in, want, opt)
 	ctx := context.Background()
 	b, key := openURL(t, in)
 	convert := func(out string, processes int) {
@@ -280,12 +273,7 @@ func fromAheadOptions() jobOptions {
 // gives the local conversion of the names (nil: all) with fromAheadOptions.
 func fromAheadCheckpoint(t *testing.T) (string, func(names []string) string) {
 	dir := t.TempDir()
-	in := filepath.Join(dir, "m.safetensors")
-	writeRandomCheckpoint(t, in, 5, 6, "f32[36,100]", "f32[64,96]", "bf16[40,264]", "f32[64,4000]", "f32[104,8]")
-	local, err := OpenCheckpoint(in)
-	if err != nil {
-		t.Fatal(err)
-	}
+	in := writeRandomCheckpoint(t, dir, 5, 6, "f32[36,100]", "f32[64,96]", "bf16[40,264]", "f32[64,4000]", "f32[104,8]")
 	wants := map[string]string{} // the local conversion of the names, by them
 	return in, func(names []string) string {
 		k := fmt.Sprint(names)
@@ -293,9 +281,7 @@ func fromAheadCheckpoint(t *testing.T) (string, func(names []string) string) {
 			wants[k] = filepath.Join(dir, fmt.Sprint("want", len(wants)))
 			o := fromAheadOptions()
 			o.Names = names
-			if _, err := convertDir(local, wants[k], o); err != nil {
-				t.Fatal(err)
-			}
+			convertLocal(t, in, wants[k], o)
 		}
 		return wants[k]
 	}

@@ -178,22 +178,14 @@ func TestCheckpointChangesDuringRun(t *testing.T) {
 func TestServerConversionRequests(t *testing.T) {
 	defer setSpans(256<<10, maxGap, RemoteAheadBytes)()
 	dir := t.TempDir()
-	in := filepath.Join(dir, "m.safetensors")
-	writeRandomCheckpoint(t, in, 9, 10, "f32[512,1024]", "f32[512,1024]")
+	in := writeRandomCheckpoint(t, dir, 9, 10, "f32[512,1024]", "f32[512,1024]")
 	data, err := os.ReadFile(in)
 	if err != nil {
 		t.Fatal(err)
 	}
 	opt := gridOptions("data=2,model=4", rowMajorBF16)
-	local, err := OpenCheckpoint(in)
-	if err != nil {
-		t.Fatal(err)
-	}
 	want := filepath.Join(dir, "want")
-	wm, err := convertDir(local, want, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
+	wm := convertLocal(t, in, want, opt)
 	for _, srv := range storetest.All(t) {
 		t.Run(srv.Name(), func(t *testing.T) {
 			url := uploadTo(t, srv, "m.safetensors", data)
