@@ -17,15 +17,21 @@ import (
 	"github.com/tpulayout/tpulayout/sharding/placement"
 )
 
+// mkfifo makes a FIFO at path and returns path; it skips the test where it cannot.
+func mkfifo(t *testing.T, path string) string {
+	t.Helper()
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	return path
+}
+
 // A checkpoint path that names a FIFO is refused as a stream, before a byte is read:
 // a sharded conversion reads it by ranges and verify again later (issue 44.9: it was
 // read as a file of 0 bytes). So is a FIFO among an index's files.
 func TestCheckpointFIFO(t *testing.T) {
 	dir := t.TempDir()
-	fifo := filepath.Join(dir, "model.safetensors")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
+	fifo := mkfifo(t, filepath.Join(dir, "model.safetensors"))
 	index := filepath.Join(dir, "model.safetensors.index.json")
 	if err := os.WriteFile(index, []byte(`{"weight_map": {"x": "model.safetensors"}}`), 0o644); err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -14,7 +15,9 @@ import (
 // TestConvertOptions runs each NumPy fixture through Convert, the options struct with
 // the layout given as the CLI's --to, and checks the directory equals ConvertDir's
 // (which TestFixtures checks against NumPy's images) file for file, the summary agrees
-// with the manifest, and Verify finds nothing wrong.
+// with the manifest, and Verify finds nothing wrong. To hlo:MODULE:param=N, which the
+// CLI's convert --mesh took alone before, gives the same tensors and images as the
+// layout that parameter has, written alone.
 func TestConvertOptions(t *testing.T) {
 	for _, c := range readFixtures(t) {
 		t.Run(c.Name, func(t *testing.T) {
@@ -28,16 +31,30 @@ func TestConvertOptions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ckpt, err := OpenCheckpoint(ckptPath)
+			want := filepath.Join(tmp, "dir")
+			convertLocal(t, ckptPath, want, jobOptions{Mesh: mesh, To: to, Source: ckptPath,
+				SpecFor: specAll(spec), Target: targetAll(dst)})
+			sameTree(t, got, want)
+
+			module := filepath.Join(tmp, "module.txt")
+			text := "HloModule m\n\nENTRY main {\n  ROOT p0 = " + c.Layout + " parameter(0)\n}\n"
+			if err := os.WriteFile(module, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			viaHLO := filepath.Join(tmp, "hlo")
+			hsum, err := Convert(ConvertOptions{Checkpoint: ckptPath, Out: viaHLO, Mesh: c.Mesh,
+				Devices: c.Devices, Spec: c.Spec, To: "hlo:" + module + ":param=0", All: true})
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := filepath.Join(tmp, "dir")
-			if _, err := convertDir(ckpt, want, jobOptions{Mesh: mesh, To: to, Source: ckptPath,
-				SpecFor: specAll(spec), Target: targetAll(dst)}); err != nil {
-				t.Fatal(err)
+			if !reflect.DeepEqual(hsum.Manifest.Tensors, sum.Manifest.Tensors) {
+				t.Errorf("To hlo: tensors %+v, want %+v", hsum.Manifest.Tensors, sum.Manifest.Tensors)
 			}
-			sameTree(t, got, want)
+			// The manifests differ in To alone; the images are the same.
+			hloFiles, files := readTree(t, viaHLO), readTree(t, got)
+			delete(hloFiles, manifest.FileName)
+			delete(files, manifest.FileName)
+			sameContents(t, hloFiles, files)
 			if sum.ManifestPath != got+"/"+manifest.FileName || len(sum.Tensors) != len(sum.Manifest.Tensors) {
 				t.Errorf("summary names %s and %d tensors", sum.ManifestPath, len(sum.Tensors))
 			}
@@ -199,5 +216,26 @@ func TestConvertRulesJSON(t *testing.T) {
 	both.Rules, both.RulesJSON, both.Out = "r.json", []byte(`{}`), filepath.Join(dir, "both")
 	if _, err := Convert(both); err == nil || !strings.Contains(err.Error(), "Rules and RulesJSON exclude each other") {
 		t.Errorf("Rules and RulesJSON both: %v", err)
+	}
+}
+
+// TestConvertPad: Pad is convert's Pad, checked against each tensor's image type,
+// its errors naming the field Pad.
+func TestConvertPad(t *testing.T) {
+	c := readFixtures(t)[0] // bf16
+	for pad, want := range map[string]string{
+		"zero": "", "leave": "", "-2.5": "",
+		"0.1":  `tensor "x": Pad 0.1 is not exact in bf16, which would hold 0.10009765625`,
+		"nope": `bad Pad "nope": want zero, leave or a number`,
+	} {
+		_, err := Convert(ConvertOptions{Checkpoint: filepath.Join(fixtureDir, c.Name+".safetensors"),
+			Out: filepath.Join(t.TempDir(), "out"), Mesh: c.Mesh, Spec: c.Spec, All: true, To: "tpu:v5e", Pad: pad})
+		got := ""
+		if err != nil {
+			got = errMsg(err)
+		}
+		if got != want {
+			t.Errorf("Pad %q: got %q, want %q", pad, got, want)
+		}
 	}
 }

@@ -301,16 +301,7 @@ func TestServerGatherAhead(t *testing.T) {
 			}
 
 			store.DefaultRetry = store.Retry{Tries: 2, First: time.Millisecond, Max: time.Millisecond, Timeout: 2 * time.Second}
-			k := 0
-			_, bad := storetest.NewProxy(t, srv.Endpoint, func(int) storetest.Fault {
-				mu.Lock()
-				defer mu.Unlock()
-				if k++; k < 8 {
-					return storetest.Pass
-				}
-				return storetest.Status
-			})
-			srv.Point(t, bad)
+			srv.Point(t, failingAfter(t, srv, 7, storetest.Status))
 			_, err := GatherTo(&got, out)
 			if err == nil || !strings.Contains(err.Error(), out) {
 				t.Errorf("gather through the failing proxy: %v", err)

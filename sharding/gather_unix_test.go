@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/tpulayout/tpulayout/buffer"
@@ -42,10 +41,7 @@ func TestGatherOutdirOutputs(t *testing.T) {
 		t.Errorf("the link's target holds %d bytes, want the %d of a plain gather", len(got), len(want))
 	}
 
-	fifo := filepath.Join(dir, "fifo.safetensors")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	fifo := mkfifo(t, filepath.Join(dir, "fifo.safetensors"))
 	read := make(chan []byte)
 	go func() {
 		f, err := os.Open(fifo)

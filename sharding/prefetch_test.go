@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -130,17 +129,7 @@ func TestServerPrefetchManyTensors(t *testing.T) {
 			oldRetry := store.DefaultRetry
 			store.DefaultRetry = store.Retry{Tries: 2, First: time.Millisecond, Max: time.Millisecond, Timeout: 5 * time.Second}
 			defer func() { store.DefaultRetry = oldRetry }()
-			var mu sync.Mutex
-			n := 0
-			_, proxy := storetest.NewProxy(t, srv.Endpoint, func(int) storetest.Fault {
-				mu.Lock()
-				defer mu.Unlock()
-				if n++; n < 12 {
-					return storetest.Pass
-				}
-				return []storetest.Fault{storetest.Status, storetest.Stall}[n%2]
-			})
-			srv.Point(t, proxy)
+			srv.Point(t, failingAfter(t, srv, 11, storetest.Status, storetest.Stall))
 			ckpt, err := OpenCheckpoint(ckptURL)
 			if err != nil {
 				t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -60,6 +61,22 @@ func put(t testing.TB, b *store.Bucket, key string, data []byte) {
 	if err := b.Put(context.Background(), key, bytes.NewReader(data), int64(len(data)), nil); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// failingAfter returns the endpoint of a proxy to srv that passes the first n reads
+// of a range and answers each later one with the next of faults, in turn.
+func failingAfter(t *testing.T, srv storetest.Server, n int, faults ...storetest.Fault) string {
+	var mu sync.Mutex
+	k := 0
+	_, proxy := storetest.NewProxy(t, srv.Endpoint, func(int) storetest.Fault {
+		mu.Lock()
+		defer mu.Unlock()
+		if k++; k <= n {
+			return storetest.Pass
+		}
+		return faults[(k-n-1)%len(faults)]
+	})
+	return proxy
 }
 
 // uploadTo points srv's scheme at it and puts data in a new bucket of it as name,
