@@ -60,27 +60,26 @@ func TestFingerprintBlocksUnchanged(t *testing.T) {
 				s.observe(int64(off), data[off:min(off+300000, n)])
 			}
 		}
-		b, key, err := store.Open(context.Background(), writeTemp(t, data[:n]))
-		if err != nil {
-			t.Fatal(err)
-		}
-		o, err := b.Object(context.Background(), key)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, err := s.sum(o); err != nil || got != oldFingerprint(r, int64(n)) {
+		if got, err := s.sum(tempObject(t, data[:n])); err != nil || got != oldFingerprint(r, int64(n)) {
 			t.Errorf("%d bytes: sampled fingerprint %s, %v; want %s", n, got, err, oldFingerprint(r, int64(n)))
 		}
 	}
 }
 
-func writeTemp(t *testing.T, data []byte) string {
+// tempObject writes data to a new file and returns it as an object of the store's
+// file bucket.
+func tempObject(t *testing.T, data []byte) *store.Object {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "x.bin")
 	if err := os.WriteFile(p, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return p
+	b, key := openURL(t, p)
+	o, err := b.Object(context.Background(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
 }
 
 // TestFingerprintFromReads: a conversion of a checkpoint in a bucket (the store's
@@ -130,14 +129,7 @@ func TestFingerprintHeldBound(t *testing.T) {
 	for i := range data {
 		data[i] = byte(i * 31 >> 5)
 	}
-	b, key, err := store.Open(context.Background(), writeTemp(t, data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	o, err := b.Object(context.Background(), key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := tempObject(t, data)
 	want := oldFingerprint(bytes.NewReader(data), int64(len(data)))
 	budget := new(atomic.Int64)
 	budget.Store(fpHeldMost - 3*fingerprintBlock) // room for three blocks
