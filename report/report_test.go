@@ -3,6 +3,7 @@ package report_test
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -206,5 +207,35 @@ func TestInfoXLAArraySize(t *testing.T) {
 		if strings.Contains(shape, "(3,1)") != strings.Contains(b.String(), "XLA ArraySize") {
 			t.Errorf("%s: XLA ArraySize line where sizes agree, or none where they differ:\n%s", shape, b.String())
 		}
+	}
+}
+
+// TestParseIndex reads explain's INDEX forms and says what is wrong with a bad one.
+func TestParseIndex(t *testing.T) {
+	dims := []int64{4, 6}
+	for _, c := range []struct {
+		text string
+		want []int64
+		err  string
+	}{
+		{"2,3", []int64{2, 3}, ""},
+		{" (2, 3) ", []int64{2, 3}, ""},
+		{"[0,5]", []int64{0, 5}, ""},
+		{"2", nil, `bad index "2": it has 1 coordinates, but the shape has rank 2 (dims [4,6])`},
+		{"2,", nil, `bad index "2,": empty coordinate`},
+		{"2,x", nil, `bad index "2,x": coordinate "x" is not a number`},
+		{"4,0", nil, `bad index "4,0": coordinate 4 is out of range for dimension 0 of size 4`},
+		{"1,99999999999999999999", nil, `bad index "1,99999999999999999999": coordinate "99999999999999999999" is out of range`},
+	} {
+		got, err := report.ParseIndex(c.text, dims)
+		switch {
+		case c.err != "" && (err == nil || err.Error() != c.err):
+			t.Errorf("%q: error %v, want %q", c.text, err, c.err)
+		case c.err == "" && (err != nil || !slices.Equal(got, c.want)):
+			t.Errorf("%q: %v, %v; want %v", c.text, got, err, c.want)
+		}
+	}
+	if got, err := report.ParseIndex("()", nil); err != nil || len(got) != 0 {
+		t.Errorf("a scalar's index: %v, %v", got, err)
 	}
 }
