@@ -10,7 +10,6 @@ import (
 	"hash/crc32"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -577,16 +576,13 @@ func TestStoreMisbehavingServer(t *testing.T) {
 				}
 			}
 			store.DefaultRetry = old
-			cmd := exec.Command(os.Args[0], append([]string{"convert", prefix + "model.safetensors", through(storetest.Status)}, args...)...)
-			cmd.Env = append(os.Environ(), "TPULAYOUT_RUN_MAIN=1")
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
+			cmd := newChild(append([]string{"convert", prefix + "model.safetensors", through(storetest.Status)}, args...)...)
 			if err := cmd.Run(); err != nil {
-				t.Fatalf("%v; stderr %q", err, stderr.String())
+				t.Fatalf("%v; stderr %q", err, cmd.stderr.String())
 			}
-			if !strings.Contains(stderr.String(), "tpulayout: store: "+prefix+"model.safetensors: bytes ") ||
-				!strings.Contains(stderr.String(), "try 1 of 6 failed (HTTP status 503") {
-				t.Errorf("a retried read printed %q; want a line naming the object and the failed try", stderr.String())
+			if stderr := cmd.stderr.String(); !strings.Contains(stderr, "tpulayout: store: "+prefix+"model.safetensors: bytes ") ||
+				!strings.Contains(stderr, "try 1 of 6 failed (HTTP status 503") {
+				t.Errorf("a retried read printed %q; want a line naming the object and the failed try", stderr)
 			}
 		})
 	}
