@@ -127,14 +127,16 @@ func firstImage(t *testing.T, prefix string) store.Attrs {
 	return store.Attrs{}
 }
 
-// gatheredLocally is convertedLocally and the gather of its conversion into want,
-// what a conversion in a bucket must gather to.
-func gatheredLocally(t *testing.T, dir string) (in, local, want string) {
+// gatheredLocally makes shardCheckpoint's directory, converts its checkpoint in into
+// local (convertedLocally) and gathers that into want, what a conversion in a bucket
+// must gather to.
+func gatheredLocally(t *testing.T) (dir, in, local, want string) {
 	t.Helper()
+	dir = shardCheckpoint(t)
 	in, local = convertedLocally(t, dir)
 	want = filepath.Join(t.TempDir(), "want.safetensors")
 	mustRun(t, "gather", local, want)
-	return in, local, want
+	return dir, in, local, want
 }
 
 // gatherSame gathers the conversion at out and fails unless it gives want's bytes.
@@ -376,8 +378,7 @@ func TestStoreConvertToBucket(t *testing.T) {
 // unfinished prefix is refused naming the manifest.
 func TestStoreVerifyGatherFromBucket(t *testing.T) {
 	fastRetry(t)
-	dir := shardCheckpoint(t)
-	in, local, want := gatheredLocally(t, dir)
+	dir, in, local, want := gatheredLocally(t)
 	common := bucketArgs(dir)
 	eachStoreServer(t, func(t *testing.T, s storetest.Server) {
 		root := strings.TrimSuffix(uploadCheckpoint(t, s, dir), "ckpt/")
@@ -406,8 +407,7 @@ func TestStoreVerifyGatherFromBucket(t *testing.T) {
 // are both found.
 func TestStoreVerifyGatherByRanges(t *testing.T) {
 	fastRetry(t)
-	dir := shardCheckpoint(t)
-	in, local, want := gatheredLocally(t, dir)
+	dir, in, local, want := gatheredLocally(t)
 	common := bucketArgs(dir)
 	eachStoreServer(t, func(t *testing.T, s storetest.Server) {
 		ckpt := uploadCheckpoint(t, s, dir) + "model.safetensors"
