@@ -3,13 +3,13 @@ package convert_test
 import (
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tpulayout/tpulayout/convert"
 	"github.com/tpulayout/tpulayout/hlo"
+	"github.com/tpulayout/tpulayout/internal/testfiles"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/report"
 )
@@ -18,8 +18,7 @@ import (
 // returns a tuple of both arrays.
 func writeModule(t *testing.T, dir string) string {
 	t.Helper()
-	p := filepath.Join(dir, "m.txt")
-	text := `HloModule m
+	return testfiles.WriteFile(t, dir, "m.txt", []byte(`HloModule m
 
 ENTRY %main (p: (f32[2,3], s8[4]), q: bf16[8,128]) -> (f32[2,3], bf16[8,128]) {
   %p = (f32[2,3]{1,0}, s8[4]{0}) parameter(0)
@@ -27,11 +26,7 @@ ENTRY %main (p: (f32[2,3], s8[4]), q: bf16[8,128]) -> (f32[2,3], bf16[8,128]) {
   %a = f32[2,3]{1,0} get-tuple-element(%p), index=0
   ROOT %r = (f32[2,3]{1,0}, bf16[8,128]{1,0:T(8,128)(2,1)}) tuple(%a, %q)
 }
-`
-	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+`))
 }
 
 // TestParseShape: each form a shape argument takes, and what is refused, with the kind
@@ -39,10 +34,7 @@ ENTRY %main (p: (f32[2,3], s8[4]), q: bf16[8,128]) -> (f32[2,3], bf16[8,128]) {
 func TestParseShape(t *testing.T) {
 	dir := t.TempDir()
 	mod := writeModule(t, dir)
-	bad := filepath.Join(dir, "bad.txt")
-	if err := os.WriteFile(bad, []byte("HloModule m\nENTRY {\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	bad := testfiles.WriteFile(t, dir, "bad.txt", []byte("HloModule m\nENTRY {\n"))
 	ten := "(" + strings.TrimSuffix(strings.Repeat("f32[1], ", 10), ", ") + ")"
 	for _, c := range []struct{ text, want string }{
 		{"f32[2,3]", "f32[2,3]{1,0}"},
@@ -118,10 +110,7 @@ func TestParseShapeError(t *testing.T) {
 
 func TestReadTextFile(t *testing.T) {
 	dir := t.TempDir()
-	p := filepath.Join(dir, "a.txt")
-	if err := os.WriteFile(p, []byte("0123456789"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	p := testfiles.WriteFile(t, dir, "a.txt", []byte("0123456789"))
 	if b, err := convert.ReadTextFile(p, "MODULE", 10); err != nil || string(b) != "0123456789" {
 		t.Errorf("at the limit: %q, %v", b, err)
 	}
@@ -151,13 +140,7 @@ func TestWithModuleAsReadModule(t *testing.T) {
 		t.Fatalf("no modules in ../testdata/hlo: %v", err)
 	}
 	dir := t.TempDir()
-	write := func(name, text string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name, text string) string { return testfiles.WriteFile(t, dir, name, []byte(text)) }
 	files = append(files,
 		write("empty.hlo", ""),
 		write("nul.hlo", "HloModule m\n\x00"),

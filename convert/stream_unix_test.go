@@ -107,10 +107,7 @@ func TestReadTextFileBounded(t *testing.T) {
 			t.Errorf("/dev/zero: %v", err)
 		}
 	}
-	nul := filepath.Join(dir, "nul.hlo")
-	if err := os.WriteFile(nul, []byte("HloModule m\n\x00"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	nul := testfiles.WriteFile(t, dir, "nul.hlo", []byte("HloModule m\n\x00"))
 	if _, err := ReadModule(nul); err == nil || !strings.Contains(err.Error(), "byte 12 is NUL") {
 		t.Errorf("%s: %v", nul, err)
 	}
@@ -122,10 +119,7 @@ func TestReadTextFileBounded(t *testing.T) {
 	}
 	wait()
 	// At the limit exactly, the whole text comes back.
-	exact := filepath.Join(dir, "exact.txt")
-	if err := os.WriteFile(exact, []byte(strings.Repeat("b", 1000)), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	exact := testfiles.WriteFile(t, dir, "exact.txt", []byte(strings.Repeat("b", 1000)))
 	if b, err := ReadTextFile(exact, "MODULE", 1000); err != nil || len(b) != 1000 {
 		t.Errorf("exact: %d bytes, %v", len(b), err)
 	}
@@ -141,10 +135,7 @@ func TestWithModuleTruncated(t *testing.T) {
 		fmt.Fprintf(&b, "  n%d = f32[8]{0} negate(p)\n", i)
 	}
 	b.WriteString("  ROOT r = f32[8]{0} copy(p)\n}\n")
-	path := filepath.Join(t.TempDir(), "m.hlo")
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := testfiles.WriteFile(t, t.TempDir(), "m.hlo", []byte(b.String()))
 	err := WithModule(path, func(m *hlo.Module) error {
 		if err := os.Truncate(path, 0); err != nil {
 			t.Fatal(err)

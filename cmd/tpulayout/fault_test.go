@@ -88,10 +88,7 @@ func TestFaultIsOneLine(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("Windows cannot truncate a mapped file")
 	}
-	p := filepath.Join(t.TempDir(), "in.raw")
-	if err := os.WriteFile(p, make([]byte, 1<<16), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	p := testfiles.WriteFile(t, t.TempDir(), "in.raw", make([]byte, 1<<16))
 	saved, savedThreshold := verbs, buffer.MmapThreshold
 	defer func() { verbs, buffer.MmapThreshold = saved, savedThreshold }()
 	buffer.MmapThreshold = 1

@@ -47,6 +47,16 @@ func RandomBuffer(t testing.TB, text string, seed uint64) *buffer.Buffer {
 	}
 }
 
+// WriteFile writes data as dir/name and returns the path.
+func WriteFile(t testing.TB, dir, name string, data []byte) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // WriteNPY saves b as dir/name and returns the path.
 func WriteNPY(t testing.TB, dir, name string, b *buffer.Buffer) string {
 	t.Helper()
