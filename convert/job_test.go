@@ -428,24 +428,14 @@ func TestPanicRemovesTemp(t *testing.T) {
 				t.Error("no panic from Progress")
 			}
 		}()
-		j.writeArray(nil, mustCompile(t, outTo), src, nil, panicProgress{})
+		j.writeArray(nil, testfiles.Compile(t, outTo), src, nil, panicProgress{})
 	}()
 	short := testfiles.RandomBuffer(t, "f32[20,300]", 1)
 	short.Data = short.Data[: len(short.Data)/2 : len(short.Data)/2]
-	if _, err := j.writeArray(nil, mustCompile(t, outTo), short, nil, nil); err == nil {
+	if _, err := j.writeArray(nil, testfiles.Compile(t, outTo), short, nil, nil); err == nil {
 		t.Error("a short source converts")
 	}
 	if names := testfiles.DirNames(t, dir); len(names) != 0 {
 		t.Errorf("a panicking job left %q", names)
 	}
-}
-
-// mustCompile compiles the shape text s.
-func mustCompile(t *testing.T, s string) *layout.Indexer {
-	t.Helper()
-	ix, err := layout.Compile(layout.MustParse(s))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ix
 }

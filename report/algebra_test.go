@@ -8,13 +8,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tpulayout/tpulayout/internal/testfiles"
 	"github.com/tpulayout/tpulayout/layout/algebra"
 	"github.com/tpulayout/tpulayout/report"
 )
 
 func mapping(t *testing.T, text string) algebra.Mapping {
 	t.Helper()
-	m, err := report.LayoutMapping(compile(t, text))
+	m, err := report.LayoutMapping(testfiles.Compile(t, text))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +159,7 @@ func TestSettingErrorWords(t *testing.T) {
 
 // An explanation as text, as `tpulayout explain` prints it.
 func TestExplanationText(t *testing.T) {
-	ex, err := report.ExplainIndex(compile(t, "f32[3,5]{1,0:T(2,2)}"), []int64{2, 3})
+	ex, err := report.ExplainIndex(testfiles.Compile(t, "f32[3,5]{1,0:T(2,2)}"), []int64{2, 3})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tpulayout/tpulayout/internal/testfiles"
 	"github.com/tpulayout/tpulayout/layout"
 )
 
@@ -31,10 +32,7 @@ func TestGridOffsetsAreTheOracle(t *testing.T) {
 		{"f32[7]{0:T(4)}", "", ""},
 		{"s4[5,9]{0,1:T(2,4)(2,1)E(4)}", "", ""},
 	} {
-		ix, err := layout.Compile(layout.MustParse(c.shape))
-		if err != nil {
-			t.Fatal(err)
-		}
+		ix := testfiles.Compile(t, c.shape)
 		g, err := NewGrid(ix, GridOptions{Rows: c.rows, Cols: c.cols, SVG: true, MaxSide: 1004})
 		if err != nil {
 			t.Fatalf("%s: %v", c.shape, err)
@@ -161,10 +159,7 @@ func walkSVG(t *testing.T, data []byte) svgSummary {
 
 func svgOf(t *testing.T, shape string) (*layout.Indexer, svgSummary) {
 	t.Helper()
-	ix, err := layout.Compile(layout.MustParse(shape))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ix := testfiles.Compile(t, shape)
 	g, err := NewGrid(ix, GridOptions{SVG: true})
 	if err != nil {
 		t.Fatalf("%s: %v", shape, err)
@@ -234,10 +229,7 @@ func TestGridSVGTileColours(t *testing.T) {
 // TestGridWindow: Rows and Cols pick a window like a Python slice; each way one can be
 // wrong is a *SettingError naming the setting in the caller's words.
 func TestGridWindow(t *testing.T) {
-	ix, err := layout.Compile(layout.MustParse("f32[6,10]"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ix := testfiles.Compile(t, "f32[6,10]")
 	for _, c := range []struct {
 		rows, cols string
 		r, c       int64
@@ -259,10 +251,7 @@ func TestGridWindow(t *testing.T) {
 		}
 	}
 	words := GridWords{MaxSide: "--max", MaxSlices: "--max-slices", Rows: "--rows", Cols: "--cols"}
-	vec, err := layout.Compile(layout.MustParse("f32[10]"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	vec := testfiles.Compile(t, "f32[10]")
 	for _, c := range []struct {
 		ix         *layout.Indexer
 		rows, cols string
@@ -283,7 +272,7 @@ func TestGridWindow(t *testing.T) {
 		}
 	}
 	// Without Words, messages name the fields.
-	_, err = NewGrid(ix, GridOptions{Rows: "9:"})
+	_, err := NewGrid(ix, GridOptions{Rows: "9:"})
 	if err == nil || !strings.HasPrefix(err.Error(), "Rows 9: is empty") {
 		t.Errorf("default words: %v", err)
 	}

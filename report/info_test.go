@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/tpulayout/tpulayout/internal/testfiles"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/tpu"
 )
@@ -38,10 +39,7 @@ func TestNoTPU(t *testing.T) {
 // TestInfoTarget: info's --to tpu:GEN gives the generation's default layout, and
 // settings that cannot be are SettingErrors naming the setting.
 func TestInfoTarget(t *testing.T) {
-	ix, err := layout.Compile(layout.NewShape(layout.BF16, 256, 1024))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ix := testfiles.Compile(t, "bf16[256,1024]")
 	got, g, err := InfoTarget(ix, "tpu:v5e", "")
 	want, _ := tpu.DefaultShape(tpu.V5e, layout.BF16, []int64{256, 1024})
 	if err != nil || g != tpu.V5e || got.Shape().String() != want.String() {
@@ -65,11 +63,8 @@ func TestInfoTarget(t *testing.T) {
 // naming the generation and the array, unwrapping to tpu's cause, which a caller
 // words its own way.
 func TestInfoTargetNoDefault(t *testing.T) {
-	ix, err := layout.Compile(layout.NewShape(layout.C64, 8, 128))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, _, err = InfoTarget(ix, "tpu:v5e", "")
+	ix := testfiles.Compile(t, "c64[8,128]")
+	_, _, err := InfoTarget(ix, "tpu:v5e", "")
 	var de *DefaultLayoutError
 	if !errors.As(err, &de) || !de.NoDefault || de.Gen != tpu.V5e || de.Shape.String() != "c64[8,128]{1,0}" || errors.Unwrap(err) == nil {
 		t.Fatalf("c64: %#v, want a DefaultLayoutError of v5e for c64[8,128]", err)

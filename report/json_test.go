@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/tpulayout/tpulayout/internal/testfiles"
 	"github.com/tpulayout/tpulayout/report"
 	"github.com/tpulayout/tpulayout/tpu"
 )
@@ -107,7 +108,7 @@ func checkSchema(t *testing.T, name, what string, data []byte) {
 // documents them too.
 func TestInfoWithTilingSchema(t *testing.T) {
 	for _, text := range []string{"bf16[256,1024]{1,0:T(8,128)(2,1)}", "f32[3,5]", "s4[3,7]{0,1:T(2,8)L(64)}", "f32[]"} {
-		b, err := report.JSON(report.NewInfo(compile(t, text)).AddTiling(tpu.NoGeneration).AddInsight(tpu.V5e))
+		b, err := report.JSON(report.NewInfo(testfiles.Compile(t, text)).AddTiling(tpu.NoGeneration).AddInsight(tpu.V5e))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,23 +8,11 @@ import (
 	"testing"
 
 	"github.com/tpulayout/tpulayout/hlo"
+	"github.com/tpulayout/tpulayout/internal/testfiles"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/report"
 	"github.com/tpulayout/tpulayout/tpu"
 )
-
-func compile(t *testing.T, text string) *layout.Indexer {
-	t.Helper()
-	sh, err := layout.Parse(text)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ix, err := layout.Compile(sh)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ix
-}
 
 // Every offset of the footprint explains as the oracle decodes it: the element there,
 // or padding.
@@ -33,7 +21,7 @@ func TestExplainOffsetMatchesOracle(t *testing.T) {
 		"f32[3,5]{1,0:T(2,2)}", "f32[3,5]{0,1:T(2,2)}", "bf16[4,8]{1,0:T(2,4)(2,1)}", "f32[3,5]{1,0:T(2,2)(3,1)}",
 		"f32[3,5]{1,0:T(2,2)L(30)}", "f32[2,3,5]{1,2,0:T(2,2)}", "f32[2,3,4]{2,1,0:T(*,2,3)}", "s4[3,5]{1,0:T(2,4)E(4)}",
 		"f32[]{:T(4)}", "f32[7]{0:T(4)}"} {
-		ix := compile(t, text)
+		ix := testfiles.Compile(t, text)
 		idx := make([]int64, ix.Rank())
 		for off := range ix.FootprintElements() {
 			ex, err := report.ExplainOffset(ix, off)
@@ -54,7 +42,7 @@ func TestExplainOffsetMatchesOracle(t *testing.T) {
 }
 
 func TestExplainErrors(t *testing.T) {
-	ix := compile(t, "f32[3,5]{1,0:T(2,4)}")
+	ix := testfiles.Compile(t, "f32[3,5]{1,0:T(2,4)}")
 	for _, c := range []struct {
 		idx  []int64
 		want string
@@ -124,7 +112,7 @@ func TestCheckBlock(t *testing.T) {
 }
 
 func TestInfoTilingOmittedUnlessAdded(t *testing.T) {
-	ix := compile(t, "bf16[16,256]{1,0:T(8,128)(2,1)}")
+	ix := testfiles.Compile(t, "bf16[16,256]{1,0:T(8,128)(2,1)}")
 	b, _ := json.Marshal(report.NewInfo(ix).AddInsight(tpu.V5e))
 	if strings.Contains(string(b), "tile_count") || !strings.Contains(string(b), `"expansion":1`) {
 		t.Errorf("info with insight: %s", b)
