@@ -179,12 +179,8 @@ func TestInfoXLAArraySize(t *testing.T) {
 		"f32[10,10]{1,0:L(3)}":      {"L(3) not applied", "footprint:       100 elements, 400 bytes"},
 		"f32[3,5]{1,0:T(2,2)}":      {"footprint:       24 elements, 96 bytes"},
 	} {
-		ix, err := layout.Compile(layout.MustParse(shape))
-		if err != nil {
-			t.Fatal(err)
-		}
 		var b strings.Builder
-		if err := report.NewInfo(ix).WriteText(&b); err != nil {
+		if err := report.NewInfo(testfiles.Compile(t, shape)).WriteText(&b); err != nil {
 			t.Fatal(err)
 		}
 		for _, w := range want {
