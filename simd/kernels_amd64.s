@@ -20006,7 +20006,7 @@ rowsdone:
 	RET
 
 // func splitNibbleWordsRowsNTAVX512(dst *byte, rowStride int, src *byte, n int, rows int, dstStride int, srcStride int)
-// Requires: AVX, AVX512BW, AVX512F
+// Requires: AVX, AVX512BW, AVX512F, MMX+
 TEXT ·splitNibbleWordsRowsNTAVX512(SB), NOSPLIT, $0-56
 	MOVQ         dst+0(FP), AX
 	MOVQ         rowStride+8(FP), CX
@@ -20036,50 +20036,54 @@ row:
 	JZ    done
 
 loop:
-	VMOVDQU64  (DX), Z3
-	VPSHUFB    Z0, Z3, Z3
-	VPERMD     Z3, Z1, Z3
-	VMOVDQU64  64(DX), Z4
-	VPSHUFB    Z0, Z4, Z4
-	VPERMD     Z4, Z1, Z4
-	VMOVDQU64  128(DX), Z5
-	VPSHUFB    Z0, Z5, Z5
-	VPERMD     Z5, Z1, Z5
-	VMOVDQU64  192(DX), Z6
-	VPSHUFB    Z0, Z6, Z6
-	VPERMD     Z6, Z1, Z6
-	VSHUFI32X4 $0x44, Z4, Z3, Z7
-	VSHUFI32X4 $0x44, Z6, Z5, Z8
-	VSHUFI32X4 $0xee, Z4, Z3, Z9
-	VSHUFI32X4 $0xee, Z6, Z5, Z6
-	VSHUFI32X4 $0x88, Z8, Z7, Z3
-	VSHUFI32X4 $0xdd, Z8, Z7, Z4
-	VSHUFI32X4 $0x88, Z6, Z9, Z5
-	VSHUFI32X4 $0xdd, Z6, Z9, Z6
-	VPSRLW     $0x04, Z3, Z7
-	VPANDD     Z2, Z3, Z3
-	VPANDD     Z2, Z7, Z7
-	VMOVNTDQ   Z3, (AX)
-	VMOVNTDQ   Z7, (AX)(CX*1)
-	VPSRLW     $0x04, Z4, Z3
-	VPANDD     Z2, Z4, Z4
-	VPANDD     Z2, Z3, Z3
-	VMOVNTDQ   Z4, (AX)(CX*2)
-	VMOVNTDQ   Z3, (AX)(SI*1)
-	VPSRLW     $0x04, Z5, Z3
-	VPANDD     Z2, Z5, Z5
-	VPANDD     Z2, Z3, Z3
-	VMOVNTDQ   Z5, (AX)(CX*4)
-	VMOVNTDQ   Z3, (AX)(DI*1)
-	VPSRLW     $0x04, Z6, Z3
-	VPANDD     Z2, Z6, Z6
-	VPANDD     Z2, Z3, Z3
-	VMOVNTDQ   Z6, (AX)(SI*2)
-	VMOVNTDQ   Z3, (AX)(R8*1)
-	ADDQ       $0x00000040, AX
-	ADDQ       $0x00000100, DX
-	DECQ       R11
-	JNZ        loop
+	PREFETCHNTA 4096(DX)
+	PREFETCHNTA 4160(DX)
+	PREFETCHNTA 4224(DX)
+	PREFETCHNTA 4288(DX)
+	VMOVDQU64   (DX), Z3
+	VPSHUFB     Z0, Z3, Z3
+	VPERMD      Z3, Z1, Z3
+	VMOVDQU64   64(DX), Z4
+	VPSHUFB     Z0, Z4, Z4
+	VPERMD      Z4, Z1, Z4
+	VMOVDQU64   128(DX), Z5
+	VPSHUFB     Z0, Z5, Z5
+	VPERMD      Z5, Z1, Z5
+	VMOVDQU64   192(DX), Z6
+	VPSHUFB     Z0, Z6, Z6
+	VPERMD      Z6, Z1, Z6
+	VSHUFI32X4  $0x44, Z4, Z3, Z7
+	VSHUFI32X4  $0x44, Z6, Z5, Z8
+	VSHUFI32X4  $0xee, Z4, Z3, Z9
+	VSHUFI32X4  $0xee, Z6, Z5, Z6
+	VSHUFI32X4  $0x88, Z8, Z7, Z3
+	VSHUFI32X4  $0xdd, Z8, Z7, Z4
+	VSHUFI32X4  $0x88, Z6, Z9, Z5
+	VSHUFI32X4  $0xdd, Z6, Z9, Z6
+	VPSRLW      $0x04, Z3, Z7
+	VPANDD      Z2, Z3, Z3
+	VPANDD      Z2, Z7, Z7
+	VMOVNTDQ    Z3, (AX)
+	VMOVNTDQ    Z7, (AX)(CX*1)
+	VPSRLW      $0x04, Z4, Z3
+	VPANDD      Z2, Z4, Z4
+	VPANDD      Z2, Z3, Z3
+	VMOVNTDQ    Z4, (AX)(CX*2)
+	VMOVNTDQ    Z3, (AX)(SI*1)
+	VPSRLW      $0x04, Z5, Z3
+	VPANDD      Z2, Z5, Z5
+	VPANDD      Z2, Z3, Z3
+	VMOVNTDQ    Z5, (AX)(CX*4)
+	VMOVNTDQ    Z3, (AX)(DI*1)
+	VPSRLW      $0x04, Z6, Z3
+	VPANDD      Z2, Z6, Z6
+	VPANDD      Z2, Z3, Z3
+	VMOVNTDQ    Z6, (AX)(SI*2)
+	VMOVNTDQ    Z3, (AX)(R8*1)
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000100, DX
+	DECQ        R11
+	JNZ         loop
 
 done:
 	ADDQ R12, AX
