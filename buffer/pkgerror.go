@@ -36,3 +36,13 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() []error { return []error{e.Kind, e.Err} }
+
+// FileError is an error about the file a reader calls Name: it reads "NAME: …" and
+// unwraps to Err, so that a message that names the file already can quote Err alone.
+type FileError struct {
+	Name string // the file, as the reader was told to call it
+	Err  error
+}
+
+func (e *FileError) Error() string { return e.Name + ": " + e.Err.Error() }
+func (e *FileError) Unwrap() error { return e.Err }
