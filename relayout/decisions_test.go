@@ -7,6 +7,7 @@ import (
 
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/simd"
 )
 
 // Untilings walked in source order ask for the next tile ahead, tilings of narrow arrays
@@ -14,10 +15,7 @@ import (
 // the next 32 KiB of tiles); copies whose blocks read long source streams, and
 // copies whose source fits in L2, do not.
 func TestSourcePiece(t *testing.T) {
-	for _, c := range []struct {
-		dst, src string
-		want     int64
-	}{
+	checkPlans(t, "ahead", func(p *Plan) int64 { return p.ahead.piece }, []planCase[int64]{
 		{"f32[8192,8192]{1,0}", "f32[8192,8192]{1,0:T(8,128)}", 4096},
 		{"bf16[8192,8192]{1,0}", "bf16[8192,8192]{1,0:T(8,128)(2,1)}", 2048},
 		{"f32[8192,8192]{1,0}", "bf16[8192,8192]{1,0:T(8,128)(2,1)}", 2048},
@@ -27,45 +25,30 @@ func TestSourcePiece(t *testing.T) {
 		{"f32[64,256]{1,0}", "f32[64,256]{1,0:T(8,128)}", 0},                          // in L2
 		{"f32[1024,1024]{1,0}", "f32[1024,1024]{1,0:T(8,128)}", 4096},                 // beyond L2, no streaming
 		{"bf16[4096,3,4096]{2,1,0}", "bf16[4096,3,4096]{2,1,0:T(4,128)(2,1)}", 32768}, // two row-pair blocks a tile row
-	} {
-		p := mustPlan(t, c.dst, c.src)
-		if p.ahead.piece != c.want {
-			t.Errorf("%s ← %s: ahead %d, want %d", c.dst, c.src, p.ahead.piece, c.want)
-		}
-	}
+	})
 }
 
 // Untiling edge tiles (a row of 8191 bf16 pairs ends in a tile of 127 columns) copy
 // their data prefix with the deinterleave kernel, not element by element.
 func TestDeinterleaveClips(t *testing.T) {
-	for _, c := range [][2]string{
-		{"bf16[64,8191]{1,0}", "bf16[64,8191]{1,0:T(8,128)(2,1)}"},
-		{"f32[64,8191]{1,0}", "bf16[64,8191]{1,0:T(8,128)(2,1)}"},
-		{"s8[64,8191]{1,0}", "s8[64,8191]{1,0:T(32,128)(4,1)}"},
-		{"f32[13,300]{1,0:T(8,128)}", "bf16[13,300]{1,0:T(8,128)(2,1)}"},
-	} {
-		p := mustPlan(t, c[0], c[1])
-		if k := baseOf(p); kindOf(p) != "deinterleave" || !k.clip || k.clipDim != 1 {
-			t.Errorf("%s ← %s: %v kernel, clip %v on dim %d; want deinterleave clipped on dim 1", c[0], c[1], kindOf(p), k.clip, k.clipDim)
-		}
-	}
+	const want = "deinterleave, clip true on dim 1"
+	checkPlans(t, "kernel", func(p *Plan) string {
+		return fmt.Sprintf("%s, clip %v on dim %d", kindOf(p), baseOf(p).clip, baseOf(p).clipDim)
+	}, []planCase[string]{
+		{"bf16[64,8191]{1,0}", "bf16[64,8191]{1,0:T(8,128)(2,1)}", want},
+		{"f32[64,8191]{1,0}", "bf16[64,8191]{1,0:T(8,128)(2,1)}", want},
+		{"s8[64,8191]{1,0}", "s8[64,8191]{1,0:T(32,128)(4,1)}", want},
+		{"f32[13,300]{1,0:T(8,128)}", "bf16[13,300]{1,0:T(8,128)(2,1)}", want},
+	})
 }
 
 // Narrow arrays batch the rows of a tile, not their one or two tile columns.
 func TestBatchOrder(t *testing.T) {
-	for _, c := range []struct {
-		dst, src string
-		rep      int64
-	}{
+	checkPlans(t, "batches of", func(p *Plan) int64 { return baseOf(p).rep }, []planCase[int64]{
 		{"f32[200000,200]{1,0:T(8,128)}", "f32[200000,200]{1,0}", 8},
 		{"bf16[200000,200]{1,0:T(8,128)(2,1)}", "bf16[200000,200]{1,0}", 4},
 		{"f32[8192,8192]{1,0:T(8,128)}", "f32[8192,8192]{1,0}", 64}, // 64 tile columns: too much for L1
-	} {
-		p := mustPlan(t, c.dst, c.src)
-		if baseOf(p).rep != c.rep {
-			t.Errorf("%s ← %s: batches of %d, want %d", c.dst, c.src, baseOf(p).rep, c.rep)
-		}
-	}
+	})
 }
 
 // A retiling's run spans several dims (row pairs, columns, pair halves); its edge
@@ -82,15 +65,13 @@ func TestSplitClip(t *testing.T) {
 // A pair or quad cut by the end of its rows' dim (three rows in tiles of four) unpacks
 // its rows past the data into a worker's buffer; without one it went element by element.
 func TestPartialUnpackBuffer(t *testing.T) {
-	for _, c := range [][2]string{
-		{"bf16[64,3,256]{2,1,0}", "bf16[64,3,256]{2,1,0:T(4,128)(2,1)}"},
-		{"s8[64,5,256]{2,1,0}", "s8[64,5,256]{2,1,0:T(32,128)(4,1)}"},
-	} {
-		p := mustPlan(t, c[0], c[1])
-		if kindOf(p) != "deinterleave" || baseOf(p).stage == nil {
-			t.Errorf("%s ← %s: %v kernel, buffer %v; want deinterleave with a buffer", c[0], c[1], kindOf(p), baseOf(p).stage != nil)
-		}
-	}
+	const want = "deinterleave, buffer true"
+	checkPlans(t, "kernel", func(p *Plan) string {
+		return fmt.Sprintf("%s, buffer %v", kindOf(p), baseOf(p).stage != nil)
+	}, []planCase[string]{
+		{"bf16[64,3,256]{2,1,0}", "bf16[64,3,256]{2,1,0:T(4,128)(2,1)}", want},
+		{"s8[64,5,256]{2,1,0}", "s8[64,5,256]{2,1,0:T(32,128)(4,1)}", want},
+	})
 }
 
 // Reading a transposed tiling back ({0,1:T(8,128)} → {1,0}) transposes 8-wide blocks:
@@ -115,21 +96,15 @@ func TestStagedTranspose(t *testing.T) {
 // build their rows in scratch (stagesOddRows); rows whole lines apart, and plans that
 // do not stream, store in place.
 func TestStagedOddRows(t *testing.T) {
-	for _, c := range []struct {
-		dst, src string
-		want     bool
-	}{
-		{"f32[63,65,67,61]{0,1,2,3}", "f32[63,65,67,61]{3,2,1,0}", true},
-		{"f32[8191,8190]{0,1}", "f32[8191,8190]{1,0}", true},
-		{"f32[64,64,64,64]{0,1,2,3}", "f32[64,64,64,64]{3,2,1,0}", false}, // rows whole lines apart
-		{"f32[8192,8192]{0,1}", "f32[8192,8192]{1,0}", false},
-		{"f32[63,65,7,61]{0,1,2,3}", "f32[63,65,7,61]{3,2,1,0}", false}, // in the cache: no streaming
-	} {
-		p := mustPlan(t, c.dst, c.src, WithWorkers(1))
-		if k := transposeOf(p); kindOf(p) != "transpose" || (k.conv != nil) != c.want {
-			t.Errorf("%s ← %s: %v kernel, staged %v (stream %v); want staged %v", c.dst, c.src, kindOf(p), k.conv != nil, p.stream, c.want)
-		}
-	}
+	checkPlans(t, "kernel", func(p *Plan) string {
+		return fmt.Sprintf("%s, staged %v", kindOf(p), transposeOf(p).conv != nil)
+	}, []planCase[string]{
+		{"f32[63,65,67,61]{0,1,2,3}", "f32[63,65,67,61]{3,2,1,0}", "transpose, staged true"},
+		{"f32[8191,8190]{0,1}", "f32[8191,8190]{1,0}", "transpose, staged true"},
+		{"f32[64,64,64,64]{0,1,2,3}", "f32[64,64,64,64]{3,2,1,0}", "transpose, staged false"}, // rows whole lines apart
+		{"f32[8192,8192]{0,1}", "f32[8192,8192]{1,0}", "transpose, staged false"},
+		{"f32[63,65,7,61]{0,1,2,3}", "f32[63,65,7,61]{3,2,1,0}", "transpose, staged false"}, // in the cache: no streaming
+	}, WithWorkers(1))
 	// Against the reference, streaming forced on small arrays of the same kind.
 	r := rand.New(rand.NewPCG(71, 73))
 	for _, c := range []struct {
@@ -158,10 +133,7 @@ func TestStagedOddRows(t *testing.T) {
 // in 2 KiB chunks of source and asks, after each, for the same part of the next call's
 // rows; copies and packings whose next rows planAhead asks for already do not.
 func TestChunkedPacking(t *testing.T) {
-	for _, c := range []struct {
-		dst, src string
-		want     int64
-	}{
+	checkPlans(t, "chunks of repeats", func(p *Plan) int64 { return packingOf(p).chunk }, []planCase[int64]{
 		{"bf16[8192,8192]{1,0:T(8,128)(2,1)}", "bf16[8192,8192]{1,0}", 4},
 		{"s8[8192,8192]{1,0:T(32,128)(4,1)}", "s8[8192,8192]{1,0}", 4},
 		{"bf16[8192,8192]{1,0:T(8,128)(2,1)}", "f32[8192,8192]{1,0}", 0},    // converts
@@ -170,12 +142,7 @@ func TestChunkedPacking(t *testing.T) {
 		{"bf16[8192,8192]{1,0}", "bf16[8192,8192]{1,0:T(8,128)(2,1)}", 0},   // deinterleave
 		{"bf16[64,1024]{1,0:T(8,128)(2,1)}", "bf16[64,1024]{1,0}", 0},       // in L2
 		{"bf16[256,8192]{1,0:T(8,128)(2,1)}", "bf16[256,8192]{1,0}", 4},     // beyond L2, no streaming
-	} {
-		p := mustPlan(t, c.dst, c.src)
-		if packingOf(p).chunk != c.want {
-			t.Errorf("%s ← %s: chunks of %d repeats, want %d", c.dst, c.src, packingOf(p).chunk, c.want)
-		}
-	}
+	})
 }
 
 // Each chunk asks for the same part of the next call's rows: over a whole copy, every
@@ -220,20 +187,12 @@ func TestChunkedAsksNextRows(t *testing.T) {
 
 // Chunked packings copy exactly, odd sizes, edge blocks and several workers included.
 func TestChunkedExact(t *testing.T) {
-	r := rand.New(rand.NewPCG(41, 42))
-	for _, c := range [][2]string{
+	checkPairs(t, rand.New(rand.NewPCG(41, 42)), [][2]string{
 		{"bf16[13,8300]{1,0:T(8,128)(2,1)}", "bf16[13,8300]{1,0}"},
 		{"bf16[13,8192]{1,0:T(8,128)(2,1)}", "bf16[13,8192]{1,0}"},
 		{"s8[37,4500]{1,0:T(32,128)(4,1)}", "s8[37,4500]{1,0}"},
 		{"u16[9,4200]{1,0:T(8,128)(2,1)}", "bf16[9,4200]{1,0}"},
-	} {
-		for _, k := range implementations() {
-			for _, w := range []int{1, 3} {
-				pc := pairCase{dst: layout.MustParse(c[0]), src: layout.MustParse(c[1]), opts: []Option{WithWorkers(w)}, stream: true}
-				checkPair(t, r, pc, k.Name)
-			}
-		}
-	}
+	}, pairCase{opts: []Option{WithWorkers(1)}, stream: true}, pairCase{opts: []Option{WithWorkers(3)}, stream: true})
 }
 
 // Plain transposes stream from four L2s on (f32 1024² on a 1 MiB L2), inside the
@@ -244,62 +203,102 @@ func TestTransposeStreams(t *testing.T) {
 	if 2*(transposeStreamingBytes()+4096) >= streamingBytes() {
 		t.Skip("no room between four L2s and the last-level cache on this machine")
 	}
-	for _, c := range []struct {
-		dst, src string
-		want     bool
-	}{
-		{"f32[%d,1024]{0,1}", "f32[%d,1024]{1,0}", true},
-		{"s8[%d,1024]{0,1}", "s8[%d,1024]{1,0}", false},            // a quarter of the bytes
-		{"bf16[%d,1024]{0,1}", "f32[%d,1024]{1,0}", false},         // converts
-		{"f32[%d,1024]{1,0:T(8,128)}", "f32[%d,1024]{1,0}", false}, // no transpose
-	} {
-		dst := layout.MustParse(fmt.Sprintf(c.dst, rows))
-		p, err := NewPlan(dst, layout.MustParse(fmt.Sprintf(c.src, rows)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if p.stream != c.want {
-			t.Errorf("%s ← %s (%v kernel): streams %v, want %v", c.dst, c.src, kindOf(p), p.stream, c.want)
-		}
-	}
-	p := mustPlan(t, fmt.Sprintf("f32[%d,1024]{0,1}", rows-8), fmt.Sprintf("f32[%d,1024]{1,0}", rows-8))
-	if p.stream {
-		t.Errorf("%v: streams below the threshold", p)
-	}
-	// A tiling streams unless the tile kernels take it; reading tiles back, only with
-	// them (else staged) and into rows a page apart.
-	tiles := p.k().TileKernels(8)
-	for _, c := range []struct {
-		dst, src string
-		rows     int64
-		want     bool
-	}{
-		{"f32[%d,1024]{0,1:T(8,128)}", "f32[%d,1024]{1,0}", rows, !tiles},
-		{"f32[%d,1024]{1,0}", "f32[%d,1024]{0,1:T(8,128)}", rows, tiles},
-		{"f32[%d,512]{1,0}", "f32[%d,512]{0,1:T(8,128)}", 2 * rows, false}, // rows 2 KiB apart
-	} {
-		p := mustPlan(t, fmt.Sprintf(c.dst, c.rows), fmt.Sprintf(c.src, c.rows))
-		if p.stream != c.want {
-			t.Errorf("%v: streams %v, want %v", p, p.stream, c.want)
-		}
-	}
+	at := func(rows int64, s string) string { return fmt.Sprintf(s, rows) }
+	tiles := simd.Default().TileKernels(8)
+	checkPlans(t, "streams", streams, []planCase[bool]{
+		{at(rows, "f32[%d,1024]{0,1}"), at(rows, "f32[%d,1024]{1,0}"), true},
+		{at(rows-8, "f32[%d,1024]{0,1}"), at(rows-8, "f32[%d,1024]{1,0}"), false},      // below the threshold
+		{at(rows, "s8[%d,1024]{0,1}"), at(rows, "s8[%d,1024]{1,0}"), false},            // a quarter of the bytes
+		{at(rows, "bf16[%d,1024]{0,1}"), at(rows, "f32[%d,1024]{1,0}"), false},         // converts
+		{at(rows, "f32[%d,1024]{1,0:T(8,128)}"), at(rows, "f32[%d,1024]{1,0}"), false}, // no transpose
+		// A tiling streams unless the tile kernels take it; reading tiles back, only with
+		// them (else staged) and into rows a page apart.
+		{at(rows, "f32[%d,1024]{0,1:T(8,128)}"), at(rows, "f32[%d,1024]{1,0}"), !tiles},
+		{at(rows, "f32[%d,1024]{1,0}"), at(rows, "f32[%d,1024]{0,1:T(8,128)}"), tiles},
+		{at(2*rows, "f32[%d,512]{1,0}"), at(2*rows, "f32[%d,512]{0,1:T(8,128)}"), false}, // rows 2 KiB apart
+	})
 }
+
+func streams(p *Plan) bool { return p.stream }
 
 // Copies stream once source and destination together reach the last-level cache, the
 // destination alone smaller.
 func TestStreams(t *testing.T) {
 	rows := streamingBytes() / 2 / 4096 // f32 rows of 1024 on each side: the LLC together
+	checkPlans(t, "streams", streams, []planCase[bool]{
+		{fmt.Sprintf("f32[%d,1024]{1,0:T(8,128)}", rows), fmt.Sprintf("f32[%d,1024]{1,0}", rows), true},
+		{fmt.Sprintf("f32[%d,1024]{1,0:T(8,128)}", rows-8), fmt.Sprintf("f32[%d,1024]{1,0}", rows-8), false},
+	})
+}
+
+// The streaming threshold counts at most llcPerCPU of last-level cache a logical CPU:
+// a 2-vCPU VM reporting its host's 260 MiB L3 streams from 48 MiB, not 130 MiB, and
+// machines whose OS sees the cores the cache serves keep half the reported cache.
+func TestStreamingBytesPerCPU(t *testing.T) {
+	defer func(c func() (int, int), n func() int) { cacheBytes, numCPU = c, n }(cacheBytes, numCPU)
+	defer SetWisdom(nil)() // the default rule, whatever TPULAYOUT_WISDOM names
 	for _, c := range []struct {
-		rows int64
-		want bool
-	}{{rows, true}, {rows - 8, false}} {
-		dst := layout.MustParse(fmt.Sprintf("f32[%d,1024]{1,0:T(8,128)}", c.rows))
-		p, err := NewPlan(dst, layout.MustParse(fmt.Sprintf("f32[%d,1024]{1,0}", c.rows)))
-		if err != nil {
-			t.Fatal(err)
+		l2, l3, cpus int
+		want         int64
+	}{
+		{2 << 20, 260 << 20, 2, 48 << 20},  // a VM reporting its host's whole L3
+		{2 << 20, 260 << 20, 1, 24 << 20},  // one CPU
+		{2 << 20, 260 << 20, 8, 130 << 20}, // 384 MiB of bound: the reported cache
+		{1 << 20, 32 << 20, 2, 16 << 20},   // the EPYC VM: unchanged
+		{1 << 20, 0, 2, 2 << 20},           // no L3 reported: two L2s
+		{2 << 20, 260 << 20, 0, 24 << 20},  // a CPU count below one counts as one
+	} {
+		cacheBytes = func() (int, int) { return c.l2, c.l3 }
+		numCPU = func() int { return c.cpus }
+		if got := streamingBytes(); got != c.want {
+			t.Errorf("L2 %d MiB, L3 %d MiB, %d CPUs: streaming from %d MiB, want %d MiB", c.l2>>20, c.l3>>20, c.cpus, got>>20, c.want>>20)
 		}
-		if p.stream != c.want {
-			t.Errorf("%v: streams %v, want %v", p, p.stream, c.want)
+	}
+}
+
+// Tiling reads each source row from end to end in one kernel call: the repeat walks the
+// row's tiles (source stride one run), and the loop outside it the tile's rows.
+func TestGroupStreamsTilingWholeRows(t *testing.T) {
+	const whole = "the whole row"
+	checkPlans(t, "a call reads", func(p *Plan) string {
+		if k := baseOf(p); k.repSrc != k.n || k.n*k.rep < p.src.Shape().Dims[1] {
+			return fmt.Sprintf("%d runs of %d elements at source stride %d", k.rep, k.n, k.repSrc)
 		}
+		return whole
+	}, []planCase[string]{
+		{"f32[8192,8192]{1,0:T(8,128)}", "f32[8192,8192]{1,0}", whole},
+		{"bf16[8192,8192]{1,0:T(8,128)(2,1)}", "bf16[8192,8192]{1,0}", whole},
+		{"s8[8192,8192]{1,0:T(32,128)(4,1)}", "s8[8192,8192]{1,0}", whole},
+		{"f32[1000,1000]{1,0:T(8,128)}", "f32[1000,1000]{1,0}", whole}, // ragged: 8 tiles, the last cut
+	}, WithWorkers(1))
+}
+
+// Untiling walks the source in order and leaves the destination rows of a pass as they
+// are when there are no more than 16 of them.
+func TestGroupStreamsUntilingUngrouped(t *testing.T) {
+	p := mustPlan(t, "f32[8192,8192]{1,0}", "f32[8192,8192]{1,0:T(8,128)}", WithWorkers(1))
+	if k := baseOf(p); k.rep != 8 || k.repDst != 8192 {
+		t.Errorf("untiling repeats %d runs at destination stride %d; want the tile's 8 rows at 8192", k.rep, k.repDst)
+	}
+}
+
+// TestStagedRun checks that staged edge runs take the whole run where the source
+// allows (the kernel's reads past the data are overwritten by padding) and stay exact,
+// down to the last block, whose whole run would read past the source.
+func TestStagedRun(t *testing.T) {
+	checkPairs(t, rand.New(rand.NewPCG(17, 2)), [][2]string{
+		{"f32[37,200]{1,0:T(8,128)}", "f32[37,200]{1,0}"},
+		{"bf16[40,200]{1,0:T(8,128)(2,1)}", "bf16[40,200]{1,0}"},
+		{"bf16[41,72]{1,0:T(8,128)(2,1)}", "bf16[41,72]{1,0}"},
+		{"bf16[16,3,100]{2,1,0:T(4,128)(2,1)}", "f32[16,3,100]{2,1,0}"},
+		{"bf16[63,250]{1,0:T(16,128)(2,1)}", "bf16[63,250]{1,0:T(8,128)(2,1)}"},
+	}, pairCase{stream: true})
+	p := mustPlan(t, "f32[16,200]{1,0:T(8,128)}", "f32[16,200]{1,0}")
+	src := make([]byte, 16*200*4)
+	if got := p.stagedRun(src, 128, 72, 128, 8); got != 128 {
+		t.Errorf("first tile row's edge: stagedRun = %d, want the whole run 128", got)
+	}
+	if got := p.stagedRun(src, 8*200+128, 72, 128, 8); got != 72 {
+		t.Errorf("last tile row's edge: stagedRun = %d, want the data 72", got)
 	}
 }

@@ -1,5 +1,7 @@
 package relayout
 
+import "testing"
+
 // The plan's kernel as one kind's type, for tests that look at a kind's fields: a zero
 // one when the plan's kernel is of another kind, or when it has none (the plan's
 // kernel kind, or Kernel, then says which).
@@ -32,4 +34,22 @@ func kindOf(p *Plan) string {
 		return "none"
 	}
 	return p.kern.kind().String()
+}
+
+// planCase is a layout pair, as text, and what a property of its plan must be.
+type planCase[T comparable] struct {
+	dst, src string
+	want     T
+}
+
+// checkPlans checks that each case's plan, made with opts, has the property that got
+// reads; what names the property in the failures.
+func checkPlans[T comparable](t *testing.T, what string, got func(*Plan) T, cases []planCase[T], opts ...Option) {
+	t.Helper()
+	for _, c := range cases {
+		p := mustPlan(t, c.dst, c.src, opts...)
+		if g := got(p); g != c.want {
+			t.Errorf("%s ← %s (%s kernel): %s %v, want %v", c.dst, c.src, kindOf(p), what, g, c.want)
+		}
+	}
 }

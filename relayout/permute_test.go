@@ -1,6 +1,7 @@
 package relayout
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -41,19 +42,13 @@ func TestPermuteOrderPerm3210(t *testing.T) {
 // A block of 128 rows (128 source streams) is cut to 32 rows of f32, and to 64 of
 // bf16, whose 32-row destination rows would be one cache line.
 func TestPermuteCapStreams(t *testing.T) {
-	for _, c := range []struct {
-		dst, src string
-		rows     int64
-	}{
-		{"f32[128,9,17,24]{0,1,2,3}", "f32[128,9,17,24]{3,2,1,0}", 32},
-		{"bf16[128,9,17,24]{0,1,2,3}", "bf16[128,9,17,24]{3,2,1,0}", 64},
-		{"f32[64,64,64,64]{0,1,2,3}", "f32[64,64,64,64]{3,2,1,0}", 64},
-	} {
-		p := mustPlan(t, c.dst, c.src, WithBlockBytes(1<<20))
-		if k := transposeOf(p); kindOf(p) != "transpose" || !k.permuted || k.rows != c.rows {
-			t.Errorf("%s: %s kernel, permuted %v, %d rows; want a permuted transpose of %d rows", c.src, kindOf(p), k.permuted, k.rows, c.rows)
-		}
-	}
+	checkPlans(t, "kernel", func(p *Plan) string {
+		return fmt.Sprintf("%s, permuted %v, %d rows", kindOf(p), transposeOf(p).permuted, transposeOf(p).rows)
+	}, []planCase[string]{
+		{"f32[128,9,17,24]{0,1,2,3}", "f32[128,9,17,24]{3,2,1,0}", "transpose, permuted true, 32 rows"},
+		{"bf16[128,9,17,24]{0,1,2,3}", "bf16[128,9,17,24]{3,2,1,0}", "transpose, permuted true, 64 rows"},
+		{"f32[64,64,64,64]{0,1,2,3}", "f32[64,64,64,64]{3,2,1,0}", "transpose, permuted true, 64 rows"},
+	}, WithBlockBytes(1<<20))
 }
 
 // Random permutations of rank 3 to 5 with odd and even dims, large enough (or with

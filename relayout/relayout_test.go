@@ -3,14 +3,16 @@ package relayout
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
 	"reflect"
 	"runtime"
-	"slices"
+	"strings"
 	"sync"
 	"testing"
+	"unsafe"
 
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/internal/testenv"
@@ -307,6 +309,29 @@ func checkPairInto(t *testing.T, r *rand.Rand, c pairCase, kernels string, got *
 	return p.Kernel()
 }
 
+// checkPairAt is checkPair with the destination off bytes past a 64-byte boundary.
+func checkPairAt(t *testing.T, r *rand.Rand, c pairCase, kernels string, off int) {
+	t.Helper()
+	checkPairInto(t, r, c, kernels, offsetBuffer(t, c.dst, off), fmt.Sprintf("dst +%d, stream %v", off, c.stream))
+}
+
+// offsetBytes returns n bytes starting off bytes past a 64-byte boundary.
+func offsetBytes(n, off int) []byte {
+	b := make([]byte, n+off+64)
+	a := int(-uintptr(unsafe.Pointer(&b[0])) & 63)
+	return b[a+off : a+off+n : a+off+n]
+}
+
+// offsetBuffer is a buffer of shape s whose data starts off bytes past a 64-byte boundary.
+func offsetBuffer(tb testing.TB, s layout.Shape, off int) *buffer.Buffer {
+	n := len(buffer.MustNew(s).Data)
+	d, err := buffer.Wrap(s, offsetBytes(n, off))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return d
+}
+
 // suitePairs is the benchmark suite's pairs at each of the sizes (rows, cols), then n
 // random pairs from r.
 func suitePairs(r *rand.Rand, sizes [][2]int64, n int) []pairCase {
@@ -392,6 +417,28 @@ func TestNamedCases(t *testing.T) {
 	}
 }
 
+// TestMisalignedDst checks relayouts into destinations that start 16, 4 or 2 bytes past
+// a 64-byte boundary (a NumPy array's data starts 16 bytes past one), streaming and
+// not, against the reference: the cases at odd and even sizes, and random pairs.
+func TestMisalignedDst(t *testing.T) {
+	r := rand.New(rand.NewPCG(21, 22))
+	cases := suitePairs(r, [][2]int64{{24, 384}, {13, 300}, {130, 129}, {64, 1000}}, sized(300, 40, 10))
+	offs := []int{16, 4, 2}
+	for i, c := range cases {
+		for j, off := range offs {
+			if quick() && j != i%len(offs) { // one offset a case, in turn
+				continue
+			}
+			for _, k := range implementations() {
+				for _, stream := range []bool{false, true} {
+					c.stream = stream
+					checkPairAt(t, r, c, k.Name, off)
+				}
+			}
+		}
+	}
+}
+
 // namedPair is a layout pair as format strings over its two dims, and the kernel it must
 // use at 24×384 ("" for any).
 type namedPair struct{ src, dst, kernel string }
@@ -415,6 +462,21 @@ func checkNamed(t *testing.T, seed uint64, pairs []namedPair, variants ...pairCa
 					v.dst, v.src = dst, src
 					checkPair(t, r, v, k.Name)
 				}
+			}
+		}
+	}
+}
+
+// checkPairs checks each layout pair, as texts with the destination first, against the
+// reference for every SIMD implementation, as each variant says (options, streaming).
+func checkPairs(t *testing.T, r *rand.Rand, pairs [][2]string, variants ...pairCase) {
+	t.Helper()
+	for _, c := range pairs {
+		dst, src := layout.MustParse(c[0]), layout.MustParse(c[1])
+		for _, k := range implementations() {
+			for _, v := range variants {
+				v.dst, v.src = dst, src
+				checkPair(t, r, v, k.Name)
 			}
 		}
 	}
@@ -485,66 +547,6 @@ func TestConvertingPacking(t *testing.T) {
 		{"s8[%d,%d]{1,0:T(32,128)(4,1)}", "f32[%d,%d]{1,0}", "deinterleave"},
 	}, pairCase{stream: true}, pairCase{opts: []Option{WithPadLeave(), WithBlockBytes(256)}},
 		pairCase{opts: []Option{WithPadValue(2), WithWorkers(3)}})
-}
-
-// TestSubByte covers plans with E(4), E(2) and E(1) elements on either side, which
-// unpack them to bytes, plan on those and pack the result back.
-func TestSubByte(t *testing.T) {
-	checkNamed(t, 19, []namedPair{
-		{"s4[%d,%d]{1,0:E(4)}", "s4[%d,%d]{1,0:T(64,128)(8,1)E(4)}", "unpack+transpose+pack"},
-		{"u4[%d,%d]{1,0:T(64,128)(8,1)E(4)}", "u4[%d,%d]{1,0:E(4)}", "unpack+transpose+pack"},
-		{"s8[%d,%d]{1,0}", "s4[%d,%d]{1,0:T(64,128)(8,1)E(4)}", "transpose+pack"},
-		{"s4[%d,%d]{1,0:T(64,128)(8,1)E(4)}", "bf16[%d,%d]{1,0}", "unpack+transpose"},
-		{"u2[%d,%d]{1,0:E(2)}", "u2[%d,%d]{0,1:T(8,128)E(2)}", "unpack+transpose+pack"},
-		{"s1[%d,%d]{1,0:E(1)}", "s1[%d,%d]{1,0:T(8,128)E(1)}", "unpack+copy+pack"},
-		{"s4[%d,%d]{1,0:E(4)}", "f32[%d,%d]{0,1}", "unpack+transpose"},
-	}, pairCase{stream: true}, pairCase{opts: []Option{WithPadLeave(), WithBlockBytes(256)}},
-		pairCase{opts: []Option{WithPadValue(-1), WithWorkers(3)}})
-	// Arrays large enough that the unpack and pack passes split over the workers.
-	r := rand.New(rand.NewPCG(23, 24))
-	for _, c := range [][2]string{
-		{"s4[700,1030]{1,0:T(64,128)(8,1)E(4)}", "s4[700,1030]{1,0:E(4)}"},
-		{"u2[700,1030]{1,0:E(2)}", "u2[700,1030]{0,1:T(8,128)E(2)}"},
-	} {
-		for _, opts := range [][]Option{{WithWorkers(3)}, {WithWorkers(2), WithPadLeave()}} {
-			checkPair(t, r, pairCase{dst: layout.MustParse(c[0]), src: layout.MustParse(c[1]), opts: opts}, simd.Default().Name)
-		}
-	}
-}
-
-// TestPackUnpack round-trips w-bit elements through unpack and pack, and checks that
-// pack keeps the bits of the last byte beyond the elements.
-func TestPackUnpack(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 4))
-	sizes := []int{127, 128, 129, 255, 256, 1000} // whole blocks of nibbles and tails
-	for n := range 70 {
-		sizes = append(sizes, n)
-	}
-	for _, w := range []int{1, 2, 4} {
-		for _, n := range sizes {
-			packed := make([]byte, (n*w+7)/8)
-			randomFill(r, packed)
-			elems := make([]byte, n)
-			unpack(elems, packed, w)
-			for i, e := range elems {
-				if want := packed[i*w/8] >> (i * w % 8) & (1<<w - 1); e != want {
-					t.Fatalf("w=%d n=%d: unpacked element %d is %#x, want %#x", w, n, i, e, want)
-				}
-				elems[i] |= byte(r.Uint32()) << w // high bits pack must ignore
-			}
-			again := slices.Clone(packed)
-			for i := range again {
-				again[i] = ^again[i]
-			}
-			if len(again) > 0 {
-				again[len(again)-1] = packed[len(packed)-1] // its spare bits must survive
-			}
-			pack(again, elems, w)
-			if !slices.Equal(again, packed) {
-				t.Fatalf("w=%d n=%d: pack(unpack(%x)) = %x", w, n, packed, again)
-			}
-		}
-	}
 }
 
 // TestPackPieces checks that a converting packing's pieces cover every element of every
@@ -681,6 +683,20 @@ func TestCopyErrors(t *testing.T) {
 	}
 	if err := p.Copy(buffer.MustNew(a), buffer.MustNew(a)); err == nil {
 		t.Error("buffer of the wrong layout accepted")
+	}
+}
+
+// Types with no conversion between them are still an ErrShape, but the message says
+// that the types differ, not the shapes.
+func TestNewPlanTypesWithoutConversion(t *testing.T) {
+	dst, _ := layout.Parse("c64[3]")
+	src, _ := layout.Parse("c128[3]")
+	_, err := NewPlan(dst, src)
+	if !errors.Is(err, ErrShape) {
+		t.Fatalf("NewPlan(c64, c128) = %v, want an ErrShape", err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "element types differ") || !strings.Contains(msg, "c128 to c64") || strings.Contains(msg, "shapes do not match") {
+		t.Errorf("NewPlan(c64, c128): %q does not say that the types differ", msg)
 	}
 }
 

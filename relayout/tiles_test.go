@@ -3,10 +3,10 @@ package relayout
 import (
 	"fmt"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/simd"
 )
 
 // tilePairs are the transposes into TPU tiles of 32-bit units that take
@@ -70,50 +70,50 @@ func TestTransposeTiles(t *testing.T) {
 // Transpose32FromTiles, without staging their rows, with the AVX-512 and AVX2 sets;
 // the generic set keeps the plans it had.
 func TestTilesChosen(t *testing.T) {
-	for _, name := range []string{"generic"} {
-		p, err := NewPlan(layout.MustParse("f32[8192,8192]{1,0}"), layout.MustParse("f32[8192,8192]{0,1:T(8,128)}"), WithKernel(name))
-		if err != nil {
-			continue
+	checkPlans(t, "generic transpose", tilesOf, []planCase[string]{
+		{"f32[8192,8192]{1,0}", "f32[8192,8192]{0,1:T(8,128)}", "per block, staged"},
+		{"f32[8192,8192]{0,1:T(8,128)}", "f32[8192,8192]{1,0}", "per block"},
+	}, WithKernel("generic"))
+	for _, name := range []string{"avx2", "avx512"} {
+		if _, ok := simd.Lookup(name); !ok {
+			continue // no such kernel set on this machine
 		}
-		if k := transposeOf(p); k.fromTiles != nil || k.conv == nil {
-			t.Errorf("%s: from tiles %v, staged %v; want the staged plan", name, k.fromTiles != nil, k.conv != nil)
-		}
-		p, err = NewPlan(layout.MustParse("f32[8192,8192]{0,1:T(8,128)}"), layout.MustParse("f32[8192,8192]{1,0}"), WithKernel(name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if transposeOf(p).tiles != nil {
-			t.Errorf("%s: tiles; want the per-block transposes", name)
-		}
+		checkPlans(t, name+" transpose", tilesOf, []planCase[string]{
+			{"f32[8192,8192]{0,1:T(8,128)}", "f32[8192,8192]{1,0}", "into tiles, 2 repeats a call"},
+			{"f32[1024,1024]{0,1:T(8,128)}", "f32[1024,1024]{1,0}", "into tiles, 2 repeats a call"},
+			{"f32[8191,8190]{0,1:T(8,128)}", "f32[8191,8190]{1,0}", "into tiles, 2 repeats a call"},
+			{"bf16[8192,8192]{0,1:T(8,128)(2,1)}", "bf16[8192,8192]{1,0}", "into tiles, 4 repeats a call"},
+			{"s8[8192,8192]{0,1:T(32,128)(4,1)}", "s8[8192,8192]{1,0}", "into tiles, 2 repeats a call"},
+			{"bf16[8192,8192]{0,1:T(8,128)(2,1)}", "f32[8192,8192]{1,0}", "into tiles, 4 repeats a call"},
+			{"f32[8192,8192]{0,1:T(8,128)}", "bf16[8192,8192]{1,0}", "into tiles, 2 repeats a call"},
+			{"f32[8192,8192]{1,0}", "f32[8192,8192]{0,1:T(8,128)}", "from tiles, 2 repeats a call"},
+			{"f32[1024,1024]{1,0}", "f32[1024,1024]{0,1:T(8,128)}", "from tiles, 2 repeats a call"},
+			{"bf16[8192,8192]{1,0}", "bf16[8192,8192]{0,1:T(8,128)(2,1)}", "from tiles, 4 repeats a call"},
+			{"s8[8192,8192]{1,0}", "s8[8192,8192]{0,1:T(32,128)(4,1)}", "from tiles, 2 repeats a call"},
+			{"s8[8192,8192]{0,1:T(8,128)(4,1)}", "s8[8192,8192]{1,0}", "into tiles, 8 repeats a call"},
+			{"u8[2048,2048]{0,1:T(8,128)(4,1)}", "u8[2048,2048]{1,0}", "into tiles, 8 repeats a call"},
+			{"s8[8192,8192]{1,0}", "s8[8192,8192]{0,1:T(8,128)(4,1)}", "from tiles, 8 repeats a call"},
+		}, WithWorkers(1), WithKernel(name))
 	}
-	for _, c := range []struct {
-		src, dst string
-		reps     int64
-	}{
-		{"f32[8192,8192]{1,0}", "f32[8192,8192]{0,1:T(8,128)}", 2},
-		{"f32[1024,1024]{1,0}", "f32[1024,1024]{0,1:T(8,128)}", 2},
-		{"f32[8191,8190]{1,0}", "f32[8191,8190]{0,1:T(8,128)}", 2},
-		{"bf16[8192,8192]{1,0}", "bf16[8192,8192]{0,1:T(8,128)(2,1)}", 4},
-		{"s8[8192,8192]{1,0}", "s8[8192,8192]{0,1:T(32,128)(4,1)}", 2},
-		{"f32[8192,8192]{1,0}", "bf16[8192,8192]{0,1:T(8,128)(2,1)}", 4},
-		{"bf16[8192,8192]{1,0}", "f32[8192,8192]{0,1:T(8,128)}", 2},
-		{"f32[8192,8192]{0,1:T(8,128)}", "f32[8192,8192]{1,0}", 2},
-		{"f32[1024,1024]{0,1:T(8,128)}", "f32[1024,1024]{1,0}", 2},
-		{"bf16[8192,8192]{0,1:T(8,128)(2,1)}", "bf16[8192,8192]{1,0}", 4},
-		{"s8[8192,8192]{0,1:T(32,128)(4,1)}", "s8[8192,8192]{1,0}", 2},
-		{"s8[8192,8192]{1,0}", "s8[8192,8192]{0,1:T(8,128)(4,1)}", 8},
-		{"u8[2048,2048]{1,0}", "u8[2048,2048]{0,1:T(8,128)(4,1)}", 8},
-		{"s8[8192,8192]{0,1:T(8,128)(4,1)}", "s8[8192,8192]{1,0}", 8},
-	} {
-		for _, name := range []string{"avx2", "avx512"} {
-			p, err := NewPlan(layout.MustParse(c.dst), layout.MustParse(c.src), WithWorkers(1), WithKernel(name))
-			if err != nil {
-				continue // no such kernel set on this machine
-			}
-			from := strings.Contains(c.src, "T(")
-			if k := transposeOf(p); kindOf(p) != "transpose" || (k.tiles != nil) == from || (k.fromTiles != nil) != from || k.tileReps != c.reps || k.conv != nil && from {
-				t.Errorf("%s: %s ← %s: %v kernel, tiles %v, from tiles %v, %d repeats a call, staged %v; want transpose, %d repeats", name, c.dst, c.src, kindOf(p), k.tiles != nil, k.fromTiles != nil, k.tileReps, k.conv != nil, c.reps)
-			}
-		}
+}
+
+// tilesOf says how the plan's transpose moves its blocks: into tiles or from tiles by
+// the tile kernels, so many repeats a call, or block by block; and whether it stages them.
+func tilesOf(p *Plan) string {
+	k := transposeOf(p)
+	how := "per block"
+	switch {
+	case kindOf(p) != "transpose":
+		return kindOf(p) + " kernel"
+	case k.tiles != nil && k.fromTiles != nil:
+		how = "into and from tiles"
+	case k.tiles != nil:
+		return fmt.Sprintf("into tiles, %d repeats a call", k.tileReps) // staged or not
+	case k.fromTiles != nil:
+		how = fmt.Sprintf("from tiles, %d repeats a call", k.tileReps)
 	}
+	if k.conv != nil {
+		how += ", staged"
+	}
+	return how
 }

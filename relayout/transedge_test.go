@@ -72,18 +72,16 @@ func ragged(p *Plan) bool {
 
 // The transposes of the speed issue's odd cases clip their edge blocks.
 func TestTransposeEdgeClips(t *testing.T) {
-	for _, c := range [][2]string{
-		{"f32[1000,1000]{0,1}", "f32[1000,1000]{1,0}"},
-		{"f32[4000,3000]{0,1}", "f32[4000,3000]{1,0}"},
-		{"bf16[1000,1000]{0,1}", "f32[1000,1000]{1,0}"},
-		{"f32[300,200]{0,1:T(8,128)}", "f32[300,200]{1,0}"},
-		{"bf16[4000,3000]{0,1:T(8,128)(2,1)}", "f32[4000,3000]{1,0}"}, // units of two along the unragged x dim
-	} {
-		p := mustPlan(t, c[0], c[1], WithWorkers(1))
-		if k := transposeOf(p); kindOf(p) != "transpose" || !k.tedge.ok || !ragged(p) {
-			t.Errorf("%s: %s kernel, ragged %v, clipping %+v", p, kindOf(p), p.ragged, k.tedge)
-		}
-	}
+	const want = "transpose, ragged true, clipping true"
+	checkPlans(t, "kernel", func(p *Plan) string {
+		return fmt.Sprintf("%s, ragged %v, clipping %v", kindOf(p), ragged(p), transposeOf(p).tedge.ok)
+	}, []planCase[string]{
+		{"f32[1000,1000]{0,1}", "f32[1000,1000]{1,0}", want},
+		{"f32[4000,3000]{0,1}", "f32[4000,3000]{1,0}", want},
+		{"bf16[1000,1000]{0,1}", "f32[1000,1000]{1,0}", want},
+		{"f32[300,200]{0,1:T(8,128)}", "f32[300,200]{1,0}", want},
+		{"bf16[4000,3000]{0,1:T(8,128)(2,1)}", "f32[4000,3000]{1,0}", want}, // units of two along the unragged x dim
+	}, WithWorkers(1))
 }
 
 // transLines, whose calls overlap, writes what one transpose call writes, for every

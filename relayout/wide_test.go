@@ -13,10 +13,7 @@ import (
 // the wide staging (bf16 [8191,8190]: rows 16380 bytes apart); aligned rows, odd
 // strides and bf16 → f32 do not.
 func TestWidePlanned(t *testing.T) {
-	for _, c := range []struct {
-		dst, src string
-		want     bool
-	}{
+	checkPlans(t, "wide staging", func(p *Plan) bool { return packingOf(p).wide != nil }, []planCase[bool]{
 		{"bf16[8191,8190]{1,0}", "bf16[8191,8190]{1,0:T(8,128)(2,1)}", true},
 		{"f16[4096,50250]{1,0}", "f16[4096,50250]{1,0:T(8,128)(2,1)}", true},
 		{"bf16[8192,8192]{1,0}", "bf16[8192,8192]{1,0:T(8,128)(2,1)}", false}, // rows whole lines apart
@@ -24,12 +21,7 @@ func TestWidePlanned(t *testing.T) {
 		{"f32[8191,8190]{1,0}", "bf16[8191,8190]{1,0:T(8,128)(2,1)}", false},  // the fused bf16 → f32 kernel
 		{"bf16[200000,200]{1,0}", "bf16[200000,200]{1,0:T(8,128)(2,1)}", true},
 		{"bf16[64,8190]{1,0}", "bf16[64,8190]{1,0:T(8,128)(2,1)}", false}, // in the cache: no streaming
-	} {
-		p := mustPlan(t, c.dst, c.src)
-		if got := packingOf(p).wide != nil; got != c.want {
-			t.Errorf("%s ← %s: wide staging %v, want %v", c.dst, c.src, got, c.want)
-		}
-	}
+	})
 }
 
 // The wide staging against the reference: ragged rows and columns, tile rows of

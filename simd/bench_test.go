@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"testing"
+	"time"
 )
 
 // TestMain prints benchmark configuration lines (benchfmt "key: value") with
@@ -133,6 +135,115 @@ func BenchmarkFill(b *testing.B) {
 				b.SetBytes(int64(len(dst)))
 				for b.Loop() {
 					k.Fill(dst, pat)
+				}
+			})
+		}
+	}
+}
+
+// BenchmarkPairedDRAM times each implementation's large kernels on 64 MiB arrays (far
+// larger than the caches) against Go's copy() of the same number of source bytes. Each
+// iteration runs copy() (not timed) and then the kernel; copy-ratio is the median of the
+// per-iteration ratios copy time / kernel time, which drifts less than either time alone
+// on a shared machine (1 = as fast as copy()):
+//
+//	go test ./simd -run '^$' -bench PairedDRAM -benchtime 21x
+func BenchmarkPairedDRAM(b *testing.B) {
+	const size = 64 << 20
+	src := make([]byte, size)
+	dst := make([]byte, size)
+	benchFill(src, true)
+	benchFill(dst, false)
+	for _, k := range Available() {
+		for _, c := range []struct {
+			name string
+			f    func()
+		}{
+			{"Copy", func() { k.Copy(dst, src) }},
+			{"CopyNT", func() { k.CopyNT(dst, src) }},
+			{"Interleave16", func() { k.one.pack2[Bits16][Bits16](dst, src[:size/2], src[size/2:], size/4) }},
+			{"F32ToBF16Interleave", func() { k.one.pack2[F32][BF16](dst[:size/2], src[:size/2], src[size/2:], size/8) }},
+			{"F32ToBF16", func() { k.one.conv[F32][BF16](dst[:size/2], src, size/4) }},
+			{"Transpose32", func() { k.Transpose(4, Ordinary)(dst, 4096*4, src, 4096*4, 4096, 4096) }},
+		} {
+			b.Run("impl="+k.Name+"/kernel="+c.name, func(b *testing.B) {
+				b.SetBytes(size)
+				var ratios []float64
+				for b.Loop() {
+					b.StopTimer()
+					t0 := time.Now()
+					copy(dst, src)
+					base := time.Since(t0)
+					b.StartTimer()
+					t1 := time.Now()
+					c.f()
+					ratios = append(ratios, float64(base)/float64(time.Since(t1)))
+				}
+				slices.Sort(ratios)
+				b.ReportMetric(ratios[len(ratios)/2], "copy-ratio")
+			})
+		}
+	}
+}
+
+// BenchmarkRowsDstOffset times the batched streaming copy as an untiling does it
+// (f32 T(8,128) tiles of 8 rows of 512 bytes into rows 32 KiB apart, 64 MiB), with the
+// destination off bytes past a 64-byte boundary, beside copy() of the same bytes:
+//
+//	go test ./simd -run '^$' -bench RowsDstOffset
+func BenchmarkRowsDstOffset(b *testing.B) {
+	const size, row, seg = 64 << 20, 32 << 10, 512
+	benchDstOffsets(b, size, true, func(k *Kernels, dst, src []byte) {
+		t := 0
+		for i := 0; i < size; i += 8 * row {
+			for j := 0; j < row; j += seg {
+				k.CopyRows(dst[i+j:], src[t:], seg, Rows{N: 8, DstStride: row, SrcStride: seg, Stream: true})
+				t += 8 * seg
+			}
+		}
+	})
+}
+
+// BenchmarkTransposeDstOffset times the non-temporal 32-bit transpose of a 4096×4096
+// matrix in 512×512 blocks (as relayout cuts it) with the destination off bytes past a
+// 64-byte boundary:
+//
+//	go test ./simd -run '^$' -bench TransposeDstOffset
+func BenchmarkTransposeDstOffset(b *testing.B) {
+	const n, blk = 4096, 512
+	benchDstOffsets(b, 4*n*n, false, func(k *Kernels, dst, src []byte) {
+		for i := 0; i < n; i += blk {
+			for j := 0; j < n; j += blk {
+				k.Transpose(4, Streaming)(dst[4*(j*n+i):], 4*n, src[4*(i*n+j):], 4*n, blk, blk)
+			}
+		}
+	})
+}
+
+// benchDstOffsets times pass, then a fence, with each vector kernel set, from a source
+// of size benchFill bytes into a destination 0 and 16 bytes past a 64-byte boundary;
+// with gocopy, copy() of the same bytes into an aligned destination first.
+func benchDstOffsets(b *testing.B, size int, gocopy bool, pass func(k *Kernels, dst, src []byte)) {
+	src := make([]byte, size)
+	buf := make([]byte, size+128)
+	benchFill(src, true)
+	a := int(-addr64(buf) & 63)
+	if gocopy {
+		b.Run("impl=gocopy", func(b *testing.B) {
+			b.SetBytes(int64(size))
+			for b.Loop() {
+				copy(buf[:size], src)
+			}
+		})
+	}
+	for _, k := range Available()[1:] {
+		for _, off := range []int{0, 16} {
+			dst := buf[a+off : a+off+size]
+			b.Run(fmt.Sprintf("impl=%s/off=%d", k.Name, off), func(b *testing.B) {
+				b.SetBytes(int64(size))
+				for b.Loop() {
+					pass(k, dst, src)
+					k.Fence()
 				}
 			})
 		}

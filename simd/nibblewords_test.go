@@ -1,66 +1,158 @@
 package simd
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
+
+	"github.com/tpulayout/tpulayout/internal/testenv"
 )
 
-// TestSplitNibbleWordsRows checks SplitNibbleWordsRows of every implementation
-// against its definition element by element: the two ways the nibble tiles lay
-// out a batch (a call's eight rows far apart with the calls side by side, as one
-// tile row after another of a group; or a call's rows together), gaps that must stay
-// as they were, unaligned starts, and non-temporal stores asked for on aligned and
-// unaligned destinations.
-func TestSplitNibbleWordsRows(t *testing.T) {
-	r := rand.New(rand.NewPCG(30, 1))
+// nibbleBatch is one batch of calls of SplitNibbleWordsRows or JoinNibbleWordsRows:
+// calls of n words, a call's eight rows rowStride apart and calls rowCall apart on the
+// rows' side, wordCall apart on the words' side; the destination (the rows' side if
+// rowsDst, else the words') off bytes past a line.
+type nibbleBatch struct {
+	n, calls, rowStride, rowCall, wordCall, off int
+	rowsDst, stream                             bool
+}
+
+// rowsLen and wordsLen are the bytes the batch spans on each side.
+func (b nibbleBatch) rowsLen() int {
+	if b.calls == 0 {
+		return 0
+	}
+	return (b.calls-1)*b.rowCall + 7*b.rowStride + b.n
+}
+
+func (b nibbleBatch) wordsLen() int {
+	if b.calls == 0 {
+		return 0
+	}
+	return (b.calls-1)*b.wordCall + 4*b.n
+}
+
+// rows is the batch as the kernels take it.
+func (b nibbleBatch) rows() Rows {
+	if b.rowsDst {
+		return Rows{N: b.calls, DstStride: b.rowCall, SrcStride: b.wordCall, Stream: b.stream}
+	}
+	return Rows{N: b.calls, DstStride: b.wordCall, SrcStride: b.rowCall, Stream: b.stream}
+}
+
+func (b nibbleBatch) String() string {
+	return fmt.Sprintf("n=%d/calls=%d/rowStride=%d/rowCall=%d/wordCall=%d/off=%d/stream=%v", b.n, b.calls, b.rowStride, b.rowCall, b.wordCall, b.off, b.stream)
+}
+
+// checkNibbleBatches checks kernel of every implementation against def, which writes
+// the batch's bytes by the kernel's definition, on random source bytes and random
+// batches of every length, in the two ways the nibble tiles lay out a batch: a call's
+// eight rows far apart with the calls side by side (one tile row after another of a
+// group), or a call's rows together. The destination's strides (the rows' side if
+// rowsDst) leave gaps that must stay as they were, aligned to lines or not; the
+// source's a few bytes. Stores are non-temporal or not, on aligned and unaligned
+// destinations.
+func checkNibbleBatches(t *testing.T, seed uint64, rowsDst bool, def func(b nibbleBatch, dst, src []byte), kernel func(k *Kernels, b nibbleBatch, dst, src []byte)) {
+	r := rand.New(rand.NewPCG(seed, 1))
 	for _, k := range Available() {
 		for _, n := range testLengths[:34] {
 			for _, interleaved := range []bool{true, false} {
-				calls := r.IntN(5)
-				gap := r.IntN(3) * 64 * b2i(r.IntN(2) == 0) // aligned or not
+				b := nibbleBatch{n: n, calls: r.IntN(5), rowsDst: rowsDst}
+				gap := r.IntN(3) * 64 * b2i(r.IntN(2) == 0)
 				if r.IntN(3) == 0 {
 					gap += 1 + r.IntN(63)
 				}
-				var rs Rows
-				var rowStride int
+				gapOf := func(dst bool) int {
+					if dst {
+						return gap
+					}
+					return r.IntN(9)
+				}
 				if interleaved {
-					rs.DstStride = n + gap
-					rowStride = max(calls, 1)*rs.DstStride + gap
+					b.rowCall = n + gapOf(rowsDst)
+					b.rowStride = max(b.calls, 1)*b.rowCall + gapOf(rowsDst)
 				} else {
-					rowStride = n + gap
-					rs.DstStride = 8*rowStride + gap
+					b.rowStride = n + gapOf(rowsDst)
+					b.rowCall = 8*b.rowStride + gapOf(rowsDst)
 				}
-				rs.N, rs.SrcStride, rs.Stream = calls, 4*n+r.IntN(9), r.IntN(2) == 0
-				off := testOffsets[r.IntN(len(testOffsets))]
-				name := fmt.Sprintf("%s/n=%d/calls=%d/rowStride=%d/dstStride=%d/off=%d/stream=%v", k.Name, n, calls, rowStride, rs.DstStride, off, rs.Stream)
-				dlen := 0
-				if calls > 0 {
-					dlen = (calls-1)*rs.DstStride + 7*rowStride + n
+				b.wordCall = 4*n + gapOf(!rowsDst)
+				b.off, b.stream = testOffsets[r.IntN(len(testOffsets))], r.IntN(2) == 0
+				dlen, slen := b.wordsLen(), b.rowsLen()
+				if rowsDst {
+					dlen, slen = slen, dlen
 				}
-				g := newGuarded(dlen, off)
-				src := randBytes(r, max(calls-1, 0)*rs.SrcStride+4*n)
-				dst := g.b()
-				k.SplitNibbleWordsRows(dst, rowStride, src, n, rs)
-				k.Fence()
-				g.checkGuards(t, name)
-				want := make([]byte, dlen)
-				for i := range want {
-					want[i] = guardByte
+				src := randBytes(r, slen)
+				checkDst(t, k.Name+"/"+b.String(), bytes.Repeat([]byte{guardByte}, dlen), b.off, func(dst []byte) {
+					def(b, dst, src)
+				}, func(dst []byte) {
+					kernel(k, b, dst, src)
+					k.Fence()
+				})
+			}
+		}
+	}
+}
+
+// TestSplitNibbleWordsRows checks SplitNibbleWordsRows of every implementation against
+// its definition element by element.
+func TestSplitNibbleWordsRows(t *testing.T) {
+	checkNibbleBatches(t, 30, true, func(b nibbleBatch, dst, src []byte) {
+		for j := range b.calls {
+			for m := range 8 {
+				for i := range b.n {
+					dst[j*b.rowCall+m*b.rowStride+i] = src[j*b.wordCall+4*i+m/2] >> (4 * (m % 2)) & 15
 				}
-				for j := range calls {
-					for m := range 8 {
-						for i := range n {
-							want[j*rs.DstStride+m*rowStride+i] = src[j*rs.SrcStride+4*i+m/2] >> (4 * (m % 2)) & 15
-						}
-					}
+			}
+		}
+	}, func(k *Kernels, b nibbleBatch, dst, src []byte) {
+		k.SplitNibbleWordsRows(dst, b.rowStride, src, b.n, b.rows())
+	})
+}
+
+// TestJoinNibbleWordsRows checks JoinNibbleWordsRows of every implementation against
+// its definition element by element, source bytes above 4 bits included.
+func TestJoinNibbleWordsRows(t *testing.T) {
+	checkNibbleBatches(t, 31, false, func(b nibbleBatch, dst, src []byte) {
+		for j := range b.calls {
+			for i := range b.n {
+				for w := range 4 {
+					s := j*b.rowCall + 2*w*b.rowStride + i
+					dst[j*b.wordCall+4*i+w] = src[s]&15 | src[s+b.rowStride]<<4
 				}
-				for i := range want {
-					if dst[i] != want[i] {
-						t.Fatalf("%s: byte %d = %#x, want %#x", name, i, dst[i], want[i])
-					}
-				}
+			}
+		}
+	}, func(k *Kernels, b nibbleBatch, dst, src []byte) {
+		k.JoinNibbleWordsRows(dst, src, b.rowStride, b.n, b.rows())
+	})
+}
+
+// nibblePanics are operands of one call of 64 words that must panic: bytes on the
+// rows' and the words' side, and the rows' stride.
+var nibblePanics = []struct {
+	name                string
+	rows, words, stride int
+}{
+	{"short rows", 7*100 + 63, 4 * 64, 100},
+	{"short words", 7*100 + 64, 4*64 - 1, 100},
+	{"huge stride", 1 << 20, 4 * 64, math.MaxInt / 2}, // 7 strides overflow int
+	{"negative stride", 1 << 20, 4 * 64, -1},
+}
+
+// checkNibblePanics checks that call panics on every case of nibblePanics before it
+// stores to dst, the rows' side if rowsDst.
+func checkNibblePanics(t *testing.T, rowsDst bool, call func(k *Kernels, dst, src []byte, stride int)) {
+	for _, k := range Available() {
+		for _, c := range nibblePanics {
+			dst, src := make([]byte, c.words), make([]byte, c.rows)
+			if rowsDst {
+				dst, src = src, dst
+			}
+			testenv.MustPanic(t, k.Name+": "+c.name, func() { call(k, dst, src, c.stride) })
+			if i := slices.IndexFunc(dst, func(b byte) bool { return b != 0 }); i >= 0 {
+				t.Fatalf("%s: %s: byte %d written before the panic", k.Name, c.name, i)
 			}
 		}
 	}
@@ -68,30 +160,14 @@ func TestSplitNibbleWordsRows(t *testing.T) {
 
 // TestSplitNibbleWordsRowsPanics checks that short operands panic before any store.
 func TestSplitNibbleWordsRowsPanics(t *testing.T) {
-	for _, k := range Available() {
-		for _, c := range []struct {
-			name             string
-			dst, src, stride int
-		}{
-			{"short dst", 7*100 + 63, 4 * 64, 100},
-			{"short src", 7*100 + 64, 4*64 - 1, 100},
-			{"huge stride", 1 << 20, 4 * 64, math.MaxInt / 2}, // 7 strides overflow int
-			{"negative stride", 1 << 20, 4 * 64, -1},
-		} {
-			dst := make([]byte, c.dst)
-			func() {
-				defer func() {
-					if recover() == nil {
-						t.Errorf("%s: %s: no panic", k.Name, c.name)
-					}
-				}()
-				k.SplitNibbleWordsRows(dst, c.stride, make([]byte, c.src), 64, Rows{N: 1})
-			}()
-			for i, b := range dst {
-				if b != 0 {
-					t.Fatalf("%s: %s: byte %d written before the panic", k.Name, c.name, i)
-				}
-			}
-		}
-	}
+	checkNibblePanics(t, true, func(k *Kernels, dst, src []byte, stride int) {
+		k.SplitNibbleWordsRows(dst, stride, src, 64, Rows{N: 1})
+	})
+}
+
+// TestJoinNibbleWordsRowsPanics checks that short operands panic before any store.
+func TestJoinNibbleWordsRowsPanics(t *testing.T) {
+	checkNibblePanics(t, false, func(k *Kernels, dst, src []byte, stride int) {
+		k.JoinNibbleWordsRows(dst, src, stride, 64, Rows{N: 1})
+	})
 }

@@ -5,9 +5,11 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"os"
 	"testing"
+	"unsafe"
 
 	"github.com/tpulayout/tpulayout/internal/testenv"
 )
@@ -18,6 +20,13 @@ var testLengths = []int{0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47, 48, 49,
 
 // Offsets of destination and source slices from a 64-byte boundary.
 var testOffsets = []int{0, 1, 2, 4, 36}
+
+// wraps4 is an element count whose byte size at 4 bytes an element wraps
+// around to 64 on this platform's int; hugeStride is a stride no slice spans.
+const (
+	wraps4     = 1<<(bits.UintSize-2) + 16
+	hugeStride = 1 << (bits.UintSize - 2)
+)
 
 const (
 	guardLen  = 64
@@ -48,6 +57,8 @@ func addr64(b []byte) uintptr {
 	}
 	return uintptrOf(&b[:1][0])
 }
+
+func uintptrOf(p *byte) uintptr { return uintptr(unsafe.Pointer(p)) }
 
 // b returns the view; its capacity equals its length, so a kernel that
 // re-slices it beyond n panics.
