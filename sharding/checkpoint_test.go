@@ -2,11 +2,8 @@ package sharding
 
 import (
 	"context"
-	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
@@ -67,36 +64,5 @@ func TestIndexReadAlike(t *testing.T) {
 		if lerr != nil && berr != nil && strings.ReplaceAll(berr.Error(), b.URL(key), p) != lerr.Error() {
 			t.Errorf("%d: from a file %q, from a bucket %q", i, lerr, berr)
 		}
-	}
-}
-
-// TestCheckpointNotExist: a missing local checkpoint, index, or file that an index
-// names is an error that errors.Is finds fs.ErrNotExist in, read through the
-// checkpoint's source; an index naming missing files names them all
-// (MissingFilesError), which had no cause to unwrap to.
-func TestCheckpointNotExist(t *testing.T) {
-	dir := t.TempDir()
-	index := filepath.Join(dir, "model.safetensors.index.json")
-	if err := os.WriteFile(index, []byte(`{"weight_map": {"x": "a.safetensors", "y": "b.safetensors"}}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, path := range []string{
-		filepath.Join(dir, "none.safetensors"),
-		filepath.Join(dir, "none.index.json"),
-		index,
-	} {
-		src, err := locate(path).checkpoint()
-		if err != nil {
-			t.Fatalf("%s: %v", path, err)
-		}
-		_, err = openFrom(src)
-		if !errors.Is(err, fs.ErrNotExist) {
-			t.Errorf("%s: %v, want one that is fs.ErrNotExist", path, err)
-		}
-	}
-	_, err := OpenCheckpoint(index)
-	var me *MissingFilesError
-	if !errors.As(err, &me) || me.Index != index || !slices.Equal(me.Files, []string{"a.safetensors", "b.safetensors"}) || len(me.Errs) != 2 {
-		t.Errorf("OpenCheckpoint(%s): %#v, want a MissingFilesError naming a.safetensors and b.safetensors", index, err)
 	}
 }

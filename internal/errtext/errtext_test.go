@@ -30,15 +30,10 @@ func TestFill(t *testing.T) {
 }
 
 func TestFirstField(t *testing.T) {
-	for format, want := range map[string]string{
-		"{1,0} then {In} and {To}": "In",
-		"{To} first":               "To",
-		"{Out} {1,0}":              "",
-		"no field":                 "",
-		"{In":                      "",
-	} {
-		if f := FirstField(format, isField); f != want {
-			t.Errorf("FirstField(%q) = %q, want %q", format, f, want)
+	cases := [][2]string{{"{1,0} then {In} and {To}", "In"}, {"{To} first", "To"}, {"{Out} {1,0}", ""}, {"no field", ""}, {"{In", ""}}
+	for _, c := range cases {
+		if f := FirstField(c[0], isField); f != c[1] {
+			t.Errorf("FirstField(%q) = %q, want %q", c[0], f, c[1])
 		}
 	}
 }
