@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -37,14 +36,6 @@ func writeSafetensors(t *testing.T, dir, name string, n int) string {
 	return testfiles.WriteCheckpoint(t, dir, name, ts...)
 }
 
-func writeFile(t *testing.T, p string, data []byte) string {
-	t.Helper()
-	if err := os.WriteFile(p, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // TestOpenArray: each format opens to its array; each way an input can be wrong is an
 // error of the right kind that names the input with the given words.
 func TestOpenArray(t *testing.T) {
@@ -55,7 +46,7 @@ func TestOpenArray(t *testing.T) {
 	if err := npy.Write(npyPath, arr); err != nil {
 		t.Fatal(err)
 	}
-	raw := writeFile(t, filepath.Join(dir, "a.bin"), arr.Data)
+	raw := testfiles.WriteFile(t, dir, "a.bin", arr.Data)
 	one := writeSafetensors(t, dir, "one.safetensors", 1)
 	three := writeSafetensors(t, dir, "three.safetensors", 3)
 	ten := writeSafetensors(t, dir, "ten.safetensors", 10)
@@ -80,8 +71,8 @@ func TestOpenArray(t *testing.T) {
 		}
 		b.Close()
 	}
-	badNPY := writeFile(t, filepath.Join(dir, "bad.npy"), []byte("not numpy"))
-	badST := writeFile(t, filepath.Join(dir, "bad.safetensors"), []byte("12345678"))
+	badNPY := testfiles.WriteFile(t, dir, "bad.npy", []byte("not numpy"))
+	badST := testfiles.WriteFile(t, dir, "bad.safetensors", []byte("12345678"))
 	for _, c := range []struct {
 		path, shape, tensor string
 		kind                convert.Kind

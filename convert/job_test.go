@@ -2,6 +2,7 @@ package convert
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"io/fs"
@@ -401,5 +402,67 @@ func TestWordsQuoteReaderCause(t *testing.T) {
 		if want := "cannot read In " + in + ": " + in + ": "; !strings.HasPrefix(err.Error(), want) {
 			t.Errorf("%s: Error %q, want it to start %q", name, err, want)
 		}
+	}
+}
+
+// TestRunContext: a job whose context is done stops before it writes, in bands and
+// with All alike, with an Output error that unwraps to ctx.Err(), and leaves nothing.
+func TestRunContext(t *testing.T) {
+	dir := t.TempDir()
+	in := testfiles.WriteNPY(t, dir, "in.npy", testfiles.RandomBuffer(t, "f32[64,256]", 1))
+	ckpt := testfiles.WriteCheckpoint(t, dir, "m.safetensors",
+		safetensors.NamedBuffer{Name: "w", Buf: testfiles.RandomBuffer(t, "f32[16,256]", 2)})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, j := range []*Job{
+		{In: in, Out: filepath.Join(dir, "o.bin"), To: "tpu:v5e", Limits: Limits{BandBytes: 8 << 10}},
+		{In: ckpt, Out: filepath.Join(dir, "od"), To: "tpu:v5e", All: true},
+	} {
+		_, err := j.RunContext(ctx)
+		var e *Error
+		if !errors.Is(err, context.Canceled) || !errors.As(err, &e) || e.Kind != Output || e.Field != "Out" {
+			t.Errorf("%s: %v; want an Output error about Out that is context.Canceled", j.Out, err)
+		}
+	}
+	if names := testfiles.DirNames(t, dir); len(names) != 2 {
+		t.Errorf("stopped jobs left %q", names)
+	}
+	if _, err := (&Job{In: in, Out: filepath.Join(dir, "o.bin"), To: "tpu:v5e", Limits: Limits{BandBytes: 8 << 10}}).RunContext(context.Background()); err != nil {
+		t.Errorf("a live context: %v", err)
+	}
+}
+
+// panicProgress panics when it hears bytes written, as a display whose writer fails might.
+type panicProgress struct{ noProgress }
+
+func (panicProgress) Add(int64) { panic("panicProgress") }
+
+// outTo is a device layout of the arrays the tests convert.
+const outTo = "bf16[20,300]{1,0:T(8,128)(2,1)}"
+
+// TestPanicRemovesTemp checks that a panic while Out is written (here from Progress,
+// after the first band) removes the temporary file, and that a source whose bytes are
+// shorter than its shape is an error and not a panic.
+func TestPanicRemovesTemp(t *testing.T) {
+	dir := t.TempDir()
+	defer func(m int64) { buffer.MmapThreshold = m }(buffer.MmapThreshold)
+	buffer.MmapThreshold = 0
+	j := &Job{Out: filepath.Join(dir, "out.bin"), Limits: Limits{BandBytes: 1}}
+	src := testfiles.RandomBuffer(t, "f32[20,300]", 1)
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("no panic from Progress")
+			}
+		}()
+		j.writeArray(nil, testfiles.Compile(t, outTo), src, nil, panicProgress{})
+	}()
+	short := testfiles.RandomBuffer(t, "f32[20,300]", 1)
+	short.Data = short.Data[: len(short.Data)/2 : len(short.Data)/2]
+	if _, err := j.writeArray(nil, testfiles.Compile(t, outTo), short, nil, nil); err == nil {
+		t.Error("a short source converts")
+	}
+	if names := testfiles.DirNames(t, dir); len(names) != 0 {
+		t.Errorf("a panicking job left %q", names)
 	}
 }

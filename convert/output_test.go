@@ -26,7 +26,7 @@ func TestStreamNames(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	file := writeFile(t, filepath.Join(dir, "a.bin"), nil)
+	file := testfiles.WriteFile(t, dir, "a.bin", nil)
 	for _, c := range []struct {
 		out            string
 		stdout, stream bool

@@ -1,22 +1,24 @@
 package convert_test
 
 import (
+	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/tpulayout/tpulayout/convert"
+	"github.com/tpulayout/tpulayout/hlo"
+	"github.com/tpulayout/tpulayout/internal/testfiles"
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/report"
 )
 
 // writeModule writes an HLO module whose entry takes a tuple and a bf16 array and
 // returns a tuple of both arrays.
 func writeModule(t *testing.T, dir string) string {
 	t.Helper()
-	p := filepath.Join(dir, "m.txt")
-	text := `HloModule m
+	return testfiles.WriteFile(t, dir, "m.txt", []byte(`HloModule m
 
 ENTRY %main (p: (f32[2,3], s8[4]), q: bf16[8,128]) -> (f32[2,3], bf16[8,128]) {
   %p = (f32[2,3]{1,0}, s8[4]{0}) parameter(0)
@@ -24,11 +26,7 @@ ENTRY %main (p: (f32[2,3], s8[4]), q: bf16[8,128]) -> (f32[2,3], bf16[8,128]) {
   %a = f32[2,3]{1,0} get-tuple-element(%p), index=0
   ROOT %r = (f32[2,3]{1,0}, bf16[8,128]{1,0:T(8,128)(2,1)}) tuple(%a, %q)
 }
-`
-	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
+`))
 }
 
 // TestParseShape: each form a shape argument takes, and what is refused, with the kind
@@ -36,10 +34,7 @@ ENTRY %main (p: (f32[2,3], s8[4]), q: bf16[8,128]) -> (f32[2,3], bf16[8,128]) {
 func TestParseShape(t *testing.T) {
 	dir := t.TempDir()
 	mod := writeModule(t, dir)
-	bad := filepath.Join(dir, "bad.txt")
-	if err := os.WriteFile(bad, []byte("HloModule m\nENTRY {\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	bad := testfiles.WriteFile(t, dir, "bad.txt", []byte("HloModule m\nENTRY {\n"))
 	ten := "(" + strings.TrimSuffix(strings.Repeat("f32[1], ", 10), ", ") + ")"
 	for _, c := range []struct{ text, want string }{
 		{"f32[2,3]", "f32[2,3]{1,0}"},
@@ -115,10 +110,7 @@ func TestParseShapeError(t *testing.T) {
 
 func TestReadTextFile(t *testing.T) {
 	dir := t.TempDir()
-	p := filepath.Join(dir, "a.txt")
-	if err := os.WriteFile(p, []byte("0123456789"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	p := testfiles.WriteFile(t, dir, "a.txt", []byte("0123456789"))
 	if b, err := convert.ReadTextFile(p, "MODULE", 10); err != nil || string(b) != "0123456789" {
 		t.Errorf("at the limit: %q, %v", b, err)
 	}
@@ -136,5 +128,68 @@ func TestReadTextFile(t *testing.T) {
 		if !errors.As(err, &e) || e.Kind != convert.Input || !strings.HasPrefix(e.Error(), c.want) {
 			t.Errorf("%s, limit %d: %v; want an input error starting %q", c.path, c.limit, err, c.want)
 		}
+	}
+}
+
+// TestWithModuleAsReadModule: a module read through WithModule (mapped where it can
+// be) is the module ReadModule reads, and a file ReadModule refuses is refused with
+// the same error, mapped or not.
+func TestWithModuleAsReadModule(t *testing.T) {
+	files, err := filepath.Glob("../testdata/hlo/*.hlo")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no modules in ../testdata/hlo: %v", err)
+	}
+	dir := t.TempDir()
+	write := func(name, text string) string { return testfiles.WriteFile(t, dir, name, []byte(text)) }
+	files = append(files,
+		write("empty.hlo", ""),
+		write("nul.hlo", "HloModule m\n\x00"),
+		write("nul-late.hlo", "HloModule m\nENTRY e {\n  ROOT p = f32[8]{0} parameter(0)\n}\n\x00"),
+		write("bad.hlo", "HloModule m\nENTRY e {\n  ROOT p = f32[8]{0} parameter(0)\n"),
+		filepath.Join(dir, "missing.hlo"),
+		dir,
+	)
+	for _, path := range files {
+		want, wantErr := convert.ReadModule(path)
+		var got string
+		err := convert.WithModule(path, func(m *hlo.Module) error {
+			got = listing(t, m)
+			return nil
+		})
+		if (err == nil) != (wantErr == nil) || err != nil && err.Error() != wantErr.Error() {
+			t.Errorf("%s: error %v, want %v", path, err, wantErr)
+			continue
+		}
+		if err == nil && got != listing(t, want) {
+			t.Errorf("%s: the listing differs from ReadModule's module's:\n%s", path, got)
+		}
+	}
+}
+
+// listing is the hlo report of every instruction of m, as text and as JSON.
+func listing(t *testing.T, m *hlo.Module) string {
+	t.Helper()
+	rep := report.NewHLO(m, report.HLOOptions{All: true})
+	var b strings.Builder
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	j, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String() + string(j)
+}
+
+// TestModuleSyntaxErrorIsCause: a module that does not parse is an Input *Error whose
+// cause is hlo's *SyntaxError, with its fields, which the caller words.
+func TestModuleSyntaxErrorIsCause(t *testing.T) {
+	_, err := convert.ReadModuleFrom(strings.NewReader("HloModule m\n\nENTRY e {\n  p = f32[2 parameter(0)\n}\n"), "m.txt")
+	var se *hlo.SyntaxError
+	if convert.KindOf(err) != convert.Input || !errors.As(err, &se) || se.Line == 0 {
+		t.Fatalf("%v: want an Input error caused by an hlo.SyntaxError", err)
+	}
+	if got := err.Error(); !strings.HasPrefix(got, "m.txt: hlo: line ") {
+		t.Errorf("Error() %q, want hlo's error, prefix and all, after the name", got)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/internal/testfiles"
 	"github.com/tpulayout/tpulayout/layout"
 )
 
@@ -32,14 +33,11 @@ func TestSparseEqualsWhole(t *testing.T) {
 	} {
 		src := layout.MustParse(c.from)
 		dst := layout.MustParse(c.to)
-		in := filepath.Join(dir, "in.raw")
 		buf := buffer.MustNew(src)
 		for i := range buf.Data {
 			buf.Data[i] = byte(i*37 + 11)
 		}
-		if err := os.WriteFile(in, buf.Data, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		in := testfiles.WriteFile(t, dir, "in.raw", buf.Data)
 		ix, _ := layout.Compile(dst)
 		if !sparseWorth(ix, buf, nil, 1) {
 			t.Fatalf("%s: not written sparsely", c.to)

@@ -4,12 +4,14 @@ package convert
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
 
+	"github.com/tpulayout/tpulayout/hlo"
 	"github.com/tpulayout/tpulayout/internal/testfiles"
 )
 
@@ -79,5 +81,70 @@ func TestJobInFIFO(t *testing.T) {
 	}
 	if !bytes.Equal(npyBytes[:6], []byte("\x93NUMPY")) {
 		t.Fatal("the .npy fixture lacks NumPy's magic")
+	}
+}
+
+// TestReadTextFileBounded: a text file over the limit, or one that is not text, is
+// refused without reading it whole: a regular file by its size, a stream as soon as it
+// passes the limit or sends a NUL byte (/dev/zero was read to 256 MiB first).
+func TestReadTextFileBounded(t *testing.T) {
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.hlo")
+	f, err := os.Create(big)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A sparse file one byte over the limit: refused by its size, before any read.
+	if err := f.Truncate(MaxModuleBytes + 1); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if _, err := ReadModule(big); err == nil || !strings.Contains(err.Error(), "larger than the limit of 256.00 MiB") {
+		t.Errorf("%s: %v", big, err)
+	}
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		if _, err := ReadModule("/dev/zero"); err == nil || !strings.Contains(err.Error(), "byte 0 is NUL: it is not a text file") {
+			t.Errorf("/dev/zero: %v", err)
+		}
+	}
+	nul := testfiles.WriteFile(t, dir, "nul.hlo", []byte("HloModule m\n\x00"))
+	if _, err := ReadModule(nul); err == nil || !strings.Contains(err.Error(), "byte 12 is NUL") {
+		t.Errorf("%s: %v", nul, err)
+	}
+	// A stream longer than the limit stops at limit+1 bytes.
+	fifo := filepath.Join(dir, "fifo")
+	wait := fifoWith(t, fifo, []byte(strings.Repeat("a", 5000)))
+	if _, err := ReadTextFile(fifo, "MODULE", 1000); err == nil || !strings.Contains(err.Error(), "larger than the limit of") {
+		t.Errorf("FIFO: %v", err)
+	}
+	wait()
+	// At the limit exactly, the whole text comes back.
+	exact := testfiles.WriteFile(t, dir, "exact.txt", []byte(strings.Repeat("b", 1000)))
+	if b, err := ReadTextFile(exact, "MODULE", 1000); err != nil || len(b) != 1000 {
+		t.Errorf("exact: %d bytes, %v", len(b), err)
+	}
+}
+
+// TestWithModuleTruncated: a module file truncated by another process while its
+// mapped text is read is an error naming the file, not a crash (SIGBUS); and a file
+// that is mapped is read from the mapping, not copied.
+func TestWithModuleTruncated(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("HloModule m\nENTRY e {\n  p = f32[8]{0} parameter(0)\n")
+	for i := 0; b.Len() < 3*os.Getpagesize(); i++ {
+		fmt.Fprintf(&b, "  n%d = f32[8]{0} negate(p)\n", i)
+	}
+	b.WriteString("  ROOT r = f32[8]{0} copy(p)\n}\n")
+	path := testfiles.WriteFile(t, t.TempDir(), "m.hlo", []byte(b.String()))
+	err := WithModule(path, func(m *hlo.Module) error {
+		if err := os.Truncate(path, 0); err != nil {
+			t.Fatal(err)
+		}
+		_ = strings.Clone(m.Entry.Root.Name) // on the last page, gone now
+		return nil
+	})
+	want := "cannot read MODULE " + path + ": it shrank or failed while it was read (it has 0 bytes now)"
+	if err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/tpulayout/tpulayout/internal/testenv"
 )
 
 // anyShape draws an array shape from every construct the parser accepts on one: any
@@ -129,11 +131,7 @@ func checkIndexer(t *testing.T, r *rand.Rand, ix *Indexer) {
 // FuzzLayout draws shapes from anyShape: Compile and Parse of the printed form must agree
 // on accepting them, and every accepted one keeps checkIndexer's invariants.
 func FuzzLayout(f *testing.F) {
-	for i := uint64(0); i < 16; i++ {
-		f.Add(i, i*7919)
-	}
-	f.Fuzz(func(t *testing.T, s1, s2 uint64) {
-		r := rand.New(rand.NewPCG(s1, s2))
+	testenv.FuzzRand(f, 16, func(t *testing.T, r *rand.Rand) {
 		s := anyShape(r)
 		text := s.String()
 		parsed, perr := Parse(text)

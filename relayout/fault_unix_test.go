@@ -3,11 +3,9 @@
 package relayout
 
 import (
-	"os"
-	"path/filepath"
 	"testing"
 
-	"golang.org/x/sys/unix"
+	"github.com/tpulayout/tpulayout/internal/testfiles"
 )
 
 // TestFaultPanics: a mapped source whose file is truncated faults. In a worker that
@@ -16,23 +14,7 @@ import (
 // panics the caller can recover, with the faulting address.
 func TestFaultPanics(t *testing.T) {
 	const n = 1 << 20
-	path := filepath.Join(t.TempDir(), "src.bin")
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := f.Truncate(n); err != nil {
-		t.Fatal(err)
-	}
-	src, err := unix.Mmap(int(f.Fd()), 0, n, unix.PROT_READ, unix.MAP_SHARED)
-	if err != nil {
-		t.Skipf("mmap: %v", err)
-	}
-	defer unix.Munmap(src)
-	if err := f.Truncate(0); err != nil { // every page of the mapping now faults
-		t.Fatal(err)
-	}
+	src := testfiles.FaultingMapping(t, n)
 	dst := make([]byte, n)
 	for _, workers := range []int{1, 4} {
 		p := mustPlan(t, "f32[512,512]{1,0:T(8,128)}", "f32[512,512]", WithWorkers(workers))

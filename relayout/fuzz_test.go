@@ -3,17 +3,15 @@ package relayout
 import (
 	"math/rand/v2"
 	"testing"
+
+	"github.com/tpulayout/tpulayout/internal/testenv"
 )
 
 // FuzzRelayout draws a layout pair (shapes, tilings, dtypes, options) from the fuzzer's
 // seeds and checks every SIMD implementation against the per-element reference, and
 // that relaying out there and back restores every element.
 func FuzzRelayout(f *testing.F) {
-	for i := uint64(0); i < 8; i++ {
-		f.Add(i, i*7919)
-	}
-	f.Fuzz(func(t *testing.T, s1, s2 uint64) {
-		r := rand.New(rand.NewPCG(s1, s2))
+	testenv.FuzzRand(f, 8, func(t *testing.T, r *rand.Rand) {
 		c := randomPair(r)
 		// Some tilings pad a small array to hundreds of MB (T(2,2,1)(16,8,16) on
 		// f32[144,272]: 160 MB), which the per-element reference takes seconds over;

@@ -3,27 +3,16 @@ package report_test
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/tpulayout/tpulayout/hlo"
+	"github.com/tpulayout/tpulayout/internal/testfiles"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/report"
 	"github.com/tpulayout/tpulayout/tpu"
 )
-
-func compile(t *testing.T, text string) *layout.Indexer {
-	t.Helper()
-	sh, err := layout.Parse(text)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ix, err := layout.Compile(sh)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ix
-}
 
 // Every offset of the footprint explains as the oracle decodes it: the element there,
 // or padding.
@@ -32,7 +21,7 @@ func TestExplainOffsetMatchesOracle(t *testing.T) {
 		"f32[3,5]{1,0:T(2,2)}", "f32[3,5]{0,1:T(2,2)}", "bf16[4,8]{1,0:T(2,4)(2,1)}", "f32[3,5]{1,0:T(2,2)(3,1)}",
 		"f32[3,5]{1,0:T(2,2)L(30)}", "f32[2,3,5]{1,2,0:T(2,2)}", "f32[2,3,4]{2,1,0:T(*,2,3)}", "s4[3,5]{1,0:T(2,4)E(4)}",
 		"f32[]{:T(4)}", "f32[7]{0:T(4)}"} {
-		ix := compile(t, text)
+		ix := testfiles.Compile(t, text)
 		idx := make([]int64, ix.Rank())
 		for off := range ix.FootprintElements() {
 			ex, err := report.ExplainOffset(ix, off)
@@ -53,7 +42,7 @@ func TestExplainOffsetMatchesOracle(t *testing.T) {
 }
 
 func TestExplainErrors(t *testing.T) {
-	ix := compile(t, "f32[3,5]{1,0:T(2,4)}")
+	ix := testfiles.Compile(t, "f32[3,5]{1,0:T(2,4)}")
 	for _, c := range []struct {
 		idx  []int64
 		want string
@@ -123,7 +112,7 @@ func TestCheckBlock(t *testing.T) {
 }
 
 func TestInfoTilingOmittedUnlessAdded(t *testing.T) {
-	ix := compile(t, "bf16[16,256]{1,0:T(8,128)(2,1)}")
+	ix := testfiles.Compile(t, "bf16[16,256]{1,0:T(8,128)(2,1)}")
 	b, _ := json.Marshal(report.NewInfo(ix).AddInsight(tpu.V5e))
 	if strings.Contains(string(b), "tile_count") || !strings.Contains(string(b), `"expansion":1`) {
 		t.Errorf("info with insight: %s", b)
@@ -190,12 +179,8 @@ func TestInfoXLAArraySize(t *testing.T) {
 		"f32[10,10]{1,0:L(3)}":      {"L(3) not applied", "footprint:       100 elements, 400 bytes"},
 		"f32[3,5]{1,0:T(2,2)}":      {"footprint:       24 elements, 96 bytes"},
 	} {
-		ix, err := layout.Compile(layout.MustParse(shape))
-		if err != nil {
-			t.Fatal(err)
-		}
 		var b strings.Builder
-		if err := report.NewInfo(ix).WriteText(&b); err != nil {
+		if err := report.NewInfo(testfiles.Compile(t, shape)).WriteText(&b); err != nil {
 			t.Fatal(err)
 		}
 		for _, w := range want {
@@ -206,5 +191,35 @@ func TestInfoXLAArraySize(t *testing.T) {
 		if strings.Contains(shape, "(3,1)") != strings.Contains(b.String(), "XLA ArraySize") {
 			t.Errorf("%s: XLA ArraySize line where sizes agree, or none where they differ:\n%s", shape, b.String())
 		}
+	}
+}
+
+// TestParseIndex reads explain's INDEX forms and says what is wrong with a bad one.
+func TestParseIndex(t *testing.T) {
+	dims := []int64{4, 6}
+	for _, c := range []struct {
+		text string
+		want []int64
+		err  string
+	}{
+		{"2,3", []int64{2, 3}, ""},
+		{" (2, 3) ", []int64{2, 3}, ""},
+		{"[0,5]", []int64{0, 5}, ""},
+		{"2", nil, `bad index "2": it has 1 coordinates, but the shape has rank 2 (dims [4,6])`},
+		{"2,", nil, `bad index "2,": empty coordinate`},
+		{"2,x", nil, `bad index "2,x": coordinate "x" is not a number`},
+		{"4,0", nil, `bad index "4,0": coordinate 4 is out of range for dimension 0 of size 4`},
+		{"1,99999999999999999999", nil, `bad index "1,99999999999999999999": coordinate "99999999999999999999" is out of range`},
+	} {
+		got, err := report.ParseIndex(c.text, dims)
+		switch {
+		case c.err != "" && (err == nil || err.Error() != c.err):
+			t.Errorf("%q: error %v, want %q", c.text, err, c.err)
+		case c.err == "" && (err != nil || !slices.Equal(got, c.want)):
+			t.Errorf("%q: %v, %v; want %v", c.text, got, err, c.want)
+		}
+	}
+	if got, err := report.ParseIndex("()", nil); err != nil || len(got) != 0 {
+		t.Errorf("a scalar's index: %v, %v", got, err)
 	}
 }

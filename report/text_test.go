@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tpulayout/tpulayout/hlo"
+	"github.com/tpulayout/tpulayout/internal/testfiles"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/tpu"
 )
@@ -17,10 +18,7 @@ import (
 // scenarios in cmd/tpulayout/testdata/script pin the same words from the binary).
 func TestWriteTextGoldens(t *testing.T) {
 	compile := func(s string) *layout.Indexer {
-		ix, err := layout.Compile(layout.MustParse(s))
-		if err != nil {
-			t.Fatal(err)
-		}
+		ix := testfiles.Compile(t, s)
 		return ix
 	}
 	must := func(w interface{ WriteText(io.Writer) error }, err error) func(io.Writer) error {

@@ -1,21 +1,23 @@
 package sharding
 
 import (
-	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
-	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/sharding/manifest"
 )
 
 // TestConvertOptions runs each NumPy fixture through Convert, the options struct with
 // the layout given as the CLI's --to, and checks the directory equals ConvertDir's
 // (which TestFixtures checks against NumPy's images) file for file, the summary agrees
-// with the manifest, and Verify finds nothing wrong.
+// with the manifest, and Verify finds nothing wrong. To hlo:MODULE:param=N, which the
+// CLI's convert --mesh took alone before, gives the same tensors and images as the
+// layout that parameter has, written alone.
 func TestConvertOptions(t *testing.T) {
 	for _, c := range readFixtures(t) {
 		t.Run(c.Name, func(t *testing.T) {
@@ -29,16 +31,30 @@ func TestConvertOptions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ckpt, err := OpenCheckpoint(ckptPath)
+			want := filepath.Join(tmp, "dir")
+			convertLocal(t, ckptPath, want, jobOptions{Mesh: mesh, To: to, Source: ckptPath,
+				SpecFor: specAll(spec), Target: targetAll(dst)})
+			sameTree(t, got, want)
+
+			module := filepath.Join(tmp, "module.txt")
+			text := "HloModule m\n\nENTRY main {\n  ROOT p0 = " + c.Layout + " parameter(0)\n}\n"
+			if err := os.WriteFile(module, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			viaHLO := filepath.Join(tmp, "hlo")
+			hsum, err := Convert(ConvertOptions{Checkpoint: ckptPath, Out: viaHLO, Mesh: c.Mesh,
+				Devices: c.Devices, Spec: c.Spec, To: "hlo:" + module + ":param=0", All: true})
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := filepath.Join(tmp, "dir")
-			if _, err := convertDir(ckpt, want, jobOptions{Mesh: mesh, To: to, Source: ckptPath,
-				SpecFor: specAll(spec), Target: targetAll(dst)}); err != nil {
-				t.Fatal(err)
+			if !reflect.DeepEqual(hsum.Manifest.Tensors, sum.Manifest.Tensors) {
+				t.Errorf("To hlo: tensors %+v, want %+v", hsum.Manifest.Tensors, sum.Manifest.Tensors)
 			}
-			sameTree(t, got, want)
+			// The manifests differ in To alone; the images are the same.
+			hloFiles, files := readTree(t, viaHLO), readTree(t, got)
+			delete(hloFiles, manifest.FileName)
+			delete(files, manifest.FileName)
+			sameContents(t, hloFiles, files)
 			if sum.ManifestPath != got+"/"+manifest.FileName || len(sum.Tensors) != len(sum.Manifest.Tensors) {
 				t.Errorf("summary names %s and %d tensors", sum.ManifestPath, len(sum.Tensors))
 			}
@@ -60,35 +76,6 @@ func TestConvertOptions(t *testing.T) {
 				t.Errorf("verify: %v %v", err, r)
 			}
 		})
-	}
-}
-
-// sameTree fails unless directories a and b hold the same files with the same bytes.
-func sameTree(t *testing.T, a, b string) {
-	t.Helper()
-	read := func(root string) map[string][]byte {
-		files := map[string][]byte{}
-		filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !d.IsDir() {
-				data, _ := os.ReadFile(p)
-				rel, _ := filepath.Rel(root, p)
-				files[rel] = data
-			}
-			return nil
-		})
-		return files
-	}
-	fa, fb := read(a), read(b)
-	if len(fa) != len(fb) {
-		t.Fatalf("%d files against %d", len(fa), len(fb))
-	}
-	for name, data := range fa {
-		if !bytes.Equal(data, fb[name]) {
-			t.Errorf("%s differs", name)
-		}
 	}
 }
 
@@ -141,40 +128,6 @@ func TestConvertErrors(t *testing.T) {
 	}
 }
 
-// TestGatherOutdir gathers a conversion and refuses to write over its source or to a
-// file that is not .safetensors.
-func TestGatherOutdir(t *testing.T) {
-	dir := t.TempDir()
-	src := filepath.Join(dir, "w.safetensors")
-	data, _ := os.ReadFile(filepath.Join(fixtureDir, "mesh2d_both.safetensors"))
-	os.WriteFile(src, data, 0o644)
-	out := filepath.Join(dir, "out")
-	if _, err := Convert(ConvertOptions{Checkpoint: src, Out: out, Mesh: "data=2,model=4",
-		Spec: `P("data", "model")`, To: "tpu:v5e"}); err != nil {
-		t.Fatal(err)
-	}
-	m, err := GatherOutdir(out, filepath.Join(dir, "g.safetensors"))
-	if err != nil || len(m.Tensors) != 1 {
-		t.Fatalf("gather: %v", err)
-	}
-	g, _ := os.ReadFile(filepath.Join(dir, "g.safetensors"))
-	orig, _ := safetensors.List(src)
-	back, _ := safetensors.List(filepath.Join(dir, "g.safetensors"))
-	if len(g) == 0 || len(orig) != len(back) || orig[0].Name != back[0].Name {
-		t.Errorf("gathered %v from %v", back, orig)
-	}
-	for _, bad := range []string{src, filepath.Join(dir, "g.bin")} {
-		_, err := GatherOutdir(out, bad)
-		var ce *ConvertError
-		if !errors.As(err, &ce) || !ce.Setting {
-			t.Errorf("gather to %s: %v", bad, err)
-		}
-	}
-	if now, _ := os.ReadFile(src); !bytes.Equal(now, data) {
-		t.Error("gather changed its source")
-	}
-}
-
 // TestConvertGuessed: with To tpu:GEN the summary lists the tensors whose default
 // layout the XLA dumps do not back, as the CLI's note does; a layout given is no guess.
 func TestConvertGuessed(t *testing.T) {
@@ -195,6 +148,94 @@ func TestConvertGuessed(t *testing.T) {
 			if g.Tensor != "x" || g.Layout != sum.Tensors[0].Layout || !strings.Contains(g.Why, "T(32,128)(4,1)") {
 				t.Errorf("guessed %+v for %s", g, sum.Tensors[0].Layout)
 			}
+		}
+	}
+}
+
+// TestTextOptions: Devices and Process from text, with the command's messages and
+// as usage errors.
+func TestTextOptions(t *testing.T) {
+	if ids, err := DevicesOption("[3, 2,1,0]"); err != nil || !slices.Equal(ids, []int{3, 2, 1, 0}) {
+		t.Errorf("DevicesOption: %v, %v", ids, err)
+	}
+	_, err := DevicesOption("0,x")
+	if ce, ok := err.(*ConvertError); !ok || !ce.Setting || errMsg(err) != `Devices: bad device list "0,x": "x" is not a device id` {
+		t.Errorf("DevicesOption(0,x): %v", err)
+	}
+	if i, n, err := ProcessOption("1/4"); err != nil || i != 1 || n != 4 {
+		t.Errorf("ProcessOption(1/4): %d, %d, %v", i, n, err)
+	}
+	for _, bad := range []string{"4/4", "-1/2", "1", "0/0", "a/b", ""} {
+		_, _, err := ProcessOption(bad)
+		want := `bad Process "` + bad + `": want I/N with 0 ≤ I < N, such as 0/4`
+		if ce, ok := err.(*ConvertError); !ok || !ce.Setting || errMsg(err) != want {
+			t.Errorf("ProcessOption(%q): %v", bad, err)
+		}
+	}
+}
+
+// TestConvertRulesJSON: rules given as text convert as the same rules in a file do,
+// and are refused with the file's messages, less the file's name.
+func TestConvertRulesJSON(t *testing.T) {
+	ckpt := filepath.Join(fixtureDir, "rows_x4.safetensors")
+	dir := t.TempDir()
+	os.Mkdir(filepath.Join(dir, "file"), 0o755)
+	os.Mkdir(filepath.Join(dir, "text"), 0o755)
+	base := ConvertOptions{Checkpoint: ckpt, Mesh: "x=4", To: "tpu:v5e", All: true}
+	for k, text := range []string{
+		`{"rules": [{"match": "^x$", "spec": "P(\"x\")"}]}`,
+		`{"rules": [{"match": "^nothing$", "spec": "P()"}], "default": "P()"}`,
+		`{"rules": [{"match": "", "spec": "P()"}]}`,
+		`{"rules": [{"match": "x", "spec": "P()", "extra": 1}]}`,
+		`{"rules": []}`,
+	} {
+		file := filepath.Join(dir, "rules.json")
+		if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fromFile, fromText := base, base
+		fromFile.Rules, fromFile.Out = file, filepath.Join(dir, "file", string(rune('a'+k)))
+		fromText.RulesJSON, fromText.Out = []byte(text), filepath.Join(dir, "text", string(rune('a'+k)))
+		_, ferr := Convert(fromFile)
+		_, terr := Convert(fromText)
+		if (ferr == nil) != (terr == nil) {
+			t.Fatalf("%s: file %v, text %v", text, ferr, terr)
+		}
+		if ferr == nil {
+			os.Remove(filepath.Join(fromFile.Out, manifest.FileName)) // it names the source only
+			os.Remove(filepath.Join(fromText.Out, manifest.FileName))
+			sameTree(t, fromFile.Out, fromText.Out)
+			continue
+		}
+		want := strings.NewReplacer("rules file "+file+": ", "", "Rules "+file, "Rules").Replace(errMsg(ferr))
+		if got := errMsg(terr); got != want {
+			t.Errorf("%s:\ngot  %s\nwant %s", text, got, want)
+		}
+	}
+	both := base
+	both.Rules, both.RulesJSON, both.Out = "r.json", []byte(`{}`), filepath.Join(dir, "both")
+	if _, err := Convert(both); err == nil || !strings.Contains(err.Error(), "Rules and RulesJSON exclude each other") {
+		t.Errorf("Rules and RulesJSON both: %v", err)
+	}
+}
+
+// TestConvertPad: Pad is convert's Pad, checked against each tensor's image type,
+// its errors naming the field Pad.
+func TestConvertPad(t *testing.T) {
+	c := readFixtures(t)[0] // bf16
+	for pad, want := range map[string]string{
+		"zero": "", "leave": "", "-2.5": "",
+		"0.1":  `tensor "x": Pad 0.1 is not exact in bf16, which would hold 0.10009765625`,
+		"nope": `bad Pad "nope": want zero, leave or a number`,
+	} {
+		_, err := Convert(ConvertOptions{Checkpoint: filepath.Join(fixtureDir, c.Name+".safetensors"),
+			Out: filepath.Join(t.TempDir(), "out"), Mesh: c.Mesh, Spec: c.Spec, All: true, To: "tpu:v5e", Pad: pad})
+		got := ""
+		if err != nil {
+			got = errMsg(err)
+		}
+		if got != want {
+			t.Errorf("Pad %q: got %q, want %q", pad, got, want)
 		}
 	}
 }

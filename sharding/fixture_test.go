@@ -96,6 +96,25 @@ func tiledBF16(_ safetensors.TensorInfo, s layout.Shape) (layout.Shape, error) {
 	return layout.Parse(fmt.Sprintf("bf16[%d,%d]{1,0:T(8,128)(2,1)}", s.Dims[0], s.Dims[1]))
 }
 
+// rowMajorBF16 is a jobOptions.Target that converts every tensor into bf16 row-major.
+func rowMajorBF16(_ safetensors.TensorInfo, s layout.Shape) (layout.Shape, error) {
+	return rowMajor(layout.BF16, s.Dims), nil
+}
+
+// gridOptions are the options that place every tensor by P("data", "model") on mesh
+// (data=2,model=4 and the like, its devices in order) and convert it by target.
+func gridOptions(mesh string, target func(safetensors.TensorInfo, layout.Shape) (layout.Shape, error)) jobOptions {
+	m, err := placement.ParseMesh(mesh, nil)
+	if err != nil {
+		panic(err)
+	}
+	spec, err := placement.ParseSpec(`P("data", "model")`)
+	if err != nil {
+		panic(err)
+	}
+	return jobOptions{Mesh: m, SpecFor: specAll(spec), Target: target}
+}
+
 // openReplicated opens the mesh2d_repl_f32 fixture and returns it with the options
 // that place it on mesh data=2,model=2 by P("model") (every shard on one device of
 // each of two processes) and keep its shards' shapes, in f32.
@@ -186,10 +205,47 @@ func checkFixture(t *testing.T, c fixtureCase) {
 	}
 }
 
-// writeRandomCheckpoint writes a safetensors checkpoint to path whose tensors, named
-// a, b, c…, have the shapes given and random bytes from the PCG seed (s1, s2).
-func writeRandomCheckpoint(t *testing.T, path string, s1, s2 uint64, shapes ...string) {
+// convertLocal converts the checkpoint file in into the directory out with opt and
+// returns the manifest.
+func convertLocal(t *testing.T, in, out string, opt jobOptions) *manifest.Manifest {
 	t.Helper()
+	ckpt, err := OpenCheckpoint(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := convertDir(ckpt, out, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// convertMesh2D copies the mesh2d_both fixture into dir as w.safetensors and converts
+// it into dir/out (mesh data=2,model=4, P("data", "model"), To tpu:v5e); it returns the
+// copy's path and the OUTDIR.
+func convertMesh2D(t *testing.T, dir string) (src, out string) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(fixtureDir, "mesh2d_both.safetensors"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, out = filepath.Join(dir, "w.safetensors"), filepath.Join(dir, "out")
+	if err := os.WriteFile(src, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Convert(ConvertOptions{Checkpoint: src, Out: out, Mesh: "data=2,model=4",
+		Spec: `P("data", "model")`, To: "tpu:v5e"}); err != nil {
+		t.Fatal(err)
+	}
+	return src, out
+}
+
+// writeRandomCheckpoint writes the safetensors checkpoint dir/m.safetensors, whose
+// tensors, named a, b, c…, have the shapes given and random bytes from the PCG seed
+// (s1, s2), and returns its path.
+func writeRandomCheckpoint(t *testing.T, dir string, s1, s2 uint64, shapes ...string) string {
+	t.Helper()
+	path := filepath.Join(dir, "m.safetensors")
 	rng := rand.New(rand.NewPCG(s1, s2))
 	var bufs []safetensors.NamedBuffer
 	for i, s := range shapes {
@@ -202,4 +258,45 @@ func writeRandomCheckpoint(t *testing.T, path string, s1, s2 uint64, shapes ...s
 	if err := safetensors.Write(path, bufs, nil); err != nil {
 		t.Fatal(err)
 	}
+	return path
+}
+
+// readTree returns the files under root, by their slash-separated paths relative to
+// it, with their bytes.
+func readTree(t testing.TB, root string) map[string][]byte {
+	t.Helper()
+	files := map[string][]byte{}
+	err := filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		rel, _ := filepath.Rel(root, p)
+		files[filepath.ToSlash(rel)] = data
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// sameContents fails unless got and want (as readTree returns them) hold the same files
+// with the same bytes.
+func sameContents(t *testing.T, got, want map[string][]byte) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%d files, want %d", len(got), len(want))
+	}
+	for name, data := range want {
+		if !bytes.Equal(got[name], data) {
+			t.Errorf("%s differs", name)
+		}
+	}
+}
+
+// sameTree fails unless directories a and b hold the same files with the same bytes.
+func sameTree(t *testing.T, a, b string) {
+	t.Helper()
+	sameContents(t, readTree(t, a), readTree(t, b))
 }

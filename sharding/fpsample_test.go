@@ -12,9 +12,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/tpulayout/tpulayout/buffer/safetensors"
-	"github.com/tpulayout/tpulayout/layout"
-	"github.com/tpulayout/tpulayout/sharding/placement"
 	"github.com/tpulayout/tpulayout/store"
 )
 
@@ -63,27 +60,26 @@ func TestFingerprintBlocksUnchanged(t *testing.T) {
 				s.observe(int64(off), data[off:min(off+300000, n)])
 			}
 		}
-		b, key, err := store.Open(context.Background(), writeTemp(t, data[:n]))
-		if err != nil {
-			t.Fatal(err)
-		}
-		o, err := b.Object(context.Background(), key)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, err := s.sum(o); err != nil || got != oldFingerprint(r, int64(n)) {
+		if got, err := s.sum(tempObject(t, data[:n])); err != nil || got != oldFingerprint(r, int64(n)) {
 			t.Errorf("%d bytes: sampled fingerprint %s, %v; want %s", n, got, err, oldFingerprint(r, int64(n)))
 		}
 	}
 }
 
-func writeTemp(t *testing.T, data []byte) string {
+// tempObject writes data to a new file and returns it as an object of the store's
+// file bucket.
+func tempObject(t *testing.T, data []byte) *store.Object {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "x.bin")
 	if err := os.WriteFile(p, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	return p
+	b, key := openURL(t, p)
+	o, err := b.Object(context.Background(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return o
 }
 
 // TestFingerprintFromReads: a conversion of a checkpoint in a bucket (the store's
@@ -92,23 +88,14 @@ func writeTemp(t *testing.T, data []byte) string {
 // process that converts half the shards reads the blocks it did not see.
 func TestFingerprintFromReads(t *testing.T) {
 	defer setSpans(64<<10, maxGap, RemoteAheadBytes)()
-	in := filepath.Join(t.TempDir(), "m.safetensors")
-	writeRandomCheckpoint(t, in, 7, 8, "f32[512,512]", "f32[256,1024]", "bf16[64,96]")
+	in := writeRandomCheckpoint(t, t.TempDir(), 7, 8, "f32[512,512]", "f32[256,1024]", "bf16[64,96]")
 	want, _, err := fingerprintFile(in)
 	if err != nil {
 		t.Fatal(err)
 	}
-	mesh, _ := placement.ParseMesh("data=2,model=2", nil)
-	opt := jobOptions{Mesh: mesh,
-		SpecFor: func(string) (placement.Spec, error) { return placement.ParseSpec(`P("data", "model")`) },
-		Target: func(_ safetensors.TensorInfo, s layout.Shape) (layout.Shape, error) {
-			return rowMajor(layout.BF16, s.Dims), nil
-		}}
+	opt := gridOptions("data=2,model=2", rowMajorBF16)
 	ctx := context.Background()
-	b, key, err := store.Open(ctx, in)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b, key := openURL(t, in)
 	for _, processes := range []int{0, 2} {
 		ckpt, err := openBucketCheckpoint(ctx, b, key)
 		if err != nil {
@@ -142,14 +129,7 @@ func TestFingerprintHeldBound(t *testing.T) {
 	for i := range data {
 		data[i] = byte(i * 31 >> 5)
 	}
-	b, key, err := store.Open(context.Background(), writeTemp(t, data))
-	if err != nil {
-		t.Fatal(err)
-	}
-	o, err := b.Object(context.Background(), key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	o := tempObject(t, data)
 	want := oldFingerprint(bytes.NewReader(data), int64(len(data)))
 	budget := new(atomic.Int64)
 	budget.Store(fpHeldMost - 3*fingerprintBlock) // room for three blocks

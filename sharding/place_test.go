@@ -105,37 +105,34 @@ func TestPlaceTensorErrorIsConversions(t *testing.T) {
 // The text form: a line on the array and how it is cut, then each shard's index,
 // ranges and devices in runs.
 func TestPlacementReportText(t *testing.T) {
-	r, err := PlaceTensor(PlaceOptions{Mesh: "data=2,model=4", Spec: `P(None, "data")`, Devices: []int{0, 1, 2, 3, 7, 6, 5, 4}},
-		layout.NewShape(layout.BF16, 4096, 1024))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b bytes.Buffer
-	if err := r.WriteText(&b); err != nil {
-		t.Fatal(err)
-	}
-	want := `bf16[4096,1024], spec P(None, "data"), mesh data=2,model=4 (8 devices): 2 shards of [4096,512], each on 4 devices
+	for _, c := range []struct {
+		o    PlaceOptions
+		sh   layout.Shape
+		want string
+	}{
+		{PlaceOptions{Mesh: "data=2,model=4", Spec: `P(None, "data")`, Devices: []int{0, 1, 2, 3, 7, 6, 5, 4}}, layout.NewShape(layout.BF16, 4096, 1024),
+			`bf16[4096,1024], spec P(None, "data"), mesh data=2,model=4 (8 devices): 2 shards of [4096,512], each on 4 devices
 index  ranges               devices
 [0,0]  [0,4096)×[0,512)     0-3
 [0,1]  [0,4096)×[512,1024)  4-7
-`
-	if b.String() != want {
-		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
-	}
-	r, err = PlaceTensor(PlaceOptions{Mesh: "x=2", Spec: "P()", Tensor: "step"}, layout.NewShape(layout.S32))
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.Reset()
-	if err := r.WriteText(&b); err != nil {
-		t.Fatal(err)
-	}
-	want = `"step" s32[], spec P(), mesh x=2 (2 devices): 1 shard of [], each on 2 devices
+`},
+		{PlaceOptions{Mesh: "x=2", Spec: "P()", Tensor: "step"}, layout.NewShape(layout.S32),
+			`"step" s32[], spec P(), mesh x=2 (2 devices): 1 shard of [], each on 2 devices
 index  ranges  devices
 []     -       0-1
-`
-	if b.String() != want {
-		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+`},
+	} {
+		r, err := PlaceTensor(c.o, c.sh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if err := r.WriteText(&b); err != nil {
+			t.Fatal(err)
+		}
+		if b.String() != c.want {
+			t.Errorf("got\n%s\nwant\n%s", b.String(), c.want)
+		}
 	}
 }
 

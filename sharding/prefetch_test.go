@@ -1,17 +1,18 @@
 package sharding
 
 import (
-	"bytes"
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/tpulayout/tpulayout/buffer/safetensors"
+	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/sharding/manifest"
 	"github.com/tpulayout/tpulayout/sharding/placement"
 	"github.com/tpulayout/tpulayout/store"
@@ -31,8 +32,7 @@ func TestServerPrefetchManyTensors(t *testing.T) {
 	RemoteBandBytes = 4096
 	defer func() { RemoteBandBytes = oldBand }()
 	dir := t.TempDir()
-	in := filepath.Join(dir, "m.safetensors")
-	writeRandomCheckpoint(t, in, 3, 4, "f32[64,96]", "bf16[48,256]", "f32[128,40]", "f32[16]", "bf16[8,8,24]")
+	in := writeRandomCheckpoint(t, dir, 3, 4, "f32[64,96]", "bf16[48,256]", "f32[128,40]", "f32[16]", "bf16[8,8,24]")
 	mesh, _ := placement.ParseMesh("data=2,model=4", nil)
 	opt := jobOptions{Mesh: mesh,
 		SpecFor: func(name string) (placement.Spec, error) {
@@ -42,19 +42,10 @@ func TestServerPrefetchManyTensors(t *testing.T) {
 			return placement.ParseSpec(`P("data", "model")`)
 		},
 		Target: tiledBF16}
-	local, err := OpenCheckpoint(in)
-	if err != nil {
-		t.Fatal(err)
-	}
 	want := filepath.Join(dir, "want")
-	if _, err := convertDir(local, want, opt); err != nil {
-		t.Fatal(err)
-	}
+	convertLocal(t, in, want, opt)
 	ctx := context.Background()
-	b, key, err := store.Open(ctx, in)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b, key := openURL(t, in)
 	convert := func(out string, processes int) {
 		t.Helper()
 		hits, misses := aheadHits.Load(), aheadMisses.Load()
@@ -87,8 +78,7 @@ func TestServerPrefetchManyTensors(t *testing.T) {
 	// whose images are there are skipped, and left out of what is announced.
 	for _, srv := range storetest.All(t) {
 		t.Run(srv.Name(), func(t *testing.T) {
-			srv.Point(t, srv.Endpoint)
-			split := srv.Scheme + "://" + srv.NewBucket(t) + "/split"
+			split := serverURL(t, srv, "split")
 			run := func() int64 {
 				t.Helper()
 				ckpt, err := openBucketCheckpoint(ctx, b, key)
@@ -135,25 +125,11 @@ func TestServerPrefetchManyTensors(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			ckptURL := srv.Scheme + "://" + srv.NewBucket(t) + "/m.safetensors"
-			cb, ckey, _ := store.Open(ctx, ckptURL)
-			if err := cb.Put(ctx, ckey, bytes.NewReader(data), int64(len(data)), nil); err != nil {
-				t.Fatal(err)
-			}
+			ckptURL := uploadTo(t, srv, "m.safetensors", data)
 			oldRetry := store.DefaultRetry
 			store.DefaultRetry = store.Retry{Tries: 2, First: time.Millisecond, Max: time.Millisecond, Timeout: 5 * time.Second}
 			defer func() { store.DefaultRetry = oldRetry }()
-			var mu sync.Mutex
-			n := 0
-			_, proxy := storetest.NewProxy(t, srv.Endpoint, func(int) storetest.Fault {
-				mu.Lock()
-				defer mu.Unlock()
-				if n++; n < 12 {
-					return storetest.Pass
-				}
-				return []storetest.Fault{storetest.Status, storetest.Stall}[n%2]
-			})
-			srv.Point(t, proxy)
+			srv.Point(t, failingAfter(t, srv, 11, storetest.Status, storetest.Stall))
 			ckpt, err := OpenCheckpoint(ckptURL)
 			if err != nil {
 				t.Fatal(err)
@@ -234,5 +210,125 @@ func TestMergeLists(t *testing.T) {
 		if !slices.Equal(got, want) && !(len(got) == 0 && len(want) == 0) {
 			t.Fatalf("lists %v ending at %v: merged %v, sorted %v", rs, ends, got, want)
 		}
+	}
+}
+
+// TestFromAheadBands converts a checkpoint read by ranges (the store's file bucket)
+// whose bands are relaid out straight from the fetched buffers (fromAhead), against
+// the conversion of the mapped file, byte for byte. The shards have odd sizes (image
+// padding in both dims, a last band shorter than the others, rows of 400 to 16000
+// bytes), two targets, one process and two. With buffers that hold a step, every
+// band goes straight from them; with reads smaller than a step (windows across two
+// pieces, whose bytes past the first are not in its buffer, slack or not) and with no
+// slack after the buffers (the footprints of shards right of the first column run
+// past them), some bands are copied first and the rest still go straight. Bands
+// whose rows would not fit a buffer are narrowed until they do.
+func TestFromAheadBands(t *testing.T) {
+	in, want := fromAheadCheckpoint(t)
+	b, key, err := store.Open(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromAheadCases(t, b, key, want, false)
+}
+
+// TestServerFromAheadBands is TestFromAheadBands reading from each test server.
+func TestServerFromAheadBands(t *testing.T) {
+	in, want := fromAheadCheckpoint(t)
+	data, err := os.ReadFile(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, srv := range storetest.All(t) {
+		t.Run(srv.Name(), func(t *testing.T) {
+			b, key, _ := store.Open(context.Background(), uploadTo(t, srv, "m.safetensors", data))
+			fromAheadCases(t, b, key, want, true)
+		})
+	}
+}
+
+// fromAheadOptions convert every tensor with P("data", "model") on data=2,model=4:
+// c into f32 T(8,128), the others into bf16 T(8,128)(2,1).
+func fromAheadOptions() jobOptions {
+	return gridOptions("data=2,model=4", func(ti safetensors.TensorInfo, s layout.Shape) (layout.Shape, error) {
+		if ti.Name == "c" {
+			return layout.Parse(fmt.Sprintf("f32[%d,%d]{1,0:T(8,128)}", s.Dims[0], s.Dims[1]))
+		}
+		return tiledBF16(ti, s)
+	})
+}
+
+// fromAheadCheckpoint writes the tests' checkpoint and returns its path and what
+// gives the local conversion of the names (nil: all) with fromAheadOptions.
+func fromAheadCheckpoint(t *testing.T) (string, func(names []string) string) {
+	dir := t.TempDir()
+	in := writeRandomCheckpoint(t, dir, 5, 6, "f32[36,100]", "f32[64,96]", "bf16[40,264]", "f32[64,4000]", "f32[104,8]")
+	wants := map[string]string{} // the local conversion of the names, by them
+	return in, func(names []string) string {
+		k := fmt.Sprint(names)
+		if wants[k] == "" {
+			wants[k] = filepath.Join(dir, fmt.Sprint("want", len(wants)))
+			o := fromAheadOptions()
+			o.Names = names
+			convertLocal(t, in, wants[k], o)
+		}
+		return wants[k]
+	}
+}
+
+// fromAheadCases converts the checkpoint at key in b as TestFromAheadBands says;
+// short leaves out the cases of two processes.
+func fromAheadCases(t *testing.T, b *store.Bucket, key string, want func([]string) string, short bool) {
+	ctx := context.Background()
+	oldBand, oldSlack := RemoteBandBytes, aheadSlack
+	defer func() { RemoteBandBytes, aheadSlack = oldBand, oldSlack }()
+	for _, c := range []struct {
+		name              string
+		band, span, slack int64
+		processes         int
+		all               bool     // every band straight from the buffers
+		names             []string // the tensors converted; nil: all
+	}{
+		// 8 KiB bands: a few rows each, the last one shorter.
+		{"steps in one buffer", 8192, 1 << 20, 1 << 20, 0, true, nil},
+		{"two processes", 8192, 1 << 20, 1 << 20, 2, true, nil},
+		{"steps across buffers", 8192, 3000, 1 << 20, 0, false, nil},
+		{"steps across buffers, no slack", 8192, 3000, 0, 0, false, nil},
+		{"two processes, steps across buffers", 8192, 3000, 0, 2, false, nil},
+		// d's shards, in bands of 16 rows, would fetch 250 KiB of rows a step: its
+		// bands are narrowed to 8 rows (125 KiB) to fit a buffer (fitSteps).
+		{"bands narrowed to fit", 128 << 10, 160 << 10, 1 << 20, 0, true, []string{"d"}},
+	} {
+		if short && c.processes > 1 {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			defer setSpans(c.span, 64, 4*c.span)()
+			RemoteBandBytes, aheadSlack = c.band, c.slack
+			got := filepath.Join(t.TempDir(), "got")
+			hits, misses, direct := aheadHits.Load(), aheadMisses.Load(), aheadDirect.Load()
+			for p := range max(c.processes, 1) {
+				ckpt, err := openBucketCheckpoint(ctx, b, key)
+				if err != nil {
+					t.Fatal(err)
+				}
+				o := fromAheadOptions()
+				o.Process, o.Processes, o.Names = p, c.processes, c.names
+				if _, err := convertDir(ckpt, got, o); err != nil {
+					t.Fatal(err)
+				}
+			}
+			sameFiles(t, want(c.names), got)
+			hits, direct = aheadHits.Load()-hits, aheadDirect.Load()-direct
+			if n := aheadMisses.Load() - misses; n != 0 {
+				t.Errorf("%d windows were not the next announced one", n)
+			}
+			if c.all && (hits == 0 || direct != hits) {
+				t.Errorf("%d of %d windows relaid out straight from the fetched bytes, want all", direct, hits)
+			}
+			if !c.all && (direct == 0 || direct == hits) {
+				t.Errorf("%d of %d windows relaid out straight from the fetched bytes, want some and not all", direct, hits)
+			}
+		})
 	}
 }

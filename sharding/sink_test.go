@@ -34,12 +34,8 @@ func sinkCases(t *testing.T) []sinkCase {
 	cs := []sinkCase{{"dir-whole", true, dirCase(true)}, {"dir-shared", false, dirCase(false)}}
 	for _, srv := range storetest.All(t) {
 		cs = append(cs, sinkCase{srv.Name(), false, func(t *testing.T) (sink, func(string) ([]byte, error)) {
-			srv.Point(t, srv.Endpoint)
 			ctx := context.Background()
-			b, _, err := store.Open(ctx, srv.Scheme+"://"+srv.NewBucket(t)+"/out/")
-			if err != nil {
-				t.Fatal(err)
-			}
+			b, _ := openURL(t, serverURL(t, srv, "out/"))
 			st, err := newStaging()
 			if err != nil {
 				t.Fatal(err)

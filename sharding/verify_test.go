@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/tpulayout/tpulayout/buffer"
-	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/sharding/manifest"
 )
@@ -67,15 +66,7 @@ func verifyChanged(t *testing.T, name string, c fixtureCase, dst layout.Shape) (
 		return 0, same
 	}
 	out := filepath.Join(t.TempDir(), "out")
-	m, err := convertDir(ckpt, out, jobOptions{
-		Mesh:    mesh,
-		SpecFor: specAll(spec),
-		Target: func(_ safetensors.TensorInfo, shard layout.Shape) (layout.Shape, error) {
-			s := dst
-			s.Dims = shard.Dims
-			return s, nil
-		},
-	})
+	m, err := convertDir(ckpt, out, jobOptions{Mesh: mesh, SpecFor: specAll(spec), Target: targetAll(dst)})
 	if err != nil {
 		t.Fatalf("%s: %v", name, err)
 	}
@@ -124,13 +115,7 @@ func verifyChanged(t *testing.T, name string, c fixtureCase, dst layout.Shape) (
 		m2.Tensors[0].Shards = slices.Clone(mt.Shards)
 		crc, _ := manifest.ChecksumNamed(manifest.CRC32C)
 		m2.Tensors[0].Shards[len(mt.Shards)-1].SetSum(crc, crc.Of(img))
-		js, err := m2.Marshal()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(out, manifest.FileName), js, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		rewrite(t, out, &m2)
 		want := fmt.Sprintf("element %v of the shard (global %v) differs from the source", idx, addInts(idx, start))
 		r, err = Verify(out, src)
 		if err != nil || len(r.Problems) != 1 || r.Problems[0].Msg != want {

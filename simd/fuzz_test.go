@@ -46,40 +46,25 @@ func fuzzFamily(t *testing.T, names []string, data []byte, n, off int) {
 	}
 }
 
-func addSeeds(f *testing.F) {
+// fuzzKernels fuzzes the kernel cases named in names with fuzzFamily, n below maxN,
+// from a few seeds.
+func fuzzKernels(f *testing.F, maxN int, names ...string) {
 	f.Add([]byte{}, uint16(0), uint16(0))
 	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8}, uint16(33), uint16(1))
 	f.Add(bytes.Repeat([]byte{0xff, 0xff, 0x80, 0x7f}, 40), uint16(129), uint16(36+64*4))
 	f.Add(bytes.Repeat([]byte{0x00, 0x80, 0x80, 0x3f, 0x01, 0x00, 0xc0, 0xff}, 33), uint16(257), uint16(2))
-}
-
-func FuzzCopy(f *testing.F) {
-	addSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte, n, off uint16) {
-		fuzzFamily(t, []string{"Copy", "CopyNT"}, data, int(n)%4096, int(off))
+		fuzzFamily(t, names, data, int(n)%maxN, int(off))
 	})
 }
 
-func FuzzPack16(f *testing.F) {
-	addSeeds(f)
-	f.Fuzz(func(t *testing.T, data []byte, n, off uint16) {
-		fuzzFamily(t, []string{"Interleave16", "Deinterleave16"}, data, int(n)%2048, int(off))
-	})
-}
-
-func FuzzPack8(f *testing.F) {
-	addSeeds(f)
-	f.Fuzz(func(t *testing.T, data []byte, n, off uint16) {
-		fuzzFamily(t, []string{"Interleave8x4", "Deinterleave8x4"}, data, int(n)%2048, int(off))
-	})
-}
+func FuzzCopy(f *testing.F)   { fuzzKernels(f, 4096, "Copy", "CopyNT") }
+func FuzzPack16(f *testing.F) { fuzzKernels(f, 2048, "Interleave16", "Deinterleave16") }
+func FuzzPack8(f *testing.F)  { fuzzKernels(f, 2048, "Interleave8x4", "Deinterleave8x4") }
 
 func FuzzConvert(f *testing.F) {
-	addSeeds(f)
-	f.Fuzz(func(t *testing.T, data []byte, n, off uint16) {
-		fuzzFamily(t, []string{"F32ToBF16", "F32ToF16", "BF16ToF32", "F16ToF32",
-			"F32ToBF16Interleave", "F32ToF16Interleave", "BF16DeinterleaveToF32"}, data, int(n)%1024, int(off))
-	})
+	fuzzKernels(f, 1024, "F32ToBF16", "F32ToF16", "BF16ToF32", "F16ToF32",
+		"F32ToBF16Interleave", "F32ToF16Interleave", "BF16DeinterleaveToF32")
 }
 
 func FuzzTranspose(f *testing.F) {

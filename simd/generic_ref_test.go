@@ -38,41 +38,31 @@ func refDeinterleave8x4(r0, r1, r2, r3, src []byte, n int) {
 	}
 }
 
-func refF32ToBF16(dst, src []byte, n int) {
-	for i := 0; i < n; i++ {
-		le.PutUint16(dst[2*i:], F32ToBF16Bits(le.Uint32(src[4*i:])))
+// refNarrow and refWiden are the reference loops of the f32 ↔ 16-bit conversions,
+// element by element through the scalar conversion f; refNarrowPair narrows two f32
+// rows into interleaved pairs.
+func refNarrow(f func(uint32) uint16) func(dst, src []byte, n int) {
+	return func(dst, src []byte, n int) {
+		for i := 0; i < n; i++ {
+			le.PutUint16(dst[2*i:], f(le.Uint32(src[4*i:])))
+		}
 	}
 }
 
-func refF32ToF16(dst, src []byte, n int) {
-	for i := 0; i < n; i++ {
-		le.PutUint16(dst[2*i:], F32ToF16Bits(le.Uint32(src[4*i:])))
+func refWiden(f func(uint16) uint32) func(dst, src []byte, n int) {
+	return func(dst, src []byte, n int) {
+		for i := 0; i < n; i++ {
+			le.PutUint32(dst[4*i:], f(le.Uint16(src[2*i:])))
+		}
 	}
 }
 
-func refBF16ToF32(dst, src []byte, n int) {
-	for i := 0; i < n; i++ {
-		le.PutUint32(dst[4*i:], BF16BitsToF32(le.Uint16(src[2*i:])))
-	}
-}
-
-func refF16ToF32(dst, src []byte, n int) {
-	for i := 0; i < n; i++ {
-		le.PutUint32(dst[4*i:], F16BitsToF32(le.Uint16(src[2*i:])))
-	}
-}
-
-func refF32ToBF16Interleave(dst, a, b []byte, n int) {
-	for i := 0; i < n; i++ {
-		le.PutUint16(dst[4*i:], F32ToBF16Bits(le.Uint32(a[4*i:])))
-		le.PutUint16(dst[4*i+2:], F32ToBF16Bits(le.Uint32(b[4*i:])))
-	}
-}
-
-func refF32ToF16Interleave(dst, a, b []byte, n int) {
-	for i := 0; i < n; i++ {
-		le.PutUint16(dst[4*i:], F32ToF16Bits(le.Uint32(a[4*i:])))
-		le.PutUint16(dst[4*i+2:], F32ToF16Bits(le.Uint32(b[4*i:])))
+func refNarrowPair(f func(uint32) uint16) func(dst, a, b []byte, n int) {
+	return func(dst, a, b []byte, n int) {
+		for i := 0; i < n; i++ {
+			le.PutUint16(dst[4*i:], f(le.Uint32(a[4*i:])))
+			le.PutUint16(dst[4*i+2:], f(le.Uint32(b[4*i:])))
+		}
 	}
 }
 
@@ -97,11 +87,11 @@ var refKernels = &Kernels{
 	Name: "ref",
 	one: single{
 		conv: [nDTypes][nDTypes]func(dst, src []byte, n int){
-			F32:  {BF16: refF32ToBF16, F16: refF32ToF16},
-			BF16: {F32: refBF16ToF32},
-			F16:  {F32: refF16ToF32},
+			F32:  {BF16: refNarrow(F32ToBF16Bits), F16: refNarrow(F32ToF16Bits)},
+			BF16: {F32: refWiden(BF16BitsToF32)},
+			F16:  {F32: refWiden(F16BitsToF32)},
 		},
-		pack2:   [nDTypes][nDTypes]func(dst, a, b []byte, n int){Bits16: {Bits16: refInterleave16}, F32: {BF16: refF32ToBF16Interleave, F16: refF32ToF16Interleave}},
+		pack2:   [nDTypes][nDTypes]func(dst, a, b []byte, n int){Bits16: {Bits16: refInterleave16}, F32: {BF16: refNarrowPair(F32ToBF16Bits), F16: refNarrowPair(F32ToF16Bits)}},
 		unpack2: [nDTypes][nDTypes]func(a, b, src []byte, n int){Bits16: {Bits16: refDeinterleave16}, BF16: {F32: refBF16DeinterleaveToF32}},
 		pack4:   [nDTypes][nDTypes]func(dst, r0, r1, r2, r3 []byte, n int){Bits8: {Bits8: refInterleave8x4}},
 		unpack4: [nDTypes][nDTypes]func(r0, r1, r2, r3, src []byte, n int){Bits8: {Bits8: refDeinterleave8x4}},

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -16,37 +17,19 @@ type rowsCase struct {
 	one   func(k *Kernels, ops [][]byte, n int)
 }
 
-var rowsCases = []rowsCase{
+var rowsCases = append([]rowsCase{
 	{"Copy", &shCopy, false,
 		func(k *Kernels, o [][]byte, n int, r Rows) { k.CopyRows(o[0], o[1], n, r) },
 		func(k *Kernels, o [][]byte, n int) { k.Copy(o[0][:n], o[1][:n]) }},
-	{"F32ToBF16", &shNarrow, true,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.Convert(F32, BF16)(o[0], o[1], n, r) },
-		func(k *Kernels, o [][]byte, n int) { k.one.conv[F32][BF16](o[0], o[1], n) }},
-	{"F32ToF16", &shNarrow, true,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.Convert(F32, F16)(o[0], o[1], n, r) },
-		func(k *Kernels, o [][]byte, n int) { k.one.conv[F32][F16](o[0], o[1], n) }},
-	{"BF16ToF32", &shWiden, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.Convert(BF16, F32)(o[0], o[1], n, r) },
-		func(k *Kernels, o [][]byte, n int) { k.one.conv[BF16][F32](o[0], o[1], n) }},
-	{"F16ToF32", &shWiden, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.Convert(F16, F32)(o[0], o[1], n, r) },
-		func(k *Kernels, o [][]byte, n int) { k.one.conv[F16][F32](o[0], o[1], n) }},
-	{"Interleave16", &shPack16, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.Pack2(Bits16, Bits16)(o[0], o[1], o[2], n, r) },
-		func(k *Kernels, o [][]byte, n int) { k.one.pack2[Bits16][Bits16](o[0], o[1], o[2], n) }},
-	{"Deinterleave16", &shUnpack16, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.Unpack2(Bits16, Bits16)(o[0], o[1], o[2], n, r) },
-		func(k *Kernels, o [][]byte, n int) { k.one.unpack2[Bits16][Bits16](o[0], o[1], o[2], n) }},
-	{"F32ToBF16Interleave", &shPackF32, true,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.Pack2(F32, BF16)(o[0], o[1], o[2], n, r) },
-		func(k *Kernels, o [][]byte, n int) { k.one.pack2[F32][BF16](o[0], o[1], o[2], n) }},
-	{"F32ToF16Interleave", &shPackF32, true,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.Pack2(F32, F16)(o[0], o[1], o[2], n, r) },
-		func(k *Kernels, o [][]byte, n int) { k.one.pack2[F32][F16](o[0], o[1], o[2], n) }},
-	{"BF16DeinterleaveToF32", &shUnpackToF32, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.Unpack2(BF16, F32)(o[0], o[1], o[2], n, r) },
-		func(k *Kernels, o [][]byte, n int) { k.one.unpack2[BF16][F32](o[0], o[1], o[2], n) }},
+	convCase(F32, BF16, &shNarrow, true, nil),
+	convCase(F32, F16, &shNarrow, true, nil),
+	convCase(BF16, F32, &shWiden, false, nil),
+	convCase(F16, F32, &shWiden, false, nil),
+	pairsCase("Interleave16", Bits16, Bits16, true, &shPack16, false),
+	pairsCase("Deinterleave16", Bits16, Bits16, false, &shUnpack16, false),
+	pairsCase("F32ToBF16Interleave", F32, BF16, true, &shPackF32, true),
+	pairsCase("F32ToF16Interleave", F32, F16, true, &shPackF32, true),
+	pairsCase("BF16DeinterleaveToF32", BF16, F32, false, &shUnpackToF32, false),
 	{"Interleave8x4", &shPack8x4, false,
 		func(k *Kernels, o [][]byte, n int, r Rows) { k.Pack4(Bits8, Bits8)(o[0], o[1], o[2], o[3], o[4], n, r) },
 		func(k *Kernels, o [][]byte, n int) { k.one.pack4[Bits8][Bits8](o[0], o[1], o[2], o[3], o[4], n) }},
@@ -55,103 +38,6 @@ var rowsCases = []rowsCase{
 			k.Unpack4(Bits8, Bits8)(o[0], o[1], o[2], o[3], o[4], n, r)
 		},
 		func(k *Kernels, o [][]byte, n int) { k.one.unpack4[Bits8][Bits8](o[0], o[1], o[2], o[3], o[4], n) }},
-	// The f8 kernels have no single-call form: the reference is the per-element code.
-	{"F32ToF8E4M3FN", &shToF8, true,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.Convert(F32, F8E4M3FN)(o[0], o[1], n, r) },
-		func(_ *Kernels, o [][]byte, n int) { refF32ToF8(e4m3fn, o[0], o[1], n) }},
-	{"F32ToF8E5M2", &shToF8, true,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.Convert(F32, F8E5M2)(o[0], o[1], n, r) },
-		func(_ *Kernels, o [][]byte, n int) { refF32ToF8(e5m2, o[0], o[1], n) }},
-	{"F8E4M3FNToF32", &shFromF8, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.Convert(F8E4M3FN, F32)(o[0], o[1], n, r) },
-		func(_ *Kernels, o [][]byte, n int) { refF8ToF32(F8E4M3FNBitsToF32, o[0], o[1], n) }},
-	{"F8E5M2ToF32", &shFromF8, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.Convert(F8E5M2, F32)(o[0], o[1], n, r) },
-		func(_ *Kernels, o [][]byte, n int) { refF8ToF32(F8E5M2BitsToF32, o[0], o[1], n) }},
-	{"F8E4M3FNToBF16", &shFromF8To16, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.Convert(F8E4M3FN, BF16)(o[0], o[1], n, r) },
-		func(_ *Kernels, o [][]byte, n int) { refF8To16(F8E4M3FNBitsToF32, F32ToBF16Bits, o[0], o[1], n) }},
-	{"F8E4M3FNToF16", &shFromF8To16, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.Convert(F8E4M3FN, F16)(o[0], o[1], n, r) },
-		func(_ *Kernels, o [][]byte, n int) { refF8To16(F8E4M3FNBitsToF32, F32ToF16Bits, o[0], o[1], n) }},
-	{"F8E5M2ToBF16", &shFromF8To16, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.Convert(F8E5M2, BF16)(o[0], o[1], n, r) },
-		func(_ *Kernels, o [][]byte, n int) { refF8To16(F8E5M2BitsToF32, F32ToBF16Bits, o[0], o[1], n) }},
-	{"F8E5M2ToF16", &shFromF8To16, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.Convert(F8E5M2, F16)(o[0], o[1], n, r) },
-		func(_ *Kernels, o [][]byte, n int) { refF8To16(F8E5M2BitsToF32, F32ToF16Bits, o[0], o[1], n) }},
-	{"BF16ToF8E4M3FN", &shFrom16ToF8, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.Convert(BF16, F8E4M3FN)(o[0], o[1], n, r) },
-		func(_ *Kernels, o [][]byte, n int) { ref16ToF8(BF16BitsToF32, e4m3fn, o[0], o[1], n) }},
-	{"BF16ToF8E5M2", &shFrom16ToF8, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.Convert(BF16, F8E5M2)(o[0], o[1], n, r) },
-		func(_ *Kernels, o [][]byte, n int) { ref16ToF8(BF16BitsToF32, e5m2, o[0], o[1], n) }},
-	{"F16ToF8E4M3FN", &shFrom16ToF8, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.Convert(F16, F8E4M3FN)(o[0], o[1], n, r) },
-		func(_ *Kernels, o [][]byte, n int) { ref16ToF8(F16BitsToF32, e4m3fn, o[0], o[1], n) }},
-	{"F16ToF8E5M2", &shFrom16ToF8, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.Convert(F16, F8E5M2)(o[0], o[1], n, r) },
-		func(_ *Kernels, o [][]byte, n int) { ref16ToF8(F16BitsToF32, e5m2, o[0], o[1], n) }},
-	{"BF16ToF8E4M3FNInterleave8x4", &shPack16F8x4, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) {
-			k.Pack4(BF16, F8E4M3FN)(o[0], o[1], o[2], o[3], o[4], n, r)
-		},
-		func(_ *Kernels, o [][]byte, n int) { ref16ToF8Quads(BF16BitsToF32, e4m3fn, o, n) }},
-	{"BF16ToF8E5M2Interleave8x4", &shPack16F8x4, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) {
-			k.Pack4(BF16, F8E5M2)(o[0], o[1], o[2], o[3], o[4], n, r)
-		},
-		func(_ *Kernels, o [][]byte, n int) { ref16ToF8Quads(BF16BitsToF32, e5m2, o, n) }},
-	{"F16ToF8E4M3FNInterleave8x4", &shPack16F8x4, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) {
-			k.Pack4(F16, F8E4M3FN)(o[0], o[1], o[2], o[3], o[4], n, r)
-		},
-		func(_ *Kernels, o [][]byte, n int) { ref16ToF8Quads(F16BitsToF32, e4m3fn, o, n) }},
-	{"F16ToF8E5M2Interleave8x4", &shPack16F8x4, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) {
-			k.Pack4(F16, F8E5M2)(o[0], o[1], o[2], o[3], o[4], n, r)
-		},
-		func(_ *Kernels, o [][]byte, n int) { ref16ToF8Quads(F16BitsToF32, e5m2, o, n) }},
-	{"F8E4M3FNDeinterleave8x4ToBF16", &shUnpackF8x4To16, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) {
-			k.Unpack4(F8E4M3FN, BF16)(o[0], o[1], o[2], o[3], o[4], n, r)
-		},
-		func(_ *Kernels, o [][]byte, n int) { refF8QuadsTo16(F8E4M3FNBitsToF32, F32ToBF16Bits, o, n) }},
-	{"F8E4M3FNDeinterleave8x4ToF16", &shUnpackF8x4To16, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) {
-			k.Unpack4(F8E4M3FN, F16)(o[0], o[1], o[2], o[3], o[4], n, r)
-		},
-		func(_ *Kernels, o [][]byte, n int) { refF8QuadsTo16(F8E4M3FNBitsToF32, F32ToF16Bits, o, n) }},
-	{"F8E5M2Deinterleave8x4ToBF16", &shUnpackF8x4To16, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) {
-			k.Unpack4(F8E5M2, BF16)(o[0], o[1], o[2], o[3], o[4], n, r)
-		},
-		func(_ *Kernels, o [][]byte, n int) { refF8QuadsTo16(F8E5M2BitsToF32, F32ToBF16Bits, o, n) }},
-	{"F8E5M2Deinterleave8x4ToF16", &shUnpackF8x4To16, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) {
-			k.Unpack4(F8E5M2, F16)(o[0], o[1], o[2], o[3], o[4], n, r)
-		},
-		func(_ *Kernels, o [][]byte, n int) { refF8QuadsTo16(F8E5M2BitsToF32, F32ToF16Bits, o, n) }},
-	{"F32ToF8E4M3FNInterleave8x4", &shPackF8x4, true,
-		func(k *Kernels, o [][]byte, n int, r Rows) {
-			k.Pack4(F32, F8E4M3FN)(o[0], o[1], o[2], o[3], o[4], n, r)
-		},
-		func(_ *Kernels, o [][]byte, n int) { refF32ToF8Quads(e4m3fn, o, n) }},
-	{"F32ToF8E5M2Interleave8x4", &shPackF8x4, true,
-		func(k *Kernels, o [][]byte, n int, r Rows) {
-			k.Pack4(F32, F8E5M2)(o[0], o[1], o[2], o[3], o[4], n, r)
-		},
-		func(_ *Kernels, o [][]byte, n int) { refF32ToF8Quads(e5m2, o, n) }},
-	{"F8E4M3FNDeinterleave8x4ToF32", &shUnpackF8x4, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) {
-			k.Unpack4(F8E4M3FN, F32)(o[0], o[1], o[2], o[3], o[4], n, r)
-		},
-		func(_ *Kernels, o [][]byte, n int) { refF8Quads(F8E4M3FNBitsToF32, o, n) }},
-	{"F8E5M2Deinterleave8x4ToF32", &shUnpackF8x4, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) {
-			k.Unpack4(F8E5M2, F32)(o[0], o[1], o[2], o[3], o[4], n, r)
-		},
-		func(_ *Kernels, o [][]byte, n int) { refF8Quads(F8E5M2BitsToF32, o, n) }},
 	{"SplitNibbles", &shSplit4, false,
 		func(k *Kernels, o [][]byte, n int, r Rows) { k.SplitNibblesRows(o[0], o[1], o[2], n, r) },
 		func(_ *Kernels, o [][]byte, n int) {
@@ -180,6 +66,77 @@ var rowsCases = []rowsCase{
 				o[0][i] = o[1][i]&15 | o[2][i]<<4
 			}
 		}},
+}, f8RowsCases()...)
+
+// f8RowsCases are the f8 kernels of each format, to and from f32 and the 16-bit
+// types, in runs and in quads. They have no single-call form: the reference is the
+// per-element code.
+func f8RowsCases() []rowsCase {
+	halves := []struct {
+		dt     DType
+		widen  func(uint16) uint32
+		narrow func(uint32) uint16
+	}{{BF16, BF16BitsToF32, F32ToBF16Bits}, {F16, F16BitsToF32, F32ToF16Bits}}
+	var cs []rowsCase
+	for _, f := range []struct {
+		dt    DType
+		enc   f8Format
+		widen func(uint8) uint32
+	}{{F8E4M3FN, e4m3fn, F8E4M3FNBitsToF32}, {F8E5M2, e5m2, F8E5M2BitsToF32}} {
+		cs = append(cs,
+			convCase(F32, f.dt, &shToF8, true, func(o [][]byte, n int) { refF32ToF8(f.enc, o[0], o[1], n) }),
+			convCase(f.dt, F32, &shFromF8, false, func(o [][]byte, n int) { refF8ToF32(f.widen, o[0], o[1], n) }),
+			quadsCase(F32, f.dt, &shPackF8x4, true, func(o [][]byte, n int) { refF32ToF8Quads(f.enc, o, n) }),
+			quadsCase(f.dt, F32, &shUnpackF8x4, false, func(o [][]byte, n int) { refF8Quads(f.widen, o, n) }))
+		for _, h := range halves {
+			cs = append(cs,
+				convCase(f.dt, h.dt, &shFromF8To16, false, func(o [][]byte, n int) { refF8To16(f.widen, h.narrow, o[0], o[1], n) }),
+				convCase(h.dt, f.dt, &shFrom16ToF8, false, func(o [][]byte, n int) { ref16ToF8(h.widen, f.enc, o[0], o[1], n) }),
+				quadsCase(h.dt, f.dt, &shPack16F8x4, false, func(o [][]byte, n int) { ref16ToF8Quads(h.widen, f.enc, o, n) }),
+				quadsCase(f.dt, h.dt, &shUnpackF8x4To16, false, func(o [][]byte, n int) { refF8QuadsTo16(f.widen, h.narrow, o, n) }))
+		}
+	}
+	return cs
+}
+
+// kernelName is the type as the kernels' names spell it (F32, BF16, F8E4M3FN).
+func kernelName(t DType) string { return strings.ToUpper(t.String()) }
+
+// convCase is the batched Convert(from, to) against ref, or, where ref is nil, against
+// the set's single-call conversion.
+func convCase(from, to DType, sh *shape, f32In bool, ref func(o [][]byte, n int)) rowsCase {
+	one := func(k *Kernels, o [][]byte, n int) { k.one.conv[from][to](o[0], o[1], n) }
+	if ref != nil {
+		one = func(_ *Kernels, o [][]byte, n int) { ref(o, n) }
+	}
+	return rowsCase{kernelName(from) + "To" + kernelName(to), sh, f32In,
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.Convert(from, to)(o[0], o[1], n, r) }, one}
+}
+
+// pairsCase is the batched Pack2(from, to), or Unpack2(from, to) where not pack,
+// against the set's single-call form.
+func pairsCase(name string, from, to DType, pack bool, sh *shape, f32In bool) rowsCase {
+	if !pack {
+		return rowsCase{name, sh, f32In,
+			func(k *Kernels, o [][]byte, n int, r Rows) { k.Unpack2(from, to)(o[0], o[1], o[2], n, r) },
+			func(k *Kernels, o [][]byte, n int) { k.one.unpack2[from][to](o[0], o[1], o[2], n) }}
+	}
+	return rowsCase{name, sh, f32In,
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.Pack2(from, to)(o[0], o[1], o[2], n, r) },
+		func(k *Kernels, o [][]byte, n int) { k.one.pack2[from][to](o[0], o[1], o[2], n) }}
+}
+
+// quadsCase is the batched Pack4(from, to) (into quads, when to is the narrower type)
+// or Unpack4(from, to) against ref.
+func quadsCase(from, to DType, sh *shape, f32In bool, ref func(o [][]byte, n int)) rowsCase {
+	c := rowsCase{kernelName(from) + "To" + kernelName(to) + "Interleave8x4", sh, f32In,
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.Pack4(from, to)(o[0], o[1], o[2], o[3], o[4], n, r) },
+		func(_ *Kernels, o [][]byte, n int) { ref(o, n) }}
+	if from.Bytes() < to.Bytes() {
+		c.name = kernelName(from) + "Deinterleave8x4To" + kernelName(to)
+		c.rows = func(k *Kernels, o [][]byte, n int, r Rows) { k.Unpack4(from, to)(o[0], o[1], o[2], o[3], o[4], n, r) }
+	}
+	return c
 }
 
 // refF32ToF8, refF8ToF32 and refF32ToF8Quads are the f8 kernels element by element,

@@ -267,18 +267,19 @@ func unquadRows(f func(r0, r1, r2, r3, src []byte, n int, r Rows)) func([][]byte
 	return func(r [][]byte, src []byte, n int, rs Rows) { f(r[0], r[1], r[2], r[3], src, n, rs) }
 }
 
-// narrowing: f32 → bf16, f16, f8e4m3fn and f8e5m2.
+// narrowing: f32 → bf16 and f16, in runs and pairs; f32 → f8e4m3fn and f8e5m2, in
+// runs and quads.
 func (x xlaGoldens) narrowing(t *testing.T, k *Kernels) {
-	bf, h := x.fromF32("bf16", 2), x.fromF32("f16", 2)
-	bf.runs(t, k, k.one.conv[F32][BF16], k.Convert(F32, BF16))
-	h.runs(t, k, k.one.conv[F32][F16], k.Convert(F32, F16))
-	bf.packs(t, k, 2, pairs(k.one.pack2[F32][BF16]), pairRows(k.Pack2(F32, BF16)))
-	h.packs(t, k, 2, pairs(k.one.pack2[F32][F16]), pairRows(k.Pack2(F32, F16)))
-	e4, e5 := x.fromF32("f8e4m3fn", 1), x.fromF32("f8e5m2", 1)
-	e4.runs(t, k, nil, k.Convert(F32, F8E4M3FN))
-	e5.runs(t, k, nil, k.Convert(F32, F8E5M2))
-	e4.packs(t, k, 4, nil, quadRows(k.Pack4(F32, F8E4M3FN)))
-	e5.packs(t, k, 4, nil, quadRows(k.Pack4(F32, F8E5M2)))
+	for _, to := range []DType{BF16, F16} {
+		g := x.fromF32(to.String(), 2)
+		g.runs(t, k, k.one.conv[F32][to], k.Convert(F32, to))
+		g.packs(t, k, 2, pairs(k.one.pack2[F32][to]), pairRows(k.Pack2(F32, to)))
+	}
+	for _, to := range []DType{F8E4M3FN, F8E5M2} {
+		g := x.fromF32(to.String(), 1)
+		g.runs(t, k, nil, k.Convert(F32, to))
+		g.packs(t, k, 4, nil, quadRows(k.Pack4(F32, to)))
+	}
 }
 
 // widening: bf16, f16, f8e4m3fn and f8e5m2 → f32.
@@ -288,11 +289,11 @@ func (x xlaGoldens) widening(t *testing.T, k *Kernels) {
 	x.toF32("f16", 2).runs(t, k, k.one.conv[F16][F32], k.Convert(F16, F32))
 	bf.unpacks(t, k, 2, func(r [][]byte, src []byte, n int) { k.one.unpack2[BF16][F32](r[0], r[1], src, n) },
 		func(r [][]byte, src []byte, n int, rs Rows) { k.Unpack2(BF16, F32)(r[0], r[1], src, n, rs) })
-	e4, e5 := x.toF32("f8e4m3fn", 1), x.toF32("f8e5m2", 1)
-	e4.runs(t, k, nil, k.Convert(F8E4M3FN, F32))
-	e5.runs(t, k, nil, k.Convert(F8E5M2, F32))
-	e4.unpacks(t, k, 4, nil, unquadRows(k.Unpack4(F8E4M3FN, F32)))
-	e5.unpacks(t, k, 4, nil, unquadRows(k.Unpack4(F8E5M2, F32)))
+	for _, from := range []DType{F8E4M3FN, F8E5M2} {
+		g := x.toF32(from.String(), 1)
+		g.runs(t, k, nil, k.Convert(from, F32))
+		g.unpacks(t, k, 4, nil, unquadRows(k.Unpack4(from, F32)))
+	}
 }
 
 // f8From16: every bf16 and f16 pattern to f8e4m3fn and f8e5m2, in runs and quads.

@@ -3,13 +3,16 @@ package validate
 import (
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/tpu"
 )
 
 const bf16Layout = "bf16[20,300]{1,0:T(8,128)(2,1)}"
@@ -188,5 +191,109 @@ func TestReportJSON(t *testing.T) {
 		if _, ok := m[k]; ok {
 			t.Errorf("key %q without a file name", k)
 		}
+	}
+}
+
+// TestCompareEveryDTypePair compares random dumps of every array type, in their v5e
+// default layout where there is one, against references of every type: a report or an
+// error, never a panic, and a report's diagnosis for every pair the dump's type allows.
+func TestCompareEveryDTypePair(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	dims := []int64{9, 130}
+	if testing.Short() {
+		dims = []int64{3, 5}
+	}
+	random := func(s layout.Shape) *buffer.Buffer {
+		b := buffer.MustNew(s)
+		for i := range b.Data {
+			b.Data[i] = byte(rng.Uint32())
+		}
+		return b
+	}
+	for _, dt := range layout.DTypes() {
+		if !dt.IsArray() {
+			continue
+		}
+		s := layout.NewShape(dt, dims...)
+		if d, err := tpu.DefaultShape(tpu.V5e, dt, dims); err == nil {
+			s = d
+		}
+		dump := random(s)
+		for _, rt := range layout.DTypes() {
+			if !rt.IsArray() {
+				continue
+			}
+			ref := random(layout.NewShape(rt, dims...))
+			r, err := Compare(dump, ref, Options{CheckPadding: true})
+			if err != nil {
+				if buffer.CanConvert(dt, rt) && dt.Bits() <= 64 && dt != layout.C64 {
+					t.Errorf("%s dump, %s ref: %v", dt, rt, err)
+				}
+				continue
+			}
+			_ = r.String()
+			if r.Mismatches > 0 && r.Diagnosis == nil && r.DiagnosisProblem == "" {
+				t.Errorf("%s dump, %s ref: mismatches without a diagnosis", dt, rt)
+			}
+		}
+	}
+}
+
+// BenchmarkCompareWrongArrangement validates a 2048×2048 bf16 dump written without the
+// pair packing: every element differs, so the diagnosis runs over about a million.
+func BenchmarkCompareWrongArrangement(b *testing.B) {
+	ref := refF32(b, 2048, 2048)
+	good := converted(b, ref, "bf16[2048,2048]{1,0:T(8,128)}")
+	dump := converted(b, ref, "bf16[2048,2048]{1,0:T(8,128)(2,1)}")
+	copy(dump.Data, good.Data)
+	b.ResetTimer()
+	for range b.N {
+		if _, err := Compare(dump, ref, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestParseTolerance reads --tol's forms and refuses the wrong ones with what is wrong.
+func TestParseTolerance(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want Tolerance
+		err  string
+	}{
+		{"ulp=1", Tolerance{ULP: 1}, ""},
+		{"ulp=2, abs=1e-6,REL=0.5", Tolerance{ULP: 2, Abs: 1e-6, Rel: 0.5}, ""},
+		{"ulp", Tolerance{}, `"ulp" is not K=V (ulp=N, abs=X or rel=X)`},
+		{"ulp=-1", Tolerance{}, "ulp=-1: want a whole number of units"},
+		{"abs=NaN", Tolerance{}, "abs=NaN: want a number ≥ 0"},
+		{"rel=-1", Tolerance{}, "rel=-1: want a number ≥ 0"},
+		{"big=1", Tolerance{}, `unknown tolerance "big" (want ulp, abs or rel)`},
+		{"ulp=1,ulp=2", Tolerance{}, "ulp given twice; give each of ulp, abs and rel once"},
+	} {
+		got, err := ParseTolerance(c.text)
+		switch {
+		case c.err != "" && (err == nil || err.Error() != c.err):
+			t.Errorf("%q: error %v, want %q", c.text, err, c.err)
+		case c.err == "" && (err != nil || got != c.want):
+			t.Errorf("%q: %+v, %v; want %+v", c.text, got, err, c.want)
+		}
+	}
+}
+
+// TestTolFlagRepeated: as a flag, --tol repeats, and a key given in two of them is
+// an error too.
+func TestTolFlagRepeated(t *testing.T) {
+	var tol TolFlag
+	fs := flag.NewFlagSet("validate", flag.ContinueOnError)
+	fs.SetOutput(nil)
+	fs.Var(&tol, "tol", "")
+	if err := fs.Parse([]string{"--tol", "ulp=1", "--tol", "abs=0.5"}); err != nil || tol.Tolerance != (Tolerance{ULP: 1, Abs: 0.5}) {
+		t.Fatalf("%+v, %v", tol.Tolerance, err)
+	}
+	if tol.String() != "ulp=1,abs=0.5" {
+		t.Errorf("String() = %q", tol.String())
+	}
+	if err := tol.Set("abs=1"); err == nil {
+		t.Errorf("abs given twice across flags: no error")
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -294,8 +293,5 @@ func TestReadNamed(t *testing.T) {
 		t.Errorf("bad header: %v", err)
 	}
 	_, err = ReadNamed(filepath.Join(dir, "gone.npy"), "shown.npy")
-	var pe *fs.PathError
-	if !errors.As(err, &pe) || pe.Path != "shown.npy" || !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("missing file: %v", err)
-	}
+	fixture.CheckMissingNamed(t, "missing file", err, "shown.npy")
 }

@@ -60,17 +60,12 @@ func tune(path string, sc tuneScale, st settings, stderr io.Writer) error {
 // timeWays times j planned one worker each way (an option each) under the wisdom
 // base, the ways alternated, and returns their median ns per source byte.
 func timeWays(j job, base relayout.Wisdom, st settings, ways ...relayout.Option) ([]float64, error) {
-	b, err := newBuffers(j)
-	if err != nil {
-		return nil, err
-	}
-	ps := make([]*relayout.Plan, len(ways))
+	opts := make([][]relayout.Option, len(ways))
 	for i, o := range ways {
-		if ps[i], err = forced(j, base, func(*relayout.Wisdom) {}, relayout.WithWorkers(1), o); err != nil {
-			return nil, err
-		}
+		opts[i] = []relayout.Option{relayout.WithWorkers(1), o}
 	}
-	return alternate(ps, b, st)
+	ns, _, err := timeForced(j, base, st, nil, opts...)
+	return ns, err
 }
 
 // tuneBlocks are the transpose block sizes (one side) --tune tries.

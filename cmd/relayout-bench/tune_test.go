@@ -11,23 +11,17 @@ import (
 	"github.com/tpulayout/tpulayout/relayout"
 )
 
-// winsFrom takes the smallest size from which a way won at every larger one.
+// winsFrom takes the smallest size from which a way won at every larger one: at sizes 1
+// to 4, the way won (W) or lost (-).
 func TestWinsFrom(t *testing.T) {
-	for _, c := range []struct {
-		wins []bool
-		want int64
-	}{
-		{[]bool{false, false, true, true}, 3},
-		{[]bool{true, false, true, true}, 3},
-		{[]bool{true, true, true, true}, 1},
-		{[]bool{true, true, true, false}, 8},
-	} {
+	for pattern, want := range map[string]int64{"--WW": 3, "W-WW": 3, "WWWW": 1, "WWW-": 8} {
 		var sizes []int64
-		for i := range c.wins {
-			sizes = append(sizes, int64(i+1))
+		var wins []bool
+		for i, c := range pattern {
+			sizes, wins = append(sizes, int64(i+1)), append(wins, c == 'W')
 		}
-		if got := winsFrom(sizes, c.wins); got != c.want {
-			t.Errorf("%v: %d, want %d", c.wins, got, c.want)
+		if got := winsFrom(sizes, wins); got != want {
+			t.Errorf("%s: %d, want %d", pattern, got, want)
 		}
 	}
 }

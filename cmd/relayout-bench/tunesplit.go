@@ -40,6 +40,29 @@ func forced(j job, base relayout.Wisdom, set func(*relayout.Wisdom), opts ...rel
 	return relayout.NewPlan(j.dst, j.src, opts...)
 }
 
+// timeForced times j planned each way under the wisdom base, the ways alternated, and
+// returns each way's median ns per source byte and the buffers it timed on. Way i
+// plans with the choices set(w, i), when set is not nil, and the options ways[i].
+func timeForced(j job, base relayout.Wisdom, st settings, set func(w *relayout.Wisdom, i int), ways ...[]relayout.Option) ([]float64, *buffers, error) {
+	b, err := newBuffers(j)
+	if err != nil {
+		return nil, nil, err
+	}
+	ps := make([]*relayout.Plan, len(ways))
+	for i, opts := range ways {
+		choose := func(w *relayout.Wisdom) {
+			if set != nil {
+				set(w, i)
+			}
+		}
+		if ps[i], err = forced(j, base, choose, opts...); err != nil {
+			return nil, nil, err
+		}
+	}
+	ns, err := alternate(ps, b, st)
+	return ns, b, err
+}
+
 // alternate times each plan on b, the plans alternated count times, and returns each
 // one's median ns per source byte.
 func alternate(ps []*relayout.Plan, b *buffers, st settings) ([]float64, error) {
@@ -91,19 +114,8 @@ func tuneWorkers(base relayout.Wisdom, sides []int64, st settings, stderr io.Wri
 		wins, moved := make([]bool, len(sides)), make([]int64, len(sides))
 		for i, n := range sides {
 			j := square("{1,0}", to, n)
-			b, err := newBuffers(j)
-			if err != nil {
-				return 0, err
-			}
-			var ps []*relayout.Plan
-			for _, w := range []int{1, 2} {
-				p, err := forced(j, base, func(w *relayout.Wisdom) { w.WorkerBytes = 4 << 10 }, relayout.WithWorkers(w))
-				if err != nil {
-					return 0, err
-				}
-				ps = append(ps, p)
-			}
-			ns, err := alternate(ps, b, st)
+			ns, b, err := timeForced(j, base, st, func(w *relayout.Wisdom, _ int) { w.WorkerBytes = 4 << 10 },
+				[]relayout.Option{relayout.WithWorkers(1)}, []relayout.Option{relayout.WithWorkers(2)})
 			if err != nil {
 				return 0, err
 			}
@@ -122,17 +134,11 @@ func tuneWorkers(base relayout.Wisdom, sides []int64, st settings, stderr io.Wri
 func tuneUnitSize(base relayout.Wisdom, unitsSide, splitSide int64, st settings, stderr io.Writer) (units int, split int64, err error) {
 	try := func(side int64, n int, set func(w *relayout.Wisdom, i int), name func(i int) string) (int, error) {
 		j := square("{1,0}", "{1,0}", side)
-		b, err := newBuffers(j)
-		if err != nil {
-			return 0, err
+		ways := make([][]relayout.Option, n)
+		for i := range ways {
+			ways[i] = []relayout.Option{relayout.WithWorkers(2)}
 		}
-		ps := make([]*relayout.Plan, n)
-		for i := range ps {
-			if ps[i], err = forced(j, base, func(w *relayout.Wisdom) { w.WorkerBytes = 4 << 10; set(w, i) }, relayout.WithWorkers(2)); err != nil {
-				return 0, err
-			}
-		}
-		ns, err := alternate(ps, b, st)
+		ns, _, err := timeForced(j, base, st, func(w *relayout.Wisdom, i int) { w.WorkerBytes = 4 << 10; set(w, i) }, ways...)
 		if err != nil {
 			return 0, err
 		}
@@ -165,19 +171,9 @@ func tuneTransposeStreaming(base relayout.Wisdom, sides []int64, st settings, st
 	wins, got := make([]bool, len(sides)), make([]int64, len(sides))
 	for i, n := range sides {
 		j := square("{1,0}", "{0,1}", n)
-		b, err := newBuffers(j)
-		if err != nil {
-			return 0, err
-		}
-		var ps []*relayout.Plan
-		for _, s := range []relayout.Stores{relayout.StoresStream, relayout.StoresCache} {
-			p, err := forced(j, base, func(*relayout.Wisdom) {}, relayout.WithWorkers(1), relayout.WithStores(s))
-			if err != nil {
-				return 0, err
-			}
-			ps = append(ps, p)
-		}
-		ns, err := alternate(ps, b, st)
+		ns, b, err := timeForced(j, base, st, nil,
+			[]relayout.Option{relayout.WithWorkers(1), relayout.WithStores(relayout.StoresStream)},
+			[]relayout.Option{relayout.WithWorkers(1), relayout.WithStores(relayout.StoresCache)})
 		if err != nil {
 			return 0, err
 		}

@@ -1,11 +1,9 @@
 package main
 
 import (
-	"bytes"
 	"flag"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -46,13 +44,7 @@ func TestTruncatedInput(t *testing.T) {
 				t.Fatal(err)
 			}
 			header := st.Size() - tc.size // truncated to this: every data byte goes
-			cmd := exec.Command(os.Args[0], append([]string{"convert", in, filepath.Join(dir, tc.out)}, tc.args...)...)
-			cmd.Env = append(os.Environ(), "TPULAYOUT_RUN_MAIN=1")
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
+			c := startChild(t, append([]string{"convert", in, filepath.Join(dir, tc.out)}, tc.args...)...)
 			// Wait for the temporary output (with --all, for the first tensor's in the
 			// temporary directory: IN is mapped by then), then truncate IN.
 			started := func() bool {
@@ -69,22 +61,15 @@ func TestTruncatedInput(t *testing.T) {
 				}
 				return false
 			}
-			deadline := time.Now().Add(30 * time.Second)
-			for !started() {
-				if time.Now().After(deadline) {
-					cmd.Process.Kill()
-					t.Fatalf("no temporary output after 30 s; stderr: %s", stderr.String())
-				}
-				time.Sleep(time.Millisecond)
-			}
+			c.await(t, "temporary output", 30*time.Second, time.Millisecond, started)
 			if err := os.Truncate(in, header); err != nil {
 				t.Fatal(err)
 			}
-			err = cmd.Wait()
+			err = c.Wait()
 			if err == nil {
 				t.Fatalf("convert finished before the truncation; make the input larger")
 			}
-			msg := stderr.String()
+			msg := c.stderr.String()
 			if !strings.Contains(msg, "cannot read IN "+in) || !strings.Contains(msg, "shrank") || strings.Count(msg, "\n") != 1 {
 				t.Errorf("exit %v; stderr does not name IN on one line:\n%s", err, msg)
 			}
@@ -103,10 +88,7 @@ func TestFaultIsOneLine(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("Windows cannot truncate a mapped file")
 	}
-	p := filepath.Join(t.TempDir(), "in.raw")
-	if err := os.WriteFile(p, make([]byte, 1<<16), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	p := testfiles.WriteFile(t, t.TempDir(), "in.raw", make([]byte, 1<<16))
 	saved, savedThreshold := verbs, buffer.MmapThreshold
 	defer func() { verbs, buffer.MmapThreshold = saved, savedThreshold }()
 	buffer.MmapThreshold = 1

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/tpulayout/tpulayout/buffer"
 )
@@ -28,6 +32,59 @@ const (
 	freeDiskEnv  = "TPULAYOUT_TEST_FREE_DISK"
 	sparseMinEnv = "TPULAYOUT_TEST_SPARSE_MIN"
 )
+
+// child is the command run as a child process of this test binary, what it writes to
+// standard error kept.
+type child struct {
+	*exec.Cmd
+	stderr bytes.Buffer
+}
+
+// newChild is the command with args, to run as a child process.
+func newChild(args ...string) *child {
+	c := &child{Cmd: exec.Command(os.Args[0], args...)}
+	c.Env = append(os.Environ(), runMainEnv+"=1")
+	c.Stderr = &c.stderr
+	return c
+}
+
+// startChild starts the command with args as a child process.
+func startChild(t *testing.T, args ...string) *child {
+	t.Helper()
+	c := newChild(args...)
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// await polls ready every poll until it holds; past limit it kills the child and
+// fails the test, naming what it waited for, with the child's stderr.
+func (c *child) await(t *testing.T, what string, limit, poll time.Duration, ready func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for !ready() {
+		if time.Now().After(deadline) {
+			c.Process.Kill()
+			c.Wait()
+			t.Fatalf("no %s after %v; stderr: %s", what, limit, c.stderr.String())
+		}
+		time.Sleep(poll)
+	}
+}
+
+// stop sends sig to the child and waits for it to end; it fails the test unless the
+// child ended in error (it did not finish first), whose exit it returns.
+func (c *child) stop(t *testing.T, sig os.Signal) *exec.ExitError {
+	t.Helper()
+	c.Process.Signal(sig)
+	err := c.Wait()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) {
+		t.Fatalf("the child finished before %v (err %v); make the input larger", sig, err)
+	}
+	return exit
+}
 
 func TestMain(m *testing.M) {
 	if os.Getenv(runMainEnv) == "1" {

@@ -10,7 +10,6 @@ import (
 	"hash/crc32"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -18,6 +17,7 @@ import (
 	"time"
 
 	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/internal/testfiles"
 	"github.com/tpulayout/tpulayout/store"
 	"github.com/tpulayout/tpulayout/store/storetest"
 )
@@ -34,23 +34,26 @@ func fastRetry(t *testing.T) {
 // of s under ckpt/ and returns the prefix's URL.
 func uploadCheckpoint(t *testing.T, s storetest.Server, dir string) string {
 	t.Helper()
-	ctx := context.Background()
 	prefix := s.Scheme + "://" + s.NewBucket(t) + "/ckpt/"
-	b, key, err := store.Open(ctx, prefix)
-	if err != nil {
-		t.Fatal(err)
-	}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, e := range ents {
-		data := readFile(t, filepath.Join(dir, e.Name()))
-		if err := b.Put(ctx, key+e.Name(), bytes.NewReader(data), int64(len(data)), nil); err != nil {
-			t.Fatal(err)
-		}
+		testfiles.PutObject(t, prefix+e.Name(), readFile(t, filepath.Join(dir, e.Name())))
 	}
 	return prefix
+}
+
+// eachStoreServer runs f as a subtest for each server of storetest.Servers, with its
+// scheme's URLs pointed at it.
+func eachStoreServer(t *testing.T, f func(t *testing.T, s storetest.Server)) {
+	for _, s := range storetest.Servers(t) {
+		t.Run(s.Scheme, func(t *testing.T) {
+			s.Point(t, s.Endpoint)
+			f(t, s)
+		})
+	}
 }
 
 // sameTree fails unless directories a and b hold the same files, byte for byte, but
@@ -89,6 +92,74 @@ func convertedLocally(t *testing.T, dir string) (in, local string) {
 	return in, local
 }
 
+// convertProcesses converts in to out with args as the processes of a conversion in
+// four, one after the other: those numbered, or all four.
+func convertProcesses(t *testing.T, in, out string, args []string, numbers ...int) {
+	t.Helper()
+	if numbers == nil {
+		numbers = []int{0, 1, 2, 3}
+	}
+	for _, i := range numbers {
+		mustRun(t, append([]string{"convert", in, out, "--process", fmt.Sprintf("%d/4", i)}, args...)...)
+	}
+}
+
+// firstImage returns the attributes, metadata included, of the first image (.bin)
+// under the prefix url.
+func firstImage(t *testing.T, prefix string) store.Attrs {
+	t.Helper()
+	ctx := context.Background()
+	b, key, _ := store.Open(ctx, prefix)
+	as, err := b.List(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range as {
+		if strings.HasSuffix(a.Key, ".bin") {
+			img, err := b.Stat(ctx, a.Key)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return img
+		}
+	}
+	t.Fatalf("no image under %s", prefix)
+	return store.Attrs{}
+}
+
+// gatheredLocally makes shardCheckpoint's directory, converts its checkpoint in into
+// local (convertedLocally) and gathers that into want, what a conversion in a bucket
+// must gather to.
+func gatheredLocally(t *testing.T) (dir, in, local, want string) {
+	t.Helper()
+	dir = shardCheckpoint(t)
+	in, local = convertedLocally(t, dir)
+	want = filepath.Join(t.TempDir(), "want.safetensors")
+	mustRun(t, "gather", local, want)
+	return dir, in, local, want
+}
+
+// gatherSame gathers the conversion at out and fails unless it gives want's bytes.
+func gatherSame(t *testing.T, out, want string) {
+	t.Helper()
+	got := filepath.Join(t.TempDir(), "got.safetensors")
+	mustRun(t, "gather", out, got)
+	if !bytes.Equal(readFile(t, got), readFile(t, want)) {
+		t.Error("gather from the bucket differs from gather from the directory")
+	}
+}
+
+// eachMmapThreshold runs f with images read whole, and then with those of at least
+// buffer.MmapThreshold bytes (threshold 1: all) read band by band.
+func eachMmapThreshold(f func(threshold int64)) {
+	old := buffer.MmapThreshold
+	defer func() { buffer.MmapThreshold = old }()
+	for _, threshold := range []int64{old, 1} {
+		buffer.MmapThreshold = threshold
+		f(threshold)
+	}
+}
+
 // TestStoreConvertFromBucket converts a checkpoint read from a bucket (one file, and
 // an index with its two files), as one process (and the file as four merged),
 // directly and
@@ -98,46 +169,43 @@ func TestStoreConvertFromBucket(t *testing.T) {
 	setShardBand(t, 16<<10) // several bands a shard, so many ranged reads
 	fastRetry(t)
 	dir := shardCheckpoint(t)
-	for _, s := range storetest.Servers(t) {
-		t.Run(s.Scheme, func(t *testing.T) {
-			s.Point(t, s.Endpoint)
-			prefix := uploadCheckpoint(t, s, dir)
-			for _, ckpt := range []string{"model.safetensors", "model.safetensors.index.json"} {
-				common := bucketArgs(dir)
-				local := filepath.Join(t.TempDir(), "local")
-				mustRun(t, append([]string{"convert", filepath.Join(dir, ckpt), local}, common...)...)
-
-				remote := filepath.Join(t.TempDir(), "remote")
-				mustRun(t, append([]string{"convert", prefix + ckpt, remote}, common...)...)
-				sameTree(t, local, remote, filepath.Join(dir, ckpt), prefix+ckpt)
-
-				if ckpt != "model.safetensors" {
-					continue
-				}
-				four := filepath.Join(t.TempDir(), "four")
-				for i := range 4 {
-					mustRun(t, append([]string{"convert", prefix + ckpt, four, "--process", string(rune('0'+i)) + "/4"}, common...)...)
-				}
-				mustRun(t, "manifest", "merge", four)
-				sameTree(t, local, four, filepath.Join(dir, ckpt), prefix+ckpt)
-			}
-			setShardBand(t, 64<<10)
-			// Counted by the range's end: a drop's resumed read keeps it, so each range
-			// meets each fault whatever part of the dropped body arrived.
-			p, proxy := storetest.NewProxyRule(t, s.Endpoint, storetest.ByEnd(func(n int) storetest.Fault { return storetest.Fault((n + 1) % 4) }))
-			s.Point(t, proxy)
+	eachStoreServer(t, func(t *testing.T, s storetest.Server) {
+		prefix := uploadCheckpoint(t, s, dir)
+		for _, ckpt := range []string{"model.safetensors", "model.safetensors.index.json"} {
+			common := bucketArgs(dir)
 			local := filepath.Join(t.TempDir(), "local")
-			common := []string{"--all", "--mesh", "data=2,model=4", "--rules", filepath.Join(dir, "rules.json"), "--to", "tpu:v5e"}
-			mustRun(t, append([]string{"convert", filepath.Join(dir, "model.safetensors"), local}, common...)...)
-			faulty := filepath.Join(t.TempDir(), "faulty")
-			mustRun(t, append([]string{"convert", prefix + "model.safetensors", faulty}, common...)...)
-			sameTree(t, local, faulty, filepath.Join(dir, "model.safetensors"), prefix+"model.safetensors")
-			if p.Seen(storetest.Status) == 0 || p.Seen(storetest.Drop) == 0 || p.Seen(storetest.Stall) == 0 {
-				t.Errorf("faults injected: %d 503s, %d drops, %d stalls; want each kind",
-					p.Seen(storetest.Status), p.Seen(storetest.Drop), p.Seen(storetest.Stall))
+			mustRun(t, append([]string{"convert", filepath.Join(dir, ckpt), local}, common...)...)
+
+			remote := filepath.Join(t.TempDir(), "remote")
+			mustRun(t, append([]string{"convert", prefix + ckpt, remote}, common...)...)
+			sameTree(t, local, remote, filepath.Join(dir, ckpt), prefix+ckpt)
+
+			if ckpt != "model.safetensors" {
+				continue
 			}
-		})
-	}
+			four := filepath.Join(t.TempDir(), "four")
+			for i := range 4 {
+				mustRun(t, append([]string{"convert", prefix + ckpt, four, "--process", string(rune('0'+i)) + "/4"}, common...)...)
+			}
+			mustRun(t, "manifest", "merge", four)
+			sameTree(t, local, four, filepath.Join(dir, ckpt), prefix+ckpt)
+		}
+		setShardBand(t, 64<<10)
+		// Counted by the range's end: a drop's resumed read keeps it, so each range
+		// meets each fault whatever part of the dropped body arrived.
+		p, proxy := storetest.NewProxyRule(t, s.Endpoint, storetest.ByEnd(func(n int) storetest.Fault { return storetest.Fault((n + 1) % 4) }))
+		s.Point(t, proxy)
+		local := filepath.Join(t.TempDir(), "local")
+		common := []string{"--all", "--mesh", "data=2,model=4", "--rules", filepath.Join(dir, "rules.json"), "--to", "tpu:v5e"}
+		mustRun(t, append([]string{"convert", filepath.Join(dir, "model.safetensors"), local}, common...)...)
+		faulty := filepath.Join(t.TempDir(), "faulty")
+		mustRun(t, append([]string{"convert", prefix + "model.safetensors", faulty}, common...)...)
+		sameTree(t, local, faulty, filepath.Join(dir, "model.safetensors"), prefix+"model.safetensors")
+		if p.Seen(storetest.Status) == 0 || p.Seen(storetest.Drop) == 0 || p.Seen(storetest.Stall) == 0 {
+			t.Errorf("faults injected: %d 503s, %d drops, %d stalls; want each kind",
+				p.Seen(storetest.Status), p.Seen(storetest.Drop), p.Seen(storetest.Stall))
+		}
+	})
 }
 
 // TestStoreBadInput: a missing object, no credentials, a wrong endpoint: exit 2,
@@ -146,40 +214,37 @@ func TestStoreConvertFromBucket(t *testing.T) {
 func TestStoreBadInput(t *testing.T) {
 	fastRetry(t)
 	dir := shardCheckpoint(t)
-	for _, s := range storetest.Servers(t) {
-		t.Run(s.Scheme, func(t *testing.T) {
-			s.Point(t, s.Endpoint)
-			prefix := uploadCheckpoint(t, s, dir)
-			out := filepath.Join(t.TempDir(), "out")
-			args := func(in string) []string {
-				return []string{"convert", in, out, "--all", "--mesh", "data=2", "--spec", "P()", "--to", "tpu:v5e"}
-			}
-			missing := prefix + "nothing.safetensors" // a missing bucket: testdata/store
-			wantUsageError(t, args(missing), missing, ": object does not exist")
-			// An index naming a file that is not there.
-			ctx := context.Background()
-			b, _, _ := store.Open(ctx, prefix)
-			idx := `{"weight_map": {"embed": "gone.safetensors"}}`
-			if err := b.Put(ctx, "ckpt/bad.index.json", strings.NewReader(idx), int64(len(idx)), nil); err != nil {
-				t.Fatal(err)
-			}
-			wantUsageError(t, args(prefix+"bad.index.json"), prefix+"gone.safetensors", "does not exist")
-			if s.Scheme == "s3" {
-				// No credentials anywhere in the chain.
-				t.Setenv("AWS_ACCESS_KEY_ID", "")
-				t.Setenv("AWS_SECRET_ACCESS_KEY", "")
-				t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(dir, "none"))
-				t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
-				wantUsageError(t, args(prefix+"model.safetensors"), prefix+"model.safetensors", "no S3 credentials were found")
-			}
-			// Nothing listens at the endpoint: connections refused until the last try.
-			s.Point(t, "http://127.0.0.1:1")
-			wantUsageError(t, args(prefix+"model.safetensors"), prefix+"model.safetensors", "gave up after")
-			if _, err := os.Stat(out); err == nil {
-				t.Errorf("%s was created", out)
-			}
-		})
-	}
+	eachStoreServer(t, func(t *testing.T, s storetest.Server) {
+		prefix := uploadCheckpoint(t, s, dir)
+		out := filepath.Join(t.TempDir(), "out")
+		args := func(in string) []string {
+			return []string{"convert", in, out, "--all", "--mesh", "data=2", "--spec", "P()", "--to", "tpu:v5e"}
+		}
+		missing := prefix + "nothing.safetensors" // a missing bucket: testdata/store
+		wantUsageError(t, args(missing), missing, ": object does not exist")
+		// An index naming a file that is not there.
+		ctx := context.Background()
+		b, _, _ := store.Open(ctx, prefix)
+		idx := `{"weight_map": {"embed": "gone.safetensors"}}`
+		if err := b.Put(ctx, "ckpt/bad.index.json", strings.NewReader(idx), int64(len(idx)), nil); err != nil {
+			t.Fatal(err)
+		}
+		wantUsageError(t, args(prefix+"bad.index.json"), prefix+"gone.safetensors", "does not exist")
+		if s.Scheme == "s3" {
+			// No credentials anywhere in the chain.
+			t.Setenv("AWS_ACCESS_KEY_ID", "")
+			t.Setenv("AWS_SECRET_ACCESS_KEY", "")
+			t.Setenv("AWS_SHARED_CREDENTIALS_FILE", filepath.Join(dir, "none"))
+			t.Setenv("AWS_EC2_METADATA_DISABLED", "true")
+			wantUsageError(t, args(prefix+"model.safetensors"), prefix+"model.safetensors", "no S3 credentials were found")
+		}
+		// Nothing listens at the endpoint: connections refused until the last try.
+		s.Point(t, "http://127.0.0.1:1")
+		wantUsageError(t, args(prefix+"model.safetensors"), prefix+"model.safetensors", "gave up after")
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%s was created", out)
+		}
+	})
 }
 
 // download copies every object under the URL prefix into a new local directory,
@@ -234,98 +299,78 @@ func TestStoreConvertToBucket(t *testing.T) {
 	in, local := convertedLocally(t, dir)
 	common := bucketArgs(dir)
 	ctx := context.Background()
-	for _, s := range storetest.Servers(t) {
-		t.Run(s.Scheme, func(t *testing.T) {
-			s.Point(t, s.Endpoint)
-			ckpts := uploadCheckpoint(t, s, dir)
-			root := strings.TrimSuffix(ckpts, "ckpt/")
-			b, _, _ := store.Open(ctx, root)
+	eachStoreServer(t, func(t *testing.T, s storetest.Server) {
+		ckpts := uploadCheckpoint(t, s, dir)
+		root := strings.TrimSuffix(ckpts, "ckpt/")
+		b, _, _ := store.Open(ctx, root)
 
-			one := root + "one"
-			out := mustRun(t, append([]string{"convert", in, one}, common...)...)
-			if !strings.Contains(out, one+"/manifest.json") {
-				t.Errorf("convert says %q", out)
-			}
-			sameTree(t, local, download(t, one), in, in)
+		one := root + "one"
+		out := mustRun(t, append([]string{"convert", in, one}, common...)...)
+		if !strings.Contains(out, one+"/manifest.json") {
+			t.Errorf("convert says %q", out)
+		}
+		sameTree(t, local, download(t, one), in, in)
 
-			four := root + "four/"
-			for i := range 4 {
-				mustRun(t, append([]string{"convert", ckpts + "model.safetensors", four, "--process", fmt.Sprintf("%d/4", i)}, common...)...)
-			}
-			out = mustRun(t, "manifest", "merge", four)
-			if !strings.Contains(out, root+"four/manifest.json: 5 tensors") {
-				t.Errorf("merge says %q", out)
-			}
-			sameTree(t, local, download(t, four), in, ckpts+"model.safetensors")
+		four := root + "four/"
+		convertProcesses(t, ckpts+"model.safetensors", four, common)
+		out = mustRun(t, "manifest", "merge", four)
+		if !strings.Contains(out, root+"four/manifest.json: 5 tensors") {
+			t.Errorf("merge says %q", out)
+		}
+		sameTree(t, local, download(t, four), in, ckpts+"model.safetensors")
 
-			// Merge on a prefix checks the images as on a directory: one replaced by
-			// other bytes of the same size, or deleted, after its process finished.
-			tampered := root + "tampered/"
-			for i := range 4 {
-				mustRun(t, append([]string{"convert", in, tampered, "--process", fmt.Sprintf("%d/4", i)}, common...)...)
-			}
-			_, tk, _ := store.Open(ctx, tampered)
-			as, err := b.List(ctx, tk)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var img store.Attrs
-			for _, a := range as {
-				if strings.HasSuffix(a.Key, ".bin") {
-					img = a
-					break
-				}
-			}
-			zeros := make([]byte, img.Size)
-			if err := b.Put(ctx, img.Key, bytes.NewReader(zeros), img.Size, nil); err != nil {
-				t.Fatal(err)
-			}
-			if _, errOut, code := runCmd(t, "manifest", "merge", tampered); code != 2 || !strings.Contains(errOut, "crc32c") {
-				t.Errorf("merge after an image was replaced: exit %d, %q", code, errOut)
-			}
-			if err := b.Delete(ctx, img.Key); err != nil {
-				t.Fatal(err)
-			}
-			if _, errOut, code := runCmd(t, "manifest", "merge", tampered); code != 2 || !strings.Contains(errOut, "is missing") {
-				t.Errorf("merge after an image was deleted: exit %d, %q", code, errOut)
-			}
+		// Merge on a prefix checks the images as on a directory: one replaced by
+		// other bytes of the same size, or deleted, after its process finished.
+		tampered := root + "tampered/"
+		convertProcesses(t, in, tampered, common)
+		img := firstImage(t, tampered)
+		zeros := make([]byte, img.Size)
+		if err := b.Put(ctx, img.Key, bytes.NewReader(zeros), img.Size, nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, errOut, code := runCmd(t, "manifest", "merge", tampered); code != 2 || !strings.Contains(errOut, "crc32c") {
+			t.Errorf("merge after an image was replaced: exit %d, %q", code, errOut)
+		}
+		if err := b.Delete(ctx, img.Key); err != nil {
+			t.Fatal(err)
+		}
+		if _, errOut, code := runCmd(t, "manifest", "merge", tampered); code != 2 || !strings.Contains(errOut, "is missing") {
+			t.Errorf("merge after an image was deleted: exit %d, %q", code, errOut)
+		}
 
-			// Process 2 of 4 was killed after all but one image: its partial manifest
-			// and one image are missing. The rerun uploads those two only.
-			resume := root + "resume/"
-			mustRun(t, append([]string{"convert", in, resume, "--process", "2/4"}, common...)...)
-			key := func(u string) string { _, k, _ := store.Open(ctx, u); return k }
-			if err := b.Delete(ctx, key(resume+"manifest.process-2-of-4.json")); err != nil {
-				t.Fatal(err)
-			}
-			if err := b.Delete(ctx, key(resume+"layers.0.mlp.w1/1_0.bin")); err != nil {
-				t.Fatal(err)
-			}
-			p, proxy := storetest.NewProxy(t, s.Endpoint, func(int) storetest.Fault { return storetest.Pass })
-			s.Point(t, proxy)
-			mustRun(t, append([]string{"convert", in, resume, "--process", "2/4"}, common...)...)
-			s.Point(t, s.Endpoint)
-			if up := p.Requests("PUT") + p.Requests("POST"); up != 2 {
-				t.Errorf("the rerun made %d uploads, want 2 (the lost image and the partial manifest)", up)
-			}
-			for _, i := range []int{0, 1, 3} {
-				mustRun(t, append([]string{"convert", in, resume, "--process", fmt.Sprintf("%d/4", i)}, common...)...)
-			}
-			mustRun(t, "manifest", "merge", resume)
-			sameTree(t, local, download(t, resume), in, in)
+		// Process 2 of 4 was killed after all but one image: its partial manifest
+		// and one image are missing. The rerun uploads those two only.
+		resume := root + "resume/"
+		mustRun(t, append([]string{"convert", in, resume, "--process", "2/4"}, common...)...)
+		key := func(u string) string { _, k, _ := store.Open(ctx, u); return k }
+		if err := b.Delete(ctx, key(resume+"manifest.process-2-of-4.json")); err != nil {
+			t.Fatal(err)
+		}
+		if err := b.Delete(ctx, key(resume+"layers.0.mlp.w1/1_0.bin")); err != nil {
+			t.Fatal(err)
+		}
+		p, proxy := storetest.NewProxy(t, s.Endpoint, func(int) storetest.Fault { return storetest.Pass })
+		s.Point(t, proxy)
+		mustRun(t, append([]string{"convert", in, resume, "--process", "2/4"}, common...)...)
+		s.Point(t, s.Endpoint)
+		if up := p.Requests("PUT") + p.Requests("POST"); up != 2 {
+			t.Errorf("the rerun made %d uploads, want 2 (the lost image and the partial manifest)", up)
+		}
+		convertProcesses(t, in, resume, common, 0, 1, 3)
+		mustRun(t, "manifest", "merge", resume)
+		sameTree(t, local, download(t, resume), in, in)
 
-			// A finished conversion, and a prefix holding someone else's object.
-			wantUsageError(t, append([]string{"convert", in, one}, common...), one, "already holds a complete conversion")
-			other := root + "other/"
-			if err := b.Put(ctx, key(other+"notes.txt"), strings.NewReader("mine"), 4, nil); err != nil {
-				t.Fatal(err)
-			}
-			wantUsageError(t, append([]string{"convert", in, other}, common...), other, "did not write", "notes.txt")
-			if as, err := b.List(ctx, key(other)); err != nil || len(as) != 1 {
-				t.Errorf("after the refusal %s holds %d objects (%v), want only notes.txt", other, len(as), err)
-			}
-		})
-	}
+		// A finished conversion, and a prefix holding someone else's object.
+		wantUsageError(t, append([]string{"convert", in, one}, common...), one, "already holds a complete conversion")
+		other := root + "other/"
+		if err := b.Put(ctx, key(other+"notes.txt"), strings.NewReader("mine"), 4, nil); err != nil {
+			t.Fatal(err)
+		}
+		wantUsageError(t, append([]string{"convert", in, other}, common...), other, "did not write", "notes.txt")
+		if as, err := b.List(ctx, key(other)); err != nil || len(as) != 1 {
+			t.Errorf("after the refusal %s holds %d objects (%v), want only notes.txt", other, len(as), err)
+		}
+	})
 }
 
 // TestStoreVerifyGatherFromBucket: verify and gather read a conversion from a bucket
@@ -333,40 +378,26 @@ func TestStoreConvertToBucket(t *testing.T) {
 // unfinished prefix is refused naming the manifest.
 func TestStoreVerifyGatherFromBucket(t *testing.T) {
 	fastRetry(t)
-	dir := shardCheckpoint(t)
-	in, local := convertedLocally(t, dir)
+	dir, in, local, want := gatheredLocally(t)
 	common := bucketArgs(dir)
-	want := filepath.Join(t.TempDir(), "want.safetensors")
-	mustRun(t, "gather", local, want)
-	ctx := context.Background()
-	for _, s := range storetest.Servers(t) {
-		t.Run(s.Scheme, func(t *testing.T) {
-			s.Point(t, s.Endpoint)
-			root := strings.TrimSuffix(uploadCheckpoint(t, s, dir), "ckpt/")
-			out := root + "images"
-			mustRun(t, append([]string{"convert", in, out}, common...)...)
-			if v := mustRun(t, "verify", out); !strings.Contains(v, "result: OK") {
-				t.Errorf("verify: %q", v)
-			}
-			got := filepath.Join(t.TempDir(), "got.safetensors")
-			mustRun(t, "gather", out, got)
-			if !bytes.Equal(readFile(t, got), readFile(t, want)) {
-				t.Error("gather from the bucket differs from gather from the directory")
-			}
-			// An image overwritten with other bytes of its size: verify fails naming it.
-			b, key, _ := store.Open(ctx, out+"/layers.0.mlp.w1/0_0.bin")
-			img := readFile(t, filepath.Join(local, "layers.0.mlp.w1", "0_0.bin"))
-			img[0] ^= 1
-			if err := b.Put(ctx, key, bytes.NewReader(img), int64(len(img)), nil); err != nil {
-				t.Fatal(err)
-			}
-			v, _, code := runCmd(t, "verify", out)
-			if code != 1 || !strings.Contains(v, "layers.0.mlp.w1/0_0.bin") {
-				t.Errorf("verify of a changed image: exit %d, %q", code, v)
-			}
-			wantUsageError(t, []string{"verify", root + "nothing"}, root+"nothing/manifest.json", "does not exist")
-		})
-	}
+	eachStoreServer(t, func(t *testing.T, s storetest.Server) {
+		root := strings.TrimSuffix(uploadCheckpoint(t, s, dir), "ckpt/")
+		out := root + "images"
+		mustRun(t, append([]string{"convert", in, out}, common...)...)
+		if v := mustRun(t, "verify", out); !strings.Contains(v, "result: OK") {
+			t.Errorf("verify: %q", v)
+		}
+		gatherSame(t, out, want)
+		// An image overwritten with other bytes of its size: verify fails naming it.
+		img := readFile(t, filepath.Join(local, "layers.0.mlp.w1", "0_0.bin"))
+		img[0] ^= 1
+		testfiles.PutObject(t, out+"/layers.0.mlp.w1/0_0.bin", img)
+		v, _, code := runCmd(t, "verify", out)
+		if code != 1 || !strings.Contains(v, "layers.0.mlp.w1/0_0.bin") {
+			t.Errorf("verify of a changed image: exit %d, %q", code, v)
+		}
+		wantUsageError(t, []string{"verify", root + "nothing"}, root+"nothing/manifest.json", "does not exist")
+	})
 }
 
 // TestStoreVerifyGatherByRanges: a conversion of a checkpoint in a bucket, written to
@@ -376,74 +407,44 @@ func TestStoreVerifyGatherFromBucket(t *testing.T) {
 // are both found.
 func TestStoreVerifyGatherByRanges(t *testing.T) {
 	fastRetry(t)
-	dir := shardCheckpoint(t)
-	in, local := convertedLocally(t, dir)
+	dir, in, local, want := gatheredLocally(t)
 	common := bucketArgs(dir)
-	want := filepath.Join(t.TempDir(), "want.safetensors")
-	mustRun(t, "gather", local, want)
-	ctx := context.Background()
-	for _, s := range storetest.Servers(t) {
-		t.Run(s.Scheme, func(t *testing.T) {
-			s.Point(t, s.Endpoint)
-			ckpt := uploadCheckpoint(t, s, dir) + "model.safetensors"
-			out := strings.TrimSuffix(ckpt, "ckpt/model.safetensors") + "images"
-			mustRun(t, append([]string{"convert", ckpt, out}, common...)...)
-			got := filepath.Join(t.TempDir(), "got.safetensors")
-			tmp := t.TempDir()
-			if err := os.Chmod(tmp, 0o500); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { os.Chmod(tmp, 0o700) })
-			t.Setenv("TMPDIR", tmp)
-			// Images read whole, and (as those of at least buffer.MmapThreshold bytes
-			// are) band by band.
-			for _, threshold := range []int64{buffer.MmapThreshold, 1} {
-				old := buffer.MmapThreshold
-				buffer.MmapThreshold = threshold
-				if v := mustRun(t, "verify", out); !strings.Contains(v, "result: OK") || !strings.Contains(v, ckpt) {
-					t.Errorf("verify (images of %d bytes and more by bands): %q", threshold, v)
-				}
-				buffer.MmapThreshold = old
-			}
-			mustRun(t, "gather", out, got)
-			if !bytes.Equal(readFile(t, got), readFile(t, want)) {
-				t.Error("gather from the bucket differs from gather from the directory")
-			}
-			// One byte of the checkpoint's first tensor changed: verify finds it by
-			// comparing the images with the source read by ranges; then an image
-			// replaced by one of a byte changed: its checksum differs.
-			b, key, _ := store.Open(ctx, ckpt)
-			data := readFile(t, in)
-			data[len(data)-1] ^= 0x40
-			if err := b.Put(ctx, key, bytes.NewReader(data), int64(len(data)), nil); err != nil {
-				t.Fatal(err)
-			}
-			ib, ikey, _ := store.Open(ctx, out+"/layers.0.mlp.w1/0_0.bin")
-			img := readFile(t, filepath.Join(local, "layers.0.mlp.w1", "0_0.bin"))
-			img[len(img)/2] ^= 1
-			for _, threshold := range []int64{buffer.MmapThreshold, 1} {
-				old := buffer.MmapThreshold
-				buffer.MmapThreshold = threshold
-				v, _, code := runCmd(t, "verify", out)
-				if code != 1 || !strings.Contains(v, "differs from the source") {
-					t.Errorf("verify against a changed checkpoint (images of %d bytes and more by bands): exit %d, %q", threshold, code, v)
-				}
-				buffer.MmapThreshold = old
-			}
-			if err := ib.Put(ctx, ikey, bytes.NewReader(img), int64(len(img)), nil); err != nil {
-				t.Fatal(err)
-			}
-			for _, threshold := range []int64{buffer.MmapThreshold, 1} {
-				old := buffer.MmapThreshold
-				buffer.MmapThreshold = threshold
-				v, _, code := runCmd(t, "verify", out)
-				if code != 1 || !strings.Contains(v, "layers.0.mlp.w1/0_0.bin: crc32c") {
-					t.Errorf("verify of a changed image (images of %d bytes and more by bands): exit %d, %q", threshold, code, v)
-				}
-				buffer.MmapThreshold = old
+	eachStoreServer(t, func(t *testing.T, s storetest.Server) {
+		ckpt := uploadCheckpoint(t, s, dir) + "model.safetensors"
+		out := strings.TrimSuffix(ckpt, "ckpt/model.safetensors") + "images"
+		mustRun(t, append([]string{"convert", ckpt, out}, common...)...)
+		tmp := t.TempDir()
+		if err := os.Chmod(tmp, 0o500); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Chmod(tmp, 0o700) })
+		t.Setenv("TMPDIR", tmp)
+		eachMmapThreshold(func(threshold int64) {
+			if v := mustRun(t, "verify", out); !strings.Contains(v, "result: OK") || !strings.Contains(v, ckpt) {
+				t.Errorf("verify (images of %d bytes and more by bands): %q", threshold, v)
 			}
 		})
-	}
+		gatherSame(t, out, want)
+		// One byte of the checkpoint's first tensor changed: verify finds it by
+		// comparing the images with the source read by ranges; then an image
+		// replaced by one of a byte changed: its checksum differs.
+		verifyFails := func(what, want string) {
+			eachMmapThreshold(func(threshold int64) {
+				v, _, code := runCmd(t, "verify", out)
+				if code != 1 || !strings.Contains(v, want) {
+					t.Errorf("verify %s (images of %d bytes and more by bands): exit %d, %q", what, threshold, code, v)
+				}
+			})
+		}
+		data := readFile(t, in)
+		data[len(data)-1] ^= 0x40
+		testfiles.PutObject(t, ckpt, data)
+		verifyFails("against a changed checkpoint", "differs from the source")
+		img := readFile(t, filepath.Join(local, "layers.0.mlp.w1", "0_0.bin"))
+		img[len(img)/2] ^= 1
+		testfiles.PutObject(t, out+"/layers.0.mlp.w1/0_0.bin", img)
+		verifyFails("of a changed image", "layers.0.mlp.w1/0_0.bin: crc32c")
+	})
 }
 
 // TestStoreLyingMetadata: an image replaced by other bytes of the same size,
@@ -464,23 +465,8 @@ func TestStoreLyingMetadata(t *testing.T) {
 				s.Point(t, s.Endpoint)
 				prefix := s.Scheme + "://" + s.NewBucket(t) + "/liar/"
 				b, pk, _ := store.Open(ctx, prefix)
-				for i := range 4 {
-					mustRun(t, append([]string{"convert", in, prefix, "--process", fmt.Sprintf("%d/4", i)}, common...)...)
-				}
-				as, err := b.List(ctx, pk)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var img store.Attrs
-				for _, a := range as {
-					if strings.HasSuffix(a.Key, ".bin") {
-						img, err = b.Stat(ctx, a.Key)
-						if err != nil {
-							t.Fatal(err)
-						}
-						break
-					}
-				}
+				convertProcesses(t, in, prefix, common)
+				img := firstImage(t, prefix)
 				other := bytes.Repeat([]byte{0x5a}, int(img.Size))
 				crc := crc32.Checksum(other, crc32.MakeTable(crc32.Castagnoli))
 				if err := b.PutFileCRC32C(ctx, img.Key, bytes.NewReader(other), img.Size, img.Metadata,
@@ -492,9 +478,7 @@ func TestStoreLyingMetadata(t *testing.T) {
 				if code != 2 || !strings.Contains(errOut, name) || !strings.Contains(errOut, sum) {
 					t.Errorf("merge after an image was replaced with its metadata kept: exit %d, %q", code, errOut)
 				}
-				for i := range 4 {
-					mustRun(t, append([]string{"convert", in, prefix, "--process", fmt.Sprintf("%d/4", i)}, common...)...)
-				}
+				convertProcesses(t, in, prefix, common)
 				mustRun(t, "manifest", "merge", prefix)
 				got := download(t, prefix)
 				if !bytes.Equal(readFile(t, filepath.Join(got, name)), readFile(t, filepath.Join(local, name))) {
@@ -592,16 +576,13 @@ func TestStoreMisbehavingServer(t *testing.T) {
 				}
 			}
 			store.DefaultRetry = old
-			cmd := exec.Command(os.Args[0], append([]string{"convert", prefix + "model.safetensors", through(storetest.Status)}, args...)...)
-			cmd.Env = append(os.Environ(), "TPULAYOUT_RUN_MAIN=1")
-			var stderr bytes.Buffer
-			cmd.Stderr = &stderr
+			cmd := newChild(append([]string{"convert", prefix + "model.safetensors", through(storetest.Status)}, args...)...)
 			if err := cmd.Run(); err != nil {
-				t.Fatalf("%v; stderr %q", err, stderr.String())
+				t.Fatalf("%v; stderr %q", err, cmd.stderr.String())
 			}
-			if !strings.Contains(stderr.String(), "tpulayout: store: "+prefix+"model.safetensors: bytes ") ||
-				!strings.Contains(stderr.String(), "try 1 of 6 failed (HTTP status 503") {
-				t.Errorf("a retried read printed %q; want a line naming the object and the failed try", stderr.String())
+			if stderr := cmd.stderr.String(); !strings.Contains(stderr, "tpulayout: store: "+prefix+"model.safetensors: bytes ") ||
+				!strings.Contains(stderr, "try 1 of 6 failed (HTTP status 503") {
+				t.Errorf("a retried read printed %q; want a line naming the object and the failed try", stderr)
 			}
 		})
 	}

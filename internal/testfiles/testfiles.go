@@ -17,6 +17,20 @@ import (
 	"github.com/tpulayout/tpulayout/layout"
 )
 
+// Compile parses the shape text and compiles its layout.
+func Compile(t testing.TB, text string) *layout.Indexer {
+	t.Helper()
+	s, err := layout.Parse(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ix, err := layout.Compile(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ix
+}
+
 // RandomBuffer returns a row-major buffer of shape text with random values: normals
 // for floats (some exact bf16 rounding ties among f32), random bits for integers.
 func RandomBuffer(t testing.TB, text string, seed uint64) *buffer.Buffer {
@@ -45,6 +59,16 @@ func RandomBuffer(t testing.TB, text string, seed uint64) *buffer.Buffer {
 			return b
 		}
 	}
+}
+
+// WriteFile writes data as dir/name and returns the path.
+func WriteFile(t testing.TB, dir, name string, data []byte) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
 }
 
 // WriteNPY saves b as dir/name and returns the path.

@@ -3,7 +3,9 @@
 package sharding
 
 import (
+	"bytes"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +14,61 @@ import (
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/sharding/manifest"
 )
+
+// TestGatherOutdirOutputs: GatherOutdir writes OUT as convert does, so Go and Python
+// callers get what the command gives: a symlink stays a link with the file at its
+// target, and a FIFO is streamed into, with the bytes of a plain file's gather.
+func TestGatherOutdirOutputs(t *testing.T) {
+	dir := t.TempDir()
+	_, out := convertMesh2D(t, dir)
+	plain := filepath.Join(dir, "plain.safetensors")
+	if _, err := GatherOutdir(out, plain); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := os.ReadFile(plain)
+
+	target, link := filepath.Join(dir, "target.safetensors"), filepath.Join(dir, "link.safetensors")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := GatherOutdir(out, link); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced: %v %v", fi.Mode(), err)
+	}
+	if got, _ := os.ReadFile(target); !bytes.Equal(got, want) {
+		t.Errorf("the link's target holds %d bytes, want the %d of a plain gather", len(got), len(want))
+	}
+
+	fifo := mkfifo(t, filepath.Join(dir, "fifo.safetensors"))
+	read := make(chan []byte)
+	go func() {
+		f, err := os.Open(fifo)
+		if err != nil {
+			read <- nil
+			return
+		}
+		defer f.Close()
+		b, _ := io.ReadAll(f)
+		read <- b
+	}()
+	if _, err := GatherOutdir(out, fifo); err != nil {
+		t.Fatalf("gather into a FIFO: %v", err)
+	}
+	if got := <-read; !bytes.Equal(got, want) {
+		t.Errorf("the FIFO carried %d bytes, want the %d of a plain gather", len(got), len(want))
+	}
+
+	var buf bytes.Buffer
+	o, err := OpenOutdir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := o.GatherFile("-", &buf); err != nil || !bytes.Equal(buf.Bytes(), want) {
+		t.Errorf("gather to stdout: %v, %d bytes, want %d", err, buf.Len(), len(want))
+	}
+}
 
 // truncWriter truncates files to 0 bytes at its second Write (the first rows, after
 // the header): the shards they are are mapped by then, and read on.

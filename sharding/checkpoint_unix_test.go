@@ -6,6 +6,8 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/tpulayout/tpulayout/buffer"
@@ -14,6 +16,33 @@ import (
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/sharding/placement"
 )
+
+// mkfifo makes a FIFO at path and returns path; it skips the test where it cannot.
+func mkfifo(t *testing.T, path string) string {
+	t.Helper()
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	return path
+}
+
+// A checkpoint path that names a FIFO is refused as a stream, before a byte is read:
+// a sharded conversion reads it by ranges and verify again later (issue 44.9: it was
+// read as a file of 0 bytes). So is a FIFO among an index's files.
+func TestCheckpointFIFO(t *testing.T) {
+	dir := t.TempDir()
+	fifo := mkfifo(t, filepath.Join(dir, "model.safetensors"))
+	index := filepath.Join(dir, "model.safetensors.index.json")
+	if err := os.WriteFile(index, []byte(`{"weight_map": {"x": "model.safetensors"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{fifo, index} {
+		_, err := OpenCheckpoint(path)
+		if !errors.Is(err, ErrStream) || !strings.Contains(err.Error(), "checkpoint "+fifo+" is not a regular file") {
+			t.Errorf("OpenCheckpoint(%s): %v, want ErrStream naming %s", path, err, fifo)
+		}
+	}
+}
 
 // TestTruncatedSourceIsAnError: a checkpoint truncated by another process while it is
 // converted killed a program using the library (SIGBUS reading the mapping); it is an
