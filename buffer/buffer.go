@@ -1,7 +1,6 @@
 package buffer
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"unsafe"
@@ -15,16 +14,16 @@ const Alignment = 64
 // Errors that callers can test for with [errors.Is].
 var (
 	// ErrSize: a byte count does not match the footprint of the shape.
-	ErrSize = errors.New("buffer: size mismatch")
+	ErrSize error = &Kind{"size mismatch"}
 	// ErrShape: a shape cannot back a buffer (tuple, `?` dim, bad layout, unsupported
 	// type), or two shapes do not agree.
-	ErrShape = errors.New("buffer: unsupported shape")
+	ErrShape error = &Kind{"unsupported shape"}
 	// ErrFormat: a file is not a valid .npy or safetensors file.
-	ErrFormat = errors.New("buffer: invalid file format")
+	ErrFormat error = &Kind{"invalid file format"}
 	// ErrDType: a file's element type has no equivalent here, or the reverse.
-	ErrDType = errors.New("buffer: unsupported element type")
+	ErrDType error = &Kind{"unsupported element type"}
 	// ErrNotFound: the named tensor is not in the file.
-	ErrNotFound = errors.New("buffer: tensor not found")
+	ErrNotFound error = &Kind{"tensor not found"}
 )
 
 // Buffer is a typed view of the bytes of one array in a given layout.

@@ -1,7 +1,6 @@
 package buffer
 
 import (
-	"errors"
 	"fmt"
 	"os"
 
@@ -10,7 +9,7 @@ import (
 
 // ErrNotMapped marks an error of [MapFile] where the file could not be mapped (no mmap
 // on this system, a footprint of 0 bytes, a refused mapping): the caller reads instead.
-var ErrNotMapped = errors.New("buffer: not mapped")
+var ErrNotMapped error = &Kind{"not mapped"}
 
 // MapFile returns a buffer of shape whose Data is the first footprint bytes of f,
 // mapped read-only whatever their size ([ReadAt] maps only from [MmapThreshold]): for

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/internal/errtext"
 )
 
@@ -71,13 +72,18 @@ func (e *Error) Error() string { return e.Msg.String() }
 func (e *Error) Unwrap() error { return e.Err }
 
 // Words is the message with each field named by name and each cause worded by cause
-// (see [Message.Text]); a cause's words that begin with Path lose it, which the
-// message names already.
+// (see [Message.Text]); a cause that is a reader's error about the file Path (a
+// *buffer.FileError) is worded without the name, which the message names already.
 func (e *Error) Words(name func(field string) string, cause func(error) string) string {
 	if cause == nil || e.Path == "" {
 		return e.Msg.Text(name, cause)
 	}
-	return e.Msg.Text(name, func(c error) string { return strings.TrimPrefix(cause(c), e.Path+": ") })
+	return e.Msg.Text(name, func(c error) string {
+		if fe, ok := c.(*buffer.FileError); ok && fe.Name == e.Path {
+			c = fe.Err
+		}
+		return cause(c)
+	})
 }
 
 // KindOf returns the kind of err: that of the first *Error in its chain, else Input.

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/internal/bucketurl"
 )
 
 // Out: a file replaced atomically, or a stream written in place.
@@ -171,17 +172,11 @@ func (n names) checkOutName(out string) error {
 	return nil
 }
 
-// bucketURL reports whether name is an s3:// or gs:// URL (as store.IsURL says).
-func bucketURL(name string) bool {
-	scheme, _, ok := strings.Cut(name, "://")
-	return ok && (scheme == "s3" || scheme == "gs")
-}
-
 // localOnly refuses a bucket URL given as what (words as in errf: "{In}") where only
 // local files and streams are taken: buckets are read and written by the sharded
 // conversion alone (package sharding, which a conversion given a Mesh is).
 func (n names) localOnly(what, name string) error {
-	if !bucketURL(name) {
+	if !bucketurl.Is(name) {
 		return nil
 	}
 	return n.errf(Setting, what+" %s is a bucket URL, which is not taken here: give a local file (buckets are read and written by a sharded conversion, convert {Mesh}, and by verify, gather's OUTDIR and manifest merge)", name)

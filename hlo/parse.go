@@ -80,6 +80,17 @@ func (s *scanner) errAt(pos int, format string, args ...any) error {
 	return &posError{pos: min(max(pos, 0), len(s.in)), msg: fmt.Sprintf(format, args...)}
 }
 
+// parseWords is err, from package layout, as a message of this package quotes it: a
+// *layout.ParseError by its fields (the input, the byte and what is wrong there),
+// without the package's name; any other error whole.
+func parseWords(err error) string {
+	var pe *layout.ParseError
+	if errors.As(err, &pe) {
+		return fmt.Sprintf("parse %q: at byte %d: %s", layout.Quote(pe.Input), pe.Pos, pe.Msg)
+	}
+	return err.Error()
+}
+
 // syntaxError turns a *posError from reading text into the *SyntaxError that names its
 // line and column; other errors pass through.
 func syntaxError(text string, err error) error {
@@ -319,7 +330,7 @@ func (s *scanner) shape() (*layout.Shape, error) {
 		if errors.As(err, &pe) {
 			return nil, s.errAt(start+pe.Pos, "bad shape %s: %s", text, pe.Msg)
 		}
-		return nil, s.errAt(start, "bad shape %s: %s", text, strings.TrimPrefix(err.Error(), "layout: "))
+		return nil, s.errAt(start, "bad shape %s: %s", text, err)
 	}
 	if i := physicalAt(sh, text); i >= 0 {
 		return nil, s.errAt(start+i, "bad shape %s: a sparse layout's physical shape P(…) is the older XLA form, which XLA's parser now refuses", text)
@@ -805,7 +816,7 @@ func (s *scanner) module() (*Module, error) {
 		}
 		if v, ok := m.Attr("entry_computation_layout"); ok {
 			if m.EntryLayout, err = parseEntryLayout(v); err != nil {
-				return nil, s.errAt(strings.Index(s.in, v), "entry_computation_layout: %s", strings.TrimPrefix(err.Error(), "layout: "))
+				return nil, s.errAt(strings.Index(s.in, v), "entry_computation_layout: %s", err)
 			}
 		}
 	} else if err := s.checkHeaderless(); err != nil {
@@ -925,7 +936,7 @@ func (s *scanner) computation() (*Computation, error) {
 			}
 			sh, err := layout.Parse(strings.TrimSpace(shapeText))
 			if err != nil {
-				return nil, s.errAt(open, "parameter %s of %s: %s", strings.TrimSpace(name), c.Name, strings.TrimPrefix(err.Error(), "layout: "))
+				return nil, s.errAt(open, "parameter %s of %s: %s", strings.TrimSpace(name), c.Name, parseWords(err))
 			}
 			c.Params = append(c.Params, Param{strings.TrimPrefix(strings.TrimSpace(name), "%"), sh})
 		}

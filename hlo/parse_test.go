@@ -238,6 +238,25 @@ func TestParseScanDump(t *testing.T) {
 	}
 }
 
+// TestLayoutErrorWords: a shape that package layout refuses is quoted by its parse
+// error's fields (input, byte, what is wrong), without layout's "layout: " prefix
+// where the message quotes it alone.
+func TestLayoutErrorWords(t *testing.T) {
+	for _, c := range []struct{ text, want string }{
+		{"HloModule m, entry_computation_layout={(f33[2])->f32[2]}\n\nENTRY e {\n ROOT p = f32[2] parameter(0)\n}\n",
+			`hlo: line 1, col 39: entry_computation_layout: parameters: layout: parse "(f33[2])": at byte 1: unknown primitive type "f33" (type names are lower case, e.g. f32, bf16)`},
+		{"HloModule m\n\ne (x: f33[2]) -> f32[2] {\n ROOT p = f32[2] parameter(0)\n}\n",
+			`hlo: line 3, col 3: parameter x of e: parse "f33[2]": at byte 0: unknown primitive type "f33" (type names are lower case, e.g. f32, bf16)`},
+		{"HloModule m\n\nENTRY e {\n ROOT p = f32[2]{1,0} parameter(0)\n}\n",
+			`hlo: line 4, col 17: bad shape f32[2]{1,0}: dimensions size is 1, but minor to major size is 2`},
+	} {
+		_, err := ParseString(c.text)
+		if err == nil || err.Error() != c.want {
+			t.Errorf("ParseString(%q):\n got %v\nwant %s", c.text, err, c.want)
+		}
+	}
+}
+
 // FuzzParse feeds arbitrary text to the reader: it must return a module or a
 // SyntaxError whose position lies in the input, never panic, and a module it returns
 // must have an entry computation with a root.

@@ -4,12 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
-	"github.com/tpulayout/tpulayout/store"
 )
 
 // Checkpoint is a safetensors checkpoint: one file, or the files a
@@ -17,7 +15,7 @@ import (
 type Checkpoint struct {
 	Path    string                         // what was opened
 	Tensors []TensorEntry                  // sorted by name
-	files   map[*safetensors.File]ckptFile // where the files' bytes come from, when not local (see file)
+	files   map[*safetensors.File]ckptFile // where the files' bytes come from (see file)
 	ahead   map[string]*remoteSource       // tensors being fetched ahead (see prefetch.go)
 }
 
@@ -34,64 +32,11 @@ type TensorEntry struct {
 // headers are then read from the bucket, and the tensors by ranges as they are
 // converted.
 func OpenCheckpoint(path string) (*Checkpoint, error) {
-	if store.IsURL(path) {
-		return openRemoteCheckpoint(path)
-	}
-	if strings.HasPrefix(path, "file://") {
-		loc, err := store.Parse(path)
-		if err != nil {
-			return nil, err
-		}
-		path = loc.Key
-	}
-	if err := checkRegular(path); err != nil {
-		return nil, err
-	}
-	if !strings.HasSuffix(strings.ToLower(path), ".json") {
-		sf, err := safetensors.Open(path)
-		if err != nil {
-			return nil, err
-		}
-		c := &Checkpoint{Path: path}
-		for _, t := range sf.Tensors {
-			c.Tensors = append(c.Tensors, TensorEntry{t, sf})
-		}
-		c.sort()
-		return c, nil
-	}
-	data, err := readLimited(path, "index", MaxIndexBytes)
+	src, err := locate(path).checkpoint()
 	if err != nil {
 		return nil, err
 	}
-	idx, err := parseIndex(path, data)
-	if err != nil {
-		return nil, err
-	}
-	dir := filepath.Dir(path)
-	var missing []string
-	for _, f := range idx.files {
-		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
-			missing = append(missing, f)
-		}
-	}
-	if len(missing) > 0 {
-		return nil, fmt.Errorf("sharding: index %s names %d missing tensor file(s): %s", path, len(missing), strings.Join(missing, ", "))
-	}
-	c := &Checkpoint{Path: path}
-	for _, f := range idx.files {
-		if err := checkRegular(filepath.Join(dir, f)); err != nil {
-			return nil, err
-		}
-		sf, err := safetensors.Open(filepath.Join(dir, f))
-		if err != nil {
-			return nil, err
-		}
-		if err := idx.add(c, f, sf); err != nil {
-			return nil, err
-		}
-	}
-	c.sort()
-	return c, nil
+	return openFrom(src)
 }
 
 func (c *Checkpoint) sort() {

@@ -12,7 +12,7 @@ import (
 
 // ckptFile is where the bytes of one file of a checkpoint come from: a local file,
 // mapped (localCkpt), or an object in a bucket read by ranges (objectCkpt). The
-// checkpoint's opener picks it; the job only calls it.
+// checkpoint's source (ckptSource) gives it; the job only calls it.
 type ckptFile interface {
 	// source opens tensor t of the file for gathering.
 	source(t TensorEntry) (source, error)
@@ -29,14 +29,8 @@ type ckptFile interface {
 	fingerprint() (string, int64, error)
 }
 
-// file returns where the bytes of f come from: a local file unless the opener said
-// otherwise.
-func (c *Checkpoint) file(f *safetensors.File) ckptFile {
-	if cf, ok := c.files[f]; ok {
-		return cf
-	}
-	return localCkpt{f}
-}
+// file returns where the bytes of f, a file of c, come from.
+func (c *Checkpoint) file(f *safetensors.File) ckptFile { return c.files[f] }
 
 // localCkpt is a checkpoint file on a local disk, whose tensors are mapped.
 type localCkpt struct{ sf *safetensors.File }

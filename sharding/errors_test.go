@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tpulayout/tpulayout/internal/testfiles"
 )
 
 // TestErrorsUnwrap: the errors of a conversion and of a gather unwrap to their
@@ -41,3 +43,32 @@ func TestErrorsUnwrap(t *testing.T) {
 // errMsg is err's message without the package's "sharding: " prefixes, which the tests
 // compare the rest of.
 func errMsg(err error) string { return strings.ReplaceAll(err.Error(), "sharding: ", "") }
+
+// TestCheckpointNotExist: a missing local checkpoint, index, or file that an index
+// names is an error that errors.Is finds fs.ErrNotExist in, read through the
+// checkpoint's source; an index naming missing files names them all
+// (MissingFilesError), which had no cause to unwrap to.
+func TestCheckpointNotExist(t *testing.T) {
+	dir := t.TempDir()
+	index := filepath.Join(dir, "model.safetensors.index.json")
+	testfiles.Tree(t, dir, map[string]string{"model.safetensors.index.json": `{"weight_map": {"x": "a.safetensors", "y": "b.safetensors"}}`})
+	for _, path := range []string{
+		filepath.Join(dir, "none.safetensors"),
+		filepath.Join(dir, "none.index.json"),
+		index,
+	} {
+		src, err := locate(path).checkpoint()
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		_, err = openFrom(src)
+		if !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s: %v, want one that is fs.ErrNotExist", path, err)
+		}
+	}
+	_, err := OpenCheckpoint(index)
+	var me *MissingFilesError
+	if !errors.As(err, &me) || me.Index != index || strings.Join(me.Files, " ") != "a.safetensors b.safetensors" || len(me.Errs) != 2 {
+		t.Errorf("OpenCheckpoint(%s): %#v, want a MissingFilesError naming a.safetensors and b.safetensors", index, err)
+	}
+}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/tpulayout/tpulayout/convert"
 	"github.com/tpulayout/tpulayout/sharding/manifest"
-	"github.com/tpulayout/tpulayout/store"
 )
 
 // The verbs on a finished conversion's OUTDIR, a directory or a bucket prefix (s3://,
@@ -110,8 +109,8 @@ func GatherOutdir(out, file string) (*manifest.Manifest, error) {
 // the checkpoint the images were made from is refused (CheckGatherOut), and so is a
 // bucket URL.
 func (o *Outdir) GatherFile(file string, stdout io.Writer) (*manifest.Manifest, error) {
-	if store.IsURL(file) {
-		return nil, usage("OUT %s is a bucket URL, which gather does not write: give a local .safetensors file, or - for standard output (OUTDIR may be a bucket URL)", file)
+	if err := locate(file).gatherOut(); err != nil {
+		return nil, err
 	}
 	if err := o.CheckGatherOut(file); err != nil {
 		return nil, err

@@ -31,13 +31,47 @@ type output interface {
 	merge(opt MergeOptions) (*manifest.Manifest, error)
 }
 
-// outputOf is the output that out names: the one place that tells a bucket URL
-// from a directory.
-func outputOf(out string) output {
-	if store.IsURL(out) {
-		return bucketOutput(out)
+// location is a name that the job reads or writes: a local path (localName) or a
+// bucket URL, s3:// or gs:// (bucketName).
+type location interface {
+	// output is it as a conversion's OUTDIR.
+	output() output
+	// checkpoint is it as a checkpoint to read.
+	checkpoint() (ckptSource, error)
+	// gatherOut fails where it cannot be the file that gather writes.
+	gatherOut() error
+}
+
+// locate is the location that name names: the one place that tells a bucket URL
+// from a local path.
+func locate(name string) location {
+	if store.IsURL(name) {
+		return bucketName(name)
 	}
-	return dirOutput(out)
+	return localName(name)
+}
+
+// outputOf is the output that out names.
+func outputOf(out string) output { return locate(out).output() }
+
+// localName is a local path (or a file:// URL, for a checkpoint).
+type localName string
+
+func (n localName) output() output { return dirOutput(n) }
+
+func (n localName) checkpoint() (ckptSource, error) { return openLocalSource(string(n)) }
+
+func (localName) gatherOut() error { return nil }
+
+// bucketName is a bucket URL.
+type bucketName string
+
+func (n bucketName) output() output { return bucketOutput(n) }
+
+func (n bucketName) checkpoint() (ckptSource, error) { return openBucketSource(string(n)) }
+
+func (n bucketName) gatherOut() error {
+	return usage("OUT %s is a bucket URL, which gather does not write: give a local .safetensors file, or - for standard output (OUTDIR may be a bucket URL)", string(n))
 }
 
 // dirOutput is a directory (a symlink to one: its target, when written).

@@ -8,7 +8,6 @@ import (
 	"context"
 	"fmt"
 	"path"
-	"strings"
 	"sync/atomic"
 
 	"github.com/tpulayout/tpulayout/buffer"
@@ -29,71 +28,66 @@ var (
 	maxGap int64 = 64 << 10
 )
 
-// openRemoteCheckpoint is OpenCheckpoint for a URL of a bucket: a .safetensors
-// object, or an index .json object and the objects it names beside it.
-func openRemoteCheckpoint(url string) (*Checkpoint, error) {
+// bucketSource is a checkpoint in a bucket: a .safetensors object, or an index
+// .json object and the objects it names beside it, read by ranges.
+type bucketSource struct {
+	ctx  context.Context
+	b    *store.Bucket
+	key  string
+	held *atomic.Int64 // by the objects' fingerprint samplers
+}
+
+// openBucketSource is the checkpoint at url, s3:// or gs://.
+func openBucketSource(url string) (ckptSource, error) {
 	ctx := context.Background()
 	b, key, err := store.Open(ctx, url)
 	if err != nil {
 		return nil, err
 	}
-	return openBucketCheckpoint(ctx, b, key)
+	return bucketSource{ctx: ctx, b: b, key: key, held: new(atomic.Int64)}, nil
 }
 
 // openBucketCheckpoint reads the checkpoint at key in b by ranges.
 func openBucketCheckpoint(ctx context.Context, b *store.Bucket, key string) (*Checkpoint, error) {
-	url := b.URL(key)
-	c := &Checkpoint{Path: url, files: map[*safetensors.File]ckptFile{}}
-	held := new(atomic.Int64) // by the objects' fingerprint samplers
-	open := func(key string) (*safetensors.File, error) {
-		o, err := b.Object(ctx, key)
-		if err != nil {
-			return nil, err
-		}
-		of := &objectCkpt{o: o, sample: sample(o, held)} // from the header's read on
-		sf, err := safetensors.OpenReader(o, o.Size(), o.URL())
-		if err != nil {
-			return nil, err
-		}
-		c.files[sf] = of
-		return sf, nil
-	}
-	if !strings.HasSuffix(strings.ToLower(key), ".json") {
-		sf, err := open(key)
-		if err != nil {
-			return nil, err
-		}
-		for _, t := range sf.Tensors {
-			c.Tensors = append(c.Tensors, TensorEntry{t, sf})
-		}
-		c.sort()
-		return c, nil
-	}
-	data, err := b.ReadAll(ctx, key)
-	if err != nil {
-		return nil, err
-	}
-	idx, err := parseIndex(url, data)
-	if err != nil {
-		return nil, err
-	}
-	dir := path.Dir(key)
+	return openFrom(bucketSource{ctx: ctx, b: b, key: key, held: new(atomic.Int64)})
+}
+
+func (s bucketSource) name() string { return s.b.URL(s.key) }
+
+func (s bucketSource) open() (*safetensors.File, ckptFile, error) { return s.openKey(s.key) }
+
+func (s bucketSource) readIndex() ([]byte, error) { return s.b.ReadAll(s.ctx, s.key) }
+
+// checkListed leaves the objects' errors to openListed.
+func (bucketSource) checkListed([]string) error { return nil }
+
+func (s bucketSource) openListed(f string) (*safetensors.File, ckptFile, error) {
+	dir := path.Dir(s.key)
 	if dir == "." {
 		dir = ""
 	} else {
 		dir += "/"
 	}
-	for _, f := range idx.files {
-		sf, err := open(dir + f)
-		if err != nil {
-			return nil, fmt.Errorf("sharding: index %s names %s: %w", url, f, err)
-		}
-		if err := idx.add(c, f, sf); err != nil {
-			return nil, err
-		}
+	sf, cf, err := s.openKey(dir + f)
+	if err != nil {
+		return nil, nil, fmt.Errorf("sharding: index %s names %s: %w", s.name(), f, err)
 	}
-	c.sort()
-	return c, nil
+	return sf, cf, nil
+}
+
+// openKey reads the header of the object at key, sampling its fingerprint from that
+// read on.
+func (s bucketSource) openKey(key string) (*safetensors.File, ckptFile, error) {
+	o, err := s.b.Object(s.ctx, key)
+	if err != nil {
+		return nil, nil, err
+	}
+	of := &objectCkpt{o: o, sample: sample(o, s.held)}
+	sf, err := safetensors.OpenReader(o, o.Size(), o.URL())
+	if err != nil {
+		return nil, nil, err
+	}
+	return sf, of, nil
 }
 
 func mapKeys[V any](m map[string]V) func(func(string) bool) {

@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/tpulayout/tpulayout/convert"
-	"github.com/tpulayout/tpulayout/internal/errtext"
 	"github.com/tpulayout/tpulayout/layout"
 )
 
@@ -34,8 +33,8 @@ func TestResolveTargetAsConvert(t *testing.T) {
 					switch {
 					case (werr == nil) != (gerr == nil):
 						t.Errorf("%s To %q DType %q: convert %v, ResolveTarget %v", sh, to, dtype, werr, gerr)
-					case werr != nil && errtext.Text(werr, nil) != errtext.Text(gerr, nil):
-						t.Errorf("%s To %q DType %q:\nconvert       %s\nResolveTarget %s", sh, to, dtype, errtext.Text(werr, nil), errtext.Text(gerr, nil))
+					case werr != nil && werr.Error() != gerr.Error():
+						t.Errorf("%s To %q DType %q:\nconvert       %s\nResolveTarget %s", sh, to, dtype, werr, gerr)
 					case werr == nil && want.String() != got.String():
 						t.Errorf("%s To %q DType %q: convert %s, ResolveTarget %s", sh, to, dtype, want, got)
 					}

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"path/filepath"
 	"strings"
+
+	"github.com/tpulayout/tpulayout/internal/bucketurl"
 )
 
 // Location is a parsed object URL.
@@ -25,10 +27,7 @@ func (l Location) String() string {
 
 // IsURL reports whether name is an object-store URL (s3:// or gs://) rather than a
 // local path or file:// URL.
-func IsURL(name string) bool {
-	s, _, ok := strings.Cut(name, "://")
-	return ok && (s == "s3" || s == "gs")
-}
+func IsURL(name string) bool { return bucketurl.Is(name) }
 
 // Parse parses s3://bucket/key, gs://bucket/key, file:///path or a plain path. The
 // key may be empty (a bucket's root) and may end in "/" (a prefix).

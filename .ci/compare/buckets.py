@@ -1,19 +1,22 @@
 #!/usr/bin/env python3
-"""buckets.py reset|dump: the test buckets "tpulayout" of .ci/store.sh --exec (S3 at
-AWS_ENDPOINT_URL_S3, GCS at STORAGE_EMULATOR_HOST). reset deletes every object of
-both; dump prints each object's key, size, SHA-256 of its bytes and its user metadata,
-sorted, so that compare.sh compares what each binary left in the buckets."""
+"""buckets.py reset|dump|put FILE KEY: the test buckets "tpulayout" of .ci/store.sh
+--exec (S3 at AWS_ENDPOINT_URL_S3, GCS at STORAGE_EMULATOR_HOST). reset deletes every
+object of both; put uploads FILE as KEY to both (a checkpoint to read from them); dump
+prints each object's key, size, SHA-256 of its bytes and its user metadata, sorted, so
+that compare.sh compares what each binary left in the buckets."""
 import hashlib, json, os, subprocess, sys, urllib.parse, urllib.request
 import xml.etree.ElementTree as ET
 
 S3, GCS, B = os.environ["AWS_ENDPOINT_URL_S3"], os.environ["STORAGE_EMULATOR_HOST"], "tpulayout"
 
-def s3(method, path, headers=False):
+def s3(method, path, headers=False, data=None):
     cmd = ["curl", "-sf", "-X", method, S3 + path, "--aws-sigv4", "aws:amz:us-east-1:s3",
            "-H", "x-amz-content-sha256: UNSIGNED-PAYLOAD",
            "--user", os.environ["AWS_ACCESS_KEY_ID"] + ":" + os.environ["AWS_SECRET_ACCESS_KEY"]]
     if headers:
         cmd.append("-D-")
+    if data:
+        cmd += ["--data-binary", "@" + data]
     return subprocess.run(cmd, check=True, capture_output=True).stdout
 
 def s3_keys():
@@ -44,6 +47,11 @@ if sys.argv[1] == "reset":
         s3("DELETE", "/%s/%s" % (B, urllib.parse.quote(k)))
     for o in gcs_objects():
         gcs("/storage/v1/b/%s/o/%s" % (B, q(o["name"])), "DELETE")
+elif sys.argv[1] == "put":
+    s3("PUT", "/%s/%s" % (B, urllib.parse.quote(sys.argv[3])), data=sys.argv[2])
+    with open(sys.argv[2], "rb") as f:
+        req = urllib.request.Request(GCS + "/upload/storage/v1/b/%s/o?uploadType=media&name=%s" % (B, q(sys.argv[3])), data=f.read(), method="POST")
+    urllib.request.urlopen(req).read()
 else:
     for k in sorted(s3_keys()):
         raw = s3("GET", "/%s/%s" % (B, urllib.parse.quote(k)), headers=True)

@@ -251,7 +251,7 @@ func ReadNamed(path, name string, opts ...Option) (*buffer.Buffer, error) {
 	path = name // what errors call it
 	h, err := ReadHeader(bufio.NewReaderSize(f, 4096), opts...)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, &buffer.FileError{Name: path, Err: err}
 	}
 	want := h.DataBytes()
 	if got := size - h.DataOffset; got != want {
@@ -261,7 +261,7 @@ func ReadNamed(path, name string, opts ...Option) (*buffer.Buffer, error) {
 	if h.BigEndian {
 		b, err := buffer.New(h.BufferShape())
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return nil, &buffer.FileError{Name: path, Err: err}
 		}
 		if _, err := f.ReadAt(b.Data, h.DataOffset); err != nil && want > 0 {
 			return nil, fmt.Errorf("npy: read %s: %w", path, err)
@@ -271,7 +271,7 @@ func ReadNamed(path, name string, opts ...Option) (*buffer.Buffer, error) {
 	}
 	b, err := buffer.ReadAt(f, h.DataOffset, size, h.BufferShape())
 	if errors.Is(err, buffer.ErrShape) {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, &buffer.FileError{Name: path, Err: err}
 	} else if err != nil {
 		return nil, fmt.Errorf("npy: read %s: %w", path, err)
 	}

@@ -2,8 +2,9 @@ package safetensors
 
 import (
 	"bufio"
-	"fmt"
 	"io"
+
+	"github.com/tpulayout/tpulayout/buffer"
 )
 
 // OpenReader reads and validates the header of a safetensors file of size bytes
@@ -13,7 +14,7 @@ import (
 func OpenReader(r io.ReaderAt, size int64, name string) (*File, error) {
 	s, err := readHeader(bufio.NewReaderSize(io.NewSectionReader(r, 0, size), 1<<20), size)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, &buffer.FileError{Name: name, Err: err}
 	}
 	s.Path = name
 	return s, nil

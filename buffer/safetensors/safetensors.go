@@ -93,7 +93,7 @@ func OpenNamed(path, name string) (*File, error) {
 	defer f.Close()
 	s, err := readHeader(f, size)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, &buffer.FileError{Name: name, Err: err}
 	}
 	s.Path = name
 	if path != name {

@@ -3,7 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
-	"github.com/tpulayout/tpulayout/internal/errtext"
+	"github.com/tpulayout/tpulayout/internal/edgetext"
 	"io"
 	"strconv"
 	"strings"
@@ -55,15 +55,15 @@ default device layout; any other is an error.`,
 			if *gen != "" {
 				var err error
 				if g, err = tpu.ParseGeneration(*gen); err != nil {
-					return usagef("bad --gen %q: %s", *gen, errtext.Clean(err))
+					return usagef("bad --gen %q: %s", *gen, edgetext.Clean(err))
 				}
 			}
 			sh, err := convert.ParseShape(*array)
 			if err != nil {
-				return fmt.Errorf("bad --array %q: %s", *array, errtext.Clean(err))
+				return fmt.Errorf("bad --array %q: %s", *array, edgetext.Clean(err))
 			}
 			if err := report.PallasLayout(g, sh); err != nil {
-				return usagef("--array %s: %s", *array, errtext.Clean(err))
+				return usagef("--array %s: %s", *array, edgetext.Clean(err))
 			}
 			bl, err := parseBlock(*block)
 			if err != nil {

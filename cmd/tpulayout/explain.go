@@ -4,7 +4,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/tpulayout/tpulayout/internal/errtext"
+	"github.com/tpulayout/tpulayout/internal/edgetext"
 	"io"
 	"strconv"
 	"strings"
@@ -53,7 +53,7 @@ and for padding tail_padding and reason.`,
 					return fmt.Errorf("bad --offset %q: not a number", *offset)
 				}
 				if ex, err = report.ExplainOffset(ix, off); err != nil {
-					return errors.New("--" + errtext.Clean(err)) // "offset N is outside …"
+					return errors.New("--" + edgetext.Clean(err)) // "offset N is outside …"
 				}
 			} else {
 				if err := needArgs(pos, "SHAPE", "INDEX (or --offset N)"); err != nil {

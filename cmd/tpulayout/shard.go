@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/tpulayout/tpulayout/convert"
-	"github.com/tpulayout/tpulayout/internal/errtext"
-	"github.com/tpulayout/tpulayout/internal/errtext/shardtext"
+	"github.com/tpulayout/tpulayout/internal/edgetext"
+	"github.com/tpulayout/tpulayout/internal/edgetext/shardtext"
 	"github.com/tpulayout/tpulayout/sharding"
 )
 
@@ -152,11 +152,11 @@ func shardErr(err error) error {
 // libErr prints an error of the library packages without their prefixes: a job's
 // naming its fields by their own names.
 func libErr(err error) string {
-	text := errtext.Clean(err)
+	text := edgetext.Clean(err)
 	if je, ok := err.(*convert.Error); ok {
-		text = errtext.Text(je, nil)
+		text = edgetext.Text(je, nil)
 	}
-	return errtext.Within(err, strings.ReplaceAll(text, "sharding: ", ""), flagWord)
+	return edgetext.Within(err, strings.ReplaceAll(text, "sharding: ", ""), flagWord)
 }
 
 // readRulesStdin reads --rules - from standard input, at most sharding.MaxRulesBytes.

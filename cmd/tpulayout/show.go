@@ -3,7 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
-	"github.com/tpulayout/tpulayout/internal/errtext"
+	"github.com/tpulayout/tpulayout/internal/edgetext"
 	"io"
 
 	"github.com/tpulayout/tpulayout/convert"
@@ -61,7 +61,7 @@ FILE '-' writes the SVG to stdout instead of the grid.`,
 			}
 			if *svgFile != "" {
 				if err := writeFileAtomic(*svgFile, g.SVG()); err != nil {
-					return fmt.Errorf("writing the SVG %s: %s", *svgFile, errtext.Cause(err, nil)) // not the temporary file's name
+					return fmt.Errorf("writing the SVG %s: %s", *svgFile, edgetext.Cause(err, nil)) // not the temporary file's name
 				}
 			}
 			return g.WriteText(w)

@@ -3,7 +3,7 @@ package main
 import (
 	"errors"
 	"flag"
-	"github.com/tpulayout/tpulayout/internal/errtext"
+	"github.com/tpulayout/tpulayout/internal/edgetext"
 	"io"
 
 	"github.com/tpulayout/tpulayout/convert"
@@ -97,10 +97,10 @@ func (v *validateFlags) run(dumpPath string, w io.Writer) error {
 	}
 	gen, err := tpu.ParseGeneration(v.gen)
 	if err != nil {
-		return usagef("bad --gen %q: %s", v.gen, errtext.Clean(err))
+		return usagef("bad --gen %q: %s", v.gen, edgetext.Clean(err))
 	}
 	if _, err := tpu.ChipOf(gen); err != nil {
-		return usagef("bad --gen %q: %s", v.gen, errtext.Clean(err))
+		return usagef("bad --gen %q: %s", v.gen, edgetext.Clean(err))
 	}
 	prog := newProgress(v.progress, "validate")
 	defer prog.Done()

@@ -2,7 +2,7 @@ package main
 
 import (
 	"github.com/tpulayout/tpulayout/convert"
-	"github.com/tpulayout/tpulayout/internal/errtext"
+	"github.com/tpulayout/tpulayout/internal/edgetext"
 )
 
 // The command's words for the libraries' errors. A library error names the fields of
@@ -33,9 +33,9 @@ func flagWord(field string) string {
 }
 
 // errText is err in the command's words.
-func errText(err error) string { return errtext.Text(err, flagWord) }
+func errText(err error) string { return edgetext.Text(err, flagWord) }
 
 // messageText is a library's message in the command's words.
 func messageText(m convert.Message) string {
-	return m.Text(flagWord, func(c error) string { return errtext.Cause(c, flagWord) })
+	return m.Text(flagWord, func(c error) string { return edgetext.Cause(c, flagWord) })
 }

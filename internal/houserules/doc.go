@@ -5,6 +5,9 @@
 //     simd and their generator (TestFunctionLength);
 //   - no library names a command-line flag: string literals such as "--to" belong to
 //     cmd/ and python/, which map a library's typed errors to flags (TestNoFlagLiterals).
+//   - no library rewrites another error's text: none imports internal/edgetext, the
+//     command's wording (TestEdgeTextAtEdge), and none edits x.Error() with package
+//     strings' or regexp's replacements (TestNoErrorTextRewrite).
 //
 // Each rule has an allowlist of the places that still break it while they are being
 // fixed; an entry that no longer breaks the rule is reported, so the lists only shrink.

@@ -256,4 +256,13 @@ func TestInvalidLayoutIsAnError(t *testing.T) {
 	if _, err := Parse("(2,3):(1,"); !errors.As(err, &pe) || pe.Pos != 9 {
 		t.Errorf("parse of cut text: %v", err)
 	}
+	for in, msg := range map[string]string{
+		"(2,x):(1,1)":                    `expected an integer or '(': parsing "": invalid syntax`,
+		"99999999999999999999:1":         `expected an integer or '(': parsing "99999999999999999999": value out of range`,
+		"(2,3):(1,99999999999999999999)": `expected an integer or '(': parsing "99999999999999999999": value out of range`,
+	} {
+		if _, err := Parse(in); !errors.As(err, &pe) || pe.Msg != msg {
+			t.Errorf("Parse(%q): %v, want a ParseError saying %q", in, err, msg)
+		}
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 )
 
 // Layout is a CuTe layout Shape:Stride: a function from coordinates to offsets. Shape
@@ -322,8 +321,18 @@ func (p *tparser) tuple() (IntTuple, error) {
 	}
 	v, err := strconv.ParseInt(p.s[p.i:j], 10, 64)
 	if err != nil {
-		return IntTuple{}, &ParseError{p.s, p.i, "expected an integer or '(': " + strings.TrimPrefix(err.Error(), "strconv.ParseInt: ")}
+		return IntTuple{}, &ParseError{p.s, p.i, "expected an integer or '(': " + numWords(err)}
 	}
 	p.i = j
 	return Int(v), nil
+}
+
+// numWords is strconv's error for a number as a parse error quotes it: what was
+// parsed and what is wrong with it, from the *strconv.NumError's fields.
+func numWords(err error) string {
+	var ne *strconv.NumError
+	if errors.As(err, &ne) {
+		return fmt.Sprintf("parsing %s: %v", strconv.Quote(ne.Num), ne.Err)
+	}
+	return err.Error()
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
 	"github.com/tpulayout/tpulayout/convert"
 	"github.com/tpulayout/tpulayout/hlo"
-	"github.com/tpulayout/tpulayout/internal/errtext/shardtext"
+	"github.com/tpulayout/tpulayout/internal/edgetext/shardtext"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/report"
 	"github.com/tpulayout/tpulayout/sharding"

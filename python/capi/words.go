@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/tpulayout/tpulayout/internal/errtext"
+	"github.com/tpulayout/tpulayout/internal/edgetext"
 )
 
 // Python's words for the libraries' errors. A library error names the fields of its
@@ -33,7 +33,7 @@ func word(field string) string {
 }
 
 // pyText is err in Python's words.
-func pyText(err error) string { return errtext.Text(err, word) }
+func pyText(err error) string { return edgetext.Text(err, word) }
 
 // pyError is a library error in Python's words.
 type pyError struct{ err error }

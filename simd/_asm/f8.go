@@ -191,6 +191,9 @@ func genSplitNibbles(x isa, m mode) {
 // dst[m*rowStride + i] = src[4i + m/2] >> (4*(m%2)) & 15. It is deinterleave8x4
 // followed by splitNibbles without the four scratch rows between them (s4 8192²
 // tiles read back spent as long in the deinterleave into scratch as in the split).
+// With non-temporal stores on AVX-512 it asks for the source's lines splitAhead
+// bytes ahead: one source stream beside eight destination streams, which the
+// hardware prefetchers followed too late (bench/design-notes.md).
 // AVX2 32 words per step, AVX-512 64.
 func genSplitNibbleWords(x isa, m mode) {
 	name := fname("splitNibbleWords", x, m)
@@ -211,6 +214,11 @@ func genSplitNibbleWords(x isa, m mode) {
 	mask := x.vec()
 	VPBROADCASTB(table("nibble", []byte{0x0f}, 1), mask)
 	m.loop(n, 1, []stream{{dst, x.w, true}, {src, 4 * x.w, false}}, func(int) {
+		if m.nt() && x.w == 64 {
+			for off := 0; off < 4*x.w; off += 64 {
+				PREFETCHNTA(at(src, off+splitAhead))
+			}
+		}
 		V := deinterleaveQuads(x, shuf, perm, src)
 		for k, v := range V {
 			h := x.vec()
@@ -223,6 +231,10 @@ func genSplitNibbleWords(x isa, m mode) {
 	})
 	finish(m)
 }
+
+// splitAhead is how far ahead of its source the streaming AVX-512 int4 read-back
+// prefetches (bench/design-notes.md).
+const splitAhead = 4096
 
 // genJoinNibbleWords emits the inverse of genSplitNibbleWords, (8,1)E(4) words
 // written in one pass: eight rows of src, rowStride bytes apart, one 4-bit element a

@@ -158,6 +158,12 @@ func genTransposeLanes(x isa, w int, m mode, narrow bool) {
 // time; rows a multiple of 4 KiB apart share an L1 set, and the 16 lines of a block
 // did not stay in it between those reads. The network: 32-bit then 64-bit unpacks
 // within lanes, then two rounds of 128-bit lane shuffles.
+//
+// The streaming form asks for the next column block's line of each row into L2
+// (PREFETCHT1), not L1: the rows of a block are as many streams, tens to hundreds
+// (a 64⁴ permutation's 64 rows 1 MiB apart, a 2-D transpose's 256 rows 32 KiB apart),
+// and prefetches into L1 take the few L1 miss buffers that the loads wait for. AVX2's
+// lane loads keep PREFETCHT0, where T1 did not gain (bench/design-notes.md).
 func transposeLines32(m mode, s, ss, q, ds reg.GPVirtual) {
 	p := GP64()
 	MOVQ(s, p)
@@ -166,7 +172,7 @@ func transposeLines32(m mode, s, ss, q, ds reg.GPVirtual) {
 		rows[i] = ZMM()
 		VMOVDQU64(Mem{Base: p}, rows[i])
 		if m == streaming {
-			PREFETCHT0(Mem{Base: p, Disp: transposeAhead})
+			PREFETCHT1(Mem{Base: p, Disp: transposeAhead})
 		}
 		if i < 15 {
 			ADDQ(ss, p)

@@ -1,4 +1,4 @@
-package errtext
+package edgetext
 
 import (
 	"fmt"

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"strings"
 
+	"github.com/tpulayout/tpulayout/internal/edgetext"
 	"github.com/tpulayout/tpulayout/internal/errtext"
 	"github.com/tpulayout/tpulayout/sharding"
 	"github.com/tpulayout/tpulayout/store"
@@ -18,7 +19,7 @@ import (
 
 // Text is err, an error of package sharding, with each field named by name.
 func Text(err error, name func(field string) string) string {
-	return errtext.Within(err, text(err, name), name)
+	return edgetext.Within(err, text(err, name), name)
 }
 
 func text(err error, name func(field string) string) string {
@@ -82,9 +83,9 @@ func fileCause(c error, name func(field string) string) string {
 		return pe.Err.Error()
 	}
 	if _, ok := c.(errtext.Worded); ok {
-		return errtext.Text(c, name)
+		return edgetext.Text(c, name)
 	}
-	return errtext.Clean(c)
+	return edgetext.Clean(c)
 }
 
 // causeWords is err's text with its fields named by name, where err is Worded.
@@ -98,5 +99,5 @@ func causeWords(err error, name func(field string) string) string {
 // stripPrefixes drops the library packages' "NAME: " prefixes where a message or a
 // wrapped one starts.
 func stripPrefixes(s string) string {
-	return strings.ReplaceAll(errtext.Clean(errors.New(s)), "sharding: ", "")
+	return strings.ReplaceAll(edgetext.Clean(errors.New(s)), "sharding: ", "")
 }

@@ -1,8 +1,10 @@
-package errtext
+package edgetext
 
 import (
 	"errors"
 	"strings"
+
+	"github.com/tpulayout/tpulayout/internal/errtext"
 )
 
 // Within words, in text (a message that quotes err's chain, such as shardtext's
@@ -10,7 +12,7 @@ import (
 // error in err's chain by name, where the message around it is not Worded itself.
 func Within(err error, text string, name func(field string) string) string {
 	for e := err; e != nil; e = errors.Unwrap(e) {
-		w, ok := e.(Worded)
+		w, ok := e.(errtext.Worded)
 		if !ok {
 			continue
 		}
