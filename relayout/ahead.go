@@ -1,6 +1,7 @@
 package relayout
 
 import (
+	"math"
 	"slices"
 
 	"github.com/tpulayout/tpulayout/layout"
@@ -93,7 +94,10 @@ func (p *Plan) planNextRows(k *packingKernel) int64 {
 	if k.rep <= k.fewReps(p) {
 		return 0
 	}
-	return p.outer[len(p.outer)-1].srcStr * int64(p.sbits/8)
+	if next := p.outer[len(p.outer)-1].srcStr * int64(p.sbits/8); next <= math.MaxInt32 {
+		return next // simd.Hints.Ahead's range
+	}
+	return 0
 }
 
 // fewReps is the most repeats of a packing call that do not ask ahead: those that

@@ -169,7 +169,7 @@ func TestPackingAsksEachRowOnce(t *testing.T) {
 		pk.pair = func(d, a, b []byte, n int, r simd.Rows) {
 			for _, row := range [][]byte{a, b} {
 				for j := 0; j < r.N && r.Ahead != 0; j++ {
-					from := cap(src.Data) - cap(row) + j*r.SrcStride + r.Ahead
+					from := cap(src.Data) - cap(row) + j*r.SrcStride + int(r.Ahead)
 					for i := from; i < min(from+2*n, len(asked)); i++ {
 						asked[i]++
 					}

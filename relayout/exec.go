@@ -203,7 +203,7 @@ type blockCall struct {
 
 // rowsOf is the simd batch of a call's repeats, k's repSrc apart in the source.
 func (p *Plan) rowsOf(k *kernelBase, c *blockCall) simd.Rows {
-	return simd.Rows{N: int(c.rows), DstStride: int(c.dstRep * int64(p.dbits/8)), SrcStride: int(k.repSrc * int64(p.sbits/8)), Stream: c.stream, Ahead: int(c.ahead)}
+	return simd.Rows{N: int(c.rows), DstStride: int(c.dstRep * int64(p.dbits/8)), SrcStride: int(k.repSrc * int64(p.sbits/8)), Hints: simd.Hints{Stream: c.stream, Ahead: int32(c.ahead)}}
 }
 
 // copyRuns runs a copy kernel's call: runs copied, converting or not.
@@ -292,7 +292,7 @@ func (p *Plan) tileRepeats(k *transposeKernel, dst []byte, dOff, dstRep int64, s
 // batch when the fill row spans the batch's reach (see batchedRow).
 func (p *Plan) packPartial(k *packingKernel, dst, src, scratch []byte, dOff, sOff, n, valid, rows int64) {
 	db, sb := int64(p.dbits/8), int64(p.sbits/8)
-	r, step := simd.Rows{N: int(rows), DstStride: int(k.repDst * db), SrcStride: int(k.repSrc * sb), Stream: p.stream}, rows
+	r, step := simd.Rows{N: int(rows), DstStride: int(k.repDst * db), SrcStride: int(k.repSrc * sb), Hints: simd.Hints{Stream: p.stream}}, rows
 	if int64(len(k.fillRow)) < ((rows-1)*k.repSrc+n)*sb {
 		r.N, step = 1, 1
 	}
@@ -313,7 +313,7 @@ func (p *Plan) packPartial(k *packingKernel, dst, src, scratch []byte, dOff, sOf
 // staging buffer, in one batch when it spans the batch's reach (see batchedRow).
 func (p *Plan) unpackPartial(k *packingKernel, dst, src, scratch, discard []byte, dOff, sOff, n, valid, rows int64) {
 	db, sb := int64(p.dbits/8), int64(p.sbits/8)
-	r, step := simd.Rows{N: int(rows), DstStride: int(k.repDst * db), SrcStride: int(k.repSrc * sb), Stream: p.stream}, rows
+	r, step := simd.Rows{N: int(rows), DstStride: int(k.repDst * db), SrcStride: int(k.repSrc * sb), Hints: simd.Hints{Stream: p.stream}}, rows
 	if int64(len(discard)) < ((rows-1)*k.repDst+n)*db {
 		r.N, step = 1, 1
 	}
@@ -344,7 +344,7 @@ func (p *Plan) interleave(k *packingKernel, scratch, d []byte, rows *[4][]byte, 
 			conv[q] = scratch[q*int64(seg):]
 			k.packConv(conv[q], rows[q][j*r.SrcStride+c*sb:], cn, simd.Rows{N: g, DstStride: cn * db, SrcStride: r.SrcStride})
 		}
-		k.packRows(d[j*r.DstStride+c*int(k.p)*db:], &conv, cn, simd.Rows{N: g, DstStride: r.DstStride, SrcStride: cn * db, Stream: r.Stream})
+		k.packRows(d[j*r.DstStride+c*int(k.p)*db:], &conv, cn, simd.Rows{N: g, DstStride: r.DstStride, SrcStride: cn * db, Hints: simd.Hints{Stream: r.Stream}})
 	})
 }
 
@@ -361,7 +361,7 @@ func (p *Plan) deinterleave(k *packingKernel, scratch []byte, rows *[4][]byte, s
 		}
 		k.unpackRows(&parts, s[j*r.SrcStride+c*int(k.p)*sb:], cn, simd.Rows{N: g, DstStride: cn * sb, SrcStride: r.SrcStride})
 		for q := range k.p {
-			k.packConv(rows[q][j*r.DstStride+c*db:], parts[q], cn, simd.Rows{N: g, DstStride: r.DstStride, SrcStride: cn * sb, Stream: r.Stream})
+			k.packConv(rows[q][j*r.DstStride+c*db:], parts[q], cn, simd.Rows{N: g, DstStride: r.DstStride, SrcStride: cn * sb, Hints: simd.Hints{Stream: r.Stream}})
 		}
 	})
 }
@@ -633,7 +633,7 @@ func (p *Plan) clipped(dst, src, scratch, stage []byte, dOff, sOff, data, inDst,
 	for i := range rows {
 		p.pad(stage, i*run+data*w, (i+1)*run)
 	}
-	p.k().CopyRows(dst[dOff*db:], stage, int(run*db), simd.Rows{N: int(rows), DstStride: int(k.repDst * db), SrcStride: int(run * db), Stream: true})
+	p.k().CopyRows(dst[dOff*db:], stage, int(run*db), simd.Rows{N: int(rows), DstStride: int(k.repDst * db), SrcStride: int(run * db), Hints: simd.Hints{Stream: true}})
 }
 
 // stagedRun is the run length clipped's kernel takes into stage: the whole run when the
@@ -779,7 +779,7 @@ func (p *Plan) convTranspose(k *transposeKernel, dst, src, scratch []byte, dOff,
 			}
 			trans(scratch[j*n*sb:], int(w), src[(sOff+j*k.repSrc)*sb:], int(k.srcRow*sb), int(k.rows), int(k.cols))
 		}
-		k.conv(dst[dOff*db:], scratch, int(g*n), simd.Rows{N: int(k.cols), DstStride: int(k.dstRow * db), SrcStride: int(w), Stream: p.stream})
+		k.conv(dst[dOff*db:], scratch, int(g*n), simd.Rows{N: int(k.cols), DstStride: int(k.dstRow * db), SrcStride: int(w), Hints: simd.Hints{Stream: p.stream}})
 		dOff, sOff = dOff+g*k.repDst, sOff+g*k.repSrc
 	}
 }

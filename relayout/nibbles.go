@@ -175,10 +175,10 @@ const bandBlock = 64
 func (n *nibbleTiles) words(dst, src []byte, w, off, cols, ts, rs, calls int64, stream bool) {
 	ks := n.p.k()
 	if n.tiled {
-		ks.JoinNibbleWordsRows(dst[w:], src[off:], int(n.cols), int(cols), simd.Rows{N: int(calls), DstStride: int(ts), SrcStride: int(rs), Stream: stream})
+		ks.JoinNibbleWordsRows(dst[w:], src[off:], int(n.cols), int(cols), simd.Rows{N: int(calls), DstStride: int(ts), SrcStride: int(rs), Hints: simd.Hints{Stream: stream}})
 		return
 	}
-	ks.SplitNibbleWordsRows(dst[off:], int(n.cols), src[w:], int(cols), simd.Rows{N: int(calls), DstStride: int(rs), SrcStride: int(ts), Stream: stream})
+	ks.SplitNibbleWordsRows(dst[off:], int(n.cols), src[w:], int(cols), simd.Rows{N: int(calls), DstStride: int(rs), SrcStride: int(ts), Hints: simd.Hints{Stream: stream}})
 }
 
 // nibbleWords relays out a 2-D 4-bit array between one element a byte, row-major, and
@@ -258,7 +258,7 @@ func (n *nibbleWords) blocks(dst, src []byte, lo, hi int64) {
 			continue
 		}
 		ks.Transpose(4, simd.Ordinary)(s, int(words*4), src[i0*4:], int(n.rows*4), int(words), nibbleBlock)
-		ks.UnpackNibblePairsRows(dst[i0*c:], s, int(c/2), simd.Rows{N: nibbleBlock, DstStride: int(c), SrcStride: int(words * 4), Stream: stream})
+		ks.UnpackNibblePairsRows(dst[i0*c:], s, int(c/2), simd.Rows{N: nibbleBlock, DstStride: int(c), SrcStride: int(words * 4), Hints: simd.Hints{Stream: stream}})
 	}
 	if stream {
 		ks.Fence()

@@ -116,7 +116,7 @@ func (p *Plan) transRect(k *transposeKernel, dst, src, scratch []byte, dOff, sOf
 	}
 	n := rows * k.unit
 	p.transLines(k, scratch, int(n*sb), src[sOff*sb:], int(k.srcRow*sb), int(rows), int(cols))
-	k.conv(dst[dOff*db:], scratch, int(n), simd.Rows{N: int(cols), DstStride: int(k.dstRow * db), SrcStride: int(n * sb), Stream: p.stream})
+	k.conv(dst[dOff*db:], scratch, int(n), simd.Rows{N: int(cols), DstStride: int(k.dstRow * db), SrcStride: int(n * sb), Hints: simd.Hints{Stream: p.stream}})
 }
 
 // transLines runs the kernel's transpose of rows×cols units as calls whose rows and

@@ -107,8 +107,8 @@ func (p *Plan) unpackWide(k *packingKernel, dst, src, w []byte, ctr, e *[maxDims
 		step(p.outer, ctr, dOff, sOff, e)
 	}
 	if whole {
-		p.k().CopyRows(dst[d0*db:], w, int(2*k.rep*row), simd.Rows{N: 1, Stream: true})
+		p.k().CopyRows(dst[d0*db:], w, int(2*k.rep*row), simd.Rows{N: 1, Hints: simd.Hints{Stream: true}})
 		return
 	}
-	p.k().CopyRows(dst[d0*db:], w, int(((g-1)*k.n+last)*db), simd.Rows{N: int(2 * k.rep), DstStride: int(k.pstr * db), SrcStride: int(row), Stream: true})
+	p.k().CopyRows(dst[d0*db:], w, int(((g-1)*k.n+last)*db), simd.Rows{N: int(2 * k.rep), DstStride: int(k.pstr * db), SrcStride: int(row), Hints: simd.Hints{Stream: true}})
 }

@@ -47,7 +47,7 @@ func addAhead(k *Kernels, a aheadAsm, vw int) {
 				if r.Stream {
 					f = nt
 				}
-				f(&dst[0], &x[0], &y[0], e/vw, r.N, r.DstStride, r.SrcStride, r.Ahead)
+				f(&dst[0], &x[0], &y[0], e/vw, r.N, r.DstStride, r.SrcStride, int(r.Ahead))
 				if r.Ahead = 0; e < n {
 					p2(dst[4*e:], x[2*e:], y[2*e:], n-e, r)
 				}
@@ -55,7 +55,7 @@ func addAhead(k *Kernels, a aheadAsm, vw int) {
 			}
 			k.aheadChunks(&shPack16, &ops, 3, n, r, func(j, m int) {
 				s, d := j*r.SrcStride, j*r.DstStride
-				p2(dst[d:], x[s:], y[s:], n, Rows{N: m, DstStride: r.DstStride, SrcStride: r.SrcStride, Stream: r.Stream})
+				p2(dst[d:], x[s:], y[s:], n, Rows{N: m, DstStride: r.DstStride, SrcStride: r.SrcStride, Hints: Hints{Stream: r.Stream}})
 			})
 		}
 	}
@@ -71,7 +71,7 @@ func addAhead(k *Kernels, a aheadAsm, vw int) {
 				if r.Stream {
 					f = nt
 				}
-				f(&dst[0], &r0[0], &r1[0], &r2[0], &r3[0], e/vw, r.N, r.DstStride, r.SrcStride, r.Ahead)
+				f(&dst[0], &r0[0], &r1[0], &r2[0], &r3[0], e/vw, r.N, r.DstStride, r.SrcStride, int(r.Ahead))
 				if r.Ahead = 0; e < n {
 					p4(dst[4*e:], r0[e:], r1[e:], r2[e:], r3[e:], n-e, r)
 				}
@@ -79,7 +79,7 @@ func addAhead(k *Kernels, a aheadAsm, vw int) {
 			}
 			k.aheadChunks(&shPack8x4, &ops, 5, n, r, func(j, m int) {
 				s, d := j*r.SrcStride, j*r.DstStride
-				p4(dst[d:], r0[s:], r1[s:], r2[s:], r3[s:], n, Rows{N: m, DstStride: r.DstStride, SrcStride: r.SrcStride, Stream: r.Stream})
+				p4(dst[d:], r0[s:], r1[s:], r2[s:], r3[s:], n, Rows{N: m, DstStride: r.DstStride, SrcStride: r.SrcStride, Hints: Hints{Stream: r.Stream}})
 			})
 		}
 	}
@@ -125,7 +125,7 @@ func (k *Kernels) aheadChunks(sh *shape, ops *[5][]byte, nops, n int, r Rows, ru
 			if sh.dst[i] {
 				continue
 			}
-			from := j*r.SrcStride + r.Ahead
+			from := j*r.SrcStride + int(r.Ahead)
 			if to := min(from+(m-1)*r.SrcStride+sh.w[i]*n, len(ops[i])); from < to {
 				k.Prefetch(ops[i][from:to])
 			}

@@ -35,7 +35,7 @@ func TestAheadChunks(t *testing.T) {
 			for i := range ops {
 				ops[i] = src[i*16<<10:]
 			}
-			c.run(&ks, make([]byte, rows*4*n), ops, n, Rows{N: rows, DstStride: 4 * n, SrcStride: stride, Ahead: ahead})
+			c.run(&ks, make([]byte, rows*4*n), ops, n, Rows{N: rows, DstStride: 4 * n, SrcStride: stride, Hints: Hints{Ahead: ahead}})
 			for i, got := range asked {
 				want := 0
 				if o := i % (16 << 10); i < c.srcs*16<<10 && o >= ahead && (o-ahead)/stride < rows && (o-ahead)%stride < w*n {

@@ -23,7 +23,7 @@ func TestRowsMisaligned(t *testing.T) {
 			for _, k := range Available() {
 				for m := 0; m < 64; m += raceStep(testenv.Pick(5, 1), 9) {
 					for _, n := range lengths {
-						rows := Rows{N: 1 + r.IntN(4), Stream: true}
+						rows := Rows{N: 1 + r.IntN(4), Hints: Hints{Stream: true}}
 						checkMisaligned(t, c, k, r, n, rows, m, r.IntN(3) == 0)
 					}
 				}
@@ -97,7 +97,7 @@ func TestEdgePlan(t *testing.T) {
 		src := &buf[0]
 		var ed edges
 		// f32 → bf16 (2-byte destination elements), AVX-512's 32-element blocks, 100 elements.
-		r := Rows{N: 3, DstStride: 256, SrcStride: 400, Stream: true}
+		r := Rows{N: 3, DstStride: 256, SrcStride: 400, Hints: Hints{Stream: true}}
 		it, rows := shNarrow.edgePlan(&ed, r, 100, 32, [5]int{1000, 4000}, true, d, src)
 		if m%4 != 0 {
 			if rows != 0 {
@@ -118,13 +118,13 @@ func TestEdgePlan(t *testing.T) {
 	}
 	var ed edges
 	a, b := &buf[base+16], &buf[base+20]
-	if _, rows := shUnpack16.edgePlan(&ed, Rows{N: 2, DstStride: 256, SrcStride: 512, Stream: true}, 100, 32, [5]int{1000, 1000, 1000}, true, a, b, &buf[0]); rows != 0 {
+	if _, rows := shUnpack16.edgePlan(&ed, Rows{N: 2, DstStride: 256, SrcStride: 512, Hints: Hints{Stream: true}}, 100, 32, [5]int{1000, 1000, 1000}, true, a, b, &buf[0]); rows != 0 {
 		t.Errorf("destinations at different misalignments planned together")
 	}
-	if _, rows := shCopy.edgePlan(&ed, Rows{N: 2, DstStride: 1000, SrcStride: 1000, Stream: true}, 600, 256, [5]int{2000, 2000}, false, a, &buf[0]); rows != 0 {
+	if _, rows := shCopy.edgePlan(&ed, Rows{N: 2, DstStride: 1000, SrcStride: 1000, Hints: Hints{Stream: true}}, 600, 256, [5]int{2000, 2000}, false, a, &buf[0]); rows != 0 {
 		t.Errorf("destination stride 1000 planned without per-row kernels")
 	}
-	if _, rows := shCopy.edgePlan(&ed, Rows{N: 2, DstStride: 1002, SrcStride: 1000, Stream: true}, 600, 256, [5]int{2000, 2000}, true, a, &buf[0]); rows != 0 {
+	if _, rows := shCopy.edgePlan(&ed, Rows{N: 2, DstStride: 1002, SrcStride: 1000, Hints: Hints{Stream: true}}, 600, 256, [5]int{2000, 2000}, true, a, &buf[0]); rows != 0 {
 		t.Errorf("destination stride 1002 (rows at half words) planned")
 	}
 }
@@ -186,7 +186,7 @@ func TestRowsOddStride(t *testing.T) {
 						if ds < row || ds%64 == 0 {
 							ds = row + 4*(1+2*r.IntN(8))
 						}
-						rows := Rows{N: 1 + r.IntN(8), Stream: true}
+						rows := Rows{N: 1 + r.IntN(8), Hints: Hints{Stream: true}}
 						checkStrided(t, c, k, r, n, rows, m, r.IntN(3) == 0, ds)
 					}
 				}
@@ -207,7 +207,7 @@ func TestRowPlan(t *testing.T) {
 		d := &buf[base+(64-m)%64]
 		src := make([]byte, 8*512+blk) // room for any tail block
 		var ed edges
-		r := Rows{N: 8, DstStride: ds, SrcStride: 512, Stream: true}
+		r := Rows{N: 8, DstStride: ds, SrcStride: 512, Hints: Hints{Stream: true}}
 		_, rows := shCopy.edgePlan(&ed, r, n, blk, [5]int{len(buf), len(src)}, true, d, &src[0])
 		if rows != 8 || ed[4] != 1 || ed[1] != n/4 || ed[2] != 4 {
 			t.Fatalf("m=%d: rows=%d edges=%v, want 8 rows with per-row edges", m, rows, ed)
@@ -227,7 +227,7 @@ func TestRowPlan(t *testing.T) {
 		}
 	}
 	var ed edges
-	if _, rows := shCopy.edgePlan(&ed, Rows{N: 8, DstStride: ds, SrcStride: 512, Stream: true}, n, blk, [5]int{len(buf), 8 * 512}, true, &buf[base+2], &buf[0]); rows != 0 {
+	if _, rows := shCopy.edgePlan(&ed, Rows{N: 8, DstStride: ds, SrcStride: 512, Hints: Hints{Stream: true}}, n, blk, [5]int{len(buf), 8 * 512}, true, &buf[base+2], &buf[0]); rows != 0 {
 		t.Errorf("rows starting at half words planned")
 	}
 }

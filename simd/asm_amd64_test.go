@@ -73,7 +73,7 @@ func TestAheadOtherHint(t *testing.T) {
 		}
 		for _, k := range sets {
 			for _, n := range testLengths[:30] {
-				rows := Rows{N: 1 + r.IntN(5), Stream: r.IntN(2) == 0, Ahead: 4096}
+				rows := Rows{N: 1 + r.IntN(5), Hints: Hints{Stream: r.IntN(2) == 0, Ahead: 4096}}
 				checkRowsCase(t, c, k, r, n, rows, r.IntN(70), r.IntN(70), false)
 			}
 		}

@@ -197,7 +197,7 @@ func BenchmarkRowsDstOffset(b *testing.B) {
 		t := 0
 		for i := 0; i < size; i += 8 * row {
 			for j := 0; j < row; j += seg {
-				k.CopyRows(dst[i+j:], src[t:], seg, Rows{N: 8, DstStride: row, SrcStride: seg, Stream: true})
+				k.CopyRows(dst[i+j:], src[t:], seg, Rows{N: 8, DstStride: row, SrcStride: seg, Hints: Hints{Stream: true}})
 				t += 8 * seg
 			}
 		}

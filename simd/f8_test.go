@@ -45,7 +45,7 @@ func TestF8Kernels(t *testing.T) {
 				dst := make([]byte, 4*n+64)
 				off := 64 - int(addr64(dst)%64) // line-aligned, so streaming can be taken
 				d := dst[off%64:][: 4*n : 4*n]
-				c.packed(d, rows[0], rows[1], rows[2], rows[3], n, Rows{N: 1, Stream: stream})
+				c.packed(d, rows[0], rows[1], rows[2], rows[3], n, Rows{N: 1, Hints: Hints{Stream: stream}})
 				k.Fence()
 				for i := range n {
 					for q := range 4 {
@@ -131,7 +131,7 @@ func checkF8To16(t *testing.T, k *Kernels) {
 					a := 64 - int(addr64(buf)%64)
 					outs[q] = buf[a%64:][: 2*n : 2*n]
 				}
-				c.quads(outs[0], outs[1], outs[2], outs[3], quads, n, Rows{N: 1, Stream: stream})
+				c.quads(outs[0], outs[1], outs[2], outs[3], quads, n, Rows{N: 1, Hints: Hints{Stream: stream}})
 				k.Fence()
 				for i := range n {
 					for q := range 4 {
@@ -148,7 +148,7 @@ func checkF8To16(t *testing.T, k *Kernels) {
 					buf := make([]byte, 2*n+128)
 					a := 64 - int(addr64(buf)%64) // line-aligned, so streaming can be taken
 					d := buf[a%64:][: 2*n : 2*n]
-					c.kern(d, src[off:], n, Rows{N: 1, Stream: stream})
+					c.kern(d, src[off:], n, Rows{N: 1, Hints: Hints{Stream: stream}})
 					k.Fence()
 					for i, b := range src[off:] {
 						if got, want := le.Uint16(d[2*i:]), c.narrow(c.widen(b)); got != want {
@@ -191,7 +191,7 @@ func TestF16ToF8(t *testing.T) {
 				buf := make([]byte, 4*n+64)
 				a := 64 - int(addr64(buf)%64)
 				d := buf[a%64:][: 4*n : 4*n]
-				c.quads(d, rows[0], rows[1], rows[2], rows[3], n, Rows{N: 1, Stream: stream})
+				c.quads(d, rows[0], rows[1], rows[2], rows[3], n, Rows{N: 1, Hints: Hints{Stream: stream}})
 				k.Fence()
 				for i := range n {
 					for q := range 4 {
@@ -209,7 +209,7 @@ func TestF16ToF8(t *testing.T) {
 					buf := make([]byte, n+64)
 					a := 64 - int(addr64(buf)%64) // line-aligned, so streaming can be taken
 					d := buf[a%64:][:n:n]
-					c.kern(d, s, n, Rows{N: 1, Stream: stream})
+					c.kern(d, s, n, Rows{N: 1, Hints: Hints{Stream: stream}})
 					k.Fence()
 					for i := range n {
 						h := le.Uint16(s[2*i:])

@@ -151,7 +151,7 @@ func FuzzRows(f *testing.F) {
 		r := rand.New(rand.NewPCG(seed, 7))
 		for _, c := range rowsCases {
 			for _, k := range Available() {
-				rs := Rows{N: int(rows) % 17, Stream: rows&0x80 != 0}
+				rs := Rows{N: int(rows) % 17, Hints: Hints{Stream: rows&0x80 != 0}}
 				checkRowsCase(t, c, k, r, int(n)%1100, rs, int(dgap), int(sgap), shared)
 			}
 		}

@@ -38,9 +38,9 @@ func (b nibbleBatch) wordsLen() int {
 // rows is the batch as the kernels take it.
 func (b nibbleBatch) rows() Rows {
 	if b.rowsDst {
-		return Rows{N: b.calls, DstStride: b.rowCall, SrcStride: b.wordCall, Stream: b.stream}
+		return Rows{N: b.calls, DstStride: b.rowCall, SrcStride: b.wordCall, Hints: Hints{Stream: b.stream}}
 	}
-	return Rows{N: b.calls, DstStride: b.wordCall, SrcStride: b.rowCall, Stream: b.stream}
+	return Rows{N: b.calls, DstStride: b.wordCall, SrcStride: b.rowCall, Hints: Hints{Stream: b.stream}}
 }
 
 func (b nibbleBatch) String() string {

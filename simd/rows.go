@@ -14,7 +14,8 @@ import (
 // assembly loop over all rows: short rows (a 128-element tile row) spend more
 // on a call than on their data.
 //
-// Stream asks for non-temporal stores, which the vector implementations use
+// Its Hints change how the work is done, never its result. Stream asks for
+// non-temporal stores, which the vector implementations use
 // when every destination row starts on a 64-byte boundary, and also when the
 // rows are a multiple of 64 bytes apart and all start the same whole number of
 // 32-bit words before one, such as those of a NumPy array (its data starts 16
@@ -31,8 +32,17 @@ import (
 type Rows struct {
 	N                    int // calls; >= 0
 	DstStride, SrcStride int // bytes; >= 0
-	Stream               bool
-	Ahead                int // bytes
+	Hints
+}
+
+// Hints are a batch's requests that change how its kernel works, not what it
+// computes (see [Rows]). They are a field of their own so that Rows keeps four
+// fields and 32 bytes, which the compiler keeps in registers: larger, it keeps every Rows
+// in memory, and relayout's bf16 unpacking, which makes many short batches, ran
+// about a quarter slower (bench/design-notes.md).
+type Hints struct {
+	Stream bool
+	Ahead  int32 // bytes
 }
 
 // shape describes a kernel's operands.
@@ -150,7 +160,7 @@ func rows2(sh *shape, x, y []byte, n int, r Rows, blk int, asm [3]asm2, ae [2]as
 			if it, m := sh.edgePlan(&ed, r, n, eblk, [5]int{len(x), len(y)}, ae[1] != nil, &x[0], &y[0]); m > 0 {
 				ae[ed[4]](&x[0], &y[0], it, m, r.DstStride, r.SrcStride, ed)
 				if m < r.N { // the last rows, whose tail blocks would read past the sources
-					rows2(sh, x[m*s0:], y[m*s1:], n, Rows{N: r.N - m, DstStride: r.DstStride, SrcStride: r.SrcStride, Stream: true}, blk, asm, [2]asm2e{}, 0, gen, one)
+					rows2(sh, x[m*s0:], y[m*s1:], n, Rows{N: r.N - m, DstStride: r.DstStride, SrcStride: r.SrcStride, Hints: Hints{Stream: true}}, blk, asm, [2]asm2e{}, 0, gen, one)
 				}
 				return
 			}
@@ -185,7 +195,7 @@ func rows3(sh *shape, x, y, z []byte, n int, r Rows, blk int, asm [3]asm3, ae [2
 			if it, m := sh.edgePlan(&ed, r, n, eblk, [5]int{len(x), len(y), len(z)}, ae[1] != nil, &x[0], &y[0], &z[0]); m > 0 {
 				ae[ed[4]](&x[0], &y[0], &z[0], it, m, r.DstStride, r.SrcStride, ed)
 				if m < r.N {
-					rows3(sh, x[m*s0:], y[m*s1:], z[m*s2:], n, Rows{N: r.N - m, DstStride: r.DstStride, SrcStride: r.SrcStride, Stream: true}, blk, asm, [2]asm3e{}, 0, gen, one)
+					rows3(sh, x[m*s0:], y[m*s1:], z[m*s2:], n, Rows{N: r.N - m, DstStride: r.DstStride, SrcStride: r.SrcStride, Hints: Hints{Stream: true}}, blk, asm, [2]asm3e{}, 0, gen, one)
 				}
 				return
 			}
@@ -221,7 +231,7 @@ func rows5(sh *shape, v, w, x, y, z []byte, n int, r Rows, blk int, asm [3]asm5,
 			if it, m := sh.edgePlan(&ed, r, n, eblk, [5]int{len(v), len(w), len(x), len(y), len(z)}, ae[1] != nil, &v[0], &w[0], &x[0], &y[0], &z[0]); m > 0 {
 				ae[ed[4]](&v[0], &w[0], &x[0], &y[0], &z[0], it, m, r.DstStride, r.SrcStride, ed)
 				if m < r.N {
-					rows5(sh, v[m*s0:], w[m*s1:], x[m*s2:], y[m*s3:], z[m*s4:], n, Rows{N: r.N - m, DstStride: r.DstStride, SrcStride: r.SrcStride, Stream: true}, blk, asm, [2]asm5e{}, 0, gen, one)
+					rows5(sh, v[m*s0:], w[m*s1:], x[m*s2:], y[m*s3:], z[m*s4:], n, Rows{N: r.N - m, DstStride: r.DstStride, SrcStride: r.SrcStride, Hints: Hints{Stream: true}}, blk, asm, [2]asm5e{}, 0, gen, one)
 				}
 				return
 			}

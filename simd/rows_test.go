@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // rowsCase is a batched kernel with its single-call form; operands in argument order.
@@ -217,7 +219,7 @@ func TestRows(t *testing.T) {
 				r := rand.New(rand.NewPCG(5, 6))
 				for _, k := range Available() {
 					for _, n := range testLengths[:30] {
-						rows := Rows{N: r.IntN(6), Stream: r.IntN(2) == 0, Ahead: []int{0, 0, 4096}[r.IntN(3)]}
+						rows := Rows{N: r.IntN(6), Hints: Hints{Stream: r.IntN(2) == 0, Ahead: []int32{0, 0, 4096}[r.IntN(3)]}}
 						dgap, sgap := r.IntN(70), r.IntN(70)
 						checkRowsCase(t, c, k, r, n, rows, dgap, sgap, r.IntN(2) == 0)
 					}
@@ -330,5 +332,31 @@ func TestRowsPanics(t *testing.T) {
 				tc.f()
 			}()
 		}
+	}
+}
+
+// TestRowsFitsRegisters: Rows stays within what the compiler keeps in registers (at
+// most four fields a struct and four words in all, on 64-bit machines); a larger Rows
+// lives in memory on every call, which made relayout's bf16 unpacking, many short
+// batches, about a quarter slower (bench/design-notes.md).
+func TestRowsFitsRegisters(t *testing.T) {
+	if unsafe.Sizeof(uintptr(0)) != 8 {
+		t.Skip("the bound is for 64-bit machines")
+	}
+	var check func(rt reflect.Type)
+	check = func(rt reflect.Type) {
+		if rt.Kind() != reflect.Struct {
+			return
+		}
+		if rt.NumField() > 4 {
+			t.Errorf("%s has %d fields, more than 4", rt, rt.NumField())
+		}
+		for i := range rt.NumField() {
+			check(rt.Field(i).Type)
+		}
+	}
+	check(reflect.TypeOf(Rows{}))
+	if n := unsafe.Sizeof(Rows{}); n > 32 {
+		t.Errorf("Rows is %d bytes, more than 32", n)
 	}
 }

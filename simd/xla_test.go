@@ -94,7 +94,7 @@ func (g golden) runs(t *testing.T, k *Kernels, one func(dst, src []byte, n int),
 	for _, stream := range []bool{false, true} {
 		m := n / 8
 		dst := make([]byte, g.wo*n)
-		rows(dst, src, m, Rows{N: 8, DstStride: g.wo * m, SrcStride: g.win * m, Stream: stream})
+		rows(dst, src, m, Rows{N: 8, DstStride: g.wo * m, SrcStride: g.win * m, Hints: Hints{Stream: stream}})
 		k.Fence()
 		g.expect(t, fmt.Sprintf("%s rows (stream %v)", k.Name, stream), dst, order)
 	}
@@ -132,7 +132,7 @@ func (g golden) packs(t *testing.T, k *Kernels, ways int, one func(dst []byte, r
 	}
 	for _, stream := range []bool{false, true} {
 		dst := make([]byte, g.wo*n)
-		batch(dst, parts, m/2, Rows{N: 2, DstStride: ways * g.wo * m / 2, SrcStride: g.win * m / 2, Stream: stream})
+		batch(dst, parts, m/2, Rows{N: 2, DstStride: ways * g.wo * m / 2, SrcStride: g.win * m / 2, Hints: Hints{Stream: stream}})
 		k.Fence()
 		g.expect(t, fmt.Sprintf("%s %d-way packing rows (stream %v)", k.Name, ways, stream), dst, order)
 	}
@@ -167,7 +167,7 @@ func (g golden) unpacks(t *testing.T, k *Kernels, ways int, one func(rows [][]by
 	}
 	for _, stream := range []bool{false, true} {
 		dst := make([]byte, g.wo*n)
-		batch(split(dst), src, m/2, Rows{N: 2, DstStride: g.wo * m / 2, SrcStride: ways * g.win * m / 2, Stream: stream})
+		batch(split(dst), src, m/2, Rows{N: 2, DstStride: g.wo * m / 2, SrcStride: ways * g.win * m / 2, Hints: Hints{Stream: stream}})
 		k.Fence()
 		check(fmt.Sprintf("%s %d-way unpacking rows (stream %v)", k.Name, ways, stream), dst)
 	}
