@@ -14,9 +14,9 @@ import (
 // eight rows' nibbles ({1,0:T(R,128)(8,1)E(4)}, R a multiple of 8), in one pass each
 // way where the sub-byte executor took three (unpack, byte transpose, pack): each
 // group of 8 rows is joined into the words of the group's tile rows (simd
-// JoinNibbleWordsRows: the joins two rows a byte into scratch and the quad packing
+// Nibbles.JoinWordsRows: the joins two rows a byte into scratch and the quad packing
 // from there took two passes), and reading tiles back splits each word's nibbles
-// straight into the group's 8 rows (simd SplitNibbleWordsRows, zero-extended as the
+// straight into the group's 8 rows (simd Nibbles.SplitWordsRows, zero-extended as the
 // sub-byte executor's unpacking writes them). Dims must be whole tiles (no padding);
 // other shapes take the sub-byte executor.
 type nibbleTiles struct {
@@ -175,19 +175,19 @@ const bandBlock = 64
 func (n *nibbleTiles) words(dst, src []byte, w, off, cols, ts, rs, calls int64, stream bool) {
 	ks := n.p.k()
 	if n.tiled {
-		ks.JoinNibbleWordsRows(dst[w:], src[off:], int(n.cols), int(cols), simd.Rows{N: int(calls), DstStride: int(ts), SrcStride: int(rs), Hints: simd.Hints{Stream: stream}})
+		ks.Nibbles.JoinWordsRows(dst[w:], src[off:], int(n.cols), int(cols), simd.Rows{N: int(calls), DstStride: int(ts), SrcStride: int(rs), Hints: simd.Hints{Stream: stream}})
 		return
 	}
-	ks.SplitNibbleWordsRows(dst[off:], int(n.cols), src[w:], int(cols), simd.Rows{N: int(calls), DstStride: int(rs), SrcStride: int(ts), Hints: simd.Hints{Stream: stream}})
+	ks.Nibbles.SplitWordsRows(dst[off:], int(n.cols), src[w:], int(cols), simd.Rows{N: int(calls), DstStride: int(rs), SrcStride: int(ts), Hints: simd.Hints{Stream: stream}})
 }
 
 // nibbleWords relays out a 2-D 4-bit array between one element a byte, row-major, and
 // the transposed tiling {0,1:T(8,128)(8,1)E(4)}, whose words hold eight consecutive
 // elements of a row and whose tiles run down the columns: word j/8 of row i is at word
 // (j/8)*rows + i, so the tiling is a transpose of 32-bit words. Blocks of 16 rows are
-// packed eight elements a word into scratch (simd PackNibblePairsRows) and transposed into the destination with
+// packed eight elements a word into scratch (simd Nibbles.PackPairsRows) and transposed into the destination with
 // the simd kernels, whose rows then get 64 bytes a block (and back: transposed into
-// scratch, unpacked by UnpackNibblePairsRows). Dims must be whole tiles; other shapes take the sub-byte executor.
+// scratch, unpacked by Nibbles.UnpackPairsRows). Dims must be whole tiles; other shapes take the sub-byte executor.
 type nibbleWords struct {
 	p          *Plan
 	tiled      bool
@@ -253,12 +253,12 @@ func (n *nibbleWords) blocks(dst, src []byte, lo, hi int64) {
 	for b := lo; b < hi; b++ {
 		i0 := b * nibbleBlock
 		if n.tiled {
-			ks.PackNibblePairsRows(s, src[i0*c:], int(c/2), simd.Rows{N: nibbleBlock, DstStride: int(words * 4), SrcStride: int(c)})
+			ks.Nibbles.PackPairsRows(s, src[i0*c:], int(c/2), simd.Rows{N: nibbleBlock, DstStride: int(words * 4), SrcStride: int(c)})
 			trans(dst[i0*4:], int(n.rows*4), s, int(words*4), nibbleBlock, int(words))
 			continue
 		}
 		ks.Transpose(4, simd.Ordinary)(s, int(words*4), src[i0*4:], int(n.rows*4), int(words), nibbleBlock)
-		ks.UnpackNibblePairsRows(dst[i0*c:], s, int(c/2), simd.Rows{N: nibbleBlock, DstStride: int(c), SrcStride: int(words * 4), Hints: simd.Hints{Stream: stream}})
+		ks.Nibbles.UnpackPairsRows(dst[i0*c:], s, int(c/2), simd.Rows{N: nibbleBlock, DstStride: int(c), SrcStride: int(words * 4), Hints: simd.Hints{Stream: stream}})
 	}
 	if stream {
 		ks.Fence()

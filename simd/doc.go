@@ -46,8 +46,8 @@
 // their exact f32 values, and f8 → bf16 or f16 is exact. All have AVX-512 and AVX2
 // kernels; on AVX-512 CPUs with VBMI, f8 → bf16 and f16 (runs, and quads unpacked
 // into rows) is a table lookup.
-// SplitNibbleWordsRows reads (8,1)E(4) int4 words back into their eight rows, and
-// JoinNibbleWordsRows writes them from the rows.
+// Nibbles.SplitWordsRows reads (8,1)E(4) int4 words back into their eight rows, and
+// Nibbles.JoinWordsRows writes them from the rows.
 //
 // Conversions round to nearest, ties to even. Finite values too large for the
 // target become ±Inf; NaNs stay NaNs with their sign and become quiet (to bf16

@@ -200,7 +200,7 @@ func genericSplitNibbles(lo, hi, src []byte, n int) {
 	}
 }
 
-// genericSplitNibbleWords is SplitNibbleWordsRows' one call.
+// genericSplitNibbleWords is Nibbles.SplitWordsRows' one call.
 func genericSplitNibbleWords(dst []byte, rowStride int, src []byte, n int) {
 	checkN(n)
 	src = src[: 4*n : len(src)]
@@ -212,7 +212,7 @@ func genericSplitNibbleWords(dst []byte, rowStride int, src []byte, n int) {
 	}
 }
 
-// genericJoinNibbleWords is JoinNibbleWordsRows' one call.
+// genericJoinNibbleWords is Nibbles.JoinWordsRows' one call.
 func genericJoinNibbleWords(dst, src []byte, rowStride int, n int) {
 	checkN(n)
 	dst = dst[: 4*n : len(dst)]

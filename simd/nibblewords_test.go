@@ -11,7 +11,7 @@ import (
 	"github.com/tpulayout/tpulayout/internal/testenv"
 )
 
-// nibbleBatch is one batch of calls of SplitNibbleWordsRows or JoinNibbleWordsRows:
+// nibbleBatch is one batch of calls of Nibbles.SplitWordsRows or Nibbles.JoinWordsRows:
 // calls of n words, a call's eight rows rowStride apart and calls rowCall apart on the
 // rows' side, wordCall apart on the words' side; the destination (the rows' side if
 // rowsDst, else the words') off bytes past a line.
@@ -96,7 +96,7 @@ func checkNibbleBatches(t *testing.T, seed uint64, rowsDst bool, def func(b nibb
 	}
 }
 
-// TestSplitNibbleWordsRows checks SplitNibbleWordsRows of every implementation against
+// TestSplitNibbleWordsRows checks Nibbles.SplitWordsRows of every implementation against
 // its definition element by element.
 func TestSplitNibbleWordsRows(t *testing.T) {
 	checkNibbleBatches(t, 30, true, func(b nibbleBatch, dst, src []byte) {
@@ -108,11 +108,11 @@ func TestSplitNibbleWordsRows(t *testing.T) {
 			}
 		}
 	}, func(k *Kernels, b nibbleBatch, dst, src []byte) {
-		k.SplitNibbleWordsRows(dst, b.rowStride, src, b.n, b.rows())
+		k.Nibbles.SplitWordsRows(dst, b.rowStride, src, b.n, b.rows())
 	})
 }
 
-// TestJoinNibbleWordsRows checks JoinNibbleWordsRows of every implementation against
+// TestJoinNibbleWordsRows checks Nibbles.JoinWordsRows of every implementation against
 // its definition element by element, source bytes above 4 bits included.
 func TestJoinNibbleWordsRows(t *testing.T) {
 	checkNibbleBatches(t, 31, false, func(b nibbleBatch, dst, src []byte) {
@@ -125,7 +125,7 @@ func TestJoinNibbleWordsRows(t *testing.T) {
 			}
 		}
 	}, func(k *Kernels, b nibbleBatch, dst, src []byte) {
-		k.JoinNibbleWordsRows(dst, src, b.rowStride, b.n, b.rows())
+		k.Nibbles.JoinWordsRows(dst, src, b.rowStride, b.n, b.rows())
 	})
 }
 
@@ -161,13 +161,13 @@ func checkNibblePanics(t *testing.T, rowsDst bool, call func(k *Kernels, dst, sr
 // TestSplitNibbleWordsRowsPanics checks that short operands panic before any store.
 func TestSplitNibbleWordsRowsPanics(t *testing.T) {
 	checkNibblePanics(t, true, func(k *Kernels, dst, src []byte, stride int) {
-		k.SplitNibbleWordsRows(dst, stride, src, 64, Rows{N: 1})
+		k.Nibbles.SplitWordsRows(dst, stride, src, 64, Rows{N: 1})
 	})
 }
 
 // TestJoinNibbleWordsRowsPanics checks that short operands panic before any store.
 func TestJoinNibbleWordsRowsPanics(t *testing.T) {
 	checkNibblePanics(t, false, func(k *Kernels, dst, src []byte, stride int) {
-		k.JoinNibbleWordsRows(dst, src, stride, 64, Rows{N: 1})
+		k.Nibbles.JoinWordsRows(dst, src, stride, 64, Rows{N: 1})
 	})
 }

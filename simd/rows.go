@@ -403,22 +403,22 @@ func addNibbleRows(k *Kernels, a, an, h rowAsm) {
 	if a.splitNibbles != nil {
 		splitBlk = v
 	}
-	k.SplitNibblesRows = func(lo, hi, src []byte, n int, r Rows) {
+	k.Nibbles.SplitRows = func(lo, hi, src []byte, n int, r Rows) {
 		rows3(&shSplit4, lo, hi, src, n, r, splitBlk, split, [2]asm3e{}, 0, genericSplitNibbles, genericSplitNibbles)
 	}
 	words := [2]asmWords{a.splitNibbleWords, an.splitNibbleWords}
-	k.SplitNibbleWordsRows = func(dst []byte, rowStride int, src []byte, n int, r Rows) {
+	k.Nibbles.SplitWordsRows = func(dst []byte, rowStride int, src []byte, n int, r Rows) {
 		splitNibbleWordsRows(words, v, dst, rowStride, src, n, r)
 	}
 	joinWords := [2]asmWords{a.joinNibbleWords, an.joinNibbleWords}
-	k.JoinNibbleWordsRows = func(dst, src []byte, rowStride int, n int, r Rows) {
+	k.Nibbles.JoinWordsRows = func(dst, src []byte, rowStride int, n int, r Rows) {
 		joinNibbleWordsRows(joinWords, v, dst, src, rowStride, n, r)
 	}
 	join, joinBlk := [3]asm3{a.joinNibbles, an.joinNibbles, h.joinNibbles}, 0
 	if a.joinNibbles != nil {
 		joinBlk = v
 	}
-	k.JoinNibblesRows = func(out, lo, hi []byte, n int, r Rows) {
+	k.Nibbles.JoinRows = func(out, lo, hi []byte, n int, r Rows) {
 		rows3(&shJoin4, out, lo, hi, n, r, joinBlk, join, [2]asm3e{}, 0, genericJoinNibbles, genericJoinNibbles)
 	}
 	pairs, pairsBlk := [3]asm2{a.packNibblePairs, an.packNibblePairs, h.packNibblePairs}, 0
@@ -426,10 +426,10 @@ func addNibbleRows(k *Kernels, a, an, h rowAsm) {
 	if a.packNibblePairs != nil {
 		pairsBlk, unpairsBlk = v, v/2
 	}
-	k.PackNibblePairsRows = func(out, in []byte, n int, r Rows) {
+	k.Nibbles.PackPairsRows = func(out, in []byte, n int, r Rows) {
 		rows2(&shPackPairs4, out, in, n, r, pairsBlk, pairs, [2]asm2e{}, 0, genericPackNibblePairs, genericPackNibblePairs)
 	}
-	k.UnpackNibblePairsRows = func(out, in []byte, n int, r Rows) {
+	k.Nibbles.UnpackPairsRows = func(out, in []byte, n int, r Rows) {
 		rows2(&shUnpackPairs4, out, in, n, r, unpairsBlk, unpairs, [2]asm2e{}, 0, genericUnpackNibblePairs, genericUnpackNibblePairs)
 	}
 }
@@ -472,7 +472,7 @@ func copyN(dst, src []byte, n int) { copy(dst[:n], src[:n]) }
 
 func (k *Kernels) copyNTN(dst, src []byte, n int) { k.CopyNT(dst[:n], src[:n]) }
 
-// splitNibbleWordsRows runs SplitNibbleWordsRows: the assembly (asm[1] with
+// splitNibbleWordsRows runs Nibbles.SplitWordsRows: the assembly (asm[1] with
 // non-temporal stores when asked for and every row is 64-byte aligned) on whole
 // iterations of blk words of each row, the generic code on the rest, and on all of
 // it without assembly or under the race detector.
@@ -501,7 +501,7 @@ func splitNibbleWordsRows(asm [2]asmWords, blk int, dst []byte, rowStride int, s
 	}
 }
 
-// joinNibbleWordsRows runs JoinNibbleWordsRows as splitNibbleWordsRows runs its
+// joinNibbleWordsRows runs Nibbles.JoinWordsRows as splitNibbleWordsRows runs its
 // inverse, with the eight rows on the source side.
 func joinNibbleWordsRows(asm [2]asmWords, blk int, dst, src []byte, rowStride int, n int, r Rows) {
 	if !batch(r, n) {

@@ -41,28 +41,28 @@ var rowsCases = append([]rowsCase{
 		},
 		func(k *Kernels, o [][]byte, n int) { k.one.unpack4[Bits8][Bits8](o[0], o[1], o[2], o[3], o[4], n) }},
 	{"SplitNibbles", &shSplit4, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.SplitNibblesRows(o[0], o[1], o[2], n, r) },
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.Nibbles.SplitRows(o[0], o[1], o[2], n, r) },
 		func(_ *Kernels, o [][]byte, n int) {
 			for i := range n {
 				o[0][i], o[1][i] = o[2][i]&15, o[2][i]>>4
 			}
 		}},
 	{"PackNibblePairs", &shPackPairs4, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.PackNibblePairsRows(o[0], o[1], n, r) },
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.Nibbles.PackPairsRows(o[0], o[1], n, r) },
 		func(_ *Kernels, o [][]byte, n int) {
 			for i := range n {
 				o[0][i] = o[1][2*i]&15 | o[1][2*i+1]<<4
 			}
 		}},
 	{"UnpackNibblePairs", &shUnpackPairs4, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.UnpackNibblePairsRows(o[0], o[1], n, r) },
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.Nibbles.UnpackPairsRows(o[0], o[1], n, r) },
 		func(_ *Kernels, o [][]byte, n int) {
 			for i := range n {
 				o[0][2*i], o[0][2*i+1] = o[1][i]&15, o[1][i]>>4
 			}
 		}},
 	{"JoinNibbles", &shJoin4, false,
-		func(k *Kernels, o [][]byte, n int, r Rows) { k.JoinNibblesRows(o[0], o[1], o[2], n, r) },
+		func(k *Kernels, o [][]byte, n int, r Rows) { k.Nibbles.JoinRows(o[0], o[1], o[2], n, r) },
 		func(_ *Kernels, o [][]byte, n int) {
 			for i := range n {
 				o[0][i] = o[1][i]&15 | o[2][i]<<4
