@@ -80,8 +80,8 @@ func TestWrap(t *testing.T) {
 	}
 }
 
-// setAndCheck stores through the typed setter and reads through the typed getter, Bits,
-// At and the bytes at the indexer's offset.
+// TestTypedAccessors stores through the typed setter and reads through the typed
+// getter, Bits, At and the bytes at the indexer's offset.
 func TestTypedAccessors(t *testing.T) {
 	layouts := []string{"%s[3,5]", "%s[3,5]{0,1}", "%s[3,5]{1,0:T(2,2)}", "%s[3,5]{0,1:T(2,4)(2,1)}"}
 	for _, lt := range layouts {
@@ -96,72 +96,33 @@ func TestTypedAccessors(t *testing.T) {
 				v := float64(n) - 7
 				off := b.ix.Offset(idx) * int64(width)
 				raw := b.Data[off : off+int64(width)]
-				switch b.DType() {
+				switch x := float32(v) + 0.00390625; b.DType() { // x: bf16 rounds away its small part
 				case layout.F32:
-					b.SetF32(idx, float32(v)/4)
-					if b.F32(idx) != float32(v)/4 || binary.LittleEndian.Uint32(raw) != math.Float32bits(float32(v)/4) {
-						t.Fatalf("%s f32 %v", s, idx)
-					}
+					typed(t, s, idx, raw, b.SetF32, b.F32, float32(v)/4, float32(v)/4, uint64(math.Float32bits(float32(v)/4)))
 				case layout.F64:
-					b.SetF64(idx, v/3)
-					if b.F64(idx) != v/3 || binary.LittleEndian.Uint64(raw) != math.Float64bits(v/3) {
-						t.Fatalf("%s f64 %v", s, idx)
-					}
+					typed(t, s, idx, raw, b.SetF64, b.F64, v/3, v/3, math.Float64bits(v/3))
 				case layout.BF16:
-					b.SetBF16(idx, float32(v)+0.00390625) // rounds away the small part
-					if b.BF16(idx) != BF16ToF32(F32ToBF16(float32(v)+0.00390625)) || binary.LittleEndian.Uint16(raw) != F32ToBF16(float32(v)+0.00390625) {
-						t.Fatalf("%s bf16 %v", s, idx)
-					}
+					typed(t, s, idx, raw, b.SetBF16, b.BF16, x, BF16ToF32(F32ToBF16(x)), uint64(F32ToBF16(x)))
 				case layout.F16:
-					b.SetF16(idx, float32(v)/8)
-					if b.F16(idx) != float32(v)/8 || binary.LittleEndian.Uint16(raw) != F32ToF16(float32(v)/8) {
-						t.Fatalf("%s f16 %v", s, idx)
-					}
+					typed(t, s, idx, raw, b.SetF16, b.F16, float32(v)/8, float32(v)/8, uint64(F32ToF16(float32(v)/8)))
 				case layout.S8:
-					b.SetS8(idx, int8(v))
-					if b.S8(idx) != int8(v) || raw[0] != byte(int8(v)) {
-						t.Fatalf("%s s8 %v", s, idx)
-					}
+					typed(t, s, idx, raw, b.SetS8, b.S8, int8(v), int8(v), uint64(uint8(int8(v))))
 				case layout.U8:
-					b.SetU8(idx, uint8(n))
-					if b.U8(idx) != uint8(n) || raw[0] != uint8(n) {
-						t.Fatalf("%s u8 %v", s, idx)
-					}
+					typed(t, s, idx, raw, b.SetU8, b.U8, uint8(n), uint8(n), uint64(uint8(n)))
 				case layout.S16:
-					b.SetS16(idx, int16(v)*1000)
-					if b.S16(idx) != int16(v)*1000 || int16(binary.LittleEndian.Uint16(raw)) != int16(v)*1000 {
-						t.Fatalf("%s s16 %v", s, idx)
-					}
+					typed(t, s, idx, raw, b.SetS16, b.S16, int16(v)*1000, int16(v)*1000, uint64(uint16(int16(v)*1000)))
 				case layout.U16:
-					b.SetU16(idx, uint16(n)*1000)
-					if b.U16(idx) != uint16(n)*1000 || binary.LittleEndian.Uint16(raw) != uint16(n)*1000 {
-						t.Fatalf("%s u16 %v", s, idx)
-					}
+					typed(t, s, idx, raw, b.SetU16, b.U16, uint16(n)*1000, uint16(n)*1000, uint64(uint16(n)*1000))
 				case layout.S32:
-					b.SetS32(idx, int32(v)*100000)
-					if b.S32(idx) != int32(v)*100000 || int32(binary.LittleEndian.Uint32(raw)) != int32(v)*100000 {
-						t.Fatalf("%s s32 %v", s, idx)
-					}
+					typed(t, s, idx, raw, b.SetS32, b.S32, int32(v)*100000, int32(v)*100000, uint64(uint32(int32(v)*100000)))
 				case layout.U32:
-					b.SetU32(idx, uint32(n)<<28)
-					if b.U32(idx) != uint32(n)<<28 || binary.LittleEndian.Uint32(raw) != uint32(n)<<28 {
-						t.Fatalf("%s u32 %v", s, idx)
-					}
+					typed(t, s, idx, raw, b.SetU32, b.U32, uint32(n)<<28, uint32(n)<<28, uint64(uint32(n)<<28))
 				case layout.S64:
-					b.SetS64(idx, int64(v)<<40)
-					if b.S64(idx) != int64(v)<<40 || int64(binary.LittleEndian.Uint64(raw)) != int64(v)<<40 {
-						t.Fatalf("%s s64 %v", s, idx)
-					}
+					typed(t, s, idx, raw, b.SetS64, b.S64, int64(v)<<40, int64(v)<<40, uint64(int64(v)<<40))
 				case layout.U64:
-					b.SetU64(idx, uint64(n)<<60)
-					if b.U64(idx) != uint64(n)<<60 || binary.LittleEndian.Uint64(raw) != uint64(n)<<60 {
-						t.Fatalf("%s u64 %v", s, idx)
-					}
+					typed(t, s, idx, raw, b.SetU64, b.U64, uint64(n)<<60, uint64(n)<<60, uint64(n)<<60)
 				case layout.Pred:
-					b.SetPred(idx, n%3 == 0)
-					if b.Pred(idx) != (n%3 == 0) || raw[0] != map[bool]byte{true: 1, false: 0}[n%3 == 0] {
-						t.Fatalf("%s pred %v", s, idx)
-					}
+					typed(t, s, idx, raw, b.SetPred, b.Pred, n%3 == 0, n%3 == 0, map[bool]uint64{true: 1}[n%3 == 0])
 				}
 				if !layout.NextIndex(idx, b.Dims()) {
 					break
@@ -178,6 +139,20 @@ func TestTypedAccessors(t *testing.T) {
 				t.Fatalf("%s: Set(1) then At = %v", s, b.At(idx))
 			}
 		}
+	}
+}
+
+// typed stores v at idx through set, then reads want back through get, and bits as
+// the little-endian value of raw, the element's bytes.
+func typed[T comparable](t *testing.T, what string, idx []int64, raw []byte, set func([]int64, T), get func([]int64) T, v, want T, bits uint64) {
+	t.Helper()
+	set(idx, v)
+	var le uint64
+	for i := len(raw) - 1; i >= 0; i-- {
+		le = le<<8 | uint64(raw[i])
+	}
+	if got := get(idx); got != want || le != bits {
+		t.Fatalf("%s %v: reads %v, bytes %#x; want %v, %#x", what, idx, got, le, want, bits)
 	}
 }
 

@@ -1,7 +1,6 @@
 package convert_test
 
 import (
-	"encoding/json"
 	"errors"
 	"path/filepath"
 	"strings"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/tpulayout/tpulayout/convert"
 	"github.com/tpulayout/tpulayout/hlo"
+	"github.com/tpulayout/tpulayout/internal/testenv"
 	"github.com/tpulayout/tpulayout/internal/testfiles"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/report"
@@ -174,11 +174,7 @@ func listing(t *testing.T, m *hlo.Module) string {
 	if err := rep.WriteText(&b); err != nil {
 		t.Fatal(err)
 	}
-	j, err := json.Marshal(rep)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b.String() + string(j)
+	return b.String() + testenv.JSON(t, rep)
 }
 
 // TestModuleSyntaxErrorIsCause: a module that does not parse is an Input *Error whose

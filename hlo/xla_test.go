@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/tpulayout/tpulayout/internal/testenv"
 )
 
 // Modules XLA's parser reads that this package once rejected (issue #26).
@@ -127,9 +129,7 @@ func TestParseNestedInstructions(t *testing.T) {
 		"multiply.anon = f32[10]{0} multiply(parameter.anon.1, parameter.anon.2)",
 		"root = f32[10]{0} add(parameter.anon, multiply.anon)",
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	testenv.Lines(t, "instructions", got, want)
 	if len(m.Entry.Parameters()) != 3 || m.Entry.Root.Name != "root" {
 		t.Errorf("%d parameters, root %s", len(m.Entry.Parameters()), m.Entry.Root.Name)
 	}

@@ -1,9 +1,10 @@
 package layout
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/tpulayout/tpulayout/internal/testenv"
 )
 
 func TestDescribe(t *testing.T) {
@@ -12,12 +13,9 @@ func TestDescribe(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := Describe(ix)
-	b, err := json.Marshal(d)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := testenv.JSON(t, d)
 	want := `"minor_to_major":[2,0,1],"physical_order":[1,0,2],"tiles":[[2,"*",128]],"tail_padding":1024,`
-	if !strings.Contains(string(b), want) {
+	if !strings.Contains(b, want) {
 		t.Errorf("Describe JSON %s\nlacks %s", b, want)
 	}
 	if d.PaddingElements != d.FootprintElements-d.LogicalElements || d.LogicalElements != 4*64*300 {
@@ -27,7 +25,7 @@ func TestDescribe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := json.Marshal(Describe(scalar)); !strings.Contains(string(b), `"dims":[],"minor_to_major":[],"physical_order":[],"tiles":[],"levels":[`) {
+	if b := testenv.JSON(t, Describe(scalar)); !strings.Contains(b, `"dims":[],"minor_to_major":[],"physical_order":[],"tiles":[],"levels":[`) {
 		t.Errorf("scalar: %s", b)
 	}
 }

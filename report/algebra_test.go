@@ -2,12 +2,12 @@ package report_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"io"
 	"strings"
 	"testing"
 
+	"github.com/tpulayout/tpulayout/internal/testenv"
 	"github.com/tpulayout/tpulayout/internal/testfiles"
 	"github.com/tpulayout/tpulayout/layout/algebra"
 	"github.com/tpulayout/tpulayout/report"
@@ -20,15 +20,6 @@ func mapping(t *testing.T, text string) algebra.Mapping {
 		t.Fatal(err)
 	}
 	return m
-}
-
-func jsonText(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // The algebra's reports as JSON, on cases of docs/algebra.md.
@@ -65,7 +56,7 @@ func TestAlgebraReportsJSON(t *testing.T) {
 		{bl, `"block":[12,128],"misaligned":"block 12 not aligned to tile 8 (dim 0)"}`},
 		{report.NewPadding(mapping(t, "f32[8,256]{0,1:T(8,128)}")), `"alloc":32768,"padding":30720,"fraction":0.9375,"extents":[8,256],"complement":"16:8"}`},
 	} {
-		if got := jsonText(t, c.got); !strings.Contains(got, c.want) {
+		if got := testenv.JSON(t, c.got); !strings.Contains(got, c.want) {
 			t.Errorf("got %s\nwant it to hold %s", got, c.want)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/tpulayout/tpulayout/hlo"
+	"github.com/tpulayout/tpulayout/internal/testenv"
 	"github.com/tpulayout/tpulayout/internal/testfiles"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/report"
@@ -85,9 +86,7 @@ ENTRY e {
 		"parameter bf16[8,128]{1,0:T(8,128)(2,1)} retiled=false",
 		"result{1} bf16[8,128]{1,0:T(8,128)(2,1)} retiled=false",
 	}
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Errorf("rows:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+	testenv.Lines(t, "rows", got, want)
 	if rep.Logical != 2*(60+2048) || rep.Footprint != 2*(2048+2048) {
 		t.Errorf("totals %d logical, %d footprint", rep.Logical, rep.Footprint)
 	}

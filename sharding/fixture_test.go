@@ -220,11 +220,12 @@ func convertLocal(t *testing.T, in, out string, opt jobOptions) *manifest.Manife
 	return m
 }
 
-// convertMesh2D copies the mesh2d_both fixture into dir as w.safetensors and converts
-// it into dir/out (mesh data=2,model=4, P("data", "model"), To tpu:v5e); it returns the
-// copy's path and the OUTDIR.
-func convertMesh2D(t *testing.T, dir string) (src, out string) {
+// convertMesh2D copies the mesh2d_both fixture into a new directory, dir, as
+// w.safetensors and converts it into dir/out (mesh data=2,model=4, P("data", "model"),
+// To tpu:v5e); it returns dir, the copy's path and the OUTDIR.
+func convertMesh2D(t *testing.T) (dir, src, out string) {
 	t.Helper()
+	dir = t.TempDir()
 	data, err := os.ReadFile(filepath.Join(fixtureDir, "mesh2d_both.safetensors"))
 	if err != nil {
 		t.Fatal(err)
@@ -237,7 +238,7 @@ func convertMesh2D(t *testing.T, dir string) (src, out string) {
 		Spec: `P("data", "model")`, To: "tpu:v5e"}); err != nil {
 		t.Fatal(err)
 	}
-	return src, out
+	return dir, src, out
 }
 
 // writeRandomCheckpoint writes the safetensors checkpoint dir/m.safetensors, whose

@@ -26,8 +26,7 @@ import (
 // TestGatherOutdir gathers a conversion and refuses to write over its source or to a
 // file that is not .safetensors.
 func TestGatherOutdir(t *testing.T) {
-	dir := t.TempDir()
-	src, out := convertMesh2D(t, dir)
+	dir, src, out := convertMesh2D(t)
 	data, _ := os.ReadFile(src)
 	m, err := GatherOutdir(out, filepath.Join(dir, "g.safetensors"))
 	if err != nil || len(m.Tensors) != 1 {
@@ -79,8 +78,7 @@ func TestGatherOutBucketURL(t *testing.T) {
 // TestGatherFileTemps: GatherFile tells the Outdir's Temps of the temporary file it
 // writes OUT through, so that a command can remove it on a signal, and of its end.
 func TestGatherFileTemps(t *testing.T) {
-	dir := t.TempDir()
-	_, out := convertMesh2D(t, dir)
+	dir, _, out := convertMesh2D(t)
 	o, err := OpenOutdir(out)
 	if err != nil {
 		t.Fatal(err)

@@ -19,8 +19,7 @@ import (
 // callers get what the command gives: a symlink stays a link with the file at its
 // target, and a FIFO is streamed into, with the bytes of a plain file's gather.
 func TestGatherOutdirOutputs(t *testing.T) {
-	dir := t.TempDir()
-	_, out := convertMesh2D(t, dir)
+	dir, _, out := convertMesh2D(t)
 	plain := filepath.Join(dir, "plain.safetensors")
 	if _, err := GatherOutdir(out, plain); err != nil {
 		t.Fatal(err)

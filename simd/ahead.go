@@ -35,54 +35,93 @@ const aheadChunk = 2 << 10
 // that take the whole-line loops; the others run in chunks, each followed by
 // Prefetch. The generic set, whose Prefetch does nothing, does without.
 func addAhead(k *Kernels, a aheadAsm, vw int) {
-	if p2, o, nt := k.pack2[Bits16][Bits16], a.rows.pack2[Bits16][Bits16], a.rowsNT.pack2[Bits16][Bits16]; p2 != nil {
+	if p2 := k.pack2[Bits16][Bits16]; p2 != nil {
+		ak := &aheadKind{sh: &shPack16, nops: 3, p2: p2, a3: [2]asm3a{a.rows.pack2[Bits16][Bits16], a.rowsNT.pack2[Bits16][Bits16]}}
+		ak.vw = vw * b2i(ak.a3[0] != nil)
 		k.pack2[Bits16][Bits16] = func(dst, x, y []byte, n int, r Rows) {
 			if r.Ahead == 0 {
 				p2(dst, x, y, n, r)
 				return
 			}
-			ops := [5][]byte{dst, x, y}
-			if e := aheadLoops(&shPack16, &ops, 3, n, r, vw*b2i(o != nil)); e > 0 {
-				f := o
-				if r.Stream {
-					f = nt
-				}
-				f(&dst[0], &x[0], &y[0], e/vw, r.N, r.DstStride, r.SrcStride, int(r.Ahead))
-				if r.Ahead = 0; e < n {
-					p2(dst[4*e:], x[2*e:], y[2*e:], n-e, r)
-				}
-				return
-			}
-			k.aheadChunks(&shPack16, &ops, 3, n, r, func(j, m int) {
-				s, d := j*r.SrcStride, j*r.DstStride
-				p2(dst[d:], x[s:], y[s:], n, Rows{N: m, DstStride: r.DstStride, SrcStride: r.SrcStride, Hints: Hints{Stream: r.Stream}})
-			})
+			k.ahead(ak, &[5][]byte{dst, x, y}, n, r)
 		}
 	}
-	if p4, o, nt := k.pack4[Bits8][Bits8], a.rows.pack4[Bits8][Bits8], a.rowsNT.pack4[Bits8][Bits8]; p4 != nil {
+	if p4 := k.pack4[Bits8][Bits8]; p4 != nil {
+		ak := &aheadKind{sh: &shPack8x4, nops: 5, p4: p4, a5: [2]asm5a{a.rows.pack4[Bits8][Bits8], a.rowsNT.pack4[Bits8][Bits8]}}
+		ak.vw = vw * b2i(ak.a5[0] != nil)
 		k.pack4[Bits8][Bits8] = func(dst, r0, r1, r2, r3 []byte, n int, r Rows) {
 			if r.Ahead == 0 {
 				p4(dst, r0, r1, r2, r3, n, r)
 				return
 			}
-			ops := [5][]byte{dst, r0, r1, r2, r3}
-			if e := aheadLoops(&shPack8x4, &ops, 5, n, r, vw*b2i(o != nil)); e > 0 {
-				f := o
-				if r.Stream {
-					f = nt
-				}
-				f(&dst[0], &r0[0], &r1[0], &r2[0], &r3[0], e/vw, r.N, r.DstStride, r.SrcStride, int(r.Ahead))
-				if r.Ahead = 0; e < n {
-					p4(dst[4*e:], r0[e:], r1[e:], r2[e:], r3[e:], n-e, r)
-				}
-				return
-			}
-			k.aheadChunks(&shPack8x4, &ops, 5, n, r, func(j, m int) {
-				s, d := j*r.SrcStride, j*r.DstStride
-				p4(dst[d:], r0[s:], r1[s:], r2[s:], r3[s:], n, Rows{N: m, DstStride: r.DstStride, SrcStride: r.SrcStride, Hints: Hints{Stream: r.Stream}})
-			})
+			k.ahead(ak, &[5][]byte{dst, r0, r1, r2, r3}, n, r)
 		}
 	}
+}
+
+// aheadKind is a packing that honours Rows.Ahead: the shape of its nops operands, its
+// kernel that does not ask (p2 or p4), and its asking assembly (a3 or a5, with
+// ordinary and non-temporal stores; vw elements an iteration, 0 where there is none).
+type aheadKind struct {
+	sh   *shape
+	nops int
+	vw   int
+	p2   func(dst, x, y []byte, n int, r Rows)
+	p4   func(dst, r0, r1, r2, r3 []byte, n int, r Rows)
+	a3   [2]asm3a
+	a5   [2]asm5a
+}
+
+// ahead runs a batch of a's kind that asks Ahead: the whole iterations of the
+// whole-line loops in a's assembly and the rest of each row in its kernel; or, where
+// the batch cannot take the loops, the batch in chunks of rows through its kernel,
+// each chunk followed by Prefetch.
+func (k *Kernels) ahead(a *aheadKind, ops *[5][]byte, n int, r Rows) {
+	if e := aheadLoops(a.sh, ops, a.nops, n, r, a.vw); e > 0 {
+		a.asm(ops, e/a.vw, r)
+		if r.Ahead = 0; e < n {
+			rest := a.sh.from(ops, a.nops, 0, e, r)
+			a.plain(&rest, n-e, r)
+		}
+		return
+	}
+	k.aheadChunks(a.sh, ops, a.nops, n, r, func(j, m int) {
+		chunk := a.sh.from(ops, a.nops, j, 0, r)
+		a.plain(&chunk, n, Rows{N: m, DstStride: r.DstStride, SrcStride: r.SrcStride, Hints: Hints{Stream: r.Stream}})
+	})
+}
+
+// plain runs a's kernel that does not ask on ops.
+func (a *aheadKind) plain(ops *[5][]byte, n int, r Rows) {
+	if a.p4 != nil {
+		a.p4(ops[0], ops[1], ops[2], ops[3], ops[4], n, r)
+		return
+	}
+	a.p2(ops[0], ops[1], ops[2], n, r)
+}
+
+// asm runs it iterations of a's asking assembly on each row of ops, with
+// non-temporal stores where r.Stream.
+func (a *aheadKind) asm(ops *[5][]byte, it int, r Rows) {
+	nt := b2i(r.Stream)
+	if f := a.a5[nt]; f != nil {
+		f(&ops[0][0], &ops[1][0], &ops[2][0], &ops[3][0], &ops[4][0], it, r.N, r.DstStride, r.SrcStride, int(r.Ahead))
+		return
+	}
+	a.a3[nt](&ops[0][0], &ops[1][0], &ops[2][0], it, r.N, r.DstStride, r.SrcStride, int(r.Ahead))
+}
+
+// from returns the first nops of ops from element e of row j on (rows r.DstStride or
+// r.SrcStride bytes apart, elements sh.w bytes each).
+func (sh *shape) from(ops *[5][]byte, nops, j, e int, r Rows) (at [5][]byte) {
+	for i := range nops {
+		stride := r.SrcStride
+		if sh.dst[i] {
+			stride = r.DstStride
+		}
+		at[i] = ops[i][j*stride+e*sh.w[i]:]
+	}
+	return at
 }
 
 // aheadLoops checks a batch's bounds and returns the elements of each row that the

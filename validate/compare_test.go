@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/tpulayout/tpulayout/buffer"
+	"github.com/tpulayout/tpulayout/internal/testenv"
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/tpu"
 )
@@ -176,12 +177,8 @@ func TestReportJSON(t *testing.T) {
 	dump := converted(t, ref, bf16Layout)
 	dump.Data[0] ^= 0x55
 	r := mustCompare(t, dump, ref, Options{})
-	b, err := json.Marshal(r)
-	if err != nil {
-		t.Fatal(err)
-	}
 	var m map[string]any
-	json.Unmarshal(b, &m)
+	json.Unmarshal([]byte(testenv.JSON(t, r)), &m)
 	for _, k := range strings.Fields("ok layout ref_shape compare_dtype elements identical within_tolerance mismatches mismatch_fraction max_abs_error max_ulp_error first padding_checked padding_elements padding_mismatches first_padding loadable vreg_layout diagnosis") {
 		if _, ok := m[k]; !ok {
 			t.Errorf("no key %q", k)

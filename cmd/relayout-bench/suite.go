@@ -26,7 +26,7 @@ const xlaInt4 = "s4[8,%d,1,256]{3,1,0,2:T(64,128)(8,1)E(4)}"
 
 func xlaInt4Dims(sz sizeSpec) []any { return []any{max(sz.rows*sz.cols/2048, 1)} }
 
-// suite is the default set of cases, the same as relayout/cases_test.go.
+// suite is the default set of cases, the same as relayout/bench_test.go's benchCases.
 var suite = []benchCase{
 	{"f32-rowmajor-to-T8x128", "f32[%d,%d]{1,0}", "f32[%d,%d]{1,0:T(8,128)}", false, nil},
 	{"f32-T8x128-to-rowmajor", "f32[%d,%d]{1,0:T(8,128)}", "f32[%d,%d]{1,0}", false, nil},

@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/internal/testfiles"
@@ -37,17 +36,9 @@ func TestTruncatedInput(t *testing.T) {
 		{"directory", "out", gib, []string{"--all", "--to", "tpu:v5e", "--dtype", "bf16"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			in := sparseInput(t, dir, tc.args[0] == "--all", tc.size)
-			st, err := os.Stat(in)
-			if err != nil {
-				t.Fatal(err)
-			}
-			header := st.Size() - tc.size // truncated to this: every data byte goes
-			c := startChild(t, append([]string{"convert", in, filepath.Join(dir, tc.out)}, tc.args...)...)
 			// Wait for the temporary output (with --all, for the first tensor's in the
 			// temporary directory: IN is mapped by then), then truncate IN.
-			started := func() bool {
+			started := func(dir string) bool {
 				es := testfiles.DirNames(t, dir)
 				if len(es) < 2 || tc.args[0] != "--all" {
 					return len(es) >= 2
@@ -61,8 +52,12 @@ func TestTruncatedInput(t *testing.T) {
 				}
 				return false
 			}
-			c.await(t, "temporary output", 30*time.Second, time.Millisecond, started)
-			if err := os.Truncate(in, header); err != nil {
+			c, dir, in := startSparse(t, tc.out, tc.size, tc.args, started)
+			st, err := os.Stat(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Truncate(in, st.Size()-tc.size); err != nil { // every data byte goes
 				t.Fatal(err)
 			}
 			err = c.Wait()
@@ -73,9 +68,7 @@ func TestTruncatedInput(t *testing.T) {
 			if !strings.Contains(msg, "cannot read IN "+in) || !strings.Contains(msg, "shrank") || strings.Count(msg, "\n") != 1 {
 				t.Errorf("exit %v; stderr does not name IN on one line:\n%s", err, msg)
 			}
-			if got := testfiles.DirNames(t, dir); len(got) != 1 || got[0] != filepath.Base(in) {
-				t.Errorf("directory holds %q after the fault, want only %s", got, filepath.Base(in))
-			}
+			onlyIn(t, dir, in, "the fault")
 		})
 	}
 }

@@ -34,10 +34,7 @@ func TestREADME(t *testing.T) {
 	if readmeTagged {
 		t.Skip("the commands are built without this run's purego or race tag: the untagged run covers them")
 	}
-	root, err := filepath.Abs("../..")
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := absPath(t, "../..")
 	files, err := transcriptFiles(root)
 	if err != nil {
 		t.Fatal(err)

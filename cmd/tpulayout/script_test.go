@@ -24,6 +24,16 @@ import (
 // fixtures holds arrays NumPy made and their device images (testdata/gen_fixtures.py).
 const fixtures = "testdata/convert/"
 
+// absPath is filepath.Abs(p), failing t on error.
+func absPath(t *testing.T, p string) string {
+	t.Helper()
+	a, err := filepath.Abs(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
 // TestScript runs the scenarios in testdata/script, one per file, in the way of
 // cmd/go's script tests (github.com/rogpeppe/go-internal/testscript). Each runs in its
 // own directory, where $TESTDATA is the repository's testdata and $FIXTURES this
@@ -64,25 +74,13 @@ const fixtures = "testdata/convert/"
 //
 // go test -update rewrites the expected files of failing "cmp stdout|stderr" lines.
 func TestScript(t *testing.T) {
-	bin, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	testdata, err := filepath.Abs(filepath.Join("..", "..", "testdata"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	fixtures, err := filepath.Abs(fixtures)
-	if err != nil {
-		t.Fatal(err)
-	}
-	golden, err := filepath.Abs("testdata")
-	if err != nil {
-		t.Fatal(err)
+	env := map[string]string{
+		"TESTDATA": absPath(t, filepath.Join("..", "..", "testdata")),
+		"FIXTURES": absPath(t, fixtures),
+		"GOLDEN":   absPath(t, "testdata"),
+		"NL":       "\n", // a newline inside an argument
 	}
 	cmds := map[string]func(*testscript.TestScript, bool, []string){
-		"tpulayout":       func(ts *testscript.TestScript, neg bool, args []string) { runScriptCmd(ts, neg, bin, args) },
-		"status":          scriptStatus,
 		"randnpy":         scriptRandNPY,
 		"rawnpy":          scriptRawNPY,
 		"safetensors":     scriptSafetensors,
@@ -100,22 +98,37 @@ func TestScript(t *testing.T) {
 		"kind":            scriptKind,
 	}
 	maps.Copy(cmds, moreScriptCmds)
-	testscript.Run(t, testscript.Params{
-		Dir:                 filepath.Join("testdata", "script"),
+	testscript.Run(t, scriptParams(t, "script", env, cmds))
+}
+
+// scriptParams runs the scenarios of testdata/DIR, one per file, each with env in its
+// environment besides $TPULAYOUT (this test binary, run as the real process), and the
+// commands tpulayout and status besides cmds.
+func scriptParams(t *testing.T, dir string, env map[string]string, cmds map[string]func(*testscript.TestScript, bool, []string)) testscript.Params {
+	bin, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := map[string]func(*testscript.TestScript, bool, []string){
+		"tpulayout": func(ts *testscript.TestScript, neg bool, args []string) { runScriptCmd(ts, neg, bin, args) },
+		"status":    scriptStatus,
+	}
+	maps.Copy(all, cmds)
+	return testscript.Params{
+		Dir:                 filepath.Join("testdata", dir),
 		UpdateScripts:       *update,
 		RequireUniqueNames:  true,
 		RequireExplicitExec: true,
 		Setup: func(e *testscript.Env) error {
-			e.Setenv("TESTDATA", testdata)
-			e.Setenv("FIXTURES", fixtures)
-			e.Setenv("GOLDEN", golden)
-			e.Setenv("NL", "\n") // a newline inside an argument
+			for k, v := range env {
+				e.Setenv(k, v)
+			}
 			e.Setenv(runMainEnv, "1")
 			e.Setenv("TPULAYOUT", bin)
 			return nil
 		},
-		Cmds: cmds,
-	})
+		Cmds: all,
+	}
 }
 
 // runScriptCmd runs the command as a process and records its exit status in $STATUS.

@@ -46,25 +46,20 @@ func TestInterruptRemovesTemporaryOutput(t *testing.T) {
 		{"sharded", "out", []string{"--all", "--to", "tpu:v5e", "--dtype", "bf16", "--mesh", "x=2", "--spec", `P("x")`}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			in := sparseInput(t, dir, tc.args[0] == "--all", 16384*16384*4)
 			sig := os.Signal(os.Interrupt)
 			args := tc.args
 			if s, ok := map[string]os.Signal{"SIGTERM": syscall.SIGTERM, "SIGHUP": syscall.SIGHUP, "SIGQUIT": syscall.SIGQUIT}[args[len(args)-1]]; ok {
 				sig, args = s, args[:len(args)-1]
 			}
-			c := startChild(t, append([]string{"convert", in, filepath.Join(dir, tc.out)}, args...)...)
-			// Wait for the temporary output to appear, then interrupt.
-			c.await(t, "temporary output", 30*time.Second, time.Millisecond, func() bool { return len(testfiles.DirNames(t, dir)) >= 2 })
+			// Interrupt once the temporary output is there.
+			c, dir, in := startSparse(t, tc.out, 16384*16384*4, args, func(dir string) bool { return len(testfiles.DirNames(t, dir)) >= 2 })
 			if exit := c.stop(t, sig); exit.ExitCode() != exitInterrupted {
 				t.Errorf("exit status %d, want %d; stderr: %s", exit.ExitCode(), exitInterrupted, c.stderr.String())
 			}
 			if !strings.Contains(c.stderr.String(), "stopped by") {
 				t.Errorf("stderr %q does not say it stopped", c.stderr.String())
 			}
-			if got := testfiles.DirNames(t, dir); len(got) != 1 || got[0] != filepath.Base(in) {
-				t.Errorf("directory holds %q after the interrupt, want only %s", got, filepath.Base(in))
-			}
+			onlyIn(t, dir, in, "the interrupt")
 		})
 	}
 }
@@ -97,8 +92,26 @@ func TestBrokenPipeRemovesTemporaryOutput(t *testing.T) {
 	if exit.ExitCode() != exitBrokenPipe {
 		t.Errorf("exit status %d (%v), want %d", exit.ExitCode(), err, exitBrokenPipe)
 	}
-	if got := testfiles.DirNames(t, dir); len(got) != 1 {
-		t.Errorf("directory holds %q after the broken pipe, want only in.raw", got)
+	onlyIn(t, dir, in, "the broken pipe")
+}
+
+// startSparse starts a child convert, in a new directory, of a sparse input of size
+// bytes (a checkpoint where args[0] is --all; see sparseInput) into out there, with
+// args, and returns it with the directory and IN once started(dir) holds.
+func startSparse(t *testing.T, out string, size int64, args []string, started func(dir string) bool) (c *child, dir, in string) {
+	t.Helper()
+	dir = t.TempDir()
+	in = sparseInput(t, dir, args[0] == "--all", size)
+	c = startChild(t, append([]string{"convert", in, filepath.Join(dir, out)}, args...)...)
+	c.await(t, "temporary output", 30*time.Second, time.Millisecond, func() bool { return started(dir) })
+	return c, dir, in
+}
+
+// onlyIn checks that dir holds only IN, in, after what happened to its conversion.
+func onlyIn(t *testing.T, dir, in, after string) {
+	t.Helper()
+	if got := testfiles.DirNames(t, dir); len(got) != 1 || got[0] != filepath.Base(in) {
+		t.Errorf("directory holds %q after %s, want only %s", got, after, filepath.Base(in))
 	}
 }
 
@@ -193,10 +206,7 @@ func TestBrokenStdoutAfterOutIsInPlace(t *testing.T) {
 
 // The same for a sharded conversion: its directory is in place when stdout breaks.
 func TestBrokenStdoutAfterShardedOutIsInPlace(t *testing.T) {
-	in, err := filepath.Abs(filepath.Join("..", "..", "testdata", "sharding", "replicated.safetensors"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	in := absPath(t, filepath.Join("..", "..", "testdata", "sharding", "replicated.safetensors"))
 	out := filepath.Join(t.TempDir(), "out")
 	var stderr strings.Builder
 	code := run([]string{"convert", in, out, "--all", "--mesh", "data=2", "--spec", "P()", "--to", "tpu:v5e"}, epipeWriter{}, &stderr)

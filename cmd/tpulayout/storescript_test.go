@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -19,34 +18,19 @@ var storeEnv = []string{"TPULAYOUT_TEST_S3", "TPULAYOUT_TEST_GCS", "AWS_ACCESS_K
 // skips, by the conditions [s3] and [gcs], where its server's variable
 // (TPULAYOUT_TEST_S3, TPULAYOUT_TEST_GCS) is unset.
 func TestStoreScript(t *testing.T) {
-	bin, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
+	env := map[string]string{}
+	for _, v := range storeEnv {
+		env[v] = os.Getenv(v)
 	}
-	testscript.Run(t, testscript.Params{
-		Dir:                 filepath.Join("testdata", "store"),
-		UpdateScripts:       *update,
-		RequireUniqueNames:  true,
-		RequireExplicitExec: true,
-		Setup: func(e *testscript.Env) error {
-			for _, v := range storeEnv {
-				e.Setenv(v, os.Getenv(v))
-			}
-			e.Setenv(runMainEnv, "1")
-			return nil
-		},
-		Condition: func(cond string) (bool, error) { // [s3], [gcs]: that server is up
-			switch cond {
-			case "s3":
-				return os.Getenv("TPULAYOUT_TEST_S3") != "", nil
-			case "gcs":
-				return os.Getenv("TPULAYOUT_TEST_GCS") != "", nil
-			}
-			return false, fmt.Errorf("unknown condition %q", cond)
-		},
-		Cmds: map[string]func(*testscript.TestScript, bool, []string){
-			"tpulayout": func(ts *testscript.TestScript, neg bool, args []string) { runScriptCmd(ts, neg, bin, args) },
-			"status":    scriptStatus,
-		},
-	})
+	p := scriptParams(t, "store", env, nil)
+	p.Condition = func(cond string) (bool, error) { // [s3], [gcs]: that server is up
+		switch cond {
+		case "s3":
+			return os.Getenv("TPULAYOUT_TEST_S3") != "", nil
+		case "gcs":
+			return os.Getenv("TPULAYOUT_TEST_GCS") != "", nil
+		}
+		return false, fmt.Errorf("unknown condition %q", cond)
+	}
+	testscript.Run(t, p)
 }

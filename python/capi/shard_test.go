@@ -10,19 +10,10 @@ import (
 
 	"github.com/tpulayout/tpulayout/buffer"
 	"github.com/tpulayout/tpulayout/buffer/safetensors"
+	"github.com/tpulayout/tpulayout/internal/testenv"
 	"github.com/tpulayout/tpulayout/internal/testfiles"
 	"github.com/tpulayout/tpulayout/layout"
 )
-
-// request is a tl_report request as JSON.
-func request(t *testing.T, fields map[string]any) string {
-	t.Helper()
-	b, err := json.Marshal(fields)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
 
 // The Python package's sharded conversion end to end through tl_report's requests:
 // two processes shard a checkpoint, merge joins their manifests, verify checks the
@@ -37,7 +28,7 @@ func TestShardRequestsRoundTrip(t *testing.T) {
 	ckpt := testfiles.WriteCheckpoint(t, dir, "model.safetensors", safetensors.NamedBuffer{Name: "w", Buf: w})
 	out := filepath.Join(dir, "out")
 	for p := range 2 {
-		req := request(t, map[string]any{"report": "shard", "checkpoint": ckpt, "out": out, "mesh": "x=2",
+		req := testenv.JSON(t, map[string]any{"report": "shard", "checkpoint": ckpt, "out": out, "mesh": "x=2",
 			"spec": `P("x")`, "to": "tpu:v5e", "devices": "1,0", "process": p, "processes": 2, "pad": "value", "pad_value": 0})
 		b, err := buildReport(req)
 		if err != nil {
@@ -56,12 +47,12 @@ func TestShardRequestsRoundTrip(t *testing.T) {
 		{map[string]any{"report": "gather", "dir": out, "out": filepath.Join(dir, "back.safetensors")}, `"w"`},
 	}
 	for _, s := range steps {
-		b, err := buildReport(request(t, s.req))
+		b, err := buildReport(testenv.JSON(t, s.req))
 		if err != nil || !strings.Contains(string(b), s.want) {
 			t.Errorf("%v: %.300s, %v; want %s", s.req, b, err, s.want)
 		}
 	}
-	b, err := buildReport(request(t, map[string]any{"report": "verify", "dir": out, "source": ckpt}))
+	b, err := buildReport(testenv.JSON(t, map[string]any{"report": "verify", "dir": out, "source": ckpt}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +81,7 @@ func TestPlaceRequestRules(t *testing.T) {
 		t.Errorf("rules object: %s, %v", b, err)
 	}
 	missing := filepath.Join(t.TempDir(), "rules.json")
-	req = request(t, map[string]any{"report": "place", "layout": "f32[8,4]", "mesh": "x=2", "tensor": "wq", "rules": missing})
+	req = testenv.JSON(t, map[string]any{"report": "place", "layout": "f32[8,4]", "mesh": "x=2", "tensor": "wq", "rules": missing})
 	if _, err := buildReport(req); err == nil || !strings.Contains(err.Error(), missing) {
 		t.Errorf("missing rules file: %v", err)
 	}
