@@ -165,6 +165,10 @@ func genTransposeLanes(x isa, w int, m mode, narrow bool) {
 // and prefetches into L1 take the few L1 miss buffers that the loads wait for. AVX2's
 // lane loads keep PREFETCHT0, where T1 did not gain (bench/design-notes.md).
 func transposeLines32(m mode, s, ss, q, ds reg.GPVirtual) {
+	if m == streaming {
+		transposeHalves32(s, ss, q, ds)
+		return
+	}
 	p := GP64()
 	MOVQ(s, p)
 	rows := make([]reg.VecVirtual, 16)
@@ -216,6 +220,87 @@ func transposeLines32(m mode, s, ss, q, ds reg.GPVirtual) {
 			ADDQ(ds, q)
 		}
 		avx512.store(o, Mem{Base: q}, m)
+	}
+}
+
+// transposeHalves32 is transposeLines32's streaming form. Its first stage, the
+// exchange of 256-bit halves between rows r and r+4, is done by the loads: besides
+// each row's whole line it loads the half that the row's partner needs as a 256-bit
+// broadcast, and a blend (VPBLENDMD, which any vector ALU runs) takes the halves
+// into place: 48 shuffles a block instead of 64, where the streamed transposes
+// waited on the shuffles, not only on memory (bench/design-notes.md). A partner's line is loaded right
+// after the row's, so the second read of each line hits L1 even when all 16 rows
+// share an L1 set (rows a multiple of 4 KiB apart).
+//
+// Register P[4g+r] (g = 0, 1: rows 8g+r, r < 4) holds the low halves of rows 8g+r
+// and 8g+r+4, P[8+4g+r] their high halves; the in-lane 4×4 transposes of each four
+// give lane L of U[4q+t] column 4(L%2)+t of a half's four rows of row group L/2,
+// and VSHUFI32X4 gathers the four row groups' lanes of each output row.
+func transposeHalves32(s, ss, q, ds reg.GPVirtual) {
+	k := K()
+	half := GP32()
+	MOVL(U32(0xFF00), half)
+	KMOVW(half, k)
+	p, ss4 := GP64(), GP64()
+	MOVQ(s, p)
+	MOVQ(ss, ss4)
+	SHLQ(U8(2), ss4)
+	P := make([]reg.VecVirtual, 16)
+	for g := 0; g < 2; g++ {
+		for r := 0; r < 4; r++ {
+			a, b := Mem{Base: p}, Mem{Base: p, Index: ss4, Scale: 1}
+			x, w, y, z := ZMM(), ZMM(), ZMM(), ZMM()
+			VMOVDQU64(a, x)
+			PREFETCHT1(a.Offset(transposeAhead))
+			VBROADCASTI64X4(a.Offset(32), z)
+			VMOVDQU64(b, w)
+			PREFETCHT1(b.Offset(transposeAhead))
+			VBROADCASTI64X4(b, y)
+			VPBLENDMD(y, x, k, x) // low halves: row a's, then row b's
+			VPBLENDMD(w, z, k, z) // high halves
+			P[4*g+r], P[8+4*g+r] = x, z
+			if g == 0 || r < 3 {
+				ADDQ(ss, p)
+			}
+			if g == 0 && r == 3 {
+				ADDQ(ss4, p)
+			}
+		}
+	}
+	U := make([]reg.VecVirtual, 16)
+	for qd := 0; qd < 4; qd++ {
+		in := P[4*qd : 4*qd+4]
+		a := make([]reg.VecVirtual, 4)
+		for i := range a {
+			a[i] = ZMM()
+		}
+		VPUNPCKLDQ(in[1], in[0], a[0])
+		VPUNPCKHDQ(in[1], in[0], a[1])
+		VPUNPCKLDQ(in[3], in[2], a[2])
+		VPUNPCKHDQ(in[3], in[2], a[3])
+		for t := 0; t < 4; t++ {
+			U[4*qd+t] = ZMM()
+		}
+		VPUNPCKLQDQ(a[2], a[0], U[4*qd+0])
+		VPUNPCKHQDQ(a[2], a[0], U[4*qd+1])
+		VPUNPCKLQDQ(a[3], a[1], U[4*qd+2])
+		VPUNPCKHQDQ(a[3], a[1], U[4*qd+3])
+	}
+	out := make([]reg.VecVirtual, 16)
+	for h := 0; h < 2; h++ {
+		for t := 0; t < 4; t++ {
+			u, v := U[8*h+t], U[8*h+4+t]
+			o0, o1 := ZMM(), ZMM()
+			VSHUFI32X4(U8(0x88), v, u, o0) // lanes 0, 2 of u, then of v
+			VSHUFI32X4(U8(0xDD), v, u, o1) // lanes 1, 3
+			out[8*h+t], out[8*h+4+t] = o0, o1
+		}
+	}
+	for j, o := range out {
+		if j > 0 {
+			ADDQ(ds, q)
+		}
+		avx512.store(o, Mem{Base: q}, streaming)
 	}
 }
 
