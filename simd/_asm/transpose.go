@@ -165,6 +165,18 @@ func genTransposeLanes(x isa, w int, m mode, narrow bool) {
 // and prefetches into L1 take the few L1 miss buffers that the loads wait for. AVX2's
 // lane loads keep PREFETCHT0, where T1 did not gain (bench/design-notes.md).
 func transposeLines32(m mode, s, ss, q, ds reg.GPVirtual) {
+	for j, o := range lines32(m, s, ss) {
+		if j > 0 {
+			ADDQ(ds, q)
+		}
+		avx512.store(o, Mem{Base: q}, m)
+	}
+}
+
+// lines32 loads the 16×16 block of 32-bit elements at s (rows ss apart), one whole
+// line a row, and returns its 16 output rows (transposeLines32's loads, prefetch and
+// network).
+func lines32(m mode, s, ss reg.GPVirtual) []reg.VecVirtual {
 	p := GP64()
 	MOVQ(s, p)
 	rows := make([]reg.VecVirtual, 16)
@@ -211,12 +223,7 @@ func transposeLines32(m mode, s, ss, q, ds reg.GPVirtual) {
 			out[4*L+c] = o
 		}
 	}
-	for j, o := range out {
-		if j > 0 {
-			ADDQ(ds, q)
-		}
-		avx512.store(o, Mem{Base: q}, m)
-	}
+	return out
 }
 
 // transposeGroup loads column group J of the h-th block down from s and transposes
@@ -539,8 +546,10 @@ func log2(n int) int {
 // an 8-bit T(8,128)(4,1) tile),
 // groupStride bytes apart: output row r goes to dst + (r/g)*groupStride +
 // (r%g)*dstStride. A source line of 16 units then feeds two or four tiles with whole
-// lines, where blocks one tile wide load half lines and store 16-byte pieces. The
-// loads and the in-lane network are genTransposeLanes's; AVX2 does each block's 16
+// lines, where blocks one tile wide load half lines and store 16-byte pieces. AVX-512
+// loads each source row as one whole line and asks for the next column block's into
+// L2 when streaming (transposeLines32's loads, prefetch and network). AVX2's lane
+// loads and in-lane network are genTransposeLanes's; it does each block's 16
 // source rows as two halves of 8 (its registers hold two lanes, rows 4L+i) and
 // stores the halves' outputs to the two halves of each destination line back to
 // back, so that non-temporal stores still fill whole lines.
@@ -559,11 +568,14 @@ func genTranspose32Tiles(x isa, g int, m mode) {
 	d, ds, gs := param("dst"), param("dstStride"), param("groupStride")
 	s, ss := param("src"), param("srcStride")
 	n := param("n")
-	es := GP64()
-	MOVQ(ss, es)
-	SHLQ(U8(log2(e)), es)
-	es3 := GP64()
-	LEAQ(Mem{Base: es, Index: es, Scale: 2}, es3)
+	var es, es3 reg.GPVirtual // lane distances of AVX2's lane loads
+	if x.w != 64 {
+		es = GP64()
+		MOVQ(ss, es)
+		SHLQ(U8(log2(e)), es)
+		es3 = GP64()
+		LEAQ(Mem{Base: es, Index: es, Scale: 2}, es3)
+	}
 	blk := GP64()
 	MOVQ(ss, blk)
 	SHLQ(U8(log2(nb)), blk)
@@ -574,7 +586,24 @@ func genTranspose32Tiles(x isa, g int, m mode) {
 	qg, q := GP64(), GP64() // the current group's first row, the current row
 	MOVQ(d, qg)
 	MOVQ(d, q)
-	for J := 0; J < nb/e; J++ {
+	next := func(r int) { // past output row r
+		switch {
+		case r == nb-1:
+		case (r+1)%g == 0:
+			ADDQ(gs, qg)
+			MOVQ(qg, q)
+		default:
+			ADDQ(ds, q)
+		}
+	}
+	if x.w == 64 {
+		// Whole-line loads, as the AVX-512 plain transpose's (see transposeLines32).
+		for r, o := range lines32(m, s, ss) {
+			x.store(o, Mem{Base: q}, m)
+			next(r)
+		}
+	}
+	for J := 0; J < nb/e && x.w != 64; J++ {
 		out := make([][]reg.VecVirtual, halves)
 		for h := range out {
 			p := GP64()
@@ -603,14 +632,7 @@ func genTranspose32Tiles(x isa, g int, m mode) {
 			for h := range out {
 				x.store(out[h][j], Mem{Base: q, Disp: h * x.w}, m)
 			}
-			switch {
-			case r == nb-1:
-			case (r+1)%g == 0:
-				ADDQ(gs, qg)
-				MOVQ(qg, q)
-			default:
-				ADDQ(ds, q)
-			}
+			next(r)
 		}
 	}
 	ADDQ(blk, s)
