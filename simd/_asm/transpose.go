@@ -165,7 +165,7 @@ func genTransposeLanes(x isa, w int, m mode, narrow bool) {
 // and prefetches into L1 take the few L1 miss buffers that the loads wait for. AVX2's
 // lane loads keep PREFETCHT0, where T1 did not gain (bench/design-notes.md).
 func transposeLines32(m mode, s, ss, q, ds reg.GPVirtual) {
-	for j, o := range lines32(m, s, ss) {
+	for j, o := range lines32(m, s, ss, transposeAhead) {
 		if j > 0 {
 			ADDQ(ds, q)
 		}
@@ -174,9 +174,9 @@ func transposeLines32(m mode, s, ss, q, ds reg.GPVirtual) {
 }
 
 // lines32 loads the 16×16 block of 32-bit elements at s (rows ss apart), one whole
-// line a row, and returns its 16 output rows (transposeLines32's loads, prefetch and
-// network).
-func lines32(m mode, s, ss reg.GPVirtual) []reg.VecVirtual {
+// line a row, and returns its 16 output rows (transposeLines32's loads and network);
+// streaming, it asks for each row's line ahead bytes on into L2.
+func lines32(m mode, s, ss reg.GPVirtual, ahead int) []reg.VecVirtual {
 	p := GP64()
 	MOVQ(s, p)
 	rows := make([]reg.VecVirtual, 16)
@@ -184,7 +184,7 @@ func lines32(m mode, s, ss reg.GPVirtual) []reg.VecVirtual {
 		rows[i] = ZMM()
 		VMOVDQU64(Mem{Base: p}, rows[i])
 		if m == streaming {
-			PREFETCHT1(Mem{Base: p, Disp: transposeAhead})
+			PREFETCHT1(Mem{Base: p, Disp: ahead})
 		}
 		if i < 15 {
 			ADDQ(ss, p)
@@ -273,6 +273,11 @@ func transposeGroup(x isa, w int, m mode, s, ss, es, es3, blk reg.GPVirtual, J, 
 // transposeAhead is how far past a streaming 32-bit transpose's loads it prefetches:
 // the next column block's lines (128 bytes did no better).
 const transposeAhead = 64
+
+// tilesAhead is how far past its loads the AVX-512 streaming tile transpose asks for
+// its source: two column blocks on (one block on, transposeAhead, gained less there:
+// bench/design-notes.md).
+const tilesAhead = 128
 
 // laneMem addresses lane L's row of a transpose block: p plus L*es, plus disp.
 func laneMem(p, es, es3 reg.GPVirtual, L, disp int) Mem {
@@ -547,8 +552,8 @@ func log2(n int) int {
 // groupStride bytes apart: output row r goes to dst + (r/g)*groupStride +
 // (r%g)*dstStride. A source line of 16 units then feeds two or four tiles with whole
 // lines, where blocks one tile wide load half lines and store 16-byte pieces. AVX-512
-// loads each source row as one whole line and asks for the next column block's into
-// L2 when streaming (transposeLines32's loads, prefetch and network). AVX2's lane
+// loads each source row as one whole line and, streaming, asks for the line two
+// column blocks on into L2 (transposeLines32's loads and network, tilesAhead). AVX2's lane
 // loads and in-lane network are genTransposeLanes's; it does each block's 16
 // source rows as two halves of 8 (its registers hold two lanes, rows 4L+i) and
 // stores the halves' outputs to the two halves of each destination line back to
@@ -598,7 +603,7 @@ func genTranspose32Tiles(x isa, g int, m mode) {
 	}
 	if x.w == 64 {
 		// Whole-line loads, as the AVX-512 plain transpose's (see transposeLines32).
-		for r, o := range lines32(m, s, ss) {
+		for r, o := range lines32(m, s, ss, tilesAhead) {
 			x.store(o, Mem{Base: q}, m)
 			next(r)
 		}
