@@ -169,6 +169,18 @@ func transposeLines32(m mode, s, ss, q, ds reg.GPVirtual) {
 		transposeHalves32(s, ss, q, ds)
 		return
 	}
+	for j, o := range lines32(m, s, ss, transposeAhead) {
+		if j > 0 {
+			ADDQ(ds, q)
+		}
+		avx512.store(o, Mem{Base: q}, m)
+	}
+}
+
+// lines32 loads the 16×16 block of 32-bit elements at s (rows ss apart), one whole
+// line a row, and returns its 16 output rows (transposeLines32's loads and network);
+// streaming, it asks for each row's line ahead bytes on into L2.
+func lines32(m mode, s, ss reg.GPVirtual, ahead int) []reg.VecVirtual {
 	p := GP64()
 	MOVQ(s, p)
 	rows := make([]reg.VecVirtual, 16)
@@ -176,7 +188,7 @@ func transposeLines32(m mode, s, ss, q, ds reg.GPVirtual) {
 		rows[i] = ZMM()
 		VMOVDQU64(Mem{Base: p}, rows[i])
 		if m == streaming {
-			PREFETCHT1(Mem{Base: p, Disp: transposeAhead})
+			PREFETCHT1(Mem{Base: p, Disp: ahead})
 		}
 		if i < 15 {
 			ADDQ(ss, p)
@@ -215,12 +227,7 @@ func transposeLines32(m mode, s, ss, q, ds reg.GPVirtual) {
 			out[4*L+c] = o
 		}
 	}
-	for j, o := range out {
-		if j > 0 {
-			ADDQ(ds, q)
-		}
-		avx512.store(o, Mem{Base: q}, m)
-	}
+	return out
 }
 
 // transposeHalves32 is transposeLines32's streaming form. Its first stage, the
@@ -351,6 +358,11 @@ func transposeGroup(x isa, w int, m mode, s, ss, es, es3, blk reg.GPVirtual, J, 
 // transposeAhead is how far past a streaming 32-bit transpose's loads it prefetches:
 // the next column block's lines (128 bytes did no better).
 const transposeAhead = 64
+
+// tilesAhead is how far past its loads the AVX-512 streaming tile transpose asks for
+// its source: two column blocks on (one block on, transposeAhead, gained less there:
+// bench/design-notes.md).
+const tilesAhead = 128
 
 // laneMem addresses lane L's row of a transpose block: p plus L*es, plus disp.
 func laneMem(p, es, es3 reg.GPVirtual, L, disp int) Mem {
@@ -624,8 +636,10 @@ func log2(n int) int {
 // an 8-bit T(8,128)(4,1) tile),
 // groupStride bytes apart: output row r goes to dst + (r/g)*groupStride +
 // (r%g)*dstStride. A source line of 16 units then feeds two or four tiles with whole
-// lines, where blocks one tile wide load half lines and store 16-byte pieces. The
-// loads and the in-lane network are genTransposeLanes's; AVX2 does each block's 16
+// lines, where blocks one tile wide load half lines and store 16-byte pieces. AVX-512
+// loads each source row as one whole line and, streaming, asks for the line two
+// column blocks on into L2 (transposeLines32's loads and network, tilesAhead). AVX2's lane
+// loads and in-lane network are genTransposeLanes's; it does each block's 16
 // source rows as two halves of 8 (its registers hold two lanes, rows 4L+i) and
 // stores the halves' outputs to the two halves of each destination line back to
 // back, so that non-temporal stores still fill whole lines.
@@ -644,11 +658,14 @@ func genTranspose32Tiles(x isa, g int, m mode) {
 	d, ds, gs := param("dst"), param("dstStride"), param("groupStride")
 	s, ss := param("src"), param("srcStride")
 	n := param("n")
-	es := GP64()
-	MOVQ(ss, es)
-	SHLQ(U8(log2(e)), es)
-	es3 := GP64()
-	LEAQ(Mem{Base: es, Index: es, Scale: 2}, es3)
+	var es, es3 reg.GPVirtual // lane distances of AVX2's lane loads
+	if x.w != 64 {
+		es = GP64()
+		MOVQ(ss, es)
+		SHLQ(U8(log2(e)), es)
+		es3 = GP64()
+		LEAQ(Mem{Base: es, Index: es, Scale: 2}, es3)
+	}
 	blk := GP64()
 	MOVQ(ss, blk)
 	SHLQ(U8(log2(nb)), blk)
@@ -659,7 +676,24 @@ func genTranspose32Tiles(x isa, g int, m mode) {
 	qg, q := GP64(), GP64() // the current group's first row, the current row
 	MOVQ(d, qg)
 	MOVQ(d, q)
-	for J := 0; J < nb/e; J++ {
+	next := func(r int) { // past output row r
+		switch {
+		case r == nb-1:
+		case (r+1)%g == 0:
+			ADDQ(gs, qg)
+			MOVQ(qg, q)
+		default:
+			ADDQ(ds, q)
+		}
+	}
+	if x.w == 64 {
+		// Whole-line loads, as the AVX-512 plain transpose's (see transposeLines32).
+		for r, o := range lines32(m, s, ss, tilesAhead) {
+			x.store(o, Mem{Base: q}, m)
+			next(r)
+		}
+	}
+	for J := 0; J < nb/e && x.w != 64; J++ {
 		out := make([][]reg.VecVirtual, halves)
 		for h := range out {
 			p := GP64()
@@ -688,14 +722,7 @@ func genTranspose32Tiles(x isa, g int, m mode) {
 			for h := range out {
 				x.store(out[h][j], Mem{Base: q, Disp: h * x.w}, m)
 			}
-			switch {
-			case r == nb-1:
-			case (r+1)%g == 0:
-				ADDQ(gs, qg)
-				MOVQ(qg, q)
-			default:
-				ADDQ(ds, q)
-			}
+			next(r)
 		}
 	}
 	ADDQ(blk, s)
