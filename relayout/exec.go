@@ -395,7 +395,7 @@ func (k *packingKernel) packPieces(scratch []byte, n, reps, w int, do func(j, c,
 // unpacking kernel straight from the loop (unpackRepeats) rather than through repeats
 // and packRuns, which make the same call: an unpacking without conversion, whose calls
 // never ask ahead (see planNextRows). Bf16 tiles read back make a call per 2 KiB tile,
-// and the calls between ran them about a fifth slower (bench/design-notes.md).
+// and the work between the calls delays the next tile's loads (bench/design-notes.md).
 func (k *packingKernel) directUnpack() bool {
 	return !k.interleave && k.packConv == nil && k.nextRows == 0
 }
