@@ -311,3 +311,21 @@ func TestStagedRun(t *testing.T) {
 		t.Errorf("last tile row's edge: stagedRun = %d, want the data 72", got)
 	}
 }
+
+// Unpacking without a conversion pass calls its simd kernel straight from the loop
+// (unpackRepeats); packings and unpackings that convert through scratch, and other
+// kernels, go through repeats.
+func TestDirectUnpack(t *testing.T) {
+	direct := func(p *Plan) bool {
+		k, ok := p.kern.(*packingKernel)
+		return ok && k.directUnpack()
+	}
+	checkPlans(t, "direct unpack", direct, []planCase[bool]{
+		{"bf16[1024,1024]{1,0}", "bf16[1024,1024]{1,0:T(8,128)(2,1)}", true},
+		{"s8[1024,1024]{1,0}", "s8[1024,1024]{1,0:T(32,128)(4,1)}", true},   // quads
+		{"f32[1024,1024]{1,0}", "bf16[1024,1024]{1,0:T(8,128)(2,1)}", true}, // a fused conversion
+		{"f16[1024,1024]{1,0}", "bf16[1024,1024]{1,0:T(8,128)(2,1)}", false},
+		{"bf16[1024,1024]{1,0:T(8,128)(2,1)}", "bf16[1024,1024]{1,0}", false}, // packs
+		{"f32[1024,1024]{1,0}", "f32[1024,1024]{1,0:T(8,128)}", false},        // copies
+	})
+}

@@ -84,6 +84,7 @@ func (p *Plan) runRange(dst, src []byte, lo, hi int64) {
 		wide = pk.wide.get()
 		defer pk.wide.put(wide)
 	}
+	direct := pk != nil && pk.directUnpack()
 	for it := lo; it < hi; it++ {
 		if wide != nil {
 			if g, last := p.wideReps(&ctr, &e, hi-it); g > 1 {
@@ -92,10 +93,13 @@ func (p *Plan) runRange(dst, src []byte, lo, hi int64) {
 				continue
 			}
 		}
-		if p.interior(&e, k.maxBlock) {
-			p.repeats(dst, src, scratch, dOff, sOff, k.rep)
-		} else {
+		switch {
+		case !p.interior(&e, k.maxBlock):
 			p.block(dst, src, scratch, stage, dOff, sOff, e)
+		case direct:
+			pk.unpackRepeats(p, dst, src, dOff, sOff)
+		default:
+			p.repeats(dst, src, scratch, dOff, sOff, k.rep)
 		}
 		if p.ahead.piece > 0 { // edge blocks too: each block asks for its share of the next piece
 			p.prefetchNext(src, sOff, &ctr)
@@ -385,6 +389,28 @@ func (k *packingKernel) packPieces(scratch []byte, n, reps, w int, do func(j, c,
 			do(j, c, cn, g, seg)
 		}
 	}
+}
+
+// directUnpack reports whether the plan's interior blocks may call the same-type
+// unpacking kernel straight from the loop (unpackRepeats) rather than through repeats
+// and packRuns, which make the same call: an unpacking without conversion, whose calls
+// never ask ahead (see planNextRows). Bf16 tiles read back make a call per 2 KiB tile,
+// and the work between the calls delays the next tile's loads (bench/design-notes.md).
+func (k *packingKernel) directUnpack() bool {
+	return !k.interleave && k.packConv == nil && k.nextRows == 0
+}
+
+// unpackRepeats runs an interior block of a directUnpack kernel: its rep repeats as one
+// batch, as repeats would.
+func (k *packingKernel) unpackRepeats(p *Plan, dst, src []byte, dOff, sOff int64) {
+	db, sb := int64(p.dbits/8), int64(p.sbits/8)
+	r := simd.Rows{N: int(k.rep), DstStride: int(k.repDst * db), SrcStride: int(k.repSrc * sb), Hints: simd.Hints{Stream: p.stream}}
+	s := src[sOff*sb:]
+	if k.quad != nil {
+		k.quad(dst[dOff*db:], dst[(dOff+k.pstr)*db:], dst[(dOff+2*k.pstr)*db:], dst[(dOff+3*k.pstr)*db:], s, int(k.n), r)
+		return
+	}
+	k.pair(dst[dOff*db:], dst[(dOff+k.pstr)*db:], s, int(k.n), r)
 }
 
 // packRows and unpackRows call the same-type packing kernel.

@@ -125,10 +125,12 @@ func (n *nibbleTiles) copy(dst, src []byte) {
 // of the tiles of its band (per = R/8 word rows a tile); a call moves 128 columns of
 // a tile at least, and batches what continues it: with 8-row tiles, the groups, whose
 // words run on from tile to tile and band to band; where a band has fewer tiles than
-// a tile has word rows (XLA's s4[…,256] in 64-row tiles: two of eight), one word row
-// of one tile in each of up to bandBlock whole bands, or, in a band that the range
-// cuts, its groups in one tile, since a call per band cost as much as the moving
-// (bench/design-notes.md); else a group's tiles.
+// a tile has word rows (XLA's s4[…,256] in 64-row tiles: two of eight), packing
+// joins one word row of one tile in each of up to bandBlock whole bands, since a call
+// per band cost as much as the moving, while reading back splits a band's groups from
+// one tile a call, reading the source in order, with the split's prefetch running
+// into the calls that follow (bench/design-notes.md); in a band that the range cuts,
+// its groups in one tile either way; else a group's tiles.
 func (n *nibbleTiles) groups(dst, src []byte, lo, hi int64) {
 	c, per := n.cols, n.tileRows/8
 	tileBytes := n.tileRows * 64    // R rows × 128 nibbles
@@ -140,7 +142,7 @@ func (n *nibbleTiles) groups(dst, src []byte, lo, hi int64) {
 	case c/128 < per:
 		for g := lo; g < hi; {
 			band, j0 := g/per, g%per
-			if nb := min((hi-g)/per, bandBlock); j0 == 0 && nb > 0 {
+			if nb := min((hi-g)/per, bandBlock); n.tiled && j0 == 0 && nb > 0 {
 				for j := range per {
 					for t := range c / 128 {
 						n.words(dst, src, band*rowTiles+t*tileBytes+j*512, 8*(g+j)*c+t*128, 128, rowTiles, 8*per*c, nb, stream)
@@ -165,8 +167,8 @@ func (n *nibbleTiles) groups(dst, src []byte, lo, hi int64) {
 	}
 }
 
-// bandBlock is the whole bands a call of the narrow tilings takes (see groups): 512 KiB
-// of source at XLA's s4[…,256] in 64-row tiles.
+// bandBlock is the whole bands a call of the narrow tilings' packing takes (see
+// groups): 512 KiB of destination at XLA's s4[…,256] in 64-row tiles.
 const bandBlock = 64
 
 // words moves calls×cols columns of 8 rows, c bytes apart, from the byte at off of the
