@@ -113,12 +113,27 @@ const nextRowsMin = 2 << 10
 
 // repeats runs rows repeats of the kernel on data, asking for the same part of the
 // rows of the next outer iteration as it reads them where planNextRows says so.
+// Copy and packing kernels, whose calls are the shortest, are called directly, with
+// the call set field by field: a composite literal is built aside and copied, and the
+// copy's wide loads of the fields just stored stall (bench/design-notes.md).
 func (p *Plan) repeats(dst, src, scratch []byte, dOff, sOff, rows int64) {
-	c := blockCall{dst, src, scratch, dOff, sOff, p.kern.base().repDst, p.kern.base().n, rows, p.stream, 0}
-	if k, _ := p.kern.(*packingKernel); k != nil && k.nextRows != 0 && rows > k.fewReps(p) {
-		c.ahead = k.nextRows
+	var c blockCall
+	c.dst, c.src, c.scratch, c.dOff, c.sOff, c.rows, c.stream = dst, src, scratch, dOff, sOff, rows, p.stream
+	switch k := p.kern.(type) {
+	case *copyKernel:
+		c.dstRep, c.n = k.repDst, k.n
+		p.copyRuns(k, &c)
+	case *packingKernel:
+		c.dstRep, c.n = k.repDst, k.n
+		if k.nextRows != 0 && rows > k.aheadFrom {
+			c.ahead = k.nextRows
+		}
+		p.packRuns(k, &c)
+	default:
+		b := k.base()
+		c.dstRep, c.n = b.repDst, b.n
+		k.call(p, c)
 	}
-	p.kern.call(p, c)
 }
 
 // planBlockAhead returns, for a transpose whose blocks each read one contiguous piece

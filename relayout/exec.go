@@ -211,32 +211,32 @@ func (p *Plan) rowsOf(k *kernelBase, c *blockCall) simd.Rows {
 }
 
 // copyRuns runs a copy kernel's call: runs copied, converting or not.
-func (p *Plan) copyRuns(k *copyKernel, c blockCall) {
+func (p *Plan) copyRuns(k *copyKernel, c *blockCall) {
 	db, sb := int64(p.dbits/8), int64(p.sbits/8)
-	k.conv(c.dst[c.dOff*db:], c.src[c.sOff*sb:], int(c.n), p.rowsOf(&k.kernelBase, &c))
+	k.conv(c.dst[c.dOff*db:], c.src[c.sOff*sb:], int(c.n), p.rowsOf(&k.kernelBase, c))
 }
 
 // packRuns runs an interleave or deinterleave kernel's call: p rows into or out of
 // p-element words.
-func (p *Plan) packRuns(k *packingKernel, c blockCall) {
+func (p *Plan) packRuns(k *packingKernel, c *blockCall) {
 	db, sb := int64(p.dbits/8), int64(p.sbits/8)
 	var rows [4][]byte
 	if k.interleave {
 		for j := range k.p {
 			rows[j] = c.src[(c.sOff+j*k.pstr)*sb:]
 		}
-		p.interleave(k, c.scratch, c.dst[c.dOff*db:], &rows, int(c.n), p.rowsOf(&k.kernelBase, &c))
+		p.interleave(k, c.scratch, c.dst[c.dOff*db:], &rows, int(c.n), p.rowsOf(&k.kernelBase, c))
 		return
 	}
 	for j := range k.p {
 		rows[j] = c.dst[(c.dOff+j*k.pstr)*db:]
 	}
-	p.deinterleave(k, c.scratch, &rows, c.src[c.sOff*sb:], int(c.n), p.rowsOf(&k.kernelBase, &c))
+	p.deinterleave(k, c.scratch, &rows, c.src[c.sOff*sb:], int(c.n), p.rowsOf(&k.kernelBase, c))
 }
 
 // transposeBlocks runs a transpose kernel's call: a block a repeat, or the repeats
 // together where they fill tiles (see tileRepeats).
-func (p *Plan) transposeBlocks(k *transposeKernel, c blockCall) {
+func (p *Plan) transposeBlocks(k *transposeKernel, c *blockCall) {
 	db, sb := int64(p.dbits/8), int64(p.sbits/8)
 	dst, src, dOff, sOff, dstRep, rows := c.dst, c.src, c.dOff, c.sOff, c.dstRep, c.rows
 	if k.conv != nil {
@@ -268,7 +268,7 @@ func (p *Plan) transposeBlocks(k *transposeKernel, c blockCall) {
 }
 
 // elementwise runs an elementwise kernel's call, an element at a time.
-func (p *Plan) elementwise(k *elemKernel, c blockCall) {
+func (p *Plan) elementwise(k *elemKernel, c *blockCall) {
 	dOff, sOff := c.dOff, c.sOff
 	for range c.rows {
 		for i := int64(0); i < k.n; i++ {

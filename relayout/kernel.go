@@ -93,10 +93,11 @@ type packingKernel struct {
 	quad func(v, w, x, y, z []byte, n int, r simd.Rows)
 	// packConv converts the rows of a packing whose types have no fused kernel (f16 →
 	// bf16 (2,1)): pair and quad are then the converted side's same-type kernels.
-	packConv func(dst, src []byte, n int, r simd.Rows)
-	nextRows int64             // bytes from a call's source rows to the next call's, asked for ahead (see planNextRows)
-	fillRow  []byte            // interleave: a source row that packs to the fill (see packFillRow)
-	wide     *freeList[[]byte] // staging of consecutive pair-unpacked tiles (nil: none, see planWide)
+	packConv  func(dst, src []byte, n int, r simd.Rows)
+	nextRows  int64             // bytes from a call's source rows to the next call's, asked for ahead (see planNextRows)
+	aheadFrom int64             // calls of more repeats than this ask ahead (fewReps)
+	fillRow   []byte            // interleave: a source row that packs to the fill (see packFillRow)
+	wide      *freeList[[]byte] // staging of consecutive pair-unpacked tiles (nil: none, see planWide)
 }
 
 // transposeKernel moves blocks between the destination-contiguous loop and the
@@ -138,10 +139,10 @@ func (k *packingKernel) kind() kernelKind {
 	return kDeinterleave
 }
 
-func (k *copyKernel) call(p *Plan, c blockCall)      { p.copyRuns(k, c) }
-func (k *packingKernel) call(p *Plan, c blockCall)   { p.packRuns(k, c) }
-func (k *transposeKernel) call(p *Plan, c blockCall) { p.transposeBlocks(k, c) }
-func (k *elemKernel) call(p *Plan, c blockCall)      { p.elementwise(k, c) }
+func (k *copyKernel) call(p *Plan, c blockCall)      { p.copyRuns(k, &c) }
+func (k *packingKernel) call(p *Plan, c blockCall)   { p.packRuns(k, &c) }
+func (k *transposeKernel) call(p *Plan, c blockCall) { p.transposeBlocks(k, &c) }
+func (k *elemKernel) call(p *Plan, c blockCall)      { p.elementwise(k, &c) }
 
 // packedRows is the rows a packing kernel packs per word, else 0.
 func packedRows(k kernel) int64 {
@@ -346,7 +347,7 @@ func (k *packingKernel) bind(p *Plan) {
 		k.scratch = p.makeScratch(0)
 		k.pair, k.quad = p.packKernel(k.p, k.interleave, false)
 	}
-	k.nextRows = p.planNextRows(k)
+	k.nextRows, k.aheadFrom = p.planNextRows(k), k.fewReps(p)
 	k.wide = p.planWide(k)
 	k.fillRow = p.packFillRow(k)
 }
