@@ -79,7 +79,7 @@ func (p *Plan) planAhead(kern kernel) ahead {
 	return ahead{}
 }
 
-// planNextRows returns, for a same-type packing kernel whose calls read their p source
+// planNextRows returns, for a same-type packing kernel (k.aheadFrom set) whose calls read their p source
 // rows whole and whose next call reads the rows after them (pieces too long for
 // planAhead), the bytes from a call's rows to the next call's; else 0. Each row is a
 // stream the hardware picks up afresh at every page; the kernel asks for the next
@@ -91,7 +91,7 @@ func (p *Plan) planNextRows(k *packingKernel) int64 {
 	if !p.readAhead || !k.interleave || p.sbits != p.dbits || p.ahead.piece > 0 || len(p.outer) == 0 || p.outer[len(p.outer)-1].tab != nil {
 		return 0
 	}
-	if k.rep <= k.fewReps(p) {
+	if k.rep <= k.aheadFrom {
 		return 0
 	}
 	if next := p.outer[len(p.outer)-1].srcStr * int64(p.sbits/8); next <= math.MaxInt32 {

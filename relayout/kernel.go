@@ -347,7 +347,8 @@ func (k *packingKernel) bind(p *Plan) {
 		k.scratch = p.makeScratch(0)
 		k.pair, k.quad = p.packKernel(k.p, k.interleave, false)
 	}
-	k.nextRows, k.aheadFrom = p.planNextRows(k), k.fewReps(p)
+	k.aheadFrom = k.fewReps(p)
+	k.nextRows = p.planNextRows(k)
 	k.wide = p.planWide(k)
 	k.fillRow = p.packFillRow(k)
 }
