@@ -129,8 +129,9 @@ func (n *nibbleTiles) copy(dst, src []byte) {
 // joins one word row of one tile in each of up to bandBlock whole bands, since a call
 // per band cost as much as the moving, while reading back splits a band's groups from
 // one tile a call, reading the source in order, with the split's prefetch running
-// into the calls that follow (bench/design-notes.md); in a band that the range cuts,
-// its groups in one tile either way; else a group's tiles.
+// into the calls that follow, and, streamed, two bands up to pairBands apart at once
+// (bandPairs; bench/design-notes.md); in a band that the range cuts, its groups in
+// one tile either way; else a group's tiles.
 func (n *nibbleTiles) groups(dst, src []byte, lo, hi int64) {
 	c, per := n.cols, n.tileRows/8
 	tileBytes := n.tileRows * 64    // R rows × 128 nibbles
@@ -151,6 +152,12 @@ func (n *nibbleTiles) groups(dst, src []byte, lo, hi int64) {
 				g += nb * per
 				continue
 			}
+			if nb := (hi - g) / per; !n.tiled && stream && j0 == 0 && nb >= 2 {
+				d := min(nb/2, pairBands)
+				n.bandPairs(dst, src, band, d)
+				g += 2 * d * per
+				continue
+			}
 			k := min(per-j0, hi-g)
 			for t := range c / 128 {
 				n.words(dst, src, band*rowTiles+t*tileBytes+j0*512, 8*g*c+t*128, 128, 512, 8*c, k, stream)
@@ -166,6 +173,29 @@ func (n *nibbleTiles) groups(dst, src []byte, lo, hi int64) {
 		n.p.k().Fence()
 	}
 }
+
+// bandPairs reads back, streamed, the narrow tiling's 2d whole bands from band on,
+// each of the first d with the band d further: a tile's groups a call, as groups
+// reads one band, with the two bands' steps in turn (simd
+// Nibbles.SplitWordsRowsPair), so that the stores go to two places far apart, not
+// one (bench/design-notes.md).
+func (n *nibbleTiles) bandPairs(dst, src []byte, band, d int64) {
+	c, per := n.cols, n.tileRows/8
+	tileBytes := n.tileRows * 64
+	rowTiles, rowBytes := c/128*tileBytes, n.tileRows*c
+	r := simd.Rows{N: int(per), DstStride: int(8 * c), SrcStride: 512, Hints: simd.Hints{Stream: true}}
+	split := n.p.k().Nibbles.SplitWordsRowsPair
+	for b := band; b < band+d; b++ {
+		for t := range c / 128 {
+			w, off := b*rowTiles+t*tileBytes, b*rowBytes+t*128
+			split(dst[off:], dst[off+d*rowBytes:], int(c), src[w:], src[w+d*rowTiles:], 128, r)
+		}
+	}
+}
+
+// pairBands is the most bands apart that bandPairs pairs: 1 MiB of destination at
+// XLA's s4[…,256] in 64-row tiles.
+const pairBands = 64
 
 // bandBlock is the whole bands a call of the narrow tilings' packing takes (see
 // groups): 512 KiB of destination at XLA's s4[…,256] in 64-row tiles.
