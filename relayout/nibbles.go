@@ -124,9 +124,10 @@ func (n *nibbleTiles) copy(dst, src []byte) {
 // groups moves the groups of 8 rows [lo, hi). A group's words lie in word row g%per
 // of the tiles of its band (per = R/8 word rows a tile); a call moves 128 columns of
 // a tile at least, and batches what continues it: with 8-row tiles, the groups, whose
-// words run on from tile to tile and band to band; where a band has fewer tiles than
-// a tile has word rows (XLA's s4[…,256] in 64-row tiles: two of eight), packing
-// joins one word row of one tile in each of up to bandBlock whole bands, since a call
+// words run on from tile to tile and band to band (read back streamed, the range's
+// two halves at once); where a band has fewer tiles than a tile has word rows (XLA's
+// s4[…,256] in 64-row tiles: two of eight), packing joins one word row of one tile
+// in each of up to bandBlock whole bands, since a call
 // per band cost as much as the moving, while reading back splits a band's groups from
 // one tile a call, reading the source in order, with the split's prefetch running
 // into the calls that follow, and, streamed, two bands up to pairBands apart at once
@@ -138,6 +139,15 @@ func (n *nibbleTiles) groups(dst, src []byte, lo, hi int64) {
 	rowTiles := c / 128 * tileBytes // a band of tiles across the array
 	stream := n.p.nibbleStreams()
 	switch {
+	case per == 1 && !n.tiled && stream && hi-lo >= 2:
+		// Read back streamed, the range's two halves at once, as bandPairs pairs bands.
+		h := (hi - lo) / 2
+		r := simd.Rows{N: int(h), DstStride: int(8 * c), SrcStride: int(rowTiles), Hints: simd.Hints{Stream: true}}
+		w, off := lo*rowTiles, 8*lo*c
+		n.p.k().Nibbles.SplitWordsRowsPair(dst[off:], dst[off+h*8*c:], int(c), src[w:], src[w+h*rowTiles:], int(c), r)
+		if lo+2*h < hi {
+			n.words(dst, src, (hi-1)*rowTiles, 8*(hi-1)*c, c, rowTiles, 8*c, 1, stream)
+		}
 	case per == 1:
 		n.words(dst, src, lo*rowTiles, 8*lo*c, c, rowTiles, 8*c, hi-lo, stream)
 	case c/128 < per:
