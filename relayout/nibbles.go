@@ -124,19 +124,30 @@ func (n *nibbleTiles) copy(dst, src []byte) {
 // groups moves the groups of 8 rows [lo, hi). A group's words lie in word row g%per
 // of the tiles of its band (per = R/8 word rows a tile); a call moves 128 columns of
 // a tile at least, and batches what continues it: with 8-row tiles, the groups, whose
-// words run on from tile to tile and band to band; where a band has fewer tiles than
-// a tile has word rows (XLA's s4[…,256] in 64-row tiles: two of eight), packing
-// joins one word row of one tile in each of up to bandBlock whole bands, since a call
+// words run on from tile to tile and band to band (read back streamed, the range's
+// two halves at once); where a band has fewer tiles than a tile has word rows (XLA's
+// s4[…,256] in 64-row tiles: two of eight), packing joins one word row of one tile
+// in each of up to bandBlock whole bands, since a call
 // per band cost as much as the moving, while reading back splits a band's groups from
 // one tile a call, reading the source in order, with the split's prefetch running
-// into the calls that follow (bench/design-notes.md); in a band that the range cuts,
-// its groups in one tile either way; else a group's tiles.
+// into the calls that follow, and, streamed, two bands up to pairBands apart at once
+// (bandPairs; bench/design-notes.md); in a band that the range cuts, its groups in
+// one tile either way; else a group's tiles.
 func (n *nibbleTiles) groups(dst, src []byte, lo, hi int64) {
 	c, per := n.cols, n.tileRows/8
 	tileBytes := n.tileRows * 64    // R rows × 128 nibbles
 	rowTiles := c / 128 * tileBytes // a band of tiles across the array
 	stream := n.p.nibbleStreams()
 	switch {
+	case per == 1 && !n.tiled && stream && hi-lo >= 2:
+		// Read back streamed, the range's two halves at once, as bandPairs pairs bands.
+		h := (hi - lo) / 2
+		r := simd.Rows{N: int(h), DstStride: int(8 * c), SrcStride: int(rowTiles), Hints: simd.Hints{Stream: true}}
+		w, off := lo*rowTiles, 8*lo*c
+		n.p.k().Nibbles.SplitWordsRowsPair(dst[off:], dst[off+h*8*c:], int(c), src[w:], src[w+h*rowTiles:], int(c), r)
+		if lo+2*h < hi {
+			n.words(dst, src, (hi-1)*rowTiles, 8*(hi-1)*c, c, rowTiles, 8*c, 1, stream)
+		}
 	case per == 1:
 		n.words(dst, src, lo*rowTiles, 8*lo*c, c, rowTiles, 8*c, hi-lo, stream)
 	case c/128 < per:
@@ -149,6 +160,12 @@ func (n *nibbleTiles) groups(dst, src []byte, lo, hi int64) {
 					}
 				}
 				g += nb * per
+				continue
+			}
+			if nb := (hi - g) / per; !n.tiled && stream && j0 == 0 && nb >= 2 {
+				d := min(nb/2, pairBands)
+				n.bandPairs(dst, src, band, d)
+				g += 2 * d * per
 				continue
 			}
 			k := min(per-j0, hi-g)
@@ -166,6 +183,29 @@ func (n *nibbleTiles) groups(dst, src []byte, lo, hi int64) {
 		n.p.k().Fence()
 	}
 }
+
+// bandPairs reads back, streamed, the narrow tiling's 2d whole bands from band on,
+// each of the first d with the band d further: a tile's groups a call, as groups
+// reads one band, with the two bands' steps in turn (simd
+// Nibbles.SplitWordsRowsPair), so that the stores go to two places far apart, not
+// one (bench/design-notes.md).
+func (n *nibbleTiles) bandPairs(dst, src []byte, band, d int64) {
+	c, per := n.cols, n.tileRows/8
+	tileBytes := n.tileRows * 64
+	rowTiles, rowBytes := c/128*tileBytes, n.tileRows*c
+	r := simd.Rows{N: int(per), DstStride: int(8 * c), SrcStride: 512, Hints: simd.Hints{Stream: true}}
+	split := n.p.k().Nibbles.SplitWordsRowsPair
+	for b := band; b < band+d; b++ {
+		for t := range c / 128 {
+			w, off := b*rowTiles+t*tileBytes, b*rowBytes+t*128
+			split(dst[off:], dst[off+d*rowBytes:], int(c), src[w:], src[w+d*rowTiles:], 128, r)
+		}
+	}
+}
+
+// pairBands is the most bands apart that bandPairs pairs: 1 MiB of destination at
+// XLA's s4[…,256] in 64-row tiles.
+const pairBands = 64
 
 // bandBlock is the whole bands a call of the narrow tilings' packing takes (see
 // groups): 512 KiB of destination at XLA's s4[…,256] in 64-row tiles.

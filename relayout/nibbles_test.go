@@ -93,6 +93,10 @@ func TestNibbleTilesFlat(t *testing.T) {
 	}
 	pairs := []pair{
 		{"s4[8,64,1,256]{3,1,0,2:T(64,128)(8,1)E(4)}", "s4[8,64,1,256]{3,2,1,0}", true},
+		// Bands read back in pairs, an odd one left (5 bands), more than pairBands.
+		{"s4[5,64,1,256]{3,1,0,2:T(64,128)(8,1)E(4)}", "s4[5,64,1,256]{3,2,1,0}", true},
+		{"s4[3,64,1,256]{3,1,0,2:T(64,128)(8,1)E(4)}", "s4[3,64,1,256]{3,2,1,0}", true},
+		{"u4[2,8256,1,128]{3,1,0,2:T(64,128)(8,1)E(4)}", "u4[2,8256,1,128]{3,2,1,0}", true},
 		{"u4[2,1,16,128]{3,2,0,1:T(8,128)(8,1)E(4)}", "u4[2,1,16,128]{3,1,2,0}", true},
 		{"s4[3,1,8,1,128]{4,2,3,0,1:T(8,128)(8,1)E(4)}", "s4[3,1,8,1,128]", true},
 		// Padded tile rows, a unit dim under the tiles, dims out of order, the last not minor-most.
@@ -108,7 +112,7 @@ func TestNibbleTilesFlat(t *testing.T) {
 	for _, c := range pairs {
 		tiled, bytes := layout.MustParse(c.tiled), layout.MustParse(c.bytes)
 		for _, k := range implementations() {
-			for _, v := range []pairCase{{dst: tiled, src: bytes}, {dst: bytes, src: tiled}, {dst: bytes, src: tiled, stream: true, opts: []Option{WithWorkers(3)}}} {
+			for _, v := range []pairCase{{dst: tiled, src: bytes}, {dst: bytes, src: tiled}, {dst: bytes, src: tiled, stream: true}, {dst: bytes, src: tiled, stream: true, opts: []Option{WithWorkers(3)}}} {
 				got := checkPair(t, r, v, k.Name)
 				if nib := got == "nibbles+interleave" || got == "deinterleave+nibbles"; nib != c.nibbles {
 					t.Errorf("%s ← %s: kernel %s, nibble executor %v", v.dst, v.src, got, c.nibbles)

@@ -278,6 +278,10 @@ func planFor(t *testing.T, c pairCase, kernels string) *Plan {
 	}
 	if c.stream {
 		p.stream, p.readAhead = kindOf(p) != "elementwise", true
+		switch p.exec.(type) {
+		case *nibbleTiles, *nibbleWords: // they stream with any kernel
+			p.stream = true
+		}
 		if p.kern != nil {
 			p.settle(p.kern)
 		}

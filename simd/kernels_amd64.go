@@ -1119,6 +1119,11 @@ func splitNibblesRowsNTAVX512(lo *byte, hi *byte, src *byte, n int, rows int, ds
 //go:noescape
 func splitNibbleWordsRowsNTAVX512(dst *byte, rowStride int, src *byte, n int, rows int, dstStride int, srcStride int)
 
+// splitNibbleWordsPairRowsNTAVX512 splits n*64 32-bit words of src into the eight rows of dst, rowStride bytes apart, one element a byte, and as many of src2 into dst2, a step of each in turn. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func splitNibbleWordsPairRowsNTAVX512(dst *byte, dst2 *byte, rowStride int, src *byte, src2 *byte, n int, rows int, dstStride int, srcStride int)
+
 // joinNibbleWordsRowsNTAVX512 joins n*64 columns of the eight rows of src, rowStride bytes apart, one 4-bit element a byte, into their 32-bit words in dst. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
 //
 //go:noescape

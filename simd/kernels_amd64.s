@@ -21151,6 +21151,146 @@ rowsdone:
 	VZEROUPPER
 	RET
 
+// func splitNibbleWordsPairRowsNTAVX512(dst *byte, dst2 *byte, rowStride int, src *byte, src2 *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX, AVX512BW, AVX512F, MMX+
+TEXT ·splitNibbleWordsPairRowsNTAVX512(SB), NOSPLIT, $0-72
+	MOVQ         dst+0(FP), AX
+	MOVQ         dst2+8(FP), CX
+	MOVQ         rowStride+16(FP), DX
+	MOVQ         src+24(FP), BX
+	MOVQ         src2+32(FP), SI
+	MOVQ         n+40(FP), DI
+	LEAQ         (DX)(DX*2), R8
+	LEAQ         (DX)(DX*4), R9
+	LEAQ         (R8)(DX*4), R10
+	VMOVDQU64    groupbytes4_64<>+0(SB), Z0
+	VMOVDQU64    permd048c_64<>+0(SB), Z1
+	VPBROADCASTB nibble_1<>+0(SB), Z2
+	MOVQ         rows+48(FP), R11
+	MOVQ         dstStride+56(FP), R12
+	MOVQ         srcStride+64(FP), R13
+	IMUL3Q       $0x00000040, DI, R14
+	NEGQ         R14
+	ADDQ         R12, R14
+	IMUL3Q       $0x00000100, DI, R12
+	NEGQ         R12
+	ADDQ         R13, R12
+	TESTQ        R11, R11
+	JZ           rowsdone
+
+row:
+	MOVQ  DI, R13
+	TESTQ R13, R13
+	JZ    done
+
+loop:
+	PREFETCHNTA 2048(BX)
+	PREFETCHNTA 2112(BX)
+	PREFETCHNTA 2176(BX)
+	PREFETCHNTA 2240(BX)
+	PREFETCHNTA 2048(SI)
+	PREFETCHNTA 2112(SI)
+	PREFETCHNTA 2176(SI)
+	PREFETCHNTA 2240(SI)
+	VMOVDQU64   (BX), Z3
+	VPSHUFB     Z0, Z3, Z3
+	VPERMD      Z3, Z1, Z3
+	VMOVDQU64   64(BX), Z4
+	VPSHUFB     Z0, Z4, Z4
+	VPERMD      Z4, Z1, Z4
+	VMOVDQU64   128(BX), Z5
+	VPSHUFB     Z0, Z5, Z5
+	VPERMD      Z5, Z1, Z5
+	VMOVDQU64   192(BX), Z6
+	VPSHUFB     Z0, Z6, Z6
+	VPERMD      Z6, Z1, Z6
+	VSHUFI32X4  $0x44, Z4, Z3, Z7
+	VSHUFI32X4  $0x44, Z6, Z5, Z8
+	VSHUFI32X4  $0xee, Z4, Z3, Z9
+	VSHUFI32X4  $0xee, Z6, Z5, Z6
+	VSHUFI32X4  $0x88, Z8, Z7, Z3
+	VSHUFI32X4  $0xdd, Z8, Z7, Z4
+	VSHUFI32X4  $0x88, Z6, Z9, Z5
+	VSHUFI32X4  $0xdd, Z6, Z9, Z6
+	VPSRLW      $0x04, Z3, Z7
+	VPANDD      Z2, Z3, Z3
+	VPANDD      Z2, Z7, Z7
+	VMOVNTDQ    Z3, (AX)
+	VMOVNTDQ    Z7, (AX)(DX*1)
+	VPSRLW      $0x04, Z4, Z3
+	VPANDD      Z2, Z4, Z4
+	VPANDD      Z2, Z3, Z3
+	VMOVNTDQ    Z4, (AX)(DX*2)
+	VMOVNTDQ    Z3, (AX)(R8*1)
+	VPSRLW      $0x04, Z5, Z3
+	VPANDD      Z2, Z5, Z5
+	VPANDD      Z2, Z3, Z3
+	VMOVNTDQ    Z5, (AX)(DX*4)
+	VMOVNTDQ    Z3, (AX)(R9*1)
+	VPSRLW      $0x04, Z6, Z3
+	VPANDD      Z2, Z6, Z6
+	VPANDD      Z2, Z3, Z3
+	VMOVNTDQ    Z6, (AX)(R8*2)
+	VMOVNTDQ    Z3, (AX)(R10*1)
+	VMOVDQU64   (SI), Z3
+	VPSHUFB     Z0, Z3, Z3
+	VPERMD      Z3, Z1, Z3
+	VMOVDQU64   64(SI), Z4
+	VPSHUFB     Z0, Z4, Z4
+	VPERMD      Z4, Z1, Z4
+	VMOVDQU64   128(SI), Z5
+	VPSHUFB     Z0, Z5, Z5
+	VPERMD      Z5, Z1, Z5
+	VMOVDQU64   192(SI), Z6
+	VPSHUFB     Z0, Z6, Z6
+	VPERMD      Z6, Z1, Z6
+	VSHUFI32X4  $0x44, Z4, Z3, Z7
+	VSHUFI32X4  $0x44, Z6, Z5, Z8
+	VSHUFI32X4  $0xee, Z4, Z3, Z9
+	VSHUFI32X4  $0xee, Z6, Z5, Z6
+	VSHUFI32X4  $0x88, Z8, Z7, Z3
+	VSHUFI32X4  $0xdd, Z8, Z7, Z4
+	VSHUFI32X4  $0x88, Z6, Z9, Z5
+	VSHUFI32X4  $0xdd, Z6, Z9, Z6
+	VPSRLW      $0x04, Z3, Z7
+	VPANDD      Z2, Z3, Z3
+	VPANDD      Z2, Z7, Z7
+	VMOVNTDQ    Z3, (CX)
+	VMOVNTDQ    Z7, (CX)(DX*1)
+	VPSRLW      $0x04, Z4, Z3
+	VPANDD      Z2, Z4, Z4
+	VPANDD      Z2, Z3, Z3
+	VMOVNTDQ    Z4, (CX)(DX*2)
+	VMOVNTDQ    Z3, (CX)(R8*1)
+	VPSRLW      $0x04, Z5, Z3
+	VPANDD      Z2, Z5, Z5
+	VPANDD      Z2, Z3, Z3
+	VMOVNTDQ    Z5, (CX)(DX*4)
+	VMOVNTDQ    Z3, (CX)(R9*1)
+	VPSRLW      $0x04, Z6, Z3
+	VPANDD      Z2, Z6, Z6
+	VPANDD      Z2, Z3, Z3
+	VMOVNTDQ    Z6, (CX)(R8*2)
+	VMOVNTDQ    Z3, (CX)(R10*1)
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000100, BX
+	ADDQ        $0x00000040, CX
+	ADDQ        $0x00000100, SI
+	DECQ        R13
+	JNZ         loop
+
+done:
+	ADDQ R14, AX
+	ADDQ R12, BX
+	ADDQ R14, CX
+	ADDQ R12, SI
+	DECQ R11
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
 // func joinNibbleWordsRowsNTAVX512(dst *byte, rowStride int, src *byte, n int, rows int, dstStride int, srcStride int)
 // Requires: AVX, AVX512BW, AVX512F, MMX+
 TEXT ·joinNibbleWordsRowsNTAVX512(SB), NOSPLIT, $0-56

@@ -15,6 +15,11 @@ type Nibbles struct {
 	// dst[m*rowStride + i] = src[4i + m/2] >> (4*(m%2)) & 15 for m < 8. The rows of
 	// a batch's call must not overlap each other or another call's.
 	SplitWordsRows func(dst []byte, rowStride int, src []byte, n int, r Rows)
+	// SplitWordsRowsPair is SplitWordsRows on two batches of the same shape, dst
+	// from src and dst2 from src2, a step of each in turn where the assembly has
+	// it: the same bytes written in another order, for callers whose stores run
+	// faster spread over two places (none of the rows may overlap).
+	SplitWordsRowsPair func(dst, dst2 []byte, rowStride int, src, src2 []byte, n int, r Rows)
 	// JoinWordsRows is its inverse, (8,1)E(4) words written: n columns of the
 	// eight rows of src, rowStride bytes apart, one element a byte (bits above 4
 	// dropped), into n 32-bit words of dst:

@@ -171,3 +171,62 @@ func TestJoinNibbleWordsRowsPanics(t *testing.T) {
 		k.Nibbles.JoinWordsRows(dst, src, stride, 64, Rows{N: 1})
 	})
 }
+
+// TestSplitNibbleWordsRowsPair checks Nibbles.SplitWordsRowsPair of every
+// implementation against SplitWordsRows' definition: the batch's first half of calls
+// paired with as many of the rest, the odd call left by SplitWordsRows.
+func TestSplitNibbleWordsRowsPair(t *testing.T) {
+	checkNibbleBatches(t, 32, true, func(b nibbleBatch, dst, src []byte) {
+		for j := range b.calls {
+			for m := range 8 {
+				for i := range b.n {
+					dst[j*b.rowCall+m*b.rowStride+i] = src[j*b.wordCall+4*i+m/2] >> (4 * (m % 2)) & 15
+				}
+			}
+		}
+	}, func(k *Kernels, b nibbleBatch, dst, src []byte) {
+		h, r := b.calls/2, b.rows()
+		if h == 0 {
+			k.Nibbles.SplitWordsRows(dst, b.rowStride, src, b.n, r)
+			return
+		}
+		r.N = h
+		k.Nibbles.SplitWordsRowsPair(dst, dst[h*b.rowCall:], b.rowStride, src, src[h*b.wordCall:], b.n, r)
+		if b.calls%2 == 1 {
+			k.Nibbles.SplitWordsRows(dst[2*h*b.rowCall:], b.rowStride, src[2*h*b.wordCall:], b.n, Rows{N: 1, Hints: r.Hints})
+		}
+	})
+}
+
+// TestSplitNibbleWordsRowsPairTiles checks the pair as relayout reads back XLA's int4
+// tiling with it (rows of 256 bytes, a tile's eight word rows a batch, two bands
+// apart), streamed into aligned rows, against SplitWordsRows on each batch.
+func TestSplitNibbleWordsRowsPairTiles(t *testing.T) {
+	r := rand.New(rand.NewPCG(33, 1))
+	src := randBytes(r, 4*8192)
+	for _, k := range Available() {
+		want, got := alignedTestBytes(4*16384), alignedTestBytes(4*16384)
+		rows := Rows{N: 8, DstStride: 2048, SrcStride: 512, Hints: Hints{Stream: true}}
+		for band := range 2 {
+			for tile := range 2 {
+				d, s := band*16384+tile*128, band*8192+tile*4096
+				k.Nibbles.SplitWordsRows(want[d:], 256, src[s:], 128, rows)
+				k.Nibbles.SplitWordsRows(want[d+2*16384:], 256, src[s+2*8192:], 128, rows)
+				k.Nibbles.SplitWordsRowsPair(got[d:], got[d+2*16384:], 256, src[s:], src[s+2*8192:], 128, rows)
+			}
+		}
+		k.Fence()
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: pair differs from two batches", k.Name)
+		}
+	}
+}
+
+// alignedTestBytes returns n zero bytes starting on a line.
+func alignedTestBytes(n int) []byte {
+	b := make([]byte, n+64)
+	for !aligned64(b) {
+		b = b[1:]
+	}
+	return b[:n]
+}

@@ -276,6 +276,8 @@ type (
 	asm5 func(v, w, x, y, z *byte, it, rows, dstStride, srcStride int)
 	// asmWords has one destination of eight rows, rowStride bytes apart.
 	asmWords func(dst *byte, rowStride int, src *byte, it, rows, dstStride, srcStride int)
+	// asmWordsPair runs two asmWords batches of the same shape a step of each in turn.
+	asmWordsPair func(dst, dst2 *byte, rowStride int, src, src2 *byte, it, rows, dstStride, srcStride int)
 )
 
 // rowAsm is one kind of batched assembly (ordinary or non-temporal stores),
@@ -296,9 +298,10 @@ type rowAsm struct {
 	convVBMI    [nDTypes][nDTypes]asm2
 	unpack4VBMI [nDTypes][nDTypes]asm5
 
-	splitNibbles, joinNibbles          asm3     // vw bytes per iteration
-	splitNibbleWords, joinNibbleWords  asmWords // vw words per iteration
-	packNibblePairs, unpackNibblePairs asm2     // vw bytes out per iteration
+	splitNibbles, joinNibbles          asm3         // vw bytes per iteration
+	splitNibbleWords, joinNibbleWords  asmWords     // vw words per iteration
+	splitNibbleWordsPair               asmWordsPair // non-temporal only (rowsNT), or nil
+	packNibblePairs, unpackNibblePairs asm2         // vw bytes out per iteration
 }
 
 // addRows fills k's batched kernels from its single-call ones (k.one) and the
@@ -410,6 +413,10 @@ func addNibbleRows(k *Kernels, a, an, h rowAsm) {
 	k.Nibbles.SplitWordsRows = func(dst []byte, rowStride int, src []byte, n int, r Rows) {
 		splitNibbleWordsRows(words, v, dst, rowStride, src, n, r)
 	}
+	pair := an.splitNibbleWordsPair
+	k.Nibbles.SplitWordsRowsPair = func(dst, dst2 []byte, rowStride int, src, src2 []byte, n int, r Rows) {
+		splitNibbleWordsRowsPair(words, pair, v, dst, dst2, rowStride, src, src2, n, r)
+	}
 	joinWords := [2]asmWords{a.joinNibbleWords, an.joinNibbleWords}
 	k.Nibbles.JoinWordsRows = func(dst, src []byte, rowStride int, n int, r Rows) {
 		joinNibbleWordsRows(joinWords, v, dst, src, rowStride, n, r)
@@ -477,8 +484,23 @@ func (k *Kernels) copyNTN(dst, src []byte, n int) { k.CopyNT(dst[:n], src[:n]) }
 // iterations of blk words of each row, the generic code on the rest, and on all of
 // it without assembly or under the race detector.
 func splitNibbleWordsRows(asm [2]asmWords, blk int, dst []byte, rowStride int, src []byte, n int, r Rows) {
-	if !batch(r, n) {
+	if !splitWordsFit(dst, rowStride, src, n, r) {
 		return
+	}
+	e := 0
+	if asm[0] != nil && !raceEnabled && n >= blk {
+		e = n / blk * blk
+		nt := r.Stream && r.DstStride%64 == 0 && rowStride%64 == 0 && aligned64(dst)
+		asm[b2i(nt)](&dst[0], rowStride, &src[0], n/blk, r.N, r.DstStride, r.SrcStride)
+	}
+	splitNibbleWordsTails(dst, rowStride, src, n, e, r)
+}
+
+// splitWordsFit panics unless dst and src hold Nibbles.SplitWordsRows' batch r of n
+// words a row, and reports whether the batch has rows.
+func splitWordsFit(dst []byte, rowStride int, src []byte, n int, r Rows) bool {
+	if !batch(r, n) {
+		return false
 	}
 	if rowStride < 0 {
 		panicArgs(r, n)
@@ -490,15 +512,34 @@ func splitNibbleWordsRows(asm [2]asmWords, blk int, dst []byte, rowStride int, s
 		shSplitWords.fits(0, len(dst)-int(lo), r, n)
 	}
 	shSplitWords.fits(1, len(src), r, n)
-	e := 0
-	if asm[0] != nil && !raceEnabled && n >= blk {
-		e = n / blk * blk
-		nt := r.Stream && r.DstStride%64 == 0 && rowStride%64 == 0 && uintptr(unsafe.Pointer(&dst[0]))%64 == 0
-		asm[b2i(nt)](&dst[0], rowStride, &src[0], n/blk, r.N, r.DstStride, r.SrcStride)
-	}
+	return true
+}
+
+// splitNibbleWordsTails splits words [e, n) of each row of the batch in Go.
+func splitNibbleWordsTails(dst []byte, rowStride int, src []byte, n, e int, r Rows) {
 	for i := 0; e < n && i < r.N; i++ {
 		genericSplitNibbleWords(dst[i*r.DstStride+e:], rowStride, src[i*r.SrcStride+4*e:], n-e)
 	}
+}
+
+func aligned64(b []byte) bool { return uintptr(unsafe.Pointer(&b[0]))%64 == 0 }
+
+// splitNibbleWordsRowsPair runs Nibbles.SplitWordsRowsPair: the pair's assembly
+// when the set has it and both batches would take the non-temporal assembly of
+// splitNibbleWordsRows, else that function on each batch in turn.
+func splitNibbleWordsRowsPair(asm [2]asmWords, pair asmWordsPair, blk int, dst, dst2 []byte, rowStride int, src, src2 []byte, n int, r Rows) {
+	if !splitWordsFit(dst, rowStride, src, n, r) || !splitWordsFit(dst2, rowStride, src2, n, r) {
+		return
+	}
+	if pair == nil || raceEnabled || n < blk || !r.Stream || r.DstStride%64 != 0 || rowStride%64 != 0 || !aligned64(dst) || !aligned64(dst2) {
+		splitNibbleWordsRows(asm, blk, dst, rowStride, src, n, r)
+		splitNibbleWordsRows(asm, blk, dst2, rowStride, src2, n, r)
+		return
+	}
+	e := n / blk * blk
+	pair(&dst[0], &dst2[0], rowStride, &src[0], &src2[0], n/blk, r.N, r.DstStride, r.SrcStride)
+	splitNibbleWordsTails(dst, rowStride, src, n, e, r)
+	splitNibbleWordsTails(dst2, rowStride, src2, n, e, r)
 }
 
 // joinNibbleWordsRows runs Nibbles.JoinWordsRows as splitNibbleWordsRows runs its

@@ -228,6 +228,7 @@ func fillTables() {
 	avx512Set.rowsNT.pack4[F32][F8E5M2] = f32ToF8E5M2Interleave8x4RowsNTAVX512
 	avx512Set.rowsNT.splitNibbles = splitNibblesRowsNTAVX512
 	avx512Set.rowsNT.splitNibbleWords = splitNibbleWordsRowsNTAVX512
+	avx512Set.rowsNT.splitNibbleWordsPair = splitNibbleWordsPairRowsNTAVX512
 	avx512Set.rowsNT.joinNibbleWords = joinNibbleWordsRowsNTAVX512
 	avx512Set.rowsNT.joinNibbles = joinNibblesRowsNTAVX512
 	avx512Set.rowsNT.packNibblePairs = packNibblePairsRowsNTAVX512

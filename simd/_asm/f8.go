@@ -201,35 +201,72 @@ func genSplitNibbleWords(x isa, m mode) {
 	Pragma("noescape")
 	Doc(fmt.Sprintf("%s splits n*%d 32-bit words of src, eight 4-bit elements each, into the eight rows of dst, rowStride bytes apart, one element a byte.%s", name, x.w, m.doc()))
 	dst, rs, src, n := param("dst"), param("rowStride"), param("src"), param("n")
-	// Row m is at dst + m*rowStride: scaled indexes of rowStride and its 3, 5 and 7 multiples.
-	rs3, rs5, rs7 := GP64(), GP64(), GP64()
-	LEAQ(Mem{Base: rs, Index: rs, Scale: 2}, rs3)
-	LEAQ(Mem{Base: rs, Index: rs, Scale: 4}, rs5)
-	LEAQ(Mem{Base: rs3, Index: rs, Scale: 4}, rs7)
-	row := [8]Mem{
-		{Base: dst}, {Base: dst, Index: rs, Scale: 1}, {Base: dst, Index: rs, Scale: 2}, {Base: dst, Index: rs3, Scale: 1},
-		{Base: dst, Index: rs, Scale: 4}, {Base: dst, Index: rs5, Scale: 1}, {Base: dst, Index: rs3, Scale: 2}, {Base: dst, Index: rs7, Scale: 1},
-	}
-	shuf, perm := quadTables(x)
-	mask := x.vec()
-	VPBROADCASTB(table("nibble", []byte{0x0f}, 1), mask)
+	split := newWordSplit(x, rs)
 	m.loop(n, 1, []stream{{dst, x.w, true}, {src, 4 * x.w, false}}, func(int) {
 		if m.nt() && x.w == 64 {
 			for off := 0; off < 4*x.w; off += 64 {
 				PREFETCHNTA(at(src, off+splitAhead))
 			}
 		}
-		V := deinterleaveQuads(x, shuf, perm, src)
-		for k, v := range V {
-			h := x.vec()
-			VPSRLW(U8(4), v, h)
-			x.and(mask, v, v)
-			x.and(mask, h, h)
-			x.store(v, row[2*k], m)
-			x.store(h, row[2*k+1], m)
-		}
+		split.step(x, m, dst, src)
 	})
 	finish(m)
+}
+
+// genSplitNibbleWordsPair emits genSplitNibbleWords' batch run on two batches at
+// once, dst from src and dst2 from src2, a step of each in turn: the same stores in
+// another order, for callers that pair places far apart (relayout's read-back of
+// XLA's int4 tiling, whose rows are 256 bytes: bench/design-notes.md). The loop asks
+// for both sources' lines ahead, as the streaming batches of several source rows do.
+func genSplitNibbleWordsPair(x isa, m mode) {
+	name := fname("splitNibbleWordsPair", x, m)
+	TEXT(name, NOSPLIT, m.sig("func(dst *byte, dst2 *byte, rowStride int, src *byte, src2 *byte, n int)"))
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s splits n*%d 32-bit words of src into the eight rows of dst, rowStride bytes apart, one element a byte, and as many of src2 into dst2, a step of each in turn.%s", name, x.w, m.doc()))
+	dst, dst2, rs, src, src2, n := param("dst"), param("dst2"), param("rowStride"), param("src"), param("src2"), param("n")
+	split := newWordSplit(x, rs)
+	m.loop(n, 1, []stream{{dst, x.w, true}, {src, 4 * x.w, false}, {dst2, x.w, true}, {src2, 4 * x.w, false}}, func(int) {
+		split.step(x, m, dst, src)
+		split.step(x, m, dst2, src2)
+	})
+	finish(m)
+}
+
+// wordSplit holds what the steps of genSplitNibbleWords share: the row stride's
+// multiples and the shuffle constants.
+type wordSplit struct {
+	rs, rs3, rs5, rs7 reg.GPVirtual
+	shuf, perm, mask  reg.VecVirtual
+}
+
+func newWordSplit(x isa, rs reg.GPVirtual) *wordSplit {
+	w := &wordSplit{rs: rs, rs3: GP64(), rs5: GP64(), rs7: GP64()}
+	// Row m is at dst + m*rowStride: scaled indexes of rowStride and its 3, 5 and 7 multiples.
+	LEAQ(Mem{Base: rs, Index: rs, Scale: 2}, w.rs3)
+	LEAQ(Mem{Base: rs, Index: rs, Scale: 4}, w.rs5)
+	LEAQ(Mem{Base: w.rs3, Index: rs, Scale: 4}, w.rs7)
+	w.shuf, w.perm = quadTables(x)
+	w.mask = x.vec()
+	VPBROADCASTB(table("nibble", []byte{0x0f}, 1), w.mask)
+	return w
+}
+
+// step splits x.w words at src into the eight rows at dst.
+func (w *wordSplit) step(x isa, m mode, dst, src reg.GPVirtual) {
+	rs, rs3, rs5, rs7 := w.rs, w.rs3, w.rs5, w.rs7
+	row := [8]Mem{
+		{Base: dst}, {Base: dst, Index: rs, Scale: 1}, {Base: dst, Index: rs, Scale: 2}, {Base: dst, Index: rs3, Scale: 1},
+		{Base: dst, Index: rs, Scale: 4}, {Base: dst, Index: rs5, Scale: 1}, {Base: dst, Index: rs3, Scale: 2}, {Base: dst, Index: rs7, Scale: 1},
+	}
+	V := deinterleaveQuads(x, w.shuf, w.perm, src)
+	for k, v := range V {
+		h := x.vec()
+		VPSRLW(U8(4), v, h)
+		x.and(w.mask, v, v)
+		x.and(w.mask, h, h)
+		x.store(v, row[2*k], m)
+		x.store(h, row[2*k+1], m)
+	}
 }
 
 // splitAhead is how far ahead of its source the streaming AVX-512 int4 read-back

@@ -75,6 +75,9 @@ func main() {
 			genF32ToF8Interleave(x, f8E5M2, "F32", m)
 			genSplitNibbles(x, m)
 			genSplitNibbleWords(x, m)
+			if x.w == 64 && m == batchedStreaming {
+				genSplitNibbleWordsPair(x, m)
+			}
 			genJoinNibbleWords(x, m)
 			genJoinNibbles(x, m)
 			genPackNibblePairs(x, m)

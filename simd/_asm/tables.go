@@ -71,12 +71,13 @@ var slots = map[string]slot{
 	"f8E5M2Deinterleave8x4ToBF16VBMI":   {"unpack4VBMI", "F8E5M2", "BF16"},
 	"f8E5M2Deinterleave8x4ToF16VBMI":    {"unpack4VBMI", "F8E5M2", "F16"},
 
-	"splitNibbles":      {field: "splitNibbles"},
-	"splitNibbleWords":  {field: "splitNibbleWords"},
-	"joinNibbleWords":   {field: "joinNibbleWords"},
-	"joinNibbles":       {field: "joinNibbles"},
-	"packNibblePairs":   {field: "packNibblePairs"},
-	"unpackNibblePairs": {field: "unpackNibblePairs"},
+	"splitNibbles":         {field: "splitNibbles"},
+	"splitNibbleWords":     {field: "splitNibbleWords"},
+	"splitNibbleWordsPair": {field: "splitNibbleWordsPair"},
+	"joinNibbleWords":      {field: "joinNibbleWords"},
+	"joinNibbles":          {field: "joinNibbles"},
+	"packNibblePairs":      {field: "packNibblePairs"},
+	"unpackNibblePairs":    {field: "unpackNibblePairs"},
 }
 
 // tables are the sets' per-mode tables, by mode.
