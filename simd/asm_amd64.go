@@ -123,6 +123,7 @@ func (s *asmSet) kernels() *Kernels {
 		Fill:                 s.fillW,
 		Fence:                sfence,
 		Prefetch:             prefetch,
+		stringCopy:           useStringCopy,
 	}
 	k.transposes(func(w int, st Stores) TransposeFunc {
 		if st == Streaming {
@@ -274,6 +275,20 @@ func (s *asmSet) copyNTW(dst, src []byte) {
 	}
 	s.oneNT.copy(&dst[h], &src[h], it)
 	copy(dst[e:], src[e:])
+}
+
+// copyStringW copies src to dst (len(dst) >= len(src)) with REP MOVSB (copyString).
+func copyStringW(dst, src []byte) {
+	n := len(src)
+	if n == 0 {
+		return
+	}
+	dst = dst[:n:len(dst)]
+	if raceEnabled {
+		raceRead(src)
+		raceWrite(dst)
+	}
+	copyString(&dst[0], &src[0], n)
 }
 
 func (s *asmSet) fillW(dst, pattern []byte) {

@@ -74,6 +74,9 @@ type Kernels struct {
 	unpack4 [nDTypes][nDTypes]Unpack4Func
 	trans   [3][nStores]TransposeFunc // by width: 1, 2, 4 bytes
 	one     single
+	// stringCopy: CopyRows copies a long row asked to stream with REP MOVSB, not
+	// CopyNT (vector sets where useStringCopy holds).
+	stringCopy bool
 }
 
 // registry lists the implementations this CPU can run, generic first, then

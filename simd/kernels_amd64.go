@@ -1492,6 +1492,11 @@ func transpose16WordsNT(dst *byte, dstStride int, src *byte, srcStride int, rows
 // sfence orders the preceding non-temporal stores before later stores.
 func sfence()
 
+// copyString copies n bytes from src to dst with REP MOVSB; the ranges must not overlap.
+//
+//go:noescape
+func copyString(dst *byte, src *byte, n int)
+
 // prefetchNTA hints that the n 64-byte lines from p will be read soon (close to the core, to be evicted first).
 //
 //go:noescape

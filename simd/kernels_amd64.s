@@ -32745,6 +32745,14 @@ TEXT ·sfence(SB), NOSPLIT, $0
 	SFENCE
 	RET
 
+// func copyString(dst *byte, src *byte, n int)
+TEXT ·copyString(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	REP; MOVSB
+	RET
+
 // func prefetchNTA(p *byte, n int)
 // Requires: MMX+
 TEXT ·prefetchNTA(SB), NOSPLIT, $0-16

@@ -22,7 +22,9 @@ import (
 // bytes past a boundary): for destinations larger than the cache they save the
 // read of each line before it is written. Such a batch does not end with a
 // fence, so that many can share one: call [Kernels.Fence] after the last,
-// before other goroutines may read the destinations.
+// before other goroutines may read the destinations. A CopyRows row long enough to
+// stream runs as the CPU's string copy instead where that streams faster (see
+// useStringCopy).
 //
 // Ahead, where not 0, asks the same-type pair and quad packings (Pack2 and Pack4 of
 // a type to itself) to ask for the lines Ahead bytes past each source line they read
@@ -477,7 +479,15 @@ func b2i(b bool) int {
 
 func copyN(dst, src []byte, n int) { copy(dst[:n], src[:n]) }
 
-func (k *Kernels) copyNTN(dst, src []byte, n int) { k.CopyNT(dst[:n], src[:n]) }
+// copyNTN copies one long row asked to stream: with REP MOVSB where the set says so
+// (stringCopy), else with CopyNT.
+func (k *Kernels) copyNTN(dst, src []byte, n int) {
+	if k.stringCopy {
+		copyStringW(dst[:n], src[:n])
+		return
+	}
+	k.CopyNT(dst[:n], src[:n])
+}
 
 // splitNibbleWordsRows runs Nibbles.SplitWordsRows: the assembly (asm[1] with
 // non-temporal stores when asked for and every row is 64-byte aligned) on whole

@@ -137,6 +137,7 @@ func main() {
 	genTransposeWordsNT(4)
 	genTransposeWordsNT(2)
 	genSfence()
+	genCopyString()
 	genPrefetch()
 
 	Generate()

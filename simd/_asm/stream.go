@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	. "github.com/mmcloughlin/avo/build"
+	"github.com/mmcloughlin/avo/ir"
 	. "github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
 )
@@ -37,6 +38,20 @@ func genCopy(x isa, m mode) {
 		}
 	})
 	finish(m)
+}
+
+// genCopyString emits copyString, REP MOVSB: the string copy the CPU's microcode runs,
+// which on some CPUs streams long copies faster than a loop of non-temporal stores
+// (see useStringCopy in package simd).
+func genCopyString() {
+	TEXT("copyString", NOSPLIT, "func(dst, src *byte, n int)")
+	Pragma("noescape")
+	Doc("copyString copies n bytes from src to dst with REP MOVSB; the ranges must not overlap.")
+	Load(Param("dst"), reg.RDI)
+	Load(Param("src"), reg.RSI)
+	Load(Param("n"), reg.RCX)
+	Instruction(&ir.Instruction{Opcode: "REP; MOVSB"})
+	RET()
 }
 
 func genFill(x isa) {
