@@ -1489,6 +1489,11 @@ func transpose32WordsNT(dst *byte, dstStride int, src *byte, srcStride int, rows
 //go:noescape
 func transpose16WordsNT(dst *byte, dstStride int, src *byte, srcStride int, rows int, cols int)
 
+// copyHalvesRowsNTAVX512 copies n*256 bytes from src to dst in 32-byte vectors. It does so for rows rows, each dstStride bytes further in the destinations and srcStride in the sources. Stores are non-temporal, without SFENCE: destinations must be aligned to the vector width.
+//
+//go:noescape
+func copyHalvesRowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+
 // sfence orders the preceding non-temporal stores before later stores.
 func sfence()
 

@@ -32739,6 +32739,61 @@ word:
 done:
 	RET
 
+// func copyHalvesRowsNTAVX512(dst *byte, src *byte, n int, rows int, dstStride int, srcStride int)
+// Requires: AVX
+TEXT ·copyHalvesRowsNTAVX512(SB), NOSPLIT, $0-48
+	MOVQ   dst+0(FP), AX
+	MOVQ   src+8(FP), CX
+	MOVQ   n+16(FP), DX
+	MOVQ   rows+24(FP), BX
+	MOVQ   dstStride+32(FP), SI
+	MOVQ   srcStride+40(FP), DI
+	IMUL3Q $0x00000100, DX, R8
+	NEGQ   R8
+	ADDQ   SI, R8
+	IMUL3Q $0x00000100, DX, SI
+	NEGQ   SI
+	ADDQ   DI, SI
+	TESTQ  BX, BX
+	JZ     rowsdone
+
+row:
+	MOVQ  DX, DI
+	TESTQ DI, DI
+	JZ    done
+
+loop:
+	VMOVDQU  (CX), Y0
+	VMOVDQU  32(CX), Y1
+	VMOVDQU  64(CX), Y2
+	VMOVDQU  96(CX), Y3
+	VMOVDQU  128(CX), Y4
+	VMOVDQU  160(CX), Y5
+	VMOVDQU  192(CX), Y6
+	VMOVDQU  224(CX), Y7
+	VMOVNTDQ Y0, (AX)
+	VMOVNTDQ Y1, 32(AX)
+	VMOVNTDQ Y2, 64(AX)
+	VMOVNTDQ Y3, 96(AX)
+	VMOVNTDQ Y4, 128(AX)
+	VMOVNTDQ Y5, 160(AX)
+	VMOVNTDQ Y6, 192(AX)
+	VMOVNTDQ Y7, 224(AX)
+	ADDQ     $0x00000100, AX
+	ADDQ     $0x00000100, CX
+	DECQ     DI
+	JNZ      loop
+
+done:
+	ADDQ R8, AX
+	ADDQ SI, CX
+	DECQ BX
+	JNZ  row
+
+rowsdone:
+	VZEROUPPER
+	RET
+
 // func sfence()
 // Requires: MMX+
 TEXT ·sfence(SB), NOSPLIT, $0

@@ -304,6 +304,10 @@ type rowAsm struct {
 	splitNibbleWords, joinNibbleWords  asmWords     // vw words per iteration
 	splitNibbleWordsPair               asmWordsPair // non-temporal only (rowsNT), or nil
 	packNibblePairs, unpackNibblePairs asm2         // vw bytes out per iteration
+
+	// copyHalves is copy in half-width vectors (AVX-512's streaming table only), which
+	// CopyRows runs on rows of halvesFrom bytes or more.
+	copyHalves asm2
 }
 
 // addRows fills k's batched kernels from its single-call ones (k.one) and the
@@ -318,7 +322,11 @@ func addRows(k *Kernels, a, an, h rowAsm, ae, aw edgeAsm) *Kernels {
 		if r.Stream {
 			one = k.copyNTN
 		}
-		rows2(&shCopy, dst, src, n, r, 4*v, [3]asm2{a.copy, an.copy, nil}, [2]asm2e{ae.copy, aw.copy}, ae.blk(4*v), copyN, one)
+		nt := an.copy
+		if an.copyHalves != nil && n >= halvesFrom {
+			nt = an.copyHalves
+		}
+		rows2(&shCopy, dst, src, n, r, 4*v, [3]asm2{a.copy, nt, nil}, [2]asm2e{ae.copy, aw.copy}, ae.blk(4*v), copyN, one)
 	}
 	for _, c := range convKernels {
 		f, t := c.from, c.to
@@ -476,6 +484,12 @@ func b2i(b bool) int {
 	}
 	return 0
 }
+
+// halvesFrom is the row length from which AVX-512's batched streaming copy stores
+// 32-byte vectors (rowAsm.copyHalves), not 64-byte ones: rows of whole tiles (2 KiB of
+// bf16, a T(8,128)(2,1) tile copied into T(16,128)(2,1)), not a T(8,128) tile's
+// 512-byte f32 rows (bench/design-notes.md).
+const halvesFrom = 2 << 10
 
 func copyN(dst, src []byte, n int) { copy(dst[:n], src[:n]) }
 

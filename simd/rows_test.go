@@ -229,6 +229,21 @@ func TestRows(t *testing.T) {
 	})
 }
 
+// TestCopyRowsLong checks CopyRows on rows of halvesFrom bytes and more, which the
+// AVX-512 set streams in 32-byte vectors (copyHalves), past TestRows' lengths.
+func TestCopyRowsLong(t *testing.T) {
+	c := rowsCases[0] // Copy
+	r := rand.New(rand.NewPCG(7, 8))
+	for _, k := range Available() {
+		for _, n := range []int{halvesFrom - 1, halvesFrom, halvesFrom + 1, halvesFrom + 255, 2*halvesFrom + 37} {
+			for range 4 {
+				rows := Rows{N: 1 + r.IntN(5), Hints: Hints{Stream: r.IntN(4) != 0}}
+				checkRowsCase(t, c, k, r, n, rows, r.IntN(70), r.IntN(70), r.IntN(4) == 0)
+			}
+		}
+	}
+}
+
 func checkRowsCase(t *testing.T, c rowsCase, k *Kernels, r *rand.Rand, n int, rows Rows, dgap, sgap int, sharedSrc bool) {
 	t.Helper()
 	nops := c.operands()

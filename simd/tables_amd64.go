@@ -259,4 +259,5 @@ func fillTables() {
 	avx512Set.rowsNT.conv[F16][F8E5M2] = f16ToF8E5M2RowsNTAVX512
 	avx512Set.rowsNT.pack4[F16][F8E4M3FN] = f16ToF8E4M3FNInterleave8x4RowsNTAVX512
 	avx512Set.rowsNT.pack4[F16][F8E5M2] = f16ToF8E5M2Interleave8x4RowsNTAVX512
+	avx512Set.rowsNT.copyHalves = copyHalvesRowsNTAVX512
 }

@@ -136,6 +136,7 @@ func main() {
 	genTranspose8w8()
 	genTransposeWordsNT(4)
 	genTransposeWordsNT(2)
+	genCopyHalves()
 	genSfence()
 	genCopyString()
 	genPrefetch()

@@ -28,16 +28,37 @@ func genCopy(x isa, m mode) {
 				PREFETCHNTA(at(src, 0x2c0))
 			}
 		}
-		var v [4]reg.VecVirtual
-		for i := range v {
-			v[i] = x.vec()
-			x.load(at(src, i*x.w), v[i])
-		}
-		for i := range v {
-			x.store(v[i], at(dst, i*x.w), m)
-		}
+		copyVectors(x, 4, dst, src, m)
 	})
 	finish(m)
+}
+
+// genCopyHalves emits AVX-512's batched streaming copy in 32-byte vectors, eight an
+// iteration (the bytes of copyRowsNTAVX512's four), for the long rows package simd
+// gives it (see halvesFrom there).
+func genCopyHalves() {
+	x, m := avx512, batchedStreaming
+	name := fname("copyHalves", x, m)
+	TEXT(name, NOSPLIT, m.sig("func(dst, src *byte, n int)"))
+	Pragma("noescape")
+	Doc(fmt.Sprintf("%s copies n*%d bytes from src to dst in 32-byte vectors.%s", name, 4*x.w, m.doc()))
+	dst, src, n := param("dst"), param("src"), param("n")
+	m.loop(n, 1, []stream{{dst, 4 * x.w, true}, {src, 4 * x.w, false}}, func(int) {
+		copyVectors(avx2, 8, dst, src, m)
+	})
+	finish(m)
+}
+
+// copyVectors loads k vectors of x from src and stores them to dst.
+func copyVectors(x isa, k int, dst, src reg.GPVirtual, m mode) {
+	v := make([]reg.VecVirtual, k)
+	for i := range v {
+		v[i] = x.vec()
+		x.load(at(src, i*x.w), v[i])
+	}
+	for i := range v {
+		x.store(v[i], at(dst, i*x.w), m)
+	}
 }
 
 // genCopyString emits copyString, REP MOVSB: the string copy the CPU's microcode runs,

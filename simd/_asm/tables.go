@@ -21,7 +21,8 @@ type slot struct {
 
 // slots keys the kernels by their base name.
 var slots = map[string]slot{
-	"copy": {field: "copy"},
+	"copy":       {field: "copy"},
+	"copyHalves": {field: "copyHalves"},
 
 	"f32ToBF16":      {"conv", "F32", "BF16"},
 	"f32ToF16":       {"conv", "F32", "F16"},
