@@ -37,7 +37,7 @@ type result struct {
 	caseIters int // iterations per case sample
 	copyIters int // iterations per copy sample
 	caseNs    []float64
-	copyNs    []float64 // copyNs[i] was timed right after caseNs[i]
+	copyNs    []float64 // copyNs[i] was timed right after caseNs[i] (each after an untimed run: timeWarm)
 	ntIters   int       // iterations per non-temporal copy sample
 	ntNs      []float64 // ntNs[i], the non-temporal copy, was timed right after copyNs[i]
 	cIters    int       // iterations per memcpy sample
@@ -210,6 +210,15 @@ func goCopy(dst, src []byte, w int) { splitCopy(dst, src, w, copyBytes) }
 // with one fence per goroutine.
 func ntCopy(k *simd.Kernels, dst, src []byte, w int) { splitCopy(dst, src, w, k.CopyNT) }
 
+// timeWarm times n runs of op after one untimed run, so that every sample of a case
+// and of each copy is timed in the wake of its own kind, not of the sample before it
+// (the case's would otherwise always follow memcpy's, whose wake slows the first large
+// copy after it on some machines: bench/design-notes.md).
+func timeWarm(op func(), n int) time.Duration {
+	op()
+	return timeN(op, n)
+}
+
 func timeN(op func(), n int) time.Duration {
 	t0 := time.Now()
 	for range n {
@@ -340,14 +349,14 @@ func measure(j job, b *buffers, w int, impl string, ref refSample, st settings) 
 		if st.tick != nil {
 			st.tick("%s size=%s workers=%d impl=%s: sample %d/%d", j.name, j.size, w, impl, i+1, st.count)
 		}
-		tc := timeN(op, r.caseIters)
-		tp := timeN(cp, r.copyIters)
-		tn := timeN(nt, r.ntIters)
+		tc := timeWarm(op, r.caseIters)
+		tp := timeWarm(cp, r.copyIters)
+		tn := timeWarm(nt, r.ntIters)
 		r.caseNs = append(r.caseNs, float64(tc)/float64(r.caseIters))
 		r.copyNs = append(r.copyNs, float64(tp)/float64(r.copyIters))
 		r.ntNs = append(r.ntNs, float64(tn)/float64(r.ntIters))
 		if mc != nil {
-			r.cNs = append(r.cNs, float64(timeN(mc, r.cIters))/float64(r.cIters))
+			r.cNs = append(r.cNs, float64(timeWarm(mc, r.cIters))/float64(r.cIters))
 		}
 	}
 	if ref.nsPerB > 0 { // the reference factor: both paths timed on the sample shape

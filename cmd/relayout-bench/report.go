@@ -216,7 +216,8 @@ func writeTable(w io.Writer, rs []*result) error {
 	}
 	_, err := fmt.Fprintln(w, "GB/s: source bytes per second (1 GB = 1e9 B), median over the samples. The copies of the same\n"+
 		"bytes by as many workers, each timed right after every sample of the case: Go's copy(), the\n"+
-		"non-temporal copy (NT) and C's memcpy (where built in); fastest copy: the least of the three times\n"+
+		"non-temporal copy (NT) and C's memcpy (where built in), every sample after one untimed run of its\n"+
+		"own; fastest copy: the least of the three times\n"+
 		"in each sample, named by the copy with the highest median. ratio to fastest: median of the per-sample\n"+
 		"fastest_copy_time/case_time. speedup vs per-element: how many times faster this kernel is than the\n"+
 		"per-element reference path (the tests' oracle), both timed on a smaller shape of the case.")
