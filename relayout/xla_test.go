@@ -41,6 +41,16 @@ func xlaShape(ty string, rows int, lay string) layout.Shape {
 	return layout.MustParse(fmt.Sprintf("%s[%d,%d]%s", ty, rows, xlaCols, lay))
 }
 
+// skipUnderRace skips a conformance sweep under -race, which is there for the workers'
+// sharing: the sweep's arrays (a few MiB) take one worker where a worker is granted
+// per 4 L2 caches of 1 MiB or more, the workers' splits are TestSplitMatchesReference's,
+// and every run without -race checks the sweep whole.
+func skipUnderRace(t *testing.T) {
+	if raceBuild {
+		t.Skip("the conversions against XLA run in the runs without -race")
+	}
+}
+
 // xlaKernelSets are the kernel sets a type is converted with.
 func xlaKernelSets(ty string) []*simd.Kernels {
 	if kernelType(ty) {
@@ -88,6 +98,7 @@ func offsets(t *testing.T, s layout.Shape) []int64 {
 }
 
 func TestRelayoutFromF32MatchesXLA(t *testing.T) {
+	skipUnderRace(t)
 	g := xlagolden.Load(t)
 	n := len(g.Input)
 	rows := (n + xlaCols - 1) / xlaCols
@@ -121,6 +132,7 @@ func TestRelayoutFromF32MatchesXLA(t *testing.T) {
 }
 
 func TestRelayoutToF32MatchesXLA(t *testing.T) {
+	skipUnderRace(t)
 	g := xlagolden.Load(t)
 	for _, ty := range xlagolden.Widened {
 		w := g.To[ty]
