@@ -99,17 +99,20 @@ func checkNibbleBatches(t *testing.T, seed uint64, rowsDst bool, def func(b nibb
 // TestSplitNibbleWordsRows checks Nibbles.SplitWordsRows of every implementation against
 // its definition element by element.
 func TestSplitNibbleWordsRows(t *testing.T) {
-	checkNibbleBatches(t, 30, true, func(b nibbleBatch, dst, src []byte) {
-		for j := range b.calls {
-			for m := range 8 {
-				for i := range b.n {
-					dst[j*b.rowCall+m*b.rowStride+i] = src[j*b.wordCall+4*i+m/2] >> (4 * (m % 2)) & 15
-				}
-			}
-		}
-	}, func(k *Kernels, b nibbleBatch, dst, src []byte) {
+	checkNibbleBatches(t, 30, true, splitWordsDef, func(k *Kernels, b nibbleBatch, dst, src []byte) {
 		k.Nibbles.SplitWordsRows(dst, b.rowStride, src, b.n, b.rows())
 	})
+}
+
+// splitWordsDef is Nibbles.SplitWordsRows' definition on the batch b.
+func splitWordsDef(b nibbleBatch, dst, src []byte) {
+	for j := range b.calls {
+		for m := range 8 {
+			for i := range b.n {
+				dst[j*b.rowCall+m*b.rowStride+i] = src[j*b.wordCall+4*i+m/2] >> (4 * (m % 2)) & 15
+			}
+		}
+	}
 }
 
 // TestJoinNibbleWordsRows checks Nibbles.JoinWordsRows of every implementation against
@@ -176,15 +179,7 @@ func TestJoinNibbleWordsRowsPanics(t *testing.T) {
 // implementation against SplitWordsRows' definition: the batch's first half of calls
 // paired with as many of the rest, the odd call left by SplitWordsRows.
 func TestSplitNibbleWordsRowsPair(t *testing.T) {
-	checkNibbleBatches(t, 32, true, func(b nibbleBatch, dst, src []byte) {
-		for j := range b.calls {
-			for m := range 8 {
-				for i := range b.n {
-					dst[j*b.rowCall+m*b.rowStride+i] = src[j*b.wordCall+4*i+m/2] >> (4 * (m % 2)) & 15
-				}
-			}
-		}
-	}, func(k *Kernels, b nibbleBatch, dst, src []byte) {
+	checkNibbleBatches(t, 32, true, splitWordsDef, func(k *Kernels, b nibbleBatch, dst, src []byte) {
 		h, r := b.calls/2, b.rows()
 		if h == 0 {
 			k.Nibbles.SplitWordsRows(dst, b.rowStride, src, b.n, r)
