@@ -79,9 +79,10 @@ func (p *Plan) planAhead(kern kernel) ahead {
 	return ahead{}
 }
 
-// planNextRows returns, for a same-type packing kernel (k.aheadFrom set) whose calls read their p source
-// rows whole and whose next call reads the rows after them (pieces too long for
-// planAhead), the bytes from a call's rows to the next call's; else 0. Each row is a
+// planNextRows returns, for a same-type packing kernel (k.aheadFrom set) whose calls
+// read their p source rows whole and whose next call reads the rows after them
+// (pieces too long for planAhead), the bytes from a call's rows to the next call's;
+// else 0. Each row is a
 // stream the hardware picks up afresh at every page; the kernel asks for the next
 // call's rows as it reads this call's (simd Rows.Ahead), which keeps them in flight.
 // Copy kernels read one stream that runs on into the next call's and gain nothing,
