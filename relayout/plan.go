@@ -110,6 +110,7 @@ func newPlanCompiled(di, si *layout.Indexer, opts []Option) (*Plan, error) {
 			return nil, err
 		}
 	}
+	o.kernels = wisdomKernels(o.kernels)
 	dst, src := di.Shape(), si.Shape()
 	if err := sameDims(dst, src); err != nil {
 		return nil, err

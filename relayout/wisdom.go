@@ -7,6 +7,8 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+
+	"github.com/tpulayout/tpulayout/simd"
 )
 
 // Wisdom holds choices measured on one machine that plans use instead of the ones they
@@ -17,7 +19,7 @@ import (
 type Wisdom struct {
 	// Version is the file format: 1 (or absent) holds StreamingBytes only, 2 adds
 	// BlockBytes, 3 the worker split (WorkerBytes, SplitBytes, UnitsPerWorker) and
-	// TransposeStreamingBytes. A reader takes every version up to [WisdomVersion]
+	// TransposeStreamingBytes, 4 StringCopy. A reader takes every version up to [WisdomVersion]
 	// (a field an older file lacks keeps its default); WriteWisdom writes WisdomVersion.
 	Version int `json:"version,omitempty"`
 	// CPU is the machine it was measured on, for people reading the file.
@@ -46,10 +48,24 @@ type Wisdom struct {
 	// store non-temporally ([StoresAuto]) even below StreamingBytes; 0 keeps the
 	// default, four L2 caches.
 	TransposeStreamingBytes int64 `json:"transpose_streaming_bytes,omitempty"`
+	// StringCopy says how plans copy long contiguous runs they store non-temporally
+	// (identical layouts, bitcasts, each worker's part of such a copy): with the CPU's
+	// string copy (REP MOVSB) when true, with a loop of non-temporal vector stores when
+	// false (see simd.Kernels.WithStringCopy). Absent (nil) keeps simd's rule from the
+	// CPU model. Kernel sets without assembly (generic, purego builds) ignore it.
+	StringCopy *bool `json:"string_copy,omitempty"`
 }
 
 // WisdomVersion is the newest wisdom file format this package reads and writes.
-const WisdomVersion = 3
+const WisdomVersion = 4
+
+// wisdomKernels is k with the wisdom's choice of string copy where it has one.
+func wisdomKernels(k *simd.Kernels) *simd.Kernels {
+	if w := wisdom.Load(); w != nil && w.StringCopy != nil {
+		return k.WithStringCopy(*w.StringCopy)
+	}
+	return k
+}
 
 // WisdomEnv names the environment variable that, when set to a file written by
 // relayout-bench -tune, makes plans use its choices. It is read once, by the first

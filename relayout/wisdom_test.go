@@ -1,6 +1,7 @@
 package relayout
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tpulayout/tpulayout/layout"
+	"github.com/tpulayout/tpulayout/simd"
 )
 
 // TestStores checks that every way of storing gives the reference's bytes: the issue's
@@ -128,7 +130,7 @@ func TestWisdomBlockBytes(t *testing.T) {
 	for name, body := range map[string]string{
 		"odd.json":    `{"block_bytes": 3000}`,
 		"small.json":  `{"block_bytes": 128}`,
-		"future.json": `{"version": 4, "streaming_bytes": 4096}`,
+		"future.json": `{"version": 5, "streaming_bytes": 4096}`,
 	} {
 		f := filepath.Join(dir, name)
 		if err := os.WriteFile(f, []byte(body), 0o644); err != nil {
@@ -207,5 +209,77 @@ func TestWisdomSplit(t *testing.T) {
 		if _, err := ReadWisdom(f); err == nil || !strings.Contains(err.Error(), f) {
 			t.Errorf("ReadWisdom(%s): %v, want an error naming the file", name, err)
 		}
+	}
+}
+
+// TestWisdomStringCopy round-trips a version 4 file's string copy choice (true and
+// false both written, absent in older versions), and checks that plans of long
+// streamed runs (identical layouts, a bitcast) take the kernel set the wisdom names
+// and give the reference's bytes with the string copy on, off and by the CPU rule,
+// on one worker and two, into aligned and unaligned destinations.
+func TestWisdomStringCopy(t *testing.T) {
+	dir := t.TempDir()
+	for _, on := range []bool{true, false} {
+		path := filepath.Join(dir, fmt.Sprintf("v4-%v.json", on))
+		if err := WriteWisdom(path, &Wisdom{CPU: "test", StringCopy: &on}); err != nil {
+			t.Fatal(err)
+		}
+		if b, err := os.ReadFile(path); err != nil || !strings.Contains(string(b), fmt.Sprintf(`"string_copy": %v`, on)) {
+			t.Errorf("wisdom file %q (%v) does not hold string_copy %v", b, err, on)
+		}
+		w, err := ReadWisdom(path)
+		if err != nil || w.Version != WisdomVersion || w.StringCopy == nil || *w.StringCopy != on {
+			t.Fatalf("ReadWisdom(%s): %+v, %v", path, w, err)
+		}
+	}
+	for v, body := range []string{
+		`{"cpu": "old", "streaming_bytes": 4096}`,
+		`{"version": 2, "cpu": "old", "block_bytes": 4096}`,
+		`{"version": 3, "cpu": "old", "transpose_streaming_bytes": 4096}`,
+	} {
+		path := filepath.Join(dir, fmt.Sprintf("v%d.json", v+1))
+		if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if w, err := ReadWisdom(path); err != nil || w.StringCopy != nil {
+			t.Errorf("version %d: %+v, %v; want no string copy choice", v+1, w, err)
+		}
+	}
+	// Runs of 4 L2 caches: each of two workers' part at least the L2, from which the
+	// vector sets stream a CopyRows row (the non-temporal threshold).
+	rows := 4 * l2Bytes() / (128 * 4)
+	var cases []pairCase
+	for _, c := range [][2]string{
+		{"f32[%d,128]{1,0}", "f32[%d,128]{1,0}"},
+		{"f32[%d,128]{1,0:T(8,128)}", "f32[%d,128]{1,0:T(8,128)}"},
+		{"f32[%d,128]{1,0:T(8,128)}", "f32[%d,128]{1,0}"}, // a bitcast
+	} {
+		cases = append(cases, pairCase{dst: layout.MustParse(fmt.Sprintf(c[0], rows)), src: layout.MustParse(fmt.Sprintf(c[1], rows))})
+	}
+	r := rand.New(rand.NewPCG(99, 100))
+	for _, choice := range []*bool{nil, new(bool), func() *bool { b := true; return &b }()} {
+		restore := SetWisdom(&Wisdom{StringCopy: choice})
+		for _, c := range cases {
+			for _, k := range splitImplementations() {
+				want := k
+				if choice != nil {
+					want = k.WithStringCopy(*choice)
+				}
+				for w, off := range map[int]int{1: 0, 2: 16} {
+					v := c
+					v.opts = []Option{WithWorkers(w), WithStores(StoresStream)}
+					p := planFor(t, v, k.Name)
+					if p.k() != want || kindOf(p) != "copy" || !p.stream {
+						t.Errorf("%s (%s, wisdom %v): kernels %s with string copy %v, %s kernel, stream %v; want %s with %v, a streamed copy",
+							p, k.Name, choice, p.k().Name, p.k().StringCopy(), kindOf(p), p.stream, want.Name, want.StringCopy())
+					}
+					checkPairAt(t, r, v, k.Name, off)
+				}
+			}
+		}
+		restore()
+	}
+	if p, err := NewPlan(cases[0].dst, cases[0].src); err != nil || p.k() != simd.Default() {
+		t.Errorf("without the wisdom: kernels %p, want the default %p (%v)", p.k(), simd.Default(), err)
 	}
 }

@@ -134,7 +134,17 @@ func (s *asmSet) kernels() *Kernels {
 	s.singles(&k.one)
 	addRows(k, s.rows, s.rowsNT, s.narrowerRows(), s.rowsEdges, s.rowsEdgesW)
 	addAhead(k, pick(prefetchToL2, s.ahead, s.aheadT1), s.vw)
+	s.pairTwin(k)
 	return k
+}
+
+// pairTwin makes k's twin: the same kernels with the other choice of string copy (see
+// Kernels.WithStringCopy), and a CopyRows of its own that follows it.
+func (s *asmSet) pairTwin(k *Kernels) {
+	t := *k
+	t.stringCopy = !k.stringCopy
+	t.CopyRows = copyRows(&t, s.rows, s.rowsNT, s.rowsEdges, s.rowsEdgesW)
+	k.twin, t.twin = &t, k
 }
 
 // singles wraps the set's single-row assembly (see convert, pack and unpack).

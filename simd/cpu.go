@@ -22,10 +22,12 @@ var (
 // The hint changes speed only.
 var prefetchToL2 = cpuid.CPU.VendorID == cpuid.Intel
 
-// useStringCopy says that the vector sets copy a long row asked to stream (a CopyRows
-// row of ntThreshold bytes or more) with REP MOVSB rather than CopyNT's loop of
-// non-temporal stores: on AMD family 1Ah (Zen 5) with ERMS, where the microcode's copy
-// streams faster (bench/design-notes.md). Other CPUs keep CopyNT. It changes speed only.
+// useStringCopy says that the registered vector sets copy a long row asked to stream
+// (a CopyRows row of ntThreshold bytes or more) with REP MOVSB rather than CopyNT's
+// loop of non-temporal stores: on AMD family 1Ah (Zen 5) with ERMS, where the
+// microcode's copy streams faster (bench/design-notes.md). Other CPUs keep CopyNT.
+// Their twins (Kernels.WithStringCopy) choose the other way, for callers that
+// measured it. It changes speed only.
 var useStringCopy = cpuid.CPU.VendorID == cpuid.AMD && cpuid.CPU.Family == 0x1a && cpuid.CPU.Supports(cpuid.ERMS)
 
 // ntThreshold is the destination size (bytes written by one call) from which

@@ -75,8 +75,31 @@ type Kernels struct {
 	trans   [3][nStores]TransposeFunc // by width: 1, 2, 4 bytes
 	one     single
 	// stringCopy: CopyRows copies a long row asked to stream with REP MOVSB, not
-	// CopyNT (vector sets where useStringCopy holds).
+	// CopyNT (the registered vector sets where useStringCopy holds). twin is the same
+	// set with the other choice, nil in the generic set (see WithStringCopy).
 	stringCopy bool
+	twin       *Kernels
+}
+
+// StringCopy reports whether CopyRows copies each row long enough to stream (one
+// whose batch is asked to stream and whose destination is at least the
+// non-temporal threshold) with the CPU's string copy, REP MOVSB, rather than with
+// CopyNT's loop of non-temporal stores. The registered sets do where the CPU streams
+// faster that way by this package's rule (AMD family 1Ah with ERMS); see
+// [Kernels.WithStringCopy] to choose otherwise.
+func (k *Kernels) StringCopy() bool { return k.stringCopy }
+
+// WithStringCopy returns the set that differs from k at most in [Kernels.StringCopy],
+// which is on: k itself if it already makes that choice, else its one twin (the
+// same for every call, so that sets can be compared). The choice changes the speed of
+// CopyRows, never its result; it is for callers that measured which copy is faster on
+// the machine, as relayout's wisdom does. The generic set, the only one of purego and
+// noasm builds, has no string copy and returns itself.
+func (k *Kernels) WithStringCopy(on bool) *Kernels {
+	if k.stringCopy == on || k.twin == nil {
+		return k
+	}
+	return k.twin
 }
 
 // registry lists the implementations this CPU can run, generic first, then

@@ -23,8 +23,8 @@ import (
 // read of each line before it is written. Such a batch does not end with a
 // fence, so that many can share one: call [Kernels.Fence] after the last,
 // before other goroutines may read the destinations. A CopyRows row long enough to
-// stream runs as the CPU's string copy instead where that streams faster (see
-// useStringCopy).
+// stream runs as the CPU's string copy instead in sets that choose it (see
+// [Kernels.StringCopy]).
 //
 // Ahead, where not 0, asks the same-type pair and quad packings (Pack2 and Pack4 of
 // a type to itself) to ask for the lines Ahead bytes past each source line they read
@@ -317,17 +317,7 @@ type rowAsm struct {
 // AVX2's interleave and 12 for Go rather than 44 for Go.
 func addRows(k *Kernels, a, an, h rowAsm, ae, aw edgeAsm) *Kernels {
 	v := a.vw
-	k.CopyRows = func(dst, src []byte, n int, r Rows) {
-		one := copyN
-		if r.Stream {
-			one = k.copyNTN
-		}
-		nt := an.copy
-		if an.copyHalves != nil && n >= halvesFrom {
-			nt = an.copyHalves
-		}
-		rows2(&shCopy, dst, src, n, r, 4*v, [3]asm2{a.copy, nt, nil}, [2]asm2e{ae.copy, aw.copy}, ae.blk(4*v), copyN, one)
-	}
+	k.CopyRows = copyRows(k, a, an, ae, aw)
 	for _, c := range convKernels {
 		f, t := c.from, c.to
 		asm := [3]asm2{a.conv[f][t], an.conv[f][t], h.conv[f][t]}
@@ -483,6 +473,24 @@ func b2i(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// copyRows is k's CopyRows from the batched copy assembly with ordinary (a) and
+// non-temporal (an) stores and the edge kernels (ae, aw); a row long enough to stream
+// runs k.copyNTN, so that its choice of string copy is k's.
+func copyRows(k *Kernels, a, an rowAsm, ae, aw edgeAsm) RowsFunc {
+	blk := 4 * a.vw
+	return func(dst, src []byte, n int, r Rows) {
+		one := copyN
+		if r.Stream {
+			one = k.copyNTN
+		}
+		nt := an.copy
+		if an.copyHalves != nil && n >= halvesFrom {
+			nt = an.copyHalves
+		}
+		rows2(&shCopy, dst, src, n, r, blk, [3]asm2{a.copy, nt, nil}, [2]asm2e{ae.copy, aw.copy}, ae.blk(blk), copyN, one)
+	}
 }
 
 // halvesFrom is the row length from which AVX-512's batched streaming copy stores

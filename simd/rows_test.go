@@ -244,6 +244,39 @@ func TestCopyRowsLong(t *testing.T) {
 	}
 }
 
+// TestCopyRowsStringCopy checks CopyRows on rows long enough to stream in every set
+// and its twin of the other string copy choice (WithStringCopy): REP MOVSB and CopyNT
+// give the same bytes, aligned or not; and that the twins pair up as documented.
+func TestCopyRowsStringCopy(t *testing.T) {
+	c := rowsCases[0] // Copy
+	r := rand.New(rand.NewPCG(9, 10))
+	if g := Generic(); g.WithStringCopy(true) != g || g.WithStringCopy(false) != g || g.StringCopy() {
+		t.Errorf("generic set: WithStringCopy gives another set, or StringCopy %v", g.StringCopy())
+	}
+	for _, k := range Available()[1:] {
+		on, off := k.WithStringCopy(true), k.WithStringCopy(false)
+		if !on.StringCopy() || off.StringCopy() || on == off || on.Name != k.Name || off.Name != k.Name {
+			t.Fatalf("%s: WithStringCopy(true) %p (%v), (false) %p (%v)", k.Name, on, on.StringCopy(), off, off.StringCopy())
+		}
+		if k.WithStringCopy(k.StringCopy()) != k || on.WithStringCopy(false) != off || off.WithStringCopy(true) != on {
+			t.Errorf("%s: the twins do not pair up", k.Name)
+		}
+		if k.StringCopy() != useStringCopy {
+			t.Errorf("%s: registered with StringCopy %v, the CPU rule says %v", k.Name, k.StringCopy(), useStringCopy)
+		}
+		for _, ks := range []*Kernels{on, off} {
+			t.Run(fmt.Sprintf("%s/stringCopy=%v", k.Name, ks.StringCopy()), func(t *testing.T) {
+				for _, n := range []int{ntThreshold, ntThreshold + 37} {
+					for i := range 3 {
+						rows := Rows{N: 1 + i, Hints: Hints{Stream: true}}
+						checkRowsCase(t, c, ks, r, n, rows, r.IntN(70), r.IntN(70), i == 2)
+					}
+				}
+			})
+		}
+	}
+}
+
 func checkRowsCase(t *testing.T, c rowsCase, k *Kernels, r *rand.Rand, n int, rows Rows, dgap, sgap int, sharedSrc bool) {
 	t.Helper()
 	nops := c.operands()

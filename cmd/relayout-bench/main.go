@@ -44,10 +44,13 @@
 // transpose, blocks of 64 KiB to 4 MiB a side), the worker split (the smallest copy
 // that gains from a second worker, f32 → T(8,128) and the transpose on one worker
 // against two at 256 KiB to 32 MiB moved; the units of parallel work, the identical-
-// layout copy on two workers) and from which size plain transposes stream (256 KiB to
-// 32 MiB a side), and writes a wisdom file that plans read when TPULAYOUT_WISDOM names
+// layout copy on two workers), from which size plain transposes stream (256 KiB to
+// 32 MiB a side) and whether long streamed runs copy faster with the CPU's string copy
+// (REP MOVSB) or non-temporal stores (the f32 identical-layout copy of 256 MiB, one
+// worker), and writes a wisdom file that plans read when TPULAYOUT_WISDOM names
 // it, in place of the sizes they derive from the caches the CPU reports (virtual
-// machines can report far more than they get). Neither changes any result.
+// machines can report far more than they get) and of the copy simd picks by CPU model.
+// Neither changes any result.
 package main
 
 import (
@@ -133,7 +136,7 @@ func newFlagSet() (*flag.FlagSet, func() (*options, error)) {
 	check := fs.Bool("check", false, "print each case's ratio beside its target in the targets file and exit 1 when one is short (for tuning, not for CI)")
 	list := fs.Bool("list", false, "list the cases that --case and --size select (name, size, source and destination shape) and exit")
 	stores := fs.String("stores", "auto", "how plans store (`MODE`): auto (from the sizes, or the wisdom file "+relayout.WisdomEnv+" names), stream (non-temporal) or cache; results are the same")
-	tune := fs.String("tune", "", "measure from which size non-temporal stores win on this machine, the fastest transpose block size, the worker split (with 1 and 2 workers) and from which size transposes stream, and write the wisdom `FILE` that plans read when "+relayout.WisdomEnv+" names it (instead of the suite; --count and --benchtime apply)")
+	tune := fs.String("tune", "", "measure from which size non-temporal stores win on this machine, the fastest transpose block size, the worker split (with 1 and 2 workers), from which size transposes stream and how long streamed runs copy, and write the wisdom `FILE` that plans read when "+relayout.WisdomEnv+" names it (instead of the suite; --count and --benchtime apply)")
 	targets := fs.String("targets", "", "`FILE` of targets for --check (default: the built-in cmd/relayout-bench/targets.json)")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), `usage: relayout-bench [flags]

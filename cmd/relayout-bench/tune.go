@@ -7,6 +7,7 @@ import (
 
 	"github.com/tpulayout/tpulayout/layout"
 	"github.com/tpulayout/tpulayout/relayout"
+	"github.com/tpulayout/tpulayout/simd"
 )
 
 // tuneSizes are the bytes of source and destination together at which --tune times
@@ -16,10 +17,11 @@ var tuneSizes = []int64{4 << 20, 8 << 20, 16 << 20, 32 << 20, 64 << 20, 128 << 2
 
 // tune measures this machine's choices and writes them to the wisdom file at path:
 // from which size non-temporal stores win (f32 row-major → T(8,128), the commonest
-// plan, streamed against cached), the fastest transpose block size (the f32 transpose
-// at the largest of those sizes), the worker split (see tuneWorkers and tuneUnitSize)
-// and from which size plain transposes stream (tuneTransposeStreaming). Each choice is
-// timed with the ones measured before it in force, its ways alternated st.count times.
+// plan, streamed against cached), whether long streamed runs copy with the CPU's string
+// copy (tuneStringCopy), the fastest transpose block size (the f32 transpose at the
+// largest of those sizes), the worker split (see tuneWorkers and tuneUnitSize) and from
+// which size plain transposes stream (tuneTransposeStreaming). Each choice is timed
+// with the ones measured before it in force, its ways alternated st.count times.
 func tune(path string, sc tuneScale, st settings, stderr io.Writer) error {
 	var w relayout.Wisdom
 	wins := make([]bool, len(sc.stores))
@@ -36,6 +38,9 @@ func tune(path string, sc tuneScale, st settings, stderr io.Writer) error {
 	}
 	w.StreamingBytes = winsFrom(moved, wins)
 	var err error
+	if w.StringCopy, err = tuneStringCopy(w, sc.strings, st, stderr); err != nil {
+		return err
+	}
 	if w.BlockBytes, err = tuneBlock(last.src.Dims[0], w, st, stderr); err != nil {
 		return err
 	}
@@ -52,8 +57,8 @@ func tune(path string, sc tuneScale, st settings, stderr io.Writer) error {
 	if err := relayout.WriteWisdom(path, &w); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "tune: streaming from %s moved, transpose blocks of %s, a worker for each %s moved, %d units a worker of %s or more, plain transposes streaming from %s; wrote %s (use it with %s=%s)\n",
-		fmtBytes(w.StreamingBytes), fmtBytes(int64(w.BlockBytes)), fmtBytes(w.WorkerBytes), w.UnitsPerWorker, fmtBytes(w.SplitBytes), fmtBytes(w.TransposeStreamingBytes), path, relayout.WisdomEnv, path)
+	fmt.Fprintf(stderr, "tune: streaming from %s moved, %s, transpose blocks of %s, a worker for each %s moved, %d units a worker of %s or more, plain transposes streaming from %s; wrote %s (use it with %s=%s)\n",
+		fmtBytes(w.StreamingBytes), stringCopyText(w.StringCopy), fmtBytes(int64(w.BlockBytes)), fmtBytes(w.WorkerBytes), w.UnitsPerWorker, fmtBytes(w.SplitBytes), fmtBytes(w.TransposeStreamingBytes), path, relayout.WisdomEnv, path)
 	return nil
 }
 
@@ -91,4 +96,37 @@ func tuneBlock(n int64, base relayout.Wisdom, st settings, stderr io.Writer) (in
 		}
 	}
 	return tuneBlocks[best], nil
+}
+
+// tuneStringCopy measures how plans copy long streamed runs (relayout.Wisdom's
+// StringCopy): the f32 n×n copy between identical row-major layouts, one worker,
+// streamed, with the CPU's string copy and with non-temporal vector stores, alternated;
+// it returns the faster. Where the kernel set has no string copy (the generic set of
+// purego builds) there is no choice to measure and it returns nil.
+func tuneStringCopy(base relayout.Wisdom, n int64, st settings, stderr io.Writer) (*bool, error) {
+	if k := simd.Default(); k.WithStringCopy(true) == k.WithStringCopy(false) {
+		fmt.Fprintf(stderr, "tune: the %s kernels have no string copy to time\n", k.Name)
+		return nil, nil
+	}
+	j := square("{1,0}", "{1,0}", n)
+	way := []relayout.Option{relayout.WithWorkers(1), relayout.WithStores(relayout.StoresStream)}
+	ns, b, err := timeForced(j, base, st, func(w *relayout.Wisdom, i int) { on := i == 0; w.StringCopy = &on }, way, way)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(stderr, "tune: f32[%s] copy, %s moved, 1 worker, streamed: string copy %.3f ns/B, non-temporal stores %.3f ns/B\n",
+		j.size, fmtBytes(int64(len(b.src)+len(b.dst))), ns[0], ns[1])
+	on := ns[0] < ns[1]
+	return &on, nil
+}
+
+// stringCopyText says what the wisdom's StringCopy chose, for --tune's summary.
+func stringCopyText(on *bool) string {
+	switch {
+	case on == nil:
+		return "long runs copied as the CPU rule says"
+	case *on:
+		return "long runs copied with the string copy"
+	}
+	return "long runs copied with non-temporal stores"
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tpulayout/tpulayout/relayout"
+	"github.com/tpulayout/tpulayout/simd"
 )
 
 // winsFrom takes the smallest size from which a way won at every larger one: at sizes 1
@@ -29,7 +30,7 @@ func TestWinsFrom(t *testing.T) {
 // TestTune runs the calibration on small sizes and reads back the file it wrote.
 func TestTune(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "wisdom.json")
-	sc := tuneScale{stores: []int64{1 << 17, 1 << 19}, workers: []int64{128, 256}, transpose: []int64{128, 256}, units: 256, split: 256}
+	sc := tuneScale{stores: []int64{1 << 17, 1 << 19}, workers: []int64{128, 256}, transpose: []int64{128, 256}, units: 256, split: 256, strings: 256}
 	var log bytes.Buffer
 	if err := tune(path, sc, settings{count: 1, benchtime: time.Millisecond}, &log); err != nil {
 		t.Fatal(err)
@@ -54,7 +55,11 @@ func TestTune(t *testing.T) {
 	if !slices.Contains([]int64{1 << 16, 1 << 18, 1 << 19}, w.TransposeStreamingBytes) {
 		t.Errorf("wisdom %+v; want transposes streaming from a measured size or twice the largest", w)
 	}
-	for _, what := range []string{"1 worker", "2 workers", "units a worker", "transpose, 256 KiB a side"} {
+	// The string copy's choice where the kernel set has one to make, none elsewhere.
+	if k := simd.Default(); (w.StringCopy != nil) != (k.WithStringCopy(true) != k.WithStringCopy(false)) {
+		t.Errorf("wisdom %+v with the %s kernels: string copy %v", w, k.Name, w.StringCopy)
+	}
+	for _, what := range []string{"1 worker", "2 workers", "units a worker", "transpose, 256 KiB a side", "string copy"} {
 		if !strings.Contains(log.String(), what) {
 			t.Errorf("log %q does not report %q", log.String(), what)
 		}

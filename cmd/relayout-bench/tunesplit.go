@@ -15,6 +15,7 @@ type tuneScale struct {
 	transpose []int64 // sides n of the f32 n×n transposes timed streamed against cached
 	units     int64   // side n of the f32 n×n identical-layout copy whose units a worker are timed
 	split     int64   // side n of the one whose least unit size is timed
+	strings   int64   // side n of the one timed with the string copy and without
 }
 
 var tuneDefault = tuneScale{
@@ -23,6 +24,7 @@ var tuneDefault = tuneScale{
 	transpose: []int64{256, 384, 512, 768, 1024, 1536, 2048, 2816},      // 256 KiB to 30.25 MiB a side
 	units:     5760,                                                     // 253 MiB moved
 	split:     1408,                                                     // 15.1 MiB moved
+	strings:   8192,                                                     // 512 MiB moved, relayout-bench's large copy
 }
 
 // tuneUnits are the units a worker --tune tries, and tuneSplits the least bytes of a unit.
