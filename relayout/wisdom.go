@@ -19,8 +19,9 @@ import (
 type Wisdom struct {
 	// Version is the file format: 1 (or absent) holds StreamingBytes only, 2 adds
 	// BlockBytes, 3 the worker split (WorkerBytes, SplitBytes, UnitsPerWorker) and
-	// TransposeStreamingBytes, 4 StringCopy. A reader takes every version up to [WisdomVersion]
-	// (a field an older file lacks keeps its default); WriteWisdom writes WisdomVersion.
+	// TransposeStreamingBytes, 4 StringCopy. A reader takes every version up to
+	// [WisdomVersion] (a field an older file lacks keeps its default); WriteWisdom
+	// writes WisdomVersion.
 	Version int `json:"version,omitempty"`
 	// CPU is the machine it was measured on, for people reading the file.
 	CPU string `json:"cpu"`
