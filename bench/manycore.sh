@@ -15,8 +15,10 @@
 #   suite.txt    the suite's samples, benchstat's format (a file for bench/baselines/)
 #   table.txt    the summary table: each case's GB/s and ratio to the fastest copy
 # Knobs: WORKERS (default 1,4,8,16, cut to the CPUs there), COUNT (samples a case,
-# default 3), SIZE (default large), TUNE=0 to skip --tune and run on the defaults.
-# On 2 cores `WORKERS=1,2 COUNT=1 bash bench/manycore.sh run` takes about two minutes.
+# default 3), SIZE (default large), TUNE_COUNT (--tune's samples, default 3: with one,
+# a noisy sample can set the worker split far off), TUNE=0 to skip --tune and run on the
+# defaults. On 2 cores `WORKERS=1,2 COUNT=1 bash bench/manycore.sh run` takes about a
+# minute.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=.manycore/relayout-bench
@@ -47,7 +49,7 @@ run)
 	} >"$out/machine.txt"
 	env=()
 	if [ "${TUNE:-1}" != 0 ]; then
-		"$bin" --tune "$out/wisdom.json" --count "${COUNT:-3}" 2>"$out/tune.txt"
+		"$bin" --tune "$out/wisdom.json" --count "${TUNE_COUNT:-3}" 2>"$out/tune.txt"
 		env=(TPULAYOUT_WISDOM="$out/wisdom.json")
 	fi
 	env "${env[@]}" "$bin" --size "${SIZE:-large}" --workers "$workers" --count "${COUNT:-3}" \
