@@ -23,30 +23,21 @@ func layoutAttrs(text string) map[string]string {
 	}
 	body := rest[colon+1:]
 	attrs := map[string]string{}
-	for i := 0; i < len(body); {
-		c := body[i]
-		switch {
-		case c == '}':
-			return attrs
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-			i++
-			continue
-		}
-		name := string(c)
+	for i := skipBlank(body, 0); i < len(body) && body[i] != '}'; i = skipBlank(body, i) {
+		name := string(body[i])
 		i++
 		if name == "S" && i < len(body) && body[i] == 'C' {
 			name, i = "SC", i+1
 		}
-		// The value: one or more (…) groups, nested brackets included.
-		start := i
+		// The value: one or more (…) groups, nested brackets included, blanks and
+		// comments between them skipped as the parser skips them.
+		var value strings.Builder
 		for {
-			for i < len(body) && (body[i] == ' ' || body[i] == '\t') {
-				i++
-			}
+			i = skipBlank(body, i)
 			if i >= len(body) || body[i] != '(' {
 				break
 			}
-			depth := 0
+			start, depth := i, 0
 			for ; i < len(body); i++ {
 				if body[i] == '(' {
 					depth++
@@ -58,13 +49,35 @@ func layoutAttrs(text string) map[string]string {
 					}
 				}
 			}
+			value.WriteString(strings.Join(strings.Fields(body[start:i]), ""))
 			if name != "T" && name != "SC" {
 				break
 			}
 		}
-		attrs[name] = strings.Join(strings.Fields(body[start:i]), "")
+		attrs[name] = value.String()
 	}
 	return attrs
+}
+
+// skipBlank returns the index of the first byte of body at or after i that is not a
+// blank (space, tab, newline, carriage return) or inside a /*…*/ comment, as the
+// parser skips them between tokens.
+func skipBlank(body string, i int) int {
+	for i < len(body) {
+		switch {
+		case strings.IndexByte(" \t\n\r", body[i]) >= 0:
+			i++
+		case strings.HasPrefix(body[i:], "/*"):
+			end := strings.Index(body[i+2:], "*/")
+			if end < 0 {
+				return len(body)
+			}
+			i += end + 4
+		default:
+			return i
+		}
+	}
+	return i
 }
 
 // defaultValue matches the attribute values XLA does not print: L(1), E(0), S(0), M(0).
