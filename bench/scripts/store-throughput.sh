@@ -5,10 +5,10 @@
 # f32[R,4096] tensors of random data, converted with P("data", "model") on
 # data=2,model=4 to the v5e bf16 layout (each source byte is read once).
 #
-#   bash bench/store-throughput.sh                     # 1 GiB, 2 rounds
-#   SIZE_GIB=4 bash bench/store-throughput.sh          # the issue's size (needs ~16 GiB of /tmp)
-#   OLD=/path/to/old/tpulayout ROUNDS=3 bash bench/store-throughput.sh
-#   TPULAYOUT=/tmp/tl-new bash bench/store-throughput.sh    # time that build, not this tree's
+#   bash bench/scripts/store-throughput.sh                     # 1 GiB, 2 rounds
+#   SIZE_GIB=4 bash bench/scripts/store-throughput.sh          # the issue's size (needs ~16 GiB of /tmp)
+#   OLD=/path/to/old/tpulayout ROUNDS=3 bash bench/scripts/store-throughput.sh
+#   TPULAYOUT=/tmp/tl-new bash bench/scripts/store-throughput.sh    # time that build, not this tree's
 #
 # The GETs: 4 MiB ranges 8 in flight (the conversion's reads until 2026-11-27) and
 # 16 MiB ranges 4 in flight (its reads ahead since), both into reused buffers. With
@@ -19,7 +19,7 @@
 # lines), and how busy the machine's CPUs were (all processes, from /proc/stat): on
 # one machine the server competes with the client for the same cores.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 if [ "${1:-}" != --inside ]; then
   exec .ci/store.sh --exec bash "$0" --inside
 fi
@@ -36,7 +36,7 @@ if [ -n "${TPULAYOUT:-}" ]; then
 else
   go build -o "$WORK/tpulayout" ./cmd/tpulayout
 fi
-go build -o "$WORK/storebench" ./bench/storebench
+go build -o "$WORK/storebench" ./bench/scripts/storebench
 BINS=(new)
 declare -A BIN=([new]="$WORK/tpulayout")
 if [ -n "${OLD:-}" ]; then

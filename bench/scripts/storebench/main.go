@@ -1,4 +1,4 @@
-// Command storebench is the helper of bench/store-throughput.sh: it uploads a file
+// Command storebench is the helper of bench/scripts/store-throughput.sh: it uploads a file
 // to a bucket, and reads an object back by plain ranged GETs (the baseline a
 // conversion from the bucket is compared with).
 //

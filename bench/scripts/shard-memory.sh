@@ -5,10 +5,10 @@
 # default bf16 layout. The target is under 400 MiB for 4 GiB: each shard is gathered
 # band by band from the memory-mapped source, whose pages are released as it goes.
 #
-#   bash bench/shard-memory.sh                   # 4 GiB (needs 7 GiB of free disk)
-#   SIZE_GIB=1 bash bench/shard-memory.sh        # a quick run
-#   DATA=random bash bench/shard-memory.sh       # real data (writes the input first)
-#   PROCS=4 bash bench/shard-memory.sh           # also as 4 processes, one after
+#   bash bench/scripts/shard-memory.sh                   # 4 GiB (needs 7 GiB of free disk)
+#   SIZE_GIB=1 bash bench/scripts/shard-memory.sh        # a quick run
+#   DATA=random bash bench/scripts/shard-memory.sh       # real data (writes the input first)
+#   PROCS=4 bash bench/scripts/shard-memory.sh           # also as 4 processes, one after
 #                                                # another, then merged and compared
 #
 # DATA=sparse (the default) makes the tensor data a sparse file of zeros: no time or
@@ -16,7 +16,7 @@
 # DATA=random fills it from /dev/urandom. WORK sets the directory (default: a new one
 # under /tmp); everything made there is removed at the end.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 SIZE_GIB=${SIZE_GIB:-4}
 DATA=${DATA:-sparse}

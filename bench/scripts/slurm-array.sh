@@ -7,12 +7,12 @@
 # dependency can no longer be met), and checks that the merged directory equals a
 # one-process conversion byte for byte and passes verify.
 #
-#   sudo bash bench/slurm-array.sh          # SIZE_MIB=1024 by default
+#   sudo bash bench/scripts/slurm-array.sh          # SIZE_MIB=1024 by default
 #
 # Not run by CI: the install and the daemons take minutes and need root. Everything
 # it starts it stops, everything it makes it removes (the installed packages stay).
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 repo=$PWD
 [ "$(id -u)" = 0 ] || { echo "run as root (it installs packages and starts daemons)"; exit 2; }
 SIZE_MIB=${SIZE_MIB:-1024}

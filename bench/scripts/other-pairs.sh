@@ -3,9 +3,9 @@
 # converting transposes, tiles that do not nest, conversions without a fused kernel,
 # sub-byte elements) with relayout-bench at 8192×8192, one worker, and prints its
 # summary table. Usage (from the module root):
-#   bash bench/other-pairs.sh [extra relayout-bench flags, e.g. -count 9]
+#   bash bench/scripts/other-pairs.sh [extra relayout-bench flags, e.g. -count 9]
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 go build -o /tmp/relayout-bench.$$ ./cmd/relayout-bench
 trap 'rm -f /tmp/relayout-bench.$$' EXIT
 n=8192

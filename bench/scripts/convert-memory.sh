@@ -4,10 +4,10 @@
 # The target is under 300 MiB for 8 GiB: the input is memory-mapped and converted band
 # by band, releasing the input pages of each band once consumed.
 #
-#   bash bench/convert-memory.sh                 # 8 GiB (needs 12 GiB of free disk)
-#   SIZE_GIB=1 bash bench/convert-memory.sh      # a quick run
-#   DATA=random SIZE_GIB=1 bash bench/convert-memory.sh
-#   LAYOUT='{0,1:T(8,128)(2,1)}' SIZE_GIB=1 bash bench/convert-memory.sh  # transposed
+#   bash bench/scripts/convert-memory.sh                 # 8 GiB (needs 12 GiB of free disk)
+#   SIZE_GIB=1 bash bench/scripts/convert-memory.sh      # a quick run
+#   DATA=random SIZE_GIB=1 bash bench/scripts/convert-memory.sh
+#   LAYOUT='{0,1:T(8,128)(2,1)}' SIZE_GIB=1 bash bench/scripts/convert-memory.sh  # transposed
 #
 # DATA=sparse (the default) makes the input a sparse file of zeros with truncate: no
 # time or disk to generate it, and the same memory behaviour (the kernel still maps a
@@ -15,7 +15,7 @@
 # writes SIZE_GIB GiB to disk first. WORK sets the directory (default: a new one under
 # /tmp); everything made there is removed at the end.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 SIZE_GIB=${SIZE_GIB:-8}
 DATA=${DATA:-sparse}

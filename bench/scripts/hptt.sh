@@ -16,12 +16,12 @@
 # Its result is checked on 4096 random elements before timing.
 #
 # Usage (from anywhere):
-#   HPTT_DIR=/path/to/hptt [HPTT_BUILD=dir] bash bench/hptt.sh [threads, default "1,2"] [samples, default 5]
+#   HPTT_DIR=/path/to/hptt [HPTT_BUILD=dir] bash bench/scripts/hptt.sh [threads, default "1,2"] [samples, default 5]
 set -euo pipefail
 : "${HPTT_DIR:?HPTT_DIR must name a checkout of springer13/hptt (its src/ and include/)}"
 threads=${1:-1,2}
 count=${2:-5}
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 

@@ -3,8 +3,8 @@
 # minutes and has no Go toolchain: the large cases at 1, 4, 8 and 16 workers, with the
 # plans tuned on that machine first (relayout-bench --tune), in one call.
 #
-#   bash bench/manycore.sh build           # here: a static relayout-bench in .manycore/
-#   bash bench/manycore.sh run [OUTDIR]    # there: --tune, then the suite, into OUTDIR
+#   bash bench/scripts/manycore.sh build           # here: a static relayout-bench in .manycore/
+#   bash bench/scripts/manycore.sh run [OUTDIR]    # there: --tune, then the suite, into OUTDIR
 #
 # build links relayout-bench statically with cgo (so that C's memcpy is among the
 # reference copies and no C library of the other machine's is needed) into .manycore/,
@@ -17,10 +17,10 @@
 # Knobs: WORKERS (default 1,4,8,16, cut to the CPUs there), COUNT (samples a case,
 # default 3), SIZE (default large), TUNE_COUNT (--tune's samples, default 3: with one,
 # a noisy sample can set the worker split far off), TUNE=0 to skip --tune and run on the
-# defaults. On 2 cores `WORKERS=1,2 COUNT=1 bash bench/manycore.sh run` takes about a
+# defaults. On 2 cores `WORKERS=1,2 COUNT=1 bash bench/scripts/manycore.sh run` takes about a
 # minute.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 bin=.manycore/relayout-bench
 
 case "${1:-}" in
@@ -32,7 +32,7 @@ build)
 	echo "built $bin ($(du -h "$bin" | cut -f1)); carry .manycore"
 	;;
 run)
-	[ -x "$bin" ] || { echo "manycore.sh: no $bin: run 'bash bench/manycore.sh build' first" >&2; exit 2; }
+	[ -x "$bin" ] || { echo "manycore.sh: no $bin: run 'bash bench/scripts/manycore.sh build' first" >&2; exit 2; }
 	out=${2:-${OUT:-$(mktemp -d /tmp/manycore.XXXXXX)}}
 	mkdir -p "$out"
 	cpus=$(nproc)
@@ -58,7 +58,7 @@ run)
 	echo "manycore.sh: results in $out"
 	;;
 *)
-	echo "usage: bash bench/manycore.sh build | run [OUTDIR]" >&2
+	echo "usage: bash bench/scripts/manycore.sh build | run [OUTDIR]" >&2
 	exit 2
 	;;
 esac

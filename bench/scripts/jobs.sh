@@ -11,17 +11,17 @@
 # --sync=false, which leaves the writing to the disk to the system as cat does
 # (compare ×cat); a build without --sync runs the durable rows only.
 #
-#   bash bench/jobs.sh                        # 2 GiB, 2 rounds, in a new dir under /tmp
-#   SIZE_MIB=512 ROUNDS=3 bash bench/jobs.sh  # a quicker run
-#   BINS="old=/tmp/tl-old new=/tmp/tl-new" bash bench/jobs.sh   # alternate two builds
-#   WORK=/dev/shm/jobs bash bench/jobs.sh     # on tmpfs: fsync is free, no disk at all
-#   JOBS=convert bash bench/jobs.sh           # the convert rows only (--tensor, --all)
+#   bash bench/scripts/jobs.sh                        # 2 GiB, 2 rounds, in a new dir under /tmp
+#   SIZE_MIB=512 ROUNDS=3 bash bench/scripts/jobs.sh  # a quicker run
+#   BINS="old=/tmp/tl-old new=/tmp/tl-new" bash bench/scripts/jobs.sh   # alternate two builds
+#   WORK=/dev/shm/jobs bash bench/scripts/jobs.sh     # on tmpfs: fsync is free, no disk at all
+#   JOBS=convert bash bench/scripts/jobs.sh           # the convert rows only (--tensor, --all)
 #
 # The page cache is warmed (the checkpoint is read once) before the first round; every
 # output is removed after it is timed. Needs python3 (for the header) and /usr/bin/time
 # (Debian package time). WORK sets the directory; everything made there is removed.
 set -euo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/../.."
 
 SIZE_MIB=${SIZE_MIB:-2048}
 ROUNDS=${ROUNDS:-2}

@@ -3,8 +3,8 @@
 
 Run it with the Python that has NumPy (Debian: apt-get install -y python3-numpy):
 
-    /usr/bin/python3 bench/np_peer.py [--size small|large|both|NxM] [--count N]
-                                      [--benchtime SECONDS] [--case REGEXP] > bench/np-<date>.txt
+    /usr/bin/python3 bench/scripts/np_peer.py [--size small|large|both|NxM] [--count N]
+        [--benchtime SECONDS] [--case REGEXP] > /tmp/np.txt
 
 It prints the Go benchmark format on stdout, with the case and size names relayout-bench
 uses, so the two files can be read side by side (see bench/README.md for benchstat), and
