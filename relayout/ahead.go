@@ -82,12 +82,11 @@ func (p *Plan) planAhead(kern kernel) ahead {
 // planNextRows returns, for a same-type packing kernel (k.aheadFrom set) whose calls
 // read their p source rows whole and whose next call reads the rows after them
 // (pieces too long for planAhead), the bytes from a call's rows to the next call's;
-// else 0. Each row is a
-// stream the hardware picks up afresh at every page; the kernel asks for the next
-// call's rows as it reads this call's (simd Rows.Ahead), which keeps them in flight.
-// Copy kernels read one stream that runs on into the next call's and gain nothing,
-// and converting packings (f32 → bf16: twice the bytes read as written) lose, so
-// neither asks (bench/design-notes.md).
+// else 0. Each row is a stream the hardware picks up afresh at every page; the kernel
+// asks for the next call's rows as it reads this call's (simd Rows.Ahead), which keeps
+// them in flight. Copy kernels read one stream that runs on into the next call's and
+// gain nothing, and converting packings (f32 → bf16: twice the bytes read as written)
+// lose, so neither asks (bench/design-notes.md).
 func (p *Plan) planNextRows(k *packingKernel) int64 {
 	if !p.readAhead || !k.interleave || p.sbits != p.dbits || p.ahead.piece > 0 || len(p.outer) == 0 || p.outer[len(p.outer)-1].tab != nil {
 		return 0
